@@ -1,0 +1,33 @@
+// Flat config. Workflow files are deterministic sandboxed code: Node built-ins and the
+// service's I/O modules are banned there (the Temporal samples do the same).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'var/', '.tools/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['scripts/**', 'test/**'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os'], message: 'Workflow code must be deterministic: no Node built-ins.' },
+          { group: ['../src/*', '../activities/*', 'knex', 'pg', 'stripe', 'puppeteer-core', '@google-cloud/*'], message: 'Workflows see activities only through `import type` and proxyActivities.', allowTypeImports: true },
+        ],
+      }],
+    },
+  },
+);

@@ -1,0 +1,16 @@
+/**
+ * Jest runs TypeScript through SWC (type-checking is `npm run typecheck`).
+ * globalSetup brings up (or reuses) the real servers the suites talk to: PostgreSQL
+ * (database insurance_test, migrated), the Temporal dev server, stripe-mock and fake-gcs-server.
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

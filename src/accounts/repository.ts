@@ -1,0 +1,88 @@
+/**
+ * Root accounts (agencies, MGAs, insurers) and their agents. Returns plain objects.
+ * The portal that manages accounts is outside this service; the seed script and tests create them.
+ */
+import type { Db } from '../db/knex';
+
+export type RootAccountKind = 'agency' | 'mga' | 'insurer';
+
+export interface RootAccount {
+  id: number;
+  slug: string;
+  name: string;
+  kind: RootAccountKind;
+  checkoutSuccessUrl: string | null;
+  checkoutCancelUrl: string | null;
+}
+
+export interface Agent {
+  id: number;
+  rootAccountId: number;
+  name: string;
+  email: string;
+}
+
+interface RootAccountRow {
+  id: number;
+  slug: string;
+  name: string;
+  kind: RootAccountKind;
+  checkout_success_url: string | null;
+  checkout_cancel_url: string | null;
+}
+
+const toAccount = (r: RootAccountRow): RootAccount => ({
+  id: r.id,
+  slug: r.slug,
+  name: r.name,
+  kind: r.kind,
+  checkoutSuccessUrl: r.checkout_success_url,
+  checkoutCancelUrl: r.checkout_cancel_url,
+});
+
+export function createAccountsRepository(db: Db) {
+  return {
+    /** Inserts the account, or updates name/kind/URLs of the one with the same slug. */
+    async upsertBySlug(input: Omit<RootAccount, 'id'>): Promise<RootAccount> {
+      const [row] = await db<RootAccountRow>('root_accounts')
+        .insert({
+          slug: input.slug,
+          name: input.name,
+          kind: input.kind,
+          checkout_success_url: input.checkoutSuccessUrl,
+          checkout_cancel_url: input.checkoutCancelUrl,
+        })
+        .onConflict('slug')
+        .merge(['name', 'kind', 'checkout_success_url', 'checkout_cancel_url'])
+        .returning('*');
+      return toAccount(row as RootAccountRow);
+    },
+
+    async findById(id: number): Promise<RootAccount | null> {
+      const row = await db<RootAccountRow>('root_accounts').where({ id }).first();
+      return row ? toAccount(row) : null;
+    },
+
+    async findBySlug(slug: string): Promise<RootAccount | null> {
+      const row = await db<RootAccountRow>('root_accounts').where({ slug }).first();
+      return row ? toAccount(row) : null;
+    },
+
+    /** Inserts the agent, or returns the existing one with the same account and email. */
+    async upsertAgent(input: Omit<Agent, 'id'>): Promise<Agent> {
+      const [row] = await db('agents')
+        .insert({ root_account_id: input.rootAccountId, name: input.name, email: input.email.toLowerCase() })
+        .onConflict(['root_account_id', 'email'])
+        .merge(['name'])
+        .returning('*');
+      return { id: row.id, rootAccountId: row.root_account_id, name: row.name, email: row.email };
+    },
+
+    async findAgent(id: number): Promise<Agent | null> {
+      const row = await db('agents').where({ id }).first();
+      return row ? { id: row.id, rootAccountId: row.root_account_id, name: row.name, email: row.email } : null;
+    },
+  };
+}
+
+export type AccountsRepository = ReturnType<typeof createAccountsRepository>;

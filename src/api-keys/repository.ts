@@ -1,0 +1,137 @@
+/**
+ * Persistence of API keys and their secret values (hashes only). Returns plain objects.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import type { KeyMode } from './secrets';
+
+export type KeyStatus = 'active' | 'frozen' | 'deleted';
+
+export interface ApiKeyRecord {
+  id: number;
+  rootAccountId: number;
+  name: string;
+  description: string;
+  mode: KeyMode;
+  agentId: number | null;
+  platformFeeBps: number | null;
+  status: KeyStatus;
+  createdAt: Date;
+}
+
+export interface ApiKeySecretRecord {
+  id: number;
+  apiKeyId: number;
+  displayPrefix: string;
+  createdAt: Date;
+  /** null while the value is current; the end of its grace period after a rotate. */
+  expiresAt: Date | null;
+}
+
+/** An active key matched by a secret value that has not expired. */
+export interface MatchedKey extends ApiKeyRecord {
+  secretHash: string;
+}
+
+interface KeyRow {
+  id: number;
+  root_account_id: number;
+  name: string;
+  description: string;
+  mode: KeyMode;
+  agent_id: number | null;
+  platform_fee_bps: number | null;
+  status: KeyStatus;
+  created_at: Date;
+}
+
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  rootAccountId: r.root_account_id,
+  name: r.name,
+  description: r.description,
+  mode: r.mode,
+  agentId: r.agent_id,
+  platformFeeBps: r.platform_fee_bps,
+  status: r.status,
+  createdAt: r.created_at,
+});
+
+export function createApiKeysRepository(db: Db) {
+  return {
+    transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+      return db.transaction(fn);
+    },
+
+    async insertKey(
+      trx: Knex.Transaction,
+      input: Omit<ApiKeyRecord, 'id' | 'status' | 'createdAt'>,
+    ): Promise<ApiKeyRecord> {
+      const [row] = await trx<KeyRow>('api_keys')
+        .insert({
+          root_account_id: input.rootAccountId,
+          name: input.name,
+          description: input.description,
+          mode: input.mode,
+          agent_id: input.agentId,
+          platform_fee_bps: input.platformFeeBps,
+        })
+        .returning('*');
+      return toKey(row as KeyRow);
+    },
+
+    async insertSecret(trx: Knex.Transaction, apiKeyId: number, secretHash: string, prefix: string): Promise<void> {
+      await trx('api_key_secrets').insert({ api_key_id: apiKeyId, secret_hash: secretHash, display_prefix: prefix });
+    },
+
+    /** Gives every current (non-expiring) value of the key the expiry `expiresAt`. */
+    async expireCurrentSecrets(trx: Knex.Transaction, apiKeyId: number, expiresAt: Date): Promise<void> {
+      await trx('api_key_secrets').where({ api_key_id: apiKeyId }).whereNull('expires_at').update({ expires_at: expiresAt });
+    },
+
+    async findKey(id: number, trx?: Knex.Transaction): Promise<ApiKeyRecord | null> {
+      const q = (trx ?? db)<KeyRow>('api_keys').where({ id });
+      const row = await (trx ? q.forUpdate() : q).first();
+      return row ? toKey(row) : null;
+    },
+
+    async listKeys(rootAccountId: number): Promise<(ApiKeyRecord & { secrets: ApiKeySecretRecord[] })[]> {
+      const keys = (await db<KeyRow>('api_keys').where({ root_account_id: rootAccountId }).orderBy('id')).map(toKey);
+      if (!keys.length) return [];
+      const secrets = await db('api_key_secrets')
+        .whereIn('api_key_id', keys.map((k) => k.id))
+        .orderBy('id');
+      return keys.map((k) => ({
+        ...k,
+        secrets: secrets
+          .filter((s) => s.api_key_id === k.id)
+          .map((s) => ({
+            id: s.id,
+            apiKeyId: s.api_key_id,
+            displayPrefix: s.display_prefix,
+            createdAt: s.created_at,
+            expiresAt: s.expires_at,
+          })),
+      }));
+    },
+
+    async setStatus(trx: Knex.Transaction, id: number, status: KeyStatus): Promise<void> {
+      await trx('api_keys')
+        .where({ id })
+        .update({ status, updated_at: trx.fn.now(), deleted_at: status === 'deleted' ? trx.fn.now() : null });
+    },
+
+    /** The active key owning a value with this hash that has not expired at `now`, if any. */
+    async findActiveBySecretHash(secretHash: string, now: Date): Promise<MatchedKey | null> {
+      const row = await db('api_key_secrets as s')
+        .join('api_keys as k', 'k.id', 's.api_key_id')
+        .where('s.secret_hash', secretHash)
+        .andWhere('k.status', 'active')
+        .andWhere((q) => q.whereNull('s.expires_at').orWhere('s.expires_at', '>', now))
+        .first('k.*', 's.secret_hash');
+      return row ? { ...toKey(row as KeyRow), secretHash: row.secret_hash } : null;
+    },
+  };
+}
+
+export type ApiKeysRepository = ReturnType<typeof createApiKeysRepository>;

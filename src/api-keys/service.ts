@@ -1,0 +1,193 @@
+/**
+ * API key lifecycle (spec §3 key state table, §5) and request authentication.
+ *
+ * States: active --rotate--> active (new value; old values work until the grace expiry),
+ * active --freeze--> frozen --unfreeze--> active, active|frozen --delete--> deleted (final).
+ * `authenticate` returns the caller's `Principal` or null; the gateway turns null into the
+ * spec's 403 `{ "message": "Forbidden" }`. Errors: AppError NOT_FOUND for an unknown key id,
+ * VALIDATION_ERROR for an operation the key's state does not allow or a bad attachment.
+ */
+import { AppError, notFound } from '../http/errors';
+import type { AccountsRepository } from '../accounts/repository';
+import type { ApiKeyRecord, ApiKeySecretRecord, ApiKeysRepository } from './repository';
+import { displayPrefix, generateKeyValue, hashKeyValue, hashesEqual, parseKeyValue, type KeyMode } from './secrets';
+
+/** Who is calling: everything the gateway and the services need to know about the key. */
+export interface Principal {
+  apiKeyId: number;
+  rootAccountId: number;
+  mode: KeyMode;
+  agentId: number | null;
+  /** Surcharge added at checkout for sales attributed to the key, in basis points (1/100 %). */
+  platformFeeBps: number | null;
+}
+
+export interface CreateKeyInput {
+  rootAccountId: number;
+  name: string;
+  description?: string;
+  mode?: KeyMode;
+  agentId?: number | null;
+  platformFeeBps?: number | null;
+}
+
+/** A key together with a value, returned once by create and rotate. */
+export interface IssuedKey {
+  id: number;
+  key: string;
+  rootAccountId: number;
+  name: string;
+  description: string;
+  mode: KeyMode;
+  agentId: number | null;
+  platformFeeBps: number | null;
+  status: 'active';
+  /** Rotate only: when the previous value stops working. */
+  previousValueExpiresAt?: string;
+}
+
+export interface KeyListing extends ApiKeyRecord {
+  values: (Omit<ApiKeySecretRecord, 'apiKeyId'> & { state: 'current' | 'grace' | 'expired' })[];
+}
+
+export function createApiKeyService(deps: {
+  keys: ApiKeysRepository;
+  accounts: AccountsRepository;
+  defaultGraceHours: number;
+  now?: () => Date;
+}) {
+  const now = deps.now ?? (() => new Date());
+
+  async function loadMutable(id: number, trx: Parameters<Parameters<ApiKeysRepository['transaction']>[0]>[0]) {
+    const key = await deps.keys.findKey(id, trx);
+    if (!key) throw notFound('API key', id);
+    if (key.status === 'deleted') throw new AppError('VALIDATION_ERROR', `API key ${id} is deleted; deletion is permanent`);
+    return key;
+  }
+
+  return {
+    /** Creates a key with one current value; the value is returned once and never stored. */
+    async create(input: CreateKeyInput): Promise<IssuedKey> {
+      const account = await deps.accounts.findById(input.rootAccountId);
+      if (!account) throw notFound('root account', input.rootAccountId);
+      if (!input.name.trim()) throw new AppError('VALIDATION_ERROR', 'name must not be empty');
+      if (input.agentId != null) {
+        const agent = await deps.accounts.findAgent(input.agentId);
+        if (!agent || agent.rootAccountId !== account.id) {
+          throw new AppError('VALIDATION_ERROR', `agent ${input.agentId} does not belong to root account ${account.id}`);
+        }
+      }
+      const fee = input.platformFeeBps ?? null;
+      if (fee !== null && (!Number.isInteger(fee) || fee < 0 || fee > 10000)) {
+        throw new AppError('VALIDATION_ERROR', 'platform fee must be an integer number of basis points from 0 to 10000');
+      }
+      const mode = input.mode ?? 'live';
+      const value = generateKeyValue(mode);
+      const key = await deps.keys.transaction(async (trx) => {
+        const k = await deps.keys.insertKey(trx, {
+          rootAccountId: account.id,
+          name: input.name.trim(),
+          description: input.description ?? '',
+          mode,
+          agentId: input.agentId ?? null,
+          platformFeeBps: fee,
+        });
+        await deps.keys.insertSecret(trx, k.id, hashKeyValue(value), displayPrefix(value));
+        return k;
+      });
+      return { ...issued(key), key: value };
+    },
+
+    /** Lists an account's keys with their values' prefixes and expiry (never the values). */
+    async list(rootAccountId: number): Promise<KeyListing[]> {
+      const at = now();
+      const keys = await deps.keys.listKeys(rootAccountId);
+      return keys.map(({ secrets, ...k }) => ({
+        ...k,
+        values: secrets.map(({ apiKeyId: _omit, ...s }) => ({
+          ...s,
+          state: s.expiresAt === null ? 'current' : s.expiresAt > at ? 'grace' : 'expired',
+        })),
+      }));
+    },
+
+    /**
+     * Issues a new value; the current values keep working for `graceHours`
+     * (default from config, spec §5.3). Only an active key can be rotated.
+     */
+    async rotate(id: number, graceHours = deps.defaultGraceHours): Promise<IssuedKey> {
+      if (!Number.isFinite(graceHours) || graceHours < 0) throw new AppError('VALIDATION_ERROR', 'grace hours must be >= 0');
+      const value = await deps.keys.transaction(async (trx) => {
+        const key = await loadMutable(id, trx);
+        if (key.status !== 'active') throw new AppError('VALIDATION_ERROR', `API key ${id} is ${key.status}; only an active key can be rotated`);
+        const v = generateKeyValue(key.mode);
+        const expiresAt = new Date(now().getTime() + graceHours * 3600_000);
+        await deps.keys.expireCurrentSecrets(trx, key.id, expiresAt);
+        await deps.keys.insertSecret(trx, key.id, hashKeyValue(v), displayPrefix(v));
+        return { key, v, expiresAt };
+      });
+      return { ...issued(value.key), key: value.v, previousValueExpiresAt: value.expiresAt.toISOString() };
+    },
+
+    /** Stops the key at once, reversibly (spec §5.3). */
+    async freeze(id: number): Promise<ApiKeyRecord> {
+      return deps.keys.transaction(async (trx) => {
+        const key = await loadMutable(id, trx);
+        await deps.keys.setStatus(trx, id, 'frozen');
+        return { ...key, status: 'frozen' };
+      });
+    },
+
+    /** Reverses a freeze (the spec leaves this operation open; decision recorded). */
+    async unfreeze(id: number): Promise<ApiKeyRecord> {
+      return deps.keys.transaction(async (trx) => {
+        const key = await loadMutable(id, trx);
+        await deps.keys.setStatus(trx, id, 'active');
+        return { ...key, status: 'active' };
+      });
+    },
+
+    /** Revokes the key permanently (spec §5.3). */
+    async delete(id: number): Promise<ApiKeyRecord> {
+      return deps.keys.transaction(async (trx) => {
+        const key = await loadMutable(id, trx);
+        await deps.keys.setStatus(trx, id, 'deleted');
+        return { ...key, status: 'deleted' };
+      });
+    },
+
+    /**
+     * The principal for an `x-api-key` value, or null when the value is missing, malformed,
+     * unknown, expired, or belongs to a frozen or deleted key (spec §5.2).
+     */
+    async authenticate(value: string | undefined): Promise<Principal | null> {
+      const parsed = parseKeyValue(value);
+      if (!parsed || !value) return null;
+      const hash = hashKeyValue(value);
+      const match = await deps.keys.findActiveBySecretHash(hash, now());
+      if (!match || !hashesEqual(match.secretHash, hash) || match.mode !== parsed.mode) return null;
+      return {
+        apiKeyId: match.id,
+        rootAccountId: match.rootAccountId,
+        mode: match.mode,
+        agentId: match.agentId,
+        platformFeeBps: match.platformFeeBps,
+      };
+    },
+  };
+}
+
+function issued(k: ApiKeyRecord): Omit<IssuedKey, 'key'> {
+  return {
+    id: k.id,
+    rootAccountId: k.rootAccountId,
+    name: k.name,
+    description: k.description,
+    mode: k.mode,
+    agentId: k.agentId,
+    platformFeeBps: k.platformFeeBps,
+    status: 'active',
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,0 +1,105 @@
+/**
+ * The one place that reads `process.env` (STYLE practice 9).
+ *
+ * `loadConfig(env)` parses the environment once with zod and returns a frozen, typed
+ * `Config`. A missing or malformed variable throws `ConfigError` whose message is one line
+ * naming the variable, e.g. `Invalid configuration: DATABASE_URL: Invalid URL`; entry points
+ * print that line and exit 1. Defaults point at the local stack that `npm run dev` starts
+ * (PostgreSQL on :5432, Temporal on :7233, stripe-mock on :12111, fake-gcs-server on :4443).
+ * Units: durations are named with their unit (`…_HOURS`, `…_MS`); money is not configured here.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+/** An optional URL; an empty string counts as unset. */
+const optionalUrl = z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.url().optional());
+/** A URL with a default; an explicitly empty string means "none" (e.g. real Stripe/GCS endpoints). */
+const urlOrNone = (fallback: string) =>
+  z.preprocess((v) => (v === undefined ? fallback : typeof v === 'string' && v.trim() === '' ? undefined : v), z.url().optional());
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Public URL of the API, used in links the service hands out (QR verification, emails). */
+  PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:3000'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/insurance'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('insurance'),
+
+  /** When set, rate-limit counters are shared across API instances through Redis. */
+  REDIS_URL: optionalUrl,
+  /** Requests per minute per API key (spec §8: roughly 100). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** Body size limit in bytes; above it the API answers 413 PAYLOAD_TOO_LARGE (decision). */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** How long an old key value keeps working after `rotate` (spec §5.3; decision: 24 h). */
+  API_KEY_ROTATION_GRACE_HOURS: z.coerce.number().min(0).default(24),
+
+  /** Payment processor (Stripe). Live and test secrets are configured separately. */
+  PAYPROC_LIVE_SECRET_KEY: z.string().min(1).default('sk_test_live_mode_placeholder'),
+  PAYPROC_TEST_SECRET_KEY: z.string().min(1).default('sk_test_123'),
+  /** Base URL of the processor API; stripe-mock locally, empty for the real Stripe API. */
+  PAYPROC_API_BASE: urlOrNone('http://127.0.0.1:12111'),
+  PAYPROC_WEBHOOK_SECRET: z.string().startsWith('whsec_').default('whsec_local_development_secret'),
+
+  /** Object storage (GCS). Endpoint set for fake-gcs-server, empty for real GCS. */
+  STORAGE_API_ENDPOINT: urlOrNone('http://127.0.0.1:4443'),
+  STORAGE_BUCKET: z.string().min(3).default('certificates'),
+  STORAGE_PROJECT_ID: z.string().min(1).default('local-project'),
+
+  /** SMTP relay, e.g. smtp://user:pass@host:587. */
+  SMTP_URL: z.string().min(1).default('smtp://127.0.0.1:2525'),
+  MAIL_FROM: z.string().min(3).default('Certificates <certificates@localhost>'),
+
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  PDF_PAGE_FORMAT: z.enum(['Letter', 'A4']).default('Letter'),
+
+  /** Enables the Swagger UI at /docs; the JSON document at /openapi.json is always served. */
+  DOCS_ENABLED: bool.default(true),
+});
+
+export type Config = Readonly<z.infer<typeof schema>>;
+
+/** Thrown when the environment does not describe a valid configuration. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses `env` (default `process.env`) into a `Config`.
+ * Throws `ConfigError` with one line naming the first bad variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = issue.path.join('.') || '(environment)';
+    throw new ConfigError(`Invalid configuration: ${name}: ${issue.message}`);
+  }
+  return Object.freeze(result.data);
+}
+
+/**
+ * Loads the config for an entry point: on `ConfigError` prints the one line to stderr and
+ * exits with status 1 instead of a stack trace.
+ */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The API's composition root: builds every client, repository and service once from the
+ * config, and closes them in reverse order. `src/server.ts` and the API tests share it.
+ */
+import type Router from '@koa/router';
+import type { Config } from './config';
+import { createLogger, type Logger } from './logger';
+import { createDb, pingDb, type Db } from './db/knex';
+import { createTemporalClient, type TemporalHandle } from './temporal/client';
+import { createRateLimiter, type RateLimiterHandle } from './http/rate-limit';
+import { createAccountsRepository } from './accounts/repository';
+import { createApiKeysRepository } from './api-keys/repository';
+import { createApiKeyService, type ApiKeyService } from './api-keys/service';
+import type { AppState } from './http/context';
+import type { OpenAPIRegistry } from './http/openapi';
+
+/** A domain's `/api/v1` routes: mounts them on the router and registers them in OpenAPI. */
+export type RouteRegistration = (router: Router<AppState>, registry: OpenAPIRegistry) => void;
+
+export interface Container {
+  config: Config;
+  log: Logger;
+  db: Db;
+  temporal: TemporalHandle;
+  rateLimiter: RateLimiterHandle;
+  services: { apiKeys: ApiKeyService };
+  apiV1Routes: RouteRegistration[];
+  checkDb: () => Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createContainer(config: Config, log: Logger = createLogger(config, 'api')): Container {
+  const db = createDb(config);
+  const temporal = createTemporalClient(config);
+  const rateLimiter = createRateLimiter(config);
+  const accounts = createAccountsRepository(db);
+  const apiKeys = createApiKeyService({
+    keys: createApiKeysRepository(db),
+    accounts,
+    defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS,
+  });
+  return {
+    config,
+    log,
+    db,
+    temporal,
+    rateLimiter,
+    services: { apiKeys },
+    apiV1Routes: [],
+    checkDb: () => pingDb(db),
+    async close() {
+      await rateLimiter.close();
+      await temporal.close();
+      await db.destroy();
+    },
+  };
+}

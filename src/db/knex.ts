@@ -1,0 +1,49 @@
+/**
+ * knex and Objection wiring over PostgreSQL (`DATABASE_URL`).
+ *
+ * `createDb(config)` returns a knex instance bound to Objection's base model, so every model
+ * uses the same pool. Callers own the instance and must `destroy()` it on shutdown.
+ * Migrations live in `/migrations` (forward-only, timestamped) and run through `migrateLatest`.
+ */
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { Model } from 'objection';
+import type { Config } from '../config';
+
+export type Db = Knex;
+
+/** Creates the pool for `config.DATABASE_URL` and binds Objection models to it. */
+export function createDb(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Db {
+  const db = knexFactory({
+    client: 'pg',
+    connection: config.DATABASE_URL,
+    pool: { min: 0, max: config.DATABASE_POOL_MAX },
+  });
+  Model.knex(db);
+  return db;
+}
+
+const migrationsDirectory = path.resolve(__dirname, '..', '..', 'migrations');
+
+/** Knex migration settings shared by the CLI script, tests and the dev stack. */
+export const migrationConfig: Knex.MigratorConfig = {
+  directory: migrationsDirectory,
+  loadExtensions: ['.ts', '.js'],
+  tableName: 'knex_migrations',
+};
+
+/** Applies every pending migration; returns the file names applied in this call. */
+export async function migrateLatest(db: Db): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest(migrationConfig)) as [number, string[]];
+  return applied;
+}
+
+/** True when PostgreSQL answers `select 1` (used by `/readyz`). */
+export async function pingDb(db: Db): Promise<boolean> {
+  try {
+    await db.raw('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

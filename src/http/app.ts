@@ -1,0 +1,65 @@
+/**
+ * The Koa application: middleware order and surfaces (ARCHITECTURE §2, spec §2.5, §5, §7–§9).
+ *
+ *   request id → error handler → system routes (/healthz, /readyz, /openapi.json, /docs)
+ *   → /api/v1: gateway key check → rate limit → header checks → JSON body → domain routes
+ *   → anything unmatched: 404 ROUTE_NOT_FOUND (also a known path with the wrong method).
+ *
+ * `createApp` takes already-built dependencies (see `src/container.ts`), so tests start the
+ * real app on port 0 against real servers.
+ */
+import Koa from 'koa';
+import Router from '@koa/router';
+import compose from 'koa-compose';
+import type { AppState } from './context';
+import { requestId } from './request-id';
+import { errorHandler } from './error-handler';
+import { apiHeaders, apiKeyAuth, rateLimit } from './gateway';
+import { jsonBody } from './body';
+import { AppError } from './errors';
+import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
+import { registerSystemOpenApi, systemRouter } from './system-routes';
+import type { Container } from '../container';
+
+const API_V1 = '/api/v1';
+
+export function createApp(c: Container): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true; // errors are logged by the error handler with the request id
+
+  const registry = createOpenApiRegistry();
+  registerSystemOpenApi(registry);
+
+  const v1 = new Router<AppState>({ prefix: API_V1 });
+  for (const register of c.apiV1Routes) register(v1, registry);
+
+  let openApiDoc: unknown;
+  const system = systemRouter({
+    checkDb: c.checkDb,
+    checkTemporal: () => c.temporal.isHealthy(),
+    openApiDocument: () => (openApiDoc ??= buildOpenApiDocument(registry, c.config.PUBLIC_BASE_URL)),
+    docsEnabled: c.config.DOCS_ENABLED,
+  });
+
+  // The router's middleware type adds `params`/`router` to the context; compose's typing
+  // cannot express that, hence the cast (Koa's own `app.use(router.routes())` does the same).
+  const apiV1 = compose([
+    apiKeyAuth(c.services.apiKeys),
+    rateLimit(c.rateLimiter.limiter),
+    apiHeaders(),
+    jsonBody(c.config.BODY_LIMIT_BYTES) as Koa.Middleware<AppState>,
+    v1.routes() as unknown as Koa.Middleware<AppState>,
+  ]);
+
+  app.use(requestId(c.log));
+  app.use(errorHandler());
+  app.use(system.routes());
+  app.use(async (ctx, next) => {
+    if (ctx.path === API_V1 || ctx.path.startsWith(`${API_V1}/`)) return apiV1(ctx, next);
+    return next();
+  });
+  app.use(async (ctx) => {
+    throw new AppError('ROUTE_NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

@@ -1,0 +1,60 @@
+/**
+ * One error class for every operational failure the API reports (STYLE practice 5).
+ *
+ * `AppError` carries the spec's stable `code` (§7.1) and its HTTP status; `expose` messages are
+ * sent to the client as-is. Anything thrown that is not an `AppError` is treated as a bug:
+ * logged with its stack and answered as 500 INTERNAL_ERROR with a generic message, so no stack,
+ * SQL or secret ever reaches a response body.
+ */
+
+/** Error codes of spec §7.1, plus PAYLOAD_TOO_LARGE (ARCHITECTURE §4). */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  QUERY_VALIDATION_ERROR: 400,
+  INVALID_BUNDLE_ID: 400,
+  INVALID_ACCOUNT_ID: 400,
+  UNSUPPORTED_API_VERSION: 400,
+  CARD_ERROR: 400,
+  INVALID_REQUEST: 400,
+  AUTHENTICATION_ERROR: 401,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMIT_ERROR: 429,
+  INTERNAL_ERROR: 500,
+  API_ERROR: 500,
+  CONNECTION_ERROR: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One problem with one field, reported inside VALIDATION_ERROR / QUERY_VALIDATION_ERROR. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+  /** Extra response headers, e.g. `Retry-After` for RATE_LIMIT_ERROR. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: { details?: FieldIssue[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+
+  readonly details: FieldIssue[] | undefined;
+}
+
+/** 404 NOT_FOUND for a resource that does not exist or lies outside the caller's account. */
+export function notFound(resource: string, id: number | string): AppError {
+  return new AppError('NOT_FOUND', `${resource} ${id} not found`);
+}

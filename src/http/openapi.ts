@@ -1,0 +1,76 @@
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas that validate requests
+ * (STYLE practice 7). Each domain registers its paths on the registry passed to it;
+ * `GET /openapi.json` serves the result and `GET /docs` renders it with Swagger UI
+ * (assets from the swagger-ui-dist package; nothing is loaded from the network).
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+// Adds `.openapi()` to zod schemas; the registry needs it, and it is idempotent.
+extendZodWithOpenApi(z);
+
+export { OpenAPIRegistry };
+
+/** Error envelope of spec §2.5. */
+export const ErrorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.string().meta({ description: 'Stable code to branch on (spec §7.1)' }),
+      message: z.string().meta({ description: 'For humans; may change' }),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+/** Body of the gateway's 403 (spec §5.2): not the envelope. */
+export const ForbiddenSchema = z.object({ message: z.literal('Forbidden') }).meta({ id: 'GatewayForbidden' });
+
+/** List metadata of spec §2.5. */
+export const ListMetadataSchema = z
+  .object({
+    total: z.number().int(),
+    count: z.number().int(),
+    pagination: z.object({ pageSize: z.number().int(), pageIndex: z.number().int() }),
+    hasMore: z.boolean().optional(),
+  })
+  .meta({ id: 'ListMetadata' });
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+});
+
+/** Responses every `/api/v1` operation can give, besides its own. */
+export const gatewayResponses = {
+  400: errorResponse('VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, …'),
+  403: { description: 'Missing, unknown, frozen or deleted API key (gateway)', content: { 'application/json': { schema: ForbiddenSchema } } },
+  413: errorResponse('PAYLOAD_TOO_LARGE: body over 1 MiB'),
+  429: errorResponse('RATE_LIMIT_ERROR: retry after the Retry-After header (seconds)'),
+  500: errorResponse('INTERNAL_ERROR'),
+} as const;
+
+/** A registry with the shared components (security scheme, envelope) already registered. */
+export function createOpenApiRegistry(): OpenAPIRegistry {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+  registry.register('ErrorEnvelope', ErrorEnvelopeSchema);
+  registry.register('ListMetadata', ListMetadataSchema);
+  return registry;
+}
+
+/** Builds the OpenAPI 3.1 document from everything registered. */
+export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: string) {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Insurance products, bundles, quote and certificate service',
+      version: 'v1',
+      description:
+        'Server-to-server JSON API. Every /api/v1 request carries the x-api-key header; responses use the {success, data, message} envelope and carry X-Request-Id.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ ApiKey: [] }],
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * Routes outside the gateway (no API key): `GET /healthz` (the process is up),
+ * `GET /readyz` (PostgreSQL and Temporal answer; 503 otherwise), `GET /openapi.json`
+ * and `GET /docs` (Swagger UI over the generated document).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { AppState } from './context';
+import type { OpenAPIRegistry } from './openapi';
+
+const HealthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+const ReadinessSchema = z
+  .object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ database: z.boolean(), temporal: z.boolean() }) })
+  .meta({ id: 'Readiness' });
+
+export function registerSystemOpenApi(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/healthz',
+    tags: ['System'],
+    summary: 'Liveness: the process is up',
+    security: [],
+    responses: { 200: { description: 'Up', content: { 'application/json': { schema: HealthSchema } } } },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/readyz',
+    tags: ['System'],
+    summary: 'Readiness: PostgreSQL and Temporal answer',
+    security: [],
+    responses: {
+      200: { description: 'Ready', content: { 'application/json': { schema: ReadinessSchema } } },
+      503: { description: 'A dependency does not answer', content: { 'application/json': { schema: ReadinessSchema } } },
+    },
+  });
+}
+
+const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const DOC_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+};
+
+const docsHtml = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script></body></html>`;
+const docsInit = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });`;
+
+export function systemRouter(deps: {
+  checkDb: () => Promise<boolean>;
+  checkTemporal: () => Promise<boolean>;
+  openApiDocument: () => unknown;
+  docsEnabled: boolean;
+}): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const [database, temporal] = await Promise.all([deps.checkDb(), deps.checkTemporal()]);
+    const ready = database && temporal;
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: { database, temporal } };
+  });
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = deps.openApiDocument();
+  });
+  if (deps.docsEnabled) {
+    router.get('/docs', (ctx) => {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = docsHtml;
+    });
+    router.get('/docs/init.js', (ctx) => {
+      ctx.type = 'application/javascript; charset=utf-8';
+      ctx.body = docsInit;
+    });
+    router.get('/docs/:asset', (ctx, next) => {
+      const type = DOC_ASSETS[ctx.params.asset ?? ''];
+      if (!type) return next();
+      ctx.type = type;
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = fs.createReadStream(path.join(swaggerDir, ctx.params.asset!));
+    });
+  }
+  return router;
+}

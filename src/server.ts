@@ -1,0 +1,38 @@
+/**
+ * API entry point: loads the config (one clear line and exit 1 when it is bad), builds the
+ * container, listens on HOST:PORT, and on SIGTERM/SIGINT stops accepting connections, lets
+ * in-flight requests finish, then closes the pools.
+ */
+import { loadConfigOrExit } from './config';
+import { createContainer } from './container';
+import { createApp } from './http/app';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const container = createContainer(config);
+  const app = createApp(container);
+  const server = app.listen(config.PORT, config.HOST, () => {
+    container.log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'api listening');
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 15_000;
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    container.log.info({ signal }, 'api stopping');
+    server.close(() => {
+      container
+        .close()
+        .catch((err: unknown) => container.log.error({ err }, 'error while closing'))
+        .finally(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,43 @@
+/**
+ * The API's Temporal client. The connection is lazy so the API starts (and `/healthz` answers)
+ * while Temporal is still coming up; `/readyz` reports whether it answers.
+ */
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from '../config';
+
+export interface TemporalHandle {
+  client: Client;
+  /** True when the frontend answers a health check within `timeoutMs` milliseconds. */
+  isHealthy(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): TemporalHandle {
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return {
+    client,
+    async isHealthy(timeoutMs = 2000) {
+      // ensureConnected() has its own (longer) connect timeout, so bound the whole check.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const check = connection
+        .withDeadline(Date.now() + timeoutMs, async () => {
+          await connection.ensureConnected();
+          await connection.workflowService.getSystemInfo({});
+        })
+        .then(
+          () => true,
+          () => false,
+        );
+      try {
+        return await Promise.race([check, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: () => connection.close(),
+  };
+}

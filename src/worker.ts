@@ -1,0 +1,79 @@
+/**
+ * Worker entry point: connects to Temporal (retrying for up to a minute while the server comes
+ * up), registers the workflow bundle (`workflows/index.ts`) and the activities, and runs until
+ * SIGTERM/SIGINT, when it stops polling, lets running activities finish (up to
+ * `shutdownGraceTime`), closes its connection and pools, and exits 0.
+ */
+import { NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { loadConfigOrExit, type Config } from './config';
+import { createLogger, type Logger } from './logger';
+import { createDb } from './db/knex';
+import { createActivities } from '../activities';
+
+/** Routes the SDK's log lines into pino. */
+function installRuntimeLogger(log: Logger): void {
+  const map: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
+  const sdkLog = log.child({ component: 'temporal-sdk' });
+  const emit = (level: LogLevel, message: string, meta?: Record<string, unknown>) => sdkLog[map[level]](meta ?? {}, message);
+  Runtime.install({
+    logger: {
+      log: emit,
+      trace: (m, meta) => emit('TRACE', m, meta),
+      debug: (m, meta) => emit('DEBUG', m, meta),
+      info: (m, meta) => emit('INFO', m, meta),
+      warn: (m, meta) => emit('WARN', m, meta),
+      error: (m, meta) => emit('ERROR', m, meta),
+    },
+  });
+}
+
+async function connectWithRetry(config: Config, log: Logger): Promise<NativeConnection> {
+  const deadline = Date.now() + 60_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      log.warn({ attempt, address: config.TEMPORAL_ADDRESS }, 'temporal not reachable yet; retrying');
+      await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger(config, 'worker');
+  installRuntimeLogger(log);
+  const db = createDb(config);
+  const connection = await connectWithRetry(config, log);
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowsPath: require.resolve('../workflows'),
+      activities: createActivities({ db, log }),
+      shutdownGraceTime: '10s',
+    });
+    log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker running');
+    await worker.run(); // resolves once a shutdown signal has drained the worker
+    log.info('worker stopped');
+  } finally {
+    await connection.close();
+    await db.destroy();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`worker failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
