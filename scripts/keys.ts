@@ -126,7 +126,7 @@ main(process.argv.slice(2)).then(
     const msg = err instanceof UsageError || err instanceof AppError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
       ? (err as Error).message
       : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
-    console.error(`keys: ${msg}`);
+    console.error(`keys: ${msg.split('\n')[0]}`);
     process.exit(1);
   },
 );

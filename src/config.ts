@@ -18,7 +18,11 @@ const bool = z
 const optionalUrl = z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.url().optional());
 /** A URL with a default; an explicitly empty string means "none" (e.g. real Stripe/GCS endpoints). */
 const urlOrNone = (fallback: string) =>
-  z.preprocess((v) => (v === undefined ? fallback : typeof v === 'string' && v.trim() === '' ? undefined : v), z.url().optional());
+  z
+    .string()
+    .default(fallback)
+    .transform((v) => (v.trim() === '' ? undefined : v))
+    .pipe(z.url().optional());
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -39,6 +43,8 @@ const schema = z.object({
   REDIS_URL: optionalUrl,
   /** Requests per minute per API key (spec §8: roughly 100). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** Redis key prefix of the rate-limit counters (separate deployments sharing one Redis). */
+  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl:apikey'),
   /** Body size limit in bytes; above it the API answers 413 PAYLOAD_TOO_LARGE (decision). */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** How long an old key value keeps working after `rotate` (spec §5.3; decision: 24 h). */

@@ -21,13 +21,17 @@ export const REDACT_PATHS = [
   'apiKey',
 ];
 
-/** The process logger; request handlers use `child({ reqId })` of it. */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, name: string): Logger {
-  return pino({
+/**
+ * The process logger; request handlers use `child({ reqId })` of it. `destination` defaults to
+ * stdout (tests pass a stream to read the lines back).
+ */
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, name: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level: config.LOG_LEVEL,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

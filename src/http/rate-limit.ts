@@ -14,8 +14,10 @@ export interface RateLimiterHandle {
   close(): Promise<void>;
 }
 
-export function createRateLimiter(config: Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'REDIS_URL'>, keyPrefix = 'rl:apikey'): RateLimiterHandle {
-  const opts = { points: config.RATE_LIMIT_PER_MINUTE, duration: 60, keyPrefix };
+export function createRateLimiter(
+  config: Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'REDIS_URL' | 'RATE_LIMIT_REDIS_PREFIX'>,
+): RateLimiterHandle {
+  const opts = { points: config.RATE_LIMIT_PER_MINUTE, duration: 60, keyPrefix: config.RATE_LIMIT_REDIS_PREFIX };
   if (!config.REDIS_URL) {
     return { limiter: new RateLimiterMemory(opts), close: async () => {} };
   }

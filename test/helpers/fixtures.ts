@@ -1,0 +1,48 @@
+/**
+ * Test data built through the real repositories and services (no SQL shortcuts), with unique
+ * slugs so suites running in parallel never collide.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Container } from '../../src/container';
+import { createAccountsRepository, type RootAccount } from '../../src/accounts/repository';
+import type { CreateKeyInput, IssuedKey } from '../../src/api-keys/service';
+
+export async function createRootAccount(c: Container, name = 'Test Agency'): Promise<RootAccount> {
+  return createAccountsRepository(c.db).upsertBySlug({
+    slug: `t-${randomUUID().slice(0, 12)}`,
+    name,
+    kind: 'agency',
+    checkoutSuccessUrl: 'https://agent.example/success',
+    checkoutCancelUrl: 'https://agent.example/cancel',
+  });
+}
+
+export async function createKey(c: Container, input: Partial<CreateKeyInput> & { rootAccountId: number }): Promise<IssuedKey> {
+  return c.services.apiKeys.create({ name: 'test key', mode: 'live', ...input });
+}
+
+/** fetch with the key header and JSON body handled. */
+export async function call(
+  baseUrl: string,
+  path: string,
+  init: { method?: string; key?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  if (init.key !== undefined) headers['x-api-key'] = init.key;
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+  }
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${baseUrl}${path}`, { method: init.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}

@@ -1,0 +1,64 @@
+/**
+ * Routes outside the gateway: liveness, readiness against the real PostgreSQL and Temporal,
+ * and the generated OpenAPI document with its rendered page.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+
+describe('health and docs', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  test('when /healthz is called without a key, then 200 and X-Request-Id', async () => {
+    const res = await call(app.baseUrl, '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  test('when PostgreSQL and Temporal answer, then /readyz is 200 ready', async () => {
+    const res = await call(app.baseUrl, '/readyz');
+    expect(res.body).toEqual({ status: 'ready', checks: { database: true, temporal: true } });
+    expect(res.status).toBe(200);
+  });
+
+  test('when /openapi.json is fetched, then it is an OpenAPI 3.1 document with the key scheme and envelope', async () => {
+    const res = await call(app.baseUrl, '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(res.body.components.schemas.ErrorEnvelope).toBeDefined();
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
+  });
+
+  test('when /docs is opened, then the page and its assets are served locally', async () => {
+    const page = await call(app.baseUrl, '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('/docs/swagger-ui-bundle.js');
+    const js = await fetch(`${app.baseUrl}/docs/swagger-ui-bundle.js`);
+    expect(js.status).toBe(200);
+    expect((await js.text()).length).toBeGreaterThan(100_000);
+    expect((await call(app.baseUrl, '/docs/../package.json')).status).toBe(404);
+  });
+});
+
+describe('readiness when a dependency is down', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    // Nothing listens on port 1: the Temporal check must fail fast, not hang.
+    app = await startTestApp({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  });
+  afterAll(() => app.close());
+
+  test('when Temporal does not answer, then /readyz is 503 not_ready naming it', async () => {
+    const started = Date.now();
+    const res = await call(app.baseUrl, '/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'not_ready', checks: { database: true, temporal: false } });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
