@@ -51,7 +51,7 @@ const schema = z.object({
   API_KEY_ROTATION_GRACE_HOURS: z.coerce.number().min(0).default(24),
 
   /** Payment processor (Stripe). Live and test secrets are configured separately. */
-  PAYPROC_LIVE_SECRET_KEY: z.string().min(1).default('sk_test_live_mode_placeholder'),
+  PAYPROC_LIVE_SECRET_KEY: z.string().min(1).default('sk_test_liveModeLocal'),
   PAYPROC_TEST_SECRET_KEY: z.string().min(1).default('sk_test_123'),
   /** Base URL of the processor API; stripe-mock locally, empty for the real Stripe API. */
   PAYPROC_API_BASE: urlOrNone('http://127.0.0.1:12111'),

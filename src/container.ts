@@ -11,6 +11,11 @@ import { createRateLimiter, type RateLimiterHandle } from './http/rate-limit';
 import { createAccountsRepository } from './accounts/repository';
 import { createApiKeysRepository } from './api-keys/repository';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service';
+import { createPayproc, type Payproc } from './payproc/client';
+import { createCatalogGateway } from './payproc/catalog';
+import { createProductsRepository } from './products/repository';
+import { createProductService, type ProductService } from './products/service';
+import { productRoutes } from './products/routes';
 import type { AppState } from './http/context';
 import type { OpenAPIRegistry } from './http/openapi';
 
@@ -23,7 +28,8 @@ export interface Container {
   db: Db;
   temporal: TemporalHandle;
   rateLimiter: RateLimiterHandle;
-  services: { apiKeys: ApiKeyService };
+  payproc: Payproc;
+  services: { apiKeys: ApiKeyService; products: ProductService };
   apiV1Routes: RouteRegistration[];
   checkDb: () => Promise<boolean>;
   close(): Promise<void>;
@@ -39,14 +45,17 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     accounts,
     defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS,
   });
+  const payproc = createPayproc(config);
+  const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc) });
   return {
     config,
     log,
     db,
     temporal,
     rateLimiter,
-    services: { apiKeys },
-    apiV1Routes: [],
+    payproc,
+    services: { apiKeys, products },
+    apiV1Routes: [productRoutes(products)],
     checkDb: () => pingDb(db),
     async close() {
       await rateLimiter.close();

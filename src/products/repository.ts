@@ -1,0 +1,142 @@
+/**
+ * Persistence of product lines (table `product_lines`). Returns plain `ProductLine` objects with
+ * money in integer minor units. Tenancy filters are arguments here and decided by the service.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+
+export interface ProductLine {
+  id: number;
+  rootAccountId: number;
+  customerName: string;
+  internalName: string;
+  description: string;
+  defaultPriceMinor: number;
+  currency: string;
+  insurerName: string;
+  claimsPhoneNumber: string;
+  videoUrl: string;
+  masterPolicyNumber: string;
+  policyNumberTwo: string;
+  deductibleMinor: number;
+  isRecurring: boolean;
+  isTestMode: boolean;
+  isActive: boolean;
+  questionSetId: number | null;
+  mgaRootAccountId: number | null;
+  insurerRootAccountId: number | null;
+  payprocProductId: string | null;
+  payprocPriceId: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Columns a create or update may set. */
+export type ProductLineWrite = Partial<Omit<ProductLine, 'id' | 'createdAt' | 'updatedAt'>>;
+
+const COLUMNS: Record<keyof ProductLine, string> = {
+  id: 'id',
+  rootAccountId: 'root_account_id',
+  customerName: 'customer_name',
+  internalName: 'internal_name',
+  description: 'description',
+  defaultPriceMinor: 'default_price_minor',
+  currency: 'currency',
+  insurerName: 'insurer_name',
+  claimsPhoneNumber: 'claims_phone_number',
+  videoUrl: 'video_url',
+  masterPolicyNumber: 'master_policy_number',
+  policyNumberTwo: 'policy_number_two',
+  deductibleMinor: 'deductible_minor',
+  isRecurring: 'is_recurring',
+  isTestMode: 'is_test_mode',
+  isActive: 'is_active',
+  questionSetId: 'question_set_id',
+  mgaRootAccountId: 'mga_root_account_id',
+  insurerRootAccountId: 'insurer_root_account_id',
+  payprocProductId: 'payproc_product_id',
+  payprocPriceId: 'payproc_price_id',
+  version: 'version',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+function fromRow(row: Record<string, unknown>): ProductLine {
+  const out = {} as Record<string, unknown>;
+  for (const [prop, col] of Object.entries(COLUMNS)) out[prop] = row[col];
+  out.defaultPriceMinor = Number(row.default_price_minor);
+  out.deductibleMinor = Number(row.deductible_minor);
+  return out as unknown as ProductLine;
+}
+
+function toRow(write: ProductLineWrite): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [prop, value] of Object.entries(write)) {
+    if (value !== undefined) row[COLUMNS[prop as keyof ProductLine]] = value;
+  }
+  return row;
+}
+
+/** Which product lines a caller may see. */
+export interface ProductScope {
+  rootAccountId: number;
+  /** When true, only test-mode product lines are visible (a test key). */
+  testModeOnly: boolean;
+}
+
+export interface ProductListFilter {
+  isActive?: boolean;
+  isTestMode?: boolean;
+  limit: number;
+  offset: number;
+}
+
+export function createProductsRepository(db: Db) {
+  const scoped = (q: Knex.QueryBuilder, scope: ProductScope) => {
+    q.where('root_account_id', scope.rootAccountId);
+    if (scope.testModeOnly) q.where('is_test_mode', true);
+    return q;
+  };
+
+  return {
+    transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+      return db.transaction(fn);
+    },
+
+    async insert(trx: Knex.Transaction, write: ProductLineWrite): Promise<ProductLine> {
+      const [row] = await trx('product_lines').insert(toRow(write)).returning('*');
+      return fromRow(row);
+    },
+
+    async update(trx: Knex.Transaction, id: number, write: ProductLineWrite): Promise<ProductLine> {
+      const [row] = await trx('product_lines')
+        .where({ id })
+        .update({ ...toRow(write), updated_at: trx.fn.now() })
+        .returning('*');
+      return fromRow(row);
+    },
+
+    /** The product line if it is within `scope`; `forUpdate` locks it inside `trx`. */
+    async find(id: number, scope: ProductScope, trx?: Knex.Transaction): Promise<ProductLine | null> {
+      const q = scoped((trx ?? db)('product_lines').where('id', id), scope);
+      if (trx) q.forUpdate();
+      const row = await q.first();
+      return row ? fromRow(row) : null;
+    },
+
+    /** One page, newest first, and the total matching the filter. */
+    async list(scope: ProductScope, f: ProductListFilter): Promise<{ items: ProductLine[]; total: number }> {
+      const base = scoped(db('product_lines'), scope);
+      if (f.isActive !== undefined) base.where('is_active', f.isActive);
+      if (f.isTestMode !== undefined) base.where('is_test_mode', f.isTestMode);
+      const [rows, counted] = await Promise.all([
+        base.clone().select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit).offset(f.offset),
+        base.clone().count<{ count: string }[]>({ count: '*' }),
+      ]);
+      return { items: rows.map(fromRow), total: Number(counted[0]?.count ?? 0) };
+    },
+  };
+}
+
+export type ProductsRepository = ReturnType<typeof createProductsRepository>;

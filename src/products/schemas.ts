@@ -1,0 +1,164 @@
+/**
+ * Wire contracts of the products API (spec §2.1, §2.2, §4.2): one strict zod schema per shape;
+ * they validate, give the TypeScript types and feed the OpenAPI document.
+ *
+ * Prices (`defaultPrice`, `deductible`) are decimal major units (12.5 = $12.50); stored and sent
+ * to the processor as integer minor units (ARCHITECTURE §4).
+ */
+import { z } from 'zod';
+import { majorAmount } from '../shared/money';
+import { queryBool, queryInt } from '../http/query';
+
+const name = z.string().trim().min(1, { message: 'must not be empty' }).max(255);
+const text = (max: number) => z.string().trim().max(max);
+const rootId = z.number().int().min(1).max(2_147_483_647);
+
+/** Body of `POST /products` (spec §2.2). Required: customerName and defaultPrice (decision). */
+export const CreateProductBody = z
+  .strictObject({
+    customerName: name,
+    internalName: name.optional(),
+    description: text(5000).optional(),
+    defaultPrice: majorAmount(),
+    insurerName: text(255).optional(),
+    claimsPhoneNumber: text(64).optional(),
+    agencyRootAccountID: rootId.optional(),
+    masterPolicyNumber: text(128).optional(),
+    questionSetId: rootId.nullable().optional(),
+    deductible: majorAmount(99_999_999.99).optional(),
+    isRecurring: z.boolean().optional(),
+    isTestMode: z.boolean().optional(),
+  })
+  .meta({
+    id: 'CreateProductRequest',
+    example: {
+      customerName: 'Special Event Liability',
+      internalName: 'SEL-DAY-2026',
+      description: 'General liability for one-day special events, per covered day.',
+      defaultPrice: 49.5,
+      insurerName: 'Evergreen Mutual Insurance Co.',
+      claimsPhoneNumber: '+1-800-555-0134',
+      masterPolicyNumber: 'EVM-GL-2026-0001',
+      questionSetId: 1,
+      deductible: 250,
+      isRecurring: false,
+      isTestMode: true,
+    },
+  });
+export type CreateProductBody = z.infer<typeof CreateProductBody>;
+
+/**
+ * Body of `PATCH /products/{id}`: every create field optional, plus `isActive` (the product is
+ * deactivated instead of deleted). `agencyRootAccountID` and `isTestMode` may be sent only
+ * with their current value.
+ */
+export const UpdateProductBody = CreateProductBody.partial()
+  .extend({ isActive: z.boolean().optional() })
+  .strict()
+  .meta({ id: 'UpdateProductRequest', example: { defaultPrice: 54, description: 'Now includes liquor liability.' } });
+export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
+
+/** Query of `GET /products` (spec §4.2); unknown parameters are rejected. */
+export const ListProductsQuery = z.strictObject({
+  pageSize: queryInt(1, 100).default(10),
+  pageIndex: queryInt(0, 1_000_000).default(0),
+  agencyRootAccountID: queryInt(1, 2_147_483_647).optional(),
+  isActive: queryBool.optional(),
+  isTestMode: queryBool.optional(),
+});
+export type ListProductsQuery = z.infer<typeof ListProductsQuery>;
+
+const readExample = {
+  id: 12,
+  ins_product_line_product_name_customer: 'Special Event Liability',
+  ins_product_line_product_name_internal: 'SEL-DAY-2026',
+  ins_product_line_product_description: 'General liability for one-day special events, per covered day.',
+  ins_product_line_product_default_price: 49.5,
+  ins_product_line_product_insurer_name: 'Evergreen Mutual Insurance Co.',
+  ins_product_line_claims_phone_number: '+1-800-555-0134',
+  ins_product_line_agency_product_video_url: '',
+  ins_product_line_agency_root_accnt_id: 1,
+  ins_product_line_master_policy_number: 'EVM-GL-2026-0001',
+  ins_product_line_policy_number_two: '',
+  ins_product_line_deductible_dollar_amount: 250,
+  ins_product_line_is_recurring: 0,
+  ins_product_line_is_bundle: 0,
+  ins_product_line_payproc_product_is_test_mode: 1,
+  ins_product_line_payproc_product_uuid: 'prod_RkN2lXojRj2Gwa9',
+  ins_product_line_question_set_id: 1,
+  ins_product_line_mga_root_accnt_id: null,
+  ins_product_line_insurer_root_accnt_id: null,
+  ins_product_line_is_active: 1,
+  ins_product_line_creation_datetime: '2026-11-22T04:00:00.000Z',
+  ins_product_line_last_updated_datetime: '2026-11-22T04:00:00.000Z',
+};
+
+const flag = z.union([z.literal(0), z.literal(1)]);
+
+/** Read shape of spec §2.1 (GET and PATCH responses). */
+export const ProductRead = z
+  .object({
+    id: z.number().int(),
+    ins_product_line_product_name_customer: z.string(),
+    ins_product_line_product_name_internal: z.string(),
+    ins_product_line_product_description: z.string(),
+    ins_product_line_product_default_price: z.number().meta({ description: 'Major currency units (USD)' }),
+    ins_product_line_product_insurer_name: z.string(),
+    ins_product_line_claims_phone_number: z.string(),
+    ins_product_line_agency_product_video_url: z.string(),
+    ins_product_line_agency_root_accnt_id: z.number().int(),
+    ins_product_line_master_policy_number: z.string(),
+    ins_product_line_policy_number_two: z.string(),
+    ins_product_line_deductible_dollar_amount: z.number().meta({ description: 'Major currency units (USD)' }),
+    ins_product_line_is_recurring: flag,
+    ins_product_line_is_bundle: flag,
+    ins_product_line_payproc_product_is_test_mode: flag,
+    ins_product_line_payproc_product_uuid: z.string(),
+    ins_product_line_question_set_id: z.number().int().nullable(),
+    ins_product_line_mga_root_accnt_id: z.number().int().nullable(),
+    ins_product_line_insurer_root_accnt_id: z.number().int().nullable(),
+    ins_product_line_is_active: flag.meta({ description: 'Addition to spec §2.1: 0 once deactivated by PATCH isActive=false' }),
+    ins_product_line_creation_datetime: z.string(),
+    ins_product_line_last_updated_datetime: z.string(),
+  })
+  .meta({ id: 'Product', example: readExample });
+export type ProductRead = z.infer<typeof ProductRead>;
+
+/** Create response `data` of spec §2.2 (camelCase). */
+export const ProductCreated = z
+  .object({
+    id: z.number().int(),
+    payprocProductId: z.string(),
+    payprocPriceId: z.string(),
+    customerName: z.string(),
+    internalName: z.string(),
+    description: z.string(),
+    defaultPrice: z.number(),
+    insurerName: z.string(),
+    claimsPhoneNumber: z.string(),
+    agencyRootAccountID: z.number().int(),
+    masterPolicyNumber: z.string(),
+    questionSetId: z.number().int().nullable(),
+    isTestMode: z.boolean(),
+    createdAt: z.string(),
+  })
+  .meta({
+    id: 'ProductCreated',
+    example: {
+      id: 12,
+      payprocProductId: 'prod_RkN2lXojRj2Gwa9',
+      payprocPriceId: 'price_1PgafmB7WZ01zgkW02Hf9z6c',
+      customerName: 'Special Event Liability',
+      internalName: 'SEL-DAY-2026',
+      description: 'General liability for one-day special events, per covered day.',
+      defaultPrice: 49.5,
+      insurerName: 'Evergreen Mutual Insurance Co.',
+      claimsPhoneNumber: '+1-800-555-0134',
+      agencyRootAccountID: 1,
+      masterPolicyNumber: 'EVM-GL-2026-0001',
+      questionSetId: 1,
+      isTestMode: true,
+      createdAt: '2026-11-22T04:00:00.000Z',
+    },
+  });
+export type ProductCreated = z.infer<typeof ProductCreated>;

@@ -1,0 +1,223 @@
+/**
+ * Product lines: create, read, list and update (spec §2.1, §2.2, §4.2), backed by a product
+ * and price at the payment processor.
+ *
+ * Tenancy (ARCHITECTURE §4): a key sees only its root account's product lines; a test key sees
+ * only test-mode ones. Anything else reads as 404 NOT_FOUND. Errors thrown: AppError
+ * NOT_FOUND, VALIDATION_ERROR, and the processor codes of spec §7.1 (see payproc/errors.ts).
+ * Money: `defaultPrice`/`deductible` are major units on the wire, minor units inside.
+ */
+import { AppError, notFound } from '../http/errors';
+import type { Principal } from '../api-keys/service';
+import type { CatalogGateway } from '../payproc/catalog';
+import { toMajorUnits, toMinorUnits } from '../shared/money';
+import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository } from './repository';
+import type { CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateProductBody } from './schemas';
+
+const DEFAULT_CURRENCY = 'usd';
+
+export function scopeOf(p: Principal): ProductScope {
+  return { rootAccountId: p.rootAccountId, testModeOnly: p.mode === 'test' };
+}
+
+/** Maps a product line to the spec §2.1 read shape (the one place that does). */
+export function toProductRead(p: ProductLine): ProductRead {
+  return {
+    id: p.id,
+    ins_product_line_product_name_customer: p.customerName,
+    ins_product_line_product_name_internal: p.internalName,
+    ins_product_line_product_description: p.description,
+    ins_product_line_product_default_price: toMajorUnits(p.defaultPriceMinor),
+    ins_product_line_product_insurer_name: p.insurerName,
+    ins_product_line_claims_phone_number: p.claimsPhoneNumber,
+    ins_product_line_agency_product_video_url: p.videoUrl,
+    ins_product_line_agency_root_accnt_id: p.rootAccountId,
+    ins_product_line_master_policy_number: p.masterPolicyNumber,
+    ins_product_line_policy_number_two: p.policyNumberTwo,
+    ins_product_line_deductible_dollar_amount: toMajorUnits(p.deductibleMinor),
+    ins_product_line_is_recurring: p.isRecurring ? 1 : 0,
+    ins_product_line_is_bundle: 0,
+    ins_product_line_payproc_product_is_test_mode: p.isTestMode ? 1 : 0,
+    ins_product_line_payproc_product_uuid: p.payprocProductId ?? '',
+    ins_product_line_question_set_id: p.questionSetId,
+    ins_product_line_mga_root_accnt_id: p.mgaRootAccountId,
+    ins_product_line_insurer_root_accnt_id: p.insurerRootAccountId,
+    ins_product_line_is_active: p.isActive ? 1 : 0,
+    ins_product_line_creation_datetime: p.createdAt.toISOString(),
+    ins_product_line_last_updated_datetime: p.updatedAt.toISOString(),
+  };
+}
+
+/** Maps a freshly created product line to the spec §2.2 create-response shape. */
+export function toProductCreated(p: ProductLine): ProductCreated {
+  return {
+    id: p.id,
+    payprocProductId: p.payprocProductId ?? '',
+    payprocPriceId: p.payprocPriceId ?? '',
+    customerName: p.customerName,
+    internalName: p.internalName,
+    description: p.description,
+    defaultPrice: toMajorUnits(p.defaultPriceMinor),
+    insurerName: p.insurerName,
+    claimsPhoneNumber: p.claimsPhoneNumber,
+    agencyRootAccountID: p.rootAccountId,
+    masterPolicyNumber: p.masterPolicyNumber,
+    questionSetId: p.questionSetId,
+    isTestMode: p.isTestMode,
+    createdAt: p.createdAt.toISOString(),
+  };
+}
+
+export function createProductService(deps: { products: ProductsRepository; catalog: CatalogGateway }) {
+  const { products, catalog } = deps;
+
+  function assertTestModeAllowed(principal: Principal, isTestMode: boolean): void {
+    if (principal.mode === 'test' && !isTestMode) {
+      throw new AppError('VALIDATION_ERROR', 'isTestMode: a test API key can only manage test-mode products', {
+        details: [{ path: 'isTestMode', message: 'must be true for a test API key' }],
+      });
+    }
+  }
+
+  return {
+    /**
+     * Creates the product line and, in the same unit of work, its processor product and price
+     * in the product's mode. If the processor fails the transaction rolls back, so no product
+     * line is left behind.
+     */
+    async create(principal: Principal, body: CreateProductBody): Promise<ProductCreated> {
+      if (body.agencyRootAccountID !== undefined && body.agencyRootAccountID !== principal.rootAccountId) {
+        throw new AppError('VALIDATION_ERROR', `agencyRootAccountID: ${body.agencyRootAccountID} is outside this API key's account`, {
+          details: [{ path: 'agencyRootAccountID', message: "must be the API key's own root account" }],
+        });
+      }
+      const isTestMode = body.isTestMode ?? principal.mode === 'test';
+      assertTestModeAllowed(principal, isTestMode);
+      const created = await products.transaction(async (trx) => {
+        const row = await products.insert(trx, {
+          rootAccountId: principal.rootAccountId,
+          customerName: body.customerName,
+          internalName: body.internalName ?? body.customerName,
+          description: body.description ?? '',
+          defaultPriceMinor: toMinorUnits(body.defaultPrice),
+          currency: DEFAULT_CURRENCY,
+          insurerName: body.insurerName ?? '',
+          claimsPhoneNumber: body.claimsPhoneNumber ?? '',
+          masterPolicyNumber: body.masterPolicyNumber ?? '',
+          deductibleMinor: toMinorUnits(body.deductible ?? 0),
+          isRecurring: body.isRecurring ?? false,
+          isTestMode,
+          questionSetId: body.questionSetId ?? null,
+        });
+        const ids = await catalog.createProductWithPrice({
+          mode: isTestMode ? 'test' : 'live',
+          productLineId: row.id,
+          rootAccountId: row.rootAccountId,
+          name: row.customerName,
+          description: row.description,
+          price: { unitAmountMinor: row.defaultPriceMinor, currency: row.currency, recurring: row.isRecurring },
+        });
+        return products.update(trx, row.id, { payprocProductId: ids.productId, payprocPriceId: ids.priceId });
+      });
+      return toProductCreated(created);
+    },
+
+    /** One product line in the read shape; 404 when outside the caller's scope. */
+    async get(principal: Principal, id: number): Promise<ProductRead> {
+      const p = await products.find(id, scopeOf(principal));
+      if (!p) throw notFound('product', id);
+      return toProductRead(p);
+    },
+
+    /** A page of the caller's product lines, newest first, with the total. */
+    async list(principal: Principal, q: ListProductsQuery): Promise<{ items: ProductRead[]; total: number }> {
+      // Another account's id simply matches nothing: lists never reveal other accounts.
+      if (q.agencyRootAccountID !== undefined && q.agencyRootAccountID !== principal.rootAccountId) {
+        return { items: [], total: 0 };
+      }
+      const page = await products.list(scopeOf(principal), {
+        isActive: q.isActive,
+        isTestMode: q.isTestMode,
+        limit: q.pageSize,
+        offset: q.pageIndex * q.pageSize,
+      });
+      return { items: page.items.map(toProductRead), total: page.total };
+    },
+
+    /**
+     * Changes only the sent fields. `agencyRootAccountID` and `isTestMode` cannot change.
+     * A new price (amount or recurrence) creates a processor price and retires the old one;
+     * name, description and active changes are mirrored to the processor product. The row is
+     * locked for the whole unit of work; a processor failure rolls the row back.
+     */
+    async update(principal: Principal, id: number, body: UpdateProductBody): Promise<ProductRead> {
+      const updated = await products.transaction(async (trx) => {
+        const current = await products.find(id, scopeOf(principal), trx);
+        if (!current) throw notFound('product', id);
+        if (body.agencyRootAccountID !== undefined && body.agencyRootAccountID !== current.rootAccountId) {
+          throw new AppError('VALIDATION_ERROR', 'agencyRootAccountID cannot be changed', {
+            details: [{ path: 'agencyRootAccountID', message: 'cannot be changed by update' }],
+          });
+        }
+        if (body.isTestMode !== undefined && body.isTestMode !== current.isTestMode) {
+          throw new AppError('VALIDATION_ERROR', 'isTestMode cannot be changed', {
+            details: [{ path: 'isTestMode', message: 'cannot be changed by update' }],
+          });
+        }
+        const write: ProductLineWrite = {
+          customerName: body.customerName,
+          internalName: body.internalName,
+          description: body.description,
+          defaultPriceMinor: body.defaultPrice === undefined ? undefined : toMinorUnits(body.defaultPrice),
+          insurerName: body.insurerName,
+          claimsPhoneNumber: body.claimsPhoneNumber,
+          masterPolicyNumber: body.masterPolicyNumber,
+          questionSetId: body.questionSetId,
+          deductibleMinor: body.deductible === undefined ? undefined : toMinorUnits(body.deductible),
+          isRecurring: body.isRecurring,
+          isActive: body.isActive,
+        };
+        const version = current.version + 1;
+        const mode = current.isTestMode ? 'test' : 'live';
+        const priceChanged =
+          (write.defaultPriceMinor !== undefined && write.defaultPriceMinor !== current.defaultPriceMinor) ||
+          (write.isRecurring !== undefined && write.isRecurring !== current.isRecurring);
+        const productChanged =
+          (write.customerName !== undefined && write.customerName !== current.customerName) ||
+          (write.description !== undefined && write.description !== current.description) ||
+          (write.isActive !== undefined && write.isActive !== current.isActive);
+
+        if (current.payprocProductId && productChanged) {
+          await catalog.updateProduct({
+            mode,
+            productLineId: id,
+            version,
+            productId: current.payprocProductId,
+            name: write.customerName,
+            description: write.description,
+            active: write.isActive,
+          });
+        }
+        if (current.payprocProductId && priceChanged) {
+          const { priceId } = await catalog.replacePrice({
+            mode,
+            productLineId: id,
+            version,
+            productId: current.payprocProductId,
+            oldPriceId: current.payprocPriceId,
+            price: {
+              unitAmountMinor: write.defaultPriceMinor ?? current.defaultPriceMinor,
+              currency: current.currency,
+              recurring: write.isRecurring ?? current.isRecurring,
+            },
+          });
+          write.payprocPriceId = priceId;
+        }
+        return products.update(trx, id, { ...write, version });
+      });
+      return toProductRead(updated);
+    },
+  };
+}
+
+export type ProductService = ReturnType<typeof createProductService>;
