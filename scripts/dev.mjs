@@ -1,0 +1,321 @@
+#!/usr/bin/env node
+/**
+ * `npm run dev`: the whole service on this machine, with real servers.
+ *
+ *   1. `npm ci` when node_modules is missing or older than package-lock.json
+ *   2. pinned Go tools (scripts/tools.mjs), Chromium (apt-get when root)
+ *   3. PostgreSQL, Temporal dev server, stripe-mock, fake-gcs-server, SMTP sink (scripts/stack.mjs;
+ *      servers already running are reused and left running)
+ *   4. migrations, seed (two accounts with live and test keys)
+ *   5. the API (`[api]`) and the Temporal worker (`[worker]`), until Ctrl-C
+ *
+ * Writes var/dev-credentials.json (base URL, keys, webhook secret, service URLs).
+ * Ctrl-C or SIGTERM stops what it started and exits 0; a failed step prints one line, stops
+ * what was started and exits 1.
+ *
+ *   node scripts/dev.mjs --check    # (or DEV_EXIT_AFTER_READY=1) start, print the summary, stop
+ *
+ * Needs nothing but Node to start: npm packages are loaded only after step 1.
+ */
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { ensureTools } from './tools.mjs';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const VAR_DIR = path.join(REPO_ROOT, 'var');
+const CHECK = process.argv.includes('--check') || process.env.DEV_EXIT_AFTER_READY === '1';
+const TTY = process.stdout.isTTY;
+const color = (code, s) => (TTY ? `\x1b[${code}m${s}\x1b[0m` : s);
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+
+const say = (line) => process.stdout.write(`${color('1', '[dev]')} ${line}\n`);
+const log = (line) => process.stdout.write(`${line}\n`);
+
+class StepError extends Error {}
+
+/** @type {null | typeof import('./stack.mjs')} */
+let stack = null;
+let stopping = false;
+let signals = 0;
+
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  if (stack) {
+    const names = stack.startedNames();
+    if (names.length) say(`stopping ${names.join(', ')}…`);
+    await stack.stopAll({ log });
+  }
+  if (code === 0) say('stopped');
+  process.exit(code);
+}
+
+function onSignal(signal) {
+  signals += 1;
+  if (signals === 1) {
+    process.stdout.write('\n');
+    say(`${signal}: shutting down`);
+    void shutdown(0);
+  } else if (signals === 2) {
+    say('still stopping (servers get SIGKILL after 5 s); press Ctrl-C again to abandon them');
+  } else {
+    process.exit(130);
+  }
+}
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+function fail(message) {
+  if (stopping) return;
+  process.stderr.write(`${color('31', '[dev] FAILED:')} ${message}\n`);
+  void shutdown(1);
+}
+
+/** Runs a command to completion; its output lines are prefixed. Resolves to `{ code, stdout }`. */
+function runCommand(prefix, cmd, args, { env = process.env, captureStdout = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    if (captureStdout) child.stdout.on('data', (d) => (stdout += d));
+    else readline.createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (l) => log(`${prefix} ${l}`));
+    readline.createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (l) => log(`${prefix} ${l}`));
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout }));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function mtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+async function ensureDependencies() {
+  const lockFile = path.join(REPO_ROOT, 'package-lock.json');
+  const nodeModules = path.join(REPO_ROOT, 'node_modules');
+  const stamp = path.join(nodeModules, '.dev-lock-sha256');
+  const lockHash = crypto.createHash('sha256').update(fs.readFileSync(lockFile)).digest('hex');
+  const hidden = mtime(path.join(nodeModules, '.package-lock.json')); // written by every npm install
+  const tsx = fs.existsSync(path.join(nodeModules, '.bin', 'tsx'));
+  let stale = !tsx || hidden === null;
+  if (!stale) {
+    const stamped = fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8').trim() === lockHash;
+    // npm writes node_modules/.package-lock.json a moment before package-lock.json
+    stale = !stamped && hidden + 5000 < mtime(lockFile);
+  }
+  if (stale) {
+    say(`installing dependencies: npm ci ${fs.existsSync(nodeModules) ? '(node_modules is older than package-lock.json)' : ''}`);
+    const { code } = await runCommand('[npm]', 'npm', ['ci', '--no-audit', '--no-fund']);
+    if (code !== 0) throw new StepError(`npm ci failed (exit ${code})`);
+  }
+  fs.writeFileSync(stamp, `${lockHash}\n`);
+}
+
+async function ensureChromium() {
+  const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (fs.existsSync(chromium)) return chromium;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || chromium !== '/usr/bin/chromium') {
+    say(color('33', `warning: no Chromium at ${chromium}; certificate PDFs will fail (install Debian's \`chromium\` or set CHROMIUM_PATH)`));
+    return chromium;
+  }
+  say('installing Chromium: apt-get install chromium');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
+    const { code } = await runCommand('[apt]', 'apt-get', args, { env });
+    if (code !== 0) throw new StepError(`apt-get ${args[0]} failed (exit ${code})`);
+  }
+  return chromium;
+}
+
+function webhookSecret() {
+  if (process.env.PAYPROC_WEBHOOK_SECRET) return process.env.PAYPROC_WEBHOOK_SECRET;
+  const file = path.join(VAR_DIR, 'webhook-secret');
+  try {
+    const value = fs.readFileSync(file, 'utf8').trim();
+    if (value.startsWith('whsec_')) return value;
+  } catch {
+    /* first run */
+  }
+  const value = `whsec_${crypto.randomBytes(24).toString('hex')}`;
+  fs.writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+function portFree(port, host) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.setTimeout(500, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+function parseSeed(stdout) {
+  const text = stdout.trim();
+  const candidates = [text, ...text.split('\n').reverse().filter((l) => l.trim().startsWith('{'))];
+  for (const candidate of candidates) {
+    try {
+      const parsed = JSON.parse(candidate);
+      if (Array.isArray(parsed?.accounts)) return parsed;
+    } catch {
+      /* next */
+    }
+  }
+  throw new StepError(`scripts/seed.ts printed no { "accounts": [...] } JSON on stdout (got: ${text.slice(0, 200) || 'nothing'})`);
+}
+
+function requireFile(rel) {
+  if (!fs.existsSync(path.join(REPO_ROOT, rel))) throw new StepError(`${rel} does not exist`);
+}
+
+async function main() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    say(color('33', `warning: Node ${process.versions.node}; this project wants >= 20.19`));
+  }
+  fs.mkdirSync(VAR_DIR, { recursive: true });
+
+  await ensureDependencies();
+  const tools = await ensureTools({ log: (l) => log(l) });
+  const chromium = await ensureChromium();
+  stack = await import('./stack.mjs');
+
+  const host = process.env.HOST || '127.0.0.1';
+  const port = Number(process.env.PORT || 3000);
+  const baseUrl = `http://${host}:${port}`;
+  if (!(await portFree(port, host))) {
+    throw new StepError(`port ${port} is already in use (another \`npm run dev\`?); stop it or set PORT`);
+  }
+  const secret = webhookSecret();
+
+  say('starting PostgreSQL, Temporal, stripe-mock, fake-gcs-server, mail sink…');
+  const results = await Promise.allSettled([
+    stack.ensurePostgres({ databaseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/insurance', log }),
+    stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal.db', bin: tools.temporal, log }),
+    stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
+    stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: process.env.STORAGE_BUCKET || 'certificates', bin: tools.fakeGcs, log }),
+    stack.ensureMailSink({ port: 2525, dir: 'var/mail', log }),
+  ]);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw new StepError(failed.reason?.message ?? String(failed.reason));
+  const [databaseUrl, temporal, stripeMock, storage, mail] = results.map((r) => r.value);
+  say(`stack ready (${elapsed()})`);
+
+  const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+  const env = {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV || 'development',
+    HOST: host,
+    PORT: String(port),
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || baseUrl,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    PAYPROC_API_BASE: stripeMock.url,
+    PAYPROC_WEBHOOK_SECRET: secret,
+    STORAGE_API_ENDPOINT: storage.url,
+    STORAGE_BUCKET: storage.bucket,
+    SMTP_URL: mail.url,
+    CHROMIUM_PATH: chromium,
+  };
+
+  requireFile('scripts/migrate.ts');
+  const migrate = await runCommand('[migrate]', tsx, ['scripts/migrate.ts'], { env });
+  if (migrate.code !== 0) throw new StepError(`migrations failed (exit ${migrate.code}); see [migrate] lines above`);
+
+  requireFile('scripts/seed.ts');
+  const seedRun = await runCommand('[seed]', tsx, ['scripts/seed.ts'], { env, captureStdout: true });
+  if (seedRun.code !== 0) throw new StepError(`seed failed (exit ${seedRun.code}); see [seed] lines above`);
+  const seed = parseSeed(seedRun.stdout);
+
+  requireFile('src/server.ts');
+  requireFile('src/worker.ts');
+  const apps = [
+    ['api', 'src/server.ts', '36'],
+    ['worker', 'src/worker.ts', '35'],
+  ].map(([name, entry, c]) => {
+    const prefix = color(c, `[${name}]`);
+    const child = stack.spawnTracked(name, tsx, [entry], { env, tier: 1, onLine: (line) => log(`${prefix} ${line}`) });
+    child.exited.then(({ code, signal, error }) => {
+      if (!stopping) fail(`${name} (${entry}) ${error ? `could not start: ${error.message}` : `exited (${signal ?? `code ${code}`})`}`);
+    });
+    return child;
+  });
+
+  await stack.waitReady('API', async () => (await stack.httpGet(`${baseUrl}/healthz`))?.status === 200, {
+    timeoutMs: 120_000,
+    entry: apps[0],
+  });
+
+  const credentials = {
+    baseUrl,
+    temporalUiUrl: temporal.uiUrl,
+    webhookSecret: secret,
+    accounts: seed.accounts.map((a) => ({
+      rootAccountId: a.rootAccountId,
+      slug: a.slug,
+      liveApiKey: a.liveApiKey,
+      testApiKey: a.testApiKey,
+    })),
+    databaseUrl,
+    stripeMockUrl: stripeMock.url,
+    storageUrl: storage.url,
+    smtpUrl: mail.url,
+  };
+  const credentialsFile = path.join(VAR_DIR, 'dev-credentials.json');
+  fs.writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+
+  const row = (k, v) => `  ${k.padEnd(16)} ${v}`;
+  const lines = [
+    '',
+    color('1;32', `Local stack ready in ${elapsed()}`),
+    row('API', baseUrl),
+    row('API docs', `${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`),
+    row('Temporal UI', temporal.uiUrl),
+    row('PostgreSQL', databaseUrl),
+    row('stripe-mock', stripeMock.url),
+    row('storage (GCS)', `${storage.url}  bucket ${storage.bucket}`),
+    row('mail (SMTP)', `${mail.url}  → ${path.relative(REPO_ROOT, mail.dir)}/`),
+    row('webhook secret', secret),
+    '',
+    ...seed.accounts.flatMap((a) => [
+      row(`account ${a.rootAccountId}`, `${a.slug}${a.name ? `  (${a.name})` : ''}`),
+      row('  live key', a.liveApiKey),
+      row('  test key', a.testApiKey),
+    ]),
+    '',
+    `  Try:  curl -s -H 'x-api-key: ${seed.accounts[0]?.testApiKey ?? 'ik_test_…'}' ${baseUrl}/api/v1/products`,
+    `  Keys and URLs: ${path.relative(REPO_ROOT, credentialsFile)}.  Logs of the servers: var/log/.`,
+    CHECK ? '' : '  Ctrl-C stops everything this command started.',
+    '',
+  ];
+  log(lines.join('\n'));
+
+  if (CHECK) {
+    say('--check: shutting down');
+    await shutdown(0);
+  }
+}
+
+main().catch((err) => {
+  // one line for expected failures; the stack too for bugs in this script (or with DEV_DEBUG=1)
+  const verbose = !(err instanceof StepError) && (process.env.DEV_DEBUG === '1' || !(err instanceof Error) || err.name !== 'Error');
+  fail(verbose ? err?.stack ?? String(err) : err.message);
+});

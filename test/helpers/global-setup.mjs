@@ -1,0 +1,85 @@
+/**
+ * Jest globalSetup: brings up (or reuses) the real servers the suites talk to, then sets
+ * process.env for the test workers (jest forks them after this runs, so they inherit it).
+ *
+ * - PostgreSQL: the server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432), or the
+ *   embedded fallback; the database is always `insurance_test`, dropped, recreated and migrated
+ *   (`tsx scripts/migrate.ts`) for a clean run. The dev database is never touched.
+ * - Temporal dev server (127.0.0.1:7233; state var/temporal-test.db when started here), with a
+ *   task queue of its own per run: `insurance-test-<jest pid>`.
+ * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test`).
+ *
+ * Servers already running (e.g. under `npm run dev`) are reused and left running; what this
+ * starts, global-teardown.mjs stops. Progress lines go to stderr; a failure throws one message
+ * naming the server and its log under var/log/.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ensureTools } from '../../scripts/tools.mjs';
+import * as stack from '../../scripts/stack.mjs';
+
+const TEST_DATABASE = 'insurance_test';
+const log = (line) => process.stderr.write(`${line}\n`);
+
+function testDatabaseUrl() {
+  const url = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = `/${TEST_DATABASE}`;
+  return url.toString();
+}
+
+function migrate(databaseUrl) {
+  const tsx = path.join(stack.REPO_ROOT, 'node_modules', '.bin', 'tsx');
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['scripts/migrate.ts'], {
+      cwd: stack.REPO_ROOT,
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code === 0) resolve(output.trim());
+      else reject(new Error(`migrations on ${TEST_DATABASE} failed (exit ${code}):\n${output.trim()}`));
+    });
+  });
+}
+
+export default async function globalSetup() {
+  const started = Date.now();
+  const tools = await ensureTools({ log });
+  const results = await Promise.allSettled([
+    stack
+      .ensurePostgres({ databaseUrl: testDatabaseUrl(), recreate: true, log })
+      .then(async (url) => ({ url, migrated: await migrate(url) })),
+    stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal-test.db', bin: tools.temporal, log }),
+    stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
+    stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: 'certificates-test', bin: tools.fakeGcs, log }),
+  ]);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) {
+    await stack.stopAll({ log });
+    throw new Error(`test stack: ${failed.reason?.message ?? failed.reason}`);
+  }
+  const [db, temporal, stripeMock, storage] = results.map((r) => r.value);
+
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    TEMPORAL_TASK_QUEUE: `insurance-test-${process.pid}`,
+    TEMPORAL_CLI_PATH: tools.temporal,
+    PAYPROC_API_BASE: stripeMock.url,
+    PAYPROC_TEST_SECRET_KEY: 'sk_test_123',
+    PAYPROC_LIVE_SECRET_KEY: 'sk_test_liveModeLocal', // stripe-mock accepts any sk_test_…
+    STORAGE_API_ENDPOINT: storage.url,
+    STORAGE_BUCKET: storage.bucket,
+    CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  });
+  // globalTeardown runs in this same process and reads this to stop what was started here.
+  globalThis.__INSURANCE_TEST_STACK__ = stack;
+  log(`[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`);
+}
