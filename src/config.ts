@@ -50,6 +50,11 @@ const schema = z.object({
   /** How long an old key value keeps working after `rotate` (spec §5.3; decision: 24 h). */
   API_KEY_ROTATION_GRACE_HOURS: z.coerce.number().min(0).default(24),
 
+  /** Lifetime of a buyer access token in seconds (spec §5.5, §5.7; decision: 15 min). */
+  BUYER_ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Longest coverage a quote may ask for, in covered units (days or trips). */
+  MAX_COVERED_UNITS: z.coerce.number().int().min(1).max(3660).default(366),
+
   /** Payment processor (Stripe). Live and test secrets are configured separately. */
   PAYPROC_LIVE_SECRET_KEY: z.string().min(1).default('sk_test_liveModeLocal'),
   PAYPROC_TEST_SECRET_KEY: z.string().min(1).default('sk_test_123'),

@@ -16,11 +16,21 @@ import { createCatalogGateway } from './payproc/catalog';
 import { createProductsRepository } from './products/repository';
 import { createProductService, type ProductService } from './products/service';
 import { productRoutes } from './products/routes';
+import { createBundlesRepository } from './bundles/repository';
+import { createBundleService, type BundleService } from './bundles/service';
+import { bundleRoutes } from './bundles/routes';
+import { createBuyersRepository } from './buyers/repository';
+import { createBuyerService, type BuyerService } from './buyers/service';
+import { buyerConnectRoutes } from './buyers/routes';
 import type { AppState } from './http/context';
 import type { OpenAPIRegistry } from './http/openapi';
 
 /** A domain's `/api/v1` routes: mounts them on the router and registers them in OpenAPI. */
 export type RouteRegistration = (router: Router<AppState>, registry: OpenAPIRegistry) => void;
+
+/** The unversioned surfaces without the envelope (spec §4.3–4.5, §7.2, §9.2). */
+export const BARE_SURFACES = ['/public-quote', '/platform-seller-invites', '/platform-agency-certs', '/platform-agency-root-certs'] as const;
+export type BareSurface = (typeof BARE_SURFACES)[number];
 
 export interface Container {
   config: Config;
@@ -29,8 +39,10 @@ export interface Container {
   temporal: TemporalHandle;
   rateLimiter: RateLimiterHandle;
   payproc: Payproc;
-  services: { apiKeys: ApiKeyService; products: ProductService };
+  services: { apiKeys: ApiKeyService; products: ProductService; bundles: BundleService; buyers: BuyerService };
   apiV1Routes: RouteRegistration[];
+  /** Routes of each bare surface, mounted under its prefix. */
+  surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
   checkDb: () => Promise<boolean>;
   close(): Promise<void>;
 }
@@ -47,6 +59,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   });
   const payproc = createPayproc(config);
   const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc) });
+  const bundles = createBundleService({ bundles: createBundlesRepository(db) });
+  const buyers = createBuyerService({ buyers: createBuyersRepository(db), accounts, tokenTtlSeconds: config.BUYER_ACCESS_TOKEN_TTL_SECONDS });
   return {
     config,
     log,
@@ -54,8 +68,14 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     temporal,
     rateLimiter,
     payproc,
-    services: { apiKeys, products },
-    apiV1Routes: [productRoutes(products)],
+    services: { apiKeys, products, bundles, buyers },
+    apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
+    surfaceRoutes: {
+      '/public-quote': [],
+      '/platform-seller-invites': [buyerConnectRoutes(buyers)],
+      '/platform-agency-certs': [],
+      '/platform-agency-root-certs': [],
+    },
     checkDb: () => pingDb(db),
     async close() {
       await rateLimiter.close();

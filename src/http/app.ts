@@ -3,6 +3,9 @@
  *
  *   request id → error handler → system routes (/healthz, /readyz, /openapi.json, /docs)
  *   → /api/v1: gateway key check → rate limit → header checks → JSON body → domain routes
+ *   → /public-quote, /platform-seller-invites, /platform-agency-certs, /platform-agency-root-certs
+ *     (spec §4.3–4.5: unversioned, no envelope; errors are the bare serialised error of §7.2):
+ *     gateway key check → rate limit → JSON body → domain routes
  *   → anything unmatched: 404 ROUTE_NOT_FOUND (also a known path with the wrong method).
  *
  * `createApp` takes already-built dependencies (see `src/container.ts`), so tests start the
@@ -19,7 +22,7 @@ import { jsonBody } from './body';
 import { AppError } from './errors';
 import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
 import { registerSystemOpenApi, systemRouter } from './system-routes';
-import type { Container } from '../container';
+import { BARE_SURFACES, type Container } from '../container';
 
 const API_V1 = '/api/v1';
 
@@ -51,11 +54,28 @@ export function createApp(c: Container): Koa<AppState> {
     v1.routes() as unknown as Koa.Middleware<AppState>,
   ]);
 
+  const bare = BARE_SURFACES.map((prefix) => {
+    const router = new Router<AppState>({ prefix });
+    for (const register of c.surfaceRoutes[prefix]) register(router, registry);
+    const chain = compose([
+      apiKeyAuth(c.services.apiKeys),
+      rateLimit(c.rateLimiter.limiter),
+      jsonBody(c.config.BODY_LIMIT_BYTES) as Koa.Middleware<AppState>,
+      router.routes() as unknown as Koa.Middleware<AppState>,
+    ]);
+    return { prefix, chain };
+  });
+
   app.use(requestId(c.log));
   app.use(errorHandler());
   app.use(system.routes());
   app.use(async (ctx, next) => {
     if (ctx.path === API_V1 || ctx.path.startsWith(`${API_V1}/`)) return apiV1(ctx, next);
+    const surface = bare.find((b) => ctx.path === b.prefix || ctx.path.startsWith(`${b.prefix}/`));
+    if (surface) {
+      ctx.state.errorStyle = 'bare';
+      return surface.chain(ctx, next);
+    }
     return next();
   });
   app.use(async (ctx) => {

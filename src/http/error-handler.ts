@@ -28,7 +28,7 @@ export function errorHandler(): Middleware<AppState> {
       for (const [k, v] of Object.entries(final.headers)) ctx.set(k, v);
       ctx.body =
         ctx.state.errorStyle === 'bare'
-          ? { code: final.code, message: final.message, ...(final.details?.length ? { details: final.details } : {}) }
+          ? { code: final.code, message: final.message, ...(final.details?.length ? { details: final.details } : {}), ...(final.extra ?? {}) }
           : errorBody(final);
     }
   };

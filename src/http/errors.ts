@@ -7,7 +7,10 @@
  * SQL or secret ever reaches a response body.
  */
 
-/** Error codes of spec §7.1, plus PAYLOAD_TOO_LARGE (ARCHITECTURE §4). */
+/**
+ * Error codes of spec §7.1, plus PAYLOAD_TOO_LARGE (ARCHITECTURE §4) and the codes this service
+ * gives the quote and buyer surfaces, whose codes the spec leaves open (§7.2).
+ */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   QUERY_VALIDATION_ERROR: 400,
@@ -17,7 +20,10 @@ export const ERROR_STATUS = {
   CARD_ERROR: 400,
   INVALID_REQUEST: 400,
   AUTHENTICATION_ERROR: 401,
+  ACCESS_TOKEN_INVALID: 401,
+  ACCESS_TOKEN_EXPIRED: 401,
   NOT_FOUND: 404,
+  SELLER_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMIT_ERROR: 429,
@@ -43,15 +49,25 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options: { details?: FieldIssue[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      details?: FieldIssue[];
+      headers?: Record<string, string>;
+      cause?: unknown;
+      /** Extra fields of the bare error body on the quote/certificate surfaces (spec §7.2). */
+      extra?: Record<string, unknown>;
+      /** Overrides the code's default HTTP status (e.g. 401 for an expired buyer token). */
+      status?: number;
+    } = {},
   ) {
     super(message, { cause: options.cause });
-    this.status = ERROR_STATUS[code];
+    this.status = options.status ?? ERROR_STATUS[code];
     this.details = options.details;
     this.headers = options.headers ?? {};
+    this.extra = options.extra;
   }
 
   readonly details: FieldIssue[] | undefined;
+  readonly extra: Record<string, unknown> | undefined;
 }
 
 /** 404 NOT_FOUND for a resource that does not exist or lies outside the caller's account. */

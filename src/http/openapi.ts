@@ -27,6 +27,34 @@ export const ErrorEnvelopeSchema = z
 /** Body of the gateway's 403 (spec §5.2): not the envelope. */
 export const ForbiddenSchema = z.object({ message: z.literal('Forbidden') }).meta({ id: 'GatewayForbidden' });
 
+/**
+ * Error body of the unversioned surfaces (`/public-quote`, `/platform-seller-invites`,
+ * `/platform-agency-certs`, `/platform-agency-root-certs`; spec §7.2): the serialised error,
+ * no envelope. Some codes add fields of their own.
+ */
+export const BareErrorSchema = z
+  .object({
+    code: z.string().meta({ description: 'Stable code to branch on' }),
+    message: z.string().meta({ description: 'For humans; may change' }),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'BareError', example: { code: 'VALIDATION_ERROR', message: 'Invalid request body: buyer_email: Invalid email address', details: [{ path: 'buyer_email', message: 'Invalid email address' }] } });
+
+/** A bare-surface error response with its own description, e.g. `bareError('SELLER_NOT_FOUND: …')`. */
+export const bareError = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: BareErrorSchema } },
+});
+
+/** Responses every operation on a bare surface (spec §7.2) can give, besides its own. */
+export const bareSurfaceResponses = {
+  400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON'),
+  403: { description: 'Missing, unknown, frozen or deleted API key (gateway)', content: { 'application/json': { schema: ForbiddenSchema } } },
+  413: bareError('PAYLOAD_TOO_LARGE: body over 1 MiB'),
+  429: bareError('RATE_LIMIT_ERROR: retry after the Retry-After header (seconds)'),
+  500: bareError('INTERNAL_ERROR'),
+} as const;
+
 /** List metadata of spec §2.5. */
 export const ListMetadataSchema = z
   .object({

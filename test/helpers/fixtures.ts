@@ -46,3 +46,36 @@ export async function call(
   }
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
+
+/** A root account of another kind (insurer or MGA), for the reach rules of bundles. */
+export async function createRootAccountOfKind(c: Container, kind: 'insurer' | 'mga', name = `Test ${kind}`): Promise<RootAccount> {
+  return createAccountsRepository(c.db).upsertBySlug({
+    slug: `t-${kind}-${randomUUID().slice(0, 12)}`,
+    name,
+    kind,
+    checkoutSuccessUrl: null,
+    checkoutCancelUrl: null,
+  });
+}
+
+/**
+ * Inserts a product_lines row directly with knex and returns its id. It bypasses the products
+ * service and the payment processor on purpose: bundle tests need products to link, not a
+ * processor round trip (the products suite covers that path).
+ */
+export async function insertProductLine(
+  c: Container,
+  input: { rootAccountId: number; customerName?: string; defaultPriceMinor?: number; isTestMode?: boolean },
+): Promise<number> {
+  const customerName = input.customerName ?? `Product ${randomUUID().slice(0, 8)}`;
+  const [row] = await c.db('product_lines')
+    .insert({
+      root_account_id: input.rootAccountId,
+      customer_name: customerName,
+      internal_name: customerName,
+      default_price_minor: input.defaultPriceMinor ?? 1000,
+      is_test_mode: input.isTestMode ?? false,
+    })
+    .returning('id');
+  return (row as { id: number }).id;
+}
