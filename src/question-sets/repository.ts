@@ -1,0 +1,53 @@
+/**
+ * Question sets (table `question_sets`). A set with `root_account_id` null is shared by every
+ * account; otherwise only its owner may reference it. Definitions are validated with
+ * `QuestionSetDefinition` on the way in and on the way out (a stored row that no longer
+ * parses is a bug, reported as such rather than served).
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import { QuestionSetDefinition } from './definition';
+
+export interface QuestionSet {
+  id: number;
+  rootAccountId: number | null;
+  name: string;
+  definition: QuestionSetDefinition;
+}
+
+const fromRow = (r: { id: number; root_account_id: number | null; name: string; definition: unknown }): QuestionSet => ({
+  id: r.id,
+  rootAccountId: r.root_account_id,
+  name: r.name,
+  definition: QuestionSetDefinition.parse(r.definition),
+});
+
+export function createQuestionSetsRepository(db: Db) {
+  return {
+    /** Inserts a set after validating its definition (throws ZodError when invalid). */
+    async insert(input: { rootAccountId: number | null; name: string; definition: unknown }, trx?: Knex.Transaction): Promise<QuestionSet> {
+      const definition = QuestionSetDefinition.parse(input.definition);
+      const [row] = await (trx ?? db)('question_sets')
+        .insert({ root_account_id: input.rootAccountId, name: input.name, definition: JSON.stringify(definition) })
+        .returning('*');
+      return fromRow(row);
+    },
+
+    /** The set if it exists and `rootAccountId` may use it (shared or owned). */
+    async findUsable(id: number, rootAccountId: number, trx?: Knex.Transaction): Promise<QuestionSet | null> {
+      const row = await (trx ?? db)('question_sets')
+        .where({ id })
+        .andWhere((q) => q.whereNull('root_account_id').orWhere('root_account_id', rootAccountId))
+        .first();
+      return row ? fromRow(row) : null;
+    },
+
+    async findMany(ids: number[]): Promise<Map<number, QuestionSet>> {
+      if (!ids.length) return new Map();
+      const rows = await db('question_sets').whereIn('id', ids);
+      return new Map(rows.map((r) => [r.id as number, fromRow(r)]));
+    },
+  };
+}
+
+export type QuestionSetsRepository = ReturnType<typeof createQuestionSetsRepository>;

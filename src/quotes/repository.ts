@@ -1,0 +1,152 @@
+/**
+ * Queries behind the quote surface: which product lines a key may quote (approved for its root
+ * account, active, in the key's mode, with a question set, narrowed by the key's own product
+ * list when it has one), the root account's idp uuid, and writing a priced purchase with its
+ * items and covered units in one transaction. Amounts are integer minor units.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import type { CoveredUnit } from './coverage';
+
+export interface QuotableScope {
+  rootAccountId: number;
+  apiKeyId: number;
+  testMode: boolean;
+}
+
+export interface QuotableProduct {
+  id: number;
+  customerName: string;
+  description: string;
+  defaultPriceMinor: number;
+  currency: string;
+  insurerName: string;
+  isRecurring: boolean;
+  questionSetId: number;
+}
+
+export interface NewPurchase {
+  rootAccountId: number;
+  apiKeyId: number;
+  agentId: number | null;
+  buyerId: number;
+  mode: 'live' | 'test';
+  currency: string;
+  subtotalMinor: number;
+  platformFeeBps: number | null;
+  platformFeeMinor: number;
+  totalMinor: number;
+  items: {
+    productLineId: number;
+    isTripExcess: boolean;
+    unitPriceMinor: number;
+    units: CoveredUnit[];
+    priceFactor: number;
+    amountMinor: number;
+    answers: Record<string, unknown>;
+    namedInsured: unknown;
+    certificateHolder: unknown;
+  }[];
+}
+
+function quotable(db: Db | Knex.Transaction, s: QuotableScope) {
+  return db('product_lines as pl')
+    .join('product_approvals as pa', (j) => j.on('pa.product_line_id', 'pl.id').andOnVal('pa.root_account_id', s.rootAccountId))
+    .where('pl.is_active', true)
+    .andWhere('pl.is_test_mode', s.testMode)
+    .whereNotNull('pl.question_set_id')
+    .andWhere((q) =>
+      q
+        .whereNotExists(db('api_key_products').where('api_key_id', s.apiKeyId))
+        .orWhereExists(db('api_key_products as k').where('k.api_key_id', s.apiKeyId).whereRaw('k.product_line_id = pl.id')),
+    );
+}
+
+const toQuotable = (r: Record<string, unknown>): QuotableProduct => ({
+  id: r.id as number,
+  customerName: r.customer_name as string,
+  description: r.description as string,
+  defaultPriceMinor: Number(r.default_price_minor),
+  currency: r.currency as string,
+  insurerName: r.insurer_name as string,
+  isRecurring: r.is_recurring as boolean,
+  questionSetId: r.question_set_id as number,
+});
+
+export function createQuotesRepository(db: Db) {
+  return {
+    async idpRootAccountUuid(rootAccountId: number): Promise<string | null> {
+      const row = await db('root_accounts').where({ id: rootAccountId }).first('idp_root_account_uuid');
+      return row?.idp_root_account_uuid ?? null;
+    },
+
+    /** One page of quotable product lines by ascending id, and their total. */
+    async listQuotable(s: QuotableScope, limit: number, offset: number): Promise<{ items: QuotableProduct[]; total: number }> {
+      const [rows, counted] = await Promise.all([
+        quotable(db, s).select('pl.*').orderBy('pl.id', 'asc').limit(limit).offset(offset),
+        quotable(db, s).count<{ count: string }[]>({ count: '*' }),
+      ]);
+      return { items: rows.map(toQuotable), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /** The quotable product lines among `ids` (others are simply absent from the map). */
+    async findQuotable(s: QuotableScope, ids: number[]): Promise<Map<number, QuotableProduct>> {
+      if (!ids.length) return new Map();
+      const rows = await quotable(db, s).whereIn('pl.id', ids).select('pl.*');
+      return new Map(rows.map((r) => [r.id as number, toQuotable(r)]));
+    },
+
+    /** Writes the purchase, its items and covered units atomically; returns the purchase id. */
+    async createPurchase(p: NewPurchase): Promise<number> {
+      return db.transaction(async (trx) => {
+        const [purchase] = await trx('purchases')
+          .insert({
+            root_account_id: p.rootAccountId,
+            api_key_id: p.apiKeyId,
+            agent_id: p.agentId,
+            buyer_id: p.buyerId,
+            mode: p.mode,
+            status: 'quoted',
+            currency: p.currency,
+            subtotal_minor: p.subtotalMinor,
+            platform_fee_bps: p.platformFeeBps,
+            platform_fee_minor: p.platformFeeMinor,
+            total_minor: p.totalMinor,
+          })
+          .returning('id');
+        for (const [position, item] of p.items.entries()) {
+          const [row] = await trx('purchase_items')
+            .insert({
+              purchase_id: purchase.id,
+              product_line_id: item.productLineId,
+              position,
+              is_trip_excess: item.isTripExcess,
+              unit_price_minor: item.unitPriceMinor,
+              units: item.units.length,
+              price_factor: item.priceFactor,
+              amount_minor: item.amountMinor,
+              answers: JSON.stringify(item.answers),
+              named_insured: item.namedInsured === null ? null : JSON.stringify(item.namedInsured),
+              certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
+            })
+            .returning('id');
+          await trx('covered_units').insert(
+            item.units.map((u) => ({
+              purchase_id: purchase.id,
+              purchase_item_id: row.id,
+              unit_index: u.index,
+              kind: u.kind,
+              starts_at: u.startsAt,
+              ends_at: u.endsAt,
+              time_zone: u.timeZone,
+              local_label: u.localLabel,
+            })),
+          );
+        }
+        return purchase.id as number;
+      });
+    },
+  };
+}
+
+export type QuotesRepository = ReturnType<typeof createQuotesRepository>;

@@ -1,0 +1,181 @@
+/**
+ * The quote surface (spec §4.4 steps 1–2, §5.5): the approved catalog with question templates,
+ * and validation + pricing of the buyer's answers into a purchase.
+ *
+ * Visibility: a key quotes only product lines approved for its root account, active, with a
+ * question set, in its own mode (a live key never sees a test product; a test key only test
+ * products), narrowed to the key's own product list when it has one (spec §5.1).
+ * Errors (bare body, spec §7.2): SELLER_NOT_FOUND (404) when `idp_root_account_uuid` is not the
+ * key's account; ACCESS_TOKEN_INVALID/EXPIRED (401) from the buyer check; VALIDATION_ERROR (400)
+ * with `errors: [{ product_line_template_id, question, reason }]` listing every problem at once.
+ * Money: minor units throughout; the catalog's default price is major units for display.
+ */
+import { AppError } from '../http/errors';
+import type { Principal } from '../api-keys/service';
+import type { QuestionSetsRepository } from '../question-sets/repository';
+import { isTripExcess } from '../question-sets/definition';
+import { toMajorUnits } from '../shared/money';
+import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './answers';
+import { MAX_CHARGE_MINOR, priceQuote } from './pricing';
+import type { QuotableScope, QuotesRepository } from './repository';
+import type { CatalogRequest, CatalogResponse, PricedQuoteResponse, ValidateRequest } from './schemas';
+
+/** What the quote service needs to know about the buyer behind a token. */
+export interface VerifiedBuyer {
+  buyerId: number;
+}
+export type VerifyBuyer = (principal: Principal, idpAccntUuid: string, accessToken: string) => Promise<VerifiedBuyer>;
+
+const scopeOf = (p: Principal): QuotableScope => ({ rootAccountId: p.rootAccountId, apiKeyId: p.apiKeyId, testMode: p.mode === 'test' });
+
+export function createQuoteService(deps: {
+  quotes: QuotesRepository;
+  questionSets: QuestionSetsRepository;
+  verifyBuyer: VerifyBuyer;
+  maxCoveredUnits: number;
+  now?: () => Date;
+}) {
+  const now = deps.now ?? (() => new Date());
+
+  async function assertOwnAccount(principal: Principal, idpRootAccountUuid: string): Promise<void> {
+    const own = await deps.quotes.idpRootAccountUuid(principal.rootAccountId);
+    if (!own || own !== idpRootAccountUuid.toLowerCase()) {
+      throw new AppError('SELLER_NOT_FOUND', 'No root account with that idp_root_account_uuid for this API key');
+    }
+  }
+
+  return {
+    /** Step 1: one page (zero-based) of the products this key may quote, with their templates. */
+    async catalog(principal: Principal, req: CatalogRequest): Promise<CatalogResponse> {
+      await assertOwnAccount(principal, req.idp_root_account_uuid);
+      const limit = req.connected_ins_products_pagination_response_length_limit;
+      const page = await deps.quotes.listQuotable(scopeOf(principal), limit, req.selected_table_page * limit);
+      const sets = await deps.questionSets.findMany([...new Set(page.items.map((p) => p.questionSetId))]);
+      return {
+        rich_ins_product_pagination_total_approved_products: page.total,
+        rich_ins_product_pagination_total_approved_products_pages: Math.ceil(page.total / limit),
+        rich_ins_product_pagination_selected_page: req.selected_table_page,
+        rich_ins_product_pagination_response_limit_per_page: limit,
+        rich_ins_product_array_of_objects: page.items.map((p) => {
+          const def = sets.get(p.questionSetId)!.definition;
+          return {
+            product_line_meta_data: { product_line_id: p.id, product_line_array_of_agreements: def.agreements },
+            product_line_name: p.customerName,
+            product_line_description: p.description,
+            product_line_default_price: toMajorUnits(p.defaultPriceMinor),
+            product_line_currency: p.currency,
+            product_line_is_recurring: p.isRecurring,
+            product_line_is_trip_excess_product: isTripExcess(def),
+            product_line_insurer_name: p.insurerName,
+            product_line_question_template: { question_set_id: p.questionSetId, questions: def.questions },
+          };
+        }),
+      };
+    },
+
+    /**
+     * Step 2: checks the buyer's token, validates every selected product line's answers
+     * against its template, expands coverage into covered units, prices the quote and records
+     * the purchase. Returns the priced quote (checkout is added by the purchase workflow).
+     */
+    async validateAndPrice(principal: Principal, req: ValidateRequest): Promise<PricedQuoteResponse> {
+      const buyer = await deps.verifyBuyer(principal, req.idp_accnt_uuid, req.access_token);
+      const ids = req.selected_product_lines_to_purchase.map((s) => s.product_line_template_id);
+      const products = await deps.quotes.findQuotable(scopeOf(principal), ids.filter((id): id is number => Number.isInteger(id)));
+      const sets = await deps.questionSets.findMany([...new Set([...products.values()].map((p) => p.questionSetId))]);
+      const limits = { now: now(), maxUnits: deps.maxCoveredUnits };
+
+      const problems: AnswerProblem[] = [];
+      const validated: { productId: number; v: ValidatedAnswers }[] = [];
+      const seen = new Set<number>();
+      req.selected_product_lines_to_purchase.forEach((selected, i) => {
+        const id = selected.product_line_template_id;
+        const ref = Number.isInteger(id) ? (id as number) : -1;
+        const product = products.get(ref);
+        if (!product) {
+          problems.push({ product_line_template_id: ref, question: 'product_line_template_id', reason: `item ${i + 1}: not a product line this API key may quote` });
+          return;
+        }
+        if (seen.has(ref)) {
+          problems.push({ product_line_template_id: ref, question: 'product_line_template_id', reason: `item ${i + 1}: product line selected more than once` });
+          return;
+        }
+        seen.add(ref);
+        const r = validateAnswers(ref, sets.get(product.questionSetId)!.definition, selected, limits);
+        if (r.ok) validated.push({ productId: ref, v: r.value });
+        else problems.push(...r.problems);
+      });
+
+      const currencies = new Set(validated.map((x) => products.get(x.productId)!.currency));
+      if (currencies.size > 1) problems.push({ product_line_template_id: validated[0]!.productId, question: 'product_line_template_id', reason: 'selected product lines are priced in different currencies' });
+
+      let priced: ReturnType<typeof priceQuote> | null = null;
+      if (!problems.length) {
+        priced = priceQuote(
+          validated.map(({ productId, v }) => ({ unitPriceMinor: products.get(productId)!.defaultPriceMinor, units: v.units.length, priceFactor: v.priceFactor })),
+          principal.platformFeeBps,
+        );
+        if (priced.totalMinor > MAX_CHARGE_MINOR) {
+          problems.push({ product_line_template_id: validated[0]!.productId, question: 'product_line_template_id', reason: `total ${priced.totalMinor} exceeds the largest single charge (${MAX_CHARGE_MINOR} minor units)` });
+        }
+      }
+      if (problems.length || !priced) {
+        throw new AppError('VALIDATION_ERROR', `${problems.length} problem(s) with the buyer's answers`, { extra: { errors: problems } });
+      }
+
+      const currency = products.get(validated[0]!.productId)!.currency;
+      const purchaseId = await deps.quotes.createPurchase({
+        rootAccountId: principal.rootAccountId,
+        apiKeyId: principal.apiKeyId,
+        agentId: principal.agentId,
+        buyerId: buyer.buyerId,
+        mode: principal.mode,
+        currency,
+        subtotalMinor: priced.subtotalMinor,
+        platformFeeBps: principal.platformFeeBps,
+        platformFeeMinor: priced.platformFeeMinor,
+        totalMinor: priced.totalMinor,
+        items: validated.map(({ productId, v }, i) => ({
+          productLineId: productId,
+          isTripExcess: v.isTripExcess,
+          unitPriceMinor: priced!.lines[i]!.unitPriceMinor,
+          units: v.units,
+          priceFactor: v.priceFactor,
+          amountMinor: priced!.lines[i]!.amountMinor,
+          answers: v.answers,
+          namedInsured: v.namedInsured,
+          certificateHolder: v.certificateHolder,
+        })),
+      });
+
+      return {
+        purchase_id: purchaseId,
+        status: 'quoted',
+        currency,
+        amount_total: priced.totalMinor,
+        amount_subtotal: priced.subtotalMinor,
+        platform_fee: { bps: principal.platformFeeBps, amount: priced.platformFeeMinor },
+        line_items: validated.map(({ productId }, i) => ({
+          product_line_id: productId,
+          units: priced!.lines[i]!.units,
+          unit_amount: priced!.lines[i]!.unitPriceMinor,
+          price_factor: priced!.lines[i]!.priceFactor,
+          amount: priced!.lines[i]!.amountMinor,
+        })),
+        product_line_data: validated.map(({ productId, v }) => ({ product_line_id: productId, product_line_is_trip_excess_product: v.isTripExcess })),
+        certificate_coverage_datetimes: validated.flatMap(({ productId, v }) =>
+          v.units.map((u) => ({
+            product_line_id: productId,
+            unit_index: u.index,
+            starts_at: u.startsAt.toISOString(),
+            ends_at: u.endsAt.toISOString(),
+            time_zone: u.timeZone,
+            local_label: u.localLabel,
+          })),
+        ),
+      };
+    },
+  };
+}
+
+export type QuoteService = ReturnType<typeof createQuoteService>;
