@@ -22,6 +22,10 @@ import { bundleRoutes } from './bundles/routes';
 import { createBuyersRepository } from './buyers/repository';
 import { createBuyerService, type BuyerService } from './buyers/service';
 import { buyerConnectRoutes } from './buyers/routes';
+import { createQuestionSetsRepository } from './question-sets/repository';
+import { createQuotesRepository } from './quotes/repository';
+import { createQuoteService, type QuoteService } from './quotes/service';
+import { quoteRoutes } from './quotes/routes';
 import type { AppState } from './http/context';
 import type { OpenAPIRegistry } from './http/openapi';
 
@@ -39,7 +43,7 @@ export interface Container {
   temporal: TemporalHandle;
   rateLimiter: RateLimiterHandle;
   payproc: Payproc;
-  services: { apiKeys: ApiKeyService; products: ProductService; bundles: BundleService; buyers: BuyerService };
+  services: { apiKeys: ApiKeyService; products: ProductService; bundles: BundleService; buyers: BuyerService; quotes: QuoteService };
   apiV1Routes: RouteRegistration[];
   /** Routes of each bare surface, mounted under its prefix. */
   surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
@@ -58,9 +62,16 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS,
   });
   const payproc = createPayproc(config);
-  const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc) });
+  const questionSets = createQuestionSetsRepository(db);
+  const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc), questionSets });
   const bundles = createBundleService({ bundles: createBundlesRepository(db) });
   const buyers = createBuyerService({ buyers: createBuyersRepository(db), accounts, tokenTtlSeconds: config.BUYER_ACCESS_TOKEN_TTL_SECONDS });
+  const quotes = createQuoteService({
+    quotes: createQuotesRepository(db),
+    questionSets,
+    verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
+    maxCoveredUnits: config.MAX_COVERED_UNITS,
+  });
   return {
     config,
     log,
@@ -68,10 +79,10 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     temporal,
     rateLimiter,
     payproc,
-    services: { apiKeys, products, bundles, buyers },
+    services: { apiKeys, products, bundles, buyers, quotes },
     apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
     surfaceRoutes: {
-      '/public-quote': [],
+      '/public-quote': [quoteRoutes(quotes)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],
       '/platform-agency-certs': [],
       '/platform-agency-root-certs': [],

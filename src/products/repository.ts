@@ -109,6 +109,14 @@ export function createProductsRepository(db: Db) {
       return fromRow(row);
     },
 
+    /** The owner may quote its own product line (product_approvals; issue 4). */
+    async approveForOwner(trx: Knex.Transaction, productLineId: number, rootAccountId: number): Promise<void> {
+      await trx('product_approvals')
+        .insert({ root_account_id: rootAccountId, product_line_id: productLineId, approved_by_root_account_id: rootAccountId })
+        .onConflict(['root_account_id', 'product_line_id'])
+        .ignore();
+    },
+
     async update(trx: Knex.Transaction, id: number, write: ProductLineWrite): Promise<ProductLine> {
       const [row] = await trx('product_lines')
         .where({ id })

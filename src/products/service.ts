@@ -10,6 +10,7 @@
 import { AppError, notFound } from '../http/errors';
 import type { Principal } from '../api-keys/service';
 import type { CatalogGateway } from '../payproc/catalog';
+import type { QuestionSetsRepository } from '../question-sets/repository';
 import { toMajorUnits, toMinorUnits } from '../shared/money';
 import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository } from './repository';
 import type { CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateProductBody } from './schemas';
@@ -68,8 +69,18 @@ export function toProductCreated(p: ProductLine): ProductCreated {
   };
 }
 
-export function createProductService(deps: { products: ProductsRepository; catalog: CatalogGateway }) {
+export function createProductService(deps: { products: ProductsRepository; catalog: CatalogGateway; questionSets: QuestionSetsRepository }) {
   const { products, catalog } = deps;
+
+  /** A question set must be shared or owned by the caller's account (400 VALIDATION_ERROR). */
+  async function assertQuestionSetUsable(principal: Principal, id: number | null | undefined): Promise<void> {
+    if (id === null || id === undefined) return;
+    if (!(await deps.questionSets.findUsable(id, principal.rootAccountId))) {
+      throw new AppError('VALIDATION_ERROR', `questionSetId: no question set ${id} is available to this account`, {
+        details: [{ path: 'questionSetId', message: `no question set ${id} is available to this account` }],
+      });
+    }
+  }
 
   function assertTestModeAllowed(principal: Principal, isTestMode: boolean): void {
     if (principal.mode === 'test' && !isTestMode) {
@@ -81,7 +92,8 @@ export function createProductService(deps: { products: ProductsRepository; catal
 
   return {
     /**
-     * Creates the product line and, in the same unit of work, its processor product and price
+     * Creates the product line, approves it for quoting by its owner, and, in the same unit of
+     * work, creates its processor product and price
      * in the product's mode. If the processor fails the transaction rolls back, so no product
      * line is left behind.
      */
@@ -93,6 +105,7 @@ export function createProductService(deps: { products: ProductsRepository; catal
       }
       const isTestMode = body.isTestMode ?? principal.mode === 'test';
       assertTestModeAllowed(principal, isTestMode);
+      await assertQuestionSetUsable(principal, body.questionSetId);
       const created = await products.transaction(async (trx) => {
         const row = await products.insert(trx, {
           rootAccountId: principal.rootAccountId,
@@ -109,6 +122,7 @@ export function createProductService(deps: { products: ProductsRepository; catal
           isTestMode,
           questionSetId: body.questionSetId ?? null,
         });
+        await products.approveForOwner(trx, row.id, row.rootAccountId);
         const ids = await catalog.createProductWithPrice({
           mode: isTestMode ? 'test' : 'live',
           productLineId: row.id,
@@ -151,6 +165,7 @@ export function createProductService(deps: { products: ProductsRepository; catal
      * locked for the whole unit of work; a processor failure rolls the row back.
      */
     async update(principal: Principal, id: number, body: UpdateProductBody): Promise<ProductRead> {
+      await assertQuestionSetUsable(principal, body.questionSetId);
       const updated = await products.transaction(async (trx) => {
         const current = await products.find(id, scopeOf(principal), trx);
         if (!current) throw notFound('product', id);

@@ -21,7 +21,7 @@ export interface AnswerProblem {
 
 export interface ValidatedAnswers {
   answers: Record<string, unknown>;
-  /** Product of the chosen dropdown options' price factors (1 when none apply). */
+  /** Product of the chosen dropdown options' price factors, rounded to 6 decimals (1 when none apply). */
   priceFactor: number;
   units: CoveredUnit[];
   isTripExcess: boolean;
@@ -150,5 +150,7 @@ export function validateAnswers(
     if (q.kind === 'certificate_holder') certificateHolder = a as ValidatedAnswers['certificateHolder'];
   }
   const { product_line_template_id: _id, product_line_is_trip_excess_product: _trip, ...rest } = answers;
+  // Six decimals, as stored (purchase_items.price_factor): 1.5 × 1.2 is 1.8, not 1.7999999999999998.
+  priceFactor = Math.round(priceFactor * 1e6) / 1e6;
   return { ok: true, value: { answers: rest, priceFactor, units, isTripExcess: isTripExcess(def), namedInsured, certificateHolder } };
 }

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Container } from '../../src/container';
+import { createQuestionSetsRepository } from '../../src/question-sets/repository';
 import { createAccountsRepository, type RootAccount } from '../../src/accounts/repository';
 import type { CreateKeyInput, IssuedKey } from '../../src/api-keys/service';
 
@@ -78,4 +79,9 @@ export async function insertProductLine(
     })
     .returning('id');
   return (row as { id: number }).id;
+}
+
+/** Inserts a question set through the real repository (definition validated). */
+export async function createQuestionSet(c: Container, rootAccountId: number | null, definition: unknown, name = 'Test template') {
+  return createQuestionSetsRepository(c.db).insert({ rootAccountId, name, definition });
 }

@@ -3,7 +3,8 @@
  * (through a recording proxy, so the requests the processor received can be asserted).
  */
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call, createKey, createRootAccount } from '../helpers/fixtures';
+import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
+import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
 
 const READ_FIELDS = [
@@ -56,7 +57,7 @@ const FULL_BODY = {
   insurerName: 'Evergreen Mutual',
   claimsPhoneNumber: '+1-800-555-0134',
   masterPolicyNumber: 'EVM-GL-1',
-  questionSetId: 7,
+  questionSetId: 0, // set in beforeAll to a real question set of the account
   deductible: 250,
   isRecurring: false,
   isTestMode: true,
@@ -74,6 +75,7 @@ beforeAll(async () => {
   app = await startTestApp({ PAYPROC_API_BASE: proxy.url });
   const account = await createRootAccount(app.container);
   accountId = account.id;
+  FULL_BODY.questionSetId = (await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY)).id;
   live = (await createKey(app.container, { rootAccountId: account.id, mode: 'live' })).key;
   test_ = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
   const other = await createRootAccount(app.container, 'Other Agency');
@@ -101,7 +103,7 @@ describe('POST /products', () => {
       internalName: 'SEL-DAY',
       defaultPrice: 49.5,
       agencyRootAccountID: accountId,
-      questionSetId: 7,
+      questionSetId: FULL_BODY.questionSetId,
       isTestMode: true,
       payprocProductId: expect.stringMatching(/^prod_/),
       payprocPriceId: expect.stringMatching(/^price_/),
@@ -162,6 +164,18 @@ describe('POST /products', () => {
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
     const good = await create(live, { customerName: 'X', defaultPrice: 1, agencyRootAccountID: accountId });
     expect(good.status).toBe(201);
+  });
+
+  test("when questionSetId is unknown or another account's, then 400 VALIDATION_ERROR; a shared set is fine", async () => {
+    const other = await createRootAccount(app.container, 'Template Owner');
+    const foreign = await createQuestionSet(app.container, other.id, SPECIAL_EVENT_LIABILITY);
+    const shared = await createQuestionSet(app.container, null, SPECIAL_EVENT_LIABILITY);
+    for (const questionSetId of [foreign.id, 2_000_000_000]) {
+      const res = await create(live, { customerName: 'X', defaultPrice: 1, questionSetId });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ path: 'questionSetId', message: expect.stringContaining(String(questionSetId)) }]);
+    }
+    expect((await create(live, { customerName: 'X', defaultPrice: 1, questionSetId: shared.id })).status).toBe(201);
   });
 
   test('when a test key asks for a live product, then 400 VALIDATION_ERROR', async () => {
@@ -234,7 +248,7 @@ describe('GET /products/{id}', () => {
       ins_product_line_is_bundle: 0,
       ins_product_line_payproc_product_is_test_mode: 1,
       ins_product_line_payproc_product_uuid: expect.stringMatching(/^prod_/),
-      ins_product_line_question_set_id: 7,
+      ins_product_line_question_set_id: FULL_BODY.questionSetId,
       ins_product_line_is_active: 1,
     });
   });

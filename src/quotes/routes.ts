@@ -1,0 +1,47 @@
+/**
+ * `/public-quote` routes (spec §4.4 steps 1–2): POST only, snake_case JSON, no envelope;
+ * success is 200, failures are the bare error of spec §7.2 (see src/http/error-handler.ts).
+ */
+import type { RouteRegistration } from '../container';
+import { parseBody } from '../http/validation';
+import { bareSurfaceResponses, bareError } from '../http/openapi';
+import type { QuoteService } from './service';
+import { CatalogRequest, CatalogResponse, PricedQuoteResponse, ValidateRequest } from './schemas';
+
+export function quoteRoutes(service: QuoteService): RouteRegistration {
+  return (router, registry) => {
+    router.post('/adminGetApprovedClientProducts', async (ctx) => {
+      ctx.body = await service.catalog(ctx.state.principal!, parseBody(CatalogRequest, ctx.request.body));
+    });
+    router.post('/adminValidateBuyerResponses', async (ctx) => {
+      ctx.body = await service.validateAndPrice(ctx.state.principal!, parseBody(ValidateRequest, ctx.request.body));
+    });
+
+    registry.registerPath({
+      method: 'post',
+      path: '/public-quote/adminGetApprovedClientProducts',
+      tags: ['Quote'],
+      summary: 'The products this key may quote, with the question template of each',
+      request: { body: { content: { 'application/json': { schema: CatalogRequest } } } },
+      responses: {
+        200: { description: 'One page (zero-based)', content: { 'application/json': { schema: CatalogResponse } } },
+        404: bareError('SELLER_NOT_FOUND: idp_root_account_uuid is not this key’s account'),
+        ...bareSurfaceResponses,
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/public-quote/adminValidateBuyerResponses',
+      tags: ['Quote'],
+      summary: "Validate the buyer's answers, expand coverage into covered units, price and record the purchase",
+      description:
+        'Every problem comes back at once as `errors: [{ product_line_template_id, question, reason }]` with 400 VALIDATION_ERROR. Amounts are minor units.',
+      request: { body: { content: { 'application/json': { schema: ValidateRequest } } } },
+      responses: {
+        200: { description: 'The priced quote', content: { 'application/json': { schema: PricedQuoteResponse } } },
+        401: bareError('ACCESS_TOKEN_INVALID or ACCESS_TOKEN_EXPIRED'),
+        ...bareSurfaceResponses,
+      },
+    });
+  };
+}
