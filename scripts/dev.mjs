@@ -273,6 +273,10 @@ async function main() {
       slug: a.slug,
       liveApiKey: a.liveApiKey,
       testApiKey: a.testApiKey,
+      // beyond the documented four: what the quote and buyer surfaces need
+      name: a.name,
+      idpRootAccountUuid: a.idpRootAccountUuid,
+      agentId: a.agentId,
     })),
     databaseUrl,
     stripeMockUrl: stripeMock.url,
