@@ -1,0 +1,435 @@
+/**
+ * `npm run bench -- catalog [--seconds S] [--rows N] [--connections C] [--warmup S] [--only a,b]`
+ *
+ * Measures the catalog list endpoints (issue 3, "Done when"): `GET /api/v1/bundles` plain,
+ * filtered, searched, sorted and a deep page, and `GET /api/v1/products` plain, filtered and a
+ * deep page, over a seeded catalog of N (default 100 000) bundles and product lines.
+ *
+ * For each scenario:
+ *  - endpoint: the real API (container + Koa app, as `test/helpers/app.ts` starts it) on
+ *    127.0.0.1, port 0, loaded by autocannon (C connections, S seconds after a warm-up) in a
+ *    worker thread; latency of every 2xx response in ms, throughput in requests per second;
+ *  - direct: the SQL that one request of the scenario issued, captured from knex's `query`
+ *    event on the app's own knex instance (so: exactly the statements and bindings the
+ *    repository built), replayed through `pg` on a pool as large as the app's
+ *    (DATABASE_POOL_MAX) by C concurrent loops for S seconds; statements the endpoint ran
+ *    concurrently are replayed concurrently. Latency of one replay in ms, replays per second.
+ *    The API-key lookup the gateway runs before every request is not part of the replay: it
+ *    counts as endpoint overhead;
+ *  - EXPLAIN (ANALYZE, BUFFERS) of each captured statement, summarized on one line;
+ *  - the goal of issue 3: p99(endpoint) <= 3 × p99(direct) + 5 ms (and no non-2xx response
+ *    or socket error during the endpoint run).
+ *
+ * Prints a table and writes it as JSON to var/bench/catalog-<timestamp>.json. Exits 0 also when
+ * a goal fails (it is a report); exits 1 only when the benchmark itself cannot run.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { parseArgs } from 'node:util';
+import { loadConfig, loadConfigOrExit } from '../../src/config';
+import { createContainer } from '../../src/container';
+import { createApp } from '../../src/http/app';
+import { createLogger } from '../../src/logger';
+import type { Db } from '../../src/db/knex';
+import { ensureDatabase, seedCatalog, SEARCH_TERM, type SeedResult } from './catalog-seed';
+import {
+  createPgPool,
+  explain,
+  round2,
+  runDirectLoad,
+  runHttpLoad,
+  type DirectLoadResult,
+  type ExplainSummary,
+  type HttpLoadResult,
+  type Statement,
+  type StatementWaves,
+} from './lib';
+
+const BENCH_DATABASE = 'insurance_bench';
+const DEEP_PAGE = 200;
+/** Goal of issue 3: p99 of the endpoint within 3× the direct query's p99 plus 5 ms. */
+const GOAL_FACTOR = 3;
+const GOAL_SLACK_MS = 5;
+
+interface Options {
+  seconds: number;
+  rows: number;
+  connections: number;
+  warmup: number;
+  /** Substrings of scenario names to run (all when empty). */
+  only: string[];
+}
+
+interface Scenario {
+  name: string;
+  path: string;
+}
+
+/** One row of the report. Latencies in ms, throughput per second. */
+export interface ScenarioResult {
+  scenario: string;
+  path: string;
+  /** `metadata.total` and the number of items of the captured response. */
+  response: { total: number; items: number };
+  /** The replayed catalog SQL. */
+  statements: StatementWaves;
+  /** Other SQL the request ran (the gateway's API-key lookup), not replayed. */
+  notReplayed: string[];
+  explain: { statement: string; summary: ExplainSummary }[];
+  endpoint: HttpLoadResult;
+  direct: DirectLoadResult;
+  /** p99(endpoint) / p99(direct). */
+  p99Ratio: number;
+  goal: { limitMs: number; pass: boolean };
+}
+
+const USAGE =
+  'usage: npm run bench -- catalog [--seconds S=10] [--rows N=100000] [--connections C=10] [--warmup S=2] [--only "bundles plain,products"]';
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: '10' },
+      rows: { type: 'string', default: '100000' },
+      connections: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      only: { type: 'string', default: '' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const num = (name: string, raw: string, min: number, max: number) => {
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+    return v;
+  };
+  return {
+    seconds: num('seconds', values.seconds, 1, 3600),
+    rows: num('rows', values.rows, 100, 10_000_000),
+    connections: num('connections', values.connections, 1, 1000),
+    warmup: num('warmup', values.warmup, 0, 600),
+    only: values.only.split(',').map((x) => x.trim()).filter(Boolean),
+  };
+}
+
+function scenarios(): Scenario[] {
+  return [
+    { name: 'bundles plain', path: '/api/v1/bundles' },
+    { name: 'bundles filtered', path: '/api/v1/bundles?test_mode=true&is_recurring=false' },
+    { name: 'bundles searched', path: `/api/v1/bundles?search=${encodeURIComponent(SEARCH_TERM)}` },
+    { name: 'bundles sorted', path: '/api/v1/bundles?sort=insurance_bundled_product_name&order=asc' },
+    { name: `bundles page ${DEEP_PAGE}`, path: `/api/v1/bundles?page=${DEEP_PAGE}` },
+    { name: 'products plain', path: '/api/v1/products' },
+    { name: 'products isTestMode', path: '/api/v1/products?isTestMode=true' },
+    { name: `products pageIndex ${DEEP_PAGE}`, path: `/api/v1/products?pageIndex=${DEEP_PAGE}` },
+  ];
+}
+
+/** The catalog tables; statements on other tables (the API-key lookup) are not replayed. */
+const CATALOG_TABLE = /"(bundles|product_lines|bundle_products)"/;
+
+interface KnexQueryEvent {
+  __knexQueryUid?: string;
+  sql: string;
+  bindings?: unknown[];
+}
+
+/**
+ * Sends one request and records, through knex's `query` / `query-response` events, the
+ * catalog statements it issued, grouped into waves of statements that were in flight together.
+ */
+async function captureOnce(db: Db, url: string, headers: Record<string, string>) {
+  const waves: StatementWaves = [];
+  const other: string[] = [];
+  const inFlight = new Set<string>();
+  const onQuery = (q: KnexQueryEvent) => {
+    if (!CATALOG_TABLE.test(q.sql)) {
+      other.push(q.sql);
+      return;
+    }
+    if (inFlight.size === 0) waves.push([]);
+    if (q.__knexQueryUid) inFlight.add(q.__knexQueryUid);
+    waves[waves.length - 1]!.push({ sql: q.sql, bindings: [...(q.bindings ?? [])] });
+  };
+  const onDone = (_res: unknown, q: KnexQueryEvent) => {
+    if (q.__knexQueryUid) inFlight.delete(q.__knexQueryUid);
+  };
+  db.on('query', onQuery);
+  db.on('query-response', onDone);
+  db.on('query-error', onDone);
+  try {
+    const res = await fetch(url, { headers });
+    const body = (await res.json()) as { data?: unknown[]; metadata?: { total?: number } };
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    return { waves, other, total: body.metadata?.total ?? -1, items: body.data?.length ?? 0 };
+  } finally {
+    db.off('query', onQuery);
+    db.off('query-response', onDone);
+    db.off('query-error', onDone);
+  }
+}
+
+/**
+ * The scenario's catalog SQL as one request issues it. Waves are seen by timing (a statement
+ * that starts after the previous one finished opens a new wave), so after one request that
+ * warms the pool, three requests are captured and the one with the most concurrency is used;
+ * all three must have issued the same statements.
+ */
+async function captureStatements(db: Db, url: string, headers: Record<string, string>) {
+  await captureOnce(db, url, headers);
+  const captures: Awaited<ReturnType<typeof captureOnce>>[] = [];
+  for (let i = 0; i < 3; i++) captures.push(await captureOnce(db, url, headers));
+  const key = (c: (typeof captures)[number]): string => JSON.stringify(c.waves.flat());
+  if (captures.some((c) => key(c) !== key(captures[0]!))) throw new Error(`GET ${url}: the captured SQL differs between requests`);
+  return captures.reduce((best, c) => (c.waves.length < best.waves.length ? c : best));
+}
+
+const firstLine = (s: Statement) => s.sql.replace(/\s+/g, ' ').slice(0, 60);
+
+function fmt(v: number, digits = 2): string {
+  return Number.isFinite(v) ? v.toFixed(digits) : '-';
+}
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+function printTable(rows: ScenarioResult[]): void {
+  const header = ['scenario', 'endpoint p50 / p99 ms', 'endpoint req/s', 'direct p50 / p99 ms', 'direct q/s', 'p99 ratio', 'goal (<= 3x+5ms)'];
+  const body = rows.map((r) => [
+    r.scenario,
+    `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p99)}`,
+    fmt(r.endpoint.reqPerSec, 0),
+    `${fmt(r.direct.latency.p50)} / ${fmt(r.direct.latency.p99)}`,
+    fmt(r.direct.perSec, 0),
+    `${fmt(r.p99Ratio)}x`,
+    `${r.goal.pass ? 'PASS' : 'FAIL'} (limit ${fmt(r.goal.limitMs, 1)})`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => pad(c, widths[i]!, i > 0 && i < 6)).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const b of body) console.log(line(b));
+}
+
+/**
+ * Runs the catalog benchmark with the command-line `argv` (after the benchmark name):
+ * seeds (or reuses) the bench database, starts the API, runs every scenario, prints the
+ * report and writes it to var/bench/catalog-<timestamp>.json.
+ */
+export async function runCatalogBench(argv: string[]): Promise<void> {
+  const opts = parseOptions(argv);
+  const startedAt = new Date();
+  const base = loadConfigOrExit();
+  const log = (s: string) => console.log(s);
+
+  const cpus = os.cpus();
+  log(`catalog bench — ${startedAt.toISOString()}`);
+  log(
+    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; ` +
+      'the load generator (autocannon, worker thread), the API (main thread) and PostgreSQL all share these cores, ' +
+      'so absolute numbers are lower and noisier than on separate machines; the endpoint/direct ratio is the figure to read.',
+  );
+  const loadAtStart = os.loadavg().map(round2);
+  log(
+    `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}` +
+      (loadAtStart[0]! > cpus.length ? ` — WARNING: other processes are already using more than ${cpus.length} cores' worth; expect noise` : ''),
+  );
+
+  const db0 = await ensureDatabase(base.DATABASE_URL, BENCH_DATABASE);
+  const redacted = new URL(db0.url);
+  redacted.password = redacted.password ? '***' : '';
+  log(`database: ${redacted.toString()}${db0.created ? ' (created)' : ''}`);
+
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: db0.url,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    REDIS_URL: '', // in-memory limiter: nothing outside this process on the request path
+    PORT: '0',
+  });
+  const container = createContainer(config, createLogger(config, 'api-bench'));
+  const directPool = createPgPool(db0.url, config.DATABASE_POOL_MAX);
+  let server: Server | undefined;
+  try {
+    const seed: SeedResult = await seedCatalog(
+      container.db,
+      db0.url,
+      config,
+      { rows: opts.rows, otherRows: Math.min(1000, opts.rows) },
+      log,
+    );
+    log(
+      `catalog: account ${seed.account.id} has ${seed.counts.productLines} product lines, ${seed.counts.bundles} bundles, ` +
+        `${seed.counts.bundleLinks} bundle links; account ${seed.otherAccount.id} has ${seed.counts.otherProductLines} / ${seed.counts.otherBundles}` +
+        ` (vacuum analyze ${seed.analyzeSeconds.toFixed(1)} s)`,
+    );
+
+    server = createApp(container).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server!.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const headers = { 'x-api-key': seed.apiKey };
+    const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
+    log(
+      `API on ${baseUrl} (LOG_LEVEL=silent, RATE_LIMIT_PER_MINUTE=100000000, DATABASE_POOL_MAX=${config.DATABASE_POOL_MAX}); ` +
+        `PostgreSQL ${pgVersion}; Node ${process.version}`,
+    );
+    log(
+      `load: ${opts.connections} connections / loops, ${opts.warmup} s warm-up + ${opts.seconds} s measured per side and scenario`,
+    );
+    log(
+      'baseline: the catalog statements one request issued (captured from knex\'s query event on the app\'s knex), ' +
+        `replayed through pg (pool of ${config.DATABASE_POOL_MAX}) by ${opts.connections} concurrent loops; statements the ` +
+        'endpoint ran concurrently (page + count) are replayed concurrently; the API-key lookup is not replayed (endpoint overhead).',
+    );
+    log('');
+
+    const results: ScenarioResult[] = [];
+    const selected = scenarios().filter((sc) => opts.only.length === 0 || opts.only.some((o) => sc.name.includes(o)));
+    if (selected.length === 0) throw new Error(`--only ${opts.only.join(',')} matches no scenario`);
+    for (const sc of selected) {
+      const url = `${baseUrl}${sc.path}`;
+      const cap = await captureStatements(container.db, url, headers);
+      if (cap.waves.length === 0) throw new Error(`${sc.name}: no catalog SQL captured`);
+      const explained: ScenarioResult['explain'] = [];
+      for (const s of cap.waves.flat()) explained.push({ statement: firstLine(s), summary: await explain(directPool, s) });
+
+      if (opts.warmup > 0) await runHttpLoad({ url, headers, connections: opts.connections, seconds: opts.warmup });
+      const endpoint = await runHttpLoad({ url, headers, connections: opts.connections, seconds: opts.seconds });
+      const direct = await runDirectLoad(directPool, cap.waves, { loops: opts.connections, seconds: opts.seconds, warmupSeconds: opts.warmup });
+      const limitMs = GOAL_FACTOR * direct.latency.p99 + GOAL_SLACK_MS;
+      const r: ScenarioResult = {
+        scenario: sc.name,
+        path: sc.path,
+        response: { total: cap.total, items: cap.items },
+        statements: cap.waves,
+        notReplayed: cap.other,
+        explain: explained,
+        endpoint,
+        direct,
+        p99Ratio: endpoint.latency.p99 / direct.latency.p99,
+        goal: { limitMs, pass: endpoint.latency.p99 <= limitMs && endpoint.non2xx === 0 && endpoint.errors === 0 },
+      };
+      results.push(r);
+      const problems = [
+        endpoint.non2xx ? `${endpoint.non2xx} non-2xx` : '',
+        endpoint.errors ? `${endpoint.errors} errors` : '',
+        endpoint.timeouts ? `${endpoint.timeouts} timeouts` : '',
+        direct.errors ? `${direct.errors} direct errors` : '',
+      ].filter(Boolean);
+      log(
+        `${pad(sc.name, 22)} total ${cap.total}, ${cap.items} items, ${cap.waves.flat().length} statements in ${cap.waves.length} wave(s) (+${cap.other.length} not replayed) | ` +
+          `endpoint p99 ${fmt(endpoint.latency.p99)} ms, ${fmt(endpoint.reqPerSec, 0)} req/s, API loop busy ${fmt(endpoint.apiEventLoopUtilization * 100, 0)}% | direct p99 ${fmt(direct.latency.p99)} ms, ` +
+          `${fmt(direct.perSec, 0)} q/s | ${r.goal.pass ? 'PASS' : 'FAIL'}${problems.length ? ` | ${problems.join(', ')}` : ''}`,
+      );
+    }
+
+    log('');
+    printTable(results);
+    log('');
+    log('EXPLAIN (ANALYZE, BUFFERS) of each captured statement (execution time server-side, one run, idle server):');
+    for (const r of results) {
+      const parts = r.explain.map((e) => {
+        const kind = /count\(/i.test(e.statement) ? 'count' : 'page';
+        const seq = e.summary.seqScans.length ? ` SEQ SCAN on ${e.summary.seqScans.join(', ')}!` : '';
+        return `${kind}: ${e.summary.plan} [${fmt(e.summary.executionMs)} ms, ${e.summary.buffers} buffers]${seq}`;
+      });
+      log(`  ${pad(r.scenario, 22)} ${parts.join('  ||  ')}`);
+    }
+
+    const failed = results.filter((r) => !r.goal.pass);
+    log('');
+    log(
+      failed.length === 0
+        ? `goal p99_endpoint <= ${GOAL_FACTOR} x p99_direct + ${GOAL_SLACK_MS} ms: PASS for all ${results.length} scenarios`
+        : `goal p99_endpoint <= ${GOAL_FACTOR} x p99_direct + ${GOAL_SLACK_MS} ms: FAIL for ${failed.length} of ${results.length}: ${failed.map((r) => r.scenario).join(', ')}`,
+    );
+    log(
+      `load average at end (1/5/15 min): ${os.loadavg().map(round2).join(' / ')}; seeding: ${seed.reused ? 'reused the existing catalog' : `${seed.seedSeconds.toFixed(1)} s for ${opts.rows} + ${Math.min(1000, opts.rows)} rows per table`}`,
+    );
+
+    const outDir = path.resolve(__dirname, '..', '..', 'var', 'bench');
+    fs.mkdirSync(outDir, { recursive: true });
+    const file = path.join(outDir, `catalog-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+    const json = {
+      benchmark: 'catalog',
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      units: { latency: 'ms', endpointThroughput: 'requests/s (2xx)', directThroughput: 'statement sets/s (one set = the SQL of one request)' },
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model.trim(),
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        note: 'load generator, API and PostgreSQL share the same cores',
+        node: process.version,
+        postgres: pgVersion,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: os.loadavg().map(round2),
+      },
+      options: { ...opts, databasePoolMax: config.DATABASE_POOL_MAX, deepPage: DEEP_PAGE, searchTerm: SEARCH_TERM },
+      goal: `p99_endpoint <= ${GOAL_FACTOR} * p99_direct + ${GOAL_SLACK_MS} ms`,
+      baseline:
+        "statements captured from knex's query event during one request of the scenario, replayed through pg (same pool size) by the same number of concurrent loops; concurrent statements replayed concurrently; API-key lookup excluded",
+      seeding: {
+        reused: seed.reused,
+        seedSeconds: round2(seed.seedSeconds),
+        vacuumAnalyzeSeconds: round2(seed.analyzeSeconds),
+        account: seed.account,
+        otherAccount: seed.otherAccount,
+        counts: seed.counts,
+      },
+      scenarios: results.map((r) => ({
+        scenario: r.scenario,
+        path: r.path,
+        response: r.response,
+        endpoint: {
+          p50: round2(r.endpoint.latency.p50),
+          p90: round2(r.endpoint.latency.p90),
+          p99: round2(r.endpoint.latency.p99),
+          max: round2(r.endpoint.latency.max),
+          reqPerSec: round2(r.endpoint.reqPerSec),
+          requests: r.endpoint.responses2xx,
+          non2xx: r.endpoint.non2xx,
+          errors: r.endpoint.errors,
+          timeouts: r.endpoint.timeouts,
+          autocannon: r.endpoint.autocannon,
+          apiEventLoopUtilization: round2(r.endpoint.apiEventLoopUtilization),
+        },
+        direct: {
+          p50: round2(r.direct.latency.p50),
+          p90: round2(r.direct.latency.p90),
+          p99: round2(r.direct.latency.p99),
+          max: round2(r.direct.latency.max),
+          perSec: round2(r.direct.perSec),
+          executions: r.direct.latency.samples,
+          errors: r.direct.errors,
+        },
+        p99Ratio: round2(r.p99Ratio),
+        goal: { limitMs: round2(r.goal.limitMs), pass: r.goal.pass },
+        statements: r.statements,
+        notReplayed: r.notReplayed,
+        explain: r.explain.map((e) => ({ statement: e.statement, ...e.summary, executionMs: round2(e.summary.executionMs) })),
+      })),
+    };
+    fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+    log(`report written to ${path.relative(process.cwd(), file)}`);
+  } finally {
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+    }
+    await directPool.end();
+    await container.close();
+  }
+}

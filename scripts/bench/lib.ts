@@ -1,0 +1,313 @@
+/**
+ * Shared building blocks of the benchmarks in `scripts/bench/`: the `pg` driver, latency
+ * statistics, the HTTP load runner (autocannon in a worker thread), the direct-SQL load loop
+ * and a one-line summary of an `EXPLAIN` plan.
+ *
+ * Units everywhere: latencies in milliseconds (ms, fractional), throughput in requests or
+ * statement sets per second, durations given as seconds.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+
+// ---------------------------------------------------------------------------------------------
+// pg: the project has no @types/pg, so the few members used here are typed locally.
+
+export interface PgResult {
+  rows: Record<string, unknown>[];
+  rowCount: number | null;
+}
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<PgResult>;
+}
+export interface PgPoolClient extends PgQueryable {
+  release(): void;
+}
+export interface PgPool extends PgQueryable {
+  connect(): Promise<PgPoolClient>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+interface PgModule {
+  Pool: new (config: { connectionString: string; max?: number; idleTimeoutMillis?: number }) => PgPool;
+}
+
+/** The `pg` driver (the same copy knex uses). */
+export const pg: PgModule = createRequire(__filename)('pg') as PgModule;
+
+/** A pg pool of `max` connections; a broken idle connection is reported, not thrown. */
+export function createPgPool(connectionString: string, max: number): PgPool {
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 60_000 });
+  pool.on('error', (err) => console.error(`pg pool: ${err.message}`));
+  return pool;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+/** Latency summary in milliseconds. */
+export interface LatencyStats {
+  samples: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** Nearest-rank percentile `q` (0..100) of ascending `sorted` values; NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((q / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+/** p50/p90/p99/max/mean of latency samples given in ms. */
+export function latencyStats(samples: ArrayLike<number>): LatencyStats {
+  const sorted = Float64Array.from(samples).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    samples: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+    mean: sorted.length ? sum / sorted.length : Number.NaN,
+  };
+}
+
+/** Rounds for display and JSON: 2 decimals. */
+export const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+// ---------------------------------------------------------------------------------------------
+// HTTP load (autocannon)
+
+export interface HttpLoadOptions {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  /** Length of the run, seconds. */
+  seconds: number;
+}
+
+/** Outcome of one measured autocannon run. */
+export interface HttpLoadResult {
+  /** Latency of the 2xx responses, ms, from autocannon's per-response hrtime durations. */
+  latency: LatencyStats;
+  /** 2xx responses per second over the run's wall time. */
+  reqPerSec: number;
+  /** Wall time of the run, seconds. */
+  durationSeconds: number;
+  responses2xx: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** autocannon's own numbers (its histogram keeps whole ms), for reference. */
+  autocannon: { p50: number; p99: number; responses2xx: number };
+  /**
+   * Share of wall time (0..1) the main thread's event loop was busy during the run: in the
+   * catalog bench that thread runs the API, so ~1 means the API was CPU-bound.
+   */
+  apiEventLoopUtilization: number;
+}
+
+interface WorkerReply {
+  ok: boolean;
+  error?: string;
+  samples?: Float64Array;
+  durationSeconds?: number;
+  non2xx?: number;
+  errors?: number;
+  timeouts?: number;
+  autocannon?: { p50: number; p99: number; responses2xx: number };
+}
+
+/**
+ * Runs autocannon against `url` in a worker thread, so the load generator has its own event
+ * loop and does not steal the API's (the API runs in this process's main thread).
+ */
+export function runHttpLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
+  const elu0 = performance.eventLoopUtilization();
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(path.join(__dirname, 'load-worker.mjs'), { workerData: opts });
+    let settled = false;
+    worker.once('message', (reply: WorkerReply) => {
+      settled = true;
+      void worker.terminate();
+      if (!reply.ok) {
+        reject(new Error(`load worker: ${reply.error}`));
+        return;
+      }
+      const samples = reply.samples!;
+      const durationSeconds = reply.durationSeconds!;
+      resolve({
+        latency: latencyStats(samples),
+        reqPerSec: samples.length / durationSeconds,
+        durationSeconds,
+        responses2xx: samples.length,
+        non2xx: reply.non2xx!,
+        errors: reply.errors!,
+        timeouts: reply.timeouts!,
+        autocannon: reply.autocannon!,
+        apiEventLoopUtilization: performance.eventLoopUtilization(elu0).utilization,
+      });
+    });
+    worker.once('error', (err) => {
+      if (!settled) reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`load worker exited with code ${code} before reporting`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Direct SQL load
+
+/** One SQL statement with positional (`$1`) bindings, as pg receives it. */
+export interface Statement {
+  sql: string;
+  bindings: unknown[];
+}
+
+/**
+ * Statements grouped as the endpoint issued them: the statements of one wave ran
+ * concurrently (e.g. `Promise.all([page, count])`), the waves one after another.
+ */
+export type StatementWaves = Statement[][];
+
+export interface DirectLoadResult {
+  /** Latency of one execution of all waves, ms. */
+  latency: LatencyStats;
+  /** Executions of all waves per second (comparable to the endpoint's req/s). */
+  perSec: number;
+  durationSeconds: number;
+  errors: number;
+}
+
+/** Executes the waves once on `pool`: each wave's statements concurrently, waves in order. */
+export async function executeWaves(pool: PgPool, waves: StatementWaves): Promise<void> {
+  for (const wave of waves) {
+    await Promise.all(wave.map((s) => pool.query(s.sql, s.bindings)));
+  }
+}
+
+/**
+ * `loops` concurrent loops, each executing `waves` back to back on `pool` for `seconds`,
+ * after an unmeasured warm-up of `warmupSeconds`. Each sample is one execution of all waves.
+ */
+export async function runDirectLoad(
+  pool: PgPool,
+  waves: StatementWaves,
+  opts: { loops: number; seconds: number; warmupSeconds: number },
+): Promise<DirectLoadResult> {
+  const run = async (seconds: number, record: boolean) => {
+    const samples: number[] = [];
+    let errors = 0;
+    let firstError: unknown;
+    const started = performance.now();
+    const end = started + seconds * 1000;
+    const loop = async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          await executeWaves(pool, waves);
+          if (record) samples.push(performance.now() - t0);
+        } catch (err) {
+          errors += 1;
+          firstError ??= err;
+          if (errors > 100) throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: opts.loops }, loop));
+    if (firstError && record) console.error(`direct query error: ${(firstError as Error).message}`);
+    return { samples, errors, durationSeconds: (performance.now() - started) / 1000 };
+  };
+  if (opts.warmupSeconds > 0) await run(opts.warmupSeconds, false);
+  const measured = await run(opts.seconds, true);
+  return {
+    latency: latencyStats(measured.samples),
+    perSec: measured.samples.length / measured.durationSeconds,
+    durationSeconds: measured.durationSeconds,
+    errors: measured.errors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// EXPLAIN
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Scan Direction'?: string;
+  'Sort Method'?: string;
+  'Heap Fetches'?: number;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/** One plan node as text, e.g. `Index Scan Backward bundles_account_created_at_idx (rows 20)`. */
+function describeNode(n: PlanNode): string {
+  let s = n['Node Type'];
+  if (n['Scan Direction'] === 'Backward') s += ' Backward';
+  if (n['Index Name']) s += ` ${n['Index Name']}`;
+  else if (n['Relation Name']) s += ` on ${n['Relation Name']}`;
+  const extra: string[] = [];
+  if (n['Sort Method']) extra.push(n['Sort Method']);
+  if (n['Actual Rows'] !== undefined && n['Node Type'] !== 'Aggregate' && n['Node Type'] !== 'Limit') {
+    extra.push(`rows ${n['Actual Rows']}${(n['Actual Loops'] ?? 1) > 1 ? `×${n['Actual Loops']}` : ''}`);
+  }
+  if (n['Rows Removed by Filter']) extra.push(`filtered out ${n['Rows Removed by Filter']}`);
+  if (n['Heap Fetches'] !== undefined) extra.push(`heap fetches ${n['Heap Fetches']}`);
+  return extra.length ? `${s} (${extra.join(', ')})` : s;
+}
+
+/** The plan tree on one line: `A > B > C`, siblings as `A > [B ; C]`. */
+function describePlan(n: PlanNode): string {
+  const head = describeNode(n);
+  const kids = n.Plans ?? [];
+  if (kids.length === 0) return head;
+  if (kids.length === 1) return `${head} > ${describePlan(kids[0]!)}`;
+  return `${head} > [${kids.map(describePlan).join(' ; ')}]`;
+}
+
+function collect(n: PlanNode, out: PlanNode[] = []): PlanNode[] {
+  out.push(n);
+  for (const k of n.Plans ?? []) collect(k, out);
+  return out;
+}
+
+/** Summary of `EXPLAIN (ANALYZE, BUFFERS)` of one statement. */
+export interface ExplainSummary {
+  /** The plan on one line: node types, index names, actual rows. */
+  plan: string;
+  /** Server-side execution time of the EXPLAIN ANALYZE run, ms. */
+  executionMs: number;
+  /** Every index the plan reads. */
+  indexes: string[];
+  /** Tables read by a sequential scan (empty when every table is read through an index). */
+  seqScans: string[];
+  /** Shared buffers hit + read by the whole statement (8 kB pages). */
+  buffers: number;
+}
+
+/** Runs `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` for `s` and summarizes it. */
+export async function explain(db: PgQueryable, s: Statement): Promise<ExplainSummary> {
+  const res = await db.query(`explain (analyze, buffers, format json) ${s.sql}`, s.bindings);
+  const doc = res.rows[0]!['QUERY PLAN'] as [{ Plan: PlanNode & { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number }; 'Execution Time': number }];
+  const root = doc[0].Plan;
+  const nodes = collect(root);
+  return {
+    plan: describePlan(root),
+    executionMs: doc[0]['Execution Time'],
+    indexes: [...new Set(nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])))],
+    seqScans: nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'] ?? '?'),
+    buffers: (root['Shared Hit Blocks'] ?? 0) + (root['Shared Read Blocks'] ?? 0),
+  };
+}
