@@ -926,11 +926,16 @@ describe('query plans at scale (issue: indexes for 100 000 bundles)', () => {
     expect(page).toContain('bundles_account_created_at_idx');
     expect(page).not.toMatch(/Seq Scan|Sort/);
 
-    // A test key: its page and its count go through the partial test-mode index
-    // (migration 20261122000350), so test bundles stay cheap among many live ones.
+    // A test key: its page and its count go through a test-mode index — the partial one
+    // (migration 20261122000350) or the (account, mode, recurring) one (20261122000500) — so test
+    // bundles stay cheap among many live ones.
     const testKey = repo.listQueries({ ...scope, testModeOnly: true }, defaults);
-    expect(await planUsing(testKey.page, 'bundles_account_test_created_idx')).toContain('bundles_account_test_created_idx');
-    expect(await planUsing(testKey.count, 'bundles_account_test_created_idx')).toContain('bundles_account_test_created_idx');
+    const modeIndex = /bundles_account_test_created_idx|bundles_account_mode_recurring_created_idx/;
+    for (const q of [testKey.page, testKey.count]) {
+      const p = await planUsing(q, 'bundles_account_test_created_idx');
+      expect(p).toMatch(modeIndex);
+      expect(p).not.toContain('Seq Scan');
+    }
 
     // A selective root-id filter: page and count use its partial index, not a scan of the account.
     const byInsurer = repo.listQueries(scope, { ...defaults, filter: { rootInsurerDbId: insurerId } });
