@@ -88,7 +88,9 @@ afterAll(async () => {
 });
 
 const create = (key: string, body: unknown) => call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body });
-const countRows = async () => Number((await app.container.db('product_lines').count({ n: '*' }))[0]!.n);
+/** Product lines of one account (suites run in parallel against the same database). */
+const countRows = async (rootAccountId = accountId) =>
+  Number((await app.container.db('product_lines').where({ root_account_id: rootAccountId }).count({ n: '*' }))[0]!.n);
 
 describe('POST /products', () => {
   test('when the body is complete, then 201 with the create-response shape and a processor product and price in test mode', async () => {
@@ -205,12 +207,12 @@ describe('processor failures leave nothing behind (spec §7.1)', () => {
     try {
       const acct = await createRootAccount(bad.container);
       const k = await createKey(bad.container, { rootAccountId: acct.id });
-      const before = await countRows();
+      const before = await countRows(acct.id);
       const res = await call(bad.baseUrl, '/api/v1/products', { method: 'POST', key: k.key, body: { customerName: 'X', defaultPrice: 1 } });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('AUTHENTICATION_ERROR');
       expect(res.text).not.toContain('rk_not_a_valid_secret');
-      expect(await countRows()).toBe(before);
+      expect(await countRows(acct.id)).toBe(before);
     } finally {
       await bad.close();
     }
@@ -221,11 +223,11 @@ describe('processor failures leave nothing behind (spec §7.1)', () => {
     try {
       const acct = await createRootAccount(down.container);
       const k = await createKey(down.container, { rootAccountId: acct.id });
-      const before = await countRows();
+      const before = await countRows(acct.id);
       const res = await call(down.baseUrl, '/api/v1/products', { method: 'POST', key: k.key, body: { customerName: 'X', defaultPrice: 1 } });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('CONNECTION_ERROR');
-      expect(await countRows()).toBe(before);
+      expect(await countRows(acct.id)).toBe(before);
     } finally {
       await down.close();
     }
