@@ -16,6 +16,7 @@ import type { RouteRegistration } from '../container';
 import type { AppState } from '../http/context';
 import { ok } from '../http/envelope';
 import { ErrorEnvelopeSchema, ListMetadataSchema, gatewayResponses, type OpenAPIRegistry } from '../http/openapi';
+import { successEnvelope } from '../http/openapi';
 import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { toMajorUnits } from '../shared/money';
@@ -118,10 +119,7 @@ export function bundleRoutes(service: BundleService): RouteRegistration {
   };
 }
 
-const successOf = <T extends z.ZodType>(data: T, message: string, id: string) =>
-  z
-    .object({ success: z.literal(true), data, message: z.string().meta({ example: message }) })
-    .meta({ id });
+const successOf = <T extends z.ZodType>(data: T, message: string, id: string) => successEnvelope(data, id, message);
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 

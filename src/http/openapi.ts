@@ -65,6 +65,16 @@ export const ListMetadataSchema = z
   })
   .meta({ id: 'ListMetadata' });
 
+/** The success envelope `{ success: true, data, message }` of spec §2.5 around `data`, as a named schema. */
+export function successEnvelope<T extends z.ZodType>(data: T, id: string, message?: string) {
+  return z.object({ success: z.literal(true), data, message: z.string().meta(message ? { example: message } : {}) }).meta({ id });
+}
+
+/** The list envelope (`data` array plus `metadata`) of spec §2.5 around `item`, as a named schema. */
+export function listEnvelope<T extends z.ZodType>(item: T, id: string) {
+  return z.object({ success: z.literal(true), data: z.array(item), metadata: ListMetadataSchema, message: z.string() }).meta({ id });
+}
+
 const errorResponse = (description: string) => ({
   description,
   content: { 'application/json': { schema: ErrorEnvelopeSchema } },

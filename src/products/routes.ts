@@ -8,14 +8,10 @@ import type { RouteRegistration } from '../container';
 import { ok } from '../http/envelope';
 import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
-import { ListMetadataSchema, gatewayResponses, ErrorEnvelopeSchema } from '../http/openapi';
+import { gatewayResponses, ErrorEnvelopeSchema, listEnvelope, successEnvelope as envelope } from '../http/openapi';
 import type { ProductService } from './service';
 import { CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateProductBody } from './schemas';
 
-const envelope = <T extends z.ZodType>(data: T, id: string) =>
-  z.object({ success: z.literal(true), data, message: z.string() }).meta({ id });
-const listEnvelope = <T extends z.ZodType>(item: T, id: string) =>
-  z.object({ success: z.literal(true), data: z.array(item), metadata: ListMetadataSchema, message: z.string() }).meta({ id });
 const notFoundResponse = { description: 'NOT_FOUND: no product with that id in this account', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
 const IdParam = z.object({ id: z.string().meta({ description: 'Product line id, integer >= 1', example: '12' }) });
 
