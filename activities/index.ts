@@ -4,12 +4,16 @@
  */
 import type { Db } from '../src/db/knex';
 import type { Logger } from '../src/logger';
+import type { Payproc } from '../src/payproc/client';
+import { createPurchaseActivities } from './purchase';
 
 export interface ActivityDeps {
   db: Db;
   log: Logger;
+  payproc: Payproc;
+  publicBaseUrl: string;
 }
 
-export function createActivities(_deps: ActivityDeps): Record<string, (...args: never[]) => Promise<unknown>> {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return { ...createPurchaseActivities(deps) };
 }

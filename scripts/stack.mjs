@@ -459,6 +459,28 @@ async function ensureSearchAttributes(bin, address, namespace, log) {
 }
 
 /**
+ * Creates the Temporal namespace `namespace` on the server at `address` (retention 1 day), waits
+ * until it answers, and registers the purchase search attributes in it. The test setup uses a
+ * namespace per run, so workflow ids (`purchase-<id>`, whose ids restart with the recreated test
+ * database) never meet a previous run's workflows or those of a running `npm run dev`.
+ *
+ * @param {{ bin: string, address: string, namespace: string, timeoutMs?: number, log?: (line: string) => void }} options
+ * @throws {Error} when the namespace cannot be created or does not answer in time.
+ */
+export async function ensureTemporalNamespace({ bin, address, namespace, timeoutMs = 30_000, log = defaultLog }) {
+  const created = await run(bin, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', '24h', '--address', address]);
+  if (!created.ok && !/already/i.test(created.stderr + created.stdout)) {
+    throw new Error(`could not create Temporal namespace ${namespace}: ${(created.stderr || created.stdout).trim()}`);
+  }
+  const end = Date.now() + timeoutMs;
+  while (!(await run(bin, ['operator', 'namespace', 'describe', '--namespace', namespace, '--address', address], { timeoutMs: 5000 })).ok) {
+    if (Date.now() > end) throw new Error(`Temporal namespace ${namespace} did not become available within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await ensureSearchAttributes(bin, address, namespace, log);
+}
+
+/**
  * Makes sure a Temporal dev server answers on 127.0.0.1:`port` with the `default` namespace
  * and the Keyword search attributes PurchaseId, PaymentIntentId, PurchaseStatus, BuyerEmail.
  * Starts `temporal server start-dev` (SQLite state in `dbFile`, Web UI on `uiPort`, log

@@ -62,6 +62,13 @@ const schema = z.object({
   PAYPROC_API_BASE: urlOrNone('http://127.0.0.1:12111'),
   PAYPROC_WEBHOOK_SECRET: z.string().startsWith('whsec_').default('whsec_local_development_secret'),
 
+  /** A second webhook signing secret (e.g. the test-mode endpoint's), tried after the first. */
+  PAYPROC_WEBHOOK_SECRET_SECONDARY: z.preprocess((v) => (v === '' ? undefined : v), z.string().startsWith('whsec_').optional()),
+  /** How long a buyer may take to pay a checkout session, in seconds (processor allows 1800–86400). */
+  CHECKOUT_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(86_400),
+  /** How often a waiting purchase asks the processor about its session, in seconds (covers lost webhooks). */
+  CHECKOUT_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+
   /** Object storage (GCS). Endpoint set for fake-gcs-server, empty for real GCS. */
   STORAGE_API_ENDPOINT: urlOrNone('http://127.0.0.1:4443'),
   STORAGE_BUCKET: z.string().min(3).default('certificates'),

@@ -26,6 +26,9 @@ import { createQuestionSetsRepository } from './question-sets/repository';
 import { createQuotesRepository } from './quotes/repository';
 import { createQuoteService, type QuoteService } from './quotes/service';
 import { quoteRoutes } from './quotes/routes';
+import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/workflow-client';
+import { createWebhookService } from './webhooks/service';
+import { webhookRoutes } from './webhooks/routes';
 import type { AppState } from './http/context';
 import type { OpenAPIRegistry } from './http/openapi';
 
@@ -47,6 +50,9 @@ export interface Container {
   apiV1Routes: RouteRegistration[];
   /** Routes of each bare surface, mounted under its prefix. */
   surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
+  /** Routes under /webhooks (no API key). */
+  webhookRoutes: RouteRegistration[];
+  purchaseWorkflows: PurchaseWorkflows;
   checkDb: () => Promise<boolean>;
   close(): Promise<void>;
 }
@@ -66,7 +72,20 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc), questionSets });
   const bundles = createBundleService({ bundles: createBundlesRepository(db) });
   const buyers = createBuyerService({ buyers: createBuyersRepository(db), accounts, tokenTtlSeconds: config.BUYER_ACCESS_TOKEN_TTL_SECONDS });
+  const purchaseWorkflows = createPurchaseWorkflows({
+    client: temporal.client,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
+    pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
+  });
+  const webhooks = createWebhookService({
+    db,
+    stripe: payproc.client('test'),
+    secrets: [config.PAYPROC_WEBHOOK_SECRET, ...(config.PAYPROC_WEBHOOK_SECRET_SECONDARY ? [config.PAYPROC_WEBHOOK_SECRET_SECONDARY] : [])],
+    workflows: purchaseWorkflows,
+  });
   const quotes = createQuoteService({
+    startCheckout: (input) => purchaseWorkflows.startCheckout(input),
     quotes: createQuotesRepository(db),
     questionSets,
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
@@ -81,6 +100,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     payproc,
     services: { apiKeys, products, bundles, buyers, quotes },
     apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
+    webhookRoutes: [webhookRoutes(webhooks)],
+    purchaseWorkflows,
     surfaceRoutes: {
       '/public-quote': [quoteRoutes(quotes)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],

@@ -9,6 +9,7 @@ import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb } from './db/knex';
 import { createActivities } from '../activities';
+import { createPayproc } from './payproc/client';
 
 /** Routes the SDK's log lines into pino. */
 function installRuntimeLogger(log: Logger): void {
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities({ db, log }),
+      activities: createActivities({ db, log, payproc: createPayproc(config), publicBaseUrl: config.PUBLIC_BASE_URL }),
       shutdownGraceTime: '10s',
     });
     log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker running');

@@ -14,3 +14,54 @@ export function purchaseWorkflowId(purchaseId: number): string {
 /** Search attributes registered on the Temporal server by `npm run dev` and the test setup. */
 export const SEARCH_ATTRIBUTES = ['PurchaseId', 'PaymentIntentId', 'PurchaseStatus', 'BuyerEmail'] as const;
 export type SearchAttributeName = (typeof SEARCH_ATTRIBUTES)[number];
+
+/** Workflow id of a purchase's certificate issuance (child of the purchase workflow). */
+export function certificatesWorkflowId(purchaseId: number): string {
+  return `certificates-${purchaseId}`;
+}
+
+/** Purchase statuses, as stored in `purchases.status` and the `PurchaseStatus` search attribute. */
+export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'awaiting_certificates';
+
+/** Input of `purchaseWorkflow`. Durations are inputs so tests can make them short (STYLE 10). */
+export interface PurchaseWorkflowInput {
+  purchaseId: number;
+  buyerEmail: string;
+  /** How long the buyer has to pay, in seconds. */
+  sessionTtlSeconds: number;
+  /** How often to ask the processor about the session while waiting, in seconds. */
+  pollIntervalSeconds: number;
+}
+
+/** The checkout session returned to the agent (spec §4.4 step 2); amounts in minor units. */
+export interface CheckoutSession {
+  id: string;
+  url: string;
+  /** The processor's payment intent, when it exists at creation (it may appear only after payment). */
+  payment_intent: string | null;
+  amount_total: number;
+  currency: string;
+  /** ISO 8601: when the session stops accepting payment. */
+  expires_at: string;
+}
+
+/** A processor notification relayed by the webhook route to the purchase workflow. */
+export interface PaymentEvent {
+  eventId: string;
+  /** `paid`: money captured; `failed`: async payment failed; `expired`: session expired. */
+  outcome: 'paid' | 'failed' | 'expired';
+  paymentIntentId: string | null;
+}
+
+/** What the `status` query answers. */
+export interface PurchaseStatusView {
+  purchaseId: number;
+  status: PurchaseStatus;
+  checkoutSessionId: string | null;
+  paymentIntentId: string | null;
+}
+
+/** Update, signal and query names (the workflow defines them with these names). */
+export const CREATE_CHECKOUT_UPDATE = 'createCheckout';
+export const PAYMENT_EVENT_SIGNAL = 'paymentEvent';
+export const STATUS_QUERY = 'status';

@@ -6,6 +6,7 @@
  *   → /public-quote, /platform-seller-invites, /platform-agency-certs, /platform-agency-root-certs
  *     (spec §4.3–4.5: unversioned, no envelope; errors are the bare serialised error of §7.2):
  *     gateway key check → rate limit → JSON body → domain routes
+ *   → /webhooks/payproc: no key (signature over the raw body), JSON body, bare errors
  *   → anything unmatched: 404 ROUTE_NOT_FOUND (also a known path with the wrong method).
  *
  * `createApp` takes already-built dependencies (see `src/container.ts`), so tests start the
@@ -66,6 +67,13 @@ export function createApp(c: Container): Koa<AppState> {
     return { prefix, chain };
   });
 
+  const webhooks = new Router<AppState>({ prefix: '/webhooks' });
+  for (const register of c.webhookRoutes) register(webhooks, registry);
+  const webhookChain = compose([
+    jsonBody(c.config.BODY_LIMIT_BYTES) as Koa.Middleware<AppState>,
+    webhooks.routes() as unknown as Koa.Middleware<AppState>,
+  ]);
+
   app.use(requestId(c.log));
   app.use(errorHandler());
   app.use(system.routes());
@@ -75,6 +83,10 @@ export function createApp(c: Container): Koa<AppState> {
     if (surface) {
       ctx.state.errorStyle = 'bare';
       return surface.chain(ctx, next);
+    }
+    if (ctx.path.startsWith('/webhooks/')) {
+      ctx.state.errorStyle = 'bare';
+      return webhookChain(ctx, next);
     }
     return next();
   });

@@ -30,6 +30,7 @@ export interface NewPurchase {
   apiKeyId: number;
   agentId: number | null;
   buyerId: number;
+  buyerEmail: string;
   mode: 'live' | 'test';
   currency: string;
   subtotalMinor: number;
@@ -105,6 +106,7 @@ export function createQuotesRepository(db: Db) {
             api_key_id: p.apiKeyId,
             agent_id: p.agentId,
             buyer_id: p.buyerId,
+            buyer_email: p.buyerEmail,
             mode: p.mode,
             status: 'quoted',
             currency: p.currency,

@@ -6,7 +6,7 @@ import type { RouteRegistration } from '../container';
 import { parseBody } from '../http/validation';
 import { bareSurfaceResponses, bareError } from '../http/openapi';
 import type { QuoteService } from './service';
-import { CatalogRequest, CatalogResponse, PricedQuoteResponse, ValidateRequest } from './schemas';
+import { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
 
 export function quoteRoutes(service: QuoteService): RouteRegistration {
   return (router, registry) => {
@@ -33,12 +33,12 @@ export function quoteRoutes(service: QuoteService): RouteRegistration {
       method: 'post',
       path: '/public-quote/adminValidateBuyerResponses',
       tags: ['Quote'],
-      summary: "Validate the buyer's answers, expand coverage into covered units, price and record the purchase",
+      summary: "Validate the buyer's answers, price them, record the purchase and create its checkout session",
       description:
         'Every problem comes back at once as `errors: [{ product_line_template_id, question, reason }]` with 400 VALIDATION_ERROR. Amounts are minor units.',
       request: { body: { content: { 'application/json': { schema: ValidateRequest } } } },
       responses: {
-        200: { description: 'The priced quote', content: { 'application/json': { schema: PricedQuoteResponse } } },
+        200: { description: 'The checkout session', content: { 'application/json': { schema: CheckoutResponse } } },
         401: bareError('ACCESS_TOKEN_INVALID or ACCESS_TOKEN_EXPIRED'),
         ...bareSurfaceResponses,
       },

@@ -78,12 +78,16 @@ export const CoverageDatetime = z.object({
   local_label: z.string(),
 });
 
-export const PricedQuoteResponse = z
+export const CheckoutResponse = z
   .object({
-    purchase_id: z.number().int(),
-    status: z.literal('quoted'),
-    currency: z.string(),
+    id: z.string().meta({ description: 'Checkout session id at the processor' }),
+    url: z.string().meta({ description: 'Send the buyer here to pay' }),
+    payment_intent: z.string().nullable().meta({ description: 'The payment intent, when the processor has created it (it may appear only once the buyer pays)' }),
     amount_total: z.number().int().meta({ description: "Minor units (the currency's smallest unit)" }),
+    currency: z.string(),
+    expires_at: z.string().meta({ description: 'ISO 8601: after this the session can no longer be paid' }),
+    purchase_id: z.number().int(),
+    status: z.literal('awaiting_payment'),
     amount_subtotal: z.number().int(),
     platform_fee: z.object({ bps: z.number().int().nullable(), amount: z.number().int() }),
     line_items: z.array(
@@ -92,5 +96,5 @@ export const PricedQuoteResponse = z
     product_line_data: z.array(z.object({ product_line_id: z.number().int(), product_line_is_trip_excess_product: z.boolean() })),
     certificate_coverage_datetimes: z.array(CoverageDatetime),
   })
-  .meta({ id: 'PricedQuote', description: 'Until checkout lands, the validated and priced quote; amounts in minor units.' });
-export type PricedQuoteResponse = z.infer<typeof PricedQuoteResponse>;
+  .meta({ id: 'CheckoutResponse', description: 'The checkout session (spec §4.4 step 2) with the priced purchase behind it; amounts in minor units.' });
+export type CheckoutResponse = z.infer<typeof CheckoutResponse>;

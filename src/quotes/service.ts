@@ -18,11 +18,13 @@ import { toMajorUnits } from '../shared/money';
 import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './answers';
 import { MAX_CHARGE_MINOR, priceQuote } from './pricing';
 import type { QuotableScope, QuotesRepository } from './repository';
-import type { CatalogRequest, CatalogResponse, PricedQuoteResponse, ValidateRequest } from './schemas';
+import type { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
+import type { CheckoutSession } from '../../workflows/contracts';
 
 /** What the quote service needs to know about the buyer behind a token. */
 export interface VerifiedBuyer {
   buyerId: number;
+  email: string;
 }
 export type VerifyBuyer = (principal: Principal, idpAccntUuid: string, accessToken: string) => Promise<VerifiedBuyer>;
 
@@ -32,6 +34,8 @@ export function createQuoteService(deps: {
   quotes: QuotesRepository;
   questionSets: QuestionSetsRepository;
   verifyBuyer: VerifyBuyer;
+  /** Starts (or attaches to) the purchase workflow and returns its checkout session. */
+  startCheckout: (input: { purchaseId: number; buyerEmail: string }) => Promise<CheckoutSession>;
   maxCoveredUnits: number;
   now?: () => Date;
 }) {
@@ -75,10 +79,10 @@ export function createQuoteService(deps: {
 
     /**
      * Step 2: checks the buyer's token, validates every selected product line's answers
-     * against its template, expands coverage into covered units, prices the quote and records
-     * the purchase. Returns the priced quote (checkout is added by the purchase workflow).
+     * against its template, expands coverage into covered units, prices the quote, records the
+     * purchase, and starts its purchase workflow, which creates the checkout session returned.
      */
-    async validateAndPrice(principal: Principal, req: ValidateRequest): Promise<PricedQuoteResponse> {
+    async validateAndPrice(principal: Principal, req: ValidateRequest): Promise<CheckoutResponse> {
       const buyer = await deps.verifyBuyer(principal, req.idp_accnt_uuid, req.access_token);
       const ids = req.selected_product_lines_to_purchase.map((s) => s.product_line_template_id);
       const products = await deps.quotes.findQuotable(scopeOf(principal), ids.filter((id): id is number => Number.isInteger(id)));
@@ -129,6 +133,7 @@ export function createQuoteService(deps: {
         apiKeyId: principal.apiKeyId,
         agentId: principal.agentId,
         buyerId: buyer.buyerId,
+        buyerEmail: buyer.email,
         mode: principal.mode,
         currency,
         subtotalMinor: priced.subtotalMinor,
@@ -148,11 +153,16 @@ export function createQuoteService(deps: {
         })),
       });
 
+      const session = await deps.startCheckout({ purchaseId, buyerEmail: buyer.email });
       return {
+        id: session.id,
+        url: session.url,
+        payment_intent: session.payment_intent,
+        amount_total: session.amount_total,
+        currency: session.currency,
+        expires_at: session.expires_at,
         purchase_id: purchaseId,
-        status: 'quoted',
-        currency,
-        amount_total: priced.totalMinor,
+        status: 'awaiting_payment',
         amount_subtotal: priced.subtotalMinor,
         platform_fee: { bps: principal.platformFeeBps, amount: priced.platformFeeMinor },
         line_items: validated.map(({ productId }, i) => ({

@@ -6,7 +6,9 @@
  *   embedded fallback; the database is always `insurance_test`, dropped, recreated and migrated
  *   (`tsx scripts/migrate.ts`) for a clean run. The dev database is never touched.
  * - Temporal dev server (127.0.0.1:7233; state var/temporal-test.db when started here), with a
- *   task queue of its own per run: `insurance-test-<jest pid>`.
+ *   namespace of its own per run (`test-<time>-<pid>`, search attributes registered) and a task
+ *   queue `insurance-test-<jest pid>`: purchase ids restart with the recreated database, so a
+ *   shared namespace would hand `purchase-1` to a previous run's workflow.
  * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test`).
  *
  * Servers already running (e.g. under `npm run dev`) are reused and left running; what this
@@ -63,13 +65,20 @@ export default async function globalSetup() {
     throw new Error(`test stack: ${failed.reason?.message ?? failed.reason}`);
   }
   const [db, temporal, stripeMock, storage] = results.map((r) => r.value);
+  const namespace = `test-${Date.now()}-${process.pid}`;
+  try {
+    await stack.ensureTemporalNamespace({ bin: tools.temporal, address: temporal.address, namespace, log });
+  } catch (err) {
+    await stack.stopAll({ log });
+    throw err;
+  }
 
   Object.assign(process.env, {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: temporal.namespace,
+    TEMPORAL_NAMESPACE: namespace,
     TEMPORAL_TASK_QUEUE: `insurance-test-${process.pid}`,
     TEMPORAL_CLI_PATH: tools.temporal,
     PAYPROC_API_BASE: stripeMock.url,

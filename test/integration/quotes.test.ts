@@ -6,8 +6,10 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
 import { SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../../src/question-sets/examples';
+import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 
 let app: TestApp;
+let worker: TestWorker;
 let liveKey: string;
 let liveKeyId: number;
 let testKey: string;
@@ -66,7 +68,9 @@ const slugs = new Map<string, string>();
 const slugOfKey = async (key: string) => slugs.get(key)!;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue);
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
   const account = await createRootAccount(app.container, 'Quote Agency');
   quoteAccountId = account.id;
   const other = await createRootAccount(app.container, 'Other Agency');
@@ -96,7 +100,10 @@ beforeAll(async () => {
   buyer = await connect(liveKey, 'jordan.quote@example.com');
 });
 
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  await worker.shutdown();
+});
 
 describe('adminGetApprovedClientProducts', () => {
   test('when a live key asks, then only its active, approved live products with templates appear', async () => {
@@ -164,9 +171,12 @@ describe('adminGetApprovedClientProducts', () => {
 });
 
 describe('adminValidateBuyerResponses', () => {
-  test('when two products are bought with a platform fee, then units, line amounts, fee and total are exact and recorded', async () => {
+  test('when two products are bought with a platform fee, then units, line amounts, fee and total are exact, recorded, and a checkout session is returned', async () => {
     const res = await quote(liveKey, { ...buyer, selected_product_lines_to_purchase: [eventAnswers(), tripAnswers()] });
     expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: expect.stringMatching(/^cs_/), url: expect.stringMatching(/^https:\/\//), status: 'awaiting_payment' });
+    expect(res.body.payment_intent === null || /^pi_/.test(res.body.payment_intent)).toBe(true);
+    expect(Date.parse(res.body.expires_at)).toBeGreaterThan(Date.now());
     // event: 4950 × 3 days × 1.5 (concert) × 1.2 (liquor) = 26730; trip: 1200 × 2 trips × 1.75 = 4200
     expect(res.body.line_items).toEqual([
       { product_line_id: eventId, units: 3, unit_amount: 4950, price_factor: 1.8, amount: 26730 },
@@ -191,7 +201,7 @@ describe('adminValidateBuyerResponses', () => {
     });
 
     const purchase = await app.container.db('purchases').where({ id: res.body.purchase_id }).first();
-    expect(purchase).toMatchObject({ status: 'quoted', mode: 'live', total_minor: '31703', platform_fee_minor: '773', api_key_id: liveKeyId });
+    expect(purchase).toMatchObject({ status: 'awaiting_payment', mode: 'live', total_minor: '31703', platform_fee_minor: '773', api_key_id: liveKeyId, checkout_session_id: res.body.id, buyer_email: 'jordan.quote@example.com' });
     expect(await app.container.db('covered_units').where({ purchase_id: res.body.purchase_id }).count({ n: '*' })).toEqual([{ n: '5' }]);
     const items = await app.container.db('purchase_items').where({ purchase_id: res.body.purchase_id }).orderBy('position');
     expect(items[0].certificate_holder).toEqual(holder);

@@ -1,0 +1,76 @@
+/**
+ * The API's doorway to purchase workflows (ARCHITECTURE §3 steps 3 and 5); routes and services
+ * call this, never the Temporal client directly.
+ *
+ * `startCheckout` starts `purchase-<id>` with update-with-start (conflict policy USE_EXISTING,
+ * so a repeated call attaches to the running workflow instead of buying twice) and returns the
+ * checkout session the `createCheckout` update produced. `signalPayment` relays a processor
+ * event; it reports `false` when no workflow exists for the purchase.
+ * Errors: the processor's failures as their spec §7.1 AppError; a workflow that does not answer
+ * within `timeoutMs` (default 30 000 ms) → 503 CONNECTION_ERROR.
+ */
+import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { mapProcessorError } from '../payproc/errors';
+import { AppError } from '../http/errors';
+import {
+  CREATE_CHECKOUT_UPDATE,
+  PAYMENT_EVENT_SIGNAL,
+  purchaseWorkflowId,
+  type CheckoutSession,
+  type PaymentEvent,
+  type PurchaseWorkflowInput,
+} from '../../workflows/contracts';
+
+/** Finds the processor error type an activity failed with, anywhere in the cause chain. */
+function processorType(err: unknown): string | undefined {
+  for (let e = err as { type?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.type === 'string' && e.type.startsWith('Stripe')) return e.type;
+  }
+  return undefined;
+}
+
+export function createPurchaseWorkflows(deps: { client: Client; taskQueue: string; sessionTtlSeconds: number; pollIntervalSeconds: number; timeoutMs?: number }) {
+  const timeoutMs = deps.timeoutMs ?? 30_000;
+  return {
+    async startCheckout(input: { purchaseId: number; buyerEmail: string }): Promise<CheckoutSession> {
+      const args: PurchaseWorkflowInput = {
+        purchaseId: input.purchaseId,
+        buyerEmail: input.buyerEmail,
+        sessionTtlSeconds: deps.sessionTtlSeconds,
+        pollIntervalSeconds: deps.pollIntervalSeconds,
+      };
+      const start = new WithStartWorkflowOperation<(input: PurchaseWorkflowInput) => Promise<unknown>>('purchaseWorkflow', {
+        workflowId: purchaseWorkflowId(input.purchaseId),
+        taskQueue: deps.taskQueue,
+        args: [args],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', 'The purchase workflow did not answer in time; retry with backoff')), timeoutMs);
+      });
+      try {
+        return await Promise.race([deps.client.workflow.executeUpdateWithStart<(input: PurchaseWorkflowInput) => Promise<unknown>, CheckoutSession, []>(CREATE_CHECKOUT_UPDATE, { startWorkflowOperation: start }), timeout]);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        const type = processorType(err);
+        if (type) throw mapProcessorError(Object.assign(new Error('checkout session could not be created'), { type }));
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    async signalPayment(purchaseId: number, event: PaymentEvent): Promise<boolean> {
+      try {
+        await deps.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).signal(PAYMENT_EVENT_SIGNAL, event);
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      }
+    },
+  };
+}
+
+export type PurchaseWorkflows = ReturnType<typeof createPurchaseWorkflows>;

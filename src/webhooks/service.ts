@@ -1,0 +1,84 @@
+/**
+ * Processor webhooks (spec §6 inbound; ARCHITECTURE §3 step 5; STYLE practice 8): verify the
+ * signature on the raw body (each configured secret in turn, default tolerance 300 s), store the
+ * event once (its id is the key), signal the purchase workflow, return. No business logic here:
+ * the workflow decides what an event means for its purchase, so duplicates and out-of-order
+ * deliveries change nothing.
+ *
+ * Handled types: checkout.session.completed (when paid), checkout.session.async_payment_succeeded,
+ * checkout.session.async_payment_failed, checkout.session.expired, payment_intent.succeeded.
+ * Other types are stored and acknowledged. Errors: AppError WEBHOOK_SIGNATURE_INVALID (400).
+ */
+import type Stripe from 'stripe';
+import type { Db } from '../db/knex';
+import { AppError } from '../http/errors';
+import type { PaymentEvent } from '../../workflows/contracts';
+import type { PurchaseWorkflows } from '../purchases/workflow-client';
+
+export interface WebhookResult {
+  received: true;
+  duplicate: boolean;
+  purchase_id: number | null;
+  relayed: boolean;
+}
+
+/** What a processor event means for a purchase workflow, or null when it means nothing. */
+export function toPaymentEvent(event: Stripe.Event): PaymentEvent | null {
+  const obj = event.data.object as unknown as Record<string, unknown>;
+  const pi = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id) : null);
+  switch (event.type) {
+    case 'checkout.session.completed':
+      return obj.payment_status === 'paid' || obj.payment_status === 'no_payment_required' ? { eventId: event.id, outcome: 'paid', paymentIntentId: pi(obj.payment_intent) } : null;
+    case 'checkout.session.async_payment_succeeded':
+      return { eventId: event.id, outcome: 'paid', paymentIntentId: pi(obj.payment_intent) };
+    case 'checkout.session.async_payment_failed':
+      return { eventId: event.id, outcome: 'failed', paymentIntentId: pi(obj.payment_intent) };
+    case 'checkout.session.expired':
+      return { eventId: event.id, outcome: 'expired', paymentIntentId: null };
+    case 'payment_intent.succeeded':
+      return { eventId: event.id, outcome: 'paid', paymentIntentId: String(obj.id) };
+    default:
+      return null;
+  }
+}
+
+function purchaseIdOf(event: Stripe.Event): number | null {
+  const metadata = (event.data.object as { metadata?: Record<string, string> | null }).metadata;
+  const raw = metadata?.purchase_id;
+  return raw && /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : null;
+}
+
+export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment'> }) {
+  return {
+    async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
+      if (!rawBody || !signature) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
+      let event: Stripe.Event | null = null;
+      for (const secret of deps.secrets) {
+        try {
+          event = deps.stripe.webhooks.constructEvent(rawBody, signature, secret);
+          break;
+        } catch {
+          // try the next secret
+        }
+      }
+      if (!event) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
+
+      let purchaseId = purchaseIdOf(event);
+      if (purchaseId !== null && !(await deps.db('purchases').where({ id: purchaseId }).first('id'))) purchaseId = null;
+      const inserted = await deps.db('payproc_events')
+        .insert({ id: event.id, type: event.type, livemode: event.livemode, purchase_id: purchaseId, payload: rawBody })
+        .onConflict('id')
+        .ignore()
+        .returning('id');
+      const duplicate = inserted.length === 0;
+
+      const payment = toPaymentEvent(event);
+      // Signalled even for a duplicate: if the first delivery stored the event but failed to
+      // signal, the processor's retry must still reach the workflow (which ignores repeats).
+      const relayed = purchaseId !== null && payment !== null ? await deps.workflows.signalPayment(purchaseId, payment) : false;
+      return { received: true, duplicate, purchase_id: purchaseId, relayed };
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -1,0 +1,58 @@
+/**
+ * Runs a real Temporal worker in the test process against the dev server the global setup
+ * started, on its own task queue (so suites running in parallel never take each other's
+ * tasks). `overrides` replace single activities for a test that needs processor state
+ * stripe-mock cannot hold (the test says so in its name).
+ */
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { createDb } from '../../src/db/knex';
+import { createLogger } from '../../src/logger';
+import { loadConfig } from '../../src/config';
+import { createPayproc } from '../../src/payproc/client';
+
+export interface TestWorker {
+  taskQueue: string;
+  shutdown(): Promise<void>;
+}
+
+export function uniqueTaskQueue(): string {
+  return `test-${randomUUID()}`;
+}
+
+export async function startTestWorker(taskQueue: string, overrides: Partial<ReturnType<typeof createActivities>> = {}): Promise<TestWorker> {
+  const config = loadConfig(process.env);
+  const db = createDb(config);
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const activities = { ...createActivities({ db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker'), payproc: createPayproc(config), publicBaseUrl: config.PUBLIC_BASE_URL }), ...overrides };
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+    workflowsPath: path.resolve(__dirname, '../../workflows'),
+    activities,
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    async shutdown() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** Polls `fn` every 100 ms until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
