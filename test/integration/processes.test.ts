@@ -78,5 +78,5 @@ describe('start-up', () => {
     const code = await worker.exited;
     expect(code).toBe(0);
     expect(worker.output()).toContain('"msg":"worker stopped"');
-  });
+  }, 180_000); // bundling the workflows competes with the other suites for 2 cores
 });
