@@ -64,6 +64,8 @@ const schema = z.object({
 
   /** A second webhook signing secret (e.g. the test-mode endpoint's), tried after the first. */
   PAYPROC_WEBHOOK_SECRET_SECONDARY: z.preprocess((v) => (v === '' ? undefined : v), z.string().startsWith('whsec_').optional()),
+  /** How long one processor request may take, in ms, before it counts as a timeout (outcome unknown). */
+  PAYPROC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
   /** How long a buyer may take to pay a checkout session, in seconds (processor allows 1800–86400). */
   CHECKOUT_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(86_400),
   /** How often a waiting purchase asks the processor about its session, in seconds (covers lost webhooks). */

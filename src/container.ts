@@ -29,6 +29,10 @@ import { quoteRoutes } from './quotes/routes';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/workflow-client';
 import { createWebhookService } from './webhooks/service';
 import { webhookRoutes } from './webhooks/routes';
+import { createMailer, type Mailer } from './mail/mailer';
+import { createPaymentsRepository } from './payments/repository';
+import { createPaymentService, type PaymentService } from './payments/service';
+import { paymentRoutes } from './payments/routes';
 import type { AppState } from './http/context';
 import type { OpenAPIRegistry } from './http/openapi';
 
@@ -46,13 +50,14 @@ export interface Container {
   temporal: TemporalHandle;
   rateLimiter: RateLimiterHandle;
   payproc: Payproc;
-  services: { apiKeys: ApiKeyService; products: ProductService; bundles: BundleService; buyers: BuyerService; quotes: QuoteService };
+  services: { apiKeys: ApiKeyService; products: ProductService; bundles: BundleService; buyers: BuyerService; quotes: QuoteService; payments: PaymentService };
   apiV1Routes: RouteRegistration[];
   /** Routes of each bare surface, mounted under its prefix. */
   surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
   /** Routes under /webhooks (no API key). */
   webhookRoutes: RouteRegistration[];
   purchaseWorkflows: PurchaseWorkflows;
+  mailer: Mailer;
   checkDb: () => Promise<boolean>;
   close(): Promise<void>;
 }
@@ -91,6 +96,14 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
     maxCoveredUnits: config.MAX_COVERED_UNITS,
   });
+  const mailer = createMailer(config, log);
+  const payments = createPaymentService({
+    repo: createPaymentsRepository(db),
+    payproc,
+    verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
+    workflows: purchaseWorkflows,
+    mailer,
+  });
   return {
     config,
     log,
@@ -98,18 +111,20 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     temporal,
     rateLimiter,
     payproc,
-    services: { apiKeys, products, bundles, buyers, quotes },
+    services: { apiKeys, products, bundles, buyers, quotes, payments },
     apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
     webhookRoutes: [webhookRoutes(webhooks)],
     purchaseWorkflows,
+    mailer,
     surfaceRoutes: {
-      '/public-quote': [quoteRoutes(quotes)],
+      '/public-quote': [quoteRoutes(quotes), paymentRoutes(payments)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],
       '/platform-agency-certs': [],
       '/platform-agency-root-certs': [],
     },
     checkDb: () => pingDb(db),
     async close() {
+      mailer.close();
       await rateLimiter.close();
       await temporal.close();
       await db.destroy();

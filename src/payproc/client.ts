@@ -17,14 +17,14 @@ export interface Payproc {
 }
 
 export function createPayproc(
-  config: Pick<Config, 'PAYPROC_LIVE_SECRET_KEY' | 'PAYPROC_TEST_SECRET_KEY' | 'PAYPROC_API_BASE'>,
+  config: Pick<Config, 'PAYPROC_LIVE_SECRET_KEY' | 'PAYPROC_TEST_SECRET_KEY' | 'PAYPROC_API_BASE'> & Partial<Pick<Config, 'PAYPROC_TIMEOUT_MS'>>,
   options: { maxNetworkRetries?: number; timeoutMs?: number } = {},
 ): Payproc {
   const endpoint = config.PAYPROC_API_BASE ? new URL(config.PAYPROC_API_BASE) : undefined;
   const make = (secret: string) =>
     new Stripe(secret, {
       maxNetworkRetries: options.maxNetworkRetries ?? 2,
-      timeout: options.timeoutMs ?? 20_000,
+      timeout: options.timeoutMs ?? config.PAYPROC_TIMEOUT_MS ?? 20_000,
       telemetry: false,
       ...(endpoint
         ? {

@@ -4,12 +4,13 @@
  *
  * `startCheckout` starts `purchase-<id>` with update-with-start (conflict policy USE_EXISTING,
  * so a repeated call attaches to the running workflow instead of buying twice) and returns the
- * checkout session the `createCheckout` update produced. `signalPayment` relays a processor
+ * checkout session the `createCheckout` update produced. A purchase whose workflow has closed
+ * (paid, expired) is never started again (reuse policy REJECT_DUPLICATE): 400 INVALID_REQUEST. `signalPayment` relays a processor
  * event; it reports `false` when no workflow exists for the purchase.
  * Errors: the processor's failures as their spec §7.1 AppError; a workflow that does not answer
  * within `timeoutMs` (default 30 000 ms) → 503 CONNECTION_ERROR.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { mapProcessorError } from '../payproc/errors';
 import { AppError } from '../http/errors';
 import {
@@ -44,6 +45,8 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
         taskQueue: deps.taskQueue,
         args: [args],
         workflowIdConflictPolicy: 'USE_EXISTING',
+        // A closed purchase-<id> must not come back as a new run waiting for a second payment.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -53,6 +56,9 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
         return await Promise.race([deps.client.workflow.executeUpdateWithStart<(input: PurchaseWorkflowInput) => Promise<unknown>, CheckoutSession, []>(CREATE_CHECKOUT_UPDATE, { startWorkflowOperation: start }), timeout]);
       } catch (err) {
         if (err instanceof AppError) throw err;
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          throw new AppError('INVALID_REQUEST', `Purchase ${input.purchaseId} is no longer awaiting payment`, { cause: err });
+        }
         const type = processorType(err);
         if (type) throw mapProcessorError(Object.assign(new Error('checkout session could not be created'), { type }));
         throw err;

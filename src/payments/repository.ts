@@ -1,0 +1,168 @@
+/**
+ * Persistence behind the payment options (tables `purchases`, `purchase_items`,
+ * `buyer_payproc_customers`, `purchase_direct_charges`; migration 20261122000700). Returns plain
+ * objects; amounts are integer minor units.
+ *
+ * A direct charge row is inserted before the processor is called (`insertCharge`), so the
+ * idempotency key and parameters of a charge whose response was lost are known on the retry.
+ * The partial unique index `purchase_direct_charges_one_live` lets only one attempt per purchase
+ * be anything but `failed`: `insertCharge` returns null when another is live (a concurrent call).
+ */
+import type { Db } from '../db/knex';
+import { dbErrorKind } from '../db/errors';
+import type { PayprocMode } from '../payproc/client';
+
+export interface PayablePurchase {
+  id: number;
+  rootAccountId: number;
+  buyerId: number;
+  mode: PayprocMode;
+  status: string;
+  currency: string;
+  totalMinor: number;
+  checkoutSessionId: string | null;
+  /** When the purchase workflow stops accepting payment (the session's deadline). */
+  checkoutExpiresAt: Date | null;
+  paidAt: Date | null;
+  sellerName: string;
+}
+
+export interface PurchaseLine {
+  name: string;
+  units: number;
+  isTripExcess: boolean;
+  amountMinor: number;
+}
+
+export type DirectChargeStatus = 'pending' | 'processing' | 'succeeded' | 'failed';
+
+export interface DirectCharge {
+  id: number;
+  purchaseId: number;
+  attempt: number;
+  idempotencyKey: string;
+  customerId: string;
+  paymentMethodId: string;
+  amountMinor: number;
+  currency: string;
+  paymentIntentId: string | null;
+  status: DirectChargeStatus;
+  failureKind: string | null;
+  failureCode: string | null;
+}
+
+const toCharge = (r: Record<string, unknown>): DirectCharge => ({
+  id: r.id as number,
+  purchaseId: r.purchase_id as number,
+  attempt: r.attempt as number,
+  idempotencyKey: r.idempotency_key as string,
+  customerId: r.payproc_customer_id as string,
+  paymentMethodId: r.payment_method_id as string,
+  amountMinor: Number(r.amount_minor),
+  currency: r.currency as string,
+  paymentIntentId: (r.payment_intent_id as string | null) ?? null,
+  status: r.status as DirectChargeStatus,
+  failureKind: (r.failure_kind as string | null) ?? null,
+  failureCode: (r.failure_code as string | null) ?? null,
+});
+
+export function createPaymentsRepository(db: Db) {
+  return {
+    /** The purchase if it belongs to this root account and buyer, else null. */
+    async findPurchase(purchaseId: number, rootAccountId: number, buyerId: number): Promise<PayablePurchase | null> {
+      const r = await db('purchases as p')
+        .join('root_accounts as a', 'a.id', 'p.root_account_id')
+        .where({ 'p.id': purchaseId, 'p.root_account_id': rootAccountId, 'p.buyer_id': buyerId })
+        .first('p.*', 'a.name as seller_name');
+      if (!r) return null;
+      return {
+        id: r.id,
+        rootAccountId: r.root_account_id,
+        buyerId: r.buyer_id,
+        mode: r.mode,
+        status: r.status,
+        currency: r.currency,
+        totalMinor: Number(r.total_minor),
+        checkoutSessionId: r.checkout_session_id ?? null,
+        checkoutExpiresAt: r.checkout_expires_at ?? null,
+        paidAt: r.paid_at ?? null,
+        sellerName: r.seller_name,
+      };
+    },
+
+    /** The purchase's product lines in quote order, with their display names. */
+    async purchaseLines(purchaseId: number): Promise<PurchaseLine[]> {
+      const rows = await db('purchase_items as i')
+        .join('product_lines as pl', 'pl.id', 'i.product_line_id')
+        .where('i.purchase_id', purchaseId)
+        .orderBy('i.position')
+        .select('pl.customer_name', 'i.units', 'i.is_trip_excess', 'i.amount_minor');
+      return rows.map((r) => ({ name: r.customer_name, units: r.units, isTripExcess: r.is_trip_excess, amountMinor: Number(r.amount_minor) }));
+    },
+
+    async findCustomer(buyerId: number, mode: PayprocMode): Promise<string | null> {
+      const r = await db('buyer_payproc_customers').where({ buyer_id: buyerId, mode }).first('payproc_customer_id');
+      return r?.payproc_customer_id ?? null;
+    },
+
+    /** Stores the buyer's customer unless one is stored already; returns the stored one. */
+    async saveCustomer(buyerId: number, mode: PayprocMode, customerId: string): Promise<string> {
+      await db('buyer_payproc_customers').insert({ buyer_id: buyerId, mode, payproc_customer_id: customerId }).onConflict(['buyer_id', 'mode']).ignore();
+      const stored = await db('buyer_payproc_customers').where({ buyer_id: buyerId, mode }).first('payproc_customer_id');
+      return stored.payproc_customer_id as string;
+    },
+
+    /** The purchase's attempt that is not `failed` (at most one), or null. */
+    async liveCharge(purchaseId: number): Promise<DirectCharge | null> {
+      const r = await db('purchase_direct_charges').where({ purchase_id: purchaseId }).whereNot('status', 'failed').first();
+      return r ? toCharge(r) : null;
+    },
+
+    /** Every attempt of the purchase, oldest first. */
+    async charges(purchaseId: number): Promise<DirectCharge[]> {
+      const rows = await db('purchase_direct_charges').where({ purchase_id: purchaseId }).orderBy('attempt');
+      return rows.map(toCharge);
+    },
+
+    /** Records a new `pending` attempt; null when another attempt is live or took this number. */
+    async insertCharge(c: Omit<DirectCharge, 'id' | 'paymentIntentId' | 'status' | 'failureKind' | 'failureCode'>): Promise<DirectCharge | null> {
+      try {
+        const [row] = await db('purchase_direct_charges')
+          .insert({
+            purchase_id: c.purchaseId,
+            attempt: c.attempt,
+            idempotency_key: c.idempotencyKey,
+            payproc_customer_id: c.customerId,
+            payment_method_id: c.paymentMethodId,
+            amount_minor: c.amountMinor,
+            currency: c.currency,
+          })
+          .returning('*');
+        return toCharge(row);
+      } catch (err) {
+        if (dbErrorKind(err) === 'unique') return null;
+        throw err;
+      }
+    },
+
+    /** Stores the payment intent the processor answered with, and its outcome. */
+    async recordIntent(chargeId: number, paymentIntentId: string, status: 'pending' | 'processing' | 'succeeded'): Promise<void> {
+      await db('purchase_direct_charges').where({ id: chargeId }).update({ payment_intent_id: paymentIntentId, status, updated_at: db.fn.now() });
+    },
+
+    /** Marks the attempt definitively not charged, so a later call may try another card. */
+    async markFailed(chargeId: number, f: { paymentIntentId: string | null; kind: string; code: string | null }): Promise<void> {
+      await db('purchase_direct_charges')
+        .where({ id: chargeId })
+        .update({
+          status: 'failed',
+          payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [f.paymentIntentId]),
+          failure_kind: f.kind,
+          failure_code: f.code?.slice(0, 64) ?? null,
+          updated_at: db.fn.now(),
+        });
+    },
+  };
+}
+
+export type PaymentsRepository = ReturnType<typeof createPaymentsRepository>;

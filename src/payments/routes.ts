@@ -1,0 +1,61 @@
+/**
+ * Payment-option routes on `/public-quote` (spec §4.4 step 3 (b) and (c)): POST only,
+ * snake_case JSON, 200 without envelope; failures are the bare error of spec §7.2. Bodies are
+ * never logged: they carry buyer access tokens.
+ */
+import type { RouteRegistration } from '../container';
+import { parseBody } from '../http/validation';
+import { bareError, bareSurfaceResponses } from '../http/openapi';
+import type { PaymentService } from './service';
+import { DirectPaymentRequest, DirectPaymentResponse, EmailCheckoutLinkRequest, EmailCheckoutLinkResponse } from './schemas';
+
+const tokenErrors = bareError('ACCESS_TOKEN_INVALID or ACCESS_TOKEN_EXPIRED');
+const purchaseNotFound = bareError("NOT_FOUND: no purchase with that id for this API key's account and this buyer");
+
+/** Mounts the payment-option routes (under the `/public-quote` router) and registers them in OpenAPI. */
+export function paymentRoutes(service: PaymentService): RouteRegistration {
+  return (router, registry) => {
+    router.post('/emailCheckoutLink', async (ctx) => {
+      ctx.body = await service.emailCheckoutLink(ctx.state.principal!, parseBody(EmailCheckoutLinkRequest, ctx.request.body));
+    });
+    router.post('/processUserDirectPayprocPayment', async (ctx) => {
+      ctx.body = await service.chargeSavedCard(ctx.state.principal!, parseBody(DirectPaymentRequest, ctx.request.body), ctx.state.log);
+    });
+
+    registry.registerPath({
+      method: 'post',
+      path: '/public-quote/emailCheckoutLink',
+      tags: ['Quote'],
+      summary: "Email the purchase's checkout link to the buyer (payment option b)",
+      description:
+        'Sends the checkout session adminValidateBuyerResponses created (the same session, not a new one) to the buyer’s email, with the products, the total and the expiry. Each call sends one email.',
+      request: { body: { content: { 'application/json': { schema: EmailCheckoutLinkRequest } } } },
+      responses: {
+        ...bareSurfaceResponses,
+        200: { description: 'Emailed', content: { 'application/json': { schema: EmailCheckoutLinkResponse } } },
+        400: bareError('VALIDATION_ERROR, or INVALID_REQUEST: the purchase is not awaiting payment (already paid or expired)'),
+        401: tokenErrors,
+        404: purchaseNotFound,
+        500: bareError('INTERNAL_ERROR (e.g. the email could not be sent; retry with backoff)'),
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/public-quote/processUserDirectPayprocPayment',
+      tags: ['Quote'],
+      summary: "Charge the purchase to the buyer's saved payment method, off-session (payment option c)",
+      description:
+        'Charges the purchase total (minor units) once. Safe to call again after a timeout or error: the call first settles the earlier attempt (same idempotency key, or the stored payment intent) and never creates a second charge. A declined card is CARD_ERROR; retry only with a different card. On success certificates follow as for any paid purchase.',
+      request: { body: { content: { 'application/json': { schema: DirectPaymentRequest } } } },
+      responses: {
+        ...bareSurfaceResponses,
+        200: { description: 'Charged (or already charged by an earlier call)', content: { 'application/json': { schema: DirectPaymentResponse } } },
+        400: bareError('VALIDATION_ERROR; CARD_ERROR (declined, with decline_code; retry only with a different card); INVALID_REQUEST (not awaiting payment, another charge in flight, or the processor refused the request)'),
+        401: bareError('ACCESS_TOKEN_INVALID, ACCESS_TOKEN_EXPIRED, or AUTHENTICATION_ERROR (the processor account)'),
+        404: purchaseNotFound,
+        500: bareError('INTERNAL_ERROR or API_ERROR: call again (it checks before charging)'),
+        503: bareError('CONNECTION_ERROR: the processor could not be reached; the outcome may be unknown, call again (it checks before charging)'),
+      },
+    });
+  };
+}
