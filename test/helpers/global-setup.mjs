@@ -90,5 +90,6 @@ export default async function globalSetup() {
   });
   // globalTeardown runs in this same process and reads this to stop what was started here.
   globalThis.__INSURANCE_TEST_STACK__ = stack;
+  globalThis.__INSURANCE_TEST_NAMESPACE__ = { bin: tools.temporal, address: temporal.address, namespace };
   log(`[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`);
 }

@@ -33,12 +33,18 @@ export function startProcess(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(TSX, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Own process group: tsx runs the script in a child node process, so a timeout must kill the
+  // group, not just the tsx wrapper (which would leave the real process running).
+  const child = spawn(TSX, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
       reject(new Error(`${script} not ready after ${timeoutMs} ms:\n${out}`));
     }, timeoutMs);
     const onData = (d: Buffer) => {

@@ -1,0 +1,203 @@
+/**
+ * `npx tsx scripts/record-histories.ts`: re-records the purchase workflow histories in
+ * `test/histories/` that `test/integration/replay.test.ts` replays against the current workflow
+ * code (the guard for workflow changes: ISSUE 5 "Versioning").
+ *
+ * It brings up (or reuses) the real stack like the jest global setup — PostgreSQL (its own
+ * database `insurance_histories`, recreated and migrated), the Temporal dev server, stripe-mock —
+ * creates a Temporal namespace of its own (`histories-<time>`, search attributes registered), runs
+ * the real API (test/helpers/app) and one in-process worker on a unique task queue, and drives
+ * each scenario through the API as an agent would. Each workflow's history is then fetched
+ * (`getHandle(id).fetchHistory()`) and written with `JSON.stringify`, one file per scenario; the
+ * replay test reads it back with the proto class's `fromObject`. (The SDK's proto3-JSON helpers
+ * `historyToJSON`/`historyFromJSON` fail in this install: "type must be a Type", because
+ * @temporalio/common and @temporalio/proto each carry their own protobufjs.) Afterwards the
+ * namespace is deleted and whatever this script started is stopped.
+ *
+ * Scenarios: paid by the signed webhook (+ the certificates child's own history), expired after
+ * a 3 s TTL, paid and found by the periodic check (webhook lost), and one still waiting for
+ * payment (a partial history, the kind a code change meets in a running purchase).
+ *
+ * A workflow change is made with `patched()` and must replay the existing files unchanged; only
+ * after it has shipped are histories of the new code recorded, and this overwrites the scenario
+ * files, so keep copies of the old ones while runs of the old code can still be open
+ * (docs/operations.md "Changing workflow code").
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import { loadConfig } from '../src/config';
+import { createDb, migrateLatest } from '../src/db/knex';
+import { createActivities } from '../activities';
+import { createLogger } from '../src/logger';
+import { createPayproc } from '../src/payproc/client';
+import type { SessionState } from '../activities/purchase';
+import { certificatesWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
+import { startTestApp, type TestApp } from '../test/helpers/app';
+import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
+import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, scheduledActivities, sessionCompletedEvent } from '../test/helpers/purchases';
+
+const ROOT = path.resolve(__dirname, '..');
+const OUT_DIR = path.join(ROOT, 'test', 'histories');
+const DATABASE = 'insurance_histories';
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The parts of scripts/stack.mjs and scripts/tools.mjs this script uses (they are untyped ESM). */
+interface Stack {
+  ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
+  ensureTemporal(o: { port?: number; uiPort?: number; bin?: string; log?: typeof log }): Promise<{ address: string; uiUrl: string; bin: string }>;
+  ensureStripeMock(o: { bin?: string; log?: typeof log }): Promise<{ url: string }>;
+  ensureFakeGcs(o: { bucket?: string; bin?: string; log?: typeof log }): Promise<{ url: string; bucket: string }>;
+  ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
+  stopAll(o?: { log?: typeof log }): Promise<void>;
+}
+interface Tools {
+  ensureTools(o?: { log?: typeof log }): Promise<{ temporal: string; stripeMock: string; fakeGcs: string }>;
+}
+
+/** A dynamic import whose specifier TypeScript does not resolve (the .mjs modules have no types). */
+const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
+
+function databaseUrl(): string {
+  const url = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = `/${DATABASE}`;
+  return url.toString();
+}
+
+async function main(): Promise<void> {
+  const stack = (await importUntyped(path.join(ROOT, 'scripts', 'stack.mjs'))) as Stack;
+  const { ensureTools } = (await importUntyped(path.join(ROOT, 'scripts', 'tools.mjs'))) as Tools;
+  const tools = await ensureTools({ log });
+  const namespace = `histories-${Date.now()}`;
+  let temporalAddress: string | undefined;
+  try {
+    const [dbUrl, temporal, stripeMock, storage] = await Promise.all([
+      stack.ensurePostgres({ databaseUrl: databaseUrl(), recreate: true, log }),
+      stack.ensureTemporal({ port: 7233, uiPort: 8233, bin: tools.temporal, log }),
+      stack.ensureStripeMock({ bin: tools.stripeMock, log }),
+      stack.ensureFakeGcs({ bucket: 'certificates-test', bin: tools.fakeGcs, log }),
+    ]);
+    temporalAddress = temporal.address;
+    await stack.ensureTemporalNamespace({ bin: tools.temporal, address: temporal.address, namespace, log });
+    // The test helpers read their config from process.env when called, as after the jest global setup.
+    Object.assign(process.env, {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: dbUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: namespace,
+      PAYPROC_API_BASE: stripeMock.url,
+      PAYPROC_TEST_SECRET_KEY: 'sk_test_123',
+      PAYPROC_LIVE_SECRET_KEY: 'sk_test_liveModeLocal',
+      STORAGE_API_ENDPOINT: storage.url,
+      STORAGE_BUCKET: storage.bucket,
+    });
+    const db = createDb(loadConfig(process.env));
+    try {
+      const applied = await migrateLatest(db);
+      log(`[histories] database ${DATABASE} migrated (${applied.length} migrations)`);
+    } finally {
+      await db.destroy();
+    }
+    await recordAll(namespace);
+  } finally {
+    if (temporalAddress) {
+      await promisify(execFile)(tools.temporal, ['operator', 'namespace', 'delete', '--namespace', namespace, '--yes', '--address', temporalAddress]).catch((err: Error) =>
+        log(`[histories] could not delete namespace ${namespace}: ${err.message}`),
+      );
+    }
+    await stack.stopAll({ log });
+  }
+}
+
+async function recordAll(namespace: string): Promise<void> {
+  // stripe-mock keeps no state, so "the buyer paid and no webhook came" is told to the periodic
+  // check by this adapter; every other purchase gets the real activity's answer from stripe-mock.
+  const config = loadConfig(process.env);
+  const activityDb = createDb(config);
+  const real = createActivities({ db: activityDb, log: createLogger({ LOG_LEVEL: 'silent' }, 'histories'), payproc: createPayproc(config), publicBaseUrl: config.PUBLIC_BASE_URL });
+  const paidAtProcessor = new Set<number>();
+  const getCheckoutState = async (input: { purchaseId: number }): Promise<SessionState> =>
+    paidAtProcessor.has(input.purchaseId) ? { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` } : real.getCheckoutState(input);
+
+  const taskQueue = uniqueTaskQueue();
+  const worker = await startTestWorker(taskQueue, { getCheckoutState });
+  const apps: TestApp[] = [];
+  const appWith = async (overrides: Record<string, string> = {}) => {
+    const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...overrides });
+    apps.push(app);
+    return { app, account: await createQuotingAccount(app) };
+  };
+  const save = async (app: TestApp, file: string, workflowId: string): Promise<History> => {
+    const history = await app.container.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+    fs.writeFileSync(path.join(OUT_DIR, file), `${JSON.stringify(history, null, 2)}\n`);
+    log(`[histories] ${file}: ${history.events?.length ?? 0} events of ${workflowId}`);
+    return history;
+  };
+  /** Until the workflow waits for payment: status published, then the wait's timer, nothing pending. */
+  const untilWaiting = async (app: TestApp, purchaseId: number) => {
+    const handle = app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
+    await eventually(async () => {
+      const h = await handle.fetchHistory();
+      return scheduledActivities(h, 'setPurchaseStatus') === 1 && h.events?.at(-1)?.timerStartedEventAttributes != null;
+    }, 30_000);
+  };
+  const finish = async (app: TestApp, purchaseId: number) =>
+    app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result() as Promise<PurchaseStatusView>;
+
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  try {
+    {
+      // (a) paid: the signed checkout.session.completed webhook, then the certificates child
+      const { app, account } = await appWith();
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId); // the usual path: the webhook ends the wait
+      const res = await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      if (!res.body?.relayed) throw new Error(`webhook not relayed: ${res.status} ${res.text}`);
+      expectStatus(await finish(app, purchaseId), 'awaiting_certificates');
+      await save(app, 'purchase-paid-webhook.json', purchaseWorkflowId(purchaseId));
+      await save(app, 'certificates-placeholder.json', certificatesWorkflowId(purchaseId));
+    }
+    {
+      // (b) expired: nobody pays within a 3 s TTL; the periodic check asks stripe-mock meanwhile
+      const { app, account } = await appWith({ CHECKOUT_SESSION_TTL_SECONDS: '3', CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+      const { purchaseId } = await checkout(app, account);
+      expectStatus(await finish(app, purchaseId), 'expired');
+      await save(app, 'purchase-expired.json', purchaseWorkflowId(purchaseId));
+    }
+    {
+      // (c) paid, webhook lost: the periodic check (every second) finds the session paid
+      const { app, account } = await appWith({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+      const { purchaseId } = await checkout(app, account);
+      await new Promise((r) => setTimeout(r, 2500)); // a couple of "still open" answers first
+      paidAtProcessor.add(purchaseId);
+      expectStatus(await finish(app, purchaseId), 'awaiting_certificates');
+      await save(app, 'purchase-paid-periodic-check.json', purchaseWorkflowId(purchaseId));
+    }
+    {
+      // (d) still waiting for payment: the history a code change meets in a running purchase
+      const { app, account } = await appWith();
+      const { purchaseId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await save(app, 'purchase-awaiting-payment.json', purchaseWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+    }
+    log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
+  } finally {
+    for (const app of apps) await app.close();
+    await worker.shutdown();
+    await activityDb.destroy();
+  }
+}
+
+function expectStatus(view: PurchaseStatusView, status: PurchaseStatusView['status']): void {
+  if (view.status !== status) throw new Error(`purchase ${view.purchaseId} ended ${view.status}, expected ${status}`);
+}
+
+main().catch((err: unknown) => {
+  log(`record-histories failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,89 @@
+/**
+ * Drives a purchase through the real API, as an agent's server would: an account with a test
+ * key and a quotable product, a connected buyer, `adminValidateBuyerResponses` (which starts the
+ * purchase workflow and returns its checkout session), and processor webhooks signed with the
+ * processor library's test header helper (stripe-mock sends none). Shared by the workflow tests
+ * and `scripts/record-histories.ts`; it throws plain errors instead of using `expect`.
+ */
+import Stripe from 'stripe';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import type { TestApp } from './app';
+import { call, createKey, createQuestionSet, createRootAccount } from './fixtures';
+import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
+
+/** The webhook signing secret the test apps are configured with (`PAYPROC_WEBHOOK_SECRET`). */
+export const WEBHOOK_SECRET = 'whsec_test_purchase_workflow_secret';
+
+const signer = new Stripe('sk_test_123');
+
+export interface QuotingAccount {
+  key: string;
+  /** A fresh quote request body (a new buyer each call) for the account's one product. */
+  quoteBody(): Promise<Record<string, unknown>>;
+}
+
+/** An agency with a test-mode key, a product with the special-event template, and buyers on demand. */
+export async function createQuotingAccount(app: TestApp): Promise<QuotingAccount> {
+  const account = await createRootAccount(app.container, 'Workflow Agency');
+  const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
+  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
+  const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id } });
+  if (product.status !== 201 && product.status !== 200) throw new Error(`product create failed: ${product.status} ${product.text}`);
+  let n = 0;
+  const quoteBody = async () => {
+    const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+      method: 'POST',
+      key,
+      body: { buyer_first_name: 'Kim', buyer_last_name: 'Park', buyer_email: `kim${n++}.${account.id}@example.com`, seller_slug: account.slug, query_param: '' },
+    });
+    return {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [
+        {
+          product_line_template_id: product.body.data.id,
+          product_line_is_trip_excess_product: false,
+          event_type: 'wedding',
+          attendance: 80,
+          liquor: 'no',
+          venue_name: 'Lake House',
+          named_insured: { name: 'Kim Park' },
+          certificate_holder: { name: 'Lake House Inc', address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' } },
+          coverage: { time_zone: 'America/Chicago', start_date: '2027-05-01', end_date: '2027-05-02' },
+        },
+      ],
+    };
+  };
+  return { key, quoteBody };
+}
+
+/** Quotes and checks out one purchase; resolves once the workflow has returned the session. */
+export async function checkout(app: TestApp, account: QuotingAccount): Promise<{ purchaseId: number; sessionId: string }> {
+  const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: account.key, body: await account.quoteBody() });
+  if (res.status !== 200) throw new Error(`adminValidateBuyerResponses answered ${res.status}: ${res.text}`);
+  return { purchaseId: res.body.purchase_id, sessionId: res.body.id };
+}
+
+/** The raw body of a paid `checkout.session.completed` event for the purchase's session. */
+export function sessionCompletedEvent(purchaseId: number, sessionId: string, id = `evt_${Math.random().toString(36).slice(2)}`): string {
+  return JSON.stringify({
+    id,
+    object: 'event',
+    type: 'checkout.session.completed',
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: { object: { id: sessionId, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, metadata: { purchase_id: String(purchaseId) } } },
+  });
+}
+
+/** POSTs `payload` to `/webhooks/payproc` with a valid processor signature for `secret`. */
+export async function deliverWebhook(app: TestApp, payload: string, secret = WEBHOOK_SECRET) {
+  const signature = signer.webhooks.generateTestHeaderString({ payload, secret });
+  return call(app.baseUrl, '/webhooks/payproc', { method: 'POST', rawBody: payload, headers: { 'stripe-signature': signature } });
+}
+
+/** How many times the history scheduled the activity `name` (retries of one schedule count once). */
+export function scheduledActivities(history: History, name: string): number {
+  return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name).length;
+}

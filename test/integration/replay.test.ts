@@ -1,0 +1,107 @@
+/**
+ * The guard for workflow code changes (ISSUE 5 "Versioning"): every history in test/histories/
+ * — real runs of the purchase workflow recorded by `scripts/record-histories.ts` — must replay
+ * against the current workflow bundle without a nondeterminism error. A change that would break
+ * a running purchase fails here; the fix is to make it behind `patched()`, not to re-record.
+ *
+ * Two fixture bundles show the test has teeth: the same change without `patched()` must fail on
+ * every saved purchase history, and with `patched()` must replay them all.
+ *
+ * Histories are stored as `JSON.stringify(fetchHistory())` and loaded with the proto class's
+ * `fromObject`: the SDK's own JSON reader (`historyFromJSON`, used by `runReplayHistory` for
+ * JSON input) fails in this install ("type must be a Type": @temporalio/common and
+ * @temporalio/proto each carry their own protobufjs copy).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { temporal } from '@temporalio/proto';
+import type { History } from '@temporalio/common/lib/proto-utils';
+
+const HISTORIES = path.resolve(__dirname, '../histories');
+const FILES = fs
+  .readdirSync(HISTORIES)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+const PURCHASE_FILES = FILES.filter((f) => f.startsWith('purchase-'));
+
+function loadHistory(file: string): History {
+  return temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(HISTORIES, file), 'utf8')));
+}
+
+function workflowType(history: History): string | null | undefined {
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+}
+
+/** Bundling logs each webpack run at INFO; only problems are worth showing in test output. */
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string, meta?: unknown) => console.warn(message, meta ?? ''),
+  error: (message: string, meta?: unknown) => console.error(message, meta ?? ''),
+};
+
+const bundle = (workflowsPath: string): Promise<WorkflowBundle> => bundleWorkflowCode({ workflowsPath, logger: quiet });
+
+/** Replays one saved history; resolves with the replay's error, or undefined when it replayed cleanly. */
+async function replay(workflowBundle: WorkflowBundle, file: string): Promise<Error | undefined> {
+  try {
+    await Worker.runReplayHistory({ workflowBundle, replayName: `replay-${file}` }, loadHistory(file), file.replace(/\.json$/, ''));
+    return undefined;
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+let current: WorkflowBundle;
+beforeAll(async () => {
+  // Each replay starts and stops a worker, which the SDK logs at INFO; keep warnings and errors.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  current = await bundle(require.resolve('../../workflows'));
+}, 120_000);
+
+describe('saved histories', () => {
+  test('when test/histories is read, then it holds every recorded purchase scenario and the certificates child', () => {
+    expect(FILES).toEqual(
+      expect.arrayContaining([
+        'purchase-paid-webhook.json',
+        'purchase-expired.json',
+        'purchase-paid-periodic-check.json',
+        'purchase-awaiting-payment.json',
+        'certificates-placeholder.json',
+      ]),
+    );
+    for (const file of FILES) {
+      const history = loadHistory(file);
+      expect(history.events!.length).toBeGreaterThan(3);
+      expect(workflowType(history)).toBe(file.startsWith('purchase-') ? 'purchaseWorkflow' : 'certificatesWorkflow');
+    }
+  });
+
+  test.each(FILES)('when %s is replayed against the current workflow code, then it replays without a nondeterminism error', async (file) => {
+    const error = await replay(current, file);
+    expect(error).toBeUndefined();
+  });
+});
+
+describe('the replay guard itself', () => {
+  test('when a workflow change is made without patched(), then replaying every saved purchase history fails with a DeterminismViolationError', async () => {
+    const unpatched = await bundle(path.resolve(__dirname, '../fixtures/workflows-unpatched-change.ts'));
+    expect(PURCHASE_FILES.length).toBeGreaterThanOrEqual(4);
+    for (const file of PURCHASE_FILES) {
+      const error = await replay(unpatched, file);
+      expect({ file, error }).toEqual({ file, error: expect.any(DeterminismViolationError) });
+      expect(error!.message).toMatch(/nondetermin/i);
+    }
+  }, 120_000);
+
+  test('when the same change is made behind patched(), then every saved history still replays', async () => {
+    const withPatch = await bundle(path.resolve(__dirname, '../fixtures/workflows-patched-change.ts'));
+    for (const file of FILES) {
+      expect({ file, error: await replay(withPatch, file) }).toEqual({ file, error: undefined });
+    }
+  }, 120_000);
+});
