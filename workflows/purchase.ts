@@ -18,6 +18,7 @@ import {
   defineSignal,
   defineUpdate,
   executeChild,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -125,5 +126,10 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     args: [{ purchaseId: input.purchaseId }],
   });
   status = 'awaiting_certificates';
+  // Added after the first histories were recorded: keep the parent's search attribute current
+  // too, so `PurchaseStatus='awaiting_certificates'` finds the purchase, not only its child.
+  if (patched('purchase-status-after-certificates')) {
+    upsertSearchAttributes({ PurchaseStatus: [status] });
+  }
   return view();
 }

@@ -114,7 +114,7 @@ describe('purchase workflow with webhooks', () => {
     const child = await env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`).describe();
     expect(child.status.name).toBe('COMPLETED');
     const described = await env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).describe();
-    expect(described.searchAttributes).toMatchObject({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['paid'], PaymentIntentId: [`pi_paid_${purchaseId}`] });
+    expect(described.searchAttributes).toMatchObject({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'], PaymentIntentId: [`pi_paid_${purchaseId}`] });
   });
 
   test('when the same webhook is delivered 5 times and events arrive in reverse order, then one payment is recorded', async () => {
