@@ -11,7 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type Stripe from 'stripe';
 import type { Db } from '../src/db/knex';
 import type { Payproc } from '../src/payproc/client';
-import type { CheckoutSession, PurchaseStatus } from '../workflows/contracts';
+import type { CheckoutSession, PurchaseStatus, RefundInput } from '../workflows/contracts';
 
 export interface PurchaseActivityDeps {
   db: Db;
@@ -145,6 +145,23 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
         .where({ id: input.purchaseId })
         .whereNull('paid_at')
         .update({ status: 'paid', paid_at: db.fn.now(), payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [input.paymentIntentId]), updated_at: db.fn.now() });
+    },
+
+    /**
+     * Records a refund: the refunded amount only grows (events may arrive out of order), and a
+     * full refund marks the purchase `refunded` once. Returns the purchase's refund state.
+     */
+    async recordRefund(input: RefundInput): Promise<{ refundedMinor: number; refunded: boolean }> {
+      const [row] = await db('purchases')
+        .where({ id: input.purchaseId })
+        .update({
+          refunded_minor: db.raw('greatest(refunded_minor, ?)', [input.amountRefundedMinor]),
+          ...(input.fullyRefunded ? { status: 'refunded', refunded_at: db.raw('coalesce(refunded_at, now())') } : {}),
+          updated_at: db.fn.now(),
+        })
+        .returning(['refunded_minor', 'status']);
+      if (!row) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
+      return { refundedMinor: Number(row.refunded_minor), refunded: row.status === 'refunded' };
     },
 
     /** Sets the purchase status (what lists and the API read; the workflow is the source). */

@@ -21,7 +21,22 @@ export function certificatesWorkflowId(purchaseId: number): string {
 }
 
 /** Purchase statuses, as stored in `purchases.status` and the `PurchaseStatus` search attribute. */
-export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'awaiting_certificates';
+export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'awaiting_certificates' | 'refunded';
+
+/** Workflow id of the handling of one refund event (a redelivered event is rejected by id). */
+export function refundWorkflowId(purchaseId: number, eventId: string): string {
+  return `refund-${purchaseId}-${eventId}`;
+}
+
+/** Input of `refundWorkflow`: the charge's state after the refund; amounts in minor units. */
+export interface RefundInput {
+  purchaseId: number;
+  chargeId: string;
+  /** Total refunded so far on the charge (the processor's `amount_refunded`). */
+  amountRefundedMinor: number;
+  /** True when the whole charge has been refunded. */
+  fullyRefunded: boolean;
+}
 
 /** Input of `purchaseWorkflow`. Durations are inputs so tests can make them short (STYLE 10). */
 export interface PurchaseWorkflowInput {

@@ -4,3 +4,4 @@
  */
 export { purchaseWorkflow, createCheckoutUpdate, paymentEventSignal, statusQuery } from './purchase';
 export { certificatesWorkflow } from './certificates';
+export { refundWorkflow } from './refund';

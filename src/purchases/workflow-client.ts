@@ -6,7 +6,8 @@
  * so a repeated call attaches to the running workflow instead of buying twice) and returns the
  * checkout session the `createCheckout` update produced. A purchase whose workflow has closed
  * (paid, expired) is never started again (reuse policy REJECT_DUPLICATE): 400 INVALID_REQUEST. `signalPayment` relays a processor
- * event; it reports `false` when no workflow exists for the purchase.
+ * event; it reports `false` when no workflow exists for the purchase. `startRefund` hands a
+ * `charge.refunded` event to its own `refundWorkflow` (the purchase workflow has finished by then).
  * Errors: the processor's failures as their spec §7.1 AppError; a workflow that does not answer
  * within `timeoutMs` (default 30 000 ms) → 503 CONNECTION_ERROR.
  */
@@ -20,6 +21,8 @@ import {
   type CheckoutSession,
   type PaymentEvent,
   type PurchaseWorkflowInput,
+  type RefundInput,
+  refundWorkflowId,
 } from '../../workflows/contracts';
 
 /** Finds the processor error type an activity failed with, anywhere in the cause chain. */
@@ -64,6 +67,25 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
         throw err;
       } finally {
         clearTimeout(timer);
+      }
+    },
+
+    /**
+     * Starts the handling of one refund event; a redelivered event (same workflow id) is
+     * recognised and ignored. Returns false for a duplicate.
+     */
+    async startRefund(eventId: string, input: RefundInput): Promise<boolean> {
+      try {
+        await deps.client.workflow.start('refundWorkflow', {
+          workflowId: refundWorkflowId(input.purchaseId, eventId),
+          taskQueue: deps.taskQueue,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+        throw err;
       }
     },
 

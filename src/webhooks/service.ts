@@ -6,8 +6,9 @@
  * deliveries change nothing.
  *
  * Handled types: checkout.session.completed (when paid), checkout.session.async_payment_succeeded,
- * checkout.session.async_payment_failed, checkout.session.expired, payment_intent.succeeded.
- * Other types are stored and acknowledged. Errors: AppError WEBHOOK_SIGNATURE_INVALID (400).
+ * checkout.session.async_payment_failed, checkout.session.expired, payment_intent.succeeded
+ * (signalled to the purchase workflow), and charge.refunded (its own refund workflow; the purchase
+ * is found by metadata or by the charge's payment intent). Other types are stored and acknowledged. Errors: AppError WEBHOOK_SIGNATURE_INVALID (400).
  */
 import type Stripe from 'stripe';
 import type { Db } from '../db/knex';
@@ -48,7 +49,13 @@ function purchaseIdOf(event: Stripe.Event): number | null {
   return raw && /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : null;
 }
 
-export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment'> }) {
+/** A charge's payment intent id, to find its purchase when the charge carries no metadata. */
+function paymentIntentOf(event: Stripe.Event): string | null {
+  const pi = (event.data.object as { payment_intent?: unknown }).payment_intent;
+  return typeof pi === 'string' ? pi : pi && typeof pi === 'object' && 'id' in pi ? String((pi as { id: unknown }).id) : null;
+}
+
+export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund'> }) {
   return {
     async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
       if (!rawBody || !signature) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
@@ -65,6 +72,11 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
 
       let purchaseId = purchaseIdOf(event);
       if (purchaseId !== null && !(await deps.db('purchases').where({ id: purchaseId }).first('id'))) purchaseId = null;
+      if (purchaseId === null && event.type === 'charge.refunded') {
+        const pi = paymentIntentOf(event);
+        const row = pi ? await deps.db('purchases').where({ payment_intent_id: pi }).first('id') : undefined;
+        purchaseId = row?.id ?? null;
+      }
       const inserted = await deps.db('payproc_events')
         .insert({ id: event.id, type: event.type, livemode: event.livemode, purchase_id: purchaseId, payload: rawBody })
         .onConflict('id')
@@ -72,6 +84,17 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
         .returning('id');
       const duplicate = inserted.length === 0;
 
+      if (event.type === 'charge.refunded' && purchaseId !== null) {
+        const charge = event.data.object as Stripe.Charge;
+        // Started even for a duplicate delivery; the workflow id makes the second start a no-op.
+        await deps.workflows.startRefund(event.id, {
+          purchaseId,
+          chargeId: charge.id,
+          amountRefundedMinor: charge.amount_refunded,
+          fullyRefunded: charge.refunded,
+        });
+        return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      }
       const payment = toPaymentEvent(event);
       // Signalled even for a duplicate: if the first delivery stored the event but failed to
       // signal, the processor's retry must still reach the workflow (which ignores repeats).

@@ -169,6 +169,36 @@ describe('purchase workflow with webhooks', () => {
     expect(other.body).toMatchObject({ received: true, relayed: false });
   });
 
+  test('when charge.refunded events arrive (partial, then full, out of order and twice), then the refund is recorded once and the purchase ends refunded', async () => {
+    const { purchaseId, sessionId } = await checkout(env);
+    await deliver(env, sessionCompleted(purchaseId, sessionId));
+    const paid = await eventually(async () => {
+      const r = await purchaseRow(env, purchaseId);
+      return r.status === 'awaiting_certificates' ? r : null;
+    });
+    const total = Number(paid.total_minor);
+    // Charges carry no purchase metadata here: the purchase is found by the payment intent.
+    const refunded = (id: string, amount: number) =>
+      event('charge.refunded', { id: `ch_${purchaseId}`, object: 'charge', payment_intent: paid.payment_intent_id, amount: total, amount_refunded: amount, refunded: amount === total, metadata: {} }, id);
+    const full = refunded(`evt_refund_full_${purchaseId}`, total);
+    const partial = refunded(`evt_refund_part_${purchaseId}`, 1000);
+    const results = [await deliver(env, full), await deliver(env, full), await deliver(env, partial)];
+    expect(results.map((r) => [r.status, r.body.purchase_id, r.body.duplicate])).toEqual([
+      [200, purchaseId, false],
+      [200, purchaseId, true],
+      [200, purchaseId, false],
+    ]);
+    const row = await eventually(async () => {
+      const r = await purchaseRow(env, purchaseId);
+      return r.status === 'refunded' ? r : null;
+    });
+    await env.app.container.temporal.client.workflow.getHandle(`refund-${purchaseId}-evt_refund_part_${purchaseId}`).result();
+    const after = await purchaseRow(env, purchaseId);
+    expect(Number(after.refunded_minor)).toBe(total); // the later, smaller event did not shrink it
+    expect(after.refunded_at).toEqual(row.refunded_at);
+    expect(after.status).toBe('refunded');
+  });
+
   test('when the same quote request is replayed for the same purchase, then the workflow attaches and returns the same session', async () => {
     const { purchaseId, sessionId } = await checkout(env);
     const again = await env.app.container.purchaseWorkflows.startCheckout({ purchaseId, buyerEmail: 'x@example.com' });
