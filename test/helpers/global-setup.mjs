@@ -3,11 +3,13 @@
  * process.env for the test workers (jest forks them after this runs, so they inherit it).
  *
  * - PostgreSQL: the server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432), or the
- *   embedded fallback; the database is always `insurance_test`, dropped, recreated and migrated
- *   (`tsx scripts/migrate.ts`) for a clean run. The dev database is never touched.
+ *   embedded fallback; the database is `insurance_test_<jest pid>`, created and migrated for this
+ *   run and dropped by the teardown (databases of crashed runs are dropped here), so two runs on
+ *   one server never share or clobber a database. Migrated with
+ *   `tsx scripts/migrate.ts`. The dev database is never touched.
  * - Temporal dev server (127.0.0.1:7233; state var/temporal-test.db when started here), with a
  *   namespace of its own per run (`test-<time>-<pid>`, search attributes registered) and a task
- *   queue `insurance-test-<jest pid>`: purchase ids restart with the recreated database, so a
+ *   queue `insurance-test-<jest pid>`: purchase ids restart with each new database, so a
  *   shared namespace would hand `purchase-1` to a previous run's workflow.
  * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test`).
  *
@@ -20,7 +22,8 @@ import path from 'node:path';
 import { ensureTools } from '../../scripts/tools.mjs';
 import * as stack from '../../scripts/stack.mjs';
 
-const TEST_DATABASE = 'insurance_test';
+const TEST_DATABASE_PREFIX = 'insurance_test_';
+const TEST_DATABASE = `${TEST_DATABASE_PREFIX}${process.pid}`;
 const log = (line) => process.stderr.write(`${line}\n`);
 
 function testDatabaseUrl() {
@@ -54,7 +57,10 @@ export default async function globalSetup() {
   const results = await Promise.allSettled([
     stack
       .ensurePostgres({ databaseUrl: testDatabaseUrl(), recreate: true, log })
-      .then(async (url) => ({ url, migrated: await migrate(url) })),
+      .then(async (url) => {
+        await stack.dropTestDatabases({ databaseUrl: url, prefix: TEST_DATABASE_PREFIX, log });
+        return { url, migrated: await migrate(url) };
+      }),
     stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal-test.db', bin: tools.temporal, log }),
     stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
     stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: 'certificates-test', bin: tools.fakeGcs, log }),
@@ -91,5 +97,6 @@ export default async function globalSetup() {
   // globalTeardown runs in this same process and reads this to stop what was started here.
   globalThis.__INSURANCE_TEST_STACK__ = stack;
   globalThis.__INSURANCE_TEST_NAMESPACE__ = { bin: tools.temporal, address: temporal.address, namespace };
+  globalThis.__INSURANCE_TEST_DATABASE__ = { databaseUrl: db.url, prefix: TEST_DATABASE_PREFIX };
   log(`[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`);
 }

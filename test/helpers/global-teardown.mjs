@@ -1,5 +1,5 @@
 /**
- * Jest globalTeardown: deletes the run's Temporal namespace and stops the servers
+ * Jest globalTeardown: drops the run's database, deletes its Temporal namespace, and stops the servers
  * global-setup.mjs started (servers that were already running when the tests began are left
  * alone). Waits until they have exited.
  */
@@ -14,5 +14,7 @@ export default async function globalTeardown() {
       execFile(ns.bin, ['operator', 'namespace', 'delete', '--namespace', ns.namespace, '--yes', '--address', ns.address], { timeout: 15_000 }, () => resolve()),
     );
   }
+  const db = globalThis.__INSURANCE_TEST_DATABASE__;
+  if (db) await stack.dropTestDatabases({ ...db, dropSelf: true, log: () => {} }).catch(() => {});
   await stack.stopAll({ log: (line) => process.stderr.write(`${line}\n`) });
 }
