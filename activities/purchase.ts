@@ -11,6 +11,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type Stripe from 'stripe';
 import type { Db } from '../src/db/knex';
 import type { Payproc } from '../src/payproc/client';
+import { ensureBuyerCustomer } from '../src/payproc/customers';
+import { createPaymentsRepository } from '../src/payments/repository';
 import type { CheckoutSession, PurchaseStatus, RefundInput } from '../workflows/contracts';
 
 export interface PurchaseActivityDeps {
@@ -86,16 +88,24 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       const expiresAt = Math.floor(Date.now() / 1000) + Math.min(86_400, Math.max(1_800, input.sessionTtlSeconds));
       const base = deps.publicBaseUrl.replace(/\/$/, '');
       const metadata = { purchase_id: String(purchase.id) };
+      const stripe = payproc.client(purchase.mode);
       let session: Stripe.Checkout.Session;
       try {
-        session = await payproc.client(purchase.mode).checkout.sessions.create(
+        // Saving the card needs the buyer as a processor customer (the saved-card option charges it).
+        const buyer = purchase.save_payment_method
+          ? await db('buyers').where({ id: purchase.buyer_id }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid')
+          : null;
+        const customer = buyer
+          ? await ensureBuyerCustomer(createPaymentsRepository(db), stripe, { buyerId: buyer.id, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, idpAccntUuid: buyer.idp_accnt_uuid }, purchase.mode)
+          : null;
+        session = await stripe.checkout.sessions.create(
           {
             mode: 'payment',
             line_items: lineItems,
             client_reference_id: `purchase-${purchase.id}`,
-            customer_email: purchase.buyer_email ?? undefined,
+            ...(customer ? { customer } : { customer_email: purchase.buyer_email ?? undefined }),
             metadata,
-            payment_intent_data: { metadata },
+            payment_intent_data: customer ? { metadata, setup_future_usage: 'off_session' } : { metadata },
             expires_at: expiresAt,
             success_url: purchase.checkout_success_url ?? `${base}/checkout/success?purchase=${purchase.id}`,
             cancel_url: purchase.checkout_cancel_url ?? `${base}/checkout/cancel?purchase=${purchase.id}`,

@@ -86,11 +86,21 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
 
   upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], BuyerEmail: [input.buyerEmail], PurchaseStatus: [status] });
 
-  setHandler(createCheckoutUpdate, async () => {
-    sessionPromise ??= processor.createCheckoutSession({ purchaseId: input.purchaseId, sessionTtlSeconds: input.sessionTtlSeconds });
-    session = await sessionPromise;
-    return session;
-  });
+  setHandler(
+    createCheckoutUpdate,
+    async () => {
+      sessionPromise ??= processor.createCheckoutSession({ purchaseId: input.purchaseId, sessionTtlSeconds: input.sessionTtlSeconds });
+      session = await sessionPromise;
+      return session;
+    },
+    {
+      // A paid or expired purchase hands out no session, even while its workflow is finishing.
+      // Rejected updates leave no history, so this is safe for running and saved workflows.
+      validator: () => {
+        if (outcome) throw new Error(`purchase ${input.purchaseId} is no longer awaiting payment`);
+      },
+    },
+  );
   setHandler(paymentEventSignal, (e) => decide(e));
   setHandler(statusQuery, view);
 

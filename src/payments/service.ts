@@ -27,6 +27,7 @@
  * when the email could not be sent.
  */
 import type Stripe from 'stripe';
+import { ensureBuyerCustomer } from '../payproc/customers';
 import { AppError, notFound } from '../http/errors';
 import type { Logger } from '../logger';
 import type { Principal } from '../api-keys/service';
@@ -92,17 +93,7 @@ export function createPaymentService(deps: {
     if (s.status === 'expired') throw new AppError('INVALID_REQUEST', `Purchase ${p.id} has expired and can no longer be paid`);
   }
 
-  async function ensureCustomer(stripe: Stripe, buyer: VerifiedBuyer, mode: PayablePurchase['mode']): Promise<string> {
-    const stored = await repo.findCustomer(buyer.buyerId, mode);
-    if (stored) return stored;
-    const customer = await withProcessorErrors(() =>
-      stripe.customers.create(
-        { email: buyer.email, name: `${buyer.firstName} ${buyer.lastName}`, metadata: { buyer_id: String(buyer.buyerId), idp_accnt_uuid: buyer.idpAccntUuid } },
-        { idempotencyKey: `buyer-${buyer.buyerId}-${mode}-customer` },
-      ),
-    );
-    return repo.saveCustomer(buyer.buyerId, mode, customer.id);
-  }
+  const ensureCustomer = (stripe: Stripe, buyer: VerifiedBuyer, mode: PayablePurchase['mode']) => ensureBuyerCustomer(repo, stripe, buyer, mode);
 
   /** A create failure after which nothing was charged, so the attempt may be closed; else null. */
   function definitiveFailure(err: unknown): { kind: string; code: string | null; paymentIntentId: string | null; error: AppError } | null {

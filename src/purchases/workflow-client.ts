@@ -11,7 +11,13 @@
  * Errors: the processor's failures as their spec §7.1 AppError; a workflow that does not answer
  * within `timeoutMs` (default 30 000 ms) → 503 CONNECTION_ERROR.
  */
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
 import { mapProcessorError } from '../payproc/errors';
 import { AppError } from '../http/errors';
 import {
@@ -64,6 +70,10 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
         }
         const type = processorType(err);
         if (type) throw mapProcessorError(Object.assign(new Error('checkout session could not be created'), { type }));
+        // The workflow's validator refused: the purchase was paid or expired meanwhile.
+        if (err instanceof WorkflowUpdateFailedError) {
+          throw new AppError('INVALID_REQUEST', `Purchase ${input.purchaseId} is no longer awaiting payment`, { cause: err });
+        }
         throw err;
       } finally {
         clearTimeout(timer);

@@ -31,6 +31,7 @@ export interface NewPurchase {
   agentId: number | null;
   buyerId: number;
   buyerEmail: string;
+  savePaymentMethod: boolean;
   mode: 'live' | 'test';
   currency: string;
   subtotalMinor: number;
@@ -107,6 +108,7 @@ export function createQuotesRepository(db: Db) {
             agent_id: p.agentId,
             buyer_id: p.buyerId,
             buyer_email: p.buyerEmail,
+            save_payment_method: p.savePaymentMethod,
             mode: p.mode,
             status: 'quoted',
             currency: p.currency,

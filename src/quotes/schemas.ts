@@ -48,6 +48,10 @@ export const ValidateRequest = z
     idp_accnt_uuid: z.string().min(1).max(64),
     access_token: z.string().min(1).max(256),
     selected_product_lines_to_purchase: z.array(z.record(z.string(), z.unknown())).min(1).max(20),
+    save_payment_method: z
+      .boolean()
+      .optional()
+      .meta({ description: "Addition: when true, checkout saves the buyer's card for later off-session charges (processUserDirectPayprocPayment)" }),
   })
   .meta({
     id: 'ValidateBuyerResponsesRequest',

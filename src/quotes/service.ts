@@ -134,6 +134,7 @@ export function createQuoteService(deps: {
         agentId: principal.agentId,
         buyerId: buyer.buyerId,
         buyerEmail: buyer.email,
+        savePaymentMethod: req.save_payment_method ?? false,
         mode: principal.mode,
         currency,
         subtotalMinor: priced.subtotalMinor,

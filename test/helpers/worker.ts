@@ -22,8 +22,12 @@ export function uniqueTaskQueue(): string {
   return `test-${randomUUID()}`;
 }
 
-export async function startTestWorker(taskQueue: string, overrides: Partial<ReturnType<typeof createActivities>> = {}): Promise<TestWorker> {
-  const config = loadConfig(process.env);
+export async function startTestWorker(
+  taskQueue: string,
+  overrides: Partial<ReturnType<typeof createActivities>> = {},
+  env: Record<string, string> = {},
+): Promise<TestWorker> {
+  const config = loadConfig({ ...process.env, ...env });
   const db = createDb(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const activities = { ...createActivities({ db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker'), payproc: createPayproc(config), publicBaseUrl: config.PUBLIC_BASE_URL }), ...overrides };

@@ -11,6 +11,7 @@ import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '.
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 import type { SessionState } from '../../activities/purchase';
+import { startProcessorProxy } from '../helpers/processor-proxy';
 
 const SECRET = 'whsec_test_purchase_workflow_secret';
 const stripe = new Stripe('sk_test_123');
@@ -25,7 +26,7 @@ interface Env {
 /** An app and a worker on their own task queue, an account with a product and a buyer. */
 async function setUp(config: Record<string, string> = {}, overrides: Parameters<typeof startTestWorker>[1] = {}): Promise<Env> {
   const taskQueue = uniqueTaskQueue();
-  const worker = await startTestWorker(taskQueue, overrides);
+  const worker = await startTestWorker(taskQueue, overrides, config);
   const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: SECRET, ...config });
   const account = await createRootAccount(app.container, 'Workflow Agency');
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
@@ -203,6 +204,36 @@ describe('purchase workflow with webhooks', () => {
     const { purchaseId, sessionId } = await checkout(env);
     const again = await env.app.container.purchaseWorkflows.startCheckout({ purchaseId, buyerEmail: 'x@example.com' });
     expect(again.id).toBe(sessionId);
+  });
+});
+
+describe('saving the card at checkout', () => {
+  test('when the agent asks to save the card, then the session is for the buyer as a processor customer with off-session setup; otherwise not', async () => {
+    const proxy = await startProcessorProxy();
+    const env = await setUp({ PAYPROC_API_BASE: proxy.url });
+    try {
+      const sessions = () => proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/checkout/sessions');
+      const saved = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: env.key, body: { ...(await env.quoteBody()), save_payment_method: true } });
+      expect(saved.status).toBe(200);
+      const customers = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/customers');
+      expect(customers).toHaveLength(1);
+      expect(customers[0]!.idempotencyKey).toMatch(/^buyer-\d+-test-customer$/);
+      const withSave = sessions()[0]!;
+      expect(withSave.params.get('customer')).toMatch(/^cus_/);
+      expect(withSave.params.get('payment_intent_data[setup_future_usage]')).toBe('off_session');
+      expect(withSave.params.has('customer_email')).toBe(false);
+
+      const plain = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: env.key, body: await env.quoteBody() });
+      expect(plain.status).toBe(200);
+      const without = sessions()[1]!;
+      expect(without.params.has('customer')).toBe(false);
+      expect(without.params.has('payment_intent_data[setup_future_usage]')).toBe(false);
+      expect(without.params.get('customer_email')).toMatch(/@example\.com$/);
+      expect(without.params.get('metadata[purchase_id]')).toBe(String(plain.body.purchase_id));
+    } finally {
+      await tearDown(env);
+      await proxy.close();
+    }
   });
 });
 
