@@ -22,6 +22,21 @@ export interface QuotingAccount {
   quoteBody(): Promise<Record<string, unknown>>;
 }
 
+/** One selected product line answering the special-event template (two days in May 2027). */
+export function specialEventSelection(productLineId: number, insuredName = 'Kim Park') {
+  return {
+    product_line_template_id: productLineId,
+    product_line_is_trip_excess_product: false,
+    event_type: 'wedding',
+    attendance: 80,
+    liquor: 'no',
+    venue_name: 'Lake House',
+    named_insured: { name: insuredName },
+    certificate_holder: { name: 'Lake House Inc', address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' } },
+    coverage: { time_zone: 'America/Chicago', start_date: '2027-05-01', end_date: '2027-05-02' },
+  };
+}
+
 /** An agency with a test-mode key, a product with the special-event template, and buyers on demand. */
 export async function createQuotingAccount(app: TestApp): Promise<QuotingAccount> {
   const account = await createRootAccount(app.container, 'Workflow Agency');
@@ -39,19 +54,7 @@ export async function createQuotingAccount(app: TestApp): Promise<QuotingAccount
     return {
       idp_accnt_uuid: connected.body.idp_accnt_uuid,
       access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [
-        {
-          product_line_template_id: product.body.data.id,
-          product_line_is_trip_excess_product: false,
-          event_type: 'wedding',
-          attendance: 80,
-          liquor: 'no',
-          venue_name: 'Lake House',
-          named_insured: { name: 'Kim Park' },
-          certificate_holder: { name: 'Lake House Inc', address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' } },
-          coverage: { time_zone: 'America/Chicago', start_date: '2027-05-01', end_date: '2027-05-02' },
-        },
-      ],
+      selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id)],
     };
   };
   return { key, quoteBody };

@@ -8,6 +8,7 @@
  * idempotency would replay; tests that rely on that say so in their names.
  */
 import type { AddressInfo } from 'node:net';
+import { specialEventSelection } from '../helpers/purchases';
 import { SMTPServer } from 'smtp-server';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
@@ -106,19 +107,7 @@ async function setUp(config: Record<string, string> = {}): Promise<Env> {
       body: {
         idp_accnt_uuid: buyer.idp_accnt_uuid,
         access_token: buyer.access_token,
-        selected_product_lines_to_purchase: [
-          {
-            product_line_template_id: product.body.data.id,
-            product_line_is_trip_excess_product: false,
-            event_type: 'wedding',
-            attendance: 80,
-            liquor: 'no',
-            venue_name: 'Lake House',
-            named_insured: { name: 'Dana Reyes' },
-            certificate_holder: { name: 'Lake House Inc', address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' } },
-            coverage: { time_zone: 'America/Chicago', start_date: '2027-05-01', end_date: '2027-05-02' },
-          },
-        ],
+        selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id, 'Dana Reyes')],
       },
     });
     expect(res.status).toBe(200);

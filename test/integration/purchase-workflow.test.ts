@@ -6,14 +6,14 @@
  */
 import Stripe from 'stripe';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
+import { call } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 import type { SessionState } from '../../activities/purchase';
 import { startProcessorProxy } from '../helpers/processor-proxy';
+import { WEBHOOK_SECRET, createQuotingAccount, sessionCompletedEvent } from '../helpers/purchases';
 
-const SECRET = 'whsec_test_purchase_workflow_secret';
+const SECRET = WEBHOOK_SECRET;
 const stripe = new Stripe('sk_test_123');
 
 interface Env {
@@ -28,35 +28,7 @@ async function setUp(config: Record<string, string> = {}, overrides: Parameters<
   const taskQueue = uniqueTaskQueue();
   const worker = await startTestWorker(taskQueue, overrides, config);
   const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: SECRET, ...config });
-  const account = await createRootAccount(app.container, 'Workflow Agency');
-  const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
-  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
-  const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id } });
-  let n = 0;
-  const quoteBody = async () => {
-    const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-      method: 'POST',
-      key,
-      body: { buyer_first_name: 'Kim', buyer_last_name: 'Park', buyer_email: `kim${n++}.${account.id}@example.com`, seller_slug: account.slug, query_param: '' },
-    });
-    return {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [
-        {
-          product_line_template_id: product.body.data.id,
-          product_line_is_trip_excess_product: false,
-          event_type: 'wedding',
-          attendance: 80,
-          liquor: 'no',
-          venue_name: 'Lake House',
-          named_insured: { name: 'Kim Park' },
-          certificate_holder: { name: 'Lake House Inc', address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' } },
-          coverage: { time_zone: 'America/Chicago', start_date: '2027-05-01', end_date: '2027-05-02' },
-        },
-      ],
-    };
-  };
+  const { key, quoteBody } = await createQuotingAccount(app);
   return { app, worker, key, quoteBody };
 }
 
@@ -75,9 +47,7 @@ function event(type: string, object: Record<string, unknown>, id = `evt_${Math.r
   return JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
 }
 
-function sessionCompleted(purchaseId: number, sessionId: string, id?: string) {
-  return event('checkout.session.completed', { id: sessionId, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, metadata: { purchase_id: String(purchaseId) } }, id);
-}
+const sessionCompleted = sessionCompletedEvent;
 
 async function deliver(env: Env, payload: string, secret = SECRET, timestamp?: number) {
   const signature = stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
