@@ -1,0 +1,307 @@
+/**
+ * The certificate renderer against Debian's real Chromium (issue 6: renderer building block).
+ * Text is read back with poppler's `pdftotext` when it is installed; otherwise the HTML is
+ * loaded in a page of a separate browser and `document.body.innerText` is checked instead.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { loadConfig } from '../../src/config';
+import { createBrowserPool, RenderTimeoutError, type BrowserPool } from '../../src/pdf/browser-pool';
+import { escapeHtml, renderCertificateHtml, type CertificateData } from '../../src/pdf/certificate-template';
+
+const config = loadConfig({ ...process.env });
+const executablePath = config.CHROMIUM_PATH;
+const format = config.PDF_PAGE_FORMAT;
+
+const HOSTILE_NAME = `<img src=x onerror=alert(1)><script>fetch('http://127.0.0.1:9/x')</script>`;
+const TEMPLATE_TAGS = ['html', 'head', 'meta', 'title', 'style', 'body', 'div', 'h1', 'span', 'strong', 'table', 'tr', 'th', 'td', 'br', 'img'];
+const HOSTILE_HOLDER = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>`;
+
+function certificate(overrides: Partial<CertificateData> = {}): CertificateData {
+  return {
+    certificateNumber: 'COI-000123-0001',
+    issueDate: '2026-03-01',
+    testMode: false,
+    producer: { name: 'Acme Agency LLC', address: '1 Main St\nSpringfield, IL 62701' },
+    namedInsured: { name: 'Jane Q. Doe', address: '22 Elm Rd\nBoston, MA 02110' },
+    insurers: [{ name: 'First Mutual Insurance Co.' }, { name: 'Second Re AG' }],
+    masterPolicyNumber: 'MP-2026-0042',
+    policyNumberTwo: 'PN2-7788',
+    productName: 'Daily Event Liability',
+    coverage: { startsAtLocal: '2026-03-07T00:00', endsAtLocal: '2026-03-08T00:00', timeZone: 'America/New_York' },
+    limits: [
+      { label: 'Each occurrence', amount_minor: 100_000_000, currency: 'USD' },
+      { label: 'General aggregate', amount_minor: 200_000_000, currency: 'USD' },
+    ],
+    deductible: { amount_minor: 50_000, currency: 'USD' },
+    claimsPhone: '+1 800 555 0100',
+    certificateHolder: { name: 'City Convention Center', address: '100 Hall Ave\nChicago, IL 60601' },
+    verificationUrl: 'http://127.0.0.1:3000/verify/COI-000123-0001',
+    ...overrides,
+  };
+}
+
+function hasPdftotext(): boolean {
+  try {
+    execFileSync('which', ['pdftotext'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const PDFTOTEXT = hasPdftotext();
+
+function pdfText(pdf: Buffer): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pdf-test-'));
+  try {
+    const file = path.join(dir, 'c.pdf');
+    writeFileSync(file, pdf);
+    return execFileSync('pdftotext', ['-raw', file, '-'], { encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Reads the text a user would see: `pdftotext` if present, else innerText of the HTML in a JS-off page. */
+async function visibleText(pdf: Buffer, html: string): Promise<string> {
+  if (PDFTOTEXT) return pdfText(pdf);
+  const browser = await puppeteer.launch({ executablePath, headless: true, pipe: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  try {
+    const page = await browser.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setContent(html, { waitUntil: 'load' });
+    return await page.evaluate('document.body.innerText') as string;
+  } finally {
+    await browser.close();
+  }
+}
+
+function expectValidPdf(pdf: Buffer): void {
+  expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  expect(pdf.subarray(-32).toString('latin1')).toContain('%%EOF');
+  expect(pdf.length).toBeGreaterThan(5_000);
+  expect(pdf.length).toBeLessThan(2_000_000);
+}
+
+function pageCount(pdf: Buffer): number {
+  return (pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length;
+}
+
+function childPids(): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('PDF renderer', () => {
+  let pool: BrowserPool;
+
+  beforeAll(() => {
+    pool = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
+  });
+
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  test('when a certificate is rendered, then it is a one-page PDF carrying the certificate number and named insured', async () => {
+    const html = await renderCertificateHtml(certificate(), { format });
+
+    const started = Date.now();
+    const pdf = await pool.render(html, { format });
+    const firstMs = Date.now() - started;
+    const again = Date.now();
+    const second = await pool.render(html, { format });
+    process.stderr.write(`pdf render: first (with launch) ${firstMs} ms, warm ${Date.now() - again} ms, ${pdf.length} bytes\n`);
+
+    expectValidPdf(pdf);
+    expectValidPdf(second);
+    expect(pageCount(pdf)).toBe(1);
+    const text = await visibleText(pdf, html);
+    expect(text).toContain('COI-000123-0001');
+    expect(text).toContain('Jane Q. Doe');
+    expect(text).toContain('$1,000,000.00');
+    expect(text).toContain('$500.00');
+    expect(text).toContain('America/New_York');
+    expect(text).toContain('MP-2026-0042');
+    expect(text).toContain('PN2-7788');
+    expect(text).toContain('City Convention Center');
+    expect(text).not.toContain('SPECIMEN');
+    expect(pool.blockedRequests).toBe(0);
+  });
+
+  test('when the format is A4, then the @page size and the PDF media box follow it', async () => {
+    const html = await renderCertificateHtml(certificate(), { format: 'A4' });
+    expect(html).toContain('size: A4');
+
+    const pdf = await pool.render(html, { format: 'A4' });
+
+    expectValidPdf(pdf);
+    // A4 is 595 × 842 points (Letter would be 612 × 792).
+    expect(pdf.toString('latin1')).toMatch(/\/MediaBox \[0 0 595\.\d+ 841\.\d+\]|\/MediaBox \[0 0 595 842\]/);
+  });
+
+  test('when buyer strings hold markup, then the HTML carries them only as escaped text and Chromium makes no request', async () => {
+    const html = await renderCertificateHtml(
+      certificate({ namedInsured: { name: HOSTILE_NAME }, certificateHolder: { name: HOSTILE_HOLDER, address: '"><iframe src=http://127.0.0.1:9/>' } }),
+      { format },
+    );
+    const blockedBefore = pool.blockedRequests;
+
+    const pdf = await pool.render(html, { format });
+
+    expect(html).toContain(escapeHtml(HOSTILE_NAME));
+    expect(html).toContain(escapeHtml(HOSTILE_HOLDER));
+    // the only tags are the template's own: none of the injected ones
+    const tags = new Set([...html.matchAll(/<([a-zA-Z][a-zA-Z0-9]*)/g)].map((m) => m[1]!.toLowerCase()));
+    expect([...tags].filter((t) => !TEMPLATE_TAGS.includes(t))).toEqual([]);
+    expect(html).not.toMatch(/<(script|link|iframe)\b/i);
+    expect(html).not.toMatch(/<img src=x/i);
+    expectValidPdf(pdf);
+    expect(pool.blockedRequests).toBe(blockedBefore);
+    const text = await visibleText(pdf, html);
+    expect(text).toContain('<script>fetch(');
+    expect(text).toContain('<link rel=stylesheet');
+  });
+
+  test('when raw unescaped HTML points at the network, then every such request is blocked and counted and the render still succeeds', async () => {
+    // Deliberately not built with the template: proves the interception layer on its own.
+    const raw = `<!DOCTYPE html><html><head><link rel="stylesheet" href="http://127.0.0.1:9/a.css"></head>
+      <body><p>raw</p><img src="http://127.0.0.1:9/x"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></body></html>`;
+    const before = pool.blockedRequests;
+
+    const pdf = await pool.render(raw, { format });
+
+    expectValidPdf(pdf);
+    expect(pool.blockedRequests - before).toBe(2);
+  });
+
+  test('when in test mode, then the certificate carries SPECIMEN, and the QR code is an inline data: PNG', async () => {
+    const live = await renderCertificateHtml(certificate(), { format });
+    const specimen = await renderCertificateHtml(certificate({ testMode: true }), { format });
+
+    const pdf = await pool.render(specimen, { format });
+
+    expect(live).not.toContain('SPECIMEN');
+    expect(specimen).toContain('SPECIMEN');
+    // the watermark is rotated: text extraction may split it into letters, so ignore whitespace
+    expect((await visibleText(pdf, specimen)).replace(/\s+/g, '')).toContain('SPECIMEN');
+    expect((await visibleText(await pool.render(live, { format }), live)).replace(/\s+/g, '')).not.toContain('SPECIMEN');
+    expect(pageCount(pdf)).toBe(1);
+    const qr = /<img id="qr"[^>]* src="([^"]+)"/.exec(specimen)?.[1];
+    expect(qr).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/=]+$/);
+    expect(Buffer.from(qr!.split(',')[1]!, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+
+  test('when a render exceeds its deadline, then it fails with RenderTimeoutError and the same pool renders afterwards', async () => {
+    const tight = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 1 });
+    try {
+      const html = await renderCertificateHtml(certificate(), { format });
+
+      await expect(tight.render(html, { format })).rejects.toBeInstanceOf(RenderTimeoutError);
+      await expect(tight.render(html, { format })).rejects.toThrow('PDF render did not finish within 1 ms');
+      const pdf = await tight.render(html, { format, timeoutMs: 15_000 });
+
+      expectValidPdf(pdf);
+      expect(tight.launches).toBe(1);
+    } finally {
+      await tight.close();
+    }
+  });
+
+  test('when rendersPerBrowser is 2, then 5 renders relaunch the browser and every PDF is valid', async () => {
+    const recycling = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 2, renderTimeoutMs: 15_000 });
+    try {
+      const html = await renderCertificateHtml(certificate(), { format });
+      const pids = new Set<number>();
+      const pdfs: Buffer[] = [];
+
+      for (let i = 0; i < 5; i++) {
+        pdfs.push(await recycling.render(html, { format }));
+        pids.add(recycling.__browserPidForTests()!);
+      }
+
+      expect(recycling.launches).toBe(3);
+      expect(pids.size).toBe(3);
+      pdfs.forEach(expectValidPdf);
+    } finally {
+      await recycling.close();
+    }
+  });
+
+  test('when 8 renders are submitted at once to 2 pages, then all succeed', async () => {
+    const concurrent = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 30_000 });
+    try {
+      const htmls = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => renderCertificateHtml(certificate({ certificateNumber: `COI-CONC-${i}` }), { format })),
+      );
+      await concurrent.render(htmls[0]!, { format }); // warm up: launch is not part of the timing
+
+      const started = Date.now();
+      const pdfs = await Promise.all(htmls.map((h) => concurrent.render(h, { format })));
+      const elapsed = Date.now() - started;
+      process.stderr.write(`pdf render: 8 concurrent on pageCount 2: ${elapsed} ms total, ${(elapsed / 8).toFixed(0)} ms per PDF\n`);
+
+      pdfs.forEach(expectValidPdf);
+      if (PDFTOTEXT) pdfs.forEach((pdf, i) => expect(pdfText(pdf)).toContain(`COI-CONC-${i}`));
+      expect(concurrent.launches).toBe(1);
+    } finally {
+      await concurrent.close();
+    }
+  });
+
+  test('when the browser process is killed, then the next render relaunches it and succeeds', async () => {
+    const crashy = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
+    try {
+      const html = await renderCertificateHtml(certificate(), { format });
+      await crashy.render(html, { format });
+      const pid = crashy.__browserPidForTests()!;
+
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => !isAlive(pid) || crashy.__browserPidForTests() === undefined);
+      const pdf = await crashy.render(html, { format });
+
+      expectValidPdf(pdf);
+      expect(crashy.launches).toBe(2);
+      expect(crashy.__browserPidForTests()).not.toBe(pid);
+    } finally {
+      await crashy.close();
+    }
+  });
+
+  test('when the pool is closed, then no Chromium process of it is left and render refuses', async () => {
+    const closing = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
+    const html = await renderCertificateHtml(certificate(), { format });
+    await closing.render(html, { format });
+    const pid = closing.__browserPidForTests()!;
+    expect(childPids()).toContain(pid);
+
+    await closing.close();
+
+    expect(isAlive(pid)).toBe(false);
+    expect(childPids()).not.toContain(pid);
+    await expect(closing.render(html, { format })).rejects.toThrow(/closed/);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
