@@ -13,4 +13,7 @@ module.exports = {
   globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
   testTimeout: 60000,
   maxWorkers: 2,
+  // In CI only: an open handle still unexplained (storage suite run alone; see the closing note)
+  // must never hang the run. Locally Jest keeps reporting leaks so they get fixed.
+  forceExit: process.env.CI === 'true',
 };
