@@ -12,6 +12,7 @@ import type Stripe from 'stripe';
 import type { Db } from '../src/db/knex';
 import type { Payproc } from '../src/payproc/client';
 import { ensureBuyerCustomer } from '../src/payproc/customers';
+import { idOf } from '../src/payproc/ids';
 import { createPaymentsRepository } from '../src/payments/repository';
 import type { CheckoutSession, PurchaseStatus, RefundInput } from '../workflows/contracts';
 
@@ -37,8 +38,7 @@ function processorFailure(err: unknown): never {
 
 function sessionState(s: Stripe.Checkout.Session): SessionState {
   if (s.status === 'complete' && (s.payment_status === 'paid' || s.payment_status === 'no_payment_required')) {
-    const pi = typeof s.payment_intent === 'string' ? s.payment_intent : (s.payment_intent?.id ?? null);
-    return { state: 'paid', paymentIntentId: pi };
+    return { state: 'paid', paymentIntentId: idOf(s.payment_intent) };
   }
   if (s.status === 'expired') return { state: 'expired' };
   return { state: 'open' };
@@ -46,6 +46,7 @@ function sessionState(s: Stripe.Checkout.Session): SessionState {
 
 export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const { db, payproc } = deps;
+  const customers = createPaymentsRepository(db);
 
   async function loadPurchase(purchaseId: number) {
     const purchase = await db('purchases as p').join('root_accounts as a', 'a.id', 'p.root_account_id').where('p.id', purchaseId).first('p.*', 'a.checkout_success_url', 'a.checkout_cancel_url');
@@ -96,7 +97,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
           ? await db('buyers').where({ id: purchase.buyer_id }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid')
           : null;
         const customer = buyer
-          ? await ensureBuyerCustomer(createPaymentsRepository(db), stripe, { buyerId: buyer.id, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, idpAccntUuid: buyer.idp_accnt_uuid }, purchase.mode)
+          ? await ensureBuyerCustomer(customers, stripe, { buyerId: buyer.id, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, idpAccntUuid: buyer.idp_accnt_uuid }, purchase.mode)
           : null;
         session = await stripe.checkout.sessions.create(
           {
@@ -115,7 +116,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       } catch (err) {
         processorFailure(err);
       }
-      const paymentIntent = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+      const paymentIntent = idOf(session.payment_intent);
       const deadline = new Date(Date.now() + input.sessionTtlSeconds * 1000);
       await db('purchases')
         .where({ id: purchase.id })

@@ -15,20 +15,24 @@ export interface Scope {
   testModeOnly: boolean;
 }
 
-export interface BundleRecord {
-  id: number;
-  rootAccountId: number;
+/** The columns a create or update may write (everything but ids, counts and timestamps). */
+export interface BundleFields {
   bundleName: string;
   customerFacingName: string;
   internallyFacingName: string;
   bundleDescription: string;
   isRecurring: boolean;
   isTestMode: boolean;
-  productLineCount: number;
   rootInsurerDbId: number | null;
   rootMgaDbId: number | null;
   rootSellerDbId: number | null;
   questionSetId: number | null;
+}
+
+export interface BundleRecord extends BundleFields {
+  id: number;
+  rootAccountId: number;
+  productLineCount: number;
   youtubeLink: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -46,20 +50,6 @@ export interface BundleLink {
 export interface BundleWithLinks extends BundleRecord {
   /** Ordered by position (the order of `product_ids`). */
   links: BundleLink[];
-}
-
-/** The columns a create or update may write (everything but ids, counts and timestamps). */
-export interface BundleFields {
-  bundleName: string;
-  customerFacingName: string;
-  internallyFacingName: string;
-  bundleDescription: string;
-  isRecurring: boolean;
-  isTestMode: boolean;
-  rootInsurerDbId: number | null;
-  rootMgaDbId: number | null;
-  rootSellerDbId: number | null;
-  questionSetId: number | null;
 }
 
 /** What the link checks need to know about a product line. */

@@ -13,6 +13,7 @@
 import type Stripe from 'stripe';
 import type { Db } from '../db/knex';
 import { AppError } from '../http/errors';
+import { idOf } from '../payproc/ids';
 import type { PaymentEvent } from '../../workflows/contracts';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 
@@ -26,14 +27,13 @@ export interface WebhookResult {
 /** What a processor event means for a purchase workflow, or null when it means nothing. */
 export function toPaymentEvent(event: Stripe.Event): PaymentEvent | null {
   const obj = event.data.object as unknown as Record<string, unknown>;
-  const pi = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && 'id' in v ? String((v as { id: unknown }).id) : null);
   switch (event.type) {
     case 'checkout.session.completed':
-      return obj.payment_status === 'paid' || obj.payment_status === 'no_payment_required' ? { eventId: event.id, outcome: 'paid', paymentIntentId: pi(obj.payment_intent) } : null;
+      return obj.payment_status === 'paid' || obj.payment_status === 'no_payment_required' ? { eventId: event.id, outcome: 'paid', paymentIntentId: idOf(obj.payment_intent) } : null;
     case 'checkout.session.async_payment_succeeded':
-      return { eventId: event.id, outcome: 'paid', paymentIntentId: pi(obj.payment_intent) };
+      return { eventId: event.id, outcome: 'paid', paymentIntentId: idOf(obj.payment_intent) };
     case 'checkout.session.async_payment_failed':
-      return { eventId: event.id, outcome: 'failed', paymentIntentId: pi(obj.payment_intent) };
+      return { eventId: event.id, outcome: 'failed', paymentIntentId: idOf(obj.payment_intent) };
     case 'checkout.session.expired':
       return { eventId: event.id, outcome: 'expired', paymentIntentId: null };
     case 'payment_intent.succeeded':
@@ -51,8 +51,7 @@ function purchaseIdOf(event: Stripe.Event): number | null {
 
 /** A charge's payment intent id, to find its purchase when the charge carries no metadata. */
 function paymentIntentOf(event: Stripe.Event): string | null {
-  const pi = (event.data.object as { payment_intent?: unknown }).payment_intent;
-  return typeof pi === 'string' ? pi : pi && typeof pi === 'object' && 'id' in pi ? String((pi as { id: unknown }).id) : null;
+  return idOf((event.data.object as { payment_intent?: unknown }).payment_intent);
 }
 
 export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund'> }) {
