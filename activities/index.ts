@@ -2,18 +2,57 @@
  * All activities the worker registers, built by one factory over injected clients
  * (STYLE practice 2). Each domain adds its own factory here as it lands.
  */
+import type { Config } from '../src/config';
 import type { Db } from '../src/db/knex';
 import type { Logger } from '../src/logger';
-import type { Payproc } from '../src/payproc/client';
+import { createPayproc, type Payproc } from '../src/payproc/client';
+import { createBrowserPool, type BrowserPool, type PdfPageFormat } from '../src/pdf/browser-pool';
+import { createObjectStore, type ObjectStore } from '../src/storage/object-store';
 import { createPurchaseActivities } from './purchase';
+import { createCertificateActivities } from './certificates';
 
 export interface ActivityDeps {
   db: Db;
   log: Logger;
   payproc: Payproc;
   publicBaseUrl: string;
+  /** Certificate storage (GCS; fake-gcs-server locally). */
+  store: ObjectStore;
+  /** The worker's Chromium page pool (one browser per worker process). */
+  pdf: BrowserPool;
+  pageFormat: PdfPageFormat;
+  /** Certificates one issuing activity renders and uploads at once. */
+  renderConcurrency: number;
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createPurchaseActivities(deps) };
+  return {
+    ...createPurchaseActivities(deps),
+    ...createCertificateActivities({ ...deps, concurrency: deps.renderConcurrency }),
+  };
+}
+
+/**
+ * The activity dependencies a worker process builds from its config: the clients plus its own
+ * Chromium page pool (launched on first render) and certificate store. The caller owns the
+ * pool and must `close()` it on shutdown (no Chromium process outlives the worker).
+ */
+export function activityDepsFromConfig(config: Config, clients: { db: Db; log: Logger }): ActivityDeps {
+  const pdf = createBrowserPool({
+    executablePath: config.CHROMIUM_PATH,
+    pageCount: config.PDF_PAGE_POOL_SIZE,
+    rendersPerBrowser: config.PDF_RENDERS_PER_BROWSER,
+    renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
+    log: clients.log.child({ component: 'pdf' }),
+  });
+  return {
+    ...clients,
+    payproc: createPayproc(config),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    store: createObjectStore(config),
+    pdf,
+    pageFormat: config.PDF_PAGE_FORMAT,
+    // Twice the pages: while one certificate uploads, another renders in its page.
+    renderConcurrency: config.PDF_PAGE_POOL_SIZE * 2,
+  };
 }

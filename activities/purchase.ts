@@ -177,7 +177,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
 
     /** Sets the purchase status (what lists and the API read; the workflow is the source). */
     async setPurchaseStatus(input: { purchaseId: number; status: PurchaseStatus }): Promise<void> {
-      await db('purchases').where({ id: input.purchaseId }).update({ status: input.status, updated_at: db.fn.now() });
+      // A refunded purchase stays refunded, whatever step of issuance finishes after the refund.
+      await db('purchases').where({ id: input.purchaseId }).whereNot('status', 'refunded').update({ status: input.status, updated_at: db.fn.now() });
     },
   };
 }

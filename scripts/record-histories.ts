@@ -31,9 +31,8 @@ import { promisify } from 'node:util';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { loadConfig } from '../src/config';
 import { createDb, migrateLatest } from '../src/db/knex';
-import { createActivities } from '../activities';
+import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
-import { createPayproc } from '../src/payproc/client';
 import type { SessionState } from '../activities/purchase';
 import { certificatesWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
 import { startTestApp, type TestApp } from '../test/helpers/app';
@@ -118,7 +117,8 @@ async function recordAll(namespace: string): Promise<void> {
   // check by this adapter; every other purchase gets the real activity's answer from stripe-mock.
   const config = loadConfig(process.env);
   const activityDb = createDb(config);
-  const real = createActivities({ db: activityDb, log: createLogger({ LOG_LEVEL: 'silent' }, 'histories'), payproc: createPayproc(config), publicBaseUrl: config.PUBLIC_BASE_URL });
+  const realDeps = activityDepsFromConfig(config, { db: activityDb, log: createLogger({ LOG_LEVEL: 'silent' }, 'histories') });
+  const real = createActivities(realDeps);
   const paidAtProcessor = new Set<number>();
   const getCheckoutState = async (input: { purchaseId: number }): Promise<SessionState> =>
     paidAtProcessor.has(input.purchaseId) ? { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` } : real.getCheckoutState(input);
@@ -157,7 +157,7 @@ async function recordAll(namespace: string): Promise<void> {
       await untilWaiting(app, purchaseId); // the usual path: the webhook ends the wait
       const res = await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
       if (!res.body?.relayed) throw new Error(`webhook not relayed: ${res.status} ${res.text}`);
-      expectStatus(await finish(app, purchaseId), 'awaiting_certificates');
+      expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-webhook.json', purchaseWorkflowId(purchaseId));
       await save(app, 'certificates-placeholder.json', certificatesWorkflowId(purchaseId));
     }
@@ -174,7 +174,7 @@ async function recordAll(namespace: string): Promise<void> {
       const { purchaseId } = await checkout(app, account);
       await new Promise((r) => setTimeout(r, 2500)); // a couple of "still open" answers first
       paidAtProcessor.add(purchaseId);
-      expectStatus(await finish(app, purchaseId), 'awaiting_certificates');
+      expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-periodic-check.json', purchaseWorkflowId(purchaseId));
     }
     {
@@ -189,6 +189,7 @@ async function recordAll(namespace: string): Promise<void> {
   } finally {
     for (const app of apps) await app.close();
     await worker.shutdown();
+    await realDeps.pdf.close();
     await activityDb.destroy();
   }
 }

@@ -82,6 +82,14 @@ const schema = z.object({
 
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   PDF_PAGE_FORMAT: z.enum(['Letter', 'A4']).default('Letter'),
+  /** Chromium pages rendering at once in one worker process (the page pool; issue 6). */
+  PDF_PAGE_POOL_SIZE: z.coerce.number().int().min(1).max(32).default(3),
+  /** Renders one browser serves before the worker replaces it with a fresh one. */
+  PDF_RENDERS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
+  /** Deadline of one PDF render in ms (loading the HTML plus printing). */
+  PDF_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Lifetime of the signed download URLs getCertificates hands out, in seconds (max 7 days). */
+  CERTIFICATE_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
 
   /** Enables the Swagger UI at /docs; the JSON document at /openapi.json is always served. */
   DOCS_ENABLED: bool.default(true),

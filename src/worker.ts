@@ -8,8 +8,7 @@ import { NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/wo
 import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb } from './db/knex';
-import { createActivities } from '../activities';
-import { createPayproc } from './payproc/client';
+import { activityDepsFromConfig, createActivities } from '../activities';
 
 /** Routes the SDK's log lines into pino. */
 function installRuntimeLogger(log: Logger): void {
@@ -53,19 +52,22 @@ async function main(): Promise<void> {
   installRuntimeLogger(log);
   const db = createDb(config);
   const connection = await connectWithRetry(config, log);
+  // One Chromium per worker process, launched on the first render and closed on shutdown.
+  const deps = activityDepsFromConfig(config, { db, log });
   try {
     const worker = await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities({ db, log, payproc: createPayproc(config), publicBaseUrl: config.PUBLIC_BASE_URL }),
+      activities: createActivities(deps),
       shutdownGraceTime: '10s',
     });
     log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker running');
     await worker.run(); // resolves once a shutdown signal has drained the worker
     log.info('worker stopped');
   } finally {
+    await deps.pdf.close();
     await connection.close();
     await db.destroy();
   }

@@ -1,16 +1,73 @@
 /**
- * certificatesWorkflow: the child the purchase workflow runs once payment is recorded.
- * Certificate issuance (render, store, zip, verify) is the certificates issue; until it lands,
- * this child records that the purchase is awaiting its certificates, so nothing paid is lost
- * track of: `purchases.status = 'awaiting_certificates'` lists every purchase still owed PDFs.
+ * certificatesWorkflow (ARCHITECTURE §3 step 7; issue 6): the child the purchase workflow runs
+ * once payment is recorded, id `certificates-<purchaseId>`.
+ *
+ * Rounds of: plan one certificate per covered unit → render and store the pending ones in
+ * batches (`CERTIFICATE_BATCH_SIZE` per activity, `PARALLEL_BATCHES` at once; the worker's page
+ * pool bounds actual rendering) → build the zips → verify that everything getCertificates
+ * returns exists. A round that finds something missing (e.g. an object storage lost) is
+ * followed, after a backoff of 1 s doubling to 5 min, by another; then the purchase is marked
+ * `issued`. Returns `{ purchaseId, status }`.
+ *
+ * Versioning: executions recorded before issuance existed ran a placeholder that only set
+ * `awaiting_certificates`; `patched('issue-certificates')` keeps replaying them unchanged.
  */
-import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { patched, proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PurchaseActivities } from '../activities/purchase';
+import type { CertificateActivities } from '../activities/certificates';
+import type { PurchaseStatus } from './contracts';
+
+/** Certificates one `issueCertificates` activity renders (its retry and heartbeat unit). */
+export const CERTIFICATE_BATCH_SIZE = 10;
+/** Batches in flight at once. */
+export const PARALLEL_BATCHES = 4;
 
 const acts = proxyActivities<PurchaseActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumInterval: '30 seconds' } });
+const quick = proxyActivities<CertificateActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+const heavy = proxyActivities<CertificateActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
 
-export async function certificatesWorkflow(input: { purchaseId: number }): Promise<{ purchaseId: number; status: 'awaiting_certificates' }> {
-  await acts.setPurchaseStatus({ purchaseId: input.purchaseId, status: 'awaiting_certificates' });
-  upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
-  return { purchaseId: input.purchaseId, status: 'awaiting_certificates' };
+export interface CertificatesResult {
+  purchaseId: number;
+  status: PurchaseStatus;
+}
+
+export async function certificatesWorkflow(input: { purchaseId: number }): Promise<CertificatesResult> {
+  const { purchaseId } = input;
+  if (!patched('issue-certificates')) {
+    await acts.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
+    upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
+    return { purchaseId, status: 'awaiting_certificates' };
+  }
+
+  await acts.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
+  upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
+
+  for (let round = 0; ; round++) {
+    const { pendingIds } = await quick.planCertificates({ purchaseId });
+    const batches: number[][] = [];
+    for (let i = 0; i < pendingIds.length; i += CERTIFICATE_BATCH_SIZE) batches.push(pendingIds.slice(i, i + CERTIFICATE_BATCH_SIZE));
+    let next = 0;
+    const lane = async () => {
+      while (next < batches.length) {
+        const batch = batches[next++]!;
+        await heavy.issueCertificates({ purchaseId, certificateIds: batch });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_BATCHES, batches.length) }, lane));
+    await heavy.buildCertificateArchives({ purchaseId });
+    const check = await heavy.verifyCertificates({ purchaseId });
+    if (check.complete) break;
+    await sleep(Math.min(1000 * 2 ** round, 5 * 60_000));
+  }
+
+  await quick.markCertificatesIssued({ purchaseId });
+  upsertSearchAttributes({ PurchaseStatus: ['issued'] });
+  return { purchaseId, status: 'issued' };
 }

@@ -20,8 +20,12 @@ export function certificatesWorkflowId(purchaseId: number): string {
   return `certificates-${purchaseId}`;
 }
 
-/** Purchase statuses, as stored in `purchases.status` and the `PurchaseStatus` search attribute. */
-export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'awaiting_certificates' | 'refunded';
+/**
+ * Purchase statuses, as stored in `purchases.status` and the `PurchaseStatus` search attribute:
+ * `awaiting_certificates` = paid, certificates being issued; `issued` = every certificate and zip
+ * verified in storage; `refunded` = fully refunded (certificates void), never overwritten.
+ */
+export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'awaiting_certificates' | 'issued' | 'refunded';
 
 /** Workflow id of the handling of one refund event (a redelivered event is rejected by id). */
 export function refundWorkflowId(purchaseId: number, eventId: string): string {

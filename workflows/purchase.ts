@@ -131,11 +131,12 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   }
   await local.recordPayment({ purchaseId: input.purchaseId, paymentIntentId: final.paymentIntentId });
   await publish('paid');
-  await executeChild(certificatesWorkflow, {
+  const issued = await executeChild(certificatesWorkflow, {
     workflowId: certificatesWorkflowId(input.purchaseId),
     args: [{ purchaseId: input.purchaseId }],
   });
-  status = 'awaiting_certificates';
+  // The child's outcome (`issued`; `awaiting_certificates` for children that ran the old placeholder).
+  status = issued.status;
   // Added after the first histories were recorded: keep the parent's search attribute current
   // too, so `PurchaseStatus='awaiting_certificates'` finds the purchase, not only its child.
   if (patched('purchase-status-after-certificates')) {

@@ -75,7 +75,7 @@ export function createPaymentService(deps: {
 
   /** Throws INVALID_REQUEST unless the purchase can still be paid for `marginMs` more. */
   function assertPayable(p: PayablePurchase, marginMs: number): void {
-    if (p.paidAt || p.status === 'paid' || p.status === 'awaiting_certificates') {
+    if (p.paidAt || p.status === 'paid' || p.status === 'awaiting_certificates' || p.status === 'issued') {
       throw new AppError('INVALID_REQUEST', `Purchase ${p.id} is already paid`);
     }
     if (p.status === 'expired' || (p.checkoutExpiresAt && p.checkoutExpiresAt.getTime() - marginMs <= now().getTime())) {

@@ -2,7 +2,8 @@
  * The question template a buyer answers (spec §4.4 step 1: dropdown options, numeric ranges,
  * named-insured and certificate-holder questions; the rest the spec leaves open).
  *
- * A definition is `{ version: 1, questions: Question[], agreements: Agreement[] }`. Question ids
+ * A definition is `{ version: 1, questions: Question[], agreements: Agreement[], certificate? }`
+ * (`certificate.limits`: the limits of insurance its certificates print). Question ids
  * are the keys of the buyer's answers in `adminValidateBuyerResponses`. Exactly one question
  * says what is covered: `coverage_dates` (per-day products: one covered unit per calendar day)
  * or `trips` (trip-excess products: one covered unit per trip). Dropdown options may carry a
@@ -98,11 +99,24 @@ export type Agreement = z.infer<typeof Agreement>;
 /** Keys of a selected product line that are not answers. */
 export const RESERVED_ANSWER_KEYS = ['product_line_template_id', 'product_line_is_trip_excess_product'] as const;
 
+/**
+ * What the certificate prints beyond the product line's own fields: the limits of insurance in
+ * the order to print them, each an integer amount in minor units of the product's currency.
+ */
+export const CertificateSection = z.strictObject({
+  limits: z
+    .array(z.strictObject({ label: z.string().min(1).max(100), amount_minor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }))
+    .max(12)
+    .default([]),
+});
+export type CertificateSection = z.infer<typeof CertificateSection>;
+
 export const QuestionSetDefinition = z
   .strictObject({
     version: z.literal(1),
     questions: z.array(Question).min(1).max(100),
     agreements: z.array(Agreement).max(20).default([]),
+    certificate: CertificateSection.default({ limits: [] }),
   })
   .superRefine((d, ctx) => {
     const ids = d.questions.map((q) => q.id);

@@ -7,14 +7,16 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { activityDepsFromConfig, createActivities } from '../../activities';
 import { createDb } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
 import { loadConfig } from '../../src/config';
-import { createPayproc } from '../../src/payproc/client';
+import type { BrowserPool } from '../../src/pdf/browser-pool';
 
 export interface TestWorker {
   taskQueue: string;
+  /** The worker's Chromium page pool (launches, renders, blocked requests). */
+  pdf: BrowserPool;
   shutdown(): Promise<void>;
 }
 
@@ -30,7 +32,12 @@ export async function startTestWorker(
   const config = loadConfig({ ...process.env, ...env });
   const db = createDb(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const activities = { ...createActivities({ db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker'), payproc: createPayproc(config), publicBaseUrl: config.PUBLIC_BASE_URL }), ...overrides };
+  const deps = activityDepsFromConfig(config, { db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker') });
+  const pdf = deps.pdf;
+  const activities = {
+    ...createActivities(deps),
+    ...overrides,
+  };
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -41,9 +48,11 @@ export async function startTestWorker(
   const running = worker.run();
   return {
     taskQueue,
+    pdf,
     async shutdown() {
       worker.shutdown();
       await running;
+      await pdf.close();
       await connection.close();
       await db.destroy();
     },

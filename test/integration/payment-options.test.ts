@@ -133,7 +133,7 @@ const waitForStatus = (env: Env, id: number, status: string) =>
 /** Pays the purchase the way a checkout webhook would: the workflow's `paid` signal. */
 async function payThroughCheckout(env: Env, purchaseId: number): Promise<void> {
   await env.app.container.purchaseWorkflows.signalPayment(purchaseId, { eventId: `evt_checkout_${purchaseId}`, outcome: 'paid', paymentIntentId: `pi_checkout_${purchaseId}` });
-  await waitForStatus(env, purchaseId, 'awaiting_certificates');
+  await waitForStatus(env, purchaseId, 'issued');
 }
 
 describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
@@ -299,11 +299,11 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     expect(env.proxy.requests.filter((r) => r.path === '/v1/customers' && r.idempotencyKey === `buyer-${buyerId}-test-customer`)).toHaveLength(1);
     expect(await env.app.container.db('buyer_payproc_customers').where({ buyer_id: buyerId })).toMatchObject([{ mode: 'test', payproc_customer_id: customerId }]);
 
-    const row = await waitForStatus(env, purchaseId, 'awaiting_certificates');
+    const row = await waitForStatus(env, purchaseId, 'issued');
     expect(row.payment_intent_id).toBe(piId);
     expect(await chargeRows(purchaseId)).toMatchObject([{ attempt: 1, status: 'succeeded', payment_intent_id: piId }]);
     const result = await env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
-    expect(result).toMatchObject({ status: 'awaiting_certificates', paymentIntentId: piId });
+    expect(result).toMatchObject({ status: 'issued', paymentIntentId: piId });
     // the checkout link is closed so the buyer cannot pay a second time
     expect(env.proxy.requests.some((r) => r.method === 'POST' && r.path === `/v1/checkout/sessions/${sessionId}/expire`)).toBe(true);
 
@@ -335,7 +335,7 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set([`purchase-${purchaseId}-direct-charge`]));
     expect(new Set(sent.map((r) => r.params.toString())).size).toBe(1);
     expect(await chargeRows(purchaseId)).toHaveLength(1);
-    await waitForStatus(env, purchaseId, 'awaiting_certificates');
+    await waitForStatus(env, purchaseId, 'issued');
   });
 
   test('when the card is declined, then 400 CARD_ERROR, the same card is refused without a processor call, and another card is charged under a new key', async () => {
@@ -368,7 +368,7 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     expect(otherCard.status).toBe(200);
     expect(otherCard.body.status).toBe('succeeded');
     expect(creates(purchaseId).map((r) => r.idempotencyKey)).toEqual([`purchase-${purchaseId}-direct-charge`, `purchase-${purchaseId}-direct-charge-2`]);
-    await waitForStatus(env, purchaseId, 'awaiting_certificates');
+    await waitForStatus(env, purchaseId, 'issued');
   });
 
   test('when the purchase is another buyer’s or another account’s, then 404 NOT_FOUND and nothing reaches the processor', async () => {

@@ -76,16 +76,16 @@ describe('purchase workflow with webhooks', () => {
 
     const row = await eventually(async () => {
       const r = await purchaseRow(env, purchaseId);
-      return r.status === 'awaiting_certificates' ? r : null;
+      return r.status === 'issued' ? r : null;
     });
     expect(row.payment_intent_id).toBe(`pi_paid_${purchaseId}`);
     expect(row.paid_at).toBeInstanceOf(Date);
     const result = await env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
-    expect(result).toMatchObject({ purchaseId, status: 'awaiting_certificates', paymentIntentId: `pi_paid_${purchaseId}` });
+    expect(result).toMatchObject({ purchaseId, status: 'issued', paymentIntentId: `pi_paid_${purchaseId}` });
     const child = await env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`).describe();
     expect(child.status.name).toBe('COMPLETED');
     const described = await env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).describe();
-    expect(described.searchAttributes).toMatchObject({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'], PaymentIntentId: [`pi_paid_${purchaseId}`] });
+    expect(described.searchAttributes).toMatchObject({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['issued'], PaymentIntentId: [`pi_paid_${purchaseId}`] });
   });
 
   test('when the same webhook is delivered 5 times and events arrive in reverse order, then one payment is recorded', async () => {
@@ -101,7 +101,7 @@ describe('purchase workflow with webhooks', () => {
 
     const row = await eventually(async () => {
       const r = await purchaseRow(env, purchaseId);
-      return r.status === 'awaiting_certificates' ? r : null;
+      return r.status === 'issued' ? r : null;
     });
     const events = await env.app.container.db('payproc_events').where({ purchase_id: purchaseId });
     expect(events.map((e) => e.id).sort()).toEqual([`evt_pi_${purchaseId}`, `evt_same_${purchaseId}`].sort());
@@ -110,7 +110,7 @@ describe('purchase workflow with webhooks', () => {
     await deliver(env, event('checkout.session.expired', { id: sessionId, object: 'checkout.session', metadata: { purchase_id: String(purchaseId) } }));
     const after = await purchaseRow(env, purchaseId);
     expect(after.paid_at).toEqual(row.paid_at);
-    expect(after.status).toBe('awaiting_certificates');
+    expect(after.status).toBe('issued');
   });
 
   test('when the signature is forged, stale or missing, then 400 WEBHOOK_SIGNATURE_INVALID and nothing is stored', async () => {
@@ -145,7 +145,7 @@ describe('purchase workflow with webhooks', () => {
     await deliver(env, sessionCompleted(purchaseId, sessionId));
     const paid = await eventually(async () => {
       const r = await purchaseRow(env, purchaseId);
-      return r.status === 'awaiting_certificates' ? r : null;
+      return r.status === 'issued' ? r : null;
     });
     const total = Number(paid.total_minor);
     // Charges carry no purchase metadata here: the purchase is found by the payment intent.
@@ -241,7 +241,7 @@ describe('purchase workflow timing', () => {
       paidSessions.add(purchaseId); // the buyer pays; no webhook is ever delivered
       const row = await eventually(async () => {
         const r = await purchaseRow(env, purchaseId);
-        return r.status === 'awaiting_certificates' ? r : null;
+        return r.status === 'issued' ? r : null;
       });
       expect(row.payment_intent_id).toBe(`pi_polled_${purchaseId}`);
     } finally {

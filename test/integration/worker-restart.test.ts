@@ -108,9 +108,9 @@ test('when the worker is SIGKILLed while a purchase waits and the webhook arrive
   const result = await handle.result();
 
   // assert: the purchase finished, paid once, certificates child done
-  expect(result).toMatchObject({ purchaseId, status: 'awaiting_certificates', paymentIntentId: `pi_paid_${purchaseId}` });
+  expect(result).toMatchObject({ purchaseId, status: 'issued', paymentIntentId: `pi_paid_${purchaseId}` });
   const finished = await row();
-  expect(finished).toMatchObject({ status: 'awaiting_certificates', payment_intent_id: `pi_paid_${purchaseId}` });
+  expect(finished).toMatchObject({ status: 'issued', payment_intent_id: `pi_paid_${purchaseId}` });
   expect(finished.paid_at).toBeInstanceOf(Date);
   expect(await app.container.db('payproc_events').where({ purchase_id: purchaseId }).count('* as n').first()).toEqual({ n: '1' });
   expect(scheduledActivities(await handle.fetchHistory(), 'recordPayment')).toBe(1);

@@ -1,0 +1,206 @@
+/**
+ * Activities of the certificate child workflow (issue 6; ARCHITECTURE §3 step 7): plan one
+ * certificate per covered unit, render and store the PDFs, build the zips, verify that all of
+ * it is in storage, and mark the purchase issued.
+ *
+ * Built by `createCertificateActivities({ db, store, pdf, publicBaseUrl, pageFormat })` over
+ * injected clients (STYLE practice 2). Every step is safe to retry:
+ * - numbers are planned once per covered unit (a retry reads the same rows);
+ * - an object already in storage is recorded, not rendered again, and PDF bytes are a function
+ *   of the certificate (stable dates), so even a re-render after a lost write stores nothing new;
+ * - zips are deterministic (fixed entry dates and order) and stored create-only.
+ * A template error or a storage conflict fails without retry (it would fail the same way
+ * again); a render, storage or database error is retried by the workflow's policy.
+ * Long activities heartbeat, so a killed worker's work is picked up within the heartbeat timeout.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../src/db/knex';
+import type { BrowserPool, PdfPageFormat } from '../src/pdf/browser-pool';
+import { CertificateTemplateError, renderCertificateHtml } from '../src/pdf/certificate-template';
+import { withFixedPdfDates } from '../src/pdf/stable-pdf';
+import { ObjectConflictError, certificateKey, zipKeys, type ObjectStore } from '../src/storage/object-store';
+import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEntry, type ZipExtra } from '../src/storage/zips';
+import { createCertificatesRepository, type StoredCertificate } from '../src/certificates/repository';
+import { proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
+
+export interface CertificateActivityDeps {
+  db: Db;
+  store: ObjectStore;
+  pdf: BrowserPool;
+  publicBaseUrl: string;
+  pageFormat: PdfPageFormat;
+  /** Certificates rendered and uploaded at once by one activity (≥ the pool's page count keeps it busy). */
+  concurrency: number;
+}
+
+/** What `verifyCertificates` found; anything missing has been reset so the next round redoes it. */
+export interface IssuanceCheck {
+  complete: boolean;
+  certificates: number;
+  coveredUnits: number;
+  missingCertificates: number;
+  missingArchives: number;
+}
+
+/** Runs `fn` while heartbeating every 2 s (for steps that make no progress to report). */
+async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(), 2000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Maps a failure that would repeat on retry to a non-retryable activity failure. */
+function permanent(err: unknown): never {
+  if (err instanceof CertificateTemplateError || err instanceof ObjectConflictError) {
+    throw ApplicationFailure.nonRetryable(err.message, err.name);
+  }
+  throw err;
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; rejects with the first error. */
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await task(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+export function createCertificateActivities(deps: CertificateActivityDeps) {
+  const { db, store, pdf, publicBaseUrl, pageFormat } = deps;
+  const repo = createCertificatesRepository(db);
+
+  return {
+    /**
+     * Plans the purchase's certificates (one per covered unit, numbered once) and returns the
+     * ids still to be stored, in unit order, with the total planned.
+     */
+    async planCertificates(input: { purchaseId: number }): Promise<{ total: number; pendingIds: number[] }> {
+      const all = await repo.plan(input.purchaseId);
+      return { total: all.length, pendingIds: all.filter((c) => !c.stored).map((c) => c.certificateId) };
+    },
+
+    /**
+     * Renders and stores the given certificates of the purchase that are not stored yet, up to
+     * `concurrency` at once, heartbeating the count done. Returns how many PDFs were rendered
+     * now and how many were already in storage (a retry after a lost database write).
+     */
+    async issueCertificates(input: { purchaseId: number; certificateIds: number[] }): Promise<{ rendered: number; alreadyStored: number }> {
+      const ctx = Context.current();
+      const rows = await repo.pendingForIssue(input.purchaseId, input.certificateIds);
+      let rendered = 0;
+      let alreadyStored = 0;
+      await eachLimited(rows, deps.concurrency, async (row) => {
+        const key = certificateKey(row.purchaseId, row.certificateNumber);
+        const existing = await store.stat(key);
+        if (existing?.sha256) {
+          await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: existing.size, sha256: existing.sha256 });
+          alreadyStored++;
+        } else {
+          const bytes = await renderCertificateHtml(toCertificateData(row, publicBaseUrl), { format: pageFormat })
+            .then((html) => pdf.render(html, { format: pageFormat }))
+            .catch(permanent);
+          const put = await store.putIfAbsent(key, withFixedPdfDates(bytes, row.issueDate), { contentType: 'application/pdf' }).catch(permanent);
+          await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
+          rendered++;
+        }
+        ctx.heartbeat({ done: rendered + alreadyStored, of: rows.length });
+      });
+      return { rendered, alreadyStored };
+    },
+
+    /**
+     * Builds and stores the per-product zips (`<number>.pdf` entries and `proof-of-coverage.png`
+     * with the product's QR link) and the per-payment zip (`product-<id>/…` folders holding the
+     * same), each once. Fails (retryable) while any certificate is not stored yet.
+     */
+    async buildCertificateArchives(input: { purchaseId: number }): Promise<{ built: number; existing: number }> {
+      const { purchaseId } = input;
+      const certificates = await repo.listForPurchase(purchaseId);
+      const unstored = certificates.filter((c) => !c.storageKey).length;
+      if (certificates.length === 0 || unstored > 0) {
+        throw ApplicationFailure.retryable(`${unstored} of ${certificates.length} certificates of purchase ${purchaseId} are not stored yet`, 'CertificatesNotStored');
+      }
+      const purchase = await db('purchases').where({ id: purchaseId }).first('payment_intent_id');
+      const recorded = new Set((await repo.archives(purchaseId)).map((a) => a.storageKey));
+
+      const byProduct = new Map<number, StoredCertificate[]>();
+      for (const c of certificates) byProduct.set(c.productLineId, [...(byProduct.get(c.productLineId) ?? []), c]);
+
+      let built = 0;
+      let existing = 0;
+      const paymentEntries: ZipEntry[] = [];
+      const paymentExtras: ZipExtra[] = [];
+      await withHeartbeat(async () => {
+        for (const [productLineId, certs] of byProduct) {
+          const code = proofCode(certs.map((c) => c.certificateNumber));
+          const png = await proofOfCoveragePng(verificationUrl(publicBaseUrl, code));
+          const folder = `product-${productLineId}`;
+          paymentExtras.push({ name: `${folder}/${PROOF_OF_COVERAGE_NAME}`, body: png });
+          paymentEntries.push(...certs.map((c) => ({ name: `${folder}/${c.certificateNumber}.pdf`, key: c.storageKey! })));
+
+          const key = zipKeys.product(purchaseId, productLineId);
+          if (recorded.has(key)) {
+            existing++;
+            continue;
+          }
+          const entries = certs.map((c) => ({ name: `${c.certificateNumber}.pdf`, key: c.storageKey! }));
+          const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }]).catch(permanent);
+          await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
+          built++;
+        }
+        const paymentKey = zipKeys.payment(purchaseId, purchase?.payment_intent_id ?? `purchase-${purchaseId}`);
+        if (recorded.has(paymentKey)) {
+          existing++;
+        } else {
+          const put = await buildZipToStore(store, paymentKey, paymentEntries, paymentExtras).catch(permanent);
+          await repo.recordArchive(purchaseId, { kind: 'payment', productLineId: null, proofCode: null, storageKey: paymentKey, sizeBytes: put.size, sha256: put.sha256 });
+          built++;
+        }
+      });
+      return { built, existing };
+    },
+
+    /**
+     * Checks that everything getCertificates will return exists: a stored certificate per covered
+     * unit, the zips, and each of their objects in storage. Whatever is missing is reset (so the
+     * next planning round issues it again) and reported; `complete` only when nothing is.
+     */
+    async verifyCertificates(input: { purchaseId: number }): Promise<IssuanceCheck> {
+      const { purchaseId } = input;
+      const [coveredUnits, certificates, archives] = await Promise.all([
+        repo.coveredUnitCount(purchaseId),
+        repo.listForPurchase(purchaseId),
+        repo.archives(purchaseId),
+      ]);
+      const keys = [...certificates.flatMap((c) => (c.storageKey ? [c.storageKey] : [])), ...archives.map((a) => a.storageKey)];
+      const present = await withHeartbeat(() => store.exists(keys));
+      const lostCertificates = certificates.filter((c) => c.storageKey && !present[c.storageKey]);
+      const lostArchives = archives.filter((a) => !present[a.storageKey]);
+      await repo.clearStored(lostCertificates.map((c) => c.certificateId));
+      await repo.clearArchives(purchaseId, lostArchives.map((a) => a.storageKey));
+
+      const products = new Set(certificates.map((c) => c.productLineId)).size;
+      const missingCertificates = coveredUnits - certificates.length + certificates.filter((c) => !c.storageKey).length + lostCertificates.length;
+      const missingArchives = products + 1 - (archives.length - lostArchives.length);
+      return {
+        complete: missingCertificates === 0 && missingArchives === 0,
+        certificates: certificates.length,
+        coveredUnits,
+        missingCertificates,
+        missingArchives,
+      };
+    },
+
+    /** Marks the purchase's certificates issued (getCertificates lists them from now on). */
+    async markCertificatesIssued(input: { purchaseId: number }): Promise<void> {
+      await repo.markIssued(input.purchaseId);
+    },
+  };
+}
+
+export type CertificateActivities = ReturnType<typeof createCertificateActivities>;

@@ -1,0 +1,378 @@
+/**
+ * Certificate rows and archives in PostgreSQL (issue 6; spec §1.3, §2.4, §4.5).
+ *
+ * - `plan(purchaseId)` creates one `certificates` row per covered unit (idempotent: a covered
+ *   unit has at most one row, so a retry keeps the first certificate number).
+ * - `pendingForIssue` / `markStored` drive rendering; `archives` / `recordArchive` the zips.
+ * - `findByPaymentIntent`, `findForVerification` serve getCertificates and the QR page.
+ *
+ * Certificate numbers: `COI-<purchase id>-<line position, 1-based>-<unit, 1-based>-<10 hex>`;
+ * the random tail (chosen by PostgreSQL once, when the row is planned) keeps numbers unguessable,
+ * so the public verification page cannot be walked through by counting.
+ */
+import type { Db } from '../db/knex';
+
+/** Everything the certificate template needs for one certificate (minor units; UTC instants). */
+export interface IssuanceRow {
+  certificateId: number;
+  certificateNumber: string;
+  /** `YYYY-MM-DD`, fixed when the certificate was planned. */
+  issueDate: string;
+  purchaseId: number;
+  testMode: boolean;
+  producerName: string;
+  productLineId: number;
+  productName: string;
+  insurerName: string;
+  masterPolicyNumber: string;
+  policyNumberTwo: string;
+  claimsPhone: string;
+  deductibleMinor: number;
+  currency: string;
+  /** The product's question set `certificate.limits` (amounts in minor units of `currency`). */
+  limits: Array<{ label: string; amount_minor: number }>;
+  namedInsured: { name: string; address?: Address } | null;
+  /** The buyer's name, the named insured when the template asks for none. */
+  buyerName: string;
+  certificateHolder: { name: string; address: Address } | null;
+  unitIndex: number;
+  unitKind: 'day' | 'trip';
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+}
+
+/** A postal address as the quote answers store it. */
+export interface Address {
+  line1: string;
+  line2?: string;
+  city: string;
+  region: string;
+  postal_code: string;
+  country: string;
+}
+
+/** A stored certificate as getCertificates lists it. */
+export interface StoredCertificate {
+  certificateId: number;
+  certificateNumber: string;
+  productLineId: number;
+  productName: string;
+  unitIndex: number;
+  unitKind: 'day' | 'trip';
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  localLabel: string;
+  namedInsuredName: string | null;
+  storageKey: string | null;
+  sizeBytes: number | null;
+  sha256: string | null;
+}
+
+export interface ArchiveRow {
+  kind: 'payment' | 'product';
+  productLineId: number | null;
+  proofCode: string | null;
+  storageKey: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+/** The purchase a getCertificates call resolves to, with its issuance state. */
+export interface CertificatePurchase {
+  purchaseId: number;
+  rootAccountId: number;
+  agentId: number | null;
+  buyerIdpUuid: string;
+  paymentIntentId: string;
+  mode: 'live' | 'test';
+  status: string;
+  paidAt: Date | null;
+  certificatesIssuedAt: Date | null;
+  refundedAt: Date | null;
+}
+
+/** What the verification page may show: no address, email or price (issue 6). */
+export interface VerificationCertificate {
+  certificateNumber: string;
+  productName: string;
+  namedInsuredName: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  testMode: boolean;
+  stored: boolean;
+  voided: boolean;
+}
+
+export function createCertificatesRepository(db: Db) {
+  return {
+    /**
+     * Plans the purchase's certificates: one row per covered unit, numbered once. Returns the
+     * ids of every certificate of the purchase (planned now or earlier), in unit order.
+     */
+    async plan(purchaseId: number): Promise<Array<{ certificateId: number; stored: boolean }>> {
+      await db.raw(
+        `insert into certificates (purchase_id, purchase_item_id, covered_unit_id, product_line_id, certificate_number, issue_date)
+         select cu.purchase_id, i.id, cu.id, i.product_line_id,
+                'COI-' || cu.purchase_id || '-' || (i.position + 1) || '-' || (cu.unit_index + 1) || '-' ||
+                  upper(substr(replace(gen_random_uuid()::text, '-', ''), 1, 10)),
+                (now() at time zone 'utc')::date
+           from covered_units cu join purchase_items i on i.id = cu.purchase_item_id
+          where cu.purchase_id = ?
+         on conflict (covered_unit_id) do nothing`,
+        [purchaseId],
+      );
+      const rows = await db('certificates as c')
+        .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
+        .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
+        .where('c.purchase_id', purchaseId)
+        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }])
+        .select('c.id', 'c.storage_key');
+      return rows.map((r) => ({ certificateId: r.id as number, stored: r.storage_key !== null }));
+    },
+
+    /** Template data of the given certificates of `purchaseId` that are not stored yet. */
+    async pendingForIssue(purchaseId: number, certificateIds: readonly number[]): Promise<IssuanceRow[]> {
+      if (certificateIds.length === 0) return [];
+      const rows = await db('certificates as c')
+        .join('purchases as p', 'p.id', 'c.purchase_id')
+        .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
+        .join('buyers as b', 'b.id', 'p.buyer_id')
+        .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
+        .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
+        .join('product_lines as pl', 'pl.id', 'c.product_line_id')
+        .leftJoin('root_accounts as ins', 'ins.id', 'pl.insurer_root_account_id')
+        .leftJoin('question_sets as qs', 'qs.id', 'pl.question_set_id')
+        .where('c.purchase_id', purchaseId)
+        .whereIn('c.id', certificateIds)
+        .whereNull('c.storage_key')
+        .orderBy('c.id')
+        .select(
+          'c.id as certificate_id',
+          'c.certificate_number',
+          db.raw("to_char(c.issue_date, 'YYYY-MM-DD') as issue_date"),
+          'p.id as purchase_id',
+          'p.mode',
+          'ra.name as producer_name',
+          'pl.id as product_line_id',
+          'pl.customer_name',
+          'pl.insurer_name',
+          'ins.name as insurer_account_name',
+          'pl.master_policy_number',
+          'pl.policy_number_two',
+          'pl.claims_phone_number',
+          'pl.deductible_minor',
+          'pl.currency',
+          db.raw("coalesce(qs.definition -> 'certificate' -> 'limits', '[]'::jsonb) as limits"),
+          'i.named_insured',
+          db.raw("b.first_name || ' ' || b.last_name as buyer_name"),
+          'i.certificate_holder',
+          'cu.unit_index',
+          'cu.kind',
+          'cu.starts_at',
+          'cu.ends_at',
+          'cu.time_zone',
+        );
+      return rows.map((r) => ({
+        certificateId: r.certificate_id,
+        certificateNumber: r.certificate_number,
+        issueDate: r.issue_date,
+        purchaseId: r.purchase_id,
+        testMode: r.mode === 'test',
+        producerName: r.producer_name,
+        productLineId: r.product_line_id,
+        productName: r.customer_name,
+        insurerName: r.insurer_name || r.insurer_account_name || '',
+        masterPolicyNumber: r.master_policy_number,
+        policyNumberTwo: r.policy_number_two,
+        claimsPhone: r.claims_phone_number,
+        deductibleMinor: Number(r.deductible_minor),
+        currency: r.currency,
+        limits: r.limits,
+        namedInsured: r.named_insured,
+        buyerName: r.buyer_name,
+        certificateHolder: r.certificate_holder,
+        unitIndex: r.unit_index,
+        unitKind: r.kind,
+        startsAt: r.starts_at,
+        endsAt: r.ends_at,
+        timeZone: r.time_zone,
+      }));
+    },
+
+    /** Records where a certificate's PDF is stored; a row already stored is left as it is. */
+    async markStored(certificateId: number, stored: { storageKey: string; sizeBytes: number; sha256: string }): Promise<void> {
+      await db('certificates')
+        .where({ id: certificateId })
+        .whereNull('storage_key')
+        .update({ storage_key: stored.storageKey, size_bytes: stored.sizeBytes, sha256: stored.sha256, stored_at: db.fn.now() });
+    },
+
+    /** Forgets the storage of certificates whose objects went missing, so they are issued again. */
+    async clearStored(certificateIds: readonly number[]): Promise<void> {
+      if (certificateIds.length === 0) return;
+      await db('certificates').whereIn('id', certificateIds).update({ storage_key: null, size_bytes: null, sha256: null, stored_at: null });
+    },
+
+    /** Every certificate of the purchase, in product-line then unit order. */
+    async listForPurchase(purchaseId: number): Promise<StoredCertificate[]> {
+      const rows = await db('certificates as c')
+        .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
+        .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
+        .join('product_lines as pl', 'pl.id', 'c.product_line_id')
+        .where('c.purchase_id', purchaseId)
+        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }])
+        .select(
+          'c.id',
+          'c.certificate_number',
+          'c.product_line_id',
+          'pl.customer_name',
+          'cu.unit_index',
+          'cu.kind',
+          'cu.starts_at',
+          'cu.ends_at',
+          'cu.time_zone',
+          'cu.local_label',
+          db.raw("i.named_insured ->> 'name' as named_insured_name"),
+          'c.storage_key',
+          'c.size_bytes',
+          'c.sha256',
+        );
+      return rows.map((r) => ({
+        certificateId: r.id,
+        certificateNumber: r.certificate_number,
+        productLineId: r.product_line_id,
+        productName: r.customer_name,
+        unitIndex: r.unit_index,
+        unitKind: r.kind,
+        startsAt: r.starts_at,
+        endsAt: r.ends_at,
+        timeZone: r.time_zone,
+        localLabel: r.local_label,
+        namedInsuredName: r.named_insured_name,
+        storageKey: r.storage_key,
+        sizeBytes: r.size_bytes,
+        sha256: r.sha256,
+      }));
+    },
+
+    /** The purchase's covered-unit count (what the certificate count must reach). */
+    async coveredUnitCount(purchaseId: number): Promise<number> {
+      const row = await db('covered_units').where({ purchase_id: purchaseId }).count<{ n: string }[]>({ n: '*' }).first();
+      return Number(row?.n ?? 0);
+    },
+
+    async archives(purchaseId: number): Promise<ArchiveRow[]> {
+      const rows = await db('certificate_archives').where({ purchase_id: purchaseId }).orderBy([{ column: 'kind' }, { column: 'product_line_id' }]);
+      return rows.map((r) => ({
+        kind: r.kind,
+        productLineId: r.product_line_id,
+        proofCode: r.proof_code,
+        storageKey: r.storage_key,
+        sizeBytes: r.size_bytes,
+        sha256: r.sha256,
+      }));
+    },
+
+    /** Records a stored zip (once per purchase, kind and product line). */
+    async recordArchive(purchaseId: number, a: ArchiveRow): Promise<void> {
+      await db.raw(
+        `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
+         values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+        [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
+      );
+    },
+
+    /** Drops archive rows whose objects went missing, so they are built again. */
+    async clearArchives(purchaseId: number, storageKeys: readonly string[]): Promise<void> {
+      if (storageKeys.length === 0) return;
+      await db('certificate_archives').where({ purchase_id: purchaseId }).whereIn('storage_key', storageKeys).delete();
+    },
+
+    /** Marks issuance complete (once); getCertificates lists certificates from then on. */
+    async markIssued(purchaseId: number): Promise<void> {
+      await db('purchases')
+        .where({ id: purchaseId })
+        .update({ certificates_issued_at: db.raw('coalesce(certificates_issued_at, now())'), updated_at: db.fn.now() });
+      await db('purchases').where({ id: purchaseId }).whereNotIn('status', ['refunded']).update({ status: 'issued' });
+    },
+
+    /** The purchase paid with `paymentIntentId`, or undefined. */
+    async findByPaymentIntent(paymentIntentId: string): Promise<CertificatePurchase | undefined> {
+      const r = await db('purchases as p')
+        .join('buyers as b', 'b.id', 'p.buyer_id')
+        .where('p.payment_intent_id', paymentIntentId)
+        .orderBy('p.id', 'desc')
+        .first(
+          'p.id',
+          'p.root_account_id',
+          'p.agent_id',
+          'b.idp_accnt_uuid',
+          'p.payment_intent_id',
+          'p.mode',
+          'p.status',
+          'p.paid_at',
+          'p.certificates_issued_at',
+          'p.refunded_at',
+        );
+      if (!r) return undefined;
+      return {
+        purchaseId: r.id,
+        rootAccountId: r.root_account_id,
+        agentId: r.agent_id,
+        buyerIdpUuid: r.idp_accnt_uuid,
+        paymentIntentId: r.payment_intent_id,
+        mode: r.mode,
+        status: r.status,
+        paidAt: r.paid_at,
+        certificatesIssuedAt: r.certificates_issued_at,
+        refundedAt: r.refunded_at,
+      };
+    },
+
+    /**
+     * The certificates a verification code names: one certificate for a certificate number, or
+     * the certificates of one product line of one purchase for a proof-of-coverage code.
+     */
+    async findForVerification(code: string): Promise<VerificationCertificate[]> {
+      const base = () =>
+        db('certificates as c')
+          .join('purchases as p', 'p.id', 'c.purchase_id')
+          .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
+          .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
+          .join('product_lines as pl', 'pl.id', 'c.product_line_id')
+          .orderBy('cu.starts_at')
+          .select(
+            'c.certificate_number',
+            'pl.customer_name',
+            db.raw("i.named_insured ->> 'name' as named_insured_name"),
+            'cu.starts_at',
+            'cu.ends_at',
+            'cu.time_zone',
+            'p.mode',
+            'c.storage_key',
+            'p.refunded_at',
+          );
+      let rows = await base().where('c.certificate_number', code);
+      if (rows.length === 0) {
+        const archive = await db('certificate_archives').where({ proof_code: code, kind: 'product' }).first('purchase_id', 'product_line_id');
+        if (archive) rows = await base().where({ 'c.purchase_id': archive.purchase_id, 'c.product_line_id': archive.product_line_id });
+      }
+      return rows.map((r) => ({
+        certificateNumber: r.certificate_number,
+        productName: r.customer_name,
+        namedInsuredName: r.named_insured_name,
+        startsAt: r.starts_at,
+        endsAt: r.ends_at,
+        timeZone: r.time_zone,
+        testMode: r.mode === 'test',
+        stored: r.storage_key !== null,
+        voided: r.refunded_at !== null,
+      }));
+    },
+  };
+}
+
+export type CertificatesRepository = ReturnType<typeof createCertificatesRepository>;
