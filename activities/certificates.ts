@@ -143,7 +143,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
           paymentExtras.push({ name: `${folder}/${PROOF_OF_COVERAGE_NAME}`, body: png });
           paymentEntries.push(...certs.map((c) => ({ name: `${folder}/${c.certificateNumber}.pdf`, key: c.storageKey! })));
 
-          const key = zipKeys.product(purchaseId, productLineId);
+          const key = zipKeys.product(purchaseId, productLineId, code);
           if (recorded.has(key)) {
             existing++;
             continue;
@@ -153,7 +153,9 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
           await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
           built++;
         }
-        const paymentKey = zipKeys.payment(purchaseId, purchase?.payment_intent_id ?? `purchase-${purchaseId}`);
+        // Certificate numbers carry random tails: the digest keeps keys unique even if purchase ids are reused.
+        const digest = proofCode(certificates.map((c) => c.certificateNumber)).slice('POC-'.length);
+        const paymentKey = zipKeys.payment(purchaseId, purchase?.payment_intent_id ?? `purchase-${purchaseId}`, digest);
         if (recorded.has(paymentKey)) {
           existing++;
         } else {

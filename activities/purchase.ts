@@ -58,7 +58,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
     /**
      * Creates (or, on retry, returns the same) checkout session for the purchase: one line per
      * product line at its priced amount, plus the platform fee as its own line; metadata carries
-     * the purchase id on the session and its payment intent. Stores the session on the purchase.
+     * the purchase id on the session, its payment intent and the invoice the processor creates
+     * once the session is paid (invoice creation on). Stores the session on the purchase.
      */
     async createCheckoutSession(input: { purchaseId: number; sessionTtlSeconds: number }): Promise<CheckoutSession> {
       const purchase = await loadPurchase(input.purchaseId);
@@ -107,6 +108,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
             ...(customer ? { customer } : { customer_email: purchase.buyer_email ?? undefined }),
             metadata,
             payment_intent_data: customer ? { metadata, setup_future_usage: 'off_session' } : { metadata },
+            // A paid one-time session then carries an invoice (getInvoiceData, spec §4.5).
+            invoice_creation: { enabled: true, invoice_data: { metadata } },
             expires_at: expiresAt,
             success_url: purchase.checkout_success_url ?? `${base}/checkout/success?purchase=${purchase.id}`,
             cancel_url: purchase.checkout_cancel_url ?? `${base}/checkout/cancel?purchase=${purchase.id}`,

@@ -33,6 +33,14 @@ import { createMailer, type Mailer } from './mail/mailer';
 import { createPaymentsRepository } from './payments/repository';
 import { createPaymentService, type PaymentService } from './payments/service';
 import { paymentRoutes } from './payments/routes';
+import { createInvoicesRepository } from './invoices/repository';
+import { createInvoiceService } from './invoices/service';
+import { rootInvoiceRoutes, teammateInvoiceRoutes } from './invoices/routes';
+import { createObjectStore } from './storage/object-store';
+import { createCertificatesRepository } from './certificates/repository';
+import { createAccountScopes } from './certificates/account-scope';
+import { createCertificateService, type CertificateService } from './certificates/service';
+import { rootCertificateRoutes, teammateCertificateRoutes, verificationRoutes } from './certificates/routes';
 import type { AppState } from './http/context';
 import type { OpenAPIRegistry } from './http/openapi';
 
@@ -50,12 +58,22 @@ export interface Container {
   temporal: TemporalHandle;
   rateLimiter: RateLimiterHandle;
   payproc: Payproc;
-  services: { apiKeys: ApiKeyService; products: ProductService; bundles: BundleService; buyers: BuyerService; quotes: QuoteService; payments: PaymentService };
+  services: {
+    apiKeys: ApiKeyService;
+    products: ProductService;
+    bundles: BundleService;
+    buyers: BuyerService;
+    quotes: QuoteService;
+    payments: PaymentService;
+    certificates: CertificateService;
+  };
   apiV1Routes: RouteRegistration[];
   /** Routes of each bare surface, mounted under its prefix. */
   surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
   /** Routes under /webhooks (no API key). */
   webhookRoutes: RouteRegistration[];
+  /** Public pages without API key or envelope (the certificate verification page). */
+  publicRoutes: RouteRegistration[];
   purchaseWorkflows: PurchaseWorkflows;
   mailer: Mailer;
   checkDb: () => Promise<boolean>;
@@ -104,6 +122,14 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     workflows: purchaseWorkflows,
     mailer,
   });
+  const certificates = createCertificateService({
+    repo: createCertificatesRepository(db),
+    store: createObjectStore(config),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS,
+  });
+  const accountScopes = createAccountScopes(db);
+  const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   return {
     config,
     log,
@@ -111,16 +137,17 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     temporal,
     rateLimiter,
     payproc,
-    services: { apiKeys, products, bundles, buyers, quotes, payments },
+    services: { apiKeys, products, bundles, buyers, quotes, payments, certificates },
     apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
     webhookRoutes: [webhookRoutes(webhooks)],
+    publicRoutes: [verificationRoutes(certificates)],
     purchaseWorkflows,
     mailer,
     surfaceRoutes: {
       '/public-quote': [quoteRoutes(quotes), paymentRoutes(payments)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],
-      '/platform-agency-certs': [],
-      '/platform-agency-root-certs': [],
+      '/platform-agency-certs': [teammateCertificateRoutes(certificates, accountScopes), teammateInvoiceRoutes(invoices, accountScopes)],
+      '/platform-agency-root-certs': [rootCertificateRoutes(certificates, accountScopes), rootInvoiceRoutes(invoices, accountScopes)],
     },
     checkDb: () => pingDb(db),
     async close() {

@@ -74,9 +74,13 @@ export function createApp(c: Container): Koa<AppState> {
     webhooks.routes() as unknown as Koa.Middleware<AppState>,
   ]);
 
+  const publicPages = new Router<AppState>();
+  for (const register of c.publicRoutes) register(publicPages, registry);
+
   app.use(requestId(c.log));
   app.use(errorHandler());
   app.use(system.routes());
+  app.use(publicPages.routes());
   app.use(async (ctx, next) => {
     if (ctx.path === API_V1 || ctx.path.startsWith(`${API_V1}/`)) return apiV1(ctx, next);
     const surface = bare.find((b) => ctx.path === b.prefix || ctx.path.startsWith(`${b.prefix}/`));

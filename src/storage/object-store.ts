@@ -278,14 +278,16 @@ export function certificateKey(purchaseId: number | string, certificateNumber: s
 }
 
 /**
- * Keys of a purchase's zips: `purchases/<id>/zips/payment-<paymentIntent>.zip` for the
- * per-payment zip and `purchases/<id>/zips/product-<productLineId>.zip` per product.
+ * Keys of a purchase's zips: `purchases/<id>/zips/payment-<paymentIntent>[-<tag>].zip` for the
+ * per-payment zip and `purchases/<id>/zips/product-<productLineId>[-<tag>].zip` per product.
+ * `tag` (path-safe) names the zip's content, e.g. a digest of its certificate numbers, so a
+ * database reset that reuses purchase ids against the same bucket never meets an old zip.
  */
 export const zipKeys = {
-  payment: (purchaseId: number | string, paymentIntentId: string) =>
-    `${purchasePrefix(purchaseId)}zips/payment-${safeSegment(paymentIntentId)}.zip`,
-  product: (purchaseId: number | string, productLineId: number | string) =>
-    `${purchasePrefix(purchaseId)}zips/product-${safeSegment(String(productLineId))}.zip`,
+  payment: (purchaseId: number | string, paymentIntentId: string, tag?: string) =>
+    `${purchasePrefix(purchaseId)}zips/payment-${safeSegment(paymentIntentId)}${tag ? `-${safeSegment(tag)}` : ''}.zip`,
+  product: (purchaseId: number | string, productLineId: number | string, tag?: string) =>
+    `${purchasePrefix(purchaseId)}zips/product-${safeSegment(String(productLineId))}${tag ? `-${safeSegment(tag)}` : ''}.zip`,
 };
 
 /** `purchases/<id>/`: every object of a purchase lives under it. */

@@ -1,0 +1,107 @@
+/**
+ * Certificate routes (spec §4.5, §7.2; issue 6):
+ * - `POST /platform-agency-certs/getCertificates` (teammate scope, `idp_teammate_uuid`) and
+ *   `POST /platform-agency-root-certs/getCertificates` (root scope, `idp_root_account_uuid`):
+ *   200 JSON without envelope; failures are the bare error of §7.2.
+ * - `GET /verify/{code}`: the public verification page (no API key), HTML by default and JSON
+ *   with `Accept: application/json`; 404 (HTML or bare JSON) for an unknown code.
+ */
+import { z } from 'zod';
+import type { RouteRegistration } from '../container';
+import { parseBody } from '../http/validation';
+import { AppError } from '../http/errors';
+import { bareError, bareSurfaceResponses } from '../http/openapi';
+import type { AccountScopes } from './account-scope';
+import type { CertificateService } from './service';
+import { GetCertificatesRequest, GetCertificatesResponse, RootGetCertificatesRequest } from './schemas';
+import { renderNotFoundPage, renderVerificationPage } from './verification-page';
+
+const description =
+  'Every certificate generated for the payment, each with a time-limited download URL (V4 signed), the per-payment zip and one zip per product with its proof-of-coverage QR link. Certificates are issued asynchronously after payment: while `status` is `pending` the lists are empty; retry with backoff for up to two minutes (spec §4.5).';
+const notFoundResponse = bareError("NOT_FOUND: no payment with that payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same)");
+
+/** getCertificates on the teammate surface (mount under `/platform-agency-certs`). */
+export function teammateCertificateRoutes(service: CertificateService, scopes: AccountScopes): RouteRegistration {
+  return (router, registry) => {
+    router.post('/getCertificates', async (ctx) => {
+      const principal = ctx.state.principal!;
+      const req = parseBody(GetCertificatesRequest, ctx.request.body);
+      ctx.body = await service.getCertificates(principal, await scopes.teammate(principal, req.idp_teammate_uuid), req);
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/platform-agency-certs/getCertificates',
+      tags: ['Certificates'],
+      summary: "A payment's certificates, zips and proof-of-coverage links (the teammate's purchases)",
+      description,
+      request: { body: { content: { 'application/json': { schema: GetCertificatesRequest } } } },
+      responses: {
+        ...bareSurfaceResponses,
+        200: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
+        404: bareError(`${notFoundResponse.description}; TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account`),
+      },
+    });
+  };
+}
+
+/** getCertificates on the root surface (mount under `/platform-agency-root-certs`). */
+export function rootCertificateRoutes(service: CertificateService, scopes: AccountScopes): RouteRegistration {
+  return (router, registry) => {
+    router.post('/getCertificates', async (ctx) => {
+      const principal = ctx.state.principal!;
+      const req = parseBody(RootGetCertificatesRequest, ctx.request.body);
+      ctx.body = await service.getCertificates(principal, await scopes.root(principal, req.idp_root_account_uuid), req);
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/platform-agency-root-certs/getCertificates',
+      tags: ['Certificates'],
+      summary: "A payment's certificates, zips and proof-of-coverage links (any teammate of the root account)",
+      description,
+      request: { body: { content: { 'application/json': { schema: RootGetCertificatesRequest } } } },
+      responses: {
+        ...bareSurfaceResponses,
+        200: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
+        404: bareError(`${notFoundResponse.description}; SELLER_NOT_FOUND: idp_root_account_uuid is not this key's account`),
+      },
+    });
+  };
+}
+
+/** The public verification page, `GET /verify/{code}` (no API key; the QR target). */
+export function verificationRoutes(service: CertificateService): RouteRegistration {
+  return (router, registry) => {
+    router.get('/verify/:code', async (ctx) => {
+      ctx.state.errorStyle = 'bare';
+      const view = await service.verify(ctx.params.code ?? '');
+      const wantsJson = ctx.accepts('html', 'json') === 'json';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Robots-Tag', 'noindex');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      if (!view) {
+        if (wantsJson) throw new AppError('NOT_FOUND', 'No certificate or proof of coverage with that number');
+        ctx.status = 404;
+      }
+      if (wantsJson) {
+        ctx.body = view;
+        return;
+      }
+      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = view ? renderVerificationPage(view) : renderNotFoundPage();
+    });
+    registry.registerPath({
+      method: 'get',
+      path: '/verify/{code}',
+      tags: ['Certificates'],
+      summary: 'Public verification page of a certificate or proof of coverage (the QR target)',
+      description:
+        'No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal.',
+      request: { params: z.object({ code: z.string().meta({ description: 'A certificate number (COI-…) or proof-of-coverage code (POC-…)', example: 'COI-42-1-1-3FA9C2B71D' }) }) },
+      responses: {
+        200: { description: 'The page (HTML) or its JSON', content: { 'text/html': { schema: { type: 'string' } } } },
+        404: bareError('NOT_FOUND: no certificate or proof of coverage with that code (HTML page, or this body with Accept: application/json)'),
+      },
+    });
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * Reading certificates (spec §4.5 getCertificates, §2.4; issue 6 "Reading certificates").
+ *
+ * `getCertificates(principal, scope, req)`: every certificate of the purchase paid with
+ * `req.payment_intent`, each with a V4 signed download URL valid `urlTtlSeconds` seconds, the
+ * per-payment zip URL and the per-product zip URLs with their proof-of-coverage (QR) link.
+ * Lists are empty with status `pending` until issuance has verified everything in storage.
+ * A payment intent that is unknown, of another account, of another teammate (teammate scope),
+ * of the other mode than the key's, or of another buyer than `idp_accnt_uuid` → 404 NOT_FOUND.
+ *
+ * `verify(code)`: what the public verification page shows for a certificate number or a
+ * proof-of-coverage code (null when neither): state per certificate and overall, coverage
+ * windows, product and named insured; nothing else personal.
+ */
+import { DateTime } from 'luxon';
+import type { Principal } from '../api-keys/service';
+import { notFound } from '../http/errors';
+import type { ObjectStore } from '../storage/object-store';
+import type { AccountScope } from './account-scope';
+import { verificationUrl } from './certificate-data';
+import type { CertificatesRepository, VerificationCertificate } from './repository';
+import type { GetCertificatesResponse } from './schemas';
+
+/** Coverage state of a certificate at a moment (issue 6: the verification page's words). */
+export type CoverageState = 'valid' | 'not_yet_valid' | 'expired' | 'voided';
+
+export interface VerificationView {
+  code: string;
+  kind: 'certificate' | 'proof_of_coverage';
+  /** Overall: voided if void; valid if any window covers now; not_yet_valid if one is ahead; else expired. */
+  state: CoverageState;
+  product_name: string;
+  named_insured_name: string | null;
+  test_mode: boolean;
+  checked_at: string;
+  coverage: Array<{ certificate_number: string; starts_at: string; ends_at: string; time_zone: string; starts_local: string; ends_local: string; state: CoverageState }>;
+}
+
+export interface CertificateServiceDeps {
+  repo: CertificatesRepository;
+  store: ObjectStore;
+  publicBaseUrl: string;
+  /** Lifetime of signed URLs in seconds (config CERTIFICATE_URL_TTL_SECONDS). */
+  urlTtlSeconds: number;
+  now?: () => Date;
+}
+
+function stateAt(c: VerificationCertificate, now: Date): CoverageState {
+  if (c.voided) return 'voided';
+  if (now < c.startsAt) return 'not_yet_valid';
+  if (now >= c.endsAt) return 'expired';
+  return 'valid';
+}
+
+export function createCertificateService(deps: CertificateServiceDeps) {
+  const now = deps.now ?? (() => new Date());
+  const sign = (key: string, downloadName: string) => deps.store.signedReadUrl(key, { expiresInSeconds: deps.urlTtlSeconds, downloadName });
+
+  return {
+    async getCertificates(principal: Principal, scope: AccountScope, req: { payment_intent: string; idp_accnt_uuid?: string }): Promise<GetCertificatesResponse> {
+      const purchase = await deps.repo.findByPaymentIntent(req.payment_intent);
+      if (
+        !purchase ||
+        purchase.rootAccountId !== scope.rootAccountId ||
+        (scope.agentId !== null && purchase.agentId !== scope.agentId) ||
+        purchase.mode !== principal.mode ||
+        (req.idp_accnt_uuid !== undefined && purchase.buyerIdpUuid !== req.idp_accnt_uuid.toLowerCase())
+      ) {
+        throw notFound('payment_intent', req.payment_intent);
+      }
+      const empty = (status: GetCertificatesResponse['status']): GetCertificatesResponse => ({
+        payment_intent: req.payment_intent,
+        purchase_id: purchase.purchaseId,
+        status,
+        certificate_count: 0,
+        urls_expire_at: null,
+        certificates: [],
+        payment_zip_url: null,
+        product_zips: [],
+      });
+      if (!purchase.paidAt) return empty('unpaid');
+      if (!purchase.certificatesIssuedAt) return empty(purchase.refundedAt ? 'voided' : 'pending');
+
+      const [certificates, archives] = await Promise.all([deps.repo.listForPurchase(purchase.purchaseId), deps.repo.archives(purchase.purchaseId)]);
+      const expiresAt = new Date(now().getTime() + deps.urlTtlSeconds * 1000);
+      const paymentZip = archives.find((a) => a.kind === 'payment');
+      const items = await Promise.all(
+        certificates.map(async (c) => ({
+          certificate_number: c.certificateNumber,
+          product_line_id: c.productLineId,
+          product_name: c.productName,
+          covered_unit_index: c.unitIndex,
+          covered_unit_kind: c.unitKind,
+          coverage_starts_at: c.startsAt.toISOString(),
+          coverage_ends_at: c.endsAt.toISOString(),
+          coverage_time_zone: c.timeZone,
+          coverage_label: c.localLabel,
+          named_insured_name: c.namedInsuredName,
+          download_url: await sign(c.storageKey!, `${c.certificateNumber}.pdf`),
+          verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
+          size_bytes: c.sizeBytes!,
+          sha256: c.sha256!,
+        })),
+      );
+      const productZips = await Promise.all(
+        archives
+          .filter((a) => a.kind === 'product')
+          .map(async (a) => {
+            const certs = certificates.filter((c) => c.productLineId === a.productLineId);
+            return {
+              product_line_id: a.productLineId!,
+              product_name: certs[0]?.productName ?? '',
+              certificate_count: certs.length,
+              zip_url: await sign(a.storageKey, `certificates-${purchase.purchaseId}-product-${a.productLineId}.zip`),
+              proof_of_coverage_url: verificationUrl(deps.publicBaseUrl, a.proofCode!),
+            };
+          }),
+      );
+      return {
+        payment_intent: req.payment_intent,
+        purchase_id: purchase.purchaseId,
+        status: purchase.refundedAt ? 'voided' : 'issued',
+        certificate_count: items.length,
+        urls_expire_at: expiresAt.toISOString(),
+        certificates: items,
+        payment_zip_url: paymentZip ? await sign(paymentZip.storageKey, `certificates-${purchase.purchaseId}.zip`) : null,
+        product_zips: productZips,
+      };
+    },
+
+    async verify(code: string): Promise<VerificationView | null> {
+      if (!/^(COI|POC)-[A-Z0-9-]{1,60}$/.test(code)) return null;
+      const certs = await deps.repo.findForVerification(code);
+      if (certs.length === 0) return null;
+      const at = now();
+      const states = certs.map((c) => stateAt(c, at));
+      const state: CoverageState = states.includes('voided')
+        ? 'voided'
+        : states.includes('valid')
+          ? 'valid'
+          : states.includes('not_yet_valid')
+            ? 'not_yet_valid'
+            : 'expired';
+      const local = (d: Date, zone: string) => DateTime.fromJSDate(d, { zone }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
+      return {
+        code,
+        kind: code.startsWith('POC-') ? 'proof_of_coverage' : 'certificate',
+        state,
+        product_name: certs[0]!.productName,
+        named_insured_name: certs[0]!.namedInsuredName,
+        test_mode: certs[0]!.testMode,
+        checked_at: at.toISOString(),
+        coverage: certs.map((c, i) => ({
+          certificate_number: c.certificateNumber,
+          starts_at: c.startsAt.toISOString(),
+          ends_at: c.endsAt.toISOString(),
+          time_zone: c.timeZone,
+          starts_local: local(c.startsAt, c.timeZone),
+          ends_local: local(c.endsAt, c.timeZone),
+          state: states[i]!,
+        })),
+      };
+    },
+  };
+}
+
+export type CertificateService = ReturnType<typeof createCertificateService>;

@@ -1,0 +1,55 @@
+/**
+ * The public verification page behind each certificate's QR code (issue 6): a small readable
+ * HTML document saying whether coverage is valid, not yet valid, expired or voided, with the
+ * coverage windows, product and named insured, and nothing more personal. Every value is
+ * HTML-escaped; the page loads nothing (inline CSS, CSP `default-src 'none'`).
+ */
+import { escapeHtml } from '../pdf/certificate-template';
+import type { CoverageState, VerificationView } from './service';
+
+const WORDS: Record<CoverageState, { title: string; colour: string }> = {
+  valid: { title: 'Valid: coverage is in force now', colour: '#1b7f3b' },
+  not_yet_valid: { title: 'Not yet valid: coverage starts later', colour: '#8a6d00' },
+  expired: { title: 'Expired: coverage has ended', colour: '#6b6b6b' },
+  voided: { title: 'Voided: this coverage was cancelled', colour: '#b3261e' },
+};
+
+const STYLE = `body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d1f23}
+main{max-width:40rem;margin:2rem auto;background:#fff;border:1px solid #d9dce1;border-radius:8px;padding:1.5rem}
+h1{font-size:1.2rem;margin:0 0 .25rem}.state{font-size:1.35rem;font-weight:700;margin:.75rem 0}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:1rem 0}dt{color:#5b6270}dd{margin:0}
+table{border-collapse:collapse;width:100%;font-size:.92rem}th,td{text-align:left;padding:.35rem .4rem;border-top:1px solid #e4e6ea}
+.specimen{background:#fff3cd;border:1px solid #e0c46c;padding:.4rem .6rem;border-radius:4px;margin-bottom:1rem}
+small{color:#5b6270}`;
+
+function page(title: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><main>${body}</main></body></html>
+`;
+}
+
+export function renderVerificationPage(v: VerificationView): string {
+  const w = WORDS[v.state];
+  const rows = v.coverage
+    .map(
+      (c) =>
+        `<tr><td>${escapeHtml(c.certificate_number)}</td><td>${escapeHtml(c.starts_local)}</td><td>${escapeHtml(c.ends_local)}</td><td>${escapeHtml(WORDS[c.state].title.split(':')[0]!)}</td></tr>`,
+    )
+    .join('');
+  return page(
+    `${w.title.split(':')[0]} – ${v.code}`,
+    `${v.test_mode ? '<div class="specimen">SPECIMEN: issued in test mode, not real coverage.</div>' : ''}
+<h1>${v.kind === 'certificate' ? 'Certificate of insurance' : 'Proof of coverage'} ${escapeHtml(v.code)}</h1>
+<div class="state" id="state" data-state="${v.state}" style="color:${w.colour}">${escapeHtml(w.title)}</div>
+<dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
+<dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd></dl>
+<table><thead><tr><th>Certificate</th><th>Coverage starts</th><th>Coverage ends</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>
+<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
+  );
+}
+
+export function renderNotFoundPage(): string {
+  return page('Certificate not found', `<h1>Certificate not found</h1><p>No certificate or proof of coverage has this number. Check the number on the certificate.</p>`);
+}

@@ -1,0 +1,74 @@
+/**
+ * getInvoiceData routes (spec §4.5, §7.2; issue 7):
+ * - `POST /platform-agency-certs/getInvoiceData` (teammate scope, `idp_teammate_uuid`) and
+ * - `POST /platform-agency-root-certs/getInvoiceData` (root scope, `idp_root_account_uuid`):
+ * parse the body, resolve the caller's scope, call the service; 200 JSON without envelope,
+ * failures are the bare error of §7.2. Amounts are integer minor units.
+ */
+import type { RouteRegistration } from '../container';
+import { parseBody } from '../http/validation';
+import { bareError, bareSurfaceResponses } from '../http/openapi';
+import type { AccountScopes } from '../certificates/account-scope';
+import type { InvoiceService } from './service';
+import { GetInvoiceDataRequest, GetInvoiceDataResponse, RootGetInvoiceDataRequest } from './schemas';
+
+const description =
+  'The payment processor’s invoice behind a purchase, with every line item (the products and, when the API key has one, the platform fee as its own line), read from the processor at call time. All amounts (subtotal, tax, total, amount_paid, amount_due, line amount) are integers in the currency’s minor units (cents for usd), never decimals. `invoices` is a list: one invoice for a one-time purchase, one per billing period for a subscription. A purchase without an invoice answers 200 with `invoices: []` and a `status` saying why (`unpaid`, `pending`: retry with backoff, `not_invoiced`). Name the purchase by exactly one of `payment_intent` or `purchase_id`.';
+const notFoundDescription = "NOT_FOUND: no purchase with that payment_intent or purchase_id in the caller's scope (another account, teammate, mode or buyer reads the same)";
+const processorErrors = {
+  401: bareError('AUTHENTICATION_ERROR: the payment processor account could not be authenticated'),
+  429: bareError('RATE_LIMIT_ERROR: too many requests (gateway or processor); retry after the Retry-After header (seconds)'),
+  500: bareError('INTERNAL_ERROR, or API_ERROR: the payment processor returned an error; retry with backoff'),
+  503: bareError('CONNECTION_ERROR: the payment processor could not be reached; retry with backoff'),
+} as const;
+const ok = { description: 'The invoice(s) of the purchase, or none with the reason in `status`', content: { 'application/json': { schema: GetInvoiceDataResponse } } };
+
+/** getInvoiceData on the teammate surface (mount under `/platform-agency-certs`). */
+export function teammateInvoiceRoutes(service: InvoiceService, scopes: AccountScopes): RouteRegistration {
+  return (router, registry) => {
+    router.post('/getInvoiceData', async (ctx) => {
+      const principal = ctx.state.principal!;
+      const req = parseBody(GetInvoiceDataRequest, ctx.request.body);
+      ctx.body = await service.getInvoiceData(principal, await scopes.teammate(principal, req.idp_teammate_uuid), req);
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/platform-agency-certs/getInvoiceData',
+      tags: ['Certificates'],
+      summary: "The processor's invoice and line items behind a purchase (the teammate's purchases)",
+      description,
+      request: { body: { content: { 'application/json': { schema: GetInvoiceDataRequest } } } },
+      responses: {
+        ...bareSurfaceResponses,
+        ...processorErrors,
+        200: ok,
+        404: bareError(`${notFoundDescription}; TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account`),
+      },
+    });
+  };
+}
+
+/** getInvoiceData on the root surface (mount under `/platform-agency-root-certs`). */
+export function rootInvoiceRoutes(service: InvoiceService, scopes: AccountScopes): RouteRegistration {
+  return (router, registry) => {
+    router.post('/getInvoiceData', async (ctx) => {
+      const principal = ctx.state.principal!;
+      const req = parseBody(RootGetInvoiceDataRequest, ctx.request.body);
+      ctx.body = await service.getInvoiceData(principal, await scopes.root(principal, req.idp_root_account_uuid), req);
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/platform-agency-root-certs/getInvoiceData',
+      tags: ['Certificates'],
+      summary: "The processor's invoice and line items behind a purchase (any teammate of the root account)",
+      description,
+      request: { body: { content: { 'application/json': { schema: RootGetInvoiceDataRequest } } } },
+      responses: {
+        ...bareSurfaceResponses,
+        ...processorErrors,
+        200: ok,
+        404: bareError(`${notFoundDescription}; SELLER_NOT_FOUND: idp_root_account_uuid is not this key's root account`),
+      },
+    });
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * getInvoiceData (spec §4.5; issue 7): the payment processor's invoice and its line items behind
+ * a purchase, read through the processor's library and returned as snake_case JSON
+ * (`GetInvoiceDataResponse`; every amount in integer minor units, as the processor reports it).
+ *
+ * How the invoice is found: one-time checkouts are created with invoice creation on
+ * (`createCheckoutSession`), so once the session is paid the processor attaches an invoice to it.
+ * The service retrieves the purchase's checkout session, then that invoice by id, then — only
+ * when the invoice's embedded line list is truncated — every line page by page. Nothing is
+ * stored here: the processor is the record, so a later change (void, credit note) shows at once.
+ *
+ * No invoice (200, `invoices: []`, `status` says why): `unpaid` (no session yet, or the session
+ * is not paid), `pending` (the session is paid but the processor has not attached the invoice
+ * yet; retry with backoff), `not_invoiced` (paid without an invoice: a saved-card charge, which
+ * expires the checkout session, or a session created without invoice creation).
+ *
+ * Errors (bare body, spec §7.2): 404 NOT_FOUND for a purchase that is unknown or outside the
+ * caller's scope — another root account, another teammate (teammate surface), the other mode
+ * than the key's, another buyer than `idp_accnt_uuid` — all read the same; the processor's
+ * failures mapped once by `mapProcessorError` (spec §7.1: CONNECTION_ERROR 503, API_ERROR 500,
+ * RATE_LIMIT_ERROR 429, AUTHENTICATION_ERROR 401, INVALID_REQUEST 400). The teammate and root
+ * ids themselves are checked by the account scopes (TEAMMATE_NOT_FOUND, SELLER_NOT_FOUND).
+ */
+import type Stripe from 'stripe';
+import type { Principal } from '../api-keys/service';
+import type { AccountScope } from '../certificates/account-scope';
+import { notFound } from '../http/errors';
+import type { Payproc } from '../payproc/client';
+import { withProcessorErrors } from '../payproc/errors';
+import { idOf } from '../payproc/ids';
+import type { InvoicedPurchase, InvoicesRepository, PurchaseRef } from './repository';
+import type { GetInvoiceDataResponse, InvoiceData, InvoiceDataStatus, InvoiceLine } from './schemas';
+
+/** Upper bound on lines read from one invoice (the processor's own limit is far lower). */
+const MAX_LINES = 10_000;
+
+/** The request fields the service reads (both surfaces share them). */
+export interface InvoiceDataQuery {
+  payment_intent?: string;
+  purchase_id?: number;
+  idp_accnt_uuid?: string;
+}
+
+/** Unix seconds → ISO 8601 UTC. */
+const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+function toLine(l: Stripe.InvoiceLineItem): InvoiceLine {
+  const price = l.pricing?.price_details;
+  return {
+    id: l.id,
+    description: l.description ?? null,
+    quantity: l.quantity ?? null,
+    amount: l.amount,
+    currency: l.currency,
+    period_start: iso(l.period.start),
+    period_end: iso(l.period.end),
+    price_id: idOf(price?.price),
+    product_id: price?.product ?? null,
+  };
+}
+
+function toInvoice(inv: Stripe.Invoice, lines: Stripe.InvoiceLineItem[]): InvoiceData {
+  const paidAt = inv.status_transitions?.paid_at;
+  return {
+    id: inv.id,
+    number: inv.number ?? null,
+    status: inv.status ?? null,
+    currency: inv.currency,
+    subtotal: inv.subtotal,
+    tax: (inv.total_taxes ?? []).reduce((sum, t) => sum + t.amount, 0),
+    total: inv.total,
+    amount_paid: inv.amount_paid,
+    amount_due: inv.amount_due,
+    created: iso(inv.created),
+    paid_at: paidAt ? iso(paidAt) : null,
+    period_start: iso(inv.period_start),
+    period_end: iso(inv.period_end),
+    hosted_invoice_url: inv.hosted_invoice_url ?? null,
+    invoice_pdf: inv.invoice_pdf ?? null,
+    lines: lines.map(toLine),
+  };
+}
+
+/** Why a purchase whose session carries no invoice has none (see the module comment). */
+function noInvoiceStatus(purchase: InvoicedPurchase, session: Stripe.Checkout.Session): InvoiceDataStatus {
+  const sessionPaid = session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
+  if (sessionPaid) return session.invoice_creation?.enabled ? 'pending' : 'not_invoiced';
+  // Paid, but not through this session: the saved-card charge expires the session.
+  return purchase.paidAt ? 'not_invoiced' : 'unpaid';
+}
+
+export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: Payproc }) {
+  /** The invoice's every line: the embedded list when complete, else all pages. */
+  async function allLines(stripe: Stripe, invoice: Stripe.Invoice): Promise<Stripe.InvoiceLineItem[]> {
+    if (invoice.lines && !invoice.lines.has_more) return invoice.lines.data;
+    return stripe.invoices.listLineItems(invoice.id, { limit: 100 }).autoPagingToArray({ limit: MAX_LINES });
+  }
+
+  return {
+    /**
+     * Spec §4.5 `getInvoiceData`: the purchase named by `payment_intent` or `purchase_id` within
+     * `scope` (and the key's mode, and the buyer when `idp_accnt_uuid` is sent) →
+     * `{ purchase_id, payment_intent, status, invoices: [{ …amounts in minor units, lines }] }`.
+     * Throws NOT_FOUND (404) or the mapped processor error; see the module comment.
+     */
+    async getInvoiceData(principal: Principal, scope: AccountScope, req: InvoiceDataQuery): Promise<GetInvoiceDataResponse> {
+      const ref: PurchaseRef = req.payment_intent !== undefined ? { paymentIntent: req.payment_intent } : { purchaseId: req.purchase_id! };
+      const purchase = await deps.repo.findPurchase(ref, { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid });
+      if (!purchase) throw 'paymentIntent' in ref ? notFound('payment_intent', ref.paymentIntent) : notFound('purchase', ref.purchaseId);
+
+      const answer = (status: InvoiceDataStatus, invoices: InvoiceData[] = []): GetInvoiceDataResponse => ({
+        purchase_id: purchase.purchaseId,
+        payment_intent: purchase.paymentIntentId,
+        status,
+        invoices,
+      });
+      // No session yet: nothing was offered for payment, so nothing to ask the processor.
+      if (!purchase.checkoutSessionId) return answer(purchase.paidAt ? 'not_invoiced' : 'unpaid');
+
+      const stripe = deps.payproc.client(purchase.mode);
+      const sessionId = purchase.checkoutSessionId;
+      return withProcessorErrors(async () => {
+        const session = await stripe.checkout.sessions.retrieve(sessionId);
+        const invoiceId = idOf(session.invoice);
+        if (!invoiceId) return answer(noInvoiceStatus(purchase, session));
+        const invoice = await stripe.invoices.retrieve(invoiceId);
+        return answer('invoiced', [toInvoice(invoice, await allLines(stripe, invoice))]);
+      });
+    },
+  };
+}
+
+export type InvoiceService = ReturnType<typeof createInvoiceService>;

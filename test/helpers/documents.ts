@@ -1,0 +1,91 @@
+/**
+ * Reading generated documents back in tests: PDF text and first-page image through poppler
+ * (`pdftotext`, `pdftoppm`; Debian's poppler-utils, installed by .ci/run), QR codes through
+ * jsQR, zips through yauzl.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
+import yauzl from 'yauzl';
+
+function withTempDir<T>(fn: (dir: string) => T): T {
+  const dir = mkdtempSync(path.join(tmpdir(), 'doc-test-'));
+  try {
+    return fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The PDF's text: `layout` keeps the page's columns (`pdftotext -layout`); `raw` follows the
+ * content stream (`-raw`), which keeps rotated text such as a watermark in one piece.
+ */
+export function pdfText(pdf: Buffer, mode: 'layout' | 'raw' = 'layout'): string {
+  return withTempDir((dir) => {
+    const file = path.join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    return execFileSync('pdftotext', [`-${mode}`, file, '-'], { encoding: 'utf8' });
+  });
+}
+
+/** Number of pages of the PDF (`pdfinfo`). */
+export function pdfPages(pdf: Buffer): number {
+  return withTempDir((dir) => {
+    const file = path.join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    const info = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
+    return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? NaN);
+  });
+}
+
+/** The PDF's first page as a PNG at `dpi`. */
+export function pdfFirstPagePng(pdf: Buffer, dpi = 150): Buffer {
+  return withTempDir((dir) => {
+    const file = path.join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    execFileSync('pdftoppm', ['-png', '-r', String(dpi), '-singlefile', '-f', '1', '-l', '1', file, path.join(dir, 'page')]);
+    return readFileSync(path.join(dir, 'page.png'));
+  });
+}
+
+/** The text of the QR code in a PNG, or null when none is found. */
+export function decodeQr(png: Buffer): string | null {
+  const image = PNG.sync.read(png);
+  return jsQR(new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length), image.width, image.height)?.data ?? null;
+}
+
+/** Every file of a zip, by entry name, in archive order. */
+export function readZip(zip: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (err, file) => {
+      if (err || !file) return reject(err ?? new Error('no zip'));
+      const out = new Map<string, Buffer>();
+      file.on('error', reject);
+      file.on('end', () => resolve(out));
+      file.on('entry', (entry: yauzl.Entry) => {
+        file.openReadStream(entry, (e, stream) => {
+          if (e || !stream) return reject(e ?? new Error('no stream'));
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('error', reject);
+          stream.on('end', () => {
+            out.set(entry.fileName, Buffer.concat(chunks));
+            file.readEntry();
+          });
+        });
+      });
+      file.readEntry();
+    });
+  });
+}
+
+/** GETs `url` and returns its body (throws on a non-2xx answer). */
+export async function download(url: string): Promise<Buffer> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET ${url} answered ${res.status}`);
+  return Buffer.from(await res.arrayBuffer());
+}
