@@ -599,6 +599,27 @@ async function ensureBucket(url, bucket, log) {
 }
 
 /**
+ * Deletes every object of `bucket` on the fake-gcs-server at `url`, then the bucket (the test
+ * runs' own buckets). Never throws: a failure is logged and left for the next run.
+ * @param {{ url: string, bucket: string, log?: (line: string) => void }} options
+ */
+export async function deleteFakeGcsBucket({ url, bucket, log = defaultLog }) {
+  const base = `${url}/storage/v1/b/${encodeURIComponent(bucket)}`;
+  try {
+    for (;;) {
+      const res = await fetch(`${base}/o?maxResults=1000`, { signal: AbortSignal.timeout(10_000) });
+      if (res.status === 404) return;
+      const names = ((await res.json()).items ?? []).map((o) => o.name);
+      if (names.length === 0) break;
+      for (const name of names) await fetch(`${base}/o/${encodeURIComponent(name)}`, { method: 'DELETE', signal: AbortSignal.timeout(10_000) });
+    }
+    await fetch(base, { method: 'DELETE', signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    log(`[stack] could not delete bucket ${bucket}: ${err.message}`);
+  }
+}
+
+/**
  * Makes sure fake-gcs-server answers on http://127.0.0.1:`port` (GCS JSON API, filesystem
  * backend under `dir`, public/signed URLs on http://127.0.0.1:`port`/<bucket>/<object>) and
  * that `bucket` exists. Log: var/log/fake-gcs-server.log.

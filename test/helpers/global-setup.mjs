@@ -11,7 +11,7 @@
  *   namespace of its own per run (`test-<time>-<pid>`, search attributes registered) and a task
  *   queue `insurance-test-<jest pid>`: purchase ids restart with each new database, so a
  *   shared namespace would hand `purchase-1` to a previous run's workflow.
- * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test`).
+ * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test-<jest pid>`, deleted in teardown).
  *
  * Servers already running (e.g. under `npm run dev`) are reused and left running; what this
  * starts, global-teardown.mjs stops. Progress lines go to stderr; a failure throws one message
@@ -63,7 +63,8 @@ export default async function globalSetup() {
       }),
     stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal-test.db', bin: tools.temporal, log }),
     stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
-    stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: 'certificates-test', bin: tools.fakeGcs, log }),
+    // A bucket per run: purchase ids restart in every run's database, so object keys would meet.
+    stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: `certificates-test-${process.pid}`, bin: tools.fakeGcs, log }),
   ]);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) {
@@ -98,5 +99,6 @@ export default async function globalSetup() {
   globalThis.__INSURANCE_TEST_STACK__ = stack;
   globalThis.__INSURANCE_TEST_NAMESPACE__ = { bin: tools.temporal, address: temporal.address, namespace };
   globalThis.__INSURANCE_TEST_DATABASE__ = { databaseUrl: db.url, prefix: TEST_DATABASE_PREFIX };
+  globalThis.__INSURANCE_TEST_BUCKET__ = { url: storage.url, bucket: storage.bucket };
   log(`[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`);
 }

@@ -1,5 +1,5 @@
 /**
- * Jest globalTeardown: drops the run's database, deletes its Temporal namespace, and stops the servers
+ * Jest globalTeardown: drops the run's database and storage bucket, deletes its Temporal namespace, and stops the servers
  * global-setup.mjs started (servers that were already running when the tests began are left
  * alone). Waits until they have exited.
  */
@@ -14,6 +14,8 @@ export default async function globalTeardown() {
       execFile(ns.bin, ['operator', 'namespace', 'delete', '--namespace', ns.namespace, '--yes', '--address', ns.address], { timeout: 15_000 }, () => resolve()),
     );
   }
+  const bucket = globalThis.__INSURANCE_TEST_BUCKET__;
+  if (bucket) await stack.deleteFakeGcsBucket({ ...bucket, log: (line) => process.stderr.write(`${line}\n`) });
   const db = globalThis.__INSURANCE_TEST_DATABASE__;
   if (db) await stack.dropTestDatabases({ ...db, dropSelf: true, log: () => {} }).catch(() => {});
   await stack.stopAll({ log: (line) => process.stderr.write(`${line}\n`) });

@@ -11,132 +11,25 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
-import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
+import { call, createKey, createRootAccount } from '../helpers/fixtures';
+import { WEBHOOK_SECRET, deliverWebhook } from '../helpers/purchases';
+import { buyAndPay, createAgency, eventSelection, getCertificates, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { decodeQr, download, pdfFirstPagePng, pdfPages, pdfText, readZip } from '../helpers/documents';
 import { createAccountsRepository } from '../../src/accounts/repository';
-import { SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../../src/question-sets/examples';
 
 jest.setTimeout(120_000);
 
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'var', 'test-artifacts');
 
-interface Agency {
-  key: string;
-  slug: string;
-  rootUuid: string;
-  teammateUuid: string;
-  otherTeammateUuid: string;
-  eventProductId: number;
-  tripProductId: number;
-}
-
 let worker: TestWorker;
 let app: TestApp;
 let agency: Agency;
-let buyerSeq = 0;
-
-async function createAgency(): Promise<Agency> {
-  const c = app.container;
-  const account = await createRootAccount(c, 'Harbor & Pine Insurance Agency');
-  const accounts = createAccountsRepository(c.db);
-  const agent = await accounts.upsertAgent({ rootAccountId: account.id, name: 'Dana Agent', email: `dana.${account.id}@agency.test` });
-  const other = await accounts.upsertAgent({ rootAccountId: account.id, name: 'Omar Agent', email: `omar.${account.id}@agency.test` });
-  const key = (await createKey(c, { rootAccountId: account.id, mode: 'test', agentId: agent.id })).key;
-  const uuidOf = async (id: number) => (await c.db('agents').where({ id }).first('idp_teammate_uuid')).idp_teammate_uuid as string;
-  const product = async (name: string, definition: unknown, policy: string) => {
-    const set = await createQuestionSet(c, account.id, definition);
-    const res = await call(app.baseUrl, '/api/v1/products', {
-      method: 'POST',
-      key,
-      body: { customerName: name, defaultPrice: 25, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: policy, claimsPhoneNumber: '+1-800-555-0134', deductible: 250 },
-    });
-    if (res.status !== 201) throw new Error(`product create failed: ${res.status} ${res.text}`);
-    return res.body.data.id as number;
-  };
-  return {
-    key,
-    slug: account.slug,
-    rootUuid: (await c.db('root_accounts').where({ id: account.id }).first('idp_root_account_uuid')).idp_root_account_uuid,
-    teammateUuid: await uuidOf(agent.id),
-    otherTeammateUuid: await uuidOf(other.id),
-    eventProductId: await product('Special Event Liability', SPECIAL_EVENT_LIABILITY, 'EVM-GL-2027-0042'),
-    tripProductId: await product('Rental Car Trip Excess', TRIP_EXCESS, 'EVM-TX-2027-0007'),
-  };
-}
-
-/** Quotes `selection` for a new buyer, pays it by webhook, and returns the purchase and its payment intent. */
-async function buyAndPay(selection: Record<string, unknown>, key = agency.key): Promise<{ purchaseId: number; paymentIntent: string; buyerUuid: string }> {
-  const n = buyerSeq++;
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key,
-    body: { buyer_first_name: 'Avery', buyer_last_name: `Quinn${n}`, buyer_email: `avery${n}.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
-  });
-  if (connected.status !== 200) throw new Error(`newConnect: ${connected.status} ${connected.text}`);
-  const quote = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [selection] },
-  });
-  if (quote.status !== 200) throw new Error(`adminValidateBuyerResponses: ${quote.status} ${quote.text}`);
-  const purchaseId = quote.body.purchase_id as number;
-  const delivered = await deliverWebhook(app, sessionCompletedEvent(purchaseId, quote.body.id));
-  if (delivered.status !== 200) throw new Error(`webhook: ${delivered.status} ${delivered.text}`);
-  return { purchaseId, paymentIntent: `pi_paid_${purchaseId}`, buyerUuid: connected.body.idp_accnt_uuid };
-}
-
-function eventSelection(days: { start: string; end: string }, insured = 'Jordan Lee') {
-  return {
-    product_line_template_id: agency.eventProductId,
-    product_line_is_trip_excess_product: false,
-    event_type: 'wedding',
-    attendance: 120,
-    liquor: 'yes',
-    venue_name: 'Grand Hall',
-    named_insured: { name: insured, address: { line1: '22 Elm Rd', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' } },
-    certificate_holder: { name: 'Grand Hall LLC', address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' } },
-    coverage: { time_zone: 'America/Chicago', start_date: days.start, end_date: days.end },
-  };
-}
-
-function tripSelection(insured = 'Riley Chen') {
-  return {
-    product_line_template_id: agency.tripProductId,
-    product_line_is_trip_excess_product: true,
-    vehicle_class: 'car',
-    drivers: 2,
-    named_insured: { name: insured },
-    trips: {
-      time_zone: 'Europe/Lisbon',
-      trips: [
-        { start: '2027-06-10T09:00', end: '2027-06-14T18:00' },
-        { start: '2027-07-01T08:30', end: '2027-07-03T20:00' },
-      ],
-    },
-  };
-}
-
-async function getCertificates(paymentIntent: string, body: Record<string, unknown> = { idp_teammate_uuid: agency.teammateUuid }, surface = '/platform-agency-certs', key = agency.key) {
-  return call(app.baseUrl, `${surface}/getCertificates`, { method: 'POST', key, body: { ...body, payment_intent: paymentIntent } });
-}
-
-/** Polls getCertificates like an agent following spec §4.5 until the status leaves `pending`. */
-async function waitIssued(paymentIntent: string) {
-  return eventually(async () => {
-    const res = await getCertificates(paymentIntent);
-    // The webhook's payment intent becomes known when the workflow records the payment.
-    if (res.status === 404 && res.body?.code === 'NOT_FOUND') return null;
-    if (res.status !== 200) throw new Error(`getCertificates: ${res.status} ${res.text}`);
-    return res.body.status === 'issued' ? res.body : null;
-  }, 60_000);
-}
 
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue);
   app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
-  agency = await createAgency();
+  agency = await createAgency(app);
 });
 
 afterAll(async () => {
@@ -149,8 +42,8 @@ describe('given a paid 3-day per-day purchase', () => {
   let body: any;
 
   beforeAll(async () => {
-    paid = await buyAndPay(eventSelection({ start: '2027-05-01', end: '2027-05-03' }));
-    body = await waitIssued(paid.paymentIntent);
+    paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-03' }));
+    body = await waitIssued(agency, paid.paymentIntent);
   });
 
   test('when getCertificates is called, then it lists exactly 3 certificates, one per day, with signed URLs', () => {
@@ -215,17 +108,17 @@ describe('given a paid 3-day per-day purchase', () => {
   });
 
   test('when the root account asks, then it sees the purchase; another teammate, a wrong buyer, another account, unknown ids and bad bodies do not', async () => {
-    const root = await getCertificates(paid.paymentIntent, { idp_root_account_uuid: agency.rootUuid }, '/platform-agency-root-certs');
+    const root = await getCertificates(agency, paid.paymentIntent, { idp_root_account_uuid: agency.rootUuid }, '/platform-agency-root-certs');
     expect(root.status).toBe(200);
     expect(root.body.certificate_count).toBe(3);
 
-    const withBuyer = await getCertificates(paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid, idp_accnt_uuid: paid.buyerUuid });
+    const withBuyer = await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid, idp_accnt_uuid: paid.buyerUuid });
     expect(withBuyer.status).toBe(200);
 
     const notFound = [
-      await getCertificates(paid.paymentIntent, { idp_teammate_uuid: agency.otherTeammateUuid }),
-      await getCertificates(paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid, idp_accnt_uuid: '00000000-0000-4000-8000-000000000000' }),
-      await getCertificates('pi_does_not_exist'),
+      await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.otherTeammateUuid }),
+      await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid, idp_accnt_uuid: '00000000-0000-4000-8000-000000000000' }),
+      await getCertificates(agency, 'pi_does_not_exist'),
     ];
     for (const res of notFound) expect(res).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
 
@@ -233,12 +126,12 @@ describe('given a paid 3-day per-day purchase', () => {
     const otherAgent = await createAccountsRepository(app.container.db).upsertAgent({ rootAccountId: other.id, name: 'Eve', email: `eve.${other.id}@other.test` });
     const otherKey = (await createKey(app.container, { rootAccountId: other.id, mode: 'test', agentId: otherAgent.id })).key;
     const otherUuid = (await app.container.db('agents').where({ id: otherAgent.id }).first('idp_teammate_uuid')).idp_teammate_uuid;
-    expect(await getCertificates(paid.paymentIntent, { idp_teammate_uuid: otherUuid }, '/platform-agency-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-    expect(await getCertificates(paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'TEAMMATE_NOT_FOUND' } });
-    expect(await getCertificates(paid.paymentIntent, { idp_root_account_uuid: agency.rootUuid }, '/platform-agency-root-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'SELLER_NOT_FOUND' } });
+    expect(await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: otherUuid }, '/platform-agency-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'TEAMMATE_NOT_FOUND' } });
+    expect(await getCertificates(agency, paid.paymentIntent, { idp_root_account_uuid: agency.rootUuid }, '/platform-agency-root-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'SELLER_NOT_FOUND' } });
 
     const liveKey = (await createKey(app.container, { rootAccountId: (await app.container.db('agents').where({ idp_teammate_uuid: agency.teammateUuid }).first('root_account_id')).root_account_id, mode: 'live' })).key;
-    expect(await getCertificates(paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', liveKey)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', liveKey)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
 
     for (const bad of [{}, { idp_teammate_uuid: 'not-a-uuid' }, { idp_teammate_uuid: agency.teammateUuid, extra: 1 }, { idp_teammate_uuid: agency.teammateUuid, payment_intent: "pi_'; drop table certificates; --" }]) {
       const res = await call(app.baseUrl, '/platform-agency-certs/getCertificates', { method: 'POST', key: agency.key, body: { payment_intent: paid.paymentIntent, ...bad } });
@@ -304,7 +197,7 @@ describe('given a paid 3-day per-day purchase', () => {
     });
     expect((await deliverWebhook(app, refund)).status).toBe(200);
     await eventually(async () => (await page()).body.state === 'voided');
-    expect((await getCertificates(paid.paymentIntent)).body).toMatchObject({ status: 'voided', certificate_count: 3 });
+    expect((await getCertificates(agency, paid.paymentIntent)).body).toMatchObject({ status: 'voided', certificate_count: 3 });
     expect((await page('text/html')).text).toContain('Voided: this coverage was cancelled');
 
     expect(await call(app.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
@@ -316,8 +209,8 @@ describe('given a paid 3-day per-day purchase', () => {
 
 describe('given a paid 2-trip purchase', () => {
   test('when issued, then there are exactly 2 PDFs, one per trip, with the trip windows in the trip time zone', async () => {
-    const paid = await buyAndPay(tripSelection());
-    const body = await waitIssued(paid.paymentIntent);
+    const paid = await buyAndPay(agency, tripSelection(agency));
+    const body = await waitIssued(agency, paid.paymentIntent);
     expect(body.certificate_count).toBe(2);
     expect(body.certificates.map((c: any) => c.covered_unit_kind)).toEqual(['trip', 'trip']);
     const texts = await Promise.all(body.certificates.map(async (c: any) => pdfText(await download(c.download_url))));
@@ -348,8 +241,8 @@ describe('given a named insured that holds markup pointing at a listening server
     try {
       const hostile = `<img src=http://127.0.0.1:${port}/x><script>fetch('http://127.0.0.1:${port}/y')</script>`;
       const blockedBefore = worker.pdf.blockedRequests;
-      const paid = await buyAndPay(eventSelection({ start: '2027-08-01', end: '2027-08-01' }, hostile));
-      const body = await waitIssued(paid.paymentIntent);
+      const paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-08-01', end: '2027-08-01' }, hostile));
+      const body = await waitIssued(agency, paid.paymentIntent);
       const text = pdfText(await download(body.certificates[0].download_url)).replace(/\s+/g, '');
       expect(text).toContain(hostile.replace(/\s+/g, ''));
       expect(hits).toEqual([]);
