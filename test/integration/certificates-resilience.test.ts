@@ -81,10 +81,10 @@ describe('given a worker process killed in the middle of rendering a 30-day purc
 
     const paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-09-01', end: '2027-09-30' }));
     // Kill once some, but not all, PDFs are stored.
-    const storedBeforeKill = await eventually(async () => {
+    const storedBeforeKill = (await eventually(async () => {
       const rows = await db('certificates').where({ purchase_id: paid.purchaseId }).whereNotNull('storage_key').select('id', 'certificate_number', 'sha256');
       return rows.length >= 3 ? rows : null;
-    }, 120_000);
+    }, 120_000))!;
     const chromium = processesWith(taskQueue, 'chromium');
     process.kill(first, 'SIGKILL');
     expect(storedBeforeKill.length).toBeLessThan(30);
