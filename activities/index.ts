@@ -10,6 +10,8 @@ import { createBrowserPool, type BrowserPool, type PdfPageFormat } from '../src/
 import { createObjectStore, type ObjectStore } from '../src/storage/object-store';
 import { createPurchaseActivities } from './purchase';
 import { createCertificateActivities } from './certificates';
+import { createProofEmailActivities } from './proof-email';
+import { createMailer, type Mailer } from '../src/mail/mailer';
 
 export interface ActivityDeps {
   db: Db;
@@ -23,19 +25,26 @@ export interface ActivityDeps {
   pageFormat: PdfPageFormat;
   /** Certificates one issuing activity renders and uploads at once. */
   renderConcurrency: number;
+  /** SMTP for emailed proof of coverage. */
+  mailer: Mailer;
+  /** Attach certificate PDFs to proof-of-coverage emails up to this many bytes in all. */
+  attachmentMaxBytes: number;
+  /** Domain of the fixed Message-IDs of proof-of-coverage emails. */
+  messageIdDomain: string;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPurchaseActivities(deps),
     ...createCertificateActivities({ ...deps, concurrency: deps.renderConcurrency }),
+    ...createProofEmailActivities(deps),
   };
 }
 
 /**
  * The activity dependencies a worker process builds from its config: the clients plus its own
- * Chromium page pool (launched on first render) and certificate store. The caller owns the
- * pool and must `close()` it on shutdown (no Chromium process outlives the worker).
+ * Chromium page pool (launched on first render), certificate store and mailer. The caller owns
+ * the pool and the mailer and must `close()` them on shutdown (no Chromium process outlives the worker).
  */
 export function activityDepsFromConfig(config: Config, clients: { db: Db; log: Logger }): ActivityDeps {
   const pdf = createBrowserPool({
@@ -54,5 +63,8 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     pageFormat: config.PDF_PAGE_FORMAT,
     // Twice the pages: while one certificate uploads, another renders in its page.
     renderConcurrency: config.PDF_PAGE_POOL_SIZE * 2,
+    mailer: createMailer(config, clients.log),
+    attachmentMaxBytes: config.PROOF_EMAIL_ATTACHMENT_MAX_BYTES,
+    messageIdDomain: /@([A-Za-z0-9.-]+)/.exec(config.MAIL_FROM)?.[1] ?? 'localhost',
   };
 }

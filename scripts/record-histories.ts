@@ -190,6 +190,7 @@ async function recordAll(namespace: string): Promise<void> {
     for (const app of apps) await app.close();
     await worker.shutdown();
     await realDeps.pdf.close();
+    realDeps.mailer.close();
     await activityDb.destroy();
   }
 }

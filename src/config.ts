@@ -88,6 +88,8 @@ const schema = z.object({
   PDF_RENDERS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
   /** Deadline of one PDF render in ms (loading the HTML plus printing). */
   PDF_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Emailed proof of coverage attaches the PDFs when they total at most this many bytes; above it, links only. */
+  PROOF_EMAIL_ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(0).max(25 * 1024 * 1024).default(5 * 1024 * 1024),
   /** Lifetime of the signed download URLs getCertificates hands out, in seconds (max 7 days). */
   CERTIFICATE_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
 

@@ -41,6 +41,8 @@ import { createCertificatesRepository } from './certificates/repository';
 import { createAccountScopes } from './certificates/account-scope';
 import { createCertificateService, type CertificateService } from './certificates/service';
 import { rootCertificateRoutes, teammateCertificateRoutes, verificationRoutes } from './certificates/routes';
+import { createProofOfCoverageService } from './proof-of-coverage/service';
+import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-coverage/routes';
 import type { AppState } from './http/context';
 import type { OpenAPIRegistry } from './http/openapi';
 
@@ -129,6 +131,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS,
   });
   const accountScopes = createAccountScopes(db);
+  const proofOfCoverage = createProofOfCoverageService({ db, certificates, startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   return {
     config,
@@ -146,8 +149,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     surfaceRoutes: {
       '/public-quote': [quoteRoutes(quotes), paymentRoutes(payments)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],
-      '/platform-agency-certs': [teammateCertificateRoutes(certificates, accountScopes), teammateInvoiceRoutes(invoices, accountScopes)],
-      '/platform-agency-root-certs': [rootCertificateRoutes(certificates, accountScopes), rootInvoiceRoutes(invoices, accountScopes)],
+      '/platform-agency-certs': [teammateCertificateRoutes(certificates, accountScopes), teammateInvoiceRoutes(invoices, accountScopes), teammateProofEmailRoutes(proofOfCoverage, accountScopes)],
+      '/platform-agency-root-certs': [rootCertificateRoutes(certificates, accountScopes), rootInvoiceRoutes(invoices, accountScopes), rootProofEmailRoutes(proofOfCoverage, accountScopes)],
     },
     checkDb: () => pingDb(db),
     async close() {

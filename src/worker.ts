@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     log.info('worker stopped');
   } finally {
     await deps.pdf.close();
+    deps.mailer.close();
     await connection.close();
     await db.destroy();
   }

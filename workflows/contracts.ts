@@ -84,3 +84,8 @@ export interface PurchaseStatusView {
 export const CREATE_CHECKOUT_UPDATE = 'createCheckout';
 export const PAYMENT_EVENT_SIGNAL = 'paymentEvent';
 export const STATUS_QUERY = 'status';
+
+/** Workflow id of the emails of one teamEmailProofofCoverage request (its first row's id). */
+export function proofEmailWorkflowId(firstEmailId: number): string {
+  return `proof-email-${firstEmailId}`;
+}

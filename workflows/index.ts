@@ -5,3 +5,4 @@
 export { purchaseWorkflow, createCheckoutUpdate, paymentEventSignal, statusQuery } from './purchase';
 export { certificatesWorkflow } from './certificates';
 export { refundWorkflow } from './refund';
+export { proofOfCoverageEmailWorkflow } from './proof-email';

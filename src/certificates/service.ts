@@ -18,7 +18,7 @@ import { notFound } from '../http/errors';
 import type { ObjectStore } from '../storage/object-store';
 import type { AccountScope } from './account-scope';
 import { verificationUrl } from './certificate-data';
-import type { CertificatesRepository, VerificationCertificate } from './repository';
+import type { CertificatePurchase, CertificatesRepository, VerificationCertificate } from './repository';
 import type { GetCertificatesResponse } from './schemas';
 
 /** Coverage state of a certificate at a moment (issue 6: the verification page's words). */
@@ -56,18 +56,30 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const sign = (key: string, downloadName: string) => deps.store.signedReadUrl(key, { expiresInSeconds: deps.urlTtlSeconds, downloadName });
 
+  /**
+   * The purchase paid with `req.payment_intent` if the caller may see it: same root account,
+   * the scope's teammate (unless root scope), the key's mode, and the buyer when named.
+   * Throws 404 NOT_FOUND otherwise, the same for every reason.
+   */
+  async function purchaseInScope(principal: Principal, scope: AccountScope, req: { payment_intent: string; idp_accnt_uuid?: string }): Promise<CertificatePurchase> {
+    const purchase = await deps.repo.findByPaymentIntent(req.payment_intent);
+    if (
+      !purchase ||
+      purchase.rootAccountId !== scope.rootAccountId ||
+      (scope.agentId !== null && purchase.agentId !== scope.agentId) ||
+      purchase.mode !== principal.mode ||
+      (req.idp_accnt_uuid !== undefined && purchase.buyerIdpUuid !== req.idp_accnt_uuid.toLowerCase())
+    ) {
+      throw notFound('payment_intent', req.payment_intent);
+    }
+    return purchase;
+  }
+
   return {
+    purchaseInScope,
+
     async getCertificates(principal: Principal, scope: AccountScope, req: { payment_intent: string; idp_accnt_uuid?: string }): Promise<GetCertificatesResponse> {
-      const purchase = await deps.repo.findByPaymentIntent(req.payment_intent);
-      if (
-        !purchase ||
-        purchase.rootAccountId !== scope.rootAccountId ||
-        (scope.agentId !== null && purchase.agentId !== scope.agentId) ||
-        purchase.mode !== principal.mode ||
-        (req.idp_accnt_uuid !== undefined && purchase.buyerIdpUuid !== req.idp_accnt_uuid.toLowerCase())
-      ) {
-        throw notFound('payment_intent', req.payment_intent);
-      }
+      const purchase = await purchaseInScope(principal, scope, req);
       const empty = (status: GetCertificatesResponse['status']): GetCertificatesResponse => ({
         payment_intent: req.payment_intent,
         purchase_id: purchase.purchaseId,

@@ -19,6 +19,10 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Files to attach (bytes in memory). */
+  attachments?: Array<{ filename: string; content: Buffer; contentType: string }>;
+  /** A fixed `Message-ID` (`<id@domain>`), so a resend after a lost acknowledgement can be recognised as the same message. */
+  messageId?: string;
 }
 
 export interface Mailer {

@@ -29,6 +29,7 @@ import {
   type PurchaseWorkflowInput,
   type RefundInput,
   refundWorkflowId,
+  proofEmailWorkflowId,
 } from '../../workflows/contracts';
 
 /** Finds the processor error type an activity failed with, anywhere in the cause chain. */
@@ -97,6 +98,15 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
         if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
         throw err;
       }
+    },
+
+    /** Starts the workflow that sends the recorded proof-of-coverage emails `emailIds` (spec §4.5). */
+    async startProofOfCoverageEmail(emailIds: number[]): Promise<void> {
+      await deps.client.workflow.start('proofOfCoverageEmailWorkflow', {
+        workflowId: proofEmailWorkflowId(emailIds[0]!),
+        taskQueue: deps.taskQueue,
+        args: [{ emailIds }],
+      });
     },
 
     async signalPayment(purchaseId: number, event: PaymentEvent): Promise<boolean> {

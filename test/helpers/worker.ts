@@ -53,6 +53,7 @@ export async function startTestWorker(
       worker.shutdown();
       await running;
       await pdf.close();
+      deps.mailer.close();
       await connection.close();
       await db.destroy();
     },

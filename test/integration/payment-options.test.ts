@@ -7,9 +7,8 @@
  * stripe-mock keeps no state — answer payment intents as `succeeded` with the id the processor's
  * idempotency would replay; tests that rely on that say so in their names.
  */
-import type { AddressInfo } from 'node:net';
 import { specialEventSelection } from '../helpers/purchases';
-import { SMTPServer } from 'smtp-server';
+import { startSmtp } from '../helpers/smtp';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
@@ -17,34 +16,6 @@ import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { formatMinorUnits } from '../../src/payments/checkout-link-email';
 import { purchaseWorkflowId } from '../../workflows/contracts';
-
-interface ReceivedMail {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-/** An SMTP server in this process (no TLS, no auth) that keeps every message it receives. */
-async function startSmtp(): Promise<{ port: number; messages: ReceivedMail[]; close(): Promise<void> }> {
-  const messages: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const from = session.envelope.mailFrom;
-        messages.push({ from: from ? from.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString() });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.server.address() as AddressInfo;
-  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 /** The decoded text/plain part and the Subject header of a raw MIME message (enough for nodemailer's output). */
 function readMail(raw: string): { subject: string; text: string } {

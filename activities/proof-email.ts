@@ -1,0 +1,114 @@
+/**
+ * Activities of the emailed proof of coverage (spec §4.5 teamEmailProofofCoverage; issue 7):
+ * send one recorded email (`proof_of_coverage_emails` row) with the purchase's certificate
+ * bundle, and record a final failure.
+ *
+ * Built by `createProofEmailActivities({ db, store, mailer, publicBaseUrl, attachmentMaxBytes,
+ * messageIdDomain })`. The bundle: per product the proof-of-coverage link (QR page, never
+ * expires) and each certificate's coverage window and verification link; the per-payment zip
+ * as a signed link valid 7 days; and the PDFs attached when they total at most
+ * `attachmentMaxBytes` bytes, else a signed 7-day download link per PDF.
+ *
+ * Never sent twice by a retry: a row already `sent` is not sent again, and every attempt of a
+ * row carries the same `Message-ID` (`<proof-of-coverage-<id>@<domain>>`), so the one case SMTP
+ * cannot rule out (the relay accepted, its answer was lost) reaches the recipient as a copy of
+ * the same message, which mail clients collapse. SMTP failures throw (retried by the workflow).
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { DateTime } from 'luxon';
+import type { Db } from '../src/db/knex';
+import type { Mailer } from '../src/mail/mailer';
+import { MAX_SIGNED_URL_SECONDS, type ObjectStore } from '../src/storage/object-store';
+import { createCertificatesRepository } from '../src/certificates/repository';
+import { verificationUrl } from '../src/certificates/certificate-data';
+
+export interface ProofEmailActivityDeps {
+  db: Db;
+  store: ObjectStore;
+  mailer: Mailer;
+  publicBaseUrl: string;
+  /** Attach the PDFs when they total at most this many bytes (config PROOF_EMAIL_ATTACHMENT_MAX_BYTES). */
+  attachmentMaxBytes: number;
+  /** Domain of the fixed Message-IDs (the MAIL_FROM address's domain). */
+  messageIdDomain: string;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
+  const { db, store } = deps;
+  const certificates = createCertificatesRepository(db);
+
+  return {
+    /** Sends the email of row `emailId` unless it is already sent; returns how it was delivered. */
+    async sendProofOfCoverageEmail(input: { emailId: number }): Promise<{ status: 'sent'; delivery: 'attachments' | 'links'; alreadySent: boolean }> {
+      const row = await db('proof_of_coverage_emails as e')
+        .join('purchases as p', 'p.id', 'e.purchase_id')
+        .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
+        .where('e.id', input.emailId)
+        .first('e.*', 'p.payment_intent_id', 'p.mode', 'ra.name as agency_name');
+      if (!row) throw ApplicationFailure.nonRetryable(`proof-of-coverage email ${input.emailId} does not exist`, 'ProofEmailNotFound');
+      if (row.status === 'sent') return { status: 'sent', delivery: row.delivery, alreadySent: true };
+
+      const certs = await certificates.listForPurchase(row.purchase_id);
+      const archives = await certificates.archives(row.purchase_id);
+      if (certs.length === 0 || certs.some((c) => !c.storageKey)) {
+        throw ApplicationFailure.retryable(`certificates of purchase ${row.purchase_id} are not all stored`, 'CertificatesNotStored');
+      }
+      const totalBytes = certs.reduce((n, c) => n + (c.sizeBytes ?? 0), 0);
+      const delivery: 'attachments' | 'links' = totalBytes <= deps.attachmentMaxBytes ? 'attachments' : 'links';
+      const linkUntil = new Date(Date.now() + MAX_SIGNED_URL_SECONDS * 1000);
+      const sign = (key: string, downloadName: string) => store.signedReadUrl(key, { expiresInSeconds: MAX_SIGNED_URL_SECONDS, downloadName });
+
+      const lines: string[] = [];
+      if (row.note) lines.push(row.note, '');
+      lines.push(`${row.agency_name} sends you proof of insurance coverage${row.mode === 'test' ? ' (TEST MODE SPECIMEN: not real coverage)' : ''}.`, '');
+      const products = [...new Set(certs.map((c) => c.productLineId))];
+      for (const productLineId of products) {
+        const mine = certs.filter((c) => c.productLineId === productLineId);
+        const proof = archives.find((a) => a.kind === 'product' && a.productLineId === productLineId);
+        lines.push(`${mine[0]!.productName}: ${mine.length} certificate${mine.length === 1 ? '' : 's'}${mine[0]!.namedInsuredName ? `, named insured ${mine[0]!.namedInsuredName}` : ''}`);
+        if (proof?.proofCode) lines.push(`  Proof of coverage (always current): ${verificationUrl(deps.publicBaseUrl, proof.proofCode)}`);
+        for (const c of mine) {
+          const from = DateTime.fromJSDate(c.startsAt, { zone: c.timeZone }).toFormat('yyyy-MM-dd HH:mm');
+          const to = DateTime.fromJSDate(c.endsAt, { zone: c.timeZone }).toFormat('yyyy-MM-dd HH:mm');
+          lines.push(`  ${c.certificateNumber}: ${from} to ${to} (${c.timeZone})  verify: ${verificationUrl(deps.publicBaseUrl, c.certificateNumber)}`);
+          if (delivery === 'links') lines.push(`    download: ${await sign(c.storageKey!, `${c.certificateNumber}.pdf`)}`);
+        }
+        lines.push('');
+      }
+      const paymentZip = archives.find((a) => a.kind === 'payment');
+      if (paymentZip) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
+      lines.push(delivery === 'attachments' ? 'The certificates are attached as PDF files.' : 'The certificates are too large to attach; use the download links above.');
+
+      const attachments =
+        delivery === 'attachments'
+          ? await Promise.all(certs.map(async (c) => ({ filename: `${c.certificateNumber}.pdf`, content: await readAll(store.openRead(c.storageKey!)), contentType: 'application/pdf' })))
+          : undefined;
+
+      await db('proof_of_coverage_emails').where({ id: row.id }).increment('attempts', 1);
+      const sent = await deps.mailer.send({
+        to: row.recipient,
+        subject: `Proof of coverage from ${row.agency_name}: ${[...new Set(certs.map((c) => c.productName))].join(', ')}`,
+        text: lines.join('\n'),
+        attachments,
+        messageId: `<proof-of-coverage-${row.id}@${deps.messageIdDomain}>`,
+      });
+      await db('proof_of_coverage_emails')
+        .where({ id: row.id })
+        .update({ status: 'sent', delivery, message_id: sent.messageId, sent_at: db.fn.now(), last_error: null });
+      return { status: 'sent', delivery, alreadySent: false };
+    },
+
+    /** Records that every attempt to send row `emailId` failed (a sent row stays sent). */
+    async markProofOfCoverageEmailFailed(input: { emailId: number; reason: string }): Promise<void> {
+      await db('proof_of_coverage_emails').where({ id: input.emailId }).whereNot('status', 'sent').update({ status: 'failed', last_error: input.reason.slice(0, 2000) });
+    },
+  };
+}
+
+export type ProofEmailActivities = ReturnType<typeof createProofEmailActivities>;

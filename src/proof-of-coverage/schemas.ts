@@ -1,0 +1,55 @@
+/**
+ * Wire contracts of teamEmailProofofCoverage on `/platform-agency-certs` and
+ * `/platform-agency-root-certs` (spec §4.5, §7.2): snake_case, strict, no envelope.
+ */
+import { z } from 'zod';
+import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
+
+/** At most this many addresses per call (issue 7). */
+export const MAX_PROOF_EMAIL_RECIPIENTS = 20;
+
+const common = {
+  payment_intent: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_]+$/, 'must be a processor payment intent id (pi_…)')
+    .meta({ description: 'The payment whose certificates are sent' }),
+  email_addresses: z
+    .array(z.email({ message: 'must be an email address' }).max(320))
+    .min(1)
+    .max(MAX_PROOF_EMAIL_RECIPIENTS)
+    .meta({ description: `1 to ${MAX_PROOF_EMAIL_RECIPIENTS} recipients; repeats (case-insensitive) are sent once` }),
+  note: z.string().trim().max(2000).optional().meta({ description: 'Plain text placed at the top of the email' }),
+  idp_accnt_uuid: z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" }),
+};
+
+export const EmailProofRequest = z.strictObject({ ...teammateScopeFields, ...common }).meta({
+  id: 'EmailProofOfCoverageRequest',
+  example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', email_addresses: ['venue@grandhall.example', 'jordan@example.com'], note: 'Proof of coverage for the 5 December event.' },
+});
+export type EmailProofRequest = z.infer<typeof EmailProofRequest>;
+
+export const RootEmailProofRequest = z.strictObject({ ...rootScopeFields, ...common }).meta({
+  id: 'RootEmailProofOfCoverageRequest',
+  example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', email_addresses: ['venue@grandhall.example'] },
+});
+export type RootEmailProofRequest = z.infer<typeof RootEmailProofRequest>;
+
+export const EmailProofResponse = z
+  .object({
+    purchase_id: z.number().int(),
+    payment_intent: z.string(),
+    emails: z.array(
+      z.object({
+        email_id: z.number().int().meta({ description: 'Record of this send (its status moves from queued to sent or failed)' }),
+        to: z.string(),
+        status: z.literal('queued'),
+      }),
+    ),
+  })
+  .meta({
+    id: 'EmailProofOfCoverageResponse',
+    example: { purchase_id: 42, payment_intent: 'pi_3Q2w3E4r5T6y7U8i', emails: [{ email_id: 7, to: 'venue@grandhall.example', status: 'queued' }] },
+  });
+export type EmailProofResponse = z.infer<typeof EmailProofResponse>;

@@ -1,0 +1,56 @@
+/**
+ * teamEmailProofofCoverage (spec §4.5; issue 7): records one `proof_of_coverage_emails` row per
+ * distinct recipient and starts the durable workflow that sends them (SMTP, retried, never sent
+ * twice; see activities/proof-email.ts). Answers once the sends are queued, not sent.
+ *
+ * Errors (bare, §7.2): 404 NOT_FOUND for a payment outside the caller's scope (as
+ * getCertificates); 400 INVALID_REQUEST while the certificates are not issued yet (retry with
+ * backoff) or after a refund voided them.
+ */
+import type { Principal } from '../api-keys/service';
+import type { Db } from '../db/knex';
+import { AppError } from '../http/errors';
+import type { AccountScope } from '../certificates/account-scope';
+import type { CertificateService } from '../certificates/service';
+import type { EmailProofResponse } from './schemas';
+
+export function createProofOfCoverageService(deps: {
+  db: Db;
+  certificates: Pick<CertificateService, 'purchaseInScope'>;
+  startSending: (emailIds: number[]) => Promise<void>;
+}) {
+  return {
+    async email(
+      principal: Principal,
+      scope: AccountScope,
+      req: { payment_intent: string; email_addresses: string[]; note?: string; idp_accnt_uuid?: string },
+    ): Promise<EmailProofResponse> {
+      const purchase = await deps.certificates.purchaseInScope(principal, scope, req);
+      if (purchase.refundedAt) throw new AppError('INVALID_REQUEST', 'This purchase was refunded; its certificates are void and cannot be sent');
+      if (!purchase.certificatesIssuedAt) {
+        throw new AppError('INVALID_REQUEST', 'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)');
+      }
+      const seen = new Set<string>();
+      const recipients = req.email_addresses.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
+      const rows: Array<{ id: number; recipient: string }> = await deps.db('proof_of_coverage_emails')
+        .insert(
+          recipients.map((recipient) => ({
+            purchase_id: purchase.purchaseId,
+            api_key_id: principal.apiKeyId,
+            requested_by_agent_id: scope.agentId,
+            recipient,
+            note: req.note || null,
+          })),
+        )
+        .returning(['id', 'recipient']);
+      await deps.startSending(rows.map((r) => r.id));
+      return {
+        purchase_id: purchase.purchaseId,
+        payment_intent: req.payment_intent,
+        emails: rows.map((r) => ({ email_id: r.id, to: r.recipient, status: 'queued' as const })),
+      };
+    },
+  };
+}
+
+export type ProofOfCoverageService = ReturnType<typeof createProofOfCoverageService>;

@@ -1,0 +1,140 @@
+/**
+ * teamEmailProofofCoverage (issue 7) against the real servers: a purchase is issued through the
+ * API and the worker (Chromium, fake-gcs, Temporal), then its proof of coverage is emailed
+ * through a real SMTP server in this process (smtp-server) and each message is parsed back
+ * (postal-mime): recipients, attachments, links that work, and send records in PostgreSQL.
+ */
+import PostalMime from 'postal-mime';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { call } from '../helpers/fixtures';
+import { WEBHOOK_SECRET } from '../helpers/purchases';
+import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency, type PaidPurchase } from '../helpers/certificates';
+import { startSmtp, type TestSmtp } from '../helpers/smtp';
+import { download } from '../helpers/documents';
+
+jest.setTimeout(180_000);
+
+let smtp: TestSmtp;
+let worker: TestWorker;
+let app: TestApp;
+let agency: Agency;
+let paid: PaidPurchase;
+let issued: any;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue, {}, { SMTP_URL: smtp.url, MAIL_FROM: 'Certificates <certificates@agency.example>' });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  agency = await createAgency(app);
+  paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
+  issued = await waitIssued(agency, paid.paymentIntent);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await worker?.shutdown();
+  await smtp?.close();
+});
+
+const send = (body: Record<string, unknown>, surface = '/platform-agency-certs') =>
+  call(app.baseUrl, `${surface}/teamEmailProofofCoverage`, { method: 'POST', key: agency.key, body: { payment_intent: paid.paymentIntent, ...body } });
+
+async function messagesTo(address: string, count = 1) {
+  const raws = await eventually(async () => {
+    const found = smtp.messages.filter((m) => m.to.includes(address));
+    return found.length >= count ? found : null;
+  }, 60_000);
+  return Promise.all(raws!.map((m) => PostalMime.parse(m.raw)));
+}
+
+test('when sent to two addresses (one repeated in other case), then each gets one email with both PDFs attached and working links, recorded as sent', async () => {
+  const res = await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: ['venue@grandhall.example', 'jordan@example.com', 'VENUE@grandhall.example'], note: 'For the 1–2 May event.' });
+  expect(res.status).toBe(200);
+  expect(res.body.emails.map((e: any) => [e.to, e.status])).toEqual([
+    ['venue@grandhall.example', 'queued'],
+    ['jordan@example.com', 'queued'],
+  ]);
+
+  for (const address of ['venue@grandhall.example', 'jordan@example.com']) {
+    const [mail] = await messagesTo(address);
+    expect(mail!.from?.address).toBe('certificates@agency.example');
+    expect(mail!.subject).toBe('Proof of coverage from Harbor & Pine Insurance Agency: Special Event Liability');
+    expect(mail!.messageId).toMatch(/^<proof-of-coverage-\d+@agency\.example>$/);
+    expect(mail!.text).toContain('For the 1–2 May event.');
+    expect(mail!.text).toContain(issued.product_zips[0].proof_of_coverage_url);
+    for (const c of issued.certificates) expect(mail!.text).toContain(`${c.certificate_number}: ${c.coverage_label} 00:00`);
+    const attached = mail!.attachments.map((a) => a.filename).sort();
+    expect(attached).toEqual(issued.certificates.map((c: any) => `${c.certificate_number}.pdf`).sort());
+    for (const a of mail!.attachments) {
+      const c = issued.certificates.find((x: any) => `${x.certificate_number}.pdf` === a.filename);
+      expect(Buffer.from(a.content as ArrayBuffer).length).toBe(c.size_bytes);
+    }
+    const zipLink = /All certificates in one zip[^:]*: (\S+)/.exec(mail!.text ?? '')?.[1];
+    expect((await download(zipLink!)).subarray(0, 2).toString()).toBe('PK');
+  }
+  expect(smtp.messages.filter((m) => m.to.some((t) => t.toLowerCase() === 'venue@grandhall.example'))).toHaveLength(1);
+
+  const rows = await app.container.db('proof_of_coverage_emails').whereIn('id', res.body.emails.map((e: any) => e.email_id));
+  await eventually(async () => {
+    const now = await app.container.db('proof_of_coverage_emails').whereIn('id', rows.map((r) => r.id));
+    return now.every((r) => r.status === 'sent');
+  });
+  const sent = await app.container.db('proof_of_coverage_emails').whereIn('id', rows.map((r) => r.id));
+  expect(sent.map((r) => [r.status, r.delivery, r.attempts])).toEqual([
+    ['sent', 'attachments', 1],
+    ['sent', 'attachments', 1],
+  ]);
+});
+
+test('when the relay refuses the first attempt, then the send is retried and the recipient gets exactly one email', async () => {
+  smtp.failNext(1);
+  const refusedBefore = smtp.refused;
+  const res = await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: ['retry@grandhall.example'] });
+  expect(res.status).toBe(200);
+  await messagesTo('retry@grandhall.example');
+  expect(smtp.refused).toBe(refusedBefore + 1);
+  const row = await eventually(async () => {
+    const r = await app.container.db('proof_of_coverage_emails').where({ id: res.body.emails[0].email_id }).first();
+    return r.status === 'sent' ? r : null;
+  });
+  expect(row.attempts).toBe(2);
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(smtp.messages.filter((m) => m.to.includes('retry@grandhall.example'))).toHaveLength(1);
+});
+
+test('when the PDFs exceed the attachment limit, then the email carries a download link per certificate instead', async () => {
+  const { taskQueue } = worker;
+  await worker.shutdown();
+  worker = await startTestWorker(taskQueue, {}, { SMTP_URL: smtp.url, PROOF_EMAIL_ATTACHMENT_MAX_BYTES: '1000' });
+  const res = await send({ idp_root_account_uuid: agency.rootUuid, email_addresses: ['links@grandhall.example'] }, '/platform-agency-root-certs');
+  expect(res.status).toBe(200);
+  const [mail] = await messagesTo('links@grandhall.example');
+  expect(mail!.attachments).toHaveLength(0);
+  expect(mail!.text).toContain('too large to attach');
+  const links = [...(mail!.text ?? '').matchAll(/download: (\S+)/g)].map((m) => m[1]!);
+  expect(links).toHaveLength(issued.certificates.length);
+  for (const link of links) expect((await download(link)).subarray(0, 5).toString()).toBe('%PDF-');
+});
+
+test('when the request is out of scope or malformed, then nothing is sent and the error says why', async () => {
+  const before = smtp.messages.length;
+  const addresses = ['a@example.com'];
+  expect(await send({ idp_teammate_uuid: agency.otherTeammateUuid, email_addresses: addresses })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+  expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: addresses, payment_intent: 'pi_unknown' })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+  for (const email_addresses of [[], ['not-an-address'], Array.from({ length: 21 }, (_, i) => `r${i}@example.com`), ['a@example.com\r\nBcc: x@evil.example']]) {
+    expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses })).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR' } });
+  }
+  expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: Array.from({ length: 20 }, (_, i) => `ok${i}@example.com`), note: 'x'.repeat(2001) })).toMatchObject({ status: 400 });
+
+  // Until issuance has finished there is nothing to send.
+  await app.container.db('purchases').where({ id: paid.purchaseId }).update({ certificates_issued_at: null });
+  try {
+    expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: addresses })).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+  } finally {
+    await app.container.db('purchases').where({ id: paid.purchaseId }).update({ certificates_issued_at: app.container.db.fn.now() });
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  expect(smtp.messages.length).toBe(before);
+});
