@@ -277,6 +277,7 @@ async function main() {
       name: a.name,
       idpRootAccountUuid: a.idpRootAccountUuid,
       agentId: a.agentId,
+      idpTeammateUuid: a.idpTeammateUuid,
     })),
     databaseUrl,
     stripeMockUrl: stripeMock.url,

@@ -10,7 +10,7 @@
  *   and prices), plus a bundle of the two per-day products.
  *
  * Prints one JSON object on stdout:
- * `{ "accounts": [ { rootAccountId, slug, name, idpRootAccountUuid, agentId, liveApiKey, testApiKey } ] }`.
+ * `{ "accounts": [ { rootAccountId, slug, name, idpRootAccountUuid, agentId, idpTeammateUuid, liveApiKey, testApiKey } ] }`.
  */
 import { loadConfigOrExit } from '../src/config';
 import { createContainer } from '../src/container';
@@ -131,12 +131,14 @@ async function main(): Promise<void> {
         await seedCatalog(c, account, principal, 'live');
       }
       const { idp_root_account_uuid } = await c.db('root_accounts').where({ id: account.id }).first('idp_root_account_uuid');
+      const { idp_teammate_uuid } = await c.db('agents').where({ id: agent.id }).first('idp_teammate_uuid');
       out.push({
         rootAccountId: account.id,
         slug: account.slug,
         name: account.name,
         idpRootAccountUuid: idp_root_account_uuid as string,
         agentId: agent.id,
+        idpTeammateUuid: idp_teammate_uuid as string,
         liveApiKey: live.key,
         testApiKey: test.key,
       });
