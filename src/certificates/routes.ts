@@ -8,65 +8,29 @@
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../container';
-import { parseBody } from '../http/validation';
 import { AppError } from '../http/errors';
-import { bareError, bareSurfaceResponses } from '../http/openapi';
+import { bareError } from '../http/openapi';
 import type { AccountScopes } from './account-scope';
 import type { CertificateService } from './service';
 import { GetCertificatesRequest, GetCertificatesResponse, RootGetCertificatesRequest } from './schemas';
+import { scopedRoute, type ScopedOperation } from './scoped-routes';
 import { renderNotFoundPage, renderVerificationPage } from './verification-page';
 
-const description =
-  'Every certificate generated for the payment, each with a time-limited download URL (V4 signed), the per-payment zip and one zip per product with its proof-of-coverage QR link. Certificates are issued asynchronously after payment: while `status` is `pending` the lists are empty; retry with backoff for up to two minutes (spec §4.5).';
-const notFoundResponse = bareError("NOT_FOUND: no payment with that payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same)");
+const getCertificates = (service: CertificateService): ScopedOperation<GetCertificatesRequest | RootGetCertificatesRequest> => ({
+  path: '/getCertificates',
+  requests: { teammate: GetCertificatesRequest, root: RootGetCertificatesRequest },
+  summary: "A payment's certificates, zips and proof-of-coverage links",
+  description:
+    'Every certificate generated for the payment, each with a time-limited download URL (V4 signed), the per-payment zip and one zip per product with its proof-of-coverage QR link. Certificates are issued asynchronously after payment: while `status` is `pending` the lists are empty; retry with backoff for up to two minutes (spec §4.5).',
+  ok: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
+  notFound: "NOT_FOUND: no payment with that payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same)",
+  handle: (principal, scope, body) => service.getCertificates(principal, scope, body),
+});
 
 /** getCertificates on the teammate surface (mount under `/platform-agency-certs`). */
-export function teammateCertificateRoutes(service: CertificateService, scopes: AccountScopes): RouteRegistration {
-  return (router, registry) => {
-    router.post('/getCertificates', async (ctx) => {
-      const principal = ctx.state.principal!;
-      const req = parseBody(GetCertificatesRequest, ctx.request.body);
-      ctx.body = await service.getCertificates(principal, await scopes.teammate(principal, req.idp_teammate_uuid), req);
-    });
-    registry.registerPath({
-      method: 'post',
-      path: '/platform-agency-certs/getCertificates',
-      tags: ['Certificates'],
-      summary: "A payment's certificates, zips and proof-of-coverage links (the teammate's purchases)",
-      description,
-      request: { body: { content: { 'application/json': { schema: GetCertificatesRequest } } } },
-      responses: {
-        ...bareSurfaceResponses,
-        200: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
-        404: bareError(`${notFoundResponse.description}; TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account`),
-      },
-    });
-  };
-}
-
+export const teammateCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('teammate', scopes, getCertificates(service));
 /** getCertificates on the root surface (mount under `/platform-agency-root-certs`). */
-export function rootCertificateRoutes(service: CertificateService, scopes: AccountScopes): RouteRegistration {
-  return (router, registry) => {
-    router.post('/getCertificates', async (ctx) => {
-      const principal = ctx.state.principal!;
-      const req = parseBody(RootGetCertificatesRequest, ctx.request.body);
-      ctx.body = await service.getCertificates(principal, await scopes.root(principal, req.idp_root_account_uuid), req);
-    });
-    registry.registerPath({
-      method: 'post',
-      path: '/platform-agency-root-certs/getCertificates',
-      tags: ['Certificates'],
-      summary: "A payment's certificates, zips and proof-of-coverage links (any teammate of the root account)",
-      description,
-      request: { body: { content: { 'application/json': { schema: RootGetCertificatesRequest } } } },
-      responses: {
-        ...bareSurfaceResponses,
-        200: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
-        404: bareError(`${notFoundResponse.description}; SELLER_NOT_FOUND: idp_root_account_uuid is not this key's account`),
-      },
-    });
-  };
-}
+export const rootCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, getCertificates(service));
 
 /** The public verification page, `GET /verify/{code}` (no API key; the QR target). */
 export function verificationRoutes(service: CertificateService): RouteRegistration {

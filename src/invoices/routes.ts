@@ -6,8 +6,8 @@
  * failures are the bare error of §7.2. Amounts are integer minor units.
  */
 import type { RouteRegistration } from '../container';
-import { parseBody } from '../http/validation';
-import { bareError, bareSurfaceResponses } from '../http/openapi';
+import { bareError } from '../http/openapi';
+import { scopedRoute, type ScopedOperation } from '../certificates/scoped-routes';
 import type { AccountScopes } from '../certificates/account-scope';
 import type { InvoiceService } from './service';
 import { GetInvoiceDataRequest, GetInvoiceDataResponse, RootGetInvoiceDataRequest } from './schemas';
@@ -23,52 +23,18 @@ const processorErrors = {
 } as const;
 const ok = { description: 'The invoice(s) of the purchase, or none with the reason in `status`', content: { 'application/json': { schema: GetInvoiceDataResponse } } };
 
-/** getInvoiceData on the teammate surface (mount under `/platform-agency-certs`). */
-export function teammateInvoiceRoutes(service: InvoiceService, scopes: AccountScopes): RouteRegistration {
-  return (router, registry) => {
-    router.post('/getInvoiceData', async (ctx) => {
-      const principal = ctx.state.principal!;
-      const req = parseBody(GetInvoiceDataRequest, ctx.request.body);
-      ctx.body = await service.getInvoiceData(principal, await scopes.teammate(principal, req.idp_teammate_uuid), req);
-    });
-    registry.registerPath({
-      method: 'post',
-      path: '/platform-agency-certs/getInvoiceData',
-      tags: ['Certificates'],
-      summary: "The processor's invoice and line items behind a purchase (the teammate's purchases)",
-      description,
-      request: { body: { content: { 'application/json': { schema: GetInvoiceDataRequest } } } },
-      responses: {
-        ...bareSurfaceResponses,
-        ...processorErrors,
-        200: ok,
-        404: bareError(`${notFoundDescription}; TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account`),
-      },
-    });
-  };
-}
+const getInvoiceData = (service: InvoiceService): ScopedOperation<GetInvoiceDataRequest | RootGetInvoiceDataRequest> => ({
+  path: '/getInvoiceData',
+  requests: { teammate: GetInvoiceDataRequest, root: RootGetInvoiceDataRequest },
+  summary: "The processor's invoice and line items behind a purchase",
+  description,
+  ok,
+  notFound: notFoundDescription,
+  responses: processorErrors,
+  handle: (principal, scope, body) => service.getInvoiceData(principal, scope, body),
+});
 
+/** getInvoiceData on the teammate surface (mount under `/platform-agency-certs`). */
+export const teammateInvoiceRoutes = (service: InvoiceService, scopes: AccountScopes): RouteRegistration => scopedRoute('teammate', scopes, getInvoiceData(service));
 /** getInvoiceData on the root surface (mount under `/platform-agency-root-certs`). */
-export function rootInvoiceRoutes(service: InvoiceService, scopes: AccountScopes): RouteRegistration {
-  return (router, registry) => {
-    router.post('/getInvoiceData', async (ctx) => {
-      const principal = ctx.state.principal!;
-      const req = parseBody(RootGetInvoiceDataRequest, ctx.request.body);
-      ctx.body = await service.getInvoiceData(principal, await scopes.root(principal, req.idp_root_account_uuid), req);
-    });
-    registry.registerPath({
-      method: 'post',
-      path: '/platform-agency-root-certs/getInvoiceData',
-      tags: ['Certificates'],
-      summary: "The processor's invoice and line items behind a purchase (any teammate of the root account)",
-      description,
-      request: { body: { content: { 'application/json': { schema: RootGetInvoiceDataRequest } } } },
-      responses: {
-        ...bareSurfaceResponses,
-        ...processorErrors,
-        200: ok,
-        404: bareError(`${notFoundDescription}; SELLER_NOT_FOUND: idp_root_account_uuid is not this key's root account`),
-      },
-    });
-  };
-}
+export const rootInvoiceRoutes = (service: InvoiceService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, getInvoiceData(service));

@@ -130,7 +130,13 @@ export function getCertificates(
 /** Polls getCertificates until the status is `issued` and returns that body. */
 export async function waitIssued(agency: Agency, paymentIntent: string, timeoutMs = 60_000) {
   return eventually(async () => {
-    const res = await getCertificates(agency, paymentIntent);
+    // An idempotent read, polled: a connection reset on a reused keep-alive socket (seen on a
+    // loaded machine) is retried like any other not-yet answer (spec §7.2).
+    const res = await getCertificates(agency, paymentIntent).catch((err: unknown) => {
+      if ((err as { cause?: { code?: string } }).cause?.code === 'ECONNRESET') return null;
+      throw err;
+    });
+    if (!res) return null;
     // The webhook's payment intent becomes known when the workflow records the payment.
     if (res.status === 404 && res.body?.code === 'NOT_FOUND') return null;
     if (res.status !== 200) throw new Error(`getCertificates: ${res.status} ${res.text}`);
