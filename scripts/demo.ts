@@ -1,0 +1,337 @@
+/**
+ * `npm run demo`: the main job end to end, as an agent's server does it, through the public
+ * HTTP API only (issue 8 "Demo"):
+ *
+ *  1. create two products (a per-day product and a trip product, on the seeded templates) and a
+ *     bundle of both;
+ *  2. connect a buyer and load the catalog with the question templates;
+ *  3. answer the templates (answers built from each template's questions) for a 3-day purchase
+ *     and a 2-trip purchase, and get their checkout sessions;
+ *  4. deliver the processor's signed `checkout.session.completed` webhooks, as the processor's
+ *     CLI does in local development (stripe-mock sends none);
+ *  5. wait for the certificates with the spec's backoff rule (§4.5: up to two minutes), download
+ *     every PDF and zip into `demo-output/`, and print a summary with each purchase's Temporal UI
+ *     link.
+ *
+ * Runs against the stack of `npm run dev`, reading `var/dev-credentials.json`; when the API does
+ * not answer it starts `npm run dev` itself and stops it at the end. Overrides for other stacks
+ * (the test runs it against its own): DEMO_BASE_URL, DEMO_API_KEY, DEMO_WEBHOOK_SECRET,
+ * DEMO_TEAMMATE_UUID, DEMO_ROOT_UUID, DEMO_ROOT_ACCOUNT_ID, DEMO_SELLER_SLUG, DEMO_TEMPORAL_UI, DEMO_NAMESPACE,
+ * DEMO_OUTPUT_DIR. Exits 1 with the failing step's name when any step fails.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Stripe from 'stripe';
+
+const ROOT = path.resolve(__dirname, '..');
+const env = process.env;
+
+interface Settings {
+  baseUrl: string;
+  apiKey: string;
+  webhookSecret: string;
+  teammateUuid: string;
+  rootUuid: string;
+  rootAccountId: number;
+  sellerSlug: string;
+  temporalUi: string;
+  namespace: string;
+  outputDir: string;
+}
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+let currentStep = 'start';
+const step = (name: string) => {
+  currentStep = name;
+  say(`\n▶ ${name}`);
+};
+
+function readSettings(): Settings {
+  const file = path.join(ROOT, 'var', 'dev-credentials.json');
+  const creds = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+  const account = creds?.accounts?.[0];
+  const pick = (name: string, fromFile: unknown): string => {
+    const v = env[name] ?? fromFile;
+    if (typeof v !== 'string' || v === '') throw new Error(`${name} is not set and var/dev-credentials.json does not have it (run npm run dev first)`);
+    return v;
+  };
+  return {
+    baseUrl: pick('DEMO_BASE_URL', creds?.baseUrl ?? 'http://127.0.0.1:3000'),
+    apiKey: pick('DEMO_API_KEY', account?.testApiKey),
+    webhookSecret: pick('DEMO_WEBHOOK_SECRET', creds?.webhookSecret),
+    teammateUuid: pick('DEMO_TEAMMATE_UUID', account?.idpTeammateUuid),
+    rootUuid: pick('DEMO_ROOT_UUID', account?.idpRootAccountUuid),
+    rootAccountId: Number(pick('DEMO_ROOT_ACCOUNT_ID', account?.rootAccountId === undefined ? undefined : String(account.rootAccountId))),
+    sellerSlug: pick('DEMO_SELLER_SLUG', account?.slug),
+    temporalUi: env.DEMO_TEMPORAL_UI ?? creds?.temporalUiUrl ?? 'http://127.0.0.1:8233',
+    namespace: env.DEMO_NAMESPACE ?? 'default',
+    outputDir: path.resolve(ROOT, env.DEMO_OUTPUT_DIR ?? 'demo-output'),
+  };
+}
+
+async function ready(baseUrl: string): Promise<boolean> {
+  try {
+    return (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(3000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `npm run dev` and waits (up to 30 min: a cold machine builds the Go tools) for the API. */
+async function startDevStack(baseUrl: string): Promise<ChildProcess> {
+  say('  the API does not answer: starting `npm run dev` (the first run on a machine builds tools and takes minutes)');
+  const child = spawn('npm', ['run', 'dev'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const log = fs.createWriteStream(path.join(ROOT, 'var', 'demo-dev.log'));
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const deadline = Date.now() + 30 * 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`npm run dev exited with ${child.exitCode}; see var/demo-dev.log`);
+    if (fs.existsSync(path.join(ROOT, 'var', 'dev-credentials.json')) && (await ready(baseUrl))) return child;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  throw new Error('npm run dev was not ready within 30 minutes; see var/demo-dev.log');
+}
+
+function client(s: Settings) {
+  return async (method: string, urlPath: string, body?: unknown): Promise<Json> => {
+    const res = await fetch(`${s.baseUrl}${urlPath}`, {
+      method,
+      headers: { 'x-api-key': s.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${urlPath} answered ${res.status}: ${text.slice(0, 500)}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+/** A local date `days` from today, `YYYY-MM-DD`. */
+function dateIn(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Answers for a template, built from its questions (first dropdown option, lowest number…). */
+function answersFor(questions: Json[], insured: string): Record<string, unknown> {
+  const answers: Record<string, unknown> = {};
+  for (const q of questions) {
+    switch (q.kind) {
+      case 'dropdown':
+        answers[q.id] = q.options[0].value;
+        break;
+      case 'number':
+        answers[q.id] = q.min;
+        break;
+      case 'text':
+        answers[q.id] = 'Demo Hall';
+        break;
+      case 'date':
+        answers[q.id] = q.min ?? dateIn(1);
+        break;
+      case 'date_range':
+        answers[q.id] = { start_date: dateIn(30), end_date: dateIn(31) };
+        break;
+      case 'named_insured':
+        answers[q.id] = { name: insured, address: { line1: '22 Elm Rd', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' } };
+        break;
+      case 'certificate_holder':
+        answers[q.id] = { name: 'Grand Hall LLC', address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' } };
+        break;
+      case 'coverage_dates':
+        answers[q.id] = { time_zone: 'America/Chicago', start_date: dateIn(30), end_date: dateIn(32) };
+        break;
+      case 'trips':
+        answers[q.id] = {
+          time_zone: 'Europe/Lisbon',
+          trips: [
+            { start: `${dateIn(40)}T09:00`, end: `${dateIn(44)}T18:00` },
+            { start: `${dateIn(60)}T08:30`, end: `${dateIn(62)}T20:00` },
+          ],
+        };
+        break;
+      default:
+        if (q.required !== false) throw new Error(`the demo cannot answer a required "${q.kind}" question (${q.id})`);
+    }
+  }
+  return answers;
+}
+
+async function download(url: string, file: string): Promise<number> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`download ${path.basename(file)} answered ${res.status}`);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, bytes);
+  return bytes.length;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  let dev: ChildProcess | undefined;
+  step('stack');
+  let s: Settings;
+  const baseGuess = env.DEMO_BASE_URL ?? 'http://127.0.0.1:3000';
+  if (!(await ready(baseGuess))) dev = await startDevStack(baseGuess);
+  try {
+    s = readSettings();
+    say(`  API ${s.baseUrl} is ready`);
+    const api = client(s);
+    const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+
+    step('catalog templates');
+    const seeded = await api('POST', '/public-quote/adminGetApprovedClientProducts', {
+      idp_root_account_uuid: s.rootUuid,
+      connected_ins_products_pagination_response_length_limit: 100,
+      selected_table_page: 0,
+    });
+    const items: Json[] = seeded.rich_ins_product_array_of_objects;
+    const perDay = items.find((p) => p.product_line_question_template.questions.some((q: Json) => q.kind === 'coverage_dates') && p.product_line_question_template.questions.some((q: Json) => q.kind === 'certificate_holder'));
+    const trip = items.find((p) => p.product_line_is_trip_excess_product);
+    if (!perDay || !trip) throw new Error('the catalog has no per-day and trip templates to build on (run npm run seed)');
+    say(`  per-day template ${perDay.product_line_question_template.question_set_id}, trip template ${trip.product_line_question_template.question_set_id}`);
+
+    step('create products and a bundle');
+    const createProduct = async (customerName: string, questionSetId: number, policy: string) =>
+      (
+        await api('POST', '/api/v1/products', {
+          customerName,
+          defaultPrice: 39.5,
+          questionSetId,
+          insurerName: 'Evergreen Mutual Insurance Co.',
+          masterPolicyNumber: policy,
+          claimsPhoneNumber: '+1-800-555-0134',
+          deductible: 250,
+          isTestMode: true,
+        })
+      ).data;
+    const eventProduct = await createProduct(`Demo Event Liability ${stamp}`, perDay.product_line_question_template.question_set_id, `DEMO-GL-${stamp}`);
+    const tripProduct = await createProduct(`Demo Trip Excess ${stamp}`, trip.product_line_question_template.question_set_id, `DEMO-TX-${stamp}`);
+    say(`  products ${eventProduct.id} (per day) and ${tripProduct.id} (per trip)`);
+    const bundle = (
+      await api('POST', '/api/v1/bundles', {
+        bundle_name: `Demo bundle ${stamp}`,
+        customer_facing_name: 'Event Day and Travel Protection',
+        is_test_mode: true,
+        root_seller_db_id: s.rootAccountId,
+        product_ids: [eventProduct.id, tripProduct.id],
+      })
+    ).data;
+    say(`  bundle ${bundle.id}`);
+
+    step('connect a buyer');
+    const buyerEmail = `jordan.demo.${stamp}@example.com`;
+    const buyer = await api('POST', '/platform-seller-invites/newConnect', { buyer_first_name: 'Jordan', buyer_last_name: 'Lee', buyer_email: buyerEmail, seller_slug: s.sellerSlug, query_param: 'demo' });
+    say(`  idp_accnt_uuid ${buyer.idp_accnt_uuid} (${buyerEmail})`);
+
+    step('load the catalog');
+    const catalog = await api('POST', '/public-quote/adminGetApprovedClientProducts', {
+      idp_root_account_uuid: s.rootUuid,
+      connected_ins_products_pagination_response_length_limit: 100,
+      selected_table_page: 0,
+    });
+    const find = (id: number) => {
+      const item = catalog.rich_ins_product_array_of_objects.find((p: Json) => p.product_line_meta_data.product_line_id === id);
+      if (!item) throw new Error(`product ${id} is not in the catalog`);
+      return item;
+    };
+    say(`  ${catalog.rich_ins_product_pagination_total_approved_products} approved products; both new ones listed with their templates`);
+
+    const signer = new Stripe('sk_test_demo');
+    const purchases: Array<{ label: string; purchaseId: number; paymentIntent: string; amount: number; currency: string }> = [];
+    for (const [label, product] of [
+      ['3-day event', find(eventProduct.id)],
+      ['2-trip excess', find(tripProduct.id)],
+    ] as const) {
+      step(`quote and check out: ${label}`);
+      const selection = {
+        product_line_template_id: product.product_line_meta_data.product_line_id,
+        product_line_is_trip_excess_product: product.product_line_is_trip_excess_product,
+        ...answersFor(product.product_line_question_template.questions, 'Jordan Lee'),
+      };
+      const session = await api('POST', '/public-quote/adminValidateBuyerResponses', {
+        idp_accnt_uuid: buyer.idp_accnt_uuid,
+        access_token: buyer.access_token,
+        selected_product_lines_to_purchase: [selection],
+      });
+      say(`  purchase ${session.purchase_id}: checkout session ${session.id}, ${session.amount_total} ${session.currency} (minor units), ${session.certificate_coverage_datetimes.length} covered units`);
+
+      step(`payment webhook: ${label}`);
+      // stripe-mock answers every session with the same fixture payment intent: a unique one per purchase.
+      const paymentIntent = `pi_demo_${session.purchase_id}_${stamp}`;
+      const payload = JSON.stringify({
+        id: `evt_demo_${session.purchase_id}_${stamp}`,
+        object: 'event',
+        type: 'checkout.session.completed',
+        livemode: false,
+        created: Math.floor(Date.now() / 1000),
+        api_version: '2025-01-01',
+        data: { object: { id: session.id, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: paymentIntent, metadata: { purchase_id: String(session.purchase_id) } } },
+      });
+      const res = await fetch(`${s.baseUrl}/webhooks/payproc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signer.webhooks.generateTestHeaderString({ payload, secret: s.webhookSecret }) },
+        body: payload,
+      });
+      if (!res.ok) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+      say(`  delivered checkout.session.completed (payment intent ${paymentIntent})`);
+      purchases.push({ label, purchaseId: session.purchase_id, paymentIntent, amount: session.amount_total, currency: session.currency });
+    }
+
+    const summary: string[] = [];
+    for (const p of purchases) {
+      step(`certificates: ${p.label}`);
+      // Spec §4.5: retry with backoff for up to two minutes (here 250 ms doubling to 4 s).
+      const deadline = Date.now() + 120_000;
+      let body: Json;
+      for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
+        body = await api('POST', '/platform-agency-certs/getCertificates', { idp_teammate_uuid: s.teammateUuid, payment_intent: p.paymentIntent }).catch((err: Error) => {
+          if (/answered 404/.test(err.message)) return { status: 'not_recorded_yet' };
+          throw err;
+        });
+        if (body.status === 'issued') break;
+        if (Date.now() > deadline) throw new Error(`certificates of purchase ${p.purchaseId} not issued within two minutes (status ${body.status})`);
+        say(`  status ${body.status}; asking again in ${wait} ms`);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      const dir = path.join(s.outputDir, `purchase-${p.purchaseId}`);
+      fs.rmSync(dir, { recursive: true, force: true });
+      let bytes = 0;
+      for (const c of body.certificates) bytes += await download(c.download_url, path.join(dir, `${c.certificate_number}.pdf`));
+      bytes += await download(body.payment_zip_url, path.join(dir, 'all-certificates.zip'));
+      for (const z of body.product_zips) bytes += await download(z.zip_url, path.join(dir, `product-${z.product_line_id}.zip`));
+      say(`  ${body.certificate_count} PDFs and ${body.product_zips.length + 1} zips (${Math.round(bytes / 1024)} KiB) in ${path.relative(ROOT, dir)}/`);
+      summary.push(
+        [
+          `${p.label}: purchase ${p.purchaseId}, ${p.amount} ${p.currency} minor units, payment ${p.paymentIntent}`,
+          ...body.certificates.map((c: Json) => `    ${c.certificate_number}  ${c.coverage_label}  ${c.verification_url}`),
+          `    proof of coverage: ${body.product_zips.map((z: Json) => z.proof_of_coverage_url).join(', ')}`,
+          `    Temporal UI: ${s.temporalUi}/namespaces/${s.namespace}/workflows/purchase-${p.purchaseId}`,
+        ].join('\n'),
+      );
+    }
+
+    step('summary');
+    for (const line of summary) say(`  ${line}`);
+    say(`\n✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s; files in ${path.relative(ROOT, s.outputDir) || '.'}/`);
+  } finally {
+    if (dev?.pid) {
+      say('  stopping the `npm run dev` this demo started');
+      try {
+        process.kill(-dev.pid, 'SIGINT');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`\n✘ demo failed at step "${currentStep}": ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

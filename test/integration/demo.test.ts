@@ -1,0 +1,82 @@
+/**
+ * `npm run demo` (issue 8 "Demo") against this suite's own API and worker: the script runs as a
+ * separate process through the public HTTP API only (DEMO_* variables point it here instead of
+ * the `npm run dev` stack), and must finish with every PDF and zip on disk; a failing step must
+ * exit non-zero and name the step.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { WEBHOOK_SECRET } from '../helpers/purchases';
+import { createAgency, type Agency } from '../helpers/certificates';
+import { runScript } from '../helpers/run';
+import { readZip } from '../helpers/documents';
+
+jest.setTimeout(240_000);
+
+let worker: TestWorker;
+let app: TestApp;
+let agency: Agency;
+let outputDir: string;
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue);
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  agency = await createAgency(app);
+  outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-output-'));
+});
+
+afterAll(async () => {
+  await app?.close();
+  await worker?.shutdown();
+  fs.rmSync(outputDir, { recursive: true, force: true });
+});
+
+async function demoEnv(overrides: Record<string, string> = {}) {
+  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
+  return {
+    DEMO_BASE_URL: app.baseUrl,
+    DEMO_API_KEY: agency.key,
+    DEMO_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    DEMO_TEAMMATE_UUID: agency.teammateUuid,
+    DEMO_ROOT_UUID: agency.rootUuid,
+    DEMO_ROOT_ACCOUNT_ID: String(account.id),
+    DEMO_SELLER_SLUG: agency.slug,
+    DEMO_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    DEMO_OUTPUT_DIR: outputDir,
+    ...overrides,
+  };
+}
+
+test('when the demo runs, then it creates, sells and pays two purchases and downloads 3 + 2 PDFs and their zips', async () => {
+  const run = await runScript('scripts/demo.ts', [], await demoEnv());
+  expect(run.stderr).not.toContain('✘');
+  expect(run.code).toBe(0);
+  for (const expected of ['▶ create products and a bundle', '▶ load the catalog', '▶ payment webhook: 3-day event', '▶ certificates: 2-trip excess', '✔ demo finished']) {
+    expect(run.stdout).toContain(expected);
+  }
+  const purchases = fs.readdirSync(outputDir).sort();
+  expect(purchases).toHaveLength(2);
+  const pdfCounts = purchases.map((p) => fs.readdirSync(path.join(outputDir, p)).filter((f) => f.endsWith('.pdf')).length);
+  expect(pdfCounts.sort()).toEqual([2, 3]);
+  for (const p of purchases) {
+    const dir = path.join(outputDir, p);
+    const pdfs = fs.readdirSync(dir).filter((f) => f.endsWith('.pdf'));
+    for (const pdf of pdfs) expect(fs.readFileSync(path.join(dir, pdf)).subarray(0, 5).toString()).toBe('%PDF-');
+    const all = await readZip(fs.readFileSync(path.join(dir, 'all-certificates.zip')));
+    expect([...all.keys()].filter((k) => k.endsWith('.pdf')).map((k) => path.basename(k)).sort()).toEqual(pdfs.sort());
+    expect(run.stdout).toContain(`/workflows/${p}`);
+  }
+  const bundles = await app.container.db('bundles').where({ root_seller_db_id: (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id });
+  expect(bundles).toHaveLength(1);
+});
+
+test('when a step fails (a key the gateway refuses), then the demo exits 1 and names the step', async () => {
+  const run = await runScript('scripts/demo.ts', [], await demoEnv({ DEMO_API_KEY: 'ik_test_not_a_real_key' }));
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('✘ demo failed at step "catalog templates"');
+  expect(run.stderr).toContain('403');
+});
