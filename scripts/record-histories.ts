@@ -77,7 +77,7 @@ async function main(): Promise<void> {
       stack.ensurePostgres({ databaseUrl: databaseUrl(), recreate: true, log }),
       stack.ensureTemporal({ port: 7233, uiPort: 8233, bin: tools.temporal, log }),
       stack.ensureStripeMock({ bin: tools.stripeMock, log }),
-      stack.ensureFakeGcs({ bucket: 'certificates-test', bin: tools.fakeGcs, log }),
+      stack.ensureFakeGcs({ bucket: `certificates-histories-${process.pid}`, bin: tools.fakeGcs, log }),
     ]);
     temporalAddress = temporal.address;
     await stack.ensureTemporalNamespace({ bin: tools.temporal, address: temporal.address, namespace, log });
@@ -159,7 +159,7 @@ async function recordAll(namespace: string): Promise<void> {
       if (!res.body?.relayed) throw new Error(`webhook not relayed: ${res.status} ${res.text}`);
       expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-webhook.json', purchaseWorkflowId(purchaseId));
-      await save(app, 'certificates-placeholder.json', certificatesWorkflowId(purchaseId));
+      await save(app, 'certificates-issued.json', certificatesWorkflowId(purchaseId));
     }
     {
       // (b) expired: nobody pays within a 3 s TTL; the periodic check asks stripe-mock meanwhile

@@ -72,6 +72,7 @@ describe('saved histories', () => {
         'purchase-paid-periodic-check.json',
         'purchase-awaiting-payment.json',
         'certificates-placeholder.json',
+        'certificates-issued.json',
       ]),
     );
     for (const file of FILES) {
