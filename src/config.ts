@@ -43,6 +43,8 @@ const schema = z.object({
   REDIS_URL: optionalUrl,
   /** Requests per minute per API key (spec §8: roughly 100). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** Requests per minute per client address to the public verification page (/verify). */
+  VERIFY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** Redis key prefix of the rate-limit counters (separate deployments sharing one Redis). */
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl:apikey'),
   /** Body size limit in bytes; above it the API answers 413 PAYLOAD_TOO_LARGE (decision). */

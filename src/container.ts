@@ -130,6 +130,11 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     publicBaseUrl: config.PUBLIC_BASE_URL,
     urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS,
   });
+  const verifyRateLimiter = createRateLimiter({
+    RATE_LIMIT_PER_MINUTE: config.VERIFY_RATE_LIMIT_PER_MINUTE,
+    REDIS_URL: config.REDIS_URL,
+    RATE_LIMIT_REDIS_PREFIX: `${config.RATE_LIMIT_REDIS_PREFIX}:verify`,
+  });
   const accountScopes = createAccountScopes(db);
   const proofOfCoverage = createProofOfCoverageService({ db, certificates, startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
@@ -143,7 +148,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     services: { apiKeys, products, bundles, buyers, quotes, payments, certificates },
     apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
     webhookRoutes: [webhookRoutes(webhooks)],
-    publicRoutes: [verificationRoutes(certificates)],
+    publicRoutes: [verificationRoutes(certificates, verifyRateLimiter.limiter)],
     purchaseWorkflows,
     mailer,
     surfaceRoutes: {
@@ -156,6 +161,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     async close() {
       mailer.close();
       await rateLimiter.close();
+      await verifyRateLimiter.close();
       await temporal.close();
       await db.destroy();
     },

@@ -8,7 +8,9 @@
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../container';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../http/errors';
+import { rateLimit } from '../http/gateway';
 import { bareError } from '../http/openapi';
 import type { AccountScopes } from './account-scope';
 import type { CertificateService } from './service';
@@ -33,10 +35,14 @@ export const teammateCertificateRoutes = (service: CertificateService, scopes: A
 export const rootCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, getCertificates(service));
 
 /** The public verification page, `GET /verify/{code}` (no API key; the QR target). */
-export function verificationRoutes(service: CertificateService): RouteRegistration {
+export function verificationRoutes(service: CertificateService, limiter: RateLimiterAbstract): RouteRegistration {
+  // Public and unauthenticated: limited per client address (config VERIFY_RATE_LIMIT_PER_MINUTE).
+  const limit = rateLimit(limiter, { key: (ctx) => `verify:${ctx.ip}`, subject: 'address' });
   return (router, registry) => {
-    router.get('/verify/:code', async (ctx) => {
+    router.get('/verify/:code', async (ctx, next) => {
       ctx.state.errorStyle = 'bare';
+      await limit(ctx, next);
+    }, async (ctx) => {
       const view = await service.verify(ctx.params.code ?? '');
       const wantsJson = ctx.accepts('html', 'json') === 'json';
       ctx.set('Cache-Control', 'no-store');
@@ -65,6 +71,7 @@ export function verificationRoutes(service: CertificateService): RouteRegistrati
       responses: {
         200: { description: 'The page (HTML) or its JSON', content: { 'text/html': { schema: { type: 'string' } } } },
         404: bareError('NOT_FOUND: no certificate or proof of coverage with that code (HTML page, or this body with Accept: application/json)'),
+        429: bareError('RATE_LIMIT_ERROR: too many lookups from this address; retry after the Retry-After header (seconds)'),
       },
     });
   };

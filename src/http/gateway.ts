@@ -29,13 +29,17 @@ export function apiKeyAuth(apiKeys: Pick<ApiKeyService, 'authenticate'>): Middle
 }
 
 /**
- * Consumes one point per request for the calling key. When the limiter's store fails
- * (Redis down and no insurance limiter), the request is let through and a warning logged:
- * availability over strictness for a soft limit.
+ * Consumes one point per request for the calling key (or, with `by`, for another subject such
+ * as the client address of a public page). When the limiter's store fails (Redis down and no
+ * insurance limiter), the request is let through and a warning logged: availability over
+ * strictness for a soft limit. Over the limit: 429 RATE_LIMIT_ERROR with `Retry-After` (seconds).
  */
-export function rateLimit(limiter: RateLimiterAbstract): Middleware<AppState> {
+export function rateLimit(
+  limiter: RateLimiterAbstract,
+  by: { key: (ctx: Parameters<Middleware<AppState>>[0]) => string; subject: string } = { key: (ctx) => String(ctx.state.principal!.apiKeyId), subject: 'API key' },
+): Middleware<AppState> {
   return async (ctx, next) => {
-    const key = String(ctx.state.principal!.apiKeyId);
+    const key = by.key(ctx);
     try {
       const res = await limiter.consume(key, 1);
       ctx.set('X-RateLimit-Limit', String(limiter.points));
@@ -43,7 +47,7 @@ export function rateLimit(limiter: RateLimiterAbstract): Middleware<AppState> {
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        throw new AppError('RATE_LIMIT_ERROR', `Too many requests for this API key; retry after ${retryAfter} s`, {
+        throw new AppError('RATE_LIMIT_ERROR', `Too many requests for this ${by.subject}; retry after ${retryAfter} s`, {
           headers: { 'Retry-After': String(retryAfter), 'X-RateLimit-Limit': String(limiter.points), 'X-RateLimit-Remaining': '0' },
         });
       }

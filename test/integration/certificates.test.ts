@@ -252,3 +252,20 @@ describe('given a named insured that holds markup pointing at a listening server
     }
   });
 });
+
+describe('given the public verification page', () => {
+  test('when one address looks up more than VERIFY_RATE_LIMIT_PER_MINUTE codes, then it gets 429 with Retry-After', async () => {
+    const limited = await startTestApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await call(limited.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } })).status);
+      expect(statuses).toEqual([404, 404, 404, 429]);
+      const res = await call(limited.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } });
+      expect(res).toMatchObject({ status: 429, body: { code: 'RATE_LIMIT_ERROR' } });
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
