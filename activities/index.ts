@@ -11,6 +11,7 @@ import { createObjectStore, type ObjectStore } from '../src/storage/object-store
 import { createPurchaseActivities } from './purchase';
 import { createCertificateActivities } from './certificates';
 import { createProofEmailActivities } from './proof-email';
+import { createRenewalActivities } from './renewal';
 import { createMailer, type Mailer } from '../src/mail/mailer';
 
 export interface ActivityDeps {
@@ -38,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPurchaseActivities(deps),
     ...createCertificateActivities({ ...deps, concurrency: deps.renderConcurrency }),
     ...createProofEmailActivities(deps),
+    ...createRenewalActivities(deps),
   };
 }
 

@@ -13,6 +13,7 @@ import type { Db } from '../src/db/knex';
 import type { Payproc } from '../src/payproc/client';
 import { ensureBuyerCustomer } from '../src/payproc/customers';
 import { idOf } from '../src/payproc/ids';
+import { RECURRING_INTERVAL } from '../src/payproc/catalog';
 import { createPaymentsRepository } from '../src/payments/repository';
 import type { CheckoutSession, PurchaseStatus, RefundInput } from '../workflows/contracts';
 
@@ -75,16 +76,20 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       }
       const items = await db('purchase_items as i').join('product_lines as pl', 'pl.id', 'i.product_line_id').where('i.purchase_id', input.purchaseId).orderBy('i.position').select('i.*', 'pl.customer_name', 'pl.payproc_product_id');
       const currency = purchase.currency as string;
+      // A subscription bills every line (and the fee) monthly; see docs/decisions.md.
+      const subscription = purchase.billing === 'subscription';
+      const recurring = subscription ? { recurring: { interval: RECURRING_INTERVAL } } : {};
       const lineItems: Stripe.Checkout.SessionCreateParams.LineItem[] = items.map((i) => ({
         quantity: 1,
         price_data: {
+          ...recurring,
           currency,
           unit_amount: Number(i.amount_minor),
           ...(i.payproc_product_id ? { product: i.payproc_product_id as string } : { product_data: { name: i.customer_name as string } }),
         },
       }));
       if (Number(purchase.platform_fee_minor) > 0) {
-        lineItems.push({ quantity: 1, price_data: { currency, unit_amount: Number(purchase.platform_fee_minor), product_data: { name: 'Platform fee' } } });
+        lineItems.push({ quantity: 1, price_data: { ...recurring, currency, unit_amount: Number(purchase.platform_fee_minor), product_data: { name: 'Platform fee' } } });
       }
       // The processor accepts 30 min to 24 h; the workflow enforces the configured deadline itself.
       const expiresAt = Math.floor(Date.now() / 1000) + Math.min(86_400, Math.max(1_800, input.sessionTtlSeconds));
@@ -100,16 +105,22 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
         const customer = buyer
           ? await ensureBuyerCustomer(customers, stripe, { buyerId: buyer.id, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, idpAccntUuid: buyer.idp_accnt_uuid }, purchase.mode)
           : null;
+        const modeParams: Partial<Stripe.Checkout.SessionCreateParams> = subscription
+          ? // The subscription (and through it each period's invoice) carries the purchase id.
+            { mode: 'subscription', subscription_data: { metadata } }
+          : {
+              mode: 'payment',
+              payment_intent_data: customer ? { metadata, setup_future_usage: 'off_session' } : { metadata },
+              // A paid one-time session then carries an invoice (getInvoiceData, spec §4.5).
+              invoice_creation: { enabled: true, invoice_data: { metadata } },
+            };
         session = await stripe.checkout.sessions.create(
           {
-            mode: 'payment',
+            ...modeParams,
             line_items: lineItems,
             client_reference_id: `purchase-${purchase.id}`,
             ...(customer ? { customer } : { customer_email: purchase.buyer_email ?? undefined }),
             metadata,
-            payment_intent_data: customer ? { metadata, setup_future_usage: 'off_session' } : { metadata },
-            // A paid one-time session then carries an invoice (getInvoiceData, spec §4.5).
-            invoice_creation: { enabled: true, invoice_data: { metadata } },
             expires_at: expiresAt,
             success_url: purchase.checkout_success_url ?? `${base}/checkout/success?purchase=${purchase.id}`,
             cancel_url: purchase.checkout_cancel_url ?? `${base}/checkout/cancel?purchase=${purchase.id}`,
@@ -124,7 +135,15 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       await db('purchases')
         .where({ id: purchase.id })
         .update({ checkout_session_id: session.id, checkout_url: session.url, checkout_expires_at: deadline, payment_intent_id: paymentIntent, status: 'awaiting_payment', updated_at: db.fn.now() });
-      return { id: session.id, url: session.url ?? '', payment_intent: paymentIntent, amount_total: Number(purchase.total_minor), currency, expires_at: deadline.toISOString() };
+      return {
+        id: session.id,
+        url: session.url ?? '',
+        payment_intent: paymentIntent,
+        amount_total: Number(purchase.total_minor),
+        currency,
+        expires_at: deadline.toISOString(),
+        subscription_invoice: subscription ? idOf(session.invoice) : null,
+      };
     },
 
     /** Asks the processor whether the purchase's session is open, paid or expired. */

@@ -60,6 +60,8 @@ export interface CheckoutSession {
   payment_intent: string | null;
   amount_total: number;
   currency: string;
+  /** Subscription checkouts: the subscription invoice when the processor returns one (else null/absent). */
+  subscription_invoice?: string | null;
   /** ISO 8601: when the session stops accepting payment. */
   expires_at: string;
 }
@@ -88,4 +90,19 @@ export const STATUS_QUERY = 'status';
 /** Workflow id of the emails of one teamEmailProofofCoverage request (its first row's id). */
 export function proofEmailWorkflowId(firstEmailId: number): string {
   return `proof-email-${firstEmailId}`;
+}
+
+/** A paid billing-cycle invoice of a subscription purchase (amounts in minor units). */
+export interface RenewalInput {
+  /** The original (checkout) purchase of the subscription. */
+  purchaseId: number;
+  invoiceId: string;
+  subscriptionId: string | null;
+  /** The invoice's payment intent (what getCertificates of the renewal is asked with). */
+  paymentIntentId: string | null;
+}
+
+/** Workflow id of the renewal paid by one invoice. */
+export function renewalWorkflowId(purchaseId: number, invoiceId: string): string {
+  return `renewal-${purchaseId}-${invoiceId}`;
 }

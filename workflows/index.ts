@@ -6,3 +6,4 @@ export { purchaseWorkflow, createCheckoutUpdate, paymentEventSignal, statusQuery
 export { certificatesWorkflow } from './certificates';
 export { refundWorkflow } from './refund';
 export { proofOfCoverageEmailWorkflow } from './proof-email';
+export { renewalWorkflow } from './renewal';

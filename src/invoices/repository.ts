@@ -19,6 +19,8 @@ export interface InvoicedPurchase {
   checkoutSessionId: string | null;
   paymentIntentId: string | null;
   paidAt: Date | null;
+  /** The invoice the purchase was paid by, when recorded (subscription renewals). */
+  invoiceId: string | null;
 }
 
 /** How the caller names the purchase: the checkout's payment intent or the purchase id. */
@@ -42,7 +44,7 @@ export function createInvoicesRepository(db: Db) {
       else q.where('p.id', ref.purchaseId);
       if (filter.scope.agentId !== null) q.where('p.agent_id', filter.scope.agentId);
       if (filter.buyerIdpUuid !== undefined) q.where('b.idp_accnt_uuid', filter.buyerIdpUuid.toLowerCase());
-      const r = await q.orderBy('p.id', 'desc').first('p.id', 'p.mode', 'p.status', 'p.checkout_session_id', 'p.payment_intent_id', 'p.paid_at');
+      const r = await q.orderBy('p.id', 'desc').first('p.id', 'p.mode', 'p.status', 'p.checkout_session_id', 'p.payment_intent_id', 'p.paid_at', 'p.payproc_invoice_id');
       if (!r) return null;
       return {
         purchaseId: r.id,
@@ -51,6 +53,7 @@ export function createInvoicesRepository(db: Db) {
         checkoutSessionId: r.checkout_session_id ?? null,
         paymentIntentId: r.payment_intent_id ?? null,
         paidAt: r.paid_at ?? null,
+        invoiceId: r.payproc_invoice_id ?? null,
       };
     },
   };

@@ -114,6 +114,15 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
         status,
         invoices,
       });
+      // A subscription renewal was paid by a known invoice (no checkout session of its own).
+      const knownInvoice = purchase.invoiceId;
+      if (knownInvoice) {
+        const stripe = deps.payproc.client(purchase.mode);
+        return withProcessorErrors(async () => {
+          const invoice = await stripe.invoices.retrieve(knownInvoice);
+          return answer('invoiced', [toInvoice(invoice, await allLines(stripe, invoice))]);
+        });
+      }
       // No session yet: nothing was offered for payment, so nothing to ask the processor.
       if (!purchase.checkoutSessionId) return answer(purchase.paidAt ? 'not_invoiced' : 'unpaid');
 

@@ -30,6 +30,8 @@ import {
   type RefundInput,
   refundWorkflowId,
   proofEmailWorkflowId,
+  renewalWorkflowId,
+  type RenewalInput,
 } from '../../workflows/contracts';
 
 /** Finds the processor error type an activity failed with, anywhere in the cause chain. */
@@ -89,6 +91,25 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
       try {
         await deps.client.workflow.start('refundWorkflow', {
           workflowId: refundWorkflowId(input.purchaseId, eventId),
+          taskQueue: deps.taskQueue,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+        throw err;
+      }
+    },
+
+    /**
+     * Hands a paid billing-cycle invoice to its own `renewalWorkflow`; false when that invoice's
+     * renewal was started before (a redelivered event).
+     */
+    async startRenewal(input: RenewalInput): Promise<boolean> {
+      try {
+        await deps.client.workflow.start('renewalWorkflow', {
+          workflowId: renewalWorkflowId(input.purchaseId, input.invoiceId),
           taskQueue: deps.taskQueue,
           args: [input],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -32,6 +32,8 @@ export interface NewPurchase {
   buyerId: number;
   buyerEmail: string;
   savePaymentMethod: boolean;
+  /** `subscription` when the selected products are recurring (billed monthly); default `one_time`. */
+  billing?: 'one_time' | 'subscription';
   mode: 'live' | 'test';
   currency: string;
   subtotalMinor: number;
@@ -109,6 +111,7 @@ export function createQuotesRepository(db: Db) {
             buyer_id: p.buyerId,
             buyer_email: p.buyerEmail,
             save_payment_method: p.savePaymentMethod,
+            billing: p.billing ?? 'one_time',
             mode: p.mode,
             status: 'quoted',
             currency: p.currency,

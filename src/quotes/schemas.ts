@@ -87,7 +87,10 @@ export const CheckoutResponse = z
     id: z.string().meta({ description: 'Checkout session id at the processor' }),
     url: z.string().meta({ description: 'Send the buyer here to pay' }),
     payment_intent: z.string().nullable().meta({ description: 'The payment intent, when the processor has created it (it may appear only once the buyer pays)' }),
-    amount_total: z.number().int().meta({ description: "Minor units (the currency's smallest unit)" }),
+    subscription_invoice: z.string().nullable().meta({
+      description: 'Subscription products (billed monthly): the subscription invoice when the processor returns one with the session (spec §4.4); null otherwise',
+    }),
+    amount_total: z.number().int().meta({ description: "Minor units (the currency's smallest unit); for a subscription, the amount of each monthly period" }),
     currency: z.string(),
     expires_at: z.string().meta({ description: 'ISO 8601: after this the session can no longer be paid' }),
     purchase_id: z.number().int(),

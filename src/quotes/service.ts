@@ -113,6 +113,17 @@ export function createQuoteService(deps: {
       const currencies = new Set(validated.map((x) => products.get(x.productId)!.currency));
       if (currencies.size > 1) problems.push({ product_line_template_id: validated[0]!.productId, question: 'product_line_template_id', reason: 'selected product lines are priced in different currencies' });
 
+      // A subscription renews its whole purchase every month: recurring and one-time products
+      // are bought separately (decision, docs/decisions.md).
+      const recurring = new Set(validated.map((x) => products.get(x.productId)!.isRecurring));
+      if (recurring.size > 1) {
+        problems.push({
+          product_line_template_id: validated.find((x) => products.get(x.productId)!.isRecurring)!.productId,
+          question: 'product_line_template_id',
+          reason: 'recurring (subscription) and one-time product lines cannot be bought together; buy them in separate purchases',
+        });
+      }
+
       let priced: ReturnType<typeof priceQuote> | null = null;
       if (!problems.length) {
         priced = priceQuote(
@@ -135,6 +146,7 @@ export function createQuoteService(deps: {
         buyerId: buyer.buyerId,
         buyerEmail: buyer.email,
         savePaymentMethod: req.save_payment_method ?? false,
+        billing: recurring.has(true) ? 'subscription' : 'one_time',
         mode: principal.mode,
         currency,
         subtotalMinor: priced.subtotalMinor,
@@ -159,6 +171,7 @@ export function createQuoteService(deps: {
         id: session.id,
         url: session.url,
         payment_intent: session.payment_intent,
+        subscription_invoice: session.subscription_invoice ?? null,
         amount_total: session.amount_total,
         currency: session.currency,
         expires_at: session.expires_at,

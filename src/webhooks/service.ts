@@ -7,8 +7,11 @@
  *
  * Handled types: checkout.session.completed (when paid), checkout.session.async_payment_succeeded,
  * checkout.session.async_payment_failed, checkout.session.expired, payment_intent.succeeded
- * (signalled to the purchase workflow), and charge.refunded (its own refund workflow; the purchase
- * is found by metadata or by the charge's payment intent). Other types are stored and acknowledged. Errors: AppError WEBHOOK_SIGNATURE_INVALID (400).
+ * (signalled to the purchase workflow), charge.refunded (its own refund workflow; the purchase
+ * is found by metadata or by the charge's payment intent), and a subscription's billing-cycle
+ * invoice.paid (its own renewal workflow; the purchase is found by the subscription, which a paid
+ * subscription checkout's event records on it). Other types are stored and acknowledged.
+ * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400).
  */
 import type Stripe from 'stripe';
 import type { Db } from '../db/knex';
@@ -54,7 +57,27 @@ function paymentIntentOf(event: Stripe.Event): string | null {
   return idOf((event.data.object as { payment_intent?: unknown }).payment_intent);
 }
 
-export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund'> }) {
+/**
+ * A paid billing-cycle invoice of a subscription (`invoice.paid` with billing reason
+ * `subscription_cycle`): its ids, read from both the older invoice shape (`subscription`,
+ * `payment_intent`) and the newer one (`parent.subscription_details`, `payments`). Null for any
+ * other event, including the subscription's first invoice (its checkout session pays for it).
+ */
+export function renewalInvoiceOf(event: Stripe.Event): { invoiceId: string; subscriptionId: string | null; paymentIntentId: string | null; purchaseId: number | null } | null {
+  if (event.type !== 'invoice.paid') return null;
+  const inv = event.data.object as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (inv.billing_reason !== 'subscription_cycle' || typeof inv.id !== 'string') return null;
+  const details = inv.parent?.subscription_details ?? inv.subscription_details ?? null;
+  const rawPurchase = details?.metadata?.purchase_id;
+  return {
+    invoiceId: inv.id,
+    subscriptionId: idOf(inv.subscription) ?? idOf(details?.subscription),
+    paymentIntentId: idOf(inv.payment_intent) ?? idOf(inv.payments?.data?.[0]?.payment?.payment_intent),
+    purchaseId: typeof rawPurchase === 'string' && /^[1-9]\d{0,9}$/.test(rawPurchase) ? Number(rawPurchase) : null,
+  };
+}
+
+export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal'> }) {
   return {
     async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
       if (!rawBody || !signature) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
@@ -69,7 +92,12 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
       }
       if (!event) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
 
-      let purchaseId = purchaseIdOf(event);
+      const renewal = renewalInvoiceOf(event);
+      let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;
+      if (purchaseId === null && renewal?.subscriptionId) {
+        const row = await deps.db('purchases').where({ payproc_subscription_id: renewal.subscriptionId }).whereNull('renewal_of_purchase_id').first('id');
+        purchaseId = row?.id ?? null;
+      }
       if (purchaseId !== null && !(await deps.db('purchases').where({ id: purchaseId }).first('id'))) purchaseId = null;
       if (purchaseId === null && event.type === 'charge.refunded') {
         const pi = paymentIntentOf(event);
@@ -93,6 +121,16 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
           fullyRefunded: charge.refunded,
         });
         return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      }
+      if (renewal && purchaseId !== null) {
+        // Started even for a duplicate delivery; the workflow id (per invoice) makes it a no-op.
+        await deps.workflows.startRenewal({ purchaseId, invoiceId: renewal.invoiceId, subscriptionId: renewal.subscriptionId, paymentIntentId: renewal.paymentIntentId });
+        return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      }
+      if (event.type === 'checkout.session.completed' && purchaseId !== null) {
+        // A subscription checkout: remember the subscription, so its renewals find the purchase.
+        const subscriptionId = idOf((event.data.object as { subscription?: unknown }).subscription);
+        if (subscriptionId) await deps.db('purchases').where({ id: purchaseId }).whereNull('payproc_subscription_id').update({ payproc_subscription_id: subscriptionId });
       }
       const payment = toPaymentEvent(event);
       // Signalled even for a duplicate: if the first delivery stored the event but failed to

@@ -1,0 +1,138 @@
+/**
+ * Subscription products (issue 5 "Subscription products"; issue 7 invoice data) against the real
+ * servers. The checkout is created at stripe-mock through a recording proxy (the test reads the
+ * subscription-mode request from it); the processor's events (the paid subscription checkout,
+ * then the second invoice of the subscription) are signed webhooks built here, since stripe-mock
+ * keeps no subscription state and sends no events.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { call, createQuestionSet } from '../helpers/fixtures';
+import { WEBHOOK_SECRET, deliverWebhook } from '../helpers/purchases';
+import { createAgency, eventSelection, getCertificates, waitIssued, type Agency } from '../helpers/certificates';
+import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
+
+jest.setTimeout(180_000);
+
+let proxy: ProcessorProxy;
+let worker: TestWorker;
+let app: TestApp;
+let agency: Agency;
+let monthlyProductId: number;
+
+beforeAll(async () => {
+  proxy = await startProcessorProxy();
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, PAYPROC_API_BASE: proxy.url, RATE_LIMIT_PER_MINUTE: '100000' });
+  agency = await createAgency(app);
+  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
+  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key: agency.key,
+    body: { customerName: 'Monthly Venue Liability', defaultPrice: 30, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: 'EVM-SUB-1', isRecurring: true },
+  });
+  if (product.status !== 201) throw new Error(`product create failed: ${product.status} ${product.text}`);
+  monthlyProductId = product.body.data.id;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await worker?.shutdown();
+  await proxy?.close();
+});
+
+async function quote(selections: Record<string, unknown>[]) {
+  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+    method: 'POST',
+    key: agency.key,
+    body: { buyer_first_name: 'Sam', buyer_last_name: 'Rivera', buyer_email: `sam.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+  });
+  return call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: agency.key,
+    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: selections },
+  });
+}
+
+const event = (type: string, object: Record<string, unknown>, id: string) =>
+  JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
+
+test('given a recurring product, when it is bought and the second invoice is paid, then the next month gets its own certificates, once', async () => {
+  const monthly = { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }), product_line_template_id: monthlyProductId };
+  const checkout = await quote([monthly]);
+  expect(checkout.status).toBe(200);
+  expect(checkout.body).toHaveProperty('subscription_invoice');
+  const purchaseId = checkout.body.purchase_id as number;
+
+  // The session was created in subscription mode with monthly prices (read from the proxy).
+  const created = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/checkout/sessions' && r.params.get('metadata[purchase_id]') === String(purchaseId));
+  expect(created).toHaveLength(1);
+  expect(created[0]!.params.get('mode')).toBe('subscription');
+  expect(created[0]!.params.get('line_items[0][price_data][recurring][interval]')).toBe('month');
+  expect(created[0]!.params.get('subscription_data[metadata][purchase_id]')).toBe(String(purchaseId));
+  expect(created[0]!.params.has('payment_intent_data[metadata][purchase_id]')).toBe(false);
+
+  // First period: the paid subscription checkout.
+  const subscription = `sub_${purchaseId}_${Date.now()}`;
+  const paid = event(
+    'checkout.session.completed',
+    { id: checkout.body.id, object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, subscription, invoice: `in_first_${purchaseId}`, metadata: { purchase_id: String(purchaseId) } },
+    `evt_sub_paid_${purchaseId}`,
+  );
+  expect((await deliverWebhook(app, paid)).status).toBe(200);
+  const first = await waitIssued(agency, `pi_paid_${purchaseId}`);
+  expect(first.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-05-01', '2027-05-02']);
+
+  // Second period: the subscription's billing-cycle invoice, delivered twice.
+  const invoiceId = `in_cycle_${purchaseId}_${Date.now()}`;
+  const renewalPi = `pi_renew_${purchaseId}`;
+  const cycle = event(
+    'invoice.paid',
+    {
+      id: invoiceId,
+      object: 'invoice',
+      billing_reason: 'subscription_cycle',
+      status: 'paid',
+      amount_paid: checkout.body.amount_total,
+      currency: 'usd',
+      parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
+      payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: renewalPi } }] },
+    },
+    `evt_cycle_${invoiceId}`,
+  );
+  const deliveries = [await deliverWebhook(app, cycle), await deliverWebhook(app, cycle)];
+  expect(deliveries.map((d) => [d.status, d.body.purchase_id, d.body.duplicate])).toEqual([
+    [200, purchaseId, false],
+    [200, purchaseId, true],
+  ]);
+
+  const second = await waitIssued(agency, renewalPi);
+  expect(second.certificate_count).toBe(2);
+  expect(second.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-06-01', '2027-06-02']);
+  expect(second.certificates[0].coverage_starts_at).toBe('2027-06-01T05:00:00.000Z'); // local midnight, CDT
+  expect(second.purchase_id).not.toBe(purchaseId);
+  const renewals = await app.container.db('purchases').where({ renewal_of_purchase_id: purchaseId });
+  expect(renewals.map((r) => [r.renewal_period, r.payproc_invoice_id, r.payment_intent_id, r.status])).toEqual([[1, invoiceId, renewalPi, 'issued']]);
+  expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(subscription);
+
+  // The first period is unchanged and still answers for its own payment.
+  expect((await getCertificates(agency, `pi_paid_${purchaseId}`)).body.certificate_count).toBe(2);
+
+  // getInvoiceData of the renewal reads the invoice that paid it (stripe-mock answers the fixture).
+  const invoices = await call(app.baseUrl, '/platform-agency-certs/getInvoiceData', { method: 'POST', key: agency.key, body: { idp_teammate_uuid: agency.teammateUuid, payment_intent: renewalPi } });
+  expect(invoices.status).toBe(200);
+  expect(invoices.body).toMatchObject({ purchase_id: second.purchase_id, status: 'invoiced' });
+  expect(proxy.requests.some((r) => r.method === 'GET' && r.path.startsWith(`/v1/invoices/${invoiceId}`))).toBe(true);
+});
+
+test('given a recurring and a one-time product in one cart, when quoted, then it is refused with the reason', async () => {
+  const monthly = { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' }), product_line_template_id: monthlyProductId };
+  const once = eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' });
+  const res = await quote([monthly, once]);
+  expect(res.status).toBe(400);
+  expect(res.body.code).toBe('VALIDATION_ERROR');
+  expect(JSON.stringify(res.body.errors)).toContain('recurring (subscription) and one-time product lines cannot be bought together');
+});
