@@ -40,7 +40,7 @@ interface Settings {
   outputDir: string;
 }
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 let currentStep = 'start';

@@ -22,6 +22,13 @@ const BENCHMARKS: Record<string, Benchmark> = {
       'under autocannon load beside the same SQL through pg; p50/p99 ms, req/s, goal p99 <= 3x direct + 5 ms',
     run: async (argv) => (await import('./catalog.js')).runCatalogBench(argv),
   },
+  certificates: {
+    description:
+      'issueCertificates activity (page pool) vs a naive browser-per-PDF script in certificates/s (goal >= 10x); webhook -> getCertificates ' +
+      "'issued' p50/max for 1- and 30-day purchases through a real worker (goal 30-day <= 5 s); worker RSS after 100 and 1 000 certificates " +
+      '(goal <= 1.2x) and no Chromium left after SIGTERM',
+    run: async (argv) => (await import('./certificates.js')).runCertificatesBench(argv),
+  },
 };
 
 async function main(): Promise<void> {
