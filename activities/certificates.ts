@@ -16,11 +16,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../src/db/knex';
 import type { BrowserPool, PdfPageFormat } from '../src/pdf/browser-pool';
-import { CertificateTemplateError, renderCertificateHtml } from '../src/pdf/certificate-template';
+import { CertificateTemplateError, renderCertificateHtml, renderCertificatesHtml } from '../src/pdf/certificate-template';
+import { PdfPageCountError, splitPdfPages } from '../src/pdf/split-pdf';
 import { withFixedPdfDates } from '../src/pdf/stable-pdf';
 import { ObjectConflictError, certificateKey, zipKeys, type ObjectStore } from '../src/storage/object-store';
 import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEntry, type ZipExtra } from '../src/storage/zips';
-import { createCertificatesRepository, type StoredCertificate } from '../src/certificates/repository';
+import { createCertificatesRepository, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
 import { proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
 
 export interface CertificateActivityDeps {
@@ -29,9 +30,18 @@ export interface CertificateActivityDeps {
   pdf: BrowserPool;
   publicBaseUrl: string;
   pageFormat: PdfPageFormat;
-  /** Certificates rendered and uploaded at once by one activity (≥ the pool's page count keeps it busy). */
+  /** Prints (or stat checks) one issuing activity runs at once (≥ the pool's page count keeps it busy). */
   concurrency: number;
+  /** Certificates printed together in one render (one page each), then split; default `CERTIFICATES_PER_PRINT`. */
+  certificatesPerPrint?: number;
 }
+
+/**
+ * Certificates per print. Measured on this 2-core machine: 10 certificates printed one by one
+ * took 5.3 s, the same 10 as one 10-page print 0.9 s. Five keeps a print short (its deadline and
+ * a retry cover little work) while the page pool still has several prints to overlap.
+ */
+export const CERTIFICATES_PER_PRINT = 5;
 
 /** What `verifyCertificates` found; anything missing has been reset so the next round redoes it. */
 export interface IssuanceCheck {
@@ -85,8 +95,9 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     },
 
     /**
-     * Renders and stores the given certificates of the purchase that are not stored yet, up to
-     * `concurrency` at once, heartbeating the count done. Returns how many PDFs were rendered
+     * Renders and stores the given certificates of the purchase that are not stored yet,
+     * `CERTIFICATES_PER_PRINT` per Chromium print (split into one PDF per certificate), up to
+     * `concurrency` prints at once, heartbeating the count done. Returns how many PDFs were rendered
      * now and how many were already in storage (a retry after a lost database write).
      */
     async issueCertificates(input: { purchaseId: number; certificateIds: number[] }): Promise<{ rendered: number; alreadyStored: number }> {
@@ -94,21 +105,46 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
       const rows = await repo.pendingForIssue(input.purchaseId, input.certificateIds);
       let rendered = 0;
       let alreadyStored = 0;
+      const beat = () => ctx.heartbeat({ done: rendered + alreadyStored, of: rows.length });
+      const store1 = async (row: IssuanceRow, bytes: Buffer) => {
+        const key = certificateKey(row.purchaseId, row.certificateNumber);
+        const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf' }).catch(permanent);
+        await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
+        rendered++;
+        beat();
+      };
+      // A PDF already in storage (its database write was lost) is recorded, not printed again.
+      const toRender: IssuanceRow[] = [];
       await eachLimited(rows, deps.concurrency, async (row) => {
         const key = certificateKey(row.purchaseId, row.certificateNumber);
         const existing = await store.stat(key);
         if (existing?.sha256) {
           await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: existing.size, sha256: existing.sha256 });
           alreadyStored++;
+          beat();
         } else {
-          const bytes = await renderCertificateHtml(toCertificateData(row, publicBaseUrl), { format: pageFormat })
-            .then((html) => pdf.render(html, { format: pageFormat }))
-            .catch(permanent);
-          const put = await store.putIfAbsent(key, withFixedPdfDates(bytes, row.issueDate), { contentType: 'application/pdf' }).catch(permanent);
-          await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
-          rendered++;
+          toRender.push(row);
         }
-        ctx.heartbeat({ done: rendered + alreadyStored, of: rows.length });
+      });
+      toRender.sort((a, b) => a.certificateId - b.certificateId);
+      // Several certificates per print (one page each), split afterwards: a print costs far
+      // more than a page. A chunk whose print does not split into one page per certificate is
+      // printed one certificate at a time instead.
+      const chunks: IssuanceRow[][] = [];
+      const perPrint = deps.certificatesPerPrint ?? CERTIFICATES_PER_PRINT;
+      for (let i = 0; i < toRender.length; i += perPrint) chunks.push(toRender.slice(i, i + perPrint));
+      await eachLimited(chunks, deps.concurrency, async (chunk) => {
+        const data = chunk.map((row) => toCertificateData(row, publicBaseUrl));
+        const pdfs = await renderCertificatesHtml(data, { format: pageFormat })
+          .then((html) => pdf.render(html, { format: pageFormat }))
+          .then((print) => splitPdfPages(print, chunk.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate }))))
+          .catch(async (err: unknown) => {
+            if (!(err instanceof PdfPageCountError)) return permanent(err);
+            return Promise.all(
+              chunk.map(async (row, i) => withFixedPdfDates(await pdf.render(await renderCertificateHtml(data[i]!, { format: pageFormat }), { format: pageFormat }), row.issueDate)),
+            );
+          });
+        await Promise.all(chunk.map((row, i) => store1(row, pdfs[i]!)));
       });
       return { rendered, alreadyStored };
     },

@@ -189,34 +189,16 @@ const STYLES = new SafeHtml(`
               transform: rotate(-35deg); z-index: 10; pointer-events: none; letter-spacing: 0.08em; }
 `);
 
-/**
- * Builds the self-contained HTML of one certificate of insurance for paper `format`
- * (`@page` size and margins set from it). Async because the QR code of `verificationUrl` is
- * generated here and inlined as a `data:image/png;base64,…` URI.
- * Throws `CertificateTemplateError` for data that cannot be printed (no insurer, unknown
- * currency or time zone, non-integer minor units).
- */
-export async function renderCertificateHtml(data: CertificateData, options: { format: PdfPageFormat } = { format: 'Letter' }): Promise<string> {
+/** The printed certificate itself (everything inside `<body>` but the watermark). */
+async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   if (data.insurers.length === 0) throw new CertificateTemplateError('a certificate needs at least one insurer');
   assertTimeZone(data.coverage.timeZone);
   const limitRows = data.limits.map((l) => html`<tr><td>${l.label}</td><td class="amount">${formatMoneyMinor(l)}</td></tr>`);
   const deductible = formatMoneyMinor(data.deductible);
   const qrDataUrl = await QRCode.toDataURL(data.verificationUrl, { errorCorrectionLevel: 'M', margin: 1, width: 240 });
   if (!qrDataUrl.startsWith('data:image/png;base64,')) throw new CertificateTemplateError('QR code generation did not return a PNG data URI');
-  const pageCss = new SafeHtml(`@page { size: ${PAGE_SIZE[options.format]}; margin: 12mm; }`);
   const letter = (i: number) => String.fromCharCode(65 + (i % 26));
-
-  const doc = html`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
-<title>Certificate of Insurance ${data.certificateNumber}</title>
-<style>${pageCss}${STYLES}</style>
-</head>
-<body>
-${data.testMode ? html`<div class="specimen" aria-hidden="true">SPECIMEN</div>` : undefined}
-<div class="header">
+  return html`<div class="header">
   <h1>CERTIFICATE OF LIABILITY INSURANCE</h1>
   <div class="meta">
     <div><span class="label">Certificate number</span><strong id="certificate-number">${data.certificateNumber}</strong></div>
@@ -267,8 +249,52 @@ AFFORDED BY THE POLICIES BELOW.</div>
     <tr><td><div class="verify"><img id="qr" alt="QR code to the verification page" src="${qrDataUrl}"><div class="url">Scan or visit to verify this certificate:<br>${data.verificationUrl}</div></div></td></tr>
   </table>
 </div>
+`;
+}
+
+/** The self-contained document around certificate bodies, one per printed page. */
+function certificateDocument(title: string, bodies: SafeHtml[], testMode: boolean, format: PdfPageFormat): string {
+  const pageCss = new SafeHtml(`@page { size: ${PAGE_SIZE[format]}; margin: 12mm; }`);
+  const pages = bodies.map((b, i) => (i < bodies.length - 1 ? html`<section class="certificate" style="break-after: page">${b}</section>` : html`<section class="certificate">${b}</section>`));
+  const doc = html`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>${title}</title>
+<style>${pageCss}${STYLES}</style>
+</head>
+<body>
+${testMode ? html`<div class="specimen" aria-hidden="true">SPECIMEN</div>` : undefined}
+${pages}
 </body>
 </html>
 `;
   return doc.value;
+}
+
+/**
+ * Builds the self-contained HTML of one certificate of insurance for paper `format`
+ * (`@page` size and margins set from it). Async because the QR code of `verificationUrl` is
+ * generated here and inlined as a `data:image/png;base64,…` URI.
+ * Throws `CertificateTemplateError` for data that cannot be printed (no insurer, unknown
+ * currency or time zone, non-integer minor units).
+ */
+export async function renderCertificateHtml(data: CertificateData, options: { format: PdfPageFormat } = { format: 'Letter' }): Promise<string> {
+  return certificateDocument(`Certificate of Insurance ${data.certificateNumber}`, [await certificateBody(data)], data.testMode, options.format);
+}
+
+/**
+ * Builds one HTML document holding several certificates, one per printed page in the given
+ * order, for printing them in a single render (a print costs far more than a page; see
+ * docs/decisions.md). The SPECIMEN watermark (fixed position) repeats on every page, so all
+ * certificates must share one mode. Throws `CertificateTemplateError` for an empty list, mixed
+ * modes, or any certificate `renderCertificateHtml` would refuse.
+ */
+export async function renderCertificatesHtml(data: readonly CertificateData[], options: { format: PdfPageFormat } = { format: 'Letter' }): Promise<string> {
+  if (data.length === 0) throw new CertificateTemplateError('no certificates to render');
+  const testMode = data[0]!.testMode;
+  if (data.some((d) => d.testMode !== testMode)) throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
+  const bodies = await Promise.all(data.map((d) => certificateBody(d)));
+  return certificateDocument(`Certificates of Insurance ${data[0]!.certificateNumber} …`, bodies, testMode, options.format);
 }

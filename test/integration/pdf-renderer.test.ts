@@ -10,14 +10,16 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { loadConfig } from '../../src/config';
 import { createBrowserPool, RenderTimeoutError, type BrowserPool } from '../../src/pdf/browser-pool';
-import { escapeHtml, renderCertificateHtml, type CertificateData } from '../../src/pdf/certificate-template';
+import { CertificateTemplateError, escapeHtml, renderCertificateHtml, renderCertificatesHtml, type CertificateData } from '../../src/pdf/certificate-template';
+import { PdfPageCountError, splitPdfPages } from '../../src/pdf/split-pdf';
+import { pdfPages, pdfText as documentText } from '../helpers/documents';
 
 const config = loadConfig({ ...process.env });
 const executablePath = config.CHROMIUM_PATH;
 const format = config.PDF_PAGE_FORMAT;
 
 const HOSTILE_NAME = `<img src=x onerror=alert(1)><script>fetch('http://127.0.0.1:9/x')</script>`;
-const TEMPLATE_TAGS = ['html', 'head', 'meta', 'title', 'style', 'body', 'div', 'h1', 'span', 'strong', 'table', 'tr', 'th', 'td', 'br', 'img'];
+const TEMPLATE_TAGS = ['html', 'head', 'meta', 'title', 'style', 'body', 'section', 'div', 'h1', 'span', 'strong', 'table', 'tr', 'th', 'td', 'br', 'img'];
 const HOSTILE_HOLDER = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>`;
 
 function certificate(overrides: Partial<CertificateData> = {}): CertificateData {
@@ -281,6 +283,38 @@ describe('PDF renderer', () => {
     } finally {
       await crashy.close();
     }
+  });
+
+  test('when three certificates are printed as one document and split, then each is a one-page PDF of its own, and a re-split gives the same bytes', async () => {
+    const certs = ['A', 'B', 'C'].map((n) => certificate({ certificateNumber: `COI-9-1-${n}-0000000000`, namedInsured: { name: `Insured ${n}` } }));
+    const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
+    const pages = certs.map((c) => ({ title: `Certificate of Insurance ${c.certificateNumber}`, date: '2026-03-01' }));
+    const pdfs = await splitPdfPages(print, pages);
+    expect(pdfs).toHaveLength(3);
+    for (const [i, one] of pdfs.entries()) {
+      expect(pdfPages(one)).toBe(1);
+      const text = documentText(one);
+      expect(text).toContain(certs[i]!.certificateNumber);
+      expect(text).toContain(`Insured ${'ABC'[i]}`);
+      for (const other of certs.filter((_, j) => j !== i)) expect(text).not.toContain(other.certificateNumber);
+    }
+    const again = await splitPdfPages(print, pages);
+    expect(again.map((b, i) => b.equals(pdfs[i]!))).toEqual([true, true, true]);
+    await expect(renderCertificatesHtml([certificate(), certificate({ testMode: true })], { format })).rejects.toThrow(CertificateTemplateError);
+  });
+
+  test('when the named insured is 10 000 characters, then it prints as text, and a shared print that no longer has one page per certificate is refused for splitting', async () => {
+    const long = `${'Longname'.repeat(1249)}Endmarks`;
+    expect(long).toHaveLength(10_000);
+    const blockedBefore = pool.blockedRequests;
+    const single = await pool.render(await renderCertificateHtml(certificate({ namedInsured: { name: long } }), { format }), { format });
+    expect(documentText(single).replace(/\s+/g, '')).toContain('LongnameLongnameLongname');
+    expect(documentText(single).replace(/\s+/g, '')).toContain('Endmark');
+    expect(pool.blockedRequests).toBe(blockedBefore);
+
+    const certs = [certificate({ namedInsured: { name: long } }), certificate()];
+    const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
+    await expect(splitPdfPages(print, certs.map(() => ({ title: 't', date: '2026-03-01' })))).rejects.toBeInstanceOf(PdfPageCountError);
   });
 
   test('when the pool is closed, then no Chromium process of it is left and render refuses', async () => {
