@@ -41,6 +41,9 @@ import { createCertificatesRepository } from './certificates/repository';
 import { createAccountScopes } from './certificates/account-scope';
 import { createCertificateService, type CertificateService } from './certificates/service';
 import { rootCertificateRoutes, teammateCertificateRoutes, verificationRoutes } from './certificates/routes';
+import { createPurchaseSearchRepository } from './purchase-search/repository';
+import { createPurchaseSearchService } from './purchase-search/service';
+import { purchaseSearchRoutes, rootPurchaseSearchRoutes } from './purchase-search/routes';
 import { createProofOfCoverageService } from './proof-of-coverage/service';
 import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-coverage/routes';
 import type { AppState } from './http/context';
@@ -138,6 +141,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const accountScopes = createAccountScopes(db);
   const proofOfCoverage = createProofOfCoverageService({ db, certificates, startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
+  const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
   return {
     config,
     log,
@@ -154,8 +158,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     surfaceRoutes: {
       '/public-quote': [quoteRoutes(quotes), paymentRoutes(payments)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],
-      '/platform-agency-certs': [teammateCertificateRoutes(certificates, accountScopes), teammateInvoiceRoutes(invoices, accountScopes), teammateProofEmailRoutes(proofOfCoverage, accountScopes)],
-      '/platform-agency-root-certs': [rootCertificateRoutes(certificates, accountScopes), rootInvoiceRoutes(invoices, accountScopes), rootProofEmailRoutes(proofOfCoverage, accountScopes)],
+      '/platform-agency-certs': [teammateCertificateRoutes(certificates, accountScopes), teammateInvoiceRoutes(invoices, accountScopes), teammateProofEmailRoutes(proofOfCoverage, accountScopes), purchaseSearchRoutes(purchaseSearch)],
+      '/platform-agency-root-certs': [rootCertificateRoutes(certificates, accountScopes), rootInvoiceRoutes(invoices, accountScopes), rootProofEmailRoutes(proofOfCoverage, accountScopes), rootPurchaseSearchRoutes(purchaseSearch)],
     },
     checkDb: () => pingDb(db),
     async close() {

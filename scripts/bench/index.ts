@@ -22,6 +22,12 @@ const BENCHMARKS: Record<string, Benchmark> = {
       'under autocannon load beside the same SQL through pg; p50/p99 ms, req/s, goal p99 <= 3x direct + 5 ms',
     run: async (argv) => (await import('./catalog.js')).runCatalogBench(argv),
   },
+  search: {
+    description:
+      'POST searchTeammatePurchasedProducts (teammate and root; list, names, email, product, certificate, no match, last page) over ' +
+      '1 000 000 seeded purchases under autocannon load beside the same SQL through pg; p50/p95/p99 ms and ratio, goal p99 < 50 ms',
+    run: async (argv) => (await import('./search.js')).runSearchBench(argv),
+  },
   certificates: {
     description:
       'issueCertificates activity (page pool) vs a naive browser-per-PDF script in certificates/s (goal >= 10x); webhook -> getCertificates ' +

@@ -1,0 +1,476 @@
+/**
+ * `npm run bench -- search [--seconds S] [--warmup S] [--connections C] [--purchases N] [--only a,b]`
+ *
+ * Measures `searchTeammatePurchasedProducts` (spec §4.5; issue 7, goal p99 < 50 ms at
+ * 1 000 000 purchases) over the data of scripts/bench/search-seed.ts, in its own database.
+ *
+ * For each scenario (a surface and a list of request bodies, sent round robin):
+ *  - endpoint: the real API (container + Koa app, as `test/helpers/app.ts` starts it) on
+ *    127.0.0.1, port 0, loaded by autocannon (C connections, S seconds after a warm-up) in a
+ *    worker thread (search-load-worker.mjs); latency of every 2xx response in ms;
+ *  - direct: the SQL one request of each body issued, captured from knex's `query` event on the
+ *    app's own knex instance (exactly the statements and bindings the repository built, the
+ *    account-scope lookup included), replayed through `pg` on a pool as large as the app's by C
+ *    concurrent loops for S seconds, bodies round robin; statements the endpoint ran
+ *    concurrently are replayed concurrently. The API-key lookup of the gateway is not replayed
+ *    (it counts as endpoint overhead);
+ *  - EXPLAIN (ANALYZE, BUFFERS) of each statement of the first body, on one line;
+ *  - p50 / p95 / p99 of both sides, the ratio p99(endpoint) / p99(direct), and the goal:
+ *    p99(endpoint) < 50 ms with no non-2xx response or socket error.
+ *
+ * Prints a table and writes it as JSON to var/bench/search-<timestamp>.json. Exits 0 also when a
+ * goal fails (it is a report); exits 1 only when the benchmark itself cannot run.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { loadConfig, loadConfigOrExit } from '../../src/config';
+import { createContainer } from '../../src/container';
+import { createApp } from '../../src/http/app';
+import { createLogger } from '../../src/logger';
+import type { Db } from '../../src/db/knex';
+import { ensureDatabase, seedSearch, type SearchSeedResult } from './search-seed';
+import {
+  createPgPool,
+  executeWaves,
+  explain,
+  percentile,
+  round2,
+  type ExplainSummary,
+  type PgPool,
+  type Statement,
+  type StatementWaves,
+} from './lib';
+
+const BENCH_DATABASE = 'insurance_bench_search';
+/** Goal of issue 7: p99 of the endpoint under 50 ms. */
+const GOAL_P99_MS = 50;
+const TEAMMATE_PATH = '/platform-agency-certs/searchTeammatePurchasedProducts';
+const ROOT_PATH = '/platform-agency-root-certs/searchTeammatePurchasedProducts';
+
+interface Options {
+  seconds: number;
+  warmup: number;
+  connections: number;
+  purchases: number;
+  otherPurchases: number;
+  buyers: number;
+  products: number;
+  only: string[];
+}
+
+interface Scenario {
+  name: string;
+  surface: 'teammate' | 'root';
+  bodies: Record<string, unknown>[];
+}
+
+/** Latency summary, ms. */
+interface Percentiles {
+  samples: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+interface SideResult {
+  latency: Percentiles;
+  perSec: number;
+  errors: number;
+}
+
+interface ScenarioResult {
+  scenario: string;
+  path: string;
+  bodies: Record<string, unknown>[];
+  /** total and page length of each body's captured response. */
+  responses: Array<{ total: number; totalExact: boolean; items: number }>;
+  statements: number;
+  waves: number;
+  explain: { statement: string; summary: ExplainSummary }[];
+  endpoint: SideResult & { non2xx: number; timeouts: number };
+  direct: SideResult;
+  p99Ratio: number;
+  pass: boolean;
+}
+
+const USAGE =
+  'usage: npm run bench -- search [--seconds S=5] [--warmup S=2] [--connections C=4] [--purchases N=1000000] [--other-purchases N=20000] ' +
+  '[--buyers N=300000] [--products N=200] [--only "list all,email"]';
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '4' },
+      purchases: { type: 'string', default: '1000000' },
+      'other-purchases': { type: 'string', default: '20000' },
+      buyers: { type: 'string', default: '300000' },
+      products: { type: 'string', default: '200' },
+      only: { type: 'string', default: '' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const num = (name: string, raw: string, min: number, max: number) => {
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+    return v;
+  };
+  return {
+    seconds: num('seconds', values.seconds, 1, 3600),
+    warmup: num('warmup', values.warmup, 0, 600),
+    connections: num('connections', values.connections, 1, 1000),
+    purchases: num('purchases', values.purchases, 1000, 20_000_000),
+    otherPurchases: num('other-purchases', values['other-purchases'], 100, 1_000_000),
+    buyers: num('buyers', values.buyers, 100, 10_000_000),
+    products: num('products', values.products, 10, 100_000),
+    only: values.only.split(',').map((x) => x.trim()).filter(Boolean),
+  };
+}
+
+function stats(samples: ArrayLike<number>): Percentiles {
+  const sorted = Float64Array.from(samples).sort();
+  return {
+    samples: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+  };
+}
+
+/** Search values taken from the seeded data (bench account, live, paid). */
+async function scenarios(db: Db, seed: SearchSeedResult): Promise<Scenario[]> {
+  const main = seed.account.id;
+  const sample = async (sql: string): Promise<string[]> => (await db.raw(sql, [main])).rows.map((r: { v: string }) => r.v);
+  const buyers = (
+    await db.raw(
+      `select b.first_name || ' ' || b.last_name as name, b.email
+         from purchase_search s join purchases p on p.id = s.purchase_id join buyers b on b.id = p.buyer_id
+        where s.root_account_id = ? and s.mode = 'live' and s.purchase_id % 9973 = 11 order by s.purchase_id limit 10`,
+      [main],
+    )
+  ).rows as { name: string; email: string }[];
+  const certificates = await sample(
+    `select c.certificate_number as v from certificates c join purchase_search s on s.purchase_id = c.purchase_id
+      where s.root_account_id = ? and s.mode = 'live' and c.id % 10007 = 3 order by c.id limit 10`,
+  );
+  const products = await sample(`select customer_name as v from product_lines where root_account_id = ? and not is_test_mode order by id limit 10 offset 7`);
+  const lastNames = ['Smith', 'Nguyen', 'Patel', 'Kowalski', 'Rivera', 'Okafor', 'Brooks', 'Jenkins', 'Nakamura', 'Hughes'];
+  const root = { idp_root_account_uuid: seed.account.idpRootAccountUuid };
+  const teammate = { idp_teammate_uuid: seed.teammates[0]!.idpTeammateUuid };
+  const each = (scope: Record<string, unknown>, texts: string[], extra: Record<string, unknown> = {}) =>
+    texts.map((search_text) => ({ ...scope, search_text, ...extra }));
+  return [
+    { name: 'list all', surface: 'root', bodies: each(root, ['']) },
+    { name: 'list all, teammate', surface: 'teammate', bodies: each(teammate, ['']) },
+    { name: 'last name', surface: 'root', bodies: each(root, lastNames) },
+    { name: 'last name, teammate', surface: 'teammate', bodies: each(teammate, lastNames) },
+    { name: 'full name', surface: 'root', bodies: each(root, buyers.map((b) => b.name)) },
+    { name: 'email', surface: 'root', bodies: each(root, buyers.map((b) => b.email)) },
+    { name: 'product name', surface: 'root', bodies: each(root, products) },
+    { name: 'common word', surface: 'root', bodies: each(root, ['liability', 'wedding', 'example.com']) },
+    { name: 'certificate number', surface: 'root', bodies: each(root, certificates) },
+    { name: 'certificate prefix', surface: 'root', bodies: each(root, certificates.map((c) => c.split('-').slice(0, 2).join('-').slice(0, 8))) },
+    { name: 'two letters', surface: 'root', bodies: each(root, ['ki', 'jo', 'an', 'pa', 'ri']) },
+    { name: 'no match', surface: 'root', bodies: each(root, ['zzyzx road', 'qwvbn', 'nobody@nowhere.test', 'COI-0-0-0-XXXXXXXXXX']) },
+    { name: 'last page of window', surface: 'root', bodies: each(root, ['', 'liability'], { page_size: 100, page_index: 99 }) },
+  ];
+}
+
+interface KnexQueryEvent {
+  __knexQueryUid?: string;
+  sql: string;
+  bindings?: unknown[];
+}
+
+/**
+ * Sends one request and records, through knex's `query` / `query-response` events, the
+ * statements it issued (except the gateway's API-key lookup), grouped into waves of statements
+ * that were in flight together.
+ */
+async function captureOnce(db: Db, url: string, headers: Record<string, string>, body: unknown) {
+  const waves: StatementWaves = [];
+  const inFlight = new Set<string>();
+  const onQuery = (q: KnexQueryEvent) => {
+    // The gateway’s key lookup is endpoint overhead; pg_stats is read by a background cache refresh.
+    if (/api_key|pg_stats/.test(q.sql)) return;
+    if (inFlight.size === 0) waves.push([]);
+    if (q.__knexQueryUid) inFlight.add(q.__knexQueryUid);
+    waves[waves.length - 1]!.push({ sql: q.sql, bindings: [...(q.bindings ?? [])] });
+  };
+  const onDone = (_res: unknown, q: KnexQueryEvent) => {
+    if (q.__knexQueryUid) inFlight.delete(q.__knexQueryUid);
+  };
+  db.on('query', onQuery);
+  db.on('query-response', onDone);
+  db.on('query-error', onDone);
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = (await res.json()) as { total?: number; total_exact?: boolean; purchases?: unknown[] };
+    if (res.status !== 200) throw new Error(`POST ${url} answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+    return { waves, total: json.total ?? -1, totalExact: json.total_exact ?? false, items: json.purchases?.length ?? 0 };
+  } finally {
+    db.off('query', onQuery);
+    db.off('query-response', onDone);
+    db.off('query-error', onDone);
+  }
+}
+
+/** The body's SQL as one request issues it: of three captures (after a warm-up one), the one with the fewest waves. */
+async function captureStatements(db: Db, url: string, headers: Record<string, string>, body: unknown) {
+  await captureOnce(db, url, headers, body);
+  const captures: Awaited<ReturnType<typeof captureOnce>>[] = [];
+  for (let i = 0; i < 3; i++) captures.push(await captureOnce(db, url, headers, body));
+  const key = (c: (typeof captures)[number]): string => JSON.stringify(c.waves.flat());
+  if (captures.some((c) => key(c) !== key(captures[0]!))) throw new Error(`POST ${url}: the captured SQL differs between requests`);
+  return captures.reduce((best, c) => (c.waves.length < best.waves.length ? c : best));
+}
+
+/** autocannon in search-load-worker.mjs: `bodies` round robin per connection. */
+function runHttpLoad(opts: { url: string; path: string; headers: Record<string, string>; bodies: string[]; connections: number; seconds: number }) {
+  return new Promise<SideResult & { non2xx: number; timeouts: number }>((resolve, reject) => {
+    const worker = new Worker(path.join(__dirname, 'search-load-worker.mjs'), { workerData: opts });
+    let settled = false;
+    worker.once('message', (reply: { ok: boolean; error?: string; samples: Float64Array; durationSeconds: number; non2xx: number; errors: number; timeouts: number }) => {
+      settled = true;
+      void worker.terminate();
+      if (!reply.ok) {
+        reject(new Error(`load worker: ${reply.error}`));
+        return;
+      }
+      resolve({
+        latency: stats(reply.samples),
+        perSec: reply.samples.length / reply.durationSeconds,
+        errors: reply.errors,
+        non2xx: reply.non2xx,
+        timeouts: reply.timeouts,
+      });
+    });
+    worker.once('error', (err) => {
+      if (!settled) reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`load worker exited with code ${code} before reporting`));
+    });
+  });
+}
+
+/** `loops` concurrent loops replaying the bodies' statement waves round robin for `seconds` (after `warmup`). */
+async function runDirectLoad(pool: PgPool, sets: StatementWaves[], opts: { loops: number; seconds: number; warmup: number }): Promise<SideResult> {
+  const run = async (seconds: number) => {
+    const samples: number[] = [];
+    let errors = 0;
+    let firstError: unknown;
+    const started = performance.now();
+    const end = started + seconds * 1000;
+    const loop = async (offset: number) => {
+      for (let i = offset; performance.now() < end; i++) {
+        const t0 = performance.now();
+        try {
+          await executeWaves(pool, sets[i % sets.length]!);
+          samples.push(performance.now() - t0);
+        } catch (err) {
+          errors += 1;
+          firstError ??= err;
+          if (errors > 100) throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: opts.loops }, (_, i) => loop(i)));
+    if (firstError) console.error(`direct query error: ${(firstError as Error).message}`);
+    return { samples, errors, seconds: (performance.now() - started) / 1000 };
+  };
+  if (opts.warmup > 0) await run(opts.warmup);
+  const m = await run(opts.seconds);
+  return { latency: stats(m.samples), perSec: m.samples.length / m.seconds, errors: m.errors };
+}
+
+const firstLine = (s: Statement) => s.sql.replace(/\s+/g, ' ').slice(0, 60);
+const fmt = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
+
+function printTable(rows: ScenarioResult[]): void {
+  const header = ['scenario', 'total (first body)', 'endpoint p50 / p95 / p99 ms', 'req/s', 'direct p50 / p95 / p99 ms', 'p99 ratio', `goal p99 < ${GOAL_P99_MS} ms`];
+  const body = rows.map((r) => [
+    r.scenario,
+    `${r.responses[0]!.total}${r.responses[0]!.totalExact ? '' : '+'}`,
+    `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p95)} / ${fmt(r.endpoint.latency.p99)}`,
+    fmt(r.endpoint.perSec, 0),
+    `${fmt(r.direct.latency.p50)} / ${fmt(r.direct.latency.p95)} / ${fmt(r.direct.latency.p99)}`,
+    `${fmt(r.p99Ratio)}x`,
+    r.pass ? 'PASS' : 'FAIL',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i > 0 && i < 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const b of body) console.log(line(b));
+}
+
+/**
+ * Runs the search benchmark with the command-line `argv` (after the benchmark name): seeds (or
+ * reuses) the bench database, starts the API, runs every scenario, prints the report and writes
+ * it to var/bench/search-<timestamp>.json.
+ */
+export async function runSearchBench(argv: string[]): Promise<void> {
+  const opts = parseOptions(argv);
+  const startedAt = new Date();
+  const base = loadConfigOrExit();
+  const log = (s: string) => console.log(s);
+  const cpus = os.cpus();
+  log(`search bench — ${startedAt.toISOString()}`);
+  log(
+    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; load generator, API and ` +
+      'PostgreSQL share these cores, so absolute numbers are lower and noisier than on separate machines.',
+  );
+  const loadAtStart = os.loadavg().map(round2);
+  log(`load average at start (1/5/15 min): ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — WARNING: the machine is already busy; expect noise' : ''}`);
+
+  const db0 = await ensureDatabase(base.DATABASE_URL, BENCH_DATABASE);
+  const redacted = new URL(db0.url);
+  redacted.password = redacted.password ? '***' : '';
+  log(`database: ${redacted.toString()}${db0.created ? ' (created)' : ''}`);
+
+  const config = loadConfig({ ...process.env, DATABASE_URL: db0.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', REDIS_URL: '', PORT: '0' });
+  const container = createContainer(config, createLogger(config, 'api-bench'));
+  const directPool = createPgPool(db0.url, config.DATABASE_POOL_MAX);
+  let server: Server | undefined;
+  try {
+    const seed = await seedSearch(
+      container.db,
+      db0.url,
+      config,
+      { purchases: opts.purchases, otherPurchases: opts.otherPurchases, buyers: opts.buyers, products: opts.products },
+      log,
+    );
+    log(
+      `data: ${JSON.stringify(seed.counts)}; busiest teammate ${seed.teammates[0]!.purchases} live purchases; ` +
+        `purchase_search ${Math.round(seed.sizes.purchase_search! / 2 ** 20)} MiB, trigram index ${Math.round(seed.sizes.purchase_search_doc_trgm_idx! / 2 ** 20)} MiB ` +
+        `(vacuum analyze ${seed.analyzeSeconds.toFixed(1)} s)`,
+    );
+
+    server = createApp(container).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server!.once('listening', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const headers = { 'x-api-key': seed.apiKey };
+    const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
+    log(`API on ${baseUrl} (LOG_LEVEL=silent, DATABASE_POOL_MAX=${config.DATABASE_POOL_MAX}); PostgreSQL ${pgVersion}; Node ${process.version}`);
+    log(`load: ${opts.connections} connections / loops, ${opts.warmup} s warm-up + ${opts.seconds} s measured per side and scenario; bodies round robin`);
+    log('');
+
+    const all = await scenarios(container.db, seed);
+    const selected = all.filter((sc) => opts.only.length === 0 || opts.only.some((o) => sc.name.includes(o)));
+    if (selected.length === 0) throw new Error(`--only ${opts.only.join(',')} matches no scenario`);
+    const results: ScenarioResult[] = [];
+    for (const sc of selected) {
+      const apiPath = sc.surface === 'root' ? ROOT_PATH : TEAMMATE_PATH;
+      const url = `${baseUrl}${apiPath}`;
+      const caps = [];
+      for (const body of sc.bodies) caps.push(await captureStatements(container.db, url, headers, body));
+      const explained: ScenarioResult['explain'] = [];
+      for (const s of caps[0]!.waves.flat()) explained.push({ statement: firstLine(s), summary: await explain(directPool, s) });
+
+      const load = { url: baseUrl, path: apiPath, headers, bodies: sc.bodies.map((b) => JSON.stringify(b)), connections: opts.connections };
+      if (opts.warmup > 0) await runHttpLoad({ ...load, seconds: opts.warmup });
+      const endpoint = await runHttpLoad({ ...load, seconds: opts.seconds });
+      const direct = await runDirectLoad(directPool, caps.map((c) => c.waves), { loops: opts.connections, seconds: opts.seconds, warmup: opts.warmup });
+      const r: ScenarioResult = {
+        scenario: sc.name,
+        path: apiPath,
+        bodies: sc.bodies,
+        responses: caps.map((c) => ({ total: c.total, totalExact: c.totalExact, items: c.items })),
+        statements: caps[0]!.waves.flat().length,
+        waves: caps[0]!.waves.length,
+        explain: explained,
+        endpoint,
+        direct,
+        p99Ratio: endpoint.latency.p99 / direct.latency.p99,
+        pass: endpoint.latency.p99 < GOAL_P99_MS && endpoint.non2xx === 0 && endpoint.errors === 0,
+      };
+      results.push(r);
+      const problems = [
+        endpoint.non2xx ? `${endpoint.non2xx} non-2xx` : '',
+        endpoint.errors ? `${endpoint.errors} errors` : '',
+        endpoint.timeouts ? `${endpoint.timeouts} timeouts` : '',
+        direct.errors ? `${direct.errors} direct errors` : '',
+      ].filter(Boolean);
+      log(
+        `${sc.name.padEnd(22)} ${sc.bodies.length} bodies, totals ${r.responses.map((x) => `${x.total}${x.totalExact ? '' : '+'}`).join('/')}, ` +
+          `${r.statements} statements in ${r.waves} waves | endpoint p99 ${fmt(endpoint.latency.p99)} ms, ${fmt(endpoint.perSec, 0)} req/s | ` +
+          `direct p99 ${fmt(direct.latency.p99)} ms | ${r.pass ? 'PASS' : 'FAIL'}${problems.length ? ` | ${problems.join(', ')}` : ''}`,
+      );
+    }
+
+    log('');
+    printTable(results);
+    log('');
+    log('EXPLAIN (ANALYZE, BUFFERS) of the first body of each scenario (server-side time, one run, idle server):');
+    for (const r of results) {
+      log(`  ${r.scenario}:`);
+      for (const e of r.explain) {
+        const seq = e.summary.seqScans.length ? ` SEQ SCAN on ${e.summary.seqScans.join(', ')}` : '';
+        log(`    ${e.statement} … → ${e.summary.plan} [${fmt(e.summary.executionMs)} ms, ${e.summary.buffers} buffers]${seq}`);
+      }
+    }
+    const failed = results.filter((r) => !r.pass);
+    log('');
+    log(
+      failed.length === 0
+        ? `goal p99_endpoint < ${GOAL_P99_MS} ms: PASS for all ${results.length} scenarios`
+        : `goal p99_endpoint < ${GOAL_P99_MS} ms: FAIL for ${failed.length} of ${results.length}: ${failed.map((r) => r.scenario).join(', ')}`,
+    );
+    log(
+      `load average at end (1/5/15 min): ${os.loadavg().map(round2).join(' / ')}; seeding: ` +
+        (seed.reused ? 'reused the existing data' : `${seed.seedSeconds.toFixed(1)} s load + ${seed.indexSeconds.toFixed(1)} s search table and indexes`),
+    );
+
+    const outDir = path.resolve(__dirname, '..', '..', 'var', 'bench');
+    fs.mkdirSync(outDir, { recursive: true });
+    const file = path.join(outDir, `search-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+    const side = (s: SideResult) => ({ p50: round2(s.latency.p50), p95: round2(s.latency.p95), p99: round2(s.latency.p99), max: round2(s.latency.max), perSec: round2(s.perSec), samples: s.latency.samples, errors: s.errors });
+    const json = {
+      benchmark: 'search',
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      units: { latency: 'ms', endpointThroughput: 'requests/s (2xx)', directThroughput: 'statement sets/s (one set = the SQL of one request)' },
+      machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim(), node: process.version, postgres: pgVersion, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map(round2) },
+      options: { ...opts, databasePoolMax: config.DATABASE_POOL_MAX },
+      goal: `p99_endpoint < ${GOAL_P99_MS} ms`,
+      seeding: { reused: seed.reused, seedSeconds: round2(seed.seedSeconds), indexSeconds: round2(seed.indexSeconds), analyzeSeconds: round2(seed.analyzeSeconds), counts: seed.counts, sizes: seed.sizes, teammates: seed.teammates.length },
+      scenarios: results.map((r) => ({
+        scenario: r.scenario,
+        path: r.path,
+        bodies: r.bodies,
+        responses: r.responses,
+        endpoint: { ...side(r.endpoint), non2xx: r.endpoint.non2xx, timeouts: r.endpoint.timeouts },
+        direct: side(r.direct),
+        p99Ratio: round2(r.p99Ratio),
+        pass: r.pass,
+        explain: r.explain.map((e) => ({ statement: e.statement, ...e.summary, executionMs: round2(e.summary.executionMs) })),
+      })),
+    };
+    fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+    log(`report written to ${path.relative(process.cwd(), file)}`);
+  } finally {
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+    }
+    await directPool.end();
+    await container.close();
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * SQL of the purchase search (spec §4.5 searchTeammatePurchasedProducts), over the
+ * `purchase_search` table that migration 20261122001100 keeps in step with purchases, items,
+ * certificates and buyers by triggers (one row per paid purchase: scope columns, product line
+ * ids, and `search_doc`, the normalised buyer name, emails and certificate numbers, one a line).
+ *
+ * Every statement is limited to one scope: the root account, the key's mode and, on the
+ * teammate surface, the teammate (`purchase_search.agent_id`). All text is bound as parameters.
+ * A match is: the phrase is a substring of `search_doc` (`strpos`, so nothing in it is a
+ * wildcard), or the purchase holds one of the product lines whose name contains it (ids looked
+ * up first, then matched through the GIN index on `product_line_ids`). The trigram index is
+ * reached through `probe`, a LIKE pattern implied by the phrase (see ./probe.ts) and cheaper to
+ * look up than the whole phrase. Order: `paid_at desc, purchase_id desc` (the scope indexes').
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+
+/** Whose purchases a search covers: one root account and mode, narrowed to one teammate unless `agentId` is null. */
+export interface SearchScope {
+  rootAccountId: number;
+  agentId: number | null;
+  mode: 'live' | 'test';
+}
+
+/** What a non-empty search matches (see the module comment). */
+export interface SearchMatch {
+  /** The normalised search text (matched lower-cased, as a plain substring). */
+  phrase: string;
+  /** LIKE pattern for the trigram index, implied by the phrase; null: no index can help. */
+  probe: string | null;
+  /** Product lines (of the scope's mode) whose normalised name contains the phrase. */
+  productLineIds: number[];
+}
+
+/** One hydrated result row (instants as Date). */
+export interface PurchaseSearchRow {
+  purchaseId: number;
+  paymentIntentId: string | null;
+  paidAt: Date;
+  status: string;
+  teammate: { idpTeammateUuid: string; name: string } | null;
+  buyer: { idpAccntUuid: string; name: string; email: string };
+  products: Array<{ productLineId: number; productName: string }>;
+  certificateCount: number;
+  /** The first `listedCertificates` numbers, product then unit order. */
+  certificateNumbers: string[];
+  matchedCertificateNumber: string | null;
+}
+
+interface HydratedRow {
+  id: number;
+  payment_intent_id: string | null;
+  paid_at: Date;
+  status: string;
+  idp_teammate_uuid: string | null;
+  agent_name: string | null;
+  idp_accnt_uuid: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  buyer_email: string | null;
+  products: Array<{ id: number; name: string }>;
+  certificate_count: number;
+  certificate_numbers: string[];
+  matched_certificate_number: string | null;
+}
+
+interface Fragment {
+  sql: string;
+  bindings: Knex.Value[];
+}
+
+/** `text` as a LIKE pattern matching it anywhere; `\`, `%` and `_` match only themselves. */
+export function likePattern(text: string): string {
+  return `%${escapeLike(text)}%`;
+}
+
+/** `text` with the LIKE metacharacters `\`, `%` and `_` escaped by `\`. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function scopeWhere(scope: SearchScope): Fragment {
+  if (scope.agentId === null) {
+    return { sql: 's.root_account_id = ? and s.mode = ?', bindings: [scope.rootAccountId, scope.mode] };
+  }
+  return { sql: 's.root_account_id = ? and s.agent_id = ? and s.mode = ?', bindings: [scope.rootAccountId, scope.agentId, scope.mode] };
+}
+
+/**
+ * Scope plus the match. `indexable`: written so the planner can use the trigram and product
+ * indexes (to gather matches); otherwise written so it cannot, which leaves the newest-first
+ * scope index as the only path (to walk it, testing each row).
+ */
+function matchWhere(scope: SearchScope, match: SearchMatch | null, indexable: boolean): Fragment {
+  const s = scopeWhere(scope);
+  if (!match) return s;
+  let text: Fragment = { sql: 'strpos(s.search_doc, lower(?)) > 0', bindings: [match.phrase] };
+  if (indexable && match.probe) {
+    text = { sql: `(s.search_doc like lower(?) escape '\\' and ${text.sql})`, bindings: [match.probe, ...text.bindings] };
+  }
+  if (match.productLineIds.length === 0) return { sql: `${s.sql} and ${text.sql}`, bindings: [...s.bindings, ...text.bindings] };
+  return {
+    sql: `${s.sql} and (${text.sql} or s.product_line_ids && ?::int[])`,
+    bindings: [...s.bindings, ...text.bindings, match.productLineIds as unknown as Knex.Value],
+  };
+}
+
+export function createPurchaseSearchRepository(db: Db) {
+  return {
+    /**
+     * The purchase in scope holding a certificate whose number equals `phrase` (as sent, or upper
+     * case: numbers are issued upper case), or null. Served by the unique index on the number.
+     */
+    async exactCertificateHit(scope: SearchScope, phrase: string): Promise<{ purchaseId: number; certificateNumber: string } | null> {
+      const s = scopeWhere(scope);
+      const { rows } = await db.raw(
+        `select c.purchase_id, c.certificate_number
+           from certificates c join purchase_search s on s.purchase_id = c.purchase_id
+          where c.certificate_number in (?, upper(?)) and ${s.sql}
+          limit 1`,
+        [phrase, phrase, ...s.bindings],
+      );
+      const r = rows[0];
+      return r ? { purchaseId: r.purchase_id, certificateNumber: r.certificate_number } : null;
+    },
+
+    /** Ids of the product lines of `mode` whose normalised customer-facing name contains `phrase`. */
+    async productLineIdsNamed(phrase: string, mode: SearchScope['mode']): Promise<number[]> {
+      const { rows } = await db.raw(
+        `select id from product_lines where purchase_search_normalize(customer_name) like lower(?) escape '\\' and is_test_mode = ? order by id limit 10000`,
+        [likePattern(phrase), mode === 'test'],
+      );
+      return rows.map((r: { id: number }) => r.id);
+    },
+
+    /**
+     * A sample of `search_doc` values: the column's histogram from the planner's statistics
+     * (up to 1 001 rows spread over the table; no table access). Null before the first ANALYZE.
+     */
+    async docSample(): Promise<string[] | null> {
+      const { rows } = await db.raw(
+        `select histogram_bounds::text::text[] as docs from pg_stats
+          where schemaname = current_schema() and tablename = 'purchase_search' and attname = 'search_doc'`,
+      );
+      const docs = rows[0]?.docs as string[] | null | undefined;
+      return docs && docs.length > 0 ? docs : null;
+    },
+
+    /**
+     * Gathers at most `cap` matches through the indexes and returns how many there were, and —
+     * when that is fewer than `cap`, so they are all of them — one slice of them in result order
+     * (leaving out `excludePurchaseId`). One statement: the gathered rows are sorted in memory.
+     */
+    async countAndCollect(
+      scope: SearchScope,
+      match: SearchMatch,
+      cap: number,
+      slice: { offset: number; limit: number; excludePurchaseId: number | null },
+    ): Promise<{ count: number; ids: number[] | null }> {
+      const m = matchWhere(scope, match, true);
+      const { rows } = await db.raw(
+        `with m as materialized (select s.purchase_id, s.paid_at from purchase_search s where ${m.sql} limit ?)
+         select (select count(*)::int from m) as n,
+                case when (select count(*) from m) < ? then array(
+                  select purchase_id from m where purchase_id is distinct from ?::int
+                   order by paid_at desc, purchase_id desc limit ? offset ?) end as ids`,
+        [...m.bindings, cap, cap, slice.excludePurchaseId, slice.limit, slice.offset],
+      );
+      return { count: rows[0].n as number, ids: (rows[0].ids as number[] | null) ?? null };
+    },
+
+    /** How many purchases are in scope (no phrase), counting no further than `cap`. */
+    async countAll(scope: SearchScope, cap: number): Promise<number> {
+      const s = scopeWhere(scope);
+      const { rows } = await db.raw(`select count(*)::int as n from (select 1 from purchase_search s where ${s.sql} limit ?) x`, [...s.bindings, cap]);
+      return rows[0].n as number;
+    },
+
+    /**
+     * One slice of the matches (all of the scope when `match` is null) in result order, leaving
+     * out `excludePurchaseId`, by walking the newest-first scope index and testing each row; it
+     * stops as soon as the slice is full. With `window`, only the newest `window` rows of the
+     * scope are looked at (so a phrase whose matches all lie further back costs a bounded scan;
+     * see `olderMatches`).
+     */
+    async walk(
+      scope: SearchScope,
+      match: SearchMatch | null,
+      slice: { offset: number; limit: number; excludePurchaseId: number | null },
+      window: number | null,
+    ): Promise<number[]> {
+      if (slice.limit <= 0) return [];
+      const s = scopeWhere(scope);
+      const m = matchWhere(scope, match, false);
+      const order = 'order by s.paid_at desc, s.purchase_id desc';
+      const { rows } =
+        window === null
+          ? await db.raw(`select s.purchase_id from purchase_search s where ${m.sql} and s.purchase_id is distinct from ?::int ${order} limit ? offset ?`, [
+              ...m.bindings,
+              slice.excludePurchaseId,
+              slice.limit,
+              slice.offset,
+            ])
+          : await db.raw(
+              `select s.purchase_id from (select s.* from purchase_search s where ${s.sql} ${order} limit ?) s
+                where ${m.sql} and s.purchase_id is distinct from ?::int ${order} limit ? offset ?`,
+              [...s.bindings, window, ...m.bindings, slice.excludePurchaseId, slice.limit, slice.offset],
+            );
+      return rows.map((r: { purchase_id: number }) => r.purchase_id);
+    },
+
+    /**
+     * The `window`-th newest row of the scope (`paid_at`, `purchase_id`), where `olderMatches`
+     * continues after a windowed walk; null when the scope has fewer rows. Index only.
+     */
+    async edgeAt(scope: SearchScope, window: number): Promise<{ paidAt: Date; purchaseId: number } | null> {
+      const s = scopeWhere(scope);
+      const { rows } = await db.raw(
+        `select s.paid_at, s.purchase_id from purchase_search s where ${s.sql} order by s.paid_at desc, s.purchase_id desc limit 1 offset ?`,
+        [...s.bindings, window - 1],
+      );
+      return rows[0] ? { paidAt: rows[0].paid_at, purchaseId: rows[0].purchase_id } : null;
+    },
+
+    /**
+     * The newest `window` rows of the scope: how many there are, how many of them match (leaving
+     * out `excludePurchaseId`), and the oldest of them (`paid_at`, `purchase_id`), where
+     * `olderMatches` continues.
+     */
+    async windowEdge(
+      scope: SearchScope,
+      match: SearchMatch,
+      window: number,
+      excludePurchaseId: number | null,
+    ): Promise<{ scanned: number; hits: number; edge: { paidAt: Date; purchaseId: number } | null }> {
+      const s = scopeWhere(scope);
+      const m = matchWhere(scope, match, false);
+      const { rows } = await db.raw(
+        `with w as materialized (
+           select s.purchase_id, s.paid_at, (${m.sql} and s.purchase_id is distinct from ?::int) as hit
+             from (select s.* from purchase_search s where ${s.sql} order by s.paid_at desc, s.purchase_id desc limit ?) s)
+         select (select count(*)::int from w) as scanned, (select count(*)::int from w where hit) as hits,
+                e.paid_at, e.purchase_id
+           from (select 1) one left join lateral (select paid_at, purchase_id from w order by paid_at, purchase_id limit 1) e on true`,
+        [...m.bindings, excludePurchaseId, ...s.bindings, window],
+      );
+      const r = rows[0];
+      return { scanned: r.scanned, hits: r.hits, edge: r.purchase_id === null ? null : { paidAt: r.paid_at, purchaseId: r.purchase_id } };
+    },
+
+    /**
+     * One slice of the matches older than `edge` (after it in result order), gathered through
+     * the indexes and sorted: the continuation of a windowed `walk` that came up short.
+     */
+    async olderMatches(
+      scope: SearchScope,
+      match: SearchMatch,
+      edge: { paidAt: Date; purchaseId: number },
+      slice: { offset: number; limit: number; excludePurchaseId: number | null },
+    ): Promise<number[]> {
+      if (slice.limit <= 0) return [];
+      const m = matchWhere(scope, match, true);
+      const { rows } = await db.raw(
+        `with m as materialized (
+           select s.purchase_id, s.paid_at from purchase_search s
+            where ${m.sql} and (s.paid_at, s.purchase_id) < (?::timestamptz, ?::int) and s.purchase_id is distinct from ?::int)
+         select purchase_id from m order by paid_at desc, purchase_id desc limit ? offset ?`,
+        [...m.bindings, edge.paidAt, edge.purchaseId, slice.excludePurchaseId, slice.limit, slice.offset],
+      );
+      return rows.map((r: { purchase_id: number }) => r.purchase_id);
+    },
+
+    /**
+     * The result rows of `purchaseIds`, in that order. `matchedCertificateNumber` is the
+     * shortest certificate number of the purchase containing `phrase` (an exact number is the
+     * shortest), null for an empty phrase or none.
+     */
+    async hydrate(purchaseIds: number[], phrase: string, listedCertificates: number): Promise<PurchaseSearchRow[]> {
+      if (purchaseIds.length === 0) return [];
+      const { rows } = await db.raw(
+        `select p.id, p.payment_intent_id, p.paid_at, p.status,
+                a.idp_teammate_uuid, a.name as agent_name,
+                b.idp_accnt_uuid, b.first_name, b.last_name, coalesce(p.buyer_email, b.email) as buyer_email,
+                coalesce((select json_agg(json_build_object('id', x.product_line_id, 'name', x.customer_name) order by x.position)
+                            from (select i.product_line_id, pl.customer_name, min(i.position) as position
+                                    from purchase_items i join product_lines pl on pl.id = i.product_line_id
+                                   where i.purchase_id = p.id group by i.product_line_id, pl.customer_name) x), '[]') as products,
+                (select count(*)::int from certificates c where c.purchase_id = p.id) as certificate_count,
+                array(select c.certificate_number
+                        from certificates c
+                        join purchase_items i on i.id = c.purchase_item_id
+                        join covered_units cu on cu.id = c.covered_unit_id
+                       where c.purchase_id = p.id
+                       order by i.position, cu.unit_index limit ?) as certificate_numbers,
+                case when ? = '' then null else
+                  (select c.certificate_number from certificates c
+                    where c.purchase_id = p.id and strpos(purchase_search_normalize(c.certificate_number), lower(?)) > 0
+                    order by length(c.certificate_number), c.id limit 1) end as matched_certificate_number
+           from purchases p
+           left join buyers b on b.id = p.buyer_id
+           left join agents a on a.id = p.agent_id
+          where p.id = any (?::int[])
+          order by array_position(?::int[], p.id)`,
+        [listedCertificates, phrase, phrase, purchaseIds as unknown as Knex.Value, purchaseIds as unknown as Knex.Value],
+      );
+      return (rows as HydratedRow[]).map(
+        (r): PurchaseSearchRow => ({
+          purchaseId: r.id,
+          paymentIntentId: r.payment_intent_id,
+          paidAt: r.paid_at,
+          status: r.status,
+          teammate: r.idp_teammate_uuid ? { idpTeammateUuid: r.idp_teammate_uuid, name: r.agent_name ?? '' } : null,
+          buyer: { idpAccntUuid: r.idp_accnt_uuid ?? '', name: [r.first_name, r.last_name].filter(Boolean).join(' '), email: r.buyer_email ?? '' },
+          products: r.products.map((x) => ({ productLineId: x.id, productName: x.name })),
+          certificateCount: r.certificate_count,
+          certificateNumbers: r.certificate_numbers,
+          matchedCertificateNumber: r.matched_certificate_number,
+        }),
+      );
+    },
+  };
+}
+
+export type PurchaseSearchRepository = ReturnType<typeof createPurchaseSearchRepository>;

@@ -1,0 +1,198 @@
+/**
+ * Purchase search, `searchTeammatePurchasedProducts` (spec §4.5; issue 7): free text over the
+ * PAID purchases of one scope — the calling teammate's sales on `/platform-agency-certs`, every
+ * sale of the root account on `/platform-agency-root-certs` — in the API key's mode only.
+ *
+ * The search text is normalised (whitespace and control characters collapsed to one space,
+ * trimmed) and matched as one case-insensitive phrase inside the buyer's name ("first last"),
+ * the buyer's email, a product's customer-facing name or a certificate number; `%`, `_`, `\` and
+ * quotes are plain text. Empty text lists everything. Order: newest payment first; a purchase
+ * holding a certificate whose number IS the text (exact, case-insensitive) comes first on page 0.
+ *
+ * How a page is found (measured by `npm run bench -- search`; docs/decisions.md): the matches
+ * are counted up to SEARCH_COUNT_CAP + 1 through the trigram / product indexes, in the same
+ * statement that sorts them and cuts the page when that is all of them. When there are more,
+ * they are dense somewhere, and the page comes from walking the newest rows of the scope in
+ * order (bounded; older matches again through the indexes). An empty search walks the index.
+ *
+ * Errors (bare body, spec §7.2): 404 TEAMMATE_NOT_FOUND / SELLER_NOT_FOUND from the account
+ * scope (src/certificates/account-scope.ts); validation is the route's (400 VALIDATION_ERROR).
+ */
+import type { Principal } from '../api-keys/service';
+import type { AccountScope, AccountScopes } from '../certificates/account-scope';
+import type { PurchaseSearchRepository, PurchaseSearchRow, SearchMatch, SearchScope } from './repository';
+import { choosePhraseProbe } from './probe';
+import {
+  LISTED_CERTIFICATE_NUMBERS,
+  SEARCH_COUNT_CAP,
+  SEARCH_RESULT_WINDOW,
+  type PurchaseSearchHit,
+  type PurchaseSearchResponse,
+  type SearchRootPurchasesRequest,
+  type SearchTeammatePurchasesRequest,
+} from './schemas';
+
+/** Longest string that can be a certificate number (certificates.certificate_number is varchar(64)). */
+const MAX_CERTIFICATE_NUMBER = 64;
+
+/** The search text as it is matched: runs of whitespace and control characters → one space, trimmed. */
+export function normalizeSearchText(text: string): string {
+  return text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+}
+
+type Paging = { search_text: string; page_size: number; page_index: number };
+type Slice = { offset: number; limit: number; excludePurchaseId: number | null };
+
+function toHit(r: PurchaseSearchRow): PurchaseSearchHit {
+  return {
+    purchase_id: r.purchaseId,
+    payment_intent: r.paymentIntentId,
+    paid_at: r.paidAt.toISOString(),
+    status: r.status,
+    teammate: r.teammate ? { idp_teammate_uuid: r.teammate.idpTeammateUuid, name: r.teammate.name } : null,
+    buyer: { idp_accnt_uuid: r.buyer.idpAccntUuid, name: r.buyer.name, email: r.buyer.email },
+    products: r.products.map((p) => ({ product_line_id: p.productLineId, product_name: p.productName })),
+    certificate_count: r.certificateCount,
+    certificate_numbers: r.certificateNumbers,
+    matched_certificate_number: r.matchedCertificateNumber,
+  };
+}
+
+/** Newest rows of a scope a search walks before it turns to the indexes for older matches. */
+const WALK_WINDOW = 10_000;
+/** Longest walk a search makes (rows), for a deep page of a phrase the newest rows show to be common. */
+const MAX_WALK = 200_000;
+/** How long a sample of the search table (for choosing probes) is reused, ms. */
+const SAMPLE_TTL_MS = 10 * 60_000;
+
+/**
+ * `limits` exist for tests, to reach the many-matches paths with a handful of rows: `countCap`
+ * (default SEARCH_COUNT_CAP), `walkWindow` (default WALK_WINDOW), `maxWalk` (default MAX_WALK).
+ */
+export function createPurchaseSearchService(deps: {
+  repo: PurchaseSearchRepository;
+  scopes: AccountScopes;
+  now?: () => number;
+  limits?: { countCap?: number; walkWindow?: number; maxWalk?: number };
+}) {
+  const { repo } = deps;
+  const now = deps.now ?? Date.now;
+  const countCap = deps.limits?.countCap ?? SEARCH_COUNT_CAP;
+  const walkWindow = deps.limits?.walkWindow ?? WALK_WINDOW;
+  const maxWalk = deps.limits?.maxWalk ?? MAX_WALK;
+  let sample: { docs: string[] | null; at: number } | null = null;
+  let loading: Promise<string[] | null> | null = null;
+
+  /** The cached doc sample; refreshed in the background once stale (a failed refresh keeps the old one). */
+  async function docSample(): Promise<string[] | null> {
+    const fresh = sample && now() - sample.at < SAMPLE_TTL_MS;
+    if (!fresh && !loading) {
+      loading = repo
+        .docSample()
+        .then((docs) => {
+          sample = { docs, at: now() };
+          return docs;
+        })
+        .catch(() => sample?.docs ?? null)
+        .finally(() => {
+          loading = null;
+        });
+    }
+    // Only the very first search waits for the sample; later ones use the previous one meanwhile.
+    return sample ? sample.docs : loading;
+  }
+
+  /**
+   * A slice of a phrase's matches when there are more than the count cap: from a walk over the
+   * newest `walkWindow` rows of the scope (more for a deep page) when they hold it (matches
+   * spread over time). Else, when those rows show the matches dense enough, from a longer walk
+   * sized by that density, at most `maxWalk` rows; else completed from the older matches through
+   * the indexes (matches that lie further back, such as an old certificate number's prefix).
+   * No search walks the whole scope.
+   */
+  async function pageOfMany(scope: SearchScope, match: SearchMatch, slice: Slice): Promise<number[]> {
+    // A deep page needs at least offset + limit rows anyway; four times that fills it at a density of 1 in 4.
+    const window = Math.min(maxWalk, Math.max(walkWindow, 4 * (slice.offset + slice.limit)));
+    const recent = await repo.walk(scope, match, slice, window);
+    if (recent.length === slice.limit) return recent;
+    // The walk came up short, so it looked at the whole window. When it returned rows (or started
+    // at the top) it also counted the window's matches; else they are counted again.
+    const w =
+      recent.length > 0 || slice.offset === 0
+        ? { hits: slice.offset + recent.length, edge: await repo.edgeAt(scope, window) }
+        : await repo.windowEdge(scope, match, window, slice.excludePurchaseId).then((e) => ({ hits: e.hits, edge: e.scanned < window ? null : e.edge }));
+    if (!w.edge) return recent; // the window was the whole scope
+    const rows = w.hits > 0 ? Math.ceil(((slice.offset + slice.limit) * window * 1.5) / w.hits) : Infinity;
+    if (rows <= maxWalk) {
+      const longer = await repo.walk(scope, match, slice, rows);
+      if (longer.length === slice.limit) return longer;
+    }
+    const older = await repo.olderMatches(scope, match, w.edge, {
+      offset: Math.max(0, slice.offset - w.hits),
+      limit: slice.limit - recent.length,
+      excludePurchaseId: slice.excludePurchaseId,
+    });
+    return [...recent, ...older];
+  }
+
+  /** One page of the scope's matches; see the module comment for matching and order. */
+  async function search(account: AccountScope, mode: Principal['mode'], req: Paging): Promise<PurchaseSearchResponse> {
+    const scope: SearchScope = { rootAccountId: account.rootAccountId, agentId: account.agentId, mode };
+    const phrase = normalizeSearchText(req.search_text);
+    const size = req.page_size;
+    const start = req.page_index * size;
+    const cap = countCap + 1; // one past the cap says whether the total is exact
+
+    let counted: number;
+    let ids: number[];
+    if (phrase === '') {
+      const [n, page] = await Promise.all([repo.countAll(scope, cap), repo.walk(scope, null, { offset: start, limit: size + 1, excludePurchaseId: null }, null)]);
+      counted = n;
+      ids = page;
+    } else {
+      const mayBeCertificate = phrase.length <= MAX_CERTIFICATE_NUMBER && !phrase.includes(' ');
+      const [hit, productLineIds, docs] = await Promise.all([
+        mayBeCertificate ? repo.exactCertificateHit(scope, phrase) : Promise.resolve(null),
+        repo.productLineIdsNamed(phrase, mode),
+        docSample(),
+      ]);
+      const match: SearchMatch = { phrase, probe: choosePhraseProbe(phrase, docs), productLineIds };
+      // Result order: the exact certificate hit (if any), then every other match newest first.
+      // One row more than the page tells whether another page exists.
+      const slice = !hit
+        ? { offset: start, limit: size + 1, excludePurchaseId: null }
+        : start === 0
+          ? { offset: 0, limit: size, excludePurchaseId: hit.purchaseId }
+          : { offset: start - 1, limit: size + 1, excludePurchaseId: hit.purchaseId };
+      // Up to the count cap, every match is gathered through the indexes (count and page in one
+      // statement). Beyond it matches are many: walk the newest rows of the scope for the page.
+      const collected = await repo.countAndCollect(scope, match, cap, slice);
+      counted = collected.count;
+      const rest = collected.ids ?? (await pageOfMany(scope, match, slice));
+      ids = hit && start === 0 ? [hit.purchaseId, ...rest] : rest;
+    }
+    const more = ids.length > size;
+    const rows = await repo.hydrate(ids.slice(0, size), phrase, LISTED_CERTIFICATE_NUMBERS);
+    return {
+      total: Math.min(counted, countCap),
+      total_exact: counted <= countCap,
+      page_index: req.page_index,
+      page_size: size,
+      has_more: more && start + 2 * size <= SEARCH_RESULT_WINDOW,
+      purchases: rows.map(toHit),
+    };
+  }
+
+  return {
+    /** `/platform-agency-certs/searchTeammatePurchasedProducts`: the teammate's paid sales. Throws TEAMMATE_NOT_FOUND. */
+    async searchAsTeammate(principal: Principal, req: SearchTeammatePurchasesRequest): Promise<PurchaseSearchResponse> {
+      return search(await deps.scopes.teammate(principal, req.idp_teammate_uuid), principal.mode, req);
+    },
+    /** `/platform-agency-root-certs/searchTeammatePurchasedProducts`: every paid sale of the root account. Throws SELLER_NOT_FOUND. */
+    async searchAsRoot(principal: Principal, req: SearchRootPurchasesRequest): Promise<PurchaseSearchResponse> {
+      return search(await deps.scopes.root(principal, req.idp_root_account_uuid), principal.mode, req);
+    },
+  };
+}
+
+export type PurchaseSearchService = ReturnType<typeof createPurchaseSearchService>;
