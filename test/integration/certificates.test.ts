@@ -103,8 +103,9 @@ describe('given a paid 3-day per-day purchase', () => {
     expect(rows.every((r) => r.storage_key && r.sha256 && r.size_bytes > 1000)).toBe(true);
     expect(await db('certificate_archives').where({ purchase_id: paid.purchaseId }).count({ n: '*' }).first()).toEqual({ n: '2' });
     expect(await db('purchases').where({ id: paid.purchaseId }).first('status')).toEqual({ status: 'issued' });
-    const described = await app.container.temporal.client.workflow.getHandle(`purchase-${paid.purchaseId}`).describe();
-    expect(described.searchAttributes).toMatchObject({ PurchaseStatus: ['issued'] });
+    // The parent publishes `issued` once its child has returned (visibility is eventually consistent).
+    const handle = app.container.temporal.client.workflow.getHandle(`purchase-${paid.purchaseId}`);
+    await eventually(async () => ((await handle.describe()).searchAttributes.PurchaseStatus as string[] | undefined)?.[0] === 'issued');
   });
 
   test('when the root account asks, then it sees the purchase; another teammate, a wrong buyer, another account, unknown ids and bad bodies do not', async () => {
