@@ -106,7 +106,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
       let rendered = 0;
       let alreadyStored = 0;
       const beat = () => ctx.heartbeat({ done: rendered + alreadyStored, of: rows.length });
-      const store1 = async (row: IssuanceRow, bytes: Buffer) => {
+      const storePdf = async (row: IssuanceRow, bytes: Buffer) => {
         const key = certificateKey(row.purchaseId, row.certificateNumber);
         const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf' }).catch(permanent);
         await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
@@ -142,9 +142,9 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
             if (!(err instanceof PdfPageCountError)) return permanent(err);
             return Promise.all(
               chunk.map(async (row, i) => withFixedPdfDates(await pdf.render(await renderCertificateHtml(data[i]!, { format: pageFormat }), { format: pageFormat }), row.issueDate)),
-            );
+            ).catch(permanent);
           });
-        await Promise.all(chunk.map((row, i) => store1(row, pdfs[i]!)));
+        await Promise.all(chunk.map((row, i) => storePdf(row, pdfs[i]!)));
       });
       return { rendered, alreadyStored };
     },

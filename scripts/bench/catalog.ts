@@ -46,6 +46,7 @@ import {
   type HttpLoadResult,
   type Statement,
   type StatementWaves,
+  intOption,
 } from './lib';
 
 const BENCH_DATABASE = 'insurance_bench';
@@ -107,11 +108,7 @@ function parseOptions(argv: string[]): Options {
     console.log(USAGE);
     process.exit(0);
   }
-  const num = (name: string, raw: string, min: number, max: number) => {
-    const v = Number(raw);
-    if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-    return v;
-  };
+  const num = intOption;
   return {
     seconds: num('seconds', values.seconds, 1, 3600),
     rows: num('rows', values.rows, 100, 10_000_000),

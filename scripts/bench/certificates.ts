@@ -58,7 +58,7 @@ import { deliverWebhook, sessionCompletedEvent } from '../../test/helpers/purcha
 import { runNaiveBaseline, type NaiveResult } from './certificates-naive';
 import { describeTimeline, runTimeline, type RunTimeline } from './certificates-timeline';
 import { markedProcesses, processMemory, startCpuMeter, startWorker, stillPresent, stopWorker, type CpuUse, type ProcInfo, type WorkerProcess } from './certificates-worker';
-import { percentile, round2 } from './lib';
+import { percentile, round2, intOption } from './lib';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BENCH_DATABASE = 'insurance_bench_certificates';
@@ -122,11 +122,7 @@ function parseOptions(argv: string[]): Options {
     console.log(USAGE);
     process.exit(0);
   }
-  const num = (name: string, raw: string, min: number, max: number) => {
-    const v = Number(raw);
-    if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-    return v;
-  };
+  const num = intOption;
   const opts = {
     certs: num('certs', values.certs, 1, 366),
     baselineCerts: num('baseline-certs', values['baseline-certs'], 1, 366),

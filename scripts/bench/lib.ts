@@ -311,3 +311,11 @@ export async function explain(db: PgQueryable, s: Statement): Promise<ExplainSum
     buffers: (root['Shared Hit Blocks'] ?? 0) + (root['Shared Read Blocks'] ?? 0),
   };
 }
+
+/** Parses the integer command-line option `--name` (raw text) within `min`…`max`; throws a one-line error otherwise. */
+export function intOption(name: string, raw: string, min: number, max: number): number {
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+  return v;
+}
+

@@ -45,6 +45,7 @@ import {
   type PgPool,
   type Statement,
   type StatementWaves,
+  intOption,
 } from './lib';
 
 const BENCH_DATABASE = 'insurance_bench_search';
@@ -125,11 +126,7 @@ function parseOptions(argv: string[]): Options {
     console.log(USAGE);
     process.exit(0);
   }
-  const num = (name: string, raw: string, min: number, max: number) => {
-    const v = Number(raw);
-    if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-    return v;
-  };
+  const num = intOption;
   return {
     seconds: num('seconds', values.seconds, 1, 3600),
     warmup: num('warmup', values.warmup, 0, 600),
