@@ -90,12 +90,16 @@ export interface HttpLoadOptions {
   connections: number;
   /** Length of the run, seconds. */
   seconds: number;
+  /** POST these JSON bodies (round robin per connection) to `path` instead of GETting `url`. */
+  post?: { path: string; bodies: string[] };
 }
 
 /** Outcome of one measured autocannon run. */
 export interface HttpLoadResult {
   /** Latency of the 2xx responses, ms, from autocannon's per-response hrtime durations. */
   latency: LatencyStats;
+  /** Those latencies one by one (ms), for other percentiles. */
+  samples: Float64Array;
   /** 2xx responses per second over the run's wall time. */
   reqPerSec: number;
   /** Wall time of the run, seconds. */
@@ -144,6 +148,7 @@ export function runHttpLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
       const durationSeconds = reply.durationSeconds!;
       resolve({
         latency: latencyStats(samples),
+        samples,
         reqPerSec: samples.length / durationSeconds,
         durationSeconds,
         responses2xx: samples.length,

@@ -2,7 +2,8 @@
  * Worker thread of `runHttpLoad` (scripts/bench/lib.ts): runs autocannon with its own event
  * loop, so the load generator does not share the API's main thread.
  *
- * workerData: { url, headers, connections, seconds }.
+ * workerData: { url, headers, connections, seconds, post? }. With `post: { path, bodies }` each
+ * connection POSTs the JSON `bodies` in turn (round robin) to `path`; otherwise it GETs `url`.
  * Replies once: { ok: true, samples: Float64Array (latency of every 2xx response, ms),
  * durationSeconds, non2xx, errors, timeouts, autocannon: { p50, p99, responses2xx } }
  * or { ok: false, error }.
@@ -21,6 +22,16 @@ function run(seconds, samples) {
         headers: workerData.headers,
         connections: workerData.connections,
         duration: seconds,
+        ...(workerData.post
+          ? {
+              requests: workerData.post.bodies.map((body) => ({
+                method: 'POST',
+                path: workerData.post.path,
+                headers: { ...workerData.headers, 'content-type': 'application/json' },
+                body,
+              })),
+            }
+          : {}),
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );

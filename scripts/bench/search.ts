@@ -7,7 +7,7 @@
  * For each scenario (a surface and a list of request bodies, sent round robin):
  *  - endpoint: the real API (container + Koa app, as `test/helpers/app.ts` starts it) on
  *    127.0.0.1, port 0, loaded by autocannon (C connections, S seconds after a warm-up) in a
- *    worker thread (search-load-worker.mjs); latency of every 2xx response in ms;
+ *    worker thread (load-worker.mjs, POSTing); latency of every 2xx response in ms;
  *  - direct: the SQL one request of each body issued, captured from knex's `query` event on the
  *    app's own knex instance (exactly the statements and bindings the repository built, the
  *    account-scope lookup included), replayed through `pg` on a pool as large as the app's by C
@@ -28,7 +28,6 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer } from '../../src/container';
 import { createApp } from '../../src/http/app';
@@ -46,6 +45,7 @@ import {
   type Statement,
   type StatementWaves,
   intOption,
+  runHttpLoad,
 } from './lib';
 
 const BENCH_DATABASE = 'insurance_bench_search';
@@ -238,33 +238,10 @@ async function captureStatements(db: Db, url: string, headers: Record<string, st
   return captures.reduce((best, c) => (c.waves.length < best.waves.length ? c : best));
 }
 
-/** autocannon in search-load-worker.mjs: `bodies` round robin per connection. */
-function runHttpLoad(opts: { url: string; path: string; headers: Record<string, string>; bodies: string[]; connections: number; seconds: number }) {
-  return new Promise<SideResult & { non2xx: number; timeouts: number }>((resolve, reject) => {
-    const worker = new Worker(path.join(__dirname, 'search-load-worker.mjs'), { workerData: opts });
-    let settled = false;
-    worker.once('message', (reply: { ok: boolean; error?: string; samples: Float64Array; durationSeconds: number; non2xx: number; errors: number; timeouts: number }) => {
-      settled = true;
-      void worker.terminate();
-      if (!reply.ok) {
-        reject(new Error(`load worker: ${reply.error}`));
-        return;
-      }
-      resolve({
-        latency: stats(reply.samples),
-        perSec: reply.samples.length / reply.durationSeconds,
-        errors: reply.errors,
-        non2xx: reply.non2xx,
-        timeouts: reply.timeouts,
-      });
-    });
-    worker.once('error', (err) => {
-      if (!settled) reject(err);
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`load worker exited with code ${code} before reporting`));
-    });
-  });
+/** The endpoint side: lib's autocannon worker POSTing `bodies` round robin per connection. */
+async function runEndpointLoad(opts: { url: string; path: string; headers: Record<string, string>; bodies: string[]; connections: number; seconds: number }) {
+  const r = await runHttpLoad({ url: opts.url, headers: opts.headers, connections: opts.connections, seconds: opts.seconds, post: { path: opts.path, bodies: opts.bodies } });
+  return { latency: stats(r.samples), perSec: r.reqPerSec, errors: r.errors, non2xx: r.non2xx, timeouts: r.timeouts };
 }
 
 /** `loops` concurrent loops replaying the bodies' statement waves round robin for `seconds` (after `warmup`). */
@@ -382,8 +359,8 @@ export async function runSearchBench(argv: string[]): Promise<void> {
       for (const s of caps[0]!.waves.flat()) explained.push({ statement: firstLine(s), summary: await explain(directPool, s) });
 
       const load = { url: baseUrl, path: apiPath, headers, bodies: sc.bodies.map((b) => JSON.stringify(b)), connections: opts.connections };
-      if (opts.warmup > 0) await runHttpLoad({ ...load, seconds: opts.warmup });
-      const endpoint = await runHttpLoad({ ...load, seconds: opts.seconds });
+      if (opts.warmup > 0) await runEndpointLoad({ ...load, seconds: opts.warmup });
+      const endpoint = await runEndpointLoad({ ...load, seconds: opts.seconds });
       const direct = await runDirectLoad(directPool, caps.map((c) => c.waves), { loops: opts.connections, seconds: opts.seconds, warmup: opts.warmup });
       const r: ScenarioResult = {
         scenario: sc.name,

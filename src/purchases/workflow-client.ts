@@ -44,6 +44,16 @@ function processorType(err: unknown): string | undefined {
 
 export function createPurchaseWorkflows(deps: { client: Client; taskQueue: string; sessionTtlSeconds: number; pollIntervalSeconds: number; timeoutMs?: number }) {
   const timeoutMs = deps.timeoutMs ?? 30_000;
+  /** Starts `type` once per business id; false when that id was started before (a redelivered event). */
+  async function startOnce(type: string, workflowId: string, input: unknown): Promise<boolean> {
+    try {
+      await deps.client.workflow.start(type, { workflowId, taskQueue: deps.taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+      throw err;
+    }
+  }
   return {
     async startCheckout(input: { purchaseId: number; buyerEmail: string }): Promise<CheckoutSession> {
       const args: PurchaseWorkflowInput = {
@@ -88,18 +98,7 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
      * recognised and ignored. Returns false for a duplicate.
      */
     async startRefund(eventId: string, input: RefundInput): Promise<boolean> {
-      try {
-        await deps.client.workflow.start('refundWorkflow', {
-          workflowId: refundWorkflowId(input.purchaseId, eventId),
-          taskQueue: deps.taskQueue,
-          args: [input],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
-        return true;
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-        throw err;
-      }
+      return startOnce('refundWorkflow', refundWorkflowId(input.purchaseId, eventId), input);
     },
 
     /**
@@ -107,18 +106,7 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
      * renewal was started before (a redelivered event).
      */
     async startRenewal(input: RenewalInput): Promise<boolean> {
-      try {
-        await deps.client.workflow.start('renewalWorkflow', {
-          workflowId: renewalWorkflowId(input.purchaseId, input.invoiceId),
-          taskQueue: deps.taskQueue,
-          args: [input],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
-        return true;
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-        throw err;
-      }
+      return startOnce('renewalWorkflow', renewalWorkflowId(input.purchaseId, input.invoiceId), input);
     },
 
     /** Starts the workflow that sends the recorded proof-of-coverage emails `emailIds` (spec §4.5). */
