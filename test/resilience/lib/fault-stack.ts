@@ -1,0 +1,291 @@
+/**
+ * The fault suite's own stack: PostgreSQL, the Temporal dev server (persistent SQLite file),
+ * stripe-mock, fake-gcs-server, and the project's API and worker as separate processes (the
+ * same entry points as production: `src/server.ts`, `src/worker.ts`), each on a port nothing
+ * else uses, so stopping one never disturbs `npm run dev` or another test run.
+ *
+ * | process         | port            | state                                   |
+ * |-----------------|-----------------|-----------------------------------------|
+ * | postgres        | 54331           | `<dir>/pg` (initdb'd fresh each run)    |
+ * | temporal        | 7243 (UI 8243)  | `<dir>/temporal.db` (kept across restarts) |
+ * | stripe-mock     | 12121 (+12122)  | stateless                               |
+ * | fake-gcs-server | 4453            | `<dir>/gcs` (kept across restarts)      |
+ * | api             | 3101            | —                                       |
+ * | worker          | —               | —                                       |
+ *
+ * PostgreSQL is Debian's server binary (`/usr/lib/postgresql/<version>/bin`), run as the
+ * `postgres` OS user when this process is root (PostgreSQL refuses root). Logs go to
+ * `var/log/resilience-<name>.log`.
+ */
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import knexFactory from 'knex';
+import { ManagedProcess } from './processes';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const HOST = '127.0.0.1';
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const TOOLS = path.join(ROOT, '.tools', 'bin');
+const LOG_DIR = path.join(ROOT, 'var', 'log');
+
+export const PORTS = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, fakeGcs: 4453, api: 3101 });
+export const WEBHOOK_SECRET = 'whsec_resilience_suite_secret';
+const SEARCH_ATTRIBUTES = ['PurchaseId', 'PaymentIntentId', 'PurchaseStatus', 'BuyerEmail'];
+
+export interface FaultStack {
+  postgres: ManagedProcess;
+  temporal: ManagedProcess;
+  stripeMock: ManagedProcess;
+  fakeGcs: ManagedProcess;
+  api: ManagedProcess;
+  worker: ManagedProcess;
+  /** Environment the API and worker run with (also what a test-side Container loads). */
+  env: Record<string, string>;
+  apiUrl: string;
+  databaseUrl: string;
+  storageUrl: string;
+  bucket: string;
+  /** Every log file of the stack (to scan for secrets). */
+  logFiles: string[];
+  stopAll(): Promise<void>;
+}
+
+function tcpOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: HOST });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function httpOk(url: string, init: RequestInit = {}): Promise<boolean> {
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(2000) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The newest Debian PostgreSQL server binaries directory.
+ * @throws {Error} when no `/usr/lib/postgresql/<version>/bin/postgres` exists.
+ */
+export function postgresBinDir(): string {
+  const base = '/usr/lib/postgresql';
+  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'postgres'))) : [];
+  versions.sort((a, b) => Number(b) - Number(a));
+  if (!versions[0]) throw new Error('the fault suite needs Debian PostgreSQL server binaries (/usr/lib/postgresql/<version>/bin/postgres)');
+  return path.join(base, versions[0], 'bin');
+}
+
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+/** `cmd args` as the postgres OS user when root (PostgreSQL refuses to run as root). */
+const asPostgres = (cmd: string, args: string[]): [string, string[]] => (isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
+
+async function initPostgres(dataDir: string, logFile: string): Promise<void> {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (isRoot()) await run('chown', ['postgres:postgres', dataDir]);
+  const [cmd, args] = asPostgres(path.join(postgresBinDir(), 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const { stdout, stderr } = await run(cmd, args, { cwd: os.tmpdir() });
+  fs.appendFileSync(logFile, stdout + stderr);
+}
+
+/** Runs the project's migrations (`tsx scripts/migrate.ts`) against `databaseUrl`. */
+function migrate(databaseUrl: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ['scripts/migrate.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`migrations failed (exit ${code}): ${out}`))));
+  });
+}
+
+/** Runs one statement on the fault stack's PostgreSQL (database `postgres`) over a fresh connection. */
+async function onPostgres(sql: string): Promise<void> {
+  const quiet = () => {}; // a refused probe is the expected answer while PostgreSQL is down
+  const db = knexFactory({
+    client: 'pg',
+    connection: `postgres://postgres@${HOST}:${PORTS.postgres}/postgres`,
+    pool: { min: 0, max: 1 },
+    acquireConnectionTimeout: 2000,
+    log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
+  });
+  try {
+    await db.raw(sql);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function temporalAnswers(): Promise<boolean> {
+  if (!(await tcpOpen(PORTS.temporal))) return false;
+  try {
+    await run(path.join(TOOLS, 'temporal'), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', `${HOST}:${PORTS.temporal}`], { timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function logSays(file: string, pattern: RegExp, fromByte: () => number): Promise<boolean> {
+  const text = fs.readFileSync(file, 'utf8').slice(fromByte());
+  return pattern.test(text);
+}
+
+/**
+ * Creates the stack (nothing started yet) with state under `dir`.
+ * `start`/`stop`/`kill` each process through its ManagedProcess; `startAll()` is `bootFaultStack`.
+ */
+export function createFaultStack(dir: string): FaultStack {
+  fs.mkdirSync(LOG_DIR, { recursive: true });
+  const logOf = (name: string) => path.join(LOG_DIR, `resilience-${name}.log`);
+  const bucket = 'certificates-resilience';
+  const databaseUrl = `postgres://postgres@${HOST}:${PORTS.postgres}/insurance_resilience`;
+  const apiUrl = `http://${HOST}:${PORTS.api}`;
+  const storageUrl = `http://${HOST}:${PORTS.fakeGcs}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST,
+    PORT: String(PORTS.api),
+    PUBLIC_BASE_URL: apiUrl,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: `${HOST}:${PORTS.temporal}`,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: 'insurance-resilience',
+    PAYPROC_API_BASE: `http://${HOST}:${PORTS.stripeMock}`,
+    PAYPROC_TEST_SECRET_KEY: 'sk_test_resilienceTestModeSecret',
+    PAYPROC_LIVE_SECRET_KEY: 'sk_test_resilienceLiveModeSecret',
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    // A processor outage must answer quickly (503 CONNECTION_ERROR), not after the 20 s default.
+    PAYPROC_TIMEOUT_MS: '5000',
+    STORAGE_API_ENDPOINT: storageUrl,
+    STORAGE_BUCKET: bucket,
+    // The load runs far above the spec's per-key rate (that limit has its own tests).
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    BUYER_ACCESS_TOKEN_TTL_SECONDS: '86400',
+    CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    SMTP_URL: 'smtp://127.0.0.1:1',
+  };
+  const childEnv = { ...process.env, ...env };
+  const pgDir = path.join(dir, 'pg');
+  let workerLogStart = 0;
+
+  const postgres = new ManagedProcess({
+    name: 'postgres',
+    ...(() => {
+      const [cmd, args] = asPostgres(path.join(postgresBinDir(), 'postgres'), [
+        '-D', pgDir, '-p', String(PORTS.postgres), '-k', pgDir, '-c', `listen_addresses=${HOST}`, '-c', 'fsync=off', '-c', 'max_connections=200',
+      ]);
+      return { cmd, args };
+    })(),
+    cwd: os.tmpdir(),
+    logFile: logOf('postgres'),
+    stopSignal: 'SIGINT', // fast shutdown: rolls back open transactions, closes connections
+    ready: async () => {
+      try {
+        await onPostgres('select 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
+  const temporalArgs = ['server', 'start-dev', '--ip', HOST, '--port', String(PORTS.temporal), '--ui-port', String(PORTS.temporalUi), '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
+    // WAL and NORMAL sync: the dev server's default rollback journal syncs every history write,
+    // which caps a loaded run at a few purchases per second on this disk.
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+  for (const name of SEARCH_ATTRIBUTES) temporalArgs.push('--search-attribute', `${name}=Keyword`);
+  const temporal = new ManagedProcess({ name: 'temporal', cmd: path.join(TOOLS, 'temporal'), args: temporalArgs, logFile: logOf('temporal'), ready: temporalAnswers });
+  const stripeMock = new ManagedProcess({
+    name: 'stripe-mock',
+    cmd: path.join(TOOLS, 'stripe-mock'),
+    args: ['-http-addr', `${HOST}:${PORTS.stripeMock}`, '-https-addr', `${HOST}:${PORTS.stripeMock + 1}`],
+    logFile: logOf('stripe-mock'),
+    ready: () => httpOk(`${env.PAYPROC_API_BASE}/v1/products?limit=1`, { headers: { Authorization: 'Bearer sk_test_123' } }),
+  });
+  const fakeGcs = new ManagedProcess({
+    name: 'fake-gcs-server',
+    cmd: path.join(TOOLS, 'fake-gcs-server'),
+    args: ['-scheme', 'http', '-host', HOST, '-port', String(PORTS.fakeGcs), '-backend', 'filesystem', '-filesystem-root', path.join(dir, 'gcs'), '-public-host', `${HOST}:${PORTS.fakeGcs}`, '-external-url', storageUrl, '-log-level', 'warn'],
+    logFile: logOf('fake-gcs-server'),
+    ready: () => httpOk(`${storageUrl}/storage/v1/b`),
+  });
+  const api = new ManagedProcess({ name: 'api', cmd: TSX, args: ['src/server.ts'], cwd: ROOT, env: childEnv, logFile: logOf('api'), ready: () => httpOk(`${apiUrl}/readyz`) });
+  const worker = new ManagedProcess({
+    name: 'worker',
+    cmd: TSX,
+    args: ['src/worker.ts'],
+    cwd: ROOT,
+    env: childEnv,
+    logFile: logOf('worker'),
+    readyTimeoutMs: 180_000, // bundling the workflows takes a while on a loaded machine
+    ready: async () => logSays(logOf('worker'), /"msg":"worker running"/, () => workerLogStart),
+  });
+  const startWorker = worker.start.bind(worker);
+  worker.start = async () => {
+    workerLogStart = fs.existsSync(logOf('worker')) ? fs.statSync(logOf('worker')).size : 0;
+    await startWorker();
+  };
+
+  const processes = [worker, api, fakeGcs, stripeMock, temporal, postgres];
+  return {
+    postgres,
+    temporal,
+    stripeMock,
+    fakeGcs,
+    api,
+    worker,
+    env,
+    apiUrl,
+    databaseUrl,
+    storageUrl,
+    bucket,
+    logFiles: processes.map((p) => p.spec.logFile),
+    async stopAll() {
+      for (const p of processes) await p.stop();
+    },
+  };
+}
+
+/**
+ * Starts every server of `stack` from nothing (after checking that none of its ports answers): a fresh PostgreSQL cluster with the project's
+ * migrations, Temporal (fresh SQLite file), stripe-mock, fake-gcs-server with the bucket, then
+ * the API and the worker. Log files are truncated first.
+ * @throws {Error} naming the process that did not come up.
+ */
+export async function bootFaultStack(stack: FaultStack, dir: string): Promise<void> {
+  const taken = [];
+  for (const [name, port] of Object.entries(PORTS)) if (await tcpOpen(port)) taken.push(`${name} ${port}`);
+  if (taken.length) throw new Error(`the fault stack's ports are taken (${taken.join(', ')}): is another fault suite running?`);
+  for (const file of stack.logFiles) fs.writeFileSync(file, '');
+  fs.rmSync(path.join(dir, 'temporal.db'), { force: true });
+  fs.rmSync(path.join(dir, 'gcs'), { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'gcs'), { recursive: true });
+  await initPostgres(path.join(dir, 'pg'), stack.postgres.spec.logFile);
+  await Promise.all([stack.postgres.start(), stack.temporal.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
+  await onPostgres('create database insurance_resilience');
+  await migrate(stack.databaseUrl);
+  const created = await fetch(`${stack.storageUrl}/storage/v1/b?project=local-project`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: stack.bucket }),
+  });
+  if (!created.ok) throw new Error(`bucket ${stack.bucket}: HTTP ${created.status}`);
+  await Promise.all([stack.api.start(), stack.worker.start()]);
+}
