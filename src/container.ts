@@ -98,7 +98,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const payproc = createPayproc(config);
   const questionSets = createQuestionSetsRepository(db);
   const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc), questionSets });
-  const bundles = createBundleService({ bundles: createBundlesRepository(db) });
+  const bundles = createBundleService({ bundles: createBundlesRepository(db), questionSets });
   const buyers = createBuyerService({ buyers: createBuyersRepository(db), accounts, tokenTtlSeconds: config.BUYER_ACCESS_TOKEN_TTL_SECONDS });
   const purchaseWorkflows = createPurchaseWorkflows({
     client: temporal.client,

@@ -5,12 +5,14 @@
  *
  * Errors (AppError): NOT_FOUND for a bundle that does not exist, belongs to another account or
  * is live-mode while the key is a test key; VALIDATION_ERROR naming the field for rule 2, a root
- * id outside the key's reach, a product id the key cannot link, or a test-mode mismatch.
+ * id outside the key's reach, a product id the key cannot link, a question set that is neither
+ * shared nor the key's account's (as for products), or a test-mode mismatch.
  */
 import type { Principal } from '../api-keys/service';
 import { AppError, notFound, type FieldIssue } from '../http/errors';
 import { BUNDLE_SORT_COLUMNS, type CreateBundleBody, type ListBundlesQuery, type UpdateBundleBody } from './schemas';
 import type { BundleFields, BundleRecord, BundleWithLinks, BundlesRepository, Scope } from './repository';
+import type { QuestionSetsRepository } from '../question-sets/repository';
 
 type Conn = Parameters<Parameters<BundlesRepository['transaction']>[0]>[0];
 type RootIds = Pick<BundleFields, 'rootInsurerDbId' | 'rootMgaDbId' | 'rootSellerDbId'>;
@@ -51,8 +53,17 @@ function sentFields(body: UpdateBundleBody): Partial<BundleFields> {
   return out;
 }
 
-export function createBundleService(deps: { bundles: BundlesRepository }) {
+export function createBundleService(deps: { bundles: BundlesRepository; questionSets: Pick<QuestionSetsRepository, 'findUsable'> }) {
   const repo = deps.bundles;
+
+  /**
+   * A question set being written must be shared or the key's account's (the products rule):
+   * another account's set and a missing one get the same message, so ids leak nothing.
+   */
+  async function questionSetIssues(conn: Conn, p: Principal, id: number | null | undefined): Promise<FieldIssue[]> {
+    if (id == null || (await deps.questionSets.findUsable(id, p.rootAccountId, conn))) return [];
+    return [{ path: 'question_set_id', message: `no question set ${id} is available to this account` }];
+  }
 
   /** A test key manages test-mode bundles only (decision shared with products). */
   function modeIssues(p: Principal, isTestMode: boolean | undefined): FieldIssue[] {
@@ -148,6 +159,7 @@ export function createBundleService(deps: { bundles: BundlesRepository }) {
           ...modeIssues(p, body.is_test_mode),
           ...rootRequiredIssues(productIds.length, fields),
           ...(await reachIssues(trx, p, fields)),
+          ...(await questionSetIssues(trx, p, fields.questionSetId)),
           ...(await productIssues(trx, p, productIds, fields.isTestMode)),
         ];
         if (issues.length) throw invalid(issues);
@@ -187,6 +199,7 @@ export function createBundleService(deps: { bundles: BundlesRepository }) {
           ...modeIssues(p, body.is_test_mode),
           ...rootRequiredIssues(productIds.length, roots),
           ...(await reachIssues(trx, p, changes)),
+          ...(await questionSetIssues(trx, p, changes.questionSetId)),
           ...(body.product_ids !== undefined || modeChanged ? await productIssues(trx, p, productIds, isTestMode) : []),
         ];
         if (issues.length) {

@@ -6,7 +6,8 @@
  */
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call, createKey, createRootAccount, createRootAccountOfKind, insertProductLine } from '../helpers/fixtures';
+import { call, createKey, createQuestionSet, createRootAccount, createRootAccountOfKind, insertProductLine } from '../helpers/fixtures';
+import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { createBundlesRepository, type ListOptions, type Scope } from '../../src/bundles/repository';
 
 const LIST_ITEM_FIELDS = [
@@ -80,6 +81,9 @@ let pLive3: number; // A, live
 let pTest1: number; // A, test
 let pTest2: number; // A, test
 let pOther: number; // B, live
+let qsA: number; // a question set of A
+let qsA2: number; // another question set of A
+let qsB: number; // a question set of B
 
 beforeAll(async () => {
   // The suite makes far more than 100 requests per key; the limiter has its own suite.
@@ -95,6 +99,9 @@ beforeAll(async () => {
   pTest1 = await insertProductLine(c, { rootAccountId: a.accountId, customerName: 'Test Liability', defaultPriceMinor: 500, isTestMode: true });
   pTest2 = await insertProductLine(c, { rootAccountId: a.accountId, customerName: 'Test Equipment', defaultPriceMinor: 250, isTestMode: true });
   pOther = await insertProductLine(c, { rootAccountId: b.accountId, customerName: 'Other Agency Product' });
+  qsA = (await createQuestionSet(c, a.accountId, SPECIAL_EVENT_LIABILITY)).id;
+  qsA2 = (await createQuestionSet(c, a.accountId, SPECIAL_EVENT_LIABILITY)).id;
+  qsB = (await createQuestionSet(c, b.accountId, SPECIAL_EVENT_LIABILITY)).id;
 });
 
 afterAll(async () => {
@@ -113,7 +120,7 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
       root_insurer_db_id: insurerId,
       root_mga_db_id: mgaId,
       root_seller_db_id: a.accountId,
-      question_set_id: 7,
+      question_set_id: qsA,
       product_ids: [pLive2, pLive1],
     };
     const res = await api('POST', '/bundles', a.live, body);
@@ -134,7 +141,7 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
       root_insurer_db_id: insurerId,
       root_mga_db_id: mgaId,
       root_seller_db_id: a.accountId,
-      question_set_id: 7,
+      question_set_id: qsA,
       youtube_link: null,
       creation_datetime: expect.stringMatching(ISO),
       last_updated_datetime: expect.stringMatching(ISO),
@@ -336,6 +343,8 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
     ['root_mga_db_id is an insurer', () => ({ root_mga_db_id: insurerId }), 'root_mga_db_id'],
     ['root_mga_db_id is the own agency', () => ({ root_mga_db_id: a.accountId }), 'root_mga_db_id'],
     ['root_mga_db_id does not exist', () => ({ root_mga_db_id: 2_147_483_000 }), 'root_mga_db_id'],
+    ['question_set_id is another account\'s question set', () => ({ question_set_id: qsB }), 'question_set_id'],
+    ['question_set_id does not exist', () => ({ question_set_id: 2_147_483_000 }), 'question_set_id'],
   ])('when %s, then 400 VALIDATION_ERROR naming the field', async (_label, fields, field) => {
     const res = await api('POST', '/bundles', a.live, { bundle_name: 'n', ...fields() });
     expectValidationError(res, 'VALIDATION_ERROR', new RegExp(`^Invalid request body: ${field}: `));
@@ -374,7 +383,7 @@ describe('PATCH /bundles/{bundleId}', () => {
       bundle_name: 'Original',
       customer_facing_name: 'Original CF',
       bundle_description: 'old',
-      question_set_id: 3,
+      question_set_id: qsA2,
       root_seller_db_id: a.accountId,
       product_ids: [pLive1],
     });
@@ -402,7 +411,7 @@ describe('PATCH /bundles/{bundleId}', () => {
   });
 
   test('when a root id is set to null, then it is cleared', async () => {
-    const before = await create(a.live, { bundle_name: 'Clear', root_insurer_db_id: insurerId, root_seller_db_id: a.accountId, question_set_id: 4 });
+    const before = await create(a.live, { bundle_name: 'Clear', root_insurer_db_id: insurerId, root_seller_db_id: a.accountId, question_set_id: qsA2 });
     const res = await api('PATCH', `/bundles/${before.id}`, a.live, { root_insurer_db_id: null, question_set_id: null });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ root_insurer_db_id: null, root_seller_db_id: a.accountId, question_set_id: null });
@@ -509,6 +518,15 @@ describe('PATCH /bundles/{bundleId}', () => {
     expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, { root_seller_db_id: b.accountId }), 'VALIDATION_ERROR', /root_seller_db_id/);
     expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, { root_insurer_db_id: mgaId }), 'VALIDATION_ERROR', /root_insurer_db_id/);
     expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, { root_mga_db_id: insurerId }), 'VALIDATION_ERROR', /root_mga_db_id/);
+  });
+
+  test('when question_set_id names another account\'s question set or none, then 400 VALIDATION_ERROR with the same wording and nothing changes', async () => {
+    const before = await create(a.live, { bundle_name: 'Question set patch', question_set_id: qsA });
+    const foreign = await api('PATCH', `/bundles/${before.id}`, a.live, { question_set_id: qsB });
+    const missing = await api('PATCH', `/bundles/${before.id}`, a.live, { question_set_id: 2_147_483_000 });
+    expectValidationError(foreign, 'VALIDATION_ERROR', /^Invalid request body: question_set_id: no question set \d+ is available to this account$/);
+    expectValidationError(missing, 'VALIDATION_ERROR', /^Invalid request body: question_set_id: no question set \d+ is available to this account$/);
+    expect((await api('GET', `/bundles/${before.id}`, a.live)).body.data.question_set_id).toBe(qsA);
   });
 
   test('when no bundle has that id, then 404 NOT_FOUND', async () => {
@@ -822,6 +840,11 @@ describe('GET /bundles search (spec §4.1)', () => {
     await make('q6', { bundle_name: 'underXscore' });
     // Same words in another account must never be found.
     await create(b.live, { bundle_name: 'Summer Festival Cover' });
+  });
+
+  test('when the search holds a NUL character, then 400 QUERY_VALIDATION_ERROR naming it', async () => {
+    const res = await call(app.baseUrl, '/api/v1/bundles?search=Summer%00Festival', { key: t.live });
+    expectValidationError(res, 'QUERY_VALIDATION_ERROR', /^Invalid query parameter: search: /);
   });
 
   const search = async (text: string) => {
