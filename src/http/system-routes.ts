@@ -80,7 +80,9 @@ export function systemRouter(deps: {
       ctx.body = docsInit;
     });
     router.get('/docs/:asset', (ctx, next) => {
-      const type = DOC_ASSETS[ctx.params.asset ?? ''];
+      // Own keys only: `__proto__` or `constructor` must not find Object.prototype's members.
+      const asset = ctx.params.asset ?? '';
+      const type = Object.hasOwn(DOC_ASSETS, asset) ? DOC_ASSETS[asset] : undefined;
       if (!type) return next();
       ctx.type = type;
       ctx.set('Cache-Control', 'public, max-age=86400');

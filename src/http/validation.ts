@@ -27,15 +27,56 @@ function fail(code: ErrorCode, what: string, error: z.ZodError): never {
   throw new AppError(code, `Invalid ${what}: ${first.path ? `${first.path}: ` : ''}${first.message}`, { details });
 }
 
-/** Parses a JSON body; throws VALIDATION_ERROR listing every problem. */
+// NUL (PostgreSQL text cannot hold it) or a UTF-16 surrogate without its partner (not Unicode
+// text: the processor's form encoding throws on it, PostgreSQL would store U+FFFD instead).
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
+const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The path (`a.b.0`) of the first string or object key in `value` holding a NUL character or an
+ * unpaired surrogate, or null when there is none. Walks with its own stack, so a body nested
+ * thousands of levels deep cannot overflow the call stack.
+ */
+export function findUnsafeText(value: unknown): string | null {
+  const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
+  const join = (path: string, k: string | number) => (path ? `${path}.${k}` : String(k));
+  while (stack.length) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (UNSAFE_TEXT.test(v)) return path;
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push({ v: item, path: join(path, i) }));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (UNSAFE_TEXT.test(k)) return join(path, k.replace(UNSAFE_TEXT, '?'));
+        stack.push({ v: item, path: join(path, k) });
+      }
+    }
+  }
+  return null;
+}
+
+function rejectUnsafeText(code: ErrorCode, what: string, value: unknown): void {
+  const path = findUnsafeText(value);
+  if (path === null) return;
+  const message = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+  throw new AppError(code, `Invalid ${what}: ${path ? `${path}: ` : ''}${message}`, { details: [{ path, message }] });
+}
+
+/**
+ * Parses a JSON body; throws VALIDATION_ERROR listing every problem. Any string (or key) with a
+ * NUL character or an unpaired surrogate is refused first, wherever it sits in the body.
+ */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  rejectUnsafeText('VALIDATION_ERROR', 'request body', body);
   const r = schema.safeParse(body ?? {});
   if (!r.success) fail('VALIDATION_ERROR', 'request body', r.error);
   return r.data;
 }
 
-/** Parses a query string object; throws QUERY_VALIDATION_ERROR listing every problem. */
+/** Parses a query string object; throws QUERY_VALIDATION_ERROR listing every problem (NUL in a value included). */
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
+  rejectUnsafeText('QUERY_VALIDATION_ERROR', 'query parameter', query);
   const r = schema.safeParse(query);
   if (!r.success) fail('QUERY_VALIDATION_ERROR', 'query parameter', r.error);
   return r.data;

@@ -11,9 +11,11 @@
  * is found by metadata or by the charge's payment intent), and a subscription's billing-cycle
  * invoice.paid (its own renewal workflow; the purchase is found by the subscription, which a paid
  * subscription checkout's event records on it). Other types are stored and acknowledged.
- * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400).
+ * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
+ * that is not an event (no string id and type, boolean livemode, object data.object).
  */
 import type Stripe from 'stripe';
+import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { AppError } from '../http/errors';
 import { idOf } from '../payproc/ids';
@@ -77,6 +79,18 @@ export function renewalInvoiceOf(event: Stripe.Event): { invoiceId: string; subs
   };
 }
 
+/**
+ * The least a signed body must be to be handled as a processor event: the fields this service
+ * and `payproc_events` read. The signature proves who sent it, not that it is an event; a signed
+ * body of another shape is refused (400) instead of failing inside the handler (500, retried).
+ */
+const EventEnvelope = z.looseObject({
+  id: z.string().min(1).max(255),
+  type: z.string().min(1).max(255),
+  livemode: z.boolean(),
+  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+});
+
 export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal'> }) {
   return {
     async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
@@ -91,6 +105,9 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
         }
       }
       if (!event) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
+      if (!EventEnvelope.safeParse(event).success) {
+        throw new AppError('VALIDATION_ERROR', 'The signed body is not a processor event: id, type (strings), livemode (boolean) and data.object (an object) are required');
+      }
 
       const renewal = renewalInvoiceOf(event);
       let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;

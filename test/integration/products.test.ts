@@ -180,6 +180,21 @@ describe('POST /products', () => {
     expect((await create(live, { customerName: 'X', defaultPrice: 1, questionSetId: shared.id })).status).toBe(201);
   });
 
+  test('when a string holds a NUL character or an unpaired surrogate, then 400 VALIDATION_ERROR naming the field and no product line is written', async () => {
+    const before = await countRows();
+    for (const customerName of ['Event\u0000Cover', 'Event \ud800 Cover', 'Event \udfff']) {
+      const res = await create(live, { customerName, defaultPrice: 1 });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('customerName'), details: [{ path: 'customerName', message: expect.any(String) }] } });
+    }
+    const patched = await call(app.baseUrl, '/api/v1/products/1', { method: 'PATCH', key: live, body: { description: 'a\u0000b' } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.details).toEqual([{ path: 'description', message: expect.any(String) }]);
+    expect(await countRows()).toBe(before);
+    // A paired surrogate (an astral character) is ordinary text.
+    expect((await create(live, { customerName: 'Event 😀 Cover', defaultPrice: 1 })).status).toBe(201);
+  });
+
   test('when a test key asks for a live product, then 400 VALIDATION_ERROR', async () => {
     const res = await create(test_, { customerName: 'X', defaultPrice: 1, isTestMode: false });
     expect(res.status).toBe(400);

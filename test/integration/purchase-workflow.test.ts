@@ -133,6 +133,16 @@ describe('purchase workflow with webhooks', () => {
     expect((await purchaseRow(env, purchaseId)).status).toBe('awaiting_payment');
   });
 
+  test('when a correctly signed body is not a processor event, then 400 VALIDATION_ERROR and nothing is stored', async () => {
+    const bodies = ['{}', '[]', '{"id":"evt_shape_1"}', '{"id":"evt_shape_2","type":"checkout.session.completed","livemode":false}', '{"id":5,"type":[],"livemode":false,"data":{"object":null}}', '{"id":"evt_shape_3","type":"charge.refunded","livemode":false,"data":{"object":"x"}}', `{"id":"${'e'.repeat(300)}","type":"x","livemode":false,"data":{"object":{}}}`];
+    for (const payload of bodies) {
+      const r = await deliver(env, payload);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String) });
+    }
+    expect(await env.app.container.db('payproc_events').where('id', 'like', 'evt_shape_%')).toEqual([]);
+  });
+
   test('when an event names an unknown purchase or an unhandled type, then 200 and nothing changes', async () => {
     const unknown = await deliver(env, sessionCompleted(2_000_000_000, 'cs_test_unknown'));
     expect(unknown.body).toMatchObject({ received: true, purchase_id: null, relayed: false });

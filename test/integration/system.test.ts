@@ -44,6 +44,14 @@ describe('health and docs', () => {
     expect((await js.text()).length).toBeGreaterThan(100_000);
     expect((await call(app.baseUrl, '/docs/../package.json')).status).toBe(404);
   });
+
+  test('when a docs asset is named like an Object.prototype member, then 404 ROUTE_NOT_FOUND (not a broken connection)', async () => {
+    for (const asset of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const res = await call(app.baseUrl, `/docs/${asset}`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, error: { code: 'ROUTE_NOT_FOUND', message: expect.any(String) } });
+    }
+  });
 });
 
 describe('readiness when a dependency is down', () => {
