@@ -86,6 +86,11 @@ const schema = z.object({
   PDF_PAGE_FORMAT: z.enum(['Letter', 'A4']).default('Letter'),
   /** Chromium pages rendering at once in one worker process (the page pool; issue 6). */
   PDF_PAGE_POOL_SIZE: z.coerce.number().int().min(1).max(32).default(3),
+  /**
+   * Certificate activities (render and store a batch, zips, verification) one worker process runs
+   * at once, from its certificates task queue; the rest wait in Temporal (issue 8).
+   */
+  CERTIFICATE_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   /** Renders one browser serves before the worker replaces it with a fresh one. */
   PDF_RENDERS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
   /** Deadline of one PDF render in ms (loading the HTML plus printing). */

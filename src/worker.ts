@@ -1,14 +1,16 @@
 /**
  * Worker entry point: connects to Temporal (retrying for up to a minute while the server comes
- * up), registers the workflow bundle (`workflows/index.ts`) and the activities, and runs until
+ * up), runs the workers of src/temporal/workers.ts (workflows and activities on the task queue,
+ * certificate rendering on its certificates queue with CERTIFICATE_ACTIVITY_CONCURRENCY), until
  * SIGTERM/SIGINT, when it stops polling, lets running activities finish (up to
  * `shutdownGraceTime`), closes its connection and pools, and exits 0.
  */
-import { NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb } from './db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
+import { createWorkers } from './temporal/workers';
 
 /** Routes the SDK's log lines into pino. */
 function installRuntimeLogger(log: Logger): void {
@@ -30,6 +32,8 @@ function installRuntimeLogger(log: Logger): void {
       warn: (m, meta) => emit('WARN', m, meta),
       error: (m, meta) => emit('ERROR', m, meta),
     },
+    // The SDK core's own (Rust) lines too, as JSON through pino instead of coloured text on stderr.
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
   });
 }
 
@@ -50,21 +54,20 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config, 'worker');
   installRuntimeLogger(log);
-  const db = createDb(config);
+  const db = createDb(config, log);
   const connection = await connectWithRetry(config, log);
   // One Chromium per worker process, launched on the first render and closed on shutdown.
   const deps = activityDepsFromConfig(config, { db, log });
   try {
-    const worker = await Worker.create({
+    const workers = await createWorkers({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      workflowsPath: require.resolve('../workflows'),
       activities: createActivities(deps),
-      shutdownGraceTime: '10s',
+      certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
     });
-    log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker running');
-    await worker.run(); // resolves once a shutdown signal has drained the worker
+    log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, taskQueues: workers.taskQueues, address: config.TEMPORAL_ADDRESS }, 'worker running');
+    await workers.run(); // resolves once a shutdown signal has drained both workers
     log.info('worker stopped');
   } finally {
     await deps.pdf.close();

@@ -9,13 +9,16 @@
  * followed, after a backoff of 1 s doubling to 5 min, by another; then the purchase is marked
  * `issued`. Returns `{ purchaseId, status }`.
  *
+ * The heavy steps (render and store, zips, verification) run on `certificatesTaskQueue` of the
+ * workflow's task queue, polled with a concurrency of its own (CERTIFICATE_ACTIVITY_CONCURRENCY).
+ *
  * Versioning: executions recorded before issuance existed ran a placeholder that only set
  * `awaiting_certificates`; `patched('issue-certificates')` keeps replaying them unchanged.
  */
-import { patched, proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { patched, proxyActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PurchaseActivities } from '../activities/purchase';
 import type { CertificateActivities } from '../activities/certificates';
-import type { PurchaseStatus } from './contracts';
+import { certificatesTaskQueue, type PurchaseStatus } from './contracts';
 
 /** Certificates one `issueCertificates` activity renders (its retry and heartbeat unit). */
 export const CERTIFICATE_BATCH_SIZE = 10;
@@ -27,11 +30,14 @@ const quick = proxyActivities<CertificateActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
-const heavy = proxyActivities<CertificateActivities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+/** Rendering, zips and verification, on the certificates task queue of the workflow's own queue. */
+const heavyActivities = () =>
+  proxyActivities<CertificateActivities>({
+    taskQueue: certificatesTaskQueue(workflowInfo().taskQueue),
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '15 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  });
 
 export interface CertificatesResult {
   purchaseId: number;
@@ -49,6 +55,7 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
   await acts.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
   upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
 
+  const heavy = heavyActivities();
   for (let round = 0; ; round++) {
     const { pendingIds } = await quick.planCertificates({ purchaseId });
     const batches: number[][] = [];

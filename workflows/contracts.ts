@@ -6,6 +6,16 @@
 /** Default task queue of the worker (overridable with TEMPORAL_TASK_QUEUE). */
 export const DEFAULT_TASK_QUEUE = 'insurance';
 
+/**
+ * The task queue of the certificate rendering activities (render and store, zips, verification)
+ * beside `taskQueue`: the worker polls it with a small concurrency of its own, so a burst of
+ * certificate work waits in Temporal instead of taking the CPU that checkouts (a buyer waiting
+ * on the API) need. Decision in docs/decisions.md (issue 8).
+ */
+export function certificatesTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-certificates`;
+}
+
 /** Workflow ids are business ids, so a duplicate start attaches instead of buying twice. */
 export function purchaseWorkflowId(purchaseId: number): string {
   return `purchase-${purchaseId}`;

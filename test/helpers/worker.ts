@@ -4,14 +4,14 @@
  * tasks). `overrides` replace single activities for a test that needs processor state
  * stripe-mock cannot hold (the test says so in its name).
  */
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activityDepsFromConfig, createActivities } from '../../activities';
 import { createDb } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
 import { loadConfig } from '../../src/config';
 import type { BrowserPool } from '../../src/pdf/browser-pool';
+import { createWorkers } from '../../src/temporal/workers';
 
 export interface TestWorker {
   taskQueue: string;
@@ -24,11 +24,24 @@ export function uniqueTaskQueue(): string {
   return `test-${randomUUID()}`;
 }
 
+let runtimeInstalled = false;
+/** The SDK's INFO lines (worker state changes, bundling) would bury test output: WARN and above. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // already installed in this process (another helper got there first)
+  }
+}
+
 export async function startTestWorker(
   taskQueue: string,
   overrides: Partial<ReturnType<typeof createActivities>> = {},
   env: Record<string, string> = {},
 ): Promise<TestWorker> {
+  quietRuntime();
   const config = loadConfig({ ...process.env, ...env });
   const db = createDb(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -38,19 +51,13 @@ export async function startTestWorker(
     ...createActivities(deps),
     ...overrides,
   };
-  const worker = await Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue,
-    workflowsPath: path.resolve(__dirname, '../../workflows'),
-    activities,
-  });
-  const running = worker.run();
+  const workers = await createWorkers({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, activities, certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY });
+  const running = workers.run();
   return {
     taskQueue,
     pdf,
     async shutdown() {
-      worker.shutdown();
+      workers.shutdown();
       await running;
       await pdf.close();
       deps.mailer.close();

@@ -1,0 +1,58 @@
+/**
+ * The Temporal workers one worker process runs (ARCHITECTURE §1; issue 8):
+ *
+ * - on `taskQueue`: every workflow (`workflows/index.ts`) and every activity;
+ * - on `certificatesTaskQueue(taskQueue)`: the same activities, of which only the certificate
+ *   rendering steps are scheduled there, at most `certificateConcurrency` at once. A burst of
+ *   certificate work then waits in Temporal (schedule-to-start) instead of competing for the CPU
+ *   with checkouts, which a buyer is waiting on. The main worker keeps the activities too, so a
+ *   step scheduled on the main queue by an older history still runs.
+ *
+ * `run()` resolves once both have stopped (after `shutdown()` or a shutdown signal, which the
+ * SDK installs for SIGINT/SIGTERM); it rejects if either fails.
+ */
+import { Worker, type NativeConnection } from '@temporalio/worker';
+import { certificatesTaskQueue } from '../../workflows/contracts';
+
+export interface WorkerSet {
+  taskQueues: [string, string];
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+export async function createWorkers(options: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: object;
+  certificateConcurrency: number;
+  /** Seconds running activities get to finish on shutdown (default 10). */
+  shutdownGraceSeconds?: number;
+}): Promise<WorkerSet> {
+  const { connection, namespace, taskQueue, activities } = options;
+  const shutdownGraceTime = `${options.shutdownGraceSeconds ?? 10}s`;
+  const main = await Worker.create({ connection, namespace, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, shutdownGraceTime });
+  const certificates = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: certificatesTaskQueue(taskQueue),
+    activities,
+    maxConcurrentActivityTaskExecutions: options.certificateConcurrency,
+    shutdownGraceTime,
+  });
+  const workers = [main, certificates];
+  return {
+    taskQueues: [taskQueue, certificatesTaskQueue(taskQueue)],
+    async run() {
+      const running = workers.map((w) => w.run());
+      // One failing stops the other, so the process never runs half a worker.
+      await Promise.all(running.map((p) => p.catch((err: unknown) => {
+        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+        throw err;
+      })));
+    },
+    shutdown() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+  };
+}
