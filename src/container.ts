@@ -86,7 +86,7 @@ export interface Container {
 }
 
 export function createContainer(config: Config, log: Logger = createLogger(config, 'api')): Container {
-  const db = createDb(config);
+  const db = createDb(config, log);
   const temporal = createTemporalClient(config);
   const rateLimiter = createRateLimiter(config);
   const accounts = createAccountsRepository(db);

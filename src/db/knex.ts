@@ -9,15 +9,32 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { Model } from 'objection';
 import type { Config } from '../config';
+import type { Logger } from '../logger';
 
 export type Db = Knex;
 
-/** Creates the pool for `config.DATABASE_URL` and binds Objection models to it. */
-export function createDb(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Db {
+/**
+ * Creates the pool for `config.DATABASE_URL` and binds Objection models to it. With `log`, knex's
+ * own warnings (e.g. "Connection Error" while PostgreSQL restarts) become JSON log lines of
+ * component `db`, message only, instead of plain text with a stack on stdout.
+ */
+export function createDb(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, log?: Logger): Db {
+  const dbLog = log?.child({ component: 'db' });
+  const text = (m: unknown) => (m instanceof Error ? m.message : String(m));
   const db = knexFactory({
     client: 'pg',
     connection: config.DATABASE_URL,
     pool: { min: 0, max: config.DATABASE_POOL_MAX },
+    ...(dbLog
+      ? {
+          log: {
+            warn: (m: unknown) => dbLog.warn(text(m)),
+            error: (m: unknown) => dbLog.error(text(m)),
+            deprecate: (m: unknown) => dbLog.warn(text(m)),
+            debug: (m: unknown) => dbLog.debug(text(m)),
+          },
+        }
+      : {}),
   });
   Model.knex(db);
   return db;
