@@ -12,12 +12,13 @@
  * invoice.paid (its own renewal workflow; the purchase is found by the subscription, which a paid
  * subscription checkout's event records on it). Other types are stored and acknowledged.
  * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
- * that is not an event (no string id and type, boolean livemode, object data.object).
+ * that is not an event (no string id and type, boolean livemode, object data.object) or that holds NUL or an unpaired surrogate.
  */
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { AppError } from '../http/errors';
+import { findUnsafeText } from '../http/validation';
 import { idOf } from '../payproc/ids';
 import type { PaymentEvent } from '../../workflows/contracts';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
@@ -108,6 +109,9 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
       if (!EventEnvelope.safeParse(event).success) {
         throw new AppError('VALIDATION_ERROR', 'The signed body is not a processor event: id, type (strings), livemode (boolean) and data.object (an object) are required');
       }
+      // payproc_events.payload is jsonb, which cannot hold NUL (a 500 the processor would retry forever).
+      const unsafe = findUnsafeText(event);
+      if (unsafe !== null) throw new AppError('VALIDATION_ERROR', `The signed event holds a NUL character or an unpaired surrogate at ${unsafe || 'its root'}`);
 
       const renewal = renewalInvoiceOf(event);
       let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;

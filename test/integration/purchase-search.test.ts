@@ -470,10 +470,16 @@ describe('plain text', () => {
     expect(tooLong.body.code).toBe('VALIDATION_ERROR');
   });
 
-  test('when the search text holds control characters or NUL, then they count as spaces (no 500)', async () => {
-    const res = await asTeammate(teammateA1, { search_text: 'kim\u0000\t\npark' });
+  test('when the search text holds control characters, then they count as spaces (no 500)', async () => {
+    const res = await asTeammate(teammateA1, { search_text: 'kim\u0007\t\npark' });
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([kimPark.purchaseId]);
+  });
+
+  test('when the search text holds NUL, then 400 VALIDATION_ERROR naming search_text, as every body (docs/decisions.md, Gateway)', async () => {
+    const res = await asTeammate(teammateA1, { search_text: 'kim\u0000park' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('search_text') });
   });
 });
 

@@ -134,7 +134,7 @@ describe('purchase workflow with webhooks', () => {
   });
 
   test('when a correctly signed body is not a processor event, then 400 VALIDATION_ERROR and nothing is stored', async () => {
-    const bodies = ['{}', '[]', '{"id":"evt_shape_1"}', '{"id":"evt_shape_2","type":"checkout.session.completed","livemode":false}', '{"id":5,"type":[],"livemode":false,"data":{"object":null}}', '{"id":"evt_shape_3","type":"charge.refunded","livemode":false,"data":{"object":"x"}}', `{"id":"${'e'.repeat(300)}","type":"x","livemode":false,"data":{"object":{}}}`];
+    const bodies = ['{"id":"evt_shape_nul","type":"x","livemode":false,"data":{"object":{"name":"a\\u0000b"}}}', '{}', '[]', '{"id":"evt_shape_1"}', '{"id":"evt_shape_2","type":"checkout.session.completed","livemode":false}', '{"id":5,"type":[],"livemode":false,"data":{"object":null}}', '{"id":"evt_shape_3","type":"charge.refunded","livemode":false,"data":{"object":"x"}}', `{"id":"${'e'.repeat(300)}","type":"x","livemode":false,"data":{"object":{}}}`];
     for (const payload of bodies) {
       const r = await deliver(env, payload);
       expect(r.status).toBe(400);
