@@ -20,7 +20,7 @@ import type { TestApp } from '../helpers/app';
 import { createAgency, eventSelection, type Agency } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
 import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack } from './lib/fault-stack';
-import { PurchaseLoad, tally, type Buyer, type LoadPurchase, type Sample } from './lib/load';
+import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './lib/load';
 
 /** Purchases per second: the issue's floor, overridable (RESILIENCE_RATE) to explore locally. */
 const RATE = Number(process.env.RESILIENCE_RATE ?? 5);
@@ -229,7 +229,7 @@ describe('resilience: faults under a steady purchase load', () => {
       report.push(
         [
           `## ${fault.name}`,
-          `load ${(loadMs / 1000).toFixed(0)} s: ${load.attempted} checkouts offered (${(load.attempted / (loadMs / 1000)).toFixed(1)}/s), ${load.purchases.length} accepted; fault lasted ${(faultMs / 1000).toFixed(1)} s; ` +
+          `load ${(loadMs / 1000).toFixed(0)} s: ${load.attempted} checkouts offered (${(load.attempted / (loadMs / 1000)).toFixed(1)}/s), ${load.purchases.length} accepted (checkout p50 ${quantileMs(load.samples, 'checkout', 0.5)} ms, p99 ${quantileMs(load.samples, 'checkout', 0.99)} ms); fault lasted ${(faultMs / 1000).toFixed(1)} s; ` +
             `${paid.length} paid purchases (${units} certificates), all issued ${(issuedAfterMs / 1000).toFixed(1)} s after the last webhook was accepted; ` +
             `${wrong.length} purchases wrong; ${broken.length} answers broke the contract; worker ${stack.worker.running ? 'running' : 'DOWN'}, api ${stack.api.running ? 'running' : 'DOWN'}`,
           tallyTable(load.samples),

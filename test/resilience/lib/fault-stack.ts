@@ -273,6 +273,15 @@ export async function bootFaultStack(stack: FaultStack, dir: string): Promise<vo
   const taken = [];
   for (const [name, port] of Object.entries(PORTS)) if (await tcpOpen(port)) taken.push(`${name} ${port}`);
   if (taken.length) throw new Error(`the fault stack's ports are taken (${taken.join(', ')}): is another fault suite running?`);
+  try {
+    await boot(stack, dir);
+  } catch (err) {
+    await stack.stopAll(); // nothing left running on the suite's ports
+    throw err;
+  }
+}
+
+async function boot(stack: FaultStack, dir: string): Promise<void> {
   for (const file of stack.logFiles) fs.writeFileSync(file, '');
   fs.rmSync(path.join(dir, 'temporal.db'), { force: true });
   fs.rmSync(path.join(dir, 'gcs'), { recursive: true, force: true });

@@ -109,7 +109,15 @@ export class PurchaseLoad {
   }
 
   start(): void {
-    this.timers.push(setInterval(() => this.track(this.purchase(this.n++)), 1000 / this.o.ratePerSecond));
+    // Paced by the clock, not by interval ticks: a busy event loop delays ticks, and the
+    // purchases it owes are started on the next one, so the offered rate stays `ratePerSecond`.
+    const started = Date.now();
+    this.timers.push(
+      setInterval(() => {
+        const due = Math.floor(((Date.now() - started) * this.o.ratePerSecond) / 1000);
+        while (this.n < due) this.track(this.purchase(this.n++));
+      }, 20),
+    );
     this.timers.push(setInterval(() => this.track(this.read()), 500));
   }
 
@@ -192,6 +200,12 @@ export class PurchaseLoad {
     // 404 until the purchase workflow has recorded the webhook's payment intent.
     await this.request('get-certificates', '/platform-agency-certs/getCertificates', body, { 'x-api-key': this.o.apiKey }, 'bare', [404]);
   }
+}
+
+/** The `q`-quantile (0..1) of the answered samples' milliseconds of `kind`, or null when none. */
+export function quantileMs(samples: Sample[], kind: RequestKind, q: number): number | null {
+  const ms = samples.filter((s) => s.kind === kind && typeof s.status === 'number').map((s) => s.ms).sort((a, b) => a - b);
+  return ms.length ? ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]! : null;
 }
 
 /** Counts of samples by kind and status, for the printed summary. */
