@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- catalog [--seconds S] [--rows N] [--connections C] [--warmup S] [--only a,b]`
+ * `npm run bench -- catalog [--seconds S] [--rows N] [--connections C] [--warmup S] [--only a,b] [--quick]`
  *
  * Measures the catalog list endpoints (issue 3, "Done when"): `GET /api/v1/bundles` plain,
  * filtered, searched, sorted and a deep page, and `GET /api/v1/products` plain, filtered and a
@@ -20,15 +20,15 @@
  *  - the goal of issue 3: p99(endpoint) <= 3 × p99(direct) + 5 ms (and no non-2xx response
  *    or socket error during the endpoint run).
  *
- * Prints a table and writes it as JSON to var/bench/catalog-<timestamp>.json. Exits 0 also when
- * a goal fails (it is a report); exits 1 only when the benchmark itself cannot run.
+ * Prints a table, writes it as JSON to bench/results/catalog.json and returns it as a
+ * `BenchReport` (figure: endpoint p99; baseline: direct p99). `--quick` seeds a smaller catalog
+ * in its own database (`insurance_bench_quick`, so the full seed is kept) and runs shorter.
+ * Exits 0 also when a goal fails (it is a report); exits 1 only when the benchmark itself
+ * cannot run.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { parseArgs } from 'node:util';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer } from '../../src/container';
 import { createApp } from '../../src/http/app';
@@ -46,8 +46,11 @@ import {
   type HttpLoadResult,
   type Statement,
   type StatementWaves,
-  intOption,
+  reportPercentiles,
+  writeResultsFile,
 } from './lib';
+import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { ratioOf, type BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench';
 const DEEP_PAGE = 200;
@@ -55,14 +58,18 @@ const DEEP_PAGE = 200;
 const GOAL_FACTOR = 3;
 const GOAL_SLACK_MS = 5;
 
-interface Options {
-  seconds: number;
-  rows: number;
-  connections: number;
-  warmup: number;
-  /** Substrings of scenario names to run (all when empty). */
-  only: string[];
-}
+/** The catalog bench's options (`--quick`: a 5 000-row catalog, 2 s per side). */
+export const CATALOG_OPTIONS: BenchOptionsSpec<'seconds' | 'rows' | 'connections' | 'warmup'> = {
+  bench: 'catalog',
+  ints: {
+    seconds: { default: 10, quick: 2, min: 1, max: 3600, metavar: 'S' },
+    rows: { default: 100_000, quick: 5000, min: 100, max: 10_000_000 },
+    connections: { default: 10, quick: 10, min: 1, max: 1000, metavar: 'C' },
+    warmup: { default: 2, quick: 1, min: 0, max: 600, metavar: 'S' },
+  },
+  onlyExample: 'bundles plain,products',
+};
+type Options = BenchOptions<keyof typeof CATALOG_OPTIONS.ints>;
 
 interface Scenario {
   name: string;
@@ -85,37 +92,6 @@ export interface ScenarioResult {
   /** p99(endpoint) / p99(direct). */
   p99Ratio: number;
   goal: { limitMs: number; pass: boolean };
-}
-
-const USAGE =
-  'usage: npm run bench -- catalog [--seconds S=10] [--rows N=100000] [--connections C=10] [--warmup S=2] [--only "bundles plain,products"]';
-
-function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      seconds: { type: 'string', default: '10' },
-      rows: { type: 'string', default: '100000' },
-      connections: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '2' },
-      only: { type: 'string', default: '' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const num = intOption;
-  return {
-    seconds: num('seconds', values.seconds, 1, 3600),
-    rows: num('rows', values.rows, 100, 10_000_000),
-    connections: num('connections', values.connections, 1, 1000),
-    warmup: num('warmup', values.warmup, 0, 600),
-    only: values.only.split(',').map((x) => x.trim()).filter(Boolean),
-  };
 }
 
 function scenarios(): Scenario[] {
@@ -219,12 +195,14 @@ function printTable(rows: ScenarioResult[]): void {
 }
 
 /**
- * Runs the catalog benchmark with the command-line `argv` (after the benchmark name):
- * seeds (or reuses) the bench database, starts the API, runs every scenario, prints the
- * report and writes it to var/bench/catalog-<timestamp>.json.
+ * Runs the catalog benchmark with the command-line `argv` (after the benchmark name; see
+ * CATALOG_OPTIONS): seeds (or reuses) the bench database, starts the API, runs every scenario,
+ * prints the report, writes bench/results/catalog.json and returns the report (latencies in ms).
+ * `--help` prints the usage and exits 0. Throws when an option is invalid, `--only` matches no
+ * scenario, or the database, the seed or a request fails.
  */
-export async function runCatalogBench(argv: string[]): Promise<void> {
-  const opts = parseOptions(argv);
+export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
+  const opts: Options = parseBenchOptionsOrExit(CATALOG_OPTIONS, argv);
   const startedAt = new Date();
   const base = loadConfigOrExit();
   const log = (s: string) => console.log(s);
@@ -242,7 +220,7 @@ export async function runCatalogBench(argv: string[]): Promise<void> {
       (loadAtStart[0]! > cpus.length ? ` — WARNING: other processes are already using more than ${cpus.length} cores' worth; expect noise` : ''),
   );
 
-  const db0 = await ensureDatabase(base.DATABASE_URL, BENCH_DATABASE);
+  const db0 = await ensureDatabase(base.DATABASE_URL, opts.quick ? `${BENCH_DATABASE}_quick` : BENCH_DATABASE);
   const redacted = new URL(db0.url);
   redacted.password = redacted.password ? '***' : '';
   log(`database: ${redacted.toString()}${db0.created ? ' (created)' : ''}`);
@@ -304,7 +282,7 @@ export async function runCatalogBench(argv: string[]): Promise<void> {
 
       if (opts.warmup > 0) await runHttpLoad({ url, headers, connections: opts.connections, seconds: opts.warmup });
       const endpoint = await runHttpLoad({ url, headers, connections: opts.connections, seconds: opts.seconds });
-      const direct = await runDirectLoad(directPool, cap.waves, { loops: opts.connections, seconds: opts.seconds, warmupSeconds: opts.warmup });
+      const direct = await runDirectLoad(directPool, [cap.waves], { loops: opts.connections, seconds: opts.seconds, warmupSeconds: opts.warmup });
       const limitMs = GOAL_FACTOR * direct.latency.p99 + GOAL_SLACK_MS;
       const r: ScenarioResult = {
         scenario: sc.name,
@@ -356,9 +334,6 @@ export async function runCatalogBench(argv: string[]): Promise<void> {
       `load average at end (1/5/15 min): ${os.loadavg().map(round2).join(' / ')}; seeding: ${seed.reused ? 'reused the existing catalog' : `${seed.seedSeconds.toFixed(1)} s for ${opts.rows} + ${Math.min(1000, opts.rows)} rows per table`}`,
     );
 
-    const outDir = path.resolve(__dirname, '..', '..', 'var', 'bench');
-    fs.mkdirSync(outDir, { recursive: true });
-    const file = path.join(outDir, `catalog-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
     const json = {
       benchmark: 'catalog',
       startedAt: startedAt.toISOString(),
@@ -393,6 +368,7 @@ export async function runCatalogBench(argv: string[]): Promise<void> {
         endpoint: {
           p50: round2(r.endpoint.latency.p50),
           p90: round2(r.endpoint.latency.p90),
+          p95: round2(r.endpoint.latency.p95),
           p99: round2(r.endpoint.latency.p99),
           max: round2(r.endpoint.latency.max),
           reqPerSec: round2(r.endpoint.reqPerSec),
@@ -406,6 +382,7 @@ export async function runCatalogBench(argv: string[]): Promise<void> {
         direct: {
           p50: round2(r.direct.latency.p50),
           p90: round2(r.direct.latency.p90),
+          p95: round2(r.direct.latency.p95),
           p99: round2(r.direct.latency.p99),
           max: round2(r.direct.latency.max),
           perSec: round2(r.direct.perSec),
@@ -419,8 +396,28 @@ export async function runCatalogBench(argv: string[]): Promise<void> {
         explain: r.explain.map((e) => ({ statement: e.statement, ...e.summary, executionMs: round2(e.summary.executionMs) })),
       })),
     };
-    fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    log(`report written to ${path.relative(process.cwd(), file)}`);
+    const resultsFile = writeResultsFile('catalog', json);
+    log(`report written to ${resultsFile}`);
+    return {
+      bench: 'catalog',
+      startedAt: startedAt.toISOString(),
+      durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+      options: json.options,
+      figureDescription: `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s)`,
+      baselineDescription: "the catalog SQL of one request, replayed through pg by as many loops (API-key lookup excluded)",
+      resultsFile,
+      scenarios: results.map((r) => ({
+        scenario: r.scenario,
+        figure: { label: 'p99', value: round2(r.endpoint.latency.p99), unit: 'ms' },
+        baseline: { label: 'p99', value: round2(r.direct.latency.p99), unit: 'ms' },
+        ratio: ratioOf(r.endpoint.latency.p99, r.direct.latency.p99),
+        goal: {
+          text: `p99 <= ${GOAL_FACTOR}x baseline + ${GOAL_SLACK_MS} ms (${round2(r.goal.limitMs)} ms), no error`,
+          pass: r.goal.pass,
+        },
+        latency: { figure: reportPercentiles(r.endpoint.latency), baseline: reportPercentiles(r.direct.latency) },
+      })),
+    };
   } finally {
     if (server) {
       server.closeAllConnections();

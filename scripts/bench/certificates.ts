@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- certificates [--certs N] [--baseline-certs N] [--runs N] [--memory-first N] [--memory-certs N] [--poll-ms MS]`
+ * `npm run bench -- certificates [--certs N] [--baseline-certs N] [--runs N] [--memory-first N] [--memory-certs N] [--poll-ms MS] [--quick]`
  *
  * Measures certificate issuance (issue 6, last bullet of "Done when") in one run:
  *
@@ -29,19 +29,20 @@
  * `purchase-<id>` must not meet an earlier run's), task queue and fake-gcs bucket (deleted at the
  * end), so it never touches dev data.
  *
- * Prints a table and writes the figures to bench/results/certificates.json. Exits 0 also when a
- * goal is missed (MISSED is printed beside it); exits 1 only when the benchmark cannot run.
+ * Prints a table, writes the figures to bench/results/certificates.json and returns them as a
+ * `BenchReport`. `--quick` runs 20 + 3 certificates, 2 latency runs and 100 certificates in all.
+ * Exits 0 also when a goal is missed (MISSED is printed beside it); exits 1 only when the
+ * benchmark cannot run.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { loadConfig, loadConfigOrExit, type Config } from '../../src/config';
 import { createContainer } from '../../src/container';
@@ -58,11 +59,12 @@ import { deliverWebhook, sessionCompletedEvent } from '../../test/helpers/purcha
 import { runNaiveBaseline, type NaiveResult } from './certificates-naive';
 import { describeTimeline, runTimeline, type RunTimeline } from './certificates-timeline';
 import { markedProcesses, processMemory, startCpuMeter, startWorker, stillPresent, stopWorker, type CpuUse, type ProcInfo, type WorkerProcess } from './certificates-worker';
-import { percentile, round2, intOption } from './lib';
+import { percentile, REPO_ROOT, round2, writeResultsFile } from './lib';
+import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { ratioOf, type BenchReport, type Percentiles } from './report';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = REPO_ROOT;
 const BENCH_DATABASE = 'insurance_bench_certificates';
-const RESULTS_FILE = path.join(ROOT, 'bench', 'results', 'certificates.json');
 const WORKER_LOG = path.join(ROOT, 'var', 'log', 'certificates-bench-worker.log');
 /** Goals of issue 6. */
 const GOAL_RATIO = 10;
@@ -91,50 +93,23 @@ interface Tools {
 /** A dynamic import whose specifier TypeScript does not resolve (the .mjs modules have no types). */
 const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
 
-interface Options {
-  certs: number;
-  baselineCerts: number;
-  runs: number;
-  memoryFirst: number;
-  memoryCerts: number;
-  pollMs: number;
-}
-
-const USAGE =
-  'usage: npm run bench -- certificates [--certs N=100] [--baseline-certs N=10] [--runs N=10] [--memory-first N=100] [--memory-certs N=1000] [--poll-ms MS=50]';
-
-function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      certs: { type: 'string', default: '100' },
-      'baseline-certs': { type: 'string', default: '10' },
-      runs: { type: 'string', default: '10' },
-      'memory-first': { type: 'string', default: '100' },
-      'memory-certs': { type: 'string', default: '1000' },
-      'poll-ms': { type: 'string', default: '50' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const num = intOption;
-  const opts = {
-    certs: num('certs', values.certs, 1, 366),
-    baselineCerts: num('baseline-certs', values['baseline-certs'], 1, 366),
-    runs: num('runs', values.runs, 1, 1000),
-    memoryFirst: num('memory-first', values['memory-first'], 1, 100_000),
-    memoryCerts: num('memory-certs', values['memory-certs'], 1, 100_000),
-    pollMs: num('poll-ms', values['poll-ms'], 1, 10_000),
-  };
-  if (opts.baselineCerts > opts.certs) throw new Error('--baseline-certs must not exceed --certs (the baseline renders some of the same certificates)');
-  if (opts.memoryCerts <= opts.memoryFirst) throw new Error('--memory-certs must exceed --memory-first');
-  return opts;
-}
+/** The certificates bench's options (`--quick`: 20 + 3 certificates, 2 latency runs, 100 certificates in all). */
+export const CERTIFICATES_OPTIONS: BenchOptionsSpec<'certs' | 'baselineCerts' | 'runs' | 'memoryFirst' | 'memoryCerts' | 'pollMs'> = {
+  bench: 'certificates',
+  ints: {
+    certs: { default: 100, quick: 20, min: 1, max: 366 },
+    baselineCerts: { default: 10, quick: 3, min: 1, max: 366 },
+    runs: { default: 10, quick: 2, min: 1, max: 1000 },
+    memoryFirst: { default: 100, quick: 20, min: 1, max: 100_000 },
+    memoryCerts: { default: 1000, quick: 100, min: 1, max: 100_000 },
+    pollMs: { default: 50, quick: 50, min: 1, max: 10_000, metavar: 'MS' },
+  },
+  check: (o) => {
+    if (o.baselineCerts > o.certs) throw new Error('--baseline-certs must not exceed --certs (the baseline renders some of the same certificates)');
+    if (o.memoryCerts <= o.memoryFirst) throw new Error('--memory-certs must exceed --memory-first');
+  },
+};
+type Options = BenchOptions<keyof typeof CERTIFICATES_OPTIONS.ints>;
 
 // ---------------------------------------------------------------------------------------------
 // Purchases through the real API
@@ -447,6 +422,9 @@ function latencyStats(runs: LatencyRun[]) {
   return {
     runs: runs.length,
     p50: percentile(sorted, 50),
+    // Nearest rank over `runs` samples: with 10 runs, p95 and p99 are the maximum.
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1] ?? Number.NaN,
     min: sorted[0] ?? Number.NaN,
     webhookAckP50: percentile(acks, 50),
@@ -457,13 +435,16 @@ function latencyStats(runs: LatencyRun[]) {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Runs the certificates benchmark with the command-line `argv` (after the benchmark name):
- * brings up (or reuses) the stack, its own database, namespace, task queue and bucket, the API
- * and the worker, measures the three parts, prints the report, writes
- * bench/results/certificates.json, and removes what it created (the database is kept).
+ * Runs the certificates benchmark with the command-line `argv` (after the benchmark name; see
+ * CERTIFICATES_OPTIONS): brings up (or reuses) the stack, its own database, namespace, task
+ * queue and bucket, the API and the worker, measures the three parts, prints the report, writes
+ * bench/results/certificates.json, removes what it created (the database is kept) and returns
+ * the report (rates in certificates/s, latencies in ms, memory in MiB). `--help` prints the
+ * usage and exits 0. Throws when an option is invalid or a step cannot run (a server, the
+ * worker, an API call, a certificate not issued in time).
  */
-export async function runCertificatesBench(argv: string[]): Promise<void> {
-  const opts = parseOptions(argv);
+export async function runCertificatesBench(argv: string[]): Promise<BenchReport> {
+  const opts: Options = parseBenchOptionsOrExit(CERTIFICATES_OPTIONS, argv);
   const startedAt = new Date();
   const base = loadConfigOrExit();
   const cpus = os.cpus();
@@ -741,8 +722,8 @@ export async function runCertificatesBench(argv: string[]): Promise<void> {
       },
       latency: {
         pollMs: opts.pollMs,
-        oneDay: { p50: round2(oneDay.p50), max: round2(oneDay.max), min: round2(oneDay.min), webhookAckP50: round2(oneDay.webhookAckP50), cpu: cpuJson(oneDay.cpu) },
-        thirtyDay: { p50: round2(thirtyDay.p50), max: round2(thirtyDay.max), min: round2(thirtyDay.min), webhookAckP50: round2(thirtyDay.webhookAckP50), cpu: cpuJson(thirtyDay.cpu) },
+        oneDay: { p50: round2(oneDay.p50), p95: round2(oneDay.p95), p99: round2(oneDay.p99), max: round2(oneDay.max), min: round2(oneDay.min), webhookAckP50: round2(oneDay.webhookAckP50), cpu: cpuJson(oneDay.cpu) },
+        thirtyDay: { p50: round2(thirtyDay.p50), p95: round2(thirtyDay.p95), p99: round2(thirtyDay.p99), max: round2(thirtyDay.max), min: round2(thirtyDay.min), webhookAckP50: round2(thirtyDay.webhookAckP50), cpu: cpuJson(thirtyDay.cpu) },
         goal: `30-day max <= ${GOAL_30_DAY_MS} ms`,
         pass: latencyPass,
         runs: runs.map((r) => ({ ...r, webhookAckMs: round2(r.webhookAckMs), availableMs: round2(r.availableMs), cpu: cpuJson(r.cpu), timeline: timelines.get(r.purchaseId) })),
@@ -759,9 +740,49 @@ export async function runCertificatesBench(argv: string[]): Promise<void> {
       },
       shutdown: { ...shutdown, waitMs: SHUTDOWN_WAIT_MS },
     };
-    fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-    fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(json, null, 2)}\n`);
-    log(`figures written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+    const resultsFile = writeResultsFile('certificates', json);
+    log(`figures written to ${resultsFile}`);
+    const percentiles = (l: typeof oneDay): Percentiles => ({ p50: round2(l.p50), p95: round2(l.p95), p99: round2(l.p99), samples: l.runs });
+    return {
+      bench: 'certificates',
+      startedAt: startedAt.toISOString(),
+      durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+      options: { ...opts },
+      figureDescription: 'per row: the issueCertificates activity (page pool); a 30-day purchase; the worker after all certificates; processes after SIGTERM',
+      baselineDescription: `per row: a naive browser per PDF; a 1-day purchase; the worker after its first ${first.certificates} certificates; its processes before SIGTERM`,
+      resultsFile,
+      scenarios: [
+        {
+          scenario: `throughput, ${throughput.activity.certificates} certificates (baseline ${throughput.naive.certificates})`,
+          figure: { label: 'activity path', value: round2(throughput.activity.perSecond), unit: 'certificates/s' },
+          baseline: { label: 'naive browser per PDF', value: round2(throughput.naive.perSecond), unit: 'certificates/s' },
+          ratio: ratioOf(throughput.activity.perSecond, throughput.naive.perSecond),
+          goal: { text: `ratio >= ${GOAL_RATIO}x`, pass: throughput.pass },
+        },
+        {
+          scenario: `webhook -> getCertificates 'issued': 30-day vs 1-day purchase (${thirtyDay.runs} runs each)`,
+          figure: { label: '30 days: max', value: round2(thirtyDay.max), unit: 'ms' },
+          baseline: { label: '1 day: max', value: round2(oneDay.max), unit: 'ms' },
+          ratio: ratioOf(thirtyDay.max, oneDay.max),
+          goal: { text: `30-day max <= ${GOAL_30_DAY_MS} ms`, pass: latencyPass },
+          latency: { figure: percentiles(thirtyDay), baseline: percentiles(oneDay), labels: { figure: 'webhook -> issued, 30 days', baseline: '1-day purchase' } },
+        },
+        {
+          scenario: `worker VmRSS after ${last.certificates} vs after ${first.certificates} certificates`,
+          figure: { label: `after ${last.certificates}`, value: round2(mib(last.rssKiB)), unit: 'MiB' },
+          baseline: { label: `after ${first.certificates}`, value: round2(mib(first.rssKiB)), unit: 'MiB' },
+          ratio: ratioOf(last.rssKiB, first.rssKiB),
+          goal: { text: `ratio <= ${GOAL_RSS_RATIO}x`, pass: rssPass },
+        },
+        {
+          scenario: 'worker processes after SIGTERM',
+          figure: { label: 'running at exit', value: shutdown.aliveAtExit.length, unit: 'processes', decimals: 0 },
+          baseline: { label: `before SIGTERM (${shutdown.chromiumBefore} Chromium)`, value: shutdown.before.length, unit: 'processes', decimals: 0 },
+          ratio: null,
+          goal: { text: `0 running at exit, none left after ${SHUTDOWN_WAIT_MS / 1000} s`, pass: shutdown.pass },
+        },
+      ],
+    };
   } finally {
     const cleanup0 = performance.now();
     const startedHere = stack.startedNames().length > 0;

@@ -1,63 +1,189 @@
 /**
- * `npm run bench -- <name> [options]`: runs one benchmark from `scripts/bench/`.
+ * `npm run bench [-- [names…] [options]]`: runs the benchmarks of `scripts/bench/` and writes
+ * the report of the run.
  *
- *   npm run bench                      lists the benchmarks (exit 0)
- *   npm run bench -- catalog --seconds 5
- *   npm run bench -- nope              one line on stderr, exit 1
+ *   npm run bench                        every benchmark (catalog, certificates, search), in turn
+ *   npm run bench -- --quick             the same with small sizes: checks in a few minutes that they run
+ *   npm run bench -- --list              lists the benchmarks
+ *   npm run bench -- catalog search      these, in this order
+ *   npm run bench -- certificates --runs 5    options after the names go to each named bench
+ *   npm run bench -- catalog --help      a bench's options
  *
- * A benchmark module is loaded only when it is run. Benchmarks print a report and exit 0
- * even when a goal fails; exit 1 means the benchmark could not run.
+ * Each bench prints its own report and writes bench/results/<name>.json; then this writes, for
+ * the benches of this run, bench/results/latest.json (machine, commit, load, durations and every
+ * scenario: figure, same-run baseline, ratio, goal, latency percentiles), latest.md (one table
+ * per bench) and latest-latency.png (+ .svg; p50/p95/p99 per scenario, figure beside baseline).
+ *
+ * Exits 0 also when goals fail (it is a report). Exits 1 when the arguments are wrong or a bench
+ * could not run (the others still run, and the report says which one failed and why).
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfigOrExit } from '../../src/config';
+import { latencyChartSvg } from './chart';
+import { REPO_ROOT, RESULTS_DIR, round2 } from './lib';
+import { benchUsage, parseBenchCommand, parseBenchOptions, type BenchOptionsSpec } from './options';
+import { isBenchReport, markdownReport, type BenchError, type BenchReport, type MachineInfo, type RunReport } from './report';
+
+interface BenchModule {
+  usage: string;
+  /** The bench's options from `argv`; null on `--help`; throws on a bad option. */
+  parse(argv: string[]): { quick: boolean } | null;
+  run(argv: string[]): Promise<BenchReport>;
+}
+
+/** A loaded bench from its option declaration and run function. */
+function benchModule<K extends string>(spec: BenchOptionsSpec<K>, run: (argv: string[]) => Promise<BenchReport>): BenchModule {
+  return { usage: benchUsage(spec), parse: (argv) => parseBenchOptions(spec, argv), run };
+}
 
 interface Benchmark {
   description: string;
-  run(argv: string[]): Promise<void>;
+  /** Imports the bench only when it is used (each pulls in the app, Temporal, Chromium…). */
+  load(): Promise<BenchModule>;
 }
 
-/** Every benchmark by name. */
+/** Every benchmark by name, in the order `npm run bench` runs them. */
 const BENCHMARKS: Record<string, Benchmark> = {
   catalog: {
     description:
       'GET /bundles (plain, filtered, searched, sorted, deep page) and GET /products (plain, isTestMode, deep page) ' +
-      'under autocannon load beside the same SQL through pg; p50/p99 ms, req/s, goal p99 <= 3x direct + 5 ms',
-    run: async (argv) => (await import('./catalog.js')).runCatalogBench(argv),
-  },
-  search: {
-    description:
-      'POST searchTeammatePurchasedProducts (teammate and root; list, names, email, product, certificate, no match, last page) over ' +
-      '1 000 000 seeded purchases under autocannon load beside the same SQL through pg; p50/p95/p99 ms and ratio, goal p99 < 50 ms',
-    run: async (argv) => (await import('./search.js')).runSearchBench(argv),
+      'under autocannon load beside the same SQL through pg; p50/p95/p99 ms, req/s, goal p99 <= 3x direct + 5 ms',
+    load: async () => {
+      const m = await import('./catalog.js');
+      return benchModule(m.CATALOG_OPTIONS, m.runCatalogBench);
+    },
   },
   certificates: {
     description:
       'issueCertificates activity (page pool) vs a naive browser-per-PDF script in certificates/s (goal >= 10x); webhook -> getCertificates ' +
       "'issued' p50/max for 1- and 30-day purchases through a real worker (goal 30-day <= 5 s); worker RSS after 100 and 1 000 certificates " +
       '(goal <= 1.2x) and no Chromium left after SIGTERM',
-    run: async (argv) => (await import('./certificates.js')).runCertificatesBench(argv),
+    load: async () => {
+      const m = await import('./certificates.js');
+      return benchModule(m.CERTIFICATES_OPTIONS, m.runCertificatesBench);
+    },
+  },
+  search: {
+    description:
+      'POST searchTeammatePurchasedProducts (teammate and root; list, names, email, product, certificate, no match, last page) over ' +
+      '1 000 000 seeded purchases under autocannon load beside the same SQL through pg; p50/p95/p99 ms and ratio, goal p99 < 50 ms',
+    load: async () => {
+      const m = await import('./search.js');
+      return benchModule(m.SEARCH_OPTIONS, m.runSearchBench);
+    },
   },
 };
 
-async function main(): Promise<void> {
-  const [name, ...rest] = process.argv.slice(2);
-  if (!name) {
-    console.log('usage: npm run bench -- <name> [options]   (options: see npm run bench -- <name> --help)');
-    console.log('benchmarks:');
-    for (const [n, b] of Object.entries(BENCHMARKS)) console.log(`  ${n.padEnd(10)} ${b.description}`);
-    return;
+const USAGE = [
+  'usage: npm run bench [-- [catalog|certificates|search …] [options]]',
+  '  npm run bench                     every benchmark in turn, then bench/results/latest.{json,md} and latest-latency.png',
+  '  npm run bench -- --quick          the same with small sizes (a few minutes; checks that they run, not figures)',
+  '  npm run bench -- --list           the benchmarks',
+  '  npm run bench -- catalog search   these only',
+  '  npm run bench -- <name> --help    the options of one benchmark (given after the names, they go to each named one)',
+].join('\n');
+
+const ONE_LINE = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+
+/** `git rev-parse HEAD` and whether tracked files have uncommitted changes; `unknown` outside a checkout. */
+function gitState(): { gitCommit: string; gitDirty: boolean } {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    return { gitCommit: git('rev-parse', 'HEAD'), gitDirty: git('status', '--porcelain', '--untracked-files=no') !== '' };
+  } catch {
+    return { gitCommit: 'unknown', gitDirty: false };
   }
-  const bench = Object.hasOwn(BENCHMARKS, name) ? BENCHMARKS[name] : undefined;
-  if (!bench) {
-    console.error(`unknown benchmark "${name}"; available: ${Object.keys(BENCHMARKS).join(', ')}`);
-    process.exit(1);
+}
+
+/** Writes latest.json, latest-latency.svg/.png and latest.md; a chart that cannot be drawn is reported, not fatal. */
+async function writeReport(run: RunReport, chromiumPath: string): Promise<void> {
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const rel = (f: string) => path.relative(process.cwd(), f);
+  const jsonFile = path.join(RESULTS_DIR, 'latest.json');
+  fs.writeFileSync(jsonFile, `${JSON.stringify(run, null, 2)}\n`);
+
+  let chart: string | undefined;
+  const drawn = latencyChartSvg(run.benches.filter(isBenchReport), `Latency percentiles (ms), ${run.startedAt}${run.quick ? ' (--quick run)' : ''}`);
+  if (drawn) {
+    const svgFile = path.join(RESULTS_DIR, 'latest-latency.svg');
+    const pngFile = path.join(RESULTS_DIR, 'latest-latency.png');
+    fs.writeFileSync(svgFile, drawn.svg);
+    try {
+      const { svgToPng } = await import('./png.js');
+      fs.writeFileSync(pngFile, await svgToPng(drawn.svg, drawn, chromiumPath));
+      chart = path.basename(pngFile);
+    } catch (err) {
+      console.error(`latency chart: could not render the PNG (${ONE_LINE(err)}); the SVG is in ${rel(svgFile)}`);
+      chart = path.basename(svgFile);
+    }
   }
-  await bench.run(rest);
+  const mdFile = path.join(RESULTS_DIR, 'latest.md');
+  fs.writeFileSync(mdFile, markdownReport(run, chart));
+  console.log(`report: ${rel(mdFile)}, ${rel(jsonFile)}${chart ? `, ${rel(path.join(RESULTS_DIR, chart))}` : ''}`);
+}
+
+async function main(): Promise<number> {
+  const known = Object.keys(BENCHMARKS);
+  const command = parseBenchCommand(process.argv.slice(2), known);
+  if (command.kind === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command.kind === 'list') {
+    console.log('benchmarks (npm run bench runs them in this order):');
+    for (const [n, b] of Object.entries(BENCHMARKS)) console.log(`  ${n.padEnd(13)} ${b.description}`);
+    return 0;
+  }
+
+  // Every named bench's options are checked before the first one starts (a typo must not
+  // surface twenty minutes into the run).
+  const selected: { name: string; module: BenchModule }[] = [];
+  for (const name of command.names) selected.push({ name, module: await BENCHMARKS[name]!.load() });
+  const parsed = selected.map((s) => s.module.parse(command.argv));
+  if (parsed.some((p) => p === null)) {
+    for (const s of selected) console.log(s.module.usage);
+    return 0;
+  }
+  const quick = parsed.every((p) => p!.quick);
+
+  const config = loadConfigOrExit();
+  const cpus = os.cpus();
+  const startedAt = new Date();
+  const loadAverageAtStart = os.loadavg().map(round2);
+  const benches: (BenchReport | BenchError)[] = [];
+  for (const [i, s] of selected.entries()) {
+    console.log(`\n=== ${s.name} (${i + 1} of ${selected.length}) ===\n`);
+    const t0 = new Date();
+    try {
+      benches.push(await s.module.run(command.argv));
+    } catch (err) {
+      console.error(`${s.name} could not run: ${ONE_LINE(err)}`);
+      benches.push({ bench: s.name, startedAt: t0.toISOString(), durationSeconds: round2((Date.now() - t0.getTime()) / 1000), error: ONE_LINE(err) });
+    }
+  }
+  const machine: MachineInfo = {
+    node: process.version,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    loadAverageAtStart,
+    loadAverageAtEnd: os.loadavg().map(round2),
+    ...gitState(),
+  };
+  const run: RunReport = { startedAt: startedAt.toISOString(), durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000), quick, machine, benches };
+  console.log('');
+  await writeReport(run, config.CHROMIUM_PATH);
+  return benches.every(isBenchReport) ? 0 : 1;
 }
 
 main().then(
   // Lingering handles (lazy clients, keep-alive sockets) must not keep a finished run alive.
-  () => process.exit(0),
+  (code) => process.exit(code),
   (err: unknown) => {
-    console.error(`bench failed: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`bench failed: ${ONE_LINE(err)}`);
     process.exit(1);
   },
 );

@@ -1,15 +1,18 @@
 /**
  * Shared building blocks of the benchmarks in `scripts/bench/`: the `pg` driver, latency
- * statistics, the HTTP load runner (autocannon in a worker thread), the direct-SQL load loop
- * and a one-line summary of an `EXPLAIN` plan.
+ * statistics, the results folder (bench/results/), the HTTP load runner (autocannon in a worker
+ * thread), the direct-SQL load loop, a one-line summary of an `EXPLAIN` plan and the integer
+ * option parser (options.ts builds each bench's options on it).
  *
  * Units everywhere: latencies in milliseconds (ms, fractional), throughput in requests or
  * statement sets per second, durations given as seconds.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import type { Percentiles } from './report';
 
 // ---------------------------------------------------------------------------------------------
 // pg: the project has no @types/pg, so the few members used here are typed locally.
@@ -51,6 +54,7 @@ export interface LatencyStats {
   samples: number;
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   max: number;
   mean: number;
@@ -63,7 +67,7 @@ export function percentile(sorted: ArrayLike<number>, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 }
 
-/** p50/p90/p99/max/mean of latency samples given in ms. */
+/** p50/p90/p95/p99/max/mean of latency samples given in ms (NaN for each when there is none). */
 export function latencyStats(samples: ArrayLike<number>): LatencyStats {
   const sorted = Float64Array.from(samples).sort();
   let sum = 0;
@@ -72,6 +76,7 @@ export function latencyStats(samples: ArrayLike<number>): LatencyStats {
     samples: sorted.length,
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
+    p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     mean: sorted.length ? sum / sorted.length : Number.NaN,
@@ -80,6 +85,30 @@ export function latencyStats(samples: ArrayLike<number>): LatencyStats {
 
 /** Rounds for display and JSON: 2 decimals. */
 export const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/** The p50/p95/p99 (ms, 2 decimals) and sample count of a latency summary, as the report keeps them. */
+export function reportPercentiles(l: Pick<LatencyStats, 'p50' | 'p95' | 'p99' | 'samples'>): Percentiles {
+  return { p50: round2(l.p50), p95: round2(l.p95), p99: round2(l.p99), samples: l.samples };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results files
+
+/** The repository root. */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/** Where every bench writes its results (git-ignored). */
+export const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
+
+/**
+ * Writes `json` (pretty-printed) to bench/results/<name>.json, creating the folder, and returns
+ * the path relative to the repository root. Throws on a file-system error.
+ */
+export function writeResultsFile(name: string, json: unknown): string {
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `${name}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+  return path.relative(REPO_ROOT, file);
+}
 
 // ---------------------------------------------------------------------------------------------
 // HTTP load (autocannon)
@@ -130,7 +159,9 @@ interface WorkerReply {
 
 /**
  * Runs autocannon against `url` in a worker thread, so the load generator has its own event
- * loop and does not steal the API's (the API runs in this process's main thread).
+ * loop and does not steal the API's (the API runs in this process's main thread). Rejects when
+ * the worker reports an error or exits before reporting; non-2xx answers and socket errors are
+ * counted, not thrown.
  */
 export function runHttpLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
   const elu0 = performance.eventLoopUtilization();
@@ -200,25 +231,28 @@ export async function executeWaves(pool: PgPool, waves: StatementWaves): Promise
 }
 
 /**
- * `loops` concurrent loops, each executing `waves` back to back on `pool` for `seconds`,
- * after an unmeasured warm-up of `warmupSeconds`. Each sample is one execution of all waves.
+ * `loops` concurrent loops, each executing one of `sets` (round robin, loop i starting at set i)
+ * back to back on `pool` for `seconds`, after an unmeasured warm-up of `warmupSeconds`. Each
+ * sample is one execution of all waves of one set (one request's SQL). Throws after more than
+ * 100 failed executions; fewer are counted in `errors` and the first is printed.
  */
 export async function runDirectLoad(
   pool: PgPool,
-  waves: StatementWaves,
+  sets: StatementWaves[],
   opts: { loops: number; seconds: number; warmupSeconds: number },
 ): Promise<DirectLoadResult> {
+  if (sets.length === 0) throw new Error('runDirectLoad: no statement set to run');
   const run = async (seconds: number, record: boolean) => {
     const samples: number[] = [];
     let errors = 0;
     let firstError: unknown;
     const started = performance.now();
     const end = started + seconds * 1000;
-    const loop = async () => {
-      while (performance.now() < end) {
+    const loop = async (offset: number) => {
+      for (let i = offset; performance.now() < end; i++) {
         const t0 = performance.now();
         try {
-          await executeWaves(pool, waves);
+          await executeWaves(pool, sets[i % sets.length]!);
           if (record) samples.push(performance.now() - t0);
         } catch (err) {
           errors += 1;
@@ -227,7 +261,7 @@ export async function runDirectLoad(
         }
       }
     };
-    await Promise.all(Array.from({ length: opts.loops }, loop));
+    await Promise.all(Array.from({ length: opts.loops }, (_, i) => loop(i)));
     if (firstError && record) console.error(`direct query error: ${(firstError as Error).message}`);
     return { samples, errors, durationSeconds: (performance.now() - started) / 1000 };
   };

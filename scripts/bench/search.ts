@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- search [--seconds S] [--warmup S] [--connections C] [--purchases N] [--only a,b]`
+ * `npm run bench -- search [--seconds S] [--warmup S] [--connections C] [--purchases N] [--only a,b] [--quick]`
  *
  * Measures `searchTeammatePurchasedProducts` (spec §4.5; issue 7, goal p99 < 50 ms at
  * 1 000 000 purchases) over the data of scripts/bench/search-seed.ts, in its own database.
@@ -18,16 +18,15 @@
  *  - p50 / p95 / p99 of both sides, the ratio p99(endpoint) / p99(direct), and the goal:
  *    p99(endpoint) < 50 ms with no non-2xx response or socket error.
  *
- * Prints a table and writes it as JSON to var/bench/search-<timestamp>.json. Exits 0 also when a
- * goal fails (it is a report); exits 1 only when the benchmark itself cannot run.
+ * Prints a table, writes it as JSON to bench/results/search.json and returns it as a
+ * `BenchReport` (figure: endpoint p99; baseline: direct p99). `--quick` seeds 20 000 purchases in
+ * its own database (`insurance_bench_search_quick`, so the full seed is kept) and runs shorter.
+ * Exits 0 also when a goal fails (it is a report); exits 1 only when the benchmark itself cannot
+ * run.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer } from '../../src/container';
 import { createApp } from '../../src/http/app';
@@ -36,17 +35,19 @@ import type { Db } from '../../src/db/knex';
 import { ensureDatabase, seedSearch, type SearchSeedResult } from './search-seed';
 import {
   createPgPool,
-  executeWaves,
   explain,
-  percentile,
+  reportPercentiles,
   round2,
+  runDirectLoad,
+  runHttpLoad,
+  writeResultsFile,
   type ExplainSummary,
-  type PgPool,
+  type LatencyStats,
   type Statement,
   type StatementWaves,
-  intOption,
-  runHttpLoad,
 } from './lib';
+import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { ratioOf, type BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_search';
 /** Goal of issue 7: p99 of the endpoint under 50 ms. */
@@ -54,16 +55,21 @@ const GOAL_P99_MS = 50;
 const TEAMMATE_PATH = '/platform-agency-certs/searchTeammatePurchasedProducts';
 const ROOT_PATH = '/platform-agency-root-certs/searchTeammatePurchasedProducts';
 
-interface Options {
-  seconds: number;
-  warmup: number;
-  connections: number;
-  purchases: number;
-  otherPurchases: number;
-  buyers: number;
-  products: number;
-  only: string[];
-}
+/** The search bench's options (`--quick`: 20 000 purchases, 2 s per side). */
+export const SEARCH_OPTIONS: BenchOptionsSpec<'seconds' | 'warmup' | 'connections' | 'purchases' | 'otherPurchases' | 'buyers' | 'products'> = {
+  bench: 'search',
+  ints: {
+    seconds: { default: 5, quick: 2, min: 1, max: 3600, metavar: 'S' },
+    warmup: { default: 2, quick: 1, min: 0, max: 600, metavar: 'S' },
+    connections: { default: 4, quick: 4, min: 1, max: 1000, metavar: 'C' },
+    purchases: { default: 1_000_000, quick: 20_000, min: 1000, max: 20_000_000 },
+    otherPurchases: { default: 20_000, quick: 1000, min: 100, max: 1_000_000 },
+    buyers: { default: 300_000, quick: 6000, min: 100, max: 10_000_000 },
+    products: { default: 200, quick: 20, min: 10, max: 100_000 },
+  },
+  onlyExample: 'list all,email',
+};
+type Options = BenchOptions<keyof typeof SEARCH_OPTIONS.ints>;
 
 interface Scenario {
   name: string;
@@ -71,17 +77,8 @@ interface Scenario {
   bodies: Record<string, unknown>[];
 }
 
-/** Latency summary, ms. */
-interface Percentiles {
-  samples: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
-
 interface SideResult {
-  latency: Percentiles;
+  latency: LatencyStats;
   perSec: number;
   errors: number;
 }
@@ -99,55 +96,6 @@ interface ScenarioResult {
   direct: SideResult;
   p99Ratio: number;
   pass: boolean;
-}
-
-const USAGE =
-  'usage: npm run bench -- search [--seconds S=5] [--warmup S=2] [--connections C=4] [--purchases N=1000000] [--other-purchases N=20000] ' +
-  '[--buyers N=300000] [--products N=200] [--only "list all,email"]';
-
-function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      seconds: { type: 'string', default: '5' },
-      warmup: { type: 'string', default: '2' },
-      connections: { type: 'string', default: '4' },
-      purchases: { type: 'string', default: '1000000' },
-      'other-purchases': { type: 'string', default: '20000' },
-      buyers: { type: 'string', default: '300000' },
-      products: { type: 'string', default: '200' },
-      only: { type: 'string', default: '' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const num = intOption;
-  return {
-    seconds: num('seconds', values.seconds, 1, 3600),
-    warmup: num('warmup', values.warmup, 0, 600),
-    connections: num('connections', values.connections, 1, 1000),
-    purchases: num('purchases', values.purchases, 1000, 20_000_000),
-    otherPurchases: num('other-purchases', values['other-purchases'], 100, 1_000_000),
-    buyers: num('buyers', values.buyers, 100, 10_000_000),
-    products: num('products', values.products, 10, 100_000),
-    only: values.only.split(',').map((x) => x.trim()).filter(Boolean),
-  };
-}
-
-function stats(samples: ArrayLike<number>): Percentiles {
-  const sorted = Float64Array.from(samples).sort();
-  return {
-    samples: sorted.length,
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
-  };
 }
 
 /** Search values taken from the seeded data (bench account, live, paid). */
@@ -241,37 +189,7 @@ async function captureStatements(db: Db, url: string, headers: Record<string, st
 /** The endpoint side: lib's autocannon worker POSTing `bodies` round robin per connection. */
 async function runEndpointLoad(opts: { url: string; path: string; headers: Record<string, string>; bodies: string[]; connections: number; seconds: number }) {
   const r = await runHttpLoad({ url: opts.url, headers: opts.headers, connections: opts.connections, seconds: opts.seconds, post: { path: opts.path, bodies: opts.bodies } });
-  return { latency: stats(r.samples), perSec: r.reqPerSec, errors: r.errors, non2xx: r.non2xx, timeouts: r.timeouts };
-}
-
-/** `loops` concurrent loops replaying the bodies' statement waves round robin for `seconds` (after `warmup`). */
-async function runDirectLoad(pool: PgPool, sets: StatementWaves[], opts: { loops: number; seconds: number; warmup: number }): Promise<SideResult> {
-  const run = async (seconds: number) => {
-    const samples: number[] = [];
-    let errors = 0;
-    let firstError: unknown;
-    const started = performance.now();
-    const end = started + seconds * 1000;
-    const loop = async (offset: number) => {
-      for (let i = offset; performance.now() < end; i++) {
-        const t0 = performance.now();
-        try {
-          await executeWaves(pool, sets[i % sets.length]!);
-          samples.push(performance.now() - t0);
-        } catch (err) {
-          errors += 1;
-          firstError ??= err;
-          if (errors > 100) throw err;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: opts.loops }, (_, i) => loop(i)));
-    if (firstError) console.error(`direct query error: ${(firstError as Error).message}`);
-    return { samples, errors, seconds: (performance.now() - started) / 1000 };
-  };
-  if (opts.warmup > 0) await run(opts.warmup);
-  const m = await run(opts.seconds);
-  return { latency: stats(m.samples), perSec: m.samples.length / m.seconds, errors: m.errors };
+  return { latency: r.latency, perSec: r.reqPerSec, errors: r.errors, non2xx: r.non2xx, timeouts: r.timeouts };
 }
 
 const firstLine = (s: Statement) => s.sql.replace(/\s+/g, ' ').slice(0, 60);
@@ -296,12 +214,14 @@ function printTable(rows: ScenarioResult[]): void {
 }
 
 /**
- * Runs the search benchmark with the command-line `argv` (after the benchmark name): seeds (or
- * reuses) the bench database, starts the API, runs every scenario, prints the report and writes
- * it to var/bench/search-<timestamp>.json.
+ * Runs the search benchmark with the command-line `argv` (after the benchmark name; see
+ * SEARCH_OPTIONS): seeds (or reuses) the bench database, starts the API, runs every scenario,
+ * prints the report, writes bench/results/search.json and returns the report (latencies in
+ * ms). `--help` prints the usage and exits 0. Throws when an option is invalid, `--only`
+ * matches no scenario, or the database, the seed or a request fails.
  */
-export async function runSearchBench(argv: string[]): Promise<void> {
-  const opts = parseOptions(argv);
+export async function runSearchBench(argv: string[]): Promise<BenchReport> {
+  const opts: Options = parseBenchOptionsOrExit(SEARCH_OPTIONS, argv);
   const startedAt = new Date();
   const base = loadConfigOrExit();
   const log = (s: string) => console.log(s);
@@ -314,7 +234,7 @@ export async function runSearchBench(argv: string[]): Promise<void> {
   const loadAtStart = os.loadavg().map(round2);
   log(`load average at start (1/5/15 min): ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — WARNING: the machine is already busy; expect noise' : ''}`);
 
-  const db0 = await ensureDatabase(base.DATABASE_URL, BENCH_DATABASE);
+  const db0 = await ensureDatabase(base.DATABASE_URL, opts.quick ? `${BENCH_DATABASE}_quick` : BENCH_DATABASE);
   const redacted = new URL(db0.url);
   redacted.password = redacted.password ? '***' : '';
   log(`database: ${redacted.toString()}${db0.created ? ' (created)' : ''}`);
@@ -361,7 +281,7 @@ export async function runSearchBench(argv: string[]): Promise<void> {
       const load = { url: baseUrl, path: apiPath, headers, bodies: sc.bodies.map((b) => JSON.stringify(b)), connections: opts.connections };
       if (opts.warmup > 0) await runEndpointLoad({ ...load, seconds: opts.warmup });
       const endpoint = await runEndpointLoad({ ...load, seconds: opts.seconds });
-      const direct = await runDirectLoad(directPool, caps.map((c) => c.waves), { loops: opts.connections, seconds: opts.seconds, warmup: opts.warmup });
+      const direct = await runDirectLoad(directPool, caps.map((c) => c.waves), { loops: opts.connections, seconds: opts.seconds, warmupSeconds: opts.warmup });
       const r: ScenarioResult = {
         scenario: sc.name,
         path: apiPath,
@@ -412,9 +332,6 @@ export async function runSearchBench(argv: string[]): Promise<void> {
         (seed.reused ? 'reused the existing data' : `${seed.seedSeconds.toFixed(1)} s load + ${seed.indexSeconds.toFixed(1)} s search table and indexes`),
     );
 
-    const outDir = path.resolve(__dirname, '..', '..', 'var', 'bench');
-    fs.mkdirSync(outDir, { recursive: true });
-    const file = path.join(outDir, `search-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
     const side = (s: SideResult) => ({ p50: round2(s.latency.p50), p95: round2(s.latency.p95), p99: round2(s.latency.p99), max: round2(s.latency.max), perSec: round2(s.perSec), samples: s.latency.samples, errors: s.errors });
     const json = {
       benchmark: 'search',
@@ -437,8 +354,25 @@ export async function runSearchBench(argv: string[]): Promise<void> {
         explain: r.explain.map((e) => ({ statement: e.statement, ...e.summary, executionMs: round2(e.summary.executionMs) })),
       })),
     };
-    fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    log(`report written to ${path.relative(process.cwd(), file)}`);
+    const resultsFile = writeResultsFile('search', json);
+    log(`report written to ${resultsFile}`);
+    return {
+      bench: 'search',
+      startedAt: startedAt.toISOString(),
+      durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+      options: json.options,
+      figureDescription: `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s, bodies round robin) over ${opts.purchases} purchases`,
+      baselineDescription: "the SQL of one request per body, replayed through pg by as many loops (API-key lookup excluded)",
+      resultsFile,
+      scenarios: results.map((r) => ({
+        scenario: r.scenario,
+        figure: { label: 'p99', value: round2(r.endpoint.latency.p99), unit: 'ms' },
+        baseline: { label: 'p99', value: round2(r.direct.latency.p99), unit: 'ms' },
+        ratio: ratioOf(r.endpoint.latency.p99, r.direct.latency.p99),
+        goal: { text: `p99 < ${GOAL_P99_MS} ms, no error`, pass: r.pass },
+        latency: { figure: reportPercentiles(r.endpoint.latency), baseline: reportPercentiles(r.direct.latency) },
+      })),
+    };
   } finally {
     if (server) {
       server.closeAllConnections();
