@@ -1,7 +1,7 @@
 /**
  * Activities of the certificate child workflow (issue 6; ARCHITECTURE §3 step 7): plan one
  * certificate per covered unit, render and store the PDFs, build the zips, verify that all of
- * it is in storage, and mark the purchase issued.
+ * it is in storage (the purchase activities then mark the purchase issued).
  *
  * Built by `createCertificateActivities({ db, store, pdf, publicBaseUrl, pageFormat })` over
  * injected clients (STYLE practice 2). Every step is safe to retry:
@@ -232,11 +232,6 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
         missingCertificates,
         missingArchives,
       };
-    },
-
-    /** Marks the purchase's certificates issued (getCertificates lists them from now on). */
-    async markCertificatesIssued(input: { purchaseId: number }): Promise<void> {
-      await repo.markIssued(input.purchaseId);
     },
   };
 }

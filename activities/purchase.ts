@@ -15,7 +15,10 @@ import { ensureBuyerCustomer } from '../src/payproc/customers';
 import { idOf } from '../src/payproc/ids';
 import { RECURRING_INTERVAL } from '../src/payproc/catalog';
 import { createPaymentsRepository } from '../src/payments/repository';
-import type { CheckoutSession, PurchaseStatus, RefundInput } from '../workflows/contracts';
+import { createPurchasesRepository, type PurchaseRecord } from '../src/purchases/repository';
+import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
+import { createSavedCardCharges } from '../src/payments/saved-card';
+import type { CheckoutSession, PurchaseStatus, RefundInput, SavedCardChargeResult } from '../workflows/contracts';
 
 export interface PurchaseActivityDeps {
   db: Db;
@@ -48,11 +51,14 @@ function sessionState(s: Stripe.Checkout.Session): SessionState {
 export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const { db, payproc } = deps;
   const customers = createPaymentsRepository(db);
+  const purchases = createPurchasesRepository(db);
+  const savedCards = createSavedCardCharges({ db, repo: customers, purchases, payproc });
 
-  async function loadPurchase(purchaseId: number) {
-    const purchase = await db('purchases as p').join('root_accounts as a', 'a.id', 'p.root_account_id').where('p.id', purchaseId).first('p.*', 'a.checkout_success_url', 'a.checkout_cancel_url');
+  async function loadPurchase(purchaseId: number): Promise<PurchaseRecord & { checkoutSessionId: string }> {
+    const purchase = await purchases.findById(purchaseId);
     if (!purchase) throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} does not exist`, 'PurchaseNotFound');
-    return purchase;
+    if (!purchase.checkoutSessionId) throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} has no checkout session`, 'NoCheckoutSession');
+    return purchase as PurchaseRecord & { checkoutSessionId: string };
   }
 
   return {
@@ -63,44 +69,50 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * once the session is paid (invoice creation on). Stores the session on the purchase.
      */
     async createCheckoutSession(input: { purchaseId: number; sessionTtlSeconds: number }): Promise<CheckoutSession> {
-      const purchase = await loadPurchase(input.purchaseId);
-      if (purchase.checkout_session_id) {
+      const context = await purchases.checkoutContext(input.purchaseId);
+      if (!context) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
+      const { purchase, lines } = context;
+      if (purchase.checkoutSessionId) {
         return {
-          id: purchase.checkout_session_id,
-          url: purchase.checkout_url,
-          payment_intent: purchase.payment_intent_id,
-          amount_total: Number(purchase.total_minor),
+          id: purchase.checkoutSessionId,
+          url: purchase.checkoutUrl ?? '',
+          payment_intent: purchase.paymentIntentId,
+          amount_total: purchase.totalMinor,
           currency: purchase.currency,
-          expires_at: new Date(purchase.checkout_expires_at).toISOString(),
+          expires_at: (purchase.checkoutExpiresAt ?? new Date()).toISOString(),
         };
       }
-      const items = await db('purchase_items as i').join('product_lines as pl', 'pl.id', 'i.product_line_id').where('i.purchase_id', input.purchaseId).orderBy('i.position').select('i.*', 'pl.customer_name', 'pl.payproc_product_id');
-      const currency = purchase.currency as string;
+      const currency = purchase.currency;
       // A subscription bills every line (and the fee) monthly; see docs/decisions.md.
       const subscription = purchase.billing === 'subscription';
       const recurring = subscription ? { recurring: { interval: RECURRING_INTERVAL } } : {};
-      const lineItems: Stripe.Checkout.SessionCreateParams.LineItem[] = items.map((i) => ({
+      const lineItems: Stripe.Checkout.SessionCreateParams.LineItem[] = lines.map((l) => ({
         quantity: 1,
         price_data: {
           ...recurring,
           currency,
-          unit_amount: Number(i.amount_minor),
-          ...(i.payproc_product_id ? { product: i.payproc_product_id as string } : { product_data: { name: i.customer_name as string } }),
+          unit_amount: l.amountMinor,
+          ...(l.payprocProductId ? { product: l.payprocProductId } : { product_data: { name: l.name } }),
         },
       }));
-      if (Number(purchase.platform_fee_minor) > 0) {
-        lineItems.push({ quantity: 1, price_data: { ...recurring, currency, unit_amount: Number(purchase.platform_fee_minor), product_data: { name: 'Platform fee' } } });
+      if (purchase.platformFeeMinor > 0) {
+        lineItems.push({ quantity: 1, price_data: { ...recurring, currency, unit_amount: purchase.platformFeeMinor, product_data: { name: 'Platform fee' } } });
       }
       // The processor accepts 30 min to 24 h; the workflow enforces the configured deadline itself.
       const expiresAt = Math.floor(Date.now() / 1000) + Math.min(86_400, Math.max(1_800, input.sessionTtlSeconds));
-      const base = deps.publicBaseUrl.replace(/\/$/, '');
+      const returnUrls = checkoutReturnUrls({
+        publicBaseUrl: deps.publicBaseUrl,
+        purchaseId: purchase.id,
+        returnToken: purchase.returnToken ?? '',
+        configured: { successUrl: context.successUrl, cancelUrl: context.cancelUrl },
+      });
       const metadata = { purchase_id: String(purchase.id) };
       const stripe = payproc.client(purchase.mode);
       let session: Stripe.Checkout.Session;
       try {
         // Saving the card needs the buyer as a processor customer (the saved-card option charges it).
-        const buyer = purchase.save_payment_method
-          ? await db('buyers').where({ id: purchase.buyer_id }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid')
+        const buyer = purchase.savePaymentMethod
+          ? await db('buyers').where({ id: purchase.buyerId }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid')
           : null;
         const customer = buyer
           ? await ensureBuyerCustomer(customers, stripe, { buyerId: buyer.id, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, idpAccntUuid: buyer.idp_accnt_uuid }, purchase.mode)
@@ -111,7 +123,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
           : {
               mode: 'payment',
               payment_intent_data: customer ? { metadata, setup_future_usage: 'off_session' } : { metadata },
-              // A paid one-time session then carries an invoice (getInvoiceData, spec §4.5).
+              // A paid one-time session then carries an invoice (getInvoiceData).
               invoice_creation: { enabled: true, invoice_data: { metadata } },
             };
         session = await stripe.checkout.sessions.create(
@@ -119,11 +131,11 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
             ...modeParams,
             line_items: lineItems,
             client_reference_id: `purchase-${purchase.id}`,
-            ...(customer ? { customer } : { customer_email: purchase.buyer_email ?? undefined }),
+            ...(customer ? { customer } : { customer_email: purchase.buyerEmail ?? undefined }),
             metadata,
             expires_at: expiresAt,
-            success_url: purchase.checkout_success_url ?? `${base}/checkout/success?purchase=${purchase.id}`,
-            cancel_url: purchase.checkout_cancel_url ?? `${base}/checkout/cancel?purchase=${purchase.id}`,
+            success_url: returnUrls.successUrl,
+            cancel_url: returnUrls.cancelUrl,
           },
           { idempotencyKey: `purchase-${purchase.id}-checkout` },
         );
@@ -132,17 +144,35 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       }
       const paymentIntent = idOf(session.payment_intent);
       const deadline = new Date(Date.now() + input.sessionTtlSeconds * 1000);
-      await db('purchases')
-        .where({ id: purchase.id })
-        .update({ checkout_session_id: session.id, checkout_url: session.url, checkout_expires_at: deadline, payment_intent_id: paymentIntent, status: 'awaiting_payment', updated_at: db.fn.now() });
+      await purchases.recordCheckoutSession(purchase.id, { sessionId: session.id, url: session.url, expiresAt: deadline, paymentIntentId: paymentIntent });
+      // In the same step, so the agent's next read after checkout already says so.
+      await purchases.transition(purchase.id, 'awaiting_payment');
       return {
         id: session.id,
         url: session.url ?? '',
         payment_intent: paymentIntent,
-        amount_total: Number(purchase.total_minor),
+        amount_total: purchase.totalMinor,
         currency,
         expires_at: deadline.toISOString(),
         subscription_invoice: subscription ? idOf(session.invoice) : null,
+      };
+    },
+
+    /**
+     * The checkout session already stored on the purchase (no processor call), for a run that
+     * resumes a purchase whose earlier run closed; null when it never got one.
+     */
+    async loadCheckoutSession(input: { purchaseId: number }): Promise<CheckoutSession | null> {
+      const purchase = await purchases.findById(input.purchaseId);
+      if (!purchase) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
+      if (!purchase.checkoutSessionId) return null;
+      return {
+        id: purchase.checkoutSessionId,
+        url: purchase.checkoutUrl ?? '',
+        payment_intent: purchase.paymentIntentId,
+        amount_total: purchase.totalMinor,
+        currency: purchase.currency,
+        expires_at: (purchase.checkoutExpiresAt ?? new Date(0)).toISOString(),
       };
     },
 
@@ -150,7 +180,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
     async getCheckoutState(input: { purchaseId: number }): Promise<SessionState> {
       const purchase = await loadPurchase(input.purchaseId);
       try {
-        return sessionState(await payproc.client(purchase.mode).checkout.sessions.retrieve(purchase.checkout_session_id));
+        return sessionState(await payproc.client(purchase.mode).checkout.sessions.retrieve(purchase.checkoutSessionId));
       } catch (err) {
         processorFailure(err);
       }
@@ -161,46 +191,58 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       const purchase = await loadPurchase(input.purchaseId);
       const stripe = payproc.client(purchase.mode);
       try {
-        const s = await stripe.checkout.sessions.expire(purchase.checkout_session_id, {}, { idempotencyKey: `purchase-${purchase.id}-expire` });
+        const s = await stripe.checkout.sessions.expire(purchase.checkoutSessionId, {}, { idempotencyKey: `purchase-${purchase.id}-expire` });
         return sessionState(s).state === 'paid' ? sessionState(s) : { state: 'expired' };
       } catch (err) {
         // Already completed or expired: the processor refuses to expire it; read what it is.
         if ((err as { type?: string }).type === 'StripeInvalidRequestError') {
-          return sessionState(await stripe.checkout.sessions.retrieve(purchase.checkout_session_id));
+          return sessionState(await stripe.checkout.sessions.retrieve(purchase.checkoutSessionId));
         }
         processorFailure(err);
       }
     },
 
-    /** Records the payment once; a repeated call changes nothing. */
-    async recordPayment(input: { purchaseId: number; paymentIntentId: string | null }): Promise<void> {
-      await db('purchases')
-        .where({ id: input.purchaseId })
-        .whereNull('paid_at')
-        .update({ status: 'paid', paid_at: db.fn.now(), payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [input.paymentIntentId]), updated_at: db.fn.now() });
+    /**
+     * Records the payment once (`paid_at`, the payment intent, and for a subscription checkout the
+     * processor subscription); a repeated call changes nothing.
+     */
+    async recordPayment(input: { purchaseId: number; paymentIntentId: string | null; subscriptionId?: string }): Promise<void> {
+      await purchases.recordPayment(input.purchaseId, input.paymentIntentId);
+      if (input.subscriptionId) await purchases.recordSubscription(input.purchaseId, input.subscriptionId);
     },
 
     /**
      * Records a refund: the refunded amount only grows (events may arrive out of order), and a
-     * full refund marks the purchase `refunded` once. Returns the purchase's refund state.
+     * full refund moves the purchase to `refunded` (final). Returns the purchase's refund state.
      */
     async recordRefund(input: RefundInput): Promise<{ refundedMinor: number; refunded: boolean }> {
-      const [row] = await db('purchases')
-        .where({ id: input.purchaseId })
-        .update({
-          refunded_minor: db.raw('greatest(refunded_minor, ?)', [input.amountRefundedMinor]),
-          ...(input.fullyRefunded ? { status: 'refunded', refunded_at: db.raw('coalesce(refunded_at, now())') } : {}),
-          updated_at: db.fn.now(),
-        })
-        .returning(['refunded_minor', 'status']);
-      if (!row) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
-      return { refundedMinor: Number(row.refunded_minor), refunded: row.status === 'refunded' };
+      const result = await purchases.recordRefund(input.purchaseId, input.amountRefundedMinor, input.fullyRefunded);
+      if (!result) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
+      return result;
     },
 
-    /** Sets the purchase status (what lists and the API read; the workflow is the source). */
-    async setPurchaseStatus(input: { purchaseId: number; status: PurchaseStatus }): Promise<void> {
-      // A refunded purchase stays refunded, whatever step of issuance finishes after the refund.
-      await db('purchases').where({ id: input.purchaseId }).whereNot('status', 'refunded').update({ status: input.status, updated_at: db.fn.now() });
+    /**
+     * Moves the purchase to `status` under the status rules (what lists and the API read; the
+     * workflow is the source); `reason` goes with `failed`. A move the rules refuse (a late step
+     * after a refund, say) changes nothing. Returns the status the purchase has afterwards.
+     */
+    async setPurchaseStatus(input: { purchaseId: number; status: PurchaseStatus; reason?: string }): Promise<PurchaseStatus | null> {
+      const result = await purchases.transition(input.purchaseId, input.status, input.reason);
+      return result?.status ?? null;
+    },
+
+    /**
+     * Charges the purchase to a payment method saved on the buyer's processor customer, at most
+     * once (`src/payments/saved-card.ts`). Definitive outcomes come back as data; an unknown
+     * outcome (processor unreachable, 5xx) throws and the retry settles the same attempt.
+     */
+    async chargeSavedCard(input: { purchaseId: number; paymentMethodId: string }): Promise<SavedCardChargeResult> {
+      return savedCards.charge(input.purchaseId, input.paymentMethodId);
+    },
+
+    /** Marks the purchase's certificates issued (getCertificates lists them from now on) and its status `issued`. */
+    async markCertificatesIssued(input: { purchaseId: number }): Promise<void> {
+      await purchases.recordCertificatesIssued(input.purchaseId);
     },
   };
 }

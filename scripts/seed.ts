@@ -110,13 +110,12 @@ async function main(): Promise<void> {
     const keys = c.services.apiKeys;
     const out = [];
     for (const [i, a] of ACCOUNTS.entries()) {
-      const account = await accounts.upsertBySlug({
-        slug: a.slug,
-        name: a.name,
-        kind: 'agency',
-        checkoutSuccessUrl: `${config.PUBLIC_BASE_URL}/checkout/success`,
-        checkoutCancelUrl: `${config.PUBLIC_BASE_URL}/checkout/cancel`,
-      });
+      // No return URLs: buyers land on the service's own pages (/checkout/complete, /checkout/cancelled)
+      // unless set with `npm run keys -- set-account-return-urls`, which a re-seed leaves alone.
+      const account = await accounts.upsertBySlug({ slug: a.slug, name: a.name, kind: 'agency' });
+      // Earlier seeds stored `/checkout/success` and `/checkout/cancel`, which no route serves.
+      const stale = (url: string | null, path: string) => (url === `${config.PUBLIC_BASE_URL}${path}` ? null : undefined);
+      await accounts.setCheckoutReturnUrls(account.id, { successUrl: stale(account.checkoutSuccessUrl, '/checkout/success'), cancelUrl: stale(account.checkoutCancelUrl, '/checkout/cancel') });
       const agent = await accounts.upsertAgent({ rootAccountId: account.id, ...a.agent });
       for (const existing of await keys.list(account.id)) {
         if (existing.status !== 'deleted' && Object.values(SEED_KEY_NAMES).includes(existing.name as never)) {

@@ -43,7 +43,7 @@ const schema = z.object({
   REDIS_URL: optionalUrl,
   /** Requests per minute per API key (spec §8: roughly 100). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
-  /** Requests per minute per client address to the public verification page (/verify). */
+  /** Requests per minute per client address to the public verification page (/verify), and separately to the checkout return pages. */
   VERIFY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** Redis key prefix of the rate-limit counters (separate deployments sharing one Redis). */
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl:apikey'),
@@ -71,6 +71,8 @@ const schema = z.object({
   /** How long a buyer may take to pay a checkout session, in seconds (processor allows 1800–86400). */
   CHECKOUT_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(86_400),
   /** How often a waiting purchase asks the processor about its session, in seconds (covers lost webhooks). */
+  /** Cap, in seconds, of the wait between two tries of a processor call in a purchase workflow (no attempt limit). */
+  PURCHASE_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   CHECKOUT_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
 
   /** Object storage (GCS). Endpoint set for fake-gcs-server, empty for real GCS. */

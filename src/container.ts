@@ -2,7 +2,6 @@
  * The API's composition root: builds every client, repository and service once from the
  * config, and closes them in reverse order. `src/server.ts` and the API tests share it.
  */
-import type Router from '@koa/router';
 import type { Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb, pingDb, type Db } from './db/knex';
@@ -26,6 +25,7 @@ import { createQuestionSetsRepository } from './question-sets/repository';
 import { createQuotesRepository } from './quotes/repository';
 import { createQuoteService, type QuoteService } from './quotes/service';
 import { quoteRoutes } from './quotes/routes';
+import { createPurchasesRepository } from './purchases/repository';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/workflow-client';
 import { createWebhookService } from './webhooks/service';
 import { webhookRoutes } from './webhooks/routes';
@@ -45,16 +45,10 @@ import { createPurchaseSearchRepository } from './purchase-search/repository';
 import { createPurchaseSearchService } from './purchase-search/service';
 import { purchaseSearchRoutes, rootPurchaseSearchRoutes } from './purchase-search/routes';
 import { createProofOfCoverageService } from './proof-of-coverage/service';
+import { createCheckoutPageService } from './checkout-pages/service';
+import { checkoutPageRoutes } from './checkout-pages/routes';
 import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-coverage/routes';
-import type { AppState } from './http/context';
-import type { OpenAPIRegistry } from './http/openapi';
-
-/** A domain's `/api/v1` routes: mounts them on the router and registers them in OpenAPI. */
-export type RouteRegistration = (router: Router<AppState>, registry: OpenAPIRegistry) => void;
-
-/** The unversioned surfaces without the envelope (spec §4.3–4.5, §7.2, §9.2). */
-export const BARE_SURFACES = ['/public-quote', '/platform-seller-invites', '/platform-agency-certs', '/platform-agency-root-certs'] as const;
-export type BareSurface = (typeof BARE_SURFACES)[number];
+import type { BareSurface, RouteRegistration } from './http/routes';
 
 export interface Container {
   config: Config;
@@ -77,7 +71,7 @@ export interface Container {
   surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
   /** Routes under /webhooks (no API key). */
   webhookRoutes: RouteRegistration[];
-  /** Public pages without API key or envelope (the certificate verification page). */
+  /** Public pages without API key or envelope (the certificate verification page, the checkout return pages). */
   publicRoutes: RouteRegistration[];
   purchaseWorkflows: PurchaseWorkflows;
   mailer: Mailer;
@@ -90,6 +84,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const temporal = createTemporalClient(config);
   const rateLimiter = createRateLimiter(config);
   const accounts = createAccountsRepository(db);
+  const purchases = createPurchasesRepository(db);
   const apiKeys = createApiKeyService({
     keys: createApiKeysRepository(db),
     accounts,
@@ -105,9 +100,12 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
     pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
+    retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
   });
   const webhooks = createWebhookService({
     db,
+    purchases,
+    log,
     stripe: payproc.client('test'),
     secrets: [config.PAYPROC_WEBHOOK_SECRET, ...(config.PAYPROC_WEBHOOK_SECRET_SECONDARY ? [config.PAYPROC_WEBHOOK_SECRET_SECONDARY] : [])],
     workflows: purchaseWorkflows,
@@ -115,6 +113,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const quotes = createQuoteService({
     startCheckout: (input) => purchaseWorkflows.startCheckout(input),
     quotes: createQuotesRepository(db),
+    purchases,
     questionSets,
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
     maxCoveredUnits: config.MAX_COVERED_UNITS,
@@ -122,7 +121,6 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const mailer = createMailer(config, log);
   const payments = createPaymentService({
     repo: createPaymentsRepository(db),
-    payproc,
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
     workflows: purchaseWorkflows,
     mailer,
@@ -152,7 +150,10 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     services: { apiKeys, products, bundles, buyers, quotes, payments, certificates },
     apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
     webhookRoutes: [webhookRoutes(webhooks)],
-    publicRoutes: [verificationRoutes(certificates, verifyRateLimiter.limiter)],
+    publicRoutes: [
+      verificationRoutes(certificates, verifyRateLimiter.limiter),
+      checkoutPageRoutes(createCheckoutPageService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL }), verifyRateLimiter.limiter),
+    ],
     purchaseWorkflows,
     mailer,
     surfaceRoutes: {

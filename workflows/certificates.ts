@@ -74,7 +74,7 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
     await sleep(Math.min(1000 * 2 ** round, 5 * 60_000));
   }
 
-  await quick.markCertificatesIssued({ purchaseId });
+  await acts.markCertificatesIssued({ purchaseId });
   upsertSearchAttributes({ PurchaseStatus: ['issued'] });
   return { purchaseId, status: 'issued' };
 }

@@ -33,9 +33,12 @@ export function certificatesWorkflowId(purchaseId: number): string {
 /**
  * Purchase statuses, as stored in `purchases.status` and the `PurchaseStatus` search attribute:
  * `awaiting_certificates` = paid, certificates being issued; `issued` = every certificate and zip
- * verified in storage; `refunded` = fully refunded (certificates void), never overwritten.
+ * verified in storage; `expired` = not paid by the deadline; `failed` = the processor refused the
+ * purchase for good (declined, invalid request; never a transient outage), with a reason;
+ * `refunded` = fully refunded (certificates void), final. The allowed moves between them are
+ * written once, in `src/purchases/repository.ts`.
  */
-export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'awaiting_certificates' | 'issued' | 'refunded';
+export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'failed' | 'awaiting_certificates' | 'issued' | 'refunded';
 
 /** Workflow id of the handling of one refund event (a redelivered event is rejected by id). */
 export function refundWorkflowId(purchaseId: number, eventId: string): string {
@@ -60,6 +63,17 @@ export interface PurchaseWorkflowInput {
   sessionTtlSeconds: number;
   /** How often to ask the processor about the session while waiting, in seconds. */
   pollIntervalSeconds: number;
+  /**
+   * Longest wait between two tries of a processor call, in seconds (default 300). Processor calls
+   * retry without an attempt limit: an outage delays a purchase, never fails it.
+   */
+  retryMaxIntervalSeconds?: number;
+  /**
+   * A new run of a purchase whose earlier run closed (failed, terminated, or ended before a late
+   * payment): the checkout session exists already, so the run starts waiting for the payment
+   * (signalled with the start, or asked of the processor) instead of creating a session.
+   */
+  resume?: boolean;
 }
 
 /** The checkout session returned to the agent (spec §4.4 step 2); amounts in minor units. */
@@ -82,18 +96,45 @@ export interface PaymentEvent {
   /** `paid`: money captured; `failed`: async payment failed; `expired`: session expired. */
   outcome: 'paid' | 'failed' | 'expired';
   paymentIntentId: string | null;
+  /** A paid subscription checkout: the processor subscription it created (its renewals find the purchase by it). */
+  subscriptionId?: string | null;
 }
 
 /** What the `status` query answers. */
 export interface PurchaseStatusView {
   purchaseId: number;
   status: PurchaseStatus;
+  /** Why the purchase `failed` (the processor's answer); absent otherwise. */
+  failureReason?: string;
   checkoutSessionId: string | null;
   paymentIntentId: string | null;
 }
 
+/** What the saved-card charge of a purchase came to (`chargeSavedCard` update). */
+export type SavedCardChargeResult =
+  | {
+      ok: true;
+      paymentMethodId: string;
+      /** The payment intent (the same on every repeat of a charge). */
+      paymentIntentId: string;
+      /** `succeeded`: paid, certificates follow; `processing`: the processor's webhook confirms later. */
+      status: 'succeeded' | 'processing';
+      /** A subscription purchase: the processor subscription created on the saved payment method. */
+      subscriptionId: string | null;
+    }
+  | {
+      ok: false;
+      paymentMethodId: string;
+      /** CARD_ERROR: declined (retry only with another card); INVALID_REQUEST / AUTHENTICATION_ERROR: refused. */
+      code: 'CARD_ERROR' | 'INVALID_REQUEST' | 'AUTHENTICATION_ERROR';
+      message: string;
+      declineCode?: string | null;
+      paymentIntentId?: string | null;
+    };
+
 /** Update, signal and query names (the workflow defines them with these names). */
 export const CREATE_CHECKOUT_UPDATE = 'createCheckout';
+export const CHARGE_SAVED_CARD_UPDATE = 'chargeSavedCard';
 export const PAYMENT_EVENT_SIGNAL = 'paymentEvent';
 export const STATUS_QUERY = 'status';
 

@@ -2,7 +2,7 @@
  * The workflow bundle's entry: every workflow the worker runs is exported from here.
  * Deterministic code only (STYLE practice 1).
  */
-export { purchaseWorkflow, createCheckoutUpdate, paymentEventSignal, statusQuery } from './purchase';
+export { purchaseWorkflow, createCheckoutUpdate, chargeSavedCardUpdate, paymentEventSignal, statusQuery } from './purchase';
 export { certificatesWorkflow } from './certificates';
 export { refundWorkflow } from './refund';
 export { proofOfCoverageEmailWorkflow } from './proof-email';

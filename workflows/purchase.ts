@@ -9,15 +9,27 @@
  * 3. On payment it records the payment and runs the certificate child workflow; otherwise the
  *    purchase ends `expired`. Duplicate or out-of-order events change nothing: only the first
  *    decisive outcome counts, and `paid` always wins over a later `expired`.
+ *
+ * Outages never end a purchase: processor calls retry without an attempt limit (backoff capped
+ * at `retryMaxIntervalSeconds`), and a payment signalled while a call is still retrying cancels
+ * that call and goes on. Only a non-retryable processor answer (declined, invalid request) ends
+ * the purchase `failed`, with the reason, published like every status. A run with `resume` is a
+ * new run of a purchase whose earlier run closed (see `PurchaseWorkflowInput.resume`): it takes
+ * the stored session and waits for, or asks the processor about, the payment.
  * Search attributes PurchaseId, PurchaseStatus, PaymentIntentId and BuyerEmail stay current;
  * the `status` query answers `PurchaseStatusView`. Deterministic code only.
  */
 import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  log,
   condition,
   defineQuery,
   defineSignal,
   defineUpdate,
   executeChild,
+  isCancellation,
   patched,
   proxyActivities,
   setHandler,
@@ -26,6 +38,7 @@ import {
 } from '@temporalio/workflow';
 import type { PurchaseActivities, SessionState } from '../activities/purchase';
 import {
+  CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
   PAYMENT_EVENT_SIGNAL,
   STATUS_QUERY,
@@ -35,33 +48,56 @@ import {
   type PurchaseStatus,
   type PurchaseStatusView,
   type PurchaseWorkflowInput,
+  type SavedCardChargeResult,
 } from './contracts';
 import { certificatesWorkflow } from './certificates';
 
 export const createCheckoutUpdate = defineUpdate<CheckoutSession>(CREATE_CHECKOUT_UPDATE);
 export const paymentEventSignal = defineSignal<[PaymentEvent]>(PAYMENT_EVENT_SIGNAL);
 export const statusQuery = defineQuery<PurchaseStatusView>(STATUS_QUERY);
+export const chargeSavedCardUpdate = defineUpdate<SavedCardChargeResult, [{ paymentMethodId: string }]>(CHARGE_SAVED_CARD_UPDATE);
 
-const processor = proxyActivities<PurchaseActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+/** A new saved-card charge needs at least this long before the payment deadline, in ms. */
+const SAVED_CARD_MIN_TIME_LEFT_MS = 60_000;
+
+/** Default cap of the wait between two tries of a processor call, in seconds. */
+export const DEFAULT_RETRY_MAX_INTERVAL_SECONDS = 300;
+
 const local = proxyActivities<PurchaseActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
 });
 
+/** The reason of a non-retryable activity failure (the processor's answer), else null. */
+function permanentFailure(err: unknown): string | null {
+  if (!(err instanceof ActivityFailure) || isCancellation(err)) return null;
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure) return `${cause.type ?? 'Error'}: ${cause.message}`;
+  return cause?.message ?? err.message;
+}
+
 export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<PurchaseStatusView> {
+  // No maximum attempts: an outage of any length delays the purchase, never fails it.
+  const processor = proxyActivities<PurchaseActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: `${input.retryMaxIntervalSeconds ?? DEFAULT_RETRY_MAX_INTERVAL_SECONDS} seconds` },
+  });
   let status: PurchaseStatus = 'quoted';
   let session: CheckoutSession | null = null;
   let sessionPromise: Promise<CheckoutSession> | null = null;
-  type Outcome = { kind: 'paid'; paymentIntentId: string | null } | { kind: 'expired' };
+  type Outcome = { kind: 'paid'; paymentIntentId: string | null; subscriptionId: string | null } | { kind: 'expired' };
   // Typed through `as` so the handlers' assignments are not narrowed away by control flow.
   let outcome = null as Outcome | null;
+  let failure = null as string | null;
+  // When the session stops accepting payment (a resumed run takes the stored session's).
+  let deadline = input.resume ? 0 : workflowInfo().startTime.getTime() + input.sessionTtlSeconds * 1000;
+  let charge = null as Promise<SavedCardChargeResult> | null;
+  let paidBySavedCard = false;
 
   const view = (): PurchaseStatusView => ({
     purchaseId: input.purchaseId,
     status,
+    ...(failure !== null && status === 'failed' ? { failureReason: failure } : {}),
     checkoutSessionId: session?.id ?? null,
     paymentIntentId: outcome?.kind === 'paid' ? outcome.paymentIntentId : (session?.payment_intent ?? null),
   });
@@ -71,17 +107,55 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     const pi = view().paymentIntentId;
     if (pi) attrs.PaymentIntentId = [pi];
     upsertSearchAttributes(attrs);
-    await local.setPurchaseStatus({ purchaseId: input.purchaseId, status: next });
+    await local.setPurchaseStatus({ purchaseId: input.purchaseId, status: next, ...(next === 'failed' && failure !== null ? { reason: failure } : {}) });
   };
   const decide = (s: SessionState | PaymentEvent) => {
     const kind = 'state' in s ? s.state : s.outcome;
     if (kind === 'paid') {
       const pi = 'state' in s ? (s.state === 'paid' ? s.paymentIntentId : null) : s.paymentIntentId;
-      if (outcome?.kind !== 'paid') outcome = { kind: 'paid', paymentIntentId: pi ?? session?.payment_intent ?? null };
+      const sub = 'state' in s ? null : (s.subscriptionId ?? null);
+      if (outcome?.kind !== 'paid') outcome = { kind: 'paid', paymentIntentId: pi ?? session?.payment_intent ?? null, subscriptionId: sub };
+      else if (sub && !outcome.subscriptionId) outcome.subscriptionId = sub;
     } else if (kind === 'expired' && !outcome) {
       outcome = { kind: 'expired' };
     }
     // 'failed' (an async payment method failed) leaves the session open until it expires.
+  };
+  /**
+   * Runs a processor call until it answers, unless an outcome arrives first (then the call is
+   * cancelled and undefined returned). A non-retryable answer sets `failure` (undefined returned).
+   */
+  const unlessDecided = async <T>(call: () => Promise<T>): Promise<T | undefined> => {
+    // The call and the wait for an outcome share one scope, cancelled once either ends, so
+    // neither outlives this step (no pending activity, no condition left behind).
+    const scope = new CancellationScope();
+    const work = scope.run(call).then(
+      (value) => ({ value }),
+      (err: unknown) => {
+        const reason = permanentFailure(err);
+        if (reason === null) throw err;
+        return { reason };
+      },
+    );
+    const decided = scope.run(() => condition(() => outcome !== null)).then(
+      () => null,
+      () => null,
+    );
+    let first: Awaited<typeof work> | null;
+    try {
+      first = await Promise.race([work, decided]);
+    } finally {
+      scope.cancel();
+    }
+    if (first === null) {
+      await work.catch(() => undefined);
+      return undefined;
+    }
+    if ('reason' in first) {
+      failure ??= first.reason;
+      return undefined;
+    }
+    return first.value;
   };
 
   upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], BuyerEmail: [input.buyerEmail], PurchaseStatus: [status] });
@@ -90,50 +164,118 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     createCheckoutUpdate,
     async () => {
       sessionPromise ??= processor.createCheckoutSession({ purchaseId: input.purchaseId, sessionTtlSeconds: input.sessionTtlSeconds });
-      session = await sessionPromise;
+      try {
+        session = await sessionPromise;
+      } catch (err) {
+        // The processor refused the session for good: the purchase fails (added with the `failed`
+        // status; runs recorded before it waited for the deadline instead).
+        const reason = permanentFailure(err);
+        if (reason !== null && patched('purchase-failed-status')) failure ??= reason;
+        throw err;
+      }
       return session;
     },
     {
-      // A paid or expired purchase hands out no session, even while its workflow is finishing.
-      // Rejected updates leave no history, so this is safe for running and saved workflows.
+      // A paid, expired or failed purchase hands out no session, even while its workflow is
+      // finishing. Rejected updates leave no history, so this is safe for running and saved workflows.
       validator: () => {
-        if (outcome) throw new Error(`purchase ${input.purchaseId} is no longer awaiting payment`);
+        if (outcome || failure !== null) throw new Error(`purchase ${input.purchaseId} is no longer awaiting payment`);
+      },
+    },
+  );
+  setHandler(
+    chargeSavedCardUpdate,
+    async ({ paymentMethodId }) => {
+      // A call after a timeout attaches to the charge in flight (or its result); a declined card
+      // lets a call with another card start a new attempt.
+      if (charge) {
+        const earlier = await charge;
+        if (earlier.ok || earlier.paymentMethodId === paymentMethodId || outcome) return earlier;
+      }
+      charge = processor.chargeSavedCard({ purchaseId: input.purchaseId, paymentMethodId });
+      const result = await charge;
+      if (result.ok && result.status === 'succeeded' && outcome?.kind !== 'paid') {
+        paidBySavedCard = true;
+        decide({ eventId: `direct-${result.paymentIntentId}`, outcome: 'paid', paymentIntentId: result.paymentIntentId, subscriptionId: result.subscriptionId });
+      }
+      return result;
+    },
+    {
+      validator: (_request: { paymentMethodId: string }) => {
+        if (charge) return; // repeats settle the same charge
+        if (failure !== null || outcome?.kind === 'expired') throw new Error(`purchase ${input.purchaseId} is no longer awaiting payment`);
+        if (outcome?.kind === 'paid') throw new Error(`purchase ${input.purchaseId} is already paid`);
+        if (!session) throw new Error(`purchase ${input.purchaseId} has no checkout session yet`);
+        if (deadline - Date.now() < SAVED_CARD_MIN_TIME_LEFT_MS) throw new Error(`purchase ${input.purchaseId} has expired and can no longer be paid`);
       },
     },
   );
   setHandler(paymentEventSignal, (e) => decide(e));
   setHandler(statusQuery, view);
 
-  // The update arrives with the start; a purchase nobody checks out ends after the TTL.
-  if (!(await condition(() => session !== null, `${input.sessionTtlSeconds} seconds`))) {
-    await publish('expired');
-    return view();
+  if (input.resume) {
+    session = await local.loadCheckoutSession({ purchaseId: input.purchaseId });
+    deadline = session ? Date.parse(session.expires_at) : 0;
+  } else {
+    // The update arrives with the start; a purchase nobody checks out ends after the TTL.
+    if (!(await condition(() => session !== null || failure !== null, `${input.sessionTtlSeconds} seconds`))) {
+      await publish('expired');
+      return view();
+    }
+    if (failure !== null) {
+      await publish('failed');
+      return view();
+    }
+    await publish('awaiting_payment');
   }
-  await publish('awaiting_payment');
 
-  const deadline = workflowInfo().startTime.getTime() + input.sessionTtlSeconds * 1000;
-  while (!outcome) {
+  while (!outcome && failure === null) {
+    if (!session) {
+      // Resumed without a session: nothing could have been paid but a signalled payment.
+      outcome = { kind: 'expired' };
+      break;
+    }
     const left = deadline - Date.now();
     if (left <= 0) {
-      decide(await processor.expireCheckoutSession({ purchaseId: input.purchaseId }));
+      const state = await unlessDecided(() => processor.expireCheckoutSession({ purchaseId: input.purchaseId }));
+      if (state) decide(state);
       break;
     }
     const waitMs = Math.min(left, input.pollIntervalSeconds * 1000);
     if (!(await condition(() => outcome !== null, waitMs))) {
-      decide(await processor.getCheckoutState({ purchaseId: input.purchaseId }));
+      const state = await unlessDecided(() => processor.getCheckoutState({ purchaseId: input.purchaseId }));
+      if (state) decide(state);
     }
   }
 
-  const final = outcome;
-  if (!final || final.kind === 'expired') {
-    await publish('expired');
-    return view();
+  if (!outcome || outcome.kind === 'expired') {
+    await publish(failure !== null ? 'failed' : 'expired');
+    // A payment signalled while that status was being written reached this run, not a new one:
+    // dropping it with the run would leave a paid buyer without certificates. Paid wins.
+    // (Patched: runs recorded before this check ended here whatever arrived.)
+    const paidMeanwhile = (outcome as Outcome | null)?.kind === 'paid';
+    if (!paidMeanwhile || !patched('paid-after-terminal-status')) return view();
   }
-  await local.recordPayment({ purchaseId: input.purchaseId, paymentIntentId: final.paymentIntentId });
+  const final = outcome as Outcome & { kind: 'paid' };
+  await local.recordPayment({ purchaseId: input.purchaseId, paymentIntentId: final.paymentIntentId, ...(final.subscriptionId ? { subscriptionId: final.subscriptionId } : {}) });
   await publish('paid');
+  if (paidBySavedCard && session) {
+    // Paid with the saved card: close the checkout link so the buyer cannot pay a second time.
+    // Never at the cost of the certificates: a refusal is logged and issuance goes on.
+    try {
+      const state = await processor.expireCheckoutSession({ purchaseId: input.purchaseId });
+      if (state.state === 'paid') {
+        log.error('purchase paid twice (checkout link and saved card): refund one', { purchaseId: input.purchaseId, paymentIntentId: final.paymentIntentId, checkoutPaymentIntentId: state.paymentIntentId });
+      }
+    } catch (err) {
+      log.warn('checkout session not expired after a saved-card charge', { purchaseId: input.purchaseId, reason: permanentFailure(err) ?? String(err) });
+    }
+  }
   const issued = await executeChild(certificatesWorkflow, {
     workflowId: certificatesWorkflowId(input.purchaseId),
     args: [{ purchaseId: input.purchaseId }],
+    // A resumed run re-runs issuance under the same id: every step of it is idempotent.
+    ...(input.resume ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const } : {}),
   });
   // The child's outcome (`issued`; `awaiting_certificates` for children that ran the old placeholder).
   status = issued.status;

@@ -42,20 +42,38 @@ const toAccount = (r: RootAccountRow): RootAccount => ({
 
 export function createAccountsRepository(db: Db) {
   return {
-    /** Inserts the account, or updates name/kind/URLs of the one with the same slug. */
-    async upsertBySlug(input: Omit<RootAccount, 'id'>): Promise<RootAccount> {
+    /**
+     * Inserts the account, or updates name and kind of the one with the same slug. The return
+     * URLs are written only when given (undefined leaves an existing account's as they are).
+     */
+    async upsertBySlug(
+      input: Omit<RootAccount, 'id' | 'checkoutSuccessUrl' | 'checkoutCancelUrl'> & Partial<Pick<RootAccount, 'checkoutSuccessUrl' | 'checkoutCancelUrl'>>,
+    ): Promise<RootAccount> {
+      const urls = {
+        ...(input.checkoutSuccessUrl !== undefined ? { checkout_success_url: input.checkoutSuccessUrl } : {}),
+        ...(input.checkoutCancelUrl !== undefined ? { checkout_cancel_url: input.checkoutCancelUrl } : {}),
+      };
       const [row] = await db<RootAccountRow>('root_accounts')
-        .insert({
-          slug: input.slug,
-          name: input.name,
-          kind: input.kind,
-          checkout_success_url: input.checkoutSuccessUrl,
-          checkout_cancel_url: input.checkoutCancelUrl,
-        })
+        .insert({ slug: input.slug, name: input.name, kind: input.kind, ...urls })
         .onConflict('slug')
-        .merge(['name', 'kind', 'checkout_success_url', 'checkout_cancel_url'])
+        .merge(['name', 'kind', ...(Object.keys(urls) as (keyof RootAccountRow)[])])
         .returning('*');
       return toAccount(row as RootAccountRow);
+    },
+
+    /**
+     * Sets the account's default checkout return URLs (used when the API key has none): a string
+     * sets one, null clears it (the service's own pages then), undefined leaves it. Returns the
+     * account, or null when there is none with this id. Callers validate the URLs.
+     */
+    async setCheckoutReturnUrls(id: number, urls: { successUrl?: string | null; cancelUrl?: string | null }): Promise<RootAccount | null> {
+      const update = {
+        ...(urls.successUrl !== undefined ? { checkout_success_url: urls.successUrl } : {}),
+        ...(urls.cancelUrl !== undefined ? { checkout_cancel_url: urls.cancelUrl } : {}),
+      };
+      const q = db<RootAccountRow>('root_accounts').where({ id });
+      const [row] = Object.keys(update).length ? await q.update({ ...update, updated_at: db.fn.now() } as Partial<RootAccountRow>).returning('*') : [await q.first()];
+      return row ? toAccount(row as RootAccountRow) : null;
     },
 
     async findById(id: number): Promise<RootAccount | null> {

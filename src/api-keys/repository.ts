@@ -15,6 +15,10 @@ export interface ApiKeyRecord {
   mode: KeyMode;
   agentId: number | null;
   platformFeeBps: number | null;
+  /** Where the processor sends the buyer after paying (null: the account's, else the service's page). */
+  checkoutSuccessUrl: string | null;
+  /** Where the processor sends the buyer after cancelling (null: the account's, else the service's page). */
+  checkoutCancelUrl: string | null;
   status: KeyStatus;
   createdAt: Date;
 }
@@ -41,6 +45,8 @@ interface KeyRow {
   mode: KeyMode;
   agent_id: number | null;
   platform_fee_bps: number | null;
+  checkout_success_url: string | null;
+  checkout_cancel_url: string | null;
   status: KeyStatus;
   created_at: Date;
 }
@@ -53,6 +59,8 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   mode: r.mode,
   agentId: r.agent_id,
   platformFeeBps: r.platform_fee_bps,
+  checkoutSuccessUrl: r.checkout_success_url ?? null,
+  checkoutCancelUrl: r.checkout_cancel_url ?? null,
   status: r.status,
   createdAt: r.created_at,
 });
@@ -75,6 +83,8 @@ export function createApiKeysRepository(db: Db) {
           mode: input.mode,
           agent_id: input.agentId,
           platform_fee_bps: input.platformFeeBps,
+          checkout_success_url: input.checkoutSuccessUrl,
+          checkout_cancel_url: input.checkoutCancelUrl,
         })
         .returning('*');
       return toKey(row as KeyRow);
@@ -113,6 +123,22 @@ export function createApiKeysRepository(db: Db) {
             expiresAt: s.expires_at,
           })),
       }));
+    },
+
+    /**
+     * Sets the key's checkout return URLs: a string sets one, null clears it (the account's
+     * default applies), undefined leaves it. Callers validate the URLs.
+     */
+    async setCheckoutReturnUrls(trx: Knex.Transaction, id: number, urls: { successUrl?: string | null; cancelUrl?: string | null }): Promise<ApiKeyRecord | null> {
+      const update = {
+        ...(urls.successUrl !== undefined ? { checkout_success_url: urls.successUrl } : {}),
+        ...(urls.cancelUrl !== undefined ? { checkout_cancel_url: urls.cancelUrl } : {}),
+      };
+      const [row] = await trx<KeyRow>('api_keys')
+        .where({ id })
+        .update({ ...update, updated_at: trx.fn.now() } as Partial<KeyRow>)
+        .returning('*');
+      return row ? toKey(row as KeyRow) : null;
     },
 
     async setStatus(trx: Knex.Transaction, id: number, status: KeyStatus): Promise<void> {

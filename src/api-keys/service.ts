@@ -8,7 +8,8 @@
  * VALIDATION_ERROR for an operation the key's state does not allow or a bad attachment.
  */
 import { AppError, notFound } from '../http/errors';
-import type { AccountsRepository } from '../accounts/repository';
+import type { AccountsRepository, RootAccount } from '../accounts/repository';
+import { returnUrlProblem } from '../checkout-pages/return-urls';
 import type { ApiKeyRecord, ApiKeySecretRecord, ApiKeysRepository } from './repository';
 import { displayPrefix, generateKeyValue, hashKeyValue, hashesEqual, parseKeyValue, type KeyMode } from './secrets';
 
@@ -29,6 +30,19 @@ export interface CreateKeyInput {
   mode?: KeyMode;
   agentId?: number | null;
   platformFeeBps?: number | null;
+  /** Where the buyer lands after paying (absolute http(s) URL); default: the account's, else the service's page. */
+  checkoutSuccessUrl?: string | null;
+  /** Where the buyer lands after cancelling; default: the account's, else the service's page. */
+  checkoutCancelUrl?: string | null;
+}
+
+/**
+ * Checkout return URLs to change: a URL sets one, null clears it (the next default applies:
+ * the account's for a key, the service's pages for an account), undefined leaves it.
+ */
+export interface ReturnUrlsChange {
+  successUrl?: string | null;
+  cancelUrl?: string | null;
 }
 
 /** A key together with a value, returned once by create and rotate. */
@@ -41,6 +55,8 @@ export interface IssuedKey {
   mode: KeyMode;
   agentId: number | null;
   platformFeeBps: number | null;
+  checkoutSuccessUrl: string | null;
+  checkoutCancelUrl: string | null;
   status: 'active';
   /** Rotate only: when the previous value stops working. */
   previousValueExpiresAt?: string;
@@ -81,6 +97,8 @@ export function createApiKeyService(deps: {
       if (fee !== null && (!Number.isInteger(fee) || fee < 0 || fee > 10000)) {
         throw new AppError('VALIDATION_ERROR', 'platform fee must be an integer number of basis points from 0 to 10000');
       }
+      const checkoutSuccessUrl = checkedUrl(input.checkoutSuccessUrl, 'checkout success URL') ?? null;
+      const checkoutCancelUrl = checkedUrl(input.checkoutCancelUrl, 'checkout cancel URL') ?? null;
       const mode = input.mode ?? 'live';
       const value = generateKeyValue(mode);
       const key = await deps.keys.transaction(async (trx) => {
@@ -91,6 +109,8 @@ export function createApiKeyService(deps: {
           mode,
           agentId: input.agentId ?? null,
           platformFeeBps: fee,
+          checkoutSuccessUrl,
+          checkoutCancelUrl,
         });
         await deps.keys.insertSecret(trx, k.id, hashKeyValue(value), displayPrefix(value));
         return k;
@@ -127,6 +147,29 @@ export function createApiKeyService(deps: {
         return { key, v, expiresAt };
       });
       return { ...issued(value.key), key: value.v, previousValueExpiresAt: value.expiresAt.toISOString() };
+    },
+
+    /** Changes where the key's buyers return after checkout (a deleted key cannot be changed). */
+    async setReturnUrls(id: number, change: ReturnUrlsChange): Promise<ApiKeyRecord> {
+      const urls = checkedChange(change);
+      return deps.keys.transaction(async (trx) => {
+        await loadMutable(id, trx);
+        const key = await deps.keys.setCheckoutReturnUrls(trx, id, urls);
+        if (!key) throw notFound('API key', id);
+        return key;
+      });
+    },
+
+    /** The root account with its default checkout return URLs, or null when there is none. */
+    async account(rootAccountId: number): Promise<RootAccount | null> {
+      return deps.accounts.findById(rootAccountId);
+    },
+
+    /** Changes the account-wide default return URLs (used by keys that set none). */
+    async setAccountReturnUrls(rootAccountId: number, change: ReturnUrlsChange): Promise<RootAccount> {
+      const account = await deps.accounts.setCheckoutReturnUrls(rootAccountId, checkedChange(change));
+      if (!account) throw notFound('root account', rootAccountId);
+      return account;
     },
 
     /** Stops the key at once, reversibly (spec §5.3). */
@@ -177,6 +220,19 @@ export function createApiKeyService(deps: {
   };
 }
 
+/** `value` when it is a valid return URL (or null/undefined); VALIDATION_ERROR naming `field` otherwise. */
+function checkedUrl(value: string | null | undefined, field: string): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const problem = returnUrlProblem(value);
+  if (problem) throw new AppError('VALIDATION_ERROR', `${field} ${problem}`);
+  return value;
+}
+
+function checkedChange(change: ReturnUrlsChange): ReturnUrlsChange {
+  if (change.successUrl === undefined && change.cancelUrl === undefined) throw new AppError('VALIDATION_ERROR', 'give a success URL, a cancel URL or both');
+  return { successUrl: checkedUrl(change.successUrl, 'checkout success URL'), cancelUrl: checkedUrl(change.cancelUrl, 'checkout cancel URL') };
+}
+
 function issued(k: ApiKeyRecord): Omit<IssuedKey, 'key'> {
   return {
     id: k.id,
@@ -186,6 +242,8 @@ function issued(k: ApiKeyRecord): Omit<IssuedKey, 'key'> {
     mode: k.mode,
     agentId: k.agentId,
     platformFeeBps: k.platformFeeBps,
+    checkoutSuccessUrl: k.checkoutSuccessUrl,
+    checkoutCancelUrl: k.checkoutCancelUrl,
     status: 'active',
   };
 }

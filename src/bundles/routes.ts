@@ -12,7 +12,7 @@
  * NOT_FOUND, plus whatever the gateway answers.
  */
 import { z } from 'zod';
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import type { AppState } from '../http/context';
 import { ok } from '../http/envelope';
 import { ErrorEnvelopeSchema, ListMetadataSchema, gatewayResponses, successEnvelope, type OpenAPIRegistry } from '../http/openapi';

@@ -5,7 +5,7 @@
  * 404 SELLER_NOT_FOUND for a slug other than the key's own. Bodies are never logged: they
  * lead to access tokens.
  */
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';
 import type { BuyerService } from './service';

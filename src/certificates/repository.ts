@@ -4,12 +4,14 @@
  * - `plan(purchaseId)` creates one `certificates` row per covered unit (idempotent: a covered
  *   unit has at most one row, so a retry keeps the first certificate number).
  * - `pendingForIssue` / `markStored` drive rendering; `archives` / `recordArchive` the zips.
- * - `findByPaymentIntent`, `findForVerification` serve getCertificates and the QR page.
+ * - `findInScope`, `findForVerification` serve getCertificates and the QR page.
  *
  * Certificate numbers: `COI-<purchase id>-<line position, 1-based>-<unit, 1-based>-<10 hex>`;
  * the random tail (chosen by PostgreSQL once, when the row is planned) keeps numbers unguessable,
  * so the public verification page cannot be walked through by counting.
  */
+import type { PurchaseStatus } from '../../workflows/contracts';
+import type { PurchaseHandle } from './schemas';
 import type { Db } from '../db/knex';
 
 /** Everything the certificate template needs for one certificate (minor units; UTC instants). */
@@ -85,9 +87,10 @@ export interface CertificatePurchase {
   rootAccountId: number;
   agentId: number | null;
   buyerIdpUuid: string;
-  paymentIntentId: string;
+  checkoutSessionId: string | null;
+  paymentIntentId: string | null;
   mode: 'live' | 'test';
-  status: string;
+  status: PurchaseStatus;
   paidAt: Date | null;
   certificatesIssuedAt: Date | null;
   refundedAt: Date | null;
@@ -291,39 +294,30 @@ export function createCertificatesRepository(db: Db) {
       await db('certificate_archives').where({ purchase_id: purchaseId }).whereIn('storage_key', storageKeys).delete();
     },
 
-    /** Marks issuance complete (once); getCertificates lists certificates from then on. */
-    async markIssued(purchaseId: number): Promise<void> {
-      await db('purchases')
-        .where({ id: purchaseId })
-        .update({ certificates_issued_at: db.raw('coalesce(certificates_issued_at, now())'), updated_at: db.fn.now() });
-      await db('purchases').where({ id: purchaseId }).whereNotIn('status', ['refunded']).update({ status: 'issued' });
-    },
-
-    /** The purchase paid with `paymentIntentId`, or undefined. */
-    async findByPaymentIntent(paymentIntentId: string): Promise<CertificatePurchase | undefined> {
-      const r = await db('purchases as p')
-        .join('buyers as b', 'b.id', 'p.buyer_id')
-        .where('p.payment_intent_id', paymentIntentId)
+    /**
+     * The purchase `handle` names among the purchases the caller may see (`filter`: root account,
+     * teammate unless null, mode, and the buyer when given), or undefined: the scope is part of
+     * the query, so another account's purchase holding the same payment intent never hides the
+     * caller's own. Several of the caller's own with one payment intent: the newest.
+     */
+    async findInScope(handle: PurchaseHandle, filter: { rootAccountId: number; agentId: number | null; mode: 'live' | 'test'; buyerIdpUuid?: string }): Promise<CertificatePurchase | undefined> {
+      const q = db('purchases as p').join('buyers as b', 'b.id', 'p.buyer_id').where({ 'p.root_account_id': filter.rootAccountId, 'p.mode': filter.mode });
+      if ('purchaseId' in handle) q.where('p.id', handle.purchaseId);
+      else if ('checkoutSessionId' in handle) q.where('p.checkout_session_id', handle.checkoutSessionId);
+      else q.where('p.payment_intent_id', handle.paymentIntent);
+      if (filter.agentId !== null) q.where('p.agent_id', filter.agentId);
+      if (filter.buyerIdpUuid !== undefined) q.where('b.idp_accnt_uuid', filter.buyerIdpUuid.toLowerCase());
+      const r = await q
         .orderBy('p.id', 'desc')
-        .first(
-          'p.id',
-          'p.root_account_id',
-          'p.agent_id',
-          'b.idp_accnt_uuid',
-          'p.payment_intent_id',
-          'p.mode',
-          'p.status',
-          'p.paid_at',
-          'p.certificates_issued_at',
-          'p.refunded_at',
-        );
+        .first('p.id', 'p.root_account_id', 'p.agent_id', 'b.idp_accnt_uuid', 'p.checkout_session_id', 'p.payment_intent_id', 'p.mode', 'p.status', 'p.paid_at', 'p.certificates_issued_at', 'p.refunded_at');
       if (!r) return undefined;
       return {
         purchaseId: r.id,
         rootAccountId: r.root_account_id,
         agentId: r.agent_id,
         buyerIdpUuid: r.idp_accnt_uuid,
-        paymentIntentId: r.payment_intent_id,
+        checkoutSessionId: r.checkout_session_id ?? null,
+        paymentIntentId: r.payment_intent_id ?? null,
         mode: r.mode,
         status: r.status,
         paidAt: r.paid_at,

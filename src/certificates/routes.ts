@@ -1,13 +1,14 @@
 /**
- * Certificate routes (spec §4.5, §7.2; issue 6):
+ * Certificate routes (issue 6; bare bodies without the envelope):
  * - `POST /platform-agency-certs/getCertificates` (teammate scope, `idp_teammate_uuid`) and
  *   `POST /platform-agency-root-certs/getCertificates` (root scope, `idp_root_account_uuid`):
- *   200 JSON without envelope; failures are the bare error of §7.2.
+ *   200 JSON without envelope (also for an unpaid or still issuing purchase); failures are the
+ *   bare error `{ code, message, details? }`.
  * - `GET /verify/{code}`: the public verification page (no API key), HTML by default and JSON
  *   with `Accept: application/json`; 404 (HTML or bare JSON) for an unknown code.
  */
 import { z } from 'zod';
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../http/errors';
 import { rateLimit } from '../http/gateway';
@@ -21,11 +22,12 @@ import { renderNotFoundPage, renderVerificationPage } from './verification-page'
 const getCertificates = (service: CertificateService): ScopedOperation<GetCertificatesRequest | RootGetCertificatesRequest> => ({
   path: '/getCertificates',
   requests: { teammate: GetCertificatesRequest, root: RootGetCertificatesRequest },
-  summary: "A payment's certificates, zips and proof-of-coverage links",
+  summary: "A purchase's certificates, zips and proof-of-coverage links",
   description:
-    'Every certificate generated for the payment, each with a time-limited download URL (V4 signed), the per-payment zip and one zip per product with its proof-of-coverage QR link. Certificates are issued asynchronously after payment: while `status` is `pending` the lists are empty; retry with backoff for up to two minutes (spec §4.5).',
+    'Every certificate generated for the purchase, each with a time-limited download URL (V4 signed), the per-payment zip and one zip per product with its proof-of-coverage QR link. Name the purchase with exactly one of `purchase_id` (keep this one: adminValidateBuyerResponses returns it, never null), `checkout_session_id` or `payment_intent` (null at checkout until the buyer pays, with the real processor). Certificates are issued asynchronously after payment: while `status` is `unpaid` or `pending` the lists are empty and `purchase_status` says where the purchase is: retry with backoff for up to two minutes after a successful payment. `issued` and `voided` are final. A purchase of another account, teammate, mode or buyer answers 404 exactly like one that does not exist.',
   ok: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
-  notFound: "NOT_FOUND: no payment with that payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same)",
+  notFound: "NOT_FOUND: no purchase with that handle in the caller's scope (another account, teammate, mode or buyer reads the same)",
+  responses: { 400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON, or it names none or more than one of purchase_id, checkout_session_id and payment_intent') },
   handle: (principal, scope, body) => service.getCertificates(principal, scope, body),
 });
 
@@ -65,6 +67,7 @@ export function verificationRoutes(service: CertificateService, limiter: RateLim
       path: '/verify/{code}',
       tags: ['Certificates'],
       summary: 'Public verification page of a certificate or proof of coverage (the QR target)',
+      security: [],
       description:
         'No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal.',
       request: { params: z.object({ code: z.string().meta({ description: 'A certificate number (COI-…) or proof-of-coverage code (POC-…)', example: 'COI-42-1-1-3FA9C2B71D' }) }) },

@@ -1,30 +1,90 @@
 /**
- * Wire contracts of getCertificates on `/platform-agency-certs` and `/platform-agency-root-certs`
- * (spec §4.5, §2.4, §7.2): snake_case, no envelope, strict bodies (unknown field → 400
+ * Wire contracts of getCertificates on `/platform-agency-certs` and `/platform-agency-root-certs`:
+ * snake_case, no envelope, strict bodies (unknown field → 400
  * VALIDATION_ERROR). Instants are ISO 8601 UTC; sizes are bytes.
  */
 import { z } from 'zod';
+import type { PurchaseStatus } from '../../workflows/contracts';
 import { rootScopeFields, teammateScopeFields } from './account-scope';
 
-const paymentIntent = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[A-Za-z0-9_]+$/, 'must be a processor payment intent id (pi_…)')
-  .meta({ description: 'The payment_intent returned by adminValidateBuyerResponses (or by processUserDirectPayprocPayment)' });
+/** How the caller names the purchase: exactly one of these (`purchase_id` and `checkout_session_id` come back from checkout; `payment_intent` may exist only once the buyer paid). */
+const handleFields = {
+  purchase_id: z
+    .number()
+    .int()
+    .min(1)
+    .max(2_147_483_647)
+    .optional()
+    .meta({ description: 'The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on)' }),
+  checkout_session_id: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_]+$/, 'must be a processor checkout session id (cs_…)')
+    .optional()
+    .meta({ description: 'The checkout session `id` returned by adminValidateBuyerResponses' }),
+  payment_intent: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_]+$/, 'must be a processor payment intent id (pi_…)')
+    .optional()
+    .meta({ description: 'The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid' }),
+};
 const buyer = z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" });
 
-export const GetCertificatesRequest = z.strictObject({ ...teammateScopeFields, payment_intent: paymentIntent, idp_accnt_uuid: buyer }).meta({
-  id: 'GetCertificatesRequest',
-  example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
-});
+/** The handle a getCertificates body names. */
+export type PurchaseHandle = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
+
+const HANDLES = ['purchase_id', 'checkout_session_id', 'payment_intent'] as const;
+const exactlyOneHandle = (b: Partial<Record<(typeof HANDLES)[number], unknown>>) => HANDLES.filter((h) => b[h] !== undefined).length === 1;
+const exactlyOneHandleIssue = { message: 'send exactly one of purchase_id, checkout_session_id or payment_intent', path: ['purchase_id'] };
+const handleDescription =
+  'Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR).';
+
+/** The handle of a parsed getCertificates body. */
+export function handleOf(b: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string }): PurchaseHandle {
+  if (b.purchase_id !== undefined) return { purchaseId: b.purchase_id };
+  if (b.checkout_session_id !== undefined) return { checkoutSessionId: b.checkout_session_id };
+  return { paymentIntent: b.payment_intent! };
+}
+
+export const GetCertificatesRequest = z
+  .strictObject({ ...teammateScopeFields, ...handleFields, idp_accnt_uuid: buyer })
+  .refine(exactlyOneHandle, exactlyOneHandleIssue)
+  .meta({
+    id: 'GetCertificatesRequest',
+    description: handleDescription,
+    example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', purchase_id: 42 },
+  });
 export type GetCertificatesRequest = z.infer<typeof GetCertificatesRequest>;
 
-export const RootGetCertificatesRequest = z.strictObject({ ...rootScopeFields, payment_intent: paymentIntent, idp_accnt_uuid: buyer }).meta({
-  id: 'RootGetCertificatesRequest',
-  example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
-});
+export const RootGetCertificatesRequest = z
+  .strictObject({ ...rootScopeFields, ...handleFields, idp_accnt_uuid: buyer })
+  .refine(exactlyOneHandle, exactlyOneHandleIssue)
+  .meta({
+    id: 'RootGetCertificatesRequest',
+    description: handleDescription,
+    example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
+  });
 export type RootGetCertificatesRequest = z.infer<typeof RootGetCertificatesRequest>;
+
+/**
+ * Every purchase status with its meaning for the caller. A Record over `PurchaseStatus`, so a
+ * status added to the purchase lifecycle fails to compile here until it is described.
+ */
+const PURCHASE_STATUS_MEANING: Record<PurchaseStatus, string> = {
+  quoted: 'priced, no checkout yet',
+  awaiting_payment: 'checkout open, not paid yet',
+  paid: 'payment received, issuance starting',
+  awaiting_certificates: 'paid, certificates being issued',
+  issued: 'every certificate is issued and stored (final unless fully refunded later)',
+  expired: 'not paid before the checkout expired (final for the caller; a payment that still arrives is honoured)',
+  failed: 'the payment processor refused the payment for good (the buyer may pay again; a payment that arrives is honoured)',
+  refunded: 'fully refunded, certificates void (final)',
+};
+const PURCHASE_STATUSES = Object.keys(PURCHASE_STATUS_MEANING) as [PurchaseStatus, ...PurchaseStatus[]];
+const purchaseStatusDescription = `The purchase’s lifecycle status. ${PURCHASE_STATUSES.map((s) => `\`${s}\`: ${PURCHASE_STATUS_MEANING[s]}`).join('; ')}. Poll on \`status\`: this one can trail it by a moment (\`awaiting_certificates\` while \`status\` already says \`issued\`).`;
 
 export const CertificateItem = z.object({
   certificate_number: z.string(),
@@ -53,12 +113,14 @@ export const ProductZip = z.object({
 
 export const GetCertificatesResponse = z
   .object({
-    payment_intent: z.string(),
     purchase_id: z.number().int(),
+    checkout_session_id: z.string().nullable().meta({ description: 'The checkout session of the purchase; null when none was created' }),
+    payment_intent: z.string().nullable().meta({ description: 'The payment intent of the purchase; null until the processor reports one (often only after payment)' }),
     status: z.enum(['unpaid', 'pending', 'issued', 'voided']).meta({
       description:
-        '`unpaid`: no successful payment yet; `pending`: paid, certificates are being issued (lists are empty; retry with backoff for up to two minutes, spec §4.5); `issued`: everything below is stored; `voided`: the purchase was refunded and its certificates are void',
+        'Where the certificates are. Final: `issued` (every certificate and zip below is stored; only a full refund later turns it into `voided`) and `voided` (refunded: the certificates are void). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.',
     }),
+    purchase_status: z.enum(PURCHASE_STATUSES).meta({ description: purchaseStatusDescription }),
     certificate_count: z.number().int(),
     urls_expire_at: z.string().nullable().meta({ description: 'ISO 8601: when the signed URLs stop working; null when there are none' }),
     certificates: z.array(CertificateItem),
@@ -68,9 +130,11 @@ export const GetCertificatesResponse = z
   .meta({
     id: 'GetCertificatesResponse',
     example: {
-      payment_intent: 'pi_3Q2w3E4r5T6y7U8i',
       purchase_id: 42,
+      checkout_session_id: 'cs_test_a1B2c3D4e5F6g7H8',
+      payment_intent: 'pi_3Q2w3E4r5T6y7U8i',
       status: 'issued',
+      purchase_status: 'issued',
       certificate_count: 1,
       urls_expire_at: '2026-11-22T13:00:00.000Z',
       certificates: [

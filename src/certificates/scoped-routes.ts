@@ -9,7 +9,7 @@
  */
 import type { z } from 'zod';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import type { Principal } from '../api-keys/service';
 import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';

@@ -1,12 +1,14 @@
 /**
  * Reading certificates (spec §4.5 getCertificates, §2.4; issue 6 "Reading certificates").
  *
- * `getCertificates(principal, scope, req)`: every certificate of the purchase paid with
- * `req.payment_intent`, each with a V4 signed download URL valid `urlTtlSeconds` seconds, the
- * per-payment zip URL and the per-product zip URLs with their proof-of-coverage (QR) link.
- * Lists are empty with status `pending` until issuance has verified everything in storage.
- * A payment intent that is unknown, of another account, of another teammate (teammate scope),
- * of the other mode than the key's, or of another buyer than `idp_accnt_uuid` → 404 NOT_FOUND.
+ * `getCertificates(principal, scope, req)`: every certificate of the purchase the request names
+ * (exactly one of `purchase_id`, `checkout_session_id`, `payment_intent`), each with a V4 signed
+ * download URL valid `urlTtlSeconds` seconds, the per-payment zip URL and the per-product zip
+ * URLs with their proof-of-coverage (QR) link. An unpaid purchase (status `unpaid`) or one still
+ * issuing (`pending`) answers with empty lists and its `purchase_status`: the caller retries.
+ * A purchase that is unknown, of another account, of another teammate (teammate scope), of the
+ * other mode than the key's, or of another buyer than `idp_accnt_uuid` → 404 NOT_FOUND; the
+ * scope is part of the lookup, not a check after it.
  *
  * `verify(code)`: what the public verification page shows for a certificate number or a
  * proof-of-coverage code (null when neither): state per certificate and overall, coverage
@@ -19,7 +21,7 @@ import type { ObjectStore } from '../storage/object-store';
 import type { AccountScope } from './account-scope';
 import { verificationUrl } from './certificate-data';
 import type { CertificatePurchase, CertificatesRepository, VerificationCertificate } from './repository';
-import type { GetCertificatesResponse } from './schemas';
+import { handleOf, type GetCertificatesResponse, type PurchaseHandle } from './schemas';
 
 /** Coverage state of a certificate at a moment (issue 6: the verification page's words). */
 export type CoverageState = 'valid' | 'not_yet_valid' | 'expired' | 'voided';
@@ -57,20 +59,16 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   const sign = (key: string, downloadName: string) => deps.store.signedReadUrl(key, { expiresInSeconds: deps.urlTtlSeconds, downloadName });
 
   /**
-   * The purchase paid with `req.payment_intent` if the caller may see it: same root account,
-   * the scope's teammate (unless root scope), the key's mode, and the buyer when named.
+   * The purchase `handle` names if the caller may see it: same root account, the scope's teammate
+   * (unless root scope), the key's mode, and the buyer when named; all applied in the lookup.
    * Throws 404 NOT_FOUND otherwise, the same for every reason.
    */
-  async function purchaseInScope(principal: Principal, scope: AccountScope, req: { payment_intent: string; idp_accnt_uuid?: string }): Promise<CertificatePurchase> {
-    const purchase = await deps.repo.findByPaymentIntent(req.payment_intent);
-    if (
-      !purchase ||
-      purchase.rootAccountId !== scope.rootAccountId ||
-      (scope.agentId !== null && purchase.agentId !== scope.agentId) ||
-      purchase.mode !== principal.mode ||
-      (req.idp_accnt_uuid !== undefined && purchase.buyerIdpUuid !== req.idp_accnt_uuid.toLowerCase())
-    ) {
-      throw notFound('payment_intent', req.payment_intent);
+  async function purchaseInScope(principal: Principal, scope: AccountScope, handle: PurchaseHandle, buyerIdpUuid?: string): Promise<CertificatePurchase> {
+    const purchase = await deps.repo.findInScope(handle, { rootAccountId: scope.rootAccountId, agentId: scope.agentId, mode: principal.mode, ...(buyerIdpUuid !== undefined ? { buyerIdpUuid } : {}) });
+    if (!purchase) {
+      if ('purchaseId' in handle) throw notFound('purchase_id', handle.purchaseId);
+      if ('checkoutSessionId' in handle) throw notFound('checkout_session_id', handle.checkoutSessionId);
+      throw notFound('payment_intent', handle.paymentIntent);
     }
     return purchase;
   }
@@ -78,11 +76,16 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   return {
     purchaseInScope,
 
-    async getCertificates(principal: Principal, scope: AccountScope, req: { payment_intent: string; idp_accnt_uuid?: string }): Promise<GetCertificatesResponse> {
-      const purchase = await purchaseInScope(principal, scope, req);
-      const empty = (status: GetCertificatesResponse['status']): GetCertificatesResponse => ({
-        payment_intent: req.payment_intent,
+    async getCertificates(principal: Principal, scope: AccountScope, req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; idp_accnt_uuid?: string }): Promise<GetCertificatesResponse> {
+      const purchase = await purchaseInScope(principal, scope, handleOf(req), req.idp_accnt_uuid);
+      const head = {
         purchase_id: purchase.purchaseId,
+        checkout_session_id: purchase.checkoutSessionId,
+        payment_intent: purchase.paymentIntentId,
+        purchase_status: purchase.status,
+      };
+      const empty = (status: GetCertificatesResponse['status']): GetCertificatesResponse => ({
+        ...head,
         status,
         certificate_count: 0,
         urls_expire_at: null,
@@ -129,8 +132,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           }),
       );
       return {
-        payment_intent: req.payment_intent,
-        purchase_id: purchase.purchaseId,
+        ...head,
         status: purchase.refundedAt ? 'voided' : 'issued',
         certificate_count: items.length,
         urls_expire_at: expiresAt.toISOString(),

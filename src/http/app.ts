@@ -23,7 +23,8 @@ import { jsonBody } from './body';
 import { AppError } from './errors';
 import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
 import { registerSystemOpenApi, systemRouter } from './system-routes';
-import { BARE_SURFACES, type Container } from '../container';
+import type { Container } from '../container';
+import { BARE_SURFACES } from './routes';
 
 const API_V1 = '/api/v1';
 

@@ -5,7 +5,7 @@
  * parse the body, resolve the caller's scope, call the service; 200 JSON without envelope,
  * failures are the bare error of §7.2. Amounts are integer minor units.
  */
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
 import { scopedRoute, type ScopedOperation } from '../certificates/scoped-routes';
 import type { AccountScopes } from '../certificates/account-scope';

@@ -3,7 +3,7 @@
  * snake_case JSON, 200 without envelope; failures are the bare error of spec §7.2. Bodies are
  * never logged: they carry buyer access tokens.
  */
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';
 import type { PaymentService } from './service';
@@ -19,7 +19,7 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
       ctx.body = await service.emailCheckoutLink(ctx.state.principal!, parseBody(EmailCheckoutLinkRequest, ctx.request.body));
     });
     router.post('/processUserDirectPayprocPayment', async (ctx) => {
-      ctx.body = await service.chargeSavedCard(ctx.state.principal!, parseBody(DirectPaymentRequest, ctx.request.body), ctx.state.log);
+      ctx.body = await service.chargeSavedCard(ctx.state.principal!, parseBody(DirectPaymentRequest, ctx.request.body));
     });
 
     registry.registerPath({
@@ -45,7 +45,7 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
       tags: ['Quote'],
       summary: "Charge the purchase to the buyer's saved payment method, off-session (payment option c)",
       description:
-        'Charges the purchase total (minor units) once. Safe to call again after a timeout or error: the call first settles the earlier attempt (same idempotency key, or the stored payment intent) and never creates a second charge. A declined card is CARD_ERROR; retry only with a different card. On success certificates follow as for any paid purchase.',
+        'Charges the purchase total (minor units) once, off-session, to a payment method saved on the buyer’s processor customer. A subscription purchase (recurring products) becomes a processor subscription on that payment method, so the monthly renewals and their certificates follow. Safe to call again after a timeout or error: the charge runs in the purchase’s workflow, which settles the earlier attempt (same idempotency key, or the stored payment intent) and never creates a second charge. A declined card is CARD_ERROR; retry only with a different card. On success certificates follow as for any paid purchase, and the checkout link is closed.',
       request: { body: { content: { 'application/json': { schema: DirectPaymentRequest } } } },
       responses: {
         ...bareSurfaceResponses,
@@ -54,7 +54,7 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
         401: bareError('ACCESS_TOKEN_INVALID, ACCESS_TOKEN_EXPIRED, or AUTHENTICATION_ERROR (the processor account)'),
         404: purchaseNotFound,
         500: bareError('INTERNAL_ERROR or API_ERROR: call again (it checks before charging)'),
-        503: bareError('CONNECTION_ERROR: the processor could not be reached; the outcome may be unknown, call again (it checks before charging)'),
+        503: bareError('CONNECTION_ERROR: the charge did not finish within 30 s (the processor may be unreachable); it goes on in the background: call again with the same payment method to learn its outcome (it never charges twice)'),
       },
     });
   };

@@ -4,7 +4,7 @@
  * Path ids that are not positive integers → 400 VALIDATION_ERROR (ARCHITECTURE §4).
  */
 import { z } from 'zod';
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';

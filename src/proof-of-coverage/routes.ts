@@ -2,7 +2,7 @@
  * `POST /platform-agency-certs/teamEmailProofofCoverage` (teammate scope) and
  * `POST /platform-agency-root-certs/teamEmailProofofCoverage` (root scope): spec §4.5, §7.2.
  */
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
 import { scopedRoute, type ScopedOperation } from '../certificates/scoped-routes';
 import type { AccountScopes } from '../certificates/account-scope';

@@ -25,7 +25,7 @@ export function createProofOfCoverageService(deps: {
       scope: AccountScope,
       req: { payment_intent: string; email_addresses: string[]; note?: string; idp_accnt_uuid?: string },
     ): Promise<EmailProofResponse> {
-      const purchase = await deps.certificates.purchaseInScope(principal, scope, req);
+      const purchase = await deps.certificates.purchaseInScope(principal, scope, { paymentIntent: req.payment_intent }, req.idp_accnt_uuid);
       if (purchase.refundedAt) throw new AppError('INVALID_REQUEST', 'This purchase was refunded; its certificates are void and cannot be sent');
       if (!purchase.certificatesIssuedAt) {
         throw new AppError('INVALID_REQUEST', 'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)');

@@ -3,7 +3,7 @@
  * `/platform-agency-root-certs` (root account) (spec §4.5, §7.2): POST, snake_case JSON, 200
  * without envelope; failures are the bare error `{ code, message, details? }`.
  */
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';
 import type { PurchaseSearchService } from './service';

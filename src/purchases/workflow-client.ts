@@ -5,8 +5,9 @@
  * `startCheckout` starts `purchase-<id>` with update-with-start (conflict policy USE_EXISTING,
  * so a repeated call attaches to the running workflow instead of buying twice) and returns the
  * checkout session the `createCheckout` update produced. A purchase whose workflow has closed
- * (paid, expired) is never started again (reuse policy REJECT_DUPLICATE): 400 INVALID_REQUEST. `signalPayment` relays a processor
- * event; it reports `false` when no workflow exists for the purchase. `startRefund` hands a
+ * (paid, expired) is never started again for a new checkout (reuse policy REJECT_DUPLICATE): 400
+ * INVALID_REQUEST. `signalPayment` relays a processor event; it reports `false` when no run of the
+ * purchase is open. `resumePurchase` starts the run that recovers a purchase whose run closed. `startRefund` hands a
  * `charge.refunded` event to its own `refundWorkflow` (the purchase workflow has finished by then).
  * Errors: the processor's failures as their spec §7.1 AppError; a workflow that does not answer
  * within `timeoutMs` (default 30 000 ms) → 503 CONNECTION_ERROR.
@@ -21,8 +22,10 @@ import {
 import { mapProcessorError } from '../payproc/errors';
 import { AppError } from '../http/errors';
 import {
+  CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
   PAYMENT_EVENT_SIGNAL,
+  certificatesWorkflowId,
   purchaseWorkflowId,
   type CheckoutSession,
   type PaymentEvent,
@@ -32,6 +35,7 @@ import {
   proofEmailWorkflowId,
   renewalWorkflowId,
   type RenewalInput,
+  type SavedCardChargeResult,
 } from '../../workflows/contracts';
 
 /** Finds the processor error type an activity failed with, anywhere in the cause chain. */
@@ -42,7 +46,15 @@ function processorType(err: unknown): string | undefined {
   return undefined;
 }
 
-export function createPurchaseWorkflows(deps: { client: Client; taskQueue: string; sessionTtlSeconds: number; pollIntervalSeconds: number; timeoutMs?: number }) {
+export function createPurchaseWorkflows(deps: {
+  client: Client;
+  taskQueue: string;
+  sessionTtlSeconds: number;
+  pollIntervalSeconds: number;
+  /** Cap of the wait between two tries of a processor call inside the workflow, in seconds. */
+  retryMaxIntervalSeconds?: number;
+  timeoutMs?: number;
+}) {
   const timeoutMs = deps.timeoutMs ?? 30_000;
   /** Starts `type` once per business id; false when that id was started before (a redelivered event). */
   async function startOnce(type: string, workflowId: string, input: unknown): Promise<boolean> {
@@ -54,6 +66,16 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
       throw err;
     }
   }
+  async function signalPayment(purchaseId: number, event: PaymentEvent): Promise<boolean> {
+    try {
+      await deps.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).signal(PAYMENT_EVENT_SIGNAL, event);
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
   return {
     async startCheckout(input: { purchaseId: number; buyerEmail: string }): Promise<CheckoutSession> {
       const args: PurchaseWorkflowInput = {
@@ -61,6 +83,7 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
         buyerEmail: input.buyerEmail,
         sessionTtlSeconds: deps.sessionTtlSeconds,
         pollIntervalSeconds: deps.pollIntervalSeconds,
+        ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
       };
       const start = new WithStartWorkflowOperation<(input: PurchaseWorkflowInput) => Promise<unknown>>('purchaseWorkflow', {
         workflowId: purchaseWorkflowId(input.purchaseId),
@@ -94,6 +117,53 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
     },
 
     /**
+     * Runs certificate issuance of a paid purchase again (`certificates-<id>`, a new run when the
+     * last one closed; every step is idempotent). Returns `running` when issuance is already running.
+     */
+    async reissueCertificates(purchaseId: number): Promise<'started' | 'running'> {
+      try {
+        await deps.client.workflow.start('certificatesWorkflow', {
+          workflowId: certificatesWorkflowId(purchaseId),
+          taskQueue: deps.taskQueue,
+          args: [{ purchaseId }],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        });
+        return 'started';
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+        throw err;
+      }
+    },
+
+    /**
+     * Sends the `chargeSavedCard` update to the running purchase workflow, which charges the
+     * purchase to the saved payment method at most once and returns what happened; a repeat
+     * attaches to the charge in flight. Errors: INVALID_REQUEST (400) when the purchase is no
+     * longer awaiting payment (paid, expired, failed, closed); CONNECTION_ERROR (503) when the
+     * workflow does not answer within `timeoutMs` (the charge goes on; call again to learn it).
+     */
+    async chargeSavedCard(purchaseId: number, paymentMethodId: string): Promise<SavedCardChargeResult> {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', 'The charge did not finish in time; call again with the same payment method to learn its outcome (it never charges twice)')), timeoutMs);
+      });
+      try {
+        const handle = deps.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
+        return await Promise.race([handle.executeUpdate<SavedCardChargeResult, [{ paymentMethodId: string }]>(CHARGE_SAVED_CARD_UPDATE, { args: [{ paymentMethodId }] }), timeout]);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        if (err instanceof WorkflowNotFoundError) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is no longer awaiting payment`, { cause: err });
+        if (err instanceof WorkflowUpdateFailedError) {
+          const reason = (err.cause as Error | undefined)?.message ?? 'it is no longer awaiting payment';
+          throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} cannot be charged: ${reason.replace(/^purchase \d+ /, '')}`, { cause: err });
+        }
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    /**
      * Starts the handling of one refund event; a redelivered event (same workflow id) is
      * recognised and ignored. Returns false for a duplicate.
      */
@@ -118,15 +188,46 @@ export function createPurchaseWorkflows(deps: { client: Client; taskQueue: strin
       });
     },
 
-    async signalPayment(purchaseId: number, event: PaymentEvent): Promise<boolean> {
+    /**
+     * Starts a new run of `purchase-<id>` that resumes a purchase whose earlier run closed
+     * (failed, terminated, or ended before a late payment): it takes the stored checkout session
+     * and, with `event`, records that payment and issues the certificates (every step
+     * idempotent); without one it asks the processor. While a run is open, `event` is signalled
+     * to it instead and nothing new starts. Returns `started` or `running`.
+     */
+    async resumePurchase(input: { purchaseId: number; buyerEmail: string; event?: PaymentEvent }): Promise<'started' | 'running'> {
+      const options = {
+        workflowId: purchaseWorkflowId(input.purchaseId),
+        taskQueue: deps.taskQueue,
+        args: [
+          {
+            purchaseId: input.purchaseId,
+            buyerEmail: input.buyerEmail,
+            sessionTtlSeconds: deps.sessionTtlSeconds,
+            pollIntervalSeconds: deps.pollIntervalSeconds,
+            ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
+            resume: true,
+          } satisfies PurchaseWorkflowInput,
+        ],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
+      };
+      if (input.event) {
+        // Signals the open run if there is one, else starts the resuming run with the signal.
+        const running = await signalPayment(input.purchaseId, input.event);
+        if (running) return 'running';
+        await deps.client.workflow.signalWithStart('purchaseWorkflow', { ...options, signal: PAYMENT_EVENT_SIGNAL, signalArgs: [input.event] });
+        return 'started';
+      }
       try {
-        await deps.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).signal(PAYMENT_EVENT_SIGNAL, event);
-        return true;
+        await deps.client.workflow.start('purchaseWorkflow', options);
+        return 'started';
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return false;
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
         throw err;
       }
     },
+
+    signalPayment,
   };
 }
 

@@ -1,12 +1,11 @@
 /**
  * Queries behind the quote surface: which product lines a key may quote (approved for its root
  * account, active, in the key's mode, with a question set, narrowed by the key's own product
- * list when it has one), the root account's idp uuid, and writing a priced purchase with its
- * items and covered units in one transaction. Amounts are integer minor units.
+ * list when it has one) and the root account's idp uuid. Reads only: the priced purchase is
+ * written by its owner, `src/purchases/repository.ts`. Amounts are integer minor units.
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
-import type { CoveredUnit } from './coverage';
 
 export interface QuotableScope {
   rootAccountId: number;
@@ -23,34 +22,6 @@ export interface QuotableProduct {
   insurerName: string;
   isRecurring: boolean;
   questionSetId: number;
-}
-
-export interface NewPurchase {
-  rootAccountId: number;
-  apiKeyId: number;
-  agentId: number | null;
-  buyerId: number;
-  buyerEmail: string;
-  savePaymentMethod: boolean;
-  /** `subscription` when the selected products are recurring (billed monthly); default `one_time`. */
-  billing?: 'one_time' | 'subscription';
-  mode: 'live' | 'test';
-  currency: string;
-  subtotalMinor: number;
-  platformFeeBps: number | null;
-  platformFeeMinor: number;
-  totalMinor: number;
-  items: {
-    productLineId: number;
-    isTripExcess: boolean;
-    unitPriceMinor: number;
-    units: CoveredUnit[];
-    priceFactor: number;
-    amountMinor: number;
-    answers: Record<string, unknown>;
-    namedInsured: unknown;
-    certificateHolder: unknown;
-  }[];
 }
 
 function quotable(db: Db | Knex.Transaction, s: QuotableScope) {
@@ -98,60 +69,6 @@ export function createQuotesRepository(db: Db) {
       if (!ids.length) return new Map();
       const rows = await quotable(db, s).whereIn('pl.id', ids).select('pl.*');
       return new Map(rows.map((r) => [r.id as number, toQuotable(r)]));
-    },
-
-    /** Writes the purchase, its items and covered units atomically; returns the purchase id. */
-    async createPurchase(p: NewPurchase): Promise<number> {
-      return db.transaction(async (trx) => {
-        const [purchase] = await trx('purchases')
-          .insert({
-            root_account_id: p.rootAccountId,
-            api_key_id: p.apiKeyId,
-            agent_id: p.agentId,
-            buyer_id: p.buyerId,
-            buyer_email: p.buyerEmail,
-            save_payment_method: p.savePaymentMethod,
-            billing: p.billing ?? 'one_time',
-            mode: p.mode,
-            status: 'quoted',
-            currency: p.currency,
-            subtotal_minor: p.subtotalMinor,
-            platform_fee_bps: p.platformFeeBps,
-            platform_fee_minor: p.platformFeeMinor,
-            total_minor: p.totalMinor,
-          })
-          .returning('id');
-        for (const [position, item] of p.items.entries()) {
-          const [row] = await trx('purchase_items')
-            .insert({
-              purchase_id: purchase.id,
-              product_line_id: item.productLineId,
-              position,
-              is_trip_excess: item.isTripExcess,
-              unit_price_minor: item.unitPriceMinor,
-              units: item.units.length,
-              price_factor: item.priceFactor,
-              amount_minor: item.amountMinor,
-              answers: JSON.stringify(item.answers),
-              named_insured: item.namedInsured === null ? null : JSON.stringify(item.namedInsured),
-              certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
-            })
-            .returning('id');
-          await trx('covered_units').insert(
-            item.units.map((u) => ({
-              purchase_id: purchase.id,
-              purchase_item_id: row.id,
-              unit_index: u.index,
-              kind: u.kind,
-              starts_at: u.startsAt,
-              ends_at: u.endsAt,
-              time_zone: u.timeZone,
-              local_label: u.localLabel,
-            })),
-          );
-        }
-        return purchase.id as number;
-      });
     },
   };
 }

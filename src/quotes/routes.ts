@@ -2,7 +2,7 @@
  * `/public-quote` routes (spec §4.4 steps 1–2): POST only, snake_case JSON, no envelope;
  * success is 200, failures are the bare error of spec §7.2 (see src/http/error-handler.ts).
  */
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { parseBody } from '../http/validation';
 import { bareSurfaceResponses, bareError } from '../http/openapi';
 import type { QuoteService } from './service';

@@ -18,6 +18,7 @@ import { toMajorUnits } from '../shared/money';
 import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './answers';
 import { MAX_CHARGE_MINOR, priceQuote } from './pricing';
 import type { QuotableScope, QuotesRepository } from './repository';
+import type { PurchasesRepository } from '../purchases/repository';
 import type { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
 import type { CheckoutSession } from '../../workflows/contracts';
 
@@ -32,6 +33,8 @@ const scopeOf = (p: Principal): QuotableScope => ({ rootAccountId: p.rootAccount
 
 export function createQuoteService(deps: {
   quotes: QuotesRepository;
+  /** The purchase's owner, which records the priced quote. */
+  purchases: Pick<PurchasesRepository, 'create'>;
   questionSets: QuestionSetsRepository;
   verifyBuyer: VerifyBuyer;
   /** Starts (or attaches to) the purchase workflow and returns its checkout session. */
@@ -139,7 +142,7 @@ export function createQuoteService(deps: {
       }
 
       const currency = products.get(validated[0]!.productId)!.currency;
-      const purchaseId = await deps.quotes.createPurchase({
+      const purchaseId = await deps.purchases.create({
         rootAccountId: principal.rootAccountId,
         apiKeyId: principal.apiKeyId,
         agentId: principal.agentId,

@@ -3,7 +3,7 @@
  * signature over the raw body, header `stripe-signature`). 200 `{ received, duplicate,
  * purchase_id, relayed }`; 400 WEBHOOK_SIGNATURE_INVALID for an unsigned, forged or stale event.
  */
-import type { RouteRegistration } from '../container';
+import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
 import type { WebhookService } from './service';
 

@@ -1,9 +1,11 @@
 /**
  * Processor webhooks (spec §6 inbound; ARCHITECTURE §3 step 5; STYLE practice 8): verify the
  * signature on the raw body (each configured secret in turn, default tolerance 300 s), store the
- * event once (its id is the key), signal the purchase workflow, return. No business logic here:
+ * event once (its id is the key), signal the purchase workflow, return. No business writes here:
  * the workflow decides what an event means for its purchase, so duplicates and out-of-order
- * deliveries change nothing.
+ * deliveries change nothing. A payment for a purchase whose workflow run has closed (failed,
+ * terminated, or ended before the payment arrived) is never dropped: it starts a new run that
+ * records it and issues the certificates, logged at warn with the purchase id.
  *
  * Handled types: checkout.session.completed (when paid), checkout.session.async_payment_succeeded,
  * checkout.session.async_payment_failed, checkout.session.expired, payment_intent.succeeded
@@ -22,6 +24,8 @@ import { findUnsafeText } from '../http/validation';
 import { idOf } from '../payproc/ids';
 import type { PaymentEvent } from '../../workflows/contracts';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
+import type { PurchasesRepository } from '../purchases/repository';
+import type { Logger } from '../logger';
 
 export interface WebhookResult {
   received: true;
@@ -35,7 +39,9 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent | null {
   const obj = event.data.object as unknown as Record<string, unknown>;
   switch (event.type) {
     case 'checkout.session.completed':
-      return obj.payment_status === 'paid' || obj.payment_status === 'no_payment_required' ? { eventId: event.id, outcome: 'paid', paymentIntentId: idOf(obj.payment_intent) } : null;
+      return obj.payment_status === 'paid' || obj.payment_status === 'no_payment_required'
+        ? { eventId: event.id, outcome: 'paid', paymentIntentId: idOf(obj.payment_intent), ...(idOf(obj.subscription) ? { subscriptionId: idOf(obj.subscription) } : {}) }
+        : null;
     case 'checkout.session.async_payment_succeeded':
       return { eventId: event.id, outcome: 'paid', paymentIntentId: idOf(obj.payment_intent) };
     case 'checkout.session.async_payment_failed':
@@ -92,7 +98,15 @@ const EventEnvelope = z.looseObject({
   data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
 });
 
-export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: string[]; workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal'> }) {
+export function createWebhookService(deps: {
+  db: Db;
+  /** Reads of the purchase an event names (the webhook never writes purchases). */
+  purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByPaymentIntent'>;
+  stripe: Stripe;
+  secrets: string[];
+  workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase'>;
+  log: Logger;
+}) {
   return {
     async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
       if (!rawBody || !signature) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
@@ -115,15 +129,12 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
 
       const renewal = renewalInvoiceOf(event);
       let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;
-      if (purchaseId === null && renewal?.subscriptionId) {
-        const row = await deps.db('purchases').where({ payproc_subscription_id: renewal.subscriptionId }).whereNull('renewal_of_purchase_id').first('id');
-        purchaseId = row?.id ?? null;
-      }
-      if (purchaseId !== null && !(await deps.db('purchases').where({ id: purchaseId }).first('id'))) purchaseId = null;
+      if (purchaseId === null && renewal?.subscriptionId) purchaseId = (await deps.purchases.findBySubscription(renewal.subscriptionId))?.id ?? null;
+      const purchase = purchaseId !== null ? await deps.purchases.findById(purchaseId) : undefined;
+      if (!purchase) purchaseId = null;
       if (purchaseId === null && event.type === 'charge.refunded') {
         const pi = paymentIntentOf(event);
-        const row = pi ? await deps.db('purchases').where({ payment_intent_id: pi }).first('id') : undefined;
-        purchaseId = row?.id ?? null;
+        purchaseId = pi ? ((await deps.purchases.findByPaymentIntent(pi))?.id ?? null) : null;
       }
       const inserted = await deps.db('payproc_events')
         .insert({ id: event.id, type: event.type, livemode: event.livemode, purchase_id: purchaseId, payload: rawBody })
@@ -148,16 +159,25 @@ export function createWebhookService(deps: { db: Db; stripe: Stripe; secrets: st
         await deps.workflows.startRenewal({ purchaseId, invoiceId: renewal.invoiceId, subscriptionId: renewal.subscriptionId, paymentIntentId: renewal.paymentIntentId });
         return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
       }
-      if (event.type === 'checkout.session.completed' && purchaseId !== null) {
-        // A subscription checkout: remember the subscription, so its renewals find the purchase.
-        const subscriptionId = idOf((event.data.object as { subscription?: unknown }).subscription);
-        if (subscriptionId) await deps.db('purchases').where({ id: purchaseId }).whereNull('payproc_subscription_id').update({ payproc_subscription_id: subscriptionId });
-      }
       const payment = toPaymentEvent(event);
+      if (purchaseId === null || payment === null || !purchase) {
+        if (payment !== null) deps.log.warn({ eventId: event.id, eventType: event.type }, 'payment event names no purchase of this service: not relayed');
+        return { received: true, duplicate, purchase_id: purchaseId, relayed: false };
+      }
       // Signalled even for a duplicate: if the first delivery stored the event but failed to
       // signal, the processor's retry must still reach the workflow (which ignores repeats).
-      const relayed = purchaseId !== null && payment !== null ? await deps.workflows.signalPayment(purchaseId, payment) : false;
-      return { received: true, duplicate, purchase_id: purchaseId, relayed };
+      if (await deps.workflows.signalPayment(purchaseId, payment)) return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      // No open run: a payment must never be dropped. Unless its certificates are issued already
+      // (a late duplicate) or it was refunded, a new run of the purchase records it and issues them.
+      if (payment.outcome !== 'paid' || purchase.certificatesIssuedAt || purchase.status === 'refunded') {
+        return { received: true, duplicate, purchase_id: purchaseId, relayed: false };
+      }
+      const resumed = await deps.workflows.resumePurchase({ purchaseId, buyerEmail: purchase.buyerEmail ?? '', event: payment });
+      deps.log.warn(
+        { purchaseId, eventId: event.id, eventType: event.type, purchaseStatus: purchase.status, resumed },
+        'payment event for a purchase whose workflow run had closed: a new run records the payment and issues the certificates',
+      );
+      return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
     },
   };
 }

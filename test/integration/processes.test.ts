@@ -44,6 +44,44 @@ describe('npm run keys', () => {
     expect((await call(app.baseUrl, '/api/v1/x', { key: rotated.key })).status).toBe(403);
   });
 
+  test('when return URLs are given at create, changed on the key, cleared, and set for the account, then each step is stored and list shows them', async () => {
+    const account = await createRootAccount(app.container, 'Return URL Agency');
+    const created = await runScript('scripts/keys.ts', ['create', '--account', String(account.id), '--name', 'agent site', '--mode', 'test', '--success-url', 'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}', '--cancel-url', 'http://127.0.0.1:8080/cancelled', '--json']);
+    expect(created.code).toBe(0);
+    const k = JSON.parse(created.stdout);
+    expect(k).toMatchObject({ checkoutSuccessUrl: 'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}', checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled' });
+
+    const changed = await runScript('scripts/keys.ts', ['set-return-urls', String(k.id), '--success-url', 'none', '--json']);
+    expect(changed.code).toBe(0);
+    expect(JSON.parse(changed.stdout)).toEqual({ id: k.id, checkoutSuccessUrl: null, checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled' });
+
+    const forAccount = await runScript('scripts/keys.ts', ['set-account-return-urls', '--account', String(account.id), '--success-url', 'https://agency.example/paid', '--cancel-url', 'https://agency.example/left', '--json']);
+    expect(forAccount.code).toBe(0);
+    expect(JSON.parse(forAccount.stdout)).toEqual({ rootAccountId: account.id, checkoutSuccessUrl: 'https://agency.example/paid', checkoutCancelUrl: 'https://agency.example/left' });
+
+    const listed = await runScript('scripts/keys.ts', ['list', '--account', String(account.id), '--json']);
+    expect(listed.code).toBe(0);
+    const list = JSON.parse(listed.stdout);
+    expect(list.account).toEqual({ id: account.id, checkoutSuccessUrl: 'https://agency.example/paid', checkoutCancelUrl: 'https://agency.example/left' });
+    expect(list.keys).toEqual([expect.objectContaining({ id: k.id, checkoutSuccessUrl: null, checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled' })]);
+
+    const human = await runScript('scripts/keys.ts', ['list', '--account', String(account.id)]);
+    expect(human.stdout).toContain(`account ${account.id} return URLs: success https://agency.example/paid, cancel https://agency.example/left`);
+    expect(human.stdout).toContain('success (account default), cancel http://127.0.0.1:8080/cancelled');
+
+    const cleared = await runScript('scripts/keys.ts', ['set-account-return-urls', '--account', String(account.id), '--success-url', 'none', '--cancel-url', 'none']);
+    expect(cleared.code).toBe(0);
+    expect(cleared.stdout.trim()).toBe(`account ${account.id} return URLs: success (service page), cancel (service page)`);
+  });
+
+  test('when a return URL is over 2048 characters, then it exits 1 with one line naming the option and the limit', async () => {
+    const res = await runScript('scripts/keys.ts', ['set-return-urls', '1', '--success-url', `https://a.example/${'p'.repeat(2040)}`]);
+    expect(res.code).toBe(1);
+    const lines = res.stderr.trim().split('\n').filter((l) => !l.includes('npm warn'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^keys: --success-url must be at most 2048 characters \(got 2058\): "https:\/\/a\.example\/p{62}…"$/);
+  });
+
   test.each([
     [['freeze', '999999'], /key 999999 not found/],
     [['create', '--account', '1'], /--name is required/],
@@ -53,6 +91,14 @@ describe('npm run keys', () => {
     [['rotate', '1', '--grace-hours', '-3'], /--grace-hours/],
     [['launch'], /unknown command "launch"/],
     [['list', '--acount', '1'], /Unknown option '--acount'/],
+    [['create', '--account', '1', '--name', 'x', '--success-url', 'agency.example/thanks'], /--success-url must be an absolute http or https URL: "agency\.example\/thanks"/],
+    [['create', '--account', '1', '--name', 'x', '--cancel-url', 'ftp://agency.example/'], /--cancel-url must be an absolute http or https URL/],
+    [['set-return-urls', '1', '--cancel-url', 'https://a.example/a b'], /--cancel-url must not contain spaces/],
+    [['set-return-urls', '1'], /--success-url or --cancel-url is required/],
+    [['set-return-urls', '999999', '--success-url', 'none'], /key 999999 not found/],
+    [['set-account-return-urls', '--success-url', 'https://a.example/'], /--account is required/],
+    [['set-account-return-urls', '--account', '1', '--success-url', 'javascript:alert(1)'], /--success-url must be an absolute http or https URL/],
+    [['set-account-return-urls', '--account', '2147483000', '--cancel-url', 'none'], /root account 2147483000 not found/],
   ])('when called with %p, then it exits 1 with one clear line', async (args, pattern) => {
     const res = await runScript('scripts/keys.ts', args);
     expect(res.code).toBe(1);

@@ -138,3 +138,39 @@ test('when the request is out of scope or malformed, then nothing is sent and th
   await new Promise((r) => setTimeout(r, 500));
   expect(smtp.messages.length).toBe(before);
 });
+
+test("when another account's newer purchase holds the same payment intent, then the caller still emails its own certificates and the other account reaches only its own purchase", async () => {
+  const other = await createAgency(app, 'Other Coast Agency');
+  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+    method: 'POST',
+    key: other.key,
+    body: { buyer_first_name: 'Sam', buyer_last_name: 'Reed', buyer_email: `sam.${Date.now()}@example.com`, seller_slug: other.slug, query_param: '' },
+  });
+  const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: other.key,
+    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [eventSelection(other, { start: '2027-05-01', end: '2027-05-02' })] },
+  });
+  expect(quoted.status).toBe(200);
+  const theirs = quoted.body.purchase_id as number;
+  expect(theirs).toBeGreaterThan(paid.purchaseId);
+  // The same processor payment intent on two accounts' purchases (a replayed or misattributed event).
+  await app.container.db('purchases').where({ id: theirs }).update({ payment_intent_id: paid.paymentIntent });
+
+  const mine = await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: ['shared-pi@grandhall.example'] });
+  expect(mine).toMatchObject({ status: 200, body: { purchase_id: paid.purchaseId, payment_intent: paid.paymentIntent } });
+  const [mail] = await messagesTo('shared-pi@grandhall.example');
+  // This account's certificates (linked, not attached: the worker runs with a 1000-byte attachment limit since the test above).
+  for (const c of issued.certificates) expect(mail!.text).toContain(c.certificate_number);
+
+  // The other account sees only its own purchase under that payment intent: not issued yet, nothing sent.
+  const before = smtp.messages.length;
+  const otherView = await call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
+    method: 'POST',
+    key: other.key,
+    body: { idp_teammate_uuid: other.teammateUuid, payment_intent: paid.paymentIntent, email_addresses: ['other@example.com'] },
+  });
+  expect(otherView).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+  await new Promise((r) => setTimeout(r, 500));
+  expect(smtp.messages.length).toBe(before);
+});

@@ -3,7 +3,7 @@
  * (spec §4.5, §7.2, §8; issue 7), against the real app and real PostgreSQL.
  *
  * Purchases are written the way production writes them, minus the processor round trip: the
- * quotes repository's createPurchase (purchase, items, covered units), the payment activity's
+ * purchases repository's create (purchase, items, covered units), the payment activity's
  * update (paid_at, status, payment intent) and the certificates repository's plan() (numbers),
  * so the search rows come from the migration's triggers, not from the test.
  */
@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createRootAccount, insertProductLine } from '../helpers/fixtures';
 import { createAccountsRepository, type Agent, type RootAccount } from '../../src/accounts/repository';
 import { createBuyersRepository, type Buyer } from '../../src/buyers/repository';
-import { createQuotesRepository } from '../../src/quotes/repository';
+import { createPurchasesRepository } from '../../src/purchases/repository';
 import { createCertificatesRepository } from '../../src/certificates/repository';
 import { createAccountScopes } from '../../src/certificates/account-scope';
 import { createPurchaseSearchRepository } from '../../src/purchase-search/repository';
@@ -86,7 +86,7 @@ async function purchase(opts: {
     const startsAt = new Date(Date.UTC(2027, 4, 1 + index));
     return { index, kind: 'day' as const, startsAt, endsAt: new Date(startsAt.getTime() + DAY), timeZone: 'UTC', localLabel: startsAt.toISOString().slice(0, 10) };
   };
-  const purchaseId = await createQuotesRepository(db).createPurchase({
+  const purchaseId = await createPurchasesRepository(db).create({
     rootAccountId: opts.account.id,
     apiKeyId,
     agentId: opts.agentId,

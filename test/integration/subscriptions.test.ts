@@ -136,3 +136,79 @@ test('given a recurring and a one-time product in one cart, when quoted, then it
   expect(res.body.code).toBe('VALIDATION_ERROR');
   expect(JSON.stringify(res.body.errors)).toContain('recurring (subscription) and one-time product lines cannot be bought together');
 });
+
+test('given a recurring product paid with a saved card, when charged, then a processor subscription on that card is created and its next invoice renews the purchase (subscription and payment intent state from the patching proxy)', async () => {
+  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+    method: 'POST',
+    key: agency.key,
+    body: { buyer_first_name: 'Ari', buyer_last_name: 'Stone', buyer_email: `ari.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+  });
+  const buyer = { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token };
+  const monthly = { ...eventSelection(agency, { start: '2027-07-01', end: '2027-07-01' }), product_line_template_id: monthlyProductId };
+  const checkout = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: agency.key,
+    body: { ...buyer, save_payment_method: true, selected_product_lines_to_purchase: [monthly] },
+  });
+  expect(checkout.status).toBe(200);
+  const purchaseId = checkout.body.purchase_id as number;
+  const subscriptionId = `sub_saved_${purchaseId}`;
+  const paymentIntent = `pi_saved_sub_${purchaseId}`;
+  // stripe-mock keeps no subscription state: the proxy answers as the processor would for a card that pays.
+  proxy.patchResponses({
+    method: 'POST',
+    pathPrefix: '/v1/subscriptions',
+    patch: (body) => ({
+      ...body,
+      id: subscriptionId,
+      status: 'active',
+      latest_invoice: { id: `in_first_${purchaseId}`, object: 'invoice', payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: paymentIntent } }] } },
+    }),
+  });
+  proxy.patchResponses({ method: 'GET', pathPrefix: `/v1/payment_intents/${paymentIntent}`, patch: (body) => ({ ...body, id: paymentIntent, status: 'succeeded' }) });
+
+  const charged = await call(app.baseUrl, '/public-quote/processUserDirectPayprocPayment', {
+    method: 'POST',
+    key: agency.key,
+    body: { ...buyer, purchase_id: purchaseId, payment_method_id: 'pm_card_visa' },
+  });
+  expect(charged.status).toBe(200);
+  expect(charged.body).toEqual({ purchase_id: purchaseId, payment_intent: paymentIntent, status: 'succeeded' });
+
+  // A subscription, not a one-off charge: monthly prices on the saved card, off-session, once.
+  const created = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/subscriptions' && r.params.get('metadata[purchase_id]') === String(purchaseId));
+  expect(created).toHaveLength(1);
+  expect(created[0]!.idempotencyKey).toBe(`purchase-${purchaseId}-direct-charge`);
+  expect(Object.fromEntries(created[0]!.params)).toMatchObject({
+    default_payment_method: 'pm_card_visa',
+    off_session: 'true',
+    payment_behavior: 'error_if_incomplete',
+    'items[0][price_data][recurring][interval]': 'month',
+    'items[0][price_data][unit_amount]': String(checkout.body.line_items[0].amount),
+  });
+  expect(created[0]!.params.get('customer')).toMatch(/^cus_/);
+  expect(proxy.requests.some((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params.get('metadata[purchase_id]') === String(purchaseId))).toBe(false);
+
+  const first = await waitIssued(agency, paymentIntent);
+  expect(first.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-07-01']);
+  expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(subscriptionId);
+
+  // The next billing cycle of that subscription (found by its id) renews the purchase.
+  const invoiceId = `in_cycle_saved_${purchaseId}`;
+  const cycle = event(
+    'invoice.paid',
+    {
+      id: invoiceId,
+      object: 'invoice',
+      billing_reason: 'subscription_cycle',
+      status: 'paid',
+      currency: 'usd',
+      parent: { type: 'subscription_details', subscription_details: { subscription: subscriptionId } },
+      payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_saved_${purchaseId}` } }] },
+    },
+    `evt_cycle_${invoiceId}`,
+  );
+  expect((await deliverWebhook(app, cycle)).body).toMatchObject({ purchase_id: purchaseId, relayed: true });
+  const second = await waitIssued(agency, `pi_renew_saved_${purchaseId}`);
+  expect(second.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-08-01']);
+});

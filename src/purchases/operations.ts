@@ -1,0 +1,57 @@
+/**
+ * Guarded operator actions on one purchase (`npm run ops -- reissue|recover --purchase <id>`).
+ *
+ * - `reissue`: runs certificate issuance for the purchase again (`certificates-<id>`, a new run
+ *   when the last one closed). Every step of issuance is idempotent: certificate numbers are
+ *   fixed, stored objects are never overwritten, and missing ones are rendered again. Refused
+ *   unless the purchase is paid and not refunded.
+ * - `recover`: starts a new run of `purchase-<id>` for a purchase whose run closed without
+ *   certificates (failed, terminated, timed out): a paid purchase records its payment again
+ *   (idempotent) and issues its certificates; an unpaid one asks the processor about its
+ *   checkout session and waits for payment until the session's deadline. Refused for a refunded
+ *   purchase, one whose certificates are issued (use `reissue`), and while a run is open.
+ *
+ * Each returns `{ purchaseId, workflowId, action }`; a refusal throws `OperationRefused` with the reason.
+ */
+import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
+import type { PurchasesRepository } from './repository';
+import type { PurchaseWorkflows } from './workflow-client';
+
+/** An operator action the purchase's state does not allow; the message says why. */
+export class OperationRefused extends Error {
+  override name = 'OperationRefused';
+}
+
+export interface OperationResult {
+  purchaseId: number;
+  workflowId: string;
+  action: 'started' | 'running';
+}
+
+export function createPurchaseOperations(deps: { purchases: Pick<PurchasesRepository, 'findById'>; workflows: Pick<PurchaseWorkflows, 'resumePurchase' | 'reissueCertificates'> }) {
+  async function load(purchaseId: number) {
+    const purchase = await deps.purchases.findById(purchaseId);
+    if (!purchase) throw new OperationRefused(`purchase ${purchaseId} not found`);
+    if (purchase.status === 'refunded' || purchase.refundedAt) throw new OperationRefused(`purchase ${purchaseId} is refunded: its certificates are void`);
+    return purchase;
+  }
+  return {
+    async reissue(purchaseId: number): Promise<OperationResult> {
+      const purchase = await load(purchaseId);
+      if (!purchase.paidAt) throw new OperationRefused(`purchase ${purchaseId} is not paid (status ${purchase.status}); use recover if the buyer paid`);
+      const action = await deps.workflows.reissueCertificates(purchaseId);
+      return { purchaseId, workflowId: certificatesWorkflowId(purchaseId), action };
+    },
+
+    async recover(purchaseId: number): Promise<OperationResult> {
+      const purchase = await load(purchaseId);
+      if (purchase.certificatesIssuedAt) throw new OperationRefused(`purchase ${purchaseId} already has its certificates; use reissue to check and repair them`);
+      const event = purchase.paidAt ? { eventId: `ops-recover-${purchaseId}`, outcome: 'paid' as const, paymentIntentId: purchase.paymentIntentId } : undefined;
+      const action = await deps.workflows.resumePurchase({ purchaseId, buyerEmail: purchase.buyerEmail ?? '', ...(event ? { event } : {}) });
+      if (action === 'running') throw new OperationRefused(`purchase ${purchaseId} has an open run (${purchaseWorkflowId(purchaseId)}): it is still working; see it in the Temporal UI`);
+      return { purchaseId, workflowId: purchaseWorkflowId(purchaseId), action };
+    },
+  };
+}
+
+export type PurchaseOperations = ReturnType<typeof createPurchaseOperations>;

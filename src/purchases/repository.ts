@@ -1,0 +1,429 @@
+/**
+ * The only writer of `purchases`, `purchase_items` and `covered_units`: the quote path creates a
+ * purchase (and renewals reuse it), the purchase workflow's activities record what happened to
+ * it, and every status change goes through `transition`, which holds the status rules once.
+ * Other domains read purchases (their own queries or the readers here), never write them.
+ *
+ * Status rules (`PURCHASE_TRANSITIONS`): a purchase moves forward only; `refunded` is final;
+ * `failed` (the processor refused the purchase for good) and `expired` still move to `paid`,
+ * because a payment the processor reports after them was taken and must be honoured. A move the
+ * rules do not allow changes nothing and is reported (`changed: false`), never thrown: late
+ * steps (a retried activity, an out-of-order event) are normal.
+ *
+ * Amounts are integer minor units; instants are `Date`s (UTC).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import type { PurchaseStatus } from '../../workflows/contracts';
+
+/** Which status each status may move to (a move to the same status is a no-op). */
+export const PURCHASE_TRANSITIONS: Readonly<Record<PurchaseStatus, readonly PurchaseStatus[]>> = {
+  quoted: ['awaiting_payment', 'paid', 'expired', 'failed'],
+  awaiting_payment: ['paid', 'expired', 'failed'],
+  failed: ['awaiting_payment', 'paid', 'expired'],
+  expired: ['paid'],
+  paid: ['awaiting_certificates', 'issued', 'refunded'],
+  awaiting_certificates: ['issued', 'refunded'],
+  issued: ['refunded'],
+  refunded: [],
+};
+
+/** True when a purchase in `from` may be moved to `to` (or already is in it). */
+export function canTransition(from: PurchaseStatus, to: PurchaseStatus): boolean {
+  return from === to || PURCHASE_TRANSITIONS[from].includes(to);
+}
+
+/** The statuses from which `to` may be reached (itself included). */
+export function predecessorsOf(to: PurchaseStatus): PurchaseStatus[] {
+  return (Object.keys(PURCHASE_TRANSITIONS) as PurchaseStatus[]).filter((from) => canTransition(from, to));
+}
+
+/** One covered day or trip of a new purchase item. */
+export interface NewCoveredUnit {
+  index: number;
+  kind: 'day' | 'trip';
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  localLabel: string;
+}
+
+/** A priced purchase as the quote path (or a renewal) creates it. */
+export interface NewPurchase {
+  rootAccountId: number;
+  apiKeyId: number;
+  agentId: number | null;
+  buyerId: number;
+  buyerEmail: string;
+  savePaymentMethod: boolean;
+  /** `subscription` when the selected products are recurring (billed monthly); default `one_time`. */
+  billing?: 'one_time' | 'subscription';
+  mode: 'live' | 'test';
+  currency: string;
+  subtotalMinor: number;
+  platformFeeBps: number | null;
+  platformFeeMinor: number;
+  totalMinor: number;
+  items: {
+    productLineId: number;
+    isTripExcess: boolean;
+    unitPriceMinor: number;
+    units: NewCoveredUnit[];
+    priceFactor: number;
+    amountMinor: number;
+    answers: Record<string, unknown>;
+    namedInsured: unknown;
+    certificateHolder: unknown;
+  }[];
+}
+
+/** What a renewal purchase adds to a new purchase: it is paid by one invoice of a subscription. */
+export interface RenewalFields {
+  renewalOfPurchaseId: number;
+  period: number;
+  invoiceId: string;
+  subscriptionId: string | null;
+  paymentIntentId: string | null;
+}
+
+/** A purchase row as its owner reads it. */
+export interface PurchaseRecord {
+  id: number;
+  rootAccountId: number;
+  apiKeyId: number;
+  agentId: number | null;
+  buyerId: number;
+  buyerEmail: string | null;
+  mode: 'live' | 'test';
+  billing: 'one_time' | 'subscription';
+  status: PurchaseStatus;
+  currency: string;
+  subtotalMinor: number;
+  platformFeeMinor: number;
+  totalMinor: number;
+  savePaymentMethod: boolean;
+  checkoutSessionId: string | null;
+  checkoutUrl: string | null;
+  checkoutExpiresAt: Date | null;
+  paymentIntentId: string | null;
+  paidAt: Date | null;
+  certificatesIssuedAt: Date | null;
+  refundedAt: Date | null;
+  refundedMinor: number;
+  failureReason: string | null;
+  payprocSubscriptionId: string | null;
+  renewalOfPurchaseId: number | null;
+  returnToken: string | null;
+  createdAt: Date;
+}
+
+export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => ({
+  id: r.id as number,
+  rootAccountId: r.root_account_id as number,
+  apiKeyId: r.api_key_id as number,
+  agentId: (r.agent_id as number | null) ?? null,
+  buyerId: r.buyer_id as number,
+  buyerEmail: (r.buyer_email as string | null) ?? null,
+  mode: r.mode as 'live' | 'test',
+  billing: (r.billing as 'one_time' | 'subscription') ?? 'one_time',
+  status: r.status as PurchaseStatus,
+  currency: r.currency as string,
+  subtotalMinor: Number(r.subtotal_minor),
+  platformFeeMinor: Number(r.platform_fee_minor),
+  totalMinor: Number(r.total_minor),
+  savePaymentMethod: Boolean(r.save_payment_method),
+  checkoutSessionId: (r.checkout_session_id as string | null) ?? null,
+  checkoutUrl: (r.checkout_url as string | null) ?? null,
+  checkoutExpiresAt: (r.checkout_expires_at as Date | null) ?? null,
+  paymentIntentId: (r.payment_intent_id as string | null) ?? null,
+  paidAt: (r.paid_at as Date | null) ?? null,
+  certificatesIssuedAt: (r.certificates_issued_at as Date | null) ?? null,
+  refundedAt: (r.refunded_at as Date | null) ?? null,
+  refundedMinor: Number(r.refunded_minor ?? 0),
+  failureReason: (r.failure_reason as string | null) ?? null,
+  payprocSubscriptionId: (r.payproc_subscription_id as string | null) ?? null,
+  renewalOfPurchaseId: (r.renewal_of_purchase_id as number | null) ?? null,
+  returnToken: (r.return_token as string | null) ?? null,
+  createdAt: r.created_at as Date,
+});
+
+/** An item of a purchase with its covered units (what a renewal copies). */
+interface StoredItem {
+  id: number;
+  productLineId: number;
+  isTripExcess: boolean;
+  unitPriceMinor: number;
+  priceFactor: number;
+  amountMinor: number;
+  answers: Record<string, unknown>;
+  namedInsured: unknown;
+  certificateHolder: unknown;
+  units: NewCoveredUnit[];
+}
+
+/** A new page token: 32 random bytes, base64url (43 characters). */
+export const newReturnToken = (): string => randomBytes(32).toString('base64url');
+
+async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: PurchaseStatus, renewal: RenewalFields | null): Promise<number> {
+  const [purchase] = await trx('purchases')
+    .insert({
+      root_account_id: p.rootAccountId,
+      api_key_id: p.apiKeyId,
+      agent_id: p.agentId,
+      buyer_id: p.buyerId,
+      buyer_email: p.buyerEmail,
+      save_payment_method: p.savePaymentMethod,
+      billing: p.billing ?? 'one_time',
+      mode: p.mode,
+      status,
+      currency: p.currency,
+      subtotal_minor: p.subtotalMinor,
+      platform_fee_bps: p.platformFeeBps,
+      platform_fee_minor: p.platformFeeMinor,
+      total_minor: p.totalMinor,
+      return_token: newReturnToken(),
+      ...(renewal
+        ? {
+            paid_at: trx.fn.now(),
+            payment_intent_id: renewal.paymentIntentId,
+            payproc_invoice_id: renewal.invoiceId,
+            payproc_subscription_id: renewal.subscriptionId,
+            renewal_of_purchase_id: renewal.renewalOfPurchaseId,
+            renewal_period: renewal.period,
+          }
+        : {}),
+    })
+    .returning('id');
+  for (const [position, item] of p.items.entries()) {
+    const [row] = await trx('purchase_items')
+      .insert({
+        purchase_id: purchase.id,
+        product_line_id: item.productLineId,
+        position,
+        is_trip_excess: item.isTripExcess,
+        unit_price_minor: item.unitPriceMinor,
+        units: item.units.length,
+        price_factor: item.priceFactor,
+        amount_minor: item.amountMinor,
+        answers: JSON.stringify(item.answers),
+        named_insured: item.namedInsured === null ? null : JSON.stringify(item.namedInsured),
+        certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
+      })
+      .returning('id');
+    if (item.units.length > 0) {
+      await trx('covered_units').insert(
+        item.units.map((u) => ({
+          purchase_id: purchase.id,
+          purchase_item_id: row.id,
+          unit_index: u.index,
+          kind: u.kind,
+          starts_at: u.startsAt,
+          ends_at: u.endsAt,
+          time_zone: u.timeZone,
+          local_label: u.localLabel,
+        })),
+      );
+    }
+  }
+  return purchase.id as number;
+}
+
+export function createPurchasesRepository(db: Db) {
+  async function items(trx: Knex.Transaction | Db, purchaseId: number): Promise<StoredItem[]> {
+    const rows = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position');
+    const units = await trx('covered_units').where({ purchase_id: purchaseId }).orderBy(['purchase_item_id', 'unit_index']);
+    return rows.map((i) => ({
+      id: i.id,
+      productLineId: i.product_line_id,
+      isTripExcess: i.is_trip_excess,
+      unitPriceMinor: Number(i.unit_price_minor),
+      priceFactor: Number(i.price_factor),
+      amountMinor: Number(i.amount_minor),
+      answers: i.answers,
+      namedInsured: i.named_insured,
+      certificateHolder: i.certificate_holder,
+      units: units
+        .filter((u) => u.purchase_item_id === i.id)
+        .map((u) => ({ index: u.unit_index, kind: u.kind, startsAt: u.starts_at, endsAt: u.ends_at, timeZone: u.time_zone, localLabel: u.local_label })),
+    }));
+  }
+
+  return {
+    /** Writes a quoted purchase, its items and covered units atomically; returns its id. */
+    async create(p: NewPurchase): Promise<number> {
+      return db.transaction((trx) => insertPurchase(trx, p, 'quoted', null));
+    },
+
+    /**
+     * Creates (or finds) the renewal purchase paid by `renewal.invoiceId`: the original's buyer,
+     * teammate, items and amounts through the same insert as a quote, status `paid`, its period
+     * the next after the latest renewal, and covered units from `shift(unit, period)`. Keyed by
+     * the invoice (`purchases.payproc_invoice_id` is unique), so a retry returns the same row.
+     * Returns null when the original does not exist or is not a subscription.
+     */
+    async createRenewal(
+      originalId: number,
+      renewal: Omit<RenewalFields, 'renewalOfPurchaseId' | 'period'>,
+      shift: (unit: NewCoveredUnit, period: number) => NewCoveredUnit,
+    ): Promise<{ purchaseId: number; period: number } | { refused: 'not_found' | 'not_a_subscription' }> {
+      return db.transaction(async (trx) => {
+        const existing = await trx('purchases').where({ payproc_invoice_id: renewal.invoiceId }).first('id', 'renewal_period');
+        if (existing) return { purchaseId: existing.id as number, period: existing.renewal_period as number };
+        const row = await trx('purchases').where({ id: originalId }).forUpdate().first();
+        if (!row) return { refused: 'not_found' as const };
+        const original = toPurchaseRecord(row);
+        if (original.billing !== 'subscription') return { refused: 'not_a_subscription' as const };
+        const latest = await trx('purchases').where({ renewal_of_purchase_id: original.id }).max({ last: 'renewal_period' }).first();
+        const period = Number(latest?.last ?? 0) + 1;
+        const copied = await items(trx, original.id);
+        const purchaseId = await insertPurchase(
+          trx,
+          {
+            rootAccountId: original.rootAccountId,
+            apiKeyId: original.apiKeyId,
+            agentId: original.agentId,
+            buyerId: original.buyerId,
+            buyerEmail: original.buyerEmail ?? '',
+            savePaymentMethod: false,
+            billing: 'subscription',
+            mode: original.mode,
+            currency: original.currency,
+            subtotalMinor: original.subtotalMinor,
+            platformFeeBps: row.platform_fee_bps,
+            platformFeeMinor: original.platformFeeMinor,
+            totalMinor: original.totalMinor,
+            items: copied.map((i) => ({ ...i, units: i.units.map((u) => shift(u, period)) })),
+          },
+          'paid',
+          { ...renewal, subscriptionId: original.payprocSubscriptionId ?? renewal.subscriptionId, renewalOfPurchaseId: original.id, period },
+        );
+        return { purchaseId, period };
+      });
+    },
+
+    /** The purchase, or undefined. */
+    async findById(purchaseId: number): Promise<PurchaseRecord | undefined> {
+      const r = await db('purchases').where({ id: purchaseId }).first();
+      return r ? toPurchaseRecord(r) : undefined;
+    },
+
+    /** The original purchase of a subscription (not a renewal), or undefined. */
+    async findBySubscription(subscriptionId: string): Promise<PurchaseRecord | undefined> {
+      const r = await db('purchases').where({ payproc_subscription_id: subscriptionId }).whereNull('renewal_of_purchase_id').orderBy('id').first();
+      return r ? toPurchaseRecord(r) : undefined;
+    },
+
+    /** The newest purchase holding this payment intent, or undefined. */
+    async findByPaymentIntent(paymentIntentId: string): Promise<PurchaseRecord | undefined> {
+      const r = await db('purchases').where({ payment_intent_id: paymentIntentId }).orderBy('id', 'desc').first();
+      return r ? toPurchaseRecord(r) : undefined;
+    },
+
+    /**
+     * What the checkout session is made from: the purchase, its lines (with the processor product
+     * and name) and where the buyer returns (the key's URLs, else the account's; null where neither).
+     */
+    async checkoutContext(purchaseId: number) {
+      const r = await db('purchases as p')
+        .join('root_accounts as a', 'a.id', 'p.root_account_id')
+        .join('api_keys as k', 'k.id', 'p.api_key_id')
+        .where('p.id', purchaseId)
+        .first('p.*', 'a.checkout_success_url as account_success_url', 'a.checkout_cancel_url as account_cancel_url', 'k.checkout_success_url as key_success_url', 'k.checkout_cancel_url as key_cancel_url');
+      if (!r) return undefined;
+      const lines = await db('purchase_items as i')
+        .join('product_lines as pl', 'pl.id', 'i.product_line_id')
+        .where('i.purchase_id', purchaseId)
+        .orderBy('i.position')
+        .select('i.amount_minor', 'pl.customer_name', 'pl.payproc_product_id');
+      return {
+        purchase: toPurchaseRecord(r),
+        lines: lines.map((l) => ({ amountMinor: Number(l.amount_minor), name: l.customer_name as string, payprocProductId: (l.payproc_product_id as string | null) ?? null })),
+        successUrl: (r.key_success_url as string | null) ?? (r.account_success_url as string | null) ?? null,
+        cancelUrl: (r.key_cancel_url as string | null) ?? (r.account_cancel_url as string | null) ?? null,
+      };
+    },
+
+    /** Stores the checkout session created for the purchase (and its payment intent when known). */
+    async recordCheckoutSession(purchaseId: number, s: { sessionId: string; url: string | null; expiresAt: Date; paymentIntentId: string | null }): Promise<void> {
+      await db('purchases')
+        .where({ id: purchaseId })
+        .update({
+          checkout_session_id: s.sessionId,
+          checkout_url: s.url,
+          checkout_expires_at: s.expiresAt,
+          payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [s.paymentIntentId]),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /** Records the payment once (`paid_at`); the payment intent is kept when already known. */
+    async recordPayment(purchaseId: number, paymentIntentId: string | null): Promise<void> {
+      await db('purchases')
+        .where({ id: purchaseId })
+        .update({
+          paid_at: db.raw('coalesce(paid_at, now())'),
+          payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [paymentIntentId]),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /** Remembers the processor subscription a paid subscription checkout created (once). */
+    async recordSubscription(purchaseId: number, subscriptionId: string): Promise<void> {
+      await db('purchases').where({ id: purchaseId }).whereNull('payproc_subscription_id').update({ payproc_subscription_id: subscriptionId, updated_at: db.fn.now() });
+    },
+
+    /**
+     * Marks issuance complete (once) and, where the status rules allow, the purchase `issued`, in
+     * one statement, so no reader sees certificates listed on a purchase not yet `issued`.
+     */
+    async recordCertificatesIssued(purchaseId: number): Promise<void> {
+      const from = predecessorsOf('issued');
+      await db('purchases')
+        .where({ id: purchaseId })
+        .update({
+          certificates_issued_at: db.raw('coalesce(certificates_issued_at, now())'),
+          status: db.raw(`case when status in (${from.map(() => '?').join(', ')}) then 'issued' else status end`, from),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /**
+     * Moves the purchase to `to` when the status rules allow it (one conditional update, so two
+     * writers racing cannot break the rules); `reason` is stored with `failed`. Returns the status
+     * after the call and whether it changed; undefined when the purchase does not exist.
+     */
+    async transition(purchaseId: number, to: PurchaseStatus, reason?: string): Promise<{ status: PurchaseStatus; changed: boolean } | undefined> {
+      const [row] = await db('purchases')
+        .where({ id: purchaseId })
+        .whereIn('status', predecessorsOf(to).filter((s) => s !== to))
+        .update({
+          status: to,
+          updated_at: db.fn.now(),
+          ...(to === 'failed' ? { failure_reason: (reason ?? 'unknown').slice(0, 2000), failed_at: db.fn.now() } : {}),
+          ...(to === 'refunded' ? { refunded_at: db.raw('coalesce(refunded_at, now())') } : {}),
+        })
+        .returning('status');
+      if (row) return { status: row.status as PurchaseStatus, changed: true };
+      const now = await db('purchases').where({ id: purchaseId }).first('status');
+      return now ? { status: now.status as PurchaseStatus, changed: false } : undefined;
+    },
+
+    /**
+     * Records a refund: the refunded amount only grows (events may arrive out of order), and a
+     * full refund moves the purchase to `refunded`. Returns the refund state, or undefined when
+     * the purchase does not exist.
+     */
+    async recordRefund(purchaseId: number, amountRefundedMinor: number, fullyRefunded: boolean): Promise<{ refundedMinor: number; refunded: boolean } | undefined> {
+      const [row] = await db('purchases')
+        .where({ id: purchaseId })
+        .update({ refunded_minor: db.raw('greatest(refunded_minor, ?)', [amountRefundedMinor]), updated_at: db.fn.now() })
+        .returning(['refunded_minor']);
+      if (!row) return undefined;
+      const status = fullyRefunded ? await this.transition(purchaseId, 'refunded') : await db('purchases').where({ id: purchaseId }).first('status');
+      return { refundedMinor: Number(row.refunded_minor), refunded: status?.status === 'refunded' };
+    },
+  };
+}
+
+export type PurchasesRepository = ReturnType<typeof createPurchasesRepository>;

@@ -1,0 +1,298 @@
+/**
+ * A paid buyer always gets certificates: the purchase workflow against the Temporal dev server,
+ * PostgreSQL and stripe-mock when the processor is down for longer than any attempt limit, when
+ * it refuses a purchase for good, and when a payment arrives for a purchase whose workflow run
+ * has already closed (failed, terminated or expired).
+ */
+import Stripe from 'stripe';
+import { ApplicationFailure } from '@temporalio/common';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
+import type { SessionState } from '../../activities/purchase';
+import { startProcessorProxy } from '../helpers/processor-proxy';
+import { runScript } from '../helpers/run';
+import { createPurchasesRepository } from '../../src/purchases/repository';
+import { WEBHOOK_SECRET, createQuotingAccount, sessionCompletedEvent } from '../helpers/purchases';
+
+const stripe = new Stripe('sk_test_123');
+
+interface Env {
+  app: TestApp;
+  worker: TestWorker;
+  key: string;
+  quoteBody: () => Promise<Record<string, unknown>>;
+}
+
+async function setUp(config: Record<string, string> = {}, overrides: Parameters<typeof startTestWorker>[1] = {}): Promise<Env> {
+  const taskQueue = uniqueTaskQueue();
+  const all = { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', ...config };
+  const worker = await startTestWorker(taskQueue, overrides, all);
+  const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...all });
+  const { key, quoteBody } = await createQuotingAccount(app);
+  return { app, worker, key, quoteBody };
+}
+
+async function tearDown(env: Env): Promise<void> {
+  await env.app.close();
+  await env.worker.shutdown();
+}
+
+async function checkout(env: Env) {
+  const res = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: env.key, body: await env.quoteBody() });
+  return res;
+}
+
+async function deliver(env: Env, payload: string) {
+  const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+  return call(env.app.baseUrl, '/webhooks/payproc', { method: 'POST', rawBody: payload, headers: { 'stripe-signature': signature } });
+}
+
+const purchaseRow = (env: Env, id: number) => env.app.container.db('purchases').where({ id }).first();
+const handle = (env: Env, id: number) => env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id));
+const issued = (env: Env, id: number, timeoutMs = 60_000) =>
+  eventually(async () => {
+    const r = await purchaseRow(env, id);
+    return r.status === 'issued' && r.certificates_issued_at ? r : null;
+  }, timeoutMs);
+
+describe('a processor outage longer than any attempt limit', () => {
+  test('when the processor is unreachable for 15 checks in a row and the paid webhook arrives meanwhile, then the purchase is paid and issued, never failed', async () => {
+    let attempts = 0;
+    const env = await setUp(
+      { CHECKOUT_POLL_INTERVAL_SECONDS: '1' },
+      {
+        // The processor is down: every check fails as a connection error would (retryable).
+        getCheckoutState: async (): Promise<SessionState> => {
+          attempts += 1;
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:12111'), { type: 'StripeConnectionError' });
+        },
+      },
+    );
+    try {
+      const res = await checkout(env);
+      expect(res.status).toBe(200);
+      const purchaseId = res.body.purchase_id as number;
+      // More tries than the old limit of 10 attempts, and the run is still open.
+      await eventually(async () => attempts >= 15, 60_000);
+      expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
+      expect((await purchaseRow(env, purchaseId)).status).toBe('awaiting_payment');
+
+      // The buyer's payment arrives while the check is still retrying: it cancels the check and goes on.
+      const delivered = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id));
+      expect(delivered.body).toMatchObject({ relayed: true, purchase_id: purchaseId });
+      const row = await issued(env, purchaseId);
+      expect(row.payment_intent_id).toBe(`pi_paid_${purchaseId}`);
+      expect(row.failure_reason).toBeNull();
+      const result = (await handle(env, purchaseId).result()) as PurchaseStatusView;
+      expect(result.status).toBe('issued');
+    } finally {
+      await tearDown(env);
+    }
+  }, 120_000);
+});
+
+describe('a processor that refuses a purchase for good', () => {
+  test('when the processor rejects the checkout session as an invalid request, then the purchase ends failed with the reason, published everywhere', async () => {
+    const proxy = await startProcessorProxy();
+    const env = await setUp({ PAYPROC_API_BASE: proxy.url });
+    try {
+      proxy.failNext({
+        method: 'POST',
+        pathPrefix: '/v1/checkout/sessions',
+        status: 400,
+        body: { error: { type: 'invalid_request_error', code: 'parameter_invalid_integer', message: 'Invalid integer: unit_amount' } },
+      });
+      const res = await checkout(env);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('INVALID_REQUEST');
+      const purchaseId = Number((await env.app.container.db('purchases').max({ id: 'id' }).first())!.id);
+
+      const row = await eventually(async () => {
+        const r = await purchaseRow(env, purchaseId);
+        return r.status === 'failed' ? r : null;
+      }, 20_000);
+      expect(row.failure_reason).toMatch(/StripeInvalidRequestError/);
+      expect(row.failed_at).toBeInstanceOf(Date);
+      const result = (await handle(env, purchaseId).result()) as PurchaseStatusView;
+      expect(result).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/Invalid integer/) });
+      expect((await handle(env, purchaseId).describe()).searchAttributes).toMatchObject({ PurchaseStatus: ['failed'] });
+    } finally {
+      await tearDown(env);
+      await proxy.close();
+    }
+  });
+});
+
+describe('a payment that arrives while the run is writing its final status', () => {
+  test('when the payment is signalled while the run records failed, then the run goes on: paid and issued by the same run', async () => {
+    let reachedFailed!: () => void;
+    const failing = new Promise<void>((resolve) => (reachedFailed = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let env!: Env;
+    env = await setUp(
+      { CHECKOUT_POLL_INTERVAL_SECONDS: '1' },
+      {
+        getCheckoutState: async (): Promise<SessionState> => {
+          throw ApplicationFailure.nonRetryable('No such checkout.session', 'StripeInvalidRequestError');
+        },
+        // Holds the write of `failed` until the payment has reached the still-open run.
+        setPurchaseStatus: async (input) => {
+          if (input.status === 'failed') {
+            reachedFailed();
+            await released;
+          }
+          const result = await createPurchasesRepository(env.app.container.db).transition(input.purchaseId, input.status, input.reason);
+          return result?.status ?? null;
+        },
+      },
+    );
+    try {
+      const res = await checkout(env);
+      const purchaseId = res.body.purchase_id as number;
+      await failing;
+      const runId = (await handle(env, purchaseId).describe()).runId;
+      const delivered = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id));
+      expect(delivered.body).toMatchObject({ relayed: true, purchase_id: purchaseId });
+      release();
+
+      const result = (await handle(env, purchaseId).result()) as PurchaseStatusView;
+      expect(result.status).toBe('issued');
+      const row = await issued(env, purchaseId);
+      expect(row.payment_intent_id).toBe(`pi_paid_${purchaseId}`);
+      expect((await handle(env, purchaseId).describe()).runId).toBe(runId);
+    } finally {
+      release();
+      await tearDown(env);
+    }
+  }, 120_000);
+});
+
+describe('a payment for a purchase whose workflow run has closed', () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await setUp({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+  });
+  afterAll(() => tearDown(env));
+
+  test('when the run was terminated and the signed payment arrives, then a new run records the payment and issues the certificates, once', async () => {
+    const res = await checkout(env);
+    const purchaseId = res.body.purchase_id as number;
+    const first = await handle(env, purchaseId).describe();
+    await handle(env, purchaseId).terminate('simulated: the run closed before the payment arrived');
+
+    const delivered = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id, `evt_late_${purchaseId}`));
+    expect(delivered.status).toBe(200);
+    expect(delivered.body).toEqual({ received: true, duplicate: false, purchase_id: purchaseId, relayed: true });
+    const row = await issued(env, purchaseId);
+    expect(row.payment_intent_id).toBe(`pi_paid_${purchaseId}`);
+    const resumed = await handle(env, purchaseId).describe();
+    expect(resumed.runId).not.toBe(first.runId);
+    const certificates = await env.app.container.db('certificates').where({ purchase_id: purchaseId });
+    expect(certificates.length).toBeGreaterThan(0);
+    expect(certificates.every((c) => c.storage_key)).toBe(true);
+
+    // The processor re-delivers the same event once the resumed run has closed: nothing starts
+    // again. (While the run is still finishing, a redelivery is relayed to it and ignored.)
+    await handle(env, purchaseId).result();
+    const again = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id, `evt_late_${purchaseId}`));
+    expect(again.body).toEqual({ received: true, duplicate: true, purchase_id: purchaseId, relayed: false });
+    expect((await handle(env, purchaseId).describe()).runId).toBe(resumed.runId);
+    expect(await env.app.container.db('certificates').where({ purchase_id: purchaseId }).count({ n: '*' }).first()).toEqual({ n: String(certificates.length) });
+  }, 120_000);
+
+  test('when the purchase had expired and the processor then reports it paid, then the payment is honoured: paid and issued', async () => {
+    const short = await setUp({ CHECKOUT_SESSION_TTL_SECONDS: '2', CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+    try {
+      const res = await checkout(short);
+      const purchaseId = res.body.purchase_id as number;
+      await eventually(async () => ((await purchaseRow(short, purchaseId)).status === 'expired' ? true : null), 20_000);
+      await handle(short, purchaseId).result();
+
+      const delivered = await deliver(short, sessionCompletedEvent(purchaseId, res.body.id));
+      expect(delivered.body).toMatchObject({ relayed: true });
+      const row = await issued(short, purchaseId);
+      expect(row.paid_at).toBeInstanceOf(Date);
+    } finally {
+      await tearDown(short);
+    }
+  }, 120_000);
+
+  test('when the run failed on a non-retryable error and the payment arrives, then it is recovered too', async () => {
+    const failing = await setUp(
+      { CHECKOUT_POLL_INTERVAL_SECONDS: '1' },
+      {
+        getCheckoutState: async (): Promise<SessionState> => {
+          throw ApplicationFailure.nonRetryable('No such checkout.session', 'StripeInvalidRequestError');
+        },
+      },
+    );
+    try {
+      const res = await checkout(failing);
+      const purchaseId = res.body.purchase_id as number;
+      const failed = await eventually(async () => {
+        const r = await purchaseRow(failing, purchaseId);
+        return r.status === 'failed' ? r : null;
+      }, 20_000);
+      expect(failed.failure_reason).toMatch(/No such checkout.session/);
+
+      const delivered = await deliver(failing, sessionCompletedEvent(purchaseId, res.body.id));
+      expect(delivered.body).toMatchObject({ relayed: true });
+      const row = await issued(failing, purchaseId);
+      expect(row.payment_intent_id).toBe(`pi_paid_${purchaseId}`);
+    } finally {
+      await tearDown(failing);
+    }
+  }, 120_000);
+});
+
+describe('npm run ops: reissue and recover, guarded', () => {
+  let env: Env;
+  const ops = (args: string[]) => runScript('scripts/ops.ts', [...args, '--json'], { TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', CHECKOUT_POLL_INTERVAL_SECONDS: '1', LOG_LEVEL: 'silent' });
+  beforeAll(async () => {
+    env = await setUp({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+  });
+  afterAll(() => tearDown(env));
+
+  test('when a terminated purchase is recovered and then paid, then it is issued; reissue then runs issuance again without a second certificate, and recover refuses', async () => {
+    const res = await checkout(env);
+    const purchaseId = res.body.purchase_id as number;
+    const refusedUnpaid = await ops(['reissue', '--purchase', String(purchaseId)]);
+    expect(refusedUnpaid.code).toBe(2);
+    expect(refusedUnpaid.stderr).toMatch(/^ops: refused: purchase \d+ is not paid/m);
+
+    await handle(env, purchaseId).terminate('simulated: the run closed');
+    const recovered = await ops(['recover', '--purchase', String(purchaseId)]);
+    expect(recovered.code).toBe(0);
+    expect(JSON.parse(recovered.stdout)).toEqual({ purchaseId, workflowId: `purchase-${purchaseId}`, action: 'started' });
+    expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
+    // The resumed run waits for the payment like the first one did.
+    const delivered = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id));
+    expect(delivered.body).toMatchObject({ relayed: true });
+    await issued(env, purchaseId);
+    const before = await env.app.container.db('certificates').where({ purchase_id: purchaseId }).orderBy('id');
+
+    const again = await ops(['recover', '--purchase', String(purchaseId)]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already has its certificates; use reissue/);
+
+    const reissued = await ops(['reissue', '--purchase', String(purchaseId)]);
+    expect(reissued.code).toBe(0);
+    expect(JSON.parse(reissued.stdout)).toEqual({ purchaseId, workflowId: `certificates-${purchaseId}`, action: 'started' });
+    await env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`).result();
+    const after = await env.app.container.db('certificates').where({ purchase_id: purchaseId }).orderBy('id');
+    expect(after.map((c) => [c.certificate_number, c.storage_key, c.sha256])).toEqual(before.map((c) => [c.certificate_number, c.storage_key, c.sha256]));
+    expect((await purchaseRow(env, purchaseId)).status).toBe('issued');
+  }, 120_000);
+
+  test('when the purchase does not exist or the arguments are wrong, then one clear line and a non-zero exit', async () => {
+    const missing = await ops(['recover', '--purchase', '99999999']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/purchase 99999999 not found/);
+    const bad = await runScript('scripts/ops.ts', ['reissue', '--purchase', 'abc']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^ops: --purchase must be a positive integer/m);
+  });
+});
