@@ -9,6 +9,12 @@
  * covered unit and one object per certificate, and every answer during the fault must have kept
  * the contract: 2xx, or 500/503 with a §7.1 code in the surface's error shape, no stack trace,
  * no hang. The per-fault tallies are printed and written to var/test-artifacts/resilience-faults.md.
+ *
+ * Two faults outlast the load: the processor refusing connections, and hanging (connections
+ * accepted, never answered, through the stack's processor gate), for PROCESSOR_OUTAGE_MS each.
+ * Every other purchase's webhook is held back until the outage ends, so payments are reported
+ * both during it and after it; afterwards no purchase of the run may be `failed` and none paid
+ * may lack a certificate, a PDF or a zip.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,6 +33,12 @@ const RATE = Number(process.env.RESILIENCE_RATE ?? 5);
 const LOAD_MS = 60_000;
 const FAULT_AT_MS = 10_000;
 const OUTAGE_MS = 30_000;
+/**
+ * The long processor outages: 10 minutes. RESILIENCE_PROCESSOR_OUTAGE_MS shortens them, to explore
+ * locally only (the scenario names say the length actually run).
+ */
+const PROCESSOR_OUTAGE_MS = Number(process.env.RESILIENCE_PROCESSOR_OUTAGE_MS ?? 600_000);
+const outageWords = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${(ms / 1000).toFixed(0)} s`);
 const DRAIN_MS = 5 * 60_000;
 /** A hang: no answer 5 s after the API's own 30 s deadline for a checkout (workflow-client.ts). */
 const REQUEST_TIMEOUT_MS = 35_000;
@@ -39,6 +51,13 @@ interface Fault {
   name: string;
   /** Runs the fault from its start to the dependency answering again. */
   inject(stack: FaultStack): Promise<void>;
+  /**
+   * A fault that outlasts the load: the load stops after its 60 s while the fault goes on, and
+   * the first webhook delivery of every odd-numbered purchase waits until the fault is over; the
+   * others' go out during it, spread in ten steps from 15 s in to about 1.5 minutes before its
+   * end, so some payments reach workflows whose processor calls have been retrying for minutes.
+   */
+  long?: boolean;
 }
 
 const FAULTS: Fault[] = [
@@ -81,6 +100,29 @@ const FAULTS: Fault[] = [
       await s.temporal.start();
     },
   },
+  {
+    name: `the processor refuses connections for ${outageWords(PROCESSOR_OUTAGE_MS)} (stripe-mock stopped)`,
+    long: true,
+    inject: async (s) => {
+      await s.stripeMock.stop();
+      await sleep(PROCESSOR_OUTAGE_MS);
+      await s.stripeMock.start();
+    },
+  },
+  {
+    name: `the processor hangs for ${outageWords(PROCESSOR_OUTAGE_MS)} (connections accepted, never answered)`,
+    long: true,
+    inject: async (s) => {
+      const heldBefore = s.processorGate.held;
+      s.processorGate.hang();
+      try {
+        await sleep(PROCESSOR_OUTAGE_MS);
+      } finally {
+        s.processorGate.open();
+      }
+      if (s.processorGate.held === heldBefore) throw new Error('no processor connection was held during the hang: the gate is not in the path');
+    },
+  },
 ];
 
 /** Objects in the bucket per purchase id, from the storage JSON API (paged). */
@@ -119,6 +161,8 @@ async function checkPurchases(container: Container, stack: FaultStack, paid: Loa
       container.db.raw('(select count(*) from certificates c where c.purchase_id = p.id)::int as certificates'),
       container.db.raw('(select count(*) from certificates c where c.purchase_id = p.id and c.storage_key is not null)::int as stored'),
       container.db.raw('(select count(*) from certificate_archives a where a.purchase_id = p.id)::int as archives'),
+      'p.status',
+      'p.failure_reason',
     );
   const byId = new Map(rows.map((r) => [r.id as number, r]));
   const objects = await objectsByPurchase(stack);
@@ -128,6 +172,7 @@ async function checkPurchases(container: Container, stack: FaultStack, paid: Loa
     const zips = (objects.get(p.purchaseId) ?? []).filter((n) => n.endsWith('.zip'));
     let problem: string | null = null;
     if (!r) problem = 'no purchase row';
+    else if (r.status === 'failed') problem = `failed: ${r.failure_reason}`;
     else if (!r.certificates_issued_at) problem = `not issued (${r.stored}/${r.units} certificates stored)`;
     else if (r.units !== p.units) problem = `${r.units} covered units, quoted ${p.units}`;
     else if (r.certificates !== p.units || r.stored !== p.units) problem = `${r.certificates} certificate rows (${r.stored} stored) for ${p.units} units`;
@@ -184,68 +229,121 @@ describe('resilience: faults under a steady purchase load', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
-  it.each(FAULTS.map((f) => [f.name, f] as const))(
+  const runFault = async (fault: Fault) => {
+    let faultBegan!: () => void;
+    let faultOver!: () => void;
+    const began = new Promise<void>((resolve) => (faultBegan = resolve));
+    const over = new Promise<void>((resolve) => (faultOver = resolve));
+    const load = new PurchaseLoad({
+      // Long faults: purchases checked out before the fault are paid half during it, half after it.
+      ...(fault.long
+        ? {
+            firstDeliveryAfter: (n: number) =>
+              n % 2 === 0 ? began.then(async () => void (await sleep(15_000 + ((n / 2) % 10) * Math.max(0, (PROCESSOR_OUTAGE_MS - 45_000) / 10)))) : over,
+          }
+        : {}),
+      apiUrl: stack.apiUrl,
+      apiKey: agency.key,
+      teammateUuid: agency.teammateUuid,
+      webhookSecret: WEBHOOK_SECRET,
+      buyers,
+      // One to three covered days, so some purchases need more than one certificate.
+      selection: (n) => {
+        const days = 1 + (n % 3);
+        const start = new Date(Date.UTC(2027, 2, 1 + (n % 28)));
+        const end = new Date(start.getTime() + (days - 1) * 86_400_000);
+        const iso = (d: Date) => d.toISOString().slice(0, 10);
+        return { line: eventSelection(agency, { start: iso(start), end: iso(end) }, `Load Insured ${n}`), units: days };
+      },
+      ratePerSecond: RATE,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    });
+    const started = Date.now();
+    load.start();
+    await sleep(FAULT_AT_MS);
+    const faultStarted = Date.now();
+    faultBegan();
+    const faultDone = fault.inject(stack);
+    if (!fault.long) await faultDone;
+    await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
+    load.stop();
+    const loadMs = Date.now() - started;
+    await faultDone;
+    const faultEnded = Date.now();
+    const faultMs = faultEnded - faultStarted;
+    faultOver();
+    await load.settle(DRAIN_MS);
+
+    const paid = load.purchases.filter((p) => p.paid);
+    const drainStarted = Date.now();
+    let checks = await checkPurchases(container, stack, paid);
+    while (checks.some((c) => c.problem) && Date.now() - drainStarted < DRAIN_MS) {
+      await sleep(2000);
+      checks = await checkPurchases(container, stack, paid);
+    }
+    const issuedAfterMs = Date.now() - drainStarted;
+    // Webhooks accepted while the fault lasted and after it ended.
+    const during = paid.filter((p) => p.paidAt! >= faultStarted && p.paidAt! < faultEnded).length;
+    const after = paid.filter((p) => p.paidAt! >= faultEnded).length;
+    // Every purchase so far, paid or not, of this fault and the earlier ones (a checkout answered
+    // 503 may still have its row): none may end failed for a transient processor problem.
+    const runPurchases = container.db('purchases').where('created_at', '>=', new Date(started - 1000));
+    const failed: { id: number; failure_reason: string | null }[] = await container.db('purchases').where({ status: 'failed' }).select('id', 'failure_reason');
+    // No covered unit of the run with more than one certificate (the schema forbids it; checked anyway).
+    const duplicates: { purchase_id: number; covered_unit_id: number; n: number }[] = await container
+      .db('certificates')
+      .whereIn('purchase_id', runPurchases.clone().select('id'))
+      .groupBy('purchase_id', 'covered_unit_id')
+      .havingRaw('count(*) > 1')
+      .select('purchase_id', 'covered_unit_id', container.db.raw('count(*)::int as n'));
+    // A payment accepted by the webhook whose purchase never got its certificates is dropped.
+    const dropped = checks.filter((c) => c.problem && /^(no purchase row|not issued)/.test(c.problem));
+    const broken = load.samples.filter((s) => s.problem);
+    const wrong = checks.filter((c) => c.problem);
+    const units = paid.reduce((n, p) => n + p.units, 0);
+    report.push(
+      [
+        `## ${fault.name}`,
+        `load ${(loadMs / 1000).toFixed(0)} s: ${load.attempted} checkouts offered (${(load.attempted / (loadMs / 1000)).toFixed(1)}/s), ${load.purchases.length} accepted (checkout p50 ${quantileMs(load.samples, 'checkout', 0.5)} ms, p99 ${quantileMs(load.samples, 'checkout', 0.99)} ms); fault lasted ${(faultMs / 1000).toFixed(1)} s; ` +
+          `${paid.length} paid purchases (${units} certificates), all issued ${(issuedAfterMs / 1000).toFixed(1)} s after the last webhook was accepted; ` +
+          `${wrong.length} purchases wrong, ${dropped.length} payments dropped, ${failed.length} purchases failed, ${duplicates.length} duplicate certificates; ` +
+          `webhooks accepted during the fault ${during}, after it ${after}${fault.long ? ` (processor connections held by the gate so far: ${stack.processorGate.held})` : ''}; ` +
+          `${broken.length} answers broke the contract; worker ${stack.worker.running ? 'running' : 'DOWN'}, api ${stack.api.running ? 'running' : 'DOWN'}`,
+        tallyTable(load.samples),
+        ...broken.slice(0, 5).map((s) => `- ${s.kind} ${s.status}: ${s.problem}`),
+        ...wrong.slice(0, 5).map((c) => `- purchase ${c.purchaseId}: ${c.problem}`),
+        ...failed.slice(0, 5).map((f) => `- purchase ${f.id} failed: ${f.failure_reason}`),
+        ...duplicates.slice(0, 5).map((d) => `- purchase ${d.purchase_id}: covered unit ${d.covered_unit_id} has ${d.n} certificates`),
+      ].join('\n\n'),
+    );
+
+    // The load really was offered at RATE (a checkout refused during an outage is not paid).
+    expect(load.attempted / (loadMs / 1000)).toBeGreaterThanOrEqual(RATE * 0.95);
+    expect(paid.length).toBe(load.purchases.length);
+    expect(wrong).toEqual([]);
+    expect(dropped).toEqual([]);
+    expect(duplicates).toEqual([]);
+    expect(failed).toEqual([]);
+    if (fault.long) {
+      // Payments reported during the outage and after it were both exercised.
+      expect(during).toBeGreaterThan(0);
+      expect(after).toBeGreaterThan(0);
+    }
+    expect(broken.map((s) => `${s.kind} ${s.status}: ${s.problem}`)).toEqual([]);
+    expect(stack.api.running && stack.worker.running).toBe(true);
+  };
+
+  it.each(FAULTS.filter((f) => !f.long).map((f) => [f.name, f] as const))(
     `when %s under ${RATE} purchases/s for 60 s, then every paid purchase ends with all its certificates once and every answer keeps the contract`,
-    async (_name, fault) => {
-      const load = new PurchaseLoad({
-        apiUrl: stack.apiUrl,
-        apiKey: agency.key,
-        teammateUuid: agency.teammateUuid,
-        webhookSecret: WEBHOOK_SECRET,
-        buyers,
-        // One to three covered days, so some purchases need more than one certificate.
-        selection: (n) => {
-          const days = 1 + (n % 3);
-          const start = new Date(Date.UTC(2027, 2, 1 + (n % 28)));
-          const end = new Date(start.getTime() + (days - 1) * 86_400_000);
-          const iso = (d: Date) => d.toISOString().slice(0, 10);
-          return { line: eventSelection(agency, { start: iso(start), end: iso(end) }, `Load Insured ${n}`), units: days };
-        },
-        ratePerSecond: RATE,
-        requestTimeoutMs: REQUEST_TIMEOUT_MS,
-      });
-      const started = Date.now();
-      load.start();
-      await sleep(FAULT_AT_MS);
-      const faultStarted = Date.now();
-      await fault.inject(stack);
-      const faultMs = Date.now() - faultStarted;
-      await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
-      load.stop();
-      const loadMs = Date.now() - started;
-      await load.settle(DRAIN_MS);
-
-      const paid = load.purchases.filter((p) => p.paid);
-      const drainStarted = Date.now();
-      let checks = await checkPurchases(container, stack, paid);
-      while (checks.some((c) => c.problem) && Date.now() - drainStarted < DRAIN_MS) {
-        await sleep(2000);
-        checks = await checkPurchases(container, stack, paid);
-      }
-      const issuedAfterMs = Date.now() - drainStarted;
-      const broken = load.samples.filter((s) => s.problem);
-      const wrong = checks.filter((c) => c.problem);
-      const units = paid.reduce((n, p) => n + p.units, 0);
-      report.push(
-        [
-          `## ${fault.name}`,
-          `load ${(loadMs / 1000).toFixed(0)} s: ${load.attempted} checkouts offered (${(load.attempted / (loadMs / 1000)).toFixed(1)}/s), ${load.purchases.length} accepted (checkout p50 ${quantileMs(load.samples, 'checkout', 0.5)} ms, p99 ${quantileMs(load.samples, 'checkout', 0.99)} ms); fault lasted ${(faultMs / 1000).toFixed(1)} s; ` +
-            `${paid.length} paid purchases (${units} certificates), all issued ${(issuedAfterMs / 1000).toFixed(1)} s after the last webhook was accepted; ` +
-            `${wrong.length} purchases wrong; ${broken.length} answers broke the contract; worker ${stack.worker.running ? 'running' : 'DOWN'}, api ${stack.api.running ? 'running' : 'DOWN'}`,
-          tallyTable(load.samples),
-          ...broken.slice(0, 5).map((s) => `- ${s.kind} ${s.status}: ${s.problem}`),
-          ...wrong.slice(0, 5).map((c) => `- purchase ${c.purchaseId}: ${c.problem}`),
-        ].join('\n\n'),
-      );
-
-      // The load really was offered at RATE (a checkout refused during an outage is not paid).
-      expect(load.attempted / (loadMs / 1000)).toBeGreaterThanOrEqual(RATE * 0.95);
-      expect(paid.length).toBe(load.purchases.length);
-      expect(wrong).toEqual([]);
-      expect(broken.map((s) => `${s.kind} ${s.status}: ${s.problem}`)).toEqual([]);
-      expect(stack.api.running && stack.worker.running).toBe(true);
-    },
+    (_name, fault) => runFault(fault),
     LOAD_MS + 2 * DRAIN_MS + 120_000,
+  );
+
+  it.each(FAULTS.filter((f) => f.long).map((f) => [f.name, f] as const))(
+    `when %s under ${RATE} purchases/s for 60 s, webhooks delivered during and after it, then every paid purchase ends with all its certificates once, none failed, and every answer keeps the contract`,
+    (_name, fault) => runFault(fault),
+    // the outage, then the webhook re-deliveries and the issuance drain
+    FAULT_AT_MS + Math.max(LOAD_MS, PROCESSOR_OUTAGE_MS) + 2 * DRAIN_MS + 120_000,
   );
 
   it('when the faults are over, then no log line of the API or worker contains an API key, access token or secret', () => {

@@ -21,6 +21,7 @@ import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { call, createKey, createQuestionSet } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { createPurchasesRepository } from '../../src/purchases/repository';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { routeInventory, uncoveredRoutes, type Inventory, type RouteInfo } from './lib/inventory';
 import { send, type RawRequest, type RawResponse } from './lib/http';
@@ -44,6 +45,8 @@ interface Tenant {
   buyer: { uuid: string; token: string; email: string; first: string; last: string };
   insured: string;
   paid: { purchaseId: number; paymentIntent: string };
+  /** The paid purchase's return token (what its checkout return pages carry). */
+  returnToken: string;
   unpaidPurchaseId: number;
   certificateNumbers: string[];
 }
@@ -97,6 +100,8 @@ async function tenant(label: string): Promise<Tenant> {
   const unpaid = await quote();
   const paymentIntent = `pi_paid_${paidQuote.purchase_id}`;
   const issued = await waitIssued(agency, paymentIntent, 90_000);
+  const returnToken = (await createPurchasesRepository(c.db).findById(paidQuote.purchase_id))?.returnToken;
+  if (!returnToken) throw new Error(`purchase of ${label} has no return token`);
   return {
     label,
     agency,
@@ -111,6 +116,7 @@ async function tenant(label: string): Promise<Tenant> {
     buyer: { ...buyer, uuid: connected.body.idp_accnt_uuid, token: connected.body.access_token },
     insured,
     paid: { purchaseId: paidQuote.purchase_id, paymentIntent },
+    returnToken,
     unpaidPurchaseId: unpaid.purchase_id,
     certificateNumbers: (issued.certificates as { certificate_number: string }[]).map((c) => c.certificate_number),
   };
@@ -138,6 +144,8 @@ function idsOf(t: Tenant): Record<string, unknown> {
     id: String(t.uniqueProductId),
     bundleId: String(t.bundleId),
     code: t.certificateNumbers[0],
+    purchase: String(t.paid.purchaseId),
+    token: t.returnToken,
   };
 }
 
@@ -163,6 +171,8 @@ function ghostIds(): Record<string, unknown> {
     id: '2147483000',
     bundleId: '2147483000',
     code: 'COI-2147483000-1-1-0000000000',
+    purchase: '2147483000',
+    token: randomBytes(32).toString('base64url'),
   };
 }
 
@@ -321,12 +331,17 @@ describe('given agencies A and B with keys, teammates, products, a bundle, a con
         if (sent.includes(B.buyer.email)) echoed.add("B's buyer uuid");
         const leaked = findMarkers(`${[...res.headers].map(([k, val]) => `${k}: ${val}`).join('\n')}\n${res.text}`, markers).filter((m) => !echoed.has(m));
         if (publicPage) {
-          // The verification page is public by design (the QR opens on any phone): it shows the
-          // certificate, never the buyer's email or address (docs/decisions.md).
+          // The verification page is public by design (the QR opens on any phone), and so are the
+          // checkout return pages to whoever holds a purchase's return token: they show the
+          // certificates, never the buyer's email or address (docs/decisions.md).
+          // A return token opens its own purchase only: a purchase and a token of different tenants read 404.
+          const query = new URL(req.path, app.baseUrl).searchParams;
+          const pair = `${query.get('purchase')} ${query.get('token')}`;
+          if (query.has('token') && res.status !== 404 && ![A, B].some((t) => pair === `${t.paid.purchaseId} ${t.returnToken}`)) problems.push(`a return page opened with another purchase's token: ${res.status}`);
           if (res.status === 200) {
-            for (const m of leaked) if (/email|first name|last name|slug|uuid/.test(m)) problems.push(`public page shows ${m}`);
+            for (const m of leaked) if (/email|first name|last name|slug|uuid|payment intent/.test(m)) problems.push(`public page shows ${m}`);
             if (res.text.includes('22 Elm Rd') || res.text.includes('1 Main St')) problems.push('public page shows an address');
-          } else if (res.status !== 404) problems.push(`verification page answered ${res.status}`);
+          } else if (res.status !== 404) problems.push(`public page answered ${res.status}`);
         } else if (leaked.length) problems.push(`response carries ${leaked.join(', ')}: ${res.text.slice(0, 200)}`);
         if (problems.length) failures.push(`${where}: ${problems.join('; ')}`);
       }

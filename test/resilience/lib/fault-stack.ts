@@ -9,6 +9,7 @@
  * | postgres        | 54331           | `<dir>/pg` (initdb'd fresh each run)    |
  * | temporal        | 7243 (UI 8243)  | `<dir>/temporal.db` (kept across restarts) |
  * | stripe-mock     | 12121 (+12122)  | stateless                               |
+ * | processor gate  | 12123           | in the suite's process, in front of stripe-mock: PAYPROC_API_BASE (lib/processor-gate.ts) |
  * | fake-gcs-server | 4453            | `<dir>/gcs` (kept across restarts)      |
  * | api             | 3101            | —                                       |
  * | worker          | —               | —                                       |
@@ -25,6 +26,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import knexFactory from 'knex';
 import { ManagedProcess } from './processes';
+import { startProcessorGate, type ProcessorGate } from './processor-gate';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -33,7 +35,7 @@ const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const TOOLS = path.join(ROOT, '.tools', 'bin');
 const LOG_DIR = path.join(ROOT, 'var', 'log');
 
-export const PORTS = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, fakeGcs: 4453, api: 3101 });
+export const PORTS = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, processorGate: 12123, fakeGcs: 4453, api: 3101 });
 export const WEBHOOK_SECRET = 'whsec_resilience_suite_secret';
 const SEARCH_ATTRIBUTES = ['PurchaseId', 'PaymentIntentId', 'PurchaseStatus', 'BuyerEmail'];
 
@@ -41,6 +43,8 @@ export interface FaultStack {
   postgres: ManagedProcess;
   temporal: ManagedProcess;
   stripeMock: ManagedProcess;
+  /** In front of stripe-mock: the processor as the API and the worker reach it (it can hang). Listening once booted. */
+  processorGate: ProcessorGate;
   fakeGcs: ManagedProcess;
   api: ManagedProcess;
   worker: ManagedProcess;
@@ -53,6 +57,32 @@ export interface FaultStack {
   /** Every log file of the stack (to scan for secrets). */
   logFiles: string[];
   stopAll(): Promise<void>;
+}
+
+type LazyGate = ProcessorGate & { start(): Promise<void> };
+
+/** The processor gate, listening once `start()` is called (at boot, after the port check). */
+function lazyGate(): LazyGate {
+  let gate: ProcessorGate | null = null;
+  const must = () => {
+    if (!gate) throw new Error('the processor gate is not started');
+    return gate;
+  };
+  return {
+    url: `http://${HOST}:${PORTS.processorGate}`,
+    async start() {
+      gate ??= await startProcessorGate({ host: HOST, port: PORTS.processorGate, target: { host: HOST, port: PORTS.stripeMock } });
+    },
+    hang: () => must().hang(),
+    open: () => must().open(),
+    get held() {
+      return gate?.held ?? 0;
+    },
+    async close() {
+      await gate?.close();
+      gate = null;
+    },
+  };
 }
 
 function tcpOpen(port: number): Promise<boolean> {
@@ -168,12 +198,15 @@ export function createFaultStack(dir: string): FaultStack {
     TEMPORAL_ADDRESS: `${HOST}:${PORTS.temporal}`,
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: 'insurance-resilience',
-    PAYPROC_API_BASE: `http://${HOST}:${PORTS.stripeMock}`,
+    PAYPROC_API_BASE: `http://${HOST}:${PORTS.processorGate}`,
     PAYPROC_TEST_SECRET_KEY: 'sk_test_resilienceTestModeSecret',
     PAYPROC_LIVE_SECRET_KEY: 'sk_test_resilienceLiveModeSecret',
     PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
     // A processor outage must answer quickly (503 CONNECTION_ERROR), not after the 20 s default.
     PAYPROC_TIMEOUT_MS: '5000',
+    // Processor calls of a purchase workflow retry without an attempt limit; after a 10-minute
+    // processor outage the next try comes within 30 s (the default cap is 300 s).
+    PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '30',
     STORAGE_API_ENDPOINT: storageUrl,
     STORAGE_BUCKET: bucket,
     // The load runs far above the spec's per-key rate (that limit has its own tests).
@@ -217,7 +250,7 @@ export function createFaultStack(dir: string): FaultStack {
     cmd: path.join(TOOLS, 'stripe-mock'),
     args: ['-http-addr', `${HOST}:${PORTS.stripeMock}`, '-https-addr', `${HOST}:${PORTS.stripeMock + 1}`],
     logFile: logOf('stripe-mock'),
-    ready: () => httpOk(`${env.PAYPROC_API_BASE}/v1/products?limit=1`, { headers: { Authorization: 'Bearer sk_test_123' } }),
+    ready: () => httpOk(`http://${HOST}:${PORTS.stripeMock}/v1/products?limit=1`, { headers: { Authorization: 'Bearer sk_test_123' } }),
   });
   const fakeGcs = new ManagedProcess({
     name: 'fake-gcs-server',
@@ -244,10 +277,12 @@ export function createFaultStack(dir: string): FaultStack {
   };
 
   const processes = [worker, api, fakeGcs, stripeMock, temporal, postgres];
+  const gate = lazyGate();
   return {
     postgres,
     temporal,
     stripeMock,
+    processorGate: gate,
     fakeGcs,
     api,
     worker,
@@ -259,6 +294,7 @@ export function createFaultStack(dir: string): FaultStack {
     logFiles: processes.map((p) => p.spec.logFile),
     async stopAll() {
       for (const p of processes) await p.stop();
+      await gate.close();
     },
   };
 }
@@ -287,6 +323,7 @@ async function boot(stack: FaultStack, dir: string): Promise<void> {
   fs.rmSync(path.join(dir, 'gcs'), { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'gcs'), { recursive: true });
   await initPostgres(path.join(dir, 'pg'), stack.postgres.spec.logFile);
+  await (stack.processorGate as LazyGate).start();
   await Promise.all([stack.postgres.start(), stack.temporal.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
   await onPostgres('create database insurance_resilience');
   await migrate(stack.databaseUrl);

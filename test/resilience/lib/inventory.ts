@@ -1,15 +1,15 @@
 /**
  * The route inventory of the resilience suites, derived from the app itself so it cannot drift
  * from what is mounted: the @koa/router stacks the Koa app mounts directly (system routes, the
- * public verification page) plus the routers `createApp` builds from the container's route
- * registrations (`/api/v1`, the bare surfaces, `/webhooks`), cross-checked against the OpenAPI
- * document the running app serves at `/openapi.json`. Each route carries its surface, which
- * decides the error shape the suites expect (spec §2.5, §5.2, §7).
+ * public pages: verification and checkout return pages) plus the routers `createApp` builds from
+ * the container's route registrations (`/api/v1`, the bare surfaces, `/webhooks`), cross-checked
+ * against the OpenAPI document the running app serves at `/openapi.json`. Each route carries
+ * its surface, which decides the error shape the suites expect (spec §2.5, §5.2, §7).
  */
 import Router from '@koa/router';
 import { createApp } from '../../../src/http/app';
 import { createOpenApiRegistry } from '../../../src/http/openapi';
-import { BARE_SURFACES, type RouteRegistration } from '../../../src/container';
+import { BARE_SURFACES, type RouteRegistration } from '../../../src/http/routes';
 import type { AppState } from '../../../src/http/context';
 import type { TestApp } from '../../helpers/app';
 

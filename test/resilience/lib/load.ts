@@ -34,6 +34,8 @@ export interface LoadPurchase {
   units: number;
   /** True once a webhook delivery was accepted (the processor stops re-delivering then). */
   paid: boolean;
+  /** When (epoch ms) the accepted delivery was answered. */
+  paidAt?: number;
 }
 
 export interface Buyer {
@@ -51,6 +53,11 @@ export interface LoadOptions {
   selection(n: number): { line: Record<string, unknown>; units: number };
   ratePerSecond: number;
   requestTimeoutMs: number;
+  /**
+   * Optional: what purchase number `n` waits for before its first webhook delivery (default:
+   * nothing), so a scenario can have some payments reported during an outage and some after it.
+   */
+  firstDeliveryAfter?(n: number): Promise<void>;
 }
 
 /** Stack frames and file paths: never in any body. */
@@ -179,11 +186,13 @@ export class PurchaseLoad {
     const purchase: LoadPurchase = { purchaseId: session.purchase_id, paymentIntent: `pi_paid_${session.purchase_id}`, units, paid: false };
     this.purchases.push(purchase);
     const payload = sessionCompletedEvent(session.purchase_id, session.id, `evt_resilience_${session.purchase_id}`);
+    if (this.o.firstDeliveryAfter) await this.o.firstDeliveryAfter(n);
     for (let wait = 1000; ; wait = Math.min(wait * 2, 8000)) {
       const signature = signer.webhooks.generateTestHeaderString({ payload, secret: this.o.webhookSecret });
       const delivered = await this.request('webhook', '/webhooks/payproc', payload, { 'stripe-signature': signature }, 'bare');
       if (delivered && delivered.status >= 200 && delivered.status < 300) {
         purchase.paid = true;
+        purchase.paidAt = Date.now();
         return;
       }
       await sleep(wait);

@@ -6,7 +6,8 @@
  * - the gateway's 403 on gated surfaces: exactly `{"message":"Forbidden"}` (spec §5.2).
  * - quote, buyer and certificate surfaces and the webhook (spec §7.2): a non-200 JSON body
  *   `{ code, message, … }` carrying the reason.
- * - the verification page: that bare body, or its HTML not-found page.
+ * - the public pages (verification, checkout return pages): that bare body, or their HTML
+ *   not-found page.
  * - anything else unmatched: ROUTE_NOT_FOUND in the envelope.
  * No body may carry a stack frame, a source path, or database error text.
  */
@@ -96,8 +97,8 @@ export function errorShapeProblems(surface: Surface, gated: boolean, res: RawRes
     case 'webhook':
       return bareProblems(res);
     case 'public':
-      // The verification page: the bare body for JSON clients, its own HTML page otherwise, or
-      // ROUTE_NOT_FOUND (envelope) for a method it does not have.
+      // The public pages: the bare body for JSON clients, their own HTML page otherwise, or
+      // ROUTE_NOT_FOUND (envelope) for a method they do not have.
       if (res.contentType.startsWith('text/html')) return res.status === 404 && res.text.length > 0 ? [] : [`HTML error page with status ${res.status}`];
       return isObj(res.json) && 'success' in res.json ? envelopeProblems(res) : bareProblems(res);
     case 'system':

@@ -1,0 +1,142 @@
+/**
+ * The fault stack's processor gate: a TCP proxy in front of stripe-mock on a fixed port. The API
+ * and the worker reach the payment processor only through it (PAYPROC_API_BASE points here for
+ * the whole suite), so the suite can make the processor hang without touching the product.
+ *
+ * - open (the default): bytes pass both ways. A connection stripe-mock refuses (it is stopped)
+ *   is reset.
+ * - `hang()`: the processor accepts connections and never answers. Nothing reaches the client on
+ *   open or new connections and none is closed by the gate until `open()`: what either side sent
+ *   meanwhile is held, and new connections are not opened to stripe-mock yet. `open()` delivers
+ *   the held bytes (to whichever side is still there) and forwards normally again. A client that
+ *   gives up (its own timeout) closes its connection; the gate then closes the stripe-mock side.
+ *
+ * Unlike test/helpers/tcp-proxy.ts (random port; down = reset) it listens on a fixed port (the
+ * stack's environment names it before anything starts) and can hang. It runs in the test
+ * process, which is never faulted.
+ */
+import net from 'node:net';
+
+export interface ProcessorGate {
+  /** `http://host:port` of the gate (PAYPROC_API_BASE of the API and worker). */
+  url: string;
+  /** From now on no byte reaches either side and the gate closes no connection. */
+  hang(): void;
+  /** Delivers what a hang held back and forwards from now on. */
+  open(): void;
+  /** Connections open or opened while the gate hung (each held without an answer). */
+  readonly held: number;
+  close(): Promise<void>;
+}
+
+interface Link {
+  client: net.Socket;
+  upstream: net.Socket | null;
+  connected: boolean;
+  upstreamClosed: boolean;
+  /** Client bytes not yet written to stripe-mock, and stripe-mock bytes not yet to the client. */
+  toUpstream: Buffer[];
+  toClient: Buffer[];
+}
+
+/**
+ * Listens on `host:port` and forwards to `target`.
+ * @throws {Error} when the port is taken.
+ */
+export async function startProcessorGate(o: { host: string; port: number; target: { host: string; port: number } }): Promise<ProcessorGate> {
+  let hanging = false;
+  let held = 0;
+  const links = new Set<Link>();
+
+  /** Writes what was held, both ways; ends the client once stripe-mock has closed its side. */
+  const flush = (link: Link) => {
+    if (link.upstream && link.connected && !link.upstreamClosed) for (const chunk of link.toUpstream.splice(0)) link.upstream.write(chunk);
+    for (const chunk of link.toClient.splice(0)) link.client.write(chunk);
+    if (link.upstreamClosed) {
+      links.delete(link);
+      link.client.end();
+    }
+  };
+
+  const connectUpstream = (link: Link) => {
+    const upstream = net.connect(o.target.port, o.target.host);
+    link.upstream = upstream;
+    upstream.setNoDelay(true);
+    upstream.once('connect', () => {
+      link.connected = true;
+      if (!hanging) flush(link);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (hanging) link.toClient.push(chunk);
+      else link.client.write(chunk);
+    });
+    upstream.on('error', () => {}); // 'close' follows
+    upstream.on('close', () => {
+      if (link.upstream !== upstream) return;
+      if (!link.connected) {
+        // stripe-mock refused the connection
+        if (hanging) {
+          link.upstream = null; // tried again when the gate opens
+          return;
+        }
+        links.delete(link);
+        link.client.resetAndDestroy();
+        return;
+      }
+      link.upstreamClosed = true;
+      if (!hanging) flush(link);
+    });
+  };
+
+  const server = net.createServer((client) => {
+    const link: Link = { client, upstream: null, connected: false, upstreamClosed: false, toUpstream: [], toClient: [] };
+    links.add(link);
+    if (hanging) held++;
+    client.setNoDelay(true);
+    client.on('data', (chunk: Buffer) => {
+      if (!hanging && link.connected && link.upstream && !link.upstreamClosed) link.upstream.write(chunk);
+      else link.toUpstream.push(chunk);
+    });
+    client.on('error', () => {}); // 'close' follows
+    client.on('close', () => {
+      links.delete(link);
+      link.upstream?.destroy();
+    });
+    if (!hanging) connectUpstream(link);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    url: `http://${o.host}:${o.port}`,
+    hang() {
+      if (hanging) return;
+      hanging = true;
+      held += links.size;
+    },
+    open() {
+      hanging = false;
+      for (const link of [...links]) {
+        if (!link.upstream) connectUpstream(link);
+        else if (link.connected) flush(link);
+      }
+    },
+    get held() {
+      return held;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const link of links) {
+          link.client.destroy();
+          link.upstream?.destroy();
+        }
+        links.clear();
+        server.close(() => resolve());
+      }),
+  };
+}
