@@ -49,6 +49,10 @@ const schema = z.object({
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl:apikey'),
   /** Body size limit in bytes; above it the API answers 413 PAYLOAD_TOO_LARGE (decision). */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** How long the answer to a request sent with an Idempotency-Key is kept and replayed, in hours. */
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().min(1).max(24 * 30).default(24),
+  /** How long a retry waits for the still-running first request of its Idempotency-Key before 409, in ms. */
+  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
   /** How long an old key value keeps working after `rotate` (spec §5.3; decision: 24 h). */
   API_KEY_ROTATION_GRACE_HOURS: z.coerce.number().min(0).default(24),
 

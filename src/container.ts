@@ -49,6 +49,11 @@ import { createCheckoutPageService } from './checkout-pages/service';
 import { checkoutPageRoutes } from './checkout-pages/routes';
 import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-coverage/routes';
 import type { BareSurface, RouteRegistration } from './http/routes';
+import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/repository';
+import type { IdempotencyOptions } from './idempotency/middleware';
+
+/** An unfinished request holds its idempotency key at most this long (ms): far beyond the 30 s request timeout. */
+const IDEMPOTENCY_TAKEOVER_AFTER_MS = 120_000;
 
 export interface Container {
   config: Config;
@@ -74,6 +79,8 @@ export interface Container {
   /** Public pages without API key or envelope (the certificate verification page, the checkout return pages). */
   publicRoutes: RouteRegistration[];
   purchaseWorkflows: PurchaseWorkflows;
+  /** Idempotency keys of POST and PATCH requests: their store and limits. */
+  idempotency: { store: IdempotencyRepository; options: IdempotencyOptions };
   mailer: Mailer;
   checkDb: () => Promise<boolean>;
   close(): Promise<void>;
@@ -155,6 +162,10 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       checkoutPageRoutes(createCheckoutPageService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL }), verifyRateLimiter.limiter),
     ],
     purchaseWorkflows,
+    idempotency: {
+      store: createIdempotencyRepository(db),
+      options: { ttlMs: config.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000, waitMs: config.IDEMPOTENCY_WAIT_MS, takeoverAfterMs: IDEMPOTENCY_TAKEOVER_AFTER_MS },
+    },
     mailer,
     surfaceRoutes: {
       '/public-quote': [quoteRoutes(quotes), paymentRoutes(payments)],

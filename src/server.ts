@@ -14,6 +14,19 @@ async function main(): Promise<void> {
   const server = app.listen(config.PORT, config.HOST, () => {
     container.log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'api listening');
   });
+  // Expired idempotency keys are pruned at start and every 10 minutes (each API process does it; harmless twice).
+  const prune = async () => {
+    try {
+      let pruned = 0;
+      for (let n = -1; n !== 0; pruned += n) n = await container.idempotency.store.pruneExpired(10_000);
+      if (pruned > 0) container.log.info({ pruned }, 'expired idempotency keys pruned');
+    } catch (err) {
+      container.log.warn({ err }, 'idempotency keys not pruned; will retry');
+    }
+  };
+  void prune();
+  const pruning = setInterval(() => void prune(), 10 * 60_000);
+  pruning.unref();
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
 
@@ -21,6 +34,7 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(pruning);
     container.log.info({ signal }, 'api stopping');
     server.close(() => {
       container

@@ -2,10 +2,10 @@
  * The Koa application: middleware order and surfaces (ARCHITECTURE §2, spec §2.5, §5, §7–§9).
  *
  *   request id → error handler → system routes (/healthz, /readyz, /openapi.json, /docs)
- *   → /api/v1: gateway key check → rate limit → header checks → JSON body → domain routes
+ *   → /api/v1: gateway key check → rate limit → header checks → JSON body → idempotency key → domain routes
  *   → /public-quote, /platform-seller-invites, /platform-agency-certs, /platform-agency-root-certs
  *     (spec §4.3–4.5: unversioned, no envelope; errors are the bare serialised error of §7.2):
- *     gateway key check → rate limit → JSON body → domain routes
+ *     gateway key check → rate limit → JSON body → idempotency key → domain routes
  *   → /webhooks/payproc: no key (signature over the raw body), JSON body, bare errors
  *   → anything unmatched: 404 ROUTE_NOT_FOUND (also a known path with the wrong method).
  *
@@ -25,6 +25,7 @@ import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
 import { registerSystemOpenApi, systemRouter } from './system-routes';
 import type { Container } from '../container';
 import { BARE_SURFACES } from './routes';
+import { idempotency } from '../idempotency/middleware';
 
 const API_V1 = '/api/v1';
 
@@ -53,6 +54,7 @@ export function createApp(c: Container): Koa<AppState> {
     rateLimit(c.rateLimiter.limiter),
     apiHeaders(),
     jsonBody(c.config.BODY_LIMIT_BYTES) as Koa.Middleware<AppState>,
+    idempotency(c.idempotency.store, c.idempotency.options),
     v1.routes() as unknown as Koa.Middleware<AppState>,
   ]);
 
@@ -63,6 +65,7 @@ export function createApp(c: Container): Koa<AppState> {
       apiKeyAuth(c.services.apiKeys),
       rateLimit(c.rateLimiter.limiter),
       jsonBody(c.config.BODY_LIMIT_BYTES) as Koa.Middleware<AppState>,
+      idempotency(c.idempotency.store, c.idempotency.options),
       router.routes() as unknown as Koa.Middleware<AppState>,
     ]);
     return { prefix, chain };

@@ -26,10 +26,14 @@ export function errorHandler(): Middleware<AppState> {
       }
       ctx.status = final.status;
       for (const [k, v] of Object.entries(final.headers)) ctx.set(k, v);
-      ctx.body =
-        ctx.state.errorStyle === 'bare'
-          ? { code: final.code, message: final.message, ...(final.details?.length ? { details: final.details } : {}), ...(final.extra ?? {}) }
-          : errorBody(final);
+      ctx.body = errorResponseBody(ctx.state.errorStyle, final);
     }
   };
+}
+
+/** The body an AppError is answered with: the `/api/v1` envelope, or the bare error object. */
+export function errorResponseBody(style: AppState['errorStyle'], err: AppError): unknown {
+  return style === 'bare'
+    ? { code: err.code, message: err.message, ...(err.details?.length ? { details: err.details } : {}), ...(err.extra ?? {}) }
+    : errorBody(err);
 }

@@ -98,9 +98,45 @@ export function createOpenApiRegistry(): OpenAPIRegistry {
   return registry;
 }
 
+/** The `Idempotency-Key` request header, declared once and referenced by every keyed POST and PATCH. */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+} as const;
+
+/**
+ * Adds the idempotency key header, its replay header and its 409 answers to every POST and PATCH
+ * that takes an API key (the webhook and public pages have no key to scope one by).
+ */
+function addIdempotency(doc: ReturnType<OpenApiGeneratorV31['generateDocument']>): void {
+  doc.components ??= {};
+  doc.components.parameters = { ...(doc.components.parameters ?? {}), IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of ['post', 'patch'] as const) {
+      const op = item?.[method];
+      if (!op || (Array.isArray(op.security) && op.security.length === 0)) continue;
+      op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+      const bare = !path.startsWith('/api/v1');
+      op.responses ??= {};
+      op.responses['409'] ??= {
+        description: 'IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds)',
+        content: { 'application/json': { schema: { $ref: bare ? '#/components/schemas/BareError' : '#/components/schemas/ErrorEnvelope' } } },
+      };
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!/^[24]\d\d$/.test(status) || !response || '$ref' in response) continue;
+        response.headers = { ...(response.headers ?? {}), 'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } } };
+      }
+    }
+  }
+}
+
 /** Builds the OpenAPI 3.1 document from everything registered. */
 export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: string) {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Insurance products, bundles, quote and certificate service',
@@ -111,4 +147,6 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: strin
     servers: [{ url: serverUrl }],
     security: [{ ApiKey: [] }],
   });
+  addIdempotency(doc);
+  return doc;
 }

@@ -15,7 +15,7 @@ import { ERROR_STATUS } from '../../../src/http/errors';
 import type { Surface } from './inventory';
 import type { RawResponse } from './http';
 
-/** The codes of spec §7.1 plus PAYLOAD_TOO_LARGE (ARCHITECTURE §4): what `/api/v1` may answer. */
+/** The codes of spec §7.1 plus PAYLOAD_TOO_LARGE (ARCHITECTURE §4) and the idempotency-key 409s: what `/api/v1` may answer. */
 export const API_V1_CODES = new Set([
   'VALIDATION_ERROR',
   'QUERY_VALIDATION_ERROR',
@@ -32,6 +32,8 @@ export const API_V1_CODES = new Set([
   'API_ERROR',
   'CONNECTION_ERROR',
   'PAYLOAD_TOO_LARGE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_PROGRESS',
 ]);
 
 /** Patterns of internals that must never reach a client: stack frames, source paths, SQL errors. */
