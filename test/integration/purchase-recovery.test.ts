@@ -131,8 +131,8 @@ describe('a payment that arrives while the run is writing its final status', () 
     const failing = new Promise<void>((resolve) => (reachedFailed = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    let env!: Env;
-    env = await setUp(
+    // The override runs only after setUp has returned, so `env` is set by then.
+    const env: Env = await setUp(
       { CHECKOUT_POLL_INTERVAL_SECONDS: '1' },
       {
         getCheckoutState: async (): Promise<SessionState> => {
