@@ -29,6 +29,8 @@ import { createPurchasesRepository } from './purchases/repository';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/workflow-client';
 import { createWebhookService } from './webhooks/service';
 import { webhookRoutes } from './webhooks/routes';
+import { createTestHelperService } from './test-helpers/service';
+import { testHelperRoutes } from './test-helpers/routes';
 import { createMailer, type Mailer } from './mail/mailer';
 import { createPaymentsRepository } from './payments/repository';
 import { createPaymentService, type PaymentService } from './payments/service';
@@ -155,7 +157,11 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     rateLimiter,
     payproc,
     services: { apiKeys, products, bundles, buyers, quotes, payments, certificates },
-    apiV1Routes: [productRoutes(products), bundleRoutes(bundles)],
+    apiV1Routes: [
+      productRoutes(products),
+      bundleRoutes(bundles),
+      testHelperRoutes(createTestHelperService({ purchases, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
+    ],
     webhookRoutes: [webhookRoutes(webhooks)],
     publicRoutes: [
       verificationRoutes(certificates, verifyRateLimiter.limiter),

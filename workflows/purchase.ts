@@ -13,7 +13,8 @@
  * Outages never end a purchase: processor calls retry without an attempt limit (backoff capped
  * at `retryMaxIntervalSeconds`), and a payment signalled while a call is still retrying cancels
  * that call and goes on. Only a non-retryable processor answer (declined, invalid request) ends
- * the purchase `failed`, with the reason, published like every status. A run with `resume` is a
+ * the purchase `failed`, with the reason, published like every status; so does a payment the
+ * processor reports failed after checkout (`checkout.session.async_payment_failed`). A run with `resume` is a
  * new run of a purchase whose earlier run closed (see `PurchaseWorkflowInput.resume`): it takes
  * the stored session and waits for, or asks the processor about, the payment.
  * Search attributes PurchaseId, PurchaseStatus, PaymentIntentId and BuyerEmail stay current;
@@ -118,8 +119,12 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
       else if (sub && !outcome.subscriptionId) outcome.subscriptionId = sub;
     } else if (kind === 'expired' && !outcome) {
       outcome = { kind: 'expired' };
+    } else if (kind === 'failed' && !outcome && failure === null && patched('async-payment-failed-ends-purchase')) {
+      // The buyer's delayed payment method failed after checkout: the session is complete and can
+      // no longer be paid, so the purchase ends `failed` (a later payment still wins: see below).
+      // Runs recorded before this patch left the purchase waiting for its deadline instead.
+      failure = `payment failed: the processor reported the checkout's payment as failed (${'eventId' in s ? s.eventId : 'unknown event'})`;
     }
-    // 'failed' (an async payment method failed) leaves the session open until it expires.
   };
   /**
    * Runs a processor call until it answers, unless an outcome arrives first (then the call is

@@ -1,0 +1,106 @@
+/**
+ * Test-mode helpers: pay, fail or expire a test purchase's checkout without a browser and without
+ * the platform's webhook secret, the way Stripe's test helpers let an integrator drive objects.
+ *
+ * Each helper builds the processor event a real checkout would send (`checkout.session.completed`
+ * paid, `checkout.session.async_payment_failed`, `checkout.session.expired`), signs it with the
+ * service's own webhook secret and hands it to the webhook handling, so it takes exactly the
+ * path a real signed event takes: stored once in `payproc_events`, signalled to the purchase's
+ * workflow (or recovering a closed run), and nothing else. No money moves: the payment intent
+ * id of a helper payment is made up (`pi_testhelper_…`) unless the purchase already has one, and
+ * the processor's own checkout session is not touched.
+ *
+ * Errors (AppError): ROUTE_NOT_FOUND (404) for a live key, as if the helpers did not exist;
+ * NOT_FOUND (404) for a purchase that is not the key's account's or not in test mode;
+ * INVALID_REQUEST (400) for a purchase without a checkout session yet, or one already paid,
+ * refunded, expired or failed (nothing to pay or end any more).
+ */
+import { randomBytes } from 'node:crypto';
+import type Stripe from 'stripe';
+import { AppError, notFound } from '../http/errors';
+import type { Principal } from '../api-keys/service';
+import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { WebhookResult, WebhookService } from '../webhooks/service';
+
+export type TestPaymentOutcome = 'paid' | 'failed';
+
+/** What a helper answers: the event it delivered and what the webhook handling did with it. */
+export interface TestHelperResult {
+  purchase_id: number;
+  event: { id: string; type: string };
+  /** True when the event reached the purchase's workflow (or started its recovery). */
+  relayed: boolean;
+  /** The purchase's status when the event was handed over (the workflow moves it on shortly). */
+  purchase_status: PurchaseRecord['status'];
+}
+
+const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+export function createTestHelperService(deps: {
+  purchases: Pick<PurchasesRepository, 'findById'>;
+  webhooks: Pick<WebhookService, 'handle'>;
+  /** Signs the event like the processor does (Stripe's `webhooks.generateTestHeaderString`). */
+  stripe: Pick<Stripe, 'webhooks'>;
+  /** The secret the webhook route verifies with (the primary one). */
+  webhookSecret: string;
+}) {
+  /** The purchase the key may drive: its account's, in test mode, with an open checkout. */
+  async function openTestPurchase(principal: Principal, purchaseId: number): Promise<PurchaseRecord> {
+    if (principal.mode !== 'test') throw new AppError('ROUTE_NOT_FOUND', 'Test helpers answer test-mode API keys only');
+    const purchase = await deps.purchases.findById(purchaseId);
+    if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test') throw notFound('Purchase', purchaseId);
+    if (!purchase.checkoutSessionId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} has no checkout session yet`);
+    if (purchase.status !== 'awaiting_payment') {
+      throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status}, not awaiting payment: there is no checkout left to pay or end`);
+    }
+    return purchase;
+  }
+
+  async function deliver(purchase: PurchaseRecord, type: string, object: Record<string, unknown>): Promise<TestHelperResult> {
+    const payload = JSON.stringify({
+      id: randomId('evt_testhelper'),
+      object: 'event',
+      type,
+      livemode: false,
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: purchase.checkoutSessionId,
+          object: 'checkout.session',
+          livemode: false,
+          mode: purchase.billing === 'subscription' ? 'subscription' : 'payment',
+          client_reference_id: String(purchase.id),
+          metadata: { purchase_id: String(purchase.id) },
+          ...object,
+        },
+      },
+    });
+    const signature = deps.stripe.webhooks.generateTestHeaderString({ payload, secret: deps.webhookSecret });
+    const result: WebhookResult = await deps.webhooks.handle(payload, signature);
+    const event = JSON.parse(payload) as { id: string; type: string };
+    return { purchase_id: purchase.id, event: { id: event.id, type: event.type }, relayed: result.relayed, purchase_status: purchase.status };
+  }
+
+  return {
+    /**
+     * Reports the test purchase's checkout paid (`outcome: 'paid'`, default) or its payment failed
+     * after checkout (`'failed'`: the purchase ends `failed` with the reason).
+     */
+    async pay(principal: Principal, purchaseId: number, outcome: TestPaymentOutcome): Promise<TestHelperResult> {
+      const purchase = await openTestPurchase(principal, purchaseId);
+      const paymentIntent = purchase.paymentIntentId ?? randomId('pi_testhelper');
+      if (outcome === 'failed') {
+        return deliver(purchase, 'checkout.session.async_payment_failed', { status: 'complete', payment_status: 'unpaid', payment_intent: paymentIntent });
+      }
+      return deliver(purchase, 'checkout.session.completed', { status: 'complete', payment_status: 'paid', payment_intent: paymentIntent });
+    },
+
+    /** Reports the test purchase's checkout expired: the purchase ends `expired`. */
+    async expire(principal: Principal, purchaseId: number): Promise<TestHelperResult> {
+      const purchase = await openTestPurchase(principal, purchaseId);
+      return deliver(purchase, 'checkout.session.expired', { status: 'expired', payment_status: 'unpaid', payment_intent: null });
+    },
+  };
+}
+
+export type TestHelperService = ReturnType<typeof createTestHelperService>;

@@ -1,0 +1,149 @@
+/**
+ * Test-mode helpers (`/api/v1/test_helpers/purchases/{id}/pay|expire`) against the Temporal dev
+ * server, PostgreSQL, stripe-mock and fake-gcs-server: each one goes through the webhook
+ * handling (the event is stored like a processor's) and the purchase workflow, to certificates,
+ * `failed` or `expired`; live keys and other accounts are refused.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call, createKey, createRootAccount } from '../helpers/fixtures';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
+
+let worker: TestWorker;
+let app: TestApp;
+let account: QuotingAccount;
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue, {}, { CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+  account = await createQuotingAccount(app);
+});
+
+afterAll(async () => {
+  await app.close();
+  await worker.shutdown();
+});
+
+const helper = (key: string, purchaseId: number | string, action: 'pay' | 'expire', body?: unknown, headers: Record<string, string> = {}) =>
+  call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/${action}`, { method: 'POST', key, headers, ...(body === undefined ? {} : { body }) });
+const purchaseRow = (id: number) => app.container.db('purchases').where({ id }).first();
+const result = (id: number) => app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result() as Promise<PurchaseStatusView>;
+
+describe('POST /api/v1/test_helpers/purchases/{id}/pay', () => {
+  test('when a test purchase is paid by the helper, then the event is stored like the processor’s and the purchase is paid and issued', async () => {
+    const { purchaseId, sessionId } = await checkout(app, account);
+    // stripe-mock hands out a payment intent with the session; the real processor often does not.
+    const before = await purchaseRow(purchaseId);
+    const res = await helper(account.key, purchaseId, 'pay');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: { purchase_id: purchaseId, event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'checkout.session.completed' }, relayed: true, purchase_status: 'awaiting_payment' },
+      message: 'Test payment delivered',
+    });
+    const stored = await app.container.db('payproc_events').where({ id: res.body.data.event.id }).first();
+    expect(stored).toMatchObject({ type: 'checkout.session.completed', livemode: false, purchase_id: purchaseId });
+    expect(stored.payload.data.object).toMatchObject({ id: sessionId, payment_status: 'paid', metadata: { purchase_id: String(purchaseId) } });
+
+    expect((await result(purchaseId)).status).toBe('issued');
+    const row = await purchaseRow(purchaseId);
+    if (before.payment_intent_id) expect(row.payment_intent_id).toBe(before.payment_intent_id);
+    else expect(row.payment_intent_id).toMatch(/^pi_testhelper_/);
+    expect(stored.payload.data.object.payment_intent).toBe(row.payment_intent_id);
+    expect(row.certificates_issued_at).toBeInstanceOf(Date);
+    const certs = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', {
+      method: 'POST',
+      key: account.key,
+      body: { idp_root_account_uuid: (await app.container.db('root_accounts').where({ id: row.root_account_id }).first()).idp_root_account_uuid, purchase_id: purchaseId },
+    });
+    expect(certs.status).toBe(200);
+    expect(certs.body.status).toBe('issued');
+    expect(certs.body.certificates.length).toBeGreaterThan(0);
+
+    // Nothing is left to pay.
+    const again = await helper(account.key, purchaseId, 'pay');
+    expect(again.status).toBe(400);
+    expect(again.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is issued, not awaiting payment: there is no checkout left to pay or end` });
+  }, 90_000);
+
+  test('when the helper fails the payment, then the purchase ends failed with the reason', async () => {
+    const { purchaseId } = await checkout(app, account);
+    const res = await helper(account.key, purchaseId, 'pay', { outcome: 'failed' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.event.type).toBe('checkout.session.async_payment_failed');
+    expect(await result(purchaseId)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/^payment failed/) });
+    const row = await purchaseRow(purchaseId);
+    expect(row).toMatchObject({ status: 'failed', paid_at: null, certificates_issued_at: null });
+    expect(row.failure_reason).toMatch(/payment failed/);
+  }, 60_000);
+
+  test('when it is sent with an Idempotency-Key and retried, then one event is delivered and the answer replayed', async () => {
+    const { purchaseId } = await checkout(app, account);
+    const headers = { 'Idempotency-Key': `pay-${purchaseId}` };
+    const first = await helper(account.key, purchaseId, 'pay', {}, headers);
+    const retry = await helper(account.key, purchaseId, 'pay', {}, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(Number((await app.container.db('payproc_events').where({ purchase_id: purchaseId }).count({ n: '*' }).first())!.n)).toBe(1);
+    expect((await result(purchaseId)).status).toBe('issued');
+  }, 90_000);
+});
+
+describe('POST /api/v1/test_helpers/purchases/{id}/expire', () => {
+  test('when the helper expires the checkout, then the purchase ends expired and can no longer be paid by it', async () => {
+    const { purchaseId } = await checkout(app, account);
+    const res = await helper(account.key, purchaseId, 'expire');
+    expect(res.status).toBe(200);
+    expect(res.body.data.event.type).toBe('checkout.session.expired');
+    expect((await result(purchaseId)).status).toBe('expired');
+    await eventually(async () => (await purchaseRow(purchaseId)).status === 'expired');
+    const pay = await helper(account.key, purchaseId, 'pay');
+    expect(pay.status).toBe(400);
+    expect(pay.body.error.code).toBe('INVALID_REQUEST');
+  }, 60_000);
+});
+
+describe('who may use the helpers, and bad input', () => {
+  let purchaseId: number;
+  beforeAll(async () => {
+    ({ purchaseId } = await checkout(app, account));
+  });
+
+  test('when a live key of the same account calls them, then 404 ROUTE_NOT_FOUND, as if they did not exist', async () => {
+    const rootAccountId = (await purchaseRow(purchaseId)).root_account_id;
+    const live = (await createKey(app.container, { rootAccountId, mode: 'live' })).key;
+    for (const action of ['pay', 'expire'] as const) {
+      const res = await helper(live, purchaseId, action);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('ROUTE_NOT_FOUND');
+    }
+    expect((await purchaseRow(purchaseId)).status).toBe('awaiting_payment');
+  });
+
+  test('when another account’s test key names the purchase, or the purchase does not exist, then 404 NOT_FOUND', async () => {
+    const other = await createRootAccount(app.container, 'Other Agency');
+    const otherKey = (await createKey(app.container, { rootAccountId: other.id, mode: 'test' })).key;
+    const theirs = await helper(otherKey, purchaseId, 'pay');
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error).toEqual({ code: 'NOT_FOUND', message: `Purchase ${purchaseId} not found` });
+    const missing = await helper(account.key, 2_000_000_000, 'expire');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+    expect(Number((await app.container.db('payproc_events').where({ purchase_id: purchaseId }).count({ n: '*' }).first())!.n)).toBe(0);
+  });
+
+  test('when the id or body is malformed, then 400 VALIDATION_ERROR naming the problem and nothing is delivered', async () => {
+    const badId = await helper(account.key, 'abc', 'pay');
+    expect(badId.status).toBe(400);
+    expect(badId.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('id must be a positive integer') });
+    const badOutcome = await helper(account.key, purchaseId, 'pay', { outcome: 'maybe' });
+    expect(badOutcome.status).toBe(400);
+    expect(badOutcome.body.error.details[0].path).toBe('outcome');
+    const extra = await helper(account.key, purchaseId, 'expire', { now: true });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.code).toBe('VALIDATION_ERROR');
+    expect((await purchaseRow(purchaseId)).status).toBe('awaiting_payment');
+  });
+});
