@@ -185,7 +185,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
     tags,
     summary: 'Create a bundle',
     description:
-      'The first of product_ids becomes the primary product. When product_ids is non-empty, one of root_insurer_db_id, root_mga_db_id or root_seller_db_id is required. Not idempotent (spec §7.3): after a timeout, list before retrying.',
+      'The first of product_ids becomes the primary product. When product_ids is non-empty, one of root_insurer_db_id, root_mga_db_id or root_seller_db_id is required. Send an Idempotency-Key header to retry safely after a timeout (without one, list before retrying).',
     request: { body: { required: true, content: { 'application/json': { schema: CreateBundleBody } } } },
     responses: { ...gatewayResponses, 201: json(BundleCreatedResponse, 'Created'), 400: bodyError },
   });

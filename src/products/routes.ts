@@ -46,7 +46,7 @@ export function productRoutes(service: ProductService): RouteRegistration {
       path: '/api/v1/products',
       tags: ['Products'],
       summary: 'Create a product line and its product and price at the payment processor',
-      description: 'Not idempotent (spec §7.3): after a timeout, list products before retrying. Prices are major currency units.',
+      description: 'Send an Idempotency-Key header to retry safely after a timeout (without one, list products before retrying). Prices are major currency units.',
       request: { body: { content: { 'application/json': { schema: CreateProductBody } } } },
       responses: {
         201: { description: 'Created', content: { 'application/json': { schema: envelope(ProductCreated, 'ProductCreatedResponse') } } },
