@@ -7,22 +7,21 @@
  *  2. connect a buyer and load the catalog with the question templates;
  *  3. answer the templates (answers built from each template's questions) for a 3-day purchase
  *     and a 2-trip purchase, and get their checkout sessions;
- *  4. deliver the processor's signed `checkout.session.completed` webhooks, as the processor's
- *     CLI does in local development (stripe-mock sends none);
+ *  4. pay each purchase with the test-mode helper, which sends the processor's signed
+ *     `checkout.session.completed` through the webhook handling (stripe-mock sends no webhooks);
  *  5. wait for the certificates with the spec's backoff rule (§4.5: up to two minutes), download
  *     every PDF and zip into `demo-output/`, and print a summary with each purchase's Temporal UI
  *     link.
  *
  * Runs against the stack of `npm run dev`, reading `var/dev-credentials.json`; when the API does
  * not answer it starts `npm run dev` itself and stops it at the end. Overrides for other stacks
- * (the test runs it against its own): DEMO_BASE_URL, DEMO_API_KEY, DEMO_WEBHOOK_SECRET,
+ * (the test runs it against its own): DEMO_BASE_URL, DEMO_API_KEY,
  * DEMO_TEAMMATE_UUID, DEMO_ROOT_UUID, DEMO_ROOT_ACCOUNT_ID, DEMO_SELLER_SLUG, DEMO_TEMPORAL_UI, DEMO_NAMESPACE,
  * DEMO_OUTPUT_DIR. Exits 1 with the failing step's name when any step fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import Stripe from 'stripe';
 
 const ROOT = path.resolve(__dirname, '..');
 const env = process.env;
@@ -30,7 +29,6 @@ const env = process.env;
 interface Settings {
   baseUrl: string;
   apiKey: string;
-  webhookSecret: string;
   teammateUuid: string;
   rootUuid: string;
   rootAccountId: number;
@@ -61,7 +59,6 @@ function readSettings(): Settings {
   return {
     baseUrl: pick('DEMO_BASE_URL', creds?.baseUrl ?? 'http://127.0.0.1:3000'),
     apiKey: pick('DEMO_API_KEY', account?.testApiKey),
-    webhookSecret: pick('DEMO_WEBHOOK_SECRET', creds?.webhookSecret),
     teammateUuid: pick('DEMO_TEAMMATE_UUID', account?.idpTeammateUuid),
     rootUuid: pick('DEMO_ROOT_UUID', account?.idpRootAccountUuid),
     rootAccountId: Number(pick('DEMO_ROOT_ACCOUNT_ID', account?.rootAccountId === undefined ? undefined : String(account.rootAccountId))),
@@ -239,8 +236,7 @@ async function main(): Promise<void> {
     };
     say(`  ${catalog.rich_ins_product_pagination_total_approved_products} approved products; both new ones listed with their templates`);
 
-    const signer = new Stripe('sk_test_demo');
-    const purchases: Array<{ label: string; purchaseId: number; paymentIntent: string; amount: number; currency: string }> = [];
+    const purchases: Array<{ label: string; purchaseId: number; amount: number; currency: string }> = [];
     for (const [label, product] of [
       ['3-day event', find(eventProduct.id)],
       ['2-trip excess', find(tripProduct.id)],
@@ -258,26 +254,12 @@ async function main(): Promise<void> {
       });
       say(`  purchase ${session.purchase_id}: checkout session ${session.id}, ${session.amount_total} ${session.currency} (minor units), ${session.certificate_coverage_datetimes.length} covered units`);
 
-      step(`payment webhook: ${label}`);
-      // stripe-mock answers every session with the same fixture payment intent: a unique one per purchase.
-      const paymentIntent = `pi_demo_${session.purchase_id}_${stamp}`;
-      const payload = JSON.stringify({
-        id: `evt_demo_${session.purchase_id}_${stamp}`,
-        object: 'event',
-        type: 'checkout.session.completed',
-        livemode: false,
-        created: Math.floor(Date.now() / 1000),
-        api_version: '2025-01-01',
-        data: { object: { id: session.id, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: paymentIntent, metadata: { purchase_id: String(session.purchase_id) } } },
-      });
-      const res = await fetch(`${s.baseUrl}/webhooks/payproc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'stripe-signature': signer.webhooks.generateTestHeaderString({ payload, secret: s.webhookSecret }) },
-        body: payload,
-      });
-      if (!res.ok) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
-      say(`  delivered checkout.session.completed (payment intent ${paymentIntent})`);
-      purchases.push({ label, purchaseId: session.purchase_id, paymentIntent, amount: session.amount_total, currency: session.currency });
+      step(`test payment: ${label}`);
+      // The test-mode helper sends the purchase the processor's signed `checkout.session.completed`,
+      // through the same webhook handling a real payment takes (no webhook secret needed).
+      const paid = (await api('POST', `/api/v1/test_helpers/purchases/${session.purchase_id}/pay`, { outcome: 'paid' })).data;
+      say(`  delivered ${paid.event.type} (${paid.event.id}), relayed to the purchase: ${paid.relayed}`);
+      purchases.push({ label, purchaseId: session.purchase_id, amount: session.amount_total, currency: session.currency });
     }
 
     const summary: string[] = [];
@@ -287,10 +269,7 @@ async function main(): Promise<void> {
       const deadline = Date.now() + 120_000;
       let body: Json;
       for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
-        body = await api('POST', '/platform-agency-certs/getCertificates', { idp_teammate_uuid: s.teammateUuid, payment_intent: p.paymentIntent }).catch((err: Error) => {
-          if (/answered 404/.test(err.message)) return { status: 'not_recorded_yet' };
-          throw err;
-        });
+        body = await api('POST', '/platform-agency-certs/getCertificates', { idp_teammate_uuid: s.teammateUuid, purchase_id: p.purchaseId });
         if (body.status === 'issued') break;
         if (Date.now() > deadline) throw new Error(`certificates of purchase ${p.purchaseId} not issued within two minutes (status ${body.status})`);
         say(`  status ${body.status}; asking again in ${wait} ms`);
@@ -305,7 +284,7 @@ async function main(): Promise<void> {
       say(`  ${body.certificate_count} PDFs and ${body.product_zips.length + 1} zips (${Math.round(bytes / 1024)} KiB) in ${path.relative(ROOT, dir)}/`);
       summary.push(
         [
-          `${p.label}: purchase ${p.purchaseId}, ${p.amount} ${p.currency} minor units, payment ${p.paymentIntent}`,
+          `${p.label}: purchase ${p.purchaseId}, ${p.amount} ${p.currency} minor units, payment ${body.payment_intent ?? '(none recorded)'}`,
           ...body.certificates.map((c: Json) => `    ${c.certificate_number}  ${c.coverage_label}  ${c.verification_url}`),
           `    proof of coverage: ${body.product_zips.map((z: Json) => z.proof_of_coverage_url).join(', ')}`,
           `    Temporal UI: ${s.temporalUi}/namespaces/${s.namespace}/workflows/purchase-${p.purchaseId}`,
