@@ -4,6 +4,8 @@
  * - Two root accounts: the demo agency and a second agency (to try isolation between accounts),
  *   each with an agent and a fresh live and test API key (keys of an earlier seed run are
  *   deleted, since a value is shown only once).
+ * - Shared question sets (one per template below) that every account may use, so any agency can
+ *   create products and sell.
  * - For the demo agency, in both test and live mode: question sets and three products —
  *   special-event liability (per day), equipment damage waiver (per day), trip excess (per
  *   trip) — created through the real product service (so the processor holds their products
@@ -108,6 +110,10 @@ async function main(): Promise<void> {
   try {
     const accounts = createAccountsRepository(c.db);
     const keys = c.services.apiKeys;
+    // Shared question sets: every account, the second agency and any new one included, can make
+    // products on them and sell at once (GET /api/v1/question_sets lists them).
+    const questionSets = createQuestionSetsRepository(c.db);
+    for (const p of PRODUCTS) await questionSets.ensureShared(`${p.template} (shared)`, p.definition);
     const out = [];
     for (const [i, a] of ACCOUNTS.entries()) {
       // No return URLs: buyers land on the service's own pages (/checkout/complete, /checkout/cancelled)

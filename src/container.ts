@@ -22,6 +22,8 @@ import { createBuyersRepository } from './buyers/repository';
 import { createBuyerService, type BuyerService } from './buyers/service';
 import { buyerConnectRoutes } from './buyers/routes';
 import { createQuestionSetsRepository } from './question-sets/repository';
+import { createQuestionSetService } from './question-sets/service';
+import { questionSetRoutes } from './question-sets/routes';
 import { createQuotesRepository } from './quotes/repository';
 import { createQuoteService, type QuoteService } from './quotes/service';
 import { quoteRoutes } from './quotes/routes';
@@ -160,6 +162,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     apiV1Routes: [
       productRoutes(products),
       bundleRoutes(bundles),
+      questionSetRoutes(createQuestionSetService({ repo: questionSets })),
       testHelperRoutes(createTestHelperService({ purchases, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
     ],
     webhookRoutes: [webhookRoutes(webhooks)],

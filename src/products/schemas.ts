@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { majorAmount } from '../shared/money';
 import { queryBool, queryInt } from '../http/query';
+import { CoverageUnit } from '../question-sets/schemas';
 
 const name = z.string().trim().min(1, { message: 'must not be empty' }).max(255);
 const text = (max: number) => z.string().trim().max(max);
@@ -91,6 +92,7 @@ const readExample = {
   ins_product_line_is_active: 1,
   ins_product_line_creation_datetime: '2026-11-22T04:00:00.000Z',
   ins_product_line_last_updated_datetime: '2026-11-22T04:00:00.000Z',
+  ins_product_line_coverage_unit: 'day',
 };
 
 const flag = z.union([z.literal(0), z.literal(1)]);
@@ -120,6 +122,9 @@ export const ProductRead = z
     ins_product_line_is_active: flag.meta({ description: 'Addition to spec §2.1: 0 once deactivated by PATCH isActive=false' }),
     ins_product_line_creation_datetime: z.string(),
     ins_product_line_last_updated_datetime: z.string(),
+    ins_product_line_coverage_unit: CoverageUnit.nullable().meta({
+      description: 'Addition: what one certificate of this product covers, from its question set (`day` or `trip`); null without a question set (not sellable)',
+    }),
   })
   .meta({ id: 'Product', example: readExample });
 export type ProductRead = z.infer<typeof ProductRead>;
@@ -140,6 +145,7 @@ export const ProductCreated = z
     masterPolicyNumber: z.string(),
     questionSetId: z.number().int().nullable(),
     isTestMode: z.boolean(),
+    coverageUnit: CoverageUnit.nullable().meta({ description: 'What one certificate covers (`day` or `trip`), from the question set; null without one' }),
     createdAt: z.string(),
   })
   .meta({
@@ -158,6 +164,7 @@ export const ProductCreated = z
       masterPolicyNumber: 'EVM-GL-2026-0001',
       questionSetId: 1,
       isTestMode: true,
+      coverageUnit: 'day',
       createdAt: '2026-11-22T04:00:00.000Z',
     },
   });

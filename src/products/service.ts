@@ -11,6 +11,8 @@ import { AppError, notFound } from '../http/errors';
 import type { Principal } from '../api-keys/service';
 import type { CatalogGateway } from '../payproc/catalog';
 import type { QuestionSetsRepository } from '../question-sets/repository';
+import { isTripExcess } from '../question-sets/definition';
+import type { CoverageUnit } from '../question-sets/schemas';
 import { toMajorUnits, toMinorUnits } from '../shared/money';
 import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository } from './repository';
 import type { CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateProductBody } from './schemas';
@@ -22,7 +24,7 @@ export function scopeOf(p: Principal): ProductScope {
 }
 
 /** Maps a product line to the spec §2.1 read shape (the one place that does). */
-export function toProductRead(p: ProductLine): ProductRead {
+export function toProductRead(p: ProductLine, coverageUnit: CoverageUnit | null): ProductRead {
   return {
     id: p.id,
     ins_product_line_product_name_customer: p.customerName,
@@ -46,11 +48,12 @@ export function toProductRead(p: ProductLine): ProductRead {
     ins_product_line_is_active: p.isActive ? 1 : 0,
     ins_product_line_creation_datetime: p.createdAt.toISOString(),
     ins_product_line_last_updated_datetime: p.updatedAt.toISOString(),
+    ins_product_line_coverage_unit: coverageUnit,
   };
 }
 
 /** Maps a freshly created product line to the spec §2.2 create-response shape. */
-export function toProductCreated(p: ProductLine): ProductCreated {
+export function toProductCreated(p: ProductLine, coverageUnit: CoverageUnit | null): ProductCreated {
   return {
     id: p.id,
     payprocProductId: p.payprocProductId ?? '',
@@ -65,6 +68,7 @@ export function toProductCreated(p: ProductLine): ProductCreated {
     masterPolicyNumber: p.masterPolicyNumber,
     questionSetId: p.questionSetId,
     isTestMode: p.isTestMode,
+    coverageUnit,
     createdAt: p.createdAt.toISOString(),
   };
 }
@@ -73,6 +77,14 @@ export function createProductService(deps: { products: ProductsRepository; catal
   const { products, catalog } = deps;
 
   /** A question set must be shared or owned by the caller's account (400 VALIDATION_ERROR). */
+  /** What each product sells (`day` or `trip`), from its question set; null without one. */
+  async function coverageUnits(lines: ProductLine[]): Promise<Map<number, CoverageUnit>> {
+    const sets = await deps.questionSets.findMany([...new Set(lines.map((l) => l.questionSetId).filter((id): id is number => id !== null))]);
+    return new Map([...sets].map(([id, set]) => [id, isTripExcess(set.definition) ? 'trip' : 'day']));
+  }
+  const unitOf = (units: Map<number, CoverageUnit>, p: ProductLine) => (p.questionSetId === null ? null : (units.get(p.questionSetId) ?? null));
+  const read = async (p: ProductLine) => toProductRead(p, unitOf(await coverageUnits([p]), p));
+
   async function assertQuestionSetUsable(principal: Principal, id: number | null | undefined): Promise<void> {
     if (id === null || id === undefined) return;
     if (!(await deps.questionSets.findUsable(id, principal.rootAccountId))) {
@@ -133,14 +145,14 @@ export function createProductService(deps: { products: ProductsRepository; catal
         });
         return products.update(trx, row.id, { payprocProductId: ids.productId, payprocPriceId: ids.priceId });
       });
-      return toProductCreated(created);
+      return toProductCreated(created, unitOf(await coverageUnits([created]), created));
     },
 
     /** One product line in the read shape; 404 when outside the caller's scope. */
     async get(principal: Principal, id: number): Promise<ProductRead> {
       const p = await products.find(id, scopeOf(principal));
       if (!p) throw notFound('product', id);
-      return toProductRead(p);
+      return read(p);
     },
 
     /** A page of the caller's product lines, newest first, with the total. */
@@ -155,7 +167,8 @@ export function createProductService(deps: { products: ProductsRepository; catal
         limit: q.pageSize,
         offset: q.pageIndex * q.pageSize,
       });
-      return { items: page.items.map(toProductRead), total: page.total };
+      const units = await coverageUnits(page.items);
+      return { items: page.items.map((p) => toProductRead(p, unitOf(units, p))), total: page.total };
     },
 
     /**
@@ -230,7 +243,7 @@ export function createProductService(deps: { products: ProductsRepository; catal
         }
         return products.update(trx, id, { ...write, version });
       });
-      return toProductRead(updated);
+      return read(updated);
     },
   };
 }

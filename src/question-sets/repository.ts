@@ -13,13 +13,15 @@ export interface QuestionSet {
   rootAccountId: number | null;
   name: string;
   definition: QuestionSetDefinition;
+  createdAt: Date;
 }
 
-const fromRow = (r: { id: number; root_account_id: number | null; name: string; definition: unknown }): QuestionSet => ({
+const fromRow = (r: { id: number; root_account_id: number | null; name: string; definition: unknown; created_at: Date }): QuestionSet => ({
   id: r.id,
   rootAccountId: r.root_account_id,
   name: r.name,
   definition: QuestionSetDefinition.parse(r.definition),
+  createdAt: r.created_at,
 });
 
 export function createQuestionSetsRepository(db: Db) {
@@ -40,6 +42,28 @@ export function createQuestionSetsRepository(db: Db) {
         .andWhere((q) => q.whereNull('root_account_id').orWhere('root_account_id', rootAccountId))
         .first();
       return row ? fromRow(row) : null;
+    },
+
+    /**
+     * The sets `rootAccountId` may use (shared and its own), shared first, then oldest first;
+     * one page of `pageSize` from `pageIndex` (0-based), with the total.
+     */
+    async listUsable(rootAccountId: number, page: { pageSize: number; pageIndex: number }): Promise<{ items: QuestionSet[]; total: number }> {
+      const usable = () => db('question_sets').where((q) => q.whereNull('root_account_id').orWhere('root_account_id', rootAccountId));
+      const [rows, count] = await Promise.all([
+        usable()
+          .orderByRaw('root_account_id is not null, id')
+          .limit(page.pageSize)
+          .offset(page.pageSize * page.pageIndex),
+        usable().count({ n: '*' }).first(),
+      ]);
+      return { items: rows.map(fromRow), total: Number(count?.n ?? 0) };
+    },
+
+    /** The shared set named `name`, inserted with `definition` when there is none (seed). */
+    async ensureShared(name: string, definition: unknown): Promise<QuestionSet> {
+      const row = await db('question_sets').whereNull('root_account_id').where({ name }).orderBy('id').first();
+      return row ? fromRow(row) : this.insert({ rootAccountId: null, name, definition });
     },
 
     async findMany(ids: number[]): Promise<Map<number, QuestionSet>> {

@@ -999,7 +999,8 @@ describe('OpenAPI (issue: every route, body and response documented)', () => {
     expect(Object.keys(item).sort()).toEqual(['delete', 'get', 'patch']);
 
     expect(collection.post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateBundleRequest');
-    expect(Object.keys(collection.post.responses).sort()).toEqual(['201', '400', '403', '413', '429', '500']);
+    // 409: a reused or still-running Idempotency-Key.
+    expect(Object.keys(collection.post.responses).sort()).toEqual(['201', '400', '403', '409', '413', '429', '500']);
     expect(collection.get.parameters.map((p: any) => p.name).sort()).toEqual(
       ['is_recurring', 'limit', 'order', 'page', 'root_insurer_db_id', 'root_mga_db_id', 'root_seller_db_id', 'search', 'sort', 'test_mode'],
     );

@@ -30,6 +30,7 @@ const READ_FIELDS = [
   'ins_product_line_is_active',
   'ins_product_line_creation_datetime',
   'ins_product_line_last_updated_datetime',
+  'ins_product_line_coverage_unit',
 ].sort();
 
 const CREATE_RESPONSE_FIELDS = [
@@ -46,6 +47,7 @@ const CREATE_RESPONSE_FIELDS = [
   'masterPolicyNumber',
   'questionSetId',
   'isTestMode',
+  'coverageUnit',
   'createdAt',
 ].sort();
 

@@ -1,0 +1,64 @@
+/**
+ * `/api/v1/question_sets`: the templates buyers answer. GET lists the shared sets and the key's
+ * account's own (200, paged), GET /{id} one of them (404 NOT_FOUND otherwise), POST creates one
+ * for the account (201) after validating the whole definition (400 VALIDATION_ERROR listing
+ * every problem, nothing stored). No PATCH or DELETE: products keep pointing at the wording
+ * their buyers answered; make a new set instead.
+ */
+import { z } from 'zod';
+import type { RouteRegistration } from '../http/routes';
+import { ok } from '../http/envelope';
+import { listMetadata } from '../http/query';
+import { parseBody, parsePathId, parseQuery } from '../http/validation';
+import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
+import type { QuestionSetService } from './service';
+import { CreateQuestionSetBody, ListQuestionSetsQuery, QuestionSetRead } from './schemas';
+
+const IdParam = z.object({ id: z.string().meta({ description: 'Question set id, integer >= 1', example: '3' }) });
+const notFoundResponse = { description: 'NOT_FOUND: no question set with that id that this account may use', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
+
+export function questionSetRoutes(service: QuestionSetService): RouteRegistration {
+  return (router, registry) => {
+    router.get('/question_sets', async (ctx) => {
+      const q = parseQuery(ListQuestionSetsQuery, ctx.query);
+      const page = await service.list(ctx.state.principal!, q);
+      ctx.body = ok(page.items, 'Question sets retrieved', listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
+    });
+    router.get('/question_sets/:id', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Question set retrieved');
+    });
+    router.post('/question_sets', async (ctx) => {
+      const body = parseBody(CreateQuestionSetBody, ctx.request.body);
+      ctx.status = 201;
+      ctx.body = ok(await service.create(ctx.state.principal!, body), 'Question set created');
+    });
+
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/question_sets',
+      tags: ['Question sets'],
+      summary: 'List the question sets this account may use: the shared ones, then its own',
+      request: { query: ListQuestionSetsQuery },
+      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(QuestionSetRead, 'QuestionSetListResponse') } } }, ...gatewayResponses },
+    });
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/question_sets/{id}',
+      tags: ['Question sets'],
+      summary: 'Get one question set (shared, or this account’s own)',
+      request: { params: IdParam },
+      responses: { 200: { description: 'The question set', content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/question_sets',
+      tags: ['Question sets'],
+      summary: 'Create a question set for this account',
+      description:
+        'The definition holds typed questions (dropdown, number, text, date, date_range, named_insured, certificate_holder) and exactly one coverage question: `coverage_dates` (the product sells per covered day) or `trips` (per covered trip). Question ids are lower_snake_case and become the answer keys of adminValidateBuyerResponses. Sets cannot be changed or deleted afterwards: create a new one and point the product at it.',
+      request: { body: { required: true, content: { 'application/json': { schema: CreateQuestionSetBody } } } },
+      responses: { 201: { description: 'Created', content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse') } } }, ...gatewayResponses },
+    });
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Question sets an account can see and make: list (shared and its own), get one, create its own.
+ * Errors (AppError): NOT_FOUND (404) for a set that does not exist or is another account's;
+ * VALIDATION_ERROR (400) is raised by the routes' body parsing before this service is called.
+ */
+import { notFound } from '../http/errors';
+import type { Principal } from '../api-keys/service';
+import { isTripExcess } from './definition';
+import type { QuestionSet, QuestionSetsRepository } from './repository';
+import type { CreateQuestionSetBody, ListQuestionSetsQuery, QuestionSetRead } from './schemas';
+
+export function toQuestionSetRead(set: QuestionSet): QuestionSetRead {
+  return {
+    id: set.id,
+    name: set.name,
+    isShared: set.rootAccountId === null,
+    rootAccountId: set.rootAccountId,
+    coverageUnit: isTripExcess(set.definition) ? 'trip' : 'day',
+    definition: set.definition,
+    createdAt: set.createdAt.toISOString(),
+  };
+}
+
+export function createQuestionSetService(deps: { repo: QuestionSetsRepository }) {
+  return {
+    async list(principal: Principal, q: ListQuestionSetsQuery): Promise<{ items: QuestionSetRead[]; total: number }> {
+      const page = await deps.repo.listUsable(principal.rootAccountId, q);
+      return { items: page.items.map(toQuestionSetRead), total: page.total };
+    },
+
+    async get(principal: Principal, id: number): Promise<QuestionSetRead> {
+      const set = await deps.repo.findUsable(id, principal.rootAccountId);
+      if (!set) throw notFound('Question set', id);
+      return toQuestionSetRead(set);
+    },
+
+    /** Creates a set owned by the key's account (its products and bundles may then use it). */
+    async create(principal: Principal, body: CreateQuestionSetBody): Promise<QuestionSetRead> {
+      return toQuestionSetRead(await deps.repo.insert({ rootAccountId: principal.rootAccountId, name: body.name, definition: body.definition }));
+    },
+  };
+}
+
+export type QuestionSetService = ReturnType<typeof createQuestionSetService>;
