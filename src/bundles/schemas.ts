@@ -92,8 +92,8 @@ const sortKeys = Object.keys(BUNDLE_SORT_COLUMNS) as [BundleSortKey, ...BundleSo
 
 /** Query of `GET /bundles` (spec §4.1, §8); unknown or repeated parameters are rejected. */
 export const ListBundlesQuery = z.strictObject({
-  page: queryInt(1, 1_000_000).default(1).meta({ description: 'One-based page number', example: '1' }),
-  limit: queryInt(1, 100).default(20).meta({ description: 'Page size, 1 to 100', example: '20' }),
+  page: queryInt(1, 1_000_000).default(1).meta({ description: 'One-based page number', example: 1 }),
+  limit: queryInt(1, 100).default(20).meta({ description: 'Page size, 1 to 100', example: 20 }),
   sort: z.enum(sortKeys).default('creation_datetime'),
   order: z.enum(['asc', 'desc']).default('desc').meta({ description: 'Ties are broken by id in the same direction' }),
   test_mode: queryBool.optional().meta({ description: '"true" or "false"' }),

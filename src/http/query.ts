@@ -4,13 +4,24 @@
  */
 import { z } from 'zod';
 
-/** An integer query value in [min, max], written in plain decimal digits (`-`, `1.5`, `1e3` rejected). */
+const INTEGER_TEXT = /^-?\d{1,10}$/;
+
+/**
+ * An integer query value in [min, max], written in plain decimal digits (`-`, `1.5`, `1e3`
+ * rejected with "must be an integer"). Built as a preprocess (text → number) so the OpenAPI
+ * document shows what it is: `type: integer` with `minimum` and `maximum`.
+ */
 export function queryInt(min: number, max: number) {
-  return z
-    .string()
-    .regex(/^-?\d{1,10}$/, { message: 'must be an integer' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+  return z.preprocess(
+    (v) => (typeof v === 'string' && INTEGER_TEXT.test(v) ? Number(v) : v),
+    z.number({ error: (issue) => (issue.code === 'invalid_type' ? notAnInteger(issue.input) : undefined) }).int().min(min).max(max),
+  );
+}
+
+/** Text that is not an integer, or (a repeated parameter) not text at all. */
+function notAnInteger(input: unknown): string {
+  if (typeof input === 'string') return 'must be an integer';
+  return `Invalid input: expected string, received ${Array.isArray(input) ? 'array' : input === null ? 'null' : typeof input}`;
 }
 
 /** A boolean query value written exactly `true` or `false`. */
