@@ -13,6 +13,15 @@ import { createCertificateActivities } from './certificates';
 import { createProofEmailActivities } from './proof-email';
 import { createRenewalActivities } from './renewal';
 import { createMailer, type Mailer } from '../src/mail/mailer';
+import { createTemporalClient, type TemporalHandle } from '../src/temporal/client';
+import { createEventsRepository, type EventsRepository } from '../src/events/repository';
+import { createWebhookEndpointsRepository, type WebhookEndpointsRepository } from '../src/webhook-endpoints/repository';
+import { createDeliveryStarter, createEventPublisher } from '../src/events/publisher';
+import { createEventEmitter, type EventEmitter } from '../src/events/emitter';
+import { createCertificateService } from '../src/certificates/service';
+import { createCertificatesRepository } from '../src/certificates/repository';
+import { createPurchasesRepository } from '../src/purchases/repository';
+import { createEventActivities } from './events';
 
 export interface ActivityDeps {
   db: Db;
@@ -32,6 +41,12 @@ export interface ActivityDeps {
   attachmentMaxBytes: number;
   /** Domain of the fixed Message-IDs of proof-of-coverage emails. */
   messageIdDomain: string;
+  /** Publishes agency events after purchase changes (and starts their deliveries). */
+  events: EventEmitter;
+  eventStore: EventsRepository;
+  endpoints: WebhookEndpointsRepository;
+  /** The worker's own Temporal client (starts event deliveries); the caller closes it. */
+  temporal: TemporalHandle;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -40,15 +55,17 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateActivities({ ...deps, concurrency: deps.renderConcurrency }),
     ...createProofEmailActivities(deps),
     ...createRenewalActivities(deps),
+    ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints }),
   };
 }
 
 /**
  * The activity dependencies a worker process builds from its config: the clients plus its own
- * Chromium page pool (launched on first render), certificate store and mailer. The caller owns
- * the pool and the mailer and must `close()` them on shutdown (no Chromium process outlives the worker).
+ * Chromium page pool (launched on first render), certificate store, mailer and Temporal client
+ * (it starts event deliveries on `options.taskQueue`, default TEMPORAL_TASK_QUEUE). The caller owns
+ * the pool, the mailer and the client and must `close()` them on shutdown (no Chromium process outlives the worker).
  */
-export function activityDepsFromConfig(config: Config, clients: { db: Db; log: Logger }): ActivityDeps {
+export function activityDepsFromConfig(config: Config, clients: { db: Db; log: Logger }, options: { taskQueue?: string } = {}): ActivityDeps {
   const pdf = createBrowserPool({
     executablePath: config.CHROMIUM_PATH,
     pageCount: config.PDF_PAGE_POOL_SIZE,
@@ -56,11 +73,29 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
     log: clients.log.child({ component: 'pdf' }),
   });
+  const store = createObjectStore(config);
+  const temporal = createTemporalClient(config);
+  const eventStore = createEventsRepository(clients.db);
+  const endpoints = createWebhookEndpointsRepository(clients.db);
+  const publisher = createEventPublisher({
+    events: eventStore,
+    endpoints,
+    startDelivery: createDeliveryStarter(temporal.client, options.taskQueue ?? config.TEMPORAL_TASK_QUEUE, {
+      initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
+      retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600,
+      timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
+    }),
+  });
+  const certificates = createCertificateService({ repo: createCertificatesRepository(clients.db), store, publicBaseUrl: config.PUBLIC_BASE_URL, urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS });
   return {
     ...clients,
     payproc: createPayproc(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
-    store: createObjectStore(config),
+    store,
+    events: createEventEmitter({ purchases: createPurchasesRepository(clients.db), certificates, publisher }),
+    eventStore,
+    endpoints,
+    temporal,
     pdf,
     pageFormat: config.PDF_PAGE_FORMAT,
     // Twice the pages: while one certificate uploads, another renders in its page.

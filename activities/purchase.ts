@@ -10,6 +10,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type Stripe from 'stripe';
 import type { Db } from '../src/db/knex';
+import type { EventEmitter } from '../src/events/emitter';
 import type { Payproc } from '../src/payproc/client';
 import { ensureBuyerCustomer } from '../src/payproc/customers';
 import { idOf } from '../src/payproc/ids';
@@ -25,6 +26,8 @@ export interface PurchaseActivityDeps {
   payproc: Payproc;
   /** Where the buyer lands when the account has no success/cancel URL configured. */
   publicBaseUrl: string;
+  /** Publishes the agency event of each change (checkout created, paid, expired, failed, refunded, certificates issued). */
+  events: Pick<EventEmitter, 'purchaseStatus' | 'refunded' | 'certificatesIssued'>;
 }
 
 /** The session as the processor now sees it. */
@@ -218,6 +221,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
     async recordRefund(input: RefundInput): Promise<{ refundedMinor: number; refunded: boolean }> {
       const result = await purchases.recordRefund(input.purchaseId, input.amountRefundedMinor, input.fullyRefunded);
       if (!result) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
+      await deps.events.refunded(input.purchaseId);
       return result;
     },
 
@@ -228,6 +232,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      */
     async setPurchaseStatus(input: { purchaseId: number; status: PurchaseStatus; reason?: string }): Promise<PurchaseStatus | null> {
       const result = await purchases.transition(input.purchaseId, input.status, input.reason);
+      // Published whenever the purchase is in that status now, so a retry after a crash still announces it (same event id).
+      if (result?.status === input.status) await deps.events.purchaseStatus(input.purchaseId);
       return result?.status ?? null;
     },
 
@@ -243,6 +249,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
     /** Marks the purchase's certificates issued (getCertificates lists them from now on) and its status `issued`. */
     async markCertificatesIssued(input: { purchaseId: number }): Promise<void> {
       await purchases.recordCertificatesIssued(input.purchaseId);
+      await deps.events.certificatesIssued(input.purchaseId);
     },
   };
 }

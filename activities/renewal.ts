@@ -12,6 +12,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { DateTime } from 'luxon';
+import type { EventEmitter } from '../src/events/emitter';
 import type { Db } from '../src/db/knex';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import type { RenewalInput } from '../workflows/contracts';
@@ -23,7 +24,7 @@ function shifted(startsAt: Date, endsAt: Date, zone: string, kind: string, month
   return { startsAt: start.toUTC().toJSDate(), endsAt: end.toUTC().toJSDate(), localLabel: label };
 }
 
-export function createRenewalActivities(deps: { db: Db }) {
+export function createRenewalActivities(deps: { db: Db; events: Pick<EventEmitter, 'renewed'> }) {
   const purchases = createPurchasesRepository(deps.db);
   return {
     /**
@@ -42,6 +43,7 @@ export function createRenewalActivities(deps: { db: Db }) {
         if (result.refused === 'not_found') throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
         throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} is not a subscription`, 'NotASubscription');
       }
+      await deps.events.renewed(result.purchaseId);
       return result;
     },
   };

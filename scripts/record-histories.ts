@@ -191,6 +191,7 @@ async function recordAll(namespace: string): Promise<void> {
     await worker.shutdown();
     await realDeps.pdf.close();
     realDeps.mailer.close();
+    await realDeps.temporal.close();
     await activityDb.destroy();
   }
 }

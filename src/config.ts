@@ -53,6 +53,12 @@ const schema = z.object({
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().min(1).max(24 * 30).default(24),
   /** How long a retry waits for the still-running first request of its Idempotency-Key before 409, in ms. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
+  /** Deadline of one event delivery attempt (the agency's endpoint must answer 2xx within it), in ms. */
+  WEBHOOK_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Wait before the second delivery attempt, in seconds; it doubles after each failure (at most 1 h apart). */
+  WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** How long failed deliveries are retried before the endpoint is marked failing, in hours. */
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).max(24 * 30).default(72),
   /** How long an old key value keeps working after `rotate` (spec §5.3; decision: 24 h). */
   API_KEY_ROTATION_GRACE_HOURS: z.coerce.number().min(0).default(24),
 

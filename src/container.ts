@@ -32,6 +32,13 @@ import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/wor
 import { createWebhookService } from './webhooks/service';
 import { webhookRoutes } from './webhooks/routes';
 import { createTestHelperService } from './test-helpers/service';
+import { createWebhookEndpointsRepository } from './webhook-endpoints/repository';
+import { createWebhookEndpointService } from './webhook-endpoints/service';
+import { webhookEndpointRoutes } from './webhook-endpoints/routes';
+import { createEventsRepository } from './events/repository';
+import { createEventService } from './events/service';
+import { eventRoutes } from './events/routes';
+import { createDeliveryStarter } from './events/publisher';
 import { testHelperRoutes } from './test-helpers/routes';
 import { createMailer, type Mailer } from './mail/mailer';
 import { createPaymentsRepository } from './payments/repository';
@@ -150,6 +157,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const accountScopes = createAccountScopes(db);
   const proofOfCoverage = createProofOfCoverageService({ db, certificates, startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
+  const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
   return {
     config,
@@ -163,6 +171,18 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       productRoutes(products),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
+      webhookEndpointRoutes(createWebhookEndpointService({ repo: endpoints })),
+      eventRoutes(
+        createEventService({
+          events: createEventsRepository(db),
+          endpoints,
+          startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, {
+            initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
+            retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600,
+            timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
+          }),
+        }),
+      ),
       testHelperRoutes(createTestHelperService({ purchases, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
     ],
     webhookRoutes: [webhookRoutes(webhooks)],

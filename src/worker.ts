@@ -72,6 +72,7 @@ async function main(): Promise<void> {
   } finally {
     await deps.pdf.close();
     deps.mailer.close();
+    await deps.temporal.close();
     await connection.close();
     await db.destroy();
   }

@@ -157,3 +157,19 @@ export interface RenewalInput {
 export function renewalWorkflowId(purchaseId: number, invoiceId: string): string {
   return `renewal-${purchaseId}-${invoiceId}`;
 }
+
+/** Input of `eventDeliveryWorkflow`: one delivery of an agency event to one endpoint. */
+export interface EventDeliveryInput {
+  deliveryId: number;
+  /** Wait before the second attempt, in seconds; it doubles after each failure (capped at 1 h). */
+  initialRetrySeconds: number;
+  /** How long attempts go on before the delivery fails and its endpoint is marked failing, in seconds. */
+  retryWindowSeconds: number;
+  /** Each attempt's deadline for the endpoint's answer, in ms. */
+  timeoutMs: number;
+}
+
+/** `event-delivery-<delivery>-<resends>`: one run per delivery and per manual resend of it. */
+export function eventDeliveryWorkflowId(deliveryId: number, resends: number): string {
+  return `event-delivery-${deliveryId}-${resends}`;
+}

@@ -7,3 +7,4 @@ export { certificatesWorkflow } from './certificates';
 export { refundWorkflow } from './refund';
 export { proofOfCoverageEmailWorkflow } from './proof-email';
 export { renewalWorkflow } from './renewal';
+export { eventDeliveryWorkflow } from './event-delivery';

@@ -286,6 +286,7 @@ async function measureThroughput(opts: Options, config: Config, db: Db, agency: 
     return { activity, naive: { ...naive, meanBytes: naive.bytes / naive.certificates, cpu: naiveCpu }, ratio, pass: ratio >= GOAL_RATIO };
   } finally {
     await deps.pdf.close();
+    await deps.temporal.close();
   }
 }
 

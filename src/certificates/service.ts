@@ -63,7 +63,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
    * (unless root scope), the key's mode, and the buyer when named; all applied in the lookup.
    * Throws 404 NOT_FOUND otherwise, the same for every reason.
    */
-  async function purchaseInScope(principal: Principal, scope: AccountScope, handle: PurchaseHandle, buyerIdpUuid?: string): Promise<CertificatePurchase> {
+  async function purchaseInScope(principal: Pick<Principal, 'mode'>, scope: AccountScope, handle: PurchaseHandle, buyerIdpUuid?: string): Promise<CertificatePurchase> {
     const purchase = await deps.repo.findInScope(handle, { rootAccountId: scope.rootAccountId, agentId: scope.agentId, mode: principal.mode, ...(buyerIdpUuid !== undefined ? { buyerIdpUuid } : {}) });
     if (!purchase) {
       if ('purchaseId' in handle) throw notFound('purchase_id', handle.purchaseId);
@@ -76,7 +76,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   return {
     purchaseInScope,
 
-    async getCertificates(principal: Principal, scope: AccountScope, req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; idp_accnt_uuid?: string }): Promise<GetCertificatesResponse> {
+    async getCertificates(principal: Pick<Principal, 'mode'>, scope: AccountScope, req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; idp_accnt_uuid?: string }): Promise<GetCertificatesResponse> {
       const purchase = await purchaseInScope(principal, scope, handleOf(req), req.idp_accnt_uuid);
       const head = {
         purchase_id: purchase.purchaseId,

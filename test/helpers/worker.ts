@@ -45,7 +45,7 @@ export async function startTestWorker(
   const config = loadConfig({ ...process.env, ...env });
   const db = createDb(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const deps = activityDepsFromConfig(config, { db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker') });
+  const deps = activityDepsFromConfig(config, { db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker') }, { taskQueue });
   const pdf = deps.pdf;
   const activities = {
     ...createActivities(deps),
@@ -61,6 +61,7 @@ export async function startTestWorker(
       await running;
       await pdf.close();
       deps.mailer.close();
+      await deps.temporal.close();
       await connection.close();
       await db.destroy();
     },

@@ -117,6 +117,10 @@ test('given a recurring product, when it is bought and the second invoice is pai
   const renewals = await app.container.db('purchases').where({ renewal_of_purchase_id: purchaseId });
   expect(renewals.map((r) => [r.renewal_period, r.payproc_invoice_id, r.payment_intent_id, r.status])).toEqual([[1, invoiceId, renewalPi, 'issued']]);
   expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(subscription);
+  // The agency hears of it: one subscription.renewed event for the renewal purchase, then its certificates.issued.
+  const events = await app.container.db('agency_events').where({ purchase_id: renewals[0].id }).orderBy('created_at');
+  expect(events.map((e) => e.type).sort()).toEqual(['certificates.issued', 'subscription.renewed']);
+  expect(events.find((e) => e.type === 'subscription.renewed').data.data.object).toMatchObject({ object: 'purchase', id: renewals[0].id, renewal_of_purchase_id: purchaseId, subscription_id: subscription });
 
   // The first period is unchanged and still answers for its own payment.
   expect((await getCertificates(agency, `pi_paid_${purchaseId}`)).body.certificate_count).toBe(2);

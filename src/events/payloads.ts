@@ -1,0 +1,80 @@
+/**
+ * The events an agency receives, built from what this service knows at that moment.
+ *
+ * Event ids are derived from what happened (`evt_` + 32 hex of SHA-256 over type, purchase and a
+ * discriminator such as the refunded amount or the renewal invoice), so the retried activity that
+ * publishes one publishes the same event, once.
+ *
+ * Objects: `purchase` (status, checkout session, payment intent, amounts in minor units,
+ * failure reason, refunded amount, subscription, renewal link; no buyer contact data) and
+ * `certificate_set` (the getCertificates answer of a purchase: certificate numbers, signed PDF and
+ * zip links valid for the certificate URL lifetime from the event's creation, verification and
+ * proof-of-coverage links; fetch fresh links with getCertificates after that).
+ */
+import { createHash } from 'node:crypto';
+import type { PurchaseRecord } from '../purchases/repository';
+import type { GetCertificatesResponse } from '../certificates/schemas';
+import type { StoredEvent } from './repository';
+import type { AgencyEvent, AgencyEventType } from './types';
+
+export function agencyEventId(type: AgencyEventType, purchaseId: number, discriminator = ''): string {
+  return `evt_${createHash('sha256').update(`${type}|${purchaseId}|${discriminator}`).digest('hex').slice(0, 32)}`;
+}
+
+/** The `purchase` object of purchase and subscription events. */
+export function purchaseObject(p: PurchaseRecord): Record<string, unknown> {
+  return {
+    object: 'purchase',
+    id: p.id,
+    status: p.status,
+    livemode: p.mode === 'live',
+    billing: p.billing,
+    checkout_session_id: p.checkoutSessionId,
+    payment_intent: p.paymentIntentId,
+    currency: p.currency,
+    amount_subtotal: p.subtotalMinor,
+    platform_fee: p.platformFeeMinor,
+    amount_total: p.totalMinor,
+    amount_refunded: p.refundedMinor,
+    failure_reason: p.failureReason,
+    subscription_id: p.payprocSubscriptionId,
+    renewal_of_purchase_id: p.renewalOfPurchaseId,
+    agent_id: p.agentId,
+    paid_at: p.paidAt?.toISOString() ?? null,
+    certificates_issued_at: p.certificatesIssuedAt?.toISOString() ?? null,
+    created_at: p.createdAt.toISOString(),
+  };
+}
+
+function envelope(type: AgencyEventType, id: string, p: PurchaseRecord, object: Record<string, unknown>): StoredEvent {
+  const event: AgencyEvent = { id, object: 'event', type, created: Math.floor(Date.now() / 1000), livemode: p.mode === 'live', api_version: 'v1', data: { object } };
+  return { event, rootAccountId: p.rootAccountId, mode: p.mode, purchaseId: p.id };
+}
+
+/** The event a purchase status announces, or null for statuses with no event of their own. */
+export function purchaseStatusEvent(p: PurchaseRecord): StoredEvent | null {
+  const type = (
+    {
+      awaiting_payment: 'purchase.checkout_created',
+      paid: 'purchase.paid',
+      expired: 'purchase.expired',
+      failed: 'purchase.failed',
+    } as Partial<Record<PurchaseRecord['status'], AgencyEventType>>
+  )[p.status];
+  return type ? envelope(type, agencyEventId(type, p.id), p, purchaseObject(p)) : null;
+}
+
+/** `purchase.refunded`, once per refunded amount (a partial refund, then the rest, are two events). */
+export function refundEvent(p: PurchaseRecord): StoredEvent {
+  return envelope('purchase.refunded', agencyEventId('purchase.refunded', p.id, String(p.refundedMinor)), p, purchaseObject(p));
+}
+
+/** `subscription.renewed`: the renewal purchase (its certificates follow in `certificates.issued`). */
+export function renewalEvent(renewal: PurchaseRecord): StoredEvent {
+  return envelope('subscription.renewed', agencyEventId('subscription.renewed', renewal.id), renewal, purchaseObject(renewal));
+}
+
+/** `certificates.issued`, with the purchase's certificates as getCertificates lists them. */
+export function certificatesIssuedEvent(p: PurchaseRecord, certificates: GetCertificatesResponse): StoredEvent {
+  return envelope('certificates.issued', agencyEventId('certificates.issued', p.id), p, { object: 'certificate_set', ...certificates });
+}

@@ -1,0 +1,48 @@
+/**
+ * Publishing an agency event: record it once, make one delivery per endpoint of the account and
+ * mode that takes its type, and start each pending delivery's workflow (`eventDeliveryWorkflow`,
+ * id `event-delivery-<delivery>-<resends>`, so a repeated publish or resend never runs twice).
+ * Called from the activities that change a purchase (a retried activity publishes the same
+ * event id again, which changes nothing) and by the resend route. A purchase never waits for a
+ * delivery: starting a workflow is all that happens here.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { eventDeliveryWorkflowId, type EventDeliveryInput } from '../../workflows/contracts';
+import type { WebhookEndpointsRepository } from '../webhook-endpoints/repository';
+import type { EventsRepository, StoredEvent } from './repository';
+
+/** Delivery settings (config WEBHOOK_*). */
+export interface DeliverySettings {
+  initialRetrySeconds: number;
+  retryWindowSeconds: number;
+  timeoutMs: number;
+}
+
+/** Starts a delivery's workflow once per (delivery, resend count). */
+export type DeliveryStarter = (deliveryId: number, resends: number) => Promise<void>;
+
+export function createDeliveryStarter(client: Pick<Client, 'workflow'>, taskQueue: string, settings: DeliverySettings): DeliveryStarter {
+  return async (deliveryId, resends) => {
+    const input: EventDeliveryInput = { deliveryId, ...settings };
+    try {
+      await client.workflow.start('eventDeliveryWorkflow', { workflowId: eventDeliveryWorkflowId(deliveryId, resends), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  };
+}
+
+export function createEventPublisher(deps: { events: EventsRepository; endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>; startDelivery: DeliveryStarter }) {
+  return {
+    /** Records the event and starts its pending deliveries; returns how many deliveries it has. */
+    async publish(stored: StoredEvent): Promise<number> {
+      await deps.events.record(stored);
+      const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
+      const deliveries = await deps.events.ensureDeliveries(stored.event.id, endpoints.map((e) => e.id));
+      for (const d of deliveries) if (d.status === 'pending') await deps.startDelivery(d.id, d.resends);
+      return deliveries.length;
+    },
+  };
+}
+
+export type EventPublisher = ReturnType<typeof createEventPublisher>;

@@ -1,0 +1,130 @@
+/**
+ * The only writer of `agency_events`, `event_deliveries` and `event_delivery_attempts`: the
+ * events recorded for an agency, each one's delivery to each endpoint, and every HTTP attempt.
+ * Reads are scoped by root account and key mode.
+ */
+import type { Db } from '../db/knex';
+import type { KeyMode } from '../api-keys/secrets';
+import type { AgencyEvent } from './types';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface StoredEvent {
+  event: AgencyEvent;
+  rootAccountId: number;
+  mode: KeyMode;
+  purchaseId: number | null;
+}
+
+export interface DeliveryAttempt {
+  attemptedAt: Date;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface Delivery {
+  id: number;
+  eventId: string;
+  endpointId: number;
+  endpointUrl: string;
+  status: DeliveryStatus;
+  resends: number;
+  createdAt: Date;
+  finishedAt: Date | null;
+  attempts: DeliveryAttempt[];
+}
+
+const toStored = (r: Record<string, unknown>): StoredEvent => ({
+  event: r.data as AgencyEvent,
+  rootAccountId: r.root_account_id as number,
+  mode: r.mode as KeyMode,
+  purchaseId: (r.purchase_id as number | null) ?? null,
+});
+
+export function createEventsRepository(db: Db) {
+  return {
+    /** Records `event` once (its id is derived from what happened); false when it already was. */
+    async record(input: StoredEvent): Promise<boolean> {
+      const inserted = await db('agency_events')
+        .insert({ id: input.event.id, root_account_id: input.rootAccountId, mode: input.mode, type: input.event.type, purchase_id: input.purchaseId, data: JSON.stringify(input.event), created_at: new Date(input.event.created * 1000) })
+        .onConflict('id')
+        .ignore()
+        .returning('id');
+      return inserted.length > 0;
+    },
+
+    async find(id: string): Promise<StoredEvent | undefined> {
+      const row = await db('agency_events').where({ id }).first();
+      return row ? toStored(row) : undefined;
+    },
+
+    /** Ensures one delivery of `eventId` per endpoint; returns every delivery of the event to those endpoints (`created`: made by this call). */
+    async ensureDeliveries(eventId: string, endpointIds: number[]): Promise<Array<{ id: number; endpointId: number; status: DeliveryStatus; resends: number; created: boolean }>> {
+      if (endpointIds.length === 0) return [];
+      const created: Array<{ id: number }> = await db('event_deliveries')
+        .insert(endpointIds.map((endpointId) => ({ event_id: eventId, endpoint_id: endpointId })))
+        .onConflict(['event_id', 'endpoint_id'])
+        .ignore()
+        .returning('id');
+      const fresh = new Set(created.map((r) => r.id));
+      const rows = await db('event_deliveries').where({ event_id: eventId }).whereIn('endpoint_id', endpointIds).orderBy('id');
+      return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, status: r.status, resends: r.resends, created: fresh.has(r.id) }));
+    },
+
+    /** A delivery with its event and endpoint ids. */
+    async delivery(id: number): Promise<{ id: number; eventId: string; endpointId: number; status: DeliveryStatus } | undefined> {
+      const r = await db('event_deliveries').where({ id }).first();
+      return r ? { id: r.id, eventId: r.event_id, endpointId: r.endpoint_id, status: r.status } : undefined;
+    },
+
+    async recordAttempt(deliveryId: number, attempt: Omit<DeliveryAttempt, 'attemptedAt'>): Promise<void> {
+      await db('event_delivery_attempts').insert({ delivery_id: deliveryId, response_status: attempt.responseStatus, error: attempt.error?.slice(0, 500) ?? null, duration_ms: attempt.durationMs });
+    },
+
+    /** Settles a delivery: `succeeded` or `failed` (gave up), with its finish time. */
+    async finish(deliveryId: number, status: 'succeeded' | 'failed'): Promise<void> {
+      await db('event_deliveries').where({ id: deliveryId }).update({ status, finished_at: db.fn.now() });
+    },
+
+    /** Puts a delivery back to `pending` for a resend; returns the new resend count. */
+    async reopenForResend(deliveryId: number): Promise<number> {
+      const [row] = await db('event_deliveries').where({ id: deliveryId }).update({ status: 'pending', finished_at: null, resends: db.raw('resends + 1') }).returning('resends');
+      return row.resends as number;
+    },
+
+    /** A page of the account's events of `mode`, newest first, optionally of one type. */
+    async list(scope: { rootAccountId: number; mode: KeyMode }, q: { type?: string; limit: number; offset: number }): Promise<{ items: AgencyEvent[]; total: number }> {
+      const base = () => {
+        const b = db('agency_events').where({ root_account_id: scope.rootAccountId, mode: scope.mode });
+        if (q.type) b.where({ type: q.type });
+        return b;
+      };
+      const [rows, count] = await Promise.all([base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset), base().count({ n: '*' }).first()]);
+      return { items: rows.map((r) => r.data as AgencyEvent), total: Number(count?.n ?? 0) };
+    },
+
+    /** Every delivery of an event with its attempts (oldest first). */
+    async deliveriesOf(eventId: string): Promise<Delivery[]> {
+      const rows = await db('event_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id').where('d.event_id', eventId).orderBy('d.id').select('d.*', 'e.url');
+      const attempts = rows.length
+        ? await db('event_delivery_attempts').whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id')
+        : [];
+      return rows.map((r) => ({
+        id: r.id,
+        eventId: r.event_id,
+        endpointId: r.endpoint_id,
+        endpointUrl: r.url,
+        status: r.status,
+        resends: r.resends,
+        createdAt: r.created_at,
+        finishedAt: r.finished_at,
+        attempts: attempts
+          .filter((a) => a.delivery_id === r.id)
+          .map((a) => ({ attemptedAt: a.attempted_at, responseStatus: a.response_status, error: a.error, durationMs: a.duration_ms })),
+      }));
+    },
+  };
+}
+
+export type EventsRepository = ReturnType<typeof createEventsRepository>;

@@ -1,0 +1,104 @@
+/**
+ * `/api/v1/events`: the events recorded for the key's account and mode, newest first; one event
+ * with its deliveries and their attempts; and resend. 404 NOT_FOUND for another account's event.
+ */
+import { z } from 'zod';
+import type { RouteRegistration } from '../http/routes';
+import { ok } from '../http/envelope';
+import { listMetadata, queryInt } from '../http/query';
+import { parseBody, parseQuery } from '../http/validation';
+import { AppError } from '../http/errors';
+import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
+import { AGENCY_EVENT_TYPES } from './types';
+import type { EventService } from './service';
+
+const ListEventsQuery = z.strictObject({
+  type: z.enum(AGENCY_EVENT_TYPES).optional(),
+  pageSize: queryInt(1, 100).default(20),
+  pageIndex: queryInt(0, 1_000_000).default(0),
+});
+
+export const AgencyEventSchema = z
+  .object({
+    id: z.string().meta({ example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b' }),
+    object: z.literal('event'),
+    type: z.enum(AGENCY_EVENT_TYPES),
+    created: z.number().int().meta({ description: 'Unix seconds' }),
+    livemode: z.boolean(),
+    api_version: z.literal('v1'),
+    data: z.object({
+      object: z.record(z.string(), z.unknown()).meta({
+        description:
+          'A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates.',
+      }),
+    }),
+  })
+  .meta({ id: 'AgencyEvent' });
+
+const Attempt = z.object({ attempted_at: z.string(), response_status: z.number().int().nullable(), error: z.string().nullable(), duration_ms: z.number().int() });
+const DeliverySchema = z
+  .object({
+    id: z.number().int(),
+    endpoint_id: z.number().int(),
+    url: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    resends: z.number().int(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    attempts: z.array(Attempt),
+  })
+  .meta({ id: 'EventDelivery' });
+const EventWithDeliveries = AgencyEventSchema.extend({ deliveries: z.array(DeliverySchema) }).meta({ id: 'AgencyEventWithDeliveries' });
+const ResendResult = z
+  .object({
+    event_id: z.string(),
+    deliveries: z.array(z.object({ delivery_id: z.number().int(), endpoint_id: z.number().int(), action: z.enum(['resent', 'in_progress']) })),
+  })
+  .meta({ id: 'EventResendResult' });
+const IdParam = z.object({ id: z.string().meta({ description: 'Event id (`evt_…`)', example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b' }) });
+const notFoundResponse = { description: 'NOT_FOUND: no such event for this key’s account and mode', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
+
+export function eventRoutes(service: EventService): RouteRegistration {
+  return (router, registry) => {
+    router.get('/events', async (ctx) => {
+      const q = parseQuery(ListEventsQuery, ctx.query);
+      const page = await service.list(ctx.state.principal!, q);
+      ctx.body = ok(page.items, 'Events retrieved', listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
+    });
+    router.get('/events/:id', async (ctx) => {
+      ctx.body = ok(await service.get(ctx.state.principal!, ctx.params.id ?? ''), 'Event retrieved');
+    });
+    router.post('/events/:id/resend', async (ctx) => {
+      parseBody(z.strictObject({}), ctx.request.body);
+      const result = await service.resend(ctx.state.principal!, ctx.params.id ?? '');
+      if (result.deliveries.length === 0) throw new AppError('INVALID_REQUEST', `No webhook endpoint of this account takes ${ctx.params.id}'s type any more: nothing to resend`);
+      ctx.body = ok(result, 'Event resent');
+    });
+
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/events',
+      tags: ['Events'],
+      summary: 'List the events recorded for this key’s account and mode, newest first',
+      request: { query: ListEventsQuery },
+      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(AgencyEventSchema, 'AgencyEventListResponse') } } }, ...gatewayResponses },
+    });
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/events/{id}',
+      tags: ['Events'],
+      summary: 'Get one event with each delivery and its attempts',
+      request: { params: IdParam },
+      responses: { 200: { description: 'The event', content: { 'application/json': { schema: successEnvelope(EventWithDeliveries, 'AgencyEventResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/events/{id}/resend',
+      tags: ['Events'],
+      summary: 'Send an event again to every endpoint that takes its type',
+      description: 'Finished deliveries run again; endpoints added since get their first delivery; a delivery still being retried is left to finish (`in_progress`). 400 INVALID_REQUEST when no endpoint takes the type.',
+      request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: z.strictObject({}) } } } },
+      responses: { 200: { description: 'Resent', content: { 'application/json': { schema: successEnvelope(ResendResult, 'EventResendResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+    });
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The events an agency can read and resend: list (newest first, optionally of one type), one
+ * event with every delivery and attempt, and resend (a new run of each finished delivery, and a
+ * first delivery to endpoints that take the type but were added since).
+ * Errors (AppError): NOT_FOUND (404) for an event that is not the key's account's and mode's.
+ */
+import { notFound } from '../http/errors';
+import type { Principal } from '../api-keys/service';
+import type { WebhookEndpointsRepository } from '../webhook-endpoints/repository';
+import type { DeliveryStarter } from './publisher';
+import type { Delivery, EventsRepository } from './repository';
+import type { AgencyEvent } from './types';
+
+export interface DeliveryView {
+  id: number;
+  endpoint_id: number;
+  url: string;
+  status: Delivery['status'];
+  resends: number;
+  created_at: string;
+  finished_at: string | null;
+  attempts: Array<{ attempted_at: string; response_status: number | null; error: string | null; duration_ms: number }>;
+}
+
+const toDeliveryView = (d: Delivery): DeliveryView => ({
+  id: d.id,
+  endpoint_id: d.endpointId,
+  url: d.endpointUrl,
+  status: d.status,
+  resends: d.resends,
+  created_at: d.createdAt.toISOString(),
+  finished_at: d.finishedAt?.toISOString() ?? null,
+  attempts: d.attempts.map((a) => ({ attempted_at: a.attemptedAt.toISOString(), response_status: a.responseStatus, error: a.error, duration_ms: a.durationMs })),
+});
+
+export function createEventService(deps: { events: EventsRepository; endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>; startDelivery: DeliveryStarter }) {
+  async function owned(principal: Principal, id: string) {
+    const stored = /^evt_[0-9a-f]{32}$/.test(id) ? await deps.events.find(id) : undefined;
+    if (!stored || stored.rootAccountId !== principal.rootAccountId || stored.mode !== principal.mode) throw notFound('Event', id);
+    return stored;
+  }
+  return {
+    async list(principal: Principal, q: { type?: string; pageSize: number; pageIndex: number }): Promise<{ items: AgencyEvent[]; total: number }> {
+      return deps.events.list({ rootAccountId: principal.rootAccountId, mode: principal.mode }, { type: q.type, limit: q.pageSize, offset: q.pageSize * q.pageIndex });
+    },
+    async get(principal: Principal, id: string): Promise<AgencyEvent & { deliveries: DeliveryView[] }> {
+      const stored = await owned(principal, id);
+      return { ...stored.event, deliveries: (await deps.events.deliveriesOf(id)).map(toDeliveryView) };
+    },
+    /**
+     * Sends the event again to every endpoint that takes its type now: finished deliveries run
+     * again (a new workflow run), endpoints added since get their first; a delivery still being
+     * attempted is left to finish (`in_progress`).
+     */
+    async resend(principal: Principal, id: string): Promise<{ event_id: string; deliveries: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> }> {
+      const stored = await owned(principal, id);
+      const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
+      const deliveries = await deps.events.ensureDeliveries(id, endpoints.map((e) => e.id));
+      const out: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> = [];
+      for (const d of deliveries) {
+        if (d.created || d.status === 'pending') {
+          // A first delivery (an endpoint added since), or one still being attempted: (re)starting
+          // its run is a no-op while that run is open.
+          await deps.startDelivery(d.id, d.resends);
+          out.push({ delivery_id: d.id, endpoint_id: d.endpointId, action: d.created ? 'resent' : 'in_progress' });
+        } else {
+          await deps.startDelivery(d.id, await deps.events.reopenForResend(d.id));
+          out.push({ delivery_id: d.id, endpoint_id: d.endpointId, action: 'resent' });
+        }
+      }
+      return { event_id: id, deliveries: out };
+    },
+  };
+}
+
+export type EventService = ReturnType<typeof createEventService>;

@@ -1,0 +1,29 @@
+/**
+ * The events this service sends to an agency's webhook endpoints, and the envelope they travel
+ * in (Stripe's shape: `{ id, object: 'event', type, created, livemode, api_version, data: { object } }`).
+ * `created` is Unix seconds. Amounts inside objects are integer minor units of `currency`.
+ */
+export const AGENCY_EVENT_TYPES = [
+  'purchase.checkout_created',
+  'purchase.paid',
+  'certificates.issued',
+  'purchase.expired',
+  'purchase.refunded',
+  'purchase.failed',
+  'subscription.renewed',
+] as const;
+export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
+
+/** What an endpoint subscribes to: event types, or `*` for all of them. */
+export const ENABLED_EVENT_VALUES = [...AGENCY_EVENT_TYPES, '*'] as const;
+
+export interface AgencyEvent {
+  id: string;
+  object: 'event';
+  type: AgencyEventType;
+  /** Unix seconds. */
+  created: number;
+  livemode: boolean;
+  api_version: 'v1';
+  data: { object: Record<string, unknown> };
+}
