@@ -35,7 +35,7 @@ export const DropdownQuestion = z.strictObject({
     .min(1)
     .max(200)
     .refine((opts) => new Set(opts.map((o) => o.value)).size === opts.length, { message: 'option values must be unique' }),
-});
+}).meta({ id: 'DropdownQuestion' });
 
 export const NumberQuestion = z
   .strictObject({
@@ -46,27 +46,28 @@ export const NumberQuestion = z
     step: z.number().positive().default(1),
     unit: z.string().max(32).optional(),
   })
-  .refine((q) => q.min <= q.max, { message: 'min must not exceed max' });
+  .refine((q) => q.min <= q.max, { message: 'min must not exceed max' })
+  .meta({ id: 'NumberQuestion' });
 
 export const TextQuestion = z.strictObject({
   ...base,
   kind: z.literal('text'),
   max_length: z.number().int().min(1).max(2000).default(255),
-});
+}).meta({ id: 'TextQuestion' });
 
-export const DateQuestion = z.strictObject({ ...base, kind: z.literal('date'), min: isoDate.optional(), max: isoDate.optional() });
+export const DateQuestion = z.strictObject({ ...base, kind: z.literal('date'), min: isoDate.optional(), max: isoDate.optional() }).meta({ id: 'DateQuestion' });
 
 export const DateRangeQuestion = z.strictObject({
   ...base,
   kind: z.literal('date_range'),
   max_days: z.number().int().min(1).max(3660).optional(),
-});
+}).meta({ id: 'DateRangeQuestion' });
 
-export const NamedInsuredQuestion = z.strictObject({ ...base, kind: z.literal('named_insured') });
-export const CertificateHolderQuestion = z.strictObject({ ...base, kind: z.literal('certificate_holder') });
+export const NamedInsuredQuestion = z.strictObject({ ...base, kind: z.literal('named_insured') }).meta({ id: 'NamedInsuredQuestion' });
+export const CertificateHolderQuestion = z.strictObject({ ...base, kind: z.literal('certificate_holder') }).meta({ id: 'CertificateHolderQuestion' });
 
 /** Per-day coverage: answered with a time zone and an inclusive range of calendar dates. */
-export const CoverageDatesQuestion = z.strictObject({ ...base, required: z.literal(true).default(true), kind: z.literal('coverage_dates') });
+export const CoverageDatesQuestion = z.strictObject({ ...base, required: z.literal(true).default(true), kind: z.literal('coverage_dates') }).meta({ id: 'CoverageDatesQuestion' });
 
 /** Trip coverage: answered with a time zone and trips with local start and end date-times. */
 export const TripsQuestion = z.strictObject({
@@ -74,26 +75,34 @@ export const TripsQuestion = z.strictObject({
   required: z.literal(true).default(true),
   kind: z.literal('trips'),
   max_trip_days: z.number().int().min(1).max(366).default(90),
-});
+}).meta({ id: 'TripsQuestion' });
 
-export const Question = z.discriminatedUnion('kind', [
-  DropdownQuestion,
-  NumberQuestion,
-  TextQuestion,
-  DateQuestion,
-  DateRangeQuestion,
-  NamedInsuredQuestion,
-  CertificateHolderQuestion,
-  CoverageDatesQuestion,
-  TripsQuestion,
-]);
+export const Question = z
+  .discriminatedUnion('kind', [
+    DropdownQuestion,
+    NumberQuestion,
+    TextQuestion,
+    DateQuestion,
+    DateRangeQuestion,
+    NamedInsuredQuestion,
+    CertificateHolderQuestion,
+    CoverageDatesQuestion,
+    TripsQuestion,
+  ])
+  .meta({
+    id: 'Question',
+    description:
+      'One question of a template, by `kind`. Its `id` is the key of its answer in adminValidateBuyerResponses. Answers: `dropdown` one option value; `number` a number in [min, max] on the step; `text` a string; `date` YYYY-MM-DD; `date_range` `{ start_date, end_date }`; `named_insured` `{ name, address? }`; `certificate_holder` `{ name, address }`; `coverage_dates` `{ time_zone, start_date, end_date }` (one certificate per day); `trips` `{ time_zone, trips: [{ start, end }] }` (one certificate per trip).',
+  });
 export type Question = z.infer<typeof Question>;
 
-export const Agreement = z.strictObject({
-  id: questionId,
-  title: z.string().min(1).max(200),
-  text: z.string().min(1).max(20_000),
-});
+export const Agreement = z
+  .strictObject({
+    id: questionId,
+    title: z.string().min(1).max(200),
+    text: z.string().min(1).max(20_000),
+  })
+  .meta({ id: 'Agreement', description: 'Terms the buyer accepts with the product' });
 export type Agreement = z.infer<typeof Agreement>;
 
 /** Keys of a selected product line that are not answers. */
@@ -129,6 +138,10 @@ export const QuestionSetDefinition = z
     if (coverage.length !== 1) {
       ctx.addIssue({ code: 'custom', path: ['questions'], message: 'exactly one coverage_dates or trips question is required' });
     }
+  })
+  .meta({
+    id: 'QuestionSetDefinition',
+    description: 'A question template: typed questions (unique lower_snake_case ids, exactly one `coverage_dates` or `trips` question), the agreements the buyer accepts, and the limits of insurance its certificates print.',
   });
 export type QuestionSetDefinition = z.infer<typeof QuestionSetDefinition>;
 

@@ -6,7 +6,7 @@ import type { RouteRegistration } from '../http/routes';
 import { parseBody } from '../http/validation';
 import { bareSurfaceResponses, bareError } from '../http/openapi';
 import type { QuoteService } from './service';
-import { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
+import { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest, ValidateRequestDocumented } from './schemas';
 
 export function quoteRoutes(service: QuoteService): RouteRegistration {
   return (router, registry) => {
@@ -20,9 +20,10 @@ export function quoteRoutes(service: QuoteService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: '/public-quote/adminGetApprovedClientProducts',
+      operationId: 'adminGetApprovedClientProducts',
       tags: ['Quote'],
       summary: 'The products this key may quote, with the question template of each',
-      request: { body: { content: { 'application/json': { schema: CatalogRequest } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: CatalogRequest } } } },
       responses: {
         200: { description: 'One page (zero-based)', content: { 'application/json': { schema: CatalogResponse } } },
         404: bareError('SELLER_NOT_FOUND: idp_root_account_uuid is not this key’s account'),
@@ -32,11 +33,12 @@ export function quoteRoutes(service: QuoteService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: '/public-quote/adminValidateBuyerResponses',
+      operationId: 'adminValidateBuyerResponses',
       tags: ['Quote'],
       summary: "Validate the buyer's answers, price them, record the purchase and create its checkout session",
       description:
         'Every problem comes back at once as `errors: [{ product_line_template_id, question, reason }]` with 400 VALIDATION_ERROR. Amounts are minor units.',
-      request: { body: { content: { 'application/json': { schema: ValidateRequest } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: ValidateRequestDocumented } } } },
       responses: {
         200: { description: 'The checkout session', content: { 'application/json': { schema: CheckoutResponse } } },
         401: bareError('ACCESS_TOKEN_INVALID or ACCESS_TOKEN_EXPIRED'),

@@ -1,7 +1,14 @@
 /**
  * Wire contracts of `/public-quote` (spec §4.4 steps 1–2): snake_case, no envelope.
+ *
+ * The answers of adminValidateBuyerResponses are parsed loosely here (an object per selected
+ * product line) and validated against each product's own template in `answers.ts`, which
+ * reports every problem at once. `ValidateRequestDocumented` is the same request with the
+ * answers typed, for the OpenAPI document only: it does not change what the API accepts.
  */
 import { z } from 'zod';
+import { Question } from '../question-sets/definition';
+import { Address } from './answers';
 
 export const CatalogRequest = z
   .strictObject({
@@ -28,7 +35,10 @@ export const CatalogItem = z
     product_line_is_recurring: z.boolean(),
     product_line_is_trip_excess_product: z.boolean(),
     product_line_insurer_name: z.string(),
-    product_line_question_template: z.object({ question_set_id: z.number().int(), questions: z.array(z.record(z.string(), z.unknown())) }),
+    product_line_question_template: z.object({
+      question_set_id: z.number().int(),
+      questions: z.array(Question).meta({ description: 'Ask these; each answer goes under the question’s `id` in adminValidateBuyerResponses' }),
+    }),
   })
   .meta({ id: 'CatalogItem' });
 
@@ -43,17 +53,88 @@ export const CatalogResponse = z
   .meta({ id: 'CatalogResponse' });
 export type CatalogResponse = z.infer<typeof CatalogResponse>;
 
-export const ValidateRequest = z
+export const ValidateRequest = z.strictObject({
+  idp_accnt_uuid: z.string().min(1).max(64),
+  access_token: z.string().min(1).max(256),
+  selected_product_lines_to_purchase: z.array(z.record(z.string(), z.unknown())).min(1).max(20),
+  save_payment_method: z
+    .boolean()
+    .optional()
+    .meta({ description: "When true, checkout saves the buyer's card for later off-session charges (processUserDirectPayprocPayment)" }),
+});
+export type ValidateRequest = z.infer<typeof ValidateRequest>;
+
+const timeZone = z.string().meta({ description: 'IANA time zone the dates are in', example: 'America/Chicago' });
+
+/** Answer to a `coverage_dates` question (per-day products). */
+export const CoverageDatesAnswer = z
   .strictObject({
-    idp_accnt_uuid: z.string().min(1).max(64),
-    access_token: z.string().min(1).max(256),
-    selected_product_lines_to_purchase: z.array(z.record(z.string(), z.unknown())).min(1).max(20),
-    save_payment_method: z
-      .boolean()
-      .optional()
-      .meta({ description: "Addition: when true, checkout saves the buyer's card for later off-session charges (processUserDirectPayprocPayment)" }),
+    time_zone: timeZone,
+    start_date: z.iso.date().meta({ description: 'First covered day, YYYY-MM-DD; not before today in time_zone', example: '2026-12-24' }),
+    end_date: z.iso.date().meta({ description: 'Last covered day (inclusive), YYYY-MM-DD', example: '2026-12-26' }),
   })
   .meta({
+    id: 'CoverageDatesAnswer',
+    description:
+      'Answer to the `coverage_dates` question of a per-day product (its id is `coverage` in the shared templates): an inclusive range of calendar days in time_zone. One certificate per day, each from local midnight to the next; at most the service’s maximum of covered units.',
+  });
+
+/** Answer to a `trips` question (per-trip products). */
+export const TripsAnswer = z
+  .strictObject({
+    time_zone: timeZone,
+    trips: z
+      .array(
+        z.strictObject({
+          start: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/).meta({ description: 'Local start, YYYY-MM-DDTHH:mm; not in the past', example: '2027-07-01T09:00' }),
+          end: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/).meta({ description: 'Local end, YYYY-MM-DDTHH:mm; after start', example: '2027-07-05T18:00' }),
+        }),
+      )
+      .min(1)
+      .meta({ description: 'Trips that do not overlap, each at most the question’s max_trip_days long' }),
+  })
+  .meta({
+    id: 'TripsAnswer',
+    description: 'Answer to the `trips` question of a per-trip product (its id is `trips` in the shared template): local start and end date-times in time_zone. One certificate per trip.',
+  });
+
+/** Answer to a `date_range` question. */
+const DateRangeAnswer = z
+  .strictObject({ start_date: z.iso.date(), end_date: z.iso.date() })
+  .meta({ id: 'DateRangeAnswer', description: 'Answer to a `date_range` question: inclusive dates, at most the question’s max_days apart' });
+const NamedInsuredAnswer = z
+  .strictObject({ name: z.string().min(1).max(200), address: Address.optional() })
+  .meta({ id: 'NamedInsuredAnswer', description: 'Answer to a `named_insured` question: who the certificate names as insured' });
+const CertificateHolderAnswer = z
+  .strictObject({ name: z.string().min(1).max(200), address: Address })
+  .meta({ id: 'CertificateHolderAnswer', description: 'Answer to a `certificate_holder` question: who the certificate is issued to' });
+
+const Answer = z
+  .union([z.string(), z.number(), DateRangeAnswer, NamedInsuredAnswer, CertificateHolderAnswer, CoverageDatesAnswer, TripsAnswer])
+  .nullable()
+  .meta({
+    id: 'Answer',
+    description:
+      'The answer to one question, by the question’s kind: `dropdown` one option value; `number` a number in [min, max] on the step; `text` a string; `date` YYYY-MM-DD; `date_range`, `named_insured`, `certificate_holder`, `coverage_dates` and `trips` the objects below. An optional question may be left out or null.',
+  });
+
+/** One selected product line with the buyer's answers to its template, keyed by question id. */
+export const SelectedProductLine = z
+  .object({
+    product_line_template_id: z.number().int().meta({ description: 'The product line (`product_line_meta_data.product_line_id` of the catalog)', example: 12 }),
+    product_line_is_trip_excess_product: z.boolean().meta({ description: 'Must match the catalog’s `product_line_is_trip_excess_product`' }),
+  })
+  .catchall(Answer)
+  .meta({
+    id: 'SelectedProductLine',
+    description:
+      'A product line to buy with the buyer’s answers: every other key is the `id` of a question of the product’s template (adminGetApprovedClientProducts returns them), its value the answer. Every required question needs an answer; a key that is not a question of the template is a problem. Problems come back all at once as `errors: [{ product_line_template_id, question, reason }]`.',
+  });
+
+/** `ValidateRequest` with the answers typed: for the OpenAPI document only (see the module comment). */
+export const ValidateRequestDocumented = ValidateRequest.extend({
+  selected_product_lines_to_purchase: z.array(SelectedProductLine).min(1).max(20),
+}).meta({
     id: 'ValidateBuyerResponsesRequest',
     example: {
       idp_accnt_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
@@ -71,7 +152,6 @@ export const ValidateRequest = z
       ],
     },
   });
-export type ValidateRequest = z.infer<typeof ValidateRequest>;
 
 export const CoverageDatetime = z.object({
   product_line_id: z.number().int(),
@@ -88,7 +168,7 @@ export const CheckoutResponse = z
     url: z.string().meta({ description: 'Send the buyer here to pay' }),
     payment_intent: z.string().nullable().meta({ description: 'The payment intent, when the processor has created it (it may appear only once the buyer pays)' }),
     subscription_invoice: z.string().nullable().meta({
-      description: 'Subscription products (billed monthly): the subscription invoice when the processor returns one with the session (spec §4.4); null otherwise',
+      description: 'Subscription products (billed monthly): the subscription invoice when the processor returns one with the session; null otherwise',
     }),
     amount_total: z.number().int().meta({ description: "Minor units (the currency's smallest unit); for a subscription, the amount of each monthly period" }),
     currency: z.string(),
@@ -103,5 +183,5 @@ export const CheckoutResponse = z
     product_line_data: z.array(z.object({ product_line_id: z.number().int(), product_line_is_trip_excess_product: z.boolean() })),
     certificate_coverage_datetimes: z.array(CoverageDatetime),
   })
-  .meta({ id: 'CheckoutResponse', description: 'The checkout session (spec §4.4 step 2) with the priced purchase behind it; amounts in minor units.' });
+  .meta({ id: 'CheckoutResponse', description: 'The checkout session with the priced purchase behind it; amounts in minor units.' });
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
