@@ -12,9 +12,9 @@ import type { RouteRegistration } from '../http/routes';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../http/errors';
 import { rateLimit } from '../http/gateway';
-import { bareError } from '../http/openapi';
+import { BareErrorSchema, bareError } from '../http/openapi';
 import type { AccountScopes } from './account-scope';
-import type { CertificateService } from './service';
+import type { CertificateService, CoverageState, VerificationView } from './service';
 import { GetCertificatesRequest, GetCertificatesResponse, RootGetCertificatesRequest } from './schemas';
 import { scopedRoute, type ScopedOperation } from './scoped-routes';
 import { renderNotFoundPage, renderVerificationPage } from './verification-page';
@@ -35,6 +35,32 @@ const getCertificates = (service: CertificateService): ScopedOperation<GetCertif
 export const teammateCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('teammate', scopes, getCertificates(service));
 /** getCertificates on the root surface (mount under `/platform-agency-root-certs`). */
 export const rootCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, getCertificates(service));
+
+const CoverageStateSchema = z.enum(['valid', 'not_yet_valid', 'expired', 'voided'] satisfies CoverageState[]);
+
+/** The verification page as JSON (`Accept: application/json`): the service's `VerificationView`. */
+const VerificationJson = z
+  .object({
+    code: z.string().meta({ description: 'The code looked up', example: 'COI-42-1-1-3FA9C2B71D' }),
+    kind: z.enum(['certificate', 'proof_of_coverage']).meta({ description: '`certificate` for a COI-… number, `proof_of_coverage` for a POC-… code (all certificates of one product of a payment)' }),
+    state: CoverageStateSchema.meta({ description: '`voided` when voided (refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`' }),
+    product_name: z.string(),
+    named_insured_name: z.string().nullable(),
+    test_mode: z.boolean().meta({ description: 'True for a certificate issued in test mode (no real cover)' }),
+    checked_at: z.string().meta({ description: 'ISO 8601 date-time of the check' }),
+    coverage: z.array(
+      z.object({
+        certificate_number: z.string(),
+        starts_at: z.string().meta({ description: 'ISO 8601 date-time (UTC)' }),
+        ends_at: z.string().meta({ description: 'ISO 8601 date-time (UTC), exclusive' }),
+        time_zone: z.string().meta({ description: 'IANA time zone of the coverage' }),
+        starts_local: z.string().meta({ description: 'Start in the coverage’s time zone, for display' }),
+        ends_local: z.string().meta({ description: 'End in the coverage’s time zone, for display' }),
+        state: CoverageStateSchema,
+      }),
+    ),
+  } satisfies Record<keyof VerificationView, z.ZodType>)
+  .meta({ id: 'CertificateVerification', description: 'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, and nothing more personal.' });
 
 /** The public verification page, `GET /verify/{code}` (no API key; the QR target). */
 export function verificationRoutes(service: CertificateService, limiter: RateLimiterAbstract): RouteRegistration {
@@ -65,6 +91,7 @@ export function verificationRoutes(service: CertificateService, limiter: RateLim
     registry.registerPath({
       method: 'get',
       path: '/verify/{code}',
+      operationId: 'verifyCertificate',
       tags: ['Certificates'],
       summary: 'Public verification page of a certificate or proof of coverage (the QR target)',
       security: [],
@@ -72,8 +99,14 @@ export function verificationRoutes(service: CertificateService, limiter: RateLim
         'No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal.',
       request: { params: z.object({ code: z.string().meta({ description: 'A certificate number (COI-…) or proof-of-coverage code (POC-…)', example: 'COI-42-1-1-3FA9C2B71D' }) }) },
       responses: {
-        200: { description: 'The page (HTML) or its JSON', content: { 'text/html': { schema: { type: 'string' } } } },
-        404: bareError('NOT_FOUND: no certificate or proof of coverage with that code (HTML page, or this body with Accept: application/json)'),
+        200: {
+          description: 'The page: HTML by default, the same view as JSON with `Accept: application/json`',
+          content: { 'text/html': { schema: { type: 'string', description: 'The verification page' } }, 'application/json': { schema: VerificationJson } },
+        },
+        404: {
+          description: 'NOT_FOUND: no certificate or proof of coverage with that code; an HTML page, or the bare error with `Accept: application/json`',
+          content: { 'text/html': { schema: { type: 'string', description: 'The not-found page' } }, 'application/json': { schema: BareErrorSchema } },
+        },
         429: bareError('RATE_LIMIT_ERROR: too many lookups from this address; retry after the Retry-After header (seconds)'),
       },
     });

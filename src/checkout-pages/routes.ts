@@ -20,7 +20,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
 import { AppError } from '../http/errors';
 import { rateLimit } from '../http/gateway';
-import { bareError } from '../http/openapi';
+import { BareErrorSchema, bareError } from '../http/openapi';
 import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH } from './return-urls';
 import { PURCHASE_ID_PATTERN, RETURN_TOKEN_PATTERN, parseReturnQuery, type CheckoutPageService, type ReturnPageView } from './service';
 import { renderCancelledPage, renderCompletePage, renderNotFoundPage } from './page';
@@ -53,9 +53,10 @@ const NOT_FOUND_MESSAGE = 'No purchase for this link';
 /** The two return pages (mounted on the public router, beside the verification page). */
 export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLimiterAbstract): RouteRegistration {
   const limit = rateLimit(limiter, { key: (ctx) => `checkout-page:${ctx.ip}`, subject: 'address' });
-  const pages: { path: string; summary: string; description: string; render: (v: ReturnPageView, token: string) => string }[] = [
+  const pages: { path: string; operationId: string; summary: string; description: string; render: (v: ReturnPageView, token: string) => string }[] = [
     {
       path: COMPLETE_PAGE_PATH,
+      operationId: 'getCheckoutCompletePage',
       summary: "The buyer's page after paying: live purchase status and, once issued, the certificates",
       description:
         'No API key; the default checkout success URL. HTML by default (reloads itself every 3 s while the status can still change); JSON with `Accept: application/json`. Shows waiting for payment confirmation, certificates being issued, certificates ready (each certificate number with its verification link, and each product\'s proof-of-coverage link), refunded, expired or failed; test-mode purchases say so. Nothing personal beyond the named insured.',
@@ -63,6 +64,7 @@ export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLi
     },
     {
       path: CANCELLED_PAGE_PATH,
+      operationId: 'getCheckoutCancelledPage',
       summary: "The buyer's page after cancelling a checkout",
       description:
         'No API key; the default checkout cancel URL. HTML by default; JSON (the same view as the complete page) with `Accept: application/json`. Says the payment was cancelled and nothing was charged, with the purchase\'s status (a purchase paid after all says so).',
@@ -101,6 +103,7 @@ export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLi
       registry.registerPath({
         method: 'get',
         path: p.path,
+        operationId: p.operationId,
         tags: ['Checkout'],
         security: [],
         summary: p.summary,
@@ -108,7 +111,10 @@ export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLi
         request: { query: ReturnPageQuery },
         responses: {
           200: { description: 'The page (HTML) or its JSON', content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ReturnPageJson } } },
-          404: bareError('NOT_FOUND: no purchase for this link (a missing or wrong token, an unknown purchase and a malformed query read the same); HTML page, or this body with Accept: application/json'),
+          404: {
+            description: 'NOT_FOUND: no purchase for this link (a missing or wrong token, an unknown purchase and a malformed query read the same); an HTML page, or the bare error with `Accept: application/json`',
+            content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: BareErrorSchema } },
+          },
           429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
         },
       });
