@@ -182,6 +182,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/api/v1/bundles',
+    operationId: 'createBundle',
     tags,
     summary: 'Create a bundle',
     description:
@@ -193,6 +194,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/api/v1/bundles',
+    operationId: 'listBundles',
     tags,
     summary: 'List bundles',
     description: "The key's bundles (only test-mode ones for a test key), one page at a time. Unknown query parameters are rejected.",
@@ -203,6 +205,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/api/v1/bundles/{bundleId}',
+    operationId: 'getBundle',
     tags,
     summary: 'Get a bundle with its linked products',
     request: { params },
@@ -212,6 +215,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'patch',
     path: '/api/v1/bundles/{bundleId}',
+    operationId: 'updateBundle',
     tags,
     summary: 'Update a bundle',
     description: 'Only sent fields change. product_ids, when sent, replaces the links ([] removes them all).',
@@ -227,6 +231,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/api/v1/bundles/{bundleId}',
+    operationId: 'deleteBundle',
     tags,
     summary: 'Delete a bundle',
     description: 'Removes the bundle and its product links; the products themselves stay.',

@@ -32,11 +32,12 @@ export function buyerConnectRoutes(service: BuyerService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: `${PREFIX}/checkIfBuyerExists`,
+      operationId: 'checkIfBuyerExists',
       tags: ['Buyer connection'],
       summary: 'Report whether a buyer is connected to this seller; if so, return a fresh access token',
       description:
         "Existence is per seller: a buyer connected only to another seller reads as missing. Call newConnect when buyer_exists is false. The access token lives BUYER_ACCESS_TOKEN_TTL_SECONDS (default 900 s) and is bound to the buyer and this key's root account.",
-      request: { body: { content: { 'application/json': { schema: CheckIfBuyerExistsBody } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: CheckIfBuyerExistsBody } } } },
       responses: {
         200: { description: 'Existence, and the buyer credentials when it exists', content: { 'application/json': { schema: CheckIfBuyerExistsResponse } } },
         404: sellerNotFound,
@@ -46,11 +47,12 @@ export function buyerConnectRoutes(service: BuyerService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: `${PREFIX}/newConnect`,
+      operationId: 'newConnect',
       tags: ['Buyer connection'],
       summary: 'Create the buyer if needed, connect it to this seller, and return a fresh access token',
       description:
         'Idempotent: calling it again (or concurrently) creates nothing twice. An existing buyer keeps its stored names. query_param, the API key and its agent are recorded by the call that creates the connection.',
-      request: { body: { content: { 'application/json': { schema: NewConnectBody } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: NewConnectBody } } } },
       responses: {
         200: { description: 'The buyer, what this call inserted, and its credentials', content: { 'application/json': { schema: NewConnectResponse } } },
         404: sellerNotFound,

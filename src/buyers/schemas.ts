@@ -59,8 +59,8 @@ export const NewConnectBody = z
   });
 export type NewConnectBody = z.infer<typeof NewConnectBody>;
 
-const idpAccntUuid = z.uuid().meta({ description: "The buyer's account id, used with access_token on the quote endpoints (spec §5.5)" });
-const accessToken = z.string().meta({ description: 'Short-lived buyer access token; keep it server-side (spec §5.5)' });
+const idpAccntUuid = z.uuid().meta({ description: "The buyer's account id, used with access_token on the quote endpoints" });
+const accessToken = z.string().meta({ description: 'Short-lived buyer access token; keep it server-side' });
 const accessTokenExpiresAt = z.iso.datetime().meta({ description: 'When access_token stops working (ISO 8601; lifetime BUYER_ACCESS_TOKEN_TTL_SECONDS, default 900 s)' });
 
 const EXAMPLE_UUID = '3f1c2a9e-7b4d-4e2a-9c61-0d5e8b7a4f12';

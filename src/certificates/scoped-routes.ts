@@ -63,10 +63,12 @@ export function scopedRoute<TBody>(surface: CertSurface, scopes: AccountScopes, 
     registry.registerPath({
       method: 'post',
       path: `${CERT_SURFACE_PREFIX[surface]}${op.path}`,
+      // Both surfaces share the path's operation name, so the surface prefixes it: teammateGetCertificates, rootGetCertificates.
+      operationId: `${surface}${op.path.charAt(1).toUpperCase()}${op.path.slice(2)}`,
       tags: ['Certificates'],
       summary: `${op.summary} (${SCOPE_NOTE[surface].summary})`,
       description: op.description,
-      request: { body: { content: { 'application/json': { schema: op.requests[surface] } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: op.requests[surface] } } } },
       responses: {
         ...bareSurfaceResponses,
         ...op.responses,

@@ -1,8 +1,16 @@
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas that validate requests
- * (STYLE practice 7). Each domain registers its paths on the registry passed to it;
+ * (STYLE practice 7). Each domain registers its paths on the registry passed to it, each
+ * operation with an `operationId` and one of the tags of `TAGS` below;
  * `GET /openapi.json` serves the result and `GET /docs` renders it with Swagger UI
  * (assets from the swagger-ui-dist package; nothing is loaded from the network).
+ *
+ * `buildOpenApiDocument` adds what every operation of a kind shares, after generation: the
+ * tag list, the `api-version` and `payproc-account` headers of `/api/v1`, the Idempotency-Key
+ * header of keyed POSTs and PATCHes, and the response headers the service sets (`X-Request-Id`
+ * on every answer, `X-RateLimit-*` behind a rate limit, `Retry-After` on 429). Text in the
+ * document stands on its own: no references to documents outside it.
+ * `npm run openapi:lint` checks it with Redocly's recommended rules (see redocly.yaml).
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
@@ -12,24 +20,24 @@ extendZodWithOpenApi(z);
 
 export { OpenAPIRegistry };
 
-/** Error envelope of spec §2.5. */
+/** The `/api/v1` error envelope `{ success: false, error: { code, message, details? } }`. */
 export const ErrorEnvelopeSchema = z
   .object({
     success: z.literal(false),
     error: z.object({
-      code: z.string().meta({ description: 'Stable code to branch on (spec §7.1)' }),
+      code: z.string().meta({ description: 'Stable code to branch on' }),
       message: z.string().meta({ description: 'For humans; may change' }),
       details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),
   })
   .meta({ id: 'ErrorEnvelope' });
 
-/** Body of the gateway's 403 (spec §5.2): not the envelope. */
+/** Body of the gateway's 403: not the envelope. */
 export const ForbiddenSchema = z.object({ message: z.literal('Forbidden') }).meta({ id: 'GatewayForbidden' });
 
 /**
  * Error body of the unversioned surfaces (`/public-quote`, `/platform-seller-invites`,
- * `/platform-agency-certs`, `/platform-agency-root-certs`; spec §7.2): the serialised error,
+ * `/platform-agency-certs`, `/platform-agency-root-certs`): the serialised error,
  * no envelope. Some codes add fields of their own.
  */
 export const BareErrorSchema = z
@@ -46,7 +54,7 @@ export const bareError = (description: string) => ({
   content: { 'application/json': { schema: BareErrorSchema } },
 });
 
-/** Responses every operation on a bare surface (spec §7.2) can give, besides its own. */
+/** Responses every operation on a bare surface can give, besides its own. */
 export const bareSurfaceResponses = {
   400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON'),
   403: { description: 'Missing, unknown, frozen or deleted API key (gateway)', content: { 'application/json': { schema: ForbiddenSchema } } },
@@ -55,7 +63,7 @@ export const bareSurfaceResponses = {
   500: bareError('INTERNAL_ERROR'),
 } as const;
 
-/** List metadata of spec §2.5. */
+/** List metadata of the `/api/v1` list envelope. */
 export const ListMetadataSchema = z
   .object({
     total: z.number().int(),
@@ -65,12 +73,12 @@ export const ListMetadataSchema = z
   })
   .meta({ id: 'ListMetadata' });
 
-/** The success envelope `{ success: true, data, message }` of spec §2.5 around `data`, as a named schema. */
+/** The success envelope `{ success: true, data, message }` around `data`, as a named schema. */
 export function successEnvelope<T extends z.ZodType>(data: T, id: string, message?: string) {
   return z.object({ success: z.literal(true), data, message: z.string().meta(message ? { example: message } : {}) }).meta({ id });
 }
 
-/** The list envelope (`data` array plus `metadata`) of spec §2.5 around `item`, as a named schema. */
+/** The list envelope (`data` array plus `metadata`) around `item`, as a named schema. */
 export function listEnvelope<T extends z.ZodType>(item: T, id: string) {
   return z.object({ success: z.literal(true), data: z.array(item), metadata: ListMetadataSchema, message: z.string() }).meta({ id });
 }
@@ -112,7 +120,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
  * Adds the idempotency key header, its replay header and its 409 answers to every POST and PATCH
  * that takes an API key (the webhook and public pages have no key to scope one by).
  */
-function addIdempotency(doc: ReturnType<OpenApiGeneratorV31['generateDocument']>): void {
+function addIdempotency(doc: OpenApiDocument): void {
   doc.components ??= {};
   doc.components.parameters = { ...(doc.components.parameters ?? {}), IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -127,9 +135,120 @@ function addIdempotency(doc: ReturnType<OpenApiGeneratorV31['generateDocument']>
         content: { 'application/json': { schema: { $ref: bare ? '#/components/schemas/BareError' : '#/components/schemas/ErrorEnvelope' } } },
       };
       for (const [status, response] of Object.entries(op.responses)) {
-        if (!/^[24]\d\d$/.test(status) || !response || '$ref' in response) continue;
+        // The gateway's 403 comes before the key is looked at: never a replay.
+        if (!/^[24]\d\d$/.test(status) || status === '403' || !response || '$ref' in response) continue;
         response.headers = { ...(response.headers ?? {}), 'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } } };
       }
+    }
+  }
+}
+
+/**
+ * Every tag an operation may carry, in the order the reference lists them. The document declares
+ * exactly these; an operation tagged otherwise fails Redocly's lint (operation-tag-defined) and
+ * the document test.
+ */
+export const TAGS = [
+  { name: 'Products', description: 'Product lines of the calling account (`/api/v1/products`): what is sold, its price per covered unit and its question set. Creating one creates its product and price at the payment processor.' },
+  { name: 'Bundles', description: 'Bundles of product lines sold together (`/api/v1/bundles`), with their own question set and ownership (insurer, MGA, seller).' },
+  { name: 'Question sets', description: 'The question templates buyers answer (`/api/v1/question_sets`): the shared ones and the account’s own. A template’s coverage question says whether a product covers days or trips.' },
+  { name: 'Test helpers', description: 'Test-mode keys only: pay, fail or expire a test purchase’s checkout without a browser, through the same event handling as a real payment.' },
+  { name: 'Quote', description: 'The buyer’s journey (`/public-quote`, no envelope): the catalog with its question templates, validated and priced answers with a checkout session, and the two other ways to pay (emailed link, saved card).' },
+  { name: 'Buyer connection', description: 'Connects a buyer to the calling seller and hands out the short-lived buyer access token the quote operations need (`/platform-seller-invites`, no envelope).' },
+  { name: 'Certificates', description: 'After payment: certificates and their downloads, invoices, proof-of-coverage emails and purchase search, each for the calling teammate (`/platform-agency-certs`) or for the whole root account (`/platform-agency-root-certs`); and the public verification page behind each certificate’s QR code.' },
+  { name: 'Checkout', description: 'The buyer’s pages after checkout (no API key): the live status of a paid purchase with its certificates, and the page after a cancelled checkout.' },
+  { name: 'Webhooks', description: 'Events the payment processor sends to the service, authenticated by their signature instead of an API key.' },
+  { name: 'System', description: 'Liveness and readiness probes (no API key).' },
+] as const;
+
+type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+type Operation = NonNullable<NonNullable<OpenApiDocument['paths']>[string]['get']>;
+type Components = NonNullable<OpenApiDocument['components']>;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** Every operation of the document with its path and method. */
+function operations(doc: OpenApiDocument): { path: string; method: (typeof METHODS)[number]; op: Operation }[] {
+  const out: { path: string; method: (typeof METHODS)[number]; op: Operation }[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item?.[method];
+      if (op) out.push({ path, method, op });
+    }
+  }
+  return out;
+}
+
+/** The optional headers every `/api/v1` request may carry, checked by the gateway. */
+const API_V1_PARAMETERS = {
+  ApiVersion: {
+    name: 'api-version',
+    in: 'header',
+    required: false,
+    description: 'Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION.',
+    schema: { type: 'string', enum: ['v1'] },
+  },
+  PayprocAccount: {
+    name: 'payproc-account',
+    in: 'header',
+    required: false,
+    description: 'Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID.',
+    schema: { type: 'string', pattern: '^acct_' },
+  },
+} satisfies Components['parameters'];
+
+/** Adds the `api-version` and `payproc-account` header parameters to every `/api/v1` operation. */
+function addApiV1Headers(doc: OpenApiDocument): void {
+  doc.components ??= {};
+  doc.components.parameters = { ...(doc.components.parameters ?? {}), ...API_V1_PARAMETERS };
+  for (const { path, op } of operations(doc)) {
+    if (!path.startsWith('/api/v1/')) continue;
+    op.parameters = [...(op.parameters ?? []), ...Object.keys(API_V1_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` }))];
+  }
+}
+
+/** Response headers the service sets, declared once. */
+const RESPONSE_HEADERS = {
+  XRequestId: {
+    description: 'The request’s id: the caller’s own `X-Request-Id` when it is 1–128 characters of `A-Z a-z 0-9 . _ : -`, otherwise a new UUID. Quote it when reporting a problem.',
+    required: true,
+    schema: { type: 'string', maxLength: 128 },
+  },
+  XRateLimitLimit: {
+    description: 'Requests allowed per minute for the limited subject (the API key, or the client address on the public pages). Absent while the limiter’s store is unavailable.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  XRateLimitRemaining: {
+    description: 'Requests left in the current minute for the limited subject. Absent while the limiter’s store is unavailable.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+} satisfies Components['headers'];
+
+/**
+ * Declares the response headers the service sets: `X-Request-Id` on every answer; on operations
+ * behind a rate limit (those that document a 429), `X-RateLimit-Limit` and `X-RateLimit-Remaining`
+ * on every answer but the gateway's 403 (the key check runs before the limit); `Retry-After` on
+ * every 429, and (optional) on the 409 of an Idempotency-Key whose first request still runs.
+ */
+function addResponseHeaders(doc: OpenApiDocument): void {
+  doc.components ??= {};
+  doc.components.headers = { ...(doc.components.headers ?? {}), ...RESPONSE_HEADERS };
+  const ref = (name: keyof typeof RESPONSE_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+  for (const { op } of operations(doc)) {
+    const limited = Object.hasOwn(op.responses ?? {}, '429');
+    for (const [status, response] of Object.entries(op.responses ?? {})) {
+      if (!response || '$ref' in response) continue;
+      const headers: NonNullable<typeof response.headers> = { 'X-Request-Id': ref('XRequestId') };
+      if (limited && status !== '403') Object.assign(headers, { 'X-RateLimit-Limit': ref('XRateLimitLimit'), 'X-RateLimit-Remaining': ref('XRateLimitRemaining') });
+      if (status === '429') headers['Retry-After'] = ref('RetryAfter');
+      if (status === '409' && (op.parameters ?? []).some((p) => '$ref' in p && p.$ref === '#/components/parameters/IdempotencyKey')) {
+        headers['Retry-After'] = { description: 'With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } };
+      }
+      response.headers = { ...headers, ...(response.headers ?? {}) };
     }
   }
 }
@@ -142,11 +261,18 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: strin
       title: 'Insurance products, bundles, quote and certificate service',
       version: 'v1',
       description:
-        'Server-to-server JSON API. Every /api/v1 request carries the x-api-key header; responses use the {success, data, message} envelope and carry X-Request-Id.',
+        'Server-to-server JSON API for selling insurance products: product lines and bundles, the buyer’s quote and checkout, and the certificates of insurance issued after payment.\n\n' +
+        '- `/api/v1` answers with the `{ success, data, message }` envelope (errors: `{ success: false, error: { code, message, details? } }`).\n' +
+        '- The quote, buyer connection and certificate surfaces (`/public-quote`, `/platform-seller-invites`, `/platform-agency-certs`, `/platform-agency-root-certs`) answer without an envelope; their errors are `{ code, message, details? }`.\n' +
+        '- Every request to those carries the `x-api-key` header; a missing or refused key answers 403 `{ "message": "Forbidden" }`. Each key is rate limited per minute (429 with `Retry-After`).\n' +
+        '- Every response carries `X-Request-Id`.',
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl, description: 'This deployment' }],
     security: [{ ApiKey: [] }],
+    tags: TAGS.map((t) => ({ ...t })),
   });
+  addApiV1Headers(doc);
   addIdempotency(doc);
+  addResponseHeaders(doc);
   return doc;
 }

@@ -19,6 +19,7 @@ export function registerSystemOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/healthz',
+    operationId: 'checkLiveness',
     tags: ['System'],
     summary: 'Liveness: the process is up',
     security: [],
@@ -27,6 +28,7 @@ export function registerSystemOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/readyz',
+    operationId: 'checkReadiness',
     tags: ['System'],
     summary: 'Readiness: PostgreSQL and Temporal answer',
     security: [],

@@ -25,11 +25,12 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: '/public-quote/emailCheckoutLink',
+      operationId: 'emailCheckoutLink',
       tags: ['Quote'],
       summary: "Email the purchase's checkout link to the buyer (payment option b)",
       description:
         'Sends the checkout session adminValidateBuyerResponses created (the same session, not a new one) to the buyer’s email, with the products, the total and the expiry. Each call sends one email.',
-      request: { body: { content: { 'application/json': { schema: EmailCheckoutLinkRequest } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: EmailCheckoutLinkRequest } } } },
       responses: {
         ...bareSurfaceResponses,
         200: { description: 'Emailed', content: { 'application/json': { schema: EmailCheckoutLinkResponse } } },
@@ -42,11 +43,12 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: '/public-quote/processUserDirectPayprocPayment',
+      operationId: 'processUserDirectPayprocPayment',
       tags: ['Quote'],
       summary: "Charge the purchase to the buyer's saved payment method, off-session (payment option c)",
       description:
         'Charges the purchase total (minor units) once, off-session, to a payment method saved on the buyer’s processor customer. A subscription purchase (recurring products) becomes a processor subscription on that payment method, so the monthly renewals and their certificates follow. Safe to call again after a timeout or error: the charge runs in the purchase’s workflow, which settles the earlier attempt (same idempotency key, or the stored payment intent) and never creates a second charge. A declined card is CARD_ERROR; retry only with a different card. On success certificates follow as for any paid purchase, and the checkout link is closed.',
-      request: { body: { content: { 'application/json': { schema: DirectPaymentRequest } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: DirectPaymentRequest } } } },
       responses: {
         ...bareSurfaceResponses,
         200: { description: 'Charged (or already charged by an earlier call)', content: { 'application/json': { schema: DirectPaymentResponse } } },

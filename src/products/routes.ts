@@ -44,10 +44,11 @@ export function productRoutes(service: ProductService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: '/api/v1/products',
+      operationId: 'createProduct',
       tags: ['Products'],
       summary: 'Create a product line and its product and price at the payment processor',
       description: 'Send an Idempotency-Key header to retry safely after a timeout (without one, list products before retrying). Prices are major currency units.',
-      request: { body: { content: { 'application/json': { schema: CreateProductBody } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: CreateProductBody } } } },
       responses: {
         201: { description: 'Created', content: { 'application/json': { schema: envelope(ProductCreated, 'ProductCreatedResponse') } } },
         ...gatewayResponses,
@@ -58,6 +59,7 @@ export function productRoutes(service: ProductService): RouteRegistration {
     registry.registerPath({
       method: 'get',
       path: '/api/v1/products',
+      operationId: 'listProducts',
       tags: ['Products'],
       summary: 'List product lines, newest first',
       request: { query: ListProductsQuery },
@@ -66,6 +68,7 @@ export function productRoutes(service: ProductService): RouteRegistration {
     registry.registerPath({
       method: 'get',
       path: '/api/v1/products/{id}',
+      operationId: 'getProduct',
       tags: ['Products'],
       summary: 'Get one product line',
       request: { params: IdParam },
@@ -74,10 +77,11 @@ export function productRoutes(service: ProductService): RouteRegistration {
     registry.registerPath({
       method: 'patch',
       path: '/api/v1/products/{id}',
+      operationId: 'updateProduct',
       tags: ['Products'],
       summary: 'Update the sent fields of a product line',
       description: 'agencyRootAccountID and isTestMode cannot change. A price change creates a new processor price and retires the old one. isActive=false deactivates (there is no delete).',
-      request: { params: IdParam, body: { content: { 'application/json': { schema: UpdateProductBody } } } },
+      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateProductBody } } } },
       responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(ProductRead, 'ProductUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
     });
   };

@@ -119,11 +119,11 @@ export const ProductRead = z
     ins_product_line_question_set_id: z.number().int().nullable(),
     ins_product_line_mga_root_accnt_id: z.number().int().nullable(),
     ins_product_line_insurer_root_accnt_id: z.number().int().nullable(),
-    ins_product_line_is_active: flag.meta({ description: 'Addition to spec §2.1: 0 once deactivated by PATCH isActive=false' }),
+    ins_product_line_is_active: flag.meta({ description: '1 while active; 0 once deactivated by PATCH isActive=false' }),
     ins_product_line_creation_datetime: z.string(),
     ins_product_line_last_updated_datetime: z.string(),
     ins_product_line_coverage_unit: CoverageUnit.nullable().meta({
-      description: 'Addition: what one certificate of this product covers, from its question set (`day` or `trip`); null without a question set (not sellable)',
+      description: 'What one certificate of this product covers, from its question set (`day` or `trip`); null without a question set (not sellable)',
     }),
   })
   .meta({ id: 'Product', example: readExample });

@@ -30,10 +30,11 @@ export function purchaseSearchRoutes(service: PurchaseSearchService): RouteRegis
     registry.registerPath({
       method: 'post',
       path: `/platform-agency-certs${PATH}`,
+      operationId: 'teammateSearchTeammatePurchasedProducts',
       tags: ['Certificates'],
       summary: 'Search the purchases made through the calling teammate (buyer name, email, product name, certificate number)',
       description,
-      request: { body: { content: { 'application/json': { schema: SearchTeammatePurchasesRequest } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: SearchTeammatePurchasesRequest } } } },
       responses: {
         ...bareSurfaceResponses,
         200: { description: 'One page of matching purchases', content: { 'application/json': { schema: PurchaseSearchResponse } } },
@@ -53,10 +54,11 @@ export function rootPurchaseSearchRoutes(service: PurchaseSearchService): RouteR
     registry.registerPath({
       method: 'post',
       path: `/platform-agency-root-certs${PATH}`,
+      operationId: 'rootSearchTeammatePurchasedProducts',
       tags: ['Certificates'],
       summary: 'Search the purchases of the whole root account, whichever teammate made them',
       description,
-      request: { body: { content: { 'application/json': { schema: SearchRootPurchasesRequest } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: SearchRootPurchasesRequest } } } },
       responses: {
         ...bareSurfaceResponses,
         200: { description: 'One page of matching purchases', content: { 'application/json': { schema: PurchaseSearchResponse } } },

@@ -37,6 +37,7 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
     registry.registerPath({
       method: 'get',
       path: '/api/v1/question_sets',
+      operationId: 'listQuestionSets',
       tags: ['Question sets'],
       summary: 'List the question sets this account may use: the shared ones, then its own',
       request: { query: ListQuestionSetsQuery },
@@ -45,6 +46,7 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
     registry.registerPath({
       method: 'get',
       path: '/api/v1/question_sets/{id}',
+      operationId: 'getQuestionSet',
       tags: ['Question sets'],
       summary: 'Get one question set (shared, or this account’s own)',
       request: { params: IdParam },
@@ -53,6 +55,7 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
     registry.registerPath({
       method: 'post',
       path: '/api/v1/question_sets',
+      operationId: 'createQuestionSet',
       tags: ['Question sets'],
       summary: 'Create a question set for this account',
       description:

@@ -52,6 +52,7 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
     registry.registerPath({
       method: 'post',
       path: '/api/v1/test_helpers/purchases/{id}/pay',
+      operationId: 'payTestPurchase',
       tags: ['Test helpers'],
       summary: 'Pay (or fail) a test purchase’s checkout, as the processor’s signed event would',
       description:
@@ -62,6 +63,7 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
     registry.registerPath({
       method: 'post',
       path: '/api/v1/test_helpers/purchases/{id}/expire',
+      operationId: 'expireTestPurchase',
       tags: ['Test helpers'],
       summary: 'End a test purchase’s checkout unpaid, as the processor’s expiry event would',
       description:

@@ -1005,7 +1005,11 @@ describe('OpenAPI (issue: every route, body and response documented)', () => {
       ['is_recurring', 'limit', 'order', 'page', 'root_insurer_db_id', 'root_mga_db_id', 'root_seller_db_id', 'search', 'sort', 'test_mode'],
     );
     expect(item.patch.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/UpdateBundleRequest');
-    expect(item.get.parameters).toEqual([expect.objectContaining({ name: 'bundleId', in: 'path', required: true })]);
+    expect(item.get.parameters).toEqual([
+      expect.objectContaining({ name: 'bundleId', in: 'path', required: true }),
+      { $ref: '#/components/parameters/ApiVersion' },
+      { $ref: '#/components/parameters/PayprocAccount' },
+    ]);
     expect(Object.keys(item.delete.responses)).toEqual(expect.arrayContaining(['204', '400', '404']));
     expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '404', '429', '500']));
 
