@@ -13,6 +13,10 @@
  *     every PDF and zip into `demo-output/`, and print a summary with each purchase's Temporal UI
  *     link.
  *
+ * Throughout, a local receiver registered as a test-mode webhook endpoint collects the signed
+ * events of both purchases; the demo prints each with its verified signature, then deletes the
+ * endpoint.
+ *
  * Runs against the stack of `npm run dev`, reading `var/dev-credentials.json`; when the API does
  * not answer it starts `npm run dev` itself and stops it at the end. Overrides for other stacks
  * (the test runs it against its own): DEMO_BASE_URL, DEMO_API_KEY,
@@ -21,6 +25,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -165,6 +172,33 @@ async function download(url: string, file: string): Promise<number> {
   return bytes.length;
 }
 
+/** A local HTTP server that records the events POSTed to it (raw body and Signature header). */
+async function startReceiver(): Promise<{ url: string; events: Array<{ id: string; type: string; object: unknown; body: string; signature: string }>; close: () => Promise<void> }> {
+  const events: Array<{ id: string; type: string; object: unknown; body: string; signature: string }> = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      try {
+        const e = JSON.parse(body);
+        events.push({ id: e.id, type: e.type, object: e.data?.object, body, signature: String(req.headers['signature'] ?? '') });
+      } catch {
+        // not an event: ignored
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/demo-events`,
+    events,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+let endpointToDelete: (() => Promise<void>) | undefined;
+let closeReceiver: (() => Promise<void>) | undefined;
+
 async function main(): Promise<void> {
   const started = Date.now();
   let dev: ChildProcess | undefined;
@@ -177,6 +211,15 @@ async function main(): Promise<void> {
     say(`  API ${s.baseUrl} is ready`);
     const api = client(s);
     const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+
+    step('event receiver');
+    // A local receiver and a test-mode webhook endpoint pointing at it (test mode allows http on
+    // loopback), so the demo hears the purchase events as an agency's server would.
+    const receiver = await startReceiver();
+    const endpoint = (await api('POST', '/api/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'], description: 'npm run demo receiver' })).data;
+    endpointToDelete = async () => void (await api('DELETE', `/api/v1/webhook_endpoints/${endpoint.id}`));
+    closeReceiver = receiver.close;
+    say(`  endpoint ${endpoint.id} → ${receiver.url} (signing secret shown once, kept in memory)`);
 
     step('catalog templates');
     const seeded = await api('POST', '/public-quote/adminGetApprovedClientProducts', {
@@ -292,10 +335,31 @@ async function main(): Promise<void> {
       );
     }
 
+    step('events received');
+    // certificates.issued is recorded as issuance ends; give its delivery a moment.
+    const wanted = purchases.length;
+    const deadline = Date.now() + 20_000;
+    while (receiver.events.filter((e) => e.type === 'certificates.issued').length < wanted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    const verifier = new Stripe('sk_test_demo_verifier');
+    for (const e of receiver.events) {
+      let verified = 'signature verified';
+      try {
+        verifier.webhooks.constructEvent(e.body, e.signature, endpoint.secret);
+      } catch (err) {
+        verified = `SIGNATURE INVALID: ${(err as Error).message}`;
+      }
+      const obj = e.object as Json;
+      say(`  ${e.type.padEnd(26)} ${e.id}  purchase ${obj.id ?? obj.purchase_id}${obj.status ? ` (${obj.status})` : ''}  ${verified}`);
+    }
+    if (receiver.events.some((e) => e.type === 'certificates.issued') === false) throw new Error('no certificates.issued event reached the receiver within 20 s');
+    if (receiver.events.length === 0 || receiver.events.length < 3 * wanted) say(`  (fewer events than expected: ${receiver.events.length})`);
+
     step('summary');
     for (const line of summary) say(`  ${line}`);
     say(`\n✔ demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s; files in ${path.relative(ROOT, s.outputDir) || '.'}/`);
   } finally {
+    await endpointToDelete?.().catch(() => undefined);
+    await closeReceiver?.();
     if (dev?.pid) {
       say('  stopping the `npm run dev` this demo started');
       try {

@@ -54,9 +54,18 @@ test('when the demo runs, then it creates, sells and pays two purchases and down
   const run = await runScript('scripts/demo.ts', [], await demoEnv());
   expect(run.stderr).not.toContain('✘');
   expect(run.code).toBe(0);
-  for (const expected of ['▶ create products and a bundle', '▶ load the catalog', '▶ test payment: 3-day event', '▶ certificates: 2-trip excess', '✔ demo finished']) {
+  for (const expected of ['▶ event receiver', '▶ create products and a bundle', '▶ load the catalog', '▶ test payment: 3-day event', '▶ certificates: 2-trip excess', '▶ events received', '✔ demo finished']) {
     expect(run.stdout).toContain(expected);
   }
+  // The receiver heard every step of both purchases, each signature verified with the endpoint's secret.
+  const eventLines = run.stdout.split('\n').filter((l) => /^\s+(purchase|certificates)\.\w+\s+evt_/.test(l));
+  for (const type of ['purchase.checkout_created', 'purchase.paid', 'certificates.issued']) {
+    expect(eventLines.filter((l) => l.trim().startsWith(type))).toHaveLength(2);
+  }
+  expect(eventLines.every((l) => l.endsWith('signature verified'))).toBe(true);
+  // The demo removed its endpoint.
+  const rootId = (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id;
+  expect(await app.container.db('webhook_endpoints').where({ root_account_id: rootId }).whereNull('deleted_at')).toEqual([]);
   const purchases = fs.readdirSync(outputDir).sort();
   expect(purchases).toHaveLength(2);
   const pdfCounts = purchases.map((p) => fs.readdirSync(path.join(outputDir, p)).filter((f) => f.endsWith('.pdf')).length);
@@ -76,6 +85,6 @@ test('when the demo runs, then it creates, sells and pays two purchases and down
 test('when a step fails (a key the gateway refuses), then the demo exits 1 and names the step', async () => {
   const run = await runScript('scripts/demo.ts', [], await demoEnv({ DEMO_API_KEY: 'ik_test_not_a_real_key' }));
   expect(run.code).toBe(1);
-  expect(run.stderr).toContain('✘ demo failed at step "catalog templates"');
+  expect(run.stderr).toContain('✘ demo failed at step "event receiver"');
   expect(run.stderr).toContain('403');
 });
