@@ -152,6 +152,8 @@ export const TAGS = [
   { name: 'Products', description: 'Product lines of the calling account (`/api/v1/products`): what is sold, its price per covered unit and its question set. Creating one creates its product and price at the payment processor.' },
   { name: 'Bundles', description: 'Bundles of product lines sold together (`/api/v1/bundles`), with their own question set and ownership (insurer, MGA, seller).' },
   { name: 'Question sets', description: 'The question templates buyers answer (`/api/v1/question_sets`): the shared ones and the account’s own. A template’s coverage question says whether a product covers days or trips.' },
+  { name: 'Webhook endpoints', description: 'The calling account’s own HTTPS endpoints (`/api/v1/webhook_endpoints`) that receive signed events about its purchases, per key mode; the signing secret is shown once, at creation.' },
+  { name: 'Events', description: 'Events recorded about the account’s purchases (`/api/v1/events`), each with its deliveries to the webhook endpoints and their attempts; an event can be sent again.' },
   { name: 'Test helpers', description: 'Test-mode keys only: pay, fail or expire a test purchase’s checkout without a browser, through the same event handling as a real payment.' },
   { name: 'Quote', description: 'The buyer’s journey (`/public-quote`, no envelope): the catalog with its question templates, validated and priced answers with a checkout session, and the two other ways to pay (emailed link, saved card).' },
   { name: 'Buyer connection', description: 'Connects a buyer to the calling seller and hands out the short-lived buyer access token the quote operations need (`/platform-seller-invites`, no envelope).' },
