@@ -78,6 +78,7 @@ export function eventRoutes(service: EventService): RouteRegistration {
     registry.registerPath({
       method: 'get',
       path: '/api/v1/events',
+      operationId: 'listEvents',
       tags: ['Events'],
       summary: 'List the events recorded for this key’s account and mode, newest first',
       request: { query: ListEventsQuery },
@@ -86,6 +87,7 @@ export function eventRoutes(service: EventService): RouteRegistration {
     registry.registerPath({
       method: 'get',
       path: '/api/v1/events/{id}',
+      operationId: 'getEvent',
       tags: ['Events'],
       summary: 'Get one event with each delivery and its attempts',
       request: { params: IdParam },
@@ -94,6 +96,7 @@ export function eventRoutes(service: EventService): RouteRegistration {
     registry.registerPath({
       method: 'post',
       path: '/api/v1/events/{id}/resend',
+      operationId: 'resendEvent',
       tags: ['Events'],
       summary: 'Send an event again to every endpoint that takes its type',
       description: 'Finished deliveries run again; endpoints added since get their first delivery; a delivery still being retried is left to finish (`in_progress`). 400 INVALID_REQUEST when no endpoint takes the type.',

@@ -46,6 +46,7 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
     registry.registerPath({
       method: 'post',
       path: '/api/v1/webhook_endpoints',
+      operationId: 'createWebhookEndpoint',
       tags: [TAG],
       summary: 'Create a webhook endpoint (its signing secret is in this answer only)',
       description: SIGNING,
@@ -55,6 +56,7 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
     registry.registerPath({
       method: 'get',
       path: '/api/v1/webhook_endpoints',
+      operationId: 'listWebhookEndpoints',
       tags: [TAG],
       summary: 'List this key’s account’s webhook endpoints of its mode',
       request: { query: ListWebhookEndpointsQuery },
@@ -63,6 +65,7 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
     registry.registerPath({
       method: 'get',
       path: '/api/v1/webhook_endpoints/{id}',
+      operationId: 'getWebhookEndpoint',
       tags: [TAG],
       summary: 'Get one webhook endpoint',
       request: { params: IdParam },
@@ -71,6 +74,7 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
     registry.registerPath({
       method: 'patch',
       path: '/api/v1/webhook_endpoints/{id}',
+      operationId: 'updateWebhookEndpoint',
       tags: [TAG],
       summary: 'Change the sent fields of a webhook endpoint; disable or re-enable it',
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateWebhookEndpointBody } } } },
@@ -79,6 +83,7 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
     registry.registerPath({
       method: 'delete',
       path: '/api/v1/webhook_endpoints/{id}',
+      operationId: 'deleteWebhookEndpoint',
       tags: [TAG],
       summary: 'Delete a webhook endpoint (its delivery history stays visible on the events)',
       request: { params: IdParam },
