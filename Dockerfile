@@ -11,6 +11,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY migrations ./migrations
 COPY scripts ./scripts
+COPY clients ./clients
 # dist/src/server.js, dist/src/worker.js, dist/scripts/migrate.js, dist/migrations/*.js
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 

@@ -1,6 +1,7 @@
 /**
  * `npm run demo`: the main job end to end, as an agent's server does it, through the public
- * HTTP API only (issue 8 "Demo"):
+ * HTTP API only (issue 8 "Demo"), with the typed client of `clients/typescript/` (every call's
+ * path, body and answer are checked against the OpenAPI document when this file typechecks):
  *
  *  1. create two products (a per-day product and a trip product, on the seeded templates) and a
  *     bundle of both;
@@ -24,11 +25,13 @@
  * DEMO_OUTPUT_DIR. Exits 1 with the failing step's name when any step fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import path from 'node:path';
+import { createApiClient, ok, selectedProductLine, type Schema } from '../clients/typescript';
 
 const ROOT = path.resolve(__dirname, '..');
 const env = process.env;
@@ -100,31 +103,18 @@ async function startDevStack(baseUrl: string): Promise<ChildProcess> {
   throw new Error('npm run dev was not ready within 30 minutes; see var/demo-dev.log');
 }
 
-function client(s: Settings) {
-  return async (method: string, urlPath: string, body?: unknown): Promise<Json> => {
-    const res = await fetch(`${s.baseUrl}${urlPath}`, {
-      method,
-      headers: { 'x-api-key': s.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${urlPath} answered ${res.status}: ${text.slice(0, 500)}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-}
-
 /** A local date `days` from today, `YYYY-MM-DD`. */
 function dateIn(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** Answers for a template, built from its questions (first dropdown option, lowest number…). */
-function answersFor(questions: Json[], insured: string): Record<string, unknown> {
-  const answers: Record<string, unknown> = {};
+function answersFor(questions: Schema<'Question'>[], insured: string): Record<string, Schema<'Answer'>> {
+  const answers: Record<string, Schema<'Answer'>> = {};
   for (const q of questions) {
     switch (q.kind) {
       case 'dropdown':
-        answers[q.id] = q.options[0].value;
+        answers[q.id] = q.options[0]!.value;
         break;
       case 'number':
         answers[q.id] = q.min;
@@ -156,8 +146,11 @@ function answersFor(questions: Json[], insured: string): Record<string, unknown>
           ],
         };
         break;
-      default:
-        if (q.required !== false) throw new Error(`the demo cannot answer a required "${q.kind}" question (${q.id})`);
+      default: {
+        // A kind newer than this demo (the document's kinds are all handled above).
+        const other = q as { kind: string; id: string; required?: boolean };
+        if (other.required !== false) throw new Error(`the demo cannot answer a required "${other.kind}" question (${other.id})`);
+      }
     }
   }
   return answers;
@@ -209,26 +202,26 @@ async function main(): Promise<void> {
   try {
     s = readSettings();
     say(`  API ${s.baseUrl} is ready`);
-    const api = client(s);
+    const api = createApiClient({ baseUrl: s.baseUrl, apiKey: s.apiKey });
     const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
     step('event receiver');
     // A local receiver and a test-mode webhook endpoint pointing at it (test mode allows http on
     // loopback), so the demo hears the purchase events as an agency's server would.
     const receiver = await startReceiver();
-    const endpoint = (await api('POST', '/api/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'], description: 'npm run demo receiver' })).data;
-    endpointToDelete = async () => void (await api('DELETE', `/api/v1/webhook_endpoints/${endpoint.id}`));
+    const endpoint = (await ok(api.POST('/api/v1/webhook_endpoints', { body: { url: receiver.url, enabled_events: ['*'], description: 'npm run demo receiver' } }))).data;
+    endpointToDelete = async () => void (await ok(api.DELETE('/api/v1/webhook_endpoints/{id}', { params: { path: { id: String(endpoint.id) } } })));
     closeReceiver = receiver.close;
     say(`  endpoint ${endpoint.id} → ${receiver.url} (signing secret shown once, kept in memory)`);
 
     step('catalog templates');
-    const seeded = await api('POST', '/public-quote/adminGetApprovedClientProducts', {
-      idp_root_account_uuid: s.rootUuid,
-      connected_ins_products_pagination_response_length_limit: 100,
-      selected_table_page: 0,
-    });
-    const items: Json[] = seeded.rich_ins_product_array_of_objects;
-    const perDay = items.find((p) => p.product_line_question_template.questions.some((q: Json) => q.kind === 'coverage_dates') && p.product_line_question_template.questions.some((q: Json) => q.kind === 'certificate_holder'));
+    const seeded = await ok(
+      api.POST('/public-quote/adminGetApprovedClientProducts', {
+        body: { idp_root_account_uuid: s.rootUuid, connected_ins_products_pagination_response_length_limit: 100, selected_table_page: 0 },
+      }),
+    );
+    const items = seeded.rich_ins_product_array_of_objects;
+    const perDay = items.find((p) => p.product_line_question_template.questions.some((q) => q.kind === 'coverage_dates') && p.product_line_question_template.questions.some((q) => q.kind === 'certificate_holder'));
     const trip = items.find((p) => p.product_line_is_trip_excess_product);
     if (!perDay || !trip) throw new Error('the catalog has no per-day and trip templates to build on (run npm run seed)');
     say(`  per-day template ${perDay.product_line_question_template.question_set_id}, trip template ${trip.product_line_question_template.question_set_id}`);
@@ -236,44 +229,57 @@ async function main(): Promise<void> {
     step('create products and a bundle');
     const createProduct = async (customerName: string, questionSetId: number, policy: string) =>
       (
-        await api('POST', '/api/v1/products', {
-          customerName,
-          defaultPrice: 39.5,
-          questionSetId,
-          insurerName: 'Evergreen Mutual Insurance Co.',
-          masterPolicyNumber: policy,
-          claimsPhoneNumber: '+1-800-555-0134',
-          deductible: 250,
-          isTestMode: true,
-        })
+        await ok(
+          api.POST('/api/v1/products', {
+            // A retry with the same key would get the first answer back instead of a second product.
+            params: { header: { 'Idempotency-Key': randomUUID() } },
+            body: {
+              customerName,
+              defaultPrice: 39.5,
+              questionSetId,
+              insurerName: 'Evergreen Mutual Insurance Co.',
+              masterPolicyNumber: policy,
+              claimsPhoneNumber: '+1-800-555-0134',
+              deductible: 250,
+              isTestMode: true,
+            },
+          }),
+        )
       ).data;
     const eventProduct = await createProduct(`Demo Event Liability ${stamp}`, perDay.product_line_question_template.question_set_id, `DEMO-GL-${stamp}`);
     const tripProduct = await createProduct(`Demo Trip Excess ${stamp}`, trip.product_line_question_template.question_set_id, `DEMO-TX-${stamp}`);
     say(`  products ${eventProduct.id} (per day) and ${tripProduct.id} (per trip)`);
     const bundle = (
-      await api('POST', '/api/v1/bundles', {
-        bundle_name: `Demo bundle ${stamp}`,
-        customer_facing_name: 'Event Day and Travel Protection',
-        is_test_mode: true,
-        root_seller_db_id: s.rootAccountId,
-        product_ids: [eventProduct.id, tripProduct.id],
-      })
+      await ok(
+        api.POST('/api/v1/bundles', {
+          params: { header: { 'Idempotency-Key': randomUUID() } },
+          body: {
+            bundle_name: `Demo bundle ${stamp}`,
+            customer_facing_name: 'Event Day and Travel Protection',
+            is_test_mode: true,
+            root_seller_db_id: s.rootAccountId,
+            product_ids: [eventProduct.id, tripProduct.id],
+          },
+        }),
+      )
     ).data;
     say(`  bundle ${bundle.id}`);
 
     step('connect a buyer');
     const buyerEmail = `jordan.demo.${stamp}@example.com`;
-    const buyer = await api('POST', '/platform-seller-invites/newConnect', { buyer_first_name: 'Jordan', buyer_last_name: 'Lee', buyer_email: buyerEmail, seller_slug: s.sellerSlug, query_param: 'demo' });
+    const buyer = await ok(
+      api.POST('/platform-seller-invites/newConnect', { body: { buyer_first_name: 'Jordan', buyer_last_name: 'Lee', buyer_email: buyerEmail, seller_slug: s.sellerSlug, query_param: 'demo' } }),
+    );
     say(`  idp_accnt_uuid ${buyer.idp_accnt_uuid} (${buyerEmail})`);
 
     step('load the catalog');
-    const catalog = await api('POST', '/public-quote/adminGetApprovedClientProducts', {
-      idp_root_account_uuid: s.rootUuid,
-      connected_ins_products_pagination_response_length_limit: 100,
-      selected_table_page: 0,
-    });
+    const catalog = await ok(
+      api.POST('/public-quote/adminGetApprovedClientProducts', {
+        body: { idp_root_account_uuid: s.rootUuid, connected_ins_products_pagination_response_length_limit: 100, selected_table_page: 0 },
+      }),
+    );
     const find = (id: number) => {
-      const item = catalog.rich_ins_product_array_of_objects.find((p: Json) => p.product_line_meta_data.product_line_id === id);
+      const item = catalog.rich_ins_product_array_of_objects.find((p) => p.product_line_meta_data.product_line_id === id);
       if (!item) throw new Error(`product ${id} is not in the catalog`);
       return item;
     };
@@ -285,22 +291,21 @@ async function main(): Promise<void> {
       ['2-trip excess', find(tripProduct.id)],
     ] as const) {
       step(`quote and check out: ${label}`);
-      const selection = {
-        product_line_template_id: product.product_line_meta_data.product_line_id,
-        product_line_is_trip_excess_product: product.product_line_is_trip_excess_product,
-        ...answersFor(product.product_line_question_template.questions, 'Jordan Lee'),
-      };
-      const session = await api('POST', '/public-quote/adminValidateBuyerResponses', {
-        idp_accnt_uuid: buyer.idp_accnt_uuid,
-        access_token: buyer.access_token,
-        selected_product_lines_to_purchase: [selection],
-      });
+      const selection = selectedProductLine(
+        { product_line_template_id: product.product_line_meta_data.product_line_id, product_line_is_trip_excess_product: product.product_line_is_trip_excess_product },
+        answersFor(product.product_line_question_template.questions, 'Jordan Lee'),
+      );
+      const session = await ok(
+        api.POST('/public-quote/adminValidateBuyerResponses', {
+          body: { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, selected_product_lines_to_purchase: [selection] },
+        }),
+      );
       say(`  purchase ${session.purchase_id}: checkout session ${session.id}, ${session.amount_total} ${session.currency} (minor units), ${session.certificate_coverage_datetimes.length} covered units`);
 
       step(`test payment: ${label}`);
       // The test-mode helper sends the purchase the processor's signed `checkout.session.completed`,
       // through the same webhook handling a real payment takes (no webhook secret needed).
-      const paid = (await api('POST', `/api/v1/test_helpers/purchases/${session.purchase_id}/pay`, { outcome: 'paid' })).data;
+      const paid = (await ok(api.POST('/api/v1/test_helpers/purchases/{id}/pay', { params: { path: { id: String(session.purchase_id) } }, body: { outcome: 'paid' } }))).data;
       say(`  delivered ${paid.event.type} (${paid.event.id}), relayed to the purchase: ${paid.relayed}`);
       purchases.push({ label, purchaseId: session.purchase_id, amount: session.amount_total, currency: session.currency });
     }
@@ -310,9 +315,9 @@ async function main(): Promise<void> {
       step(`certificates: ${p.label}`);
       // Spec §4.5: retry with backoff for up to two minutes (here 250 ms doubling to 4 s).
       const deadline = Date.now() + 120_000;
-      let body: Json;
+      let body: Schema<'GetCertificatesResponse'>;
       for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
-        body = await api('POST', '/platform-agency-certs/getCertificates', { idp_teammate_uuid: s.teammateUuid, purchase_id: p.purchaseId });
+        body = await ok(api.POST('/platform-agency-certs/getCertificates', { body: { idp_teammate_uuid: s.teammateUuid, purchase_id: p.purchaseId } }));
         if (body.status === 'issued') break;
         if (Date.now() > deadline) throw new Error(`certificates of purchase ${p.purchaseId} not issued within two minutes (status ${body.status})`);
         say(`  status ${body.status}; asking again in ${wait} ms`);
@@ -322,14 +327,15 @@ async function main(): Promise<void> {
       fs.rmSync(dir, { recursive: true, force: true });
       let bytes = 0;
       for (const c of body.certificates) bytes += await download(c.download_url, path.join(dir, `${c.certificate_number}.pdf`));
+      if (!body.payment_zip_url) throw new Error(`purchase ${p.purchaseId} is issued but has no payment zip URL`);
       bytes += await download(body.payment_zip_url, path.join(dir, 'all-certificates.zip'));
       for (const z of body.product_zips) bytes += await download(z.zip_url, path.join(dir, `product-${z.product_line_id}.zip`));
       say(`  ${body.certificate_count} PDFs and ${body.product_zips.length + 1} zips (${Math.round(bytes / 1024)} KiB) in ${path.relative(ROOT, dir)}/`);
       summary.push(
         [
           `${p.label}: purchase ${p.purchaseId}, ${p.amount} ${p.currency} minor units, payment ${body.payment_intent ?? '(none recorded)'}`,
-          ...body.certificates.map((c: Json) => `    ${c.certificate_number}  ${c.coverage_label}  ${c.verification_url}`),
-          `    proof of coverage: ${body.product_zips.map((z: Json) => z.proof_of_coverage_url).join(', ')}`,
+          ...body.certificates.map((c) => `    ${c.certificate_number}  ${c.coverage_label}  ${c.verification_url}`),
+          `    proof of coverage: ${body.product_zips.map((z) => z.proof_of_coverage_url).join(', ')}`,
           `    Temporal UI: ${s.temporalUi}/namespaces/${s.namespace}/workflows/purchase-${p.purchaseId}`,
         ].join('\n'),
       );
