@@ -24,6 +24,8 @@ import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEn
 import { createCertificatesRepository, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
 import { proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
 
+import type { WorkerMetrics } from '../src/metrics/registry';
+
 export interface CertificateActivityDeps {
   db: Db;
   store: ObjectStore;
@@ -34,6 +36,8 @@ export interface CertificateActivityDeps {
   concurrency: number;
   /** Certificates printed together in one render (one page each), then split; default `CERTIFICATES_PER_PRINT`. */
   certificatesPerPrint?: number;
+  /** Counts PDFs rendered and times each issuing activity (optional in benchmarks and unit tests). */
+  metrics?: Pick<WorkerMetrics, 'certificatesRendered' | 'renderDuration'>;
 }
 
 /**
@@ -102,6 +106,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
      */
     async issueCertificates(input: { purchaseId: number; certificateIds: number[] }): Promise<{ rendered: number; alreadyStored: number }> {
       const ctx = Context.current();
+      const timer = deps.metrics?.renderDuration.startTimer();
       const rows = await repo.pendingForIssue(input.purchaseId, input.certificateIds);
       let rendered = 0;
       let alreadyStored = 0;
@@ -146,6 +151,8 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
           });
         await Promise.all(chunk.map((row, i) => storePdf(row, pdfs[i]!)));
       });
+      timer?.();
+      deps.metrics?.certificatesRendered.inc(rendered);
       return { rendered, alreadyStored };
     },
 

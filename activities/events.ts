@@ -13,8 +13,10 @@ import type { EventsRepository } from '../src/events/repository';
 import type { WebhookEndpointsRepository } from '../src/webhook-endpoints/repository';
 import { DestinationRefusedError, postEvent } from '../src/events/destination';
 import { SIGNATURE_HEADER, signatureHeader } from '../src/events/signing';
+import type { WorkerMetrics } from '../src/metrics/registry';
 
-export function createEventActivities(deps: { events: EventsRepository; endpoints: WebhookEndpointsRepository }) {
+export function createEventActivities(deps: { events: EventsRepository; endpoints: WebhookEndpointsRepository; metrics?: Pick<WorkerMetrics, 'eventDeliveries'> }) {
+  const count = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused') => deps.metrics?.eventDeliveries.inc({ outcome });
   return {
     async deliverEvent(input: { deliveryId: number; timeoutMs: number }): Promise<'succeeded' | 'skipped'> {
       const delivery = await deps.events.delivery(input.deliveryId);
@@ -35,13 +37,16 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
         await deps.events.recordAttempt(delivery.id, { responseStatus: res.status, error: null, durationMs: Date.now() - started });
         if (res.status >= 200 && res.status < 300) {
           await deps.events.finish(delivery.id, 'succeeded');
+          count('succeeded');
           return 'succeeded';
         }
+        count('rejected');
         throw ApplicationFailure.retryable(`the endpoint answered ${res.status}`, 'DeliveryRejected');
       } catch (err) {
         if (err instanceof ApplicationFailure) throw err;
         const message = err instanceof Error ? err.message : String(err);
         await deps.events.recordAttempt(delivery.id, { responseStatus: null, error: message, durationMs: Date.now() - started });
+        count(err instanceof DestinationRefusedError ? 'refused' : 'failed');
         if (err instanceof DestinationRefusedError) throw ApplicationFailure.nonRetryable(`destination refused: ${message}`, 'DestinationRefused');
         throw ApplicationFailure.retryable(message, 'DeliveryFailed');
       }

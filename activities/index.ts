@@ -22,6 +22,7 @@ import { createCertificateService } from '../src/certificates/service';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import { createEventActivities } from './events';
+import { createWorkerMetrics, watchBrowserPool, type WorkerMetrics } from '../src/metrics/registry';
 
 export interface ActivityDeps {
   db: Db;
@@ -47,6 +48,8 @@ export interface ActivityDeps {
   endpoints: WebhookEndpointsRepository;
   /** The worker's own Temporal client (starts event deliveries); the caller closes it. */
   temporal: TemporalHandle;
+  /** This worker process's Prometheus metrics. */
+  metrics: WorkerMetrics;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -55,7 +58,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateActivities({ ...deps, concurrency: deps.renderConcurrency }),
     ...createProofEmailActivities(deps),
     ...createRenewalActivities(deps),
-    ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints }),
+    ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };
 }
 
@@ -73,6 +76,8 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
     log: clients.log.child({ component: 'pdf' }),
   });
+  const metrics = createWorkerMetrics();
+  watchBrowserPool(metrics, pdf);
   const store = createObjectStore(config);
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);
@@ -87,12 +92,14 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     }),
   });
   const certificates = createCertificateService({ repo: createCertificatesRepository(clients.db), store, publicBaseUrl: config.PUBLIC_BASE_URL, urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS });
+
   return {
     ...clients,
+    metrics,
     payproc: createPayproc(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     store,
-    events: createEventEmitter({ purchases: createPurchasesRepository(clients.db), certificates, publisher }),
+    events: createEventEmitter({ purchases: createPurchasesRepository(clients.db), certificates, publisher, metrics }),
     eventStore,
     endpoints,
     temporal,

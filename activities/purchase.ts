@@ -8,9 +8,11 @@
  * invalid requests become non-retryable failures; network and rate-limit errors retry.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
 import type Stripe from 'stripe';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
+import type { WorkerMetrics } from '../src/metrics/registry';
 import type { Payproc } from '../src/payproc/client';
 import { ensureBuyerCustomer } from '../src/payproc/customers';
 import { idOf } from '../src/payproc/ids';
@@ -28,13 +30,25 @@ export interface PurchaseActivityDeps {
   publicBaseUrl: string;
   /** Publishes the agency event of each change (checkout created, paid, expired, failed, refunded, certificates issued). */
   events: Pick<EventEmitter, 'purchaseStatus' | 'refunded' | 'certificatesIssued'>;
+  /** Counts processor errors by activity (optional in unit tests). */
+  metrics?: Pick<WorkerMetrics, 'dependencyErrors'>;
 }
 
 /** The session as the processor now sees it. */
 export type SessionState = { state: 'open' } | { state: 'paid'; paymentIntentId: string | null } | { state: 'expired' };
 
+/** Counts processor errors by the activity that met them (set by `createPurchaseActivities`). */
+let countProcessorError: (operation: string) => void = () => {};
+
 /** Turns processor errors into retryable or non-retryable activity failures. */
 function processorFailure(err: unknown): never {
+  let operation = 'unknown';
+  try {
+    operation = Context.current().info.activityType;
+  } catch {
+    // outside an activity (unit tests)
+  }
+  countProcessorError(operation);
   const type = (err as { type?: string }).type;
   const message = err instanceof Error ? err.message : String(err);
   if (type === 'StripeCardError' || type === 'StripeInvalidRequestError' || type === 'StripeAuthenticationError' || type === 'StripePermissionError') {
@@ -56,6 +70,10 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const customers = createPaymentsRepository(db);
   const purchases = createPurchasesRepository(db);
   const savedCards = createSavedCardCharges({ db, repo: customers, purchases, payproc });
+  if (deps.metrics) {
+    const errors = deps.metrics.dependencyErrors;
+    countProcessorError = (operation) => errors.inc({ dependency: 'processor', operation });
+  }
 
   async function loadPurchase(purchaseId: number): Promise<PurchaseRecord & { checkoutSessionId: string }> {
     const purchase = await purchases.findById(purchaseId);

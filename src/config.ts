@@ -53,6 +53,14 @@ const schema = z.object({
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().min(1).max(24 * 30).default(24),
   /** How long a retry waits for the still-running first request of its Idempotency-Key before 409, in ms. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
+  /** Interface of the metrics listeners (API and worker): internal, so loopback by default. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port of the API's metrics listener (GET /metrics); 0 picks a free one. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Port of the worker's listener (GET /metrics, /healthz, /readyz); 0 picks a free one. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  /** host:port of the Temporal SDK's own Prometheus exporter in the worker (task slots, polls, latencies); empty turns it off. */
+  WORKER_SDK_METRICS_ADDRESS: z.string().default('127.0.0.1:9466'),
   /** Deadline of one event delivery attempt (the agency's endpoint must answer 2xx within it), in ms. */
   WEBHOOK_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Wait before the second delivery attempt, in seconds; it doubles after each failure (at most 1 h apart). */

@@ -62,6 +62,7 @@ import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-cover
 import type { BareSurface, RouteRegistration } from './http/routes';
 import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/repository';
 import type { IdempotencyOptions } from './idempotency/middleware';
+import { createApiMetrics, type ApiMetrics } from './metrics/registry';
 
 /** An unfinished request holds its idempotency key at most this long (ms): far beyond the 30 s request timeout. */
 const IDEMPOTENCY_TAKEOVER_AFTER_MS = 120_000;
@@ -90,6 +91,8 @@ export interface Container {
   /** Public pages without API key or envelope (the certificate verification page, the checkout return pages). */
   publicRoutes: RouteRegistration[];
   purchaseWorkflows: PurchaseWorkflows;
+  /** This process's Prometheus metrics (served by `startMetricsServer` on METRICS_PORT). */
+  metrics: ApiMetrics;
   /** Idempotency keys of POST and PATCH requests: their store and limits. */
   idempotency: { store: IdempotencyRepository; options: IdempotencyOptions };
   mailer: Mailer;
@@ -120,7 +123,9 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
     retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
   });
+  const metrics = createApiMetrics();
   const webhooks = createWebhookService({
+    countOutcome: (type, outcome) => metrics.webhookEvents.inc({ type, outcome }),
     db,
     purchases,
     log,
@@ -191,6 +196,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       checkoutPageRoutes(createCheckoutPageService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL }), verifyRateLimiter.limiter),
     ],
     purchaseWorkflows,
+    metrics,
     idempotency: {
       store: createIdempotencyRepository(db),
       options: { ttlMs: config.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000, waitMs: config.IDEMPOTENCY_WAIT_MS, takeoverAfterMs: IDEMPOTENCY_TAKEOVER_AFTER_MS },

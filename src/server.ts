@@ -6,6 +6,7 @@
 import { loadConfigOrExit } from './config';
 import { createContainer } from './container';
 import { createApp } from './http/app';
+import { startMetricsServer, type MetricsServer } from './metrics/server';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -27,6 +28,15 @@ async function main(): Promise<void> {
   void prune();
   const pruning = setInterval(() => void prune(), 10 * 60_000);
   pruning.unref();
+  // Metrics on their own port; a port in use is logged, never fatal (the API still serves).
+  let metricsServer: MetricsServer | undefined;
+  startMetricsServer({ registry: container.metrics.registry, host: config.METRICS_HOST, port: config.METRICS_PORT }).then(
+    (m) => {
+      metricsServer = m;
+      container.log.info({ url: `${m.url}/metrics` }, 'metrics listening');
+    },
+    (err: unknown) => container.log.error({ err, port: config.METRICS_PORT }, 'metrics listener could not start; GET /metrics is unavailable'),
+  );
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
 
@@ -35,6 +45,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearInterval(pruning);
+    void metricsServer?.close();
     container.log.info({ signal }, 'api stopping');
     server.close(() => {
       container

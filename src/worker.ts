@@ -8,12 +8,13 @@
 import { NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
-import { createDb } from './db/knex';
+import { createDb, pingDb } from './db/knex';
+import { startMetricsServer, type MetricsServer } from './metrics/server';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createWorkers } from './temporal/workers';
 
 /** Routes the SDK's log lines into pino. */
-function installRuntimeLogger(log: Logger): void {
+export function installRuntimeLogger(log: Logger, sdkMetricsAddress = ''): void {
   const map: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
     TRACE: 'trace',
     DEBUG: 'debug',
@@ -22,8 +23,13 @@ function installRuntimeLogger(log: Logger): void {
     ERROR: 'error',
   };
   const sdkLog = log.child({ component: 'temporal-sdk' });
-  const emit = (level: LogLevel, message: string, meta?: Record<string, unknown>) => sdkLog[map[level]](meta ?? {}, message);
-  Runtime.install({
+  // The SDK hands errors inside `meta` (e.g. "Activity failed" { error }); pino would print them
+  // as `{}`, so each Error becomes its type, message and stack.
+  const plain = (meta: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, v instanceof Error ? { type: v.name, message: v.message, ...((v as { type?: unknown }).type ? { failureType: (v as { type?: unknown }).type } : {}), stack: v.stack } : v]));
+  const emit = (level: LogLevel, message: string, meta?: Record<string, unknown>) => sdkLog[map[level]](meta ? plain(meta) : {}, message);
+  const install = (metrics: boolean) =>
+    Runtime.install({
     logger: {
       log: emit,
       trace: (m, meta) => emit('TRACE', m, meta),
@@ -33,8 +39,20 @@ function installRuntimeLogger(log: Logger): void {
       error: (m, meta) => emit('ERROR', m, meta),
     },
     // The SDK core's own (Rust) lines too, as JSON through pino instead of coloured text on stderr.
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+    telemetryOptions: {
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      // The SDK's own Prometheus exporter: task slots, poll latencies, activity and workflow task outcomes.
+      ...(metrics && sdkMetricsAddress ? { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } : {}),
+    },
   });
+  try {
+    install(true);
+  } catch (err) {
+    // An exporter that cannot bind must not stop the worker: run without it, say so.
+    if (!sdkMetricsAddress) throw err;
+    install(false);
+    sdkLog.error({ err: err instanceof Error ? err.message : String(err), address: sdkMetricsAddress }, 'Temporal SDK metrics exporter could not start; running without it');
+  }
 }
 
 async function connectWithRetry(config: Config, log: Logger): Promise<NativeConnection> {
@@ -53,11 +71,12 @@ async function connectWithRetry(config: Config, log: Logger): Promise<NativeConn
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config, 'worker');
-  installRuntimeLogger(log);
+  installRuntimeLogger(log, config.WORKER_SDK_METRICS_ADDRESS);
   const db = createDb(config, log);
   const connection = await connectWithRetry(config, log);
   // One Chromium per worker process, launched on the first render and closed on shutdown.
   const deps = activityDepsFromConfig(config, { db, log });
+  let metricsServer: MetricsServer | undefined;
   try {
     const workers = await createWorkers({
       connection,
@@ -66,10 +85,28 @@ async function main(): Promise<void> {
       activities: createActivities(deps),
       certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
     });
-    log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, taskQueues: workers.taskQueues, address: config.TEMPORAL_ADDRESS }, 'worker running');
-    await workers.run(); // resolves once a shutdown signal has drained both workers
+    const running = workers.run(); // resolves once a shutdown signal has drained both workers
+    // Metrics and health on their own port; a port in use is logged, never fatal.
+    metricsServer = await startMetricsServer({
+      registry: deps.metrics.registry,
+      host: config.METRICS_HOST,
+      port: config.WORKER_METRICS_PORT,
+      readiness: async () => {
+        const checks = { polling: workers.running(), database: await pingDb(db), browser: deps.pdf.healthy() };
+        return { ready: checks.polling && checks.database && checks.browser, checks };
+      },
+    }).catch((err: unknown) => {
+      log.error({ err, port: config.WORKER_METRICS_PORT }, 'worker metrics listener could not start; /metrics, /healthz and /readyz are unavailable');
+      return undefined;
+    });
+    log.info(
+      { taskQueue: config.TEMPORAL_TASK_QUEUE, taskQueues: workers.taskQueues, address: config.TEMPORAL_ADDRESS, metrics: metricsServer ? `${metricsServer.url}/metrics` : null, sdkMetrics: config.WORKER_SDK_METRICS_ADDRESS || null },
+      'worker running',
+    );
+    await running;
     log.info('worker stopped');
   } finally {
+    await metricsServer?.close();
     await deps.pdf.close();
     deps.mailer.close();
     await deps.temporal.close();

@@ -1,35 +1,50 @@
 /**
  * What the purchase activities call after they change a purchase: reads the purchase as it now
  * is, builds the matching agency event (`payloads.ts`) and publishes it. Each call is safe to
- * repeat (the event id is derived from what happened).
+ * repeat (the event id is derived from what happened). The first time an event is recorded, the
+ * status it announces is counted in `purchases_status_total{status,mode}` (and, for issued
+ * certificates, the time since payment in `purchase_paid_to_issued_seconds`): once per purchase
+ * and status, however often a step is retried.
  */
 import type { PurchasesRepository } from '../purchases/repository';
 import type { CertificateService } from '../certificates/service';
 import type { EventPublisher } from './publisher';
+import type { WorkerMetrics } from '../metrics/registry';
+import type { PurchaseRecord } from '../purchases/repository';
 import { certificatesIssuedEvent, purchaseStatusEvent, refundEvent, renewalEvent } from './payloads';
 
-export function createEventEmitter(deps: { purchases: Pick<PurchasesRepository, 'findById'>; certificates: Pick<CertificateService, 'getCertificates'>; publisher: EventPublisher }) {
+export function createEventEmitter(deps: {
+  purchases: Pick<PurchasesRepository, 'findById'>;
+  certificates: Pick<CertificateService, 'getCertificates'>;
+  publisher: EventPublisher;
+  metrics?: Pick<WorkerMetrics, 'purchaseStatus' | 'paidToIssued'>;
+}) {
   const load = async (purchaseId: number) => deps.purchases.findById(purchaseId);
+  const count = (p: PurchaseRecord, status: string, recorded: boolean) => {
+    if (!recorded || !deps.metrics) return;
+    deps.metrics.purchaseStatus.inc({ status, mode: p.mode });
+    if (status === 'issued' && p.paidAt && p.certificatesIssuedAt) deps.metrics.paidToIssued.observe({ mode: p.mode }, (p.certificatesIssuedAt.getTime() - p.paidAt.getTime()) / 1000);
+  };
   return {
     /** The event of the purchase's current status (checkout created, paid, expired, failed), if any. */
     async purchaseStatus(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
       const stored = p ? purchaseStatusEvent(p) : null;
-      if (stored) await deps.publisher.publish(stored);
+      if (p && stored) count(p, p.status, (await deps.publisher.publish(stored)).recorded);
     },
     async refunded(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
-      if (p && p.refundedMinor > 0) await deps.publisher.publish(refundEvent(p));
+      if (p && p.refundedMinor > 0) count(p, p.status === 'refunded' ? 'refunded' : 'partially_refunded', (await deps.publisher.publish(refundEvent(p))).recorded);
     },
     async renewed(renewalPurchaseId: number): Promise<void> {
       const p = await load(renewalPurchaseId);
-      if (p) await deps.publisher.publish(renewalEvent(p));
+      if (p) count(p, 'renewed', (await deps.publisher.publish(renewalEvent(p))).recorded);
     },
     async certificatesIssued(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
       if (!p?.certificatesIssuedAt) return;
       const certificates = await deps.certificates.getCertificates({ mode: p.mode }, { rootAccountId: p.rootAccountId, agentId: null }, { purchase_id: p.id });
-      await deps.publisher.publish(certificatesIssuedEvent(p, certificates));
+      count(p, 'issued', (await deps.publisher.publish(certificatesIssuedEvent(p, certificates))).recorded);
     },
   };
 }

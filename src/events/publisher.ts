@@ -34,13 +34,16 @@ export function createDeliveryStarter(client: Pick<Client, 'workflow'>, taskQueu
 
 export function createEventPublisher(deps: { events: EventsRepository; endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>; startDelivery: DeliveryStarter }) {
   return {
-    /** Records the event and starts its pending deliveries; returns how many deliveries it has. */
-    async publish(stored: StoredEvent): Promise<number> {
-      await deps.events.record(stored);
+    /**
+     * Records the event and starts its pending deliveries. Returns whether this call recorded it
+     * (false: an earlier call did) and how many deliveries it has.
+     */
+    async publish(stored: StoredEvent): Promise<{ recorded: boolean; deliveries: number }> {
+      const recorded = await deps.events.record(stored);
       const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
       const deliveries = await deps.events.ensureDeliveries(stored.event.id, endpoints.map((e) => e.id));
       for (const d of deliveries) if (d.status === 'pending') await deps.startDelivery(d.id, d.resends);
-      return deliveries.length;
+      return { recorded, deliveries: deliveries.length };
     },
   };
 }

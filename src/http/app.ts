@@ -26,6 +26,7 @@ import { registerSystemOpenApi, systemRouter } from './system-routes';
 import type { Container } from '../container';
 import { BARE_SURFACES } from './routes';
 import { idempotency } from '../idempotency/middleware';
+import { httpMetrics } from '../metrics/http';
 
 const API_V1 = '/api/v1';
 
@@ -82,6 +83,7 @@ export function createApp(c: Container): Koa<AppState> {
   for (const register of c.publicRoutes) register(publicPages, registry);
 
   app.use(requestId(c.log));
+  app.use(httpMetrics(c.metrics));
   app.use(errorHandler());
   app.use(system.routes());
   app.use(publicPages.routes());

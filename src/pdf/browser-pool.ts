@@ -53,6 +53,8 @@ export interface BrowserPool {
   close(): Promise<void>;
   /** Browsers launched so far (recycling and crash recovery each add one). */
   readonly launches: number;
+  /** True until `close()`: the pool takes renders (a crashed browser is relaunched by the next one). */
+  healthy(): boolean;
   /** Renders completed successfully so far. */
   readonly renders: number;
   /** Requests aborted because their URL was neither `data:` nor `about:blank`. */
@@ -300,6 +302,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     get launches() {
       return launches;
     },
+    healthy: () => !closed,
     get renders() {
       return renders;
     },

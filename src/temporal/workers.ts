@@ -18,6 +18,8 @@ export interface WorkerSet {
   taskQueues: [string, string];
   run(): Promise<void>;
   shutdown(): void;
+  /** True while every worker of the set is running (polling its task queue). */
+  running(): boolean;
 }
 
 export async function createWorkers(options: {
@@ -54,5 +56,6 @@ export async function createWorkers(options: {
     shutdown() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
     },
+    running: () => workers.every((w) => w.getState() === 'RUNNING'),
   };
 }

@@ -106,10 +106,15 @@ export function createWebhookService(deps: {
   secrets: string[];
   workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase'>;
   log: Logger;
+  /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
+  countOutcome?: (type: string, outcome: 'relayed' | 'duplicate' | 'not_relayed' | 'forged') => void;
 }) {
-  return {
-    async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
-      if (!rawBody || !signature) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
+  /** Handles one delivery; `seen.type` is set once the event verified (for the outcome count). */
+  const handle = async (rawBody: string | undefined, signature: string | undefined, seen: { type?: string }): Promise<WebhookResult> => {
+      if (!rawBody || !signature) {
+        deps.log.warn('payment webhook without body or signature refused');
+        throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
+      }
       let event: Stripe.Event | null = null;
       for (const secret of deps.secrets) {
         try {
@@ -119,7 +124,11 @@ export function createWebhookService(deps: {
           // try the next secret
         }
       }
-      if (!event) throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
+      if (!event) {
+        deps.log.warn({ bytes: rawBody.length }, 'payment webhook with a forged or stale signature refused');
+        throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
+      }
+      seen.type = typeof event.type === 'string' ? event.type.slice(0, 64) : 'unknown';
       if (!EventEnvelope.safeParse(event).success) {
         throw new AppError('VALIDATION_ERROR', 'The signed body is not a processor event: id, type (strings), livemode (boolean) and data.object (an object) are required');
       }
@@ -178,6 +187,19 @@ export function createWebhookService(deps: {
         'payment event for a purchase whose workflow run had closed: a new run records the payment and issues the certificates',
       );
       return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+  };
+  return {
+    async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
+      const seen: { type?: string } = {};
+      let answer: WebhookResult;
+      try {
+        answer = await handle(rawBody, signature, seen);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'WEBHOOK_SIGNATURE_INVALID') deps.countOutcome?.('unknown', 'forged');
+        throw err;
+      }
+      deps.countOutcome?.(seen.type ?? 'unknown', answer.duplicate ? 'duplicate' : answer.relayed ? 'relayed' : 'not_relayed');
+      return answer;
     },
   };
 }

@@ -12,8 +12,11 @@ import { createLogger } from '../../src/logger';
 import { loadConfig } from '../../src/config';
 import type { BrowserPool } from '../../src/pdf/browser-pool';
 import { createWorkers } from '../../src/temporal/workers';
+import type { WorkerMetrics } from '../../src/metrics/registry';
 
 export interface TestWorker {
+  /** The worker's Prometheus metrics (the registry its activities count into). */
+  metrics: WorkerMetrics;
   taskQueue: string;
   /** The worker's Chromium page pool (launches, renders, blocked requests). */
   pdf: BrowserPool;
@@ -56,6 +59,7 @@ export async function startTestWorker(
   return {
     taskQueue,
     pdf,
+    metrics: deps.metrics,
     async shutdown() {
       workers.shutdown();
       await running;

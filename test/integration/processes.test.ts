@@ -117,9 +117,20 @@ describe('start-up', () => {
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  test('when the worker starts, then it registers with Temporal, and on SIGTERM it exits 0', async () => {
-    const worker = await startProcess('src/worker.ts', /"msg":"worker running"/, { LOG_LEVEL: 'info' }, 120_000);
+  test('when the worker starts, then it registers with Temporal, serves /metrics, /healthz and /readyz on its own port, and on SIGTERM it exits 0', async () => {
+    const worker = await startProcess('src/worker.ts', /"msg":"worker running"/, { LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', WORKER_SDK_METRICS_ADDRESS: '' }, 120_000);
     expect(worker.output()).toContain(process.env.TEMPORAL_TASK_QUEUE!);
+    const running = JSON.parse(worker.output().split('\n').find((l) => l.includes('"msg":"worker running"'))!);
+    expect(running.metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const base = running.metrics.replace(/\/metrics$/, '');
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: true, database: true, browser: true } });
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(running.metrics)).text();
+    for (const name of ['purchases_status_total', 'certificates_rendered_total', 'pdf_browser_launches_total', 'event_deliveries_total', 'coi_process_cpu_seconds_total']) {
+      expect(metrics).toContain(`# TYPE ${name}`);
+    }
     worker.child.kill('SIGTERM');
     const code = await worker.exited;
     expect(code).toBe(0);

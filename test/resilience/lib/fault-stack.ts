@@ -214,6 +214,10 @@ export function createFaultStack(dir: string): FaultStack {
     BUYER_ACCESS_TOKEN_TTL_SECONDS: '86400',
     CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     SMTP_URL: 'smtp://127.0.0.1:1',
+    // Free ports for the metrics listeners (a dev stack may hold the defaults); no SDK exporter.
+    METRICS_PORT: '0',
+    WORKER_METRICS_PORT: '0',
+    WORKER_SDK_METRICS_ADDRESS: '',
   };
   const childEnv = { ...process.env, ...env };
   const pgDir = path.join(dir, 'pg');

@@ -1,0 +1,26 @@
+/**
+ * Times every request into `http_request_duration_seconds{method,route,status}` and counts 429
+ * answers into `rate_limit_refusals_total{limiter}` (`api_key` on keyed surfaces, `address` on
+ * the public pages). The route label is the matched template (`/api/v1/products/:id`), never the
+ * raw path, so ids do not multiply series; anything refused before routing (403, 429) or unmatched is `unmatched`. Runs outside the
+ * error handler so it sees the status actually sent.
+ */
+import type { Middleware } from 'koa';
+import type { AppState } from '../http/context';
+import type { ApiMetrics } from './registry';
+
+const PUBLIC_PAGES = /^\/(verify|checkout)(\/|$)/;
+
+export function httpMetrics(metrics: ApiMetrics): Middleware<AppState> {
+  return async (ctx, next) => {
+    const end = metrics.httpDuration.startTimer();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+      const status = ctx.status;
+      end({ method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', status: String(status) });
+      if (status === 429) metrics.rateLimited.inc({ limiter: PUBLIC_PAGES.test(ctx.path) ? 'address' : 'api_key' });
+    }
+  };
+}

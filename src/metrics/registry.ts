@@ -1,0 +1,67 @@
+/**
+ * Prometheus metrics of one process (prom-client), on a registry of its own so that several
+ * apps or workers in one process (tests) never mix their figures. Names follow Prometheus
+ * conventions: seconds for durations, `_total` for counters.
+ *
+ * API process: `http_request_duration_seconds{method,route,status}` (route is the template,
+ * e.g. `/api/v1/products/:id`, or `unmatched`), `rate_limit_refusals_total{limiter}`,
+ * `payproc_webhook_events_total{type,outcome}` (outcome relayed | duplicate | not_relayed | forged).
+ * Worker process: `purchases_status_total{status,mode}` (each status a purchase reaches),
+ * `purchase_paid_to_issued_seconds{mode}`, `certificates_rendered_total`,
+ * `certificate_render_seconds`, `pdf_browser_launches_total` (read from the page pool at scrape),
+ * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome}`.
+ * Both: the process's default metrics (CPU, memory, event loop lag), prefixed `coi_` (`coi_process_cpu_seconds_total`).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createApiMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'coi_' });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route template and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused with 429 by a rate limiter', labelNames: ['limiter'] as const, registers: [registry] }),
+    webhookEvents: new Counter({
+      name: 'payproc_webhook_events_total',
+      help: 'Payment processor webhook deliveries by event type and outcome (relayed, duplicate, not_relayed, forged)',
+      labelNames: ['type', 'outcome'] as const,
+      registers: [registry],
+    }),
+  };
+}
+export type ApiMetrics = ReturnType<typeof createApiMetrics>;
+
+export function createWorkerMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'coi_' });
+  return {
+    registry,
+    purchaseStatus: new Counter({ name: 'purchases_status_total', help: 'Purchases reaching a status, by status and mode', labelNames: ['status', 'mode'] as const, registers: [registry] }),
+    paidToIssued: new Histogram({
+      name: 'purchase_paid_to_issued_seconds',
+      help: 'Time from payment to certificates issued, by mode',
+      labelNames: ['mode'] as const,
+      buckets: [5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+      registers: [registry],
+    }),
+    certificatesRendered: new Counter({ name: 'certificates_rendered_total', help: 'Certificate PDFs rendered and stored', registers: [registry] }),
+    renderDuration: new Histogram({ name: 'certificate_render_seconds', help: 'Time to render one batch of certificate PDFs', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30], registers: [registry] }),
+    /** Call `watchBrowserPool` to have scrapes read the pool's launch count. */
+    browserLaunches: new Gauge({ name: 'pdf_browser_launches_total', help: 'Chromium launches by the worker’s page pool (restarts included)', registers: [registry] }),
+    dependencyErrors: new Counter({ name: 'dependency_errors_total', help: 'Failed calls to a dependency, by dependency and operation', labelNames: ['dependency', 'operation'] as const, registers: [registry] }),
+    eventDeliveries: new Counter({ name: 'event_deliveries_total', help: 'Agency event delivery attempts by outcome (succeeded, rejected, failed, refused)', labelNames: ['outcome'] as const, registers: [registry] }),
+  };
+}
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
+
+/** Makes every scrape read the page pool's launch count into `pdf_browser_launches_total`. */
+export function watchBrowserPool(metrics: WorkerMetrics, pool: { readonly launches: number }): void {
+  const gauge = metrics.browserLaunches as Gauge & { collect?: () => void };
+  gauge.collect = () => gauge.set(pool.launches);
+}

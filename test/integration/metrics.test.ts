@@ -1,0 +1,96 @@
+/**
+ * Prometheus metrics, scraped over HTTP from the same listener `src/server.ts` starts (API) and
+ * from the worker's registry, before and after real traffic: a purchase checked out, paid with the
+ * test helper and issued (Temporal dev server, PostgreSQL, stripe-mock, fake-gcs-server,
+ * Chromium), a forged payment webhook and a request refused by the rate limiter.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { checkout, createQuotingAccount } from '../helpers/purchases';
+import { startMetricsServer, type MetricsServer } from '../../src/metrics/server';
+import { purchaseWorkflowId } from '../../workflows/contracts';
+
+let worker: TestWorker;
+let app: TestApp;
+let limited: TestApp;
+let apiMetrics: MetricsServer;
+let workerMetrics: MetricsServer;
+let limitedMetrics: MetricsServer;
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue);
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  limited = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '2' });
+  apiMetrics = await startMetricsServer({ registry: app.container.metrics.registry, host: '127.0.0.1', port: 0 });
+  limitedMetrics = await startMetricsServer({ registry: limited.container.metrics.registry, host: '127.0.0.1', port: 0 });
+  workerMetrics = await startMetricsServer({ registry: worker.metrics.registry, host: '127.0.0.1', port: 0 });
+});
+
+afterAll(async () => {
+  await Promise.all([apiMetrics.close(), workerMetrics.close(), limitedMetrics.close()]);
+  await limited.close();
+  await app.close();
+  await worker.shutdown();
+});
+
+/** Every sample of a scrape: `name{labels}` → value. */
+async function scrape(server: MetricsServer): Promise<Map<string, number>> {
+  const res = await fetch(`${server.url}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/plain');
+  const samples = new Map<string, number>();
+  for (const line of (await res.text()).split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*(?:\{[^}]*\})?) (\S+)$/.exec(line);
+    if (m) samples.set(m[1]!, Number(m[2]));
+  }
+  return samples;
+}
+const delta = (before: Map<string, number>, after: Map<string, number>, series: string) => (after.get(series) ?? 0) - (before.get(series) ?? 0);
+
+test('when a purchase is checked out, paid and issued and a forged webhook arrives, then the API and worker counters move by exactly that', async () => {
+  const account = await createQuotingAccount(app);
+  const [apiBefore, workerBefore] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
+
+  const { purchaseId } = await checkout(app, account);
+  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key })).status).toBe(200);
+  await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
+  const forged = await call(app.baseUrl, '/webhooks/payproc', { method: 'POST', rawBody: '{"id":"evt_forged"}', headers: { 'stripe-signature': 't=1,v1=00' } });
+  expect(forged.status).toBe(400);
+  await call(app.baseUrl, '/api/v1/products/999999999', { key: account.key });
+
+  const [apiAfter, workerAfter] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
+  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/api/v1/test_helpers/purchases/:id/pay",status="200"}')).toBe(1);
+  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/public-quote/adminValidateBuyerResponses",status="200"}')).toBe(1);
+  // The route label is the template, not the id.
+  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="404"}')).toBe(1);
+  expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="checkout.session.completed",outcome="relayed"}')).toBe(1);
+  expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="unknown",outcome="forged"}')).toBe(1);
+
+  const certificates = Number((await app.container.db('certificates').where({ purchase_id: purchaseId }).count({ n: '*' }).first())!.n);
+  expect(delta(workerBefore, workerAfter, 'purchases_status_total{status="awaiting_payment",mode="test"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'purchases_status_total{status="paid",mode="test"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'purchases_status_total{status="issued",mode="test"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'purchase_paid_to_issued_seconds_count{mode="test"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'certificates_rendered_total')).toBe(certificates);
+  expect(delta(workerBefore, workerAfter, 'certificate_render_seconds_count')).toBeGreaterThanOrEqual(1);
+  expect(workerAfter.get("pdf_browser_launches_total")).toBe(worker.pdf.launches);
+}, 90_000);
+
+test('when a key goes over its limit, then rate_limit_refusals_total{limiter="api_key"} counts each 429', async () => {
+  const account = await createQuotingAccount(app);
+  const before = await scrape(limitedMetrics);
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push((await call(limited.baseUrl, '/api/v1/products', { key: account.key })).status);
+  expect(statuses).toEqual([200, 200, 429, 429]);
+  const after = await scrape(limitedMetrics);
+  expect(delta(before, after, 'rate_limit_refusals_total{limiter="api_key"}')).toBe(2);
+  // Refused before routing, so no route template: `unmatched`.
+  expect(delta(before, after, 'http_request_duration_seconds_count{method="GET",route="unmatched",status="429"}')).toBe(2);
+});
+
+test('when the metrics listener is asked for anything else, then 404, and only GET is served', async () => {
+  expect((await fetch(`${apiMetrics.url}/nope`)).status).toBe(404);
+  expect((await fetch(`${apiMetrics.url}/metrics`, { method: 'POST' })).status).toBe(405);
+});
