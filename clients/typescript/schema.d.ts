@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: PostgreSQL and Temporal answer */
+        /** Readiness: PostgreSQL and Temporal answer and a worker polls the purchase task queue */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;
@@ -695,6 +695,8 @@ export interface components {
             checks: {
                 database: boolean;
                 temporal: boolean;
+                /** @description A worker polled the purchase task queue within the last 90 s (without one, every checkout would wait and fail) */
+                workers: boolean;
             };
         };
         ProductCreatedResponse: {

@@ -30,6 +30,15 @@ import { httpMetrics } from '../metrics/http';
 
 const API_V1 = '/api/v1';
 
+/** `fn`'s answer, asked again at most every `ms` milliseconds (readiness probes come often). */
+function cached<T>(ms: number, fn: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: fn() };
+    return last.value;
+  };
+}
+
 export function createApp(c: Container): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true; // errors are logged by the error handler with the request id
@@ -44,6 +53,7 @@ export function createApp(c: Container): Koa<AppState> {
   const system = systemRouter({
     checkDb: c.checkDb,
     checkTemporal: () => c.temporal.isHealthy(),
+    checkWorkers: cached(5000, () => c.temporal.hasPollers(c.config.TEMPORAL_TASK_QUEUE)),
     openApiDocument: () => (openApiDoc ??= buildOpenApiDocument(registry, c.config.PUBLIC_BASE_URL)),
     docsEnabled: c.config.DOCS_ENABLED,
   });

@@ -1,6 +1,6 @@
 /**
  * Routes outside the gateway (no API key): `GET /healthz` (the process is up),
- * `GET /readyz` (PostgreSQL and Temporal answer; 503 otherwise), `GET /openapi.json`
+ * `GET /readyz` (PostgreSQL and Temporal answer and a worker polls the purchase task queue; 503 otherwise), `GET /openapi.json`
  * and `GET /docs` (Swagger UI over the generated document).
  */
 import fs from 'node:fs';
@@ -12,7 +12,14 @@ import type { OpenAPIRegistry } from './openapi';
 
 const HealthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
 const ReadinessSchema = z
-  .object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ database: z.boolean(), temporal: z.boolean() }) })
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({
+      database: z.boolean(),
+      temporal: z.boolean(),
+      workers: z.boolean().meta({ description: 'A worker polled the purchase task queue within the last 90 s (without one, every checkout would wait and fail)' }),
+    }),
+  })
   .meta({ id: 'Readiness' });
 
 export function registerSystemOpenApi(registry: OpenAPIRegistry): void {
@@ -30,7 +37,7 @@ export function registerSystemOpenApi(registry: OpenAPIRegistry): void {
     path: '/readyz',
     operationId: 'checkReadiness',
     tags: ['System'],
-    summary: 'Readiness: PostgreSQL and Temporal answer',
+    summary: 'Readiness: PostgreSQL and Temporal answer and a worker polls the purchase task queue',
     security: [],
     responses: {
       200: { description: 'Ready', content: { 'application/json': { schema: ReadinessSchema } } },
@@ -56,6 +63,8 @@ const docsInit = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#
 export function systemRouter(deps: {
   checkDb: () => Promise<boolean>;
   checkTemporal: () => Promise<boolean>;
+  /** Whether a worker polls the purchase task queue (cached by the caller). */
+  checkWorkers: () => Promise<boolean>;
   openApiDocument: () => unknown;
   docsEnabled: boolean;
 }): Router<AppState> {
@@ -65,9 +74,10 @@ export function systemRouter(deps: {
   });
   router.get('/readyz', async (ctx) => {
     const [database, temporal] = await Promise.all([deps.checkDb(), deps.checkTemporal()]);
-    const ready = database && temporal;
+    const workers = temporal && (await deps.checkWorkers());
+    const ready = database && temporal && workers;
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: { database, temporal } };
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: { database, temporal, workers } };
   });
   router.get('/openapi.json', (ctx) => {
     ctx.body = deps.openApiDocument();

@@ -3,12 +3,19 @@
  * while Temporal is still coming up; `/readyz` reports whether it answers.
  */
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { Config } from '../config';
 
 export interface TemporalHandle {
   client: Client;
   /** True when the frontend answers a health check within `timeoutMs` milliseconds. */
   isHealthy(timeoutMs?: number): Promise<boolean>;
+  /**
+   * True when some worker polled `taskQueue` for workflow tasks within the last `freshMs`
+   * milliseconds (Temporal's DescribeTaskQueue pollers; an idle worker re-polls at least every
+   * minute). False on any error or after `timeoutMs`.
+   */
+  hasPollers(taskQueue: string, freshMs?: number, timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -36,6 +43,24 @@ export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | '
         return await Promise.race([check, timeout]);
       } finally {
         clearTimeout(timer);
+      }
+    },
+    async hasPollers(taskQueue, freshMs = 90_000, timeoutMs = 2000) {
+      try {
+        const res = await connection.withDeadline(Date.now() + timeoutMs, () =>
+          connection.workflowService.describeTaskQueue({
+            namespace: config.TEMPORAL_NAMESPACE,
+            taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          }),
+        );
+        const now = Date.now();
+        return (res.pollers ?? []).some((p) => {
+          const seconds = p.lastAccessTime?.seconds;
+          return seconds != null && now - Number(seconds) * 1000 <= freshMs;
+        });
+      } catch {
+        return false;
       }
     },
     close: () => connection.close(),

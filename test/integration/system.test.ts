@@ -4,11 +4,13 @@
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 
 describe('health and docs', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp();
+    // A task queue no worker polls.
+    app = await startTestApp({ TEMPORAL_TASK_QUEUE: uniqueTaskQueue() });
   });
   afterAll(() => app.close());
 
@@ -19,10 +21,10 @@ describe('health and docs', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
-  test('when PostgreSQL and Temporal answer, then /readyz is 200 ready', async () => {
+  test('when PostgreSQL and Temporal answer but no worker polls the purchase task queue, then /readyz is 503 naming the workers', async () => {
     const res = await call(app.baseUrl, '/readyz');
-    expect(res.body).toEqual({ status: 'ready', checks: { database: true, temporal: true } });
-    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'not_ready', checks: { database: true, temporal: true, workers: false } });
+    expect(res.status).toBe(503);
   });
 
   test('when /openapi.json is fetched, then it is an OpenAPI 3.1 document with the key scheme and envelope', async () => {
@@ -66,7 +68,30 @@ describe('readiness when a dependency is down', () => {
     const started = Date.now();
     const res = await call(app.baseUrl, '/readyz');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ status: 'not_ready', checks: { database: true, temporal: false } });
+    expect(res.body).toEqual({ status: 'not_ready', checks: { database: true, temporal: false, workers: false } });
     expect(Date.now() - started).toBeLessThan(10_000);
   });
+});
+
+describe('readiness and the worker', () => {
+  let app: TestApp;
+  let worker: TestWorker | undefined;
+  const taskQueue = uniqueTaskQueue();
+  beforeAll(async () => {
+    app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  });
+  afterAll(async () => {
+    await app.close();
+    await worker?.shutdown();
+  });
+
+  test('when no worker has polled, then /readyz is 503; once a worker polls the task queue, then 200 ready', async () => {
+    expect((await call(app.baseUrl, '/readyz')).body.checks.workers).toBe(false);
+    worker = await startTestWorker(taskQueue);
+    const ready = await eventually(async () => {
+      const res = await call(app.baseUrl, '/readyz');
+      return res.status === 200 ? res : null;
+    }, 30_000);
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: true, temporal: true, workers: true } });
+  }, 60_000);
 });

@@ -263,7 +263,7 @@ export function createFaultStack(dir: string): FaultStack {
     logFile: logOf('fake-gcs-server'),
     ready: () => httpOk(`${storageUrl}/storage/v1/b`),
   });
-  const api = new ManagedProcess({ name: 'api', cmd: TSX, args: ['src/server.ts'], cwd: ROOT, env: childEnv, logFile: logOf('api'), ready: () => httpOk(`${apiUrl}/readyz`) });
+  const api = new ManagedProcess({ name: 'api', cmd: TSX, args: ['src/server.ts'], cwd: ROOT, env: childEnv, logFile: logOf('api'), ready: () => httpOk(`${apiUrl}/healthz`) }); // /readyz also waits for a polling worker, started beside it
   const worker = new ManagedProcess({
     name: 'worker',
     cmd: TSX,
