@@ -22,7 +22,7 @@ import { createCertificateService } from '../src/certificates/service';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import { createEventActivities } from './events';
-import { createWorkerMetrics, watchBrowserPool, type WorkerMetrics } from '../src/metrics/registry';
+import { createWorkerMetrics, watchBrowserPool, watchPaidWithoutCertificates, type WorkerMetrics } from '../src/metrics/registry';
 
 export interface ActivityDeps {
   db: Db;
@@ -78,6 +78,8 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
   });
   const metrics = createWorkerMetrics();
   watchBrowserPool(metrics, pdf);
+  const purchasesRead = createPurchasesRepository(clients.db);
+  watchPaidWithoutCertificates(metrics, (seconds) => purchasesRead.countPaidWithoutCertificates(seconds));
   const store = createObjectStore(config);
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);

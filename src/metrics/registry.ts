@@ -9,6 +9,7 @@
  * Worker process: `purchases_status_total{status,mode}` (each status a purchase reaches),
  * `purchase_paid_to_issued_seconds{mode}`, `certificates_rendered_total`,
  * `certificate_render_seconds`, `pdf_browser_launches_total` (read from the page pool at scrape),
+ * `purchases_paid_without_certificates{mode}` (counted in the database at scrape, see `watchPaidWithoutCertificates`),
  * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome}`.
  * Both: the process's default metrics (CPU, memory, event loop lag), prefixed `coi_` (`coi_process_cpu_seconds_total`).
  */
@@ -54,11 +55,34 @@ export function createWorkerMetrics() {
     renderDuration: new Histogram({ name: 'certificate_render_seconds', help: 'Time to render one batch of certificate PDFs', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30], registers: [registry] }),
     /** Call `watchBrowserPool` to have scrapes read the pool's launch count. */
     browserLaunches: new Gauge({ name: 'pdf_browser_launches_total', help: 'Chromium launches by the worker’s page pool (restarts included)', registers: [registry] }),
+    paidWithoutCertificates: new Gauge({
+      name: 'purchases_paid_without_certificates',
+      help: 'Purchases paid more than 10 minutes ago that still have no certificates (refunded aside), by mode; read from the database at each scrape',
+      labelNames: ['mode'] as const,
+      registers: [registry],
+    }),
     dependencyErrors: new Counter({ name: 'dependency_errors_total', help: 'Failed calls to a dependency, by dependency and operation', labelNames: ['dependency', 'operation'] as const, registers: [registry] }),
     eventDeliveries: new Counter({ name: 'event_deliveries_total', help: 'Agency event delivery attempts by outcome (succeeded, rejected, failed, refused)', labelNames: ['outcome'] as const, registers: [registry] }),
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
+
+/**
+ * Makes every scrape count paid purchases still without certificates 10 minutes after payment
+ * (`purchases_paid_without_certificates{mode}`, the figure behind the first alert); a failed
+ * count leaves the last value.
+ */
+export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>): void {
+  const gauge = metrics.paidWithoutCertificates as Gauge & { collect?: () => Promise<void> };
+  gauge.collect = async () => {
+    try {
+      const byMode = await count(600);
+      for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
+    } catch {
+      // the database is down: the scrape still answers, with the last value
+    }
+  };
+}
 
 /** Makes every scrape read the page pool's launch count into `pdf_browser_launches_total`. */
 export function watchBrowserPool(metrics: WorkerMetrics, pool: { readonly launches: number }): void {

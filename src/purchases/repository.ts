@@ -303,6 +303,20 @@ export function createPurchasesRepository(db: Db) {
     },
 
     /** The purchase, or undefined. */
+    /** How many purchases, by mode, were paid more than `olderThanSeconds` ago and still have no certificates (refunded ones aside). */
+    async countPaidWithoutCertificates(olderThanSeconds: number): Promise<Record<'live' | 'test', number>> {
+      const rows: Array<{ mode: 'live' | 'test'; n: string }> = await db('purchases')
+        .whereNotNull('paid_at')
+        .whereNull('certificates_issued_at')
+        .whereNot({ status: 'refunded' })
+        .where('paid_at', '<', db.raw(`now() - (? * interval '1 second')`, [olderThanSeconds]))
+        .groupBy('mode')
+        .select('mode', db.raw('count(*) as n'));
+      const out = { live: 0, test: 0 };
+      for (const r of rows) out[r.mode] = Number(r.n);
+      return out;
+    },
+
     async findById(purchaseId: number): Promise<PurchaseRecord | undefined> {
       const r = await db('purchases').where({ id: purchaseId }).first();
       return r ? toPurchaseRecord(r) : undefined;

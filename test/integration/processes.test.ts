@@ -128,7 +128,7 @@ describe('start-up', () => {
     expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: true, database: true, browser: true } });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(running.metrics)).text();
-    for (const name of ['purchases_status_total', 'certificates_rendered_total', 'pdf_browser_launches_total', 'event_deliveries_total', 'coi_process_cpu_seconds_total']) {
+    for (const name of ['purchases_status_total', 'certificates_rendered_total', 'pdf_browser_launches_total', 'event_deliveries_total', 'purchases_paid_without_certificates', 'coi_process_cpu_seconds_total']) {
       expect(metrics).toContain(`# TYPE ${name}`);
     }
     worker.child.kill('SIGTERM');

@@ -92,6 +92,6 @@ describe('readiness and the worker', () => {
       const res = await call(app.baseUrl, '/readyz');
       return res.status === 200 ? res : null;
     }, 30_000);
-    expect(ready.body).toEqual({ status: 'ready', checks: { database: true, temporal: true, workers: true } });
+    expect(ready!.body).toEqual({ status: 'ready', checks: { database: true, temporal: true, workers: true } });
   }, 60_000);
 });
