@@ -303,6 +303,36 @@ export function createPurchasesRepository(db: Db) {
     },
 
     /** The purchase, or undefined. */
+    /**
+     * Purchases an operator should look at (`npm run ops -- stuck`): awaiting payment more than
+     * `graceSeconds` past their checkout deadline (the workflow should have ended them), paid more
+     * than `graceSeconds` ago without certificates (refunded aside), and failed; oldest first, at
+     * most `limit` of each kind, with their agency.
+     */
+    async stuck(graceSeconds: number, limit = 500): Promise<Array<{ kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed'; id: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
+      const base = () =>
+        db('purchases as p')
+          .join('root_accounts as a', 'a.id', 'p.root_account_id')
+          .select('p.id', 'p.root_account_id', 'a.name as agency', 'p.mode', 'p.status', 'p.failure_reason', 'p.checkout_expires_at', 'p.paid_at', 'p.failed_at');
+      const ago = db.raw(`now() - (? * interval '1 second')`, [graceSeconds]);
+      const [late, unissued, failed] = await Promise.all([
+        base().where('p.status', 'awaiting_payment').where('p.checkout_expires_at', '<', ago).orderBy('p.checkout_expires_at').limit(limit),
+        base().whereNotNull('p.paid_at').whereNull('p.certificates_issued_at').whereNot('p.status', 'refunded').where('p.paid_at', '<', ago).orderBy('p.paid_at').limit(limit),
+        base().where('p.status', 'failed').orderBy('p.failed_at').limit(limit),
+      ]);
+      const row = (kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed', since: string) => (r: Record<string, unknown>) => ({
+        kind,
+        id: r.id as number,
+        rootAccountId: r.root_account_id as number,
+        agency: r.agency as string,
+        mode: r.mode as string,
+        status: r.status as string,
+        since: (r[since] as Date | null) ?? null,
+        reason: (r.failure_reason as string | null) ?? null,
+      });
+      return [...late.map(row('awaiting_payment_past_deadline', 'checkout_expires_at')), ...unissued.map(row('paid_without_certificates', 'paid_at')), ...failed.map(row('failed', 'failed_at'))];
+    },
+
     /** How many purchases, by mode, were paid more than `olderThanSeconds` ago and still have no certificates (refunded ones aside). */
     async countPaidWithoutCertificates(olderThanSeconds: number): Promise<Record<'live' | 'test', number>> {
       const rows: Array<{ mode: 'live' | 'test'; n: string }> = await db('purchases')

@@ -1,0 +1,74 @@
+/**
+ * `npm run ops -- stuck` against the Temporal dev server, PostgreSQL and stripe-mock: a purchase
+ * left awaiting payment past its deadline while the processor refuses to expire it, a paid
+ * purchase whose certificates cannot be stored, and a purchase whose payment failed are listed
+ * under their agency, with the activities that keep retrying.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
+import { runScript } from '../helpers/run';
+import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
+
+let worker: TestWorker;
+let app: TestApp;
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  const settings = { CHECKOUT_SESSION_TTL_SECONDS: '3', CHECKOUT_POLL_INTERVAL_SECONDS: '1', PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' };
+  worker = await startTestWorker(
+    taskQueue,
+    {
+      // The processor will not expire sessions, and storage refuses certificates: both retry.
+      expireCheckoutSession: async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED processor'), { type: 'StripeConnectionError' });
+      },
+      issueCertificates: async () => {
+        throw new Error('storage unavailable');
+      },
+    },
+    settings,
+  );
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...settings });
+});
+
+afterAll(async () => {
+  // The stuck runs would retry forever: end them.
+  for await (const wf of app.container.temporal.client.workflow.list({ query: `ExecutionStatus='Running' AND TaskQueue='${worker.taskQueue}'` })) {
+    await app.container.temporal.client.workflow.getHandle(wf.workflowId).terminate('test over').catch(() => undefined);
+  }
+  await app.close();
+  await worker.shutdown();
+});
+
+test('when purchases are stuck in each way, then ops stuck lists them under their agency with the retrying activities, and exits 3', async () => {
+  const account = await createQuotingAccount(app);
+  const late = await checkout(app, account);
+  const unissued = await checkout(app, account);
+  expect((await deliverWebhook(app, sessionCompletedEvent(unissued.purchaseId, unissued.sessionId))).body).toMatchObject({ relayed: true });
+  const failed = await checkout(app, account);
+  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${failed.purchaseId}/pay`, { method: 'POST', key: account.key, body: { outcome: 'failed' } })).status).toBe(200);
+
+  const attempts = async (workflowId: string) => (await app.container.temporal.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities?.[0]?.attempt ?? 0;
+  await eventually(async () => (await attempts(purchaseWorkflowId(late.purchaseId))) >= 2 && (await attempts(certificatesWorkflowId(unissued.purchaseId))) >= 2, 40_000);
+  await eventually(async () => (await app.container.db('purchases').where({ id: failed.purchaseId }).first()).status === 'failed');
+
+  const run = await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--json'], { LOG_LEVEL: 'silent' });
+  expect(run.code).toBe(3);
+  const out = JSON.parse(run.stdout);
+  const rootAccountId = (await app.container.db('purchases').where({ id: late.purchaseId }).first()).root_account_id;
+  const mine = out.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId);
+  expect(mine.agency).toBe('Workflow Agency');
+  const kinds = Object.fromEntries(mine.purchases.map((p: { id: number; kind: string }) => [p.id, p.kind]));
+  expect(kinds).toEqual({ [late.purchaseId]: 'awaiting_payment_past_deadline', [unissued.purchaseId]: 'paid_without_certificates', [failed.purchaseId]: 'failed' });
+  const retrying = mine.retrying_activities.map((a: { workflowId: string; activityType: string }) => `${a.workflowId} ${a.activityType}`).sort();
+  expect(retrying).toEqual([`certificates-${unissued.purchaseId} issueCertificates`, `purchase-${late.purchaseId} expireCheckoutSession`]);
+  expect(mine.retrying_activities.find((a: { activityType: string }) => a.activityType === 'issueCertificates').lastFailure).toMatch(/storage unavailable/);
+
+  const human = await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2'], { LOG_LEVEL: 'silent' });
+  expect(human.stdout).toContain(`purchase ${failed.purchaseId} test failed since`);
+  const bad = await runScript('scripts/ops.ts', ['stuck', '--min-attempts', '0']);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/^ops: --min-attempts must be a positive integer/m);
+}, 120_000);
