@@ -8,7 +8,7 @@
  * invalid requests become non-retryable failures; network and rate-limit errors retry.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type Stripe from 'stripe';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
@@ -250,6 +250,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      */
     async setPurchaseStatus(input: { purchaseId: number; status: PurchaseStatus; reason?: string }): Promise<PurchaseStatus | null> {
       const result = await purchases.transition(input.purchaseId, input.status, input.reason);
+      if (input.status === 'failed' && result?.changed) log.warn('purchase failed', { purchaseId: input.purchaseId, reason: input.reason ?? null });
       // Published whenever the purchase is in that status now, so a retry after a crash still announces it (same event id).
       if (result?.status === input.status) await deps.events.purchaseStatus(input.purchaseId);
       return result?.status ?? null;

@@ -62,6 +62,11 @@ describe('POST /api/v1/test_helpers/purchases/{id}/pay', () => {
     expect(certs.body.status).toBe('issued');
     expect(certs.body.certificates.length).toBeGreaterThan(0);
 
+    // The request log lines name the purchase and its workflow.
+    const lines = app.logs.filter((l) => l.msg === 'request' && l.purchaseId === purchaseId);
+    expect(lines.map((l) => l.path)).toEqual(expect.arrayContaining(['/public-quote/adminValidateBuyerResponses', `/api/v1/test_helpers/purchases/${purchaseId}/pay`, '/platform-agency-root-certs/getCertificates']));
+    expect(lines.every((l) => l.workflowId === `purchase-${purchaseId}`)).toBe(true);
+
     // Nothing is left to pay.
     const again = await helper(account.key, purchaseId, 'pay');
     expect(again.status).toBe(400);
