@@ -11,6 +11,7 @@
  * var/test-artifacts/fuzz-summary.md.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
 import { createAgency, type Agency } from '../helpers/certificates';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
@@ -27,6 +28,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const REQUEST_TIMEOUT_MS = 15_000;
 
 let app: TestApp;
+let worker: TestWorker | undefined;
 let agency: Agency;
 let inventory: Inventory;
 let ctx: FuzzContext;
@@ -46,7 +48,11 @@ function fingerprint(res: RawResponse): string {
 
 beforeAll(async () => {
   prototypesBefore = prototypeNames();
-  app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000000', VERIFY_RATE_LIMIT_PER_MINUTE: '1000000', PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  // A worker polls the app's task queue, so /readyz is 200 (it is 503 while none polls).
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue);
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '1000000', VERIFY_RATE_LIMIT_PER_MINUTE: '1000000', PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  await eventually(async () => (await call(app.baseUrl, '/readyz')).status === 200, 60_000);
   agency = await createAgency(app, 'Fuzz Agency');
   const rootAccountId = (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id as number;
   const buyer = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
@@ -95,6 +101,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await worker?.shutdown();
 });
 
 test('when the route inventory is taken from the app, then every mounted route is documented and every documented operation is mounted', () => {
