@@ -16,7 +16,7 @@ import { createMailer, type Mailer } from '../src/mail/mailer';
 import { createTemporalClient, type TemporalHandle } from '../src/temporal/client';
 import { createEventsRepository, type EventsRepository } from '../src/events/repository';
 import { createWebhookEndpointsRepository, type WebhookEndpointsRepository } from '../src/webhook-endpoints/repository';
-import { createDeliveryStarter, createEventPublisher } from '../src/events/publisher';
+import { createDeliveryStarter, createEventPublisher, deliverySettingsFromConfig } from '../src/events/publisher';
 import { createEventEmitter, type EventEmitter } from '../src/events/emitter';
 import { createCertificateService } from '../src/certificates/service';
 import { createCertificatesRepository } from '../src/certificates/repository';
@@ -78,8 +78,8 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
   });
   const metrics = createWorkerMetrics();
   watchBrowserPool(metrics, pdf);
-  const purchasesRead = createPurchasesRepository(clients.db);
-  watchPaidWithoutCertificates(metrics, (seconds) => purchasesRead.countPaidWithoutCertificates(seconds));
+  const purchases = createPurchasesRepository(clients.db);
+  watchPaidWithoutCertificates(metrics, (seconds) => purchases.countPaidWithoutCertificates(seconds));
   const store = createObjectStore(config);
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);
@@ -87,11 +87,7 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
   const publisher = createEventPublisher({
     events: eventStore,
     endpoints,
-    startDelivery: createDeliveryStarter(temporal.client, options.taskQueue ?? config.TEMPORAL_TASK_QUEUE, {
-      initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
-      retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600,
-      timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
-    }),
+    startDelivery: createDeliveryStarter(temporal.client, options.taskQueue ?? config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
   });
   const certificates = createCertificateService({ repo: createCertificatesRepository(clients.db), store, publicBaseUrl: config.PUBLIC_BASE_URL, urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS });
 
@@ -101,7 +97,7 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     payproc: createPayproc(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     store,
-    events: createEventEmitter({ purchases: createPurchasesRepository(clients.db), certificates, publisher, metrics }),
+    events: createEventEmitter({ purchases, certificates, publisher, metrics }),
     eventStore,
     endpoints,
     temporal,

@@ -37,18 +37,18 @@ export interface PurchaseActivityDeps {
 /** The session as the processor now sees it. */
 export type SessionState = { state: 'open' } | { state: 'paid'; paymentIntentId: string | null } | { state: 'expired' };
 
-/** Counts processor errors by the activity that met them (set by `createPurchaseActivities`). */
-let countProcessorError: (operation: string) => void = () => {};
-
-/** Turns processor errors into retryable or non-retryable activity failures. */
-function processorFailure(err: unknown): never {
+/**
+ * Turns processor errors into retryable or non-retryable activity failures, first counting the
+ * error under the activity that met it (`count`, from the activities' metrics).
+ */
+function processorFailure(err: unknown, count: (operation: string) => void): never {
   let operation = 'unknown';
   try {
     operation = Context.current().info.activityType;
   } catch {
     // outside an activity (unit tests)
   }
-  countProcessorError(operation);
+  count(operation);
   const type = (err as { type?: string }).type;
   const message = err instanceof Error ? err.message : String(err);
   if (type === 'StripeCardError' || type === 'StripeInvalidRequestError' || type === 'StripeAuthenticationError' || type === 'StripePermissionError') {
@@ -70,10 +70,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const customers = createPaymentsRepository(db);
   const purchases = createPurchasesRepository(db);
   const savedCards = createSavedCardCharges({ db, repo: customers, purchases, payproc });
-  if (deps.metrics) {
-    const errors = deps.metrics.dependencyErrors;
-    countProcessorError = (operation) => errors.inc({ dependency: 'processor', operation });
-  }
+  const errors = deps.metrics?.dependencyErrors;
+  const processorError: (err: unknown) => never = (err) => processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
 
   async function loadPurchase(purchaseId: number): Promise<PurchaseRecord & { checkoutSessionId: string }> {
     const purchase = await purchases.findById(purchaseId);
@@ -161,7 +159,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
           { idempotencyKey: `purchase-${purchase.id}-checkout` },
         );
       } catch (err) {
-        processorFailure(err);
+        processorError(err);
       }
       const paymentIntent = idOf(session.payment_intent);
       const deadline = new Date(Date.now() + input.sessionTtlSeconds * 1000);
@@ -203,7 +201,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       try {
         return sessionState(await payproc.client(purchase.mode).checkout.sessions.retrieve(purchase.checkoutSessionId));
       } catch (err) {
-        processorFailure(err);
+        processorError(err);
       }
     },
 
@@ -219,7 +217,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
         if ((err as { type?: string }).type === 'StripeInvalidRequestError') {
           return sessionState(await stripe.checkout.sessions.retrieve(purchase.checkoutSessionId));
         }
-        processorFailure(err);
+        processorError(err);
       }
     },
 

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createPurchasesRepository } from '../src/purchases/repository';
+import { createAccountsRepository } from '../src/accounts/repository';
 import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
 import { OperationRefused, createPurchaseOperations } from '../src/purchases/operations';
 import { createTemporalClient } from '../src/temporal/client';
@@ -94,12 +95,13 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
   const temporal = createTemporalClient(config);
   try {
     const purchases = createPurchasesRepository(db);
+    const accounts = createAccountsRepository(db);
     const [rows, retrying] = await Promise.all([purchases.stuck(graceMinutes * 60), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
     const agencyOf = new Map<number, { rootAccountId: number | null; agency: string }>(rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency }]));
     for (const a of retrying) {
       if (a.purchaseId === null || agencyOf.has(a.purchaseId)) continue;
       const p = await purchases.findById(a.purchaseId);
-      const name = p ? ((await db('root_accounts').where({ id: p.rootAccountId }).first('name'))?.name as string | undefined) : undefined;
+      const name = p ? (await accounts.findById(p.rootAccountId))?.name : undefined;
       agencyOf.set(a.purchaseId, { rootAccountId: p?.rootAccountId ?? null, agency: name ?? 'unknown' });
     }
     const agencies = new Map<string, { root_account_id: number | null; agency: string; purchases: typeof rows; retrying_activities: typeof retrying }>();

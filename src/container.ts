@@ -38,7 +38,7 @@ import { webhookEndpointRoutes } from './webhook-endpoints/routes';
 import { createEventsRepository } from './events/repository';
 import { createEventService } from './events/service';
 import { eventRoutes } from './events/routes';
-import { createDeliveryStarter } from './events/publisher';
+import { createDeliveryStarter, deliverySettingsFromConfig } from './events/publisher';
 import { testHelperRoutes } from './test-helpers/routes';
 import { createMailer, type Mailer } from './mail/mailer';
 import { createPaymentsRepository } from './payments/repository';
@@ -181,11 +181,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
         createEventService({
           events: createEventsRepository(db),
           endpoints,
-          startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, {
-            initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
-            retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600,
-            timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
-          }),
+          startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
         }),
       ),
       testHelperRoutes(createTestHelperService({ purchases, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),

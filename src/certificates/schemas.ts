@@ -6,30 +6,13 @@
 import { z } from 'zod';
 import type { PurchaseStatus } from '../../workflows/contracts';
 import { rootScopeFields, teammateScopeFields } from './account-scope';
+import { checkoutSessionIdField, paymentIntentField, purchaseIdField } from './purchase-handles';
 
 /** How the caller names the purchase: exactly one of these (`purchase_id` and `checkout_session_id` come back from checkout; `payment_intent` may exist only once the buyer paid). */
 const handleFields = {
-  purchase_id: z
-    .number()
-    .int()
-    .min(1)
-    .max(2_147_483_647)
-    .optional()
-    .meta({ description: 'The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on)' }),
-  checkout_session_id: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[A-Za-z0-9_]+$/, 'must be a processor checkout session id (cs_…)')
-    .optional()
-    .meta({ description: 'The checkout session `id` returned by adminValidateBuyerResponses' }),
-  payment_intent: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[A-Za-z0-9_]+$/, 'must be a processor payment intent id (pi_…)')
-    .optional()
-    .meta({ description: 'The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid' }),
+  purchase_id: purchaseIdField('The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on)'),
+  checkout_session_id: checkoutSessionIdField('The checkout session `id` returned by adminValidateBuyerResponses'),
+  payment_intent: paymentIntentField('The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid'),
 };
 const buyer = z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" });
 

@@ -9,6 +9,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { eventDeliveryWorkflowId, type EventDeliveryInput } from '../../workflows/contracts';
 import type { WebhookEndpointsRepository } from '../webhook-endpoints/repository';
+import type { Config } from '../config';
 import type { EventsRepository, StoredEvent } from './repository';
 
 /** Delivery settings (config WEBHOOK_*). */
@@ -16,6 +17,11 @@ export interface DeliverySettings {
   initialRetrySeconds: number;
   retryWindowSeconds: number;
   timeoutMs: number;
+}
+
+/** The delivery settings the config holds (`WEBHOOK_RETRY_INITIAL_SECONDS`, `…_WINDOW_HOURS`, `WEBHOOK_DELIVERY_TIMEOUT_MS`). */
+export function deliverySettingsFromConfig(config: Pick<Config, 'WEBHOOK_RETRY_INITIAL_SECONDS' | 'WEBHOOK_RETRY_WINDOW_HOURS' | 'WEBHOOK_DELIVERY_TIMEOUT_MS'>): DeliverySettings {
+  return { initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600, timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS };
 }
 
 /** Starts a delivery's workflow once per (delivery, resend count). */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { listMetadata, queryInt } from '../http/query';
+import { listMetadata, pageQueryFields } from '../http/query';
 import { parseBody, parseQuery } from '../http/validation';
 import { AppError } from '../http/errors';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
@@ -14,8 +14,7 @@ import type { EventService } from './service';
 
 const ListEventsQuery = z.strictObject({
   type: z.enum(AGENCY_EVENT_TYPES).optional(),
-  pageSize: queryInt(1, 100).default(20),
-  pageIndex: queryInt(0, 1_000_000).default(0),
+  ...pageQueryFields(20),
 });
 
 export const AgencyEventSchema = z

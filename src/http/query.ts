@@ -11,6 +11,14 @@ const INTEGER_TEXT = /^-?\d{1,10}$/;
  * rejected with "must be an integer"). Built as a preprocess (text → number) so the OpenAPI
  * document shows what it is: `type: integer` with `minimum` and `maximum`.
  */
+/**
+ * `pageSize` (1–100, default `defaultSize`) and `pageIndex` (0-based, default 0) of the
+ * `/api/v1` lists, to spread into a list's query schema.
+ */
+export function pageQueryFields(defaultSize: number) {
+  return { pageSize: queryInt(1, 100).default(defaultSize), pageIndex: queryInt(0, 1_000_000).default(0) };
+}
+
 export function queryInt(min: number, max: number) {
   return z.preprocess(
     (v) => (typeof v === 'string' && INTEGER_TEXT.test(v) ? Number(v) : v),

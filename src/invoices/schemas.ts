@@ -10,27 +10,15 @@
  * billing period, fits the same shape; a one-time purchase has at most one.
  */
 import { z } from 'zod';
-import { MAX_DB_ID } from '../http/validation';
 import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
+import { paymentIntentField, purchaseIdField } from '../certificates/purchase-handles';
 
 const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
 const purchaseRefFields = {
-  payment_intent: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[A-Za-z0-9_]+$/, 'must be a processor payment intent id (pi_…)')
-    .optional()
-    .meta({ description: 'The payment_intent of the purchase (from checkout or processUserDirectPayprocPayment). Send this or purchase_id, not both.' }),
-  purchase_id: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_DB_ID)
-    .optional()
-    .meta({ description: 'The purchase_id returned by adminValidateBuyerResponses. Send this or payment_intent, not both.' }),
+  payment_intent: paymentIntentField('The payment_intent of the purchase (from checkout or processUserDirectPayprocPayment). Send this or purchase_id, not both.'),
+  purchase_id: purchaseIdField('The purchase_id returned by adminValidateBuyerResponses. Send this or payment_intent, not both.'),
   idp_accnt_uuid: z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" }),
 };
 

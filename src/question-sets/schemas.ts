@@ -7,7 +7,7 @@
  * certificate per calendar day) or `trip` (a `trips` question: one per trip).
  */
 import { z } from 'zod';
-import { queryInt } from '../http/query';
+import { pageQueryFields } from '../http/query';
 import { QuestionSetDefinition } from './definition';
 import { SPECIAL_EVENT_LIABILITY } from './examples';
 
@@ -26,8 +26,7 @@ export const CreateQuestionSetBody = z
 export type CreateQuestionSetBody = z.infer<typeof CreateQuestionSetBody>;
 
 export const ListQuestionSetsQuery = z.strictObject({
-  pageSize: queryInt(1, 100).default(20),
-  pageIndex: queryInt(0, 1_000_000).default(0),
+  ...pageQueryFields(20),
 });
 export type ListQuestionSetsQuery = z.infer<typeof ListQuestionSetsQuery>;
 

@@ -2,7 +2,7 @@
  * Wire shapes of `/api/v1/webhook_endpoints` (snake_case, like Stripe's webhook endpoints).
  */
 import { z } from 'zod';
-import { queryInt } from '../http/query';
+import { pageQueryFields } from '../http/query';
 import { ENABLED_EVENT_VALUES } from '../events/types';
 
 const EnabledEvents = z
@@ -32,8 +32,7 @@ export const UpdateWebhookEndpointBody = z
 export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
 
 export const ListWebhookEndpointsQuery = z.strictObject({
-  pageSize: queryInt(1, 100).default(20),
-  pageIndex: queryInt(0, 1_000_000).default(0),
+  ...pageQueryFields(20),
 });
 export type ListWebhookEndpointsQuery = z.infer<typeof ListWebhookEndpointsQuery>;
 
