@@ -9,6 +9,12 @@
  *                             list, by agency, purchases awaiting payment past their deadline,
  *                             paid without certificates, and failed, plus activities retrying
  *                             (read-only)
+ *   find --email <address> [--mode test|live]
+ *                             the purchase runs of a buyer, by the keyed BuyerEmailHash search
+ *                             attribute (hashed here with BUYER_EMAIL_HASH_KEY; read-only)
+ *   setup-namespace [--namespace <name>] [--retention-days 30]
+ *                             create the namespace if missing and register the purchase search
+ *                             attributes (workflows/search-attributes.json); idempotent
  *
  * Every command takes `--json` and then prints one JSON object. A refusal (the purchase's state
  * does not allow the action) exits 2 with one line saying why; a usage error or failure exits 1.
@@ -22,13 +28,21 @@ import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
 import { OperationRefused, createPurchaseOperations } from '../src/purchases/operations';
 import { createTemporalClient } from '../src/temporal/client';
 import { findRetryingActivities } from '../src/temporal/retrying';
+import { buyerEmailHash } from '../src/purchases/buyer-email-hash';
+import { temporal as proto } from '@temporalio/proto';
+import { msToTs } from '@temporalio/common/lib/time';
+import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, MODE, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../workflows/search-attributes';
 
 const USAGE = `usage: npm run ops -- <command> [options] [--json]
   reissue --purchase <id>   run certificate issuance again (paid, not refunded purchases)
   recover --purchase <id>   resume a purchase whose workflow run closed without certificates
   stuck [--older-than-minutes 10] [--min-attempts 5]
                             purchases past their deadline, paid without certificates, failed,
-                            and activities retrying, by agency (read-only)`;
+                            and activities retrying, by agency (read-only)
+  find --email <address> [--mode test|live]
+                            a buyer's purchase runs, by the hashed email (read-only)
+  setup-namespace [--namespace <name>] [--retention-days 30]
+                            create the namespace if missing, register the search attributes`;
 
 class UsageError extends Error {}
 
@@ -47,6 +61,10 @@ async function main(argv: string[]): Promise<number> {
       purchase: { type: 'string' },
       'older-than-minutes': { type: 'string' },
       'min-attempts': { type: 'string' },
+      email: { type: 'string' },
+      mode: { type: 'string' },
+      namespace: { type: 'string' },
+      'retention-days': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -57,6 +75,8 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 1;
   }
   if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values.json);
+  if (command === 'find') return find(values.email, values.mode, values.json);
+  if (command === 'setup-namespace') return setupNamespace(values.namespace, values['retention-days'], values.json);
   if (command !== 'reissue' && command !== 'recover') throw new UsageError(`unknown command "${command}"`);
   const purchaseId = positiveInt(values.purchase, '--purchase');
   const config = loadConfigOrExit();
@@ -70,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
         pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
+        buyerEmailHashKey: config.BUYER_EMAIL_HASH_KEY,
         retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
       }),
     });
@@ -128,6 +149,105 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
   } finally {
     await temporal.close();
     await db.destroy();
+  }
+}
+
+/**
+ * `find --email`: the runs whose BuyerEmailHash is the address's keyed hash (the address never
+ * reaches Temporal), newest first, with the query to paste into the Temporal UI. Exit 0.
+ */
+async function find(email: string | undefined, mode: string | undefined, json: boolean): Promise<number> {
+  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email.trim())) throw new UsageError('--email <address> is required');
+  if (mode !== undefined && mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be test or live, got "${mode}"`);
+  const config = loadConfigOrExit();
+  const temporal = createTemporalClient(config);
+  try {
+    const hash = buyerEmailHash(config.BUYER_EMAIL_HASH_KEY, email);
+    // MODE is a keyword of Temporal's query language, hence the backticks.
+    const query = `BuyerEmailHash='${hash}'${mode ? ` AND \`Mode\`='${mode}'` : ''}`;
+    const runs: Array<{ workflowId: string; runId: string; type: string; status: string; purchaseStatus: string | null; agencyId: string | null; mode: string | null; amountTotal: number | null; startTime: string; statusChangedAt: string | null }> = [];
+    for await (const w of temporal.client.workflow.list({ query })) {
+      const a = w.typedSearchAttributes;
+      runs.push({
+        workflowId: w.workflowId,
+        runId: w.runId,
+        type: w.type,
+        status: w.status.name,
+        purchaseStatus: a.get(PURCHASE_STATUS) ?? null,
+        agencyId: a.get(AGENCY_ID) ?? null,
+        mode: a.get(MODE) ?? null,
+        amountTotal: a.get(AMOUNT_TOTAL) ?? null,
+        startTime: w.startTime.toISOString(),
+        statusChangedAt: a.get(STATUS_CHANGED_AT)?.toISOString() ?? null,
+      });
+    }
+    if (json) console.log(JSON.stringify({ query, runs }));
+    else {
+      console.log(`query: ${query}`);
+      if (runs.length === 0) console.log('no purchase runs for this address');
+      for (const r of runs) console.log(`${r.workflowId} ${r.status} purchase ${r.purchaseStatus ?? '?'} agency ${r.agencyId ?? '?'} ${r.mode ?? '?'} amount ${r.amountTotal ?? '?'} (minor units) started ${r.startTime}`);
+    }
+    return 0;
+  } finally {
+    await temporal.close();
+  }
+}
+
+const INDEXED_TYPE = {
+  Keyword: proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Int: proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  Datetime: proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+} as const;
+
+/**
+ * `setup-namespace`: creates the namespace (TEMPORAL_NAMESPACE unless `--namespace`) with the
+ * given retention when it does not exist, then registers every purchase search attribute it
+ * lacks. Idempotent. Exit 1 when an attribute exists with another type (fix by hand). A
+ * leftover `BuyerEmail` attribute (runs from before the hashed email) is reported, not removed.
+ */
+async function setupNamespace(name: string | undefined, retentionDays: string | undefined, json: boolean): Promise<number> {
+  const config = loadConfigOrExit();
+  const namespace = name ?? config.TEMPORAL_NAMESPACE;
+  const days = retentionDays === undefined ? 30 : positiveInt(retentionDays, '--retention-days');
+  const temporal = createTemporalClient({ ...config, TEMPORAL_NAMESPACE: namespace });
+  const conn = temporal.client.connection;
+  try {
+    let created = false;
+    try {
+      await conn.workflowService.describeNamespace({ namespace });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 5 /* NOT_FOUND */) throw err;
+      await conn.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${days} days`) });
+      created = true;
+    }
+    // A new namespace takes a moment to answer everywhere in the cluster.
+    let existing: Record<string, number> = {};
+    for (let tries = 0; ; tries++) {
+      try {
+        existing = (await conn.operatorService.listSearchAttributes({ namespace })).customAttributes as Record<string, number>;
+        break;
+      } catch (err) {
+        if (tries >= 50) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    const wrongType = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n, t]) => existing[n] !== undefined && existing[n] !== INDEXED_TYPE[t]);
+    if (wrongType.length) throw new UsageError(`search attribute(s) ${wrongType.map(([n, t]) => `${n} (should be ${t})`).join(', ')} exist with another type in ${namespace}; remove them first`);
+    const missing = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n]) => existing[n] === undefined);
+    if (missing.length) {
+      await conn.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([n, t]) => [n, INDEXED_TYPE[t]])) });
+    }
+    const legacy = existing.BuyerEmail !== undefined;
+    const result = { namespace, created, retention_days: created ? days : null, registered: missing.map(([n]) => n), already_registered: Object.keys(SEARCH_ATTRIBUTE_TYPES).filter((n) => existing[n] !== undefined), legacy_buyer_email_attribute: legacy };
+    if (json) console.log(JSON.stringify(result));
+    else {
+      console.log(`namespace ${namespace}: ${created ? `created (retention ${days} days)` : 'exists'}`);
+      console.log(missing.length ? `registered: ${result.registered.join(', ')}` : 'search attributes: all registered');
+      if (legacy) console.log('note: BuyerEmail (the email in clear) is still registered; remove it once no run started before the hashed email is open or retained: temporal operator search-attribute remove --name BuyerEmail');
+    }
+    return 0;
+  } finally {
+    await temporal.close();
   }
 }
 

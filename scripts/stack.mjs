@@ -457,8 +457,11 @@ export async function ensurePostgres({ databaseUrl, recreate = false, embeddedPo
 // ---------------------------------------------------------------------------------------------
 // Temporal
 
-/** Search attributes the purchase workflow sets (ARCHITECTURE §3). */
-export const SEARCH_ATTRIBUTES = Object.freeze(['PurchaseId', 'PaymentIntentId', 'PurchaseStatus', 'BuyerEmail']);
+/**
+ * Search attributes of the purchase workflows, name → Temporal type (`Keyword`, `Int`,
+ * `Datetime`), read from workflows/search-attributes.json, their one definition.
+ */
+export const SEARCH_ATTRIBUTES = Object.freeze(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'workflows', 'search-attributes.json'), 'utf8')));
 
 async function temporalReady(bin, address, namespace) {
   const health = await run(bin, ['operator', 'cluster', 'health', '--address', address], { timeoutMs: 5000 });
@@ -477,10 +480,10 @@ async function ensureSearchAttributes(bin, address, namespace, log) {
       /* create all */
     }
   }
-  const missing = SEARCH_ATTRIBUTES.filter((name) => !existing[name]);
+  const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !existing[name]);
   if (missing.length === 0) return;
   const args = ['operator', 'search-attribute', 'create', '--namespace', namespace, '--address', address];
-  for (const name of missing) args.push('--name', name, '--type', 'Keyword');
+  for (const name of missing) args.push('--name', name, '--type', SEARCH_ATTRIBUTES[name]);
   const res = await run(bin, args);
   if (!res.ok && !/already exists/i.test(res.stderr + res.stdout)) {
     throw new Error(`could not create Temporal search attributes ${missing.join(', ')}: ${(res.stderr || res.stdout).trim()}`);
@@ -512,7 +515,7 @@ export async function ensureTemporalNamespace({ bin, address, namespace, timeout
 
 /**
  * Makes sure a Temporal dev server answers on 127.0.0.1:`port` with the `default` namespace
- * and the Keyword search attributes PurchaseId, PaymentIntentId, PurchaseStatus, BuyerEmail.
+ * and the purchase search attributes (workflows/search-attributes.json).
  * Starts `temporal server start-dev` (SQLite state in `dbFile`, Web UI on `uiPort`, log
  * var/log/temporal.log) unless one is running, in which case missing attributes are created.
  *
@@ -534,7 +537,7 @@ export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var
   fs.mkdirSync(path.dirname(db), { recursive: true });
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--ui-port', String(uiPort), '--db-filename', db, '--log-level', 'warn'];
   if (namespace !== 'default') args.push('--namespace', namespace);
-  for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   const entry = spawnTracked('temporal', temporal, args);
   log(`[stack] starting Temporal on ${address} (UI ${result.uiUrl}, state ${rel(db)})`);
   await waitReady('Temporal server', async () => (await tcpOpen(port)) && temporalReady(temporal, address, namespace), {

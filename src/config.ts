@@ -24,6 +24,39 @@ const urlOrNone = (fallback: string) =>
     .transform((v) => (v.trim() === '' ? undefined : v))
     .pipe(z.url().optional());
 
+/** Published development defaults of the two data-protection keys (never valid in production). */
+const DEV_PAYLOAD_KEYS = 'dev-1:ZGV2ZWxvcG1lbnQtb25seS1wYXlsb2FkLWtleS0zMmI=';
+const DEV_BUYER_EMAIL_HASH_KEY = 'development-only-buyer-email-hash-key';
+
+/** One payload codec key: `id` travels in each payload's metadata; `key` is 32 bytes. */
+export interface PayloadKey {
+  id: string;
+  key: Buffer;
+}
+
+/**
+ * Parses `id:base64,id:base64…` into payload keys (first = current). Throws Error naming the
+ * problem: a pair without `:`, an id outside [A-Za-z0-9._-], a key that is not 32 bytes, a repeated id.
+ */
+export function parsePayloadKeys(value: string): PayloadKey[] {
+  const keys = value
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf(':');
+      if (at <= 0) throw new Error('expected id:base64key pairs separated by commas');
+      const id = pair.slice(0, at);
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new Error(`key id "${id}" must be 1-64 letters, digits, '.', '_' or '-'`);
+      const key = Buffer.from(pair.slice(at + 1), 'base64');
+      if (key.length !== 32) throw new Error(`key "${id}" must be 32 bytes (base64 of 32 random bytes), got ${key.length}`);
+      return { id, key };
+    });
+  if (keys.length === 0) throw new Error('at least one key is required');
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) throw new Error('key ids must be unique');
+  return keys;
+}
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -38,6 +71,36 @@ const schema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('insurance'),
+  /**
+   * Keys of the Temporal payload codec (AES-256-GCM): `id:base64` pairs, comma-separated, each
+   * key 32 bytes. The first encrypts new payloads; all decrypt (rotation: put the new key first,
+   * keep the old ones until no open workflow or retained history needs them). The default is a
+   * published development key, refused when NODE_ENV=production.
+   */
+  TEMPORAL_PAYLOAD_KEYS: z
+    .string()
+    .default(DEV_PAYLOAD_KEYS)
+    .transform((v, ctx) => {
+      try {
+        return parsePayloadKeys(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Bearer token of the codec endpoint (`/codec/encode`, `/codec/decode`) for the Temporal UI and CLI; unset = endpoint off (404). At least 24 characters. */
+  TEMPORAL_CODEC_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(24).optional()),
+  /** Browser origins (the Temporal UI) allowed to call the codec endpoint, comma-separated. */
+  TEMPORAL_CODEC_CORS_ORIGINS: z
+    .string()
+    .default('http://127.0.0.1:8233,http://localhost:8233')
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
+  /**
+   * Key of the buyer-email hash kept in the `BuyerEmailHash` search attribute (HMAC-SHA256; at
+   * least 16 characters). Changing it makes earlier hashes unsearchable. The default is a
+   * published development key, refused when NODE_ENV=production.
+   */
+  BUYER_EMAIL_HASH_KEY: z.string().min(16).default(DEV_BUYER_EMAIL_HASH_KEY),
 
   /** When set, rate-limit counters are shared across API instances through Redis. */
   REDIS_URL: optionalUrl,
@@ -124,6 +187,17 @@ const schema = z.object({
   DOCS_ENABLED: bool.default(true),
 });
 
+/** In production the published development keys are refused: personal data would be readable by anyone. */
+const checked = schema.superRefine((c, ctx) => {
+  if (c.NODE_ENV !== 'production') return;
+  if (c.TEMPORAL_PAYLOAD_KEYS.some((k) => k.id === 'dev-1')) {
+    ctx.addIssue({ code: 'custom', path: ['TEMPORAL_PAYLOAD_KEYS'], message: 'set your own key in production (id:base64 of 32 random bytes, e.g. from `openssl rand -base64 32`)' });
+  }
+  if (c.BUYER_EMAIL_HASH_KEY === DEV_BUYER_EMAIL_HASH_KEY) {
+    ctx.addIssue({ code: 'custom', path: ['BUYER_EMAIL_HASH_KEY'], message: 'set your own key in production (at least 16 random characters)' });
+  }
+});
+
 export type Config = Readonly<z.infer<typeof schema>>;
 
 /** Thrown when the environment does not describe a valid configuration. */
@@ -136,7 +210,7 @@ export class ConfigError extends Error {
  * Throws `ConfigError` with one line naming the first bad variable.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = schema.safeParse(env);
+  const result = checked.safeParse(env);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const name = issue.path.join('.') || '(environment)';

@@ -122,6 +122,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
     pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
     retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
+    buyerEmailHashKey: config.BUYER_EMAIL_HASH_KEY,
   });
   const metrics = createApiMetrics();
   const webhooks = createWebhookService({
@@ -134,7 +135,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     workflows: purchaseWorkflows,
   });
   const quotes = createQuoteService({
-    startCheckout: (input) => purchaseWorkflows.startCheckout(input),
+    startCheckout: (purchase) => purchaseWorkflows.startCheckout(purchase),
     quotes: createQuotesRepository(db),
     purchases,
     questionSets,

@@ -84,6 +84,7 @@ async function main(): Promise<void> {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activities: createActivities(deps),
       certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
+      payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
     });
     const running = workers.run(); // resolves once a shutdown signal has drained both workers
     // Metrics and health on their own port; a port in use is logged, never fatal.

@@ -12,13 +12,16 @@
  * The heavy steps (render and store, zips, verification) run on `certificatesTaskQueue` of the
  * workflow's task queue, polled with a concurrency of its own (CERTIFICATE_ACTIVITY_CONCURRENCY).
  *
+ * The `status` query answers `CertificatesStatusView` (phase, round, batches done of total); the
+ * backoff timer is named for the UI.
+ *
  * Versioning: executions recorded before issuance existed ran a placeholder that only set
  * `awaiting_certificates`; `patched('issue-certificates')` keeps replaying them unchanged.
  */
-import { patched, proxyActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PurchaseActivities } from '../activities/purchase';
 import type { CertificateActivities } from '../activities/certificates';
-import { certificatesTaskQueue, type PurchaseStatus } from './contracts';
+import { STATUS_QUERY, certificatesTaskQueue, type PurchaseStatus } from './contracts';
 
 /** Certificates one `issueCertificates` activity renders (its retry and heartbeat unit). */
 export const CERTIFICATE_BATCH_SIZE = 10;
@@ -44,8 +47,24 @@ export interface CertificatesResult {
   status: PurchaseStatus;
 }
 
+/** What the certificates workflow's `status` query answers. */
+export interface CertificatesStatusView {
+  purchaseId: number;
+  /** `rendering`: certificates being rendered and stored; `archiving`: zips; `verifying`: storage check; `waiting`: backoff before another round; `issued`: done. */
+  phase: 'planning' | 'rendering' | 'archiving' | 'verifying' | 'waiting' | 'issued';
+  /** Issuance round, from 0 (a round after 0 means storage was found incomplete). */
+  round: number;
+  /** Render batches of this round finished / planned (`CERTIFICATE_BATCH_SIZE` certificates each). */
+  batchesDone: number;
+  batchesTotal: number;
+}
+
+export const certificatesStatusQuery = defineQuery<CertificatesStatusView>(STATUS_QUERY);
+
 export async function certificatesWorkflow(input: { purchaseId: number }): Promise<CertificatesResult> {
   const { purchaseId } = input;
+  const view: CertificatesStatusView = { purchaseId, phase: 'planning', round: 0, batchesDone: 0, batchesTotal: 0 };
+  setHandler(certificatesStatusQuery, () => ({ ...view }));
   if (!patched('issue-certificates')) {
     await acts.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
     upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
@@ -57,24 +76,31 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
 
   const heavy = heavyActivities();
   for (let round = 0; ; round++) {
+    Object.assign(view, { phase: 'planning', round, batchesDone: 0, batchesTotal: 0 });
     const { pendingIds } = await quick.planCertificates({ purchaseId });
     const batches: number[][] = [];
     for (let i = 0; i < pendingIds.length; i += CERTIFICATE_BATCH_SIZE) batches.push(pendingIds.slice(i, i + CERTIFICATE_BATCH_SIZE));
+    Object.assign(view, { phase: 'rendering', batchesTotal: batches.length });
     let next = 0;
     const lane = async () => {
       while (next < batches.length) {
         const batch = batches[next++]!;
         await heavy.issueCertificates({ purchaseId, certificateIds: batch });
+        view.batchesDone++;
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_BATCHES, batches.length) }, lane));
+    view.phase = 'archiving';
     await heavy.buildCertificateArchives({ purchaseId });
+    view.phase = 'verifying';
     const check = await heavy.verifyCertificates({ purchaseId });
     if (check.complete) break;
-    await sleep(Math.min(1000 * 2 ** round, 5 * 60_000));
+    view.phase = 'waiting';
+    await sleep(Math.min(1000 * 2 ** round, 5 * 60_000), { summary: 'backoff before the next issuance round (storage incomplete)' });
   }
 
   await acts.markCertificatesIssued({ purchaseId });
+  view.phase = 'issued';
   upsertSearchAttributes({ PurchaseStatus: ['issued'] });
   return { purchaseId, status: 'issued' };
 }

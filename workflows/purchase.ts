@@ -17,8 +17,13 @@
  * processor reports failed after checkout (`checkout.session.async_payment_failed`). A run with `resume` is a
  * new run of a purchase whose earlier run closed (see `PurchaseWorkflowInput.resume`): it takes
  * the stored session and waits for, or asks the processor about, the payment.
- * Search attributes PurchaseId, PurchaseStatus, PaymentIntentId and BuyerEmail stay current;
- * the `status` query answers `PurchaseStatusView`. Deterministic code only.
+ * Search attributes (workflows/search-attributes.ts): the API starts the run with PurchaseId,
+ * AgencyId, Mode, AmountTotal, BuyerEmailHash, PurchaseStatus and StatusChangedAt; each status
+ * change here updates PurchaseStatus and StatusChangedAt, plus CheckoutDeadline when the session
+ * exists, PaidAt on payment and PaymentIntentId once known. Runs started before those attributes
+ * (no `operator-search-attributes` marker) keep setting `BuyerEmail` as they did. Timers are
+ * named (checkout deadline, payment check) for the UI; the `status` query answers
+ * `PurchaseStatusView`. Deterministic code only.
  */
 import {
   ActivityFailure,
@@ -33,10 +38,12 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { PurchaseActivities, SessionState } from '../activities/purchase';
 import {
   CHARGE_SAVED_CARD_UPDATE,
@@ -52,6 +59,7 @@ import {
   type SavedCardChargeResult,
 } from './contracts';
 import { certificatesWorkflow } from './certificates';
+import { CHECKOUT_DEADLINE, PAID_AT, PAYMENT_INTENT_ID, PURCHASE_STATUS, STATUS_CHANGED_AT } from './search-attributes';
 
 export const createCheckoutUpdate = defineUpdate<CheckoutSession>(CREATE_CHECKOUT_UPDATE);
 export const paymentEventSignal = defineSignal<[PaymentEvent]>(PAYMENT_EVENT_SIGNAL);
@@ -102,12 +110,27 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     checkoutSessionId: session?.id ?? null,
     paymentIntentId: outcome?.kind === 'paid' ? outcome.paymentIntentId : (session?.payment_intent ?? null),
   });
+  // Runs started before the operator attributes replay their old upserts (BuyerEmail in clear).
+  const operatorAttributes = patched('operator-search-attributes');
   const publish = async (next: PurchaseStatus) => {
     status = next;
-    const attrs: Record<string, string[]> = { PurchaseStatus: [next] };
     const pi = view().paymentIntentId;
-    if (pi) attrs.PaymentIntentId = [pi];
-    upsertSearchAttributes(attrs);
+    if (operatorAttributes) {
+      const now = new Date(); // the workflow clock: the time of this workflow task
+      const update: SearchAttributeUpdatePair[] = [
+        { key: PURCHASE_STATUS, value: next },
+        { key: STATUS_CHANGED_AT, value: now },
+      ];
+      if (pi) update.push({ key: PAYMENT_INTENT_ID, value: pi });
+      if (next === 'awaiting_payment' && session) update.push({ key: CHECKOUT_DEADLINE, value: new Date(session.expires_at) });
+      if (next === 'paid') update.push({ key: PAID_AT, value: now });
+      upsertSearchAttributes(update);
+      setCurrentDetails(`Purchase ${input.purchaseId}: **${next}**${next === 'failed' && failure !== null ? ` (${failure})` : ''}`);
+    } else {
+      const attrs: Record<string, string[]> = { PurchaseStatus: [next] };
+      if (pi) attrs.PaymentIntentId = [pi];
+      upsertSearchAttributes(attrs);
+    }
     await local.setPurchaseStatus({ purchaseId: input.purchaseId, status: next, ...(next === 'failed' && failure !== null ? { reason: failure } : {}) });
   };
   const decide = (s: SessionState | PaymentEvent) => {
@@ -163,7 +186,8 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     return first.value;
   };
 
-  upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], BuyerEmail: [input.buyerEmail], PurchaseStatus: [status] });
+  // New runs got their attributes with the start (from the API); older ones set them here.
+  if (!operatorAttributes) upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], BuyerEmail: [input.buyerEmail ?? ''], PurchaseStatus: [status] });
 
   setHandler(
     createCheckoutUpdate,
@@ -223,7 +247,7 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     deadline = session ? Date.parse(session.expires_at) : 0;
   } else {
     // The update arrives with the start; a purchase nobody checks out ends after the TTL.
-    if (!(await condition(() => session !== null || failure !== null, `${input.sessionTtlSeconds} seconds`))) {
+    if (!(await condition(() => session !== null || failure !== null, `${input.sessionTtlSeconds} seconds`, { summary: 'checkout deadline (no session yet)' }))) {
       await publish('expired');
       return view();
     }
@@ -247,7 +271,8 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
       break;
     }
     const waitMs = Math.min(left, input.pollIntervalSeconds * 1000);
-    if (!(await condition(() => outcome !== null, waitMs))) {
+    const summary = waitMs === left ? 'checkout deadline' : 'next payment check';
+    if (!(await condition(() => outcome !== null, waitMs, { summary }))) {
       const state = await unlessDecided(() => processor.getCheckoutState({ purchaseId: input.purchaseId }));
       if (state) decide(state);
     }
@@ -279,6 +304,8 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   const issued = await executeChild(certificatesWorkflow, {
     workflowId: certificatesWorkflowId(input.purchaseId),
     args: [{ purchaseId: input.purchaseId }],
+    // The child is found by the same agency, mode and amount as its purchase.
+    ...(operatorAttributes ? { typedSearchAttributes: workflowInfo().typedSearchAttributes, staticSummary: `Certificates of purchase ${input.purchaseId}` } : {}),
     // A resumed run re-runs issuance under the same id: every step of it is idempotent.
     ...(input.resume ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const } : {}),
   });
@@ -287,7 +314,15 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   // Added after the first histories were recorded: keep the parent's search attribute current
   // too, so `PurchaseStatus='awaiting_certificates'` finds the purchase, not only its child.
   if (patched('purchase-status-after-certificates')) {
-    upsertSearchAttributes({ PurchaseStatus: [status] });
+    if (operatorAttributes) {
+      upsertSearchAttributes([
+        { key: PURCHASE_STATUS, value: status },
+        { key: STATUS_CHANGED_AT, value: new Date() },
+      ]);
+      setCurrentDetails(`Purchase ${input.purchaseId}: **${status}**`);
+    } else {
+      upsertSearchAttributes({ PurchaseStatus: [status] });
+    }
   }
   return view();
 }

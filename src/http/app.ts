@@ -7,6 +7,7 @@
  *     (spec §4.3–4.5: unversioned, no envelope; errors are the bare serialised error of §7.2):
  *     gateway key check → rate limit → JSON body → idempotency key → domain routes
  *   → /webhooks/payproc: no key (signature over the raw body), JSON body, bare errors
+ *   → /codec/decode, /codec/encode: the operators' Temporal codec endpoint (own bearer token; off without one)
  *   → anything unmatched: 404 ROUTE_NOT_FOUND (also a known path with the wrong method).
  *
  * `createApp` takes already-built dependencies (see `src/container.ts`), so tests start the
@@ -27,6 +28,8 @@ import type { Container } from '../container';
 import { BARE_SURFACES } from './routes';
 import { idempotency } from '../idempotency/middleware';
 import { httpMetrics } from '../metrics/http';
+import { codecServer } from '../temporal/codec-server';
+import { AesGcmPayloadCodec } from '../temporal/codec';
 
 const API_V1 = '/api/v1';
 
@@ -97,6 +100,14 @@ export function createApp(c: Container): Koa<AppState> {
   app.use(errorHandler());
   app.use(system.routes());
   app.use(publicPages.routes());
+  app.use(
+    codecServer({
+      codec: new AesGcmPayloadCodec(c.config.TEMPORAL_PAYLOAD_KEYS),
+      token: c.config.TEMPORAL_CODEC_TOKEN,
+      corsOrigins: c.config.TEMPORAL_CODEC_CORS_ORIGINS,
+      bodyLimitBytes: c.config.BODY_LIMIT_BYTES,
+    }) as Koa.Middleware<AppState>,
+  );
   app.use(async (ctx, next) => {
     if (ctx.path === API_V1 || ctx.path.startsWith(`${API_V1}/`)) return apiV1(ctx, next);
     const surface = bare.find((b) => ctx.path === b.prefix || ctx.path.startsWith(`${b.prefix}/`));

@@ -33,6 +33,7 @@ import type { VerifiedBuyer } from '../buyers/service';
 import type { Mailer } from '../mail/mailer';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { PayablePurchase, PaymentsRepository } from './repository';
+import type { PurchaseStatus } from '../../workflows/contracts';
 import type { DirectPaymentRequest, DirectPaymentResponse, EmailCheckoutLinkRequest, EmailCheckoutLinkResponse } from './schemas';
 import { checkoutLinkEmail } from './checkout-link-email';
 
@@ -82,7 +83,7 @@ export function createPaymentService(deps: {
         throw new AppError('INVALID_REQUEST', `A saved-card charge of purchase ${purchase.id} has no known outcome yet; call processUserDirectPayprocPayment again to settle it first`);
       }
       assertPayable(purchase, 0);
-      const session = await deps.workflows.startCheckout({ purchaseId: purchase.id, buyerEmail: buyer.email });
+      const session = await deps.workflows.startCheckout({ ...purchase, status: purchase.status as PurchaseStatus, buyerEmail: buyer.email });
       const lines = await repo.purchaseLines(purchase.id);
       await deps.mailer.send(
         checkoutLinkEmail({

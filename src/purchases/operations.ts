@@ -47,7 +47,7 @@ export function createPurchaseOperations(deps: { purchases: Pick<PurchasesReposi
       const purchase = await load(purchaseId);
       if (purchase.certificatesIssuedAt) throw new OperationRefused(`purchase ${purchaseId} already has its certificates; use reissue to check and repair them`);
       const event = purchase.paidAt ? { eventId: `ops-recover-${purchaseId}`, outcome: 'paid' as const, paymentIntentId: purchase.paymentIntentId } : undefined;
-      const action = await deps.workflows.resumePurchase({ purchaseId, buyerEmail: purchase.buyerEmail ?? '', ...(event ? { event } : {}) });
+      const action = await deps.workflows.resumePurchase({ purchase, ...(event ? { event } : {}) });
       if (action === 'running') throw new OperationRefused(`purchase ${purchaseId} has an open run (${purchaseWorkflowId(purchaseId)}): it is still working; see it in the Temporal UI`);
       return { purchaseId, workflowId: purchaseWorkflowId(purchaseId), action };
     },

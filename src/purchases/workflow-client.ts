@@ -19,6 +19,7 @@ import {
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import { mapProcessorError } from '../payproc/errors';
 import { AppError } from '../http/errors';
 import {
@@ -37,6 +38,17 @@ import {
   type RenewalInput,
   type SavedCardChargeResult,
 } from '../../workflows/contracts';
+import { AGENCY_ID, AMOUNT_TOTAL, BUYER_EMAIL_HASH, MODE, PURCHASE_ID, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../../workflows/search-attributes';
+import { buyerEmailHash } from './buyer-email-hash';
+import type { PurchaseRecord } from './repository';
+
+/** What a purchase workflow is started with: the purchase's operator-facing facts (amount in minor units). */
+export type PurchaseStartFacts = Pick<PurchaseRecord, 'id' | 'rootAccountId' | 'mode' | 'totalMinor' | 'currency' | 'buyerEmail' | 'status'>;
+
+/** `1234` minor units of `usd` → `USD 12.34` (two-decimal currencies; the summary is for people). */
+function money(minor: number, currency: string): string {
+  return `${currency.toUpperCase()} ${(minor / 100).toFixed(2)}`;
+}
 
 /** Finds the processor error type an activity failed with, anywhere in the cause chain. */
 function processorType(err: unknown): string | undefined {
@@ -54,8 +66,30 @@ export function createPurchaseWorkflows(deps: {
   /** Cap of the wait between two tries of a processor call inside the workflow, in seconds. */
   retryMaxIntervalSeconds?: number;
   timeoutMs?: number;
+  /** Key of the `BuyerEmailHash` search attribute (BUYER_EMAIL_HASH_KEY). */
+  buyerEmailHashKey: string;
 }) {
   const timeoutMs = deps.timeoutMs ?? 30_000;
+  /**
+   * Search attributes and UI summary a purchase run starts with (workflows/search-attributes.ts):
+   * the operator finds it by agency, mode, amount and hashed buyer email, never the email itself.
+   */
+  function startAttributes(p: PurchaseStartFacts) {
+    const typedSearchAttributes: SearchAttributePair[] = [
+      { key: PURCHASE_ID, value: String(p.id) },
+      { key: AGENCY_ID, value: String(p.rootAccountId) },
+      { key: MODE, value: p.mode },
+      { key: AMOUNT_TOTAL, value: p.totalMinor },
+      { key: PURCHASE_STATUS, value: p.status },
+      { key: STATUS_CHANGED_AT, value: new Date() },
+    ];
+    if (p.buyerEmail) typedSearchAttributes.push({ key: BUYER_EMAIL_HASH, value: buyerEmailHash(deps.buyerEmailHashKey, p.buyerEmail) });
+    return {
+      typedSearchAttributes,
+      staticSummary: `Purchase ${p.id} · agency ${p.rootAccountId} · ${p.mode} · ${money(p.totalMinor, p.currency)}`,
+      staticDetails: [`**Purchase** ${p.id}`, `**Agency** (root account) ${p.rootAccountId}`, `**Mode** ${p.mode}`, `**Amount** ${money(p.totalMinor, p.currency)} (${p.totalMinor} minor units)`].join('\n\n'),
+    };
+  }
   /** Starts `type` once per business id; false when that id was started before (a redelivered event). */
   async function startOnce(type: string, workflowId: string, input: unknown): Promise<boolean> {
     try {
@@ -77,10 +111,10 @@ export function createPurchaseWorkflows(deps: {
   }
 
   return {
-    async startCheckout(input: { purchaseId: number; buyerEmail: string }): Promise<CheckoutSession> {
+    async startCheckout(purchase: PurchaseStartFacts): Promise<CheckoutSession> {
+      const input = { purchaseId: purchase.id };
       const args: PurchaseWorkflowInput = {
-        purchaseId: input.purchaseId,
-        buyerEmail: input.buyerEmail,
+        purchaseId: purchase.id,
         sessionTtlSeconds: deps.sessionTtlSeconds,
         pollIntervalSeconds: deps.pollIntervalSeconds,
         ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
@@ -89,6 +123,7 @@ export function createPurchaseWorkflows(deps: {
         workflowId: purchaseWorkflowId(input.purchaseId),
         taskQueue: deps.taskQueue,
         args: [args],
+        ...startAttributes(purchase),
         workflowIdConflictPolicy: 'USE_EXISTING',
         // A closed purchase-<id> must not come back as a new run waiting for a second payment.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -195,14 +230,15 @@ export function createPurchaseWorkflows(deps: {
      * idempotent); without one it asks the processor. While a run is open, `event` is signalled
      * to it instead and nothing new starts. Returns `started` or `running`.
      */
-    async resumePurchase(input: { purchaseId: number; buyerEmail: string; event?: PaymentEvent }): Promise<'started' | 'running'> {
+    async resumePurchase(input: { purchase: PurchaseStartFacts; event?: PaymentEvent }): Promise<'started' | 'running'> {
+      const purchaseId = input.purchase.id;
       const options = {
-        workflowId: purchaseWorkflowId(input.purchaseId),
+        workflowId: purchaseWorkflowId(purchaseId),
         taskQueue: deps.taskQueue,
+        ...startAttributes(input.purchase),
         args: [
           {
-            purchaseId: input.purchaseId,
-            buyerEmail: input.buyerEmail,
+            purchaseId,
             sessionTtlSeconds: deps.sessionTtlSeconds,
             pollIntervalSeconds: deps.pollIntervalSeconds,
             ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
@@ -213,7 +249,7 @@ export function createPurchaseWorkflows(deps: {
       };
       if (input.event) {
         // Signals the open run if there is one, else starts the resuming run with the signal.
-        const running = await signalPayment(input.purchaseId, input.event);
+        const running = await signalPayment(purchaseId, input.event);
         if (running) return 'running';
         await deps.client.workflow.signalWithStart('purchaseWorkflow', { ...options, signal: PAYMENT_EVENT_SIGNAL, signalArgs: [input.event] });
         return 'started';

@@ -21,6 +21,7 @@ import type { QuotableScope, QuotesRepository } from './repository';
 import type { PurchasesRepository } from '../purchases/repository';
 import type { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
 import type { CheckoutSession } from '../../workflows/contracts';
+import type { PurchaseStartFacts } from '../purchases/workflow-client';
 
 /** What the quote service needs to know about the buyer behind a token. */
 export interface VerifiedBuyer {
@@ -38,7 +39,7 @@ export function createQuoteService(deps: {
   questionSets: QuestionSetsRepository;
   verifyBuyer: VerifyBuyer;
   /** Starts (or attaches to) the purchase workflow and returns its checkout session. */
-  startCheckout: (input: { purchaseId: number; buyerEmail: string }) => Promise<CheckoutSession>;
+  startCheckout: (purchase: PurchaseStartFacts) => Promise<CheckoutSession>;
   maxCoveredUnits: number;
   now?: () => Date;
 }) {
@@ -169,7 +170,7 @@ export function createQuoteService(deps: {
         })),
       });
 
-      const session = await deps.startCheckout({ purchaseId, buyerEmail: buyer.email });
+      const session = await deps.startCheckout({ id: purchaseId, rootAccountId: principal.rootAccountId, mode: principal.mode, totalMinor: priced.totalMinor, currency, buyerEmail: buyer.email, status: 'quoted' });
       return {
         id: session.id,
         url: session.url,

@@ -1,10 +1,11 @@
 /**
- * The API's Temporal client. The connection is lazy so the API starts (and `/healthz` answers)
+ * The API's Temporal client (also the worker's and the ops CLI's). The connection is lazy so the API starts (and `/healthz` answers)
  * while Temporal is still coming up; `/readyz` reports whether it answers.
  */
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Config } from '../config';
+import { dataConverterFor } from './codec';
 
 export interface TemporalHandle {
   client: Client;
@@ -19,9 +20,10 @@ export interface TemporalHandle {
   close(): Promise<void>;
 }
 
-export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): TemporalHandle {
+/** A client of `config`'s namespace whose payloads go through the service's codec (./codec.ts). */
+export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_PAYLOAD_KEYS'>): TemporalHandle {
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config.TEMPORAL_PAYLOAD_KEYS) });
   return {
     client,
     async isHealthy(timeoutMs = 2000) {

@@ -13,6 +13,8 @@
  */
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import { certificatesTaskQueue } from '../../workflows/contracts';
+import type { PayloadKey } from '../config';
+import { dataConverterFor } from './codec';
 
 export interface WorkerSet {
   taskQueues: [string, string];
@@ -30,13 +32,17 @@ export async function createWorkers(options: {
   certificateConcurrency: number;
   /** Seconds running activities get to finish on shutdown (default 10). */
   shutdownGraceSeconds?: number;
+  /** Payload codec keys (TEMPORAL_PAYLOAD_KEYS): every payload is encrypted with the first. */
+  payloadKeys: readonly PayloadKey[];
 }): Promise<WorkerSet> {
   const { connection, namespace, taskQueue, activities } = options;
   const shutdownGraceTime = `${options.shutdownGraceSeconds ?? 10}s`;
-  const main = await Worker.create({ connection, namespace, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, shutdownGraceTime });
+  const dataConverter = dataConverterFor(options.payloadKeys);
+  const main = await Worker.create({ connection, namespace, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, shutdownGraceTime, dataConverter });
   const certificates = await Worker.create({
     connection,
     namespace,
+    dataConverter,
     taskQueue: certificatesTaskQueue(taskQueue),
     activities,
     maxConcurrentActivityTaskExecutions: options.certificateConcurrency,

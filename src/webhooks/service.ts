@@ -181,7 +181,7 @@ export function createWebhookService(deps: {
       if (payment.outcome !== 'paid' || purchase.certificatesIssuedAt || purchase.status === 'refunded') {
         return { received: true, duplicate, purchase_id: purchaseId, relayed: false };
       }
-      const resumed = await deps.workflows.resumePurchase({ purchaseId, buyerEmail: purchase.buyerEmail ?? '', event: payment });
+      const resumed = await deps.workflows.resumePurchase({ purchase, event: payment });
       deps.log.warn(
         { purchaseId, eventId: event.id, eventType: event.type, purchaseStatus: purchase.status, resumed },
         'payment event for a purchase whose workflow run had closed: a new run records the payment and issues the certificates',

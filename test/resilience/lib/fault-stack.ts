@@ -27,6 +27,7 @@ import { promisify } from 'node:util';
 import knexFactory from 'knex';
 import { ManagedProcess } from './processes';
 import { startProcessorGate, type ProcessorGate } from './processor-gate';
+import searchAttributes from '../../../workflows/search-attributes.json';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -37,7 +38,7 @@ const LOG_DIR = path.join(ROOT, 'var', 'log');
 
 export const PORTS = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, processorGate: 12123, fakeGcs: 4453, api: 3101 });
 export const WEBHOOK_SECRET = 'whsec_resilience_suite_secret';
-const SEARCH_ATTRIBUTES = ['PurchaseId', 'PaymentIntentId', 'PurchaseStatus', 'BuyerEmail'];
+const SEARCH_ATTRIBUTES: Record<string, string> = searchAttributes;
 
 export interface FaultStack {
   postgres: ManagedProcess;
@@ -247,7 +248,7 @@ export function createFaultStack(dir: string): FaultStack {
     // WAL and NORMAL sync: the dev server's default rollback journal syncs every history write,
     // which caps a loaded run at a few purchases per second on this disk.
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
-  for (const name of SEARCH_ATTRIBUTES) temporalArgs.push('--search-attribute', `${name}=Keyword`);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) temporalArgs.push('--search-attribute', `${name}=${type}`);
   const temporal = new ManagedProcess({ name: 'temporal', cmd: path.join(TOOLS, 'temporal'), args: temporalArgs, logFile: logOf('temporal'), ready: temporalAnswers });
   const stripeMock = new ManagedProcess({
     name: 'stripe-mock',

@@ -1,0 +1,113 @@
+/**
+ * The operators' codec endpoint (`POST /codec/decode|encode`, src/temporal/codec-server.ts) on
+ * the real app: off without a token, 401 without the right bearer token, the Temporal UI's CORS
+ * preflight, a round trip through the service's AES-256-GCM codec, and a real encrypted
+ * workflow input from a history decoded for an operator.
+ */
+import { defaultPayloadConverter } from '@temporalio/common';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+
+const TOKEN = 'operator-codec-token-for-tests-0123456789';
+const UI = 'http://localhost:8233';
+let app: TestApp;
+let off: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp({ TEMPORAL_CODEC_TOKEN: TOKEN });
+  off = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+  await off?.close();
+});
+
+/** A json/plain payload in the remote-codec JSON shape (base64 metadata and data). */
+function jsonPayload(value: unknown) {
+  const p = defaultPayloadConverter.toPayload(value);
+  return {
+    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
+    data: Buffer.from(p.data!).toString('base64'),
+  };
+}
+const post = (a: TestApp, path: string, body: unknown, token: string | null = TOKEN, headers: Record<string, string> = {}) =>
+  call(a.baseUrl, path, { method: 'POST', body, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+
+test('when no codec token is configured, then the endpoint does not exist (404 ROUTE_NOT_FOUND)', async () => {
+  const res = await post(off, '/codec/decode', { payloads: [] });
+  expect(res.status).toBe(404);
+  expect(res.body.error.code).toBe('ROUTE_NOT_FOUND');
+});
+
+test.each([
+  ['no Authorization header', null],
+  ['a wrong token', 'operator-codec-token-for-tests-012345678X'],
+  ['an empty bearer', ''],
+])('when the request has %s, then it is refused with 401 AUTHENTICATION_ERROR and nothing decoded', async (_case, token) => {
+  const res = await post(app, '/codec/decode', { payloads: [jsonPayload('secret')] }, token);
+  expect(res.status).toBe(401);
+  expect(res.body.error.code).toBe('AUTHENTICATION_ERROR');
+  expect(res.text).not.toContain(jsonPayload('secret').data);
+});
+
+test('when the Temporal UI sends its CORS preflight, then its origin is allowed without the token; another origin gets no CORS headers', async () => {
+  const pre = await call(app.baseUrl, '/codec/decode', { method: 'OPTIONS', headers: { origin: UI, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-namespace' } });
+  expect(pre.status).toBe(204);
+  expect(pre.headers.get('access-control-allow-origin')).toBe(UI);
+  expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+  expect(pre.headers.get('access-control-allow-credentials')).toBe('true');
+  const other = await post(app, '/codec/decode', { payloads: [] }, TOKEN, { origin: 'https://evil.example' });
+  expect(other.status).toBe(200);
+  expect(other.headers.get('access-control-allow-origin')).toBeNull();
+});
+
+test('when payloads are encoded and the result decoded, then the original comes back and the encoded form is encrypted with the current key id', async () => {
+  const original = jsonPayload({ buyerEmail: 'jordan@example.com' });
+  const enc = await post(app, '/codec/encode', { payloads: [original] }, TOKEN, { 'x-namespace': 'default' });
+  expect(enc.status).toBe(200);
+  expect(enc.headers.get('cache-control')).toBe('no-store');
+  const [encoded] = enc.body.payloads;
+  expect(Buffer.from(encoded.metadata.encoding, 'base64').toString()).toBe('binary/encrypted');
+  expect(Buffer.from(encoded.metadata['encryption-key-id'], 'base64').toString()).toBe(app.container.config.TEMPORAL_PAYLOAD_KEYS[0]!.id);
+  expect(Buffer.from(encoded.data, 'base64').toString('latin1')).not.toContain('jordan');
+  const dec = await post(app, '/codec/decode', { payloads: [encoded] });
+  expect(dec.body.payloads).toEqual([original]);
+});
+
+test('when a body is not the payloads shape or a payload does not verify, then 400 says which', async () => {
+  expect((await post(app, '/codec/decode', { payload: [] })).body.error.code).toBe('VALIDATION_ERROR');
+  expect((await post(app, '/codec/decode', { payloads: [{ data: 'not base64!' }] })).body.error.code).toBe('VALIDATION_ERROR');
+  const [encoded] = (await post(app, '/codec/encode', { payloads: [jsonPayload('x')] })).body.payloads;
+  const bytes = Buffer.from(encoded.data, 'base64');
+  bytes[bytes.length - 1]! ^= 1;
+  const res = await post(app, '/codec/decode', { payloads: [{ ...encoded, data: bytes.toString('base64') }] });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/does not verify/) });
+});
+
+test('when a plain (never encrypted) payload is decoded, then it passes through unchanged', async () => {
+  const plain = jsonPayload({ a: 1 });
+  expect((await post(app, '/codec/decode', { payloads: [plain] })).body.payloads).toEqual([plain]);
+});
+
+test('when the input of a real workflow start is taken from its stored history, then it is encrypted there and the endpoint decodes it for the operator', async () => {
+  const client = app.container.temporal.client;
+  const input = { purchaseId: 7, note: 'Named insured: Jordan Lee, jordan@example.com' };
+  // Nobody polls this task queue: the start event is all the history there is.
+  const handle = await client.workflow.start('codecProbeWorkflow', { workflowId: `codec-probe-${process.pid}-${Date.now()}`, taskQueue: `codec-probe-${process.pid}`, args: [input] });
+  try {
+    const history = await handle.fetchHistory();
+    const stored = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
+    expect(Buffer.from(stored.metadata!.encoding!).toString()).toBe('binary/encrypted');
+    expect(Buffer.from(stored.data!).toString('latin1')).not.toContain('Jordan');
+    const asJson = {
+      metadata: Object.fromEntries(Object.entries(stored.metadata!).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      data: Buffer.from(stored.data!).toString('base64'),
+    };
+    const res = await post(app, '/codec/decode', { payloads: [asJson] });
+    expect(res.status).toBe(200);
+    expect(res.body.payloads).toEqual([jsonPayload(input)]);
+  } finally {
+    await handle.terminate('codec endpoint test done');
+  }
+});
