@@ -8,6 +8,7 @@ import type { Logger } from '../src/logger';
 import { createPayproc, type Payproc } from '../src/payproc/client';
 import { createBrowserPool, type BrowserPool, type PdfPageFormat } from '../src/pdf/browser-pool';
 import { createObjectStore, type ObjectStore } from '../src/storage/object-store';
+import { countStorageErrors } from '../src/storage/error-counting';
 import { createPurchaseActivities } from './purchase';
 import { createCertificateActivities } from './certificates';
 import { createProofEmailActivities } from './proof-email';
@@ -80,7 +81,7 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
   watchBrowserPool(metrics, pdf);
   const purchases = createPurchasesRepository(clients.db);
   watchPaidWithoutCertificates(metrics, (seconds) => purchases.countPaidWithoutCertificates(seconds));
-  const store = createObjectStore(config);
+  const store = countStorageErrors(createObjectStore(config), (operation) => metrics.dependencyErrors.inc({ dependency: 'storage', operation }));
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);
   const endpoints = createWebhookEndpointsRepository(clients.db);
