@@ -234,7 +234,10 @@ async function main() {
     STORAGE_BUCKET: storage.bucket,
     SMTP_URL: mail.url,
     CHROMIUM_PATH: chromium,
+    // The operators' codec endpoint, on for the local stack with a token of this run.
+    TEMPORAL_CODEC_TOKEN: process.env.TEMPORAL_CODEC_TOKEN || crypto.randomBytes(24).toString('base64url'),
   };
+  const metricsHost = env.METRICS_HOST || '127.0.0.1';
 
   requireFile('scripts/migrate.ts');
   const migrate = await runCommand('[migrate]', tsx, ['scripts/migrate.ts'], { env });
@@ -299,6 +302,11 @@ async function main() {
     row('storage (GCS)', `${storage.url}  bucket ${storage.bucket}`),
     row('mail (SMTP)', `${mail.url}  → ${path.relative(REPO_ROOT, mail.dir)}/`),
     row('webhook secret', secret),
+    row('API metrics', `http://${metricsHost}:${env.METRICS_PORT || 9464}/metrics`),
+    row('worker metrics', `http://${metricsHost}:${env.WORKER_METRICS_PORT || 9465}/metrics  (health: /healthz, /readyz)`),
+    row('SDK metrics', env.WORKER_SDK_METRICS_ADDRESS === '' ? 'off' : `http://${env.WORKER_SDK_METRICS_ADDRESS || '127.0.0.1:9466'}/metrics`),
+    row('codec endpoint', `${baseUrl}/codec  (Authorization: Bearer ${env.TEMPORAL_CODEC_TOKEN})`),
+    row('  decoded', `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${env.TEMPORAL_CODEC_TOKEN}'`),
     '',
     ...seed.accounts.flatMap((a) => [
       row(`account ${a.rootAccountId}`, `${a.slug}${a.name ? `  (${a.name})` : ''}`),

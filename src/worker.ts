@@ -10,6 +10,7 @@ import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb, pingDb } from './db/knex';
 import { startMetricsServer, type MetricsServer } from './metrics/server';
+import { activityAttemptsInterceptor } from './metrics/registry';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createWorkers } from './temporal/workers';
 
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
       activities: createActivities(deps),
       certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
       payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
+      activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
     });
     const running = workers.run(); // resolves once a shutdown signal has drained both workers
     // Metrics and health on their own port; a port in use is logged, never fatal.

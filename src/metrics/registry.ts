@@ -10,10 +10,13 @@
  * `purchase_paid_to_issued_seconds{mode}`, `certificates_rendered_total`,
  * `certificate_render_seconds`, `pdf_browser_launches_total` (read from the page pool at scrape),
  * `purchases_paid_without_certificates{mode}` (counted in the database at scrape, see `watchPaidWithoutCertificates`),
- * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome}`.
+ * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome}`,
+ * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
+ * execution, so retries show by type; see `activityAttemptsInterceptor`).
  * Both: the process's default metrics (CPU, memory, event loop lag), prefixed `coi_` (`coi_process_cpu_seconds_total`).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 
 export function createApiMetrics() {
   const registry = new Registry();
@@ -62,6 +65,12 @@ export function createWorkerMetrics() {
       registers: [registry],
     }),
     dependencyErrors: new Counter({ name: 'dependency_errors_total', help: 'Failed calls to a dependency, by dependency and operation', labelNames: ['dependency', 'operation'] as const, registers: [registry] }),
+    activityAttempts: new Counter({
+      name: 'activity_attempts_total',
+      help: 'Activity executions started by this worker, by activity type and attempt (1, 2-4, 5+)',
+      labelNames: ['activity_type', 'attempt'] as const,
+      registers: [registry],
+    }),
     eventDeliveries: new Counter({ name: 'event_deliveries_total', help: 'Agency event delivery attempts by outcome (succeeded, rejected, failed, refused)', labelNames: ['outcome'] as const, registers: [registry] }),
   };
 }
@@ -88,4 +97,24 @@ export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (old
 export function watchBrowserPool(metrics: WorkerMetrics, pool: { readonly launches: number }): void {
   const gauge = metrics.browserLaunches as Gauge & { collect?: () => void };
   gauge.collect = () => gauge.set(pool.launches);
+}
+
+/** The `attempt` label of `activity_attempts_total`: `1`, `2-4` or `5+` (three series per type at most). */
+export function attemptBucket(attempt: number): '1' | '2-4' | '5+' {
+  return attempt <= 1 ? '1' : attempt < 5 ? '2-4' : '5+';
+}
+
+/**
+ * Worker activity interceptor counting each execution in `activity_attempts_total` with its
+ * attempt bucket before it runs; the `ActivityRetrying` alert fires on `5+`.
+ */
+export function activityAttemptsInterceptor(metrics: Pick<WorkerMetrics, 'activityAttempts'>): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      execute: (input, next) => {
+        metrics.activityAttempts.inc({ activity_type: ctx.info.activityType, attempt: attemptBucket(ctx.info.attempt) });
+        return next(input);
+      },
+    },
+  });
 }

@@ -11,7 +11,7 @@
  * `run()` resolves once both have stopped (after `shutdown()` or a shutdown signal, which the
  * SDK installs for SIGINT/SIGTERM); it rejects if either fails.
  */
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import { Worker, type ActivityInterceptorsFactory, type NativeConnection } from '@temporalio/worker';
 import { certificatesTaskQueue } from '../../workflows/contracts';
 import type { PayloadKey } from '../config';
 import { dataConverterFor } from './codec';
@@ -34,15 +34,19 @@ export async function createWorkers(options: {
   shutdownGraceSeconds?: number;
   /** Payload codec keys (TEMPORAL_PAYLOAD_KEYS): every payload is encrypted with the first. */
   payloadKeys: readonly PayloadKey[];
+  /** Activity interceptors of both workers (e.g. the attempt counter of the metrics). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<WorkerSet> {
   const { connection, namespace, taskQueue, activities } = options;
   const shutdownGraceTime = `${options.shutdownGraceSeconds ?? 10}s`;
   const dataConverter = dataConverterFor(options.payloadKeys);
-  const main = await Worker.create({ connection, namespace, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, shutdownGraceTime, dataConverter });
+  const interceptors = { activity: options.activityInterceptors ?? [] };
+  const main = await Worker.create({ connection, namespace, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, shutdownGraceTime, dataConverter, interceptors });
   const certificates = await Worker.create({
     connection,
     namespace,
     dataConverter,
+    interceptors,
     taskQueue: certificatesTaskQueue(taskQueue),
     activities,
     maxConcurrentActivityTaskExecutions: options.certificateConcurrency,

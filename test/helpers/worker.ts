@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger';
 import { loadConfig } from '../../src/config';
 import type { BrowserPool } from '../../src/pdf/browser-pool';
 import { createWorkers } from '../../src/temporal/workers';
-import type { WorkerMetrics } from '../../src/metrics/registry';
+import { activityAttemptsInterceptor, type WorkerMetrics } from '../../src/metrics/registry';
 
 export interface TestWorker {
   /** The worker's Prometheus metrics (the registry its activities count into). */
@@ -54,7 +54,7 @@ export async function startTestWorker(
     ...createActivities(deps),
     ...overrides,
   };
-  const workers = await createWorkers({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, activities, certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY, payloadKeys: config.TEMPORAL_PAYLOAD_KEYS });
+  const workers = await createWorkers({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, activities, certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY, payloadKeys: config.TEMPORAL_PAYLOAD_KEYS, activityInterceptors: [activityAttemptsInterceptor(deps.metrics)] });
   const running = workers.run();
   return {
     taskQueue,

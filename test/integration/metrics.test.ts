@@ -76,6 +76,9 @@ test('when a purchase is checked out, paid and issued and a forged webhook arriv
   expect(delta(workerBefore, workerAfter, 'certificates_rendered_total')).toBe(certificates);
   expect(delta(workerBefore, workerAfter, 'certificate_render_seconds_count')).toBeGreaterThanOrEqual(1);
   expect(workerAfter.get("pdf_browser_launches_total")).toBe(worker.pdf.launches);
+  // Each activity execution counted by type and attempt: one checkout session, first attempt.
+  expect(delta(workerBefore, workerAfter, 'activity_attempts_total{activity_type="createCheckoutSession",attempt="1"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'activity_attempts_total{activity_type="markCertificatesIssued",attempt="1"}')).toBe(1);
 }, 90_000);
 
 test('when a key goes over its limit, then rate_limit_refusals_total{limiter="api_key"} counts each 429', async () => {

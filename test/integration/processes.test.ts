@@ -2,6 +2,7 @@
  * The entry points as real processes: the key-management CLI (the portal's operations,
  * spec §3/§5), start-up with a bad config, and the worker's start and clean SIGTERM shutdown.
  */
+import net from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
 import { runScript, startProcess } from '../helpers/run';
@@ -117,8 +118,9 @@ describe('start-up', () => {
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  test('when the worker starts, then it registers with Temporal, serves /metrics, /healthz and /readyz on its own port, and on SIGTERM it exits 0', async () => {
-    const worker = await startProcess('src/worker.ts', /"msg":"worker running"/, { LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', WORKER_SDK_METRICS_ADDRESS: '' }, 120_000);
+  test('when the worker starts, then it registers with Temporal, serves /metrics, /healthz and /readyz on its own port, exports the SDK pollers of both task queues, and on SIGTERM it exits 0', async () => {
+    const sdkPort = await freePort();
+    const worker = await startProcess('src/worker.ts', /"msg":"worker running"/, { LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}` }, 120_000);
     expect(worker.output()).toContain(process.env.TEMPORAL_TASK_QUEUE!);
     const running = JSON.parse(worker.output().split('\n').find((l) => l.includes('"msg":"worker running"'))!);
     expect(running.metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -131,9 +133,23 @@ describe('start-up', () => {
     for (const name of ['purchases_status_total', 'certificates_rendered_total', 'pdf_browser_launches_total', 'event_deliveries_total', 'purchases_paid_without_certificates', 'coi_process_cpu_seconds_total']) {
       expect(metrics).toContain(`# TYPE ${name}`);
     }
+    // The Temporal SDK's exporter: the pollers gauge the NoWorkerPolling alert reads, per task queue.
+    const queue = process.env.TEMPORAL_TASK_QUEUE!;
+    const sdk = await (await fetch(`http://127.0.0.1:${sdkPort}/metrics`)).text();
+    expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="workflow_task"[^}]*task_queue="${queue}"[^}]*\\} [1-9]`));
+    expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="activity_task"[^}]*task_queue="${queue}-certificates"[^}]*\\} [1-9]`));
     worker.child.kill('SIGTERM');
     const code = await worker.exited;
     expect(code).toBe(0);
     expect(worker.output()).toContain('"msg":"worker stopped"');
   }, 180_000); // bundling the workflows competes with the other suites for 2 cores
 });
+
+/** A TCP port free on 127.0.0.1 right now (for a listener that cannot take port 0). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
