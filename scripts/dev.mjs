@@ -14,6 +14,14 @@
  * what was started and exits 1.
  *
  *   node scripts/dev.mjs --check    # (or DEV_EXIT_AFTER_READY=1) start, print the summary, stop
+ *   node scripts/dev.mjs --cluster  # the real Temporal server on PostgreSQL (127.0.0.1:7633, UI
+ *                                   # :8633) instead of the CLI's dev server
+ *   node scripts/dev.mjs --api 2 --workers 2
+ *                                   # two API processes (:3001, :3002; metrics :9470, :9471) behind
+ *                                   # a round-robin front on PORT (scripts/balancer.mjs) sharing the
+ *                                   # Redis rate limiter (REDIS_URL, default redis://127.0.0.1:6379),
+ *                                   # and two workers on both task queues (metrics :9480, :9481,
+ *                                   # SDK :9490, :9491)
  *
  * Needs nothing but Node to start: npm packages are loaded only after step 1.
  */
@@ -29,6 +37,21 @@ import { ensureTools } from './tools.mjs';
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const VAR_DIR = path.join(REPO_ROOT, 'var');
 const CHECK = process.argv.includes('--check') || process.env.DEV_EXIT_AFTER_READY === '1';
+const CLUSTER = process.argv.includes('--cluster');
+
+/** `--name N` (1–8), default 1. */
+function countArg(name) {
+  const i = process.argv.indexOf(name);
+  if (i === -1) return 1;
+  const n = Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n < 1 || n > 8) {
+    process.stderr.write(`[dev] FAILED: ${name} takes a number from 1 to 8, got "${process.argv[i + 1] ?? ''}"\n`);
+    process.exit(1);
+  }
+  return n;
+}
+const API_COUNT = countArg('--api');
+const WORKER_COUNT = countArg('--workers');
 const TTY = process.stdout.isTTY;
 const color = (code, s) => (TTY ? `\x1b[${code}m${s}\x1b[0m` : s);
 const t0 = Date.now();
@@ -41,12 +64,15 @@ class StepError extends Error {}
 
 /** @type {null | typeof import('./stack.mjs')} */
 let stack = null;
+/** The load-balancing front when several API processes run. */
+let balancer = null;
 let stopping = false;
 let signals = 0;
 
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
+  if (balancer) await balancer.close();
   if (stack) {
     const names = stack.startedNames();
     if (names.length) say(`stopping ${names.join(', ')}…`);
@@ -193,7 +219,7 @@ async function main() {
   fs.mkdirSync(VAR_DIR, { recursive: true });
 
   await ensureDependencies();
-  const tools = await ensureTools({ log: (l) => log(l) });
+  const tools = await ensureTools({ log: (l) => log(l), cluster: CLUSTER });
   const chromium = await ensureChromium();
   stack = await import('./stack.mjs');
 
@@ -205,10 +231,13 @@ async function main() {
   }
   const secret = webhookSecret();
 
-  say('starting PostgreSQL, Temporal, stripe-mock, fake-gcs-server, mail sink…');
+  say(`starting PostgreSQL, Temporal ${CLUSTER ? 'cluster (server on PostgreSQL)' : 'dev server'}, stripe-mock, fake-gcs-server, mail sink…`);
+  const postgres = stack.ensurePostgres({ databaseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/insurance', log });
   const results = await Promise.allSettled([
-    stack.ensurePostgres({ databaseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/insurance', log }),
-    stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal.db', bin: tools.temporal, log }),
+    postgres,
+    CLUSTER
+      ? postgres.then((url) => stack.ensureTemporalCluster({ databaseUrl: url, codecEndpoint: `${baseUrl}/codec`, log }))
+      : stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal.db', bin: tools.temporal, log }),
     stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
     stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: process.env.STORAGE_BUCKET || 'certificates', bin: tools.fakeGcs, log }),
     stack.ensureMailSink({ port: 2525, dir: 'var/mail', log }),
@@ -250,22 +279,40 @@ async function main() {
 
   requireFile('src/server.ts');
   requireFile('src/worker.ts');
-  const apps = [
-    ['api', 'src/server.ts', '36'],
-    ['worker', 'src/worker.ts', '35'],
-  ].map(([name, entry, c]) => {
+  // One API and one worker on the default ports; with --api/--workers each process gets its own.
+  const multiApi = API_COUNT > 1;
+  const multiWorker = WORKER_COUNT > 1;
+  if (multiApi) env.REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'; // one rate limit for all API processes
+  const processes = [
+    ...Array.from({ length: API_COUNT }, (_, i) => ({
+      name: multiApi ? `api-${i + 1}` : 'api',
+      entry: 'src/server.ts',
+      c: '36',
+      env: multiApi ? { PORT: String(port + 1 + i), METRICS_PORT: String(9470 + i) } : {},
+    })),
+    ...Array.from({ length: WORKER_COUNT }, (_, i) => ({
+      name: multiWorker ? `worker-${i + 1}` : 'worker',
+      entry: 'src/worker.ts',
+      c: '35',
+      env: multiWorker ? { WORKER_METRICS_PORT: String(9480 + i), WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${9490 + i}` } : {},
+    })),
+  ];
+  const apps = processes.map(({ name, entry, c, env: own }) => {
     const prefix = color(c, `[${name}]`);
-    const child = stack.spawnTracked(name, tsx, [entry], { env, tier: 1, onLine: (line) => log(`${prefix} ${line}`) });
+    const child = stack.spawnTracked(name, tsx, [entry], { env: { ...env, ...own }, tier: 1, onLine: (line) => log(`${prefix} ${line}`) });
     child.exited.then(({ code, signal, error }) => {
       if (!stopping) fail(`${name} (${entry}) ${error ? `could not start: ${error.message}` : `exited (${signal ?? `code ${code}`})`}`);
     });
     return child;
   });
-
-  await stack.waitReady('API', async () => (await stack.httpGet(`${baseUrl}/healthz`))?.status === 200, {
-    timeoutMs: 120_000,
-    entry: apps[0],
-  });
+  const apiUrls = multiApi ? processes.filter((p) => p.entry === 'src/server.ts').map((p) => `http://${host}:${p.env.PORT}`) : [baseUrl];
+  if (multiApi) {
+    const { startBalancer } = await import('./balancer.mjs');
+    balancer = await startBalancer({ host, port, targets: apiUrls });
+  }
+  for (const [i, url] of apiUrls.entries()) {
+    await stack.waitReady(`API ${url}`, async () => (await stack.httpGet(`${url}/healthz`))?.status === 200, { timeoutMs: 120_000, entry: apps[i] });
+  }
 
   const credentials = {
     baseUrl,
@@ -294,17 +341,21 @@ async function main() {
   const lines = [
     '',
     color('1;32', `Local stack ready in ${elapsed()}`),
-    row('API', baseUrl),
+    row('API', multiApi ? `${baseUrl}  (round-robin front over ${apiUrls.join(', ')})` : baseUrl),
+    row('workers', `${WORKER_COUNT} process${WORKER_COUNT > 1 ? 'es' : ''} on task queues ${env.TEMPORAL_TASK_QUEUE || 'insurance'} and ${env.TEMPORAL_TASK_QUEUE || 'insurance'}-certificates`),
     row('API docs', `${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`),
+    row('Temporal', `${temporal.address}  ${CLUSTER ? '(cluster: temporal-server 1.30.4 on PostgreSQL)' : '(dev server)'}`),
     row('Temporal UI', temporal.uiUrl),
     row('PostgreSQL', databaseUrl),
     row('stripe-mock', stripeMock.url),
     row('storage (GCS)', `${storage.url}  bucket ${storage.bucket}`),
     row('mail (SMTP)', `${mail.url}  → ${path.relative(REPO_ROOT, mail.dir)}/`),
     row('webhook secret', secret),
-    row('API metrics', `http://${metricsHost}:${env.METRICS_PORT || 9464}/metrics`),
-    row('worker metrics', `http://${metricsHost}:${env.WORKER_METRICS_PORT || 9465}/metrics  (health: /healthz, /readyz)`),
-    row('SDK metrics', env.WORKER_SDK_METRICS_ADDRESS === '' ? 'off' : `http://${env.WORKER_SDK_METRICS_ADDRESS || '127.0.0.1:9466'}/metrics`),
+    ...processes.map((p) =>
+      p.entry === 'src/server.ts'
+        ? row(`${p.name} metrics`, `http://${metricsHost}:${p.env.METRICS_PORT || env.METRICS_PORT || 9464}/metrics`)
+        : row(`${p.name} metrics`, `http://${metricsHost}:${p.env.WORKER_METRICS_PORT || env.WORKER_METRICS_PORT || 9465}/metrics  (health: /healthz, /readyz; SDK: ${(p.env.WORKER_SDK_METRICS_ADDRESS ?? env.WORKER_SDK_METRICS_ADDRESS) === '' ? 'off' : `http://${p.env.WORKER_SDK_METRICS_ADDRESS || env.WORKER_SDK_METRICS_ADDRESS || '127.0.0.1:9466'}/metrics`})`),
+    ),
     row('codec endpoint', `${baseUrl}/codec  (Authorization: Bearer ${env.TEMPORAL_CODEC_TOKEN})`),
     row('  decoded', `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${env.TEMPORAL_CODEC_TOKEN}'`),
     '',

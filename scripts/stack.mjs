@@ -22,7 +22,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { ensureTools } from './tools.mjs';
+import { ensureTools, toolSchemaDir } from './tools.mjs';
+import clusterConfig from './temporal-cluster-config.cjs';
 
 /** Absolute path of the repository (the parent of scripts/). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -238,9 +239,9 @@ export async function stopAll({ log = defaultLog } = {}) {
   }
 }
 
-async function toolPath(key, given, log) {
+async function toolPath(key, given, log, cluster = false) {
   if (given) return given;
-  return (await ensureTools({ log }))[key];
+  return (await ensureTools({ log, cluster }))[key];
 }
 
 /**
@@ -500,8 +501,8 @@ async function ensureSearchAttributes(bin, address, namespace, log) {
  * @param {{ bin: string, address: string, namespace: string, timeoutMs?: number, log?: (line: string) => void }} options
  * @throws {Error} when the namespace cannot be created or does not answer in time.
  */
-export async function ensureTemporalNamespace({ bin, address, namespace, timeoutMs = 30_000, log = defaultLog }) {
-  const created = await run(bin, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', '24h', '--address', address]);
+export async function ensureTemporalNamespace({ bin, address, namespace, retention = '24h', timeoutMs = 30_000, log = defaultLog }) {
+  const created = await run(bin, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', retention, '--address', address]);
   if (!created.ok && !/already/i.test(created.stderr + created.stdout)) {
     throw new Error(`could not create Temporal namespace ${namespace}: ${(created.stderr || created.stdout).trim()}`);
   }
@@ -545,6 +546,92 @@ export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var
     entry,
     logFile: entry.logFile,
   });
+  return { ...result, started: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temporal cluster (production-shaped: the real server on PostgreSQL)
+
+/**
+ * Ports of the local Temporal cluster, apart from the dev server's 7233/8233 so both can run.
+ * frontend gRPC 7633 (HTTP 7643), history 7634, matching 7635, worker 7639, membership
+ * 6633–6639, UI 8633, server metrics 9633.
+ */
+export const CLUSTER_PORTS = Object.freeze({ frontend: 7633, frontendHttp: 7643, history: 7634, matching: 7635, worker: 7639, membership: 6633, ui: 8633, metrics: 9633 });
+
+/** Creates `database` if missing and brings its Temporal schema to the newest version (idempotent). */
+async function ensureTemporalSchema({ sqlTool, serverUrl, pg, database, versionedDir, log }) {
+  await ensureDatabase(serverUrl, database, false, log);
+  const hasSchema = await withClient(withDatabase(serverUrl, database), async (client) => (await client.query("SELECT to_regclass('public.schema_version') AS t")).rows[0].t !== null);
+  const base = ['--plugin', 'postgres12', '--ep', pg.host, '-p', String(pg.port), '-u', pg.user, ...(pg.password ? ['--pw', pg.password] : []), '--db', database];
+  if (!hasSchema) {
+    const setup = await run(sqlTool, [...base, 'setup-schema', '-v', '0.0'], { timeoutMs: 120_000 });
+    if (!setup.ok) throw new Error(`temporal-sql-tool setup-schema on ${database} failed: ${(setup.stderr || setup.stdout).trim().split('\n').slice(-3).join(' ')}`);
+  }
+  const update = await run(sqlTool, [...base, 'update-schema', '-d', versionedDir], { timeoutMs: 300_000 });
+  if (!update.ok) throw new Error(`temporal-sql-tool update-schema on ${database} failed: ${(update.stderr || update.stdout).trim().split('\n').slice(-3).join(' ')}`);
+  log(`[stack] Temporal schema of ${database} ${hasSchema ? 'checked' : 'created'} (${path.basename(path.dirname(versionedDir))})`);
+}
+
+/**
+ * Makes sure a production-shaped Temporal cluster answers on 127.0.0.1:`port`: the real server
+ * (temporal-server 1.30.4, frontend, history, matching and worker services in one process) with
+ * PostgreSQL persistence and SQL visibility in databases `<dbPrefix>` and `<dbPrefix>_visibility`
+ * on the server of `databaseUrl` (schema created or upgraded with temporal-sql-tool, idempotent),
+ * the namespace `namespace` (retention 3 days) and the purchase search attributes, and the
+ * Temporal UI server on `uiPort`. Config written to var/temporal-cluster/; logs
+ * var/log/temporal-server.log and var/log/temporal-ui.log. A cluster already answering on the
+ * port is reused (its namespace and attributes are still ensured).
+ *
+ * @param {{ databaseUrl: string, port?: number, uiPort?: number, namespace?: string, dbPrefix?: string,
+ *   shards?: number, codecEndpoint?: string, timeoutMs?: number, log?: (line: string) => void }} options
+ * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, started: boolean }>}
+ *   `bin` is the Temporal CLI, for the namespace and search-attribute commands.
+ * @throws {Error} when a port is held by something else, a schema step fails or the server is not ready in time.
+ */
+export async function ensureTemporalCluster({ databaseUrl, port = CLUSTER_PORTS.frontend, uiPort = CLUSTER_PORTS.ui, namespace = 'default', dbPrefix = 'temporal', shards = 4, codecEndpoint, timeoutMs = 120_000, log = defaultLog }) {
+  const tools = await ensureTools({ log, cluster: true });
+  const cli = tools.temporal;
+  const address = `${HOST}:${port}`;
+  const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: cli, started: false };
+  const ready = async () => {
+    const health = await run(cli, ['operator', 'cluster', 'health', '--address', address], { timeoutMs: 5000 });
+    return health.ok && health.stdout.includes('SERVING');
+  };
+  if (await reusable('Temporal cluster', port, ready, 30_000)) {
+    await ensureTemporalNamespace({ bin: cli, address, namespace, retention: '72h', log });
+    log(`[stack] reusing Temporal cluster on ${address}`);
+    return result;
+  }
+  const u = new URL(databaseUrl);
+  const pg = { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username || 'postgres'), password: decodeURIComponent(u.password || '') };
+  const serverUrl = withDatabase(databaseUrl, 'postgres');
+  const databases = { main: dbPrefix, visibility: `${dbPrefix}_visibility` };
+  const schema = toolSchemaDir('temporalServer');
+  await ensureTemporalSchema({ sqlTool: tools.temporalSqlTool, serverUrl, pg, database: databases.main, versionedDir: path.join(schema, 'temporal', 'versioned'), log });
+  await ensureTemporalSchema({ sqlTool: tools.temporalSqlTool, serverUrl, pg, database: databases.visibility, versionedDir: path.join(schema, 'visibility', 'versioned'), log });
+
+  const ports = { ...CLUSTER_PORTS, frontend: port, frontendHttp: port + 10, history: port + 1, matching: port + 2, worker: port + 6, membership: port - 1000, ui: uiPort, metrics: port + 2000 };
+  const dir = abs('var/temporal-cluster');
+  fs.mkdirSync(dir, { recursive: true });
+  const configFile = path.join(dir, 'config.yaml');
+  fs.writeFileSync(configFile, clusterConfig.clusterConfigYaml({ pg, databases, ports, shards }));
+  fs.writeFileSync(path.join(dir, 'dynamicconfig.yaml'), clusterConfig.CLUSTER_DYNAMIC_CONFIG);
+  // The dynamic config path is resolved against the working directory: run the server in `dir`.
+  const server = spawnTracked('temporal-server', tools.temporalServer, ['--config-file', configFile, '--allow-no-auth', 'start'], { cwd: dir });
+  log(`[stack] starting Temporal cluster on ${address} (server 1.30.4, PostgreSQL ${pg.host}:${pg.port} databases ${databases.main}, ${databases.visibility}; ${shards} history shards)`);
+  await waitReady('Temporal cluster', async () => (await tcpOpen(port)) && ready(), { timeoutMs, entry: server, logFile: server.logFile });
+  await ensureTemporalNamespace({ bin: cli, address, namespace, retention: '72h', timeoutMs: 60_000, log });
+
+  const uiDir = path.join(dir, 'ui');
+  fs.mkdirSync(path.join(uiDir, 'config'), { recursive: true });
+  fs.writeFileSync(
+    path.join(uiDir, 'config', 'development.yaml'),
+    `# Written by scripts/stack.mjs for the local Temporal cluster's UI.\ntemporalGrpcAddress: ${address}\nhost: ${HOST}\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\nnotifyOnNewVersion: false\ncors:\n  allowOrigins:\n    - http://${HOST}:${uiPort}\ncodec:\n  endpoint: ${codecEndpoint ?? ''}\n`,
+  );
+  const ui = spawnTracked('temporal-ui', tools.temporalUiServer, ['--root', uiDir, '--env', 'development', 'start'], { cwd: uiDir });
+  await waitReady('Temporal UI', async () => (await httpGet(result.uiUrl))?.status === 200, { timeoutMs: 30_000, entry: ui, logFile: ui.logFile });
+  log(`[stack] Temporal UI for the cluster on ${result.uiUrl}`);
   return { ...result, started: true };
 }
 

@@ -8,7 +8,8 @@
  * INSURANCE_TOOLS_CACHE), outside the clone, so fresh clones and CI runs on the same
  * machine reuse it. Plain Node, no npm dependencies: runs before `npm ci`.
  *
- *   node scripts/tools.mjs        # build what is missing, print the paths
+ *   node scripts/tools.mjs        # build what is missing (every tool), print the paths
+ *   node scripts/tools.mjs --dev  # only the dev-server stack's tools (no Temporal cluster)
  */
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,12 +28,27 @@ const FOREIGN_BUILD_WAIT_MS = 15 * 60 * 1000;
 
 /**
  * The pinned tools. Later Temporal CLI tags (v1.6.0+) carry a `replace` directive that
- * `go install` refuses, hence v1.5.1 (Temporal server 1.29).
+ * `go install` refuses, hence v1.5.1 (Temporal server 1.29). `goBin` is the name `go install`
+ * gives the binary when it differs from ours. `cluster` tools are the production-shaped
+ * Temporal (server 1.30.4 on PostgreSQL, its SQL schema tool and the UI server 2.42.1, the UI
+ * the CLI's dev server embeds): built when asked for (`npm run dev -- --cluster`,
+ * TEMPORAL_MODE=cluster) and by `node scripts/tools.mjs` without arguments (CI).
+ * `schemaFrom` copies a directory of the built module (the SQL schema) beside the binary.
  */
 export const TOOLS = Object.freeze({
   temporal: { bin: 'temporal', module: 'github.com/temporalio/cli/cmd/temporal', version: 'v1.5.1' },
   stripeMock: { bin: 'stripe-mock', module: 'github.com/stripe/stripe-mock', version: 'v0.203.0' },
   fakeGcs: { bin: 'fake-gcs-server', module: 'github.com/fsouza/fake-gcs-server', version: 'v1.56.1' },
+  temporalServer: {
+    bin: 'temporal-server',
+    goBin: 'server',
+    module: 'go.temporal.io/server/cmd/server',
+    version: 'v1.30.4',
+    cluster: true,
+    schemaFrom: { module: 'go.temporal.io/server', dir: 'schema/postgresql/v12' },
+  },
+  temporalSqlTool: { bin: 'temporal-sql-tool', goBin: 'sql', module: 'go.temporal.io/server/cmd/tools/sql', version: 'v1.30.4', cluster: true },
+  temporalUiServer: { bin: 'temporal-ui-server', goBin: 'server', module: 'github.com/temporalio/ui-server/v2/cmd/server', version: 'v2.42.1', cluster: true },
 });
 
 /** Root of the per-version build cache. */
@@ -202,9 +218,10 @@ async function build(tool, binary, log) {
     for (const [i, env] of attempts.entries()) {
       log(`[tools] building ${tool.bin} ${tool.version} with ${go}${env.GOTOOLCHAIN ? ` (GOTOOLCHAIN=${env.GOTOOLCHAIN})` : ''}; output in ${path.relative(REPO_ROOT, logFile)}`);
       const { code, elapsed } = await runGoInstall({ go, tool, gobin: tmpBin, env, logFile, log });
-      const built = path.join(tmpBin, tool.bin);
+      const built = path.join(tmpBin, tool.goBin ?? tool.bin);
       if (code === 0 && isExecutable(built)) {
         fs.mkdirSync(dir, { recursive: true });
+        if (tool.schemaFrom) copySchema(go, tool, dir);
         fs.renameSync(built, binary);
         log(`[tools] built ${tool.bin} ${tool.version} in ${fmtElapsed(elapsed)}`);
         return;
@@ -216,6 +233,19 @@ async function build(tool, binary, log) {
   } finally {
     fs.rmSync(tmpBin, { recursive: true, force: true });
   }
+}
+
+/** Copies `tool.schemaFrom.dir` of the module just built (Go's module cache) into `dir/schema`. */
+function copySchema(go, tool, dir) {
+  const modCache = execFileSync(go, ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
+  const from = path.join(modCache, `${tool.schemaFrom.module}@${tool.version}`, tool.schemaFrom.dir);
+  if (!fs.existsSync(from)) throw new Error(`schema directory ${from} not found after building ${tool.bin}`);
+  fs.cpSync(from, path.join(dir, 'schema'), { recursive: true });
+}
+
+/** The schema directory copied beside a tool's binary (`schemaFrom`), e.g. `…/temporal-server-v1.30.4/schema`. */
+export function toolSchemaDir(key) {
+  return path.join(toolCacheDir(TOOLS[key]), 'schema');
 }
 
 /** Points `<repo>/.tools/bin/<name>` at `target`, replacing any other link atomically. */
@@ -261,15 +291,17 @@ async function ensureTool(tool, log) {
  * building missing ones with `go install` (several minutes for Temporal; progress is logged
  * every 10 s). Concurrent callers share one build through a lock file.
  *
- * @param {{ log?: (line: string) => void }} [options] `log` receives progress lines (default: stderr).
- * @returns {Promise<{ temporal: string, stripeMock: string, fakeGcs: string }>} absolute paths
- *   of the links in `<repo>/.tools/bin/`.
+ * @param {{ log?: (line: string) => void, cluster?: boolean }} [options] `log` receives progress
+ *   lines (default: stderr); `cluster` also builds the cluster tools (Temporal server, SQL tool, UI server).
+ * @returns {Promise<{ temporal: string, stripeMock: string, fakeGcs: string, temporalServer?: string,
+ *   temporalSqlTool?: string, temporalUiServer?: string }>} absolute paths of the links in `<repo>/.tools/bin/`.
  * @throws {Error} when Go is missing or a build fails (message names the log under var/log/).
  */
-export async function ensureTools({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+export async function ensureTools({ log = (line) => process.stderr.write(`${line}\n`), cluster = false } = {}) {
   const result = {};
   // Sequential on purpose: the machine has 2 cores and each go build uses all of them.
   for (const [key, tool] of Object.entries(TOOLS)) {
+    if (tool.cluster && !cluster) continue;
     result[key] = await ensureTool(tool, log);
   }
   return result;
@@ -286,7 +318,8 @@ function isMain() {
 
 if (isMain()) {
   const started = Date.now();
-  ensureTools()
+  // Without arguments every tool (CI); `--dev` only those the dev-server stack needs.
+  ensureTools({ cluster: !process.argv.includes('--dev') })
     .then((paths) => {
       for (const [key, p] of Object.entries(paths)) {
         process.stdout.write(`${TOOLS[key].bin.padEnd(16)} ${TOOLS[key].version.padEnd(9)} ${p} -> ${fs.realpathSync(p)}\n`);

@@ -11,6 +11,9 @@
  *   namespace of its own per run (`test-<time>-<pid>`, search attributes registered) and a task
  *   queue `insurance-test-<jest pid>`: purchase ids restart with each new database, so a
  *   shared namespace would hand `purchase-1` to a previous run's workflow.
+ *   With TEMPORAL_MODE=cluster, the production-shaped cluster instead (the real Temporal server
+ *   on PostgreSQL, 127.0.0.1:7633, UI :8633; scripts/stack.mjs `ensureTemporalCluster`), with the
+ *   same per-run namespace.
  * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test-<jest pid>`, deleted in teardown).
  *
  * Servers already running (e.g. under `npm run dev`) are reused and left running; what this
@@ -53,15 +56,20 @@ function migrate(databaseUrl) {
 
 export default async function globalSetup() {
   const started = Date.now();
-  const tools = await ensureTools({ log });
+  const mode = process.env.TEMPORAL_MODE || 'dev';
+  if (mode !== 'dev' && mode !== 'cluster') throw new Error(`TEMPORAL_MODE must be dev or cluster, got "${mode}"`);
+  const tools = await ensureTools({ log, cluster: mode === 'cluster' });
+  let postgres;
   const results = await Promise.allSettled([
-    stack
+    (postgres = stack
       .ensurePostgres({ databaseUrl: testDatabaseUrl(), recreate: true, log })
       .then(async (url) => {
         await stack.dropTestDatabases({ databaseUrl: url, prefix: TEST_DATABASE_PREFIX, log });
         return { url, migrated: await migrate(url) };
-      }),
-    stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal-test.db', bin: tools.temporal, log }),
+      })),
+    mode === 'cluster'
+      ? postgres.then((db) => stack.ensureTemporalCluster({ databaseUrl: db.url, log }))
+      : stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal-test.db', bin: tools.temporal, log }),
     stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
     // A bucket per run: purchase ids restart in every run's database, so object keys would meet.
     stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: `certificates-test-${process.pid}`, bin: tools.fakeGcs, log }),
@@ -100,5 +108,5 @@ export default async function globalSetup() {
   globalThis.__INSURANCE_TEST_NAMESPACE__ = { bin: tools.temporal, address: temporal.address, namespace };
   globalThis.__INSURANCE_TEST_DATABASE__ = { databaseUrl: db.url, prefix: TEST_DATABASE_PREFIX };
   globalThis.__INSURANCE_TEST_BUCKET__ = { url: storage.url, bucket: storage.bucket };
-  log(`[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`);
+  log(`[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (Temporal ${mode === 'cluster' ? 'cluster' : 'dev server'} ${temporal.address}; ${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`);
 }
