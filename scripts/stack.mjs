@@ -485,7 +485,12 @@ async function ensureSearchAttributes(bin, address, namespace, log) {
   if (missing.length === 0) return;
   const args = ['operator', 'search-attribute', 'create', '--namespace', namespace, '--address', address];
   for (const name of missing) args.push('--name', name, '--type', SEARCH_ATTRIBUTES[name]);
-  const res = await run(bin, args);
+  // A new namespace answers describe before every service's namespace cache knows it: retry.
+  let res = await run(bin, args);
+  for (let end = Date.now() + 30_000; !res.ok && /not found/i.test(res.stderr + res.stdout) && Date.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 500));
+    res = await run(bin, args);
+  }
   if (!res.ok && !/already exists/i.test(res.stderr + res.stdout)) {
     throw new Error(`could not create Temporal search attributes ${missing.join(', ')}: ${(res.stderr || res.stdout).trim()}`);
   }

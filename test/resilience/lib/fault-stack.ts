@@ -1,18 +1,21 @@
 /**
- * The fault suite's own stack: PostgreSQL, the Temporal dev server (persistent SQLite file),
- * stripe-mock, fake-gcs-server, and the project's API and worker as separate processes (the
- * same entry points as production: `src/server.ts`, `src/worker.ts`), each on a port nothing
- * else uses, so stopping one never disturbs `npm run dev` or another test run.
+ * The fault suite's own stack: PostgreSQL, Temporal, stripe-mock, fake-gcs-server, and the
+ * project's API and worker(s) as separate processes (the same entry points as production:
+ * `src/server.ts`, `src/worker.ts`), each on a port nothing else uses, so stopping one never
+ * disturbs `npm run dev` or another test run. Its shape (`StackShape`): Temporal is the CLI's
+ * dev server (persistent SQLite file) or the cluster (temporal-server on this stack's
+ * PostgreSQL, databases `temporal` and `temporal_visibility`, schema set up at boot with
+ * temporal-sql-tool, config from scripts/temporal-cluster-config.cjs), with one or more workers.
  *
  * | process         | port            | state                                   |
  * |-----------------|-----------------|-----------------------------------------|
  * | postgres        | 54331           | `<dir>/pg` (initdb'd fresh each run)    |
- * | temporal        | 7243 (UI 8243)  | `<dir>/temporal.db` (kept across restarts) |
+ * | temporal        | 7243 (UI 8243; cluster: history 7244, matching 7245, worker 7249, membership 6243–6249) | dev: `<dir>/temporal.db`; cluster: PostgreSQL (both kept across restarts) |
  * | stripe-mock     | 12121 (+12122)  | stateless                               |
  * | processor gate  | 12123           | in the suite's process, in front of stripe-mock: PAYPROC_API_BASE (lib/processor-gate.ts) |
  * | fake-gcs-server | 4453            | `<dir>/gcs` (kept across restarts)      |
  * | api             | 3101            | —                                       |
- * | worker          | —               | —                                       |
+ * | worker(s)       | —               | —                                       |
  *
  * PostgreSQL is Debian's server binary (`/usr/lib/postgresql/<version>/bin`), run as the
  * `postgres` OS user when this process is root (PostgreSQL refuses root). Logs go to
@@ -28,6 +31,11 @@ import knexFactory from 'knex';
 import { ManagedProcess } from './processes';
 import { startProcessorGate, type ProcessorGate } from './processor-gate';
 import searchAttributes from '../../../workflows/search-attributes.json';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { clusterConfigYaml, CLUSTER_DYNAMIC_CONFIG } = require('../../../scripts/temporal-cluster-config.cjs') as {
+  clusterConfigYaml(o: object): string;
+  CLUSTER_DYNAMIC_CONFIG: string;
+};
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -40,7 +48,14 @@ export const PORTS = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi
 export const WEBHOOK_SECRET = 'whsec_resilience_suite_secret';
 const SEARCH_ATTRIBUTES: Record<string, string> = searchAttributes;
 
+/** Which Temporal the stack runs and how many worker processes. */
+export interface StackShape {
+  temporal: 'dev' | 'cluster';
+  workers: number;
+}
+
 export interface FaultStack {
+  shape: StackShape;
   postgres: ManagedProcess;
   temporal: ManagedProcess;
   stripeMock: ManagedProcess;
@@ -48,7 +63,10 @@ export interface FaultStack {
   processorGate: ProcessorGate;
   fakeGcs: ManagedProcess;
   api: ManagedProcess;
+  /** The first worker (`workers[0]`). */
   worker: ManagedProcess;
+  /** Every worker process, each on both task queues. */
+  workers: ManagedProcess[];
   /** Environment the API and worker run with (also what a test-side Container loads). */
   env: Record<string, string>;
   apiUrl: string;
@@ -163,6 +181,55 @@ async function onPostgres(sql: string): Promise<void> {
   }
 }
 
+/** Creates the `default` namespace (when missing) and the purchase search attributes on the cluster. */
+async function setUpClusterNamespace(): Promise<void> {
+  const cli = path.join(TOOLS, 'temporal');
+  const address = ['--address', `${HOST}:${PORTS.temporal}`];
+  try {
+    await run(cli, ['operator', 'namespace', 'describe', '--namespace', 'default', ...address], { timeout: 10_000 });
+  } catch {
+    await run(cli, ['operator', 'namespace', 'create', '--namespace', 'default', '--retention', '72h', ...address], { timeout: 10_000 });
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await run(cli, ['operator', 'namespace', 'describe', '--namespace', 'default', ...address], { timeout: 5000 });
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  const args = ['operator', 'search-attribute', 'create', '--namespace', 'default', ...address];
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--name', name, '--type', type);
+  // The namespace answers describe before every service's namespace cache knows it: retry.
+  for (;;) {
+    try {
+      await run(cli, args, { timeout: 30_000 });
+      return;
+    } catch (err) {
+      const stderr = (err as { stderr?: string }).stderr ?? '';
+      if (/already exists/i.test(stderr)) return;
+      if (!/not found/i.test(stderr) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/** Creates the cluster's databases on the stack's PostgreSQL and sets up their Temporal schema. */
+async function setUpClusterSchema(logFile: string): Promise<void> {
+  // scripts/tools.mjs copies the server's SQL schema beside its binary (the link's target).
+  const dir = path.join(path.dirname(fs.realpathSync(path.join(TOOLS, 'temporal-server'))), 'schema');
+  for (const [db, kind] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
+    await onPostgres(`create database ${db}`);
+    const base = ['--plugin', 'postgres12', '--ep', HOST, '-p', String(PORTS.postgres), '-u', 'postgres', '--db', db];
+    for (const step of [['setup-schema', '-v', '0.0'], ['update-schema', '-d', path.join(dir, kind, 'versioned')]]) {
+      const { stdout, stderr } = await run(path.join(TOOLS, 'temporal-sql-tool'), [...base, ...step], { timeout: 120_000 });
+      fs.appendFileSync(logFile, stdout + stderr);
+    }
+  }
+}
+
 async function temporalAnswers(): Promise<boolean> {
   if (!(await tcpOpen(PORTS.temporal))) return false;
   try {
@@ -182,7 +249,7 @@ async function logSays(file: string, pattern: RegExp, fromByte: () => number): P
  * Creates the stack (nothing started yet) with state under `dir`.
  * `start`/`stop`/`kill` each process through its ManagedProcess; `startAll()` is `bootFaultStack`.
  */
-export function createFaultStack(dir: string): FaultStack {
+export function createFaultStack(dir: string, shape: StackShape = { temporal: 'dev', workers: 1 }): FaultStack {
   fs.mkdirSync(LOG_DIR, { recursive: true });
   const logOf = (name: string) => path.join(LOG_DIR, `resilience-${name}.log`);
   const bucket = 'certificates-resilience';
@@ -203,6 +270,9 @@ export function createFaultStack(dir: string): FaultStack {
     PAYPROC_TEST_SECRET_KEY: 'sk_test_resilienceTestModeSecret',
     PAYPROC_LIVE_SECRET_KEY: 'sk_test_resilienceLiveModeSecret',
     PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    // Production refuses the published development keys: keys of this suite's own.
+    TEMPORAL_PAYLOAD_KEYS: `resilience-1:${Buffer.from('resilience-suite-payload-key-32b').toString('base64')}`,
+    BUYER_EMAIL_HASH_KEY: 'resilience-suite-buyer-email-hash-key',
     // A processor outage must answer quickly (503 CONNECTION_ERROR), not after the 20 s default.
     PAYPROC_TIMEOUT_MS: '5000',
     // Processor calls of a purchase workflow retry without an attempt limit; after a 10-minute
@@ -222,7 +292,6 @@ export function createFaultStack(dir: string): FaultStack {
   };
   const childEnv = { ...process.env, ...env };
   const pgDir = path.join(dir, 'pg');
-  let workerLogStart = 0;
 
   const postgres = new ManagedProcess({
     name: 'postgres',
@@ -249,7 +318,40 @@ export function createFaultStack(dir: string): FaultStack {
     // which caps a loaded run at a few purchases per second on this disk.
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) temporalArgs.push('--search-attribute', `${name}=${type}`);
-  const temporal = new ManagedProcess({ name: 'temporal', cmd: path.join(TOOLS, 'temporal'), args: temporalArgs, logFile: logOf('temporal'), ready: temporalAnswers });
+  const clusterDir = path.join(dir, 'temporal-cluster');
+  const temporal =
+    shape.temporal === 'cluster'
+      ? new ManagedProcess({
+          name: 'temporal-server',
+          cmd: path.join(TOOLS, 'temporal-server'),
+          args: ['--config-file', path.join(clusterDir, 'config.yaml'), '--allow-no-auth', 'start'],
+          cwd: clusterDir, // the dynamic config file is found in the working directory
+          logFile: logOf('temporal-server'),
+          // Ready once the frontend answers; the namespace is created at boot (setUpClusterNamespace).
+          ready: async () => {
+            if (!(await tcpOpen(PORTS.temporal))) return false;
+            try {
+              const { stdout } = await run(path.join(TOOLS, 'temporal'), ['operator', 'cluster', 'health', '--address', `${HOST}:${PORTS.temporal}`], { timeout: 5000 });
+              return stdout.includes('SERVING');
+            } catch {
+              return false;
+            }
+          },
+        })
+      : new ManagedProcess({ name: 'temporal', cmd: path.join(TOOLS, 'temporal'), args: temporalArgs, logFile: logOf('temporal'), ready: temporalAnswers });
+  if (shape.temporal === 'cluster') {
+    fs.mkdirSync(clusterDir, { recursive: true });
+    fs.writeFileSync(
+      path.join(clusterDir, 'config.yaml'),
+      clusterConfigYaml({
+        pg: { host: HOST, port: PORTS.postgres, user: 'postgres', password: '' },
+        databases: { main: 'temporal', visibility: 'temporal_visibility' },
+        ports: { frontend: PORTS.temporal, frontendHttp: PORTS.temporal + 20, history: PORTS.temporal + 1, matching: PORTS.temporal + 2, worker: PORTS.temporal + 6, membership: PORTS.temporal - 1000 },
+        shards: 4,
+      }),
+    );
+    fs.writeFileSync(path.join(clusterDir, 'dynamicconfig.yaml'), CLUSTER_DYNAMIC_CONFIG);
+  }
   const stripeMock = new ManagedProcess({
     name: 'stripe-mock',
     cmd: path.join(TOOLS, 'stripe-mock'),
@@ -265,32 +367,39 @@ export function createFaultStack(dir: string): FaultStack {
     ready: () => httpOk(`${storageUrl}/storage/v1/b`),
   });
   const api = new ManagedProcess({ name: 'api', cmd: TSX, args: ['src/server.ts'], cwd: ROOT, env: childEnv, logFile: logOf('api'), ready: () => httpOk(`${apiUrl}/healthz`) }); // /readyz also waits for a polling worker, started beside it
-  const worker = new ManagedProcess({
-    name: 'worker',
-    cmd: TSX,
-    args: ['src/worker.ts'],
-    cwd: ROOT,
-    env: childEnv,
-    logFile: logOf('worker'),
-    readyTimeoutMs: 180_000, // bundling the workflows takes a while on a loaded machine
-    ready: async () => logSays(logOf('worker'), /"msg":"worker running"/, () => workerLogStart),
+  const workers = Array.from({ length: shape.workers }, (_, i) => {
+    const name = shape.workers === 1 ? 'worker' : `worker-${i + 1}`;
+    let logStart = 0;
+    const worker = new ManagedProcess({
+      name,
+      cmd: TSX,
+      args: ['src/worker.ts'],
+      cwd: ROOT,
+      env: childEnv,
+      logFile: logOf(name),
+      readyTimeoutMs: 180_000, // bundling the workflows takes a while on a loaded machine
+      ready: async () => logSays(logOf(name), /"msg":"worker running"/, () => logStart),
+    });
+    const startWorker = worker.start.bind(worker);
+    worker.start = async () => {
+      logStart = fs.existsSync(logOf(name)) ? fs.statSync(logOf(name)).size : 0;
+      await startWorker();
+    };
+    return worker;
   });
-  const startWorker = worker.start.bind(worker);
-  worker.start = async () => {
-    workerLogStart = fs.existsSync(logOf('worker')) ? fs.statSync(logOf('worker')).size : 0;
-    await startWorker();
-  };
 
-  const processes = [worker, api, fakeGcs, stripeMock, temporal, postgres];
+  const processes = [...workers, api, fakeGcs, stripeMock, temporal, postgres];
   const gate = lazyGate();
   return {
+    shape,
     postgres,
     temporal,
     stripeMock,
     processorGate: gate,
     fakeGcs,
     api,
-    worker,
+    worker: workers[0]!,
+    workers,
     env,
     apiUrl,
     databaseUrl,
@@ -329,7 +438,15 @@ async function boot(stack: FaultStack, dir: string): Promise<void> {
   fs.mkdirSync(path.join(dir, 'gcs'), { recursive: true });
   await initPostgres(path.join(dir, 'pg'), stack.postgres.spec.logFile);
   await (stack.processorGate as LazyGate).start();
-  await Promise.all([stack.postgres.start(), stack.temporal.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
+  if (stack.shape.temporal === 'cluster') {
+    // The cluster keeps its state in this stack's PostgreSQL: schema first, then the server.
+    await Promise.all([stack.postgres.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
+    await setUpClusterSchema(stack.temporal.spec.logFile);
+    await stack.temporal.start();
+    await setUpClusterNamespace();
+  } else {
+    await Promise.all([stack.postgres.start(), stack.temporal.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
+  }
   await onPostgres('create database insurance_resilience');
   await migrate(stack.databaseUrl);
   const created = await fetch(`${stack.storageUrl}/storage/v1/b?project=local-project`, {
@@ -338,5 +455,5 @@ async function boot(stack: FaultStack, dir: string): Promise<void> {
     body: JSON.stringify({ name: stack.bucket }),
   });
   if (!created.ok) throw new Error(`bucket ${stack.bucket}: HTTP ${created.status}`);
-  await Promise.all([stack.api.start(), stack.worker.start()]);
+  await Promise.all([stack.api.start(), ...stack.workers.map((w) => w.start())]);
 }

@@ -1,0 +1,37 @@
+/**
+ * Issue 16, resilience on the production shape: the Temporal cluster (temporal-server 1.30.4
+ * with PostgreSQL persistence and SQL visibility) and two worker processes on both task queues,
+ * under the same steady purchase load as the dev-shape suite (machinery:
+ * test/resilience/lib/fault-suite.ts). Faults: one worker SIGKILLed mid-load (the other carries
+ * on; the killed one's activities time out and are retried there), and a rolling restart of
+ * both (SIGTERM, the worker drains, starts again, then the next). Every paid purchase must end
+ * with all its certificates exactly once and every answer keep the contract.
+ */
+import { describeFaultSuite, sleep, type Fault } from './lib/fault-suite';
+
+const FAULTS: Fault[] = [
+  {
+    name: 'one of two workers is killed (SIGKILL) and restarted 5 s later',
+    inject: async (s) => {
+      await s.workers[0]!.kill();
+      await sleep(5000);
+      await s.workers[0]!.start();
+    },
+  },
+  {
+    name: 'both workers restart one after the other (SIGTERM and drain, start, then the next)',
+    inject: async (s) => {
+      for (const worker of s.workers) {
+        await worker.stop();
+        await worker.start();
+      }
+    },
+  },
+];
+
+describeFaultSuite({
+  title: 'Resilience on the cluster shape: Temporal server on PostgreSQL, two workers',
+  shape: { temporal: 'cluster', workers: 2 },
+  faults: FAULTS,
+  artifact: 'resilience-faults-cluster',
+});
