@@ -73,6 +73,19 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const errors = deps.metrics?.dependencyErrors;
   const processorError: (err: unknown) => never = (err) => processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
 
+  /**
+   * Moves the purchase to `status` under the status rules; `reason` goes with `failed`. A move the
+   * rules refuse changes nothing. Publishes the status event whenever the purchase is in that
+   * status now (a retry after a crash announces it again, with the same event id). Returns the
+   * status afterwards (null: no such purchase).
+   */
+  async function transition(input: { purchaseId: number; status: PurchaseStatus; reason?: string }): Promise<PurchaseStatus | null> {
+    const result = await purchases.transition(input.purchaseId, input.status, input.reason);
+    if (input.status === 'failed' && result?.changed) log.warn('purchase failed', { purchaseId: input.purchaseId, reason: input.reason ?? null });
+    if (result?.status === input.status) await deps.events.purchaseStatus(input.purchaseId);
+    return result?.status ?? null;
+  }
+
   async function loadPurchase(purchaseId: number): Promise<PurchaseRecord & { checkoutSessionId: string }> {
     const purchase = await purchases.findById(purchaseId);
     if (!purchase) throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} does not exist`, 'PurchaseNotFound');
@@ -225,9 +238,11 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * Records the payment once (`paid_at`, the payment intent, and for a subscription checkout the
      * processor subscription); a repeated call changes nothing.
      */
-    async recordPayment(input: { purchaseId: number; paymentIntentId: string | null; subscriptionId?: string }): Promise<void> {
+    async recordPayment(input: { purchaseId: number; paymentIntentId: string | null; subscriptionId?: string; status?: 'paid' }): Promise<void> {
       await purchases.recordPayment(input.purchaseId, input.paymentIntentId);
       if (input.subscriptionId) await purchases.recordSubscription(input.purchaseId, input.subscriptionId);
+      // With `status`, also the move to paid (one step for the workflow instead of two).
+      if (input.status) await transition({ purchaseId: input.purchaseId, status: input.status });
     },
 
     /**
@@ -247,11 +262,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * after a refund, say) changes nothing. Returns the status the purchase has afterwards.
      */
     async setPurchaseStatus(input: { purchaseId: number; status: PurchaseStatus; reason?: string }): Promise<PurchaseStatus | null> {
-      const result = await purchases.transition(input.purchaseId, input.status, input.reason);
-      if (input.status === 'failed' && result?.changed) log.warn('purchase failed', { purchaseId: input.purchaseId, reason: input.reason ?? null });
-      // Published whenever the purchase is in that status now, so a retry after a crash still announces it (same event id).
-      if (result?.status === input.status) await deps.events.purchaseStatus(input.purchaseId);
-      return result?.status ?? null;
+      return transition(input);
     },
 
     /**

@@ -13,12 +13,13 @@
  * workflow's task queue, polled with a concurrency of its own (CERTIFICATE_ACTIVITY_CONCURRENCY).
  *
  * The `status` query answers `CertificatesStatusView` (phase, round, batches done of total); the
- * backoff timer is named for the UI.
+ * backoff timer is named for the UI. The short database steps (status, plan, marking issued) run
+ * as local activities (`patched('certificates-local-steps')`; runs recorded before, as activities).
  *
  * Versioning: executions recorded before issuance existed ran a placeholder that only set
  * `awaiting_certificates`; `patched('issue-certificates')` keeps replaying them unchanged.
  */
-import { defineQuery, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PurchaseActivities } from '../activities/purchase';
 import type { CertificateActivities } from '../activities/certificates';
 import { STATUS_QUERY, certificatesTaskQueue, type PurchaseStatus } from './contracts';
@@ -28,11 +29,16 @@ export const CERTIFICATE_BATCH_SIZE = 10;
 /** Batches in flight at once. */
 export const PARALLEL_BATCHES = 4;
 
-const acts = proxyActivities<PurchaseActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumInterval: '30 seconds' } });
-const quick = proxyActivities<CertificateActivities>({
+const ACTS_OPTIONS = { startToCloseTimeout: '10 seconds', retry: { maximumInterval: '30 seconds' } } as const;
+const QUICK_OPTIONS = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+} as const;
+const acts = proxyActivities<PurchaseActivities>(ACTS_OPTIONS);
+const quick = proxyActivities<CertificateActivities>(QUICK_OPTIONS);
+/** The short database steps (status, plan, issued) as local activities: one marker event each. */
+const localActs = proxyLocalActivities<PurchaseActivities>(ACTS_OPTIONS);
+const localQuick = proxyLocalActivities<CertificateActivities>(QUICK_OPTIONS);
 /** Rendering, zips and verification, on the certificates task queue of the workflow's own queue. */
 const heavyActivities = () =>
   proxyActivities<CertificateActivities>({
@@ -71,13 +77,17 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
     return { purchaseId, status: 'awaiting_certificates' };
   }
 
-  await acts.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
+  // Runs recorded before ran the database steps as regular activities.
+  const localSteps = patched('certificates-local-steps');
+  const db = localSteps ? localActs : acts;
+  const plan = localSteps ? localQuick : quick;
+  await db.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
   upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
 
   const heavy = heavyActivities();
   for (let round = 0; ; round++) {
     Object.assign(view, { phase: 'planning', round, batchesDone: 0, batchesTotal: 0 });
-    const { pendingIds } = await quick.planCertificates({ purchaseId });
+    const { pendingIds } = await plan.planCertificates({ purchaseId });
     const batches: number[][] = [];
     for (let i = 0; i < pendingIds.length; i += CERTIFICATE_BATCH_SIZE) batches.push(pendingIds.slice(i, i + CERTIFICATE_BATCH_SIZE));
     Object.assign(view, { phase: 'rendering', batchesTotal: batches.length });
@@ -99,7 +109,7 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
     await sleep(Math.min(1000 * 2 ** round, 5 * 60_000), { summary: 'backoff before the next issuance round (storage incomplete)' });
   }
 
-  await acts.markCertificatesIssued({ purchaseId });
+  await db.markCertificatesIssued({ purchaseId });
   view.phase = 'issued';
   upsertSearchAttributes({ PurchaseStatus: ['issued'] });
   return { purchaseId, status: 'issued' };

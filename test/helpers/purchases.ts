@@ -86,7 +86,20 @@ export async function deliverWebhook(app: TestApp, payload: string, secret = WEB
   return call(app.baseUrl, '/webhooks/payproc', { method: 'POST', rawBody: payload, headers: { 'stripe-signature': signature } });
 }
 
-/** How many times the history scheduled the activity `name` (retries of one schedule count once). */
+/**
+ * How many times the history ran the activity `name`: scheduled activities (retries of one
+ * schedule count once) and local activities (one marker each, whose SDK record names the type).
+ */
 export function scheduledActivities(history: History, name: string): number {
-  return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name).length;
+  return (history.events ?? []).filter((e) => {
+    if (e.activityTaskScheduledEventAttributes?.activityType?.name === name) return true;
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return false;
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    try {
+      return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type === name : false;
+    } catch {
+      return false;
+    }
+  }).length;
 }
