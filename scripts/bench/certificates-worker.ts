@@ -196,7 +196,7 @@ export function stillPresent(procs: readonly ProcInfo[]): ProcInfo[] {
  * CPU time of a process (user + system) plus that of its children it has reaped, in clock ticks
  * (USER_HZ, 100 per second on Linux); 0 when gone.
  */
-function processTicks(pid: number): number {
+export function processTicks(pid: number): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
@@ -207,7 +207,7 @@ function processTicks(pid: number): number {
 }
 
 /** Busy and total CPU ticks of the whole machine (all cores) from `/proc/stat`. */
-function machineTicks(): { busy: number; total: number } {
+export function machineTicks(): { busy: number; total: number } {
   const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
   const v = line.trim().split(/\s+/).slice(1).map(Number);
   const total = v.slice(0, 8).reduce((a, b) => a + b, 0); // user nice system idle iowait irq softirq steal
@@ -215,7 +215,7 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 /** `root` and every process below it (children, grandchildren, …), from the parent pids in /proc. */
-function processTree(root: number): number[] {
+export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

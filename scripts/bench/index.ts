@@ -66,6 +66,15 @@ const BENCHMARKS: Record<string, Benchmark> = {
       return benchModule(m.CERTIFICATES_OPTIONS, m.runCertificatesBench);
     },
   },
+  throughput: {
+    description:
+      '1-day purchases at a constant arrival rate (1, 2, 4 … 16/s, 60 s each) through the real API, workers and Temporal, on the dev shape ' +
+      'and the cluster shape with 1 and 2 workers: completed, webhook→issued p50/p95/p99, CPU-s per purchase by process, knee; goals 8/s with p95 <= 2 s, <= 0.25 CPU-s',
+    load: async () => {
+      const m = await import('./throughput.js');
+      return benchModule(m.THROUGHPUT_OPTIONS, m.runThroughputBench);
+    },
+  },
   search: {
     description:
       'POST searchTeammatePurchasedProducts (teammate and root; list, names, email, product, certificate, no match, last page) over ' +
