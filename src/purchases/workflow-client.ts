@@ -21,6 +21,7 @@ import {
 } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { mapProcessorError } from '../payproc/errors';
+import { toMajorUnits } from '../shared/money';
 import { AppError } from '../http/errors';
 import {
   CHARGE_SAVED_CARD_UPDATE,
@@ -45,9 +46,9 @@ import type { PurchaseRecord } from './repository';
 /** What a purchase workflow is started with: the purchase's operator-facing facts (amount in minor units). */
 export type PurchaseStartFacts = Pick<PurchaseRecord, 'id' | 'rootAccountId' | 'mode' | 'totalMinor' | 'currency' | 'buyerEmail' | 'status'>;
 
-/** `1234` minor units of `usd` → `USD 12.34` (two-decimal currencies; the summary is for people). */
+/** `1234` minor units of `usd` → `USD 12.34` (the service's money rules; the summary is for people). */
 function money(minor: number, currency: string): string {
-  return `${currency.toUpperCase()} ${(minor / 100).toFixed(2)}`;
+  return `${currency.toUpperCase()} ${toMajorUnits(minor).toFixed(2)}`;
 }
 
 /** Finds the processor error type an activity failed with, anywhere in the cause chain. */
