@@ -377,7 +377,7 @@ export async function seedSearch(db: Db, url: string, config: Config, opts: Sear
     productLines: await count(db, 'select count(*) from product_lines'),
   };
   const sizes: Record<string, number> = {};
-  for (const rel of ['purchase_search', 'purchase_search_account_paid_idx', 'purchase_search_agent_paid_idx', 'purchase_search_doc_trgm_idx', 'purchase_search_products_idx']) {
+  for (const rel of ['purchase_search', 'purchase_search_account_paid_idx', 'purchase_search_agent_paid_idx', 'purchase_search_key_trgm_idx', 'purchase_search_products_idx']) {
     sizes[rel] = await count(db, 'select pg_relation_size(?::regclass)', [rel]);
   }
   return {

@@ -253,7 +253,7 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     );
     log(
       `data: ${JSON.stringify(seed.counts)}; busiest teammate ${seed.teammates[0]!.purchases} live purchases; ` +
-        `purchase_search ${Math.round(seed.sizes.purchase_search! / 2 ** 20)} MiB, trigram index ${Math.round(seed.sizes.purchase_search_doc_trgm_idx! / 2 ** 20)} MiB ` +
+        `purchase_search ${Math.round(seed.sizes.purchase_search! / 2 ** 20)} MiB, trigram index ${Math.round(seed.sizes.purchase_search_key_trgm_idx! / 2 ** 20)} MiB ` +
         `(vacuum analyze ${seed.analyzeSeconds.toFixed(1)} s)`,
     );
 

@@ -1,58 +1,138 @@
 /**
  * Choosing the trigram-index lookup ("probe") for a search phrase.
  *
- * A pg_trgm GIN lookup of `LIKE '%phrase%'` ANDs every trigram of the phrase, and its cost grows
- * with how common those trigrams are: in `kim.park.123@example.com` or `COI-1042-1-1-9F3A61C2B7`
- * most trigrams (`exa`, `com`, `coi`…) are in nearly every row, and reading their posting lists
- * costs far more than the match itself (150 ms against 1 ms at 1 000 000 purchases). Any pattern
- * made of some of the phrase's words, in their order, joined by `%`, is implied by the phrase,
- * so it can stand in for it at the index while the exact phrase is checked on each candidate row.
+ * The trigram index is over `search_key`, the search document without the characters that are
+ * not letters, digits or line breaks (`purchase_search_fold`, migration 20261123001000). The
+ * probe is one part of the phrase (a substring); SQL folds it the same way and looks up
+ * `search_key LIKE '%<folded part>%'`. Deleting characters keeps substrings, so every purchase
+ * whose document holds the phrase has a key holding the folded part: a probe only narrows the
+ * candidates, and each one is still checked against the phrase itself.
  *
- * Short phrases (few trigrams) are looked up whole. Longer ones use their rarest word (by how
- * many rows of a sample of the table contain it), plus the next rarest when the rarest is not
- * rare; without a sample (no statistics yet), the longest words.
+ * What a lookup costs (measured at 1 000 000 purchases): reading the index entries of each
+ * trigram of the part, about 8 ns per row holding it (`coi`, in every certificate number, is
+ * 8 ms on its own), plus fetching and checking every candidate row the trigrams leave, about
+ * 2 µs each. So the best part is neither the whole phrase (common trigrams cost reading) nor
+ * its rarest word alone (too many candidates): it is the window of the folded phrase that
+ * minimises `sum(share of rows holding each trigram) + 250 × share of rows holding all of
+ * them`, with the shares estimated on a sample of the table (`TrigramSample`, from the
+ * planner's statistics). At 1 000 000 purchases `COI-16` becomes `I-16` (`i16`: 11 053 rows
+ * hold it, 10 775 of them match) and `patrick.kim.267992@example.com` becomes `ck.ki` (no
+ * trigram of `example.com`, which every row holds).
  */
-import { escapeLike, likePattern } from './repository';
 
-/** Up to this many characters the whole phrase is the probe. */
-const WHOLE_PHRASE_MAX = 10;
-/** Words shorter than this give no trigram of their own that narrows much. */
-const MIN_WORD = 3;
-/** Words of a long phrase considered (the longest ones), to bound the work on huge input. */
-const MAX_CANDIDATES = 8;
-/** A word found in more than this share of the sample is not selective alone. */
-const RARE_SHARE = 0.002;
+/** Longest probe considered, in folded characters (at most this minus two trigrams). */
+const MAX_WINDOW = 12;
+/** Folded characters of a long phrase a probe may start in (bounds the work on huge input). */
+const MAX_START = 64;
+/** Cost of a candidate row (fetch and check) relative to reading one index entry. */
+const CANDIDATE_COST = 250;
+/** Fixed cost of looking up one trigram in the index, as a share of the table's rows read. */
+const LOOKUP_COST = 0.0005;
+/** Folded characters of the probe chosen without a sample (before the table's first ANALYZE). */
+const UNSAMPLED_WINDOW = 10;
+/** Sample rows used at most (row indices are 16-bit). */
+const MAX_SAMPLE = 65_535;
+
+/** Which rows of a sample of `search_key` hold each trigram (lower-case folded text, 3 characters). */
+export interface TrigramSample {
+  /** Rows in the sample. */
+  size: number;
+  /** Trigram → ascending indices of the sample rows holding it. */
+  rows: Map<string, Uint16Array>;
+}
+
+/** `true` for the characters the fold keeps: letters and digits (PostgreSQL's `[:alnum:]`, in Unicode terms). */
+const KEPT = /^[\p{L}\p{N}]$/u;
 
 /**
- * The LIKE pattern (escaped) the trigram index should look up for `phrase`, or null when no
- * trigram can narrow the search (a phrase of one or two characters). `sample`: rows of
- * `search_doc` (lower case), or null when none are known.
+ * `text` lower-cased and folded as `purchase_search_fold` folds it, one entry per kept
+ * character (code point) with the span of `text` (UTF-16 offsets) it came from.
  */
-export function choosePhraseProbe(phrase: string, sample: readonly string[] | null): string | null {
-  const words = [...phrase.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({ text: m[0], at: m.index }));
-  if (!words.some((w) => w.text.length >= MIN_WORD) && phrase.replace(/[^\p{L}\p{N}]/gu, '').length < MIN_WORD) return null;
-  if (phrase.length <= WHOLE_PHRASE_MAX) return likePattern(phrase);
-  const candidates = words
-    .filter((w) => w.text.length >= MIN_WORD)
-    .sort((a, b) => b.text.length - a.text.length || a.at - b.at)
-    .slice(0, MAX_CANDIDATES);
-  if (candidates.length === 0) return likePattern(phrase);
+export function foldWithOrigins(text: string): Array<{ char: string; from: number; to: number }> {
+  const out: Array<{ char: string; from: number; to: number }> = [];
+  let at = 0;
+  for (const c of text) {
+    for (const l of c.toLowerCase()) if (KEPT.test(l)) out.push({ char: l, from: at, to: at + c.length });
+    at += c.length;
+  }
+  return out;
+}
 
-  const share = new Map<string, number>();
-  if (sample && sample.length > 0) {
-    for (const c of candidates) {
-      const w = c.text.toLowerCase();
-      if (!share.has(w)) share.set(w, sample.reduce((n, doc) => (doc.includes(w) ? n + 1 : n), 0) / sample.length);
+/** The trigram sample of `keys` (values of `search_key`, already lower case and folded). */
+export function trigramSample(keys: readonly string[]): TrigramSample {
+  const used = keys.slice(0, MAX_SAMPLE);
+  const lists = new Map<string, number[]>();
+  used.forEach((key, row) => {
+    for (const line of key.split('\n')) {
+      const chars = [...line];
+      for (let i = 0; i + 3 <= chars.length; i++) {
+        const t = chars[i]! + chars[i + 1]! + chars[i + 2]!;
+        const list = lists.get(t);
+        if (!list) lists.set(t, [row]);
+        else if (list[list.length - 1] !== row) list.push(row);
+      }
+    }
+  });
+  const rows = new Map<string, Uint16Array>();
+  for (const [t, list] of lists) rows.set(t, Uint16Array.from(list));
+  return { size: used.length, rows };
+}
+
+/**
+ * The part of `phrase` (a substring of it) the trigram index should look up, or null when no
+ * part gives a trigram (fewer than three letters and digits). `sample`: null when no
+ * statistics exist yet; the first `UNSAMPLED_WINDOW` folded characters are used then.
+ */
+export function choosePhraseProbe(phrase: string, sample: TrigramSample | null): string | null {
+  const folded = foldWithOrigins(phrase);
+  if (folded.length < 3) return null;
+  const span = (a: number, b: number) => phrase.slice(folded[a]!.from, folded[b - 1]!.to);
+  if (!sample || sample.size === 0) return span(0, Math.min(folded.length, UNSAMPLED_WINDOW));
+
+  const n = sample.size;
+  const words = Math.ceil(n / 32);
+  const floor = 0.5 / n; // a trigram or window no sample row holds: rarer than one in n
+  const trigramAt = (i: number) => folded[i]!.char + folded[i + 1]!.char + folded[i + 2]!.char;
+  const bitsCache = new Map<string, Uint32Array>();
+  const bitsOf = (t: string): Uint32Array => {
+    let bits = bitsCache.get(t);
+    if (!bits) {
+      bits = new Uint32Array(words);
+      for (const r of sample.rows.get(t) ?? []) bits[r >>> 5]! |= 1 << (r & 31);
+      bitsCache.set(t, bits);
+    }
+    return bits;
+  };
+  const shareOf = (t: string) => (sample.rows.get(t)?.length ?? 0) / n;
+
+  let best = { cost: Infinity, a: 0, b: 3 };
+  const running = new Uint32Array(words);
+  for (let a = 0; a + 3 <= folded.length && a < MAX_START; a++) {
+    running.set(bitsOf(trigramAt(a)));
+    let read = 0;
+    let independent = 1;
+    for (let b = a + 3; b <= folded.length && b - a <= MAX_WINDOW; b++) {
+      const t = trigramAt(b - 3);
+      if (b > a + 3) {
+        const bits = bitsOf(t);
+        for (let w = 0; w < words; w++) running[w]! &= bits[w]!;
+      }
+      const share = shareOf(t);
+      read += share + LOOKUP_COST;
+      independent *= Math.max(share, floor);
+      let together = 0;
+      for (let w = 0; w < words; w++) together += popcount(running[w]!);
+      // Rows holding every trigram: counted in the sample, or (none there) estimated as independent.
+      const candidates = together > 0 ? together / n : Math.min(floor, independent);
+      const cost = read + CANDIDATE_COST * candidates;
+      if (cost < best.cost) best = { cost, a, b };
     }
   }
-  const shareOf = (w: { text: string }) => share.get(w.text.toLowerCase()) ?? 0;
-  // Stable: equal shares keep the longest-first order.
-  const ranked = [...candidates].sort((a, b) => shareOf(a) - shareOf(b));
-  const chosen = [ranked[0]!];
-  const second = ranked[1];
-  if (second && (sample ? shareOf(ranked[0]!) > RARE_SHARE : true)) chosen.push(second);
-  return `%${chosen
-    .sort((a, b) => a.at - b.at)
-    .map((w) => escapeLike(w.text))
-    .join('%')}%`;
+  return span(best.a, best.b);
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

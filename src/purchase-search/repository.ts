@@ -2,15 +2,17 @@
  * SQL of the purchase search (spec §4.5 searchTeammatePurchasedProducts), over the
  * `purchase_search` table that migration 20261122001100 keeps in step with purchases, items,
  * certificates and buyers by triggers (one row per paid purchase: scope columns, product line
- * ids, and `search_doc`, the normalised buyer name, emails and certificate numbers, one a line).
+ * ids, and `search_doc`, the normalised buyer name, emails and certificate numbers, one a line;
+ * 20261123001000 adds `search_key`, the same without punctuation, for the trigram index).
  *
  * Every statement is limited to one scope: the root account, the key's mode and, on the
  * teammate surface, the teammate (`purchase_search.agent_id`). All text is bound as parameters.
  * A match is: the phrase is a substring of `search_doc` (`strpos`, so nothing in it is a
  * wildcard), or the purchase holds one of the product lines whose name contains it (ids looked
  * up first, then matched through the GIN index on `product_line_ids`). The trigram index is
- * reached through `probe`, a LIKE pattern implied by the phrase (see ./probe.ts) and cheaper to
- * look up than the whole phrase. Order: `paid_at desc, purchase_id desc` (the scope indexes').
+ * reached through `probe`, a part of the phrase whose folded form `search_key` must then hold
+ * (see ./probe.ts), cheaper to look up than the whole phrase. Order: `paid_at desc,
+ * purchase_id desc` (the scope indexes').
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
@@ -26,7 +28,7 @@ export interface SearchScope {
 export interface SearchMatch {
   /** The normalised search text (matched lower-cased, as a plain substring). */
   phrase: string;
-  /** LIKE pattern for the trigram index, implied by the phrase; null: no index can help. */
+  /** Part of the phrase the trigram index looks up (folded in SQL); null: no index can help. */
   probe: string | null;
   /** Product lines (of the scope's mode) whose normalised name contains the phrase. */
   productLineIds: number[];
@@ -96,7 +98,8 @@ function matchWhere(scope: SearchScope, match: SearchMatch | null, indexable: bo
   if (!match) return s;
   let text: Fragment = { sql: 'strpos(s.search_doc, lower(?)) > 0', bindings: [match.phrase] };
   if (indexable && match.probe) {
-    text = { sql: `(s.search_doc like lower(?) escape '\\' and ${text.sql})`, bindings: [match.probe, ...text.bindings] };
+    // The folded probe holds letters and digits only, so nothing in the pattern is a wildcard.
+    text = { sql: `(s.search_key like '%' || purchase_search_fold(lower(?)) || '%' and ${text.sql})`, bindings: [match.probe, ...text.bindings] };
   }
   if (match.productLineIds.length === 0) return { sql: `${s.sql} and ${text.sql}`, bindings: [...s.bindings, ...text.bindings] };
   return {
@@ -134,13 +137,13 @@ export function createPurchaseSearchRepository(db: Db) {
     },
 
     /**
-     * A sample of `search_doc` values: the column's histogram from the planner's statistics
+     * A sample of `search_key` values: the column's histogram from the planner's statistics
      * (up to 1 001 rows spread over the table; no table access). Null before the first ANALYZE.
      */
-    async docSample(): Promise<string[] | null> {
+    async keySample(): Promise<string[] | null> {
       const { rows } = await db.raw(
         `select histogram_bounds::text::text[] as docs from pg_stats
-          where schemaname = current_schema() and tablename = 'purchase_search' and attname = 'search_doc'`,
+          where schemaname = current_schema() and tablename = 'purchase_search' and attname = 'search_key'`,
       );
       const docs = rows[0]?.docs as string[] | null | undefined;
       return docs && docs.length > 0 ? docs : null;

@@ -21,7 +21,7 @@
 import type { Principal } from '../api-keys/service';
 import type { AccountScope, AccountScopes } from '../certificates/account-scope';
 import type { PurchaseSearchRepository, PurchaseSearchRow, SearchMatch, SearchScope } from './repository';
-import { choosePhraseProbe } from './probe';
+import { choosePhraseProbe, trigramSample, type TrigramSample } from './probe';
 import {
   LISTED_CERTIFICATE_NUMBERS,
   SEARCH_COUNT_CAP,
@@ -80,26 +80,27 @@ export function createPurchaseSearchService(deps: {
   const countCap = deps.limits?.countCap ?? SEARCH_COUNT_CAP;
   const walkWindow = deps.limits?.walkWindow ?? WALK_WINDOW;
   const maxWalk = deps.limits?.maxWalk ?? MAX_WALK;
-  let sample: { docs: string[] | null; at: number } | null = null;
-  let loading: Promise<string[] | null> | null = null;
+  let sample: { trigrams: TrigramSample | null; at: number } | null = null;
+  let loading: Promise<TrigramSample | null> | null = null;
 
-  /** The cached doc sample; refreshed in the background once stale (a failed refresh keeps the old one). */
-  async function docSample(): Promise<string[] | null> {
+  /** The cached trigram sample; refreshed in the background once stale (a failed refresh keeps the old one). */
+  async function keySample(): Promise<TrigramSample | null> {
     const fresh = sample && now() - sample.at < SAMPLE_TTL_MS;
     if (!fresh && !loading) {
       loading = repo
-        .docSample()
-        .then((docs) => {
-          sample = { docs, at: now() };
-          return docs;
+        .keySample()
+        .then((keys) => {
+          const trigrams = keys ? trigramSample(keys) : null;
+          sample = { trigrams, at: now() };
+          return trigrams;
         })
-        .catch(() => sample?.docs ?? null)
+        .catch(() => sample?.trigrams ?? null)
         .finally(() => {
           loading = null;
         });
     }
     // Only the very first search waits for the sample; later ones use the previous one meanwhile.
-    return sample ? sample.docs : loading;
+    return sample ? sample.trigrams : loading;
   }
 
   /**
@@ -151,12 +152,12 @@ export function createPurchaseSearchService(deps: {
       ids = page;
     } else {
       const mayBeCertificate = phrase.length <= MAX_CERTIFICATE_NUMBER && !phrase.includes(' ');
-      const [hit, productLineIds, docs] = await Promise.all([
+      const [hit, productLineIds, trigrams] = await Promise.all([
         mayBeCertificate ? repo.exactCertificateHit(scope, phrase) : Promise.resolve(null),
         repo.productLineIdsNamed(phrase, mode),
-        docSample(),
+        keySample(),
       ]);
-      const match: SearchMatch = { phrase, probe: choosePhraseProbe(phrase, docs), productLineIds };
+      const match: SearchMatch = { phrase, probe: choosePhraseProbe(phrase, trigrams), productLineIds };
       // Result order: the exact certificate hit (if any), then every other match newest first.
       // One row more than the page tells whether another page exists.
       const slice = !hit
