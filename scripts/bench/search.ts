@@ -14,17 +14,21 @@
  *    concurrent loops for S seconds, bodies round robin; statements the endpoint ran
  *    concurrently are replayed concurrently. The API-key lookup of the gateway is not replayed
  *    (it counts as endpoint overhead);
- *  - EXPLAIN (ANALYZE, BUFFERS) of each statement of the first body, on one line;
+ *  - EXPLAIN (ANALYZE, BUFFERS) of each statement of every body: on one line with planning and
+ *    execution time (ms) in search.json, and as PostgreSQL prints it for the first and the
+ *    costliest body of each scenario in bench/results/search-explain.md;
  *  - p50 / p95 / p99 of both sides, the ratio p99(endpoint) / p99(direct), and the goal:
  *    p99(endpoint) < 50 ms with no non-2xx response or socket error.
  *
- * Prints a table, writes it as JSON to bench/results/search.json and returns it as a
+ * Prints a table, writes it as JSON to bench/results/search.json (plans to search-explain.md) and returns it as a
  * `BenchReport` (figure: endpoint p99; baseline: direct p99). `--quick` seeds 20 000 purchases in
  * its own database (`insurance_bench_search_quick`, so the full seed is kept) and runs shorter.
  * Exits 0 also when a goal fails (it is a report); exits 1 only when the benchmark itself cannot
  * run.
  */
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
@@ -36,6 +40,8 @@ import { ensureDatabase, seedSearch, type SearchSeedResult } from './search-seed
 import {
   createPgPool,
   explain,
+  REPO_ROOT,
+  RESULTS_DIR,
   reportPercentiles,
   round2,
   runDirectLoad,
@@ -43,6 +49,7 @@ import {
   writeResultsFile,
   type ExplainSummary,
   type LatencyStats,
+  type PgPool,
   type Statement,
   type StatementWaves,
 } from './lib';
@@ -83,6 +90,21 @@ interface SideResult {
   errors: number;
 }
 
+/** EXPLAIN (ANALYZE, BUFFERS) of one statement: the one-line summary, planning time (ms) and the plan as PostgreSQL prints it. */
+interface StatementExplain {
+  statement: string;
+  summary: ExplainSummary;
+  planningMs: number;
+  text: string[];
+}
+
+/** The statements of one body, explained; `totalMs` is their planning plus execution time, ms. */
+interface BodyExplain {
+  searchText: string;
+  totalMs: number;
+  statements: StatementExplain[];
+}
+
 interface ScenarioResult {
   scenario: string;
   path: string;
@@ -91,7 +113,8 @@ interface ScenarioResult {
   responses: Array<{ total: number; totalExact: boolean; items: number }>;
   statements: number;
   waves: number;
-  explain: { statement: string; summary: ExplainSummary }[];
+  /** EXPLAIN of every body's statements, in body order. */
+  explain: BodyExplain[];
   endpoint: SideResult & { non2xx: number; timeouts: number };
   direct: SideResult;
   p99Ratio: number;
@@ -193,6 +216,43 @@ async function runEndpointLoad(opts: { url: string; path: string; headers: Recor
 }
 
 const firstLine = (s: Statement) => s.sql.replace(/\s+/g, ' ').slice(0, 60);
+
+/** Explains each statement of one body twice (JSON for the summary, text for the plan as printed); planning time from the text. */
+async function explainBody(pool: PgPool, searchText: string, statements: Statement[]): Promise<BodyExplain> {
+  const out: StatementExplain[] = [];
+  for (const s of statements) {
+    const summary = await explain(pool, s);
+    const res = await pool.query(`explain (analyze, buffers, summary) ${s.sql}`, s.bindings);
+    const text = res.rows.map((r) => String(r['QUERY PLAN']));
+    const planning = text.map((l) => /^Planning Time: ([\d.]+) ms/.exec(l)).find(Boolean);
+    out.push({ statement: firstLine(s), summary, planningMs: planning ? Number(planning[1]) : NaN, text });
+  }
+  const totalMs = out.reduce((t, e) => t + (Number.isFinite(e.planningMs) ? e.planningMs : 0) + e.summary.executionMs, 0);
+  return { searchText, totalMs, statements: out };
+}
+
+/** The body whose statements took longest to plan and run. */
+const costliest = (bodies: BodyExplain[]): BodyExplain => bodies.reduce((a, b) => (b.totalMs > a.totalMs ? b : a));
+
+/**
+ * Writes bench/results/search-explain.md: per scenario, every body's total planning + execution
+ * time (ms), and the full EXPLAIN (ANALYZE, BUFFERS) text of the first and the costliest body.
+ */
+function writeExplainFile(startedAt: string, results: ScenarioResult[]): string {
+  const out = [`# Purchase search: EXPLAIN (ANALYZE, BUFFERS) — ${startedAt}`, '', 'One run per statement, after the load of its scenario; times are the server’s (planning + execution), in ms.'];
+  for (const r of results) {
+    out.push('', `## ${r.scenario}`, '', r.explain.map((b) => `\`${JSON.stringify(b.searchText)}\` ${fmt(b.totalMs)} ms`).join(' · '));
+    const shown = [...new Set([r.explain[0]!, costliest(r.explain)])];
+    for (const b of shown) {
+      out.push('', `### ${JSON.stringify(b.searchText)} (${fmt(b.totalMs)} ms)`);
+      for (const e of b.statements) out.push('', `\`${e.statement} …\``, '', '```', ...e.text, '```');
+    }
+  }
+  const file = path.join(RESULTS_DIR, 'search-explain.md');
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  fs.writeFileSync(file, `${out.join('\n')}\n`);
+  return path.relative(REPO_ROOT, file);
+}
 const fmt = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 function printTable(rows: ScenarioResult[]): void {
@@ -275,8 +335,8 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
       const url = `${baseUrl}${apiPath}`;
       const caps = [];
       for (const body of sc.bodies) caps.push(await captureStatements(container.db, url, headers, body));
-      const explained: ScenarioResult['explain'] = [];
-      for (const s of caps[0]!.waves.flat()) explained.push({ statement: firstLine(s), summary: await explain(directPool, s) });
+      const explained: BodyExplain[] = [];
+      for (const [i, c] of caps.entries()) explained.push(await explainBody(directPool, String(sc.bodies[i]!.search_text ?? ''), c.waves.flat()));
 
       const load = { url: baseUrl, path: apiPath, headers, bodies: sc.bodies.map((b) => JSON.stringify(b)), connections: opts.connections };
       if (opts.warmup > 0) await runEndpointLoad({ ...load, seconds: opts.warmup });
@@ -312,12 +372,13 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     log('');
     printTable(results);
     log('');
-    log('EXPLAIN (ANALYZE, BUFFERS) of the first body of each scenario (server-side time, one run, idle server):');
+    log('EXPLAIN (ANALYZE, BUFFERS) of the costliest body of each scenario (server-side planning + execution time, one run; every body in search.json, full plans in search-explain.md):');
     for (const r of results) {
-      log(`  ${r.scenario}:`);
-      for (const e of r.explain) {
+      const b = costliest(r.explain);
+      log(`  ${r.scenario} ("${b.searchText}", ${fmt(b.totalMs)} ms):`);
+      for (const e of b.statements) {
         const seq = e.summary.seqScans.length ? ` SEQ SCAN on ${e.summary.seqScans.join(', ')}` : '';
-        log(`    ${e.statement} … → ${e.summary.plan} [${fmt(e.summary.executionMs)} ms, ${e.summary.buffers} buffers]${seq}`);
+        log(`    ${e.statement} … → ${e.summary.plan} [plan ${fmt(e.planningMs)} + run ${fmt(e.summary.executionMs)} ms, ${e.summary.buffers} buffers]${seq}`);
       }
     }
     const failed = results.filter((r) => !r.pass);
@@ -351,11 +412,16 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
         direct: side(r.direct),
         p99Ratio: round2(r.p99Ratio),
         pass: r.pass,
-        explain: r.explain.map((e) => ({ statement: e.statement, ...e.summary, executionMs: round2(e.summary.executionMs) })),
+        explain: r.explain.map((b) => ({
+          searchText: b.searchText,
+          totalMs: round2(b.totalMs),
+          statements: b.statements.map((e) => ({ statement: e.statement, ...e.summary, planningMs: round2(e.planningMs), executionMs: round2(e.summary.executionMs) })),
+        })),
       })),
     };
     const resultsFile = writeResultsFile('search', json);
-    log(`report written to ${resultsFile}`);
+    const explainFile = writeExplainFile(json.startedAt, results);
+    log(`report written to ${resultsFile}, plans to ${explainFile}`);
     return {
       bench: 'search',
       startedAt: startedAt.toISOString(),
