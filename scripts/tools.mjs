@@ -10,6 +10,7 @@
  *
  *   node scripts/tools.mjs        # build what is missing (every tool), print the paths
  *   node scripts/tools.mjs --dev  # only the dev-server stack's tools (no Temporal cluster)
+ *   node scripts/tools.mjs --k8s  # the dev-server stack's tools and the Kubernetes manifest validator
  */
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +34,11 @@ const FOREIGN_BUILD_WAIT_MS = 15 * 60 * 1000;
  * Temporal (server 1.30.4 on PostgreSQL, its SQL schema tool and the UI server 2.42.1, the UI
  * the CLI's dev server embeds): built when asked for (`npm run dev -- --cluster`,
  * TEMPORAL_MODE=cluster) and by `node scripts/tools.mjs` without arguments (CI).
- * `schemaFrom` copies a directory of the built module (the SQL schema) beside the binary.
+ * `k8s` tools check deploy/kubernetes/ (kubeconform; deploy/kubernetes/validate.mjs): built
+ * with `--k8s` and without arguments (CI).
+ * `schemaFrom` copies a directory of the built module (the SQL schema) beside the binary, or,
+ * with its own `version`, of that module fetched with `go mod download` (kubeconform: the
+ * Kubernetes OpenAPI document of `k8s.io/kubernetes`, as it cannot download its schemas here).
  */
 export const TOOLS = Object.freeze({
   temporal: { bin: 'temporal', module: 'github.com/temporalio/cli/cmd/temporal', version: 'v1.5.1' },
@@ -49,6 +54,13 @@ export const TOOLS = Object.freeze({
   },
   temporalSqlTool: { bin: 'temporal-sql-tool', goBin: 'sql', module: 'go.temporal.io/server/cmd/tools/sql', version: 'v1.30.4', cluster: true },
   temporalUiServer: { bin: 'temporal-ui-server', goBin: 'server', module: 'github.com/temporalio/ui-server/v2/cmd/server', version: 'v2.42.1', cluster: true },
+  kubeconform: {
+    bin: 'kubeconform',
+    module: 'github.com/yannh/kubeconform/cmd/kubeconform',
+    version: 'v0.8.0',
+    k8s: true,
+    schemaFrom: { module: 'k8s.io/kubernetes', version: 'v1.34.4', dir: 'api/openapi-spec' },
+  },
 });
 
 /** Root of the per-version build cache. */
@@ -235,10 +247,16 @@ async function build(tool, binary, log) {
   }
 }
 
-/** Copies `tool.schemaFrom.dir` of the module just built (Go's module cache) into `dir/schema`. */
+/**
+ * Copies `tool.schemaFrom.dir` of the module just built (Go's module cache), or of
+ * `schemaFrom.module@schemaFrom.version` (`go mod download`), into `dir/schema`.
+ */
 function copySchema(go, tool, dir) {
-  const modCache = execFileSync(go, ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
-  const from = path.join(modCache, `${tool.schemaFrom.module}@${tool.version}`, tool.schemaFrom.dir);
+  const { module, version } = tool.schemaFrom;
+  const moduleDir = version
+    ? JSON.parse(execFileSync(go, ['mod', 'download', '-json', `${module}@${version}`], { encoding: 'utf8', cwd: os.tmpdir() })).Dir
+    : path.join(execFileSync(go, ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim(), `${module}@${tool.version}`);
+  const from = path.join(moduleDir, tool.schemaFrom.dir);
   if (!fs.existsSync(from)) throw new Error(`schema directory ${from} not found after building ${tool.bin}`);
   fs.cpSync(from, path.join(dir, 'schema'), { recursive: true });
 }
@@ -291,17 +309,19 @@ async function ensureTool(tool, log) {
  * building missing ones with `go install` (several minutes for Temporal; progress is logged
  * every 10 s). Concurrent callers share one build through a lock file.
  *
- * @param {{ log?: (line: string) => void, cluster?: boolean }} [options] `log` receives progress
- *   lines (default: stderr); `cluster` also builds the cluster tools (Temporal server, SQL tool, UI server).
+ * @param {{ log?: (line: string) => void, cluster?: boolean, k8s?: boolean }} [options] `log` receives progress
+ *   lines (default: stderr); `cluster` also builds the cluster tools (Temporal server, SQL tool, UI server);
+ *   `k8s` also builds the Kubernetes manifest validator (kubeconform).
  * @returns {Promise<{ temporal: string, stripeMock: string, fakeGcs: string, temporalServer?: string,
- *   temporalSqlTool?: string, temporalUiServer?: string }>} absolute paths of the links in `<repo>/.tools/bin/`.
+ *   temporalSqlTool?: string, temporalUiServer?: string, kubeconform?: string }>} absolute paths of the links in `<repo>/.tools/bin/`.
  * @throws {Error} when Go is missing or a build fails (message names the log under var/log/).
  */
-export async function ensureTools({ log = (line) => process.stderr.write(`${line}\n`), cluster = false } = {}) {
+export async function ensureTools({ log = (line) => process.stderr.write(`${line}\n`), cluster = false, k8s = false } = {}) {
   const result = {};
   // Sequential on purpose: the machine has 2 cores and each go build uses all of them.
   for (const [key, tool] of Object.entries(TOOLS)) {
     if (tool.cluster && !cluster) continue;
+    if (tool.k8s && !k8s) continue;
     result[key] = await ensureTool(tool, log);
   }
   return result;
@@ -318,8 +338,9 @@ function isMain() {
 
 if (isMain()) {
   const started = Date.now();
-  // Without arguments every tool (CI); `--dev` only those the dev-server stack needs.
-  ensureTools({ cluster: !process.argv.includes('--dev') })
+  // Without arguments every tool (CI); `--dev` only those the dev-server stack needs; `--k8s` those and kubeconform.
+  const only = process.argv.includes('--dev') || process.argv.includes('--k8s');
+  ensureTools({ cluster: !only, k8s: !only || process.argv.includes('--k8s') })
     .then((paths) => {
       for (const [key, p] of Object.entries(paths)) {
         process.stdout.write(`${TOOLS[key].bin.padEnd(16)} ${TOOLS[key].version.padEnd(9)} ${p} -> ${fs.realpathSync(p)}\n`);
