@@ -58,7 +58,8 @@ export default async function globalSetup() {
   const started = Date.now();
   const mode = process.env.TEMPORAL_MODE || 'dev';
   if (mode !== 'dev' && mode !== 'cluster') throw new Error(`TEMPORAL_MODE must be dev or cluster, got "${mode}"`);
-  const tools = await ensureTools({ log, cluster: mode === 'cluster' });
+  // kubeconform too: test/unit/kubernetes-manifests.test.ts validates deploy/kubernetes with it.
+  const tools = await ensureTools({ log, cluster: mode === 'cluster', k8s: true });
   let postgres;
   const results = await Promise.allSettled([
     (postgres = stack
