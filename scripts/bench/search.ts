@@ -175,8 +175,8 @@ async function captureOnce(db: Db, url: string, headers: Record<string, string>,
   const waves: StatementWaves = [];
   const inFlight = new Set<string>();
   const onQuery = (q: KnexQueryEvent) => {
-    // The gateway’s key lookup is endpoint overhead; pg_stats is read by a background cache refresh.
-    if (/api_key|pg_stats/.test(q.sql)) return;
+    // The gateway’s key lookup is endpoint overhead; the table sample is taken by a background cache refresh.
+    if (/api_key|tablesample/.test(q.sql)) return;
     if (inFlight.size === 0) waves.push([]);
     if (q.__knexQueryUid) inFlight.add(q.__knexQueryUid);
     waves[waves.length - 1]!.push({ sql: q.sql, bindings: [...(q.bindings ?? [])] });

@@ -14,8 +14,7 @@
  * 2 µs each. So the best part is neither the whole phrase (common trigrams cost reading) nor
  * its rarest word alone (too many candidates): it is the window of the folded phrase that
  * minimises `sum(share of rows holding each trigram) + 250 × share of rows holding all of
- * them`, with the shares estimated on a sample of the table (`TrigramSample`, from the
- * planner's statistics). At 1 000 000 purchases `COI-16` becomes `I-16` (`i16`: 11 053 rows
+ * them`, with the shares estimated on a sample of the table's rows (`TrigramSample`). At 1 000 000 purchases `COI-16` becomes `I-16` (`i16`: 11 053 rows
  * hold it, 10 775 of them match) and `patrick.kim.267992@example.com` becomes `ck.ki` (no
  * trigram of `example.com`, which every row holds).
  */
@@ -64,9 +63,11 @@ export function trigramSample(keys: readonly string[]): TrigramSample {
   const lists = new Map<string, number[]>();
   used.forEach((key, row) => {
     for (const line of key.split('\n')) {
-      const chars = [...line];
-      for (let i = 0; i + 3 <= chars.length; i++) {
-        const t = chars[i]! + chars[i + 1]! + chars[i + 2]!;
+      // Three UTF-16 units are three characters unless the line holds surrogate pairs.
+      const chars = /[\uD800-\uDFFF]/.test(line) ? [...line] : null;
+      const length = chars ? chars.length : line.length;
+      for (let i = 0; i + 3 <= length; i++) {
+        const t = chars ? chars[i]! + chars[i + 1]! + chars[i + 2]! : line.slice(i, i + 3);
         const list = lists.get(t);
         if (!list) lists.set(t, [row]);
         else if (list[list.length - 1] !== row) list.push(row);
@@ -80,8 +81,8 @@ export function trigramSample(keys: readonly string[]): TrigramSample {
 
 /**
  * The part of `phrase` (a substring of it) the trigram index should look up, or null when no
- * part gives a trigram (fewer than three letters and digits). `sample`: null when no
- * statistics exist yet; the first `UNSAMPLED_WINDOW` folded characters are used then.
+ * part gives a trigram (fewer than three letters and digits). `sample`: null when none was
+ * taken (an empty table); the first `UNSAMPLED_WINDOW` folded characters are used then.
  */
 export function choosePhraseProbe(phrase: string, sample: TrigramSample | null): string | null {
   const folded = foldWithOrigins(phrase);
@@ -92,7 +93,9 @@ export function choosePhraseProbe(phrase: string, sample: TrigramSample | null):
   const n = sample.size;
   const words = Math.ceil(n / 32);
   const floor = 0.5 / n; // a trigram or window no sample row holds: rarer than one in n
-  const trigramAt = (i: number) => folded[i]!.char + folded[i + 1]!.char + folded[i + 2]!.char;
+  // Windows start in the first MAX_START characters, so later trigrams are never looked at.
+  const considered = Math.min(folded.length, MAX_START + MAX_WINDOW) - 2;
+  const trigrams = Array.from({ length: considered }, (_, i) => folded[i]!.char + folded[i + 1]!.char + folded[i + 2]!.char);
   const bitsCache = new Map<string, Uint32Array>();
   const bitsOf = (t: string): Uint32Array => {
     let bits = bitsCache.get(t);
@@ -103,32 +106,44 @@ export function choosePhraseProbe(phrase: string, sample: TrigramSample | null):
     }
     return bits;
   };
-  const shareOf = (t: string) => (sample.rows.get(t)?.length ?? 0) / n;
+  const shares = trigrams.map((t) => (sample.rows.get(t)?.length ?? 0) / n);
+  // How often trigram i + 1 follows where trigram i is (they share two characters, so they are far from
+  // independent): the estimate of a window no sample row holds whole chains these, as a Markov chain.
+  const follows = trigrams.map((t, i) => {
+    if (i === 0) return 1;
+    const before = Math.max(shares[i - 1]!, floor);
+    const together = countBits(bitsOf(trigrams[i - 1]!), bitsOf(t), words) / n;
+    return Math.min(1, (together > 0 ? together : Math.min(floor, before, Math.max(shares[i]!, floor))) / before);
+  });
 
   let best = { cost: Infinity, a: 0, b: 3 };
   const running = new Uint32Array(words);
-  for (let a = 0; a + 3 <= folded.length && a < MAX_START; a++) {
-    running.set(bitsOf(trigramAt(a)));
+  for (let a = 0; a < trigrams.length && a < MAX_START; a++) {
+    running.set(bitsOf(trigrams[a]!));
     let read = 0;
-    let independent = 1;
-    for (let b = a + 3; b <= folded.length && b - a <= MAX_WINDOW; b++) {
-      const t = trigramAt(b - 3);
-      if (b > a + 3) {
-        const bits = bitsOf(t);
+    let chain = Math.max(shares[a]!, floor);
+    for (let i = a; i < trigrams.length && i + 3 - a <= MAX_WINDOW; i++) {
+      if (i > a) {
+        const bits = bitsOf(trigrams[i]!);
         for (let w = 0; w < words; w++) running[w]! &= bits[w]!;
+        chain *= follows[i]!;
       }
-      const share = shareOf(t);
-      read += share + LOOKUP_COST;
-      independent *= Math.max(share, floor);
-      let together = 0;
-      for (let w = 0; w < words; w++) together += popcount(running[w]!);
-      // Rows holding every trigram: counted in the sample, or (none there) estimated as independent.
-      const candidates = together > 0 ? together / n : Math.min(floor, independent);
+      read += shares[i]! + LOOKUP_COST;
+      const together = countBits(running, running, words);
+      // Rows holding every trigram: counted in the sample, or (none there) estimated by the chain.
+      const candidates = together > 0 ? together / n : Math.min(floor, chain);
       const cost = read + CANDIDATE_COST * candidates;
-      if (cost < best.cost) best = { cost, a, b };
+      if (cost < best.cost) best = { cost, a, b: i + 3 };
     }
   }
   return span(best.a, best.b);
+}
+
+/** Sample rows set in both `x` and `y`. */
+function countBits(x: Uint32Array, y: Uint32Array, words: number): number {
+  let c = 0;
+  for (let w = 0; w < words; w++) c += popcount(x[w]! & y[w]!);
+  return c;
 }
 
 function popcount(x: number): number {
