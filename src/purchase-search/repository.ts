@@ -215,16 +215,20 @@ export function createPurchaseSearchRepository(db: Db) {
      * out `excludePurchaseId`, by walking the newest-first scope index and testing each row; it
      * stops as soon as the slice is full. With `window`, only the newest `window` rows of the
      * scope are looked at (so a phrase whose matches all lie further back costs a bounded scan;
-     * see `olderMatches`).
+     * see `olderMatches`). With `after`, the walk starts after that row (`paid_at`, `purchase_id`)
+     * in result order, where an earlier window ended.
      */
     async walk(
       scope: SearchScope,
       match: SearchMatch | null,
       slice: { offset: number; limit: number; excludePurchaseId: number | null },
       window: number | null,
+      after?: { paidAt: Date; purchaseId: number },
     ): Promise<number[]> {
       if (slice.limit <= 0) return [];
-      const s = scopeWhere(scope);
+      const s = after
+        ? and([scopeWhere(scope), { sql: '(s.paid_at, s.purchase_id) < (?::timestamptz, ?::int)', bindings: [after.paidAt, after.purchaseId] }])
+        : scopeWhere(scope);
       const order = 'order by s.paid_at desc, s.purchase_id desc';
       // Only the tests the rows still need: a window's rows are already in scope.
       const tests = [match ? matchTest(match, false) : null, excluding(slice.excludePurchaseId)].filter((f): f is Fragment => f !== null);

@@ -58,8 +58,11 @@ function toHit(r: PurchaseSearchRow): PurchaseSearchHit {
   };
 }
 
-/** Newest rows of a scope a search walks before it turns to the indexes for older matches. */
-const WALK_WINDOW = 10_000;
+/**
+ * Newest rows of a scope a search walks before it judges how dense the matches are (rows; 1.5 ms
+ * at 1 000 000 purchases when none match, as for an old certificate number's prefix).
+ */
+const WALK_WINDOW = 5_000;
 /** Longest walk a search makes (rows), for a deep page of a phrase the newest rows show to be common. */
 const MAX_WALK = 200_000;
 /** How long a sample of the search table (for choosing probes) is reused, ms. */
@@ -106,10 +109,10 @@ export function createPurchaseSearchService(deps: {
   /**
    * A slice of a phrase's matches when there are more than the count cap: from a walk over the
    * newest `walkWindow` rows of the scope (more for a deep page) when they hold it (matches
-   * spread over time). Else, when those rows show the matches dense enough, from a longer walk
-   * sized by that density, at most `maxWalk` rows; else completed from the older matches through
-   * the indexes (matches that lie further back, such as an old certificate number's prefix).
-   * No search walks the whole scope.
+   * spread over time). Else, when those rows show the matches dense enough, the walk goes on
+   * past them for as many rows as that density needs (at most `maxWalk` rows in all); else the
+   * slice is completed from the older matches through the indexes (matches that lie further
+   * back, such as an old certificate number's prefix). No search walks the whole scope.
    */
   async function pageOfMany(scope: SearchScope, match: SearchMatch, slice: Slice): Promise<number[]> {
     // A deep page needs at least offset + limit rows anyway; four times that fills it at a density of 1 in 4.
@@ -123,17 +126,15 @@ export function createPurchaseSearchService(deps: {
         ? { hits: slice.offset + recent.length, edge: await repo.edgeAt(scope, window) }
         : await repo.windowEdge(scope, match, window, slice.excludePurchaseId).then((e) => ({ hits: e.hits, edge: e.scanned < window ? null : e.edge }));
     if (!w.edge) return recent; // the window was the whole scope
-    const rows = w.hits > 0 ? Math.ceil(((slice.offset + slice.limit) * window * 1.5) / w.hits) : Infinity;
-    if (rows <= maxWalk) {
-      const longer = await repo.walk(scope, match, slice, rows);
-      if (longer.length === slice.limit) return longer;
+    // What is left beyond the window: matches to pass over, then the rest of the slice.
+    const rest: Slice = { offset: Math.max(0, slice.offset - w.hits), limit: slice.limit - recent.length, excludePurchaseId: slice.excludePurchaseId };
+    // Rows a walk needs for them at the window's density, with half again as margin.
+    const rows = w.hits > 0 ? Math.ceil(((rest.offset + rest.limit) * window * 1.5) / w.hits) : Infinity;
+    if (window + rows <= maxWalk) {
+      const further = await repo.walk(scope, match, rest, rows, w.edge);
+      if (further.length === rest.limit) return [...recent, ...further];
     }
-    const older = await repo.olderMatches(scope, match, w.edge, {
-      offset: Math.max(0, slice.offset - w.hits),
-      limit: slice.limit - recent.length,
-      excludePurchaseId: slice.excludePurchaseId,
-    });
-    return [...recent, ...older];
+    return [...recent, ...(await repo.olderMatches(scope, match, w.edge, rest))];
   }
 
   /** One page of the scope's matches; see the module comment for matching and order. */

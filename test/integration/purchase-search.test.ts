@@ -383,9 +383,11 @@ describe('many matches (the paths a large account takes, reached here with small
     const configurations: Array<{ countCap?: number; walkWindow?: number; maxWalk?: number }> = [
       {}, // gathered through the indexes
       { countCap: 3, walkWindow: 100 }, // walked
-      { countCap: 2, walkWindow: 3 }, // walked, then a longer walk sized by density
+      { countCap: 2, walkWindow: 3 }, // walked, then on past the window as far as its density says
       { countCap: 1, walkWindow: 1, maxWalk: 1 }, // walked, then the older matches through the indexes
       { countCap: 2, walkWindow: 3, maxWalk: 4 },
+      { countCap: 1, walkWindow: 2, maxWalk: 6 }, // walked on past the window, short of the slice, then the older matches
+      { countCap: 1, walkWindow: 4 },
     ];
     for (const limits of configurations) {
       const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
@@ -400,6 +402,29 @@ describe('many matches (the paths a large account takes, reached here with small
             const cap = limits.countCap ?? 1000;
             expect([where, res.total, res.total_exact]).toEqual([where, Math.min(all.length, cap), all.length <= cap]);
           }
+        }
+      }
+    }
+  });
+
+  test('when matches are sparse in the newest rows, then the walk goes on from where its window ended, and every page equals the newest-first order', async () => {
+    // One purchase in six matches: a window of 4 × (offset + limit) rows holds too few of them, so the walk continues.
+    const t = await teammate(accountA, 'Sid Sparse');
+    const made: Array<Made & { matches: boolean }> = [];
+    for (let i = 0; i < 30; i++) {
+      const matches = i % 6 === 5;
+      const m = await purchase({ account: accountA, agentId: t.id, buyer: await buyer('Sparse', matches ? `Needle${i}` : `Hay${i}`), productIds: [productConcert], daysAgo: 200 - i });
+      made.push({ ...m, matches });
+    }
+    const all = [...made].reverse().filter((m) => m.matches).map((m) => m.purchaseId);
+    const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
+    for (const limits of [{ countCap: 1, walkWindow: 1 }, { countCap: 1, walkWindow: 1, maxWalk: 25 }, { countCap: 2, walkWindow: 7, maxWalk: 12 }]) {
+      const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
+      for (const size of [1, 2, 3]) {
+        for (let index = 0; index * size <= all.length; index++) {
+          const res = await service.searchAsTeammate(principal, { idp_teammate_uuid: t.uuid, search_text: 'needle', page_size: size, page_index: index });
+          const where = JSON.stringify({ limits, size, index });
+          expect([where, res.purchases.map((p) => p.purchase_id), res.has_more]).toEqual([where, all.slice(index * size, index * size + size), all.length > index * size + size]);
         }
       }
     }
