@@ -133,7 +133,8 @@ function cpuSample(api: number, workers: number[], temporalPattern: RegExp): { p
       chromium: ticks(chromium),
       temporal: ticks(pidsMatching(temporalPattern)),
       // Backends serving this bench's databases (the service's and the cluster's), not the whole server.
-      postgres: ticks(pidsMatching(new RegExp(`^postgres: \\S+ (${BENCH_DATABASE}|temporal|temporal_visibility) `))),
+      // Titles read `postgres: [15/main: ]<user> <database> <client> <state>`.
+      postgres: ticks(pidsMatching(new RegExp(`^postgres: (\\S+: )?\\S+ (${BENCH_DATABASE}|temporal|temporal_visibility) `))),
     },
     machine: machineTicks(),
   };
@@ -256,7 +257,7 @@ async function runRate(opts: { api: ApiProcess; workers: WorkerProcess[]; tempor
   const latencies = paid.filter((a) => issued.has(a.purchaseId!)).map((a) => issued.get(a.purchaseId!)! - a.sentAt!);
   const latency = latencyStats(Float64Array.from(latencies).sort());
   const completed = latencies.length;
-  const per = (v: number) => (completed ? round2((v / completed) * 1000) / 1000 : Number.NaN);
+  const per = (v: number) => (completed ? Math.round((v / completed) * 1000) / 1000 : Number.NaN);
   const cpuParts = PARTS.reduce((sum, p) => sum + cpu[p], 0);
   const failures: Record<string, number> = {};
   for (const a of arrivals) if (a.failure) failures[a.failure] = (failures[a.failure] ?? 0) + 1;
@@ -270,7 +271,7 @@ async function runRate(opts: { api: ApiProcess; workers: WorkerProcess[]; tempor
     latency,
     windowSeconds: round2((lastIssued - t0) / 1000),
     cpu: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round2(v)])) as Record<Part | 'machine', number>,
-    cpuPerPurchase: { ...(Object.fromEntries([...PARTS, 'machine'].map((p) => [p, per(cpu[p as Part])])) as Record<Part | 'machine', number>), total: per(cpuParts) },
+    cpuPerPurchase: { ...(Object.fromEntries([...PARTS, 'machine'].map((p) => [p, per(cpu[p as 'machine'])])) as Record<Part | 'machine', number>), total: per(cpuParts) },
     failures,
     sustained: completed >= COMPLETED_SHARE * total && latency.p95 <= GOAL_P95_MS,
   };
