@@ -141,29 +141,35 @@ function excluding(id: number | null): Fragment | null {
 export function createPurchaseSearchRepository(db: Db) {
   return {
     /**
-     * The purchase in scope holding a certificate whose number equals `phrase` (as sent, or upper
-     * case: numbers are issued upper case), or null. Served by the unique index on the number.
+     * What a phrase's search needs first, in one statement: the purchase in scope holding a
+     * certificate whose number equals `phrase` (as sent, or upper case: numbers are issued upper
+     * case; served by the unique index on the number), looked for only when `certificate`; and
+     * the ids of the product lines of the scope's mode whose normalised customer-facing name
+     * contains `phrase`.
      */
-    async exactCertificateHit(scope: SearchScope, phrase: string): Promise<{ purchaseId: number; certificateNumber: string } | null> {
+    async lookups(
+      scope: SearchScope,
+      phrase: string,
+      certificate: boolean,
+    ): Promise<{ hit: { purchaseId: number; certificateNumber: string } | null; productLineIds: number[] }> {
       const s = scopeWhere(scope);
+      const hit: Fragment = certificate
+        ? {
+            sql: `(select json_build_object('purchaseId', c.purchase_id, 'certificateNumber', c.certificate_number)
+                     from certificates c join purchase_search s on s.purchase_id = c.purchase_id
+                    where c.certificate_number in (?, upper(?)) and ${s.sql}
+                    limit 1)`,
+            bindings: [phrase, phrase, ...s.bindings],
+          }
+        : { sql: 'null::json', bindings: [] };
       const { rows } = await db.raw(
-        `select c.purchase_id, c.certificate_number
-           from certificates c join purchase_search s on s.purchase_id = c.purchase_id
-          where c.certificate_number in (?, upper(?)) and ${s.sql}
-          limit 1`,
-        [phrase, phrase, ...s.bindings],
+        `select ${hit.sql} as hit,
+                array(select id from product_lines
+                       where purchase_search_normalize(customer_name) like lower(?) escape '\\' and is_test_mode = ?
+                       order by id limit 10000) as product_line_ids`,
+        [...hit.bindings, likePattern(phrase), scope.mode === 'test'],
       );
-      const r = rows[0];
-      return r ? { purchaseId: r.purchase_id, certificateNumber: r.certificate_number } : null;
-    },
-
-    /** Ids of the product lines of `mode` whose normalised customer-facing name contains `phrase`. */
-    async productLineIdsNamed(phrase: string, mode: SearchScope['mode']): Promise<number[]> {
-      const { rows } = await db.raw(
-        `select id from product_lines where purchase_search_normalize(customer_name) like lower(?) escape '\\' and is_test_mode = ? order by id limit 10000`,
-        [likePattern(phrase), mode === 'test'],
-      );
-      return rows.map((r: { id: number }) => r.id);
+      return { hit: rows[0].hit ?? null, productLineIds: rows[0].product_line_ids as number[] };
     },
 
     /**
@@ -315,6 +321,10 @@ export function createPurchaseSearchRepository(db: Db) {
      */
     async hydrate(purchaseIds: number[], phrase: string, listedCertificates: number): Promise<PurchaseSearchRow[]> {
       if (purchaseIds.length === 0) return [];
+      // A phrase of printable ASCII without spaces is inside the normalised number exactly when it is
+      // inside the lower-cased one (normalising only collapses and trims whitespace and control
+      // characters), and lower() spares a regular expression per certificate.
+      const numberText = /^[\x21-\x7e]*$/.test(phrase) ? 'lower(c.certificate_number)' : 'purchase_search_normalize(c.certificate_number)';
       const { rows } = await db.raw(
         `select p.id, p.payment_intent_id, p.paid_at, p.status,
                 a.idp_teammate_uuid, a.name as agent_name,
@@ -332,7 +342,7 @@ export function createPurchaseSearchRepository(db: Db) {
                        order by i.position, cu.unit_index limit ?) as certificate_numbers,
                 case when ? = '' then null else
                   (select c.certificate_number from certificates c
-                    where c.purchase_id = p.id and strpos(purchase_search_normalize(c.certificate_number), lower(?)) > 0
+                    where c.purchase_id = p.id and strpos(${numberText}, lower(?)) > 0
                     order by length(c.certificate_number), c.id limit 1) end as matched_certificate_number
            from purchases p
            left join buyers b on b.id = p.buyer_id

@@ -153,11 +153,7 @@ export function createPurchaseSearchService(deps: {
       ids = page;
     } else {
       const mayBeCertificate = phrase.length <= MAX_CERTIFICATE_NUMBER && !phrase.includes(' ');
-      const [hit, productLineIds, trigrams] = await Promise.all([
-        mayBeCertificate ? repo.exactCertificateHit(scope, phrase) : Promise.resolve(null),
-        repo.productLineIdsNamed(phrase, mode),
-        keySample(),
-      ]);
+      const [{ hit, productLineIds }, trigrams] = await Promise.all([repo.lookups(scope, phrase, mayBeCertificate), keySample()]);
       const match: SearchMatch = { phrase, probe: choosePhraseProbe(phrase, trigrams), productLineIds };
       // Result order: the exact certificate hit (if any), then every other match newest first.
       // One row more than the page tells whether another page exists.
