@@ -427,7 +427,9 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
       startedAt: startedAt.toISOString(),
       durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
       options: json.options,
-      figureDescription: `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s, bodies round robin) over ${opts.purchases} purchases`,
+      figureDescription:
+        `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s, bodies round robin) over ${opts.purchases} purchases ` +
+        `(EXPLAIN ANALYZE of every statement: ${explainFile})`,
       baselineDescription: "the SQL of one request per body, replayed through pg by as many loops (API-key lookup excluded)",
       resultsFile,
       scenarios: results.map((r) => ({
