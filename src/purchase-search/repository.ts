@@ -125,6 +125,20 @@ function matchTest(match: SearchMatch, indexable: boolean): Fragment {
   };
 }
 
+/** A row's place in result order: `paid_at desc, purchase_id desc`. */
+export interface Edge {
+  paidAt: Date;
+  purchaseId: number;
+}
+
+/** Keyset conditions the scope indexes answer: at or before `from`, after `after` (result order). */
+function keysetBounds(bounds: { from?: Edge | null; after?: Edge }): Fragment[] {
+  const out: Fragment[] = [];
+  if (bounds.from) out.push({ sql: '(s.paid_at, s.purchase_id) >= (?::timestamptz, ?::int)', bindings: [bounds.from.paidAt, bounds.from.purchaseId] });
+  if (bounds.after) out.push({ sql: '(s.paid_at, s.purchase_id) < (?::timestamptz, ?::int)', bindings: [bounds.after.paidAt, bounds.after.purchaseId] });
+  return out;
+}
+
 /** The columns a walk reads from each row (order and match tests). */
 const WALKED_COLUMNS = 's.purchase_id, s.paid_at, s.search_doc, s.product_line_ids';
 
@@ -219,34 +233,31 @@ export function createPurchaseSearchRepository(db: Db) {
     /**
      * One slice of the matches (all of the scope when `match` is null) in result order, leaving
      * out `excludePurchaseId`, by walking the newest-first scope index and testing each row; it
-     * stops as soon as the slice is full. With `window`, only the newest `window` rows of the
-     * scope are looked at (so a phrase whose matches all lie further back costs a bounded scan;
-     * see `olderMatches`). With `after`, the walk starts after that row (`paid_at`, `purchase_id`)
-     * in result order, where an earlier window ended.
+     * stops as soon as the slice is full. `bounds` limits the rows looked at: `from`, only rows
+     * at or before that row in result order (`paid_at`, `purchase_id`; an index condition, so
+     * the walk is one plain index scan); `after`, only rows after that one; `rows`, only the
+     * first that many (a subquery, 0.16 µs a row dearer than `from`).
      */
     async walk(
       scope: SearchScope,
       match: SearchMatch | null,
       slice: { offset: number; limit: number; excludePurchaseId: number | null },
-      window: number | null,
-      after?: { paidAt: Date; purchaseId: number },
+      bounds: { from?: Edge | null; after?: Edge; rows?: number } = {},
     ): Promise<number[]> {
       if (slice.limit <= 0) return [];
-      const s = after
-        ? and([scopeWhere(scope), { sql: '(s.paid_at, s.purchase_id) < (?::timestamptz, ?::int)', bindings: [after.paidAt, after.purchaseId] }])
-        : scopeWhere(scope);
+      const s = and([scopeWhere(scope), ...keysetBounds(bounds)]);
       const order = 'order by s.paid_at desc, s.purchase_id desc';
-      // Only the tests the rows still need: a window's rows are already in scope.
+      // Only the tests the rows still need: rows of the subquery are already in scope.
       const tests = [match ? matchTest(match, false) : null, excluding(slice.excludePurchaseId)].filter((f): f is Fragment => f !== null);
       let q: Fragment;
-      if (window === null) {
+      if (bounds.rows === undefined) {
         const w = and([s, ...tests]);
         q = { sql: `select s.purchase_id from purchase_search s where ${w.sql} ${order} limit ? offset ?`, bindings: [...w.bindings, slice.limit, slice.offset] };
       } else {
         const w = tests.length > 0 ? and(tests) : { sql: 'true', bindings: [] };
         q = {
           sql: `select s.purchase_id from (select ${WALKED_COLUMNS} from purchase_search s where ${s.sql} ${order} limit ?) s where ${w.sql} ${order} limit ? offset ?`,
-          bindings: [...s.bindings, window, ...w.bindings, slice.limit, slice.offset],
+          bindings: [...s.bindings, bounds.rows, ...w.bindings, slice.limit, slice.offset],
         };
       }
       const { rows } = await db.raw(q.sql, q.bindings);
@@ -254,10 +265,10 @@ export function createPurchaseSearchRepository(db: Db) {
     },
 
     /**
-     * The `window`-th newest row of the scope (`paid_at`, `purchase_id`), where `olderMatches`
-     * continues after a windowed walk; null when the scope has fewer rows. Index only.
+     * The `window`-th newest row of the scope (`paid_at`, `purchase_id`): where a walk of the
+     * newest `window` rows ends. Null when the scope has fewer rows. Index only, 0.12 µs a row.
      */
-    async edgeAt(scope: SearchScope, window: number): Promise<{ paidAt: Date; purchaseId: number } | null> {
+    async edgeAt(scope: SearchScope, window: number): Promise<Edge | null> {
       const s = scopeWhere(scope);
       const { rows } = await db.raw(
         `select s.paid_at, s.purchase_id from purchase_search s where ${s.sql} order by s.paid_at desc, s.purchase_id desc limit 1 offset ?`,
@@ -266,30 +277,11 @@ export function createPurchaseSearchRepository(db: Db) {
       return rows[0] ? { paidAt: rows[0].paid_at, purchaseId: rows[0].purchase_id } : null;
     },
 
-    /**
-     * The newest `window` rows of the scope: how many there are, how many of them match (leaving
-     * out `excludePurchaseId`), and the oldest of them (`paid_at`, `purchase_id`), where
-     * `olderMatches` continues.
-     */
-    async windowEdge(
-      scope: SearchScope,
-      match: SearchMatch,
-      window: number,
-      excludePurchaseId: number | null,
-    ): Promise<{ scanned: number; hits: number; edge: { paidAt: Date; purchaseId: number } | null }> {
-      const s = scopeWhere(scope);
-      const m = matchTest(match, false);
-      const { rows } = await db.raw(
-        `with w as materialized (
-           select s.purchase_id, s.paid_at, coalesce(${m.sql} and s.purchase_id is distinct from ?::int, false) as hit
-             from (select ${WALKED_COLUMNS} from purchase_search s where ${s.sql} order by s.paid_at desc, s.purchase_id desc limit ?) s)
-         select (select count(*)::int from w) as scanned, (select count(*)::int from w where hit) as hits,
-                e.paid_at, e.purchase_id
-           from (select 1) one left join lateral (select paid_at, purchase_id from w order by paid_at, purchase_id limit 1) e on true`,
-        [...m.bindings, excludePurchaseId, ...s.bindings, window],
-      );
-      const r = rows[0];
-      return { scanned: r.scanned, hits: r.hits, edge: r.purchase_id === null ? null : { paidAt: r.paid_at, purchaseId: r.purchase_id } };
+    /** How many rows of the scope at or before `from` in result order match, leaving out `excludePurchaseId`. */
+    async countFrom(scope: SearchScope, match: SearchMatch, from: Edge, excludePurchaseId: number | null): Promise<number> {
+      const w = and([scopeWhere(scope), ...keysetBounds({ from }), matchTest(match, false), ...[excluding(excludePurchaseId)].filter((f): f is Fragment => f !== null)]);
+      const { rows } = await db.raw(`select count(*)::int as n from purchase_search s where ${w.sql}`, w.bindings);
+      return rows[0].n as number;
     },
 
     /**
@@ -299,7 +291,7 @@ export function createPurchaseSearchRepository(db: Db) {
     async olderMatches(
       scope: SearchScope,
       match: SearchMatch,
-      edge: { paidAt: Date; purchaseId: number },
+      edge: Edge,
       slice: { offset: number; limit: number; excludePurchaseId: number | null },
     ): Promise<number[]> {
       if (slice.limit <= 0) return [];

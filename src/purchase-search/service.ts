@@ -20,7 +20,7 @@
  */
 import type { Principal } from '../api-keys/service';
 import type { AccountScope, AccountScopes } from '../certificates/account-scope';
-import type { PurchaseSearchRepository, PurchaseSearchRow, SearchMatch, SearchScope } from './repository';
+import type { Edge, PurchaseSearchRepository, PurchaseSearchRow, SearchMatch, SearchScope } from './repository';
 import { choosePhraseProbe, trigramSample, type TrigramSample } from './probe';
 import {
   LISTED_CERTIFICATE_NUMBERS,
@@ -65,6 +65,10 @@ function toHit(r: PurchaseSearchRow): PurchaseSearchHit {
 const WALK_WINDOW = 5_000;
 /** Longest walk a search makes (rows), for a deep page of a phrase the newest rows show to be common. */
 const MAX_WALK = 200_000;
+/** How long the end of a scope's newest-rows window is reused, ms (see edgeOf). */
+const EDGE_TTL_MS = 60_000;
+/** Window ends kept (scopes × window sizes); the oldest go first. */
+const MAX_EDGES = 1_000;
 /** How long a sample of the search table (for choosing probes) is reused, ms. */
 const SAMPLE_TTL_MS = 10 * 60_000;
 
@@ -84,6 +88,8 @@ export function createPurchaseSearchService(deps: {
   const walkWindow = deps.limits?.walkWindow ?? WALK_WINDOW;
   const maxWalk = deps.limits?.maxWalk ?? MAX_WALK;
   let sample: { trigrams: TrigramSample | null; at: number } | null = null;
+  /** Window ends by scope and window size, oldest first (see edgeOf). */
+  const edges = new Map<string, { edge: Edge | null; at: number }>();
   let loading: Promise<TrigramSample | null> | null = null;
 
   /** The cached trigram sample; refreshed in the background once stale (a failed refresh keeps the old one). */
@@ -107,6 +113,22 @@ export function createPurchaseSearchService(deps: {
   }
 
   /**
+   * Where the walk of the newest `window` rows of a scope ends (null: the scope has fewer), as
+   * found at most EDGE_TTL_MS ago. Reusing it is exact, not approximate: a walk bounded by a row
+   * looks at every row down to it, newer rows included, and its continuation starts after it.
+   */
+  async function edgeOf(scope: SearchScope, window: number): Promise<Edge | null> {
+    const key = `${scope.rootAccountId}/${scope.agentId ?? ''}/${scope.mode}/${window}`;
+    const cached = edges.get(key);
+    if (cached && now() - cached.at < EDGE_TTL_MS) return cached.edge;
+    const edge = await repo.edgeAt(scope, window);
+    edges.delete(key);
+    edges.set(key, { edge, at: now() });
+    if (edges.size > MAX_EDGES) edges.delete(edges.keys().next().value!);
+    return edge;
+  }
+
+  /**
    * A slice of a phrase's matches when there are more than the count cap: from a walk over the
    * newest `walkWindow` rows of the scope (more for a deep page) when they hold it (matches
    * spread over time). Else, when those rows show the matches dense enough, the walk goes on
@@ -117,24 +139,21 @@ export function createPurchaseSearchService(deps: {
   async function pageOfMany(scope: SearchScope, match: SearchMatch, slice: Slice): Promise<number[]> {
     // A deep page needs at least offset + limit rows anyway; four times that fills it at a density of 1 in 4.
     const window = Math.min(maxWalk, Math.max(walkWindow, 4 * (slice.offset + slice.limit)));
-    const recent = await repo.walk(scope, match, slice, window);
-    if (recent.length === slice.limit) return recent;
+    const edge = await edgeOf(scope, window);
+    const recent = await repo.walk(scope, match, slice, { from: edge });
+    if (recent.length === slice.limit || !edge) return recent; // full, or the window was the whole scope
     // The walk came up short, so it looked at the whole window. When it returned rows (or started
-    // at the top) it also counted the window's matches; else they are counted again.
-    const w =
-      recent.length > 0 || slice.offset === 0
-        ? { hits: slice.offset + recent.length, edge: await repo.edgeAt(scope, window) }
-        : await repo.windowEdge(scope, match, window, slice.excludePurchaseId).then((e) => ({ hits: e.hits, edge: e.scanned < window ? null : e.edge }));
-    if (!w.edge) return recent; // the window was the whole scope
+    // at the top) it also counted the window's matches; else they are counted.
+    const hits = recent.length > 0 || slice.offset === 0 ? slice.offset + recent.length : await repo.countFrom(scope, match, edge, slice.excludePurchaseId);
     // What is left beyond the window: matches to pass over, then the rest of the slice.
-    const rest: Slice = { offset: Math.max(0, slice.offset - w.hits), limit: slice.limit - recent.length, excludePurchaseId: slice.excludePurchaseId };
+    const rest: Slice = { offset: Math.max(0, slice.offset - hits), limit: slice.limit - recent.length, excludePurchaseId: slice.excludePurchaseId };
     // Rows a walk needs for them at the window's density, with half again as margin.
-    const rows = w.hits > 0 ? Math.ceil(((rest.offset + rest.limit) * window * 1.5) / w.hits) : Infinity;
+    const rows = hits > 0 ? Math.ceil(((rest.offset + rest.limit) * window * 1.5) / hits) : Infinity;
     if (window + rows <= maxWalk) {
-      const further = await repo.walk(scope, match, rest, rows, w.edge);
+      const further = await repo.walk(scope, match, rest, { after: edge, rows });
       if (further.length === rest.limit) return [...recent, ...further];
     }
-    return [...recent, ...(await repo.olderMatches(scope, match, w.edge, rest))];
+    return [...recent, ...(await repo.olderMatches(scope, match, edge, rest))];
   }
 
   /** One page of the scope's matches; see the module comment for matching and order. */
@@ -148,7 +167,7 @@ export function createPurchaseSearchService(deps: {
     let counted: number;
     let ids: number[];
     if (phrase === '') {
-      const [n, page] = await Promise.all([repo.countAll(scope, cap), repo.walk(scope, null, { offset: start, limit: size + 1, excludePurchaseId: null }, null)]);
+      const [n, page] = await Promise.all([repo.countAll(scope, cap), repo.walk(scope, null, { offset: start, limit: size + 1, excludePurchaseId: null })]);
       counted = n;
       ids = page;
     } else {
