@@ -271,7 +271,7 @@ export function createPurchaseSearchRepository(db: Db) {
     async edgeAt(scope: SearchScope, window: number): Promise<Edge | null> {
       const s = scopeWhere(scope);
       const { rows } = await db.raw(
-        `select s.paid_at, s.purchase_id from purchase_search s where ${s.sql} order by s.paid_at desc, s.purchase_id desc limit 1 offset ?`,
+        `/* window edge */ select s.paid_at, s.purchase_id from purchase_search s where ${s.sql} order by s.paid_at desc, s.purchase_id desc limit 1 offset ?`,
         [...s.bindings, window - 1],
       );
       return rows[0] ? { paidAt: rows[0].paid_at, purchaseId: rows[0].purchase_id } : null;
