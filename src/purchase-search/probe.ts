@@ -40,6 +40,38 @@ export interface TrigramSample {
   rows: Map<string, Uint16Array>;
 }
 
+/** A sample of the search table's rows, for estimates (see `tableSample` in ./repository.ts). */
+export interface TableSample {
+  trigrams: TrigramSample;
+  /** `search_key` of each sample row. */
+  keys: string[];
+  /** `product_line_ids` of each sample row. */
+  productLineIds: number[][];
+  /** Estimated rows in the table. */
+  tableRows: number;
+}
+
+/** The sample of rows `keys` / `productLineIds` (aligned) out of about `tableRows`. */
+export function tableSample(keys: string[], productLineIds: number[][], tableRows: number): TableSample {
+  return { trigrams: trigramSample(keys), keys, productLineIds, tableRows };
+}
+
+/**
+ * About how many rows of the table match `phrase` (its folded form in the key, or one of
+ * `productLineIds`), from the sample: a superset of the matches' share, times the table's rows.
+ */
+export function estimatedMatches(sample: TableSample, phrase: string, productLineIds: readonly number[]): number {
+  const folded = foldWithOrigins(phrase)
+    .map((c) => c.char)
+    .join('');
+  const ids = new Set(productLineIds);
+  let hits = 0;
+  for (let i = 0; i < sample.keys.length; i++) {
+    if ((folded !== '' && sample.keys[i]!.includes(folded)) || sample.productLineIds[i]!.some((id) => ids.has(id))) hits += 1;
+  }
+  return (hits / Math.max(sample.keys.length, 1)) * sample.tableRows;
+}
+
 /** `true` for the characters the fold keeps: letters and digits (PostgreSQL's `[:alnum:]`, in Unicode terms). */
 const KEPT = /^[\p{L}\p{N}]$/u;
 

@@ -187,17 +187,24 @@ export function createPurchaseSearchRepository(db: Db) {
     },
 
     /**
-     * About 2 000 `search_key` values from pages picked at random over the whole table
-     * (TABLESAMPLE SYSTEM, sized from the table's size in pages: about 70 pages of 30 rows),
-     * or null when the table is empty.
+     * About 2 000 rows (`search_key`, `product_line_ids`) from pages picked at random over the
+     * whole table (TABLESAMPLE SYSTEM, sized from the table's size in pages: about 70 pages of
+     * 30 rows), and the table's estimated row count (rows sampled / share of pages sampled), or
+     * null when the table is empty.
      */
-    async keySample(): Promise<string[] | null> {
+    async tableSample(): Promise<{ keys: string[]; productLineIds: number[][]; tableRows: number } | null> {
       const { rows } = await db.raw(
-        `select s.search_key from purchase_search s
-           tablesample system ((select (100 * least(1, 70 / greatest(pg_relation_size('purchase_search') / 8192.0, 1)))::real))
+        `select s.search_key, s.product_line_ids, p.share
+           from (select least(1, 70 / greatest(pg_relation_size('purchase_search') / 8192.0, 1))::real as share) p,
+                purchase_search s tablesample system ((select (100 * least(1, 70 / greatest(pg_relation_size('purchase_search') / 8192.0, 1)))::real))
           limit 4000`,
       );
-      return rows.length > 0 ? rows.map((r: { search_key: string }) => r.search_key) : null;
+      if (rows.length === 0) return null;
+      return {
+        keys: rows.map((r: { search_key: string }) => r.search_key),
+        productLineIds: rows.map((r: { product_line_ids: number[] }) => r.product_line_ids),
+        tableRows: Math.round(rows.length / Number(rows[0].share)),
+      };
     },
 
     /**

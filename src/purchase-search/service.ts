@@ -21,7 +21,7 @@
 import type { Principal } from '../api-keys/service';
 import type { AccountScope, AccountScopes } from '../certificates/account-scope';
 import type { Edge, PurchaseSearchRepository, PurchaseSearchRow, SearchMatch, SearchScope } from './repository';
-import { choosePhraseProbe, trigramSample, type TrigramSample } from './probe';
+import { choosePhraseProbe, estimatedMatches, tableSample, type TableSample } from './probe';
 import {
   LISTED_CERTIFICATE_NUMBERS,
   SEARCH_COUNT_CAP,
@@ -87,29 +87,29 @@ export function createPurchaseSearchService(deps: {
   const countCap = deps.limits?.countCap ?? SEARCH_COUNT_CAP;
   const walkWindow = deps.limits?.walkWindow ?? WALK_WINDOW;
   const maxWalk = deps.limits?.maxWalk ?? MAX_WALK;
-  let sample: { trigrams: TrigramSample | null; at: number } | null = null;
+  let sample: { rows: TableSample | null; at: number } | null = null;
   /** Window ends by scope and window size, oldest first (see edgeOf). */
   const edges = new Map<string, { edge: Edge | null; at: number }>();
-  let loading: Promise<TrigramSample | null> | null = null;
+  let loading: Promise<TableSample | null> | null = null;
 
-  /** The cached trigram sample; refreshed in the background once stale (a failed refresh keeps the old one). */
-  async function keySample(): Promise<TrigramSample | null> {
+  /** The cached table sample; refreshed in the background once stale (a failed refresh keeps the old one). */
+  async function rowSample(): Promise<TableSample | null> {
     const fresh = sample && now() - sample.at < SAMPLE_TTL_MS;
     if (!fresh && !loading) {
       loading = repo
-        .keySample()
-        .then((keys) => {
-          const trigrams = keys ? trigramSample(keys) : null;
-          sample = { trigrams, at: now() };
-          return trigrams;
+        .tableSample()
+        .then((taken) => {
+          const rows = taken ? tableSample(taken.keys, taken.productLineIds, taken.tableRows) : null;
+          sample = { rows, at: now() };
+          return rows;
         })
-        .catch(() => sample?.trigrams ?? null)
+        .catch(() => sample?.rows ?? null)
         .finally(() => {
           loading = null;
         });
     }
     // Only the very first search waits for the sample; later ones use the previous one meanwhile.
-    return sample ? sample.trigrams : loading;
+    return sample ? sample.rows : loading;
   }
 
   /**
@@ -172,8 +172,8 @@ export function createPurchaseSearchService(deps: {
       ids = page;
     } else {
       const mayBeCertificate = phrase.length <= MAX_CERTIFICATE_NUMBER && !phrase.includes(' ');
-      const [{ hit, productLineIds }, trigrams] = await Promise.all([repo.lookups(scope, phrase, mayBeCertificate), keySample()]);
-      const match: SearchMatch = { phrase, probe: choosePhraseProbe(phrase, trigrams), productLineIds };
+      const [{ hit, productLineIds }, rows] = await Promise.all([repo.lookups(scope, phrase, mayBeCertificate), rowSample()]);
+      const match: SearchMatch = { phrase, probe: choosePhraseProbe(phrase, rows?.trigrams ?? null), productLineIds };
       // Result order: the exact certificate hit (if any), then every other match newest first.
       // One row more than the page tells whether another page exists.
       const slice = !hit
@@ -181,11 +181,20 @@ export function createPurchaseSearchService(deps: {
         : start === 0
           ? { offset: 0, limit: size, excludePurchaseId: hit.purchaseId }
           : { offset: start - 1, limit: size + 1, excludePurchaseId: hit.purchaseId };
-      // Up to the count cap, every match is gathered through the indexes (count and page in one
-      // statement). Beyond it matches are many: walk the newest rows of the scope for the page.
-      const collected = await repo.countAndCollect(scope, match, cap, slice);
-      counted = collected.count;
-      const rest = collected.ids ?? (await pageOfMany(scope, match, slice));
+      let rest: number[];
+      if (slice.offset + slice.limit > cap && rows && estimatedMatches(rows, phrase, productLineIds) >= 2 * (slice.offset + slice.limit)) {
+        // A page past the count cap of a phrase the sample shows to be common: the page itself
+        // most likely shows more than the cap (rows returned follow exactly `offset` matches), so
+        // it comes first and the count only when it does not.
+        rest = await pageOfMany(scope, match, slice);
+        counted = rest.length > 0 && slice.offset + rest.length >= cap ? cap : (await repo.countAndCollect(scope, match, cap, slice)).count;
+      } else {
+        // Up to the count cap, every match is gathered through the indexes (count and page in one
+        // statement). Beyond it matches are many: walk the newest rows of the scope for the page.
+        const collected = await repo.countAndCollect(scope, match, cap, slice);
+        counted = collected.count;
+        rest = collected.ids ?? (await pageOfMany(scope, match, slice));
+      }
       ids = hit && start === 0 ? [hit.purchaseId, ...rest] : rest;
     }
     const more = ids.length > size;

@@ -430,6 +430,42 @@ describe('many matches (the paths a large account takes, reached here with small
     }
   });
 
+  test('when a page lies past the count cap of a phrase common in the whole table, then pages and totals are those of the exact count', async () => {
+    // The sample the service estimates from covers the whole table: here one teammate holds 40 of a
+    // product's purchases and another 2, so the estimate says "common" while the second's scope is not.
+    const festival = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: `Festival Pass ${tag}` });
+    const many = await teammate(accountA, 'Pat Plenty');
+    const few = await teammate(accountA, 'Ola Few');
+    for (let i = 0; i < 40; i++) await purchase({ account: accountA, agentId: many.id, buyer: await buyer('Fest', `Goer${i}`), productIds: [festival], daysAgo: 300 - i });
+    for (let i = 0; i < 2; i++) await purchase({ account: accountA, agentId: few.id, buyer: await buyer('Fest', `Rare${i}`), productIds: [festival], daysAgo: 250 - i });
+    const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
+    const exact = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db) });
+    for (const [t, phrase] of [
+      [few, `festival pass ${tag}`],
+      [few, 'rare'],
+      [many, `festival pass ${tag}`],
+    ] as const) {
+      const body = { idp_teammate_uuid: t.uuid, search_text: phrase };
+      const all = (await exact.searchAsTeammate(principal, { ...body, page_size: 100, page_index: 0 })).purchases.map((p) => p.purchase_id);
+      for (const countCap of [1, 2, 5]) {
+        const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits: { countCap } });
+        for (const size of [1, 2]) {
+          // Pages past the last match and past the cap too: an empty page shows nothing about the count.
+          for (let index = 0; index * size <= Math.min(all.length, 6) + countCap + 2; index++) {
+            const res = await service.searchAsTeammate(principal, { ...body, page_size: size, page_index: index });
+            const where = JSON.stringify({ phrase, countCap, size, index });
+            expect([where, res.purchases.map((p) => p.purchase_id), res.total, res.total_exact]).toEqual([
+              where,
+              all.slice(index * size, index * size + size),
+              Math.min(all.length, countCap),
+              all.length <= countCap,
+            ]);
+          }
+        }
+      }
+    }
+  });
+
   test('when a phrase is looked up through a part of it, then the part is in the phrase and folds to a trigram', () => {
     const unit = fc.constantFrom(...'abkmpXYZ0129 .-@%_\\\'éİ'.split(''));
     const fold = (text: string) => foldWithOrigins(text).map((c) => c.char).join('');
