@@ -120,6 +120,13 @@ const schema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Port of the API's metrics listener (GET /metrics); 0 picks a free one. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /**
+   * How recently, in seconds, a worker must have polled the purchase task queue for the API's
+   * /readyz to count it (Temporal's DescribeTaskQueue pollers). An idle worker re-polls at least
+   * every 60 s (the server's long poll), so the window must exceed that; a stopped worker turns
+   * readiness red within it.
+   */
+  READINESS_POLLER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(90),
   /** Port of the worker's listener (GET /metrics, /healthz, /readyz); 0 picks a free one. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   /** host:port of the Temporal SDK's own Prometheus exporter in the worker (task slots, polls, latencies); empty turns it off. */

@@ -56,7 +56,7 @@ export function createApp(c: Container): Koa<AppState> {
   const system = systemRouter({
     checkDb: c.checkDb,
     checkTemporal: () => c.temporal.isHealthy(),
-    checkWorkers: cached(5000, () => c.temporal.hasPollers(c.config.TEMPORAL_TASK_QUEUE)),
+    checkWorkers: cached(5000, () => c.temporal.hasPollers(c.config.TEMPORAL_TASK_QUEUE, c.config.READINESS_POLLER_WINDOW_SECONDS * 1000)),
     openApiDocument: () => (openApiDoc ??= buildOpenApiDocument(registry, c.config.PUBLIC_BASE_URL)),
     docsEnabled: c.config.DOCS_ENABLED,
   });

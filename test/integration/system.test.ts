@@ -77,21 +77,37 @@ describe('readiness and the worker', () => {
   let app: TestApp;
   let worker: TestWorker | undefined;
   const taskQueue = uniqueTaskQueue();
+  /** A short poller window, so a stopped worker shows in seconds (production: 90 s, above the 60 s long poll). */
+  const windowSeconds = 12;
+  const readiness = async () => (await call(app.baseUrl, '/readyz')).body as { status: string; checks: { workers: boolean } };
+  const until = (want: 'ready' | 'not_ready', timeoutMs: number) =>
+    eventually(async () => {
+      const body = await readiness();
+      return body.status === want ? body : null;
+    }, timeoutMs);
   beforeAll(async () => {
-    app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+    app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, READINESS_POLLER_WINDOW_SECONDS: String(windowSeconds) });
   });
   afterAll(async () => {
     await app.close();
     await worker?.shutdown();
   });
 
-  test('when no worker has polled, then /readyz is 503; once a worker polls the task queue, then 200 ready', async () => {
+  test('when no worker has polled, then /readyz is 503; a worker polls, then 200; it stops, then 503 within the poller window; a worker polls again, then 200', async () => {
     expect((await call(app.baseUrl, '/readyz')).body.checks.workers).toBe(false);
+
     worker = await startTestWorker(taskQueue);
-    const ready = await eventually(async () => {
-      const res = await call(app.baseUrl, '/readyz');
-      return res.status === 200 ? res : null;
-    }, 30_000);
-    expect(ready!.body).toEqual({ status: 'ready', checks: { database: true, temporal: true, workers: true } });
-  }, 60_000);
+    expect(await until('ready', 30_000)).toEqual({ status: 'ready', checks: { database: true, temporal: true, workers: true } });
+
+    const stopped = Date.now();
+    await worker.shutdown();
+    worker = undefined;
+    // The window plus the 5 s cache of the check, plus slack for a loaded machine.
+    expect(await until('not_ready', (windowSeconds + 5 + 15) * 1000)).toEqual({ status: 'not_ready', checks: { database: true, temporal: true, workers: false } });
+    expect((await call(app.baseUrl, '/readyz')).status).toBe(503);
+    expect(Date.now() - stopped).toBeLessThan((windowSeconds + 5 + 15) * 1000);
+
+    worker = await startTestWorker(taskQueue);
+    expect(await until('ready', 30_000)).toEqual({ status: 'ready', checks: { database: true, temporal: true, workers: true } });
+  }, 120_000);
 });
