@@ -5,7 +5,7 @@
  * SIGTERM/SIGINT, when it stops polling, lets running activities finish (up to
  * `shutdownGraceTime`), closes its connection and pools, and exits 0.
  */
-import { NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb, pingDb } from './db/knex';
@@ -13,48 +13,7 @@ import { startMetricsServer, type MetricsServer } from './metrics/server';
 import { activityAttemptsInterceptor } from './metrics/registry';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createWorkers } from './temporal/workers';
-
-/** Routes the SDK's log lines into pino. */
-export function installRuntimeLogger(log: Logger, sdkMetricsAddress = ''): void {
-  const map: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
-    TRACE: 'trace',
-    DEBUG: 'debug',
-    INFO: 'info',
-    WARN: 'warn',
-    ERROR: 'error',
-  };
-  const sdkLog = log.child({ component: 'temporal-sdk' });
-  // The SDK hands errors inside `meta` (e.g. "Activity failed" { error }); pino would print them
-  // as `{}`, so each Error becomes its type, message and stack.
-  const plain = (meta: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, v instanceof Error ? { type: v.name, message: v.message, ...((v as { type?: unknown }).type ? { failureType: (v as { type?: unknown }).type } : {}), stack: v.stack } : v]));
-  const emit = (level: LogLevel, message: string, meta?: Record<string, unknown>) => sdkLog[map[level]](meta ? plain(meta) : {}, message);
-  const install = (metrics: boolean) =>
-    Runtime.install({
-    logger: {
-      log: emit,
-      trace: (m, meta) => emit('TRACE', m, meta),
-      debug: (m, meta) => emit('DEBUG', m, meta),
-      info: (m, meta) => emit('INFO', m, meta),
-      warn: (m, meta) => emit('WARN', m, meta),
-      error: (m, meta) => emit('ERROR', m, meta),
-    },
-    // The SDK core's own (Rust) lines too, as JSON through pino instead of coloured text on stderr.
-    telemetryOptions: {
-      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
-      // The SDK's own Prometheus exporter: task slots, poll latencies, activity and workflow task outcomes.
-      ...(metrics && sdkMetricsAddress ? { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } : {}),
-    },
-  });
-  try {
-    install(true);
-  } catch (err) {
-    // An exporter that cannot bind must not stop the worker: run without it, say so.
-    if (!sdkMetricsAddress) throw err;
-    install(false);
-    sdkLog.error({ err: err instanceof Error ? err.message : String(err), address: sdkMetricsAddress }, 'Temporal SDK metrics exporter could not start; running without it');
-  }
-}
+import { installRuntimeLogger } from './temporal/runtime-logger';
 
 async function connectWithRetry(config: Config, log: Logger): Promise<NativeConnection> {
   const deadline = Date.now() + 60_000;
