@@ -15,6 +15,20 @@ import { activityDepsFromConfig, createActivities } from '../activities';
 import { createWorkers } from './temporal/workers';
 import { installRuntimeLogger } from './temporal/runtime-logger';
 
+/**
+ * True when the Temporal frontend answers GetSystemInfo on the worker's own connection within
+ * `timeoutMs` ms. A worker whose connection is down keeps its pollers "running" while the SDK
+ * retries, so polling alone does not say it can take work.
+ */
+async function temporalAnswers(connection: NativeConnection, timeoutMs = 2000): Promise<boolean> {
+  try {
+    await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({}));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function connectWithRetry(config: Config, log: Logger): Promise<NativeConnection> {
   const deadline = Date.now() + 60_000;
   for (let attempt = 1; ; attempt++) {
@@ -54,8 +68,9 @@ async function main(): Promise<void> {
       host: config.METRICS_HOST,
       port: config.WORKER_METRICS_PORT,
       readiness: async () => {
-        const checks = { polling: workers.running(), database: await pingDb(db), browser: deps.pdf.healthy() };
-        return { ready: checks.polling && checks.database && checks.browser, checks };
+        const [temporal, database] = await Promise.all([temporalAnswers(connection), pingDb(db)]);
+        const checks = { polling: workers.running(), temporal, database, browser: deps.pdf.healthy() };
+        return { ready: checks.polling && checks.temporal && checks.database && checks.browser, checks };
       },
     }).catch((err: unknown) => {
       log.error({ err, port: config.WORKER_METRICS_PORT }, 'worker metrics listener could not start; /metrics, /healthz and /readyz are unavailable');

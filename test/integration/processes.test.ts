@@ -127,7 +127,7 @@ describe('start-up', () => {
     const base = running.metrics.replace(/\/metrics$/, '');
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: true, database: true, browser: true } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: true, temporal: true, database: true, browser: true } });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(running.metrics)).text();
     for (const name of ['purchases_status_total', 'certificates_rendered_total', 'pdf_browser_launches_total', 'event_deliveries_total', 'purchases_paid_without_certificates', 'coi_process_cpu_seconds_total']) {
