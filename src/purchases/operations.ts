@@ -39,7 +39,7 @@ export function createPurchaseOperations(deps: { purchases: Pick<PurchasesReposi
     async reissue(purchaseId: number): Promise<OperationResult> {
       const purchase = await load(purchaseId);
       if (!purchase.paidAt) throw new OperationRefused(`purchase ${purchaseId} is not paid (status ${purchase.status}); use recover if the buyer paid`);
-      const action = await deps.workflows.reissueCertificates(purchaseId);
+      const action = await deps.workflows.reissueCertificates(purchase);
       return { purchaseId, workflowId: certificatesWorkflowId(purchaseId), action };
     },
 

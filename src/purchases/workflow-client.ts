@@ -154,15 +154,20 @@ export function createPurchaseWorkflows(deps: {
 
     /**
      * Runs certificate issuance of a paid purchase again (`certificates-<id>`, a new run when the
-     * last one closed; every step is idempotent). Returns `running` when issuance is already running.
+     * last one closed; every step is idempotent), found in the UI by the same agency, mode, amount
+     * and hashed buyer email as its purchase, with the status it has now. Returns `running` when
+     * issuance is already running.
      */
-    async reissueCertificates(purchaseId: number): Promise<'started' | 'running'> {
+    async reissueCertificates(purchase: PurchaseStartFacts): Promise<'started' | 'running'> {
+      const { typedSearchAttributes } = startAttributes(purchase);
       try {
         await deps.client.workflow.start('certificatesWorkflow', {
-          workflowId: certificatesWorkflowId(purchaseId),
+          workflowId: certificatesWorkflowId(purchase.id),
           taskQueue: deps.taskQueue,
-          args: [{ purchaseId }],
+          args: [{ purchaseId: purchase.id }],
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          typedSearchAttributes,
+          staticSummary: `Certificates of purchase ${purchase.id} (reissued by an operator)`,
         });
         return 'started';
       } catch (err) {

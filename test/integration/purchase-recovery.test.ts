@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
+import { AGENCY_ID, MODE, PURCHASE_ID } from '../../workflows/search-attributes';
 import type { SessionState } from '../../activities/purchase';
 import { startProcessorProxy } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
@@ -281,7 +282,13 @@ describe('npm run ops: reissue and recover, guarded', () => {
     const reissued = await ops(['reissue', '--purchase', String(purchaseId)]);
     expect(reissued.code).toBe(0);
     expect(JSON.parse(reissued.stdout)).toEqual({ purchaseId, workflowId: `certificates-${purchaseId}`, action: 'started' });
-    await env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`).result();
+    const reissuedRun = env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`);
+    await reissuedRun.result();
+    // The operator's run is found like the purchase: by agency and mode, with a summary.
+    const described = await reissuedRun.describe();
+    const row = await purchaseRow(env, purchaseId);
+    expect([described.typedSearchAttributes.get(AGENCY_ID), described.typedSearchAttributes.get(MODE), described.typedSearchAttributes.get(PURCHASE_ID)]).toEqual([String(row.root_account_id), row.mode, String(purchaseId)]);
+    expect(await described.staticSummary()).toBe(`Certificates of purchase ${purchaseId} (reissued by an operator)`);
     const after = await env.app.container.db('certificates').where({ purchase_id: purchaseId }).orderBy('id');
     expect(after.map((c) => [c.certificate_number, c.storage_key, c.sha256])).toEqual(before.map((c) => [c.certificate_number, c.storage_key, c.sha256]));
     expect((await purchaseRow(env, purchaseId)).status).toBe('issued');
