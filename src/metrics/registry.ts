@@ -8,7 +8,8 @@
  * `payproc_webhook_events_total{type,outcome}` (outcome relayed | duplicate | not_relayed | forged).
  * Worker process: `purchases_status_total{status,mode}` (each status a purchase reaches),
  * `purchase_paid_to_issued_seconds{mode}`, `certificates_rendered_total`,
- * `certificate_render_seconds`, `pdf_browser_launches_total` (read from the page pool at scrape),
+ * `certificate_render_seconds`, `pdf_browser_launches_total` and `pdf_page_pool_pages{state}` (idle | busy;
+ * both read from the page pool at scrape, see `watchBrowserPool`),
  * `purchases_paid_without_certificates{mode}` (counted in the database at scrape, see `watchPaidWithoutCertificates`),
  * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
@@ -57,7 +58,14 @@ export function createWorkerMetrics() {
     certificatesRendered: new Counter({ name: 'certificates_rendered_total', help: 'Certificate PDFs rendered and stored', registers: [registry] }),
     renderDuration: new Histogram({ name: 'certificate_render_seconds', help: 'Time to render one batch of certificate PDFs', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30], registers: [registry] }),
     /** Call `watchBrowserPool` to have scrapes read the pool's launch count. */
-    browserLaunches: new Gauge({ name: 'pdf_browser_launches_total', help: 'Chromium launches by the worker’s page pool (restarts included)', registers: [registry] }),
+    browserLaunches: new Counter({ name: 'pdf_browser_launches_total', help: 'Chromium launches by the worker’s page pool (restarts included)', registers: [registry] }),
+    /** Call `watchBrowserPool` to have scrapes read the pool's pages. */
+    pagePoolPages: new Gauge({
+      name: 'pdf_page_pool_pages',
+      help: 'Chromium pages open in the worker’s page pool, by state (idle, busy); read from the pool at each scrape',
+      labelNames: ['state'] as const,
+      registers: [registry],
+    }),
     paidWithoutCertificates: new Gauge({
       name: 'purchases_paid_without_certificates',
       help: 'Purchases paid more than 10 minutes ago that still have no certificates (refunded aside), by mode; read from the database at each scrape',
@@ -93,10 +101,29 @@ export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (old
   };
 }
 
-/** Makes every scrape read the page pool's launch count into `pdf_browser_launches_total`. */
-export function watchBrowserPool(metrics: WorkerMetrics, pool: { readonly launches: number }): void {
-  const gauge = metrics.browserLaunches as Gauge & { collect?: () => void };
-  gauge.collect = () => gauge.set(pool.launches);
+/**
+ * Makes every scrape read the page pool: its launch count into the counter
+ * `pdf_browser_launches_total` (raised by the launches since the last scrape, so it stays equal to
+ * `pool.launches` when watching starts before the first launch), and its open pages into
+ * `pdf_page_pool_pages{state="idle"|"busy"}`. Call it once per pool and metrics.
+ */
+export function watchBrowserPool(
+  metrics: Pick<WorkerMetrics, 'browserLaunches' | 'pagePoolPages'>,
+  pool: { readonly launches: number; readonly pages: { readonly idle: number; readonly busy: number } },
+): void {
+  const launches = metrics.browserLaunches as Counter & { collect?: () => void };
+  let counted = 0;
+  launches.collect = () => {
+    const seen = pool.launches;
+    if (seen > counted) launches.inc(seen - counted);
+    counted = seen;
+  };
+  const pages = metrics.pagePoolPages as Gauge<'state'> & { collect?: () => void };
+  pages.collect = () => {
+    const { idle, busy } = pool.pages;
+    pages.set({ state: 'idle' }, idle);
+    pages.set({ state: 'busy' }, busy);
+  };
 }
 
 /** The `attempt` label of `activity_attempts_total`: `1`, `2-4` or `5+` (three series per type at most). */

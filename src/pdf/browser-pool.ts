@@ -53,7 +53,20 @@ export interface BrowserPool {
   close(): Promise<void>;
   /** Browsers launched so far (recycling and crash recovery each add one). */
   readonly launches: number;
-  /** True until `close()`: the pool takes renders (a crashed browser is relaunched by the next one). */
+  /**
+   * Pages open now in the pool's live browsers: `busy` are rendering (at most `pageCount`),
+   * `idle` wait for the next render (a recycled browser's stay open until its last render ends,
+   * so the sum can pass `pageCount` briefly). Both are 0 before the first render and after a
+   * crash (its pages went with the browser) or `close()`.
+   */
+  readonly pages: { readonly idle: number; readonly busy: number };
+  /**
+   * True while the pool is open and its browser alive: no browser launched yet, the browser
+   * launched last still connected (puppeteer's `browser.connected`), or the last one closed on
+   * purpose after `rendersPerBrowser` renders (its replacement starts with the next render).
+   * False after `close()`, and after the browser crashed or disconnected until a render has
+   * launched a new one.
+   */
   healthy(): boolean;
   /** Renders completed successfully so far. */
   readonly renders: number;
@@ -102,6 +115,8 @@ interface Generation {
   /** No new renders go here; it closes when `inFlight` reaches 0. */
   retired: boolean;
   dead: boolean;
+  /** Disconnected without `shutdown` asking for it (a crash, a killed process). */
+  lost: boolean;
   closed?: Promise<void>;
 }
 
@@ -118,11 +133,14 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const slots = createSemaphore(pageCount);
   const generations = new Set<Generation>();
   let current: Generation | undefined;
+  /** The browser launched last, kept after a crash so that `healthy()` can report it. */
+  let newest: Generation | undefined;
   let launching: Promise<Generation> | undefined;
   let closed = false;
   let launches = 0;
   let renders = 0;
   let blockedRequests = 0;
+  let busyPages = 0;
 
   async function launch(): Promise<Generation> {
     const userDataDir = await mkdtemp(path.join(tmpdir(), 'coi-chromium-'));
@@ -152,12 +170,16 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       inFlight: 0,
       retired: false,
       dead: false,
+      lost: false,
     };
     generations.add(gen);
+    newest = gen;
     browser.once('disconnected', () => {
       gen.dead = true;
+      gen.freePages.length = 0;
       if (current === gen) current = undefined;
       if (!gen.closed) {
+        gen.lost = true;
         log?.warn({ pid: gen.pid }, 'chromium disconnected; the next render relaunches it');
         void shutdown(gen);
       }
@@ -208,6 +230,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   function shutdown(gen: Generation): Promise<void> {
     gen.closed ??= (async () => {
       gen.retired = true;
+      gen.freePages.length = 0;
       const proc = gen.browser.process();
       const exited =
         proc && proc.exitCode === null && proc.signalCode === null
@@ -247,6 +270,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   async function renderOn(gen: Generation, html: string, format: PdfPageFormat, timeoutMs: number): Promise<Buffer> {
     const reused = gen.freePages.pop();
     const page = reused ?? (await newPage(gen));
+    busyPages += 1;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new RenderTimeoutError(timeoutMs)), timeoutMs);
@@ -260,7 +284,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     })();
     try {
       const pdf = await Promise.race([work, deadline]);
-      gen.freePages.push(page);
+      // A page of a browser that has gone since is not open any more: it is not kept.
+      if (!gen.dead && !gen.closed) gen.freePages.push(page);
       return Buffer.from(pdf);
     } catch (err) {
       // A page that failed or timed out may still be busy: discard it rather than reuse it.
@@ -268,6 +293,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       void page.close().catch(() => undefined);
       throw err;
     } finally {
+      busyPages -= 1;
       clearTimeout(timer);
     }
   }
@@ -302,7 +328,12 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     get launches() {
       return launches;
     },
-    healthy: () => !closed,
+    get pages() {
+      let idle = 0;
+      for (const gen of generations) if (!gen.dead && !gen.closed) idle += gen.freePages.length;
+      return { idle, busy: busyPages };
+    },
+    healthy: () => !closed && (newest === undefined || newest.browser.connected || (newest.retired && !newest.lost)),
     get renders() {
       return renders;
     },

@@ -1,0 +1,164 @@
+/**
+ * The page pool's health and page counts (src/pdf/browser-pool.ts) over a fake puppeteer (no
+ * Chromium: test/integration/pdf-renderer.test.ts renders for real), and `watchBrowserPool`
+ * reading them into the worker's registry at each scrape.
+ */
+import { EventEmitter } from 'node:events';
+import { createBrowserPool } from '../../src/pdf/browser-pool';
+import { createWorkerMetrics, watchBrowserPool } from '../../src/metrics/registry';
+
+/** A deferred: a promise and the function that settles it. */
+function later<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A browser that is connected until `close()` or `crash()`. */
+class FakeBrowser extends EventEmitter {
+  connected = true;
+  /** Each page's `pdf()` waits for the test when set. */
+  pdfGate: Promise<void> | undefined;
+  process() {
+    return null;
+  }
+  newPage() {
+    const gate = () => this.pdfGate ?? Promise.resolve();
+    return Promise.resolve({
+      setJavaScriptEnabled: () => Promise.resolve(),
+      setRequestInterception: () => Promise.resolve(),
+      on: () => undefined,
+      goto: () => Promise.resolve(),
+      setContent: () => Promise.resolve(),
+      pdf: async () => {
+        await gate();
+        return new Uint8Array([37, 80, 68, 70]);
+      },
+      close: () => Promise.resolve(),
+    });
+  }
+  /** As puppeteer's: the disconnect is reported later, once the browser has gone. */
+  async close() {
+    await new Promise((r) => setImmediate(r));
+    this.crash();
+  }
+  /** Chromium went away: puppeteer marks the browser disconnected and says so. */
+  crash() {
+    if (!this.connected) return;
+    this.connected = false;
+    this.emit('disconnected');
+  }
+}
+
+const launched: FakeBrowser[] = [];
+let launchGate: Promise<void> | undefined;
+
+jest.mock('puppeteer-core', () => ({
+  __esModule: true,
+  default: {
+    launch: async () => {
+      await launchGate;
+      const browser = new FakeBrowser();
+      launched.push(browser);
+      return browser;
+    },
+  },
+}));
+
+const options = { executablePath: '/nonexistent/chromium', pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 5_000 };
+const render = (pool: ReturnType<typeof createBrowserPool>) => pool.render('<p>x</p>', { format: 'A4' });
+
+beforeEach(() => {
+  launched.length = 0;
+  launchGate = undefined;
+});
+
+describe('page pool', () => {
+  test('when no render has run yet, then the pool is healthy with no browser and no pages', async () => {
+    const pool = createBrowserPool(options);
+    expect(pool.healthy()).toBe(true);
+    expect(pool.launches).toBe(0);
+    expect(pool.pages).toEqual({ idle: 0, busy: 0 });
+    await pool.close();
+  });
+
+  test('when renders run, then their pages count as busy, and as idle once done', async () => {
+    const pool = createBrowserPool(options);
+    await render(pool);
+    const pdfGate = later();
+    launched[0]!.pdfGate = pdfGate.promise;
+    const two = [render(pool), render(pool)];
+    await new Promise((r) => setTimeout(r, 10));
+    expect(pool.pages).toEqual({ idle: 0, busy: 2 });
+    pdfGate.resolve();
+    await Promise.all(two);
+    expect(pool.pages).toEqual({ idle: 2, busy: 0 });
+    expect(pool.launches).toBe(1);
+    expect(pool.healthy()).toBe(true);
+    await pool.close();
+    expect(pool.pages).toEqual({ idle: 0, busy: 0 });
+  });
+
+  test('when the browser crashes, then the pool is unhealthy with no pages until the next render relaunches it', async () => {
+    const pool = createBrowserPool(options);
+    await render(pool);
+    launched[0]!.crash();
+    expect(pool.healthy()).toBe(false);
+    expect(pool.pages).toEqual({ idle: 0, busy: 0 });
+    await render(pool);
+    expect(pool.launches).toBe(2);
+    expect(pool.healthy()).toBe(true);
+    expect(pool.pages).toEqual({ idle: 1, busy: 0 });
+    await pool.close();
+  });
+
+  test('when a browser is recycled after its renders, then the pool stays healthy while the next one launches', async () => {
+    const pool = createBrowserPool({ ...options, rendersPerBrowser: 1 });
+    await render(pool);
+    const launch = later();
+    launchGate = launch.promise;
+    const second = render(pool);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(launched[0]!.connected).toBe(false); // retired and closed on purpose
+    expect(pool.healthy()).toBe(true);
+    launch.resolve();
+    await second;
+    expect(pool.launches).toBe(2);
+    expect(pool.healthy()).toBe(true);
+    await pool.close();
+  });
+
+  test('when the pool is closed, then it is unhealthy', async () => {
+    const pool = createBrowserPool(options);
+    await render(pool);
+    await pool.close();
+    expect(pool.healthy()).toBe(false);
+    expect(launched[0]!.connected).toBe(false);
+  });
+});
+
+describe('watchBrowserPool', () => {
+  test('when scraped, then launches are a counter equal to the pool’s and pages a gauge by state', async () => {
+    const pool = { launches: 0, pages: { idle: 0, busy: 0 } };
+    const metrics = createWorkerMetrics();
+    watchBrowserPool(metrics, pool);
+    const read = async () => {
+      const json = await metrics.registry.getMetricsAsJSON();
+      const launches = json.find((m) => m.name === 'pdf_browser_launches_total')!;
+      const pages = json.find((m) => m.name === 'pdf_page_pool_pages')!;
+      return {
+        type: String(launches.type),
+        launches: launches.values[0]?.value ?? 0,
+        pages: Object.fromEntries(pages.values.map((v) => [v.labels.state, v.value])),
+      };
+    };
+
+    expect(await read()).toEqual({ type: 'counter', launches: 0, pages: { idle: 0, busy: 0 } });
+    Object.assign(pool, { launches: 1, pages: { idle: 1, busy: 2 } });
+    expect(await read()).toEqual({ type: 'counter', launches: 1, pages: { idle: 1, busy: 2 } });
+    Object.assign(pool, { launches: 3, pages: { idle: 3, busy: 0 } });
+    expect(await read()).toEqual({ type: 'counter', launches: 3, pages: { idle: 3, busy: 0 } });
+    expect(await read()).toMatchObject({ launches: 3 });
+    expect(await metrics.registry.metrics()).toContain('# TYPE pdf_browser_launches_total counter\npdf_browser_launches_total 3');
+  });
+});
