@@ -11,6 +11,7 @@ import { createAccountsRepository } from './accounts/repository';
 import { createApiKeysRepository } from './api-keys/repository';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service';
 import { createPayproc, type Payproc } from './payproc/client';
+import { countProcessorErrors } from './payproc/error-counting';
 import { createCatalogGateway } from './payproc/catalog';
 import { createProductsRepository } from './products/repository';
 import { createProductService, type ProductService } from './products/service';
@@ -48,6 +49,7 @@ import { createInvoicesRepository } from './invoices/repository';
 import { createInvoiceService } from './invoices/service';
 import { rootInvoiceRoutes, teammateInvoiceRoutes } from './invoices/routes';
 import { createObjectStore } from './storage/object-store';
+import { countStorageErrors } from './storage/error-counting';
 import { createCertificatesRepository } from './certificates/repository';
 import { createAccountScopes } from './certificates/account-scope';
 import { createCertificateService, type CertificateService } from './certificates/service';
@@ -62,7 +64,7 @@ import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-cover
 import type { BareSurface, RouteRegistration } from './http/routes';
 import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/repository';
 import type { IdempotencyOptions } from './idempotency/middleware';
-import { createApiMetrics, type ApiMetrics } from './metrics/registry';
+import { countDependencyError, createApiMetrics, type ApiMetrics } from './metrics/registry';
 
 /** An unfinished request holds its idempotency key at most this long (ms): far beyond the 30 s request timeout. */
 const IDEMPOTENCY_TAKEOVER_AFTER_MS = 120_000;
@@ -73,6 +75,7 @@ export interface Container {
   db: Db;
   temporal: TemporalHandle;
   rateLimiter: RateLimiterHandle;
+  /** The processor clients; calls that fail because the processor is down count in `metrics.dependencyErrors`. */
   payproc: Payproc;
   services: {
     apiKeys: ApiKeyService;
@@ -111,7 +114,10 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     accounts,
     defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS,
   });
-  const payproc = createPayproc(config);
+  const metrics = createApiMetrics();
+  // Failed calls to the processor and to object storage count as the worker's do (dependency_errors_total).
+  const payproc = countProcessorErrors(createPayproc(config), countDependencyError(metrics, 'processor'));
+  const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
   const questionSets = createQuestionSetsRepository(db);
   const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc), questionSets });
   const bundles = createBundleService({ bundles: createBundlesRepository(db), questionSets });
@@ -124,7 +130,6 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
     buyerEmailHashKey: config.BUYER_EMAIL_HASH_KEY,
   });
-  const metrics = createApiMetrics();
   const webhooks = createWebhookService({
     countOutcome: (type, outcome) => metrics.webhookEvents.inc({ type, outcome }),
     db,
@@ -151,7 +156,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   });
   const certificates = createCertificateService({
     repo: createCertificatesRepository(db),
-    store: createObjectStore(config),
+    store,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS,
   });

@@ -5,7 +5,9 @@
  *
  * API process: `http_request_duration_seconds{method,route,status}` (route is the template,
  * e.g. `/api/v1/products/:id`, or `unmatched`), `rate_limit_refusals_total{limiter}`,
- * `payproc_webhook_events_total{type,outcome}` (outcome relayed | duplicate | not_relayed | forged).
+ * `payproc_webhook_events_total{type,outcome}` (outcome relayed | duplicate | not_relayed | forged),
+ * `dependency_errors_total{dependency,operation}` (processor and storage calls that failed, see
+ * `countProcessorErrors` and `countStorageErrors`).
  * Worker process: `purchases_status_total{status,mode}` (each status a purchase reaches),
  * `purchase_paid_to_issued_seconds{mode}`, `certificates_rendered_total`,
  * `certificate_render_seconds`, `pdf_browser_launches_total` and `pdf_page_pool_pages{state}` (idle | busy;
@@ -38,6 +40,7 @@ export function createApiMetrics() {
       labelNames: ['type', 'outcome'] as const,
       registers: [registry],
     }),
+    dependencyErrors: dependencyErrorsCounter(registry),
   };
 }
 export type ApiMetrics = ReturnType<typeof createApiMetrics>;
@@ -72,7 +75,7 @@ export function createWorkerMetrics() {
       labelNames: ['mode'] as const,
       registers: [registry],
     }),
-    dependencyErrors: new Counter({ name: 'dependency_errors_total', help: 'Failed calls to a dependency, by dependency and operation', labelNames: ['dependency', 'operation'] as const, registers: [registry] }),
+    dependencyErrors: dependencyErrorsCounter(registry),
     activityAttempts: new Counter({
       name: 'activity_attempts_total',
       help: 'Activity executions started by this worker, by activity type and attempt (1, 2-4, 5+)',
@@ -83,6 +86,19 @@ export function createWorkerMetrics() {
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
+
+/** `dependency_errors_total{dependency,operation}`, the same in both processes (dependency `processor` or `storage`). */
+function dependencyErrorsCounter(registry: Registry) {
+  return new Counter({ name: 'dependency_errors_total', help: 'Failed calls to a dependency, by dependency and operation', labelNames: ['dependency', 'operation'] as const, registers: [registry] });
+}
+
+/**
+ * The `onError` callback of `countStorageErrors` and `countProcessorErrors`: each call adds one to
+ * `dependency_errors_total{dependency,operation}` of `metrics` (the API's or the worker's).
+ */
+export function countDependencyError(metrics: { dependencyErrors: Counter<'dependency' | 'operation'> }, dependency: 'processor' | 'storage'): (operation: string) => void {
+  return (operation) => metrics.dependencyErrors.inc({ dependency, operation });
+}
 
 /**
  * Makes every scrape count paid purchases still without certificates 10 minutes after payment

@@ -1,6 +1,6 @@
 /**
- * Wraps an `ObjectStore` so every failed call to object storage is counted (the worker's
- * `dependency_errors_total{dependency="storage",operation}` metric; on-call sees a storage
+ * Wraps an `ObjectStore` so every failed call to object storage is counted (the worker's and
+ * the API's `dependency_errors_total{dependency="storage",operation}` metric; on-call sees a storage
  * outage before the certificates it delays are missed). Behaviour is otherwise unchanged: the
  * same results, the same errors rethrown. A stream from `openRead` counts when it errors.
  * Answers of a storage that works do not count: an existing object for `putIfAbsent`, `null`
@@ -16,6 +16,10 @@ function isStorageFailure(err: unknown): boolean {
 
 export type StorageOperation = Exclude<keyof ObjectStore, 'bucket'>;
 
+/**
+ * Returns `store` with each method calling `onError(operation)` (the method's name) when it fails
+ * per the rules above, then rethrowing; `bucket` and results are the store's own.
+ */
 export function countStorageErrors(store: ObjectStore, onError: (operation: StorageOperation) => void): ObjectStore {
   const counted = <A extends unknown[], R>(operation: StorageOperation, fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {

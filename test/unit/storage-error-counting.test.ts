@@ -5,6 +5,7 @@
 import { PassThrough } from 'node:stream';
 import { countStorageErrors, type StorageOperation } from '../../src/storage/error-counting';
 import { ObjectConflictError, type ObjectStore } from '../../src/storage/object-store';
+import { countDependencyError, createApiMetrics } from '../../src/metrics/registry';
 
 const outage = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4443'), { code: 'ECONNREFUSED' });
 
@@ -47,4 +48,16 @@ test('when a read stream errors, then an outage counts and a missing object (404
   streams[1]!.destroy(Object.assign(new Error('No such object'), { code: 404 }));
   await new Promise((r) => setImmediate(r));
   expect(counted).toEqual(['openRead']);
+});
+
+test('when the API signs a URL and storage is down, then the API registry counts it under storage, and a missing object does not count', async () => {
+  const metrics = createApiMetrics();
+  const store = countStorageErrors(
+    fakeStore({ signedReadUrl: () => Promise.reject(outage()), stat: () => Promise.reject(Object.assign(new Error('No such object'), { code: 404 })) }),
+    countDependencyError(metrics, 'storage'),
+  );
+  await expect(store.signedReadUrl('k', { expiresInSeconds: 60 })).rejects.toThrow('ECONNREFUSED');
+  await expect(store.stat('k')).rejects.toThrow('No such object');
+  expect(await metrics.registry.metrics()).toContain('dependency_errors_total{dependency="storage",operation="signedReadUrl"} 1');
+  expect(await metrics.registry.metrics()).not.toContain('operation="stat"');
 });
