@@ -5,10 +5,10 @@
  *   reissue --purchase <id>   run certificate issuance again for a paid, unrefunded purchase
  *   recover --purchase <id>   start a new run of a purchase whose workflow run closed without
  *                             certificates (failed, terminated): records a payment and issues
- *   stuck [--older-than-minutes 10] [--min-attempts 5]
+ *   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72]
  *                             list, by agency, purchases awaiting payment past their deadline,
- *                             paid without certificates, and failed, plus activities retrying
- *                             (read-only)
+ *                             paid without certificates, and failed lately, plus activities
+ *                             retrying (read-only)
  *   find --email <address> [--mode test|live]
  *                             the purchase runs of a buyer, by the keyed BuyerEmailHash search
  *                             attribute (hashed here with BUYER_EMAIL_HASH_KEY; read-only)
@@ -36,9 +36,9 @@ import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, MODE, PURCHASE_STATUS,
 const USAGE = `usage: npm run ops -- <command> [options] [--json]
   reissue --purchase <id>   run certificate issuance again (paid, not refunded purchases)
   recover --purchase <id>   resume a purchase whose workflow run closed without certificates
-  stuck [--older-than-minutes 10] [--min-attempts 5]
-                            purchases past their deadline, paid without certificates, failed,
-                            and activities retrying, by agency (read-only)
+  stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72]
+                            purchases past their deadline, paid without certificates, failed
+                            lately, and activities retrying, by agency (read-only)
   find --email <address> [--mode test|live]
                             a buyer's purchase runs, by the hashed email (read-only)
   setup-namespace [--namespace <name>] [--retention-days 30]
@@ -61,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       purchase: { type: 'string' },
       'older-than-minutes': { type: 'string' },
       'min-attempts': { type: 'string' },
+      'failed-within-hours': { type: 'string' },
       email: { type: 'string' },
       mode: { type: 'string' },
       namespace: { type: 'string' },
@@ -74,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 1;
   }
-  if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values.json);
+  if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values['failed-within-hours'], values.json);
   if (command === 'find') return find(values.email, values.mode, values.json);
   if (command === 'setup-namespace') return setupNamespace(values.namespace, values['retention-days'], values.json);
   if (command !== 'reissue' && command !== 'recover') throw new UsageError(`unknown command "${command}"`);
@@ -108,16 +109,17 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** `stuck`: what needs an operator, grouped by agency. Exit 0 when nothing is listed, 3 otherwise. */
-async function stuck(olderThan: string | undefined, minAttempts: string | undefined, json: boolean): Promise<number> {
+async function stuck(olderThan: string | undefined, minAttempts: string | undefined, failedWithin: string | undefined, json: boolean): Promise<number> {
   const graceMinutes = olderThan === undefined ? 10 : nonNegativeInt(olderThan, '--older-than-minutes');
   const attempts = minAttempts === undefined ? 5 : positiveInt(minAttempts, '--min-attempts');
+  const failedWithinHours = failedWithin === undefined ? 72 : positiveInt(failedWithin, '--failed-within-hours');
   const config = loadConfigOrExit();
   const db = createDb(config);
   const temporal = createTemporalClient(config);
   try {
     const purchases = createPurchasesRepository(db);
     const accounts = createAccountsRepository(db);
-    const [rows, retrying] = await Promise.all([purchases.stuck(graceMinutes * 60), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
+    const [rows, retrying] = await Promise.all([purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
     const agencyOf = new Map<number, { rootAccountId: number | null; agency: string }>(rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency }]));
     for (const a of retrying) {
       if (a.purchaseId === null || agencyOf.has(a.purchaseId)) continue;
@@ -136,9 +138,9 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
       const owner = a.purchaseId === null ? undefined : agencyOf.get(a.purchaseId);
       bucket(owner?.rootAccountId ?? null, owner?.agency ?? 'no purchase').retrying_activities.push(a);
     }
-    const result = { older_than_minutes: graceMinutes, min_attempts: attempts, agencies: [...agencies.values()] };
+    const result = { older_than_minutes: graceMinutes, min_attempts: attempts, failed_within_hours: failedWithinHours, agencies: [...agencies.values()] };
     if (json) console.log(JSON.stringify(result));
-    else if (agencies.size === 0) console.log(`nothing stuck (older than ${graceMinutes} min, activities at ${attempts}+ attempts)`);
+    else if (agencies.size === 0) console.log(`nothing stuck (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`);
     else
       for (const a of agencies.values()) {
         console.log(`${a.agency} (root account ${a.root_account_id ?? '-'})`);

@@ -306,10 +306,11 @@ export function createPurchasesRepository(db: Db) {
     /**
      * Purchases an operator should look at (`npm run ops -- stuck`): awaiting payment more than
      * `graceSeconds` past their checkout deadline (the workflow should have ended them), paid more
-     * than `graceSeconds` ago without certificates (refunded aside), and failed; oldest first, at
-     * most `limit` of each kind, with their agency.
+     * than `graceSeconds` ago without certificates (refunded aside), and failed within the last
+     * `failedWithinSeconds` (a failure is final, so an older one has had its look); oldest first,
+     * at most `limit` of each kind, with their agency.
      */
-    async stuck(graceSeconds: number, limit = 500): Promise<Array<{ kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed'; id: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
+    async stuck(graceSeconds: number, limit = 500, failedWithinSeconds = 72 * 3600): Promise<Array<{ kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed'; id: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
       const base = () =>
         db('purchases as p')
           .join('root_accounts as a', 'a.id', 'p.root_account_id')
@@ -318,7 +319,7 @@ export function createPurchasesRepository(db: Db) {
       const [late, unissued, failed] = await Promise.all([
         base().where('p.status', 'awaiting_payment').where('p.checkout_expires_at', '<', ago).orderBy('p.checkout_expires_at').limit(limit),
         base().whereNotNull('p.paid_at').whereNull('p.certificates_issued_at').whereNot('p.status', 'refunded').where('p.paid_at', '<', ago).orderBy('p.paid_at').limit(limit),
-        base().where('p.status', 'failed').orderBy('p.failed_at').limit(limit),
+        base().where('p.status', 'failed').where('p.failed_at', '>=', db.raw(`now() - (? * interval '1 second')`, [failedWithinSeconds])).orderBy('p.failed_at').limit(limit),
       ]);
       const row = (kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed', since: string) => (r: Record<string, unknown>) => ({
         kind,

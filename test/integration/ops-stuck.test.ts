@@ -68,6 +68,14 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
 
   const human = await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2'], { LOG_LEVEL: 'silent' });
   expect(human.stdout).toContain(`purchase ${failed.purchaseId} test failed since`);
+  // A failure is final: one older than the window (72 h by default) has had its look.
+  expect(out.failed_within_hours).toBe(72);
+  await app.container.db('purchases').where({ id: failed.purchaseId }).update({ failed_at: app.container.db.raw(`now() - interval '73 hours'`) });
+  const later = JSON.parse((await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+  const mineLater = later.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId);
+  expect(mineLater.purchases.map((p: { id: number }) => p.id).sort()).toEqual([late.purchaseId, unissued.purchaseId].sort());
+  const wider = JSON.parse((await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--failed-within-hours', '96', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+  expect(wider.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId).purchases.map((p: { id: number }) => p.id)).toContain(failed.purchaseId);
   const bad = await runScript('scripts/ops.ts', ['stuck', '--min-attempts', '0']);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toMatch(/^ops: --min-attempts must be a positive integer/m);
