@@ -2,7 +2,7 @@
  * ops/grafana/dashboard.json stays true to the service: every panel's query is valid PromQL
  * (checked by `promtool check rules` on a recording rule per panel) and reads only metrics the
  * API and worker registries define (or Prometheus' own `up`, or the SDK's pollers gauge), and every alert in
- * ops/prometheus/alerts.yml reads only such metrics too.
+ * ops/prometheus/alerts.yml reads only such metrics too, each of them shown on some panel.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,7 +18,7 @@ const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => ({ title: p.t
 function metricsIn(expr: string): string[] {
   const withoutLabels = expr.replace(/\{[^}]*\}/g, '{}').replace(/\[[^\]]*\]/g, '[]').replace(/"[^"]*"/g, '""');
   const words = withoutLabels.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g) ?? [];
-  const promql = new Set(['sum', 'max', 'min', 'avg', 'by', 'without', 'rate', 'increase', 'histogram_quantile', 'absent', 'or', 'and', 'unless', 'le', 'status', 'mode', 'outcome', 'limiter', 'dependency', 'operation', 'route', 'job', 'activity_type', 'attempt', 'task_queue', 'poller_type']);
+  const promql = new Set(['sum', 'max', 'min', 'avg', 'by', 'without', 'rate', 'increase', 'histogram_quantile', 'absent', 'or', 'and', 'unless', 'le', 'status', 'mode', 'outcome', 'limiter', 'dependency', 'operation', 'route', 'job', 'activity_type', 'attempt', 'task_queue', 'poller_type', 'state']);
   return [...new Set(words.filter((w) => !promql.has(w)))];
 }
 
@@ -58,4 +58,11 @@ test('when the dashboard and the alerts are read, then they use only metrics the
   const alertExprs = [...alerts.matchAll(/expr: (?:\|\n)?([\s\S]*?)\n\s+(?:for|labels):/g)].map((m) => m[1]!.trim());
   expect(alertExprs).toHaveLength(8);
   expect(alertExprs.flatMap((e) => metricsIn(e).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
+});
+
+test('when the alerts are read, then every metric they read has a dashboard panel', () => {
+  const alerts = fs.readFileSync(path.join(ROOT, 'ops/prometheus/alerts.yml'), 'utf8');
+  const alertMetrics = [...alerts.matchAll(/expr: (?:\|\n)?([\s\S]*?)\n\s+(?:for|labels):/g)].flatMap((m) => metricsIn(m[1]!.trim())).filter((m) => m !== 'humanizePercentage');
+  const onDashboard = new Set(exprs.flatMap((e) => metricsIn(e.expr)));
+  expect([...new Set(alertMetrics)].filter((m) => !onDashboard.has(m))).toEqual([]);
 });
