@@ -7,7 +7,7 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
 import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { checkout, createQuotingAccount } from '../helpers/purchases';
+import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/server';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 
@@ -21,7 +21,7 @@ let limitedMetrics: MetricsServer;
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
   limited = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '2' });
   apiMetrics = await startMetricsServer({ registry: app.container.metrics.registry, host: '127.0.0.1', port: 0 });
   limitedMetrics = await startMetricsServer({ registry: limited.container.metrics.registry, host: '127.0.0.1', port: 0 });
@@ -79,6 +79,30 @@ test('when a purchase is checked out, paid and issued and a forged webhook arriv
   // Each activity execution counted by type and attempt: one checkout session, first attempt.
   expect(delta(workerBefore, workerAfter, 'activity_attempts_total{activity_type="createCheckoutSession",attempt="1"}')).toBe(1);
   expect(delta(workerBefore, workerAfter, 'activity_attempts_total{activity_type="markCertificatesIssued",attempt="1"}')).toBe(1);
+}, 90_000);
+
+test('when a payment event is redelivered, names no purchase of ours, and purchases end failed and expired, then the duplicate, not_relayed, failed and expired series count each once', async () => {
+  const account = await createQuotingAccount(app);
+  const paid = await checkout(app, account);
+  const failed = await checkout(app, account);
+  const expired = await checkout(app, account);
+  const [apiBefore, workerBefore] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
+
+  const event = sessionCompletedEvent(paid.purchaseId, paid.sessionId);
+  expect((await deliverWebhook(app, event)).body).toMatchObject({ duplicate: false, relayed: true });
+  expect((await deliverWebhook(app, event)).body).toMatchObject({ duplicate: true });
+  expect((await deliverWebhook(app, sessionCompletedEvent(999_999_999, 'cs_test_not_ours'))).body).toMatchObject({ duplicate: false, relayed: false });
+  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${failed.purchaseId}/pay`, { method: 'POST', key: account.key, body: { outcome: 'failed' } })).status).toBe(200);
+  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${expired.purchaseId}/expire`, { method: 'POST', key: account.key })).status).toBe(200);
+  const client = app.container.temporal.client.workflow;
+  await Promise.all([paid, failed, expired].map((p) => client.getHandle(purchaseWorkflowId(p.purchaseId)).result()));
+
+  const [apiAfter, workerAfter] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
+  expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="checkout.session.completed",outcome="duplicate"}')).toBe(1);
+  expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="checkout.session.completed",outcome="not_relayed"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'purchases_status_total{status="paid",mode="test"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'purchases_status_total{status="failed",mode="test"}')).toBe(1);
+  expect(delta(workerBefore, workerAfter, 'purchases_status_total{status="expired",mode="test"}')).toBe(1);
 }, 90_000);
 
 test('when a key goes over its limit, then rate_limit_refusals_total{limiter="api_key"} counts each 429', async () => {
