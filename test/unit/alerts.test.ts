@@ -2,7 +2,8 @@
  * The alert rules in ops/prometheus are valid and do what their names say: `promtool check
  * rules` / `check config`, and `promtool test rules` with series that fire each alert and series
  * that do not (ops/prometheus/alerts.test.yml). A control run with a loosened threshold must
- * fail, so the rule tests can catch a broken alert. promtool comes from Debian's `prometheus`
+ * fail, so the rule tests can catch a broken alert. Each alert has a runbook entry in
+ * docs/operations.md with its query and commands that exist. promtool comes from Debian's `prometheus`
  * package (installed by .ci/run).
  */
 import { spawnSync } from 'node:child_process';
@@ -29,6 +30,30 @@ test('when each alert is fed series that fire it and series that do not, then pr
   const run = promtool(['test', 'rules', 'alerts.test.yml']);
   expect(run.out).toContain('SUCCESS');
   expect(run.code).toBe(0);
+});
+
+test('when the runbook is read, then every alert has an entry with a query and commands that exist', () => {
+  const ROOT = path.resolve(DIR, '..', '..');
+  const alerts = [...fs.readFileSync(path.join(DIR, 'alerts.yml'), 'utf8').matchAll(/- alert: (\w+)/g)].map((m) => m[1]!);
+  expect(alerts).toHaveLength(8);
+  const runbook = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
+  const scripts = Object.keys((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+  const opsUsage = /const USAGE = `([\s\S]*?)`;/.exec(fs.readFileSync(path.join(ROOT, 'scripts/ops.ts'), 'utf8'))![1]!;
+  const opsCommands = [...opsUsage.matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1]!);
+  expect(opsCommands).toEqual(expect.arrayContaining(['stuck', 'recover', 'reissue']));
+  const problems: string[] = [];
+  for (const alert of alerts) {
+    const entry = new RegExp(`\\n### ${alert}\\n([\\s\\S]*?)(?=\\n##)`).exec(runbook)?.[1];
+    if (!entry) {
+      problems.push(`${alert}: no entry`);
+      continue;
+    }
+    if (!/^Query: .*`[^`]+`/m.test(entry)) problems.push(`${alert}: no "Query:" line`);
+    if (!/```console\n\$ /.test(entry)) problems.push(`${alert}: no commands`);
+    for (const [, script] of entry.matchAll(/npm run ([\w:-]+)/g)) if (!scripts.includes(script!)) problems.push(`${alert}: npm run ${script} does not exist`);
+    for (const [, command] of entry.matchAll(/npm run ops -- ([a-z-]+)/g)) if (!opsCommands.includes(command!)) problems.push(`${alert}: ops ${command} does not exist`);
+  }
+  expect(problems).toEqual([]);
 });
 
 test('when an alert threshold is loosened, then its rule test fails (the tests can catch a broken alert)', () => {
