@@ -15,6 +15,7 @@ import type { EventEmitter } from '../src/events/emitter';
 import type { WorkerMetrics } from '../src/metrics/registry';
 import type { Payproc } from '../src/payproc/client';
 import { ensureBuyerCustomer } from '../src/payproc/customers';
+import { isProcessorFailure } from '../src/payproc/error-counting';
 import { idOf } from '../src/payproc/ids';
 import { RECURRING_INTERVAL } from '../src/payproc/catalog';
 import { createPaymentsRepository } from '../src/payments/repository';
@@ -38,8 +39,10 @@ export interface PurchaseActivityDeps {
 export type SessionState = { state: 'open' } | { state: 'paid'; paymentIntentId: string | null } | { state: 'expired' };
 
 /**
- * Turns processor errors into retryable or non-retryable activity failures, first counting the
- * error under the activity that met it (`count`, from the activities' metrics).
+ * Turns processor errors into retryable or non-retryable activity failures, first counting a
+ * failure of the processor itself (unreachable, timeout, 5xx: `isProcessorFailure`; a decline or
+ * an invalid request is its answer) under the activity that met it (`count`, from the
+ * activities' metrics).
  */
 function processorFailure(err: unknown, count: (operation: string) => void): never {
   let operation = 'unknown';
@@ -48,7 +51,7 @@ function processorFailure(err: unknown, count: (operation: string) => void): nev
   } catch {
     // outside an activity (unit tests)
   }
-  count(operation);
+  if (isProcessorFailure(err)) count(operation);
   const type = (err as { type?: string }).type;
   const message = err instanceof Error ? err.message : String(err);
   if (type === 'StripeCardError' || type === 'StripeInvalidRequestError' || type === 'StripeAuthenticationError' || type === 'StripePermissionError') {

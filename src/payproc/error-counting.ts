@@ -14,14 +14,15 @@ import type { Payproc } from './client';
 
 /**
  * True for failures of the processor itself: no connection or a timeout (`StripeConnectionError`),
- * a 5xx or an unrecognised answer (`StripeAPIError`, or any processor error with status ≥ 500).
+ * a 5xx or an unrecognised answer (`StripeAPIError`, or any processor error with status ≥ 500),
+ * also when wrapped as the `cause` of another error (the AppError of `mapProcessorError`).
  * The processor's answers to a request do not count: a declined card, an invalid or conflicting
  * request, a missing object, authentication, permission and rate limits (all 4xx), nor errors
- * that are not the processor's (e.g. a bad argument refused before any request).
+ * that are not the processor's (a database error, a bad argument refused before any request).
  */
 export function isProcessorFailure(err: unknown): boolean {
-  const e = err as { type?: unknown; statusCode?: unknown } | null;
-  if (typeof e?.type !== 'string' || !e.type.startsWith('Stripe')) return false;
+  const e = err as { type?: unknown; statusCode?: unknown; cause?: unknown } | null;
+  if (typeof e?.type !== 'string' || !e.type.startsWith('Stripe')) return e?.cause !== undefined && e.cause !== err ? isProcessorFailure(e.cause) : false;
   return e.type === 'StripeConnectionError' || e.type === 'StripeAPIError' || (typeof e.statusCode === 'number' && e.statusCode >= 500);
 }
 

@@ -7,6 +7,7 @@
 import Stripe from 'stripe';
 import { countProcessorErrors, isProcessorFailure } from '../../src/payproc/error-counting';
 import type { Payproc } from '../../src/payproc/client';
+import { mapProcessorError } from '../../src/payproc/errors';
 import { countDependencyError, createApiMetrics } from '../../src/metrics/registry';
 
 type Answer = { status: number; body: unknown } | { fail: 'ECONNREFUSED' | 'ETIMEDOUT' };
@@ -109,6 +110,10 @@ test('when an error is classified, then only connection, API and 5xx processor e
     expect(isProcessorFailure({ type, statusCode: 400 })).toBe(false);
   }
   expect(isProcessorFailure(new Error('Stripe: Argument "id" must be a string'))).toBe(false);
+  // Mapped to an AppError by mapProcessorError: the cause decides.
+  expect(isProcessorFailure(mapProcessorError({ type: 'StripeConnectionError', message: 'down' }))).toBe(true);
+  expect(isProcessorFailure(mapProcessorError({ type: 'StripeCardError', message: 'declined' }))).toBe(false);
+  expect(isProcessorFailure(Object.assign(new Error('connection terminated'), { code: '57P01' }))).toBe(false);
   expect(isProcessorFailure(null)).toBe(false);
 });
 
