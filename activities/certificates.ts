@@ -6,13 +6,16 @@
  * Built by `createCertificateActivities({ db, store, pdf, publicBaseUrl, pageFormat })` over
  * injected clients (STYLE practice 2). Every step is safe to retry:
  * - numbers are planned once per covered unit (a retry reads the same rows);
- * - an object already in storage is recorded, not rendered again, and PDF bytes are a function
- *   of the certificate (stable dates), so even a re-render after a lost write stores nothing new;
+ * - an object already in storage is recorded, not rendered again, so a retry never makes a
+ *   second, different object; one found lost from storage is rendered again under the same key
+ *   and its row takes the new digest (a page printed with others can differ in bytes, never in
+ *   content, from the same page printed alone: fonts are subset per print);
  * - zips are deterministic (fixed entry dates and order) and stored create-only.
  * A template error or a storage conflict fails without retry (it would fail the same way
  * again); a render, storage or database error is retried by the workflow's policy.
  * Long activities heartbeat, so a killed worker's work is picked up within the heartbeat timeout.
  */
+import { Readable } from 'node:stream';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../src/db/knex';
 import type { BrowserPool, PdfPageFormat } from '../src/pdf/browser-pool';
@@ -88,6 +91,145 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
   const { db, store, pdf, publicBaseUrl, pageFormat } = deps;
   const repo = createCertificatesRepository(db);
 
+  /**
+   * Renders and stores the given pending certificates (see `issueCertificates`). With `rendered`,
+   * also keeps each PDF stored now under its storage key, for zips built in the same activity.
+   */
+  async function issue(input: { purchaseId: number; certificateIds: number[] }, rendered?: Map<string, Buffer>): Promise<{ rendered: number; alreadyStored: number }> {
+    const ctx = Context.current();
+    const timer = deps.metrics?.renderDuration.startTimer();
+    const rows = await repo.pendingForIssue(input.purchaseId, input.certificateIds);
+    let renderedCount = 0;
+    let alreadyStored = 0;
+    const beat = () => ctx.heartbeat({ done: renderedCount + alreadyStored, of: rows.length });
+    const storePdf = async (row: IssuanceRow, bytes: Buffer) => {
+      const key = certificateKey(row.purchaseId, row.certificateNumber);
+      const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf' }).catch(permanent);
+      await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
+      rendered?.set(key, bytes);
+      renderedCount++;
+      beat();
+    };
+    // A PDF already in storage (its database write was lost) is recorded, not printed again.
+    const toRender: IssuanceRow[] = [];
+    await eachLimited(rows, deps.concurrency, async (row) => {
+      const key = certificateKey(row.purchaseId, row.certificateNumber);
+      const existing = await store.stat(key);
+      if (existing?.sha256) {
+        await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: existing.size, sha256: existing.sha256 });
+        alreadyStored++;
+        beat();
+      } else {
+        toRender.push(row);
+      }
+    });
+    toRender.sort((a, b) => a.certificateId - b.certificateId);
+    // Several certificates per print (one page each), split afterwards: a print costs far
+    // more than a page. A chunk whose print does not split into one page per certificate is
+    // printed one certificate at a time instead.
+    const chunks: IssuanceRow[][] = [];
+    const perPrint = deps.certificatesPerPrint ?? CERTIFICATES_PER_PRINT;
+    for (let i = 0; i < toRender.length; i += perPrint) chunks.push(toRender.slice(i, i + perPrint));
+    await eachLimited(chunks, deps.concurrency, async (chunk) => {
+      const data = chunk.map((row) => toCertificateData(row, publicBaseUrl));
+      const pdfs = await renderCertificatesHtml(data, { format: pageFormat })
+        .then((html) => pdf.render(html, { format: pageFormat }))
+        .then((print) => splitPdfPages(print, chunk.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate }))))
+        .catch(async (err: unknown) => {
+          if (!(err instanceof PdfPageCountError)) return permanent(err);
+          return Promise.all(
+            chunk.map(async (row, i) => withFixedPdfDates(await pdf.render(await renderCertificateHtml(data[i]!, { format: pageFormat }), { format: pageFormat }), row.issueDate)),
+          ).catch(permanent);
+        });
+      await Promise.all(chunk.map((row, i) => storePdf(row, pdfs[i]!)));
+    });
+    timer?.();
+    deps.metrics?.certificatesRendered.inc(renderedCount);
+    return { rendered: renderedCount, alreadyStored };
+  }
+
+  /**
+   * Builds and stores the zips that are not recorded yet (see `buildCertificateArchives`). A PDF
+   * found in `inMemory` (by storage key) is zipped from there instead of being read back.
+   */
+  async function archive(purchaseId: number, inMemory?: ReadonlyMap<string, Buffer>): Promise<{ built: number; existing: number }> {
+    const certificates = await repo.listForPurchase(purchaseId);
+    const unstored = certificates.filter((c) => !c.storageKey).length;
+    if (certificates.length === 0 || unstored > 0) {
+      throw ApplicationFailure.retryable(`${unstored} of ${certificates.length} certificates of purchase ${purchaseId} are not stored yet`, 'CertificatesNotStored');
+    }
+    const purchase = await db('purchases').where({ id: purchaseId }).first('payment_intent_id');
+    const recorded = new Set((await repo.archives(purchaseId)).map((a) => a.storageKey));
+    const entry = (name: string, key: string): ZipEntry => {
+      const bytes = inMemory?.get(key);
+      return bytes ? { name, open: () => Readable.from(bytes) } : { name, key };
+    };
+
+    const byProduct = new Map<number, StoredCertificate[]>();
+    for (const c of certificates) byProduct.set(c.productLineId, [...(byProduct.get(c.productLineId) ?? []), c]);
+
+    let built = 0;
+    let existing = 0;
+    const paymentEntries: ZipEntry[] = [];
+    const paymentExtras: ZipExtra[] = [];
+    await withHeartbeat(async () => {
+      for (const [productLineId, certs] of byProduct) {
+        const code = proofCode(certs.map((c) => c.certificateNumber));
+        const png = await proofOfCoveragePng(verificationUrl(publicBaseUrl, code));
+        const folder = `product-${productLineId}`;
+        paymentExtras.push({ name: `${folder}/${PROOF_OF_COVERAGE_NAME}`, body: png });
+        paymentEntries.push(...certs.map((c) => entry(`${folder}/${c.certificateNumber}.pdf`, c.storageKey!)));
+
+        const key = zipKeys.product(purchaseId, productLineId, code);
+        if (recorded.has(key)) {
+          existing++;
+          continue;
+        }
+        const entries = certs.map((c) => entry(`${c.certificateNumber}.pdf`, c.storageKey!));
+        const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }]).catch(permanent);
+        await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
+        built++;
+      }
+      // Certificate numbers carry random tails: the digest keeps keys unique even if purchase ids are reused.
+      const digest = proofCode(certificates.map((c) => c.certificateNumber)).slice('POC-'.length);
+      const paymentKey = zipKeys.payment(purchaseId, purchase?.payment_intent_id ?? `purchase-${purchaseId}`, digest);
+      if (recorded.has(paymentKey)) {
+        existing++;
+      } else {
+        const put = await buildZipToStore(store, paymentKey, paymentEntries, paymentExtras).catch(permanent);
+        await repo.recordArchive(purchaseId, { kind: 'payment', productLineId: null, proofCode: null, storageKey: paymentKey, sizeBytes: put.size, sha256: put.sha256 });
+        built++;
+      }
+    });
+    return { built, existing };
+  }
+
+  /** Checks and resets what is missing (see `verifyCertificates`). */
+  async function verify(purchaseId: number): Promise<IssuanceCheck> {
+    const [coveredUnits, certificates, archives] = await Promise.all([
+      repo.coveredUnitCount(purchaseId),
+      repo.listForPurchase(purchaseId),
+      repo.archives(purchaseId),
+    ]);
+    const keys = [...certificates.flatMap((c) => (c.storageKey ? [c.storageKey] : [])), ...archives.map((a) => a.storageKey)];
+    const present = await withHeartbeat(() => store.exists(keys));
+    const lostCertificates = certificates.filter((c) => c.storageKey && !present[c.storageKey]);
+    const lostArchives = archives.filter((a) => !present[a.storageKey]);
+    await repo.clearStored(lostCertificates.map((c) => c.certificateId));
+    await repo.clearArchives(purchaseId, lostArchives.map((a) => a.storageKey));
+
+    const products = new Set(certificates.map((c) => c.productLineId)).size;
+    const missingCertificates = coveredUnits - certificates.length + certificates.filter((c) => !c.storageKey).length + lostCertificates.length;
+    const missingArchives = products + 1 - (archives.length - lostArchives.length);
+    return {
+      complete: missingCertificates === 0 && missingArchives === 0,
+      certificates: certificates.length,
+      coveredUnits,
+      missingCertificates,
+      missingArchives,
+    };
+  }
+
   return {
     /**
      * Plans the purchase's certificates (one per covered unit, numbered once) and returns the
@@ -105,55 +247,22 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
      * now and how many were already in storage (a retry after a lost database write).
      */
     async issueCertificates(input: { purchaseId: number; certificateIds: number[] }): Promise<{ rendered: number; alreadyStored: number }> {
-      const ctx = Context.current();
-      const timer = deps.metrics?.renderDuration.startTimer();
-      const rows = await repo.pendingForIssue(input.purchaseId, input.certificateIds);
-      let rendered = 0;
-      let alreadyStored = 0;
-      const beat = () => ctx.heartbeat({ done: rendered + alreadyStored, of: rows.length });
-      const storePdf = async (row: IssuanceRow, bytes: Buffer) => {
-        const key = certificateKey(row.purchaseId, row.certificateNumber);
-        const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf' }).catch(permanent);
-        await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
-        rendered++;
-        beat();
-      };
-      // A PDF already in storage (its database write was lost) is recorded, not printed again.
-      const toRender: IssuanceRow[] = [];
-      await eachLimited(rows, deps.concurrency, async (row) => {
-        const key = certificateKey(row.purchaseId, row.certificateNumber);
-        const existing = await store.stat(key);
-        if (existing?.sha256) {
-          await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: existing.size, sha256: existing.sha256 });
-          alreadyStored++;
-          beat();
-        } else {
-          toRender.push(row);
-        }
-      });
-      toRender.sort((a, b) => a.certificateId - b.certificateId);
-      // Several certificates per print (one page each), split afterwards: a print costs far
-      // more than a page. A chunk whose print does not split into one page per certificate is
-      // printed one certificate at a time instead.
-      const chunks: IssuanceRow[][] = [];
-      const perPrint = deps.certificatesPerPrint ?? CERTIFICATES_PER_PRINT;
-      for (let i = 0; i < toRender.length; i += perPrint) chunks.push(toRender.slice(i, i + perPrint));
-      await eachLimited(chunks, deps.concurrency, async (chunk) => {
-        const data = chunk.map((row) => toCertificateData(row, publicBaseUrl));
-        const pdfs = await renderCertificatesHtml(data, { format: pageFormat })
-          .then((html) => pdf.render(html, { format: pageFormat }))
-          .then((print) => splitPdfPages(print, chunk.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate }))))
-          .catch(async (err: unknown) => {
-            if (!(err instanceof PdfPageCountError)) return permanent(err);
-            return Promise.all(
-              chunk.map(async (row, i) => withFixedPdfDates(await pdf.render(await renderCertificateHtml(data[i]!, { format: pageFormat }), { format: pageFormat }), row.issueDate)),
-            ).catch(permanent);
-          });
-        await Promise.all(chunk.map((row, i) => storePdf(row, pdfs[i]!)));
-      });
-      timer?.();
-      deps.metrics?.certificatesRendered.inc(rendered);
-      return { rendered, alreadyStored };
+      return issue(input);
+    },
+
+    /**
+     * A small purchase's whole issuance in one activity (the certificates workflow sends at most
+     * `CERTIFICATE_BATCH_SIZE` pending certificates this way): renders and stores them as
+     * `issueCertificates` does, builds the zips as `buildCertificateArchives` does but from the
+     * PDFs it just rendered (no read back from storage), then verifies as `verifyCertificates`
+     * does. One task round trip instead of three. Returns the verification with the render
+     * counts; `complete` false sends the workflow into another round.
+     */
+    async issueCertificatesAndArchives(input: { purchaseId: number; certificateIds: number[] }): Promise<IssuanceCheck & { rendered: number; alreadyStored: number }> {
+      const kept = new Map<string, Buffer>();
+      const counts = await issue(input, kept);
+      await archive(input.purchaseId, kept);
+      return { ...(await verify(input.purchaseId)), ...counts };
     },
 
     /**
@@ -162,52 +271,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
      * same), each once. Fails (retryable) while any certificate is not stored yet.
      */
     async buildCertificateArchives(input: { purchaseId: number }): Promise<{ built: number; existing: number }> {
-      const { purchaseId } = input;
-      const certificates = await repo.listForPurchase(purchaseId);
-      const unstored = certificates.filter((c) => !c.storageKey).length;
-      if (certificates.length === 0 || unstored > 0) {
-        throw ApplicationFailure.retryable(`${unstored} of ${certificates.length} certificates of purchase ${purchaseId} are not stored yet`, 'CertificatesNotStored');
-      }
-      const purchase = await db('purchases').where({ id: purchaseId }).first('payment_intent_id');
-      const recorded = new Set((await repo.archives(purchaseId)).map((a) => a.storageKey));
-
-      const byProduct = new Map<number, StoredCertificate[]>();
-      for (const c of certificates) byProduct.set(c.productLineId, [...(byProduct.get(c.productLineId) ?? []), c]);
-
-      let built = 0;
-      let existing = 0;
-      const paymentEntries: ZipEntry[] = [];
-      const paymentExtras: ZipExtra[] = [];
-      await withHeartbeat(async () => {
-        for (const [productLineId, certs] of byProduct) {
-          const code = proofCode(certs.map((c) => c.certificateNumber));
-          const png = await proofOfCoveragePng(verificationUrl(publicBaseUrl, code));
-          const folder = `product-${productLineId}`;
-          paymentExtras.push({ name: `${folder}/${PROOF_OF_COVERAGE_NAME}`, body: png });
-          paymentEntries.push(...certs.map((c) => ({ name: `${folder}/${c.certificateNumber}.pdf`, key: c.storageKey! })));
-
-          const key = zipKeys.product(purchaseId, productLineId, code);
-          if (recorded.has(key)) {
-            existing++;
-            continue;
-          }
-          const entries = certs.map((c) => ({ name: `${c.certificateNumber}.pdf`, key: c.storageKey! }));
-          const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }]).catch(permanent);
-          await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
-          built++;
-        }
-        // Certificate numbers carry random tails: the digest keeps keys unique even if purchase ids are reused.
-        const digest = proofCode(certificates.map((c) => c.certificateNumber)).slice('POC-'.length);
-        const paymentKey = zipKeys.payment(purchaseId, purchase?.payment_intent_id ?? `purchase-${purchaseId}`, digest);
-        if (recorded.has(paymentKey)) {
-          existing++;
-        } else {
-          const put = await buildZipToStore(store, paymentKey, paymentEntries, paymentExtras).catch(permanent);
-          await repo.recordArchive(purchaseId, { kind: 'payment', productLineId: null, proofCode: null, storageKey: paymentKey, sizeBytes: put.size, sha256: put.sha256 });
-          built++;
-        }
-      });
-      return { built, existing };
+      return archive(input.purchaseId);
     },
 
     /**
@@ -216,29 +280,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
      * next planning round issues it again) and reported; `complete` only when nothing is.
      */
     async verifyCertificates(input: { purchaseId: number }): Promise<IssuanceCheck> {
-      const { purchaseId } = input;
-      const [coveredUnits, certificates, archives] = await Promise.all([
-        repo.coveredUnitCount(purchaseId),
-        repo.listForPurchase(purchaseId),
-        repo.archives(purchaseId),
-      ]);
-      const keys = [...certificates.flatMap((c) => (c.storageKey ? [c.storageKey] : [])), ...archives.map((a) => a.storageKey)];
-      const present = await withHeartbeat(() => store.exists(keys));
-      const lostCertificates = certificates.filter((c) => c.storageKey && !present[c.storageKey]);
-      const lostArchives = archives.filter((a) => !present[a.storageKey]);
-      await repo.clearStored(lostCertificates.map((c) => c.certificateId));
-      await repo.clearArchives(purchaseId, lostArchives.map((a) => a.storageKey));
-
-      const products = new Set(certificates.map((c) => c.productLineId)).size;
-      const missingCertificates = coveredUnits - certificates.length + certificates.filter((c) => !c.storageKey).length + lostCertificates.length;
-      const missingArchives = products + 1 - (archives.length - lostArchives.length);
-      return {
-        complete: missingCertificates === 0 && missingArchives === 0,
-        certificates: certificates.length,
-        coveredUnits,
-        missingCertificates,
-        missingArchives,
-      };
+      return verify(input.purchaseId);
     },
   };
 }

@@ -11,6 +11,9 @@
  *
  * The heavy steps (render and store, zips, verification) run on `certificatesTaskQueue` of the
  * workflow's task queue, polled with a concurrency of its own (CERTIFICATE_ACTIVITY_CONCURRENCY).
+ * A round with at most `CERTIFICATE_BATCH_SIZE` certificates pending runs them as one activity,
+ * `issueCertificatesAndArchives` (`patched('certificates-one-step')`; runs recorded before, and
+ * larger purchases, as three steps).
  *
  * The `status` query answers `CertificatesStatusView` (phase, round, batches done of total); the
  * backoff timer is named for the UI. The short database steps (status, plan, marking issued) run
@@ -85,9 +88,21 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
   upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
 
   const heavy = heavyActivities();
+  // New runs issue a small purchase (at most one batch pending) in one heavy activity: render,
+  // zips and verification together, one task round trip instead of three.
+  const oneStep = patched('certificates-one-step');
   for (let round = 0; ; round++) {
     Object.assign(view, { phase: 'planning', round, batchesDone: 0, batchesTotal: 0 });
     const { pendingIds } = await plan.planCertificates({ purchaseId });
+    if (oneStep && pendingIds.length <= CERTIFICATE_BATCH_SIZE) {
+      Object.assign(view, { phase: 'rendering', batchesTotal: 1 });
+      const check = await heavy.issueCertificatesAndArchives({ purchaseId, certificateIds: pendingIds });
+      view.batchesDone = 1;
+      if (check.complete) break;
+      view.phase = 'waiting';
+      await sleep(Math.min(1000 * 2 ** round, 5 * 60_000), { summary: 'backoff before the next issuance round (storage incomplete)' });
+      continue;
+    }
     const batches: number[][] = [];
     for (let i = 0; i < pendingIds.length; i += CERTIFICATE_BATCH_SIZE) batches.push(pendingIds.slice(i, i + CERTIFICATE_BATCH_SIZE));
     Object.assign(view, { phase: 'rendering', batchesTotal: batches.length });

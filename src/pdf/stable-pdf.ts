@@ -1,6 +1,6 @@
 /**
- * Makes Chromium's PDF bytes a function of the certificate alone (issue 6: a retry never makes
- * a second, different object). Chromium (Skia) stamps `/CreationDate` and `/ModDate` with the
+ * Makes Chromium's PDF bytes a function of the HTML printed (issue 6: a retry of the same print
+ * makes no second, different object). Chromium (Skia) stamps `/CreationDate` and `/ModDate` with the
  * wall clock; everything else it writes is the same for the same HTML. Both dates are replaced
  * by `date` (the certificate's issue date, midnight UTC). The replacement has the same length,
  * so the PDF's cross-reference offsets stay valid.

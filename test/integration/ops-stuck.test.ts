@@ -24,7 +24,7 @@ beforeAll(async () => {
       expireCheckoutSession: async () => {
         throw Object.assign(new Error('connect ECONNREFUSED processor'), { type: 'StripeConnectionError' });
       },
-      issueCertificates: async () => {
+      issueCertificatesAndArchives: async () => {
         throw new Error('storage unavailable');
       },
     },
@@ -63,8 +63,8 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
   const kinds = Object.fromEntries(mine.purchases.map((p: { id: number; kind: string }) => [p.id, p.kind]));
   expect(kinds).toEqual({ [late.purchaseId]: 'awaiting_payment_past_deadline', [unissued.purchaseId]: 'paid_without_certificates', [failed.purchaseId]: 'failed' });
   const retrying = mine.retrying_activities.map((a: { workflowId: string; activityType: string }) => `${a.workflowId} ${a.activityType}`).sort();
-  expect(retrying).toEqual([`certificates-${unissued.purchaseId} issueCertificates`, `purchase-${late.purchaseId} expireCheckoutSession`]);
-  expect(mine.retrying_activities.find((a: { activityType: string }) => a.activityType === 'issueCertificates').lastFailure).toMatch(/storage unavailable/);
+  expect(retrying).toEqual([`certificates-${unissued.purchaseId} issueCertificatesAndArchives`, `purchase-${late.purchaseId} expireCheckoutSession`]);
+  expect(mine.retrying_activities.find((a: { activityType: string }) => a.activityType === 'issueCertificatesAndArchives').lastFailure).toMatch(/storage unavailable/);
 
   const human = await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2'], { LOG_LEVEL: 'silent' });
   expect(human.stdout).toContain(`purchase ${failed.purchaseId} test failed since`);
