@@ -59,7 +59,7 @@ export interface CertificatesResult {
 /** What the certificates workflow's `status` query answers. */
 export interface CertificatesStatusView {
   purchaseId: number;
-  /** `rendering`: certificates being rendered and stored; `archiving`: zips; `verifying`: storage check; `waiting`: backoff before another round; `issued`: done. */
+  /** `rendering`: certificates being rendered and stored (for a small purchase, in one step with the zips and the check); `archiving`: zips; `verifying`: storage check; `waiting`: backoff before another round; `issued`: done. */
   phase: 'planning' | 'rendering' | 'archiving' | 'verifying' | 'waiting' | 'issued';
   /** Issuance round, from 0 (a round after 0 means storage was found incomplete). */
   round: number;
