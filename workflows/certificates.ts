@@ -88,6 +88,11 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
   upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
 
   const heavy = heavyActivities();
+  /** Waits before another round after a check found storage incomplete: 1 s doubling to 5 min. */
+  const backoff = (round: number) => {
+    view.phase = 'waiting';
+    return sleep(Math.min(1000 * 2 ** round, 5 * 60_000), { summary: 'backoff before the next issuance round (storage incomplete)' });
+  };
   // New runs issue a small purchase (at most one batch pending) in one heavy activity: render,
   // zips and verification together, one task round trip instead of three.
   const oneStep = patched('certificates-one-step');
@@ -99,8 +104,7 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
       const check = await heavy.issueCertificatesAndArchives({ purchaseId, certificateIds: pendingIds });
       view.batchesDone = 1;
       if (check.complete) break;
-      view.phase = 'waiting';
-      await sleep(Math.min(1000 * 2 ** round, 5 * 60_000), { summary: 'backoff before the next issuance round (storage incomplete)' });
+      await backoff(round);
       continue;
     }
     const batches: number[][] = [];
@@ -120,8 +124,7 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
     view.phase = 'verifying';
     const check = await heavy.verifyCertificates({ purchaseId });
     if (check.complete) break;
-    view.phase = 'waiting';
-    await sleep(Math.min(1000 * 2 ** round, 5 * 60_000), { summary: 'backoff before the next issuance round (storage incomplete)' });
+    await backoff(round);
   }
 
   await db.markCertificatesIssued({ purchaseId });
