@@ -1,7 +1,7 @@
 /**
  * The certificate-of-insurance HTML (issue 6, "The certificate child workflow": a layout in
  * the spirit of ACORD 25). The output is self-contained: system fonts only, the QR code inlined
- * as a `data:` PNG, a Content-Security-Policy that forbids every other source, and every
+ * as a `data:` SVG, a Content-Security-Policy that forbids every other source, and every
  * interpolated value HTML-escaped by the `html` tagged template below, so a buyer-supplied
  * string can never become markup.
  */
@@ -195,8 +195,11 @@ async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   assertTimeZone(data.coverage.timeZone);
   const limitRows = data.limits.map((l) => html`<tr><td>${l.label}</td><td class="amount">${formatMoneyMinor(l)}</td></tr>`);
   const deductible = formatMoneyMinor(data.deductible);
-  const qrDataUrl = await QRCode.toDataURL(data.verificationUrl, { errorCorrectionLevel: 'M', margin: 1, width: 240 });
-  if (!qrDataUrl.startsWith('data:image/png;base64,')) throw new CertificateTemplateError('QR code generation did not return a PNG data URI');
+  // Vector, not PNG: sharp at any zoom or print size, and encoding a PNG took about 7 ms of the
+  // worker's CPU per certificate (issue 16). An SVG shown by <img> runs no script.
+  const qrSvg = await QRCode.toString(data.verificationUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 });
+  if (!qrSvg.startsWith('<svg')) throw new CertificateTemplateError('QR code generation did not return an SVG');
+  const qrDataUrl = `data:image/svg+xml;base64,${Buffer.from(qrSvg, 'utf8').toString('base64')}`;
   const letter = (i: number) => String.fromCharCode(65 + (i % 26));
   return html`<div class="header">
   <h1>CERTIFICATE OF LIABILITY INSURANCE</h1>
@@ -276,7 +279,7 @@ ${pages}
 /**
  * Builds the self-contained HTML of one certificate of insurance for paper `format`
  * (`@page` size and margins set from it). Async because the QR code of `verificationUrl` is
- * generated here and inlined as a `data:image/png;base64,…` URI.
+ * generated here and inlined as a `data:image/svg+xml;base64,…` URI.
  * Throws `CertificateTemplateError` for data that cannot be printed (no insurer, unknown
  * currency or time zone, non-integer minor units).
  */
@@ -285,16 +288,52 @@ export async function renderCertificateHtml(data: CertificateData, options: { fo
 }
 
 /**
+ * One certificate's printable page, checked and built but not yet in a document: what
+ * `certificatesDocumentHtml` puts together, possibly with other purchases' pages, into one print.
+ * Opaque: its markup is only ever produced by `certificatePage` (every value escaped).
+ */
+export interface CertificatePage {
+  readonly testMode: boolean;
+  readonly certificateNumber: string;
+  /** @internal the escaped markup of the page. */
+  readonly body: unknown;
+}
+
+/**
+ * Checks and builds one certificate's page (QR code included) without a document around it.
+ * Throws `CertificateTemplateError` for data `renderCertificateHtml` would refuse.
+ */
+export async function certificatePage(data: CertificateData): Promise<CertificatePage> {
+  return { testMode: data.testMode, certificateNumber: data.certificateNumber, body: await certificateBody(data) };
+}
+
+/**
+ * Builds one HTML document holding the given pages, one per printed page in order, for printing
+ * them in a single render (a print costs far more than a page; see docs/decisions.md). The
+ * SPECIMEN watermark (fixed position) repeats on every page, so all pages must share one mode.
+ * Throws `CertificateTemplateError` for an empty list or mixed modes.
+ */
+export function certificatesDocumentHtml(pages: readonly CertificatePage[], options: { format: PdfPageFormat }): string {
+  if (pages.length === 0) throw new CertificateTemplateError('no certificates to render');
+  const testMode = pages[0]!.testMode;
+  if (pages.some((p) => p.testMode !== testMode)) throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
+  const bodies = pages.map((p) => {
+    if (!(p.body instanceof SafeHtml)) throw new TypeError('a certificate page must come from certificatePage()');
+    return p.body;
+  });
+  const title = pages.length === 1 ? `Certificate of Insurance ${pages[0]!.certificateNumber}` : `Certificates of Insurance ${pages[0]!.certificateNumber} …`;
+  return certificateDocument(title, bodies, testMode, options.format);
+}
+
+/**
  * Builds one HTML document holding several certificates, one per printed page in the given
- * order, for printing them in a single render (a print costs far more than a page; see
- * docs/decisions.md). The SPECIMEN watermark (fixed position) repeats on every page, so all
- * certificates must share one mode. Throws `CertificateTemplateError` for an empty list, mixed
- * modes, or any certificate `renderCertificateHtml` would refuse.
+ * order (`certificatePage` for each, then `certificatesDocumentHtml`). Throws
+ * `CertificateTemplateError` for an empty list, mixed modes, or any certificate
+ * `renderCertificateHtml` would refuse.
  */
 export async function renderCertificatesHtml(data: readonly CertificateData[], options: { format: PdfPageFormat } = { format: 'Letter' }): Promise<string> {
   if (data.length === 0) throw new CertificateTemplateError('no certificates to render');
   const testMode = data[0]!.testMode;
   if (data.some((d) => d.testMode !== testMode)) throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
-  const bodies = await Promise.all(data.map((d) => certificateBody(d)));
-  return certificateDocument(`Certificates of Insurance ${data[0]!.certificateNumber} …`, bodies, testMode, options.format);
+  return certificatesDocumentHtml(await Promise.all(data.map((d) => certificatePage(d))), options);
 }

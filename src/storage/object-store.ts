@@ -37,11 +37,18 @@ export interface PutOptions {
   contentType: string;
   /** The body's SHA-256 in lowercase hex when the caller already knows it (Buffers: computed here). */
   sha256Hex?: string;
+  /**
+   * What an object already stored under the key with other bytes means: `conflict` (default)
+   * throws `ObjectConflictError`; `keep` keeps and returns it (`created` false, its own size and
+   * SHA-256), for objects whose content a retry reproduces but not byte for byte (a certificate
+   * printed again embeds other font subsets).
+   */
+  onExisting?: 'conflict' | 'keep';
 }
 
 export interface PutResult {
   key: string;
-  /** true when this call created the object; false when an identical object was already there. */
+  /** true when this call created the object; false when an identical object (or, with `onExisting: 'keep'`, any object) was already there. */
   created: boolean;
   /** Object size in bytes. */
   size: number;
@@ -84,9 +91,11 @@ export interface ObjectStore {
   /**
    * Creates `key` with `body` unless it exists (precondition `ifGenerationMatch=0`).
    * Returns `{ created: true }` on creation, `{ created: false }` when the same bytes (by
-   * SHA-256) are already stored; throws `ObjectConflictError` when different bytes are stored.
-   * A stream body is streamed to storage (hashed on the way); if the object already exists it
-   * is still read to the end to hash it, but nothing is uploaded.
+   * SHA-256) are already stored; throws `ObjectConflictError` when different bytes are stored
+   * (unless `onExisting: 'keep'`). A Buffer is uploaded in one request (the precondition
+   * decides; an existing object costs a metadata read after the refused upload). A stream body
+   * is looked up first and streamed to storage (hashed on the way); if the object already
+   * exists it is still read to the end to hash it, but nothing is uploaded.
    */
   putIfAbsent(key: string, body: Buffer | Readable, options: PutOptions): Promise<PutResult>;
   /** Size, SHA-256 and content type of `key`, or null when it does not exist. */
@@ -162,10 +171,10 @@ export function createObjectStore(
     return sha;
   }
 
-  async function settleExisting(key: string, info: ObjectInfo, sha256: string): Promise<PutResult> {
+  async function settleExisting(key: string, info: ObjectInfo, sha256: string, onExisting: PutOptions['onExisting']): Promise<PutResult> {
     const existing = await storedSha256(key, info);
-    if (existing !== sha256) throw new ObjectConflictError(key, existing, sha256);
-    return { key, created: false, size: info.size, sha256 };
+    if (existing !== sha256 && onExisting !== 'keep') throw new ObjectConflictError(key, existing, sha256);
+    return { key, created: false, size: info.size, sha256: existing };
   }
 
   async function putIfAbsent(key: string, body: Buffer | Readable, opts: PutOptions): Promise<PutResult> {
@@ -184,11 +193,13 @@ export function createObjectStore(
       },
     });
 
-    const before = await stat(key);
+    // A stream is looked up first, so an object already there is not uploaded again for nothing.
+    // A Buffer is uploaded at once: the create-only precondition is the check, and an object
+    // already there is settled below (one request where the object is new, the usual case).
+    const before = Buffer.isBuffer(body) ? null : await stat(key);
     if (before) {
       // Already there: learn the new body's hash without uploading anything.
-      const sha = Buffer.isBuffer(body) && known ? known : await drainHash(source);
-      return settleExisting(key, before, sha);
+      return settleExisting(key, before, await drainHash(source), opts.onExisting);
     }
 
     const target = file(key).createWriteStream({
@@ -202,11 +213,11 @@ export function createObjectStore(
       await pipeline(source, hasher, target);
     } catch (err) {
       if (statusOf(err) !== 412) throw err;
-      // Lost a race with a concurrent writer (or a retry of this one): compare with theirs.
-      const sha = hash.digest('hex');
+      // Already there, or lost a race with a concurrent writer: compare with theirs.
+      const sha = Buffer.isBuffer(body) && known ? known : hash.digest('hex');
       const info = await stat(key);
       if (!info) throw err;
-      return settleExisting(key, info, sha);
+      return settleExisting(key, info, sha, opts.onExisting);
     }
     const sha = hash.digest('hex');
     if (known && known !== sha) {

@@ -192,7 +192,7 @@ describe('PDF renderer', () => {
     expect(pool.blockedRequests - before).toBe(2);
   });
 
-  test('when in test mode, then the certificate carries SPECIMEN, and the QR code is an inline data: PNG', async () => {
+  test('when in test mode, then the certificate carries SPECIMEN, and the QR code is an inline data: SVG', async () => {
     const live = await renderCertificateHtml(certificate(), { format });
     const specimen = await renderCertificateHtml(certificate({ testMode: true }), { format });
 
@@ -205,8 +205,10 @@ describe('PDF renderer', () => {
     expect((await visibleText(await pool.render(live, { format }), live)).replace(/\s+/g, '')).not.toContain('SPECIMEN');
     expect(pageCount(pdf)).toBe(1);
     const qr = /<img id="qr"[^>]* src="([^"]+)"/.exec(specimen)?.[1];
-    expect(qr).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/=]+$/);
-    expect(Buffer.from(qr!.split(',')[1]!, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(qr).toMatch(/^data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+$/);
+    const svg = Buffer.from(qr!.split(',')[1]!, 'base64').toString('utf8');
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(svg).not.toMatch(/<script|href=/i);
   });
 
   test('when a render exceeds its deadline, then it fails with RenderTimeoutError and the same pool renders afterwards', async () => {
