@@ -3,7 +3,7 @@
  * certificate per covered unit, render and store the PDFs, build the zips, verify that all of
  * it is in storage (the purchase activities then mark the purchase issued).
  *
- * Built by `createCertificateActivities({ db, store, pdf, publicBaseUrl, pageFormat })` over
+ * Built by `createCertificateActivities({ db, store, printer, pagesPerPrint, publicBaseUrl, concurrency })` over
  * injected clients (STYLE practice 2). Every step is safe to retry:
  * - numbers are planned once per covered unit (a retry reads the same rows);
  * - an object already in storage is recorded, not rendered again, so a retry never makes a
@@ -18,10 +18,8 @@
 import { Readable } from 'node:stream';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../src/db/knex';
-import type { BrowserPool, PdfPageFormat } from '../src/pdf/browser-pool';
-import { CertificateTemplateError, renderCertificateHtml, renderCertificatesHtml } from '../src/pdf/certificate-template';
-import { PdfPageCountError, splitPdfPages } from '../src/pdf/split-pdf';
-import { withFixedPdfDates } from '../src/pdf/stable-pdf';
+import { CertificateTemplateError, certificatePage } from '../src/pdf/certificate-template';
+import type { CertificatePrinter } from '../src/pdf/certificate-printer';
 import { ObjectConflictError, certificateKey, zipKeys, type ObjectStore } from '../src/storage/object-store';
 import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEntry, type ZipExtra } from '../src/storage/zips';
 import { createCertificatesRepository, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
@@ -32,23 +30,14 @@ import type { WorkerMetrics } from '../src/metrics/registry';
 export interface CertificateActivityDeps {
   db: Db;
   store: ObjectStore;
-  pdf: BrowserPool;
+  /** The worker's certificate printer (Chromium prints shared by purchases of one account). */
+  printer: CertificatePrinter;
+  /** Most certificates one print job of an activity holds (config `PDF_PAGES_PER_PRINT`). */
+  pagesPerPrint: number;
   publicBaseUrl: string;
-  pageFormat: PdfPageFormat;
-  /** Prints (or stat checks) one issuing activity runs at once (≥ the pool's page count keeps it busy). */
-  concurrency: number;
-  /** Certificates printed together in one render (one page each), then split; default `CERTIFICATES_PER_PRINT`. */
-  certificatesPerPrint?: number;
   /** Counts PDFs rendered and times each issuing activity (optional in benchmarks and unit tests). */
   metrics?: Pick<WorkerMetrics, 'certificatesRendered' | 'renderDuration'>;
 }
-
-/**
- * Certificates per print. Measured on this 2-core machine: 10 certificates printed one by one
- * took 5.3 s, the same 10 as one 10-page print 0.9 s. Five keeps a print short (its deadline and
- * a retry cover little work) while the page pool still has several prints to overlap.
- */
-export const CERTIFICATES_PER_PRINT = 5;
 
 /** What `verifyCertificates` found; anything missing has been reset so the next round redoes it. */
 export interface IssuanceCheck {
@@ -78,71 +67,64 @@ function permanent(err: unknown): never {
   throw err;
 }
 
-/** Runs `task` over `items` with at most `limit` in flight; rejects with the first error. */
-async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await task(items[next++]!);
-  });
-  await Promise.all(lanes);
-}
-
 export function createCertificateActivities(deps: CertificateActivityDeps) {
-  const { db, store, pdf, publicBaseUrl, pageFormat } = deps;
+  const { db, store, printer, publicBaseUrl } = deps;
   const repo = createCertificatesRepository(db);
 
   /**
    * Renders and stores the given pending certificates (see `issueCertificates`). With `rendered`,
-   * also keeps each PDF stored now under its storage key, for zips built in the same activity.
+   * also keeps each PDF this call stored under its storage key, for zips built in the same
+   * activity; with `created`, adds the key of every object this call created.
    */
-  async function issue(input: { purchaseId: number; certificateIds: number[] }, rendered?: Map<string, Buffer>): Promise<{ rendered: number; alreadyStored: number }> {
+  async function issue(
+    input: { purchaseId: number; certificateIds: number[] },
+    rendered?: Map<string, Buffer>,
+    created?: Set<string>,
+  ): Promise<{ rendered: number; alreadyStored: number }> {
     const ctx = Context.current();
     const timer = deps.metrics?.renderDuration.startTimer();
     const rows = await repo.pendingForIssue(input.purchaseId, input.certificateIds);
     let renderedCount = 0;
     let alreadyStored = 0;
     const beat = () => ctx.heartbeat({ done: renderedCount + alreadyStored, of: rows.length });
+    // A PDF already in storage (an earlier attempt stored it, then its database write was lost)
+    // is kept and recorded as it is: the create-only upload is refused and the stored object's
+    // size and digest are recorded, so a retry never makes a second, different object.
     const storePdf = async (row: IssuanceRow, bytes: Buffer) => {
       const key = certificateKey(row.purchaseId, row.certificateNumber);
-      const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf' }).catch(permanent);
+      const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf', onExisting: 'keep' }).catch(permanent);
       await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
-      rendered?.set(key, bytes);
-      renderedCount++;
+      if (put.created) {
+        rendered?.set(key, bytes);
+        created?.add(key);
+        renderedCount++;
+      } else {
+        alreadyStored++;
+      }
       beat();
     };
-    // A PDF already in storage (its database write was lost) is recorded, not printed again.
-    const toRender: IssuanceRow[] = [];
-    await eachLimited(rows, deps.concurrency, async (row) => {
-      const key = certificateKey(row.purchaseId, row.certificateNumber);
-      const existing = await store.stat(key);
-      if (existing?.sha256) {
-        await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: existing.size, sha256: existing.sha256 });
-        alreadyStored++;
-        beat();
-      } else {
-        toRender.push(row);
-      }
-    });
+    const toRender = [...rows];
     toRender.sort((a, b) => a.certificateId - b.certificateId);
-    // Several certificates per print (one page each), split afterwards: a print costs far
-    // more than a page. A chunk whose print does not split into one page per certificate is
-    // printed one certificate at a time instead.
-    const chunks: IssuanceRow[][] = [];
-    const perPrint = deps.certificatesPerPrint ?? CERTIFICATES_PER_PRINT;
-    for (let i = 0; i < toRender.length; i += perPrint) chunks.push(toRender.slice(i, i + perPrint));
-    await eachLimited(chunks, deps.concurrency, async (chunk) => {
-      const data = chunk.map((row) => toCertificateData(row, publicBaseUrl));
-      const pdfs = await renderCertificatesHtml(data, { format: pageFormat })
-        .then((html) => pdf.render(html, { format: pageFormat }))
-        .then((print) => splitPdfPages(print, chunk.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate }))))
-        .catch(async (err: unknown) => {
-          if (!(err instanceof PdfPageCountError)) return permanent(err);
-          return Promise.all(
-            chunk.map(async (row, i) => withFixedPdfDates(await pdf.render(await renderCertificateHtml(data[i]!, { format: pageFormat }), { format: pageFormat }), row.issueDate)),
-          ).catch(permanent);
-        });
-      await Promise.all(chunk.map((row, i) => storePdf(row, pdfs[i]!)));
-    });
+    // Pages are built here, so that a template error fails this purchase alone; the printer
+    // prints them with other purchases' pages of the same account (a print costs far more than a
+    // page) and splits the print into one PDF per certificate.
+    const pages = await Promise.all(toRender.map((row) => certificatePage(toCertificateData(row, publicBaseUrl)))).catch(permanent);
+    const perPrint = deps.pagesPerPrint;
+    const jobs: number[] = [];
+    for (let i = 0; i < toRender.length; i += perPrint) jobs.push(i);
+    await Promise.all(
+      jobs.map(async (from) => {
+        const rows = toRender.slice(from, from + perPrint);
+        const pdfs = await printer
+          .print({
+            account: rows[0]!.rootAccountId,
+            pages: pages.slice(from, from + perPrint),
+            meta: rows.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate })),
+          })
+          .catch(permanent);
+        await Promise.all(rows.map((row, i) => storePdf(row, pdfs[i]!)));
+      }),
+    );
     timer?.();
     deps.metrics?.certificatesRendered.inc(renderedCount);
     return { rendered: renderedCount, alreadyStored };
@@ -150,9 +132,10 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
 
   /**
    * Builds and stores the zips that are not recorded yet (see `buildCertificateArchives`). A PDF
-   * found in `inMemory` (by storage key) is zipped from there instead of being read back.
+   * found in `inMemory` (by storage key) is zipped from there instead of being read back. With
+   * `created`, adds the key of every zip this call created.
    */
-  async function archive(purchaseId: number, inMemory?: ReadonlyMap<string, Buffer>): Promise<{ built: number; existing: number }> {
+  async function archive(purchaseId: number, inMemory?: ReadonlyMap<string, Buffer>, created?: Set<string>): Promise<{ built: number; existing: number }> {
     const certificates = await repo.listForPurchase(purchaseId);
     const unstored = certificates.filter((c) => !c.storageKey).length;
     if (certificates.length === 0 || unstored > 0) {
@@ -187,6 +170,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
         }
         const entries = certs.map((c) => entry(`${c.certificateNumber}.pdf`, c.storageKey!));
         const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }]).catch(permanent);
+        if (put.created) created?.add(key);
         await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
         built++;
       }
@@ -197,6 +181,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
         existing++;
       } else {
         const put = await buildZipToStore(store, paymentKey, paymentEntries, paymentExtras).catch(permanent);
+        if (put.created) created?.add(paymentKey);
         await repo.recordArchive(purchaseId, { kind: 'payment', productLineId: null, proofCode: null, storageKey: paymentKey, sizeBytes: put.size, sha256: put.sha256 });
         built++;
       }
@@ -204,15 +189,19 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     return { built, existing };
   }
 
-  /** Checks and resets what is missing (see `verifyCertificates`). */
-  async function verify(purchaseId: number): Promise<IssuanceCheck> {
+  /**
+   * Checks and resets what is missing (see `verifyCertificates`). Keys in `createdNow` were
+   * created by this same activity (their upload succeeded moments ago) and are not asked again.
+   */
+  async function verify(purchaseId: number, createdNow: ReadonlySet<string> = new Set()): Promise<IssuanceCheck> {
     const [coveredUnits, certificates, archives] = await Promise.all([
       repo.coveredUnitCount(purchaseId),
       repo.listForPurchase(purchaseId),
       repo.archives(purchaseId),
     ]);
     const keys = [...certificates.flatMap((c) => (c.storageKey ? [c.storageKey] : [])), ...archives.map((a) => a.storageKey)];
-    const present = await withHeartbeat(() => store.exists(keys));
+    const present: Record<string, boolean> = { ...(await withHeartbeat(() => store.exists(keys.filter((k) => !createdNow.has(k))))) };
+    for (const key of keys) if (createdNow.has(key)) present[key] = true;
     const lostCertificates = certificates.filter((c) => c.storageKey && !present[c.storageKey]);
     const lostArchives = archives.filter((a) => !present[a.storageKey]);
     await repo.clearStored(lostCertificates.map((c) => c.certificateId));
@@ -241,9 +230,10 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     },
 
     /**
-     * Renders and stores the given certificates of the purchase that are not stored yet,
-     * `CERTIFICATES_PER_PRINT` per Chromium print (split into one PDF per certificate), up to
-     * `concurrency` prints at once, heartbeating the count done. Returns how many PDFs were rendered
+     * Renders and stores the given certificates of the purchase that are not stored yet, in
+     * print jobs of up to `PDF_PAGES_PER_PRINT` certificates that the worker's printer may print
+     * together with other purchases' of the same account (split into one PDF per certificate),
+     * heartbeating the count done. Returns how many PDFs were rendered
      * now and how many were already in storage (a retry after a lost database write).
      */
     async issueCertificates(input: { purchaseId: number; certificateIds: number[] }): Promise<{ rendered: number; alreadyStored: number }> {
@@ -260,9 +250,10 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
      */
     async issueCertificatesAndArchives(input: { purchaseId: number; certificateIds: number[] }): Promise<IssuanceCheck & { rendered: number; alreadyStored: number }> {
       const kept = new Map<string, Buffer>();
-      const counts = await issue(input, kept);
-      await archive(input.purchaseId, kept);
-      return { ...(await verify(input.purchaseId)), ...counts };
+      const created = new Set<string>();
+      const counts = await issue(input, kept, created);
+      await archive(input.purchaseId, kept, created);
+      return { ...(await verify(input.purchaseId, created)), ...counts };
     },
 
     /**

@@ -6,7 +6,8 @@ import type { Config } from '../src/config';
 import type { Db } from '../src/db/knex';
 import type { Logger } from '../src/logger';
 import { createPayproc, type Payproc } from '../src/payproc/client';
-import { createBrowserPool, type BrowserPool, type PdfPageFormat } from '../src/pdf/browser-pool';
+import { createBrowserPool, type BrowserPool } from '../src/pdf/browser-pool';
+import { createCertificatePrinter, type CertificatePrinter } from '../src/pdf/certificate-printer';
 import { createObjectStore, type ObjectStore } from '../src/storage/object-store';
 import { countStorageErrors } from '../src/storage/error-counting';
 import { createPurchaseActivities } from './purchase';
@@ -34,9 +35,10 @@ export interface ActivityDeps {
   store: ObjectStore;
   /** The worker's Chromium page pool (one browser per worker process). */
   pdf: BrowserPool;
-  pageFormat: PdfPageFormat;
-  /** Certificates one issuing activity renders and uploads at once. */
-  renderConcurrency: number;
+  /** Prints certificates on `pdf`, several purchases of one account per print. */
+  printer: CertificatePrinter;
+  /** Most certificates in one print job (config `PDF_PAGES_PER_PRINT`). */
+  pagesPerPrint: number;
   /** SMTP for emailed proof of coverage. */
   mailer: Mailer;
   /** Attach certificate PDFs to proof-of-coverage emails up to this many bytes in all. */
@@ -56,7 +58,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPurchaseActivities(deps),
-    ...createCertificateActivities({ ...deps, concurrency: deps.renderConcurrency }),
+    ...createCertificateActivities(deps),
     ...createProofEmailActivities(deps),
     ...createRenewalActivities(deps),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
@@ -103,9 +105,15 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     endpoints,
     temporal,
     pdf,
-    pageFormat: config.PDF_PAGE_FORMAT,
-    // Twice the pages: while one certificate uploads, another renders in its page.
-    renderConcurrency: config.PDF_PAGE_POOL_SIZE * 2,
+    printer: createCertificatePrinter({
+      pool: pdf,
+      format: config.PDF_PAGE_FORMAT,
+      maxPagesPerPrint: config.PDF_PAGES_PER_PRINT,
+      printsAtOnce: Math.min(config.PDF_PRINTS_AT_ONCE, config.PDF_PAGE_POOL_SIZE),
+      batchWaitMs: config.PDF_PRINT_BATCH_WAIT_MS,
+      onPrint: ({ pages }) => metrics.pagesPerPrint.observe(pages),
+    }),
+    pagesPerPrint: config.PDF_PAGES_PER_PRINT,
     mailer: createMailer(config, clients.log),
     attachmentMaxBytes: config.PROOF_EMAIL_ATTACHMENT_MAX_BYTES,
     messageIdDomain: /@([A-Za-z0-9.-]+)/.exec(config.MAIL_FROM)?.[1] ?? 'localhost',

@@ -180,7 +180,20 @@ const schema = z.object({
    * Certificate activities (render and store a batch, zips, verification) one worker process runs
    * at once, from its certificates task queue; the rest wait in Temporal (issue 8).
    */
-  CERTIFICATE_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
+  CERTIFICATE_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(16),
+  /**
+   * Certificates one Chromium print holds at most (one page each, split afterwards). A print
+   * costs about 0.1 CPU-s whatever its length and a page under 0.01, so the worker prints pages
+   * of several purchases of one account together (issue 16).
+   */
+  PDF_PAGES_PER_PRINT: z.coerce.number().int().min(1).max(50).default(10),
+  /** Prints one worker process runs at once (at most PDF_PAGE_POOL_SIZE pages are used). */
+  PDF_PRINTS_AT_ONCE: z.coerce.number().int().min(1).max(32).default(2),
+  /**
+   * How long, in ms, the oldest waiting print job waits for other purchases' certificates to share
+   * its print (0: print as soon as a print slot is free).
+   */
+  PDF_PRINT_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** Renders one browser serves before the worker replaces it with a fresh one. */
   PDF_RENDERS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
   /** Deadline of one PDF render in ms (loading the HTML plus printing). */

@@ -206,7 +206,8 @@ interface ThroughputResult {
     perSecond: number;
     warmupCertificates: number;
     pages: number;
-    renderConcurrencyPerActivity: number;
+    pagesPerPrint: number;
+    printsAtOnce: number;
     batchSize: number;
     parallelBatches: number;
     browserLaunches: number;
@@ -253,7 +254,8 @@ async function measureThroughput(opts: Options, config: Config, db: Db, agency: 
       perSecond: opts.certs / (wallMs / 1000),
       warmupCertificates: warmupCount,
       pages: config.PDF_PAGE_POOL_SIZE,
-      renderConcurrencyPerActivity: deps.renderConcurrency,
+      pagesPerPrint: config.PDF_PAGES_PER_PRINT,
+      printsAtOnce: Math.min(config.PDF_PRINTS_AT_ONCE, config.PDF_PAGE_POOL_SIZE),
       batchSize: CERTIFICATE_BATCH_SIZE,
       parallelBatches: PARALLEL_BATCHES,
       browserLaunches: deps.pdf.launches,
@@ -262,7 +264,7 @@ async function measureThroughput(opts: Options, config: Config, db: Db, agency: 
     };
     log(
       `activity path: ${opts.certs} certificates in ${(wallMs / 1000).toFixed(2)} s = ${activity.perSecond.toFixed(2)}/s ` +
-        `(pool of ${activity.pages} pages, ${activity.renderConcurrencyPerActivity} per activity, batches of ${CERTIFICATE_BATCH_SIZE} x ${PARALLEL_BATCHES} in flight; ` +
+        `(pool of ${activity.pages} pages, ${activity.printsAtOnce} prints at once of up to ${activity.pagesPerPrint} pages, batches of ${CERTIFICATE_BATCH_SIZE} x ${PARALLEL_BATCHES} in flight; ` +
         `warm-up ${warmupCount} certificates, ${deps.pdf.launches} browser launch(es)); CPU ${describeCpu(cpu, 'this process + its Chromium')}`,
     );
     await deps.pdf.close(); // the baseline gets the machine to itself

@@ -21,6 +21,8 @@ export interface IssuanceRow {
   /** `YYYY-MM-DD`, fixed when the certificate was planned. */
   issueDate: string;
   purchaseId: number;
+  /** The root account that sold the purchase (certificates of one account may share a print). */
+  rootAccountId: number;
   testMode: boolean;
   producerName: string;
   productLineId: number;
@@ -157,6 +159,7 @@ export function createCertificatesRepository(db: Db) {
           'c.certificate_number',
           db.raw("to_char(c.issue_date, 'YYYY-MM-DD') as issue_date"),
           'p.id as purchase_id',
+          'p.root_account_id',
           'p.mode',
           'ra.name as producer_name',
           'pl.id as product_line_id',
@@ -183,6 +186,7 @@ export function createCertificatesRepository(db: Db) {
         certificateNumber: r.certificate_number,
         issueDate: r.issue_date,
         purchaseId: r.purchase_id,
+        rootAccountId: r.root_account_id,
         testMode: r.mode === 'test',
         producerName: r.producer_name,
         productLineId: r.product_line_id,

@@ -60,6 +60,12 @@ export function createWorkerMetrics() {
     }),
     certificatesRendered: new Counter({ name: 'certificates_rendered_total', help: 'Certificate PDFs rendered and stored', registers: [registry] }),
     renderDuration: new Histogram({ name: 'certificate_render_seconds', help: 'Time to render one batch of certificate PDFs', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30], registers: [registry] }),
+    pagesPerPrint: new Histogram({
+      name: 'pdf_print_pages',
+      help: 'Certificate pages per Chromium print (several purchases of one account share a print)',
+      buckets: [1, 2, 3, 5, 8, 10, 20, 50],
+      registers: [registry],
+    }),
     /** Call `watchBrowserPool` to have scrapes read the pool's launch count. */
     browserLaunches: new Counter({ name: 'pdf_browser_launches_total', help: 'Chromium launches by the worker’s page pool (restarts included)', registers: [registry] }),
     /** Call `watchBrowserPool` to have scrapes read the pool's pages. */
