@@ -77,6 +77,9 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     pageCount: config.PDF_PAGE_POOL_SIZE,
     rendersPerBrowser: config.PDF_RENDERS_PER_BROWSER,
     renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
+    // Only certificates are printed here, and every certificate document carries the same fixed
+    // Content-Security-Policy: one document written over the last changes nothing (issue 16).
+    freshDocumentPerRender: false,
     log: clients.log.child({ component: 'pdf' }),
   });
   const metrics = createWorkerMetrics();

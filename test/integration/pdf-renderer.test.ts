@@ -247,6 +247,27 @@ describe('PDF renderer', () => {
     }
   });
 
+  test('when documents are written over the last (freshDocumentPerRender false), then each PDF shows its own certificate only', async () => {
+    const reusing = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 15_000, freshDocumentPerRender: false });
+    try {
+      const numbers = ['COI-000123-0001', 'COI-000456-0002', 'COI-000789-0003'];
+      for (const certificateNumber of numbers) {
+        const pdf = await reusing.render(await renderCertificateHtml(certificate({ certificateNumber, verificationUrl: `http://127.0.0.1:3000/verify/${certificateNumber}`, testMode: certificateNumber.endsWith('2') }), { format }), { format });
+        expectValidPdf(pdf);
+        expect(pageCount(pdf)).toBe(1);
+        if (PDFTOTEXT) {
+          const text = pdfText(pdf);
+          expect(text).toContain(certificateNumber);
+          for (const other of numbers.filter((n) => n !== certificateNumber)) expect(text).not.toContain(other);
+          expect(text.replace(/\s+/g, '').includes('SPECIMEN')).toBe(certificateNumber.endsWith('2'));
+        }
+      }
+      expect(reusing.pages).toEqual({ idle: 1, busy: 0 });
+    } finally {
+      await reusing.close();
+    }
+  });
+
   test('when 8 renders are submitted at once to 2 pages, then all succeed', async () => {
     const concurrent = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 30_000 });
     try {
