@@ -545,7 +545,10 @@ export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var
   // crash loses nothing, a power cut may lose the last commits: a dev server's trade). An
   // eighth of the dev server's CPU went to those fsyncs under load (issue 16).
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--ui-port', String(uiPort), '--db-filename', db, '--log-level', 'warn',
-    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
+    // One partition per task queue: one server and a few pollers gain nothing from four, and
+    // forwarding tasks and polls between partitions costs the matching service CPU.
+    '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1', '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1'];
   if (namespace !== 'default') args.push('--namespace', namespace);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   const entry = spawnTracked('temporal', temporal, args);

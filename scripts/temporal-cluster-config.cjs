@@ -16,6 +16,10 @@ system.forceSearchAttributesCacheRefreshOnRead:
     constraints: {}
 frontend.namespaceRPS.visibility:
   - value: 1000
+matching.numTaskqueueReadPartitions:
+  - value: 1
+matching.numTaskqueueWritePartitions:
+  - value: 1
 `;
 
 /**

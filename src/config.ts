@@ -193,7 +193,7 @@ const schema = z.object({
    * How long, in ms, the oldest waiting print job waits for other purchases' certificates to share
    * its print (0: print as soon as a print slot is free).
    */
-  PDF_PRINT_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(100),
+  PDF_PRINT_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(250),
   /** Renders one browser serves before the worker replaces it with a fresh one. */
   PDF_RENDERS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
   /** Deadline of one PDF render in ms (loading the HTML plus printing). */
