@@ -3,13 +3,14 @@
  * certificate per covered unit, render and store the PDFs, build the zips, verify that all of
  * it is in storage (the purchase activities then mark the purchase issued).
  *
- * Built by `createCertificateActivities({ db, store, printer, pagesPerPrint, publicBaseUrl, concurrency })` over
- * injected clients (STYLE practice 2). Every step is safe to retry:
+ * Built by `createCertificateActivities({ db, store, printer, pagesPerPrint, publicBaseUrl })`
+ * over injected clients (STYLE practice 2). Every step is safe to retry:
  * - numbers are planned once per covered unit (a retry reads the same rows);
- * - an object already in storage is recorded, not rendered again, so a retry never makes a
- *   second, different object; one found lost from storage is rendered again under the same key
- *   and its row takes the new digest (a page printed with others can differ in bytes, never in
- *   content, from the same page printed alone: fonts are subset per print);
+ * - an object already in storage (an earlier attempt's) is kept and recorded, its reprint
+ *   discarded, so a retry never makes a second, different object; one found lost from storage
+ *   is rendered again under the same key and its row takes the new digest (a page printed with
+ *   others can differ in bytes, never in content, from the same page printed alone: fonts are
+ *   subset per print);
  * - zips are deterministic (fixed entry dates and order) and stored create-only.
  * A template error or a storage conflict fails without retry (it would fail the same way
  * again); a render, storage or database error is retried by the workflow's policy.
@@ -112,19 +113,19 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     const perPrint = deps.pagesPerPrint;
     const jobs: number[] = [];
     for (let i = 0; i < toRender.length; i += perPrint) jobs.push(i);
-    await Promise.all(
-      jobs.map(async (from) => {
-        const rows = toRender.slice(from, from + perPrint);
-        const pdfs = await printer
-          .print({
-            account: rows[0]!.rootAccountId,
-            pages: pages.slice(from, from + perPrint),
-            meta: rows.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate })),
-          })
-          .catch(permanent);
-        await Promise.all(rows.map((row, i) => storePdf(row, pdfs[i]!)));
-      }),
-    );
+    // Heartbeats go on while the jobs wait for a print (the printer may be busy with others').
+    const printAndStore = async (from: number) => {
+      const rows = toRender.slice(from, from + perPrint);
+      const pdfs = await printer
+        .print({
+          account: rows[0]!.rootAccountId,
+          pages: pages.slice(from, from + perPrint),
+          meta: rows.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate })),
+        })
+        .catch(permanent);
+      await Promise.all(rows.map((row, i) => storePdf(row, pdfs[i]!)));
+    };
+    await withHeartbeat(() => Promise.all(jobs.map(printAndStore)));
     timer?.();
     deps.metrics?.certificatesRendered.inc(renderedCount);
     return { rendered: renderedCount, alreadyStored };
