@@ -11,9 +11,10 @@
  *   is rendered again under the same key and its row takes the new digest (a page printed with
  *   others can differ in bytes, never in content, from the same page printed alone: fonts are
  *   subset per print);
- * - zips are deterministic (fixed entry dates and order) and stored create-only.
- * A template error or a storage conflict fails without retry (it would fail the same way
- * again); a render, storage or database error is retried by the workflow's policy.
+ * - zips are deterministic (fixed entry dates and order) and stored create-only; one already
+ *   stored under its key is kept.
+ * A template error fails without retry (it would fail the same way again); a render, storage
+ * or database error is retried by the workflow's policy.
  * Long activities heartbeat, so a killed worker's work is picked up within the heartbeat timeout.
  */
 import { Readable } from 'node:stream';
@@ -48,6 +49,14 @@ export interface IssuanceCheck {
   missingCertificates: number;
   missingArchives: number;
 }
+
+/**
+ * A zip already stored under its key is kept: the key names its certificates (a digest of their
+ * numbers), and an earlier attempt's zip, stored before its database record was lost, may differ
+ * in bytes from a rebuild (PDFs reprinted, a newer release encoding the QR image differently)
+ * without differing in what it certifies. Failing there would leave the purchase without its zips.
+ */
+const ZIP_OPTIONS = { onExisting: 'keep' } as const;
 
 /** Runs `fn` while heartbeating every 2 s (for steps that make no progress to report). */
 async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
@@ -170,7 +179,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
           continue;
         }
         const entries = certs.map((c) => entry(`${c.certificateNumber}.pdf`, c.storageKey!));
-        const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }]).catch(permanent);
+        const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }], ZIP_OPTIONS).catch(permanent);
         if (put.created) created?.add(key);
         await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
         built++;
@@ -181,7 +190,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
       if (recorded.has(paymentKey)) {
         existing++;
       } else {
-        const put = await buildZipToStore(store, paymentKey, paymentEntries, paymentExtras).catch(permanent);
+        const put = await buildZipToStore(store, paymentKey, paymentEntries, paymentExtras, ZIP_OPTIONS).catch(permanent);
         if (put.created) created?.add(paymentKey);
         await repo.recordArchive(purchaseId, { kind: 'payment', productLineId: null, proofCode: null, storageKey: paymentKey, sizeBytes: put.size, sha256: put.sha256 });
         built++;

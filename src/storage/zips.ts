@@ -40,6 +40,11 @@ export interface ZipBuildOptions {
    * compressed, so deflating costs CPU for a few percent (decision, docs/decisions.md).
    */
   compressionLevel?: number;
+  /**
+   * A different zip already stored at the key: `conflict` (default) throws `ObjectConflictError`;
+   * `keep` keeps it (see `PutOptions.onExisting`).
+   */
+  onExisting?: 'conflict' | 'keep';
 }
 
 /**
@@ -89,12 +94,13 @@ export async function buildZipToStore(
     if (!stop.signal.aborted) archive.destroy(err instanceof Error ? err : new Error(String(err)));
   });
 
-  if (entries.some((e) => 'key' in e)) return store.putIfAbsent(key, archive, { contentType: 'application/zip' });
+  const put = { contentType: 'application/zip', onExisting: options.onExisting };
+  if (entries.some((e) => 'key' in e)) return store.putIfAbsent(key, archive, put);
   // Every entry is in memory already (PDFs just rendered): so is the zip, which then goes up in
   // one request with its digest, instead of a look-up, a streamed upload and a metadata patch.
   const chunks: Buffer[] = [];
   for await (const chunk of archive) chunks.push(chunk as Buffer);
-  return store.putIfAbsent(key, Buffer.concat(chunks), { contentType: 'application/zip' });
+  return store.putIfAbsent(key, Buffer.concat(chunks), put);
 }
 
 /**

@@ -136,6 +136,22 @@ describe('putIfAbsent', () => {
     expect(await store.list(purchasePrefix(id))).toEqual([key]);
   });
 
+  test("when different bytes meet an existing key with onExisting 'keep', then the stored object is kept and described, as a Buffer or a stream", async () => {
+    const id = purchase();
+    const key = certificateKey(id, 'COI-000013');
+    const original = fakePdf('earlier attempt');
+    await store.putIfAbsent(key, original, { contentType: 'application/pdf' });
+
+    const reprint = await store.putIfAbsent(key, fakePdf('reprint'), { contentType: 'application/pdf', onExisting: 'keep' });
+    const streamed = await store.putIfAbsent(key, Readable.from([fakePdf('streamed reprint')]), { contentType: 'application/pdf', onExisting: 'keep' });
+
+    expect(reprint).toEqual({ key, created: false, size: original.length, sha256: sha256Of(original) });
+    expect(streamed).toEqual(reprint);
+    const url = await store.signedReadUrl(key, { expiresInSeconds: 60 });
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer())).toEqual(original);
+    expect(await store.list(purchasePrefix(id))).toEqual([key]);
+  });
+
   test('when two identical uploads race, then one creates and the other reports created false', async () => {
     const key = certificateKey(purchase(), 'COI-000004');
     const pdf = fakePdf('race');
@@ -229,6 +245,22 @@ describe('buildZipToStore', () => {
     expect(second).toEqual({ ...first, created: false });
     await expect(changed).rejects.toBeInstanceOf(ObjectConflictError);
     expect(await store.list(`${purchasePrefix(id)}zips/`)).toEqual([key]);
+  });
+
+  test("when every entry is in memory, then the zip is the same bytes as one streamed from storage, and with onExisting 'keep' a different zip already there is kept", async () => {
+    const id = purchase();
+    const pdfs = [1, 2].map((n) => ({ number: `COI-${n}`, bytes: fakePdf(`in memory ${n}`) }));
+    await Promise.all(pdfs.map((p) => store.putIfAbsent(certificateKey(id, p.number), p.bytes, { contentType: 'application/pdf' })));
+    const qr = await proofOfCoveragePng('http://127.0.0.1:3000/verify/POC-memory');
+    const extras = [{ name: PROOF_OF_COVERAGE_NAME, body: qr }];
+    const streamed = await buildZipToStore(store, zipKeys.product(id, 1), pdfs.map((p) => ({ name: `${p.number}.pdf`, key: certificateKey(id, p.number) })), extras);
+
+    const inMemory = await buildZipToStore(store, zipKeys.product(id, 2), pdfs.map((p) => ({ name: `${p.number}.pdf`, open: () => Readable.from([p.bytes]) })), extras);
+    const kept = await buildZipToStore(store, zipKeys.product(id, 2), [{ name: 'COI-1.pdf', open: () => Readable.from([pdfs[0]!.bytes]) }], extras, { onExisting: 'keep' });
+
+    expect(inMemory).toMatchObject({ created: true, size: streamed.size, sha256: streamed.sha256 });
+    expect(await store.stat(zipKeys.product(id, 2))).toMatchObject({ contentType: 'application/zip', sha256: streamed.sha256 });
+    expect(kept).toEqual({ ...inMemory, created: false });
   });
 
   test('when an entry object is missing, then the build fails and no zip is stored', async () => {
