@@ -183,8 +183,8 @@ const schema = z.object({
   CERTIFICATE_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(16),
   /**
    * Certificates one Chromium print holds at most (one page each, split afterwards). A print
-   * costs about 0.1 CPU-s whatever its length and a page under 0.01, so the worker prints pages
-   * of several purchases of one account together (issue 16).
+   * costs Chromium about 0.045 CPU-s whatever its length and a further page under 0.01, so the
+   * worker prints pages of several purchases of one account together (issue 16).
    */
   PDF_PAGES_PER_PRINT: z.coerce.number().int().min(1).max(50).default(10),
   /** Prints one worker process runs at once (at most PDF_PAGE_POOL_SIZE pages are used). */

@@ -1,7 +1,7 @@
 /**
  * Prints certificates of several purchases of one account in one Chromium print, then splits the
- * print into one PDF per certificate (issue 16, "Cost of a purchase": a print costs about
- * 0.1 CPU-s in Chromium whatever its length, a further page under 0.01; see docs/decisions.md).
+ * print into one PDF per certificate (issue 16, "Cost of a purchase": a print costs Chromium
+ * about 0.045 CPU-s whatever its length, a further page under 0.01; see docs/decisions.md).
  *
  * Each certificate activity hands its purchase's pages in as one job; jobs that share a batch
  * key (the account, the mode and the paper format) wait in one queue. A print starts when a
