@@ -158,6 +158,11 @@ interface ApiProcess {
 
 /** Starts `src/server.ts` as its own Node process (so its pid is the API's) and waits for /healthz. */
 async function startApi(env: Record<string, string | undefined>, port: number, logFile: string): Promise<ApiProcess> {
+  // Something already answering there (an interrupted run's API) would take the load instead of
+  // the process started here, on another namespace: every checkout would fail.
+  if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) {
+    throw new Error(`port ${port} already answers HTTP (an earlier bench's API left running?); stop it and run again`);
+  }
   const out = fs.createWriteStream(logFile, { flags: 'w' });
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src', 'server.ts')], { cwd: REPO_ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout!, child.stderr!]) readline.createInterface({ input: stream }).on('line', (l) => out.write(`${l}\n`));
