@@ -113,26 +113,24 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
       }
       beat();
     };
-    const toRender = [...rows];
-    toRender.sort((a, b) => a.certificateId - b.certificateId);
     // Pages are built here, so that a template error fails this purchase alone; the printer
     // prints them with other purchases' pages of the same account (a print costs far more than a
     // page) and splits the print into one PDF per certificate.
-    const pages = await Promise.all(toRender.map((row) => certificatePage(toCertificateData(row, publicBaseUrl)))).catch(permanent);
+    const pages = await Promise.all(rows.map((row) => certificatePage(toCertificateData(row, publicBaseUrl)))).catch(permanent);
     const perPrint = deps.pagesPerPrint;
     const jobs: number[] = [];
-    for (let i = 0; i < toRender.length; i += perPrint) jobs.push(i);
+    for (let i = 0; i < rows.length; i += perPrint) jobs.push(i);
     // Heartbeats go on while the jobs wait for a print (the printer may be busy with others').
     const printAndStore = async (from: number) => {
-      const rows = toRender.slice(from, from + perPrint);
+      const job = rows.slice(from, from + perPrint);
       const pdfs = await printer
         .print({
-          account: rows[0]!.rootAccountId,
+          account: job[0]!.rootAccountId,
           pages: pages.slice(from, from + perPrint),
-          meta: rows.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate })),
+          meta: job.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate })),
         })
         .catch(permanent);
-      await Promise.all(rows.map((row, i) => storePdf(row, pdfs[i]!)));
+      await Promise.all(job.map((row, i) => storePdf(row, pdfs[i]!)));
     };
     await withHeartbeat(() => Promise.all(jobs.map(printAndStore)));
     timer?.();

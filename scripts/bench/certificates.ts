@@ -255,7 +255,7 @@ async function measureThroughput(opts: Options, config: Config, db: Db, agency: 
       warmupCertificates: warmupCount,
       pages: config.PDF_PAGE_POOL_SIZE,
       pagesPerPrint: config.PDF_PAGES_PER_PRINT,
-      printsAtOnce: Math.min(config.PDF_PRINTS_AT_ONCE, config.PDF_PAGE_POOL_SIZE),
+      printsAtOnce: deps.printer.printsAtOnce,
       batchSize: CERTIFICATE_BATCH_SIZE,
       parallelBatches: PARALLEL_BATCHES,
       browserLaunches: deps.pdf.launches,

@@ -4,8 +4,8 @@
  * about 0.045 CPU-s whatever its length, a further page under 0.01; see docs/decisions.md).
  *
  * Each certificate activity hands its purchase's pages in as one job; jobs that share a batch
- * key (the account, the mode and the paper format) wait in one queue. A print starts when a
- * print slot is free and either the queue holds `maxPagesPerPrint` pages or its oldest job has
+ * key (the account and the mode; a printer has one paper format) wait in one queue. A print
+ * starts when a print slot is free and either the queue holds `maxPagesPerPrint` pages or its oldest job has
  * waited `batchWaitMs`; it takes whole jobs, oldest first, up to `maxPagesPerPrint` pages (a
  * larger job is printed alone). With `printsAtOnce` prints running, new jobs queue, so the
  * busier the worker the more pages a print holds; a quiet worker prints a job after
@@ -21,7 +21,7 @@
  * print with that error; the activity's retry prints it again.
  */
 import type { BrowserPool, PdfPageFormat } from './browser-pool';
-import { certificatesDocumentHtml, type CertificatePage } from './certificate-template';
+import { certificatesDocumentHtml, checkCertificatePages, type CertificatePage } from './certificate-template';
 import { PdfPageCountError, splitPdfPages } from './split-pdf';
 import { withFixedPdfDates } from './stable-pdf';
 
@@ -63,11 +63,12 @@ export interface CertificatePrinter {
   print(job: CertificatePrintJob): Promise<Buffer[]>;
   /** Jobs waiting for a print now. */
   readonly queued: number;
+  /** Prints run at once at most (the option). */
+  readonly printsAtOnce: number;
 }
 
 interface Pending {
   job: CertificatePrintJob;
-  key: string;
   since: number;
   resolve: (pdfs: Buffer[]) => void;
   reject: (err: unknown) => void;
@@ -135,7 +136,7 @@ export function createCertificatePrinter(options: CertificatePrinterOptions): Ce
   async function printBatch(batch: Pending[]): Promise<void> {
     onPrint?.({ pages: batch.reduce((n, p) => n + p.job.pages.length, 0), jobs: batch.length });
     try {
-      const pdfs = await printSplit(batch.flatMap((p) => p.job.pages), batch.flatMap((p) => p.job.meta));
+      const pdfs = await splitPdfPages(await printOf(batch.flatMap((p) => p.job.pages)), batch.flatMap((p) => p.job.meta));
       let at = 0;
       for (const p of batch) {
         p.resolve(pdfs.slice(at, at + p.job.pages.length));
@@ -151,13 +152,10 @@ export function createCertificatePrinter(options: CertificatePrinterOptions): Ce
     }
   }
 
-  async function printSplit(pages: readonly CertificatePage[], meta: readonly PrintedPageMeta[]): Promise<Buffer[]> {
-    const print = await pool.render(certificatesDocumentHtml(pages, { format }), { format });
-    return splitPdfPages(print, meta);
-  }
+  const printOf = (pages: readonly CertificatePage[]) => pool.render(certificatesDocumentHtml(pages, { format }), { format });
 
   async function printAlone(job: CertificatePrintJob): Promise<Buffer[]> {
-    const print = await pool.render(certificatesDocumentHtml(job.pages, { format }), { format });
+    const print = await printOf(job.pages);
     try {
       return await splitPdfPages(print, job.meta);
     } catch (err) {
@@ -175,16 +173,17 @@ export function createCertificatePrinter(options: CertificatePrinterOptions): Ce
       for (const m of job.meta) {
         if (!/^\d{4}-\d{2}-\d{2}$/.test(m.date)) return Promise.reject(new RangeError(`date must be YYYY-MM-DD, got ${JSON.stringify(m.date)}`));
       }
+      let testMode: boolean;
       try {
         // Checks the job on its own (empty, mixed modes) so that it cannot fail another job's print.
-        certificatesDocumentHtml(job.pages, { format });
+        testMode = checkCertificatePages(job.pages);
       } catch (err) {
         return Promise.reject(err);
       }
-      const key = JSON.stringify([String(job.account), job.pages[0]!.testMode, format]);
+      const key = JSON.stringify([String(job.account), testMode]);
       return new Promise<Buffer[]>((resolve, reject) => {
         const queue = queues.get(key) ?? [];
-        queue.push({ job, key, since: Date.now(), resolve, reject });
+        queue.push({ job, since: Date.now(), resolve, reject });
         queues.set(key, queue);
         queued += 1;
         schedule();
@@ -193,5 +192,6 @@ export function createCertificatePrinter(options: CertificatePrinterOptions): Ce
     get queued() {
       return queued;
     },
+    printsAtOnce,
   };
 }

@@ -308,15 +308,24 @@ export async function certificatePage(data: CertificateData): Promise<Certificat
 }
 
 /**
+ * Checks that `pages` can share one document: at least one, all of one mode (the SPECIMEN
+ * watermark is per document). Returns that mode (true: test). Throws `CertificateTemplateError`.
+ */
+export function checkCertificatePages(pages: readonly Pick<CertificatePage, 'testMode'>[]): boolean {
+  if (pages.length === 0) throw new CertificateTemplateError('no certificates to render');
+  const testMode = pages[0]!.testMode;
+  if (pages.some((p) => p.testMode !== testMode)) throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
+  return testMode;
+}
+
+/**
  * Builds one HTML document holding the given pages, one per printed page in order, for printing
  * them in a single render (a print costs far more than a page; see docs/decisions.md). The
  * SPECIMEN watermark (fixed position) repeats on every page, so all pages must share one mode.
  * Throws `CertificateTemplateError` for an empty list or mixed modes.
  */
 export function certificatesDocumentHtml(pages: readonly CertificatePage[], options: { format: PdfPageFormat }): string {
-  if (pages.length === 0) throw new CertificateTemplateError('no certificates to render');
-  const testMode = pages[0]!.testMode;
-  if (pages.some((p) => p.testMode !== testMode)) throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
+  const testMode = checkCertificatePages(pages);
   const bodies = pages.map((p) => {
     if (!(p.body instanceof SafeHtml)) throw new TypeError('a certificate page must come from certificatePage()');
     return p.body;
@@ -332,8 +341,6 @@ export function certificatesDocumentHtml(pages: readonly CertificatePage[], opti
  * `renderCertificateHtml` would refuse.
  */
 export async function renderCertificatesHtml(data: readonly CertificateData[], options: { format: PdfPageFormat } = { format: 'Letter' }): Promise<string> {
-  if (data.length === 0) throw new CertificateTemplateError('no certificates to render');
-  const testMode = data[0]!.testMode;
-  if (data.some((d) => d.testMode !== testMode)) throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
+  checkCertificatePages(data); // before any QR code is made
   return certificatesDocumentHtml(await Promise.all(data.map((d) => certificatePage(d))), options);
 }
