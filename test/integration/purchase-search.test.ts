@@ -17,7 +17,7 @@ import { createCertificatesRepository } from '../../src/certificates/repository'
 import { createAccountScopes } from '../../src/certificates/account-scope';
 import { createPurchaseSearchRepository } from '../../src/purchase-search/repository';
 import { createPurchaseSearchService } from '../../src/purchase-search/service';
-import { choosePhraseProbe, foldWithOrigins, trigramSample } from '../../src/purchase-search/probe';
+import { choosePhraseLookup, foldWithOrigins, trigramSample, type TrigramSample } from '../../src/purchase-search/probe';
 import fc from 'fast-check';
 
 const TEAMMATE_PATH = '/platform-agency-certs/searchTeammatePurchasedProducts';
@@ -57,6 +57,23 @@ async function teammate(account: RootAccount, name: string): Promise<Agent & { u
   const agent = await createAccountsRepository(app.container.db).upsertAgent({ rootAccountId: account.id, name, email: `${name.replace(/\W/g, '').toLowerCase()}-${tag}@agency.example` });
   const row = await app.container.db('agents').where({ id: agent.id }).first('idp_teammate_uuid');
   return { ...agent, uuid: row.idp_teammate_uuid };
+}
+
+/** The probe the service would look up for `phrase` (null: none). */
+function probeOf(phrase: string, sample: TrigramSample | null): string | null {
+  return choosePhraseLookup(phrase, sample)?.probe ?? null;
+}
+
+type SearchLimits = NonNullable<Parameters<typeof createPurchaseSearchService>[0]['limits']>;
+
+/**
+ * Each of `walks` testing every document, testing ids of the text matches gathered first, and
+ * after gathering more text matches than their cap; each of those counted through the indexes
+ * and, with `countByWalk`, by walking first.
+ */
+function searchPaths(walks: SearchLimits[], countByWalk = true): SearchLimits[] {
+  const text = walks.flatMap((w) => [{ ...w, textMatchCap: 0 }, { ...w, alwaysGatherText: true }, { ...w, alwaysGatherText: true, textMatchCap: 1 }]);
+  return countByWalk ? text.flatMap((c) => [c, { ...c, alwaysCountByWalk: true }]) : text;
 }
 
 async function buyer(firstName: string, lastName: string, email = `${firstName}.${lastName}.${tag}.${randomUUID().slice(0, 4)}@example.com`.replace(/[^\w.@+-]/g, '')): Promise<Buyer> {
@@ -380,7 +397,7 @@ describe('many matches (the paths a large account takes, reached here with small
       if (phrase === 'oldie') return newestFirst.filter((m) => m === fan || ('matches' in m && m.matches)).map((m) => m.purchaseId);
       return [made[1]!.purchaseId, fan.purchaseId];
     };
-    const configurations: Array<{ countCap?: number; walkWindow?: number; maxWalk?: number }> = [
+    const walks: SearchLimits[] = [
       {}, // gathered through the indexes
       { countCap: 3, walkWindow: 100 }, // walked
       { countCap: 2, walkWindow: 3 }, // walked, then on past the window as far as its density says
@@ -389,7 +406,7 @@ describe('many matches (the paths a large account takes, reached here with small
       { countCap: 1, walkWindow: 2, maxWalk: 6 }, // walked on past the window, short of the slice, then the older matches
       { countCap: 1, walkWindow: 4 },
     ];
-    for (const limits of configurations) {
+    for (const limits of searchPaths(walks)) {
       const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
       for (const phrase of ['oldie', number]) {
         const all = expected(phrase);
@@ -418,7 +435,8 @@ describe('many matches (the paths a large account takes, reached here with small
     }
     const all = [...made].reverse().filter((m) => m.matches).map((m) => m.purchaseId);
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
-    for (const limits of [{ countCap: 1, walkWindow: 1 }, { countCap: 1, walkWindow: 1, maxWalk: 25 }, { countCap: 2, walkWindow: 7, maxWalk: 12 }]) {
+    const walks = [{ countCap: 1, walkWindow: 1 }, { countCap: 1, walkWindow: 1, maxWalk: 25 }, { countCap: 2, walkWindow: 7, maxWalk: 12 }];
+    for (const limits of searchPaths(walks, false)) {
       const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
       for (const size of [1, 2, 3]) {
         for (let index = 0; index * size <= all.length; index++) {
@@ -466,12 +484,50 @@ describe('many matches (the paths a large account takes, reached here with small
     }
   });
 
+  test('when a phrase names a product line at any position of a purchase and is in some buyers too, then every walked page equals the newest-first order', async () => {
+    // The walk tests the first and second product lines (ids ascending) by hash, the rest by overlap,
+    // and the text by id (gathered first) or on the document: each position, and a text-only match,
+    // must be found. Created last, the named line has the highest id of a purchase.
+    const other = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: `Plain Cover ${tag}` });
+    const another = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: `Second Cover ${tag}` });
+    const line = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: `Harbor-${tag}` });
+    const t = await teammate(accountA, 'Lina Lines');
+    const shapes: Array<{ productIds: number[]; last: string; matches: boolean }> = [
+      { productIds: [line], last: 'One', matches: true },
+      { productIds: [other], last: 'Two', matches: false },
+      { productIds: [other, line], last: 'Three', matches: true },
+      { productIds: [other, another, line], last: 'Four', matches: true },
+      { productIds: [other, another, other], last: 'Five', matches: false },
+      { productIds: [other], last: `Harbor${tag}`, matches: false }, // its key holds the folded phrase, its document not the phrase
+      { productIds: [other], last: 'Six', matches: true }, // its email holds the phrase
+    ];
+    const made: Array<Made & { matches: boolean }> = [];
+    for (const [i, shape] of [...shapes, ...shapes].entries()) {
+      const email = shape.last === 'Six' ? `harbor-${tag}-${i}@example.com` : undefined;
+      const b = email ? await buyer('Lines', `${shape.last}${i}`, email) : await buyer('Lines', `${shape.last}${i}`);
+      made.push({ ...(await purchase({ account: accountA, agentId: t.id, buyer: b, productIds: shape.productIds, daysAgo: 400 - i })), matches: shape.matches });
+    }
+    const all = [...made].reverse().filter((m) => m.matches).map((m) => m.purchaseId);
+    const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
+    const walks = [{ countCap: 1, walkWindow: 1 }, { countCap: 2, walkWindow: 3, maxWalk: 6 }, { countCap: 1, walkWindow: 20 }];
+    for (const limits of searchPaths(walks)) {
+      const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
+      for (const size of [1, 3]) {
+        for (let index = 0; index * size <= all.length; index++) {
+          const res = await service.searchAsTeammate(principal, { idp_teammate_uuid: t.uuid, search_text: `harbor-${tag}`, page_size: size, page_index: index });
+          const where = JSON.stringify({ limits, size, index });
+          expect([where, res.purchases.map((p) => p.purchase_id)]).toEqual([where, all.slice(index * size, index * size + size)]);
+        }
+      }
+    }
+  });
+
   test('when a phrase is looked up through a part of it, then the part is in the phrase and folds to a trigram', () => {
     const unit = fc.constantFrom(...'abkmpXYZ0129 .-@%_\\\'éİ'.split(''));
     const fold = (text: string) => foldWithOrigins(text).map((c) => c.char).join('');
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 60 }), fc.option(fc.array(fc.string({ unit, maxLength: 40 }), { maxLength: 5 }), { nil: null }), (phrase, sample) => {
-        const probe = choosePhraseProbe(phrase, sample && trigramSample(sample.map(fold)));
+        const probe = probeOf(phrase, sample && trigramSample(sample.map(fold)));
         // What SQL checks: search_key (the folded document) LIKE '%' || fold(lower(probe)) || '%', which any
         // document holding the phrase passes when the probe is a part of it; 3 folded characters give a trigram.
         if (fold(phrase).length < 3) return probe === null;
@@ -480,11 +536,11 @@ describe('many matches (the paths a large account takes, reached here with small
     );
     // Every key holds `coi`, one in nine `coi1…`, eleven `coi16…`: the common trigram is left out.
     const certificates = trigramSample(Array.from({ length: 1000 }, (_, i) => `coi${i + 1}11abcdef`));
-    expect(choosePhraseProbe('COI-16', certificates)).toBe('I-16');
-    expect(choosePhraseProbe('COI-1042-1-1-9F3A61C2B7', null)).toBe('COI-1042-1-1-9');
-    expect(choosePhraseProbe('ki', null)).toBeNull();
-    expect(choosePhraseProbe('k-i', certificates)).toBeNull();
-    expect(choosePhraseProbe('50%_off', null)).toBe('50%_off');
+    expect(probeOf('COI-16', certificates)).toBe('I-16');
+    expect(probeOf('COI-1042-1-1-9F3A61C2B7', null)).toBe('COI-1042-1-1-9');
+    expect(probeOf('ki', null)).toBeNull();
+    expect(probeOf('k-i', certificates)).toBeNull();
+    expect(probeOf('50%_off', null)).toBe('50%_off');
   });
 });
 
