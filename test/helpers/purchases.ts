@@ -17,6 +17,8 @@ export const WEBHOOK_SECRET = 'whsec_test_purchase_workflow_secret';
 const signer = new Stripe('sk_test_123');
 
 export interface QuotingAccount {
+  /** The root account's id (purchases.root_account_id of everything it sells). */
+  accountId: number;
   key: string;
   /** A fresh quote request body (a new buyer each call) for the account's one product. */
   quoteBody(): Promise<Record<string, unknown>>;
@@ -57,7 +59,7 @@ export async function createQuotingAccount(app: TestApp): Promise<QuotingAccount
       selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id)],
     };
   };
-  return { key, quoteBody };
+  return { accountId: account.id, key, quoteBody };
 }
 
 /** Quotes and checks out one purchase; resolves once the workflow has returned the session. */

@@ -30,6 +30,7 @@ let live: string;
 let testKey: string;
 let otherLive: string;
 let questionSetId: number;
+let otherQuestionSetId: number;
 
 beforeAll(async () => {
   proxy = await startProcessorProxy();
@@ -41,7 +42,7 @@ beforeAll(async () => {
   testKey = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
   const other = await createRootAccount(app.container, 'Other Agency');
   otherLive = (await createKey(app.container, { rootAccountId: other.id, mode: 'live' })).key;
-  await createQuestionSet(app.container, other.id, SPECIAL_EVENT_LIABILITY);
+  otherQuestionSetId = (await createQuestionSet(app.container, other.id, SPECIAL_EVENT_LIABILITY)).id;
 });
 
 afterAll(async () => {
@@ -107,7 +108,7 @@ describe('a retried POST with the same Idempotency-Key', () => {
     const name = unique('Scoped');
     const key = `shared-${name}`;
     const mine = await createProduct(live, key, productBody(name));
-    const theirs = await createProduct(otherLive, key, { ...productBody(name), questionSetId: (await app.container.db('question_sets').whereNot({ id: questionSetId }).orderBy('id', 'desc').first()).id });
+    const theirs = await createProduct(otherLive, key, { ...productBody(name), questionSetId: otherQuestionSetId });
     const myTest = await createProduct(testKey, key, { ...productBody(name), isTestMode: true });
     for (const r of [mine, theirs, myTest]) {
       expect(r.status).toBe(201);

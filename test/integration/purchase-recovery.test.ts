@@ -23,6 +23,7 @@ const stripe = new Stripe('sk_test_123');
 interface Env {
   app: TestApp;
   worker: TestWorker;
+  accountId: number;
   key: string;
   quoteBody: () => Promise<Record<string, unknown>>;
 }
@@ -32,8 +33,8 @@ async function setUp(config: Record<string, string> = {}, overrides: Parameters<
   const all = { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', ...config };
   const worker = await startTestWorker(taskQueue, overrides, all);
   const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...all });
-  const { key, quoteBody } = await createQuotingAccount(app);
-  return { app, worker, key, quoteBody };
+  const { accountId, key, quoteBody } = await createQuotingAccount(app);
+  return { app, worker, accountId, key, quoteBody };
 }
 
 async function tearDown(env: Env): Promise<void> {
@@ -109,7 +110,8 @@ describe('a processor that refuses a purchase for good', () => {
       const res = await checkout(env);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_REQUEST');
-      const purchaseId = Number((await env.app.container.db('purchases').max({ id: 'id' }).first())!.id);
+      // This account's only purchase: other suites create purchases in the same database meanwhile.
+      const purchaseId = Number((await env.app.container.db('purchases').where({ root_account_id: env.accountId }).max({ id: 'id' }).first())!.id);
 
       const row = await eventually(async () => {
         const r = await purchaseRow(env, purchaseId);
