@@ -103,7 +103,8 @@ describe('npm run ops: find and setup-namespace', () => {
       ]),
     );
     expect(out.runs).toHaveLength(2);
-    const none = await runScript('scripts/ops.ts', ['find', '--email', 'nobody@example.com'], { LOG_LEVEL: 'silent' });
+    // An address no suite of this run uses (find searches the whole namespace).
+    const none = await runScript('scripts/ops.ts', ['find', '--email', `nobody.${purchaseId}.${Date.now()}@example.com`], { LOG_LEVEL: 'silent' });
     expect(none.stdout).toContain('no purchase runs for this address');
     const bad = await runScript('scripts/ops.ts', ['find', '--email', 'not-an-address']);
     expect(bad.code).toBe(1);
@@ -222,5 +223,5 @@ describe('buyer data in histories', () => {
       expect({ id, clear: clear.map((c) => `${c.path}: ${Buffer.from(c.payload.data ?? new Uint8Array()).toString('utf8').slice(0, 200)}`) }).toEqual({ id, clear: [] });
     }
     expect(payloads).toBeGreaterThan(histories.length);
-  });
+  }, 180_000); // every history the run's suites have written so far, read one by one
 });

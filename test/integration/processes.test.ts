@@ -6,6 +6,7 @@ import net from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
 import { runScript, startProcess } from '../helpers/run';
+import { uniqueTaskQueue } from '../helpers/worker';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -120,8 +121,10 @@ describe('start-up', () => {
 
   test('when the worker starts, then it registers with Temporal, serves /metrics, /healthz and /readyz on its own port, exports the SDK pollers of both task queues, and on SIGTERM it exits 0', async () => {
     const sdkPort = await freePort();
-    const worker = await startProcess('src/worker.ts', /"msg":"worker running"/, { LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}` }, 120_000);
-    expect(worker.output()).toContain(process.env.TEMPORAL_TASK_QUEUE!);
+    // A queue of its own: on the run's default queue this real worker could take workflows other suites start.
+    const queue = uniqueTaskQueue();
+    const worker = await startProcess('src/worker.ts', /"msg":"worker running"/, { LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: queue, WORKER_METRICS_PORT: '0', WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}` }, 120_000);
+    expect(worker.output()).toContain(queue);
     const running = JSON.parse(worker.output().split('\n').find((l) => l.includes('"msg":"worker running"'))!);
     expect(running.metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const base = running.metrics.replace(/\/metrics$/, '');
@@ -134,7 +137,6 @@ describe('start-up', () => {
       expect(metrics).toContain(`# TYPE ${name}`);
     }
     // The Temporal SDK's exporter: the pollers gauge the NoWorkerPolling alert reads, per task queue.
-    const queue = process.env.TEMPORAL_TASK_QUEUE!;
     const sdk = await (await fetch(`http://127.0.0.1:${sdkPort}/metrics`)).text();
     expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="workflow_task"[^}]*task_queue="${queue}"[^}]*\\} [1-9]`));
     expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="activity_task"[^}]*task_queue="${queue}-certificates"[^}]*\\} [1-9]`));
