@@ -11,9 +11,6 @@ frontend.enableUpdateWorkflowExecution:
   - value: true
 frontend.workerVersioningDataAPIs:
   - value: true
-system.forceSearchAttributesCacheRefreshOnRead:
-  - value: true
-    constraints: {}
 frontend.namespaceRPS.visibility:
   - value: 1000
 matching.numTaskqueueReadPartitions:
