@@ -5,10 +5,10 @@
  *   reissue --purchase <id>   run certificate issuance again for a paid, unrefunded purchase
  *   recover --purchase <id>   start a new run of a purchase whose workflow run closed without
  *                             certificates (failed, terminated): records a payment and issues
- *   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72]
+ *   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>]
  *                             list, by agency, purchases awaiting payment past their deadline,
  *                             paid without certificates, and failed lately, plus activities
- *                             retrying (read-only)
+ *                             retrying; one root account's only with --account (read-only)
  *   find --email <address> [--mode test|live]
  *                             the purchase runs of a buyer, by the keyed BuyerEmailHash search
  *                             attribute (hashed here with BUYER_EMAIL_HASH_KEY; read-only)
@@ -36,9 +36,10 @@ import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, MODE, PURCHASE_STATUS,
 const USAGE = `usage: npm run ops -- <command> [options] [--json]
   reissue --purchase <id>   run certificate issuance again (paid, not refunded purchases)
   recover --purchase <id>   resume a purchase whose workflow run closed without certificates
-  stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72]
+  stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>]
                             purchases past their deadline, paid without certificates, failed
-                            lately, and activities retrying, by agency (read-only)
+                            lately, and activities retrying, by agency; --account: one root
+                            account's only (read-only)
   find --email <address> [--mode test|live]
                             a buyer's purchase runs, by the hashed email (read-only)
   setup-namespace [--namespace <name>] [--retention-days 30]
@@ -62,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
       'older-than-minutes': { type: 'string' },
       'min-attempts': { type: 'string' },
       'failed-within-hours': { type: 'string' },
+      account: { type: 'string' },
       email: { type: 'string' },
       mode: { type: 'string' },
       namespace: { type: 'string' },
@@ -75,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 1;
   }
-  if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values['failed-within-hours'], values.json);
+  if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values['failed-within-hours'], values.account, values.json);
   if (command === 'find') return find(values.email, values.mode, values.json);
   if (command === 'setup-namespace') return setupNamespace(values.namespace, values['retention-days'], values.json);
   if (command !== 'reissue' && command !== 'recover') throw new UsageError(`unknown command "${command}"`);
@@ -108,25 +110,31 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** `stuck`: what needs an operator, grouped by agency. Exit 0 when nothing is listed, 3 otherwise. */
-async function stuck(olderThan: string | undefined, minAttempts: string | undefined, failedWithin: string | undefined, json: boolean): Promise<number> {
+/**
+ * `stuck`: what needs an operator, grouped by agency; with `--account`, only that root account's
+ * purchases and the retrying activities of its purchases. Exit 0 when nothing is listed, 3 otherwise.
+ */
+async function stuck(olderThan: string | undefined, minAttempts: string | undefined, failedWithin: string | undefined, account: string | undefined, json: boolean): Promise<number> {
   const graceMinutes = olderThan === undefined ? 10 : nonNegativeInt(olderThan, '--older-than-minutes');
   const attempts = minAttempts === undefined ? 5 : positiveInt(minAttempts, '--min-attempts');
   const failedWithinHours = failedWithin === undefined ? 72 : positiveInt(failedWithin, '--failed-within-hours');
+  const rootAccountId = account === undefined ? undefined : positiveInt(account, '--account');
   const config = loadConfigOrExit();
   const db = createDb(config);
   const temporal = createTemporalClient(config);
   try {
     const purchases = createPurchasesRepository(db);
     const accounts = createAccountsRepository(db);
-    const [rows, retrying] = await Promise.all([purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
+    const [rows, allRetrying] = await Promise.all([purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
     const agencyOf = new Map<number, { rootAccountId: number | null; agency: string }>(rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency }]));
-    for (const a of retrying) {
+    for (const a of allRetrying) {
       if (a.purchaseId === null || agencyOf.has(a.purchaseId)) continue;
       const p = await purchases.findById(a.purchaseId);
+      if (rootAccountId !== undefined && p?.rootAccountId !== rootAccountId) continue;
       const name = p ? (await accounts.findById(p.rootAccountId))?.name : undefined;
       agencyOf.set(a.purchaseId, { rootAccountId: p?.rootAccountId ?? null, agency: name ?? 'unknown' });
     }
+    const retrying = rootAccountId === undefined ? allRetrying : allRetrying.filter((a) => a.purchaseId !== null && agencyOf.get(a.purchaseId)?.rootAccountId === rootAccountId);
     const agencies = new Map<string, { root_account_id: number | null; agency: string; purchases: typeof rows; retrying_activities: typeof retrying }>();
     const bucket = (rootAccountId: number | null, agency: string) => {
       const key = String(rootAccountId);
@@ -138,9 +146,9 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
       const owner = a.purchaseId === null ? undefined : agencyOf.get(a.purchaseId);
       bucket(owner?.rootAccountId ?? null, owner?.agency ?? 'no purchase').retrying_activities.push(a);
     }
-    const result = { older_than_minutes: graceMinutes, min_attempts: attempts, failed_within_hours: failedWithinHours, agencies: [...agencies.values()] };
+    const result = { older_than_minutes: graceMinutes, min_attempts: attempts, failed_within_hours: failedWithinHours, root_account_id: rootAccountId ?? null, agencies: [...agencies.values()] };
     if (json) console.log(JSON.stringify(result));
-    else if (agencies.size === 0) console.log(`nothing stuck (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`);
+    else if (agencies.size === 0) console.log(`nothing stuck${rootAccountId === undefined ? '' : ` for root account ${rootAccountId}`} (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`);
     else
       for (const a of agencies.values()) {
         console.log(`${a.agency} (root account ${a.root_account_id ?? '-'})`);

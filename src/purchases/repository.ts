@@ -302,19 +302,20 @@ export function createPurchasesRepository(db: Db) {
       });
     },
 
-    /** The purchase, or undefined. */
     /**
      * Purchases an operator should look at (`npm run ops -- stuck`): awaiting payment more than
      * `graceSeconds` past their checkout deadline (the workflow should have ended them), paid more
      * than `graceSeconds` ago without certificates (refunded aside), and failed within the last
      * `failedWithinSeconds` (a failure is final, so an older one has had its look); oldest first,
-     * at most `limit` of each kind, with their agency.
+     * at most `limit` of each kind, with their agency; only `rootAccountId`'s when given.
      */
-    async stuck(graceSeconds: number, limit = 500, failedWithinSeconds = 72 * 3600): Promise<Array<{ kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed'; id: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
-      const base = () =>
-        db('purchases as p')
+    async stuck(graceSeconds: number, limit = 500, failedWithinSeconds = 72 * 3600, rootAccountId?: number): Promise<Array<{ kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed'; id: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
+      const base = () => {
+        const q = db('purchases as p')
           .join('root_accounts as a', 'a.id', 'p.root_account_id')
           .select('p.id', 'p.root_account_id', 'a.name as agency', 'p.mode', 'p.status', 'p.failure_reason', 'p.checkout_expires_at', 'p.paid_at', 'p.failed_at');
+        return rootAccountId === undefined ? q : q.where('p.root_account_id', rootAccountId);
+      };
       const ago = db.raw(`now() - (? * interval '1 second')`, [graceSeconds]);
       const [late, unissued, failed] = await Promise.all([
         base().where('p.status', 'awaiting_payment').where('p.checkout_expires_at', '<', ago).orderBy('p.checkout_expires_at').limit(limit),

@@ -5,7 +5,7 @@
  * under their agency, with the activities that keep retrying.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call } from '../helpers/fixtures';
+import { call, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { runScript } from '../helpers/run';
@@ -54,12 +54,19 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
   await eventually(async () => (await attempts(purchaseWorkflowId(late.purchaseId))) >= 2 && (await attempts(certificatesWorkflowId(unissued.purchaseId))) >= 2, 40_000);
   await eventually(async () => (await app.container.db('purchases').where({ id: failed.purchaseId }).first()).status === 'failed');
 
-  const run = await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--json'], { LOG_LEVEL: 'silent' });
+  const rootAccountId = (await app.container.db('purchases').where({ id: late.purchaseId }).first()).root_account_id;
+  // The whole service's list: this agency among the others the run's suites have left stuck.
+  const all = JSON.parse((await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+  expect(all.root_account_id).toBeNull();
+  expect(all.agencies.map((a: { root_account_id: number }) => a.root_account_id)).toContain(rootAccountId);
+  // One agency's (each kind is capped at 500 rows over the whole service; one account's rows are exact).
+  const run = await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--account', String(rootAccountId), '--json'], { LOG_LEVEL: 'silent' });
   expect(run.code).toBe(3);
   const out = JSON.parse(run.stdout);
-  const rootAccountId = (await app.container.db('purchases').where({ id: late.purchaseId }).first()).root_account_id;
-  const mine = out.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId);
-  expect(mine.agency).toBe('Workflow Agency');
+  expect(out.root_account_id).toBe(rootAccountId);
+  expect(out.agencies).toHaveLength(1);
+  const mine = out.agencies[0];
+  expect(mine).toMatchObject({ root_account_id: rootAccountId, agency: 'Workflow Agency' });
   const kinds = Object.fromEntries(mine.purchases.map((p: { id: number; kind: string }) => [p.id, p.kind]));
   expect(kinds).toEqual({ [late.purchaseId]: 'awaiting_payment_past_deadline', [unissued.purchaseId]: 'paid_without_certificates', [failed.purchaseId]: 'failed' });
   const retrying = mine.retrying_activities.map((a: { workflowId: string; activityType: string }) => `${a.workflowId} ${a.activityType}`).sort();
@@ -71,12 +78,19 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
   // A failure is final: one older than the window (72 h by default) has had its look.
   expect(out.failed_within_hours).toBe(72);
   await app.container.db('purchases').where({ id: failed.purchaseId }).update({ failed_at: app.container.db.raw(`now() - interval '73 hours'`) });
-  const later = JSON.parse((await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+  const later = JSON.parse((await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--account', String(rootAccountId), '--json'], { LOG_LEVEL: 'silent' })).stdout);
   const mineLater = later.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId);
   expect(mineLater.purchases.map((p: { id: number }) => p.id).sort()).toEqual([late.purchaseId, unissued.purchaseId].sort());
-  const wider = JSON.parse((await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--failed-within-hours', '96', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+  const wider = JSON.parse((await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--failed-within-hours', '96', '--account', String(rootAccountId), '--json'], { LOG_LEVEL: 'silent' })).stdout);
   expect(wider.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId).purchases.map((p: { id: number }) => p.id)).toContain(failed.purchaseId);
   const bad = await runScript('scripts/ops.ts', ['stuck', '--min-attempts', '0']);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toMatch(/^ops: --min-attempts must be a positive integer/m);
+  const badAccount = await runScript('scripts/ops.ts', ['stuck', '--account', 'acme']);
+  expect(badAccount.code).toBe(1);
+  expect(badAccount.stderr).toMatch(/^ops: --account must be a positive integer, got "acme"/m);
+  // An account with nothing stuck: exit 0, said so.
+  const quiet = await runScript('scripts/ops.ts', ['stuck', '--account', String((await createRootAccount(app.container, 'Quiet Agency')).id)], { LOG_LEVEL: 'silent' });
+  expect(quiet.code).toBe(0);
+  expect(quiet.stdout).toMatch(/^nothing stuck for root account \d+ /m);
 }, 120_000);
