@@ -30,7 +30,7 @@ matching.numTaskqueueWritePartitions:
  */
 function clusterConfigYaml({ pg, databases, ports, shards }) {
   const store = (database, maxConns) => `      sql:
-        pluginName: postgres12
+        pluginName: postgres12_pgx
         databaseName: ${JSON.stringify(database)}
         connectAddr: ${JSON.stringify(`${pg.host}:${pg.port}`)}
         connectProtocol: tcp
