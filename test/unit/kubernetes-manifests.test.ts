@@ -11,7 +11,7 @@
  * - Probes and ports are those of the code: API `/readyz` and `/healthz` on 3000, metrics on
  *   9464; worker `/healthz` and `/readyz` on 9465, SDK metrics on 9466; the worker's
  *   termination grace outlasts its shutdown grace; Services, HPA and PDBs select the pods.
- * - temporal-values.yaml: PostgreSQL (postgres12) persistence and SQL visibility, no Cassandra
+ * - temporal-values.yaml: PostgreSQL (postgres12_pgx) persistence and SQL visibility, no Cassandra
  *   or Elasticsearch, the server and UI versions the project pins, the codec endpoint.
  * - kubeconform (`.tools/bin/kubeconform`, built by `node scripts/tools.mjs`) validates every
  *   manifest strictly against the Kubernetes schemas (deploy/kubernetes/validate.mjs), and
@@ -188,7 +188,7 @@ describe('deploy/kubernetes manifests', () => {
     expect(Object.keys(persistence.datastores).sort()).toEqual(['default', 'visibility']);
     for (const store of ['default', 'visibility']) {
       expect(Object.keys(persistence.datastores[store])).toEqual(['sql']);
-      expect(persistence.datastores[store].sql.pluginName).toBe('postgres12');
+      expect(persistence.datastores[store].sql.pluginName).toBe('postgres12_pgx');
     }
     expect([persistence.defaultStore, persistence.visibilityStore]).toEqual(['default', 'visibility']);
     expect(JSON.stringify(values)).not.toMatch(/cassandra|elasticsearch/i);
