@@ -349,6 +349,7 @@ export function createPurchasesRepository(db: Db) {
       return out;
     },
 
+    /** The purchase, or undefined. */
     async findById(purchaseId: number): Promise<PurchaseRecord | undefined> {
       const r = await db('purchases').where({ id: purchaseId }).first();
       return r ? toPurchaseRecord(r) : undefined;
