@@ -21,6 +21,12 @@ export default tseslint.config(
     rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // CommonJS modules (loaded by both ES modules and CommonJS code) import with require().
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

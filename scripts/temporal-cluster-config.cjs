@@ -5,19 +5,14 @@
  */
 'use strict';
 
-/** Dynamic config of the local cluster: what the dev server turns on and this service uses. */
-const CLUSTER_DYNAMIC_CONFIG = `# Written from scripts/temporal-cluster-config.cjs; edits are overwritten.
-frontend.enableUpdateWorkflowExecution:
-  - value: true
-frontend.workerVersioningDataAPIs:
-  - value: true
-frontend.namespaceRPS.visibility:
-  - value: 1000
-matching.numTaskqueueReadPartitions:
-  - value: 1
-matching.numTaskqueueWritePartitions:
-  - value: 1
-`;
+const fs = require('node:fs');
+const path = require('node:path');
+
+/**
+ * Dynamic config of the local cluster: `ops/temporal/dynamicconfig.yaml`, the file compose's
+ * server reads, so the two never drift (what the dev server turns on and this service uses).
+ */
+const CLUSTER_DYNAMIC_CONFIG = fs.readFileSync(path.join(__dirname, '..', 'ops', 'temporal', 'dynamicconfig.yaml'), 'utf8');
 
 /**
  * The server config of a Temporal cluster on PostgreSQL (all four services in one process).
