@@ -178,6 +178,31 @@ function webhookSecret() {
   return value;
 }
 
+/**
+ * The operators' codec secrets of the local stack, kept in var/codec-secrets.json so that a
+ * Temporal server left running (whose UI was started with the UI key in its codec endpoint) and
+ * commands copied from an earlier banner keep working: `token` (TEMPORAL_CODEC_TOKEN, the CLI's
+ * bearer token) and `uiKey` (TEMPORAL_CODEC_UI_KEY, in the UI's codec endpoint URL). Values set
+ * in the environment win.
+ */
+function codecSecrets() {
+  const file = path.join(VAR_DIR, 'codec-secrets.json');
+  let saved = {};
+  try {
+    saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    /* first run */
+  }
+  const fresh = () => crypto.randomBytes(24).toString('base64url');
+  const valid = (v) => typeof v === 'string' && /^[A-Za-z0-9_-]{24,}$/.test(v);
+  const secrets = {
+    token: process.env.TEMPORAL_CODEC_TOKEN || (valid(saved.token) ? saved.token : fresh()),
+    uiKey: process.env.TEMPORAL_CODEC_UI_KEY || (valid(saved.uiKey) ? saved.uiKey : fresh()),
+  };
+  if (secrets.token !== saved.token || secrets.uiKey !== saved.uiKey) fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
+}
+
 function portFree(port, host) {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });
@@ -230,14 +255,17 @@ async function main() {
     throw new StepError(`port ${port} is already in use (another \`npm run dev\`?); stop it or set PORT`);
   }
   const secret = webhookSecret();
+  const codec = codecSecrets();
+  // The Temporal UI of either shape decodes through the API's UI mount of the codec endpoint.
+  const uiCodecEndpoint = `${baseUrl}/codec/ui/${codec.uiKey}`;
 
   say(`starting PostgreSQL, Temporal ${CLUSTER ? 'cluster (server on PostgreSQL)' : 'dev server'}, stripe-mock, fake-gcs-server, mail sink…`);
   const postgres = stack.ensurePostgres({ databaseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/insurance', log });
   const results = await Promise.allSettled([
     postgres,
     CLUSTER
-      ? postgres.then((url) => stack.ensureTemporalCluster({ databaseUrl: url, codecEndpoint: `${baseUrl}/codec`, log }))
-      : stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal.db', bin: tools.temporal, log }),
+      ? postgres.then((url) => stack.ensureTemporalCluster({ databaseUrl: url, codecEndpoint: uiCodecEndpoint, log }))
+      : stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal.db', bin: tools.temporal, uiCodecEndpoint, log }),
     stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
     stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: process.env.STORAGE_BUCKET || 'certificates', bin: tools.fakeGcs, log }),
     stack.ensureMailSink({ port: 2525, dir: 'var/mail', log }),
@@ -263,8 +291,11 @@ async function main() {
     STORAGE_BUCKET: storage.bucket,
     SMTP_URL: mail.url,
     CHROMIUM_PATH: chromium,
-    // The operators' codec endpoint, on for the local stack with a token of this run.
-    TEMPORAL_CODEC_TOKEN: process.env.TEMPORAL_CODEC_TOKEN || crypto.randomBytes(24).toString('base64url'),
+    // The operators' codec endpoint, on for the local stack: the CLI's bearer token, the UI's
+    // mount, and the local UI's origin (both spellings of the host) allowed by CORS.
+    TEMPORAL_CODEC_TOKEN: codec.token,
+    TEMPORAL_CODEC_UI_KEY: codec.uiKey,
+    TEMPORAL_CODEC_CORS_ORIGINS: process.env.TEMPORAL_CODEC_CORS_ORIGINS || [temporal.uiUrl, temporal.uiUrl.replace('127.0.0.1', 'localhost')].join(','),
   };
   const metricsHost = env.METRICS_HOST || '127.0.0.1';
 
@@ -318,6 +349,14 @@ async function main() {
     baseUrl,
     temporalUiUrl: temporal.uiUrl,
     webhookSecret: secret,
+    // The operators' codec endpoint: the CLI sends `Authorization: Bearer <token>` to `endpoint`;
+    // the Temporal UI is configured with `uiEndpoint` (its key is in the path).
+    codec: {
+      endpoint: `${baseUrl}/codec`,
+      token: codec.token,
+      authorizationHeader: `Bearer ${codec.token}`,
+      uiEndpoint: uiCodecEndpoint,
+    },
     accounts: seed.accounts.map((a) => ({
       rootAccountId: a.rootAccountId,
       slug: a.slug,
@@ -356,8 +395,9 @@ async function main() {
         ? row(`${p.name} metrics`, `http://${metricsHost}:${p.env.METRICS_PORT || env.METRICS_PORT || 9464}/metrics`)
         : row(`${p.name} metrics`, `http://${metricsHost}:${p.env.WORKER_METRICS_PORT || env.WORKER_METRICS_PORT || 9465}/metrics  (health: /healthz, /readyz; SDK: ${(p.env.WORKER_SDK_METRICS_ADDRESS ?? env.WORKER_SDK_METRICS_ADDRESS) === '' ? 'off' : `http://${p.env.WORKER_SDK_METRICS_ADDRESS || env.WORKER_SDK_METRICS_ADDRESS || '127.0.0.1:9466'}/metrics`})`),
     ),
-    row('codec endpoint', `${baseUrl}/codec  (Authorization: Bearer ${env.TEMPORAL_CODEC_TOKEN})`),
-    row('  decoded', `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${env.TEMPORAL_CODEC_TOKEN}'`),
+    row('codec endpoint', `${baseUrl}/codec  (Authorization: Bearer ${codec.token})`),
+    row('  decoded', `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${codec.token}'`),
+    row('  in the UI', `${temporal.uiUrl} decodes through ${baseUrl}/codec/ui/<key in var/dev-credentials.json>${temporal.started ? '' : '  (server reused: as configured when it started)'}`),
     '',
     ...seed.accounts.flatMap((a) => [
       row(`account ${a.rootAccountId}`, `${a.slug}${a.name ? `  (${a.name})` : ''}`),

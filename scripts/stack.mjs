@@ -524,13 +524,15 @@ export async function ensureTemporalNamespace({ bin, address, namespace, retenti
  * and the purchase search attributes (workflows/search-attributes.json).
  * Starts `temporal server start-dev` (SQLite state in `dbFile`, Web UI on `uiPort`, log
  * var/log/temporal.log) unless one is running, in which case missing attributes are created.
+ * `uiCodecEndpoint` is the codec endpoint the Web UI decodes payloads through (a server already
+ * running keeps the one it was started with).
  *
  * @param {{ port?: number, uiPort?: number, dbFile?: string, namespace?: string, bin?: string,
- *   timeoutMs?: number, log?: (line: string) => void }} [options]
+ *   uiCodecEndpoint?: string, timeoutMs?: number, log?: (line: string) => void }} [options]
  * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, started: boolean }>}
  * @throws {Error} when the port is held by something else or the server is not ready in time.
  */
-export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var/temporal.db', namespace = 'default', bin, timeoutMs = 90_000, log = defaultLog } = {}) {
+export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var/temporal.db', namespace = 'default', bin, uiCodecEndpoint, timeoutMs = 90_000, log = defaultLog } = {}) {
   const temporal = await toolPath('temporal', bin, log);
   const address = `${HOST}:${port}`;
   const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: temporal, started: false };
@@ -550,6 +552,7 @@ export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var
     // forwarding tasks and polls between partitions costs the matching service CPU.
     '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1', '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1'];
   if (namespace !== 'default') args.push('--namespace', namespace);
+  if (uiCodecEndpoint) args.push('--ui-codec-endpoint', uiCodecEndpoint);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   const entry = spawnTracked('temporal', temporal, args);
   log(`[stack] starting Temporal on ${address} (UI ${result.uiUrl}, state ${rel(db)})`);

@@ -90,6 +90,13 @@ const schema = z.object({
     }),
   /** Bearer token of the codec endpoint (`/codec/encode`, `/codec/decode`) for the Temporal UI and CLI; unset = endpoint off (404). At least 24 characters. */
   TEMPORAL_CODEC_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(24).optional()),
+  /**
+   * Key in the path of the codec endpoint's UI mount (`/codec/ui/<key>/decode|encode`), the URL a
+   * Temporal UI server is given as its codec endpoint: the UI sends no credentials of its own
+   * without an SSO login. Letters, digits, `-` and `_`, at least 24; unset = that mount off (404).
+   * Whoever can open a UI configured with it can read decoded payloads.
+   */
+  TEMPORAL_CODEC_UI_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(24).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only').optional()),
   /** Browser origins (the Temporal UI) allowed to call the codec endpoint, comma-separated. */
   TEMPORAL_CODEC_CORS_ORIGINS: z
     .string()

@@ -104,6 +104,7 @@ export function createApp(c: Container): Koa<AppState> {
     codecServer({
       codec: new AesGcmPayloadCodec(c.config.TEMPORAL_PAYLOAD_KEYS),
       token: c.config.TEMPORAL_CODEC_TOKEN,
+      uiKey: c.config.TEMPORAL_CODEC_UI_KEY,
       corsOrigins: c.config.TEMPORAL_CODEC_CORS_ORIGINS,
       bodyLimitBytes: c.config.BODY_LIMIT_BYTES,
     }) as Koa.Middleware<AppState>,

@@ -38,7 +38,8 @@ export function requestId(log: Logger): Middleware<AppState> {
       ctx.state.log.info(
         {
           method: ctx.method,
-          path: ctx.path,
+          // The codec endpoint's UI mount carries its key in the path: never log it.
+          path: ctx.path.startsWith('/codec/ui/') ? ctx.path.replace(/^\/codec\/ui\/[^/]*/, '/codec/ui/[key]') : ctx.path,
           status: ctx.status,
           ms: Math.round(ms * 10) / 10,
           apiKeyId: ctx.state.principal?.apiKeyId,

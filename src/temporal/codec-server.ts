@@ -1,16 +1,25 @@
 /**
  * The codec endpoint operators point the Temporal UI and CLI at, so they can read the payloads
- * the service encrypts (./codec.ts): `POST /codec/decode` and `POST /codec/encode`, Temporal's
+ * the service encrypts (./codec.ts): `POST …/decode` and `POST …/encode`, Temporal's
  * remote-codec protocol — body and answer `{ "payloads": [{ "metadata": { key: base64 }, "data": base64 }] }`.
+ * `{}` and an empty body mean no payloads (protobuf's JSON leaves an empty list out, so the CLI
+ * sends `{}` for a query or event without input) and answer `{ "payloads": [] }`.
  *
- * - Off (404 ROUTE_NOT_FOUND, like any unknown path) unless TEMPORAL_CODEC_TOKEN is set.
- * - Every POST needs `Authorization: Bearer <TEMPORAL_CODEC_TOKEN>` (compared in constant
- *   time): otherwise 401 AUTHENTICATION_ERROR. Decoded payloads hold buyers' personal data.
+ * Two mounts, each off (404 ROUTE_NOT_FOUND, like any unknown path) until its secret is set:
+ * - `/codec/decode|encode` for the CLI and scripts: `Authorization: Bearer <TEMPORAL_CODEC_TOKEN>`
+ *   (compared in constant time), otherwise 401 AUTHENTICATION_ERROR.
+ * - `/codec/ui/<TEMPORAL_CODEC_UI_KEY>/decode|encode` for a Temporal UI server: the UI sends no
+ *   credentials of its own unless it has an SSO login, so its codec endpoint URL carries the
+ *   key (compared in constant time; a wrong key is 404 like an unknown path). Anyone who can
+ *   open that UI can read what it decodes: set it only for a UI that operators alone reach.
  * - CORS for the browser UI: origins in TEMPORAL_CODEC_CORS_ORIGINS get the CORS headers
  *   (credentials allowed; headers Authorization, Content-Type, X-Namespace) and their
- *   preflight `OPTIONS` answers 204 without the token.
+ *   preflight `OPTIONS` answers 204 without a secret.
  * - A body that is not that shape: 400 VALIDATION_ERROR; a payload that does not decrypt:
  *   400 INVALID_REQUEST naming why. Answers are never cached (`Cache-Control: no-store`).
+ * - Every decode and encode is logged (`codec request`): the caller (`cli-token` with the
+ *   token's fingerprint, or `temporal-ui`), remote address, user agent, origin, namespace and
+ *   how many payloads; never a payload.
  *
  * Not part of the agency API (absent from the OpenAPI document): it serves operators only.
  */
@@ -23,12 +32,16 @@ import { jsonBody } from '../http/body';
 import { PayloadDecryptionError } from './codec';
 
 export const CODEC_PATHS = { decode: '/codec/decode', encode: '/codec/encode' } as const;
+/** The UI mount: `/codec/ui/<key>` is the endpoint a Temporal UI server is given. */
+const UI_PATH = /^\/codec\/ui\/([^/]+)\/(decode|encode)$/;
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
-const PayloadsBody = z.object({
+// Strict: `{"payload": […]}` is a mistake to report, not an empty list.
+const PayloadsBody = z.strictObject({
   payloads: z
     .array(z.object({ metadata: z.record(z.string(), base64).optional(), data: base64.optional() }))
-    .max(1000),
+    .max(1000)
+    .default([]),
 });
 type JsonPayload = z.infer<typeof PayloadsBody>['payloads'][number];
 
@@ -41,24 +54,55 @@ const toJson = (p: Payload): { metadata: Record<string, string>; data: string } 
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const presented = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '';
+function secretMatches(presented: string, secret: string): boolean {
   const a = crypto.createHash('sha256').update(presented).digest();
-  const b = crypto.createHash('sha256').update(token).digest();
+  const b = crypto.createHash('sha256').update(secret).digest();
   return crypto.timingSafeEqual(a, b) && presented.length > 0;
 }
 
+/** First 8 hex digits of the secret's SHA-256: names which token was used in logs, reveals nothing usable. */
+export function secretFingerprint(secret: string): string {
+  return crypto.createHash('sha256').update(secret).digest('hex').slice(0, 8);
+}
+
+type Mount = { kind: 'decode' | 'encode'; caller: 'cli-token' | 'temporal-ui' };
+
+/** Which mount and operation `path` names, or null (not a codec path, or that mount is off / the UI key is wrong). */
+function mountOf(path: string, token: string | undefined, uiKey: string | undefined): Mount | null {
+  if (token && path === CODEC_PATHS.decode) return { kind: 'decode', caller: 'cli-token' };
+  if (token && path === CODEC_PATHS.encode) return { kind: 'encode', caller: 'cli-token' };
+  const ui = uiKey ? UI_PATH.exec(path) : null;
+  if (ui && secretMatches(ui[1]!, uiKey!)) return { kind: ui[2] as Mount['kind'], caller: 'temporal-ui' };
+  return null;
+}
+
+/** The minimal logger the endpoint writes its access lines to (pino's shape). */
+export interface CodecLog {
+  info(fields: Record<string, unknown>, msg: string): void;
+}
+
 /**
- * Koa middleware serving the codec endpoint; passes every other path on. `token` undefined
- * turns the endpoint off. `bodyLimitBytes` bounds the JSON body (BODY_LIMIT_BYTES).
+ * Koa middleware serving the codec endpoint's two mounts; passes every other path on. `token`
+ * (TEMPORAL_CODEC_TOKEN) turns the bearer mount on, `uiKey` (TEMPORAL_CODEC_UI_KEY) the UI
+ * mount. `bodyLimitBytes` bounds the JSON body (BODY_LIMIT_BYTES). Each decode or encode is
+ * logged on the request's logger (`ctx.state.log`).
  */
-export function codecServer(options: { codec: PayloadCodec; token: string | undefined; corsOrigins: readonly string[]; bodyLimitBytes: number }): Koa.Middleware {
-  const { codec, token } = options;
+export function codecServer(options: {
+  codec: PayloadCodec;
+  token: string | undefined;
+  uiKey?: string | undefined;
+  corsOrigins: readonly string[];
+  bodyLimitBytes: number;
+}): Koa.Middleware {
+  const { codec, token, uiKey } = options;
   const parse = jsonBody(options.bodyLimitBytes);
   const origins = new Set(options.corsOrigins);
+  const tokenId = token ? secretFingerprint(token) : undefined;
   return async (ctx, next) => {
-    const kind = ctx.path === CODEC_PATHS.decode ? 'decode' : ctx.path === CODEC_PATHS.encode ? 'encode' : null;
-    if (!kind || !token) return next();
+    if (!ctx.path.startsWith('/codec/')) return next();
+    const mount = mountOf(ctx.path, token, uiKey);
+    if (!mount) return next();
+    const { kind } = mount;
     const origin = ctx.get('Origin');
     if (origin && origins.has(origin)) {
       ctx.set('Access-Control-Allow-Origin', origin);
@@ -73,13 +117,27 @@ export function codecServer(options: { codec: PayloadCodec; token: string | unde
     }
     if (ctx.method !== 'POST') return next();
     ctx.set('Cache-Control', 'no-store');
-    if (!tokenMatches(ctx.get('Authorization'), token)) {
+    if (mount.caller === 'cli-token' && !secretMatches(/^Bearer (.+)$/i.exec(ctx.get('Authorization'))?.[1] ?? '', token!)) {
       throw new AppError('AUTHENTICATION_ERROR', 'The codec endpoint needs Authorization: Bearer <operator codec token>');
     }
     await parse(ctx, async () => undefined);
     const body = PayloadsBody.safeParse((ctx.request as { body?: unknown }).body);
     if (!body.success) throw new AppError('VALIDATION_ERROR', 'Expected {"payloads":[{"metadata":{...base64},"data":"base64"}]}');
     const payloads = body.data.payloads.map(fromJson);
+    const log = (ctx.state as { log?: CodecLog }).log;
+    log?.info(
+      {
+        codec: kind,
+        caller: mount.caller,
+        ...(mount.caller === 'cli-token' ? { tokenFingerprint: tokenId } : {}),
+        remoteAddress: ctx.ip,
+        userAgent: ctx.get('User-Agent') || undefined,
+        origin: origin || undefined,
+        namespace: ctx.get('X-Namespace') || undefined,
+        payloads: payloads.length,
+      },
+      'codec request',
+    );
     let out: Payload[];
     try {
       out = kind === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);

@@ -80,7 +80,11 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 }
 
-/** The data converter every Temporal client and worker of the service uses. */
-export function dataConverterFor(keys: readonly PayloadKey[]): { payloadCodecs: PayloadCodec[] } {
-  return { payloadCodecs: [new AesGcmPayloadCodec(keys)] };
+/**
+ * The data converter every Temporal client and worker of the service uses: payloads encrypted by
+ * this codec, and failures' messages and stack traces encoded into payloads first
+ * (./failure-converter.ts), so they are encrypted too.
+ */
+export function dataConverterFor(keys: readonly PayloadKey[]): { payloadCodecs: PayloadCodec[]; failureConverterPath: string } {
+  return { payloadCodecs: [new AesGcmPayloadCodec(keys)], failureConverterPath: require.resolve('./failure-converter') };
 }

@@ -3,14 +3,23 @@
  * stuck`): each running workflow is described and its pending activities at or past
  * `minAttempts` attempts are listed with their last failure. Bounded by `limit` workflows
  * (newest first); the purchase id is read from the workflow id (`purchase-<id>`,
- * `certificates-<id>`, `renewal-<id>-…`, `refund-<id>-…`).
+ * `certificates-<id>`, `renewal-<id>-…`, `refund-<id>-…`), the agency (root account id) and
+ * mode from the run's AgencyId and Mode search attributes, which event deliveries carry too. Failure messages are stored
+ * encoded and encrypted (./failure-converter.ts): they are decoded here with the client's own
+ * data converter, so the operator reads the message, not "Encoded failure".
  */
 import type { Client } from '@temporalio/client';
+import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
+import { AGENCY_ID, MODE } from '../../workflows/search-attributes';
 
 export interface RetryingActivity {
   workflowId: string;
   workflowType: string;
   purchaseId: number | null;
+  /** The run's AgencyId (root account id), or null for a run without it (older runs). */
+  rootAccountId: number | null;
+  /** The run's Mode, or null. */
+  mode: string | null;
   activityType: string;
   attempt: number;
   lastFailure: string | null;
@@ -30,9 +39,11 @@ export async function findRetryingActivities(client: Pick<Client, 'workflow'>, o
         workflowId: wf.workflowId,
         workflowType: wf.type,
         purchaseId: m ? Number(m[1]) : null,
+        rootAccountId: wf.typedSearchAttributes.get(AGENCY_ID) ? Number(wf.typedSearchAttributes.get(AGENCY_ID)) : null,
+        mode: wf.typedSearchAttributes.get(MODE) ?? null,
         activityType: a.activityType?.name ?? 'unknown',
         attempt,
-        lastFailure: a.lastFailure?.message ?? null,
+        lastFailure: (await decodeOptionalFailureToOptionalError(client.workflow.options.loadedDataConverter, a.lastFailure))?.message ?? null,
       });
     }
   }

@@ -35,7 +35,8 @@ export async function startTestApp(
   });
   const container = createContainer(config, createLogger(config, 'api-test', sink));
   customize?.(container);
-  const server: Server = createApp(container).listen(0, '127.0.0.1');
+  // PORT 0 (the default) picks a free port; a test that must know the URL in advance passes one.
+  const server: Server = createApp(container).listen(config.PORT, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return {

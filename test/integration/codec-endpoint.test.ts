@@ -111,3 +111,42 @@ test('when the input of a real workflow start is taken from its stored history, 
     await handle.terminate('codec endpoint test done');
   }
 });
+
+test('when the body is {} or empty (the CLI\'s form of an empty payload list), then the answer is an empty list, not an error', async () => {
+  for (const body of [{}, undefined]) {
+    for (const path of ['/codec/decode', '/codec/encode']) {
+      const res = await post(app, path, body);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ payloads: [] });
+    }
+  }
+});
+
+describe('the UI mount (/codec/ui/<key>)', () => {
+  const KEY = 'ui-mount-key-for-tests-0123456789abcdef';
+  let ui: TestApp;
+  beforeAll(async () => {
+    ui = await startTestApp({ TEMPORAL_CODEC_TOKEN: TOKEN, TEMPORAL_CODEC_UI_KEY: KEY });
+  });
+  afterAll(async () => ui?.close());
+
+  test('when the UI posts to its mount without any Authorization, then payloads decode and the line logged names the UI as the caller', async () => {
+    const [encoded] = (await post(ui, '/codec/encode', { payloads: [jsonPayload({ n: 1 })] })).body.payloads;
+    const pre = await call(ui.baseUrl, `/codec/ui/${KEY}/decode`, { method: 'OPTIONS', headers: { origin: UI, 'access-control-request-method': 'POST' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe(UI);
+    const res = await post(ui, `/codec/ui/${KEY}/decode`, { payloads: [encoded] }, null, { origin: UI, 'x-namespace': 'default' });
+    expect(res.status).toBe(200);
+    expect(res.body.payloads).toEqual([jsonPayload({ n: 1 })]);
+    expect(ui.logs.filter((l) => l.msg === 'codec request').at(-1)).toMatchObject({ codec: 'decode', caller: 'temporal-ui', origin: UI, namespace: 'default', payloads: 1 });
+    expect(ui.rawLogs()).not.toContain(KEY);
+  });
+
+  test('when the key in the path is wrong, or the mount is not configured, then it is 404 like any unknown path', async () => {
+    const wrong = await post(ui, `/codec/ui/${KEY.slice(0, -1)}x/decode`, { payloads: [] }, null);
+    expect(wrong.status).toBe(404);
+    expect(wrong.body.error.code).toBe('ROUTE_NOT_FOUND');
+    const unset = await post(app, `/codec/ui/${KEY}/decode`, { payloads: [] }, null);
+    expect(unset.status).toBe(404);
+  });
+});

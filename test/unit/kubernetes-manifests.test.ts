@@ -68,6 +68,7 @@ const TEST_SECRETS: Record<string, string> = {
   TEMPORAL_PAYLOAD_KEYS: `k8s-test:${Buffer.alloc(32, 7).toString('base64')}`,
   BUYER_EMAIL_HASH_KEY: 'k8s-test-buyer-email-hash-key',
   TEMPORAL_CODEC_TOKEN: 'k8s-test-codec-token-0123456789',
+  TEMPORAL_CODEC_UI_KEY: 'k8s-test-codec-ui-key-0123456789',
   SMTP_URL: 'smtps://user:pw@smtp.test:465',
   REDIS_URL: 'redis://:pw@redis.test:6379',
 };
@@ -200,7 +201,10 @@ describe('deploy/kubernetes manifests', () => {
     expect(values.admintools.image.tag).toBe(pinned('temporalServer'));
     expect(values.web.image.tag).toBe(pinned('temporalUiServer'));
     const codec = values.web.additionalEnv.find((e: { name: string }) => e.name === 'TEMPORAL_CODEC_ENDPOINT');
-    expect(codec.value).toMatch(/^https:\/\/.+\/codec$/);
+    // The UI mount, its key from a Secret defined before it (Kubernetes expands $(VAR) of earlier entries).
+    expect(codec.value).toMatch(/^https:\/\/.+\/codec\/ui\/\$\(TEMPORAL_CODEC_UI_KEY\)$/);
+    const names = values.web.additionalEnv.map((e: { name: string }) => e.name);
+    expect(names.indexOf('TEMPORAL_CODEC_UI_KEY')).toBeLessThan(names.indexOf('TEMPORAL_CODEC_ENDPOINT'));
     expect(configMap.data.TEMPORAL_ADDRESS).toBe('temporal-frontend.temporal.svc.cluster.local:7233');
   });
 
