@@ -299,23 +299,24 @@ export function createCertificatesRepository(db: Db) {
     },
 
     /**
-     * The purchase `handle` names among the purchases the caller may see (`filter`: root account,
-     * teammate unless null, mode, and the buyer when given), or undefined: the scope is part of
-     * the query, so another account's purchase holding the same payment intent never hides the
-     * caller's own. Several of the caller's own with one payment intent: the newest.
+     * The purchases `handle` names among those the caller may see (`filter`: root account,
+     * teammate unless null, mode, and the buyer when given), newest first, at most `limit`: none,
+     * one, or (a payment intent shared by several of the caller's purchases) more. The scope is
+     * part of the query, so another account's purchase holding the same payment intent is never
+     * counted.
      */
-    async findInScope(handle: PurchaseHandle, filter: { rootAccountId: number; agentId: number | null; mode: 'live' | 'test'; buyerIdpUuid?: string }): Promise<CertificatePurchase | undefined> {
+    async findInScope(handle: PurchaseHandle, filter: { rootAccountId: number; agentId: number | null; mode: 'live' | 'test'; buyerIdpUuid?: string }, limit: number): Promise<Array<CertificatePurchase & { createdAt: Date }>> {
       const q = db('purchases as p').join('buyers as b', 'b.id', 'p.buyer_id').where({ 'p.root_account_id': filter.rootAccountId, 'p.mode': filter.mode });
       if ('purchaseId' in handle) q.where('p.id', handle.purchaseId);
       else if ('checkoutSessionId' in handle) q.where('p.checkout_session_id', handle.checkoutSessionId);
       else q.where('p.payment_intent_id', handle.paymentIntent);
       if (filter.agentId !== null) q.where('p.agent_id', filter.agentId);
       if (filter.buyerIdpUuid !== undefined) q.where('b.idp_accnt_uuid', filter.buyerIdpUuid.toLowerCase());
-      const r = await q
+      const rows = await q
         .orderBy('p.id', 'desc')
-        .first('p.id', 'p.root_account_id', 'p.agent_id', 'b.idp_accnt_uuid', 'p.checkout_session_id', 'p.payment_intent_id', 'p.mode', 'p.status', 'p.paid_at', 'p.certificates_issued_at', 'p.refunded_at');
-      if (!r) return undefined;
-      return {
+        .limit(limit)
+        .select('p.id', 'p.root_account_id', 'p.agent_id', 'b.idp_accnt_uuid', 'p.checkout_session_id', 'p.payment_intent_id', 'p.mode', 'p.status', 'p.paid_at', 'p.certificates_issued_at', 'p.refunded_at', 'p.created_at');
+      return rows.map((r) => ({
         purchaseId: r.id,
         rootAccountId: r.root_account_id,
         agentId: r.agent_id,
@@ -327,7 +328,8 @@ export function createCertificatesRepository(db: Db) {
         paidAt: r.paid_at,
         certificatesIssuedAt: r.certificates_issued_at,
         refundedAt: r.refunded_at,
-      };
+        createdAt: r.created_at,
+      }));
     },
 
     /**

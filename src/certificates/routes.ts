@@ -15,7 +15,7 @@ import { rateLimit } from '../http/gateway';
 import { BareErrorSchema, bareError } from '../http/openapi';
 import type { AccountScopes } from './account-scope';
 import type { CertificateService, CoverageState, VerificationView } from './service';
-import { GetCertificatesRequest, GetCertificatesResponse, RootGetCertificatesRequest } from './schemas';
+import { ambiguousPaymentIntentResponse, GetCertificatesRequest, GetCertificatesResponse, RootGetCertificatesRequest } from './schemas';
 import { scopedRoute, type ScopedOperation } from './scoped-routes';
 import { renderNotFoundPage, renderVerificationPage } from './verification-page';
 
@@ -27,7 +27,7 @@ const getCertificates = (service: CertificateService): ScopedOperation<GetCertif
     'Every certificate generated for the purchase, each with a time-limited download URL (V4 signed), the per-payment zip and one zip per product with its proof-of-coverage QR link. Name the purchase with exactly one of `purchase_id` (keep this one: adminValidateBuyerResponses returns it, never null), `checkout_session_id` or `payment_intent` (null at checkout until the buyer pays, with the real processor). Certificates are issued asynchronously after payment: while `status` is `unpaid` or `pending` the lists are empty and `purchase_status` says where the purchase is: retry with backoff for up to two minutes after a successful payment. `issued` and `voided` are final. A purchase of another account, teammate, mode or buyer answers 404 exactly like one that does not exist.',
   ok: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
   notFound: "NOT_FOUND: no purchase with that handle in the caller's scope (another account, teammate, mode or buyer reads the same)",
-  responses: { 400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON, or it names none or more than one of purchase_id, checkout_session_id and payment_intent') },
+  responses: { 400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON, or it names none or more than one of purchase_id, checkout_session_id and payment_intent'), 409: ambiguousPaymentIntentResponse },
   handle: (principal, scope, body) => service.getCertificates(principal, scope, body),
 });
 

@@ -9,7 +9,7 @@ import { rootScopeFields, teammateScopeFields } from './account-scope';
 import { checkoutSessionIdField, paymentIntentField, purchaseIdField } from './purchase-handles';
 
 /** How the caller names the purchase: exactly one of these (`purchase_id` and `checkout_session_id` come back from checkout; `payment_intent` may exist only once the buyer paid). */
-const handleFields = {
+export const handleFields = {
   purchase_id: purchaseIdField('The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on)'),
   checkout_session_id: checkoutSessionIdField('The checkout session `id` returned by adminValidateBuyerResponses'),
   payment_intent: paymentIntentField('The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid'),
@@ -20,10 +20,42 @@ const buyer = z.guid({ message: 'must be a UUID' }).optional().meta({ descriptio
 export type PurchaseHandle = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
 
 const HANDLES = ['purchase_id', 'checkout_session_id', 'payment_intent'] as const;
-const exactlyOneHandle = (b: Partial<Record<(typeof HANDLES)[number], unknown>>) => HANDLES.filter((h) => b[h] !== undefined).length === 1;
-const exactlyOneHandleIssue = { message: 'send exactly one of purchase_id, checkout_session_id or payment_intent', path: ['purchase_id'] };
-const handleDescription =
-  'Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR).';
+export const exactlyOneHandle = (b: Partial<Record<(typeof HANDLES)[number], unknown>>) => HANDLES.filter((h) => b[h] !== undefined).length === 1;
+export const exactlyOneHandleIssue = { message: 'send exactly one of purchase_id, checkout_session_id or payment_intent', path: ['purchase_id'] };
+export const handleDescription =
+  'Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor\'s test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates\' purchase_id.';
+
+/** The 409 answer of a payment intent that names several of the caller's purchases (every operation that takes a handle). */
+export const AmbiguousPaymentIntentError = z
+  .object({
+    code: z.literal('AMBIGUOUS_PAYMENT_INTENT'),
+    message: z.string().meta({ description: 'For humans; may change' }),
+    candidates: z
+      .array(
+        z.object({
+          purchase_id: z.number().int().meta({ description: 'Send this as purchase_id to name the purchase you mean' }),
+          checkout_session_id: z.string().nullable(),
+          status: z.string().meta({ description: "The purchase's status" }),
+          created_at: z.string().meta({ description: 'When the purchase was quoted, ISO 8601 UTC' }),
+        }),
+      )
+      .meta({ description: 'Your purchases holding this payment intent, newest first (at most 10)' }),
+  })
+  .meta({
+    id: 'AmbiguousPaymentIntentError',
+    example: {
+      code: 'AMBIGUOUS_PAYMENT_INTENT',
+      message: 'payment_intent pi_3Q2w3E4r5T6y7U8i belongs to 2 of your purchases; name one with purchase_id or checkout_session_id',
+      candidates: [
+        { purchase_id: 43, checkout_session_id: 'cs_test_b2C3d4E5f6G7h8I9', status: 'issued', created_at: '2026-11-25T10:02:00.000Z' },
+        { purchase_id: 42, checkout_session_id: 'cs_test_a1B2c3D4e5F6g7H8', status: 'issued', created_at: '2026-11-25T10:00:00.000Z' },
+      ],
+    },
+  });
+export const ambiguousPaymentIntentResponse = {
+  description: "AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id",
+  content: { 'application/json': { schema: AmbiguousPaymentIntentError } },
+};
 
 /** The handle of a parsed getCertificates body. */
 export function handleOf(b: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string }): PurchaseHandle {

@@ -21,6 +21,7 @@ import type { ObjectStore } from '../storage/object-store';
 import type { AccountScope } from './account-scope';
 import { verificationUrl } from './certificate-data';
 import type { CertificatePurchase, CertificatesRepository, VerificationCertificate } from './repository';
+import { ambiguousPaymentIntent, MAX_PAYMENT_INTENT_CANDIDATES } from './purchase-handles';
 import { handleOf, type GetCertificatesResponse, type PurchaseHandle } from './schemas';
 
 /** Coverage state of a certificate at a moment (issue 6: the verification page's words). */
@@ -61,10 +62,17 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   /**
    * The purchase `handle` names if the caller may see it: same root account, the scope's teammate
    * (unless root scope), the key's mode, and the buyer when named; all applied in the lookup.
-   * Throws 404 NOT_FOUND otherwise, the same for every reason.
+   * Throws 404 NOT_FOUND otherwise, the same for every reason, and 409 AMBIGUOUS_PAYMENT_INTENT
+   * (with the candidates) when a payment intent names several of the caller's purchases.
    */
   async function purchaseInScope(principal: Pick<Principal, 'mode'>, scope: AccountScope, handle: PurchaseHandle, buyerIdpUuid?: string): Promise<CertificatePurchase> {
-    const purchase = await deps.repo.findInScope(handle, { rootAccountId: scope.rootAccountId, agentId: scope.agentId, mode: principal.mode, ...(buyerIdpUuid !== undefined ? { buyerIdpUuid } : {}) });
+    const found = await deps.repo.findInScope(
+      handle,
+      { rootAccountId: scope.rootAccountId, agentId: scope.agentId, mode: principal.mode, ...(buyerIdpUuid !== undefined ? { buyerIdpUuid } : {}) },
+      MAX_PAYMENT_INTENT_CANDIDATES,
+    );
+    if (found.length > 1 && 'paymentIntent' in handle) throw ambiguousPaymentIntent(handle.paymentIntent, found);
+    const purchase = found[0];
     if (!purchase) {
       if ('purchaseId' in handle) throw notFound('purchase_id', handle.purchaseId);
       if ('checkoutSessionId' in handle) throw notFound('checkout_session_id', handle.checkoutSessionId);

@@ -5,7 +5,8 @@
  * The caller's scope is part of the query, not a check after it: a purchase of another root
  * account, of another teammate (teammate scope), of the other mode than the key's, or of another
  * buyer than the one named is simply not found, exactly like an unknown one. A payment intent
- * belongs to one purchase at the processor; should two rows in scope carry it, the newest wins.
+ * may be held by several of the caller's purchases (the processor's test mode gives every
+ * checkout the same one): the lookup returns them all (up to a limit) for the service to refuse.
  */
 import type { Db } from '../db/knex';
 import type { PayprocMode } from '../payproc/client';
@@ -23,8 +24,8 @@ export interface InvoicedPurchase {
   invoiceId: string | null;
 }
 
-/** How the caller names the purchase: the checkout's payment intent or the purchase id. */
-export type PurchaseRef = { paymentIntent: string } | { purchaseId: number };
+/** How the caller names the purchase: its id, its checkout session or its payment intent. */
+export type PurchaseRef = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
 
 export interface PurchaseFilter {
   scope: AccountScope;
@@ -35,18 +36,18 @@ export interface PurchaseFilter {
 
 export function createInvoicesRepository(db: Db) {
   return {
-    /** The purchase `ref` names within `filter`, or null (unknown and out of scope alike). */
-    async findPurchase(ref: PurchaseRef, filter: PurchaseFilter): Promise<InvoicedPurchase | null> {
+    /** The purchases `ref` names within `filter`, newest first, at most `limit` (none: unknown and out of scope alike). */
+    async findPurchases(ref: PurchaseRef, filter: PurchaseFilter, limit: number): Promise<Array<InvoicedPurchase & { createdAt: Date }>> {
       const q = db('purchases as p')
         .join('buyers as b', 'b.id', 'p.buyer_id')
         .where({ 'p.root_account_id': filter.scope.rootAccountId, 'p.mode': filter.mode });
       if ('paymentIntent' in ref) q.where('p.payment_intent_id', ref.paymentIntent);
+      else if ('checkoutSessionId' in ref) q.where('p.checkout_session_id', ref.checkoutSessionId);
       else q.where('p.id', ref.purchaseId);
       if (filter.scope.agentId !== null) q.where('p.agent_id', filter.scope.agentId);
       if (filter.buyerIdpUuid !== undefined) q.where('b.idp_accnt_uuid', filter.buyerIdpUuid.toLowerCase());
-      const r = await q.orderBy('p.id', 'desc').first('p.id', 'p.mode', 'p.status', 'p.checkout_session_id', 'p.payment_intent_id', 'p.paid_at', 'p.payproc_invoice_id');
-      if (!r) return null;
-      return {
+      const rows = await q.orderBy('p.id', 'desc').limit(limit).select('p.id', 'p.mode', 'p.status', 'p.checkout_session_id', 'p.payment_intent_id', 'p.paid_at', 'p.payproc_invoice_id', 'p.created_at');
+      return rows.map((r) => ({
         purchaseId: r.id,
         mode: r.mode,
         status: r.status,
@@ -54,7 +55,8 @@ export function createInvoicesRepository(db: Db) {
         paymentIntentId: r.payment_intent_id ?? null,
         paidAt: r.paid_at ?? null,
         invoiceId: r.payproc_invoice_id ?? null,
-      };
+        createdAt: r.created_at,
+      }));
     },
   };
 }

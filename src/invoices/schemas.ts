@@ -4,43 +4,41 @@
  * VALIDATION_ERROR). Every amount is an integer in the currency's minor units (cents for usd), as
  * the processor reports it; instants are ISO 8601 UTC.
  *
- * The purchase is named by exactly one of `payment_intent` (what the agent holds once the buyer
- * paid) or `purchase_id` (what adminValidateBuyerResponses returned, whose `payment_intent` may
- * still be null). `invoices` is a list so that a subscription purchase, which has one invoice per
+ * The purchase is named like getCertificates names it: exactly one of `purchase_id` (what
+ * adminValidateBuyerResponses returned), `checkout_session_id` or `payment_intent` (what the
+ * agent holds once the buyer paid; several of the caller's purchases holding it → 409
+ * AMBIGUOUS_PAYMENT_INTENT). `invoices` is a list so that a subscription purchase, which has one invoice per
  * billing period, fits the same shape; a one-time purchase has at most one.
  */
 import { z } from 'zod';
 import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
-import { paymentIntentField, purchaseIdField } from '../certificates/purchase-handles';
+import { exactlyOneHandle, exactlyOneHandleIssue, handleDescription, handleFields } from '../certificates/schemas';
 
 const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
 const purchaseRefFields = {
-  payment_intent: paymentIntentField('The payment_intent of the purchase (from checkout or processUserDirectPayprocPayment). Send this or purchase_id, not both.'),
-  purchase_id: purchaseIdField('The purchase_id returned by adminValidateBuyerResponses. Send this or payment_intent, not both.'),
+  ...handleFields,
   idp_accnt_uuid: z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" }),
 };
 
-const exactlyOneRef = (b: { payment_intent?: string; purchase_id?: number }) => (b.payment_intent === undefined) !== (b.purchase_id === undefined);
-const exactlyOneRefIssue = { message: 'send exactly one of payment_intent or purchase_id', path: ['payment_intent'] };
 
 export const GetInvoiceDataRequest = z
   .strictObject({ ...teammateScopeFields, ...purchaseRefFields })
-  .refine(exactlyOneRef, exactlyOneRefIssue)
+  .refine(exactlyOneHandle, exactlyOneHandleIssue)
   .meta({
     id: 'GetInvoiceDataRequest',
-    description: 'Name the purchase with exactly one of payment_intent or purchase_id (both or neither → 400 VALIDATION_ERROR).',
+    description: handleDescription,
     example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
   });
 export type GetInvoiceDataRequest = z.infer<typeof GetInvoiceDataRequest>;
 
 export const RootGetInvoiceDataRequest = z
   .strictObject({ ...rootScopeFields, ...purchaseRefFields })
-  .refine(exactlyOneRef, exactlyOneRefIssue)
+  .refine(exactlyOneHandle, exactlyOneHandleIssue)
   .meta({
     id: 'RootGetInvoiceDataRequest',
-    description: 'Name the purchase with exactly one of payment_intent or purchase_id (both or neither → 400 VALIDATION_ERROR).',
+    description: handleDescription,
     example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', purchase_id: 42, idp_accnt_uuid: '9d2b6c1e-3f4a-4b5c-8d6e-7f8091a2b3c4' },
   });
 export type RootGetInvoiceDataRequest = z.infer<typeof RootGetInvoiceDataRequest>;

@@ -25,6 +25,8 @@ import type Stripe from 'stripe';
 import type { Principal } from '../api-keys/service';
 import type { AccountScope } from '../certificates/account-scope';
 import { notFound } from '../http/errors';
+import { ambiguousPaymentIntent, MAX_PAYMENT_INTENT_CANDIDATES } from '../certificates/purchase-handles';
+import { handleOf } from '../certificates/schemas';
 import type { Payproc } from '../payproc/client';
 import { withProcessorErrors } from '../payproc/errors';
 import { idOf } from '../payproc/ids';
@@ -38,6 +40,7 @@ const MAX_LINES = 10_000;
 export interface InvoiceDataQuery {
   payment_intent?: string;
   purchase_id?: number;
+  checkout_session_id?: string;
   idp_accnt_uuid?: string;
 }
 
@@ -98,15 +101,20 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
 
   return {
     /**
-     * Spec §4.5 `getInvoiceData`: the purchase named by `payment_intent` or `purchase_id` within
+     * Spec §4.5 `getInvoiceData`: the purchase named by `purchase_id`, `checkout_session_id` or `payment_intent` within
      * `scope` (and the key's mode, and the buyer when `idp_accnt_uuid` is sent) →
      * `{ purchase_id, payment_intent, status, invoices: [{ …amounts in minor units, lines }] }`.
-     * Throws NOT_FOUND (404) or the mapped processor error; see the module comment.
+     * Throws NOT_FOUND (404), AMBIGUOUS_PAYMENT_INTENT (409, a payment intent of several of the
+     * caller's purchases) or the mapped processor error; see the module comment.
      */
     async getInvoiceData(principal: Principal, scope: AccountScope, req: InvoiceDataQuery): Promise<GetInvoiceDataResponse> {
-      const ref: PurchaseRef = req.payment_intent !== undefined ? { paymentIntent: req.payment_intent } : { purchaseId: req.purchase_id! };
-      const purchase = await deps.repo.findPurchase(ref, { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid });
-      if (!purchase) throw 'paymentIntent' in ref ? notFound('payment_intent', ref.paymentIntent) : notFound('purchase', ref.purchaseId);
+      const ref: PurchaseRef = handleOf(req);
+      const found = await deps.repo.findPurchases(ref, { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid }, MAX_PAYMENT_INTENT_CANDIDATES);
+      if (found.length > 1 && 'paymentIntent' in ref) throw ambiguousPaymentIntent(ref.paymentIntent, found);
+      const purchase = found[0];
+      if (!purchase) {
+        throw 'paymentIntent' in ref ? notFound('payment_intent', ref.paymentIntent) : 'checkoutSessionId' in ref ? notFound('checkout_session_id', ref.checkoutSessionId) : notFound('purchase', ref.purchaseId);
+      }
 
       const answer = (status: InvoiceDataStatus, invoices: InvoiceData[] = []): GetInvoiceDataResponse => ({
         purchase_id: purchase.purchaseId,

@@ -4,17 +4,13 @@
  */
 import { z } from 'zod';
 import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
+import { exactlyOneHandle, exactlyOneHandleIssue, handleDescription, handleFields } from '../certificates/schemas';
 
 /** At most this many addresses per call (issue 7). */
 export const MAX_PROOF_EMAIL_RECIPIENTS = 20;
 
 const common = {
-  payment_intent: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[A-Za-z0-9_]+$/, 'must be a processor payment intent id (pi_…)')
-    .meta({ description: 'The payment whose certificates are sent' }),
+  ...handleFields,
   email_addresses: z
     .array(z.email({ message: 'must be an email address' }).max(320))
     .min(1)
@@ -24,22 +20,31 @@ const common = {
   idp_accnt_uuid: z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" }),
 };
 
-export const EmailProofRequest = z.strictObject({ ...teammateScopeFields, ...common }).meta({
-  id: 'EmailProofOfCoverageRequest',
-  example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', email_addresses: ['venue@grandhall.example', 'jordan@example.com'], note: 'Proof of coverage for the 5 December event.' },
-});
+export const EmailProofRequest = z
+  .strictObject({ ...teammateScopeFields, ...common })
+  .refine(exactlyOneHandle, exactlyOneHandleIssue)
+  .meta({
+    id: 'EmailProofOfCoverageRequest',
+    description: handleDescription,
+    example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', purchase_id: 42, email_addresses: ['venue@grandhall.example', 'jordan@example.com'], note: 'Proof of coverage for the 5 December event.' },
+  });
 export type EmailProofRequest = z.infer<typeof EmailProofRequest>;
 
-export const RootEmailProofRequest = z.strictObject({ ...rootScopeFields, ...common }).meta({
-  id: 'RootEmailProofOfCoverageRequest',
-  example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', email_addresses: ['venue@grandhall.example'] },
-});
+export const RootEmailProofRequest = z
+  .strictObject({ ...rootScopeFields, ...common })
+  .refine(exactlyOneHandle, exactlyOneHandleIssue)
+  .meta({
+    id: 'RootEmailProofOfCoverageRequest',
+    description: handleDescription,
+    example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', email_addresses: ['venue@grandhall.example'] },
+  });
 export type RootEmailProofRequest = z.infer<typeof RootEmailProofRequest>;
 
 export const EmailProofResponse = z
   .object({
-    purchase_id: z.number().int(),
-    payment_intent: z.string(),
+    purchase_id: z.number().int().meta({ description: 'The purchase whose certificates are sent' }),
+    checkout_session_id: z.string().nullable().meta({ description: 'Its checkout session; null when none was created' }),
+    payment_intent: z.string().nullable().meta({ description: 'Its payment intent; null when the processor reported none' }),
     emails: z.array(
       z.object({
         email_id: z.number().int().meta({ description: 'Record of this send (its status moves from queued to sent or failed)' }),
@@ -50,6 +55,6 @@ export const EmailProofResponse = z
   })
   .meta({
     id: 'EmailProofOfCoverageResponse',
-    example: { purchase_id: 42, payment_intent: 'pi_3Q2w3E4r5T6y7U8i', emails: [{ email_id: 7, to: 'venue@grandhall.example', status: 'queued' }] },
+    example: { purchase_id: 42, checkout_session_id: 'cs_test_a1B2c3D4e5F6g7H8', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', emails: [{ email_id: 7, to: 'venue@grandhall.example', status: 'queued' }] },
   });
 export type EmailProofResponse = z.infer<typeof EmailProofResponse>;

@@ -3,15 +3,18 @@
  * distinct recipient and starts the durable workflow that sends them (SMTP, retried, never sent
  * twice; see activities/proof-email.ts). Answers once the sends are queued, not sent.
  *
- * Errors (bare, §7.2): 404 NOT_FOUND for a payment outside the caller's scope (as
- * getCertificates); 400 INVALID_REQUEST while the certificates are not issued yet (retry with
- * backoff) or after a refund voided them.
+ * The purchase is named like getCertificates names it (exactly one of purchase_id,
+ * checkout_session_id, payment_intent). Errors (bare, §7.2): 404 NOT_FOUND for a purchase outside
+ * the caller's scope (as getCertificates); 409 AMBIGUOUS_PAYMENT_INTENT for a payment intent of
+ * several of the caller's purchases; 400 INVALID_REQUEST while the certificates are not issued
+ * yet (retry with backoff) or after a refund voided them.
  */
 import type { Principal } from '../api-keys/service';
 import type { Db } from '../db/knex';
 import { AppError } from '../http/errors';
 import type { AccountScope } from '../certificates/account-scope';
 import type { CertificateService } from '../certificates/service';
+import { handleOf } from '../certificates/schemas';
 import type { EmailProofResponse } from './schemas';
 
 export function createProofOfCoverageService(deps: {
@@ -23,9 +26,9 @@ export function createProofOfCoverageService(deps: {
     async email(
       principal: Principal,
       scope: AccountScope,
-      req: { payment_intent: string; email_addresses: string[]; note?: string; idp_accnt_uuid?: string },
+      req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; email_addresses: string[]; note?: string; idp_accnt_uuid?: string },
     ): Promise<EmailProofResponse> {
-      const purchase = await deps.certificates.purchaseInScope(principal, scope, { paymentIntent: req.payment_intent }, req.idp_accnt_uuid);
+      const purchase = await deps.certificates.purchaseInScope(principal, scope, handleOf(req), req.idp_accnt_uuid);
       if (purchase.refundedAt) throw new AppError('INVALID_REQUEST', 'This purchase was refunded; its certificates are void and cannot be sent');
       if (!purchase.certificatesIssuedAt) {
         throw new AppError('INVALID_REQUEST', 'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)');
@@ -46,7 +49,8 @@ export function createProofOfCoverageService(deps: {
       await deps.startSending(rows.map((r) => r.id));
       return {
         purchase_id: purchase.purchaseId,
-        payment_intent: req.payment_intent,
+        checkout_session_id: purchase.checkoutSessionId,
+        payment_intent: purchase.paymentIntentId,
         emails: rows.map((r) => ({ email_id: r.id, to: r.recipient, status: 'queued' as const })),
       };
     },

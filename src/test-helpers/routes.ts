@@ -25,7 +25,8 @@ const TestHelperResult = z
     purchase_id: z.number().int(),
     event: z.object({ id: z.string().meta({ example: 'evt_testhelper_3f9c…' }), type: z.string().meta({ example: 'checkout.session.completed' }) }),
     relayed: z.boolean().meta({ description: 'The event reached the purchase’s workflow (or started its recovery)' }),
-    purchase_status: z.string().meta({ description: 'The purchase’s status when the event was handed over; the workflow moves it on within moments', example: 'awaiting_payment' }),
+    purchase_status: z.string().meta({ description: 'The purchase’s status after the event: `paid`, `awaiting_certificates` or `issued` after a payment, `failed`, `expired` (or, if its workflow took longer than 5 s to apply it, the status before)', example: 'awaiting_certificates' }),
+    payment_intent: z.string().nullable().meta({ description: 'The payment intent the event reported: a new one for each paid test purchase (use it, or better purchase_id, with getCertificates); null for an expiry', example: 'pi_testhelper_5b0e…' }),
   })
   .meta({ id: 'TestHelperResult' });
 

@@ -7,8 +7,10 @@
  * service's own webhook secret and hands it to the webhook handling, so it takes exactly the
  * path a real signed event takes: stored once in `payproc_events`, signalled to the purchase's
  * workflow (or recovering a closed run), and nothing else. No money moves: the payment intent
- * id of a helper payment is made up (`pi_testhelper_…`) unless the purchase already has one, and
- * the processor's own checkout session is not touched.
+ * of a helper payment is a new made-up id (`pi_testhelper_…`), one per purchase as with the
+ * processor's test mode (the local processor, stripe-mock, gives every checkout the same one, and
+ * certificate lookups by a shared payment intent answer 409), and the processor's own checkout
+ * session is not touched.
  *
  * Errors (AppError): ROUTE_NOT_FOUND (404) for a live key, as if the helpers did not exist;
  * NOT_FOUND (404) for a purchase that is not the key's account's or not in test mode;
@@ -30,8 +32,14 @@ export interface TestHelperResult {
   event: { id: string; type: string };
   /** True when the event reached the purchase's workflow (or started its recovery). */
   relayed: boolean;
-  /** The purchase's status when the event was handed over (the workflow moves it on shortly). */
+  /**
+   * The purchase's status once the event has moved it on (`paid`, `awaiting_certificates`,
+   * `issued`, `failed`, `expired`), or, if its workflow has not done so within `settleMs`, the
+   * status it had when the event was handed over.
+   */
   purchase_status: PurchaseRecord['status'];
+  /** The payment intent the event reported (a payment), or null (an expiry). */
+  payment_intent: string | null;
 }
 
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
@@ -43,7 +51,21 @@ export function createTestHelperService(deps: {
   stripe: Pick<Stripe, 'webhooks'>;
   /** The secret the webhook route verifies with (the primary one). */
   webhookSecret: string;
+  /** How long (ms) an answer waits for the purchase's workflow to move its status on (default 5000). */
+  settleMs?: number;
 }) {
+  const settleMs = deps.settleMs ?? 5000;
+
+  /** The purchase's status once it differs from `from`, polled every 100 ms for up to `settleMs`; else `from`. */
+  async function statusAfter(purchaseId: number, from: PurchaseRecord['status']): Promise<PurchaseRecord['status']> {
+    const deadline = Date.now() + settleMs;
+    for (;;) {
+      const now = (await deps.purchases.findById(purchaseId))?.status ?? from;
+      if (now !== from || Date.now() >= deadline) return now;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** The purchase the key may drive: its account's, in test mode, with an open checkout. */
   async function openTestPurchase(principal: Principal, purchaseId: number): Promise<PurchaseRecord> {
     if (principal.mode !== 'test') throw new AppError('ROUTE_NOT_FOUND', 'Test helpers answer test-mode API keys only');
@@ -78,7 +100,10 @@ export function createTestHelperService(deps: {
     const signature = deps.stripe.webhooks.generateTestHeaderString({ payload, secret: deps.webhookSecret });
     const result: WebhookResult = await deps.webhooks.handle(payload, signature);
     const event = JSON.parse(payload) as { id: string; type: string };
-    return { purchase_id: purchase.id, event: { id: event.id, type: event.type }, relayed: result.relayed, purchase_status: purchase.status };
+    const paymentIntent = typeof object.payment_intent === 'string' ? object.payment_intent : null;
+    // Answer what the event did, not the status from before it (the workflow applies it within moments).
+    const status = result.relayed ? await statusAfter(purchase.id, purchase.status) : purchase.status;
+    return { purchase_id: purchase.id, event: { id: event.id, type: event.type }, relayed: result.relayed, purchase_status: status, payment_intent: paymentIntent };
   }
 
   return {
@@ -88,7 +113,8 @@ export function createTestHelperService(deps: {
      */
     async pay(principal: Principal, purchaseId: number, outcome: TestPaymentOutcome): Promise<TestHelperResult> {
       const purchase = await openTestPurchase(principal, purchaseId);
-      const paymentIntent = purchase.paymentIntentId ?? randomId('pi_testhelper');
+      // Its own payment intent, never the one the local processor gives every checkout.
+      const paymentIntent = randomId('pi_testhelper');
       if (outcome === 'failed') {
         return deliver(purchase, 'checkout.session.async_payment_failed', { status: 'complete', payment_status: 'unpaid', payment_intent: paymentIntent });
       }

@@ -69,8 +69,8 @@ export async function checkout(app: TestApp, account: QuotingAccount): Promise<{
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id };
 }
 
-/** The raw body of a paid `checkout.session.completed` event for the purchase's session. */
-export function sessionCompletedEvent(purchaseId: number, sessionId: string, id = `evt_${Math.random().toString(36).slice(2)}`): string {
+/** The raw body of a paid `checkout.session.completed` event for the purchase's session (payment intent `pi_paid_<id>` unless given). */
+export function sessionCompletedEvent(purchaseId: number, sessionId: string, id = `evt_${Math.random().toString(36).slice(2)}`, paymentIntent = `pi_paid_${purchaseId}`): string {
   return JSON.stringify({
     id,
     object: 'event',
@@ -78,7 +78,7 @@ export function sessionCompletedEvent(purchaseId: number, sessionId: string, id 
     livemode: false,
     created: Math.floor(Date.now() / 1000),
     api_version: '2025-01-01',
-    data: { object: { id: sessionId, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, metadata: { purchase_id: String(purchaseId) } } },
+    data: { object: { id: sessionId, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: paymentIntent, metadata: { purchase_id: String(purchaseId) } } },
   });
 }
 

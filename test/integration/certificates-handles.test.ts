@@ -161,6 +161,89 @@ describe('getCertificates by any handle', () => {
   });
 });
 
+describe('a payment intent shared by two purchases of one account', () => {
+  // The processor's test mode (stripe-mock here) gives every checkout the same payment intent; a
+  // lookup by it must never pick one of the two silently.
+  const shared = `pi_shared_${process.pid}_${Date.now()}`;
+  let first: { purchaseId: number; sessionId: string };
+  let second: { purchaseId: number; sessionId: string };
+  let theirs: { purchaseId: number; sessionId: string };
+
+  beforeAll(async () => {
+    first = await quote(agency);
+    second = await quote(agency);
+    theirs = await quote(other);
+    for (const p of [first, second]) expect((await deliverWebhook(app, sessionCompletedEvent(p.purchaseId, p.sessionId, undefined, shared))).status).toBe(200);
+    await eventually(async () => {
+      const rows = await app.container.db('purchases').whereIn('id', [first.purchaseId, second.purchaseId]).where({ status: 'issued', payment_intent_id: shared });
+      return rows.length === 2;
+    }, 60_000);
+    // Another account's purchase with the same payment intent is not the caller's: never counted, never listed.
+    await app.container.db('purchases').where({ id: theirs.purchaseId }).update({ payment_intent_id: shared });
+  });
+
+  const proofEmail = (handle: Record<string, unknown>) =>
+    call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', { method: 'POST', key: agency.key, body: { idp_teammate_uuid: agency.teammateUuid, email_addresses: ['venue@hall.example'], ...handle } });
+  const invoice = (handle: Record<string, unknown>) =>
+    call(app.baseUrl, '/platform-agency-root-certs/getInvoiceData', { method: 'POST', key: agency.key, body: { idp_root_account_uuid: agency.rootUuid, ...handle } });
+
+  test('when any certificate operation is named by the shared payment intent, then 409 AMBIGUOUS_PAYMENT_INTENT lists both purchases, newest first, and nothing is sent', async () => {
+    const emailsBefore = Number((await app.container.db('proof_of_coverage_emails').whereIn('purchase_id', [first.purchaseId, second.purchaseId]).count('* as n').first())!.n);
+    for (const res of [await teammate(agency, { payment_intent: shared }), await root(agency, { payment_intent: shared }), await proofEmail({ payment_intent: shared }), await invoice({ payment_intent: shared })]) {
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({
+        code: 'AMBIGUOUS_PAYMENT_INTENT',
+        message: expect.stringContaining('belongs to 2 of your purchases'),
+        candidates: [
+          { purchase_id: second.purchaseId, checkout_session_id: second.sessionId, status: 'issued', created_at: expect.any(String) },
+          { purchase_id: first.purchaseId, checkout_session_id: first.sessionId, status: 'issued', created_at: expect.any(String) },
+        ],
+      });
+    }
+    expect(Number((await app.container.db('proof_of_coverage_emails').whereIn('purchase_id', [first.purchaseId, second.purchaseId]).count('* as n').first())!.n)).toBe(emailsBefore);
+  });
+
+  test('when each purchase is named by its purchase_id or checkout_session_id, then every operation resolves that purchase and no other', async () => {
+    for (const p of [first, second]) {
+      for (const handle of [{ purchase_id: p.purchaseId }, { checkout_session_id: p.sessionId }]) {
+        const certs = await teammate(agency, handle);
+        expect(certs.body).toMatchObject({ purchase_id: p.purchaseId, checkout_session_id: p.sessionId, payment_intent: shared, status: 'issued' });
+        const email = await proofEmail(handle);
+        expect(email.status).toBe(200);
+        expect(email.body).toMatchObject({ purchase_id: p.purchaseId, checkout_session_id: p.sessionId, payment_intent: shared, emails: [{ to: 'venue@hall.example', status: 'queued' }] });
+        const inv = await invoice(handle);
+        expect(inv.body).toMatchObject({ purchase_id: p.purchaseId, payment_intent: shared });
+      }
+    }
+  });
+
+  test("when the other account names the same payment intent, then it gets its one purchase (the first account's two are not its candidates)", async () => {
+    const res = await teammate(other, { payment_intent: shared });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ purchase_id: theirs.purchaseId });
+  });
+
+  test('when test purchases are paid through the test helper, then each gets a payment intent of its own, and a lookup by it finds that purchase', async () => {
+    const a = await quote(agency);
+    const b = await quote(agency);
+    const paid: string[] = [];
+    for (const p of [a, b]) {
+      const res = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${p.purchaseId}/pay`, { method: 'POST', key: agency.key, body: {} });
+      expect(res.status).toBe(200);
+      expect(res.body.data.payment_intent).toMatch(/^pi_testhelper_/);
+      paid.push(res.body.data.payment_intent as string);
+    }
+    expect(paid[0]).not.toBe(paid[1]);
+    for (const [i, p] of [a, b].entries()) {
+      const found = await eventually(async () => {
+        const res = await teammate(agency, { payment_intent: paid[i] });
+        return res.status === 200 && res.body.payment_intent === paid[i] ? res.body : null;
+      }, 60_000);
+      expect(found.purchase_id).toBe(p.purchaseId);
+    }
+  });
+});
+
 describe('getCertificates while a purchase is between states', () => {
   // The status is set on the row directly, so each state is read without racing the workflow.
   const at = async (status: string, paid: boolean) => {

@@ -423,7 +423,7 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
       expect(r.body).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.any(Array) });
     }
     const both = await post(TEAMMATE, { idp_teammate_uuid: env.teammateUuid, payment_intent: 'pi_1', purchase_id: 1 });
-    expect(both.body.message).toContain('send exactly one of payment_intent or purchase_id');
+    expect(both.body.message).toContain('send exactly one of purchase_id, checkout_session_id or payment_intent');
   });
 
   test('when the API key is missing or unknown, then the gateway’s 403 Forbidden', async () => {
