@@ -8,6 +8,8 @@ import { createDb, pingDb, type Db } from './db/knex';
 import { createTemporalClient, type TemporalHandle } from './temporal/client';
 import { createRateLimiter, type RateLimiterHandle } from './http/rate-limit';
 import { createAccountsRepository } from './accounts/repository';
+import { accountRoutes } from './accounts/routes';
+import { createAccountService } from './accounts/service';
 import { createApiKeysRepository } from './api-keys/repository';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service';
 import { createPayproc, type Payproc } from './payproc/client';
@@ -109,8 +111,9 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const rateLimiter = createRateLimiter(config);
   const accounts = createAccountsRepository(db);
   const purchases = createPurchasesRepository(db);
+  const keysRepository = createApiKeysRepository(db);
   const apiKeys = createApiKeyService({
-    keys: createApiKeysRepository(db),
+    keys: keysRepository,
     accounts,
     defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS,
   });
@@ -179,6 +182,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     payproc,
     services: { apiKeys, products, bundles, buyers, quotes, payments, certificates },
     apiV1Routes: [
+      accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),

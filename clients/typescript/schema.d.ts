@@ -38,6 +38,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who this API key is: its account, teammates, mode and platform fee
+         * @description The first call of an integration: the root account (id, name, slug, idp_root_account_uuid), its teammates (idp_teammate_uuid), and this key (mode, the teammate it sells as, its platform fee), with whether its payments reach the processor’s live or test mode. These are the ids the buyer, quote and certificate operations ask for.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/products": {
         parameters: {
             query?: never;
@@ -449,7 +469,7 @@ export interface paths {
         put?: never;
         /**
          * The processor's invoice and line items behind a purchase (the teammate's purchases)
-         * @description The payment processor’s invoice behind a purchase, with every line item (the products and, when the API key has one, the platform fee as its own line), read from the processor at call time. All amounts (subtotal, tax, total, amount_paid, amount_due, line amount) are integers in the currency’s minor units (cents for usd), never decimals. `invoices` is a list: one invoice for a one-time purchase, one per billing period for a subscription. A purchase without an invoice answers 200 with `invoices: []` and a `status` saying why (`unpaid`, `pending`: retry with backoff, `not_invoiced`). Name the purchase by exactly one of `payment_intent` or `purchase_id`.
+         * @description The payment processor’s invoice behind a purchase, with every line item (the products and, when the API key has one, the platform fee as its own line), read from the processor at call time. All amounts (subtotal, tax, total, amount_paid, amount_due, line amount) are integers in the currency’s minor units (cents for usd), never decimals. `invoices` is a list: one invoice for a one-time purchase, one per billing period for a subscription. A purchase without an invoice answers 200 with `invoices: []` and a `status` saying why (`unpaid`, `pending`: retry with backoff, `not_invoiced`). Name the purchase by exactly one of `purchase_id`, `checkout_session_id` or `payment_intent`.
          */
         post: operations["teammateGetInvoiceData"];
         delete?: never;
@@ -469,7 +489,7 @@ export interface paths {
         put?: never;
         /**
          * Email a payment's proof of coverage (the teammate's purchases)
-         * @description Emails the certificate bundle of a payment to 1–20 addresses through SMTP, as a durable job: each recipient gets its own record (`email_id`) and is retried with backoff; a retry never sends a second message. The PDFs are attached when they total at most the configured size (PROOF_EMAIL_ATTACHMENT_MAX_BYTES, default 5 MiB), otherwise the email carries 7-day download links; it always carries the proof-of-coverage and verification links. Answers 200 once the emails are queued.
+         * @description Emails the certificate bundle of a purchase (named by purchase_id, checkout_session_id or payment_intent) to 1–20 addresses through SMTP, as a durable job: each recipient gets its own record (`email_id`) and is retried with backoff; a retry never sends a second message. The PDFs are attached when they total at most the configured size (PROOF_EMAIL_ATTACHMENT_MAX_BYTES, default 5 MiB), otherwise the email carries 7-day download links; it always carries the proof-of-coverage and verification links. Answers 200 once the emails are queued.
          */
         post: operations["teammateTeamEmailProofofCoverage"];
         delete?: never;
@@ -529,7 +549,7 @@ export interface paths {
         put?: never;
         /**
          * The processor's invoice and line items behind a purchase (any teammate of the root account)
-         * @description The payment processor’s invoice behind a purchase, with every line item (the products and, when the API key has one, the platform fee as its own line), read from the processor at call time. All amounts (subtotal, tax, total, amount_paid, amount_due, line amount) are integers in the currency’s minor units (cents for usd), never decimals. `invoices` is a list: one invoice for a one-time purchase, one per billing period for a subscription. A purchase without an invoice answers 200 with `invoices: []` and a `status` saying why (`unpaid`, `pending`: retry with backoff, `not_invoiced`). Name the purchase by exactly one of `payment_intent` or `purchase_id`.
+         * @description The payment processor’s invoice behind a purchase, with every line item (the products and, when the API key has one, the platform fee as its own line), read from the processor at call time. All amounts (subtotal, tax, total, amount_paid, amount_due, line amount) are integers in the currency’s minor units (cents for usd), never decimals. `invoices` is a list: one invoice for a one-time purchase, one per billing period for a subscription. A purchase without an invoice answers 200 with `invoices: []` and a `status` saying why (`unpaid`, `pending`: retry with backoff, `not_invoiced`). Name the purchase by exactly one of `purchase_id`, `checkout_session_id` or `payment_intent`.
          */
         post: operations["rootGetInvoiceData"];
         delete?: never;
@@ -549,7 +569,7 @@ export interface paths {
         put?: never;
         /**
          * Email a payment's proof of coverage (any teammate of the root account)
-         * @description Emails the certificate bundle of a payment to 1–20 addresses through SMTP, as a durable job: each recipient gets its own record (`email_id`) and is retried with backoff; a retry never sends a second message. The PDFs are attached when they total at most the configured size (PROOF_EMAIL_ATTACHMENT_MAX_BYTES, default 5 MiB), otherwise the email carries 7-day download links; it always carries the proof-of-coverage and verification links. Answers 200 once the emails are queued.
+         * @description Emails the certificate bundle of a purchase (named by purchase_id, checkout_session_id or payment_intent) to 1–20 addresses through SMTP, as a durable job: each recipient gets its own record (`email_id`) and is retried with backoff; a retry never sends a second message. The PDFs are attached when they total at most the configured size (PROOF_EMAIL_ATTACHMENT_MAX_BYTES, default 5 MiB), otherwise the email carries 7-day download links; it always carries the proof-of-coverage and verification links. Answers 200 once the emails are queued.
          */
         post: operations["rootTeamEmailProofofCoverage"];
         delete?: never;
@@ -699,6 +719,94 @@ export interface components {
                 workers: boolean;
             };
         };
+        AccountResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Account"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "root_account": {
+         *         "id": 1,
+         *         "name": "Harbor & Pine Insurance Agency",
+         *         "slug": "harbor-pine",
+         *         "kind": "agency",
+         *         "idp_root_account_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+         *       },
+         *       "teammates": [
+         *         {
+         *           "idp_teammate_uuid": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *           "name": "Dana Agent",
+         *           "email": "dana@harbor-pine.example"
+         *         }
+         *       ],
+         *       "api_key": {
+         *         "id": 3,
+         *         "name": "Website checkout",
+         *         "mode": "test",
+         *         "teammate": {
+         *           "idp_teammate_uuid": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *           "name": "Dana Agent",
+         *           "email": "dana@harbor-pine.example"
+         *         },
+         *         "platform_fee_bps": 250
+         *       },
+         *       "processor": {
+         *         "mode": "test"
+         *       }
+         *     }
+         */
+        Account: {
+            root_account: {
+                /** @description The root account id (agencyRootAccountID of products, root_seller_db_id of bundles) */
+                id: number;
+                name: string;
+                /** @description Send as seller_slug on /platform-seller-invites */
+                slug: string;
+                /** @enum {string} */
+                kind: "agency" | "mga" | "insurer";
+                /** @description Send as idp_root_account_uuid on /public-quote and /platform-agency-root-certs */
+                idp_root_account_uuid: string;
+            };
+            /** @description The account's teammates (agents), oldest first */
+            teammates: components["schemas"]["AccountTeammate"][];
+            api_key: {
+                id: number;
+                name: string;
+                /**
+                 * @description test: only test products and the processor’s test mode; live: real money
+                 * @enum {string}
+                 */
+                mode: "live" | "test";
+                /** @description The teammate the key sells as (its sales are attributed to them; it quotes only what they may), or null */
+                teammate: {
+                    /** @description Send as idp_teammate_uuid on /platform-agency-certs */
+                    idp_teammate_uuid: string;
+                    name: string;
+                    email: string;
+                } | null;
+                /** @description Surcharge added at checkout for sales through this key, in basis points (100 = 1 %), or null */
+                platform_fee_bps: number | null;
+            };
+            processor: {
+                /**
+                 * @description Whether this key’s payments go to the processor’s live or test mode (a live key on a test processor account says test: nothing is charged)
+                 * @enum {string}
+                 */
+                mode: "live" | "test";
+            };
+        };
+        AccountTeammate: {
+            /** @description Send as idp_teammate_uuid on /platform-agency-certs */
+            idp_teammate_uuid: string;
+            name: string;
+            email: string;
+        };
+        GatewayForbidden: {
+            /** @enum {string} */
+            message: "Forbidden";
+        };
         ProductCreatedResponse: {
             /** @enum {boolean} */
             success: true;
@@ -744,10 +852,6 @@ export interface components {
              */
             coverageUnit: "day" | "trip" | null;
             createdAt: string;
-        };
-        GatewayForbidden: {
-            /** @enum {string} */
-            message: "Forbidden";
         };
         /**
          * @example {
@@ -1676,10 +1780,15 @@ export interface components {
             /** @description The event reached the purchase’s workflow (or started its recovery) */
             relayed: boolean;
             /**
-             * @description The purchase’s status when the event was handed over; the workflow moves it on within moments
-             * @example awaiting_payment
+             * @description The purchase’s status after the event: `paid`, `awaiting_certificates` or `issued` after a payment, `failed`, `expired` (or, if its workflow took longer than 5 s to apply it, the status before)
+             * @example awaiting_certificates
              */
             purchase_status: string;
+            /**
+             * @description The payment intent the event reported: a new one for each paid test purchase (use it, or better purchase_id, with getCertificates); null for an expiry
+             * @example pi_testhelper_5b0e…
+             */
+            payment_intent: string | null;
         };
         TestHelperPayRequest: {
             /**
@@ -2201,7 +2310,43 @@ export interface components {
             }[];
         };
         /**
-         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR).
+         * @example {
+         *       "code": "AMBIGUOUS_PAYMENT_INTENT",
+         *       "message": "payment_intent pi_3Q2w3E4r5T6y7U8i belongs to 2 of your purchases; name one with purchase_id or checkout_session_id",
+         *       "candidates": [
+         *         {
+         *           "purchase_id": 43,
+         *           "checkout_session_id": "cs_test_b2C3d4E5f6G7h8I9",
+         *           "status": "issued",
+         *           "created_at": "2026-11-25T10:02:00.000Z"
+         *         },
+         *         {
+         *           "purchase_id": 42,
+         *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+         *           "status": "issued",
+         *           "created_at": "2026-11-25T10:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        AmbiguousPaymentIntentError: {
+            /** @enum {string} */
+            code: "AMBIGUOUS_PAYMENT_INTENT";
+            /** @description For humans; may change */
+            message: string;
+            /** @description Your purchases holding this payment intent, newest first (at most 10) */
+            candidates: {
+                /** @description Send this as purchase_id to name the purchase you mean */
+                purchase_id: number;
+                checkout_session_id: string | null;
+                /** @description The purchase's status */
+                status: string;
+                /** @description When the purchase was quoted, ISO 8601 UTC */
+                created_at: string;
+            }[];
+        };
+        /**
+         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.
          * @example {
          *       "idp_teammate_uuid": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
          *       "purchase_id": 42
@@ -2341,7 +2486,7 @@ export interface components {
             product_id: string | null;
         };
         /**
-         * @description Name the purchase with exactly one of payment_intent or purchase_id (both or neither → 400 VALIDATION_ERROR).
+         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.
          * @example {
          *       "idp_teammate_uuid": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
          *       "payment_intent": "pi_3Q2w3E4r5T6y7U8i"
@@ -2353,10 +2498,12 @@ export interface components {
              * @description The calling teammate (an agent of the API key’s root account)
              */
             idp_teammate_uuid: string;
-            /** @description The payment_intent of the purchase (from checkout or processUserDirectPayprocPayment). Send this or purchase_id, not both. */
-            payment_intent?: string;
-            /** @description The purchase_id returned by adminValidateBuyerResponses. Send this or payment_intent, not both. */
+            /** @description The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on) */
             purchase_id?: number;
+            /** @description The checkout session `id` returned by adminValidateBuyerResponses */
+            checkout_session_id?: string;
+            /** @description The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid */
+            payment_intent?: string;
             /**
              * Format: uuid
              * @description Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer
@@ -2366,6 +2513,7 @@ export interface components {
         /**
          * @example {
          *       "purchase_id": 42,
+         *       "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
          *       "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
          *       "emails": [
          *         {
@@ -2377,8 +2525,12 @@ export interface components {
          *     }
          */
         EmailProofOfCoverageResponse: {
+            /** @description The purchase whose certificates are sent */
             purchase_id: number;
-            payment_intent: string;
+            /** @description Its checkout session; null when none was created */
+            checkout_session_id: string | null;
+            /** @description Its payment intent; null when the processor reported none */
+            payment_intent: string | null;
             emails: {
                 /** @description Record of this send (its status moves from queued to sent or failed) */
                 email_id: number;
@@ -2388,9 +2540,10 @@ export interface components {
             }[];
         };
         /**
+         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.
          * @example {
          *       "idp_teammate_uuid": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
-         *       "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
+         *       "purchase_id": 42,
          *       "email_addresses": [
          *         "venue@grandhall.example",
          *         "jordan@example.com"
@@ -2404,8 +2557,12 @@ export interface components {
              * @description The calling teammate (an agent of the API key’s root account)
              */
             idp_teammate_uuid: string;
-            /** @description The payment whose certificates are sent */
-            payment_intent: string;
+            /** @description The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on) */
+            purchase_id?: number;
+            /** @description The checkout session `id` returned by adminValidateBuyerResponses */
+            checkout_session_id?: string;
+            /** @description The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid */
+            payment_intent?: string;
             /** @description 1 to 20 recipients; repeats (case-insensitive) are sent once */
             email_addresses: string[];
             /** @description Plain text placed at the top of the email */
@@ -2529,7 +2686,7 @@ export interface components {
             page_index: number;
         };
         /**
-         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR).
+         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.
          * @example {
          *       "idp_root_account_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b",
          *       "payment_intent": "pi_3Q2w3E4r5T6y7U8i"
@@ -2554,7 +2711,7 @@ export interface components {
             idp_accnt_uuid?: string;
         };
         /**
-         * @description Name the purchase with exactly one of payment_intent or purchase_id (both or neither → 400 VALIDATION_ERROR).
+         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.
          * @example {
          *       "idp_root_account_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b",
          *       "purchase_id": 42,
@@ -2567,10 +2724,12 @@ export interface components {
              * @description The API key’s root account; sees the purchases of all its teammates
              */
             idp_root_account_uuid: string;
-            /** @description The payment_intent of the purchase (from checkout or processUserDirectPayprocPayment). Send this or purchase_id, not both. */
-            payment_intent?: string;
-            /** @description The purchase_id returned by adminValidateBuyerResponses. Send this or payment_intent, not both. */
+            /** @description The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on) */
             purchase_id?: number;
+            /** @description The checkout session `id` returned by adminValidateBuyerResponses */
+            checkout_session_id?: string;
+            /** @description The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid */
+            payment_intent?: string;
             /**
              * Format: uuid
              * @description Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer
@@ -2578,6 +2737,7 @@ export interface components {
             idp_accnt_uuid?: string;
         };
         /**
+         * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.
          * @example {
          *       "idp_root_account_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b",
          *       "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
@@ -2592,8 +2752,12 @@ export interface components {
              * @description The API key’s root account; sees the purchases of all its teammates
              */
             idp_root_account_uuid: string;
-            /** @description The payment whose certificates are sent */
-            payment_intent: string;
+            /** @description The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on) */
+            purchase_id?: number;
+            /** @description The checkout session `id` returned by adminValidateBuyerResponses */
+            checkout_session_id?: string;
+            /** @description The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid */
+            payment_intent?: string;
             /** @description 1 to 20 recipients; repeats (case-insensitive) are sent once */
             email_addresses: string[];
             /** @description Plain text placed at the top of the email */
@@ -2747,7 +2911,7 @@ export interface components {
         ApiVersion: "v1";
         /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
         PayprocAccount: string;
-        /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+        /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -2813,6 +2977,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
@@ -2918,7 +3169,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3163,7 +3414,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3413,7 +3664,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3777,7 +4028,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4019,7 +4270,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4328,7 +4579,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4649,7 +4900,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4976,7 +5227,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5110,7 +5361,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5244,7 +5495,7 @@ export interface operations {
                 "api-version"?: components["parameters"]["ApiVersion"];
                 /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
                 "payproc-account"?: components["parameters"]["PayprocAccount"];
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5374,7 +5625,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5501,7 +5752,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5628,7 +5879,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5769,7 +6020,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5922,7 +6173,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6049,7 +6300,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6176,7 +6427,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6240,7 +6491,7 @@ export interface operations {
                     "application/json": components["schemas"]["BareError"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6253,7 +6504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BareError"];
+                    "application/json": components["schemas"]["AmbiguousPaymentIntentError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
@@ -6303,7 +6554,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6367,7 +6618,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayForbidden"];
                 };
             };
-            /** @description NOT_FOUND: no purchase with that payment_intent or purchase_id in the caller's scope (another account, teammate, mode or buyer reads the same); TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account */
+            /** @description NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same); TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6381,7 +6632,7 @@ export interface operations {
                     "application/json": components["schemas"]["BareError"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6394,7 +6645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BareError"];
+                    "application/json": components["schemas"]["AmbiguousPaymentIntentError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
@@ -6456,7 +6707,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6482,7 +6733,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailProofOfCoverageResponse"];
                 };
             };
-            /** @description VALIDATION_ERROR (bad address, none or more than 20); INVALID_REQUEST: certificates not issued yet (retry with backoff) or voided by a refund */
+            /** @description VALIDATION_ERROR (bad address, none or more than 20; none or more than one of purchase_id, checkout_session_id, payment_intent); INVALID_REQUEST: certificates not issued yet (retry with backoff) or voided by a refund */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6506,7 +6757,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayForbidden"];
                 };
             };
-            /** @description NOT_FOUND: no payment with that payment_intent in the caller's scope; TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account */
+            /** @description NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope; TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6520,7 +6771,7 @@ export interface operations {
                     "application/json": components["schemas"]["BareError"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6533,7 +6784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BareError"];
+                    "application/json": components["schemas"]["AmbiguousPaymentIntentError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
@@ -6583,7 +6834,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6710,7 +6961,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6774,7 +7025,7 @@ export interface operations {
                     "application/json": components["schemas"]["BareError"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6787,7 +7038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BareError"];
+                    "application/json": components["schemas"]["AmbiguousPaymentIntentError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
@@ -6837,7 +7088,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6901,7 +7152,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayForbidden"];
                 };
             };
-            /** @description NOT_FOUND: no purchase with that payment_intent or purchase_id in the caller's scope (another account, teammate, mode or buyer reads the same); SELLER_NOT_FOUND: idp_root_account_uuid is not this key's root account */
+            /** @description NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same); SELLER_NOT_FOUND: idp_root_account_uuid is not this key's root account */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6915,7 +7166,7 @@ export interface operations {
                     "application/json": components["schemas"]["BareError"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6928,7 +7179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BareError"];
+                    "application/json": components["schemas"]["AmbiguousPaymentIntentError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
@@ -6990,7 +7241,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7016,7 +7267,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailProofOfCoverageResponse"];
                 };
             };
-            /** @description VALIDATION_ERROR (bad address, none or more than 20); INVALID_REQUEST: certificates not issued yet (retry with backoff) or voided by a refund */
+            /** @description VALIDATION_ERROR (bad address, none or more than 20; none or more than one of purchase_id, checkout_session_id, payment_intent); INVALID_REQUEST: certificates not issued yet (retry with backoff) or voided by a refund */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7040,7 +7291,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayForbidden"];
                 };
             };
-            /** @description NOT_FOUND: no payment with that payment_intent in the caller's scope; SELLER_NOT_FOUND: idp_root_account_uuid is not this key's root account */
+            /** @description NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope; SELLER_NOT_FOUND: idp_root_account_uuid is not this key's root account */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7054,7 +7305,7 @@ export interface operations {
                     "application/json": components["schemas"]["BareError"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7067,7 +7318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BareError"];
+                    "application/json": components["schemas"]["AmbiguousPaymentIntentError"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
@@ -7117,7 +7368,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;

@@ -96,6 +96,22 @@ export function createAccountsRepository(db: Db) {
       return { id: row.id, rootAccountId: row.root_account_id, name: row.name, email: row.email };
     },
 
+    /**
+     * The account as its own API key may see it: id, slug, name, kind, its public
+     * `idp_root_account_uuid`, and its teammates (agents: public `idp_teammate_uuid`, name, email),
+     * oldest first. Null when there is no account with this id.
+     */
+    async findProfile(id: number): Promise<(RootAccount & { idpRootAccountUuid: string; teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }> }) | null> {
+      const row = await db('root_accounts').where({ id }).first();
+      if (!row) return null;
+      const agents = await db('agents').where({ root_account_id: id }).orderBy('id').select('id', 'idp_teammate_uuid', 'name', 'email');
+      return {
+        ...toAccount(row as RootAccountRow),
+        idpRootAccountUuid: String(row.idp_root_account_uuid),
+        teammates: agents.map((a: { id: number; idp_teammate_uuid: string; name: string; email: string }) => ({ id: a.id, idpTeammateUuid: String(a.idp_teammate_uuid), name: a.name, email: a.email })),
+      };
+    },
+
     async findAgent(id: number): Promise<Agent | null> {
       const row = await db('agents').where({ id }).first();
       return row ? { id: row.id, rootAccountId: row.root_account_id, name: row.name, email: row.email } : null;

@@ -112,7 +112,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and body gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or body answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again.',
+    'Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 } as const;
 
@@ -149,6 +149,7 @@ function addIdempotency(doc: OpenApiDocument): void {
  * the document test.
  */
 export const TAGS = [
+  { name: 'Account', description: 'Who the calling API key is (`/api/v1/account`): its root account and teammates with the ids the other operations ask for, its mode and platform fee. Start an integration here.' },
   { name: 'Products', description: 'Product lines of the calling account (`/api/v1/products`): what is sold, its price per covered unit and its question set. Creating one creates its product and price at the payment processor.' },
   { name: 'Bundles', description: 'Bundles of product lines sold together (`/api/v1/bundles`), with their own question set and ownership (insurer, MGA, seller).' },
   { name: 'Question sets', description: 'The question templates buyers answer (`/api/v1/question_sets`): the shared ones and the account’s own. A template’s coverage question says whether a product covers days or trips.' },
