@@ -7,8 +7,11 @@
  *   ASCII characters (else 400 VALIDATION_ERROR, nothing run).
  * - The first request of a key runs; its answer (status and JSON body, successes and 4xx
  *   refusals alike) is stored for `ttlMs` (24 h) per (root account, key mode, key) and replayed
- *   to every retry with the same method, path and raw body, with `Idempotent-Replayed: true`.
- * - The same key with another method, path or body: 409 IDEMPOTENCY_KEY_REUSED, nothing run.
+ *   to every retry with the same method, path and parameters, with `Idempotent-Replayed: true`.
+ *   Parameters, like Stripe's: a JSON body is compared in canonical form (keys sorted, no
+ *   whitespace), so a retry whose client serialises the same object in another key order or
+ *   spacing is the same request; a body that is not JSON is compared byte for byte.
+ * - The same key with another method, path or parameters: 409 IDEMPOTENCY_KEY_REUSED, nothing run.
  * - A retry while the first request still runs waits up to `waitMs` for its answer and replays
  *   it; if it is still running then: 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After: 1`.
  *   Never run twice: the claim is one row on the key's primary key.
@@ -20,6 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { AppState } from '../http/context';
 import { AppError } from '../http/errors';
 import { errorResponseBody } from '../http/error-handler';
@@ -43,9 +47,22 @@ export interface IdempotencyOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** SHA-256 (hex) of what makes two requests the same: method, path with query, raw body. */
+/**
+ * The body as compared between a key's requests: a JSON body in canonical form (object keys
+ * sorted at every depth, no whitespace; array order kept), anything else as sent.
+ */
+export function canonicalBody(rawBody: string): string {
+  if (rawBody.trim() === '') return '';
+  try {
+    return stableStringify(JSON.parse(rawBody)) ?? rawBody;
+  } catch {
+    return rawBody;
+  }
+}
+
+/** SHA-256 (hex) of what makes two requests the same: method, path with query, and the canonical body. */
 export function requestHash(method: string, url: string, rawBody: string): string {
-  return createHash('sha256').update(`${method}\n${url}\n`).update(rawBody).digest('hex');
+  return createHash('sha256').update(`${method}\n${url}\n`).update(canonicalBody(rawBody)).digest('hex');
 }
 
 export function idempotency(store: IdempotencyRepository, options: IdempotencyOptions): Middleware<AppState> {

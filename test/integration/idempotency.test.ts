@@ -72,6 +72,22 @@ describe('a retried POST with the same Idempotency-Key', () => {
     expect(processorProductCreates(name)).toBe(1);
   });
 
+  test('when the same parameters come back in another key order and spacing, then it is the same request: replayed, one product', async () => {
+    const name = unique('Reordered');
+    const body = productBody(name);
+    const first = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: live, rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` } });
+    expect(first.status).toBe(201);
+    const reordered = `{ "questionSetId": ${body.questionSetId},\n  "defaultPrice": ${body.defaultPrice}, "customerName": ${JSON.stringify(name)} }`;
+    const again = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: live, rawBody: reordered, headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` } });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(Number(await productsNamed(name))).toBe(1);
+    // A value that differs is another request, in whatever order: refused.
+    const changed = `{ "questionSetId": ${body.questionSetId}, "defaultPrice": 21, "customerName": ${JSON.stringify(name)} }`;
+    expect((await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: live, rawBody: changed, headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` } })).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
   test('when the key is reused with another body or on another path, then 409 IDEMPOTENCY_KEY_REUSED and nothing runs', async () => {
     const name = unique('Reused');
     expect((await createProduct(live, `k-${name}`, productBody(name))).status).toBe(201);
