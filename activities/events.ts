@@ -7,6 +7,9 @@
  * retry policy backs off exponentially for the retry window). A live-mode destination that is,
  * or resolves to, a private address is recorded and thrown non-retryable (`DestinationRefused`).
  * A delivery whose endpoint was deleted or disabled meanwhile ends `failed` without a request.
+ * Metrics: every attempt counts in `event_delivery_attempts_total{outcome,mode}`; a delivery counts
+ * once in `event_deliveries_total{outcome,mode}` when it ends (succeeded, skipped, or failed when
+ * it gives up), so a retried delivery is not a failure until it is one.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EventsRepository } from '../src/events/repository';
@@ -15,8 +18,10 @@ import { DestinationRefusedError, postEvent } from '../src/events/destination';
 import { SIGNATURE_HEADER, signatureHeader } from '../src/events/signing';
 import type { WorkerMetrics } from '../src/metrics/registry';
 
-export function createEventActivities(deps: { events: EventsRepository; endpoints: WebhookEndpointsRepository; metrics?: Pick<WorkerMetrics, 'eventDeliveries'> }) {
-  const count = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused') => deps.metrics?.eventDeliveries.inc({ outcome });
+export function createEventActivities(deps: { events: EventsRepository; endpoints: WebhookEndpointsRepository; metrics?: Pick<WorkerMetrics, 'eventDeliveries' | 'eventDeliveryAttempts'> }) {
+  type Mode = 'live' | 'test';
+  const attempt = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused', mode: Mode) => deps.metrics?.eventDeliveryAttempts.inc({ outcome, mode });
+  const ended = (outcome: 'succeeded' | 'failed' | 'skipped', mode: Mode | 'unknown') => deps.metrics?.eventDeliveries.inc({ outcome, mode });
   return {
     async deliverEvent(input: { deliveryId: number; timeoutMs: number }): Promise<'succeeded' | 'skipped'> {
       const delivery = await deps.events.delivery(input.deliveryId);
@@ -25,6 +30,7 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
       const [stored, endpoint] = await Promise.all([deps.events.find(delivery.eventId), deps.endpoints.findForDelivery(delivery.endpointId)]);
       if (!stored || !endpoint || endpoint.deletedAt || endpoint.status === 'disabled') {
         await deps.events.finish(delivery.id, 'failed');
+        ended('skipped', endpoint?.mode ?? 'unknown');
         return 'skipped';
       }
       const payload = JSON.stringify(stored.event);
@@ -37,16 +43,17 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
         await deps.events.recordAttempt(delivery.id, { responseStatus: res.status, error: null, durationMs: Date.now() - started });
         if (res.status >= 200 && res.status < 300) {
           await deps.events.finish(delivery.id, 'succeeded');
-          count('succeeded');
+          attempt('succeeded', endpoint.mode);
+          ended('succeeded', endpoint.mode);
           return 'succeeded';
         }
-        count('rejected');
+        attempt('rejected', endpoint.mode);
         throw ApplicationFailure.retryable(`the endpoint answered ${res.status}`, 'DeliveryRejected');
       } catch (err) {
         if (err instanceof ApplicationFailure) throw err;
         const message = err instanceof Error ? err.message : String(err);
         await deps.events.recordAttempt(delivery.id, { responseStatus: null, error: message, durationMs: Date.now() - started });
-        count(err instanceof DestinationRefusedError ? 'refused' : 'failed');
+        attempt(err instanceof DestinationRefusedError ? 'refused' : 'failed', endpoint.mode);
         if (err instanceof DestinationRefusedError) throw ApplicationFailure.nonRetryable(`destination refused: ${message}`, 'DestinationRefused');
         throw ApplicationFailure.retryable(message, 'DeliveryFailed');
       }
@@ -58,6 +65,7 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
       if (!delivery || delivery.status !== 'pending') return;
       await deps.events.finish(delivery.id, 'failed');
       await deps.endpoints.markFailing(delivery.endpointId);
+      ended('failed', (await deps.endpoints.findForDelivery(delivery.endpointId))?.mode ?? 'unknown');
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { eventDeliveryWorkflowId, type EventDeliveryInput } from '../../workflows/contracts';
+import { AGENCY_ID, MODE } from '../../workflows/search-attributes';
 import type { WebhookEndpointsRepository } from '../webhook-endpoints/repository';
 import type { Config } from '../config';
 import type { EventsRepository, StoredEvent } from './repository';
@@ -24,14 +25,28 @@ export function deliverySettingsFromConfig(config: Pick<Config, 'WEBHOOK_RETRY_I
   return { initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600, timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS };
 }
 
-/** Starts a delivery's workflow once per (delivery, resend count). */
-export type DeliveryStarter = (deliveryId: number, resends: number) => Promise<void>;
+/**
+ * Starts a delivery's workflow once per (delivery, resend count). `owner` is the endpoint's root
+ * account and mode: the run carries them as its AgencyId and Mode search attributes, so an
+ * operator finds an agency's deliveries beside its purchases (`ops stuck`, the Temporal UI).
+ */
+export type DeliveryStarter = (deliveryId: number, resends: number, owner: { rootAccountId: number; mode: 'live' | 'test' }) => Promise<void>;
 
 export function createDeliveryStarter(client: Pick<Client, 'workflow'>, taskQueue: string, settings: DeliverySettings): DeliveryStarter {
-  return async (deliveryId, resends) => {
+  return async (deliveryId, resends, owner) => {
     const input: EventDeliveryInput = { deliveryId, ...settings };
     try {
-      await client.workflow.start('eventDeliveryWorkflow', { workflowId: eventDeliveryWorkflowId(deliveryId, resends), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      await client.workflow.start('eventDeliveryWorkflow', {
+        workflowId: eventDeliveryWorkflowId(deliveryId, resends),
+        taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: AGENCY_ID, value: String(owner.rootAccountId) },
+          { key: MODE, value: owner.mode },
+        ],
+        staticSummary: `Event delivery ${deliveryId} · agency ${owner.rootAccountId} · ${owner.mode}`,
+      });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
@@ -48,7 +63,8 @@ export function createEventPublisher(deps: { events: EventsRepository; endpoints
       const recorded = await deps.events.record(stored);
       const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
       const deliveries = await deps.events.ensureDeliveries(stored.event.id, endpoints.map((e) => e.id));
-      for (const d of deliveries) if (d.status === 'pending') await deps.startDelivery(d.id, d.resends);
+      const owner = { rootAccountId: stored.rootAccountId, mode: stored.mode };
+      for (const d of deliveries) if (d.status === 'pending') await deps.startDelivery(d.id, d.resends, owner);
       return { recorded, deliveries: deliveries.length };
     },
   };

@@ -57,14 +57,15 @@ export function createEventService(deps: { events: EventsRepository; endpoints: 
       const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
       const deliveries = await deps.events.ensureDeliveries(id, endpoints.map((e) => e.id));
       const out: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> = [];
+      const owner = { rootAccountId: stored.rootAccountId, mode: stored.mode };
       for (const d of deliveries) {
         if (d.created || d.status === 'pending') {
           // A first delivery (an endpoint added since), or one still being attempted: (re)starting
           // its run is a no-op while that run is open.
-          await deps.startDelivery(d.id, d.resends);
+          await deps.startDelivery(d.id, d.resends, owner);
           out.push({ delivery_id: d.id, endpoint_id: d.endpointId, action: d.created ? 'resent' : 'in_progress' });
         } else {
-          await deps.startDelivery(d.id, await deps.events.reopenForResend(d.id));
+          await deps.startDelivery(d.id, await deps.events.reopenForResend(d.id), owner);
           out.push({ delivery_id: d.id, endpoint_id: d.endpointId, action: 'resent' });
         }
       }

@@ -13,7 +13,7 @@
  * `certificate_render_seconds`, `pdf_browser_launches_total` and `pdf_page_pool_pages{state}` (idle | busy;
  * both read from the page pool at scrape, see `watchBrowserPool`),
  * `purchases_paid_without_certificates{mode}` (counted in the database at scrape, see `watchPaidWithoutCertificates`),
- * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome}`,
+ * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
  * execution, so retries show by type; see `activityAttemptsInterceptor`).
  * Both: the process's default metrics (CPU, memory, event loop lag), prefixed `coi_` (`coi_process_cpu_seconds_total`).
@@ -88,7 +88,18 @@ export function createWorkerMetrics() {
       labelNames: ['activity_type', 'attempt'] as const,
       registers: [registry],
     }),
-    eventDeliveries: new Counter({ name: 'event_deliveries_total', help: 'Agency event delivery attempts by outcome (succeeded, rejected, failed, refused)', labelNames: ['outcome'] as const, registers: [registry] }),
+    eventDeliveries: new Counter({
+      name: 'event_deliveries_total',
+      help: "Agency event deliveries by final outcome (succeeded; failed: gave up after the retry window or refused; skipped: the endpoint was deleted or disabled) and the endpoint's mode, counted once per delivery when it ends",
+      labelNames: ['outcome', 'mode'] as const,
+      registers: [registry],
+    }),
+    eventDeliveryAttempts: new Counter({
+      name: 'event_delivery_attempts_total',
+      help: "Agency event delivery attempts (HTTP requests) by outcome (succeeded, rejected: a non-2xx answer, failed: timeout or network error, refused: a live destination on a private address) and the endpoint's mode",
+      labelNames: ['outcome', 'mode'] as const,
+      registers: [registry],
+    }),
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

@@ -29,7 +29,7 @@ interface Received {
   event: { id: string; type: string; data: { object: Record<string, any> } };
 }
 
-/** A local receiver: `/ok` answers 200; `/flaky` 500 then 200; `/slow` hangs past the deadline once, then 200; `/down` always 500. */
+/** A local receiver: `/ok` answers 200; `/flaky` 500 then 200; `/twice` 500 twice, then 200; `/slow` hangs past the deadline once, then 200; `/down` always 500. */
 async function startReceiver() {
   const received: Received[] = [];
   const seen = new Map<string, number>();
@@ -42,6 +42,7 @@ async function startReceiver() {
       seen.set(path, n);
       received.push({ path, body, signature: req.headers['signature'] as string | undefined, event: JSON.parse(body) });
       if (path.startsWith('/flaky') && n === 1) return void res.writeHead(500).end('not now');
+      if (path.startsWith('/twice') && n <= 2) return void res.writeHead(500).end('not yet');
       if (path.startsWith('/slow') && n === 1) return void setTimeout(() => res.writeHead(200).end('late'), 3000);
       if (path.startsWith('/down')) return void res.writeHead(500).end('down');
       res.writeHead(200).end('ok');
@@ -209,7 +210,17 @@ describe('events of a purchase, delivered signed', () => {
     expect(receiver.of(path).every((r) => ['purchase.expired', 'purchase.failed', 'purchase.refunded'].includes(r.event.type))).toBe(true);
   }, 90_000);
 
+  /** The worker's counter value for `labels` (0 before the first increment). */
+  const counted = async (name: 'eventDeliveries' | 'eventDeliveryAttempts', labels: Record<string, string>) =>
+    (await worker.metrics[name].get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k as keyof typeof v.labels] === x))?.value ?? 0;
+
   test('when the endpoint answers 500 first, or does not answer within the deadline, then the delivery is retried and succeeds', async () => {
+    const before = {
+      succeeded: await counted('eventDeliveries', { outcome: 'succeeded', mode: 'test' }),
+      failed: await counted('eventDeliveries', { outcome: 'failed', mode: 'test' }),
+      attemptsRejected: await counted('eventDeliveryAttempts', { outcome: 'rejected', mode: 'test' }),
+      attemptsFailed: await counted('eventDeliveryAttempts', { outcome: 'failed', mode: 'test' }),
+    };
     const account = await createQuotingAccount(app);
     const flaky = await createEndpoint(account.key, receiver.url(`/flaky/${Date.now()}`), ['purchase.paid']);
     const slow = await createEndpoint(account.key, receiver.url(`/slow/${Date.now()}`), ['purchase.paid']);
@@ -224,9 +235,43 @@ describe('events of a purchase, delivered signed', () => {
     expect(byEndpoint(slow.id).attempts).toEqual([expect.objectContaining({ response_status: null, error: expect.stringMatching(/no answer within 1000 ms/) }), expect.objectContaining({ response_status: 200 })]);
     // Each attempt carried the same event.
     expect(new Set(receiver.of(new URL(flaky.url).pathname).map((r) => r.event.id))).toEqual(new Set([eventId]));
+    // Two deliveries ended, both succeeded: a failed attempt that was retried is an attempt, not a failed delivery.
+    expect(await counted('eventDeliveries', { outcome: 'succeeded', mode: 'test' })).toBeGreaterThanOrEqual(before.succeeded + 2);
+    expect(await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })).toBe(before.failed);
+    expect(await counted('eventDeliveryAttempts', { outcome: 'rejected', mode: 'test' })).toBe(before.attemptsRejected + 1);
+    expect(await counted('eventDeliveryAttempts', { outcome: 'failed', mode: 'test' })).toBe(before.attemptsFailed + 1);
+  }, 60_000);
+
+  test('when a delivery is retried twice and then succeeds, then event_deliveries_total{outcome="succeeded"} rises by 1 and event_delivery_attempts_total by 3 (2 rejected, 1 succeeded)', async () => {
+    // Earlier tests' deliveries may still be ending on this task queue: wait until none runs, so the counters move by this one's only.
+    const running = `WorkflowType='eventDeliveryWorkflow' AND ExecutionStatus='Running' AND TaskQueue='${taskQueue}'`;
+    await eventually(async () => (await app.container.temporal.client.workflow.count(running)).count === 0, 30_000);
+    const labels = ['succeeded', 'failed', 'skipped'] as const;
+    const attemptLabels = ['succeeded', 'rejected', 'failed', 'refused'] as const;
+    const snapshot = async () => ({
+      ended: Object.fromEntries(await Promise.all(labels.map(async (o) => [o, await counted('eventDeliveries', { outcome: o, mode: 'test' })]))),
+      attempts: Object.fromEntries(await Promise.all(attemptLabels.map(async (o) => [o, await counted('eventDeliveryAttempts', { outcome: o, mode: 'test' })]))),
+    });
+    const before = await snapshot();
+    const account = await createQuotingAccount(app);
+    const twice = await createEndpoint(account.key, receiver.url(`/twice/${Date.now()}`), ['purchase.paid']);
+    const purchaseId = await paidPurchase(account);
+    const eventId = agencyEventId('purchase.paid', purchaseId);
+    const detail = await eventually(async () => {
+      const d = await deliveryOf(account.key, eventId);
+      return d?.deliveries?.[0]?.status === 'succeeded' ? d : null;
+    }, 30_000);
+    expect(detail.deliveries[0].attempts.map((a: { response_status: number | null }) => a.response_status)).toEqual([500, 500, 200]);
+    expect(detail.deliveries[0].endpoint_id).toBe(twice.id);
+    // The delivery's workflow has ended: its activity counted before it returned.
+    await eventually(async () => (await app.container.temporal.client.workflow.count(running)).count === 0, 10_000);
+    const after = await snapshot();
+    expect(after.ended).toEqual({ ...before.ended, succeeded: before.ended.succeeded + 1 });
+    expect(after.attempts).toEqual({ ...before.attempts, rejected: before.attempts.rejected + 2, succeeded: before.attempts.succeeded + 1 });
   }, 60_000);
 
   test('when the endpoint keeps failing past the retry window, then the delivery fails and the endpoint is marked failing, while the purchase is issued regardless', async () => {
+    const failedBefore = await counted('eventDeliveries', { outcome: 'failed', mode: 'test' });
     const account = await createQuotingAccount(app);
     const down = await createEndpoint(account.key, receiver.url(`/down/${Date.now()}`), ['purchase.paid']);
     const purchaseId = await paidPurchase(account);
@@ -237,6 +282,9 @@ describe('events of a purchase, delivered signed', () => {
     }, 40_000);
     expect(detail.deliveries[0].attempts.length).toBeGreaterThanOrEqual(2);
     expect(detail.deliveries[0].attempts.every((a: { response_status: number }) => a.response_status === 500)).toBe(true);
+    // The delivery counts once as failed when it gives up, however many attempts it made.
+    expect(await eventually(async () => ((await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })) > failedBefore ? true : null))).toBe(true);
+    expect(await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })).toBe(failedBefore + 1);
     expect((await api(account.key, 'GET', `/webhook_endpoints/${down.id}`)).body.data.status).toBe('failing');
     // Re-enabling clears it.
     expect((await api(account.key, 'PATCH', `/webhook_endpoints/${down.id}`, { disabled: false })).body.data.status).toBe('enabled');
