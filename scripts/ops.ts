@@ -2,23 +2,35 @@
  * `npm run ops -- <command>`: guarded operator actions (the runbook, docs/operations.md, says
  * when to use each). One CLI for every operations command.
  *
- *   reissue --purchase <id>   run certificate issuance again for a paid, unrefunded purchase
- *   recover --purchase <id>   start a new run of a purchase whose workflow run closed without
+ *   reissue --purchase <id> --reason "<why>"
+ *                             run certificate issuance again for a paid, unrefunded purchase
+ *   recover --purchase <id> --reason "<why>"
+ *                             start a new run of a purchase whose workflow run closed without
  *                             certificates (failed, terminated): records a payment and issues
- *   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>]
+ *   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>] [--mode test|live]
  *                             list, by agency, purchases awaiting payment past their deadline,
  *                             paid without certificates, and failed lately, plus activities
- *                             retrying; one root account's only with --account (read-only)
+ *                             retrying (an event delivery's under its endpoint's agency); one root
+ *                             account's or one mode's only with --account / --mode (read-only)
  *   find --email <address> [--mode test|live]
  *                             the purchase runs of a buyer, by the keyed BuyerEmailHash search
  *                             attribute (hashed here with BUYER_EMAIL_HASH_KEY; read-only)
- *   setup-namespace [--namespace <name>] [--retention-days 30]
+ *   setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>"
  *                             create the namespace if missing and register the purchase search
  *                             attributes (workflows/search-attributes.json); idempotent
+ *   audit [--limit 50] [--purchase <id>]
+ *                             the audit log of the commands above that change something, newest
+ *                             first (read-only)
+ *
+ * The commands that change something (reissue, recover, setup-namespace) require `--reason` and
+ * record who ran them (the OS user, or `--operator <name>`), when, on what, why and how it ended
+ * in `operator_audit_log` (src/audit/repository.ts) before they act: no record, no action.
  *
  * Every command takes `--json` and then prints one JSON object. A refusal (the purchase's state
- * does not allow the action) exits 2 with one line saying why; a usage error or failure exits 1.
+ * does not allow the action) exits 2 with one line saying why on stderr (with `--json`, also
+ * `{"outcome":"refused","reason":…,"audit_id":…}` on stdout); a usage error or failure exits 1.
  */
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
@@ -29,23 +41,81 @@ import { OperationRefused, createPurchaseOperations } from '../src/purchases/ope
 import { createTemporalClient } from '../src/temporal/client';
 import { findRetryingActivities } from '../src/temporal/retrying';
 import { buyerEmailHash } from '../src/purchases/buyer-email-hash';
+import { createAuditRepository, type AuditEntry, type AuditRepository, type AuditStart } from '../src/audit/repository';
 import { temporal as proto } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, MODE, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../workflows/search-attributes';
 
 const USAGE = `usage: npm run ops -- <command> [options] [--json]
-  reissue --purchase <id>   run certificate issuance again (paid, not refunded purchases)
-  recover --purchase <id>   resume a purchase whose workflow run closed without certificates
-  stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>]
+  reissue --purchase <id> --reason "<why>" [--operator <name>]
+                            run certificate issuance again (paid, not refunded purchases)
+  recover --purchase <id> --reason "<why>" [--operator <name>]
+                            resume a purchase whose workflow run closed without certificates
+  stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>] [--mode test|live]
                             purchases past their deadline, paid without certificates, failed
                             lately, and activities retrying, by agency; --account: one root
-                            account's only (read-only)
+                            account's only; --mode: one mode's only (read-only)
   find --email <address> [--mode test|live]
                             a buyer's purchase runs, by the hashed email (read-only)
-  setup-namespace [--namespace <name>] [--retention-days 30]
-                            create the namespace if missing, register the search attributes`;
+  setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>" [--operator <name>]
+                            create the namespace if missing, register the search attributes
+  audit [--limit 50] [--purchase <id>]
+                            who ran the commands that change something, newest first (read-only)
+
+reissue, recover and setup-namespace are recorded in the audit log with the operator (the OS
+user unless --operator) and the reason; without --reason they do nothing.`;
 
 class UsageError extends Error {}
+/** The audit log could not be written: the action was not taken. */
+class AuditUnavailable extends Error {}
+
+/** Who is acting and why, for a command that changes something: usage errors before anything is done. */
+function operatorAndReason(command: string, values: { operator?: string | undefined; reason?: string | undefined }): { actor: string; reason: string } {
+  const reason = values.reason?.trim();
+  if (!reason) throw new UsageError(`${command} changes the service: --reason "<why>" is required (recorded in the audit log with your name)`);
+  if (reason.length > 2000) throw new UsageError(`--reason is at most 2000 characters, got ${reason.length}`);
+  if (values.operator !== undefined) {
+    const actor = values.operator.trim();
+    if (!actor || actor.length > 200) throw new UsageError('--operator must be a name of 1 to 200 characters');
+    return { actor, reason };
+  }
+  let actor: string;
+  try {
+    actor = os.userInfo().username;
+  } catch {
+    throw new UsageError('cannot tell who you are (this OS user has no name): pass --operator <name>');
+  }
+  if (!actor) throw new UsageError('cannot tell who you are (this OS user has no name): pass --operator <name>');
+  return { actor, reason };
+}
+
+/**
+ * Runs `act` on the record: the audit row is written first (a failure to write it is a failure,
+ * and nothing is done), then finished as `succeeded` (with `details(result)`), `refused` (an
+ * OperationRefused or UsageError from `act`: the state did not allow it) or `failed` (any other
+ * error, its message kept). The error is rethrown carrying `auditId`.
+ */
+async function audited<T>(audit: AuditRepository, start: AuditStart, act: () => Promise<T>, details: (result: T) => Record<string, unknown>): Promise<{ result: T; auditId: number }> {
+  let auditId: number;
+  try {
+    auditId = await audit.begin(start);
+  } catch (err) {
+    throw new AuditUnavailable(`cannot write the audit log, so nothing was done: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const result = await act();
+    await audit.finish(auditId, { outcome: 'succeeded', details: details(result) });
+    return { result, auditId };
+  } catch (err) {
+    const refused = err instanceof OperationRefused || err instanceof UsageError;
+    const message = err instanceof Error ? err.message : String(err);
+    await audit.finish(auditId, { outcome: refused ? 'refused' : 'failed', detail: message }).catch((e: unknown) => {
+      console.error(`ops: could not record the outcome in audit entry ${auditId}: ${e instanceof Error ? e.message : String(e)}`);
+    });
+    if (err instanceof Error) Object.assign(err, { auditId });
+    throw err;
+  }
+}
 
 function positiveInt(value: string | undefined, what: string): number {
   if (value === undefined) throw new UsageError(`${what} is required`);
@@ -68,6 +138,9 @@ async function main(argv: string[]): Promise<number> {
       mode: { type: 'string' },
       namespace: { type: 'string' },
       'retention-days': { type: 'string' },
+      reason: { type: 'string' },
+      operator: { type: 'string' },
+      limit: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -77,15 +150,19 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 1;
   }
-  if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values['failed-within-hours'], values.account, values.json);
+  if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values['failed-within-hours'], values.account, values.mode, values.json);
   if (command === 'find') return find(values.email, values.mode, values.json);
-  if (command === 'setup-namespace') return setupNamespace(values.namespace, values['retention-days'], values.json);
+  if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
+  if (command === 'setup-namespace') return setupNamespace(values.namespace, values['retention-days'], operatorAndReason(command, values), values.json);
   if (command !== 'reissue' && command !== 'recover') throw new UsageError(`unknown command "${command}"`);
   const purchaseId = positiveInt(values.purchase, '--purchase');
+  const { actor, reason } = operatorAndReason(command, values);
   const config = loadConfigOrExit();
   const db = createDb(config);
   const temporal = createTemporalClient(config);
   try {
+    const purchase = await createPurchasesRepository(db).findById(purchaseId);
+    const start: AuditStart = { actorKind: 'operator_cli', actor, action: command, targetKind: 'purchase', targetId: String(purchaseId), rootAccountId: purchase?.rootAccountId ?? null, reason };
     const operations = createPurchaseOperations({
       purchases: createPurchasesRepository(db),
       workflows: createPurchaseWorkflows({
@@ -97,12 +174,12 @@ async function main(argv: string[]): Promise<number> {
         retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
       }),
     });
-    const result = await operations[command](purchaseId);
+    const { result, auditId } = await audited(createAuditRepository(db), start, () => operations[command](purchaseId), (r) => ({ workflowId: r.workflowId, action: r.action }));
     const human =
       command === 'reissue'
-        ? `purchase ${purchaseId}: certificate issuance ${result.action === 'started' ? 'started' : 'is already running'} (${result.workflowId})`
-        : `purchase ${purchaseId}: resumed in a new run of ${result.workflowId}`;
-    console.log(values.json ? JSON.stringify(result) : human);
+        ? `purchase ${purchaseId}: certificate issuance ${result.action === 'started' ? 'started' : 'is already running'} (${result.workflowId}); audit entry ${auditId}`
+        : `purchase ${purchaseId}: resumed in a new run of ${result.workflowId}; audit entry ${auditId}`;
+    console.log(values.json ? JSON.stringify({ ...result, audit_id: auditId }) : human);
     return 0;
   } finally {
     await temporal.close();
@@ -114,7 +191,9 @@ async function main(argv: string[]): Promise<number> {
  * `stuck`: what needs an operator, grouped by agency; with `--account`, only that root account's
  * purchases and the retrying activities of its purchases. Exit 0 when nothing is listed, 3 otherwise.
  */
-async function stuck(olderThan: string | undefined, minAttempts: string | undefined, failedWithin: string | undefined, account: string | undefined, json: boolean): Promise<number> {
+async function stuck(olderThan: string | undefined, minAttempts: string | undefined, failedWithin: string | undefined, account: string | undefined, modeArg: string | undefined, json: boolean): Promise<number> {
+  if (modeArg !== undefined && modeArg !== 'test' && modeArg !== 'live') throw new UsageError(`--mode must be test or live, got "${modeArg}"`);
+  const mode = modeArg as 'test' | 'live' | undefined;
   const graceMinutes = olderThan === undefined ? 10 : nonNegativeInt(olderThan, '--older-than-minutes');
   const attempts = minAttempts === undefined ? 5 : positiveInt(minAttempts, '--min-attempts');
   const failedWithinHours = failedWithin === undefined ? 72 : positiveInt(failedWithin, '--failed-within-hours');
@@ -125,16 +204,30 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
   try {
     const purchases = createPurchasesRepository(db);
     const accounts = createAccountsRepository(db);
-    const [rows, allRetrying] = await Promise.all([purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
-    const agencyOf = new Map<number, { rootAccountId: number | null; agency: string }>(rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency }]));
+    const [allRows, allRetrying] = await Promise.all([purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
+    const rows = mode === undefined ? allRows : allRows.filter((r) => r.mode === mode);
+    const agencyOf = new Map<number, { rootAccountId: number | null; agency: string; mode: string | null }>(rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency, mode: r.mode }]));
+    const names = new Map<number, string>();
+    const nameOf = async (id: number) => {
+      if (!names.has(id)) names.set(id, (await accounts.findById(id))?.name ?? 'unknown');
+      return names.get(id)!;
+    };
+    // Each retrying activity's owner: its purchase's agency, else (an event delivery) the run's own AgencyId and Mode.
+    const owners = new Map<(typeof allRetrying)[number], { rootAccountId: number | null; agency: string; mode: string | null }>();
     for (const a of allRetrying) {
-      if (a.purchaseId === null || agencyOf.has(a.purchaseId)) continue;
-      const p = await purchases.findById(a.purchaseId);
-      if (rootAccountId !== undefined && p?.rootAccountId !== rootAccountId) continue;
-      const name = p ? (await accounts.findById(p.rootAccountId))?.name : undefined;
-      agencyOf.set(a.purchaseId, { rootAccountId: p?.rootAccountId ?? null, agency: name ?? 'unknown' });
+      if (a.purchaseId !== null) {
+        if (!agencyOf.has(a.purchaseId)) {
+          const p = await purchases.findById(a.purchaseId);
+          agencyOf.set(a.purchaseId, { rootAccountId: p?.rootAccountId ?? null, agency: p ? await nameOf(p.rootAccountId) : 'unknown', mode: p?.mode ?? null });
+        }
+        owners.set(a, agencyOf.get(a.purchaseId)!);
+      } else if (a.rootAccountId !== null) {
+        owners.set(a, { rootAccountId: a.rootAccountId, agency: await nameOf(a.rootAccountId), mode: a.mode });
+      } else {
+        owners.set(a, { rootAccountId: null, agency: 'no purchase or agency', mode: a.mode });
+      }
     }
-    const retrying = rootAccountId === undefined ? allRetrying : allRetrying.filter((a) => a.purchaseId !== null && agencyOf.get(a.purchaseId)?.rootAccountId === rootAccountId);
+    const retrying = allRetrying.filter((a) => (rootAccountId === undefined || owners.get(a)!.rootAccountId === rootAccountId) && (mode === undefined || owners.get(a)!.mode === mode));
     const agencies = new Map<string, { root_account_id: number | null; agency: string; purchases: typeof rows; retrying_activities: typeof retrying }>();
     const bucket = (rootAccountId: number | null, agency: string) => {
       const key = String(rootAccountId);
@@ -143,17 +236,17 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
     };
     for (const r of rows) bucket(r.rootAccountId, r.agency).purchases.push(r);
     for (const a of retrying) {
-      const owner = a.purchaseId === null ? undefined : agencyOf.get(a.purchaseId);
-      bucket(owner?.rootAccountId ?? null, owner?.agency ?? 'no purchase').retrying_activities.push(a);
+      const owner = owners.get(a)!;
+      bucket(owner.rootAccountId, owner.agency).retrying_activities.push(a);
     }
-    const result = { older_than_minutes: graceMinutes, min_attempts: attempts, failed_within_hours: failedWithinHours, root_account_id: rootAccountId ?? null, agencies: [...agencies.values()] };
+    const result = { older_than_minutes: graceMinutes, min_attempts: attempts, failed_within_hours: failedWithinHours, root_account_id: rootAccountId ?? null, mode: mode ?? null, agencies: [...agencies.values()] };
     if (json) console.log(JSON.stringify(result));
-    else if (agencies.size === 0) console.log(`nothing stuck${rootAccountId === undefined ? '' : ` for root account ${rootAccountId}`} (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`);
+    else if (agencies.size === 0) console.log(`nothing stuck${rootAccountId === undefined ? '' : ` for root account ${rootAccountId}`}${mode === undefined ? '' : ` in ${mode} mode`} (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`);
     else
       for (const a of agencies.values()) {
         console.log(`${a.agency} (root account ${a.root_account_id ?? '-'})`);
         for (const p of a.purchases) console.log(`  purchase ${p.id} ${p.mode} ${p.kind} since ${p.since?.toISOString() ?? '?'}${p.reason ? `: ${p.reason.slice(0, 120)}` : ''}`);
-        for (const r of a.retrying_activities) console.log(`  ${r.workflowId} ${r.activityType} attempt ${r.attempt}${r.lastFailure ? `: ${r.lastFailure.slice(0, 120)}` : ''}`);
+        for (const r of a.retrying_activities) console.log(`  ${r.workflowId} ${owners.get(r)!.mode ?? '?'} ${r.activityType} attempt ${r.attempt}${r.lastFailure ? `: ${r.lastFailure.slice(0, 120)}` : ''}`);
       }
     return agencies.size === 0 ? 0 : 3;
   } finally {
@@ -167,7 +260,8 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
  * reaches Temporal), newest first, with the query to paste into the Temporal UI. Exit 0.
  */
 async function find(email: string | undefined, mode: string | undefined, json: boolean): Promise<number> {
-  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email.trim())) throw new UsageError('--email <address> is required');
+  if (!email) throw new UsageError('--email <address> is required');
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) throw new UsageError(`--email must be an email address, got "${email}"`);
   if (mode !== undefined && mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be test or live, got "${mode}"`);
   const config = loadConfigOrExit();
   const temporal = createTemporalClient(config);
@@ -214,50 +308,106 @@ const INDEXED_TYPE = {
  * given retention when it does not exist, then registers every purchase search attribute it
  * lacks. Idempotent. Exit 1 when an attribute exists with another type (fix by hand). A
  * leftover `BuyerEmail` attribute (runs from before the hashed email) is reported, not removed.
+ * Recorded in the audit log (target: the namespace), so DATABASE_URL must be migrated first.
  */
-async function setupNamespace(name: string | undefined, retentionDays: string | undefined, json: boolean): Promise<number> {
+async function setupNamespace(name: string | undefined, retentionDays: string | undefined, who: { actor: string; reason: string }, json: boolean): Promise<number> {
+  const days = retentionDays === undefined ? 30 : positiveInt(retentionDays, '--retention-days');
   const config = loadConfigOrExit();
   const namespace = name ?? config.TEMPORAL_NAMESPACE;
-  const days = retentionDays === undefined ? 30 : positiveInt(retentionDays, '--retention-days');
+  const db = createDb(config);
   const temporal = createTemporalClient({ ...config, TEMPORAL_NAMESPACE: namespace });
   const conn = temporal.client.connection;
+  const start: AuditStart = { actorKind: 'operator_cli', actor: who.actor, action: 'setup-namespace', targetKind: 'namespace', targetId: namespace, rootAccountId: null, reason: who.reason };
   try {
-    let created = false;
-    try {
-      await conn.workflowService.describeNamespace({ namespace });
-    } catch (err) {
-      if ((err as { code?: number }).code !== 5 /* NOT_FOUND */) throw err;
-      await conn.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${days} days`) });
-      created = true;
-    }
-    // A new namespace takes a moment to answer everywhere in the cluster.
-    let existing: Record<string, number> = {};
-    for (let tries = 0; ; tries++) {
-      try {
-        existing = (await conn.operatorService.listSearchAttributes({ namespace })).customAttributes as Record<string, number>;
-        break;
-      } catch (err) {
-        if (tries >= 50) throw err;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-    const wrongType = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n, t]) => existing[n] !== undefined && existing[n] !== INDEXED_TYPE[t]);
-    if (wrongType.length) throw new UsageError(`search attribute(s) ${wrongType.map(([n, t]) => `${n} (should be ${t})`).join(', ')} exist with another type in ${namespace}; remove them first`);
-    const missing = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n]) => existing[n] === undefined);
-    if (missing.length) {
-      await conn.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([n, t]) => [n, INDEXED_TYPE[t]])) });
-    }
-    const legacy = existing.BuyerEmail !== undefined;
-    const result = { namespace, created, retention_days: created ? days : null, registered: missing.map(([n]) => n), already_registered: Object.keys(SEARCH_ATTRIBUTE_TYPES).filter((n) => existing[n] !== undefined), legacy_buyer_email_attribute: legacy };
-    if (json) console.log(JSON.stringify(result));
+    const { result, auditId } = await audited(createAuditRepository(db), start, () => registerNamespace(conn, namespace, days), (r) => ({ created: r.created, registered: r.registered }));
+    if (json) console.log(JSON.stringify({ ...result, audit_id: auditId }));
     else {
-      console.log(`namespace ${namespace}: ${created ? `created (retention ${days} days)` : 'exists'}`);
-      console.log(missing.length ? `registered: ${result.registered.join(', ')}` : 'search attributes: all registered');
-      if (legacy) console.log('note: BuyerEmail (the email in clear) is still registered; remove it once no run started before the hashed email is open or retained: temporal operator search-attribute remove --name BuyerEmail');
+      console.log(`namespace ${namespace}: ${result.created ? `created (retention ${days} days)` : 'exists'}`);
+      console.log(result.registered.length ? `registered: ${result.registered.join(', ')}` : 'search attributes: all registered');
+      if (result.legacy_buyer_email_attribute) console.log('note: BuyerEmail (the email in clear) is still registered; remove it once no run started before the hashed email is open or retained: temporal operator search-attribute remove --name BuyerEmail');
+      console.log(`audit entry ${auditId}`);
     }
     return 0;
   } finally {
     await temporal.close();
+    await db.destroy();
+  }
+}
+
+/** The namespace's creation and search-attribute registration (setup-namespace's action). */
+async function registerNamespace(conn: ReturnType<typeof createTemporalClient>['client']['connection'], namespace: string, days: number) {
+  let created = false;
+  try {
+    await conn.workflowService.describeNamespace({ namespace });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 5 /* NOT_FOUND */) throw err;
+    await conn.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${days} days`) });
+    created = true;
+  }
+  // A new namespace takes a moment to answer everywhere in the cluster.
+  let existing: Record<string, number> = {};
+  for (let tries = 0; ; tries++) {
+    try {
+      existing = (await conn.operatorService.listSearchAttributes({ namespace })).customAttributes as Record<string, number>;
+      break;
+    } catch (err) {
+      if (tries >= 50) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const wrongType = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n, t]) => existing[n] !== undefined && existing[n] !== INDEXED_TYPE[t]);
+  if (wrongType.length) throw new UsageError(`search attribute(s) ${wrongType.map(([n, t]) => `${n} (should be ${t})`).join(', ')} exist with another type in ${namespace}; remove them first`);
+  const missing = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n]) => existing[n] === undefined);
+  if (missing.length) {
+    await conn.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([n, t]) => [n, INDEXED_TYPE[t]])) });
+  }
+  const legacy = existing.BuyerEmail !== undefined;
+  return { namespace, created, retention_days: created ? days : null, registered: missing.map(([n]) => n), already_registered: Object.keys(SEARCH_ATTRIBUTE_TYPES).filter((n) => existing[n] !== undefined), legacy_buyer_email_attribute: legacy };
+}
+
+/** One audit entry as `--json` prints it (snake_case, ISO times). */
+function auditJson(e: AuditEntry) {
+  return {
+    id: e.id,
+    started_at: e.startedAt.toISOString(),
+    finished_at: e.finishedAt?.toISOString() ?? null,
+    actor_kind: e.actorKind,
+    actor: e.actor,
+    action: e.action,
+    target_kind: e.targetKind,
+    target_id: e.targetId,
+    root_account_id: e.rootAccountId,
+    reason: e.reason,
+    outcome: e.outcome,
+    outcome_detail: e.outcomeDetail,
+    details: e.details,
+  };
+}
+
+/**
+ * `audit`: the newest `--limit` (default 50, at most 1000) audit entries, newest first; with
+ * `--purchase`, only that purchase's. One line each (time, operator, command, target, outcome
+ * and why, reason), or `{ entries: [...] }` with `--json`. Exit 0. Read-only.
+ */
+async function auditLog(limitArg: string | undefined, purchaseArg: string | undefined, json: boolean): Promise<number> {
+  const limit = limitArg === undefined ? 50 : positiveInt(limitArg, '--limit');
+  if (limit > 1000) throw new UsageError(`--limit must be at most 1000, got ${limit}`);
+  const purchaseId = purchaseArg === undefined ? undefined : positiveInt(purchaseArg, '--purchase');
+  const config = loadConfigOrExit();
+  const db = createDb(config);
+  try {
+    const entries = await createAuditRepository(db).list({ limit, ...(purchaseId === undefined ? {} : { target: { kind: 'purchase', id: String(purchaseId) } }) });
+    if (json) console.log(JSON.stringify({ entries: entries.map(auditJson) }));
+    else if (entries.length === 0) console.log(`no audit entries${purchaseId === undefined ? '' : ` for purchase ${purchaseId}`}`);
+    else
+      for (const e of entries) {
+        const outcome = e.outcome === null ? 'no outcome (did not finish)' : `${e.outcome}${e.outcomeDetail ? `: ${e.outcomeDetail.split('\n')[0]!.slice(0, 160)}` : ''}`;
+        const target = e.targetKind === null ? '' : ` ${e.targetKind} ${e.targetId ?? ''}`;
+        console.log(`${e.id} ${e.startedAt.toISOString()} ${e.actor} (${e.actorKind}) ${e.action}${target}: ${outcome}; reason: ${JSON.stringify(e.reason)}`);
+      }
+    return 0;
+  } finally {
+    await db.destroy();
   }
 }
 
@@ -271,10 +421,13 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const refused = err instanceof OperationRefused;
     const msg =
-      refused || err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+      refused || err instanceof UsageError || err instanceof AuditUnavailable || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
         ? (err as Error).message
         : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
     console.error(`ops: ${refused ? 'refused: ' : ''}${msg.split('\n')[0]}`);
+    // With --json a refusal is an answer, not a crash: the caller's script reads it on stdout.
+    const auditId = (err as { auditId?: number }).auditId;
+    if (refused && process.argv.includes('--json')) console.log(JSON.stringify({ outcome: 'refused', reason: msg, ...(auditId === undefined ? {} : { audit_id: auditId }) }));
     process.exit(refused ? 2 : 1);
   },
 );

@@ -108,20 +108,28 @@ describe('npm run ops: find and setup-namespace', () => {
     expect(none.stdout).toContain('no purchase runs for this address');
     const bad = await runScript('scripts/ops.ts', ['find', '--email', 'not-an-address']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^ops: --email <address> is required/m);
+    expect(bad.stderr).toMatch(/^ops: --email must be an email address, got "not-an-address"/m);
+    const missing = await runScript('scripts/ops.ts', ['find']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^ops: --email <address> is required/m);
   }, 60_000);
 
-  test('when setup-namespace runs on a new namespace and again, then it creates it with every attribute once and the second run changes nothing', async () => {
+  test('when setup-namespace runs on a new namespace and again, then it creates it with every attribute once and the second run changes nothing; without --reason it does nothing', async () => {
     const namespace = `ops-setup-${process.pid}-${Date.now()}`;
     try {
-      const first = await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--retention-days', '3', '--json'], { LOG_LEVEL: 'silent' });
+      const unexplained = await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--json'], { LOG_LEVEL: 'silent' });
+      expect(unexplained.code).toBe(1);
+      expect(unexplained.stderr).toMatch(/^ops: setup-namespace changes the service: --reason "<why>" is required/m);
+      await expect(client().connection.workflowService.describeNamespace({ namespace })).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
+      const first = await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--retention-days', '3', '--reason', 'new namespace', '--operator', 'deployer', '--json'], { LOG_LEVEL: 'silent' });
       expect(first.stderr).toBe('');
       const created = JSON.parse(first.stdout);
-      expect(created).toMatchObject({ namespace, created: true, retention_days: 3, already_registered: [], legacy_buyer_email_attribute: false });
+      expect(created).toMatchObject({ namespace, created: true, retention_days: 3, already_registered: [], legacy_buyer_email_attribute: false, audit_id: expect.any(Number) });
+      expect(await app.container.db('operator_audit_log').where({ id: created.audit_id }).first()).toMatchObject({ actor_kind: 'operator_cli', actor: 'deployer', action: 'setup-namespace', target_kind: 'namespace', target_id: namespace, reason: 'new namespace', outcome: 'succeeded' });
       expect([...created.registered].sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
       const listed = await client().connection.operatorService.listSearchAttributes({ namespace });
       expect(Object.keys(listed.customAttributes).sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
-      const second = JSON.parse((await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--json'], { LOG_LEVEL: 'silent' })).stdout);
+      const second = JSON.parse((await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--reason', 'after an upgrade', '--json'], { LOG_LEVEL: 'silent' })).stdout);
       expect(second).toMatchObject({ namespace, created: false, registered: [] });
       expect([...second.already_registered].sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
     } finally {

@@ -4,6 +4,7 @@
  * it refuses a purchase for good, and when a payment arrives for a purchase whose workflow run
  * has already closed (failed, terminated or expired).
  */
+import os from 'node:os';
 import Stripe from 'stripe';
 import { ApplicationFailure } from '@temporalio/common';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -254,7 +255,9 @@ describe('a payment for a purchase whose workflow run has closed', () => {
 
 describe('npm run ops: reissue and recover, guarded', () => {
   let env: Env;
-  const ops = (args: string[]) => runScript('scripts/ops.ts', [...args, '--json'], { TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', CHECKOUT_POLL_INTERVAL_SECONDS: '1', LOG_LEVEL: 'silent' });
+  const ops = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+    runScript('scripts/ops.ts', [...args, '--json'], { TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', CHECKOUT_POLL_INTERVAL_SECONDS: '1', LOG_LEVEL: 'silent', ...extraEnv });
+  const why = ['--reason', 'recovery test'];
   beforeAll(async () => {
     env = await setUp({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
   });
@@ -263,14 +266,15 @@ describe('npm run ops: reissue and recover, guarded', () => {
   test('when a terminated purchase is recovered and then paid, then it is issued; reissue then runs issuance again without a second certificate and stores a lost one again under its number, and recover refuses', async () => {
     const res = await checkout(env);
     const purchaseId = res.body.purchase_id as number;
-    const refusedUnpaid = await ops(['reissue', '--purchase', String(purchaseId)]);
+    const refusedUnpaid = await ops(['reissue', '--purchase', String(purchaseId), ...why]);
     expect(refusedUnpaid.code).toBe(2);
     expect(refusedUnpaid.stderr).toMatch(/^ops: refused: purchase \d+ is not paid/m);
+    expect(JSON.parse(refusedUnpaid.stdout)).toEqual({ outcome: 'refused', reason: expect.stringMatching(/^purchase \d+ is not paid/), audit_id: expect.any(Number) });
 
     await handle(env, purchaseId).terminate('simulated: the run closed');
-    const recovered = await ops(['recover', '--purchase', String(purchaseId)]);
+    const recovered = await ops(['recover', '--purchase', String(purchaseId), ...why]);
     expect(recovered.code).toBe(0);
-    expect(JSON.parse(recovered.stdout)).toEqual({ purchaseId, workflowId: `purchase-${purchaseId}`, action: 'started' });
+    expect(JSON.parse(recovered.stdout)).toEqual({ purchaseId, workflowId: `purchase-${purchaseId}`, action: 'started', audit_id: expect.any(Number) });
     expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
     // The resumed run waits for the payment like the first one did.
     const delivered = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id));
@@ -278,7 +282,7 @@ describe('npm run ops: reissue and recover, guarded', () => {
     await issued(env, purchaseId);
     const before = await env.app.container.db('certificates').where({ purchase_id: purchaseId }).orderBy('id');
 
-    const again = await ops(['recover', '--purchase', String(purchaseId)]);
+    const again = await ops(['recover', '--purchase', String(purchaseId), ...why]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already has its certificates; use reissue/);
 
@@ -288,9 +292,9 @@ describe('npm run ops: reissue and recover, guarded', () => {
     const store = createObjectStore(env.app.container.config);
     expect(await store.deletePrefix(before[0].storage_key)).toBe(1);
     expect(await store.stat(before[0].storage_key)).toBeNull();
-    const reissued = await ops(['reissue', '--purchase', String(purchaseId)]);
+    const reissued = await ops(['reissue', '--purchase', String(purchaseId), ...why]);
     expect(reissued.code).toBe(0);
-    expect(JSON.parse(reissued.stdout)).toEqual({ purchaseId, workflowId: `certificates-${purchaseId}`, action: 'started' });
+    expect(JSON.parse(reissued.stdout)).toEqual({ purchaseId, workflowId: `certificates-${purchaseId}`, action: 'started', audit_id: expect.any(Number) });
     const reissuedRun = env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`);
     await reissuedRun.result();
     // The operator's run is found like the purchase: by agency and mode, with a summary.
@@ -306,11 +310,71 @@ describe('npm run ops: reissue and recover, guarded', () => {
   }, 120_000);
 
   test('when the purchase does not exist or the arguments are wrong, then one clear line and a non-zero exit', async () => {
-    const missing = await ops(['recover', '--purchase', '99999999']);
+    const missing = await ops(['recover', '--purchase', '99999999', ...why]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/purchase 99999999 not found/);
-    const bad = await runScript('scripts/ops.ts', ['reissue', '--purchase', 'abc']);
+    const bad = await runScript('scripts/ops.ts', ['reissue', '--purchase', 'abc', ...why]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^ops: --purchase must be a positive integer/m);
   });
+
+  test('when reissue or recover runs without --reason, then it exits 1 and does nothing; with one, each run is recorded with its operator, target, reason and outcome, and ops audit lists them newest first', async () => {
+    const res = await checkout(env);
+    const purchaseId = res.body.purchase_id as number;
+    const row = await purchaseRow(env, purchaseId);
+    const entriesOf = async (id: number) => env.app.container.db('operator_audit_log').where({ target_kind: 'purchase', target_id: String(id) });
+    await handle(env, purchaseId).terminate('simulated: the run closed');
+
+    // No reason (or a blank one): a usage error, no run started, nothing recorded.
+    const noReason = await ops(['recover', '--purchase', String(purchaseId)]);
+    expect(noReason.code).toBe(1);
+    expect(noReason.stderr).toMatch(/^ops: recover changes the service: --reason "<why>" is required/m);
+    expect(noReason.stdout).toBe('');
+    const blank = await ops(['reissue', '--purchase', String(purchaseId), '--reason', '  ']);
+    expect(blank.code).toBe(1);
+    expect(blank.stderr).toMatch(/^ops: reissue changes the service: --reason "<why>" is required/m);
+    expect((await handle(env, purchaseId).describe()).status.name).toBe('TERMINATED');
+    expect(await entriesOf(purchaseId)).toEqual([]);
+
+    // Succeeded (as --operator), refused (the OS user), failed (Temporal has no such namespace).
+    const recovered = await ops(['recover', '--purchase', String(purchaseId), '--reason', 'buyer says they paid', '--operator', 'alice']);
+    expect(recovered.code).toBe(0);
+    expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
+    const refused = await ops(['reissue', '--purchase', String(purchaseId), '--reason', 'certificates missing']);
+    expect(refused.code).toBe(2);
+    await handle(env, purchaseId).terminate('simulated: the run closed again');
+    const failed = await ops(['recover', '--purchase', String(purchaseId), '--reason', 'second try'], { TEMPORAL_NAMESPACE: `no-such-namespace-${process.pid}` });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^ops: unexpected error: .*no-such-namespace/m);
+
+    const listed = await runScript('scripts/ops.ts', ['audit', '--purchase', String(purchaseId), '--json'], { LOG_LEVEL: 'silent' });
+    expect(listed.code).toBe(0);
+    const { entries } = JSON.parse(listed.stdout);
+    const target = { actor_kind: 'operator_cli', target_kind: 'purchase', target_id: String(purchaseId), root_account_id: row.root_account_id };
+    expect(entries).toEqual([
+      expect.objectContaining({ ...target, action: 'recover', actor: os.userInfo().username, reason: 'second try', outcome: 'failed', outcome_detail: expect.stringMatching(/no-such-namespace/) }),
+      expect.objectContaining({ ...target, id: JSON.parse(refused.stdout).audit_id, action: 'reissue', actor: os.userInfo().username, reason: 'certificates missing', outcome: 'refused', outcome_detail: expect.stringMatching(new RegExp(`^purchase ${purchaseId} is not paid \\(status \\w+\\); use recover if the buyer paid$`)) }),
+      expect.objectContaining({ ...target, id: JSON.parse(recovered.stdout).audit_id, action: 'recover', actor: 'alice', reason: 'buyer says they paid', outcome: 'succeeded', outcome_detail: null, details: { workflowId: `purchase-${purchaseId}`, action: 'started' } }),
+    ]);
+    for (const e of entries) expect(Date.parse(e.finished_at)).toBeGreaterThanOrEqual(Date.parse(e.started_at));
+    expect(entries[0].id).toBeGreaterThan(entries[1].id);
+    expect(entries[1].id).toBeGreaterThan(entries[2].id);
+
+    const limited = JSON.parse((await runScript('scripts/ops.ts', ['audit', '--purchase', String(purchaseId), '--limit', '1', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+    expect(limited.entries.map((e: { id: number }) => e.id)).toEqual([entries[0].id]);
+    const human = await runScript('scripts/ops.ts', ['audit', '--purchase', String(purchaseId)], { LOG_LEVEL: 'silent' });
+    expect(human.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${entries[0].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) recover purchase ${purchaseId}: failed: .*; reason: "second try"$`)),
+      expect.stringMatching(new RegExp(`^${entries[1].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) reissue purchase ${purchaseId}: refused: purchase ${purchaseId} is not paid .*; reason: "certificates missing"$`)),
+      expect.stringMatching(new RegExp(`^${entries[2].id} \\S+ alice \\(operator_cli\\) recover purchase ${purchaseId}: succeeded; reason: "buyer says they paid"$`)),
+    ]);
+    // The whole log, newest first, holds them too; a purchase with no entries says so.
+    const all = JSON.parse((await runScript('scripts/ops.ts', ['audit', '--limit', '1000', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+    expect(all.entries.map((e: { id: number }) => e.id)).toEqual(expect.arrayContaining(entries.map((e: { id: number }) => e.id)));
+    expect(all.entries.map((e: { id: number }) => e.id)).toEqual([...all.entries.map((e: { id: number }) => e.id)].sort((a, b) => b - a));
+    expect((await runScript('scripts/ops.ts', ['audit', '--purchase', '99999998'], { LOG_LEVEL: 'silent' })).stdout).toBe('no audit entries for purchase 99999998\n');
+    const badLimit = await runScript('scripts/ops.ts', ['audit', '--limit', '5000']);
+    expect(badLimit.code).toBe(1);
+    expect(badLimit.stderr).toMatch(/^ops: --limit must be at most 1000, got 5000/m);
+  }, 90_000);
 });

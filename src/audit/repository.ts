@@ -1,0 +1,114 @@
+/**
+ * The only writer of `operator_audit_log`: who did what by hand, to what, why, and how it ended.
+ *
+ * An action is recorded in two steps: `begin` before it runs (so an action that cannot be
+ * recorded does not run, and one whose process dies is still on record, without an outcome),
+ * then `finish` once with its outcome. `list` reads the log newest first.
+ *
+ * `actorKind` names the door the action came through; today only the operator CLI
+ * (`operator_cli`, `npm run ops`) writes, and it always gives a reason (the table refuses an
+ * `operator_cli` row without one). A web portal's audit events or the codec endpoint's decode
+ * records would add their own kind here, not a table of their own.
+ */
+import type { Db } from '../db/knex';
+
+/** Which door an action came through. */
+export type ActorKind = 'operator_cli';
+
+/** How an action ended: done, refused by the state of its target (with why), or failed (with the error). */
+export type AuditOutcome = 'succeeded' | 'refused' | 'failed';
+
+/** What `begin` records. `targetKind`/`targetId` e.g. `purchase`/`42`; `rootAccountId` when the target is one agency's. */
+export interface AuditStart {
+  actorKind: ActorKind;
+  actor: string;
+  action: string;
+  targetKind: string | null;
+  targetId: string | null;
+  rootAccountId: number | null;
+  reason: string | null;
+}
+
+/** One row of the log as read back; times are Dates (database time), `outcome` null while running or when its process died. */
+export interface AuditEntry extends AuditStart {
+  id: number;
+  startedAt: Date;
+  finishedAt: Date | null;
+  outcome: AuditOutcome | null;
+  outcomeDetail: string | null;
+  details: Record<string, unknown>;
+}
+
+interface Row {
+  id: string | number;
+  started_at: Date;
+  finished_at: Date | null;
+  actor_kind: ActorKind;
+  actor: string;
+  action: string;
+  target_kind: string | null;
+  target_id: string | null;
+  root_account_id: number | null;
+  reason: string | null;
+  outcome: AuditOutcome | null;
+  outcome_detail: string | null;
+  details: Record<string, unknown>;
+}
+
+const toEntry = (r: Row): AuditEntry => ({
+  id: Number(r.id),
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  actorKind: r.actor_kind,
+  actor: r.actor,
+  action: r.action,
+  targetKind: r.target_kind,
+  targetId: r.target_id,
+  rootAccountId: r.root_account_id,
+  reason: r.reason,
+  outcome: r.outcome,
+  outcomeDetail: r.outcome_detail,
+  details: r.details,
+});
+
+export function createAuditRepository(db: Db) {
+  return {
+    /** Records that `entry.actor` is starting `entry.action`; returns the row's id for `finish`. Throws what the database throws (then do not act). */
+    async begin(entry: AuditStart): Promise<number> {
+      const [row] = await db('operator_audit_log')
+        .insert({
+          actor_kind: entry.actorKind,
+          actor: entry.actor,
+          action: entry.action,
+          target_kind: entry.targetKind,
+          target_id: entry.targetId,
+          root_account_id: entry.rootAccountId,
+          reason: entry.reason,
+        })
+        .returning('id');
+      return Number((row as { id: string | number }).id);
+    },
+
+    /**
+     * Records how action `id` ended, once: `detail` is why it was refused or the error it failed
+     * with; `details` what it answered. A second call for the same id changes nothing (false).
+     */
+    async finish(id: number, result: { outcome: AuditOutcome; detail?: string | null; details?: Record<string, unknown> }): Promise<boolean> {
+      const n = await db('operator_audit_log')
+        .where({ id })
+        .whereNull('outcome')
+        .update({ outcome: result.outcome, outcome_detail: result.detail ?? null, details: JSON.stringify(result.details ?? {}), finished_at: db.fn.now() });
+      return n === 1;
+    },
+
+    /** The newest `limit` entries (1 to 1000), newest first (by recording order); with `target`, only that target's (e.g. one purchase's). */
+    async list(options: { limit: number; target?: { kind: string; id: string } }): Promise<AuditEntry[]> {
+      // Ids are handed out in recording order: newest first is id descending.
+      const q = db<Row>('operator_audit_log').select('*').orderBy('id', 'desc');
+      if (options.target) q.where({ target_kind: options.target.kind, target_id: options.target.id });
+      return ((await q.limit(Math.min(Math.max(options.limit, 1), 1000))) as Row[]).map(toEntry);
+    },
+  };
+}
+
+export type AuditRepository = ReturnType<typeof createAuditRepository>;
