@@ -5,9 +5,11 @@
  * test/resilience/lib/fault-suite.ts). Faults: one worker SIGKILLed mid-load (the other carries
  * on; the killed one's activities time out and are retried there), and a rolling restart of
  * both (SIGTERM, the worker drains, starts again, then the next). Every paid purchase must end
- * with all its certificates exactly once and every answer keep the contract.
+ * with all its certificates exactly once and every answer keep the contract. Runs beside the
+ * dev-shape fault suites on a stack of its own, taking turns (lib/schedule.ts).
  */
 import { describeFaultSuite, sleep, type Fault } from './lib/fault-suite';
+import { PHASES, SLOTS } from './lib/schedule';
 
 const FAULTS: Fault[] = [
   {
@@ -31,7 +33,8 @@ const FAULTS: Fault[] = [
 
 describeFaultSuite({
   title: 'Resilience on the cluster shape: Temporal server on PostgreSQL, two workers',
-  shape: { temporal: 'cluster', workers: 2 },
+  shape: { temporal: 'cluster', workers: 2, slot: SLOTS.cluster },
   faults: FAULTS,
   artifact: 'resilience-faults-cluster',
+  turn: { phase: PHASES.cluster, holds: 'suite' },
 });

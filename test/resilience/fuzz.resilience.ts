@@ -20,6 +20,7 @@ import { send, type RawRequest, type RawResponse } from './lib/http';
 import { errorShapeProblems, findLeaks } from './lib/shapes';
 import { casesFor, KINDS, PROTO_MARKER, type FuzzCase, type FuzzContext } from './lib/fuzz-cases';
 import { Tally, publish } from './lib/summary';
+import { PHASES, joinTurns } from './lib/schedule';
 
 jest.setTimeout(300_000);
 
@@ -99,7 +100,11 @@ beforeAll(async () => {
   process.stdout.write(`\n[fuzz] seed ${SEED} (FUZZ_SEED to override), ${RUNS} random cases per kind and route (FUZZ_RUNS)\n`);
 });
 
+// Runs beside the fault suites' boots; their loads wait until this is done (lib/schedule.ts).
+const turn = joinTurns('fuzz', PHASES.fuzzAndSecurity);
+
 afterAll(async () => {
+  turn.done();
   await app?.close();
   await worker?.shutdown();
 });

@@ -28,6 +28,7 @@ import { send, type RawRequest, type RawResponse } from './lib/http';
 import { plausibleBody, concretePath, signWebhook } from './lib/fuzz-cases';
 import { findMarkers, findSecrets, recordFetch, type Secret } from './lib/secrets';
 import { Tally, publish } from './lib/summary';
+import { PHASES, joinTurns } from './lib/schedule';
 
 jest.setTimeout(300_000);
 
@@ -269,7 +270,11 @@ beforeAll(async () => {
   inventory = await routeInventory(app);
 });
 
+// Runs beside the fault suites' boots; their loads wait until this is done (lib/schedule.ts).
+const turn = joinTurns('security', PHASES.fuzzAndSecurity);
+
 afterAll(async () => {
+  turn.done();
   recorder.stop();
   await app?.close();
   await worker?.shutdown();

@@ -7,6 +7,9 @@
  * PostgreSQL, databases `temporal` and `temporal_visibility`, schema set up at boot with
  * temporal-sql-tool, config from scripts/temporal-cluster-config.cjs), with one or more workers.
  *
+ * Ports below are slot 0's; a stack of slot k adds 100·k to each (`portsFor`), so the suites of
+ * `npm run test:resilience` run at the same time, each on a stack of its own.
+ *
  * | process         | port            | state                                   |
  * |-----------------|-----------------|-----------------------------------------|
  * | postgres        | 54331           | `<dir>/pg` (initdb'd fresh each run)    |
@@ -19,7 +22,7 @@
  *
  * PostgreSQL is Debian's server binary (`/usr/lib/postgresql/<version>/bin`), run as the
  * `postgres` OS user when this process is root (PostgreSQL refuses root). Logs go to
- * `var/log/resilience-<name>.log`.
+ * `var/log/resilience-<name>.log` (slot k > 0: `resilience-s<k>-<name>.log`).
  */
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,18 +47,35 @@ const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const TOOLS = path.join(ROOT, '.tools', 'bin');
 const LOG_DIR = path.join(ROOT, 'var', 'log');
 
-export const PORTS = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, processorGate: 12123, fakeGcs: 4453, api: 3101 });
+/** The ports of a stack (slot 0's are in the table above). */
+export interface StackPorts {
+  postgres: number;
+  temporal: number;
+  temporalUi: number;
+  stripeMock: number;
+  processorGate: number;
+  fakeGcs: number;
+  api: number;
+}
+const SLOT_0: StackPorts = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, processorGate: 12123, fakeGcs: 4453, api: 3101 });
+/** Slots 0–4: every port + 100·slot (the cluster's other ports follow its frontend's). @throws {Error} for another slot. */
+export function portsFor(slot: number): StackPorts {
+  if (!Number.isInteger(slot) || slot < 0 || slot > 4) throw new Error(`fault stack slot must be 0–4, got ${slot}`);
+  return Object.freeze(Object.fromEntries(Object.entries(SLOT_0).map(([k, v]) => [k, v + 100 * slot])) as unknown as StackPorts);
+}
 export const WEBHOOK_SECRET = 'whsec_resilience_suite_secret';
 const SEARCH_ATTRIBUTES: Record<string, string> = searchAttributes;
 
-/** Which Temporal the stack runs and how many worker processes. */
+/** Which Temporal the stack runs, how many worker processes, and on which ports (`slot`, default 0). */
 export interface StackShape {
   temporal: 'dev' | 'cluster';
   workers: number;
+  slot?: number;
 }
 
 export interface FaultStack {
   shape: StackShape;
+  ports: StackPorts;
   postgres: ManagedProcess;
   temporal: ManagedProcess;
   stripeMock: ManagedProcess;
@@ -81,16 +101,16 @@ export interface FaultStack {
 type LazyGate = ProcessorGate & { start(): Promise<void> };
 
 /** The processor gate, listening once `start()` is called (at boot, after the port check). */
-function lazyGate(): LazyGate {
+function lazyGate(ports: StackPorts): LazyGate {
   let gate: ProcessorGate | null = null;
   const must = () => {
     if (!gate) throw new Error('the processor gate is not started');
     return gate;
   };
   return {
-    url: `http://${HOST}:${PORTS.processorGate}`,
+    url: `http://${HOST}:${ports.processorGate}`,
     async start() {
-      gate ??= await startProcessorGate({ host: HOST, port: PORTS.processorGate, target: { host: HOST, port: PORTS.stripeMock } });
+      gate ??= await startProcessorGate({ host: HOST, port: ports.processorGate, target: { host: HOST, port: ports.stripeMock } });
     },
     hang: () => must().hang(),
     open: () => must().open(),
@@ -165,11 +185,11 @@ function migrate(databaseUrl: string): Promise<void> {
 }
 
 /** Runs one statement on the fault stack's PostgreSQL (database `postgres`) over a fresh connection. */
-async function onPostgres(sql: string): Promise<void> {
+async function onPostgres(ports: StackPorts, sql: string): Promise<void> {
   const quiet = () => {}; // a refused probe is the expected answer while PostgreSQL is down
   const db = knexFactory({
     client: 'pg',
-    connection: `postgres://postgres@${HOST}:${PORTS.postgres}/postgres`,
+    connection: `postgres://postgres@${HOST}:${ports.postgres}/postgres`,
     pool: { min: 0, max: 1 },
     acquireConnectionTimeout: 2000,
     log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
@@ -182,9 +202,9 @@ async function onPostgres(sql: string): Promise<void> {
 }
 
 /** Creates the `default` namespace (when missing) and the purchase search attributes on the cluster. */
-async function setUpClusterNamespace(): Promise<void> {
+async function setUpClusterNamespace(ports: StackPorts): Promise<void> {
   const cli = path.join(TOOLS, 'temporal');
-  const address = ['--address', `${HOST}:${PORTS.temporal}`];
+  const address = ['--address', `${HOST}:${ports.temporal}`];
   try {
     await run(cli, ['operator', 'namespace', 'describe', '--namespace', 'default', ...address], { timeout: 10_000 });
   } catch {
@@ -217,12 +237,12 @@ async function setUpClusterNamespace(): Promise<void> {
 }
 
 /** Creates the cluster's databases on the stack's PostgreSQL and sets up their Temporal schema. */
-async function setUpClusterSchema(logFile: string): Promise<void> {
+async function setUpClusterSchema(ports: StackPorts, logFile: string): Promise<void> {
   // scripts/tools.mjs copies the server's SQL schema beside its binary (the link's target).
   const dir = path.join(path.dirname(fs.realpathSync(path.join(TOOLS, 'temporal-server'))), 'schema');
   for (const [db, kind] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
-    await onPostgres(`create database ${db}`);
-    const base = ['--plugin', 'postgres12', '--ep', HOST, '-p', String(PORTS.postgres), '-u', 'postgres', '--db', db];
+    await onPostgres(ports, `create database ${db}`);
+    const base = ['--plugin', 'postgres12', '--ep', HOST, '-p', String(ports.postgres), '-u', 'postgres', '--db', db];
     for (const step of [['setup-schema', '-v', '0.0'], ['update-schema', '-d', path.join(dir, kind, 'versioned')]]) {
       const { stdout, stderr } = await run(path.join(TOOLS, 'temporal-sql-tool'), [...base, ...step], { timeout: 120_000 });
       fs.appendFileSync(logFile, stdout + stderr);
@@ -230,10 +250,10 @@ async function setUpClusterSchema(logFile: string): Promise<void> {
   }
 }
 
-async function temporalAnswers(): Promise<boolean> {
-  if (!(await tcpOpen(PORTS.temporal))) return false;
+async function temporalAnswers(ports: StackPorts): Promise<boolean> {
+  if (!(await tcpOpen(ports.temporal))) return false;
   try {
-    await run(path.join(TOOLS, 'temporal'), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', `${HOST}:${PORTS.temporal}`], { timeout: 5000 });
+    await run(path.join(TOOLS, 'temporal'), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', `${HOST}:${ports.temporal}`], { timeout: 5000 });
     return true;
   } catch {
     return false;
@@ -251,22 +271,24 @@ async function logSays(file: string, pattern: RegExp, fromByte: () => number): P
  */
 export function createFaultStack(dir: string, shape: StackShape = { temporal: 'dev', workers: 1 }): FaultStack {
   fs.mkdirSync(LOG_DIR, { recursive: true });
-  const logOf = (name: string) => path.join(LOG_DIR, `resilience-${name}.log`);
+  const slot = shape.slot ?? 0;
+  const ports = portsFor(slot);
+  const logOf = (name: string) => path.join(LOG_DIR, `resilience-${slot ? `s${slot}-` : ''}${name}.log`);
   const bucket = 'certificates-resilience';
-  const databaseUrl = `postgres://postgres@${HOST}:${PORTS.postgres}/insurance_resilience`;
-  const apiUrl = `http://${HOST}:${PORTS.api}`;
-  const storageUrl = `http://${HOST}:${PORTS.fakeGcs}`;
+  const databaseUrl = `postgres://postgres@${HOST}:${ports.postgres}/insurance_resilience`;
+  const apiUrl = `http://${HOST}:${ports.api}`;
+  const storageUrl = `http://${HOST}:${ports.fakeGcs}`;
   const env: Record<string, string> = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
     HOST,
-    PORT: String(PORTS.api),
+    PORT: String(ports.api),
     PUBLIC_BASE_URL: apiUrl,
     DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: `${HOST}:${PORTS.temporal}`,
+    TEMPORAL_ADDRESS: `${HOST}:${ports.temporal}`,
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: 'insurance-resilience',
-    PAYPROC_API_BASE: `http://${HOST}:${PORTS.processorGate}`,
+    PAYPROC_API_BASE: `http://${HOST}:${ports.processorGate}`,
     PAYPROC_TEST_SECRET_KEY: 'sk_test_resilienceTestModeSecret',
     PAYPROC_LIVE_SECRET_KEY: 'sk_test_resilienceLiveModeSecret',
     PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
@@ -297,7 +319,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     name: 'postgres',
     ...(() => {
       const [cmd, args] = asPostgres(path.join(postgresBinDir(), 'postgres'), [
-        '-D', pgDir, '-p', String(PORTS.postgres), '-k', pgDir, '-c', `listen_addresses=${HOST}`, '-c', 'fsync=off', '-c', 'max_connections=200',
+        '-D', pgDir, '-p', String(ports.postgres), '-k', pgDir, '-c', `listen_addresses=${HOST}`, '-c', 'fsync=off', '-c', 'max_connections=200',
       ]);
       return { cmd, args };
     })(),
@@ -306,14 +328,14 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     stopSignal: 'SIGINT', // fast shutdown: rolls back open transactions, closes connections
     ready: async () => {
       try {
-        await onPostgres('select 1');
+        await onPostgres(ports, 'select 1');
         return true;
       } catch {
         return false;
       }
     },
   });
-  const temporalArgs = ['server', 'start-dev', '--ip', HOST, '--port', String(PORTS.temporal), '--ui-port', String(PORTS.temporalUi), '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
+  const temporalArgs = ['server', 'start-dev', '--ip', HOST, '--port', String(ports.temporal), '--ui-port', String(ports.temporalUi), '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
     // WAL and NORMAL sync: the dev server's default rollback journal syncs every history write,
     // which caps a loaded run at a few purchases per second on this disk.
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
@@ -329,24 +351,24 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
           logFile: logOf('temporal-server'),
           // Ready once the frontend answers; the namespace is created at boot (setUpClusterNamespace).
           ready: async () => {
-            if (!(await tcpOpen(PORTS.temporal))) return false;
+            if (!(await tcpOpen(ports.temporal))) return false;
             try {
-              const { stdout } = await run(path.join(TOOLS, 'temporal'), ['operator', 'cluster', 'health', '--address', `${HOST}:${PORTS.temporal}`], { timeout: 5000 });
+              const { stdout } = await run(path.join(TOOLS, 'temporal'), ['operator', 'cluster', 'health', '--address', `${HOST}:${ports.temporal}`], { timeout: 5000 });
               return stdout.includes('SERVING');
             } catch {
               return false;
             }
           },
         })
-      : new ManagedProcess({ name: 'temporal', cmd: path.join(TOOLS, 'temporal'), args: temporalArgs, logFile: logOf('temporal'), ready: temporalAnswers });
+      : new ManagedProcess({ name: 'temporal', cmd: path.join(TOOLS, 'temporal'), args: temporalArgs, logFile: logOf('temporal'), ready: () => temporalAnswers(ports) });
   if (shape.temporal === 'cluster') {
     fs.mkdirSync(clusterDir, { recursive: true });
     fs.writeFileSync(
       path.join(clusterDir, 'config.yaml'),
       clusterConfigYaml({
-        pg: { host: HOST, port: PORTS.postgres, user: 'postgres', password: '' },
+        pg: { host: HOST, port: ports.postgres, user: 'postgres', password: '' },
         databases: { main: 'temporal', visibility: 'temporal_visibility' },
-        ports: { frontend: PORTS.temporal, frontendHttp: PORTS.temporal + 20, history: PORTS.temporal + 1, matching: PORTS.temporal + 2, worker: PORTS.temporal + 6, membership: PORTS.temporal - 1000 },
+        ports: { frontend: ports.temporal, frontendHttp: ports.temporal + 20, history: ports.temporal + 1, matching: ports.temporal + 2, worker: ports.temporal + 6, membership: ports.temporal - 1000 },
         shards: 4,
       }),
     );
@@ -355,14 +377,14 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
   const stripeMock = new ManagedProcess({
     name: 'stripe-mock',
     cmd: path.join(TOOLS, 'stripe-mock'),
-    args: ['-http-addr', `${HOST}:${PORTS.stripeMock}`, '-https-addr', `${HOST}:${PORTS.stripeMock + 1}`],
+    args: ['-http-addr', `${HOST}:${ports.stripeMock}`, '-https-addr', `${HOST}:${ports.stripeMock + 1}`],
     logFile: logOf('stripe-mock'),
-    ready: () => httpOk(`http://${HOST}:${PORTS.stripeMock}/v1/products?limit=1`, { headers: { Authorization: 'Bearer sk_test_123' } }),
+    ready: () => httpOk(`http://${HOST}:${ports.stripeMock}/v1/products?limit=1`, { headers: { Authorization: 'Bearer sk_test_123' } }),
   });
   const fakeGcs = new ManagedProcess({
     name: 'fake-gcs-server',
     cmd: path.join(TOOLS, 'fake-gcs-server'),
-    args: ['-scheme', 'http', '-host', HOST, '-port', String(PORTS.fakeGcs), '-backend', 'filesystem', '-filesystem-root', path.join(dir, 'gcs'), '-public-host', `${HOST}:${PORTS.fakeGcs}`, '-external-url', storageUrl, '-log-level', 'warn'],
+    args: ['-scheme', 'http', '-host', HOST, '-port', String(ports.fakeGcs), '-backend', 'filesystem', '-filesystem-root', path.join(dir, 'gcs'), '-public-host', `${HOST}:${ports.fakeGcs}`, '-external-url', storageUrl, '-log-level', 'warn'],
     logFile: logOf('fake-gcs-server'),
     ready: () => httpOk(`${storageUrl}/storage/v1/b`),
   });
@@ -389,9 +411,10 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
   });
 
   const processes = [...workers, api, fakeGcs, stripeMock, temporal, postgres];
-  const gate = lazyGate();
+  const gate = lazyGate(ports);
   return {
     shape,
+    ports,
     postgres,
     temporal,
     stripeMock,
@@ -421,7 +444,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
  */
 export async function bootFaultStack(stack: FaultStack, dir: string): Promise<void> {
   const taken = [];
-  for (const [name, port] of Object.entries(PORTS)) if (await tcpOpen(port)) taken.push(`${name} ${port}`);
+  for (const [name, port] of Object.entries(stack.ports)) if (await tcpOpen(port)) taken.push(`${name} ${port}`);
   if (taken.length) throw new Error(`the fault stack's ports are taken (${taken.join(', ')}): is another fault suite running?`);
   try {
     await boot(stack, dir);
@@ -441,13 +464,13 @@ async function boot(stack: FaultStack, dir: string): Promise<void> {
   if (stack.shape.temporal === 'cluster') {
     // The cluster keeps its state in this stack's PostgreSQL: schema first, then the server.
     await Promise.all([stack.postgres.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
-    await setUpClusterSchema(stack.temporal.spec.logFile);
+    await setUpClusterSchema(stack.ports, stack.temporal.spec.logFile);
     await stack.temporal.start();
-    await setUpClusterNamespace();
+    await setUpClusterNamespace(stack.ports);
   } else {
     await Promise.all([stack.postgres.start(), stack.temporal.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
   }
-  await onPostgres('create database insurance_resilience');
+  await onPostgres(stack.ports, 'create database insurance_resilience');
   await migrate(stack.databaseUrl);
   const created = await fetch(`${stack.storageUrl}/storage/v1/b?project=local-project`, {
     method: 'POST',

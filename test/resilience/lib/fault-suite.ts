@@ -21,6 +21,7 @@ import { createAgency, eventSelection, type Agency } from '../../helpers/certifi
 import { call } from '../../helpers/fixtures';
 import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack, type StackShape } from './fault-stack';
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
+import { joinTurns } from './schedule';
 
 /** Purchases per second: the issue's floor, overridable (RESILIENCE_RATE) to explore locally. */
 export const RATE = Number(process.env.RESILIENCE_RATE ?? 5);
@@ -121,12 +122,32 @@ function tallyTable(samples: Sample[]): string {
 }
 
 /**
- * Declares the jest suite `title`: boots the stack of `shape`, runs `faults` (short ones first,
- * then long ones), then scans the API and worker logs for secrets. Report:
- * var/test-artifacts/`artifact`.md.
+ * Declares the jest suite `title`: boots the stack of `shape` (its ports by `shape.slot`), waits
+ * for its turn (`turn.phase`, see ./schedule.ts), runs `faults` (short ones first, then long
+ * ones), then scans the API and worker logs for secrets. Report: var/test-artifacts/`artifact`.md.
+ *
+ * The suites run at the same time, each on its own stack, and take turns so that no two offer
+ * their load at once (two loads would share the machine's cores, and a suite measures one
+ * stack's answers under one load). `turn.holds` says when the turn ends: after the whole suite,
+ * or (`load`) as soon as its faults' loads have stopped, for a long outage that is then mostly
+ * waiting. `turn.bootAfter` also holds back the stack's boot.
  */
-export function describeFaultSuite({ title, shape, faults, artifact }: { title: string; shape: StackShape; faults: Fault[]; artifact: string }): void {
+export function describeFaultSuite({
+  title,
+  shape,
+  faults,
+  artifact,
+  turn: turnOf,
+}: {
+  title: string;
+  shape: StackShape;
+  faults: Fault[];
+  artifact: string;
+  /** `bootAfter`: boot only once every suite of a lower phase is done (an idle stack costs the machine too). */
+  turn: { phase: number; holds: 'suite' | 'load'; bootAfter?: number };
+}): void {
 describe(title, () => {
+  const turn = joinTurns(artifact, turnOf.phase);
   const dir = path.join(os.tmpdir(), `insurance-resilience-${artifact}-${process.pid}`);
   let stack: FaultStack;
   let container: Container;
@@ -135,6 +156,7 @@ describe(title, () => {
   const report: string[] = [];
 
   beforeAll(async () => {
+    if (turnOf.bootAfter !== undefined) await turn.wait(turnOf.bootAfter);
     stack = createFaultStack(dir, shape);
     await bootFaultStack(stack, dir);
     const config = loadConfig({ ...process.env, ...stack.env, LOG_LEVEL: 'silent' });
@@ -150,9 +172,13 @@ describe(title, () => {
       if (res.status !== 200) throw new Error(`newConnect: ${res.status} ${res.text}`);
       buyers.push({ idp_accnt_uuid: res.body.idp_accnt_uuid, access_token: res.body.access_token });
     }
-  }, 300_000);
+    const ready = Date.now();
+    await turn.wait();
+    process.stdout.write(`${title}: stack ready; its turn came ${((Date.now() - ready) / 1000).toFixed(0)} s later\n`);
+  }, 300_000 + 2 * 45 * 60_000); // the boot and the load may each wait up to 45 min for a turn
 
   afterAll(async () => {
+    turn.done();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const text = `# ${title}\n\n${report.join('\n\n')}\n`;
     fs.writeFileSync(path.join(ARTIFACTS, `${artifact}.md`), text);
@@ -200,6 +226,7 @@ describe(title, () => {
     if (!fault.long) await faultDone;
     await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
     load.stop();
+    if (turnOf.holds === 'load' && fault === faults.at(-1)) turn.done();
     const loadMs = Date.now() - started;
     await faultDone;
     const faultEnded = Date.now();

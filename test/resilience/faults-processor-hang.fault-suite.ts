@@ -1,0 +1,18 @@
+/**
+ * Resilience on the dev shape: the processor hangs (connections accepted through the stack's
+ * processor gate, never answered) for PROCESSOR_OUTAGE_MS (10 minutes) under the steady load.
+ * Every other purchase's webhook is held back until the outage ends; afterwards no purchase may
+ * be `failed` and every paid one has all its certificates once. Runs beside the other fault
+ * suites on a stack of its own, taking turns (lib/schedule.ts).
+ */
+import { describeFaultSuite } from './lib/fault-suite';
+import { PROCESSOR_HANG } from './lib/dev-faults';
+import { PHASES, SLOTS } from './lib/schedule';
+
+describeFaultSuite({
+  title: 'Resilience: the processor hangs',
+  shape: { temporal: 'dev', workers: 1, slot: SLOTS.processorHang },
+  faults: [PROCESSOR_HANG],
+  artifact: 'resilience-faults-processor-hang',
+  turn: { phase: PHASES.processorHang, bootAfter: PHASES.processorRefused, holds: 'load' },
+});

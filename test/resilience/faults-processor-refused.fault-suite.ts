@@ -1,0 +1,18 @@
+/**
+ * Resilience on the dev shape: the processor refuses connections (stripe-mock stopped) for
+ * PROCESSOR_OUTAGE_MS (10 minutes) under the steady load. Every other purchase's webhook is held
+ * back until the outage ends, so payments are reported both during it and after it; afterwards
+ * no purchase may be `failed` and every paid one has all its certificates once. Runs beside the
+ * other fault suites on a stack of its own, taking turns (lib/schedule.ts).
+ */
+import { describeFaultSuite } from './lib/fault-suite';
+import { PROCESSOR_REFUSED } from './lib/dev-faults';
+import { PHASES, SLOTS } from './lib/schedule';
+
+describeFaultSuite({
+  title: 'Resilience: the processor refuses connections',
+  shape: { temporal: 'dev', workers: 1, slot: SLOTS.processorRefused },
+  faults: [PROCESSOR_REFUSED],
+  artifact: 'resilience-faults-processor-refused',
+  turn: { phase: PHASES.processorRefused, bootAfter: PHASES.processorRefused, holds: 'load' },
+});
