@@ -7,21 +7,24 @@
  * retry policy backs off exponentially for the retry window). A live-mode destination that is,
  * or resolves to, a private address is recorded and thrown non-retryable (`DestinationRefused`).
  * A delivery whose endpoint was deleted or disabled meanwhile ends `failed` without a request.
- * Metrics: every attempt counts in `event_delivery_attempts_total{outcome,mode}`; a delivery counts
- * once in `event_deliveries_total{outcome,mode}` when it ends (succeeded, skipped, or failed when
- * it gives up), so a retried delivery is not a failure until it is one.
+ * Metrics: every attempt counts in `event_delivery_attempts_total{outcome,mode,root_account_id}`; a
+ * delivery counts once in `event_deliveries_total{outcome,mode,root_account_id}` when it ends
+ * (succeeded, skipped, or failed when it gives up), so a retried delivery is not a failure until it
+ * is one. `root_account_id` is the endpoint's agency (`unknown` when the endpoint is gone), so one
+ * agency's failing endpoint is a signal about that agency (a ticket), not a page.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EventsRepository } from '../src/events/repository';
-import type { WebhookEndpointsRepository } from '../src/webhook-endpoints/repository';
+import type { WebhookEndpoint, WebhookEndpointsRepository } from '../src/webhook-endpoints/repository';
 import { DestinationRefusedError, postEvent } from '../src/events/destination';
 import { SIGNATURE_HEADER, signatureHeader } from '../src/events/signing';
 import type { WorkerMetrics } from '../src/metrics/registry';
 
 export function createEventActivities(deps: { events: EventsRepository; endpoints: WebhookEndpointsRepository; metrics?: Pick<WorkerMetrics, 'eventDeliveries' | 'eventDeliveryAttempts'> }) {
-  type Mode = 'live' | 'test';
-  const attempt = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused', mode: Mode) => deps.metrics?.eventDeliveryAttempts.inc({ outcome, mode });
-  const ended = (outcome: 'succeeded' | 'failed' | 'skipped', mode: Mode | 'unknown') => deps.metrics?.eventDeliveries.inc({ outcome, mode });
+  type Owner = Pick<WebhookEndpoint, 'mode' | 'rootAccountId'> | undefined;
+  const labels = (endpoint: Owner) => ({ mode: endpoint?.mode ?? 'unknown', root_account_id: endpoint ? String(endpoint.rootAccountId) : 'unknown' });
+  const attempt = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused', endpoint: Owner) => deps.metrics?.eventDeliveryAttempts.inc({ outcome, ...labels(endpoint) });
+  const ended = (outcome: 'succeeded' | 'failed' | 'skipped', endpoint: Owner) => deps.metrics?.eventDeliveries.inc({ outcome, ...labels(endpoint) });
   return {
     async deliverEvent(input: { deliveryId: number; timeoutMs: number }): Promise<'succeeded' | 'skipped'> {
       const delivery = await deps.events.delivery(input.deliveryId);
@@ -30,7 +33,7 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
       const [stored, endpoint] = await Promise.all([deps.events.find(delivery.eventId), deps.endpoints.findForDelivery(delivery.endpointId)]);
       if (!stored || !endpoint || endpoint.deletedAt || endpoint.status === 'disabled') {
         await deps.events.finish(delivery.id, 'failed');
-        ended('skipped', endpoint?.mode ?? 'unknown');
+        ended('skipped', endpoint);
         return 'skipped';
       }
       const payload = JSON.stringify(stored.event);
@@ -43,17 +46,17 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
         await deps.events.recordAttempt(delivery.id, { responseStatus: res.status, error: null, durationMs: Date.now() - started });
         if (res.status >= 200 && res.status < 300) {
           await deps.events.finish(delivery.id, 'succeeded');
-          attempt('succeeded', endpoint.mode);
-          ended('succeeded', endpoint.mode);
+          attempt('succeeded', endpoint);
+          ended('succeeded', endpoint);
           return 'succeeded';
         }
-        attempt('rejected', endpoint.mode);
+        attempt('rejected', endpoint);
         throw ApplicationFailure.retryable(`the endpoint answered ${res.status}`, 'DeliveryRejected');
       } catch (err) {
         if (err instanceof ApplicationFailure) throw err;
         const message = err instanceof Error ? err.message : String(err);
         await deps.events.recordAttempt(delivery.id, { responseStatus: null, error: message, durationMs: Date.now() - started });
-        attempt(err instanceof DestinationRefusedError ? 'refused' : 'failed', endpoint.mode);
+        attempt(err instanceof DestinationRefusedError ? 'refused' : 'failed', endpoint);
         if (err instanceof DestinationRefusedError) throw ApplicationFailure.nonRetryable(`destination refused: ${message}`, 'DestinationRefused');
         throw ApplicationFailure.retryable(message, 'DeliveryFailed');
       }
@@ -65,7 +68,7 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
       if (!delivery || delivery.status !== 'pending') return;
       await deps.events.finish(delivery.id, 'failed');
       await deps.endpoints.markFailing(delivery.endpointId);
-      ended('failed', (await deps.endpoints.findForDelivery(delivery.endpointId))?.mode ?? 'unknown');
+      ended('failed', await deps.endpoints.findForDelivery(delivery.endpointId));
     },
   };
 }

@@ -34,8 +34,8 @@ const REPO_ROOT = path.resolve(MANIFEST_DIR, '..', '..');
 export const KUBERNETES_VERSION = TOOLS.kubeconform.schemaFrom.version.replace(/^v/, '');
 /** The linked binary (`node scripts/tools.mjs` builds it). */
 export const KUBECONFORM_BIN = path.join(REPO_ROOT, '.tools', 'bin', TOOLS.kubeconform.bin);
-/** Files here that are not Kubernetes objects: the Helm values of the Temporal chart. */
-export const NOT_MANIFESTS = ['temporal-values.yaml'];
+/** Files here that are not Kubernetes objects: the Helm values of the Temporal chart, Prometheus's scrape configs. */
+export const NOT_MANIFESTS = ['temporal-values.yaml', 'prometheus-scrape-configs.yaml'];
 
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 

@@ -13,7 +13,7 @@
  * `certificate_render_seconds`, `pdf_browser_launches_total` and `pdf_page_pool_pages{state}` (idle | busy;
  * both read from the page pool at scrape, see `watchBrowserPool`),
  * `purchases_paid_without_certificates{mode}` (counted in the database at scrape, see `watchPaidWithoutCertificates`),
- * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode}`,
+ * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
  * execution, so retries show by type; see `activityAttemptsInterceptor`).
  * Both: the process's default metrics (CPU, memory, event loop lag), prefixed `coi_` (`coi_process_cpu_seconds_total`).
@@ -90,14 +90,14 @@ export function createWorkerMetrics() {
     }),
     eventDeliveries: new Counter({
       name: 'event_deliveries_total',
-      help: "Agency event deliveries by final outcome (succeeded; failed: gave up after the retry window or refused; skipped: the endpoint was deleted or disabled) and the endpoint's mode, counted once per delivery when it ends",
-      labelNames: ['outcome', 'mode'] as const,
+      help: "Agency event deliveries by final outcome (succeeded; failed: gave up after the retry window or refused; skipped: the endpoint was deleted or disabled) the endpoint's mode and the agency (root account id) it belongs to, counted once per delivery when it ends",
+      labelNames: ['outcome', 'mode', 'root_account_id'] as const,
       registers: [registry],
     }),
     eventDeliveryAttempts: new Counter({
       name: 'event_delivery_attempts_total',
-      help: "Agency event delivery attempts (HTTP requests) by outcome (succeeded, rejected: a non-2xx answer, failed: timeout or network error, refused: a live destination on a private address) and the endpoint's mode",
-      labelNames: ['outcome', 'mode'] as const,
+      help: "Agency event delivery attempts (HTTP requests) by outcome (succeeded, rejected: a non-2xx answer, failed: timeout or network error, refused: a live destination on a private address), the endpoint's mode and its agency (root account id)",
+      labelNames: ['outcome', 'mode', 'root_account_id'] as const,
       registers: [registry],
     }),
   };
@@ -119,8 +119,10 @@ export function countDependencyError(metrics: { dependencyErrors: Counter<'depen
 
 /**
  * Makes every scrape count paid purchases still without certificates 10 minutes after payment
- * (`purchases_paid_without_certificates{mode}`, the figure behind the first alert); a failed
- * count leaves the last value.
+ * (`purchases_paid_without_certificates{mode}`, the figure behind the first alert). A failed
+ * count (the database is down or slow) removes the series from that scrape instead of repeating
+ * the last value, so the figure goes absent and `PaidWithoutCertificatesUnknown` fires rather
+ * than a stale 0 keeping the on-call quiet. The scrape itself still answers.
  */
 export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>): void {
   const gauge = metrics.paidWithoutCertificates as Gauge & { collect?: () => Promise<void> };
@@ -129,7 +131,7 @@ export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (old
       const byMode = await count(600);
       for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
     } catch {
-      // the database is down: the scrape still answers, with the last value
+      gauge.reset();
     }
   };
 }

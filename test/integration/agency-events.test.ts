@@ -210,9 +210,11 @@ describe('events of a purchase, delivered signed', () => {
     expect(receiver.of(path).every((r) => ['purchase.expired', 'purchase.failed', 'purchase.refunded'].includes(r.event.type))).toBe(true);
   }, 90_000);
 
-  /** The worker's counter value for `labels` (0 before the first increment). */
+  /** The worker's counter summed over the series matching `labels` (every agency's unless `root_account_id` is given; 0 before the first increment). */
   const counted = async (name: 'eventDeliveries' | 'eventDeliveryAttempts', labels: Record<string, string>) =>
-    (await worker.metrics[name].get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k as keyof typeof v.labels] === x))?.value ?? 0;
+    (await worker.metrics[name].get()).values
+      .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k as keyof typeof v.labels] === x))
+      .reduce((sum, v) => sum + v.value, 0);
 
   test('when the endpoint answers 500 first, or does not answer within the deadline, then the delivery is retried and succeeds', async () => {
     const before = {
@@ -285,6 +287,10 @@ describe('events of a purchase, delivered signed', () => {
     // The delivery counts once as failed when it gives up, however many attempts it made.
     expect(await eventually(async () => ((await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })) > failedBefore ? true : null))).toBe(true);
     expect(await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })).toBe(failedBefore + 1);
+    // …in the agency's own series (the per-agency ticket's signal), with every attempt beside it.
+    const rootAccountId = String((await app.container.db('webhook_endpoints').where({ id: down.id }).first('root_account_id')).root_account_id);
+    expect(await counted('eventDeliveries', { outcome: 'failed', mode: 'test', root_account_id: rootAccountId })).toBe(1);
+    expect(await counted('eventDeliveryAttempts', { outcome: 'rejected', mode: 'test', root_account_id: rootAccountId })).toBe(detail.deliveries[0].attempts.length);
     expect((await api(account.key, 'GET', `/webhook_endpoints/${down.id}`)).body.data.status).toBe('failing');
     // Re-enabling clears it.
     expect((await api(account.key, 'PATCH', `/webhook_endpoints/${down.id}`, { disabled: false })).body.data.status).toBe('enabled');
