@@ -30,7 +30,7 @@ export function createApiMetrics() {
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration by method, route template and status',
       labelNames: ['method', 'route', 'status'] as const,
-      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 30],
       registers: [registry],
     }),
     rateLimited: new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused with 429 by a rate limiter', labelNames: ['limiter'] as const, registers: [registry] }),

@@ -20,7 +20,7 @@ const promtool = (args: string[], cwd = DIR) => {
 
 test('when the rules and the Prometheus config are checked, then both are valid', () => {
   const rules = promtool(['check', 'rules', 'alerts.yml']);
-  expect(rules.out).toContain('SUCCESS: 14 rules found');
+  expect(rules.out).toContain('SUCCESS: 32 rules found');
   expect(rules.code).toBe(0);
   const config = promtool(['check', 'config', 'prometheus.yml']);
   expect(config.code).toBe(0);
@@ -35,7 +35,7 @@ test('when each alert is fed series that fire it and series that do not, then pr
 test('when the runbook is read, then every alert has an entry with a query and commands that exist', () => {
   const ROOT = path.resolve(DIR, '..', '..');
   const alerts = [...fs.readFileSync(path.join(DIR, 'alerts.yml'), 'utf8').matchAll(/- alert: (\w+)/g)].map((m) => m[1]!);
-  expect(alerts).toHaveLength(14);
+  expect(alerts).toHaveLength(18);
   const runbook = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
   const scripts = Object.keys((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
   const opsUsage = /const USAGE = `([\s\S]*?)`;/.exec(fs.readFileSync(path.join(ROOT, 'scripts/ops.ts'), 'utf8'))![1]!;
@@ -56,7 +56,7 @@ test('when the runbook is read, then every alert has an entry with a query and c
   expect(problems).toEqual([]);
 });
 
-test('when an alert threshold is loosened, then its rule test fails (the tests can catch a broken alert)', () => {
+test('when an alert threshold is loosened, then its rule test fails, for a 5xx ratio and for an SLO error budget (the tests can catch a broken alert)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alerts-'));
   try {
     for (const f of ['alerts.yml', 'alerts.test.yml']) fs.copyFileSync(path.join(DIR, f), path.join(dir, f));
@@ -66,6 +66,10 @@ test('when an alert threshold is loosened, then its rule test fails (the tests c
     const run = promtool(['test', 'rules', 'alerts.test.yml'], dir);
     expect(run.code).not.toBe(0);
     expect(run.out).toContain('High5xxRatio');
+    fs.writeFileSync(path.join(dir, 'alerts.yml'), rules.replaceAll('* 0.001)', '* 0.1)'));
+    const slo = promtool(['test', 'rules', 'alerts.test.yml'], dir);
+    expect(slo.code).not.toBe(0);
+    expect(slo.out).toContain('CertificatesSloBurnFast');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

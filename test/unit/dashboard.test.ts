@@ -1,31 +1,45 @@
 /**
  * ops/grafana/dashboard.json stays true to the service: every panel's query is valid PromQL
  * (checked by `promtool check rules` on a recording rule per panel) and reads only metrics the
- * API and worker registries define (or Prometheus' own `up`, or the SDK's pollers gauge), and every alert in
- * ops/prometheus/alerts.yml reads only such metrics too, each of them shown on some panel.
+ * API and worker registries define (or Prometheus' own `up`, the SDK's pollers gauge,
+ * postgres_exporter's `pg_up`, or a recording rule of ops/prometheus/alerts.yml), and every rule
+ * there reads only such metrics too, each alert's shown on some panel. The dashboard imports into
+ * any Grafana: its data source is a variable (`__inputs`, `${datasource}` on every query), and
+ * mode and instance selectors filter the queries whose metrics carry those labels.
  */
 import { spawnSync } from 'node:child_process';
+import { parse } from 'yaml';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiMetrics, createWorkerMetrics } from '../../src/metrics/registry';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana/dashboard.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+type Datasource = { type: string; uid: string };
+const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana/dashboard.json'), 'utf8')) as {
+  __inputs: Array<{ type: string; pluginId: string }>;
+  templating: { list: Array<{ name: string; type: string }> };
+  panels: Array<{ title: string; datasource: Datasource; targets: Array<{ expr: string; datasource: Datasource }> }>;
+};
+/** The rules of ops/prometheus/alerts.yml: alerts (`alert`) and recording rules (`record`). */
+const rules = (parse(fs.readFileSync(path.join(ROOT, 'ops/prometheus/alerts.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }> }).groups.flatMap((g) => g.rules);
+const alertExprs = rules.filter((r) => r.alert).map((r) => r.expr.trim());
+const recorded = rules.filter((r) => r.record).map((r) => r.record!);
 const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => ({ title: p.title, expr: t.expr })));
 
 /** Metric names a query reads (identifiers followed by `{`, `[` or a space/paren, minus PromQL words and label names). */
 function metricsIn(expr: string): string[] {
   const withoutLabels = expr.replace(/\{[^}]*\}/g, '{}').replace(/\[[^\]]*\]/g, '[]').replace(/"[^"]*"/g, '""');
   const words = withoutLabels.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g) ?? [];
-  const promql = new Set(['sum', 'max', 'min', 'avg', 'by', 'without', 'rate', 'increase', 'histogram_quantile', 'absent', 'or', 'and', 'unless', 'le', 'status', 'mode', 'outcome', 'limiter', 'dependency', 'operation', 'route', 'job', 'activity_type', 'attempt', 'task_queue', 'poller_type', 'state']);
+  const promql = new Set(['sum', 'max', 'min', 'avg', 'by', 'without', 'rate', 'increase', 'histogram_quantile', 'absent', 'topk', 'or', 'and', 'unless', 'le', 'status', 'mode', 'outcome', 'limiter', 'dependency', 'operation', 'route', 'job', 'activity_type', 'attempt', 'task_queue', 'poller_type', 'state', 'root_account_id', 'instance']);
   return [...new Set(words.filter((w) => !promql.has(w)))];
 }
 
 async function knownMetrics(): Promise<Set<string>> {
   // Prometheus' own `up`, and the Temporal SDK exporter's pollers gauge (seen on the worker's
   // WORKER_SDK_METRICS_ADDRESS; test/integration/processes.test.ts checks the worker exports it).
-  const names = new Set<string>(['up', 'temporal_num_pollers']);
+  // postgres_exporter's `pg_up`, and the recording rules of alerts.yml.
+  const names = new Set<string>(['up', 'temporal_num_pollers', 'pg_up', ...recorded]);
   for (const m of [createApiMetrics(), createWorkerMetrics()]) {
     for (const metric of await m.registry.getMetricsAsJSON()) {
       names.add(metric.name);
@@ -50,19 +64,32 @@ test('when the dashboard is read, then it has panels and each query is valid Pro
   }
 });
 
-test('when the dashboard and the alerts are read, then they use only metrics the service exports', async () => {
+test('when the dashboard and the rules are read, then they use only metrics the service exports', async () => {
   const known = await knownMetrics();
   const unknown = exprs.flatMap((e) => metricsIn(e.expr).filter((m) => !known.has(m)).map((m) => `${e.title}: ${m}`));
   expect(unknown).toEqual([]);
-  const alerts = fs.readFileSync(path.join(ROOT, 'ops/prometheus/alerts.yml'), 'utf8');
-  const alertExprs = [...alerts.matchAll(/expr: (?:\|\n)?([\s\S]*?)\n\s+(?:for|labels):/g)].map((m) => m[1]!.trim());
-  expect(alertExprs).toHaveLength(8);
-  expect(alertExprs.flatMap((e) => metricsIn(e).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
+  expect(alertExprs).toHaveLength(18);
+  expect(recorded).toHaveLength(14);
+  expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });
 
 test('when the alerts are read, then every metric they read has a dashboard panel', () => {
-  const alerts = fs.readFileSync(path.join(ROOT, 'ops/prometheus/alerts.yml'), 'utf8');
-  const alertMetrics = [...alerts.matchAll(/expr: (?:\|\n)?([\s\S]*?)\n\s+(?:for|labels):/g)].flatMap((m) => metricsIn(m[1]!.trim())).filter((m) => m !== 'humanizePercentage');
+  const alertMetrics = alertExprs.flatMap((e) => metricsIn(e)).filter((m) => m !== 'humanizePercentage');
   const onDashboard = new Set(exprs.flatMap((e) => metricsIn(e.expr)));
-  expect([...new Set(alertMetrics)].filter((m) => !onDashboard.has(m))).toEqual([]);
+  // An SLO alert reads its recording rules: a panel shows one of each SLI's windows.
+  const shown = (m: string) => onDashboard.has(m) || (m.includes(':') && [...onDashboard].some((d) => d.split(':ratio_rate')[0] === m.split(':ratio_rate')[0]));
+  expect([...new Set(alertMetrics)].filter((m) => !shown(m))).toEqual([]);
+});
+
+test('when the dashboard is imported into another Grafana, then it asks for a Prometheus data source and every query uses it; mode and instance select', () => {
+  expect(dashboard.__inputs).toEqual([expect.objectContaining({ type: 'datasource', pluginId: 'prometheus' })]);
+  expect(dashboard.templating.list.map((v) => [v.name, v.type])).toEqual([['datasource', 'datasource'], ['mode', 'custom'], ['instance', 'query']]);
+  const sources = dashboard.panels.flatMap((p) => [p.datasource, ...p.targets.map((t) => t.datasource)]);
+  expect(sources.filter((d) => d.uid !== '${datasource}' || d.type !== 'prometheus')).toEqual([]);
+  // Every query of a metric with a mode label filters by the selector, and every service metric by instance.
+  const modeMetrics = ['purchases_paid_without_certificates', 'purchases_status_total', 'purchase_paid_to_issued_seconds_bucket', 'event_delivery_attempts_total', 'event_deliveries_total'];
+  for (const { title, expr } of exprs) {
+    for (const m of modeMetrics) if (expr.includes(`${m}{`) || expr.includes(`${m}[`)) expect({ title, expr, mode: new RegExp(`${m}\\{[^}]*mode=~"\\$mode"`).test(expr) }).toEqual({ title, expr, mode: true });
+    if (!/pg_up|coi:/.test(expr)) expect({ title, expr, instance: expr.includes('instance=~"$instance"') }).toEqual({ title, expr, instance: true });
+  }
 });
