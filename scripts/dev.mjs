@@ -7,7 +7,11 @@
  *   3. PostgreSQL, Temporal dev server, stripe-mock, fake-gcs-server, SMTP sink (scripts/stack.mjs;
  *      servers already running are reused and left running)
  *   4. migrations, seed (two accounts with live and test keys)
- *   5. the API (`[api]`) and the Temporal worker (`[worker]`), until Ctrl-C
+ *   5. the API (`[api]`) and the Temporal worker (`[worker]`), until Ctrl-C; their output is
+ *      also written to var/log/<name>.log
+ *   6. monitoring: Prometheus (:9090, the rules of ops/prometheus/alerts.yml, scraping every
+ *      process above, the Temporal server and postgres_exporter :9187) and Alertmanager (:9093),
+ *      from Debian's packages (apt-get when root; `DEV_MONITORING=0` leaves them out)
  *
  * Writes var/dev-credentials.json (base URL, keys, webhook secret, service URLs).
  * Ctrl-C or SIGTERM stops what it started and exits 0; a failed step prints one line, stops
@@ -38,6 +42,7 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const VAR_DIR = path.join(REPO_ROOT, 'var');
 const CHECK = process.argv.includes('--check') || process.env.DEV_EXIT_AFTER_READY === '1';
 const CLUSTER = process.argv.includes('--cluster');
+const MONITORING = process.env.DEV_MONITORING !== '0';
 
 /** `--name N` (1–8), default 1. */
 function countArg(name) {
@@ -162,6 +167,30 @@ async function ensureChromium() {
     if (code !== 0) throw new StepError(`apt-get ${args[0]} failed (exit ${code})`);
   }
   return chromium;
+}
+
+/**
+ * Debian's Prometheus, Alertmanager and postgres_exporter for the local monitoring (step 6):
+ * installed with apt-get when missing and this runs as root; otherwise a warning, and false
+ * (the stack runs without them).
+ */
+async function ensureMonitoringPackages(bins) {
+  const missing = Object.entries({ prometheus: bins.prometheus, 'prometheus-alertmanager': bins.alertmanager, 'prometheus-postgres-exporter': bins.postgresExporter })
+    .filter(([, file]) => !fs.existsSync(file))
+    .map(([pkg]) => pkg);
+  if (missing.length === 0) return true;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot) {
+    say(color('33', `warning: no local monitoring (missing Debian packages: ${missing.join(' ')}; install them as root)`));
+    return false;
+  }
+  say(`installing monitoring: apt-get install ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...missing]]) {
+    const { code } = await runCommand('[apt]', 'apt-get', args, { env });
+    if (code !== 0) throw new StepError(`apt-get ${args[0]} failed (exit ${code})`);
+  }
+  return true;
 }
 
 function webhookSecret() {
@@ -328,9 +357,20 @@ async function main() {
       env: multiWorker ? { WORKER_METRICS_PORT: String(9480 + i), WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${9490 + i}` } : {},
     })),
   ];
+  fs.mkdirSync(path.join(VAR_DIR, 'log'), { recursive: true });
   const apps = processes.map(({ name, entry, c, env: own }) => {
     const prefix = color(c, `[${name}]`);
-    const child = stack.spawnTracked(name, tsx, [entry], { env: { ...env, ...own }, tier: 1, onLine: (line) => log(`${prefix} ${line}`) });
+    // The terminal shows every process's lines; var/log/<name>.log keeps them (for grep, the runbook).
+    const logFile = fs.createWriteStream(path.join(VAR_DIR, 'log', `${name}.log`), { flags: 'w' });
+    const child = stack.spawnTracked(name, tsx, [entry], {
+      env: { ...env, ...own },
+      tier: 1,
+      onLine: (line) => {
+        logFile.write(`${line}\n`);
+        log(`${prefix} ${line}`);
+      },
+    });
+    child.exited.then(() => logFile.end());
     child.exited.then(({ code, signal, error }) => {
       if (!stopping) fail(`${name} (${entry}) ${error ? `could not start: ${error.message}` : `exited (${signal ?? `code ${code}`})`}`);
     });
@@ -343,6 +383,24 @@ async function main() {
   }
   for (const [i, url] of apiUrls.entries()) {
     await stack.waitReady(`API ${url}`, async () => (await stack.httpGet(`${url}/healthz`))?.status === 200, { timeoutMs: 120_000, entry: apps[i] });
+  }
+
+  // Step 6: Prometheus scrapes every process of this run (and Temporal, PostgreSQL) with the
+  // service's alert rules; Alertmanager receives what fires.
+  let monitoring = null;
+  if (MONITORING && (await ensureMonitoringPackages(stack.MONITORING_BINS))) {
+    const metricsOf = (p, key, fallback) => p.env[key] || env[key] || fallback;
+    const apis = processes.filter((p) => p.entry === 'src/server.ts');
+    const workers = processes.filter((p) => p.entry === 'src/worker.ts');
+    const [exporter, alertmanager] = await Promise.all([stack.ensurePostgresExporter({ databaseUrl, log }), stack.ensureAlertmanager({ log })]);
+    const config = stack.localPrometheusConfig({
+      api: apis.map((p) => `${metricsHost}:${metricsOf(p, 'METRICS_PORT', 9464)}`),
+      workers: workers.map((p) => `${metricsHost}:${metricsOf(p, 'WORKER_METRICS_PORT', 9465)}`),
+      workerSdk: workers.map((p) => (p.env.WORKER_SDK_METRICS_ADDRESS ?? env.WORKER_SDK_METRICS_ADDRESS) || '127.0.0.1:9466'),
+      temporal: [temporal.metricsAddress],
+    });
+    const prometheus = await stack.ensurePrometheus({ config, log });
+    monitoring = { prometheusUrl: prometheus.url, alertmanagerUrl: alertmanager.url, postgresExporterUrl: exporter.url, prometheusConfig: path.relative(REPO_ROOT, prometheus.configFile) };
   }
 
   const credentials = {
@@ -369,6 +427,8 @@ async function main() {
       idpTeammateUuid: a.idpTeammateUuid,
     })),
     databaseUrl,
+    // Local Prometheus (alerts at <prometheusUrl>/alerts) and Alertmanager; null without them.
+    monitoring,
     stripeMockUrl: stripeMock.url,
     storageUrl: storage.url,
     smtpUrl: mail.url,
@@ -395,6 +455,12 @@ async function main() {
         ? row(`${p.name} metrics`, `http://${metricsHost}:${p.env.METRICS_PORT || env.METRICS_PORT || 9464}/metrics`)
         : row(`${p.name} metrics`, `http://${metricsHost}:${p.env.WORKER_METRICS_PORT || env.WORKER_METRICS_PORT || 9465}/metrics  (health: /healthz, /readyz; SDK: ${(p.env.WORKER_SDK_METRICS_ADDRESS ?? env.WORKER_SDK_METRICS_ADDRESS) === '' ? 'off' : `http://${p.env.WORKER_SDK_METRICS_ADDRESS || env.WORKER_SDK_METRICS_ADDRESS || '127.0.0.1:9466'}/metrics`})`),
     ),
+    ...(monitoring
+      ? [
+          row('Prometheus', `${monitoring.prometheusUrl}  (alerts: ${monitoring.prometheusUrl}/alerts; rules ops/prometheus/alerts.yml)`),
+          row('Alertmanager', `${monitoring.alertmanagerUrl}  (pages and tickets; PostgreSQL exporter ${monitoring.postgresExporterUrl})`),
+        ]
+      : [row('Prometheus', 'off (DEV_MONITORING=0 or its packages are missing)')]),
     row('codec endpoint', `${baseUrl}/codec  (Authorization: Bearer ${codec.token})`),
     row('  decoded', `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${codec.token}'`),
     row('  in the UI', `${temporal.uiUrl} decodes through ${baseUrl}/codec/ui/<key in var/dev-credentials.json>${temporal.started ? '' : '  (server reused: as configured when it started)'}`),
@@ -406,7 +472,7 @@ async function main() {
     ]),
     '',
     `  Try:  curl -s -H 'x-api-key: ${seed.accounts[0]?.testApiKey ?? 'ik_test_…'}' ${baseUrl}/api/v1/products`,
-    `  Keys and URLs: ${path.relative(REPO_ROOT, credentialsFile)}.  Logs of the servers: var/log/.`,
+    `  Keys and URLs: ${path.relative(REPO_ROOT, credentialsFile)}.  Logs of the servers, the API and the worker: var/log/.`,
     CHECK ? '' : '  Ctrl-C stops everything this command started.',
     '',
   ];

@@ -312,9 +312,14 @@ async function rateLimitBurst(startAt: number, apiKey: string, statuses: Map<str
   }
 }
 
-/** Grafana's built-in interval variables as literals for this window. */
+/**
+ * Grafana's built-in interval variables as literals for this window, and the dashboard's own
+ * selectors at "All" (`$mode` → `live|test`, `$instance` → `.*`).
+ */
 function withLiterals(expr: string, rangeSeconds: number): string {
   const literal: Record<string, string> = {
+    mode: 'live|test',
+    instance: '.*',
     __rate_interval: RATE_INTERVAL,
     __interval: `${STEP_SECONDS}s`,
     __interval_ms: String(STEP_SECONDS * 1000),
@@ -322,7 +327,7 @@ function withLiterals(expr: string, rangeSeconds: number): string {
     __range_s: String(rangeSeconds),
     __range_ms: String(rangeSeconds * 1000),
   };
-  return expr.replace(/\$\{?(__[a-z_]+)\}?/g, (whole, name: string) => literal[name] ?? whole);
+  return expr.replace(/\$\{?(__[a-z_]+|mode|instance)\}?/g, (whole, name: string) => literal[name] ?? whole);
 }
 
 /** A series' legend as Grafana writes it: the legendFormat with {{label}}s, else `{a="x", b="y"}`, else the query. */

@@ -13,6 +13,9 @@
  * | stripe-mock     | 12111 HTTP (12112 HTTPS)    | `.tools/bin/stripe-mock`             |
  * | fake-gcs-server | 4443 HTTP                   | `.tools/bin/fake-gcs-server`         |
  * | mail sink       | 2525 SMTP                   | in process (`smtp-server`)           |
+ * | Prometheus      | 9090 HTTP                   | Debian's `/usr/bin/prometheus`       |
+ * | Alertmanager    | 9093 HTTP                   | Debian's `/usr/bin/prometheus-alertmanager` |
+ * | postgres_exporter | 9187 HTTP                 | Debian's `/usr/bin/prometheus-postgres-exporter` |
  */
 import { spawn, execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -525,17 +528,20 @@ export async function ensureTemporalNamespace({ bin, address, namespace, retenti
  * Starts `temporal server start-dev` (SQLite state in `dbFile`, Web UI on `uiPort`, log
  * var/log/temporal.log) unless one is running, in which case missing attributes are created.
  * `uiCodecEndpoint` is the codec endpoint the Web UI decodes payloads through (a server already
- * running keeps the one it was started with).
+ * running keeps the one it was started with). The server's own Prometheus metrics are on
+ * `metricsPort` (default `port` + 2000: 9233 for 7233).
  *
- * @param {{ port?: number, uiPort?: number, dbFile?: string, namespace?: string, bin?: string,
+ * @param {{ port?: number, uiPort?: number, metricsPort?: number, dbFile?: string, namespace?: string, bin?: string,
  *   uiCodecEndpoint?: string, timeoutMs?: number, log?: (line: string) => void }} [options]
- * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, started: boolean }>}
+ * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, metricsAddress: string, started: boolean }>}
  * @throws {Error} when the port is held by something else or the server is not ready in time.
  */
-export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var/temporal.db', namespace = 'default', bin, uiCodecEndpoint, timeoutMs = 90_000, log = defaultLog } = {}) {
+export async function ensureTemporal({ port = 7233, uiPort = 8233, metricsPort = port + 2000, dbFile = 'var/temporal.db', namespace = 'default', bin, uiCodecEndpoint, timeoutMs = 90_000, log = defaultLog } = {}) {
   const temporal = await toolPath('temporal', bin, log);
   const address = `${HOST}:${port}`;
-  const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: temporal, started: false };
+  // `metricsAddress`: the server's own /metrics (job `temporal`); a reused server has it there if
+  // this function started it (before, the CLI picked a random port).
+  const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: temporal, metricsAddress: `${HOST}:${metricsPort}`, started: false };
   if (await reusable('Temporal server', port, () => temporalReady(temporal, address, namespace), 30_000)) {
     await ensureSearchAttributes(temporal, address, namespace, log);
     log(`[stack] reusing Temporal on ${address}`);
@@ -546,7 +552,7 @@ export async function ensureTemporal({ port = 7233, uiPort = 8233, dbFile = 'var
   // SQLite in WAL mode with `synchronous=normal`: commits no longer fsync one by one (a process
   // crash loses nothing, a power cut may lose the last commits: a dev server's trade). An
   // eighth of the dev server's CPU went to those fsyncs under load (issue 16).
-  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--ui-port', String(uiPort), '--db-filename', db, '--log-level', 'warn',
+  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--ui-port', String(uiPort), '--metrics-port', String(metricsPort), '--db-filename', db, '--log-level', 'warn',
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
     // One partition per task queue: one server and a few pollers gain nothing from four, and
     // forwarding tasks and polls between partitions costs the matching service CPU.
@@ -600,7 +606,7 @@ async function ensureTemporalSchema({ sqlTool, serverUrl, pg, database, versione
  *
  * @param {{ databaseUrl: string, port?: number, uiPort?: number, namespace?: string, dbPrefix?: string,
  *   shards?: number, codecEndpoint?: string, timeoutMs?: number, log?: (line: string) => void }} options
- * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, started: boolean }>}
+ * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, metricsAddress: string, started: boolean }>}
  *   `bin` is the Temporal CLI, for the namespace and search-attribute commands.
  * @throws {Error} when a port is held by something else, a schema step fails or the server is not ready in time.
  */
@@ -608,7 +614,8 @@ export async function ensureTemporalCluster({ databaseUrl, port = CLUSTER_PORTS.
   const tools = await ensureTools({ log, cluster: true });
   const cli = tools.temporal;
   const address = `${HOST}:${port}`;
-  const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: cli, started: false };
+  // The server's own metrics (job `temporal`) on frontend + 2000, as the cluster's config sets them.
+  const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: cli, metricsAddress: `${HOST}:${port + 2000}`, started: false };
   const ready = async () => {
     const health = await run(cli, ['operator', 'cluster', 'health', '--address', address], { timeoutMs: 5000 });
     return health.ok && health.stdout.includes('SERVING');
@@ -763,6 +770,133 @@ export async function ensureFakeGcs({ port = 4443, dir = 'var/gcs', bucket = 'ce
   }
   await ensureBucket(url, bucket, log);
   return { url, bucket, started: isStarted };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Monitoring: Prometheus with the service's rules, Alertmanager, postgres_exporter
+
+/** Where the local monitoring servers listen. */
+export const MONITORING_PORTS = Object.freeze({ prometheus: 9090, alertmanager: 9093, postgresExporter: 9187 });
+/** Debian's packages `prometheus`, `prometheus-alertmanager` and `prometheus-postgres-exporter`. */
+export const MONITORING_BINS = Object.freeze({
+  prometheus: '/usr/bin/prometheus',
+  alertmanager: '/usr/bin/prometheus-alertmanager',
+  postgresExporter: '/usr/bin/prometheus-postgres-exporter',
+});
+/** The Debian package of each binary, for the message when one is missing. */
+const MONITORING_PACKAGES = Object.freeze({ prometheus: 'prometheus', alertmanager: 'prometheus-alertmanager', postgresExporter: 'prometheus-postgres-exporter' });
+
+const answers200 = async (url) => (await httpGet(url))?.status === 200;
+
+/**
+ * The local stack's Prometheus configuration (an object; written as JSON, which is YAML): the
+ * same jobs as compose's ops/prometheus/prometheus.yml and the Kubernetes scrape configs, on
+ * loopback addresses (`host:port`): `coi-api`, `coi-worker`, `coi-worker-sdk`, `temporal` (the
+ * Temporal server's own metrics), `postgres` (postgres_exporter); the rules of
+ * ops/prometheus/alerts.yml, and alerts sent to the local Alertmanager.
+ *
+ * @param {{ api?: string[], workers?: string[], workerSdk?: string[], temporal?: string[], postgresExporter?: string,
+ *   alertmanager?: string, rulesFile?: string, scrapeInterval?: string }} [targets]
+ * @returns {object} a Prometheus config (`global`, `rule_files`, `alerting`, `scrape_configs`)
+ */
+export function localPrometheusConfig({
+  api = ['127.0.0.1:9464'],
+  workers = ['127.0.0.1:9465'],
+  workerSdk = ['127.0.0.1:9466'],
+  temporal = ['127.0.0.1:9233'],
+  postgresExporter = `127.0.0.1:${MONITORING_PORTS.postgresExporter}`,
+  alertmanager = `127.0.0.1:${MONITORING_PORTS.alertmanager}`,
+  rulesFile = abs('ops/prometheus/alerts.yml'),
+  scrapeInterval = '15s',
+} = {}) {
+  const job = (name, targets) => ({ job_name: name, static_configs: [{ targets }] });
+  return {
+    global: { scrape_interval: scrapeInterval, evaluation_interval: scrapeInterval },
+    rule_files: [rulesFile],
+    alerting: { alertmanagers: [{ static_configs: [{ targets: [alertmanager] }] }] },
+    scrape_configs: [job('coi-api', api), job('coi-worker', workers), job('coi-worker-sdk', workerSdk), job('temporal', temporal), job('postgres', [postgresExporter])],
+  };
+}
+
+function monitoringBin(kind, bin) {
+  const file = bin ?? MONITORING_BINS[kind];
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: apt-get install -y ${MONITORING_PACKAGES[kind]}`);
+  return file;
+}
+
+/**
+ * Makes sure Prometheus answers on 127.0.0.1:`port` with `config` (localPrometheusConfig),
+ * written to `<dir>/prometheus.yml`; its data in `<dir>/data` (7 days). A Prometheus already
+ * answering there is reused and told to reload the file (it runs with --web.enable-lifecycle).
+ *
+ * @param {{ port?: number, config: object, dir?: string, bin?: string, timeoutMs?: number, log?: (line: string) => void }} options
+ * @returns {Promise<{ url: string, configFile: string, started: boolean }>}
+ * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
+ */
+export async function ensurePrometheus({ port = MONITORING_PORTS.prometheus, config, dir = 'var/prometheus', bin, timeoutMs = 60_000, log = defaultLog }) {
+  const url = `http://${HOST}:${port}`;
+  const root = abs(dir);
+  fs.mkdirSync(path.join(root, 'data'), { recursive: true });
+  const configFile = path.join(root, 'prometheus.yml');
+  fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  if (await reusable('Prometheus', port, () => answers200(`${url}/-/ready`))) {
+    const reload = await fetch(`${url}/-/reload`, { method: 'POST', signal: AbortSignal.timeout(5000) }).catch(() => null);
+    log(`[stack] reusing Prometheus on ${url}${reload?.ok ? ' (configuration reloaded)' : ` (it did not reload ${rel(configFile)}: restart it to scrape this run's ports)`}`);
+    return { url, configFile, started: false };
+  }
+  const args = [`--config.file=${configFile}`, `--storage.tsdb.path=${path.join(root, 'data')}`, '--storage.tsdb.retention.time=7d', `--web.listen-address=${HOST}:${port}`, '--web.enable-lifecycle'];
+  const entry = spawnTracked('prometheus', monitoringBin('prometheus', bin), args);
+  log(`[stack] starting Prometheus on ${url} (rules ops/prometheus/alerts.yml, config ${rel(configFile)})`);
+  await waitReady('Prometheus', () => answers200(`${url}/-/ready`), { timeoutMs, entry, logFile: entry.logFile });
+  return { url, configFile, started: true };
+}
+
+/**
+ * Makes sure an Alertmanager answers on 127.0.0.1:`port` with ops/alertmanager/alertmanager.yml
+ * (pages and tickets to receivers of their own, which notify nobody locally); state in `dir`,
+ * no HA cluster. One already answering there is reused.
+ *
+ * @param {{ port?: number, dir?: string, bin?: string, timeoutMs?: number, log?: (line: string) => void }} [options]
+ * @returns {Promise<{ url: string, started: boolean }>}
+ * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
+ */
+export async function ensureAlertmanager({ port = MONITORING_PORTS.alertmanager, dir = 'var/alertmanager', bin, timeoutMs = 60_000, log = defaultLog } = {}) {
+  const url = `http://${HOST}:${port}`;
+  if (await reusable('Alertmanager', port, () => answers200(`${url}/-/ready`))) {
+    log(`[stack] reusing Alertmanager on ${url}`);
+    return { url, started: false };
+  }
+  const root = abs(dir);
+  fs.mkdirSync(root, { recursive: true });
+  const args = [`--config.file=${abs('ops/alertmanager/alertmanager.yml')}`, `--storage.path=${root}`, `--web.listen-address=${HOST}:${port}`, '--cluster.listen-address='];
+  const entry = spawnTracked('alertmanager', monitoringBin('alertmanager', bin), args);
+  log(`[stack] starting Alertmanager on ${url} (ops/alertmanager/alertmanager.yml)`);
+  await waitReady('Alertmanager', () => answers200(`${url}/-/ready`), { timeoutMs, entry, logFile: entry.logFile });
+  return { url, started: true };
+}
+
+/**
+ * Makes sure postgres_exporter answers on 127.0.0.1:`port`, connected to `databaseUrl` (`pg_up`
+ * and the server's figures, for the PostgresDown alert). One already answering there is reused.
+ *
+ * @param {{ databaseUrl: string, port?: number, bin?: string, timeoutMs?: number, log?: (line: string) => void }} options
+ * @returns {Promise<{ url: string, started: boolean }>} url of its /metrics
+ * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
+ */
+export async function ensurePostgresExporter({ databaseUrl, port = MONITORING_PORTS.postgresExporter, bin, timeoutMs = 30_000, log = defaultLog }) {
+  const url = `http://${HOST}:${port}/metrics`;
+  if (await reusable('postgres_exporter', port, () => answers200(url))) {
+    log(`[stack] reusing postgres_exporter on ${url}`);
+    return { url, started: false };
+  }
+  const dsn = new URL(databaseUrl);
+  if (!dsn.searchParams.has('sslmode')) dsn.searchParams.set('sslmode', 'disable');
+  const entry = spawnTracked('postgres-exporter', monitoringBin('postgresExporter', bin), [`--web.listen-address=${HOST}:${port}`], {
+    env: { ...process.env, DATA_SOURCE_NAME: dsn.toString() },
+  });
+  log(`[stack] starting postgres_exporter on ${url}`);
+  await waitReady('postgres_exporter', () => answers200(url), { timeoutMs, entry, logFile: entry.logFile });
+  return { url, started: true };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,13 +1,15 @@
 /**
  * Every `job` the alert rules select (ops/prometheus/alerts.yml) is produced by every shape's
  * scrape configuration, so that an `absent()` alert does not page forever and the others are
- * not silent where the service runs: docker compose (ops/prometheus/prometheus.yml) and
- * Kubernetes (deploy/kubernetes/prometheus-scrape-configs.yaml, for the cluster's Prometheus).
+ * not silent where the service runs: docker compose (ops/prometheus/prometheus.yml), Kubernetes
+ * (deploy/kubernetes/prometheus-scrape-configs.yaml, for the cluster's Prometheus) and `npm run
+ * dev` (scripts/stack.mjs `localPrometheusConfig`, read through a child Node process).
  * The Kubernetes jobs keep exactly one pod port each of the manifests (labels and port names as
  * deploy/kubernetes declares them). A rule naming a job no shape scrapes fails the check (shown on
  * a copy). `promtool check config` (alerts.test.ts) covers the compose file; it cannot check the
  * Kubernetes one, as Debian's Prometheus is built without Kubernetes service discovery.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -33,11 +35,18 @@ function jobsOfRules(rulesText: string): Map<string, string[]> {
 
 const compose = (parse(fs.readFileSync(path.join(ROOT, 'ops', 'prometheus', 'prometheus.yml'), 'utf8')) as { scrape_configs: ScrapeConfig[] }).scrape_configs;
 const kubernetes = parse(fs.readFileSync(path.join(K8S, 'prometheus-scrape-configs.yaml'), 'utf8')) as ScrapeConfig[];
+/** `npm run dev`'s config with its default ports (stack.mjs is an ES module: asked in a child process). */
+const local = (() => {
+  const stack = JSON.stringify(path.join(ROOT, 'scripts', 'stack.mjs'));
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', `const s = await import(${stack}); process.stdout.write(JSON.stringify(s.localPrometheusConfig()));`], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`localPrometheusConfig failed: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as { scrape_configs: ScrapeConfig[] }).scrape_configs;
+})();
 
 /** Jobs a rule selects that a shape's scrape configs do not produce, as "<job> (alerts) not scraped by <shape>". */
 function unscraped(rulesText: string): string[] {
   const problems: string[] = [];
-  for (const [shape, configs] of [['docker compose', compose], ['kubernetes', kubernetes]] as const) {
+  for (const [shape, configs] of [['docker compose', compose], ['kubernetes', kubernetes], ['npm run dev', local]] as const) {
     const produced = new Set(configs.map((c) => c.job_name));
     for (const [job, alerts] of jobsOfRules(rulesText)) if (!produced.has(job)) problems.push(`${job} (${alerts.join(', ')}) not scraped by ${shape}`);
   }
@@ -50,11 +59,19 @@ test('when the rules are read, then they select the jobs of the API, the workers
 
 test('when each shape’s scrape configuration is read, then every job the rules select is scraped there', () => {
   expect(unscraped(fs.readFileSync(RULES, 'utf8'))).toEqual([]);
+  // npm run dev scrapes the default ports of its processes, Temporal's metrics and postgres_exporter.
+  expect(Object.fromEntries(local.map((c) => [c.job_name, c.static_configs![0]!.targets]))).toEqual({
+    'coi-api': ['127.0.0.1:9464'],
+    'coi-worker': ['127.0.0.1:9465'],
+    'coi-worker-sdk': ['127.0.0.1:9466'],
+    temporal: ['127.0.0.1:9233'],
+    postgres: ['127.0.0.1:9187'],
+  });
 });
 
 test('when a rule names a job no shape scrapes, then the check reports it (it can fail)', () => {
   const broken = fs.readFileSync(RULES, 'utf8').replace('up{job="temporal"}', 'up{job="temporal-frontend"}');
-  expect(unscraped(broken)).toEqual(expect.arrayContaining(['temporal-frontend (TemporalDown) not scraped by docker compose', 'temporal-frontend (TemporalDown) not scraped by kubernetes']));
+  expect(unscraped(broken)).toEqual(['temporal-frontend (TemporalDown) not scraped by docker compose', 'temporal-frontend (TemporalDown) not scraped by kubernetes', 'temporal-frontend (TemporalDown) not scraped by npm run dev']);
 });
 
 test('when the Kubernetes jobs look for pods, then each keeps pods the manifests declare, by label and port name', () => {

@@ -1,0 +1,127 @@
+/**
+ * The local monitoring of `npm run dev` (scripts/stack.mjs: `localPrometheusConfig`,
+ * `ensurePrometheus`, `ensureAlertmanager`, `ensurePostgresExporter`) with the real servers from
+ * Debian's packages: Prometheus loads every rule of ops/prometheus/alerts.yml, scrapes the jobs
+ * the rules select, finds the Alertmanager running ops/alertmanager/alertmanager.yml, and
+ * evaluates: postgres_exporter reaches the test PostgreSQL (`pg_up` 1), and an API that does not
+ * answer its scrape makes ApiDown pending. Run in a child Node process (stack.mjs is an ES module),
+ * on free ports, stopped at the end.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+
+jest.setTimeout(120_000);
+
+const ROOT = path.resolve(__dirname, '..', '..');
+let child: ChildProcess | undefined;
+let dir: string;
+let urls: { prometheus: string; alertmanager: string; exporter: string };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+/** Polls `read` every 500 ms until it returns a value (not undefined), or fails after `ms`. */
+async function eventually<T>(read: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+const api = async <T>(path_: string): Promise<T> => ((await (await fetch(`${urls.prometheus}${path_}`)).json()) as { data: T }).data;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'monitoring-'));
+  const [prometheusPort, alertmanagerPort, exporterPort, closedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const script = `
+    const s = await import(${JSON.stringify(path.join(ROOT, 'scripts', 'stack.mjs'))});
+    const env = process.env;
+    const log = (line) => process.stderr.write(line + '\\n');
+    const [alertmanager, exporter] = await Promise.all([
+      s.ensureAlertmanager({ port: Number(env.AM_PORT), dir: env.DIR + '/alertmanager', log }),
+      s.ensurePostgresExporter({ databaseUrl: env.DATABASE_URL, port: Number(env.EXPORTER_PORT), log }),
+    ]);
+    const closed = '127.0.0.1:' + env.CLOSED_PORT;
+    const config = s.localPrometheusConfig({
+      api: [closed], workers: [closed], workerSdk: [closed], temporal: [closed],
+      postgresExporter: '127.0.0.1:' + env.EXPORTER_PORT, alertmanager: '127.0.0.1:' + env.AM_PORT, scrapeInterval: '1s',
+    });
+    const prometheus = await s.ensurePrometheus({ port: Number(env.PROM_PORT), config, dir: env.DIR + '/prometheus', log });
+    process.stdout.write(JSON.stringify({ prometheus: prometheus.url, alertmanager: alertmanager.url, exporter: exporter.url }) + '\\n');
+    process.on('SIGTERM', async () => { await s.stopAll({ log }); process.exit(0); });
+    setInterval(() => {}, 1 << 30);
+  `;
+  child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env: { ...process.env, DIR: dir, PROM_PORT: String(prometheusPort), AM_PORT: String(alertmanagerPort), EXPORTER_PORT: String(exporterPort), CLOSED_PORT: String(closedPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const line = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child!.stdout! }).once('line', resolve);
+    child!.once('exit', (code) => reject(new Error(`monitoring did not start (exit ${code}): ${stderr}`)));
+  });
+  urls = JSON.parse(line);
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('when the local Prometheus starts, then it has loaded every alert and recording rule of ops/prometheus/alerts.yml', async () => {
+  const { groups } = await api<{ groups: Array<{ name: string; rules: Array<{ name: string; type: string }> }> }>('/api/v1/rules');
+  const rules = groups.flatMap((g) => g.rules);
+  expect(rules.filter((r) => r.type === 'alerting').map((r) => r.name)).toEqual(expect.arrayContaining(['ApiDown', 'PostgresDown', 'TemporalDown', 'PaidPurchaseWithoutCertificates', 'CertificatesSloBurnFast']));
+  expect(rules).toHaveLength(32);
+});
+
+test('when it scrapes, then postgres_exporter reports the real PostgreSQL up, and every job the rules select is a target', async () => {
+  const pgUp = await eventually(async () => {
+    const { result } = await api<{ result: Array<{ value: [number, string] }> }>('/api/v1/query?query=pg_up%7Bjob%3D%22postgres%22%7D');
+    return result[0]?.value[1];
+  });
+  expect(pgUp).toBe('1');
+  const { activeTargets } = await api<{ activeTargets: Array<{ labels: { job: string } }> }>('/api/v1/targets');
+  expect([...new Set(activeTargets.map((t) => t.labels.job))].sort()).toEqual(['coi-api', 'coi-worker', 'coi-worker-sdk', 'postgres', 'temporal']);
+});
+
+test('when the API does not answer its scrape, then ApiDown is pending, and Prometheus sends to the running Alertmanager', async () => {
+  const state = await eventually(async () => {
+    const { alerts } = await api<{ alerts: Array<{ labels: { alertname: string }; state: string }> }>('/api/v1/alerts');
+    return alerts.find((a) => a.labels.alertname === 'ApiDown')?.state;
+  });
+  expect(state).toBe('pending'); // `for: 2m`: firing would take two minutes
+  const { activeAlertmanagers } = await api<{ activeAlertmanagers: Array<{ url: string }> }>('/api/v1/alertmanagers');
+  expect(activeAlertmanagers.map((a) => new URL(a.url).origin)).toEqual([urls.alertmanager]);
+  expect((await fetch(`${urls.alertmanager}/-/ready`)).status).toBe(200);
+});
+
+test('when amtool checks the Alertmanager configuration, then it is valid, with a route for pages and one for tickets', () => {
+  const run = spawnSync('amtool', ['check-config', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml')], { encoding: 'utf8' });
+  expect(`${run.stdout}${run.stderr}`).toContain('SUCCESS');
+  expect(run.stdout).toContain('2 receivers');
+  const routed = spawnSync('amtool', ['config', 'routes', 'test', '--config.file', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml'), 'severity=page'], { encoding: 'utf8' });
+  expect(routed.stdout.trim()).toBe('page');
+  const ticket = spawnSync('amtool', ['config', 'routes', 'test', '--config.file', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml'), 'severity=ticket'], { encoding: 'utf8' });
+  expect(ticket.stdout.trim()).toBe('ticket');
+});
