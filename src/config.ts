@@ -163,6 +163,11 @@ const schema = z.object({
   PAYPROC_WEBHOOK_SECRET_SECONDARY: z.preprocess((v) => (v === '' ? undefined : v), z.string().startsWith('whsec_').optional()),
   /** How long one processor request may take, in ms, before it counts as a timeout (outcome unknown). */
   PAYPROC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
+  /**
+   * Seconds within which `emailCheckoutLink` for the same purchase, checkout session and buyer
+   * answers the earlier email instead of sending another (0: every call sends).
+   */
+  CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
   /** How long a buyer may take to pay a checkout session, in seconds (processor allows 1800–86400). */
   CHECKOUT_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(86_400),
   /** How often a waiting purchase asks the processor about its session, in seconds (covers lost webhooks). */

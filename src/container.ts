@@ -156,6 +156,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
     workflows: purchaseWorkflows,
     mailer,
+    checkoutLinkDedupeSeconds: config.CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS,
   });
   const certificates = createCertificateService({
     repo: createCertificatesRepository(db),

@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Email the purchase's checkout link to the buyer (payment option b)
-         * @description Sends the checkout session adminValidateBuyerResponses created (the same session, not a new one) to the buyer’s email, with the products, the total and the expiry. Each call sends one email.
+         * @description Sends the checkout session adminValidateBuyerResponses created (the same session, not a new one) to the buyer’s email, with the products, the total and the expiry. A call sends one email, except that a repeat for the same purchase within 10 minutes (the service’s window, CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS) of an email of the same link to the same buyer sends nothing and answers that email’s `emailed_at` with `deduplicated: true`, so a retry or a double click never floods the buyer. Concurrent calls for one purchase send once. If the email cannot be sent (500), nothing is recorded and a retry sends it.
          */
         post: operations["emailCheckoutLink"];
         delete?: never;
@@ -2040,7 +2040,9 @@ export interface components {
          *       "purchase_id": 42,
          *       "emailed_to": "jordan@example.com",
          *       "checkout_session_id": "cs_test_a1b2c3",
-         *       "expires_at": "2026-12-01T18:00:00.000Z"
+         *       "expires_at": "2026-12-01T18:00:00.000Z",
+         *       "emailed_at": "2026-11-30T18:00:00.000Z",
+         *       "deduplicated": false
          *     }
          */
         EmailCheckoutLinkResponse: {
@@ -2051,6 +2053,10 @@ export interface components {
             checkout_session_id: string;
             /** @description ISO 8601: after this the link can no longer be paid */
             expires_at: string;
+            /** @description ISO 8601: when the email was sent (by this call, or by the earlier one it repeats) */
+            emailed_at: string;
+            /** @description True when the same link went to the same buyer within the service’s window (10 minutes unless configured otherwise): no second email was sent, and `emailed_at` is the earlier send */
+            deduplicated: boolean;
         };
         /**
          * @example {

@@ -66,8 +66,39 @@ const toCharge = (r: Record<string, unknown>): DirectCharge => ({
   failureCode: (r.failure_code as string | null) ?? null,
 });
 
+/** The outcome of `reserveCheckoutLinkEmail`: a new send to make, or the earlier one within the window. */
+export type CheckoutLinkEmailReservation = { reserved: true; id: number; sentAt: Date } | { reserved: false; sentAt: Date };
+
 export function createPaymentsRepository(db: Db) {
   return {
+    /**
+     * One at a time per purchase (a transaction-scoped advisory lock): when the same checkout
+     * session was emailed to `recipient` less than `windowSeconds` ago, answers that send
+     * (`reserved: false`); otherwise records a send now and answers its id (`reserved: true`),
+     * to be released with `releaseCheckoutLinkEmail` if the email cannot go out. `windowSeconds`
+     * 0 always reserves.
+     */
+    async reserveCheckoutLinkEmail(e: { purchaseId: number; checkoutSessionId: string; recipient: string; windowSeconds: number }): Promise<CheckoutLinkEmailReservation> {
+      return db.transaction(async (trx) => {
+        await trx.raw("select pg_advisory_xact_lock(hashtext('checkout_link_emails'), ?)", [e.purchaseId]);
+        if (e.windowSeconds > 0) {
+          const earlier = await trx('checkout_link_emails')
+            .where({ purchase_id: e.purchaseId, checkout_session_id: e.checkoutSessionId, recipient: e.recipient })
+            .andWhere('sent_at', '>', trx.raw("now() - make_interval(secs => ?)", [e.windowSeconds]))
+            .orderBy('sent_at', 'desc')
+            .first('sent_at');
+          if (earlier) return { reserved: false as const, sentAt: earlier.sent_at as Date };
+        }
+        const [row] = await trx('checkout_link_emails').insert({ purchase_id: e.purchaseId, checkout_session_id: e.checkoutSessionId, recipient: e.recipient }).returning(['id', 'sent_at']);
+        return { reserved: true as const, id: Number(row.id), sentAt: row.sent_at as Date };
+      });
+    },
+
+    /** Forgets a reserved send whose email could not be sent, so the next call sends it. */
+    async releaseCheckoutLinkEmail(id: number): Promise<void> {
+      await db('checkout_link_emails').where({ id }).delete();
+    },
+
     /** The purchase if it belongs to this root account and buyer, else null. */
     async findPurchase(purchaseId: number, rootAccountId: number, buyerId: number): Promise<PayablePurchase | null> {
       const r = await db('purchases as p')

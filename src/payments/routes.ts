@@ -29,7 +29,7 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
       tags: ['Quote'],
       summary: "Email the purchase's checkout link to the buyer (payment option b)",
       description:
-        'Sends the checkout session adminValidateBuyerResponses created (the same session, not a new one) to the buyer’s email, with the products, the total and the expiry. Each call sends one email.',
+        'Sends the checkout session adminValidateBuyerResponses created (the same session, not a new one) to the buyer’s email, with the products, the total and the expiry. A call sends one email, except that a repeat for the same purchase within 10 minutes (the service’s window, CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS) of an email of the same link to the same buyer sends nothing and answers that email’s `emailed_at` with `deduplicated: true`, so a retry or a double click never floods the buyer. Concurrent calls for one purchase send once. If the email cannot be sent (500), nothing is recorded and a retry sends it.',
       request: { body: { required: true, content: { 'application/json': { schema: EmailCheckoutLinkRequest } } } },
       responses: {
         ...bareSurfaceResponses,

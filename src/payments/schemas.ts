@@ -24,10 +24,14 @@ export const EmailCheckoutLinkResponse = z
     emailed_to: z.string().meta({ description: "The buyer's email address the link was sent to" }),
     checkout_session_id: z.string().meta({ description: 'The same checkout session adminValidateBuyerResponses returned' }),
     expires_at: z.string().meta({ description: 'ISO 8601: after this the link can no longer be paid' }),
+    emailed_at: z.string().meta({ description: 'ISO 8601: when the email was sent (by this call, or by the earlier one it repeats)' }),
+    deduplicated: z.boolean().meta({
+      description: 'True when the same link went to the same buyer within the service’s window (10 minutes unless configured otherwise): no second email was sent, and `emailed_at` is the earlier send',
+    }),
   })
   .meta({
     id: 'EmailCheckoutLinkResponse',
-    example: { purchase_id: 42, emailed_to: 'jordan@example.com', checkout_session_id: 'cs_test_a1b2c3', expires_at: '2026-12-01T18:00:00.000Z' },
+    example: { purchase_id: 42, emailed_to: 'jordan@example.com', checkout_session_id: 'cs_test_a1b2c3', expires_at: '2026-12-01T18:00:00.000Z', emailed_at: '2026-11-30T18:00:00.000Z', deduplicated: false },
   });
 export type EmailCheckoutLinkResponse = z.infer<typeof EmailCheckoutLinkResponse>;
 

@@ -4,7 +4,9 @@
  *
  * - `emailCheckoutLink`: the purchase's checkout session (the same one: update-with-start
  *   attaches to the running purchase workflow) emailed to the buyer with the products, the
- *   amount (minor units shown as currency) and the expiry.
+ *   amount (minor units shown as currency) and the expiry; a repeat within
+ *   `checkoutLinkDedupeSeconds` (CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS, 600) of a send of the same
+ *   session to the same buyer answers that send (`deduplicated: true`) without mailing again.
  * - `chargeSavedCard` (`processUserDirectPayprocPayment`): an off-session payment intent, created
  *   and confirmed with a payment method saved on the buyer's processor customer, for the
  *   purchase's priced total (minor units). Spec §7.2 forbids blind retries, so every attempt is
@@ -45,6 +47,8 @@ export function createPaymentService(deps: {
   verifyBuyer: (principal: Principal, idpAccntUuid: string, accessToken: string) => Promise<VerifiedBuyer>;
   workflows: Pick<PurchaseWorkflows, 'startCheckout' | 'chargeSavedCard'>;
   mailer: Mailer;
+  /** Seconds within which a repeated checkout-link email is answered from the earlier send (0: off). */
+  checkoutLinkDedupeSeconds?: number;
   now?: () => Date;
 }) {
   const { repo } = deps;
@@ -72,7 +76,10 @@ export function createPaymentService(deps: {
   return {
     /**
      * Spec §4.4 step 3 (b): emails the purchase's checkout link to the buyer and returns
-     * `{ purchase_id, emailed_to, checkout_session_id, expires_at }`. Each call sends one email.
+     * `{ purchase_id, emailed_to, checkout_session_id, expires_at, emailed_at, deduplicated }`.
+     * A call sends one email, unless the same session went to the same buyer within the dedupe
+     * window: then it answers that send's `emailed_at` with `deduplicated: true`. Sends of one
+     * purchase are decided one at a time (concurrent calls send once).
      */
     async emailCheckoutLink(principal: Principal, req: EmailCheckoutLinkRequest): Promise<EmailCheckoutLinkResponse> {
       const buyer = await deps.verifyBuyer(principal, req.idp_accnt_uuid, req.access_token);
@@ -84,6 +91,16 @@ export function createPaymentService(deps: {
       }
       assertPayable(purchase, 0);
       const session = await deps.workflows.startCheckout({ ...purchase, status: purchase.status as PurchaseStatus, buyerEmail: buyer.email });
+      const answer = (sentAt: Date, deduplicated: boolean) => ({
+        purchase_id: purchase.id,
+        emailed_to: buyer.email,
+        checkout_session_id: session.id,
+        expires_at: session.expires_at,
+        emailed_at: sentAt.toISOString(),
+        deduplicated,
+      });
+      const reservation = await repo.reserveCheckoutLinkEmail({ purchaseId: purchase.id, checkoutSessionId: session.id, recipient: buyer.email, windowSeconds: deps.checkoutLinkDedupeSeconds ?? 0 });
+      if (!reservation.reserved) return answer(reservation.sentAt, true);
       const lines = await repo.purchaseLines(purchase.id);
       await deps.mailer.send(
         checkoutLinkEmail({
@@ -97,8 +114,11 @@ export function createPaymentService(deps: {
           url: session.url,
           expiresAt: session.expires_at,
         }),
-      );
-      return { purchase_id: purchase.id, emailed_to: buyer.email, checkout_session_id: session.id, expires_at: session.expires_at };
+      ).catch(async (err: unknown) => {
+        await repo.releaseCheckoutLinkEmail(reservation.id);
+        throw err;
+      });
+      return answer(reservation.sentAt, false);
     },
 
     /**

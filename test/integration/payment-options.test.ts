@@ -125,7 +125,8 @@ describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
     const res = await email({ idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId });
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ purchase_id: purchaseId, emailed_to: buyer.email, checkout_session_id: sessionId, expires_at: expiresAt });
+    expect(res.body).toEqual({ purchase_id: purchaseId, emailed_to: buyer.email, checkout_session_id: sessionId, expires_at: expiresAt, emailed_at: expect.any(String), deduplicated: false });
+    expect(Math.abs(Date.parse(res.body.emailed_at) - Date.now())).toBeLessThan(60_000);
     expect(env.smtp.messages).toHaveLength(before + 1);
     const mail = env.smtp.messages.at(-1)!;
     expect(mail.to).toEqual([buyer.email]);
@@ -142,6 +143,43 @@ describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
     // the link and the buyer's token never reach the logs
     expect(env.app.rawLogs()).not.toContain(url);
     expect(env.app.rawLogs()).not.toContain(buyer.access_token);
+  });
+
+  test('when the link is asked for again within the window, even three times at once, then the buyer gets one email and each answer names it', async () => {
+    const { buyer, purchaseId, sessionId } = await env.checkout();
+    const before = env.smtp.messages.length;
+    const body = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId };
+    const first = await email(body);
+    expect(first.body).toMatchObject({ checkout_session_id: sessionId, deduplicated: false });
+    const again = await Promise.all([email(body), email(body), email(body)]);
+    expect(again.map((r) => [r.status, r.body.deduplicated, r.body.emailed_at])).toEqual(Array(3).fill([200, true, first.body.emailed_at]));
+    expect(env.smtp.messages.filter((m) => m.to.includes(buyer.email))).toHaveLength(1);
+    expect(env.smtp.messages).toHaveLength(before + 1);
+  });
+
+  test('when several calls for a purchase arrive at once with no earlier email, then exactly one email is sent', async () => {
+    const { buyer, purchaseId } = await env.checkout();
+    const body = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId };
+    const answers = await Promise.all([email(body), email(body), email(body)]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(answers.filter((r) => r.body.deduplicated === false)).toHaveLength(1);
+    expect(new Set(answers.map((r) => r.body.emailed_at)).size).toBe(1);
+    expect(env.smtp.messages.filter((m) => m.to.includes(buyer.email))).toHaveLength(1);
+  });
+
+  test('when the window is 0 (configured off), then every call sends', async () => {
+    const noDedupe = await startTestApp({ TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PAYPROC_API_BASE: env.proxy.url, SMTP_URL: `smtp://127.0.0.1:${env.smtp.port}`, MAIL_FROM: 'certificates@example.test', CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS: '0' });
+    try {
+      const { buyer, purchaseId } = await env.checkout();
+      const body = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId };
+      for (let i = 0; i < 2; i++) {
+        const res = await call(noDedupe.baseUrl, '/public-quote/emailCheckoutLink', { method: 'POST', key: env.key, body });
+        expect(res.body.deduplicated).toBe(false);
+      }
+      expect(env.smtp.messages.filter((m) => m.to.includes(buyer.email))).toHaveLength(2);
+    } finally {
+      await noDedupe.close();
+    }
   });
 
   test('when the purchase is another buyer’s or another account’s, then 404 NOT_FOUND and no email', async () => {
