@@ -389,6 +389,13 @@ async function main() {
   // service's alert rules; Alertmanager receives what fires.
   let monitoring = null;
   if (MONITORING && (await ensureMonitoringPackages(stack.MONITORING_BINS))) {
+    monitoring = await startMonitoring().catch((err) => {
+      // The service runs without it: say why, once.
+      say(color('33', `warning: no local monitoring: ${err.message}`));
+      return null;
+    });
+  }
+  async function startMonitoring() {
     const metricsOf = (p, key, fallback) => p.env[key] || env[key] || fallback;
     const apis = processes.filter((p) => p.entry === 'src/server.ts');
     const workers = processes.filter((p) => p.entry === 'src/worker.ts');
@@ -400,7 +407,7 @@ async function main() {
       temporal: [temporal.metricsAddress],
     });
     const prometheus = await stack.ensurePrometheus({ config, log });
-    monitoring = { prometheusUrl: prometheus.url, alertmanagerUrl: alertmanager.url, postgresExporterUrl: exporter.url, prometheusConfig: path.relative(REPO_ROOT, prometheus.configFile) };
+    return { prometheusUrl: prometheus.url, alertmanagerUrl: alertmanager.url, postgresExporterUrl: exporter.url, prometheusConfig: path.relative(REPO_ROOT, prometheus.configFile) };
   }
 
   const credentials = {
@@ -460,7 +467,7 @@ async function main() {
           row('Prometheus', `${monitoring.prometheusUrl}  (alerts: ${monitoring.prometheusUrl}/alerts; rules ops/prometheus/alerts.yml)`),
           row('Alertmanager', `${monitoring.alertmanagerUrl}  (pages and tickets; PostgreSQL exporter ${monitoring.postgresExporterUrl})`),
         ]
-      : [row('Prometheus', 'off (DEV_MONITORING=0 or its packages are missing)')]),
+      : [row('Prometheus', 'off (DEV_MONITORING=0, its packages are missing, or it could not start: see above)')]),
     row('codec endpoint', `${baseUrl}/codec  (Authorization: Bearer ${codec.token})`),
     row('  decoded', `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${codec.token}'`),
     row('  in the UI', `${temporal.uiUrl} decodes through ${baseUrl}/codec/ui/<key in var/dev-credentials.json>${temporal.started ? '' : '  (server reused: as configured when it started)'}`),
