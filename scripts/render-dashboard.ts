@@ -13,8 +13,8 @@
  *     on a free loopback port, with a temporary config and storage directory: every 2 s it scrapes
  *     the API's metrics (127.0.0.1:`METRICS_PORT`, default 9464, job `coi-api`), the worker's
  *     (`WORKER_METRICS_PORT`, default 9465, job `coi-worker`) and the worker's Temporal SDK
- *     exporter (9466, job `coi-worker-sdk`), the jobs of `ops/prometheus/prometheus.yml`, and it
- *     evaluates `ops/prometheus/alerts.yml`. Stopped and deleted at the end.
+ *     exporter (9466, job `coi-worker-sdk`), the service's jobs of `ops/prometheus/prometheus.yml`
+ *     (not Temporal's or postgres_exporter's), and it evaluates `ops/prometheus/alerts.yml`. Stopped and deleted at the end.
  *  3. Traffic for `RENDER_TRAFFIC_SECONDS` (default 240): `npm run demo` again and again at
  *     uneven pauses (products, bundle, buyer, quote, checkout, test-mode payment, certificates,
  *     agency events), bad input beside it (400, 403 and 404 answers, payment webhooks with a
