@@ -161,10 +161,11 @@ async function main(argv: string[]): Promise<number> {
   const db = createDb(config);
   const temporal = createTemporalClient(config);
   try {
-    const purchase = await createPurchasesRepository(db).findById(purchaseId);
+    const purchases = createPurchasesRepository(db);
+    const purchase = await purchases.findById(purchaseId);
     const start: AuditStart = { actorKind: 'operator_cli', actor, action: command, targetKind: 'purchase', targetId: String(purchaseId), rootAccountId: purchase?.rootAccountId ?? null, reason };
     const operations = createPurchaseOperations({
-      purchases: createPurchasesRepository(db),
+      purchases,
       workflows: createPurchaseWorkflows({
         client: temporal.client,
         taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -8,10 +8,12 @@
  * every checkout the same one, and a saved card can pay two purchases in one intent. When it
  * matches more than one of the caller's purchases, the lookup answers 409
  * AMBIGUOUS_PAYMENT_INTENT with the candidates (`ambiguousPaymentIntent`), never a silent pick;
- * only the caller's own purchases (its scope) are counted or listed.
+ * only the caller's own purchases (its scope) are counted or listed. `handleOf` turns a body into
+ * its `PurchaseHandle`, and `onePurchase` makes the decision (one, 409 or 404) from a scoped
+ * lookup's rows, for every operation that takes a handle.
  */
 import { z } from 'zod';
-import { AppError } from '../http/errors';
+import { AppError, notFound } from '../http/errors';
 import { MAX_DB_ID } from '../http/validation';
 
 const processorId = (kind: string) =>
@@ -57,4 +59,29 @@ export function ambiguousPaymentIntent(paymentIntent: string, candidates: readon
       },
     },
   );
+}
+
+/** How a body names one purchase: exactly one of its id, its checkout session, its payment intent. */
+export type PurchaseHandle = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
+
+/** The handle of a parsed body that passed the exactly-one rule (`purchaseRequest`). */
+export function handleOf(b: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string }): PurchaseHandle {
+  if (b.purchase_id !== undefined) return { purchaseId: b.purchase_id };
+  if (b.checkout_session_id !== undefined) return { checkoutSessionId: b.checkout_session_id };
+  return { paymentIntent: b.payment_intent! };
+}
+
+/**
+ * The purchase a scoped lookup by `handle` found (`found`: the caller's purchases it names,
+ * newest first, at most MAX_PAYMENT_INTENT_CANDIDATES). Throws 409 AMBIGUOUS_PAYMENT_INTENT when a
+ * payment intent named several, and 404 NOT_FOUND naming the handle when none (`purchaseIdName`
+ * is how the message names a purchase id: `purchase_id 42 not found`).
+ */
+export function onePurchase<T extends PaymentIntentCandidate>(handle: PurchaseHandle, found: readonly T[], purchaseIdName = 'purchase_id'): T {
+  if (found.length > 1 && 'paymentIntent' in handle) throw ambiguousPaymentIntent(handle.paymentIntent, found);
+  const purchase = found[0];
+  if (purchase) return purchase;
+  if ('purchaseId' in handle) throw notFound(purchaseIdName, handle.purchaseId);
+  if ('checkoutSessionId' in handle) throw notFound('checkout_session_id', handle.checkoutSessionId);
+  throw notFound('payment_intent', handle.paymentIntent);
 }

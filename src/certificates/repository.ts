@@ -11,7 +11,7 @@
  * so the public verification page cannot be walked through by counting.
  */
 import type { PurchaseStatus } from '../../workflows/contracts';
-import type { PurchaseHandle } from './schemas';
+import type { PurchaseHandle } from './purchase-handles';
 import type { Db } from '../db/knex';
 
 /** Everything the certificate template needs for one certificate (minor units; UTC instants). */

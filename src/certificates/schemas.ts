@@ -9,20 +9,18 @@ import { rootScopeFields, teammateScopeFields } from './account-scope';
 import { checkoutSessionIdField, paymentIntentField, purchaseIdField } from './purchase-handles';
 
 /** How the caller names the purchase: exactly one of these (`purchase_id` and `checkout_session_id` come back from checkout; `payment_intent` may exist only once the buyer paid). */
-export const handleFields = {
+const handleFields = {
   purchase_id: purchaseIdField('The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on)'),
   checkout_session_id: checkoutSessionIdField('The checkout session `id` returned by adminValidateBuyerResponses'),
   payment_intent: paymentIntentField('The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid'),
 };
-const buyer = z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" });
-
-/** The handle a getCertificates body names. */
-export type PurchaseHandle = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
+/** The optional buyer the purchase must belong to, in every operation naming one purchase. */
+const buyerField = z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" });
 
 const HANDLES = ['purchase_id', 'checkout_session_id', 'payment_intent'] as const;
-export const exactlyOneHandle = (b: Partial<Record<(typeof HANDLES)[number], unknown>>) => HANDLES.filter((h) => b[h] !== undefined).length === 1;
-export const exactlyOneHandleIssue = { message: 'send exactly one of purchase_id, checkout_session_id or payment_intent', path: ['purchase_id'] };
-export const handleDescription =
+const exactlyOneHandle = (b: Partial<Record<(typeof HANDLES)[number], unknown>>) => HANDLES.filter((h) => b[h] !== undefined).length === 1;
+const exactlyOneHandleIssue = { message: 'send exactly one of purchase_id, checkout_session_id or payment_intent', path: ['purchase_id'] };
+const handleDescription =
   'Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor\'s test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates\' purchase_id.';
 
 /** The 409 answer of a payment intent that names several of the caller's purchases (every operation that takes a handle). */
@@ -57,31 +55,29 @@ export const ambiguousPaymentIntentResponse = {
   content: { 'application/json': { schema: AmbiguousPaymentIntentError } },
 };
 
-/** The handle of a parsed getCertificates body. */
-export function handleOf(b: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string }): PurchaseHandle {
-  if (b.purchase_id !== undefined) return { purchaseId: b.purchase_id };
-  if (b.checkout_session_id !== undefined) return { checkoutSessionId: b.checkout_session_id };
-  return { paymentIntent: b.payment_intent! };
+/**
+ * A strict request body naming one purchase: the caller's `scope` fields, the handles, the
+ * operation's own `fields` and the optional buyer (`idp_accnt_uuid`), refused unless exactly one
+ * handle is sent (400 VALIDATION_ERROR), documented with the handle rule. Used by
+ * getCertificates, getInvoiceData and teamEmailProofofCoverage, teammate and root variants.
+ */
+export function purchaseRequest<S extends z.ZodRawShape, F extends z.ZodRawShape = Record<never, never>>(scope: S, meta: { id: string; example: Record<string, unknown> }, fields?: F) {
+  return z
+    .strictObject({ ...scope, ...handleFields, ...(fields as F), idp_accnt_uuid: buyerField })
+    .refine(exactlyOneHandle, exactlyOneHandleIssue)
+    .meta({ id: meta.id, description: handleDescription, example: meta.example });
 }
 
-export const GetCertificatesRequest = z
-  .strictObject({ ...teammateScopeFields, ...handleFields, idp_accnt_uuid: buyer })
-  .refine(exactlyOneHandle, exactlyOneHandleIssue)
-  .meta({
-    id: 'GetCertificatesRequest',
-    description: handleDescription,
-    example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', purchase_id: 42 },
-  });
+export const GetCertificatesRequest = purchaseRequest(teammateScopeFields, {
+  id: 'GetCertificatesRequest',
+  example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', purchase_id: 42 },
+});
 export type GetCertificatesRequest = z.infer<typeof GetCertificatesRequest>;
 
-export const RootGetCertificatesRequest = z
-  .strictObject({ ...rootScopeFields, ...handleFields, idp_accnt_uuid: buyer })
-  .refine(exactlyOneHandle, exactlyOneHandleIssue)
-  .meta({
-    id: 'RootGetCertificatesRequest',
-    description: handleDescription,
-    example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
-  });
+export const RootGetCertificatesRequest = purchaseRequest(rootScopeFields, {
+  id: 'RootGetCertificatesRequest',
+  example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
+});
 export type RootGetCertificatesRequest = z.infer<typeof RootGetCertificatesRequest>;
 
 /**

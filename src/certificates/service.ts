@@ -16,13 +16,12 @@
  */
 import { DateTime } from 'luxon';
 import type { Principal } from '../api-keys/service';
-import { notFound } from '../http/errors';
 import type { ObjectStore } from '../storage/object-store';
 import type { AccountScope } from './account-scope';
 import { verificationUrl } from './certificate-data';
 import type { CertificatePurchase, CertificatesRepository, VerificationCertificate } from './repository';
-import { ambiguousPaymentIntent, MAX_PAYMENT_INTENT_CANDIDATES } from './purchase-handles';
-import { handleOf, type GetCertificatesResponse, type PurchaseHandle } from './schemas';
+import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase, type PurchaseHandle } from './purchase-handles';
+import type { GetCertificatesResponse } from './schemas';
 
 /** Coverage state of a certificate at a moment (issue 6: the verification page's words). */
 export type CoverageState = 'valid' | 'not_yet_valid' | 'expired' | 'voided';
@@ -71,14 +70,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       { rootAccountId: scope.rootAccountId, agentId: scope.agentId, mode: principal.mode, ...(buyerIdpUuid !== undefined ? { buyerIdpUuid } : {}) },
       MAX_PAYMENT_INTENT_CANDIDATES,
     );
-    if (found.length > 1 && 'paymentIntent' in handle) throw ambiguousPaymentIntent(handle.paymentIntent, found);
-    const purchase = found[0];
-    if (!purchase) {
-      if ('purchaseId' in handle) throw notFound('purchase_id', handle.purchaseId);
-      if ('checkoutSessionId' in handle) throw notFound('checkout_session_id', handle.checkoutSessionId);
-      throw notFound('payment_intent', handle.paymentIntent);
-    }
-    return purchase;
+    return onePurchase(handle, found);
   }
 
   return {

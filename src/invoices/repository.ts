@@ -10,6 +10,7 @@
  */
 import type { Db } from '../db/knex';
 import type { PayprocMode } from '../payproc/client';
+import type { PurchaseHandle } from '../certificates/purchase-handles';
 import type { AccountScope } from '../certificates/account-scope';
 
 /** What getInvoiceData needs of a purchase to find its invoice at the processor. */
@@ -24,8 +25,6 @@ export interface InvoicedPurchase {
   invoiceId: string | null;
 }
 
-/** How the caller names the purchase: its id, its checkout session or its payment intent. */
-export type PurchaseRef = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
 
 export interface PurchaseFilter {
   scope: AccountScope;
@@ -37,7 +36,7 @@ export interface PurchaseFilter {
 export function createInvoicesRepository(db: Db) {
   return {
     /** The purchases `ref` names within `filter`, newest first, at most `limit` (none: unknown and out of scope alike). */
-    async findPurchases(ref: PurchaseRef, filter: PurchaseFilter, limit: number): Promise<Array<InvoicedPurchase & { createdAt: Date }>> {
+    async findPurchases(ref: PurchaseHandle, filter: PurchaseFilter, limit: number): Promise<Array<InvoicedPurchase & { createdAt: Date }>> {
       const q = db('purchases as p')
         .join('buyers as b', 'b.id', 'p.buyer_id')
         .where({ 'p.root_account_id': filter.scope.rootAccountId, 'p.mode': filter.mode });

@@ -12,35 +12,21 @@
  */
 import { z } from 'zod';
 import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
-import { exactlyOneHandle, exactlyOneHandleIssue, handleDescription, handleFields } from '../certificates/schemas';
+import { purchaseRequest } from '../certificates/schemas';
 
 const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
-const purchaseRefFields = {
-  ...handleFields,
-  idp_accnt_uuid: z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" }),
-};
-
-
-export const GetInvoiceDataRequest = z
-  .strictObject({ ...teammateScopeFields, ...purchaseRefFields })
-  .refine(exactlyOneHandle, exactlyOneHandleIssue)
-  .meta({
-    id: 'GetInvoiceDataRequest',
-    description: handleDescription,
-    example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
-  });
+export const GetInvoiceDataRequest = purchaseRequest(teammateScopeFields, {
+  id: 'GetInvoiceDataRequest',
+  example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', payment_intent: 'pi_3Q2w3E4r5T6y7U8i' },
+});
 export type GetInvoiceDataRequest = z.infer<typeof GetInvoiceDataRequest>;
 
-export const RootGetInvoiceDataRequest = z
-  .strictObject({ ...rootScopeFields, ...purchaseRefFields })
-  .refine(exactlyOneHandle, exactlyOneHandleIssue)
-  .meta({
-    id: 'RootGetInvoiceDataRequest',
-    description: handleDescription,
-    example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', purchase_id: 42, idp_accnt_uuid: '9d2b6c1e-3f4a-4b5c-8d6e-7f8091a2b3c4' },
-  });
+export const RootGetInvoiceDataRequest = purchaseRequest(rootScopeFields, {
+  id: 'RootGetInvoiceDataRequest',
+  example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', purchase_id: 42, idp_accnt_uuid: '9d2b6c1e-3f4a-4b5c-8d6e-7f8091a2b3c4' },
+});
 export type RootGetInvoiceDataRequest = z.infer<typeof RootGetInvoiceDataRequest>;
 
 export const InvoiceLine = z

@@ -24,13 +24,11 @@
 import type Stripe from 'stripe';
 import type { Principal } from '../api-keys/service';
 import type { AccountScope } from '../certificates/account-scope';
-import { notFound } from '../http/errors';
-import { ambiguousPaymentIntent, MAX_PAYMENT_INTENT_CANDIDATES } from '../certificates/purchase-handles';
-import { handleOf } from '../certificates/schemas';
+import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase } from '../certificates/purchase-handles';
 import type { Payproc } from '../payproc/client';
 import { withProcessorErrors } from '../payproc/errors';
 import { idOf } from '../payproc/ids';
-import type { InvoicedPurchase, InvoicesRepository, PurchaseRef } from './repository';
+import type { InvoicedPurchase, InvoicesRepository } from './repository';
 import type { GetInvoiceDataResponse, InvoiceData, InvoiceDataStatus, InvoiceLine } from './schemas';
 
 /** Upper bound on lines read from one invoice (the processor's own limit is far lower). */
@@ -108,13 +106,9 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
      * caller's purchases) or the mapped processor error; see the module comment.
      */
     async getInvoiceData(principal: Principal, scope: AccountScope, req: InvoiceDataQuery): Promise<GetInvoiceDataResponse> {
-      const ref: PurchaseRef = handleOf(req);
+      const ref = handleOf(req);
       const found = await deps.repo.findPurchases(ref, { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid }, MAX_PAYMENT_INTENT_CANDIDATES);
-      if (found.length > 1 && 'paymentIntent' in ref) throw ambiguousPaymentIntent(ref.paymentIntent, found);
-      const purchase = found[0];
-      if (!purchase) {
-        throw 'paymentIntent' in ref ? notFound('payment_intent', ref.paymentIntent) : 'checkoutSessionId' in ref ? notFound('checkout_session_id', ref.checkoutSessionId) : notFound('purchase', ref.purchaseId);
-      }
+      const purchase = onePurchase(ref, found, 'purchase');
 
       const answer = (status: InvoiceDataStatus, invoices: InvoiceData[] = []): GetInvoiceDataResponse => ({
         purchase_id: purchase.purchaseId,

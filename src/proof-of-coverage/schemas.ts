@@ -4,40 +4,38 @@
  */
 import { z } from 'zod';
 import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
-import { exactlyOneHandle, exactlyOneHandleIssue, handleDescription, handleFields } from '../certificates/schemas';
+import { purchaseRequest } from '../certificates/schemas';
 
 /** At most this many addresses per call (issue 7). */
 export const MAX_PROOF_EMAIL_RECIPIENTS = 20;
 
-const common = {
-  ...handleFields,
+const recipientFields = {
   email_addresses: z
     .array(z.email({ message: 'must be an email address' }).max(320))
     .min(1)
     .max(MAX_PROOF_EMAIL_RECIPIENTS)
     .meta({ description: `1 to ${MAX_PROOF_EMAIL_RECIPIENTS} recipients; repeats (case-insensitive) are sent once` }),
   note: z.string().trim().max(2000).optional().meta({ description: 'Plain text placed at the top of the email' }),
-  idp_accnt_uuid: z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" }),
 };
 
-export const EmailProofRequest = z
-  .strictObject({ ...teammateScopeFields, ...common })
-  .refine(exactlyOneHandle, exactlyOneHandleIssue)
-  .meta({
+export const EmailProofRequest = purchaseRequest(
+  teammateScopeFields,
+  {
     id: 'EmailProofOfCoverageRequest',
-    description: handleDescription,
     example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', purchase_id: 42, email_addresses: ['venue@grandhall.example', 'jordan@example.com'], note: 'Proof of coverage for the 5 December event.' },
-  });
+  },
+  recipientFields,
+);
 export type EmailProofRequest = z.infer<typeof EmailProofRequest>;
 
-export const RootEmailProofRequest = z
-  .strictObject({ ...rootScopeFields, ...common })
-  .refine(exactlyOneHandle, exactlyOneHandleIssue)
-  .meta({
+export const RootEmailProofRequest = purchaseRequest(
+  rootScopeFields,
+  {
     id: 'RootEmailProofOfCoverageRequest',
-    description: handleDescription,
     example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', email_addresses: ['venue@grandhall.example'] },
-  });
+  },
+  recipientFields,
+);
 export type RootEmailProofRequest = z.infer<typeof RootEmailProofRequest>;
 
 export const EmailProofResponse = z

@@ -14,7 +14,7 @@ import type { Db } from '../db/knex';
 import { AppError } from '../http/errors';
 import type { AccountScope } from '../certificates/account-scope';
 import type { CertificateService } from '../certificates/service';
-import { handleOf } from '../certificates/schemas';
+import { handleOf } from '../certificates/purchase-handles';
 import type { EmailProofResponse } from './schemas';
 
 export function createProofOfCoverageService(deps: {

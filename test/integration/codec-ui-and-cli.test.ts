@@ -10,7 +10,6 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -19,6 +18,7 @@ import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '.
 import { checkout, createQuotingAccount } from '../helpers/purchases';
 import { CHROMIUM_ARGS } from '../../src/pdf/browser-pool';
 import { loadConfig } from '../../src/config';
+import { freePort } from '../helpers/ports';
 
 jest.setTimeout(180_000);
 
@@ -35,14 +35,6 @@ let uiUrl: string;
 let app: TestApp;
 let worker: TestWorker;
 let browser: Browser | undefined;
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** Every payload in the CLI's JSON output as `encoding: text` lines (the JSON keeps payloads in base64). */
 function payloadTexts(json: string): string[] {

@@ -9,38 +9,18 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { freePort } from '../helpers/ports';
+import { eventually } from '../helpers/worker';
+import { ROOT } from '../helpers/run';
 
 jest.setTimeout(120_000);
 
-const ROOT = path.resolve(__dirname, '..', '..');
 let child: ChildProcess | undefined;
 let dir: string;
 let urls: { prometheus: string; alertmanager: string; exporter: string };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
-/** Polls `read` every 500 ms until it returns a value (not undefined), or fails after `ms`. */
-async function eventually<T>(read: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 const api = async <T>(path_: string): Promise<T> => ((await (await fetch(`${urls.prometheus}${path_}`)).json()) as { data: T }).data;
 
@@ -99,7 +79,7 @@ test('when it scrapes, then postgres_exporter reports the real PostgreSQL up, an
   const pgUp = await eventually(async () => {
     const { result } = await api<{ result: Array<{ value: [number, string] }> }>('/api/v1/query?query=pg_up%7Bjob%3D%22postgres%22%7D');
     return result[0]?.value[1];
-  });
+  }, 60_000);
   expect(pgUp).toBe('1');
   const { activeTargets } = await api<{ activeTargets: Array<{ labels: { job: string } }> }>('/api/v1/targets');
   expect([...new Set(activeTargets.map((t) => t.labels.job))].sort()).toEqual(['coi-api', 'coi-worker', 'coi-worker-sdk', 'postgres', 'temporal']);
@@ -109,7 +89,7 @@ test('when the API does not answer its scrape, then ApiDown is pending, and Prom
   const state = await eventually(async () => {
     const { alerts } = await api<{ alerts: Array<{ labels: { alertname: string }; state: string }> }>('/api/v1/alerts');
     return alerts.find((a) => a.labels.alertname === 'ApiDown')?.state;
-  });
+  }, 60_000);
   expect(state).toBe('pending'); // `for: 2m`: firing would take two minutes
   const { activeAlertmanagers } = await api<{ activeAlertmanagers: Array<{ url: string }> }>('/api/v1/alertmanagers');
   expect(activeAlertmanagers.map((a) => new URL(a.url).origin)).toEqual([urls.alertmanager]);

@@ -13,7 +13,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -22,6 +21,7 @@ import { checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent, 
 import { createAgency, type Agency } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
 import { ROOT, runScript } from '../helpers/run';
+import { freePort } from '../helpers/ports';
 
 jest.setTimeout(300_000);
 
@@ -34,18 +34,6 @@ let dir: string;
 type Prism = { url: string; child: ChildProcess; output: () => string };
 let prism: Prism | undefined;
 let tampered: Prism | undefined;
-
-/** A port nothing listens on right now (Prism takes a port number, not 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `prism proxy --errors <document> <upstream>` and resolves once it listens. */
 async function startPrism(document: string, upstream: string): Promise<Prism> {

@@ -2,11 +2,11 @@
  * The entry points as real processes: the key-management CLI (the portal's operations,
  * spec §3/§5), start-up with a bad config, and the worker's start and clean SIGTERM shutdown.
  */
-import net from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
 import { runScript, startProcess } from '../helpers/run';
 import { uniqueTaskQueue } from '../helpers/worker';
+import { freePort } from '../helpers/ports';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -147,11 +147,3 @@ describe('start-up', () => {
   }, 180_000); // bundling the workflows competes with the other suites for 2 cores
 });
 
-/** A TCP port free on 127.0.0.1 right now (for a listener that cannot take port 0). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
