@@ -3,7 +3,7 @@
  * apps or workers in one process (tests) never mix their figures. Names follow Prometheus
  * conventions: seconds for durations, `_total` for counters.
  *
- * API process: `http_request_duration_seconds{method,route,status}` (route is the template,
+ * API process: `http_request_duration_seconds{method,route,status,mode}` (route is the template,
  * e.g. `/api/v1/products/:id`, or `unmatched`), `rate_limit_refusals_total{limiter}`,
  * `payproc_webhook_events_total{type,outcome}` (outcome relayed | duplicate | not_relayed | forged),
  * `dependency_errors_total{dependency,operation}` (processor and storage calls that failed, see
@@ -28,8 +28,8 @@ export function createApiMetrics() {
     registry,
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
-      help: 'HTTP request duration by method, route template and status',
-      labelNames: ['method', 'route', 'status'] as const,
+      help: "HTTP request duration by method, route template, status and the API key's mode (live, test; none without a key)",
+      labelNames: ['method', 'route', 'status', 'mode'] as const,
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 30],
       registers: [registry],
     }),

@@ -61,10 +61,11 @@ test('when a purchase is checked out, paid and issued and a forged webhook arriv
   await call(app.baseUrl, '/api/v1/products/999999999', { key: account.key });
 
   const [apiAfter, workerAfter] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
-  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/api/v1/test_helpers/purchases/:id/pay",status="200"}')).toBe(1);
-  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/public-quote/adminValidateBuyerResponses",status="200"}')).toBe(1);
-  // The route label is the template, not the id.
-  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="404"}')).toBe(1);
+  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/api/v1/test_helpers/purchases/:id/pay",status="200",mode="test"}')).toBe(1);
+  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/public-quote/adminValidateBuyerResponses",status="200",mode="test"}')).toBe(1);
+  // The route label is the template, not the id; mode is the key's, `none` without a key (the payment webhook).
+  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="404",mode="test"}')).toBe(1);
+  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/webhooks/payproc",status="400",mode="none"}')).toBe(1);
   expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="checkout.session.completed",outcome="relayed"}')).toBe(1);
   expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="unknown",outcome="forged"}')).toBe(1);
 
@@ -114,7 +115,7 @@ test('when a key goes over its limit, then rate_limit_refusals_total{limiter="ap
   const after = await scrape(limitedMetrics);
   expect(delta(before, after, 'rate_limit_refusals_total{limiter="api_key"}')).toBe(2);
   // Refused before routing, so no route template: `unmatched`.
-  expect(delta(before, after, 'http_request_duration_seconds_count{method="GET",route="unmatched",status="429"}')).toBe(2);
+  expect(delta(before, after, 'http_request_duration_seconds_count{method="GET",route="unmatched",status="429",mode="test"}')).toBe(2);
 });
 
 test('when the metrics listener is asked for anything else, then 404, and only GET is served', async () => {

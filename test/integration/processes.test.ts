@@ -140,6 +140,8 @@ describe('start-up', () => {
     const sdk = await (await fetch(`http://127.0.0.1:${sdkPort}/metrics`)).text();
     expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="workflow_task"[^}]*task_queue="${queue}"[^}]*\\} [1-9]`));
     expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="activity_task"[^}]*task_queue="${queue}-certificates"[^}]*\\} [1-9]`));
+    // NoWorkerPolling leaves out a queue without a free slot: the worker exports them per queue.
+    expect(sdk).toMatch(new RegExp(`temporal_worker_task_slots_available\\{[^}]*task_queue="${queue}-certificates"[^}]*worker_type="ActivityWorker"[^}]*\\} [1-9]`));
     worker.child.kill('SIGTERM');
     const code = await worker.exited;
     expect(code).toBe(0);

@@ -31,15 +31,15 @@ const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => ({ title: p.t
 function metricsIn(expr: string): string[] {
   const withoutLabels = expr.replace(/\{[^}]*\}/g, '{}').replace(/\[[^\]]*\]/g, '[]').replace(/"[^"]*"/g, '""');
   const words = withoutLabels.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g) ?? [];
-  const promql = new Set(['sum', 'max', 'min', 'avg', 'by', 'without', 'rate', 'increase', 'histogram_quantile', 'absent', 'topk', 'or', 'and', 'unless', 'le', 'status', 'mode', 'outcome', 'limiter', 'dependency', 'operation', 'route', 'job', 'activity_type', 'attempt', 'task_queue', 'poller_type', 'state', 'root_account_id', 'instance']);
+  const promql = new Set(['sum', 'max', 'min', 'avg', 'by', 'on', 'without', 'rate', 'increase', 'histogram_quantile', 'absent', 'topk', 'or', 'and', 'unless', 'le', 'status', 'mode', 'outcome', 'limiter', 'dependency', 'operation', 'route', 'job', 'activity_type', 'attempt', 'task_queue', 'poller_type', 'worker_type', 'state', 'root_account_id', 'instance']);
   return [...new Set(words.filter((w) => !promql.has(w)))];
 }
 
 async function knownMetrics(): Promise<Set<string>> {
-  // Prometheus' own `up`, and the Temporal SDK exporter's pollers gauge (seen on the worker's
-  // WORKER_SDK_METRICS_ADDRESS; test/integration/processes.test.ts checks the worker exports it).
-  // postgres_exporter's `pg_up`, and the recording rules of alerts.yml.
-  const names = new Set<string>(['up', 'temporal_num_pollers', 'pg_up', ...recorded]);
+  // Prometheus' own `up`, and the Temporal SDK exporter's pollers and free slots gauges (seen on the
+  // worker's WORKER_SDK_METRICS_ADDRESS; test/integration/processes.test.ts checks the worker exports
+  // them). postgres_exporter's `pg_up`, and the recording rules of alerts.yml.
+  const names = new Set<string>(['up', 'temporal_num_pollers', 'temporal_worker_task_slots_available', 'pg_up', ...recorded]);
   for (const m of [createApiMetrics(), createWorkerMetrics()]) {
     for (const metric of await m.registry.getMetricsAsJSON()) {
       names.add(metric.name);
@@ -68,7 +68,7 @@ test('when the dashboard and the rules are read, then they use only metrics the 
   const known = await knownMetrics();
   const unknown = exprs.flatMap((e) => metricsIn(e.expr).filter((m) => !known.has(m)).map((m) => `${e.title}: ${m}`));
   expect(unknown).toEqual([]);
-  expect(alertExprs).toHaveLength(18);
+  expect(alertExprs).toHaveLength(19);
   expect(recorded).toHaveLength(14);
   expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });
@@ -87,7 +87,7 @@ test('when the dashboard is imported into another Grafana, then it asks for a Pr
   const sources = dashboard.panels.flatMap((p) => [p.datasource, ...p.targets.map((t) => t.datasource)]);
   expect(sources.filter((d) => d.uid !== '${datasource}' || d.type !== 'prometheus')).toEqual([]);
   // Every query of a metric with a mode label filters by the selector, and every service metric by instance.
-  const modeMetrics = ['purchases_paid_without_certificates', 'purchases_status_total', 'purchase_paid_to_issued_seconds_bucket', 'event_delivery_attempts_total', 'event_deliveries_total'];
+  const modeMetrics = ['http_request_duration_seconds_bucket', 'http_request_duration_seconds_count', 'purchases_paid_without_certificates', 'purchases_status_total', 'purchase_paid_to_issued_seconds_bucket', 'event_delivery_attempts_total', 'event_deliveries_total'];
   for (const { title, expr } of exprs) {
     for (const m of modeMetrics) if (expr.includes(`${m}{`) || expr.includes(`${m}[`)) expect({ title, expr, mode: new RegExp(`${m}\\{[^}]*mode=~"\\$mode"`).test(expr) }).toEqual({ title, expr, mode: true });
     if (!/pg_up|coi:/.test(expr)) expect({ title, expr, instance: expr.includes('instance=~"$instance"') }).toEqual({ title, expr, instance: true });
