@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ensureTools, toolSchemaDir } from './tools.mjs';
 import clusterConfig from './temporal-cluster-config.cjs';
+import prometheusConfig from './prometheus-config.cjs';
 
 /** Absolute path of the repository (the parent of scripts/). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -789,34 +790,15 @@ const MONITORING_PACKAGES = Object.freeze({ prometheus: 'prometheus', alertmanag
 const answers200 = async (url) => (await httpGet(url))?.status === 200;
 
 /**
- * The local stack's Prometheus configuration (an object; written as JSON, which is YAML): the
- * same jobs as compose's ops/prometheus/prometheus.yml and the Kubernetes scrape configs, on
- * loopback addresses (`host:port`): `coi-api`, `coi-worker`, `coi-worker-sdk`, `temporal` (the
- * Temporal server's own metrics), `postgres` (postgres_exporter); the rules of
- * ops/prometheus/alerts.yml, and alerts sent to the local Alertmanager.
- *
- * @param {{ api?: string[], workers?: string[], workerSdk?: string[], temporal?: string[], postgresExporter?: string,
- *   alertmanager?: string, rulesFile?: string, scrapeInterval?: string }} [targets]
- * @returns {object} a Prometheus config (`global`, `rule_files`, `alerting`, `scrape_configs`)
+ * The local stack's Prometheus configuration: scripts/prometheus-config.cjs (the resilience suite's
+ * stacks use the same), with the local monitoring ports as defaults.
  */
-export function localPrometheusConfig({
-  api = ['127.0.0.1:9464'],
-  workers = ['127.0.0.1:9465'],
-  workerSdk = ['127.0.0.1:9466'],
-  temporal = ['127.0.0.1:9233'],
-  postgresExporter = `127.0.0.1:${MONITORING_PORTS.postgresExporter}`,
-  alertmanager = `127.0.0.1:${MONITORING_PORTS.alertmanager}`,
-  rulesFile = abs('ops/prometheus/alerts.yml'),
-  scrapeInterval = '15s',
-} = {}) {
-  const job = (name, targets) => ({ job_name: name, static_configs: [{ targets }] });
-  return {
-    global: { scrape_interval: scrapeInterval, evaluation_interval: scrapeInterval },
-    rule_files: [rulesFile],
-    alerting: { alertmanagers: [{ static_configs: [{ targets: [alertmanager] }] }] },
-    scrape_configs: [job('coi-api', api), job('coi-worker', workers), job('coi-worker-sdk', workerSdk), job('temporal', temporal), job('postgres', [postgresExporter])],
-  };
-}
+export const localPrometheusConfig = (targets = {}) =>
+  prometheusConfig.localPrometheusConfig({
+    postgresExporter: `127.0.0.1:${MONITORING_PORTS.postgresExporter}`,
+    alertmanager: `127.0.0.1:${MONITORING_PORTS.alertmanager}`,
+    ...targets,
+  });
 
 function monitoringBin(kind, bin) {
   const file = bin ?? MONITORING_BINS[kind];

@@ -14,6 +14,9 @@ import { PHASES, SLOTS } from './lib/schedule';
 const FAULTS: Fault[] = [
   {
     name: 'one of two workers is killed (SIGKILL) and restarted 5 s later',
+    // One worker is still up: NoWorkerUp must not even go pending.
+    alerts: [],
+    quiet: [{ alertname: 'NoWorkerUp' }],
     inject: async (s) => {
       await s.workers[0]!.kill();
       await sleep(5000);
@@ -22,6 +25,9 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'both workers restart one after the other (SIGTERM and drain, start, then the next)',
+    // One worker is still up: NoWorkerUp must not even go pending.
+    alerts: [],
+    quiet: [{ alertname: 'NoWorkerUp' }],
     inject: async (s) => {
       for (const worker of s.workers) {
         await worker.stop();

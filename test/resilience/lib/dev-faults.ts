@@ -13,6 +13,7 @@ const outageWords = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} minutes
 const FAULTS: Fault[] = [
   {
     name: 'the worker is killed (SIGKILL) and restarted 5 s later',
+    alerts: [{ alertname: 'NoWorkerUp' }],
     inject: async (s) => {
       await s.worker.kill();
       await sleep(5000);
@@ -21,6 +22,7 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'PostgreSQL restarts (fast shutdown, down 5 s)',
+    alerts: [{ alertname: 'PostgresDown' }],
     inject: async (s) => {
       await s.postgres.stop();
       await sleep(5000);
@@ -29,6 +31,7 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'stripe-mock is stopped for 30 s',
+    alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } }],
     inject: async (s) => {
       await s.stripeMock.stop();
       await sleep(OUTAGE_MS);
@@ -37,6 +40,7 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'fake-gcs-server is stopped for 30 s',
+    alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'storage' } }],
     inject: async (s) => {
       await s.fakeGcs.stop();
       await sleep(OUTAGE_MS);
@@ -45,6 +49,8 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'the Temporal dev server restarts (same SQLite file)',
+    // Down for about a second: too short to alert on (TemporalDown waits 2 minutes), and no page.
+    alerts: [],
     inject: async (s) => {
       await s.temporal.stop();
       await s.temporal.start();
@@ -53,6 +59,7 @@ const FAULTS: Fault[] = [
   {
     name: `the processor refuses connections for ${outageWords(PROCESSOR_OUTAGE_MS)} (stripe-mock stopped)`,
     long: true,
+    alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } }, { alertname: 'TestMode5xxRatio' }],
     inject: async (s) => {
       await s.stripeMock.stop();
       await sleep(PROCESSOR_OUTAGE_MS);
@@ -62,6 +69,7 @@ const FAULTS: Fault[] = [
   {
     name: `the processor hangs for ${outageWords(PROCESSOR_OUTAGE_MS)} (connections accepted, never answered)`,
     long: true,
+    alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } }, { alertname: 'TestMode5xxRatio' }],
     inject: async (s) => {
       const heldBefore = s.processorGate.held;
       s.processorGate.hang();

@@ -17,8 +17,11 @@
  * | stripe-mock     | 12121 (+12122)  | stateless                               |
  * | processor gate  | 12123           | in the suite's process, in front of stripe-mock: PAYPROC_API_BASE (lib/processor-gate.ts) |
  * | fake-gcs-server | 4453            | `<dir>/gcs` (kept across restarts)      |
- * | api             | 3101            | —                                       |
- * | worker(s)       | —               | —                                       |
+ * | api             | 3101 (metrics 3111) | —                                   |
+ * | worker(s)       | metrics 3112 + 2i, SDK exporter 3113 + 2i (worker i from 0) | — |
+ * | temporal metrics | 9243           | the server's own (dev: --metrics-port; cluster: its config) |
+ * | postgres_exporter | 9287          | stateless (Debian's prometheus-postgres-exporter)           |
+ * | prometheus      | 9290            | `<dir>/prometheus` (fresh each run): scrapes all of the above every second and evaluates ops/prometheus/alerts.yml |
  *
  * PostgreSQL is Debian's server binary (`/usr/lib/postgresql/<version>/bin`), run as the
  * `postgres` OS user when this process is root (PostgreSQL refuses root). Logs go to
@@ -39,6 +42,10 @@ const { clusterConfigYaml, CLUSTER_DYNAMIC_CONFIG } = require('../../../scripts/
   clusterConfigYaml(o: object): string;
   CLUSTER_DYNAMIC_CONFIG: string;
 };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { localPrometheusConfig } = require('../../../scripts/prometheus-config.cjs') as { localPrometheusConfig(o: object): object };
+/** Debian's packages prometheus and prometheus-postgres-exporter (as scripts/stack.mjs's MONITORING_BINS). */
+const MONITORING_BINS = Object.freeze({ prometheus: '/usr/bin/prometheus', postgresExporter: '/usr/bin/prometheus-postgres-exporter' });
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -56,8 +63,19 @@ export interface StackPorts {
   processorGate: number;
   fakeGcs: number;
   api: number;
+  apiMetrics: number;
+  /** Worker i (from 0) serves its metrics on workerMetrics + 2i and the SDK's on workerMetrics + 2i + 1. */
+  workerMetrics: number;
+  temporalMetrics: number;
+  postgresExporter: number;
+  prometheus: number;
 }
-const SLOT_0: StackPorts = Object.freeze({ postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, processorGate: 12123, fakeGcs: 4453, api: 3101 });
+const SLOT_0: StackPorts = Object.freeze({
+  postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, processorGate: 12123, fakeGcs: 4453, api: 3101,
+  apiMetrics: 3111, workerMetrics: 3112, temporalMetrics: 9243, postgresExporter: 9287, prometheus: 9290,
+});
+/** At most this many workers per stack (their metrics ports stay below the next slot's). */
+const MAX_WORKERS = 4;
 /** Slots 0–4: every port + 100·slot (the cluster's other ports follow its frontend's). @throws {Error} for another slot. */
 export function portsFor(slot: number): StackPorts {
   if (!Number.isInteger(slot) || slot < 0 || slot > 4) throw new Error(`fault stack slot must be 0–4, got ${slot}`);
@@ -83,6 +101,12 @@ export interface FaultStack {
   processorGate: ProcessorGate;
   fakeGcs: ManagedProcess;
   api: ManagedProcess;
+  /** postgres_exporter on the stack's PostgreSQL (`pg_up`, for PostgresDown). */
+  postgresExporter: ManagedProcess;
+  /** Prometheus with the service's rules, scraping every process of the stack each second; started last, stopped first. */
+  prometheus: ManagedProcess;
+  /** Its HTTP API's base URL (`/api/v1/query_range` for the ALERTS series). */
+  prometheusUrl: string;
   /** The first worker (`workers[0]`). */
   worker: ManagedProcess;
   /** Every worker process, each on both task queues. */
@@ -307,11 +331,14 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     BUYER_ACCESS_TOKEN_TTL_SECONDS: '86400',
     CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     SMTP_URL: 'smtp://127.0.0.1:1',
-    // Free ports for the metrics listeners (a dev stack may hold the defaults); no SDK exporter.
-    METRICS_PORT: '0',
+    // The stack's own metrics ports (a dev stack may hold the defaults); each worker's are set below.
+    METRICS_PORT: String(ports.apiMetrics),
     WORKER_METRICS_PORT: '0',
     WORKER_SDK_METRICS_ADDRESS: '',
   };
+  if (shape.workers > MAX_WORKERS) throw new Error(`a fault stack runs at most ${MAX_WORKERS} workers, not ${shape.workers}`);
+  const workerMetricsPort = (i: number) => ports.workerMetrics + 2 * i;
+  const workerSdkAddress = (i: number) => `${HOST}:${ports.workerMetrics + 2 * i + 1}`;
   const childEnv = { ...process.env, ...env };
   const pgDir = path.join(dir, 'pg');
 
@@ -335,7 +362,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
       }
     },
   });
-  const temporalArgs = ['server', 'start-dev', '--ip', HOST, '--port', String(ports.temporal), '--ui-port', String(ports.temporalUi), '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
+  const temporalArgs = ['server', 'start-dev', '--ip', HOST, '--port', String(ports.temporal), '--ui-port', String(ports.temporalUi), '--metrics-port', String(ports.temporalMetrics), '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
     // WAL and NORMAL sync: the dev server's default rollback journal syncs every history write,
     // which caps a loaded run at a few purchases per second on this disk.
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
@@ -368,7 +395,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
       clusterConfigYaml({
         pg: { host: HOST, port: ports.postgres, user: 'postgres', password: '' },
         databases: { main: 'temporal', visibility: 'temporal_visibility' },
-        ports: { frontend: ports.temporal, frontendHttp: ports.temporal + 20, history: ports.temporal + 1, matching: ports.temporal + 2, worker: ports.temporal + 6, membership: ports.temporal - 1000 },
+        ports: { frontend: ports.temporal, frontendHttp: ports.temporal + 20, history: ports.temporal + 1, matching: ports.temporal + 2, worker: ports.temporal + 6, membership: ports.temporal - 1000, metrics: ports.temporalMetrics },
         shards: 4,
       }),
     );
@@ -397,7 +424,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
       cmd: TSX,
       args: ['src/worker.ts'],
       cwd: ROOT,
-      env: childEnv,
+      env: { ...childEnv, WORKER_METRICS_PORT: String(workerMetricsPort(i)), WORKER_SDK_METRICS_ADDRESS: workerSdkAddress(i) },
       logFile: logOf(name),
       readyTimeoutMs: 180_000, // bundling the workflows takes a while on a loaded machine
       ready: async () => logSays(logOf(name), /"msg":"worker running"/, () => logStart),
@@ -410,7 +437,38 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     return worker;
   });
 
-  const processes = [...workers, api, fakeGcs, stripeMock, temporal, postgres];
+  const exporterDsn = `postgres://postgres@${HOST}:${ports.postgres}/postgres?sslmode=disable`;
+  const postgresExporter = new ManagedProcess({
+    name: 'postgres-exporter',
+    cmd: MONITORING_BINS.postgresExporter,
+    args: [`--web.listen-address=${HOST}:${ports.postgresExporter}`],
+    env: { ...process.env, DATA_SOURCE_NAME: exporterDsn },
+    logFile: logOf('postgres-exporter'),
+    ready: () => httpOk(`http://${HOST}:${ports.postgresExporter}/metrics`),
+  });
+  const prometheusDir = path.join(dir, 'prometheus');
+  const prometheusUrl = `http://${HOST}:${ports.prometheus}`;
+  fs.rmSync(prometheusDir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(prometheusDir, 'data'), { recursive: true });
+  const prometheusConfig = localPrometheusConfig({
+    api: [`${HOST}:${ports.apiMetrics}`],
+    workers: workers.map((_, i) => `${HOST}:${workerMetricsPort(i)}`),
+    workerSdk: workers.map((_, i) => workerSdkAddress(i)),
+    temporal: [`${HOST}:${ports.temporalMetrics}`],
+    postgresExporter: `${HOST}:${ports.postgresExporter}`,
+    alertmanager: null, // the suite reads the ALERTS series; nobody is notified
+    scrapeInterval: '1s', // a 5 s outage is seen by several scrapes and evaluations
+  });
+  fs.writeFileSync(path.join(prometheusDir, 'prometheus.yml'), `${JSON.stringify(prometheusConfig, null, 2)}\n`);
+  const prometheus = new ManagedProcess({
+    name: 'prometheus',
+    cmd: MONITORING_BINS.prometheus,
+    args: [`--config.file=${path.join(prometheusDir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(prometheusDir, 'data')}`, `--web.listen-address=${HOST}:${ports.prometheus}`],
+    logFile: logOf('prometheus'),
+    ready: () => httpOk(`${prometheusUrl}/-/ready`),
+  });
+
+  const processes = [prometheus, ...workers, api, fakeGcs, stripeMock, temporal, postgresExporter, postgres];
   const gate = lazyGate(ports);
   return {
     shape,
@@ -421,6 +479,9 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     processorGate: gate,
     fakeGcs,
     api,
+    postgresExporter,
+    prometheus,
+    prometheusUrl,
     worker: workers[0]!,
     workers,
     env,
@@ -478,5 +539,6 @@ async function boot(stack: FaultStack, dir: string): Promise<void> {
     body: JSON.stringify({ name: stack.bucket }),
   });
   if (!created.ok) throw new Error(`bucket ${stack.bucket}: HTTP ${created.status}`);
-  await Promise.all([stack.api.start(), ...stack.workers.map((w) => w.start())]);
+  await Promise.all([stack.api.start(), ...stack.workers.map((w) => w.start()), stack.postgresExporter.start()]);
+  await stack.prometheus.start();
 }

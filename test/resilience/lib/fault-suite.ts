@@ -7,8 +7,10 @@
  * checks that every purchase whose payment webhook was accepted ended issued with exactly one
  * stored certificate per covered unit and one object per certificate, none failed, none
  * duplicated, and that every answer kept the contract: 2xx, or 500/503 with a §7.1 code in the
- * surface's error shape, no stack trace, no hang. The per-fault tallies are printed and written
- * to var/test-artifacts/<artifact>.md.
+ * surface's error shape, no stack trace, no hang; and that the service's alert rules, evaluated
+ * by the stack's own Prometheus, raised the fault's alerts, nothing live-only for the test-mode
+ * load, and no other page (lib/alerts.ts). The per-fault tallies are printed and written to
+ * var/test-artifacts/<artifact>.md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +22,7 @@ import type { TestApp } from '../../helpers/app';
 import { createAgency, eventSelection, type Agency } from '../../helpers/certificates';
 import { call } from '../../helpers/fixtures';
 import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack, type StackShape } from './fault-stack';
+import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, type ExpectedAlert } from './alerts';
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
 import { joinTurns } from './schedule';
 
@@ -51,6 +54,15 @@ export interface Fault {
    * end, so some payments reach workflows whose processor calls have been retrying for minutes.
    */
   long?: boolean;
+  /**
+   * The alerts the service's rules must raise (pending or firing) from the fault's start to the
+   * end of the drain, read from the stack's Prometheus; also the only `page` alerts allowed to
+   * fire. Whatever the fault, no live-only alert (LIVE_ONLY_ALERTS) may even be pending: the
+   * load runs in test mode.
+   */
+  alerts: ExpectedAlert[];
+  /** Alerts that must not even go pending during this fault (a fault the service rides out). */
+  quiet?: ExpectedAlert[];
 }
 
 /** Objects in the bucket per purchase id, from the storage JSON API (paged). */
@@ -261,6 +273,12 @@ describe(title, () => {
     const broken = load.samples.filter((s) => s.problem);
     const wrong = checks.filter((c) => c.problem);
     const units = paid.reduce((n, p) => n + p.units, 0);
+    // What the alert rules made of it, from the fault's start to now.
+    const alerts = await alertsBetween(stack.prometheusUrl, faultStarted, Date.now());
+    const missingAlerts = fault.alerts.filter((e) => !alerts.some((a) => matches(e, a))).map(alertName);
+    const liveOnlyAlerts = alerts.filter((a) => (LIVE_ONLY_ALERTS as readonly string[]).includes(a.alertname)).map(alertName);
+    const notQuiet = (fault.quiet ?? []).filter((q) => alerts.some((a) => matches(q, a))).map(alertName);
+    const pagesFired = alerts.filter((a) => a.severity === 'page' && a.firing && !fault.alerts.some((e) => matches(e, a))).map(alertName);
     report.push(
       [
         `## ${fault.name}`,
@@ -269,6 +287,7 @@ describe(title, () => {
           `${wrong.length} purchases wrong, ${dropped.length} payments dropped, ${failed.length} purchases failed, ${duplicates.length} duplicate certificates; ` +
           `webhooks accepted during the fault ${during}, after it ${after}${fault.long ? ` (processor connections held by the gate so far: ${stack.processorGate.held})` : ''}; ` +
           `${broken.length} answers broke the contract; ${stack.workers.map((w) => `${w.spec.name} ${w.running ? 'running' : 'DOWN'}`).join(', ')}, api ${stack.api.running ? 'running' : 'DOWN'}`,
+        `${alertsLine(alerts)}; expected ${fault.alerts.length ? fault.alerts.map(alertName).join(', ') : 'none'}`,
         tallyTable(load.samples),
         ...broken.slice(0, 5).map((s) => `- ${s.kind} ${s.status}: ${s.problem}`),
         ...wrong.slice(0, 5).map((c) => `- purchase ${c.purchaseId}: ${c.problem}`),
@@ -291,6 +310,8 @@ describe(title, () => {
     }
     expect(broken.map((s) => `${s.kind} ${s.status}: ${s.problem}`)).toEqual([]);
     expect(stack.api.running && stack.workers.every((w) => w.running)).toBe(true);
+    // The rules saw the fault, test-mode noise raised nothing live-only, and no other page fired.
+    expect({ missingAlerts, liveOnlyAlerts, pagesFired, notQuiet }).toEqual({ missingAlerts: [], liveOnlyAlerts: [], pagesFired: [], notQuiet: [] });
   };
 
   const short = faults.filter((f) => !f.long).map((f) => [f.name, f] as const);

@@ -1,0 +1,44 @@
+/**
+ * The Prometheus configuration of a local stack, shared by `npm run dev` (scripts/stack.mjs) and
+ * the resilience suite's own stacks (test/resilience/lib/fault-stack.ts). CommonJS so both an ES
+ * module and the CommonJS test code can load it.
+ */
+'use strict';
+
+const path = require('node:path');
+
+/** The service's alert and recording rules. */
+const RULES_FILE = path.join(__dirname, '..', 'ops', 'prometheus', 'alerts.yml');
+
+/**
+ * A Prometheus configuration (an object; written as JSON, which is YAML) with the same jobs as
+ * compose's ops/prometheus/prometheus.yml and the Kubernetes scrape configs, on loopback
+ * addresses (`host:port`): `coi-api`, `coi-worker`, `coi-worker-sdk`, `temporal` (the Temporal
+ * server's own metrics), `postgres` (postgres_exporter); the rules of ops/prometheus/alerts.yml,
+ * evaluated as often as targets are scraped; alerts sent to `alertmanager` (null: none).
+ *
+ * @param {{ api?: string[], workers?: string[], workerSdk?: string[], temporal?: string[], postgresExporter?: string,
+ *   alertmanager?: string | null, rulesFile?: string, scrapeInterval?: string }} [targets] scrapeInterval as
+ *   Prometheus writes a duration (`15s`, `1s`).
+ * @returns {object} a Prometheus config (`global`, `rule_files`, `alerting`, `scrape_configs`)
+ */
+function localPrometheusConfig({
+  api = ['127.0.0.1:9464'],
+  workers = ['127.0.0.1:9465'],
+  workerSdk = ['127.0.0.1:9466'],
+  temporal = ['127.0.0.1:9233'],
+  postgresExporter = '127.0.0.1:9187',
+  alertmanager = '127.0.0.1:9093',
+  rulesFile = RULES_FILE,
+  scrapeInterval = '15s',
+} = {}) {
+  const job = (name, targets) => ({ job_name: name, static_configs: [{ targets }] });
+  return {
+    global: { scrape_interval: scrapeInterval, evaluation_interval: scrapeInterval },
+    rule_files: [rulesFile],
+    ...(alertmanager ? { alerting: { alertmanagers: [{ static_configs: [{ targets: [alertmanager] }] }] } } : {}),
+    scrape_configs: [job('coi-api', api), job('coi-worker', workers), job('coi-worker-sdk', workerSdk), job('temporal', temporal), job('postgres', [postgresExporter])],
+  };
+}
+
+module.exports = { localPrometheusConfig, RULES_FILE };

@@ -1,0 +1,83 @@
+/**
+ * What the service's alert rules (ops/prometheus/alerts.yml) said about a stretch of a fault
+ * suite's run: the stack's own Prometheus (lib/fault-stack.ts) scrapes every process each second
+ * and evaluates the rules; this reads its `ALERTS` series (one per alert and label set while the
+ * alert is pending or firing) back over the stretch.
+ */
+
+/** An alert's series as Prometheus keeps it, with the states it was seen in. */
+export interface AlertSeen {
+  alertname: string;
+  severity: string;
+  /** The alert's own labels beyond alertname, alertstate and severity (dependency, mode…). */
+  labels: Record<string, string>;
+  pending: boolean;
+  firing: boolean;
+}
+
+/** An alert the rules should raise (pending or firing): its name and, optionally, labels it must carry. */
+export interface ExpectedAlert {
+  alertname: string;
+  labels?: Record<string, string>;
+}
+
+/**
+ * The alerts that only live traffic may raise: the suites' load uses a test key, so none of these
+ * may even be pending during a fault (test-mode noise never pages).
+ */
+export const LIVE_ONLY_ALERTS = [
+  'PaidPurchaseWithoutCertificates',
+  'High5xxRatio',
+  'CertificatesSloBurnFast',
+  'CertificatesSloBurnSlow',
+  'CheckoutSloBurnFast',
+  'CheckoutSloBurnSlow',
+] as const;
+
+interface RangeResult {
+  metric: Record<string, string>;
+  values: [number, string][];
+}
+
+/**
+ * Every alert pending or firing between `fromMs` and `toMs` (epoch ms), one entry per label set.
+ * @throws {Error} when Prometheus does not answer the range query.
+ */
+export async function alertsBetween(prometheusUrl: string, fromMs: number, toMs: number): Promise<AlertSeen[]> {
+  const url = new URL('/api/v1/query_range', prometheusUrl);
+  url.searchParams.set('query', 'ALERTS');
+  url.searchParams.set('start', (fromMs / 1000).toFixed(3));
+  url.searchParams.set('end', (toMs / 1000).toFixed(3));
+  // At most 11 000 points per series: 1 s steps up to three hours.
+  url.searchParams.set('step', String(Math.max(1, Math.ceil((toMs - fromMs) / 1000 / 10_000))));
+  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  const body = (await res.json()) as { status: string; error?: string; data?: { result: RangeResult[] } };
+  if (!res.ok || body.status !== 'success') throw new Error(`Prometheus ALERTS query: HTTP ${res.status} ${body.error ?? ''}`);
+  const byKey = new Map<string, AlertSeen>();
+  for (const { metric } of body.data!.result) {
+    const { __name__: _name, alertname, alertstate, severity, ...labels } = metric;
+    const key = JSON.stringify([alertname, labels]);
+    const seen = byKey.get(key) ?? { alertname: alertname!, severity: severity ?? '', labels, pending: false, firing: false };
+    if (alertstate === 'pending') seen.pending = true;
+    if (alertstate === 'firing') seen.firing = true;
+    byKey.set(key, seen);
+  }
+  return [...byKey.values()].sort((a, b) => a.alertname.localeCompare(b.alertname));
+}
+
+/** `Name{label="v"}` for messages and reports. */
+export function alertName(a: { alertname: string; labels?: Record<string, string> }): string {
+  const labels = Object.entries(a.labels ?? {}).map(([k, v]) => `${k}="${v}"`);
+  return labels.length ? `${a.alertname}{${labels.join(',')}}` : a.alertname;
+}
+
+/** Whether `seen` is the `expected` alert (same name, and every expected label equal). */
+export function matches(expected: ExpectedAlert, seen: AlertSeen): boolean {
+  return expected.alertname === seen.alertname && Object.entries(expected.labels ?? {}).every(([k, v]) => seen.labels[k] === v);
+}
+
+/** One report line: each alert with its severity and the states it reached. */
+export function alertsLine(seen: AlertSeen[]): string {
+  if (!seen.length) return 'alerts: none pending or firing';
+  return `alerts: ${seen.map((a) => `${alertName(a)} (${a.severity}) ${[a.pending && 'pending', a.firing && 'firing'].filter(Boolean).join(' then ')}`).join('; ')}`;
+}
