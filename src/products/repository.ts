@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from './cancellation-terms';
 
 export interface ProductLine {
   id: number;
@@ -92,6 +93,13 @@ export interface ProductListFilter {
   offset: number;
 }
 
+/** A product's cancellation terms and whether they are its own (false: the defaults). */
+export interface StoredCancellationTerms {
+  terms: CancellationTerms;
+  isDefault: boolean;
+  updatedAt: Date | null;
+}
+
 export function createProductsRepository(db: Db) {
   const scoped = (q: Knex.QueryBuilder, scope: ProductScope) => {
     q.where('root_account_id', scope.rootAccountId);
@@ -131,6 +139,37 @@ export function createProductsRepository(db: Db) {
       if (trx) q.forUpdate();
       const row = await q.first();
       return row ? fromRow(row) : null;
+    },
+
+    /**
+     * Cancellation terms of each product line in `ids` (the defaults for one without a row of
+     * its own). Callers check the products' scope first.
+     */
+    async cancellationTerms(ids: number[], trx?: Knex.Transaction): Promise<Map<number, StoredCancellationTerms>> {
+      const rows = ids.length ? await (trx ?? db)('product_cancellation_terms').whereIn('product_line_id', ids).select('*') : [];
+      const byId = new Map(rows.map((r) => [Number(r.product_line_id), r]));
+      return new Map(
+        ids.map((id) => {
+          const row = byId.get(id);
+          return [id, row ? { terms: cancellationTermsFromRow(row), isDefault: false, updatedAt: row.updated_at as Date } : { terms: { ...DEFAULT_CANCELLATION_TERMS }, isDefault: true, updatedAt: null }];
+        }),
+      );
+    },
+
+    /** Sets a product line's cancellation terms (all of them), inside the caller's transaction. */
+    async saveCancellationTerms(trx: Knex.Transaction, productLineId: number, terms: CancellationTerms): Promise<StoredCancellationTerms> {
+      const row = {
+        product_line_id: productLineId,
+        free_look_days: terms.freeLookDays,
+        refund_method: terms.refundMethod,
+        insurer_refund_method: terms.insurerRefundMethod,
+        short_rate_penalty_bps: terms.shortRatePenaltyBps,
+        platform_fee_refundable: terms.platformFeeRefundable,
+        minimum_earned_premium_minor: terms.minimumEarnedPremiumMinor,
+        updated_at: trx.fn.now(),
+      };
+      const [saved] = await trx('product_cancellation_terms').insert(row).onConflict('product_line_id').merge().returning('*');
+      return { terms: cancellationTermsFromRow(saved), isDefault: false, updatedAt: saved.updated_at as Date };
     },
 
     /** One page, newest first, and the total matching the filter. */

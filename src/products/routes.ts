@@ -10,7 +10,7 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { gatewayResponses, ErrorEnvelopeSchema, listEnvelope, successEnvelope as envelope } from '../http/openapi';
 import type { ProductService } from './service';
-import { CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateProductBody } from './schemas';
+import { CancellationTermsRead, CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateProductBody } from './schemas';
 
 const notFoundResponse = { description: 'NOT_FOUND: no product with that id in this account', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
 const IdParam = z.object({ id: z.string().meta({ description: 'Product line id, integer >= 1', example: '12' }) });
@@ -39,6 +39,17 @@ export function productRoutes(service: ProductService): RouteRegistration {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
       const body = parseBody(UpdateProductBody, ctx.request.body);
       ctx.body = ok(await service.update(ctx.state.principal!, id, body), 'Product updated');
+    });
+
+    router.get('/products/:id/cancellation_terms', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      ctx.body = ok(await service.getCancellationTerms(ctx.state.principal!, id), 'Cancellation terms retrieved');
+    });
+
+    router.patch('/products/:id/cancellation_terms', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const body = parseBody(UpdateCancellationTermsBody, ctx.request.body);
+      ctx.body = ok(await service.updateCancellationTerms(ctx.state.principal!, id, body), 'Cancellation terms updated');
     });
 
     registry.registerPath({
@@ -83,6 +94,32 @@ export function productRoutes(service: ProductService): RouteRegistration {
       description: 'agencyRootAccountID and isTestMode cannot change. A price change creates a new processor price and retires the old one. isActive=false deactivates (there is no delete).',
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateProductBody } } } },
       responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(ProductRead, 'ProductUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+    });
+    const termsDescription =
+      'What a cancellation of this product\'s covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. ' +
+      'Within `free_look_days` of payment, while no covered unit of the purchase has started, everything comes back, platform fee included. Otherwise `refund_method` applies when the buyer or the agency cancels and `insurer_refund_method` when the insurer does: ' +
+      '`pro_rata` gives back the cancelled units\' share of the premium (an item\'s premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; ' +
+      'an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. ' +
+      'Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product\'s terms. Amounts are integer minor units.';
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/products/{id}/cancellation_terms',
+      operationId: 'getCancellationTerms',
+      tags: ['Products'],
+      summary: "Get a product's cancellation terms (the defaults until set)",
+      description: `${termsDescription} Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium.`,
+      request: { params: IdParam },
+      responses: { 200: { description: 'The terms', content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+    });
+    registry.registerPath({
+      method: 'patch',
+      path: '/api/v1/products/{id}/cancellation_terms',
+      operationId: 'updateCancellationTerms',
+      tags: ['Products'],
+      summary: "Change the sent fields of a product's cancellation terms",
+      description: `${termsDescription} Each purchase keeps the terms in force when it was bought: a change applies to purchases made from then on.`,
+      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateCancellationTermsBody } } } },
+      responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
     });
   };
 }

@@ -169,3 +169,56 @@ export const ProductCreated = z
     },
   });
 export type ProductCreated = z.infer<typeof ProductCreated>;
+
+const refundMethod = z.enum(['pro_rata', 'short_rate', 'none']);
+
+/**
+ * Body of `PATCH /api/v1/products/{id}/cancellation_terms`: the sent terms change, the others
+ * keep their value (the defaults while the product has none of its own). Money in minor units.
+ */
+export const UpdateCancellationTermsBody = z
+  .strictObject({
+    free_look_days: z.number().int().min(0).max(60).optional().meta({
+      description: 'Days after payment during which a purchase none of whose covered units has started is refunded in full, platform fee included (0: no free look, as for covers shorter than a month exempt from the 14-day withdrawal right)',
+    }),
+    refund_method: refundMethod.optional().meta({
+      description: 'How unstarted covered units are refunded outside free look when the buyer or the agency cancels: `pro_rata` (their share of the premium), `short_rate` (the same less `short_rate_penalty_bps`), `none`',
+    }),
+    insurer_refund_method: refundMethod.optional().meta({ description: 'The same when the insurer cancels (policy wordings commonly give pro rata here)' }),
+    short_rate_penalty_bps: z.number().int().min(0).max(10_000).optional().meta({ description: 'Short-rate penalty in basis points of the pro-rata refund (1000 = 10 %)' }),
+    platform_fee_refundable: z.boolean().optional().meta({ description: 'Whether the platform fee comes back outside free look when a cancellation leaves no covered unit active (a partial cancellation never refunds it)' }),
+    minimum_earned_premium: z.number().int().min(0).max(99_999_999).optional().meta({
+      description: 'Premium each purchased item keeps however much of it is cancelled outside free look, integer minor units (cents for usd)',
+    }),
+  })
+  .meta({ id: 'UpdateCancellationTermsRequest', example: { free_look_days: 0, refund_method: 'short_rate', short_rate_penalty_bps: 1000 } });
+export type UpdateCancellationTermsBody = z.infer<typeof UpdateCancellationTermsBody>;
+
+/** A product's cancellation terms as the API answers them. */
+export const CancellationTermsRead = z
+  .object({
+    product_id: z.number().int(),
+    free_look_days: z.number().int(),
+    refund_method: refundMethod,
+    insurer_refund_method: refundMethod,
+    short_rate_penalty_bps: z.number().int(),
+    platform_fee_refundable: z.boolean(),
+    minimum_earned_premium: z.number().int().meta({ description: 'Integer minor units (cents for usd)' }),
+    is_default: z.boolean().meta({ description: 'true while the product has no terms of its own (these are the defaults)' }),
+    updated_at: z.string().nullable().meta({ description: 'When the terms were last set, ISO 8601 UTC; null for the defaults' }),
+  })
+  .meta({
+    id: 'CancellationTerms',
+    example: {
+      product_id: 12,
+      free_look_days: 14,
+      refund_method: 'pro_rata',
+      insurer_refund_method: 'pro_rata',
+      short_rate_penalty_bps: 1000,
+      platform_fee_refundable: false,
+      minimum_earned_premium: 0,
+      is_default: true,
+      updated_at: null,
+    },
+  });
+export type CancellationTermsRead = z.infer<typeof CancellationTermsRead>;

@@ -14,8 +14,8 @@ import type { QuestionSetsRepository } from '../question-sets/repository';
 import { isTripExcess } from '../question-sets/definition';
 import type { CoverageUnit } from '../question-sets/schemas';
 import { toMajorUnits, toMinorUnits } from '../shared/money';
-import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository } from './repository';
-import type { CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateProductBody } from './schemas';
+import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository, StoredCancellationTerms } from './repository';
+import type { CancellationTermsRead, CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateProductBody } from './schemas';
 
 const DEFAULT_CURRENCY = 'usd';
 
@@ -70,6 +70,22 @@ export function toProductCreated(p: ProductLine, coverageUnit: CoverageUnit | nu
     isTestMode: p.isTestMode,
     coverageUnit,
     createdAt: p.createdAt.toISOString(),
+  };
+}
+
+/** Maps stored cancellation terms to their wire shape (minor units stay minor units). */
+export function toCancellationTermsRead(productId: number, stored: StoredCancellationTerms): CancellationTermsRead {
+  const t = stored.terms;
+  return {
+    product_id: productId,
+    free_look_days: t.freeLookDays,
+    refund_method: t.refundMethod,
+    insurer_refund_method: t.insurerRefundMethod,
+    short_rate_penalty_bps: t.shortRatePenaltyBps,
+    platform_fee_refundable: t.platformFeeRefundable,
+    minimum_earned_premium: t.minimumEarnedPremiumMinor,
+    is_default: stored.isDefault,
+    updated_at: stored.updatedAt ? stored.updatedAt.toISOString() : null,
   };
 }
 
@@ -153,6 +169,35 @@ export function createProductService(deps: { products: ProductsRepository; catal
       const p = await products.find(id, scopeOf(principal));
       if (!p) throw notFound('product', id);
       return read(p);
+    },
+
+    /** The product's cancellation terms (the defaults until set); 404 when outside the caller's scope. */
+    async getCancellationTerms(principal: Principal, id: number): Promise<CancellationTermsRead> {
+      const p = await products.find(id, scopeOf(principal));
+      if (!p) throw notFound('product', id);
+      return toCancellationTermsRead(id, (await products.cancellationTerms([id])).get(id)!);
+    },
+
+    /**
+     * Changes the sent cancellation terms; the others keep their value. The product row is locked
+     * for the change, so two changes at once apply one after the other. 404 outside the scope.
+     * Purchases made from then on carry the new terms; those already sold keep theirs.
+     */
+    async updateCancellationTerms(principal: Principal, id: number, body: UpdateCancellationTermsBody): Promise<CancellationTermsRead> {
+      const saved = await products.transaction(async (trx) => {
+        const p = await products.find(id, scopeOf(principal), trx);
+        if (!p) throw notFound('product', id);
+        const current = (await products.cancellationTerms([id], trx)).get(id)!.terms;
+        return products.saveCancellationTerms(trx, id, {
+          freeLookDays: body.free_look_days ?? current.freeLookDays,
+          refundMethod: body.refund_method ?? current.refundMethod,
+          insurerRefundMethod: body.insurer_refund_method ?? current.insurerRefundMethod,
+          shortRatePenaltyBps: body.short_rate_penalty_bps ?? current.shortRatePenaltyBps,
+          platformFeeRefundable: body.platform_fee_refundable ?? current.platformFeeRefundable,
+          minimumEarnedPremiumMinor: body.minimum_earned_premium ?? current.minimumEarnedPremiumMinor,
+        });
+      });
+      return toCancellationTermsRead(id, saved);
     },
 
     /** A page of the caller's product lines, newest first, with the total. */

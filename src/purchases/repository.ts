@@ -15,6 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
 /** Which status each status may move to (a move to the same status is a no-op). */
@@ -165,6 +166,12 @@ interface StoredItem {
 /** A new page token: 32 random bytes, base64url (43 characters). */
 export const newReturnToken = (): string => randomBytes(32).toString('base64url');
 
+/** The cancellation terms each product line has now (read from the products domain's table; defaults without a row). */
+async function cancellationTermsOf(trx: Knex.Transaction, productLineIds: number[]): Promise<Map<number, CancellationTerms>> {
+  const rows = productLineIds.length ? await trx('product_cancellation_terms').whereIn('product_line_id', productLineIds) : [];
+  return new Map(rows.map((r) => [Number(r.product_line_id), cancellationTermsFromRow(r)]));
+}
+
 async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: PurchaseStatus, renewal: RenewalFields | null): Promise<number> {
   const [purchase] = await trx('purchases')
     .insert({
@@ -195,6 +202,8 @@ async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: Pur
         : {}),
     })
     .returning('id');
+  // The cancellation terms in force now stay with each item (a later change never reprices it).
+  const terms = await cancellationTermsOf(trx, [...new Set(p.items.map((i) => i.productLineId))]);
   for (const [position, item] of p.items.entries()) {
     const [row] = await trx('purchase_items')
       .insert({
@@ -209,6 +218,7 @@ async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: Pur
         answers: JSON.stringify(item.answers),
         named_insured: item.namedInsured === null ? null : JSON.stringify(item.namedInsured),
         certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
+        cancellation_terms: JSON.stringify(terms.get(item.productLineId) ?? DEFAULT_CANCELLATION_TERMS),
       })
       .returning('id');
     if (item.units.length > 0) {

@@ -20,6 +20,8 @@ export interface QuotingAccount {
   /** The root account's id (purchases.root_account_id of everything it sells). */
   accountId: number;
   key: string;
+  /** The product line it quotes. */
+  productId: number;
   /** A fresh quote request body (a new buyer each call) for the account's one product. */
   quoteBody(): Promise<Record<string, unknown>>;
 }
@@ -59,7 +61,7 @@ export async function createQuotingAccount(app: TestApp): Promise<QuotingAccount
       selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id)],
     };
   };
-  return { accountId: account.id, key, quoteBody };
+  return { accountId: account.id, key, productId: product.body.data.id, quoteBody };
 }
 
 /** Quotes and checks out one purchase; resolves once the workflow has returned the session. */

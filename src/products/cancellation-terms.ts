@@ -1,0 +1,53 @@
+/**
+ * A product's cancellation terms: what a cancellation of its covered units gives back (the rule
+ * that applies them is src/purchases/refund-rule.ts). Stored per product in
+ * `product_cancellation_terms` (written by the products repository only); a product without a row
+ * has the defaults below. Bundles use their primary product's. Money in minor units.
+ */
+
+/** How an unstarted unit's premium comes back outside free look. */
+export type RefundMethod = 'pro_rata' | 'short_rate' | 'none';
+export const REFUND_METHODS = ['pro_rata', 'short_rate', 'none'] as const;
+
+/** A product's cancellation terms (bundles use their primary product's). */
+export interface CancellationTerms {
+  /** Days after payment during which a purchase with no started unit is refunded in full (0: none). */
+  freeLookDays: number;
+  /** Method when the buyer or the agency asks. */
+  refundMethod: RefundMethod;
+  /** Method when the insurer cancels. */
+  insurerRefundMethod: RefundMethod;
+  /** Short-rate penalty in basis points of the pro-rata refund (0–10 000). */
+  shortRatePenaltyBps: number;
+  /** Whether the platform fee comes back (outside free look) when the whole purchase is cancelled. */
+  platformFeeRefundable: boolean;
+  /** Premium an item always keeps once paid (minor units), free look aside. */
+  minimumEarnedPremiumMinor: number;
+}
+
+/**
+ * The defaults an agency can change per product: 14 free-look days (the EU and UK distance-selling
+ * withdrawal period), pro rata for everyone, a 10 % short-rate penalty when short rate is chosen,
+ * the platform fee kept outside free look, no minimum earned premium.
+ */
+export const DEFAULT_CANCELLATION_TERMS: Readonly<CancellationTerms> = Object.freeze({
+  freeLookDays: 14,
+  refundMethod: 'pro_rata',
+  insurerRefundMethod: 'pro_rata',
+  shortRatePenaltyBps: 1000,
+  platformFeeRefundable: false,
+  minimumEarnedPremiumMinor: 0,
+});
+
+
+/** Terms from a `product_cancellation_terms` row (snake_case columns; money in minor units). */
+export function cancellationTermsFromRow(row: Record<string, unknown>): CancellationTerms {
+  return {
+    freeLookDays: Number(row.free_look_days),
+    refundMethod: row.refund_method as RefundMethod,
+    insurerRefundMethod: row.insurer_refund_method as RefundMethod,
+    shortRatePenaltyBps: Number(row.short_rate_penalty_bps),
+    platformFeeRefundable: Boolean(row.platform_fee_refundable),
+    minimumEarnedPremiumMinor: Number(row.minimum_earned_premium_minor),
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * The cancellation refund rule: what a cancellation of some covered units gives back, written
+ * once and used by the cancellation quote, the cancellation itself and the docs. Pure: no I/O,
+ * no clock (the effective time is an input), integers only (minor units, basis points), so the
+ * same inputs always price the same refund.
+ *
+ * The rule (issue "Policy lifecycle I", cancellation terms on the product):
+ * - A covered unit whose coverage has started is earned in full: a day starts at local midnight
+ *   in the risk's IANA time zone (the unit's `startsAt` is that instant), a trip at its start;
+ *   only units not yet started at the effective time can be cancelled.
+ * - Each unit's share of its item's premium (and tax) is the item's amount split evenly over its
+ *   units in whole minor units; the residue of the division goes one minor unit each to the
+ *   earliest units, so the shares always add up to the item exactly and nothing is lost.
+ * - **Free look**: when no covered unit of the purchase has started and the effective time is
+ *   within the product's `freeLookDays` of payment, every cancelled unit's premium and tax comes
+ *   back in full, whatever the method, and the platform fee too when the cancellation leaves no
+ *   unit active. `freeLookDays` 0 turns it off (covers shorter than a month may be exempt).
+ * - Otherwise the method applies, by who asks: `refundMethod` when the buyer or the agency asks,
+ *   `insurerRefundMethod` when the insurer cancels.
+ *   - `pro_rata`: the cancelled units' premium shares;
+ *   - `short_rate`: the same less a penalty of `shortRatePenaltyBps` (basis points, 1000 = 10 %)
+ *     of it, the penalty rounded up to a whole minor unit;
+ *   - `none`: nothing.
+ * - A **minimum earned premium** per item (`minimumEarnedPremiumMinor`) caps the premium an
+ *   item can ever give back at its premium less that minimum (earlier refunds of the item count).
+ * - **Tax** follows premium: the cancelled units' tax shares scaled by the premium refunded over
+ *   the premium of those units, rounded down.
+ * - The **platform fee** comes back only when the cancellation leaves no unit of the purchase
+ *   active, and then in full if free look applies or the product says it is refundable
+ *   (`platformFeeRefundable`, of the purchase's first item: a bundle's primary product); a
+ *   partial cancellation never refunds any of it.
+ * - Per unit, the item's refund is spread over its cancelled units in proportion to their shares
+ *   (largest remainder, ties to the earliest), so the breakdown adds up to the refund exactly.
+ *
+ * Worked example (also a unit test): 7 days at 10.00 with 12 % tax (8.40) and a flat platform fee
+ * of 2.00, pro rata, free look 0 days; the buyer cancels at 09:00 on the third day. Days 1–3 have
+ * started (earned); days 4–7 are cancelled: premium 4 × 10.00 = 40.00, tax 4 × 1.20 = 4.80, fee 0
+ * (units 1–3 stay active) → 44.80 back, 4 certificates voided. Short rate with a 10 % penalty:
+ * premium 40.00 − 4.00 = 36.00, tax 4.80 × 36/40 = 4.32 → 40.32. Cancelled on day 0 within a
+ * 14-day free look: 70.00 + 8.40 + 2.00 = 80.40, everything back.
+ */
+import { DEFAULT_CANCELLATION_TERMS, type CancellationTerms, type RefundMethod } from '../products/cancellation-terms';
+
+export type { CancellationTerms, RefundMethod } from '../products/cancellation-terms';
+export { DEFAULT_CANCELLATION_TERMS, REFUND_METHODS } from '../products/cancellation-terms';
+
+/** Who asks for the cancellation (the insurer's may have a method of its own). */
+export type CancellationRequester = 'buyer' | 'agency' | 'insurer';
+export const CANCELLATION_REQUESTERS = ['buyer', 'agency', 'insurer'] as const;
+
+export interface RuleUnit {
+  id: number;
+  /** When its coverage starts (a day: local midnight in its time zone). */
+  startsAt: Date;
+  /** Already cancelled by an earlier cancellation (not active, not cancellable again). */
+  cancelled: boolean;
+}
+
+export interface RuleItem {
+  id: number;
+  /** The item's premium (minor units), as charged. */
+  premiumMinor: number;
+  /** Tax charged on it (minor units; 0 when none). */
+  taxMinor: number;
+  /** Premium of this item already refunded by earlier cancellations (minor units). */
+  refundedPremiumMinor: number;
+  /** Units in coverage order (earliest first). */
+  units: RuleUnit[];
+  terms: CancellationTerms;
+}
+
+export interface RuleInput {
+  items: RuleItem[];
+  /** Platform fee charged on the purchase (minor units). */
+  platformFeeMinor: number;
+  /** When the payment was made. */
+  paidAt: Date;
+  /** When the cancellation takes effect. */
+  effectiveAt: Date;
+  /** The units to cancel (ids of `items[].units`). */
+  cancelUnitIds: number[];
+  requestedBy: CancellationRequester;
+}
+
+export interface UnitRefund {
+  unitId: number;
+  itemId: number;
+  /** The unit's share of its item's premium. */
+  premiumMinor: number;
+  /** Premium the insurer keeps for it (share − refundable). */
+  earnedMinor: number;
+  /** Premium coming back for it. */
+  refundableMinor: number;
+}
+
+export interface RefundQuote {
+  /** `free_look`, or the method applied (when items differ: the first cancelled item's). */
+  method: 'free_look' | RefundMethod;
+  freeLook: boolean;
+  premiumMinor: number;
+  taxMinor: number;
+  platformFeeMinor: number;
+  totalMinor: number;
+  units: UnitRefund[];
+  /** Whether the cancellation leaves no active unit (the whole policy ends). */
+  endsPolicy: boolean;
+}
+
+/** Why a set of units cannot be cancelled (a stable code for the API's error). */
+export class RefundRuleError extends Error {
+  constructor(
+    readonly code: 'UNKNOWN_COVERED_UNIT' | 'DUPLICATE_COVERED_UNIT' | 'COVERED_UNIT_ALREADY_CANCELLED' | 'COVERED_UNIT_STARTED' | 'NOTHING_TO_CANCEL',
+    message: string,
+    readonly unitIds: number[] = [],
+  ) {
+    super(message);
+    this.name = 'RefundRuleError';
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+/** `total` split over `n` whole shares: even, the residue one each to the first shares. */
+export function splitEvenly(total: number, n: number): number[] {
+  if (n <= 0) return [];
+  const base = Math.floor(total / n);
+  const residue = total - base * n;
+  return Array.from({ length: n }, (_, i) => base + (i < residue ? 1 : 0));
+}
+
+/**
+ * `total` spread in proportion to `weights` (non-negative integers), largest remainder, ties to
+ * the earliest: the parts add up to `total` exactly. All weights 0: everything to the first.
+ */
+export function spreadByWeight(total: number, weights: number[]): number[] {
+  const sum = weights.reduce((s, w) => s + w, 0);
+  if (weights.length === 0) return [];
+  if (sum === 0) return weights.map((_, i) => (i === 0 ? total : 0));
+  // Integer arithmetic: total × w stays below 2^53 for any charge the processor accepts.
+  const exact = weights.map((w) => total * w);
+  const parts = exact.map((e) => Math.floor(e / sum));
+  let left = total - parts.reduce((s, p) => s + p, 0);
+  const order = exact.map((e, i) => ({ i, rem: e % sum })).sort((a, b) => b.rem - a.rem || a.i - b.i);
+  for (const { i } of order) {
+    if (left === 0) break;
+    parts[i]! += 1;
+    left -= 1;
+  }
+  return parts;
+}
+
+/**
+ * Prices the cancellation of `input.cancelUnitIds` at `input.effectiveAt`.
+ * @returns the refund split into premium, tax and platform fee, per unit, with the method applied.
+ * @throws {RefundRuleError} UNKNOWN_COVERED_UNIT (not a unit of these items), DUPLICATE_COVERED_UNIT,
+ *   COVERED_UNIT_ALREADY_CANCELLED, COVERED_UNIT_STARTED (its coverage began before the effective
+ *   time: earned in full, not cancellable), NOTHING_TO_CANCEL (an empty list).
+ */
+export function priceCancellation(input: RuleInput): RefundQuote {
+  const { items, effectiveAt, cancelUnitIds } = input;
+  if (cancelUnitIds.length === 0) throw new RefundRuleError('NOTHING_TO_CANCEL', 'No covered unit to cancel: every unit has started or is already cancelled');
+  const unitsById = new Map(items.flatMap((item) => item.units.map((u) => [u.id, { item, unit: u }] as const)));
+  const seen = new Set<number>();
+  const duplicate = cancelUnitIds.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
+  if (duplicate.length) throw new RefundRuleError('DUPLICATE_COVERED_UNIT', `Covered unit ${duplicate[0]} is listed more than once`, duplicate);
+  const unknown = cancelUnitIds.filter((id) => !unitsById.has(id));
+  if (unknown.length) throw new RefundRuleError('UNKNOWN_COVERED_UNIT', `Covered unit ${unknown[0]} does not belong to this purchase`, unknown);
+  const cancelled = cancelUnitIds.filter((id) => unitsById.get(id)!.unit.cancelled);
+  if (cancelled.length) throw new RefundRuleError('COVERED_UNIT_ALREADY_CANCELLED', `Covered unit ${cancelled[0]} is already cancelled`, cancelled);
+  const started = cancelUnitIds.filter((id) => unitsById.get(id)!.unit.startsAt.getTime() <= effectiveAt.getTime());
+  if (started.length) throw new RefundRuleError('COVERED_UNIT_STARTED', `Covered unit ${started[0]} has started: its premium is earned and it cannot be cancelled`, started);
+
+  const toCancel = new Set(cancelUnitIds);
+  const anyStarted = items.some((item) => item.units.some((u) => u.startsAt.getTime() <= effectiveAt.getTime()));
+  const sincePayment = effectiveAt.getTime() - input.paidAt.getTime();
+  const endsPolicy = items.every((item) => item.units.every((u) => u.cancelled || toCancel.has(u.id)));
+  const firstTerms = items[0]?.terms ?? DEFAULT_CANCELLATION_TERMS;
+
+  let method: RefundQuote['method'] | null = null;
+  let freeLookAll = true;
+  let premiumMinor = 0;
+  let taxMinor = 0;
+  const units: UnitRefund[] = [];
+  for (const item of items) {
+    const picked = item.units.map((u, i) => ({ u, i })).filter(({ u }) => toCancel.has(u.id));
+    const freeLook = !anyStarted && item.terms.freeLookDays > 0 && sincePayment <= item.terms.freeLookDays * DAY_MS;
+    if (!freeLook) freeLookAll = false;
+    if (picked.length === 0) continue;
+    const premiumShares = splitEvenly(item.premiumMinor, item.units.length);
+    const taxShares = splitEvenly(item.taxMinor, item.units.length);
+    const premiumOfPicked = picked.reduce((s, { i }) => s + premiumShares[i]!, 0);
+    const taxOfPicked = picked.reduce((s, { i }) => s + taxShares[i]!, 0);
+    const itemMethod: RefundMethod = input.requestedBy === 'insurer' ? item.terms.insurerRefundMethod : item.terms.refundMethod;
+    method ??= freeLook ? 'free_look' : itemMethod;
+
+    let refund: number;
+    if (freeLook) refund = premiumOfPicked;
+    else if (itemMethod === 'none') refund = 0;
+    else if (itemMethod === 'short_rate') refund = premiumOfPicked - Math.ceil((premiumOfPicked * item.terms.shortRatePenaltyBps) / 10_000);
+    else refund = premiumOfPicked;
+    if (!freeLook) {
+      const refundable = Math.max(0, item.premiumMinor - item.refundedPremiumMinor - Math.min(item.terms.minimumEarnedPremiumMinor, item.premiumMinor));
+      refund = Math.max(0, Math.min(refund, refundable));
+    }
+    const tax = freeLook ? taxOfPicked : premiumOfPicked === 0 ? 0 : Math.floor((taxOfPicked * refund) / premiumOfPicked);
+    premiumMinor += refund;
+    taxMinor += tax;
+    const perUnit = spreadByWeight(refund, picked.map(({ i }) => premiumShares[i]!));
+    picked.forEach(({ u, i }, k) =>
+      units.push({ unitId: u.id, itemId: item.id, premiumMinor: premiumShares[i]!, refundableMinor: perUnit[k]!, earnedMinor: premiumShares[i]! - perUnit[k]! }),
+    );
+  }
+  const freeLook = freeLookAll && items.length > 0;
+  const platformFeeMinor = endsPolicy && (freeLook || firstTerms.platformFeeRefundable) ? input.platformFeeMinor : 0;
+  return {
+    method: method ?? 'none',
+    freeLook,
+    premiumMinor,
+    taxMinor,
+    platformFeeMinor,
+    totalMinor: premiumMinor + taxMinor + platformFeeMinor,
+    units,
+    endsPolicy,
+  };
+}

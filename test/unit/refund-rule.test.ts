@@ -1,0 +1,225 @@
+/**
+ * The cancellation refund rule (src/purchases/refund-rule.ts): the docstring's worked examples,
+ * each term (free look, pro rata, short rate, none, the insurer's method, the fee, the minimum
+ * earned premium), the refusals, and properties over arbitrary purchases: integers only, the
+ * breakdown adds up, never more back than was paid, cancelling more never gives back less.
+ */
+import fc from 'fast-check';
+import {
+  DEFAULT_CANCELLATION_TERMS,
+  priceCancellation,
+  RefundRuleError,
+  splitEvenly,
+  spreadByWeight,
+  type CancellationTerms,
+  type RuleInput,
+  type RuleItem,
+} from '../../src/purchases/refund-rule';
+
+const DAY = 86_400_000;
+/** Local midnight of 1 June 2027 in America/Chicago (05:00 UTC), the first covered day. */
+const DAY1 = Date.parse('2027-06-01T05:00:00Z');
+const paidAt = new Date(DAY1 - 20 * DAY);
+
+/** 7 days at 10.00 with 12 % tax (8.40): unit ids 1–7. */
+function sevenDays(terms: Partial<CancellationTerms> = {}, refundedPremiumMinor = 0): RuleItem {
+  return {
+    id: 10,
+    premiumMinor: 7000,
+    taxMinor: 840,
+    refundedPremiumMinor,
+    units: Array.from({ length: 7 }, (_, i) => ({ id: i + 1, startsAt: new Date(DAY1 + i * DAY), cancelled: false })),
+    terms: { ...DEFAULT_CANCELLATION_TERMS, freeLookDays: 0, ...terms },
+  };
+}
+
+function input(item: RuleItem, over: Partial<RuleInput> = {}): RuleInput {
+  return { items: [item], platformFeeMinor: 200, paidAt, effectiveAt: new Date(DAY1 + 2 * DAY + 4 * 3_600_000), cancelUnitIds: [4, 5, 6, 7], requestedBy: 'buyer', ...over };
+}
+
+const codeOf = (f: () => unknown) => {
+  try {
+    f();
+  } catch (err) {
+    if (err instanceof RefundRuleError) return err.code;
+    throw err;
+  }
+  return null;
+};
+
+describe('worked examples', () => {
+  test('when the buyer cancels on day 3 of 7 days at 10.00 + 12 % tax + 2.00 fee, pro rata, then 44.80 comes back for 4 unstarted days', () => {
+    const q = priceCancellation(input(sevenDays()));
+    expect(q).toMatchObject({ method: 'pro_rata', freeLook: false, premiumMinor: 4000, taxMinor: 480, platformFeeMinor: 0, totalMinor: 4480, endsPolicy: false });
+    expect(q.units.map((u) => [u.unitId, u.premiumMinor, u.earnedMinor, u.refundableMinor])).toEqual([
+      [4, 1000, 0, 1000],
+      [5, 1000, 0, 1000],
+      [6, 1000, 0, 1000],
+      [7, 1000, 0, 1000],
+    ]);
+  });
+
+  test('when the same cancellation is short rate with a 10 % penalty, then 36.00 premium and 4.32 tax: 40.32', () => {
+    const q = priceCancellation(input(sevenDays({ refundMethod: 'short_rate', shortRatePenaltyBps: 1000 })));
+    expect(q).toMatchObject({ method: 'short_rate', premiumMinor: 3600, taxMinor: 432, platformFeeMinor: 0, totalMinor: 4032 });
+    expect(q.units.map((u) => u.refundableMinor)).toEqual([900, 900, 900, 900]);
+    expect(q.units.map((u) => u.earnedMinor)).toEqual([100, 100, 100, 100]);
+  });
+
+  test('when everything is cancelled before day 1 within a 14-day free look, then 80.40 comes back, fee included', () => {
+    const q = priceCancellation(input(sevenDays({ freeLookDays: 14, refundMethod: 'none' }), { paidAt: new Date(DAY1 - 3 * DAY), effectiveAt: new Date(DAY1 - 2 * DAY), cancelUnitIds: [1, 2, 3, 4, 5, 6, 7] }));
+    expect(q).toMatchObject({ method: 'free_look', freeLook: true, premiumMinor: 7000, taxMinor: 840, platformFeeMinor: 200, totalMinor: 8040, endsPolicy: true });
+  });
+});
+
+describe('terms', () => {
+  test('when the free look has passed (day 15), then the method applies and the fee stays', () => {
+    const item = sevenDays({ freeLookDays: 14 });
+    const q = priceCancellation(input(item, { paidAt: new Date(DAY1 - 20 * DAY), effectiveAt: new Date(DAY1 - 5 * DAY), cancelUnitIds: [1, 2, 3, 4, 5, 6, 7] }));
+    expect(q).toMatchObject({ method: 'pro_rata', freeLook: false, premiumMinor: 7000, taxMinor: 840, platformFeeMinor: 0, totalMinor: 7840 });
+  });
+
+  test('when a unit has started, then there is no free look even within its days', () => {
+    const q = priceCancellation(input(sevenDays({ freeLookDays: 14 }), { paidAt: new Date(DAY1 - DAY) }));
+    expect(q.freeLook).toBe(false);
+    expect(q.method).toBe('pro_rata');
+  });
+
+  test('when free look is 0 days (a short cover exempt from withdrawal), then a cancellation on the day of payment is priced by the method', () => {
+    const q = priceCancellation(input(sevenDays({ freeLookDays: 0, refundMethod: 'none' }), { paidAt: new Date(DAY1 - 3 * DAY), effectiveAt: new Date(DAY1 - 3 * DAY + 60_000), cancelUnitIds: [1, 2, 3, 4, 5, 6, 7] }));
+    expect(q).toMatchObject({ method: 'none', freeLook: false, totalMinor: 0, platformFeeMinor: 0 });
+    expect(q.units.every((u) => u.earnedMinor === u.premiumMinor)).toBe(true);
+  });
+
+  test('when the insurer cancels, then its own method applies (short rate for the insured, pro rata for the insurer)', () => {
+    const item = sevenDays({ refundMethod: 'short_rate', insurerRefundMethod: 'pro_rata', shortRatePenaltyBps: 2500 });
+    expect(priceCancellation(input(item, { requestedBy: 'buyer' })).premiumMinor).toBe(3000);
+    expect(priceCancellation(input(item, { requestedBy: 'agency' })).premiumMinor).toBe(3000);
+    expect(priceCancellation(input(item, { requestedBy: 'insurer' }))).toMatchObject({ method: 'pro_rata', premiumMinor: 4000 });
+  });
+
+  test('when the whole rest of the policy is cancelled and the fee is refundable, then the fee comes back; partially, never', () => {
+    const before = { paidAt: new Date(DAY1 - 30 * DAY), effectiveAt: new Date(DAY1 - DAY) };
+    const all = [1, 2, 3, 4, 5, 6, 7];
+    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: true }), { ...before, cancelUnitIds: all })).platformFeeMinor).toBe(200);
+    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: true }), { ...before, cancelUnitIds: [7] })).platformFeeMinor).toBe(0);
+    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: false }), { ...before, cancelUnitIds: all })).platformFeeMinor).toBe(0);
+    // The last active units of a policy whose other units an earlier cancellation took.
+    const item = sevenDays({ platformFeeRefundable: true });
+    item.units.slice(0, 5).forEach((u) => (u.cancelled = true));
+    expect(priceCancellation(input(item, { ...before, cancelUnitIds: [6, 7] }))).toMatchObject({ endsPolicy: true, platformFeeMinor: 200 });
+  });
+
+  test('when a minimum earned premium is set, then the item never gives back below it, earlier refunds included', () => {
+    // 70.00 premium, 50.00 minimum earned: at most 20.00 back in all.
+    expect(priceCancellation(input(sevenDays({ minimumEarnedPremiumMinor: 5000 }))).premiumMinor).toBe(2000);
+    expect(priceCancellation(input(sevenDays({ minimumEarnedPremiumMinor: 5000 }, 1500), { cancelUnitIds: [7] })).premiumMinor).toBe(500);
+    expect(priceCancellation(input(sevenDays({ minimumEarnedPremiumMinor: 5000 }, 2000), { cancelUnitIds: [7] })).totalMinor).toBe(0);
+    // A minimum above the premium keeps all of it.
+    expect(priceCancellation(input(sevenDays({ minimumEarnedPremiumMinor: 999_999 }))).totalMinor).toBe(0);
+  });
+
+  test('when an item does not divide evenly, then the residue sits on the earliest units and the shares add up', () => {
+    const item: RuleItem = { ...sevenDays(), premiumMinor: 1000, taxMinor: 100, units: sevenDays().units.slice(0, 3) };
+    const q = priceCancellation(input(item, { effectiveAt: new Date(DAY1 - DAY), cancelUnitIds: [1, 2, 3] }));
+    expect(q.units.map((u) => u.premiumMinor)).toEqual([334, 333, 333]);
+    expect(q).toMatchObject({ premiumMinor: 1000, taxMinor: 100 });
+  });
+});
+
+describe('refusals', () => {
+  test.each([
+    ['a unit of another purchase', [99], 'UNKNOWN_COVERED_UNIT'],
+    ['the same unit twice', [5, 5], 'DUPLICATE_COVERED_UNIT'],
+    ['a unit that has started', [3], 'COVERED_UNIT_STARTED'],
+    ['no unit', [], 'NOTHING_TO_CANCEL'],
+  ])('when the list holds %s (%j), then %s', (_what, ids, code) => {
+    expect(codeOf(() => priceCancellation(input(sevenDays(), { cancelUnitIds: ids })))).toBe(code);
+  });
+
+  test('when a unit is already cancelled, then COVERED_UNIT_ALREADY_CANCELLED', () => {
+    const item = sevenDays();
+    item.units[6]!.cancelled = true;
+    expect(codeOf(() => priceCancellation(input(item)))).toBe('COVERED_UNIT_ALREADY_CANCELLED');
+  });
+
+  test('when a day starts exactly at the effective time, then it has started', () => {
+    expect(codeOf(() => priceCancellation(input(sevenDays(), { effectiveAt: new Date(DAY1 + 3 * DAY), cancelUnitIds: [4] })))).toBe('COVERED_UNIT_STARTED');
+    expect(codeOf(() => priceCancellation(input(sevenDays(), { effectiveAt: new Date(DAY1 + 3 * DAY - 1), cancelUnitIds: [4] })))).toBeNull();
+  });
+});
+
+describe('splitting', () => {
+  test('splitEvenly and spreadByWeight add up exactly, residue first', () => {
+    expect(splitEvenly(1000, 3)).toEqual([334, 333, 333]);
+    expect(splitEvenly(5, 0)).toEqual([]);
+    expect(spreadByWeight(100, [1, 1, 1])).toEqual([34, 33, 33]);
+    expect(spreadByWeight(7, [0, 0])).toEqual([7, 0]);
+    expect(spreadByWeight(10, [3, 1])).toEqual([8, 2]);
+  });
+});
+
+describe('properties', () => {
+  const termsArb: fc.Arbitrary<CancellationTerms> = fc.record({
+    freeLookDays: fc.integer({ min: 0, max: 30 }),
+    refundMethod: fc.constantFrom('pro_rata', 'short_rate', 'none'),
+    insurerRefundMethod: fc.constantFrom('pro_rata', 'short_rate', 'none'),
+    shortRatePenaltyBps: fc.integer({ min: 0, max: 10_000 }),
+    platformFeeRefundable: fc.boolean(),
+    minimumEarnedPremiumMinor: fc.integer({ min: 0, max: 50_000 }),
+  });
+  const caseArb = fc
+    .record({
+      items: fc.array(fc.record({ premiumMinor: fc.integer({ min: 0, max: 5_000_000 }), taxMinor: fc.integer({ min: 0, max: 500_000 }), units: fc.integer({ min: 1, max: 30 }), terms: termsArb }), { minLength: 1, maxLength: 3 }),
+      fee: fc.integer({ min: 0, max: 100_000 }),
+      paidDaysBefore: fc.integer({ min: 0, max: 40 }),
+      effectiveDay: fc.integer({ min: -10, max: 35 }),
+      requestedBy: fc.constantFrom('buyer', 'agency', 'insurer' as const),
+      pick: fc.array(fc.boolean(), { minLength: 90, maxLength: 90 }),
+    })
+    .map((c) => {
+      let next = 1;
+      const items: RuleItem[] = c.items.map((it, k) => ({
+        id: k + 1,
+        premiumMinor: it.premiumMinor,
+        taxMinor: it.taxMinor,
+        refundedPremiumMinor: 0,
+        units: Array.from({ length: it.units }, (_, i) => ({ id: next++, startsAt: new Date(DAY1 + i * DAY), cancelled: false })),
+        terms: it.terms,
+      }));
+      const effectiveAt = new Date(DAY1 + c.effectiveDay * DAY - 3_600_000);
+      const open = items.flatMap((it) => it.units).filter((u) => u.startsAt.getTime() > effectiveAt.getTime());
+      const cancelUnitIds = open.filter((u) => c.pick[u.id % 90]).map((u) => u.id);
+      return { items, platformFeeMinor: c.fee, paidAt: new Date(DAY1 - c.paidDaysBefore * DAY), effectiveAt, requestedBy: c.requestedBy, cancelUnitIds, open };
+    })
+    .filter((c) => c.cancelUnitIds.length > 0);
+
+  test('for any purchase: integers, the breakdown adds up, never more than the cancelled units paid, the fee only when the policy ends', () => {
+    fc.assert(
+      fc.property(caseArb, (c) => {
+        const q = priceCancellation(c);
+        const all = [q.premiumMinor, q.taxMinor, q.platformFeeMinor, q.totalMinor, ...q.units.flatMap((u) => [u.premiumMinor, u.earnedMinor, u.refundableMinor])];
+        expect(all.every((n) => Number.isSafeInteger(n) && n >= 0)).toBe(true);
+        expect(q.totalMinor).toBe(q.premiumMinor + q.taxMinor + q.platformFeeMinor);
+        expect(q.units.reduce((s, u) => s + u.refundableMinor, 0)).toBe(q.premiumMinor);
+        expect(q.units.every((u) => u.earnedMinor + u.refundableMinor === u.premiumMinor)).toBe(true);
+        expect(q.units.map((u) => u.unitId).sort((a, b) => a - b)).toEqual([...c.cancelUnitIds].sort((a, b) => a - b));
+        expect(q.premiumMinor).toBeLessThanOrEqual(q.units.reduce((s, u) => s + u.premiumMinor, 0));
+        expect(q.taxMinor).toBeLessThanOrEqual(c.items.reduce((s, it) => s + it.taxMinor, 0));
+        if (!q.endsPolicy) expect(q.platformFeeMinor).toBe(0);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('for any purchase: cancelling every open unit gives back at least as much as cancelling some of them', () => {
+    fc.assert(
+      fc.property(caseArb, (c) => {
+        const some = priceCancellation(c);
+        const every = priceCancellation({ ...c, cancelUnitIds: c.open.map((u) => u.id) });
+        expect(every.totalMinor).toBeGreaterThanOrEqual(some.totalMinor);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
