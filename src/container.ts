@@ -32,6 +32,8 @@ import { createQuoteService, type QuoteService } from './quotes/service';
 import { quoteRoutes } from './quotes/routes';
 import { createPurchasesRepository } from './purchases/repository';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/workflow-client';
+import { purchaseRoutes } from './purchases/routes';
+import { createPurchaseService } from './purchases/service';
 import { createWebhookService } from './webhooks/service';
 import { webhookRoutes } from './webhooks/routes';
 import { createTestHelperService } from './test-helpers/service';
@@ -185,6 +187,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     apiV1Routes: [
       accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
+      purchaseRoutes(createPurchaseService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL })),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
       webhookEndpointRoutes(createWebhookEndpointService({ repo: endpoints })),

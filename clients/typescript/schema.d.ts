@@ -124,6 +124,66 @@ export interface paths {
         patch: operations["updateCancellationTerms"];
         trace?: never;
     };
+    "/api/v1/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List this key's purchases, newest first
+         * @description The key's root account's purchases in the key's mode (a teammate's key: that teammate's only). Filters combine; amounts are integer minor units.
+         */
+        get: operations["listPurchases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one purchase with its items, covered units and timeline
+         * @description Each covered unit (a day or a trip) has its state (`unpaid`, `active`, `cancelled`), whether its coverage has started, and the certificate that proves it. Amounts paid, refunded and outstanding are integer minor units.
+         */
+        get: operations["getPurchase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{id}/cancellation_quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price a cancellation of some covered units (nothing is cancelled)
+         * @description What cancelling the named covered units (default: every unit not started at `effective_at`) would give back, by the cancellation terms each item was bought with (see getCancellationTerms): the refund split into premium, tax and platform fee, and per unit the premium, what the insurer keeps and what comes back. A unit whose coverage has started is earned and cannot be cancelled. Never more than was paid less what was already refunded. The quote holds 15 minutes, or until its first unit starts if sooner. Send an Idempotency-Key header to retry safely.
+         */
+        post: operations["quoteCancellation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bundles": {
         parameters: {
             query?: never;
@@ -1072,6 +1132,233 @@ export interface components {
             platform_fee_refundable?: boolean;
             /** @description Premium each purchased item keeps however much of it is cancelled outside free look, integer minor units (cents for usd) */
             minimum_earned_premium?: number;
+        };
+        PurchaseListResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PurchaseSummary"][];
+            metadata: components["schemas"]["ListMetadata"];
+            message: string;
+        };
+        PurchaseSummary: {
+            /** @enum {string} */
+            object: "purchase";
+            id: number;
+            /** @enum {string} */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            livemode: boolean;
+            /** @enum {string} */
+            billing: "one_time" | "subscription";
+            checkout_session_id: string | null;
+            payment_intent: string | null;
+            /** @description Three-letter ISO code, lower case */
+            currency: string;
+            /** @description Premium of every item before the platform fee, integer minor units of `currency` (e.g. cents) */
+            amount_subtotal: number;
+            /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
+            platform_fee: number;
+            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            amount_total: number;
+            /** @description What the buyer paid (amount_total once paid, else 0), integer minor units of `currency` (e.g. cents) */
+            amount_paid: number;
+            /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
+            amount_refunded: number;
+            /** @description What the buyer still owes (amount_total until paid, then 0), integer minor units of `currency` (e.g. cents) */
+            amount_outstanding: number;
+            buyer_email: string | null;
+            /** @description The teammate whose key sold it (null: the agency itself) */
+            agent_id: number | null;
+            failure_reason: string | null;
+            subscription_id: string | null;
+            renewal_of_purchase_id: number | null;
+            /** @description When it was paid, ISO 8601 UTC */
+            paid_at: string | null;
+            /** @description When all its certificates were stored, ISO 8601 UTC */
+            certificates_issued_at: string | null;
+            /** @description When it was quoted, ISO 8601 UTC */
+            created_at: string;
+        };
+        PurchaseResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Purchase"];
+            message: string;
+        };
+        Purchase: {
+            /** @enum {string} */
+            object: "purchase";
+            id: number;
+            /** @enum {string} */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            livemode: boolean;
+            /** @enum {string} */
+            billing: "one_time" | "subscription";
+            checkout_session_id: string | null;
+            payment_intent: string | null;
+            /** @description Three-letter ISO code, lower case */
+            currency: string;
+            /** @description Premium of every item before the platform fee, integer minor units of `currency` (e.g. cents) */
+            amount_subtotal: number;
+            /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
+            platform_fee: number;
+            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            amount_total: number;
+            /** @description What the buyer paid (amount_total once paid, else 0), integer minor units of `currency` (e.g. cents) */
+            amount_paid: number;
+            /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
+            amount_refunded: number;
+            /** @description What the buyer still owes (amount_total until paid, then 0), integer minor units of `currency` (e.g. cents) */
+            amount_outstanding: number;
+            buyer_email: string | null;
+            /** @description The teammate whose key sold it (null: the agency itself) */
+            agent_id: number | null;
+            failure_reason: string | null;
+            subscription_id: string | null;
+            renewal_of_purchase_id: number | null;
+            /** @description When it was paid, ISO 8601 UTC */
+            paid_at: string | null;
+            /** @description When all its certificates were stored, ISO 8601 UTC */
+            certificates_issued_at: string | null;
+            /** @description When it was quoted, ISO 8601 UTC */
+            created_at: string;
+            items: components["schemas"]["PurchaseItem"][];
+            /** @description What happened to the purchase, oldest first */
+            timeline: components["schemas"]["PurchaseTimelineEntry"][];
+        };
+        PurchaseItem: {
+            id: number;
+            product_id: number;
+            product_name: string;
+            is_trip_excess: boolean;
+            /** @description Price of one covered unit before the answers’ factors, integer minor units of `currency` (e.g. cents) */
+            unit_price: number;
+            /** @description Product of the chosen answers’ price factors */
+            price_factor: number;
+            /** @description The item’s premium (unit_price × units × price_factor, rounded once), integer minor units of `currency` (e.g. cents) */
+            amount: number;
+            /** @description The named insured as answered */
+            named_insured?: unknown;
+            /** @description The certificate holder as answered (null: none) */
+            certificate_holder?: unknown;
+            covered_units: components["schemas"]["PurchaseCoveredUnit"][];
+        };
+        PurchaseCoveredUnit: {
+            /** @description Covered unit id (what a cancellation names) */
+            id: number;
+            /** @description Position within its item, from 0 */
+            index: number;
+            /** @enum {string} */
+            kind: "day" | "trip";
+            /** @description When its coverage starts (a day: local midnight in time_zone), ISO 8601 UTC */
+            starts_at: string;
+            /** @description When its coverage ends, ISO 8601 UTC */
+            ends_at: string;
+            /** @description IANA time zone of the risk */
+            time_zone: string;
+            /** @description The covered day or trip as the certificate prints it */
+            local_label: string;
+            /**
+             * @description `unpaid` until the purchase is paid, `active` once paid, `cancelled` once refunded or cancelled
+             * @enum {string}
+             */
+            state: "unpaid" | "active" | "cancelled";
+            /** @description Whether its coverage had started when this was answered (a started unit is earned and cannot be cancelled) */
+            coverage_started: boolean;
+            /** @description The certificate that proves it (null until issued) */
+            certificate: {
+                number: string;
+                verification_url: string;
+            } | null;
+        };
+        PurchaseTimelineEntry: {
+            /** @enum {string} */
+            type: "created" | "paid" | "certificates_issued" | "refunded" | "expired" | "failed";
+            /** @description When it happened, ISO 8601 UTC */
+            at: string;
+            /**
+             * @description Who made it happen: the agency (its quote), the buyer (their payment), the processor (a dashboard refund, an expiry) or this service
+             * @enum {string}
+             */
+            by: "agency" | "buyer" | "processor" | "service";
+        };
+        CancellationQuoteResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CancellationQuote"];
+            message: string;
+        };
+        CancellationQuote: {
+            /** @enum {string} */
+            object: "cancellation_quote";
+            /** @description The quote id (`cq_…`), to carry the cancellation out at this price while the quote holds */
+            id: string;
+            purchase_id: number;
+            /** @enum {string} */
+            requested_by: "buyer" | "agency" | "insurer";
+            reason: string | null;
+            /** @description When the cancellation would take effect, ISO 8601 UTC */
+            effective_at: string;
+            /**
+             * @description The rule applied: `free_look` (everything back), else the product’s refund method for who asks
+             * @enum {string}
+             */
+            method: "free_look" | "pro_rata" | "short_rate" | "none";
+            /** @description Whether no covered unit would stay active */
+            ends_policy: boolean;
+            currency: string;
+            refund: {
+                /** @description Premium coming back, integer minor units of `currency` (e.g. cents) */
+                premium: number;
+                /** @description Tax coming back, integer minor units of `currency` (e.g. cents) */
+                tax: number;
+                /** @description Platform fee coming back, integer minor units of `currency` (e.g. cents) */
+                platform_fee: number;
+                /** @description Everything coming back, integer minor units of `currency` (e.g. cents) */
+                total: number;
+            };
+            covered_units: {
+                covered_unit_id: number;
+                item_id: number;
+                /** @description The unit’s share of its item’s premium, integer minor units of `currency` (e.g. cents) */
+                premium: number;
+                /** @description What the insurer keeps of it, integer minor units of `currency` (e.g. cents) */
+                earned: number;
+                /** @description What comes back for it, integer minor units of `currency` (e.g. cents) */
+                refundable: number;
+                /** @description The certificate the cancellation would void (null: none issued yet) */
+                certificate_number: string | null;
+            }[];
+            /** @description Until when the quote holds: 15 minutes, or the start of its first unit if sooner, ISO 8601 UTC */
+            expires_at: string;
+            /** @description When it was priced, ISO 8601 UTC */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "covered_unit_ids": [
+         *         812,
+         *         813
+         *       ],
+         *       "requested_by": "buyer",
+         *       "reason": "Event postponed"
+         *     }
+         */
+        CancellationQuoteRequest: {
+            /** @description The covered units to cancel (ids from GET /api/v1/purchases/{id}); default: every unit not started at effective_at and not already cancelled */
+            covered_unit_ids?: number[];
+            /**
+             * @description Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)
+             * @default agency
+             * @enum {string}
+             */
+            requested_by: "buyer" | "agency" | "insurer";
+            /** @description Why, in a few words (kept with the cancellation) */
+            reason?: string;
+            /**
+             * Format: date-time
+             * @description When the cancellation takes effect (ISO 8601 with offset): now (default) or later, never in the past
+             */
+            effective_at?: string;
         };
         BundleCreatedResponse: {
             /** @enum {boolean} */
@@ -3816,6 +4103,340 @@ export interface operations {
                 };
             };
             /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPurchases: {
+        parameters: {
+            query?: {
+                /** @description Only purchases in this status */
+                status?: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+                /** @description Only purchases created at or after this instant (ISO 8601 with offset) */
+                created_gte?: string;
+                /** @description Only purchases created before this instant (ISO 8601 with offset) */
+                created_lt?: string;
+                /** @description Only purchases by this buyer's email (case does not matter) */
+                buyer_email?: string;
+                pageSize?: number;
+                pageIndex?: number;
+            };
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPurchase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Purchase id (`purchase_id` of adminValidateBuyerResponses), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The purchase */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key (another account, mode or teammate reads the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    quoteCancellation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id (`purchase_id` of adminValidateBuyerResponses), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancellationQuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancellationQuoteResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (a bad body, effective_at in the past), UNKNOWN_COVERED_UNIT (not a unit of this purchase), DUPLICATE_COVERED_UNIT, or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key (another account, mode or teammate reads the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PURCHASE_NOT_CANCELLABLE (not paid), PURCHASE_ALREADY_CANCELLED (refunded in full), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL (every unit has started), or an Idempotency-Key reused or in progress */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

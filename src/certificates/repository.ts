@@ -59,6 +59,8 @@ export interface Address {
 /** A stored certificate as getCertificates lists it. */
 export interface StoredCertificate {
   certificateId: number;
+  /** The covered unit it proves. */
+  coveredUnitId: number;
   certificateNumber: string;
   productLineId: number;
   productName: string;
@@ -233,6 +235,7 @@ export function createCertificatesRepository(db: Db) {
         .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }])
         .select(
           'c.id',
+          'c.covered_unit_id',
           'c.certificate_number',
           'c.product_line_id',
           'pl.customer_name',
@@ -249,6 +252,7 @@ export function createCertificatesRepository(db: Db) {
         );
       return rows.map((r) => ({
         certificateId: r.id,
+        coveredUnitId: r.covered_unit_id,
         certificateNumber: r.certificate_number,
         productLineId: r.product_line_id,
         productName: r.customer_name,

@@ -151,6 +151,7 @@ function addIdempotency(doc: OpenApiDocument): void {
 export const TAGS = [
   { name: 'Account', description: 'Who the calling API key is (`/api/v1/account`): its root account and teammates with the ids the other operations ask for, its mode and platform fee. Start an integration here.' },
   { name: 'Products', description: 'Product lines of the calling account (`/api/v1/products`): what is sold, its price per covered unit and its question set. Creating one creates its product and price at the payment processor.' },
+  { name: 'Purchases', description: 'The calling key’s purchases (`/api/v1/purchases`): each with its items, covered units and their certificates, amounts paid, refunded and outstanding, and what happened to it; and the price of cancelling some of its covered units.' },
   { name: 'Bundles', description: 'Bundles of product lines sold together (`/api/v1/bundles`), with their own question set and ownership (insurer, MGA, seller).' },
   { name: 'Question sets', description: 'The question templates buyers answer (`/api/v1/question_sets`): the shared ones and the account’s own. A template’s coverage question says whether a product covers days or trips.' },
   { name: 'Webhook endpoints', description: 'The calling account’s own HTTPS endpoints (`/api/v1/webhook_endpoints`) that receive signed events about its purchases, per key mode; the signing secret is shown once, at creation.' },

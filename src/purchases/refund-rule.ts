@@ -31,6 +31,8 @@
  *   partial cancellation never refunds any of it.
  * - Per unit, the item's refund is spread over its cancelled units in proportion to their shares
  *   (largest remainder, ties to the earliest), so the breakdown adds up to the refund exactly.
+ * - Never more than `refundableMinor` (paid less already refunded, a dashboard refund included):
+ *   above it, premium is cut first, then tax, then the fee.
  *
  * Worked example (also a unit test): 7 days at 10.00 with 12 % tax (8.40) and a flat platform fee
  * of 2.00, pro rata, free look 0 days; the buyer cancels at 09:00 on the third day. Days 1–3 have
@@ -80,6 +82,11 @@ export interface RuleInput {
   /** The units to cancel (ids of `items[].units`). */
   cancelUnitIds: number[];
   requestedBy: CancellationRequester;
+  /**
+   * The most that may still go back (minor units): what was paid less what was already refunded,
+   * by earlier cancellations or in the processor's dashboard. Omitted: no cap.
+   */
+  refundableMinor?: number;
 }
 
 export interface UnitRefund {
@@ -211,7 +218,26 @@ export function priceCancellation(input: RuleInput): RefundQuote {
     );
   }
   const freeLook = freeLookAll && items.length > 0;
-  const platformFeeMinor = endsPolicy && (freeLook || firstTerms.platformFeeRefundable) ? input.platformFeeMinor : 0;
+  let platformFeeMinor = endsPolicy && (freeLook || firstTerms.platformFeeRefundable) ? input.platformFeeMinor : 0;
+  if (input.refundableMinor !== undefined) {
+    let excess = Math.max(0, premiumMinor + taxMinor + platformFeeMinor - Math.max(0, input.refundableMinor));
+    const cut = (amount: number) => {
+      const c = Math.min(amount, excess);
+      excess -= c;
+      return amount - c;
+    };
+    const premiumBefore = premiumMinor;
+    premiumMinor = cut(premiumMinor);
+    taxMinor = cut(taxMinor);
+    platformFeeMinor = cut(platformFeeMinor);
+    if (premiumMinor !== premiumBefore) {
+      const spread = spreadByWeight(premiumMinor, units.map((u) => u.refundableMinor));
+      units.forEach((u, k) => {
+        u.refundableMinor = spread[k]!;
+        u.earnedMinor = u.premiumMinor - u.refundableMinor;
+      });
+    }
+  }
   return {
     method: method ?? 'none',
     freeLook,

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
+import type { CancellationRequester, RefundQuote, UnitRefund } from './refund-rule';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
 /** Which status each status may move to (a move to the same status is a no-op). */
@@ -113,6 +114,8 @@ export interface PurchaseRecord {
   refundedAt: Date | null;
   refundedMinor: number;
   failureReason: string | null;
+  /** When the purchase failed for good (null otherwise). */
+  failedAt: Date | null;
   payprocSubscriptionId: string | null;
   renewalOfPurchaseId: number | null;
   returnToken: string | null;
@@ -143,6 +146,7 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
   refundedAt: (r.refunded_at as Date | null) ?? null,
   refundedMinor: Number(r.refunded_minor ?? 0),
   failureReason: (r.failure_reason as string | null) ?? null,
+  failedAt: (r.failed_at as Date | null) ?? null,
   payprocSubscriptionId: (r.payproc_subscription_id as string | null) ?? null,
   renewalOfPurchaseId: (r.renewal_of_purchase_id as number | null) ?? null,
   returnToken: (r.return_token as string | null) ?? null,
@@ -161,6 +165,63 @@ interface StoredItem {
   namedInsured: unknown;
   certificateHolder: unknown;
   units: NewCoveredUnit[];
+}
+
+/** Which purchases an API key may read: its root account's, in its mode, and its teammate's only when the key belongs to one. */
+export interface PurchaseScope {
+  rootAccountId: number;
+  mode: 'live' | 'test';
+  agentId: number | null;
+}
+
+/** Filters of the purchase list (all optional); `createdFrom` inclusive, `createdTo` exclusive. */
+export interface PurchaseListFilter {
+  status?: PurchaseStatus;
+  createdFrom?: Date;
+  createdTo?: Date;
+  /** Compared without regard to case. */
+  buyerEmail?: string;
+  limit: number;
+  offset: number;
+}
+
+/** An item of a purchase as its read model shows it: product, price, parties, terms and covered units with their ids. */
+export interface PurchaseItemDetail {
+  id: number;
+  position: number;
+  productLineId: number;
+  productName: string;
+  isTripExcess: boolean;
+  unitPriceMinor: number;
+  priceFactor: number;
+  amountMinor: number;
+  namedInsured: unknown;
+  certificateHolder: unknown;
+  /** The terms in force when it was bought (the defaults for items bought before terms were kept). */
+  cancellationTerms: CancellationTerms;
+  units: Array<{ id: number; index: number; kind: 'day' | 'trip'; startsAt: Date; endsAt: Date; timeZone: string; localLabel: string }>;
+}
+
+/** A priced cancellation as kept for the cancel that may follow (amounts in minor units). */
+export interface StoredCancellationQuote {
+  id: string;
+  purchaseId: number;
+  apiKeyId: number;
+  requestedBy: CancellationRequester;
+  reason: string | null;
+  coveredUnitIds: number[];
+  effectiveAt: Date;
+  method: RefundQuote['method'];
+  freeLook: boolean;
+  endsPolicy: boolean;
+  currency: string;
+  premiumMinor: number;
+  taxMinor: number;
+  platformFeeMinor: number;
+  totalMinor: number;
+  breakdown: UnitRefund[];
+  expiresAt: Date;
+  createdAt: Date;
 }
 
 /** A new page token: 32 random bytes, base64url (43 characters). */
@@ -360,6 +421,81 @@ export function createPurchasesRepository(db: Db) {
     },
 
     /** The purchase, or undefined. */
+    /** The purchase if `scope` may read it (another account's, mode's or teammate's reads as absent). */
+    async findInScope(purchaseId: number, scope: PurchaseScope): Promise<PurchaseRecord | undefined> {
+      const q = db('purchases').where({ id: purchaseId, root_account_id: scope.rootAccountId, mode: scope.mode });
+      if (scope.agentId !== null) q.where('agent_id', scope.agentId);
+      const row = await q.first();
+      return row ? toPurchaseRecord(row) : undefined;
+    },
+
+    /** One page of the purchases `scope` may read, newest first, and how many match. */
+    async list(scope: PurchaseScope, f: PurchaseListFilter): Promise<{ items: PurchaseRecord[]; total: number }> {
+      const base = db('purchases').where({ root_account_id: scope.rootAccountId, mode: scope.mode });
+      if (scope.agentId !== null) base.where('agent_id', scope.agentId);
+      if (f.status) base.where('status', f.status);
+      if (f.createdFrom) base.where('created_at', '>=', f.createdFrom);
+      if (f.createdTo) base.where('created_at', '<', f.createdTo);
+      if (f.buyerEmail) base.whereRaw('lower(buyer_email) = lower(?)', [f.buyerEmail]);
+      const [rows, counted] = await Promise.all([
+        base.clone().select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit).offset(f.offset),
+        base.clone().count<{ count: string }[]>({ count: '*' }),
+      ]);
+      return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /** The purchase's items in order, each with its product's name, its terms and its covered units (ids included). */
+    async itemDetails(purchaseId: number): Promise<PurchaseItemDetail[]> {
+      const rows = await db('purchase_items as i')
+        .join('product_lines as pl', 'pl.id', 'i.product_line_id')
+        .where('i.purchase_id', purchaseId)
+        .orderBy('i.position')
+        .select('i.*', 'pl.customer_name');
+      const units = await db('covered_units').where({ purchase_id: purchaseId }).orderBy(['purchase_item_id', 'unit_index']);
+      return rows.map((i) => ({
+        id: i.id,
+        position: i.position,
+        productLineId: i.product_line_id,
+        productName: i.customer_name,
+        isTripExcess: i.is_trip_excess,
+        unitPriceMinor: Number(i.unit_price_minor),
+        priceFactor: Number(i.price_factor),
+        amountMinor: Number(i.amount_minor),
+        namedInsured: i.named_insured,
+        certificateHolder: i.certificate_holder,
+        cancellationTerms: { ...DEFAULT_CANCELLATION_TERMS, ...(i.cancellation_terms ?? {}) },
+        units: units
+          .filter((u) => u.purchase_item_id === i.id)
+          .map((u) => ({ id: u.id, index: u.unit_index, kind: u.kind, startsAt: u.starts_at, endsAt: u.ends_at, timeZone: u.time_zone, localLabel: u.local_label })),
+      }));
+    },
+
+    /** Stores a cancellation quote (its id chosen by the caller) and returns it as stored. */
+    async saveCancellationQuote(q: Omit<StoredCancellationQuote, 'createdAt'>): Promise<StoredCancellationQuote> {
+      const [row] = await db('cancellation_quotes')
+        .insert({
+          id: q.id,
+          purchase_id: q.purchaseId,
+          api_key_id: q.apiKeyId,
+          requested_by: q.requestedBy,
+          reason: q.reason,
+          covered_unit_ids: q.coveredUnitIds,
+          effective_at: q.effectiveAt,
+          method: q.method,
+          free_look: q.freeLook,
+          ends_policy: q.endsPolicy,
+          currency: q.currency,
+          premium_minor: q.premiumMinor,
+          tax_minor: q.taxMinor,
+          platform_fee_minor: q.platformFeeMinor,
+          total_minor: q.totalMinor,
+          breakdown: JSON.stringify(q.breakdown),
+          expires_at: q.expiresAt,
+        })
+        .returning('created_at');
+      return { ...q, createdAt: row.created_at as Date };
+    },
+
     async findById(purchaseId: number): Promise<PurchaseRecord | undefined> {
       const r = await db('purchases').where({ id: purchaseId }).first();
       return r ? toPurchaseRecord(r) : undefined;

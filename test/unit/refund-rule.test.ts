@@ -127,6 +127,18 @@ describe('terms', () => {
   });
 });
 
+describe('what is left to refund', () => {
+  test('when part was already refunded (a dashboard refund), then the refund stops at what is left, premium cut first', () => {
+    // 44.80 due, 30.00 left of the 80.40 paid: premium 40.00 → 25.20, tax 4.80 kept.
+    const q = priceCancellation(input(sevenDays(), { refundableMinor: 3000 }));
+    expect(q).toMatchObject({ premiumMinor: 2520, taxMinor: 480, platformFeeMinor: 0, totalMinor: 3000 });
+    expect(q.units.reduce((s, u) => s + u.refundableMinor, 0)).toBe(2520);
+    expect(q.units.every((u) => u.earnedMinor + u.refundableMinor === u.premiumMinor)).toBe(true);
+    expect(priceCancellation(input(sevenDays(), { refundableMinor: 0 })).totalMinor).toBe(0);
+    expect(priceCancellation(input(sevenDays(), { refundableMinor: 10_000 })).totalMinor).toBe(4480);
+  });
+});
+
 describe('refusals', () => {
   test.each([
     ['a unit of another purchase', [99], 'UNKNOWN_COVERED_UNIT'],
@@ -176,6 +188,7 @@ describe('properties', () => {
       effectiveDay: fc.integer({ min: -10, max: 35 }),
       requestedBy: fc.constantFrom('buyer', 'agency', 'insurer' as const),
       pick: fc.array(fc.boolean(), { minLength: 90, maxLength: 90 }),
+      cap: fc.option(fc.integer({ min: 0, max: 20_000_000 })),
     })
     .map((c) => {
       let next = 1;
@@ -190,7 +203,7 @@ describe('properties', () => {
       const effectiveAt = new Date(DAY1 + c.effectiveDay * DAY - 3_600_000);
       const open = items.flatMap((it) => it.units).filter((u) => u.startsAt.getTime() > effectiveAt.getTime());
       const cancelUnitIds = open.filter((u) => c.pick[u.id % 90]).map((u) => u.id);
-      return { items, platformFeeMinor: c.fee, paidAt: new Date(DAY1 - c.paidDaysBefore * DAY), effectiveAt, requestedBy: c.requestedBy, cancelUnitIds, open };
+      return { items, platformFeeMinor: c.fee, paidAt: new Date(DAY1 - c.paidDaysBefore * DAY), effectiveAt, requestedBy: c.requestedBy, cancelUnitIds, open, refundableMinor: c.cap ?? undefined };
     })
     .filter((c) => c.cancelUnitIds.length > 0);
 
@@ -207,6 +220,7 @@ describe('properties', () => {
         expect(q.premiumMinor).toBeLessThanOrEqual(q.units.reduce((s, u) => s + u.premiumMinor, 0));
         expect(q.taxMinor).toBeLessThanOrEqual(c.items.reduce((s, it) => s + it.taxMinor, 0));
         if (!q.endsPolicy) expect(q.platformFeeMinor).toBe(0);
+        if (c.refundableMinor !== undefined) expect(q.totalMinor).toBeLessThanOrEqual(c.refundableMinor);
       }),
       { numRuns: 500 },
     );

@@ -1,0 +1,149 @@
+/**
+ * Wire contracts of `/api/v1/purchases`: the purchase as a resource (a summary in lists, the
+ * detail with items, covered units and a timeline) and the cancellation quote. snake_case;
+ * every amount an integer in the currency's minor units (cents for usd); instants ISO 8601 UTC.
+ */
+import { z } from 'zod';
+import { pageQueryFields } from '../http/query';
+import type { PurchaseStatus } from '../../workflows/contracts';
+import { CANCELLATION_REQUESTERS } from './refund-rule';
+
+const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
+const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
+const isoInstant = z.iso.datetime({ offset: true });
+
+/** Every status a purchase can be in (the purchase workflow's). */
+export const PURCHASE_STATUSES = ['quoted', 'awaiting_payment', 'paid', 'expired', 'failed', 'awaiting_certificates', 'issued', 'refunded'] as const satisfies readonly PurchaseStatus[];
+
+/** Query of `GET /api/v1/purchases`; unknown parameters are refused. */
+export const ListPurchasesQuery = z.strictObject({
+  status: z.enum(PURCHASE_STATUSES).optional().meta({ description: 'Only purchases in this status' }),
+  created_gte: isoInstant.optional().meta({ description: 'Only purchases created at or after this instant (ISO 8601 with offset)' }),
+  created_lt: isoInstant.optional().meta({ description: 'Only purchases created before this instant (ISO 8601 with offset)' }),
+  buyer_email: z.string().trim().email().max(320).optional().meta({ description: "Only purchases by this buyer's email (case does not matter)" }),
+  ...pageQueryFields(20),
+});
+export type ListPurchasesQuery = z.infer<typeof ListPurchasesQuery>;
+
+const purchaseFields = {
+  object: z.literal('purchase'),
+  id: z.number().int(),
+  status: z.enum(PURCHASE_STATUSES),
+  livemode: z.boolean(),
+  billing: z.enum(['one_time', 'subscription']),
+  checkout_session_id: z.string().nullable(),
+  payment_intent: z.string().nullable(),
+  currency: z.string().meta({ description: 'Three-letter ISO code, lower case' }),
+  amount_subtotal: minor('Premium of every item before the platform fee'),
+  platform_fee: minor('Platform fee of the key that sold it'),
+  amount_total: minor('What the buyer was asked to pay'),
+  amount_paid: minor('What the buyer paid (amount_total once paid, else 0)'),
+  amount_refunded: minor('What went back to the buyer so far, by cancellations or in the processor dashboard'),
+  amount_outstanding: minor('What the buyer still owes (amount_total until paid, then 0)'),
+  buyer_email: z.string().nullable(),
+  agent_id: z.number().int().nullable().meta({ description: 'The teammate whose key sold it (null: the agency itself)' }),
+  failure_reason: z.string().nullable(),
+  subscription_id: z.string().nullable(),
+  renewal_of_purchase_id: z.number().int().nullable(),
+  paid_at: instant('When it was paid').nullable(),
+  certificates_issued_at: instant('When all its certificates were stored').nullable(),
+  created_at: instant('When it was quoted'),
+};
+
+export const PurchaseSummary = z.object(purchaseFields).meta({ id: 'PurchaseSummary' });
+export type PurchaseSummary = z.infer<typeof PurchaseSummary>;
+
+const CoveredUnit = z
+  .object({
+    id: z.number().int().meta({ description: 'Covered unit id (what a cancellation names)' }),
+    index: z.number().int().meta({ description: 'Position within its item, from 0' }),
+    kind: z.enum(['day', 'trip']),
+    starts_at: instant('When its coverage starts (a day: local midnight in time_zone)'),
+    ends_at: instant('When its coverage ends'),
+    time_zone: z.string().meta({ description: 'IANA time zone of the risk' }),
+    local_label: z.string().meta({ description: 'The covered day or trip as the certificate prints it' }),
+    state: z.enum(['unpaid', 'active', 'cancelled']).meta({ description: '`unpaid` until the purchase is paid, `active` once paid, `cancelled` once refunded or cancelled' }),
+    coverage_started: z.boolean().meta({ description: 'Whether its coverage had started when this was answered (a started unit is earned and cannot be cancelled)' }),
+    certificate: z
+      .object({ number: z.string(), verification_url: z.string() })
+      .nullable()
+      .meta({ description: 'The certificate that proves it (null until issued)' }),
+  })
+  .meta({ id: 'PurchaseCoveredUnit' });
+
+const PurchaseItem = z
+  .object({
+    id: z.number().int(),
+    product_id: z.number().int(),
+    product_name: z.string(),
+    is_trip_excess: z.boolean(),
+    unit_price: minor('Price of one covered unit before the answers’ factors'),
+    price_factor: z.number().meta({ description: 'Product of the chosen answers’ price factors' }),
+    amount: minor('The item’s premium (unit_price × units × price_factor, rounded once)'),
+    named_insured: z.unknown().meta({ description: 'The named insured as answered' }),
+    certificate_holder: z.unknown().meta({ description: 'The certificate holder as answered (null: none)' }),
+    covered_units: z.array(CoveredUnit),
+  })
+  .meta({ id: 'PurchaseItem' });
+
+const TimelineEntry = z
+  .object({
+    type: z.enum(['created', 'paid', 'certificates_issued', 'refunded', 'expired', 'failed']),
+    at: instant('When it happened'),
+    by: z.enum(['agency', 'buyer', 'processor', 'service']).meta({ description: 'Who made it happen: the agency (its quote), the buyer (their payment), the processor (a dashboard refund, an expiry) or this service' }),
+  })
+  .meta({ id: 'PurchaseTimelineEntry' });
+
+export const PurchaseDetail = z
+  .object({ ...purchaseFields, items: z.array(PurchaseItem), timeline: z.array(TimelineEntry).meta({ description: 'What happened to the purchase, oldest first' }) })
+  .meta({ id: 'Purchase' });
+export type PurchaseDetail = z.infer<typeof PurchaseDetail>;
+
+/** Body of `POST /api/v1/purchases/{id}/cancellation_quote`. */
+export const CancellationQuoteRequest = z
+  .strictObject({
+    covered_unit_ids: z
+      .array(z.number().int().min(1).max(2_147_483_647))
+      .min(1)
+      .max(1000)
+      .optional()
+      .meta({ description: 'The covered units to cancel (ids from GET /api/v1/purchases/{id}); default: every unit not started at effective_at and not already cancelled' }),
+    requested_by: z.enum(CANCELLATION_REQUESTERS).default('agency').meta({ description: 'Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, in a few words (kept with the cancellation)' }),
+    effective_at: isoInstant.optional().meta({ description: 'When the cancellation takes effect (ISO 8601 with offset): now (default) or later, never in the past' }),
+  })
+  .meta({ id: 'CancellationQuoteRequest', example: { covered_unit_ids: [812, 813], requested_by: 'buyer', reason: 'Event postponed' } });
+export type CancellationQuoteRequest = z.infer<typeof CancellationQuoteRequest>;
+
+export const CancellationQuote = z
+  .object({
+    object: z.literal('cancellation_quote'),
+    id: z.string().meta({ description: 'The quote id (`cq_…`), to carry the cancellation out at this price while the quote holds' }),
+    purchase_id: z.number().int(),
+    requested_by: z.enum(CANCELLATION_REQUESTERS),
+    reason: z.string().nullable(),
+    effective_at: instant('When the cancellation would take effect'),
+    method: z.enum(['free_look', 'pro_rata', 'short_rate', 'none']).meta({ description: 'The rule applied: `free_look` (everything back), else the product’s refund method for who asks' }),
+    ends_policy: z.boolean().meta({ description: 'Whether no covered unit would stay active' }),
+    currency: z.string(),
+    refund: z.object({
+      premium: minor('Premium coming back'),
+      tax: minor('Tax coming back'),
+      platform_fee: minor('Platform fee coming back'),
+      total: minor('Everything coming back'),
+    }),
+    covered_units: z.array(
+      z.object({
+        covered_unit_id: z.number().int(),
+        item_id: z.number().int(),
+        premium: minor('The unit’s share of its item’s premium'),
+        earned: minor('What the insurer keeps of it'),
+        refundable: minor('What comes back for it'),
+        certificate_number: z.string().nullable().meta({ description: 'The certificate the cancellation would void (null: none issued yet)' }),
+      }),
+    ),
+    expires_at: instant('Until when the quote holds: 15 minutes, or the start of its first unit if sooner'),
+    created_at: instant('When it was priced'),
+  })
+  .meta({ id: 'CancellationQuote' });
+export type CancellationQuote = z.infer<typeof CancellationQuote>;
