@@ -1,8 +1,9 @@
 /**
- * The only writer of `purchases`, `purchase_items` and `covered_units`: the quote path creates a
- * purchase (and renewals reuse it), the purchase workflow's activities record what happened to
- * it, and every status change goes through `transition`, which holds the status rules once.
- * Other domains read purchases (their own queries or the readers here), never write them.
+ * The only writer of `purchases`, `purchase_items`, `covered_units` and `cancellation_quotes`:
+ * the quote path creates a purchase (and renewals reuse it), each item keeping the cancellation
+ * terms its product had then, the purchase workflow's activities record what happened to it, and
+ * every status change goes through `transition`, which holds the status rules once. Other domains
+ * read purchases (their own queries or the readers here), never write them.
  *
  * Status rules (`PURCHASE_TRANSITIONS`): a purchase moves forward only; `refunded` is final;
  * `failed` (the processor refused the purchase for good) and `expired` still move to `paid`,
