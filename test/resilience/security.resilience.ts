@@ -185,7 +185,7 @@ const IDENTITY = new Set(['idp_root_account_uuid', 'idp_teammate_uuid', 'seller_
  * its data. In a body a root id names the account a write is for, so it is not a lookup there.
  */
 const LOOKUP_BODY = new Set(['search_text', 'buyer_email']);
-const LOOKUP_QUERY = new Set(['search', 'root_seller_db_id', 'agencyRootAccountID']);
+const LOOKUP_QUERY = new Set(['search', 'root_seller_db_id', 'agencyRootAccountID', 'buyer_email']);
 /** Fields a request must not carry together (getInvoiceData names the purchase by one of them). */
 const EXCLUSIVE: [string, string][] = [['payment_intent', 'purchase_id']];
 
