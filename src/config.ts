@@ -170,9 +170,9 @@ const schema = z.object({
   CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
   /** How long a buyer may take to pay a checkout session, in seconds (processor allows 1800–86400). */
   CHECKOUT_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(86_400),
-  /** How often a waiting purchase asks the processor about its session, in seconds (covers lost webhooks). */
   /** Cap, in seconds, of the wait between two tries of a processor call in a purchase workflow (no attempt limit). */
   PURCHASE_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  /** How often a waiting purchase asks the processor about its session, in seconds (covers lost webhooks). */
   CHECKOUT_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
 
   /** Object storage (GCS). Endpoint set for fake-gcs-server, empty for real GCS. */
