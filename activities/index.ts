@@ -14,6 +14,7 @@ import { createPurchaseActivities } from './purchase';
 import { createCertificateActivities } from './certificates';
 import { createProofEmailActivities } from './proof-email';
 import { createRenewalActivities } from './renewal';
+import { createPolicyActivities } from './policy';
 import { createMailer, type Mailer } from '../src/mail/mailer';
 import { createTemporalClient, type TemporalHandle } from '../src/temporal/client';
 import { createEventsRepository, type EventsRepository } from '../src/events/repository';
@@ -61,6 +62,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateActivities(deps),
     ...createProofEmailActivities(deps),
     ...createRenewalActivities(deps),
+    ...createPolicyActivities(deps),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };
 }

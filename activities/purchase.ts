@@ -44,7 +44,7 @@ export type SessionState = { state: 'open' } | { state: 'paid'; paymentIntentId:
  * an invalid request is its answer) under the activity that met it (`count`, from the
  * activities' metrics).
  */
-function processorFailure(err: unknown, count: (operation: string) => void): never {
+export function processorFailure(err: unknown, count: (operation: string) => void): never {
   let operation = 'unknown';
   try {
     operation = Context.current().info.activityType;

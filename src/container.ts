@@ -187,7 +187,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     apiV1Routes: [
       accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
-      purchaseRoutes(createPurchaseService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL })),
+      purchaseRoutes(createPurchaseService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, workflows: purchaseWorkflows })),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
       webhookEndpointRoutes(createWebhookEndpointService({ repo: endpoints })),

@@ -174,3 +174,29 @@ export interface EventDeliveryInput {
 export function eventDeliveryWorkflowId(deliveryId: number, resends: number): string {
   return `event-delivery-${deliveryId}-${resends}`;
 }
+
+/** Workflow id of a purchase's policy changes after its sale (cancellations, one at a time). */
+export function policyWorkflowId(purchaseId: number): string {
+  return `policy-${purchaseId}`;
+}
+
+/** Name of the policy workflow's update that carries out a cancellation quote. */
+export const CANCEL_UPDATE = 'cancel';
+
+/** Input of `policyWorkflow`. Durations are inputs so tests can make them short. */
+export interface PolicyWorkflowInput {
+  purchaseId: number;
+  /** Longest wait between two tries of a processor call, in seconds (default 300; no attempt limit). */
+  retryMaxIntervalSeconds?: number;
+  /** How often to ask the processor about a refund still pending, in seconds (default 30). */
+  refundPollSeconds?: number;
+  /** How long the workflow stays open with nothing to do before it completes, in seconds (default 600). */
+  idleSeconds?: number;
+}
+
+/** What the `cancel` update answers: the accepted cancellation (its refund in minor units). */
+export interface CancellationAccepted {
+  cancellationId: number;
+  status: 'accepted' | 'refund_pending' | 'completed' | 'refund_failed';
+  totalMinor: number;
+}

@@ -184,6 +184,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/purchases/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel covered units: carry out a quote, or price and cancel at once
+         * @description With `quote_id`: carries out that quote at its price, or answers 409 CANCELLATION_QUOTE_EXPIRED / CANCELLATION_QUOTE_STALE when it no longer holds (its 15 minutes passed, a unit started, or another change took a unit) so nothing happens by surprise. Without it: prices `covered_unit_ids` (default: every unit not started) as cancellation_quote does and carries that out. Changes to one purchase are applied one at a time. The answer is the accepted cancellation (`accepted` or `refund_pending`); then the refund is created at the payment processor, and once it succeeded the units are `cancelled`, their certificates voided (the verification page says so) and `purchase.cancelled` is sent to the webhook endpoints. Follow it on GET /api/v1/purchases/{id}. The same quote again answers the same cancellation (one refund, ever). While the purchase’s certificates are still being issued the cancellation waits for them; past 30 s the answer is 503 CONNECTION_ERROR: call again. A quote dated in the future cannot be carried out yet. Send an Idempotency-Key header to retry safely.
+         */
+        post: operations["cancelPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bundles": {
         parameters: {
             query?: never;
@@ -1222,6 +1242,8 @@ export interface components {
             /** @description When it was quoted, ISO 8601 UTC */
             created_at: string;
             items: components["schemas"]["PurchaseItem"][];
+            /** @description Its cancellations, oldest first */
+            cancellations: components["schemas"]["Cancellation"][];
             /** @description What happened to the purchase, oldest first */
             timeline: components["schemas"]["PurchaseTimelineEntry"][];
         };
@@ -1258,28 +1280,77 @@ export interface components {
             /** @description The covered day or trip as the certificate prints it */
             local_label: string;
             /**
-             * @description `unpaid` until the purchase is paid, `active` once paid, `cancelled` once refunded or cancelled
+             * @description `unpaid` until the purchase is paid, `active` once paid, `cancellation_pending` once a cancellation took it (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full
              * @enum {string}
              */
-            state: "unpaid" | "active" | "cancelled";
+            state: "unpaid" | "active" | "cancellation_pending" | "cancelled";
             /** @description Whether its coverage had started when this was answered (a started unit is earned and cannot be cancelled) */
             coverage_started: boolean;
             /** @description The certificate that proves it (null until issued) */
             certificate: {
                 number: string;
                 verification_url: string;
+                /** @description When it was voided, ISO 8601 UTC; null while in force */
+                voided_at: string | null;
             } | null;
+        };
+        Cancellation: {
+            /** @enum {string} */
+            object: "cancellation";
+            id: number;
+            purchase_id: number;
+            quote_id: string | null;
+            /**
+             * @description `accepted` (its units are taken), `refund_pending` (the refund is at the processor), `completed` (refunded; units cancelled and certificates voided) or `refund_failed` (the processor refused the refund for good; its units stay taken for an operator to retry)
+             * @enum {string}
+             */
+            status: "accepted" | "refund_pending" | "completed" | "refund_failed";
+            /** @enum {string} */
+            requested_by: "buyer" | "agency" | "insurer";
+            reason: string | null;
+            /** @description When it takes effect, ISO 8601 UTC */
+            effective_at: string;
+            currency: string;
+            refund: {
+                /** @description The processor’s refund id (null until created, or when nothing was due) */
+                id: string | null;
+                /** @description Premium going back, integer minor units of `currency` (e.g. cents) */
+                premium: number;
+                /** @description Tax going back, integer minor units of `currency` (e.g. cents) */
+                tax: number;
+                /** @description Platform fee going back, integer minor units of `currency` (e.g. cents) */
+                platform_fee: number;
+                /** @description Everything going back, integer minor units of `currency` (e.g. cents) */
+                total: number;
+            };
+            covered_units: {
+                covered_unit_id: number;
+                item_id: number;
+                /** @description Its share of the premium, integer minor units of `currency` (e.g. cents) */
+                premium: number;
+                /** @description Kept, integer minor units of `currency` (e.g. cents) */
+                earned: number;
+                /** @description Going back, integer minor units of `currency` (e.g. cents) */
+                refundable: number;
+            }[];
+            failure_reason: string | null;
+            /** @description When it was accepted, ISO 8601 UTC */
+            created_at: string;
+            /** @description When it completed, ISO 8601 UTC */
+            completed_at: string | null;
         };
         PurchaseTimelineEntry: {
             /** @enum {string} */
-            type: "created" | "paid" | "certificates_issued" | "refunded" | "expired" | "failed";
+            type: "created" | "paid" | "certificates_issued" | "cancellation_accepted" | "cancelled" | "cancellation_failed" | "refunded" | "expired" | "failed";
             /** @description When it happened, ISO 8601 UTC */
             at: string;
             /**
-             * @description Who made it happen: the agency (its quote), the buyer (their payment), the processor (a dashboard refund, an expiry) or this service
+             * @description Who made it happen: the agency (its quote), the buyer (their payment), who asked for a cancellation, the processor (a dashboard refund, an expiry) or this service
              * @enum {string}
              */
-            by: "agency" | "buyer" | "processor" | "service";
+            by: "agency" | "buyer" | "insurer" | "processor" | "service";
+            /** @description The cancellation the entry belongs to */
+            cancellation_id?: number;
         };
         CancellationQuoteResponse: {
             /** @enum {boolean} */
@@ -1356,9 +1427,34 @@ export interface components {
             reason?: string;
             /**
              * Format: date-time
-             * @description When the cancellation takes effect (ISO 8601 with offset): now (default) or later, never in the past
+             * @description When the cancellation would take effect (ISO 8601 with offset): now (default) or later, never in the past. Only a quote effective now can be carried out yet
              */
             effective_at?: string;
+        };
+        CancellationResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Cancellation"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "quote_id": "cq_4f1c2d3e4b5a6c7d8e9f0a1b"
+         *     }
+         */
+        CancelRequest: {
+            /** @description A quote from cancellation_quote to carry out at its price (409 CANCELLATION_QUOTE_EXPIRED or _STALE when it no longer holds). Without it the other fields are priced afresh, as cancellation_quote does, and carried out */
+            quote_id?: string;
+            /** @description The covered units to cancel (ids from GET /api/v1/purchases/{id}); default: every unit not started at effective_at and not already cancelled */
+            covered_unit_ids?: number[];
+            /**
+             * @description Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)
+             * @default agency
+             * @enum {string}
+             */
+            requested_by: "buyer" | "agency" | "insurer";
+            /** @description Why, in a few words (kept with the cancellation) */
+            reason?: string;
         };
         BundleCreatedResponse: {
             /** @enum {boolean} */
@@ -1994,7 +2090,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.failed" | "subscription.renewed" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -2041,7 +2137,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.failed" | "subscription.renewed" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -2072,14 +2168,14 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.failed" | "subscription.renewed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
             /** @enum {string} */
             api_version: "v1";
             data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
+                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
                 object: {
                     [key: string]: unknown;
                 };
@@ -2097,14 +2193,14 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.failed" | "subscription.renewed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
             /** @enum {string} */
             api_version: "v1";
             data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
+                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
                 object: {
                     [key: string]: unknown;
                 };
@@ -3237,7 +3333,7 @@ export interface components {
              */
             kind: "certificate" | "proof_of_coverage";
             /**
-             * @description `voided` when voided (refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`
+             * @description `voided` when voided (a cancellation of its covered unit, or a full refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`
              * @enum {string}
              */
             state: "valid" | "not_yet_valid" | "expired" | "voided";
@@ -3261,6 +3357,8 @@ export interface components {
                 ends_local: string;
                 /** @enum {string} */
                 state: "valid" | "not_yet_valid" | "expired" | "voided";
+                /** @description When this certificate was voided (its covered unit cancelled, or the purchase refunded in full), ISO 8601 UTC; null while in force */
+                voided_at: string | null;
             }[];
         };
         /** @description The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued. */
@@ -4483,6 +4581,152 @@ export interface operations {
             };
             /** @description INTERNAL_ERROR */
             500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelPurchase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id (`purchase_id` of adminValidateBuyerResponses), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelRequest"];
+            };
+        };
+        responses: {
+            /** @description The accepted cancellation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancellationResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (a bad body, quote_id with units, a quote dated in the future), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND (no such purchase for this key) or CANCELLATION_QUOTE_NOT_FOUND (no such quote of this purchase) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE, PURCHASE_NOT_CANCELLABLE, PURCHASE_ALREADY_CANCELLED, COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL, or an Idempotency-Key reused or in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONNECTION_ERROR: not answered within 30 s (certificates still being issued, or Temporal unreachable); call again, nothing is cancelled twice */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -5984,7 +6228,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.failed" | "subscription.renewed";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed";
                 pageSize?: number;
                 pageIndex?: number;
             };

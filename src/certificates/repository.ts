@@ -74,6 +74,8 @@ export interface StoredCertificate {
   storageKey: string | null;
   sizeBytes: number | null;
   sha256: string | null;
+  /** When a cancellation of its unit voided it (null while in force; a full refund shows on the purchase). */
+  voidedAt: Date | null;
 }
 
 export interface ArchiveRow {
@@ -111,6 +113,8 @@ export interface VerificationCertificate {
   testMode: boolean;
   stored: boolean;
   voided: boolean;
+  /** When it was voided: its unit's cancellation, or the purchase's full refund; null while in force. */
+  voidedAt: Date | null;
 }
 
 export function createCertificatesRepository(db: Db) {
@@ -249,6 +253,7 @@ export function createCertificatesRepository(db: Db) {
           'c.storage_key',
           'c.size_bytes',
           'c.sha256',
+          'c.voided_at',
         );
       return rows.map((r) => ({
         certificateId: r.id,
@@ -266,6 +271,7 @@ export function createCertificatesRepository(db: Db) {
         storageKey: r.storage_key,
         sizeBytes: r.size_bytes,
         sha256: r.sha256,
+        voidedAt: r.voided_at ?? null,
       }));
     },
 
@@ -340,6 +346,16 @@ export function createCertificatesRepository(db: Db) {
      * The certificates a verification code names: one certificate for a certificate number, or
      * the certificates of one product line of one purchase for a proof-of-coverage code.
      */
+    /**
+     * Voids the certificates of `coveredUnitIds` at `at` (a cancellation took those units); a
+     * certificate voided before keeps its time. Returns the numbers voided by this call.
+     */
+    async voidForUnits(coveredUnitIds: readonly number[], at: Date): Promise<string[]> {
+      if (!coveredUnitIds.length) return [];
+      const rows = await db('certificates').whereIn('covered_unit_id', coveredUnitIds).whereNull('voided_at').update({ voided_at: at }).returning('certificate_number');
+      return rows.map((r: { certificate_number: string }) => r.certificate_number);
+    },
+
     async findForVerification(code: string): Promise<VerificationCertificate[]> {
       const base = () =>
         db('certificates as c')
@@ -358,6 +374,7 @@ export function createCertificatesRepository(db: Db) {
             'p.mode',
             'c.storage_key',
             'p.refunded_at',
+            'c.voided_at',
           );
       let rows = await base().where('c.certificate_number', code);
       if (rows.length === 0) {
@@ -373,7 +390,8 @@ export function createCertificatesRepository(db: Db) {
         timeZone: r.time_zone,
         testMode: r.mode === 'test',
         stored: r.storage_key !== null,
-        voided: r.refunded_at !== null,
+        voided: r.refunded_at !== null || r.voided_at !== null,
+        voidedAt: r.voided_at ?? r.refunded_at ?? null,
       }));
     },
   };

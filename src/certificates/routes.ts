@@ -43,7 +43,7 @@ const VerificationJson = z
   .object({
     code: z.string().meta({ description: 'The code looked up', example: 'COI-42-1-1-3FA9C2B71D' }),
     kind: z.enum(['certificate', 'proof_of_coverage']).meta({ description: '`certificate` for a COI-… number, `proof_of_coverage` for a POC-… code (all certificates of one product of a payment)' }),
-    state: CoverageStateSchema.meta({ description: '`voided` when voided (refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`' }),
+    state: CoverageStateSchema.meta({ description: '`voided` when voided (a cancellation of its covered unit, or a full refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`' }),
     product_name: z.string(),
     named_insured_name: z.string().nullable(),
     test_mode: z.boolean().meta({ description: 'True for a certificate issued in test mode (no real cover)' }),
@@ -57,6 +57,7 @@ const VerificationJson = z
         starts_local: z.string().meta({ description: 'Start in the coverage’s time zone, for display' }),
         ends_local: z.string().meta({ description: 'End in the coverage’s time zone, for display' }),
         state: CoverageStateSchema,
+        voided_at: z.string().nullable().meta({ description: 'When this certificate was voided (its covered unit cancelled, or the purchase refunded in full), ISO 8601 UTC; null while in force' }),
       }),
     ),
   } satisfies Record<keyof VerificationView, z.ZodType>)

@@ -35,7 +35,7 @@ export interface VerificationView {
   named_insured_name: string | null;
   test_mode: boolean;
   checked_at: string;
-  coverage: Array<{ certificate_number: string; starts_at: string; ends_at: string; time_zone: string; starts_local: string; ends_local: string; state: CoverageState }>;
+  coverage: Array<{ certificate_number: string; starts_at: string; ends_at: string; time_zone: string; starts_local: string; ends_local: string; state: CoverageState; voided_at: string | null }>;
 }
 
 export interface CertificateServiceDeps {
@@ -172,6 +172,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           starts_local: local(c.startsAt, c.timeZone),
           ends_local: local(c.endsAt, c.timeZone),
           state: states[i]!,
+          voided_at: c.voidedAt ? c.voidedAt.toISOString() : null,
         })),
       };
     },

@@ -30,19 +30,23 @@ function page(title: string, body: string): string {
 `;
 }
 
+/** `2027-05-02` of an ISO instant (UTC), for "cancelled on". */
+const dayOf = (iso: string) => iso.slice(0, 10);
+
 export function renderVerificationPage(v: VerificationView): string {
   const w = WORDS[v.state];
+  const stateWords = (c: VerificationView['coverage'][number]) =>
+    c.state === 'voided' && c.voided_at ? `Voided: cancelled on ${dayOf(c.voided_at)}, no coverage from then` : WORDS[c.state].title.split(':')[0]!;
   const rows = v.coverage
-    .map(
-      (c) =>
-        `<tr><td>${escapeHtml(c.certificate_number)}</td><td>${escapeHtml(c.starts_local)}</td><td>${escapeHtml(c.ends_local)}</td><td>${escapeHtml(WORDS[c.state].title.split(':')[0]!)}</td></tr>`,
-    )
+    .map((c) => `<tr><td>${escapeHtml(c.certificate_number)}</td><td>${escapeHtml(c.starts_local)}</td><td>${escapeHtml(c.ends_local)}</td><td>${escapeHtml(stateWords(c))}</td></tr>`)
     .join('');
+  const voidedAt = v.coverage.map((c) => c.voided_at).filter((d): d is string => d !== null).sort()[0];
+  const title = v.state === 'voided' && voidedAt ? `Voided: cancelled on ${dayOf(voidedAt)}, no coverage from ${dayOf(voidedAt)}` : w.title;
   return page(
     `${w.title.split(':')[0]} – ${v.code}`,
     `${v.test_mode ? '<div class="specimen">SPECIMEN: issued in test mode, not real coverage.</div>' : ''}
 <h1>${v.kind === 'certificate' ? 'Certificate of insurance' : 'Proof of coverage'} ${escapeHtml(v.code)}</h1>
-<div class="state" id="state" data-state="${v.state}" style="color:${w.colour}">${escapeHtml(w.title)}</div>
+<div class="state" id="state" data-state="${v.state}" style="color:${w.colour}">${escapeHtml(title)}</div>
 <dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
 <dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd></dl>
 <table><thead><tr><th>Certificate</th><th>Coverage starts</th><th>Coverage ends</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>

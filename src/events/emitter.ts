@@ -10,8 +10,8 @@ import type { PurchasesRepository } from '../purchases/repository';
 import type { CertificateService } from '../certificates/service';
 import type { EventPublisher } from './publisher';
 import type { WorkerMetrics } from '../metrics/registry';
-import type { PurchaseRecord } from '../purchases/repository';
-import { certificatesIssuedEvent, purchaseStatusEvent, refundEvent, renewalEvent } from './payloads';
+import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
+import { cancelledEvent, certificatesIssuedEvent, purchaseStatusEvent, refundEvent, renewalEvent } from './payloads';
 
 export function createEventEmitter(deps: {
   purchases: Pick<PurchasesRepository, 'findById'>;
@@ -35,6 +35,11 @@ export function createEventEmitter(deps: {
     async refunded(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
       if (p && p.refundedMinor > 0) count(p, p.status === 'refunded' ? 'refunded' : 'partially_refunded', (await deps.publisher.publish(refundEvent(p))).recorded);
+    },
+    /** `purchase.cancelled` for a completed cancellation, with the certificates it voided. */
+    async cancelled(cancellation: StoredCancellation, voidedCertificates: string[]): Promise<void> {
+      const p = await load(cancellation.purchaseId);
+      if (p) count(p, 'cancelled', (await deps.publisher.publish(cancelledEvent(p, cancellation, voidedCertificates))).recorded);
     },
     async renewed(renewalPurchaseId: number): Promise<void> {
       const p = await load(renewalPurchaseId);

@@ -12,7 +12,7 @@
  * proof-of-coverage links; fetch fresh links with getCertificates after that).
  */
 import { createHash } from 'node:crypto';
-import type { PurchaseRecord } from '../purchases/repository';
+import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
 import type { AgencyEvent, AgencyEventType } from './types';
@@ -77,4 +77,26 @@ export function renewalEvent(renewal: PurchaseRecord): StoredEvent {
 /** `certificates.issued`, with the purchase's certificates as getCertificates lists them. */
 export function certificatesIssuedEvent(p: PurchaseRecord, certificates: GetCertificatesResponse): StoredEvent {
   return envelope('certificates.issued', agencyEventId('certificates.issued', p.id), p, { object: 'certificate_set', ...certificates });
+}
+
+/**
+ * `purchase.cancelled`, once per cancellation: the purchase, and a `cancellation` with its covered
+ * units, the refund split (minor units), the certificates it voided, who asked, and when it took
+ * effect (`effective_at`) beside the event's own `created`.
+ */
+export function cancelledEvent(p: PurchaseRecord, c: StoredCancellation, voidedCertificates: string[]): StoredEvent {
+  return envelope('purchase.cancelled', agencyEventId('purchase.cancelled', p.id, String(c.id)), p, {
+    ...purchaseObject(p),
+    cancellation: {
+      object: 'cancellation',
+      id: c.id,
+      quote_id: c.quoteId,
+      requested_by: c.requestedBy,
+      reason: c.reason,
+      effective_at: c.effectiveAt.toISOString(),
+      covered_unit_ids: c.coveredUnitIds,
+      refund: { id: c.refundId, premium: c.premiumMinor, tax: c.taxMinor, platform_fee: c.platformFeeMinor, total: c.totalMinor },
+      voided_certificates: voidedCertificates,
+    },
+  });
 }

@@ -28,7 +28,7 @@ export const AgencyEventSchema = z
     data: z.object({
       object: z.record(z.string(), z.unknown()).meta({
         description:
-          'A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates.',
+          'A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates.',
       }),
     }),
   })

@@ -9,6 +9,7 @@ export const AGENCY_EVENT_TYPES = [
   'certificates.issued',
   'purchase.expired',
   'purchase.refunded',
+  'purchase.cancelled',
   'purchase.failed',
   'subscription.renewed',
 ] as const;

@@ -200,7 +200,96 @@ export interface PurchaseItemDetail {
   certificateHolder: unknown;
   /** The terms in force when it was bought (the defaults for items bought before terms were kept). */
   cancellationTerms: CancellationTerms;
-  units: Array<{ id: number; index: number; kind: 'day' | 'trip'; startsAt: Date; endsAt: Date; timeZone: string; localLabel: string }>;
+  units: Array<{
+    id: number;
+    index: number;
+    kind: 'day' | 'trip';
+    startsAt: Date;
+    endsAt: Date;
+    timeZone: string;
+    localLabel: string;
+    /** The cancellation that took it (pending or done); null while it is active. */
+    cancellationId: number | null;
+    /** When it was cancelled (its refund succeeded); null before. */
+    cancelledAt: Date | null;
+  }>;
+}
+
+/** Progress of a change to a policy: accepted (units taken), refund pending at the processor, completed, or refund failed for good. */
+export type PolicyTransactionStatus = 'accepted' | 'refund_pending' | 'completed' | 'refund_failed';
+
+/** A cancellation as kept in `policy_transactions` (amounts: the refund, minor units). */
+export interface StoredCancellation {
+  id: number;
+  purchaseId: number;
+  status: PolicyTransactionStatus;
+  quoteId: string | null;
+  apiKeyId: number;
+  requestedBy: CancellationRequester;
+  reason: string | null;
+  coveredUnitIds: number[];
+  effectiveAt: Date;
+  currency: string;
+  premiumMinor: number;
+  taxMinor: number;
+  platformFeeMinor: number;
+  totalMinor: number;
+  breakdown: UnitRefund[];
+  refundId: string | null;
+  failureReason: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+const toStoredCancellation = (r: Record<string, unknown>): StoredCancellation => ({
+  id: r.id as number,
+  purchaseId: r.purchase_id as number,
+  status: r.status as PolicyTransactionStatus,
+  quoteId: (r.quote_id as string | null) ?? null,
+  apiKeyId: r.api_key_id as number,
+  requestedBy: r.requested_by as CancellationRequester,
+  reason: (r.reason as string | null) ?? null,
+  coveredUnitIds: (r.covered_unit_ids as number[]).map(Number),
+  effectiveAt: r.effective_at as Date,
+  currency: r.currency as string,
+  premiumMinor: Number(r.premium_minor),
+  taxMinor: Number(r.tax_minor),
+  platformFeeMinor: Number(r.platform_fee_minor),
+  totalMinor: Number(r.total_minor),
+  breakdown: r.breakdown as UnitRefund[],
+  refundId: (r.refund_id as string | null) ?? null,
+  failureReason: (r.failure_reason as string | null) ?? null,
+  createdAt: r.created_at as Date,
+  completedAt: (r.completed_at as Date | null) ?? null,
+});
+
+const toStoredQuote = (r: Record<string, unknown>): StoredCancellationQuote => ({
+  id: r.id as string,
+  purchaseId: r.purchase_id as number,
+  apiKeyId: r.api_key_id as number,
+  requestedBy: r.requested_by as CancellationRequester,
+  reason: (r.reason as string | null) ?? null,
+  coveredUnitIds: (r.covered_unit_ids as number[]).map(Number),
+  effectiveAt: r.effective_at as Date,
+  method: r.method as StoredCancellationQuote['method'],
+  freeLook: Boolean(r.free_look),
+  endsPolicy: Boolean(r.ends_policy),
+  currency: r.currency as string,
+  premiumMinor: Number(r.premium_minor),
+  taxMinor: Number(r.tax_minor),
+  platformFeeMinor: Number(r.platform_fee_minor),
+  totalMinor: Number(r.total_minor),
+  breakdown: r.breakdown as UnitRefund[],
+  expiresAt: r.expires_at as Date,
+  createdAt: r.created_at as Date,
+});
+
+/** Thrown by `acceptCancellation` when a unit of the quote was taken by another change meanwhile. */
+export class CoveredUnitTakenError extends Error {
+  constructor(readonly unitIds: number[]) {
+    super(`covered units ${unitIds.join(', ')} were taken by another change`);
+    this.name = 'CoveredUnitTakenError';
+  }
 }
 
 /** A priced cancellation as kept for the cancel that may follow (amounts in minor units). */
@@ -467,8 +556,116 @@ export function createPurchasesRepository(db: Db) {
         cancellationTerms: { ...DEFAULT_CANCELLATION_TERMS, ...(i.cancellation_terms ?? {}) },
         units: units
           .filter((u) => u.purchase_item_id === i.id)
-          .map((u) => ({ id: u.id, index: u.unit_index, kind: u.kind, startsAt: u.starts_at, endsAt: u.ends_at, timeZone: u.time_zone, localLabel: u.local_label })),
+          .map((u) => ({
+            id: u.id,
+            index: u.unit_index,
+            kind: u.kind,
+            startsAt: u.starts_at,
+            endsAt: u.ends_at,
+            timeZone: u.time_zone,
+            localLabel: u.local_label,
+            cancellationId: u.cancellation_id ?? null,
+            cancelledAt: u.cancelled_at ?? null,
+          })),
       }));
+    },
+
+    /** A cancellation quote by id (any purchase; callers check it is the one they mean). */
+    async findCancellationQuote(quoteId: string): Promise<StoredCancellationQuote | undefined> {
+      const row = await db('cancellation_quotes').where({ id: quoteId }).first();
+      return row ? toStoredQuote(row) : undefined;
+    },
+
+    /** The purchase's cancellations, oldest first. */
+    async cancellations(purchaseId: number): Promise<StoredCancellation[]> {
+      return (await db('policy_transactions').where({ purchase_id: purchaseId, kind: 'cancellation' }).orderBy('id')).map(toStoredCancellation);
+    },
+
+    async findCancellation(cancellationId: number): Promise<StoredCancellation | undefined> {
+      const row = await db('policy_transactions').where({ id: cancellationId, kind: 'cancellation' }).first();
+      return row ? toStoredCancellation(row) : undefined;
+    },
+
+    /** The cancellation that carries out `quoteId`, if one was accepted. */
+    async findCancellationByQuote(quoteId: string): Promise<StoredCancellation | undefined> {
+      const row = await db('policy_transactions').where({ quote_id: quoteId }).first();
+      return row ? toStoredCancellation(row) : undefined;
+    },
+
+    /**
+     * Records an accepted cancellation and takes its covered units (their `cancellation_id`), in
+     * one transaction with the purchase row locked: a unit another change holds already makes
+     * the whole write roll back.
+     * @throws {CoveredUnitTakenError} naming the units already taken.
+     */
+    async acceptCancellation(c: Omit<StoredCancellation, 'id' | 'status' | 'refundId' | 'failureReason' | 'createdAt' | 'completedAt'>): Promise<StoredCancellation> {
+      return db.transaction(async (trx) => {
+        await trx('purchases').where({ id: c.purchaseId }).forUpdate().first('id');
+        const [row] = await trx('policy_transactions')
+          .insert({
+            purchase_id: c.purchaseId,
+            kind: 'cancellation',
+            status: 'accepted',
+            quote_id: c.quoteId,
+            api_key_id: c.apiKeyId,
+            requested_by: c.requestedBy,
+            reason: c.reason,
+            covered_unit_ids: c.coveredUnitIds,
+            effective_at: c.effectiveAt,
+            currency: c.currency,
+            premium_minor: c.premiumMinor,
+            tax_minor: c.taxMinor,
+            platform_fee_minor: c.platformFeeMinor,
+            total_minor: c.totalMinor,
+            breakdown: JSON.stringify(c.breakdown),
+          })
+          .returning('*');
+        const taken = await trx('covered_units')
+          .where({ purchase_id: c.purchaseId })
+          .whereIn('id', c.coveredUnitIds)
+          .whereNull('cancellation_id')
+          .update({ cancellation_id: row.id })
+          .returning('id');
+        if (taken.length !== c.coveredUnitIds.length) {
+          const got = new Set(taken.map((t: { id: number }) => t.id));
+          throw new CoveredUnitTakenError(c.coveredUnitIds.filter((id) => !got.has(id)));
+        }
+        return toStoredCancellation(row);
+      });
+    },
+
+    /** The refund of a cancellation exists at the processor (`refundId`; null when nothing is due). */
+    async markCancellationRefundPending(cancellationId: number, refundId: string | null): Promise<void> {
+      await db('policy_transactions').where({ id: cancellationId }).whereIn('status', ['accepted', 'refund_pending']).update({ status: 'refund_pending', refund_id: refundId });
+    },
+
+    /**
+     * The cancellation is done: its units cancelled at its effective time, the transaction
+     * completed, and the purchase's refunded amount at least the sum of its completed
+     * cancellations (a `charge.refunded` event may have recorded more, a dashboard refund too).
+     * Idempotent. Returns the cancellation as now stored.
+     */
+    async completeCancellation(cancellationId: number): Promise<StoredCancellation> {
+      return db.transaction(async (trx) => {
+        const row = await trx('policy_transactions').where({ id: cancellationId }).forUpdate().first();
+        if (row.status !== 'completed') {
+          await trx('covered_units').where({ cancellation_id: cancellationId }).whereNull('cancelled_at').update({ cancelled_at: row.effective_at });
+          await trx('policy_transactions').where({ id: cancellationId }).update({ status: 'completed', completed_at: trx.fn.now() });
+          await trx.raw(
+            `update purchases set refunded_minor = greatest(refunded_minor,
+               (select coalesce(sum(total_minor), 0) from policy_transactions where purchase_id = ? and kind = 'cancellation' and status = 'completed')),
+               updated_at = now()
+             where id = ?`,
+            [row.purchase_id, row.purchase_id],
+          );
+        }
+        return toStoredCancellation(await trx('policy_transactions').where({ id: cancellationId }).first());
+      });
+    },
+
+    /** The processor refused the refund for good: the cancellation stays visible as `refund_failed`, its units still held for a retry. */
+    async failCancellation(cancellationId: number, reason: string): Promise<void> {
+      await db('policy_transactions').where({ id: cancellationId }).whereNot('status', 'completed').update({ status: 'refund_failed', failure_reason: reason.slice(0, 1000) });
     },
 
     /** Stores a cancellation quote (its id chosen by the caller) and returns it as stored. */

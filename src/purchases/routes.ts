@@ -1,6 +1,6 @@
 /**
- * `/api/v1/purchases`: the key's purchases (list, one in full) and the cancellation quote.
- * GET → 200, the quote → 201 (a stored quote). Path ids that are not positive integers → 400
+ * `/api/v1/purchases`: the key's purchases (list, one in full), the cancellation quote and the
+ * cancellation. GET → 200, the quote → 201 (a stored quote), cancel → 200 (the accepted cancellation). Path ids that are not positive integers → 400
  * VALIDATION_ERROR; another account's, mode's or teammate's purchase → 404 NOT_FOUND.
  */
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
 import type { PurchaseService } from './service';
-import { CancellationQuote, CancellationQuoteRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
+import { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
 
 const IdParam = z.object({ id: z.string().meta({ description: 'Purchase id (`purchase_id` of adminValidateBuyerResponses), integer >= 1', example: '42' }) });
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
@@ -34,6 +34,12 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
       const body = parseBody(CancellationQuoteRequest, ctx.request.body ?? {});
       ctx.status = 201;
       ctx.body = ok(await service.quoteCancellation(ctx.state.principal!, id, body), 'Cancellation quoted');
+    });
+
+    router.post('/purchases/:id/cancel', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const body = parseBody(CancelRequest, ctx.request.body ?? {});
+      ctx.body = ok(await service.cancel(ctx.state.principal!, id, body), 'Cancellation accepted');
     });
 
     registry.registerPath({
@@ -72,6 +78,26 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
         400: errorResponse('VALIDATION_ERROR (a bad body, effective_at in the past), UNKNOWN_COVERED_UNIT (not a unit of this purchase), DUPLICATE_COVERED_UNIT, or the gateway’s codes'),
         404: notFoundResponse,
         409: errorResponse('PURCHASE_NOT_CANCELLABLE (not paid), PURCHASE_ALREADY_CANCELLED (refunded in full), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL (every unit has started), or an Idempotency-Key reused or in progress'),
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/purchases/{id}/cancel',
+      operationId: 'cancelPurchase',
+      tags: ['Purchases'],
+      summary: 'Cancel covered units: carry out a quote, or price and cancel at once',
+      description:
+        'With `quote_id`: carries out that quote at its price, or answers 409 CANCELLATION_QUOTE_EXPIRED / CANCELLATION_QUOTE_STALE when it no longer holds (its 15 minutes passed, a unit started, or another change took a unit) so nothing happens by surprise. Without it: prices `covered_unit_ids` (default: every unit not started) as cancellation_quote does and carries that out. ' +
+        'Changes to one purchase are applied one at a time. The answer is the accepted cancellation (`accepted` or `refund_pending`); then the refund is created at the payment processor, and once it succeeded the units are `cancelled`, their certificates voided (the verification page says so) and `purchase.cancelled` is sent to the webhook endpoints. Follow it on GET /api/v1/purchases/{id}. ' +
+        'The same quote again answers the same cancellation (one refund, ever). While the purchase’s certificates are still being issued the cancellation waits for them; past 30 s the answer is 503 CONNECTION_ERROR: call again. A quote dated in the future cannot be carried out yet. Send an Idempotency-Key header to retry safely.',
+      request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: CancelRequest } } } },
+      responses: {
+        200: { description: 'The accepted cancellation', content: { 'application/json': { schema: successEnvelope(Cancellation, 'CancellationResponse') } } },
+        ...gatewayResponses,
+        400: errorResponse('VALIDATION_ERROR (a bad body, quote_id with units, a quote dated in the future), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes'),
+        404: errorResponse('NOT_FOUND (no such purchase for this key) or CANCELLATION_QUOTE_NOT_FOUND (no such quote of this purchase)'),
+        409: errorResponse('CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE, PURCHASE_NOT_CANCELLABLE, PURCHASE_ALREADY_CANCELLED, COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL, or an Idempotency-Key reused or in progress'),
+        503: errorResponse('CONNECTION_ERROR: not answered within 30 s (certificates still being issued, or Temporal unreachable); call again, nothing is cancelled twice'),
       },
     });
   };

@@ -62,10 +62,12 @@ const CoveredUnit = z
     ends_at: instant('When its coverage ends'),
     time_zone: z.string().meta({ description: 'IANA time zone of the risk' }),
     local_label: z.string().meta({ description: 'The covered day or trip as the certificate prints it' }),
-    state: z.enum(['unpaid', 'active', 'cancelled']).meta({ description: '`unpaid` until the purchase is paid, `active` once paid, `cancelled` once refunded or cancelled' }),
+    state: z.enum(['unpaid', 'active', 'cancellation_pending', 'cancelled']).meta({
+      description: '`unpaid` until the purchase is paid, `active` once paid, `cancellation_pending` once a cancellation took it (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full',
+    }),
     coverage_started: z.boolean().meta({ description: 'Whether its coverage had started when this was answered (a started unit is earned and cannot be cancelled)' }),
     certificate: z
-      .object({ number: z.string(), verification_url: z.string() })
+      .object({ number: z.string(), verification_url: z.string(), voided_at: z.string().nullable().meta({ description: 'When it was voided, ISO 8601 UTC; null while in force' }) })
       .nullable()
       .meta({ description: 'The certificate that proves it (null until issued)' }),
   })
@@ -88,29 +90,33 @@ const PurchaseItem = z
 
 const TimelineEntry = z
   .object({
-    type: z.enum(['created', 'paid', 'certificates_issued', 'refunded', 'expired', 'failed']),
+    type: z.enum(['created', 'paid', 'certificates_issued', 'cancellation_accepted', 'cancelled', 'cancellation_failed', 'refunded', 'expired', 'failed']),
     at: instant('When it happened'),
-    by: z.enum(['agency', 'buyer', 'processor', 'service']).meta({ description: 'Who made it happen: the agency (its quote), the buyer (their payment), the processor (a dashboard refund, an expiry) or this service' }),
+    by: z.enum(['agency', 'buyer', 'insurer', 'processor', 'service']).meta({
+      description: 'Who made it happen: the agency (its quote), the buyer (their payment), who asked for a cancellation, the processor (a dashboard refund, an expiry) or this service',
+    }),
+    cancellation_id: z.number().int().optional().meta({ description: 'The cancellation the entry belongs to' }),
   })
   .meta({ id: 'PurchaseTimelineEntry' });
 
-export const PurchaseDetail = z
-  .object({ ...purchaseFields, items: z.array(PurchaseItem), timeline: z.array(TimelineEntry).meta({ description: 'What happened to the purchase, oldest first' }) })
-  .meta({ id: 'Purchase' });
-export type PurchaseDetail = z.infer<typeof PurchaseDetail>;
 
-/** Body of `POST /api/v1/purchases/{id}/cancellation_quote`. */
-export const CancellationQuoteRequest = z
-  .strictObject({
-    covered_unit_ids: z
+/** The fields a cancellation is priced from (the quote's, and the cancel's without a quote). */
+const CancellationQuoteRequestFields = {
+  covered_unit_ids: z
       .array(z.number().int().min(1).max(2_147_483_647))
       .min(1)
       .max(1000)
       .optional()
       .meta({ description: 'The covered units to cancel (ids from GET /api/v1/purchases/{id}); default: every unit not started at effective_at and not already cancelled' }),
-    requested_by: z.enum(CANCELLATION_REQUESTERS).default('agency').meta({ description: 'Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
-    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, in a few words (kept with the cancellation)' }),
-    effective_at: isoInstant.optional().meta({ description: 'When the cancellation takes effect (ISO 8601 with offset): now (default) or later, never in the past' }),
+  requested_by: z.enum(CANCELLATION_REQUESTERS).default('agency').meta({ description: 'Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
+  reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, in a few words (kept with the cancellation)' }),
+};
+
+/** Body of `POST /api/v1/purchases/{id}/cancellation_quote`. */
+export const CancellationQuoteRequest = z
+  .strictObject({
+    ...CancellationQuoteRequestFields,
+    effective_at: isoInstant.optional().meta({ description: 'When the cancellation would take effect (ISO 8601 with offset): now (default) or later, never in the past. Only a quote effective now can be carried out yet' }),
   })
   .meta({ id: 'CancellationQuoteRequest', example: { covered_unit_ids: [812, 813], requested_by: 'buyer', reason: 'Event postponed' } });
 export type CancellationQuoteRequest = z.infer<typeof CancellationQuoteRequest>;
@@ -147,3 +153,55 @@ export const CancellationQuote = z
   })
   .meta({ id: 'CancellationQuote' });
 export type CancellationQuote = z.infer<typeof CancellationQuote>;
+
+/** A cancellation as the API answers it (the refund in minor units). */
+export const Cancellation = z
+  .object({
+    object: z.literal('cancellation'),
+    id: z.number().int(),
+    purchase_id: z.number().int(),
+    quote_id: z.string().nullable(),
+    status: z.enum(['accepted', 'refund_pending', 'completed', 'refund_failed']).meta({
+      description: '`accepted` (its units are taken), `refund_pending` (the refund is at the processor), `completed` (refunded; units cancelled and certificates voided) or `refund_failed` (the processor refused the refund for good; its units stay taken for an operator to retry)',
+    }),
+    requested_by: z.enum(CANCELLATION_REQUESTERS),
+    reason: z.string().nullable(),
+    effective_at: instant('When it takes effect'),
+    currency: z.string(),
+    refund: z.object({
+      id: z.string().nullable().meta({ description: 'The processor’s refund id (null until created, or when nothing was due)' }),
+      premium: minor('Premium going back'),
+      tax: minor('Tax going back'),
+      platform_fee: minor('Platform fee going back'),
+      total: minor('Everything going back'),
+    }),
+    covered_units: z.array(z.object({ covered_unit_id: z.number().int(), item_id: z.number().int(), premium: minor('Its share of the premium'), earned: minor('Kept'), refundable: minor('Going back') })),
+    failure_reason: z.string().nullable(),
+    created_at: instant('When it was accepted'),
+    completed_at: instant('When it completed').nullable(),
+  })
+  .meta({ id: 'Cancellation' });
+export type Cancellation = z.infer<typeof Cancellation>;
+
+/** Body of `POST /api/v1/purchases/{id}/cancel`: a quote to carry out, or what to price and cancel at once. */
+export const CancelRequest = z
+  .strictObject({
+    quote_id: z.string().regex(/^cq_[0-9a-f]{24}$/, { message: 'must be a cancellation quote id (cq_…)' }).optional().meta({
+      description: 'A quote from cancellation_quote to carry out at its price (409 CANCELLATION_QUOTE_EXPIRED or _STALE when it no longer holds). Without it the other fields are priced afresh, as cancellation_quote does, and carried out',
+    }),
+    covered_unit_ids: CancellationQuoteRequestFields.covered_unit_ids,
+    requested_by: CancellationQuoteRequestFields.requested_by,
+    reason: CancellationQuoteRequestFields.reason,
+  })
+  .meta({ id: 'CancelRequest', example: { quote_id: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b' } });
+export type CancelRequest = z.infer<typeof CancelRequest>;
+
+export const PurchaseDetail = z
+  .object({
+    ...purchaseFields,
+    items: z.array(PurchaseItem),
+    cancellations: z.array(Cancellation).meta({ description: 'Its cancellations, oldest first' }),
+    timeline: z.array(TimelineEntry).meta({ description: 'What happened to the purchase, oldest first' }),
+  })
+  .meta({ id: 'Purchase' });
+export type PurchaseDetail = z.infer<typeof PurchaseDetail>;

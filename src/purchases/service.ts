@@ -19,15 +19,23 @@ import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../http/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
-import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope, PurchasesRepository, StoredCancellationQuote } from './repository';
-import { priceCancellation, RefundRuleError, type RuleItem } from './refund-rule';
-import type { CancellationQuote, CancellationQuoteRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
+import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope, PurchasesRepository, StoredCancellation, StoredCancellationQuote } from './repository';
+import type { PurchaseWorkflows } from './workflow-client';
+import { RefundRuleError } from './refund-rule';
+import { priceCancellationOf } from './cancellation-pricing';
+import type { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
 
 /** How long a cancellation quote holds at most (15 minutes), in ms; less when its first unit starts sooner. */
 export const CANCELLATION_QUOTE_TTL_MS = 15 * 60_000;
 
 /** Statuses in which the buyer has paid and the policy is in force. */
 const PAID_STATUSES = new Set(['paid', 'awaiting_certificates', 'issued']);
+
+/** The refund rule's refusal as the API's error (other errors unchanged). */
+export function asAppError(err: unknown): unknown {
+  if (!(err instanceof RefundRuleError)) return err;
+  return new AppError(err.code, err.message, { details: err.unitIds.length ? [{ path: 'covered_unit_ids', message: `covered units ${err.unitIds.join(', ')}` }] : undefined });
+}
 
 export function purchaseScopeOf(p: Principal): PurchaseScope {
   return { rootAccountId: p.rootAccountId, mode: p.mode, agentId: p.agentId };
@@ -62,9 +70,34 @@ export function toPurchaseSummary(p: PurchaseRecord): PurchaseSummary {
   };
 }
 
-/** What happened to the purchase, oldest first, from its own record. */
-function timeline(p: PurchaseRecord): PurchaseDetail['timeline'] {
+/** A cancellation in its wire shape (amounts in minor units). */
+export function toCancellation(c: StoredCancellation): Cancellation {
+  return {
+    object: 'cancellation',
+    id: c.id,
+    purchase_id: c.purchaseId,
+    quote_id: c.quoteId,
+    status: c.status,
+    requested_by: c.requestedBy,
+    reason: c.reason,
+    effective_at: c.effectiveAt.toISOString(),
+    currency: c.currency,
+    refund: { id: c.refundId, premium: c.premiumMinor, tax: c.taxMinor, platform_fee: c.platformFeeMinor, total: c.totalMinor },
+    covered_units: c.breakdown.map((u) => ({ covered_unit_id: u.unitId, item_id: u.itemId, premium: u.premiumMinor, earned: u.earnedMinor, refundable: u.refundableMinor })),
+    failure_reason: c.failureReason,
+    created_at: c.createdAt.toISOString(),
+    completed_at: c.completedAt?.toISOString() ?? null,
+  };
+}
+
+/** What happened to the purchase, oldest first, from its own record and its cancellations. */
+function timeline(p: PurchaseRecord, cancellations: StoredCancellation[]): PurchaseDetail['timeline'] {
   const entries: PurchaseDetail['timeline'] = [{ type: 'created', at: p.createdAt.toISOString(), by: 'agency' }];
+  for (const c of cancellations) {
+    entries.push({ type: 'cancellation_accepted', at: c.createdAt.toISOString(), by: c.requestedBy, cancellation_id: c.id });
+    if (c.status === 'completed' && c.completedAt) entries.push({ type: 'cancelled', at: c.completedAt.toISOString(), by: 'service', cancellation_id: c.id });
+    if (c.status === 'refund_failed') entries.push({ type: 'cancellation_failed', at: c.createdAt.toISOString(), by: 'processor', cancellation_id: c.id });
+  }
   if (p.paidAt) entries.push({ type: 'paid', at: p.paidAt.toISOString(), by: 'buyer' });
   if (p.certificatesIssuedAt) entries.push({ type: 'certificates_issued', at: p.certificatesIssuedAt.toISOString(), by: 'service' });
   if (p.refundedAt) entries.push({ type: 'refunded', at: p.refundedAt.toISOString(), by: 'processor' });
@@ -73,10 +106,22 @@ function timeline(p: PurchaseRecord): PurchaseDetail['timeline'] {
   return entries.sort((a, b) => a.at.localeCompare(b.at));
 }
 
-/** Whether a unit is cancelled: today only by a full refund, which voids every certificate. */
-const unitState = (p: PurchaseRecord): 'unpaid' | 'active' | 'cancelled' => (p.status === 'refunded' ? 'cancelled' : p.paidAt ? 'active' : 'unpaid');
+type UnitState = 'unpaid' | 'active' | 'cancellation_pending' | 'cancelled';
+/** A unit's state: cancelled by its cancellation or by a full refund, pending while its cancellation's refund is on the way. */
+function unitState(p: PurchaseRecord, u: PurchaseItemDetail['units'][number]): UnitState {
+  if (u.cancelledAt || p.status === 'refunded') return 'cancelled';
+  if (u.cancellationId !== null) return 'cancellation_pending';
+  return p.paidAt ? 'active' : 'unpaid';
+}
 
-export function createPurchaseService(deps: { purchases: PurchasesRepository; certificates: CertificatesRepository; publicBaseUrl: string; now?: () => Date }) {
+export function createPurchaseService(deps: {
+  purchases: PurchasesRepository;
+  certificates: CertificatesRepository;
+  publicBaseUrl: string;
+  /** Hands a cancellation to the purchase's policy workflow. */
+  workflows: Pick<PurchaseWorkflows, 'cancel'>;
+  now?: () => Date;
+}) {
   const now = deps.now ?? (() => new Date());
 
   async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
@@ -85,9 +130,8 @@ export function createPurchaseService(deps: { purchases: PurchasesRepository; ce
     return p;
   }
 
-  function detail(p: PurchaseRecord, items: PurchaseItemDetail[], certificates: StoredCertificate[], at: Date): PurchaseDetail {
+  function detail(p: PurchaseRecord, items: PurchaseItemDetail[], certificates: StoredCertificate[], cancellations: StoredCancellation[], at: Date): PurchaseDetail {
     const byUnit = new Map(certificates.map((c) => [c.coveredUnitId, c]));
-    const state = unitState(p);
     return {
       ...toPurchaseSummary(p),
       items: items.map((i) => ({
@@ -110,13 +154,16 @@ export function createPurchaseService(deps: { purchases: PurchasesRepository; ce
             ends_at: u.endsAt.toISOString(),
             time_zone: u.timeZone,
             local_label: u.localLabel,
-            state,
+            state: unitState(p, u),
             coverage_started: u.startsAt.getTime() <= at.getTime(),
-            certificate: c ? { number: c.certificateNumber, verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber) } : null,
+            certificate: c
+              ? { number: c.certificateNumber, verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber), voided_at: (c.voidedAt ?? (p.status === 'refunded' ? p.refundedAt : null))?.toISOString() ?? null }
+              : null,
           };
         }),
       })),
-      timeline: timeline(p),
+      cancellations: cancellations.map(toCancellation),
+      timeline: timeline(p, cancellations),
     };
   }
 
@@ -137,8 +184,8 @@ export function createPurchaseService(deps: { purchases: PurchasesRepository; ce
     /** One purchase in full; 404 outside the key's scope. */
     async get(principal: Principal, id: number): Promise<PurchaseDetail> {
       const p = await owned(principal, id);
-      const [items, certificates] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id)]);
-      return detail(p, items, certificates, now());
+      const [items, certificates, cancellations] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id), deps.purchases.cancellations(id)]);
+      return detail(p, items, certificates, cancellations, now());
     },
 
     /**
@@ -155,35 +202,14 @@ export function createPurchaseService(deps: { purchases: PurchasesRepository; ce
       }
       if (p.status === 'refunded') throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} was refunded in full: nothing is left to cancel`);
       if (!PAID_STATUSES.has(p.status)) throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
-      const [items, certificates] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id)]);
-      const ruleItems: RuleItem[] = items.map((i) => ({
-        id: i.id,
-        premiumMinor: i.amountMinor,
-        taxMinor: 0, // no tax is charged on purchases yet
-        refundedPremiumMinor: 0,
-        units: i.units.map((u) => ({ id: u.id, startsAt: u.startsAt, cancelled: false })),
-        terms: i.cancellationTerms,
-      }));
-      const open = ruleItems.flatMap((i) => i.units).filter((u) => !u.cancelled && u.startsAt.getTime() > effectiveAt.getTime());
-      const unitIds = body.covered_unit_ids ?? open.map((u) => u.id);
+      const [items, certificates, cancellations] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id), deps.purchases.cancellations(id)]);
       let priced;
       try {
-        priced = priceCancellation({
-          items: ruleItems,
-          platformFeeMinor: p.platformFeeMinor,
-          paidAt: p.paidAt ?? p.createdAt,
-          effectiveAt,
-          cancelUnitIds: unitIds,
-          requestedBy: body.requested_by,
-          refundableMinor: p.totalMinor - p.refundedMinor,
-        });
+        priced = priceCancellationOf(p, items, cancellations, { unitIds: body.covered_unit_ids, requestedBy: body.requested_by, effectiveAt });
       } catch (err) {
-        if (err instanceof RefundRuleError) {
-          throw new AppError(err.code, err.message, { details: err.unitIds.length ? [{ path: 'covered_unit_ids', message: `covered units ${err.unitIds.join(', ')}` }] : undefined });
-        }
-        throw err;
+        throw asAppError(err);
       }
-      const firstStart = Math.min(...priced.units.map((u) => ruleItems.flatMap((i) => i.units).find((x) => x.id === u.unitId)!.startsAt.getTime()));
+      const firstStart = priced.firstStartMs;
       const stored: StoredCancellationQuote = await deps.purchases.saveCancellationQuote({
         id: `cq_${randomBytes(12).toString('hex')}`,
         purchaseId: id,
@@ -226,6 +252,33 @@ export function createPurchaseService(deps: { purchases: PurchasesRepository; ce
         expires_at: stored.expiresAt.toISOString(),
         created_at: stored.createdAt.toISOString(),
       };
+    },
+
+    /**
+     * Carries out a cancellation: the quote named by `quote_id` at its price, or (without one) the
+     * units priced afresh now. The purchase's policy workflow accepts it (one change at a time)
+     * and answers at once; the refund, then the voiding of the units' certificates, follow there.
+     * The same quote again answers the same cancellation. A quote dated in the future cannot be
+     * carried out yet (400).
+     */
+    async cancel(principal: Principal, id: number, body: CancelRequest): Promise<Cancellation> {
+      const p = await owned(principal, id);
+      let quoteId = body.quote_id;
+      if (quoteId) {
+        if (body.covered_unit_ids || body.reason) {
+          throw new AppError('VALIDATION_ERROR', 'Send either quote_id or the units to price, not both', { details: [{ path: 'quote_id', message: 'cannot be sent with covered_unit_ids or reason' }] });
+        }
+        const quote = await deps.purchases.findCancellationQuote(quoteId);
+        if (!quote || quote.purchaseId !== id) throw new AppError('CANCELLATION_QUOTE_NOT_FOUND', `No cancellation quote ${quoteId} of purchase ${id}`);
+        if (quote.effectiveAt.getTime() > now().getTime() + 60_000) {
+          throw new AppError('VALIDATION_ERROR', 'A cancellation dated in the future cannot be carried out yet: quote one effective now', { details: [{ path: 'quote_id', message: 'its effective_at is in the future' }] });
+        }
+      } else {
+        quoteId = (await this.quoteCancellation(principal, id, { covered_unit_ids: body.covered_unit_ids, requested_by: body.requested_by, reason: body.reason })).id;
+      }
+      const accepted = await deps.workflows.cancel(p, quoteId);
+      const stored = await deps.purchases.findCancellation(accepted.cancellationId);
+      return toCancellation(stored!);
     },
   };
 }

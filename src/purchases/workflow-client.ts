@@ -22,10 +22,14 @@ import {
 import type { SearchAttributePair } from '@temporalio/common';
 import { mapProcessorError } from '../payproc/errors';
 import { toMajorUnits } from '../shared/money';
-import { AppError } from '../http/errors';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../http/errors';
 import {
+  CANCEL_UPDATE,
   CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
+  policyWorkflowId,
+  type CancellationAccepted,
+  type PolicyWorkflowInput,
   PAYMENT_EVENT_SIGNAL,
   certificatesWorkflowId,
   purchaseWorkflowId,
@@ -266,6 +270,50 @@ export function createPurchaseWorkflows(deps: {
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
         throw err;
+      }
+    },
+
+    /**
+     * Hands a cancellation quote to the purchase's policy workflow (`policy-<id>`, started if no
+     * run is open) and answers the accepted cancellation; the refund and the voiding follow in the
+     * workflow. The same quote again answers the same cancellation. Errors: the workflow's refusal
+     * as its AppError code (CANCELLATION_QUOTE_NOT_FOUND, CANCELLATION_QUOTE_EXPIRED,
+     * CANCELLATION_QUOTE_STALE, PURCHASE_ALREADY_CANCELLED, PURCHASE_NOT_CANCELLABLE);
+     * CONNECTION_ERROR (503) when it does not answer within `timeoutMs` (for instance while the
+     * purchase's certificates are still being issued: call again, nothing is cancelled twice).
+     */
+    async cancel(purchase: PurchaseStartFacts, quoteId: string): Promise<CancellationAccepted> {
+      const { typedSearchAttributes } = startAttributes(purchase);
+      const args: PolicyWorkflowInput = { purchaseId: purchase.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) };
+      const start = new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
+        workflowId: policyWorkflowId(purchase.id),
+        taskQueue: deps.taskQueue,
+        args: [args],
+        typedSearchAttributes,
+        staticSummary: `Policy changes of purchase ${purchase.id}`,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', 'The cancellation was not answered in time (certificates may still be being issued); call again with the same quote_id: nothing is cancelled twice')), timeoutMs);
+      });
+      try {
+        return await Promise.race([
+          deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE, { args: [{ quoteId }], startWorkflowOperation: start }),
+          timeout,
+        ]);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        if (err instanceof WorkflowUpdateFailedError) {
+          // The refusal's type is the API's code, on the failure itself or on the activity's cause.
+          for (let e = err.cause as { type?: unknown; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+            if (typeof e.type === 'string' && e.type in ERROR_STATUS) throw new AppError(e.type as ErrorCode, e.message ?? 'The cancellation was refused', { cause: err });
+          }
+        }
+        throw err;
+      } finally {
+        clearTimeout(timer);
       }
     },
 

@@ -199,7 +199,9 @@ describe('given a paid 3-day per-day purchase', () => {
     expect((await deliverWebhook(app, refund)).status).toBe(200);
     await eventually(async () => (await page()).body.state === 'voided');
     expect((await getCertificates(agency, paid.paymentIntent)).body).toMatchObject({ status: 'voided', certificate_count: 3 });
-    expect((await page('text/html')).text).toContain('Voided: this coverage was cancelled');
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await page('text/html')).text).toContain(`Voided: cancelled on ${today}, no coverage from ${today}`);
+    expect((await page()).body.coverage[0].voided_at).toEqual(expect.stringMatching(new RegExp(`^${today}T`)));
 
     expect(await call(app.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
     const missingHtml = await call(app.baseUrl, '/verify/<script>', { headers: { accept: 'text/html' } });

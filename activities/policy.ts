@@ -1,0 +1,165 @@
+/**
+ * Activities of the policy workflow (workflows/policy.ts): the changes to a purchase after its
+ * sale, one at a time. Today: cancellations.
+ *
+ * - `acceptCancellation` checks a stored quote against the purchase as it is now and, when it
+ *   still holds, records the cancellation and takes its covered units (answered to the caller at
+ *   once); while the purchase's certificates are still being issued it answers `wait`.
+ * - `createCancellationRefund` creates the refund at the processor with an idempotency key of the
+ *   cancellation's own (`policy-transaction-<id>-refund`), so a retried call never refunds twice.
+ * - `cancellationRefundStatus` asks the processor how the refund stands.
+ * - `completeCancellation` cancels the units, voids their certificates and publishes
+ *   `purchase.cancelled`; `failCancellation` records a refund the processor refused for good.
+ *
+ * Refusals are non-retryable failures whose type is the API's error code
+ * (CANCELLATION_QUOTE_NOT_FOUND, CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE,
+ * PURCHASE_ALREADY_CANCELLED, PURCHASE_NOT_CANCELLABLE); processor outages retry. Amounts in
+ * minor units.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../src/db/knex';
+import type { EventEmitter } from '../src/events/emitter';
+import type { WorkerMetrics } from '../src/metrics/registry';
+import type { Payproc } from '../src/payproc/client';
+import { createPurchasesRepository, CoveredUnitTakenError, type StoredCancellation } from '../src/purchases/repository';
+import { createCertificatesRepository } from '../src/certificates/repository';
+import { priceCancellationOf } from '../src/purchases/cancellation-pricing';
+import { RefundRuleError } from '../src/purchases/refund-rule';
+import { processorFailure } from './purchase';
+import type { CancellationAccepted } from '../workflows/contracts';
+
+export interface PolicyActivityDeps {
+  db: Db;
+  payproc: Payproc;
+  events: Pick<EventEmitter, 'cancelled'>;
+  metrics?: Pick<WorkerMetrics, 'dependencyErrors'>;
+  now?: () => Date;
+}
+
+const refuse = (code: string, message: string): never => {
+  throw ApplicationFailure.nonRetryable(message, code);
+};
+
+/** The processor's refund status, as the workflow needs it. */
+export type RefundState = 'pending' | 'succeeded' | 'failed';
+
+export function createPolicyActivities(deps: PolicyActivityDeps) {
+  const purchases = createPurchasesRepository(deps.db);
+  const certificates = createCertificatesRepository(deps.db);
+  const now = deps.now ?? (() => new Date());
+  const count = (operation: string) => deps.metrics?.dependencyErrors.inc({ dependency: 'processor', operation });
+  const view = (c: StoredCancellation): CancellationAccepted => ({ cancellationId: c.id, status: c.status, totalMinor: c.totalMinor });
+
+  async function mustFind(cancellationId: number): Promise<StoredCancellation> {
+    const c = await purchases.findCancellation(cancellationId);
+    if (!c) return refuse('CANCELLATION_NOT_FOUND', `cancellation ${cancellationId} does not exist`);
+    return c;
+  }
+
+  return {
+    async acceptCancellation(input: { purchaseId: number; quoteId: string }): Promise<{ kind: 'accepted'; cancellation: CancellationAccepted } | { kind: 'wait'; status: string }> {
+      const earlier = await purchases.findCancellationByQuote(input.quoteId);
+      if (earlier) {
+        if (earlier.purchaseId !== input.purchaseId) refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
+        return { kind: 'accepted', cancellation: view(earlier) };
+      }
+      const quote = await purchases.findCancellationQuote(input.quoteId);
+      if (!quote || quote.purchaseId !== input.purchaseId) return refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
+      if (quote.expiresAt.getTime() <= now().getTime()) refuse('CANCELLATION_QUOTE_EXPIRED', `quote ${quote.id} expired at ${quote.expiresAt.toISOString()}: ask for a new one`);
+      const p = await purchases.findById(input.purchaseId);
+      if (!p) return refuse('NOT_FOUND', `purchase ${input.purchaseId} does not exist`);
+      if (p.status === 'refunded') refuse('PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full: nothing is left to cancel`);
+      if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
+      if (p.status !== 'issued') refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
+      const [items, cancellations] = await Promise.all([purchases.itemDetails(p.id), purchases.cancellations(p.id)]);
+      let priced;
+      try {
+        priced = priceCancellationOf(p, items, cancellations, { unitIds: quote.coveredUnitIds, requestedBy: quote.requestedBy, effectiveAt: quote.effectiveAt });
+      } catch (err) {
+        if (err instanceof RefundRuleError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
+        throw err;
+      }
+      if (priced.totalMinor !== quote.totalMinor || priced.premiumMinor !== quote.premiumMinor || priced.platformFeeMinor !== quote.platformFeeMinor) {
+        refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: the refund is now ${priced.totalMinor}, not ${quote.totalMinor}`);
+      }
+      try {
+        const accepted = await purchases.acceptCancellation({
+          purchaseId: p.id,
+          quoteId: quote.id,
+          apiKeyId: quote.apiKeyId,
+          requestedBy: quote.requestedBy,
+          reason: quote.reason,
+          coveredUnitIds: quote.coveredUnitIds,
+          effectiveAt: quote.effectiveAt,
+          currency: quote.currency,
+          premiumMinor: quote.premiumMinor,
+          taxMinor: quote.taxMinor,
+          platformFeeMinor: quote.platformFeeMinor,
+          totalMinor: quote.totalMinor,
+          breakdown: quote.breakdown,
+        });
+        return { kind: 'accepted', cancellation: view(accepted) };
+      } catch (err) {
+        if (err instanceof CoveredUnitTakenError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
+        throw err;
+      }
+    },
+
+    async createCancellationRefund(input: { cancellationId: number }): Promise<{ refundId: string | null }> {
+      const c = await mustFind(input.cancellationId);
+      if (c.refundId || c.status === 'completed') return { refundId: c.refundId };
+      if (c.totalMinor === 0) {
+        await purchases.markCancellationRefundPending(c.id, null);
+        return { refundId: null };
+      }
+      const p = (await purchases.findById(c.purchaseId))!;
+      if (!p.paymentIntentId) return refuse('REFUND_REJECTED', `purchase ${p.id} has no payment intent to refund`);
+      try {
+        const refund = await deps.payproc
+          .client(p.mode)
+          .refunds.create(
+            { payment_intent: p.paymentIntentId, amount: c.totalMinor, reason: 'requested_by_customer', metadata: { purchase_id: String(p.id), cancellation_id: String(c.id) } },
+            { idempotencyKey: `policy-transaction-${c.id}-refund` },
+          );
+        await purchases.markCancellationRefundPending(c.id, refund.id);
+        return { refundId: refund.id };
+      } catch (err) {
+        try {
+          processorFailure(err, count);
+        } catch (failure) {
+          if (failure instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(failure.message, 'REFUND_REJECTED');
+          throw failure;
+        }
+        throw err;
+      }
+    },
+
+    async cancellationRefundStatus(input: { cancellationId: number }): Promise<RefundState> {
+      const c = await mustFind(input.cancellationId);
+      if (!c.refundId) return 'succeeded'; // nothing was due
+      const p = (await purchases.findById(c.purchaseId))!;
+      try {
+        const refund = await deps.payproc.client(p.mode).refunds.retrieve(c.refundId);
+        if (refund.status === 'succeeded') return 'succeeded';
+        if (refund.status === 'failed' || refund.status === 'canceled') return 'failed';
+        return 'pending';
+      } catch (err) {
+        return processorFailure(err, count);
+      }
+    },
+
+    async completeCancellation(input: { cancellationId: number }): Promise<CancellationAccepted> {
+      const done = await purchases.completeCancellation(input.cancellationId);
+      const voided = await certificates.voidForUnits(done.coveredUnitIds, done.effectiveAt);
+      const numbers = voided.length ? voided : (await certificates.listForPurchase(done.purchaseId)).filter((x) => done.coveredUnitIds.includes(x.coveredUnitId)).map((x) => x.certificateNumber);
+      await deps.events.cancelled(done, numbers);
+      return view(done);
+    },
+
+    async failCancellation(input: { cancellationId: number; reason: string }): Promise<void> {
+      await purchases.failCancellation(input.cancellationId, input.reason);
+    },
+  };
+}
+
+export type PolicyActivities = ReturnType<typeof createPolicyActivities>;

@@ -1,0 +1,51 @@
+/**
+ * The refund rule (./refund-rule.ts) applied to a stored purchase: its items with the terms they
+ * were bought with, the units earlier cancellations took, the premium those gave back per item, and
+ * the most still refundable (paid, less what went back: refunds recorded, completed cancellations,
+ * and cancellations still on their way). Shared by the cancellation quote (API) and the acceptance
+ * of a cancellation (worker), so both price the same way. Amounts in minor units.
+ */
+import type { PurchaseItemDetail, PurchaseRecord, StoredCancellation } from './repository';
+import { priceCancellation, type CancellationRequester, type RefundQuote, type RuleItem } from './refund-rule';
+
+export interface CancellationAsk {
+  /** The units to cancel; omitted: every unit not started at `effectiveAt` and not already taken. */
+  unitIds?: number[];
+  requestedBy: CancellationRequester;
+  effectiveAt: Date;
+}
+
+/**
+ * Prices `ask` on purchase `p`.
+ * @returns the refund, and `firstStartMs`: when the first cancelled unit starts (epoch ms), the
+ *   latest a quote of it can hold.
+ * @throws {RefundRuleError} as priceCancellation does.
+ */
+export function priceCancellationOf(p: PurchaseRecord, items: PurchaseItemDetail[], cancellations: StoredCancellation[], ask: CancellationAsk): RefundQuote & { firstStartMs: number } {
+  const live = cancellations.filter((c) => c.status !== 'refund_failed');
+  const refundedByItem = new Map<number, number>();
+  for (const c of live) for (const u of c.breakdown) refundedByItem.set(u.itemId, (refundedByItem.get(u.itemId) ?? 0) + u.refundableMinor);
+  const completed = live.filter((c) => c.status === 'completed').reduce((s, c) => s + c.totalMinor, 0);
+  const underway = live.filter((c) => c.status !== 'completed').reduce((s, c) => s + c.totalMinor, 0);
+  const ruleItems: RuleItem[] = items.map((i) => ({
+    id: i.id,
+    premiumMinor: i.amountMinor,
+    taxMinor: 0, // no tax is charged on purchases yet
+    refundedPremiumMinor: refundedByItem.get(i.id) ?? 0,
+    units: i.units.map((u) => ({ id: u.id, startsAt: u.startsAt, cancelled: u.cancellationId !== null })),
+    terms: i.cancellationTerms,
+  }));
+  const units = ruleItems.flatMap((i) => i.units);
+  const unitIds = ask.unitIds ?? units.filter((u) => !u.cancelled && u.startsAt.getTime() > ask.effectiveAt.getTime()).map((u) => u.id);
+  const priced = priceCancellation({
+    items: ruleItems,
+    platformFeeMinor: p.platformFeeMinor,
+    paidAt: p.paidAt ?? p.createdAt,
+    effectiveAt: ask.effectiveAt,
+    cancelUnitIds: unitIds,
+    requestedBy: ask.requestedBy,
+    refundableMinor: p.totalMinor - Math.max(p.refundedMinor, completed) - underway,
+  });
+  const startOf = new Map(units.map((u) => [u.id, u.startsAt.getTime()]));
+  return { ...priced, firstStartMs: Math.min(...priced.units.map((u) => startOf.get(u.unitId)!)) };
+}

@@ -1,0 +1,171 @@
+/**
+ * Cancellations carried out (`POST /api/v1/purchases/{id}/cancel`) on the real stack: the API
+ * hands the quote to the purchase's policy workflow (Temporal dev server) with update-with-start,
+ * the worker refunds at stripe-mock, then cancels the units and voids their certificates
+ * (PostgreSQL), the verification page says so and `purchase.cancelled` is recorded. Also: the same
+ * quote twice is one cancellation, two quotes racing for a unit give one cancellation and one 409,
+ * expired and stale quotes are refused, and a processor that refuses the refund for good leaves the
+ * cancellation `refund_failed` (a worker whose refund activity meets a decline).
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { purchaseWorkflowId } from '../../workflows/contracts';
+
+jest.setTimeout(120_000);
+
+let app: TestApp;
+let worker: TestWorker;
+let account: QuotingAccount;
+
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const quote = async (purchaseId: number, body: unknown = {}) => {
+  const res = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body });
+  if (res.status !== 201) throw new Error(`quote: ${res.status} ${res.text}`);
+  return res.body.data;
+};
+const cancel = (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body });
+const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
+
+/** A paid purchase of two covered days whose certificates are issued. */
+async function issuedPurchase(a: TestApp, acc: QuotingAccount): Promise<number> {
+  const { purchaseId } = await checkout(a, acc);
+  const paid = await call(a.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: acc.key });
+  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
+  await a.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
+  return purchaseId;
+}
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue);
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  account = await createQuotingAccount(app);
+  // No free look: a cancellation is priced pro rata, so one day of two gives back half.
+  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+});
+
+afterAll(async () => {
+  await app.close();
+  await worker.shutdown();
+});
+
+test('when one day of two is cancelled with a quote, then the refund is created, that day is cancelled, its certificate voided, the other day untouched, and purchase.cancelled is recorded', async () => {
+  const id = await issuedPurchase(app, account);
+  const [first, second] = (await purchase(id)).items[0].covered_units;
+  const q = await quote(id, { covered_unit_ids: [second.id], requested_by: 'buyer', reason: 'Second day called off' });
+  expect(q.refund).toEqual({ premium: 2000, tax: 0, platform_fee: 0, total: 2000 });
+
+  const res = await cancel(id, { quote_id: q.id });
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ object: 'cancellation', purchase_id: id, quote_id: q.id, requested_by: 'buyer', reason: 'Second day called off', refund: { total: 2000 } });
+  expect(['accepted', 'refund_pending', 'completed']).toContain(res.body.data.status);
+
+  const done = await eventually(async () => {
+    const p = await purchase(id);
+    return p.cancellations[0]?.status === 'completed' ? p : null;
+  });
+  expect(done.cancellations[0].refund.id).toMatch(/^re_/);
+  expect(done.amount_refunded).toBe(2000);
+  expect(done.status).toBe('issued');
+  const units = done.items[0].covered_units;
+  expect(units.map((u: { state: string }) => u.state)).toEqual(['active', 'cancelled']);
+  expect(units[0].certificate.voided_at).toBeNull();
+  expect(units[1].certificate.voided_at).toEqual(expect.any(String));
+  expect(done.timeline.map((t: { type: string }) => t.type)).toEqual(['created', 'paid', 'certificates_issued', 'cancellation_accepted', 'cancelled']);
+
+  const verify = async (n: string) => (await call(app.baseUrl, `/verify/${n}`, { headers: { accept: 'application/json' } })).body;
+  expect(await verify(second.certificate.number)).toMatchObject({ state: 'voided', coverage: [{ voided_at: expect.any(String) }] });
+  expect((await verify(first.certificate.number)).state).toBe('not_yet_valid');
+  const html = await call(app.baseUrl, `/verify/${second.certificate.number}`, { headers: { accept: 'text/html' } });
+  expect(html.text).toMatch(/Voided: cancelled on \d{4}-\d{2}-\d{2}, no coverage from \d{4}-\d{2}-\d{2}/);
+
+  const events = (await api('/events?type=purchase.cancelled')).body.data;
+  const event = events.find((e: { data: { object: { id: number } } }) => e.data.object.id === id);
+  expect(event.data.object.cancellation).toMatchObject({ covered_unit_ids: [second.id], refund: { total: 2000 }, voided_certificates: [second.certificate.number], requested_by: 'buyer' });
+  expect(event.data.object.cancellation.effective_at).toEqual(expect.any(String));
+
+  // The same quote again is the same cancellation: one row, one refund.
+  const again = await cancel(id, { quote_id: q.id });
+  expect(again.body.data).toMatchObject({ id: res.body.data.id, status: 'completed' });
+  expect(await app.container.db('policy_transactions').where({ purchase_id: id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+});
+
+test('when two quotes race for the same day, then one cancellation is accepted and the other is refused as stale', async () => {
+  const id = await issuedPurchase(app, account);
+  const [, second] = (await purchase(id)).items[0].covered_units;
+  const [a, b] = [await quote(id, { covered_unit_ids: [second.id] }), await quote(id)];
+  const answers = await Promise.all([cancel(id, { quote_id: a.id }), cancel(id, { quote_id: b.id })]);
+  const statuses = answers.map((r) => r.status).sort();
+  expect(statuses).toEqual([200, 409]);
+  expect(answers.find((r) => r.status === 409)!.body).toMatchObject({ success: false, error: { code: 'CANCELLATION_QUOTE_STALE' } });
+  await eventually(async () => (await purchase(id)).cancellations[0]?.status === 'completed');
+  expect(await app.container.db('policy_transactions').where({ purchase_id: id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+});
+
+test('when the cancel names no quote, then the units are priced now and cancelled; afterwards nothing is left to cancel', async () => {
+  const id = await issuedPurchase(app, account);
+  const res = await cancel(id, { requested_by: 'agency' });
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ requested_by: 'agency', refund: { total: 4000 } });
+  expect(res.body.data.quote_id).toMatch(/^cq_/);
+  const done = await eventually(async () => {
+    const p = await purchase(id);
+    return p.cancellations[0]?.status === 'completed' ? p : null;
+  });
+  expect(done.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['cancelled', 'cancelled']);
+  expect((await cancel(id, {})).body).toMatchObject({ error: { code: 'NOTHING_TO_CANCEL' } });
+});
+
+test('when the quote has expired, names another purchase, comes with units, or the purchase is unpaid, then a clear refusal and nothing is cancelled', async () => {
+  const id = await issuedPurchase(app, account);
+  const other = await issuedPurchase(app, account);
+  const expired = await quote(id);
+  await app.container.db('cancellation_quotes').where({ id: expired.id }).update({ expires_at: new Date(Date.now() - 1000) });
+  expect((await cancel(id, { quote_id: expired.id })).body).toMatchObject({ success: false, error: { code: 'CANCELLATION_QUOTE_EXPIRED' } });
+  const foreign = await quote(other);
+  const wrong = await cancel(id, { quote_id: foreign.id });
+  expect([wrong.status, wrong.body.error.code]).toEqual([404, 'CANCELLATION_QUOTE_NOT_FOUND']);
+  const both = await cancel(id, { quote_id: foreign.id, covered_unit_ids: [1] });
+  expect([both.status, both.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+  expect((await cancel(id, { quote_id: 'cq_nothex' })).body.error.code).toBe('VALIDATION_ERROR');
+  const { purchaseId: unpaid } = await checkout(app, account);
+  expect((await cancel(unpaid, {})).body.error.code).toBe('PURCHASE_NOT_CANCELLABLE');
+  const other2 = await createQuotingAccount(app);
+  expect((await call(app.baseUrl, `/api/v1/purchases/${id}/cancel`, { method: 'POST', key: other2.key, body: {} })).status).toBe(404);
+  expect(await app.container.db('policy_transactions').whereIn('purchase_id', [id, other, unpaid]).count({ n: '*' }).first()).toEqual({ n: '0' });
+  expect((await purchase(id)).items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'active']);
+});
+
+test('when the processor refuses the refund for good, then the cancellation is refund_failed, its units stay held and no certificate is voided', async () => {
+  // A worker of its own whose refund meets a decline (as the processor answers a refund it refuses).
+  const taskQueue = uniqueTaskQueue();
+  const declining = await startTestWorker(taskQueue, {
+    createCancellationRefund: async () => {
+      throw ApplicationFailure.nonRetryable('Your card was declined for refunds', 'REFUND_REJECTED');
+    },
+  });
+  const declApp = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  try {
+    const acc = await createQuotingAccount(declApp);
+    const id = await issuedPurchase(declApp, acc);
+    const res = await call(declApp.baseUrl, `/api/v1/purchases/${id}/cancel`, { method: 'POST', key: acc.key, body: {} });
+    expect(res.status).toBe(200);
+    const p = await eventually(async () => {
+      const got = (await call(declApp.baseUrl, `/api/v1/purchases/${id}`, { key: acc.key })).body.data;
+      return got.cancellations[0]?.status === 'refund_failed' ? got : null;
+    });
+    expect(p.cancellations[0].failure_reason).toMatch(/declined/);
+    expect(p.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at])).toEqual([
+      ['cancellation_pending', null],
+      ['cancellation_pending', null],
+    ]);
+    expect(p.timeline.map((t: { type: string }) => t.type)).toContain('cancellation_failed');
+    expect(p.amount_refunded).toBe(0);
+  } finally {
+    await declApp.close();
+    await declining.shutdown();
+  }
+});
