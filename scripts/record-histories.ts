@@ -14,9 +14,12 @@
  * @temporalio/common and @temporalio/proto each carry their own protobufjs.) Afterwards the
  * namespace is deleted and whatever this script started is stopped.
  *
- * Scenarios: paid by the signed webhook (+ the certificates child's own history), expired after
- * a 3 s TTL, paid and found by the periodic check (webhook lost), and one still waiting for
- * payment (a partial history, the kind a code change meets in a running purchase).
+ * Scenarios: (a) paid by the signed webhook (+ the certificates child's own history), (b)
+ * expired after a 3 s TTL, (c) paid and found by the periodic check (webhook lost), (d) one still
+ * waiting for payment (a partial history, the kind a code change meets in a running purchase),
+ * and (e) the policy workflow of a paid purchase after a cancellation carried out (refund, units
+ * cancelled; the run is still open, waiting for the next change). `HISTORIES_ONLY=e` (letters,
+ * comma-separated) records only those scenarios and leaves the other files as they are.
  *
  * A workflow change is made with `patched()` and must replay the existing files unchanged; only
  * after it has shipped are histories of the new code recorded, and this overwrites the scenario
@@ -34,7 +37,8 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
 import type { SessionState } from '../activities/purchase';
-import { certificatesWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
+import { certificatesWorkflowId, policyWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
+import { call } from '../test/helpers/fixtures';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
 import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, scheduledActivities, sessionCompletedEvent } from '../test/helpers/purchases';
@@ -148,9 +152,11 @@ async function recordAll(namespace: string): Promise<void> {
   const finish = async (app: TestApp, purchaseId: number) =>
     app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result() as Promise<PurchaseStatusView>;
 
+  const only = process.env.HISTORIES_ONLY?.split(',').map((x) => x.trim());
+  const want = (scenario: string) => !only || only.includes(scenario);
   fs.mkdirSync(OUT_DIR, { recursive: true });
   try {
-    {
+    if (want('a')) {
       // (a) paid: the signed checkout.session.completed webhook, then the certificates child
       const { app, account } = await appWith();
       const { purchaseId, sessionId } = await checkout(app, account);
@@ -161,14 +167,14 @@ async function recordAll(namespace: string): Promise<void> {
       await save(app, 'purchase-paid-webhook.json', purchaseWorkflowId(purchaseId));
       await save(app, 'certificates-issued.json', certificatesWorkflowId(purchaseId));
     }
-    {
+    if (want('b')) {
       // (b) expired: nobody pays within a 3 s TTL; the periodic check asks stripe-mock meanwhile
       const { app, account } = await appWith({ CHECKOUT_SESSION_TTL_SECONDS: '3', CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
       const { purchaseId } = await checkout(app, account);
       expectStatus(await finish(app, purchaseId), 'expired');
       await save(app, 'purchase-expired.json', purchaseWorkflowId(purchaseId));
     }
-    {
+    if (want('c')) {
       // (c) paid, webhook lost: the periodic check (every second) finds the session paid
       const { app, account } = await appWith({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
       const { purchaseId } = await checkout(app, account);
@@ -177,13 +183,29 @@ async function recordAll(namespace: string): Promise<void> {
       expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-periodic-check.json', purchaseWorkflowId(purchaseId));
     }
-    {
+    if (want('d')) {
       // (d) still waiting for payment: the history a code change meets in a running purchase
       const { app, account } = await appWith();
       const { purchaseId } = await checkout(app, account);
       await untilWaiting(app, purchaseId);
       await save(app, 'purchase-awaiting-payment.json', purchaseWorkflowId(purchaseId));
       await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('e')) {
+      // (e) a cancellation of one day of two, carried out by the purchase's policy workflow
+      const { app, account } = await appWith();
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id;
+      const quote = await api(`/purchases/${purchaseId}/cancellation_quote`, { covered_unit_ids: [unit], requested_by: 'buyer' });
+      const cancelled = await api(`/purchases/${purchaseId}/cancel`, { quote_id: quote.body.data.id });
+      if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
+      await eventually(async () => (await api(`/purchases/${purchaseId}`)).body.data.cancellations[0]?.status === 'completed', 30_000);
+      await save(app, 'policy-cancelled.json', policyWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

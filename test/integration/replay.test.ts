@@ -1,6 +1,7 @@
 /**
  * The guard for workflow code changes (ISSUE 5 "Versioning"): every history in test/histories/
- * — real runs of the purchase workflow recorded by `scripts/record-histories.ts` — must replay
+ * — real runs of the purchase workflow, its certificates child and the policy workflow (a
+ * cancellation carried out), recorded by `scripts/record-histories.ts` — must replay
  * against the current workflow bundle without a nondeterminism error. A change that would break
  * a running purchase fails here; the fix is to make it behind `patched()`, not to re-record.
  *
@@ -18,6 +19,8 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { temporal } from '@temporalio/proto';
 import type { History } from '@temporalio/common/lib/proto-utils';
+import { loadConfig } from '../../src/config';
+import { dataConverterFor } from '../../src/temporal/codec';
 
 const HISTORIES = path.resolve(__dirname, '../histories');
 const FILES = fs
@@ -44,12 +47,18 @@ const quiet = {
   error: (message: string, meta?: unknown) => console.error(message, meta ?? ''),
 };
 
+/**
+ * Histories recorded since payloads are encrypted carry `binary/encrypted` payloads: replay decodes
+ * them with the payload codec and the development keys they were recorded with (the test config's).
+ */
+const dataConverter = dataConverterFor(loadConfig(process.env).TEMPORAL_PAYLOAD_KEYS);
+
 const bundle = (workflowsPath: string): Promise<WorkflowBundle> => bundleWorkflowCode({ workflowsPath, logger: quiet });
 
 /** Replays one saved history; resolves with the replay's error, or undefined when it replayed cleanly. */
 async function replay(workflowBundle: WorkflowBundle, file: string): Promise<Error | undefined> {
   try {
-    await Worker.runReplayHistory({ workflowBundle, replayName: `replay-${file}` }, loadHistory(file), file.replace(/\.json$/, ''));
+    await Worker.runReplayHistory({ workflowBundle, replayName: `replay-${file}`, dataConverter }, loadHistory(file), file.replace(/\.json$/, ''));
     return undefined;
   } catch (err) {
     return err as Error;
@@ -73,12 +82,14 @@ describe('saved histories', () => {
         'purchase-awaiting-payment.json',
         'certificates-placeholder.json',
         'certificates-issued.json',
+        'policy-cancelled.json',
       ]),
     );
+    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow' };
     for (const file of FILES) {
       const history = loadHistory(file);
       expect(history.events!.length).toBeGreaterThan(3);
-      expect(workflowType(history)).toBe(file.startsWith('purchase-') ? 'purchaseWorkflow' : 'certificatesWorkflow');
+      expect(workflowType(history)).toBe(typeOf[file.split('-')[0]!]);
     }
   });
 
