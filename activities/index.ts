@@ -25,7 +25,7 @@ import { createCertificateService } from '../src/certificates/service';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import { createEventActivities } from './events';
-import { countDependencyError, createWorkerMetrics, watchBrowserPool, watchPaidWithoutCertificates, type WorkerMetrics } from '../src/metrics/registry';
+import { countDependencyError, createWorkerMetrics, watchBrowserPool, watchCancellationsNeedingAttention, watchPaidWithoutCertificates, type WorkerMetrics } from '../src/metrics/registry';
 
 export interface ActivityDeps {
   db: Db;
@@ -88,6 +88,7 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
   watchBrowserPool(metrics, pdf);
   const purchases = createPurchasesRepository(clients.db);
   watchPaidWithoutCertificates(metrics, (seconds) => purchases.countPaidWithoutCertificates(seconds));
+  watchCancellationsNeedingAttention(metrics, (seconds) => purchases.countCancellationsNeedingAttention(seconds));
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);

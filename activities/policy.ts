@@ -9,7 +9,8 @@
  *   cancellation's own (`policy-transaction-<id>-refund`), so a retried call never refunds twice.
  * - `cancellationRefundStatus` asks the processor how the refund stands.
  * - `completeCancellation` cancels the units, voids their certificates and publishes
- *   `purchase.cancelled`; `failCancellation` records a refund the processor refused for good.
+ *   `purchase.cancelled`; `failCancellation` records a refund the processor refused for good;
+ *   `reopenUnfinishedCancellations` puts those (and stalled ones) back for an operator's retry.
  *
  * Refusals are non-retryable failures whose type is the API's error code
  * (CANCELLATION_QUOTE_NOT_FOUND, CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE,
@@ -158,6 +159,11 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
 
     async failCancellation(input: { cancellationId: number; reason: string }): Promise<void> {
       await purchases.failCancellation(input.cancellationId, input.reason);
+    },
+
+    /** An operator's retry: refused cancellations back to `accepted`; the ids of every unfinished one. */
+    async reopenUnfinishedCancellations(input: { purchaseId: number }): Promise<number[]> {
+      return purchases.reopenUnfinishedCancellations(input.purchaseId);
     },
   };
 }

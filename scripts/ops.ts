@@ -7,9 +7,13 @@
  *   recover --purchase <id> --reason "<why>"
  *                             start a new run of a purchase whose workflow run closed without
  *                             certificates (failed, terminated): records a payment and issues
+ *   retry-cancellation --purchase <id> --reason "<why>"
+ *                             try the purchase's unfinished cancellations again (refund refused
+ *                             or stalled; their units are still held; every step is idempotent)
  *   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>] [--mode test|live]
  *                             list, by agency, purchases awaiting payment past their deadline,
- *                             paid without certificates, and failed lately, plus activities
+ *                             paid without certificates, failed lately, and cancellations whose
+ *                             refund was refused or is pending past the grace period, plus activities
  *                             retrying (an event delivery's under its endpoint's agency); one root
  *                             account's or one mode's only with --account / --mode (read-only)
  *   find --email <address> [--mode test|live]
@@ -22,7 +26,7 @@
  *                             the audit log of the commands above that change something, newest
  *                             first (read-only)
  *
- * The commands that change something (reissue, recover, setup-namespace) require `--reason` and
+ * The commands that change something (reissue, recover, retry-cancellation, setup-namespace) require `--reason` and
  * record who ran them (the OS user, or `--operator <name>`), when, on what, why and how it ended
  * in `operator_audit_log` (src/audit/repository.ts) before they act: no record, no action.
  *
@@ -51,9 +55,12 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             run certificate issuance again (paid, not refunded purchases)
   recover --purchase <id> --reason "<why>" [--operator <name>]
                             resume a purchase whose workflow run closed without certificates
+  retry-cancellation --purchase <id> --reason "<why>" [--operator <name>]
+                            try its unfinished cancellations again (refund refused or stalled)
   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>] [--mode test|live]
                             purchases past their deadline, paid without certificates, failed
-                            lately, and activities retrying, by agency; --account: one root
+                            lately, cancellations refused or pending, and activities retrying,
+                            by agency; --account: one root
                             account's only; --mode: one mode's only (read-only)
   find --email <address> [--mode test|live]
                             a buyer's purchase runs, by the hashed email (read-only)
@@ -62,7 +69,7 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
   audit [--limit 50] [--purchase <id>]
                             who ran the commands that change something, newest first (read-only)
 
-reissue, recover and setup-namespace are recorded in the audit log with the operator (the OS
+reissue, recover, retry-cancellation and setup-namespace are recorded in the audit log with the operator (the OS
 user unless --operator) and the reason; without --reason they do nothing.`;
 
 class UsageError extends Error {}
@@ -154,7 +161,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'find') return find(values.email, values.mode, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
   if (command === 'setup-namespace') return setupNamespace(values.namespace, values['retention-days'], operatorAndReason(command, values), values.json);
-  if (command !== 'reissue' && command !== 'recover') throw new UsageError(`unknown command "${command}"`);
+  if (command !== 'reissue' && command !== 'recover' && command !== 'retry-cancellation') throw new UsageError(`unknown command "${command}"`);
   const purchaseId = positiveInt(values.purchase, '--purchase');
   const { actor, reason } = operatorAndReason(command, values);
   const config = loadConfigOrExit();
@@ -175,11 +182,14 @@ async function main(argv: string[]): Promise<number> {
         retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
       }),
     });
-    const { result, auditId } = await audited(createAuditRepository(db), start, () => operations[command](purchaseId), (r) => ({ workflowId: r.workflowId, action: r.action }));
+    const act = command === 'retry-cancellation' ? () => operations.retryCancellation(purchaseId) : () => operations[command](purchaseId);
+    const { result, auditId } = await audited(createAuditRepository(db), start, act, (r) => ({ workflowId: r.workflowId, action: r.action, ...('cancellationIds' in r ? { cancellationIds: r.cancellationIds } : {}) }));
     const human =
       command === 'reissue'
         ? `purchase ${purchaseId}: certificate issuance ${result.action === 'started' ? 'started' : 'is already running'} (${result.workflowId}); audit entry ${auditId}`
-        : `purchase ${purchaseId}: resumed in a new run of ${result.workflowId}; audit entry ${auditId}`;
+        : command === 'retry-cancellation'
+          ? `purchase ${purchaseId}: refunds of cancellations ${'cancellationIds' in result ? (result.cancellationIds as number[]).join(', ') : ''} queued again in ${result.workflowId}; audit entry ${auditId}`
+          : `purchase ${purchaseId}: resumed in a new run of ${result.workflowId}; audit entry ${auditId}`;
     console.log(values.json ? JSON.stringify({ ...result, audit_id: auditId }) : human);
     return 0;
   } finally {
@@ -205,7 +215,12 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
   try {
     const purchases = createPurchasesRepository(db);
     const accounts = createAccountsRepository(db);
-    const [allRows, allRetrying] = await Promise.all([purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId), findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 })]);
+    const [purchaseRows, cancellationRows, allRetrying] = await Promise.all([
+      purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId),
+      purchases.stuckCancellations(graceMinutes * 60, 500, rootAccountId),
+      findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 }),
+    ]);
+    const allRows = [...purchaseRows, ...cancellationRows];
     const rows = mode === undefined ? allRows : allRows.filter((r) => r.mode === mode);
     const agencyOf = new Map<number, { rootAccountId: number | null; agency: string; mode: string | null }>(rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency, mode: r.mode }]));
     const names = new Map<number, string>();

@@ -183,6 +183,9 @@ export function policyWorkflowId(purchaseId: number): string {
 /** Name of the policy workflow's update that carries out a cancellation quote. */
 export const CANCEL_UPDATE = 'cancel';
 
+/** Name of the policy workflow's update that tries the purchase's refused refunds again (an operator's). */
+export const RETRY_CANCELLATIONS_UPDATE = 'retryFailedCancellations';
+
 /** Input of `policyWorkflow`. Durations are inputs so tests can make them short. */
 export interface PolicyWorkflowInput {
   purchaseId: number;

@@ -8,4 +8,4 @@ export { refundWorkflow } from './refund';
 export { proofOfCoverageEmailWorkflow } from './proof-email';
 export { renewalWorkflow } from './renewal';
 export { eventDeliveryWorkflow } from './event-delivery';
-export { policyWorkflow, cancelUpdate } from './policy';
+export { policyWorkflow, cancelUpdate, retryFailedCancellationsUpdate } from './policy';

@@ -11,13 +11,17 @@
  *    (asked every `refundPollSeconds`), and only then are the units cancelled and their
  *    certificates voided (`completeCancellation`). A refund the processor refuses for good leaves
  *    the cancellation `refund_failed`.
- * The workflow completes after `idleSeconds` with nothing to do; the next change starts a new run.
+ * An operator's `retryFailedCancellations` update (`npm run ops -- retry-cancellation`) queues the
+ * refused and stalled ones again (every step is idempotent, so one in progress is not harmed). The workflow completes after `idleSeconds` with nothing to do; the next
+ * change starts a new run.
  */
 import { ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
-import { CANCEL_UPDATE, STATUS_QUERY, type CancellationAccepted, type PolicyWorkflowInput } from './contracts';
+import { CANCEL_UPDATE, RETRY_CANCELLATIONS_UPDATE, STATUS_QUERY, type CancellationAccepted, type PolicyWorkflowInput } from './contracts';
 
 export const cancelUpdate = defineUpdate<CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE);
+/** An operator's retry of the cancellations not completed (refund refused, or stalled): answers the ids queued again. */
+export const retryFailedCancellationsUpdate = defineUpdate<number[], []>(RETRY_CANCELLATIONS_UPDATE);
 
 /** What the `status` query answers: the cancellations this run handled and the one in progress. */
 export interface PolicyStatusView {
@@ -63,6 +67,21 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       },
     },
   );
+
+  setHandler(retryFailedCancellationsUpdate, () => {
+    const run = chain.then(async () => {
+      const ids = await db.reopenUnfinishedCancellations({ purchaseId: input.purchaseId });
+      for (const id of ids) {
+        const entry = view.cancellations.find((c) => c.cancellationId === id);
+        if (entry) entry.phase = 'accepted';
+        else view.cancellations.push({ cancellationId: id, phase: 'accepted' });
+        if (!pending.includes(id)) pending.push(id);
+      }
+      return ids;
+    });
+    chain = run.catch(() => undefined);
+    return run;
+  });
 
   for (;;) {
     const busy = await condition(() => pending.length > 0, `${input.idleSeconds ?? 600} seconds`);

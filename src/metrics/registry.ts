@@ -13,6 +13,7 @@
  * `certificate_render_seconds`, `pdf_browser_launches_total` and `pdf_page_pool_pages{state}` (idle | busy;
  * both read from the page pool at scrape, see `watchBrowserPool`),
  * `purchases_paid_without_certificates{mode}` (counted in the database at scrape, see `watchPaidWithoutCertificates`),
+ * `cancellations_needing_attention{state,mode}` (likewise, see `watchCancellationsNeedingAttention`),
  * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
  * execution, so retries show by type; see `activityAttemptsInterceptor`).
@@ -75,6 +76,12 @@ export function createWorkerMetrics() {
       labelNames: ['state'] as const,
       registers: [registry],
     }),
+    cancellationsNeedingAttention: new Gauge({
+      name: 'cancellations_needing_attention',
+      help: 'Cancellations an operator must look at, by state (refund_failed: the processor refused the refund for good; pending: accepted more than 30 minutes ago and not completed) and mode; read from the database at each scrape',
+      labelNames: ['state', 'mode'] as const,
+      registers: [registry],
+    }),
     paidWithoutCertificates: new Gauge({
       name: 'purchases_paid_without_certificates',
       help: 'Purchases paid more than 10 minutes ago that still have no certificates (refunded aside), by mode; read from the database at each scrape',
@@ -124,6 +131,30 @@ export function countDependencyError(metrics: { dependencyErrors: Counter<'depen
  * the last value, so the figure goes absent and `PaidWithoutCertificatesUnknown` fires rather
  * than a stale 0 keeping the on-call quiet. The scrape itself still answers.
  */
+/**
+ * Makes every scrape count the cancellations needing an operator in the database
+ * (`cancellations_needing_attention{state,mode}`: `refund_failed`, and `pending` past
+ * `pendingSeconds`, default 1800); a failed count drops the series, like the gauge below.
+ */
+export function watchCancellationsNeedingAttention(
+  metrics: WorkerMetrics,
+  count: (pendingSeconds: number) => Promise<Record<'live' | 'test', { refundFailed: number; pending: number }>>,
+  pendingSeconds = 1800,
+): void {
+  const gauge = metrics.cancellationsNeedingAttention as Gauge<'state' | 'mode'> & { collect?: () => Promise<void> };
+  gauge.collect = async () => {
+    try {
+      const byMode = await count(pendingSeconds);
+      for (const mode of ['live', 'test'] as const) {
+        gauge.set({ state: 'refund_failed', mode }, byMode[mode].refundFailed);
+        gauge.set({ state: 'pending', mode }, byMode[mode].pending);
+      }
+    } catch {
+      gauge.reset();
+    }
+  };
+}
+
 export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>): void {
   const gauge = metrics.paidWithoutCertificates as Gauge & { collect?: () => Promise<void> };
   gauge.collect = async () => {

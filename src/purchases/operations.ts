@@ -11,9 +11,12 @@
  *   checkout session and waits for payment until the session's deadline. Refused for a refunded
  *   purchase, one whose certificates are issued (use `reissue`), and while a run is open.
  *
+ * - `retryCancellation`: tries the purchase's unfinished cancellations again (`refund_failed`,
+ *   or stalled `accepted`/`refund_pending`) through its policy workflow. Refused when there is none.
+ *
  * Each returns `{ purchaseId, workflowId, action }`; a refusal throws `OperationRefused` with the reason.
  */
-import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
+import { certificatesWorkflowId, policyWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
 import type { PurchasesRepository } from './repository';
 import type { PurchaseWorkflows } from './workflow-client';
 
@@ -28,7 +31,10 @@ export interface OperationResult {
   action: 'started' | 'running';
 }
 
-export function createPurchaseOperations(deps: { purchases: Pick<PurchasesRepository, 'findById'>; workflows: Pick<PurchaseWorkflows, 'resumePurchase' | 'reissueCertificates'> }) {
+export function createPurchaseOperations(deps: {
+  purchases: Pick<PurchasesRepository, 'findById' | 'cancellations'>;
+  workflows: Pick<PurchaseWorkflows, 'resumePurchase' | 'reissueCertificates' | 'retryFailedCancellations'>;
+}) {
   async function load(purchaseId: number) {
     const purchase = await deps.purchases.findById(purchaseId);
     if (!purchase) throw new OperationRefused(`purchase ${purchaseId} not found`);
@@ -41,6 +47,16 @@ export function createPurchaseOperations(deps: { purchases: Pick<PurchasesReposi
       if (!purchase.paidAt) throw new OperationRefused(`purchase ${purchaseId} is not paid (status ${purchase.status}); use recover if the buyer paid`);
       const action = await deps.workflows.reissueCertificates(purchase);
       return { purchaseId, workflowId: certificatesWorkflowId(purchaseId), action };
+    },
+
+    /** Tries the purchase's unfinished cancellations again (refund refused, or stalled; their units are still held). */
+    async retryCancellation(purchaseId: number): Promise<OperationResult & { cancellationIds: number[] }> {
+      const purchase = await deps.purchases.findById(purchaseId);
+      if (!purchase) throw new OperationRefused(`purchase ${purchaseId} not found`);
+      const unfinished = (await deps.purchases.cancellations(purchaseId)).filter((c) => c.status !== 'completed');
+      if (unfinished.length === 0) throw new OperationRefused(`purchase ${purchaseId} has no unfinished cancellation`);
+      const cancellationIds = await deps.workflows.retryFailedCancellations(purchase);
+      return { purchaseId, workflowId: policyWorkflowId(purchaseId), action: 'started', cancellationIds };
     },
 
     async recover(purchaseId: number): Promise<OperationResult> {

@@ -496,6 +496,56 @@ export function createPurchasesRepository(db: Db) {
       return [...late.map(row('awaiting_payment_past_deadline', 'checkout_expires_at')), ...unissued.map(row('paid_without_certificates', 'paid_at')), ...failed.map(row('failed', 'failed_at'))];
     },
 
+    /** Cancellations needing an operator, by mode: refused refunds, and those accepted more than `pendingSeconds` ago and not completed. */
+    async countCancellationsNeedingAttention(pendingSeconds: number): Promise<Record<'live' | 'test', { refundFailed: number; pending: number }>> {
+      const rows: Array<{ mode: 'live' | 'test'; refund_failed: string; pending: string }> = await db('policy_transactions as t')
+        .join('purchases as p', 'p.id', 't.purchase_id')
+        .where('t.kind', 'cancellation')
+        .groupBy('p.mode')
+        .select(
+          'p.mode',
+          db.raw(`count(*) filter (where t.status = 'refund_failed') as refund_failed`),
+          db.raw(`count(*) filter (where t.status in ('accepted', 'refund_pending') and t.created_at < now() - (? * interval '1 second')) as pending`, [pendingSeconds]),
+        );
+      const out = { live: { refundFailed: 0, pending: 0 }, test: { refundFailed: 0, pending: 0 } };
+      for (const r of rows) out[r.mode] = { refundFailed: Number(r.refund_failed), pending: Number(r.pending) };
+      return out;
+    },
+
+    /** Cancellations an operator must look at (refused refunds; pending past `graceSeconds`), oldest first, with their agency. */
+    async stuckCancellations(graceSeconds: number, limit = 500, rootAccountId?: number): Promise<Array<{ kind: 'cancellation_refund_failed' | 'cancellation_pending'; id: number; cancellationId: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
+      const q = db('policy_transactions as t')
+        .join('purchases as p', 'p.id', 't.purchase_id')
+        .join('root_accounts as a', 'a.id', 'p.root_account_id')
+        .where('t.kind', 'cancellation')
+        .andWhere((w) => w.where('t.status', 'refund_failed').orWhere((x) => x.whereIn('t.status', ['accepted', 'refund_pending']).where('t.created_at', '<', db.raw(`now() - (? * interval '1 second')`, [graceSeconds]))))
+        .orderBy('t.created_at')
+        .limit(limit)
+        .select('t.id as cancellation_id', 't.status as cancellation_status', 't.failure_reason', 't.created_at', 'p.id', 'p.root_account_id', 'a.name as agency', 'p.mode', 'p.status');
+      if (rootAccountId !== undefined) q.where('p.root_account_id', rootAccountId);
+      return (await q).map((r) => ({
+        kind: r.cancellation_status === 'refund_failed' ? ('cancellation_refund_failed' as const) : ('cancellation_pending' as const),
+        id: r.id,
+        cancellationId: r.cancellation_id,
+        rootAccountId: r.root_account_id,
+        agency: r.agency,
+        mode: r.mode,
+        status: r.status,
+        since: r.created_at ?? null,
+        reason: `cancellation ${r.cancellation_id} ${r.cancellation_status}${r.failure_reason ? `: ${r.failure_reason}` : ''}`,
+      }));
+    },
+
+    /**
+     * For another try: the purchase's refused cancellations back to `accepted` (their units still
+     * held); returns the ids of every cancellation not completed (refused ones and stalled ones).
+     */
+    async reopenUnfinishedCancellations(purchaseId: number): Promise<number[]> {
+      await db('policy_transactions').where({ purchase_id: purchaseId, kind: 'cancellation', status: 'refund_failed' }).update({ status: 'accepted', failure_reason: null });
+      const rows = await db('policy_transactions').where({ purchase_id: purchaseId, kind: 'cancellation' }).whereIn('status', ['accepted', 'refund_pending']).orderBy('id').select('id');
+      return rows.map((r: { id: number }) => r.id);
+    },
+
     /** How many purchases, by mode, were paid more than `olderThanSeconds` ago and still have no certificates (refunded ones aside). */
     async countPaidWithoutCertificates(olderThanSeconds: number): Promise<Record<'live' | 'test', number>> {
       const rows: Array<{ mode: 'live' | 'test'; n: string }> = await db('purchases')

@@ -25,6 +25,7 @@ import { toMajorUnits } from '../shared/money';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../http/errors';
 import {
   CANCEL_UPDATE,
+  RETRY_CANCELLATIONS_UPDATE,
   CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
   policyWorkflowId,
@@ -315,6 +316,25 @@ export function createPurchaseWorkflows(deps: {
       } finally {
         clearTimeout(timer);
       }
+    },
+
+    /**
+     * An operator's retry of the purchase's unfinished cancellations: the policy workflow (started
+     * if no run is open) queues them again and answers their ids (empty: none is unfinished).
+     */
+    async retryFailedCancellations(purchase: PurchaseStartFacts): Promise<number[]> {
+      const { typedSearchAttributes } = startAttributes(purchase);
+      const args: PolicyWorkflowInput = { purchaseId: purchase.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) };
+      const start = new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
+        workflowId: policyWorkflowId(purchase.id),
+        taskQueue: deps.taskQueue,
+        args: [args],
+        typedSearchAttributes,
+        staticSummary: `Policy changes of purchase ${purchase.id}`,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
+      return deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, number[], []>(RETRY_CANCELLATIONS_UPDATE, { startWorkflowOperation: start });
     },
 
     signalPayment,

@@ -13,6 +13,9 @@ import { call } from '../helpers/fixtures';
 import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { purchaseWorkflowId } from '../../workflows/contracts';
+import { createPolicyActivities } from '../../activities/policy';
+import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createPurchaseOperations } from '../../src/purchases/operations';
 
 jest.setTimeout(120_000);
 
@@ -139,12 +142,15 @@ test('when the quote has expired, names another purchase, comes with units, or t
   expect((await purchase(id)).items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'active']);
 });
 
-test('when the processor refuses the refund for good, then the cancellation is refund_failed, its units stay held and no certificate is voided', async () => {
-  // A worker of its own whose refund meets a decline (as the processor answers a refund it refuses).
+test('when the processor refuses the refund for good, then the cancellation is refund_failed, its units stay held, no certificate is voided, operators see it; a retry completes it', async () => {
+  // A worker of its own whose first refund meets a decline (as the processor answers a refund it refuses); later ones go to stripe-mock.
   const taskQueue = uniqueTaskQueue();
+  let declines = 1;
+  const real = createPolicyActivities({ db: app.container.db, payproc: app.container.payproc, events: { cancelled: async () => undefined } });
   const declining = await startTestWorker(taskQueue, {
-    createCancellationRefund: async () => {
-      throw ApplicationFailure.nonRetryable('Your card was declined for refunds', 'REFUND_REJECTED');
+    createCancellationRefund: async (input: { cancellationId: number }) => {
+      if (declines-- > 0) throw ApplicationFailure.nonRetryable('Your card was declined for refunds', 'REFUND_REJECTED');
+      return real.createCancellationRefund(input);
     },
   });
   const declApp = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
@@ -164,6 +170,22 @@ test('when the processor refuses the refund for good, then the cancellation is r
     ]);
     expect(p.timeline.map((t: { type: string }) => t.type)).toContain('cancellation_failed');
     expect(p.amount_refunded).toBe(0);
+
+    // Operators see it: in `ops stuck`'s rows and in the gauge behind CancellationRefundFailed.
+    const purchases = createPurchasesRepository(declApp.container.db);
+    expect(await purchases.stuckCancellations(600, 500, acc.accountId)).toEqual([expect.objectContaining({ kind: 'cancellation_refund_failed', id, cancellationId: p.cancellations[0].id, mode: 'test' })]);
+    expect((await purchases.countCancellationsNeedingAttention(1800)).test.refundFailed).toBeGreaterThanOrEqual(1);
+
+    // The operator's retry (npm run ops -- retry-cancellation) goes through the policy workflow again and completes it.
+    const operations = createPurchaseOperations({ purchases, workflows: declApp.container.purchaseWorkflows });
+    expect(await operations.retryCancellation(id)).toMatchObject({ purchaseId: id, workflowId: `policy-${id}`, cancellationIds: [p.cancellations[0].id] });
+    const done = await eventually(async () => {
+      const got = (await call(declApp.baseUrl, `/api/v1/purchases/${id}`, { key: acc.key })).body.data;
+      return got.cancellations[0]?.status === 'completed' ? got : null;
+    });
+    expect(done.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['cancelled', 'cancelled']);
+    expect(done.cancellations[0].failure_reason).toBeNull();
+    await expect(operations.retryCancellation(id)).rejects.toThrow(/no unfinished cancellation/);
   } finally {
     await declApp.close();
     await declining.shutdown();

@@ -72,7 +72,7 @@ test('when the local Prometheus starts, then it has loaded every alert and recor
   const { groups } = await api<{ groups: Array<{ name: string; rules: Array<{ name: string; type: string }> }> }>('/api/v1/rules');
   const rules = groups.flatMap((g) => g.rules);
   expect(rules.filter((r) => r.type === 'alerting').map((r) => r.name)).toEqual(expect.arrayContaining(['ApiDown', 'PostgresDown', 'TemporalDown', 'PaidPurchaseWithoutCertificates', 'CertificatesSloBurnFast']));
-  expect(rules).toHaveLength(33);
+  expect(rules).toHaveLength(35);
 });
 
 test('when it scrapes, then postgres_exporter reports the real PostgreSQL up, and every job the rules select is a target', async () => {

@@ -68,7 +68,7 @@ test('when the dashboard and the rules are read, then they use only metrics the 
   const known = await knownMetrics();
   const unknown = exprs.flatMap((e) => metricsIn(e.expr).filter((m) => !known.has(m)).map((m) => `${e.title}: ${m}`));
   expect(unknown).toEqual([]);
-  expect(alertExprs).toHaveLength(19);
+  expect(alertExprs).toHaveLength(21);
   expect(recorded).toHaveLength(14);
   expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });
@@ -87,7 +87,7 @@ test('when the dashboard is imported into another Grafana, then it asks for a Pr
   const sources = dashboard.panels.flatMap((p) => [p.datasource, ...p.targets.map((t) => t.datasource)]);
   expect(sources.filter((d) => d.uid !== '${datasource}' || d.type !== 'prometheus')).toEqual([]);
   // Every query of a metric with a mode label filters by the selector, and every service metric by instance.
-  const modeMetrics = ['http_request_duration_seconds_bucket', 'http_request_duration_seconds_count', 'purchases_paid_without_certificates', 'purchases_status_total', 'purchase_paid_to_issued_seconds_bucket', 'event_delivery_attempts_total', 'event_deliveries_total'];
+  const modeMetrics = ['cancellations_needing_attention', 'http_request_duration_seconds_bucket', 'http_request_duration_seconds_count', 'purchases_paid_without_certificates', 'purchases_status_total', 'purchase_paid_to_issued_seconds_bucket', 'event_delivery_attempts_total', 'event_deliveries_total'];
   for (const { title, expr } of exprs) {
     for (const m of modeMetrics) if (expr.includes(`${m}{`) || expr.includes(`${m}[`)) expect({ title, expr, mode: new RegExp(`${m}\\{[^}]*mode=~"\\$mode"`).test(expr) }).toEqual({ title, expr, mode: true });
     if (!/pg_up|coi:/.test(expr)) expect({ title, expr, instance: expr.includes('instance=~"$instance"') }).toEqual({ title, expr, instance: true });
