@@ -12,7 +12,9 @@
  *     `checkout.session.completed` through the webhook handling (stripe-mock sends no webhooks);
  *  5. wait for the certificates with the spec's backoff rule (§4.5: up to two minutes), download
  *     every PDF and zip into `demo-output/`, and print a summary with each purchase's Temporal UI
- *     link.
+ *     link;
+ *  6. preview the cancellation of the 3-day event's last day, print the refund, cancel it, wait
+ *     until the refund is done and print that day's certificate's verification page state (voided).
  *
  * Throughout, a local receiver registered as a test-mode webhook endpoint collects the signed
  * events of both purchases; the demo prints each with its verified signature, then deletes the
@@ -339,6 +341,32 @@ async function main(): Promise<void> {
           `    Temporal UI: ${s.temporalUi}/namespaces/${s.namespace}/workflows/purchase-${p.purchaseId}`,
         ].join('\n'),
       );
+    }
+
+    step('cancel the last day of the 3-day event');
+    {
+      const event = purchases[0]!;
+      const params = { path: { id: String(event.purchaseId) } };
+      const last = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data.items[0]!.covered_units.at(-1)!;
+      const quote = (await ok(api.POST('/api/v1/purchases/{id}/cancellation_quote', { params, body: { covered_unit_ids: [last.id], requested_by: 'buyer', reason: 'Last day called off' } }))).data;
+      say(`  preview ${quote.id}: ${quote.method}, ${quote.refund.total} ${quote.currency} back (premium ${quote.refund.premium}, tax ${quote.refund.tax}, platform fee ${quote.refund.platform_fee}; minor units) for ${last.local_label}; holds until ${quote.expires_at}`);
+      const cancellation = (await ok(api.POST('/api/v1/purchases/{id}/cancel', { params, body: { quote_id: quote.id } }))).data;
+      say(`  cancellation ${cancellation.id}: ${cancellation.status}`);
+      const until = Date.now() + 60_000;
+      for (;;) {
+        const now = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data;
+        const c = now.cancellations.find((x) => x.id === cancellation.id);
+        if (c?.status === 'completed') {
+          say(`  completed: refund ${c.refund.id} of ${c.refund.total} ${c.currency} minor units; amount refunded on the purchase ${now.amount_refunded}`);
+          break;
+        }
+        if (c?.status === 'refund_failed') throw new Error(`the refund was refused: ${c.failure_reason}`);
+        if (Date.now() > until) throw new Error(`cancellation ${cancellation.id} not completed within 60 s (${c?.status})`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      // The page behind the QR code, asked of this API (its public URL may name another host).
+      const verification = (await (await fetch(`${s.baseUrl}/verify/${encodeURIComponent(last.certificate!.number)}`, { headers: { accept: 'application/json' } })).json()) as Json;
+      say(`  ${last.certificate!.number} on its verification page: ${String(verification.state)} (voided at ${String((verification.coverage as Json[])[0]?.voided_at)})  ${last.certificate!.verification_url}`);
     }
 
     step('events received');

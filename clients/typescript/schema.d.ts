@@ -1419,10 +1419,9 @@ export interface components {
             covered_unit_ids?: number[];
             /**
              * @description Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)
-             * @default agency
              * @enum {string}
              */
-            requested_by: "buyer" | "agency" | "insurer";
+            requested_by?: "buyer" | "agency" | "insurer";
             /** @description Why, in a few words (kept with the cancellation) */
             reason?: string;
             /**
@@ -1449,10 +1448,9 @@ export interface components {
             covered_unit_ids?: number[];
             /**
              * @description Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)
-             * @default agency
              * @enum {string}
              */
-            requested_by: "buyer" | "agency" | "insurer";
+            requested_by?: "buyer" | "agency" | "insurer";
             /** @description Why, in a few words (kept with the cancellation) */
             reason?: string;
         };

@@ -108,7 +108,7 @@ const CancellationQuoteRequestFields = {
       .max(1000)
       .optional()
       .meta({ description: 'The covered units to cancel (ids from GET /api/v1/purchases/{id}); default: every unit not started at effective_at and not already cancelled' }),
-  requested_by: z.enum(CANCELLATION_REQUESTERS).default('agency').meta({ description: 'Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
+  requested_by: z.enum(CANCELLATION_REQUESTERS).optional().meta({ description: 'Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
   reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, in a few words (kept with the cancellation)' }),
 };
 

@@ -205,7 +205,7 @@ export function createPurchaseService(deps: {
       const [items, certificates, cancellations] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id), deps.purchases.cancellations(id)]);
       let priced;
       try {
-        priced = priceCancellationOf(p, items, cancellations, { unitIds: body.covered_unit_ids, requestedBy: body.requested_by, effectiveAt });
+        priced = priceCancellationOf(p, items, cancellations, { unitIds: body.covered_unit_ids, requestedBy: body.requested_by ?? 'agency', effectiveAt });
       } catch (err) {
         throw asAppError(err);
       }
@@ -214,7 +214,7 @@ export function createPurchaseService(deps: {
         id: `cq_${randomBytes(12).toString('hex')}`,
         purchaseId: id,
         apiKeyId: principal.apiKeyId,
-        requestedBy: body.requested_by,
+        requestedBy: body.requested_by ?? 'agency',
         reason: body.reason ?? null,
         coveredUnitIds: priced.units.map((u) => u.unitId),
         effectiveAt,

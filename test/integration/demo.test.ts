@@ -54,7 +54,7 @@ test('when the demo runs, then it creates, sells and pays two purchases and down
   const run = await runScript('scripts/demo.ts', [], await demoEnv());
   expect(run.stderr).not.toContain('✘');
   expect(run.code).toBe(0);
-  for (const expected of ['▶ event receiver', '▶ create products and a bundle', '▶ load the catalog', '▶ test payment: 3-day event', '▶ certificates: 2-trip excess', '▶ events received', '✔ demo finished']) {
+  for (const expected of ['▶ event receiver', '▶ create products and a bundle', '▶ load the catalog', '▶ test payment: 3-day event', '▶ certificates: 2-trip excess', '▶ cancel the last day of the 3-day event', '▶ events received', '✔ demo finished']) {
     expect(run.stdout).toContain(expected);
   }
   // The receiver heard every step of both purchases, each signature verified with the endpoint's secret.
@@ -63,6 +63,10 @@ test('when the demo runs, then it creates, sells and pays two purchases and down
     expect(eventLines.filter((l) => l.trim().startsWith(type))).toHaveLength(2);
   }
   expect(eventLines.every((l) => l.endsWith('signature verified'))).toBe(true);
+  // The cancellation: previewed, carried out, and the day's certificate voided on its verification page.
+  expect(run.stdout).toMatch(/preview cq_[0-9a-f]{24}: free_look, \d+ usd back/);
+  expect(run.stdout).toMatch(/completed: refund re_\w+ of \d+ usd minor units/);
+  expect(run.stdout).toMatch(/COI-\S+ on its verification page: voided \(voided at \d{4}-/);
   // The demo removed its endpoint.
   const rootId = (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id;
   expect(await app.container.db('webhook_endpoints').where({ root_account_id: rootId }).whereNull('deleted_at')).toEqual([]);
