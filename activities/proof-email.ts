@@ -54,11 +54,15 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
       if (!row) throw ApplicationFailure.nonRetryable(`proof-of-coverage email ${input.emailId} does not exist`, 'ProofEmailNotFound');
       if (row.status === 'sent') return { status: 'sent', delivery: row.delivery, alreadySent: true };
 
-      const certs = await certificates.listForPurchase(row.purchase_id);
+      const all = await certificates.listForPurchase(row.purchase_id);
       const archives = await certificates.archives(row.purchase_id);
-      if (certs.length === 0 || certs.some((c) => !c.storageKey)) {
+      if (all.length === 0 || all.some((c) => !c.storageKey)) {
         throw ApplicationFailure.retryable(`certificates of purchase ${row.purchase_id} are not all stored`, 'CertificatesNotStored');
       }
+      // A certificate a cancellation voided is never sent; the zips, built at issuance, hold it, so they are left out then.
+      const certs = all.filter((c) => c.voidedAt === null);
+      const someVoided = certs.length < all.length;
+      if (certs.length === 0) throw ApplicationFailure.nonRetryable(`every certificate of purchase ${row.purchase_id} was voided by a cancellation`, 'CertificatesVoided');
       const totalBytes = certs.reduce((n, c) => n + (c.sizeBytes ?? 0), 0);
       const delivery: 'attachments' | 'links' = totalBytes <= deps.attachmentMaxBytes ? 'attachments' : 'links';
       const linkUntil = new Date(Date.now() + MAX_SIGNED_URL_SECONDS * 1000);
@@ -82,7 +86,7 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
         lines.push('');
       }
       const paymentZip = archives.find((a) => a.kind === 'payment');
-      if (paymentZip) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
+      if (paymentZip && !someVoided) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
       lines.push(delivery === 'attachments' ? 'The certificates are attached as PDF files.' : 'The certificates are too large to attach; use the download links above.');
 
       const attachments =

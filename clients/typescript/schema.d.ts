@@ -2739,7 +2739,7 @@ export interface components {
             /** @description The payment intent of the purchase; null until the processor reports one (often only after payment) */
             payment_intent: string | null;
             /**
-             * @description Where the certificates are. Final: `issued` (every certificate and zip below is stored; only a full refund later turns it into `voided`) and `voided` (refunded: the certificates are void). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.
+             * @description Where the certificates are. Final: `issued` (every certificate and zip below is stored; a cancellation later voids some, each with its `voided_at`) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.
              * @enum {string}
              */
             status: "unpaid" | "pending" | "issued" | "voided";
@@ -2775,6 +2775,8 @@ export interface components {
                 size_bytes: number;
                 /** @description SHA-256 of the PDF, lowercase hex */
                 sha256: string;
+                /** @description When a cancellation of its covered unit voided it (ISO 8601 UTC; its verification page says so); null while in force. The zips, built at issuance, still hold a certificate voided later: this field says which */
+                voided_at: string | null;
             }[];
             /** @description Signed URL of the zip of every PDF of this payment (one folder per product) */
             payment_zip_url: string | null;

@@ -112,6 +112,9 @@ export const CertificateItem = z.object({
   verification_url: z.string().meta({ description: 'The public verification page this certificate’s QR code opens' }),
   size_bytes: z.number().int(),
   sha256: z.string().meta({ description: 'SHA-256 of the PDF, lowercase hex' }),
+  voided_at: z.string().nullable().meta({
+    description: 'When a cancellation of its covered unit voided it (ISO 8601 UTC; its verification page says so); null while in force. The zips, built at issuance, still hold a certificate voided later: this field says which',
+  }),
 });
 
 export const ProductZip = z.object({
@@ -129,7 +132,7 @@ export const GetCertificatesResponse = z
     payment_intent: z.string().nullable().meta({ description: 'The payment intent of the purchase; null until the processor reports one (often only after payment)' }),
     status: z.enum(['unpaid', 'pending', 'issued', 'voided']).meta({
       description:
-        'Where the certificates are. Final: `issued` (every certificate and zip below is stored; only a full refund later turns it into `voided`) and `voided` (refunded: the certificates are void). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.',
+        'Where the certificates are. Final: `issued` (every certificate and zip below is stored; a cancellation later voids some, each with its `voided_at`) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.',
     }),
     purchase_status: z.enum(PURCHASE_STATUSES).meta({ description: purchaseStatusDescription }),
     certificate_count: z.number().int(),

@@ -115,6 +115,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
           size_bytes: c.sizeBytes!,
           sha256: c.sha256!,
+          voided_at: (c.voidedAt ?? purchase.refundedAt)?.toISOString() ?? null,
         })),
       );
       const productZips = await Promise.all(
@@ -133,7 +134,8 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       );
       return {
         ...head,
-        status: purchase.refundedAt ? 'voided' : 'issued',
+        // Voided: refunded in full, or every certificate voided by cancellations.
+        status: purchase.refundedAt || (certificates.length > 0 && certificates.every((c) => c.voidedAt !== null)) ? 'voided' : 'issued',
         certificate_count: items.length,
         urls_expire_at: expiresAt.toISOString(),
         certificates: items,

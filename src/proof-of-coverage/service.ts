@@ -7,7 +7,8 @@
  * checkout_session_id, payment_intent). Errors (bare, §7.2): 404 NOT_FOUND for a purchase outside
  * the caller's scope (as getCertificates); 409 AMBIGUOUS_PAYMENT_INTENT for a payment intent of
  * several of the caller's purchases; 400 INVALID_REQUEST while the certificates are not issued
- * yet (retry with backoff) or after a refund voided them.
+ * yet (retry with backoff), after a refund voided them, or when cancellations voided every one. The
+ * email leaves out the certificates a cancellation voided (see activities/proof-email.ts).
  */
 import type { Principal } from '../api-keys/service';
 import type { Db } from '../db/knex';
@@ -33,6 +34,8 @@ export function createProofOfCoverageService(deps: {
       if (!purchase.certificatesIssuedAt) {
         throw new AppError('INVALID_REQUEST', 'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)');
       }
+      const inForce = await deps.db('certificates').where({ purchase_id: purchase.purchaseId }).whereNull('voided_at').count({ n: '*' }).first();
+      if (Number(inForce?.n ?? 0) === 0) throw new AppError('INVALID_REQUEST', 'Every certificate of this purchase was voided by a cancellation: there is nothing to send');
       const seen = new Set<string>();
       const recipients = req.email_addresses.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
       const rows: Array<{ id: number; recipient: string }> = await deps.db('proof_of_coverage_emails')

@@ -90,6 +90,15 @@ test('when one day of two is cancelled with a quote, then the refund is created,
   expect(event.data.object.cancellation).toMatchObject({ covered_unit_ids: [second.id], refund: { total: 2000 }, voided_certificates: [second.certificate.number], requested_by: 'buyer' });
   expect(event.data.object.cancellation.effective_at).toEqual(expect.any(String));
 
+  // getCertificates lists both, the cancelled day's with its voided_at; the purchase stays issued.
+  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
+  const certs = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', { method: 'POST', key: account.key, body: { idp_root_account_uuid: rootUuid, purchase_id: id } });
+  expect(certs.body.status).toBe('issued');
+  expect(certs.body.certificates.map((c: { certificate_number: string; voided_at: string | null }) => [c.certificate_number, c.voided_at === null])).toEqual([
+    [first.certificate.number, true],
+    [second.certificate.number, false],
+  ]);
+
   // The same quote again is the same cancellation: one row, one refund.
   const again = await cancel(id, { quote_id: q.id });
   expect(again.body.data).toMatchObject({ id: res.body.data.id, status: 'completed' });
@@ -120,6 +129,12 @@ test('when the cancel names no quote, then the units are priced now and cancelle
   });
   expect(done.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['cancelled', 'cancelled']);
   expect((await cancel(id, {})).body).toMatchObject({ error: { code: 'NOTHING_TO_CANCEL' } });
+  // Every certificate voided: getCertificates says voided, and no proof of coverage can be emailed.
+  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
+  const root = (path: string, body: Record<string, unknown>) => call(app.baseUrl, `/platform-agency-root-certs${path}`, { method: 'POST', key: account.key, body: { idp_root_account_uuid: rootUuid, purchase_id: id, ...body } });
+  expect((await root('/getCertificates', {})).body.status).toBe('voided');
+  const email = await root('/teamEmailProofofCoverage', { email_addresses: ['holder@example.com'] });
+  expect([email.status, email.body.code, email.body.message]).toEqual([400, 'INVALID_REQUEST', expect.stringMatching(/voided by a cancellation/)]);
 });
 
 test('when the quote has expired, names another purchase, comes with units, or the purchase is unpaid, then a clear refusal and nothing is cancelled', async () => {
