@@ -8,7 +8,12 @@
  * the key belongs to one; anything else is 404 NOT_FOUND, exactly like a purchase that does not
  * exist. Amounts are integer minor units.
  *
- * Errors (AppError): NOT_FOUND; VALIDATION_ERROR (an effective time in the past);
+ * `cancel` carries a quote out (or prices and carries out at once) through the purchase's policy
+ * workflow (./workflow-client.ts `cancel`).
+ *
+ * Errors (AppError): NOT_FOUND; VALIDATION_ERROR (an effective time in the past; a quote dated in
+ * the future given to cancel; quote_id sent with units); CANCELLATION_QUOTE_NOT_FOUND (404),
+ * CANCELLATION_QUOTE_EXPIRED and CANCELLATION_QUOTE_STALE (409, from the workflow);
  * PURCHASE_NOT_CANCELLABLE (not paid: quoted, awaiting payment, expired or failed);
  * PURCHASE_ALREADY_CANCELLED (refunded in full); and the refund rule's UNKNOWN_COVERED_UNIT,
  * DUPLICATE_COVERED_UNIT (400), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED,
