@@ -167,6 +167,7 @@ export const GetCertificatesResponse = z
           verification_url: 'https://coi.example.com/verify/COI-42-1-1-3FA9C2B71D',
           size_bytes: 61234,
           sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+          voided_at: null,
         },
       ],
       payment_zip_url: 'https://storage.googleapis.com/certificates/purchases/42/zips/payment-pi_3Q2w3E4r5T6y7U8i.zip?X-Goog-Signature=…',
