@@ -9,7 +9,8 @@
  *   cancellation's own (`policy-transaction-<id>-refund`), so a retried call never refunds twice.
  * - `cancellationRefundStatus` asks the processor how the refund stands.
  * - `completeCancellation` cancels the units, voids their certificates and publishes
- *   `purchase.cancelled`; `failCancellation` records a refund the processor refused for good;
+ *   `refund.succeeded`, `certificates.voided` and `purchase.cancelled`; `failCancellation` records a
+ *   refund the processor refused for good and publishes `refund.failed`;
  *   `reopenUnfinishedCancellations` puts those (and stalled ones) back for an operator's retry.
  *
  * Refusals are non-retryable failures whose type is the API's error code
@@ -32,7 +33,7 @@ import type { CancellationAccepted } from '../workflows/contracts';
 export interface PolicyActivityDeps {
   db: Db;
   payproc: Payproc;
-  events: Pick<EventEmitter, 'cancelled'>;
+  events: Pick<EventEmitter, 'cancelled' | 'cancellationRefundFailed'>;
   metrics?: Pick<WorkerMetrics, 'dependencyErrors'>;
   now?: () => Date;
 }
@@ -159,6 +160,8 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
 
     async failCancellation(input: { cancellationId: number; reason: string }): Promise<void> {
       await purchases.failCancellation(input.cancellationId, input.reason);
+      const failed = await purchases.findCancellation(input.cancellationId);
+      if (failed?.status === 'refund_failed') await deps.events.cancellationRefundFailed(failed);
     },
 
     /** An operator's retry: refused cancellations back to `accepted`; the ids of every unfinished one. */

@@ -2088,7 +2088,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -2135,7 +2135,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -2166,14 +2166,14 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
             /** @enum {string} */
             api_version: "v1";
             data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
+                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
                 object: {
                     [key: string]: unknown;
                 };
@@ -2191,14 +2191,14 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
             /** @enum {string} */
             api_version: "v1";
             data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
+                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
                 object: {
                     [key: string]: unknown;
                 };
@@ -6229,7 +6229,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "purchase.failed" | "subscription.renewed";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed";
                 pageSize?: number;
                 pageIndex?: number;
             };

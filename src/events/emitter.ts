@@ -11,7 +11,7 @@ import type { CertificateService } from '../certificates/service';
 import type { EventPublisher } from './publisher';
 import type { WorkerMetrics } from '../metrics/registry';
 import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
-import { cancelledEvent, certificatesIssuedEvent, purchaseStatusEvent, refundEvent, renewalEvent } from './payloads';
+import { cancellationRefundEvent, cancelledEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent } from './payloads';
 
 export function createEventEmitter(deps: {
   purchases: Pick<PurchasesRepository, 'findById'>;
@@ -36,10 +36,18 @@ export function createEventEmitter(deps: {
       const p = await load(purchaseId);
       if (p && p.refundedMinor > 0) count(p, p.status === 'refunded' ? 'refunded' : 'partially_refunded', (await deps.publisher.publish(refundEvent(p))).recorded);
     },
-    /** `purchase.cancelled` for a completed cancellation, with the certificates it voided. */
+    /** For a completed cancellation: `refund.succeeded`, `certificates.voided` and `purchase.cancelled`, in that order. */
     async cancelled(cancellation: StoredCancellation, voidedCertificates: string[]): Promise<void> {
       const p = await load(cancellation.purchaseId);
-      if (p) count(p, 'cancelled', (await deps.publisher.publish(cancelledEvent(p, cancellation, voidedCertificates))).recorded);
+      if (!p) return;
+      await deps.publisher.publish(cancellationRefundEvent(p, cancellation, 'succeeded'));
+      await deps.publisher.publish(certificatesVoidedEvent(p, cancellation, voidedCertificates));
+      count(p, 'cancelled', (await deps.publisher.publish(cancelledEvent(p, cancellation, voidedCertificates))).recorded);
+    },
+    /** `refund.failed` for a cancellation whose refund the processor refused for good. */
+    async cancellationRefundFailed(cancellation: StoredCancellation): Promise<void> {
+      const p = await load(cancellation.purchaseId);
+      if (p) await deps.publisher.publish(cancellationRefundEvent(p, cancellation, 'failed'));
     },
     async renewed(renewalPurchaseId: number): Promise<void> {
       const p = await load(renewalPurchaseId);

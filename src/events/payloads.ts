@@ -79,6 +79,45 @@ export function certificatesIssuedEvent(p: PurchaseRecord, certificates: GetCert
   return envelope('certificates.issued', agencyEventId('certificates.issued', p.id), p, { object: 'certificate_set', ...certificates });
 }
 
+/** The `refund` object of refund.succeeded / refund.failed: a cancellation's refund (amounts in minor units). */
+function refundObject(p: PurchaseRecord, c: StoredCancellation): Record<string, unknown> {
+  return {
+    object: 'refund',
+    id: c.refundId,
+    purchase_id: p.id,
+    cancellation_id: c.id,
+    status: c.status === 'refund_failed' ? 'failed' : 'succeeded',
+    currency: c.currency,
+    amount: c.totalMinor,
+    premium: c.premiumMinor,
+    tax: c.taxMinor,
+    platform_fee: c.platformFeeMinor,
+    failure_reason: c.failureReason,
+    effective_at: c.effectiveAt.toISOString(),
+  };
+}
+
+/** `refund.succeeded` or `refund.failed` for a cancellation's refund, once per cancellation and outcome. */
+export function cancellationRefundEvent(p: PurchaseRecord, c: StoredCancellation, outcome: 'succeeded' | 'failed'): StoredEvent {
+  const type = outcome === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
+  return envelope(type, agencyEventId(type, p.id, `${c.id}|${outcome}|${c.failureReason ?? ''}`), p, refundObject(p, c));
+}
+
+/**
+ * `certificates.voided`, once per cancellation: the certificate numbers it voided, the covered units
+ * and when the cancellation took effect (`effective_at`), beside the event's own `created`.
+ */
+export function certificatesVoidedEvent(p: PurchaseRecord, c: StoredCancellation, voidedCertificates: string[]): StoredEvent {
+  return envelope('certificates.voided', agencyEventId('certificates.voided', p.id, String(c.id)), p, {
+    object: 'certificate_voiding',
+    purchase_id: p.id,
+    cancellation_id: c.id,
+    covered_unit_ids: c.coveredUnitIds,
+    certificate_numbers: voidedCertificates,
+    effective_at: c.effectiveAt.toISOString(),
+  });
+}
+
 /**
  * `purchase.cancelled`, once per cancellation: the purchase, and a `cancellation` with its covered
  * units, the refund split (minor units), the certificates it voided, who asked, and when it took

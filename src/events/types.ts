@@ -10,6 +10,9 @@ export const AGENCY_EVENT_TYPES = [
   'purchase.expired',
   'purchase.refunded',
   'purchase.cancelled',
+  'certificates.voided',
+  'refund.succeeded',
+  'refund.failed',
   'purchase.failed',
   'subscription.renewed',
 ] as const;

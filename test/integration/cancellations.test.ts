@@ -89,6 +89,9 @@ test('when one day of two is cancelled with a quote, then the refund is created,
   const event = events.find((e: { data: { object: { id: number } } }) => e.data.object.id === id);
   expect(event.data.object.cancellation).toMatchObject({ covered_unit_ids: [second.id], refund: { total: 2000 }, voided_certificates: [second.certificate.number], requested_by: 'buyer' });
   expect(event.data.object.cancellation.effective_at).toEqual(expect.any(String));
+  const ofPurchase = async (type: string) => ((await api(`/events?type=${type}`)).body.data as Array<{ data: { object: Record<string, unknown> } }>).filter((e) => e.data.object.purchase_id === id).map((e) => e.data.object);
+  expect(await ofPurchase('refund.succeeded')).toEqual([expect.objectContaining({ object: 'refund', id: done.cancellations[0].refund.id, status: 'succeeded', amount: 2000, cancellation_id: res.body.data.id })]);
+  expect(await ofPurchase('certificates.voided')).toEqual([expect.objectContaining({ certificate_numbers: [second.certificate.number], covered_unit_ids: [second.id], effective_at: expect.any(String) })]);
 
   // getCertificates lists both, the cancelled day's with its voided_at; the purchase stays issued.
   const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
@@ -161,7 +164,7 @@ test('when the processor refuses the refund for good, then the cancellation is r
   // A worker of its own whose first refund meets a decline (as the processor answers a refund it refuses); later ones go to stripe-mock.
   const taskQueue = uniqueTaskQueue();
   let declines = 1;
-  const real = createPolicyActivities({ db: app.container.db, payproc: app.container.payproc, events: { cancelled: async () => undefined } });
+  const real = createPolicyActivities({ db: app.container.db, payproc: app.container.payproc, events: { cancelled: async () => undefined, cancellationRefundFailed: async () => undefined } });
   const declining = await startTestWorker(taskQueue, {
     createCancellationRefund: async (input: { cancellationId: number }) => {
       if (declines-- > 0) throw ApplicationFailure.nonRetryable('Your card was declined for refunds', 'REFUND_REJECTED');
@@ -185,6 +188,8 @@ test('when the processor refuses the refund for good, then the cancellation is r
     ]);
     expect(p.timeline.map((t: { type: string }) => t.type)).toContain('cancellation_failed');
     expect(p.amount_refunded).toBe(0);
+    const refundFailed = (await call(declApp.baseUrl, '/api/v1/events?type=refund.failed', { key: acc.key })).body.data;
+    expect(refundFailed.map((e: { data: { object: Record<string, unknown> } }) => e.data.object)).toEqual([expect.objectContaining({ purchase_id: id, status: 'failed', failure_reason: expect.stringMatching(/declined/) })]);
 
     // Operators see it: in `ops stuck`'s rows and in the gauge behind CancellationRefundFailed.
     const purchases = createPurchasesRepository(declApp.container.db);
