@@ -1,11 +1,18 @@
 /**
- * The Prometheus configuration of a local stack, shared by `npm run dev` (scripts/stack.mjs) and
+ * The Prometheus configuration of a local stack and where Debian puts the monitoring binaries, shared by `npm run dev` (scripts/stack.mjs) and
  * the resilience suite's own stacks (test/resilience/lib/fault-stack.ts). CommonJS so both an ES
  * module and the CommonJS test code can load it.
  */
 'use strict';
 
 const path = require('node:path');
+
+/** Debian's packages `prometheus`, `prometheus-alertmanager` and `prometheus-postgres-exporter`. */
+const MONITORING_BINS = Object.freeze({
+  prometheus: '/usr/bin/prometheus',
+  alertmanager: '/usr/bin/prometheus-alertmanager',
+  postgresExporter: '/usr/bin/prometheus-postgres-exporter',
+});
 
 /** The service's alert and recording rules. */
 const RULES_FILE = path.join(__dirname, '..', 'ops', 'prometheus', 'alerts.yml');
@@ -41,4 +48,4 @@ function localPrometheusConfig({
   };
 }
 
-module.exports = { localPrometheusConfig, RULES_FILE };
+module.exports = { localPrometheusConfig, RULES_FILE, MONITORING_BINS };

@@ -778,12 +778,8 @@ export async function ensureFakeGcs({ port = 4443, dir = 'var/gcs', bucket = 'ce
 
 /** Where the local monitoring servers listen. */
 export const MONITORING_PORTS = Object.freeze({ prometheus: 9090, alertmanager: 9093, postgresExporter: 9187 });
-/** Debian's packages `prometheus`, `prometheus-alertmanager` and `prometheus-postgres-exporter`. */
-export const MONITORING_BINS = Object.freeze({
-  prometheus: '/usr/bin/prometheus',
-  alertmanager: '/usr/bin/prometheus-alertmanager',
-  postgresExporter: '/usr/bin/prometheus-postgres-exporter',
-});
+/** Debian's packages `prometheus`, `prometheus-alertmanager` and `prometheus-postgres-exporter` (scripts/prometheus-config.cjs). */
+export const MONITORING_BINS = prometheusConfig.MONITORING_BINS;
 /** The Debian package of each binary, for the message when one is missing. */
 const MONITORING_PACKAGES = Object.freeze({ prometheus: 'prometheus', alertmanager: 'prometheus-alertmanager', postgresExporter: 'prometheus-postgres-exporter' });
 

@@ -13,37 +13,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
+import { purchaseObject } from '../purchases/purchase-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
 import type { AgencyEvent, AgencyEventType } from './types';
 
 export function agencyEventId(type: AgencyEventType, purchaseId: number, discriminator = ''): string {
   return `evt_${createHash('sha256').update(`${type}|${purchaseId}|${discriminator}`).digest('hex').slice(0, 32)}`;
-}
-
-/** The `purchase` object of purchase and subscription events. */
-export function purchaseObject(p: PurchaseRecord): Record<string, unknown> {
-  return {
-    object: 'purchase',
-    id: p.id,
-    status: p.status,
-    livemode: p.mode === 'live',
-    billing: p.billing,
-    checkout_session_id: p.checkoutSessionId,
-    payment_intent: p.paymentIntentId,
-    currency: p.currency,
-    amount_subtotal: p.subtotalMinor,
-    platform_fee: p.platformFeeMinor,
-    amount_total: p.totalMinor,
-    amount_refunded: p.refundedMinor,
-    failure_reason: p.failureReason,
-    subscription_id: p.payprocSubscriptionId,
-    renewal_of_purchase_id: p.renewalOfPurchaseId,
-    agent_id: p.agentId,
-    paid_at: p.paidAt?.toISOString() ?? null,
-    certificates_issued_at: p.certificatesIssuedAt?.toISOString() ?? null,
-    created_at: p.createdAt.toISOString(),
-  };
 }
 
 function envelope(type: AgencyEventType, id: string, p: PurchaseRecord, object: Record<string, unknown>): StoredEvent {

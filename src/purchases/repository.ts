@@ -200,19 +200,15 @@ export interface PurchaseItemDetail {
   certificateHolder: unknown;
   /** The terms in force when it was bought (the defaults for items bought before terms were kept). */
   cancellationTerms: CancellationTerms;
-  units: Array<{
-    id: number;
-    index: number;
-    kind: 'day' | 'trip';
-    startsAt: Date;
-    endsAt: Date;
-    timeZone: string;
-    localLabel: string;
-    /** The cancellation that took it (pending or done); null while it is active. */
+  units: Array<
+    NewCoveredUnit & {
+      id: number;
+      /** The cancellation that took it (pending or done); null while it is active. */
     cancellationId: number | null;
-    /** When it was cancelled (its refund succeeded); null before. */
-    cancelledAt: Date | null;
-  }>;
+      /** When it was cancelled (its refund succeeded); null before. */
+      cancelledAt: Date | null;
+    }
+  >;
 }
 
 /** Progress of a change to a policy: accepted (units taken), refund pending at the processor, completed, or refund failed for good. */
@@ -241,11 +237,11 @@ export interface StoredCancellation {
   completedAt: Date | null;
 }
 
-const toStoredCancellation = (r: Record<string, unknown>): StoredCancellation => ({
-  id: r.id as number,
+/** What a quote and the cancellation carrying it out share: who asked, which units, when, and the refund (minor units). */
+type PricedCancellation = Pick<StoredCancellation, 'purchaseId' | 'apiKeyId' | 'requestedBy' | 'reason' | 'coveredUnitIds' | 'effectiveAt' | 'currency' | 'premiumMinor' | 'taxMinor' | 'platformFeeMinor' | 'totalMinor' | 'breakdown'>;
+
+const pricedFromRow = (r: Record<string, unknown>): PricedCancellation => ({
   purchaseId: r.purchase_id as number,
-  status: r.status as PolicyTransactionStatus,
-  quoteId: (r.quote_id as string | null) ?? null,
   apiKeyId: r.api_key_id as number,
   requestedBy: r.requested_by as CancellationRequester,
   reason: (r.reason as string | null) ?? null,
@@ -257,6 +253,28 @@ const toStoredCancellation = (r: Record<string, unknown>): StoredCancellation =>
   platformFeeMinor: Number(r.platform_fee_minor),
   totalMinor: Number(r.total_minor),
   breakdown: r.breakdown as UnitRefund[],
+});
+
+const pricedColumns = (c: PricedCancellation) => ({
+  purchase_id: c.purchaseId,
+  api_key_id: c.apiKeyId,
+  requested_by: c.requestedBy,
+  reason: c.reason,
+  covered_unit_ids: c.coveredUnitIds,
+  effective_at: c.effectiveAt,
+  currency: c.currency,
+  premium_minor: c.premiumMinor,
+  tax_minor: c.taxMinor,
+  platform_fee_minor: c.platformFeeMinor,
+  total_minor: c.totalMinor,
+  breakdown: JSON.stringify(c.breakdown),
+});
+
+const toStoredCancellation = (r: Record<string, unknown>): StoredCancellation => ({
+  ...pricedFromRow(r),
+  id: r.id as number,
+  status: r.status as PolicyTransactionStatus,
+  quoteId: (r.quote_id as string | null) ?? null,
   refundId: (r.refund_id as string | null) ?? null,
   failureReason: (r.failure_reason as string | null) ?? null,
   createdAt: r.created_at as Date,
@@ -264,22 +282,11 @@ const toStoredCancellation = (r: Record<string, unknown>): StoredCancellation =>
 });
 
 const toStoredQuote = (r: Record<string, unknown>): StoredCancellationQuote => ({
+  ...pricedFromRow(r),
   id: r.id as string,
-  purchaseId: r.purchase_id as number,
-  apiKeyId: r.api_key_id as number,
-  requestedBy: r.requested_by as CancellationRequester,
-  reason: (r.reason as string | null) ?? null,
-  coveredUnitIds: (r.covered_unit_ids as number[]).map(Number),
-  effectiveAt: r.effective_at as Date,
   method: r.method as StoredCancellationQuote['method'],
   freeLook: Boolean(r.free_look),
   endsPolicy: Boolean(r.ends_policy),
-  currency: r.currency as string,
-  premiumMinor: Number(r.premium_minor),
-  taxMinor: Number(r.tax_minor),
-  platformFeeMinor: Number(r.platform_fee_minor),
-  totalMinor: Number(r.total_minor),
-  breakdown: r.breakdown as UnitRefund[],
   expiresAt: r.expires_at as Date,
   createdAt: r.created_at as Date,
 });
@@ -652,23 +659,7 @@ export function createPurchasesRepository(db: Db) {
       return db.transaction(async (trx) => {
         await trx('purchases').where({ id: c.purchaseId }).forUpdate().first('id');
         const [row] = await trx('policy_transactions')
-          .insert({
-            purchase_id: c.purchaseId,
-            kind: 'cancellation',
-            status: 'accepted',
-            quote_id: c.quoteId,
-            api_key_id: c.apiKeyId,
-            requested_by: c.requestedBy,
-            reason: c.reason,
-            covered_unit_ids: c.coveredUnitIds,
-            effective_at: c.effectiveAt,
-            currency: c.currency,
-            premium_minor: c.premiumMinor,
-            tax_minor: c.taxMinor,
-            platform_fee_minor: c.platformFeeMinor,
-            total_minor: c.totalMinor,
-            breakdown: JSON.stringify(c.breakdown),
-          })
+          .insert({ ...pricedColumns(c), kind: 'cancellation', status: 'accepted', quote_id: c.quoteId })
           .returning('*');
         const taken = await trx('covered_units')
           .where({ purchase_id: c.purchaseId })
@@ -721,25 +712,7 @@ export function createPurchasesRepository(db: Db) {
     /** Stores a cancellation quote (its id chosen by the caller) and returns it as stored. */
     async saveCancellationQuote(q: Omit<StoredCancellationQuote, 'createdAt'>): Promise<StoredCancellationQuote> {
       const [row] = await db('cancellation_quotes')
-        .insert({
-          id: q.id,
-          purchase_id: q.purchaseId,
-          api_key_id: q.apiKeyId,
-          requested_by: q.requestedBy,
-          reason: q.reason,
-          covered_unit_ids: q.coveredUnitIds,
-          effective_at: q.effectiveAt,
-          method: q.method,
-          free_look: q.freeLook,
-          ends_policy: q.endsPolicy,
-          currency: q.currency,
-          premium_minor: q.premiumMinor,
-          tax_minor: q.taxMinor,
-          platform_fee_minor: q.platformFeeMinor,
-          total_minor: q.totalMinor,
-          breakdown: JSON.stringify(q.breakdown),
-          expires_at: q.expiresAt,
-        })
+        .insert({ ...pricedColumns(q), id: q.id, method: q.method, free_look: q.freeLook, ends_policy: q.endsPolicy, expires_at: q.expiresAt })
         .returning('created_at');
       return { ...q, createdAt: row.created_at as Date };
     },

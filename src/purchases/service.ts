@@ -28,6 +28,7 @@ import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope, PurchasesReposi
 import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
 import { priceCancellationOf } from './cancellation-pricing';
+import { purchaseObject } from './purchase-object';
 import type { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
 
 /** How long a cancellation quote holds at most (15 minutes), in ms; less when its first unit starts sooner. */
@@ -46,33 +47,10 @@ export function purchaseScopeOf(p: Principal): PurchaseScope {
   return { rootAccountId: p.rootAccountId, mode: p.mode, agentId: p.agentId };
 }
 
-/** The list shape of a purchase (amounts in minor units). */
+/** The list shape of a purchase: the events' `purchase` object plus what was paid, what is owed and the buyer's email (minor units). */
 export function toPurchaseSummary(p: PurchaseRecord): PurchaseSummary {
   const paid = p.paidAt ? p.totalMinor : 0;
-  return {
-    object: 'purchase',
-    id: p.id,
-    status: p.status,
-    livemode: p.mode === 'live',
-    billing: p.billing,
-    checkout_session_id: p.checkoutSessionId,
-    payment_intent: p.paymentIntentId,
-    currency: p.currency,
-    amount_subtotal: p.subtotalMinor,
-    platform_fee: p.platformFeeMinor,
-    amount_total: p.totalMinor,
-    amount_paid: paid,
-    amount_refunded: p.refundedMinor,
-    amount_outstanding: p.totalMinor - paid,
-    buyer_email: p.buyerEmail,
-    agent_id: p.agentId,
-    failure_reason: p.failureReason,
-    subscription_id: p.payprocSubscriptionId,
-    renewal_of_purchase_id: p.renewalOfPurchaseId,
-    paid_at: p.paidAt?.toISOString() ?? null,
-    certificates_issued_at: p.certificatesIssuedAt?.toISOString() ?? null,
-    created_at: p.createdAt.toISOString(),
-  };
+  return { ...purchaseObject(p), amount_paid: paid, amount_outstanding: p.totalMinor - paid, buyer_email: p.buyerEmail };
 }
 
 /** A cancellation in its wire shape (amounts in minor units). */
@@ -214,7 +192,6 @@ export function createPurchaseService(deps: {
       } catch (err) {
         throw asAppError(err);
       }
-      const firstStart = priced.firstStartMs;
       const stored: StoredCancellationQuote = await deps.purchases.saveCancellationQuote({
         id: `cq_${randomBytes(12).toString('hex')}`,
         purchaseId: id,
@@ -232,7 +209,7 @@ export function createPurchaseService(deps: {
         platformFeeMinor: priced.platformFeeMinor,
         totalMinor: priced.totalMinor,
         breakdown: priced.units,
-        expiresAt: new Date(Math.min(at.getTime() + CANCELLATION_QUOTE_TTL_MS, firstStart)),
+        expiresAt: new Date(Math.min(at.getTime() + CANCELLATION_QUOTE_TTL_MS, priced.firstStartMs)),
       });
       const certificateOf = new Map(certificates.map((c) => [c.coveredUnitId, c.certificateNumber]));
       return {

@@ -96,6 +96,19 @@ export function createPurchaseWorkflows(deps: {
       staticDetails: [`**Purchase** ${p.id}`, `**Agency** (root account) ${p.rootAccountId}`, `**Mode** ${p.mode}`, `**Amount** ${money(p.totalMinor, p.currency)} (${p.totalMinor} minor units)`].join('\n\n'),
     };
   }
+  /** The start of `policy-<id>` an update goes with: attaches to the open run, or starts one (a closed run may be followed by a new one). */
+  function policyStart(purchase: PurchaseStartFacts) {
+    const args: PolicyWorkflowInput = { purchaseId: purchase.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) };
+    return new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
+      workflowId: policyWorkflowId(purchase.id),
+      taskQueue: deps.taskQueue,
+      args: [args],
+      typedSearchAttributes: startAttributes(purchase).typedSearchAttributes,
+      staticSummary: `Policy changes of purchase ${purchase.id}`,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+  }
   /** Starts `type` once per business id; false when that id was started before (a redelivered event). */
   async function startOnce(type: string, workflowId: string, input: unknown): Promise<boolean> {
     try {
@@ -284,17 +297,7 @@ export function createPurchaseWorkflows(deps: {
      * purchase's certificates are still being issued: call again, nothing is cancelled twice).
      */
     async cancel(purchase: PurchaseStartFacts, quoteId: string): Promise<CancellationAccepted> {
-      const { typedSearchAttributes } = startAttributes(purchase);
-      const args: PolicyWorkflowInput = { purchaseId: purchase.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) };
-      const start = new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
-        workflowId: policyWorkflowId(purchase.id),
-        taskQueue: deps.taskQueue,
-        args: [args],
-        typedSearchAttributes,
-        staticSummary: `Policy changes of purchase ${purchase.id}`,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      });
+      const start = policyStart(purchase);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', 'The cancellation was not answered in time (certificates may still be being issued); call again with the same quote_id: nothing is cancelled twice')), timeoutMs);
@@ -323,17 +326,7 @@ export function createPurchaseWorkflows(deps: {
      * if no run is open) queues them again and answers their ids (empty: none is unfinished).
      */
     async retryFailedCancellations(purchase: PurchaseStartFacts): Promise<number[]> {
-      const { typedSearchAttributes } = startAttributes(purchase);
-      const args: PolicyWorkflowInput = { purchaseId: purchase.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) };
-      const start = new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
-        workflowId: policyWorkflowId(purchase.id),
-        taskQueue: deps.taskQueue,
-        args: [args],
-        typedSearchAttributes,
-        staticSummary: `Policy changes of purchase ${purchase.id}`,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      });
+      const start = policyStart(purchase);
       return deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, number[], []>(RETRY_CANCELLATIONS_UPDATE, { startWorkflowOperation: start });
     },
 

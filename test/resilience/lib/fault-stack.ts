@@ -43,9 +43,10 @@ const { clusterConfigYaml, CLUSTER_DYNAMIC_CONFIG } = require('../../../scripts/
   CLUSTER_DYNAMIC_CONFIG: string;
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { localPrometheusConfig } = require('../../../scripts/prometheus-config.cjs') as { localPrometheusConfig(o: object): object };
-/** Debian's packages prometheus and prometheus-postgres-exporter (as scripts/stack.mjs's MONITORING_BINS). */
-const MONITORING_BINS = Object.freeze({ prometheus: '/usr/bin/prometheus', postgresExporter: '/usr/bin/prometheus-postgres-exporter' });
+const { localPrometheusConfig, MONITORING_BINS } = require('../../../scripts/prometheus-config.cjs') as {
+  localPrometheusConfig(o: object): object;
+  MONITORING_BINS: { prometheus: string; postgresExporter: string };
+};
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
