@@ -5,6 +5,9 @@
  * - `acceptCancellation` checks a stored quote against the purchase as it is now and, when it
  *   still holds, records the cancellation and takes its covered units (answered to the caller at
  *   once); while the purchase's certificates are still being issued it answers `wait`.
+ * - A cancellation dated after the purchase's now (its test clock for a test purchase that has
+ *   one) is accepted `scheduled`; `startScheduledCancellation` makes it due when its time came,
+ *   `rescindCancellation` withdraws it before that (its units given back).
  * - `createCancellationRefund` creates the refund at the processor with an idempotency key of the
  *   cancellation's own (`policy-transaction-<id>-refund`), so a retried call never refunds twice.
  * - `cancellationRefundStatus` asks the processor how the refund stands.
@@ -15,7 +18,8 @@
  *
  * Refusals are non-retryable failures whose type is the API's error code
  * (CANCELLATION_QUOTE_NOT_FOUND, CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE,
- * PURCHASE_ALREADY_CANCELLED, PURCHASE_NOT_CANCELLABLE); processor outages retry. Amounts in
+ * PURCHASE_ALREADY_CANCELLED, PURCHASE_NOT_CANCELLABLE, CANCELLATION_NOT_FOUND,
+ * CANCELLATION_NOT_RESCINDABLE); processor outages retry. Amounts in
  * minor units.
  */
 import { ApplicationFailure } from '@temporalio/common';
@@ -50,7 +54,13 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
   const certificates = createCertificatesRepository(deps.db);
   const now = deps.now ?? (() => new Date());
   const count = (operation: string) => deps.metrics?.dependencyErrors.inc({ dependency: 'processor', operation });
-  const view = (c: StoredCancellation): CancellationAccepted => ({ cancellationId: c.id, status: c.status, totalMinor: c.totalMinor });
+  const view = (c: StoredCancellation, testClockAt: Date | null = null): CancellationAccepted => ({
+    cancellationId: c.id,
+    status: c.status,
+    totalMinor: c.totalMinor,
+    effectiveAt: c.effectiveAt.toISOString(),
+    testClockAt: testClockAt?.toISOString() ?? null,
+  });
 
   async function mustFind(cancellationId: number): Promise<StoredCancellation> {
     const c = await purchases.findCancellation(cancellationId);
@@ -63,7 +73,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const earlier = await purchases.findCancellationByQuote(input.quoteId);
       if (earlier) {
         if (earlier.purchaseId !== input.purchaseId) refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
-        return { kind: 'accepted', cancellation: view(earlier) };
+        return { kind: 'accepted', cancellation: view(earlier, (await purchases.findById(input.purchaseId))?.testClockAt ?? null) };
       }
       const quote = await purchases.findCancellationQuote(input.quoteId);
       if (!quote || quote.purchaseId !== input.purchaseId) return refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
@@ -99,12 +109,32 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
           platformFeeMinor: quote.platformFeeMinor,
           totalMinor: quote.totalMinor,
           breakdown: quote.breakdown,
+          // Dated after the purchase's now (its test clock, if it has one): a durable timer carries it out then.
+          scheduled: quote.effectiveAt.getTime() > (p.testClockAt ?? now()).getTime(),
         });
-        return { kind: 'accepted', cancellation: view(accepted) };
+        return { kind: 'accepted', cancellation: view(accepted, p.testClockAt) };
       } catch (err) {
         if (err instanceof CoveredUnitTakenError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
         throw err;
       }
+    },
+
+    /** A scheduled cancellation's time came: true when it is now due (accepted), false when it was rescinded meanwhile. */
+    async startScheduledCancellation(input: { cancellationId: number }): Promise<boolean> {
+      return purchases.startScheduledCancellation(input.cancellationId);
+    },
+
+    /**
+     * Rescinds a scheduled cancellation: its units given back, nothing refunded. A repeat answers
+     * the same. Refuses CANCELLATION_NOT_FOUND (not a cancellation of this purchase) and
+     * CANCELLATION_NOT_RESCINDABLE (no longer scheduled: its effective time came).
+     */
+    async rescindCancellation(input: { purchaseId: number; cancellationId: number }): Promise<CancellationAccepted> {
+      const c = await purchases.findCancellation(input.cancellationId);
+      if (!c || c.purchaseId !== input.purchaseId) return refuse('CANCELLATION_NOT_FOUND', `purchase ${input.purchaseId} has no cancellation ${input.cancellationId}`);
+      const after = (await purchases.rescindCancellation(c.id))!;
+      if (after.status !== 'rescinded') refuse('CANCELLATION_NOT_RESCINDABLE', `cancellation ${c.id} is ${after.status}: only a cancellation still scheduled can be rescinded`);
+      return view(after);
     },
 
     async createCancellationRefund(input: { cancellationId: number }): Promise<{ refundId: string | null }> {

@@ -18,7 +18,9 @@
  * expired after a 3 s TTL, (c) paid and found by the periodic check (webhook lost), (d) one still
  * waiting for payment (a partial history, the kind a code change meets in a running purchase),
  * and (e) the policy workflow of a paid purchase after a cancellation carried out (refund, units
- * cancelled; the run is still open, waiting for the next change). `HISTORIES_ONLY=e` (letters,
+ * cancelled; the run is still open, waiting for the next change), and (f) the policy workflow of a
+ * test purchase with a test clock: two cancellations dated in the future, one rescinded, the other
+ * carried out when the clock passes it. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
  * A workflow change is made with `patched()` and must replay the existing files unchanged; only
@@ -205,6 +207,31 @@ async function recordAll(namespace: string): Promise<void> {
       if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
       await eventually(async () => (await api(`/purchases/${purchaseId}`)).body.data.cancellations[0]?.status === 'completed', 30_000);
       await save(app, 'policy-cancelled.json', policyWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('f')) {
+      // (f) cancellations dated in the future on a test clock: one rescinded, one carried out when the clock passes it
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const must = async (p: string, body: unknown, status = 200) => {
+        const res = await api(p, body);
+        if (res.status !== status) throw new Error(`${p}: ${res.status} ${res.text}`);
+        return res.body.data;
+      };
+      const [day1, day2] = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units.map((u: { id: number }) => u.id);
+      await must(`/test_helpers/purchases/${purchaseId}/test_clock`, { frozen_time: '2027-04-29T00:00:00Z' });
+      const later = await must(`/purchases/${purchaseId}/cancellation_quote`, { covered_unit_ids: [day2], effective_at: '2027-05-01T12:00:00Z' }, 201);
+      await must(`/purchases/${purchaseId}/cancel`, { quote_id: later.id });
+      const sooner = await must(`/purchases/${purchaseId}/cancellation_quote`, { covered_unit_ids: [day1], effective_at: '2027-04-30T12:00:00Z' }, 201);
+      const rescinded = await must(`/purchases/${purchaseId}/cancel`, { quote_id: sooner.id });
+      await must(`/purchases/${purchaseId}/cancellations/${rescinded.id}/rescind`, {});
+      await must(`/test_helpers/purchases/${purchaseId}/test_clock`, { frozen_time: '2027-05-01T13:00:00Z' });
+      await eventually(async () => (await api(`/purchases/${purchaseId}`)).body.data.cancellations.some((c: { status: string }) => c.status === 'completed'), 30_000);
+      await save(app, 'policy-scheduled.json', policyWorkflowId(purchaseId));
       await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);

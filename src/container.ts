@@ -198,7 +198,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
         }),
       ),
-      testHelperRoutes(createTestHelperService({ purchases, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
+      testHelperRoutes(createTestHelperService({ purchases, workflows: purchaseWorkflows, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
     ],
     webhookRoutes: [webhookRoutes(webhooks)],
     publicRoutes: [

@@ -186,6 +186,12 @@ export const CANCEL_UPDATE = 'cancel';
 /** Name of the policy workflow's update that tries the purchase's refused refunds again (an operator's). */
 export const RETRY_CANCELLATIONS_UPDATE = 'retryFailedCancellations';
 
+/** Name of the policy workflow's update that rescinds a cancellation still scheduled. */
+export const RESCIND_UPDATE = 'rescindCancellation';
+
+/** Name of the policy workflow's signal that a test-mode purchase's test clock moved (ISO 8601 frozen time). */
+export const TEST_CLOCK_SIGNAL = 'testClockAdvanced';
+
 /** Input of `policyWorkflow`. Durations are inputs so tests can make them short. */
 export interface PolicyWorkflowInput {
   purchaseId: number;
@@ -197,9 +203,13 @@ export interface PolicyWorkflowInput {
   idleSeconds?: number;
 }
 
-/** What the `cancel` update answers: the accepted cancellation (its refund in minor units). */
+/** What the `cancel` and `rescindCancellation` updates answer: the cancellation (its refund in minor units). */
 export interface CancellationAccepted {
   cancellationId: number;
-  status: 'accepted' | 'refund_pending' | 'completed' | 'refund_failed';
+  status: 'scheduled' | 'accepted' | 'refund_pending' | 'completed' | 'refund_failed' | 'rescinded';
   totalMinor: number;
+  /** When it takes effect, ISO 8601 (a `scheduled` one is carried out then). */
+  effectiveAt?: string;
+  /** The purchase's test clock when it was accepted, ISO 8601 (null: the real clock). */
+  testClockAt?: string | null;
 }

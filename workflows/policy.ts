@@ -1,6 +1,6 @@
 /**
  * policyWorkflow: the one ordered path for changes to a purchase after its sale (id
- * `policy-<purchaseId>`; today: cancellations). The API starts it with update-with-start and the
+ * `policy-<purchaseId>`; today: cancellations, also dated in the future, and their rescission). The API starts it with update-with-start and the
  * `cancel` update; updates are handled one at a time, so two changes of one purchase never
  * interleave. Each:
  * 1. `acceptCancellation` checks the quote against the purchase now and takes its units; the
@@ -11,22 +11,31 @@
  *    (asked every `refundPollSeconds`), and only then are the units cancelled and their
  *    certificates voided (`completeCancellation`). A refund the processor refuses for good leaves
  *    the cancellation `refund_failed`.
+ * A cancellation dated in the future is accepted `scheduled` (its units taken) and waits in the
+ * workflow for its effective time: a durable timer on the real clock, or, for a test purchase with
+ * a test clock, the `testClockAdvanced` signal that moves that clock past it. Until then the
+ * `rescindCancellation` update withdraws it (its units given back); the workflow stays open while
+ * anything is scheduled.
  * An operator's `retryFailedCancellations` update (`npm run ops -- retry-cancellation`) queues the
  * refused and stalled ones again (every step is idempotent, so one in progress is not harmed). The workflow completes after `idleSeconds` with nothing to do; the next
  * change starts a new run.
  */
-import { ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
-import { CANCEL_UPDATE, RETRY_CANCELLATIONS_UPDATE, STATUS_QUERY, type CancellationAccepted, type PolicyWorkflowInput } from './contracts';
+import { CANCEL_UPDATE, RESCIND_UPDATE, RETRY_CANCELLATIONS_UPDATE, STATUS_QUERY, TEST_CLOCK_SIGNAL, type CancellationAccepted, type PolicyWorkflowInput } from './contracts';
 
 export const cancelUpdate = defineUpdate<CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE);
+/** Rescinds a cancellation still scheduled (its units given back); refused once its time came. */
+export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ cancellationId: number }]>(RESCIND_UPDATE);
+/** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
+export const testClockAdvancedSignal = defineSignal<[{ frozenTime: string }]>(TEST_CLOCK_SIGNAL);
 /** An operator's retry of the cancellations not completed (refund refused, or stalled): answers the ids queued again. */
 export const retryFailedCancellationsUpdate = defineUpdate<number[], []>(RETRY_CANCELLATIONS_UPDATE);
 
 /** What the `status` query answers: the cancellations this run handled and the one in progress. */
 export interface PolicyStatusView {
   purchaseId: number;
-  cancellations: Array<{ cancellationId: number; phase: 'accepted' | 'refunding' | 'completed' | 'refund_failed' }>;
+  cancellations: Array<{ cancellationId: number; phase: 'scheduled' | 'accepted' | 'refunding' | 'completed' | 'refund_failed' | 'rescinded' }>;
 }
 export const policyStatusQuery = defineQuery<PolicyStatusView>(STATUS_QUERY);
 
@@ -36,6 +45,13 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const processor = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry });
   const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [] };
   const pending: number[] = [];
+  /** Cancellations waiting for their effective time (epoch ms), on the real clock or on the purchase's test clock. */
+  const scheduled: Array<{ cancellationId: number; effectiveMs: number; onTestClock: boolean }> = [];
+  /** The purchase's test clock (epoch ms), once one is known; scheduled entries on it wait for it, not for a timer. */
+  let testClockMs: number | null = null;
+  /** Bumped when `scheduled` or the test clock changes, so the main loop re-arms its timer. */
+  let scheduleVersion = 0;
+  const due = () => scheduled.filter((e) => e.effectiveMs <= (e.onTestClock ? (testClockMs ?? 0) : Date.now()));
   let chain: Promise<unknown> = Promise.resolve();
   upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)] });
   setHandler(policyStatusQuery, () => ({ purchaseId: view.purchaseId, cancellations: view.cancellations.map((c) => ({ ...c })) }));
@@ -49,11 +65,17 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
           const r = await db.acceptCancellation({ purchaseId: input.purchaseId, quoteId: u.quoteId });
           if (r.kind === 'accepted') {
             const known = view.cancellations.some((c) => c.cancellationId === r.cancellation.cancellationId);
-            if (!known && r.cancellation.status !== 'completed' && r.cancellation.status !== 'refund_failed') {
-              view.cancellations.push({ cancellationId: r.cancellation.cancellationId, phase: 'accepted' });
-              pending.push(r.cancellation.cancellationId);
+            const c = r.cancellation;
+            if (c.testClockAt) testClockMs = Math.max(testClockMs ?? 0, Date.parse(c.testClockAt));
+            if (!known && c.status === 'scheduled') {
+              view.cancellations.push({ cancellationId: c.cancellationId, phase: 'scheduled' });
+              scheduled.push({ cancellationId: c.cancellationId, effectiveMs: Date.parse(c.effectiveAt!), onTestClock: Boolean(c.testClockAt) });
+              scheduleVersion++;
+            } else if (!known && (c.status === 'accepted' || c.status === 'refund_pending')) {
+              view.cancellations.push({ cancellationId: c.cancellationId, phase: 'accepted' });
+              pending.push(c.cancellationId);
             }
-            return r.cancellation;
+            return c;
           }
           await sleep('5 seconds'); // certificates still being issued: a cancel waits for them
         }
@@ -67,6 +89,34 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       },
     },
   );
+
+  setHandler(
+    rescindCancellationUpdate,
+    (u) => {
+      const run = chain.then(async () => {
+        const c = await db.rescindCancellation({ purchaseId: input.purchaseId, cancellationId: u.cancellationId });
+        const at = scheduled.findIndex((e) => e.cancellationId === u.cancellationId);
+        if (at >= 0) scheduled.splice(at, 1);
+        scheduleVersion++;
+        const entry = view.cancellations.find((e) => e.cancellationId === u.cancellationId);
+        if (entry) entry.phase = 'rescinded';
+        return c;
+      });
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    {
+      validator: (u) => {
+        if (!Number.isInteger(u?.cancellationId) || u.cancellationId < 1) throw ApplicationFailure.nonRetryable('cancellation_id must be an integer >= 1', 'VALIDATION_ERROR');
+      },
+    },
+  );
+
+  setHandler(testClockAdvancedSignal, ({ frozenTime }) => {
+    const ms = Date.parse(frozenTime);
+    if (Number.isFinite(ms)) testClockMs = Math.max(testClockMs ?? 0, ms);
+    scheduleVersion++;
+  });
 
   setHandler(retryFailedCancellationsUpdate, () => {
     const run = chain.then(async () => {
@@ -84,13 +134,29 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   });
 
   for (;;) {
-    const busy = await condition(() => pending.length > 0, `${input.idleSeconds ?? 600} seconds`);
-    if (!busy) {
+    const idleMs = (input.idleSeconds ?? 600) * 1000;
+    // A scheduled cancellation on the real clock wakes the workflow at its effective time (a durable timer).
+    const realDue = scheduled.filter((e) => !e.onTestClock).map((e) => e.effectiveMs - Date.now());
+    // Nothing scheduled: wait for work up to the idle time; else until the next effective time (one timer, however far).
+    const waitMs = realDue.length ? Math.max(1, Math.min(...realDue)) : idleMs;
+    const seen = scheduleVersion;
+    const ready = () => pending.length > 0 || due().length > 0 || scheduleVersion !== seen;
+    const busy = scheduled.some((e) => e.onTestClock) && realDue.length === 0 ? (await condition(ready), true) : await condition(ready, waitMs);
+    for (const e of due()) {
+      scheduled.splice(scheduled.indexOf(e), 1);
+      const entry = view.cancellations.find((c) => c.cancellationId === e.cancellationId)!;
+      if (await db.startScheduledCancellation({ cancellationId: e.cancellationId })) {
+        entry.phase = 'accepted';
+        pending.push(e.cancellationId);
+      } else entry.phase = 'rescinded';
+    }
+    if (!busy && scheduled.length === 0 && pending.length === 0) {
       // Idle: finish once no update is still being handled (one waiting for issuance may yet accept a cancellation).
       await condition(allHandlersFinished);
-      if (pending.length === 0) break;
+      if (pending.length === 0 && scheduled.length === 0) break;
       continue;
     }
+    if (pending.length === 0) continue;
     const cancellationId = pending.shift()!;
     const entry = view.cancellations.find((c) => c.cancellationId === cancellationId)!;
     entry.phase = 'refunding';

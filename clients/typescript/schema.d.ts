@@ -153,7 +153,7 @@ export interface paths {
         };
         /**
          * Get one purchase with its items, covered units and timeline
-         * @description Each covered unit (a day or a trip) has its state (`unpaid`, `active`, `cancelled`), whether its coverage has started, and the certificate that proves it. Amounts paid, refunded and outstanding are integer minor units.
+         * @description Each covered unit (a day or a trip) has its state (`unpaid`, `active`, `cancellation_scheduled`, `cancellation_pending`, `cancelled`), whether its coverage has started, and the certificate that proves it. Amounts paid, refunded and outstanding are integer minor units.
          */
         get: operations["getPurchase"];
         put?: never;
@@ -195,9 +195,29 @@ export interface paths {
         put?: never;
         /**
          * Cancel covered units: carry out a quote, or price and cancel at once
-         * @description With `quote_id`: carries out that quote at its price, or answers 409 CANCELLATION_QUOTE_EXPIRED / CANCELLATION_QUOTE_STALE when it no longer holds (its 15 minutes passed, a unit started, or another change took a unit) so nothing happens by surprise. Without it: prices `covered_unit_ids` (default: every unit not started) as cancellation_quote does and carries that out. Changes to one purchase are applied one at a time. The answer is the accepted cancellation (`accepted` or `refund_pending`); then the refund is created at the payment processor, and once it succeeded the units are `cancelled`, their certificates voided (the verification page says so) and `purchase.cancelled` is sent to the webhook endpoints. Follow it on GET /api/v1/purchases/{id}. The same quote again answers the same cancellation (one refund, ever). While the purchase’s certificates are still being issued the cancellation waits for them; past 30 s the answer is 503 CONNECTION_ERROR: call again. A quote dated in the future cannot be carried out yet. Send an Idempotency-Key header to retry safely.
+         * @description With `quote_id`: carries out that quote at its price (a quote whose effective_at is later than now is accepted `scheduled`: carried out at that time, rescindable until then), or answers 409 CANCELLATION_QUOTE_EXPIRED / CANCELLATION_QUOTE_STALE when it no longer holds (its 15 minutes passed, a unit started, or another change took a unit) so nothing happens by surprise. Without it: prices `covered_unit_ids` (default: every unit not started) as cancellation_quote does and carries that out. Changes to one purchase are applied one at a time. The answer is the accepted cancellation (`accepted` or `refund_pending`); then the refund is created at the payment processor, and once it succeeded the units are `cancelled`, their certificates voided (the verification page says so) and `purchase.cancelled` is sent to the webhook endpoints. Follow it on GET /api/v1/purchases/{id}. The same quote again answers the same cancellation (one refund, ever). While the purchase’s certificates are still being issued the cancellation waits for them; past 30 s the answer is 503 CONNECTION_ERROR: call again. Send an Idempotency-Key header to retry safely.
          */
         post: operations["cancelPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{id}/cancellations/{cancellationId}/rescind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rescind a cancellation dated in the future, before it takes effect
+         * @description A cancellation carried out with a quote whose effective_at is later than now is `scheduled`: its units stay covered and held until then. Rescinding it before that time gives the units back (`active`) and refunds nothing; the cancellation ends `rescinded`. Rescinding it again answers the same. Once its time came it cannot be rescinded (409). Send an Idempotency-Key header to retry safely.
+         */
+        post: operations["rescindCancellation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -379,6 +399,26 @@ export interface paths {
          * @description Finished deliveries run again; endpoints added since get their first delivery; a delivery still being retried is left to finish (`in_progress`). 400 INVALID_REQUEST when no endpoint takes the type.
          */
         post: operations["resendEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/purchases/{id}/test_clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a test purchase’s clock forward, to see covered units start and scheduled cancellations happen
+         * @description Test-mode keys only (a live purchase never has a test clock). Like the processor’s test clocks: from now on the purchase’s own "now" is `frozen_time`, until moved again. Covered units that start by then count as started (`coverage_started`, earned, no longer cancellable), a cancellation quote without effective_at takes effect then, and a cancellation scheduled up to then is carried out (refund, voided certificates, events) within moments. The clock only moves forward. Certificates, emails and the processor keep the real time.
+         */
+        post: operations["advanceTestClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1246,6 +1286,8 @@ export interface components {
             cancellations: components["schemas"]["Cancellation"][];
             /** @description What happened to the purchase, oldest first */
             timeline: components["schemas"]["PurchaseTimelineEntry"][];
+            /** @description A test purchase’s test clock: its frozen now for coverage and cancellations (set by advanceTestClock); null on the real clock, always null in live mode, ISO 8601 UTC */
+            test_clock: string | null;
         };
         PurchaseItem: {
             id: number;
@@ -1280,11 +1322,11 @@ export interface components {
             /** @description The covered day or trip as the certificate prints it */
             local_label: string;
             /**
-             * @description `unpaid` until the purchase is paid, `active` once paid, `cancellation_pending` once a cancellation took it (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full
+             * @description `unpaid` until the purchase is paid, `active` once paid, `cancellation_scheduled` while a cancellation dated in the future holds it (it stays covered until then; rescinding gives it back), `cancellation_pending` once a cancellation took effect (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full
              * @enum {string}
              */
-            state: "unpaid" | "active" | "cancellation_pending" | "cancelled";
-            /** @description Whether its coverage had started when this was answered (a started unit is earned and cannot be cancelled) */
+            state: "unpaid" | "active" | "cancellation_scheduled" | "cancellation_pending" | "cancelled";
+            /** @description Whether its coverage had started when this was answered, by the purchase’s test clock when it has one (a started unit is earned and cannot be cancelled) */
             coverage_started: boolean;
             /** @description The certificate that proves it (null until issued) */
             certificate: {
@@ -1301,10 +1343,10 @@ export interface components {
             purchase_id: number;
             quote_id: string | null;
             /**
-             * @description `accepted` (its units are taken), `refund_pending` (the refund is at the processor), `completed` (refunded; units cancelled and certificates voided) or `refund_failed` (the processor refused the refund for good; its units stay taken for an operator to retry)
+             * @description `scheduled` (dated in the future: its units are held, still covered, until effective_at; rescind withdraws it), `accepted` (its units are taken), `refund_pending` (the refund is at the processor), `completed` (refunded; units cancelled and certificates voided), `refund_failed` (the processor refused the refund for good; its units stay taken for an operator to retry) or `rescinded` (withdrawn while scheduled: units active again, nothing refunded)
              * @enum {string}
              */
-            status: "accepted" | "refund_pending" | "completed" | "refund_failed";
+            status: "scheduled" | "accepted" | "refund_pending" | "completed" | "refund_failed" | "rescinded";
             /** @enum {string} */
             requested_by: "buyer" | "agency" | "insurer";
             reason: string | null;
@@ -1338,10 +1380,12 @@ export interface components {
             created_at: string;
             /** @description When it completed, ISO 8601 UTC */
             completed_at: string | null;
+            /** @description When it was rescinded, ISO 8601 UTC */
+            rescinded_at: string | null;
         };
         PurchaseTimelineEntry: {
             /** @enum {string} */
-            type: "created" | "paid" | "certificates_issued" | "cancellation_accepted" | "cancelled" | "cancellation_failed" | "refunded" | "expired" | "failed";
+            type: "created" | "paid" | "certificates_issued" | "cancellation_scheduled" | "cancellation_accepted" | "cancellation_rescinded" | "cancelled" | "cancellation_failed" | "refunded" | "expired" | "failed";
             /** @description When it happened, ISO 8601 UTC */
             at: string;
             /**
@@ -1426,7 +1470,7 @@ export interface components {
             reason?: string;
             /**
              * Format: date-time
-             * @description When the cancellation would take effect (ISO 8601 with offset): now (default) or later, never in the past. Only a quote effective now can be carried out yet
+             * @description When the cancellation would take effect (ISO 8601 with offset): now (default) or later, never in the past. Units not started by then can be cancelled. Carried out with cancel, a later one is scheduled: the units stay covered until then, the refund follows at that time, and it can be rescinded before
              */
             effective_at?: string;
         };
@@ -1454,6 +1498,13 @@ export interface components {
             /** @description Why, in a few words (kept with the cancellation) */
             reason?: string;
         };
+        RescindCancellationResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Cancellation"];
+            message: string;
+        };
+        RescindCancellationRequest: Record<string, never>;
         BundleCreatedResponse: {
             /** @enum {boolean} */
             success: true;
@@ -2235,6 +2286,27 @@ export interface components {
                 /** @enum {string} */
                 action: "resent" | "in_progress";
             }[];
+        };
+        TestHelperTestClockResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["TestHelperTestClockResult"];
+            message: string;
+        };
+        TestHelperTestClockResult: {
+            purchase_id: number;
+            /** @description The purchase’s test clock as now stored, ISO 8601 UTC */
+            test_clock: string;
+            /** @description Whether the purchase’s policy workflow was open and told (it is whenever a cancellation is scheduled) */
+            policy_notified: boolean;
+        };
+        TestHelperTestClockRequest: {
+            /**
+             * Format: date-time
+             * @description The purchase’s new now (ISO 8601 with offset): not before its clock (or the real now, the first time), at most 5 years ahead
+             * @example 2026-12-24T09:00:00Z
+             */
+            frozen_time: string;
         };
         TestHelperPayResponse: {
             /** @enum {boolean} */
@@ -4631,7 +4703,7 @@ export interface operations {
                     "application/json": components["schemas"]["CancellationResponse"];
                 };
             };
-            /** @description VALIDATION_ERROR (a bad body, quote_id with units, a quote dated in the future), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes */
+            /** @description VALIDATION_ERROR (a bad body, quote_id with units), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4727,6 +4799,154 @@ export interface operations {
                 };
             };
             /** @description CONNECTION_ERROR: not answered within 30 s (certificates still being issued, or Temporal unreachable); call again, nothing is cancelled twice */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rescindCancellation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+                /** @description Cancellation id (`id` of the cancellation), integer >= 1 */
+                cancellationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RescindCancellationRequest"];
+            };
+        };
+        responses: {
+            /** @description The rescinded cancellation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RescindCancellationResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (an id that is not an integer >= 1, a body with fields), or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND (no such purchase for this key) or CANCELLATION_NOT_FOUND (no such cancellation of this purchase) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CANCELLATION_NOT_RESCINDABLE: its effective time came (or it was never scheduled), or an Idempotency-Key reused or in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONNECTION_ERROR: not answered within 30 s; call again, rescinding twice changes nothing */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6481,6 +6701,140 @@ export interface operations {
                 };
             };
             /** @description NOT_FOUND: no such event for this key’s account and mode */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    advanceTestClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id (`purchase_id` of the checkout), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestHelperTestClockRequest"];
+            };
+        };
+        responses: {
+            /** @description The clock moved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestHelperTestClockResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (body or id; a time before the clock, or more than 5 years ahead) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND for a live key; NOT_FOUND for a purchase that is not this account’s test purchase */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -2,7 +2,7 @@
  * The refund rule (./refund-rule.ts) applied to a stored purchase: its items with the terms they
  * were bought with, the units earlier cancellations took, the premium those gave back per item, and
  * the most still refundable (paid, less what went back: refunds recorded, completed cancellations,
- * and cancellations still on their way). Shared by the cancellation quote (API) and the acceptance
+ * and cancellations still on their way or scheduled). Shared by the cancellation quote (API) and the acceptance
  * of a cancellation (worker), so both price the same way. Amounts in minor units.
  */
 import type { PurchaseItemDetail, PurchaseRecord, StoredCancellation } from './repository';
@@ -22,7 +22,8 @@ export interface CancellationAsk {
  * @throws {RefundRuleError} as priceCancellation does.
  */
 export function priceCancellationOf(p: PurchaseRecord, items: PurchaseItemDetail[], cancellations: StoredCancellation[], ask: CancellationAsk): RefundQuote & { firstStartMs: number } {
-  const live = cancellations.filter((c) => c.status !== 'refund_failed');
+  // A refused refund and a rescinded cancellation give nothing back (a rescinded one's units are free again).
+  const live = cancellations.filter((c) => c.status !== 'refund_failed' && c.status !== 'rescinded');
   const refundedByItem = new Map<number, number>();
   for (const c of live) for (const u of c.breakdown) refundedByItem.set(u.itemId, (refundedByItem.get(u.itemId) ?? 0) + u.refundableMinor);
   const completed = live.filter((c) => c.status === 'completed').reduce((s, c) => s + c.totalMinor, 0);

@@ -120,6 +120,8 @@ export interface PurchaseRecord {
   payprocSubscriptionId: string | null;
   renewalOfPurchaseId: number | null;
   returnToken: string | null;
+  /** A test-mode purchase's test clock: its frozen "now" for the policy's life (null: the real clock; always null in live mode). */
+  testClockAt: Date | null;
   createdAt: Date;
 }
 
@@ -151,6 +153,7 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
   payprocSubscriptionId: (r.payproc_subscription_id as string | null) ?? null,
   renewalOfPurchaseId: (r.renewal_of_purchase_id as number | null) ?? null,
   returnToken: (r.return_token as string | null) ?? null,
+  testClockAt: (r.test_clock_at as Date | null) ?? null,
   createdAt: r.created_at as Date,
 });
 
@@ -211,8 +214,12 @@ export interface PurchaseItemDetail {
   >;
 }
 
-/** Progress of a change to a policy: accepted (units taken), refund pending at the processor, completed, or refund failed for good. */
-export type PolicyTransactionStatus = 'accepted' | 'refund_pending' | 'completed' | 'refund_failed';
+/**
+ * Progress of a change to a policy: scheduled (units taken, waiting for its effective time),
+ * accepted (units taken, due now), refund pending at the processor, completed, refund failed for
+ * good, or rescinded (withdrawn while scheduled: units given back, nothing refunded).
+ */
+export type PolicyTransactionStatus = 'scheduled' | 'accepted' | 'refund_pending' | 'completed' | 'refund_failed' | 'rescinded';
 
 /** A cancellation as kept in `policy_transactions` (amounts: the refund, minor units). */
 export interface StoredCancellation {
@@ -235,6 +242,8 @@ export interface StoredCancellation {
   failureReason: string | null;
   createdAt: Date;
   completedAt: Date | null;
+  /** When it was rescinded (null unless `rescinded`). */
+  rescindedAt: Date | null;
 }
 
 /** What a quote and the cancellation carrying it out share: who asked, which units, when, and the refund (minor units). */
@@ -279,6 +288,7 @@ const toStoredCancellation = (r: Record<string, unknown>): StoredCancellation =>
   failureReason: (r.failure_reason as string | null) ?? null,
   createdAt: r.created_at as Date,
   completedAt: (r.completed_at as Date | null) ?? null,
+  rescindedAt: (r.rescinded_at as Date | null) ?? null,
 });
 
 const toStoredQuote = (r: Record<string, unknown>): StoredCancellationQuote => ({
@@ -652,14 +662,15 @@ export function createPurchasesRepository(db: Db) {
     /**
      * Records an accepted cancellation and takes its covered units (their `cancellation_id`), in
      * one transaction with the purchase row locked: a unit another change holds already makes
-     * the whole write roll back.
+     * the whole write roll back. `scheduled`: it takes effect later (status `scheduled`).
      * @throws {CoveredUnitTakenError} naming the units already taken.
      */
-    async acceptCancellation(c: Omit<StoredCancellation, 'id' | 'status' | 'refundId' | 'failureReason' | 'createdAt' | 'completedAt'>): Promise<StoredCancellation> {
+    async acceptCancellation(c: Omit<StoredCancellation, 'id' | 'status' | 'refundId' | 'failureReason' | 'createdAt' | 'completedAt' | 'rescindedAt'> & { scheduled?: boolean }): Promise<StoredCancellation> {
+      const { scheduled, ...priced } = c;
       return db.transaction(async (trx) => {
         await trx('purchases').where({ id: c.purchaseId }).forUpdate().first('id');
         const [row] = await trx('policy_transactions')
-          .insert({ ...pricedColumns(c), kind: 'cancellation', status: 'accepted', quote_id: c.quoteId })
+          .insert({ ...pricedColumns(priced), kind: 'cancellation', status: scheduled ? 'scheduled' : 'accepted', quote_id: c.quoteId })
           .returning('*');
         const taken = await trx('covered_units')
           .where({ purchase_id: c.purchaseId })
@@ -673,6 +684,43 @@ export function createPurchasesRepository(db: Db) {
         }
         return toStoredCancellation(row);
       });
+    },
+
+    /** A scheduled cancellation's effective time came: `scheduled` → `accepted`. False when it is no longer scheduled and was never due (rescinded). */
+    async startScheduledCancellation(cancellationId: number): Promise<boolean> {
+      await db('policy_transactions').where({ id: cancellationId, status: 'scheduled' }).update({ status: 'accepted' });
+      const row = await db('policy_transactions').where({ id: cancellationId }).first('status');
+      return row !== undefined && row.status !== 'rescinded';
+    },
+
+    /**
+     * Withdraws a scheduled cancellation before its effective time: `rescinded`, its units given
+     * back (free for another change), in one transaction with the purchase row locked. Returns the
+     * cancellation as now stored; one no longer `scheduled` is returned unchanged (the caller
+     * refuses it), one already `rescinded` too (a repeat answers the same).
+     */
+    async rescindCancellation(cancellationId: number): Promise<StoredCancellation | undefined> {
+      return db.transaction(async (trx) => {
+        const row = await trx('policy_transactions').where({ id: cancellationId, kind: 'cancellation' }).first('purchase_id');
+        if (!row) return undefined;
+        await trx('purchases').where({ id: row.purchase_id }).forUpdate().first('id');
+        const [done] = await trx('policy_transactions').where({ id: cancellationId, status: 'scheduled' }).update({ status: 'rescinded', rescinded_at: trx.fn.now() }).returning('id');
+        if (done) await trx('covered_units').where({ cancellation_id: cancellationId }).whereNull('cancelled_at').update({ cancellation_id: null });
+        return toStoredCancellation(await trx('policy_transactions').where({ id: cancellationId }).first());
+      });
+    },
+
+    /**
+     * Moves a test-mode purchase's test clock to `at` (only forward: a time before the clock, or
+     * before the real now when it has none, changes nothing). Returns the clock as now stored;
+     * undefined for a live or unknown purchase.
+     */
+    async advanceTestClock(purchaseId: number, at: Date): Promise<Date | undefined> {
+      const [row] = await db('purchases')
+        .where({ id: purchaseId, mode: 'test' })
+        .update({ test_clock_at: db.raw('greatest(coalesce(test_clock_at, now()), ?::timestamptz)', [at]), updated_at: db.fn.now() })
+        .returning('test_clock_at');
+      return row ? (row.test_clock_at as Date) : undefined;
     },
 
     /** The refund of a cancellation exists at the processor (`refundId`; null when nothing is due). */

@@ -1,6 +1,7 @@
 /**
- * `/api/v1/purchases`: the key's purchases (list, one in full), the cancellation quote and the
- * cancellation. GET → 200, the quote → 201 (a stored quote), cancel → 200 (the accepted cancellation). Path ids that are not positive integers → 400
+ * `/api/v1/purchases`: the key's purchases (list, one in full), the cancellation quote, the
+ * cancellation and its rescission. GET → 200, the quote → 201 (a stored quote), cancel → 200 (the
+ * accepted or scheduled cancellation), rescind → 200 (the rescinded cancellation). Path ids that are not positive integers → 400
  * VALIDATION_ERROR; another account's, mode's or teammate's purchase → 404 NOT_FOUND.
  */
 import { z } from 'zod';
@@ -12,6 +13,11 @@ import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } 
 import type { PurchaseService } from './service';
 import { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
 
+const RescindRequest = z.strictObject({}).meta({ id: 'RescindCancellationRequest' });
+const CancellationIdParams = z.object({
+  id: z.string().meta({ description: 'Purchase id, integer >= 1', example: '42' }),
+  cancellationId: z.string().meta({ description: 'Cancellation id (`id` of the cancellation), integer >= 1', example: '7' }),
+});
 const IdParam = z.object({ id: z.string().meta({ description: 'Purchase id (`purchase_id` of adminValidateBuyerResponses), integer >= 1', example: '42' }) });
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
 const notFoundResponse = errorResponse('NOT_FOUND: no purchase with that id for this key (another account, mode or teammate reads the same)');
@@ -42,6 +48,13 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
       ctx.body = ok(await service.cancel(ctx.state.principal!, id, body), 'Cancellation accepted');
     });
 
+    router.post('/purchases/:id/cancellations/:cancellationId/rescind', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const cancellationId = parsePathId(ctx.params.cancellationId, 'VALIDATION_ERROR');
+      parseBody(RescindRequest, ctx.request.body ?? {});
+      ctx.body = ok(await service.rescind(ctx.state.principal!, id, cancellationId), 'Cancellation rescinded');
+    });
+
     registry.registerPath({
       method: 'get',
       path: '/api/v1/purchases',
@@ -59,7 +72,7 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
       tags: ['Purchases'],
       summary: 'Get one purchase with its items, covered units and timeline',
       description:
-        'Each covered unit (a day or a trip) has its state (`unpaid`, `active`, `cancelled`), whether its coverage has started, and the certificate that proves it. Amounts paid, refunded and outstanding are integer minor units.',
+        'Each covered unit (a day or a trip) has its state (`unpaid`, `active`, `cancellation_scheduled`, `cancellation_pending`, `cancelled`), whether its coverage has started, and the certificate that proves it. Amounts paid, refunded and outstanding are integer minor units.',
       request: { params: IdParam },
       responses: { 200: { description: 'The purchase', content: { 'application/json': { schema: successEnvelope(PurchaseDetail, 'PurchaseResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
     });
@@ -87,17 +100,35 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
       tags: ['Purchases'],
       summary: 'Cancel covered units: carry out a quote, or price and cancel at once',
       description:
-        'With `quote_id`: carries out that quote at its price, or answers 409 CANCELLATION_QUOTE_EXPIRED / CANCELLATION_QUOTE_STALE when it no longer holds (its 15 minutes passed, a unit started, or another change took a unit) so nothing happens by surprise. Without it: prices `covered_unit_ids` (default: every unit not started) as cancellation_quote does and carries that out. ' +
+        'With `quote_id`: carries out that quote at its price (a quote whose effective_at is later than now is accepted `scheduled`: carried out at that time, rescindable until then), or answers 409 CANCELLATION_QUOTE_EXPIRED / CANCELLATION_QUOTE_STALE when it no longer holds (its 15 minutes passed, a unit started, or another change took a unit) so nothing happens by surprise. Without it: prices `covered_unit_ids` (default: every unit not started) as cancellation_quote does and carries that out. ' +
         'Changes to one purchase are applied one at a time. The answer is the accepted cancellation (`accepted` or `refund_pending`); then the refund is created at the payment processor, and once it succeeded the units are `cancelled`, their certificates voided (the verification page says so) and `purchase.cancelled` is sent to the webhook endpoints. Follow it on GET /api/v1/purchases/{id}. ' +
-        'The same quote again answers the same cancellation (one refund, ever). While the purchase’s certificates are still being issued the cancellation waits for them; past 30 s the answer is 503 CONNECTION_ERROR: call again. A quote dated in the future cannot be carried out yet. Send an Idempotency-Key header to retry safely.',
+        'The same quote again answers the same cancellation (one refund, ever). While the purchase’s certificates are still being issued the cancellation waits for them; past 30 s the answer is 503 CONNECTION_ERROR: call again. Send an Idempotency-Key header to retry safely.',
       request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: CancelRequest } } } },
       responses: {
         200: { description: 'The accepted cancellation', content: { 'application/json': { schema: successEnvelope(Cancellation, 'CancellationResponse') } } },
         ...gatewayResponses,
-        400: errorResponse('VALIDATION_ERROR (a bad body, quote_id with units, a quote dated in the future), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes'),
+        400: errorResponse('VALIDATION_ERROR (a bad body, quote_id with units), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes'),
         404: errorResponse('NOT_FOUND (no such purchase for this key) or CANCELLATION_QUOTE_NOT_FOUND (no such quote of this purchase)'),
         409: errorResponse('CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE, PURCHASE_NOT_CANCELLABLE, PURCHASE_ALREADY_CANCELLED, COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL, or an Idempotency-Key reused or in progress'),
         503: errorResponse('CONNECTION_ERROR: not answered within 30 s (certificates still being issued, or Temporal unreachable); call again, nothing is cancelled twice'),
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/purchases/{id}/cancellations/{cancellationId}/rescind',
+      operationId: 'rescindCancellation',
+      tags: ['Purchases'],
+      summary: 'Rescind a cancellation dated in the future, before it takes effect',
+      description:
+        'A cancellation carried out with a quote whose effective_at is later than now is `scheduled`: its units stay covered and held until then. Rescinding it before that time gives the units back (`active`) and refunds nothing; the cancellation ends `rescinded`. Rescinding it again answers the same. Once its time came it cannot be rescinded (409). Send an Idempotency-Key header to retry safely.',
+      request: { params: CancellationIdParams, body: { required: false, content: { 'application/json': { schema: RescindRequest } } } },
+      responses: {
+        200: { description: 'The rescinded cancellation', content: { 'application/json': { schema: successEnvelope(Cancellation, 'RescindCancellationResponse') } } },
+        ...gatewayResponses,
+        400: errorResponse('VALIDATION_ERROR (an id that is not an integer >= 1, a body with fields), or the gateway’s codes'),
+        404: errorResponse('NOT_FOUND (no such purchase for this key) or CANCELLATION_NOT_FOUND (no such cancellation of this purchase)'),
+        409: errorResponse('CANCELLATION_NOT_RESCINDABLE: its effective time came (or it was never scheduled), or an Idempotency-Key reused or in progress'),
+        503: errorResponse('CONNECTION_ERROR: not answered within 30 s; call again, rescinding twice changes nothing'),
       },
     });
   };

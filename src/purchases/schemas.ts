@@ -62,10 +62,11 @@ const CoveredUnit = z
     ends_at: instant('When its coverage ends'),
     time_zone: z.string().meta({ description: 'IANA time zone of the risk' }),
     local_label: z.string().meta({ description: 'The covered day or trip as the certificate prints it' }),
-    state: z.enum(['unpaid', 'active', 'cancellation_pending', 'cancelled']).meta({
-      description: '`unpaid` until the purchase is paid, `active` once paid, `cancellation_pending` once a cancellation took it (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full',
+    state: z.enum(['unpaid', 'active', 'cancellation_scheduled', 'cancellation_pending', 'cancelled']).meta({
+      description:
+        '`unpaid` until the purchase is paid, `active` once paid, `cancellation_scheduled` while a cancellation dated in the future holds it (it stays covered until then; rescinding gives it back), `cancellation_pending` once a cancellation took effect (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full',
     }),
-    coverage_started: z.boolean().meta({ description: 'Whether its coverage had started when this was answered (a started unit is earned and cannot be cancelled)' }),
+    coverage_started: z.boolean().meta({ description: 'Whether its coverage had started when this was answered, by the purchase’s test clock when it has one (a started unit is earned and cannot be cancelled)' }),
     certificate: z
       .object({ number: z.string(), verification_url: z.string(), voided_at: z.string().nullable().meta({ description: 'When it was voided, ISO 8601 UTC; null while in force' }) })
       .nullable()
@@ -90,7 +91,7 @@ const PurchaseItem = z
 
 const TimelineEntry = z
   .object({
-    type: z.enum(['created', 'paid', 'certificates_issued', 'cancellation_accepted', 'cancelled', 'cancellation_failed', 'refunded', 'expired', 'failed']),
+    type: z.enum(['created', 'paid', 'certificates_issued', 'cancellation_scheduled', 'cancellation_accepted', 'cancellation_rescinded', 'cancelled', 'cancellation_failed', 'refunded', 'expired', 'failed']),
     at: instant('When it happened'),
     by: z.enum(['agency', 'buyer', 'insurer', 'processor', 'service']).meta({
       description: 'Who made it happen: the agency (its quote), the buyer (their payment), who asked for a cancellation, the processor (a dashboard refund, an expiry) or this service',
@@ -116,7 +117,10 @@ const CancellationQuoteRequestFields = {
 export const CancellationQuoteRequest = z
   .strictObject({
     ...CancellationQuoteRequestFields,
-    effective_at: isoInstant.optional().meta({ description: 'When the cancellation would take effect (ISO 8601 with offset): now (default) or later, never in the past. Only a quote effective now can be carried out yet' }),
+    effective_at: isoInstant.optional().meta({
+      description:
+        'When the cancellation would take effect (ISO 8601 with offset): now (default) or later, never in the past. Units not started by then can be cancelled. Carried out with cancel, a later one is scheduled: the units stay covered until then, the refund follows at that time, and it can be rescinded before',
+    }),
   })
   .meta({ id: 'CancellationQuoteRequest', example: { covered_unit_ids: [812, 813], requested_by: 'buyer', reason: 'Event postponed' } });
 export type CancellationQuoteRequest = z.infer<typeof CancellationQuoteRequest>;
@@ -161,8 +165,9 @@ export const Cancellation = z
     id: z.number().int(),
     purchase_id: z.number().int(),
     quote_id: z.string().nullable(),
-    status: z.enum(['accepted', 'refund_pending', 'completed', 'refund_failed']).meta({
-      description: '`accepted` (its units are taken), `refund_pending` (the refund is at the processor), `completed` (refunded; units cancelled and certificates voided) or `refund_failed` (the processor refused the refund for good; its units stay taken for an operator to retry)',
+    status: z.enum(['scheduled', 'accepted', 'refund_pending', 'completed', 'refund_failed', 'rescinded']).meta({
+      description:
+        '`scheduled` (dated in the future: its units are held, still covered, until effective_at; rescind withdraws it), `accepted` (its units are taken), `refund_pending` (the refund is at the processor), `completed` (refunded; units cancelled and certificates voided), `refund_failed` (the processor refused the refund for good; its units stay taken for an operator to retry) or `rescinded` (withdrawn while scheduled: units active again, nothing refunded)',
     }),
     requested_by: z.enum(CANCELLATION_REQUESTERS),
     reason: z.string().nullable(),
@@ -179,6 +184,7 @@ export const Cancellation = z
     failure_reason: z.string().nullable(),
     created_at: instant('When it was accepted'),
     completed_at: instant('When it completed').nullable(),
+    rescinded_at: instant('When it was rescinded').nullable(),
   })
   .meta({ id: 'Cancellation' });
 export type Cancellation = z.infer<typeof Cancellation>;
@@ -202,6 +208,7 @@ export const PurchaseDetail = z
     items: z.array(PurchaseItem),
     cancellations: z.array(Cancellation).meta({ description: 'Its cancellations, oldest first' }),
     timeline: z.array(TimelineEntry).meta({ description: 'What happened to the purchase, oldest first' }),
+    test_clock: instant('A test purchase’s test clock: its frozen now for coverage and cancellations (set by advanceTestClock); null on the real clock, always null in live mode').nullable(),
   })
   .meta({ id: 'Purchase' });
 export type PurchaseDetail = z.infer<typeof PurchaseDetail>;

@@ -11,8 +11,11 @@
  * `cancel` carries a quote out (or prices and carries out at once) through the purchase's policy
  * workflow (./workflow-client.ts `cancel`).
  *
- * Errors (AppError): NOT_FOUND; VALIDATION_ERROR (an effective time in the past; a quote dated in
- * the future given to cancel; quote_id sent with units); CANCELLATION_QUOTE_NOT_FOUND (404),
+ * The purchase's "now" is its test clock when a test purchase has one (policyClock): whether a unit
+ * has started, the default effective time, and whether a cancellation is scheduled.
+ *
+ * Errors (AppError): NOT_FOUND; VALIDATION_ERROR (an effective time in the past; quote_id sent
+ * with units); CANCELLATION_NOT_FOUND, CANCELLATION_NOT_RESCINDABLE (rescind); CANCELLATION_QUOTE_NOT_FOUND (404),
  * CANCELLATION_QUOTE_EXPIRED and CANCELLATION_QUOTE_STALE (409, from the workflow);
  * PURCHASE_NOT_CANCELLABLE (not paid: quoted, awaiting payment, expired or failed);
  * PURCHASE_ALREADY_CANCELLED (refunded in full); and the refund rule's UNKNOWN_COVERED_UNIT,
@@ -70,6 +73,7 @@ export function toCancellation(c: StoredCancellation): Cancellation {
     failure_reason: c.failureReason,
     created_at: c.createdAt.toISOString(),
     completed_at: c.completedAt?.toISOString() ?? null,
+    rescinded_at: c.rescindedAt?.toISOString() ?? null,
   };
 }
 
@@ -77,7 +81,8 @@ export function toCancellation(c: StoredCancellation): Cancellation {
 function timeline(p: PurchaseRecord, cancellations: StoredCancellation[]): PurchaseDetail['timeline'] {
   const entries: PurchaseDetail['timeline'] = [{ type: 'created', at: p.createdAt.toISOString(), by: 'agency' }];
   for (const c of cancellations) {
-    entries.push({ type: 'cancellation_accepted', at: c.createdAt.toISOString(), by: c.requestedBy, cancellation_id: c.id });
+    entries.push({ type: c.status === 'scheduled' || c.rescindedAt ? 'cancellation_scheduled' : 'cancellation_accepted', at: c.createdAt.toISOString(), by: c.requestedBy, cancellation_id: c.id });
+    if (c.rescindedAt) entries.push({ type: 'cancellation_rescinded', at: c.rescindedAt.toISOString(), by: 'agency', cancellation_id: c.id });
     if (c.status === 'completed' && c.completedAt) entries.push({ type: 'cancelled', at: c.completedAt.toISOString(), by: 'service', cancellation_id: c.id });
     if (c.status === 'refund_failed') entries.push({ type: 'cancellation_failed', at: c.createdAt.toISOString(), by: 'processor', cancellation_id: c.id });
   }
@@ -89,12 +94,20 @@ function timeline(p: PurchaseRecord, cancellations: StoredCancellation[]): Purch
   return entries.sort((a, b) => a.at.localeCompare(b.at));
 }
 
-type UnitState = 'unpaid' | 'active' | 'cancellation_pending' | 'cancelled';
-/** A unit's state: cancelled by its cancellation or by a full refund, pending while its cancellation's refund is on the way. */
-function unitState(p: PurchaseRecord, u: PurchaseItemDetail['units'][number]): UnitState {
+type UnitState = 'unpaid' | 'active' | 'cancellation_scheduled' | 'cancellation_pending' | 'cancelled';
+/**
+ * A unit's state: cancelled by its cancellation or by a full refund, scheduled while its
+ * cancellation waits for its effective time, pending while that cancellation's refund is on the way.
+ */
+function unitState(p: PurchaseRecord, u: PurchaseItemDetail['units'][number], statusOf: Map<number, StoredCancellation['status']>): UnitState {
   if (u.cancelledAt || p.status === 'refunded') return 'cancelled';
-  if (u.cancellationId !== null) return 'cancellation_pending';
+  if (u.cancellationId !== null) return statusOf.get(u.cancellationId) === 'scheduled' ? 'cancellation_scheduled' : 'cancellation_pending';
   return p.paidAt ? 'active' : 'unpaid';
+}
+
+/** The purchase's "now" for its policy's life: its test clock when it has one (test mode), else `real`. */
+export function policyClock(p: Pick<PurchaseRecord, 'testClockAt'>, real: Date): Date {
+  return p.testClockAt ?? real;
 }
 
 export function createPurchaseService(deps: {
@@ -102,7 +115,7 @@ export function createPurchaseService(deps: {
   certificates: CertificatesRepository;
   publicBaseUrl: string;
   /** Hands a cancellation to the purchase's policy workflow. */
-  workflows: Pick<PurchaseWorkflows, 'cancel'>;
+  workflows: Pick<PurchaseWorkflows, 'cancel' | 'rescind'>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
@@ -115,6 +128,7 @@ export function createPurchaseService(deps: {
 
   function detail(p: PurchaseRecord, items: PurchaseItemDetail[], certificates: StoredCertificate[], cancellations: StoredCancellation[], at: Date): PurchaseDetail {
     const byUnit = new Map(certificates.map((c) => [c.coveredUnitId, c]));
+    const statusOf = new Map(cancellations.map((c) => [c.id, c.status]));
     return {
       ...toPurchaseSummary(p),
       items: items.map((i) => ({
@@ -137,7 +151,7 @@ export function createPurchaseService(deps: {
             ends_at: u.endsAt.toISOString(),
             time_zone: u.timeZone,
             local_label: u.localLabel,
-            state: unitState(p, u),
+            state: unitState(p, u, statusOf),
             coverage_started: u.startsAt.getTime() <= at.getTime(),
             certificate: c
               ? { number: c.certificateNumber, verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber), voided_at: (c.voidedAt ?? (p.status === 'refunded' ? p.refundedAt : null))?.toISOString() ?? null }
@@ -147,6 +161,7 @@ export function createPurchaseService(deps: {
       })),
       cancellations: cancellations.map(toCancellation),
       timeline: timeline(p, cancellations),
+      test_clock: p.testClockAt?.toISOString() ?? null,
     };
   }
 
@@ -168,7 +183,7 @@ export function createPurchaseService(deps: {
     async get(principal: Principal, id: number): Promise<PurchaseDetail> {
       const p = await owned(principal, id);
       const [items, certificates, cancellations] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id), deps.purchases.cancellations(id)]);
-      return detail(p, items, certificates, cancellations, now());
+      return detail(p, items, certificates, cancellations, policyClock(p, now()));
     },
 
     /**
@@ -178,7 +193,8 @@ export function createPurchaseService(deps: {
      */
     async quoteCancellation(principal: Principal, id: number, body: CancellationQuoteRequest): Promise<CancellationQuote> {
       const p = await owned(principal, id);
-      const at = now();
+      const realNow = now();
+      const at = policyClock(p, realNow);
       const effectiveAt = body.effective_at ? new Date(body.effective_at) : at;
       if (effectiveAt.getTime() < at.getTime() - 60_000) {
         throw new AppError('VALIDATION_ERROR', 'effective_at: a cancellation cannot take effect in the past', { details: [{ path: 'effective_at', message: 'must be now or later' }] });
@@ -209,7 +225,8 @@ export function createPurchaseService(deps: {
         platformFeeMinor: priced.platformFeeMinor,
         totalMinor: priced.totalMinor,
         breakdown: priced.units,
-        expiresAt: new Date(Math.min(at.getTime() + CANCELLATION_QUOTE_TTL_MS, priced.firstStartMs)),
+        // Real time: 15 minutes, or sooner when the first unit starts (on the purchase's clock) before that.
+        expiresAt: new Date(realNow.getTime() + Math.min(CANCELLATION_QUOTE_TTL_MS, priced.firstStartMs - at.getTime())),
       });
       const certificateOf = new Map(certificates.map((c) => [c.coveredUnitId, c.certificateNumber]));
       return {
@@ -240,8 +257,9 @@ export function createPurchaseService(deps: {
      * Carries out a cancellation: the quote named by `quote_id` at its price, or (without one) the
      * units priced afresh now. The purchase's policy workflow accepts it (one change at a time)
      * and answers at once; the refund, then the voiding of the units' certificates, follow there.
-     * The same quote again answers the same cancellation. A quote dated in the future cannot be
-     * carried out yet (400).
+     * The same quote again answers the same cancellation. A quote dated after the purchase's now
+     * is accepted `scheduled`: the workflow carries it out at its effective time, and until then
+     * `rescind` withdraws it.
      */
     async cancel(principal: Principal, id: number, body: CancelRequest): Promise<Cancellation> {
       const p = await owned(principal, id);
@@ -252,15 +270,26 @@ export function createPurchaseService(deps: {
         }
         const quote = await deps.purchases.findCancellationQuote(quoteId);
         if (!quote || quote.purchaseId !== id) throw new AppError('CANCELLATION_QUOTE_NOT_FOUND', `No cancellation quote ${quoteId} of purchase ${id}`);
-        if (quote.effectiveAt.getTime() > now().getTime() + 60_000) {
-          throw new AppError('VALIDATION_ERROR', 'A cancellation dated in the future cannot be carried out yet: quote one effective now', { details: [{ path: 'quote_id', message: 'its effective_at is in the future' }] });
-        }
       } else {
         quoteId = (await this.quoteCancellation(principal, id, { covered_unit_ids: body.covered_unit_ids, requested_by: body.requested_by, reason: body.reason })).id;
       }
       const accepted = await deps.workflows.cancel(p, quoteId);
       const stored = await deps.purchases.findCancellation(accepted.cancellationId);
       return toCancellation(stored!);
+    },
+
+    /**
+     * Rescinds a cancellation still `scheduled` (dated in the future): its units are active again
+     * and nothing is refunded. A repeat answers the same. Errors: NOT_FOUND (purchase),
+     * CANCELLATION_NOT_FOUND (404), CANCELLATION_NOT_RESCINDABLE (409: its effective time came).
+     */
+    async rescind(principal: Principal, id: number, cancellationId: number): Promise<Cancellation> {
+      const p = await owned(principal, id);
+      const c = await deps.purchases.findCancellation(cancellationId);
+      if (!c || c.purchaseId !== id) throw new AppError('CANCELLATION_NOT_FOUND', `Purchase ${id} has no cancellation ${cancellationId}`);
+      if (c.status !== 'scheduled' && c.status !== 'rescinded') throw new AppError('CANCELLATION_NOT_RESCINDABLE', `Cancellation ${cancellationId} is ${c.status}: only a cancellation still scheduled can be rescinded`);
+      await deps.workflows.rescind(p, cancellationId);
+      return toCancellation((await deps.purchases.findCancellation(cancellationId))!);
     },
   };
 }

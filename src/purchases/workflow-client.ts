@@ -25,7 +25,9 @@ import { toMajorUnits } from '../shared/money';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../http/errors';
 import {
   CANCEL_UPDATE,
+  RESCIND_UPDATE,
   RETRY_CANCELLATIONS_UPDATE,
+  TEST_CLOCK_SIGNAL,
   CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
   policyWorkflowId,
@@ -108,6 +110,35 @@ export function createPurchaseWorkflows(deps: {
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
+  }
+  /**
+   * Runs update `name` of the purchase's policy workflow (started if no run is open) and answers
+   * its result; a refusal whose type is an API error code becomes that AppError, no answer within
+   * `timeoutMs` a 503 CONNECTION_ERROR saying `lateMessage`.
+   */
+  async function policyUpdate<A>(purchase: PurchaseStartFacts, name: string, arg: A, lateMessage: string): Promise<CancellationAccepted> {
+    const start = policyStart(purchase);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', lateMessage)), timeoutMs);
+    });
+    try {
+      return await Promise.race([
+        deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, CancellationAccepted, [A]>(name, { args: [arg], startWorkflowOperation: start }),
+        timeout,
+      ]);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (err instanceof WorkflowUpdateFailedError) {
+        // The refusal's type is the API's code, on the failure itself or on the activity's cause.
+        for (let e = err.cause as { type?: unknown; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+          if (typeof e.type === 'string' && e.type in ERROR_STATUS) throw new AppError(e.type as ErrorCode, e.message ?? 'The change was refused', { cause: err });
+        }
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
   /** Starts `type` once per business id; false when that id was started before (a redelivered event). */
   async function startOnce(type: string, workflowId: string, input: unknown): Promise<boolean> {
@@ -297,27 +328,32 @@ export function createPurchaseWorkflows(deps: {
      * purchase's certificates are still being issued: call again, nothing is cancelled twice).
      */
     async cancel(purchase: PurchaseStartFacts, quoteId: string): Promise<CancellationAccepted> {
-      const start = policyStart(purchase);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', 'The cancellation was not answered in time (certificates may still be being issued); call again with the same quote_id: nothing is cancelled twice')), timeoutMs);
-      });
+      return policyUpdate<{ quoteId: string }>(
+        purchase,
+        CANCEL_UPDATE,
+        { quoteId },
+        'The cancellation was not answered in time (certificates may still be being issued); call again with the same quote_id: nothing is cancelled twice',
+      );
+    },
+
+    /**
+     * Rescinds a cancellation still scheduled, through the purchase's policy workflow (one change
+     * at a time, so it cannot cross the cancellation's own start). Answers the cancellation,
+     * `rescinded`. Errors: CANCELLATION_NOT_FOUND (404), CANCELLATION_NOT_RESCINDABLE (409, its
+     * time came); CONNECTION_ERROR (503) when not answered within `timeoutMs`.
+     */
+    async rescind(purchase: PurchaseStartFacts, cancellationId: number): Promise<CancellationAccepted> {
+      return policyUpdate<{ cancellationId: number }>(purchase, RESCIND_UPDATE, { cancellationId }, 'The rescission was not answered in time; call again: rescinding twice changes nothing');
+    },
+
+    /** Tells the purchase's open policy workflow that its test clock moved (false: no run open, so nothing is scheduled). */
+    async testClockAdvanced(purchaseId: number, frozenTime: Date): Promise<boolean> {
       try {
-        return await Promise.race([
-          deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE, { args: [{ quoteId }], startWorkflowOperation: start }),
-          timeout,
-        ]);
+        await deps.client.workflow.getHandle(policyWorkflowId(purchaseId)).signal(TEST_CLOCK_SIGNAL, { frozenTime: frozenTime.toISOString() });
+        return true;
       } catch (err) {
-        if (err instanceof AppError) throw err;
-        if (err instanceof WorkflowUpdateFailedError) {
-          // The refusal's type is the API's code, on the failure itself or on the activity's cause.
-          for (let e = err.cause as { type?: unknown; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-            if (typeof e.type === 'string' && e.type in ERROR_STATUS) throw new AppError(e.type as ErrorCode, e.message ?? 'The cancellation was refused', { cause: err });
-          }
-        }
+        if (err instanceof WorkflowNotFoundError) return false;
         throw err;
-      } finally {
-        clearTimeout(timer);
       }
     },
 

@@ -1,6 +1,7 @@
 /**
  * `/api/v1/test_helpers/purchases/{id}/pay` and `/expire`: drive a test purchase's checkout
- * without a browser or the platform's webhook secret (see `service.ts`). Test-mode keys only: a
+ * without a browser or the platform's webhook secret; `/test_clock`: move its policy's clock
+ * forward (see `service.ts`). Test-mode keys only: a
  * live key gets 404 ROUTE_NOT_FOUND. 200 with the event delivered; the workflow then moves the
  * purchase on (poll getCertificates or the purchase's status).
  */
@@ -19,6 +20,18 @@ const PayBody = z
   })
   .meta({ id: 'TestHelperPayRequest' });
 const ExpireBody = z.strictObject({}).meta({ id: 'TestHelperExpireRequest' });
+const TestClockBody = z
+  .strictObject({
+    frozen_time: z.iso.datetime({ offset: true }).meta({ description: 'The purchase’s new now (ISO 8601 with offset): not before its clock (or the real now, the first time), at most 5 years ahead', example: '2026-12-24T09:00:00Z' }),
+  })
+  .meta({ id: 'TestHelperTestClockRequest' });
+const TestClockResult = z
+  .object({
+    purchase_id: z.number().int(),
+    test_clock: z.string().meta({ description: 'The purchase’s test clock as now stored, ISO 8601 UTC' }),
+    policy_notified: z.boolean().meta({ description: 'Whether the purchase’s policy workflow was open and told (it is whenever a cancellation is scheduled)' }),
+  })
+  .meta({ id: 'TestHelperTestClockResult' });
 
 const TestHelperResult = z
   .object({
@@ -50,6 +63,28 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
       ctx.body = ok(await service.expire(ctx.state.principal!, id), 'Test checkout expiry delivered');
     });
 
+    router.post('/test_helpers/purchases/:id/test_clock', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const body = parseBody(TestClockBody, ctx.request.body ?? {});
+      ctx.body = ok(await service.advanceTestClock(ctx.state.principal!, id, new Date(body.frozen_time)), 'Test clock advanced');
+    });
+
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/test_helpers/purchases/{id}/test_clock',
+      operationId: 'advanceTestClock',
+      tags: ['Test helpers'],
+      summary: 'Move a test purchase’s clock forward, to see covered units start and scheduled cancellations happen',
+      description:
+        'Test-mode keys only (a live purchase never has a test clock). Like the processor’s test clocks: from now on the purchase’s own "now" is `frozen_time`, until moved again. Covered units that start by then count as started (`coverage_started`, earned, no longer cancellable), a cancellation quote without effective_at takes effect then, and a cancellation scheduled up to then is carried out (refund, voided certificates, events) within moments. The clock only moves forward. Certificates, emails and the processor keep the real time.',
+      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: TestClockBody } } } },
+      responses: {
+        200: { description: 'The clock moved', content: { 'application/json': { schema: successEnvelope(TestClockResult, 'TestHelperTestClockResponse') } } },
+        ...gatewayResponses,
+        400: { description: 'VALIDATION_ERROR (body or id; a time before the clock, or more than 5 years ahead)', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
+        404: errors[404],
+      },
+    });
     registry.registerPath({
       method: 'post',
       path: '/api/v1/test_helpers/purchases/{id}/pay',

@@ -22,6 +22,7 @@ import type Stripe from 'stripe';
 import { AppError, notFound } from '../http/errors';
 import type { Principal } from '../api-keys/service';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { WebhookResult, WebhookService } from '../webhooks/service';
 
 export type TestPaymentOutcome = 'paid' | 'failed';
@@ -45,7 +46,9 @@ export interface TestHelperResult {
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 export function createTestHelperService(deps: {
-  purchases: Pick<PurchasesRepository, 'findById'>;
+  purchases: Pick<PurchasesRepository, 'findById' | 'advanceTestClock'>;
+  /** Tells a purchase's policy workflow its test clock moved. */
+  workflows: Pick<PurchaseWorkflows, 'testClockAdvanced'>;
   webhooks: Pick<WebhookService, 'handle'>;
   /** Signs the event like the processor does (Stripe's `webhooks.generateTestHeaderString`). */
   stripe: Pick<Stripe, 'webhooks'>;
@@ -106,7 +109,41 @@ export function createTestHelperService(deps: {
     return { purchase_id: purchase.id, event: { id: event.id, type: event.type }, relayed: result.relayed, purchase_status: status, payment_intent: paymentIntent };
   }
 
+  /** The key's own test purchase, whatever its status. */
+  async function ownTestPurchase(principal: Principal, purchaseId: number): Promise<PurchaseRecord> {
+    if (principal.mode !== 'test') throw new AppError('ROUTE_NOT_FOUND', 'Test helpers answer test-mode API keys only');
+    const purchase = await deps.purchases.findById(purchaseId);
+    const teammateOk = principal.agentId === null || purchase?.agentId === principal.agentId;
+    if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test' || !teammateOk) throw notFound('Purchase', purchaseId);
+    return purchase;
+  }
+
   return {
+    /**
+     * Moves a test purchase's test clock forward to `frozenTime`, like the processor's test
+     * clocks: from then on the purchase's "now" for its policy's life (whether a covered unit has
+     * started, a cancellation's default effective time, whether one is due) is that instant, not
+     * the real time, until moved again. Cancellations scheduled up to it are carried out (the
+     * purchase's policy workflow is told). Errors: VALIDATION_ERROR (400) for a time before the
+     * clock (or before the real now, for a first move) or more than 5 years ahead; ROUTE_NOT_FOUND
+     * for a live key; NOT_FOUND for a purchase that is not the key's test purchase.
+     * @returns the clock as stored (ISO 8601 UTC) and whether a policy workflow was open to tell.
+     */
+    async advanceTestClock(principal: Principal, purchaseId: number, frozenTime: Date): Promise<{ purchase_id: number; test_clock: string; policy_notified: boolean }> {
+      const purchase = await ownTestPurchase(principal, purchaseId);
+      const from = purchase.testClockAt ?? new Date();
+      if (frozenTime.getTime() < from.getTime() - 1000) {
+        throw new AppError('VALIDATION_ERROR', `frozen_time: a test clock only moves forward (it stands at ${from.toISOString()})`, { details: [{ path: 'frozen_time', message: `must be ${from.toISOString()} or later` }] });
+      }
+      if (frozenTime.getTime() > Date.now() + 5 * 366 * 86_400_000) {
+        throw new AppError('VALIDATION_ERROR', 'frozen_time: at most 5 years ahead', { details: [{ path: 'frozen_time', message: 'at most 5 years from now' }] });
+      }
+      const stored = await deps.purchases.advanceTestClock(purchase.id, frozenTime);
+      if (!stored) throw notFound('Purchase', purchaseId);
+      const notified = await deps.workflows.testClockAdvanced(purchase.id, stored);
+      return { purchase_id: purchase.id, test_clock: stored.toISOString(), policy_notified: notified };
+    },
+
     /**
      * Reports the test purchase's checkout paid (`outcome: 'paid'`, default) or its payment failed
      * after checkout (`'failed'`: the purchase ends `failed` with the reason).

@@ -83,6 +83,7 @@ describe('saved histories', () => {
         'certificates-placeholder.json',
         'certificates-issued.json',
         'policy-cancelled.json',
+        'policy-scheduled.json',
       ]),
     );
     const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow' };
