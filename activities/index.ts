@@ -46,6 +46,8 @@ export interface ActivityDeps {
   attachmentMaxBytes: number;
   /** Domain of the fixed Message-IDs of proof-of-coverage emails. */
   messageIdDomain: string;
+  /** Key of the buyer's withdrawal links the proof-of-coverage email to the buyer carries (WITHDRAWAL_LINK_KEY). */
+  withdrawalLinkKey: string;
   /** Publishes agency events after purchase changes (and starts their deliveries). */
   events: EventEmitter;
   eventStore: EventsRepository;
@@ -123,5 +125,6 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
     mailer: createMailer(config, clients.log),
     attachmentMaxBytes: config.PROOF_EMAIL_ATTACHMENT_MAX_BYTES,
     messageIdDomain: /@([A-Za-z0-9.-]+)/.exec(config.MAIL_FROM)?.[1] ?? 'localhost',
+    withdrawalLinkKey: config.WITHDRAWAL_LINK_KEY,
   };
 }

@@ -7,7 +7,10 @@
  * messageIdDomain })`. The bundle: per product the proof-of-coverage link (QR page, never
  * expires) and each certificate's coverage window and verification link; the per-payment zip
  * as a signed link valid 7 days; and the PDFs attached when they total at most
- * `attachmentMaxBytes` bytes, else a signed 7-day download link per PDF.
+ * `attachmentMaxBytes` bytes, else a signed 7-day download link per PDF. Sent to the purchase's
+ * own buyer (the same address, case aside), it also carries the buyer's online withdrawal link
+ * (src/withdrawals/) when the purchase offers one; never to anyone else (a venue or rental company
+ * receiving the proof must not be able to withdraw the buyer's cover).
  *
  * Never sent twice by a retry: a row already `sent` is not sent again, and every attempt of a
  * row carries the same `Message-ID` (`<proof-of-coverage-<id>@<domain>>`), so the one case SMTP
@@ -21,6 +24,8 @@ import type { Mailer } from '../src/mail/mailer';
 import { MAX_SIGNED_URL_SECONDS, type ObjectStore } from '../src/storage/object-store';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { verificationUrl } from '../src/certificates/certificate-data';
+import { createPurchasesRepository } from '../src/purchases/repository';
+import { createWithdrawalLinks } from '../src/withdrawals/links';
 
 export interface ProofEmailActivityDeps {
   db: Db;
@@ -31,6 +36,8 @@ export interface ProofEmailActivityDeps {
   attachmentMaxBytes: number;
   /** Domain of the fixed Message-IDs (the MAIL_FROM address's domain). */
   messageIdDomain: string;
+  /** Key of the buyer's withdrawal links (WITHDRAWAL_LINK_KEY). */
+  withdrawalLinkKey: string;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -42,6 +49,7 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
   const { db, store } = deps;
   const certificates = createCertificatesRepository(db);
+  const withdrawalLinks = createWithdrawalLinks({ purchases: createPurchasesRepository(db), key: deps.withdrawalLinkKey, publicBaseUrl: deps.publicBaseUrl });
 
   return {
     /** Sends the email of row `emailId` unless it is already sent; returns how it was delivered. */
@@ -50,7 +58,7 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
         .join('purchases as p', 'p.id', 'e.purchase_id')
         .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
         .where('e.id', input.emailId)
-        .first('e.*', 'p.payment_intent_id', 'p.mode', 'ra.name as agency_name');
+        .first('e.*', 'p.payment_intent_id', 'p.mode', 'p.status as purchase_status', 'p.buyer_email', 'ra.name as agency_name');
       if (!row) throw ApplicationFailure.nonRetryable(`proof-of-coverage email ${input.emailId} does not exist`, 'ProofEmailNotFound');
       if (row.status === 'sent') return { status: 'sent', delivery: row.delivery, alreadySent: true };
 
@@ -88,6 +96,11 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
       const paymentZip = archives.find((a) => a.kind === 'payment');
       if (paymentZip && !someVoided) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
       lines.push(delivery === 'attachments' ? 'The certificates are attached as PDF files.' : 'The certificates are too large to attach; use the download links above.');
+      const toBuyer = typeof row.buyer_email === 'string' && row.buyer_email.trim().toLowerCase() === String(row.recipient).trim().toLowerCase();
+      const withdrawal = toBuyer ? await withdrawalLinks.urlFor({ id: row.purchase_id, status: row.purchase_status }) : null;
+      if (withdrawal) {
+        lines.push('', 'Changed your mind? You can withdraw from this insurance online; the page shows what you would get back before you confirm anything.', `Withdraw from contract here: ${withdrawal}`);
+      }
 
       const attachments =
         delivery === 'attachments'

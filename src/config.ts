@@ -27,6 +27,7 @@ const urlOrNone = (fallback: string) =>
 /** Published development defaults of the two data-protection keys (never valid in production). */
 const DEV_PAYLOAD_KEYS = 'dev-1:ZGV2ZWxvcG1lbnQtb25seS1wYXlsb2FkLWtleS0zMmI=';
 const DEV_BUYER_EMAIL_HASH_KEY = 'development-only-buyer-email-hash-key';
+const DEV_WITHDRAWAL_LINK_KEY = 'development-only-buyer-withdrawal-link-key';
 
 /** One payload codec key: `id` travels in each payload's metadata; `key` is 32 bytes. */
 export interface PayloadKey {
@@ -108,6 +109,13 @@ const schema = z.object({
    * published development key, refused when NODE_ENV=production.
    */
   BUYER_EMAIL_HASH_KEY: z.string().min(16).default(DEV_BUYER_EMAIL_HASH_KEY),
+  /**
+   * Key of the buyer's withdrawal links (HMAC-SHA256 over the purchase id; at least 32
+   * characters): whoever holds it can make a link that withdraws any purchase. Changing it
+   * invalidates every link already sent. The default is a published development key, refused
+   * when NODE_ENV=production.
+   */
+  WITHDRAWAL_LINK_KEY: z.string().min(32).default(DEV_WITHDRAWAL_LINK_KEY),
 
   /** When set, rate-limit counters are shared across API instances through Redis. */
   REDIS_URL: optionalUrl,
@@ -227,6 +235,9 @@ const checked = schema.superRefine((c, ctx) => {
   }
   if (c.BUYER_EMAIL_HASH_KEY === DEV_BUYER_EMAIL_HASH_KEY) {
     ctx.addIssue({ code: 'custom', path: ['BUYER_EMAIL_HASH_KEY'], message: 'set your own key in production (at least 16 random characters)' });
+  }
+  if (c.WITHDRAWAL_LINK_KEY === DEV_WITHDRAWAL_LINK_KEY) {
+    ctx.addIssue({ code: 'custom', path: ['WITHDRAWAL_LINK_KEY'], message: 'set your own key in production (at least 32 random characters)' });
   }
 });
 

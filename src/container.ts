@@ -64,6 +64,10 @@ import { purchaseSearchRoutes, rootPurchaseSearchRoutes } from './purchase-searc
 import { createProofOfCoverageService } from './proof-of-coverage/service';
 import { createCheckoutPageService } from './checkout-pages/service';
 import { checkoutPageRoutes } from './checkout-pages/routes';
+import { createWithdrawalLinks } from './withdrawals/links';
+import { createWithdrawalsRepository } from './withdrawals/repository';
+import { createWithdrawalService } from './withdrawals/service';
+import { withdrawalRoutes } from './withdrawals/routes';
 import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-coverage/routes';
 import type { BareSurface, RouteRegistration } from './http/routes';
 import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/repository';
@@ -95,7 +99,7 @@ export interface Container {
   surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
   /** Routes under /webhooks (no API key). */
   webhookRoutes: RouteRegistration[];
-  /** Public pages without API key or envelope (the certificate verification page, the checkout return pages). */
+  /** Public pages without API key or envelope (the certificate verification page, the checkout return pages, the buyer's withdrawal page). */
   publicRoutes: RouteRegistration[];
   purchaseWorkflows: PurchaseWorkflows;
   /** This process's Prometheus metrics (served by `startMetricsServer` on METRICS_PORT). */
@@ -176,6 +180,9 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
+  const purchaseService = createPurchaseService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, workflows: purchaseWorkflows });
+  const withdrawalLinks = createWithdrawalLinks({ purchases, key: config.WITHDRAWAL_LINK_KEY, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const withdrawals = createWithdrawalService({ purchases, purchaseService, withdrawals: createWithdrawalsRepository(db), key: config.WITHDRAWAL_LINK_KEY });
   return {
     config,
     log,
@@ -187,7 +194,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     apiV1Routes: [
       accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
-      purchaseRoutes(createPurchaseService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, workflows: purchaseWorkflows })),
+      purchaseRoutes(purchaseService),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
       webhookEndpointRoutes(createWebhookEndpointService({ repo: endpoints })),
@@ -203,7 +210,11 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     webhookRoutes: [webhookRoutes(webhooks)],
     publicRoutes: [
       verificationRoutes(certificates, verifyRateLimiter.limiter),
-      checkoutPageRoutes(createCheckoutPageService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL }), verifyRateLimiter.limiter),
+      checkoutPageRoutes(
+        createCheckoutPageService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, withdrawalUrlOf: (p) => withdrawalLinks.urlFor(p) }),
+        verifyRateLimiter.limiter,
+      ),
+      withdrawalRoutes(withdrawals, verifyRateLimiter.limiter),
     ],
     purchaseWorkflows,
     metrics,

@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * Get a product's cancellation terms (the defaults until set)
-         * @description What a cancellation of this product's covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. Within `free_look_days` of payment, while no covered unit of the purchase has started, everything comes back, platform fee included. Otherwise `refund_method` applies when the buyer or the agency cancels and `insurer_refund_method` when the insurer does: `pro_rata` gives back the cancelled units' share of the premium (an item's premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product's terms. Amounts are integer minor units. Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium.
+         * @description What a cancellation of this product's covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. Within `free_look_days` of payment, while no covered unit of the purchase has started, everything comes back, platform fee included. Otherwise `refund_method` applies when the buyer or the agency cancels and `insurer_refund_method` when the insurer does: `pro_rata` gives back the cancelled units' share of the premium (an item's premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product's terms. Amounts are integer minor units. With `buyer_withdrawal` the buyer can also withdraw on their own: a signed, single-use link in the proof-of-coverage email sent to the buyer and on the checkout return page opens a page with their quote (every unstarted unit, `requested_by` `buyer`) and a confirm button; the cancellation then runs as one made through the API, with the same events. Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium, buyer withdrawal offered.
          */
         get: operations["getCancellationTerms"];
         put?: never;
@@ -119,7 +119,7 @@ export interface paths {
         head?: never;
         /**
          * Change the sent fields of a product's cancellation terms
-         * @description What a cancellation of this product's covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. Within `free_look_days` of payment, while no covered unit of the purchase has started, everything comes back, platform fee included. Otherwise `refund_method` applies when the buyer or the agency cancels and `insurer_refund_method` when the insurer does: `pro_rata` gives back the cancelled units' share of the premium (an item's premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product's terms. Amounts are integer minor units. Each purchase keeps the terms in force when it was bought: a change applies to purchases made from then on.
+         * @description What a cancellation of this product's covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. Within `free_look_days` of payment, while no covered unit of the purchase has started, everything comes back, platform fee included. Otherwise `refund_method` applies when the buyer or the agency cancels and `insurer_refund_method` when the insurer does: `pro_rata` gives back the cancelled units' share of the premium (an item's premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product's terms. Amounts are integer minor units. With `buyer_withdrawal` the buyer can also withdraw on their own: a signed, single-use link in the proof-of-coverage email sent to the buyer and on the checkout return page opens a page with their quote (every unstarted unit, `requested_by` `buyer`) and a confirm button; the cancellation then runs as one made through the API, with the same events. Each purchase keeps the terms in force when it was bought: a change applies to purchases made from then on.
          */
         patch: operations["updateCancellationTerms"];
         trace?: never;
@@ -791,7 +791,7 @@ export interface paths {
         };
         /**
          * The buyer's page after paying: live purchase status and, once issued, the certificates
-         * @description No API key; the default checkout success URL. HTML by default (reloads itself every 3 s while the status can still change); JSON with `Accept: application/json`. Shows waiting for payment confirmation, certificates being issued, certificates ready (each certificate number with its verification link, and each product's proof-of-coverage link), refunded, expired or failed; test-mode purchases say so. Nothing personal beyond the named insured.
+         * @description No API key; the default checkout success URL. HTML by default (reloads itself every 3 s while the status can still change); JSON with `Accept: application/json`. Shows waiting for payment confirmation, certificates being issued, certificates ready (each certificate number with its verification link, and each product's proof-of-coverage link), refunded, expired or failed; test-mode purchases say so. Once paid, it links the buyer's withdrawal page when the products allow the buyer's own withdrawal. Nothing personal beyond the named insured.
          */
         get: operations["getCheckoutCompletePage"];
         put?: never;
@@ -816,6 +816,30 @@ export interface paths {
         get: operations["getCheckoutCancelledPage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/withdraw/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The buyer's withdrawal page: their cancellation quote and a confirm button
+         * @description No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item's product has `buyer_withdrawal` in its cancellation terms. Shows what withdrawing now gives back (every covered unit not started yet, priced by the purchase's cancellation terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. Once a withdrawal was confirmed through the link, it shows that withdrawal and how its refund stands instead. Also: nothing left to withdraw from, not paid, not offered. HTML only.
+         */
+        get: operations["getWithdrawalPage"];
+        put?: never;
+        /**
+         * The buyer confirms their withdrawal (the page's form)
+         * @description No API key; sent by the page's own form. Carries out the quote the form names through the purchase's policy workflow, as `POST /api/v1/purchases/{id}/cancel` does: the refund is created at the processor, the units are cancelled and their certificates voided, and the agency gets `purchase.cancelled`, `refund.succeeded` and `certificates.voided` with `requested_by: buyer`. The same form sent again answers the same withdrawal; after a withdrawal through the link, another quote does nothing (409, "already used"). A quote that no longer holds answers the current one to confirm again (409).
+         */
+        post: operations["confirmWithdrawal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1140,6 +1164,7 @@ export interface components {
          *       "short_rate_penalty_bps": 1000,
          *       "platform_fee_refundable": false,
          *       "minimum_earned_premium": 0,
+         *       "buyer_withdrawal": true,
          *       "is_default": true,
          *       "updated_at": null
          *     }
@@ -1155,6 +1180,8 @@ export interface components {
             platform_fee_refundable: boolean;
             /** @description Integer minor units (cents for usd) */
             minimum_earned_premium: number;
+            /** @description Whether the buyer may withdraw online through the signed link of the proof-of-coverage email and the checkout return page */
+            buyer_withdrawal: boolean;
             /** @description true while the product has no terms of its own (these are the defaults) */
             is_default: boolean;
             /** @description When the terms were last set, ISO 8601 UTC; null for the defaults */
@@ -1192,6 +1219,8 @@ export interface components {
             platform_fee_refundable?: boolean;
             /** @description Premium each purchased item keeps however much of it is cancelled outside free look, integer minor units (cents for usd) */
             minimum_earned_premium?: number;
+            /** @description Whether the buyer may withdraw online on their own: the proof-of-coverage email sent to the buyer and the checkout return page then carry a signed, single-use link to a page showing the buyer their cancellation quote (every unstarted covered unit, priced by these terms with `requested_by` `buyer`) with a button to confirm it; the agency hears of it through the usual events (`purchase.cancelled` with `requested_by: buyer`). Offered on a purchase only when every item’s product allows it. Default true (EU distance contracts must offer an online withdrawal function from 19 June 2026); turn it off for covers exempt from the right of withdrawal */
+            buyer_withdrawal?: boolean;
         };
         PurchaseListResponse: {
             /** @enum {boolean} */
@@ -3458,6 +3487,8 @@ export interface components {
                 certificate_count: number;
                 proof_of_coverage_url: string;
             }[];
+            /** @description The buyer's online withdrawal page (a signed, single-use link) once the purchase is paid, when its products' cancellation terms allow the buyer's own withdrawal; null otherwise */
+            withdrawal_url: string | null;
             checked_at: string;
         };
     };
@@ -9262,6 +9293,188 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BareError"];
+                };
+            };
+        };
+    };
+    getWithdrawalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed withdrawal token, as the link carries it (`w1.<purchase id>.<signature>`) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A forged, damaged or unknown link (one page for all; nothing about any purchase) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareError"];
+                };
+            };
+            /** @description The page could not be answered in time; reload it */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    confirmWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed withdrawal token, as the link carries it (`w1.<purchase id>.<signature>`) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The quote the page showed (`cq_…`), carried by its form
+                     * @example cq_4f1c2d3e4b5a6c7d8e9f0a1b
+                     */
+                    quote: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The withdrawal was received (or this confirmation repeated it) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form is not one this page showed for this purchase: the current quote is shown to confirm again; nothing was done. Or a body that is not a form (bare VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Sent from another site (Sec-Fetch-Site): refused, nothing looked at */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A forged, damaged or unknown link */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing was done: the link was already used, the quote changed (the current one is shown), nothing is left to withdraw from, the purchase is not paid, or online withdrawal is not offered */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 4 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareError"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareError"];
+                };
+            };
+            /** @description The withdrawal was not confirmed in time; reload the page to see whether it went through (it is never made twice) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

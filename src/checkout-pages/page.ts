@@ -62,7 +62,17 @@ function certificateList(v: ReturnPageView): string {
 ${proofs ? `<h2>Proof of coverage</h2><p>One page per product showing all its certificates, to share with a venue or rental company.</p><ul id="proofs">${proofs}</ul>` : ''}`;
 }
 
-/** `GET /checkout/complete`: the purchase's live status, and its certificates once issued. */
+/**
+ * The buyer's withdrawal link, labelled as the EU withdrawal function asks ("withdraw from
+ * contract here"), when the purchase offers one.
+ */
+function withdrawalSection(v: ReturnPageView): string {
+  if (!v.withdrawal_url) return '';
+  return `<h2>Changed your mind?</h2>
+<p>You can withdraw from this insurance online. The page shows what you would get back before you confirm anything. <a id="withdrawal-link" href="${escapeHtml(v.withdrawal_url)}">Withdraw from contract here</a></p>`;
+}
+
+/** `GET /checkout/complete`: the purchase's live status, its certificates once issued, and the withdrawal link once paid (when offered). */
 export function renderCompletePage(v: ReturnPageView): string {
   const w = COMPLETE_WORDS[v.state];
   return page(
@@ -71,6 +81,7 @@ export function renderCompletePage(v: ReturnPageView): string {
 <div class="state" id="state" data-state="${v.state}" style="color:${w.colour}">${escapeHtml(w.title)}</div>
 <p>${escapeHtml(w.text)}</p>
 ${certificateList(v)}
+${withdrawalSection(v)}
 <p><small>Checked ${escapeHtml(v.checked_at)} (UTC).${v.final ? '' : ` Refreshes every ${REFRESH_SECONDS} seconds.`}</small></p>`,
     !v.final,
   );

@@ -44,6 +44,7 @@ const ReturnPageJson = z
       z.object({ certificate_number: z.string(), product_name: z.string(), coverage_label: z.string(), named_insured_name: z.string().nullable(), verification_url: z.string() }),
     ),
     proofs_of_coverage: z.array(z.object({ product_name: z.string(), certificate_count: z.number().int(), proof_of_coverage_url: z.string() })),
+    withdrawal_url: z.string().nullable().meta({ description: "The buyer's online withdrawal page (a signed, single-use link) once the purchase is paid, when its products' cancellation terms allow the buyer's own withdrawal; null otherwise" }),
     checked_at: z.string(),
   })
   .meta({ id: 'CheckoutReturnPage', description: 'The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued.' });
@@ -59,7 +60,7 @@ export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLi
       operationId: 'getCheckoutCompletePage',
       summary: "The buyer's page after paying: live purchase status and, once issued, the certificates",
       description:
-        'No API key; the default checkout success URL. HTML by default (reloads itself every 3 s while the status can still change); JSON with `Accept: application/json`. Shows waiting for payment confirmation, certificates being issued, certificates ready (each certificate number with its verification link, and each product\'s proof-of-coverage link), refunded, expired or failed; test-mode purchases say so. Nothing personal beyond the named insured.',
+        'No API key; the default checkout success URL. HTML by default (reloads itself every 3 s while the status can still change); JSON with `Accept: application/json`. Shows waiting for payment confirmation, certificates being issued, certificates ready (each certificate number with its verification link, and each product\'s proof-of-coverage link), refunded, expired or failed; test-mode purchases say so. Once paid, it links the buyer\'s withdrawal page when the products allow the buyer\'s own withdrawal. Nothing personal beyond the named insured.',
       render: (v) => renderCompletePage(v),
     },
     {

@@ -7,11 +7,12 @@
  * The token is compared with `purchases.return_token` in constant time. A malformed query, an
  * unknown purchase and a wrong token all give null, so the routes answer one and the same 404
  * and purchase ids cannot be probed. The view holds nothing personal beyond the named insured
- * name the verification page already shows: no buyer email, no download URLs, no amounts.
+ * name the verification page already shows: no buyer email, no download URLs, no amounts. Once
+ * paid it also carries the buyer's withdrawal link (src/withdrawals/) when the terms allow it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { PurchaseStatus } from '../../workflows/contracts';
-import type { PurchasesRepository } from '../purchases/repository';
+import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import type { CertificatesRepository } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
 import { COMPLETE_PAGE_PATH, returnPageUrl } from './return-urls';
@@ -59,6 +60,8 @@ export interface ReturnPageView {
   }>;
   /** One proof-of-coverage link per product (listed once issued). */
   proofs_of_coverage: Array<{ product_name: string; certificate_count: number; proof_of_coverage_url: string }>;
+  /** The buyer's online withdrawal page (signed link) once paid, when every item's terms allow it; else null. */
+  withdrawal_url: string | null;
   checked_at: string;
 }
 
@@ -87,6 +90,8 @@ export function createCheckoutPageService(deps: {
   purchases: Pick<PurchasesRepository, 'findById'>;
   certificates: Pick<CertificatesRepository, 'listForPurchase' | 'archives'>;
   publicBaseUrl: string;
+  /** The purchase's withdrawal link when it offers one (src/withdrawals/links.ts); none without. */
+  withdrawalUrlOf?: (p: PurchaseRecord) => Promise<string | null>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
@@ -106,9 +111,11 @@ export function createCheckoutPageService(deps: {
       const state = STATE_OF[purchase.status] ?? 'awaiting_payment';
       const final = FINAL.has(state);
       const issued = purchase.certificatesIssuedAt !== null;
-      const [certificates, archives] = issued
-        ? await Promise.all([deps.certificates.listForPurchase(purchase.id), deps.certificates.archives(purchase.id)])
-        : [[], []];
+      const [certificates, archives, withdrawalUrl] = await Promise.all([
+        issued ? deps.certificates.listForPurchase(purchase.id) : [],
+        issued ? deps.certificates.archives(purchase.id) : [],
+        deps.withdrawalUrlOf ? deps.withdrawalUrlOf(purchase) : null,
+      ]);
       return {
         purchase_id: purchase.id,
         state,
@@ -131,6 +138,7 @@ export function createCheckoutPageService(deps: {
             const certs = certificates.filter((c) => c.productLineId === a.productLineId);
             return { product_name: certs[0]?.productName ?? '', certificate_count: certs.length, proof_of_coverage_url: verificationUrl(deps.publicBaseUrl, a.proofCode!) };
           }),
+        withdrawal_url: withdrawalUrl,
         checked_at: now().toISOString(),
       };
     },

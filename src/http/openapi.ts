@@ -160,7 +160,7 @@ export const TAGS = [
   { name: 'Quote', description: 'The buyer’s journey (`/public-quote`, no envelope): the catalog with its question templates, validated and priced answers with a checkout session, and the two other ways to pay (emailed link, saved card).' },
   { name: 'Buyer connection', description: 'Connects a buyer to the calling seller and hands out the short-lived buyer access token the quote operations need (`/platform-seller-invites`, no envelope).' },
   { name: 'Certificates', description: 'After payment: certificates and their downloads, invoices, proof-of-coverage emails and purchase search, each for the calling teammate (`/platform-agency-certs`) or for the whole root account (`/platform-agency-root-certs`); and the public verification page behind each certificate’s QR code.' },
-  { name: 'Checkout', description: 'The buyer’s pages after checkout (no API key): the live status of a paid purchase with its certificates, and the page after a cancelled checkout.' },
+  { name: 'Checkout', description: 'The buyer’s pages (no API key): the live status of a paid purchase with its certificates, the page after a cancelled checkout, and the buyer’s own online withdrawal behind a signed link.' },
   { name: 'Webhooks', description: 'Events the payment processor sends to the service, authenticated by their signature instead of an API key.' },
   { name: 'System', description: 'Liveness and readiness probes (no API key).' },
 ] as const;

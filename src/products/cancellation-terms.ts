@@ -23,12 +23,20 @@ export interface CancellationTerms {
   platformFeeRefundable: boolean;
   /** Premium an item always keeps once paid (minor units), free look aside. */
   minimumEarnedPremiumMinor: number;
+  /**
+   * Whether the buyer may withdraw online on their own (src/withdrawals/): the proof-of-coverage
+   * email to the buyer and the checkout return page then carry a signed link to a page that shows
+   * the buyer's cancellation quote (every unstarted unit, priced by this same rule) and confirms it.
+   */
+  buyerWithdrawal: boolean;
 }
 
 /**
  * The defaults an agency can change per product: 14 free-look days (the EU and UK distance-selling
  * withdrawal period), pro rata for everyone, a 10 % short-rate penalty when short rate is chosen,
- * the platform fee kept outside free look, no minimum earned premium.
+ * the platform fee kept outside free look, no minimum earned premium, and the buyer's own online
+ * withdrawal offered (EU distance contracts must offer a withdrawal function from 19 June 2026;
+ * an agency turns it off for covers exempt from the right, e.g. short travel covers).
  */
 export const DEFAULT_CANCELLATION_TERMS: Readonly<CancellationTerms> = Object.freeze({
   freeLookDays: 14,
@@ -37,6 +45,7 @@ export const DEFAULT_CANCELLATION_TERMS: Readonly<CancellationTerms> = Object.fr
   shortRatePenaltyBps: 1000,
   platformFeeRefundable: false,
   minimumEarnedPremiumMinor: 0,
+  buyerWithdrawal: true,
 });
 
 
@@ -49,5 +58,6 @@ export function cancellationTermsFromRow(row: Record<string, unknown>): Cancella
     shortRatePenaltyBps: Number(row.short_rate_penalty_bps),
     platformFeeRefundable: Boolean(row.platform_fee_refundable),
     minimumEarnedPremiumMinor: Number(row.minimum_earned_premium_minor),
+    buyerWithdrawal: Boolean(row.buyer_withdrawal ?? DEFAULT_CANCELLATION_TERMS.buyerWithdrawal),
   };
 }

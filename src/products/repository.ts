@@ -166,6 +166,7 @@ export function createProductsRepository(db: Db) {
         short_rate_penalty_bps: terms.shortRatePenaltyBps,
         platform_fee_refundable: terms.platformFeeRefundable,
         minimum_earned_premium_minor: terms.minimumEarnedPremiumMinor,
+        buyer_withdrawal: terms.buyerWithdrawal,
         updated_at: trx.fn.now(),
       };
       const [saved] = await trx('product_cancellation_terms').insert(row).onConflict('product_line_id').merge().returning('*');

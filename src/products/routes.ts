@@ -100,14 +100,15 @@ export function productRoutes(service: ProductService): RouteRegistration {
       'Within `free_look_days` of payment, while no covered unit of the purchase has started, everything comes back, platform fee included. Otherwise `refund_method` applies when the buyer or the agency cancels and `insurer_refund_method` when the insurer does: ' +
       '`pro_rata` gives back the cancelled units\' share of the premium (an item\'s premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; ' +
       'an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. ' +
-      'Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product\'s terms. Amounts are integer minor units.';
+      'Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product\'s terms. Amounts are integer minor units. ' +
+      'With `buyer_withdrawal` the buyer can also withdraw on their own: a signed, single-use link in the proof-of-coverage email sent to the buyer and on the checkout return page opens a page with their quote (every unstarted unit, `requested_by` `buyer`) and a confirm button; the cancellation then runs as one made through the API, with the same events.';
     registry.registerPath({
       method: 'get',
       path: '/api/v1/products/{id}/cancellation_terms',
       operationId: 'getCancellationTerms',
       tags: ['Products'],
       summary: "Get a product's cancellation terms (the defaults until set)",
-      description: `${termsDescription} Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium.`,
+      description: `${termsDescription} Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium, buyer withdrawal offered.`,
       request: { params: IdParam },
       responses: { 200: { description: 'The terms', content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
     });

@@ -190,6 +190,7 @@ export const UpdateCancellationTermsBody = z
     minimum_earned_premium: z.number().int().min(0).max(99_999_999).optional().meta({
       description: 'Premium each purchased item keeps however much of it is cancelled outside free look, integer minor units (cents for usd)',
     }),
+    buyer_withdrawal: z.boolean().optional().meta({ description: 'Whether the buyer may withdraw online on their own: the proof-of-coverage email sent to the buyer and the checkout return page then carry a signed, single-use link to a page showing the buyer their cancellation quote (every unstarted covered unit, priced by these terms with `requested_by` `buyer`) with a button to confirm it; the agency hears of it through the usual events (`purchase.cancelled` with `requested_by: buyer`). Offered on a purchase only when every item’s product allows it. Default true (EU distance contracts must offer an online withdrawal function from 19 June 2026); turn it off for covers exempt from the right of withdrawal' }),
   })
   .meta({ id: 'UpdateCancellationTermsRequest', example: { free_look_days: 0, refund_method: 'short_rate', short_rate_penalty_bps: 1000 } });
 export type UpdateCancellationTermsBody = z.infer<typeof UpdateCancellationTermsBody>;
@@ -204,6 +205,7 @@ export const CancellationTermsRead = z
     short_rate_penalty_bps: z.number().int(),
     platform_fee_refundable: z.boolean(),
     minimum_earned_premium: z.number().int().meta({ description: 'Integer minor units (cents for usd)' }),
+    buyer_withdrawal: z.boolean().meta({ description: 'Whether the buyer may withdraw online through the signed link of the proof-of-coverage email and the checkout return page' }),
     is_default: z.boolean().meta({ description: 'true while the product has no terms of its own (these are the defaults)' }),
     updated_at: z.string().nullable().meta({ description: 'When the terms were last set, ISO 8601 UTC; null for the defaults' }),
   })
@@ -217,6 +219,7 @@ export const CancellationTermsRead = z
       short_rate_penalty_bps: 1000,
       platform_fee_refundable: false,
       minimum_earned_premium: 0,
+      buyer_withdrawal: true,
       is_default: true,
       updated_at: null,
     },

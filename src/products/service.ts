@@ -84,6 +84,7 @@ export function toCancellationTermsRead(productId: number, stored: StoredCancell
     short_rate_penalty_bps: t.shortRatePenaltyBps,
     platform_fee_refundable: t.platformFeeRefundable,
     minimum_earned_premium: t.minimumEarnedPremiumMinor,
+    buyer_withdrawal: t.buyerWithdrawal,
     is_default: stored.isDefault,
     updated_at: stored.updatedAt ? stored.updatedAt.toISOString() : null,
   };
@@ -195,6 +196,7 @@ export function createProductService(deps: { products: ProductsRepository; catal
           shortRatePenaltyBps: body.short_rate_penalty_bps ?? current.shortRatePenaltyBps,
           platformFeeRefundable: body.platform_fee_refundable ?? current.platformFeeRefundable,
           minimumEarnedPremiumMinor: body.minimum_earned_premium ?? current.minimumEarnedPremiumMinor,
+          buyerWithdrawal: body.buyer_withdrawal ?? current.buyerWithdrawal,
         });
       });
       return toCancellationTermsRead(id, saved);

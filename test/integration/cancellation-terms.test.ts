@@ -21,6 +21,7 @@ const DEFAULTS = {
   short_rate_penalty_bps: 1000,
   platform_fee_refundable: false,
   minimum_earned_premium: 0,
+  buyer_withdrawal: true,
 };
 
 const terms = (id: number, key = account.key) => call(app.baseUrl, `/api/v1/products/${id}/cancellation_terms`, { key });
@@ -67,6 +68,7 @@ test.each([
   ['a penalty above 100 %', { short_rate_penalty_bps: 10_001 }],
   ['a decimal minimum earned premium (minor units are integers)', { minimum_earned_premium: 12.5 }],
   ['a string for a boolean', { platform_fee_refundable: 'yes' }],
+  ['a string for buyer_withdrawal', { buyer_withdrawal: 'no' }],
   ['a JSON array', [{ free_look_days: 3 }]],
 ])('when the body holds %s, then 400 VALIDATION_ERROR in the envelope and nothing changes', async (_what, body) => {
   const fresh = await createQuotingAccount(app);
@@ -98,9 +100,9 @@ test('when the terms change after a purchase, then that purchase keeps the terms
   const fresh = await createQuotingAccount(app);
   await patch(fresh.productId, { free_look_days: 7 }, fresh.key);
   const before = await checkout(app, fresh);
-  await patch(fresh.productId, { free_look_days: 0, refund_method: 'none' }, fresh.key);
+  await patch(fresh.productId, { free_look_days: 0, refund_method: 'none', buyer_withdrawal: false }, fresh.key);
   const after = await checkout(app, fresh);
   const stored = async (purchaseId: number) => (await app.container.db('purchase_items').where({ purchase_id: purchaseId }).first('cancellation_terms')).cancellation_terms;
-  expect(await stored(before.purchaseId)).toMatchObject({ freeLookDays: 7, refundMethod: 'pro_rata' });
-  expect(await stored(after.purchaseId)).toMatchObject({ freeLookDays: 0, refundMethod: 'none' });
+  expect(await stored(before.purchaseId)).toMatchObject({ freeLookDays: 7, refundMethod: 'pro_rata', buyerWithdrawal: true });
+  expect(await stored(after.purchaseId)).toMatchObject({ freeLookDays: 0, refundMethod: 'none', buyerWithdrawal: false });
 });

@@ -105,6 +105,7 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
       certificates_issued_at: null,
       certificates: [],
       proofs_of_coverage: [],
+      withdrawal_url: null,
       checked_at: expect.any(String),
     });
   });
@@ -166,6 +167,9 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
     test('then the JSON view lists the same certificates and proofs, final', async () => {
       const res = await json(pageUrl('complete', q.purchaseId, q.token));
       expect(res.body).toMatchObject({ state: 'issued', purchase_status: 'issued', final: true, refresh_after_seconds: null, test_mode: true, paid_at: expect.any(String), certificates_issued_at: expect.any(String) });
+      // The products allow the buyer's own withdrawal (the default): the page links it (test/integration/buyer-withdrawal.test.ts follows it).
+      expect(res.body.withdrawal_url).toMatch(new RegExp(`^${app.container.config.PUBLIC_BASE_URL}/withdraw/w1\\.${q.purchaseId}\\.[A-Za-z0-9_-]{43}$`));
+      expect((await html(pageUrl('complete', q.purchaseId, q.token))).text).toContain('>Withdraw from contract here</a>');
       expect(res.body.certificates).toEqual(
         issued.certificates.map((c: any) => ({
           certificate_number: c.certificate_number,

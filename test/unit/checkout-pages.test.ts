@@ -23,6 +23,7 @@ function view(state: ReturnPageState, over: Partial<ReturnPageView> = {}): Retur
     certificates_issued_at: null,
     certificates: [],
     proofs_of_coverage: [],
+    withdrawal_url: null,
     checked_at: '2027-01-01T00:00:00.000Z',
     ...over,
   };

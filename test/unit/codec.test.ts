@@ -87,7 +87,9 @@ describe('TEMPORAL_PAYLOAD_KEYS', () => {
   test('when NODE_ENV is production, then the published development keys are refused and own keys accepted', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/TEMPORAL_PAYLOAD_KEYS: set your own key in production/);
     expect(() => loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}` })).toThrow(/BUYER_EMAIL_HASH_KEY: set your own key in production/);
-    const c = loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`, BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key' });
+    expect(() => loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`, BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key' })).toThrow(/WITHDRAWAL_LINK_KEY: set your own key in production/);
+    expect(() => loadConfig({ WITHDRAWAL_LINK_KEY: 'too-short' })).toThrow(/^Invalid configuration: WITHDRAWAL_LINK_KEY: /);
+    const c = loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`, BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key', WITHDRAWAL_LINK_KEY: 'a-long-random-production-withdrawal-key' });
     expect(c.TEMPORAL_PAYLOAD_KEYS[0]!.id).toBe('prod-1');
   });
 });

@@ -179,6 +179,7 @@ describe('properties', () => {
     shortRatePenaltyBps: fc.integer({ min: 0, max: 10_000 }),
     platformFeeRefundable: fc.boolean(),
     minimumEarnedPremiumMinor: fc.integer({ min: 0, max: 50_000 }),
+    buyerWithdrawal: fc.boolean(),
   });
   const caseArb = fc
     .record({

@@ -1,0 +1,141 @@
+/**
+ * The buyer's withdrawal page (no API key; mounted on the public router beside the verification
+ * and checkout return pages):
+ *
+ * - `GET /withdraw/<token>`: the buyer's cancellation quote (every unstarted covered unit) with a
+ *   confirm form, or the withdrawal already made through this link, or why there is nothing to
+ *   withdraw. Never cancels anything.
+ * - `POST /withdraw/<token>` (form `quote=<cq_…>`): confirms. The form's quote is a per-render
+ *   nonce bound to the purchase the token names; a browser's cross-site POST (`Sec-Fetch-Site:
+ *   cross-site` or `same-site`) is refused before anything is looked at, and the page may not be
+ *   framed (CSP `frame-ancestors 'none'`).
+ *
+ * HTML only. Status: 200 for a page that shows the state (and for a confirmation carried out, or
+ * repeated), 404 for a forged, damaged or unknown link (one page for all), 409 for a confirmation
+ * that did nothing (link already used, quote changed, nothing left, not offered, not paid), 400
+ * for a form that is not this page's, 403 for a cross-site POST, 503 when the policy workflow did
+ * not answer in time. Every answer is `no-store` and `no-referrer` (the token is in the URL).
+ * Limited per client address with the verification page's limit (a budget of its own).
+ */
+import bodyParser from 'koa-bodyparser';
+import { z } from 'zod';
+import type { Middleware } from 'koa';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RouteRegistration } from '../http/routes';
+import { AppError } from '../http/errors';
+import { rateLimit } from '../http/gateway';
+import { bareError } from '../http/openapi';
+import type { AppState } from '../http/context';
+import { renderCrossSiteRefusal, renderWithdrawalPage } from './page';
+import type { WithdrawalService, WithdrawalView } from './service';
+import { WITHDRAWAL_PAGE_PATH } from './token';
+
+const TokenParam = z.object({
+  token: z.string().max(200).meta({ description: 'The signed withdrawal token, as the link carries it (`w1.<purchase id>.<signature>`)', example: 'w1.42.3q2Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1A' }),
+});
+
+const ConfirmForm = z.object({
+  quote: z.string().meta({ description: 'The quote the page showed (`cq_…`), carried by its form', example: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b' }),
+});
+
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' as const } } } });
+
+/** The HTTP status of a view: what a GET shows is 200; a POST that did nothing says why. */
+function statusOf(v: WithdrawalView, method: 'GET' | 'POST'): number {
+  if (v.kind === 'not_found') return 404;
+  if (v.kind === 'busy') return 503;
+  if (method === 'GET') return 200;
+  if (v.kind === 'withdrawn') return v.outcome === 'already_used' ? 409 : 200;
+  if (v.kind === 'offer') return v.notice === 'form_invalid' ? 400 : 409;
+  return 409;
+}
+
+/** Form bodies only, small: the one field is a quote id. */
+function formBody(): Middleware {
+  return bodyParser({
+    enableTypes: ['form'],
+    formLimit: '4kb',
+    onerror: (err: Error & { status?: number }) => {
+      if (err.status === 413) throw new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than the 4 KiB a withdrawal form needs', { cause: err });
+      throw new AppError('VALIDATION_ERROR', 'Request body is not a valid form', { cause: err });
+    },
+  });
+}
+
+export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimiterAbstract): RouteRegistration {
+  const limit = rateLimit(limiter, { key: (ctx) => `withdraw-page:${ctx.ip}`, subject: 'address' });
+  const headers: Middleware<AppState> = async (ctx, next) => {
+    ctx.state.errorStyle = 'bare';
+    // On every answer, the 4xx included: the URL holds the token.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Robots-Tag', 'noindex');
+    ctx.set('X-Frame-Options', 'DENY');
+    await limit(ctx, next);
+  };
+  const answer = (ctx: Parameters<Middleware<AppState>>[0], status: number, body: string) => {
+    ctx.status = status;
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = body;
+  };
+  const path = `${WITHDRAWAL_PAGE_PATH}/:token`;
+
+  return (router, registry) => {
+    router.get(path, headers, async (ctx) => {
+      const view = await service.show(ctx.params.token ?? '');
+      answer(ctx, statusOf(view, 'GET'), renderWithdrawalPage(view));
+    });
+    router.post(path, headers, formBody() as Middleware<AppState>, async (ctx) => {
+      // A browser says where a form came from; another site's form is refused unread (CSRF).
+      const site = ctx.get('sec-fetch-site');
+      if (site === 'cross-site' || site === 'same-site') return answer(ctx, 403, renderCrossSiteRefusal());
+      const form = (ctx.request as { body?: unknown }).body;
+      const view = await service.confirm(ctx.params.token ?? '', form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {});
+      answer(ctx, statusOf(view, 'POST'), renderWithdrawalPage(view));
+    });
+
+    const common = {
+      path: `${WITHDRAWAL_PAGE_PATH}/{token}`,
+      tags: ['Checkout'],
+      security: [],
+    };
+    registry.registerPath({
+      ...common,
+      method: 'get',
+      operationId: 'getWithdrawalPage',
+      summary: "The buyer's withdrawal page: their cancellation quote and a confirm button",
+      description:
+        'No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item\'s product has `buyer_withdrawal` in its cancellation terms. ' +
+        'Shows what withdrawing now gives back (every covered unit not started yet, priced by the purchase\'s cancellation terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. ' +
+        'Once a withdrawal was confirmed through the link, it shows that withdrawal and how its refund stands instead. Also: nothing left to withdraw from, not paid, not offered. HTML only.',
+      request: { params: TokenParam },
+      responses: {
+        200: html('The page'),
+        404: html('A forged, damaged or unknown link (one page for all; nothing about any purchase)'),
+        429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
+        503: html('The page could not be answered in time; reload it'),
+      },
+    });
+    registry.registerPath({
+      ...common,
+      method: 'post',
+      operationId: 'confirmWithdrawal',
+      summary: "The buyer confirms their withdrawal (the page's form)",
+      description:
+        'No API key; sent by the page\'s own form. Carries out the quote the form names through the purchase\'s policy workflow, as `POST /api/v1/purchases/{id}/cancel` does: the refund is created at the processor, the units are cancelled and their certificates voided, and the agency gets `purchase.cancelled`, `refund.succeeded` and `certificates.voided` with `requested_by: buyer`. ' +
+        'The same form sent again answers the same withdrawal; after a withdrawal through the link, another quote does nothing (409, "already used"). A quote that no longer holds answers the current one to confirm again (409).',
+      request: { params: TokenParam, body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ConfirmForm } } } },
+      responses: {
+        200: html('The withdrawal was received (or this confirmation repeated it)'),
+        400: html('The form is not one this page showed for this purchase: the current quote is shown to confirm again; nothing was done. Or a body that is not a form (bare VALIDATION_ERROR)'),
+        403: html('Sent from another site (Sec-Fetch-Site): refused, nothing looked at'),
+        404: html('A forged, damaged or unknown link'),
+        409: html('Nothing was done: the link was already used, the quote changed (the current one is shown), nothing is left to withdraw from, the purchase is not paid, or online withdrawal is not offered'),
+        413: bareError('PAYLOAD_TOO_LARGE: the body is larger than 4 KiB'),
+        429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
+        503: html('The withdrawal was not confirmed in time; reload the page to see whether it went through (it is never made twice)'),
+      },
+    });
+  };
+}
