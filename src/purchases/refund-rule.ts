@@ -23,8 +23,10 @@
  *   - `none`: nothing.
  * - A **minimum earned premium** per item (`minimumEarnedPremiumMinor`) caps the premium an
  *   item can ever give back at its premium less that minimum (earlier refunds of the item count).
- * - **Tax** follows premium: the cancelled units' tax shares scaled by the premium refunded over
- *   the premium of those units, rounded down.
+ * - **Tax** follows premium at the item's own rate: the item's tax times the premium refunded
+ *   over the item's premium, rounded down, and never more than the cancelled units' tax shares
+ *   (free look: those shares in full). Using the item's rate, not the units' shares, keeps
+ *   "cancelling more never gives back less" true when a minimum earned premium caps the premium.
  * - The **platform fee** comes back only when the cancellation leaves no unit of the purchase
  *   active, and then in full if free look applies or the product says it is refundable
  *   (`platformFeeRefundable`, of the purchase's first item: a bundle's primary product); a
@@ -209,7 +211,8 @@ export function priceCancellation(input: RuleInput): RefundQuote {
       const refundable = Math.max(0, item.premiumMinor - item.refundedPremiumMinor - Math.min(item.terms.minimumEarnedPremiumMinor, item.premiumMinor));
       refund = Math.max(0, Math.min(refund, refundable));
     }
-    const tax = freeLook ? taxOfPicked : premiumOfPicked === 0 ? 0 : Math.floor((taxOfPicked * refund) / premiumOfPicked);
+    // The item's own tax rate (not the picked units' shares, whose residue would make cancelling more give back less).
+    const tax = freeLook ? taxOfPicked : item.premiumMinor === 0 ? 0 : Math.min(taxOfPicked, Math.floor((item.taxMinor * refund) / item.premiumMinor));
     premiumMinor += refund;
     taxMinor += tax;
     const perUnit = spreadByWeight(refund, picked.map(({ i }) => premiumShares[i]!));
