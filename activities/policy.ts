@@ -29,15 +29,15 @@ import type { WorkerMetrics } from '../src/metrics/registry';
 import type { Payproc } from '../src/payproc/client';
 import { createPurchasesRepository, CoveredUnitTakenError, type StoredCancellation } from '../src/purchases/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
-import { priceCancellationOf } from '../src/purchases/cancellation-pricing';
+import { policyClock, priceCancellationOf, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
 import { RefundRuleError } from '../src/purchases/refund-rule';
 import { processorFailure } from './purchase';
-import type { CancellationAccepted } from '../workflows/contracts';
+import type { CancellationAccepted, SubscriptionCancelInput, SubscriptionChange } from '../workflows/contracts';
 
 export interface PolicyActivityDeps {
   db: Db;
   payproc: Payproc;
-  events: Pick<EventEmitter, 'cancelled' | 'cancellationRefundFailed'>;
+  events: Pick<EventEmitter, 'cancelled' | 'cancellationRefundFailed' | 'subscriptionCancelled'>;
   metrics?: Pick<WorkerMetrics, 'dependencyErrors'>;
   now?: () => Date;
 }
@@ -117,6 +117,61 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
         if (err instanceof CoveredUnitTakenError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
         throw err;
       }
+    },
+
+    /**
+     * Ends a subscription at the processor and records it on its first purchase:
+     * `at_period_end` sets the processor subscription to cancel at the period's end (renewals stop),
+     * `now` cancels it at once. Idempotency keys of the subscription's own, so a retry changes
+     * nothing twice; a subscription the processor no longer has (ended there) counts as ended. A
+     * purchase paid without a processor subscription (the test helper) is only recorded.
+     * Publishes `subscription.cancelled` once, when the record changed. Refuses
+     * NOT_FOUND (not a subscription's first purchase); processor outages retry.
+     */
+    async endSubscription(input: Pick<SubscriptionCancelInput, 'subscriptionPurchaseId' | 'at'>): Promise<void> {
+      const first = await purchases.findById(input.subscriptionPurchaseId);
+      if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null) return refuse('NOT_FOUND', `purchase ${input.subscriptionPurchaseId} is not a subscription`);
+      if (first.payprocSubscriptionId && !first.subscriptionEndedAt) {
+        const subscriptions = deps.payproc.client(first.mode).subscriptions;
+        try {
+          if (input.at === 'now') await subscriptions.cancel(first.payprocSubscriptionId, {}, { idempotencyKey: `subscription-${first.id}-cancel-now` });
+          else await subscriptions.update(first.payprocSubscriptionId, { cancel_at_period_end: true }, { idempotencyKey: `subscription-${first.id}-cancel-at-period-end` });
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          // Already gone at the processor (ended there): nothing left to stop.
+          if (code !== 'resource_missing') processorFailure(err, count);
+        }
+      }
+      const changed = await purchases.recordSubscriptionEnd(first.id, input.at === 'now' ? { endedAt: now(), by: 'agency' } : { atPeriodEnd: true, by: 'agency' });
+      if (changed) await deps.events.subscriptionCancelled(first.id);
+    },
+
+    /**
+     * Quotes the cancellation of every covered unit of `purchaseId` (a subscription's current
+     * period) not started by the purchase's now, asked by the agency, by the terms it was bought
+     * with; null when nothing is left to cancel (every unit started, or already cancelled).
+     */
+    async quoteSubscriptionPeriodCancellation(input: { purchaseId: number; apiKeyId: number; reason: string | null }): Promise<string | null> {
+      const p = await purchases.findById(input.purchaseId);
+      if (!p || !['paid', 'awaiting_certificates', 'issued'].includes(p.status)) return null;
+      const realNow = now();
+      const clock = policyClock(p, realNow);
+      try {
+        const quote = await storeCancellationQuote(purchases, p, { requestedBy: 'agency', effectiveAt: clock, apiKeyId: input.apiKeyId, reason: input.reason ?? 'subscription cancelled' }, clock, realNow);
+        return quote.id;
+      } catch (err) {
+        if (err instanceof RefundRuleError) return null;
+        throw err;
+      }
+    },
+
+    /** The processor changed the subscription by itself (dashboard, unpaid invoice, period end reached): recorded, and announced once. */
+    async recordSubscriptionChange(input: SubscriptionChange): Promise<void> {
+      const ended = input.ended ? { endedAt: input.endedAt ? new Date(input.endedAt) : now(), by: 'processor' as const } : null;
+      let changed = false;
+      if (input.cancelAtPeriodEnd) changed = (await purchases.recordSubscriptionEnd(input.subscriptionPurchaseId, { atPeriodEnd: true, by: 'processor' })) || changed;
+      if (ended) changed = (await purchases.recordSubscriptionEnd(input.subscriptionPurchaseId, ended)) || changed;
+      if (changed) await deps.events.subscriptionCancelled(input.subscriptionPurchaseId);
     },
 
     /** A scheduled cancellation's time came: true when it is now due (accepted), false when it was rescinded meanwhile. */

@@ -64,6 +64,8 @@ import { purchaseSearchRoutes, rootPurchaseSearchRoutes } from './purchase-searc
 import { createProofOfCoverageService } from './proof-of-coverage/service';
 import { createCheckoutPageService } from './checkout-pages/service';
 import { checkoutPageRoutes } from './checkout-pages/routes';
+import { createSubscriptionService } from './subscriptions/service';
+import { subscriptionRoutes } from './subscriptions/routes';
 import { createWithdrawalLinks } from './withdrawals/links';
 import { createWithdrawalsRepository } from './withdrawals/repository';
 import { createWithdrawalService } from './withdrawals/service';
@@ -195,6 +197,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
       purchaseRoutes(purchaseService),
+      subscriptionRoutes(createSubscriptionService({ purchases, workflows: purchaseWorkflows })),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
       webhookEndpointRoutes(createWebhookEndpointService({ repo: endpoints })),

@@ -192,6 +192,34 @@ export const RESCIND_UPDATE = 'rescindCancellation';
 /** Name of the policy workflow's signal that a test-mode purchase's test clock moved (ISO 8601 frozen time). */
 export const TEST_CLOCK_SIGNAL = 'testClockAdvanced';
 
+/** Name of the policy workflow's update that cancels the subscription the purchase is a period of. */
+export const CANCEL_SUBSCRIPTION_UPDATE = 'cancelSubscription';
+
+/** Name of the policy workflow's signal that the processor changed the subscription (ended it, or set it to end). */
+export const SUBSCRIPTION_CHANGED_SIGNAL = 'subscriptionChanged';
+
+/** What `cancelSubscription` is asked: the subscription (its first purchase) and how it ends. */
+export interface SubscriptionCancelInput {
+  /** The subscription's first purchase (the one holding the processor subscription). */
+  subscriptionPurchaseId: number;
+  /** `at_period_end`: renewals stop, this period stays covered; `now`: it ends now and this period's unstarted units are cancelled and refunded. */
+  at: 'at_period_end' | 'now';
+  reason: string | null;
+  /** The API key that asked (kept on the period's cancellation). */
+  apiKeyId: number;
+}
+
+/** What the processor's subscription event says, relayed by the webhook. */
+export interface SubscriptionChange {
+  subscriptionPurchaseId: number;
+  /** The processor ended it (`customer.subscription.deleted`, or a status `canceled`). */
+  ended: boolean;
+  /** The processor will end it at the period's end (`cancel_at_period_end`). */
+  cancelAtPeriodEnd: boolean;
+  /** When it ended (ISO 8601), if it did. */
+  endedAt: string | null;
+}
+
 /** Input of `policyWorkflow`. Durations are inputs so tests can make them short. */
 export interface PolicyWorkflowInput {
   purchaseId: number;

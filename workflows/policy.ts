@@ -11,6 +11,10 @@
  *    (asked every `refundPollSeconds`), and only then are the units cancelled and their
  *    certificates voided (`completeCancellation`). A refund the processor refuses for good leaves
  *    the cancellation `refund_failed`.
+ * A subscription's cancellation (`cancelSubscription` update, sent to the policy workflow of the
+ * subscription's current period) ends it at the processor, and when it ends now cancels that
+ * period's unstarted units like any cancellation; the processor's own changes to the subscription
+ * arrive as the `subscriptionChanged` signal and are recorded in turn.
  * A cancellation dated in the future is accepted `scheduled` (its units taken) and waits in the
  * workflow for its effective time: a durable timer on the real clock, or, for a test purchase with
  * a test clock, the `testClockAdvanced` signal that moves that clock past it. Until then the
@@ -22,12 +26,31 @@
  */
 import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
-import { CANCEL_UPDATE, RESCIND_UPDATE, RETRY_CANCELLATIONS_UPDATE, STATUS_QUERY, TEST_CLOCK_SIGNAL, type CancellationAccepted, type PolicyWorkflowInput } from './contracts';
+import {
+  CANCEL_SUBSCRIPTION_UPDATE,
+  CANCEL_UPDATE,
+  RESCIND_UPDATE,
+  RETRY_CANCELLATIONS_UPDATE,
+  STATUS_QUERY,
+  SUBSCRIPTION_CHANGED_SIGNAL,
+  TEST_CLOCK_SIGNAL,
+  type CancellationAccepted,
+  type PolicyWorkflowInput,
+  type SubscriptionCancelInput,
+  type SubscriptionChange,
+} from './contracts';
 
 export const cancelUpdate = defineUpdate<CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE);
 /** Rescinds a cancellation still scheduled (its units given back); refused once its time came. */
 export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ cancellationId: number }]>(RESCIND_UPDATE);
 /** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
+/**
+ * Cancels the subscription this purchase is the current period of: at the processor, then (`now`)
+ * this period's unstarted units like any cancellation. Answers that cancellation, or null.
+ */
+export const cancelSubscriptionUpdate = defineUpdate<{ cancellation: CancellationAccepted | null }, [SubscriptionCancelInput]>(CANCEL_SUBSCRIPTION_UPDATE);
+/** The processor ended the subscription, or set it to end (its dashboard, an unpaid invoice): recorded in turn with the other changes. */
+export const subscriptionChangedSignal = defineSignal<[SubscriptionChange]>(SUBSCRIPTION_CHANGED_SIGNAL);
 export const testClockAdvancedSignal = defineSignal<[{ frozenTime: string }]>(TEST_CLOCK_SIGNAL);
 /** An operator's retry of the cancellations not completed (refund refused, or stalled): answers the ids queued again. */
 export const retryFailedCancellationsUpdate = defineUpdate<number[], []>(RETRY_CANCELLATIONS_UPDATE);
@@ -56,30 +79,33 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)] });
   setHandler(policyStatusQuery, () => ({ purchaseId: view.purchaseId, cancellations: view.cancellations.map((c) => ({ ...c })) }));
 
+  /** Accepts quote `quoteId` (waiting while certificates are still being issued) and queues it: due now, or scheduled. */
+  async function accept(quoteId: string): Promise<CancellationAccepted> {
+    for (;;) {
+      const r = await db.acceptCancellation({ purchaseId: input.purchaseId, quoteId });
+      if (r.kind === 'accepted') {
+        const known = view.cancellations.some((c) => c.cancellationId === r.cancellation.cancellationId);
+        const c = r.cancellation;
+        if (c.testClockAt) testClockMs = Math.max(testClockMs ?? 0, Date.parse(c.testClockAt));
+        if (!known && c.status === 'scheduled') {
+          view.cancellations.push({ cancellationId: c.cancellationId, phase: 'scheduled' });
+          scheduled.push({ cancellationId: c.cancellationId, effectiveMs: Date.parse(c.effectiveAt!), onTestClock: Boolean(c.testClockAt) });
+          scheduleVersion++;
+        } else if (!known && (c.status === 'accepted' || c.status === 'refund_pending')) {
+          view.cancellations.push({ cancellationId: c.cancellationId, phase: 'accepted' });
+          pending.push(c.cancellationId);
+        }
+        return c;
+      }
+      await sleep('5 seconds'); // certificates still being issued: a cancel waits for them
+    }
+  }
+
   setHandler(
     cancelUpdate,
     (u) => {
       // One change at a time: each update runs after the previous one has answered.
-      const run = chain.then(async () => {
-        for (;;) {
-          const r = await db.acceptCancellation({ purchaseId: input.purchaseId, quoteId: u.quoteId });
-          if (r.kind === 'accepted') {
-            const known = view.cancellations.some((c) => c.cancellationId === r.cancellation.cancellationId);
-            const c = r.cancellation;
-            if (c.testClockAt) testClockMs = Math.max(testClockMs ?? 0, Date.parse(c.testClockAt));
-            if (!known && c.status === 'scheduled') {
-              view.cancellations.push({ cancellationId: c.cancellationId, phase: 'scheduled' });
-              scheduled.push({ cancellationId: c.cancellationId, effectiveMs: Date.parse(c.effectiveAt!), onTestClock: Boolean(c.testClockAt) });
-              scheduleVersion++;
-            } else if (!known && (c.status === 'accepted' || c.status === 'refund_pending')) {
-              view.cancellations.push({ cancellationId: c.cancellationId, phase: 'accepted' });
-              pending.push(c.cancellationId);
-            }
-            return c;
-          }
-          await sleep('5 seconds'); // certificates still being issued: a cancel waits for them
-        }
-      });
+      const run = chain.then(() => accept(u.quoteId));
       chain = run.catch(() => undefined);
       return run;
     },
@@ -89,6 +115,32 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       },
     },
   );
+
+  setHandler(
+    cancelSubscriptionUpdate,
+    (u) => {
+      const run = chain.then(async () => {
+        await processor.endSubscription({ subscriptionPurchaseId: u.subscriptionPurchaseId, at: u.at });
+        if (u.at !== 'now') return { cancellation: null };
+        const quoteId = await db.quoteSubscriptionPeriodCancellation({ purchaseId: input.purchaseId, apiKeyId: u.apiKeyId, reason: u.reason });
+        return { cancellation: quoteId ? await accept(quoteId) : null };
+      });
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    {
+      validator: (u) => {
+        if (!Number.isInteger(u?.subscriptionPurchaseId) || (u.at !== 'now' && u.at !== 'at_period_end')) throw ApplicationFailure.nonRetryable('a subscription and at (now or at_period_end) are required', 'VALIDATION_ERROR');
+      },
+    },
+  );
+
+  setHandler(subscriptionChangedSignal, async (change) => {
+    // An async handler: the idle ending waits for it (allHandlersFinished).
+    const run = chain.then(() => db.recordSubscriptionChange(change));
+    chain = run.catch(() => undefined);
+    await chain;
+  });
 
   setHandler(
     rescindCancellationUpdate,

@@ -224,6 +224,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List this key's subscriptions, newest first
+         * @description The key's root account's subscriptions in the key's mode (a teammate's key: that teammate's only). Each is named by its first purchase and lists its periods (one purchase each).
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one subscription with its periods */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription at the end of its period, or now with a refund of what has not started
+         * @description `at_period_end`: the payment processor stops renewing it when the paid period ends; that period’s certificates stay valid (asking again answers the same). `now`: the processor subscription is cancelled at once, and the current period’s covered units not started yet are cancelled like any cancellation (refund at the processor first, then their certificates voided; follow it on GET /api/v1/purchases/{id}). `subscription.cancelled` goes to your webhook endpoints, as it does when the processor ends a subscription by itself (an unpaid invoice, its dashboard). Send an Idempotency-Key header to retry safely.
+         */
+        post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bundles": {
         parameters: {
             query?: never;
@@ -1534,6 +1591,169 @@ export interface components {
             message: string;
         };
         RescindCancellationRequest: Record<string, never>;
+        SubscriptionListResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"][];
+            metadata: components["schemas"]["ListMetadata"];
+            message: string;
+        };
+        Subscription: {
+            /** @enum {string} */
+            object: "subscription";
+            /** @description The subscription’s id: the id of its first purchase (the one whose checkout started it) */
+            id: number;
+            /**
+             * @description `incomplete` until the first period is paid, `active` while it renews (see cancel_at_period_end), `cancelled` once it ended
+             * @enum {string}
+             */
+            status: "incomplete" | "active" | "cancelled";
+            livemode: boolean;
+            /** @description The payment processor’s subscription (null for one paid through the test helper) */
+            processor_subscription_id: string | null;
+            currency: string;
+            /** @description What each period costs, integer minor units of `currency` (e.g. cents) */
+            amount_per_period: number;
+            /** @description Renewals stop when the paid period ends; its certificates stay valid */
+            cancel_at_period_end: boolean;
+            /** @description When it ended, ISO 8601 UTC */
+            ended_at: string | null;
+            /**
+             * @description Who ended it or set it to end: the agency through this API, or the processor (its dashboard, an unpaid invoice)
+             * @enum {string|null}
+             */
+            cancelled_by: "agency" | "processor" | null;
+            /** @description The purchase of the newest paid period (the first purchase until one is paid) */
+            current_period_purchase_id: number;
+            periods: {
+                /** @description 1 for the first purchase, then each renewal */
+                period: number;
+                purchase_id: number;
+                /** @enum {string} */
+                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+                /** @description When that period was paid, ISO 8601 UTC */
+                paid_at: string | null;
+            }[];
+            agent_id: number | null;
+            /** @description When it was quoted, ISO 8601 UTC */
+            created_at: string;
+        };
+        SubscriptionResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+            message: string;
+        };
+        SubscriptionCancellationResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["SubscriptionCancellation"];
+            message: string;
+        };
+        SubscriptionCancellation: {
+            /** @enum {string} */
+            object: "subscription";
+            /** @description The subscription’s id: the id of its first purchase (the one whose checkout started it) */
+            id: number;
+            /**
+             * @description `incomplete` until the first period is paid, `active` while it renews (see cancel_at_period_end), `cancelled` once it ended
+             * @enum {string}
+             */
+            status: "incomplete" | "active" | "cancelled";
+            livemode: boolean;
+            /** @description The payment processor’s subscription (null for one paid through the test helper) */
+            processor_subscription_id: string | null;
+            currency: string;
+            /** @description What each period costs, integer minor units of `currency` (e.g. cents) */
+            amount_per_period: number;
+            /** @description Renewals stop when the paid period ends; its certificates stay valid */
+            cancel_at_period_end: boolean;
+            /** @description When it ended, ISO 8601 UTC */
+            ended_at: string | null;
+            /**
+             * @description Who ended it or set it to end: the agency through this API, or the processor (its dashboard, an unpaid invoice)
+             * @enum {string|null}
+             */
+            cancelled_by: "agency" | "processor" | null;
+            /** @description The purchase of the newest paid period (the first purchase until one is paid) */
+            current_period_purchase_id: number;
+            periods: {
+                /** @description 1 for the first purchase, then each renewal */
+                period: number;
+                purchase_id: number;
+                /** @enum {string} */
+                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+                /** @description When that period was paid, ISO 8601 UTC */
+                paid_at: string | null;
+            }[];
+            agent_id: number | null;
+            /** @description When it was quoted, ISO 8601 UTC */
+            created_at: string;
+            /** @description With `now`: the cancellation of the current period’s unstarted units (its refund follows as for any cancellation); null otherwise or when nothing was left to cancel */
+            cancellation: {
+                /** @enum {string} */
+                object: "cancellation";
+                id: number;
+                purchase_id: number;
+                quote_id: string | null;
+                /**
+                 * @description `scheduled` (dated in the future: its units are held, still covered, until effective_at; rescind withdraws it), `accepted` (its units are taken), `refund_pending` (the refund is at the processor), `completed` (refunded; units cancelled and certificates voided), `refund_failed` (the processor refused the refund for good; its units stay taken for an operator to retry) or `rescinded` (withdrawn while scheduled: units active again, nothing refunded)
+                 * @enum {string}
+                 */
+                status: "scheduled" | "accepted" | "refund_pending" | "completed" | "refund_failed" | "rescinded";
+                /** @enum {string} */
+                requested_by: "buyer" | "agency" | "insurer";
+                reason: string | null;
+                /** @description When it takes effect, ISO 8601 UTC */
+                effective_at: string;
+                currency: string;
+                refund: {
+                    /** @description The processor’s refund id (null until created, or when nothing was due) */
+                    id: string | null;
+                    /** @description Premium going back, integer minor units of `currency` (e.g. cents) */
+                    premium: number;
+                    /** @description Tax going back, integer minor units of `currency` (e.g. cents) */
+                    tax: number;
+                    /** @description Platform fee going back, integer minor units of `currency` (e.g. cents) */
+                    platform_fee: number;
+                    /** @description Everything going back, integer minor units of `currency` (e.g. cents) */
+                    total: number;
+                };
+                covered_units: {
+                    covered_unit_id: number;
+                    item_id: number;
+                    /** @description Its share of the premium, integer minor units of `currency` (e.g. cents) */
+                    premium: number;
+                    /** @description Kept, integer minor units of `currency` (e.g. cents) */
+                    earned: number;
+                    /** @description Going back, integer minor units of `currency` (e.g. cents) */
+                    refundable: number;
+                }[];
+                failure_reason: string | null;
+                /** @description When it was accepted, ISO 8601 UTC */
+                created_at: string;
+                /** @description When it completed, ISO 8601 UTC */
+                completed_at: string | null;
+                /** @description When it was rescinded, ISO 8601 UTC */
+                rescinded_at: string | null;
+            } | null;
+        };
+        /**
+         * @example {
+         *       "when": "now",
+         *       "reason": "Venue closed for the season"
+         *     }
+         */
+        CancelSubscriptionRequest: {
+            /**
+             * @description `at_period_end` (default): renewals stop and the paid period keeps its certificates. `now`: it ends at once, and the current period’s covered units not started yet are cancelled and refunded by the product’s cancellation terms (pro rata by default), their certificates voided
+             * @default at_period_end
+             * @enum {string}
+             */
+            when: "at_period_end" | "now";
+            /** @description Why, in a few words (kept with the period’s cancellation) */
+            reason?: string;
+        };
         BundleCreatedResponse: {
             /** @enum {boolean} */
             success: true;
@@ -2168,7 +2388,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -2215,7 +2435,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -2246,7 +2466,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
@@ -2271,7 +2491,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
@@ -4991,6 +5211,346 @@ export interface operations {
             };
         };
     };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Only subscriptions in this status */
+                status?: "incomplete" | "active" | "cancelled";
+                pageSize?: number;
+                pageIndex?: number;
+            };
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Subscription id (its first purchase’s id), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no subscription with that id for this key (another account, mode or teammate reads the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Subscription id (its first purchase’s id), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription as it now stands */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionCancellationResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (a bad body or id), or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no subscription with that id for this key (another account, mode or teammate reads the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SUBSCRIPTION_NOT_ACTIVE (its first period was never paid), SUBSCRIPTION_ALREADY_CANCELLED (it ended), or an Idempotency-Key reused or in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONNECTION_ERROR: the processor did not answer within 30 s; the cancellation goes on, ask again */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listBundles: {
         parameters: {
             query?: {
@@ -6480,7 +7040,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled";
                 pageSize?: number;
                 pageIndex?: number;
             };

@@ -11,10 +11,10 @@ import type { CertificateService } from '../certificates/service';
 import type { EventPublisher } from './publisher';
 import type { WorkerMetrics } from '../metrics/registry';
 import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
-import { cancellationRefundEvent, cancelledEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent } from './payloads';
+import { cancellationRefundEvent, cancelledEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
 
 export function createEventEmitter(deps: {
-  purchases: Pick<PurchasesRepository, 'findById'>;
+  purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
   publisher: EventPublisher;
   metrics?: Pick<WorkerMetrics, 'purchaseStatus' | 'paidToIssued'>;
@@ -52,6 +52,11 @@ export function createEventEmitter(deps: {
     async renewed(renewalPurchaseId: number): Promise<void> {
       const p = await load(renewalPurchaseId);
       if (p) count(p, 'renewed', (await deps.publisher.publish(renewalEvent(p))).recorded);
+    },
+    /** `subscription.cancelled` for the subscription whose first purchase is `firstPurchaseId`, as it now stands. */
+    async subscriptionCancelled(firstPurchaseId: number): Promise<void> {
+      const first = await load(firstPurchaseId);
+      if (first) await deps.publisher.publish(subscriptionCancelledEvent(first, await deps.purchases.subscriptionPeriods(first.id)));
     },
     async certificatesIssued(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
 import { purchaseObject } from '../purchases/purchase-object';
+import { subscriptionObject } from '../purchases/subscription-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
 import type { AgencyEvent, AgencyEventType } from './types';
@@ -48,6 +49,15 @@ export function refundEvent(p: PurchaseRecord): StoredEvent {
 /** `subscription.renewed`: the renewal purchase (its certificates follow in `certificates.issued`). */
 export function renewalEvent(renewal: PurchaseRecord): StoredEvent {
   return envelope('subscription.renewed', agencyEventId('subscription.renewed', renewal.id), renewal, purchaseObject(renewal));
+}
+
+/**
+ * `subscription.cancelled`, once per change of the subscription's end: set to end at the period's
+ * end, or ended (`ended_at`), by the agency or the processor (`cancelled_by`). Named by its first purchase.
+ */
+export function subscriptionCancelledEvent(first: PurchaseRecord, periods: PurchaseRecord[]): StoredEvent {
+  const state = `${first.subscriptionCancelAtPeriodEnd}|${first.subscriptionEndedAt?.toISOString() ?? ''}`;
+  return envelope('subscription.cancelled', agencyEventId('subscription.cancelled', first.id, state), first, subscriptionObject(first, periods));
 }
 
 /** `certificates.issued`, with the purchase's certificates as getCertificates lists them. */

@@ -15,6 +15,7 @@ export const AGENCY_EVENT_TYPES = [
   'refund.failed',
   'purchase.failed',
   'subscription.renewed',
+  'subscription.cancelled',
 ] as const;
 export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
 

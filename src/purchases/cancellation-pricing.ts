@@ -5,7 +5,8 @@
  * and cancellations still on their way or scheduled). Shared by the cancellation quote (API) and the acceptance
  * of a cancellation (worker), so both price the same way. Amounts in minor units.
  */
-import type { PurchaseItemDetail, PurchaseRecord, StoredCancellation } from './repository';
+import { randomBytes } from 'node:crypto';
+import type { PurchaseItemDetail, PurchaseRecord, PurchasesRepository, StoredCancellation, StoredCancellationQuote } from './repository';
 import { priceCancellation, type CancellationRequester, type RefundQuote, type RuleItem } from './refund-rule';
 
 export interface CancellationAsk {
@@ -49,4 +50,49 @@ export function priceCancellationOf(p: PurchaseRecord, items: PurchaseItemDetail
   });
   const startOf = new Map(units.map((u) => [u.id, u.startsAt.getTime()]));
   return { ...priced, firstStartMs: Math.min(...priced.units.map((u) => startOf.get(u.unitId)!)) };
+}
+
+/** The purchase's "now" for its policy's life: its test clock when it has one (test mode), else `real`. */
+export function policyClock(p: Pick<PurchaseRecord, 'testClockAt'>, real: Date): Date {
+  return p.testClockAt ?? real;
+}
+
+/** How long a cancellation quote holds at most (15 minutes), in ms; less when its first unit starts sooner. */
+export const CANCELLATION_QUOTE_TTL_MS = 15 * 60_000;
+
+/**
+ * Prices `ask` on paid purchase `p` as it is stored now and keeps the quote (`cq_…`), which holds
+ * 15 minutes of real time, or until its first unit starts on the purchase's clock if sooner.
+ * `clock` is the purchase's now (its test clock when it has one), `realNow` the real time.
+ * Shared by the agency's quote (API) and a subscription cancelled at once (worker).
+ * @throws {RefundRuleError} as priceCancellation does (nothing to cancel, a started unit, …).
+ */
+export async function storeCancellationQuote(
+  purchases: Pick<PurchasesRepository, 'itemDetails' | 'cancellations' | 'saveCancellationQuote'>,
+  p: PurchaseRecord,
+  ask: CancellationAsk & { apiKeyId: number; reason: string | null },
+  clock: Date,
+  realNow: Date,
+): Promise<StoredCancellationQuote> {
+  const [items, cancellations] = await Promise.all([purchases.itemDetails(p.id), purchases.cancellations(p.id)]);
+  const priced = priceCancellationOf(p, items, cancellations, ask);
+  return purchases.saveCancellationQuote({
+    id: `cq_${randomBytes(12).toString('hex')}`,
+    purchaseId: p.id,
+    apiKeyId: ask.apiKeyId,
+    requestedBy: ask.requestedBy,
+    reason: ask.reason,
+    coveredUnitIds: priced.units.map((u) => u.unitId),
+    effectiveAt: ask.effectiveAt,
+    method: priced.method,
+    freeLook: priced.freeLook,
+    endsPolicy: priced.endsPolicy,
+    currency: p.currency,
+    premiumMinor: priced.premiumMinor,
+    taxMinor: priced.taxMinor,
+    platformFeeMinor: priced.platformFeeMinor,
+    totalMinor: priced.totalMinor,
+    breakdown: priced.units,
+    expiresAt: new Date(realNow.getTime() + Math.min(CANCELLATION_QUOTE_TTL_MS, priced.firstStartMs - clock.getTime())),
+  });
 }

@@ -122,6 +122,12 @@ export interface PurchaseRecord {
   returnToken: string | null;
   /** A test-mode purchase's test clock: its frozen "now" for the policy's life (null: the real clock; always null in live mode). */
   testClockAt: Date | null;
+  /** A subscription's first purchase: renewals stop at the end of the paid period. */
+  subscriptionCancelAtPeriodEnd: boolean;
+  /** A subscription's first purchase: when the subscription ended (null while it runs). */
+  subscriptionEndedAt: Date | null;
+  /** Who ended it or set it to end: the agency through the API, or the processor (its dashboard, an unpaid invoice). */
+  subscriptionCancelledBy: 'agency' | 'processor' | null;
   createdAt: Date;
 }
 
@@ -154,6 +160,9 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
   renewalOfPurchaseId: (r.renewal_of_purchase_id as number | null) ?? null,
   returnToken: (r.return_token as string | null) ?? null,
   testClockAt: (r.test_clock_at as Date | null) ?? null,
+  subscriptionCancelAtPeriodEnd: Boolean(r.subscription_cancel_at_period_end),
+  subscriptionEndedAt: (r.subscription_ended_at as Date | null) ?? null,
+  subscriptionCancelledBy: (r.subscription_cancelled_by as 'agency' | 'processor' | null) ?? null,
   createdAt: r.created_at as Date,
 });
 
@@ -577,7 +586,39 @@ export function createPurchasesRepository(db: Db) {
       return out;
     },
 
-    /** The purchase, or undefined. */
+    /** One page of the subscriptions `scope` may read (their first purchases), newest first, and how many there are. */
+    async listSubscriptions(scope: PurchaseScope, f: { status?: 'incomplete' | 'active' | 'cancelled'; limit: number; offset: number }): Promise<{ items: PurchaseRecord[]; total: number }> {
+      const base = db('purchases').where({ root_account_id: scope.rootAccountId, mode: scope.mode, billing: 'subscription' }).whereNull('renewal_of_purchase_id');
+      if (scope.agentId !== null) base.where('agent_id', scope.agentId);
+      if (f.status === 'cancelled') base.whereNotNull('subscription_ended_at');
+      if (f.status === 'active') base.whereNull('subscription_ended_at').whereNotNull('paid_at');
+      if (f.status === 'incomplete') base.whereNull('subscription_ended_at').whereNull('paid_at');
+      const [rows, counted] = await Promise.all([base.clone().select('*').orderBy('id', 'desc').limit(f.limit).offset(f.offset), base.clone().count<{ count: string }[]>({ count: '*' })]);
+      return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /** A subscription's periods: its first purchase, then each renewal, in period order. */
+    async subscriptionPeriods(firstPurchaseId: number): Promise<PurchaseRecord[]> {
+      const rows = await db('purchases').where({ id: firstPurchaseId }).orWhere({ renewal_of_purchase_id: firstPurchaseId }).orderByRaw('coalesce(renewal_period, 1), id');
+      return rows.map(toPurchaseRecord);
+    },
+
+    /**
+     * Records a subscription's end on its first purchase: `atPeriodEnd` (renewals stop) or
+     * `endedAt` (it ended), by whom. Never undone: an end recorded stays (the first wins), a
+     * period-end flag stays once set. Returns whether anything changed (the caller announces it once).
+     */
+    async recordSubscriptionEnd(firstPurchaseId: number, change: { atPeriodEnd?: boolean; endedAt?: Date; by: 'agency' | 'processor' }): Promise<boolean> {
+      const q = db('purchases').where({ id: firstPurchaseId, billing: 'subscription' }).whereNull('renewal_of_purchase_id').whereNull('subscription_ended_at');
+      if (change.endedAt) {
+        const n = await q.update({ subscription_ended_at: change.endedAt, subscription_cancelled_by: db.raw('coalesce(subscription_cancelled_by, ?)', [change.by]), updated_at: db.fn.now() });
+        return n > 0;
+      }
+      if (!change.atPeriodEnd) return false;
+      const n = await q.where({ subscription_cancel_at_period_end: false }).update({ subscription_cancel_at_period_end: true, subscription_cancelled_by: change.by, updated_at: db.fn.now() });
+      return n > 0;
+    },
+
     /** The purchase if `scope` may read it (another account's, mode's or teammate's reads as absent). */
     async findInScope(purchaseId: number, scope: PurchaseScope): Promise<PurchaseRecord | undefined> {
       const q = db('purchases').where({ id: purchaseId, root_account_id: scope.rootAccountId, mode: scope.mode });

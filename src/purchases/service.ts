@@ -22,7 +22,6 @@
  * DUPLICATE_COVERED_UNIT (400), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED,
  * NOTHING_TO_CANCEL (409).
  */
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../http/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
@@ -30,12 +29,11 @@ import { verificationUrl } from '../certificates/certificate-data';
 import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope, PurchasesRepository, StoredCancellation, StoredCancellationQuote } from './repository';
 import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
-import { priceCancellationOf } from './cancellation-pricing';
+import { CANCELLATION_QUOTE_TTL_MS, policyClock, storeCancellationQuote } from './cancellation-pricing';
 import { purchaseObject } from './purchase-object';
 import type { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
 
-/** How long a cancellation quote holds at most (15 minutes), in ms; less when its first unit starts sooner. */
-export const CANCELLATION_QUOTE_TTL_MS = 15 * 60_000;
+export { CANCELLATION_QUOTE_TTL_MS, policyClock };
 
 /** Statuses in which the buyer has paid and the policy is in force. */
 const PAID_STATUSES = new Set(['paid', 'awaiting_certificates', 'issued']);
@@ -105,10 +103,6 @@ function unitState(p: PurchaseRecord, u: PurchaseItemDetail['units'][number], st
   return p.paidAt ? 'active' : 'unpaid';
 }
 
-/** The purchase's "now" for its policy's life: its test clock when it has one (test mode), else `real`. */
-export function policyClock(p: Pick<PurchaseRecord, 'testClockAt'>, real: Date): Date {
-  return p.testClockAt ?? real;
-}
 
 export function createPurchaseService(deps: {
   purchases: PurchasesRepository;
@@ -201,33 +195,19 @@ export function createPurchaseService(deps: {
       }
       if (p.status === 'refunded') throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} was refunded in full: nothing is left to cancel`);
       if (!PAID_STATUSES.has(p.status)) throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
-      const [items, certificates, cancellations] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id), deps.purchases.cancellations(id)]);
-      let priced;
+      let stored: StoredCancellationQuote;
       try {
-        priced = priceCancellationOf(p, items, cancellations, { unitIds: body.covered_unit_ids, requestedBy: body.requested_by ?? 'agency', effectiveAt });
+        stored = await storeCancellationQuote(
+          deps.purchases,
+          p,
+          { unitIds: body.covered_unit_ids, requestedBy: body.requested_by ?? 'agency', effectiveAt, apiKeyId: principal.apiKeyId, reason: body.reason ?? null },
+          at,
+          realNow,
+        );
       } catch (err) {
         throw asAppError(err);
       }
-      const stored: StoredCancellationQuote = await deps.purchases.saveCancellationQuote({
-        id: `cq_${randomBytes(12).toString('hex')}`,
-        purchaseId: id,
-        apiKeyId: principal.apiKeyId,
-        requestedBy: body.requested_by ?? 'agency',
-        reason: body.reason ?? null,
-        coveredUnitIds: priced.units.map((u) => u.unitId),
-        effectiveAt,
-        method: priced.method,
-        freeLook: priced.freeLook,
-        endsPolicy: priced.endsPolicy,
-        currency: p.currency,
-        premiumMinor: priced.premiumMinor,
-        taxMinor: priced.taxMinor,
-        platformFeeMinor: priced.platformFeeMinor,
-        totalMinor: priced.totalMinor,
-        breakdown: priced.units,
-        // Real time: 15 minutes, or sooner when the first unit starts (on the purchase's clock) before that.
-        expiresAt: new Date(realNow.getTime() + Math.min(CANCELLATION_QUOTE_TTL_MS, priced.firstStartMs - at.getTime())),
-      });
+      const certificates = await deps.certificates.listForPurchase(id);
       const certificateOf = new Map(certificates.map((c) => [c.coveredUnitId, c.certificateNumber]));
       return {
         object: 'cancellation_quote',

@@ -24,8 +24,12 @@ import { mapProcessorError } from '../payproc/errors';
 import { toMajorUnits } from '../shared/money';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../http/errors';
 import {
+  CANCEL_SUBSCRIPTION_UPDATE,
   CANCEL_UPDATE,
   RESCIND_UPDATE,
+  SUBSCRIPTION_CHANGED_SIGNAL,
+  type SubscriptionCancelInput,
+  type SubscriptionChange,
   RETRY_CANCELLATIONS_UPDATE,
   TEST_CLOCK_SIGNAL,
   CHARGE_SAVED_CARD_UPDATE,
@@ -116,7 +120,7 @@ export function createPurchaseWorkflows(deps: {
    * its result; a refusal whose type is an API error code becomes that AppError, no answer within
    * `timeoutMs` a 503 CONNECTION_ERROR saying `lateMessage`.
    */
-  async function policyUpdate<A>(purchase: PurchaseStartFacts, name: string, arg: A, lateMessage: string): Promise<CancellationAccepted> {
+  async function policyUpdate<A, R = CancellationAccepted>(purchase: PurchaseStartFacts, name: string, arg: A, lateMessage: string): Promise<R> {
     const start = policyStart(purchase);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -124,7 +128,7 @@ export function createPurchaseWorkflows(deps: {
     });
     try {
       return await Promise.race([
-        deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, CancellationAccepted, [A]>(name, { args: [arg], startWorkflowOperation: start }),
+        deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, R, [A]>(name, { args: [arg], startWorkflowOperation: start }),
         timeout,
       ]);
     } catch (err) {
@@ -344,6 +348,35 @@ export function createPurchaseWorkflows(deps: {
      */
     async rescind(purchase: PurchaseStartFacts, cancellationId: number): Promise<CancellationAccepted> {
       return policyUpdate<{ cancellationId: number }>(purchase, RESCIND_UPDATE, { cancellationId }, 'The rescission was not answered in time; call again: rescinding twice changes nothing');
+    },
+
+    /**
+     * Cancels a subscription through the policy workflow of its current period `period` (started
+     * if no run is open): at the processor, then (`now`) that period's unstarted units. Answers
+     * the period's cancellation (null: none, at period end or nothing left to cancel). Errors as
+     * `cancel`; CONNECTION_ERROR (503) when the processor is slow (the cancellation goes on).
+     */
+    async cancelSubscription(period: PurchaseStartFacts, input: SubscriptionCancelInput): Promise<{ cancellation: CancellationAccepted | null }> {
+      return policyUpdate<SubscriptionCancelInput, { cancellation: CancellationAccepted | null }>(
+        period,
+        CANCEL_SUBSCRIPTION_UPDATE,
+        input,
+        'The subscription’s cancellation was not answered in time (the processor may be slow); it goes on: call again to see it, nothing is cancelled twice',
+      );
+    },
+
+    /** Relays the processor's change of a subscription to the policy workflow of its current period `period` (started if no run is open). */
+    async subscriptionChanged(period: PurchaseStartFacts, change: SubscriptionChange): Promise<void> {
+      await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [SubscriptionChange]>('policyWorkflow', {
+        workflowId: policyWorkflowId(period.id),
+        taskQueue: deps.taskQueue,
+        args: [{ purchaseId: period.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) }],
+        typedSearchAttributes: startAttributes(period).typedSearchAttributes,
+        staticSummary: `Policy changes of purchase ${period.id}`,
+        signal: SUBSCRIPTION_CHANGED_SIGNAL,
+        signalArgs: [change],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
     },
 
     /** Tells the purchase's open policy workflow that its test clock moved (false: no run open, so nothing is scheduled). */

@@ -12,7 +12,9 @@
  * (signalled to the purchase workflow), charge.refunded (its own refund workflow; the purchase
  * is found by metadata or by the charge's payment intent), and a subscription's billing-cycle
  * invoice.paid (its own renewal workflow; the purchase is found by the subscription, which a paid
- * subscription checkout's event records on it). Other types are stored and acknowledged.
+ * subscription checkout's event records on it), and the processor's own end of a subscription
+ * (`customer.subscription.deleted`, or `.updated` that ends it or sets it to end at the period's
+ * end: relayed to the policy workflow of its current period). Other types are stored and acknowledged.
  * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
  * that is not an event (no string id and type, boolean livemode, object data.object) or that holds NUL or an unpaired surrogate.
  */
@@ -87,6 +89,23 @@ export function renewalInvoiceOf(event: Stripe.Event): { invoiceId: string; subs
 }
 
 /**
+ * The processor's own change of a subscription: `customer.subscription.deleted` (it ended: period
+ * end reached after cancel_at_period_end, an unpaid invoice, the dashboard) or
+ * `customer.subscription.updated` that ends it (`status: canceled`) or sets it to end
+ * (`cancel_at_period_end: true`). Null for any other event or an update that changes neither.
+ */
+export function subscriptionChangeOf(event: Stripe.Event): { subscriptionId: string; ended: boolean; cancelAtPeriodEnd: boolean; endedAt: string | null } | null {
+  if (event.type !== 'customer.subscription.deleted' && event.type !== 'customer.subscription.updated') return null;
+  const sub = event.data.object as unknown as { id?: unknown; status?: unknown; cancel_at_period_end?: unknown; ended_at?: unknown; canceled_at?: unknown };
+  if (typeof sub.id !== 'string') return null;
+  const ended = event.type === 'customer.subscription.deleted' || sub.status === 'canceled';
+  const cancelAtPeriodEnd = sub.cancel_at_period_end === true;
+  if (!ended && !cancelAtPeriodEnd) return null;
+  const at = typeof sub.ended_at === 'number' ? sub.ended_at : typeof sub.canceled_at === 'number' ? sub.canceled_at : null;
+  return { subscriptionId: sub.id, ended, cancelAtPeriodEnd, endedAt: ended && at !== null ? new Date(at * 1000).toISOString() : null };
+}
+
+/**
  * The least a signed body must be to be handled as a processor event: the fields this service
  * and `payproc_events` read. The signature proves who sent it, not that it is an event; a signed
  * body of another shape is refused (400) instead of failing inside the handler (500, retried).
@@ -101,10 +120,10 @@ const EventEnvelope = z.looseObject({
 export function createWebhookService(deps: {
   db: Db;
   /** Reads of the purchase an event names (the webhook never writes purchases). */
-  purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByPaymentIntent'>;
+  purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByPaymentIntent' | 'subscriptionPeriods'>;
   stripe: Stripe;
   secrets: string[];
-  workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase'>;
+  workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged'>;
   log: Logger;
   /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
   countOutcome?: (type: string, outcome: 'relayed' | 'duplicate' | 'not_relayed' | 'forged') => void;
@@ -167,6 +186,17 @@ export function createWebhookService(deps: {
         // Started even for a duplicate delivery; the workflow id (per invoice) makes it a no-op.
         await deps.workflows.startRenewal({ purchaseId, invoiceId: renewal.invoiceId, subscriptionId: renewal.subscriptionId, paymentIntentId: renewal.paymentIntentId });
         return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      }
+      const subscriptionChange = subscriptionChangeOf(event);
+      if (subscriptionChange) {
+        const first = await deps.purchases.findBySubscription(subscriptionChange.subscriptionId);
+        if (!first) return { received: true, duplicate, purchase_id: null, relayed: false };
+        // To the policy workflow of the period in force (the newest paid one), which records it in turn.
+        const periods = await deps.purchases.subscriptionPeriods(first.id);
+        const current = periods.filter((p) => p.paidAt).at(-1) ?? first;
+        const { subscriptionId: _id, ...change } = subscriptionChange;
+        await deps.workflows.subscriptionChanged(current, { subscriptionPurchaseId: first.id, ...change });
+        return { received: true, duplicate, purchase_id: first.id, relayed: true };
       }
       const payment = toPaymentEvent(event);
       if (purchaseId === null || payment === null || !purchase) {

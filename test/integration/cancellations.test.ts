@@ -164,7 +164,7 @@ test('when the processor refuses the refund for good, then the cancellation is r
   // A worker of its own whose first refund meets a decline (as the processor answers a refund it refuses); later ones go to stripe-mock.
   const taskQueue = uniqueTaskQueue();
   let declines = 1;
-  const real = createPolicyActivities({ db: app.container.db, payproc: app.container.payproc, events: { cancelled: async () => undefined, cancellationRefundFailed: async () => undefined } });
+  const real = createPolicyActivities({ db: app.container.db, payproc: app.container.payproc, events: { cancelled: async () => undefined, cancellationRefundFailed: async () => undefined, subscriptionCancelled: async () => undefined } });
   const declining = await startTestWorker(taskQueue, {
     createCancellationRefund: async (input: { cancellationId: number }) => {
       if (declines-- > 0) throw ApplicationFailure.nonRetryable('Your card was declined for refunds', 'REFUND_REJECTED');

@@ -1,0 +1,60 @@
+/**
+ * Subscriptions for the agency's server: list, one in full, and cancel (at the period's end, or
+ * now with this period's unstarted units refunded). A subscription is its first purchase plus one
+ * renewal purchase per later period (src/purchases/subscription-object.ts); the purchases
+ * repository holds them.
+ *
+ * Tenancy like purchases: the key's root account and mode, its teammate's only for a teammate's
+ * key; anything else (and a purchase that is not a subscription's first) is 404 NOT_FOUND.
+ *
+ * `cancel` goes to the policy workflow of the current period (./purchases/workflow-client.ts
+ * `cancelSubscription`): the processor subscription is set to cancel at period end or cancelled
+ * now (idempotency keys of its own), the end recorded, `subscription.cancelled` published, and with
+ * `now` the period's unstarted units cancelled like any cancellation (refund first, then
+ * certificates voided). Errors (AppError): NOT_FOUND; SUBSCRIPTION_NOT_ACTIVE (409, its first
+ * period was never paid); SUBSCRIPTION_ALREADY_CANCELLED (409, it ended); the workflow's
+ * CONNECTION_ERROR (503) when the processor is slow (it goes on; ask again).
+ */
+import type { Principal } from '../api-keys/service';
+import { AppError, notFound } from '../http/errors';
+import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import { purchaseScopeOf, toCancellation } from '../purchases/service';
+import { subscriptionObject } from '../purchases/subscription-object';
+import type { PurchaseWorkflows } from '../purchases/workflow-client';
+import type { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
+
+export function createSubscriptionService(deps: { purchases: PurchasesRepository; workflows: Pick<PurchaseWorkflows, 'cancelSubscription'> }) {
+  async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
+    const first = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
+    if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null) throw notFound('subscription', id);
+    return first;
+  }
+  const view = async (first: PurchaseRecord): Promise<Subscription> => subscriptionObject(first, await deps.purchases.subscriptionPeriods(first.id));
+
+  return {
+    /** One page of the key's subscriptions, newest first, and how many match. */
+    async list(principal: Principal, q: ListSubscriptionsQuery): Promise<{ items: Subscription[]; total: number }> {
+      const page = await deps.purchases.listSubscriptions(purchaseScopeOf(principal), { status: q.status, limit: q.pageSize, offset: q.pageIndex * q.pageSize });
+      return { items: await Promise.all(page.items.map(view)), total: page.total };
+    },
+
+    async get(principal: Principal, id: number): Promise<Subscription> {
+      return view(await owned(principal, id));
+    },
+
+    /** Cancels subscription `id` `when` asked; a repeat of `at_period_end` answers the same. */
+    async cancel(principal: Principal, id: number, body: CancelSubscriptionRequest): Promise<SubscriptionCancellation> {
+      const first = await owned(principal, id);
+      if (first.subscriptionEndedAt) throw new AppError('SUBSCRIPTION_ALREADY_CANCELLED', `Subscription ${id} ended at ${first.subscriptionEndedAt.toISOString()}`);
+      if (!first.paidAt) throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${id} was never paid: its checkout is ${first.status}`);
+      if (body.when === 'at_period_end' && first.subscriptionCancelAtPeriodEnd) return { ...(await view(first)), cancellation: null };
+      const periods = await deps.purchases.subscriptionPeriods(first.id);
+      const current = periods.filter((p) => p.paidAt).at(-1) ?? first;
+      const done = await deps.workflows.cancelSubscription(current, { subscriptionPurchaseId: first.id, at: body.when, reason: body.reason ?? null, apiKeyId: principal.apiKeyId });
+      const cancellation = done.cancellation ? await deps.purchases.findCancellation(done.cancellation.cancellationId) : undefined;
+      return { ...(await view((await deps.purchases.findById(first.id))!)), cancellation: cancellation ? toCancellation(cancellation) : null };
+    },
+  };
+}
+
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

@@ -1,0 +1,204 @@
+/**
+ * Subscriptions as a resource and their cancellation (issue "Policy lifecycle I", subscriptions)
+ * against the real servers: the API, the policy workflow on the Temporal dev server, the worker,
+ * PostgreSQL, and stripe-mock behind a recording proxy (the test reads the processor calls from
+ * it). The processor's own events (the paid subscription checkout, a renewal invoice, the
+ * subscription's deletion) are signed webhooks built here, since stripe-mock keeps no
+ * subscription state and sends no events. The monthly product covers 2027-05-01 and -02
+ * (America/Chicago), its renewal the same days of June: nothing has started, so "now" refunds
+ * every unit of the current period.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { call, createQuestionSet } from '../helpers/fixtures';
+import { WEBHOOK_SECRET, deliverWebhook } from '../helpers/purchases';
+import { createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
+
+jest.setTimeout(180_000);
+
+let proxy: ProcessorProxy;
+let worker: TestWorker;
+let app: TestApp;
+let agency: Agency;
+let monthlyProductId: number;
+
+beforeAll(async () => {
+  proxy = await startProcessorProxy();
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, PAYPROC_API_BASE: proxy.url, RATE_LIMIT_PER_MINUTE: '100000' });
+  agency = await createAgency(app);
+  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
+  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key: agency.key,
+    body: { customerName: 'Monthly Venue Liability', defaultPrice: 30, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: 'EVM-SUB-2', isRecurring: true },
+  });
+  if (product.status !== 201) throw new Error(`product create failed: ${product.status} ${product.text}`);
+  monthlyProductId = product.body.data.id;
+  await api(`/products/${monthlyProductId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await worker?.shutdown();
+  await proxy?.close();
+});
+
+const api = (path: string, init: { method?: string; body?: unknown } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: agency.key, ...init });
+const event = (type: string, object: Record<string, unknown>, id: string) =>
+  JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
+const subscriptionEvents = async (firstPurchaseId: number) =>
+  (await app.container.db('agency_events').where({ purchase_id: firstPurchaseId, type: 'subscription.cancelled' }).orderBy('created_at')).map((e) => e.data.data.object);
+
+/** A monthly subscription bought and paid (its first period issued); optionally its second period paid too. */
+async function paidSubscription(renewed = false): Promise<{ purchaseId: number; subscription: string; renewalId: number | null }> {
+  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+    method: 'POST',
+    key: agency.key,
+    body: { buyer_first_name: 'Sam', buyer_last_name: 'Rivera', buyer_email: `sam.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+  });
+  const checkout = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: agency.key,
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [{ ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }), product_line_template_id: monthlyProductId }],
+    },
+  });
+  if (checkout.status !== 200) throw new Error(`quote: ${checkout.status} ${checkout.text}`);
+  const purchaseId = checkout.body.purchase_id as number;
+  const subscription = `sub_cancel_${purchaseId}_${Date.now()}`;
+  const paid = event(
+    'checkout.session.completed',
+    { id: checkout.body.id, object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, subscription, metadata: { purchase_id: String(purchaseId) } },
+    `evt_sub_paid_${purchaseId}`,
+  );
+  expect((await deliverWebhook(app, paid)).status).toBe(200);
+  await waitIssued(agency, `pi_paid_${purchaseId}`);
+  if (!renewed) return { purchaseId, subscription, renewalId: null };
+  const invoiceId = `in_cycle_${purchaseId}`;
+  const cycle = event(
+    'invoice.paid',
+    {
+      id: invoiceId,
+      object: 'invoice',
+      billing_reason: 'subscription_cycle',
+      status: 'paid',
+      amount_paid: checkout.body.amount_total,
+      currency: 'usd',
+      parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
+      payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }] },
+    },
+    `evt_cycle_${invoiceId}`,
+  );
+  expect((await deliverWebhook(app, cycle)).status).toBe(200);
+  const renewal = await waitIssued(agency, `pi_renew_${purchaseId}`);
+  return { purchaseId, subscription, renewalId: renewal.purchase_id as number };
+}
+
+test('when a subscription is cancelled at period end, then the processor stops renewing it, the period stays covered, the agency hears of it once, and asking again changes nothing', async () => {
+  const { purchaseId, subscription } = await paidSubscription();
+  const listed = await api('/subscriptions?status=active&pageSize=100');
+  expect(listed.status).toBe(200);
+  expect(listed.body.data.map((s: { id: number }) => s.id)).toContain(purchaseId);
+  expect((await api(`/subscriptions/${purchaseId}`)).body.data).toMatchObject({
+    object: 'subscription',
+    id: purchaseId,
+    status: 'active',
+    processor_subscription_id: subscription,
+    cancel_at_period_end: false,
+    current_period_purchase_id: purchaseId,
+    periods: [{ period: 1, purchase_id: purchaseId, status: 'issued' }],
+  });
+
+  const res = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: { when: 'at_period_end' } });
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ status: 'active', cancel_at_period_end: true, cancelled_by: 'agency', ended_at: null, cancellation: null });
+  const calls = () => proxy.requests.filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription}`);
+  expect(calls()).toHaveLength(1);
+  expect(calls()[0]!.params.get('cancel_at_period_end')).toBe('true');
+  const purchase = (await api(`/purchases/${purchaseId}`)).body.data;
+  expect(purchase.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'active']);
+  expect(await subscriptionEvents(purchaseId)).toEqual([expect.objectContaining({ object: 'subscription', id: purchaseId, cancel_at_period_end: true, ended_at: null })]);
+
+  const again = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: {} });
+  expect(again.body.data).toMatchObject({ cancel_at_period_end: true, cancellation: null });
+  expect(calls()).toHaveLength(1);
+  expect(await subscriptionEvents(purchaseId)).toHaveLength(1);
+});
+
+test('when a renewed subscription is cancelled now, then it ends at the processor and the current period’s unstarted days are refunded and voided, the first period untouched', async () => {
+  const { purchaseId, subscription, renewalId } = await paidSubscription(true);
+  const res = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: { when: 'now', reason: 'Venue closed' } });
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ status: 'cancelled', ended_at: expect.any(String), cancelled_by: 'agency', current_period_purchase_id: renewalId });
+  expect(res.body.data.periods.map((p: { purchase_id: number }) => p.purchase_id)).toEqual([purchaseId, renewalId]);
+  expect(res.body.data.cancellation).toMatchObject({ purchase_id: renewalId, requested_by: 'agency', reason: 'Venue closed', refund: { total: expect.any(Number) } });
+  expect(res.body.data.cancellation.refund.total).toBeGreaterThan(0);
+  expect(proxy.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription}`)).toHaveLength(1);
+
+  const renewal = await eventually(async () => {
+    const p = (await api(`/purchases/${renewalId}`)).body.data;
+    return p.cancellations[0]?.status === 'completed' ? p : null;
+  });
+  expect(renewal.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at !== null])).toEqual([
+    ['cancelled', true],
+    ['cancelled', true],
+  ]);
+  expect(renewal.amount_refunded).toBe(res.body.data.cancellation.refund.total);
+  const first = (await api(`/purchases/${purchaseId}`)).body.data;
+  expect(first.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'active']);
+  expect(await subscriptionEvents(purchaseId)).toEqual([expect.objectContaining({ status: 'cancelled', cancelled_by: 'agency' })]);
+
+  const twice = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: { when: 'now' } });
+  expect([twice.status, twice.body.error.code]).toEqual([409, 'SUBSCRIPTION_ALREADY_CANCELLED']);
+  expect(await app.container.db('policy_transactions').where({ purchase_id: renewalId }).count({ n: '*' }).first()).toEqual({ n: '1' });
+});
+
+test('when the processor ends a subscription by itself, then it is shown cancelled by the processor and the agency hears of it once, however often the event comes', async () => {
+  const { purchaseId, subscription } = await paidSubscription();
+  const endedAt = Math.floor(Date.now() / 1000);
+  const deleted = event('customer.subscription.deleted', { id: subscription, object: 'subscription', status: 'canceled', cancel_at_period_end: false, ended_at: endedAt, metadata: { purchase_id: String(purchaseId) } }, `evt_sub_deleted_${purchaseId}`);
+  const deliveries = [await deliverWebhook(app, deleted), await deliverWebhook(app, deleted)];
+  expect(deliveries.map((d) => [d.status, d.body.relayed, d.body.purchase_id])).toEqual([
+    [200, true, purchaseId],
+    [200, true, purchaseId],
+  ]);
+  const ended = await eventually(async () => {
+    const s = (await api(`/subscriptions/${purchaseId}`)).body.data;
+    return s.status === 'cancelled' ? s : null;
+  });
+  expect(ended).toMatchObject({ cancelled_by: 'processor', ended_at: new Date(endedAt * 1000).toISOString() });
+  await eventually(async () => (await subscriptionEvents(purchaseId)).length === 1);
+  expect((await subscriptionEvents(purchaseId))[0]).toMatchObject({ status: 'cancelled', cancelled_by: 'processor' });
+  // No refund: the processor ending it does not cancel the paid period.
+  expect((await api(`/purchases/${purchaseId}`)).body.data.cancellations).toEqual([]);
+});
+
+test('when a subscription is asked that is not one, or was never paid, then the answer is 404 or 409 and nothing is called at the processor', async () => {
+  const before = proxy.requests.filter((r) => r.path.startsWith('/v1/subscriptions')).length;
+  const oneTime = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: agency.key, body: await (async () => {
+    const c = await call(app.baseUrl, '/platform-seller-invites/newConnect', { method: 'POST', key: agency.key, body: { buyer_first_name: 'Lee', buyer_last_name: 'Park', buyer_email: `lee.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' } });
+    return { idp_accnt_uuid: c.body.idp_accnt_uuid, access_token: c.body.access_token, selected_product_lines_to_purchase: [eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' })] };
+  })() });
+  expect(oneTime.status).toBe(200);
+  const notOne = await api(`/subscriptions/${oneTime.body.purchase_id}`);
+  expect([notOne.status, notOne.body.error.code]).toEqual([404, 'NOT_FOUND']);
+  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', { method: 'POST', key: agency.key, body: { buyer_first_name: 'Kim', buyer_last_name: 'Ho', buyer_email: `kim.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' } });
+  const unpaid = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: agency.key,
+    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [{ ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' }), product_line_template_id: monthlyProductId }] },
+  });
+  const refused = await api(`/subscriptions/${unpaid.body.purchase_id}/cancel`, { method: 'POST', body: { when: 'now' } });
+  expect([refused.status, refused.body.error.code]).toEqual([409, 'SUBSCRIPTION_NOT_ACTIVE']);
+  expect((await api(`/subscriptions/${unpaid.body.purchase_id}`)).body.data.status).toBe('incomplete');
+  const bad = await api(`/subscriptions/${unpaid.body.purchase_id}/cancel`, { method: 'POST', body: { when: 'tomorrow' } });
+  expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+  expect(proxy.requests.filter((r) => r.path.startsWith('/v1/subscriptions')).length).toBe(before);
+});
