@@ -65,6 +65,8 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
 
     router.post('/test_helpers/purchases/:id/test_clock', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      // Whose purchase first (a live key, another account's id: 404 whatever the body), then the body.
+      await service.ownTestPurchase(ctx.state.principal!, id);
       const body = parseBody(TestClockBody, ctx.request.body ?? {});
       ctx.body = ok(await service.advanceTestClock(ctx.state.principal!, id, new Date(body.frozen_time)), 'Test clock advanced');
     });

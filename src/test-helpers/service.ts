@@ -120,6 +120,12 @@ export function createTestHelperService(deps: {
 
   return {
     /**
+     * The key's own test purchase, whatever its status. Errors: ROUTE_NOT_FOUND (404) for a live
+     * key; NOT_FOUND (404) for another account's (or teammate's) purchase, a live one, or none.
+     */
+    ownTestPurchase,
+
+    /**
      * Moves a test purchase's test clock forward to `frozenTime`, like the processor's test
      * clocks: from then on the purchase's "now" for its policy's life (whether a covered unit has
      * started, a cancellation's default effective time, whether one is due) is that instant, not
