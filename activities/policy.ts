@@ -236,9 +236,11 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
     },
 
     async completeCancellation(input: { cancellationId: number }): Promise<CancellationAccepted> {
+      // Certificates voided before the cancellation is marked completed, so a reader who sees it completed sees them voided (a retry voids nothing twice).
+      const c = await mustFind(input.cancellationId);
+      await certificates.voidForUnits(c.coveredUnitIds, c.effectiveAt);
       const done = await purchases.completeCancellation(input.cancellationId);
-      const voided = await certificates.voidForUnits(done.coveredUnitIds, done.effectiveAt);
-      const numbers = voided.length ? voided : (await certificates.listForPurchase(done.purchaseId)).filter((x) => done.coveredUnitIds.includes(x.coveredUnitId)).map((x) => x.certificateNumber);
+      const numbers = (await certificates.listForPurchase(done.purchaseId)).filter((x) => done.coveredUnitIds.includes(x.coveredUnitId)).map((x) => x.certificateNumber);
       await deps.events.cancelled(done, numbers);
       return view(done);
     },

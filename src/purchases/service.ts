@@ -176,7 +176,9 @@ export function createPurchaseService(deps: {
     /** One purchase in full; 404 outside the key's scope. */
     async get(principal: Principal, id: number): Promise<PurchaseDetail> {
       const p = await owned(principal, id);
-      const [items, certificates, cancellations] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id), deps.purchases.cancellations(id)]);
+      // Cancellations first: a cancellation read as completed has its units and certificates written already (one transaction), so the answer never shows it completed with its units still pending.
+      const cancellations = await deps.purchases.cancellations(id);
+      const [items, certificates] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id)]);
       return detail(p, items, certificates, cancellations, policyClock(p, now()));
     },
 
