@@ -15,6 +15,8 @@ import { createCertificateActivities } from './certificates';
 import { createProofEmailActivities } from './proof-email';
 import { createRenewalActivities } from './renewal';
 import { createPolicyActivities } from './policy';
+import { createBulkCancellationActivities } from './bulk-cancellation';
+import { createPurchaseWorkflows, type PurchaseWorkflows } from '../src/purchases/workflow-client';
 import { createMailer, type Mailer } from '../src/mail/mailer';
 import { createTemporalClient, type TemporalHandle } from '../src/temporal/client';
 import { createEventsRepository, type EventsRepository } from '../src/events/repository';
@@ -56,6 +58,8 @@ export interface ActivityDeps {
   temporal: TemporalHandle;
   /** This worker process's Prometheus metrics. */
   metrics: WorkerMetrics;
+  /** Hands a bulk cancellation's purchases to their policy workflows (on the worker's own Temporal client). */
+  purchaseWorkflows: Pick<PurchaseWorkflows, 'cancel'>;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -65,6 +69,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProofEmailActivities(deps),
     ...createRenewalActivities(deps),
     ...createPolicyActivities(deps),
+    ...createBulkCancellationActivities({ db: deps.db, workflows: deps.purchaseWorkflows }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };
 }
@@ -102,9 +107,19 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
   });
   const certificates = createCertificateService({ repo: createCertificatesRepository(clients.db), store, publicBaseUrl: config.PUBLIC_BASE_URL, urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS });
 
+  const purchaseWorkflows = createPurchaseWorkflows({
+    client: temporal.client,
+    taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+    sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
+    pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
+    retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
+    buyerEmailHashKey: config.BUYER_EMAIL_HASH_KEY,
+  });
+
   return {
     ...clients,
     metrics,
+    purchaseWorkflows,
     payproc: createPayproc(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     store,

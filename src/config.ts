@@ -202,6 +202,13 @@ const schema = z.object({
    */
   CERTIFICATE_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(16),
   /**
+   * Refunds created at the processor per second, across every worker (a Temporal task-queue rate
+   * limit on the refunds queue). Temporal's bucket holds one second's worth, so a single second
+   * can see up to twice this (a burst, then the rate): 10 keeps every second under the
+   * processor's 25 requests/s of test mode (100 live), with room for a cancellation's other calls.
+   */
+  REFUND_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).max(1000).default(10),
+  /**
    * Certificates one Chromium print holds at most (one page each, split afterwards). A print
    * costs Chromium about 0.045 CPU-s whatever its length and a further page under 0.01, so the
    * worker prints pages of several purchases of one account together (issue 16).

@@ -66,6 +66,9 @@ import { createCheckoutPageService } from './checkout-pages/service';
 import { checkoutPageRoutes } from './checkout-pages/routes';
 import { createSubscriptionService } from './subscriptions/service';
 import { subscriptionRoutes } from './subscriptions/routes';
+import { createBulkCancellationsRepository } from './bulk-cancellations/repository';
+import { createBulkCancellationService } from './bulk-cancellations/service';
+import { bulkCancellationRoutes } from './bulk-cancellations/routes';
 import { createWithdrawalLinks } from './withdrawals/links';
 import { createWithdrawalsRepository } from './withdrawals/repository';
 import { createWithdrawalService } from './withdrawals/service';
@@ -197,6 +200,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
       purchaseRoutes(purchaseService),
+      bulkCancellationRoutes(createBulkCancellationService({ repo: createBulkCancellationsRepository(db), start: (id) => purchaseWorkflows.startBulkCancellation(id) })),
       subscriptionRoutes(createSubscriptionService({ purchases, workflows: purchaseWorkflows })),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activities: createActivities(deps),
-      certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
+      certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY, refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND,
       payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
       activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
     });

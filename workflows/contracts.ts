@@ -16,6 +16,16 @@ export function certificatesTaskQueue(taskQueue: string): string {
   return `${taskQueue}-certificates`;
 }
 
+/**
+ * The task queue of the activities that create refunds at the processor, beside `taskQueue`: its
+ * workers are rate-capped by Temporal across the whole queue (REFUND_RATE_LIMIT_PER_SECOND, with a
+ * second's burst on top still below the processor's own limit), so a bulk cancellation of hundreds of purchases queues its refunds
+ * instead of meeting the processor's 429s.
+ */
+export function refundsTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-refunds`;
+}
+
 /** Workflow ids are business ids, so a duplicate start attaches instead of buying twice. */
 export function purchaseWorkflowId(purchaseId: number): string {
   return `purchase-${purchaseId}`;
@@ -218,6 +228,17 @@ export interface SubscriptionChange {
   cancelAtPeriodEnd: boolean;
   /** When it ended (ISO 8601), if it did. */
   endedAt: string | null;
+}
+
+/** Input of `bulkCancellationWorkflow` (id `bulk-cancellation-<bulkId>`). */
+export interface BulkCancellationInput {
+  bulkId: number;
+  /** Purchases handed to their policy workflows at once (default 8). */
+  concurrency?: number;
+}
+
+export function bulkCancellationWorkflowId(bulkId: number): string {
+  return `bulk-cancellation-${bulkId}`;
 }
 
 /** Input of `policyWorkflow`. Durations are inputs so tests can make them short. */

@@ -9,3 +9,4 @@ export { proofOfCoverageEmailWorkflow } from './proof-email';
 export { renewalWorkflow } from './renewal';
 export { eventDeliveryWorkflow } from './event-delivery';
 export { policyWorkflow, cancelUpdate, retryFailedCancellationsUpdate } from './policy';
+export { bulkCancellationWorkflow } from './bulk-cancellation';

@@ -24,7 +24,7 @@
  * refused and stalled ones again (every step is idempotent, so one in progress is not harmed). The workflow completes after `idleSeconds` with nothing to do; the next
  * change starts a new run.
  */
-import { ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
 import {
   CANCEL_SUBSCRIPTION_UPDATE,
@@ -34,6 +34,7 @@ import {
   STATUS_QUERY,
   SUBSCRIPTION_CHANGED_SIGNAL,
   TEST_CLOCK_SIGNAL,
+  refundsTaskQueue,
   type CancellationAccepted,
   type PolicyWorkflowInput,
   type SubscriptionCancelInput,
@@ -66,6 +67,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const retry = { maximumInterval: `${input.retryMaxIntervalSeconds ?? 300} seconds` };
   const db = proxyActivities<PolicyActivities>({ startToCloseTimeout: '30 seconds', retry });
   const processor = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry });
+  // Creating a refund goes through the rate-capped refunds queue (below the processor's request limit).
+  const refunds = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry, taskQueue: refundsTaskQueue(workflowInfo().taskQueue) });
   const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [] };
   const pending: number[] = [];
   /** Cancellations waiting for their effective time (epoch ms), on the real clock or on the purchase's test clock. */
@@ -213,7 +216,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     const entry = view.cancellations.find((c) => c.cancellationId === cancellationId)!;
     entry.phase = 'refunding';
     try {
-      await processor.createCancellationRefund({ cancellationId });
+      await refunds.createCancellationRefund({ cancellationId });
       for (;;) {
         const state = await processor.cancellationRefundStatus({ cancellationId });
         if (state === 'succeeded') break;

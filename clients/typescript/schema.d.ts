@@ -224,6 +224,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bulk_cancellations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel many purchases at once (an event called off)
+         * @description Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date; those units are cancelled). At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.
+         */
+        post: operations["createBulkCancellation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bulk_cancellations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a bulk cancellation: counts and each purchase’s outcome */
+        get: operations["getBulkCancellation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/subscriptions": {
         parameters: {
             query?: never;
@@ -1591,6 +1628,96 @@ export interface components {
             message: string;
         };
         RescindCancellationRequest: Record<string, never>;
+        BulkCancellationCreatedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkCancellation"];
+            message: string;
+        };
+        BulkCancellation: {
+            /** @enum {string} */
+            object: "bulk_cancellation";
+            id: number;
+            /**
+             * @description `running` until every purchase was handled, then `completed` (refunds may still be on their way: see each item)
+             * @enum {string}
+             */
+            status: "running" | "completed";
+            selection: {
+                purchase_ids: number[];
+            } | {
+                product_id: number;
+                coverage_date: string;
+            };
+            /** @enum {string} */
+            requested_by: "agency" | "insurer";
+            reason: string | null;
+            counts: {
+                total: number;
+                pending: number;
+                accepted: number;
+                skipped: number;
+                failed: number;
+                /** @description Accepted cancellations whose refund succeeded (completed) */
+                refunded: number;
+            };
+            /** @description Each purchase of the batch, by id */
+            items: components["schemas"]["BulkCancellationItem"][];
+            created_at: string;
+            completed_at: string | null;
+        };
+        BulkCancellationItem: {
+            purchase_id: number;
+            /**
+             * @description `pending` (not handled yet), `accepted` (its cancellation was accepted; see cancellation_status), `skipped` (nothing to cancel: not a purchase of this key, not in force, or its units started or were taken) or `failed` (refused; see error)
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "skipped" | "failed";
+            /** @description The units it cancels (null: every unit not started) */
+            covered_unit_ids: number[] | null;
+            cancellation_id: number | null;
+            /** @description The cancellation’s own status (`accepted`, `refund_pending`, `completed`, `refund_failed`); null before */
+            cancellation_status: string | null;
+            /** @description Its refund, integer minor units of the purchase’s currency; null before */
+            refund_total: number | null;
+            /** @description Why it was skipped or failed (the code a single cancel would have answered) */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+        };
+        /**
+         * @example {
+         *       "product_id": 12,
+         *       "coverage_date": "2027-05-01",
+         *       "reason": "Festival called off by the city"
+         *     }
+         */
+        CreateBulkCancellationRequest: {
+            /** @description The purchases to cancel (every covered unit not started yet), at most 1000, each once */
+            purchase_ids?: number[];
+            /** @description With coverage_date: every purchase in force of this product with a covered unit on that date; those units are cancelled */
+            product_id?: number;
+            /**
+             * Format: date
+             * @description The local date (YYYY-MM-DD, in each risk’s own time zone) whose covered units are cancelled, e.g. the day of an event called off
+             */
+            coverage_date?: string;
+            /**
+             * @description Who asks: `agency` (default) or `insurer` (the product may give the insurer another refund method)
+             * @default agency
+             * @enum {string}
+             */
+            requested_by: "agency" | "insurer";
+            /** @description Why, in a few words (kept with each cancellation) */
+            reason?: string;
+        };
+        BulkCancellationResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkCancellation"];
+            message: string;
+        };
         SubscriptionListResponse: {
             /** @enum {boolean} */
             success: true;
@@ -5199,6 +5326,225 @@ export interface operations {
             };
             /** @description CONNECTION_ERROR: not answered within 30 s; call again, rescinding twice changes nothing */
             503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createBulkCancellation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBulkCancellationRequest"];
+            };
+        };
+        responses: {
+            /** @description Started */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkCancellationCreatedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOTHING_TO_CANCEL (the product and date select no purchase in force), or an Idempotency-Key reused or in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBulkCancellation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Bulk cancellation id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkCancellationResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no bulk cancellation with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];

@@ -24,6 +24,8 @@ import { mapProcessorError } from '../payproc/errors';
 import { toMajorUnits } from '../shared/money';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../http/errors';
 import {
+  bulkCancellationWorkflowId,
+  type BulkCancellationInput,
   CANCEL_SUBSCRIPTION_UPDATE,
   CANCEL_UPDATE,
   RESCIND_UPDATE,
@@ -397,6 +399,11 @@ export function createPurchaseWorkflows(deps: {
     async retryFailedCancellations(purchase: PurchaseStartFacts): Promise<number[]> {
       const start = policyStart(purchase);
       return deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, number[], []>(RETRY_CANCELLATIONS_UPDATE, { startWorkflowOperation: start });
+    },
+
+    /** Starts the workflow of bulk cancellation `bulkId` (once; a repeat attaches to nothing new). */
+    async startBulkCancellation(bulkId: number): Promise<void> {
+      await startOnce('bulkCancellationWorkflow', bulkCancellationWorkflowId(bulkId), { bulkId } satisfies BulkCancellationInput);
     },
 
     signalPayment,

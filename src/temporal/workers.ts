@@ -8,16 +8,22 @@
  *   with checkouts, which a buyer is waiting on. The main worker keeps the activities too, so a
  *   step scheduled on the main queue by an older history still runs.
  *
- * `run()` resolves once both have stopped (after `shutdown()` or a shutdown signal, which the
- * SDK installs for SIGINT/SIGTERM); it rejects if either fails.
+ * - on `refundsTaskQueue(taskQueue)`: the same activities, of which only the creation of a
+ *   cancellation's refund at the processor is scheduled there, `refundsPerSecond` started per
+ *   second across every worker (a task-queue rate limit Temporal enforces; its bucket lets one
+ *   second see up to twice that), below the processor's request limit, so a bulk cancellation
+ *   never meets its 429s.
+ *
+ * `run()` resolves once all have stopped (after `shutdown()` or a shutdown signal, which the
+ * SDK installs for SIGINT/SIGTERM); it rejects if any fails.
  */
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection } from '@temporalio/worker';
-import { certificatesTaskQueue } from '../../workflows/contracts';
+import { certificatesTaskQueue, refundsTaskQueue } from '../../workflows/contracts';
 import type { PayloadKey } from '../config';
 import { dataConverterFor } from './codec';
 
 export interface WorkerSet {
-  taskQueues: [string, string];
+  taskQueues: [string, string, string];
   run(): Promise<void>;
   shutdown(): void;
   /** True while every worker of the set is running (polling its task queue). */
@@ -30,6 +36,8 @@ export async function createWorkers(options: {
   taskQueue: string;
   activities: object;
   certificateConcurrency: number;
+  /** Refund activities started per second across every worker of the refunds queue (Temporal enforces it server-side, a second's burst on top; default 10). */
+  refundsPerSecond?: number;
   /** Seconds running activities get to finish on shutdown (default 10). */
   shutdownGraceSeconds?: number;
   /** Payload codec keys (TEMPORAL_PAYLOAD_KEYS): every payload is encrypted with the first. */
@@ -52,9 +60,19 @@ export async function createWorkers(options: {
     maxConcurrentActivityTaskExecutions: options.certificateConcurrency,
     shutdownGraceTime,
   });
-  const workers = [main, certificates];
+  const refunds = await Worker.create({
+    connection,
+    namespace,
+    dataConverter,
+    interceptors,
+    taskQueue: refundsTaskQueue(taskQueue),
+    activities,
+    maxTaskQueueActivitiesPerSecond: options.refundsPerSecond ?? 10,
+    shutdownGraceTime,
+  });
+  const workers = [main, certificates, refunds];
   return {
-    taskQueues: [taskQueue, certificatesTaskQueue(taskQueue)],
+    taskQueues: [taskQueue, certificatesTaskQueue(taskQueue), refundsTaskQueue(taskQueue)],
     async run() {
       const running = workers.map((w) => w.run());
       // One failing stops the other, so the process never runs half a worker.

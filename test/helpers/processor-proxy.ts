@@ -17,6 +17,8 @@ export interface RecordedRequest {
   params: URLSearchParams;
   idempotencyKey: string | undefined;
   authorization: string | undefined;
+  /** When it arrived (epoch ms). */
+  at: number;
 }
 
 interface Failure {
@@ -68,6 +70,7 @@ export async function startProcessorProxy(target = process.env.PAYPROC_API_BASE 
         params: new URLSearchParams(body.toString()),
         idempotencyKey: req.headers['idempotency-key'] as string | undefined,
         authorization: req.headers.authorization,
+        at: Date.now(),
       };
       requests.push(recorded);
       const i = failures.findIndex((f) => f.method === req.method && path.startsWith(f.pathPrefix));

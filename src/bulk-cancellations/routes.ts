@@ -1,0 +1,58 @@
+/**
+ * `/api/v1/bulk_cancellations`: start a batch (202, its first progress) and follow it (200).
+ * Path ids that are not positive integers → 400 VALIDATION_ERROR; another key's batch → 404.
+ */
+import { z } from 'zod';
+import type { RouteRegistration } from '../http/routes';
+import { ok } from '../http/envelope';
+import { parseBody, parsePathId } from '../http/validation';
+import { ErrorEnvelopeSchema, gatewayResponses, successEnvelope } from '../http/openapi';
+import type { BulkCancellationService } from './service';
+import { BulkCancellation, CreateBulkCancellationRequest } from './schemas';
+
+const IdParam = z.object({ id: z.string().meta({ description: 'Bulk cancellation id, integer >= 1', example: '3' }) });
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
+
+export function bulkCancellationRoutes(service: BulkCancellationService): RouteRegistration {
+  return (router, registry) => {
+    router.post('/bulk_cancellations', async (ctx) => {
+      const body = parseBody(CreateBulkCancellationRequest, ctx.request.body ?? {});
+      ctx.status = 202;
+      ctx.body = ok(await service.create(ctx.state.principal!, body), 'Bulk cancellation started');
+    });
+    router.get('/bulk_cancellations/:id', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Bulk cancellation retrieved');
+    });
+
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/bulk_cancellations',
+      operationId: 'createBulkCancellation',
+      tags: ['Purchases'],
+      summary: 'Cancel many purchases at once (an event called off)',
+      description:
+        'Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date; those units are cancelled). At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.',
+      request: { body: { required: true, content: { 'application/json': { schema: CreateBulkCancellationRequest } } } },
+      responses: {
+        202: { description: 'Started', content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse') } } },
+        ...gatewayResponses,
+        400: errorResponse('VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes'),
+        409: errorResponse('NOTHING_TO_CANCEL (the product and date select no purchase in force), or an Idempotency-Key reused or in progress'),
+      },
+    });
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/bulk_cancellations/{id}',
+      operationId: 'getBulkCancellation',
+      tags: ['Purchases'],
+      summary: 'Follow a bulk cancellation: counts and each purchase’s outcome',
+      request: { params: IdParam },
+      responses: {
+        200: { description: 'The batch', content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationResponse') } } },
+        404: errorResponse('NOT_FOUND: no bulk cancellation with that id for this key'),
+        ...gatewayResponses,
+      },
+    });
+  };
+}

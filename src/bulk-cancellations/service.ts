@@ -1,0 +1,84 @@
+/**
+ * Bulk cancellations for the agency's server: many purchases cancelled as one durable batch
+ * (an event called off). `create` resolves the selection now (named purchases, or every purchase
+ * in force of a product with a covered unit on a local date), stores the batch with each purchase
+ * once, and starts its workflow (workflows/bulk-cancellation.ts); `get` shows its progress.
+ *
+ * Tenancy: a batch sees only the key's purchases (account, mode, teammate); a named purchase that
+ * is not one of them is skipped as NOT_FOUND, exactly like one that does not exist. Errors
+ * (AppError): VALIDATION_ERROR (a bad body; a product and date selecting more than 1000
+ * purchases); NOTHING_TO_CANCEL (409: the product and date select no purchase in force);
+ * NOT_FOUND (get: another key's batch).
+ */
+import type { Principal } from '../api-keys/service';
+import { AppError, notFound } from '../http/errors';
+import { purchaseScopeOf } from '../purchases/service';
+import type { BulkCancellationRecord, BulkCancellationsRepository, BulkItemRecord } from './repository';
+import { BULK_CANCELLATION_MAX, type BulkCancellation, type CreateBulkCancellationRequest } from './schemas';
+
+export function toBulkCancellation(b: BulkCancellationRecord, items: BulkItemRecord[]): BulkCancellation {
+  const count = (s: BulkItemRecord['status']) => items.filter((i) => i.status === s).length;
+  return {
+    object: 'bulk_cancellation',
+    id: b.id,
+    status: b.status,
+    selection: b.selection,
+    requested_by: b.requestedBy,
+    reason: b.reason,
+    counts: {
+      total: items.length,
+      pending: count('pending'),
+      accepted: count('accepted'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      refunded: items.filter((i) => i.cancellationStatus === 'completed').length,
+    },
+    items: items.map((i) => ({
+      purchase_id: i.purchaseId,
+      status: i.status,
+      covered_unit_ids: i.coveredUnitIds,
+      cancellation_id: i.cancellationId,
+      cancellation_status: i.cancellationStatus,
+      refund_total: i.refundTotalMinor,
+      error: i.errorCode ? { code: i.errorCode, message: i.errorMessage ?? '' } : null,
+    })),
+    created_at: b.createdAt.toISOString(),
+    completed_at: b.completedAt?.toISOString() ?? null,
+  };
+}
+
+export function createBulkCancellationService(deps: { repo: BulkCancellationsRepository; start: (bulkId: number) => Promise<void> }) {
+  return {
+    async create(principal: Principal, body: CreateBulkCancellationRequest): Promise<BulkCancellation> {
+      const scope = purchaseScopeOf(principal);
+      let items: Array<{ purchaseId: number; coveredUnitIds: number[] | null }>;
+      let selection: BulkCancellationRecord['selection'];
+      if (body.purchase_ids) {
+        items = body.purchase_ids.map((purchaseId) => ({ purchaseId, coveredUnitIds: null }));
+        selection = { purchase_ids: body.purchase_ids };
+      } else {
+        const found = await deps.repo.selectByCoverageDate(scope, body.product_id!, body.coverage_date!, BULK_CANCELLATION_MAX + 1);
+        if (found.length > BULK_CANCELLATION_MAX) {
+          throw new AppError('VALIDATION_ERROR', `More than ${BULK_CANCELLATION_MAX} purchases cover that date: send them in batches by purchase_ids`, { details: [{ path: 'coverage_date', message: `selects more than ${BULK_CANCELLATION_MAX} purchases` }] });
+        }
+        if (found.length === 0) throw new AppError('NOTHING_TO_CANCEL', `No purchase in force of product ${body.product_id} has a covered unit on ${body.coverage_date} left to cancel`);
+        items = found;
+        selection = { product_id: body.product_id!, coverage_date: body.coverage_date! };
+      }
+      const batch = await deps.repo.create(
+        { rootAccountId: principal.rootAccountId, mode: principal.mode, agentId: principal.agentId, apiKeyId: principal.apiKeyId, selection, requestedBy: body.requested_by, reason: body.reason ?? null },
+        items,
+      );
+      await deps.start(batch.id);
+      return toBulkCancellation(batch, await deps.repo.items(batch.id));
+    },
+
+    async get(principal: Principal, id: number): Promise<BulkCancellation> {
+      const batch = await deps.repo.findInScope(id, purchaseScopeOf(principal));
+      if (!batch) throw notFound('bulk cancellation', id);
+      return toBulkCancellation(batch, await deps.repo.items(id));
+    },
+  };
+}
+
+export type BulkCancellationService = ReturnType<typeof createBulkCancellationService>;

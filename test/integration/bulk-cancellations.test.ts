@@ -1,0 +1,120 @@
+/**
+ * Bulk cancellations on the real stack (API, Temporal dev server, worker, PostgreSQL, stripe-mock
+ * behind a recording proxy): a product's purchases covering a date called off are cancelled as one
+ * batch, each exactly once through its own policy workflow, with the refunds reaching the
+ * processor no faster than the refunds queue's cap (set to 2/s here so the cap shows in a short
+ * test); a batch by purchase ids skips what is not the key's or not in force, without telling
+ * the two apart. Each purchase covers 2027-05-01 and -02 (America/Chicago).
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import { purchaseWorkflowId } from '../../workflows/contracts';
+
+jest.setTimeout(180_000);
+
+const CAP_PER_SECOND = 2;
+let proxy: ProcessorProxy;
+let app: TestApp;
+let worker: TestWorker;
+let account: QuotingAccount;
+let other: QuotingAccount;
+
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+
+async function issuedPurchase(acc: QuotingAccount): Promise<number> {
+  const { purchaseId } = await checkout(app, acc);
+  const paid = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: acc.key });
+  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
+  await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
+  return purchaseId;
+}
+
+beforeAll(async () => {
+  proxy = await startProcessorProxy();
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, REFUND_RATE_LIMIT_PER_SECOND: String(CAP_PER_SECOND) });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_API_BASE: proxy.url, RATE_LIMIT_PER_MINUTE: '100000' });
+  account = await createQuotingAccount(app);
+  other = await createQuotingAccount(app);
+  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await worker?.shutdown();
+  await proxy?.close();
+});
+
+test('when an event day is called off, then every purchase of the product covering it has that day cancelled exactly once, the refunds reaching the processor within the cap', async () => {
+  const ids: number[] = [];
+  for (let i = 0; i < 6; i++) ids.push(await issuedPurchase(account));
+  const unpaid = (await checkout(app, account)).purchaseId;
+
+  const started = await api('/bulk_cancellations', { method: 'POST', body: { product_id: account.productId, coverage_date: '2027-05-02', reason: 'Second day called off' } });
+  expect(started.status).toBe(202);
+  expect(started.body.data).toMatchObject({ object: 'bulk_cancellation', status: expect.any(String), selection: { product_id: account.productId, coverage_date: '2027-05-02' }, requested_by: 'agency' });
+  const bulkId = started.body.data.id as number;
+  expect(started.body.data.items.map((i: { purchase_id: number }) => i.purchase_id)).toEqual(ids);
+  expect(started.body.data.items.map((i: { purchase_id: number }) => i.purchase_id)).not.toContain(unpaid);
+
+  const done = await eventually(async () => {
+    const b = (await api(`/bulk_cancellations/${bulkId}`)).body.data;
+    return b.status === 'completed' && b.counts.refunded === ids.length ? b : null;
+  }, 60_000);
+  expect(done.counts).toEqual({ total: 6, pending: 0, accepted: 6, skipped: 0, failed: 0, refunded: 6 });
+  for (const item of done.items) expect(item).toMatchObject({ status: 'accepted', cancellation_status: 'completed', refund_total: 2000, error: null });
+
+  // Each purchase: the second day cancelled and voided, the first still in force; one cancellation, one refund.
+  for (const id of ids) {
+    const p = (await api(`/purchases/${id}`)).body.data;
+    expect(p.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'cancelled']);
+    expect(p.cancellations).toHaveLength(1);
+  }
+  const refunds = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds' && ids.includes(Number(r.params.get('metadata[purchase_id]'))));
+  expect(new Set(refunds.map((r) => r.idempotencyKey)).size).toBe(ids.length);
+  expect(new Set(refunds.map((r) => r.params.get('metadata[purchase_id]'))).size).toBe(ids.length);
+  // The cap: Temporal's bucket holds one second's worth, so a second may see up to twice the rate (a burst, then the rate), never more; then the rate holds.
+  const times = refunds.map((r) => r.at).sort((a, b) => a - b);
+  const busiest = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
+  expect(busiest).toBeLessThanOrEqual(2 * CAP_PER_SECOND);
+  expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(((ids.length - CAP_PER_SECOND) / CAP_PER_SECOND - 0.5) * 1000);
+
+  // The same day again: nothing left to cancel.
+  const again = await api('/bulk_cancellations', { method: 'POST', body: { product_id: account.productId, coverage_date: '2027-05-02' } });
+  expect([again.status, again.body.error.code]).toEqual([409, 'NOTHING_TO_CANCEL']);
+});
+
+test('when purchases are named, then the key’s own in force are cancelled and the rest skipped alike (another account’s, one that does not exist, one unpaid)', async () => {
+  const mine = await issuedPurchase(account);
+  const unpaid = (await checkout(app, account)).purchaseId;
+  const theirs = await issuedPurchase(other);
+  const started = await api('/bulk_cancellations', { method: 'POST', body: { purchase_ids: [mine, theirs, unpaid, 2_000_000_000], requested_by: 'insurer' } });
+  expect(started.status).toBe(202);
+  const done = await eventually(async () => {
+    const b = (await api(`/bulk_cancellations/${started.body.data.id}`)).body.data;
+    return b.status === 'completed' ? b : null;
+  }, 60_000);
+  const byId = new Map(done.items.map((i: { purchase_id: number }) => [i.purchase_id, i]));
+  expect(byId.get(mine)).toMatchObject({ status: 'accepted', cancellation_id: expect.any(Number) });
+  expect(byId.get(theirs)).toMatchObject({ status: 'skipped', error: { code: 'NOT_FOUND' } });
+  expect(byId.get(2_000_000_000)).toMatchObject({ status: 'skipped', error: { code: 'NOT_FOUND' } });
+  expect((byId.get(theirs) as { error: { message: string } }).error.message.replace(String(theirs), 'N')).toBe((byId.get(2_000_000_000) as { error: { message: string } }).error.message.replace('2000000000', 'N'));
+  expect(byId.get(unpaid)).toMatchObject({ status: 'skipped', error: { code: 'PURCHASE_NOT_CANCELLABLE' } });
+  expect((await call(app.baseUrl, `/api/v1/purchases/${theirs}`, { key: other.key })).body.data.cancellations).toEqual([]);
+  expect((await api(`/purchases/${mine}`)).body.data.cancellations[0]).toMatchObject({ requested_by: 'insurer' });
+  // Another account reads no batch of this one.
+  const foreign = await call(app.baseUrl, `/api/v1/bulk_cancellations/${started.body.data.id}`, { key: other.key });
+  expect([foreign.status, foreign.body.error.code]).toEqual([404, 'NOT_FOUND']);
+});
+
+test('when the selection is malformed, then it is a 400 and no batch is made', async () => {
+  const before = await app.container.db('bulk_cancellations').count({ n: '*' }).first();
+  for (const body of [{}, { purchase_ids: [1, 1] }, { purchase_ids: [1], product_id: 2, coverage_date: '2027-05-01' }, { product_id: 2 }, { product_id: 2, coverage_date: '2027-13-01' }, { purchase_ids: [] }]) {
+    const res = await api('/bulk_cancellations', { method: 'POST', body });
+    expect([JSON.stringify(body), res.status, res.body.error?.code]).toEqual([JSON.stringify(body), 400, 'VALIDATION_ERROR']);
+  }
+  expect(await app.container.db('bulk_cancellations').count({ n: '*' }).first()).toEqual(before);
+});
