@@ -20,7 +20,8 @@
  * and (e) the policy workflow of a paid purchase after a cancellation carried out (refund, units
  * cancelled; the run is still open, waiting for the next change), and (f) the policy workflow of a
  * test purchase with a test clock: two cancellations dated in the future, one rescinded, the other
- * carried out when the clock passes it. `HISTORIES_ONLY=e` (letters,
+ * carried out when the clock passes it, and (g) a bulk cancellation of two purchases and one
+ * that is not the account's. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
  * A workflow change is made with `patched()` and must replay the existing files unchanged; only
@@ -39,7 +40,7 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
 import type { SessionState } from '../activities/purchase';
-import { certificatesWorkflowId, policyWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
+import { bulkCancellationWorkflowId, certificatesWorkflowId, policyWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
 import { call } from '../test/helpers/fixtures';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
@@ -233,6 +234,24 @@ async function recordAll(namespace: string): Promise<void> {
       await eventually(async () => (await api(`/purchases/${purchaseId}`)).body.data.cancellations.some((c: { status: string }) => c.status === 'completed'), 30_000);
       await save(app, 'policy-scheduled.json', policyWorkflowId(purchaseId));
       await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('g')) {
+      // (g) a bulk cancellation of two purchases of the account and one that is not its own (skipped)
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const ids: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const { purchaseId, sessionId } = await checkout(app, account);
+        await untilWaiting(app, purchaseId);
+        await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+        expectStatus(await finish(app, purchaseId), 'issued');
+        ids.push(purchaseId);
+      }
+      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const started = await api('/bulk_cancellations', { purchase_ids: [...ids, 2_000_000_000], reason: 'Event called off' });
+      if (started.status !== 202) throw new Error(`bulk: ${started.status} ${started.text}`);
+      const bulkId = started.body.data.id as number;
+      await app.container.temporal.client.workflow.getHandle(bulkCancellationWorkflowId(bulkId)).result();
+      await save(app, 'bulk-cancellation.json', bulkCancellationWorkflowId(bulkId));
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

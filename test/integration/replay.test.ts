@@ -84,9 +84,10 @@ describe('saved histories', () => {
         'certificates-issued.json',
         'policy-cancelled.json',
         'policy-scheduled.json',
+        'bulk-cancellation.json',
       ]),
     );
-    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow' };
+    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow', bulk: 'bulkCancellationWorkflow' };
     for (const file of FILES) {
       const history = loadHistory(file);
       expect(history.events!.length).toBeGreaterThan(3);
