@@ -350,6 +350,12 @@ export function createCertificatesRepository(db: Db) {
      * Voids the certificates of `coveredUnitIds` at `at` (a cancellation took those units); a
      * certificate voided before keeps its time. Returns the numbers voided by this call.
      */
+    /** How many of the purchase's certificates are in force (not voided by a cancellation). */
+    async countInForce(purchaseId: number): Promise<number> {
+      const row = await db('certificates').where({ purchase_id: purchaseId }).whereNull('voided_at').count({ n: '*' }).first();
+      return Number(row?.n ?? 0);
+    },
+
     async voidForUnits(coveredUnitIds: readonly number[], at: Date): Promise<string[]> {
       if (!coveredUnitIds.length) return [];
       const rows = await db('certificates').whereIn('covered_unit_id', coveredUnitIds).whereNull('voided_at').update({ voided_at: at }).returning('certificate_number');

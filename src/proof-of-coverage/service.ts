@@ -15,12 +15,15 @@ import type { Db } from '../db/knex';
 import { AppError } from '../http/errors';
 import type { AccountScope } from '../certificates/account-scope';
 import type { CertificateService } from '../certificates/service';
+import type { CertificatesRepository } from '../certificates/repository';
 import { handleOf } from '../certificates/purchase-handles';
 import type { EmailProofResponse } from './schemas';
 
 export function createProofOfCoverageService(deps: {
   db: Db;
   certificates: Pick<CertificateService, 'purchaseInScope'>;
+  /** Reads which certificates are still in force (the certificates domain's table). */
+  certificateRows: Pick<CertificatesRepository, 'countInForce'>;
   startSending: (emailIds: number[]) => Promise<void>;
 }) {
   return {
@@ -34,8 +37,7 @@ export function createProofOfCoverageService(deps: {
       if (!purchase.certificatesIssuedAt) {
         throw new AppError('INVALID_REQUEST', 'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)');
       }
-      const inForce = await deps.db('certificates').where({ purchase_id: purchase.purchaseId }).whereNull('voided_at').count({ n: '*' }).first();
-      if (Number(inForce?.n ?? 0) === 0) throw new AppError('INVALID_REQUEST', 'Every certificate of this purchase was voided by a cancellation: there is nothing to send');
+      if ((await deps.certificateRows.countInForce(purchase.purchaseId)) === 0) throw new AppError('INVALID_REQUEST', 'Every certificate of this purchase was voided by a cancellation: there is nothing to send');
       const seen = new Set<string>();
       const recipients = req.email_addresses.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
       const rows: Array<{ id: number; recipient: string }> = await deps.db('proof_of_coverage_emails')
