@@ -10,7 +10,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, type QuotingAccount } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 import { createPolicyActivities } from '../../activities/policy';
@@ -44,7 +44,7 @@ async function issuedPurchase(a: TestApp, acc: QuotingAccount): Promise<number> 
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
   account = await createQuotingAccount(app);
   // No free look: a cancellation is priced pro rata, so one day of two gives back half.
   await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
@@ -210,4 +210,48 @@ test('when the processor refuses the refund for good, then the cancellation is r
     await declApp.close();
     await declining.shutdown();
   }
+});
+
+test('when the processor’s dashboard refunds part of a purchase, then the purchase shows it and a cancellation gives back no more than is left; a full dashboard refund voids every certificate and ends cancellations', async () => {
+  const id = await issuedPurchase(app, account);
+  const before = await purchase(id);
+  const total = before.amount_total as number;
+  const [first, second] = before.items[0].covered_units;
+  const refunded = (eventId: string, amount: number) =>
+    JSON.stringify({
+      id: eventId,
+      object: 'event',
+      type: 'charge.refunded',
+      livemode: false,
+      created: Math.floor(Date.now() / 1000),
+      api_version: '2025-01-01',
+      data: { object: { id: `ch_dash_${id}`, object: 'charge', payment_intent: before.payment_intent, amount: total, amount_refunded: amount, refunded: amount === total, metadata: { purchase_id: String(id) } } },
+    });
+  // Partial: 30.00 of the total back in the dashboard.
+  expect((await deliverWebhook(app, refunded(`evt_dash_part_${id}`, 3000))).status).toBe(200);
+  await eventually(async () => (await purchase(id)).amount_refunded === 3000);
+  const partial = await purchase(id);
+  expect(partial.status).toBe('issued');
+  expect(partial.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'active']);
+  // Both days would be 4000 pro rata, but only total − 3000 is left to give back.
+  const q = await quote(id);
+  expect(q.refund.total).toBe(total - 3000);
+  expect(q.refund.total).toBeLessThan(4000);
+
+  // Full: the rest in the dashboard; every certificate voided, nothing left to cancel.
+  expect((await deliverWebhook(app, refunded(`evt_dash_full_${id}`, total))).status).toBe(200);
+  const full = await eventually(async () => {
+    const p = await purchase(id);
+    return p.status === 'refunded' ? p : null;
+  });
+  expect(full.amount_refunded).toBe(total);
+  expect(full.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at !== null])).toEqual([
+    ['cancelled', true],
+    ['cancelled', true],
+  ]);
+  const verify = async (n: string) => (await call(app.baseUrl, `/verify/${n}`, { headers: { accept: 'application/json' } })).body;
+  expect((await verify(first.certificate.number)).state).toBe('voided');
+  expect((await verify(second.certificate.number)).state).toBe('voided');
+  const refused = await api(`/purchases/${id}/cancellation_quote`, { method: 'POST', body: {} });
+  expect([refused.status, refused.body.error.code]).toEqual([409, 'PURCHASE_ALREADY_CANCELLED']);
 });
