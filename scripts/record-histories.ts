@@ -21,7 +21,9 @@
  * cancelled; the run is still open, waiting for the next change), and (f) the policy workflow of a
  * test purchase with a test clock: two cancellations dated in the future, one rescinded, the other
  * carried out when the clock passes it, and (g) a bulk cancellation of two purchases and one
- * that is not the account's. `HISTORIES_ONLY=e` (letters,
+ * that is not the account's; for one paid purchase, (h) a partial refund made in the processor's
+ * dashboard, (i) a proof-of-coverage email (a local SMTP server) and (j) the delivery of its
+ * purchase.paid event to the account's endpoint (a local receiver). `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
  * A workflow change is made with `patched()` and must replay the existing files unchanged; only
@@ -30,6 +32,8 @@
  * (docs/operations.md "Changing workflow code").
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -40,10 +44,11 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
 import type { SessionState } from '../activities/purchase';
-import { bulkCancellationWorkflowId, certificatesWorkflowId, policyWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
+import { bulkCancellationWorkflowId, certificatesWorkflowId, eventDeliveryWorkflowId, policyWorkflowId, proofEmailWorkflowId, refundWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
 import { call } from '../test/helpers/fixtures';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
+import { startSmtp } from '../test/helpers/smtp';
 import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, scheduledActivities, sessionCompletedEvent } from '../test/helpers/purchases';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -130,6 +135,10 @@ async function recordAll(namespace: string): Promise<void> {
   const getCheckoutState = async (input: { purchaseId: number }): Promise<SessionState> =>
     paidAtProcessor.has(input.purchaseId) ? { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` } : real.getCheckoutState(input);
 
+  // Proof-of-coverage emails go to a local SMTP server (the worker reads SMTP_URL when it starts).
+  const smtp = await startSmtp();
+  process.env.SMTP_URL = smtp.url;
+  const closers: Array<() => Promise<void>> = [() => smtp.close()];
   const taskQueue = uniqueTaskQueue();
   const worker = await startTestWorker(taskQueue, { getCheckoutState });
   const apps: TestApp[] = [];
@@ -253,10 +262,57 @@ async function recordAll(namespace: string): Promise<void> {
       await app.container.temporal.client.workflow.getHandle(bulkCancellationWorkflowId(bulkId)).result();
       await save(app, 'bulk-cancellation.json', bulkCancellationWorkflowId(bulkId));
     }
+    if (want('h') || want('i') || want('j')) {
+      // A paid purchase whose account has a webhook endpoint (a local receiver answering 200), for
+      // (h) a partial refund made in the processor's dashboard (charge.refunded), (i) a
+      // proof-of-coverage email through a local SMTP server, (j) the delivery of its purchase.paid event.
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      closers.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const endpoint = await api('/webhook_endpoints', { url, enabled_events: ['purchase.paid'] });
+      if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text}`);
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const p = (await api(`/purchases/${purchaseId}`)).body.data;
+      if (want('h')) {
+        const eventId = `evt_histories_refund_${purchaseId}`;
+        const charge = { id: `ch_histories_${purchaseId}`, object: 'charge', payment_intent: p.payment_intent, amount: p.amount_total, amount_refunded: 1000, refunded: false, metadata: { purchase_id: String(purchaseId) } };
+        const event = JSON.stringify({ id: eventId, object: 'event', type: 'charge.refunded', livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object: charge } });
+        const res = await deliverWebhook(app, event);
+        if (res.status !== 200) throw new Error(`refund event: ${res.status} ${res.text}`);
+        await app.container.temporal.client.workflow.getHandle(refundWorkflowId(purchaseId, eventId)).result();
+        await save(app, 'refund-dashboard-partial.json', refundWorkflowId(purchaseId, eventId));
+      }
+      if (want('i')) {
+        const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
+        const sent = await call(app.baseUrl, '/platform-agency-root-certs/teamEmailProofofCoverage', {
+          method: 'POST',
+          key: account.key,
+          body: { idp_root_account_uuid: rootUuid, purchase_id: purchaseId, email_addresses: ['venue@histories.example'] },
+        });
+        if (sent.status !== 200) throw new Error(`proof email: ${sent.status} ${sent.text}`);
+        const firstEmailId = sent.body.emails[0].email_id as number;
+        await app.container.temporal.client.workflow.getHandle(proofEmailWorkflowId(firstEmailId)).result();
+        await save(app, 'proof-email-sent.json', proofEmailWorkflowId(firstEmailId));
+      }
+      if (want('j')) {
+        const delivery = await eventually(async () => {
+          const row = await app.container.db('event_deliveries').where({ endpoint_id: endpoint.body.data.id }).first('id', 'status');
+          return row && row.status === 'succeeded' ? row : null;
+        }, 30_000);
+        await save(app, 'event-delivery-succeeded.json', eventDeliveryWorkflowId(delivery.id as number, 0));
+      }
+    }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {
     for (const app of apps) await app.close();
     await worker.shutdown();
+    for (const close of closers) await close();
     await realDeps.pdf.close();
     realDeps.mailer.close();
     await realDeps.temporal.close();

@@ -85,9 +85,12 @@ describe('saved histories', () => {
         'policy-cancelled.json',
         'policy-scheduled.json',
         'bulk-cancellation.json',
+        'refund-dashboard-partial.json',
+        'proof-email-sent.json',
+        'event-delivery-succeeded.json',
       ]),
     );
-    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow', bulk: 'bulkCancellationWorkflow' };
+    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow', bulk: 'bulkCancellationWorkflow', refund: 'refundWorkflow', proof: 'proofOfCoverageEmailWorkflow', event: 'eventDeliveryWorkflow' };
     for (const file of FILES) {
       const history = loadHistory(file);
       expect(history.events!.length).toBeGreaterThan(3);
