@@ -2,7 +2,7 @@
  * `npm run bench [-- [names…] [options]]`: runs the benchmarks of `scripts/bench/` and writes
  * the report of the run.
  *
- *   npm run bench                        every benchmark (catalog, certificates, search), in turn
+ *   npm run bench                        every benchmark (catalog, certificates, throughput, search, cancellations), in turn
  *   npm run bench -- --quick             the same with small sizes: checks in a few minutes that they run
  *   npm run bench -- --list              lists the benchmarks
  *   npm run bench -- catalog search      these, in this order
@@ -84,10 +84,20 @@ const BENCHMARKS: Record<string, Benchmark> = {
       return benchModule(m.SEARCH_OPTIONS, m.runSearchBench);
     },
   },
+  cancellations: {
+    description:
+      'POST cancellation_quote p50/p95/p99 under autocannon load beside GET /purchases/{id} (ratio of p99s); cancel -> certificate voided p50/p95 ' +
+      'through the real API, worker and Temporal (goal p95 <= 2 s); a bulk cancellation of 1 000 purchases: wall time, refunds/s at the processor ' +
+      'against REFUND_RATE_LIMIT_PER_SECOND (busiest second <= 2x), 0 doubles, 0 lost',
+    load: async () => {
+      const m = await import('./cancellations.js');
+      return benchModule(m.CANCELLATIONS_OPTIONS, m.runCancellationsBench);
+    },
+  },
 };
 
 const USAGE = [
-  'usage: npm run bench [-- [catalog|certificates|search …] [options]]',
+  'usage: npm run bench [-- [catalog|certificates|throughput|search|cancellations …] [options]]',
   '  npm run bench                     every benchmark in turn, then bench/results/latest.{json,md} and latest-latency.png',
   '  npm run bench -- --quick          the same with small sizes (a few minutes; checks that they run, not figures)',
   '  npm run bench -- --list           the benchmarks',
