@@ -941,9 +941,736 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "purchase.checkout_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A purchase was quoted and its checkout session created (status awaiting_payment)
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["purchaseCheckoutCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A purchase was paid; its certificates follow in certificates.issued
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["purchasePaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certificates.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every certificate of a paid purchase was issued and stored
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["certificatesIssuedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A purchase’s checkout expired unpaid
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["purchaseExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Money went back to the buyer (amount_refunded); once per refunded amount
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["purchaseRefundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A cancellation of some or all covered units completed
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["purchaseCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certificates.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A cancellation voided certificates
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["certificatesVoidedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A cancellation’s refund succeeded
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["refundSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The processor refused a cancellation’s refund for good
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A purchase’s payment failed for good (failure_reason says why)
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["purchaseFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.renewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription’s next period was paid: the renewal purchase (its certificates follow in certificates.issued)
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["subscriptionRenewedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was set to end at its period’s end, or ended, by the agency or the processor
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["subscriptionCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description purchase.checkout_created: A purchase was quoted and its checkout session created (status awaiting_payment). */
+        PurchaseCheckoutCreatedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "purchase.checkout_created";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+        };
+        /** @description The purchase as the events carry it (no buyer contact data: events leave the service). GET /api/v1/purchases/{id} has its items, covered units and timeline. */
+        EventPurchase: {
+            /** @enum {string} */
+            object: "purchase";
+            id: number;
+            /** @enum {string} */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            livemode: boolean;
+            /** @enum {string} */
+            billing: "one_time" | "subscription";
+            checkout_session_id: string | null;
+            payment_intent: string | null;
+            /** @description Three-letter ISO code, lower case */
+            currency: string;
+            /** @description Premium of every item before the platform fee, integer minor units of `currency` (e.g. cents) */
+            amount_subtotal: number;
+            /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
+            platform_fee: number;
+            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            amount_total: number;
+            /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
+            amount_refunded: number;
+            /** @description The teammate whose key sold it (null: the agency itself) */
+            agent_id: number | null;
+            failure_reason: string | null;
+            subscription_id: string | null;
+            renewal_of_purchase_id: number | null;
+            /** @description When it was paid, ISO 8601 UTC */
+            paid_at: string | null;
+            /** @description When all its certificates were stored, ISO 8601 UTC */
+            certificates_issued_at: string | null;
+            /** @description When it was quoted, ISO 8601 UTC */
+            created_at: string;
+        };
+        /** @description purchase.paid: A purchase was paid; its certificates follow in certificates.issued. */
+        PurchasePaidEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "purchase.paid";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+        };
+        /** @description certificates.issued: Every certificate of a paid purchase was issued and stored. */
+        CertificatesIssuedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "certificates.issued";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateSet"];
+            };
+        };
+        /** @description The getCertificates answer of the purchase when its certificates were issued. The signed URLs expire at urls_expire_at (an hour after the event); fetch fresh ones with getCertificates after that. */
+        EventCertificateSet: {
+            /** @enum {string} */
+            object: "certificate_set";
+            purchase_id: number;
+            /** @description The checkout session of the purchase; null when none was created */
+            checkout_session_id: string | null;
+            /** @description The payment intent of the purchase; null until the processor reports one (often only after payment) */
+            payment_intent: string | null;
+            /**
+             * @description Where the certificates are. Final: `issued` (every certificate and zip below is stored; a cancellation later voids some, each with its `voided_at`) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.
+             * @enum {string}
+             */
+            status: "unpaid" | "pending" | "issued" | "voided";
+            /**
+             * @description The purchase’s lifecycle status. `quoted`: priced, no checkout yet; `awaiting_payment`: checkout open, not paid yet; `paid`: payment received, issuance starting; `awaiting_certificates`: paid, certificates being issued; `issued`: every certificate is issued and stored (final unless fully refunded later); `expired`: not paid before the checkout expired (final for the caller; a payment that still arrives is honoured); `failed`: the payment processor refused the payment for good (the buyer may pay again; a payment that arrives is honoured); `refunded`: fully refunded, certificates void (final). Poll on `status`: this one can trail it by a moment (`awaiting_certificates` while `status` already says `issued`).
+             * @enum {string}
+             */
+            purchase_status: "quoted" | "awaiting_payment" | "paid" | "awaiting_certificates" | "issued" | "expired" | "failed" | "refunded";
+            certificate_count: number;
+            /** @description ISO 8601: when the signed URLs stop working; null when there are none */
+            urls_expire_at: string | null;
+            certificates: {
+                certificate_number: string;
+                product_line_id: number;
+                product_name: string;
+                /** @description Zero-based position of the day or trip within its product line */
+                covered_unit_index: number;
+                /** @enum {string} */
+                covered_unit_kind: "day" | "trip";
+                /** @description ISO 8601 UTC instant */
+                coverage_starts_at: string;
+                /** @description ISO 8601 UTC instant (exclusive) */
+                coverage_ends_at: string;
+                /** @description IANA zone the certificate prints its dates in */
+                coverage_time_zone: string;
+                /** @description The day (YYYY-MM-DD) or trip (start/end) in that zone */
+                coverage_label: string;
+                named_insured_name: string | null;
+                /** @description Time-limited signed URL of the PDF (see urls_expire_at) */
+                download_url: string;
+                /** @description The public verification page this certificate’s QR code opens */
+                verification_url: string;
+                size_bytes: number;
+                /** @description SHA-256 of the PDF, lowercase hex */
+                sha256: string;
+                /** @description When a cancellation of its covered unit voided it (ISO 8601 UTC; its verification page says so); null while in force. The zips, built at issuance, still hold a certificate voided later: this field says which */
+                voided_at: string | null;
+            }[];
+            /** @description Signed URL of the zip of every PDF of this payment (one folder per product) */
+            payment_zip_url: string | null;
+            product_zips: {
+                product_line_id: number;
+                product_name: string;
+                certificate_count: number;
+                /** @description Signed URL of the zip of this product’s PDFs plus proof-of-coverage.png */
+                zip_url: string;
+                /** @description The QR link: a public page proving this product’s coverage */
+                proof_of_coverage_url: string;
+            }[];
+        };
+        /** @description purchase.expired: A purchase’s checkout expired unpaid. */
+        PurchaseExpiredEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "purchase.expired";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+        };
+        /** @description purchase.refunded: Money went back to the buyer (amount_refunded); once per refunded amount. */
+        PurchaseRefundedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "purchase.refunded";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+        };
+        /** @description purchase.cancelled: A cancellation of some or all covered units completed. */
+        PurchaseCancelledEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "purchase.cancelled";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCancelledPurchase"];
+            };
+        };
+        /** @description The purchase, and the cancellation that completed */
+        EventCancelledPurchase: {
+            /** @enum {string} */
+            object: "purchase";
+            id: number;
+            /** @enum {string} */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            livemode: boolean;
+            /** @enum {string} */
+            billing: "one_time" | "subscription";
+            checkout_session_id: string | null;
+            payment_intent: string | null;
+            /** @description Three-letter ISO code, lower case */
+            currency: string;
+            /** @description Premium of every item before the platform fee, integer minor units of `currency` (e.g. cents) */
+            amount_subtotal: number;
+            /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
+            platform_fee: number;
+            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            amount_total: number;
+            /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
+            amount_refunded: number;
+            /** @description The teammate whose key sold it (null: the agency itself) */
+            agent_id: number | null;
+            failure_reason: string | null;
+            subscription_id: string | null;
+            renewal_of_purchase_id: number | null;
+            /** @description When it was paid, ISO 8601 UTC */
+            paid_at: string | null;
+            /** @description When all its certificates were stored, ISO 8601 UTC */
+            certificates_issued_at: string | null;
+            /** @description When it was quoted, ISO 8601 UTC */
+            created_at: string;
+            cancellation: components["schemas"]["EventCancellation"];
+        };
+        EventCancellation: {
+            /** @enum {string} */
+            object: "cancellation";
+            id: number;
+            /** @description The cancellation quote it carried out (null: priced when it was made) */
+            quote_id: string | null;
+            /** @enum {string} */
+            requested_by: "buyer" | "agency" | "insurer";
+            reason: string | null;
+            /** @description When it took effect, ISO 8601 UTC */
+            effective_at: string;
+            /** @description The covered units it cancelled */
+            covered_unit_ids: number[];
+            refund: {
+                /** @description The processor’s refund id (null when nothing was due) */
+                id: string | null;
+                /** @description Premium given back, integer minor units of `currency` (e.g. cents) */
+                premium: number;
+                /** @description Tax given back, integer minor units of `currency` (e.g. cents) */
+                tax: number;
+                /** @description Platform fee given back, integer minor units of `currency` (e.g. cents) */
+                platform_fee: number;
+                /** @description Everything given back, integer minor units of `currency` (e.g. cents) */
+                total: number;
+            };
+            /** @description The certificate numbers it voided */
+            voided_certificates: string[];
+        };
+        /** @description certificates.voided: A cancellation voided certificates. */
+        CertificatesVoidedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "certificates.voided";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateVoiding"];
+            };
+        };
+        /** @description The certificates one cancellation voided */
+        EventCertificateVoiding: {
+            /** @enum {string} */
+            object: "certificate_voiding";
+            purchase_id: number;
+            cancellation_id: number;
+            covered_unit_ids: number[];
+            /** @description The certificates the cancellation voided */
+            certificate_numbers: string[];
+            /** @description When the cancellation took effect, ISO 8601 UTC */
+            effective_at: string;
+        };
+        /** @description refund.succeeded: A cancellation’s refund succeeded. */
+        RefundSucceededEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "refund.succeeded";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventRefund"];
+            };
+        };
+        /** @description A cancellation’s refund */
+        EventRefund: {
+            /** @enum {string} */
+            object: "refund";
+            /** @description The processor’s refund id (null when the processor refused it before making one) */
+            id: string | null;
+            purchase_id: number;
+            cancellation_id: number;
+            /** @enum {string} */
+            status: "succeeded" | "failed";
+            currency: string;
+            /** @description Everything refunded, integer minor units of `currency` (e.g. cents) */
+            amount: number;
+            /** @description Premium refunded, integer minor units of `currency` (e.g. cents) */
+            premium: number;
+            /** @description Tax refunded, integer minor units of `currency` (e.g. cents) */
+            tax: number;
+            /** @description Platform fee refunded, integer minor units of `currency` (e.g. cents) */
+            platform_fee: number;
+            /** @description Why the processor refused it (refund.failed) */
+            failure_reason: string | null;
+            /** @description When the cancellation took effect, ISO 8601 UTC */
+            effective_at: string;
+        };
+        /** @description refund.failed: The processor refused a cancellation’s refund for good. */
+        RefundFailedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "refund.failed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventRefund"];
+            };
+        };
+        /** @description purchase.failed: A purchase’s payment failed for good (failure_reason says why). */
+        PurchaseFailedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "purchase.failed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+        };
+        /** @description subscription.renewed: A subscription’s next period was paid: the renewal purchase (its certificates follow in certificates.issued). */
+        SubscriptionRenewedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "subscription.renewed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+        };
+        /** @description subscription.cancelled: A subscription was set to end at its period’s end, or ended, by the agency or the processor. */
+        SubscriptionCancelledEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "subscription.cancelled";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["Subscription"];
+            };
+        };
+        Subscription: {
+            /** @enum {string} */
+            object: "subscription";
+            /** @description The subscription’s id: the id of its first purchase (the one whose checkout started it) */
+            id: number;
+            /**
+             * @description `incomplete` until the first period is paid, `active` while it renews (see cancel_at_period_end), `cancelled` once it ended
+             * @enum {string}
+             */
+            status: "incomplete" | "active" | "cancelled";
+            livemode: boolean;
+            /** @description The payment processor’s subscription (null for one paid through the test helper) */
+            processor_subscription_id: string | null;
+            currency: string;
+            /** @description What each period costs, integer minor units of `currency` (e.g. cents) */
+            amount_per_period: number;
+            /** @description Renewals stop when the paid period ends; its certificates stay valid */
+            cancel_at_period_end: boolean;
+            /** @description When it ended, ISO 8601 UTC */
+            ended_at: string | null;
+            /**
+             * @description Who ended it or set it to end: the agency through this API, or the processor (its dashboard, an unpaid invoice)
+             * @enum {string|null}
+             */
+            cancelled_by: "agency" | "processor" | null;
+            /** @description The purchase of the newest paid period (the first purchase until one is paid) */
+            current_period_purchase_id: number;
+            periods: {
+                /** @description 1 for the first purchase, then each renewal */
+                period: number;
+                purchase_id: number;
+                /** @enum {string} */
+                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+                /** @description When that period was paid, ISO 8601 UTC */
+                paid_at: string | null;
+            }[];
+            agent_id: number | null;
+            /** @description When it was quoted, ISO 8601 UTC */
+            created_at: string;
+        };
         ErrorEnvelope: {
             /** @enum {boolean} */
             success: false;
@@ -1708,7 +2435,7 @@ export interface components {
              * @default agency
              * @enum {string}
              */
-            requested_by: "agency" | "insurer";
+            requested_by?: "agency" | "insurer";
             /** @description Why, in a few words (kept with each cancellation) */
             reason?: string;
         };
@@ -1724,46 +2451,6 @@ export interface components {
             data: components["schemas"]["Subscription"][];
             metadata: components["schemas"]["ListMetadata"];
             message: string;
-        };
-        Subscription: {
-            /** @enum {string} */
-            object: "subscription";
-            /** @description The subscription’s id: the id of its first purchase (the one whose checkout started it) */
-            id: number;
-            /**
-             * @description `incomplete` until the first period is paid, `active` while it renews (see cancel_at_period_end), `cancelled` once it ended
-             * @enum {string}
-             */
-            status: "incomplete" | "active" | "cancelled";
-            livemode: boolean;
-            /** @description The payment processor’s subscription (null for one paid through the test helper) */
-            processor_subscription_id: string | null;
-            currency: string;
-            /** @description What each period costs, integer minor units of `currency` (e.g. cents) */
-            amount_per_period: number;
-            /** @description Renewals stop when the paid period ends; its certificates stay valid */
-            cancel_at_period_end: boolean;
-            /** @description When it ended, ISO 8601 UTC */
-            ended_at: string | null;
-            /**
-             * @description Who ended it or set it to end: the agency through this API, or the processor (its dashboard, an unpaid invoice)
-             * @enum {string|null}
-             */
-            cancelled_by: "agency" | "processor" | null;
-            /** @description The purchase of the newest paid period (the first purchase until one is paid) */
-            current_period_purchase_id: number;
-            periods: {
-                /** @description 1 for the first purchase, then each renewal */
-                period: number;
-                purchase_id: number;
-                /** @enum {string} */
-                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
-                /** @description When that period was paid, ISO 8601 UTC */
-                paid_at: string | null;
-            }[];
-            agent_id: number | null;
-            /** @description When it was quoted, ISO 8601 UTC */
-            created_at: string;
         };
         SubscriptionResponse: {
             /** @enum {boolean} */
@@ -1877,7 +2564,7 @@ export interface components {
              * @default at_period_end
              * @enum {string}
              */
-            when: "at_period_end" | "now";
+            when?: "at_period_end" | "now";
             /** @description Why, in a few words (kept with the period’s cancellation) */
             reason?: string;
         };
@@ -2473,7 +3160,7 @@ export interface components {
              * @example Special event liability (our wording)
              */
             name: string;
-            definition: components["schemas"]["QuestionSetDefinition"];
+            definition: components["schemas"]["QuestionSetDefinitionInput"];
         };
         WebhookEndpointCreatedResponse: {
             /** @enum {boolean} */
@@ -2717,7 +3404,7 @@ export interface components {
              * @default paid
              * @enum {string}
              */
-            outcome: "paid" | "failed";
+            outcome?: "paid" | "failed";
         };
         TestHelperExpireResponse: {
             /** @enum {boolean} */
@@ -3603,17 +4290,17 @@ export interface components {
              * @default
              * @example kim park
              */
-            search_text: string;
+            search_text?: string;
             /**
              * @description Purchases per page, 1 to 100
              * @default 20
              */
-            page_size: number;
+            page_size?: number;
             /**
              * @description Zero-based page; (page_index + 1) × page_size may not exceed 10 000
              * @default 0
              */
-            page_index: number;
+            page_index?: number;
         };
         /**
          * @description Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.
@@ -3717,17 +4404,17 @@ export interface components {
              * @default
              * @example kim park
              */
-            search_text: string;
+            search_text?: string;
             /**
              * @description Purchases per page, 1 to 100
              * @default 20
              */
-            page_size: number;
+            page_size?: number;
             /**
              * @description Zero-based page; (page_index + 1) × page_size may not exceed 10 000
              * @default 0
              */
-            page_index: number;
+            page_index?: number;
         };
         WebhookReceipt: {
             /** @enum {boolean} */
@@ -3837,6 +4524,162 @@ export interface components {
             /** @description The buyer's online withdrawal page (a signed, single-use link) once the purchase is paid, when its products' cancellation terms allow the buyer's own withdrawal; null otherwise */
             withdrawal_url: string | null;
             checked_at: string;
+        };
+        /** @description A question template: typed questions (unique lower_snake_case ids, exactly one `coverage_dates` or `trips` question), the agreements the buyer accepts, and the limits of insurance its certificates print. */
+        QuestionSetDefinitionInput: {
+            /** @enum {number} */
+            version: 1;
+            questions: components["schemas"]["QuestionInput"][];
+            /** @default [] */
+            agreements?: components["schemas"]["Agreement"][];
+            /**
+             * @default {
+             *       "limits": []
+             *     }
+             */
+            certificate?: {
+                /** @default [] */
+                limits?: {
+                    label: string;
+                    amount_minor: number;
+                }[];
+            };
+        };
+        /** @description One question of a template, by `kind`. Its `id` is the key of its answer in adminValidateBuyerResponses. Answers: `dropdown` one option value; `number` a number in [min, max] on the step; `text` a string; `date` YYYY-MM-DD; `date_range` `{ start_date, end_date }`; `named_insured` `{ name, address? }`; `certificate_holder` `{ name, address }`; `coverage_dates` `{ time_zone, start_date, end_date }` (one certificate per day); `trips` `{ time_zone, trips: [{ start, end }] }` (one certificate per trip). */
+        QuestionInput: components["schemas"]["DropdownQuestionInput"] | components["schemas"]["NumberQuestionInput"] | components["schemas"]["TextQuestionInput"] | components["schemas"]["DateQuestionInput"] | components["schemas"]["DateRangeQuestionInput"] | components["schemas"]["NamedInsuredQuestionInput"] | components["schemas"]["CertificateHolderQuestionInput"] | components["schemas"]["CoverageDatesQuestionInput"] | components["schemas"]["TripsQuestionInput"];
+        TripsQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /**
+             * @default true
+             * @enum {boolean}
+             */
+            required?: true;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "trips";
+            /** @default 90 */
+            max_trip_days?: number;
+        };
+        CoverageDatesQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /**
+             * @default true
+             * @enum {boolean}
+             */
+            required?: true;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "coverage_dates";
+        };
+        CertificateHolderQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /** @default true */
+            required?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "certificate_holder";
+        };
+        NamedInsuredQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /** @default true */
+            required?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "named_insured";
+        };
+        DateRangeQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /** @default true */
+            required?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "date_range";
+            max_days?: number;
+        };
+        DateQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /** @default true */
+            required?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "date";
+            /** Format: date */
+            min?: string;
+            /** Format: date */
+            max?: string;
+        };
+        TextQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /** @default true */
+            required?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "text";
+            /** @default 255 */
+            max_length?: number;
+        };
+        NumberQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /** @default true */
+            required?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "number";
+            min: number;
+            max: number;
+            /** @default 1 */
+            step?: number;
+            unit?: string;
+        };
+        DropdownQuestionInput: {
+            id: string;
+            label: string;
+            help?: string;
+            /** @default true */
+            required?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dropdown";
+            options: {
+                value: string;
+                label: string;
+                /** @default 1 */
+                price_factor?: number;
+            }[];
         };
     };
     responses: never;
@@ -10382,6 +11225,810 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    purchaseCheckoutCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "purchase.checkout_created",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "purchase",
+                 *           "id": 42,
+                 *           "status": "awaiting_payment",
+                 *           "livemode": false,
+                 *           "billing": "one_time",
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": null,
+                 *           "currency": "usd",
+                 *           "amount_subtotal": 7500,
+                 *           "platform_fee": 188,
+                 *           "amount_total": 7688,
+                 *           "amount_refunded": 0,
+                 *           "failure_reason": null,
+                 *           "subscription_id": null,
+                 *           "renewal_of_purchase_id": null,
+                 *           "agent_id": 5,
+                 *           "paid_at": null,
+                 *           "certificates_issued_at": null,
+                 *           "created_at": "2026-11-22T11:58:40.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PurchaseCheckoutCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    purchasePaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "purchase.paid",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "purchase",
+                 *           "id": 42,
+                 *           "status": "paid",
+                 *           "livemode": false,
+                 *           "billing": "one_time",
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
+                 *           "currency": "usd",
+                 *           "amount_subtotal": 7500,
+                 *           "platform_fee": 188,
+                 *           "amount_total": 7688,
+                 *           "amount_refunded": 0,
+                 *           "failure_reason": null,
+                 *           "subscription_id": null,
+                 *           "renewal_of_purchase_id": null,
+                 *           "agent_id": 5,
+                 *           "paid_at": "2026-11-22T12:00:05.000Z",
+                 *           "certificates_issued_at": null,
+                 *           "created_at": "2026-11-22T11:58:40.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PurchasePaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    certificatesIssuedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "certificates.issued",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "certificate_set",
+                 *           "purchase_id": 42,
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
+                 *           "status": "issued",
+                 *           "purchase_status": "issued",
+                 *           "certificate_count": 1,
+                 *           "urls_expire_at": "2026-11-22T13:00:00.000Z",
+                 *           "certificates": [
+                 *             {
+                 *               "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *               "product_line_id": 7,
+                 *               "product_name": "Special Event Liability",
+                 *               "covered_unit_index": 0,
+                 *               "covered_unit_kind": "day",
+                 *               "coverage_starts_at": "2026-12-05T05:00:00.000Z",
+                 *               "coverage_ends_at": "2026-12-06T05:00:00.000Z",
+                 *               "coverage_time_zone": "America/Chicago",
+                 *               "coverage_label": "2026-12-05",
+                 *               "named_insured_name": "Jordan Lee",
+                 *               "download_url": "https://storage.googleapis.com/certificates/purchases/42/certificates/COI-42-1-1-3FA9C2B71D.pdf?X-Goog-Signature=…",
+                 *               "verification_url": "https://coi.example.com/verify/COI-42-1-1-3FA9C2B71D",
+                 *               "size_bytes": 61234,
+                 *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                 *               "voided_at": null
+                 *             }
+                 *           ],
+                 *           "payment_zip_url": "https://storage.googleapis.com/certificates/purchases/42/zips/payment-pi_3Q2w3E4r5T6y7U8i.zip?X-Goog-Signature=…",
+                 *           "product_zips": [
+                 *             {
+                 *               "product_line_id": 7,
+                 *               "product_name": "Special Event Liability",
+                 *               "certificate_count": 1,
+                 *               "zip_url": "https://storage.googleapis.com/certificates/purchases/42/zips/product-7.zip?X-Goog-Signature=…",
+                 *               "proof_of_coverage_url": "https://coi.example.com/verify/POC-1A2B3C4D5E6F7A8B9C0D"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificatesIssuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    purchaseExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "purchase.expired",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "purchase",
+                 *           "id": 42,
+                 *           "status": "expired",
+                 *           "livemode": false,
+                 *           "billing": "one_time",
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": null,
+                 *           "currency": "usd",
+                 *           "amount_subtotal": 7500,
+                 *           "platform_fee": 188,
+                 *           "amount_total": 7688,
+                 *           "amount_refunded": 0,
+                 *           "failure_reason": null,
+                 *           "subscription_id": null,
+                 *           "renewal_of_purchase_id": null,
+                 *           "agent_id": 5,
+                 *           "paid_at": null,
+                 *           "certificates_issued_at": null,
+                 *           "created_at": "2026-11-22T11:58:40.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PurchaseExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    purchaseRefundedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "purchase.refunded",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "purchase",
+                 *           "id": 42,
+                 *           "status": "refunded",
+                 *           "livemode": false,
+                 *           "billing": "one_time",
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
+                 *           "currency": "usd",
+                 *           "amount_subtotal": 7500,
+                 *           "platform_fee": 188,
+                 *           "amount_total": 7688,
+                 *           "amount_refunded": 7688,
+                 *           "failure_reason": null,
+                 *           "subscription_id": null,
+                 *           "renewal_of_purchase_id": null,
+                 *           "agent_id": 5,
+                 *           "paid_at": "2026-11-22T12:00:05.000Z",
+                 *           "certificates_issued_at": "2026-11-22T12:00:09.000Z",
+                 *           "created_at": "2026-11-22T11:58:40.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PurchaseRefundedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    purchaseCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "purchase.cancelled",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "purchase",
+                 *           "id": 42,
+                 *           "status": "issued",
+                 *           "livemode": false,
+                 *           "billing": "one_time",
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
+                 *           "currency": "usd",
+                 *           "amount_subtotal": 7500,
+                 *           "platform_fee": 188,
+                 *           "amount_total": 7688,
+                 *           "amount_refunded": 2563,
+                 *           "failure_reason": null,
+                 *           "subscription_id": null,
+                 *           "renewal_of_purchase_id": null,
+                 *           "agent_id": 5,
+                 *           "paid_at": "2026-11-22T12:00:05.000Z",
+                 *           "certificates_issued_at": "2026-11-22T12:00:09.000Z",
+                 *           "created_at": "2026-11-22T11:58:40.000Z",
+                 *           "cancellation": {
+                 *             "object": "cancellation",
+                 *             "id": 7,
+                 *             "quote_id": "cq_4f1c2d3e4b5a6c7d8e9f0a1b",
+                 *             "requested_by": "buyer",
+                 *             "reason": "Event postponed",
+                 *             "effective_at": "2026-11-30T15:00:00.000Z",
+                 *             "covered_unit_ids": [
+                 *               813
+                 *             ],
+                 *             "refund": {
+                 *               "id": "re_3Q2w3E4r5T6y7U8i",
+                 *               "premium": 2500,
+                 *               "tax": 0,
+                 *               "platform_fee": 63,
+                 *               "total": 2563
+                 *             },
+                 *             "voided_certificates": [
+                 *               "COI-42-1-3-9BC1D2E3F4"
+                 *             ]
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PurchaseCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    certificatesVoidedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "certificates.voided",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "certificate_voiding",
+                 *           "purchase_id": 42,
+                 *           "cancellation_id": 7,
+                 *           "covered_unit_ids": [
+                 *             813
+                 *           ],
+                 *           "certificate_numbers": [
+                 *             "COI-42-1-3-9BC1D2E3F4"
+                 *           ],
+                 *           "effective_at": "2026-11-30T15:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificatesVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "refund.succeeded",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "refund",
+                 *           "id": "re_3Q2w3E4r5T6y7U8i",
+                 *           "purchase_id": 42,
+                 *           "cancellation_id": 7,
+                 *           "status": "succeeded",
+                 *           "currency": "usd",
+                 *           "amount": 2563,
+                 *           "premium": 2500,
+                 *           "tax": 0,
+                 *           "platform_fee": 63,
+                 *           "failure_reason": null,
+                 *           "effective_at": "2026-11-30T15:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "refund.failed",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "refund",
+                 *           "id": null,
+                 *           "purchase_id": 42,
+                 *           "cancellation_id": 7,
+                 *           "status": "failed",
+                 *           "currency": "usd",
+                 *           "amount": 2563,
+                 *           "premium": 2500,
+                 *           "tax": 0,
+                 *           "platform_fee": 63,
+                 *           "failure_reason": "charge_already_refunded",
+                 *           "effective_at": "2026-11-30T15:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    purchaseFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "purchase.failed",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "purchase",
+                 *           "id": 42,
+                 *           "status": "failed",
+                 *           "livemode": false,
+                 *           "billing": "one_time",
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
+                 *           "currency": "usd",
+                 *           "amount_subtotal": 7500,
+                 *           "platform_fee": 188,
+                 *           "amount_total": 7688,
+                 *           "amount_refunded": 0,
+                 *           "failure_reason": "Your card was declined.",
+                 *           "subscription_id": null,
+                 *           "renewal_of_purchase_id": null,
+                 *           "agent_id": 5,
+                 *           "paid_at": null,
+                 *           "certificates_issued_at": null,
+                 *           "created_at": "2026-11-22T11:58:40.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PurchaseFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionRenewedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "subscription.renewed",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "purchase",
+                 *           "id": 57,
+                 *           "status": "paid",
+                 *           "livemode": false,
+                 *           "billing": "subscription",
+                 *           "checkout_session_id": "cs_test_a1B2c3D4e5F6g7H8",
+                 *           "payment_intent": "pi_3Q2w3E4r5T6y7U8i",
+                 *           "currency": "usd",
+                 *           "amount_subtotal": 7500,
+                 *           "platform_fee": 188,
+                 *           "amount_total": 7688,
+                 *           "amount_refunded": 0,
+                 *           "failure_reason": null,
+                 *           "subscription_id": "sub_1Q2w3E4r5T6y7U8i",
+                 *           "renewal_of_purchase_id": 42,
+                 *           "agent_id": 5,
+                 *           "paid_at": "2026-12-22T12:00:03.000Z",
+                 *           "certificates_issued_at": null,
+                 *           "created_at": "2026-12-22T12:00:01.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionRenewedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "subscription.cancelled",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "subscription",
+                 *           "id": 42,
+                 *           "status": "active",
+                 *           "livemode": false,
+                 *           "processor_subscription_id": "sub_1Q2w3E4r5T6y7U8i",
+                 *           "currency": "usd",
+                 *           "amount_per_period": 7688,
+                 *           "cancel_at_period_end": true,
+                 *           "ended_at": null,
+                 *           "cancelled_by": "agency",
+                 *           "current_period_purchase_id": 57,
+                 *           "periods": [
+                 *             {
+                 *               "period": 1,
+                 *               "purchase_id": 42,
+                 *               "status": "issued",
+                 *               "paid_at": "2026-11-22T12:00:05.000Z"
+                 *             },
+                 *             {
+                 *               "period": 2,
+                 *               "purchase_id": 57,
+                 *               "status": "issued",
+                 *               "paid_at": "2026-12-22T12:00:03.000Z"
+                 *             }
+                 *           ],
+                 *           "agent_id": 5,
+                 *           "created_at": "2026-11-22T11:58:40.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

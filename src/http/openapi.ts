@@ -14,6 +14,7 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { registerAgencyEventWebhooks } from '../events/schemas';
 
 // Adds `.openapi()` to zod schemas; the registry needs it, and it is idempotent.
 extendZodWithOpenApi(z);
@@ -97,12 +98,16 @@ export const gatewayResponses = {
   500: errorResponse('INTERNAL_ERROR'),
 } as const;
 
-/** A registry with the shared components (security scheme, envelope) already registered. */
+/**
+ * A registry with the shared components (security scheme, envelope) and the `webhooks` section
+ * (every event sent to an agency's endpoints, src/events/schemas.ts) already registered.
+ */
 export function createOpenApiRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   registry.register('ErrorEnvelope', ErrorEnvelopeSchema);
   registry.register('ListMetadata', ListMetadataSchema);
+  registerAgencyEventWebhooks(registry);
   return registry;
 }
 
@@ -157,6 +162,7 @@ export const TAGS = [
   { name: 'Question sets', description: 'The question templates buyers answer (`/api/v1/question_sets`): the shared ones and the account’s own. A template’s coverage question says whether a product covers days or trips.' },
   { name: 'Webhook endpoints', description: 'The calling account’s own HTTPS endpoints (`/api/v1/webhook_endpoints`) that receive signed events about its purchases, per key mode; the signing secret is shown once, at creation.' },
   { name: 'Events', description: 'Events recorded about the account’s purchases (`/api/v1/events`), each with its deliveries to the webhook endpoints and their attempts; an event can be sent again.' },
+  { name: 'Webhook events', description: 'The signed events this service POSTs to your webhook endpoints (the `webhooks` section): one per type, each with its object; verify the `Signature` header before trusting one.' },
   { name: 'Test helpers', description: 'Test-mode keys only: pay, fail or expire a test purchase’s checkout without a browser, through the same event handling as a real payment.' },
   { name: 'Quote', description: 'The buyer’s journey (`/public-quote`, no envelope): the catalog with its question templates, validated and priced answers with a checkout session, and the two other ways to pay (emailed link, saved card).' },
   { name: 'Buyer connection', description: 'Connects a buyer to the calling seller and hands out the short-lived buyer access token the quote operations need (`/platform-seller-invites`, no envelope).' },

@@ -1,0 +1,257 @@
+/**
+ * Wire contracts of the events this service sends to an agency's webhook endpoints, one schema
+ * per event type, and their entries in the OpenAPI document's `webhooks` section (so the typed
+ * client can hand an agency a typed event: see `constructEvent` in clients/typescript).
+ *
+ * Every event is the envelope of `types.ts` (`{ id, object: 'event', type, created, livemode,
+ * api_version, data: { object } }`) around one object, as `payloads.ts` builds it:
+ *
+ * - `purchase` (src/purchases/purchase-object.ts): purchase.checkout_created, purchase.paid,
+ *   purchase.expired, purchase.failed, purchase.refunded, subscription.renewed;
+ * - the `purchase` with a `cancellation`: purchase.cancelled;
+ * - `certificate_set` (the getCertificates answer): certificates.issued;
+ * - `certificate_voiding`: certificates.voided;
+ * - `refund` (a cancellation's refund): refund.succeeded, refund.failed;
+ * - `subscription` (src/purchases/subscription-object.ts): subscription.cancelled.
+ *
+ * test/unit/event-schemas.test.ts checks that what the builders produce has exactly these
+ * fields, and that every type of `AGENCY_EVENT_TYPES` has its schema here.
+ */
+import { z } from 'zod';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { PurchaseSummary } from '../purchases/schemas';
+import { CANCELLATION_REQUESTERS } from '../purchases/refund-rule';
+import { Subscription } from '../subscriptions/schemas';
+import { GetCertificatesResponse } from '../certificates/schemas';
+import { AGENCY_EVENT_TYPES, type AgencyEventType } from './types';
+import { SIGNATURE_HEADER } from './signing';
+
+const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
+const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
+
+/** The `purchase` of the events: the API's purchase summary without the buyer's contact data and payment totals. */
+export const EventPurchase = PurchaseSummary.omit({ amount_paid: true, amount_outstanding: true, buyer_email: true }).meta({
+  id: 'EventPurchase',
+  description: 'The purchase as the events carry it (no buyer contact data: events leave the service). GET /api/v1/purchases/{id} has its items, covered units and timeline.',
+});
+
+/** The `cancellation` inside purchase.cancelled. */
+export const EventCancellation = z
+  .object({
+    object: z.literal('cancellation'),
+    id: z.number().int(),
+    quote_id: z.string().nullable().meta({ description: 'The cancellation quote it carried out (null: priced when it was made)' }),
+    requested_by: z.enum(CANCELLATION_REQUESTERS),
+    reason: z.string().nullable(),
+    effective_at: instant('When it took effect'),
+    covered_unit_ids: z.array(z.number().int()).meta({ description: 'The covered units it cancelled' }),
+    refund: z.object({
+      id: z.string().nullable().meta({ description: 'The processor’s refund id (null when nothing was due)' }),
+      premium: minor('Premium given back'),
+      tax: minor('Tax given back'),
+      platform_fee: minor('Platform fee given back'),
+      total: minor('Everything given back'),
+    }),
+    voided_certificates: z.array(z.string()).meta({ description: 'The certificate numbers it voided' }),
+  })
+  .meta({ id: 'EventCancellation' });
+
+export const EventCancelledPurchase = EventPurchase.extend({ cancellation: EventCancellation }).meta({
+  id: 'EventCancelledPurchase',
+  description: 'The purchase, and the cancellation that completed',
+});
+
+export const EventRefund = z
+  .object({
+    object: z.literal('refund'),
+    id: z.string().nullable().meta({ description: 'The processor’s refund id (null when the processor refused it before making one)' }),
+    purchase_id: z.number().int(),
+    cancellation_id: z.number().int(),
+    status: z.enum(['succeeded', 'failed']),
+    currency: z.string(),
+    amount: minor('Everything refunded'),
+    premium: minor('Premium refunded'),
+    tax: minor('Tax refunded'),
+    platform_fee: minor('Platform fee refunded'),
+    failure_reason: z.string().nullable().meta({ description: 'Why the processor refused it (refund.failed)' }),
+    effective_at: instant('When the cancellation took effect'),
+  })
+  .meta({ id: 'EventRefund', description: 'A cancellation’s refund' });
+
+export const EventCertificateVoiding = z
+  .object({
+    object: z.literal('certificate_voiding'),
+    purchase_id: z.number().int(),
+    cancellation_id: z.number().int(),
+    covered_unit_ids: z.array(z.number().int()),
+    certificate_numbers: z.array(z.string()).meta({ description: 'The certificates the cancellation voided' }),
+    effective_at: instant('When the cancellation took effect'),
+  })
+  .meta({ id: 'EventCertificateVoiding', description: 'The certificates one cancellation voided' });
+
+export const EventCertificateSet = z.object({ object: z.literal('certificate_set'), ...GetCertificatesResponse.shape }).meta({
+  id: 'EventCertificateSet',
+  description: 'The getCertificates answer of the purchase when its certificates were issued. The signed URLs expire at urls_expire_at (an hour after the event); fetch fresh ones with getCertificates after that.',
+});
+
+/** What `data.object` is for each event type, and what the event says. */
+const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary: string }> = {
+  'purchase.checkout_created': { name: 'PurchaseCheckoutCreated', object: EventPurchase, summary: 'A purchase was quoted and its checkout session created (status awaiting_payment)' },
+  'purchase.paid': { name: 'PurchasePaid', object: EventPurchase, summary: 'A purchase was paid; its certificates follow in certificates.issued' },
+  'purchase.expired': { name: 'PurchaseExpired', object: EventPurchase, summary: 'A purchase’s checkout expired unpaid' },
+  'purchase.failed': { name: 'PurchaseFailed', object: EventPurchase, summary: 'A purchase’s payment failed for good (failure_reason says why)' },
+  'purchase.refunded': { name: 'PurchaseRefunded', object: EventPurchase, summary: 'Money went back to the buyer (amount_refunded); once per refunded amount' },
+  'purchase.cancelled': { name: 'PurchaseCancelled', object: EventCancelledPurchase, summary: 'A cancellation of some or all covered units completed' },
+  'certificates.issued': { name: 'CertificatesIssued', object: EventCertificateSet, summary: 'Every certificate of a paid purchase was issued and stored' },
+  'certificates.voided': { name: 'CertificatesVoided', object: EventCertificateVoiding, summary: 'A cancellation voided certificates' },
+  'refund.succeeded': { name: 'RefundSucceeded', object: EventRefund, summary: 'A cancellation’s refund succeeded' },
+  'refund.failed': { name: 'RefundFailed', object: EventRefund, summary: 'The processor refused a cancellation’s refund for good' },
+  'subscription.renewed': { name: 'SubscriptionRenewed', object: EventPurchase, summary: 'A subscription’s next period was paid: the renewal purchase (its certificates follow in certificates.issued)' },
+  'subscription.cancelled': { name: 'SubscriptionCancelled', object: Subscription, summary: 'A subscription was set to end at its period’s end, or ended, by the agency or the processor' },
+};
+
+const PURCHASE_EXAMPLE = {
+  object: 'purchase',
+  id: 42,
+  status: 'paid',
+  livemode: false,
+  billing: 'one_time',
+  checkout_session_id: 'cs_test_a1B2c3D4e5F6g7H8',
+  payment_intent: 'pi_3Q2w3E4r5T6y7U8i',
+  currency: 'usd',
+  amount_subtotal: 7500,
+  platform_fee: 188,
+  amount_total: 7688,
+  amount_refunded: 0,
+  failure_reason: null,
+  subscription_id: null,
+  renewal_of_purchase_id: null,
+  agent_id: 5,
+  paid_at: '2026-11-22T12:00:05.000Z',
+  certificates_issued_at: null,
+  created_at: '2026-11-22T11:58:40.000Z',
+};
+const CANCELLATION_EXAMPLE = {
+  object: 'cancellation',
+  id: 7,
+  quote_id: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b',
+  requested_by: 'buyer',
+  reason: 'Event postponed',
+  effective_at: '2026-11-30T15:00:00.000Z',
+  covered_unit_ids: [813],
+  refund: { id: 're_3Q2w3E4r5T6y7U8i', premium: 2500, tax: 0, platform_fee: 63, total: 2563 },
+  voided_certificates: ['COI-42-1-3-9BC1D2E3F4'],
+};
+const REFUND_EXAMPLE = {
+  object: 'refund',
+  id: 're_3Q2w3E4r5T6y7U8i',
+  purchase_id: 42,
+  cancellation_id: 7,
+  status: 'succeeded',
+  currency: 'usd',
+  amount: 2563,
+  premium: 2500,
+  tax: 0,
+  platform_fee: 63,
+  failure_reason: null,
+  effective_at: '2026-11-30T15:00:00.000Z',
+};
+const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
+  'purchase.checkout_created': { ...PURCHASE_EXAMPLE, status: 'awaiting_payment', payment_intent: null, paid_at: null },
+  'purchase.paid': PURCHASE_EXAMPLE,
+  'purchase.expired': { ...PURCHASE_EXAMPLE, status: 'expired', payment_intent: null, paid_at: null },
+  'purchase.failed': { ...PURCHASE_EXAMPLE, status: 'failed', paid_at: null, failure_reason: 'Your card was declined.' },
+  'purchase.refunded': { ...PURCHASE_EXAMPLE, status: 'refunded', amount_refunded: 7688, certificates_issued_at: '2026-11-22T12:00:09.000Z' },
+  'purchase.cancelled': { ...PURCHASE_EXAMPLE, status: 'issued', amount_refunded: 2563, certificates_issued_at: '2026-11-22T12:00:09.000Z', cancellation: CANCELLATION_EXAMPLE },
+  'certificates.issued': { object: 'certificate_set', ...(z.globalRegistry.get(GetCertificatesResponse)?.example as Record<string, unknown>) },
+  'certificates.voided': {
+    object: 'certificate_voiding',
+    purchase_id: 42,
+    cancellation_id: 7,
+    covered_unit_ids: [813],
+    certificate_numbers: ['COI-42-1-3-9BC1D2E3F4'],
+    effective_at: '2026-11-30T15:00:00.000Z',
+  },
+  'refund.succeeded': REFUND_EXAMPLE,
+  'refund.failed': { ...REFUND_EXAMPLE, id: null, status: 'failed', failure_reason: 'charge_already_refunded' },
+  'subscription.renewed': { ...PURCHASE_EXAMPLE, id: 57, billing: 'subscription', subscription_id: 'sub_1Q2w3E4r5T6y7U8i', renewal_of_purchase_id: 42, paid_at: '2026-12-22T12:00:03.000Z', created_at: '2026-12-22T12:00:01.000Z' },
+  'subscription.cancelled': {
+    object: 'subscription',
+    id: 42,
+    status: 'active',
+    livemode: false,
+    processor_subscription_id: 'sub_1Q2w3E4r5T6y7U8i',
+    currency: 'usd',
+    amount_per_period: 7688,
+    cancel_at_period_end: true,
+    ended_at: null,
+    cancelled_by: 'agency',
+    current_period_purchase_id: 57,
+    periods: [
+      { period: 1, purchase_id: 42, status: 'issued', paid_at: '2026-11-22T12:00:05.000Z' },
+      { period: 2, purchase_id: 57, status: 'issued', paid_at: '2026-12-22T12:00:03.000Z' },
+    ],
+    agent_id: 5,
+    created_at: '2026-11-22T11:58:40.000Z',
+  },
+};
+
+/** The envelope of one event type around its object, as a named schema (`PurchasePaidEvent`, …). */
+function eventSchema(type: AgencyEventType) {
+  const { name, object, summary } = EVENTS[type];
+  return z
+    .object({
+      id: z.string().meta({ description: 'The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it', example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b' }),
+      object: z.literal('event'),
+      type: z.literal(type),
+      created: z.number().int().meta({ description: 'When the event happened, Unix seconds' }),
+      livemode: z.boolean().meta({ description: 'false for events of test-mode keys' }),
+      api_version: z.literal('v1'),
+      data: z.object({ object }),
+    })
+    .meta({ id: `${name}Event`, description: `${type}: ${summary}.` });
+}
+
+/** Every event's schema by type. */
+export const AGENCY_EVENT_SCHEMAS = Object.fromEntries(AGENCY_EVENT_TYPES.map((t) => [t, eventSchema(t)])) as { [T in AgencyEventType]: ReturnType<typeof eventSchema> };
+
+/** Any event an endpoint receives, told apart by `type`. */
+export const AgencyWebhookEvent = z.discriminatedUnion(
+  'type',
+  AGENCY_EVENT_TYPES.map((t) => AGENCY_EVENT_SCHEMAS[t]) as unknown as [ReturnType<typeof eventSchema>, ...ReturnType<typeof eventSchema>[]],
+);
+
+/** An example of each event, as delivered (also the media type example of its webhook). */
+export function exampleEvent(type: AgencyEventType) {
+  return { id: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b', object: 'event', type, created: 1795348805, livemode: false, api_version: 'v1', data: { object: EXAMPLE_OBJECTS[type] } };
+}
+
+const SIGNATURE_DESCRIPTION =
+  '`t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event.';
+
+const DELIVERY_DESCRIPTION =
+  'Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.';
+
+/** Adds every event type to the document's `webhooks` section: the request this service sends, and what it expects back. */
+export function registerAgencyEventWebhooks(registry: OpenAPIRegistry): void {
+  for (const type of AGENCY_EVENT_TYPES) {
+    const { name, summary } = EVENTS[type];
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: `${name[0]!.toLowerCase()}${name.slice(1)}Webhook`,
+      tags: ['Webhook events'],
+      summary,
+      description: DELIVERY_DESCRIPTION,
+      security: [],
+      request: {
+        headers: z.object({ [SIGNATURE_HEADER]: z.string().regex(/^t=\d+,v1=[0-9a-f]{64}$/).meta({ description: SIGNATURE_DESCRIPTION, example: 't=1795348805,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd' }) }),
+        body: { required: true, content: { 'application/json': { schema: AGENCY_EVENT_SCHEMAS[type], example: exampleEvent(type) } } },
+      },
+      responses: {
+        200: { description: 'Any 2xx answer within 10 s acknowledges the delivery (the body is not read)' },
+        '4XX': { description: 'Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days' },
+      },
+    });
+  }
+}

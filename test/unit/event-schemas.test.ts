@@ -1,0 +1,179 @@
+/**
+ * The events sent to agencies' webhook endpoints, as the OpenAPI document's `webhooks` section
+ * types them (src/events/schemas.ts): every event type has its webhook with its payload schema,
+ * and what the payload builders (src/events/payloads.ts) really produce has exactly the fields of
+ * those schemas, no more and no fewer, so the typed client's `WebhookEvent` says what arrives.
+ * A field added to the purchase object (or any event object) without its schema fails here.
+ */
+import { z } from 'zod';
+import { AGENCY_EVENT_TYPES, type AgencyEventType } from '../../src/events/types';
+import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent, exampleEvent } from '../../src/events/schemas';
+import {
+  cancellationRefundEvent,
+  cancelledEvent,
+  certificatesIssuedEvent,
+  certificatesVoidedEvent,
+  purchaseStatusEvent,
+  refundEvent,
+  renewalEvent,
+  subscriptionCancelledEvent,
+} from '../../src/events/payloads';
+import { GetCertificatesResponse } from '../../src/certificates/schemas';
+import { buildOpenApiDocument, createOpenApiRegistry } from '../../src/http/openapi';
+import type { PurchaseRecord, StoredCancellation } from '../../src/purchases/repository';
+
+/** A purchase as the repository reads it (a partial record cast: a field the builders start reading shows up as missing). */
+function purchase(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {
+  const record: Partial<PurchaseRecord> = {
+    id: 42,
+    rootAccountId: 3,
+    apiKeyId: 9,
+    agentId: 5,
+    buyerId: 11,
+    buyerEmail: 'jordan@example.com',
+    mode: 'test',
+    billing: 'one_time',
+    status: 'paid',
+    currency: 'usd',
+    subtotalMinor: 7500,
+    platformFeeMinor: 188,
+    totalMinor: 7688,
+    savePaymentMethod: false,
+    checkoutSessionId: 'cs_test_1',
+    checkoutUrl: 'https://checkout.example/cs_test_1',
+    checkoutExpiresAt: new Date('2026-11-23T11:58:40.000Z'),
+    paymentIntentId: 'pi_1',
+    paidAt: new Date('2026-11-22T12:00:05.000Z'),
+    certificatesIssuedAt: null,
+    refundedAt: null,
+    refundedMinor: 0,
+    failureReason: null,
+    failedAt: null,
+    payprocSubscriptionId: null,
+    renewalOfPurchaseId: null,
+    returnToken: null,
+    testClockAt: null,
+    subscriptionCancelAtPeriodEnd: false,
+    subscriptionEndedAt: null,
+    subscriptionCancelledBy: null,
+    createdAt: new Date('2026-11-22T11:58:40.000Z'),
+    ...overrides,
+  };
+  return record as PurchaseRecord;
+}
+
+function cancellation(overrides: Partial<StoredCancellation> = {}): StoredCancellation {
+  const record: Partial<StoredCancellation> = {
+    id: 7,
+    purchaseId: 42,
+    status: 'completed',
+    quoteId: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b',
+    apiKeyId: 9,
+    requestedBy: 'buyer',
+    reason: 'Event postponed',
+    coveredUnitIds: [813],
+    effectiveAt: new Date('2026-11-30T15:00:00.000Z'),
+    currency: 'usd',
+    premiumMinor: 2500,
+    taxMinor: 0,
+    platformFeeMinor: 63,
+    totalMinor: 2563,
+    breakdown: [],
+    refundId: 're_1',
+    failureReason: null,
+    createdAt: new Date('2026-11-30T15:00:00.000Z'),
+    completedAt: new Date('2026-11-30T15:00:02.000Z'),
+    rescindedAt: null,
+    ...overrides,
+  };
+  return record as StoredCancellation;
+}
+
+const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as z.infer<typeof GetCertificatesResponse>;
+
+/** One event of each type, as the builders make it. */
+function builtEvents(): Record<AgencyEventType, unknown> {
+  const subscriptionFirst = purchase({ billing: 'subscription', payprocSubscriptionId: 'sub_1', status: 'issued', subscriptionCancelAtPeriodEnd: true, subscriptionCancelledBy: 'agency' });
+  const renewal = purchase({ id: 57, billing: 'subscription', payprocSubscriptionId: 'sub_1', renewalOfPurchaseId: 42, status: 'paid' });
+  return {
+    'purchase.checkout_created': purchaseStatusEvent(purchase({ status: 'awaiting_payment', paidAt: null, paymentIntentId: null }))!.event,
+    'purchase.paid': purchaseStatusEvent(purchase())!.event,
+    'purchase.expired': purchaseStatusEvent(purchase({ status: 'expired', paidAt: null }))!.event,
+    'purchase.failed': purchaseStatusEvent(purchase({ status: 'failed', paidAt: null, failureReason: 'card_declined', failedAt: new Date() }))!.event,
+    'purchase.refunded': refundEvent(purchase({ status: 'refunded', refundedMinor: 7688, refundedAt: new Date() })).event,
+    'purchase.cancelled': cancelledEvent(purchase({ status: 'issued', refundedMinor: 2563 }), cancellation(), ['COI-42-1-3-9BC1D2E3F4']).event,
+    'certificates.issued': certificatesIssuedEvent(purchase({ status: 'issued', certificatesIssuedAt: new Date() }), certificateSet).event,
+    'certificates.voided': certificatesVoidedEvent(purchase(), cancellation(), ['COI-42-1-3-9BC1D2E3F4']).event,
+    'refund.succeeded': cancellationRefundEvent(purchase(), cancellation(), 'succeeded').event,
+    'refund.failed': cancellationRefundEvent(purchase(), cancellation({ status: 'refund_failed', refundId: null, failureReason: 'charge_already_refunded' }), 'failed').event,
+    'subscription.renewed': renewalEvent(renewal).event,
+    'subscription.cancelled': subscriptionCancelledEvent(subscriptionFirst, [subscriptionFirst, renewal]).event,
+  };
+}
+
+/** Paths where `value` has a field its schema does not list, or lacks one it does (objects compared key for key, all the way down). */
+function fieldDifferences(schema: z.ZodType, value: unknown, at = ''): string[] {
+  let s: z.ZodType = schema;
+  while (s instanceof z.ZodNullable || s instanceof z.ZodOptional || s instanceof z.ZodDefault) s = (s as z.ZodNullable<z.ZodType>).unwrap() as z.ZodType;
+  if (value === null || value === undefined) return [];
+  if (s instanceof z.ZodArray) return Array.isArray(value) ? value.flatMap((v, i) => fieldDifferences(s.element as z.ZodType, v, `${at}[${i}]`)) : [];
+  if (!(s instanceof z.ZodObject) || typeof value !== 'object') return [];
+  const shape = s.shape as Record<string, z.ZodType>;
+  const got = Object.keys(value);
+  return [
+    ...got.filter((k) => !(k in shape)).map((k) => `${at}.${k}: sent, not in the schema`),
+    ...Object.keys(shape).filter((k) => !got.includes(k)).map((k) => `${at}.${k}: in the schema, not sent`),
+    ...got.filter((k) => k in shape).flatMap((k) => fieldDifferences(shape[k]!, (value as Record<string, unknown>)[k], `${at}.${k}`)),
+  ];
+}
+
+describe('the events agencies receive', () => {
+  const built = builtEvents();
+
+  test.each(AGENCY_EVENT_TYPES.map((t) => [t]))('when a %s event is built, then it matches its schema field for field', (type) => {
+    const event = built[type];
+    expect((event as { type: string }).type).toBe(type);
+    const parsed = AGENCY_EVENT_SCHEMAS[type].safeParse(event);
+    expect(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
+    expect(fieldDifferences(AGENCY_EVENT_SCHEMAS[type], event)).toEqual([]);
+    // The union the client's WebhookEvent mirrors picks the same schema by `type`.
+    expect(AgencyWebhookEvent.safeParse(event).success).toBe(true);
+  });
+
+  test.each(AGENCY_EVENT_TYPES.map((t) => [t]))('when the %s example of the document is read, then it matches its schema field for field', (type) => {
+    const example = exampleEvent(type);
+    expect(AGENCY_EVENT_SCHEMAS[type].safeParse(example).success).toBe(true);
+    expect(fieldDifferences(AGENCY_EVENT_SCHEMAS[type], example)).toEqual([]);
+  });
+
+  test('when another type is claimed by an event, then the union refuses it', () => {
+    const paid = built['purchase.paid'] as Record<string, unknown>;
+    expect(AgencyWebhookEvent.safeParse({ ...paid, type: 'certificates.issued' }).success).toBe(false);
+    expect(AgencyWebhookEvent.safeParse({ ...paid, type: 'purchase.teleported' }).success).toBe(false);
+  });
+
+  test('when the OpenAPI document is built, then its webhooks section has every event type with its payload schema, signature header and answers', () => {
+    const doc = buildOpenApiDocument(createOpenApiRegistry(), 'http://127.0.0.1:3000') as any;
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...AGENCY_EVENT_TYPES].sort());
+    const ids = new Set<string>();
+    for (const type of AGENCY_EVENT_TYPES) {
+      const op = doc.webhooks[type].post;
+      ids.add(op.operationId);
+      expect(op.tags).toEqual(['Webhook events']);
+      expect(op.security).toEqual([]);
+      expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'Signature', in: 'header', required: true }));
+      expect(op.requestBody.required).toBe(true);
+      const media = op.requestBody.content['application/json'];
+      const ref = media.schema.$ref as string;
+      expect(ref).toMatch(/^#\/components\/schemas\/\w+Event$/);
+      const schema = doc.components.schemas[ref.split('/').pop()!];
+      expect(schema.properties.type).toEqual({ type: 'string', enum: [type] });
+      expect(Object.keys(schema.properties)).toEqual(['id', 'object', 'type', 'created', 'livemode', 'api_version', 'data']);
+      expect(schema.properties.data.properties.object.$ref).toMatch(/^#\/components\/schemas\/(Event\w+|Subscription)$/);
+      expect(media.example.type).toBe(type);
+      expect(Object.keys(op.responses).sort()).toEqual(['200', '4XX']);
+    }
+    expect(ids.size).toBe(AGENCY_EVENT_TYPES.length);
+    expect(doc.tags.map((t: { name: string }) => t.name)).toContain('Webhook events');
+  });
+});
