@@ -7,6 +7,16 @@
 export const DEFAULT_TASK_QUEUE = 'insurance';
 
 /**
+ * The task queue of the policy workflows (cancellations), beside `taskQueue`: their workflow tasks
+ * and database steps have slots of their own, so a cancellation is accepted at once even while
+ * every slot of `taskQueue` is held by purchase workflows whose checkout calls retry through a
+ * processor outage.
+ */
+export function policyTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-policy`;
+}
+
+/**
  * The task queue of the certificate rendering activities (render and store, zips, verification)
  * beside `taskQueue`: the worker polls it with a small concurrency of its own, so a burst of
  * certificate work waits in Temporal instead of taking the CPU that checkouts (a buyer waiting
@@ -250,6 +260,8 @@ export interface PolicyWorkflowInput {
   refundPollSeconds?: number;
   /** How long the workflow stays open with nothing to do before it completes, in seconds (default 600). */
   idleSeconds?: number;
+  /** The rate-capped queue its refunds are created on (`refundsTaskQueue` of the main queue; the workflow itself runs on `policyTaskQueue`). */
+  refundsTaskQueue?: string;
 }
 
 /** What the `cancel` and `rescindCancellation` updates answer: the cancellation (its refund in minor units). */

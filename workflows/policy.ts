@@ -68,7 +68,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const db = proxyActivities<PolicyActivities>({ startToCloseTimeout: '30 seconds', retry });
   const processor = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry });
   // Creating a refund goes through the rate-capped refunds queue (below the processor's request limit).
-  const refunds = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry, taskQueue: refundsTaskQueue(workflowInfo().taskQueue) });
+  // (Runs started before policy workflows had a queue of their own ran on the main queue and carry no refundsTaskQueue.)
+  const refunds = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry, taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue) });
   const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [] };
   const pending: number[] = [];
   /** Cancellations waiting for their effective time (epoch ms), on the real clock or on the purchase's test clock. */

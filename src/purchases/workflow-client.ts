@@ -37,6 +37,8 @@ import {
   CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
   policyWorkflowId,
+  policyTaskQueue,
+  refundsTaskQueue,
   type CancellationAccepted,
   type PolicyWorkflowInput,
   PAYMENT_EVENT_SIGNAL,
@@ -104,12 +106,18 @@ export function createPurchaseWorkflows(deps: {
       staticDetails: [`**Purchase** ${p.id}`, `**Agency** (root account) ${p.rootAccountId}`, `**Mode** ${p.mode}`, `**Amount** ${money(p.totalMinor, p.currency)} (${p.totalMinor} minor units)`].join('\n\n'),
     };
   }
+  /** What `policy-<id>` starts with: its refunds go to the main queue's rate-capped refunds queue. */
+  const policyInput = (purchaseId: number): PolicyWorkflowInput => ({
+    purchaseId,
+    refundsTaskQueue: refundsTaskQueue(deps.taskQueue),
+    ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
+  });
   /** The start of `policy-<id>` an update goes with: attaches to the open run, or starts one (a closed run may be followed by a new one). */
   function policyStart(purchase: PurchaseStartFacts) {
-    const args: PolicyWorkflowInput = { purchaseId: purchase.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) };
+    const args = policyInput(purchase.id);
     return new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
       workflowId: policyWorkflowId(purchase.id),
-      taskQueue: deps.taskQueue,
+      taskQueue: policyTaskQueue(deps.taskQueue),
       args: [args],
       typedSearchAttributes: startAttributes(purchase).typedSearchAttributes,
       staticSummary: `Policy changes of purchase ${purchase.id}`,
@@ -371,8 +379,8 @@ export function createPurchaseWorkflows(deps: {
     async subscriptionChanged(period: PurchaseStartFacts, change: SubscriptionChange): Promise<void> {
       await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [SubscriptionChange]>('policyWorkflow', {
         workflowId: policyWorkflowId(period.id),
-        taskQueue: deps.taskQueue,
-        args: [{ purchaseId: period.id, ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}) }],
+        taskQueue: policyTaskQueue(deps.taskQueue),
+        args: [policyInput(period.id)],
         typedSearchAttributes: startAttributes(period).typedSearchAttributes,
         staticSummary: `Policy changes of purchase ${period.id}`,
         signal: SUBSCRIPTION_CHANGED_SIGNAL,
