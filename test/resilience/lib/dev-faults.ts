@@ -3,9 +3,9 @@
  * and one worker process), shared by the three files that run them at the same time on stacks of
  * their own: faults.fault-suite.ts (the short faults, one after another),
  * faults-processor-refused.fault-suite.ts and faults-processor-hang.fault-suite.ts (one long
- * processor outage each).
+ * processor outage each, with cancellations made during it).
  */
-import { PROCESSOR_OUTAGE_MS, sleep, type Fault } from './fault-suite';
+import { CANCELLATIONS, PROCESSOR_OUTAGE_MS, sleep, type Fault } from './fault-suite';
 
 const OUTAGE_MS = 30_000;
 const outageWords = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${(ms / 1000).toFixed(0)} s`);
@@ -59,6 +59,7 @@ const FAULTS: Fault[] = [
   {
     name: `the processor refuses connections for ${outageWords(PROCESSOR_OUTAGE_MS)} (stripe-mock stopped)`,
     long: true,
+    cancellations: CANCELLATIONS,
     alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } }, { alertname: 'TestMode5xxRatio' }],
     inject: async (s) => {
       await s.stripeMock.stop();
@@ -69,6 +70,7 @@ const FAULTS: Fault[] = [
   {
     name: `the processor hangs for ${outageWords(PROCESSOR_OUTAGE_MS)} (connections accepted, never answered)`,
     long: true,
+    cancellations: CANCELLATIONS,
     alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } }, { alertname: 'TestMode5xxRatio' }],
     inject: async (s) => {
       const heldBefore = s.processorGate.held;

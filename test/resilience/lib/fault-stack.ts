@@ -142,6 +142,12 @@ function lazyGate(ports: StackPorts): LazyGate {
     get held() {
       return gate?.held ?? 0;
     },
+    get requests() {
+      return gate?.requests ?? [];
+    },
+    get unparsed() {
+      return gate?.unparsed ?? 0;
+    },
     async close() {
       await gate?.close();
       gate = null;

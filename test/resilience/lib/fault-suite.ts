@@ -9,7 +9,10 @@
  * duplicated, and that every answer kept the contract: 2xx, or 500/503 with a §7.1 code in the
  * surface's error shape, no stack trace, no hang; and that the service's alert rules, evaluated
  * by the stack's own Prometheus, raised the fault's alerts, nothing live-only for the test-mode
- * load, and no other page (lib/alerts.ts). The per-fault tallies are printed and written to
+ * load, and no other page (lib/alerts.ts). A long fault with `cancellations` also has issued
+ * purchases cancelled during it (lib/cancellations.ts), checked by a test of its own: every
+ * cancellation accepted while the processor is out, then refunds created = cancellations
+ * accepted, 0 duplicates, 0 lost. The per-fault tallies are printed and written to
  * var/test-artifacts/<artifact>.md.
  */
 import fs from 'node:fs';
@@ -24,6 +27,7 @@ import { call } from '../../helpers/fixtures';
 import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack, type StackShape } from './fault-stack';
 import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, type ExpectedAlert } from './alerts';
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
+import { CancellationRun, type CancellationOutcome } from './cancellations';
 import { joinTurns } from './schedule';
 
 /** Purchases per second: the issue's floor, overridable (RESILIENCE_RATE) to explore locally. */
@@ -36,6 +40,18 @@ const FAULT_AT_MS = 10_000;
  */
 export const PROCESSOR_OUTAGE_MS = Number(process.env.RESILIENCE_PROCESSOR_OUTAGE_MS ?? 600_000);
 const DRAIN_MS = 5 * 60_000;
+/**
+ * Issued purchases cancelled during each long processor outage (at most one a second, so with 60
+ * they are sent within its first minute, beside the purchase load); RESILIENCE_CANCELLATIONS
+ * changes it, to explore locally only.
+ */
+export const CANCELLATIONS = Number(process.env.RESILIENCE_CANCELLATIONS ?? 60);
+/** The first cancellation goes out this long after the fault began. */
+const CANCEL_AT_MS = 2000;
+/** Buying and issuing the purchases to cancel, before the load: at most this long. */
+const PREPARE_MS = 4 * 60_000;
+/** Every accepted cancellation must be completed, refunded once and voided within this long after the fault ended. */
+const CANCEL_DRAIN_MS = 3 * 60_000;
 /** A hang: no answer 5 s after the API's own 30 s deadline for a checkout (workflow-client.ts). */
 const REQUEST_TIMEOUT_MS = 35_000;
 const BUYERS = 40;
@@ -63,6 +79,19 @@ export interface Fault {
   alerts: ExpectedAlert[];
   /** Alerts that must not even go pending during this fault (a fault the service rides out). */
   quiet?: ExpectedAlert[];
+  /**
+   * A long fault only: this many purchases of two covered days are bought, paid (test helper)
+   * and issued before the load, then cancelled during the fault, at most one a second from
+   * CANCEL_AT_MS in (three ways, some sent twice: lib/cancellations.ts). Their figures have a
+   * test of their own, after the fault's.
+   */
+  cancellations?: number;
+}
+
+/** What a fault's cancellations came to, for its cancellation test. */
+interface CancellationFigures extends CancellationOutcome {
+  /** Cancellations the fault was to make. */
+  planned: number;
 }
 
 /** Objects in the bucket per purchase id, from the storage JSON API (paged). */
@@ -166,6 +195,7 @@ describe(title, () => {
   let agency: Agency;
   let buyers: Buyer[];
   const report: string[] = [];
+  const cancellationFigures = new Map<string, CancellationFigures>();
 
   beforeAll(async () => {
     if (turnOf.bootAfter !== undefined) await turn.wait(turnOf.bootAfter);
@@ -205,6 +235,22 @@ describe(title, () => {
     let faultOver!: () => void;
     const began = new Promise<void>((resolve) => (faultBegan = resolve));
     const over = new Promise<void>((resolve) => (faultOver = resolve));
+    // Purchases to cancel during the fault, bought and issued before its load (in the suite's turn).
+    const cancellations = fault.cancellations ? new CancellationRun({ apiUrl: stack.apiUrl, apiKey: agency.key, requestTimeoutMs: REQUEST_TIMEOUT_MS }) : null;
+    const cancelIntervalMs = fault.cancellations ? Math.min(1000, Math.max(50, (PROCESSOR_OUTAGE_MS - CANCEL_AT_MS - 30_000) / fault.cancellations)) : 0;
+    const prepareStarted = Date.now();
+    await cancellations?.prepare({
+      count: fault.cancellations!,
+      buyers,
+      container,
+      timeoutMs: PREPARE_MS,
+      // Two covered days in June 2027: unstarted, so within free look each cancellation refunds its share.
+      selection: (i) => {
+        const iso = (day: number) => `2027-06-${String(day).padStart(2, '0')}`;
+        return eventSelection(agency, { start: iso(1 + (i % 28)), end: iso(2 + (i % 28)) }, `Cancelled Insured ${i}`);
+      },
+    });
+    const preparedMs = Date.now() - prepareStarted;
     const load = new PurchaseLoad({
       // Long faults: purchases checked out before the fault are paid half during it, half after it.
       ...(fault.long
@@ -235,6 +281,7 @@ describe(title, () => {
     const faultStarted = Date.now();
     faultBegan();
     const faultDone = fault.inject(stack);
+    cancellations?.start({ delayMs: CANCEL_AT_MS, intervalMs: cancelIntervalMs });
     if (!fault.long) await faultDone;
     await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
     load.stop();
@@ -244,6 +291,11 @@ describe(title, () => {
     const faultEnded = Date.now();
     const faultMs = faultEnded - faultStarted;
     faultOver();
+    // Cancellations are made during the fault only; their drain is awaited beside the purchases'.
+    cancellations?.stop();
+    await cancellations?.settle();
+    const cancelled = cancellations?.outcome({ container, processor: () => stack.processorGate.requests, faultEnded, boundMs: CANCEL_DRAIN_MS });
+    cancelled?.catch(() => undefined); // awaited below
     await load.settle(DRAIN_MS);
 
     const paid = load.purchases.filter((p) => p.paid);
@@ -279,6 +331,21 @@ describe(title, () => {
     const liveOnlyAlerts = alerts.filter((a) => (LIVE_ONLY_ALERTS as readonly string[]).includes(a.alertname)).map(alertName);
     const notQuiet = (fault.quiet ?? []).filter((q) => alerts.some((a) => matches(q, a))).map(alertName);
     const pagesFired = alerts.filter((a) => a.severity === 'page' && a.firing && !fault.alerts.some((e) => matches(e, a))).map(alertName);
+    const c = await cancelled;
+    if (c) cancellationFigures.set(fault.name, { ...c, planned: fault.cancellations! });
+    const secs = (ms: number | null) => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+    const cancellationLines = c
+      ? [
+          `cancellations during the fault: ${fault.cancellations} purchases of two covered days bought, paid (test helper) and issued before the load in ${secs(preparedMs)}; ` +
+            `${c.sent} cancellations sent one every ${secs(cancelIntervalMs)} from ${secs(CANCEL_AT_MS)} into the fault (${Object.entries(c.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}), ` +
+            `${c.accepted} accepted with 200, ${c.acceptedDuringFault} of them before the fault ended (cancel p50 ${quantileMs(cancellations!.samples, 'cancel', 0.5)} ms, p99 ${quantileMs(cancellations!.samples, 'cancel', 0.99)} ms), ${c.badAnswers} answers not 200/201; ` +
+            `${c.repeats} sent again as a client retry, ${c.repeatsSame} answered with the same cancellation; ` +
+            `**refunds created at the processor ${c.refundsCreated}, cancellations accepted ${c.accepted}, ${c.duplicates} duplicates, ${c.lost} lost** ` +
+            `(${c.refundRequests} refund requests reached the processor, ${c.refundRequests - c.refundsCreated} of them a retry with the same idempotency key; the first ${c.firstRefundAfterMs === null ? 'never' : c.firstRefundAfterMs <= 0 ? 'as the processor came back' : `${secs(c.firstRefundAfterMs)} after the fault ended`}; ${stack.processorGate.unparsed} connections unparsed); ` +
+            `${c.rows} cancellations in the database; all completed with their certificates voided ${secs(c.drainMs)} after the fault ended (bound ${secs(CANCEL_DRAIN_MS)})`,
+          ...c.problems.slice(0, 10).map((p) => `- ${p}`),
+        ]
+      : [];
     report.push(
       [
         `## ${fault.name}`,
@@ -288,7 +355,8 @@ describe(title, () => {
           `webhooks accepted during the fault ${during}, after it ${after}${fault.long ? ` (processor connections held by the gate so far: ${stack.processorGate.held})` : ''}; ` +
           `${broken.length} answers broke the contract; ${stack.workers.map((w) => `${w.spec.name} ${w.running ? 'running' : 'DOWN'}`).join(', ')}, api ${stack.api.running ? 'running' : 'DOWN'}`,
         `${alertsLine(alerts)}; expected ${fault.alerts.length ? fault.alerts.map(alertName).join(', ') : 'none'}`,
-        tallyTable(load.samples),
+        ...cancellationLines,
+        tallyTable([...load.samples, ...(cancellations?.samples ?? [])]),
         ...broken.slice(0, 5).map((s) => `- ${s.kind} ${s.status}: ${s.problem}`),
         ...wrong.slice(0, 5).map((c) => `- purchase ${c.purchaseId}: ${c.problem}`),
         ...failed.slice(0, 5).map((f) => `- purchase ${f.id} failed: ${f.failure_reason}`),
@@ -325,8 +393,25 @@ describe(title, () => {
   if (long.length) it.each(long)(
     `when %s under ${RATE} purchases/s for 60 s, webhooks delivered during and after it, then every paid purchase ends with all its certificates once, none failed, and every answer keeps the contract`,
     (_name, fault) => runFault(fault),
-    // the outage, then the webhook re-deliveries and the issuance drain
-    FAULT_AT_MS + Math.max(LOAD_MS, PROCESSOR_OUTAGE_MS) + 2 * DRAIN_MS + 120_000,
+    // the purchases to cancel, the outage, then the webhook re-deliveries and the issuance drain
+    PREPARE_MS + FAULT_AT_MS + Math.max(LOAD_MS, PROCESSOR_OUTAGE_MS) + 2 * DRAIN_MS + 120_000,
+  );
+
+  const cancelling = faults.filter((f) => f.long && f.cancellations).map((f) => [f.name, f] as const);
+  if (cancelling.length) it.each(cancelling)(
+    'when %s while issued purchases are cancelled (at most one a second), then every cancellation is accepted during it and afterwards refunds created = cancellations accepted, 0 duplicates, 0 lost',
+    (_name, fault) => {
+      const c = cancellationFigures.get(fault.name);
+      if (!c) throw new Error(`the fault "${fault.name}" did not run as far as its cancellation figures`);
+      // Each purchase cancelled once, accepted with 200 while the processor was out (acceptance makes no processor call).
+      expect({ sent: c.sent, accepted: c.accepted, acceptedDuringFault: c.acceptedDuringFault, badAnswers: c.badAnswers }).toEqual({ sent: c.planned, accepted: c.planned, acceptedDuringFault: c.planned, badAnswers: 0 });
+      expect(c.repeatsSame).toBe(c.repeats);
+      // The issue's figures: one refund per accepted cancellation, none twice, none lost.
+      expect({ refundsCreated: c.refundsCreated, rows: c.rows }).toEqual({ refundsCreated: c.accepted, rows: c.accepted });
+      expect({ duplicates: c.duplicates, lost: c.lost }).toEqual({ duplicates: 0, lost: 0 });
+      expect(c.drainMs).not.toBeNull();
+      expect(c.problems).toEqual([]);
+    },
   );
 
   it('when the faults are over, then no log line of the API or worker contains an API key, access token or secret', () => {

@@ -16,7 +16,8 @@
 import Stripe from 'stripe';
 import { sessionCompletedEvent } from '../../helpers/purchases';
 
-export type RequestKind = 'checkout' | 'webhook' | 'list-products' | 'get-certificates';
+/** The load's requests, and the cancellations some faults make beside it (lib/cancellations.ts). */
+export type RequestKind = 'checkout' | 'webhook' | 'list-products' | 'get-certificates' | 'cancellation-quote' | 'cancel';
 
 export interface Sample {
   kind: RequestKind;

@@ -8,8 +8,8 @@
  * |------:|--------------------------------------------|--------------------------------------------------------|
  * |     0 | fuzz pass, security checks (shared stack)  | it runs (the two run together)                         |
  * |     1 | cluster shape, two workers (3)             | its two faults run: the cluster is at its knee at 5/s on two cores, so it runs with nothing beside it, not even idle stacks |
- * |     2 | processor refuses connections (1)          | its 60 s load runs; its 10-minute outage is then mostly waiting |
- * |     3 | processor hangs (2)                        | its 60 s load runs; its outage overlaps the first one's |
+ * |     2 | processor refuses connections (1)          | its purchases to cancel are issued (about 20 s) and its 60 s load runs; its 10-minute outage is then mostly waiting |
+ * |     3 | processor hangs (2)                        | the same; its outage overlaps the first one's           |
  * |     4 | short faults, one after another (0)        | they run, inside the two outages                       |
  *
  * One after another the fault suites took 32 minutes, most of it two outages spent waiting; the
