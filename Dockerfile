@@ -1,7 +1,10 @@
 # One image for the API (default command) and the Temporal worker (`node dist/src/worker.js`).
 # Build: docker build -t insurance-coi-service .     Local stack: docker compose up --build
 
-FROM node:20-bookworm-slim AS build
+# The Node of package.json's exact `node` dev dependency (test/integration/node-runtime.test.ts
+# keeps them equal). npm ci below also installs that package's binary of the same version, which
+# `npm run build` runs on; `npm prune --omit=dev` drops it.
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -15,7 +18,7 @@ COPY clients ./clients
 # dist/src/server.js, dist/src/worker.js, dist/scripts/migrate.js, dist/migrations/*.js
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 # Debian's Chromium renders the certificate PDFs (new headless mode); fonts for the PDFs.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-dejavu-core ca-certificates tini \

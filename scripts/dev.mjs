@@ -27,7 +27,10 @@
  *                                   # and two workers on both task queues (metrics :9480, :9481,
  *                                   # SDK :9490, :9491)
  *
- * Needs nothing but Node to start: npm packages are loaded only after step 1.
+ * Needs nothing but Node to start: npm packages are loaded only after step 1. The project runs on
+ * the exact Node of package.json's `node` dev dependency (node_modules/.bin/node, first on the
+ * path of every npm script); started on another Node, this runs itself again on that one after
+ * step 1, and its children find it first on their path.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -265,14 +268,43 @@ function requireFile(rel) {
   if (!fs.existsSync(path.join(REPO_ROOT, rel))) throw new StepError(`${rel} does not exist`);
 }
 
+/** The Node the project runs on: package.json's exact `node` dev dependency (npm ci puts it in node_modules/.bin). */
+const PINNED_NODE = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies.node;
+const NODE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin');
+
+/**
+ * Started on another Node (a fresh clone: `npm run dev` finds no node_modules/.bin/node yet and
+ * runs this on the system's Node; or `node scripts/dev.mjs` from a shell), runs this script again
+ * on the pinned Node once npm ci has installed it, and exits with its code. The child has a
+ * process group of its own, so a Ctrl-C reaches it once, through this process.
+ */
+function rerunOnPinnedNode() {
+  const node = path.join(NODE_BIN, 'node');
+  if (process.versions.node === PINNED_NODE || process.env.DEV_PINNED_NODE_RERUN === '1' || !fs.existsSync(node)) return false;
+  say(`Node ${process.versions.node}: running again on the pinned Node ${PINNED_NODE} (node_modules/.bin/node)`);
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    detached: true,
+    env: { ...process.env, DEV_PINNED_NODE_RERUN: '1', PATH: `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}` },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('error', (err) => fail(`could not start ${node}: ${err.message}`));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' ? 0 : 1)));
+  return true;
+}
+
 async function main() {
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) {
-    say(color('33', `warning: Node ${process.versions.node}; this project wants >= 20.19`));
-  }
   fs.mkdirSync(VAR_DIR, { recursive: true });
 
   await ensureDependencies();
+  if (rerunOnPinnedNode()) return;
+  if (process.versions.node !== PINNED_NODE) {
+    say(color('33', `warning: Node ${process.versions.node}; this project runs on Node ${PINNED_NODE} (npm ci installs it into node_modules/.bin)`));
+  }
+  // The API, the worker and the scripts run through tsx (`#!/usr/bin/env node`): the pinned Node first on the path.
+  if (!(process.env.PATH ?? '').startsWith(`${NODE_BIN}${path.delimiter}`)) process.env.PATH = `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`;
   const tools = await ensureTools({ log: (l) => log(l), cluster: CLUSTER });
   const chromium = await ensureChromium();
   stack = await import('./stack.mjs');
@@ -449,6 +481,7 @@ async function main() {
     color('1;32', `Local stack ready in ${elapsed()}`),
     row('API', multiApi ? `${baseUrl}  (round-robin front over ${apiUrls.join(', ')})` : baseUrl),
     row('workers', `${WORKER_COUNT} process${WORKER_COUNT > 1 ? 'es' : ''} on task queues ${env.TEMPORAL_TASK_QUEUE || 'insurance'} and ${env.TEMPORAL_TASK_QUEUE || 'insurance'}-certificates`),
+    row('Node', `${process.version} (node_modules/.bin/node: this command, the API, the worker, the scripts)`),
     row('API docs', `${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`),
     row('Temporal', `${temporal.address}  ${CLUSTER ? '(cluster: temporal-server 1.30.4 on PostgreSQL)' : '(dev server)'}`),
     row('Temporal UI', temporal.uiUrl),

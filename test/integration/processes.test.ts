@@ -2,11 +2,16 @@
  * The entry points as real processes: the key-management CLI (the portal's operations,
  * spec §3/§5), start-up with a bad config, and the worker's start and clean SIGTERM shutdown.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
-import { runScript, startProcess } from '../helpers/run';
+import { ROOT, runScript, startProcess } from '../helpers/run';
 import { uniqueTaskQueue } from '../helpers/worker';
 import { freePort } from '../helpers/ports';
+
+/** package.json's exact `node` dev dependency (test/integration/node-runtime.test.ts). */
+const PINNED_NODE: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies.node;
 
 let app: TestApp;
 beforeAll(async () => {
@@ -136,6 +141,8 @@ describe('start-up', () => {
     for (const name of ['purchases_status_total', 'certificates_rendered_total', 'pdf_browser_launches_total', 'event_deliveries_total', 'purchases_paid_without_certificates', 'coi_process_cpu_seconds_total']) {
       expect(metrics).toContain(`# TYPE ${name}`);
     }
+    // The worker runs on the pinned Node (node_modules/.bin/node, first on the path of npm test).
+    expect(metrics).toMatch(new RegExp(`coi_nodejs_version_info\\{version="v${PINNED_NODE.replaceAll('.', '\\.')}",major="24"`));
     // The Temporal SDK's exporter: the pollers gauge the NoWorkerPolling alert reads, per task queue.
     const sdk = await (await fetch(`http://127.0.0.1:${sdkPort}/metrics`)).text();
     expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="workflow_task"[^}]*task_queue="${queue}"[^}]*\\} [1-9]`));
