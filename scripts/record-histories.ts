@@ -23,7 +23,8 @@
  * carried out when the clock passes it, and (g) a bulk cancellation of two purchases and one
  * that is not the account's; for one paid purchase, (h) a partial refund made in the processor's
  * dashboard, (i) a proof-of-coverage email (a local SMTP server) and (j) the delivery of its
- * purchase.paid event to the account's endpoint (a local receiver). `HISTORIES_ONLY=e` (letters,
+ * purchase.paid event to the account's endpoint (a local receiver); (k) a subscription's second
+ * month (its billing-cycle invoice paid). `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
  * A workflow change is made with `patched()` and must replay the existing files unchanged; only
@@ -44,8 +45,9 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
 import type { SessionState } from '../activities/purchase';
-import { bulkCancellationWorkflowId, certificatesWorkflowId, eventDeliveryWorkflowId, policyWorkflowId, proofEmailWorkflowId, refundWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
-import { call } from '../test/helpers/fixtures';
+import { bulkCancellationWorkflowId, certificatesWorkflowId, eventDeliveryWorkflowId, policyWorkflowId, proofEmailWorkflowId, refundWorkflowId, renewalWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
+import { call, createQuestionSet } from '../test/helpers/fixtures';
+import { SPECIAL_EVENT_LIABILITY } from '../src/question-sets/examples';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
 import { startSmtp } from '../test/helpers/smtp';
@@ -307,6 +309,54 @@ async function recordAll(namespace: string): Promise<void> {
         }, 30_000);
         await save(app, 'event-delivery-succeeded.json', eventDeliveryWorkflowId(delivery.id as number, 0));
       }
+    }
+    if (want('k')) {
+      // (k) a subscription's second month: the paid subscription checkout, then its billing-cycle invoice.paid
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const set = await createQuestionSet(app.container, account.accountId, SPECIAL_EVENT_LIABILITY);
+      const monthly = await call(app.baseUrl, '/api/v1/products', {
+        method: 'POST',
+        key: account.key,
+        body: { customerName: 'Monthly Venue Liability', defaultPrice: 30, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: 'EVM-HIST-1', isRecurring: true },
+      });
+      if (monthly.status !== 201) throw new Error(`product: ${monthly.status} ${monthly.text}`);
+      const body = await account.quoteBody();
+      (body.selected_product_lines_to_purchase as Array<Record<string, unknown>>)[0]!.product_line_template_id = monthly.body.data.id;
+      const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: account.key, body });
+      if (quoted.status !== 200) throw new Error(`quote: ${quoted.status} ${quoted.text}`);
+      const purchaseId = quoted.body.purchase_id as number;
+      await untilWaiting(app, purchaseId);
+      const subscription = `sub_histories_${purchaseId}`;
+      const signed = (type: string, object: Record<string, unknown>, id: string) =>
+        JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
+      await deliverWebhook(
+        app,
+        signed(
+          'checkout.session.completed',
+          { id: quoted.body.id, object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, subscription, metadata: { purchase_id: String(purchaseId) } },
+          `evt_histories_sub_${purchaseId}`,
+        ),
+      );
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const invoiceId = `in_histories_${purchaseId}`;
+      const cycle = signed(
+        'invoice.paid',
+        {
+          id: invoiceId,
+          object: 'invoice',
+          billing_reason: 'subscription_cycle',
+          status: 'paid',
+          amount_paid: quoted.body.amount_total,
+          currency: 'usd',
+          parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
+          payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }] },
+        },
+        `evt_histories_cycle_${purchaseId}`,
+      );
+      const delivered = await deliverWebhook(app, cycle);
+      if (delivered.status !== 200) throw new Error(`invoice.paid: ${delivered.status} ${delivered.text}`);
+      await app.container.temporal.client.workflow.getHandle(renewalWorkflowId(purchaseId, invoiceId)).result();
+      await save(app, 'renewal-issued.json', renewalWorkflowId(purchaseId, invoiceId));
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

@@ -88,9 +88,10 @@ describe('saved histories', () => {
         'refund-dashboard-partial.json',
         'proof-email-sent.json',
         'event-delivery-succeeded.json',
+        'renewal-issued.json',
       ]),
     );
-    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow', bulk: 'bulkCancellationWorkflow', refund: 'refundWorkflow', proof: 'proofOfCoverageEmailWorkflow', event: 'eventDeliveryWorkflow' };
+    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow', bulk: 'bulkCancellationWorkflow', refund: 'refundWorkflow', proof: 'proofOfCoverageEmailWorkflow', event: 'eventDeliveryWorkflow', renewal: 'renewalWorkflow' };
     for (const file of FILES) {
       const history = loadHistory(file);
       expect(history.events!.length).toBeGreaterThan(3);
