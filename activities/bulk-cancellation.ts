@@ -16,7 +16,7 @@ import { AppError } from '../src/http/errors';
 import type { Db } from '../src/db/knex';
 import { createBulkCancellationsRepository, type BulkItemStatus } from '../src/bulk-cancellations/repository';
 import { createPurchasesRepository } from '../src/purchases/repository';
-import { policyClock, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
+import { isInForce, policyClock, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
 import { RefundRuleError } from '../src/purchases/refund-rule';
 import type { PurchaseWorkflows } from '../src/purchases/workflow-client';
 
@@ -48,7 +48,7 @@ export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick
         return settle('skipped', 'NOT_FOUND', `no purchase ${item.purchaseId} for this key`);
       }
       if (p.status === 'refunded') return settle('skipped', 'PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full`);
-      if (!['paid', 'awaiting_certificates', 'issued'].includes(p.status)) return settle('skipped', 'PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}`);
+      if (!isInForce(p.status)) return settle('skipped', 'PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}`);
 
       let quoteId = item.quoteId;
       if (!quoteId || ((await purchases.findCancellationQuote(quoteId))?.expiresAt.getTime() ?? 0) <= now().getTime()) {

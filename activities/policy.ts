@@ -29,7 +29,7 @@ import type { WorkerMetrics } from '../src/metrics/registry';
 import type { Payproc } from '../src/payproc/client';
 import { createPurchasesRepository, CoveredUnitTakenError, type StoredCancellation } from '../src/purchases/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
-import { policyClock, priceCancellationOf, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
+import { isInForce, policyClock, priceCancellationOf, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
 import { RefundRuleError } from '../src/purchases/refund-rule';
 import { processorFailure } from './purchase';
 import type { CancellationAccepted, SubscriptionCancelInput, SubscriptionChange } from '../workflows/contracts';
@@ -153,7 +153,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
      */
     async quoteSubscriptionPeriodCancellation(input: { purchaseId: number; apiKeyId: number; reason: string | null }): Promise<string | null> {
       const p = await purchases.findById(input.purchaseId);
-      if (!p || !['paid', 'awaiting_certificates', 'issued'].includes(p.status)) return null;
+      if (!p || !isInForce(p.status)) return null;
       const realNow = now();
       const clock = policyClock(p, realNow);
       try {

@@ -7,6 +7,7 @@
  */
 import type { Db } from '../db/knex';
 import type { PurchaseScope } from '../purchases/repository';
+import { IN_FORCE_STATUSES } from '../purchases/cancellation-pricing';
 
 export type BulkItemStatus = 'pending' | 'accepted' | 'skipped' | 'failed';
 
@@ -55,8 +56,6 @@ const toBulk = (r: Record<string, any>): BulkCancellationRecord => ({ // eslint-
   completedAt: r.completed_at ?? null,
 });
 
-/** Purchases in force: paid, and not refunded in full. */
-const IN_FORCE = ['paid', 'awaiting_certificates', 'issued'];
 
 export function createBulkCancellationsRepository(db: Db) {
   return {
@@ -70,7 +69,7 @@ export function createBulkCancellationsRepository(db: Db) {
         .join('purchase_items as i', 'i.id', 'cu.purchase_item_id')
         .join('purchases as p', 'p.id', 'cu.purchase_id')
         .where({ 'p.root_account_id': scope.rootAccountId, 'p.mode': scope.mode, 'i.product_line_id': productId })
-        .whereIn('p.status', IN_FORCE)
+        .whereIn('p.status', IN_FORCE_STATUSES)
         .whereNull('cu.cancellation_id')
         .whereRaw('(cu.starts_at at time zone cu.time_zone)::date <= ?::date', [date])
         .whereRaw(`((cu.ends_at - interval '1 microsecond') at time zone cu.time_zone)::date >= ?::date`, [date])

@@ -52,6 +52,15 @@ export function priceCancellationOf(p: PurchaseRecord, items: PurchaseItemDetail
   return { ...priced, firstStartMs: Math.min(...priced.units.map((u) => startOf.get(u.unitId)!)) };
 }
 
+/**
+ * Statuses in which the buyer has paid and the policy is in force (not refunded in full): the
+ * only ones a cancellation, a bulk cancellation or a withdrawal can act on.
+ */
+export const IN_FORCE_STATUSES: readonly PurchaseRecord['status'][] = ['paid', 'awaiting_certificates', 'issued'];
+
+/** Whether purchase status `status` is one of IN_FORCE_STATUSES. */
+export const isInForce = (status: PurchaseRecord['status']): boolean => IN_FORCE_STATUSES.includes(status);
+
 /** The purchase's "now" for its policy's life: its test clock when it has one (test mode), else `real`. */
 export function policyClock(p: Pick<PurchaseRecord, 'testClockAt'>, real: Date): Date {
   return p.testClockAt ?? real;

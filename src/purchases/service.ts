@@ -29,14 +29,12 @@ import { verificationUrl } from '../certificates/certificate-data';
 import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope, PurchasesRepository, StoredCancellation, StoredCancellationQuote } from './repository';
 import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
-import { CANCELLATION_QUOTE_TTL_MS, policyClock, storeCancellationQuote } from './cancellation-pricing';
+import { CANCELLATION_QUOTE_TTL_MS, isInForce, policyClock, storeCancellationQuote } from './cancellation-pricing';
 import { purchaseObject } from './purchase-object';
 import type { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
 
 export { CANCELLATION_QUOTE_TTL_MS, policyClock };
 
-/** Statuses in which the buyer has paid and the policy is in force. */
-const PAID_STATUSES = new Set(['paid', 'awaiting_certificates', 'issued']);
 
 /** The refund rule's refusal as the API's error (other errors unchanged). */
 export function asAppError(err: unknown): unknown {
@@ -196,7 +194,7 @@ export function createPurchaseService(deps: {
         throw new AppError('VALIDATION_ERROR', 'effective_at: a cancellation cannot take effect in the past', { details: [{ path: 'effective_at', message: 'must be now or later' }] });
       }
       if (p.status === 'refunded') throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} was refunded in full: nothing is left to cancel`);
-      if (!PAID_STATUSES.has(p.status)) throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
+      if (!isInForce(p.status)) throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
       let stored: StoredCancellationQuote;
       try {
         stored = await storeCancellationQuote(

@@ -17,12 +17,17 @@ export function subscriptionStatusOf(first: PurchaseRecord): SubscriptionStatus 
   return first.paidAt ? 'active' : 'incomplete';
 }
 
+/** The period in force: the newest paid one (the first purchase until one is paid). `periods` in order. */
+export function currentPeriodOf(first: PurchaseRecord, periods: PurchaseRecord[]): PurchaseRecord {
+  return periods.filter((p) => p.paidAt).at(-1) ?? first;
+}
+
 /**
  * @param first the subscription's first purchase
  * @param periods its periods in order (the first purchase, then each renewal)
  */
 export function subscriptionObject(first: PurchaseRecord, periods: PurchaseRecord[]) {
-  const current = periods.filter((p) => p.paidAt).at(-1) ?? first;
+  const current = currentPeriodOf(first, periods);
   return {
     object: 'subscription' as const,
     id: first.id,

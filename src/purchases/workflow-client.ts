@@ -113,17 +113,19 @@ export function createPurchaseWorkflows(deps: {
     ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
   });
   /** The start of `policy-<id>` an update goes with: attaches to the open run, or starts one (a closed run may be followed by a new one). */
-  function policyStart(purchase: PurchaseStartFacts) {
-    const args = policyInput(purchase.id);
-    return new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
+  /** How `policy-<id>` is started (by an update or a signal): its id, queue, input, search attributes and summary. */
+  function policyStartOptions(purchase: PurchaseStartFacts) {
+    return {
       workflowId: policyWorkflowId(purchase.id),
       taskQueue: policyTaskQueue(deps.taskQueue),
-      args: [args],
+      args: [policyInput(purchase.id)] as [PolicyWorkflowInput],
       typedSearchAttributes: startAttributes(purchase).typedSearchAttributes,
       staticSummary: `Policy changes of purchase ${purchase.id}`,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    });
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
+    };
+  }
+  function policyStart(purchase: PurchaseStartFacts) {
+    return new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', { ...policyStartOptions(purchase), workflowIdConflictPolicy: 'USE_EXISTING' });
   }
   /**
    * Runs update `name` of the purchase's policy workflow (started if no run is open) and answers
@@ -378,14 +380,9 @@ export function createPurchaseWorkflows(deps: {
     /** Relays the processor's change of a subscription to the policy workflow of its current period `period` (started if no run is open). */
     async subscriptionChanged(period: PurchaseStartFacts, change: SubscriptionChange): Promise<void> {
       await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [SubscriptionChange]>('policyWorkflow', {
-        workflowId: policyWorkflowId(period.id),
-        taskQueue: policyTaskQueue(deps.taskQueue),
-        args: [policyInput(period.id)],
-        typedSearchAttributes: startAttributes(period).typedSearchAttributes,
-        staticSummary: `Policy changes of purchase ${period.id}`,
+        ...policyStartOptions(period),
         signal: SUBSCRIPTION_CHANGED_SIGNAL,
         signalArgs: [change],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       });
     },
 

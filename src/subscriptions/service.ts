@@ -19,7 +19,7 @@ import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../http/errors';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import { purchaseScopeOf, toCancellation } from '../purchases/service';
-import { subscriptionObject } from '../purchases/subscription-object';
+import { currentPeriodOf, subscriptionObject } from '../purchases/subscription-object';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
 
@@ -49,7 +49,7 @@ export function createSubscriptionService(deps: { purchases: PurchasesRepository
       if (!first.paidAt) throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${id} was never paid: its checkout is ${first.status}`);
       if (body.when === 'at_period_end' && first.subscriptionCancelAtPeriodEnd) return { ...(await view(first)), cancellation: null };
       const periods = await deps.purchases.subscriptionPeriods(first.id);
-      const current = periods.filter((p) => p.paidAt).at(-1) ?? first;
+      const current = currentPeriodOf(first, periods);
       const done = await deps.workflows.cancelSubscription(current, { subscriptionPurchaseId: first.id, at: body.when, reason: body.reason ?? null, apiKeyId: principal.apiKeyId });
       const cancellation = done.cancellation ? await deps.purchases.findCancellation(done.cancellation.cancellationId) : undefined;
       return { ...(await view((await deps.purchases.findById(first.id))!)), cancellation: cancellation ? toCancellation(cancellation) : null };

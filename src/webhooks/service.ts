@@ -18,6 +18,7 @@
  * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
  * that is not an event (no string id and type, boolean livemode, object data.object) or that holds NUL or an unpaired surrogate.
  */
+import { currentPeriodOf } from '../purchases/subscription-object';
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { Db } from '../db/knex';
@@ -193,7 +194,7 @@ export function createWebhookService(deps: {
         if (!first) return { received: true, duplicate, purchase_id: null, relayed: false };
         // To the policy workflow of the period in force (the newest paid one), which records it in turn.
         const periods = await deps.purchases.subscriptionPeriods(first.id);
-        const current = periods.filter((p) => p.paidAt).at(-1) ?? first;
+        const current = currentPeriodOf(first, periods);
         const { subscriptionId: _id, ...change } = subscriptionChange;
         await deps.workflows.subscriptionChanged(current, { subscriptionPurchaseId: first.id, ...change });
         return { received: true, duplicate, purchase_id: first.id, relayed: true };

@@ -9,9 +9,8 @@
  */
 import type { PurchaseItemDetail, PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import { withdrawalUrl } from './token';
+import { isInForce } from '../purchases/cancellation-pricing';
 
-/** Statuses in which the buyer has paid and the policy is in force (a withdrawal can be offered). */
-const OFFERED_STATUSES: ReadonlySet<PurchaseRecord['status']> = new Set(['paid', 'awaiting_certificates', 'issued']);
 
 /** Whether the terms every item was bought with let the buyer withdraw online (false without items). */
 export function withdrawalOffered(items: Pick<PurchaseItemDetail, 'cancellationTerms'>[]): boolean {
@@ -30,7 +29,7 @@ export function createWithdrawalLinks(deps: {
      * offers one now, else null (not paid, refunded, or an item's terms do not allow it).
      */
     async urlFor(p: Pick<PurchaseRecord, 'id' | 'status'>): Promise<string | null> {
-      if (!OFFERED_STATUSES.has(p.status)) return null;
+      if (!isInForce(p.status)) return null; // a withdrawal is offered only while the policy is in force
       return withdrawalOffered(await deps.purchases.itemDetails(p.id)) ? withdrawalUrl(deps.publicBaseUrl, deps.key, p.id) : null;
     },
   };

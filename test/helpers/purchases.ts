@@ -10,6 +10,7 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import type { TestApp } from './app';
 import { call, createKey, createQuestionSet, createRootAccount } from './fixtures';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
+import { purchaseWorkflowId } from '../../workflows/contracts';
 
 /** The webhook signing secret the test apps are configured with (`PAYPROC_WEBHOOK_SECRET`). */
 export const WEBHOOK_SECRET = 'whsec_test_purchase_workflow_secret';
@@ -69,6 +70,15 @@ export async function checkout(app: TestApp, account: QuotingAccount): Promise<{
   const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: account.key, body: await account.quoteBody() });
   if (res.status !== 200) throw new Error(`adminValidateBuyerResponses answered ${res.status}: ${res.text}`);
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id };
+}
+
+/** Checks out one purchase, pays it through the test helper and waits until its workflow has issued the certificates; its id. */
+export async function issuedPurchase(app: TestApp, account: QuotingAccount): Promise<number> {
+  const { purchaseId } = await checkout(app, account);
+  const paid = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key });
+  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
+  await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
+  return purchaseId;
 }
 
 /** The raw body of a paid `checkout.session.completed` event for the purchase's session (payment intent `pi_paid_<id>` unless given). */

@@ -8,10 +8,9 @@
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
-import { purchaseWorkflowId } from '../../workflows/contracts';
 
 jest.setTimeout(180_000);
 
@@ -24,13 +23,6 @@ let other: QuotingAccount;
 
 const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 
-async function issuedPurchase(acc: QuotingAccount): Promise<number> {
-  const { purchaseId } = await checkout(app, acc);
-  const paid = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: acc.key });
-  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
-  await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
-  return purchaseId;
-}
 
 beforeAll(async () => {
   proxy = await startProcessorProxy();
@@ -50,7 +42,7 @@ afterAll(async () => {
 
 test('when an event day is called off, then every purchase of the product covering it has that day cancelled exactly once, the refunds reaching the processor within the cap', async () => {
   const ids: number[] = [];
-  for (let i = 0; i < 6; i++) ids.push(await issuedPurchase(account));
+  for (let i = 0; i < 6; i++) ids.push(await issuedPurchase(app, account));
   const unpaid = (await checkout(app, account)).purchaseId;
 
   const started = await api('/bulk_cancellations', { method: 'POST', body: { product_id: account.productId, coverage_date: '2027-05-02', reason: 'Second day called off' } });
@@ -88,9 +80,9 @@ test('when an event day is called off, then every purchase of the product coveri
 });
 
 test('when purchases are named, then the key’s own in force are cancelled and the rest skipped alike (another account’s, one that does not exist, one unpaid)', async () => {
-  const mine = await issuedPurchase(account);
+  const mine = await issuedPurchase(app, account);
   const unpaid = (await checkout(app, account)).purchaseId;
-  const theirs = await issuedPurchase(other);
+  const theirs = await issuedPurchase(app, other);
   const started = await api('/bulk_cancellations', { method: 'POST', body: { purchase_ids: [mine, theirs, unpaid, 2_000_000_000], requested_by: 'insurer' } });
   expect(started.status).toBe(202);
   const done = await eventually(async () => {

@@ -13,10 +13,9 @@ import puppeteer, { type Page } from 'puppeteer-core';
 import axe from 'axe-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
-import { purchaseWorkflowId } from '../../workflows/contracts';
 import { createPurchasesRepository } from '../../src/purchases/repository';
 import { signWithdrawalToken } from '../../src/withdrawals/token';
 
@@ -37,14 +36,6 @@ const confirm = (path: string, quote: string, headers: Record<string, string> = 
 const quoteOf = (html: string) => /name="quote" value="(cq_[0-9a-f]{24})"/.exec(html)?.[1];
 const cancellationRows = async (id: number) => Number((await app.container.db('policy_transactions').where({ purchase_id: id }).count({ n: '*' }).first())!.n);
 
-/** A paid purchase of two covered days (2027) whose certificates are issued. */
-async function issuedPurchase(acc: QuotingAccount): Promise<number> {
-  const { purchaseId } = await checkout(app, acc);
-  const paid = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: acc.key });
-  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
-  await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
-  return purchaseId;
-}
 
 /** The complete page's JSON view (the buyer's return page after checkout). */
 async function completePage(id: number) {
@@ -77,7 +68,7 @@ afterAll(async () => {
 });
 
 test('when the buyer opens the link from the return page and the email and confirms in a browser, then the refund and cancellation happen once, the agency gets purchase.cancelled by the buyer, and the link answers it was used', async () => {
-  const id = await issuedPurchase(account);
+  const id = await issuedPurchase(app, account);
   const buyerEmail = (await purchase(id)).buyer_email as string;
 
   // The checkout return page carries the signed link.
@@ -190,7 +181,7 @@ test('when the product does not allow the buyer\'s withdrawal, then no link is o
   const closed = await createQuotingAccount(app);
   const patched = await call(app.baseUrl, `/api/v1/products/${closed.productId}/cancellation_terms`, { method: 'PATCH', key: closed.key, body: { buyer_withdrawal: false } });
   expect(patched.body.data).toMatchObject({ buyer_withdrawal: false, is_default: false });
-  const id = await issuedPurchase(closed);
+  const id = await issuedPurchase(app, closed);
   expect((await app.container.db('purchase_items').where({ purchase_id: id }).first('cancellation_terms')).cancellation_terms).toMatchObject({ buyerWithdrawal: false });
   expect((await completePage(id)).withdrawal_url).toBeNull();
   const path = `/withdraw/${signWithdrawalToken(app.container.config.WITHDRAWAL_LINK_KEY, id)}`;

@@ -10,9 +10,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, type QuotingAccount } from '../helpers/purchases';
+import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { purchaseWorkflowId } from '../../workflows/contracts';
 import { createPolicyActivities } from '../../activities/policy';
 import { createPurchasesRepository } from '../../src/purchases/repository';
 import { createPurchaseOperations } from '../../src/purchases/operations';
@@ -32,14 +31,6 @@ const quote = async (purchaseId: number, body: unknown = {}) => {
 const cancel = (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body });
 const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
 
-/** A paid purchase of two covered days whose certificates are issued. */
-async function issuedPurchase(a: TestApp, acc: QuotingAccount): Promise<number> {
-  const { purchaseId } = await checkout(a, acc);
-  const paid = await call(a.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: acc.key });
-  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
-  await a.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
-  return purchaseId;
-}
 
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();

@@ -9,9 +9,8 @@
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { purchaseWorkflowId } from '../../workflows/contracts';
 
 jest.setTimeout(120_000);
 
@@ -31,13 +30,6 @@ const advance = (purchaseId: number, frozenTime: string) => api(`/test_helpers/p
 const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
 const states = (p: { items: Array<{ covered_units: Array<{ state: string }> }> }) => p.items[0]!.covered_units.map((u) => u.state);
 
-async function issuedPurchase(): Promise<number> {
-  const { purchaseId } = await checkout(app, account);
-  const paid = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key });
-  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
-  await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
-  return purchaseId;
-}
 
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
@@ -54,7 +46,7 @@ afterAll(async () => {
 });
 
 test('when a cancellation is dated in the future, then it is scheduled with its unit held and covered, and rescinding it gives the unit back with nothing refunded', async () => {
-  const id = await issuedPurchase();
+  const id = await issuedPurchase(app, account);
   const [, second] = (await purchase(id)).items[0].covered_units;
   const q = await quote(id, { covered_unit_ids: [second.id], effective_at: '2027-05-01T12:00:00Z', reason: 'Second day may be called off' });
   const res = await cancel(id, { quote_id: q.id });
@@ -90,7 +82,7 @@ test('when a cancellation is dated in the future, then it is scheduled with its 
 });
 
 test('when a scheduled cancellation’s time comes on the real clock, then the policy workflow carries it out by itself', async () => {
-  const id = await issuedPurchase();
+  const id = await issuedPurchase(app, account);
   const at = new Date(Date.now() + 3000).toISOString();
   const q = await quote(id, { effective_at: at });
   const res = await cancel(id, { quote_id: q.id });
@@ -105,7 +97,7 @@ test('when a scheduled cancellation’s time comes on the real clock, then the p
 });
 
 test('when a test purchase’s test clock moves, then its units start by that clock, and a cancellation scheduled before it is carried out', async () => {
-  const id = await issuedPurchase();
+  const id = await issuedPurchase(app, account);
   // Before either day: nothing started.
   const first = await advance(id, '2027-04-30T00:00:00Z');
   expect(first.status).toBe(200);
