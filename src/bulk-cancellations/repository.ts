@@ -42,6 +42,18 @@ export interface BulkItemRecord {
   refundTotalMinor: number | null;
 }
 
+const toItem = (r: Record<string, any>): BulkItemRecord => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
+  purchaseId: r.purchase_id,
+  coveredUnitIds: r.covered_unit_ids ? r.covered_unit_ids.map(Number) : null,
+  status: r.status,
+  quoteId: r.quote_id ?? null,
+  cancellationId: r.cancellation_id ?? null,
+  errorCode: r.error_code ?? null,
+  errorMessage: r.error_message ?? null,
+  cancellationStatus: r.cancellation_status ?? null,
+  refundTotalMinor: r.total_minor === null || r.total_minor === undefined ? null : Number(r.total_minor),
+});
+
 const toBulk = (r: Record<string, any>): BulkCancellationRecord => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
   id: r.id,
   rootAccountId: r.root_account_id,
@@ -58,6 +70,9 @@ const toBulk = (r: Record<string, any>): BulkCancellationRecord => ({ // eslint-
 
 
 export function createBulkCancellationsRepository(db: Db) {
+  /** A batch's item rows with the status and refund of the cancellation each became. */
+  const itemRows = (id: number) =>
+    db('bulk_cancellation_items as b').leftJoin('policy_transactions as t', 't.id', 'b.cancellation_id').where('b.bulk_cancellation_id', id).select('b.*', 't.status as cancellation_status', 't.total_minor');
   return {
     /**
      * The purchases of `scope` in force whose items of product `productId` have a covered unit,
@@ -112,26 +127,13 @@ export function createBulkCancellationsRepository(db: Db) {
 
     /** Its items by purchase id, each with the state of the cancellation it became. */
     async items(id: number): Promise<BulkItemRecord[]> {
-      const rows = await db('bulk_cancellation_items as b')
-        .leftJoin('policy_transactions as t', 't.id', 'b.cancellation_id')
-        .where('b.bulk_cancellation_id', id)
-        .orderBy('b.purchase_id')
-        .select('b.*', 't.status as cancellation_status', 't.total_minor');
-      return rows.map((r) => ({
-        purchaseId: r.purchase_id,
-        coveredUnitIds: r.covered_unit_ids ? r.covered_unit_ids.map(Number) : null,
-        status: r.status,
-        quoteId: r.quote_id ?? null,
-        cancellationId: r.cancellation_id ?? null,
-        errorCode: r.error_code ?? null,
-        errorMessage: r.error_message ?? null,
-        cancellationStatus: r.cancellation_status ?? null,
-        refundTotalMinor: r.total_minor === null || r.total_minor === undefined ? null : Number(r.total_minor),
-      }));
+      return (await itemRows(id).orderBy('b.purchase_id')).map(toItem);
     },
 
+    /** One of its items (one row, not the whole batch: called once per purchase of a batch of up to 1000). */
     async item(id: number, purchaseId: number): Promise<BulkItemRecord | undefined> {
-      return (await this.items(id)).find((i) => i.purchaseId === purchaseId);
+      const row = await itemRows(id).where('b.purchase_id', purchaseId).first();
+      return row ? toItem(row) : undefined;
     },
 
     /** Purchase ids of its items still `pending`. */
