@@ -45,7 +45,8 @@ export interface CertificateActivityDeps {
 export interface IssuanceCheck {
   complete: boolean;
   certificates: number;
-  coveredUnits: number;
+  /** Covered units that have no current certificate yet. */
+  unitsWithoutCertificate: number;
   missingCertificates: number;
   missingArchives: number;
 }
@@ -144,11 +145,17 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
    * `created`, adds the key of every zip this call created.
    */
   async function archive(purchaseId: number, inMemory?: ReadonlyMap<string, Buffer>, created?: Set<string>): Promise<{ built: number; existing: number }> {
-    const certificates = await repo.listForPurchase(purchaseId);
-    const unstored = certificates.filter((c) => !c.storageKey).length;
-    if (certificates.length === 0 || unstored > 0) {
-      throw ApplicationFailure.retryable(`${unstored} of ${certificates.length} certificates of purchase ${purchaseId} are not stored yet`, 'CertificatesNotStored');
-    }
+    const current = await repo.listForPurchase(purchaseId);
+    // Some not stored yet (planned after this round began: a holder added meanwhile): no zip now;
+    // the verification that follows finds them missing and the next round issues them and zips all.
+    if (current.length === 0 || current.some((c) => !c.storageKey)) return { built: 0, existing: 0 };
+    // Zips hold the certificates in force: one voided (its unit cancelled, its holder removed) is
+    // left out of a zip built after that (zips built before stay as they are).
+    const certificates = current.filter((c) => c.voidedAt === null);
+    if (certificates.length === 0) return { built: 0, existing: 0 };
+    // With more than one holder, each holder's certificates go in a folder of their own.
+    const byHolder = new Set(certificates.map((c) => c.certificateHolderId ?? 0)).size > 1;
+    const holderFolder = (c: StoredCertificate) => (byHolder ? `${c.certificateHolderId === null ? 'no-holder' : `holder-${c.certificateHolderId}`}/` : '');
     const purchase = await db('purchases').where({ id: purchaseId }).first('payment_intent_id');
     const recorded = new Set((await repo.archives(purchaseId)).map((a) => a.storageKey));
     const entry = (name: string, key: string): ZipEntry => {
@@ -169,14 +176,14 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
         const png = await proofOfCoveragePng(verificationUrl(publicBaseUrl, code));
         const folder = `product-${productLineId}`;
         paymentExtras.push({ name: `${folder}/${PROOF_OF_COVERAGE_NAME}`, body: png });
-        paymentEntries.push(...certs.map((c) => entry(`${folder}/${c.certificateNumber}.pdf`, c.storageKey!)));
+        paymentEntries.push(...certs.map((c) => entry(`${folder}/${holderFolder(c)}${c.certificateNumber}.pdf`, c.storageKey!)));
 
         const key = zipKeys.product(purchaseId, productLineId, code);
         if (recorded.has(key)) {
           existing++;
           continue;
         }
-        const entries = certs.map((c) => entry(`${c.certificateNumber}.pdf`, c.storageKey!));
+        const entries = certs.map((c) => entry(`${holderFolder(c)}${c.certificateNumber}.pdf`, c.storageKey!));
         const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }], ZIP_OPTIONS).catch(permanent);
         if (put.created) created?.add(key);
         await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
@@ -202,8 +209,8 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
    * created by this same activity (their upload succeeded moments ago) and are not asked again.
    */
   async function verify(purchaseId: number, createdNow: ReadonlySet<string> = new Set()): Promise<IssuanceCheck> {
-    const [coveredUnits, certificates, archives] = await Promise.all([
-      repo.coveredUnitCount(purchaseId),
+    const [unitsWithout, certificates, archives] = await Promise.all([
+      repo.unitsWithoutCertificate(purchaseId),
       repo.listForPurchase(purchaseId),
       repo.archives(purchaseId),
     ]);
@@ -215,13 +222,15 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     await repo.clearStored(lostCertificates.map((c) => c.certificateId));
     await repo.clearArchives(purchaseId, lostArchives.map((a) => a.storageKey));
 
-    const products = new Set(certificates.map((c) => c.productLineId)).size;
-    const missingCertificates = coveredUnits - certificates.length + certificates.filter((c) => !c.storageKey).length + lostCertificates.length;
-    const missingArchives = products + 1 - (archives.length - lostArchives.length);
+    // A zip per product line with a certificate in force, and the payment's zip (none once all are voided).
+    const inForce = certificates.filter((c) => c.voidedAt === null);
+    const products = new Set(inForce.map((c) => c.productLineId)).size;
+    const missingCertificates = unitsWithout + certificates.filter((c) => !c.storageKey).length + lostCertificates.length;
+    const missingArchives = Math.max(0, products + (inForce.length > 0 ? 1 : 0) - (archives.length - lostArchives.length));
     return {
       complete: missingCertificates === 0 && missingArchives === 0,
       certificates: certificates.length,
-      coveredUnits,
+      unitsWithoutCertificate: unitsWithout,
       missingCertificates,
       missingArchives,
     };
@@ -267,7 +276,8 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     /**
      * Builds and stores the per-product zips (`<number>.pdf` entries and `proof-of-coverage.png`
      * with the product's QR link) and the per-payment zip (`product-<id>/…` folders holding the
-     * same), each once. Fails (retryable) while any certificate is not stored yet.
+     * same), each once. Builds nothing while any certificate is not stored yet (verification then
+     * reports them missing, and the next round issues them).
      */
     async buildCertificateArchives(input: { purchaseId: number }): Promise<{ built: number; existing: number }> {
       return archive(input.purchaseId);

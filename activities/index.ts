@@ -15,6 +15,7 @@ import { createCertificateActivities } from './certificates';
 import { createProofEmailActivities } from './proof-email';
 import { createRenewalActivities } from './renewal';
 import { createPolicyActivities } from './policy';
+import { createCertificateHolderActivities } from './certificate-holders';
 import { createBulkCancellationActivities } from './bulk-cancellation';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from '../src/purchases/workflow-client';
 import { createMailer, type Mailer } from '../src/mail/mailer';
@@ -69,6 +70,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProofEmailActivities(deps),
     ...createRenewalActivities(deps),
     ...createPolicyActivities(deps),
+    ...createCertificateHolderActivities(deps),
     ...createBulkCancellationActivities({ db: deps.db, workflows: deps.purchaseWorkflows }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };

@@ -69,6 +69,9 @@ import { subscriptionRoutes } from './subscriptions/routes';
 import { createBulkCancellationsRepository } from './bulk-cancellations/repository';
 import { createBulkCancellationService } from './bulk-cancellations/service';
 import { bulkCancellationRoutes } from './bulk-cancellations/routes';
+import { certificateHolderRoutes } from './certificate-holders/routes';
+import { createCertificateHolderService } from './certificate-holders/service';
+import { createCertificateHoldersRepository } from './certificate-holders/repository';
 import { createWithdrawalLinks } from './withdrawals/links';
 import { createWithdrawalsRepository } from './withdrawals/repository';
 import { createWithdrawalService } from './withdrawals/service';
@@ -200,6 +203,9 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
       purchaseRoutes(purchaseService),
+      certificateHolderRoutes(
+        createCertificateHolderService({ purchases, holders: createCertificateHoldersRepository(db), certificates: createCertificatesRepository(db), workflows: purchaseWorkflows }),
+      ),
       bulkCancellationRoutes(createBulkCancellationService({ repo: createBulkCancellationsRepository(db), start: (id) => purchaseWorkflows.startBulkCancellation(id) })),
       subscriptionRoutes(createSubscriptionService({ purchases, workflows: purchaseWorkflows })),
       bundleRoutes(bundles),

@@ -43,9 +43,9 @@ const quick = proxyActivities<CertificateActivities>(QUICK_OPTIONS);
 const localActs = proxyLocalActivities<PurchaseActivities>(ACTS_OPTIONS);
 const localQuick = proxyLocalActivities<CertificateActivities>(QUICK_OPTIONS);
 /** Rendering, zips and verification, on the certificates task queue of the workflow's own queue. */
-const heavyActivities = () =>
+export const heavyActivities = (taskQueue = certificatesTaskQueue(workflowInfo().taskQueue)) =>
   proxyActivities<CertificateActivities>({
-    taskQueue: certificatesTaskQueue(workflowInfo().taskQueue),
+    taskQueue,
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: '15 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
@@ -87,15 +87,33 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
   await db.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
   upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
 
-  const heavy = heavyActivities();
+  await issueCertificateRounds(purchaseId, view, { heavy: heavyActivities(), plan, oneStep: patched('certificates-one-step') });
+
+  await db.markCertificatesIssued({ purchaseId });
+  view.phase = 'issued';
+  upsertSearchAttributes({ PurchaseStatus: ['issued'] });
+  return { purchaseId, status: 'issued' };
+}
+
+/**
+ * The issuance rounds of purchase `purchaseId`, until verification finds everything stored: plan
+ * (one current certificate per covered unit and holder) → render and store the pending ones in
+ * batches → zips → verification, with a backoff of 1 s doubling to 5 min between rounds. Shared by
+ * the certificates workflow and the policy workflow (a holder added, certificates reissued), so
+ * both issue through the same steps. `oneStep`: a round with at most one batch pending runs as one
+ * heavy activity. Progress goes into `view`.
+ */
+export async function issueCertificateRounds(
+  purchaseId: number,
+  view: CertificatesStatusView,
+  steps: { heavy: ReturnType<typeof heavyActivities>; plan: Pick<CertificateActivities, 'planCertificates'>; oneStep: boolean },
+): Promise<void> {
+  const { heavy, plan, oneStep } = steps;
   /** Waits before another round after a check found storage incomplete: 1 s doubling to 5 min. */
   const backoff = (round: number) => {
     view.phase = 'waiting';
     return sleep(Math.min(1000 * 2 ** round, 5 * 60_000), { summary: 'backoff before the next issuance round (storage incomplete)' });
   };
-  // New runs issue a small purchase (at most one batch pending) in one heavy activity: render,
-  // zips and verification together, one task round trip instead of three.
-  const oneStep = patched('certificates-one-step');
   for (let round = 0; ; round++) {
     Object.assign(view, { phase: 'planning', round, batchesDone: 0, batchesTotal: 0 });
     const { pendingIds } = await plan.planCertificates({ purchaseId });
@@ -103,7 +121,7 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
       Object.assign(view, { phase: 'rendering', batchesTotal: 1 });
       const check = await heavy.issueCertificatesAndArchives({ purchaseId, certificateIds: pendingIds });
       view.batchesDone = 1;
-      if (check.complete) break;
+      if (check.complete) return;
       await backoff(round);
       continue;
     }
@@ -123,12 +141,7 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
     await heavy.buildCertificateArchives({ purchaseId });
     view.phase = 'verifying';
     const check = await heavy.verifyCertificates({ purchaseId });
-    if (check.complete) break;
+    if (check.complete) return;
     await backoff(round);
   }
-
-  await db.markCertificatesIssued({ purchaseId });
-  view.phase = 'issued';
-  upsertSearchAttributes({ PurchaseStatus: ['issued'] });
-  return { purchaseId, status: 'issued' };
 }

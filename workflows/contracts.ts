@@ -218,6 +218,29 @@ export const CANCEL_SUBSCRIPTION_UPDATE = 'cancelSubscription';
 /** Name of the policy workflow's signal that the processor changed the subscription (ended it, or set it to end). */
 export const SUBSCRIPTION_CHANGED_SIGNAL = 'subscriptionChanged';
 
+/** Name of the policy workflow's update that adds a certificate holder (its certificates issued after the answer). */
+export const ADD_HOLDER_UPDATE = 'addCertificateHolder';
+
+/** Name of the policy workflow's update that removes a certificate holder (its certificates voided). */
+export const REMOVE_HOLDER_UPDATE = 'removeCertificateHolder';
+
+/** A certificate holder as the add update carries it (the API's validated body; address as the quote answers' postal address). */
+export interface CertificateHolderInput {
+  name: string;
+  address: { line1: string; line2?: string; city: string; region: string; postal_code: string; country: string };
+  email: string | null;
+  additionalInsured: boolean;
+  waiverOfSubrogation: boolean;
+  descriptionOfOperations: string | null;
+  notifyOnCancellation: boolean;
+}
+
+/** What the holder updates answer: the holder, and the certificates planned for it (add) or voided (remove). */
+export interface CertificateHolderChange {
+  holderId: number;
+  certificateNumbers: string[];
+}
+
 /** What `cancelSubscription` is asked: the subscription (its first purchase) and how it ends. */
 export interface SubscriptionCancelInput {
   /** The subscription's first purchase (the one holding the processor subscription). */
@@ -262,6 +285,8 @@ export interface PolicyWorkflowInput {
   idleSeconds?: number;
   /** The rate-capped queue its refunds are created on (`refundsTaskQueue` of the main queue; the workflow itself runs on `policyTaskQueue`). */
   refundsTaskQueue?: string;
+  /** The queue certificates are rendered and stored on (`certificatesTaskQueue` of the main queue), for a holder's certificates. */
+  certificatesTaskQueue?: string;
 }
 
 /** What the `cancel` and `rescindCancellation` updates answer: the cancellation (its refund in minor units). */

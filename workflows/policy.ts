@@ -26,7 +26,15 @@
  */
 import { ApplicationFailure, workflowInfo, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
+import type { CertificateHolderActivities } from '../activities/certificate-holders';
+import type { CertificateActivities } from '../activities/certificates';
+import { heavyActivities, issueCertificateRounds, type CertificatesStatusView } from './certificates';
 import {
+  ADD_HOLDER_UPDATE,
+  REMOVE_HOLDER_UPDATE,
+  certificatesTaskQueue,
+  type CertificateHolderChange,
+  type CertificateHolderInput,
   CANCEL_SUBSCRIPTION_UPDATE,
   CANCEL_UPDATE,
   RESCIND_UPDATE,
@@ -44,7 +52,14 @@ import {
 export const cancelUpdate = defineUpdate<CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE);
 /** Rescinds a cancellation still scheduled (its units given back); refused once its time came. */
 export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ cancellationId: number }]>(RESCIND_UPDATE);
-/** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
+/**
+ * Adds a certificate holder: answers the holder and the certificates planned for it at once; they
+ * are issued after the answer (rendered, stored, zipped, verified), then `certificate_holder.added`.
+ * `requestKey` names the API request, so a retried update adds the holder once.
+ */
+export const addCertificateHolderUpdate = defineUpdate<CertificateHolderChange, [{ requestKey: string; holder: CertificateHolderInput }]>(ADD_HOLDER_UPDATE);
+/** Removes a certificate holder and voids its certificates; answers the numbers voided. */
+export const removeCertificateHolderUpdate = defineUpdate<CertificateHolderChange, [{ holderId: number }]>(REMOVE_HOLDER_UPDATE);
 /**
  * Cancels the subscription this purchase is the current period of: at the processor, then (`now`)
  * this period's unstarted units like any cancellation. Answers that cancellation, or null.
@@ -52,6 +67,7 @@ export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ c
 export const cancelSubscriptionUpdate = defineUpdate<{ cancellation: CancellationAccepted | null }, [SubscriptionCancelInput]>(CANCEL_SUBSCRIPTION_UPDATE);
 /** The processor ended the subscription, or set it to end (its dashboard, an unpaid invoice): recorded in turn with the other changes. */
 export const subscriptionChangedSignal = defineSignal<[SubscriptionChange]>(SUBSCRIPTION_CHANGED_SIGNAL);
+/** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
 export const testClockAdvancedSignal = defineSignal<[{ frozenTime: string }]>(TEST_CLOCK_SIGNAL);
 /** An operator's retry of the cancellations not completed (refund refused, or stalled): answers the ids queued again. */
 export const retryFailedCancellationsUpdate = defineUpdate<number[], []>(RETRY_CANCELLATIONS_UPDATE);
@@ -70,8 +86,14 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   // Creating a refund goes through the rate-capped refunds queue (below the processor's request limit).
   // (Runs started before policy workflows had a queue of their own ran on the main queue and carry no refundsTaskQueue.)
   const refunds = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry, taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue) });
+  const holderActs = proxyActivities<CertificateHolderActivities>({ startToCloseTimeout: '30 seconds', retry });
+  const planner = proxyActivities<Pick<CertificateActivities, 'planCertificates'>>({ startToCloseTimeout: '30 seconds', retry });
   const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [] };
   const pending: number[] = [];
+  /** Holders added whose certificates are still to be issued (issued by the main loop, in order). */
+  const issuing: number[] = [];
+  /** Progress of the issuance of added holders' certificates. */
+  const issuance: CertificatesStatusView = { purchaseId: input.purchaseId, phase: 'issued', round: 0, batchesDone: 0, batchesTotal: 0 };
   /** Cancellations waiting for their effective time (epoch ms), on the real clock or on the purchase's test clock. */
   const scheduled: Array<{ cancellationId: number; effectiveMs: number; onTestClock: boolean }> = [];
   /** The purchase's test clock (epoch ms), once one is known; scheduled entries on it wait for it, not for a timer. */
@@ -168,6 +190,43 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
   );
 
+  setHandler(
+    addCertificateHolderUpdate,
+    (u) => {
+      const run = chain.then(async () => {
+        for (;;) {
+          const r = await holderActs.addCertificateHolder({ purchaseId: input.purchaseId, requestKey: u.requestKey, holder: u.holder });
+          if (r.kind === 'added') {
+            if (!issuing.includes(r.change.holderId)) issuing.push(r.change.holderId);
+            return r.change;
+          }
+          await sleep('5 seconds'); // the purchase's certificates are still being issued: the holder waits for them
+        }
+      });
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    {
+      validator: (u) => {
+        if (typeof u?.requestKey !== 'string' || u.requestKey.length === 0 || typeof u.holder?.name !== 'string') throw ApplicationFailure.nonRetryable('a request key and a holder are required', 'VALIDATION_ERROR');
+      },
+    },
+  );
+
+  setHandler(
+    removeCertificateHolderUpdate,
+    (u) => {
+      const run = chain.then(() => holderActs.removeCertificateHolder({ purchaseId: input.purchaseId, holderId: u.holderId }));
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    {
+      validator: (u) => {
+        if (!Number.isInteger(u?.holderId) || u.holderId < 1) throw ApplicationFailure.nonRetryable('holder_id must be an integer >= 1', 'VALIDATION_ERROR');
+      },
+    },
+  );
+
   setHandler(testClockAdvancedSignal, ({ frozenTime }) => {
     const ms = Date.parse(frozenTime);
     if (Number.isFinite(ms)) testClockMs = Math.max(testClockMs ?? 0, ms);
@@ -196,7 +255,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     // Nothing scheduled: wait for work up to the idle time; else until the next effective time (one timer, however far).
     const waitMs = realDue.length ? Math.max(1, Math.min(...realDue)) : idleMs;
     const seen = scheduleVersion;
-    const ready = () => pending.length > 0 || due().length > 0 || scheduleVersion !== seen;
+    const ready = () => pending.length > 0 || issuing.length > 0 || due().length > 0 || scheduleVersion !== seen;
     const busy = scheduled.some((e) => e.onTestClock) && realDue.length === 0 ? (await condition(ready), true) : await condition(ready, waitMs);
     for (const e of due()) {
       scheduled.splice(scheduled.indexOf(e), 1);
@@ -206,10 +265,19 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         pending.push(e.cancellationId);
       } else entry.phase = 'rescinded';
     }
+    if (issuing.length > 0) {
+      // Added holders' certificates: the same rounds as issuance (plan, render and store, zips, verify), then announced.
+      const holders = issuing.splice(0);
+      const queue = input.certificatesTaskQueue ?? certificatesTaskQueue((input.refundsTaskQueue ?? workflowInfo().taskQueue).replace(/-refunds$/, ''));
+      await issueCertificateRounds(input.purchaseId, issuance, { heavy: heavyActivities(queue), plan: planner, oneStep: true });
+      issuance.phase = 'issued';
+      for (const holderId of holders) await holderActs.certificateHolderIssued({ purchaseId: input.purchaseId, holderId });
+      continue;
+    }
     if (!busy && scheduled.length === 0 && pending.length === 0) {
       // Idle: finish once no update is still being handled (one waiting for issuance may yet accept a cancellation).
       await condition(allHandlersFinished);
-      if (pending.length === 0 && scheduled.length === 0) break;
+      if (pending.length === 0 && scheduled.length === 0 && issuing.length === 0) break;
       continue;
     }
     if (pending.length === 0) continue;

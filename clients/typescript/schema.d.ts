@@ -224,6 +224,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/purchases/{id}/certificate_holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List who a purchase’s certificates are issued to
+         * @description Every certificate holder of the purchase in the order added (removed ones too, `status: removed`), each with its current certificates. The holder the buyer answered at quote time is the first.
+         */
+        get: operations["listCertificateHolders"];
+        put?: never;
+        /**
+         * Add a certificate holder (a venue, a client, a city) to a paid purchase
+         * @description Issues the holder one certificate per covered unit still active (not ended, not cancelled), at no charge, with its own name, address, endorsement marks (additional insured, waiver of subrogation) and description of operations. The answer comes at once with its certificates `issuing`; they are rendered and stored durably after it, then `certificate_holder.added` is sent with their numbers, and getCertificates, the zips and proof-of-coverage emails include them (grouped by holder). Changes of one purchase (cancellations, holders) are applied one at a time. While the purchase’s first certificates are still being issued the call waits for them. A certificate holder gains no rights from a certificate; the endorsement marks record what the policy grants. Send an Idempotency-Key header to retry safely: the holder is added once.
+         */
+        post: operations["addCertificateHolder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{id}/certificate_holders/{holderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a certificate holder; its certificates are voided
+         * @description Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first.
+         */
+        delete: operations["removeCertificateHolder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bulk_cancellations": {
         parameters: {
             query?: never;
@@ -1182,6 +1226,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "certificate_holder.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A certificate holder was added to a purchase and its certificates issued
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["certificateHolderAddedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certificate_holder.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A certificate holder was removed from a purchase and its certificates voided
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["certificateHolderRemovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1328,8 +1412,15 @@ export interface components {
                 size_bytes: number;
                 /** @description SHA-256 of the PDF, lowercase hex */
                 sha256: string;
-                /** @description When a cancellation of its covered unit voided it (ISO 8601 UTC; its verification page says so); null while in force. The zips, built at issuance, still hold a certificate voided later: this field says which */
+                /** @description When it was voided (its covered unit cancelled, or its certificate holder removed; ISO 8601 UTC; its verification page says so); null while in force. A zip built before still holds a certificate voided later: this field says which */
                 voided_at: string | null;
+                /** @description Who this certificate is issued to (`id` in listCertificateHolders); null: the product asked for no holder. A purchase with several holders has one certificate per covered unit and holder, and its zips put each holder’s in a folder of its own */
+                certificate_holder: {
+                    id: number;
+                    name: string;
+                } | null;
+                /** @description The certificate’s version: 1 first; a change to the policy issues a new version and the old one’s verification page says it was superseded */
+                revision: number;
             }[];
             /** @description Signed URL of the zip of every PDF of this payment (one folder per product) */
             payment_zip_url: string | null;
@@ -1670,6 +1761,65 @@ export interface components {
             agent_id: number | null;
             /** @description When it was quoted, ISO 8601 UTC */
             created_at: string;
+        };
+        /** @description certificate_holder.added: A certificate holder was added to a purchase and its certificates issued. */
+        CertificateHolderAddedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "certificate_holder.added";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateHolder"];
+            };
+        };
+        /** @description A certificate holder of a purchase (its name and endorsement marks; the address stays in the API) */
+        EventCertificateHolder: {
+            /** @enum {string} */
+            object: "certificate_holder";
+            /** @description The holder’s id (`id` in GET /api/v1/purchases/{id}/certificate_holders) */
+            id: number;
+            purchase_id: number;
+            name: string;
+            additional_insured: boolean;
+            waiver_of_subrogation: boolean;
+            /** @description added: the certificates issued to the holder; removed: its certificates, now voided */
+            certificate_numbers: string[];
+            /** @description When the holder was added, ISO 8601 UTC */
+            created_at: string;
+            /** @description When the holder was removed, ISO 8601 UTC */
+            removed_at: string | null;
+        };
+        /** @description certificate_holder.removed: A certificate holder was removed from a purchase and its certificates voided. */
+        CertificateHolderRemovedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "certificate_holder.removed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateHolder"];
+            };
         };
         ErrorEnvelope: {
             /** @enum {boolean} */
@@ -2178,13 +2328,31 @@ export interface components {
             state: "unpaid" | "active" | "cancellation_scheduled" | "cancellation_pending" | "cancelled";
             /** @description Whether its coverage had started when this was answered, by the purchase’s test clock when it has one (a started unit is earned and cannot be cancelled) */
             coverage_started: boolean;
-            /** @description The certificate that proves it (null until issued) */
+            /** @description The certificate that proves it to its first certificate holder (null until issued); `certificates` has every holder’s and every version */
             certificate: {
                 number: string;
                 verification_url: string;
                 /** @description When it was voided, ISO 8601 UTC; null while in force */
                 voided_at: string | null;
             } | null;
+            /** @description Every certificate of this unit: one current per certificate holder, and past versions */
+            certificates: {
+                number: string;
+                /** @description Whom it is issued to (listCertificateHolders); null: no holder named */
+                certificate_holder_id: number | null;
+                /** @description 1 for the first version */
+                revision: number;
+                /**
+                 * @description `issuing` (being rendered and stored), `issued` (in force), `voided`, or `superseded` (a past version: see superseded_by)
+                 * @enum {string}
+                 */
+                status: "issuing" | "issued" | "voided" | "superseded";
+                verification_url: string;
+                voided_at: string | null;
+                superseded_at: string | null;
+                /** @description The number of the version that replaced it */
+                superseded_by: string | null;
+            }[];
         };
         Cancellation: {
             /** @enum {string} */
@@ -2355,6 +2523,120 @@ export interface components {
             message: string;
         };
         RescindCancellationRequest: Record<string, never>;
+        CertificateHolderListResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CertificateHolder"][];
+            message: string;
+        };
+        CertificateHolder: {
+            /** @enum {string} */
+            object: "certificate_holder";
+            id: number;
+            purchase_id: number;
+            /**
+             * @description `answers`: the holder the buyer answered at quote time (the first holder, for its own product line’s certificates); `api`: added later, for every product line
+             * @enum {string}
+             */
+            source: "answers" | "api";
+            /** @description The item whose certificates it holds (an `answers` holder); null: every item */
+            purchase_item_id: number | null;
+            name: string;
+            /** @description The postal address printed for it (line1, line2, city, region, postal_code, country) */
+            address: {
+                [key: string]: unknown;
+            };
+            email: string | null;
+            additional_insured: boolean;
+            waiver_of_subrogation: boolean;
+            /** @description Printed for it; null: the product and the covered dates */
+            description_of_operations: string | null;
+            notify_on_cancellation: boolean;
+            /** @enum {string} */
+            status: "active" | "removed";
+            /** @description Its current certificates, one per covered unit it holds */
+            certificates: components["schemas"]["CertificateHolderCertificate"][];
+            created_at: string;
+            removed_at: string | null;
+        };
+        CertificateHolderCertificate: {
+            certificate_number: string;
+            covered_unit_id: number;
+            /** @description 1 for a certificate’s first version */
+            revision: number;
+            /**
+             * @description `issuing` (being rendered and stored), `issued`, or `voided` (its unit cancelled, or the holder removed)
+             * @enum {string}
+             */
+            status: "issuing" | "issued" | "voided";
+        };
+        CertificateHolderCreatedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CertificateHolder"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "name": "Riverside Hall LLC",
+         *       "address": {
+         *         "line1": "200 River Rd",
+         *         "city": "Springfield",
+         *         "region": "IL",
+         *         "postal_code": "62701",
+         *         "country": "US"
+         *       },
+         *       "email": "events@riversidehall.example",
+         *       "additional_insured": true,
+         *       "description_of_operations": "Spring gala, Riverside Hall, 2027-05-01"
+         *     }
+         */
+        CreateCertificateHolderRequest: {
+            /** @description Who the certificate is issued to (a venue, a client, a city), at most 120 characters */
+            name: string;
+            address: components["schemas"]["CertificateHolderAddress"];
+            /**
+             * Format: email
+             * @description Where the holder’s own certificates may be emailed (proof of coverage); never printed
+             */
+            email?: string;
+            /**
+             * @description The holder is an additional insured under the policy (an endorsement; marked on the certificate)
+             * @default false
+             */
+            additional_insured?: boolean;
+            /**
+             * @description The insurer waives its right of subrogation against the holder (an endorsement; marked on the certificate)
+             * @default false
+             */
+            waiver_of_subrogation?: boolean;
+            /** @description Printed in the description of operations / locations box of this holder’s certificates (at most 600 characters in 5 lines). Omitted: the product and the covered dates */
+            description_of_operations?: string;
+            /**
+             * @description Whether the holder is to be told (at `email`) when the policy is cancelled
+             * @default false
+             */
+            notify_on_cancellation?: boolean;
+        };
+        /** @description Printed in the certificate holder box: each line at most 80 characters */
+        CertificateHolderAddress: {
+            line1: string;
+            line2?: string;
+            city: string;
+            region: string;
+            postal_code: string;
+            /**
+             * @description ISO 3166-1 alpha-2 code
+             * @example US
+             */
+            country: string;
+        };
+        CertificateHolderRemovedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CertificateHolder"];
+            message: string;
+        };
         BulkCancellationCreatedResponse: {
             /** @enum {boolean} */
             success: true;
@@ -3202,7 +3484,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -3249,7 +3531,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -3280,7 +3562,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
@@ -3305,7 +3587,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
@@ -3853,7 +4135,12 @@ export interface components {
          *           "verification_url": "https://coi.example.com/verify/COI-42-1-1-3FA9C2B71D",
          *           "size_bytes": 61234,
          *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-         *           "voided_at": null
+         *           "voided_at": null,
+         *           "certificate_holder": {
+         *             "id": 11,
+         *             "name": "Grand Hall LLC"
+         *           },
+         *           "revision": 1
          *         }
          *       ],
          *       "payment_zip_url": "https://storage.googleapis.com/certificates/purchases/42/zips/payment-pi_3Q2w3E4r5T6y7U8i.zip?X-Goog-Signature=…",
@@ -3911,8 +4198,15 @@ export interface components {
                 size_bytes: number;
                 /** @description SHA-256 of the PDF, lowercase hex */
                 sha256: string;
-                /** @description When a cancellation of its covered unit voided it (ISO 8601 UTC; its verification page says so); null while in force. The zips, built at issuance, still hold a certificate voided later: this field says which */
+                /** @description When it was voided (its covered unit cancelled, or its certificate holder removed; ISO 8601 UTC; its verification page says so); null while in force. A zip built before still holds a certificate voided later: this field says which */
                 voided_at: string | null;
+                /** @description Who this certificate is issued to (`id` in listCertificateHolders); null: the product asked for no holder. A purchase with several holders has one certificate per covered unit and holder, and its zips put each holder’s in a folder of its own */
+                certificate_holder: {
+                    id: number;
+                    name: string;
+                } | null;
+                /** @description The certificate’s version: 1 first; a change to the policy issues a new version and the old one’s verification page says it was superseded */
+                revision: number;
             }[];
             /** @description Signed URL of the zip of every PDF of this payment (one folder per product) */
             payment_zip_url: string | null;
@@ -6181,6 +6475,358 @@ export interface operations {
             };
         };
     };
+    listCertificateHolders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateHolderListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the id is not a positive integer, or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addCertificateHolder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCertificateHolderRequest"];
+            };
+        };
+        responses: {
+            /** @description Added; its certificates are being issued */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateHolderCreatedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a bad body (a field too long for the certificate’s boxes, an address line break, a bad email or country), or the id is not a positive integer, or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PURCHASE_NOT_CHANGEABLE (not paid, or refunded in full), NO_ACTIVE_COVERED_UNITS (every unit ended or was cancelled), or an Idempotency-Key reused or in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeCertificateHolder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+                /** @description Certificate holder id (`id` of the holder), integer >= 1 */
+                holderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateHolderRemovedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: an id is not a positive integer, or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key, or no such holder (or removed already) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description LAST_CERTIFICATE_HOLDER (the only holder while units are active), PURCHASE_NOT_CHANGEABLE */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createBulkCancellation: {
         parameters: {
             query?: never;
@@ -8229,7 +8875,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed";
                 pageSize?: number;
                 pageIndex?: number;
             };
@@ -11404,7 +12050,12 @@ export interface operations {
                  *               "verification_url": "https://coi.example.com/verify/COI-42-1-1-3FA9C2B71D",
                  *               "size_bytes": 61234,
                  *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-                 *               "voided_at": null
+                 *               "voided_at": null,
+                 *               "certificate_holder": {
+                 *                 "id": 11,
+                 *                 "name": "Grand Hall LLC"
+                 *               },
+                 *               "revision": 1
                  *             }
                  *           ],
                  *           "payment_zip_url": "https://storage.googleapis.com/certificates/purchases/42/zips/payment-pi_3Q2w3E4r5T6y7U8i.zip?X-Goog-Signature=…",
@@ -12013,6 +12664,120 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["SubscriptionCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    certificateHolderAddedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "certificate_holder.added",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "certificate_holder",
+                 *           "id": 12,
+                 *           "purchase_id": 42,
+                 *           "name": "City of Springfield",
+                 *           "additional_insured": true,
+                 *           "waiver_of_subrogation": false,
+                 *           "certificate_numbers": [
+                 *             "COI-42-1-3-H12-4D5E6F7A8B"
+                 *           ],
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "removed_at": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificateHolderAddedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    certificateHolderRemovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "certificate_holder.removed",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "certificate_holder",
+                 *           "id": 12,
+                 *           "purchase_id": 42,
+                 *           "name": "City of Springfield",
+                 *           "additional_insured": true,
+                 *           "waiver_of_subrogation": false,
+                 *           "certificate_numbers": [
+                 *             "COI-42-1-3-H12-4D5E6F7A8B"
+                 *           ],
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "removed_at": "2026-11-24T10:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificateHolderRemovedEvent"];
             };
         };
         responses: {

@@ -3,7 +3,9 @@
  *
  * - `toCertificateData(row, publicBaseUrl)`: the template's `CertificateData` for one planned
  *   certificate (amounts stay in minor units; instants become local date-times in the unit's
- *   IANA time zone).
+ *   IANA time zone): its holder with the endorsement marks, the holder's description of
+ *   operations (by default the product and the unit's covered dates), the agency as authorized
+ *   representative, and the version's revision.
  * - `verificationUrl(publicBaseUrl, code)`: `<base>/verify/<code>`, the QR target.
  * - `proofCode(certificateNumbers)`: the id of a product's proof-of-coverage page, derived from
  *   its certificate numbers so a retried zip build encodes the same QR (no stored state needed),
@@ -60,8 +62,17 @@ export function toCertificateData(row: IssuanceRow, publicBaseUrl: string): Cert
     deductible: { amount_minor: row.deductibleMinor, currency },
     claimsPhone: row.claimsPhone,
     certificateHolder: row.certificateHolder
-      ? { name: row.certificateHolder.name, address: formatAddress(row.certificateHolder.address) ?? '' }
+      ? {
+          name: row.certificateHolder.name,
+          address: formatAddress(row.certificateHolder.address) ?? '',
+          additionalInsured: row.certificateHolder.additionalInsured,
+          waiverOfSubrogation: row.certificateHolder.waiverOfSubrogation,
+        }
       : { name: NO_CERTIFICATE_HOLDER, address: '' },
+    // The holder's own description, or by default the product and the unit's covered dates.
+    descriptionOfOperations: row.certificateHolder?.descriptionOfOperations ?? `${row.productName}: ${row.localLabel} (${row.timeZone})`,
+    authorizedRepresentative: row.producerName,
+    revision: row.revision,
     verificationUrl: verificationUrl(publicBaseUrl, row.certificateNumber),
   };
 }

@@ -38,12 +38,27 @@ export interface IssuanceRow {
   namedInsured: { name: string; address?: Address } | null;
   /** The buyer's name, the named insured when the template asks for none. */
   buyerName: string;
-  certificateHolder: { name: string; address: Address } | null;
+  /** The holder this certificate is issued to (null: none, "to whom it may concern"). */
+  certificateHolder: IssuanceHolder | null;
+  /** 1 for a certificate's first version; each change that reissues it counts one up. */
+  revision: number;
+  /** The unit's local calendar day or trip window, as the purchase shows it. */
+  localLabel: string;
   unitIndex: number;
   unitKind: 'day' | 'trip';
   startsAt: Date;
   endsAt: Date;
   timeZone: string;
+}
+
+/** A certificate holder as a certificate prints it. */
+export interface IssuanceHolder {
+  name: string;
+  address: Address;
+  additionalInsured: boolean;
+  waiverOfSubrogation: boolean;
+  /** null: the default description (the product and the covered dates). */
+  descriptionOfOperations: string | null;
 }
 
 /** A postal address as the quote answers store it. */
@@ -76,6 +91,14 @@ export interface StoredCertificate {
   sha256: string | null;
   /** When a cancellation of its unit voided it (null while in force; a full refund shows on the purchase). */
   voidedAt: Date | null;
+  /** The holder it is issued to (null: none); removed holders' certificates are voided. */
+  certificateHolderId: number | null;
+  certificateHolderName: string | null;
+  /** 1 for the first version; higher after a change reissued it. */
+  revision: number;
+  /** Set on a past version: when, and by which certificate, it was replaced. */
+  supersededAt: Date | null;
+  supersededByNumber: string | null;
 }
 
 export interface ArchiveRow {
@@ -115,6 +138,12 @@ export interface VerificationCertificate {
   voided: boolean;
   /** When it was voided: its unit's cancellation, or the purchase's full refund; null while in force. */
   voidedAt: Date | null;
+  revision: number;
+  /** A past version: when, and by which certificate number, it was replaced (null: current). */
+  supersededAt: Date | null;
+  supersededByNumber: string | null;
+  /** Whom it was issued to (the name only: no address on a public page). */
+  certificateHolderName: string | null;
 }
 
 export function createCertificatesRepository(db: Db) {
@@ -124,22 +153,34 @@ export function createCertificatesRepository(db: Db) {
      * ids of every certificate of the purchase (planned now or earlier), in unit order.
      */
     async plan(purchaseId: number): Promise<Array<{ certificateId: number; stored: boolean }>> {
+      // One current certificate per covered unit and holder: the holders of the unit's item (its
+      // buyer's answer, and holders added for every item), or none ("to whom it may concern") when
+      // the item has none. A holder added later holds units that were still active when it was
+      // added (not ended, not taken by a cancellation); a removed holder gets nothing new.
       await db.raw(
-        `insert into certificates (purchase_id, purchase_item_id, covered_unit_id, product_line_id, certificate_number, issue_date)
-         select cu.purchase_id, i.id, cu.id, i.product_line_id,
-                'COI-' || cu.purchase_id || '-' || (i.position + 1) || '-' || (cu.unit_index + 1) || '-' ||
+        `insert into certificates (purchase_id, purchase_item_id, covered_unit_id, product_line_id, certificate_holder_id, certificate_number, issue_date)
+         select cu.purchase_id, i.id, cu.id, i.product_line_id, h.id,
+                'COI-' || cu.purchase_id || '-' || (i.position + 1) || '-' || (cu.unit_index + 1) ||
+                  case when h.source = 'api' then '-H' || h.id else '' end || '-' ||
                   upper(substr(replace(gen_random_uuid()::text, '-', ''), 1, 10)),
                 (now() at time zone 'utc')::date
            from covered_units cu join purchase_items i on i.id = cu.purchase_item_id
+           left join lateral (
+             select h.id, h.source, h.active_units_at, h.removed_at from certificate_holders h
+              where h.purchase_id = cu.purchase_id and (h.purchase_item_id is null or h.purchase_item_id = i.id)
+           ) h on true
           where cu.purchase_id = ?
-         on conflict (covered_unit_id) do nothing`,
+            and (h.id is null or (h.removed_at is null and (h.source = 'answers' or (cu.ends_at > h.active_units_at and cu.cancellation_id is null))))
+            and not exists (select 1 from certificates c0 where c0.covered_unit_id = cu.id and c0.certificate_holder_id is not distinct from h.id and c0.superseded_at is null)
+         on conflict do nothing`,
         [purchaseId],
       );
       const rows = await db('certificates as c')
         .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
         .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
         .where('c.purchase_id', purchaseId)
-        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }])
+        .whereNull('c.superseded_at')
+        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }, { column: 'c.id' }])
         .select('c.id', 'c.storage_key');
       return rows.map((r) => ({ certificateId: r.id as number, stored: r.storage_key !== null }));
     },
@@ -156,6 +197,7 @@ export function createCertificatesRepository(db: Db) {
         .join('product_lines as pl', 'pl.id', 'c.product_line_id')
         .leftJoin('root_accounts as ins', 'ins.id', 'pl.insurer_root_account_id')
         .leftJoin('question_sets as qs', 'qs.id', 'pl.question_set_id')
+        .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id')
         .where('c.purchase_id', purchaseId)
         .whereIn('c.id', certificateIds)
         .whereNull('c.storage_key')
@@ -180,7 +222,14 @@ export function createCertificatesRepository(db: Db) {
           db.raw("coalesce(qs.definition -> 'certificate' -> 'limits', '[]'::jsonb) as limits"),
           'i.named_insured',
           db.raw("b.first_name || ' ' || b.last_name as buyer_name"),
-          'i.certificate_holder',
+          'c.certificate_holder_id',
+          'h.name as holder_name',
+          'h.address as holder_address',
+          'h.additional_insured',
+          'h.waiver_of_subrogation',
+          'h.description_of_operations',
+          'c.revision',
+          'cu.local_label',
           'cu.unit_index',
           'cu.kind',
           'cu.starts_at',
@@ -206,7 +255,18 @@ export function createCertificatesRepository(db: Db) {
         limits: r.limits,
         namedInsured: r.named_insured,
         buyerName: r.buyer_name,
-        certificateHolder: r.certificate_holder,
+        certificateHolder:
+          r.certificate_holder_id === null
+            ? null
+            : {
+                name: r.holder_name,
+                address: r.holder_address,
+                additionalInsured: r.additional_insured,
+                waiverOfSubrogation: r.waiver_of_subrogation,
+                descriptionOfOperations: r.description_of_operations ?? null,
+              },
+        revision: r.revision,
+        localLabel: r.local_label,
         unitIndex: r.unit_index,
         unitKind: r.kind,
         startsAt: r.starts_at,
@@ -229,14 +289,19 @@ export function createCertificatesRepository(db: Db) {
       await db('certificates').whereIn('id', certificateIds).update({ storage_key: null, size_bytes: null, sha256: null, stored_at: null });
     },
 
-    /** Every certificate of the purchase, in product-line then unit order. */
-    async listForPurchase(purchaseId: number): Promise<StoredCertificate[]> {
-      const rows = await db('certificates as c')
+    /**
+     * The purchase's current certificates (every version with `includeSuperseded`), in
+     * product-line, unit, holder and version order.
+     */
+    async listForPurchase(purchaseId: number, opts: { includeSuperseded?: boolean } = {}): Promise<StoredCertificate[]> {
+      const q = db('certificates as c')
         .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
         .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
         .join('product_lines as pl', 'pl.id', 'c.product_line_id')
+        .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id')
+        .leftJoin('certificates as next', 'next.id', 'c.superseded_by_id')
         .where('c.purchase_id', purchaseId)
-        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }])
+        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }, { column: 'c.certificate_holder_id', order: 'asc', nulls: 'first' }, { column: 'c.revision' }])
         .select(
           'c.id',
           'c.covered_unit_id',
@@ -254,7 +319,14 @@ export function createCertificatesRepository(db: Db) {
           'c.size_bytes',
           'c.sha256',
           'c.voided_at',
+          'c.certificate_holder_id',
+          'h.name as holder_name',
+          'c.revision',
+          'c.superseded_at',
+          'next.certificate_number as superseded_by_number',
         );
+      if (!opts.includeSuperseded) q.whereNull('c.superseded_at');
+      const rows = await q;
       return rows.map((r) => ({
         certificateId: r.id,
         coveredUnitId: r.covered_unit_id,
@@ -272,17 +344,26 @@ export function createCertificatesRepository(db: Db) {
         sizeBytes: r.size_bytes,
         sha256: r.sha256,
         voidedAt: r.voided_at ?? null,
+        certificateHolderId: r.certificate_holder_id ?? null,
+        certificateHolderName: r.holder_name ?? null,
+        revision: r.revision,
+        supersededAt: r.superseded_at ?? null,
+        supersededByNumber: r.superseded_by_number ?? null,
       }));
     },
 
-    /** The purchase's covered-unit count (what the certificate count must reach). */
-    async coveredUnitCount(purchaseId: number): Promise<number> {
-      const row = await db('covered_units').where({ purchase_id: purchaseId }).count<{ n: string }[]>({ n: '*' }).first();
+    /** Covered units of the purchase with no current certificate at all (issuance must plan them). */
+    async unitsWithoutCertificate(purchaseId: number): Promise<number> {
+      const row = await db('covered_units as cu')
+        .where('cu.purchase_id', purchaseId)
+        .whereNotExists(db('certificates as c').whereRaw('c.covered_unit_id = cu.id').whereNull('c.superseded_at'))
+        .count<{ n: string }[]>({ n: '*' })
+        .first();
       return Number(row?.n ?? 0);
     },
 
     async archives(purchaseId: number): Promise<ArchiveRow[]> {
-      const rows = await db('certificate_archives').where({ purchase_id: purchaseId }).orderBy([{ column: 'kind' }, { column: 'product_line_id' }]);
+      const rows = await db('certificate_archives').where({ purchase_id: purchaseId }).whereNull('superseded_at').orderBy([{ column: 'kind' }, { column: 'product_line_id' }]);
       return rows.map((r) => ({
         kind: r.kind,
         productLineId: r.product_line_id,
@@ -293,19 +374,37 @@ export function createCertificatesRepository(db: Db) {
       }));
     },
 
-    /** Records a stored zip (once per purchase, kind and product line). */
+    /**
+     * Records a stored zip as the current one of its purchase, kind and product line; one built
+     * before over another set of certificates (a holder added, a version reissued) is marked
+     * superseded (its object and proof-of-coverage code stay). The same zip again changes nothing.
+     */
     async recordArchive(purchaseId: number, a: ArchiveRow): Promise<void> {
-      await db.raw(
-        `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
-         values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-        [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
-      );
+      await db.transaction(async (trx) => {
+        const same = await trx('certificate_archives').where({ storage_key: a.storageKey }).first('id', 'superseded_at');
+        if (same && same.superseded_at === null) return;
+        await trx('certificate_archives')
+          .where({ purchase_id: purchaseId, kind: a.kind })
+          .whereRaw('coalesce(product_line_id, 0) = ?', [a.productLineId ?? 0])
+          .whereNull('superseded_at')
+          .update({ superseded_at: trx.fn.now() });
+        // The set of certificates came back to one zipped before: that zip is current again.
+        if (same) {
+          await trx('certificate_archives').where({ id: same.id }).update({ superseded_at: null });
+          return;
+        }
+        await trx.raw(
+          `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
+           values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+          [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
+        );
+      });
     },
 
     /** Drops archive rows whose objects went missing, so they are built again. */
     async clearArchives(purchaseId: number, storageKeys: readonly string[]): Promise<void> {
       if (storageKeys.length === 0) return;
-      await db('certificate_archives').where({ purchase_id: purchaseId }).whereIn('storage_key', storageKeys).delete();
+      await db('certificate_archives').where({ purchase_id: purchaseId }).whereNull('superseded_at').whereIn('storage_key', storageKeys).delete();
     },
 
     /**
@@ -342,26 +441,71 @@ export function createCertificatesRepository(db: Db) {
       }));
     },
 
-    /**
-     * The certificates a verification code names: one certificate for a certificate number, or
-     * the certificates of one product line of one purchase for a proof-of-coverage code.
-     */
-    /**
-     * Voids the certificates of `coveredUnitIds` at `at` (a cancellation took those units); a
-     * certificate voided before keeps its time. Returns the numbers voided by this call.
-     */
-    /** How many of the purchase's certificates are in force (not voided by a cancellation). */
+    /** How many of the purchase's current certificates are in force (not voided by a cancellation or a holder's removal). */
     async countInForce(purchaseId: number): Promise<number> {
-      const row = await db('certificates').where({ purchase_id: purchaseId }).whereNull('voided_at').count({ n: '*' }).first();
+      const row = await db('certificates').where({ purchase_id: purchaseId }).whereNull('voided_at').whereNull('superseded_at').count({ n: '*' }).first();
       return Number(row?.n ?? 0);
     },
 
+    /**
+     * Voids the current certificates of `coveredUnitIds` at `at` (a cancellation took those units);
+     * a certificate voided before keeps its time. Returns the numbers voided by this call.
+     */
     async voidForUnits(coveredUnitIds: readonly number[], at: Date): Promise<string[]> {
       if (!coveredUnitIds.length) return [];
-      const rows = await db('certificates').whereIn('covered_unit_id', coveredUnitIds).whereNull('voided_at').update({ voided_at: at }).returning('certificate_number');
+      const rows = await db('certificates').whereIn('covered_unit_id', coveredUnitIds).whereNull('voided_at').whereNull('superseded_at').update({ voided_at: at }).returning('certificate_number');
       return rows.map((r: { certificate_number: string }) => r.certificate_number);
     },
 
+    /**
+     * Replaces the purchase's current certificates in force that `which` names (all of them, one
+     * holder's, or some covered units') by their next version, at `at`: each is marked superseded
+     * and linked to its successor, which is planned with the same unit and holder, the next
+     * `revision` and the number `<first version's number>-R<revision>` (rendered by the next
+     * issuance round; a stored PDF is never edited). Returns the numbers, old → new.
+     */
+    async supersede(purchaseId: number, which: { holderId?: number; coveredUnitIds?: number[] }, at: Date): Promise<Array<{ from: string; to: string }>> {
+      return db.transaction(async (trx) => {
+        const q = trx('certificates').where({ purchase_id: purchaseId }).whereNull('superseded_at').whereNull('voided_at').orderBy('id').forUpdate();
+        if (which.holderId !== undefined) q.where('certificate_holder_id', which.holderId);
+        if (which.coveredUnitIds) q.whereIn('covered_unit_id', which.coveredUnitIds);
+        const old = await q.select('id', 'purchase_item_id', 'covered_unit_id', 'product_line_id', 'certificate_holder_id', 'certificate_number', 'revision');
+        if (old.length === 0) return [];
+        await trx('certificates').whereIn('id', old.map((o) => o.id)).update({ superseded_at: at });
+        const pairs: Array<{ from: string; to: string }> = [];
+        for (const o of old) {
+          const revision = o.revision + 1;
+          const number = `${String(o.certificate_number).replace(/-R\d+$/, '')}-R${revision}`;
+          const [next] = await trx('certificates')
+            .insert({
+              purchase_id: purchaseId,
+              purchase_item_id: o.purchase_item_id,
+              covered_unit_id: o.covered_unit_id,
+              product_line_id: o.product_line_id,
+              certificate_holder_id: o.certificate_holder_id,
+              certificate_number: number,
+              issue_date: trx.raw("(now() at time zone 'utc')::date"),
+              revision,
+            })
+            .returning('id');
+          await trx('certificates').where({ id: o.id }).update({ superseded_by_id: next.id });
+          pairs.push({ from: o.certificate_number, to: number });
+        }
+        return pairs;
+      });
+    },
+
+    /** Voids the current certificates issued to holder `holderId` (it was removed) at `at`. Returns the numbers voided by this call. */
+    async voidForHolder(holderId: number, at: Date): Promise<string[]> {
+      const rows = await db('certificates').where({ certificate_holder_id: holderId }).whereNull('voided_at').whereNull('superseded_at').update({ voided_at: at }).returning('certificate_number');
+      return rows.map((r: { certificate_number: string }) => r.certificate_number);
+    },
+
+    /**
+     * The certificates a verification code names: one certificate (any version) for a certificate
+     * number, or the current certificates of one product line of one purchase for a
+     * proof-of-coverage code.
+     */
     async findForVerification(code: string): Promise<VerificationCertificate[]> {
       const base = () =>
         db('certificates as c')
@@ -381,11 +525,17 @@ export function createCertificatesRepository(db: Db) {
             'c.storage_key',
             'p.refunded_at',
             'c.voided_at',
-          );
+            'c.revision',
+            'c.superseded_at',
+            'next.certificate_number as superseded_by_number',
+            'h.name as holder_name',
+          )
+          .leftJoin('certificates as next', 'next.id', 'c.superseded_by_id')
+          .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id');
       let rows = await base().where('c.certificate_number', code);
       if (rows.length === 0) {
         const archive = await db('certificate_archives').where({ proof_code: code, kind: 'product' }).first('purchase_id', 'product_line_id');
-        if (archive) rows = await base().where({ 'c.purchase_id': archive.purchase_id, 'c.product_line_id': archive.product_line_id });
+        if (archive) rows = await base().where({ 'c.purchase_id': archive.purchase_id, 'c.product_line_id': archive.product_line_id }).whereNull('c.superseded_at');
       }
       return rows.map((r) => ({
         certificateNumber: r.certificate_number,
@@ -398,6 +548,10 @@ export function createCertificatesRepository(db: Db) {
         stored: r.storage_key !== null,
         voided: r.refunded_at !== null || r.voided_at !== null,
         voidedAt: r.voided_at ?? r.refunded_at ?? null,
+        revision: r.revision,
+        supersededAt: r.superseded_at ?? null,
+        supersededByNumber: r.superseded_by_number ?? null,
+        certificateHolderName: r.holder_name ?? null,
       }));
     },
   };

@@ -113,8 +113,13 @@ export const CertificateItem = z.object({
   size_bytes: z.number().int(),
   sha256: z.string().meta({ description: 'SHA-256 of the PDF, lowercase hex' }),
   voided_at: z.string().nullable().meta({
-    description: 'When a cancellation of its covered unit voided it (ISO 8601 UTC; its verification page says so); null while in force. The zips, built at issuance, still hold a certificate voided later: this field says which',
+    description: 'When it was voided (its covered unit cancelled, or its certificate holder removed; ISO 8601 UTC; its verification page says so); null while in force. A zip built before still holds a certificate voided later: this field says which',
   }),
+  certificate_holder: z
+    .object({ id: z.number().int(), name: z.string() })
+    .nullable()
+    .meta({ description: 'Who this certificate is issued to (`id` in listCertificateHolders); null: the product asked for no holder. A purchase with several holders has one certificate per covered unit and holder, and its zips put each holder’s in a folder of its own' }),
+  revision: z.number().int().meta({ description: 'The certificate’s version: 1 first; a change to the policy issues a new version and the old one’s verification page says it was superseded' }),
 });
 
 export const ProductZip = z.object({
@@ -168,6 +173,8 @@ export const GetCertificatesResponse = z
           size_bytes: 61234,
           sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
           voided_at: null,
+          certificate_holder: { id: 11, name: 'Grand Hall LLC' },
+          revision: 1,
         },
       ],
       payment_zip_url: 'https://storage.googleapis.com/certificates/purchases/42/zips/payment-pi_3Q2w3E4r5T6y7U8i.zip?X-Goog-Signature=…',

@@ -96,7 +96,9 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       if (!purchase.paidAt) return empty('unpaid');
       if (!purchase.certificatesIssuedAt) return empty(purchase.refundedAt ? 'voided' : 'pending');
 
-      const [certificates, archives] = await Promise.all([deps.repo.listForPurchase(purchase.purchaseId), deps.repo.archives(purchase.purchaseId)]);
+      const [current, archives] = await Promise.all([deps.repo.listForPurchase(purchase.purchaseId), deps.repo.archives(purchase.purchaseId)]);
+      // A holder's certificates being issued (added after the purchase's issuance) are listed once stored.
+      const certificates = current.filter((c) => c.storageKey !== null);
       const expiresAt = new Date(now().getTime() + deps.urlTtlSeconds * 1000);
       const paymentZip = archives.find((a) => a.kind === 'payment');
       const items = await Promise.all(
@@ -116,6 +118,8 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           size_bytes: c.sizeBytes!,
           sha256: c.sha256!,
           voided_at: (c.voidedAt ?? purchase.refundedAt)?.toISOString() ?? null,
+          certificate_holder: c.certificateHolderId === null ? null : { id: c.certificateHolderId, name: c.certificateHolderName ?? '' },
+          revision: c.revision,
         })),
       );
       const productZips = await Promise.all(

@@ -11,7 +11,8 @@ import type { CertificateService } from '../certificates/service';
 import type { EventPublisher } from './publisher';
 import type { WorkerMetrics } from '../metrics/registry';
 import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
-import { cancellationRefundEvent, cancelledEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
+import type { CertificateHolderRecord } from '../certificate-holders/repository';
+import { cancellationRefundEvent, cancelledEvent, certificateHolderEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
 
 export function createEventEmitter(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods'>;
@@ -52,6 +53,16 @@ export function createEventEmitter(deps: {
     async renewed(renewalPurchaseId: number): Promise<void> {
       const p = await load(renewalPurchaseId);
       if (p) count(p, 'renewed', (await deps.publisher.publish(renewalEvent(p))).recorded);
+    },
+    /** `certificate_holder.added` for a holder whose certificates (`certificateNumbers`) are stored. */
+    async certificateHolderAdded(holder: CertificateHolderRecord, certificateNumbers: string[]): Promise<void> {
+      const p = await load(holder.purchaseId);
+      if (p) await deps.publisher.publish(certificateHolderEvent(p, holder, 'added', certificateNumbers));
+    },
+    /** `certificate_holder.removed` for a removed holder and the certificates that voided. */
+    async certificateHolderRemoved(holder: CertificateHolderRecord, certificateNumbers: string[]): Promise<void> {
+      const p = await load(holder.purchaseId);
+      if (p) await deps.publisher.publish(certificateHolderEvent(p, holder, 'removed', certificateNumbers));
     },
     /** `subscription.cancelled` for the subscription whose first purchase is `firstPurchaseId`, as it now stands. */
     async subscriptionCancelled(firstPurchaseId: number): Promise<void> {

@@ -17,6 +17,7 @@ import { purchaseObject } from '../purchases/purchase-object';
 import { subscriptionObject } from '../purchases/subscription-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
+import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { AgencyEvent, AgencyEventType } from './types';
 
 export function agencyEventId(type: AgencyEventType, purchaseId: number, discriminator = ''): string {
@@ -123,5 +124,25 @@ export function cancelledEvent(p: PurchaseRecord, c: StoredCancellation, voidedC
       refund: { id: c.refundId, premium: c.premiumMinor, tax: c.taxMinor, platform_fee: c.platformFeeMinor, total: c.totalMinor },
       voided_certificates: voidedCertificates,
     },
+  });
+}
+
+/**
+ * `certificate_holder.added` (once its certificates are stored: `certificate_numbers` issued to it)
+ * or `certificate_holder.removed` (`certificate_numbers` voided), once per holder and change. The
+ * holder's name and marks only: its address and email stay in the API.
+ */
+export function certificateHolderEvent(p: PurchaseRecord, h: CertificateHolderRecord, change: 'added' | 'removed', certificateNumbers: string[]): StoredEvent {
+  const type = change === 'added' ? 'certificate_holder.added' : 'certificate_holder.removed';
+  return envelope(type, agencyEventId(type, p.id, String(h.id)), p, {
+    object: 'certificate_holder',
+    id: h.id,
+    purchase_id: p.id,
+    name: h.name,
+    additional_insured: h.additionalInsured,
+    waiver_of_subrogation: h.waiverOfSubrogation,
+    certificate_numbers: certificateNumbers,
+    created_at: h.createdAt.toISOString(),
+    removed_at: h.removedAt?.toISOString() ?? null,
   });
 }

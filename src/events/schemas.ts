@@ -12,7 +12,8 @@
  * - `certificate_set` (the getCertificates answer): certificates.issued;
  * - `certificate_voiding`: certificates.voided;
  * - `refund` (a cancellation's refund): refund.succeeded, refund.failed;
- * - `subscription` (src/purchases/subscription-object.ts): subscription.cancelled.
+ * - `subscription` (src/purchases/subscription-object.ts): subscription.cancelled;
+ * - `certificate_holder`: certificate_holder.added, certificate_holder.removed.
  *
  * test/unit/event-schemas.test.ts checks that what the builders produce has exactly these
  * fields, and that every type of `AGENCY_EVENT_TYPES` has its schema here.
@@ -94,6 +95,20 @@ export const EventCertificateSet = z.object({ object: z.literal('certificate_set
   description: 'The getCertificates answer of the purchase when its certificates were issued. The signed URLs expire at urls_expire_at (an hour after the event); fetch fresh ones with getCertificates after that.',
 });
 
+export const EventCertificateHolder = z
+  .object({
+    object: z.literal('certificate_holder'),
+    id: z.number().int().meta({ description: 'The holder’s id (`id` in GET /api/v1/purchases/{id}/certificate_holders)' }),
+    purchase_id: z.number().int(),
+    name: z.string(),
+    additional_insured: z.boolean(),
+    waiver_of_subrogation: z.boolean(),
+    certificate_numbers: z.array(z.string()).meta({ description: 'added: the certificates issued to the holder; removed: its certificates, now voided' }),
+    created_at: instant('When the holder was added'),
+    removed_at: instant('When the holder was removed').nullable(),
+  })
+  .meta({ id: 'EventCertificateHolder', description: 'A certificate holder of a purchase (its name and endorsement marks; the address stays in the API)' });
+
 /** What `data.object` is for each event type, and what the event says. */
 const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary: string }> = {
   'purchase.checkout_created': { name: 'PurchaseCheckoutCreated', object: EventPurchase, summary: 'A purchase was quoted and its checkout session created (status awaiting_payment)' },
@@ -107,6 +122,8 @@ const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary
   'refund.succeeded': { name: 'RefundSucceeded', object: EventRefund, summary: 'A cancellation’s refund succeeded' },
   'refund.failed': { name: 'RefundFailed', object: EventRefund, summary: 'The processor refused a cancellation’s refund for good' },
   'subscription.renewed': { name: 'SubscriptionRenewed', object: EventPurchase, summary: 'A subscription’s next period was paid: the renewal purchase (its certificates follow in certificates.issued)' },
+  'certificate_holder.added': { name: 'CertificateHolderAdded', object: EventCertificateHolder, summary: 'A certificate holder was added to a purchase and its certificates issued' },
+  'certificate_holder.removed': { name: 'CertificateHolderRemoved', object: EventCertificateHolder, summary: 'A certificate holder was removed from a purchase and its certificates voided' },
   'subscription.cancelled': { name: 'SubscriptionCancelled', object: Subscription, summary: 'A subscription was set to end at its period’s end, or ended, by the agency or the processor' },
 };
 
@@ -175,6 +192,28 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
   'refund.succeeded': REFUND_EXAMPLE,
   'refund.failed': { ...REFUND_EXAMPLE, id: null, status: 'failed', failure_reason: 'charge_already_refunded' },
   'subscription.renewed': { ...PURCHASE_EXAMPLE, id: 57, billing: 'subscription', subscription_id: 'sub_1Q2w3E4r5T6y7U8i', renewal_of_purchase_id: 42, paid_at: '2026-12-22T12:00:03.000Z', created_at: '2026-12-22T12:00:01.000Z' },
+  'certificate_holder.added': {
+    object: 'certificate_holder',
+    id: 12,
+    purchase_id: 42,
+    name: 'City of Springfield',
+    additional_insured: true,
+    waiver_of_subrogation: false,
+    certificate_numbers: ['COI-42-1-3-H12-4D5E6F7A8B'],
+    created_at: '2026-11-23T09:00:00.000Z',
+    removed_at: null,
+  },
+  'certificate_holder.removed': {
+    object: 'certificate_holder',
+    id: 12,
+    purchase_id: 42,
+    name: 'City of Springfield',
+    additional_insured: true,
+    waiver_of_subrogation: false,
+    certificate_numbers: ['COI-42-1-3-H12-4D5E6F7A8B'],
+    created_at: '2026-11-23T09:00:00.000Z',
+    removed_at: '2026-11-24T10:30:00.000Z',
+  },
   'subscription.cancelled': {
     object: 'subscription',
     id: 42,

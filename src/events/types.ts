@@ -16,6 +16,8 @@ export const AGENCY_EVENT_TYPES = [
   'purchase.failed',
   'subscription.renewed',
   'subscription.cancelled',
+  'certificate_holder.added',
+  'certificate_holder.removed',
 ] as const;
 export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
 

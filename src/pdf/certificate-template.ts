@@ -4,6 +4,14 @@
  * as a `data:` SVG, a Content-Security-Policy that forbids every other source, and every
  * interpolated value HTML-escaped by the `html` tagged template below, so a buyer-supplied
  * string can never become markup.
+ *
+ * One page per certificate (issue 25 item 2, "a fuller certificate"): the information-only
+ * notice, producer, insured, insurers, the coverage line with its ADDL INSD / SUBR WVD marks,
+ * limits, the description of operations, the certificate holder (with the additional-insured and
+ * subrogation-waived sentences), cancellation and authorized representative, the QR code. Every
+ * printed value has a length limit (`CERTIFICATE_TEXT_LIMITS`) that keeps it on that one page,
+ * checked where new input arrives and, for the boxes only API input fills, here too
+ * (`CHECKED_TEXT_LIMITS`); the wording is the template's own (not the ACORD form text).
  */
 import QRCode from 'qrcode';
 import type { PdfPageFormat } from './browser-pool';
@@ -22,34 +30,133 @@ export interface CertificateLimit extends MoneyMinor {
   label: string;
 }
 
+/**
+ * Longest values the template prints, and most lines of its multi-line values, such that a
+ * certificate with EVERY field at its limit at once still prints on ONE page, Letter or A4.
+ * Lengths count UTF-16 code units (JavaScript `string.length`, what zod's `.max()` counts); a
+ * line count splits at `\n`, `\r\n` or `\r`; a line-length limit applies to each line; a
+ * text limit of a multi-line value includes its line breaks. Nothing is ever cut to fit: API
+ * input that ends up on a certificate is validated against these same numbers (the certificate
+ * holder routes), and the template throws `CertificateTemplateError` for a box only such input
+ * fills (`CHECKED_TEXT_LIMITS`). Values accepted before these limits existed (a quote answer's
+ * holder name of up to 200 characters, a product name of 255) still print, possibly over two
+ * pages.
+ *
+ * Checked by test/integration/certificate-fuller.test.ts with every field at its limit in
+ * capital Latin letters and spaces (e.g. "CITY OF SPRINGFIELD PARKS AND RECREATION …", the
+ * widest realistic Latin text, about 0.7 em a character), each multi-line value in its worst
+ * shape (one-character lines first, the rest in the last line), under DejaVu Sans (wider than
+ * the Liberation Sans the image prints with); it leaves about 3% of a Letter page free. Text
+ * made mostly of glyphs near 1 em wide (a run of `W`, CJK) at several limits at once can still
+ * overflow onto a second page: the printer (src/pdf/certificate-printer.ts) then prints that
+ * certificate on its own and keeps it whole, complete and searchable, over two pages.
+ */
+export const CERTIFICATE_TEXT_LIMITS = {
+  /** `certificateNumber` (the certificates table holds 64). */
+  certificateNumber: 64,
+  /** `issueDate` (normally `YYYY-MM-DD`). */
+  issueDate: 32,
+  /** `producer.name`. */
+  producerName: 120,
+  /** Lines of `producer.address`. */
+  producerAddressLines: 4,
+  /** Each line of `producer.address`. */
+  producerAddressLineLength: 80,
+  /** `namedInsured.name`. */
+  namedInsuredName: 120,
+  /** Lines of `namedInsured.address`. */
+  namedInsuredAddressLines: 4,
+  /** Each line of `namedInsured.address`. */
+  namedInsuredAddressLineLength: 80,
+  /** Entries of `insurers` (INSURER A, B, …). */
+  insurers: 3,
+  /** Each `insurers[].name`. */
+  insurerName: 80,
+  /** `productName`. */
+  productName: 80,
+  /** `masterPolicyNumber` and `policyNumberTwo`, each. */
+  policyNumber: 40,
+  /** `coverage.startsAtLocal` and `coverage.endsAtLocal`, each (normally 16 or 19). */
+  coverageDateTime: 32,
+  /** `coverage.timeZone` (an IANA name; the longest, `America/Argentina/ComodRivadavia`, is 32). */
+  timeZone: 32,
+  /** `claimsPhone`. */
+  claimsPhone: 64,
+  /** Entries of `limits`. */
+  limits: 6,
+  /** Each `limits[].label`. */
+  limitLabel: 60,
+  /** `certificateHolder.name`. */
+  holderName: 120,
+  /** Lines of `certificateHolder.address`. */
+  holderAddressLines: 5,
+  /** Each line of `certificateHolder.address`. */
+  holderAddressLineLength: 80,
+  /** `descriptionOfOperations`, line breaks included. */
+  descriptionOfOperations: 600,
+  /** Lines of `descriptionOfOperations`. */
+  descriptionOfOperationsLines: 5,
+  /** `cancellationNotice`, line breaks included. */
+  cancellationNotice: 240,
+  /** Lines of `cancellationNotice`. */
+  cancellationNoticeLines: 3,
+  /** `authorizedRepresentative` (and `producer.name` when it stands in for it). */
+  authorizedRepresentative: 120,
+  /** `verificationUrl`. */
+  verificationUrl: 160,
+} as const;
+
+/** The keys of `CERTIFICATE_TEXT_LIMITS`. */
+export type CertificateTextLimit = keyof typeof CERTIFICATE_TEXT_LIMITS;
+
 /** Everything one certificate shows. All strings are treated as untrusted text. */
 export interface CertificateData {
-  /** Stable certificate number (same purchase and unit give the same number). */
+  /**
+   * Stable certificate number (same purchase and unit give the same number), printed as given;
+   * at most `CERTIFICATE_TEXT_LIMITS.certificateNumber` characters.
+   */
   certificateNumber: string;
+  /**
+   * Version of this certificate: an integer ≥ 1, default 1 (the first issue); anything else
+   * throws `CertificateTemplateError`. Always printed as "Revision N" beside the certificate
+   * number (which stays as given); from 2 on in bold and followed by "(replaces revision N-1)",
+   * so a holder comparing two copies sees at once which one is newer.
+   */
+  revision?: number;
   /** Issue date as an ISO calendar date `YYYY-MM-DD` (printed as given). */
   issueDate: string;
   /** Test-mode purchase: the certificate carries a diagonal SPECIMEN watermark. */
   testMode: boolean;
   /** The producer: the agency that sold the coverage. */
   producer: {
-    /** Agency name. */
+    /** Agency name; at most `CERTIFICATE_TEXT_LIMITS.producerName` characters. */
     name: string;
-    /** Postal address, free text; line breaks are kept. */
+    /**
+     * Postal address, free text; line breaks are kept. At most
+     * `producerAddressLines` lines of `producerAddressLineLength` characters.
+     */
     address?: string;
   };
   /** The named insured (the buyer or the insured person). */
   namedInsured: {
+    /** At most `CERTIFICATE_TEXT_LIMITS.namedInsuredName` characters. */
     name: string;
-    /** Postal address, free text; line breaks are kept. */
+    /**
+     * Postal address, free text; line breaks are kept. At most
+     * `namedInsuredAddressLines` lines of `namedInsuredAddressLineLength` characters.
+     */
     address?: string;
   };
-  /** Insurer(s) affording coverage, listed as INSURER A, B, …; at least one. */
+  /**
+   * Insurer(s) affording coverage, listed as INSURER A, B, …; at least one, at most
+   * `CERTIFICATE_TEXT_LIMITS.insurers`, each name at most `insurerName` characters.
+   */
   insurers: Array<{ name: string }>;
-  /** The master policy number of the product line. */
+  /** The master policy number of the product line (at most `policyNumber` characters). */
   masterPolicyNumber: string;
-  /** The second policy number of the product line, if it has one. */
+  /** The second policy number of the product line, if it has one (at most `policyNumber`). */
   policyNumberTwo?: string;
-  /** Product name as sold, e.g. `Daily Event Liability`. */
+  /** Product name as sold, e.g. `Daily Event Liability` (at most `productName` characters). */
   productName: string;
   /** Coverage period of this certificate's unit, in the coverage time zone. */
   coverage: {
@@ -60,21 +167,65 @@ export interface CertificateData {
     /** IANA time zone name, e.g. `America/New_York`. */
     timeZone: string;
   };
-  /** Limits of insurance, in the order to print them. */
+  /**
+   * Limits of insurance, in the order to print them: at most `CERTIFICATE_TEXT_LIMITS.limits`
+   * lines, each label at most `limitLabel` characters.
+   */
   limits: CertificateLimit[];
   /** Deductible per claim, in minor units. */
   deductible: MoneyMinor;
-  /** Phone number for claims, printed as given. */
+  /** Phone number for claims, printed as given (at most `claimsPhone` characters). */
   claimsPhone: string;
   /** The certificate holder (who asked for proof of coverage). */
   certificateHolder: {
+    /** At most `CERTIFICATE_TEXT_LIMITS.holderName` characters. */
     name: string;
-    /** Postal address, free text; line breaks are kept. */
+    /**
+     * Postal address, free text; line breaks are kept. At most `holderAddressLines` lines of
+     * `holderAddressLineLength` characters ('' for none).
+     */
     address: string;
+    /**
+     * The holder is an additional insured under the policy by endorsement (default false):
+     * "Y" in the coverage line's ADDL INSD column (else "N") and a sentence saying so in the
+     * certificate-holder box.
+     */
+    additionalInsured?: boolean;
+    /**
+     * The insurer waives subrogation against the holder by endorsement (default false): "Y" in
+     * the coverage line's SUBR WVD column (else "N") and a sentence saying so in the
+     * certificate-holder box.
+     */
+    waiverOfSubrogation?: boolean;
   };
-  /** Absolute URL of the verification page; encoded in the QR code and printed below it. */
+  /**
+   * What the coverage is for: operations, locations, vehicles, the event (free text; line breaks
+   * are kept). At most `CERTIFICATE_TEXT_LIMITS.descriptionOfOperations` characters in at most
+   * `descriptionOfOperationsLines` lines. Absent or '': the box shows "None stated".
+   */
+  descriptionOfOperations?: string;
+  /**
+   * Text of the "Cancellation" box (free text; line breaks are kept); absent or '': the template's
+   * own wording (`DEFAULT_CANCELLATION_NOTICE`). At most `cancellationNotice` characters in at
+   * most `cancellationNoticeLines` lines.
+   */
+  cancellationNotice?: string;
+  /**
+   * Who signs off the certificate for the insurer(s), printed in the "Authorized representative"
+   * box: normally the agency's name. Absent or '': `producer.name`. At most
+   * `authorizedRepresentative` characters.
+   */
+  authorizedRepresentative?: string;
+  /**
+   * Absolute URL of the verification page; encoded in the QR code and printed beside it (at most
+   * `verificationUrl` characters).
+   */
   verificationUrl: string;
 }
+
+/** The "Cancellation" box's text when `CertificateData.cancellationNotice` is absent. */
+export const DEFAULT_CANCELLATION_NOTICE =
+  'If the policy listed above is cancelled before its expiration date, notice of the cancellation will be given as the terms of the policy provide.';
 
 /**
  * The data cannot make a certificate (unknown currency, non-integer amount, unknown time zone,
@@ -162,36 +313,98 @@ function localDateTime(value: string): string {
 
 const PAGE_SIZE: Record<PdfPageFormat, string> = { Letter: 'letter', A4: 'A4' };
 
+function splitLines(text: string): string[] {
+  return text.split(/\r\n|\r|\n/);
+}
+
+/**
+ * Throws `CertificateTemplateError` for the first value of a `CHECKED_TEXT_LIMITS` box over its
+ * `CERTIFICATE_TEXT_LIMITS` entry (the message names the field and the limit, never the value: it
+ * may be personal data).
+ */
+function checkTextLimits(data: CertificateData): void {
+  const L = CERTIFICATE_TEXT_LIMITS;
+  const fail = (field: string, what: string, limit: CertificateTextLimit): never => {
+    throw new CertificateTemplateError(`${field} ${what}; at most ${L[limit]} fit on one certificate page (CERTIFICATE_TEXT_LIMITS.${limit})`);
+  };
+  const text = (field: string, value: string | undefined, limit: CertificateTextLimit) => {
+    if (value !== undefined && value.length > L[limit]) fail(field, `is ${value.length} characters`, limit);
+  };
+  /** `total`: limit of the whole text; `count`: of its lines; `each`: of every line. */
+  const multiline = (field: string, value: string | undefined, limits: { total?: CertificateTextLimit; count: CertificateTextLimit; each?: CertificateTextLimit }) => {
+    if (value === undefined) return;
+    if (limits.total) text(field, value, limits.total);
+    const parts = splitLines(value);
+    if (parts.length > L[limits.count]) fail(field, `has ${parts.length} lines`, limits.count);
+    if (limits.each) parts.forEach((line, i) => text(`${field} line ${i + 1}`, line, limits.each!));
+  };
+  // Checked here: the boxes whose text only ever comes from API input validated against these
+  // same limits. The other limits are what fits one page, enforced where new input arrives (the
+  // certificate holder routes); a longer value stored before (an answer, a product name) still
+  // prints, and a certificate that runs to a second page is printed on its own, whole.
+  multiline('descriptionOfOperations', data.descriptionOfOperations, { total: 'descriptionOfOperations', count: 'descriptionOfOperationsLines' });
+  multiline('cancellationNotice', data.cancellationNotice, { total: 'cancellationNotice', count: 'cancellationNoticeLines' });
+  text('authorizedRepresentative', data.authorizedRepresentative, 'authorizedRepresentative');
+}
+
+/** The limits `checkTextLimits` enforces when rendering (the rest are one-page guarantees for API validation). */
+export const CHECKED_TEXT_LIMITS = ['descriptionOfOperations', 'descriptionOfOperationsLines', 'cancellationNotice', 'cancellationNoticeLines', 'authorizedRepresentative'] as const satisfies readonly CertificateTextLimit[];
+
+/** `revision` checked: an integer ≥ 1 (absent: 1). */
+function revisionOf(data: CertificateData): number {
+  const revision = data.revision ?? 1;
+  if (!Number.isSafeInteger(revision) || revision < 1) throw new CertificateTemplateError(`revision must be an integer ≥ 1, got ${String(revision)}`);
+  return revision;
+}
+
 /** Fixed stylesheet; it contains no data, so it is inserted as is. */
 const STYLES = new SafeHtml(`
   * { box-sizing: border-box; }
   html, body { margin: 0; padding: 0; }
   body { font-family: "Helvetica Neue", Helvetica, Arial, "Liberation Sans", "DejaVu Sans", sans-serif;
-         font-size: 9pt; color: #111; overflow-wrap: anywhere; word-break: break-word; }
-  h1 { font-size: 15pt; margin: 0; letter-spacing: 0.02em; }
-  .header { display: flex; justify-content: space-between; align-items: flex-start;
-            border-bottom: 2px solid #111; padding-bottom: 6px; margin-bottom: 6px; }
-  .header .meta { text-align: right; font-size: 9pt; }
-  .notice { font-size: 7pt; line-height: 1.3; border: 1px solid #111; padding: 4px 6px; margin-bottom: 6px; }
-  table { width: 100%; border-collapse: collapse; table-layout: fixed; margin-bottom: 6px; }
-  th, td { border: 1px solid #111; padding: 3px 5px; vertical-align: top; text-align: left; }
-  th { background: #e6e6e6; font-size: 7.5pt; text-transform: uppercase; font-weight: 600; }
-  .label { font-size: 7pt; text-transform: uppercase; color: #444; display: block; margin-bottom: 1px; }
-  .zone { font-size: 7pt; color: #444; }
+         font-size: 8pt; line-height: 1.1; color: #111; overflow-wrap: anywhere; word-break: break-word; }
+  h1 { font-size: 14pt; margin: 0 0 2px; letter-spacing: 0.02em; }
+  .top { display: flex; gap: 8px; align-items: flex-start; margin-bottom: 4px; }
+  .top > .main { flex: 1 1 auto; min-width: 0; }
+  .top > .qr { flex: none; width: 24mm; text-align: center; }
+  .top > .qr img { display: block; width: 24mm; height: 24mm; image-rendering: pixelated; }
+  .meta { border-bottom: 2px solid #111; padding-bottom: 2px; margin-bottom: 4px; }
+  .meta > span { margin-right: 10px; white-space: nowrap; }
+  .meta #certificate-number { white-space: normal; }
+  .revised { font-weight: 700; }
+  .notice { font-size: 6.5pt; line-height: 1.2; border: 1px solid #111; padding: 2px 4px; }
+  table { width: 100%; border-collapse: collapse; table-layout: fixed; margin-bottom: 4px; }
+  th, td { border: 1px solid #111; padding: 1px 4px; vertical-align: top; text-align: left; }
+  th { background: #e6e6e6; font-size: 6.5pt; text-transform: uppercase; font-weight: 600; }
+  th.mark, td.mark { text-align: center; }
+  td.mark { font-weight: 700; }
+  .label { font-size: 6.5pt; text-transform: uppercase; color: #444; }
+  .zone { font-size: 6.5pt; color: #444; }
   .amount { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-  .two { display: flex; gap: 6px; }
-  .two > table { flex: 1; }
-  .verify { display: flex; gap: 10px; align-items: center; }
-  .verify img { width: 28mm; height: 28mm; image-rendering: pixelated; }
-  .verify .url { font-size: 7.5pt; }
+  .name { font-weight: 600; }
+  .small { font-size: 7.5pt; }
+  .endorsement { font-size: 7.5pt; margin-top: 2px; }
+  .footer { font-size: 6.5pt; color: #333; }
   .specimen { position: fixed; top: 45%; left: 0; right: 0; text-align: center;
               font-size: 84pt; font-weight: 700; white-space: nowrap; color: rgba(200, 0, 0, 0.16);
               transform: rotate(-35deg); z-index: 10; pointer-events: none; letter-spacing: 0.08em; }
 `);
 
+/** A box of the form: an upper-case heading row over one cell. */
+function box(heading: string, id: string, content: SafeHtml, cellClass?: string): SafeHtml {
+  return html`<table><tr><th>${heading}</th></tr><tr><td id="${id}"${cellClass ? html` class="${cellClass}"` : undefined}>${content}</td></tr></table>`;
+}
+
+/** A party's name (bold, element `id`) over its address lines. */
+function party(id: string, name: string, address: string | undefined): SafeHtml {
+  return html`<div class="name" id="${id}">${name}</div>${address ? html`<div>${lines(address)}</div>` : undefined}`;
+}
+
 /** The printed certificate itself (everything inside `<body>` but the watermark). */
 async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   if (data.insurers.length === 0) throw new CertificateTemplateError('a certificate needs at least one insurer');
+  checkTextLimits(data);
+  const revision = revisionOf(data);
   assertTimeZone(data.coverage.timeZone);
   const limitRows = data.limits.map((l) => html`<tr><td>${l.label}</td><td class="amount">${formatMoneyMinor(l)}</td></tr>`);
   const deductible = formatMoneyMinor(data.deductible);
@@ -201,57 +414,77 @@ async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   if (!qrSvg.startsWith('<svg')) throw new CertificateTemplateError('QR code generation did not return an SVG');
   const qrDataUrl = `data:image/svg+xml;base64,${Buffer.from(qrSvg, 'utf8').toString('base64')}`;
   const letter = (i: number) => String.fromCharCode(65 + (i % 26));
-  return html`<div class="header">
-  <h1>CERTIFICATE OF LIABILITY INSURANCE</h1>
-  <div class="meta">
-    <div><span class="label">Certificate number</span><strong id="certificate-number">${data.certificateNumber}</strong></div>
-    <div><span class="label">Date issued (YYYY-MM-DD)</span>${data.issueDate}</div>
+  const holder = data.certificateHolder;
+  const additionalInsured = holder.additionalInsured === true;
+  const waiverOfSubrogation = holder.waiverOfSubrogation === true;
+  const mark = (yes: boolean) => (yes ? 'Y' : 'N');
+  const revisionText =
+    revision === 1 ? html`<span id="revision">Revision 1</span>` : html`<span id="revision"><span class="revised">Revision ${revision}</span> (replaces revision ${revision - 1})</span>`;
+  return html`<div class="top">
+  <div class="main">
+    <h1>CERTIFICATE OF LIABILITY INSURANCE</h1>
+    <div class="meta"><span><span class="label">Certificate number</span> <strong id="certificate-number">${data.certificateNumber}</strong></span> ${revisionText} <span><span class="label">Date issued (YYYY-MM-DD)</span> <span id="issue-date">${data.issueDate}</span></span></div>
+    <div class="notice" id="information-notice">FOR INFORMATION ONLY. This certificate gives the certificate holder no rights and does not add to,
+reduce or otherwise change the coverage of the policy described below. It is not a contract between the insurer(s), the authorized
+representative or producer, and the certificate holder. Additional-insured and subrogation-waived marks apply only as far as the
+policy's endorsements provide.</div>
   </div>
+  <div class="qr"><img id="qr" alt="QR code to the verification page" src="${qrDataUrl}"></div>
 </div>
-<div class="notice">THIS CERTIFICATE IS ISSUED AS A MATTER OF INFORMATION ONLY AND CONFERS NO RIGHTS UPON THE
-CERTIFICATE HOLDER. THIS CERTIFICATE DOES NOT AFFIRMATIVELY OR NEGATIVELY AMEND, EXTEND OR ALTER THE COVERAGE
-AFFORDED BY THE POLICIES BELOW.</div>
-<div class="two">
-  <table>
-    <tr><th>Producer</th></tr>
-    <tr><td><div id="producer">${data.producer.name}</div><div>${lines(data.producer.address)}</div></td></tr>
-    <tr><th>Insured</th></tr>
-    <tr><td><div id="named-insured">${data.namedInsured.name}</div><div>${lines(data.namedInsured.address)}</div></td></tr>
-  </table>
-  <table>
-    <tr><th colspan="2">Insurer(s) affording coverage</th></tr>
-    ${data.insurers.map((ins, i) => html`<tr><td style="width:24%">INSURER ${letter(i)}</td><td>${ins.name}</td></tr>`)}
-    <tr><th colspan="2">Claims</th></tr>
-    <tr><td>Phone</td><td id="claims-phone">${data.claimsPhone}</td></tr>
-  </table>
-</div>
+${box('Producer', 'producer-box', party('producer', data.producer.name, data.producer.address))}
+${box('Insured', 'named-insured-box', party('named-insured', data.namedInsured.name, data.namedInsured.address))}
 <table>
-  <tr><th style="width:8%">Insr ltr</th><th style="width:26%">Type of insurance</th><th style="width:22%">Policy number(s)</th><th style="width:22%">Policy effective</th><th style="width:22%">Policy expiration</th></tr>
+  <colgroup><col style="width:12%"><col></colgroup>
+  <tr><th colspan="2">Insurer(s) affording coverage</th></tr>
+  ${data.insurers.map((ins, i) => html`<tr><td>INSURER ${letter(i)}</td><td>${ins.name}</td></tr>`)}
+  <tr><td>Claims phone</td><td id="claims-phone">${data.claimsPhone}</td></tr>
+</table>
+<table>
+  <colgroup><col style="width:5%"><col style="width:26%"><col style="width:6%"><col style="width:6%"><col style="width:25%"><col style="width:16%"><col style="width:16%"></colgroup>
+  <tr><th>Insr ltr</th><th>Type of insurance</th><th class="mark">Addl insd</th><th class="mark">Subr wvd</th><th>Policy number(s)</th><th>Policy effective</th><th>Policy expiration</th></tr>
   <tr>
     <td>A</td>
     <td id="product">${data.productName}</td>
-    <td><span class="label">Master policy</span>${data.masterPolicyNumber}${
-      data.policyNumberTwo ? html`<br><span class="label">Policy number two</span>${data.policyNumberTwo}` : undefined
+    <td class="mark" id="additional-insured-mark">${mark(additionalInsured)}</td>
+    <td class="mark" id="subrogation-waived-mark">${mark(waiverOfSubrogation)}</td>
+    <td><span class="label">Master</span> ${data.masterPolicyNumber}${
+      data.policyNumberTwo ? html`<br><span class="label">Policy two</span> ${data.policyNumberTwo}` : undefined
     }</td>
     <td>${localDateTime(data.coverage.startsAtLocal)}<br><span class="zone">${data.coverage.timeZone}</span></td>
     <td>${localDateTime(data.coverage.endsAtLocal)}<br><span class="zone">${data.coverage.timeZone}</span></td>
   </tr>
 </table>
 <table>
-  <tr><th>Limits</th><th class="amount" style="width:30%">Amount</th></tr>
+  <colgroup><col><col style="width:26%"></colgroup>
+  <tr><th>Limits</th><th class="amount">Amount</th></tr>
   ${limitRows}
   <tr><td>Deductible (per claim)</td><td class="amount" id="deductible">${deductible}</td></tr>
 </table>
-<div class="two">
-  <table>
-    <tr><th>Certificate holder</th></tr>
-    <tr><td><div id="certificate-holder">${data.certificateHolder.name}</div><div>${lines(data.certificateHolder.address)}</div></td></tr>
-  </table>
-  <table>
-    <tr><th>Verification</th></tr>
-    <tr><td><div class="verify"><img id="qr" alt="QR code to the verification page" src="${qrDataUrl}"><div class="url">Scan or visit to verify this certificate:<br>${data.verificationUrl}</div></div></td></tr>
-  </table>
-</div>
+${box(
+  'Description of operations / locations / events',
+  'description-of-operations',
+  data.descriptionOfOperations ? lines(data.descriptionOfOperations) : html`None stated`,
+  'small',
+)}
+${box(
+  'Certificate holder',
+  'certificate-holder-box',
+  html`${party('certificate-holder', holder.name, holder.address)}${
+    additionalInsured
+      ? html`<div class="endorsement" id="additional-insured">Additional insured: by endorsement to the policy above, the certificate holder is an additional insured under it.</div>`
+      : undefined
+  }${
+    waiverOfSubrogation
+      ? html`<div class="endorsement" id="subrogation-waived">Subrogation waived: by endorsement to the policy above, the insurer gives up its right of recovery against the certificate holder.</div>`
+      : undefined
+  }`,
+)}
+<table>
+  <colgroup><col><col style="width:36%"></colgroup>
+  <tr><th>Cancellation</th><th>Authorized representative</th></tr>
+  <tr><td class="small" id="cancellation">${lines(data.cancellationNotice || DEFAULT_CANCELLATION_NOTICE)}</td><td id="authorized-representative">${data.authorizedRepresentative || data.producer.name}</td></tr>
+</table>
+<div class="footer">Verify this certificate and see its current status (scan the QR code above or visit): <span id="verification-url">${data.verificationUrl}</span></div>
 `;
 }
 

@@ -16,6 +16,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { insertHoldersFromAnswers } from '../certificate-holders/repository';
+import type { Address } from '../certificates/repository';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
 import type { CancellationRequester, RefundQuote, UnitRefund } from './refund-rule';
 import type { PurchaseStatus } from '../../workflows/contracts';
@@ -398,6 +400,7 @@ async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: Pur
         cancellation_terms: JSON.stringify(terms.get(item.productLineId) ?? DEFAULT_CANCELLATION_TERMS),
       })
       .returning('id');
+    await insertHoldersFromAnswers(trx, purchase.id, [{ purchaseItemId: row.id, holder: (item.certificateHolder ?? null) as { name: string; address: Address } | null }]);
     if (item.units.length > 0) {
       await trx('covered_units').insert(
         item.units.map((u) => ({

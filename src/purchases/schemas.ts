@@ -70,7 +70,21 @@ const CoveredUnit = z
     certificate: z
       .object({ number: z.string(), verification_url: z.string(), voided_at: z.string().nullable().meta({ description: 'When it was voided, ISO 8601 UTC; null while in force' }) })
       .nullable()
-      .meta({ description: 'The certificate that proves it (null until issued)' }),
+      .meta({ description: 'The certificate that proves it to its first certificate holder (null until issued); `certificates` has every holder’s and every version' }),
+    certificates: z
+      .array(
+        z.object({
+          number: z.string(),
+          certificate_holder_id: z.number().int().nullable().meta({ description: 'Whom it is issued to (listCertificateHolders); null: no holder named' }),
+          revision: z.number().int().meta({ description: '1 for the first version' }),
+          status: z.enum(['issuing', 'issued', 'voided', 'superseded']).meta({ description: '`issuing` (being rendered and stored), `issued` (in force), `voided`, or `superseded` (a past version: see superseded_by)' }),
+          verification_url: z.string(),
+          voided_at: z.string().nullable(),
+          superseded_at: z.string().nullable(),
+          superseded_by: z.string().nullable().meta({ description: 'The number of the version that replaced it' }),
+        }),
+      )
+      .meta({ description: 'Every certificate of this unit: one current per certificate holder, and past versions' }),
   })
   .meta({ id: 'PurchaseCoveredUnit' });
 

@@ -119,7 +119,10 @@ export function createPurchaseService(deps: {
   }
 
   function detail(p: PurchaseRecord, items: PurchaseItemDetail[], certificates: StoredCertificate[], cancellations: StoredCancellation[], at: Date): PurchaseDetail {
-    const byUnit = new Map(certificates.map((c) => [c.coveredUnitId, c]));
+    // The unit's `certificate`: its first holder's current version (the list is in holder then version order).
+    const byUnit = new Map<number, StoredCertificate>();
+    for (const c of certificates) if (c.supersededAt === null && c.storageKey !== null && !byUnit.has(c.coveredUnitId)) byUnit.set(c.coveredUnitId, c);
+    const refundedAt = p.status === 'refunded' ? p.refundedAt : null;
     const statusOf = new Map(cancellations.map((c) => [c.id, c.status]));
     return {
       ...toPurchaseSummary(p),
@@ -146,8 +149,20 @@ export function createPurchaseService(deps: {
             state: unitState(p, u, statusOf),
             coverage_started: u.startsAt.getTime() <= at.getTime(),
             certificate: c
-              ? { number: c.certificateNumber, verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber), voided_at: (c.voidedAt ?? (p.status === 'refunded' ? p.refundedAt : null))?.toISOString() ?? null }
+              ? { number: c.certificateNumber, verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber), voided_at: (c.voidedAt ?? refundedAt)?.toISOString() ?? null }
               : null,
+            certificates: certificates
+              .filter((x) => x.coveredUnitId === u.id)
+              .map((x) => ({
+                number: x.certificateNumber,
+                certificate_holder_id: x.certificateHolderId,
+                revision: x.revision,
+                status: x.supersededAt ? ('superseded' as const) : x.voidedAt || refundedAt ? ('voided' as const) : x.storageKey ? ('issued' as const) : ('issuing' as const),
+                verification_url: verificationUrl(deps.publicBaseUrl, x.certificateNumber),
+                voided_at: (x.voidedAt ?? refundedAt)?.toISOString() ?? null,
+                superseded_at: x.supersededAt?.toISOString() ?? null,
+                superseded_by: x.supersededByNumber,
+              })),
           };
         }),
       })),
@@ -176,7 +191,7 @@ export function createPurchaseService(deps: {
       const p = await owned(principal, id);
       // Cancellations first: a cancellation read as completed has its units and certificates written already (one transaction), so the answer never shows it completed with its units still pending.
       const cancellations = await deps.purchases.cancellations(id);
-      const [items, certificates] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id)]);
+      const [items, certificates] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id, { includeSuperseded: true })]);
       return detail(p, items, certificates, cancellations, policyClock(p, now()));
     },
 
@@ -208,7 +223,8 @@ export function createPurchaseService(deps: {
         throw asAppError(err);
       }
       const certificates = await deps.certificates.listForPurchase(id);
-      const certificateOf = new Map(certificates.map((c) => [c.coveredUnitId, c.certificateNumber]));
+      const certificateOf = new Map<number, string>();
+      for (const c of certificates) if (!certificateOf.has(c.coveredUnitId)) certificateOf.set(c.coveredUnitId, c.certificateNumber);
       return {
         object: 'cancellation_quote',
         id: stored.id,

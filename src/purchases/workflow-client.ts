@@ -53,6 +53,11 @@ import {
   renewalWorkflowId,
   type RenewalInput,
   type SavedCardChargeResult,
+  ADD_HOLDER_UPDATE,
+  REMOVE_HOLDER_UPDATE,
+  certificatesTaskQueue,
+  type CertificateHolderChange,
+  type CertificateHolderInput,
 } from '../../workflows/contracts';
 import { AGENCY_ID, AMOUNT_TOTAL, BUYER_EMAIL_HASH, MODE, PURCHASE_ID, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../../workflows/search-attributes';
 import { buyerEmailHash } from './buyer-email-hash';
@@ -110,6 +115,7 @@ export function createPurchaseWorkflows(deps: {
   const policyInput = (purchaseId: number): PolicyWorkflowInput => ({
     purchaseId,
     refundsTaskQueue: refundsTaskQueue(deps.taskQueue),
+    certificatesTaskQueue: certificatesTaskQueue(deps.taskQueue),
     ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
   });
   /** The start of `policy-<id>` an update goes with: attaches to the open run, or starts one (a closed run may be followed by a new one). */
@@ -358,6 +364,28 @@ export function createPurchaseWorkflows(deps: {
      * `rescinded`. Errors: CANCELLATION_NOT_FOUND (404), CANCELLATION_NOT_RESCINDABLE (409, its
      * time came); CONNECTION_ERROR (503) when not answered within `timeoutMs`.
      */
+    /**
+     * Adds a certificate holder through the purchase's policy workflow (one change at a time);
+     * answers the holder's id and its planned certificate numbers, issued after the answer.
+     * `requestKey` names the request: the same key again answers the same holder. Errors: the
+     * workflow's refusal as its AppError code (PURCHASE_NOT_CHANGEABLE, NO_ACTIVE_COVERED_UNITS);
+     * CONNECTION_ERROR (503) when not answered within `timeoutMs` (certificates still being issued:
+     * call again with the same Idempotency-Key).
+     */
+    async addCertificateHolder(purchase: PurchaseStartFacts, requestKey: string, holder: CertificateHolderInput): Promise<CertificateHolderChange> {
+      return policyUpdate<{ requestKey: string; holder: CertificateHolderInput }, CertificateHolderChange>(
+        purchase,
+        ADD_HOLDER_UPDATE,
+        { requestKey, holder },
+        'The certificate holder was not answered in time (the purchase’s certificates may still be being issued); call again with the same Idempotency-Key: it is added once',
+      );
+    },
+
+    /** Removes a certificate holder through the policy workflow; answers the numbers voided. Errors: NOT_FOUND, LAST_CERTIFICATE_HOLDER, PURCHASE_NOT_CHANGEABLE; CONNECTION_ERROR (503) when late. */
+    async removeCertificateHolder(purchase: PurchaseStartFacts, holderId: number): Promise<CertificateHolderChange> {
+      return policyUpdate<{ holderId: number }, CertificateHolderChange>(purchase, REMOVE_HOLDER_UPDATE, { holderId }, 'The removal was not answered in time; call again: removing twice changes nothing');
+    },
+
     async rescind(purchase: PurchaseStartFacts, cancellationId: number): Promise<CancellationAccepted> {
       return policyUpdate<{ cancellationId: number }>(purchase, RESCIND_UPDATE, { cancellationId }, 'The rescission was not answered in time; call again: rescinding twice changes nothing');
     },

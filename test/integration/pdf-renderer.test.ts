@@ -19,7 +19,7 @@ const executablePath = config.CHROMIUM_PATH;
 const format = config.PDF_PAGE_FORMAT;
 
 const HOSTILE_NAME = `<img src=x onerror=alert(1)><script>fetch('http://127.0.0.1:9/x')</script>`;
-const TEMPLATE_TAGS = ['html', 'head', 'meta', 'title', 'style', 'body', 'section', 'div', 'h1', 'span', 'strong', 'table', 'tr', 'th', 'td', 'br', 'img'];
+const TEMPLATE_TAGS = ['html', 'head', 'meta', 'title', 'style', 'body', 'section', 'div', 'h1', 'span', 'strong', 'table', 'colgroup', 'col', 'tr', 'th', 'td', 'br', 'img'];
 const HOSTILE_HOLDER = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>`;
 
 function certificate(overrides: Partial<CertificateData> = {}): CertificateData {

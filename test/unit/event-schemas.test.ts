@@ -17,7 +17,9 @@ import {
   refundEvent,
   renewalEvent,
   subscriptionCancelledEvent,
+  certificateHolderEvent,
 } from '../../src/events/payloads';
+import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import { GetCertificatesResponse } from '../../src/certificates/schemas';
 import { buildOpenApiDocument, createOpenApiRegistry } from '../../src/http/openapi';
 import type { PurchaseRecord, StoredCancellation } from '../../src/purchases/repository';
@@ -89,6 +91,26 @@ function cancellation(overrides: Partial<StoredCancellation> = {}): StoredCancel
   return record as StoredCancellation;
 }
 
+function holder(overrides: Partial<CertificateHolderRecord> = {}): CertificateHolderRecord {
+  return {
+    id: 12,
+    purchaseId: 42,
+    purchaseItemId: null,
+    source: 'api',
+    name: 'City of Springfield',
+    address: { line1: '800 E Monroe St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+    email: null,
+    additionalInsured: true,
+    waiverOfSubrogation: false,
+    descriptionOfOperations: null,
+    notifyOnCancellation: false,
+    requestKey: 'req_1',
+    createdAt: new Date('2026-11-23T09:00:00.000Z'),
+    removedAt: null,
+    ...overrides,
+  };
+}
+
 const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as z.infer<typeof GetCertificatesResponse>;
 
 /** One event of each type, as the builders make it. */
@@ -108,6 +130,8 @@ function builtEvents(): Record<AgencyEventType, unknown> {
     'refund.failed': cancellationRefundEvent(purchase(), cancellation({ status: 'refund_failed', refundId: null, failureReason: 'charge_already_refunded' }), 'failed').event,
     'subscription.renewed': renewalEvent(renewal).event,
     'subscription.cancelled': subscriptionCancelledEvent(subscriptionFirst, [subscriptionFirst, renewal]).event,
+    'certificate_holder.added': certificateHolderEvent(purchase(), holder(), 'added', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
+    'certificate_holder.removed': certificateHolderEvent(purchase(), holder({ removedAt: new Date() }), 'removed', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
   };
 }
 

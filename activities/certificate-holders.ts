@@ -1,0 +1,112 @@
+/**
+ * Activities of the policy workflow for certificate holders (workflows/policy.ts), each run one at
+ * a time with the purchase's other changes:
+ *
+ * - `addCertificateHolder` checks the purchase (in force, its certificates issued, a covered unit
+ *   still active: not ended, not cancelled or scheduled to be), records the holder and plans one
+ *   certificate per such unit for it; the workflow then issues them through the same rendering,
+ *   storage and zip steps as issuance. While the purchase's first issuance is still running it
+ *   answers `wait`. The same request key again answers the holder it added (a retried update).
+ * - `removeCertificateHolder` marks a holder removed and voids its certificates; the last holder
+ *   cannot be removed while a unit is active (a certificate must name someone).
+ * - `certificateHolderIssued` publishes `certificate_holder.added` with the certificates issued.
+ *
+ * Refusals are non-retryable failures whose type is the API's error code: NOT_FOUND (no such
+ * holder), PURCHASE_NOT_CHANGEABLE (not paid, refunded in full), NO_ACTIVE_COVERED_UNITS,
+ * CERTIFICATE_HOLDER_ALREADY_REMOVED, LAST_CERTIFICATE_HOLDER.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../src/db/knex';
+import type { EventEmitter } from '../src/events/emitter';
+import { createPurchasesRepository } from '../src/purchases/repository';
+import { createCertificatesRepository } from '../src/certificates/repository';
+import { createCertificateHoldersRepository, type NewCertificateHolder } from '../src/certificate-holders/repository';
+import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
+import type { CertificateHolderChange } from '../workflows/contracts';
+
+export interface CertificateHolderActivityDeps {
+  db: Db;
+  events: Pick<EventEmitter, 'certificateHolderAdded' | 'certificateHolderRemoved'>;
+  now?: () => Date;
+}
+
+const refuse = (code: string, message: string): never => {
+  throw ApplicationFailure.nonRetryable(message, code);
+};
+
+type HolderChange = CertificateHolderChange;
+
+export function createCertificateHolderActivities(deps: CertificateHolderActivityDeps) {
+  const purchases = createPurchasesRepository(deps.db);
+  const certificates = createCertificatesRepository(deps.db);
+  const holders = createCertificateHoldersRepository(deps.db);
+  const now = deps.now ?? (() => new Date());
+
+  /** The purchase, refused unless it is in force; `wait` while its first issuance runs. */
+  async function changeable(purchaseId: number) {
+    const p = await purchases.findById(purchaseId);
+    if (!p) return refuse('NOT_FOUND', `purchase ${purchaseId} does not exist`);
+    if (p.status === 'refunded' || !isInForce(p.status)) refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${purchaseId} is ${p.status}: only a paid purchase in force can change its certificate holders`);
+    return p;
+  }
+
+  /** Units still active at `at`: not ended, not taken by a cancellation (scheduled ones included). */
+  async function activeUnitIds(purchaseId: number, at: Date): Promise<number[]> {
+    const items = await purchases.itemDetails(purchaseId);
+    return items.flatMap((i) => i.units.filter((u) => u.cancellationId === null && u.endsAt.getTime() > at.getTime()).map((u) => u.id));
+  }
+
+  return {
+    /**
+     * Adds holder `holder` to purchase `purchaseId` and plans its certificates (`requestKey`: the
+     * API's id of this request, so a retried update adds it once). Answers `wait` while the
+     * purchase's certificates are still being issued.
+     */
+    async addCertificateHolder(input: { purchaseId: number; requestKey: string; holder: NewCertificateHolder }): Promise<{ kind: 'added'; change: HolderChange } | { kind: 'wait' }> {
+      const p = await changeable(input.purchaseId);
+      const earlier = (await holders.list(input.purchaseId, { includeRemoved: true })).find((h) => h.requestKey === input.requestKey);
+      if (earlier) return { kind: 'added', change: { holderId: earlier.id, certificateNumbers: await plannedFor(input.purchaseId, earlier.id) } };
+      if (!p.certificatesIssuedAt) return { kind: 'wait' };
+      const at = policyClock(p, now());
+      if ((await activeUnitIds(input.purchaseId, at)).length === 0) refuse('NO_ACTIVE_COVERED_UNITS', `Purchase ${input.purchaseId} has no covered unit still active (every one ended or was cancelled): a new holder would get no certificate`);
+      const added = await holders.add(input.purchaseId, input.holder, input.requestKey, at);
+      await certificates.plan(input.purchaseId);
+      return { kind: 'added', change: { holderId: added.id, certificateNumbers: await plannedFor(input.purchaseId, added.id) } };
+    },
+
+    /** Publishes `certificate_holder.added` for holder `holderId` once its certificates are stored. */
+    async certificateHolderIssued(input: { purchaseId: number; holderId: number }): Promise<void> {
+      const holder = await holders.find(input.purchaseId, input.holderId);
+      // A holder removed while its certificates were being issued was announced removed: no added after that.
+      if (holder && holder.removedAt === null) await deps.events.certificateHolderAdded(holder, await plannedFor(input.purchaseId, holder.id));
+    },
+
+    /** Removes holder `holderId` of purchase `purchaseId` and voids its certificates; answers the numbers voided. */
+    async removeCertificateHolder(input: { purchaseId: number; holderId: number }): Promise<HolderChange> {
+      const p = await changeable(input.purchaseId);
+      const holder = await holders.find(input.purchaseId, input.holderId);
+      if (!holder) return refuse('NOT_FOUND', `purchase ${input.purchaseId} has no certificate holder ${input.holderId}`);
+      const at = now();
+      if (holder.removedAt === null) {
+        const all = await holders.list(input.purchaseId);
+        // The holders whose certificates cover the same items: the last of them cannot go while a unit is active.
+        const others = all.filter((h) => h.id !== holder.id && (h.purchaseItemId === null || holder.purchaseItemId === null || h.purchaseItemId === holder.purchaseItemId));
+        if (others.length === 0 && (await activeUnitIds(input.purchaseId, policyClock(p, at))).length > 0) {
+          refuse('LAST_CERTIFICATE_HOLDER', `Certificate holder ${holder.id} is the purchase's last: add another holder before removing it, or cancel the purchase`);
+        }
+      }
+      const removed = holder.removedAt === null ? (await holders.markRemoved(holder.id, at))! : holder;
+      await certificates.voidForHolder(holder.id, removed.removedAt!);
+      // Every certificate of the holder is voided now (by this call, or by an earlier try of it).
+      const voided = (await certificates.listForPurchase(input.purchaseId)).filter((c) => c.certificateHolderId === holder.id).map((c) => c.certificateNumber);
+      await deps.events.certificateHolderRemoved(removed, voided);
+      return { holderId: holder.id, certificateNumbers: voided };
+    },
+  };
+
+  async function plannedFor(purchaseId: number, holderId: number): Promise<string[]> {
+    return (await certificates.listForPurchase(purchaseId)).filter((c) => c.certificateHolderId === holderId).map((c) => c.certificateNumber);
+  }
+}
+
+export type CertificateHolderActivities = ReturnType<typeof createCertificateHolderActivities>;

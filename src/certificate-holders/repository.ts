@@ -1,0 +1,125 @@
+/**
+ * The one writer of `certificate_holders` (migration 20261127000200): who a purchase's
+ * certificates are issued to.
+ *
+ * - The holder a buyer answered at quote time is written with the purchase (`insertFromAnswers`,
+ *   inside the purchase's own transaction), scoped to its purchase item: the first holder.
+ * - Holders added through the API (`add`) hold one certificate per covered unit of every item that
+ *   was still active when they were added; `remove` marks one removed (its certificates are voided
+ *   by the certificates repository after it, each step safe to repeat).
+ * Names and addresses are stored as given (validated by the route against the certificate's
+ * printed limits); `address` is the quote answers' postal address shape.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import type { Address } from '../certificates/repository';
+
+export interface CertificateHolderRecord {
+  id: number;
+  purchaseId: number;
+  /** The item the buyer's answer belongs to (its certificates only); null: every item. */
+  purchaseItemId: number | null;
+  source: 'answers' | 'api';
+  name: string;
+  address: Address;
+  email: string | null;
+  additionalInsured: boolean;
+  waiverOfSubrogation: boolean;
+  /** Printed in the description-of-operations box; null: the default (product and covered dates). */
+  descriptionOfOperations: string | null;
+  notifyOnCancellation: boolean;
+  /** The API request that added it (null for the buyer's answer). */
+  requestKey: string | null;
+  createdAt: Date;
+  removedAt: Date | null;
+}
+
+/** What adding a holder stores (the route's validated body). */
+export interface NewCertificateHolder {
+  name: string;
+  address: Address;
+  email: string | null;
+  additionalInsured: boolean;
+  waiverOfSubrogation: boolean;
+  descriptionOfOperations: string | null;
+  notifyOnCancellation: boolean;
+}
+
+const toHolder = (r: Record<string, any>): CertificateHolderRecord => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
+  id: r.id,
+  purchaseId: r.purchase_id,
+  purchaseItemId: r.purchase_item_id ?? null,
+  source: r.source,
+  name: r.name,
+  address: r.address,
+  email: r.email ?? null,
+  additionalInsured: r.additional_insured,
+  waiverOfSubrogation: r.waiver_of_subrogation,
+  descriptionOfOperations: r.description_of_operations ?? null,
+  notifyOnCancellation: r.notify_on_cancellation,
+  requestKey: r.request_key ?? null,
+  createdAt: r.created_at,
+  removedAt: r.removed_at ?? null,
+});
+
+/**
+ * Writes the holders of a new purchase's items, as the buyer answered them (one per item that
+ * has one), inside the purchase's transaction `trx`.
+ */
+export async function insertHoldersFromAnswers(trx: Knex.Transaction, purchaseId: number, items: Array<{ purchaseItemId: number; holder: { name: string; address: Address } | null }>): Promise<void> {
+  const rows = items
+    .filter((i) => i.holder !== null)
+    .map((i) => ({ purchase_id: purchaseId, purchase_item_id: i.purchaseItemId, source: 'answers', name: i.holder!.name, address: JSON.stringify(i.holder!.address) }));
+  if (rows.length) await trx('certificate_holders').insert(rows);
+}
+
+export function createCertificateHoldersRepository(db: Db) {
+  return {
+    /** The purchase's holders in the order they were added; removed ones only with `includeRemoved`. */
+    async list(purchaseId: number, opts: { includeRemoved?: boolean } = {}): Promise<CertificateHolderRecord[]> {
+      const q = db('certificate_holders').where({ purchase_id: purchaseId }).orderBy('id');
+      if (!opts.includeRemoved) q.whereNull('removed_at');
+      return (await q).map(toHolder);
+    },
+
+    async find(purchaseId: number, holderId: number): Promise<CertificateHolderRecord | undefined> {
+      const row = await db('certificate_holders').where({ purchase_id: purchaseId, id: holderId }).first();
+      return row ? toHolder(row) : undefined;
+    },
+
+    /**
+     * Adds a holder of every item of the purchase for the units still active at `activeUnitsAt`
+     * (the purchase's now); `requestKey` names the request, so adding it again answers the first row.
+     */
+    async add(purchaseId: number, h: NewCertificateHolder, requestKey: string, activeUnitsAt: Date): Promise<CertificateHolderRecord> {
+      const inserted = await db('certificate_holders')
+        .insert({
+          request_key: requestKey,
+          active_units_at: activeUnitsAt,
+          purchase_id: purchaseId,
+          source: 'api',
+          name: h.name,
+          address: JSON.stringify(h.address),
+          email: h.email,
+          additional_insured: h.additionalInsured,
+          waiver_of_subrogation: h.waiverOfSubrogation,
+          description_of_operations: h.descriptionOfOperations,
+          notify_on_cancellation: h.notifyOnCancellation,
+        })
+        .onConflict(['purchase_id', 'request_key'])
+        .ignore()
+        .returning('*');
+      const row = inserted[0] ?? (await db('certificate_holders').where({ purchase_id: purchaseId, request_key: requestKey }).first());
+      return toHolder(row);
+    },
+
+    /** Marks the holder removed at `at` (once; a holder removed before keeps its time). Answers the row as it is now. */
+    async markRemoved(holderId: number, at: Date): Promise<CertificateHolderRecord | undefined> {
+      await db('certificate_holders').where({ id: holderId }).whereNull('removed_at').update({ removed_at: at });
+      const row = await db('certificate_holders').where({ id: holderId }).first();
+      return row ? toHolder(row) : undefined;
+    },
+  };
+}
+
+export type CertificateHoldersRepository = ReturnType<typeof createCertificateHoldersRepository>;
