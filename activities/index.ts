@@ -16,6 +16,7 @@ import { createProofEmailActivities } from './proof-email';
 import { createRenewalActivities } from './renewal';
 import { createPolicyActivities } from './policy';
 import { createCertificateHolderActivities } from './certificate-holders';
+import { createEndorsementActivities } from './endorsements';
 import { createBulkCancellationActivities } from './bulk-cancellation';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from '../src/purchases/workflow-client';
 import { createMailer, type Mailer } from '../src/mail/mailer';
@@ -71,6 +72,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRenewalActivities(deps),
     ...createPolicyActivities(deps),
     ...createCertificateHolderActivities(deps),
+    ...createEndorsementActivities(deps),
     ...createBulkCancellationActivities({ db: deps.db, workflows: deps.purchaseWorkflows }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };

@@ -72,6 +72,9 @@ import { bulkCancellationRoutes } from './bulk-cancellations/routes';
 import { certificateHolderRoutes } from './certificate-holders/routes';
 import { createCertificateHolderService } from './certificate-holders/service';
 import { createCertificateHoldersRepository } from './certificate-holders/repository';
+import { endorsementRoutes } from './endorsements/routes';
+import { createEndorsementService } from './endorsements/service';
+import { createEndorsementsRepository } from './endorsements/repository';
 import { createWithdrawalLinks } from './withdrawals/links';
 import { createWithdrawalsRepository } from './withdrawals/repository';
 import { createWithdrawalService } from './withdrawals/service';
@@ -203,6 +206,15 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
       productRoutes(products),
       purchaseRoutes(purchaseService),
+      endorsementRoutes(
+        createEndorsementService({
+          purchases,
+          holders: createCertificateHoldersRepository(db),
+          certificates: createCertificatesRepository(db),
+          endorsements: createEndorsementsRepository(db),
+          workflows: purchaseWorkflows,
+        }),
+      ),
       certificateHolderRoutes(
         createCertificateHolderService({ purchases, holders: createCertificateHoldersRepository(db), certificates: createCertificatesRepository(db), workflows: purchaseWorkflows }),
       ),

@@ -224,6 +224,15 @@ export const ADD_HOLDER_UPDATE = 'addCertificateHolder';
 /** Name of the policy workflow's update that removes a certificate holder (its certificates voided). */
 export const REMOVE_HOLDER_UPDATE = 'removeCertificateHolder';
 
+/** Name of the policy workflow's update that carries out an endorsement quote (its new certificate versions issued after the answer). */
+export const ENDORSE_UPDATE = 'endorse';
+
+/** What the `endorse` update answers: the quote carried out and the certificate numbers it reissued (old → new). */
+export interface EndorsementApplied {
+  quoteId: string;
+  reissued: Array<{ from: string; to: string }>;
+}
+
 /** A certificate holder as the add update carries it (the API's validated body; address as the quote answers' postal address). */
 export interface CertificateHolderInput {
   name: string;

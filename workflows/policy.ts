@@ -1,6 +1,7 @@
 /**
  * policyWorkflow: the one ordered path for changes to a purchase after its sale (id
- * `policy-<purchaseId>`; today: cancellations, also dated in the future, and their rescission). The API starts it with update-with-start and the
+ * `policy-<purchaseId>`: cancellations, also dated in the future, and their rescission; certificate
+ * holders added and removed; endorsements). The API starts it with update-with-start and the
  * `cancel` update; updates are handled one at a time, so two changes of one purchase never
  * interleave. Each:
  * 1. `acceptCancellation` checks the quote against the purchase now and takes its units; the
@@ -28,10 +29,13 @@ import { ApplicationFailure, workflowInfo, condition, defineQuery, defineSignal,
 import type { PolicyActivities } from '../activities/policy';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
 import type { CertificateActivities } from '../activities/certificates';
+import type { EndorsementActivities } from '../activities/endorsements';
 import { heavyActivities, issueCertificateRounds, type CertificatesStatusView } from './certificates';
 import {
   ADD_HOLDER_UPDATE,
+  ENDORSE_UPDATE,
   REMOVE_HOLDER_UPDATE,
+  type EndorsementApplied,
   certificatesTaskQueue,
   type CertificateHolderChange,
   type CertificateHolderInput,
@@ -58,6 +62,11 @@ export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ c
  * `requestKey` names the API request, so a retried update adds the holder once.
  */
 export const addCertificateHolderUpdate = defineUpdate<CertificateHolderChange, [{ requestKey: string; holder: CertificateHolderInput }]>(ADD_HOLDER_UPDATE);
+/**
+ * Carries out an endorsement quote: its changes and the certificates it replaces by new versions,
+ * answered at once; the new versions are issued after the answer, then `certificates.reissued`.
+ */
+export const endorseUpdate = defineUpdate<EndorsementApplied, [{ quoteId: string }]>(ENDORSE_UPDATE);
 /** Removes a certificate holder and voids its certificates; answers the numbers voided. */
 export const removeCertificateHolderUpdate = defineUpdate<CertificateHolderChange, [{ holderId: number }]>(REMOVE_HOLDER_UPDATE);
 /**
@@ -88,10 +97,12 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const refunds = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry, taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue) });
   const holderActs = proxyActivities<CertificateHolderActivities>({ startToCloseTimeout: '30 seconds', retry });
   const planner = proxyActivities<Pick<CertificateActivities, 'planCertificates'>>({ startToCloseTimeout: '30 seconds', retry });
+  const endorsementActs = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '30 seconds', retry });
   const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [] };
   const pending: number[] = [];
-  /** Holders added whose certificates are still to be issued (issued by the main loop, in order). */
+  /** Holders added, and endorsements carried out, whose certificates are still to be issued (by the main loop, in order). */
   const issuing: number[] = [];
+  const reissuing: string[] = [];
   /** Progress of the issuance of added holders' certificates. */
   const issuance: CertificatesStatusView = { purchaseId: input.purchaseId, phase: 'issued', round: 0, batchesDone: 0, batchesTotal: 0 };
   /** Cancellations waiting for their effective time (epoch ms), on the real clock or on the purchase's test clock. */
@@ -214,6 +225,29 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   );
 
   setHandler(
+    endorseUpdate,
+    (u) => {
+      const run = chain.then(async () => {
+        for (;;) {
+          const r = await endorsementActs.applyEndorsement({ purchaseId: input.purchaseId, quoteId: u.quoteId });
+          if (r.kind === 'applied') {
+            if (r.reissued.length > 0 && !reissuing.includes(u.quoteId)) reissuing.push(u.quoteId);
+            return { quoteId: u.quoteId, reissued: r.reissued };
+          }
+          await sleep('5 seconds'); // the purchase's certificates are still being issued: the endorsement waits for them
+        }
+      });
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    {
+      validator: (u) => {
+        if (typeof u?.quoteId !== 'string' || !/^eq_[0-9a-f]{24}$/.test(u.quoteId)) throw ApplicationFailure.nonRetryable('quote_id must be an endorsement quote id (eq_…)', 'VALIDATION_ERROR');
+      },
+    },
+  );
+
+  setHandler(
     removeCertificateHolderUpdate,
     (u) => {
       const run = chain.then(() => holderActs.removeCertificateHolder({ purchaseId: input.purchaseId, holderId: u.holderId }));
@@ -255,7 +289,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     // Nothing scheduled: wait for work up to the idle time; else until the next effective time (one timer, however far).
     const waitMs = realDue.length ? Math.max(1, Math.min(...realDue)) : idleMs;
     const seen = scheduleVersion;
-    const ready = () => pending.length > 0 || issuing.length > 0 || due().length > 0 || scheduleVersion !== seen;
+    const ready = () => pending.length > 0 || issuing.length > 0 || reissuing.length > 0 || due().length > 0 || scheduleVersion !== seen;
     const busy = scheduled.some((e) => e.onTestClock) && realDue.length === 0 ? (await condition(ready), true) : await condition(ready, waitMs);
     for (const e of due()) {
       scheduled.splice(scheduled.indexOf(e), 1);
@@ -265,19 +299,22 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         pending.push(e.cancellationId);
       } else entry.phase = 'rescinded';
     }
-    if (issuing.length > 0) {
-      // Added holders' certificates: the same rounds as issuance (plan, render and store, zips, verify), then announced.
+    if (issuing.length > 0 || reissuing.length > 0) {
+      // Added holders' certificates and endorsements' new versions: the same rounds as issuance
+      // (plan, render and store, zips, verify), then announced.
       const holders = issuing.splice(0);
+      const endorsements = reissuing.splice(0);
       const queue = input.certificatesTaskQueue ?? certificatesTaskQueue((input.refundsTaskQueue ?? workflowInfo().taskQueue).replace(/-refunds$/, ''));
       await issueCertificateRounds(input.purchaseId, issuance, { heavy: heavyActivities(queue), plan: planner, oneStep: true });
       issuance.phase = 'issued';
       for (const holderId of holders) await holderActs.certificateHolderIssued({ purchaseId: input.purchaseId, holderId });
+      for (const quoteId of endorsements) await endorsementActs.endorsementReissued({ purchaseId: input.purchaseId, quoteId });
       continue;
     }
     if (!busy && scheduled.length === 0 && pending.length === 0) {
       // Idle: finish once no update is still being handled (one waiting for issuance may yet accept a cancellation).
       await condition(allHandlersFinished);
-      if (pending.length === 0 && scheduled.length === 0 && issuing.length === 0) break;
+      if (pending.length === 0 && scheduled.length === 0 && issuing.length === 0 && reissuing.length === 0) break;
       continue;
     }
     if (pending.length === 0) continue;

@@ -224,6 +224,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/purchases/{id}/endorsement_quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit
+         * @description Checks the changes against the purchase as it is now and answers the preview: the premium difference (0 for these changes: a moved day or trip keeps its price, since the product prices every covered unit of an item alike), the new total, and the certificates in force that would be replaced by a new version. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.
+         */
+        post: operations["quoteEndorsement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{id}/endorse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Carry out an endorsement quote
+         * @description Applies the quoted changes and replaces each certificate they touch by a new version (the same number with a higher revision, `-R2`, …); a stored PDF is never edited. The answer comes at once; the new versions are rendered and stored after it, then `certificates.reissued` is sent with each old → new number, and the old version’s verification page says it was superseded, with a link to the new one. Changes of one purchase (cancellations, holders, endorsements) are applied one at a time. The same quote_id again answers the same endorsement: safe to retry.
+         */
+        post: operations["endorsePurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/purchases/{id}/certificate_holders": {
         parameters: {
             query?: never;
@@ -1266,6 +1306,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "certificates.reissued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endorsement replaced certificates by new versions, now stored
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["certificatesReissuedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1820,6 +1880,43 @@ export interface components {
             data: {
                 object: components["schemas"]["EventCertificateHolder"];
             };
+        };
+        /** @description certificates.reissued: An endorsement replaced certificates by new versions, now stored. */
+        CertificatesReissuedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "certificates.reissued";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateReissue"];
+            };
+        };
+        /** @description The certificates an endorsement replaced by new versions */
+        EventCertificateReissue: {
+            /** @enum {string} */
+            object: "certificate_reissue";
+            purchase_id: number;
+            /** @description The endorsement (its quote id, `eq_…`) that reissued them */
+            endorsement_id: string;
+            change_types: ("named_insured" | "description_of_operations" | "move_covered_unit")[];
+            /** @description Each superseded certificate number and its new version’s (a higher revision) */
+            certificates: {
+                from: string;
+                to: string;
+            }[];
+            /** @description When the endorsement was carried out, ISO 8601 UTC */
+            effective_at: string;
         };
         ErrorEnvelope: {
             /** @enum {boolean} */
@@ -2523,6 +2620,130 @@ export interface components {
             message: string;
         };
         RescindCancellationRequest: Record<string, never>;
+        EndorsementQuoteResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Endorsement"];
+            message: string;
+        };
+        Endorsement: {
+            /** @enum {string} */
+            object: "endorsement_quote" | "endorsement";
+            /** @description The quote’s id (`eq_…`); the endorsement carried out keeps it */
+            id: string;
+            purchase_id: number;
+            /**
+             * @description `quoted` (a preview, until expires_at) or `applied` (carried out: the new certificate versions are issued after the answer)
+             * @enum {string}
+             */
+            status: "quoted" | "applied";
+            changes: components["schemas"]["EndorsementChange"][];
+            currency: string;
+            /** @description Premium to collect (positive) or give back (negative); 0 for every change kind offered, integer minor units of `currency` */
+            premium_difference: number;
+            /** @description Platform fee difference, integer minor units of `currency` */
+            platform_fee_difference: number;
+            /** @description Total difference, integer minor units of `currency` */
+            total_difference: number;
+            /** @description The purchase’s total after the change, integer minor units of `currency` */
+            new_amount_total: number;
+            /** @description The certificates in force the change replaces with a new version (a higher revision on the number); the old version’s verification page then says it was superseded */
+            reissues: {
+                certificate_number: string;
+                covered_unit_id: number;
+                certificate_holder_id: number | null;
+            }[];
+            /** @description Once applied: each old certificate number and its new version’s */
+            reissued: {
+                from: string;
+                to: string;
+            }[] | null;
+            expires_at: string;
+            created_at: string;
+            applied_at: string | null;
+        };
+        EndorsementChange: components["schemas"]["NamedInsuredEndorsement"] | components["schemas"]["DescriptionOfOperationsEndorsement"] | components["schemas"]["MoveCoveredUnitEndorsement"];
+        /** @description Corrects the named insured printed on every certificate (no premium change) */
+        NamedInsuredEndorsement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "named_insured";
+            /** @description The corrected name, at most 120 characters */
+            name: string;
+            /** @description The corrected address (omitted: the address stays as it is) */
+            address?: {
+                line1: string;
+                line2?: string;
+                city: string;
+                region: string;
+                postal_code: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 code
+                 * @example US
+                 */
+                country: string;
+            };
+        };
+        /** @description Changes the description of operations / locations printed on one certificate holder’s certificates (at most 600 characters in 5 lines) */
+        DescriptionOfOperationsEndorsement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "description_of_operations";
+            certificate_holder_id: number;
+            description: string;
+        };
+        /** @description Moves a covered unit that has not started to another day or trip window (validated like a quote; the unit keeps its price) */
+        MoveCoveredUnitEndorsement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "move_covered_unit";
+            covered_unit_id: number;
+            /**
+             * Format: date
+             * @description A covered day’s new date, in the unit’s own time zone
+             */
+            start_date?: string;
+            /** @description A covered trip’s new window, local date-times YYYY-MM-DDTHH:mm in the unit’s own time zone */
+            trip?: {
+                /** @example 2027-06-03T08:00 */
+                start: string;
+                /** @example 2027-06-06T18:00 */
+                end: string;
+            };
+        };
+        /**
+         * @example {
+         *       "changes": [
+         *         {
+         *           "type": "named_insured",
+         *           "name": "Jordan Lee Events LLC"
+         *         },
+         *         {
+         *           "type": "move_covered_unit",
+         *           "covered_unit_id": 813,
+         *           "start_date": "2027-05-08"
+         *         }
+         *       ]
+         *     }
+         */
+        EndorsementQuoteRequest: {
+            changes: components["schemas"]["EndorsementChange"][];
+        };
+        EndorsementResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Endorsement"];
+            message: string;
+        };
+        EndorseRequest: {
+            quote_id: string;
+        };
         CertificateHolderListResponse: {
             /** @enum {boolean} */
             success: true;
@@ -3484,7 +3705,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -3531,7 +3752,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -3562,7 +3783,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
@@ -3587,7 +3808,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed";
+            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued";
             /** @description Unix seconds */
             created: number;
             livemode: boolean;
@@ -4763,10 +4984,10 @@ export interface components {
              */
             kind: "certificate" | "proof_of_coverage";
             /**
-             * @description `voided` when voided (a cancellation of its covered unit, or a full refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`
+             * @description `superseded` for a past version of a certificate (a change to the policy replaced it: see superseded_by; it no longer proves coverage); `voided` when voided (a cancellation of its covered unit, its certificate holder removed, or a full refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`
              * @enum {string}
              */
-            state: "valid" | "not_yet_valid" | "expired" | "voided";
+            state: "valid" | "not_yet_valid" | "expired" | "voided" | "superseded";
             product_name: string;
             named_insured_name: string | null;
             /** @description True for a certificate issued in test mode (no real cover) */
@@ -4786,10 +5007,16 @@ export interface components {
                 /** @description End in the coverage’s time zone, for display */
                 ends_local: string;
                 /** @enum {string} */
-                state: "valid" | "not_yet_valid" | "expired" | "voided";
-                /** @description When this certificate was voided (its covered unit cancelled, or the purchase refunded in full), ISO 8601 UTC; null while in force */
+                state: "valid" | "not_yet_valid" | "expired" | "voided" | "superseded";
+                /** @description When this certificate was voided (its covered unit cancelled, its holder removed, or the purchase refunded in full), ISO 8601 UTC; null while in force */
                 voided_at: string | null;
             }[];
+            /** @description A past version of a certificate: the number of the version that replaced it (its own verification page proves coverage); else null */
+            superseded_by: string | null;
+            /** @description When it was replaced, ISO 8601 UTC; else null */
+            superseded_at: string | null;
+            /** @description The certificate’s version (1 first); null for a proof of coverage */
+            revision: number | null;
         };
         /** @description The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued. */
         CheckoutReturnPage: {
@@ -6463,6 +6690,274 @@ export interface operations {
             };
             /** @description CONNECTION_ERROR: not answered within 30 s; call again, rescinding twice changes nothing */
             503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    quoteEndorsement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndorsementQuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview, stored */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndorsementQuoteResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move into the past, onto another unit’s window, or of the wrong shape for the unit), UNKNOWN_COVERED_UNIT, or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key, or no active certificate holder with that id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PURCHASE_NOT_CHANGEABLE (not paid, refunded in full, or its certificates still being issued), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_ENDORSE (a move to the window it already covers) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    endorsePurchase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndorseRequest"];
+            };
+        };
+        responses: {
+            /** @description Applied */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndorsementResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (a quote_id that is not eq_…), or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND (no purchase with that id for this key), ENDORSEMENT_QUOTE_NOT_FOUND (not a quote of this purchase) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -8875,7 +9370,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued";
                 pageSize?: number;
                 pageIndex?: number;
             };
@@ -12778,6 +13273,65 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CertificateHolderRemovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    certificatesReissuedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "certificates.reissued",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "certificate_reissue",
+                 *           "purchase_id": 42,
+                 *           "endorsement_id": "eq_5a6b7c8d9e0f1a2b3c4d5e6f",
+                 *           "change_types": [
+                 *             "named_insured"
+                 *           ],
+                 *           "certificates": [
+                 *             {
+                 *               "from": "COI-42-1-1-3FA9C2B71D",
+                 *               "to": "COI-42-1-1-3FA9C2B71D-R2"
+                 *             }
+                 *           ],
+                 *           "effective_at": "2026-11-24T10:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificatesReissuedEvent"];
             };
         };
         responses: {

@@ -73,7 +73,7 @@ export async function insertHoldersFromAnswers(trx: Knex.Transaction, purchaseId
   if (rows.length) await trx('certificate_holders').insert(rows);
 }
 
-export function createCertificateHoldersRepository(db: Db) {
+export function createCertificateHoldersRepository(db: Db | Knex.Transaction) {
   return {
     /** The purchase's holders in the order they were added; removed ones only with `includeRemoved`. */
     async list(purchaseId: number, opts: { includeRemoved?: boolean } = {}): Promise<CertificateHolderRecord[]> {
@@ -111,6 +111,11 @@ export function createCertificateHoldersRepository(db: Db) {
         .returning('*');
       const row = inserted[0] ?? (await db('certificate_holders').where({ purchase_id: purchaseId, request_key: requestKey }).first());
       return toHolder(row);
+    },
+
+    /** An endorsement's new description of operations for holder `holderId`. */
+    async updateDescription(holderId: number, description: string): Promise<void> {
+      await db('certificate_holders').where({ id: holderId }).update({ description_of_operations: description });
     },
 
     /** Marks the holder removed at `at` (once; a holder removed before keeps its time). Answers the row as it is now. */

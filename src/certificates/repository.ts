@@ -12,6 +12,7 @@
  */
 import type { PurchaseStatus } from '../../workflows/contracts';
 import type { PurchaseHandle } from './purchase-handles';
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 
 /** Everything the certificate template needs for one certificate (minor units; UTC instants). */
@@ -146,7 +147,7 @@ export interface VerificationCertificate {
   certificateHolderName: string | null;
 }
 
-export function createCertificatesRepository(db: Db) {
+export function createCertificatesRepository(db: Db | Knex.Transaction) {
   return {
     /**
      * Plans the purchase's certificates: one row per covered unit, numbered once. Returns the
@@ -458,17 +459,17 @@ export function createCertificatesRepository(db: Db) {
     },
 
     /**
-     * Replaces the purchase's current certificates in force that `which` names (all of them, one
-     * holder's, or some covered units') by their next version, at `at`: each is marked superseded
+     * Replaces the purchase's current certificates in force that `which` names (all of them, or
+     * those of some holders and of some covered units) by their next version, at `at`: each is marked superseded
      * and linked to its successor, which is planned with the same unit and holder, the next
      * `revision` and the number `<first version's number>-R<revision>` (rendered by the next
      * issuance round; a stored PDF is never edited). Returns the numbers, old → new.
      */
-    async supersede(purchaseId: number, which: { holderId?: number; coveredUnitIds?: number[] }, at: Date): Promise<Array<{ from: string; to: string }>> {
+    async supersede(purchaseId: number, which: { all: true } | { holderIds: number[]; coveredUnitIds: number[] }, at: Date): Promise<Array<{ from: string; to: string }>> {
+      if (!('all' in which) && which.holderIds.length === 0 && which.coveredUnitIds.length === 0) return [];
       return db.transaction(async (trx) => {
         const q = trx('certificates').where({ purchase_id: purchaseId }).whereNull('superseded_at').whereNull('voided_at').orderBy('id').forUpdate();
-        if (which.holderId !== undefined) q.where('certificate_holder_id', which.holderId);
-        if (which.coveredUnitIds) q.whereIn('covered_unit_id', which.coveredUnitIds);
+        if (!('all' in which)) q.where((w) => w.whereIn('certificate_holder_id', which.holderIds).orWhereIn('covered_unit_id', which.coveredUnitIds));
         const old = await q.select('id', 'purchase_item_id', 'covered_unit_id', 'product_line_id', 'certificate_holder_id', 'certificate_number', 'revision');
         if (old.length === 0) return [];
         await trx('certificates').whereIn('id', old.map((o) => o.id)).update({ superseded_at: at });

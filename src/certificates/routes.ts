@@ -36,14 +36,17 @@ export const teammateCertificateRoutes = (service: CertificateService, scopes: A
 /** getCertificates on the root surface (mount under `/platform-agency-root-certs`). */
 export const rootCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, getCertificates(service));
 
-const CoverageStateSchema = z.enum(['valid', 'not_yet_valid', 'expired', 'voided'] satisfies CoverageState[]);
+const CoverageStateSchema = z.enum(['valid', 'not_yet_valid', 'expired', 'voided', 'superseded'] satisfies CoverageState[]);
 
 /** The verification page as JSON (`Accept: application/json`): the service's `VerificationView`. */
 const VerificationJson = z
   .object({
     code: z.string().meta({ description: 'The code looked up', example: 'COI-42-1-1-3FA9C2B71D' }),
     kind: z.enum(['certificate', 'proof_of_coverage']).meta({ description: '`certificate` for a COI-… number, `proof_of_coverage` for a POC-… code (all certificates of one product of a payment)' }),
-    state: CoverageStateSchema.meta({ description: '`voided` when voided (a cancellation of its covered unit, or a full refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`' }),
+    state: CoverageStateSchema.meta({
+      description:
+        '`superseded` for a past version of a certificate (a change to the policy replaced it: see superseded_by; it no longer proves coverage); `voided` when voided (a cancellation of its covered unit, its certificate holder removed, or a full refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`',
+    }),
     product_name: z.string(),
     named_insured_name: z.string().nullable(),
     test_mode: z.boolean().meta({ description: 'True for a certificate issued in test mode (no real cover)' }),
@@ -57,9 +60,12 @@ const VerificationJson = z
         starts_local: z.string().meta({ description: 'Start in the coverage’s time zone, for display' }),
         ends_local: z.string().meta({ description: 'End in the coverage’s time zone, for display' }),
         state: CoverageStateSchema,
-        voided_at: z.string().nullable().meta({ description: 'When this certificate was voided (its covered unit cancelled, or the purchase refunded in full), ISO 8601 UTC; null while in force' }),
+        voided_at: z.string().nullable().meta({ description: 'When this certificate was voided (its covered unit cancelled, its holder removed, or the purchase refunded in full), ISO 8601 UTC; null while in force' }),
       }),
     ),
+    superseded_by: z.string().nullable().meta({ description: 'A past version of a certificate: the number of the version that replaced it (its own verification page proves coverage); else null' }),
+    superseded_at: z.string().nullable().meta({ description: 'When it was replaced, ISO 8601 UTC; else null' }),
+    revision: z.number().int().nullable().meta({ description: 'The certificate’s version (1 first); null for a proof of coverage' }),
   } satisfies Record<keyof VerificationView, z.ZodType>)
   .meta({ id: 'CertificateVerification', description: 'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, and nothing more personal.' });
 

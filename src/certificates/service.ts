@@ -24,7 +24,7 @@ import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase, type PurchaseHand
 import type { GetCertificatesResponse } from './schemas';
 
 /** Coverage state of a certificate at a moment (issue 6: the verification page's words). */
-export type CoverageState = 'valid' | 'not_yet_valid' | 'expired' | 'voided';
+export type CoverageState = 'valid' | 'not_yet_valid' | 'expired' | 'voided' | 'superseded';
 
 export interface VerificationView {
   code: string;
@@ -36,6 +36,11 @@ export interface VerificationView {
   test_mode: boolean;
   checked_at: string;
   coverage: Array<{ certificate_number: string; starts_at: string; ends_at: string; time_zone: string; starts_local: string; ends_local: string; state: CoverageState; voided_at: string | null }>;
+  /** A past version of a certificate: the number of the version that replaced it, and when (else null). */
+  superseded_by: string | null;
+  superseded_at: string | null;
+  /** The certificate's version (1 first); null for a proof of coverage. */
+  revision: number | null;
 }
 
 export interface CertificateServiceDeps {
@@ -48,6 +53,7 @@ export interface CertificateServiceDeps {
 }
 
 function stateAt(c: VerificationCertificate, now: Date): CoverageState {
+  if (c.supersededAt) return 'superseded';
   if (c.voided) return 'voided';
   if (now < c.startsAt) return 'not_yet_valid';
   if (now >= c.endsAt) return 'expired';
@@ -154,7 +160,9 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       if (certs.length === 0) return null;
       const at = now();
       const states = certs.map((c) => stateAt(c, at));
-      const state: CoverageState = states.includes('voided')
+      const state: CoverageState = states.includes('superseded')
+        ? 'superseded'
+        : states.includes('voided')
         ? 'voided'
         : states.includes('valid')
           ? 'valid'
@@ -180,6 +188,9 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           state: states[i]!,
           voided_at: c.voidedAt ? c.voidedAt.toISOString() : null,
         })),
+        superseded_by: code.startsWith('COI-') ? (certs[0]!.supersededByNumber ?? null) : null,
+        superseded_at: code.startsWith('COI-') ? (certs[0]!.supersededAt?.toISOString() ?? null) : null,
+        revision: code.startsWith('COI-') ? certs[0]!.revision : null,
       };
     },
   };

@@ -1,6 +1,7 @@
 /**
  * The public verification page behind each certificate's QR code (issue 6): a small readable
- * HTML document saying whether coverage is valid, not yet valid, expired or voided, with the
+ * HTML document saying whether coverage is valid, not yet valid, expired or voided (or, for a past
+ * version of a certificate, superseded by which number on which day, with a link), with the
  * coverage windows, product and named insured, and nothing more personal. Every value is
  * HTML-escaped; the page loads nothing (inline CSS, CSP `default-src 'none'`).
  */
@@ -12,6 +13,7 @@ const WORDS: Record<CoverageState, { title: string; colour: string }> = {
   not_yet_valid: { title: 'Not yet valid: coverage starts later', colour: '#8a6d00' },
   expired: { title: 'Expired: coverage has ended', colour: '#6b6b6b' },
   voided: { title: 'Voided: this coverage was cancelled', colour: '#b3261e' },
+  superseded: { title: 'Superseded: a newer version of this certificate replaces it', colour: '#6b3fa0' },
 };
 
 const STYLE = `body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d1f23}
@@ -41,13 +43,19 @@ export function renderVerificationPage(v: VerificationView): string {
     .map((c) => `<tr><td>${escapeHtml(c.certificate_number)}</td><td>${escapeHtml(c.starts_local)}</td><td>${escapeHtml(c.ends_local)}</td><td>${escapeHtml(stateWords(c))}</td></tr>`)
     .join('');
   const voidedAt = v.coverage.map((c) => c.voided_at).filter((d): d is string => d !== null).sort()[0];
-  const title = v.state === 'voided' && voidedAt ? `Voided: cancelled on ${dayOf(voidedAt)}, no coverage from ${dayOf(voidedAt)}` : w.title;
+  const title =
+    v.state === 'superseded' && v.superseded_by && v.superseded_at
+      ? `Superseded by ${v.superseded_by} on ${dayOf(v.superseded_at)}`
+      : v.state === 'voided' && voidedAt
+        ? `Voided: cancelled on ${dayOf(voidedAt)}, no coverage from ${dayOf(voidedAt)}`
+        : w.title;
+  const successor = v.state === 'superseded' && v.superseded_by ? `<p id="superseded-by">This version is no longer proof of coverage. See <a href="${escapeHtml(encodeURIComponent(v.superseded_by))}">certificate ${escapeHtml(v.superseded_by)}</a>.</p>` : '';
   return page(
     `${w.title.split(':')[0]} – ${v.code}`,
     `${v.test_mode ? '<div class="specimen">SPECIMEN: issued in test mode, not real coverage.</div>' : ''}
 <h1>${v.kind === 'certificate' ? 'Certificate of insurance' : 'Proof of coverage'} ${escapeHtml(v.code)}</h1>
 <div class="state" id="state" data-state="${v.state}" style="color:${w.colour}">${escapeHtml(title)}</div>
-<dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
+${successor}<dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
 <dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd></dl>
 <table><thead><tr><th>Certificate</th><th>Coverage starts</th><th>Coverage ends</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>
 <p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,

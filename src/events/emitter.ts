@@ -12,7 +12,8 @@ import type { EventPublisher } from './publisher';
 import type { WorkerMetrics } from '../metrics/registry';
 import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
-import { cancellationRefundEvent, cancelledEvent, certificateHolderEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
+import type { StoredEndorsement } from '../endorsements/repository';
+import { cancellationRefundEvent, cancelledEvent, certificateHolderEvent, certificatesReissuedEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
 
 export function createEventEmitter(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods'>;
@@ -63,6 +64,11 @@ export function createEventEmitter(deps: {
     async certificateHolderRemoved(holder: CertificateHolderRecord, certificateNumbers: string[]): Promise<void> {
       const p = await load(holder.purchaseId);
       if (p) await deps.publisher.publish(certificateHolderEvent(p, holder, 'removed', certificateNumbers));
+    },
+    /** `certificates.reissued` for an endorsement whose new certificate versions are stored. */
+    async certificatesReissued(endorsement: StoredEndorsement): Promise<void> {
+      const p = await load(endorsement.purchaseId);
+      if (p) await deps.publisher.publish(certificatesReissuedEvent(p, endorsement));
     },
     /** `subscription.cancelled` for the subscription whose first purchase is `firstPurchaseId`, as it now stands. */
     async subscriptionCancelled(firstPurchaseId: number): Promise<void> {

@@ -18,6 +18,7 @@ import { subscriptionObject } from '../purchases/subscription-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
+import type { StoredEndorsement } from '../endorsements/repository';
 import type { AgencyEvent, AgencyEventType } from './types';
 
 export function agencyEventId(type: AgencyEventType, purchaseId: number, discriminator = ''): string {
@@ -144,5 +145,20 @@ export function certificateHolderEvent(p: PurchaseRecord, h: CertificateHolderRe
     certificate_numbers: certificateNumbers,
     created_at: h.createdAt.toISOString(),
     removed_at: h.removedAt?.toISOString() ?? null,
+  });
+}
+
+/**
+ * `certificates.reissued`, once per endorsement carried out, when its new certificate versions are
+ * stored: each old number and its new version's, with the endorsement (its quote id) and its changes.
+ */
+export function certificatesReissuedEvent(p: PurchaseRecord, e: StoredEndorsement): StoredEvent {
+  return envelope('certificates.reissued', agencyEventId('certificates.reissued', p.id, e.quoteId), p, {
+    object: 'certificate_reissue',
+    purchase_id: p.id,
+    endorsement_id: e.quoteId,
+    change_types: [...new Set(e.changes.map((c) => c.type))],
+    certificates: (e.reissued ?? []).map((r) => ({ from: r.from, to: r.to })),
+    effective_at: (e.appliedAt ?? e.createdAt).toISOString(),
   });
 }

@@ -13,7 +13,8 @@
  * - `certificate_voiding`: certificates.voided;
  * - `refund` (a cancellation's refund): refund.succeeded, refund.failed;
  * - `subscription` (src/purchases/subscription-object.ts): subscription.cancelled;
- * - `certificate_holder`: certificate_holder.added, certificate_holder.removed.
+ * - `certificate_holder`: certificate_holder.added, certificate_holder.removed;
+ * - `certificate_reissue`: certificates.reissued.
  *
  * test/unit/event-schemas.test.ts checks that what the builders produce has exactly these
  * fields, and that every type of `AGENCY_EVENT_TYPES` has its schema here.
@@ -109,6 +110,17 @@ export const EventCertificateHolder = z
   })
   .meta({ id: 'EventCertificateHolder', description: 'A certificate holder of a purchase (its name and endorsement marks; the address stays in the API)' });
 
+export const EventCertificateReissue = z
+  .object({
+    object: z.literal('certificate_reissue'),
+    purchase_id: z.number().int(),
+    endorsement_id: z.string().meta({ description: 'The endorsement (its quote id, `eq_…`) that reissued them' }),
+    change_types: z.array(z.enum(['named_insured', 'description_of_operations', 'move_covered_unit'])),
+    certificates: z.array(z.object({ from: z.string(), to: z.string() })).meta({ description: 'Each superseded certificate number and its new version’s (a higher revision)' }),
+    effective_at: instant('When the endorsement was carried out'),
+  })
+  .meta({ id: 'EventCertificateReissue', description: 'The certificates an endorsement replaced by new versions' });
+
 /** What `data.object` is for each event type, and what the event says. */
 const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary: string }> = {
   'purchase.checkout_created': { name: 'PurchaseCheckoutCreated', object: EventPurchase, summary: 'A purchase was quoted and its checkout session created (status awaiting_payment)' },
@@ -124,6 +136,7 @@ const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary
   'subscription.renewed': { name: 'SubscriptionRenewed', object: EventPurchase, summary: 'A subscription’s next period was paid: the renewal purchase (its certificates follow in certificates.issued)' },
   'certificate_holder.added': { name: 'CertificateHolderAdded', object: EventCertificateHolder, summary: 'A certificate holder was added to a purchase and its certificates issued' },
   'certificate_holder.removed': { name: 'CertificateHolderRemoved', object: EventCertificateHolder, summary: 'A certificate holder was removed from a purchase and its certificates voided' },
+  'certificates.reissued': { name: 'CertificatesReissued', object: EventCertificateReissue, summary: 'An endorsement replaced certificates by new versions, now stored' },
   'subscription.cancelled': { name: 'SubscriptionCancelled', object: Subscription, summary: 'A subscription was set to end at its period’s end, or ended, by the agency or the processor' },
 };
 
@@ -213,6 +226,14 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
     certificate_numbers: ['COI-42-1-3-H12-4D5E6F7A8B'],
     created_at: '2026-11-23T09:00:00.000Z',
     removed_at: '2026-11-24T10:30:00.000Z',
+  },
+  'certificates.reissued': {
+    object: 'certificate_reissue',
+    purchase_id: 42,
+    endorsement_id: 'eq_5a6b7c8d9e0f1a2b3c4d5e6f',
+    change_types: ['named_insured'],
+    certificates: [{ from: 'COI-42-1-1-3FA9C2B71D', to: 'COI-42-1-1-3FA9C2B71D-R2' }],
+    effective_at: '2026-11-24T10:30:00.000Z',
   },
   'subscription.cancelled': {
     object: 'subscription',

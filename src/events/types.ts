@@ -18,6 +18,7 @@ export const AGENCY_EVENT_TYPES = [
   'subscription.cancelled',
   'certificate_holder.added',
   'certificate_holder.removed',
+  'certificates.reissued',
 ] as const;
 export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
 

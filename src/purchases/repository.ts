@@ -419,7 +419,7 @@ async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: Pur
   return purchase.id as number;
 }
 
-export function createPurchasesRepository(db: Db) {
+export function createPurchasesRepository(db: Db | Knex.Transaction) {
   async function items(trx: Knex.Transaction | Db, purchaseId: number): Promise<StoredItem[]> {
     const rows = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position');
     const units = await trx('covered_units').where({ purchase_id: purchaseId }).orderBy(['purchase_item_id', 'unit_index']);
@@ -643,6 +643,24 @@ export function createPurchasesRepository(db: Db) {
         base.clone().count<{ count: string }[]>({ count: '*' }),
       ]);
       return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /**
+     * An endorsement's corrected named insured, on every item of the purchase: `name`, and the
+     * address when given (kept otherwise).
+     */
+    async updateNamedInsured(purchaseId: number, value: { name: string; address?: Record<string, unknown> }): Promise<void> {
+      const items = await db('purchase_items').where({ purchase_id: purchaseId }).select('id', 'named_insured');
+      for (const i of items) {
+        const before = (i.named_insured ?? {}) as { address?: unknown };
+        const next = { name: value.name, ...(value.address ? { address: value.address } : before.address ? { address: before.address } : {}) };
+        await db('purchase_items').where({ id: i.id }).update({ named_insured: JSON.stringify(next) });
+      }
+    },
+
+    /** An endorsement's move of a covered unit to another window (its label as the certificate prints it). */
+    async moveCoveredUnit(coveredUnitId: number, to: { startsAt: Date; endsAt: Date; localLabel: string }): Promise<void> {
+      await db('covered_units').where({ id: coveredUnitId }).update({ starts_at: to.startsAt, ends_at: to.endsAt, local_label: to.localLabel });
     },
 
     /** The purchase's items in order, each with its product's name, its terms and its covered units (ids included). */

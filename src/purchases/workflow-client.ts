@@ -54,8 +54,10 @@ import {
   type RenewalInput,
   type SavedCardChargeResult,
   ADD_HOLDER_UPDATE,
+  ENDORSE_UPDATE,
   REMOVE_HOLDER_UPDATE,
   certificatesTaskQueue,
+  type EndorsementApplied,
   type CertificateHolderChange,
   type CertificateHolderInput,
 } from '../../workflows/contracts';
@@ -379,6 +381,17 @@ export function createPurchaseWorkflows(deps: {
         { requestKey, holder },
         'The certificate holder was not answered in time (the purchase’s certificates may still be being issued); call again with the same Idempotency-Key: it is added once',
       );
+    },
+
+    /**
+     * Carries out endorsement quote `quoteId` through the purchase's policy workflow (one change at
+     * a time); answers the certificate numbers it reissued. The same quote again answers the same.
+     * Errors: the workflow's refusal as its AppError code (ENDORSEMENT_QUOTE_NOT_FOUND,
+     * ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE, PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED,
+     * …); CONNECTION_ERROR (503) when not answered within `timeoutMs`.
+     */
+    async endorse(purchase: PurchaseStartFacts, quoteId: string): Promise<EndorsementApplied> {
+      return policyUpdate<{ quoteId: string }, EndorsementApplied>(purchase, ENDORSE_UPDATE, { quoteId }, 'The endorsement was not answered in time (certificates may still be being issued); call again with the same quote_id: it is carried out once');
     },
 
     /** Removes a certificate holder through the policy workflow; answers the numbers voided. Errors: NOT_FOUND, LAST_CERTIFICATE_HOLDER, PURCHASE_NOT_CHANGEABLE; CONNECTION_ERROR (503) when late. */

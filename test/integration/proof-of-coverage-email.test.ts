@@ -206,3 +206,25 @@ test('when a cancellation voided one day, then the email carries only the certif
   expect([none.status, none.body.code]).toEqual([400, 'INVALID_REQUEST']);
   expect(none.body.message).toMatch(/voided/);
 });
+
+test('when an endorsement superseded the certificates, then the email carries the new versions only: a superseded certificate can no longer be emailed as proof', async () => {
+  const bought = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
+  const old = ((await waitIssued(agency, bought.paymentIntent)).certificates as Array<{ certificate_number: string }>).map((c) => c.certificate_number);
+  const api = (path: string, body: unknown) => call(app.baseUrl, `/api/v1${path}`, { method: 'POST', key: agency.key, body });
+  const q = await api(`/purchases/${bought.purchaseId}/endorsement_quote`, { changes: [{ type: 'named_insured', name: 'Jordan Lee Productions' }] });
+  expect(q.status).toBe(201);
+  const done = await api(`/purchases/${bought.purchaseId}/endorse`, { quote_id: q.body.data.id });
+  expect(done.status).toBe(200);
+  const next = (done.body.data.reissued as Array<{ to: string }>).map((r) => r.to);
+
+  const res = await call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
+    method: 'POST',
+    key: agency.key,
+    body: { idp_teammate_uuid: agency.teammateUuid, purchase_id: bought.purchaseId, email_addresses: ['after-endorse@grandhall.example'] },
+  });
+  expect(res.status).toBe(200);
+  const [mail] = await messagesTo('after-endorse@grandhall.example');
+  for (const n of next) expect(mail!.text).toContain(n);
+  for (const n of old) expect(mail!.text).not.toMatch(new RegExp(`${n}(?!-R)`)); // the old number only as the prefix of its new version's
+  expect(mail!.attachments.map((a) => a.filename).sort()).toEqual(next.map((n) => `${n}.pdf`).sort());
+});

@@ -18,7 +18,9 @@ import {
   renewalEvent,
   subscriptionCancelledEvent,
   certificateHolderEvent,
+  certificatesReissuedEvent,
 } from '../../src/events/payloads';
+import type { StoredEndorsement } from '../../src/endorsements/repository';
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import { GetCertificatesResponse } from '../../src/certificates/schemas';
 import { buildOpenApiDocument, createOpenApiRegistry } from '../../src/http/openapi';
@@ -131,6 +133,24 @@ function builtEvents(): Record<AgencyEventType, unknown> {
     'subscription.renewed': renewalEvent(renewal).event,
     'subscription.cancelled': subscriptionCancelledEvent(subscriptionFirst, [subscriptionFirst, renewal]).event,
     'certificate_holder.added': certificateHolderEvent(purchase(), holder(), 'added', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
+    'certificates.reissued': certificatesReissuedEvent(purchase(), {
+      id: 3,
+      quoteId: 'eq_5a6b7c8d9e0f1a2b3c4d5e6f',
+      purchaseId: 42,
+      apiKeyId: 9,
+      status: 'applied',
+      changes: [{ type: 'named_insured', name: 'Jordan Lee Events LLC' }],
+      currency: 'usd',
+      premiumDifferenceMinor: 0,
+      platformFeeDifferenceMinor: 0,
+      totalDifferenceMinor: 0,
+      reissues: [],
+      fingerprint: 'f'.repeat(64),
+      reissued: [{ from: 'COI-42-1-1-3FA9C2B71D', to: 'COI-42-1-1-3FA9C2B71D-R2' }],
+      createdAt: new Date(),
+      expiresAt: new Date(),
+      appliedAt: new Date(),
+    } satisfies StoredEndorsement).event,
     'certificate_holder.removed': certificateHolderEvent(purchase(), holder({ removedAt: new Date() }), 'removed', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
   };
 }

@@ -1,0 +1,162 @@
+/**
+ * Endorsements (mid-term changes of a paid purchase) checked and previewed against the purchase as
+ * it is stored now: shared by the quote (API) and by carrying a quote out (the policy workflow's
+ * activity), so both decide the same way.
+ *
+ * Changes:
+ * - `named_insured`: corrects the named insured's name (and address) printed on every certificate
+ *   of the purchase; no premium change; every current certificate in force is reissued.
+ * - `description_of_operations`: a certificate holder's description box; that holder's
+ *   certificates in force are reissued.
+ * - `move_covered_unit`: moves a covered unit that has not started (and is not cancelled or
+ *   held by a cancellation) to another day (`start_date`, in the unit's own time zone) or trip
+ *   window (`trip: { start, end }`, local date-times), validated like a quote (not in the past,
+ *   no overlap with the item's other active units, a trip no longer than the product allows); the
+ *   unit keeps its price (a product prices every covered day or trip of an item alike, with the
+ *   unit price and factors it was bought with), so no premium changes; its certificates (every
+ *   holder's) are reissued.
+ * Amounts in integer minor units. Refusals are `EndorsementError`s carrying the API's code.
+ */
+import { createHash } from 'node:crypto';
+import { expandDays, expandTrips } from '../quotes/coverage';
+import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/repository';
+import type { CertificateHolderRecord } from '../certificate-holders/repository';
+import type { StoredCertificate } from '../certificates/repository';
+import type { EndorsementChange } from './schemas';
+
+export class EndorsementError extends Error {
+  override name = 'EndorsementError';
+  constructor(
+    readonly code: 'VALIDATION_ERROR' | 'UNKNOWN_COVERED_UNIT' | 'COVERED_UNIT_STARTED' | 'COVERED_UNIT_ALREADY_CANCELLED' | 'NOT_FOUND' | 'NOTHING_TO_ENDORSE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Everything an endorsement is decided on, as stored now. */
+export interface EndorsementState {
+  purchase: PurchaseRecord;
+  items: PurchaseItemDetail[];
+  holders: CertificateHolderRecord[];
+  /** Current certificates (not superseded). */
+  certificates: StoredCertificate[];
+  /** Longest trip (days) each product line allows (its template's trips question). */
+  maxTripDaysByProduct: Map<number, number>;
+}
+
+/** A unit's new window, as a move sets it. */
+export interface UnitMove {
+  coveredUnitId: number;
+  startsAt: Date;
+  endsAt: Date;
+  localLabel: string;
+}
+
+export interface EndorsementPlan {
+  /** Premium, platform fee and total differences (minor units; 0 for every change kind today). */
+  premiumDifferenceMinor: number;
+  platformFeeDifferenceMinor: number;
+  totalDifferenceMinor: number;
+  /** The certificates in force the change reissues as a new version. */
+  reissues: Array<{ certificateNumber: string; coveredUnitId: number; certificateHolderId: number | null }>;
+  /** What to change, resolved. */
+  namedInsured: { name: string; address?: Record<string, unknown> } | null;
+  descriptions: Array<{ certificateHolderId: number; description: string }>;
+  moves: UnitMove[];
+  /** Which certificates to supersede: all of the purchase, or these holders' and units'. */
+  supersede: { all: boolean; holderIds: number[]; coveredUnitIds: number[] };
+}
+
+/**
+ * A digest of what an endorsement depends on (units and their windows and cancellations, named
+ * insureds, holders and their descriptions, current certificates): a quote whose digest no longer
+ * matches is stale.
+ */
+export function stateFingerprint(s: Pick<EndorsementState, 'items' | 'holders' | 'certificates'>): string {
+  const shape = {
+    items: s.items.map((i) => ({ id: i.id, ni: i.namedInsured, units: i.units.map((u) => [u.id, u.startsAt.getTime(), u.endsAt.getTime(), u.cancellationId]) })),
+    holders: s.holders.map((h) => [h.id, h.removedAt?.getTime() ?? null, h.descriptionOfOperations]),
+    certificates: s.certificates.map((c) => [c.certificateId, c.voidedAt?.getTime() ?? null]),
+  };
+  return createHash('sha256').update(JSON.stringify(shape)).digest('hex');
+}
+
+/**
+ * Checks `changes` against `state` at the purchase's now `clock` and plans them.
+ * @throws {EndorsementError} for a change that cannot be made (see the module doc).
+ */
+export function planEndorsement(state: EndorsementState, changes: EndorsementChange[], clock: Date): EndorsementPlan {
+  const plan: EndorsementPlan = {
+    premiumDifferenceMinor: 0,
+    platformFeeDifferenceMinor: 0,
+    totalDifferenceMinor: 0,
+    reissues: [],
+    namedInsured: null,
+    descriptions: [],
+    moves: [],
+    supersede: { all: false, holderIds: [], coveredUnitIds: [] },
+  };
+  const units = state.items.flatMap((i) => i.units.map((u) => ({ ...u, item: i })));
+  for (const change of changes) {
+    switch (change.type) {
+      case 'named_insured':
+        plan.namedInsured = { name: change.name, ...(change.address ? { address: change.address } : {}) };
+        plan.supersede.all = true;
+        break;
+      case 'description_of_operations': {
+        const holder = state.holders.find((h) => h.id === change.certificate_holder_id && h.removedAt === null);
+        if (!holder) throw new EndorsementError('NOT_FOUND', `certificate holder ${change.certificate_holder_id} is not an active holder of purchase ${state.purchase.id}`);
+        plan.descriptions.push({ certificateHolderId: holder.id, description: change.description });
+        plan.supersede.holderIds.push(holder.id);
+        break;
+      }
+      case 'move_covered_unit': {
+        const unit = units.find((u) => u.id === change.covered_unit_id);
+        if (!unit) throw new EndorsementError('UNKNOWN_COVERED_UNIT', `covered unit ${change.covered_unit_id} is not a unit of purchase ${state.purchase.id}`);
+        if (unit.cancellationId !== null) throw new EndorsementError('COVERED_UNIT_ALREADY_CANCELLED', `covered unit ${unit.id} is cancelled or held by a cancellation`);
+        if (unit.startsAt.getTime() <= clock.getTime()) throw new EndorsementError('COVERED_UNIT_STARTED', `covered unit ${unit.id} started at ${unit.startsAt.toISOString()}: only a unit that has not started can move`);
+        const limits = { now: clock, maxUnits: 1 };
+        let expansion;
+        if (unit.kind === 'day') {
+          if (!change.start_date) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id} is a day: send start_date (YYYY-MM-DD)`);
+          expansion = expandDays({ time_zone: unit.timeZone, start_date: change.start_date, end_date: change.start_date }, limits);
+        } else {
+          if (!change.trip) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id} is a trip: send trip { start, end }`);
+          expansion = expandTrips({ time_zone: unit.timeZone, trips: [change.trip] }, { ...limits, maxTripDays: state.maxTripDaysByProduct.get(unit.item.productLineId) ?? 90 });
+        }
+        if (!expansion.ok) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id}: ${expansion.reason}`);
+        const to = expansion.units[0]!;
+        const others = unit.item.units.filter((u) => u.id !== unit.id && u.cancellationId === null && !plan.moves.some((m) => m.coveredUnitId === u.id));
+        const windows = [...others.map((u) => ({ s: u.startsAt.getTime(), e: u.endsAt.getTime() })), ...plan.moves.filter((m) => unit.item.units.some((u) => u.id === m.coveredUnitId)).map((m) => ({ s: m.startsAt.getTime(), e: m.endsAt.getTime() }))];
+        if (windows.some((w) => to.startsAt.getTime() < w.e && w.s < to.endsAt.getTime())) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id}: ${to.localLabel} overlaps another covered unit of the same product`);
+        if (to.startsAt.getTime() === unit.startsAt.getTime() && to.endsAt.getTime() === unit.endsAt.getTime()) throw new EndorsementError('NOTHING_TO_ENDORSE', `covered unit ${unit.id} already covers ${to.localLabel}`);
+        plan.moves.push({ coveredUnitId: unit.id, startsAt: to.startsAt, endsAt: to.endsAt, localLabel: to.localLabel });
+        plan.supersede.coveredUnitIds.push(unit.id);
+        break;
+      }
+    }
+  }
+  const inForce = state.certificates.filter((c) => c.voidedAt === null);
+  const touched = plan.supersede.all ? inForce : inForce.filter((c) => (c.certificateHolderId !== null && plan.supersede.holderIds.includes(c.certificateHolderId)) || plan.supersede.coveredUnitIds.includes(c.coveredUnitId));
+  plan.reissues = touched.map((c) => ({ certificateNumber: c.certificateNumber, coveredUnitId: c.coveredUnitId, certificateHolderId: c.certificateHolderId }));
+  return plan;
+}
+
+/** Reads what an endorsement is decided on for purchase `p` (through the given repositories, e.g. inside one transaction). */
+export async function loadEndorsementState(
+  repos: {
+    purchases: Pick<import('../purchases/repository').PurchasesRepository, 'itemDetails'>;
+    holders: Pick<import('../certificate-holders/repository').CertificateHoldersRepository, 'list'>;
+    certificates: Pick<import('../certificates/repository').CertificatesRepository, 'listForPurchase'>;
+    endorsements: Pick<import('./repository').EndorsementsRepository, 'maxTripDays'>;
+  },
+  p: PurchaseRecord,
+): Promise<EndorsementState> {
+  const [items, holders, certificates] = await Promise.all([repos.purchases.itemDetails(p.id), repos.holders.list(p.id), repos.certificates.listForPurchase(p.id)]);
+  const maxTripDaysByProduct = await repos.endorsements.maxTripDays([...new Set(items.map((i) => i.productLineId))]);
+  return { purchase: p, items, holders, certificates, maxTripDaysByProduct };
+}
+
+/** How long an endorsement quote holds (15 minutes), in ms. */
+export const ENDORSEMENT_QUOTE_TTL_MS = 15 * 60_000;

@@ -1,0 +1,67 @@
+/**
+ * `/api/v1/purchases/{id}/endorsement_quote` (201, a preview kept 15 minutes) and
+ * `/api/v1/purchases/{id}/endorse` (200, carried out; the new certificate versions are issued after
+ * the answer). Path ids that are not positive integers → 400 VALIDATION_ERROR; another account's,
+ * mode's or teammate's purchase → 404 NOT_FOUND.
+ */
+import { z } from 'zod';
+import type { RouteRegistration } from '../http/routes';
+import { ok } from '../http/envelope';
+import { parseBody, parsePathId } from '../http/validation';
+import { ErrorEnvelopeSchema, gatewayResponses, successEnvelope } from '../http/openapi';
+import type { EndorsementService } from './service';
+import { Endorsement, EndorseRequest, EndorsementQuoteRequest } from './schemas';
+
+const IdParam = z.object({ id: z.string().meta({ description: 'Purchase id, integer >= 1', example: '42' }) });
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
+
+export function endorsementRoutes(service: EndorsementService): RouteRegistration {
+  return (router, registry) => {
+    router.post('/purchases/:id/endorsement_quote', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const body = parseBody(EndorsementQuoteRequest, ctx.request.body ?? {});
+      ctx.status = 201;
+      ctx.body = ok(await service.quote(ctx.state.principal!, id, body), 'Endorsement quoted');
+    });
+    router.post('/purchases/:id/endorse', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const body = parseBody(EndorseRequest, ctx.request.body ?? {});
+      ctx.body = ok(await service.endorse(ctx.state.principal!, id, body.quote_id), 'Endorsement applied');
+    });
+
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/purchases/{id}/endorsement_quote',
+      operationId: 'quoteEndorsement',
+      tags: ['Purchases'],
+      summary: 'Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit',
+      description:
+        'Checks the changes against the purchase as it is now and answers the preview: the premium difference (0 for these changes: a moved day or trip keeps its price, since the product prices every covered unit of an item alike), the new total, and the certificates in force that would be replaced by a new version. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.',
+      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: EndorsementQuoteRequest } } } },
+      responses: {
+        ...gatewayResponses,
+        201: { description: 'The preview, stored', content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementQuoteResponse') } } },
+        400: errorResponse('VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move into the past, onto another unit’s window, or of the wrong shape for the unit), UNKNOWN_COVERED_UNIT, or the gateway’s codes'),
+        404: errorResponse('NOT_FOUND: no purchase with that id for this key, or no active certificate holder with that id'),
+        409: errorResponse('PURCHASE_NOT_CHANGEABLE (not paid, refunded in full, or its certificates still being issued), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_ENDORSE (a move to the window it already covers)'),
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/purchases/{id}/endorse',
+      operationId: 'endorsePurchase',
+      tags: ['Purchases'],
+      summary: 'Carry out an endorsement quote',
+      description:
+        'Applies the quoted changes and replaces each certificate they touch by a new version (the same number with a higher revision, `-R2`, …); a stored PDF is never edited. The answer comes at once; the new versions are rendered and stored after it, then `certificates.reissued` is sent with each old → new number, and the old version’s verification page says it was superseded, with a link to the new one. Changes of one purchase (cancellations, holders, endorsements) are applied one at a time. The same quote_id again answers the same endorsement: safe to retry.',
+      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: EndorseRequest } } } },
+      responses: {
+        ...gatewayResponses,
+        200: { description: 'Applied', content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementResponse') } } },
+        400: errorResponse('VALIDATION_ERROR (a quote_id that is not eq_…), or the gateway’s codes'),
+        404: errorResponse('NOT_FOUND (no purchase with that id for this key), ENDORSEMENT_QUOTE_NOT_FOUND (not a quote of this purchase)'),
+        409: errorResponse('ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress'),
+      },
+    });
+  };
+}
