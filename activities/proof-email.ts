@@ -62,7 +62,8 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
       if (!row) throw ApplicationFailure.nonRetryable(`proof-of-coverage email ${input.emailId} does not exist`, 'ProofEmailNotFound');
       if (row.status === 'sent') return { status: 'sent', delivery: row.delivery, alreadySent: true };
 
-      const all = await certificates.listForPurchase(row.purchase_id);
+      // An email for one certificate holder carries that holder's certificates only.
+      const all = (await certificates.listForPurchase(row.purchase_id)).filter((c) => row.certificate_holder_id === null || c.certificateHolderId === row.certificate_holder_id);
       const archives = await certificates.archives(row.purchase_id);
       if (all.length === 0 || all.some((c) => !c.storageKey)) {
         throw ApplicationFailure.retryable(`certificates of purchase ${row.purchase_id} are not all stored`, 'CertificatesNotStored');
@@ -94,7 +95,8 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
         lines.push('');
       }
       const paymentZip = archives.find((a) => a.kind === 'payment');
-      if (paymentZip && !someVoided) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
+      // The zip holds every holder's certificates: not for an email of one holder's.
+      if (paymentZip && !someVoided && row.certificate_holder_id === null) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
       lines.push(delivery === 'attachments' ? 'The certificates are attached as PDF files.' : 'The certificates are too large to attach; use the download links above.');
       const toBuyer = typeof row.buyer_email === 'string' && row.buyer_email.trim().toLowerCase() === String(row.recipient).trim().toLowerCase();
       const withdrawal = toBuyer ? await withdrawalLinks.urlFor({ id: row.purchase_id, status: row.purchase_status }) : null;

@@ -14,6 +14,8 @@
  *   certificate (1 for the first); a change never edits a stored PDF: it marks the current version
  *   `superseded_at` / `superseded_by_id` and plans the next. One current version per covered unit
  *   and holder (a partial unique index; before, one certificate per covered unit).
+ * - `proof_of_coverage_emails.certificate_holder_id`: an email of one holder's own certificates
+ *   (null: every certificate in force).
  * - `certificate_archives.superseded_at`: a zip replaced by one built over a changed set of
  *   certificates (its proof-of-coverage code keeps resolving); one current zip per purchase, kind
  *   and product line.
@@ -66,11 +68,17 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('certificate_archives', (t) => {
     t.timestamp('superseded_at', { useTz: true }).nullable();
   });
+  await knex.schema.alterTable('proof_of_coverage_emails', (t) => {
+    t.integer('certificate_holder_id').nullable().references('id').inTable('certificate_holders').onDelete('RESTRICT');
+  });
   await knex.raw('drop index certificate_archives_one_per_kind');
   await knex.raw('create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0)) where superseded_at is null');
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('proof_of_coverage_emails', (t) => {
+    t.dropColumn('certificate_holder_id');
+  });
   await knex.raw('drop index certificate_archives_one_per_kind');
   await knex.raw("delete from certificate_archives where superseded_at is not null");
   await knex.raw('create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0))');

@@ -24,7 +24,11 @@
  * that is not the account's; for one paid purchase, (h) a partial refund made in the processor's
  * dashboard, (i) a proof-of-coverage email (a local SMTP server) and (j) the delivery of its
  * purchase.paid event to the account's endpoint (a local receiver); (k) a subscription's second
- * month (its billing-cycle invoice paid). `HISTORIES_ONLY=e` (letters,
+ * month (its billing-cycle invoice paid); the policy workflow of a paid purchase (l) after a
+ * certificate holder was added (its certificates issued, `certificate_holder.added`) and then
+ * removed, and (m) after an endorsement (the named insured corrected and the second day moved; its
+ * new certificate versions issued, `certificates.reissued`), each saved once the run is idle (no
+ * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
  * A workflow change is made with `patched()` and must replay the existing files unchanged; only
@@ -161,6 +165,14 @@ async function recordAll(namespace: string): Promise<void> {
     await eventually(async () => {
       const h = await handle.fetchHistory();
       return scheduledActivities(h, 'setPurchaseStatus') === 1 && h.events?.at(-1)?.timerStartedEventAttributes != null;
+    }, 30_000);
+  };
+  /** Until the run has nothing in flight: no activity and no workflow task pending (it waits for an update, a signal or its timer). */
+  const untilIdle = async (app: TestApp, workflowId: string) => {
+    const handle = app.container.temporal.client.workflow.getHandle(workflowId);
+    await eventually(async () => {
+      const { raw } = await handle.describe();
+      return (raw.pendingActivities?.length ?? 0) === 0 && raw.pendingWorkflowTask == null;
     }, 30_000);
   };
   const finish = async (app: TestApp, purchaseId: number) =>
@@ -357,6 +369,60 @@ async function recordAll(namespace: string): Promise<void> {
       if (delivered.status !== 200) throw new Error(`invoice.paid: ${delivered.status} ${delivered.text}`);
       await app.container.temporal.client.workflow.getHandle(renewalWorkflowId(purchaseId, invoiceId)).result();
       await save(app, 'renewal-issued.json', renewalWorkflowId(purchaseId, invoiceId));
+    }
+    if (want('l')) {
+      // (l) a certificate holder added to a paid purchase (its certificates issued, announced), then removed
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const api = (p: string, init: { method?: string; body?: unknown } = {}) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
+        method: 'POST',
+        body: { name: 'Riverside Hall LLC', address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' }, additional_insured: true },
+      });
+      if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
+      const holderId = added.body.data.id as number;
+      await eventually(async () => {
+        const holders = (await api(`/purchases/${purchaseId}/certificate_holders`)).body.data as Array<{ id: number; certificates: Array<{ status: string }> }>;
+        const holder = holders.find((h) => h.id === holderId);
+        return holder !== undefined && holder.certificates.length > 0 && holder.certificates.every((c) => c.status === 'issued');
+      }, 90_000);
+      await eventually(async () => ((await api('/events?type=certificate_holder.added')).body.data as Array<{ data: { object: { id: number } } }>).some((e) => e.data.object.id === holderId), 90_000);
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      const removed = await api(`/purchases/${purchaseId}/certificate_holders/${holderId}`, { method: 'DELETE' });
+      if (removed.status !== 200 || removed.body.data.status !== 'removed') throw new Error(`remove holder: ${removed.status} ${removed.text}`);
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      await save(app, 'policy-holder-added-removed.json', policyWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('m')) {
+      // (m) an endorsement of a paid purchase: the named insured corrected and the second day moved, its new certificate versions issued
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id as number;
+      const quote = await api(`/purchases/${purchaseId}/endorsement_quote`, {
+        changes: [
+          { type: 'named_insured', name: 'Kim Park Events LLC' },
+          { type: 'move_covered_unit', covered_unit_id: unit, start_date: '2027-05-09' },
+        ],
+      });
+      if (quote.status !== 201) throw new Error(`endorsement quote: ${quote.status} ${quote.text}`);
+      const quoteId = quote.body.data.id as string;
+      const endorsed = await api(`/purchases/${purchaseId}/endorse`, { quote_id: quoteId });
+      if (endorsed.status !== 200) throw new Error(`endorse: ${endorsed.status} ${endorsed.text}`);
+      await eventually(
+        async () => ((await api('/events?type=certificates.reissued')).body.data as Array<{ data: { object: { endorsement_id: string } } }>).some((e) => e.data.object.endorsement_id === quoteId),
+        90_000,
+      );
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      await save(app, 'policy-endorsed.json', policyWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

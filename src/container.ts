@@ -187,7 +187,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     RATE_LIMIT_REDIS_PREFIX: `${config.RATE_LIMIT_REDIS_PREFIX}:verify`,
   });
   const accountScopes = createAccountScopes(db);
-  const proofOfCoverage = createProofOfCoverageService({ db, certificates, certificateRows: createCertificatesRepository(db), startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
+  const proofOfCoverage = createProofOfCoverageService({ db, certificates, certificateRows: createCertificatesRepository(db), holders: createCertificateHoldersRepository(db), startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });

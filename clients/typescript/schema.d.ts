@@ -3790,7 +3790,7 @@ export interface components {
             /** @enum {string} */
             api_version: "v1";
             data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
+                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued; a `certificate_holder` (id, purchase_id, name, additional_insured, waiver_of_subrogation, certificate_numbers, created_at, removed_at) for certificate_holder.added and certificate_holder.removed; a `certificate_reissue` (purchase_id, endorsement_id, change_types, certificates: from → to numbers, effective_at) for certificates.reissued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
                 object: {
                     [key: string]: unknown;
                 };
@@ -3815,7 +3815,7 @@ export interface components {
             /** @enum {string} */
             api_version: "v1";
             data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
+                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued; a `certificate_holder` (id, purchase_id, name, additional_insured, waiver_of_subrogation, certificate_numbers, created_at, removed_at) for certificate_holder.added and certificate_holder.removed; a `certificate_reissue` (purchase_id, endorsement_id, change_types, certificates: from → to numbers, effective_at) for certificates.reissued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
                 object: {
                     [key: string]: unknown;
                 };
@@ -4699,6 +4699,8 @@ export interface components {
             email_addresses: string[];
             /** @description Plain text placed at the top of the email */
             note?: string;
+            /** @description Send only the certificates issued to this certificate holder (`id` in listCertificateHolders), e.g. to the venue itself; omitted: every certificate in force */
+            certificate_holder_id?: number;
             /**
              * Format: uuid
              * @description Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer
@@ -4894,6 +4896,8 @@ export interface components {
             email_addresses: string[];
             /** @description Plain text placed at the top of the email */
             note?: string;
+            /** @description Send only the certificates issued to this certificate holder (`id` in listCertificateHolders), e.g. to the venue itself; omitted: every certificate in force */
+            certificate_holder_id?: number;
             /**
              * Format: uuid
              * @description Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer

@@ -24,6 +24,8 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
     });
     router.post('/purchases/:id/certificate_holders', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      // Whose purchase first (another account's id: 404 whatever the body), then the body.
+      await service.assertOwned(ctx.state.principal!, id);
       const body = parseBody(CreateCertificateHolderRequest, ctx.request.body ?? {});
       const key = ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined;
       ctx.status = 201;

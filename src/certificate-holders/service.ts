@@ -67,6 +67,11 @@ export function createCertificateHolderService(deps: {
   }
 
   return {
+    /** Refuses (404 NOT_FOUND) a purchase outside the key's scope: routes check it before the body, so another account's id reads 404 whatever is sent. */
+    async assertOwned(principal: Principal, purchaseId: number): Promise<void> {
+      await owned(principal, purchaseId);
+    },
+
     /** The purchase's holders (removed ones too, `status: removed`), in the order they were added. */
     async list(principal: Principal, purchaseId: number): Promise<CertificateHolder[]> {
       await owned(principal, purchaseId);

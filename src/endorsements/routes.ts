@@ -19,12 +19,15 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
   return (router, registry) => {
     router.post('/purchases/:id/endorsement_quote', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      // Whose purchase first (another account's id: 404 whatever the body), then the body.
+      await service.assertOwned(ctx.state.principal!, id);
       const body = parseBody(EndorsementQuoteRequest, ctx.request.body ?? {});
       ctx.status = 201;
       ctx.body = ok(await service.quote(ctx.state.principal!, id, body), 'Endorsement quoted');
     });
     router.post('/purchases/:id/endorse', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      await service.assertOwned(ctx.state.principal!, id);
       const body = parseBody(EndorseRequest, ctx.request.body ?? {});
       ctx.body = ok(await service.endorse(ctx.state.principal!, id, body.quote_id), 'Endorsement applied');
     });

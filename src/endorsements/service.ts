@@ -62,6 +62,11 @@ export function createEndorsementService(deps: {
   }
 
   return {
+    /** Refuses (404 NOT_FOUND) a purchase outside the key's scope: routes check it before the body, so another account's id reads 404 whatever is sent. */
+    async assertOwned(principal: Principal, purchaseId: number): Promise<void> {
+      await owned(principal, purchaseId);
+    },
+
     /** Previews `body.changes` on purchase `purchaseId` and stores the quote (201). */
     async quote(principal: Principal, purchaseId: number, body: EndorsementQuoteRequest): Promise<Endorsement> {
       const p = await owned(principal, purchaseId);

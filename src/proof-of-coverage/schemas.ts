@@ -16,6 +16,13 @@ const recipientFields = {
     .max(MAX_PROOF_EMAIL_RECIPIENTS)
     .meta({ description: `1 to ${MAX_PROOF_EMAIL_RECIPIENTS} recipients; repeats (case-insensitive) are sent once` }),
   note: z.string().trim().max(2000).optional().meta({ description: 'Plain text placed at the top of the email' }),
+  certificate_holder_id: z
+    .number()
+    .int()
+    .min(1)
+    .max(2_147_483_647)
+    .optional()
+    .meta({ description: 'Send only the certificates issued to this certificate holder (`id` in listCertificateHolders), e.g. to the venue itself; omitted: every certificate in force' }),
 };
 
 export const EmailProofRequest = purchaseRequest(

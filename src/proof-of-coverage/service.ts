@@ -8,7 +8,9 @@
  * the caller's scope (as getCertificates); 409 AMBIGUOUS_PAYMENT_INTENT for a payment intent of
  * several of the caller's purchases; 400 INVALID_REQUEST while the certificates are not issued
  * yet (retry with backoff), after a refund voided them, or when cancellations voided every one. The
- * email leaves out the certificates a cancellation voided (see activities/proof-email.ts).
+ * email leaves out the certificates a cancellation voided (see activities/proof-email.ts). With
+ * `certificate_holder_id` it carries only that holder's certificates (404 NOT_FOUND for a holder
+ * not active on the purchase; 400 INVALID_REQUEST when none of its certificates is in force).
  */
 import type { Principal } from '../api-keys/service';
 import type { Db } from '../db/knex';
@@ -17,20 +19,23 @@ import type { AccountScope } from '../certificates/account-scope';
 import type { CertificateService } from '../certificates/service';
 import type { CertificatesRepository } from '../certificates/repository';
 import { handleOf } from '../certificates/purchase-handles';
+import type { CertificateHoldersRepository } from '../certificate-holders/repository';
 import type { EmailProofResponse } from './schemas';
 
 export function createProofOfCoverageService(deps: {
   db: Db;
   certificates: Pick<CertificateService, 'purchaseInScope'>;
   /** Reads which certificates are still in force (the certificates domain's table). */
-  certificateRows: Pick<CertificatesRepository, 'countInForce'>;
+  certificateRows: Pick<CertificatesRepository, 'countInForce' | 'listForPurchase'>;
+  /** Finds a named certificate holder of the purchase. */
+  holders: Pick<CertificateHoldersRepository, 'find'>;
   startSending: (emailIds: number[]) => Promise<void>;
 }) {
   return {
     async email(
       principal: Principal,
       scope: AccountScope,
-      req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; email_addresses: string[]; note?: string; idp_accnt_uuid?: string },
+      req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; email_addresses: string[]; note?: string; idp_accnt_uuid?: string; certificate_holder_id?: number },
     ): Promise<EmailProofResponse> {
       const purchase = await deps.certificates.purchaseInScope(principal, scope, handleOf(req), req.idp_accnt_uuid);
       if (purchase.refundedAt) throw new AppError('INVALID_REQUEST', 'This purchase was refunded; its certificates are void and cannot be sent');
@@ -38,6 +43,12 @@ export function createProofOfCoverageService(deps: {
         throw new AppError('INVALID_REQUEST', 'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)');
       }
       if ((await deps.certificateRows.countInForce(purchase.purchaseId)) === 0) throw new AppError('INVALID_REQUEST', 'Every certificate of this purchase was voided by a cancellation: there is nothing to send');
+      if (req.certificate_holder_id !== undefined) {
+        const holder = await deps.holders.find(purchase.purchaseId, req.certificate_holder_id);
+        if (!holder || holder.removedAt) throw new AppError('NOT_FOUND', `No active certificate holder ${req.certificate_holder_id} on this purchase`);
+        const mine = (await deps.certificateRows.listForPurchase(purchase.purchaseId)).filter((c) => c.certificateHolderId === holder.id && c.voidedAt === null);
+        if (mine.length === 0) throw new AppError('INVALID_REQUEST', `Certificate holder ${holder.id} has no certificate in force: there is nothing to send`);
+      }
       const seen = new Set<string>();
       const recipients = req.email_addresses.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
       const rows: Array<{ id: number; recipient: string }> = await deps.db('proof_of_coverage_emails')
@@ -48,6 +59,7 @@ export function createProofOfCoverageService(deps: {
             requested_by_agent_id: scope.agentId,
             recipient,
             note: req.note || null,
+            certificate_holder_id: req.certificate_holder_id ?? null,
           })),
         )
         .returning(['id', 'recipient']);

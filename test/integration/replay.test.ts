@@ -1,7 +1,8 @@
 /**
  * The guard for workflow code changes (ISSUE 5 "Versioning"): every history in test/histories/
  * — real runs of the purchase workflow, its certificates child and the policy workflow (a
- * cancellation carried out), recorded by `scripts/record-histories.ts` — must replay
+ * cancellation carried out, a certificate holder added and removed, an endorsement), recorded by
+ * `scripts/record-histories.ts` — must replay
  * against the current workflow bundle without a nondeterminism error. A change that would break
  * a running purchase fails here; the fix is to make it behind `patched()`, not to re-record.
  *
@@ -89,6 +90,8 @@ describe('saved histories', () => {
         'proof-email-sent.json',
         'event-delivery-succeeded.json',
         'renewal-issued.json',
+        'policy-holder-added-removed.json',
+        'policy-endorsed.json',
       ]),
     );
     const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow', bulk: 'bulkCancellationWorkflow', refund: 'refundWorkflow', proof: 'proofOfCoverageEmailWorkflow', event: 'eventDeliveryWorkflow', renewal: 'renewalWorkflow' };

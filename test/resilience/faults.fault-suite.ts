@@ -8,10 +8,15 @@
  *
  * Afterwards no purchase of the run may be `failed` and none paid may lack a certificate, a PDF
  * or a zip.
+ *
+ * After the short faults, without the load: the worker SIGKILLed while a certificate holder added
+ * to a 30-day purchase has its 30 certificates stored, then a fresh worker: each exactly once, the
+ * answered holder's untouched (lib/holder-reissue.ts).
  */
 import { describeFaultSuite } from './lib/fault-suite';
 import { SHORT_FAULTS } from './lib/dev-faults';
 import { PHASES, SLOTS } from './lib/schedule';
+import { SCENARIO as HOLDER_REISSUE } from './lib/holder-reissue';
 
 describeFaultSuite({
   title: 'Resilience: faults under load',
@@ -19,4 +24,5 @@ describeFaultSuite({
   faults: SHORT_FAULTS,
   artifact: 'resilience-faults',
   turn: { phase: PHASES.short, bootAfter: PHASES.processorRefused, holds: 'suite' },
+  scenarios: [HOLDER_REISSUE],
 });

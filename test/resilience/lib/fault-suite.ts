@@ -12,8 +12,9 @@
  * load, and no other page (lib/alerts.ts). A long fault with `cancellations` also has issued
  * purchases cancelled during it (lib/cancellations.ts), checked by a test of its own: every
  * cancellation accepted while the processor is out, then refunds created = cancellations
- * accepted, 0 duplicates, 0 lost. The per-fault tallies are printed and written to
- * var/test-artifacts/<artifact>.md.
+ * accepted, 0 duplicates, 0 lost. A suite may also have scenarios of its own, not under the
+ * load, run after its faults on the same stack (`scenarios`; e.g. lib/holder-reissue.ts). The
+ * per-fault tallies are printed and written to var/test-artifacts/<artifact>.md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -86,6 +87,28 @@ export interface Fault {
    * test of their own, after the fault's.
    */
   cancellations?: number;
+}
+
+/** What a scenario of its own (`scenarios`) gets: the suite's stack and its fixtures. */
+export interface ScenarioContext {
+  stack: FaultStack;
+  /** A container on the stack's database and storage (the test's side: reads and fixtures). */
+  container: Container;
+  agency: Agency;
+  buyers: Buyer[];
+  /** Adds a section (markdown) to the suite's report. */
+  report(section: string): void;
+}
+
+/**
+ * A fault scenario of its own, not under the load: its test runs after the suite's faults, on the
+ * same stack (`run` injects the fault and checks the outcome with `expect`).
+ */
+export interface Scenario {
+  /** The test's name. */
+  name: string;
+  timeoutMs: number;
+  run(ctx: ScenarioContext): Promise<void>;
 }
 
 /** What a fault's cancellations came to, for its cancellation test. */
@@ -171,7 +194,8 @@ function tallyTable(samples: Sample[]): string {
  * their load at once (two loads would share the machine's cores, and a suite measures one
  * stack's answers under one load). `turn.holds` says when the turn ends: after the whole suite,
  * or (`load`) as soon as its faults' loads have stopped, for a long outage that is then mostly
- * waiting. `turn.bootAfter` also holds back the stack's boot.
+ * waiting. `turn.bootAfter` also holds back the stack's boot. `scenarios` run after the faults,
+ * one test each, on the same stack without the load.
  */
 export function describeFaultSuite({
   title,
@@ -179,11 +203,14 @@ export function describeFaultSuite({
   faults,
   artifact,
   turn: turnOf,
+  scenarios = [],
 }: {
   title: string;
   shape: StackShape;
   faults: Fault[];
   artifact: string;
+  /** Scenarios of their own, after the faults (one test each). */
+  scenarios?: Scenario[];
   /** `bootAfter`: boot only once every suite of a lower phase is done (an idle stack costs the machine too). */
   turn: { phase: number; holds: 'suite' | 'load'; bootAfter?: number };
 }): void {
@@ -413,6 +440,10 @@ describe(title, () => {
       expect(c.problems).toEqual([]);
     },
   );
+
+  for (const scenario of scenarios) {
+    it(scenario.name, () => scenario.run({ stack, container, agency, buyers, report: (section) => void report.push(section) }), scenario.timeoutMs);
+  }
 
   it('when the faults are over, then no log line of the API or worker contains an API key, access token or secret', () => {
     const secrets = [agency.key, ...buyers.map((b) => b.access_token), WEBHOOK_SECRET, stack.env.PAYPROC_TEST_SECRET_KEY, stack.env.PAYPROC_LIVE_SECRET_KEY].filter(
