@@ -10,6 +10,11 @@
  * - `removeCertificateHolder` marks a holder removed and voids its certificates; the last holder
  *   cannot be removed while a unit is active (a certificate must name someone).
  * - `certificateHolderIssued` publishes `certificate_holder.added` with the certificates issued.
+ * - `queueHolderCancellationNotices` records, after a cancellation completed, a notice for each
+ *   holder that asked to be told (`notify_on_cancellation`, with an email) and held a voided
+ *   certificate; `sendHolderCancellationNotice` emails one (never twice: a sent notice is skipped
+ *   and every attempt reuses one Message-ID); `markHolderCancellationNoticeFailed` records one whose
+ *   attempts all failed.
  *
  * Refusals are non-retryable failures whose type is the API's error code: NOT_FOUND (no such
  * holder), PURCHASE_NOT_CHANGEABLE (not paid, refunded in full), NO_ACTIVE_COVERED_UNITS,
@@ -23,10 +28,17 @@ import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository, type NewCertificateHolder } from '../src/certificate-holders/repository';
 import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
 import type { CertificateHolderChange } from '../workflows/contracts';
+import type { Mailer } from '../src/mail/mailer';
+import { verificationUrl } from '../src/certificates/certificate-data';
 
 export interface CertificateHolderActivityDeps {
   db: Db;
   events: Pick<EventEmitter, 'certificateHolderAdded' | 'certificateHolderRemoved'>;
+  /** SMTP, for the cancellation notices holders asked for. */
+  mailer: Mailer;
+  /** Domain of the notices' fixed Message-IDs. */
+  messageIdDomain: string;
+  publicBaseUrl: string;
   now?: () => Date;
 }
 
@@ -79,6 +91,48 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       const holder = await holders.find(input.purchaseId, input.holderId);
       // A holder removed while its certificates were being issued was announced removed: no added after that.
       if (holder && holder.removedAt === null) await deps.events.certificateHolderAdded(holder, await plannedFor(input.purchaseId, holder.id));
+    },
+
+    /** Queues the cancellation notices of cancellation `cancellationId` (completed); answers the ids still to send. */
+    async queueHolderCancellationNotices(input: { cancellationId: number }): Promise<number[]> {
+      const c = await purchases.findCancellation(input.cancellationId);
+      if (!c || c.status !== 'completed') return [];
+      const voided = (await certificates.listForPurchase(c.purchaseId)).filter((x) => c.coveredUnitIds.includes(x.coveredUnitId) && x.voidedAt !== null).map((x) => x.certificateNumber);
+      return holders.queueCancellationNotices(c.purchaseId, c.id, voided);
+    },
+
+    /** Emails notice `noticeId` unless it was sent already. */
+    async sendHolderCancellationNotice(input: { noticeId: number }): Promise<{ alreadySent: boolean }> {
+      const n = await holders.notice(input.noticeId);
+      if (!n) throw ApplicationFailure.nonRetryable(`notice ${input.noticeId} does not exist`, 'NoticeNotFound');
+      if (n.status === 'sent') return { alreadySent: true };
+      const c = (await purchases.findCancellation(n.cancellationId))!;
+      const p = (await purchases.findById(c.purchaseId))!;
+      const agency = await deps.db('root_accounts').where({ id: p.rootAccountId }).first('name');
+      const mine = (await certificates.listForPurchase(c.purchaseId)).filter((x) => x.certificateHolderId === n.holder.id && c.coveredUnitIds.includes(x.coveredUnitId));
+      const lines = [
+        `${agency?.name ?? 'Your insurance agency'} informs ${n.holder.name} that insurance coverage named on certificates issued to you was cancelled${p.mode === 'test' ? ' (TEST MODE: not real coverage)' : ''}.`,
+        `Effective: ${c.effectiveAt.toISOString()}`,
+        '',
+        'These certificates are void from then on:',
+        ...mine.map((x) => `  ${x.certificateNumber} (${x.productName}, ${x.localLabel})  verify: ${verificationUrl(deps.publicBaseUrl, x.certificateNumber)}`),
+        '',
+        'Certificates of coverage that was not cancelled stay in force; each verification link says which.',
+      ];
+      await holders.countNoticeAttempt(n.id);
+      const sent = await deps.mailer.send({
+        to: n.recipient,
+        subject: `Coverage cancelled: certificates issued to ${n.holder.name}`,
+        text: lines.join('\n'),
+        messageId: `<holder-notice-${n.id}@${deps.messageIdDomain}>`,
+      });
+      await holders.markNoticeSent(n.id, sent.messageId);
+      return { alreadySent: false };
+    },
+
+    /** Records that every attempt to send notice `noticeId` failed. */
+    async markHolderCancellationNoticeFailed(input: { noticeId: number; reason: string }): Promise<void> {
+      await holders.markNoticeFailed(input.noticeId, input.reason);
     },
 
     /** Removes holder `holderId` of purchase `purchaseId` and voids its certificates; answers the numbers voided. */

@@ -195,6 +195,11 @@ export function eventDeliveryWorkflowId(deliveryId: number, resends: number): st
   return `event-delivery-${deliveryId}-${resends}`;
 }
 
+/** Workflow id of the cancellation notices of cancellation `cancellationId` to its purchase's certificate holders. */
+export function holderNoticesWorkflowId(cancellationId: number): string {
+  return `holder-notices-${cancellationId}`;
+}
+
 /** Workflow id of a purchase's policy changes after its sale (cancellations, one at a time). */
 export function policyWorkflowId(purchaseId: number): string {
   return `policy-${purchaseId}`;

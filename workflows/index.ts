@@ -10,3 +10,4 @@ export { renewalWorkflow } from './renewal';
 export { eventDeliveryWorkflow } from './event-delivery';
 export { policyWorkflow, cancelUpdate, retryFailedCancellationsUpdate } from './policy';
 export { bulkCancellationWorkflow } from './bulk-cancellation';
+export { holderNoticesWorkflow } from './holder-notices';

@@ -25,18 +25,20 @@
  * refused and stalled ones again (every step is idempotent, so one in progress is not harmed). The workflow completes after `idleSeconds` with nothing to do; the next
  * change starts a new run.
  */
-import { ApplicationFailure, workflowInfo, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
+import { ApplicationFailure, ParentClosePolicy, patched, startChild, workflowInfo, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
 import type { CertificateActivities } from '../activities/certificates';
 import type { EndorsementActivities } from '../activities/endorsements';
 import { heavyActivities, issueCertificateRounds, type CertificatesStatusView } from './certificates';
+import { holderNoticesWorkflow } from './holder-notices';
 import {
   ADD_HOLDER_UPDATE,
   ENDORSE_UPDATE,
   REMOVE_HOLDER_UPDATE,
   type EndorsementApplied,
   certificatesTaskQueue,
+  holderNoticesWorkflowId,
   type CertificateHolderChange,
   type CertificateHolderInput,
   CANCEL_SUBSCRIPTION_UPDATE,
@@ -337,6 +339,14 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     }
     await db.completeCancellation({ cancellationId });
     entry.phase = 'completed';
+    // Holders that asked to be told get a notice, sent by a child this workflow does not wait for.
+    // (Runs recorded before notices existed sent none.)
+    if (patched('holder-cancellation-notices')) {
+      const noticeIds = await holderActs.queueHolderCancellationNotices({ cancellationId });
+      if (noticeIds.length > 0) {
+        await startChild(holderNoticesWorkflow, { workflowId: holderNoticesWorkflowId(cancellationId), args: [{ noticeIds }], parentClosePolicy: ParentClosePolicy.ABANDON, workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+      }
+    }
   }
   return view;
 }

@@ -7,6 +7,8 @@
  * - Holders added through the API (`add`) hold one certificate per covered unit of every item that
  *   was still active when they were added; `remove` marks one removed (its certificates are voided
  *   by the certificates repository after it, each step safe to repeat).
+ * It also writes `certificate_holder_notices` (migration 20261127000400): the cancellation notices
+ * of holders that asked for them.
  * Names and addresses are stored as given (validated by the route against the certificate's
  * printed limits); `address` is the quote answers' postal address shape.
  */
@@ -116,6 +118,45 @@ export function createCertificateHoldersRepository(db: Db | Knex.Transaction) {
     /** An endorsement's new description of operations for holder `holderId`. */
     async updateDescription(holderId: number, description: string): Promise<void> {
       await db('certificate_holders').where({ id: holderId }).update({ description_of_operations: description });
+    },
+
+    /**
+     * Queues a cancellation notice for each active holder of the purchase that asked for one
+     * (`notify_on_cancellation`, with an email) and holds a certificate in `voidedNumbers`; once per
+     * holder and cancellation. Returns the ids of the notices not sent yet.
+     */
+    async queueCancellationNotices(purchaseId: number, cancellationId: number, voidedNumbers: string[]): Promise<number[]> {
+      if (voidedNumbers.length === 0) return [];
+      await db.raw(
+        `insert into certificate_holder_notices (certificate_holder_id, cancellation_id, recipient)
+         select distinct h.id, ?::integer, h.email from certificate_holders h join certificates c on c.certificate_holder_id = h.id
+          where h.purchase_id = ? and h.removed_at is null and h.notify_on_cancellation and h.email is not null and c.certificate_number = any(?::text[])
+         on conflict do nothing`,
+        [cancellationId, purchaseId, voidedNumbers],
+      );
+      const rows = await db('certificate_holder_notices as n').join('certificate_holders as h', 'h.id', 'n.certificate_holder_id').where({ 'h.purchase_id': purchaseId, 'n.cancellation_id': cancellationId }).whereNot('n.status', 'sent').orderBy('n.id').select('n.id');
+      return rows.map((r) => r.id as number);
+    },
+
+    /** A notice with its holder, for sending. */
+    async notice(noticeId: number): Promise<{ id: number; holder: CertificateHolderRecord; cancellationId: number; recipient: string; status: 'queued' | 'sent' | 'failed' } | undefined> {
+      const n = await db('certificate_holder_notices').where({ id: noticeId }).first();
+      if (!n) return undefined;
+      const h = await db('certificate_holders').where({ id: n.certificate_holder_id }).first();
+      return { id: n.id, holder: toHolder(h), cancellationId: n.cancellation_id, recipient: n.recipient, status: n.status };
+    },
+
+    async countNoticeAttempt(noticeId: number): Promise<void> {
+      await db('certificate_holder_notices').where({ id: noticeId }).increment('attempts', 1);
+    },
+
+    async markNoticeSent(noticeId: number, messageId: string): Promise<void> {
+      await db('certificate_holder_notices').where({ id: noticeId }).update({ status: 'sent', message_id: messageId, sent_at: db.fn.now(), last_error: null });
+    },
+
+    /** Records that every attempt failed (a sent notice stays sent). */
+    async markNoticeFailed(noticeId: number, reason: string): Promise<void> {
+      await db('certificate_holder_notices').where({ id: noticeId }).whereNot('status', 'sent').update({ status: 'failed', last_error: reason.slice(0, 2000) });
     },
 
     /** Marks the holder removed at `at` (once; a holder removed before keeps its time). Answers the row as it is now. */

@@ -13,12 +13,15 @@ import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { download, pdfText, readZip } from '../helpers/documents';
+import { startSmtp, type TestSmtp } from '../helpers/smtp';
+import PostalMime from 'postal-mime';
 import { CERTIFICATE_TEXT_LIMITS } from '../../src/pdf/certificate-template';
 
 jest.setTimeout(180_000);
 
 let app: TestApp;
 let worker: TestWorker;
+let smtp: TestSmtp;
 let account: QuotingAccount;
 
 const api = (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
@@ -45,8 +48,9 @@ const waitHoldersIssued = (purchaseId: number) =>
   }, 90_000);
 
 beforeAll(async () => {
+  smtp = await startSmtp();
   const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
+  worker = await startTestWorker(taskQueue, {}, { SMTP_URL: smtp.url, MAIL_FROM: 'Certificates <certificates@agency.example>' });
   app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '100000' });
   account = await createQuotingAccount(app);
 });
@@ -54,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await worker.shutdown();
+  await smtp.close();
 });
 
 test('when a venue is added as an additional-insured holder, then it gets one certificate per covered day with its marks, grouped by holder in getCertificates and the zips, and certificate_holder.added names them', async () => {
@@ -185,4 +190,26 @@ test('when a holder is added with bad input, to an unpaid purchase, to another a
   expect(ended.status).toBe(409);
   expect(ended.body.error.code).toBe('NO_ACTIVE_COVERED_UNITS');
   expect(await holders(id)).toHaveLength(1);
+});
+
+test('when a cancellation voids certificates of a holder that asked to be told, then that holder gets one notice naming them, and a holder that did not ask gets none', async () => {
+  const id = await issuedPurchase(app, account);
+  const told = (await addHolder(id, { ...VENUE, name: 'City of Springfield', email: 'permits@springfield.example', notify_on_cancellation: true })).body.data;
+  await addHolder(id, { ...VENUE, name: 'Quiet Venue LLC', email: 'quiet@venue.example' });
+  await waitHoldersIssued(id);
+  const second = (await api(`/purchases/${id}`)).body.data.items[0].covered_units[1];
+  expect((await api(`/purchases/${id}/cancel`, { method: 'POST', body: { covered_unit_ids: [second.id] } })).status).toBe(200);
+
+  const notice = await eventually(async () => smtp.messages.find((m) => m.to.includes('permits@springfield.example')) ?? null, 60_000);
+  const voided = ((await holders(id)).find((h) => h.id === told.id)!.certificates).filter((c) => c.covered_unit_id === second.id);
+  expect(voided).toHaveLength(1);
+  expect(voided[0]!.status).toBe('voided');
+  const text = (await PostalMime.parse(notice!.raw)).text ?? '';
+  expect(text).toContain(voided[0]!.certificate_number);
+  const kept = (await holders(id)).find((h) => h.id === told.id)!.certificates.find((c) => c.covered_unit_id !== second.id)!;
+  expect(text).not.toContain(kept.certificate_number);
+  // Exactly one notice, and none to the holder that did not ask (given time for a stray one to arrive).
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(smtp.messages.filter((m) => m.to.includes('permits@springfield.example'))).toHaveLength(1);
+  expect(smtp.messages.filter((m) => m.to.includes('quiet@venue.example'))).toHaveLength(0);
 });
