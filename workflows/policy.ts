@@ -24,6 +24,13 @@
  * An operator's `retryFailedCancellations` update (`npm run ops -- retry-cancellation`) queues the
  * refused and stalled ones again (every step is idempotent, so one in progress is not harmed). The workflow completes after `idleSeconds` with nothing to do; the next
  * change starts a new run.
+ * Certificate holders (`addCertificateHolder`, `removeCertificateHolder`) and endorsements
+ * (`endorse`) are updates in the same chain: each answers the accepted change at once (waiting,
+ * like a cancel, while the purchase's first certificates are being issued); the certificates an
+ * added holder or an endorsement's new versions need are then issued by the main loop through the
+ * same rounds as issuance (`issueCertificateRounds`, on the main queue's certificates queue) and
+ * announced (`certificate_holder.added`, `certificates.reissued`). After a cancellation completes,
+ * the holders that asked are emailed a notice by `holder-notices-<id>`, a child it does not wait for.
  */
 import { ApplicationFailure, ParentClosePolicy, patched, startChild, workflowInfo, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
