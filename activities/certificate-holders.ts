@@ -27,6 +27,7 @@ import { createPurchasesRepository } from '../src/purchases/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository, type NewCertificateHolder } from '../src/certificate-holders/repository';
 import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
+import { createProductsRepository } from '../src/products/repository';
 import type { CertificateHolderChange } from '../workflows/contracts';
 import type { Mailer } from '../src/mail/mailer';
 import { verificationUrl } from '../src/certificates/certificate-data';
@@ -81,6 +82,15 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       if (!p.certificatesIssuedAt) return { kind: 'wait' };
       const at = policyClock(p, now());
       if ((await activeUnitIds(input.purchaseId, at)).length === 0) refuse('NO_ACTIVE_COVERED_UNITS', `Purchase ${input.purchaseId} has no covered unit still active (every one ended or was cancelled): a new holder would get no certificate`);
+      // The product says whether it allows each endorsement: every product of the purchase must (the holder holds all its items).
+      if (input.holder.additionalInsured || input.holder.waiverOfSubrogation) {
+        const productIds = [...new Set((await purchases.itemDetails(input.purchaseId)).map((i) => i.productLineId))];
+        const terms = await createProductsRepository(deps.db).endorsementTerms(productIds);
+        for (const [productId, t] of terms) {
+          if (input.holder.additionalInsured && !t.allowsAdditionalInsured) refuse('ENDORSEMENT_NOT_ALLOWED', `Product ${productId} does not allow naming a certificate holder additional insured`);
+          if (input.holder.waiverOfSubrogation && !t.allowsWaiverOfSubrogation) refuse('ENDORSEMENT_NOT_ALLOWED', `Product ${productId} does not allow a waiver of subrogation`);
+        }
+      }
       const added = await holders.add(input.purchaseId, input.holder, input.requestKey, at);
       await certificates.plan(input.purchaseId);
       return { kind: 'added', change: { holderId: added.id, certificateNumbers: await plannedFor(input.purchaseId, added.id) } };

@@ -2,7 +2,7 @@
  * `npm run bench [-- [names…] [options]]`: runs the benchmarks of `scripts/bench/` and writes
  * the report of the run.
  *
- *   npm run bench                        every benchmark (catalog, certificates, throughput, search, cancellations), in turn
+ *   npm run bench                        every benchmark (catalog, certificates, throughput, search, cancellations, holders), in turn
  *   npm run bench -- --quick             the same with small sizes: checks in a few minutes that they run
  *   npm run bench -- --list              lists the benchmarks
  *   npm run bench -- catalog search      these, in this order
@@ -94,10 +94,19 @@ const BENCHMARKS: Record<string, Benchmark> = {
       return benchModule(m.CANCELLATIONS_OPTIONS, m.runCancellationsBench);
     },
   },
+  holders: {
+    description:
+      "POST certificate_holders on a 30-day purchase -> the holder's 30 PDFs stored and certificate_holder.added p50/p95 through the real API, worker " +
+      'and Temporal, beside webhook -> issued of the same purchases (ratio of p95s); goal p95 <= 3 s, 30 PDFs in the bucket per holder',
+    load: async () => {
+      const m = await import('./holders.js');
+      return benchModule(m.HOLDERS_OPTIONS, m.runHoldersBench);
+    },
+  },
 };
 
 const USAGE = [
-  'usage: npm run bench [-- [catalog|certificates|throughput|search|cancellations …] [options]]',
+  'usage: npm run bench [-- [catalog|certificates|throughput|search|cancellations|holders …] [options]]',
   '  npm run bench                     every benchmark in turn, then bench/results/latest.{json,md} and latest-latency.png',
   '  npm run bench -- --quick          the same with small sizes (a few minutes; checks that they run, not figures)',
   '  npm run bench -- --list           the benchmarks',

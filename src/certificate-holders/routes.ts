@@ -66,7 +66,7 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
         201: { description: 'Added; its certificates are being issued', content: { 'application/json': { schema: successEnvelope(CertificateHolder, 'CertificateHolderCreatedResponse') } } },
         400: errorResponse('VALIDATION_ERROR: a bad body (a field too long for the certificate’s boxes, an address line break, a bad email or country), or the id is not a positive integer, or the gateway’s codes'),
         404: errorResponse('NOT_FOUND: no purchase with that id for this key'),
-        409: errorResponse('PURCHASE_NOT_CHANGEABLE (not paid, or refunded in full), NO_ACTIVE_COVERED_UNITS (every unit ended or was cancelled), or an Idempotency-Key reused or in progress'),
+        409: errorResponse('PURCHASE_NOT_CHANGEABLE (not paid, or refunded in full), NO_ACTIVE_COVERED_UNITS (every unit ended or was cancelled), ENDORSEMENT_NOT_ALLOWED (additional insured or a waiver of subrogation that a product of the purchase does not allow: see its endorsement_terms), or an Idempotency-Key reused or in progress'),
       },
     });
     registry.registerPath({

@@ -9,7 +9,8 @@
  *
  * Errors (AppError): NOT_FOUND (another account's, mode's or teammate's purchase, or no such
  * holder, or one already removed); PURCHASE_NOT_CHANGEABLE (409: not paid, or refunded in full);
- * NO_ACTIVE_COVERED_UNITS (409: every unit ended or was cancelled); LAST_CERTIFICATE_HOLDER (409);
+ * NO_ACTIVE_COVERED_UNITS (409: every unit ended or was cancelled); ENDORSEMENT_NOT_ALLOWED (409: an
+ * endorsement mark a product of the purchase does not allow); LAST_CERTIFICATE_HOLDER (409);
  * CONNECTION_ERROR (503) when the workflow does not answer in time.
  */
 import { createHash, randomUUID } from 'node:crypto';

@@ -94,6 +94,14 @@ export interface ProductListFilter {
 }
 
 /** A product's cancellation terms and whether they are its own (false: the defaults). */
+/** A product's endorsement terms as stored (the defaults, both allowed, without a row). */
+export interface StoredEndorsementTerms {
+  allowsAdditionalInsured: boolean;
+  allowsWaiverOfSubrogation: boolean;
+  isDefault: boolean;
+  updatedAt: Date | null;
+}
+
 export interface StoredCancellationTerms {
   terms: CancellationTerms;
   isDefault: boolean;
@@ -154,6 +162,36 @@ export function createProductsRepository(db: Db) {
           return [id, row ? { terms: cancellationTermsFromRow(row), isDefault: false, updatedAt: row.updated_at as Date } : { terms: { ...DEFAULT_CANCELLATION_TERMS }, isDefault: true, updatedAt: null }];
         }),
       );
+    },
+
+    /**
+     * Endorsement terms of each product line in `ids`: whether a certificate holder may be named
+     * additional insured, and a waiver of subrogation granted (both allowed without a row).
+     */
+    async endorsementTerms(ids: number[], trx?: Knex.Transaction): Promise<Map<number, StoredEndorsementTerms>> {
+      const rows = ids.length ? await (trx ?? db)('product_endorsement_terms').whereIn('product_line_id', ids).select('*') : [];
+      const byId = new Map(rows.map((r) => [Number(r.product_line_id), r]));
+      return new Map(
+        ids.map((id) => {
+          const row = byId.get(id);
+          return [
+            id,
+            row
+              ? { allowsAdditionalInsured: row.allows_additional_insured, allowsWaiverOfSubrogation: row.allows_waiver_of_subrogation, isDefault: false, updatedAt: row.updated_at as Date }
+              : { allowsAdditionalInsured: true, allowsWaiverOfSubrogation: true, isDefault: true, updatedAt: null },
+          ];
+        }),
+      );
+    },
+
+    /** Sets a product line's endorsement terms, inside the caller's transaction. */
+    async saveEndorsementTerms(trx: Knex.Transaction, productLineId: number, terms: { allowsAdditionalInsured: boolean; allowsWaiverOfSubrogation: boolean }): Promise<StoredEndorsementTerms> {
+      const [saved] = await trx('product_endorsement_terms')
+        .insert({ product_line_id: productLineId, allows_additional_insured: terms.allowsAdditionalInsured, allows_waiver_of_subrogation: terms.allowsWaiverOfSubrogation, updated_at: trx.fn.now() })
+        .onConflict('product_line_id')
+        .merge()
+        .returning('*');
+      return { allowsAdditionalInsured: saved.allows_additional_insured, allowsWaiverOfSubrogation: saved.allows_waiver_of_subrogation, isDefault: false, updatedAt: saved.updated_at as Date };
     },
 
     /** Sets a product line's cancellation terms (all of them), inside the caller's transaction. */

@@ -10,7 +10,7 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { gatewayResponses, ErrorEnvelopeSchema, listEnvelope, successEnvelope as envelope } from '../http/openapi';
 import type { ProductService } from './service';
-import { CancellationTermsRead, CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateProductBody } from './schemas';
+import { CancellationTermsRead, CreateProductBody, EndorsementTermsRead, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateEndorsementTermsBody, UpdateProductBody } from './schemas';
 
 const notFoundResponse = { description: 'NOT_FOUND: no product with that id in this account', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
 const IdParam = z.object({ id: z.string().meta({ description: 'Product line id, integer >= 1', example: '12' }) });
@@ -44,6 +44,17 @@ export function productRoutes(service: ProductService): RouteRegistration {
     router.get('/products/:id/cancellation_terms', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
       ctx.body = ok(await service.getCancellationTerms(ctx.state.principal!, id), 'Cancellation terms retrieved');
+    });
+
+    router.get('/products/:id/endorsement_terms', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      ctx.body = ok(await service.getEndorsementTerms(ctx.state.principal!, id), 'Endorsement terms retrieved');
+    });
+
+    router.patch('/products/:id/endorsement_terms', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const body = parseBody(UpdateEndorsementTermsBody, ctx.request.body);
+      ctx.body = ok(await service.updateEndorsementTerms(ctx.state.principal!, id, body), 'Endorsement terms updated');
     });
 
     router.patch('/products/:id/cancellation_terms', async (ctx) => {
@@ -121,6 +132,28 @@ export function productRoutes(service: ProductService): RouteRegistration {
       description: `${termsDescription} Each purchase keeps the terms in force when it was bought: a change applies to purchases made from then on.`,
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateCancellationTermsBody } } } },
       responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+    });
+    const endorsementTermsDescription =
+      'Whether a certificate holder added to this product’s purchases may be named additional insured (`allows_additional_insured`) and have subrogation waived in its favour (`allows_waiver_of_subrogation`): both endorsements are printed as marks on the holder’s certificates, at no premium. A holder asking for one that a product of the purchase does not allow is refused with 409 ENDORSEMENT_NOT_ALLOWED. Both are allowed until set; a change applies to holders added from then on.';
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/products/{id}/endorsement_terms',
+      operationId: 'getEndorsementTerms',
+      tags: ['Products'],
+      summary: "Get a product's endorsement terms (both allowed until set)",
+      description: endorsementTermsDescription,
+      request: { params: IdParam },
+      responses: { 200: { description: 'The terms', content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+    });
+    registry.registerPath({
+      method: 'patch',
+      path: '/api/v1/products/{id}/endorsement_terms',
+      operationId: 'updateEndorsementTerms',
+      tags: ['Products'],
+      summary: "Change the sent fields of a product's endorsement terms",
+      description: endorsementTermsDescription,
+      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateEndorsementTermsBody } } } },
+      responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
     });
   };
 }

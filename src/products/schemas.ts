@@ -225,3 +225,24 @@ export const CancellationTermsRead = z
     },
   });
 export type CancellationTermsRead = z.infer<typeof CancellationTermsRead>;
+
+/** Body of `PATCH /api/v1/products/{id}/endorsement_terms`: the sent terms change, the others keep their value. */
+export const UpdateEndorsementTermsBody = z
+  .strictObject({
+    allows_additional_insured: z.boolean().optional().meta({ description: 'Whether a certificate holder of this product’s purchases may be named additional insured (default true)' }),
+    allows_waiver_of_subrogation: z.boolean().optional().meta({ description: 'Whether the insurer may waive subrogation against a certificate holder of this product’s purchases (default true)' }),
+  })
+  .meta({ id: 'UpdateEndorsementTermsRequest', example: { allows_waiver_of_subrogation: false } });
+export type UpdateEndorsementTermsBody = z.infer<typeof UpdateEndorsementTermsBody>;
+
+/** A product's endorsement terms as the API answers them. */
+export const EndorsementTermsRead = z
+  .object({
+    product_id: z.number().int(),
+    allows_additional_insured: z.boolean(),
+    allows_waiver_of_subrogation: z.boolean(),
+    is_default: z.boolean().meta({ description: 'true while the product has no terms of its own (both allowed)' }),
+    updated_at: z.string().nullable().meta({ description: 'When the terms were last set, ISO 8601 UTC; null for the defaults' }),
+  })
+  .meta({ id: 'EndorsementTerms', example: { product_id: 12, allows_additional_insured: true, allows_waiver_of_subrogation: false, is_default: false, updated_at: '2026-11-26T09:00:00.000Z' } });
+export type EndorsementTermsRead = z.infer<typeof EndorsementTermsRead>;

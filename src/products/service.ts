@@ -14,8 +14,8 @@ import type { QuestionSetsRepository } from '../question-sets/repository';
 import { isTripExcess } from '../question-sets/definition';
 import type { CoverageUnit } from '../question-sets/schemas';
 import { toMajorUnits, toMinorUnits } from '../shared/money';
-import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository, StoredCancellationTerms } from './repository';
-import type { CancellationTermsRead, CreateProductBody, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateProductBody } from './schemas';
+import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository, StoredCancellationTerms, StoredEndorsementTerms } from './repository';
+import type { CancellationTermsRead, CreateProductBody, EndorsementTermsRead, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateEndorsementTermsBody, UpdateProductBody } from './schemas';
 
 const DEFAULT_CURRENCY = 'usd';
 
@@ -74,6 +74,10 @@ export function toProductCreated(p: ProductLine, coverageUnit: CoverageUnit | nu
 }
 
 /** Maps stored cancellation terms to their wire shape (minor units stay minor units). */
+export function toEndorsementTermsRead(productId: number, t: StoredEndorsementTerms): EndorsementTermsRead {
+  return { product_id: productId, allows_additional_insured: t.allowsAdditionalInsured, allows_waiver_of_subrogation: t.allowsWaiverOfSubrogation, is_default: t.isDefault, updated_at: t.updatedAt?.toISOString() ?? null };
+}
+
 export function toCancellationTermsRead(productId: number, stored: StoredCancellationTerms): CancellationTermsRead {
   const t = stored.terms;
   return {
@@ -200,6 +204,27 @@ export function createProductService(deps: { products: ProductsRepository; catal
         });
       });
       return toCancellationTermsRead(id, saved);
+    },
+
+    /** The product's endorsement terms (both allowed until set); 404 when outside the caller's scope. */
+    async getEndorsementTerms(principal: Principal, id: number): Promise<EndorsementTermsRead> {
+      const p = await products.find(id, scopeOf(principal));
+      if (!p) throw notFound('product', id);
+      return toEndorsementTermsRead(id, (await products.endorsementTerms([id])).get(id)!);
+    },
+
+    /** Changes the sent endorsement terms (the product row locked, so two changes apply one after the other); they apply to holders added from then on. 404 outside the scope. */
+    async updateEndorsementTerms(principal: Principal, id: number, body: UpdateEndorsementTermsBody): Promise<EndorsementTermsRead> {
+      const saved = await products.transaction(async (trx) => {
+        const p = await products.find(id, scopeOf(principal), trx);
+        if (!p) throw notFound('product', id);
+        const current = (await products.endorsementTerms([id], trx)).get(id)!;
+        return products.saveEndorsementTerms(trx, id, {
+          allowsAdditionalInsured: body.allows_additional_insured ?? current.allowsAdditionalInsured,
+          allowsWaiverOfSubrogation: body.allows_waiver_of_subrogation ?? current.allowsWaiverOfSubrogation,
+        });
+      });
+      return toEndorsementTermsRead(id, saved);
     },
 
     /** A page of the caller's product lines, newest first, with the total. */

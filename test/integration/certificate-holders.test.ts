@@ -213,3 +213,21 @@ test('when a cancellation voids certificates of a holder that asked to be told, 
   expect(smtp.messages.filter((m) => m.to.includes('permits@springfield.example'))).toHaveLength(1);
   expect(smtp.messages.filter((m) => m.to.includes('quiet@venue.example'))).toHaveLength(0);
 });
+
+test('when the product does not allow a waiver of subrogation, then a holder asking for one is refused with ENDORSEMENT_NOT_ALLOWED and nothing changes, while additional insured alone is still allowed', async () => {
+  const id = await issuedPurchase(app, account);
+  expect((await api(`/products/${account.productId}/endorsement_terms`)).body.data).toMatchObject({ allows_additional_insured: true, allows_waiver_of_subrogation: true, is_default: true });
+  const patched = await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { allows_waiver_of_subrogation: false } });
+  expect(patched.body.data).toMatchObject({ allows_additional_insured: true, allows_waiver_of_subrogation: false, is_default: false });
+  try {
+    const refused = await addHolder(id, { ...VENUE, additional_insured: true, waiver_of_subrogation: true });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('ENDORSEMENT_NOT_ALLOWED');
+    expect(await holders(id)).toHaveLength(1);
+    const allowed = await addHolder(id, { ...VENUE, additional_insured: true, waiver_of_subrogation: false });
+    expect(allowed.status).toBe(201);
+    expect((await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { allows_everything: true } })).status).toBe(400);
+  } finally {
+    await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { allows_waiver_of_subrogation: true } });
+  }
+});
