@@ -13,7 +13,13 @@
  *  5. wait for the certificates with the spec's backoff rule (§4.5: up to two minutes), download
  *     every PDF and zip into `demo-output/`, and print a summary with each purchase's Temporal UI
  *     link;
- *  6. preview the cancellation of the 3-day event's last day, print the refund, cancel it, wait
+ *  6. add the 3-day event's venue as a certificate holder (additional insured, waiver of
+ *     subrogation, a description of operations naming the event and the venue), wait until its
+ *     certificates are issued, download them into `demo-output/` and print their numbers;
+ *  7. move the event's first day a day earlier (endorsement_quote, then endorse), wait until the new
+ *     certificate versions are stored, print each old → new number and the old version's
+ *     verification page state (superseded);
+ *  8. preview the cancellation of the 3-day event's last day, print the refund, cancel it, wait
  *     until the refund is done and print that day's certificate's verification page state (voided).
  *
  * Throughout, a local receiver registered as a test-mode webhook endpoint collects the signed
@@ -105,6 +111,12 @@ async function startDevStack(baseUrl: string): Promise<ChildProcess> {
   throw new Error('npm run dev was not ready within 30 minutes; see var/demo-dev.log');
 }
 
+/** The event's venue: the 3-day event's answer to its venue question, later added as a certificate holder. */
+const VENUE = {
+  name: 'Demo Hall',
+  address: { line1: '400 N Lake Shore Dr', city: 'Chicago', region: 'IL', postal_code: '60611', country: 'US' },
+} as const;
+
 /** A local date `days` from today, `YYYY-MM-DD`. */
 function dateIn(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
@@ -122,7 +134,7 @@ function answersFor(questions: Schema<'Question'>[], insured: string): Record<st
         answers[q.id] = q.min;
         break;
       case 'text':
-        answers[q.id] = 'Demo Hall';
+        answers[q.id] = q.id === 'venue_name' ? VENUE.name : 'Demo Hall';
         break;
       case 'date':
         answers[q.id] = q.min ?? dateIn(1);
@@ -343,6 +355,77 @@ async function main(): Promise<void> {
       );
     }
 
+    // The page behind a certificate's QR code, asked of this API (its public URL may name another host).
+    const verificationOf = async (number: string): Promise<Json> => (await fetch(`${s.baseUrl}/verify/${encodeURIComponent(number)}`, { headers: { accept: 'application/json' } })).json();
+
+    step('add the venue as a certificate holder of the 3-day event');
+    let venueHolderId: number;
+    {
+      const event = purchases[0]!;
+      const params = { path: { id: String(event.purchaseId) } };
+      const eventProductLine = find(eventProduct.id);
+      const eventType = eventProductLine.product_line_question_template.questions.find((q) => q.id === 'event_type');
+      const what = eventType?.kind === 'dropdown' ? eventType.options[0]!.label : 'Event';
+      const holder = (
+        await ok(
+          api.POST('/api/v1/purchases/{id}/certificate_holders', {
+            params: { ...params, header: { 'Idempotency-Key': randomUUID() } },
+            body: {
+              name: VENUE.name,
+              address: { ...VENUE.address },
+              additional_insured: true,
+              waiver_of_subrogation: true,
+              description_of_operations: `${what} of Jordan Lee at ${VENUE.name}, ${VENUE.address.line1}, ${VENUE.address.city}, ${VENUE.address.region}.\n${VENUE.name} is an additional insured, with waiver of subrogation, as required by written contract.`,
+            },
+          }),
+        )
+      ).data;
+      venueHolderId = holder.id;
+      say(`  holder ${holder.id} (${holder.name}, additional insured, waiver of subrogation): ${holder.certificates.length} certificates ${holder.certificates.map((c) => c.status).join(', ')}`);
+      // Its certificates are rendered and stored after the answer.
+      const until = Date.now() + 120_000;
+      let issued: Schema<'CertificateHolder'>;
+      for (;;) {
+        issued = (await ok(api.GET('/api/v1/purchases/{id}/certificate_holders', { params }))).data.find((h) => h.id === holder.id)!;
+        if (issued.certificates.length > 0 && issued.certificates.every((c) => c.status === 'issued')) break;
+        if (Date.now() > until) throw new Error(`the certificates of holder ${holder.id} were not issued within two minutes`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      say(`  issued to ${issued.name}: ${issued.certificates.map((c) => c.certificate_number).join(', ')}`);
+    }
+
+    step('move the first day of the 3-day event');
+    {
+      const event = purchases[0]!;
+      const params = { path: { id: String(event.purchaseId) } };
+      const first = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data.items[0]!.covered_units[0]!;
+      const quote = (await ok(api.POST('/api/v1/purchases/{id}/endorsement_quote', { params, body: { changes: [{ type: 'move_covered_unit', covered_unit_id: first.id, start_date: dateIn(29) }] } }))).data;
+      say(`  preview ${quote.id}: ${first.local_label} → ${dateIn(29)}, premium difference ${quote.premium_difference} ${quote.currency}; reissues ${quote.reissues.map((r) => r.certificate_number).join(', ')}`);
+      const endorsement = (await ok(api.POST('/api/v1/purchases/{id}/endorse', { params, body: { quote_id: quote.id } }))).data;
+      const reissued = endorsement.reissued ?? [];
+      if (reissued.length === 0) throw new Error(`endorsement ${endorsement.id} reissued no certificate`);
+      // The new versions are rendered and stored after the answer.
+      const until = Date.now() + 120_000;
+      for (;;) {
+        const certificates = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data.items.flatMap((i) => i.covered_units.flatMap((u) => u.certificates));
+        if (reissued.every((r) => certificates.find((c) => c.number === r.to)?.status === 'issued')) break;
+        if (Date.now() > until) throw new Error(`the new versions of endorsement ${endorsement.id} were not stored within two minutes`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      for (const r of reissued) say(`  reissued ${r.from} → ${r.to}`);
+      const old = reissued[0]!.from;
+      const verification = await verificationOf(old);
+      const url = first.certificates.find((c) => c.number === old)?.verification_url ?? first.certificate!.verification_url;
+      say(`  ${old} on its verification page: ${String(verification.state)} (by ${String(verification.superseded_by)})  ${url}`);
+
+      // The venue's certificates as they are now (the moved day's new version among them).
+      const now = await ok(api.POST('/platform-agency-certs/getCertificates', { body: { idp_teammate_uuid: s.teammateUuid, purchase_id: event.purchaseId } }));
+      const venue = now.certificates.filter((c) => c.certificate_holder?.id === venueHolderId);
+      const dir = path.join(s.outputDir, `purchase-${event.purchaseId}`, 'venue');
+      for (const c of venue) await download(c.download_url, path.join(dir, `${c.certificate_number}.pdf`));
+      say(`  the venue's ${venue.length} current certificates in ${path.relative(ROOT, dir)}/`);
+    }
+
     step('cancel the last day of the 3-day event');
     {
       const event = purchases[0]!;
@@ -364,16 +447,18 @@ async function main(): Promise<void> {
         if (Date.now() > until) throw new Error(`cancellation ${cancellation.id} not completed within 60 s (${c?.status})`);
         await new Promise((r) => setTimeout(r, 500));
       }
-      // The page behind the QR code, asked of this API (its public URL may name another host).
-      const verification = (await (await fetch(`${s.baseUrl}/verify/${encodeURIComponent(last.certificate!.number)}`, { headers: { accept: 'application/json' } })).json()) as Json;
+      const verification = await verificationOf(last.certificate!.number);
       say(`  ${last.certificate!.number} on its verification page: ${String(verification.state)} (voided at ${String((verification.coverage as Json[])[0]?.voided_at)})  ${last.certificate!.verification_url}`);
     }
 
     step('events received');
-    // certificates.issued is recorded as issuance ends; give its delivery a moment.
+    // certificates.issued, certificate_holder.added and certificates.reissued are recorded as their
+    // certificates are stored; give their delivery a moment.
     const wanted = purchases.length;
+    const heard = () =>
+      receiver.events.filter((e) => e.type === 'certificates.issued').length >= wanted && ['certificate_holder.added', 'certificates.reissued'].every((t) => receiver.events.some((e) => e.type === t));
     const deadline = Date.now() + 20_000;
-    while (receiver.events.filter((e) => e.type === 'certificates.issued').length < wanted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    while (!heard() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     const verifier = new Stripe('sk_test_demo_verifier');
     for (const e of receiver.events) {
       let verified = 'signature verified';
@@ -383,7 +468,8 @@ async function main(): Promise<void> {
         verified = `SIGNATURE INVALID: ${(err as Error).message}`;
       }
       const obj = e.object as Json;
-      say(`  ${e.type.padEnd(26)} ${e.id}  purchase ${obj.id ?? obj.purchase_id}${obj.status ? ` (${obj.status})` : ''}  ${verified}`);
+      // A purchase event carries the purchase (its id); the others name it in purchase_id.
+      say(`  ${e.type.padEnd(26)} ${e.id}  purchase ${obj.purchase_id ?? obj.id}${obj.status ? ` (${obj.status})` : ''}  ${verified}`);
     }
     if (receiver.events.some((e) => e.type === 'certificates.issued') === false) throw new Error('no certificates.issued event reached the receiver within 20 s');
     if (receiver.events.length === 0 || receiver.events.length < 3 * wanted) say(`  (fewer events than expected: ${receiver.events.length})`);

@@ -50,19 +50,52 @@ async function demoEnv(overrides: Record<string, string> = {}) {
   };
 }
 
-test('when the demo runs, then it creates, sells and pays two purchases and downloads 3 + 2 PDFs and their zips', async () => {
+test('when the demo runs, then it creates, sells and pays two purchases, downloads 3 + 2 PDFs and their zips, adds the venue as a holder and moves a day', async () => {
   const run = await runScript('scripts/demo.ts', [], await demoEnv());
   expect(run.stderr).not.toContain('✘');
   expect(run.code).toBe(0);
-  for (const expected of ['▶ event receiver', '▶ create products and a bundle', '▶ load the catalog', '▶ test payment: 3-day event', '▶ certificates: 2-trip excess', '▶ cancel the last day of the 3-day event', '▶ events received', '✔ demo finished']) {
+  for (const expected of ['▶ event receiver', '▶ create products and a bundle', '▶ load the catalog', '▶ test payment: 3-day event', '▶ certificates: 2-trip excess', '▶ add the venue as a certificate holder of the 3-day event', '▶ move the first day of the 3-day event', '▶ cancel the last day of the 3-day event', '▶ events received', '✔ demo finished']) {
     expect(run.stdout).toContain(expected);
   }
   // The receiver heard every step of both purchases, each signature verified with the endpoint's secret.
-  const eventLines = run.stdout.split('\n').filter((l) => /^\s+(purchase|certificates)\.\w+\s+evt_/.test(l));
+  const eventLines = run.stdout.split('\n').filter((l) => /^\s+(purchase|certificates|certificate_holder)\.\w+\s+evt_/.test(l));
   for (const type of ['purchase.checkout_created', 'purchase.paid', 'certificates.issued']) {
     expect(eventLines.filter((l) => l.trim().startsWith(type))).toHaveLength(2);
   }
   expect(eventLines.every((l) => l.endsWith('signature verified'))).toBe(true);
+  // The venue added as a holder of the 3-day event: both endorsement marks, its description, one certificate per day, issued.
+  const eventPurchaseId = Number(/3-day event: purchase (\d+)/.exec(run.stdout)![1]);
+  const venue = await app.container.db('certificate_holders').where({ purchase_id: eventPurchaseId, source: 'api' }).first();
+  expect(venue).toMatchObject({ name: 'Demo Hall', additional_insured: true, waiver_of_subrogation: true, removed_at: null });
+  expect(venue.description_of_operations).toMatch(/^Wedding or reception of Jordan Lee at Demo Hall, 400 N Lake Shore Dr, Chicago, IL\.\nDemo Hall is an additional insured/);
+  expect(run.stdout).toMatch(new RegExp(`holder ${venue.id} \\(Demo Hall, additional insured, waiver of subrogation\\): 3 certificates issuing, issuing, issuing`));
+  const venueIssued = /issued to Demo Hall: (.+)/.exec(run.stdout)![1]!.split(', ');
+  expect(venueIssued).toHaveLength(3);
+  const venueRows = await app.container.db('certificates').where({ certificate_holder_id: venue.id }).whereIn('certificate_number', venueIssued);
+  expect(venueRows).toHaveLength(3);
+  expect(eventLines.filter((l) => l.trim().startsWith('certificate_holder.added'))).toEqual([expect.stringContaining(`purchase ${eventPurchaseId}`)]);
+  // The first day moved: its two certificates (the answered holder's and the venue's) reissued as -R2, stored; the old ones superseded.
+  expect(run.stdout).toMatch(/preview eq_[0-9a-f]{24}: \d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}, premium difference 0 usd; reissues COI-\S+, COI-\S+/);
+  const reissued = [...run.stdout.matchAll(/reissued (COI-\S+) → (COI-\S+)/g)].map((m) => ({ from: m[1]!, to: m[2]! }));
+  expect(reissued).toHaveLength(2);
+  for (const r of reissued) {
+    expect(r.to).toBe(`${r.from}-R2`);
+    const old = await app.container.db('certificates').where({ certificate_number: r.from }).first();
+    const next = await app.container.db('certificates').where({ certificate_number: r.to }).first();
+    expect(old.superseded_at).not.toBeNull();
+    expect(old.superseded_by_id).toBe(next.id);
+    expect(next).toMatchObject({ revision: 2, superseded_at: null, voided_at: null });
+    expect(next.storage_key).toEqual(expect.any(String));
+  }
+  expect(reissued.filter((r) => venueIssued.includes(r.from))).toHaveLength(1);
+  expect(eventLines.filter((l) => l.trim().startsWith('certificates.reissued'))).toHaveLength(1);
+  const superseded = new RegExp(`(COI-\\S+) on its verification page: superseded \\(by (COI-\\S+)\\)  (\\S+)`).exec(run.stdout)!;
+  expect(reissued).toContainEqual({ from: superseded[1], to: superseded[2] });
+  expect(superseded[3]).toMatch(new RegExp(`/verify/${superseded[1]}$`));
+  // The venue's current certificates downloaded: the moved day's new version and the two others.
+  const venuePdfs = fs.readdirSync(path.join(outputDir, `purchase-${eventPurchaseId}`, 'venue')).sort();
+  expect(venuePdfs).toEqual(venueIssued.map((n) => `${reissued.find((r) => r.from === n)?.to ?? n}.pdf`).sort());
+  for (const pdf of venuePdfs) expect(fs.readFileSync(path.join(outputDir, `purchase-${eventPurchaseId}`, 'venue', pdf)).subarray(0, 5).toString()).toBe('%PDF-');
   // The cancellation: previewed, carried out, and the day's certificate voided on its verification page.
   expect(run.stdout).toMatch(/preview cq_[0-9a-f]{24}: free_look, \d+ usd back/);
   expect(run.stdout).toMatch(/completed: refund re_\w+ of \d+ usd minor units/);
