@@ -100,15 +100,17 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
  * (one current certificate per covered unit and holder) → render and store the pending ones in
  * batches → zips → verification, with a backoff of 1 s doubling to 5 min between rounds. Shared by
  * the certificates workflow and the policy workflow (a holder added, certificates reissued), so
- * both issue through the same steps. `oneStep`: a round with at most one batch pending runs as one
- * heavy activity. Progress goes into `view`.
+ * both issue through the same steps. `oneStep`: a round with at most `oneStepMax` certificates
+ * pending (default one batch, `CERTIFICATE_BATCH_SIZE`) runs as one heavy activity, which zips the
+ * PDFs it just rendered from memory. Progress goes into `view`.
  */
 export async function issueCertificateRounds(
   purchaseId: number,
   view: CertificatesStatusView,
-  steps: { heavy: ReturnType<typeof heavyActivities>; plan: Pick<CertificateActivities, 'planCertificates'>; oneStep: boolean },
+  steps: { heavy: ReturnType<typeof heavyActivities>; plan: Pick<CertificateActivities, 'planCertificates'>; oneStep: boolean; oneStepMax?: number },
 ): Promise<void> {
   const { heavy, plan, oneStep } = steps;
+  const oneStepMax = steps.oneStepMax ?? CERTIFICATE_BATCH_SIZE;
   /** Waits before another round after a check found storage incomplete: 1 s doubling to 5 min. */
   const backoff = (round: number) => {
     view.phase = 'waiting';
@@ -117,7 +119,7 @@ export async function issueCertificateRounds(
   for (let round = 0; ; round++) {
     Object.assign(view, { phase: 'planning', round, batchesDone: 0, batchesTotal: 0 });
     const { pendingIds } = await plan.planCertificates({ purchaseId });
-    if (oneStep && pendingIds.length <= CERTIFICATE_BATCH_SIZE) {
+    if (oneStep && pendingIds.length <= oneStepMax) {
       Object.assign(view, { phase: 'rendering', batchesTotal: 1 });
       const check = await heavy.issueCertificatesAndArchives({ purchaseId, certificateIds: pendingIds });
       view.batchesDone = 1;

@@ -62,6 +62,9 @@ import {
   type SubscriptionChange,
 } from './contracts';
 
+/** Most certificates the policy workflow issues in one heavy activity (a holder of a 31-day purchase, an endorsement of every day of it). */
+export const HOLDER_ONE_STEP_MAX = 31;
+
 export const cancelUpdate = defineUpdate<CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE);
 /** Rescinds a cancellation still scheduled (its units given back); refused once its time came. */
 export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ cancellationId: number }]>(RESCIND_UPDATE);
@@ -314,7 +317,9 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       const holders = issuing.splice(0);
       const endorsements = reissuing.splice(0);
       const queue = input.certificatesTaskQueue ?? certificatesTaskQueue((input.refundsTaskQueue ?? workflowInfo().taskQueue).replace(/-refunds$/, ''));
-      await issueCertificateRounds(input.purchaseId, issuance, { heavy: heavyActivities(queue), plan: planner, oneStep: true });
+      // One heavy activity for up to HOLDER_ONE_STEP_MAX certificates: the zips are rebuilt over every
+      // certificate of the purchase, and zipping the new ones from memory saves reading them back.
+      await issueCertificateRounds(input.purchaseId, issuance, { heavy: heavyActivities(queue), plan: planner, oneStep: true, oneStepMax: HOLDER_ONE_STEP_MAX });
       issuance.phase = 'issued';
       for (const holderId of holders) await holderActs.certificateHolderIssued({ purchaseId: input.purchaseId, holderId });
       for (const quoteId of endorsements) await endorsementActs.endorsementReissued({ purchaseId: input.purchaseId, quoteId });
