@@ -1362,7 +1362,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "purchase.checkout_created";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1417,7 +1420,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "purchase.paid";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1438,7 +1444,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "certificates.issued";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1527,7 +1536,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "purchase.expired";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1548,7 +1560,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "purchase.refunded";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1569,7 +1584,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "purchase.cancelled";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1653,7 +1671,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "certificates.voided";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1686,7 +1707,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "refund.succeeded";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1731,7 +1755,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "refund.failed";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1752,7 +1779,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "purchase.failed";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1773,7 +1803,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "subscription.renewed";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1794,7 +1827,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "subscription.cancelled";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1855,7 +1891,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "certificate_holder.added";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1893,7 +1932,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "certificate_holder.removed";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -1914,7 +1956,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "certificates.reissued";
             /** @description When the event happened, Unix seconds */
             created: number;
@@ -3838,28 +3883,9 @@ export interface components {
         AgencyEventListResponse: {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AgencyEvent"][];
+            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"])[];
             metadata: components["schemas"]["ListMetadata"];
             message: string;
-        };
-        AgencyEvent: {
-            /** @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b */
-            id: string;
-            /** @enum {string} */
-            object: "event";
-            /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued";
-            /** @description Unix seconds */
-            created: number;
-            livemode: boolean;
-            /** @enum {string} */
-            api_version: "v1";
-            data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued; a `certificate_holder` (id, purchase_id, name, additional_insured, waiver_of_subrogation, certificate_numbers, created_at, removed_at) for certificate_holder.added and certificate_holder.removed; a `certificate_reissue` (purchase_id, endorsement_id, change_types, certificates: from → to numbers, effective_at) for certificates.reissued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
-                object: {
-                    [key: string]: unknown;
-                };
-            };
         };
         AgencyEventResponse: {
             /** @enum {boolean} */
@@ -3867,23 +3893,29 @@ export interface components {
             data: components["schemas"]["AgencyEventWithDeliveries"];
             message: string;
         };
-        AgencyEventWithDeliveries: {
-            /** @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b */
+        /** @description The event, typed by `type` as delivered, with its deliveries to the account’s endpoints */
+        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"];
+        PurchaseCheckoutCreatedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
             id: string;
             /** @enum {string} */
             object: "event";
-            /** @enum {string} */
-            type: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued";
-            /** @description Unix seconds */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "purchase.checkout_created";
+            /** @description When the event happened, Unix seconds */
             created: number;
+            /** @description false for events of test-mode keys */
             livemode: boolean;
             /** @enum {string} */
             api_version: "v1";
             data: {
-                /** @description A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued; a `certificate_holder` (id, purchase_id, name, additional_insured, waiver_of_subrogation, certificate_numbers, created_at, removed_at) for certificate_holder.added and certificate_holder.removed; a `certificate_reissue` (purchase_id, endorsement_id, change_types, certificates: from → to numbers, effective_at) for certificates.reissued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates. */
-                object: {
-                    [key: string]: unknown;
-                };
+                object: components["schemas"]["EventPurchase"];
             };
             deliveries: components["schemas"]["EventDelivery"][];
         };
@@ -3902,6 +3934,342 @@ export interface components {
                 error: string | null;
                 duration_ms: number;
             }[];
+        };
+        PurchasePaidEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "purchase.paid";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        CertificatesIssuedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "certificates.issued";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateSet"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        PurchaseExpiredEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "purchase.expired";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        PurchaseRefundedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "purchase.refunded";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        PurchaseCancelledEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "purchase.cancelled";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCancelledPurchase"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        CertificatesVoidedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "certificates.voided";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateVoiding"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        RefundSucceededEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.succeeded";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventRefund"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        RefundFailedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.failed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventRefund"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        PurchaseFailedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "purchase.failed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        SubscriptionRenewedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscription.renewed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventPurchase"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        SubscriptionCancelledEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscription.cancelled";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["Subscription"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        CertificateHolderAddedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "certificate_holder.added";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateHolder"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        CertificateHolderRemovedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "certificate_holder.removed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateHolder"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        CertificatesReissuedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "certificates.reissued";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventCertificateReissue"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
         };
         EventResendResponse: {
             /** @enum {boolean} */

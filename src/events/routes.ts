@@ -10,6 +10,7 @@ import { parseBody, parseQuery } from '../http/validation';
 import { AppError } from '../http/errors';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
 import { AGENCY_EVENT_TYPES } from './types';
+import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent } from './schemas';
 import type { EventService } from './service';
 
 const ListEventsQuery = z.strictObject({
@@ -17,22 +18,12 @@ const ListEventsQuery = z.strictObject({
   ...pageQueryFields(20),
 });
 
-export const AgencyEventSchema = z
-  .object({
-    id: z.string().meta({ example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b' }),
-    object: z.literal('event'),
-    type: z.enum(AGENCY_EVENT_TYPES),
-    created: z.number().int().meta({ description: 'Unix seconds' }),
-    livemode: z.boolean(),
-    api_version: z.literal('v1'),
-    data: z.object({
-      object: z.record(z.string(), z.unknown()).meta({
-        description:
-          'A `purchase` (id, status, checkout_session_id, payment_intent, currency, amount_subtotal, platform_fee, amount_total, amount_refunded in minor units, failure_reason, subscription_id, renewal_of_purchase_id, agent_id, paid_at, certificates_issued_at, created_at) for purchase.* and subscription.renewed, with a `cancellation` (id, quote_id, requested_by, reason, effective_at, covered_unit_ids, refund: id, premium, tax, platform_fee, total in minor units, voided_certificates) for purchase.cancelled; a `refund` (id, purchase_id, cancellation_id, status, amount, premium, tax, platform_fee in minor units, failure_reason, effective_at) for refund.succeeded and refund.failed; a `certificate_voiding` (purchase_id, cancellation_id, covered_unit_ids, certificate_numbers, effective_at) for certificates.voided; a `certificate_set` (the getCertificates answer: certificates with numbers, download and verification URLs, payment_zip_url, product_zips) for certificates.issued; a `certificate_holder` (id, purchase_id, name, additional_insured, waiver_of_subrogation, certificate_numbers, created_at, removed_at) for certificate_holder.added and certificate_holder.removed; a `certificate_reissue` (purchase_id, endorsement_id, change_types, certificates: from → to numbers, effective_at) for certificates.reissued. Download URLs are valid for an hour from the event; fetch fresh ones with getCertificates.',
-      }),
-    }),
-  })
-  .meta({ id: 'AgencyEvent' });
+/**
+ * An event as the list and the detail answer it: the same typed envelope an endpoint receives
+ * (`AgencyWebhookEvent`, told apart by `type`, each with its own `data.object`), so a typed client
+ * reads `data.object` of a listed event as it reads a delivered one.
+ */
+export const AgencyEventSchema = AgencyWebhookEvent;
 
 const Attempt = z.object({ attempted_at: z.string(), response_status: z.number().int().nullable(), error: z.string().nullable(), duration_ms: z.number().int() });
 const DeliverySchema = z
@@ -47,7 +38,12 @@ const DeliverySchema = z
     attempts: z.array(Attempt),
   })
   .meta({ id: 'EventDelivery' });
-const EventWithDeliveries = AgencyEventSchema.extend({ deliveries: z.array(DeliverySchema) }).meta({ id: 'AgencyEventWithDeliveries' });
+const EventWithDeliveries = z
+  .discriminatedUnion(
+    'type',
+    AGENCY_EVENT_TYPES.map((t) => AGENCY_EVENT_SCHEMAS[t].extend({ deliveries: z.array(DeliverySchema) }).meta({ id: `${AGENCY_EVENT_SCHEMAS[t].meta()?.id}WithDeliveries` })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  )
+  .meta({ id: 'AgencyEventWithDeliveries', description: 'The event, typed by `type` as delivered, with its deliveries to the account’s endpoints' });
 const ResendResult = z
   .object({
     event_id: z.string(),
