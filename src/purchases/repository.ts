@@ -881,15 +881,24 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         });
     },
 
-    /** Records the payment once (`paid_at`); the payment intent is kept when already known. */
+    /**
+     * Records the payment once (`paid_at`); the payment intent is kept when already known. A covered
+     * unit already under way at payment (a same-day start) starts at the payment: never before it.
+     */
     async recordPayment(purchaseId: number, paymentIntentId: string | null): Promise<void> {
-      await db('purchases')
-        .where({ id: purchaseId })
-        .update({
-          paid_at: db.raw('coalesce(paid_at, now())'),
-          payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [paymentIntentId]),
-          updated_at: db.fn.now(),
-        });
+      await db.transaction(async (trx) => {
+        const [row] = await trx('purchases')
+          .where({ id: purchaseId })
+          .update({
+            paid_at: trx.raw('coalesce(paid_at, now())'),
+            payment_intent_id: trx.raw('coalesce(?, payment_intent_id)', [paymentIntentId]),
+            updated_at: trx.fn.now(),
+          })
+          .returning('paid_at');
+        // Coverage never starts before it is paid for (a known loss): a covered day or trip already
+        // under way at payment (a same-day start_date) starts at the payment instead.
+        if (row?.paid_at) await trx('covered_units').where({ purchase_id: purchaseId }).where('starts_at', '<', row.paid_at).where('ends_at', '>', row.paid_at).update({ starts_at: row.paid_at });
+      });
     },
 
     /** Remembers the processor subscription a paid subscription checkout created (once). */
