@@ -37,4 +37,15 @@ export default tseslint.config(
       }],
     },
   },
+  {
+    // Services decide; repositories persist: a service reaches the database only through its domain's repository.
+    files: ['src/**/service.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['knex', 'pg', 'objection', '../db/knex', '../../src/db/knex'], message: 'A service reads and writes tables through its domain’s repository, never knex itself (one writer per table).', allowTypeImports: true },
+        ],
+      }],
+    },
+  },
 );

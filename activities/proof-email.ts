@@ -22,6 +22,7 @@ import { DateTime } from 'luxon';
 import type { Db } from '../src/db/knex';
 import type { Mailer } from '../src/mail/mailer';
 import { MAX_SIGNED_URL_SECONDS, type ObjectStore } from '../src/storage/object-store';
+import { createProofOfCoverageEmailsRepository } from '../src/proof-of-coverage/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { verificationUrl } from '../src/certificates/certificate-data';
 import { createPurchasesRepository } from '../src/purchases/repository';
@@ -49,29 +50,26 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
   const { db, store } = deps;
   const certificates = createCertificatesRepository(db);
+  const emails = createProofOfCoverageEmailsRepository(db);
   const withdrawalLinks = createWithdrawalLinks({ purchases: createPurchasesRepository(db), key: deps.withdrawalLinkKey, publicBaseUrl: deps.publicBaseUrl });
 
   return {
     /** Sends the email of row `emailId` unless it is already sent; returns how it was delivered. */
     async sendProofOfCoverageEmail(input: { emailId: number }): Promise<{ status: 'sent'; delivery: 'attachments' | 'links'; alreadySent: boolean }> {
-      const row = await db('proof_of_coverage_emails as e')
-        .join('purchases as p', 'p.id', 'e.purchase_id')
-        .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
-        .where('e.id', input.emailId)
-        .first('e.*', 'p.payment_intent_id', 'p.mode', 'p.status as purchase_status', 'p.buyer_email', 'ra.name as agency_name');
+      const row = await emails.toSend(input.emailId);
       if (!row) throw ApplicationFailure.nonRetryable(`proof-of-coverage email ${input.emailId} does not exist`, 'ProofEmailNotFound');
-      if (row.status === 'sent') return { status: 'sent', delivery: row.delivery, alreadySent: true };
+      if (row.status === 'sent') return { status: 'sent', delivery: row.delivery ?? 'attachments', alreadySent: true };
 
       // An email for one certificate holder carries that holder's certificates only.
-      const all = (await certificates.listForPurchase(row.purchase_id)).filter((c) => row.certificate_holder_id === null || c.certificateHolderId === row.certificate_holder_id);
-      const archives = await certificates.archives(row.purchase_id);
+      const all = (await certificates.listForPurchase(row.purchaseId)).filter((c) => row.certificateHolderId === null || c.certificateHolderId === row.certificateHolderId);
+      const archives = await certificates.archives(row.purchaseId);
       if (all.length === 0 || all.some((c) => !c.storageKey)) {
-        throw ApplicationFailure.retryable(`certificates of purchase ${row.purchase_id} are not all stored`, 'CertificatesNotStored');
+        throw ApplicationFailure.retryable(`certificates of purchase ${row.purchaseId} are not all stored`, 'CertificatesNotStored');
       }
       // A certificate a cancellation voided is never sent; the zips, built at issuance, hold it, so they are left out then.
       const certs = all.filter((c) => c.voidedAt === null);
       const someVoided = certs.length < all.length;
-      if (certs.length === 0) throw ApplicationFailure.nonRetryable(`every certificate of purchase ${row.purchase_id} was voided by a cancellation`, 'CertificatesVoided');
+      if (certs.length === 0) throw ApplicationFailure.nonRetryable(`every certificate of purchase ${row.purchaseId} was voided by a cancellation`, 'CertificatesVoided');
       const totalBytes = certs.reduce((n, c) => n + (c.sizeBytes ?? 0), 0);
       const delivery: 'attachments' | 'links' = totalBytes <= deps.attachmentMaxBytes ? 'attachments' : 'links';
       const linkUntil = new Date(Date.now() + MAX_SIGNED_URL_SECONDS * 1000);
@@ -79,7 +77,7 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
 
       const lines: string[] = [];
       if (row.note) lines.push(row.note, '');
-      lines.push(`${row.agency_name} sends you proof of insurance coverage${row.mode === 'test' ? ' (TEST MODE SPECIMEN: not real coverage)' : ''}.`, '');
+      lines.push(`${row.agencyName} sends you proof of insurance coverage${row.mode === 'test' ? ' (TEST MODE SPECIMEN: not real coverage)' : ''}.`, '');
       const products = [...new Set(certs.map((c) => c.productLineId))];
       for (const productLineId of products) {
         const mine = certs.filter((c) => c.productLineId === productLineId);
@@ -96,10 +94,10 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
       }
       const paymentZip = archives.find((a) => a.kind === 'payment');
       // The zip holds every holder's certificates: not for an email of one holder's.
-      if (paymentZip && !someVoided && row.certificate_holder_id === null) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
+      if (paymentZip && !someVoided && row.certificateHolderId === null) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
       lines.push(delivery === 'attachments' ? 'The certificates are attached as PDF files.' : 'The certificates are too large to attach; use the download links above.');
-      const toBuyer = typeof row.buyer_email === 'string' && row.buyer_email.trim().toLowerCase() === String(row.recipient).trim().toLowerCase();
-      const withdrawal = toBuyer ? await withdrawalLinks.urlFor({ id: row.purchase_id, status: row.purchase_status }) : null;
+      const toBuyer = typeof row.buyerEmail === 'string' && row.buyerEmail.trim().toLowerCase() === String(row.recipient).trim().toLowerCase();
+      const withdrawal = toBuyer ? await withdrawalLinks.urlFor({ id: row.purchaseId, status: row.purchaseStatus }) : null;
       if (withdrawal) {
         lines.push('', 'Changed your mind? You can withdraw from this insurance online; the page shows what you would get back before you confirm anything.', `Withdraw from contract here: ${withdrawal}`);
       }
@@ -109,23 +107,21 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
           ? await Promise.all(certs.map(async (c) => ({ filename: `${c.certificateNumber}.pdf`, content: await readAll(store.openRead(c.storageKey!)), contentType: 'application/pdf' })))
           : undefined;
 
-      await db('proof_of_coverage_emails').where({ id: row.id }).increment('attempts', 1);
+      await emails.countAttempt(row.id);
       const sent = await deps.mailer.send({
         to: row.recipient,
-        subject: `Proof of coverage from ${row.agency_name}: ${[...new Set(certs.map((c) => c.productName))].join(', ')}`,
+        subject: `Proof of coverage from ${row.agencyName}: ${[...new Set(certs.map((c) => c.productName))].join(', ')}`,
         text: lines.join('\n'),
         attachments,
         messageId: `<proof-of-coverage-${row.id}@${deps.messageIdDomain}>`,
       });
-      await db('proof_of_coverage_emails')
-        .where({ id: row.id })
-        .update({ status: 'sent', delivery, message_id: sent.messageId, sent_at: db.fn.now(), last_error: null });
+      await emails.markSent(row.id, { delivery, messageId: sent.messageId });
       return { status: 'sent', delivery, alreadySent: false };
     },
 
     /** Records that every attempt to send row `emailId` failed (a sent row stays sent). */
     async markProofOfCoverageEmailFailed(input: { emailId: number; reason: string }): Promise<void> {
-      await db('proof_of_coverage_emails').where({ id: input.emailId }).whereNot('status', 'sent').update({ status: 'failed', last_error: input.reason.slice(0, 2000) });
+      await emails.markFailed(input.emailId, input.reason);
     },
   };
 }

@@ -35,6 +35,7 @@ import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/wor
 import { purchaseRoutes } from './purchases/routes';
 import { createPurchaseService } from './purchases/service';
 import { createWebhookService } from './webhooks/service';
+import { createPayprocEventsRepository } from './webhooks/repository';
 import { webhookRoutes } from './webhooks/routes';
 import { createTestHelperService } from './test-helpers/service';
 import { createWebhookEndpointsRepository } from './webhook-endpoints/repository';
@@ -62,6 +63,7 @@ import { createPurchaseSearchRepository } from './purchase-search/repository';
 import { createPurchaseSearchService } from './purchase-search/service';
 import { purchaseSearchRoutes, rootPurchaseSearchRoutes } from './purchase-search/routes';
 import { createProofOfCoverageService } from './proof-of-coverage/service';
+import { createProofOfCoverageEmailsRepository } from './proof-of-coverage/repository';
 import { createCheckoutPageService } from './checkout-pages/service';
 import { checkoutPageRoutes } from './checkout-pages/routes';
 import { createSubscriptionService } from './subscriptions/service';
@@ -152,7 +154,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   });
   const webhooks = createWebhookService({
     countOutcome: (type, outcome) => metrics.webhookEvents.inc({ type, outcome }),
-    db,
+    events: createPayprocEventsRepository(db),
     purchases,
     log,
     stripe: payproc.client('test'),
@@ -187,7 +189,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     RATE_LIMIT_REDIS_PREFIX: `${config.RATE_LIMIT_REDIS_PREFIX}:verify`,
   });
   const accountScopes = createAccountScopes(db);
-  const proofOfCoverage = createProofOfCoverageService({ db, certificates, certificateRows: createCertificatesRepository(db), holders: createCertificateHoldersRepository(db), startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
+  const proofOfCoverage = createProofOfCoverageService({ emails: createProofOfCoverageEmailsRepository(db), certificates, certificateRows: createCertificatesRepository(db), holders: createCertificateHoldersRepository(db), startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });

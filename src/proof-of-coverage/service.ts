@@ -13,7 +13,7 @@
  * not active on the purchase; 400 INVALID_REQUEST when none of its certificates is in force).
  */
 import type { Principal } from '../api-keys/service';
-import type { Db } from '../db/knex';
+import type { ProofOfCoverageEmailsRepository } from './repository';
 import { AppError } from '../http/errors';
 import type { AccountScope } from '../certificates/account-scope';
 import type { CertificateService } from '../certificates/service';
@@ -23,7 +23,8 @@ import type { CertificateHoldersRepository } from '../certificate-holders/reposi
 import type { EmailProofResponse } from './schemas';
 
 export function createProofOfCoverageService(deps: {
-  db: Db;
+  /** The one writer of the email rows. */
+  emails: Pick<ProofOfCoverageEmailsRepository, 'queue'>;
   certificates: Pick<CertificateService, 'purchaseInScope'>;
   /** Reads which certificates are still in force (the certificates domain's table). */
   certificateRows: Pick<CertificatesRepository, 'countInForce' | 'listForPurchase'>;
@@ -51,18 +52,16 @@ export function createProofOfCoverageService(deps: {
       }
       const seen = new Set<string>();
       const recipients = req.email_addresses.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
-      const rows: Array<{ id: number; recipient: string }> = await deps.db('proof_of_coverage_emails')
-        .insert(
-          recipients.map((recipient) => ({
-            purchase_id: purchase.purchaseId,
-            api_key_id: principal.apiKeyId,
-            requested_by_agent_id: scope.agentId,
-            recipient,
-            note: req.note || null,
-            certificate_holder_id: req.certificate_holder_id ?? null,
-          })),
-        )
-        .returning(['id', 'recipient']);
+      const rows = await deps.emails.queue(
+        recipients.map((recipient) => ({
+          purchaseId: purchase.purchaseId,
+          apiKeyId: principal.apiKeyId,
+          requestedByAgentId: scope.agentId,
+          recipient,
+          note: req.note || null,
+          certificateHolderId: req.certificate_holder_id ?? null,
+        })),
+      );
       await deps.startSending(rows.map((r) => r.id));
       return {
         purchase_id: purchase.purchaseId,

@@ -21,7 +21,7 @@
 import { currentPeriodOf } from '../purchases/subscription-object';
 import type Stripe from 'stripe';
 import { z } from 'zod';
-import type { Db } from '../db/knex';
+import type { PayprocEventsRepository } from './repository';
 import { AppError } from '../http/errors';
 import { findUnsafeText } from '../http/validation';
 import { idOf } from '../payproc/ids';
@@ -119,7 +119,8 @@ const EventEnvelope = z.looseObject({
 });
 
 export function createWebhookService(deps: {
-  db: Db;
+  /** Stores each accepted event once (the one writer of `payproc_events`). */
+  events: Pick<PayprocEventsRepository, 'recordOnce'>;
   /** Reads of the purchase an event names (the webhook never writes purchases). */
   purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByPaymentIntent' | 'subscriptionPeriods'>;
   stripe: Stripe;
@@ -165,12 +166,7 @@ export function createWebhookService(deps: {
         const pi = paymentIntentOf(event);
         purchaseId = pi ? ((await deps.purchases.findByPaymentIntent(pi))?.id ?? null) : null;
       }
-      const inserted = await deps.db('payproc_events')
-        .insert({ id: event.id, type: event.type, livemode: event.livemode, purchase_id: purchaseId, payload: rawBody })
-        .onConflict('id')
-        .ignore()
-        .returning('id');
-      const duplicate = inserted.length === 0;
+      const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
 
       if (event.type === 'charge.refunded' && purchaseId !== null) {
         const charge = event.data.object as Stripe.Charge;

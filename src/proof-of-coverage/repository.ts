@@ -1,0 +1,81 @@
+/**
+ * The one writer of `proof_of_coverage_emails`: one row per recipient of a teamEmailProofofCoverage
+ * request, `queued` until the sending workflow marks it `sent` (with its delivery, attachments or
+ * links, and the relay's message id) or `failed` (every attempt failed; a sent row stays sent).
+ * `certificate_holder_id` set: the email carries that holder's certificates only.
+ */
+import type { Db } from '../db/knex';
+import type { PurchaseStatus } from '../../workflows/contracts';
+
+/** A row to send, with what the email needs of its purchase and agency. */
+export interface ProofEmailToSend {
+  id: number;
+  purchaseId: number;
+  recipient: string;
+  note: string | null;
+  status: 'queued' | 'sent' | 'failed';
+  delivery: 'attachments' | 'links' | null;
+  /** Only this holder's certificates (null: every certificate in force). */
+  certificateHolderId: number | null;
+  mode: 'live' | 'test';
+  purchaseStatus: PurchaseStatus;
+  buyerEmail: string | null;
+  agencyName: string;
+}
+
+export function createProofOfCoverageEmailsRepository(db: Db) {
+  return {
+    /** Queues one row per recipient (in order); answers their ids. */
+    async queue(rows: Array<{ purchaseId: number; apiKeyId: number; requestedByAgentId: number | null; recipient: string; note: string | null; certificateHolderId: number | null }>): Promise<Array<{ id: number; recipient: string }>> {
+      return db('proof_of_coverage_emails')
+        .insert(
+          rows.map((r) => ({
+            purchase_id: r.purchaseId,
+            api_key_id: r.apiKeyId,
+            requested_by_agent_id: r.requestedByAgentId,
+            recipient: r.recipient,
+            note: r.note,
+            certificate_holder_id: r.certificateHolderId,
+          })),
+        )
+        .returning(['id', 'recipient']);
+    },
+
+    async toSend(emailId: number): Promise<ProofEmailToSend | undefined> {
+      const row = await db('proof_of_coverage_emails as e')
+        .join('purchases as p', 'p.id', 'e.purchase_id')
+        .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
+        .where('e.id', emailId)
+        .first('e.id', 'e.purchase_id', 'e.recipient', 'e.note', 'e.status', 'e.delivery', 'e.certificate_holder_id', 'p.mode', 'p.status as purchase_status', 'p.buyer_email', 'ra.name as agency_name');
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        purchaseId: row.purchase_id,
+        recipient: row.recipient,
+        note: row.note ?? null,
+        status: row.status,
+        delivery: row.delivery ?? null,
+        certificateHolderId: row.certificate_holder_id ?? null,
+        mode: row.mode,
+        purchaseStatus: row.purchase_status,
+        buyerEmail: row.buyer_email ?? null,
+        agencyName: row.agency_name,
+      };
+    },
+
+    async countAttempt(emailId: number): Promise<void> {
+      await db('proof_of_coverage_emails').where({ id: emailId }).increment('attempts', 1);
+    },
+
+    async markSent(emailId: number, sent: { delivery: 'attachments' | 'links'; messageId: string }): Promise<void> {
+      await db('proof_of_coverage_emails').where({ id: emailId }).update({ status: 'sent', delivery: sent.delivery, message_id: sent.messageId, sent_at: db.fn.now(), last_error: null });
+    },
+
+    /** Records that every attempt failed (a sent row stays sent). */
+    async markFailed(emailId: number, reason: string): Promise<void> {
+      await db('proof_of_coverage_emails').where({ id: emailId }).whereNot('status', 'sent').update({ status: 'failed', last_error: reason.slice(0, 2000) });
+    },
+  };
+}
+
+export type ProofOfCoverageEmailsRepository = ReturnType<typeof createProofOfCoverageEmailsRepository>;
