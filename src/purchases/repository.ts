@@ -886,19 +886,17 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * unit already under way at payment (a same-day start) starts at the payment: never before it.
      */
     async recordPayment(purchaseId: number, paymentIntentId: string | null): Promise<void> {
-      await db.transaction(async (trx) => {
-        const [row] = await trx('purchases')
-          .where({ id: purchaseId })
-          .update({
-            paid_at: trx.raw('coalesce(paid_at, now())'),
-            payment_intent_id: trx.raw('coalesce(?, payment_intent_id)', [paymentIntentId]),
-            updated_at: trx.fn.now(),
-          })
-          .returning('paid_at');
-        // Coverage never starts before it is paid for (a known loss): a covered day or trip already
-        // under way at payment (a same-day start_date) starts at the payment instead.
-        if (row?.paid_at) await trx('covered_units').where({ purchase_id: purchaseId }).where('starts_at', '<', row.paid_at).where('ends_at', '>', row.paid_at).update({ starts_at: row.paid_at });
-      });
+      // One statement (one round trip on the payment's hot path): the payment recorded once, and
+      // coverage never starting before it is paid for (a known loss): a covered day or trip already
+      // under way at payment (a same-day start_date) starts at the payment instead.
+      await db.raw(
+        `with paid as (
+           update purchases set paid_at = coalesce(paid_at, now()), payment_intent_id = coalesce(?, payment_intent_id), updated_at = now()
+            where id = ? returning id, paid_at)
+         update covered_units cu set starts_at = paid.paid_at from paid
+          where cu.purchase_id = paid.id and cu.starts_at < paid.paid_at and cu.ends_at > paid.paid_at`,
+        [paymentIntentId, purchaseId],
+      );
     },
 
     /** Remembers the processor subscription a paid subscription checkout created (once). */
