@@ -381,6 +381,14 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
      * superseded (its object and proof-of-coverage code stay). The same zip again changes nothing.
      */
     async recordArchive(purchaseId: number, a: ArchiveRow): Promise<void> {
+      // The common case (a first zip of its kind, at issuance): one insert. Only when it conflicts
+      // (this zip recorded before, or a current one over another set) the transaction below.
+      const first = await db.raw(
+        `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
+         values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
+        [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
+      );
+      if (first.rows.length > 0) return;
       await db.transaction(async (trx) => {
         const same = await trx('certificate_archives').where({ storage_key: a.storageKey }).first('id', 'superseded_at');
         if (same && same.superseded_at === null) return;
