@@ -12,7 +12,7 @@
  * `purchase_paid_to_issued_seconds{mode}`, `certificates_rendered_total`,
  * `certificate_render_seconds`, `pdf_browser_launches_total` and `pdf_page_pool_pages{state}` (idle | busy;
  * both read from the page pool at scrape, see `watchBrowserPool`),
- * `purchases_paid_without_certificates{mode}` (counted in the database at scrape, see `watchPaidWithoutCertificates`),
+ * `purchases_paid_without_certificates{mode}` (counted in the database for each scrape, which waits for the count at most 250 ms; see `watchPaidWithoutCertificates`),
  * `cancellations_needing_attention{state,mode}` (likewise, see `watchCancellationsNeedingAttention`),
  * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
@@ -124,46 +124,88 @@ export function countDependencyError(metrics: { dependencyErrors: Counter<'depen
   return (operation) => metrics.dependencyErrors.inc({ dependency, operation });
 }
 
+/** How long a scrape waits for a database count, and how old a count it still reports (ms). */
+export interface CountTiming {
+  /** How long a scrape waits for the count it starts (default 250 ms: well inside a 1 s scrape timeout). */
+  waitMs?: number;
+  /** The oldest count a scrape still reports when the new one is late (default 60 000 ms); older: none. */
+  maxAgeMs?: number;
+}
+
 /**
- * Makes every scrape count paid purchases still without certificates 10 minutes after payment
- * (`purchases_paid_without_certificates{mode}`, the figure behind the first alert). A failed
- * count (the database is down or slow) removes the series from that scrape instead of repeating
- * the last value, so the figure goes absent and `PaidWithoutCertificatesUnknown` fires rather
- * than a stale 0 keeping the on-call quiet. The scrape itself still answers.
+ * A figure counted in the database for each scrape, without the scrape waiting on the database:
+ * each call starts a count (unless one is still running) and waits for it up to `waitMs`; it
+ * answers that count, or when it is late the last good count if at most `maxAgeMs` old, else
+ * null. A failed count forgets the last one (null until a count succeeds), so the figure goes
+ * absent rather than stale. Under load the activities hold the worker's connection pool and a
+ * count can wait behind them for seconds, longer than Prometheus waits for the scrape: the
+ * whole scrape, `up` included, would then fail and read as "no worker is up".
  */
+export function boundedCount<T>(count: () => Promise<T>, timing: CountTiming = {}): () => Promise<T | null> {
+  const waitMs = timing.waitMs ?? 250;
+  const maxAgeMs = timing.maxAgeMs ?? 60_000;
+  let last: { value: T; at: number } | null = null;
+  let running: Promise<void> | null = null;
+  return async () => {
+    running ??= count()
+      .then(
+        (value) => {
+          last = { value, at: Date.now() };
+        },
+        () => {
+          last = null;
+        },
+      )
+      .finally(() => {
+        running = null;
+      });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([running, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    const seen = last as { value: T; at: number } | null;
+    return seen && Date.now() - seen.at <= maxAgeMs ? seen.value : null;
+  };
+}
+
 /**
  * Makes every scrape count the cancellations needing an operator in the database
  * (`cancellations_needing_attention{state,mode}`: `refund_failed`, and `pending` past
- * `pendingSeconds`, default 1800); a failed count drops the series, like the gauge below.
+ * `pendingSeconds`, default 1800), through `boundedCount`: no count (failed, or late and the last
+ * one too old) drops the series, like the gauge below.
  */
 export function watchCancellationsNeedingAttention(
   metrics: WorkerMetrics,
   count: (pendingSeconds: number) => Promise<Record<'live' | 'test', { refundFailed: number; pending: number }>>,
   pendingSeconds = 1800,
+  timing: CountTiming = {},
 ): void {
   const gauge = metrics.cancellationsNeedingAttention as Gauge<'state' | 'mode'> & { collect?: () => Promise<void> };
+  const counted = boundedCount(() => count(pendingSeconds), timing);
   gauge.collect = async () => {
-    try {
-      const byMode = await count(pendingSeconds);
-      for (const mode of ['live', 'test'] as const) {
-        gauge.set({ state: 'refund_failed', mode }, byMode[mode].refundFailed);
-        gauge.set({ state: 'pending', mode }, byMode[mode].pending);
-      }
-    } catch {
-      gauge.reset();
+    const byMode = await counted();
+    if (!byMode) return gauge.reset();
+    for (const mode of ['live', 'test'] as const) {
+      gauge.set({ state: 'refund_failed', mode }, byMode[mode].refundFailed);
+      gauge.set({ state: 'pending', mode }, byMode[mode].pending);
     }
   };
 }
 
-export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>): void {
+/**
+ * Makes every scrape count paid purchases still without certificates 10 minutes after payment
+ * (`purchases_paid_without_certificates{mode}`, the figure behind the first alert), through
+ * `boundedCount`: a failed count (the database is down), or a late one whose last good count is
+ * too old, removes the series from that scrape instead of repeating a stale value, so the figure
+ * goes absent and `PaidWithoutCertificatesUnknown` fires rather than a stale 0 keeping the
+ * on-call quiet. The scrape itself always answers, within `timing.waitMs` of the count.
+ */
+export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>, timing: CountTiming = {}): void {
   const gauge = metrics.paidWithoutCertificates as Gauge & { collect?: () => Promise<void> };
+  const counted = boundedCount(() => count(600), timing);
   gauge.collect = async () => {
-    try {
-      const byMode = await count(600);
-      for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
-    } catch {
-      gauge.reset();
-    }
+    const byMode = await counted();
+    if (!byMode) return gauge.reset();
+    for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
   };
 }
 
