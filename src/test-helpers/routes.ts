@@ -1,7 +1,8 @@
 /**
  * `/api/v1/test_helpers/purchases/{id}/pay` and `/expire`: drive a test purchase's checkout
- * without a browser or the platform's webhook secret; `/test_clock`: move its policy's clock
- * forward (see `service.ts`). Test-mode keys only: a
+ * without a browser or the platform's webhook secret; `/refund` and `/renew`: what the processor
+ * reports after the payment (a refund made in its dashboard, a subscription's next paid invoice);
+ * `/test_clock`: move its policy's clock forward (see `service.ts`). Test-mode keys only: a
  * live key gets 404 ROUTE_NOT_FOUND. 200 with the event delivered; the workflow then moves the
  * purchase on (poll getCertificates or the purchase's status).
  */
@@ -43,6 +44,42 @@ const TestHelperResult = z
   })
   .meta({ id: 'TestHelperResult' });
 
+const RefundBody = z
+  .strictObject({
+    amount: z
+      .number()
+      .int()
+      .min(1)
+      .max(99_999_999)
+      .optional()
+      .meta({ description: 'How much to refund, in minor units of the purchase’s currency (cents for usd): at most what is left to refund. Default: all that is left (a full refund).', example: 1500 }),
+  })
+  .meta({ id: 'TestHelperRefundRequest' });
+const RenewBody = z.strictObject({}).meta({ id: 'TestHelperRenewRequest' });
+const TestHelperEvent = z.object({ id: z.string().meta({ example: 'evt_testhelper_3f9c…' }), type: z.string().meta({ example: 'charge.refunded' }) });
+const TestRefundResult = z
+  .object({
+    purchase_id: z.number().int(),
+    event: TestHelperEvent,
+    relayed: z.boolean().meta({ description: 'The event reached the refund handling' }),
+    amount: z.number().int().meta({ description: 'This refund, minor units', example: 1500 }),
+    amount_refunded: z.number().int().meta({ description: 'Refunded on the purchase in all, this refund included, minor units (as recorded within 5 s; the earlier total if it took longer)', example: 1500 }),
+    refunded: z.boolean().meta({ description: 'Whether the purchase is refunded in full now: status `refunded`, its certificates void' }),
+    purchase_status: z.string().meta({ example: 'issued' }),
+  })
+  .meta({ id: 'TestHelperRefundResult' });
+const TestRenewalResult = z
+  .object({
+    purchase_id: z.number().int().meta({ description: 'The subscription’s first purchase (the one the processor’s invoice names)' }),
+    event: TestHelperEvent,
+    relayed: z.boolean().meta({ description: 'The event reached the renewal handling' }),
+    invoice: z.string().meta({ description: 'The made-up invoice that paid the period', example: 'in_testhelper_9a1f…' }),
+    payment_intent: z.string().meta({ description: 'Its made-up payment intent: the new period’s handle for getCertificates (or use renewal_purchase_id)', example: 'pi_testhelper_77c2…' }),
+    renewal_purchase_id: z.number().int().nullable().meta({ description: 'The new period’s purchase, its certificates being issued; null if the renewal took longer than 5 s to create (list the subscription’s periods to find it)' }),
+    renewal_period: z.number().int().nullable().meta({ description: 'Which renewal it is: 1 for the first renewal (the second month), 2 for the next…' }),
+  })
+  .meta({ id: 'TestHelperRenewResult' });
+
 const IdParam = z.object({ id: z.string().meta({ description: 'Purchase id (`purchase_id` of the checkout), integer >= 1', example: '42' }) });
 const errors = {
   400: { description: 'VALIDATION_ERROR (body or id), INVALID_REQUEST (no checkout session yet, or no longer awaiting payment)', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
@@ -61,6 +98,20 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
       parseBody(ExpireBody, ctx.request.body);
       ctx.body = ok(await service.expire(ctx.state.principal!, id), 'Test checkout expiry delivered');
+    });
+
+    router.post('/test_helpers/purchases/:id/refund', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      // Whose purchase first (a live key, another account's id: 404 whatever the body), then the body.
+      await service.ownTestPurchase(ctx.state.principal!, id);
+      const body = parseBody(RefundBody, ctx.request.body ?? {});
+      ctx.body = ok(await service.refund(ctx.state.principal!, id, body.amount), 'Test refund delivered');
+    });
+    router.post('/test_helpers/purchases/:id/renew', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      await service.ownTestPurchase(ctx.state.principal!, id);
+      parseBody(RenewBody, ctx.request.body ?? {});
+      ctx.body = ok(await service.renew(ctx.state.principal!, id), 'Test renewal delivered');
     });
 
     router.post('/test_helpers/purchases/:id/test_clock', async (ctx) => {
@@ -94,9 +145,41 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
       tags: ['Test helpers'],
       summary: 'Pay (or fail) a test purchase’s checkout, as the processor’s signed event would',
       description:
-        'Test-mode keys only. Sends the purchase the same signed event the processor sends when a checkout is paid (`checkout.session.completed`) or its payment fails afterwards (`checkout.session.async_payment_failed`), through the same webhook handling; certificates follow as after a real payment. No money moves: the payment intent id is made up (`pi_testhelper_…`) unless the purchase has one, and a subscription paid this way has no processor subscription, so no renewals follow.',
+        'Test-mode keys only. Sends the purchase the same signed event the processor sends when a checkout is paid (`checkout.session.completed`) or its payment fails afterwards (`checkout.session.async_payment_failed`), through the same webhook handling; certificates follow as after a real payment. No money moves: the payment intent id is made up (`pi_testhelper_…`), and a subscription paid this way has no processor subscription: its next months come from the renew helper.',
       request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: PayBody } } } },
       responses: { 200: { description: 'Delivered', content: { 'application/json': { schema: successEnvelope(TestHelperResult, 'TestHelperPayResponse') } } }, ...gatewayResponses, ...errors },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/test_helpers/purchases/{id}/refund',
+      operationId: 'refundTestPurchase',
+      tags: ['Test helpers'],
+      summary: 'Refund a paid test purchase in full or in part, as the processor reports a refund made in its dashboard',
+      description:
+        'Test-mode keys only. Sends the signed `charge.refunded` event the processor sends when a payment is refunded outside this service (its dashboard, a support agent), through the same webhook handling: the refund is recorded on the purchase (`refunded_minor` grows by `amount`); a refund of all that is left ends the purchase `refunded`, voids its certificates (the verification page says so) and sends your endpoints `purchase.refunded`. Refund in parts by calling again, one call after the other. No money moves. To cancel covered units with a refund computed by the product’s terms, use a cancellation instead.',
+      request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: RefundBody } } } },
+      responses: {
+        200: { description: 'Delivered', content: { 'application/json': { schema: successEnvelope(TestRefundResult, 'TestHelperRefundResponse') } } },
+        ...gatewayResponses,
+        400: { description: 'VALIDATION_ERROR (body or id; an amount above what is left to refund), INVALID_REQUEST (not paid, or refunded in full already)', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
+        404: errors[404],
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/test_helpers/purchases/{id}/renew',
+      operationId: 'renewTestSubscription',
+      tags: ['Test helpers'],
+      summary: 'Pay a test subscription’s next month, as the processor reports its billing-cycle invoice paid',
+      description:
+        'Test-mode keys only. `id` is any period of a paid subscription purchase. Sends the signed `invoice.paid` event (billing reason `subscription_cycle`) the processor sends each month, through the same webhook handling: the next period’s purchase is created with its covered units a month after the last period’s, its certificates are issued, and your endpoints get `subscription.renewed` then `certificates.issued`. Each call pays one more month. No money moves: the invoice and payment intent ids are made up.',
+      request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: RenewBody } } } },
+      responses: {
+        200: { description: 'Delivered', content: { 'application/json': { schema: successEnvelope(TestRenewalResult, 'TestHelperRenewResponse') } } },
+        ...gatewayResponses,
+        400: { description: 'VALIDATION_ERROR (body or id), INVALID_REQUEST (a one-time purchase, a subscription not paid yet, or one that has ended)', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
+        404: errors[404],
+      },
     });
     registry.registerPath({
       method: 'post',

@@ -12,10 +12,19 @@
  * certificate lookups by a shared payment intent answer 409), and the processor's own checkout
  * session is not touched.
  *
+ * After the payment, two more helpers drive what the processor reports later, through the same
+ * webhook handling: `refund` (`charge.refunded` of the purchase's charge, full or partial: the
+ * refund workflow records it, a full one ends the purchase `refunded` and voids its
+ * certificates) and `renew` (a subscription's paid billing-cycle invoice, `invoice.paid` with
+ * billing reason `subscription_cycle`: the renewal workflow creates the next period's purchase
+ * and issues its certificates). Amounts are integer minor units of the purchase's currency.
+ *
  * Errors (AppError): ROUTE_NOT_FOUND (404) for a live key, as if the helpers did not exist;
  * NOT_FOUND (404) for a purchase that is not the key's account's or not in test mode;
  * INVALID_REQUEST (400) for a purchase without a checkout session yet, or one already paid,
- * refunded, expired or failed (nothing to pay or end any more).
+ * refunded, expired or failed (nothing to pay or end any more); for `refund`, one not paid or
+ * fully refunded, and VALIDATION_ERROR (400) for an amount above what is left to refund; for
+ * `renew`, one that is not a paid subscription whose subscription is still running.
  */
 import { randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
@@ -43,10 +52,38 @@ export interface TestHelperResult {
   payment_intent: string | null;
 }
 
+/** What the refund helper answers: the event and the purchase's refunds after it (minor units). */
+export interface TestRefundResult {
+  purchase_id: number;
+  event: { id: string; type: string };
+  relayed: boolean;
+  /** This refund, minor units. */
+  amount: number;
+  /** Refunded on the purchase's charge in all, this refund included (minor units), once recorded. */
+  amount_refunded: number;
+  /** Whether the whole charge is refunded now (the purchase is `refunded`, its certificates void). */
+  refunded: boolean;
+  purchase_status: PurchaseRecord['status'];
+}
+
+/** What the renewal helper answers: the event and the next period's purchase once created. */
+export interface TestRenewalResult {
+  purchase_id: number;
+  event: { id: string; type: string };
+  relayed: boolean;
+  /** The made-up invoice that paid the period (`in_testhelper_…`) and its payment intent. */
+  invoice: string;
+  payment_intent: string;
+  /** The new period's purchase, once the renewal workflow created it (null if not within moments). */
+  renewal_purchase_id: number | null;
+  /** Its period number (1: the first renewal), with the purchase. */
+  renewal_period: number | null;
+}
+
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 export function createTestHelperService(deps: {
-  purchases: Pick<PurchasesRepository, 'findById' | 'advanceTestClock'>;
+  purchases: Pick<PurchasesRepository, 'findById' | 'advanceTestClock' | 'subscriptionPeriods'>;
   /** Tells a purchase's policy workflow its test clock moved. */
   workflows: Pick<PurchaseWorkflows, 'testClockAdvanced'>;
   webhooks: Pick<WebhookService, 'handle'>;
@@ -58,16 +95,6 @@ export function createTestHelperService(deps: {
   settleMs?: number;
 }) {
   const settleMs = deps.settleMs ?? 5000;
-
-  /** The purchase's status once it differs from `from`, polled every 100 ms for up to `settleMs`; else `from`. */
-  async function statusAfter(purchaseId: number, from: PurchaseRecord['status']): Promise<PurchaseRecord['status']> {
-    const deadline = Date.now() + settleMs;
-    for (;;) {
-      const now = (await deps.purchases.findById(purchaseId))?.status ?? from;
-      if (now !== from || Date.now() >= deadline) return now;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   /** The purchase the key may drive: its account's, in test mode, with an open checkout. */
   async function openTestPurchase(principal: Principal, purchaseId: number): Promise<PurchaseRecord> {
@@ -81,31 +108,37 @@ export function createTestHelperService(deps: {
     return purchase;
   }
 
-  async function deliver(purchase: PurchaseRecord, type: string, object: Record<string, unknown>): Promise<TestHelperResult> {
-    const payload = JSON.stringify({
-      id: randomId('evt_testhelper'),
-      object: 'event',
-      type,
-      livemode: false,
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: purchase.checkoutSessionId,
-          object: 'checkout.session',
-          livemode: false,
-          mode: purchase.billing === 'subscription' ? 'subscription' : 'payment',
-          client_reference_id: String(purchase.id),
-          metadata: { purchase_id: String(purchase.id) },
-          ...object,
-        },
-      },
-    });
+  /** Signs event `type` about `object` as the processor would and hands it to the webhook handling. */
+  async function sendEvent(type: string, object: Record<string, unknown>): Promise<{ event: { id: string; type: string }; result: WebhookResult }> {
+    const event = { id: randomId('evt_testhelper'), type };
+    const payload = JSON.stringify({ ...event, object: 'event', livemode: false, created: Math.floor(Date.now() / 1000), data: { object } });
     const signature = deps.stripe.webhooks.generateTestHeaderString({ payload, secret: deps.webhookSecret });
-    const result: WebhookResult = await deps.webhooks.handle(payload, signature);
-    const event = JSON.parse(payload) as { id: string; type: string };
+    return { event, result: await deps.webhooks.handle(payload, signature) };
+  }
+
+  /** Polls `read` every 100 ms until `done` holds or `settleMs` passed; answers the last value read. */
+  async function settle<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+    const deadline = Date.now() + settleMs;
+    for (;;) {
+      const value = await read();
+      if (done(value) || Date.now() >= deadline) return value;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async function deliver(purchase: PurchaseRecord, type: string, object: Record<string, unknown>): Promise<TestHelperResult> {
+    const { event, result } = await sendEvent(type, {
+      id: purchase.checkoutSessionId,
+      object: 'checkout.session',
+      livemode: false,
+      mode: purchase.billing === 'subscription' ? 'subscription' : 'payment',
+      client_reference_id: String(purchase.id),
+      metadata: { purchase_id: String(purchase.id) },
+      ...object,
+    });
     const paymentIntent = typeof object.payment_intent === 'string' ? object.payment_intent : null;
     // Answer what the event did, not the status from before it (the workflow applies it within moments).
-    const status = result.relayed ? await statusAfter(purchase.id, purchase.status) : purchase.status;
+    const status = result.relayed ? await settle(async () => (await deps.purchases.findById(purchase.id))?.status ?? purchase.status, (now) => now !== purchase.status) : purchase.status;
     return { purchase_id: purchase.id, event: { id: event.id, type: event.type }, relayed: result.relayed, purchase_status: status, payment_intent: paymentIntent };
   }
 
@@ -162,6 +195,98 @@ export function createTestHelperService(deps: {
         return deliver(purchase, 'checkout.session.async_payment_failed', { status: 'complete', payment_status: 'unpaid', payment_intent: paymentIntent });
       }
       return deliver(purchase, 'checkout.session.completed', { status: 'complete', payment_status: 'paid', payment_intent: paymentIntent });
+    },
+
+    /**
+     * Refunds `amountMinor` (default: all that is left) of the paid test purchase's charge, as the
+     * processor reports a refund made in its dashboard: a signed `charge.refunded` of the purchase's
+     * made-up charge (`ch_testhelper_<purchase id>`), whose `amount_refunded` is the running total
+     * (earlier refunds plus this one) and `refunded` whether the whole total is refunded now. The
+     * refund workflow records it; a full refund ends the purchase `refunded` and voids its
+     * certificates. No money moves. Refunds of one purchase are meant one after another: two sent
+     * at once both read the same earlier total, and count as one, as two processor events carrying
+     * the same running total would.
+     * Errors: INVALID_REQUEST (400) for a purchase not paid (no payment intent) or fully refunded;
+     * VALIDATION_ERROR (400, path `amount`) for more than is left; ROUTE_NOT_FOUND, NOT_FOUND (404).
+     */
+    async refund(principal: Principal, purchaseId: number, amountMinor?: number): Promise<TestRefundResult> {
+      const purchase = await ownTestPurchase(principal, purchaseId);
+      if (!purchase.paidAt || !purchase.paymentIntentId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no charge to refund`);
+      const left = purchase.totalMinor - purchase.refundedMinor;
+      if (purchase.status === 'refunded' || left <= 0) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is refunded in full: there is nothing left to refund`);
+      const amount = amountMinor ?? left;
+      if (amount > left) {
+        throw new AppError('VALIDATION_ERROR', `amount: at most ${left} (minor units) is left to refund of purchase ${purchaseId}`, { details: [{ path: 'amount', message: `must be at most ${left}` }] });
+      }
+      const total = purchase.refundedMinor + amount;
+      const { event, result } = await sendEvent('charge.refunded', {
+        id: `ch_testhelper_${purchase.id}`,
+        object: 'charge',
+        livemode: false,
+        amount: purchase.totalMinor,
+        amount_captured: purchase.totalMinor,
+        amount_refunded: total,
+        refunded: total >= purchase.totalMinor,
+        currency: purchase.currency,
+        paid: true,
+        status: 'succeeded',
+        payment_intent: purchase.paymentIntentId,
+        metadata: { purchase_id: String(purchase.id) },
+      });
+      const after = result.relayed ? await settle(() => deps.purchases.findById(purchase.id), (p) => (p?.refundedMinor ?? 0) >= total) : purchase;
+      return {
+        purchase_id: purchase.id,
+        event,
+        relayed: result.relayed,
+        amount,
+        amount_refunded: after?.refundedMinor ?? purchase.refundedMinor,
+        refunded: after?.status === 'refunded',
+        purchase_status: after?.status ?? purchase.status,
+      };
+    },
+
+    /**
+     * Pays the next billing period of a test subscription, as the processor reports its
+     * billing-cycle invoice paid: a signed `invoice.paid` (billing reason `subscription_cycle`, a
+     * made-up invoice `in_testhelper_…` and payment intent `pi_testhelper_…`, for the subscription's
+     * total) naming the subscription's first purchase. The renewal workflow creates the next
+     * period's purchase (its covered units a month on) and issues its certificates, as for a real
+     * renewal. `purchaseId` may be any period of the subscription. No money moves.
+     * Errors: INVALID_REQUEST (400) for a purchase that is not a subscription, not paid, or whose
+     * subscription has ended; ROUTE_NOT_FOUND, NOT_FOUND (404).
+     */
+    async renew(principal: Principal, purchaseId: number): Promise<TestRenewalResult> {
+      const named = await ownTestPurchase(principal, purchaseId);
+      if (named.billing !== 'subscription') throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is a one-time purchase: only a subscription renews`);
+      const first = named.renewalOfPurchaseId === null ? named : await deps.purchases.findById(named.renewalOfPurchaseId);
+      if (!first) throw notFound('Purchase', purchaseId);
+      if (!first.paidAt) throw new AppError('INVALID_REQUEST', `Purchase ${first.id} is ${first.status}: a subscription renews only after its first period is paid`);
+      if (first.subscriptionEndedAt || first.status === 'refunded') throw new AppError('INVALID_REQUEST', `The subscription of purchase ${first.id} has ended: it renews no more`);
+      const before = (await deps.purchases.subscriptionPeriods(first.id)).length;
+      const invoice = randomId('in_testhelper');
+      const paymentIntent = randomId('pi_testhelper');
+      const { event, result } = await sendEvent('invoice.paid', {
+        id: invoice,
+        object: 'invoice',
+        livemode: false,
+        billing_reason: 'subscription_cycle',
+        status: 'paid',
+        amount_paid: first.totalMinor,
+        currency: first.currency,
+        parent: { type: 'subscription_details', subscription_details: { subscription: first.payprocSubscriptionId, metadata: { purchase_id: String(first.id) } } },
+        payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: paymentIntent } }] },
+      });
+      const periods = result.relayed ? await settle(() => deps.purchases.subscriptionPeriods(first.id), (all) => all.length > before) : [];
+      const renewal = periods.length > before ? periods.find((p) => p.paymentIntentId === paymentIntent) ?? null : null;
+      return {
+        purchase_id: first.id,
+        event,
+        relayed: result.relayed,
+        invoice,
+        payment_intent: paymentIntent,
+        renewal_purchase_id: renewal?.id ?? null,
+        renewal_period: renewal ? periods.indexOf(renewal) : null,
+      };
     },
 
     /** Reports the test purchase's checkout expired: the purchase ends `expired`. */

@@ -1,13 +1,14 @@
 /**
- * Test-mode helpers (`/api/v1/test_helpers/purchases/{id}/pay|expire`) against the Temporal dev
- * server, PostgreSQL, stripe-mock and fake-gcs-server: each one goes through the webhook
- * handling (the event is stored like a processor's) and the purchase workflow, to certificates,
- * `failed` or `expired`; live keys and other accounts are refused.
+ * Test-mode helpers (`/api/v1/test_helpers/purchases/{id}/pay|expire|refund|renew`) against the
+ * Temporal dev server, PostgreSQL, stripe-mock and fake-gcs-server: each one goes through the
+ * webhook handling (the event is stored like a processor's) and the workflow it starts or signals,
+ * to certificates, `failed`, `expired`, a recorded refund or the next month of a subscription;
+ * live keys and other accounts are refused.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
+import { checkout, createQuotingAccount, issuedPurchase, type QuotingAccount } from '../helpers/purchases';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 
 let worker: TestWorker;
@@ -26,7 +27,7 @@ afterAll(async () => {
   await worker.shutdown();
 });
 
-const helper = (key: string, purchaseId: number | string, action: 'pay' | 'expire', body?: unknown, headers: Record<string, string> = {}) =>
+const helper = (key: string, purchaseId: number | string, action: 'pay' | 'expire' | 'refund' | 'renew', body?: unknown, headers: Record<string, string> = {}) =>
   call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/${action}`, { method: 'POST', key, headers, ...(body === undefined ? {} : { body }) });
 const purchaseRow = (id: number) => app.container.db('purchases').where({ id }).first();
 const result = (id: number) => app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result() as Promise<PurchaseStatusView>;
@@ -113,6 +114,118 @@ describe('POST /api/v1/test_helpers/purchases/{id}/expire', () => {
   }, 60_000);
 });
 
+describe('POST /api/v1/test_helpers/purchases/{id}/refund', () => {
+  test('when a paid test purchase is refunded in part and then in full, then each refund is recorded through the refund handling and the full one ends it refunded', async () => {
+    const purchaseId = await issuedPurchase(app, account);
+    const total = Number((await purchaseRow(purchaseId)).total_minor);
+    expect(total).toBeGreaterThan(500);
+
+    const tooMuch = await helper(account.key, purchaseId, 'refund', { amount: total + 1 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'amount', message: `must be at most ${total}` }] });
+
+    const part = await helper(account.key, purchaseId, 'refund', { amount: 500 });
+    expect(part.status).toBe(200);
+    expect(part.body).toEqual({
+      success: true,
+      data: { purchase_id: purchaseId, event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'charge.refunded' }, relayed: true, amount: 500, amount_refunded: 500, refunded: false, purchase_status: 'issued' },
+      message: 'Test refund delivered',
+    });
+    // Stored like the processor's event, about the purchase's own payment intent.
+    const stored = await app.container.db('payproc_events').where({ id: part.body.data.event.id }).first();
+    expect(stored).toMatchObject({ type: 'charge.refunded', livemode: false, purchase_id: purchaseId });
+    expect(stored.payload.data.object).toMatchObject({ object: 'charge', amount: total, amount_refunded: 500, refunded: false, payment_intent: (await purchaseRow(purchaseId)).payment_intent_id });
+    expect(await purchaseRow(purchaseId)).toMatchObject({ refunded_minor: '500', status: 'issued' });
+
+    // The rest: the running total reaches the purchase's total.
+    const rest = await helper(account.key, purchaseId, 'refund');
+    expect(rest.status).toBe(200);
+    expect(rest.body.data).toMatchObject({ amount: total - 500, amount_refunded: total, refunded: true, purchase_status: 'refunded' });
+    expect(await purchaseRow(purchaseId)).toMatchObject({ refunded_minor: String(total), status: 'refunded' });
+    await eventually(async () => (await app.container.db('agency_events').where({ purchase_id: purchaseId, type: 'purchase.refunded' })).length >= 1);
+
+    const again = await helper(account.key, purchaseId, 'refund', { amount: 1 });
+    expect(again.status).toBe(400);
+    expect(again.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is refunded in full: there is nothing left to refund` });
+  }, 120_000);
+
+  test('when the purchase is not paid yet, then 400 INVALID_REQUEST and nothing is delivered', async () => {
+    const { purchaseId } = await checkout(app, account);
+    const res = await helper(account.key, purchaseId, 'refund');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no charge to refund` });
+    expect(await app.container.db('payproc_events').where({ purchase_id: purchaseId })).toEqual([]);
+  });
+});
+
+describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
+  let monthlyProductId: number;
+  beforeAll(async () => {
+    const { question_set_id: questionSetId } = await app.container.db('product_lines').where({ id: account.productId }).first('question_set_id');
+    const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: account.key, body: { customerName: 'Monthly Event Liability', defaultPrice: 30, questionSetId, isRecurring: true } });
+    expect(product.status).toBe(201);
+    monthlyProductId = product.body.data.id;
+  });
+
+  test('when a paid test subscription is renewed twice, then each call creates the next month’s purchase with its own certificates', async () => {
+    const body = await account.quoteBody();
+    const [selection] = body.selected_product_lines_to_purchase as Array<Record<string, unknown>>;
+    const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+      method: 'POST',
+      key: account.key,
+      body: { ...body, selected_product_lines_to_purchase: [{ ...selection, product_line_template_id: monthlyProductId }] },
+    });
+    expect(quoted.status).toBe(200);
+    const purchaseId = quoted.body.purchase_id as number;
+
+    const early = await helper(account.key, purchaseId, 'renew');
+    expect(early.status).toBe(400);
+    expect(early.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is awaiting_payment: a subscription renews only after its first period is paid` });
+
+    expect((await helper(account.key, purchaseId, 'pay')).status).toBe(200);
+    expect((await result(purchaseId)).status).toBe('issued');
+
+    const first = await helper(account.key, purchaseId, 'renew');
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      success: true,
+      data: {
+        purchase_id: purchaseId,
+        event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'invoice.paid' },
+        relayed: true,
+        invoice: expect.stringMatching(/^in_testhelper_/),
+        payment_intent: expect.stringMatching(/^pi_testhelper_/),
+        renewal_purchase_id: expect.any(Number),
+        renewal_period: 1,
+      },
+      message: 'Test renewal delivered',
+    });
+    const renewalId = first.body.data.renewal_purchase_id as number;
+    expect(await purchaseRow(renewalId)).toMatchObject({ renewal_of_purchase_id: purchaseId, renewal_period: 1, payproc_invoice_id: first.body.data.invoice, payment_intent_id: first.body.data.payment_intent });
+    // The renewal's certificates cover the same days a month on.
+    await eventually(async () => (await purchaseRow(renewalId)).status === 'issued', 60_000);
+    const labels = async (id: number) => (await app.container.db('covered_units').where({ purchase_id: id }).orderBy('unit_index')).map((u) => u.local_label);
+    expect(await labels(purchaseId)).toEqual(['2027-05-01', '2027-05-02']);
+    expect(await labels(renewalId)).toEqual(['2027-06-01', '2027-06-02']);
+    expect(await app.container.db('certificates').where({ purchase_id: renewalId }).whereNotNull('storage_key')).toHaveLength(2);
+    await eventually(async () => (await app.container.db('agency_events').where({ purchase_id: renewalId, type: 'subscription.renewed' })).length === 1);
+
+    // Any period names the subscription; each call pays one more month.
+    const second = await helper(account.key, renewalId, 'renew');
+    expect(second.status).toBe(200);
+    expect(second.body.data).toMatchObject({ purchase_id: purchaseId, renewal_period: 2 });
+    expect(await labels(second.body.data.renewal_purchase_id)).toEqual(['2027-07-01', '2027-07-02']);
+  }, 180_000);
+
+  test('when the purchase is a one-time purchase, then 400 INVALID_REQUEST and nothing is delivered', async () => {
+    const purchaseId = await issuedPurchase(app, account);
+    const res = await helper(account.key, purchaseId, 'renew');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is a one-time purchase: only a subscription renews` });
+    expect(await app.container.db('purchases').where({ renewal_of_purchase_id: purchaseId })).toEqual([]);
+  }, 90_000);
+});
+
 describe('who may use the helpers, and bad input', () => {
   let purchaseId: number;
   beforeAll(async () => {
@@ -122,7 +235,7 @@ describe('who may use the helpers, and bad input', () => {
   test('when a live key of the same account calls them, then 404 ROUTE_NOT_FOUND, as if they did not exist', async () => {
     const rootAccountId = (await purchaseRow(purchaseId)).root_account_id;
     const live = (await createKey(app.container, { rootAccountId, mode: 'live' })).key;
-    for (const action of ['pay', 'expire'] as const) {
+    for (const action of ['pay', 'expire', 'refund', 'renew'] as const) {
       const res = await helper(live, purchaseId, action);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('ROUTE_NOT_FOUND');
@@ -136,6 +249,11 @@ describe('who may use the helpers, and bad input', () => {
     const theirs = await helper(otherKey, purchaseId, 'pay');
     expect(theirs.status).toBe(404);
     expect(theirs.body.error).toEqual({ code: 'NOT_FOUND', message: `Purchase ${purchaseId} not found` });
+    for (const action of ['refund', 'renew'] as const) {
+      const res = await helper(otherKey, purchaseId, action, { nonsense: true });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toEqual({ code: 'NOT_FOUND', message: `Purchase ${purchaseId} not found` });
+    }
     const missing = await helper(account.key, 2_000_000_000, 'expire');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('NOT_FOUND');
@@ -152,6 +270,14 @@ describe('who may use the helpers, and bad input', () => {
     const extra = await helper(account.key, purchaseId, 'expire', { now: true });
     expect(extra.status).toBe(400);
     expect(extra.body.error.code).toBe('VALIDATION_ERROR');
+    for (const amount of [0, 1.5, '100', -5]) {
+      const badAmount = await helper(account.key, purchaseId, 'refund', { amount });
+      expect(badAmount.status).toBe(400);
+      expect(badAmount.body.error.details[0].path).toBe('amount');
+    }
+    const renewExtra = await helper(account.key, purchaseId, 'renew', { months: 2 });
+    expect(renewExtra.status).toBe(400);
+    expect(renewExtra.body.error.code).toBe('VALIDATION_ERROR');
     expect((await purchaseRow(purchaseId)).status).toBe('awaiting_payment');
   });
 });
