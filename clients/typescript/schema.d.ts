@@ -638,9 +638,49 @@ export interface paths {
         put?: never;
         /**
          * Pay (or fail) a test purchase’s checkout, as the processor’s signed event would
-         * @description Test-mode keys only. Sends the purchase the same signed event the processor sends when a checkout is paid (`checkout.session.completed`) or its payment fails afterwards (`checkout.session.async_payment_failed`), through the same webhook handling; certificates follow as after a real payment. No money moves: the payment intent id is made up (`pi_testhelper_…`) unless the purchase has one, and a subscription paid this way has no processor subscription, so no renewals follow.
+         * @description Test-mode keys only. Sends the purchase the same signed event the processor sends when a checkout is paid (`checkout.session.completed`) or its payment fails afterwards (`checkout.session.async_payment_failed`), through the same webhook handling; certificates follow as after a real payment. No money moves: the payment intent id is made up (`pi_testhelper_…`), and a subscription paid this way has no processor subscription: its next months come from the renew helper.
          */
         post: operations["payTestPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/purchases/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a paid test purchase in full or in part, as the processor reports a refund made in its dashboard
+         * @description Test-mode keys only. Sends the signed `charge.refunded` event the processor sends when a payment is refunded outside this service (its dashboard, a support agent), through the same webhook handling: the refund is recorded on the purchase (`refunded_minor` grows by `amount`); a refund of all that is left ends the purchase `refunded`, voids its certificates (the verification page says so) and sends your endpoints `purchase.refunded`. Refund in parts by calling again, one call after the other. No money moves. To cancel covered units with a refund computed by the product’s terms, use a cancellation instead.
+         */
+        post: operations["refundTestPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/purchases/{id}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a test subscription’s next month, as the processor reports its billing-cycle invoice paid
+         * @description Test-mode keys only. `id` is any period of a paid subscription purchase. Sends the signed `invoice.paid` event (billing reason `subscription_cycle`) the processor sends each month, through the same webhook handling: the next period’s purchase is created with its covered units a month after the last period’s, its certificates are issued, and your endpoints get `subscription.renewed` then `certificates.issued`. Each call pays one more month. No money moves: the invoice and payment intent ids are made up.
+         */
+        post: operations["renewTestSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4342,6 +4382,77 @@ export interface components {
              */
             outcome?: "paid" | "failed";
         };
+        TestHelperRefundResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["TestHelperRefundResult"];
+            message: string;
+        };
+        TestHelperRefundResult: {
+            purchase_id: number;
+            event: {
+                /** @example evt_testhelper_3f9c… */
+                id: string;
+                /** @example charge.refunded */
+                type: string;
+            };
+            /** @description The event reached the refund handling */
+            relayed: boolean;
+            /**
+             * @description This refund, minor units
+             * @example 1500
+             */
+            amount: number;
+            /**
+             * @description Refunded on the purchase in all, this refund included, minor units (as recorded within 5 s; the earlier total if it took longer)
+             * @example 1500
+             */
+            amount_refunded: number;
+            /** @description Whether the purchase is refunded in full now: status `refunded`, its certificates void */
+            refunded: boolean;
+            /** @example issued */
+            purchase_status: string;
+        };
+        TestHelperRefundRequest: {
+            /**
+             * @description How much to refund, in minor units of the purchase’s currency (cents for usd): at most what is left to refund. Default: all that is left (a full refund).
+             * @example 1500
+             */
+            amount?: number;
+        };
+        TestHelperRenewResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["TestHelperRenewResult"];
+            message: string;
+        };
+        TestHelperRenewResult: {
+            /** @description The subscription’s first purchase (the one the processor’s invoice names) */
+            purchase_id: number;
+            event: {
+                /** @example evt_testhelper_3f9c… */
+                id: string;
+                /** @example charge.refunded */
+                type: string;
+            };
+            /** @description The event reached the renewal handling */
+            relayed: boolean;
+            /**
+             * @description The made-up invoice that paid the period
+             * @example in_testhelper_9a1f…
+             */
+            invoice: string;
+            /**
+             * @description Its made-up payment intent: the new period’s handle for getCertificates (or use renewal_purchase_id)
+             * @example pi_testhelper_77c2…
+             */
+            payment_intent: string;
+            /** @description The new period’s purchase, its certificates being issued; null if the renewal took longer than 5 s to create (list the subscription’s periods to find it) */
+            renewal_purchase_id: number | null;
+            /** @description Which renewal it is: 1 for the first renewal (the second month), 2 for the next… */
+            renewal_period: number | null;
+        };
+        TestHelperRenewRequest: Record<string, never>;
         TestHelperExpireResponse: {
             /** @enum {boolean} */
             success: true;
@@ -4982,7 +5093,8 @@ export interface components {
          *             }
          *           ]
          *         }
-         *       ]
+         *       ],
+         *       "receipt": null
          *     }
          */
         GetInvoiceDataResponse: {
@@ -4990,12 +5102,29 @@ export interface components {
             /** @description The payment intent of the purchase; null before the buyer pays */
             payment_intent: string | null;
             /**
-             * @description `invoiced`: `invoices` holds the processor’s invoice(s); `unpaid`: no successful payment yet, `invoices` is empty (the invoice appears once the buyer pays through checkout); `pending`: paid through checkout, but the processor has not attached the invoice yet (`invoices` empty; retry with backoff, it usually appears within seconds); `not_invoiced`: paid without a processor invoice (a saved-card charge through processUserDirectPayprocPayment), `invoices` empty and the payment intent is the record
+             * @description `invoiced`: `invoices` holds the processor’s invoice(s); `unpaid`: no successful payment yet, `invoices` is empty (the invoice appears once the buyer pays through checkout); `pending`: paid through checkout, but the processor has not attached the invoice yet (`invoices` empty; retry with backoff, it usually appears within seconds); `not_invoiced`: paid without a processor invoice (a saved-card charge through processUserDirectPayprocPayment), `invoices` empty and `receipt` holds the processor’s receipt of the payment
              * @enum {string}
              */
             status: "invoiced" | "unpaid" | "pending" | "not_invoiced";
             /** @description The processor’s invoices of the purchase, newest first: at most one for a one-time purchase; one per billing period for a subscription */
             invoices: components["schemas"]["InvoiceData"][];
+            /** @description For a purchase paid without a processor invoice (`status` `not_invoiced`: a saved-card charge), the processor’s receipt of the payment, the record to give the buyer; null otherwise (the invoice is the record), and null when the processor holds no paid charge for the payment intent (a test helper’s made-up one) */
+            receipt: {
+                /** @description The processor's charge that took the payment (ch_…) */
+                charge_id: string;
+                /** @description Amount charged, integer minor units of `currency` (e.g. cents) */
+                amount: number;
+                /** @description Amount refunded of it so far (0 when none), integer minor units of `currency` (e.g. cents) */
+                amount_refunded: number;
+                /** @description ISO 4217, lowercase */
+                currency: string;
+                /** @description When the charge was made, ISO 8601 UTC */
+                paid_at: string;
+                /** @description The receipt number the processor gave it; null until a receipt was emailed */
+                receipt_number: string | null;
+                /** @description The processor's page of the receipt (always current: refunds show on it) */
+                receipt_url: string | null;
+            } | null;
         };
         InvoiceData: {
             /** @description The processor's invoice id (in_…) */
@@ -10539,6 +10668,274 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_ERROR (body or id), INVALID_REQUEST (no checkout session yet, or no longer awaiting payment) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND for a live key; NOT_FOUND for a purchase that is not this account’s test purchase */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    refundTestPurchase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id (`purchase_id` of the checkout), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestHelperRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description Delivered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestHelperRefundResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (body or id; an amount above what is left to refund), INVALID_REQUEST (not paid, or refunded in full already) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND for a live key; NOT_FOUND for a purchase that is not this account’s test purchase */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    renewTestSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id (`purchase_id` of the checkout), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestHelperRenewRequest"];
+            };
+        };
+        responses: {
+            /** @description Delivered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestHelperRenewResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (body or id), INVALID_REQUEST (a one-time purchase, a subscription not paid yet, or one that has ended) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -66,6 +66,19 @@ export const InvoiceData = z
   .meta({ id: 'InvoiceData' });
 export type InvoiceData = z.infer<typeof InvoiceData>;
 
+export const PaymentReceipt = z
+  .object({
+    charge_id: z.string().meta({ description: "The processor's charge that took the payment (ch_…)" }),
+    amount: minor('Amount charged'),
+    amount_refunded: minor('Amount refunded of it so far (0 when none)'),
+    currency: z.string().meta({ description: 'ISO 4217, lowercase' }),
+    paid_at: instant('When the charge was made'),
+    receipt_number: z.string().nullable().meta({ description: 'The receipt number the processor gave it; null until a receipt was emailed' }),
+    receipt_url: z.string().nullable().meta({ description: "The processor's page of the receipt (always current: refunds show on it)" }),
+  })
+  .meta({ id: 'PaymentReceipt' });
+export type PaymentReceipt = z.infer<typeof PaymentReceipt>;
+
 export const INVOICE_DATA_STATUSES = ['invoiced', 'unpaid', 'pending', 'not_invoiced'] as const;
 export type InvoiceDataStatus = (typeof INVOICE_DATA_STATUSES)[number];
 
@@ -75,10 +88,14 @@ export const GetInvoiceDataResponse = z
     payment_intent: z.string().nullable().meta({ description: 'The payment intent of the purchase; null before the buyer pays' }),
     status: z.enum(INVOICE_DATA_STATUSES).meta({
       description:
-        '`invoiced`: `invoices` holds the processor’s invoice(s); `unpaid`: no successful payment yet, `invoices` is empty (the invoice appears once the buyer pays through checkout); `pending`: paid through checkout, but the processor has not attached the invoice yet (`invoices` empty; retry with backoff, it usually appears within seconds); `not_invoiced`: paid without a processor invoice (a saved-card charge through processUserDirectPayprocPayment), `invoices` empty and the payment intent is the record',
+        '`invoiced`: `invoices` holds the processor’s invoice(s); `unpaid`: no successful payment yet, `invoices` is empty (the invoice appears once the buyer pays through checkout); `pending`: paid through checkout, but the processor has not attached the invoice yet (`invoices` empty; retry with backoff, it usually appears within seconds); `not_invoiced`: paid without a processor invoice (a saved-card charge through processUserDirectPayprocPayment), `invoices` empty and `receipt` holds the processor’s receipt of the payment',
     }),
     invoices: z.array(InvoiceData).meta({
       description: 'The processor’s invoices of the purchase, newest first: at most one for a one-time purchase; one per billing period for a subscription',
+    }),
+    receipt: PaymentReceipt.nullable().meta({
+      description:
+        'For a purchase paid without a processor invoice (`status` `not_invoiced`: a saved-card charge), the processor’s receipt of the payment, the record to give the buyer; null otherwise (the invoice is the record), and null when the processor holds no paid charge for the payment intent (a test helper’s made-up one)',
     }),
   })
   .meta({
@@ -130,6 +147,7 @@ export const GetInvoiceDataResponse = z
           ],
         },
       ],
+      receipt: null,
     },
   });
 export type GetInvoiceDataResponse = z.infer<typeof GetInvoiceDataResponse>;

@@ -12,7 +12,10 @@
  * No invoice (200, `invoices: []`, `status` says why): `unpaid` (no session yet, or the session
  * is not paid), `pending` (the session is paid but the processor has not attached the invoice
  * yet; retry with backoff), `not_invoiced` (paid without an invoice: a saved-card charge, which
- * expires the checkout session, or a session created without invoice creation).
+ * expires the checkout session, or a session created without invoice creation). A `not_invoiced`
+ * purchase answers the processor's receipt instead (`receipt`: the payment intent's latest
+ * charge, read with the payment intent; null when the processor holds none, e.g. a test helper's
+ * made-up payment intent, which it answers 404); every other answer has `receipt: null`.
  *
  * Errors (bare body, spec §7.2): 404 NOT_FOUND for a purchase that is unknown or outside the
  * caller's scope — another root account, another teammate (teammate surface), the other mode
@@ -29,7 +32,7 @@ import type { Payproc } from '../payproc/client';
 import { withProcessorErrors } from '../payproc/errors';
 import { idOf } from '../payproc/ids';
 import type { InvoicedPurchase, InvoicesRepository } from './repository';
-import type { GetInvoiceDataResponse, InvoiceData, InvoiceDataStatus, InvoiceLine } from './schemas';
+import type { GetInvoiceDataResponse, InvoiceData, InvoiceDataStatus, InvoiceLine, PaymentReceipt } from './schemas';
 
 /** Upper bound on lines read from one invoice (the processor's own limit is far lower). */
 const MAX_LINES = 10_000;
@@ -82,6 +85,20 @@ function toInvoice(inv: Stripe.Invoice, lines: Stripe.InvoiceLineItem[]): Invoic
   };
 }
 
+/** The receipt of a paid charge (null for a charge that is missing or not paid). */
+function toReceipt(charge: Stripe.Charge | string | null | undefined): PaymentReceipt | null {
+  if (!charge || typeof charge === 'string' || !charge.paid) return null;
+  return {
+    charge_id: charge.id,
+    amount: charge.amount,
+    amount_refunded: charge.amount_refunded,
+    currency: charge.currency,
+    paid_at: iso(charge.created),
+    receipt_number: charge.receipt_number ?? null,
+    receipt_url: charge.receipt_url ?? null,
+  };
+}
+
 /** Why a purchase whose session carries no invoice has none (see the module comment). */
 function noInvoiceStatus(purchase: InvoicedPurchase, session: Stripe.Checkout.Session): InvoiceDataStatus {
   const sessionPaid = session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
@@ -97,6 +114,17 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
     return stripe.invoices.listLineItems(invoice.id, { limit: 100 }).autoPagingToArray({ limit: MAX_LINES });
   }
 
+  /** The receipt of payment intent `id` (its latest charge), or null when the processor holds no such payment intent. */
+  async function receiptOf(stripe: Stripe, id: string): Promise<PaymentReceipt | null> {
+    try {
+      const intent = await stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] });
+      return toReceipt(intent.latest_charge);
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return null;
+      throw err;
+    }
+  }
+
   return {
     /**
      * Spec §4.5 `getInvoiceData`: the purchase named by `purchase_id`, `checkout_session_id` or `payment_intent` within
@@ -110,12 +138,15 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
       const found = await deps.repo.findPurchases(ref, { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid }, MAX_PAYMENT_INTENT_CANDIDATES);
       const purchase = onePurchase(ref, found, 'purchase');
 
-      const answer = (status: InvoiceDataStatus, invoices: InvoiceData[] = []): GetInvoiceDataResponse => ({
+      const answer = (status: InvoiceDataStatus, invoices: InvoiceData[] = [], receipt: PaymentReceipt | null = null): GetInvoiceDataResponse => ({
         purchase_id: purchase.purchaseId,
         payment_intent: purchase.paymentIntentId,
         status,
         invoices,
+        receipt,
       });
+      /** A paid purchase without an invoice: its receipt is the record. */
+      const notInvoiced = async (stripe: Stripe) => answer('not_invoiced', [], purchase.paymentIntentId ? await receiptOf(stripe, purchase.paymentIntentId) : null);
       // A subscription renewal was paid by a known invoice (no checkout session of its own).
       const knownInvoice = purchase.invoiceId;
       if (knownInvoice) {
@@ -125,15 +156,18 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
           return answer('invoiced', [toInvoice(invoice, await allLines(stripe, invoice))]);
         });
       }
-      // No session yet: nothing was offered for payment, so nothing to ask the processor.
-      if (!purchase.checkoutSessionId) return answer(purchase.paidAt ? 'not_invoiced' : 'unpaid');
-
       const stripe = deps.payproc.client(purchase.mode);
+      // No session yet: nothing was offered for payment through checkout (paid: by a saved card).
+      if (!purchase.checkoutSessionId) return purchase.paidAt ? withProcessorErrors(() => notInvoiced(stripe)) : answer('unpaid');
+
       const sessionId = purchase.checkoutSessionId;
       return withProcessorErrors(async () => {
         const session = await stripe.checkout.sessions.retrieve(sessionId);
         const invoiceId = idOf(session.invoice);
-        if (!invoiceId) return answer(noInvoiceStatus(purchase, session));
+        if (!invoiceId) {
+          const status = noInvoiceStatus(purchase, session);
+          return status === 'not_invoiced' ? notInvoiced(stripe) : answer(status);
+        }
         const invoice = await stripe.invoices.retrieve(invoiceId);
         return answer('invoiced', [toInvoice(invoice, await allLines(stripe, invoice))]);
       });

@@ -14,6 +14,8 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string's parameters (a GET's `expand[]`, say). */
+  query: URLSearchParams;
   params: URLSearchParams;
   idempotencyKey: string | undefined;
   authorization: string | undefined;
@@ -67,6 +69,7 @@ export async function startProcessorProxy(target = process.env.PAYPROC_API_BASE 
       const recorded: RecordedRequest = {
         method: req.method ?? 'GET',
         path,
+        query: new URLSearchParams((req.url ?? '').split('?')[1] ?? ''),
         params: new URLSearchParams(body.toString()),
         idempotencyKey: req.headers['idempotency-key'] as string | undefined,
         authorization: req.headers.authorization,

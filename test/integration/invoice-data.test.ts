@@ -286,6 +286,7 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
           ],
         },
       ],
+      receipt: null,
     });
     for (const amount of [res.body.invoices[0].total, ...res.body.invoices[0].lines.map((l: { amount: number }) => l.amount)]) expect(Number.isInteger(amount)).toBe(true);
     // the same purchase named by its id reads the same
@@ -366,25 +367,81 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
 
     const row = await env.app.container.db('purchases').where({ id: p.purchaseId }).first();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ purchase_id: p.purchaseId, payment_intent: row.payment_intent_id, status: 'unpaid', invoices: [] });
+    expect(res.body).toEqual({ purchase_id: p.purchaseId, payment_intent: row.payment_intent_id, status: 'unpaid', invoices: [], receipt: null });
     expect(sessionReads(p.sessionId)).toBe(1);
   });
 
-  test('when the session is paid but carries no invoice yet, then status pending; when paid by saved card (session expired), then not_invoiced (session state from the patching proxy)', async () => {
+  test('when the session is paid but carries no invoice yet, then status pending; when paid by saved card (session expired), then not_invoiced with the processor’s receipt (session and payment intent state from the patching proxy)', async () => {
     const awaiting = await env.checkout();
     const awaitingIntent = await markPaid(env, awaiting.purchaseId);
     env.sessions.set(awaiting.sessionId, { status: 'complete', invoiceId: null });
     const savedCard = await env.checkout();
     const savedCardIntent = await markPaid(env, savedCard.purchaseId);
     env.sessions.set(savedCard.sessionId, { status: 'expired', invoiceId: null });
+    // The processor's payment intent of the saved-card charge, its latest charge expanded (partly refunded since).
+    const chargedAt = INVOICED_AT + 60;
+    env.proxy.patchResponses({
+      method: 'GET',
+      pathPrefix: `/v1/payment_intents/${savedCardIntent}`,
+      patch: (body) => {
+        return {
+          ...body,
+          id: savedCardIntent,
+          status: 'succeeded',
+          amount: savedCard.amountTotal,
+          latest_charge: {
+            ...body.latest_charge,
+            id: `ch_${savedCard.purchaseId}`,
+            paid: true,
+            status: 'succeeded',
+            amount: savedCard.amountTotal,
+            amount_refunded: 700,
+            currency: 'usd',
+            created: chargedAt,
+            receipt_number: '1234-5678',
+            receipt_url: `https://pay.stripe.com/receipts/payment/${savedCard.purchaseId}`,
+          },
+        };
+      },
+    });
 
     const pending = await post(TEAMMATE, { idp_teammate_uuid: env.teammateUuid, payment_intent: awaitingIntent });
     const notInvoiced = await post(ROOT, { idp_root_account_uuid: env.rootUuid, payment_intent: savedCardIntent });
 
     expect(pending.status).toBe(200);
-    expect(pending.body).toEqual({ purchase_id: awaiting.purchaseId, payment_intent: awaitingIntent, status: 'pending', invoices: [] });
+    expect(pending.body).toEqual({ purchase_id: awaiting.purchaseId, payment_intent: awaitingIntent, status: 'pending', invoices: [], receipt: null });
     expect(notInvoiced.status).toBe(200);
-    expect(notInvoiced.body).toEqual({ purchase_id: savedCard.purchaseId, payment_intent: savedCardIntent, status: 'not_invoiced', invoices: [] });
+    expect(notInvoiced.body).toEqual({
+      purchase_id: savedCard.purchaseId,
+      payment_intent: savedCardIntent,
+      status: 'not_invoiced',
+      invoices: [],
+      receipt: {
+        charge_id: `ch_${savedCard.purchaseId}`,
+        amount: savedCard.amountTotal,
+        amount_refunded: 700,
+        currency: 'usd',
+        paid_at: isoOf(chargedAt),
+        receipt_number: '1234-5678',
+        receipt_url: `https://pay.stripe.com/receipts/payment/${savedCard.purchaseId}`,
+      },
+    });
+    // Only a purchase without an invoice asks for the payment intent.
+    const intentReads = (id: string) => env.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${id}`);
+    expect([intentReads(awaitingIntent).length, intentReads(savedCardIntent).length]).toEqual([0, 1]);
+    expect([...intentReads(savedCardIntent)[0]!.query].filter(([k]) => k.startsWith('expand'))).toEqual([['expand[0]', 'latest_charge']]);
+  });
+
+  test('when a purchase paid without an invoice has a payment intent the processor does not hold (a test helper’s made-up one), then not_invoiced with receipt null', async () => {
+    const p = await env.checkout();
+    const intent = await markPaid(env, p.purchaseId);
+    env.sessions.set(p.sessionId, { status: 'expired', invoiceId: null });
+    env.proxy.failNext({ method: 'GET', pathPrefix: `/v1/payment_intents/${intent}`, status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such payment_intent: '${intent}'` } } });
+
+    const res = await post(TEAMMATE, { idp_teammate_uuid: env.teammateUuid, purchase_id: p.purchaseId });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ purchase_id: p.purchaseId, payment_intent: intent, status: 'not_invoiced', invoices: [], receipt: null });
   });
 
   test('when the processor is unreachable, then 503 CONNECTION_ERROR as a bare error; when it fails, then 500 API_ERROR (failure from the proxy)', async () => {
