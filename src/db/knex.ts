@@ -3,7 +3,8 @@
  *
  * `createDb(config)` returns a knex instance bound to Objection's base model, so every model
  * uses the same pool. Callers own the instance and must `destroy()` it on shutdown.
- * Migrations live in `/migrations` (forward-only, timestamped) and run through `migrateLatest`.
+ * Migrations live in `/migrations` (timestamped, each with a `down()`: test/integration/migrations.test.ts
+ * rolls them all back and applies them again) and run through `migrateLatest`.
  */
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
