@@ -12,7 +12,7 @@
  * otherwise) with the API's error code; a slow answer (the purchase's certificates still being
  * issued, Temporal busy) is retried. Amounts in minor units.
  */
-import { AppError } from '../src/http/errors';
+import { AppError } from '../src/shared/errors';
 import type { Db } from '../src/db/knex';
 import { createBulkCancellationsRepository, type BulkItemStatus } from '../src/bulk-cancellations/repository';
 import { createPurchasesRepository } from '../src/purchases/repository';

@@ -22,7 +22,7 @@ import { createDb } from '../src/db/knex';
 import { createAccountsRepository } from '../src/accounts/repository';
 import { createApiKeysRepository } from '../src/api-keys/repository';
 import { createApiKeyService } from '../src/api-keys/service';
-import { AppError } from '../src/http/errors';
+import { AppError } from '../src/shared/errors';
 import { returnUrlProblem } from '../src/checkout-pages/return-urls';
 
 const USAGE = `usage: npm run keys -- <command> [options] [--json]

@@ -10,7 +10,7 @@
  */
 import type { Principal } from '../api-keys/service';
 import type { ApiKeysRepository } from '../api-keys/repository';
-import { notFound } from '../http/errors';
+import { notFound } from '../shared/errors';
 import type { AccountsRepository } from './repository';
 import type { AccountRead } from './schemas';
 

@@ -7,7 +7,7 @@
  * spec's 403 `{ "message": "Forbidden" }`. Errors: AppError NOT_FOUND for an unknown key id,
  * VALIDATION_ERROR for an operation the key's state does not allow or a bad attachment.
  */
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { AccountsRepository, RootAccount } from '../accounts/repository';
 import { returnUrlProblem } from '../checkout-pages/return-urls';
 import type { ApiKeyRecord, ApiKeySecretRecord, ApiKeysRepository } from './repository';

@@ -11,7 +11,7 @@
  * NOT_FOUND (get: another key's batch).
  */
 import type { Principal } from '../api-keys/service';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import { purchaseScopeOf } from '../purchases/service';
 import type { BulkCancellationRecord, BulkCancellationsRepository, BulkItemRecord } from './repository';
 import { BULK_CANCELLATION_MAX, type BulkCancellation, type CreateBulkCancellationRequest } from './schemas';

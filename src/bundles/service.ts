@@ -9,7 +9,7 @@
  * shared nor the key's account's (as for products), or a test-mode mismatch.
  */
 import type { Principal } from '../api-keys/service';
-import { AppError, notFound, type FieldIssue } from '../http/errors';
+import { AppError, notFound, type FieldIssue } from '../shared/errors';
 import { BUNDLE_SORT_COLUMNS, type CreateBundleBody, type ListBundlesQuery, type UpdateBundleBody } from './schemas';
 import type { BundleFields, BundleRecord, BundleWithLinks, BundlesRepository, Scope } from './repository';
 import type { QuestionSetsRepository } from '../question-sets/repository';

@@ -12,7 +12,7 @@
  * ACCESS_TOKEN_EXPIRED (401).
  */
 import type { Knex } from 'knex';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { AccountsRepository } from '../accounts/repository';
 import type { Buyer, BuyersRepository } from './repository';

@@ -15,7 +15,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../api-keys/service';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';

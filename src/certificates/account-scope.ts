@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { Principal } from '../api-keys/service';
 import type { Db } from '../db/knex';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 
 /** The purchases a call may see: the root account's, narrowed to one teammate unless `agentId` is null. */
 export interface AccountScope {

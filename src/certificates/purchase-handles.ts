@@ -13,7 +13,7 @@
  * lookup's rows, for every operation that takes a handle.
  */
 import { z } from 'zod';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import { MAX_DB_ID } from '../http/validation';
 
 const processorId = (kind: string) =>

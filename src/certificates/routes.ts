@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import { rateLimit } from '../http/gateway';
 import { BareErrorSchema, bareError } from '../http/openapi';
 import type { AccountScopes } from './account-scope';

@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import { rateLimit } from '../http/gateway';
 import { BareErrorSchema, bareError } from '../http/openapi';
 import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH } from './return-urls';

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../api-keys/service';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository } from '../certificates/repository';
 import type { CertificateHoldersRepository } from '../certificate-holders/repository';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';

@@ -7,7 +7,7 @@ import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { listMetadata, pageQueryFields } from '../http/query';
 import { parseBody, parseQuery } from '../http/validation';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
 import { AGENCY_EVENT_TYPES } from './types';
 import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent } from './schemas';

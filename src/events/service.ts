@@ -4,7 +4,7 @@
  * first delivery to endpoints that take the type but were added since).
  * Errors (AppError): NOT_FOUND (404) for an event that is not the key's account's and mode's.
  */
-import { notFound } from '../http/errors';
+import { notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { WebhookEndpointsRepository } from '../webhook-endpoints/repository';
 import type { DeliveryStarter } from './publisher';

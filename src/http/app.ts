@@ -21,7 +21,7 @@ import { requestId } from './request-id';
 import { errorHandler } from './error-handler';
 import { apiHeaders, apiKeyAuth, rateLimit } from './gateway';
 import { jsonBody } from './body';
-import { AppError } from './errors';
+import { AppError } from '../shared/errors';
 import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
 import { registerSystemOpenApi, systemRouter } from './system-routes';
 import type { Container } from '../container';

@@ -5,7 +5,7 @@
  */
 import bodyParser from 'koa-bodyparser';
 import type { Middleware } from 'koa';
-import { AppError } from './errors';
+import { AppError } from '../shared/errors';
 
 export function jsonBody(limitBytes: number): Middleware {
   return bodyParser({

@@ -5,7 +5,7 @@
  * Error: `{ success: false, error: { code, message } }` (plus `details` for field-level
  * validation problems: an addition that keeps the spec's shape).
  */
-import type { AppError } from './errors';
+import type { AppError } from '../shared/errors';
 
 export interface ListMetadata {
   total: number;

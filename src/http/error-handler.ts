@@ -8,7 +8,7 @@
  * Headers already set (X-Request-Id) survive because Koa keeps them on ctx.response.
  */
 import type { Middleware } from 'koa';
-import { AppError } from './errors';
+import { AppError } from '../shared/errors';
 import { errorBody } from './envelope';
 import type { AppState } from './context';
 

@@ -8,7 +8,7 @@
 import type { Middleware } from 'koa';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ApiKeyService } from '../api-keys/service';
-import { AppError } from './errors';
+import { AppError } from '../shared/errors';
 import type { AppState } from './context';
 
 /** The exact body of the gateway's 403 (spec §5.2). */

@@ -7,7 +7,7 @@
  * Every problem is listed in `error.details`, the first one in `error.message`.
  */
 import type { z } from 'zod';
-import { AppError, type ErrorCode, type FieldIssue } from './errors';
+import { AppError, type ErrorCode, type FieldIssue } from '../shared/errors';
 
 export const MAX_DB_ID = 2_147_483_647;
 

@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { AppState } from '../http/context';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import { errorResponseBody } from '../http/error-handler';
 import type { IdempotencyRepository, IdempotencyScope } from './repository';
 

@@ -12,7 +12,7 @@
 import nodemailer from 'nodemailer';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 
 export interface MailMessage {
   to: string;

@@ -23,7 +23,7 @@
  */
 import type Stripe from 'stripe';
 import type { Db } from '../db/knex';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import type { Payproc } from '../payproc/client';
 import { RECURRING_INTERVAL } from '../payproc/catalog';
 import { ensureBuyerCustomer } from '../payproc/customers';

@@ -29,7 +29,7 @@
  * did not finish within the API's deadline (call again: it settles the same attempt);
  * INTERNAL_ERROR (500) when the email could not be sent.
  */
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { VerifiedBuyer } from '../buyers/service';
 import type { Mailer } from '../mail/mailer';

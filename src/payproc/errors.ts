@@ -6,7 +6,7 @@
  * from the processor → API_ERROR (500). Non-processor errors are returned unchanged.
  * Messages never echo credentials: authentication failures get a fixed message.
  */
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 
 interface StripeLikeError {
   type?: string;

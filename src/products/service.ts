@@ -7,7 +7,7 @@
  * NOT_FOUND, VALIDATION_ERROR, and the processor codes of spec §7.1 (see payproc/errors.ts).
  * Money: `defaultPrice`/`deductible` are major units on the wire, minor units inside.
  */
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { CatalogGateway } from '../payproc/catalog';
 import type { QuestionSetsRepository } from '../question-sets/repository';

@@ -14,7 +14,7 @@
  */
 import type { Principal } from '../api-keys/service';
 import type { ProofOfCoverageEmailsRepository } from './repository';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import type { AccountScope } from '../certificates/account-scope';
 import type { CertificateService } from '../certificates/service';
 import type { CertificatesRepository } from '../certificates/repository';

@@ -23,7 +23,7 @@
  * NOTHING_TO_CANCEL (409).
  */
 import type { Principal } from '../api-keys/service';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
 import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope, PurchasesRepository, StoredCancellation, StoredCancellationQuote } from './repository';

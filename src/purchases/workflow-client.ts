@@ -22,7 +22,7 @@ import {
 import type { SearchAttributePair } from '@temporalio/common';
 import { mapProcessorError } from '../payproc/errors';
 import { toMajorUnits } from '../shared/money';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../http/errors';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import {
   bulkCancellationWorkflowId,
   type BulkCancellationInput,

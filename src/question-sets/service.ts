@@ -3,7 +3,7 @@
  * Errors (AppError): NOT_FOUND (404) for a set that does not exist or is another account's;
  * VALIDATION_ERROR (400) is raised by the routes' body parsing before this service is called.
  */
-import { notFound } from '../http/errors';
+import { notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import { isTripExcess } from './definition';
 import type { QuestionSet, QuestionSetsRepository } from './repository';

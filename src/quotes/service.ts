@@ -10,7 +10,7 @@
  * with `errors: [{ product_line_template_id, question, reason }]` listing every problem at once.
  * Money: minor units throughout; the catalog's default price is major units for display.
  */
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { QuestionSetsRepository } from '../question-sets/repository';
 import { isTripExcess } from '../question-sets/definition';

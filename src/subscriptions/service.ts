@@ -16,7 +16,7 @@
  * CONNECTION_ERROR (503) when the processor is slow (it goes on; ask again).
  */
 import type { Principal } from '../api-keys/service';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import { purchaseScopeOf, toCancellation } from '../purchases/service';
 import { currentPeriodOf, subscriptionObject } from '../purchases/subscription-object';

@@ -27,7 +27,7 @@ import crypto from 'node:crypto';
 import type Koa from 'koa';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import { jsonBody } from '../http/body';
 import { PayloadDecryptionError } from './codec';
 

@@ -28,7 +28,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';

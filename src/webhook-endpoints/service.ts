@@ -5,7 +5,7 @@
  * Errors (AppError): VALIDATION_ERROR (400) for a URL the mode refuses; NOT_FOUND (404) for an
  * endpoint that is not the key's account's and mode's, or was deleted.
  */
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import { endpointUrlProblem } from '../events/destination';
 import { newEndpointSecret } from '../events/signing';

@@ -22,7 +22,7 @@ import { currentPeriodOf } from '../purchases/subscription-object';
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { PayprocEventsRepository } from './repository';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import { findUnsafeText } from '../http/validation';
 import { idOf } from '../payproc/ids';
 import type { PaymentEvent } from '../../workflows/contracts';

@@ -22,7 +22,7 @@ import { z } from 'zod';
 import type { Middleware } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import { rateLimit } from '../http/gateway';
 import { bareError } from '../http/openapi';
 import type { AppState } from '../http/context';

@@ -31,7 +31,7 @@
  * in time: the withdrawal may still go through; nothing is done twice). Amounts in minor units.
  */
 import type { Principal } from '../api-keys/service';
-import { AppError } from '../http/errors';
+import { AppError } from '../shared/errors';
 import type { PurchaseItemDetail, PurchaseRecord, PurchasesRepository, StoredCancellation } from '../purchases/repository';
 import type { PurchaseService } from '../purchases/service';
 import type { CancellationQuote } from '../purchases/schemas';

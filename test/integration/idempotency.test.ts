@@ -19,7 +19,7 @@ import type { AppState } from '../../src/http/context';
 import { requestId } from '../../src/http/request-id';
 import { errorHandler } from '../../src/http/error-handler';
 import { jsonBody } from '../../src/http/body';
-import { AppError } from '../../src/http/errors';
+import { AppError } from '../../src/shared/errors';
 import { idempotency, type IdempotencyOptions } from '../../src/idempotency/middleware';
 import { createIdempotencyRepository } from '../../src/idempotency/repository';
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../src/http/errors';
+import { AppError } from '../../src/shared/errors';
 import { mapProcessorError } from '../../src/payproc/errors';
 
 describe('mapProcessorError', () => {

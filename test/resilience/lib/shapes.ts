@@ -11,7 +11,7 @@
  * - anything else unmatched: ROUTE_NOT_FOUND in the envelope.
  * No body may carry a stack frame, a source path, or database error text.
  */
-import { ERROR_STATUS } from '../../../src/http/errors';
+import { ERROR_STATUS } from '../../../src/shared/errors';
 import type { Surface } from './inventory';
 import type { RawResponse } from './http';
 
