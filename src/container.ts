@@ -56,7 +56,7 @@ import { rootInvoiceRoutes, teammateInvoiceRoutes } from './invoices/routes';
 import { createObjectStore } from './storage/object-store';
 import { countStorageErrors } from './storage/error-counting';
 import { createCertificatesRepository } from './certificates/repository';
-import { createAccountScopes } from './certificates/account-scope';
+import { createAccountScopes } from './accounts/scope';
 import { createCertificateService, type CertificateService } from './certificates/service';
 import { rootCertificateRoutes, teammateCertificateRoutes, verificationRoutes } from './certificates/routes';
 import { createPurchaseSearchRepository } from './purchase-search/repository';

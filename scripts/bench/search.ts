@@ -10,7 +10,7 @@
  *    worker thread (load-worker.mjs, POSTing); latency of every 2xx response in ms;
  *  - direct: the SQL one request of each body issued, captured from knex's `query` event on the
  *    app's own knex instance (exactly the statements and bindings the repository built, the
- *    account-scope lookup included), replayed through `pg` on a pool as large as the app's by C
+ *    account scope lookup included), replayed through `pg` on a pool as large as the app's by C
  *    concurrent loops for S seconds, bodies round robin; statements the endpoint ran
  *    concurrently are replayed concurrently. The API-key lookup of the gateway is not replayed
  *    (it counts as endpoint overhead), nor are the search's cache refreshes (its table sample

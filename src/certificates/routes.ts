@@ -13,7 +13,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../shared/errors';
 import { rateLimit } from '../http/gateway';
 import { BareErrorSchema, bareError } from '../http/openapi';
-import type { AccountScopes } from './account-scope';
+import type { AccountScopes } from '../accounts/scope';
 import type { CertificateService, CoverageState, VerificationView } from './service';
 import { ambiguousPaymentIntentResponse, GetCertificatesRequest, GetCertificatesResponse, RootGetCertificatesRequest } from './schemas';
 import { scopedRoute, type ScopedOperation } from './scoped-routes';

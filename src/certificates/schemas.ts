@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { PurchaseStatus } from '../../workflows/contracts';
-import { rootScopeFields, teammateScopeFields } from './account-scope';
+import { rootScopeFields, teammateScopeFields } from '../accounts/scope';
 import { checkoutSessionIdField, paymentIntentField, purchaseIdField } from './purchase-handles';
 
 /** How the caller names the purchase: exactly one of these (`purchase_id` and `checkout_session_id` come back from checkout; `payment_intent` may exist only once the buyer paid). */

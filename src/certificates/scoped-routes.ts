@@ -4,7 +4,7 @@
  * operation sees that teammate's purchases; under `/platform-agency-root-certs` the body names
  * the root account (`idp_root_account_uuid`) and it sees every teammate's. The handler gets the
  * resolved `AccountScope`; a foreign id fails before it with TEAMMATE_NOT_FOUND / SELLER_NOT_FOUND
- * (404, see account-scope.ts). Bodies are parsed strictly (400 VALIDATION_ERROR); answers are
+ * (404, see src/accounts/scope.ts). Bodies are parsed strictly (400 VALIDATION_ERROR); answers are
  * 200 JSON without envelope, failures the bare error of §7.2.
  */
 import type { z } from 'zod';
@@ -13,7 +13,7 @@ import type { RouteRegistration } from '../http/routes';
 import type { Principal } from '../api-keys/service';
 import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';
-import type { AccountScope, AccountScopes } from './account-scope';
+import type { AccountScope, AccountScopes } from '../accounts/scope';
 
 export type CertSurface = 'teammate' | 'root';
 

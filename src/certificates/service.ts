@@ -17,7 +17,7 @@
 import { DateTime } from 'luxon';
 import type { Principal } from '../api-keys/service';
 import type { ObjectStore } from '../storage/object-store';
-import type { AccountScope } from './account-scope';
+import type { AccountScope } from '../accounts/scope';
 import { verificationUrl } from './certificate-data';
 import type { CertificatePurchase, CertificatesRepository, VerificationCertificate } from './repository';
 import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase, type PurchaseHandle } from './purchase-handles';

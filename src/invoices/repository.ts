@@ -11,7 +11,7 @@
 import type { Db } from '../db/knex';
 import type { PayprocMode } from '../payproc/client';
 import type { PurchaseHandle } from '../certificates/purchase-handles';
-import type { AccountScope } from '../certificates/account-scope';
+import type { AccountScope } from '../accounts/scope';
 
 /** What getInvoiceData needs of a purchase to find its invoice at the processor. */
 export interface InvoicedPurchase {

@@ -11,7 +11,7 @@
  * billing period, fits the same shape; a one-time purchase has at most one.
  */
 import { z } from 'zod';
-import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
+import { rootScopeFields, teammateScopeFields } from '../accounts/scope';
 import { purchaseRequest } from '../certificates/schemas';
 
 const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });

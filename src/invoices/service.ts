@@ -26,7 +26,7 @@
  */
 import type Stripe from 'stripe';
 import type { Principal } from '../api-keys/service';
-import type { AccountScope } from '../certificates/account-scope';
+import type { AccountScope } from '../accounts/scope';
 import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase } from '../certificates/purchase-handles';
 import type { Payproc } from '../payproc/client';
 import { withProcessorErrors } from '../payproc/errors';

@@ -6,7 +6,7 @@ import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
 import { ambiguousPaymentIntentResponse } from '../certificates/schemas';
 import { scopedRoute, type ScopedOperation } from '../certificates/scoped-routes';
-import type { AccountScopes } from '../certificates/account-scope';
+import type { AccountScopes } from '../accounts/scope';
 import type { ProofOfCoverageService } from './service';
 import { EmailProofRequest, EmailProofResponse, RootEmailProofRequest } from './schemas';
 

@@ -3,7 +3,7 @@
  * `/platform-agency-root-certs` (spec §4.5, §7.2): snake_case, strict, no envelope.
  */
 import { z } from 'zod';
-import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
+import { rootScopeFields, teammateScopeFields } from '../accounts/scope';
 import { purchaseRequest } from '../certificates/schemas';
 
 /** At most this many addresses per call (issue 7). */

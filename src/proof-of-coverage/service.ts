@@ -15,7 +15,7 @@
 import type { Principal } from '../api-keys/service';
 import type { ProofOfCoverageEmailsRepository } from './repository';
 import { AppError } from '../shared/errors';
-import type { AccountScope } from '../certificates/account-scope';
+import type { AccountScope } from '../accounts/scope';
 import type { CertificateService } from '../certificates/service';
 import type { CertificatesRepository } from '../certificates/repository';
 import { handleOf } from '../certificates/purchase-handles';

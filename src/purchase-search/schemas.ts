@@ -9,7 +9,7 @@
  * beyond): counting costs a look at every match, and a capped count keeps that bounded.
  */
 import { z } from 'zod';
-import { rootScopeFields, teammateScopeFields } from '../certificates/account-scope';
+import { rootScopeFields, teammateScopeFields } from '../accounts/scope';
 
 /** Longest accepted search text, in characters (UTF-16 code units). */
 export const MAX_SEARCH_TEXT = 10_000;

@@ -19,10 +19,10 @@
  * the index). An empty search walks the index.
  *
  * Errors (bare body, spec §7.2): 404 TEAMMATE_NOT_FOUND / SELLER_NOT_FOUND from the account
- * scope (src/certificates/account-scope.ts); validation is the route's (400 VALIDATION_ERROR).
+ * scope (src/accounts/scope.ts); validation is the route's (400 VALIDATION_ERROR).
  */
 import type { Principal } from '../api-keys/service';
-import type { AccountScope, AccountScopes } from '../certificates/account-scope';
+import type { AccountScope, AccountScopes } from '../accounts/scope';
 import type { Edge, PurchaseSearchRepository, PurchaseSearchRow, SearchMatch, SearchScope } from './repository';
 import { choosePhraseLookup, estimatedMatches, INDEX_ENTRY_US, tableSample, type TableSample } from './probe';
 import {

@@ -14,7 +14,7 @@ import { createAccountsRepository, type Agent, type RootAccount } from '../../sr
 import { createBuyersRepository, type Buyer } from '../../src/buyers/repository';
 import { createPurchasesRepository } from '../../src/purchases/repository';
 import { createCertificatesRepository } from '../../src/certificates/repository';
-import { createAccountScopes } from '../../src/certificates/account-scope';
+import { createAccountScopes } from '../../src/accounts/scope';
 import { createPurchaseSearchRepository } from '../../src/purchase-search/repository';
 import { createPurchaseSearchService } from '../../src/purchase-search/service';
 import { choosePhraseLookup, foldWithOrigins, trigramSample, type TrigramSample } from '../../src/purchase-search/probe';
