@@ -14,6 +14,7 @@ import { createPurchaseActivities } from './purchase';
 import { createCertificateActivities } from './certificates';
 import { createProofEmailActivities } from './proof-email';
 import { createRenewalActivities } from './renewal';
+import { createDisputeActivities } from './disputes';
 import { createPolicyActivities } from './policy';
 import { createCertificateHolderActivities } from './certificate-holders';
 import { createEndorsementActivities } from './endorsements';
@@ -70,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateActivities(deps),
     ...createProofEmailActivities(deps),
     ...createRenewalActivities(deps),
+    ...createDisputeActivities(deps),
     ...createPolicyActivities(deps),
     ...createCertificateHolderActivities(deps),
     ...createEndorsementActivities(deps),

@@ -38,6 +38,7 @@ import { createWebhookService } from './webhooks/service';
 import { createPayprocEventsRepository } from './webhooks/repository';
 import { webhookRoutes } from './webhooks/routes';
 import { createTestHelperService } from './test-helpers/service';
+import { createDisputesRepository } from './disputes/repository';
 import { createWebhookEndpointsRepository } from './webhook-endpoints/repository';
 import { createWebhookEndpointService } from './webhook-endpoints/service';
 import { webhookEndpointRoutes } from './webhook-endpoints/routes';
@@ -232,7 +233,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
         }),
       ),
-      testHelperRoutes(createTestHelperService({ purchases, workflows: purchaseWorkflows, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
+      testHelperRoutes(createTestHelperService({ purchases, disputes: createDisputesRepository(db), workflows: purchaseWorkflows, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
     ],
     webhookRoutes: [webhookRoutes(webhooks)],
     publicRoutes: [

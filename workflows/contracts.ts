@@ -71,6 +71,20 @@ export interface RefundInput {
   fullyRefunded: boolean;
 }
 
+/** Workflow id of the handling of one processor dispute event (a redelivered event is rejected by id). */
+export function disputeWorkflowId(purchaseId: number, eventId: string): string {
+  return `dispute-${purchaseId}-${eventId}`;
+}
+
+/** Input of `disputeWorkflow`: one `charge.dispute.*` event's dispute; amounts in minor units. */
+export interface DisputeInput {
+  purchaseId: number;
+  /** The processor's event id and its `created` (ISO 8601 UTC): a late, older event changes nothing. */
+  eventId: string;
+  eventCreatedAt: string;
+  dispute: { id: string; chargeId: string | null; amountMinor: number; currency: string; reason: string; status: string; openedAt: string };
+}
+
 /** Input of `purchaseWorkflow`. Durations are inputs so tests can make them short (STYLE 10). */
 export interface PurchaseWorkflowInput {
   purchaseId: number;

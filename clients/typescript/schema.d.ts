@@ -687,6 +687,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/test_helpers/purchases/{id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispute a paid test purchase’s payment (a chargeback), as the processor reports one, and optionally decide it
+         * @description Test-mode keys only. Sends the signed `charge.dispute.created` event the processor sends when a buyer disputes a payment with their bank, about the purchase’s payment intent, through the same webhook handling; with `outcome` `won` or `lost`, then `charge.dispute.closed`. The dispute is recorded on the purchase and your endpoints get `dispute.opened` (and `dispute.closed`). No money moves, and the policy stays as it is: cancel it yourself if a lost dispute should end it.
+         */
+        post: operations["disputeTestPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/test_helpers/purchases/{id}/expire": {
         parameters: {
             query?: never;
@@ -1390,6 +1410,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "dispute.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The buyer disputed a purchase’s payment with their bank (a chargeback, or an inquiry); answer it in the processor’s dashboard
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["disputeOpenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dispute was decided: won (the amount returns) or lost (the buyer keeps it), or an inquiry closed
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["disputeClosedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2026,6 +2086,76 @@ export interface components {
             }[];
             /** @description When the endorsement was carried out, ISO 8601 UTC */
             effective_at: string;
+        };
+        /** @description dispute.opened: The buyer disputed a purchase’s payment with their bank (a chargeback, or an inquiry); answer it in the processor’s dashboard. */
+        DisputeOpenedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.opened";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventDispute"];
+            };
+        };
+        /** @description A buyer’s dispute (chargeback) of a purchase’s payment, as the processor reports it. The policy stays in force: cancel it yourself if you want to */
+        EventDispute: {
+            /** @enum {string} */
+            object: "dispute";
+            /** @description The processor’s dispute id (dp_…) */
+            id: string;
+            purchase_id: number;
+            /** @description The processor’s charge the buyer disputed (ch_…) */
+            charge: string | null;
+            /** @description Amount disputed, integer minor units of `currency` (e.g. cents) */
+            amount: number;
+            /** @description ISO 4217, lowercase */
+            currency: string;
+            /** @description The processor’s reason: fraudulent, product_not_received, duplicate, general… */
+            reason: string;
+            /** @description The processor’s status: needs_response / under_review (open: the amount is held back until decided), won (it returns), lost (the buyer keeps it), warning_needs_response / warning_under_review / warning_closed (an inquiry, no money held) */
+            status: string;
+            /** @description When the buyer opened it, ISO 8601 UTC */
+            opened_at: string;
+            /** @description When it was decided (or the inquiry closed), ISO 8601 UTC */
+            closed_at: string | null;
+        };
+        /** @description dispute.closed: A dispute was decided: won (the amount returns) or lost (the buyer keeps it), or an inquiry closed. */
+        DisputeClosedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.closed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventDispute"];
+            };
         };
         ErrorEnvelope: {
             /** @enum {boolean} */
@@ -3855,7 +3985,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -3902,7 +4032,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -3923,7 +4053,7 @@ export interface components {
         AgencyEventListResponse: {
             /** @enum {boolean} */
             success: true;
-            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"])[];
+            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeClosedEvent"])[];
             metadata: components["schemas"]["ListMetadata"];
             message: string;
         };
@@ -3934,7 +4064,7 @@ export interface components {
             message: string;
         };
         /** @description The event, typed by `type` as delivered, with its deliveries to the account’s endpoints */
-        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"];
+        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"] | components["schemas"]["DisputeOpenedEventWithDeliveries"] | components["schemas"]["DisputeClosedEventWithDeliveries"];
         PurchaseCheckoutCreatedEventWithDeliveries: {
             /**
              * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
@@ -4311,6 +4441,54 @@ export interface components {
             };
             deliveries: components["schemas"]["EventDelivery"][];
         };
+        DisputeOpenedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.opened";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventDispute"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        DisputeClosedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.closed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventDispute"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
         EventResendResponse: {
             /** @enum {boolean} */
             success: true;
@@ -4453,6 +4631,53 @@ export interface components {
             renewal_period: number | null;
         };
         TestHelperRenewRequest: Record<string, never>;
+        TestHelperDisputeResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["TestHelperDisputeResult"];
+            message: string;
+        };
+        TestHelperDisputeResult: {
+            purchase_id: number;
+            /**
+             * @description The made-up processor dispute (`dp_testhelper_…`): `id` of the dispute events’ object
+             * @example dp_testhelper_0c1d…
+             */
+            dispute: string;
+            /** @description The processor events delivered, in order: charge.dispute.created, then charge.dispute.closed for won or lost */
+            events: {
+                /** @example evt_testhelper_3f9c… */
+                id: string;
+                /** @example charge.refunded */
+                type: string;
+            }[];
+            /** @description Every event reached the dispute handling */
+            relayed: boolean;
+            /**
+             * @description The dispute’s status as recorded (needs_response, won or lost); null if not recorded within 5 s
+             * @example lost
+             */
+            status: string | null;
+        };
+        TestHelperDisputeRequest: {
+            /**
+             * @description `open` (default): the buyer disputed the payment and it awaits an answer. `won`: then decided for you (the money returns). `lost`: then decided for the buyer.
+             * @default open
+             * @enum {string}
+             */
+            outcome?: "open" | "won" | "lost";
+            /**
+             * @description The reason the buyer’s bank gives, in the processor’s words
+             * @default fraudulent
+             * @enum {string}
+             */
+            reason?: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
+            /**
+             * @description Amount disputed, minor units (default: the purchase’s total; at most that)
+             * @example 7688
+             */
+            amount?: number;
+        };
         TestHelperExpireResponse: {
             /** @enum {boolean} */
             success: true;
@@ -10172,7 +10397,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed";
                 pageSize?: number;
                 pageIndex?: number;
             };
@@ -10936,6 +11161,140 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_ERROR (body or id), INVALID_REQUEST (a one-time purchase, a subscription not paid yet, or one that has ended) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND for a live key; NOT_FOUND for a purchase that is not this account’s test purchase */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    disputeTestPurchase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id (`purchase_id` of the checkout), integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestHelperDisputeRequest"];
+            };
+        };
+        responses: {
+            /** @description Delivered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestHelperDisputeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (body or id; an amount above the total), INVALID_REQUEST (not paid) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14402,6 +14761,118 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CertificatesReissuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeOpenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "dispute.opened",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "dispute",
+                 *           "id": "dp_1Q2w3E4r5T6y7U8i",
+                 *           "purchase_id": 42,
+                 *           "charge": "ch_3Q2w3E4r5T6y7U8i",
+                 *           "amount": 7688,
+                 *           "currency": "usd",
+                 *           "reason": "fraudulent",
+                 *           "status": "needs_response",
+                 *           "opened_at": "2026-12-01T10:00:00.000Z",
+                 *           "closed_at": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeClosedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "dispute.closed",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "dispute",
+                 *           "id": "dp_1Q2w3E4r5T6y7U8i",
+                 *           "purchase_id": 42,
+                 *           "charge": "ch_3Q2w3E4r5T6y7U8i",
+                 *           "amount": 7688,
+                 *           "currency": "usd",
+                 *           "reason": "fraudulent",
+                 *           "status": "lost",
+                 *           "opened_at": "2026-12-01T10:00:00.000Z",
+                 *           "closed_at": "2026-12-20T08:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeClosedEvent"];
             };
         };
         responses: {

@@ -13,7 +13,8 @@ import type { WorkerMetrics } from '../metrics/registry';
 import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredEndorsement } from '../endorsements/repository';
-import { cancellationRefundEvent, cancelledEvent, certificateHolderEvent, certificatesReissuedEvent, certificatesIssuedEvent, certificatesVoidedEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
+import type { StoredDispute } from '../disputes/repository';
+import { cancellationRefundEvent, cancelledEvent, certificateHolderEvent, certificatesReissuedEvent, certificatesIssuedEvent, certificatesVoidedEvent, disputeEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
 
 export function createEventEmitter(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods'>;
@@ -64,6 +65,16 @@ export function createEventEmitter(deps: {
     async certificateHolderRemoved(holder: CertificateHolderRecord, certificateNumbers: string[]): Promise<void> {
       const p = await load(holder.purchaseId);
       if (p) await deps.publisher.publish(certificateHolderEvent(p, holder, 'removed', certificateNumbers));
+    },
+    /** `dispute.opened` for a dispute of the purchase's payment (once per dispute). */
+    async disputeOpened(purchaseId: number, dispute: StoredDispute): Promise<void> {
+      const p = await load(purchaseId);
+      if (p) await deps.publisher.publish(disputeEvent(p, dispute, 'opened'));
+    },
+    /** `dispute.closed` once the processor decided the dispute (once per dispute). */
+    async disputeClosed(purchaseId: number, dispute: StoredDispute): Promise<void> {
+      const p = await load(purchaseId);
+      if (p) await deps.publisher.publish(disputeEvent(p, dispute, 'closed'));
     },
     /** `certificates.reissued` for an endorsement whose new certificate versions are stored. */
     async certificatesReissued(endorsement: StoredEndorsement): Promise<void> {

@@ -19,6 +19,7 @@ import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredEndorsement } from '../endorsements/repository';
+import type { StoredDispute } from '../disputes/repository';
 import type { AgencyEvent, AgencyEventType } from './types';
 
 export function agencyEventId(type: AgencyEventType, purchaseId: number, discriminator = ''): string {
@@ -160,5 +161,26 @@ export function certificatesReissuedEvent(p: PurchaseRecord, e: StoredEndorsemen
     change_types: [...new Set(e.changes.map((c) => c.type))],
     certificates: (e.reissued ?? []).map((r) => ({ from: r.from, to: r.to })),
     effective_at: (e.appliedAt ?? e.createdAt).toISOString(),
+  });
+}
+
+/**
+ * `dispute.opened` (the buyer disputed the payment: the processor took the amount back until it
+ * decides) and `dispute.closed` (decided: `won`, the money returns; `lost`, the buyer keeps it; or
+ * an inquiry closed), each once per processor dispute. Amounts in minor units.
+ */
+export function disputeEvent(p: PurchaseRecord, d: StoredDispute, change: 'opened' | 'closed'): StoredEvent {
+  const type = change === 'opened' ? 'dispute.opened' : 'dispute.closed';
+  return envelope(type, agencyEventId(type, p.id, d.payprocDisputeId), p, {
+    object: 'dispute',
+    id: d.payprocDisputeId,
+    purchase_id: p.id,
+    charge: d.chargeId,
+    amount: d.amountMinor,
+    currency: d.currency,
+    reason: d.reason,
+    status: d.status,
+    opened_at: d.openedAt.toISOString(),
+    closed_at: d.closedAt?.toISOString() ?? null,
   });
 }

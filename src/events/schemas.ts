@@ -14,7 +14,8 @@
  * - `refund` (a cancellation's refund): refund.succeeded, refund.failed;
  * - `subscription` (src/purchases/subscription-object.ts): subscription.cancelled;
  * - `certificate_holder`: certificate_holder.added, certificate_holder.removed;
- * - `certificate_reissue`: certificates.reissued.
+ * - `certificate_reissue`: certificates.reissued;
+ * - `dispute`: dispute.opened, dispute.closed.
  *
  * test/unit/event-schemas.test.ts checks that what the builders produce has exactly these
  * fields, and that every type of `AGENCY_EVENT_TYPES` has its schema here.
@@ -121,6 +122,24 @@ export const EventCertificateReissue = z
   })
   .meta({ id: 'EventCertificateReissue', description: 'The certificates an endorsement replaced by new versions' });
 
+export const EventDispute = z
+  .object({
+    object: z.literal('dispute'),
+    id: z.string().meta({ description: 'The processor’s dispute id (dp_…)' }),
+    purchase_id: z.number().int(),
+    charge: z.string().nullable().meta({ description: 'The processor’s charge the buyer disputed (ch_…)' }),
+    amount: minor('Amount disputed'),
+    currency: z.string().meta({ description: 'ISO 4217, lowercase' }),
+    reason: z.string().meta({ description: 'The processor’s reason: fraudulent, product_not_received, duplicate, general…' }),
+    status: z.string().meta({
+      description:
+        'The processor’s status: needs_response / under_review (open: the amount is held back until decided), won (it returns), lost (the buyer keeps it), warning_needs_response / warning_under_review / warning_closed (an inquiry, no money held)',
+    }),
+    opened_at: instant('When the buyer opened it'),
+    closed_at: instant('When it was decided (or the inquiry closed)').nullable(),
+  })
+  .meta({ id: 'EventDispute', description: 'A buyer’s dispute (chargeback) of a purchase’s payment, as the processor reports it. The policy stays in force: cancel it yourself if you want to' });
+
 /** What `data.object` is for each event type, and what the event says. */
 const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary: string }> = {
   'purchase.checkout_created': { name: 'PurchaseCheckoutCreated', object: EventPurchase, summary: 'A purchase was quoted and its checkout session created (status awaiting_payment)' },
@@ -137,6 +156,8 @@ const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary
   'certificate_holder.added': { name: 'CertificateHolderAdded', object: EventCertificateHolder, summary: 'A certificate holder was added to a purchase and its certificates issued' },
   'certificate_holder.removed': { name: 'CertificateHolderRemoved', object: EventCertificateHolder, summary: 'A certificate holder was removed from a purchase and its certificates voided' },
   'certificates.reissued': { name: 'CertificatesReissued', object: EventCertificateReissue, summary: 'An endorsement replaced certificates by new versions, now stored' },
+  'dispute.opened': { name: 'DisputeOpened', object: EventDispute, summary: 'The buyer disputed a purchase’s payment with their bank (a chargeback, or an inquiry); answer it in the processor’s dashboard' },
+  'dispute.closed': { name: 'DisputeClosed', object: EventDispute, summary: 'A dispute was decided: won (the amount returns) or lost (the buyer keeps it), or an inquiry closed' },
   'subscription.cancelled': { name: 'SubscriptionCancelled', object: Subscription, summary: 'A subscription was set to end at its period’s end, or ended, by the agency or the processor' },
 };
 
@@ -185,6 +206,18 @@ const REFUND_EXAMPLE = {
   platform_fee: 63,
   failure_reason: null,
   effective_at: '2026-11-30T15:00:00.000Z',
+};
+const DISPUTE_EXAMPLE = {
+  object: 'dispute',
+  id: 'dp_1Q2w3E4r5T6y7U8i',
+  purchase_id: 42,
+  charge: 'ch_3Q2w3E4r5T6y7U8i',
+  amount: 7688,
+  currency: 'usd',
+  reason: 'fraudulent',
+  status: 'needs_response',
+  opened_at: '2026-12-01T10:00:00.000Z',
+  closed_at: null,
 };
 const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
   'purchase.checkout_created': { ...PURCHASE_EXAMPLE, status: 'awaiting_payment', payment_intent: null, paid_at: null },
@@ -235,6 +268,8 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
     certificates: [{ from: 'COI-42-1-1-3FA9C2B71D', to: 'COI-42-1-1-3FA9C2B71D-R2' }],
     effective_at: '2026-11-24T10:30:00.000Z',
   },
+  'dispute.opened': DISPUTE_EXAMPLE,
+  'dispute.closed': { ...DISPUTE_EXAMPLE, status: 'lost', closed_at: '2026-12-20T08:00:00.000Z' },
   'subscription.cancelled': {
     object: 'subscription',
     id: 42,

@@ -19,6 +19,8 @@ export const AGENCY_EVENT_TYPES = [
   'certificate_holder.added',
   'certificate_holder.removed',
   'certificates.reissued',
+  'dispute.opened',
+  'dispute.closed',
 ] as const;
 export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
 

@@ -51,6 +51,8 @@ import {
   refundWorkflowId,
   proofEmailWorkflowId,
   renewalWorkflowId,
+  disputeWorkflowId,
+  type DisputeInput,
   type RenewalInput,
   type SavedCardChargeResult,
   ADD_HOLDER_UPDATE,
@@ -281,6 +283,11 @@ export function createPurchaseWorkflows(deps: {
      * Starts the handling of one refund event; a redelivered event (same workflow id) is
      * recognised and ignored. Returns false for a duplicate.
      */
+    /** Hands one `charge.dispute.*` event to its own `disputeWorkflow` (`dispute-<purchaseId>-<eventId>`; a redelivery starts nothing). */
+    async startDispute(input: DisputeInput): Promise<boolean> {
+      return startOnce('disputeWorkflow', disputeWorkflowId(input.purchaseId, input.eventId), input);
+    },
+
     async startRefund(eventId: string, input: RefundInput): Promise<boolean> {
       return startOnce('refundWorkflow', refundWorkflowId(input.purchaseId, eventId), input);
     },

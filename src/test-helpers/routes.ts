@@ -2,6 +2,7 @@
  * `/api/v1/test_helpers/purchases/{id}/pay` and `/expire`: drive a test purchase's checkout
  * without a browser or the platform's webhook secret; `/refund` and `/renew`: what the processor
  * reports after the payment (a refund made in its dashboard, a subscription's next paid invoice);
+ * `/dispute`: a buyer's chargeback, left open or decided;
  * `/test_clock`: move its policy's clock forward (see `service.ts`). Test-mode keys only: a
  * live key gets 404 ROUTE_NOT_FOUND. 200 with the event delivered; the workflow then moves the
  * purchase on (poll getCertificates or the purchase's status).
@@ -80,6 +81,24 @@ const TestRenewalResult = z
   })
   .meta({ id: 'TestHelperRenewResult' });
 
+const DISPUTE_REASONS = ['fraudulent', 'product_not_received', 'product_unacceptable', 'duplicate', 'subscription_canceled', 'credit_not_processed', 'unrecognized', 'general'] as const;
+const DisputeBody = z
+  .strictObject({
+    outcome: z.enum(['open', 'won', 'lost']).default('open').meta({ description: '`open` (default): the buyer disputed the payment and it awaits an answer. `won`: then decided for you (the money returns). `lost`: then decided for the buyer.' }),
+    reason: z.enum(DISPUTE_REASONS).default('fraudulent').meta({ description: 'The reason the buyer’s bank gives, in the processor’s words' }),
+    amount: z.number().int().min(1).max(99_999_999).optional().meta({ description: 'Amount disputed, minor units (default: the purchase’s total; at most that)', example: 7688 }),
+  })
+  .meta({ id: 'TestHelperDisputeRequest' });
+const TestDisputeResult = z
+  .object({
+    purchase_id: z.number().int(),
+    dispute: z.string().meta({ description: 'The made-up processor dispute (`dp_testhelper_…`): `id` of the dispute events’ object', example: 'dp_testhelper_0c1d…' }),
+    events: z.array(TestHelperEvent).meta({ description: 'The processor events delivered, in order: charge.dispute.created, then charge.dispute.closed for won or lost' }),
+    relayed: z.boolean().meta({ description: 'Every event reached the dispute handling' }),
+    status: z.string().nullable().meta({ description: 'The dispute’s status as recorded (needs_response, won or lost); null if not recorded within 5 s', example: 'lost' }),
+  })
+  .meta({ id: 'TestHelperDisputeResult' });
+
 const IdParam = z.object({ id: z.string().meta({ description: 'Purchase id (`purchase_id` of the checkout), integer >= 1', example: '42' }) });
 const errors = {
   400: { description: 'VALIDATION_ERROR (body or id), INVALID_REQUEST (no checkout session yet, or no longer awaiting payment)', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
@@ -112,6 +131,13 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
       await service.ownTestPurchase(ctx.state.principal!, id);
       parseBody(RenewBody, ctx.request.body ?? {});
       ctx.body = ok(await service.renew(ctx.state.principal!, id), 'Test renewal delivered');
+    });
+
+    router.post('/test_helpers/purchases/:id/dispute', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      await service.ownTestPurchase(ctx.state.principal!, id);
+      const body = parseBody(DisputeBody, ctx.request.body ?? {});
+      ctx.body = ok(await service.dispute(ctx.state.principal!, id, { outcome: body.outcome, reason: body.reason, ...(body.amount ? { amountMinor: body.amount } : {}) }), 'Test dispute delivered');
     });
 
     router.post('/test_helpers/purchases/:id/test_clock', async (ctx) => {
@@ -178,6 +204,22 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
         200: { description: 'Delivered', content: { 'application/json': { schema: successEnvelope(TestRenewalResult, 'TestHelperRenewResponse') } } },
         ...gatewayResponses,
         400: { description: 'VALIDATION_ERROR (body or id), INVALID_REQUEST (a one-time purchase, a subscription not paid yet, or one that has ended)', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
+        404: errors[404],
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/test_helpers/purchases/{id}/dispute',
+      operationId: 'disputeTestPurchase',
+      tags: ['Test helpers'],
+      summary: 'Dispute a paid test purchase’s payment (a chargeback), as the processor reports one, and optionally decide it',
+      description:
+        'Test-mode keys only. Sends the signed `charge.dispute.created` event the processor sends when a buyer disputes a payment with their bank, about the purchase’s payment intent, through the same webhook handling; with `outcome` `won` or `lost`, then `charge.dispute.closed`. The dispute is recorded on the purchase and your endpoints get `dispute.opened` (and `dispute.closed`). No money moves, and the policy stays as it is: cancel it yourself if a lost dispute should end it.',
+      request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: DisputeBody } } } },
+      responses: {
+        200: { description: 'Delivered', content: { 'application/json': { schema: successEnvelope(TestDisputeResult, 'TestHelperDisputeResponse') } } },
+        ...gatewayResponses,
+        400: { description: 'VALIDATION_ERROR (body or id; an amount above the total), INVALID_REQUEST (not paid)', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
         404: errors[404],
       },
     });

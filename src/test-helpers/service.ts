@@ -17,7 +17,10 @@
  * refund workflow records it, a full one ends the purchase `refunded` and voids its
  * certificates) and `renew` (a subscription's paid billing-cycle invoice, `invoice.paid` with
  * billing reason `subscription_cycle`: the renewal workflow creates the next period's purchase
- * and issues its certificates). Amounts are integer minor units of the purchase's currency.
+ * and issues its certificates), and `dispute` (the buyer disputes the payment with their bank:
+ * `charge.dispute.created`, then `charge.dispute.closed` when an outcome is asked for: the
+ * dispute workflow records it and tells the agency). Amounts are integer minor units of the
+ * purchase's currency.
  *
  * Errors (AppError): ROUTE_NOT_FOUND (404) for a live key, as if the helpers did not exist;
  * NOT_FOUND (404) for a purchase that is not the key's account's or not in test mode;
@@ -33,6 +36,7 @@ import type { Principal } from '../api-keys/service';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { WebhookResult, WebhookService } from '../webhooks/service';
+import type { DisputesRepository } from '../disputes/repository';
 
 export type TestPaymentOutcome = 'paid' | 'failed';
 
@@ -80,10 +84,26 @@ export interface TestRenewalResult {
   renewal_period: number | null;
 }
 
+/** What the dispute helper answers: the processor's dispute it made up and the events it delivered, in order. */
+export interface TestDisputeResult {
+  purchase_id: number;
+  /** The made-up processor dispute (`dp_testhelper_…`). */
+  dispute: string;
+  events: Array<{ id: string; type: string }>;
+  relayed: boolean;
+  /** The dispute's status as recorded once the events were handled (null if not within moments). */
+  status: string | null;
+}
+
+/** The dispute outcomes the helper plays: left open, or decided for the agency (won) or the buyer (lost). */
+export type TestDisputeOutcome = 'open' | 'won' | 'lost';
+
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 export function createTestHelperService(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'advanceTestClock' | 'subscriptionPeriods'>;
+  /** Reads the purchase's disputes (to answer the recorded status). */
+  disputes: Pick<DisputesRepository, 'listForPurchase'>;
   /** Tells a purchase's policy workflow its test clock moved. */
   workflows: Pick<PurchaseWorkflows, 'testClockAdvanced'>;
   webhooks: Pick<WebhookService, 'handle'>;
@@ -287,6 +307,45 @@ export function createTestHelperService(deps: {
         renewal_purchase_id: renewal?.id ?? null,
         renewal_period: renewal ? periods.indexOf(renewal) : null,
       };
+    },
+
+    /**
+     * Plays a dispute of the paid test purchase's payment, as the processor reports one: a signed
+     * `charge.dispute.created` (status `needs_response`, for `amountMinor`, default the whole
+     * total, with `reason`) about the purchase's payment intent, and for `outcome` `won` or `lost`
+     * then `charge.dispute.closed` with that status. The dispute workflow records each and sends
+     * the agency `dispute.opened` and `dispute.closed`. No money moves; the policy stays as it is.
+     * Errors: INVALID_REQUEST (400) for a purchase not paid; VALIDATION_ERROR (400, path `amount`)
+     * for more than the total; ROUTE_NOT_FOUND, NOT_FOUND (404).
+     */
+    async dispute(principal: Principal, purchaseId: number, opts: { outcome: TestDisputeOutcome; reason: string; amountMinor?: number }): Promise<TestDisputeResult> {
+      const purchase = await ownTestPurchase(principal, purchaseId);
+      if (!purchase.paidAt || !purchase.paymentIntentId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no payment to dispute`);
+      const amount = opts.amountMinor ?? purchase.totalMinor;
+      if (amount > purchase.totalMinor) {
+        throw new AppError('VALIDATION_ERROR', `amount: at most ${purchase.totalMinor} (minor units), the purchase's total`, { details: [{ path: 'amount', message: `must be at most ${purchase.totalMinor}` }] });
+      }
+      const id = randomId('dp_testhelper');
+      const opened = Math.floor(Date.now() / 1000);
+      const object = (status: string) => ({
+        id,
+        object: 'dispute',
+        livemode: false,
+        amount,
+        currency: purchase.currency,
+        charge: `ch_testhelper_${purchase.id}`,
+        payment_intent: purchase.paymentIntentId,
+        reason: opts.reason,
+        status,
+        created: opened,
+        metadata: {},
+      });
+      const sent = [await sendEvent('charge.dispute.created', object('needs_response'))];
+      if (opts.outcome !== 'open') sent.push(await sendEvent('charge.dispute.closed', object(opts.outcome)));
+      const relayed = sent.every((s) => s.result.relayed);
+      const wanted = opts.outcome === 'open' ? 'needs_response' : opts.outcome;
+      const recorded = relayed ? await settle(async () => (await deps.disputes.listForPurchase(purchase.id)).find((d) => d.payprocDisputeId === id) ?? null, (d) => d?.status === wanted) : null;
+      return { purchase_id: purchase.id, dispute: id, events: sent.map((s) => s.event), relayed, status: recorded?.status ?? null };
     },
 
     /** Reports the test purchase's checkout expired: the purchase ends `expired`. */

@@ -25,7 +25,7 @@ import type { PayprocEventsRepository } from './repository';
 import { AppError } from '../shared/errors';
 import { findUnsafeText } from '../http/validation';
 import { idOf } from '../payproc/ids';
-import type { PaymentEvent } from '../../workflows/contracts';
+import type { DisputeInput, PaymentEvent } from '../../workflows/contracts';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { PurchasesRepository } from '../purchases/repository';
 import type { Logger } from '../logger';
@@ -107,6 +107,30 @@ export function subscriptionChangeOf(event: Stripe.Event): { subscriptionId: str
 }
 
 /**
+ * A dispute event (`charge.dispute.created`, `.updated`, `.closed`, `.funds_withdrawn`,
+ * `.funds_reinstated`): the processor's dispute, read as `disputeWorkflow` records it (amounts in
+ * minor units, instants ISO 8601 UTC), with its payment intent to find the purchase by. Null for
+ * any other event or a dispute object without an id.
+ */
+export function disputeOf(event: Stripe.Event): { paymentIntentId: string | null; dispute: DisputeInput['dispute'] } | null {
+  if (!event.type.startsWith('charge.dispute.')) return null;
+  const d = event.data.object as unknown as Record<string, unknown>;
+  if (typeof d.id !== 'string' || typeof d.amount !== 'number') return null;
+  return {
+    paymentIntentId: idOf(d.payment_intent),
+    dispute: {
+      id: d.id,
+      chargeId: idOf(d.charge),
+      amountMinor: d.amount,
+      currency: typeof d.currency === 'string' ? d.currency : 'usd',
+      reason: typeof d.reason === 'string' ? d.reason : 'general',
+      status: typeof d.status === 'string' ? d.status : 'needs_response',
+      openedAt: new Date((typeof d.created === 'number' ? d.created : event.created) * 1000).toISOString(),
+    },
+  };
+}
+
+/**
  * The least a signed body must be to be handled as a processor event: the fields this service
  * and `payproc_events` read. The signature proves who sent it, not that it is an event; a signed
  * body of another shape is refused (400) instead of failing inside the handler (500, retried).
@@ -125,7 +149,7 @@ export function createWebhookService(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByPaymentIntent' | 'subscriptionPeriods'>;
   stripe: Stripe;
   secrets: string[];
-  workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged'>;
+  workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged' | 'startDispute'>;
   log: Logger;
   /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
   countOutcome?: (type: string, outcome: 'relayed' | 'duplicate' | 'not_relayed' | 'forged') => void;
@@ -162,8 +186,10 @@ export function createWebhookService(deps: {
       if (purchaseId === null && renewal?.subscriptionId) purchaseId = (await deps.purchases.findBySubscription(renewal.subscriptionId))?.id ?? null;
       const purchase = purchaseId !== null ? await deps.purchases.findById(purchaseId) : undefined;
       if (!purchase) purchaseId = null;
-      if (purchaseId === null && event.type === 'charge.refunded') {
-        const pi = paymentIntentOf(event);
+      const dispute = disputeOf(event);
+      if (purchaseId === null && (event.type === 'charge.refunded' || dispute)) {
+        // A charge or dispute carries no metadata of ours: its payment intent names the purchase.
+        const pi = dispute ? dispute.paymentIntentId : paymentIntentOf(event);
         purchaseId = pi ? ((await deps.purchases.findByPaymentIntent(pi))?.id ?? null) : null;
       }
       const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
@@ -177,6 +203,11 @@ export function createWebhookService(deps: {
           amountRefundedMinor: charge.amount_refunded,
           fullyRefunded: charge.refunded,
         });
+        return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      }
+      if (dispute && purchaseId !== null) {
+        // Started even for a duplicate delivery; the workflow id (per event) makes it a no-op.
+        await deps.workflows.startDispute({ purchaseId, eventId: event.id, eventCreatedAt: new Date(event.created * 1000).toISOString(), dispute: dispute.dispute });
         return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
       }
       if (renewal && purchaseId !== null) {

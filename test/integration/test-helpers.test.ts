@@ -8,7 +8,7 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { checkout, createQuotingAccount, issuedPurchase, type QuotingAccount } from '../helpers/purchases';
+import { checkout, createQuotingAccount, deliverWebhook, issuedPurchase, type QuotingAccount } from '../helpers/purchases';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 
 let worker: TestWorker;
@@ -27,7 +27,7 @@ afterAll(async () => {
   await worker.shutdown();
 });
 
-const helper = (key: string, purchaseId: number | string, action: 'pay' | 'expire' | 'refund' | 'renew', body?: unknown, headers: Record<string, string> = {}) =>
+const helper = (key: string, purchaseId: number | string, action: 'pay' | 'expire' | 'refund' | 'renew' | 'dispute', body?: unknown, headers: Record<string, string> = {}) =>
   call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/${action}`, { method: 'POST', key, headers, ...(body === undefined ? {} : { body }) });
 const purchaseRow = (id: number) => app.container.db('purchases').where({ id }).first();
 const result = (id: number) => app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result() as Promise<PurchaseStatusView>;
@@ -226,6 +226,98 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
   }, 90_000);
 });
 
+describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
+  test('when a paid test purchase’s payment is disputed and then lost, then the dispute is recorded through the webhook handling and the agency hears dispute.opened then dispute.closed', async () => {
+    const purchaseId = await issuedPurchase(app, account);
+    const total = Number((await purchaseRow(purchaseId)).total_minor);
+
+    const res = await helper(account.key, purchaseId, 'dispute', { outcome: 'lost', reason: 'product_not_received', amount: total - 100 });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: {
+        purchase_id: purchaseId,
+        dispute: expect.stringMatching(/^dp_testhelper_/),
+        events: [
+          { id: expect.stringMatching(/^evt_testhelper_/), type: 'charge.dispute.created' },
+          { id: expect.stringMatching(/^evt_testhelper_/), type: 'charge.dispute.closed' },
+        ],
+        relayed: true,
+        status: 'lost',
+      },
+      message: 'Test dispute delivered',
+    });
+    const dp = res.body.data.dispute as string;
+    // Found by its payment intent (a dispute carries no metadata of ours), stored like the processor's events.
+    const stored = await app.container.db('payproc_events').whereIn('id', res.body.data.events.map((e: { id: string }) => e.id)).orderBy('received_at');
+    expect(stored.map((e) => [e.type, e.purchase_id])).toEqual([
+      ['charge.dispute.created', purchaseId],
+      ['charge.dispute.closed', purchaseId],
+    ]);
+    expect(await app.container.db('purchase_disputes').where({ purchase_id: purchaseId })).toEqual([
+      expect.objectContaining({ payproc_dispute_id: dp, amount_minor: String(total - 100), currency: 'usd', reason: 'product_not_received', status: 'lost', closed_at: expect.any(Date) }),
+    ]);
+    await eventually(async () => (await app.container.db('agency_events').where({ purchase_id: purchaseId }).whereIn('type', ['dispute.opened', 'dispute.closed'])).length === 2);
+    const events = await app.container.db('agency_events').where({ purchase_id: purchaseId }).whereIn('type', ['dispute.opened', 'dispute.closed']).orderBy('created_at');
+    expect(events.map((e) => e.type).sort()).toEqual(['dispute.closed', 'dispute.opened']);
+    expect(events.find((e) => e.type === 'dispute.closed').data.data.object).toEqual({
+      object: 'dispute',
+      id: dp,
+      purchase_id: purchaseId,
+      charge: `ch_testhelper_${purchaseId}`,
+      amount: total - 100,
+      currency: 'usd',
+      reason: 'product_not_received',
+      status: 'lost',
+      opened_at: expect.any(String),
+      closed_at: expect.any(String),
+    });
+    // The policy stays as it is: the purchase is still issued, its certificates in force.
+    expect((await purchaseRow(purchaseId)).status).toBe('issued');
+  }, 120_000);
+
+  test('when a dispute is left open, then it is recorded needs_response; an older event arriving late changes nothing', async () => {
+    const purchaseId = await issuedPurchase(app, account);
+    const res = await helper(account.key, purchaseId, 'dispute');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ events: [{ type: 'charge.dispute.created' }], status: 'needs_response' });
+    const before = await app.container.db('purchase_disputes').where({ payproc_dispute_id: res.body.data.dispute }).first();
+    expect(before).toMatchObject({ status: 'needs_response', reason: 'fraudulent', closed_at: null });
+    expect(Number(before.amount_minor)).toBe(Number((await purchaseRow(purchaseId)).total_minor));
+
+    // The processor's own update of the same dispute, created a minute before the helper's event, arrives late.
+    const stale = JSON.stringify({
+      id: `evt_late_${purchaseId}`,
+      object: 'event',
+      type: 'charge.dispute.updated',
+      livemode: false,
+      created: Math.floor(before.status_at.getTime() / 1000) - 60,
+      data: { object: { id: res.body.data.dispute, object: 'dispute', amount: 100, currency: 'usd', payment_intent: (await purchaseRow(purchaseId)).payment_intent_id, reason: 'general', status: 'under_review', created: Math.floor(before.opened_at.getTime() / 1000), metadata: {} } },
+    });
+    const late = await deliverWebhook(app, stale, app.container.config.PAYPROC_WEBHOOK_SECRET);
+    expect(late.status).toBe(200);
+    expect(late.body).toMatchObject({ purchase_id: purchaseId, relayed: true });
+    await eventually(async () => (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-evt_late_${purchaseId}`).describe()).status.name === 'COMPLETED');
+    expect(await app.container.db('purchase_disputes').where({ payproc_dispute_id: res.body.data.dispute }).first()).toMatchObject({ status: 'needs_response', reason: 'fraudulent', amount_minor: before.amount_minor });
+  }, 120_000);
+
+  test('when the purchase is not paid or the amount is above its total, then 400 and nothing is delivered', async () => {
+    const { purchaseId } = await checkout(app, account);
+    const unpaid = await helper(account.key, purchaseId, 'dispute');
+    expect(unpaid.status).toBe(400);
+    expect(unpaid.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no payment to dispute` });
+    const paid = await issuedPurchase(app, account);
+    const total = Number((await purchaseRow(paid)).total_minor);
+    const tooMuch = await helper(account.key, paid, 'dispute', { amount: total + 1 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.error.details).toEqual([{ path: 'amount', message: `must be at most ${total}` }]);
+    const badOutcome = await helper(account.key, paid, 'dispute', { outcome: 'maybe' });
+    expect(badOutcome.status).toBe(400);
+    expect(badOutcome.body.error.details[0].path).toBe('outcome');
+    expect(await app.container.db('purchase_disputes').whereIn('purchase_id', [purchaseId, paid])).toEqual([]);
+  }, 120_000);
+});
+
 describe('who may use the helpers, and bad input', () => {
   let purchaseId: number;
   beforeAll(async () => {
@@ -235,7 +327,7 @@ describe('who may use the helpers, and bad input', () => {
   test('when a live key of the same account calls them, then 404 ROUTE_NOT_FOUND, as if they did not exist', async () => {
     const rootAccountId = (await purchaseRow(purchaseId)).root_account_id;
     const live = (await createKey(app.container, { rootAccountId, mode: 'live' })).key;
-    for (const action of ['pay', 'expire', 'refund', 'renew'] as const) {
+    for (const action of ['pay', 'expire', 'refund', 'renew', 'dispute'] as const) {
       const res = await helper(live, purchaseId, action);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('ROUTE_NOT_FOUND');
@@ -249,7 +341,7 @@ describe('who may use the helpers, and bad input', () => {
     const theirs = await helper(otherKey, purchaseId, 'pay');
     expect(theirs.status).toBe(404);
     expect(theirs.body.error).toEqual({ code: 'NOT_FOUND', message: `Purchase ${purchaseId} not found` });
-    for (const action of ['refund', 'renew'] as const) {
+    for (const action of ['refund', 'renew', 'dispute'] as const) {
       const res = await helper(otherKey, purchaseId, action, { nonsense: true });
       expect(res.status).toBe(404);
       expect(res.body.error).toEqual({ code: 'NOT_FOUND', message: `Purchase ${purchaseId} not found` });

@@ -19,7 +19,9 @@ import {
   subscriptionCancelledEvent,
   certificateHolderEvent,
   certificatesReissuedEvent,
+  disputeEvent,
 } from '../../src/events/payloads';
+import type { StoredDispute } from '../../src/disputes/repository';
 import type { StoredEndorsement } from '../../src/endorsements/repository';
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import { GetCertificatesResponse } from '../../src/certificates/schemas';
@@ -113,6 +115,22 @@ function holder(overrides: Partial<CertificateHolderRecord> = {}): CertificateHo
   };
 }
 
+function dispute(overrides: Partial<StoredDispute> = {}): StoredDispute {
+  return {
+    id: 4,
+    purchaseId: 42,
+    payprocDisputeId: 'dp_1Q2w3E4r5T6y7U8i',
+    chargeId: 'ch_3Q2w3E4r5T6y7U8i',
+    amountMinor: 7688,
+    currency: 'usd',
+    reason: 'fraudulent',
+    status: 'needs_response',
+    openedAt: new Date('2026-12-01T10:00:00.000Z'),
+    closedAt: null,
+    ...overrides,
+  };
+}
+
 const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as z.infer<typeof GetCertificatesResponse>;
 
 /** One event of each type, as the builders make it. */
@@ -152,6 +170,8 @@ function builtEvents(): Record<AgencyEventType, unknown> {
       appliedAt: new Date(),
     } satisfies StoredEndorsement).event,
     'certificate_holder.removed': certificateHolderEvent(purchase(), holder({ removedAt: new Date() }), 'removed', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
+    'dispute.opened': disputeEvent(purchase({ status: 'issued' }), dispute(), 'opened').event,
+    'dispute.closed': disputeEvent(purchase({ status: 'issued' }), dispute({ status: 'lost', closedAt: new Date() }), 'closed').event,
   };
 }
 
