@@ -194,7 +194,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
-  const purchaseService = createPurchaseService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, workflows: purchaseWorkflows });
+  const purchaseService = createPurchaseService({ purchases, certificates: createCertificatesRepository(db), disputes: createDisputesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, workflows: purchaseWorkflows });
   const withdrawalLinks = createWithdrawalLinks({ purchases, key: config.WITHDRAWAL_LINK_KEY, publicBaseUrl: config.PUBLIC_BASE_URL });
   const withdrawals = createWithdrawalService({ purchases, purchaseService, withdrawals: createWithdrawalsRepository(db), key: config.WITHDRAWAL_LINK_KEY });
   return {

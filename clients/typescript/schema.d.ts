@@ -2661,6 +2661,8 @@ export interface components {
             items: components["schemas"]["PurchaseItem"][];
             /** @description Its cancellations, oldest first */
             cancellations: components["schemas"]["Cancellation"][];
+            /** @description Disputes (chargebacks) of its payment, oldest first; the events dispute.opened and dispute.closed announce them */
+            disputes: components["schemas"]["PurchaseDispute"][];
             /** @description What happened to the purchase, oldest first */
             timeline: components["schemas"]["PurchaseTimelineEntry"][];
             /** @description A test purchase’s test clock: its frozen now for coverage and cancellations (set by advanceTestClock); null on the real clock, always null in live mode, ISO 8601 UTC */
@@ -2777,6 +2779,24 @@ export interface components {
             completed_at: string | null;
             /** @description When it was rescinded, ISO 8601 UTC */
             rescinded_at: string | null;
+        };
+        PurchaseDispute: {
+            /** @description The processor’s dispute id (dp_…) */
+            id: string;
+            /** @description The processor’s charge disputed (ch_…) */
+            charge: string | null;
+            /** @description Amount disputed, integer minor units of `currency` */
+            amount: number;
+            /** @description ISO 4217, lowercase */
+            currency: string;
+            /** @description The processor’s reason (fraudulent, product_not_received, general…) */
+            reason: string;
+            /** @description The processor’s status: needs_response, under_review, won, lost, or warning_* for an inquiry */
+            status: string;
+            /** @description When the buyer opened it, ISO 8601 UTC */
+            opened_at: string;
+            /** @description When it was decided (or the inquiry closed), ISO 8601 UTC */
+            closed_at: string | null;
         };
         PurchaseTimelineEntry: {
             /** @enum {string} */

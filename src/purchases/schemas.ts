@@ -216,11 +216,26 @@ export const CancelRequest = z
   .meta({ id: 'CancelRequest', example: { quote_id: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b' } });
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
+/** A buyer's dispute (chargeback) of the purchase's payment, as the processor last reported it. */
+export const PurchaseDispute = z
+  .object({
+    id: z.string().meta({ description: 'The processor’s dispute id (dp_…)' }),
+    charge: z.string().nullable().meta({ description: 'The processor’s charge disputed (ch_…)' }),
+    amount: z.number().int().meta({ description: 'Amount disputed, integer minor units of `currency`' }),
+    currency: z.string().meta({ description: 'ISO 4217, lowercase' }),
+    reason: z.string().meta({ description: 'The processor’s reason (fraudulent, product_not_received, general…)' }),
+    status: z.string().meta({ description: 'The processor’s status: needs_response, under_review, won, lost, or warning_* for an inquiry' }),
+    opened_at: instant('When the buyer opened it'),
+    closed_at: instant('When it was decided (or the inquiry closed)').nullable(),
+  })
+  .meta({ id: 'PurchaseDispute' });
+
 export const PurchaseDetail = z
   .object({
     ...purchaseFields,
     items: z.array(PurchaseItem),
     cancellations: z.array(Cancellation).meta({ description: 'Its cancellations, oldest first' }),
+    disputes: z.array(PurchaseDispute).meta({ description: 'Disputes (chargebacks) of its payment, oldest first; the events dispute.opened and dispute.closed announce them' }),
     timeline: z.array(TimelineEntry).meta({ description: 'What happened to the purchase, oldest first' }),
     test_clock: instant('A test purchase’s test clock: its frozen now for coverage and cancellations (set by advanceTestClock); null on the real clock, always null in live mode').nullable(),
   })

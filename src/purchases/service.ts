@@ -32,6 +32,7 @@ import { RefundRuleError } from './refund-rule';
 import { CANCELLATION_QUOTE_TTL_MS, isInForce, policyClock, storeCancellationQuote } from './cancellation-pricing';
 import { purchaseObject } from './purchase-object';
 import type { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
+import type { DisputesRepository, StoredDispute } from '../disputes/repository';
 
 export { CANCELLATION_QUOTE_TTL_MS, policyClock };
 
@@ -105,6 +106,7 @@ function unitState(p: PurchaseRecord, u: PurchaseItemDetail['units'][number], st
 export function createPurchaseService(deps: {
   purchases: PurchasesRepository;
   certificates: CertificatesRepository;
+  disputes: Pick<DisputesRepository, 'listForPurchase'>;
   publicBaseUrl: string;
   /** Hands a cancellation to the purchase's policy workflow. */
   workflows: Pick<PurchaseWorkflows, 'cancel' | 'rescind'>;
@@ -118,7 +120,7 @@ export function createPurchaseService(deps: {
     return p;
   }
 
-  function detail(p: PurchaseRecord, items: PurchaseItemDetail[], certificates: StoredCertificate[], cancellations: StoredCancellation[], at: Date): PurchaseDetail {
+  function detail(p: PurchaseRecord, items: PurchaseItemDetail[], certificates: StoredCertificate[], cancellations: StoredCancellation[], disputes: StoredDispute[], at: Date): PurchaseDetail {
     // The unit's `certificate`: its first holder's current version (the list is in holder then version order).
     const byUnit = new Map<number, StoredCertificate>();
     for (const c of certificates) if (c.supersededAt === null && c.storageKey !== null && !byUnit.has(c.coveredUnitId)) byUnit.set(c.coveredUnitId, c);
@@ -167,6 +169,16 @@ export function createPurchaseService(deps: {
         }),
       })),
       cancellations: cancellations.map(toCancellation),
+      disputes: disputes.map((d) => ({
+        id: d.payprocDisputeId,
+        charge: d.chargeId,
+        amount: d.amountMinor,
+        currency: d.currency,
+        reason: d.reason,
+        status: d.status,
+        opened_at: d.openedAt.toISOString(),
+        closed_at: d.closedAt?.toISOString() ?? null,
+      })),
       timeline: timeline(p, cancellations),
       test_clock: p.testClockAt?.toISOString() ?? null,
     };
@@ -191,8 +203,8 @@ export function createPurchaseService(deps: {
       const p = await owned(principal, id);
       // Cancellations first: a cancellation read as completed has its units and certificates written already (one transaction), so the answer never shows it completed with its units still pending.
       const cancellations = await deps.purchases.cancellations(id);
-      const [items, certificates] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id, { includeSuperseded: true })]);
-      return detail(p, items, certificates, cancellations, policyClock(p, now()));
+      const [items, certificates, disputes] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id, { includeSuperseded: true }), deps.disputes.listForPurchase(id)]);
+      return detail(p, items, certificates, cancellations, disputes, policyClock(p, now()));
     },
 
     /**

@@ -272,8 +272,13 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
       opened_at: expect.any(String),
       closed_at: expect.any(String),
     });
-    // The policy stays as it is: the purchase is still issued, its certificates in force.
-    expect((await purchaseRow(purchaseId)).status).toBe('issued');
+    // The purchase shows it; the policy stays as it is: still issued, its certificates in force.
+    const purchase = await call(app.baseUrl, `/api/v1/purchases/${purchaseId}`, { key: account.key });
+    expect(purchase.status).toBe(200);
+    expect(purchase.body.data.disputes).toEqual([
+      { id: dp, charge: `ch_testhelper_${purchaseId}`, amount: total - 100, currency: 'usd', reason: 'product_not_received', status: 'lost', opened_at: expect.any(String), closed_at: expect.any(String) },
+    ]);
+    expect(purchase.body.data.status).toBe('issued');
   }, 120_000);
 
   test('when a dispute is left open, then it is recorded needs_response; an older event arriving late changes nothing', async () => {
