@@ -43,7 +43,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['knex', 'pg', 'objection', '../db/knex', '../../src/db/knex'], message: 'A service reads and writes tables through its domain’s repository, never knex itself (one writer per table).', allowTypeImports: true },
+          { group: ['knex', 'pg', '../db/knex', '../../src/db/knex'], message: 'A service reads and writes tables through its domain’s repository, never knex itself (one writer per table).', allowTypeImports: true },
         ],
       }],
     },

@@ -1,21 +1,19 @@
 /**
- * knex and Objection wiring over PostgreSQL (`DATABASE_URL`).
- *
- * `createDb(config)` returns a knex instance bound to Objection's base model, so every model
- * uses the same pool. Callers own the instance and must `destroy()` it on shutdown.
+ * knex over PostgreSQL (`DATABASE_URL`): the one pool of a process, used by the domains'
+ * repositories (their query builders and, for the few statements a builder cannot say, raw SQL).
+ * `createDb(config)` returns it; callers own the instance and must `destroy()` it on shutdown.
  * Migrations live in `/migrations` (timestamped, each with a `down()`: test/integration/migrations.test.ts
  * rolls them all back and applies them again) and run through `migrateLatest`.
  */
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { Model } from 'objection';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 
 export type Db = Knex;
 
 /**
- * Creates the pool for `config.DATABASE_URL` and binds Objection models to it. With `log`, knex's
+ * Creates the pool for `config.DATABASE_URL`. With `log`, knex's
  * own warnings (e.g. "Connection Error" while PostgreSQL restarts) become JSON log lines of
  * component `db`, message only, instead of plain text with a stack on stdout.
  */
@@ -37,7 +35,6 @@ export function createDb(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MA
         }
       : {}),
   });
-  Model.knex(db);
   return db;
 }
 
