@@ -29,23 +29,40 @@ export default tseslint.config(
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os'], message: 'Workflow code must be deterministic: no Node built-ins.' },
-          { group: ['../src/*', '../activities/*', 'knex', 'pg', 'stripe', 'puppeteer-core', '@google-cloud/*'], message: 'Workflows see activities only through `import type` and proxyActivities.', allowTypeImports: true },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os'],
+              message: 'Workflow code must be deterministic: no Node built-ins.',
+            },
+            {
+              group: ['../src/*', '../activities/*', 'knex', 'pg', 'stripe', 'puppeteer-core', '@google-cloud/*'],
+              message: 'Workflows see activities only through `import type` and proxyActivities.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // Services decide; repositories persist: a service reaches the database only through its domain's repository.
     files: ['src/**/service.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['knex', 'pg', '../db/knex', '../../src/db/knex'], message: 'A service reads and writes tables through its domain’s repository, never knex itself (one writer per table).', allowTypeImports: true },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['knex', 'pg', '../db/knex', '../../src/db/knex'],
+              message: 'A service reads and writes tables through its domain’s repository, never knex itself (one writer per table).',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -21,7 +21,15 @@ import { RefundRuleError } from '../src/purchases/refund-rule';
 import type { PurchaseWorkflows } from '../src/purchases/workflow-client';
 
 /** Codes that mean "nothing to cancel here" rather than a refusal. */
-const SKIPPED = new Set(['NOT_FOUND', 'PURCHASE_NOT_CANCELLABLE', 'PURCHASE_ALREADY_CANCELLED', 'NOTHING_TO_CANCEL', 'COVERED_UNIT_STARTED', 'COVERED_UNIT_ALREADY_CANCELLED', 'UNKNOWN_COVERED_UNIT']);
+const SKIPPED = new Set([
+  'NOT_FOUND',
+  'PURCHASE_NOT_CANCELLABLE',
+  'PURCHASE_ALREADY_CANCELLED',
+  'NOTHING_TO_CANCEL',
+  'COVERED_UNIT_STARTED',
+  'COVERED_UNIT_ALREADY_CANCELLED',
+  'UNKNOWN_COVERED_UNIT',
+]);
 
 export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick<PurchaseWorkflows, 'cancel'>; now?: () => Date }) {
   const bulk = createBulkCancellationsRepository(deps.db);
@@ -44,7 +52,12 @@ export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick
         return status;
       };
       const p = await purchases.findById(item.purchaseId);
-      if (!p || p.rootAccountId !== batch.rootAccountId || p.mode !== batch.mode || (batch.agentId !== null && p.agentId !== batch.agentId)) {
+      if (
+        !p ||
+        p.rootAccountId !== batch.rootAccountId ||
+        p.mode !== batch.mode ||
+        (batch.agentId !== null && p.agentId !== batch.agentId)
+      ) {
         return settle('skipped', 'NOT_FOUND', `no purchase ${item.purchaseId} for this key`);
       }
       if (p.status === 'refunded') return settle('skipped', 'PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full`);
@@ -61,7 +74,13 @@ export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick
             const quote = await storeCancellationQuote(
               purchases,
               p,
-              { unitIds: item.coveredUnitIds ?? undefined, requestedBy: batch.requestedBy, effectiveAt: clock, apiKeyId: batch.apiKeyId, reason: batch.reason },
+              {
+                unitIds: item.coveredUnitIds ?? undefined,
+                requestedBy: batch.requestedBy,
+                effectiveAt: clock,
+                apiKeyId: batch.apiKeyId,
+                reason: batch.reason,
+              },
               clock,
               realNow,
             );

@@ -59,7 +59,11 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
   async function changeable(purchaseId: number) {
     const p = await purchases.findById(purchaseId);
     if (!p) return refuse('NOT_FOUND', `purchase ${purchaseId} does not exist`);
-    if (p.status === 'refunded' || !isInForce(p.status)) refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${purchaseId} is ${p.status}: only a paid purchase in force can change its certificate holders`);
+    if (p.status === 'refunded' || !isInForce(p.status))
+      refuse(
+        'PURCHASE_NOT_CHANGEABLE',
+        `Purchase ${purchaseId} is ${p.status}: only a paid purchase in force can change its certificate holders`,
+      );
     return p;
   }
 
@@ -75,20 +79,31 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
      * API's id of this request, so a retried update adds it once). Answers `wait` while the
      * purchase's certificates are still being issued.
      */
-    async addCertificateHolder(input: { purchaseId: number; requestKey: string; holder: NewCertificateHolder }): Promise<{ kind: 'added'; change: HolderChange } | { kind: 'wait' }> {
+    async addCertificateHolder(input: {
+      purchaseId: number;
+      requestKey: string;
+      holder: NewCertificateHolder;
+    }): Promise<{ kind: 'added'; change: HolderChange } | { kind: 'wait' }> {
       const p = await changeable(input.purchaseId);
       const earlier = (await holders.list(input.purchaseId, { includeRemoved: true })).find((h) => h.requestKey === input.requestKey);
-      if (earlier) return { kind: 'added', change: { holderId: earlier.id, certificateNumbers: await plannedFor(input.purchaseId, earlier.id) } };
+      if (earlier)
+        return { kind: 'added', change: { holderId: earlier.id, certificateNumbers: await plannedFor(input.purchaseId, earlier.id) } };
       if (!p.certificatesIssuedAt) return { kind: 'wait' };
       const at = policyClock(p, now());
-      if ((await activeUnitIds(input.purchaseId, at)).length === 0) refuse('NO_ACTIVE_COVERED_UNITS', `Purchase ${input.purchaseId} has no covered unit still active (every one ended or was cancelled): a new holder would get no certificate`);
+      if ((await activeUnitIds(input.purchaseId, at)).length === 0)
+        refuse(
+          'NO_ACTIVE_COVERED_UNITS',
+          `Purchase ${input.purchaseId} has no covered unit still active (every one ended or was cancelled): a new holder would get no certificate`,
+        );
       // The product says whether it allows each endorsement: every product of the purchase must (the holder holds all its items).
       if (input.holder.additionalInsured || input.holder.waiverOfSubrogation) {
         const productIds = [...new Set((await purchases.itemDetails(input.purchaseId)).map((i) => i.productLineId))];
         const terms = await createProductsRepository(deps.db).endorsementTerms(productIds);
         for (const [productId, t] of terms) {
-          if (input.holder.additionalInsured && !t.allowsAdditionalInsured) refuse('ENDORSEMENT_NOT_ALLOWED', `Product ${productId} does not allow naming a certificate holder additional insured`);
-          if (input.holder.waiverOfSubrogation && !t.allowsWaiverOfSubrogation) refuse('ENDORSEMENT_NOT_ALLOWED', `Product ${productId} does not allow a waiver of subrogation`);
+          if (input.holder.additionalInsured && !t.allowsAdditionalInsured)
+            refuse('ENDORSEMENT_NOT_ALLOWED', `Product ${productId} does not allow naming a certificate holder additional insured`);
+          if (input.holder.waiverOfSubrogation && !t.allowsWaiverOfSubrogation)
+            refuse('ENDORSEMENT_NOT_ALLOWED', `Product ${productId} does not allow a waiver of subrogation`);
         }
       }
       const added = await holders.add(input.purchaseId, input.holder, input.requestKey, at);
@@ -100,14 +115,17 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
     async certificateHolderIssued(input: { purchaseId: number; holderId: number }): Promise<void> {
       const holder = await holders.find(input.purchaseId, input.holderId);
       // A holder removed while its certificates were being issued was announced removed: no added after that.
-      if (holder && holder.removedAt === null) await deps.events.certificateHolderAdded(holder, await plannedFor(input.purchaseId, holder.id));
+      if (holder && holder.removedAt === null)
+        await deps.events.certificateHolderAdded(holder, await plannedFor(input.purchaseId, holder.id));
     },
 
     /** Queues the cancellation notices of cancellation `cancellationId` (completed); answers the ids still to send. */
     async queueHolderCancellationNotices(input: { cancellationId: number }): Promise<number[]> {
       const c = await purchases.findCancellation(input.cancellationId);
       if (!c || c.status !== 'completed') return [];
-      const voided = (await certificates.listForPurchase(c.purchaseId)).filter((x) => c.coveredUnitIds.includes(x.coveredUnitId) && x.voidedAt !== null).map((x) => x.certificateNumber);
+      const voided = (await certificates.listForPurchase(c.purchaseId))
+        .filter((x) => c.coveredUnitIds.includes(x.coveredUnitId) && x.voidedAt !== null)
+        .map((x) => x.certificateNumber);
       return holders.queueCancellationNotices(c.purchaseId, c.id, voided);
     },
 
@@ -119,13 +137,18 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       const c = (await purchases.findCancellation(n.cancellationId))!;
       const p = (await purchases.findById(c.purchaseId))!;
       const agency = await deps.db('root_accounts').where({ id: p.rootAccountId }).first('name');
-      const mine = (await certificates.listForPurchase(c.purchaseId)).filter((x) => x.certificateHolderId === n.holder.id && c.coveredUnitIds.includes(x.coveredUnitId));
+      const mine = (await certificates.listForPurchase(c.purchaseId)).filter(
+        (x) => x.certificateHolderId === n.holder.id && c.coveredUnitIds.includes(x.coveredUnitId),
+      );
       const lines = [
         `${agency?.name ?? 'Your insurance agency'} informs ${n.holder.name} that insurance coverage named on certificates issued to you was cancelled${p.mode === 'test' ? ' (TEST MODE: not real coverage)' : ''}.`,
         `Effective: ${c.effectiveAt.toISOString()}`,
         '',
         'These certificates are void from then on:',
-        ...mine.map((x) => `  ${x.certificateNumber} (${x.productName}, ${x.localLabel})  verify: ${verificationUrl(deps.publicBaseUrl, x.certificateNumber)}`),
+        ...mine.map(
+          (x) =>
+            `  ${x.certificateNumber} (${x.productName}, ${x.localLabel})  verify: ${verificationUrl(deps.publicBaseUrl, x.certificateNumber)}`,
+        ),
         '',
         'Certificates of coverage that was not cancelled stay in force; each verification link says which.',
       ];
@@ -154,22 +177,33 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       if (holder.removedAt === null) {
         const all = await holders.list(input.purchaseId);
         // The holders whose certificates cover the same items: the last of them cannot go while a unit is active.
-        const others = all.filter((h) => h.id !== holder.id && (h.purchaseItemId === null || holder.purchaseItemId === null || h.purchaseItemId === holder.purchaseItemId));
+        const others = all.filter(
+          (h) =>
+            h.id !== holder.id &&
+            (h.purchaseItemId === null || holder.purchaseItemId === null || h.purchaseItemId === holder.purchaseItemId),
+        );
         if (others.length === 0 && (await activeUnitIds(input.purchaseId, policyClock(p, at))).length > 0) {
-          refuse('LAST_CERTIFICATE_HOLDER', `Certificate holder ${holder.id} is the purchase's last: add another holder before removing it, or cancel the purchase`);
+          refuse(
+            'LAST_CERTIFICATE_HOLDER',
+            `Certificate holder ${holder.id} is the purchase's last: add another holder before removing it, or cancel the purchase`,
+          );
         }
       }
       const removed = holder.removedAt === null ? (await holders.markRemoved(holder.id, at))! : holder;
       await certificates.voidForHolder(holder.id, removed.removedAt!);
       // Every certificate of the holder is voided now (by this call, or by an earlier try of it).
-      const voided = (await certificates.listForPurchase(input.purchaseId)).filter((c) => c.certificateHolderId === holder.id).map((c) => c.certificateNumber);
+      const voided = (await certificates.listForPurchase(input.purchaseId))
+        .filter((c) => c.certificateHolderId === holder.id)
+        .map((c) => c.certificateNumber);
       await deps.events.certificateHolderRemoved(removed, voided);
       return { holderId: holder.id, certificateNumbers: voided };
     },
   };
 
   async function plannedFor(purchaseId: number, holderId: number): Promise<string[]> {
-    return (await certificates.listForPurchase(purchaseId)).filter((c) => c.certificateHolderId === holderId).map((c) => c.certificateNumber);
+    return (await certificates.listForPurchase(purchaseId))
+      .filter((c) => c.certificateHolderId === holderId)
+      .map((c) => c.certificateNumber);
   }
 }
 

@@ -144,7 +144,11 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
    * found in `inMemory` (by storage key) is zipped from there instead of being read back. With
    * `created`, adds the key of every zip this call created.
    */
-  async function archive(purchaseId: number, inMemory?: ReadonlyMap<string, Buffer>, created?: Set<string>): Promise<{ built: number; existing: number }> {
+  async function archive(
+    purchaseId: number,
+    inMemory?: ReadonlyMap<string, Buffer>,
+    created?: Set<string>,
+  ): Promise<{ built: number; existing: number }> {
     const current = await repo.listForPurchase(purchaseId);
     // Some not stored yet (planned after this round began: a holder added meanwhile): no zip now;
     // the verification that follows finds them missing and the next round issues them and zips all.
@@ -155,7 +159,8 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     if (certificates.length === 0) return { built: 0, existing: 0 };
     // With more than one holder, each holder's certificates go in a folder of their own.
     const byHolder = new Set(certificates.map((c) => c.certificateHolderId ?? 0)).size > 1;
-    const holderFolder = (c: StoredCertificate) => (byHolder ? `${c.certificateHolderId === null ? 'no-holder' : `holder-${c.certificateHolderId}`}/` : '');
+    const holderFolder = (c: StoredCertificate) =>
+      byHolder ? `${c.certificateHolderId === null ? 'no-holder' : `holder-${c.certificateHolderId}`}/` : '';
     const purchase = await db('purchases').where({ id: purchaseId }).first('payment_intent_id');
     const recorded = new Set((await repo.archives(purchaseId)).map((a) => a.storageKey));
     const entry = (name: string, key: string): ZipEntry => {
@@ -186,7 +191,14 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
         const entries = certs.map((c) => entry(`${holderFolder(c)}${c.certificateNumber}.pdf`, c.storageKey!));
         const put = await buildZipToStore(store, key, entries, [{ name: PROOF_OF_COVERAGE_NAME, body: png }], ZIP_OPTIONS).catch(permanent);
         if (put.created) created?.add(key);
-        await repo.recordArchive(purchaseId, { kind: 'product', productLineId, proofCode: code, storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
+        await repo.recordArchive(purchaseId, {
+          kind: 'product',
+          productLineId,
+          proofCode: code,
+          storageKey: key,
+          sizeBytes: put.size,
+          sha256: put.sha256,
+        });
         built++;
       }
       // Certificate numbers carry random tails: the digest keeps keys unique even if purchase ids are reused.
@@ -197,7 +209,14 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
       } else {
         const put = await buildZipToStore(store, paymentKey, paymentEntries, paymentExtras, ZIP_OPTIONS).catch(permanent);
         if (put.created) created?.add(paymentKey);
-        await repo.recordArchive(purchaseId, { kind: 'payment', productLineId: null, proofCode: null, storageKey: paymentKey, sizeBytes: put.size, sha256: put.sha256 });
+        await repo.recordArchive(purchaseId, {
+          kind: 'payment',
+          productLineId: null,
+          proofCode: null,
+          storageKey: paymentKey,
+          sizeBytes: put.size,
+          sha256: put.sha256,
+        });
         built++;
       }
     });
@@ -220,7 +239,10 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     const lostCertificates = certificates.filter((c) => c.storageKey && !present[c.storageKey]);
     const lostArchives = archives.filter((a) => !present[a.storageKey]);
     await repo.clearStored(lostCertificates.map((c) => c.certificateId));
-    await repo.clearArchives(purchaseId, lostArchives.map((a) => a.storageKey));
+    await repo.clearArchives(
+      purchaseId,
+      lostArchives.map((a) => a.storageKey),
+    );
 
     // A zip per product line with a certificate in force, and the payment's zip (none once all are voided).
     const inForce = certificates.filter((c) => c.voidedAt === null);
@@ -265,7 +287,10 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
      * does. One task round trip instead of three. Returns the verification with the render
      * counts; `complete` false sends the workflow into another round.
      */
-    async issueCertificatesAndArchives(input: { purchaseId: number; certificateIds: number[] }): Promise<IssuanceCheck & { rendered: number; alreadyStored: number }> {
+    async issueCertificatesAndArchives(input: {
+      purchaseId: number;
+      certificateIds: number[];
+    }): Promise<IssuanceCheck & { rendered: number; alreadyStored: number }> {
       const kept = new Map<string, Buffer>();
       const created = new Set<string>();
       const counts = await issue(input, kept, created);

@@ -38,22 +38,32 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
   const now = deps.now ?? (() => new Date());
   return {
     /** Carries out endorsement quote `quoteId` of purchase `purchaseId`; answers the numbers reissued (old → new), or `wait`. */
-    async applyEndorsement(input: { purchaseId: number; quoteId: string }): Promise<{ kind: 'applied'; reissued: Array<{ from: string; to: string }> } | { kind: 'wait' }> {
+    async applyEndorsement(input: {
+      purchaseId: number;
+      quoteId: string;
+    }): Promise<{ kind: 'applied'; reissued: Array<{ from: string; to: string }> } | { kind: 'wait' }> {
       return deps.db.transaction(async (trx) => {
         const endorsements = createEndorsementsRepository(trx);
         const purchases = createPurchasesRepository(trx);
         const certificates = createCertificatesRepository(trx);
         const holders = createCertificateHoldersRepository(trx);
         const e = await endorsements.findByQuote(input.quoteId, { forUpdate: true });
-        if (!e || e.purchaseId !== input.purchaseId) return refuse('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not an endorsement quote of purchase ${input.purchaseId}`);
+        if (!e || e.purchaseId !== input.purchaseId)
+          return refuse(
+            'ENDORSEMENT_QUOTE_NOT_FOUND',
+            `quote ${input.quoteId} is not an endorsement quote of purchase ${input.purchaseId}`,
+          );
         if (e.status === 'applied') return { kind: 'applied' as const, reissued: e.reissued ?? [] };
         const at = now();
-        if (e.expiresAt.getTime() <= at.getTime()) refuse('ENDORSEMENT_QUOTE_EXPIRED', `quote ${e.quoteId} expired at ${e.expiresAt.toISOString()}: ask for a new one`);
+        if (e.expiresAt.getTime() <= at.getTime())
+          refuse('ENDORSEMENT_QUOTE_EXPIRED', `quote ${e.quoteId} expired at ${e.expiresAt.toISOString()}: ask for a new one`);
         const p = (await purchases.findById(input.purchaseId))!;
-        if (p.status === 'refunded' || !isInForce(p.status)) refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
+        if (p.status === 'refunded' || !isInForce(p.status))
+          refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
         if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
         const state = await loadEndorsementState({ purchases, holders, certificates, endorsements }, p);
-        if (stateFingerprint(state) !== e.fingerprint) refuse('ENDORSEMENT_QUOTE_STALE', `purchase ${p.id} changed since quote ${e.quoteId} was made: ask for a new one`);
+        if (stateFingerprint(state) !== e.fingerprint)
+          refuse('ENDORSEMENT_QUOTE_STALE', `purchase ${p.id} changed since quote ${e.quoteId} was made: ask for a new one`);
         let plan;
         try {
           plan = planEndorsement(state, e.changes, policyClock(p, at));
@@ -64,7 +74,11 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         if (plan.namedInsured) await purchases.updateNamedInsured(p.id, plan.namedInsured);
         for (const d of plan.descriptions) await holders.updateDescription(d.certificateHolderId, d.description);
         for (const m of plan.moves) await purchases.moveCoveredUnit(m.coveredUnitId, m);
-        const reissued = await certificates.supersede(p.id, plan.supersede.all ? { all: true } : { holderIds: plan.supersede.holderIds, coveredUnitIds: plan.supersede.coveredUnitIds }, at);
+        const reissued = await certificates.supersede(
+          p.id,
+          plan.supersede.all ? { all: true } : { holderIds: plan.supersede.holderIds, coveredUnitIds: plan.supersede.coveredUnitIds },
+          at,
+        );
         await endorsements.markApplied(e.quoteId, reissued, at);
         return { kind: 'applied' as const, reissued };
       });

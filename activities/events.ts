@@ -20,17 +20,29 @@ import { DestinationRefusedError, postEvent } from '../src/events/destination';
 import { SIGNATURE_HEADER, signatureHeader } from '../src/events/signing';
 import type { WorkerMetrics } from '../src/metrics/registry';
 
-export function createEventActivities(deps: { events: EventsRepository; endpoints: WebhookEndpointsRepository; metrics?: Pick<WorkerMetrics, 'eventDeliveries' | 'eventDeliveryAttempts'> }) {
+export function createEventActivities(deps: {
+  events: EventsRepository;
+  endpoints: WebhookEndpointsRepository;
+  metrics?: Pick<WorkerMetrics, 'eventDeliveries' | 'eventDeliveryAttempts'>;
+}) {
   type Owner = Pick<WebhookEndpoint, 'mode' | 'rootAccountId'> | undefined;
-  const labels = (endpoint: Owner) => ({ mode: endpoint?.mode ?? 'unknown', root_account_id: endpoint ? String(endpoint.rootAccountId) : 'unknown' });
-  const attempt = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused', endpoint: Owner) => deps.metrics?.eventDeliveryAttempts.inc({ outcome, ...labels(endpoint) });
-  const ended = (outcome: 'succeeded' | 'failed' | 'skipped', endpoint: Owner) => deps.metrics?.eventDeliveries.inc({ outcome, ...labels(endpoint) });
+  const labels = (endpoint: Owner) => ({
+    mode: endpoint?.mode ?? 'unknown',
+    root_account_id: endpoint ? String(endpoint.rootAccountId) : 'unknown',
+  });
+  const attempt = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused', endpoint: Owner) =>
+    deps.metrics?.eventDeliveryAttempts.inc({ outcome, ...labels(endpoint) });
+  const ended = (outcome: 'succeeded' | 'failed' | 'skipped', endpoint: Owner) =>
+    deps.metrics?.eventDeliveries.inc({ outcome, ...labels(endpoint) });
   return {
     async deliverEvent(input: { deliveryId: number; timeoutMs: number }): Promise<'succeeded' | 'skipped'> {
       const delivery = await deps.events.delivery(input.deliveryId);
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${input.deliveryId} does not exist`, 'DeliveryNotFound');
       if (delivery.status === 'succeeded') return 'succeeded';
-      const [stored, endpoint] = await Promise.all([deps.events.find(delivery.eventId), deps.endpoints.findForDelivery(delivery.endpointId)]);
+      const [stored, endpoint] = await Promise.all([
+        deps.events.find(delivery.eventId),
+        deps.endpoints.findForDelivery(delivery.endpointId),
+      ]);
       if (!stored || !endpoint || endpoint.deletedAt || endpoint.status === 'disabled') {
         await deps.events.finish(delivery.id, 'failed');
         ended('skipped', endpoint);
@@ -39,10 +51,15 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
       const payload = JSON.stringify(stored.event);
       const started = Date.now();
       try {
-        const res = await postEvent(endpoint.url, payload, { [SIGNATURE_HEADER]: signatureHeader(endpoint.secret, payload, Math.floor(Date.now() / 1000)) }, {
-          allowPrivate: endpoint.mode === 'test',
-          timeoutMs: input.timeoutMs,
-        });
+        const res = await postEvent(
+          endpoint.url,
+          payload,
+          { [SIGNATURE_HEADER]: signatureHeader(endpoint.secret, payload, Math.floor(Date.now() / 1000)) },
+          {
+            allowPrivate: endpoint.mode === 'test',
+            timeoutMs: input.timeoutMs,
+          },
+        );
         await deps.events.recordAttempt(delivery.id, { responseStatus: res.status, error: null, durationMs: Date.now() - started });
         if (res.status >= 200 && res.status < 300) {
           await deps.events.finish(delivery.id, 'succeeded');
@@ -57,7 +74,8 @@ export function createEventActivities(deps: { events: EventsRepository; endpoint
         const message = err instanceof Error ? err.message : String(err);
         await deps.events.recordAttempt(delivery.id, { responseStatus: null, error: message, durationMs: Date.now() - started });
         attempt(err instanceof DestinationRefusedError ? 'refused' : 'failed', endpoint);
-        if (err instanceof DestinationRefusedError) throw ApplicationFailure.nonRetryable(`destination refused: ${message}`, 'DestinationRefused');
+        if (err instanceof DestinationRefusedError)
+          throw ApplicationFailure.nonRetryable(`destination refused: ${message}`, 'DestinationRefused');
         throw ApplicationFailure.retryable(message, 'DeliveryFailed');
       }
     },

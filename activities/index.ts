@@ -30,7 +30,14 @@ import { createCertificateService } from '../src/certificates/service';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import { createEventActivities } from './events';
-import { countDependencyError, createWorkerMetrics, watchBrowserPool, watchCancellationsNeedingAttention, watchPaidWithoutCertificates, type WorkerMetrics } from '../src/metrics/registry';
+import {
+  countDependencyError,
+  createWorkerMetrics,
+  watchBrowserPool,
+  watchCancellationsNeedingAttention,
+  watchPaidWithoutCertificates,
+  type WorkerMetrics,
+} from '../src/metrics/registry';
 
 export interface ActivityDeps {
   db: Db;
@@ -86,7 +93,11 @@ export function createActivities(deps: ActivityDeps) {
  * (it starts event deliveries on `options.taskQueue`, default TEMPORAL_TASK_QUEUE). The caller owns
  * the pool, the mailer and the client and must `close()` them on shutdown (no Chromium process outlives the worker).
  */
-export function activityDepsFromConfig(config: Config, clients: { db: Db; log: Logger }, options: { taskQueue?: string } = {}): ActivityDeps {
+export function activityDepsFromConfig(
+  config: Config,
+  clients: { db: Db; log: Logger },
+  options: { taskQueue?: string } = {},
+): ActivityDeps {
   const pdf = createBrowserPool({
     executablePath: config.CHROMIUM_PATH,
     pageCount: config.PDF_PAGE_POOL_SIZE,
@@ -109,9 +120,18 @@ export function activityDepsFromConfig(config: Config, clients: { db: Db; log: L
   const publisher = createEventPublisher({
     events: eventStore,
     endpoints,
-    startDelivery: createDeliveryStarter(temporal.client, options.taskQueue ?? config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
+    startDelivery: createDeliveryStarter(
+      temporal.client,
+      options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+      deliverySettingsFromConfig(config),
+    ),
   });
-  const certificates = createCertificateService({ repo: createCertificatesRepository(clients.db), store, publicBaseUrl: config.PUBLIC_BASE_URL, urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS });
+  const certificates = createCertificateService({
+    repo: createCertificatesRepository(clients.db),
+    store,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS,
+  });
 
   const purchaseWorkflows = createPurchaseWorkflows({
     client: temporal.client,

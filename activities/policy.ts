@@ -69,30 +69,48 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
   }
 
   return {
-    async acceptCancellation(input: { purchaseId: number; quoteId: string }): Promise<{ kind: 'accepted'; cancellation: CancellationAccepted } | { kind: 'wait'; status: string }> {
+    async acceptCancellation(input: {
+      purchaseId: number;
+      quoteId: string;
+    }): Promise<{ kind: 'accepted'; cancellation: CancellationAccepted } | { kind: 'wait'; status: string }> {
       const earlier = await purchases.findCancellationByQuote(input.quoteId);
       if (earlier) {
-        if (earlier.purchaseId !== input.purchaseId) refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
+        if (earlier.purchaseId !== input.purchaseId)
+          refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
         return { kind: 'accepted', cancellation: view(earlier, (await purchases.findById(input.purchaseId))?.testClockAt ?? null) };
       }
       const quote = await purchases.findCancellationQuote(input.quoteId);
-      if (!quote || quote.purchaseId !== input.purchaseId) return refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
-      if (quote.expiresAt.getTime() <= now().getTime()) refuse('CANCELLATION_QUOTE_EXPIRED', `quote ${quote.id} expired at ${quote.expiresAt.toISOString()}: ask for a new one`);
+      if (!quote || quote.purchaseId !== input.purchaseId)
+        return refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
+      if (quote.expiresAt.getTime() <= now().getTime())
+        refuse('CANCELLATION_QUOTE_EXPIRED', `quote ${quote.id} expired at ${quote.expiresAt.toISOString()}: ask for a new one`);
       const p = await purchases.findById(input.purchaseId);
       if (!p) return refuse('NOT_FOUND', `purchase ${input.purchaseId} does not exist`);
       if (p.status === 'refunded') refuse('PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full: nothing is left to cancel`);
       if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
-      if (p.status !== 'issued') refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
+      if (p.status !== 'issued')
+        refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
       const [items, cancellations] = await Promise.all([purchases.itemDetails(p.id), purchases.cancellations(p.id)]);
       let priced;
       try {
-        priced = priceCancellationOf(p, items, cancellations, { unitIds: quote.coveredUnitIds, requestedBy: quote.requestedBy, effectiveAt: quote.effectiveAt });
+        priced = priceCancellationOf(p, items, cancellations, {
+          unitIds: quote.coveredUnitIds,
+          requestedBy: quote.requestedBy,
+          effectiveAt: quote.effectiveAt,
+        });
       } catch (err) {
         if (err instanceof RefundRuleError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
         throw err;
       }
-      if (priced.totalMinor !== quote.totalMinor || priced.premiumMinor !== quote.premiumMinor || priced.platformFeeMinor !== quote.platformFeeMinor) {
-        refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: the refund is now ${priced.totalMinor}, not ${quote.totalMinor}`);
+      if (
+        priced.totalMinor !== quote.totalMinor ||
+        priced.premiumMinor !== quote.premiumMinor ||
+        priced.platformFeeMinor !== quote.platformFeeMinor
+      ) {
+        refuse(
+          'CANCELLATION_QUOTE_STALE',
+          `quote ${quote.id} no longer holds: the refund is now ${priced.totalMinor}, not ${quote.totalMinor}`,
+        );
       }
       try {
         const accepted = await purchases.acceptCancellation({
@@ -114,7 +132,8 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
         });
         return { kind: 'accepted', cancellation: view(accepted, p.testClockAt) };
       } catch (err) {
-        if (err instanceof CoveredUnitTakenError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
+        if (err instanceof CoveredUnitTakenError)
+          return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
         throw err;
       }
     },
@@ -130,19 +149,29 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
      */
     async endSubscription(input: Pick<SubscriptionCancelInput, 'subscriptionPurchaseId' | 'at'>): Promise<void> {
       const first = await purchases.findById(input.subscriptionPurchaseId);
-      if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null) return refuse('NOT_FOUND', `purchase ${input.subscriptionPurchaseId} is not a subscription`);
+      if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null)
+        return refuse('NOT_FOUND', `purchase ${input.subscriptionPurchaseId} is not a subscription`);
       if (first.payprocSubscriptionId && !first.subscriptionEndedAt) {
         const subscriptions = deps.payproc.client(first.mode).subscriptions;
         try {
-          if (input.at === 'now') await subscriptions.cancel(first.payprocSubscriptionId, {}, { idempotencyKey: `subscription-${first.id}-cancel-now` });
-          else await subscriptions.update(first.payprocSubscriptionId, { cancel_at_period_end: true }, { idempotencyKey: `subscription-${first.id}-cancel-at-period-end` });
+          if (input.at === 'now')
+            await subscriptions.cancel(first.payprocSubscriptionId, {}, { idempotencyKey: `subscription-${first.id}-cancel-now` });
+          else
+            await subscriptions.update(
+              first.payprocSubscriptionId,
+              { cancel_at_period_end: true },
+              { idempotencyKey: `subscription-${first.id}-cancel-at-period-end` },
+            );
         } catch (err) {
           const code = (err as { code?: string }).code;
           // Already gone at the processor (ended there): nothing left to stop.
           if (code !== 'resource_missing') processorFailure(err, count);
         }
       }
-      const changed = await purchases.recordSubscriptionEnd(first.id, input.at === 'now' ? { endedAt: now(), by: 'agency' } : { atPeriodEnd: true, by: 'agency' });
+      const changed = await purchases.recordSubscriptionEnd(
+        first.id,
+        input.at === 'now' ? { endedAt: now(), by: 'agency' } : { atPeriodEnd: true, by: 'agency' },
+      );
       if (changed) await deps.events.subscriptionCancelled(first.id);
     },
 
@@ -151,13 +180,23 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
      * period) not started by the purchase's now, asked by the agency, by the terms it was bought
      * with; null when nothing is left to cancel (every unit started, or already cancelled).
      */
-    async quoteSubscriptionPeriodCancellation(input: { purchaseId: number; apiKeyId: number; reason: string | null }): Promise<string | null> {
+    async quoteSubscriptionPeriodCancellation(input: {
+      purchaseId: number;
+      apiKeyId: number;
+      reason: string | null;
+    }): Promise<string | null> {
       const p = await purchases.findById(input.purchaseId);
       if (!p || !isInForce(p.status)) return null;
       const realNow = now();
       const clock = policyClock(p, realNow);
       try {
-        const quote = await storeCancellationQuote(purchases, p, { requestedBy: 'agency', effectiveAt: clock, apiKeyId: input.apiKeyId, reason: input.reason ?? 'subscription cancelled' }, clock, realNow);
+        const quote = await storeCancellationQuote(
+          purchases,
+          p,
+          { requestedBy: 'agency', effectiveAt: clock, apiKeyId: input.apiKeyId, reason: input.reason ?? 'subscription cancelled' },
+          clock,
+          realNow,
+        );
         return quote.id;
       } catch (err) {
         if (err instanceof RefundRuleError) return null;
@@ -169,7 +208,8 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
     async recordSubscriptionChange(input: SubscriptionChange): Promise<void> {
       const ended = input.ended ? { endedAt: input.endedAt ? new Date(input.endedAt) : now(), by: 'processor' as const } : null;
       let changed = false;
-      if (input.cancelAtPeriodEnd) changed = (await purchases.recordSubscriptionEnd(input.subscriptionPurchaseId, { atPeriodEnd: true, by: 'processor' })) || changed;
+      if (input.cancelAtPeriodEnd)
+        changed = (await purchases.recordSubscriptionEnd(input.subscriptionPurchaseId, { atPeriodEnd: true, by: 'processor' })) || changed;
       if (ended) changed = (await purchases.recordSubscriptionEnd(input.subscriptionPurchaseId, ended)) || changed;
       if (changed) await deps.events.subscriptionCancelled(input.subscriptionPurchaseId);
     },
@@ -186,9 +226,14 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
      */
     async rescindCancellation(input: { purchaseId: number; cancellationId: number }): Promise<CancellationAccepted> {
       const c = await purchases.findCancellation(input.cancellationId);
-      if (!c || c.purchaseId !== input.purchaseId) return refuse('CANCELLATION_NOT_FOUND', `purchase ${input.purchaseId} has no cancellation ${input.cancellationId}`);
+      if (!c || c.purchaseId !== input.purchaseId)
+        return refuse('CANCELLATION_NOT_FOUND', `purchase ${input.purchaseId} has no cancellation ${input.cancellationId}`);
       const after = (await purchases.rescindCancellation(c.id))!;
-      if (after.status !== 'rescinded') refuse('CANCELLATION_NOT_RESCINDABLE', `cancellation ${c.id} is ${after.status}: only a cancellation still scheduled can be rescinded`);
+      if (after.status !== 'rescinded')
+        refuse(
+          'CANCELLATION_NOT_RESCINDABLE',
+          `cancellation ${c.id} is ${after.status}: only a cancellation still scheduled can be rescinded`,
+        );
       return view(after);
     },
 
@@ -202,12 +247,15 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const p = (await purchases.findById(c.purchaseId))!;
       if (!p.paymentIntentId) return refuse('REFUND_REJECTED', `purchase ${p.id} has no payment intent to refund`);
       try {
-        const refund = await deps.payproc
-          .client(p.mode)
-          .refunds.create(
-            { payment_intent: p.paymentIntentId, amount: c.totalMinor, reason: 'requested_by_customer', metadata: { purchase_id: String(p.id), cancellation_id: String(c.id) } },
-            { idempotencyKey: `policy-transaction-${c.id}-refund` },
-          );
+        const refund = await deps.payproc.client(p.mode).refunds.create(
+          {
+            payment_intent: p.paymentIntentId,
+            amount: c.totalMinor,
+            reason: 'requested_by_customer',
+            metadata: { purchase_id: String(p.id), cancellation_id: String(c.id) },
+          },
+          { idempotencyKey: `policy-transaction-${c.id}-refund` },
+        );
         await purchases.markCancellationRefundPending(c.id, refund.id);
         return { refundId: refund.id };
       } catch (err) {
@@ -240,7 +288,9 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const c = await mustFind(input.cancellationId);
       await certificates.voidForUnits(c.coveredUnitIds, c.effectiveAt);
       const done = await purchases.completeCancellation(input.cancellationId);
-      const numbers = (await certificates.listForPurchase(done.purchaseId)).filter((x) => done.coveredUnitIds.includes(x.coveredUnitId)).map((x) => x.certificateNumber);
+      const numbers = (await certificates.listForPurchase(done.purchaseId))
+        .filter((x) => done.coveredUnitIds.includes(x.coveredUnitId))
+        .map((x) => x.certificateNumber);
       await deps.events.cancelled(done, numbers);
       return view(done);
     },

@@ -51,17 +51,25 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
   const { db, store } = deps;
   const certificates = createCertificatesRepository(db);
   const emails = createProofOfCoverageEmailsRepository(db);
-  const withdrawalLinks = createWithdrawalLinks({ purchases: createPurchasesRepository(db), key: deps.withdrawalLinkKey, publicBaseUrl: deps.publicBaseUrl });
+  const withdrawalLinks = createWithdrawalLinks({
+    purchases: createPurchasesRepository(db),
+    key: deps.withdrawalLinkKey,
+    publicBaseUrl: deps.publicBaseUrl,
+  });
 
   return {
     /** Sends the email of row `emailId` unless it is already sent; returns how it was delivered. */
-    async sendProofOfCoverageEmail(input: { emailId: number }): Promise<{ status: 'sent'; delivery: 'attachments' | 'links'; alreadySent: boolean }> {
+    async sendProofOfCoverageEmail(input: {
+      emailId: number;
+    }): Promise<{ status: 'sent'; delivery: 'attachments' | 'links'; alreadySent: boolean }> {
       const row = await emails.toSend(input.emailId);
       if (!row) throw ApplicationFailure.nonRetryable(`proof-of-coverage email ${input.emailId} does not exist`, 'ProofEmailNotFound');
       if (row.status === 'sent') return { status: 'sent', delivery: row.delivery ?? 'attachments', alreadySent: true };
 
       // An email for one certificate holder carries that holder's certificates only.
-      const all = (await certificates.listForPurchase(row.purchaseId)).filter((c) => row.certificateHolderId === null || c.certificateHolderId === row.certificateHolderId);
+      const all = (await certificates.listForPurchase(row.purchaseId)).filter(
+        (c) => row.certificateHolderId === null || c.certificateHolderId === row.certificateHolderId,
+      );
       const archives = await certificates.archives(row.purchaseId);
       if (all.length === 0 || all.some((c) => !c.storageKey)) {
         throw ApplicationFailure.retryable(`certificates of purchase ${row.purchaseId} are not all stored`, 'CertificatesNotStored');
@@ -69,42 +77,72 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
       // A certificate a cancellation voided is never sent; the zips, built at issuance, hold it, so they are left out then.
       const certs = all.filter((c) => c.voidedAt === null);
       const someVoided = certs.length < all.length;
-      if (certs.length === 0) throw ApplicationFailure.nonRetryable(`every certificate of purchase ${row.purchaseId} was voided by a cancellation`, 'CertificatesVoided');
+      if (certs.length === 0)
+        throw ApplicationFailure.nonRetryable(
+          `every certificate of purchase ${row.purchaseId} was voided by a cancellation`,
+          'CertificatesVoided',
+        );
       const totalBytes = certs.reduce((n, c) => n + (c.sizeBytes ?? 0), 0);
       const delivery: 'attachments' | 'links' = totalBytes <= deps.attachmentMaxBytes ? 'attachments' : 'links';
       const linkUntil = new Date(Date.now() + MAX_SIGNED_URL_SECONDS * 1000);
-      const sign = (key: string, downloadName: string) => store.signedReadUrl(key, { expiresInSeconds: MAX_SIGNED_URL_SECONDS, downloadName });
+      const sign = (key: string, downloadName: string) =>
+        store.signedReadUrl(key, { expiresInSeconds: MAX_SIGNED_URL_SECONDS, downloadName });
 
       const lines: string[] = [];
       if (row.note) lines.push(row.note, '');
-      lines.push(`${row.agencyName} sends you proof of insurance coverage${row.mode === 'test' ? ' (TEST MODE SPECIMEN: not real coverage)' : ''}.`, '');
+      lines.push(
+        `${row.agencyName} sends you proof of insurance coverage${row.mode === 'test' ? ' (TEST MODE SPECIMEN: not real coverage)' : ''}.`,
+        '',
+      );
       const products = [...new Set(certs.map((c) => c.productLineId))];
       for (const productLineId of products) {
         const mine = certs.filter((c) => c.productLineId === productLineId);
         const proof = archives.find((a) => a.kind === 'product' && a.productLineId === productLineId);
-        lines.push(`${mine[0]!.productName}: ${mine.length} certificate${mine.length === 1 ? '' : 's'}${mine[0]!.namedInsuredName ? `, named insured ${mine[0]!.namedInsuredName}` : ''}`);
+        lines.push(
+          `${mine[0]!.productName}: ${mine.length} certificate${mine.length === 1 ? '' : 's'}${mine[0]!.namedInsuredName ? `, named insured ${mine[0]!.namedInsuredName}` : ''}`,
+        );
         if (proof?.proofCode) lines.push(`  Proof of coverage (always current): ${verificationUrl(deps.publicBaseUrl, proof.proofCode)}`);
         for (const c of mine) {
           const from = DateTime.fromJSDate(c.startsAt, { zone: c.timeZone }).toFormat('yyyy-MM-dd HH:mm');
           const to = DateTime.fromJSDate(c.endsAt, { zone: c.timeZone }).toFormat('yyyy-MM-dd HH:mm');
-          lines.push(`  ${c.certificateNumber}: ${from} to ${to} (${c.timeZone})  verify: ${verificationUrl(deps.publicBaseUrl, c.certificateNumber)}`);
+          lines.push(
+            `  ${c.certificateNumber}: ${from} to ${to} (${c.timeZone})  verify: ${verificationUrl(deps.publicBaseUrl, c.certificateNumber)}`,
+          );
           if (delivery === 'links') lines.push(`    download: ${await sign(c.storageKey!, `${c.certificateNumber}.pdf`)}`);
         }
         lines.push('');
       }
       const paymentZip = archives.find((a) => a.kind === 'payment');
       // The zip holds every holder's certificates: not for an email of one holder's.
-      if (paymentZip && !someVoided && row.certificateHolderId === null) lines.push(`All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`);
-      lines.push(delivery === 'attachments' ? 'The certificates are attached as PDF files.' : 'The certificates are too large to attach; use the download links above.');
-      const toBuyer = typeof row.buyerEmail === 'string' && row.buyerEmail.trim().toLowerCase() === String(row.recipient).trim().toLowerCase();
+      if (paymentZip && !someVoided && row.certificateHolderId === null)
+        lines.push(
+          `All certificates in one zip (link works until ${linkUntil.toISOString().slice(0, 10)}): ${await sign(paymentZip.storageKey, 'certificates.zip')}`,
+        );
+      lines.push(
+        delivery === 'attachments'
+          ? 'The certificates are attached as PDF files.'
+          : 'The certificates are too large to attach; use the download links above.',
+      );
+      const toBuyer =
+        typeof row.buyerEmail === 'string' && row.buyerEmail.trim().toLowerCase() === String(row.recipient).trim().toLowerCase();
       const withdrawal = toBuyer ? await withdrawalLinks.urlFor({ id: row.purchaseId, status: row.purchaseStatus }) : null;
       if (withdrawal) {
-        lines.push('', 'Changed your mind? You can withdraw from this insurance online; the page shows what you would get back before you confirm anything.', `Withdraw from contract here: ${withdrawal}`);
+        lines.push(
+          '',
+          'Changed your mind? You can withdraw from this insurance online; the page shows what you would get back before you confirm anything.',
+          `Withdraw from contract here: ${withdrawal}`,
+        );
       }
 
       const attachments =
         delivery === 'attachments'
-          ? await Promise.all(certs.map(async (c) => ({ filename: `${c.certificateNumber}.pdf`, content: await readAll(store.openRead(c.storageKey!)), contentType: 'application/pdf' })))
+          ? await Promise.all(
+              certs.map(async (c) => ({
+                filename: `${c.certificateNumber}.pdf`,
+                content: await readAll(store.openRead(c.storageKey!)),
+                contentType: 'application/pdf',
+              })),
+            )
           : undefined;
 
       await emails.countAttempt(row.id);

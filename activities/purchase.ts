@@ -54,7 +54,12 @@ export function processorFailure(err: unknown, count: (operation: string) => voi
   if (isProcessorFailure(err)) count(operation);
   const type = (err as { type?: string }).type;
   const message = err instanceof Error ? err.message : String(err);
-  if (type === 'StripeCardError' || type === 'StripeInvalidRequestError' || type === 'StripeAuthenticationError' || type === 'StripePermissionError') {
+  if (
+    type === 'StripeCardError' ||
+    type === 'StripeInvalidRequestError' ||
+    type === 'StripeAuthenticationError' ||
+    type === 'StripePermissionError'
+  ) {
     throw ApplicationFailure.nonRetryable(message, type);
   }
   throw err;
@@ -74,7 +79,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const purchases = createPurchasesRepository(db);
   const savedCards = createSavedCardCharges({ db, repo: customers, purchases, payproc });
   const errors = deps.metrics?.dependencyErrors;
-  const processorError: (err: unknown) => never = (err) => processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
+  const processorError: (err: unknown) => never = (err) =>
+    processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
 
   /**
    * Moves the purchase to `status` under the status rules; `reason` goes with `failed`. A move the
@@ -84,7 +90,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
    */
   async function transition(input: { purchaseId: number; status: PurchaseStatus; reason?: string }): Promise<PurchaseStatus | null> {
     const result = await purchases.transition(input.purchaseId, input.status, input.reason);
-    if (input.status === 'failed' && result?.changed) log.warn('purchase failed', { purchaseId: input.purchaseId, reason: input.reason ?? null });
+    if (input.status === 'failed' && result?.changed)
+      log.warn('purchase failed', { purchaseId: input.purchaseId, reason: input.reason ?? null });
     if (result?.status === input.status) await deps.events.purchaseStatus(input.purchaseId);
     return result?.status ?? null;
   }
@@ -92,7 +99,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   async function loadPurchase(purchaseId: number): Promise<PurchaseRecord & { checkoutSessionId: string }> {
     const purchase = await purchases.findById(purchaseId);
     if (!purchase) throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} does not exist`, 'PurchaseNotFound');
-    if (!purchase.checkoutSessionId) throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} has no checkout session`, 'NoCheckoutSession');
+    if (!purchase.checkoutSessionId)
+      throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} has no checkout session`, 'NoCheckoutSession');
     return purchase as PurchaseRecord & { checkoutSessionId: string };
   }
 
@@ -131,7 +139,10 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
         },
       }));
       if (purchase.platformFeeMinor > 0) {
-        lineItems.push({ quantity: 1, price_data: { ...recurring, currency, unit_amount: purchase.platformFeeMinor, product_data: { name: 'Platform fee' } } });
+        lineItems.push({
+          quantity: 1,
+          price_data: { ...recurring, currency, unit_amount: purchase.platformFeeMinor, product_data: { name: 'Platform fee' } },
+        });
       }
       // The processor accepts 30 min to 24 h; the workflow enforces the configured deadline itself.
       const expiresAt = Math.floor(Date.now() / 1000) + Math.min(86_400, Math.max(1_800, input.sessionTtlSeconds));
@@ -150,7 +161,18 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
           ? await db('buyers').where({ id: purchase.buyerId }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid')
           : null;
         const customer = buyer
-          ? await ensureBuyerCustomer(customers, stripe, { buyerId: buyer.id, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, idpAccntUuid: buyer.idp_accnt_uuid }, purchase.mode)
+          ? await ensureBuyerCustomer(
+              customers,
+              stripe,
+              {
+                buyerId: buyer.id,
+                email: buyer.email,
+                firstName: buyer.first_name,
+                lastName: buyer.last_name,
+                idpAccntUuid: buyer.idp_accnt_uuid,
+              },
+              purchase.mode,
+            )
           : null;
         const modeParams: Partial<Stripe.Checkout.SessionCreateParams> = subscription
           ? // The subscription (and through it each period's invoice) carries the purchase id.
@@ -179,7 +201,12 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       }
       const paymentIntent = idOf(session.payment_intent);
       const deadline = new Date(Date.now() + input.sessionTtlSeconds * 1000);
-      await purchases.recordCheckoutSession(purchase.id, { sessionId: session.id, url: session.url, expiresAt: deadline, paymentIntentId: paymentIntent });
+      await purchases.recordCheckoutSession(purchase.id, {
+        sessionId: session.id,
+        url: session.url,
+        expiresAt: deadline,
+        paymentIntentId: paymentIntent,
+      });
       // In the same step, so the agent's next read after checkout already says so.
       await purchases.transition(purchase.id, 'awaiting_payment');
       return {
@@ -226,7 +253,11 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       const purchase = await loadPurchase(input.purchaseId);
       const stripe = payproc.client(purchase.mode);
       try {
-        const s = await stripe.checkout.sessions.expire(purchase.checkoutSessionId, {}, { idempotencyKey: `purchase-${purchase.id}-expire` });
+        const s = await stripe.checkout.sessions.expire(
+          purchase.checkoutSessionId,
+          {},
+          { idempotencyKey: `purchase-${purchase.id}-expire` },
+        );
         return sessionState(s).state === 'paid' ? sessionState(s) : { state: 'expired' };
       } catch (err) {
         // Already completed or expired: the processor refuses to expire it; read what it is.
@@ -241,7 +272,12 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * Records the payment once (`paid_at`, the payment intent, and for a subscription checkout the
      * processor subscription); a repeated call changes nothing.
      */
-    async recordPayment(input: { purchaseId: number; paymentIntentId: string | null; subscriptionId?: string; status?: 'paid' }): Promise<void> {
+    async recordPayment(input: {
+      purchaseId: number;
+      paymentIntentId: string | null;
+      subscriptionId?: string;
+      status?: 'paid';
+    }): Promise<void> {
       await purchases.recordPayment(input.purchaseId, input.paymentIntentId);
       if (input.subscriptionId) await purchases.recordSubscription(input.purchaseId, input.subscriptionId);
       // With `status`, also the move to paid (one step for the workflow instead of two).

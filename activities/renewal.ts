@@ -40,7 +40,8 @@ export function createRenewalActivities(deps: { db: Db; events: Pick<EventEmitte
         (unit, period) => ({ ...unit, ...shifted(unit.startsAt, unit.endsAt, unit.timeZone, unit.kind, period) }),
       );
       if ('refused' in result) {
-        if (result.refused === 'not_found') throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
+        if (result.refused === 'not_found')
+          throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
         throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} is not a subscription`, 'NotASubscription');
       }
       await deps.events.renewed(result.purchaseId);

@@ -43,7 +43,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw(`alter table api_keys add constraint api_keys_mode_check check (mode in ('live','test'))`);
   await knex.raw(`alter table api_keys add constraint api_keys_status_check check (status in ('active','frozen','deleted'))`);
-  await knex.raw(`alter table api_keys add constraint api_keys_platform_fee_check check (platform_fee_bps is null or (platform_fee_bps between 0 and 10000))`);
+  await knex.raw(
+    `alter table api_keys add constraint api_keys_platform_fee_check check (platform_fee_bps is null or (platform_fee_bps between 0 and 10000))`,
+  );
 
   await knex.schema.createTable('api_key_secrets', (t) => {
     t.increments('id').primary();

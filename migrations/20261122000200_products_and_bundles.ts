@@ -35,9 +35,13 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw('alter table product_lines add constraint product_lines_price_check check (default_price_minor >= 0 and deductible_minor >= 0)');
+  await knex.raw(
+    'alter table product_lines add constraint product_lines_price_check check (default_price_minor >= 0 and deductible_minor >= 0)',
+  );
   await knex.raw('create index product_lines_account_created_idx on product_lines (root_account_id, created_at desc, id desc)');
-  await knex.raw('create index product_lines_account_mode_created_idx on product_lines (root_account_id, is_test_mode, is_active, created_at desc, id desc)');
+  await knex.raw(
+    'create index product_lines_account_mode_created_idx on product_lines (root_account_id, is_test_mode, is_active, created_at desc, id desc)',
+  );
 
   await knex.schema.createTable('bundles', (t) => {
     t.increments('id').primary();

@@ -55,7 +55,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['buyer_id']);
   });
   await knex.raw(`alter table purchases add constraint purchases_mode_check check (mode in ('live','test'))`);
-  await knex.raw('alter table purchases add constraint purchases_amounts_check check (subtotal_minor >= 0 and platform_fee_minor >= 0 and total_minor = subtotal_minor + platform_fee_minor)');
+  await knex.raw(
+    'alter table purchases add constraint purchases_amounts_check check (subtotal_minor >= 0 and platform_fee_minor >= 0 and total_minor = subtotal_minor + platform_fee_minor)',
+  );
 
   await knex.schema.createTable('purchase_items', (t) => {
     t.increments('id').primary();

@@ -8,8 +8,12 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('create index bundles_account_mode_recurring_created_idx on bundles (root_account_id, is_test_mode, is_recurring, created_at, id)');
-  await knex.raw('create index product_lines_account_testmode_created_idx on product_lines (root_account_id, is_test_mode, created_at desc, id desc)');
+  await knex.raw(
+    'create index bundles_account_mode_recurring_created_idx on bundles (root_account_id, is_test_mode, is_recurring, created_at, id)',
+  );
+  await knex.raw(
+    'create index product_lines_account_testmode_created_idx on product_lines (root_account_id, is_test_mode, created_at desc, id desc)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -43,7 +43,9 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['purchase_id', 'attempt']);
     t.index(['payment_intent_id']);
   });
-  await knex.raw(`alter table purchase_direct_charges add constraint purchase_direct_charges_status_check check (status in ('pending','processing','succeeded','failed'))`);
+  await knex.raw(
+    `alter table purchase_direct_charges add constraint purchase_direct_charges_status_check check (status in ('pending','processing','succeeded','failed'))`,
+  );
   await knex.raw(`create unique index purchase_direct_charges_one_live on purchase_direct_charges (purchase_id) where status <> 'failed'`);
 }
 

@@ -50,7 +50,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw(`alter table certificate_archives add constraint certificate_archives_kind_check check (
     (kind = 'payment' and product_line_id is null and proof_code is null) or (kind = 'product' and product_line_id is not null and proof_code is not null))`);
-  await knex.raw('create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0))');
+  await knex.raw(
+    'create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0))',
+  );
 
   await knex.schema.alterTable('purchases', (t) => {
     t.timestamp('certificates_issued_at', { useTz: true }).nullable();

@@ -24,7 +24,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('sent_at', { useTz: true }).nullable();
     t.index(['purchase_id']);
   });
-  await knex.raw(`alter table proof_of_coverage_emails add constraint proof_of_coverage_emails_status_check check (status in ('queued','sent','failed'))`);
+  await knex.raw(
+    `alter table proof_of_coverage_emails add constraint proof_of_coverage_emails_status_check check (status in ('queued','sent','failed'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -23,8 +23,12 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['renewal_of_purchase_id', 'renewal_period']);
   });
   await knex.raw(`alter table purchases add constraint purchases_billing_check check (billing in ('one_time','subscription'))`);
-  await knex.raw(`alter table purchases add constraint purchases_renewal_check check ((renewal_of_purchase_id is null) = (renewal_period is null) and (renewal_period is null or renewal_period >= 1))`);
-  await knex.raw('create index purchases_subscription_idx on purchases (payproc_subscription_id) where payproc_subscription_id is not null');
+  await knex.raw(
+    `alter table purchases add constraint purchases_renewal_check check ((renewal_of_purchase_id is null) = (renewal_period is null) and (renewal_period is null or renewal_period >= 1))`,
+  );
+  await knex.raw(
+    'create index purchases_subscription_idx on purchases (payproc_subscription_id) where payproc_subscription_id is not null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -21,7 +21,9 @@ export async function up(knex: Knex): Promise<void> {
     t.string('return_token', 64).nullable().unique();
   });
   // Two v4 UUIDs (PostgreSQL 13+ built-in): 244 random bits; new rows get 32 random bytes from Node.
-  await knex.raw(`update purchases set return_token = replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', '') where return_token is null`);
+  await knex.raw(
+    `update purchases set return_token = replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', '') where return_token is null`,
+  );
   await knex.schema.alterTable('api_keys', (t) => {
     t.string('checkout_success_url', 2048).nullable();
     t.string('checkout_cancel_url', 2048).nullable();

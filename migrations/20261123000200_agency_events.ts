@@ -30,7 +30,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['root_account_id', 'mode']);
   });
   await knex.raw(`alter table webhook_endpoints add constraint webhook_endpoints_mode_check check (mode in ('live','test'))`);
-  await knex.raw(`alter table webhook_endpoints add constraint webhook_endpoints_status_check check (status in ('enabled','disabled','failing'))`);
+  await knex.raw(
+    `alter table webhook_endpoints add constraint webhook_endpoints_status_check check (status in ('enabled','disabled','failing'))`,
+  );
 
   await knex.schema.createTable('agency_events', (t) => {
     t.string('id', 64).primary();
@@ -53,7 +55,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('finished_at', { useTz: true }).nullable();
     t.unique(['event_id', 'endpoint_id']);
   });
-  await knex.raw(`alter table event_deliveries add constraint event_deliveries_status_check check (status in ('pending','succeeded','failed'))`);
+  await knex.raw(
+    `alter table event_deliveries add constraint event_deliveries_status_check check (status in ('pending','succeeded','failed'))`,
+  );
 
   await knex.schema.createTable('event_delivery_attempts', (t) => {
     t.increments('id').primary();

@@ -24,7 +24,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('drop index purchase_search_account_paid_idx');
   await knex.raw(`create index purchase_search_account_paid_idx on purchase_search ${ACCOUNT} include (product_line_ids)`);
   await knex.raw('drop index purchase_search_agent_paid_idx');
-  await knex.raw(`create index purchase_search_agent_paid_idx on purchase_search ${AGENT} include (product_line_ids) where agent_id is not null`);
+  await knex.raw(
+    `create index purchase_search_agent_paid_idx on purchase_search ${AGENT} include (product_line_ids) where agent_id is not null`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

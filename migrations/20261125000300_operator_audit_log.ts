@@ -32,10 +32,16 @@ export async function up(knex: Knex): Promise<void> {
     t.text('outcome_detail').nullable();
     t.jsonb('details').notNullable().defaultTo('{}');
   });
-  await knex.raw(`alter table operator_audit_log add constraint operator_audit_log_outcome_check check (outcome in ('succeeded','refused','failed'))`);
-  await knex.raw(`alter table operator_audit_log add constraint operator_audit_log_actor_check check (btrim(actor) <> '' and actor_kind ~ '^[a-z][a-z_]*$')`);
+  await knex.raw(
+    `alter table operator_audit_log add constraint operator_audit_log_outcome_check check (outcome in ('succeeded','refused','failed'))`,
+  );
+  await knex.raw(
+    `alter table operator_audit_log add constraint operator_audit_log_actor_check check (btrim(actor) <> '' and actor_kind ~ '^[a-z][a-z_]*$')`,
+  );
   // An operator's action always says why.
-  await knex.raw(`alter table operator_audit_log add constraint operator_audit_log_reason_check check (actor_kind <> 'operator_cli' or btrim(coalesce(reason, '')) <> '')`);
+  await knex.raw(
+    `alter table operator_audit_log add constraint operator_audit_log_reason_check check (actor_kind <> 'operator_cli' or btrim(coalesce(reason, '')) <> '')`,
+  );
   // Newest first is id descending (the primary key); one target's entries (`ops audit --purchase`) by this.
   await knex.raw('create index operator_audit_log_target_idx on operator_audit_log (target_kind, target_id, id desc)');
 }

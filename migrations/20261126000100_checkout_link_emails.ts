@@ -17,7 +17,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('sent_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
   // The newest send of a purchase's session to an address (the dedupe lookup).
-  await knex.raw('create index checkout_link_emails_lookup_idx on checkout_link_emails (purchase_id, checkout_session_id, recipient, sent_at desc)');
+  await knex.raw(
+    'create index checkout_link_emails_lookup_idx on checkout_link_emails (purchase_id, checkout_session_id, recipient, sent_at desc)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

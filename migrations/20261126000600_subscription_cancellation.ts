@@ -16,8 +16,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('subscription_ended_at', { useTz: true }).nullable();
     t.string('subscription_cancelled_by', 16).nullable();
   });
-  await knex.raw(`alter table purchases add constraint purchases_subscription_cancelled_by_check check (subscription_cancelled_by is null or subscription_cancelled_by in ('agency', 'processor'))`);
-  await knex.raw(`create index purchases_subscriptions_idx on purchases (root_account_id, mode, id desc) where billing = 'subscription' and renewal_of_purchase_id is null`);
+  await knex.raw(
+    `alter table purchases add constraint purchases_subscription_cancelled_by_check check (subscription_cancelled_by is null or subscription_cancelled_by in ('agency', 'processor'))`,
+  );
+  await knex.raw(
+    `create index purchases_subscriptions_idx on purchases (root_account_id, mode, id desc) where billing = 'subscription' and renewal_of_purchase_id is null`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -39,7 +39,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.primary(['bulk_cancellation_id', 'purchase_id']);
   });
-  await knex.raw(`alter table bulk_cancellation_items add constraint bulk_cancellation_items_check check (status in ('pending', 'accepted', 'skipped', 'failed'))`);
+  await knex.raw(
+    `alter table bulk_cancellation_items add constraint bulk_cancellation_items_check check (status in ('pending', 'accepted', 'skipped', 'failed'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

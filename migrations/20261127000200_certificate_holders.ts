@@ -45,7 +45,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw(`alter table certificate_holders add constraint certificate_holders_source_check check (
     (source = 'answers' and purchase_item_id is not null) or (source = 'api' and purchase_item_id is null))`);
-  await knex.raw(`create unique index certificate_holders_one_answer_per_item on certificate_holders (purchase_item_id) where source = 'answers'`);
+  await knex.raw(
+    `create unique index certificate_holders_one_answer_per_item on certificate_holders (purchase_item_id) where source = 'answers'`,
+  );
   await knex.raw(`insert into certificate_holders (purchase_id, purchase_item_id, source, name, address, active_units_at, created_at)
     select i.purchase_id, i.id, 'answers', left(i.certificate_holder ->> 'name', 200), coalesce(i.certificate_holder -> 'address', '{}'::jsonb), p.created_at, p.created_at
       from purchase_items i join purchases p on p.id = i.purchase_id
@@ -57,11 +59,15 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('superseded_at', { useTz: true }).nullable();
     t.integer('superseded_by_id').nullable().references('id').inTable('certificates').onDelete('RESTRICT');
   });
-  await knex.raw(`alter table certificates add constraint certificates_revision_check check (revision >= 1 and (superseded_by_id is null or superseded_at is not null))`);
+  await knex.raw(
+    `alter table certificates add constraint certificates_revision_check check (revision >= 1 and (superseded_by_id is null or superseded_at is not null))`,
+  );
   await knex.raw(`update certificates c set certificate_holder_id = h.id
                     from certificate_holders h where h.purchase_item_id = c.purchase_item_id and h.source = 'answers'`);
   await knex.raw('alter table certificates drop constraint certificates_covered_unit_id_unique');
-  await knex.raw(`create unique index certificates_current_per_unit_and_holder on certificates (covered_unit_id, coalesce(certificate_holder_id, 0)) where superseded_at is null`);
+  await knex.raw(
+    `create unique index certificates_current_per_unit_and_holder on certificates (covered_unit_id, coalesce(certificate_holder_id, 0)) where superseded_at is null`,
+  );
   await knex.raw('create index certificates_covered_unit on certificates (covered_unit_id)');
   await knex.raw('create index certificates_holder on certificates (certificate_holder_id) where certificate_holder_id is not null');
 
@@ -72,7 +78,9 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('certificate_holder_id').nullable().references('id').inTable('certificate_holders').onDelete('RESTRICT');
   });
   await knex.raw('drop index certificate_archives_one_per_kind');
-  await knex.raw('create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0)) where superseded_at is null');
+  await knex.raw(
+    'create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0)) where superseded_at is null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
@@ -80,15 +88,19 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('certificate_holder_id');
   });
   await knex.raw('drop index certificate_archives_one_per_kind');
-  await knex.raw("delete from certificate_archives where superseded_at is not null");
-  await knex.raw('create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0))');
+  await knex.raw('delete from certificate_archives where superseded_at is not null');
+  await knex.raw(
+    'create unique index certificate_archives_one_per_kind on certificate_archives (purchase_id, kind, coalesce(product_line_id, 0))',
+  );
   await knex.schema.alterTable('certificate_archives', (t) => {
     t.dropColumn('superseded_at');
   });
   await knex.raw('drop index certificates_holder');
   await knex.raw('drop index certificates_covered_unit');
   await knex.raw('drop index certificates_current_per_unit_and_holder');
-  await knex.raw('delete from certificates where superseded_at is null and certificate_holder_id in (select id from certificate_holders where source = \'api\')');
+  await knex.raw(
+    "delete from certificates where superseded_at is null and certificate_holder_id in (select id from certificate_holders where source = 'api')",
+  );
   await knex.raw('update certificates set superseded_by_id = null');
   await knex.raw('delete from certificates where superseded_at is not null');
   await knex.raw('alter table certificates add constraint certificates_covered_unit_id_unique unique (covered_unit_id)');

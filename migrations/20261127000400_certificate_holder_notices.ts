@@ -20,7 +20,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('sent_at', { useTz: true }).nullable();
     t.unique(['certificate_holder_id', 'cancellation_id']);
   });
-  await knex.raw(`alter table certificate_holder_notices add constraint certificate_holder_notices_status_check check (status in ('queued', 'sent', 'failed'))`);
+  await knex.raw(
+    `alter table certificate_holder_notices add constraint certificate_holder_notices_status_check check (status in ('queued', 'sent', 'failed'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

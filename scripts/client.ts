@@ -34,7 +34,8 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 
 type Json = any; // the OpenAPI document as parsed JSON
 
-const nameOfRef = (ref: unknown): string | undefined => (typeof ref === 'string' && ref.startsWith(SCHEMA_REF) ? ref.slice(SCHEMA_REF.length) : undefined);
+const nameOfRef = (ref: unknown): string | undefined =>
+  typeof ref === 'string' && ref.startsWith(SCHEMA_REF) ? ref.slice(SCHEMA_REF.length) : undefined;
 
 /** Names of the component schemas `node` refers to directly ($ref and discriminator mappings), without following them. */
 function directRefs(node: Json, out = new Set<string>()): Set<string> {
@@ -43,7 +44,8 @@ function directRefs(node: Json, out = new Set<string>()): Set<string> {
   } else if (node && typeof node === 'object') {
     const named = nameOfRef(node.$ref);
     if (named) out.add(named);
-    if (node.discriminator?.mapping) for (const ref of Object.values(node.discriminator.mapping)) if (nameOfRef(ref)) out.add(nameOfRef(ref)!);
+    if (node.discriminator?.mapping)
+      for (const ref of Object.values(node.discriminator.mapping)) if (nameOfRef(ref)) out.add(nameOfRef(ref)!);
     for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples' && k !== 'default') directRefs(v, out);
   }
   return out;
@@ -67,16 +69,20 @@ function* subschemas(node: Json): Generator<Json> {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return;
   yield node;
   for (const key of ['properties', 'patternProperties', '$defs']) for (const v of Object.values(node[key] ?? {})) yield* subschemas(v);
-  for (const key of ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else']) yield* subschemas(node[key]);
+  for (const key of ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else'])
+    yield* subschemas(node[key]);
   for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) for (const v of node[key] ?? []) yield* subschemas(v);
 }
 
-const hasOwnDefault = (schema: Json) => [...subschemas(schema)].some((s) => Object.values(s.properties ?? {}).some((p: Json) => p && typeof p === 'object' && 'default' in p));
+const hasOwnDefault = (schema: Json) =>
+  [...subschemas(schema)].some((s) => Object.values(s.properties ?? {}).some((p: Json) => p && typeof p === 'object' && 'default' in p));
 
 /** Makes every defaulted property of every object in `schema` required (what an answer always carries). */
 function requireDefaults(schema: Json): void {
   for (const s of subschemas(schema)) {
-    const defaulted = Object.entries(s.properties ?? {}).filter(([, p]: [string, Json]) => p && typeof p === 'object' && 'default' in p).map(([k]) => k);
+    const defaulted = Object.entries(s.properties ?? {})
+      .filter(([, p]: [string, Json]) => p && typeof p === 'object' && 'default' in p)
+      .map(([k]) => k);
     if (defaulted.length) s.required = [...(s.required ?? []), ...defaulted.filter((k) => !(s.required ?? []).includes(k))];
   }
 }
@@ -89,7 +95,9 @@ function renameRefs(node: Json, rename: Map<string, string>): void {
     const named = nameOfRef(node.$ref);
     if (named && rename.has(named)) node.$ref = SCHEMA_REF + rename.get(named);
     const mapping = node.discriminator?.mapping;
-    if (mapping) for (const [k, ref] of Object.entries(mapping)) if (rename.has(nameOfRef(ref) ?? '')) mapping[k] = SCHEMA_REF + rename.get(nameOfRef(ref)!);
+    if (mapping)
+      for (const [k, ref] of Object.entries(mapping))
+        if (rename.has(nameOfRef(ref) ?? '')) mapping[k] = SCHEMA_REF + rename.get(nameOfRef(ref)!);
     for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples' && k !== 'default') renameRefs(v, rename);
   }
 }
@@ -101,7 +109,8 @@ function renameRefs(node: Json, rename: Map<string, string>): void {
 export function clientDocument(source: Json): Json {
   const doc = structuredClone(source);
   const schemas: Record<string, Json> = doc.components?.schemas ?? {};
-  const operations = (items: Record<string, Json> | undefined) => Object.values(items ?? {}).flatMap((item) => HTTP_METHODS.map((m) => item?.[m]).filter(Boolean));
+  const operations = (items: Record<string, Json> | undefined) =>
+    Object.values(items ?? {}).flatMap((item) => HTTP_METHODS.map((m) => item?.[m]).filter(Boolean));
   const pathOps = operations(doc.paths);
   const webhookOps = operations(doc.webhooks);
   const resolveParameter = (p: Json) => (typeof p?.$ref === 'string' ? doc.components?.parameters?.[p.$ref.split('/').pop()] : p);
@@ -110,12 +119,18 @@ export function clientDocument(source: Json): Json {
   const requestNodes = pathOps.flatMap((op) => [op.requestBody, ...(op.parameters ?? []).map(resolveParameter)]).filter(Boolean);
   // What the caller receives: answers of the paths, and everything of the webhooks (the service sends those).
   const answerNodes = [...pathOps.map((op) => op.responses), ...webhookOps].filter(Boolean);
-  const sent = closure(schemas, requestNodes.flatMap((n) => [...directRefs(n)]));
-  const received = closure(schemas, answerNodes.flatMap((n) => [...directRefs(n)]));
+  const sent = closure(
+    schemas,
+    requestNodes.flatMap((n) => [...directRefs(n)]),
+  );
+  const received = closure(
+    schemas,
+    answerNodes.flatMap((n) => [...directRefs(n)]),
+  );
 
   // Schemas with a default in them or in a schema they reach.
   const defaulted = new Set(Object.keys(schemas).filter((n) => hasOwnDefault(schemas[n])));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const n of Object.keys(schemas)) {
       if (!defaulted.has(n) && [...directRefs(schemas[n])].some((r) => defaulted.has(r))) {
@@ -139,7 +154,9 @@ export function clientDocument(source: Json): Json {
 
   // Outputs: what the service fills in is always there.
   for (const n of received) requireDefaults(schemas[n]);
-  for (const op of pathOps) for (const response of Object.values<Json>(op.responses ?? {})) for (const media of Object.values<Json>(response?.content ?? {})) requireDefaults(media.schema);
+  for (const op of pathOps)
+    for (const response of Object.values<Json>(op.responses ?? {}))
+      for (const media of Object.values<Json>(response?.content ?? {})) requireDefaults(media.schema);
   for (const op of webhookOps) for (const media of Object.values<Json>(op.requestBody?.content ?? {})) requireDefaults(media.schema);
 
   return doc;
@@ -150,12 +167,18 @@ function main(): void {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-client-'));
   try {
     const served = path.join(work, 'openapi.json');
-    execFileSync(path.join(BIN, 'tsx'), [path.join(ROOT, 'scripts', 'openapi.ts'), '--server-url', CLIENT_SERVER_URL, served], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(path.join(BIN, 'tsx'), [path.join(ROOT, 'scripts', 'openapi.ts'), '--server-url', CLIENT_SERVER_URL, served], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const doc = path.join(work, 'openapi.client.json');
     fs.writeFileSync(doc, JSON.stringify(clientDocument(JSON.parse(fs.readFileSync(served, 'utf8'))), null, 2));
     fs.mkdirSync(outDir, { recursive: true });
     const out = path.join(outDir, 'schema.d.ts');
-    execFileSync(path.join(BIN, 'openapi-typescript'), [doc, '--output', out, '--default-non-nullable=false'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(path.join(BIN, 'openapi-typescript'), [doc, '--output', out, '--default-non-nullable=false'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     console.log(`wrote ${path.relative(process.cwd(), out)}`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

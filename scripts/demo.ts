@@ -71,7 +71,8 @@ function readSettings(): Settings {
   const account = creds?.accounts?.[0];
   const pick = (name: string, fromFile: unknown): string => {
     const v = env[name] ?? fromFile;
-    if (typeof v !== 'string' || v === '') throw new Error(`${name} is not set and var/dev-credentials.json does not have it (run npm run dev first)`);
+    if (typeof v !== 'string' || v === '')
+      throw new Error(`${name} is not set and var/dev-credentials.json does not have it (run npm run dev first)`);
     return v;
   };
   return {
@@ -143,10 +144,16 @@ function answersFor(questions: Schema<'Question'>[], insured: string): Record<st
         answers[q.id] = { start_date: dateIn(30), end_date: dateIn(31) };
         break;
       case 'named_insured':
-        answers[q.id] = { name: insured, address: { line1: '22 Elm Rd', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' } };
+        answers[q.id] = {
+          name: insured,
+          address: { line1: '22 Elm Rd', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' },
+        };
         break;
       case 'certificate_holder':
-        answers[q.id] = { name: 'Grand Hall LLC', address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' } };
+        answers[q.id] = {
+          name: 'Grand Hall LLC',
+          address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+        };
         break;
       case 'coverage_dates':
         answers[q.id] = { time_zone: 'America/Chicago', start_date: dateIn(30), end_date: dateIn(32) };
@@ -180,7 +187,11 @@ async function download(url: string, file: string): Promise<number> {
 }
 
 /** A local HTTP server that records the events POSTed to it (raw body and Signature header). */
-async function startReceiver(): Promise<{ url: string; events: Array<{ id: string; type: string; object: unknown; body: string; signature: string }>; close: () => Promise<void> }> {
+async function startReceiver(): Promise<{
+  url: string;
+  events: Array<{ id: string; type: string; object: unknown; body: string; signature: string }>;
+  close: () => Promise<void>;
+}> {
   const events: Array<{ id: string; type: string; object: unknown; body: string; signature: string }> = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -223,8 +234,13 @@ async function main(): Promise<void> {
     // A local receiver and a test-mode webhook endpoint pointing at it (test mode allows http on
     // loopback), so the demo hears the purchase events as an agency's server would.
     const receiver = await startReceiver();
-    const endpoint = (await ok(api.POST('/api/v1/webhook_endpoints', { body: { url: receiver.url, enabled_events: ['*'], description: 'npm run demo receiver' } }))).data;
-    endpointToDelete = async () => void (await ok(api.DELETE('/api/v1/webhook_endpoints/{id}', { params: { path: { id: String(endpoint.id) } } })));
+    const endpoint = (
+      await ok(
+        api.POST('/api/v1/webhook_endpoints', { body: { url: receiver.url, enabled_events: ['*'], description: 'npm run demo receiver' } }),
+      )
+    ).data;
+    endpointToDelete = async () =>
+      void (await ok(api.DELETE('/api/v1/webhook_endpoints/{id}', { params: { path: { id: String(endpoint.id) } } })));
     closeReceiver = receiver.close;
     say(`  endpoint ${endpoint.id} → ${receiver.url} (signing secret shown once, kept in memory)`);
 
@@ -235,10 +251,16 @@ async function main(): Promise<void> {
       }),
     );
     const items = seeded.rich_ins_product_array_of_objects;
-    const perDay = items.find((p) => p.product_line_question_template.questions.some((q) => q.kind === 'coverage_dates') && p.product_line_question_template.questions.some((q) => q.kind === 'certificate_holder'));
+    const perDay = items.find(
+      (p) =>
+        p.product_line_question_template.questions.some((q) => q.kind === 'coverage_dates') &&
+        p.product_line_question_template.questions.some((q) => q.kind === 'certificate_holder'),
+    );
     const trip = items.find((p) => p.product_line_is_trip_excess_product);
     if (!perDay || !trip) throw new Error('the catalog has no per-day and trip templates to build on (run npm run seed)');
-    say(`  per-day template ${perDay.product_line_question_template.question_set_id}, trip template ${trip.product_line_question_template.question_set_id}`);
+    say(
+      `  per-day template ${perDay.product_line_question_template.question_set_id}, trip template ${trip.product_line_question_template.question_set_id}`,
+    );
 
     step('create products and a bundle');
     const createProduct = async (customerName: string, questionSetId: number, policy: string) =>
@@ -260,8 +282,16 @@ async function main(): Promise<void> {
           }),
         )
       ).data;
-    const eventProduct = await createProduct(`Demo Event Liability ${stamp}`, perDay.product_line_question_template.question_set_id, `DEMO-GL-${stamp}`);
-    const tripProduct = await createProduct(`Demo Trip Excess ${stamp}`, trip.product_line_question_template.question_set_id, `DEMO-TX-${stamp}`);
+    const eventProduct = await createProduct(
+      `Demo Event Liability ${stamp}`,
+      perDay.product_line_question_template.question_set_id,
+      `DEMO-GL-${stamp}`,
+    );
+    const tripProduct = await createProduct(
+      `Demo Trip Excess ${stamp}`,
+      trip.product_line_question_template.question_set_id,
+      `DEMO-TX-${stamp}`,
+    );
     say(`  products ${eventProduct.id} (per day) and ${tripProduct.id} (per trip)`);
     const bundle = (
       await ok(
@@ -282,7 +312,15 @@ async function main(): Promise<void> {
     step('connect a buyer');
     const buyerEmail = `jordan.demo.${stamp}@example.com`;
     const buyer = await ok(
-      api.POST('/platform-seller-invites/newConnect', { body: { buyer_first_name: 'Jordan', buyer_last_name: 'Lee', buyer_email: buyerEmail, seller_slug: s.sellerSlug, query_param: 'demo' } }),
+      api.POST('/platform-seller-invites/newConnect', {
+        body: {
+          buyer_first_name: 'Jordan',
+          buyer_last_name: 'Lee',
+          buyer_email: buyerEmail,
+          seller_slug: s.sellerSlug,
+          query_param: 'demo',
+        },
+      }),
     );
     say(`  idp_accnt_uuid ${buyer.idp_accnt_uuid} (${buyerEmail})`);
 
@@ -306,7 +344,10 @@ async function main(): Promise<void> {
     ] as const) {
       step(`quote and check out: ${label}`);
       const selection = selectedProductLine(
-        { product_line_template_id: product.product_line_meta_data.product_line_id, product_line_is_trip_excess_product: product.product_line_is_trip_excess_product },
+        {
+          product_line_template_id: product.product_line_meta_data.product_line_id,
+          product_line_is_trip_excess_product: product.product_line_is_trip_excess_product,
+        },
         answersFor(product.product_line_question_template.questions, 'Jordan Lee'),
       );
       const session = await ok(
@@ -314,12 +355,21 @@ async function main(): Promise<void> {
           body: { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, selected_product_lines_to_purchase: [selection] },
         }),
       );
-      say(`  purchase ${session.purchase_id}: checkout session ${session.id}, ${session.amount_total} ${session.currency} (minor units), ${session.certificate_coverage_datetimes.length} covered units`);
+      say(
+        `  purchase ${session.purchase_id}: checkout session ${session.id}, ${session.amount_total} ${session.currency} (minor units), ${session.certificate_coverage_datetimes.length} covered units`,
+      );
 
       step(`test payment: ${label}`);
       // The test-mode helper sends the purchase the processor's signed `checkout.session.completed`,
       // through the same webhook handling a real payment takes (no webhook secret needed).
-      const paid = (await ok(api.POST('/api/v1/test_helpers/purchases/{id}/pay', { params: { path: { id: String(session.purchase_id) } }, body: { outcome: 'paid' } }))).data;
+      const paid = (
+        await ok(
+          api.POST('/api/v1/test_helpers/purchases/{id}/pay', {
+            params: { path: { id: String(session.purchase_id) } },
+            body: { outcome: 'paid' },
+          }),
+        )
+      ).data;
       say(`  delivered ${paid.event.type} (${paid.event.id}), relayed to the purchase: ${paid.relayed}`);
       purchases.push({ label, purchaseId: session.purchase_id, amount: session.amount_total, currency: session.currency });
     }
@@ -331,9 +381,12 @@ async function main(): Promise<void> {
       const deadline = Date.now() + 120_000;
       let body: Schema<'GetCertificatesResponse'>;
       for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
-        body = await ok(api.POST('/platform-agency-certs/getCertificates', { body: { idp_teammate_uuid: s.teammateUuid, purchase_id: p.purchaseId } }));
+        body = await ok(
+          api.POST('/platform-agency-certs/getCertificates', { body: { idp_teammate_uuid: s.teammateUuid, purchase_id: p.purchaseId } }),
+        );
         if (body.status === 'issued') break;
-        if (Date.now() > deadline) throw new Error(`certificates of purchase ${p.purchaseId} not issued within two minutes (status ${body.status})`);
+        if (Date.now() > deadline)
+          throw new Error(`certificates of purchase ${p.purchaseId} not issued within two minutes (status ${body.status})`);
         say(`  status ${body.status}; asking again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
       }
@@ -344,7 +397,9 @@ async function main(): Promise<void> {
       if (!body.payment_zip_url) throw new Error(`purchase ${p.purchaseId} is issued but has no payment zip URL`);
       bytes += await download(body.payment_zip_url, path.join(dir, 'all-certificates.zip'));
       for (const z of body.product_zips) bytes += await download(z.zip_url, path.join(dir, `product-${z.product_line_id}.zip`));
-      say(`  ${body.certificate_count} PDFs and ${body.product_zips.length + 1} zips (${Math.round(bytes / 1024)} KiB) in ${path.relative(ROOT, dir)}/`);
+      say(
+        `  ${body.certificate_count} PDFs and ${body.product_zips.length + 1} zips (${Math.round(bytes / 1024)} KiB) in ${path.relative(ROOT, dir)}/`,
+      );
       summary.push(
         [
           `${p.label}: purchase ${p.purchaseId}, ${p.amount} ${p.currency} minor units, payment ${body.payment_intent ?? '(none recorded)'}`,
@@ -356,7 +411,8 @@ async function main(): Promise<void> {
     }
 
     // The page behind a certificate's QR code, asked of this API (its public URL may name another host).
-    const verificationOf = async (number: string): Promise<Json> => (await fetch(`${s.baseUrl}/verify/${encodeURIComponent(number)}`, { headers: { accept: 'application/json' } })).json();
+    const verificationOf = async (number: string): Promise<Json> =>
+      (await fetch(`${s.baseUrl}/verify/${encodeURIComponent(number)}`, { headers: { accept: 'application/json' } })).json();
 
     step('add the venue as a certificate holder of the 3-day event');
     let venueHolderId: number;
@@ -381,7 +437,9 @@ async function main(): Promise<void> {
         )
       ).data;
       venueHolderId = holder.id;
-      say(`  holder ${holder.id} (${holder.name}, additional insured, waiver of subrogation): ${holder.certificates.length} certificates ${holder.certificates.map((c) => c.status).join(', ')}`);
+      say(
+        `  holder ${holder.id} (${holder.name}, additional insured, waiver of subrogation): ${holder.certificates.length} certificates ${holder.certificates.map((c) => c.status).join(', ')}`,
+      );
       // Its certificates are rendered and stored after the answer.
       const until = Date.now() + 120_000;
       let issued: Schema<'CertificateHolder'>;
@@ -399,15 +457,26 @@ async function main(): Promise<void> {
       const event = purchases[0]!;
       const params = { path: { id: String(event.purchaseId) } };
       const first = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data.items[0]!.covered_units[0]!;
-      const quote = (await ok(api.POST('/api/v1/purchases/{id}/endorsement_quote', { params, body: { changes: [{ type: 'move_covered_unit', covered_unit_id: first.id, start_date: dateIn(29) }] } }))).data;
-      say(`  preview ${quote.id}: ${first.local_label} → ${dateIn(29)}, premium difference ${quote.premium_difference} ${quote.currency}; reissues ${quote.reissues.map((r) => r.certificate_number).join(', ')}`);
+      const quote = (
+        await ok(
+          api.POST('/api/v1/purchases/{id}/endorsement_quote', {
+            params,
+            body: { changes: [{ type: 'move_covered_unit', covered_unit_id: first.id, start_date: dateIn(29) }] },
+          }),
+        )
+      ).data;
+      say(
+        `  preview ${quote.id}: ${first.local_label} → ${dateIn(29)}, premium difference ${quote.premium_difference} ${quote.currency}; reissues ${quote.reissues.map((r) => r.certificate_number).join(', ')}`,
+      );
       const endorsement = (await ok(api.POST('/api/v1/purchases/{id}/endorse', { params, body: { quote_id: quote.id } }))).data;
       const reissued = endorsement.reissued ?? [];
       if (reissued.length === 0) throw new Error(`endorsement ${endorsement.id} reissued no certificate`);
       // The new versions are rendered and stored after the answer.
       const until = Date.now() + 120_000;
       for (;;) {
-        const certificates = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data.items.flatMap((i) => i.covered_units.flatMap((u) => u.certificates));
+        const certificates = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data.items.flatMap((i) =>
+          i.covered_units.flatMap((u) => u.certificates),
+        );
         if (reissued.every((r) => certificates.find((c) => c.number === r.to)?.status === 'issued')) break;
         if (Date.now() > until) throw new Error(`the new versions of endorsement ${endorsement.id} were not stored within two minutes`);
         await new Promise((r) => setTimeout(r, 500));
@@ -419,7 +488,9 @@ async function main(): Promise<void> {
       say(`  ${old} on its verification page: ${String(verification.state)} (by ${String(verification.superseded_by)})  ${url}`);
 
       // The venue's certificates as they are now (the moved day's new version among them).
-      const now = await ok(api.POST('/platform-agency-certs/getCertificates', { body: { idp_teammate_uuid: s.teammateUuid, purchase_id: event.purchaseId } }));
+      const now = await ok(
+        api.POST('/platform-agency-certs/getCertificates', { body: { idp_teammate_uuid: s.teammateUuid, purchase_id: event.purchaseId } }),
+      );
       const venue = now.certificates.filter((c) => c.certificate_holder?.id === venueHolderId);
       const dir = path.join(s.outputDir, `purchase-${event.purchaseId}`, 'venue');
       for (const c of venue) await download(c.download_url, path.join(dir, `${c.certificate_number}.pdf`));
@@ -431,8 +502,17 @@ async function main(): Promise<void> {
       const event = purchases[0]!;
       const params = { path: { id: String(event.purchaseId) } };
       const last = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data.items[0]!.covered_units.at(-1)!;
-      const quote = (await ok(api.POST('/api/v1/purchases/{id}/cancellation_quote', { params, body: { covered_unit_ids: [last.id], requested_by: 'buyer', reason: 'Last day called off' } }))).data;
-      say(`  preview ${quote.id}: ${quote.method}, ${quote.refund.total} ${quote.currency} back (premium ${quote.refund.premium}, tax ${quote.refund.tax}, platform fee ${quote.refund.platform_fee}; minor units) for ${last.local_label}; holds until ${quote.expires_at}`);
+      const quote = (
+        await ok(
+          api.POST('/api/v1/purchases/{id}/cancellation_quote', {
+            params,
+            body: { covered_unit_ids: [last.id], requested_by: 'buyer', reason: 'Last day called off' },
+          }),
+        )
+      ).data;
+      say(
+        `  preview ${quote.id}: ${quote.method}, ${quote.refund.total} ${quote.currency} back (premium ${quote.refund.premium}, tax ${quote.refund.tax}, platform fee ${quote.refund.platform_fee}; minor units) for ${last.local_label}; holds until ${quote.expires_at}`,
+      );
       const cancellation = (await ok(api.POST('/api/v1/purchases/{id}/cancel', { params, body: { quote_id: quote.id } }))).data;
       say(`  cancellation ${cancellation.id}: ${cancellation.status}`);
       const until = Date.now() + 60_000;
@@ -440,7 +520,9 @@ async function main(): Promise<void> {
         const now = (await ok(api.GET('/api/v1/purchases/{id}', { params }))).data;
         const c = now.cancellations.find((x) => x.id === cancellation.id);
         if (c?.status === 'completed') {
-          say(`  completed: refund ${c.refund.id} of ${c.refund.total} ${c.currency} minor units; amount refunded on the purchase ${now.amount_refunded}`);
+          say(
+            `  completed: refund ${c.refund.id} of ${c.refund.total} ${c.currency} minor units; amount refunded on the purchase ${now.amount_refunded}`,
+          );
           break;
         }
         if (c?.status === 'refund_failed') throw new Error(`the refund was refused: ${c.failure_reason}`);
@@ -448,7 +530,9 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 500));
       }
       const verification = await verificationOf(last.certificate!.number);
-      say(`  ${last.certificate!.number} on its verification page: ${String(verification.state)} (voided at ${String((verification.coverage as Json[])[0]?.voided_at)})  ${last.certificate!.verification_url}`);
+      say(
+        `  ${last.certificate!.number} on its verification page: ${String(verification.state)} (voided at ${String((verification.coverage as Json[])[0]?.voided_at)})  ${last.certificate!.verification_url}`,
+      );
     }
 
     step('events received');
@@ -456,7 +540,8 @@ async function main(): Promise<void> {
     // certificates are stored; give their delivery a moment.
     const wanted = purchases.length;
     const heard = () =>
-      receiver.events.filter((e) => e.type === 'certificates.issued').length >= wanted && ['certificate_holder.added', 'certificates.reissued'].every((t) => receiver.events.some((e) => e.type === t));
+      receiver.events.filter((e) => e.type === 'certificates.issued').length >= wanted &&
+      ['certificate_holder.added', 'certificates.reissued'].every((t) => receiver.events.some((e) => e.type === t));
     const deadline = Date.now() + 20_000;
     while (!heard() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     const verifier = new Stripe('sk_test_demo_verifier');
@@ -471,8 +556,10 @@ async function main(): Promise<void> {
       // A purchase event carries the purchase (its id); the others name it in purchase_id.
       say(`  ${e.type.padEnd(26)} ${e.id}  purchase ${obj.purchase_id ?? obj.id}${obj.status ? ` (${obj.status})` : ''}  ${verified}`);
     }
-    if (receiver.events.some((e) => e.type === 'certificates.issued') === false) throw new Error('no certificates.issued event reached the receiver within 20 s');
-    if (receiver.events.length === 0 || receiver.events.length < 3 * wanted) say(`  (fewer events than expected: ${receiver.events.length})`);
+    if (receiver.events.some((e) => e.type === 'certificates.issued') === false)
+      throw new Error('no certificates.issued event reached the receiver within 20 s');
+    if (receiver.events.length === 0 || receiver.events.length < 3 * wanted)
+      say(`  (fewer events than expected: ${receiver.events.length})`);
 
     step('summary');
     for (const line of summary) say(`  ${line}`);

@@ -160,7 +160,9 @@ async function ensureChromium() {
   if (fs.existsSync(chromium)) return chromium;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || chromium !== '/usr/bin/chromium') {
-    say(color('33', `warning: no Chromium at ${chromium}; certificate PDFs will fail (install Debian's \`chromium\` or set CHROMIUM_PATH)`));
+    say(
+      color('33', `warning: no Chromium at ${chromium}; certificate PDFs will fail (install Debian's \`chromium\` or set CHROMIUM_PATH)`),
+    );
     return chromium;
   }
   say('installing Chromium: apt-get install chromium');
@@ -178,7 +180,11 @@ async function ensureChromium() {
  * (the stack runs without them).
  */
 async function ensureMonitoringPackages(bins) {
-  const missing = Object.entries({ prometheus: bins.prometheus, 'prometheus-alertmanager': bins.alertmanager, 'prometheus-postgres-exporter': bins.postgresExporter })
+  const missing = Object.entries({
+    prometheus: bins.prometheus,
+    'prometheus-alertmanager': bins.alertmanager,
+    'prometheus-postgres-exporter': bins.postgresExporter,
+  })
     .filter(([, file]) => !fs.existsSync(file))
     .map(([pkg]) => pkg);
   if (missing.length === 0) return true;
@@ -231,7 +237,8 @@ function codecSecrets() {
     token: process.env.TEMPORAL_CODEC_TOKEN || (valid(saved.token) ? saved.token : fresh()),
     uiKey: process.env.TEMPORAL_CODEC_UI_KEY || (valid(saved.uiKey) ? saved.uiKey : fresh()),
   };
-  if (secrets.token !== saved.token || secrets.uiKey !== saved.uiKey) fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  if (secrets.token !== saved.token || secrets.uiKey !== saved.uiKey)
+    fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return secrets;
 }
 
@@ -252,7 +259,13 @@ function portFree(port, host) {
 
 function parseSeed(stdout) {
   const text = stdout.trim();
-  const candidates = [text, ...text.split('\n').reverse().filter((l) => l.trim().startsWith('{'))];
+  const candidates = [
+    text,
+    ...text
+      .split('\n')
+      .reverse()
+      .filter((l) => l.trim().startsWith('{')),
+  ];
   for (const candidate of candidates) {
     try {
       const parsed = JSON.parse(candidate);
@@ -301,10 +314,16 @@ async function main() {
   await ensureDependencies();
   if (rerunOnPinnedNode()) return;
   if (process.versions.node !== PINNED_NODE) {
-    say(color('33', `warning: Node ${process.versions.node}; this project runs on Node ${PINNED_NODE} (npm ci installs it into node_modules/.bin)`));
+    say(
+      color(
+        '33',
+        `warning: Node ${process.versions.node}; this project runs on Node ${PINNED_NODE} (npm ci installs it into node_modules/.bin)`,
+      ),
+    );
   }
   // The API, the worker and the scripts run through tsx (`#!/usr/bin/env node`): the pinned Node first on the path.
-  if (!(process.env.PATH ?? '').startsWith(`${NODE_BIN}${path.delimiter}`)) process.env.PATH = `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`;
+  if (!(process.env.PATH ?? '').startsWith(`${NODE_BIN}${path.delimiter}`))
+    process.env.PATH = `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`;
   const tools = await ensureTools({ log: (l) => log(l), cluster: CLUSTER });
   const chromium = await ensureChromium();
   stack = await import('./stack.mjs');
@@ -320,7 +339,9 @@ async function main() {
   // The Temporal UI of either shape decodes through the API's UI mount of the codec endpoint.
   const uiCodecEndpoint = `${baseUrl}/codec/ui/${codec.uiKey}`;
 
-  say(`starting PostgreSQL, Temporal ${CLUSTER ? 'cluster (server on PostgreSQL)' : 'dev server'}, stripe-mock, fake-gcs-server, mail sink…`);
+  say(
+    `starting PostgreSQL, Temporal ${CLUSTER ? 'cluster (server on PostgreSQL)' : 'dev server'}, stripe-mock, fake-gcs-server, mail sink…`,
+  );
   const postgres = stack.ensurePostgres({ databaseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/insurance', log });
   const results = await Promise.allSettled([
     postgres,
@@ -356,7 +377,8 @@ async function main() {
     // mount, and the local UI's origin (both spellings of the host) allowed by CORS.
     TEMPORAL_CODEC_TOKEN: codec.token,
     TEMPORAL_CODEC_UI_KEY: codec.uiKey,
-    TEMPORAL_CODEC_CORS_ORIGINS: process.env.TEMPORAL_CODEC_CORS_ORIGINS || [temporal.uiUrl, temporal.uiUrl.replace('127.0.0.1', 'localhost')].join(','),
+    TEMPORAL_CODEC_CORS_ORIGINS:
+      process.env.TEMPORAL_CODEC_CORS_ORIGINS || [temporal.uiUrl, temporal.uiUrl.replace('127.0.0.1', 'localhost')].join(','),
   };
   const metricsHost = env.METRICS_HOST || '127.0.0.1';
 
@@ -414,7 +436,10 @@ async function main() {
     balancer = await startBalancer({ host, port, targets: apiUrls });
   }
   for (const [i, url] of apiUrls.entries()) {
-    await stack.waitReady(`API ${url}`, async () => (await stack.httpGet(`${url}/healthz`))?.status === 200, { timeoutMs: 120_000, entry: apps[i] });
+    await stack.waitReady(`API ${url}`, async () => (await stack.httpGet(`${url}/healthz`))?.status === 200, {
+      timeoutMs: 120_000,
+      entry: apps[i],
+    });
   }
 
   // Step 6: Prometheus scrapes every process of this run (and Temporal, PostgreSQL) with the
@@ -431,7 +456,10 @@ async function main() {
     const metricsOf = (p, key, fallback) => p.env[key] || env[key] || fallback;
     const apis = processes.filter((p) => p.entry === 'src/server.ts');
     const workers = processes.filter((p) => p.entry === 'src/worker.ts');
-    const [exporter, alertmanager] = await Promise.all([stack.ensurePostgresExporter({ databaseUrl, log }), stack.ensureAlertmanager({ log })]);
+    const [exporter, alertmanager] = await Promise.all([
+      stack.ensurePostgresExporter({ databaseUrl, log }),
+      stack.ensureAlertmanager({ log }),
+    ]);
     const config = stack.localPrometheusConfig({
       api: apis.map((p) => `${metricsHost}:${metricsOf(p, 'METRICS_PORT', 9464)}`),
       workers: workers.map((p) => `${metricsHost}:${metricsOf(p, 'WORKER_METRICS_PORT', 9465)}`),
@@ -439,7 +467,12 @@ async function main() {
       temporal: [temporal.metricsAddress],
     });
     const prometheus = await stack.ensurePrometheus({ config, log });
-    return { prometheusUrl: prometheus.url, alertmanagerUrl: alertmanager.url, postgresExporterUrl: exporter.url, prometheusConfig: path.relative(REPO_ROOT, prometheus.configFile) };
+    return {
+      prometheusUrl: prometheus.url,
+      alertmanagerUrl: alertmanager.url,
+      postgresExporterUrl: exporter.url,
+      prometheusConfig: path.relative(REPO_ROOT, prometheus.configFile),
+    };
   }
 
   const credentials = {
@@ -480,7 +513,10 @@ async function main() {
     '',
     color('1;32', `Local stack ready in ${elapsed()}`),
     row('API', multiApi ? `${baseUrl}  (round-robin front over ${apiUrls.join(', ')})` : baseUrl),
-    row('workers', `${WORKER_COUNT} process${WORKER_COUNT > 1 ? 'es' : ''} on task queues ${env.TEMPORAL_TASK_QUEUE || 'insurance'} and ${env.TEMPORAL_TASK_QUEUE || 'insurance'}-certificates`),
+    row(
+      'workers',
+      `${WORKER_COUNT} process${WORKER_COUNT > 1 ? 'es' : ''} on task queues ${env.TEMPORAL_TASK_QUEUE || 'insurance'} and ${env.TEMPORAL_TASK_QUEUE || 'insurance'}-certificates`,
+    ),
     row('Node', `${process.version} (node_modules/.bin/node: this command, the API, the worker, the scripts)`),
     row('API docs', `${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`),
     row('Temporal', `${temporal.address}  ${CLUSTER ? '(cluster: temporal-server 1.30.4 on PostgreSQL)' : '(dev server)'}`),
@@ -493,7 +529,10 @@ async function main() {
     ...processes.map((p) =>
       p.entry === 'src/server.ts'
         ? row(`${p.name} metrics`, `http://${metricsHost}:${p.env.METRICS_PORT || env.METRICS_PORT || 9464}/metrics`)
-        : row(`${p.name} metrics`, `http://${metricsHost}:${p.env.WORKER_METRICS_PORT || env.WORKER_METRICS_PORT || 9465}/metrics  (health: /healthz, /readyz; SDK: ${(p.env.WORKER_SDK_METRICS_ADDRESS ?? env.WORKER_SDK_METRICS_ADDRESS) === '' ? 'off' : `http://${p.env.WORKER_SDK_METRICS_ADDRESS || env.WORKER_SDK_METRICS_ADDRESS || '127.0.0.1:9466'}/metrics`})`),
+        : row(
+            `${p.name} metrics`,
+            `http://${metricsHost}:${p.env.WORKER_METRICS_PORT || env.WORKER_METRICS_PORT || 9465}/metrics  (health: /healthz, /readyz; SDK: ${(p.env.WORKER_SDK_METRICS_ADDRESS ?? env.WORKER_SDK_METRICS_ADDRESS) === '' ? 'off' : `http://${p.env.WORKER_SDK_METRICS_ADDRESS || env.WORKER_SDK_METRICS_ADDRESS || '127.0.0.1:9466'}/metrics`})`,
+          ),
     ),
     ...(monitoring
       ? [
@@ -502,8 +541,14 @@ async function main() {
         ]
       : [row('Prometheus', 'off (DEV_MONITORING=0, its packages are missing, or it could not start: see above)')]),
     row('codec endpoint', `${baseUrl}/codec  (Authorization: Bearer ${codec.token})`),
-    row('  decoded', `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${codec.token}'`),
-    row('  in the UI', `${temporal.uiUrl} decodes through ${baseUrl}/codec/ui/<key in var/dev-credentials.json>${temporal.started ? '' : '  (server reused: as configured when it started)'}`),
+    row(
+      '  decoded',
+      `.tools/bin/temporal workflow show -w purchase-1 --codec-endpoint ${baseUrl}/codec --codec-auth 'Bearer ${codec.token}'`,
+    ),
+    row(
+      '  in the UI',
+      `${temporal.uiUrl} decodes through ${baseUrl}/codec/ui/<key in var/dev-credentials.json>${temporal.started ? '' : '  (server reused: as configured when it started)'}`,
+    ),
     '',
     ...seed.accounts.flatMap((a) => [
       row(`account ${a.rootAccountId}`, `${a.slug}${a.name ? `  (${a.name})` : ''}`),
@@ -527,5 +572,5 @@ async function main() {
 main().catch((err) => {
   // one line for expected failures; the stack too for bugs in this script (or with DEV_DEBUG=1)
   const verbose = !(err instanceof StepError) && (process.env.DEV_DEBUG === '1' || !(err instanceof Error) || err.name !== 'Error');
-  fail(verbose ? err?.stack ?? String(err) : err.message);
+  fail(verbose ? (err?.stack ?? String(err)) : err.message);
 });

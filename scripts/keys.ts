@@ -42,7 +42,8 @@ class UsageError extends Error {}
 
 function positiveInt(value: string | undefined, what: string): number {
   if (value === undefined) throw new UsageError(`${what} is required`);
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) throw new UsageError(`${what} must be a positive integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647)
+    throw new UsageError(`${what} must be a positive integer, got "${value}"`);
   return Number(value);
 }
 
@@ -92,8 +93,12 @@ async function main(argv: string[]): Promise<number> {
   const print = (obj: object, human: string) => console.log(values.json ? JSON.stringify(obj) : human);
   const keyId = () => positiveInt(rest[0], 'keyId');
   const urls = () => {
-    const change = { successUrl: returnUrl(values['success-url'], '--success-url'), cancelUrl: returnUrl(values['cancel-url'], '--cancel-url') };
-    if (change.successUrl === undefined && change.cancelUrl === undefined) throw new UsageError('--success-url or --cancel-url is required');
+    const change = {
+      successUrl: returnUrl(values['success-url'], '--success-url'),
+      cancelUrl: returnUrl(values['cancel-url'], '--cancel-url'),
+    };
+    if (change.successUrl === undefined && change.cancelUrl === undefined)
+      throw new UsageError('--success-url or --cancel-url is required');
     return change;
   };
   try {
@@ -122,7 +127,11 @@ async function main(argv: string[]): Promise<number> {
         const accountId = positiveInt(values.account, '--account');
         const keys = await service.list(accountId);
         const account = await service.account(accountId);
-        const accountUrls = account && { id: account.id, checkoutSuccessUrl: account.checkoutSuccessUrl, checkoutCancelUrl: account.checkoutCancelUrl };
+        const accountUrls = account && {
+          id: account.id,
+          checkoutSuccessUrl: account.checkoutSuccessUrl,
+          checkoutCancelUrl: account.checkoutCancelUrl,
+        };
         const servicePage = 'service page';
         const header = account
           ? `account ${account.id} return URLs: success ${shownUrl(account.checkoutSuccessUrl, servicePage)}, cancel ${shownUrl(account.checkoutCancelUrl, servicePage)}\n`
@@ -133,7 +142,9 @@ async function main(argv: string[]): Promise<number> {
             (keys.length
               ? keys
                   .map((k) => {
-                    const vals = k.values.map((v) => `${v.displayPrefix}… ${v.state}${v.expiresAt ? ` until ${v.expiresAt.toISOString()}` : ''}`);
+                    const vals = k.values.map(
+                      (v) => `${v.displayPrefix}… ${v.state}${v.expiresAt ? ` until ${v.expiresAt.toISOString()}` : ''}`,
+                    );
                     const urlsOf = `success ${shownUrl(k.checkoutSuccessUrl, 'account default')}, cancel ${shownUrl(k.checkoutCancelUrl, 'account default')}`;
                     return `${k.id}\t${k.mode}\t${k.status}\t${k.name}\t${vals.join(', ')}\t${urlsOf}`;
                   })
@@ -146,21 +157,31 @@ async function main(argv: string[]): Promise<number> {
         const id = keyId();
         const k = await service.setReturnUrls(id, urls());
         const shown = { id: k.id, checkoutSuccessUrl: k.checkoutSuccessUrl, checkoutCancelUrl: k.checkoutCancelUrl };
-        print(shown, `key ${k.id} return URLs: success ${shownUrl(k.checkoutSuccessUrl, 'account default')}, cancel ${shownUrl(k.checkoutCancelUrl, 'account default')}`);
+        print(
+          shown,
+          `key ${k.id} return URLs: success ${shownUrl(k.checkoutSuccessUrl, 'account default')}, cancel ${shownUrl(k.checkoutCancelUrl, 'account default')}`,
+        );
         return 0;
       }
       case 'set-account-return-urls': {
         const accountId = positiveInt(values.account, '--account');
         const a = await service.setAccountReturnUrls(accountId, urls());
         const shown = { rootAccountId: a.id, checkoutSuccessUrl: a.checkoutSuccessUrl, checkoutCancelUrl: a.checkoutCancelUrl };
-        print(shown, `account ${a.id} return URLs: success ${shownUrl(a.checkoutSuccessUrl, 'service page')}, cancel ${shownUrl(a.checkoutCancelUrl, 'service page')}`);
+        print(
+          shown,
+          `account ${a.id} return URLs: success ${shownUrl(a.checkoutSuccessUrl, 'service page')}, cancel ${shownUrl(a.checkoutCancelUrl, 'service page')}`,
+        );
         return 0;
       }
       case 'rotate': {
         const grace = values['grace-hours'] === undefined ? undefined : Number(values['grace-hours']);
-        if (grace !== undefined && !(grace >= 0)) throw new UsageError(`--grace-hours must be a number >= 0, got "${values['grace-hours']}"`);
+        if (grace !== undefined && !(grace >= 0))
+          throw new UsageError(`--grace-hours must be a number >= 0, got "${values['grace-hours']}"`);
         const k = await service.rotate(keyId(), grace);
-        print(k, `rotated key ${k.id}; old value works until ${k.previousValueExpiresAt}\n${k.key}\nThis value is shown once; store it now.`);
+        print(
+          k,
+          `rotated key ${k.id}; old value works until ${k.previousValueExpiresAt}\n${k.key}\nThis value is shown once; store it now.`,
+        );
         return 0;
       }
       case 'freeze':
@@ -181,9 +202,10 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const msg = err instanceof UsageError || err instanceof AppError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-      ? (err as Error).message
-      : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+    const msg =
+      err instanceof UsageError || err instanceof AppError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+        ? (err as Error).message
+        : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
     console.error(`keys: ${msg.split('\n')[0]}`);
     process.exit(1);
   },

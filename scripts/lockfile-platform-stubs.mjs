@@ -38,7 +38,12 @@ for (const [key, entry] of Object.entries(pkgs)) {
 
 if (process.argv.includes('--check')) {
   if (missing.length) {
-    console.error(`package-lock.json lacks ${missing.length} platform entries (${missing.slice(0, 3).map(([k]) => k.slice(13)).join(', ')}…); run node scripts/lockfile-platform-stubs.mjs`);
+    console.error(
+      `package-lock.json lacks ${missing.length} platform entries (${missing
+        .slice(0, 3)
+        .map(([k]) => k.slice(13))
+        .join(', ')}…); run node scripts/lockfile-platform-stubs.mjs`,
+    );
     process.exit(1);
   }
   process.exit(0);

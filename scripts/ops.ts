@@ -77,9 +77,13 @@ class UsageError extends Error {}
 class AuditUnavailable extends Error {}
 
 /** Who is acting and why, for a command that changes something: usage errors before anything is done. */
-function operatorAndReason(command: string, values: { operator?: string | undefined; reason?: string | undefined }): { actor: string; reason: string } {
+function operatorAndReason(
+  command: string,
+  values: { operator?: string | undefined; reason?: string | undefined },
+): { actor: string; reason: string } {
   const reason = values.reason?.trim();
-  if (!reason) throw new UsageError(`${command} changes the service: --reason "<why>" is required (recorded in the audit log with your name)`);
+  if (!reason)
+    throw new UsageError(`${command} changes the service: --reason "<why>" is required (recorded in the audit log with your name)`);
   if (reason.length > 2000) throw new UsageError(`--reason is at most 2000 characters, got ${reason.length}`);
   if (values.operator !== undefined) {
     const actor = values.operator.trim();
@@ -102,7 +106,12 @@ function operatorAndReason(command: string, values: { operator?: string | undefi
  * OperationRefused or UsageError from `act`: the state did not allow it) or `failed` (any other
  * error, its message kept). The error is rethrown carrying `auditId`.
  */
-async function audited<T>(audit: AuditRepository, start: AuditStart, act: () => Promise<T>, details: (result: T) => Record<string, unknown>): Promise<{ result: T; auditId: number }> {
+async function audited<T>(
+  audit: AuditRepository,
+  start: AuditStart,
+  act: () => Promise<T>,
+  details: (result: T) => Record<string, unknown>,
+): Promise<{ result: T; auditId: number }> {
   let auditId: number;
   try {
     auditId = await audit.begin(start);
@@ -126,7 +135,8 @@ async function audited<T>(audit: AuditRepository, start: AuditStart, act: () => 
 
 function positiveInt(value: string | undefined, what: string): number {
   if (value === undefined) throw new UsageError(`${what} is required`);
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) throw new UsageError(`${what} must be a positive integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647)
+    throw new UsageError(`${what} must be a positive integer, got "${value}"`);
   return Number(value);
 }
 
@@ -157,11 +167,21 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 1;
   }
-  if (command === 'stuck') return stuck(values['older-than-minutes'], values['min-attempts'], values['failed-within-hours'], values.account, values.mode, values.json);
+  if (command === 'stuck')
+    return stuck(
+      values['older-than-minutes'],
+      values['min-attempts'],
+      values['failed-within-hours'],
+      values.account,
+      values.mode,
+      values.json,
+    );
   if (command === 'find') return find(values.email, values.mode, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
-  if (command === 'setup-namespace') return setupNamespace(values.namespace, values['retention-days'], operatorAndReason(command, values), values.json);
-  if (command !== 'reissue' && command !== 'recover' && command !== 'retry-cancellation') throw new UsageError(`unknown command "${command}"`);
+  if (command === 'setup-namespace')
+    return setupNamespace(values.namespace, values['retention-days'], operatorAndReason(command, values), values.json);
+  if (command !== 'reissue' && command !== 'recover' && command !== 'retry-cancellation')
+    throw new UsageError(`unknown command "${command}"`);
   const purchaseId = positiveInt(values.purchase, '--purchase');
   const { actor, reason } = operatorAndReason(command, values);
   const config = loadConfigOrExit();
@@ -170,7 +190,15 @@ async function main(argv: string[]): Promise<number> {
   try {
     const purchases = createPurchasesRepository(db);
     const purchase = await purchases.findById(purchaseId);
-    const start: AuditStart = { actorKind: 'operator_cli', actor, action: command, targetKind: 'purchase', targetId: String(purchaseId), rootAccountId: purchase?.rootAccountId ?? null, reason };
+    const start: AuditStart = {
+      actorKind: 'operator_cli',
+      actor,
+      action: command,
+      targetKind: 'purchase',
+      targetId: String(purchaseId),
+      rootAccountId: purchase?.rootAccountId ?? null,
+      reason,
+    };
     const operations = createPurchaseOperations({
       purchases,
       workflows: createPurchaseWorkflows({
@@ -183,7 +211,11 @@ async function main(argv: string[]): Promise<number> {
       }),
     });
     const act = command === 'retry-cancellation' ? () => operations.retryCancellation(purchaseId) : () => operations[command](purchaseId);
-    const { result, auditId } = await audited(createAuditRepository(db), start, act, (r) => ({ workflowId: r.workflowId, action: r.action, ...('cancellationIds' in r ? { cancellationIds: r.cancellationIds } : {}) }));
+    const { result, auditId } = await audited(createAuditRepository(db), start, act, (r) => ({
+      workflowId: r.workflowId,
+      action: r.action,
+      ...('cancellationIds' in r ? { cancellationIds: r.cancellationIds } : {}),
+    }));
     const human =
       command === 'reissue'
         ? `purchase ${purchaseId}: certificate issuance ${result.action === 'started' ? 'started' : 'is already running'} (${result.workflowId}); audit entry ${auditId}`
@@ -202,8 +234,16 @@ async function main(argv: string[]): Promise<number> {
  * `stuck`: what needs an operator, grouped by agency; with `--account`, only that root account's
  * purchases and the retrying activities of its purchases. Exit 0 when nothing is listed, 3 otherwise.
  */
-async function stuck(olderThan: string | undefined, minAttempts: string | undefined, failedWithin: string | undefined, account: string | undefined, modeArg: string | undefined, json: boolean): Promise<number> {
-  if (modeArg !== undefined && modeArg !== 'test' && modeArg !== 'live') throw new UsageError(`--mode must be test or live, got "${modeArg}"`);
+async function stuck(
+  olderThan: string | undefined,
+  minAttempts: string | undefined,
+  failedWithin: string | undefined,
+  account: string | undefined,
+  modeArg: string | undefined,
+  json: boolean,
+): Promise<number> {
+  if (modeArg !== undefined && modeArg !== 'test' && modeArg !== 'live')
+    throw new UsageError(`--mode must be test or live, got "${modeArg}"`);
   const mode = modeArg as 'test' | 'live' | undefined;
   const graceMinutes = olderThan === undefined ? 10 : nonNegativeInt(olderThan, '--older-than-minutes');
   const attempts = minAttempts === undefined ? 5 : positiveInt(minAttempts, '--min-attempts');
@@ -222,7 +262,9 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
     ]);
     const allRows = [...purchaseRows, ...cancellationRows];
     const rows = mode === undefined ? allRows : allRows.filter((r) => r.mode === mode);
-    const agencyOf = new Map<number, { rootAccountId: number | null; agency: string; mode: string | null }>(rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency, mode: r.mode }]));
+    const agencyOf = new Map<number, { rootAccountId: number | null; agency: string; mode: string | null }>(
+      rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency, mode: r.mode }]),
+    );
     const names = new Map<number, string>();
     const nameOf = async (id: number) => {
       if (!names.has(id)) names.set(id, (await accounts.findById(id))?.name ?? 'unknown');
@@ -234,7 +276,11 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
       if (a.purchaseId !== null) {
         if (!agencyOf.has(a.purchaseId)) {
           const p = await purchases.findById(a.purchaseId);
-          agencyOf.set(a.purchaseId, { rootAccountId: p?.rootAccountId ?? null, agency: p ? await nameOf(p.rootAccountId) : 'unknown', mode: p?.mode ?? null });
+          agencyOf.set(a.purchaseId, {
+            rootAccountId: p?.rootAccountId ?? null,
+            agency: p ? await nameOf(p.rootAccountId) : 'unknown',
+            mode: p?.mode ?? null,
+          });
         }
         owners.set(a, agencyOf.get(a.purchaseId)!);
       } else if (a.rootAccountId !== null) {
@@ -243,8 +289,15 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
         owners.set(a, { rootAccountId: null, agency: 'no purchase or agency', mode: a.mode });
       }
     }
-    const retrying = allRetrying.filter((a) => (rootAccountId === undefined || owners.get(a)!.rootAccountId === rootAccountId) && (mode === undefined || owners.get(a)!.mode === mode));
-    const agencies = new Map<string, { root_account_id: number | null; agency: string; purchases: typeof rows; retrying_activities: typeof retrying }>();
+    const retrying = allRetrying.filter(
+      (a) =>
+        (rootAccountId === undefined || owners.get(a)!.rootAccountId === rootAccountId) &&
+        (mode === undefined || owners.get(a)!.mode === mode),
+    );
+    const agencies = new Map<
+      string,
+      { root_account_id: number | null; agency: string; purchases: typeof rows; retrying_activities: typeof retrying }
+    >();
     const bucket = (rootAccountId: number | null, agency: string) => {
       const key = String(rootAccountId);
       if (!agencies.has(key)) agencies.set(key, { root_account_id: rootAccountId, agency, purchases: [], retrying_activities: [] });
@@ -255,14 +308,30 @@ async function stuck(olderThan: string | undefined, minAttempts: string | undefi
       const owner = owners.get(a)!;
       bucket(owner.rootAccountId, owner.agency).retrying_activities.push(a);
     }
-    const result = { older_than_minutes: graceMinutes, min_attempts: attempts, failed_within_hours: failedWithinHours, root_account_id: rootAccountId ?? null, mode: mode ?? null, agencies: [...agencies.values()] };
+    const result = {
+      older_than_minutes: graceMinutes,
+      min_attempts: attempts,
+      failed_within_hours: failedWithinHours,
+      root_account_id: rootAccountId ?? null,
+      mode: mode ?? null,
+      agencies: [...agencies.values()],
+    };
     if (json) console.log(JSON.stringify(result));
-    else if (agencies.size === 0) console.log(`nothing stuck${rootAccountId === undefined ? '' : ` for root account ${rootAccountId}`}${mode === undefined ? '' : ` in ${mode} mode`} (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`);
+    else if (agencies.size === 0)
+      console.log(
+        `nothing stuck${rootAccountId === undefined ? '' : ` for root account ${rootAccountId}`}${mode === undefined ? '' : ` in ${mode} mode`} (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`,
+      );
     else
       for (const a of agencies.values()) {
         console.log(`${a.agency} (root account ${a.root_account_id ?? '-'})`);
-        for (const p of a.purchases) console.log(`  purchase ${p.id} ${p.mode} ${p.kind} since ${p.since?.toISOString() ?? '?'}${p.reason ? `: ${p.reason.slice(0, 120)}` : ''}`);
-        for (const r of a.retrying_activities) console.log(`  ${r.workflowId} ${owners.get(r)!.mode ?? '?'} ${r.activityType} attempt ${r.attempt}${r.lastFailure ? `: ${r.lastFailure.slice(0, 120)}` : ''}`);
+        for (const p of a.purchases)
+          console.log(
+            `  purchase ${p.id} ${p.mode} ${p.kind} since ${p.since?.toISOString() ?? '?'}${p.reason ? `: ${p.reason.slice(0, 120)}` : ''}`,
+          );
+        for (const r of a.retrying_activities)
+          console.log(
+            `  ${r.workflowId} ${owners.get(r)!.mode ?? '?'} ${r.activityType} attempt ${r.attempt}${r.lastFailure ? `: ${r.lastFailure.slice(0, 120)}` : ''}`,
+          );
       }
     return agencies.size === 0 ? 0 : 3;
   } finally {
@@ -285,7 +354,18 @@ async function find(email: string | undefined, mode: string | undefined, json: b
     const hash = buyerEmailHash(config.BUYER_EMAIL_HASH_KEY, email);
     // MODE is a keyword of Temporal's query language, hence the backticks.
     const query = `BuyerEmailHash='${hash}'${mode ? ` AND \`Mode\`='${mode}'` : ''}`;
-    const runs: Array<{ workflowId: string; runId: string; type: string; status: string; purchaseStatus: string | null; agencyId: string | null; mode: string | null; amountTotal: number | null; startTime: string; statusChangedAt: string | null }> = [];
+    const runs: Array<{
+      workflowId: string;
+      runId: string;
+      type: string;
+      status: string;
+      purchaseStatus: string | null;
+      agencyId: string | null;
+      mode: string | null;
+      amountTotal: number | null;
+      startTime: string;
+      statusChangedAt: string | null;
+    }> = [];
     for await (const w of temporal.client.workflow.list({ query })) {
       const a = w.typedSearchAttributes;
       runs.push({
@@ -305,7 +385,10 @@ async function find(email: string | undefined, mode: string | undefined, json: b
     else {
       console.log(`query: ${query}`);
       if (runs.length === 0) console.log('no purchase runs for this address');
-      for (const r of runs) console.log(`${r.workflowId} ${r.status} purchase ${r.purchaseStatus ?? '?'} agency ${r.agencyId ?? '?'} ${r.mode ?? '?'} amount ${r.amountTotal ?? '?'} (minor units) started ${r.startTime}`);
+      for (const r of runs)
+        console.log(
+          `${r.workflowId} ${r.status} purchase ${r.purchaseStatus ?? '?'} agency ${r.agencyId ?? '?'} ${r.mode ?? '?'} amount ${r.amountTotal ?? '?'} (minor units) started ${r.startTime}`,
+        );
     }
     return 0;
   } finally {
@@ -326,21 +409,42 @@ const INDEXED_TYPE = {
  * leftover `BuyerEmail` attribute (runs from before the hashed email) is reported, not removed.
  * Recorded in the audit log (target: the namespace), so DATABASE_URL must be migrated first.
  */
-async function setupNamespace(name: string | undefined, retentionDays: string | undefined, who: { actor: string; reason: string }, json: boolean): Promise<number> {
+async function setupNamespace(
+  name: string | undefined,
+  retentionDays: string | undefined,
+  who: { actor: string; reason: string },
+  json: boolean,
+): Promise<number> {
   const days = retentionDays === undefined ? 30 : positiveInt(retentionDays, '--retention-days');
   const config = loadConfigOrExit();
   const namespace = name ?? config.TEMPORAL_NAMESPACE;
   const db = createDb(config);
   const temporal = createTemporalClient({ ...config, TEMPORAL_NAMESPACE: namespace });
   const conn = temporal.client.connection;
-  const start: AuditStart = { actorKind: 'operator_cli', actor: who.actor, action: 'setup-namespace', targetKind: 'namespace', targetId: namespace, rootAccountId: null, reason: who.reason };
+  const start: AuditStart = {
+    actorKind: 'operator_cli',
+    actor: who.actor,
+    action: 'setup-namespace',
+    targetKind: 'namespace',
+    targetId: namespace,
+    rootAccountId: null,
+    reason: who.reason,
+  };
   try {
-    const { result, auditId } = await audited(createAuditRepository(db), start, () => registerNamespace(conn, namespace, days), (r) => ({ created: r.created, registered: r.registered }));
+    const { result, auditId } = await audited(
+      createAuditRepository(db),
+      start,
+      () => registerNamespace(conn, namespace, days),
+      (r) => ({ created: r.created, registered: r.registered }),
+    );
     if (json) console.log(JSON.stringify({ ...result, audit_id: auditId }));
     else {
       console.log(`namespace ${namespace}: ${result.created ? `created (retention ${days} days)` : 'exists'}`);
       console.log(result.registered.length ? `registered: ${result.registered.join(', ')}` : 'search attributes: all registered');
-      if (result.legacy_buyer_email_attribute) console.log('note: BuyerEmail (the email in clear) is still registered; remove it once no run started before the hashed email is open or retained: temporal operator search-attribute remove --name BuyerEmail');
+      if (result.legacy_buyer_email_attribute)
+        console.log(
+          'note: BuyerEmail (the email in clear) is still registered; remove it once no run started before the hashed email is open or retained: temporal operator search-attribute remove --name BuyerEmail',
+        );
       console.log(`audit entry ${auditId}`);
     }
     return 0;
@@ -372,13 +476,26 @@ async function registerNamespace(conn: ReturnType<typeof createTemporalClient>['
     }
   }
   const wrongType = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n, t]) => existing[n] !== undefined && existing[n] !== INDEXED_TYPE[t]);
-  if (wrongType.length) throw new UsageError(`search attribute(s) ${wrongType.map(([n, t]) => `${n} (should be ${t})`).join(', ')} exist with another type in ${namespace}; remove them first`);
+  if (wrongType.length)
+    throw new UsageError(
+      `search attribute(s) ${wrongType.map(([n, t]) => `${n} (should be ${t})`).join(', ')} exist with another type in ${namespace}; remove them first`,
+    );
   const missing = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n]) => existing[n] === undefined);
   if (missing.length) {
-    await conn.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([n, t]) => [n, INDEXED_TYPE[t]])) });
+    await conn.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map(([n, t]) => [n, INDEXED_TYPE[t]])),
+    });
   }
   const legacy = existing.BuyerEmail !== undefined;
-  return { namespace, created, retention_days: created ? days : null, registered: missing.map(([n]) => n), already_registered: Object.keys(SEARCH_ATTRIBUTE_TYPES).filter((n) => existing[n] !== undefined), legacy_buyer_email_attribute: legacy };
+  return {
+    namespace,
+    created,
+    retention_days: created ? days : null,
+    registered: missing.map(([n]) => n),
+    already_registered: Object.keys(SEARCH_ATTRIBUTE_TYPES).filter((n) => existing[n] !== undefined),
+    legacy_buyer_email_attribute: legacy,
+  };
 }
 
 /** One audit entry as `--json` prints it (snake_case, ISO times). */
@@ -412,14 +529,22 @@ async function auditLog(limitArg: string | undefined, purchaseArg: string | unde
   const config = loadConfigOrExit();
   const db = createDb(config);
   try {
-    const entries = await createAuditRepository(db).list({ limit, ...(purchaseId === undefined ? {} : { target: { kind: 'purchase', id: String(purchaseId) } }) });
+    const entries = await createAuditRepository(db).list({
+      limit,
+      ...(purchaseId === undefined ? {} : { target: { kind: 'purchase', id: String(purchaseId) } }),
+    });
     if (json) console.log(JSON.stringify({ entries: entries.map(auditJson) }));
     else if (entries.length === 0) console.log(`no audit entries${purchaseId === undefined ? '' : ` for purchase ${purchaseId}`}`);
     else
       for (const e of entries) {
-        const outcome = e.outcome === null ? 'no outcome (did not finish)' : `${e.outcome}${e.outcomeDetail ? `: ${e.outcomeDetail.split('\n')[0]!.slice(0, 160)}` : ''}`;
+        const outcome =
+          e.outcome === null
+            ? 'no outcome (did not finish)'
+            : `${e.outcome}${e.outcomeDetail ? `: ${e.outcomeDetail.split('\n')[0]!.slice(0, 160)}` : ''}`;
         const target = e.targetKind === null ? '' : ` ${e.targetKind} ${e.targetId ?? ''}`;
-        console.log(`${e.id} ${e.startedAt.toISOString()} ${e.actor} (${e.actorKind}) ${e.action}${target}: ${outcome}; reason: ${JSON.stringify(e.reason)}`);
+        console.log(
+          `${e.id} ${e.startedAt.toISOString()} ${e.actor} (${e.actorKind}) ${e.action}${target}: ${outcome}; reason: ${JSON.stringify(e.reason)}`,
+        );
       }
     return 0;
   } finally {
@@ -428,7 +553,8 @@ async function auditLog(limitArg: string | undefined, purchaseArg: string | unde
 }
 
 function nonNegativeInt(value: string, what: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 525_600) throw new UsageError(`${what} must be a whole number of minutes (0 to 525600), got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) > 525_600)
+    throw new UsageError(`${what} must be a whole number of minutes (0 to 525600), got "${value}"`);
   return Number(value);
 }
 
@@ -437,13 +563,17 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const refused = err instanceof OperationRefused;
     const msg =
-      refused || err instanceof UsageError || err instanceof AuditUnavailable || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
+      refused ||
+      err instanceof UsageError ||
+      err instanceof AuditUnavailable ||
+      String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
         ? (err as Error).message
         : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
     console.error(`ops: ${refused ? 'refused: ' : ''}${msg.split('\n')[0]}`);
     // With --json a refusal is an answer, not a crash: the caller's script reads it on stdout.
     const auditId = (err as { auditId?: number }).auditId;
-    if (refused && process.argv.includes('--json')) console.log(JSON.stringify({ outcome: 'refused', reason: msg, ...(auditId === undefined ? {} : { audit_id: auditId }) }));
+    if (refused && process.argv.includes('--json'))
+      console.log(JSON.stringify({ outcome: 'refused', reason: msg, ...(auditId === undefined ? {} : { audit_id: auditId }) }));
     process.exit(refused ? 2 : 1);
   },
 );

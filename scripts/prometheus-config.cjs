@@ -44,7 +44,13 @@ function localPrometheusConfig({
     global: { scrape_interval: scrapeInterval, evaluation_interval: scrapeInterval },
     rule_files: [rulesFile],
     ...(alertmanager ? { alerting: { alertmanagers: [{ static_configs: [{ targets: [alertmanager] }] }] } } : {}),
-    scrape_configs: [job('coi-api', api), job('coi-worker', workers), job('coi-worker-sdk', workerSdk), job('temporal', temporal), job('postgres', [postgresExporter])],
+    scrape_configs: [
+      job('coi-api', api),
+      job('coi-worker', workers),
+      job('coi-worker-sdk', workerSdk),
+      job('temporal', temporal),
+      job('postgres', [postgresExporter]),
+    ],
   };
 }
 

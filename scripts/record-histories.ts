@@ -49,13 +49,30 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
 import type { SessionState } from '../activities/purchase';
-import { bulkCancellationWorkflowId, certificatesWorkflowId, eventDeliveryWorkflowId, policyWorkflowId, proofEmailWorkflowId, refundWorkflowId, renewalWorkflowId, purchaseWorkflowId, type PurchaseStatusView } from '../workflows/contracts';
+import {
+  bulkCancellationWorkflowId,
+  certificatesWorkflowId,
+  eventDeliveryWorkflowId,
+  policyWorkflowId,
+  proofEmailWorkflowId,
+  refundWorkflowId,
+  renewalWorkflowId,
+  purchaseWorkflowId,
+  type PurchaseStatusView,
+} from '../workflows/contracts';
 import { call, createQuestionSet } from '../test/helpers/fixtures';
 import { SPECIAL_EVENT_LIABILITY } from '../src/question-sets/examples';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
 import { startSmtp } from '../test/helpers/smtp';
-import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, scheduledActivities, sessionCompletedEvent } from '../test/helpers/purchases';
+import {
+  WEBHOOK_SECRET,
+  checkout,
+  createQuotingAccount,
+  deliverWebhook,
+  scheduledActivities,
+  sessionCompletedEvent,
+} from '../test/helpers/purchases';
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT_DIR = path.join(ROOT, 'test', 'histories');
@@ -65,7 +82,12 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The parts of scripts/stack.mjs and scripts/tools.mjs this script uses (they are untyped ESM). */
 interface Stack {
   ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureTemporal(o: { port?: number; uiPort?: number; bin?: string; log?: typeof log }): Promise<{ address: string; uiUrl: string; bin: string }>;
+  ensureTemporal(o: {
+    port?: number;
+    uiPort?: number;
+    bin?: string;
+    log?: typeof log;
+  }): Promise<{ address: string; uiUrl: string; bin: string }>;
   ensureStripeMock(o: { bin?: string; log?: typeof log }): Promise<{ url: string }>;
   ensureFakeGcs(o: { bucket?: string; bin?: string; log?: typeof log }): Promise<{ url: string; bucket: string }>;
   ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
@@ -122,9 +144,16 @@ async function main(): Promise<void> {
     await recordAll(namespace);
   } finally {
     if (temporalAddress) {
-      await promisify(execFile)(tools.temporal, ['operator', 'namespace', 'delete', '--namespace', namespace, '--yes', '--address', temporalAddress]).catch((err: Error) =>
-        log(`[histories] could not delete namespace ${namespace}: ${err.message}`),
-      );
+      await promisify(execFile)(tools.temporal, [
+        'operator',
+        'namespace',
+        'delete',
+        '--namespace',
+        namespace,
+        '--yes',
+        '--address',
+        temporalAddress,
+      ]).catch((err: Error) => log(`[histories] could not delete namespace ${namespace}: ${err.message}`));
     }
     await stack.stopAll({ log });
   }
@@ -139,7 +168,9 @@ async function recordAll(namespace: string): Promise<void> {
   const real = createActivities(realDeps);
   const paidAtProcessor = new Set<number>();
   const getCheckoutState = async (input: { purchaseId: number }): Promise<SessionState> =>
-    paidAtProcessor.has(input.purchaseId) ? { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` } : real.getCheckoutState(input);
+    paidAtProcessor.has(input.purchaseId)
+      ? { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` }
+      : real.getCheckoutState(input);
 
   // Proof-of-coverage emails go to a local SMTP server (the worker reads SMTP_URL when it starts).
   const smtp = await startSmtp();
@@ -215,7 +246,9 @@ async function recordAll(namespace: string): Promise<void> {
       const { purchaseId } = await checkout(app, account);
       await untilWaiting(app, purchaseId);
       await save(app, 'purchase-awaiting-payment.json', purchaseWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+      await app.container.temporal.client.workflow
+        .getHandle(purchaseWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
     }
     if (want('e')) {
       // (e) a cancellation of one day of two, carried out by the purchase's policy workflow
@@ -224,14 +257,17 @@ async function recordAll(namespace: string): Promise<void> {
       await untilWaiting(app, purchaseId);
       await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
       expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const api = (p: string, body?: unknown) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
       const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id;
       const quote = await api(`/purchases/${purchaseId}/cancellation_quote`, { covered_unit_ids: [unit], requested_by: 'buyer' });
       const cancelled = await api(`/purchases/${purchaseId}/cancel`, { quote_id: quote.body.data.id });
       if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
       await eventually(async () => (await api(`/purchases/${purchaseId}`)).body.data.cancellations[0]?.status === 'completed', 30_000);
       await save(app, 'policy-cancelled.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+      await app.container.temporal.client.workflow
+        .getHandle(policyWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
     }
     if (want('f')) {
       // (f) cancellations dated in the future on a test clock: one rescinded, one carried out when the clock passes it
@@ -240,7 +276,8 @@ async function recordAll(namespace: string): Promise<void> {
       await untilWaiting(app, purchaseId);
       await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
       expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const api = (p: string, body?: unknown) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
       const must = async (p: string, body: unknown, status = 200) => {
         const res = await api(p, body);
         if (res.status !== status) throw new Error(`${p}: ${res.status} ${res.text}`);
@@ -248,15 +285,29 @@ async function recordAll(namespace: string): Promise<void> {
       };
       const [day1, day2] = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units.map((u: { id: number }) => u.id);
       await must(`/test_helpers/purchases/${purchaseId}/test_clock`, { frozen_time: '2027-04-29T00:00:00Z' });
-      const later = await must(`/purchases/${purchaseId}/cancellation_quote`, { covered_unit_ids: [day2], effective_at: '2027-05-01T12:00:00Z' }, 201);
+      const later = await must(
+        `/purchases/${purchaseId}/cancellation_quote`,
+        { covered_unit_ids: [day2], effective_at: '2027-05-01T12:00:00Z' },
+        201,
+      );
       await must(`/purchases/${purchaseId}/cancel`, { quote_id: later.id });
-      const sooner = await must(`/purchases/${purchaseId}/cancellation_quote`, { covered_unit_ids: [day1], effective_at: '2027-04-30T12:00:00Z' }, 201);
+      const sooner = await must(
+        `/purchases/${purchaseId}/cancellation_quote`,
+        { covered_unit_ids: [day1], effective_at: '2027-04-30T12:00:00Z' },
+        201,
+      );
       const rescinded = await must(`/purchases/${purchaseId}/cancel`, { quote_id: sooner.id });
       await must(`/purchases/${purchaseId}/cancellations/${rescinded.id}/rescind`, {});
       await must(`/test_helpers/purchases/${purchaseId}/test_clock`, { frozen_time: '2027-05-01T13:00:00Z' });
-      await eventually(async () => (await api(`/purchases/${purchaseId}`)).body.data.cancellations.some((c: { status: string }) => c.status === 'completed'), 30_000);
+      await eventually(
+        async () =>
+          (await api(`/purchases/${purchaseId}`)).body.data.cancellations.some((c: { status: string }) => c.status === 'completed'),
+        30_000,
+      );
       await save(app, 'policy-scheduled.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+      await app.container.temporal.client.workflow
+        .getHandle(policyWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
     }
     if (want('g')) {
       // (g) a bulk cancellation of two purchases of the account and one that is not its own (skipped)
@@ -269,7 +320,8 @@ async function recordAll(namespace: string): Promise<void> {
         expectStatus(await finish(app, purchaseId), 'issued');
         ids.push(purchaseId);
       }
-      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const api = (p: string, body?: unknown) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
       const started = await api('/bulk_cancellations', { purchase_ids: [...ids, 2_000_000_000], reason: 'Event called off' });
       if (started.status !== 202) throw new Error(`bulk: ${started.status} ${started.text}`);
       const bulkId = started.body.data.id as number;
@@ -285,7 +337,8 @@ async function recordAll(namespace: string): Promise<void> {
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       closers.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const api = (p: string, body?: unknown) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
       const endpoint = await api('/webhook_endpoints', { url, enabled_events: ['purchase.paid'] });
       if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text}`);
       const { purchaseId, sessionId } = await checkout(app, account);
@@ -295,15 +348,32 @@ async function recordAll(namespace: string): Promise<void> {
       const p = (await api(`/purchases/${purchaseId}`)).body.data;
       if (want('h')) {
         const eventId = `evt_histories_refund_${purchaseId}`;
-        const charge = { id: `ch_histories_${purchaseId}`, object: 'charge', payment_intent: p.payment_intent, amount: p.amount_total, amount_refunded: 1000, refunded: false, metadata: { purchase_id: String(purchaseId) } };
-        const event = JSON.stringify({ id: eventId, object: 'event', type: 'charge.refunded', livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object: charge } });
+        const charge = {
+          id: `ch_histories_${purchaseId}`,
+          object: 'charge',
+          payment_intent: p.payment_intent,
+          amount: p.amount_total,
+          amount_refunded: 1000,
+          refunded: false,
+          metadata: { purchase_id: String(purchaseId) },
+        };
+        const event = JSON.stringify({
+          id: eventId,
+          object: 'event',
+          type: 'charge.refunded',
+          livemode: false,
+          created: Math.floor(Date.now() / 1000),
+          api_version: '2025-01-01',
+          data: { object: charge },
+        });
         const res = await deliverWebhook(app, event);
         if (res.status !== 200) throw new Error(`refund event: ${res.status} ${res.text}`);
         await app.container.temporal.client.workflow.getHandle(refundWorkflowId(purchaseId, eventId)).result();
         await save(app, 'refund-dashboard-partial.json', refundWorkflowId(purchaseId, eventId));
       }
       if (want('i')) {
-        const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
+        const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid'))
+          .idp_root_account_uuid as string;
         const sent = await call(app.baseUrl, '/platform-agency-root-certs/teamEmailProofofCoverage', {
           method: 'POST',
           key: account.key,
@@ -329,7 +399,14 @@ async function recordAll(namespace: string): Promise<void> {
       const monthly = await call(app.baseUrl, '/api/v1/products', {
         method: 'POST',
         key: account.key,
-        body: { customerName: 'Monthly Venue Liability', defaultPrice: 30, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: 'EVM-HIST-1', isRecurring: true },
+        body: {
+          customerName: 'Monthly Venue Liability',
+          defaultPrice: 30,
+          questionSetId: set.id,
+          insurerName: 'Evergreen Mutual Insurance Co.',
+          masterPolicyNumber: 'EVM-HIST-1',
+          isRecurring: true,
+        },
       });
       if (monthly.status !== 201) throw new Error(`product: ${monthly.status} ${monthly.text}`);
       const body = await account.quoteBody();
@@ -340,12 +417,29 @@ async function recordAll(namespace: string): Promise<void> {
       await untilWaiting(app, purchaseId);
       const subscription = `sub_histories_${purchaseId}`;
       const signed = (type: string, object: Record<string, unknown>, id: string) =>
-        JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
+        JSON.stringify({
+          id,
+          object: 'event',
+          type,
+          livemode: false,
+          created: Math.floor(Date.now() / 1000),
+          api_version: '2025-01-01',
+          data: { object },
+        });
       await deliverWebhook(
         app,
         signed(
           'checkout.session.completed',
-          { id: quoted.body.id, object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, subscription, metadata: { purchase_id: String(purchaseId) } },
+          {
+            id: quoted.body.id,
+            object: 'checkout.session',
+            mode: 'subscription',
+            status: 'complete',
+            payment_status: 'paid',
+            payment_intent: `pi_paid_${purchaseId}`,
+            subscription,
+            metadata: { purchase_id: String(purchaseId) },
+          },
           `evt_histories_sub_${purchaseId}`,
         ),
       );
@@ -361,7 +455,10 @@ async function recordAll(namespace: string): Promise<void> {
           amount_paid: quoted.body.amount_total,
           currency: 'usd',
           parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
-          payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }] },
+          payments: {
+            object: 'list',
+            data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }],
+          },
         },
         `evt_histories_cycle_${purchaseId}`,
       );
@@ -377,25 +474,42 @@ async function recordAll(namespace: string): Promise<void> {
       await untilWaiting(app, purchaseId);
       await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
       expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, init: { method?: string; body?: unknown } = {}) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
       const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
         method: 'POST',
-        body: { name: 'Riverside Hall LLC', address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' }, additional_insured: true },
+        body: {
+          name: 'Riverside Hall LLC',
+          address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+          additional_insured: true,
+        },
       });
       if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
       const holderId = added.body.data.id as number;
       await eventually(async () => {
-        const holders = (await api(`/purchases/${purchaseId}/certificate_holders`)).body.data as Array<{ id: number; certificates: Array<{ status: string }> }>;
+        const holders = (await api(`/purchases/${purchaseId}/certificate_holders`)).body.data as Array<{
+          id: number;
+          certificates: Array<{ status: string }>;
+        }>;
         const holder = holders.find((h) => h.id === holderId);
         return holder !== undefined && holder.certificates.length > 0 && holder.certificates.every((c) => c.status === 'issued');
       }, 90_000);
-      await eventually(async () => ((await api('/events?type=certificate_holder.added')).body.data as Array<{ data: { object: { id: number } } }>).some((e) => e.data.object.id === holderId), 90_000);
+      await eventually(
+        async () =>
+          ((await api('/events?type=certificate_holder.added')).body.data as Array<{ data: { object: { id: number } } }>).some(
+            (e) => e.data.object.id === holderId,
+          ),
+        90_000,
+      );
       await untilIdle(app, policyWorkflowId(purchaseId));
       const removed = await api(`/purchases/${purchaseId}/certificate_holders/${holderId}`, { method: 'DELETE' });
-      if (removed.status !== 200 || removed.body.data.status !== 'removed') throw new Error(`remove holder: ${removed.status} ${removed.text}`);
+      if (removed.status !== 200 || removed.body.data.status !== 'removed')
+        throw new Error(`remove holder: ${removed.status} ${removed.text}`);
       await untilIdle(app, policyWorkflowId(purchaseId));
       await save(app, 'policy-holder-added-removed.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+      await app.container.temporal.client.workflow
+        .getHandle(policyWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
     }
     if (want('m')) {
       // (m) an endorsement of a paid purchase: the named insured corrected and the second day moved, its new certificate versions issued
@@ -404,7 +518,8 @@ async function recordAll(namespace: string): Promise<void> {
       await untilWaiting(app, purchaseId);
       await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
       expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, body?: unknown) => call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const api = (p: string, body?: unknown) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
       const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id as number;
       const quote = await api(`/purchases/${purchaseId}/endorsement_quote`, {
         changes: [
@@ -417,12 +532,17 @@ async function recordAll(namespace: string): Promise<void> {
       const endorsed = await api(`/purchases/${purchaseId}/endorse`, { quote_id: quoteId });
       if (endorsed.status !== 200) throw new Error(`endorse: ${endorsed.status} ${endorsed.text}`);
       await eventually(
-        async () => ((await api('/events?type=certificates.reissued')).body.data as Array<{ data: { object: { endorsement_id: string } } }>).some((e) => e.data.object.endorsement_id === quoteId),
+        async () =>
+          ((await api('/events?type=certificates.reissued')).body.data as Array<{ data: { object: { endorsement_id: string } } }>).some(
+            (e) => e.data.object.endorsement_id === quoteId,
+          ),
         90_000,
       );
       await untilIdle(app, policyWorkflowId(purchaseId));
       await save(app, 'policy-endorsed.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId)).terminate('history recorded by scripts/record-histories.ts');
+      await app.container.temporal.client.workflow
+        .getHandle(policyWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

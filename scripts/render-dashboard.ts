@@ -58,7 +58,14 @@ const RATE_INTERVAL = '30s';
 const ROW_PX = 36;
 const GAP_PX = 8;
 const PAGE_WIDTH = 1920;
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
 
 interface GridPos {
   x: number;
@@ -155,7 +162,12 @@ async function startDevStack(): Promise<ChildProcess> {
   const child = spawn('npm', ['run', 'dev'], { cwd: ROOT, stdio: ['ignore', out, out], detached: true });
   fs.closeSync(out);
   say(`  the API does not answer: started \`npm run dev\` (pid ${child.pid}, log ${path.relative(ROOT, logFile)})`);
-  await waitFor('npm run dev', async () => fs.existsSync(path.join(ROOT, 'var', 'dev-credentials.json')) && (await answers(`${BASE_URL}/readyz`)), 30 * 60_000, () => child.exitCode === null);
+  await waitFor(
+    'npm run dev',
+    async () => fs.existsSync(path.join(ROOT, 'var', 'dev-credentials.json')) && (await answers(`${BASE_URL}/readyz`)),
+    30 * 60_000,
+    () => child.exitCode === null,
+  );
   return child;
 }
 
@@ -211,13 +223,23 @@ class Prometheus {
     const out = fs.openSync(logFile, 'w');
     const child = spawn(
       PROMETHEUS_BIN,
-      [`--config.file=${configFile}`, `--storage.tsdb.path=${path.join(workDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+      [
+        `--config.file=${configFile}`,
+        `--storage.tsdb.path=${path.join(workDir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+      ],
       { stdio: ['ignore', out, out] },
     );
     fs.closeSync(out);
     const prometheus = new Prometheus(`http://127.0.0.1:${port}`, child, logFile);
     try {
-      await waitFor('Prometheus /-/ready', () => answers(`${prometheus.url}/-/ready`), 60_000, () => child.exitCode === null);
+      await waitFor(
+        'Prometheus /-/ready',
+        () => answers(`${prometheus.url}/-/ready`),
+        60_000,
+        () => child.exitCode === null,
+      );
     } catch (err) {
       await prometheus.stop();
       throw new Error(`${(err as Error).message}; its log: ${fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join(' | ')}`);
@@ -251,7 +273,11 @@ class Prometheus {
 async function demoLoop(deadline: number, outputDir: string, tally: { runs: number; failed: number; purchases: number }): Promise<void> {
   const begun = Date.now();
   while (Date.now() < deadline) {
-    const child = spawn('npm', ['run', '--silent', 'demo'], { cwd: ROOT, env: { ...env, DEMO_OUTPUT_DIR: outputDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', 'demo'], {
+      cwd: ROOT,
+      env: { ...env, DEMO_OUTPUT_DIR: outputDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -271,9 +297,19 @@ async function demoLoop(deadline: number, outputDir: string, tally: { runs: numb
 async function badInputLoop(deadline: number, apiKey: string, statuses: Map<string, number>): Promise<void> {
   const requests: Array<() => Promise<Response>> = [
     () => fetch(`${BASE_URL}/api/v1/products/999999999`, { headers: { 'x-api-key': apiKey } }),
-    () => fetch(`${BASE_URL}/api/v1/products`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: '{"customerName":""}' }),
+    () =>
+      fetch(`${BASE_URL}/api/v1/products`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: '{"customerName":""}',
+      }),
     () => fetch(`${BASE_URL}/api/v1/products`, { headers: { 'x-api-key': 'ik_test_not_a_key' } }),
-    () => fetch(`${BASE_URL}/public-quote/adminValidateBuyerResponses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    () =>
+      fetch(`${BASE_URL}/public-quote/adminValidateBuyerResponses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
     () =>
       fetch(`${BASE_URL}/webhooks/payproc`, {
         method: 'POST',
@@ -332,7 +368,8 @@ function withLiterals(expr: string, rangeSeconds: number): string {
 
 /** A series' legend as Grafana writes it: the legendFormat with {{label}}s, else `{a="x", b="y"}`, else the query. */
 function legendOf(metric: Record<string, string>, legendFormat: string | undefined, expr: string): string {
-  if (legendFormat && legendFormat !== '__auto') return legendFormat.replace(/\{\{\s*([a-zA-Z_]\w*)\s*\}\}/g, (_, label: string) => metric[label] ?? '');
+  if (legendFormat && legendFormat !== '__auto')
+    return legendFormat.replace(/\{\{\s*([a-zA-Z_]\w*)\s*\}\}/g, (_, label: string) => metric[label] ?? '');
   const { __name__: name, ...labels } = metric;
   const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   if (pairs.length === 0) return name ?? expr;
@@ -359,7 +396,12 @@ async function queryPanels(prometheus: Prometheus, dashboard: Dashboard, start: 
       const expr = withLiterals(target.expr, rangeSeconds);
       rendered.exprs.push(expr);
       try {
-        const matrix = await prometheus.api<Matrix>('query_range', { query: expr, start: String(start), end: String(end), step: `${STEP_SECONDS}s` });
+        const matrix = await prometheus.api<Matrix>('query_range', {
+          query: expr,
+          start: String(start),
+          end: String(end),
+          step: `${STEP_SECONDS}s`,
+        });
         for (const s of matrix.result) {
           rendered.series.push({
             label: legendOf(s.metric, target.legendFormat, expr),
@@ -377,7 +419,9 @@ async function queryPanels(prometheus: Prometheus, dashboard: Dashboard, start: 
     }
     const points = rendered.series.reduce((n, s) => n + s.points.filter(([, v]) => v !== null).length, 0);
     const verdict = points === 0 ? 'NO DATA' : `${rendered.series.length} series, ${points} points`;
-    say(`  #${String(panel.id).padStart(2)} ${panel.title.padEnd(46)} ${panel.type.padEnd(10)} ${verdict.padEnd(24)} (${perTarget.join('; ')})${rendered.errors.length ? `  errors: ${rendered.errors.join('; ')}` : ''}`);
+    say(
+      `  #${String(panel.id).padStart(2)} ${panel.title.padEnd(46)} ${panel.type.padEnd(10)} ${verdict.padEnd(24)} (${perTarget.join('; ')})${rendered.errors.length ? `  errors: ${rendered.errors.join('; ')}` : ''}`,
+    );
     panels.push(rendered);
   }
   return panels;
@@ -466,12 +510,20 @@ window.renderDone = true;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-function pageHtml(dashboard: Dashboard, panels: RenderedPanel[], range: { start: number; end: number }, notes: string[], chartJs: string): string {
+function pageHtml(
+  dashboard: Dashboard,
+  panels: RenderedPanel[],
+  range: { start: number; end: number },
+  notes: string[],
+  chartJs: string,
+): string {
   const rows = Math.max(...panels.map((p) => p.gridPos.y + p.gridPos.h));
   const data = JSON.stringify({ start: range.start * 1000, end: range.end * 1000, panels }).replace(/</g, '\\u003c');
   const cells = panels
     .map(
-      (p) => `<section class="panel" id="panel-${p.id}" style="grid-column:${p.gridPos.x + 1} / span ${p.gridPos.w};grid-row:${p.gridPos.y + 1} / span ${p.gridPos.h}">
+      (
+        p,
+      ) => `<section class="panel" id="panel-${p.id}" style="grid-column:${p.gridPos.x + 1} / span ${p.gridPos.w};grid-row:${p.gridPos.y + 1} / span ${p.gridPos.h}">
   <header>${escapeHtml(p.title)}${p.unit !== 'short' ? ` <span class="unit">[${escapeHtml(p.unit)}]</span>` : ''}</header>
   <div class="body${p.type === 'stat' ? ' stat-body' : ''}" id="body-${p.id}"></div>
   <footer>${p.exprs.map(escapeHtml).join('<br>')}</footer>
@@ -579,7 +631,9 @@ async function main(): Promise<void> {
       60_000,
     );
     const rules = await prometheus.api<Rules>('rules');
-    say(`  targets coi-api and coi-worker up; ${rules.groups.reduce((n, g) => n + g.rules.length, 0)} alert rules loaded from ${path.relative(ROOT, ALERTS_FILE)}`);
+    say(
+      `  targets coi-api and coi-worker up; ${rules.groups.reduce((n, g) => n + g.rules.length, 0)} alert rules loaded from ${path.relative(ROOT, ALERTS_FILE)}`,
+    );
     const start = Date.now() / 1000;
     await sleep(10_000); // a baseline before the traffic
 
@@ -590,16 +644,23 @@ async function main(): Promise<void> {
     await Promise.all([
       demoLoop(deadline, path.join(workDir, 'demo-output'), demos),
       badInputLoop(deadline, first.testApiKey, statuses),
-      rateLimitBurst(Date.now() + TRAFFIC_SECONDS * 250, second.testApiKey, statuses).then(() => rateLimitBurst(Date.now() + Math.max(61, TRAFFIC_SECONDS * 0.4) * 1000, second.testApiKey, statuses)),
+      rateLimitBurst(Date.now() + TRAFFIC_SECONDS * 250, second.testApiKey, statuses).then(() =>
+        rateLimitBurst(Date.now() + Math.max(61, TRAFFIC_SECONDS * 0.4) * 1000, second.testApiKey, statuses),
+      ),
     ]);
-    const badInput = [...statuses.entries()].sort().map(([k, n]) => `${k}×${n}`).join(', ');
+    const badInput = [...statuses.entries()]
+      .sort()
+      .map(([k, n]) => `${k}×${n}`)
+      .join(', ');
     say(`  npm run demo ${demos.runs}× (${demos.failed} failed, ${demos.purchases} purchases paid); other requests by answer: ${badInput}`);
     await sleep(15_000); // let the last certificates, deliveries and scrapes land
     const end = Date.now() / 1000;
 
     step('query the panels');
     const panels = await queryPanels(prometheus, dashboard, start, end);
-    const alertStates = (await prometheus.api<Rules>('rules')).groups.flatMap((g) => g.rules.map((r) => `${r.name}=${r.state ?? r.health ?? '?'}`));
+    const alertStates = (await prometheus.api<Rules>('rules')).groups.flatMap((g) =>
+      g.rules.map((r) => `${r.name}=${r.state ?? r.health ?? '?'}`),
+    );
     say(`  alert rules at the end: ${alertStates.join(', ')}`);
 
     step('render');
@@ -612,7 +673,9 @@ async function main(): Promise<void> {
     const chartJs = fs.readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), 'utf8');
     const written = await renderPngs(pageHtml(dashboard, panels, { start, end }, notes, chartJs), panels, workDir);
     for (const file of written) say(`  ${path.relative(ROOT, file)}`);
-    say(`\n✔ ${panels.length} panels, ${panels.filter((x) => !x.series.some((s) => s.points.some(([, v]) => v !== null))).length} without data`);
+    say(
+      `\n✔ ${panels.length} panels, ${panels.filter((x) => !x.series.some((s) => s.points.some(([, v]) => v !== null))).length} without data`,
+    );
   } finally {
     if (prometheus) {
       say('  stopping Prometheus');

@@ -35,7 +35,9 @@ async function main(): Promise<number> {
   if (!agency) {
     const temporal = createTemporalClient({ ...config, TEMPORAL_NAMESPACE: namespace });
     try {
-      for await (const w of temporal.client.workflow.list({ query: `WorkflowType='purchaseWorkflow' AND AgencyId IS NOT NULL AND \`Mode\`='${values.mode}'` })) {
+      for await (const w of temporal.client.workflow.list({
+        query: `WorkflowType='purchaseWorkflow' AND AgencyId IS NOT NULL AND \`Mode\`='${values.mode}'`,
+      })) {
         agency = w.typedSearchAttributes.get(AGENCY_ID);
         break;
       }
@@ -56,8 +58,14 @@ async function main(): Promise<number> {
     await page.goto(url, { waitUntil: 'networkidle0', timeout: 60_000 });
     // The list renders one link per workflow id; wait for the purchase rows.
     // (Browser-side code as strings: this project compiles without the DOM library.)
-    await page.waitForFunction(`[...document.querySelectorAll('a')].some((a) => /purchase-\\d+/.test(a.textContent || ''))`, { timeout: 30_000 });
-    const rows = Number(await page.evaluate(`[...document.querySelectorAll('a')].filter((a) => /^(purchase|certificates)-\\d+$/.test((a.textContent || '').trim())).length`));
+    await page.waitForFunction(`[...document.querySelectorAll('a')].some((a) => /purchase-\\d+/.test(a.textContent || ''))`, {
+      timeout: 30_000,
+    });
+    const rows = Number(
+      await page.evaluate(
+        `[...document.querySelectorAll('a')].filter((a) => /^(purchase|certificates)-\\d+$/.test((a.textContent || '').trim())).length`,
+      ),
+    );
     fs.mkdirSync(path.dirname(values.out), { recursive: true });
     await page.screenshot({ path: values.out as `${string}.png`, fullPage: false });
     console.log(`${values.out}: ${url} (${rows} workflow links for ${query})`);

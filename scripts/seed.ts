@@ -78,7 +78,13 @@ const PRODUCTS = [
 /** Creates the demo catalog for `account` in `mode` unless it is already there. */
 async function seedCatalog(c: Container, account: RootAccount, principal: Principal, mode: 'live' | 'test'): Promise<void> {
   const isTestMode = mode === 'test';
-  const existing = await c.db('product_lines').where({ root_account_id: account.id, is_test_mode: isTestMode }).whereIn('internal_name', PRODUCTS.map((p) => p.body.internalName));
+  const existing = await c
+    .db('product_lines')
+    .where({ root_account_id: account.id, is_test_mode: isTestMode })
+    .whereIn(
+      'internal_name',
+      PRODUCTS.map((p) => p.body.internalName),
+    );
   if (existing.length === PRODUCTS.length) return;
   const questionSets = createQuestionSetsRepository(c.db);
   const ids: number[] = [];
@@ -121,17 +127,38 @@ async function main(): Promise<void> {
       const account = await accounts.upsertBySlug({ slug: a.slug, name: a.name, kind: 'agency' });
       // Earlier seeds stored `/checkout/success` and `/checkout/cancel`, which no route serves.
       const stale = (url: string | null, path: string) => (url === `${config.PUBLIC_BASE_URL}${path}` ? null : undefined);
-      await accounts.setCheckoutReturnUrls(account.id, { successUrl: stale(account.checkoutSuccessUrl, '/checkout/success'), cancelUrl: stale(account.checkoutCancelUrl, '/checkout/cancel') });
+      await accounts.setCheckoutReturnUrls(account.id, {
+        successUrl: stale(account.checkoutSuccessUrl, '/checkout/success'),
+        cancelUrl: stale(account.checkoutCancelUrl, '/checkout/cancel'),
+      });
       const agent = await accounts.upsertAgent({ rootAccountId: account.id, ...a.agent });
       for (const existing of await keys.list(account.id)) {
         if (existing.status !== 'deleted' && Object.values(SEED_KEY_NAMES).includes(existing.name as never)) {
           await keys.delete(existing.id);
         }
       }
-      const live = await keys.create({ rootAccountId: account.id, name: SEED_KEY_NAMES.live, mode: 'live', agentId: agent.id, description: 'created by npm run seed' });
-      const test = await keys.create({ rootAccountId: account.id, name: SEED_KEY_NAMES.test, mode: 'test', agentId: agent.id, description: 'created by npm run seed' });
+      const live = await keys.create({
+        rootAccountId: account.id,
+        name: SEED_KEY_NAMES.live,
+        mode: 'live',
+        agentId: agent.id,
+        description: 'created by npm run seed',
+      });
+      const test = await keys.create({
+        rootAccountId: account.id,
+        name: SEED_KEY_NAMES.test,
+        mode: 'test',
+        agentId: agent.id,
+        description: 'created by npm run seed',
+      });
       if (i === 0) {
-        const principal: Principal = { apiKeyId: live.id, rootAccountId: account.id, mode: 'live', agentId: agent.id, platformFeeBps: null };
+        const principal: Principal = {
+          apiKeyId: live.id,
+          rootAccountId: account.id,
+          mode: 'live',
+          agentId: agent.id,
+          platformFeeBps: null,
+        };
         await seedCatalog(c, account, principal, 'test');
         await seedCatalog(c, account, principal, 'live');
       }

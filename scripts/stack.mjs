@@ -58,7 +58,13 @@ async function settlesWithin(promise, ms) {
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -185,7 +191,10 @@ export function spawnTracked(name, cmd, args, { env = process.env, onLine, tier 
     });
   });
   if (onLine) {
-    for (const [stream, which] of [[child.stdout, 'stdout'], [child.stderr, 'stderr']]) {
+    for (const [stream, which] of [
+      [child.stdout, 'stdout'],
+      [child.stderr, 'stderr'],
+    ]) {
       readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => onLine(line, which));
     }
   } else {
@@ -233,9 +242,7 @@ export async function stopAll({ log = defaultLog } = {}) {
     const all = started.splice(0).reverse();
     for (const tier of [1, 0]) {
       await Promise.all(
-        all
-          .filter((e) => e.tier === tier)
-          .map((e) => e.stop().catch((err) => log(`[stack] stopping ${e.name} failed: ${err.message}`))),
+        all.filter((e) => e.tier === tier).map((e) => e.stop().catch((err) => log(`[stack] stopping ${e.name} failed: ${err.message}`))),
       );
     }
   } finally {
@@ -405,7 +412,12 @@ async function startEmbeddedPostgres({ port, dir, log }) {
       },
     );
     let ready = false;
-    const within = await settlesWithin(starting.then((ok) => { ready = ok; }), 60_000);
+    const within = await settlesWithin(
+      starting.then((ok) => {
+        ready = ok;
+      }),
+      60_000,
+    );
     if (!within) throw new Error(`embedded PostgreSQL did not become ready within 60s; see ${rel(logFile)}`);
     if (!ready) await starting; // rethrows the start failure
   } catch (err) {
@@ -429,7 +441,13 @@ async function startEmbeddedPostgres({ port, dir, log }) {
  * @throws {Error} when the server answers but refuses (auth, permissions), or embedded
  *   PostgreSQL cannot start.
  */
-export async function ensurePostgres({ databaseUrl, recreate = false, embeddedPort = 54329, embeddedDir = 'var/embedded-pg', log = defaultLog }) {
+export async function ensurePostgres({
+  databaseUrl,
+  recreate = false,
+  embeddedPort = 54329,
+  embeddedDir = 'var/embedded-pg',
+  log = defaultLog,
+}) {
   const url = new URL(databaseUrl);
   const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
   try {
@@ -466,7 +484,9 @@ export async function ensurePostgres({ databaseUrl, recreate = false, embeddedPo
  * Search attributes of the purchase workflows, name → Temporal type (`Keyword`, `Int`,
  * `Datetime`), read from workflows/search-attributes.json, their one definition.
  */
-export const SEARCH_ATTRIBUTES = Object.freeze(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'workflows', 'search-attributes.json'), 'utf8')));
+export const SEARCH_ATTRIBUTES = Object.freeze(
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'workflows', 'search-attributes.json'), 'utf8')),
+);
 
 async function temporalReady(bin, address, namespace) {
   const health = await run(bin, ['operator', 'cluster', 'health', '--address', address], { timeoutMs: 5000 });
@@ -491,7 +511,7 @@ async function ensureSearchAttributes(bin, address, namespace, log) {
   for (const name of missing) args.push('--name', name, '--type', SEARCH_ATTRIBUTES[name]);
   // A new namespace answers describe before every service's namespace cache knows it: retry.
   let res = await run(bin, args);
-  for (let end = Date.now() + 30_000; !res.ok && /not found/i.test(res.stderr + res.stdout) && Date.now() < end; ) {
+  for (let end = Date.now() + 30_000; !res.ok && /not found/i.test(res.stderr + res.stdout) && Date.now() < end;) {
     await new Promise((r) => setTimeout(r, 500));
     res = await run(bin, args);
   }
@@ -511,7 +531,17 @@ async function ensureSearchAttributes(bin, address, namespace, log) {
  * @throws {Error} when the namespace cannot be created or does not answer in time.
  */
 export async function ensureTemporalNamespace({ bin, address, namespace, retention = '24h', timeoutMs = 30_000, log = defaultLog }) {
-  const created = await run(bin, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', retention, '--address', address]);
+  const created = await run(bin, [
+    'operator',
+    'namespace',
+    'create',
+    '--namespace',
+    namespace,
+    '--retention',
+    retention,
+    '--address',
+    address,
+  ]);
   if (!created.ok && !/already/i.test(created.stderr + created.stdout)) {
     throw new Error(`could not create Temporal namespace ${namespace}: ${(created.stderr || created.stdout).trim()}`);
   }
@@ -537,12 +567,29 @@ export async function ensureTemporalNamespace({ bin, address, namespace, retenti
  * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, metricsAddress: string, started: boolean }>}
  * @throws {Error} when the port is held by something else or the server is not ready in time.
  */
-export async function ensureTemporal({ port = 7233, uiPort = 8233, metricsPort = port + 2000, dbFile = 'var/temporal.db', namespace = 'default', bin, uiCodecEndpoint, timeoutMs = 90_000, log = defaultLog } = {}) {
+export async function ensureTemporal({
+  port = 7233,
+  uiPort = 8233,
+  metricsPort = port + 2000,
+  dbFile = 'var/temporal.db',
+  namespace = 'default',
+  bin,
+  uiCodecEndpoint,
+  timeoutMs = 90_000,
+  log = defaultLog,
+} = {}) {
   const temporal = await toolPath('temporal', bin, log);
   const address = `${HOST}:${port}`;
   // `metricsAddress`: the server's own /metrics (job `temporal`); a reused server has it there if
   // this function started it (before, the CLI picked a random port).
-  const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: temporal, metricsAddress: `${HOST}:${metricsPort}`, started: false };
+  const result = {
+    address,
+    uiUrl: `http://${HOST}:${uiPort}`,
+    namespace,
+    bin: temporal,
+    metricsAddress: `${HOST}:${metricsPort}`,
+    started: false,
+  };
   if (await reusable('Temporal server', port, () => temporalReady(temporal, address, namespace), 30_000)) {
     await ensureSearchAttributes(temporal, address, namespace, log);
     log(`[stack] reusing Temporal on ${address}`);
@@ -553,11 +600,32 @@ export async function ensureTemporal({ port = 7233, uiPort = 8233, metricsPort =
   // SQLite in WAL mode with `synchronous=normal`: commits no longer fsync one by one (a process
   // crash loses nothing, a power cut may lose the last commits: a dev server's trade). An
   // eighth of the dev server's CPU went to those fsyncs under load (issue 16).
-  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--ui-port', String(uiPort), '--metrics-port', String(metricsPort), '--db-filename', db, '--log-level', 'warn',
-    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    HOST,
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--metrics-port',
+    String(metricsPort),
+    '--db-filename',
+    db,
+    '--log-level',
+    'warn',
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
     // One partition per task queue: one server and a few pollers gain nothing from four, and
     // forwarding tasks and polls between partitions costs the matching service CPU.
-    '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1', '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1'];
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
+  ];
   if (namespace !== 'default') args.push('--namespace', namespace);
   if (uiCodecEndpoint) args.push('--ui-codec-endpoint', uiCodecEndpoint);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
@@ -579,19 +647,49 @@ export async function ensureTemporal({ port = 7233, uiPort = 8233, metricsPort =
  * frontend gRPC 7633 (HTTP 7643), history 7634, matching 7635, worker 7639, membership
  * 6633–6639, UI 8633, server metrics 9633.
  */
-export const CLUSTER_PORTS = Object.freeze({ frontend: 7633, frontendHttp: 7643, history: 7634, matching: 7635, worker: 7639, membership: 6633, ui: 8633, metrics: 9633 });
+export const CLUSTER_PORTS = Object.freeze({
+  frontend: 7633,
+  frontendHttp: 7643,
+  history: 7634,
+  matching: 7635,
+  worker: 7639,
+  membership: 6633,
+  ui: 8633,
+  metrics: 9633,
+});
 
 /** Creates `database` if missing and brings its Temporal schema to the newest version (idempotent). */
 async function ensureTemporalSchema({ sqlTool, serverUrl, pg, database, versionedDir, log }) {
   await ensureDatabase(serverUrl, database, false, log);
-  const hasSchema = await withClient(withDatabase(serverUrl, database), async (client) => (await client.query("SELECT to_regclass('public.schema_version') AS t")).rows[0].t !== null);
-  const base = ['--plugin', 'postgres12', '--ep', pg.host, '-p', String(pg.port), '-u', pg.user, ...(pg.password ? ['--pw', pg.password] : []), '--db', database];
+  const hasSchema = await withClient(
+    withDatabase(serverUrl, database),
+    async (client) => (await client.query("SELECT to_regclass('public.schema_version') AS t")).rows[0].t !== null,
+  );
+  const base = [
+    '--plugin',
+    'postgres12',
+    '--ep',
+    pg.host,
+    '-p',
+    String(pg.port),
+    '-u',
+    pg.user,
+    ...(pg.password ? ['--pw', pg.password] : []),
+    '--db',
+    database,
+  ];
   if (!hasSchema) {
     const setup = await run(sqlTool, [...base, 'setup-schema', '-v', '0.0'], { timeoutMs: 120_000 });
-    if (!setup.ok) throw new Error(`temporal-sql-tool setup-schema on ${database} failed: ${(setup.stderr || setup.stdout).trim().split('\n').slice(-3).join(' ')}`);
+    if (!setup.ok)
+      throw new Error(
+        `temporal-sql-tool setup-schema on ${database} failed: ${(setup.stderr || setup.stdout).trim().split('\n').slice(-3).join(' ')}`,
+      );
   }
   const update = await run(sqlTool, [...base, 'update-schema', '-d', versionedDir], { timeoutMs: 300_000 });
-  if (!update.ok) throw new Error(`temporal-sql-tool update-schema on ${database} failed: ${(update.stderr || update.stdout).trim().split('\n').slice(-3).join(' ')}`);
+  if (!update.ok)
+    throw new Error(
+      `temporal-sql-tool update-schema on ${database} failed: ${(update.stderr || update.stdout).trim().split('\n').slice(-3).join(' ')}`,
+    );
   log(`[stack] Temporal schema of ${database} ${hasSchema ? 'checked' : 'created'} (${path.basename(path.dirname(versionedDir))})`);
 }
 
@@ -611,12 +709,29 @@ async function ensureTemporalSchema({ sqlTool, serverUrl, pg, database, versione
  *   `bin` is the Temporal CLI, for the namespace and search-attribute commands.
  * @throws {Error} when a port is held by something else, a schema step fails or the server is not ready in time.
  */
-export async function ensureTemporalCluster({ databaseUrl, port = CLUSTER_PORTS.frontend, uiPort = CLUSTER_PORTS.ui, namespace = 'default', dbPrefix = 'temporal', shards = 4, codecEndpoint, timeoutMs = 120_000, log = defaultLog }) {
+export async function ensureTemporalCluster({
+  databaseUrl,
+  port = CLUSTER_PORTS.frontend,
+  uiPort = CLUSTER_PORTS.ui,
+  namespace = 'default',
+  dbPrefix = 'temporal',
+  shards = 4,
+  codecEndpoint,
+  timeoutMs = 120_000,
+  log = defaultLog,
+}) {
   const tools = await ensureTools({ log, cluster: true });
   const cli = tools.temporal;
   const address = `${HOST}:${port}`;
   // The server's own metrics (job `temporal`) on frontend + 2000, as the cluster's config sets them.
-  const result = { address, uiUrl: `http://${HOST}:${uiPort}`, namespace, bin: cli, metricsAddress: `${HOST}:${port + 2000}`, started: false };
+  const result = {
+    address,
+    uiUrl: `http://${HOST}:${uiPort}`,
+    namespace,
+    bin: cli,
+    metricsAddress: `${HOST}:${port + 2000}`,
+    started: false,
+  };
   const ready = async () => {
     const health = await run(cli, ['operator', 'cluster', 'health', '--address', address], { timeoutMs: 5000 });
     return health.ok && health.stdout.includes('SERVING');
@@ -627,22 +742,55 @@ export async function ensureTemporalCluster({ databaseUrl, port = CLUSTER_PORTS.
     return result;
   }
   const u = new URL(databaseUrl);
-  const pg = { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username || 'postgres'), password: decodeURIComponent(u.password || '') };
+  const pg = {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username || 'postgres'),
+    password: decodeURIComponent(u.password || ''),
+  };
   const serverUrl = withDatabase(databaseUrl, 'postgres');
   const databases = { main: dbPrefix, visibility: `${dbPrefix}_visibility` };
   const schema = toolSchemaDir('temporalServer');
-  await ensureTemporalSchema({ sqlTool: tools.temporalSqlTool, serverUrl, pg, database: databases.main, versionedDir: path.join(schema, 'temporal', 'versioned'), log });
-  await ensureTemporalSchema({ sqlTool: tools.temporalSqlTool, serverUrl, pg, database: databases.visibility, versionedDir: path.join(schema, 'visibility', 'versioned'), log });
+  await ensureTemporalSchema({
+    sqlTool: tools.temporalSqlTool,
+    serverUrl,
+    pg,
+    database: databases.main,
+    versionedDir: path.join(schema, 'temporal', 'versioned'),
+    log,
+  });
+  await ensureTemporalSchema({
+    sqlTool: tools.temporalSqlTool,
+    serverUrl,
+    pg,
+    database: databases.visibility,
+    versionedDir: path.join(schema, 'visibility', 'versioned'),
+    log,
+  });
 
-  const ports = { ...CLUSTER_PORTS, frontend: port, frontendHttp: port + 10, history: port + 1, matching: port + 2, worker: port + 6, membership: port - 1000, ui: uiPort, metrics: port + 2000 };
+  const ports = {
+    ...CLUSTER_PORTS,
+    frontend: port,
+    frontendHttp: port + 10,
+    history: port + 1,
+    matching: port + 2,
+    worker: port + 6,
+    membership: port - 1000,
+    ui: uiPort,
+    metrics: port + 2000,
+  };
   const dir = abs('var/temporal-cluster');
   fs.mkdirSync(dir, { recursive: true });
   const configFile = path.join(dir, 'config.yaml');
   fs.writeFileSync(configFile, clusterConfig.clusterConfigYaml({ pg, databases, ports, shards }));
   fs.writeFileSync(path.join(dir, 'dynamicconfig.yaml'), clusterConfig.CLUSTER_DYNAMIC_CONFIG);
   // The dynamic config path is resolved against the working directory: run the server in `dir`.
-  const server = spawnTracked('temporal-server', tools.temporalServer, ['--config-file', configFile, '--allow-no-auth', 'start'], { cwd: dir });
-  log(`[stack] starting Temporal cluster on ${address} (server 1.30.4, PostgreSQL ${pg.host}:${pg.port} databases ${databases.main}, ${databases.visibility}; ${shards} history shards)`);
+  const server = spawnTracked('temporal-server', tools.temporalServer, ['--config-file', configFile, '--allow-no-auth', 'start'], {
+    cwd: dir,
+  });
+  log(
+    `[stack] starting Temporal cluster on ${address} (server 1.30.4, PostgreSQL ${pg.host}:${pg.port} databases ${databases.main}, ${databases.visibility}; ${shards} history shards)`,
+  );
   await waitReady('Temporal cluster', async () => (await tcpOpen(port)) && ready(), { timeoutMs, entry: server, logFile: server.logFile });
   await ensureTemporalNamespace({ bin: cli, address, namespace, retention: '72h', timeoutMs: 60_000, log });
 
@@ -653,7 +801,11 @@ export async function ensureTemporalCluster({ databaseUrl, port = CLUSTER_PORTS.
     `# Written by scripts/stack.mjs for the local Temporal cluster's UI.\ntemporalGrpcAddress: ${address}\nhost: ${HOST}\nport: ${uiPort}\nenableUi: true\ndefaultNamespace: ${namespace}\nnotifyOnNewVersion: false\ncors:\n  allowOrigins:\n    - http://${HOST}:${uiPort}\ncodec:\n  endpoint: ${codecEndpoint ?? ''}\n`,
   );
   const ui = spawnTracked('temporal-ui', tools.temporalUiServer, ['--root', uiDir, '--env', 'development', 'start'], { cwd: uiDir });
-  await waitReady('Temporal UI', async () => (await httpGet(result.uiUrl))?.status === 200, { timeoutMs: 30_000, entry: ui, logFile: ui.logFile });
+  await waitReady('Temporal UI', async () => (await httpGet(result.uiUrl))?.status === 200, {
+    timeoutMs: 30_000,
+    entry: ui,
+    logFile: ui.logFile,
+  });
   log(`[stack] Temporal UI for the cluster on ${result.uiUrl}`);
   return { ...result, started: true };
 }
@@ -724,7 +876,8 @@ export async function deleteFakeGcsBucket({ url, bucket, log = defaultLog }) {
       if (res.status === 404) return;
       const names = ((await res.json()).items ?? []).map((o) => o.name);
       if (names.length === 0) break;
-      for (const name of names) await fetch(`${base}/o/${encodeURIComponent(name)}`, { method: 'DELETE', signal: AbortSignal.timeout(10_000) });
+      for (const name of names)
+        await fetch(`${base}/o/${encodeURIComponent(name)}`, { method: 'DELETE', signal: AbortSignal.timeout(10_000) });
     }
     await fetch(base, { method: 'DELETE', signal: AbortSignal.timeout(10_000) });
   } catch (err) {
@@ -743,7 +896,14 @@ export async function deleteFakeGcsBucket({ url, bucket, log = defaultLog }) {
  * @throws {Error} when the port is held by something else, it is not ready in time, or the
  *   bucket cannot be created.
  */
-export async function ensureFakeGcs({ port = 4443, dir = 'var/gcs', bucket = 'certificates', bin, timeoutMs = 30_000, log = defaultLog } = {}) {
+export async function ensureFakeGcs({
+  port = 4443,
+  dir = 'var/gcs',
+  bucket = 'certificates',
+  bin,
+  timeoutMs = 30_000,
+  log = defaultLog,
+} = {}) {
   const url = `http://${HOST}:${port}`;
   let isStarted = false;
   if (await reusable('fake-gcs-server', port, () => fakeGcsReady(port))) {
@@ -753,16 +913,24 @@ export async function ensureFakeGcs({ port = 4443, dir = 'var/gcs', bucket = 'ce
     const root = abs(dir);
     fs.mkdirSync(root, { recursive: true });
     const args = [
-      '-scheme', 'http',
-      '-host', HOST,
-      '-port', String(port),
-      '-backend', 'filesystem',
-      '-filesystem-root', root,
+      '-scheme',
+      'http',
+      '-host',
+      HOST,
+      '-port',
+      String(port),
+      '-backend',
+      'filesystem',
+      '-filesystem-root',
+      root,
       // Host header that selects the public download routes (/<bucket>/<object>), and the
       // base URL returned for uploads: both must be what clients actually use.
-      '-public-host', `${HOST}:${port}`,
-      '-external-url', url,
-      '-log-level', 'warn',
+      '-public-host',
+      `${HOST}:${port}`,
+      '-external-url',
+      url,
+      '-log-level',
+      'warn',
     ];
     const entry = spawnTracked('fake-gcs-server', fakeGcs, args);
     log(`[stack] starting fake-gcs-server on ${url} (objects in ${rel(root)})`);
@@ -781,7 +949,11 @@ export const MONITORING_PORTS = Object.freeze({ prometheus: 9090, alertmanager: 
 /** Debian's packages `prometheus`, `prometheus-alertmanager` and `prometheus-postgres-exporter` (scripts/prometheus-config.cjs). */
 export const MONITORING_BINS = prometheusConfig.MONITORING_BINS;
 /** The Debian package of each binary, for the message when one is missing. */
-const MONITORING_PACKAGES = Object.freeze({ prometheus: 'prometheus', alertmanager: 'prometheus-alertmanager', postgresExporter: 'prometheus-postgres-exporter' });
+const MONITORING_PACKAGES = Object.freeze({
+  prometheus: 'prometheus',
+  alertmanager: 'prometheus-alertmanager',
+  postgresExporter: 'prometheus-postgres-exporter',
+});
 
 const answers200 = async (url) => (await httpGet(url))?.status === 200;
 
@@ -811,7 +983,14 @@ function monitoringBin(kind, bin) {
  * @returns {Promise<{ url: string, configFile: string, started: boolean }>}
  * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
  */
-export async function ensurePrometheus({ port = MONITORING_PORTS.prometheus, config, dir = 'var/prometheus', bin, timeoutMs = 60_000, log = defaultLog }) {
+export async function ensurePrometheus({
+  port = MONITORING_PORTS.prometheus,
+  config,
+  dir = 'var/prometheus',
+  bin,
+  timeoutMs = 60_000,
+  log = defaultLog,
+}) {
   const url = `http://${HOST}:${port}`;
   const root = abs(dir);
   fs.mkdirSync(path.join(root, 'data'), { recursive: true });
@@ -819,10 +998,18 @@ export async function ensurePrometheus({ port = MONITORING_PORTS.prometheus, con
   fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   if (await reusable('Prometheus', port, () => answers200(`${url}/-/ready`))) {
     const reload = await fetch(`${url}/-/reload`, { method: 'POST', signal: AbortSignal.timeout(5000) }).catch(() => null);
-    log(`[stack] reusing Prometheus on ${url}${reload?.ok ? ' (configuration reloaded)' : ` (it did not reload ${rel(configFile)}: restart it to scrape this run's ports)`}`);
+    log(
+      `[stack] reusing Prometheus on ${url}${reload?.ok ? ' (configuration reloaded)' : ` (it did not reload ${rel(configFile)}: restart it to scrape this run's ports)`}`,
+    );
     return { url, configFile, started: false };
   }
-  const args = [`--config.file=${configFile}`, `--storage.tsdb.path=${path.join(root, 'data')}`, '--storage.tsdb.retention.time=7d', `--web.listen-address=${HOST}:${port}`, '--web.enable-lifecycle'];
+  const args = [
+    `--config.file=${configFile}`,
+    `--storage.tsdb.path=${path.join(root, 'data')}`,
+    '--storage.tsdb.retention.time=7d',
+    `--web.listen-address=${HOST}:${port}`,
+    '--web.enable-lifecycle',
+  ];
   const entry = spawnTracked('prometheus', monitoringBin('prometheus', bin), args);
   log(`[stack] starting Prometheus on ${url} (rules ops/prometheus/alerts.yml, config ${rel(configFile)})`);
   await waitReady('Prometheus', () => answers200(`${url}/-/ready`), { timeoutMs, entry, logFile: entry.logFile });
@@ -838,7 +1025,13 @@ export async function ensurePrometheus({ port = MONITORING_PORTS.prometheus, con
  * @returns {Promise<{ url: string, started: boolean }>}
  * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
  */
-export async function ensureAlertmanager({ port = MONITORING_PORTS.alertmanager, dir = 'var/alertmanager', bin, timeoutMs = 60_000, log = defaultLog } = {}) {
+export async function ensureAlertmanager({
+  port = MONITORING_PORTS.alertmanager,
+  dir = 'var/alertmanager',
+  bin,
+  timeoutMs = 60_000,
+  log = defaultLog,
+} = {}) {
   const url = `http://${HOST}:${port}`;
   if (await reusable('Alertmanager', port, () => answers200(`${url}/-/ready`))) {
     log(`[stack] reusing Alertmanager on ${url}`);
@@ -846,7 +1039,12 @@ export async function ensureAlertmanager({ port = MONITORING_PORTS.alertmanager,
   }
   const root = abs(dir);
   fs.mkdirSync(root, { recursive: true });
-  const args = [`--config.file=${abs('ops/alertmanager/alertmanager.yml')}`, `--storage.path=${root}`, `--web.listen-address=${HOST}:${port}`, '--cluster.listen-address='];
+  const args = [
+    `--config.file=${abs('ops/alertmanager/alertmanager.yml')}`,
+    `--storage.path=${root}`,
+    `--web.listen-address=${HOST}:${port}`,
+    '--cluster.listen-address=',
+  ];
   const entry = spawnTracked('alertmanager', monitoringBin('alertmanager', bin), args);
   log(`[stack] starting Alertmanager on ${url} (ops/alertmanager/alertmanager.yml)`);
   await waitReady('Alertmanager', () => answers200(`${url}/-/ready`), { timeoutMs, entry, logFile: entry.logFile });
@@ -861,7 +1059,13 @@ export async function ensureAlertmanager({ port = MONITORING_PORTS.alertmanager,
  * @returns {Promise<{ url: string, started: boolean }>} url of its /metrics
  * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
  */
-export async function ensurePostgresExporter({ databaseUrl, port = MONITORING_PORTS.postgresExporter, bin, timeoutMs = 30_000, log = defaultLog }) {
+export async function ensurePostgresExporter({
+  databaseUrl,
+  port = MONITORING_PORTS.postgresExporter,
+  bin,
+  timeoutMs = 30_000,
+  log = defaultLog,
+}) {
   const url = `http://${HOST}:${port}/metrics`;
   if (await reusable('postgres_exporter', port, () => answers200(url))) {
     log(`[stack] reusing postgres_exporter on ${url}`);
@@ -963,11 +1167,15 @@ export async function ensureMailSink({ port = 2525, dir = 'var/mail', log = defa
       resolve();
     });
   });
-  track('mail-sink', () => new Promise((resolve) => {
-    server.close(() => resolve());
-    // close() waits for open connections; don't let a stuck client hold shutdown
-    setTimeout(resolve, STOP_GRACE_MS).unref();
-  }));
+  track(
+    'mail-sink',
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // close() waits for open connections; don't let a stuck client hold shutdown
+        setTimeout(resolve, STOP_GRACE_MS).unref();
+      }),
+  );
   log(`[stack] mail sink on ${url} (messages in ${rel(mailDir)})`);
   return { url, dir: mailDir, started: true };
 }

@@ -91,5 +91,4 @@ dynamicConfigClient:
 `;
 }
 
-
 module.exports = { clusterConfigYaml, CLUSTER_DYNAMIC_CONFIG };

@@ -52,8 +52,20 @@ export const TOOLS = Object.freeze({
     cluster: true,
     schemaFrom: { module: 'go.temporal.io/server', dir: 'schema/postgresql/v12' },
   },
-  temporalSqlTool: { bin: 'temporal-sql-tool', goBin: 'sql', module: 'go.temporal.io/server/cmd/tools/sql', version: 'v1.30.4', cluster: true },
-  temporalUiServer: { bin: 'temporal-ui-server', goBin: 'server', module: 'github.com/temporalio/ui-server/v2/cmd/server', version: 'v2.42.1', cluster: true },
+  temporalSqlTool: {
+    bin: 'temporal-sql-tool',
+    goBin: 'sql',
+    module: 'go.temporal.io/server/cmd/tools/sql',
+    version: 'v1.30.4',
+    cluster: true,
+  },
+  temporalUiServer: {
+    bin: 'temporal-ui-server',
+    goBin: 'server',
+    module: 'github.com/temporalio/ui-server/v2/cmd/server',
+    version: 'v2.42.1',
+    cluster: true,
+  },
   kubeconform: {
     bin: 'kubeconform',
     module: 'github.com/yannh/kubeconform/cmd/kubeconform',
@@ -107,7 +119,10 @@ function pidAlive(pid) {
 function foreignGoInstalls(tool) {
   try {
     const out = execFileSync('pgrep', ['-f', `go install ${tool.module}@`], { encoding: 'utf8' });
-    return out.split('\n').map(Number).filter((pid) => pid && pid !== process.pid);
+    return out
+      .split('\n')
+      .map(Number)
+      .filter((pid) => pid && pid !== process.pid);
   } catch {
     return []; // pgrep exits 1 when nothing matches, or is missing
   }
@@ -165,7 +180,10 @@ async function waitForForeignBuild(tool, binary, lockFile, log) {
 function runGoInstall({ go, tool, gobin, env, logFile, log }) {
   return new Promise((resolve, reject) => {
     const out = fs.openSync(logFile, 'a');
-    fs.writeSync(out, `\n=== ${new Date().toISOString()} GOBIN=${gobin}${env.GOTOOLCHAIN ? ` GOTOOLCHAIN=${env.GOTOOLCHAIN}` : ''} go install -v ${tool.module}@${tool.version}\n`);
+    fs.writeSync(
+      out,
+      `\n=== ${new Date().toISOString()} GOBIN=${gobin}${env.GOTOOLCHAIN ? ` GOTOOLCHAIN=${env.GOTOOLCHAIN}` : ''} go install -v ${tool.module}@${tool.version}\n`,
+    );
     const child = spawn(go, ['install', '-v', `${tool.module}@${tool.version}`], {
       env: { ...env, GOBIN: gobin },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -189,7 +207,9 @@ function runGoInstall({ go, tool, gobin, env, logFile, log }) {
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     const timer = setInterval(() => {
-      log(`[tools] building ${tool.bin} ${tool.version}… ${fmtElapsed(Date.now() - started)}, ${packages} packages${last ? ` (last: ${last})` : ''}`);
+      log(
+        `[tools] building ${tool.bin} ${tool.version}… ${fmtElapsed(Date.now() - started)}, ${packages} packages${last ? ` (last: ${last})` : ''}`,
+      );
     }, 10_000);
     child.on('error', (err) => {
       clearInterval(timer);
@@ -228,7 +248,9 @@ async function build(tool, binary, log) {
     const attempts = [{ ...process.env }];
     if (!process.env.GOTOOLCHAIN) attempts.push({ ...process.env, GOTOOLCHAIN: FALLBACK_TOOLCHAIN });
     for (const [i, env] of attempts.entries()) {
-      log(`[tools] building ${tool.bin} ${tool.version} with ${go}${env.GOTOOLCHAIN ? ` (GOTOOLCHAIN=${env.GOTOOLCHAIN})` : ''}; output in ${path.relative(REPO_ROOT, logFile)}`);
+      log(
+        `[tools] building ${tool.bin} ${tool.version} with ${go}${env.GOTOOLCHAIN ? ` (GOTOOLCHAIN=${env.GOTOOLCHAIN})` : ''}; output in ${path.relative(REPO_ROOT, logFile)}`,
+      );
       const { code, elapsed } = await runGoInstall({ go, tool, gobin: tmpBin, env, logFile, log });
       const built = path.join(tmpBin, tool.goBin ?? tool.bin);
       if (code === 0 && isExecutable(built)) {

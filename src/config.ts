@@ -10,9 +10,7 @@
  */
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** An optional URL; an empty string counts as unset. */
 const optionalUrl = z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.url().optional());
@@ -97,12 +95,24 @@ const schema = z.object({
    * without an SSO login. Letters, digits, `-` and `_`, at least 24; unset = that mount off (404).
    * Whoever can open a UI configured with it can read decoded payloads.
    */
-  TEMPORAL_CODEC_UI_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(24).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only').optional()),
+  TEMPORAL_CODEC_UI_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .min(24)
+      .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
+      .optional(),
+  ),
   /** Browser origins (the Temporal UI) allowed to call the codec endpoint, comma-separated. */
   TEMPORAL_CODEC_CORS_ORIGINS: z
     .string()
     .default('http://127.0.0.1:8233,http://localhost:8233')
-    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
   /**
    * Key of the buyer-email hash kept in the `BuyerEmailHash` search attribute (HMAC-SHA256; at
    * least 16 characters). Changing it makes earlier hashes unsearchable. The default is a
@@ -126,9 +136,17 @@ const schema = z.object({
   /** Redis key prefix of the rate-limit counters (separate deployments sharing one Redis). */
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl:apikey'),
   /** Body size limit in bytes; above it the API answers 413 PAYLOAD_TOO_LARGE (decision). */
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** How long the answer to a request sent with an Idempotency-Key is kept and replayed, in hours. */
-  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().min(1).max(24 * 30).default(24),
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce
+    .number()
+    .min(1)
+    .max(24 * 30)
+    .default(24),
   /** How long a retry waits for the still-running first request of its Idempotency-Key before 409, in ms. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
   /** Interface of the metrics listeners (API and worker): internal, so loopback by default. */
@@ -151,7 +169,11 @@ const schema = z.object({
   /** Wait before the second delivery attempt, in seconds; it doubles after each failure (at most 1 h apart). */
   WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** How long failed deliveries are retried before the endpoint is marked failing, in hours. */
-  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.001).max(24 * 30).default(72),
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce
+    .number()
+    .min(0.001)
+    .max(24 * 30)
+    .default(72),
   /** How long an old key value keeps working after `rotate` (spec §5.3; decision: 24 h). */
   API_KEY_ROTATION_GRACE_HOURS: z.coerce.number().min(0).default(24),
 
@@ -226,7 +248,12 @@ const schema = z.object({
   /** Deadline of one PDF render in ms (loading the HTML plus printing). */
   PDF_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Emailed proof of coverage attaches the PDFs when they total at most this many bytes; above it, links only. */
-  PROOF_EMAIL_ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(0).max(25 * 1024 * 1024).default(5 * 1024 * 1024),
+  PROOF_EMAIL_ATTACHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(25 * 1024 * 1024)
+    .default(5 * 1024 * 1024),
   /** Lifetime of the signed download URLs getCertificates hands out, in seconds (max 7 days). */
   CERTIFICATE_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
 
@@ -238,13 +265,25 @@ const schema = z.object({
 const checked = schema.superRefine((c, ctx) => {
   if (c.NODE_ENV !== 'production') return;
   if (c.TEMPORAL_PAYLOAD_KEYS.some((k) => k.id === 'dev-1')) {
-    ctx.addIssue({ code: 'custom', path: ['TEMPORAL_PAYLOAD_KEYS'], message: 'set your own key in production (id:base64 of 32 random bytes, e.g. from `openssl rand -base64 32`)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TEMPORAL_PAYLOAD_KEYS'],
+      message: 'set your own key in production (id:base64 of 32 random bytes, e.g. from `openssl rand -base64 32`)',
+    });
   }
   if (c.BUYER_EMAIL_HASH_KEY === DEV_BUYER_EMAIL_HASH_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['BUYER_EMAIL_HASH_KEY'], message: 'set your own key in production (at least 16 random characters)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['BUYER_EMAIL_HASH_KEY'],
+      message: 'set your own key in production (at least 16 random characters)',
+    });
   }
   if (c.WITHDRAWAL_LINK_KEY === DEV_WITHDRAWAL_LINK_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['WITHDRAWAL_LINK_KEY'], message: 'set your own key in production (at least 32 random characters)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WITHDRAWAL_LINK_KEY'],
+      message: 'set your own key in production (at least 32 random characters)',
+    });
   }
 });
 

@@ -144,7 +144,11 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const questionSets = createQuestionSetsRepository(db);
   const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc), questionSets });
   const bundles = createBundleService({ bundles: createBundlesRepository(db), questionSets });
-  const buyers = createBuyerService({ buyers: createBuyersRepository(db), accounts, tokenTtlSeconds: config.BUYER_ACCESS_TOKEN_TTL_SECONDS });
+  const buyers = createBuyerService({
+    buyers: createBuyersRepository(db),
+    accounts,
+    tokenTtlSeconds: config.BUYER_ACCESS_TOKEN_TTL_SECONDS,
+  });
   const purchaseWorkflows = createPurchaseWorkflows({
     client: temporal.client,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -190,13 +194,30 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     RATE_LIMIT_REDIS_PREFIX: `${config.RATE_LIMIT_REDIS_PREFIX}:verify`,
   });
   const accountScopes = createAccountScopes(db);
-  const proofOfCoverage = createProofOfCoverageService({ emails: createProofOfCoverageEmailsRepository(db), certificates, certificateRows: createCertificatesRepository(db), holders: createCertificateHoldersRepository(db), startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids) });
+  const proofOfCoverage = createProofOfCoverageService({
+    emails: createProofOfCoverageEmailsRepository(db),
+    certificates,
+    certificateRows: createCertificatesRepository(db),
+    holders: createCertificateHoldersRepository(db),
+    startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids),
+  });
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
-  const purchaseService = createPurchaseService({ purchases, certificates: createCertificatesRepository(db), disputes: createDisputesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, workflows: purchaseWorkflows });
+  const purchaseService = createPurchaseService({
+    purchases,
+    certificates: createCertificatesRepository(db),
+    disputes: createDisputesRepository(db),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    workflows: purchaseWorkflows,
+  });
   const withdrawalLinks = createWithdrawalLinks({ purchases, key: config.WITHDRAWAL_LINK_KEY, publicBaseUrl: config.PUBLIC_BASE_URL });
-  const withdrawals = createWithdrawalService({ purchases, purchaseService, withdrawals: createWithdrawalsRepository(db), key: config.WITHDRAWAL_LINK_KEY });
+  const withdrawals = createWithdrawalService({
+    purchases,
+    purchaseService,
+    withdrawals: createWithdrawalsRepository(db),
+    key: config.WITHDRAWAL_LINK_KEY,
+  });
   return {
     config,
     log,
@@ -206,7 +227,13 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     payproc,
     services: { apiKeys, products, bundles, buyers, quotes, payments, certificates },
     apiV1Routes: [
-      accountRoutes(createAccountService({ accounts, apiKeys: keysRepository, processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY } })),
+      accountRoutes(
+        createAccountService({
+          accounts,
+          apiKeys: keysRepository,
+          processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY },
+        }),
+      ),
       productRoutes(products),
       purchaseRoutes(purchaseService),
       endorsementRoutes(
@@ -219,9 +246,19 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
         }),
       ),
       certificateHolderRoutes(
-        createCertificateHolderService({ purchases, holders: createCertificateHoldersRepository(db), certificates: createCertificatesRepository(db), workflows: purchaseWorkflows }),
+        createCertificateHolderService({
+          purchases,
+          holders: createCertificateHoldersRepository(db),
+          certificates: createCertificatesRepository(db),
+          workflows: purchaseWorkflows,
+        }),
       ),
-      bulkCancellationRoutes(createBulkCancellationService({ repo: createBulkCancellationsRepository(db), start: (id) => purchaseWorkflows.startBulkCancellation(id) })),
+      bulkCancellationRoutes(
+        createBulkCancellationService({
+          repo: createBulkCancellationsRepository(db),
+          start: (id) => purchaseWorkflows.startBulkCancellation(id),
+        }),
+      ),
       subscriptionRoutes(createSubscriptionService({ purchases, workflows: purchaseWorkflows })),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
@@ -233,13 +270,27 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
         }),
       ),
-      testHelperRoutes(createTestHelperService({ purchases, disputes: createDisputesRepository(db), workflows: purchaseWorkflows, webhooks, stripe: payproc.client('test'), webhookSecret: config.PAYPROC_WEBHOOK_SECRET })),
+      testHelperRoutes(
+        createTestHelperService({
+          purchases,
+          disputes: createDisputesRepository(db),
+          workflows: purchaseWorkflows,
+          webhooks,
+          stripe: payproc.client('test'),
+          webhookSecret: config.PAYPROC_WEBHOOK_SECRET,
+        }),
+      ),
     ],
     webhookRoutes: [webhookRoutes(webhooks)],
     publicRoutes: [
       verificationRoutes(certificates, verifyRateLimiter.limiter),
       checkoutPageRoutes(
-        createCheckoutPageService({ purchases, certificates: createCertificatesRepository(db), publicBaseUrl: config.PUBLIC_BASE_URL, withdrawalUrlOf: (p) => withdrawalLinks.urlFor(p) }),
+        createCheckoutPageService({
+          purchases,
+          certificates: createCertificatesRepository(db),
+          publicBaseUrl: config.PUBLIC_BASE_URL,
+          withdrawalUrlOf: (p) => withdrawalLinks.urlFor(p),
+        }),
         verifyRateLimiter.limiter,
       ),
       withdrawalRoutes(withdrawals, verifyRateLimiter.limiter),
@@ -248,14 +299,28 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     metrics,
     idempotency: {
       store: createIdempotencyRepository(db),
-      options: { ttlMs: config.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000, waitMs: config.IDEMPOTENCY_WAIT_MS, takeoverAfterMs: IDEMPOTENCY_TAKEOVER_AFTER_MS },
+      options: {
+        ttlMs: config.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000,
+        waitMs: config.IDEMPOTENCY_WAIT_MS,
+        takeoverAfterMs: IDEMPOTENCY_TAKEOVER_AFTER_MS,
+      },
     },
     mailer,
     surfaceRoutes: {
       '/public-quote': [quoteRoutes(quotes), paymentRoutes(payments)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],
-      '/platform-agency-certs': [teammateCertificateRoutes(certificates, accountScopes), teammateInvoiceRoutes(invoices, accountScopes), teammateProofEmailRoutes(proofOfCoverage, accountScopes), purchaseSearchRoutes(purchaseSearch)],
-      '/platform-agency-root-certs': [rootCertificateRoutes(certificates, accountScopes), rootInvoiceRoutes(invoices, accountScopes), rootProofEmailRoutes(proofOfCoverage, accountScopes), rootPurchaseSearchRoutes(purchaseSearch)],
+      '/platform-agency-certs': [
+        teammateCertificateRoutes(certificates, accountScopes),
+        teammateInvoiceRoutes(invoices, accountScopes),
+        teammateProofEmailRoutes(proofOfCoverage, accountScopes),
+        purchaseSearchRoutes(purchaseSearch),
+      ],
+      '/platform-agency-root-certs': [
+        rootCertificateRoutes(certificates, accountScopes),
+        rootInvoiceRoutes(invoices, accountScopes),
+        rootProofEmailRoutes(proofOfCoverage, accountScopes),
+        rootPurchaseSearchRoutes(purchaseSearch),
+      ],
     },
     checkDb: () => pingDb(db),
     async close() {

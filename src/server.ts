@@ -35,7 +35,8 @@ async function main(): Promise<void> {
       metricsServer = m;
       container.log.info({ url: `${m.url}/metrics` }, 'metrics listening');
     },
-    (err: unknown) => container.log.error({ err, port: config.METRICS_PORT }, 'metrics listener could not start; GET /metrics is unavailable'),
+    (err: unknown) =>
+      container.log.error({ err, port: config.METRICS_PORT }, 'metrics listener could not start; GET /metrics is unavailable'),
   );
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;

@@ -57,7 +57,8 @@ async function main(): Promise<void> {
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activities: createActivities(deps),
-      certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY, refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND,
+      certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
+      refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND,
       payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
       activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
     });
@@ -73,11 +74,20 @@ async function main(): Promise<void> {
         return { ready: checks.polling && checks.temporal && checks.database && checks.browser, checks };
       },
     }).catch((err: unknown) => {
-      log.error({ err, port: config.WORKER_METRICS_PORT }, 'worker metrics listener could not start; /metrics, /healthz and /readyz are unavailable');
+      log.error(
+        { err, port: config.WORKER_METRICS_PORT },
+        'worker metrics listener could not start; /metrics, /healthz and /readyz are unavailable',
+      );
       return undefined;
     });
     log.info(
-      { taskQueue: config.TEMPORAL_TASK_QUEUE, taskQueues: workers.taskQueues, address: config.TEMPORAL_ADDRESS, metrics: metricsServer ? `${metricsServer.url}/metrics` : null, sdkMetrics: config.WORKER_SDK_METRICS_ADDRESS || null },
+      {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        taskQueues: workers.taskQueues,
+        address: config.TEMPORAL_ADDRESS,
+        metrics: metricsServer ? `${metricsServer.url}/metrics` : null,
+        sdkMetrics: config.WORKER_SDK_METRICS_ADDRESS || null,
+      },
       'worker running',
     );
     await running;

@@ -22,7 +22,16 @@
  * Versioning: executions recorded before issuance existed ran a placeholder that only set
  * `awaiting_certificates`; `patched('issue-certificates')` keeps replaying them unchanged.
  */
-import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  defineQuery,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PurchaseActivities } from '../activities/purchase';
 import type { CertificateActivities } from '../activities/certificates';
 import { STATUS_QUERY, certificatesTaskQueue, type PurchaseStatus } from './contracts';
@@ -107,7 +116,12 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
 export async function issueCertificateRounds(
   purchaseId: number,
   view: CertificatesStatusView,
-  steps: { heavy: ReturnType<typeof heavyActivities>; plan: Pick<CertificateActivities, 'planCertificates'>; oneStep: boolean; oneStepMax?: number },
+  steps: {
+    heavy: ReturnType<typeof heavyActivities>;
+    plan: Pick<CertificateActivities, 'planCertificates'>;
+    oneStep: boolean;
+    oneStepMax?: number;
+  },
 ): Promise<void> {
   const { heavy, plan, oneStep } = steps;
   const oneStepMax = steps.oneStepMax ?? CERTIFICATE_BATCH_SIZE;

@@ -54,7 +54,8 @@ export function certificatesWorkflowId(purchaseId: number): string {
  * `refunded` = fully refunded (certificates void), final. The allowed moves between them are
  * written once, in `src/purchases/repository.ts`.
  */
-export type PurchaseStatus = 'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'failed' | 'awaiting_certificates' | 'issued' | 'refunded';
+export type PurchaseStatus =
+  'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'failed' | 'awaiting_certificates' | 'issued' | 'refunded';
 
 /** Workflow id of the handling of one refund event (a redelivered event is rejected by id). */
 export function refundWorkflowId(purchaseId: number, eventId: string): string {

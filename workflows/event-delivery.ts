@@ -18,14 +18,22 @@ export interface EventDeliveryStatusView {
 }
 export const eventDeliveryStatusQuery = defineQuery<EventDeliveryStatusView>(STATUS_QUERY);
 
-const settle = proxyActivities<EventActivities>({ startToCloseTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+const settle = proxyActivities<EventActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
 
 export async function eventDeliveryWorkflow(input: EventDeliveryInput): Promise<'succeeded' | 'skipped' | 'failed'> {
   const deliver = proxyActivities<EventActivities>({
     // The endpoint's deadline plus the time to record the attempt.
     startToCloseTimeout: `${Math.ceil(input.timeoutMs / 1000) + 20} seconds`,
     scheduleToCloseTimeout: `${input.retryWindowSeconds} seconds`,
-    retry: { initialInterval: `${input.initialRetrySeconds} seconds`, backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: ['DestinationRefused', 'DeliveryNotFound'] },
+    retry: {
+      initialInterval: `${input.initialRetrySeconds} seconds`,
+      backoffCoefficient: 2,
+      maximumInterval: '1 hour',
+      nonRetryableErrorTypes: ['DestinationRefused', 'DeliveryNotFound'],
+    },
   });
   const view: EventDeliveryStatusView = { deliveryId: input.deliveryId, phase: 'delivering' };
   setHandler(eventDeliveryStatusQuery, () => ({ ...view }));

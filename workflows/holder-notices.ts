@@ -13,7 +13,10 @@ const send = proxyActivities<CertificateHolderActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
 });
-const record = proxyActivities<CertificateHolderActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumInterval: '30 seconds' } });
+const record = proxyActivities<CertificateHolderActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumInterval: '30 seconds' },
+});
 
 export async function holderNoticesWorkflow(input: { noticeIds: number[] }): Promise<{ sent: number; failed: number }> {
   const outcomes = await Promise.all(

@@ -32,7 +32,22 @@
  * announced (`certificate_holder.added`, `certificates.reissued`). After a cancellation completes,
  * the holders that asked are emailed a notice by `holder-notices-<id>`, a child it does not wait for.
  */
-import { ApplicationFailure, ParentClosePolicy, patched, startChild, workflowInfo, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep, upsertSearchAttributes, allHandlersFinished } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ParentClosePolicy,
+  patched,
+  startChild,
+  workflowInfo,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  allHandlersFinished,
+} from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
 import type { CertificateActivities } from '../activities/certificates';
@@ -73,7 +88,9 @@ export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ c
  * are issued after the answer (rendered, stored, zipped, verified), then `certificate_holder.added`.
  * `requestKey` names the API request, so a retried update adds the holder once.
  */
-export const addCertificateHolderUpdate = defineUpdate<CertificateHolderChange, [{ requestKey: string; holder: CertificateHolderInput }]>(ADD_HOLDER_UPDATE);
+export const addCertificateHolderUpdate = defineUpdate<CertificateHolderChange, [{ requestKey: string; holder: CertificateHolderInput }]>(
+  ADD_HOLDER_UPDATE,
+);
 /**
  * Carries out an endorsement quote: its changes and the certificates it replaces by new versions,
  * answered at once; the new versions are issued after the answer, then `certificates.reissued`.
@@ -85,7 +102,9 @@ export const removeCertificateHolderUpdate = defineUpdate<CertificateHolderChang
  * Cancels the subscription this purchase is the current period of: at the processor, then (`now`)
  * this period's unstarted units like any cancellation. Answers that cancellation, or null.
  */
-export const cancelSubscriptionUpdate = defineUpdate<{ cancellation: CancellationAccepted | null }, [SubscriptionCancelInput]>(CANCEL_SUBSCRIPTION_UPDATE);
+export const cancelSubscriptionUpdate = defineUpdate<{ cancellation: CancellationAccepted | null }, [SubscriptionCancelInput]>(
+  CANCEL_SUBSCRIPTION_UPDATE,
+);
 /** The processor ended the subscription, or set it to end (its dashboard, an unpaid invoice): recorded in turn with the other changes. */
 export const subscriptionChangedSignal = defineSignal<[SubscriptionChange]>(SUBSCRIPTION_CHANGED_SIGNAL);
 /** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
@@ -96,7 +115,10 @@ export const retryFailedCancellationsUpdate = defineUpdate<number[], []>(RETRY_C
 /** What the `status` query answers: the cancellations this run handled and the one in progress. */
 export interface PolicyStatusView {
   purchaseId: number;
-  cancellations: Array<{ cancellationId: number; phase: 'scheduled' | 'accepted' | 'refunding' | 'completed' | 'refund_failed' | 'rescinded' }>;
+  cancellations: Array<{
+    cancellationId: number;
+    phase: 'scheduled' | 'accepted' | 'refunding' | 'completed' | 'refund_failed' | 'rescinded';
+  }>;
 }
 export const policyStatusQuery = defineQuery<PolicyStatusView>(STATUS_QUERY);
 
@@ -106,7 +128,11 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const processor = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry });
   // Creating a refund goes through the rate-capped refunds queue (below the processor's request limit).
   // (Runs started before policy workflows had a queue of their own ran on the main queue and carry no refundsTaskQueue.)
-  const refunds = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry, taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue) });
+  const refunds = proxyActivities<PolicyActivities>({
+    startToCloseTimeout: '60 seconds',
+    retry,
+    taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue),
+  });
   const holderActs = proxyActivities<CertificateHolderActivities>({ startToCloseTimeout: '30 seconds', retry });
   const planner = proxyActivities<Pick<CertificateActivities, 'planCertificates'>>({ startToCloseTimeout: '30 seconds', retry });
   const endorsementActs = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '30 seconds', retry });
@@ -138,7 +164,11 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         if (c.testClockAt) testClockMs = Math.max(testClockMs ?? 0, Date.parse(c.testClockAt));
         if (!known && c.status === 'scheduled') {
           view.cancellations.push({ cancellationId: c.cancellationId, phase: 'scheduled' });
-          scheduled.push({ cancellationId: c.cancellationId, effectiveMs: Date.parse(c.effectiveAt!), onTestClock: Boolean(c.testClockAt) });
+          scheduled.push({
+            cancellationId: c.cancellationId,
+            effectiveMs: Date.parse(c.effectiveAt!),
+            onTestClock: Boolean(c.testClockAt),
+          });
           scheduleVersion++;
         } else if (!known && (c.status === 'accepted' || c.status === 'refund_pending')) {
           view.cancellations.push({ cancellationId: c.cancellationId, phase: 'accepted' });
@@ -160,7 +190,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
     {
       validator: (u) => {
-        if (typeof u?.quoteId !== 'string' || !/^cq_[0-9a-f]{24}$/.test(u.quoteId)) throw ApplicationFailure.nonRetryable('quote_id must be a cancellation quote id (cq_…)', 'VALIDATION_ERROR');
+        if (typeof u?.quoteId !== 'string' || !/^cq_[0-9a-f]{24}$/.test(u.quoteId))
+          throw ApplicationFailure.nonRetryable('quote_id must be a cancellation quote id (cq_…)', 'VALIDATION_ERROR');
       },
     },
   );
@@ -171,7 +202,11 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       const run = chain.then(async () => {
         await processor.endSubscription({ subscriptionPurchaseId: u.subscriptionPurchaseId, at: u.at });
         if (u.at !== 'now') return { cancellation: null };
-        const quoteId = await db.quoteSubscriptionPeriodCancellation({ purchaseId: input.purchaseId, apiKeyId: u.apiKeyId, reason: u.reason });
+        const quoteId = await db.quoteSubscriptionPeriodCancellation({
+          purchaseId: input.purchaseId,
+          apiKeyId: u.apiKeyId,
+          reason: u.reason,
+        });
         return { cancellation: quoteId ? await accept(quoteId) : null };
       });
       chain = run.catch(() => undefined);
@@ -179,7 +214,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
     {
       validator: (u) => {
-        if (!Number.isInteger(u?.subscriptionPurchaseId) || (u.at !== 'now' && u.at !== 'at_period_end')) throw ApplicationFailure.nonRetryable('a subscription and at (now or at_period_end) are required', 'VALIDATION_ERROR');
+        if (!Number.isInteger(u?.subscriptionPurchaseId) || (u.at !== 'now' && u.at !== 'at_period_end'))
+          throw ApplicationFailure.nonRetryable('a subscription and at (now or at_period_end) are required', 'VALIDATION_ERROR');
       },
     },
   );
@@ -208,7 +244,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
     {
       validator: (u) => {
-        if (!Number.isInteger(u?.cancellationId) || u.cancellationId < 1) throw ApplicationFailure.nonRetryable('cancellation_id must be an integer >= 1', 'VALIDATION_ERROR');
+        if (!Number.isInteger(u?.cancellationId) || u.cancellationId < 1)
+          throw ApplicationFailure.nonRetryable('cancellation_id must be an integer >= 1', 'VALIDATION_ERROR');
       },
     },
   );
@@ -231,7 +268,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
     {
       validator: (u) => {
-        if (typeof u?.requestKey !== 'string' || u.requestKey.length === 0 || typeof u.holder?.name !== 'string') throw ApplicationFailure.nonRetryable('a request key and a holder are required', 'VALIDATION_ERROR');
+        if (typeof u?.requestKey !== 'string' || u.requestKey.length === 0 || typeof u.holder?.name !== 'string')
+          throw ApplicationFailure.nonRetryable('a request key and a holder are required', 'VALIDATION_ERROR');
       },
     },
   );
@@ -254,7 +292,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
     {
       validator: (u) => {
-        if (typeof u?.quoteId !== 'string' || !/^eq_[0-9a-f]{24}$/.test(u.quoteId)) throw ApplicationFailure.nonRetryable('quote_id must be an endorsement quote id (eq_…)', 'VALIDATION_ERROR');
+        if (typeof u?.quoteId !== 'string' || !/^eq_[0-9a-f]{24}$/.test(u.quoteId))
+          throw ApplicationFailure.nonRetryable('quote_id must be an endorsement quote id (eq_…)', 'VALIDATION_ERROR');
       },
     },
   );
@@ -268,7 +307,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
     {
       validator: (u) => {
-        if (!Number.isInteger(u?.holderId) || u.holderId < 1) throw ApplicationFailure.nonRetryable('holder_id must be an integer >= 1', 'VALIDATION_ERROR');
+        if (!Number.isInteger(u?.holderId) || u.holderId < 1)
+          throw ApplicationFailure.nonRetryable('holder_id must be an integer >= 1', 'VALIDATION_ERROR');
       },
     },
   );
@@ -302,7 +342,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     const waitMs = realDue.length ? Math.max(1, Math.min(...realDue)) : idleMs;
     const seen = scheduleVersion;
     const ready = () => pending.length > 0 || issuing.length > 0 || reissuing.length > 0 || due().length > 0 || scheduleVersion !== seen;
-    const busy = scheduled.some((e) => e.onTestClock) && realDue.length === 0 ? (await condition(ready), true) : await condition(ready, waitMs);
+    const busy =
+      scheduled.some((e) => e.onTestClock) && realDue.length === 0 ? (await condition(ready), true) : await condition(ready, waitMs);
     for (const e of due()) {
       scheduled.splice(scheduled.indexOf(e), 1);
       const entry = view.cancellations.find((c) => c.cancellationId === e.cancellationId)!;
@@ -316,10 +357,16 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       // (plan, render and store, zips, verify), then announced.
       const holders = issuing.splice(0);
       const endorsements = reissuing.splice(0);
-      const queue = input.certificatesTaskQueue ?? certificatesTaskQueue((input.refundsTaskQueue ?? workflowInfo().taskQueue).replace(/-refunds$/, ''));
+      const queue =
+        input.certificatesTaskQueue ?? certificatesTaskQueue((input.refundsTaskQueue ?? workflowInfo().taskQueue).replace(/-refunds$/, ''));
       // One heavy activity for up to HOLDER_ONE_STEP_MAX certificates: the zips are rebuilt over every
       // certificate of the purchase, and zipping the new ones from memory saves reading them back.
-      await issueCertificateRounds(input.purchaseId, issuance, { heavy: heavyActivities(queue), plan: planner, oneStep: true, oneStepMax: HOLDER_ONE_STEP_MAX });
+      await issueCertificateRounds(input.purchaseId, issuance, {
+        heavy: heavyActivities(queue),
+        plan: planner,
+        oneStep: true,
+        oneStepMax: HOLDER_ONE_STEP_MAX,
+      });
       issuance.phase = 'issued';
       for (const holderId of holders) await holderActs.certificateHolderIssued({ purchaseId: input.purchaseId, holderId });
       for (const quoteId of endorsements) await endorsementActs.endorsementReissued({ purchaseId: input.purchaseId, quoteId });
@@ -356,7 +403,12 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     if (patched('holder-cancellation-notices')) {
       const noticeIds = await holderActs.queueHolderCancellationNotices({ cancellationId });
       if (noticeIds.length > 0) {
-        await startChild(holderNoticesWorkflow, { workflowId: holderNoticesWorkflowId(cancellationId), args: [{ noticeIds }], parentClosePolicy: ParentClosePolicy.ABANDON, workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+        await startChild(holderNoticesWorkflow, {
+          workflowId: holderNoticesWorkflowId(cancellationId),
+          args: [{ noticeIds }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        });
       }
     }
   }

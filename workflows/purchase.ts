@@ -106,7 +106,11 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   // No maximum attempts: an outage of any length delays the purchase, never fails it.
   const processorOptions = {
     startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: `${input.retryMaxIntervalSeconds ?? DEFAULT_RETRY_MAX_INTERVAL_SECONDS} seconds` },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: `${input.retryMaxIntervalSeconds ?? DEFAULT_RETRY_MAX_INTERVAL_SECONDS} seconds`,
+    },
   } as const;
   const processor = proxyActivities<PurchaseActivities>(processorOptions);
   // New runs create the checkout session as a local activity (the buyer's checkout waits on it:
@@ -159,7 +163,11 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   };
   const publish = async (next: PurchaseStatus) => {
     publishAttributes(next);
-    await local.setPurchaseStatus({ purchaseId: input.purchaseId, status: next, ...(next === 'failed' && failure !== null ? { reason: failure } : {}) });
+    await local.setPurchaseStatus({
+      purchaseId: input.purchaseId,
+      status: next,
+      ...(next === 'failed' && failure !== null ? { reason: failure } : {}),
+    });
   };
   const decide = (s: SessionState | PaymentEvent) => {
     const kind = 'state' in s ? s.state : s.outcome;
@@ -193,10 +201,12 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
         return { reason };
       },
     );
-    const decided = scope.run(() => condition(() => outcome !== null)).then(
-      () => null,
-      () => null,
-    );
+    const decided = scope
+      .run(() => condition(() => outcome !== null))
+      .then(
+        () => null,
+        () => null,
+      );
     let first: Awaited<typeof work> | null;
     try {
       first = await Promise.race([work, decided]);
@@ -215,12 +225,16 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   };
 
   // New runs got their attributes with the start (from the API); older ones set them here.
-  if (!operatorAttributes) upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], BuyerEmail: [input.buyerEmail ?? ''], PurchaseStatus: [status] });
+  if (!operatorAttributes)
+    upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], BuyerEmail: [input.buyerEmail ?? ''], PurchaseStatus: [status] });
 
   setHandler(
     createCheckoutUpdate,
     async () => {
-      sessionPromise ??= (operatorAttributes ? processorLocal : processor).createCheckoutSession({ purchaseId: input.purchaseId, sessionTtlSeconds: input.sessionTtlSeconds });
+      sessionPromise ??= (operatorAttributes ? processorLocal : processor).createCheckoutSession({
+        purchaseId: input.purchaseId,
+        sessionTtlSeconds: input.sessionTtlSeconds,
+      });
       try {
         session = await sessionPromise;
       } catch (err) {
@@ -253,7 +267,12 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
       const result = await charge;
       if (result.ok && result.status === 'succeeded' && outcome?.kind !== 'paid') {
         paidBySavedCard = true;
-        decide({ eventId: `direct-${result.paymentIntentId}`, outcome: 'paid', paymentIntentId: result.paymentIntentId, subscriptionId: result.subscriptionId });
+        decide({
+          eventId: `direct-${result.paymentIntentId}`,
+          outcome: 'paid',
+          paymentIntentId: result.paymentIntentId,
+          subscriptionId: result.subscriptionId,
+        });
       }
       return result;
     },
@@ -263,7 +282,8 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
         if (failure !== null || outcome?.kind === 'expired') throw new Error(`purchase ${input.purchaseId} is no longer awaiting payment`);
         if (outcome?.kind === 'paid') throw new Error(`purchase ${input.purchaseId} is already paid`);
         if (!session) throw new Error(`purchase ${input.purchaseId} has no checkout session yet`);
-        if (deadline - Date.now() < SAVED_CARD_MIN_TIME_LEFT_MS) throw new Error(`purchase ${input.purchaseId} has expired and can no longer be paid`);
+        if (deadline - Date.now() < SAVED_CARD_MIN_TIME_LEFT_MS)
+          throw new Error(`purchase ${input.purchaseId} has expired and can no longer be paid`);
       },
     },
   );
@@ -279,7 +299,11 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     // the deadline below still applies once the session exists), which saves a timer per purchase.
     if (operatorAttributes) {
       await condition(() => session !== null || failure !== null);
-    } else if (!(await condition(() => session !== null || failure !== null, `${input.sessionTtlSeconds} seconds`, { summary: 'checkout deadline (no session yet)' }))) {
+    } else if (
+      !(await condition(() => session !== null || failure !== null, `${input.sessionTtlSeconds} seconds`, {
+        summary: 'checkout deadline (no session yet)',
+      }))
+    ) {
       await publish('expired');
       return view();
     }
@@ -320,7 +344,11 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     if (!paidMeanwhile || !(operatorAttributes || patched('paid-after-terminal-status'))) return view();
   }
   const final = outcome as Outcome & { kind: 'paid' };
-  const payment = { purchaseId: input.purchaseId, paymentIntentId: final.paymentIntentId, ...(final.subscriptionId ? { subscriptionId: final.subscriptionId } : {}) };
+  const payment = {
+    purchaseId: input.purchaseId,
+    paymentIntentId: final.paymentIntentId,
+    ...(final.subscriptionId ? { subscriptionId: final.subscriptionId } : {}),
+  };
   if (operatorAttributes) {
     // One local activity records the payment and moves the purchase to paid.
     await local.recordPayment({ ...payment, status: 'paid' });
@@ -335,17 +363,26 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     try {
       const state = await processor.expireCheckoutSession({ purchaseId: input.purchaseId });
       if (state.state === 'paid') {
-        log.error('purchase paid twice (checkout link and saved card): refund one', { purchaseId: input.purchaseId, paymentIntentId: final.paymentIntentId, checkoutPaymentIntentId: state.paymentIntentId });
+        log.error('purchase paid twice (checkout link and saved card): refund one', {
+          purchaseId: input.purchaseId,
+          paymentIntentId: final.paymentIntentId,
+          checkoutPaymentIntentId: state.paymentIntentId,
+        });
       }
     } catch (err) {
-      log.warn('checkout session not expired after a saved-card charge', { purchaseId: input.purchaseId, reason: permanentFailure(err) ?? String(err) });
+      log.warn('checkout session not expired after a saved-card charge', {
+        purchaseId: input.purchaseId,
+        reason: permanentFailure(err) ?? String(err),
+      });
     }
   }
   const issued = await executeChild(certificatesWorkflow, {
     workflowId: certificatesWorkflowId(input.purchaseId),
     args: [{ purchaseId: input.purchaseId }],
     // The child is found by the same agency, mode and amount as its purchase.
-    ...(operatorAttributes ? { typedSearchAttributes: workflowInfo().typedSearchAttributes, staticSummary: `Certificates of purchase ${input.purchaseId}` } : {}),
+    ...(operatorAttributes
+      ? { typedSearchAttributes: workflowInfo().typedSearchAttributes, staticSummary: `Certificates of purchase ${input.purchaseId}` }
+      : {}),
     // A resumed run re-runs issuance under the same id: every step of it is idempotent.
     ...(input.resume ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const } : {}),
   });

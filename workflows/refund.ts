@@ -23,7 +23,12 @@ export const refundStatusQuery = defineQuery<RefundStatusView>(STATUS_QUERY);
 const acts = proxyActivities<PurchaseActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumInterval: '30 seconds' } });
 
 export async function refundWorkflow(input: RefundInput): Promise<{ refundedMinor: number; refunded: boolean }> {
-  const view: RefundStatusView = { purchaseId: input.purchaseId, phase: 'recording', amountRefundedMinor: input.amountRefundedMinor, refunded: null };
+  const view: RefundStatusView = {
+    purchaseId: input.purchaseId,
+    phase: 'recording',
+    amountRefundedMinor: input.amountRefundedMinor,
+    refunded: null,
+  };
   setHandler(refundStatusQuery, () => ({ ...view }));
   upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)] });
   const result = await acts.recordRefund(input);

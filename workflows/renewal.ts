@@ -23,7 +23,12 @@ export const renewalStatusQuery = defineQuery<RenewalStatusView>(STATUS_QUERY);
 const acts = proxyActivities<RenewalActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '30 seconds' } });
 
 export async function renewalWorkflow(input: RenewalInput): Promise<CertificatesResult & { period: number }> {
-  const view: RenewalStatusView = { purchaseId: input.purchaseId, invoiceId: input.invoiceId, phase: 'creating_renewal', renewalPurchaseId: null };
+  const view: RenewalStatusView = {
+    purchaseId: input.purchaseId,
+    invoiceId: input.invoiceId,
+    phase: 'creating_renewal',
+    renewalPurchaseId: null,
+  };
   setHandler(renewalStatusQuery, () => ({ ...view }));
   const renewal = await acts.createRenewalPurchase(input);
   Object.assign(view, { phase: 'issuing_certificates', renewalPurchaseId: renewal.purchaseId });

@@ -60,7 +60,13 @@ for (const build of builds) {
   const result = program.emit();
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
   if (diagnostics.length || result.emitSkipped) {
-    process.stderr.write(ts.formatDiagnosticsWithColorAndContext(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => here, getNewLine: () => '\n' }));
+    process.stderr.write(
+      ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => here,
+        getNewLine: () => '\n',
+      }),
+    );
     process.stderr.write(`build (${build.dir}) failed\n`);
     process.exit(1);
   }
@@ -71,7 +77,11 @@ for (const build of builds) {
 
 if (packageDir !== here) {
   // A package ready to pack: its manifest without the scripts that build it here.
-  const { scripts: _scripts, devDependencies: _devDependencies, ...manifest } = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'));
+  const {
+    scripts: _scripts,
+    devDependencies: _devDependencies,
+    ...manifest
+  } = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'));
   fs.writeFileSync(path.join(packageDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   fs.copyFileSync(path.join(here, 'README.md'), path.join(packageDir, 'README.md'));
 }

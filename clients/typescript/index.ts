@@ -40,7 +40,11 @@ export type Schema<Name extends keyof Schemas> = Schemas[Name];
  */
 export type InputSchema<Name extends keyof Schemas> = `${Name}Input` extends keyof Schemas ? Schemas[`${Name}Input`] : Schemas[Name];
 /** The JSON body of an operation, e.g. `RequestBody<'/api/v1/question_sets', 'post'>`. */
-export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 
 export interface ApiClientOptions {
   /** The service's base URL, e.g. `http://127.0.0.1:3000` (no trailing `/api/v1`: paths carry it). */
@@ -91,7 +95,13 @@ export interface RetryInfo {
   idempotencyKey?: string;
 }
 
-const RETRY_DEFAULTS = { maxNetworkRetries: 2, initialNetworkRetryDelay: 500, maxNetworkRetryDelay: 5000, maxRetryAfter: 60, timeout: 80_000 };
+const RETRY_DEFAULTS = {
+  maxNetworkRetries: 2,
+  initialNetworkRetryDelay: 500,
+  maxNetworkRetryDelay: 5000,
+  maxRetryAfter: 60,
+  timeout: 80_000,
+};
 /** Methods whose requests carry an Idempotency-Key (the service takes one on its keyed POSTs and PATCHes). */
 const KEYED_METHODS = new Set(['POST', 'PATCH']);
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
@@ -165,7 +175,8 @@ export function retryingFetch(options: RetryOptions & { fetch?: typeof globalThi
 
     const method = original.method.toUpperCase();
     const headers = new Headers(original.headers);
-    if (o.maxNetworkRetries > 0 && KEYED_METHODS.has(method) && !headers.has('Idempotency-Key')) headers.set('Idempotency-Key', randomUUID());
+    if (o.maxNetworkRetries > 0 && KEYED_METHODS.has(method) && !headers.has('Idempotency-Key'))
+      headers.set('Idempotency-Key', randomUUID());
     const idempotencyKey = headers.get('Idempotency-Key') ?? undefined;
     const body = original.body === null ? undefined : await original.arrayBuffer();
     const callerSignal = original.signal;
@@ -248,7 +259,9 @@ export class ApiError extends Error {
     readonly url: string,
     requestId?: string,
   ) {
-    super(`${method} ${new URL(url).pathname} answered ${status}: ${(typeof body === 'string' ? body : JSON.stringify(body) ?? '').slice(0, 500)}`);
+    super(
+      `${method} ${new URL(url).pathname} answered ${status}: ${(typeof body === 'string' ? body : (JSON.stringify(body) ?? '')).slice(0, 500)}`,
+    );
     this.name = 'ApiError';
     const b = body as { code?: unknown; error?: { code?: unknown } } | null | undefined;
     const code = typeof b === 'object' && b !== null ? (b.error?.code ?? b.code) : undefined;
@@ -267,7 +280,13 @@ export async function ok<D>(call: Promise<Result<D>>): Promise<Exclude<D, undefi
   const { data, error, response } = await call;
   if (error !== undefined || !response.ok) {
     const request = requestOf.get(response);
-    throw new ApiError(response.status, error, request?.method ?? '?', request?.url ?? response.url, response.headers.get('x-request-id') ?? undefined);
+    throw new ApiError(
+      response.status,
+      error,
+      request?.method ?? '?',
+      request?.url ?? response.url,
+      response.headers.get('x-request-id') ?? undefined,
+    );
   }
   return data as Exclude<D, undefined>;
 }
@@ -276,7 +295,9 @@ export async function ok<D>(call: Promise<Result<D>>): Promise<Exclude<D, undefi
 // Webhook events
 // ---------------------------------------------------------------------------------------------
 
-type WebhookBody<K extends keyof webhooks> = webhooks[K] extends { post: { requestBody: { content: { 'application/json': infer E } } } } ? E : never;
+type WebhookBody<K extends keyof webhooks> = webhooks[K] extends { post: { requestBody: { content: { 'application/json': infer E } } } }
+  ? E
+  : never;
 /** Any event the service sends to a webhook endpoint; `switch (event.type)` narrows `event.data.object`. */
 export type WebhookEvent = { [K in keyof webhooks]: WebhookBody<K> }[keyof webhooks];
 export type WebhookEventType = WebhookEvent['type'];
@@ -296,7 +317,8 @@ export class WebhookSignatureError extends Error {
   }
 }
 
-const hmacHex = (secret: string, timestamp: number, payload: string | Uint8Array) => createHmac('sha256', secret).update(`${timestamp}.`).update(payload).digest('hex');
+const hmacHex = (secret: string, timestamp: number, payload: string | Uint8Array) =>
+  createHmac('sha256', secret).update(`${timestamp}.`).update(payload).digest('hex');
 
 /**
  * Verifies an event delivery and returns the event, typed by its `type` (stripe-node's
@@ -314,7 +336,9 @@ export function constructEvent(
   options: { tolerance?: number; now?: number } = {},
 ): WebhookEvent {
   if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
-    throw new WebhookSignatureError('The payload must be the raw body as received (a string or bytes), not a parsed object: parsing and re-serialising changes the bytes that were signed');
+    throw new WebhookSignatureError(
+      'The payload must be the raw body as received (a string or bytes), not a parsed object: parsing and re-serialising changes the bytes that were signed',
+    );
   }
   if (typeof secret !== 'string' || secret === '') throw new WebhookSignatureError('No signing secret given');
   const value = Array.isArray(header) ? header.join(',') : header;
@@ -322,7 +346,8 @@ export function constructEvent(
   const parts = value.split(',').map((p) => p.trim().split('='));
   const t = parts.find(([k]) => k === 't')?.[1];
   const signatures = parts.filter(([k, v]) => k === 'v1' && v).map(([, v]) => v!);
-  if (!t || !/^\d+$/.test(t) || signatures.length === 0) throw new WebhookSignatureError(`Malformed ${SIGNATURE_HEADER} header: expected t=<unix seconds>,v1=<hex>`);
+  if (!t || !/^\d+$/.test(t) || signatures.length === 0)
+    throw new WebhookSignatureError(`Malformed ${SIGNATURE_HEADER} header: expected t=<unix seconds>,v1=<hex>`);
   const timestamp = Number(t);
   const expected = Buffer.from(hmacHex(secret, timestamp, payload));
   if (!signatures.some((s) => s.length === expected.length && timingSafeEqual(Buffer.from(s), expected))) {
@@ -330,7 +355,8 @@ export function constructEvent(
   }
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (tolerance > 0 && now - timestamp > tolerance) throw new WebhookSignatureError(`Timestamp outside the tolerance zone (${now - timestamp} s old, at most ${tolerance} s)`);
+  if (tolerance > 0 && now - timestamp > tolerance)
+    throw new WebhookSignatureError(`Timestamp outside the tolerance zone (${now - timestamp} s old, at most ${tolerance} s)`);
   const text = typeof payload === 'string' ? payload : new TextDecoder().decode(payload);
   return JSON.parse(text) as WebhookEvent;
 }

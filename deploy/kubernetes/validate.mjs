@@ -50,8 +50,14 @@ function convert(schema, refPrefix, strict) {
     if (key === '$ref') out.$ref = value.replace('#/definitions/', `${refPrefix}#/definitions/`);
     else if (key === 'properties') {
       const required = new Set(schema.required ?? []);
-      out.properties = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, required.has(name) ? convert(s, refPrefix, strict) : nullable(convert(s, refPrefix, strict))]));
-    } else if (key === 'items' || key === 'additionalProperties' || key === 'allOf' || key === 'oneOf' || key === 'anyOf' || key === 'not') out[key] = convert(value, refPrefix, strict);
+      out.properties = Object.fromEntries(
+        Object.entries(value).map(([name, s]) => [
+          name,
+          required.has(name) ? convert(s, refPrefix, strict) : nullable(convert(s, refPrefix, strict)),
+        ]),
+      );
+    } else if (key === 'items' || key === 'additionalProperties' || key === 'allOf' || key === 'oneOf' || key === 'anyOf' || key === 'not')
+      out[key] = convert(value, refPrefix, strict);
     else out[key] = value;
   }
   if (strict && out.properties && !('additionalProperties' in out)) out.additionalProperties = false;
@@ -106,11 +112,15 @@ export function kubeconformArgs(schemaRoot, dir = MANIFEST_DIR) {
   return [
     '-strict',
     '-summary',
-    '-output', 'text',
-    '-kubernetes-version', KUBERNETES_VERSION,
-    '-schema-location', schemaRoot,
+    '-output',
+    'text',
+    '-kubernetes-version',
+    KUBERNETES_VERSION,
+    '-schema-location',
+    schemaRoot,
     // kustomize's own file has no Kubernetes schema; `kubectl kustomize` reads it.
-    '-skip', 'Kustomization',
+    '-skip',
+    'Kustomization',
     ...NOT_MANIFESTS.flatMap((name) => ['-ignore-filename-pattern', name.replace(/\./g, '\\.')]),
     dir,
   ];
@@ -121,14 +131,21 @@ export function kubeconformArgs(schemaRoot, dir = MANIFEST_DIR) {
  * or the OpenAPI document is missing (run `node scripts/tools.mjs`).
  */
 export function validateManifests({ schemaRoot, dir = MANIFEST_DIR, bin = KUBECONFORM_BIN } = {}) {
-  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`node scripts/tools.mjs\` (or \`node scripts/tools.mjs --k8s\`) to build kubeconform ${TOOLS.kubeconform.version}`);
+  if (!fs.existsSync(bin))
+    throw new Error(
+      `${bin} is missing: run \`node scripts/tools.mjs\` (or \`node scripts/tools.mjs --k8s\`) to build kubeconform ${TOOLS.kubeconform.version}`,
+    );
   const swagger = path.join(toolSchemaDir('kubeconform'), 'swagger.json');
-  if (!fs.existsSync(swagger)) throw new Error(`${swagger} is missing: run \`node scripts/tools.mjs --k8s\` to copy the Kubernetes ${KUBERNETES_VERSION} OpenAPI document`);
+  if (!fs.existsSync(swagger))
+    throw new Error(
+      `${swagger} is missing: run \`node scripts/tools.mjs --k8s\` to copy the Kubernetes ${KUBERNETES_VERSION} OpenAPI document`,
+    );
   writeKubeconformSchemas(swagger, schemaRoot);
   const args = kubeconformArgs(schemaRoot, dir);
   const run = spawnSync(bin, args, { encoding: 'utf8' });
   if (run.error) throw run.error;
-  const shown = (arg) => (path.isAbsolute(arg) && !path.relative(REPO_ROOT, arg).startsWith('..') ? path.relative(REPO_ROOT, arg) || '.' : arg);
+  const shown = (arg) =>
+    path.isAbsolute(arg) && !path.relative(REPO_ROOT, arg).startsWith('..') ? path.relative(REPO_ROOT, arg) || '.' : arg;
   return { code: run.status ?? 1, out: `${run.stdout}${run.stderr}`, command: [bin, ...args].map(shown).join(' ') };
 }
 

@@ -72,7 +72,16 @@ import { call } from '../../test/helpers/fixtures';
 import { createQuotingAccount, type QuotingAccount } from '../../test/helpers/purchases';
 import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../../test/helpers/processor-proxy';
 import { startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
-import { latencyStats, REPO_ROOT, reportPercentiles, round2, runHttpLoad, writeResultsFile, type HttpLoadResult, type LatencyStats } from './lib';
+import {
+  latencyStats,
+  REPO_ROOT,
+  reportPercentiles,
+  round2,
+  runHttpLoad,
+  writeResultsFile,
+  type HttpLoadResult,
+  type LatencyStats,
+} from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
@@ -92,7 +101,9 @@ const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const fmt = (v: number, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
-export const CANCELLATIONS_OPTIONS: BenchOptionsSpec<'seconds' | 'rounds' | 'connections' | 'voidRuns' | 'bulk' | 'setupConcurrency' | 'pollMs'> = {
+export const CANCELLATIONS_OPTIONS: BenchOptionsSpec<
+  'seconds' | 'rounds' | 'connections' | 'voidRuns' | 'bulk' | 'setupConcurrency' | 'pollMs'
+> = {
   bench: 'cancellations',
   ints: {
     seconds: { default: 2, quick: 1, min: 1, max: 600, metavar: 'S' },
@@ -110,9 +121,22 @@ type Options = BenchOptions<keyof typeof CANCELLATIONS_OPTIONS.ints>;
 /** The parts of scripts/stack.mjs and scripts/tools.mjs used here (untyped ESM). */
 interface Stack {
   ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureTemporal(o: { port: number; uiPort: number; metricsPort: number; dbFile: string; bin?: string; log?: typeof log }): Promise<{ address: string; bin: string; started: boolean }>;
+  ensureTemporal(o: {
+    port: number;
+    uiPort: number;
+    metricsPort: number;
+    dbFile: string;
+    bin?: string;
+    log?: typeof log;
+  }): Promise<{ address: string; bin: string; started: boolean }>;
   ensureStripeMock(o: { port: number; bin?: string; log?: typeof log }): Promise<{ url: string; started: boolean }>;
-  ensureFakeGcs(o: { port: number; dir: string; bucket: string; bin?: string; log?: typeof log }): Promise<{ url: string; bucket: string; started: boolean }>;
+  ensureFakeGcs(o: {
+    port: number;
+    dir: string;
+    bucket: string;
+    bin?: string;
+    log?: typeof log;
+  }): Promise<{ url: string; bucket: string; started: boolean }>;
   ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
   deleteFakeGcsBucket(o: { url: string; bucket: string; log?: typeof log }): Promise<void>;
   tcpOpen(port: number): Promise<boolean>;
@@ -134,7 +158,8 @@ interface Bench {
   headers: Record<string, string>;
 }
 
-const api = (b: Bench, p: string, init: { method?: string; body?: unknown } = {}) => call(b.app.baseUrl, `/api/v1${p}`, { key: b.account.key, ...init });
+const api = (b: Bench, p: string, init: { method?: string; body?: unknown } = {}) =>
+  call(b.app.baseUrl, `/api/v1${p}`, { key: b.account.key, ...init });
 
 /** One purchase of the account's event product covering `days` (1 or 2) days from COVERAGE_START, paid through the test helper. */
 async function checkoutAndPay(b: Bench, days: 1 | 2, n: number): Promise<number> {
@@ -156,8 +181,10 @@ async function waitIssued(b: Bench, purchaseId: number, worker: WorkerProcess, t
   for (;;) {
     const row = (await b.container.db('purchases').where({ id: purchaseId }).first('status')) as { status: string } | undefined;
     if (row?.status === 'issued') return;
-    if (worker.exitInfo) throw new Error(`the worker exited (code ${worker.exitInfo.code}, signal ${worker.exitInfo.signal}); see ${worker.logFile}`);
-    if (Date.now() > end) throw new Error(`purchase ${purchaseId} not issued within ${timeoutMs / 1000} s (status ${row?.status ?? 'missing'})`);
+    if (worker.exitInfo)
+      throw new Error(`the worker exited (code ${worker.exitInfo.code}, signal ${worker.exitInfo.signal}); see ${worker.logFile}`);
+    if (Date.now() > end)
+      throw new Error(`purchase ${purchaseId} not issued within ${timeoutMs / 1000} s (status ${row?.status ?? 'missing'})`);
     await sleep(250);
   }
 }
@@ -172,7 +199,12 @@ interface SetupResult {
 }
 
 /** Creates and issues the purchases each selected scenario needs, `concurrency` at a time; retries a failed one twice. */
-async function issuePurchases(b: Bench, worker: WorkerProcess, want: { preview: number; voided: number; bulk: number }, concurrency: number): Promise<SetupResult> {
+async function issuePurchases(
+  b: Bench,
+  worker: WorkerProcess,
+  want: { preview: number; voided: number; bulk: number },
+  concurrency: number,
+): Promise<SetupResult> {
   const jobs: Array<{ kind: 'preview' | 'voided' | 'bulk'; days: 1 | 2 }> = [
     ...Array.from({ length: want.preview }, () => ({ kind: 'preview' as const, days: 2 as const })),
     ...Array.from({ length: want.voided }, () => ({ kind: 'voided' as const, days: 2 as const })),
@@ -250,11 +282,18 @@ function mergeLoads(runs: HttpLoadResult[]): LoadSide {
 
 async function measurePreview(b: Bench, purchaseId: number, opts: Options): Promise<PreviewResult> {
   const get = { url: `${b.app.baseUrl}/api/v1/purchases/${purchaseId}`, headers: b.headers, connections: opts.connections };
-  const preview = { url: b.app.baseUrl, headers: b.headers, connections: opts.connections, post: { path: `/api/v1/purchases/${purchaseId}/cancellation_quote`, bodies: ['{}'] } };
+  const preview = {
+    url: b.app.baseUrl,
+    headers: b.headers,
+    connections: opts.connections,
+    post: { path: `/api/v1/purchases/${purchaseId}/cancellation_quote`, bodies: ['{}'] },
+  };
   // Each answers 2xx before load (a wrong setup must not be measured as fast errors).
   const one = await api(b, `/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body: {} });
   if (one.status !== 201) throw new Error(`cancellation_quote of ${purchaseId}: ${one.status} ${one.text.slice(0, 300)}`);
-  const quotesBefore = Number(((await b.container.db('cancellation_quotes').where({ purchase_id: purchaseId }).count({ n: '*' }).first()) as { n: string }).n);
+  const quotesBefore = Number(
+    ((await b.container.db('cancellation_quotes').where({ purchase_id: purchaseId }).count({ n: '*' }).first()) as { n: string }).n,
+  );
   await runHttpLoad({ ...get, seconds: 1 });
   await runHttpLoad({ ...preview, seconds: 1 });
   const gets: HttpLoadResult[] = [];
@@ -265,10 +304,19 @@ async function measurePreview(b: Bench, purchaseId: number, opts: Options): Prom
   }
   const g = mergeLoads(gets);
   const p = mergeLoads(previews);
-  const quotesAfter = Number(((await b.container.db('cancellation_quotes').where({ purchase_id: purchaseId }).count({ n: '*' }).first()) as { n: string }).n);
+  const quotesAfter = Number(
+    ((await b.container.db('cancellation_quotes').where({ purchase_id: purchaseId }).count({ n: '*' }).first()) as { n: string }).n,
+  );
   const p99Ratio = p.latency.p99 / g.latency.p99;
   const clean = (s: LoadSide) => s.non2xx === 0 && s.errors === 0 && s.timeouts === 0;
-  return { purchaseId, get: g, preview: p, p99Ratio, quotesStored: quotesAfter - quotesBefore, pass: p99Ratio <= GOAL_PREVIEW_RATIO && clean(g) && clean(p) };
+  return {
+    purchaseId,
+    get: g,
+    preview: p,
+    p99Ratio,
+    quotesStored: quotesAfter - quotesBefore,
+    pass: p99Ratio <= GOAL_PREVIEW_RATIO && clean(g) && clean(p),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,31 +353,50 @@ async function measureVoided(b: Bench, ids: number[], pollMs: number): Promise<V
     const unit = (before.body.data.items[0].covered_units as Array<{ id: number }>).at(-1)!;
     const sentAt = Date.now();
     const t0 = performance.now();
-    const res = await api(b, `/purchases/${purchaseId}/cancel`, { method: 'POST', body: { covered_unit_ids: [unit.id], reason: 'bench: last day called off' } });
+    const res = await api(b, `/purchases/${purchaseId}/cancel`, {
+      method: 'POST',
+      body: { covered_unit_ids: [unit.id], reason: 'bench: last day called off' },
+    });
     const answerMs = performance.now() - t0;
     if (res.status !== 200) throw new Error(`cancel ${purchaseId}: ${res.status} ${res.text.slice(0, 300)}`);
-    const run: VoidRun = { purchaseId, coveredUnitId: unit.id, cancellationId: res.body.data.id ?? null, answerMs, voidedMs: null, completedMs: null, polls: 0, status: res.body.data.status ?? null };
+    const run: VoidRun = {
+      purchaseId,
+      coveredUnitId: unit.id,
+      cancellationId: res.body.data.id ?? null,
+      answerMs,
+      voidedMs: null,
+      completedMs: null,
+      polls: 0,
+      status: res.body.data.status ?? null,
+    };
     const deadline = t0 + 60_000;
     while (performance.now() < deadline) {
       const t = performance.now();
       const got = await api(b, `/purchases/${purchaseId}`);
       run.polls++;
       if (got.status === 200) {
-        const u = (got.body.data.items as Array<{ covered_units: Array<{ id: number; certificate: { voided_at: string | null } | null }> }>).flatMap((it) => it.covered_units).find((x) => x.id === unit.id);
+        const u = (got.body.data.items as Array<{ covered_units: Array<{ id: number; certificate: { voided_at: string | null } | null }> }>)
+          .flatMap((it) => it.covered_units)
+          .find((x) => x.id === unit.id);
         if (u?.certificate?.voided_at) {
           run.voidedMs = performance.now() - t0;
-          run.status = (got.body.data.cancellations as Array<{ id: number; status: string }>).find((c) => c.id === run.cancellationId)?.status ?? null;
+          run.status =
+            (got.body.data.cancellations as Array<{ id: number; status: string }>).find((c) => c.id === run.cancellationId)?.status ?? null;
           break;
         }
       }
       await sleep(Math.max(0, t + pollMs - performance.now()));
     }
     if (run.cancellationId !== null) {
-      const row = (await b.container.db('policy_transactions').where({ id: run.cancellationId }).first('completed_at')) as { completed_at: Date | null } | undefined;
+      const row = (await b.container.db('policy_transactions').where({ id: run.cancellationId }).first('completed_at')) as
+        { completed_at: Date | null } | undefined;
       if (row?.completed_at) run.completedMs = new Date(row.completed_at).getTime() - sentAt;
     }
     runs.push(run);
-    if ((i + 1) % 10 === 0 || i === ids.length - 1) log(`  voided: ${i + 1}/${ids.length} cancelled (last: answer ${fmt(answerMs)} ms, voided after ${run.voidedMs === null ? 'TIMEOUT' : `${fmt(run.voidedMs)} ms`})`);
+    if ((i + 1) % 10 === 0 || i === ids.length - 1)
+      log(
+        `  voided: ${i + 1}/${ids.length} cancelled (last: answer ${fmt(answerMs)} ms, voided after ${run.voidedMs === null ? 'TIMEOUT' : `${fmt(run.voidedMs)} ms`})`,
+      );
   }
   const ok = runs.filter((r) => r.voidedMs !== null);
   const voided = latencyStats(ok.map((r) => r.voidedMs!));
@@ -404,7 +471,13 @@ async function measureBulk(b: Bench, proxy: ProcessorProxy, ids: number[], cap: 
   if (started.status !== 202) throw new Error(`bulk_cancellations: ${started.status} ${started.text.slice(0, 300)}`);
   const bulkId = started.body.data.id as number;
   const timeoutMs = ((ids.length / cap) * 3 + 120) * 1000;
-  let last: { status: string; counts: BulkCounts; items: Array<{ purchase_id: number; status: string; cancellation_id: number | null; cancellation_status: string | null }> } | undefined;
+  let last:
+    | {
+        status: string;
+        counts: BulkCounts;
+        items: Array<{ purchase_id: number; status: string; cancellation_id: number | null; cancellation_status: string | null }>;
+      }
+    | undefined;
   let observedSeconds = Number.NaN;
   let lastLog = t0;
   for (;;) {
@@ -434,7 +507,8 @@ async function measureBulk(b: Bench, proxy: ProcessorProxy, ids: number[], cap: 
   const requests = proxy.requests.slice(mark).filter((r) => isRefund(r) && ours.has(r.params.get('metadata[purchase_id]') ?? ''));
   // One refund per idempotency key (a retried request with the same key is the same refund at the processor).
   const firstByKey = new Map<string, RecordedRequest>();
-  for (const r of requests) if (!firstByKey.has(r.idempotencyKey ?? `none-${firstByKey.size}`)) firstByKey.set(r.idempotencyKey ?? `none-${firstByKey.size}`, r);
+  for (const r of requests)
+    if (!firstByKey.has(r.idempotencyKey ?? `none-${firstByKey.size}`)) firstByKey.set(r.idempotencyKey ?? `none-${firstByKey.size}`, r);
   const refunds = [...firstByKey.values()];
   const keysByPurchase = new Map<string, number>();
   for (const r of refunds) {
@@ -442,11 +516,22 @@ async function measureBulk(b: Bench, proxy: ProcessorProxy, ids: number[], cap: 
     keysByPurchase.set(p, (keysByPurchase.get(p) ?? 0) + 1);
   }
   const processorDoubles = [...keysByPurchase].filter(([, n]) => n > 1).map(([p]) => Number(p));
-  const rows = (await b.container.db('policy_transactions').whereIn('purchase_id', ids).where({ kind: 'cancellation' }).groupBy('purchase_id').select('purchase_id', b.container.db.raw('count(*)::int as n'), b.container.db.raw('max(completed_at) as completed'))) as Array<{ purchase_id: number; n: number; completed: Date | null }>;
+  const rows = (await b.container
+    .db('policy_transactions')
+    .whereIn('purchase_id', ids)
+    .where({ kind: 'cancellation' })
+    .groupBy('purchase_id')
+    .select('purchase_id', b.container.db.raw('count(*)::int as n'), b.container.db.raw('max(completed_at) as completed'))) as Array<{
+    purchase_id: number;
+    n: number;
+    completed: Date | null;
+  }>;
   const cancellationDoubles = rows.filter((r) => r.n > 1).map((r) => r.purchase_id);
   const lastCompleted = Math.max(...rows.filter((r) => r.completed).map((r) => new Date(r.completed!).getTime()));
   const items = last!.items;
-  const lost = items.filter((i) => i.status === 'accepted' && i.cancellation_status !== 'completed').length + items.filter((i) => i.status === 'pending').length;
+  const lost =
+    items.filter((i) => i.status === 'accepted' && i.cancellation_status !== 'completed').length +
+    items.filter((i) => i.status === 'pending').length;
 
   const times = refunds.map((r) => r.at).sort((x, y) => x - y);
   const busiest = (ms: number) => {
@@ -490,7 +575,11 @@ async function measureBulk(b: Bench, proxy: ProcessorProxy, ids: number[], cap: 
     busiest10Seconds: busiest(10_000),
     allowed,
     perSecond,
-    doubles: { processor: processorDoubles.length, cancellations: cancellationDoubles.length, purchases: [...new Set([...processorDoubles, ...cancellationDoubles])] },
+    doubles: {
+      processor: processorDoubles.length,
+      cancellations: cancellationDoubles.length,
+      purchases: [...new Set([...processorDoubles, ...cancellationDoubles])],
+    },
     lost,
     skipped: counts.skipped,
     failed: counts.failed,
@@ -510,8 +599,21 @@ function printTable(header: string[], rows: string[][]): void {
   for (const r of rows) log(line(r));
 }
 
-const stats = (l: LatencyStats) => ({ samples: l.samples, p50: round2(l.p50), p95: round2(l.p95), p99: round2(l.p99), max: round2(l.max), mean: round2(l.mean) });
-const side = (s: LoadSide) => ({ ...stats(s.latency), reqPerSec: round2(s.reqPerSec), non2xx: s.non2xx, errors: s.errors, timeouts: s.timeouts });
+const stats = (l: LatencyStats) => ({
+  samples: l.samples,
+  p50: round2(l.p50),
+  p95: round2(l.p95),
+  p99: round2(l.p99),
+  max: round2(l.max),
+  mean: round2(l.mean),
+});
+const side = (s: LoadSide) => ({
+  ...stats(s.latency),
+  reqPerSec: round2(s.reqPerSec),
+  non2xx: s.non2xx,
+  errors: s.errors,
+  timeouts: s.timeouts,
+});
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISSED');
 
 /**
@@ -527,7 +629,8 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
   const opts: Options = parseBenchOptionsOrExit(CANCELLATIONS_OPTIONS, argv);
   const selected = (name: string) => opts.only.length === 0 || opts.only.some((o) => name.includes(o));
   const run = { preview: selected('preview'), voided: selected('voided'), bulk: selected('bulk') };
-  if (!run.preview && !run.voided && !run.bulk) throw new Error(`--only ${opts.only.join(',')} selects no scenario (preview, voided, bulk)`);
+  if (!run.preview && !run.voided && !run.bulk)
+    throw new Error(`--only ${opts.only.join(',')} selects no scenario (preview, voided, bulk)`);
   const startedAt = new Date();
   const base = loadConfigOrExit();
   const cpus = os.cpus();
@@ -563,17 +666,29 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     fs.mkdirSync(stateDir, { recursive: true });
     const [dbUrl, t, stripeMock, s] = await Promise.all([
       stack.ensurePostgres({ databaseUrl: dbTarget.toString(), recreate: true, log }),
-      stack.ensureTemporal({ port: PORTS.temporal, uiPort: PORTS.temporalUi, metricsPort: PORTS.temporalMetrics, dbFile: path.relative(REPO_ROOT, temporalDb), bin: tools.temporal, log }),
+      stack.ensureTemporal({
+        port: PORTS.temporal,
+        uiPort: PORTS.temporalUi,
+        metricsPort: PORTS.temporalMetrics,
+        dbFile: path.relative(REPO_ROOT, temporalDb),
+        bin: tools.temporal,
+        log,
+      }),
       stack.ensureStripeMock({ port: PORTS.stripeMock, bin: tools.stripeMock, log }),
       stack.ensureFakeGcs({ port: PORTS.fakeGcs, dir: path.relative(REPO_ROOT, gcsDir), bucket, bin: tools.fakeGcs, log }),
     ]);
     temporal = t;
     storage = s;
     const db = createDb({ ...base, DATABASE_URL: dbUrl });
-    const [migrations] = await Promise.all([migrateLatest(db), stack.ensureTemporalNamespace({ bin: tools.temporal, address: t.address, namespace, log })]);
+    const [migrations] = await Promise.all([
+      migrateLatest(db),
+      stack.ensureTemporalNamespace({ bin: tools.temporal, address: t.address, namespace, log }),
+    ]);
     await db.destroy();
     proxy = await startProcessorProxy(stripeMock.url);
-    log(`database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url} behind the recording proxy ${proxy.url}`);
+    log(
+      `database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url} behind the recording proxy ${proxy.url}`,
+    );
 
     const env: Record<string, string> = {
       DATABASE_URL: dbUrl,
@@ -592,7 +707,13 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       SMTP_URL: 'smtp://127.0.0.1:1',
     };
     const setup0 = performance.now();
-    const workerStarting = startWorker({ repoRoot: REPO_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, marker: randomUUID(), logFile: WORKER_LOG, timeoutMs: 240_000 });
+    const workerStarting = startWorker({
+      repoRoot: REPO_ROOT,
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      marker: randomUUID(),
+      logFile: WORKER_LOG,
+      timeoutMs: 240_000,
+    });
     workerStarting.catch(() => undefined);
     const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent', PORT: '0' });
     container = createContainer(config, createLogger(config, 'cancellations-bench'));
@@ -609,14 +730,18 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     );
 
     const want = { preview: run.preview ? 1 : 0, voided: run.voided ? opts.voidRuns : 0, bulk: run.bulk ? opts.bulk : 0 };
-    log(`— setup: ${want.preview + want.voided + want.bulk} purchases through the API (2-day: ${want.preview + want.voided}, 1-day: ${want.bulk}), ${opts.setupConcurrency} at a time`);
+    log(
+      `— setup: ${want.preview + want.voided + want.bulk} purchases through the API (2-day: ${want.preview + want.voided}, 1-day: ${want.bulk}), ${opts.setupConcurrency} at a time`,
+    );
     const setup = await issuePurchases(b, worker, want, opts.setupConcurrency);
     log(`  setup: ${setup.perSecond.toFixed(1)} purchases/s issued${setup.retries ? `, ${setup.retries} retried` : ''}`);
     log('');
 
     let preview: PreviewResult | undefined;
     if (run.preview) {
-      log(`— preview: POST cancellation_quote vs GET purchase, ${opts.connections} connections, ${opts.rounds} round(s) of ${opts.seconds} s each side`);
+      log(
+        `— preview: POST cancellation_quote vs GET purchase, ${opts.connections} connections, ${opts.rounds} round(s) of ${opts.seconds} s each side`,
+      );
       preview = await measurePreview(b, setup.preview[0]!, opts);
       log(
         `  GET p50/p95/p99 ${fmt(preview.get.latency.p50, 1)}/${fmt(preview.get.latency.p95, 1)}/${fmt(preview.get.latency.p99, 1)} ms (${fmt(preview.get.reqPerSec)} req/s); ` +
@@ -628,7 +753,9 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
 
     let voided: VoidResult | undefined;
     if (run.voided) {
-      log(`— voided: cancel the second day of ${opts.voidRuns} purchases one after another, GET every ${opts.pollMs} ms until its certificate is voided`);
+      log(
+        `— voided: cancel the second day of ${opts.voidRuns} purchases one after another, GET every ${opts.pollMs} ms until its certificate is voided`,
+      );
       voided = await measureVoided(b, setup.voided, opts.pollMs);
       log(
         `  cancel answered p50/p95 ${fmt(voided.answer.p50)}/${fmt(voided.answer.p95)} ms; voided p50/p95/max ${fmt(voided.voided.p50)}/${fmt(voided.voided.p95)}/${fmt(voided.voided.max)} ms ` +
@@ -661,8 +788,15 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
         figure: { label: 'p99', value: round2(preview.preview.latency.p99), unit: 'ms' },
         baseline: { label: 'GET p99', value: round2(preview.get.latency.p99), unit: 'ms' },
         ratio: ratioOf(preview.preview.latency.p99, preview.get.latency.p99),
-        goal: { text: `p99 <= ${GOAL_PREVIEW_RATIO}x GET p99 (${fmt(GOAL_PREVIEW_RATIO * preview.get.latency.p99, 1)} ms), no error`, pass: preview.pass },
-        latency: { figure: reportPercentiles(preview.preview.latency), baseline: reportPercentiles(preview.get.latency), labels: { figure: 'cancellation_quote', baseline: 'GET purchase' } },
+        goal: {
+          text: `p99 <= ${GOAL_PREVIEW_RATIO}x GET p99 (${fmt(GOAL_PREVIEW_RATIO * preview.get.latency.p99, 1)} ms), no error`,
+          pass: preview.pass,
+        },
+        latency: {
+          figure: reportPercentiles(preview.preview.latency),
+          baseline: reportPercentiles(preview.get.latency),
+          labels: { figure: 'cancellation_quote', baseline: 'GET purchase' },
+        },
       });
       rows.push([
         'preview p50/p95/p99 vs GET',
@@ -678,8 +812,15 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
         figure: { label: 'p95', value: round2(voided.voided.p95), unit: 'ms' },
         baseline: { label: 'cancel answered p95', value: round2(voided.answer.p95), unit: 'ms' },
         ratio: ratioOf(voided.voided.p95, voided.answer.p95),
-        goal: { text: `p95 <= ${GOAL_VOIDED_P95_MS} ms, every one voided (${voided.runs.length - voided.notVoided}/${voided.runs.length})`, pass: voided.pass },
-        latency: { figure: reportPercentiles(voided.voided), baseline: reportPercentiles(voided.answer), labels: { figure: 'cancel -> voided', baseline: 'cancel answered' } },
+        goal: {
+          text: `p95 <= ${GOAL_VOIDED_P95_MS} ms, every one voided (${voided.runs.length - voided.notVoided}/${voided.runs.length})`,
+          pass: voided.pass,
+        },
+        latency: {
+          figure: reportPercentiles(voided.voided),
+          baseline: reportPercentiles(voided.answer),
+          labels: { figure: 'cancel -> voided', baseline: 'cancel answered' },
+        },
       });
       rows.push([
         'cancel -> voided p50/p95 vs cancel answered',
@@ -697,14 +838,20 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
           figure: { label: 'wall', value: round2(bulk.wallSeconds), unit: 's' },
           baseline: { label: `${bulk.total} refunds at ${cap}/s`, value: round2(atCap), unit: 's' },
           ratio: ratioOf(bulk.wallSeconds, atCap),
-          goal: { text: `every purchase accepted and refunded, 0 lost (${bulk.counts.refunded}/${bulk.total} refunded, ${bulk.lost} lost)`, pass: bulk.passComplete },
+          goal: {
+            text: `every purchase accepted and refunded, 0 lost (${bulk.counts.refunded}/${bulk.total} refunded, ${bulk.lost} lost)`,
+            pass: bulk.passComplete,
+          },
         },
         {
           scenario: `bulk ${bulk.total}: refunds per second at the processor, POST -> last refund`,
           figure: { value: round2(bulk.wallRate), unit: 'refunds/s' },
           baseline: { label: 'cap', value: cap, unit: 'refunds/s' },
           ratio: ratioOf(bulk.wallRate, cap),
-          goal: { text: `never above the cap: ${bulk.refunds} <= ${cap}/s × ${fmt(bulk.lastRefundSeconds, 1)} s + one second's burst (${bulk.allowed})`, pass: bulk.passRate },
+          goal: {
+            text: `never above the cap: ${bulk.refunds} <= ${cap}/s × ${fmt(bulk.lastRefundSeconds, 1)} s + one second's burst (${bulk.allowed})`,
+            pass: bulk.passRate,
+          },
         },
         {
           scenario: `bulk ${bulk.total}: busiest 1-second window at the processor`,
@@ -722,10 +869,34 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
         },
       );
       rows.push(
-        [`bulk ${bulk.total}: POST -> all refunded`, `${fmt(bulk.wallSeconds, 1)} s (${fmt(bulk.wallRate, 2)} refunds/s from the POST)`, `${fmt(bulk.wallSeconds / atCap, 2)}x of ${fmt(atCap, 1)} s`, '0 lost', verdict(bulk.passComplete)],
-        [`bulk ${bulk.total}: refunds/s, POST -> last refund`, `${fmt(bulk.wallRate, 2)}/s (${fmt(bulk.sustainedRate, 2)}/s after the first second)`, `${fmt(bulk.wallRate / cap, 2)}x of ${cap}/s`, `${bulk.refunds} <= ${bulk.allowed}`, verdict(bulk.passRate)],
-        [`bulk ${bulk.total}: busiest second`, `${bulk.busiestSecond} refunds`, `${fmt(bulk.busiestSecond / cap, 2)}x of ${cap}`, `<= ${2 * cap}`, verdict(bulk.passBusiest)],
-        [`bulk ${bulk.total}: doubles / lost`, `${bulk.doubles.purchases.length} / ${bulk.lost}`, '', '0 / 0', verdict(bulk.doubles.purchases.length === 0 && bulk.lost === 0)],
+        [
+          `bulk ${bulk.total}: POST -> all refunded`,
+          `${fmt(bulk.wallSeconds, 1)} s (${fmt(bulk.wallRate, 2)} refunds/s from the POST)`,
+          `${fmt(bulk.wallSeconds / atCap, 2)}x of ${fmt(atCap, 1)} s`,
+          '0 lost',
+          verdict(bulk.passComplete),
+        ],
+        [
+          `bulk ${bulk.total}: refunds/s, POST -> last refund`,
+          `${fmt(bulk.wallRate, 2)}/s (${fmt(bulk.sustainedRate, 2)}/s after the first second)`,
+          `${fmt(bulk.wallRate / cap, 2)}x of ${cap}/s`,
+          `${bulk.refunds} <= ${bulk.allowed}`,
+          verdict(bulk.passRate),
+        ],
+        [
+          `bulk ${bulk.total}: busiest second`,
+          `${bulk.busiestSecond} refunds`,
+          `${fmt(bulk.busiestSecond / cap, 2)}x of ${cap}`,
+          `<= ${2 * cap}`,
+          verdict(bulk.passBusiest),
+        ],
+        [
+          `bulk ${bulk.total}: doubles / lost`,
+          `${bulk.doubles.purchases.length} / ${bulk.lost}`,
+          '',
+          '0 / 0',
+          verdict(bulk.doubles.purchases.length === 0 && bulk.lost === 0),
+        ],
       );
     }
     printTable(['measure', 'figure', 'ratio', 'goal', 'result'], rows);
@@ -739,10 +910,18 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       finishedAt: new Date().toISOString(),
       durationSeconds,
       units: { latency: 'ms', durations: 's', rates: 'refunds/s' },
-      machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim(), memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model.trim(),
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: loadAtEnd,
+      },
       options: opts,
       setup: {
-        method: 'API: adminValidateBuyerResponses + POST /api/v1/test_helpers/purchases/{id}/pay, waiting for issued (certificates rendered by the worker)',
+        method:
+          'API: adminValidateBuyerResponses + POST /api/v1/test_helpers/purchases/{id}/pay, waiting for issued (certificates rendered by the worker)',
         database: BENCH_DATABASE,
         namespace,
         taskQueue,
@@ -754,7 +933,15 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
         perSecond: round2(setup.perSecond),
         retries: setup.retries,
       },
-      preview: preview && { purchaseId: preview.purchaseId, get: side(preview.get), preview: side(preview.preview), p99Ratio: round2(preview.p99Ratio), quotesStored: preview.quotesStored, goal: `p99 <= ${GOAL_PREVIEW_RATIO}x GET p99, no error`, pass: preview.pass },
+      preview: preview && {
+        purchaseId: preview.purchaseId,
+        get: side(preview.get),
+        preview: side(preview.preview),
+        p99Ratio: round2(preview.p99Ratio),
+        quotesStored: preview.quotesStored,
+        goal: `p99 <= ${GOAL_PREVIEW_RATIO}x GET p99, no error`,
+        pass: preview.pass,
+      },
       voided: voided && {
         answer: stats(voided.answer),
         voided: stats(voided.voided),
@@ -762,7 +949,12 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
         notVoided: voided.notVoided,
         goal: `p95 <= ${GOAL_VOIDED_P95_MS} ms`,
         pass: voided.pass,
-        runs: voided.runs.map((r) => ({ ...r, answerMs: round2(r.answerMs), voidedMs: r.voidedMs === null ? null : round2(r.voidedMs), completedMs: r.completedMs })),
+        runs: voided.runs.map((r) => ({
+          ...r,
+          answerMs: round2(r.answerMs),
+          voidedMs: r.voidedMs === null ? null : round2(r.voidedMs),
+          completedMs: r.completedMs,
+        })),
       },
       bulk: bulk && {
         ...bulk,
@@ -785,7 +977,8 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       options: { ...opts, refundRateLimitPerSecond: cap },
       figureDescription:
         'per row: cancellation_quote under autocannon load; cancel → the GET showing the certificate voided; a bulk cancellation by purchase ids (real API, worker, Temporal; stripe-mock behind a recording proxy)',
-      baselineDescription: 'per row: GET /api/v1/purchases/{id} of the same purchase, same load; the cancel call’s own answer; the refunds cap (REFUND_RATE_LIMIT_PER_SECOND)',
+      baselineDescription:
+        'per row: GET /api/v1/purchases/{id} of the same purchase, same load; the cancel call’s own answer; the refunds cap (REFUND_RATE_LIMIT_PER_SECOND)',
       resultsFile,
       scenarios,
     };
@@ -799,9 +992,16 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     await container?.close();
     await proxy?.close();
     if (temporal && !temporal.started) {
-      await promisify(execFile)(tools.temporal, ['operator', 'namespace', 'delete', '--namespace', namespace, '--yes', '--address', temporal.address]).catch((err: Error) =>
-        log(`could not delete Temporal namespace ${namespace}: ${err.message}`),
-      );
+      await promisify(execFile)(tools.temporal, [
+        'operator',
+        'namespace',
+        'delete',
+        '--namespace',
+        namespace,
+        '--yes',
+        '--address',
+        temporal.address,
+      ]).catch((err: Error) => log(`could not delete Temporal namespace ${namespace}: ${err.message}`));
     }
     if (storage && !storage.started) await stack.deleteFakeGcsBucket({ url: storage.url, bucket: storage.bucket, log });
     if (stack.startedNames().length > 0) log(`stopping what this run started: ${stack.startedNames().join(', ')}`);
@@ -810,6 +1010,8 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     if (temporal?.started) for (const f of ['', '-shm', '-wal']) fs.rmSync(`${temporalDb}${f}`, { force: true });
     if (storage?.started) fs.rmSync(gcsDir, { recursive: true, force: true });
     if (fs.existsSync(stateDir) && fs.readdirSync(stateDir).length === 0) fs.rmdirSync(stateDir);
-    log(`cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
+    log(
+      `cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
+    );
   }
 }

@@ -91,31 +91,95 @@ function prng(seed: number): () => number {
 }
 
 const EVENTS = [
-  'Wedding', 'Special Event', 'Concert', 'Festival', 'Trade Show', 'Birthday Party', 'Corporate Retreat',
-  'Charity Gala', 'Sports Tournament', 'Food Truck', 'Farmers Market', 'Art Fair', 'Conference', 'Graduation',
-  'Family Reunion', 'Fun Run', 'Craft Fair', 'Film Shoot', 'Pop-Up Shop', 'Yoga Class', 'Fitness Bootcamp',
-  'Photography Session', 'Dance Recital', 'Car Show', 'Rodeo', 'Holiday Market', 'Block Party', 'Fundraiser',
-  'Quinceañera', 'Anniversary Party', 'Music Lesson', 'Wine Tasting', 'Film Festival', 'Golf Outing',
+  'Wedding',
+  'Special Event',
+  'Concert',
+  'Festival',
+  'Trade Show',
+  'Birthday Party',
+  'Corporate Retreat',
+  'Charity Gala',
+  'Sports Tournament',
+  'Food Truck',
+  'Farmers Market',
+  'Art Fair',
+  'Conference',
+  'Graduation',
+  'Family Reunion',
+  'Fun Run',
+  'Craft Fair',
+  'Film Shoot',
+  'Pop-Up Shop',
+  'Yoga Class',
+  'Fitness Bootcamp',
+  'Photography Session',
+  'Dance Recital',
+  'Car Show',
+  'Rodeo',
+  'Holiday Market',
+  'Block Party',
+  'Fundraiser',
+  'Quinceañera',
+  'Anniversary Party',
+  'Music Lesson',
+  'Wine Tasting',
+  'Film Festival',
+  'Golf Outing',
 ];
 const COVERAGES = [
-  'General Liability', 'Liquor Liability', 'Event Cancellation', 'Equipment Breakdown', 'Property Damage',
-  'Vendor Liability', 'Host Liquor', 'Participant Accident', 'Inland Marine', 'Weather Protection', 'Hired Auto',
-  'Professional Liability', 'Umbrella', 'Cyber Liability', 'Tent and Stage', 'Spectator Injury',
+  'General Liability',
+  'Liquor Liability',
+  'Event Cancellation',
+  'Equipment Breakdown',
+  'Property Damage',
+  'Vendor Liability',
+  'Host Liquor',
+  'Participant Accident',
+  'Inland Marine',
+  'Weather Protection',
+  'Hired Auto',
+  'Professional Liability',
+  'Umbrella',
+  'Cyber Liability',
+  'Tent and Stage',
+  'Spectator Injury',
 ];
 const TIERS = ['Basic', 'Standard', 'Plus', 'Premier', 'Essential', 'Complete', 'Select', 'Elite'];
 const NOUNS = ['Protection', 'Bundle', 'Package', 'Shield', 'Cover', 'Plan', 'Program'];
 const REGIONS = [
-  'Texas', 'California', 'Florida', 'New York', 'the Midwest', 'the Pacific Northwest', 'New England', 'the Southwest',
-  'the Rocky Mountains', 'the Gulf Coast', 'the Mid-Atlantic', 'the Great Lakes', 'the Carolinas', 'all 50 states',
+  'Texas',
+  'California',
+  'Florida',
+  'New York',
+  'the Midwest',
+  'the Pacific Northwest',
+  'New England',
+  'the Southwest',
+  'the Rocky Mountains',
+  'the Gulf Coast',
+  'the Mid-Atlantic',
+  'the Great Lakes',
+  'the Carolinas',
+  'all 50 states',
 ];
 const INSURERS = [
-  'Evergreen Mutual Insurance Co.', 'Harbor Point Specialty', 'Granite State Casualty', 'Blue Mesa Underwriters',
-  'Lakeshore Indemnity', 'Summit Ridge Assurance', 'Prairie Wind Insurance', 'Coastal Shield Insurance',
+  'Evergreen Mutual Insurance Co.',
+  'Harbor Point Specialty',
+  'Granite State Casualty',
+  'Blue Mesa Underwriters',
+  'Lakeshore Indemnity',
+  'Summit Ridge Assurance',
+  'Prairie Wind Insurance',
+  'Coastal Shield Insurance',
 ];
 const PARTIES = ['venues', 'vendors', 'sponsors', 'landlords', 'municipalities', 'school districts', 'park services'];
 const SIZES = ['small', 'mid-size', 'large', 'outdoor', 'indoor', 'private', 'public'];
 
-const code = (s: string) => s.replace(/[^A-Za-z]/g, '').slice(0, 3).toUpperCase();
+const code = (s: string) =>
+  s
+    .replace(/[^A-Za-z]/g, '')
+    .slice(0, 3)
+    .toUpperCase();
 
 function generator(seed: number) {
   const r = prng(seed);
@@ -167,7 +231,10 @@ async function insertRows(client: PgPoolClient, table: string, columns: Column[]
     `select * from unnest(${columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ')})`;
   for (let start = 0; start < rows.length; start += BATCH_ROWS) {
     const batch = rows.slice(start, start + BATCH_ROWS);
-    await client.query(sql, columns.map((_, i) => batch.map((row) => row[i])));
+    await client.query(
+      sql,
+      columns.map((_, i) => batch.map((row) => row[i])),
+    );
   }
 }
 
@@ -273,7 +340,13 @@ function linkCount(r: () => number): number {
   return 5;
 }
 
-function bundleRows(accountId: number, n: number, seed: number, roots: RootIds, productsByMode: Record<'test' | 'live', number>): unknown[][] {
+function bundleRows(
+  accountId: number,
+  n: number,
+  seed: number,
+  roots: RootIds,
+  productsByMode: Record<'test' | 'live', number>,
+): unknown[][] {
   const g = generator(seed);
   const rows: unknown[][] = [];
   for (let i = 1; i <= n; i++) {
@@ -348,7 +421,13 @@ async function countsFor(db: Db, accountId: number): Promise<{ productLines: num
  * VACUUM ANALYZE and issues a fresh live API key for the bench account.
  * `db` is the app's knex instance on the bench database; `url` the same database for `pg`.
  */
-export async function seedCatalog(db: Db, url: string, config: Config, opts: SeedOptions, log: (line: string) => void): Promise<SeedResult> {
+export async function seedCatalog(
+  db: Db,
+  url: string,
+  config: Config,
+  opts: SeedOptions,
+  log: (line: string) => void,
+): Promise<SeedResult> {
   await migrateLatest(db);
   const accounts = createAccountsRepository(db);
   const mainName = `Catalog Bench Agency (seed v${SEED_VERSION}, ${opts.rows} rows)`;
@@ -376,9 +455,13 @@ export async function seedCatalog(db: Db, url: string, config: Config, opts: See
 
   let seedSeconds = 0;
   if (reusable) {
-    log(`reusing the seeded catalog in the bench database (${opts.rows} product lines and bundles for account ${main.id}, ${opts.otherRows} for account ${other.id})`);
+    log(
+      `reusing the seeded catalog in the bench database (${opts.rows} product lines and bundles for account ${main.id}, ${opts.otherRows} for account ${other.id})`,
+    );
   } else {
-    log(`seeding ${opts.rows} product lines and ${opts.rows} bundles (+ ${opts.otherRows} each for a second account), ${BATCH_ROWS} rows per INSERT …`);
+    log(
+      `seeding ${opts.rows} product lines and ${opts.rows} bundles (+ ${opts.otherRows} each for a second account), ${BATCH_ROWS} rows per INSERT …`,
+    );
     const started = performance.now();
     const pool = createPgPool(url, 1);
     const client = await pool.connect();
@@ -396,7 +479,9 @@ export async function seedCatalog(db: Db, url: string, config: Config, opts: See
         const byMode = { test: products.filter((p) => p[13]).length, live: products.filter((p) => !p[13]).length };
         await insertRows(client, 'bundles', BUNDLE_COLUMNS, bundleRows(account, n, seed * 1000 + 2, roots, byMode));
         await insertLinks(client, account, seed * 1000 + 3);
-        log(`  account ${account}: ${n} product lines, ${n} bundles and their links inserted (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+        log(
+          `  account ${account}: ${n} product lines, ${n} bundles and their links inserted (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+        );
       }
       await client.query('commit');
     } catch (err) {
@@ -422,7 +507,13 @@ export async function seedCatalog(db: Db, url: string, config: Config, opts: See
     if (k.name === KEY_NAME && k.status !== 'deleted') await keys.delete(k.id);
   }
   const agent = await accounts.upsertAgent({ rootAccountId: main.id, name: 'Bench Agent', email: 'bench@bench-agency.test' });
-  const key = await keys.create({ rootAccountId: main.id, name: KEY_NAME, mode: 'live', agentId: agent.id, description: 'created by npm run bench -- catalog' });
+  const key = await keys.create({
+    rootAccountId: main.id,
+    name: KEY_NAME,
+    mode: 'live',
+    agentId: agent.id,
+    description: 'created by npm run bench -- catalog',
+  });
 
   const mainCounts = await countsFor(db, main.id);
   const otherCounts = await countsFor(db, other.id);

@@ -177,7 +177,15 @@ function pad(s: string, n: number, right = false): string {
 }
 
 function printTable(rows: ScenarioResult[]): void {
-  const header = ['scenario', 'endpoint p50 / p99 ms', 'endpoint req/s', 'direct p50 / p99 ms', 'direct q/s', 'p99 ratio', 'goal (<= 3x+5ms)'];
+  const header = [
+    'scenario',
+    'endpoint p50 / p99 ms',
+    'endpoint req/s',
+    'direct p50 / p99 ms',
+    'direct q/s',
+    'p99 ratio',
+    'goal (<= 3x+5ms)',
+  ];
   const body = rows.map((r) => [
     r.scenario,
     `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p99)}`,
@@ -217,7 +225,9 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
   const loadAtStart = os.loadavg().map(round2);
   log(
     `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}` +
-      (loadAtStart[0]! > cpus.length ? ` — WARNING: other processes are already using more than ${cpus.length} cores' worth; expect noise` : ''),
+      (loadAtStart[0]! > cpus.length
+        ? ` — WARNING: other processes are already using more than ${cpus.length} cores' worth; expect noise`
+        : ''),
   );
 
   const db0 = await ensureDatabase(base.DATABASE_URL, opts.quick ? `${BENCH_DATABASE}_quick` : BENCH_DATABASE);
@@ -260,11 +270,9 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
       `API on ${baseUrl} (LOG_LEVEL=silent, RATE_LIMIT_PER_MINUTE=100000000, DATABASE_POOL_MAX=${config.DATABASE_POOL_MAX}); ` +
         `PostgreSQL ${pgVersion}; Node ${process.version}`,
     );
+    log(`load: ${opts.connections} connections / loops, ${opts.warmup} s warm-up + ${opts.seconds} s measured per side and scenario`);
     log(
-      `load: ${opts.connections} connections / loops, ${opts.warmup} s warm-up + ${opts.seconds} s measured per side and scenario`,
-    );
-    log(
-      'baseline: the catalog statements one request issued (captured from knex\'s query event on the app\'s knex), ' +
+      "baseline: the catalog statements one request issued (captured from knex's query event on the app's knex), " +
         `replayed through pg (pool of ${config.DATABASE_POOL_MAX}) by ${opts.connections} concurrent loops; statements the ` +
         'endpoint ran concurrently (page + count) are replayed concurrently; the API-key lookup is not replayed (endpoint overhead).',
     );
@@ -282,7 +290,11 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
 
       if (opts.warmup > 0) await runHttpLoad({ url, headers, connections: opts.connections, seconds: opts.warmup });
       const endpoint = await runHttpLoad({ url, headers, connections: opts.connections, seconds: opts.seconds });
-      const direct = await runDirectLoad(directPool, [cap.waves], { loops: opts.connections, seconds: opts.seconds, warmupSeconds: opts.warmup });
+      const direct = await runDirectLoad(directPool, [cap.waves], {
+        loops: opts.connections,
+        seconds: opts.seconds,
+        warmupSeconds: opts.warmup,
+      });
       const limitMs = GOAL_FACTOR * direct.latency.p99 + GOAL_SLACK_MS;
       const r: ScenarioResult = {
         scenario: sc.name,
@@ -338,7 +350,11 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
       benchmark: 'catalog',
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
-      units: { latency: 'ms', endpointThroughput: 'requests/s (2xx)', directThroughput: 'statement sets/s (one set = the SQL of one request)' },
+      units: {
+        latency: 'ms',
+        endpointThroughput: 'requests/s (2xx)',
+        directThroughput: 'statement sets/s (one set = the SQL of one request)',
+      },
       machine: {
         cpus: cpus.length,
         cpuModel: cpus[0]?.model.trim(),
@@ -404,7 +420,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
       durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
       options: json.options,
       figureDescription: `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s)`,
-      baselineDescription: "the catalog SQL of one request, replayed through pg by as many loops (API-key lookup excluded)",
+      baselineDescription: 'the catalog SQL of one request, replayed through pg by as many loops (API-key lookup excluded)',
       resultsFile,
       scenarios: results.map((r) => ({
         scenario: r.scenario,

@@ -47,7 +47,16 @@ function summarize(history: History, workflow: ActivitySummary['workflow'], t0: 
       const name = sch.activityType?.name ?? '?';
       scheduled.set(id, { name, at });
       const key = `${workflow}:${name}`;
-      const s = out.get(key) ?? { workflow, name, count: 0, firstScheduledAt: at, lastClosedAt: at, executionMs: 0, maxQueueMs: 0, failed: 0 };
+      const s = out.get(key) ?? {
+        workflow,
+        name,
+        count: 0,
+        firstScheduledAt: at,
+        lastClosedAt: at,
+        executionMs: 0,
+        maxQueueMs: 0,
+        failed: 0,
+      };
       s.count += 1;
       s.firstScheduledAt = Math.min(s.firstScheduledAt, at);
       out.set(key, s);

@@ -102,7 +102,10 @@ export async function startWorker(opts: {
  * Sends SIGTERM to the worker (it stops polling, lets activities finish, closes its page pool)
  * and waits up to `graceMs` for it to exit; then SIGKILL. Returns how it ended and how long it took.
  */
-export async function stopWorker(proc: WorkerProcess, graceMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number; killed: boolean }> {
+export async function stopWorker(
+  proc: WorkerProcess,
+  graceMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number; killed: boolean }> {
   const t0 = Date.now();
   if (proc.exitInfo) return { ...proc.exitInfo, ms: 0, killed: false };
   proc.child.kill('SIGTERM');
@@ -153,7 +156,14 @@ function readProc(pid: number): ProcInfo | null {
     // Fields after the command name: state is field 3 of stat(5), ppid 4, starttime 22.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim().slice(0, 120);
-    return { pid, state: fields[0] ?? '?', ppid: Number(fields[1]), startTicks: Number(fields[19]), cmdline, rssKiB: processMemory(pid)?.rssKiB ?? 0 };
+    return {
+      pid,
+      state: fields[0] ?? '?',
+      ppid: Number(fields[1]),
+      startTicks: Number(fields[19]),
+      cmdline,
+      rssKiB: processMemory(pid)?.rssKiB ?? 0,
+    };
   } catch {
     return null;
   }
@@ -199,7 +209,10 @@ export function stillPresent(procs: readonly ProcInfo[]): ProcInfo[] {
 export function processTicks(pid: number): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     return f[11]! + f[12]! + f[13]! + f[14]!; // utime, stime, cutime, cstime (fields 14 to 17 of stat(5))
   } catch {
     return 0;
@@ -228,7 +241,7 @@ export function processTree(root: number): number[] {
     }
   }
   const out: number[] = [];
-  for (const queue = [root]; queue.length > 0; ) {
+  for (const queue = [root]; queue.length > 0;) {
     const pid = queue.shift()!;
     out.push(pid);
     queue.push(...(children.get(pid) ?? []));

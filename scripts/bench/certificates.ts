@@ -58,7 +58,17 @@ import { createAgency, eventSelection, getCertificates, type Agency } from '../.
 import { deliverWebhook, sessionCompletedEvent } from '../../test/helpers/purchases';
 import { runNaiveBaseline, type NaiveResult } from './certificates-naive';
 import { describeTimeline, runTimeline, type RunTimeline } from './certificates-timeline';
-import { markedProcesses, processMemory, startCpuMeter, startWorker, stillPresent, stopWorker, type CpuUse, type ProcInfo, type WorkerProcess } from './certificates-worker';
+import {
+  markedProcesses,
+  processMemory,
+  startCpuMeter,
+  startWorker,
+  stillPresent,
+  stopWorker,
+  type CpuUse,
+  type ProcInfo,
+  type WorkerProcess,
+} from './certificates-worker';
 import { percentile, REPO_ROOT, round2, writeResultsFile } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type Percentiles } from './report';
@@ -105,7 +115,8 @@ export const CERTIFICATES_OPTIONS: BenchOptionsSpec<'certs' | 'baselineCerts' | 
     pollMs: { default: 50, quick: 50, min: 1, max: 10_000, metavar: 'MS' },
   },
   check: (o) => {
-    if (o.baselineCerts > o.certs) throw new Error('--baseline-certs must not exceed --certs (the baseline renders some of the same certificates)');
+    if (o.baselineCerts > o.certs)
+      throw new Error('--baseline-certs must not exceed --certs (the baseline renders some of the same certificates)');
     if (o.memoryCerts <= o.memoryFirst) throw new Error('--memory-certs must exceed --memory-first');
   },
 };
@@ -132,14 +143,24 @@ async function quote(agency: Agency, days: number): Promise<{ purchaseId: number
   const connected = await call(agency.app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key: agency.key,
-    body: { buyer_first_name: 'Avery', buyer_last_name: `Bench${n}`, buyer_email: `avery.bench${n}.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Avery',
+      buyer_last_name: `Bench${n}`,
+      buyer_email: `avery.bench${n}.${Date.now()}@example.com`,
+      seller_slug: agency.slug,
+      query_param: '',
+    },
   });
   if (connected.status !== 200) throw new Error(`newConnect: ${connected.status} ${connected.text}`);
   const selection = eventSelection(agency, { start: COVERAGE_START, end: addDays(COVERAGE_START, days - 1) }, `Jordan Lee ${n}`);
   const quoted = await call(agency.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key: agency.key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [selection] },
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [selection],
+    },
   });
   if (quoted.status !== 200) throw new Error(`adminValidateBuyerResponses (${days} days): ${quoted.status} ${quoted.text}`);
   const purchaseId = quoted.body.purchase_id as number;
@@ -160,14 +181,18 @@ async function pay(agency: Agency, secret: string, q: { purchaseId: number; sess
 async function waitIssued(agency: Agency, paymentIntent: string, pollMs: number, timeoutMs: number, worker?: WorkerProcess): Promise<any> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    if (worker?.exitInfo) throw new Error(`the worker exited (code ${worker.exitInfo.code}, signal ${worker.exitInfo.signal}) while ${paymentIntent} was issuing; see ${worker.logFile}`);
+    if (worker?.exitInfo)
+      throw new Error(
+        `the worker exited (code ${worker.exitInfo.code}, signal ${worker.exitInfo.signal}) while ${paymentIntent} was issuing; see ${worker.logFile}`,
+      );
     const t = performance.now();
     const res = await getCertificates(agency, paymentIntent);
     if (res.status === 200 && res.body?.status === 'issued') return res.body;
     if (res.status !== 200 && !(res.status === 404 && res.body?.code === 'NOT_FOUND')) {
       throw new Error(`getCertificates(${paymentIntent}): ${res.status} ${res.text.slice(0, 300)}`);
     }
-    if (performance.now() > deadline) throw new Error(`${paymentIntent} not issued within ${timeoutMs} ms (last status ${res.body?.status ?? res.status})`);
+    if (performance.now() > deadline)
+      throw new Error(`${paymentIntent} not issued within ${timeoutMs} ms (last status ${res.body?.status ?? res.status})`);
     await sleep(Math.max(0, t + pollMs - performance.now()));
   }
 }
@@ -183,7 +208,11 @@ function inActivity<A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> {
 }
 
 /** Issues `ids` of the purchase as the certificate workflow does: batches, a few in flight. */
-async function issueLikeWorkflow(acts: Activities, purchaseId: number, ids: readonly number[]): Promise<{ rendered: number; alreadyStored: number }> {
+async function issueLikeWorkflow(
+  acts: Activities,
+  purchaseId: number,
+  ids: readonly number[],
+): Promise<{ rendered: number; alreadyStored: number }> {
   const batches: number[][] = [];
   for (let i = 0; i < ids.length; i += CERTIFICATE_BATCH_SIZE) batches.push(ids.slice(i, i + CERTIFICATE_BATCH_SIZE));
   let next = 0;
@@ -219,7 +248,14 @@ interface ThroughputResult {
   pass: boolean;
 }
 
-async function measureThroughput(opts: Options, config: Config, db: Db, agency: Agency, runId: string, workerPid: number): Promise<ThroughputResult> {
+async function measureThroughput(
+  opts: Options,
+  config: Config,
+  db: Db,
+  agency: Agency,
+  runId: string,
+  workerPid: number,
+): Promise<ThroughputResult> {
   const deps = activityDepsFromConfig(config, { db, log: createLogger({ LOG_LEVEL: 'silent' }, 'bench-activities') });
   const acts = createActivities(deps);
   const repo = createCertificatesRepository(db);
@@ -241,11 +277,13 @@ async function measureThroughput(opts: Options, config: Config, db: Db, agency: 
     const done = await issueLikeWorkflow(acts, measured.purchaseId, plan.pendingIds);
     const wallMs = performance.now() - t0;
     const cpu = cpuMeter();
-    if (done.rendered !== opts.certs) throw new Error(`the activity rendered ${done.rendered} of ${opts.certs} certificates (${done.alreadyStored} already stored)`);
+    if (done.rendered !== opts.certs)
+      throw new Error(`the activity rendered ${done.rendered} of ${opts.certs} certificates (${done.alreadyStored} already stored)`);
     const sizes = (await db('certificates')
       .where({ purchase_id: measured.purchaseId })
       .whereNotNull('storage_key')
-      .first(db.raw('count(*)::int as n'), db.raw('coalesce(sum(size_bytes), 0)::bigint as bytes'))) as { n: number; bytes: string } | undefined;
+      .first(db.raw('count(*)::int as n'), db.raw('coalesce(sum(size_bytes), 0)::bigint as bytes'))) as
+      { n: number; bytes: string } | undefined;
     const stored = Number(sizes?.n ?? 0);
     if (stored !== opts.certs) throw new Error(`${stored} of ${opts.certs} certificate rows are stored`);
     const activity = {
@@ -509,7 +547,9 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     ]);
     const redacted = new URL(dbUrl);
     redacted.password = redacted.password ? '***' : '';
-    log(`database ${redacted.toString()} recreated and migrated (${migrations.length} migrations); Temporal namespace ${namespace}, task queue ${taskQueue}; bucket ${bucket}`);
+    log(
+      `database ${redacted.toString()} recreated and migrated (${migrations.length} migrations); Temporal namespace ${namespace}, task queue ${taskQueue}; bucket ${bucket}`,
+    );
 
     // The worker bundles its workflows (slow) while the API starts and the agency is created.
     const workerStarting = startWorker({
@@ -535,7 +575,9 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     log('');
 
     // 1. Throughput (in this process; the worker is idle meanwhile: no payment is made).
-    log(`— throughput: ${opts.certs} certificates through issueCertificates (MockActivityEnvironment, in this process) vs ${opts.baselineCerts} through the naive script`);
+    log(
+      `— throughput: ${opts.certs} certificates through issueCertificates (MockActivityEnvironment, in this process) vs ${opts.baselineCerts} through the naive script`,
+    );
     const throughput = await measureThroughput(opts, config, db, agency, runId, worker.pid);
     log('');
 
@@ -544,19 +586,22 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     const maxUnits = config.MAX_COVERED_UNITS;
     /** Buys and pays purchases of up to MAX_COVERED_UNITS days until `count` more certificates are issued. */
     const issueThroughWorker = async (count: number) => {
-      for (let left = count; left > 0; ) {
+      for (let left = count; left > 0;) {
         const days = Math.min(left, maxUnits);
         const q = await quote(agency, days);
         const t0 = performance.now();
         await pay(agency, config.PAYPROC_WEBHOOK_SECRET, q);
         const body = await waitIssued(agency, q.paymentIntent, 200, 120_000 + days * 1000, worker);
-        if (body.certificate_count !== days) throw new Error(`purchase ${q.purchaseId}: ${body.certificate_count} certificates issued, expected ${days}`);
+        if (body.certificate_count !== days)
+          throw new Error(`purchase ${q.purchaseId}: ${body.certificate_count} certificates issued, expected ${days}`);
         const seconds = (performance.now() - t0) / 1000;
         issued += days;
         left -= days;
         const rss = processMemory(worker!.pid)?.rssKiB ?? Number.NaN;
         trail.push({ certificates: issued, rssMiB: round2(mib(rss)) });
-        log(`  purchase ${q.purchaseId}: ${days} days issued in ${seconds.toFixed(2)} s (${(days / seconds).toFixed(1)}/s); worker total ${issued}, VmRSS ${fmt(mib(rss), 1)} MiB`);
+        log(
+          `  purchase ${q.purchaseId}: ${days} days issued in ${seconds.toFixed(2)} s (${(days / seconds).toFixed(1)}/s); worker total ${issued}, VmRSS ${fmt(mib(rss), 1)} MiB`,
+        );
       }
     };
     /** Worker VmRSS right after each purchase issued through `issueThroughWorker` and after the latency runs. */
@@ -566,10 +611,14 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     await issueThroughWorker(opts.memoryFirst);
     await sleep(1000);
     const first = snapshot(worker, marker, issued);
-    log(`  worker VmRSS after ${issued} certificates: ${fmt(mib(first.rssKiB), 1)} MiB (Chromium: ${first.chromium.processes} processes, ${fmt(mib(first.chromium.rssKiB), 1)} MiB)`);
+    log(
+      `  worker VmRSS after ${issued} certificates: ${fmt(mib(first.rssKiB), 1)} MiB (Chromium: ${first.chromium.processes} processes, ${fmt(mib(first.chromium.rssKiB), 1)} MiB)`,
+    );
     log('');
 
-    log(`— latency: webhook → getCertificates 'issued', ${opts.runs} runs each of 1 and 30 days, alternating, poll every ${opts.pollMs} ms`);
+    log(
+      `— latency: webhook → getCertificates 'issued', ${opts.runs} runs each of 1 and 30 days, alternating, poll every ${opts.pollMs} ms`,
+    );
     const runs: LatencyRun[] = [];
     for (let i = 0; i < opts.runs; i++) {
       for (const days of [1, 30]) {
@@ -582,10 +631,13 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
         const body = await waitIssued(agency, q.paymentIntent, opts.pollMs, 120_000, worker);
         const availableMs = performance.now() - t0;
         const cpu = cpuMeter();
-        if (body.certificate_count !== days) throw new Error(`purchase ${q.purchaseId}: ${body.certificate_count} certificates issued, expected ${days}`);
+        if (body.certificate_count !== days)
+          throw new Error(`purchase ${q.purchaseId}: ${body.certificate_count} certificates issued, expected ${days}`);
         issued += days;
         runs.push({ days, purchaseId: q.purchaseId, sentAt, webhookAckMs, availableMs, certificates: body.certificate_count, cpu });
-        log(`  run ${i + 1} ${String(days).padStart(2)} day(s): purchase ${q.purchaseId}, webhook 200 in ${webhookAckMs.toFixed(0)} ms, issued after ${availableMs.toFixed(0)} ms; CPU ${describeCpu(cpu, 'worker + Chromium')}`);
+        log(
+          `  run ${i + 1} ${String(days).padStart(2)} day(s): purchase ${q.purchaseId}, webhook 200 in ${webhookAckMs.toFixed(0)} ms, issued after ${availableMs.toFixed(0)} ms; CPU ${describeCpu(cpu, 'worker + Chromium')}`,
+        );
       }
     }
     trail.push({ certificates: issued, rssMiB: round2(mib(processMemory(worker.pid)?.rssKiB ?? Number.NaN)) });
@@ -612,7 +664,9 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     await sleep(1000);
     const last = snapshot(worker, marker, issued);
     const rssRatio = last.rssKiB / first.rssKiB;
-    log(`  worker VmRSS after ${issued} certificates: ${fmt(mib(last.rssKiB), 1)} MiB (Chromium: ${last.chromium.processes} processes, ${fmt(mib(last.chromium.rssKiB), 1)} MiB)`);
+    log(
+      `  worker VmRSS after ${issued} certificates: ${fmt(mib(last.rssKiB), 1)} MiB (Chromium: ${last.chromium.processes} processes, ${fmt(mib(last.chromium.rssKiB), 1)} MiB)`,
+    );
 
     // Shutdown: SIGTERM, the worker closes its pool; nothing carrying the marker may remain.
     const shutdown = await stopAndCheck(worker, marker);
@@ -620,7 +674,9 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       `  SIGTERM: worker exited with ${shutdown.exit.signal ?? `code ${shutdown.exit.code}`} after ${shutdown.exit.ms} ms${shutdown.exit.killed ? ' (SIGKILL after the grace time)' : ''}; ` +
         `marked processes before: ${shutdown.before.length} (${shutdown.chromiumBefore} Chromium); right after the exit: ${shutdown.aliveAtExit.length} running, ` +
         `${shutdown.zombiesAtExit.length} zombie(s)${shutdown.zombiesAtExit.length ? ` (parent pid ${[...new Set(shutdown.zombiesAtExit.map((p) => p.ppid))].join(', ')})` : ''}; ` +
-        (shutdown.goneAfterMs === null ? `still present after ${SHUTDOWN_WAIT_MS} ms: ${shutdown.left.length}` : `none left ${shutdown.goneAfterMs} ms after the exit`),
+        (shutdown.goneAfterMs === null
+          ? `still present after ${SHUTDOWN_WAIT_MS} ms: ${shutdown.left.length}`
+          : `none left ${shutdown.goneAfterMs} ms after the exit`),
     );
     for (const p of [...shutdown.aliveAtExit, ...shutdown.left]) log(`    pid ${p.pid} (parent ${p.ppid}) state ${p.state} ${p.cmdline}`);
     log('');
@@ -647,7 +703,13 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
           '',
         ],
         ['throughput ratio activity / naive', `${fmt(throughput.ratio, 1)}x`, '', `>= ${GOAL_RATIO}x`, verdict(throughput.pass)],
-        [`webhook -> issued, 1 day (${oneDay.runs} runs)`, `p50 ${fmt(oneDay.p50, 0)} ms, max ${fmt(oneDay.max, 0)} ms`, cpuCell(oneDay.cpu, 'worker'), '', ''],
+        [
+          `webhook -> issued, 1 day (${oneDay.runs} runs)`,
+          `p50 ${fmt(oneDay.p50, 0)} ms, max ${fmt(oneDay.max, 0)} ms`,
+          cpuCell(oneDay.cpu, 'worker'),
+          '',
+          '',
+        ],
         [
           `webhook -> issued, 30 days (${thirtyDay.runs} runs)`,
           `p50 ${fmt(thirtyDay.p50, 0)} ms, max ${fmt(thirtyDay.max, 0)} ms`,
@@ -656,12 +718,20 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
           verdict(latencyPass),
         ],
         [`worker VmRSS after ${first.certificates} certificates`, `${fmt(mib(first.rssKiB), 1)} MiB`, '', '', ''],
-        [`worker VmRSS after ${last.certificates} certificates`, `${fmt(mib(last.rssKiB), 1)} MiB`, fill ? cpuCell(fill, 'worker') : '', '', ''],
+        [
+          `worker VmRSS after ${last.certificates} certificates`,
+          `${fmt(mib(last.rssKiB), 1)} MiB`,
+          fill ? cpuCell(fill, 'worker') : '',
+          '',
+          '',
+        ],
         ['worker RSS ratio', `${fmt(rssRatio)}x`, '', `<= ${GOAL_RSS_RATIO}x`, verdict(rssPass)],
         [
           'worker processes left after SIGTERM',
           `${shutdown.aliveAtExit.length} running at exit (of ${shutdown.before.length}, ${shutdown.chromiumBefore} Chromium, before); ` +
-            (shutdown.goneAfterMs === null ? `${shutdown.left.length} still there after ${SHUTDOWN_WAIT_MS / 1000} s` : `${shutdown.zombiesAtExit.length} zombie(s) reaped, all gone ${shutdown.goneAfterMs} ms after exit`),
+            (shutdown.goneAfterMs === null
+              ? `${shutdown.left.length} still there after ${SHUTDOWN_WAIT_MS / 1000} s`
+              : `${shutdown.zombiesAtExit.length} zombie(s) reaped, all gone ${shutdown.goneAfterMs} ms after exit`),
           '',
           '0 running, none left',
           verdict(shutdown.pass),
@@ -688,7 +758,14 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       units: { rate: 'certificates/s', latency: 'ms', memory: 'MiB (VmRSS from /proc/<pid>/status)' },
-      machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim(), memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model.trim(),
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: loadAtEnd,
+      },
       options: opts,
       setup: {
         database: BENCH_DATABASE,
@@ -697,7 +774,8 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
         bucket,
         api: 'in process (createContainer + createApp)',
         worker: 'child process: node --import tsx src/worker.ts',
-        activityPath: 'issueCertificates of createActivities(activityDepsFromConfig(config, { db, log })) under MockActivityEnvironment, in the bench process',
+        activityPath:
+          'issueCertificates of createActivities(activityDepsFromConfig(config, { db, log })) under MockActivityEnvironment, in the bench process',
         pdfPagePoolSize: config.PDF_PAGE_POOL_SIZE,
         pdfRendersPerBrowser: config.PDF_RENDERS_PER_BROWSER,
         pdfPageFormat: config.PDF_PAGE_FORMAT,
@@ -725,11 +803,33 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       },
       latency: {
         pollMs: opts.pollMs,
-        oneDay: { p50: round2(oneDay.p50), p95: round2(oneDay.p95), p99: round2(oneDay.p99), max: round2(oneDay.max), min: round2(oneDay.min), webhookAckP50: round2(oneDay.webhookAckP50), cpu: cpuJson(oneDay.cpu) },
-        thirtyDay: { p50: round2(thirtyDay.p50), p95: round2(thirtyDay.p95), p99: round2(thirtyDay.p99), max: round2(thirtyDay.max), min: round2(thirtyDay.min), webhookAckP50: round2(thirtyDay.webhookAckP50), cpu: cpuJson(thirtyDay.cpu) },
+        oneDay: {
+          p50: round2(oneDay.p50),
+          p95: round2(oneDay.p95),
+          p99: round2(oneDay.p99),
+          max: round2(oneDay.max),
+          min: round2(oneDay.min),
+          webhookAckP50: round2(oneDay.webhookAckP50),
+          cpu: cpuJson(oneDay.cpu),
+        },
+        thirtyDay: {
+          p50: round2(thirtyDay.p50),
+          p95: round2(thirtyDay.p95),
+          p99: round2(thirtyDay.p99),
+          max: round2(thirtyDay.max),
+          min: round2(thirtyDay.min),
+          webhookAckP50: round2(thirtyDay.webhookAckP50),
+          cpu: cpuJson(thirtyDay.cpu),
+        },
         goal: `30-day max <= ${GOAL_30_DAY_MS} ms`,
         pass: latencyPass,
-        runs: runs.map((r) => ({ ...r, webhookAckMs: round2(r.webhookAckMs), availableMs: round2(r.availableMs), cpu: cpuJson(r.cpu), timeline: timelines.get(r.purchaseId) })),
+        runs: runs.map((r) => ({
+          ...r,
+          webhookAckMs: round2(r.webhookAckMs),
+          availableMs: round2(r.availableMs),
+          cpu: cpuJson(r.cpu),
+          timeline: timelines.get(r.purchaseId),
+        })),
       },
       memory: {
         idle: memJson(idle),
@@ -745,13 +845,19 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     };
     const resultsFile = writeResultsFile('certificates', json);
     log(`figures written to ${resultsFile}`);
-    const percentiles = (l: typeof oneDay): Percentiles => ({ p50: round2(l.p50), p95: round2(l.p95), p99: round2(l.p99), samples: l.runs });
+    const percentiles = (l: typeof oneDay): Percentiles => ({
+      p50: round2(l.p50),
+      p95: round2(l.p95),
+      p99: round2(l.p99),
+      samples: l.runs,
+    });
     return {
       bench: 'certificates',
       startedAt: startedAt.toISOString(),
       durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
       options: { ...opts },
-      figureDescription: 'per row: the issueCertificates activity (page pool); a 30-day purchase; the worker after all certificates; processes after SIGTERM',
+      figureDescription:
+        'per row: the issueCertificates activity (page pool); a 30-day purchase; the worker after all certificates; processes after SIGTERM',
       baselineDescription: `per row: a naive browser per PDF; a 1-day purchase; the worker after its first ${first.certificates} certificates; its processes before SIGTERM`,
       resultsFile,
       scenarios: [
@@ -768,7 +874,11 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
           baseline: { label: '1 day: max', value: round2(oneDay.max), unit: 'ms' },
           ratio: ratioOf(thirtyDay.max, oneDay.max),
           goal: { text: `30-day max <= ${GOAL_30_DAY_MS} ms`, pass: latencyPass },
-          latency: { figure: percentiles(thirtyDay), baseline: percentiles(oneDay), labels: { figure: 'webhook -> issued, 30 days', baseline: '1-day purchase' } },
+          latency: {
+            figure: percentiles(thirtyDay),
+            baseline: percentiles(oneDay),
+            labels: { figure: 'webhook -> issued, 30 days', baseline: '1-day purchase' },
+          },
         },
         {
           scenario: `worker VmRSS after ${last.certificates} vs after ${first.certificates} certificates`,
@@ -780,7 +890,12 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
         {
           scenario: 'worker processes after SIGTERM',
           figure: { label: 'running at exit', value: shutdown.aliveAtExit.length, unit: 'processes', decimals: 0 },
-          baseline: { label: `before SIGTERM (${shutdown.chromiumBefore} Chromium)`, value: shutdown.before.length, unit: 'processes', decimals: 0 },
+          baseline: {
+            label: `before SIGTERM (${shutdown.chromiumBefore} Chromium)`,
+            value: shutdown.before.length,
+            unit: 'processes',
+            decimals: 0,
+          },
           ratio: null,
           goal: { text: `0 running at exit, none left after ${SHUTDOWN_WAIT_MS / 1000} s`, pass: shutdown.pass },
         },
@@ -805,17 +920,31 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     await container?.close();
     await db?.destroy();
     if (temporalAddress) {
-      await promisify(execFile)(tools.temporal, ['operator', 'namespace', 'delete', '--namespace', namespace, '--yes', '--address', temporalAddress]).catch((err: Error) =>
-        log(`could not delete Temporal namespace ${namespace}: ${err.message}`),
-      );
+      await promisify(execFile)(tools.temporal, [
+        'operator',
+        'namespace',
+        'delete',
+        '--namespace',
+        namespace,
+        '--yes',
+        '--address',
+        temporalAddress,
+      ]).catch((err: Error) => log(`could not delete Temporal namespace ${namespace}: ${err.message}`));
     }
     if (storageUrl) await stack.deleteFakeGcsBucket({ url: storageUrl, bucket, log });
     if (stack.startedNames().length > 0) log(`stopping what this run started: ${stack.startedNames().join(', ')}`);
     await stack.stopAll({ log });
-    log(`cleanup (worker, namespace, bucket${startedHere ? ', servers' : ''}) ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
+    log(
+      `cleanup (worker, namespace, bucket${startedHere ? ', servers' : ''}) ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
+    );
   }
 }
 
 function memJson(s: MemorySnapshot) {
-  return { certificates: s.certificates, rssMiB: round2(mib(s.rssKiB)), hwmMiB: round2(mib(s.hwmKiB)), chromium: { processes: s.chromium.processes, rssMiB: round2(mib(s.chromium.rssKiB)) } };
+  return {
+    certificates: s.certificates,
+    rssMiB: round2(mib(s.rssKiB)),
+    hwmMiB: round2(mib(s.hwmKiB)),
+    chromium: { processes: s.chromium.processes, rssMiB: round2(mib(s.chromium.rssKiB)) },
+  };
 }

@@ -166,7 +166,14 @@ export function latencyChartSvg(benches: BenchReport[], title: string): { svg: s
     lx += 20;
   }
   y += 18;
-  parts.push(text(12, y, 'Bars overlap from the axis start: dark = p50, medium = p95, light = p99 (a longer light end = a longer tail). Values at the right: p50 / p95 / p99 ms and the sample count.', 'fill="#444"'));
+  parts.push(
+    text(
+      12,
+      y,
+      'Bars overlap from the axis start: dark = p50, medium = p95, light = p99 (a longer light end = a longer tail). Values at the right: p50 / p95 / p99 ms and the sample count.',
+      'fill="#444"',
+    ),
+  );
   y += 6;
 
   const plotW = PLOT_X1 - PLOT_X0;
@@ -198,12 +205,21 @@ export function latencyChartSvg(benches: BenchReport[], title: string): { svg: s
       const h = ROW_H - 4;
       for (const q of ['p99', 'p95', 'p50'] as const) {
         const w = scale.at(row.latency[q]) * plotW;
-        parts.push(`<rect x="${PLOT_X0}" y="${barY}" width="${w.toFixed(1)}" height="${h}" fill="${c[q]}" data-side="${row.side}" data-q="${q}"/>`);
+        parts.push(
+          `<rect x="${PLOT_X0}" y="${barY}" width="${w.toFixed(1)}" height="${h}" fill="${c[q]}" data-side="${row.side}" data-q="${q}"/>`,
+        );
       }
       const labelAttrs = row.side === 'figure' ? 'text-anchor="end"' : 'text-anchor="end" fill="#a63603" font-size="11"';
       parts.push(text(LABEL_W, ry + ROW_H - 4, row.label, labelAttrs));
       const l = row.latency;
-      parts.push(text(VALUE_X, ry + ROW_H - 4, `${formatNumber(l.p50)} / ${formatNumber(l.p95)} / ${formatNumber(l.p99)} ms (n=${l.samples})`, 'font-size="11"'));
+      parts.push(
+        text(
+          VALUE_X,
+          ry + ROW_H - 4,
+          `${formatNumber(l.p50)} / ${formatNumber(l.p95)} / ${formatNumber(l.p99)} ms (n=${l.samples})`,
+          'font-size="11"',
+        ),
+      );
       ry += ROW_H;
     });
     parts.push(`<line x1="${PLOT_X0}" y1="${top}" x2="${PLOT_X0}" y2="${bottom}" stroke="#888"/>`);

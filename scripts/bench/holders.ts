@@ -99,9 +99,22 @@ type Options = BenchOptions<keyof typeof HOLDERS_OPTIONS.ints>;
 /** The parts of scripts/stack.mjs and scripts/tools.mjs used here (untyped ESM). */
 interface Stack {
   ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureTemporal(o: { port: number; uiPort: number; metricsPort: number; dbFile: string; bin?: string; log?: typeof log }): Promise<{ address: string; bin: string; started: boolean }>;
+  ensureTemporal(o: {
+    port: number;
+    uiPort: number;
+    metricsPort: number;
+    dbFile: string;
+    bin?: string;
+    log?: typeof log;
+  }): Promise<{ address: string; bin: string; started: boolean }>;
   ensureStripeMock(o: { port: number; bin?: string; log?: typeof log }): Promise<{ url: string; started: boolean }>;
-  ensureFakeGcs(o: { port: number; dir: string; bucket: string; bin?: string; log?: typeof log }): Promise<{ url: string; bucket: string; started: boolean }>;
+  ensureFakeGcs(o: {
+    port: number;
+    dir: string;
+    bucket: string;
+    bin?: string;
+    log?: typeof log;
+  }): Promise<{ url: string; bucket: string; started: boolean }>;
   ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
   deleteFakeGcsBucket(o: { url: string; bucket: string; log?: typeof log }): Promise<void>;
   tcpOpen(port: number): Promise<boolean>;
@@ -125,7 +138,8 @@ interface Bench {
   worker: WorkerProcess;
 }
 
-const api = (b: Bench, p: string, init: { method?: string; body?: unknown } = {}) => call(b.app.baseUrl, `/api/v1${p}`, { key: b.account.key, ...init });
+const api = (b: Bench, p: string, init: { method?: string; body?: unknown } = {}) =>
+  call(b.app.baseUrl, `/api/v1${p}`, { key: b.account.key, ...init });
 
 /** `YYYY-MM-DD` plus `days` calendar days. */
 function addDays(date: string, days: number): string {
@@ -202,15 +216,24 @@ async function measureRun(b: Bench, days: number, pollMs: number, n: number): Pr
   for (;;) {
     checkWorker(b);
     const t = performance.now();
-    const res = await call(b.app.baseUrl, '/platform-agency-root-certs/getCertificates', { method: 'POST', key: b.account.key, body: { purchase_id: q.purchaseId, idp_root_account_uuid: b.rootUuid } });
+    const res = await call(b.app.baseUrl, '/platform-agency-root-certs/getCertificates', {
+      method: 'POST',
+      key: b.account.key,
+      body: { purchase_id: q.purchaseId, idp_root_account_uuid: b.rootUuid },
+    });
     if (res.status === 200 && res.body?.status === 'issued') {
       issuedMs = performance.now() - t0;
-      if (res.body.certificate_count !== days) throw new Error(`purchase ${q.purchaseId}: ${res.body.certificate_count} certificates issued, expected ${days}`);
+      if (res.body.certificate_count !== days)
+        throw new Error(`purchase ${q.purchaseId}: ${res.body.certificate_count} certificates issued, expected ${days}`);
       break;
     }
     // 404: the payment is not recorded yet; pending: rendering.
-    if (res.status !== 200 && !(res.status === 404 && res.body?.code === 'NOT_FOUND')) throw new Error(`getCertificates(${q.purchaseId}): ${res.status} ${res.text.slice(0, 300)}`);
-    if (t - t0 > STEP_TIMEOUT_MS) throw new Error(`purchase ${q.purchaseId} not issued within ${STEP_TIMEOUT_MS / 1000} s (last status ${res.body?.status ?? res.status})`);
+    if (res.status !== 200 && !(res.status === 404 && res.body?.code === 'NOT_FOUND'))
+      throw new Error(`getCertificates(${q.purchaseId}): ${res.status} ${res.text.slice(0, 300)}`);
+    if (t - t0 > STEP_TIMEOUT_MS)
+      throw new Error(
+        `purchase ${q.purchaseId} not issued within ${STEP_TIMEOUT_MS / 1000} s (last status ${res.body?.status ?? res.status})`,
+      );
     await sleep(Math.max(0, t + pollMs - performance.now()));
   }
 
@@ -222,7 +245,8 @@ async function measureRun(b: Bench, days: number, pollMs: number, n: number): Pr
   if (added.status !== 201) throw new Error(`add holder to ${q.purchaseId}: ${added.status} ${added.text.slice(0, 300)}`);
   const holderId = added.body.data.id as number;
   const planned = (added.body.data.certificates as HolderView['certificates']).length;
-  if (planned !== days) throw new Error(`holder ${holderId} of purchase ${q.purchaseId}: ${planned} certificates planned, expected ${days}`);
+  if (planned !== days)
+    throw new Error(`holder ${holderId} of purchase ${q.purchaseId}: ${planned} certificates planned, expected ${days}`);
   let holderStoredMs = Number.NaN;
   let holderAnnouncedMs = Number.NaN;
   let holderCertificates = 0;
@@ -246,11 +270,14 @@ async function measureRun(b: Bench, days: number, pollMs: number, n: number): Pr
         ? undefined
         : api(b, '/events?type=certificate_holder.added&pageSize=10').then((res) => {
             if (res.status !== 200) throw new Error(`GET events: ${res.status} ${res.text.slice(0, 300)}`);
-            if ((res.body.data as Array<{ data: { object: { id: number } } }>).some((e) => e.data.object.id === holderId)) holderAnnouncedMs = performance.now() - t1;
+            if ((res.body.data as Array<{ data: { object: { id: number } } }>).some((e) => e.data.object.id === holderId))
+              holderAnnouncedMs = performance.now() - t1;
           }),
     ]);
     if (performance.now() - t1 > STEP_TIMEOUT_MS) {
-      throw new Error(`holder ${holderId} of purchase ${q.purchaseId}: not ${Number.isFinite(holderStoredMs) ? 'announced' : 'stored'} within ${STEP_TIMEOUT_MS / 1000} s`);
+      throw new Error(
+        `holder ${holderId} of purchase ${q.purchaseId}: not ${Number.isFinite(holderStoredMs) ? 'announced' : 'stored'} within ${STEP_TIMEOUT_MS / 1000} s`,
+      );
     }
     await sleep(Math.max(0, t + pollMs - performance.now()));
   }
@@ -293,13 +320,18 @@ async function countStoredPdfs(b: Bench, store: ObjectStore, runs: Run[]): Promi
       .where({ purchase_id: r.purchaseId, certificate_holder_id: r.holderId })
       .whereNull('superseded_at')
       .whereNull('voided_at')
-      .select('certificate_number', 'storage_key', 'size_bytes')) as Array<{ certificate_number: string; storage_key: string | null; size_bytes: number | string | null }>;
+      .select('certificate_number', 'storage_key', 'size_bytes')) as Array<{
+      certificate_number: string;
+      storage_key: string | null;
+      size_bytes: number | string | null;
+    }>;
     const count: StoredCount = { holderId: r.holderId, purchaseId: r.purchaseId, rows: rows.length, pdfs: 0, bytes: 0, problems: [] };
     const infos = await Promise.all(rows.map(async (row) => ({ row, info: row.storage_key ? await store.stat(row.storage_key) : null })));
     for (const { row, info } of infos) {
       if (!row.storage_key) count.problems.push(`${row.certificate_number}: no storage key`);
       else if (!info) count.problems.push(`${row.certificate_number}: ${row.storage_key} missing from the bucket`);
-      else if (info.size <= 0 || info.contentType !== 'application/pdf') count.problems.push(`${row.certificate_number}: ${info.size} bytes of ${info.contentType}`);
+      else if (info.size <= 0 || info.contentType !== 'application/pdf')
+        count.problems.push(`${row.certificate_number}: ${info.size} bytes of ${info.contentType}`);
       else {
         count.pdfs++;
         count.bytes += info.size;
@@ -318,7 +350,15 @@ interface PolicyTimeline {
   startedAt: number | null;
   updateAcceptedAt: number | null;
   updateCompletedAt: number | null;
-  activities: Array<{ name: string; count: number; firstScheduledAt: number; lastClosedAt: number; executionMs: number; maxQueueMs: number; failed: number }>;
+  activities: Array<{
+    name: string;
+    count: number;
+    firstScheduledAt: number;
+    lastClosedAt: number;
+    executionMs: number;
+    maxQueueMs: number;
+    failed: number;
+  }>;
 }
 
 /** The history of `policy-<purchaseId>` (its latest run) as offsets from `t0` (wall-clock ms the POST was sent). */
@@ -335,7 +375,15 @@ async function policyTimeline(client: Client, purchaseId: number, t0: number): P
     if (e.activityTaskScheduledEventAttributes) {
       const name = e.activityTaskScheduledEventAttributes.activityType?.name ?? '?';
       scheduled.set(id, { name, at: when });
-      const s = byName.get(name) ?? { name, count: 0, firstScheduledAt: when, lastClosedAt: when, executionMs: 0, maxQueueMs: 0, failed: 0 };
+      const s = byName.get(name) ?? {
+        name,
+        count: 0,
+        firstScheduledAt: when,
+        lastClosedAt: when,
+        executionMs: 0,
+        maxQueueMs: 0,
+        failed: 0,
+      };
       s.count++;
       byName.set(name, s);
     } else if (e.activityTaskStartedEventAttributes) {
@@ -367,7 +415,9 @@ async function policyTimeline(client: Client, purchaseId: number, t0: number): P
 
 function describePolicyTimeline(t: PolicyTimeline): string[] {
   const ms = (v: number | null) => (v === null ? '?' : `+${Math.round(v)}`);
-  const lines = [`policy workflow ${t.startedAt === null ? 'already running' : `started ${ms(t.startedAt)} ms`}; add-holder update accepted ${ms(t.updateAcceptedAt)} ms, answered ${ms(t.updateCompletedAt)} ms`];
+  const lines = [
+    `policy workflow ${t.startedAt === null ? 'already running' : `started ${ms(t.startedAt)} ms`}; add-holder update accepted ${ms(t.updateAcceptedAt)} ms, answered ${ms(t.updateCompletedAt)} ms`,
+  ];
   for (const a of t.activities) {
     lines.push(
       `${a.name}${a.count > 1 ? ` x${a.count}` : ''}: ${ms(a.firstScheduledAt)} → ${ms(a.lastClosedAt)} ms, ` +
@@ -387,7 +437,14 @@ function printTable(header: string[], rows: string[][]): void {
   for (const r of rows) log(line(r));
 }
 
-const stats = (l: LatencyStats) => ({ samples: l.samples, p50: round2(l.p50), p95: round2(l.p95), p99: round2(l.p99), max: round2(l.max), mean: round2(l.mean) });
+const stats = (l: LatencyStats) => ({
+  samples: l.samples,
+  p50: round2(l.p50),
+  p95: round2(l.p95),
+  p99: round2(l.p99),
+  max: round2(l.max),
+  mean: round2(l.mean),
+});
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISSED');
 const triple = (l: LatencyStats) => `${fmt(l.p50)}/${fmt(l.p95)}/${fmt(l.max)} ms`;
 
@@ -435,16 +492,28 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     fs.mkdirSync(stateDir, { recursive: true });
     const [dbUrl, t, stripeMock, s] = await Promise.all([
       stack.ensurePostgres({ databaseUrl: dbTarget.toString(), recreate: true, log }),
-      stack.ensureTemporal({ port: PORTS.temporal, uiPort: PORTS.temporalUi, metricsPort: PORTS.temporalMetrics, dbFile: path.relative(REPO_ROOT, temporalDb), bin: tools.temporal, log }),
+      stack.ensureTemporal({
+        port: PORTS.temporal,
+        uiPort: PORTS.temporalUi,
+        metricsPort: PORTS.temporalMetrics,
+        dbFile: path.relative(REPO_ROOT, temporalDb),
+        bin: tools.temporal,
+        log,
+      }),
       stack.ensureStripeMock({ port: PORTS.stripeMock, bin: tools.stripeMock, log }),
       stack.ensureFakeGcs({ port: PORTS.fakeGcs, dir: path.relative(REPO_ROOT, gcsDir), bucket, bin: tools.fakeGcs, log }),
     ]);
     temporal = t;
     storage = s;
     const db = createDb({ ...base, DATABASE_URL: dbUrl });
-    const [migrations] = await Promise.all([migrateLatest(db), stack.ensureTemporalNamespace({ bin: tools.temporal, address: t.address, namespace, log })]);
+    const [migrations] = await Promise.all([
+      migrateLatest(db),
+      stack.ensureTemporalNamespace({ bin: tools.temporal, address: t.address, namespace, log }),
+    ]);
     await db.destroy();
-    log(`database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url}; fake-gcs ${s.url} bucket ${s.bucket}`);
+    log(
+      `database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url}; fake-gcs ${s.url} bucket ${s.bucket}`,
+    );
 
     const env: Record<string, string> = {
       DATABASE_URL: dbUrl,
@@ -462,7 +531,13 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       SMTP_URL: 'smtp://127.0.0.1:1',
     };
     const setup0 = performance.now();
-    const workerStarting = startWorker({ repoRoot: REPO_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, marker: randomUUID(), logFile: WORKER_LOG, timeoutMs: 240_000 });
+    const workerStarting = startWorker({
+      repoRoot: REPO_ROOT,
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      marker: randomUUID(),
+      logFile: WORKER_LOG,
+      timeoutMs: 240_000,
+    });
     workerStarting.catch(() => undefined);
     const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent', PORT: '0' });
     container = createContainer(config, createLogger(config, 'holders-bench'));
@@ -474,7 +549,14 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     const acct = await call(baseUrl, '/api/v1/account', { key: account.key });
     if (acct.status !== 200) throw new Error(`GET account: ${acct.status} ${acct.text.slice(0, 300)}`);
     worker = await workerStarting;
-    const b: Bench = { app, container, account, rootUuid: acct.body.data.root_account.idp_root_account_uuid as string, webhookSecret: config.PAYPROC_WEBHOOK_SECRET, worker };
+    const b: Bench = {
+      app,
+      container,
+      account,
+      rootUuid: acct.body.data.root_account.idp_root_account_uuid as string,
+      webhookSecret: config.PAYPROC_WEBHOOK_SECRET,
+      worker,
+    };
     log(
       `API on ${baseUrl} (in this process); worker pid ${worker.pid} (log ${path.relative(process.cwd(), WORKER_LOG)}); ready ${((performance.now() - setup0) / 1000).toFixed(1)} s after start-up began; ` +
         `PDF_PAGE_POOL_SIZE=${config.PDF_PAGE_POOL_SIZE}, PDF_PRINTS_AT_ONCE=${config.PDF_PRINTS_AT_ONCE}, PDF_PAGES_PER_PRINT=${config.PDF_PAGES_PER_PRINT}, ` +
@@ -512,7 +594,8 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     const fastestHolder = runs.reduce((x, y) => (y.holderDoneMs < x.holderDoneMs ? y : x));
     log(`— where the time went (workflow histories; offsets from the webhook / the holder POST)`);
     log(`  slowest issuance (purchase ${slowestIssue.purchaseId}, ${fmt(slowestIssue.issuedMs)} ms):`);
-    for (const l of describeTimeline(await runTimeline(container.temporal.client, slowestIssue.purchaseId, slowestIssue.webhookSentAt))) log(`    ${l}`);
+    for (const l of describeTimeline(await runTimeline(container.temporal.client, slowestIssue.purchaseId, slowestIssue.webhookSentAt)))
+      log(`    ${l}`);
     const holderTimelines: Record<string, PolicyTimeline> = {};
     for (const [label, r] of [
       ['slowest', slowestHolder],
@@ -520,7 +603,9 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     ] as const) {
       const tl = await policyTimeline(container.temporal.client, r.purchaseId, r.holderSentAt);
       holderTimelines[label] = tl;
-      log(`  ${label} holder (purchase ${r.purchaseId}, holder ${r.holderId}, ${fmt(r.holderDoneMs)} ms; stored ${fmt(r.holderStoredMs)} ms, announced ${fmt(r.holderAnnouncedMs)} ms):`);
+      log(
+        `  ${label} holder (purchase ${r.purchaseId}, holder ${r.holderId}, ${fmt(r.holderDoneMs)} ms; stored ${fmt(r.holderStoredMs)} ms, announced ${fmt(r.holderAnnouncedMs)} ms):`,
+      );
       for (const l of describePolicyTimeline(tl)) log(`    ${l}`);
     }
     log('');
@@ -533,8 +618,13 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     const expectedPdfs = runs.length * opts.days;
     const wrong = counted.filter((c) => c.pdfs !== opts.days || c.rows !== opts.days);
     const meanKiB = pdfs ? measuredCounts.reduce((sum, c) => sum + c.bytes, 0) / pdfs / 1024 : Number.NaN;
-    log(`— PDFs stored for the added holders: ${pdfs}/${expectedPdfs} (${opts.days} per holder, mean ${fmt(meanKiB, 1)} KiB)${wrong.length ? `; WRONG for ${wrong.length} holder(s)` : ''}`);
-    for (const c of wrong) log(`  holder ${c.holderId} of purchase ${c.purchaseId}: ${c.rows} current rows, ${c.pdfs} PDFs stored; ${c.problems.slice(0, 3).join('; ')}`);
+    log(
+      `— PDFs stored for the added holders: ${pdfs}/${expectedPdfs} (${opts.days} per holder, mean ${fmt(meanKiB, 1)} KiB)${wrong.length ? `; WRONG for ${wrong.length} holder(s)` : ''}`,
+    );
+    for (const c of wrong)
+      log(
+        `  holder ${c.holderId} of purchase ${c.purchaseId}: ${c.rows} current rows, ${c.pdfs} PDFs stored; ${c.problems.slice(0, 3).join('; ')}`,
+      );
 
     const pass = holderDone.p95 <= GOAL_HOLDER_P95_MS && wrong.length === 0;
     const p95Ratio = holderDone.p95 / issued.p95;
@@ -542,7 +632,13 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       ['measure', 'p50/p95/max', 'ratio of p95s', 'goal', 'result'],
       [
         [`webhook -> ${opts.days} certificates issued (baseline)`, triple(issued), '', '', ''],
-        [`add holder -> ${opts.days} PDFs stored + event`, triple(holderDone), `${fmt(p95Ratio, 2)}x`, `p95 <= ${GOAL_HOLDER_P95_MS} ms`, verdict(pass)],
+        [
+          `add holder -> ${opts.days} PDFs stored + event`,
+          triple(holderDone),
+          `${fmt(p95Ratio, 2)}x`,
+          `p95 <= ${GOAL_HOLDER_P95_MS} ms`,
+          verdict(pass),
+        ],
         ['  of which: POST answered', triple(holderAnswer), '', '', ''],
         ['  of which: all certificates issued', triple(holderStored), '', '', ''],
         ['  of which: certificate_holder.added seen', triple(holderAnnounced), '', '', ''],
@@ -560,7 +656,11 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
         baseline: { label: `issuance p95`, value: round2(issued.p95), unit: 'ms' },
         ratio: ratioOf(holderDone.p95, issued.p95),
         goal: { text: `p95 <= ${GOAL_HOLDER_P95_MS} ms, ${opts.days} PDFs stored per holder`, pass },
-        latency: { figure: reportPercentiles(holderDone), baseline: reportPercentiles(issued), labels: { figure: 'holder added -> stored', baseline: `webhook -> issued, ${opts.days} days` } },
+        latency: {
+          figure: reportPercentiles(holderDone),
+          baseline: reportPercentiles(issued),
+          labels: { figure: 'holder added -> stored', baseline: `webhook -> issued, ${opts.days} days` },
+        },
       },
       {
         scenario: `PDFs stored for the added holders (${opts.days} each)`,
@@ -576,7 +676,14 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       finishedAt: new Date().toISOString(),
       durationSeconds,
       units: { latency: 'ms', durations: 's' },
-      machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim(), memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model.trim(),
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: loadAtEnd,
+      },
       options: opts,
       setup: {
         database: BENCH_DATABASE,
@@ -584,7 +691,12 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
         taskQueue,
         temporal: t.address,
         coverage: { start: COVERAGE_START, days: opts.days, timeZone: 'America/Chicago' },
-        pdf: { pagePoolSize: config.PDF_PAGE_POOL_SIZE, printsAtOnce: config.PDF_PRINTS_AT_ONCE, pagesPerPrint: config.PDF_PAGES_PER_PRINT, certificateActivityConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY },
+        pdf: {
+          pagePoolSize: config.PDF_PAGE_POOL_SIZE,
+          printsAtOnce: config.PDF_PRINTS_AT_ONCE,
+          pagesPerPrint: config.PDF_PAGES_PER_PRINT,
+          certificateActivityConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
+        },
       },
       issuance: stats(issued),
       holder: { done: stats(holderDone), stored: stats(holderStored), announced: stats(holderAnnounced), answered: stats(holderAnswer) },
@@ -593,13 +705,28 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       pass,
       pdfs: { stored: pdfs, expected: expectedPdfs, meanKiB: round2(meanKiB), wrong },
       timelines: { holders: holderTimelines },
-      runs: runs.map((r) => ({ ...r, webhookAckMs: round2(r.webhookAckMs), issuedMs: round2(r.issuedMs), holderAnswerMs: round2(r.holderAnswerMs), holderStoredMs: round2(r.holderStoredMs), holderAnnouncedMs: round2(r.holderAnnouncedMs), holderDoneMs: round2(r.holderDoneMs) })),
-      warmups: warmups.map((r) => ({ purchaseId: r.purchaseId, holderId: r.holderId, issuedMs: round2(r.issuedMs), holderDoneMs: round2(r.holderDoneMs) })),
+      runs: runs.map((r) => ({
+        ...r,
+        webhookAckMs: round2(r.webhookAckMs),
+        issuedMs: round2(r.issuedMs),
+        holderAnswerMs: round2(r.holderAnswerMs),
+        holderStoredMs: round2(r.holderStoredMs),
+        holderAnnouncedMs: round2(r.holderAnnouncedMs),
+        holderDoneMs: round2(r.holderDoneMs),
+      })),
+      warmups: warmups.map((r) => ({
+        purchaseId: r.purchaseId,
+        holderId: r.holderId,
+        issuedMs: round2(r.issuedMs),
+        holderDoneMs: round2(r.holderDoneMs),
+      })),
     };
     const resultsFile = writeResultsFile('holders', json);
     log(`figures written to ${resultsFile}`);
     if (wrong.length > 0) {
-      throw new Error(`${wrong.length} holder(s) have not exactly ${opts.days} PDFs stored (e.g. holder ${wrong[0]!.holderId}: ${wrong[0]!.pdfs}); see ${resultsFile}`);
+      throw new Error(
+        `${wrong.length} holder(s) have not exactly ${opts.days} PDFs stored (e.g. holder ${wrong[0]!.holderId}: ${wrong[0]!.pdfs}); see ${resultsFile}`,
+      );
     }
     return {
       bench: 'holders',
@@ -620,9 +747,16 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     }
     await container?.close();
     if (temporal && !temporal.started) {
-      await promisify(execFile)(tools.temporal, ['operator', 'namespace', 'delete', '--namespace', namespace, '--yes', '--address', temporal.address]).catch((err: Error) =>
-        log(`could not delete Temporal namespace ${namespace}: ${err.message}`),
-      );
+      await promisify(execFile)(tools.temporal, [
+        'operator',
+        'namespace',
+        'delete',
+        '--namespace',
+        namespace,
+        '--yes',
+        '--address',
+        temporal.address,
+      ]).catch((err: Error) => log(`could not delete Temporal namespace ${namespace}: ${err.message}`));
     }
     if (storage && !storage.started) await stack.deleteFakeGcsBucket({ url: storage.url, bucket: storage.bucket, log });
     if (stack.startedNames().length > 0) log(`stopping what this run started: ${stack.startedNames().join(', ')}`);
@@ -631,6 +765,8 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     if (temporal?.started) for (const f of ['', '-shm', '-wal']) fs.rmSync(`${temporalDb}${f}`, { force: true });
     if (storage?.started) fs.rmSync(gcsDir, { recursive: true, force: true });
     if (fs.existsSync(stateDir) && fs.readdirSync(stateDir).length === 0) fs.rmdirSync(stateDir);
-    log(`cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
+    log(
+      `cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
+    );
   }
 }

@@ -118,7 +118,8 @@ const ONE_LINE = (err: unknown) => (err instanceof Error ? err.message : String(
 
 /** `git rev-parse HEAD` and whether tracked files have uncommitted changes; `unknown` outside a checkout. */
 function gitState(): { gitCommit: string; gitDirty: boolean } {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
     return { gitCommit: git('rev-parse', 'HEAD'), gitDirty: git('status', '--porcelain', '--untracked-files=no') !== '' };
   } catch {
@@ -134,7 +135,10 @@ async function writeReport(run: RunReport, chromiumPath: string): Promise<void> 
   fs.writeFileSync(jsonFile, `${JSON.stringify(run, null, 2)}\n`);
 
   let chart: string | undefined;
-  const drawn = latencyChartSvg(run.benches.filter(isBenchReport), `Latency percentiles (ms), ${run.startedAt}${run.quick ? ' (--quick run)' : ''}`);
+  const drawn = latencyChartSvg(
+    run.benches.filter(isBenchReport),
+    `Latency percentiles (ms), ${run.startedAt}${run.quick ? ' (--quick run)' : ''}`,
+  );
   if (drawn) {
     const svgFile = path.join(RESULTS_DIR, 'latest-latency.svg');
     const pngFile = path.join(RESULTS_DIR, 'latest-latency.png');
@@ -189,7 +193,12 @@ async function main(): Promise<number> {
       benches.push(await s.module.run(command.argv));
     } catch (err) {
       console.error(`${s.name} could not run: ${ONE_LINE(err)}`);
-      benches.push({ bench: s.name, startedAt: t0.toISOString(), durationSeconds: round2((Date.now() - t0.getTime()) / 1000), error: ONE_LINE(err) });
+      benches.push({
+        bench: s.name,
+        startedAt: t0.toISOString(),
+        durationSeconds: round2((Date.now() - t0.getTime()) / 1000),
+        error: ONE_LINE(err),
+      });
     }
   }
   const machine: MachineInfo = {
@@ -201,7 +210,13 @@ async function main(): Promise<number> {
     loadAverageAtEnd: os.loadavg().map(round2),
     ...gitState(),
   };
-  const run: RunReport = { startedAt: startedAt.toISOString(), durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000), quick, machine, benches };
+  const run: RunReport = {
+    startedAt: startedAt.toISOString(),
+    durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+    quick,
+    machine,
+    benches,
+  };
   console.log('');
   await writeReport(run, config.CHROMIUM_PATH);
   return benches.every(isBenchReport) ? 0 : 1;

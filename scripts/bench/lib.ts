@@ -339,7 +339,9 @@ export interface ExplainSummary {
 /** Runs `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` for `s` and summarizes it. */
 export async function explain(db: PgQueryable, s: Statement): Promise<ExplainSummary> {
   const res = await db.query(`explain (analyze, buffers, format json) ${s.sql}`, s.bindings);
-  const doc = res.rows[0]!['QUERY PLAN'] as [{ Plan: PlanNode & { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number }; 'Execution Time': number }];
+  const doc = res.rows[0]!['QUERY PLAN'] as [
+    { Plan: PlanNode & { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number }; 'Execution Time': number },
+  ];
   const root = doc[0].Plan;
   const nodes = collect(root);
   return {
@@ -357,4 +359,3 @@ export function intOption(name: string, raw: string, min: number, max: number): 
   if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
   return v;
 }
-

@@ -45,7 +45,11 @@ try {
   const samples = [];
   // In a worker thread autocannon hands back its raw (histogram-encoded) result.
   const result = await run(workerData.seconds, samples);
-  const agg = autocannon.aggregateResult([result], { url: workerData.url, connections: workerData.connections, duration: workerData.seconds });
+  const agg = autocannon.aggregateResult([result], {
+    url: workerData.url,
+    connections: workerData.connections,
+    duration: workerData.seconds,
+  });
   parentPort.postMessage({
     ok: true,
     samples: Float64Array.from(samples),

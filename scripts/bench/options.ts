@@ -44,9 +44,10 @@ export function benchUsage<K extends string>(spec: BenchOptionsSpec<K>): string 
   );
   const only = spec.onlyExample === undefined ? [] : [`[--only "${spec.onlyExample}"]`];
   const quick = (Object.entries(spec.ints) as [string, IntOptionSpec][]).map(([name, o]) => `--${kebab(name)} ${o.quick}`).join(' ');
-  return [`usage: npm run bench -- ${spec.bench} ${[...ints, ...only, '[--quick]'].join(' ')}`, `  --quick: smaller defaults (${quick}) for a quick check that the bench runs, not for figures`].join(
-    '\n',
-  );
+  return [
+    `usage: npm run bench -- ${spec.bench} ${[...ints, ...only, '[--quick]'].join(' ')}`,
+    `  --quick: smaller defaults (${quick}) for a quick check that the bench runs, not for figures`,
+  ].join('\n');
 }
 
 /**
@@ -78,7 +79,14 @@ export function parseBenchOptions<K extends string>(spec: BenchOptionsSpec<K>, a
     ints[n] = typeof raw === 'string' ? intOption(kebab(n), raw, o.min, o.max) : quick ? o.quick : o.default;
   }
   const onlyRaw = typeof vals.only === 'string' ? vals.only : '';
-  const opts: BenchOptions<K> = { ...ints, quick, only: onlyRaw.split(',').map((x) => x.trim()).filter(Boolean) };
+  const opts: BenchOptions<K> = {
+    ...ints,
+    quick,
+    only: onlyRaw
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  };
   spec.check?.(opts);
   return opts;
 }
@@ -118,7 +126,9 @@ export function parseBenchCommand(args: string[], known: readonly string[]): Ben
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   const other = rest.filter((a) => a !== '--quick');
   if (other.length > 0) {
-    throw new Error(`"${other[0]}" needs benchmark names before it (npm run bench -- <name> [options]); alone, only --quick, --list and --help are understood`);
+    throw new Error(
+      `"${other[0]}" needs benchmark names before it (npm run bench -- <name> [options]); alone, only --quick, --list and --help are understood`,
+    );
   }
   return { kind: 'run', names: [...known], argv: rest };
 }

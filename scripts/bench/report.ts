@@ -154,14 +154,25 @@ export function markdownTable(header: string[], rows: string[][]): string {
 export function benchTable(b: BenchReport): string {
   return markdownTable(
     ['scenario', 'figure', 'baseline (same run)', 'ratio (figure / baseline)', 'goal', 'result'],
-    b.scenarios.map((s) => [s.scenario, formatMeasure(s.figure), formatMeasure(s.baseline), formatRatio(s.ratio), s.goal?.text ?? '—', formatResult(s.goal)]),
+    b.scenarios.map((s) => [
+      s.scenario,
+      formatMeasure(s.figure),
+      formatMeasure(s.baseline),
+      formatRatio(s.ratio),
+      s.goal?.text ?? '—',
+      formatResult(s.goal),
+    ]),
   );
 }
 
 /** Counts of goals met and missed over the benches that ran. */
 export function goalCounts(run: RunReport): { pass: number; fail: number; errors: number } {
   const goals = run.benches.filter(isBenchReport).flatMap((b) => b.scenarios.flatMap((s) => (s.goal ? [s.goal.pass] : [])));
-  return { pass: goals.filter(Boolean).length, fail: goals.filter((p) => !p).length, errors: run.benches.filter((b) => !isBenchReport(b)).length };
+  return {
+    pass: goals.filter(Boolean).length,
+    fail: goals.filter((p) => !p).length,
+    errors: run.benches.filter((b) => !isBenchReport(b)).length,
+  };
 }
 
 /**
@@ -183,7 +194,10 @@ export function markdownReport(run: RunReport, chartFile?: string): string {
       'Each figure sits beside its baseline measured in the same run on the same machine: the ratio is the number to compare between machines.',
   ];
   if (run.quick) {
-    out.push('', '**`--quick` run: smaller sizes and shorter runs, to check that the benches work; the figures are not the ones the goals are about.**');
+    out.push(
+      '',
+      '**`--quick` run: smaller sizes and shorter runs, to check that the benches work; the figures are not the ones the goals are about.**',
+    );
   }
   if (chartFile) out.push('', `Latency percentiles: [${chartFile}](${chartFile})`, '', `![latency percentiles](${chartFile})`);
   for (const b of run.benches) {

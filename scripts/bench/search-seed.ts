@@ -66,41 +66,310 @@ export interface SearchSeedResult {
 }
 
 const FIRST_NAMES = [
-  'James', 'Mary', 'Robert', 'Patricia', 'John', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'William', 'Barbara',
-  'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Christopher', 'Lisa', 'Daniel', 'Nancy',
-  'Matthew', 'Betty', 'Anthony', 'Margaret', 'Mark', 'Sandra', 'Donald', 'Ashley', 'Steven', 'Kimberly', 'Paul', 'Emily',
-  'Andrew', 'Donna', 'Joshua', 'Michelle', 'Kenneth', 'Carol', 'Kevin', 'Amanda', 'Brian', 'Dorothy', 'George', 'Melissa',
-  'Timothy', 'Deborah', 'Ronald', 'Stephanie', 'Edward', 'Rebecca', 'Jason', 'Sharon', 'Jeffrey', 'Laura', 'Ryan', 'Cynthia',
-  'Jacob', 'Kathleen', 'Gary', 'Amy', 'Nicholas', 'Angela', 'Eric', 'Shirley', 'Jonathan', 'Anna', 'Stephen', 'Brenda',
-  'Larry', 'Pamela', 'Justin', 'Emma', 'Scott', 'Nicole', 'Brandon', 'Helen', 'Benjamin', 'Samantha', 'Samuel', 'Katherine',
-  'Gregory', 'Christine', 'Alexander', 'Debra', 'Frank', 'Rachel', 'Patrick', 'Carolyn', 'Raymond', 'Janet', 'Jack', 'Maria',
-  'Kim', 'Priya', 'Wei', 'Aiko',
+  'James',
+  'Mary',
+  'Robert',
+  'Patricia',
+  'John',
+  'Jennifer',
+  'Michael',
+  'Linda',
+  'David',
+  'Elizabeth',
+  'William',
+  'Barbara',
+  'Richard',
+  'Susan',
+  'Joseph',
+  'Jessica',
+  'Thomas',
+  'Sarah',
+  'Charles',
+  'Karen',
+  'Christopher',
+  'Lisa',
+  'Daniel',
+  'Nancy',
+  'Matthew',
+  'Betty',
+  'Anthony',
+  'Margaret',
+  'Mark',
+  'Sandra',
+  'Donald',
+  'Ashley',
+  'Steven',
+  'Kimberly',
+  'Paul',
+  'Emily',
+  'Andrew',
+  'Donna',
+  'Joshua',
+  'Michelle',
+  'Kenneth',
+  'Carol',
+  'Kevin',
+  'Amanda',
+  'Brian',
+  'Dorothy',
+  'George',
+  'Melissa',
+  'Timothy',
+  'Deborah',
+  'Ronald',
+  'Stephanie',
+  'Edward',
+  'Rebecca',
+  'Jason',
+  'Sharon',
+  'Jeffrey',
+  'Laura',
+  'Ryan',
+  'Cynthia',
+  'Jacob',
+  'Kathleen',
+  'Gary',
+  'Amy',
+  'Nicholas',
+  'Angela',
+  'Eric',
+  'Shirley',
+  'Jonathan',
+  'Anna',
+  'Stephen',
+  'Brenda',
+  'Larry',
+  'Pamela',
+  'Justin',
+  'Emma',
+  'Scott',
+  'Nicole',
+  'Brandon',
+  'Helen',
+  'Benjamin',
+  'Samantha',
+  'Samuel',
+  'Katherine',
+  'Gregory',
+  'Christine',
+  'Alexander',
+  'Debra',
+  'Frank',
+  'Rachel',
+  'Patrick',
+  'Carolyn',
+  'Raymond',
+  'Janet',
+  'Jack',
+  'Maria',
+  'Kim',
+  'Priya',
+  'Wei',
+  'Aiko',
 ];
 const LAST_NAMES = [
-  'Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez', 'Lopez',
-  'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee', 'Perez', 'Thompson', 'White',
-  'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson', 'Walker', 'Young', 'Allen', 'King', 'Wright', 'Scott',
-  'Torres', 'Nguyen', 'Hill', 'Flores', 'Green', 'Adams', 'Nelson', 'Baker', 'Hall', 'Rivera', 'Campbell', 'Mitchell',
-  'Carter', 'Roberts', 'Gomez', 'Phillips', 'Evans', 'Turner', 'Diaz', 'Parker', 'Cruz', 'Edwards', 'Collins', 'Reyes',
-  'Stewart', 'Morris', 'Morales', 'Murphy', 'Cook', 'Rogers', 'Gutierrez', 'Ortiz', 'Morgan', 'Cooper', 'Peterson', 'Bailey',
-  'Reed', 'Kelly', 'Howard', 'Ramos', 'Kim', 'Cox', 'Ward', 'Richardson', 'Watson', 'Brooks', 'Chavez', 'Wood', 'James',
-  'Bennett', 'Gray', 'Mendoza', 'Ruiz', 'Hughes', 'Price', 'Alvarez', 'Castillo', 'Sanders', 'Patel', 'Myers', 'Long',
-  'Ross', 'Foster', 'Jimenez', 'Powell', 'Jenkins', 'Perry', 'Russell', 'Sullivan', 'Bell', 'Coleman', 'Butler', 'Henderson',
-  'Barnes', 'Gonzales', 'Fisher', 'Vasquez', 'Simmons', 'Romero', 'Jordan', 'Patterson', 'Alexander', 'Hamilton', 'Graham',
-  'Reynolds', 'Griffin', 'Wallace', 'Moreno', 'West', 'Cole', 'Hayes', 'Bryant', 'Herrera', 'Gibson', 'Ellis', 'Tran',
-  'Medina', 'Aguilar', 'Stevens', 'Murray', 'Ford', 'Castro', 'Marshall', 'Owens', 'Harrison', 'Fernandez', 'McDonald',
-  'Woods', 'Washington', 'Kennedy', 'Wells', 'Park', 'Okafor', 'Nakamura', 'Kowalski',
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Rodriguez',
+  'Martinez',
+  'Hernandez',
+  'Lopez',
+  'Gonzalez',
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Taylor',
+  'Moore',
+  'Jackson',
+  'Martin',
+  'Lee',
+  'Perez',
+  'Thompson',
+  'White',
+  'Harris',
+  'Sanchez',
+  'Clark',
+  'Ramirez',
+  'Lewis',
+  'Robinson',
+  'Walker',
+  'Young',
+  'Allen',
+  'King',
+  'Wright',
+  'Scott',
+  'Torres',
+  'Nguyen',
+  'Hill',
+  'Flores',
+  'Green',
+  'Adams',
+  'Nelson',
+  'Baker',
+  'Hall',
+  'Rivera',
+  'Campbell',
+  'Mitchell',
+  'Carter',
+  'Roberts',
+  'Gomez',
+  'Phillips',
+  'Evans',
+  'Turner',
+  'Diaz',
+  'Parker',
+  'Cruz',
+  'Edwards',
+  'Collins',
+  'Reyes',
+  'Stewart',
+  'Morris',
+  'Morales',
+  'Murphy',
+  'Cook',
+  'Rogers',
+  'Gutierrez',
+  'Ortiz',
+  'Morgan',
+  'Cooper',
+  'Peterson',
+  'Bailey',
+  'Reed',
+  'Kelly',
+  'Howard',
+  'Ramos',
+  'Kim',
+  'Cox',
+  'Ward',
+  'Richardson',
+  'Watson',
+  'Brooks',
+  'Chavez',
+  'Wood',
+  'James',
+  'Bennett',
+  'Gray',
+  'Mendoza',
+  'Ruiz',
+  'Hughes',
+  'Price',
+  'Alvarez',
+  'Castillo',
+  'Sanders',
+  'Patel',
+  'Myers',
+  'Long',
+  'Ross',
+  'Foster',
+  'Jimenez',
+  'Powell',
+  'Jenkins',
+  'Perry',
+  'Russell',
+  'Sullivan',
+  'Bell',
+  'Coleman',
+  'Butler',
+  'Henderson',
+  'Barnes',
+  'Gonzales',
+  'Fisher',
+  'Vasquez',
+  'Simmons',
+  'Romero',
+  'Jordan',
+  'Patterson',
+  'Alexander',
+  'Hamilton',
+  'Graham',
+  'Reynolds',
+  'Griffin',
+  'Wallace',
+  'Moreno',
+  'West',
+  'Cole',
+  'Hayes',
+  'Bryant',
+  'Herrera',
+  'Gibson',
+  'Ellis',
+  'Tran',
+  'Medina',
+  'Aguilar',
+  'Stevens',
+  'Murray',
+  'Ford',
+  'Castro',
+  'Marshall',
+  'Owens',
+  'Harrison',
+  'Fernandez',
+  'McDonald',
+  'Woods',
+  'Washington',
+  'Kennedy',
+  'Wells',
+  'Park',
+  'Okafor',
+  'Nakamura',
+  'Kowalski',
 ];
 const EVENTS = [
-  'Wedding', 'Special Event', 'Concert', 'Festival', 'Trade Show', 'Birthday Party', 'Corporate Retreat', 'Charity Gala',
-  'Sports Tournament', 'Food Truck', 'Farmers Market', 'Art Fair', 'Conference', 'Graduation', 'Family Reunion', 'Fun Run',
-  'Craft Fair', 'Film Shoot', 'Pop-Up Shop', 'Yoga Class', 'Fitness Bootcamp', 'Photography Session', 'Dance Recital',
-  'Car Show', 'Rodeo', 'Holiday Market', 'Block Party', 'Fundraiser', 'Anniversary Party', 'Wine Tasting', 'Golf Outing',
+  'Wedding',
+  'Special Event',
+  'Concert',
+  'Festival',
+  'Trade Show',
+  'Birthday Party',
+  'Corporate Retreat',
+  'Charity Gala',
+  'Sports Tournament',
+  'Food Truck',
+  'Farmers Market',
+  'Art Fair',
+  'Conference',
+  'Graduation',
+  'Family Reunion',
+  'Fun Run',
+  'Craft Fair',
+  'Film Shoot',
+  'Pop-Up Shop',
+  'Yoga Class',
+  'Fitness Bootcamp',
+  'Photography Session',
+  'Dance Recital',
+  'Car Show',
+  'Rodeo',
+  'Holiday Market',
+  'Block Party',
+  'Fundraiser',
+  'Anniversary Party',
+  'Wine Tasting',
+  'Golf Outing',
 ];
 const COVERAGES = [
-  'General Liability', 'Liquor Liability', 'Event Cancellation', 'Equipment Breakdown', 'Property Damage', 'Vendor Liability',
-  'Host Liquor', 'Participant Accident', 'Inland Marine', 'Weather Protection', 'Hired Auto', 'Professional Liability',
-  'Umbrella', 'Cyber Liability', 'Tent and Stage', 'Spectator Injury',
+  'General Liability',
+  'Liquor Liability',
+  'Event Cancellation',
+  'Equipment Breakdown',
+  'Property Damage',
+  'Vendor Liability',
+  'Host Liquor',
+  'Participant Accident',
+  'Inland Marine',
+  'Weather Protection',
+  'Hired Auto',
+  'Professional Liability',
+  'Umbrella',
+  'Cyber Liability',
+  'Tent and Stage',
+  'Spectator Injury',
 ];
 const TIERS = ['Basic', 'Standard', 'Plus', 'Premier', 'Essential', 'Complete', 'Select', 'Elite'];
 
@@ -130,7 +399,13 @@ export async function ensureDatabase(baseUrl: string, name: string): Promise<{ u
   }
 }
 
-async function timed(client: PgPoolClient, log: (line: string) => void, label: string, sql: string, values: unknown[] = []): Promise<number> {
+async function timed(
+  client: PgPoolClient,
+  log: (line: string) => void,
+  label: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<number> {
   const t0 = performance.now();
   const res = await client.query(sql, values);
   log(`  ${label}: ${res.rowCount ?? 0} rows, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -206,8 +481,24 @@ async function load(
                 from generate_series(1, $4::int) g) x
         join buyers b on b.id = x.buyer_id
        order by x.g`;
-    await timed(client, log, 'purchases (bench account)', purchaseSql, [ids.main, ids.seedKeyId, ids.teammates, opts.purchases, opts.buyers, 3, 3]);
-    await timed(client, log, 'purchases (other account)', purchaseSql, [ids.other, ids.seedKeyId, [], opts.otherPurchases, opts.buyers, 0, 0]);
+    await timed(client, log, 'purchases (bench account)', purchaseSql, [
+      ids.main,
+      ids.seedKeyId,
+      ids.teammates,
+      opts.purchases,
+      opts.buyers,
+      3,
+      3,
+    ]);
+    await timed(client, log, 'purchases (other account)', purchaseSql, [
+      ids.other,
+      ids.seedKeyId,
+      [],
+      opts.otherPurchases,
+      opts.buyers,
+      0,
+      0,
+    ]);
 
     // Items: every purchase one, a quarter a second; 1 covered unit (80 %), 2 (15 %) or 5 (5 %) each.
     const mainLive = range(ids.main, false);
@@ -274,7 +565,12 @@ async function rebuildSearch(client: PgPoolClient, log: (line: string) => void):
     for (const r of indexes.rows) await client.query(`drop index ${String(r.indexname)}`);
     await client.query('truncate purchase_search');
     // In payment order, as the triggers write them in production (a row is inserted when its purchase is paid).
-    await timed(client, log, 'purchase_search rows', 'insert into purchase_search select * from purchase_search_source order by paid_at, purchase_id');
+    await timed(
+      client,
+      log,
+      'purchase_search rows',
+      'insert into purchase_search select * from purchase_search_source order by paid_at, purchase_id',
+    );
     for (const r of indexes.rows) {
       const t = performance.now();
       await client.query(String(r.indexdef));
@@ -298,19 +594,34 @@ async function count(db: Db, sql: string, bindings: readonly (string | number)[]
  * VACUUM ANALYZE and issues a fresh live API key (without a teammate) for the bench account.
  * `db` is the app's knex instance on the bench database; `url` the same database for `pg`.
  */
-export async function seedSearch(db: Db, url: string, config: Config, opts: SearchSeedOptions, log: (line: string) => void): Promise<SearchSeedResult> {
+export async function seedSearch(
+  db: Db,
+  url: string,
+  config: Config,
+  opts: SearchSeedOptions,
+  log: (line: string) => void,
+): Promise<SearchSeedResult> {
   await migrateLatest(db);
   const accounts = createAccountsRepository(db);
   const keys = createApiKeyService({ keys: createApiKeysRepository(db), accounts, defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS });
   const tag = `seed v${SEED_VERSION}, ${opts.purchases}/${opts.otherPurchases} purchases, ${opts.buyers} buyers, ${opts.products} products`;
   const mainName = `Search Bench Agency (${tag})`;
   const before = await accounts.findBySlug('search-bench-agency');
-  const upsert = (slug: string, name: string) => accounts.upsertBySlug({ slug, name, kind: 'agency', checkoutSuccessUrl: null, checkoutCancelUrl: null });
+  const upsert = (slug: string, name: string) =>
+    accounts.upsertBySlug({ slug, name, kind: 'agency', checkoutSuccessUrl: null, checkoutCancelUrl: null });
   const main = await upsert('search-bench-agency', mainName);
   const other = await upsert('search-bench-other-agency', 'Search Bench Other Agency');
   const teammateIds: number[] = [];
   for (let i = 1; i <= TEAMMATES; i++) {
-    teammateIds.push((await accounts.upsertAgent({ rootAccountId: main.id, name: `Teammate ${String(i).padStart(2, '0')}`, email: `teammate${i}@search-bench.test` })).id);
+    teammateIds.push(
+      (
+        await accounts.upsertAgent({
+          rootAccountId: main.id,
+          name: `Teammate ${String(i).padStart(2, '0')}`,
+          email: `teammate${i}@search-bench.test`,
+        })
+      ).id,
+    );
   }
 
   const paid = await count(db, 'select count(*) from purchases where paid_at is not null');
@@ -323,12 +634,21 @@ export async function seedSearch(db: Db, url: string, config: Config, opts: Sear
   let seedSeconds = 0;
   let indexSeconds = 0;
   if (reusable) {
-    log(`reusing the seeded purchases in the bench database (${opts.purchases} for account ${main.id}, ${opts.otherPurchases} for account ${other.id})`);
+    log(
+      `reusing the seeded purchases in the bench database (${opts.purchases} for account ${main.id}, ${opts.otherPurchases} for account ${other.id})`,
+    );
   } else {
-    log(`seeding ${opts.purchases} purchases (+ ${opts.otherPurchases} of a second account), ${opts.buyers} buyers, ${opts.products} product lines, in SQL …`);
+    log(
+      `seeding ${opts.purchases} purchases (+ ${opts.otherPurchases} of a second account), ${opts.buyers} buyers, ${opts.products} product lines, in SQL …`,
+    );
     let seedKey = (await keys.list(main.id)).find((k) => k.name === SEED_KEY_NAME);
     if (!seedKey) {
-      const issued = await keys.create({ rootAccountId: main.id, name: SEED_KEY_NAME, mode: 'live', description: 'owner of the seeded purchases' });
+      const issued = await keys.create({
+        rootAccountId: main.id,
+        name: SEED_KEY_NAME,
+        mode: 'live',
+        description: 'owner of the seeded purchases',
+      });
       seedKey = (await keys.list(main.id)).find((k) => k.id === issued.id)!;
     }
     const started = performance.now();
@@ -355,7 +675,12 @@ export async function seedSearch(db: Db, url: string, config: Config, opts: Sear
   for (const k of await keys.list(main.id)) {
     if (k.name === KEY_NAME && k.status !== 'deleted') await keys.delete(k.id);
   }
-  const key = await keys.create({ rootAccountId: main.id, name: KEY_NAME, mode: 'live', description: 'created by npm run bench -- search' });
+  const key = await keys.create({
+    rootAccountId: main.id,
+    name: KEY_NAME,
+    mode: 'live',
+    description: 'created by npm run bench -- search',
+  });
 
   const teammates = (
     await db.raw(
@@ -364,7 +689,11 @@ export async function seedSearch(db: Db, url: string, config: Config, opts: Sear
         where a.root_account_id = ? group by a.id order by n desc, a.id`,
       [main.id],
     )
-  ).rows.map((r: { id: number; idp_teammate_uuid: string; n: number }) => ({ id: r.id, idpTeammateUuid: r.idp_teammate_uuid, purchases: r.n }));
+  ).rows.map((r: { id: number; idp_teammate_uuid: string; n: number }) => ({
+    id: r.id,
+    idpTeammateUuid: r.idp_teammate_uuid,
+    purchases: r.n,
+  }));
   const rootUuid = (await db('root_accounts').where({ id: main.id }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
 
   const counts = {
@@ -377,7 +706,13 @@ export async function seedSearch(db: Db, url: string, config: Config, opts: Sear
     productLines: await count(db, 'select count(*) from product_lines'),
   };
   const sizes: Record<string, number> = {};
-  for (const rel of ['purchase_search', 'purchase_search_account_paid_idx', 'purchase_search_agent_paid_idx', 'purchase_search_key_trgm_idx', 'purchase_search_products_idx']) {
+  for (const rel of [
+    'purchase_search',
+    'purchase_search_account_paid_idx',
+    'purchase_search_agent_paid_idx',
+    'purchase_search_key_trgm_idx',
+    'purchase_search_products_idx',
+  ]) {
     sizes[rel] = await count(db, 'select pg_relation_size(?::regclass)', [rel]);
   }
   return {

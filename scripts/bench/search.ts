@@ -64,7 +64,9 @@ const TEAMMATE_PATH = '/platform-agency-certs/searchTeammatePurchasedProducts';
 const ROOT_PATH = '/platform-agency-root-certs/searchTeammatePurchasedProducts';
 
 /** The search bench's options (`--quick`: 20 000 purchases, 2 s per side). */
-export const SEARCH_OPTIONS: BenchOptionsSpec<'seconds' | 'warmup' | 'connections' | 'purchases' | 'otherPurchases' | 'buyers' | 'products'> = {
+export const SEARCH_OPTIONS: BenchOptionsSpec<
+  'seconds' | 'warmup' | 'connections' | 'purchases' | 'otherPurchases' | 'buyers' | 'products'
+> = {
   bench: 'search',
   ints: {
     seconds: { default: 5, quick: 2, min: 1, max: 3600, metavar: 'S' },
@@ -138,7 +140,9 @@ async function scenarios(db: Db, seed: SearchSeedResult): Promise<Scenario[]> {
     `select c.certificate_number as v from certificates c join purchase_search s on s.purchase_id = c.purchase_id
       where s.root_account_id = ? and s.mode = 'live' and c.id % 10007 = 3 order by c.id limit 10`,
   );
-  const products = await sample(`select customer_name as v from product_lines where root_account_id = ? and not is_test_mode order by id limit 10 offset 7`);
+  const products = await sample(
+    `select customer_name as v from product_lines where root_account_id = ? and not is_test_mode order by id limit 10 offset 7`,
+  );
   const lastNames = ['Smith', 'Nguyen', 'Patel', 'Kowalski', 'Rivera', 'Okafor', 'Brooks', 'Jenkins', 'Nakamura', 'Hughes'];
   const root = { idp_root_account_uuid: seed.account.idpRootAccountUuid };
   const teammate = { idp_teammate_uuid: seed.teammates[0]!.idpTeammateUuid };
@@ -149,12 +153,33 @@ async function scenarios(db: Db, seed: SearchSeedResult): Promise<Scenario[]> {
     { name: 'list all, teammate', surface: 'teammate', bodies: each(teammate, ['']) },
     { name: 'last name', surface: 'root', bodies: each(root, lastNames) },
     { name: 'last name, teammate', surface: 'teammate', bodies: each(teammate, lastNames) },
-    { name: 'full name', surface: 'root', bodies: each(root, buyers.map((b) => b.name)) },
-    { name: 'email', surface: 'root', bodies: each(root, buyers.map((b) => b.email)) },
+    {
+      name: 'full name',
+      surface: 'root',
+      bodies: each(
+        root,
+        buyers.map((b) => b.name),
+      ),
+    },
+    {
+      name: 'email',
+      surface: 'root',
+      bodies: each(
+        root,
+        buyers.map((b) => b.email),
+      ),
+    },
     { name: 'product name', surface: 'root', bodies: each(root, products) },
     { name: 'common word', surface: 'root', bodies: each(root, ['liability', 'wedding', 'example.com']) },
     { name: 'certificate number', surface: 'root', bodies: each(root, certificates) },
-    { name: 'certificate prefix', surface: 'root', bodies: each(root, certificates.map((c) => c.split('-').slice(0, 2).join('-').slice(0, 8))) },
+    {
+      name: 'certificate prefix',
+      surface: 'root',
+      bodies: each(
+        root,
+        certificates.map((c) => c.split('-').slice(0, 2).join('-').slice(0, 8)),
+      ),
+    },
     { name: 'two letters', surface: 'root', bodies: each(root, ['ki', 'jo', 'an', 'pa', 'ri']) },
     { name: 'no match', surface: 'root', bodies: each(root, ['zzyzx road', 'qwvbn', 'nobody@nowhere.test', 'COI-0-0-0-XXXXXXXXXX']) },
     { name: 'last page of window', surface: 'root', bodies: each(root, ['', 'liability'], { page_size: 100, page_index: 99 }) },
@@ -190,7 +215,11 @@ async function captureOnce(db: Db, url: string, headers: Record<string, string>,
   db.on('query-response', onDone);
   db.on('query-error', onDone);
   try {
-    const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as { total?: number; total_exact?: boolean; purchases?: unknown[] };
     if (res.status !== 200) throw new Error(`POST ${url} answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
     return { waves, total: json.total ?? -1, totalExact: json.total_exact ?? false, items: json.purchases?.length ?? 0 };
@@ -212,8 +241,21 @@ async function captureStatements(db: Db, url: string, headers: Record<string, st
 }
 
 /** The endpoint side: lib's autocannon worker POSTing `bodies` round robin per connection. */
-async function runEndpointLoad(opts: { url: string; path: string; headers: Record<string, string>; bodies: string[]; connections: number; seconds: number }) {
-  const r = await runHttpLoad({ url: opts.url, headers: opts.headers, connections: opts.connections, seconds: opts.seconds, post: { path: opts.path, bodies: opts.bodies } });
+async function runEndpointLoad(opts: {
+  url: string;
+  path: string;
+  headers: Record<string, string>;
+  bodies: string[];
+  connections: number;
+  seconds: number;
+}) {
+  const r = await runHttpLoad({
+    url: opts.url,
+    headers: opts.headers,
+    connections: opts.connections,
+    seconds: opts.seconds,
+    post: { path: opts.path, bodies: opts.bodies },
+  });
   return { latency: r.latency, perSec: r.reqPerSec, errors: r.errors, non2xx: r.non2xx, timeouts: r.timeouts };
 }
 
@@ -241,7 +283,11 @@ const costliest = (bodies: BodyExplain[]): BodyExplain => bodies.reduce((a, b) =
  * time (ms), and the full EXPLAIN (ANALYZE, BUFFERS) text of the first and the costliest body.
  */
 function writeExplainFile(startedAt: string, results: ScenarioResult[]): string {
-  const out = [`# Purchase search: EXPLAIN (ANALYZE, BUFFERS) — ${startedAt}`, '', 'One run per statement, after the load of its scenario; times are the server’s (planning + execution), in ms.'];
+  const out = [
+    `# Purchase search: EXPLAIN (ANALYZE, BUFFERS) — ${startedAt}`,
+    '',
+    'One run per statement, after the load of its scenario; times are the server’s (planning + execution), in ms.',
+  ];
   for (const r of results) {
     out.push('', `## ${r.scenario}`, '', r.explain.map((b) => `\`${JSON.stringify(b.searchText)}\` ${fmt(b.totalMs)} ms`).join(' · '));
     const shown = [...new Set([r.explain[0]!, costliest(r.explain)])];
@@ -258,7 +304,15 @@ function writeExplainFile(startedAt: string, results: ScenarioResult[]): string 
 const fmt = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 function printTable(rows: ScenarioResult[]): void {
-  const header = ['scenario', 'total (first body)', 'endpoint p50 / p95 / p99 ms', 'req/s', 'direct p50 / p95 / p99 ms', 'p99 ratio', `goal p99 < ${GOAL_P99_MS} ms`];
+  const header = [
+    'scenario',
+    'total (first body)',
+    'endpoint p50 / p95 / p99 ms',
+    'req/s',
+    'direct p50 / p95 / p99 ms',
+    'p99 ratio',
+    `goal p99 < ${GOAL_P99_MS} ms`,
+  ];
   const body = rows.map((r) => [
     r.scenario,
     `${r.responses[0]!.total}${r.responses[0]!.totalExact ? '' : '+'}`,
@@ -269,7 +323,8 @@ function printTable(rows: ScenarioResult[]): void {
     r.pass ? 'PASS' : 'FAIL',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i > 0 && i < 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i > 0 && i < 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));
@@ -294,14 +349,23 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
       'PostgreSQL share these cores, so absolute numbers are lower and noisier than on separate machines.',
   );
   const loadAtStart = os.loadavg().map(round2);
-  log(`load average at start (1/5/15 min): ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — WARNING: the machine is already busy; expect noise' : ''}`);
+  log(
+    `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — WARNING: the machine is already busy; expect noise' : ''}`,
+  );
 
   const db0 = await ensureDatabase(base.DATABASE_URL, opts.quick ? `${BENCH_DATABASE}_quick` : BENCH_DATABASE);
   const redacted = new URL(db0.url);
   redacted.password = redacted.password ? '***' : '';
   log(`database: ${redacted.toString()}${db0.created ? ' (created)' : ''}`);
 
-  const config = loadConfig({ ...process.env, DATABASE_URL: db0.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', REDIS_URL: '', PORT: '0' });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: db0.url,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    REDIS_URL: '',
+    PORT: '0',
+  });
   const container = createContainer(config, createLogger(config, 'api-bench'));
   const directPool = createPgPool(db0.url, config.DATABASE_POOL_MAX);
   let server: Server | undefined;
@@ -324,8 +388,12 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const headers = { 'x-api-key': seed.apiKey };
     const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
-    log(`API on ${baseUrl} (LOG_LEVEL=silent, DATABASE_POOL_MAX=${config.DATABASE_POOL_MAX}); PostgreSQL ${pgVersion}; Node ${process.version}`);
-    log(`load: ${opts.connections} connections / loops, ${opts.warmup} s warm-up + ${opts.seconds} s measured per side and scenario; bodies round robin`);
+    log(
+      `API on ${baseUrl} (LOG_LEVEL=silent, DATABASE_POOL_MAX=${config.DATABASE_POOL_MAX}); PostgreSQL ${pgVersion}; Node ${process.version}`,
+    );
+    log(
+      `load: ${opts.connections} connections / loops, ${opts.warmup} s warm-up + ${opts.seconds} s measured per side and scenario; bodies round robin`,
+    );
     log('');
 
     const all = await scenarios(container.db, seed);
@@ -338,12 +406,17 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
       const caps = [];
       for (const body of sc.bodies) caps.push(await captureStatements(container.db, url, headers, body));
       const explained: BodyExplain[] = [];
-      for (const [i, c] of caps.entries()) explained.push(await explainBody(directPool, String(sc.bodies[i]!.search_text ?? ''), c.waves.flat()));
+      for (const [i, c] of caps.entries())
+        explained.push(await explainBody(directPool, String(sc.bodies[i]!.search_text ?? ''), c.waves.flat()));
 
       const load = { url: baseUrl, path: apiPath, headers, bodies: sc.bodies.map((b) => JSON.stringify(b)), connections: opts.connections };
       if (opts.warmup > 0) await runEndpointLoad({ ...load, seconds: opts.warmup });
       const endpoint = await runEndpointLoad({ ...load, seconds: opts.seconds });
-      const direct = await runDirectLoad(directPool, caps.map((c) => c.waves), { loops: opts.connections, seconds: opts.seconds, warmupSeconds: opts.warmup });
+      const direct = await runDirectLoad(
+        directPool,
+        caps.map((c) => c.waves),
+        { loops: opts.connections, seconds: opts.seconds, warmupSeconds: opts.warmup },
+      );
       const r: ScenarioResult = {
         scenario: sc.name,
         path: apiPath,
@@ -374,13 +447,17 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     log('');
     printTable(results);
     log('');
-    log('EXPLAIN (ANALYZE, BUFFERS) of the costliest body of each scenario (server-side planning + execution time, one run; every body in search.json, full plans in search-explain.md):');
+    log(
+      'EXPLAIN (ANALYZE, BUFFERS) of the costliest body of each scenario (server-side planning + execution time, one run; every body in search.json, full plans in search-explain.md):',
+    );
     for (const r of results) {
       const b = costliest(r.explain);
       log(`  ${r.scenario} ("${b.searchText}", ${fmt(b.totalMs)} ms):`);
       for (const e of b.statements) {
         const seq = e.summary.seqScans.length ? ` SEQ SCAN on ${e.summary.seqScans.join(', ')}` : '';
-        log(`    ${e.statement} … → ${e.summary.plan} [plan ${fmt(e.planningMs)} + run ${fmt(e.summary.executionMs)} ms, ${e.summary.buffers} buffers]${seq}`);
+        log(
+          `    ${e.statement} … → ${e.summary.plan} [plan ${fmt(e.planningMs)} + run ${fmt(e.summary.executionMs)} ms, ${e.summary.buffers} buffers]${seq}`,
+        );
       }
     }
     const failed = results.filter((r) => !r.pass);
@@ -392,19 +469,48 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     );
     log(
       `load average at end (1/5/15 min): ${os.loadavg().map(round2).join(' / ')}; seeding: ` +
-        (seed.reused ? 'reused the existing data' : `${seed.seedSeconds.toFixed(1)} s load + ${seed.indexSeconds.toFixed(1)} s search table and indexes`),
+        (seed.reused
+          ? 'reused the existing data'
+          : `${seed.seedSeconds.toFixed(1)} s load + ${seed.indexSeconds.toFixed(1)} s search table and indexes`),
     );
 
-    const side = (s: SideResult) => ({ p50: round2(s.latency.p50), p95: round2(s.latency.p95), p99: round2(s.latency.p99), max: round2(s.latency.max), perSec: round2(s.perSec), samples: s.latency.samples, errors: s.errors });
+    const side = (s: SideResult) => ({
+      p50: round2(s.latency.p50),
+      p95: round2(s.latency.p95),
+      p99: round2(s.latency.p99),
+      max: round2(s.latency.max),
+      perSec: round2(s.perSec),
+      samples: s.latency.samples,
+      errors: s.errors,
+    });
     const json = {
       benchmark: 'search',
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
-      units: { latency: 'ms', endpointThroughput: 'requests/s (2xx)', directThroughput: 'statement sets/s (one set = the SQL of one request)' },
-      machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim(), node: process.version, postgres: pgVersion, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map(round2) },
+      units: {
+        latency: 'ms',
+        endpointThroughput: 'requests/s (2xx)',
+        directThroughput: 'statement sets/s (one set = the SQL of one request)',
+      },
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model.trim(),
+        node: process.version,
+        postgres: pgVersion,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: os.loadavg().map(round2),
+      },
       options: { ...opts, databasePoolMax: config.DATABASE_POOL_MAX },
       goal: `p99_endpoint < ${GOAL_P99_MS} ms`,
-      seeding: { reused: seed.reused, seedSeconds: round2(seed.seedSeconds), indexSeconds: round2(seed.indexSeconds), analyzeSeconds: round2(seed.analyzeSeconds), counts: seed.counts, sizes: seed.sizes, teammates: seed.teammates.length },
+      seeding: {
+        reused: seed.reused,
+        seedSeconds: round2(seed.seedSeconds),
+        indexSeconds: round2(seed.indexSeconds),
+        analyzeSeconds: round2(seed.analyzeSeconds),
+        counts: seed.counts,
+        sizes: seed.sizes,
+        teammates: seed.teammates.length,
+      },
       scenarios: results.map((r) => ({
         scenario: r.scenario,
         path: r.path,
@@ -417,7 +523,12 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
         explain: r.explain.map((b) => ({
           searchText: b.searchText,
           totalMs: round2(b.totalMs),
-          statements: b.statements.map((e) => ({ statement: e.statement, ...e.summary, planningMs: round2(e.planningMs), executionMs: round2(e.summary.executionMs) })),
+          statements: b.statements.map((e) => ({
+            statement: e.statement,
+            ...e.summary,
+            planningMs: round2(e.planningMs),
+            executionMs: round2(e.summary.executionMs),
+          })),
         })),
       })),
     };
@@ -432,7 +543,7 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
       figureDescription:
         `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s, bodies round robin) over ${opts.purchases} purchases ` +
         `(EXPLAIN ANALYZE of every statement: ${explainFile})`,
-      baselineDescription: "the SQL of one request per body, replayed through pg by as many loops (API-key lookup excluded)",
+      baselineDescription: 'the SQL of one request per body, replayed through pg by as many loops (API-key lookup excluded)',
       resultsFile,
       scenarios: results.map((r) => ({
         scenario: r.scenario,

@@ -112,7 +112,11 @@ type Part = 'api' | 'worker' | 'chromium' | 'temporal' | 'postgres';
 const PARTS: Part[] = ['api', 'worker', 'chromium', 'temporal', 'postgres'];
 
 /** CPU ticks (1/100 s) of each part and of the machine at one moment. */
-function cpuSample(api: number, workers: number[], temporalPattern: RegExp): { parts: Record<Part, Map<number, number>>; machine: { busy: number; total: number } } {
+function cpuSample(
+  api: number,
+  workers: number[],
+  temporalPattern: RegExp,
+): { parts: Record<Part, Map<number, number>>; machine: { busy: number; total: number } } {
   const workerTrees = workers.map((w) => processTree(w));
   const chromium = workerTrees.flatMap((t) => t.slice(1)); // below the worker: its Chromium processes
   const ticks = (pids: number[]) => new Map(pids.map((pid) => [pid, processTicks(pid)]));
@@ -120,7 +124,10 @@ function cpuSample(api: number, workers: number[], temporalPattern: RegExp): { p
   const own = (pid: number) => {
     try {
       const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const v = f.slice(f.lastIndexOf(')') + 2).split(' ').map(Number);
+      const v = f
+        .slice(f.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
       return v[11]! + v[12]!;
     } catch {
       return 0;
@@ -144,7 +151,8 @@ type CpuSample = ReturnType<typeof cpuSample>;
 
 /** CPU-seconds each part used between two samples (processes present at the end only). */
 function cpuSeconds(a: CpuSample, b: CpuSample): Record<Part | 'machine', number> {
-  const delta = (x: Map<number, number>, y: Map<number, number>) => [...y].reduce((sum, [pid, t]) => sum + Math.max(0, t - (x.get(pid) ?? 0)), 0) / 100;
+  const delta = (x: Map<number, number>, y: Map<number, number>) =>
+    [...y].reduce((sum, [pid, t]) => sum + Math.max(0, t - (x.get(pid) ?? 0)), 0) / 100;
   const out = Object.fromEntries(PARTS.map((p) => [p, delta(a.parts[p], b.parts[p])])) as Record<Part, number>;
   return { ...out, machine: (b.machine.busy - a.machine.busy) / 100 };
 }
@@ -160,18 +168,30 @@ interface ApiProcess {
 async function startApi(env: Record<string, string | undefined>, port: number, logFile: string): Promise<ApiProcess> {
   // Something already answering there (an interrupted run's API) would take the load instead of
   // the process started here, on another namespace: every checkout would fail.
-  if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) {
+  if (
+    await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new Error(`port ${port} already answers HTTP (an earlier bench's API left running?); stop it and run again`);
   }
   const out = fs.createWriteStream(logFile, { flags: 'w' });
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src', 'server.ts')], { cwd: REPO_ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src', 'server.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   for (const stream of [child.stdout!, child.stderr!]) readline.createInterface({ input: stream }).on('line', (l) => out.write(`${l}\n`));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the API exited before it answered; see ${logFile}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { pid: child.pid!, child, url, exited };
     if (Date.now() > deadline) throw new Error(`the API did not answer within 120 s; see ${logFile}`);
     await sleep(250);
@@ -205,11 +225,27 @@ interface RateResult {
   sustained: boolean;
 }
 
-async function runRate(opts: { api: ApiProcess; workers: WorkerProcess[]; temporalPattern: RegExp; agency: Agency; buyers: { idp_accnt_uuid: string; access_token: string }[]; container: Container; secret: string; rate: number; seconds: number; drainSeconds: number; day0: number }): Promise<RateResult> {
+async function runRate(opts: {
+  api: ApiProcess;
+  workers: WorkerProcess[];
+  temporalPattern: RegExp;
+  agency: Agency;
+  buyers: { idp_accnt_uuid: string; access_token: string }[];
+  container: Container;
+  secret: string;
+  rate: number;
+  seconds: number;
+  drainSeconds: number;
+  day0: number;
+}): Promise<RateResult> {
   const { rate, seconds } = opts;
   const arrivals: Arrival[] = [];
   const inflight: Promise<void>[] = [];
-  const before = cpuSample(opts.api.pid, opts.workers.map((w) => w.pid), opts.temporalPattern);
+  const before = cpuSample(
+    opts.api.pid,
+    opts.workers.map((w) => w.pid),
+    opts.temporalPattern,
+  );
   const t0 = Date.now();
   const total = Math.round(rate * seconds);
   for (let n = 0; n < total; n++) {
@@ -226,7 +262,10 @@ async function runRate(opts: { api: ApiProcess; workers: WorkerProcess[]; tempor
         const q = await call(opts.api.url, '/public-quote/adminValidateBuyerResponses', {
           method: 'POST',
           key: opts.agency.key,
-          body: { ...buyer, selected_product_lines_to_purchase: [eventSelection(opts.agency, { start: day, end: day }, `Rate ${rate} Insured ${n}`)] },
+          body: {
+            ...buyer,
+            selected_product_lines_to_purchase: [eventSelection(opts.agency, { start: day, end: day }, `Rate ${rate} Insured ${n}`)],
+          },
         }).catch((err: Error) => ({ status: 0, body: { message: err.message }, text: err.message }));
         if (q.status !== 200) {
           a.failure = `checkout ${q.status}`;
@@ -251,13 +290,19 @@ async function runRate(opts: { api: ApiProcess; workers: WorkerProcess[]; tempor
   let issued = new Map<number, number>();
   const drainEnd = lastSent + opts.drainSeconds * 1000;
   for (;;) {
-    const rows: { id: number; certificates_issued_at: Date | null }[] = ids.length ? await opts.container.db('purchases').whereIn('id', ids).select('id', 'certificates_issued_at') : [];
+    const rows: { id: number; certificates_issued_at: Date | null }[] = ids.length
+      ? await opts.container.db('purchases').whereIn('id', ids).select('id', 'certificates_issued_at')
+      : [];
     issued = new Map(rows.filter((r) => r.certificates_issued_at).map((r) => [r.id, new Date(r.certificates_issued_at!).getTime()]));
     if (issued.size === ids.length || Date.now() > drainEnd) break;
     await sleep(500);
   }
   const lastIssued = Math.max(lastSent, ...issued.values());
-  const after = cpuSample(opts.api.pid, opts.workers.map((w) => w.pid), opts.temporalPattern);
+  const after = cpuSample(
+    opts.api.pid,
+    opts.workers.map((w) => w.pid),
+    opts.temporalPattern,
+  );
   const cpu = cpuSeconds(before, after);
   const latencies = paid.filter((a) => issued.has(a.purchaseId!)).map((a) => issued.get(a.purchaseId!)! - a.sentAt!);
   const latency = latencyStats(Float64Array.from(latencies).sort());
@@ -276,7 +321,10 @@ async function runRate(opts: { api: ApiProcess; workers: WorkerProcess[]; tempor
     latency,
     windowSeconds: round2((lastIssued - t0) / 1000),
     cpu: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round2(v)])) as Record<Part | 'machine', number>,
-    cpuPerPurchase: { ...(Object.fromEntries([...PARTS, 'machine'].map((p) => [p, per(cpu[p as 'machine'])])) as Record<Part | 'machine', number>), total: per(cpuParts) },
+    cpuPerPurchase: {
+      ...(Object.fromEntries([...PARTS, 'machine'].map((p) => [p, per(cpu[p as 'machine'])])) as Record<Part | 'machine', number>),
+      total: per(cpuParts),
+    },
     failures,
     sustained: completed >= COMPLETED_SHARE * total && latency.p95 <= GOAL_P95_MS,
   };
@@ -286,7 +334,10 @@ async function runRate(opts: { api: ApiProcess; workers: WorkerProcess[]; tempor
 async function historyEvents(container: Container, purchaseIds: number[]): Promise<{ purchase: number[]; certificates: number[] }> {
   const out = { purchase: [] as number[], certificates: [] as number[] };
   for (const id of purchaseIds) {
-    for (const [kind, wid] of [['purchase', purchaseWorkflowId(id)], ['certificates', certificatesWorkflowId(id)]] as const) {
+    for (const [kind, wid] of [
+      ['purchase', purchaseWorkflowId(id)],
+      ['certificates', certificatesWorkflowId(id)],
+    ] as const) {
       try {
         const d = await container.temporal.client.workflow.getHandle(wid).describe();
         out[kind].push(d.historyLength);
@@ -325,7 +376,10 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
     const db = createDb({ ...baseConfig, DATABASE_URL: databaseUrl });
     await migrateLatest(db);
     await db.destroy();
-    const [stripeMock, storage] = await Promise.all([stack.ensureStripeMock({ log }), stack.ensureFakeGcs({ bucket: `certificates-throughput-${process.pid}`, log })]);
+    const [stripeMock, storage] = await Promise.all([
+      stack.ensureStripeMock({ log }),
+      stack.ensureFakeGcs({ bucket: `certificates-throughput-${process.pid}`, log }),
+    ]);
     const secret = 'whsec_throughput_bench_secret';
     let day0 = 0;
     for (const shape of shapes) {
@@ -362,7 +416,15 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
         const procs: WorkerProcess[] = [];
         try {
           for (let i = 0; i < workers; i++) {
-            procs.push(await startWorker({ repoRoot: REPO_ROOT, env: { ...env, LOG_LEVEL: 'info' }, marker: `${runId}-${i}`, logFile: path.join(logDir, `throughput-worker-${i + 1}.log`), timeoutMs: 180_000 }));
+            procs.push(
+              await startWorker({
+                repoRoot: REPO_ROOT,
+                env: { ...env, LOG_LEVEL: 'info' },
+                marker: `${runId}-${i}`,
+                logFile: path.join(logDir, `throughput-worker-${i + 1}.log`),
+                timeoutMs: 180_000,
+              }),
+            );
           }
           const agency = await createAgency({ baseUrl: api.url, container } as TestApp, `Throughput Agency ${shape} ${workers}`);
           const buyers = [];
@@ -370,17 +432,47 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
             const res = await call(api.url, '/platform-seller-invites/newConnect', {
               method: 'POST',
               key: agency.key,
-              body: { buyer_first_name: 'Rate', buyer_last_name: `Buyer${i}`, buyer_email: `rate.buyer${i}.${runId}@example.com`, seller_slug: agency.slug, query_param: 'throughput' },
+              body: {
+                buyer_first_name: 'Rate',
+                buyer_last_name: `Buyer${i}`,
+                buyer_email: `rate.buyer${i}.${runId}@example.com`,
+                seller_slug: agency.slug,
+                query_param: 'throughput',
+              },
             });
             if (res.status !== 200) throw new Error(`newConnect: ${res.status} ${res.text}`);
             buyers.push({ idp_accnt_uuid: res.body.idp_accnt_uuid as string, access_token: res.body.access_token as string });
           }
           // Warm-up: one purchase end to end (bundles, browser launch, connections).
-          await runRate({ api, workers: procs, temporalPattern, agency, buyers, container, secret, rate: 1, seconds: 2, drainSeconds: 60, day0: (day0 += 10) });
+          await runRate({
+            api,
+            workers: procs,
+            temporalPattern,
+            agency,
+            buyers,
+            container,
+            secret,
+            rate: 1,
+            seconds: 2,
+            drainSeconds: 60,
+            day0: (day0 += 10),
+          });
           const configResult: ConfigResult = { shape, workers, rates: [], knee: 0, history: { purchase: [], certificates: [] } };
           for (const rate of rates) {
             log(`[throughput] ${shape}, ${workers} worker(s): ${rate} purchases/s for ${opts.seconds} s…`);
-            const r = await runRate({ api, workers: procs, temporalPattern, agency, buyers, container, secret, rate, seconds: opts.seconds, drainSeconds: opts.drain, day0: (day0 += rate * opts.seconds + 10) });
+            const r = await runRate({
+              api,
+              workers: procs,
+              temporalPattern,
+              agency,
+              buyers,
+              container,
+              secret,
+              rate,
+              seconds: opts.seconds,
+              drainSeconds: opts.drain,
+              day0: (day0 += rate * opts.seconds + 10),
+            });
             configResult.rates.push(r);
             log(
               `[throughput]   offered ${r.offered}, completed ${r.completed}, p50/p95/p99 ${r.latency.p50.toFixed(0)}/${r.latency.p95.toFixed(0)}/${r.latency.p99.toFixed(0)} ms, ` +
@@ -391,7 +483,15 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
             // Past the knee by two steps the machine only queues: stop climbing.
             if (!r.sustained && configResult.rates.filter((x) => !x.sustained).length >= 2) break;
           }
-          const sample: number[] = (await container.db('purchases').whereNotNull('certificates_issued_at').where('root_account_id', (await container.db('root_accounts').where({ slug: agency.slug }).first('id')).id).orderBy('id', 'desc').limit(5).select('id')).map((r: { id: number }) => r.id);
+          const sample: number[] = (
+            await container
+              .db('purchases')
+              .whereNotNull('certificates_issued_at')
+              .where('root_account_id', (await container.db('root_accounts').where({ slug: agency.slug }).first('id')).id)
+              .orderBy('id', 'desc')
+              .limit(5)
+              .select('id')
+          ).map((r: { id: number }) => r.id);
           configResult.history = await historyEvents(container, sample);
           results.push(configResult);
         } finally {
@@ -422,7 +522,10 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
         ratio: base && base !== r ? ratioOf(r.latency.p95, base.latency.p95) : null,
         goal:
           r.rate === GOAL_RATE
-            ? { text: `${GOAL_RATE}/s sustained: ≥ ${COMPLETED_SHARE * 100} % completed (${r.completed}/${r.offered}) and p95 ≤ ${GOAL_P95_MS} ms`, pass: r.sustained }
+            ? {
+                text: `${GOAL_RATE}/s sustained: ≥ ${COMPLETED_SHARE * 100} % completed (${r.completed}/${r.offered}) and p95 ≤ ${GOAL_P95_MS} ms`,
+                pass: r.sustained,
+              }
             : null,
         latency: { figure: reportPercentiles(r.latency), ...(base && base !== r ? { baseline: reportPercentiles(base.latency) } : {}) },
       });
@@ -435,7 +538,10 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
         figure: { value: h.cpuPerPurchase.total, unit: 'CPU-s', decimals: 3 },
         baseline: ref && ref !== h ? { value: ref.cpuPerPurchase.total, unit: 'CPU-s', decimals: 3, label: 'dev, 1 worker' } : null,
         ratio: ref && ref !== h ? ratioOf(h.cpuPerPurchase.total, ref.cpuPerPurchase.total) : null,
-        goal: { text: `≤ ${GOAL_CPU_S} CPU-s per purchase (API + worker + Chromium + Temporal + PostgreSQL)`, pass: h.cpuPerPurchase.total <= GOAL_CPU_S },
+        goal: {
+          text: `≤ ${GOAL_CPU_S} CPU-s per purchase (API + worker + Chromium + Temporal + PostgreSQL)`,
+          pass: h.cpuPerPurchase.total <= GOAL_CPU_S,
+        },
       });
     }
     const one = results.find((x) => x.shape === c.shape && x.workers === 1);
@@ -453,7 +559,9 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
       scenarios.push({
         scenario: `${c.shape}, ${c.workers} worker${c.workers > 1 ? 's' : ''}: history events of a paid purchase workflow`,
         figure: { value: Math.max(...events), unit: 'events', decimals: 0, label: 'max' },
-        baseline: c.history.certificates.length ? { value: Math.max(...c.history.certificates), unit: 'events', decimals: 0, label: 'certificates child' } : null,
+        baseline: c.history.certificates.length
+          ? { value: Math.max(...c.history.certificates), unit: 'events', decimals: 0, label: 'certificates child' }
+          : null,
         ratio: null,
         goal: { text: '≤ 30 events in the purchase workflow', pass: Math.max(...events) <= 30 },
       });
@@ -494,7 +602,12 @@ function markdown(results: ConfigResult[]): string {
       );
     }
   }
-  lines.push('', '| shape | workers | knee (purchases/s) | history events: purchase workflow | certificates child |', '|---|---:|---:|---|---|');
-  for (const c of results) lines.push(`| ${c.shape} | ${c.workers} | ${c.knee} | ${c.history.purchase.join(', ')} | ${c.history.certificates.join(', ')} |`);
+  lines.push(
+    '',
+    '| shape | workers | knee (purchases/s) | history events: purchase workflow | certificates child |',
+    '|---|---:|---:|---|---|',
+  );
+  for (const c of results)
+    lines.push(`| ${c.shape} | ${c.workers} | ${c.knee} | ${c.history.purchase.join(', ')} | ${c.history.certificates.join(', ')} |`);
   return `${lines.join('\n')}\n`;
 }

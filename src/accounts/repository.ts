@@ -47,7 +47,8 @@ export function createAccountsRepository(db: Db) {
      * URLs are written only when given (undefined leaves an existing account's as they are).
      */
     async upsertBySlug(
-      input: Omit<RootAccount, 'id' | 'checkoutSuccessUrl' | 'checkoutCancelUrl'> & Partial<Pick<RootAccount, 'checkoutSuccessUrl' | 'checkoutCancelUrl'>>,
+      input: Omit<RootAccount, 'id' | 'checkoutSuccessUrl' | 'checkoutCancelUrl'> &
+        Partial<Pick<RootAccount, 'checkoutSuccessUrl' | 'checkoutCancelUrl'>>,
     ): Promise<RootAccount> {
       const urls = {
         ...(input.checkoutSuccessUrl !== undefined ? { checkout_success_url: input.checkoutSuccessUrl } : {}),
@@ -72,7 +73,9 @@ export function createAccountsRepository(db: Db) {
         ...(urls.cancelUrl !== undefined ? { checkout_cancel_url: urls.cancelUrl } : {}),
       };
       const q = db<RootAccountRow>('root_accounts').where({ id });
-      const [row] = Object.keys(update).length ? await q.update({ ...update, updated_at: db.fn.now() } as Partial<RootAccountRow>).returning('*') : [await q.first()];
+      const [row] = Object.keys(update).length
+        ? await q.update({ ...update, updated_at: db.fn.now() } as Partial<RootAccountRow>).returning('*')
+        : [await q.first()];
       return row ? toAccount(row as RootAccountRow) : null;
     },
 
@@ -101,14 +104,25 @@ export function createAccountsRepository(db: Db) {
      * `idp_root_account_uuid`, and its teammates (agents: public `idp_teammate_uuid`, name, email),
      * oldest first. Null when there is no account with this id.
      */
-    async findProfile(id: number): Promise<(RootAccount & { idpRootAccountUuid: string; teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }> }) | null> {
+    async findProfile(id: number): Promise<
+      | (RootAccount & {
+          idpRootAccountUuid: string;
+          teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }>;
+        })
+      | null
+    > {
       const row = await db('root_accounts').where({ id }).first();
       if (!row) return null;
       const agents = await db('agents').where({ root_account_id: id }).orderBy('id').select('id', 'idp_teammate_uuid', 'name', 'email');
       return {
         ...toAccount(row as RootAccountRow),
         idpRootAccountUuid: String(row.idp_root_account_uuid),
-        teammates: agents.map((a: { id: number; idp_teammate_uuid: string; name: string; email: string }) => ({ id: a.id, idpTeammateUuid: String(a.idp_teammate_uuid), name: a.name, email: a.email })),
+        teammates: agents.map((a: { id: number; idp_teammate_uuid: string; name: string; email: string }) => ({
+          id: a.id,
+          idpTeammateUuid: String(a.idp_teammate_uuid),
+          name: a.name,
+          email: a.email,
+        })),
       };
     },
 

@@ -28,7 +28,10 @@ export function accountRoutes(service: AccountService): RouteRegistration {
       summary: 'Who this API key is: its account, teammates, mode and platform fee',
       description:
         'The first call of an integration: the root account (id, name, slug, idp_root_account_uuid), its teammates (idp_teammate_uuid), and this key (mode, the teammate it sells as, its platform fee), with whether its payments reach the processor’s live or test mode. These are the ids the buyer, quote and certificate operations ask for.',
-      responses: { 200: { description: 'The account', content: { 'application/json': { schema: successEnvelope(AccountRead, 'AccountResponse') } } }, ...gatewayResponses },
+      responses: {
+        200: { description: 'The account', content: { 'application/json': { schema: successEnvelope(AccountRead, 'AccountResponse') } } },
+        ...gatewayResponses,
+      },
     });
   };
 }

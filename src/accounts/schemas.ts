@@ -19,26 +19,49 @@ export const AccountRead = z
       name: z.string(),
       slug: z.string().meta({ description: 'Send as seller_slug on /platform-seller-invites' }),
       kind: z.enum(['agency', 'mga', 'insurer']),
-      idp_root_account_uuid: z.string().meta({ description: 'Send as idp_root_account_uuid on /public-quote and /platform-agency-root-certs' }),
+      idp_root_account_uuid: z
+        .string()
+        .meta({ description: 'Send as idp_root_account_uuid on /public-quote and /platform-agency-root-certs' }),
     }),
     teammates: z.array(AccountTeammate).meta({ description: "The account's teammates (agents), oldest first" }),
     api_key: z.object({
       id: z.number().int(),
       name: z.string(),
       mode: z.enum(['live', 'test']).meta({ description: 'test: only test products and the processor’s test mode; live: real money' }),
-      teammate: AccountTeammate.nullable().meta({ description: 'The teammate the key sells as (its sales are attributed to them; it quotes only what they may), or null' }),
-      platform_fee_bps: z.number().int().nullable().meta({ description: 'Surcharge added at checkout for sales through this key, in basis points (100 = 1 %), or null' }),
+      teammate: AccountTeammate.nullable().meta({
+        description: 'The teammate the key sells as (its sales are attributed to them; it quotes only what they may), or null',
+      }),
+      platform_fee_bps: z
+        .number()
+        .int()
+        .nullable()
+        .meta({ description: 'Surcharge added at checkout for sales through this key, in basis points (100 = 1 %), or null' }),
     }),
     processor: z.object({
-      mode: z.enum(['live', 'test']).meta({ description: 'Whether this key’s payments go to the processor’s live or test mode (a live key on a test processor account says test: nothing is charged)' }),
+      mode: z.enum(['live', 'test']).meta({
+        description:
+          'Whether this key’s payments go to the processor’s live or test mode (a live key on a test processor account says test: nothing is charged)',
+      }),
     }),
   })
   .meta({
     id: 'Account',
     example: {
-      root_account: { id: 1, name: 'Harbor & Pine Insurance Agency', slug: 'harbor-pine', kind: 'agency', idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b' },
+      root_account: {
+        id: 1,
+        name: 'Harbor & Pine Insurance Agency',
+        slug: 'harbor-pine',
+        kind: 'agency',
+        idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
+      },
       teammates: [{ idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', name: 'Dana Agent', email: 'dana@harbor-pine.example' }],
-      api_key: { id: 3, name: 'Website checkout', mode: 'test', teammate: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', name: 'Dana Agent', email: 'dana@harbor-pine.example' }, platform_fee_bps: 250 },
+      api_key: {
+        id: 3,
+        name: 'Website checkout',
+        mode: 'test',
+        teammate: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', name: 'Dana Agent', email: 'dana@harbor-pine.example' },
+        platform_fee_bps: 250,
+      },
       processor: { mode: 'test' },
     },
   });

@@ -37,13 +37,17 @@ export function createAccountScopes(db: Db) {
   return {
     /** The teammate's scope; throws TEAMMATE_NOT_FOUND unless it belongs to the key's root account. */
     async teammate(principal: Principal, idpTeammateUuid: string): Promise<AccountScope> {
-      const agent = await db('agents').where({ idp_teammate_uuid: idpTeammateUuid.toLowerCase(), root_account_id: principal.rootAccountId }).first('id');
+      const agent = await db('agents')
+        .where({ idp_teammate_uuid: idpTeammateUuid.toLowerCase(), root_account_id: principal.rootAccountId })
+        .first('id');
       if (!agent) throw new AppError('TEAMMATE_NOT_FOUND', 'No teammate with that idp_teammate_uuid under this API key’s account');
       return { rootAccountId: principal.rootAccountId, agentId: agent.id };
     },
     /** The root account's scope; throws SELLER_NOT_FOUND unless the id is the key's root account. */
     async root(principal: Principal, idpRootAccountUuid: string): Promise<AccountScope> {
-      const account = await db('root_accounts').where({ id: principal.rootAccountId, idp_root_account_uuid: idpRootAccountUuid.toLowerCase() }).first('id');
+      const account = await db('root_accounts')
+        .where({ id: principal.rootAccountId, idp_root_account_uuid: idpRootAccountUuid.toLowerCase() })
+        .first('id');
       if (!account) throw new AppError('SELLER_NOT_FOUND', 'No root account with that idp_root_account_uuid for this API key');
       return { rootAccountId: principal.rootAccountId, agentId: null };
     },

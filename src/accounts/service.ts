@@ -22,14 +22,23 @@ export function createAccountService(deps: {
 }) {
   return {
     async describe(principal: Principal): Promise<AccountRead> {
-      const [account, key] = await Promise.all([deps.accounts.findProfile(principal.rootAccountId), deps.apiKeys.findKey(principal.apiKeyId)]);
+      const [account, key] = await Promise.all([
+        deps.accounts.findProfile(principal.rootAccountId),
+        deps.apiKeys.findKey(principal.apiKeyId),
+      ]);
       if (!account || !key) throw notFound('account of API key', principal.apiKeyId);
       const teammate = (id: number | null) => {
         const t = id === null ? undefined : account.teammates.find((a) => a.id === id);
         return t ? { idp_teammate_uuid: t.idpTeammateUuid, name: t.name, email: t.email } : null;
       };
       return {
-        root_account: { id: account.id, name: account.name, slug: account.slug, kind: account.kind, idp_root_account_uuid: account.idpRootAccountUuid },
+        root_account: {
+          id: account.id,
+          name: account.name,
+          slug: account.slug,
+          kind: account.kind,
+          idp_root_account_uuid: account.idpRootAccountUuid,
+        },
         teammates: account.teammates.map((t) => teammate(t.id)!),
         api_key: { id: key.id, name: key.name, mode: key.mode, teammate: teammate(key.agentId), platform_fee_bps: key.platformFeeBps },
         processor: { mode: deps.processorSecrets[principal.mode].startsWith('sk_live_') ? 'live' : 'test' },

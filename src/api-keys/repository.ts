@@ -71,10 +71,7 @@ export function createApiKeysRepository(db: Db) {
       return db.transaction(fn);
     },
 
-    async insertKey(
-      trx: Knex.Transaction,
-      input: Omit<ApiKeyRecord, 'id' | 'status' | 'createdAt'>,
-    ): Promise<ApiKeyRecord> {
+    async insertKey(trx: Knex.Transaction, input: Omit<ApiKeyRecord, 'id' | 'status' | 'createdAt'>): Promise<ApiKeyRecord> {
       const [row] = await trx<KeyRow>('api_keys')
         .insert({
           root_account_id: input.rootAccountId,
@@ -109,7 +106,10 @@ export function createApiKeysRepository(db: Db) {
       const keys = (await db<KeyRow>('api_keys').where({ root_account_id: rootAccountId }).orderBy('id')).map(toKey);
       if (!keys.length) return [];
       const secrets = await db('api_key_secrets')
-        .whereIn('api_key_id', keys.map((k) => k.id))
+        .whereIn(
+          'api_key_id',
+          keys.map((k) => k.id),
+        )
         .orderBy('id');
       return keys.map((k) => ({
         ...k,
@@ -129,7 +129,11 @@ export function createApiKeysRepository(db: Db) {
      * Sets the key's checkout return URLs: a string sets one, null clears it (the account's
      * default applies), undefined leaves it. Callers validate the URLs.
      */
-    async setCheckoutReturnUrls(trx: Knex.Transaction, id: number, urls: { successUrl?: string | null; cancelUrl?: string | null }): Promise<ApiKeyRecord | null> {
+    async setCheckoutReturnUrls(
+      trx: Knex.Transaction,
+      id: number,
+      urls: { successUrl?: string | null; cancelUrl?: string | null },
+    ): Promise<ApiKeyRecord | null> {
       const update = {
         ...(urls.successUrl !== undefined ? { checkout_success_url: urls.successUrl } : {}),
         ...(urls.cancelUrl !== undefined ? { checkout_cancel_url: urls.cancelUrl } : {}),

@@ -139,7 +139,8 @@ export function createApiKeyService(deps: {
       if (!Number.isFinite(graceHours) || graceHours < 0) throw new AppError('VALIDATION_ERROR', 'grace hours must be >= 0');
       const value = await deps.keys.transaction(async (trx) => {
         const key = await loadMutable(id, trx);
-        if (key.status !== 'active') throw new AppError('VALIDATION_ERROR', `API key ${id} is ${key.status}; only an active key can be rotated`);
+        if (key.status !== 'active')
+          throw new AppError('VALIDATION_ERROR', `API key ${id} is ${key.status}; only an active key can be rotated`);
         const v = generateKeyValue(key.mode);
         const expiresAt = new Date(now().getTime() + graceHours * 3600_000);
         await deps.keys.expireCurrentSecrets(trx, key.id, expiresAt);
@@ -229,8 +230,12 @@ function checkedUrl(value: string | null | undefined, field: string): string | n
 }
 
 function checkedChange(change: ReturnUrlsChange): ReturnUrlsChange {
-  if (change.successUrl === undefined && change.cancelUrl === undefined) throw new AppError('VALIDATION_ERROR', 'give a success URL, a cancel URL or both');
-  return { successUrl: checkedUrl(change.successUrl, 'checkout success URL'), cancelUrl: checkedUrl(change.cancelUrl, 'checkout cancel URL') };
+  if (change.successUrl === undefined && change.cancelUrl === undefined)
+    throw new AppError('VALIDATION_ERROR', 'give a success URL, a cancel URL or both');
+  return {
+    successUrl: checkedUrl(change.successUrl, 'checkout success URL'),
+    cancelUrl: checkedUrl(change.cancelUrl, 'checkout cancel URL'),
+  };
 }
 
 function issued(k: ApiKeyRecord): Omit<IssuedKey, 'key'> {

@@ -93,11 +93,19 @@ export function createAuditRepository(db: Db) {
      * Records how action `id` ended, once: `detail` is why it was refused or the error it failed
      * with; `details` what it answered. A second call for the same id changes nothing (false).
      */
-    async finish(id: number, result: { outcome: AuditOutcome; detail?: string | null; details?: Record<string, unknown> }): Promise<boolean> {
+    async finish(
+      id: number,
+      result: { outcome: AuditOutcome; detail?: string | null; details?: Record<string, unknown> },
+    ): Promise<boolean> {
       const n = await db('operator_audit_log')
         .where({ id })
         .whereNull('outcome')
-        .update({ outcome: result.outcome, outcome_detail: result.detail ?? null, details: JSON.stringify(result.details ?? {}), finished_at: db.fn.now() });
+        .update({
+          outcome: result.outcome,
+          outcome_detail: result.detail ?? null,
+          details: JSON.stringify(result.details ?? {}),
+          finished_at: db.fn.now(),
+        });
       return n === 1;
     },
 

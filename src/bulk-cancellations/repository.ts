@@ -42,7 +42,8 @@ export interface BulkItemRecord {
   refundTotalMinor: number | null;
 }
 
-const toItem = (r: Record<string, any>): BulkItemRecord => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toItem = (r: Record<string, any>): BulkItemRecord => ({
   purchaseId: r.purchase_id,
   coveredUnitIds: r.covered_unit_ids ? r.covered_unit_ids.map(Number) : null,
   status: r.status,
@@ -54,7 +55,8 @@ const toItem = (r: Record<string, any>): BulkItemRecord => ({ // eslint-disable-
   refundTotalMinor: r.total_minor === null || r.total_minor === undefined ? null : Number(r.total_minor),
 });
 
-const toBulk = (r: Record<string, any>): BulkCancellationRecord => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toBulk = (r: Record<string, any>): BulkCancellationRecord => ({
   id: r.id,
   rootAccountId: r.root_account_id,
   mode: r.mode,
@@ -68,18 +70,25 @@ const toBulk = (r: Record<string, any>): BulkCancellationRecord => ({ // eslint-
   completedAt: r.completed_at ?? null,
 });
 
-
 export function createBulkCancellationsRepository(db: Db) {
   /** A batch's item rows with the status and refund of the cancellation each became. */
   const itemRows = (id: number) =>
-    db('bulk_cancellation_items as b').leftJoin('policy_transactions as t', 't.id', 'b.cancellation_id').where('b.bulk_cancellation_id', id).select('b.*', 't.status as cancellation_status', 't.total_minor');
+    db('bulk_cancellation_items as b')
+      .leftJoin('policy_transactions as t', 't.id', 'b.cancellation_id')
+      .where('b.bulk_cancellation_id', id)
+      .select('b.*', 't.status as cancellation_status', 't.total_minor');
   return {
     /**
      * The purchases of `scope` in force whose items of product `productId` have a covered unit,
      * not taken by a cancellation, whose local span (in its own time zone) includes `date`
      * (YYYY-MM-DD), with those units; at most `limit`, by purchase id.
      */
-    async selectByCoverageDate(scope: PurchaseScope, productId: number, date: string, limit: number): Promise<Array<{ purchaseId: number; coveredUnitIds: number[] }>> {
+    async selectByCoverageDate(
+      scope: PurchaseScope,
+      productId: number,
+      date: string,
+      limit: number,
+    ): Promise<Array<{ purchaseId: number; coveredUnitIds: number[] }>> {
       const q = db('covered_units as cu')
         .join('purchase_items as i', 'i.id', 'cu.purchase_item_id')
         .join('purchases as p', 'p.id', 'cu.purchase_id')
@@ -93,14 +102,28 @@ export function createBulkCancellationsRepository(db: Db) {
         .limit(limit)
         .select('cu.purchase_id', db.raw('array_agg(cu.id order by cu.id) as unit_ids'));
       if (scope.agentId !== null) q.where('p.agent_id', scope.agentId);
-      return (await q).map((r: { purchase_id: number; unit_ids: number[] }) => ({ purchaseId: r.purchase_id, coveredUnitIds: r.unit_ids.map(Number) }));
+      return (await q).map((r: { purchase_id: number; unit_ids: number[] }) => ({
+        purchaseId: r.purchase_id,
+        coveredUnitIds: r.unit_ids.map(Number),
+      }));
     },
 
     /** Creates a batch with its items (each purchase once), `running`. */
-    async create(b: Omit<BulkCancellationRecord, 'id' | 'status' | 'createdAt' | 'completedAt'>, items: Array<{ purchaseId: number; coveredUnitIds: number[] | null }>): Promise<BulkCancellationRecord> {
+    async create(
+      b: Omit<BulkCancellationRecord, 'id' | 'status' | 'createdAt' | 'completedAt'>,
+      items: Array<{ purchaseId: number; coveredUnitIds: number[] | null }>,
+    ): Promise<BulkCancellationRecord> {
       return db.transaction(async (trx) => {
         const [row] = await trx('bulk_cancellations')
-          .insert({ root_account_id: b.rootAccountId, mode: b.mode, agent_id: b.agentId, api_key_id: b.apiKeyId, selection: JSON.stringify(b.selection), requested_by: b.requestedBy, reason: b.reason })
+          .insert({
+            root_account_id: b.rootAccountId,
+            mode: b.mode,
+            agent_id: b.agentId,
+            api_key_id: b.apiKeyId,
+            selection: JSON.stringify(b.selection),
+            requested_by: b.requestedBy,
+            reason: b.reason,
+          })
           .returning('*');
         if (items.length) {
           await trx('bulk_cancellation_items')
@@ -138,24 +161,44 @@ export function createBulkCancellationsRepository(db: Db) {
 
     /** Purchase ids of its items still `pending`. */
     async pendingPurchaseIds(id: number): Promise<number[]> {
-      return (await db('bulk_cancellation_items').where({ bulk_cancellation_id: id, status: 'pending' }).orderBy('purchase_id').select('purchase_id')).map((r) => r.purchase_id as number);
+      return (
+        await db('bulk_cancellation_items')
+          .where({ bulk_cancellation_id: id, status: 'pending' })
+          .orderBy('purchase_id')
+          .select('purchase_id')
+      ).map((r) => r.purchase_id as number);
     },
 
     /** Keeps the quote an item carries out (null: none, price again). */
     async setQuote(id: number, purchaseId: number, quoteId: string | null): Promise<void> {
-      await db('bulk_cancellation_items').where({ bulk_cancellation_id: id, purchase_id: purchaseId, status: 'pending' }).update({ quote_id: quoteId, updated_at: db.fn.now() });
+      await db('bulk_cancellation_items')
+        .where({ bulk_cancellation_id: id, purchase_id: purchaseId, status: 'pending' })
+        .update({ quote_id: quoteId, updated_at: db.fn.now() });
     },
 
     /** Settles a pending item once (a settled one stays as it is). */
-    async settle(id: number, purchaseId: number, outcome: { status: Exclude<BulkItemStatus, 'pending'>; cancellationId?: number; errorCode?: string; errorMessage?: string }): Promise<void> {
+    async settle(
+      id: number,
+      purchaseId: number,
+      outcome: { status: Exclude<BulkItemStatus, 'pending'>; cancellationId?: number; errorCode?: string; errorMessage?: string },
+    ): Promise<void> {
       await db('bulk_cancellation_items')
         .where({ bulk_cancellation_id: id, purchase_id: purchaseId, status: 'pending' })
-        .update({ status: outcome.status, cancellation_id: outcome.cancellationId ?? null, error_code: outcome.errorCode ?? null, error_message: outcome.errorMessage?.slice(0, 1000) ?? null, updated_at: db.fn.now() });
+        .update({
+          status: outcome.status,
+          cancellation_id: outcome.cancellationId ?? null,
+          error_code: outcome.errorCode ?? null,
+          error_message: outcome.errorMessage?.slice(0, 1000) ?? null,
+          updated_at: db.fn.now(),
+        });
     },
 
     /** The batch is done once nothing is pending. */
     async complete(id: number): Promise<void> {
-      await db('bulk_cancellations').where({ id, status: 'running' }).whereNotExists(db('bulk_cancellation_items').where({ bulk_cancellation_id: id, status: 'pending' })).update({ status: 'completed', completed_at: db.fn.now() });
+      await db('bulk_cancellations')
+        .where({ id, status: 'running' })
+        .whereNotExists(db('bulk_cancellation_items').where({ bulk_cancellation_id: id, status: 'pending' }))
+        .update({ status: 'completed', completed_at: db.fn.now() });
     },
   };
 }

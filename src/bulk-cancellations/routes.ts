@@ -35,10 +35,15 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
         'Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date; those units are cancelled). At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.',
       request: { body: { required: true, content: { 'application/json': { schema: CreateBulkCancellationRequest } } } },
       responses: {
-        202: { description: 'Started', content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse') } } },
+        202: {
+          description: 'Started',
+          content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse') } },
+        },
         ...gatewayResponses,
         400: errorResponse('VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes'),
-        409: errorResponse('NOTHING_TO_CANCEL (the product and date select no purchase in force), or an Idempotency-Key reused or in progress'),
+        409: errorResponse(
+          'NOTHING_TO_CANCEL (the product and date select no purchase in force), or an Idempotency-Key reused or in progress',
+        ),
       },
     });
     registry.registerPath({
@@ -49,7 +54,10 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
       summary: 'Follow a bulk cancellation: counts and each purchase’s outcome',
       request: { params: IdParam },
       responses: {
-        200: { description: 'The batch', content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationResponse') } } },
+        200: {
+          description: 'The batch',
+          content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationResponse') } },
+        },
         404: errorResponse('NOT_FOUND: no bulk cancellation with that id for this key'),
         ...gatewayResponses,
       },

@@ -19,31 +19,60 @@ export const CreateBulkCancellationRequest = z
       .refine((ids) => new Set(ids).size === ids.length, { message: 'must not repeat a purchase' })
       .optional()
       .meta({ description: `The purchases to cancel (every covered unit not started yet), at most ${BULK_CANCELLATION_MAX}, each once` }),
-    product_id: id.optional().meta({ description: 'With coverage_date: every purchase in force of this product with a covered unit on that date; those units are cancelled' }),
-    coverage_date: z.iso.date().optional().meta({ description: 'The local date (YYYY-MM-DD, in each risk’s own time zone) whose covered units are cancelled, e.g. the day of an event called off' }),
-    requested_by: z.enum(['agency', 'insurer']).default('agency').meta({ description: 'Who asks: `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
+    product_id: id.optional().meta({
+      description:
+        'With coverage_date: every purchase in force of this product with a covered unit on that date; those units are cancelled',
+    }),
+    coverage_date: z.iso.date().optional().meta({
+      description:
+        'The local date (YYYY-MM-DD, in each risk’s own time zone) whose covered units are cancelled, e.g. the day of an event called off',
+    }),
+    requested_by: z
+      .enum(['agency', 'insurer'])
+      .default('agency')
+      .meta({ description: 'Who asks: `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
     reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, in a few words (kept with each cancellation)' }),
   })
   .superRefine((b, ctx) => {
     const byIds = b.purchase_ids !== undefined;
     const byDate = b.product_id !== undefined || b.coverage_date !== undefined;
-    if (byIds === byDate) ctx.addIssue({ code: 'custom', path: ['purchase_ids'], message: 'send either purchase_ids, or product_id with coverage_date' });
-    else if (byDate && (b.product_id === undefined || b.coverage_date === undefined)) ctx.addIssue({ code: 'custom', path: [b.product_id === undefined ? 'product_id' : 'coverage_date'], message: 'product_id and coverage_date go together' });
+    if (byIds === byDate)
+      ctx.addIssue({ code: 'custom', path: ['purchase_ids'], message: 'send either purchase_ids, or product_id with coverage_date' });
+    else if (byDate && (b.product_id === undefined || b.coverage_date === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [b.product_id === undefined ? 'product_id' : 'coverage_date'],
+        message: 'product_id and coverage_date go together',
+      });
   })
-  .meta({ id: 'CreateBulkCancellationRequest', example: { product_id: 12, coverage_date: '2027-05-01', reason: 'Festival called off by the city' } });
+  .meta({
+    id: 'CreateBulkCancellationRequest',
+    example: { product_id: 12, coverage_date: '2027-05-01', reason: 'Festival called off by the city' },
+  });
 export type CreateBulkCancellationRequest = z.infer<typeof CreateBulkCancellationRequest>;
 
 const BulkItem = z
   .object({
     purchase_id: z.number().int(),
     status: z.enum(['pending', 'accepted', 'skipped', 'failed']).meta({
-      description: '`pending` (not handled yet), `accepted` (its cancellation was accepted; see cancellation_status), `skipped` (nothing to cancel: not a purchase of this key, not in force, or its units started or were taken) or `failed` (refused; see error)',
+      description:
+        '`pending` (not handled yet), `accepted` (its cancellation was accepted; see cancellation_status), `skipped` (nothing to cancel: not a purchase of this key, not in force, or its units started or were taken) or `failed` (refused; see error)',
     }),
     covered_unit_ids: z.array(z.number().int()).nullable().meta({ description: 'The units it cancels (null: every unit not started)' }),
     cancellation_id: z.number().int().nullable(),
-    cancellation_status: z.string().nullable().meta({ description: 'The cancellation’s own status (`accepted`, `refund_pending`, `completed`, `refund_failed`); null before' }),
-    refund_total: z.number().int().nullable().meta({ description: 'Its refund, integer minor units of the purchase’s currency; null before' }),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().meta({ description: 'Why it was skipped or failed (the code a single cancel would have answered)' }),
+    cancellation_status: z
+      .string()
+      .nullable()
+      .meta({ description: 'The cancellation’s own status (`accepted`, `refund_pending`, `completed`, `refund_failed`); null before' }),
+    refund_total: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Its refund, integer minor units of the purchase’s currency; null before' }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .meta({ description: 'Why it was skipped or failed (the code a single cancel would have answered)' }),
   })
   .meta({ id: 'BulkCancellationItem' });
 
@@ -51,8 +80,13 @@ export const BulkCancellation = z
   .object({
     object: z.literal('bulk_cancellation'),
     id: z.number().int(),
-    status: z.enum(['running', 'completed']).meta({ description: '`running` until every purchase was handled, then `completed` (refunds may still be on their way: see each item)' }),
-    selection: z.union([z.object({ purchase_ids: z.array(z.number().int()) }), z.object({ product_id: z.number().int(), coverage_date: z.string() })]),
+    status: z.enum(['running', 'completed']).meta({
+      description: '`running` until every purchase was handled, then `completed` (refunds may still be on their way: see each item)',
+    }),
+    selection: z.union([
+      z.object({ purchase_ids: z.array(z.number().int()) }),
+      z.object({ product_id: z.number().int(), coverage_date: z.string() }),
+    ]),
     requested_by: z.enum(['agency', 'insurer']),
     reason: z.string().nullable(),
     counts: z.object({

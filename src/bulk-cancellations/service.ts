@@ -59,14 +59,30 @@ export function createBulkCancellationService(deps: { repo: BulkCancellationsRep
       } else {
         const found = await deps.repo.selectByCoverageDate(scope, body.product_id!, body.coverage_date!, BULK_CANCELLATION_MAX + 1);
         if (found.length > BULK_CANCELLATION_MAX) {
-          throw new AppError('VALIDATION_ERROR', `More than ${BULK_CANCELLATION_MAX} purchases cover that date: send them in batches by purchase_ids`, { details: [{ path: 'coverage_date', message: `selects more than ${BULK_CANCELLATION_MAX} purchases` }] });
+          throw new AppError(
+            'VALIDATION_ERROR',
+            `More than ${BULK_CANCELLATION_MAX} purchases cover that date: send them in batches by purchase_ids`,
+            { details: [{ path: 'coverage_date', message: `selects more than ${BULK_CANCELLATION_MAX} purchases` }] },
+          );
         }
-        if (found.length === 0) throw new AppError('NOTHING_TO_CANCEL', `No purchase in force of product ${body.product_id} has a covered unit on ${body.coverage_date} left to cancel`);
+        if (found.length === 0)
+          throw new AppError(
+            'NOTHING_TO_CANCEL',
+            `No purchase in force of product ${body.product_id} has a covered unit on ${body.coverage_date} left to cancel`,
+          );
         items = found;
         selection = { product_id: body.product_id!, coverage_date: body.coverage_date! };
       }
       const batch = await deps.repo.create(
-        { rootAccountId: principal.rootAccountId, mode: principal.mode, agentId: principal.agentId, apiKeyId: principal.apiKeyId, selection, requestedBy: body.requested_by, reason: body.reason ?? null },
+        {
+          rootAccountId: principal.rootAccountId,
+          mode: principal.mode,
+          agentId: principal.agentId,
+          apiKeyId: principal.apiKeyId,
+          selection,
+          requestedBy: body.requested_by,
+          reason: body.reason ?? null,
+        },
         items,
       );
       await deps.start(batch.id);

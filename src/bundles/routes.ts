@@ -20,15 +20,7 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { toMajorUnits } from '../shared/money';
 import type { BundleRecord, BundleWithLinks } from './repository';
-import {
-  Bundle,
-  BundleListItem,
-  BundlePathParams,
-  CreateBundleBody,
-  ListBundlesQuery,
-  UpdateBundleBody,
-  listItemExample,
-} from './schemas';
+import { Bundle, BundleListItem, BundlePathParams, CreateBundleBody, ListBundlesQuery, UpdateBundleBody, listItemExample } from './schemas';
 import type { BundleService } from './service';
 
 /** A record as a list item: spec §2.3 without links; `youtube_link` is not settable yet. */
@@ -123,7 +115,7 @@ const successOf = <T extends z.ZodType>(data: T, message: string, id: string) =>
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 const notFoundResponse = {
-  description: 'NOT_FOUND: no bundle with that id for this key (another account\'s, or live-mode for a test key)',
+  description: "NOT_FOUND: no bundle with that id for this key (another account's, or live-mode for a test key)",
   content: {
     'application/json': {
       schema: ErrorEnvelopeSchema,

@@ -38,7 +38,7 @@ const createFields = {
   is_test_mode: z
     .boolean()
     .optional()
-    .meta({ description: 'Defaults to the calling key\'s mode; a test key can only create test-mode bundles' }),
+    .meta({ description: "Defaults to the calling key's mode; a test key can only create test-mode bundles" }),
   root_insurer_db_id: dbId.nullable().optional().meta({ description: "A root account of kind 'insurer'" }),
   root_mga_db_id: dbId.nullable().optional().meta({ description: "A root account of kind 'mga'" }),
   root_seller_db_id: dbId.nullable().optional().meta({ description: "Must be the calling key's own root account" }),
@@ -98,18 +98,18 @@ export const ListBundlesQuery = z.strictObject({
   order: z.enum(['asc', 'desc']).default('desc').meta({ description: 'Ties are broken by id in the same direction' }),
   test_mode: queryBool.optional().meta({ description: '"true" or "false"' }),
   is_recurring: queryBool.optional().meta({ description: '"true" or "false"' }),
-  root_insurer_db_id: queryInt(1, MAX_DB_ID).optional().meta({ description: 'Only bundles with this insurer root account id (integer >= 1)' }),
-  root_mga_db_id: queryInt(1, MAX_DB_ID).optional().meta({ description: 'Only bundles with this MGA root account id (integer >= 1)' }),
-  root_seller_db_id: queryInt(1, MAX_DB_ID).optional().meta({ description: 'Only bundles with this seller root account id (integer >= 1)' }),
-  search: z
-    .string()
-    .max(MAX_SEARCH_LENGTH)
+  root_insurer_db_id: queryInt(1, MAX_DB_ID)
     .optional()
-    .meta({
-      description:
-        'Case-insensitive substring of bundle_name, customer_facing_name, internally_facing_name or bundle_description; % _ \\ and quotes match themselves; empty means no filter',
-      example: 'event',
-    }),
+    .meta({ description: 'Only bundles with this insurer root account id (integer >= 1)' }),
+  root_mga_db_id: queryInt(1, MAX_DB_ID).optional().meta({ description: 'Only bundles with this MGA root account id (integer >= 1)' }),
+  root_seller_db_id: queryInt(1, MAX_DB_ID)
+    .optional()
+    .meta({ description: 'Only bundles with this seller root account id (integer >= 1)' }),
+  search: z.string().max(MAX_SEARCH_LENGTH).optional().meta({
+    description:
+      'Case-insensitive substring of bundle_name, customer_facing_name, internally_facing_name or bundle_description; % _ \\ and quotes match themselves; empty means no filter',
+    example: 'event',
+  }),
 });
 export type ListBundlesQuery = z.infer<typeof ListBundlesQuery>;
 

@@ -76,7 +76,12 @@ export function createBundleService(deps: { bundles: BundlesRepository; question
   /** Spec §2.3 rule 2, on the state the bundle will have after the write. */
   function rootRequiredIssues(productCount: number, roots: RootIds): FieldIssue[] {
     if (productCount > 0 && roots.rootInsurerDbId == null && roots.rootMgaDbId == null && roots.rootSellerDbId == null) {
-      return [{ path: 'product_ids', message: 'one of root_insurer_db_id, root_mga_db_id or root_seller_db_id is required when the bundle has products' }];
+      return [
+        {
+          path: 'product_ids',
+          message: 'one of root_insurer_db_id, root_mga_db_id or root_seller_db_id is required when the bundle has products',
+        },
+      ];
     }
     return [];
   }

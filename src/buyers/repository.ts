@@ -103,7 +103,10 @@ export function createBuyersRepository(db: Db) {
       return rows[0]?.id ?? null;
     },
 
-    async insertAccessToken(trx: Conn, input: { buyerId: number; rootAccountId: number; tokenHash: string; expiresAt: Date }): Promise<void> {
+    async insertAccessToken(
+      trx: Conn,
+      input: { buyerId: number; rootAccountId: number; tokenHash: string; expiresAt: Date },
+    ): Promise<void> {
       await trx('buyer_access_tokens').insert({
         buyer_id: input.buyerId,
         root_account_id: input.rootAccountId,
@@ -122,7 +125,17 @@ export function createBuyersRepository(db: Db) {
       const row = await db('buyer_access_tokens as t')
         .join('buyers as b', 'b.id', 't.buyer_id')
         .where('t.token_hash', tokenHash)
-        .first('t.token_hash', 't.root_account_id', 't.expires_at', 'b.id', 'b.idp_accnt_uuid', 'b.email', 'b.first_name', 'b.last_name', 'b.created_at');
+        .first(
+          't.token_hash',
+          't.root_account_id',
+          't.expires_at',
+          'b.id',
+          'b.idp_accnt_uuid',
+          'b.email',
+          'b.first_name',
+          'b.last_name',
+          'b.created_at',
+        );
       if (!row) return null;
       return { tokenHash: row.token_hash, rootAccountId: row.root_account_id, expiresAt: row.expires_at, buyer: toBuyer(row as BuyerRow) };
     },

@@ -39,7 +39,10 @@ export function buyerConnectRoutes(service: BuyerService): RouteRegistration {
         "Existence is per seller: a buyer connected only to another seller reads as missing. Call newConnect when buyer_exists is false. The access token lives BUYER_ACCESS_TOKEN_TTL_SECONDS (default 900 s) and is bound to the buyer and this key's root account.",
       request: { body: { required: true, content: { 'application/json': { schema: CheckIfBuyerExistsBody } } } },
       responses: {
-        200: { description: 'Existence, and the buyer credentials when it exists', content: { 'application/json': { schema: CheckIfBuyerExistsResponse } } },
+        200: {
+          description: 'Existence, and the buyer credentials when it exists',
+          content: { 'application/json': { schema: CheckIfBuyerExistsResponse } },
+        },
         404: sellerNotFound,
         ...bareSurfaceResponses,
       },
@@ -54,7 +57,10 @@ export function buyerConnectRoutes(service: BuyerService): RouteRegistration {
         'Idempotent: calling it again (or concurrently) creates nothing twice. An existing buyer keeps its stored names. query_param, the API key and its agent are recorded by the call that creates the connection.',
       request: { body: { required: true, content: { 'application/json': { schema: NewConnectBody } } } },
       responses: {
-        200: { description: 'The buyer, what this call inserted, and its credentials', content: { 'application/json': { schema: NewConnectResponse } } },
+        200: {
+          description: 'The buyer, what this call inserted, and its credentials',
+          content: { 'application/json': { schema: NewConnectResponse } },
+        },
         404: sellerNotFound,
         ...bareSurfaceResponses,
       },

@@ -16,7 +16,7 @@ const buyerEmail = z
   .toLowerCase()
   .check(z.email())
   .max(254)
-  .meta({ description: 'The buyer\'s email; trimmed and compared case-insensitively', example: 'jane.doe@example.com' });
+  .meta({ description: "The buyer's email; trimmed and compared case-insensitively", example: 'jane.doe@example.com' });
 const sellerSlug = z
   .string()
   .trim()
@@ -30,12 +30,10 @@ const queryParam = z
 const personName = z.string().trim().min(1, { message: 'must not be empty' }).max(100);
 
 /** Body of `POST /platform-seller-invites/checkIfBuyerExists` (spec §4.3). */
-export const CheckIfBuyerExistsBody = z
-  .strictObject({ buyer_email: buyerEmail, seller_slug: sellerSlug, query_param: queryParam })
-  .meta({
-    id: 'CheckIfBuyerExistsRequest',
-    example: { buyer_email: 'jane.doe@example.com', seller_slug: 'harbor-events', query_param: 'spring-fair-2026' },
-  });
+export const CheckIfBuyerExistsBody = z.strictObject({ buyer_email: buyerEmail, seller_slug: sellerSlug, query_param: queryParam }).meta({
+  id: 'CheckIfBuyerExistsRequest',
+  example: { buyer_email: 'jane.doe@example.com', seller_slug: 'harbor-events', query_param: 'spring-fair-2026' },
+});
 export type CheckIfBuyerExistsBody = z.infer<typeof CheckIfBuyerExistsBody>;
 
 /** Body of `POST /platform-seller-invites/newConnect` (spec §4.3). */
@@ -61,7 +59,9 @@ export type NewConnectBody = z.infer<typeof NewConnectBody>;
 
 const idpAccntUuid = z.uuid().meta({ description: "The buyer's account id, used with access_token on the quote endpoints" });
 const accessToken = z.string().meta({ description: 'Short-lived buyer access token; keep it server-side' });
-const accessTokenExpiresAt = z.iso.datetime().meta({ description: 'When access_token stops working (ISO 8601; lifetime BUYER_ACCESS_TOKEN_TTL_SECONDS, default 900 s)' });
+const accessTokenExpiresAt = z.iso
+  .datetime()
+  .meta({ description: 'When access_token stops working (ISO 8601; lifetime BUYER_ACCESS_TOKEN_TTL_SECONDS, default 900 s)' });
 
 const EXAMPLE_UUID = '3f1c2a9e-7b4d-4e2a-9c61-0d5e8b7a4f12';
 const EXAMPLE_TOKEN = 'bat_q8Jm2vX0cL4nR7tY1wZ5kP9sD3fG6hA0bE2uI4oN8mQ';
@@ -87,7 +87,9 @@ export type CheckIfBuyerExistsResponse = z.infer<typeof CheckIfBuyerExistsRespon
 /** Response of `newConnect` (spec §4.3: buyer_already_exists and objectOfInsertedIds, plus the buyer's credentials). */
 export const NewConnectResponse = z
   .object({
-    buyer_already_exists: z.boolean().meta({ description: 'True when the buyer was already connected to this seller; nothing was created' }),
+    buyer_already_exists: z
+      .boolean()
+      .meta({ description: 'True when the buyer was already connected to this seller; nothing was created' }),
     objectOfInsertedIds: z
       .object({
         buyer_id: z.uuid().nullable().meta({ description: 'idp_accnt_uuid of the buyer this call created, else null' }),

@@ -47,7 +47,8 @@ export interface NewCertificateHolder {
   notifyOnCancellation: boolean;
 }
 
-const toHolder = (r: Record<string, any>): CertificateHolderRecord => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toHolder = (r: Record<string, any>): CertificateHolderRecord => ({
   id: r.id,
   purchaseId: r.purchase_id,
   purchaseItemId: r.purchase_item_id ?? null,
@@ -68,10 +69,20 @@ const toHolder = (r: Record<string, any>): CertificateHolderRecord => ({ // esli
  * Writes the holders of a new purchase's items, as the buyer answered them (one per item that
  * has one), inside the purchase's transaction `trx`.
  */
-export async function insertHoldersFromAnswers(trx: Knex.Transaction, purchaseId: number, items: Array<{ purchaseItemId: number; holder: { name: string; address: Address } | null }>): Promise<void> {
+export async function insertHoldersFromAnswers(
+  trx: Knex.Transaction,
+  purchaseId: number,
+  items: Array<{ purchaseItemId: number; holder: { name: string; address: Address } | null }>,
+): Promise<void> {
   const rows = items
     .filter((i) => i.holder !== null)
-    .map((i) => ({ purchase_id: purchaseId, purchase_item_id: i.purchaseItemId, source: 'answers', name: i.holder!.name, address: JSON.stringify(i.holder!.address) }));
+    .map((i) => ({
+      purchase_id: purchaseId,
+      purchase_item_id: i.purchaseItemId,
+      source: 'answers',
+      name: i.holder!.name,
+      address: JSON.stringify(i.holder!.address),
+    }));
   if (rows.length) await trx('certificate_holders').insert(rows);
 }
 
@@ -134,12 +145,22 @@ export function createCertificateHoldersRepository(db: Db | Knex.Transaction) {
          on conflict do nothing`,
         [cancellationId, purchaseId, voidedNumbers],
       );
-      const rows = await db('certificate_holder_notices as n').join('certificate_holders as h', 'h.id', 'n.certificate_holder_id').where({ 'h.purchase_id': purchaseId, 'n.cancellation_id': cancellationId }).whereNot('n.status', 'sent').orderBy('n.id').select('n.id');
+      const rows = await db('certificate_holder_notices as n')
+        .join('certificate_holders as h', 'h.id', 'n.certificate_holder_id')
+        .where({ 'h.purchase_id': purchaseId, 'n.cancellation_id': cancellationId })
+        .whereNot('n.status', 'sent')
+        .orderBy('n.id')
+        .select('n.id');
       return rows.map((r) => r.id as number);
     },
 
     /** A notice with its holder, for sending. */
-    async notice(noticeId: number): Promise<{ id: number; holder: CertificateHolderRecord; cancellationId: number; recipient: string; status: 'queued' | 'sent' | 'failed' } | undefined> {
+    async notice(
+      noticeId: number,
+    ): Promise<
+      | { id: number; holder: CertificateHolderRecord; cancellationId: number; recipient: string; status: 'queued' | 'sent' | 'failed' }
+      | undefined
+    > {
       const n = await db('certificate_holder_notices').where({ id: noticeId }).first();
       if (!n) return undefined;
       const h = await db('certificate_holders').where({ id: n.certificate_holder_id }).first();
@@ -151,12 +172,17 @@ export function createCertificateHoldersRepository(db: Db | Knex.Transaction) {
     },
 
     async markNoticeSent(noticeId: number, messageId: string): Promise<void> {
-      await db('certificate_holder_notices').where({ id: noticeId }).update({ status: 'sent', message_id: messageId, sent_at: db.fn.now(), last_error: null });
+      await db('certificate_holder_notices')
+        .where({ id: noticeId })
+        .update({ status: 'sent', message_id: messageId, sent_at: db.fn.now(), last_error: null });
     },
 
     /** Records that every attempt failed (a sent notice stays sent). */
     async markNoticeFailed(noticeId: number, reason: string): Promise<void> {
-      await db('certificate_holder_notices').where({ id: noticeId }).whereNot('status', 'sent').update({ status: 'failed', last_error: reason.slice(0, 2000) });
+      await db('certificate_holder_notices')
+        .where({ id: noticeId })
+        .whereNot('status', 'sent')
+        .update({ status: 'failed', last_error: reason.slice(0, 2000) });
     },
 
     /** Marks the holder removed at `at` (once; a holder removed before keeps its time). Answers the row as it is now. */

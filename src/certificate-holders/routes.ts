@@ -13,7 +13,9 @@ import type { CertificateHolderService } from './service';
 import { CertificateHolder, CreateCertificateHolderRequest } from './schemas';
 
 const IdParam = z.object({ id: z.string().meta({ description: 'Purchase id, integer >= 1', example: '42' }) });
-const HolderParams = IdParam.extend({ holderId: z.string().meta({ description: 'Certificate holder id (`id` of the holder), integer >= 1', example: '12' }) });
+const HolderParams = IdParam.extend({
+  holderId: z.string().meta({ description: 'Certificate holder id (`id` of the holder), integer >= 1', example: '12' }),
+});
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
 
 export function certificateHolderRoutes(service: CertificateHolderService): RouteRegistration {
@@ -43,11 +45,15 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
       operationId: 'listCertificateHolders',
       tags: ['Purchases'],
       summary: 'List who a purchase’s certificates are issued to',
-      description: 'Every certificate holder of the purchase in the order added (removed ones too, `status: removed`), each with its current certificates. The holder the buyer answered at quote time is the first.',
+      description:
+        'Every certificate holder of the purchase in the order added (removed ones too, `status: removed`), each with its current certificates. The holder the buyer answered at quote time is the first.',
       request: { params: IdParam },
       responses: {
         ...gatewayResponses,
-        200: { description: 'The holders', content: { 'application/json': { schema: successEnvelope(z.array(CertificateHolder), 'CertificateHolderListResponse') } } },
+        200: {
+          description: 'The holders',
+          content: { 'application/json': { schema: successEnvelope(z.array(CertificateHolder), 'CertificateHolderListResponse') } },
+        },
         400: errorResponse('VALIDATION_ERROR: the id is not a positive integer, or the gateway’s codes'),
         404: errorResponse('NOT_FOUND: no purchase with that id for this key'),
       },
@@ -63,10 +69,17 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: CreateCertificateHolderRequest } } } },
       responses: {
         ...gatewayResponses,
-        201: { description: 'Added; its certificates are being issued', content: { 'application/json': { schema: successEnvelope(CertificateHolder, 'CertificateHolderCreatedResponse') } } },
-        400: errorResponse('VALIDATION_ERROR: a bad body (a field too long for the certificate’s boxes, an address line break, a bad email or country), or the id is not a positive integer, or the gateway’s codes'),
+        201: {
+          description: 'Added; its certificates are being issued',
+          content: { 'application/json': { schema: successEnvelope(CertificateHolder, 'CertificateHolderCreatedResponse') } },
+        },
+        400: errorResponse(
+          'VALIDATION_ERROR: a bad body (a field too long for the certificate’s boxes, an address line break, a bad email or country), or the id is not a positive integer, or the gateway’s codes',
+        ),
         404: errorResponse('NOT_FOUND: no purchase with that id for this key'),
-        409: errorResponse('PURCHASE_NOT_CHANGEABLE (not paid, or refunded in full), NO_ACTIVE_COVERED_UNITS (every unit ended or was cancelled), ENDORSEMENT_NOT_ALLOWED (additional insured or a waiver of subrogation that a product of the purchase does not allow: see its endorsement_terms), or an Idempotency-Key reused or in progress'),
+        409: errorResponse(
+          'PURCHASE_NOT_CHANGEABLE (not paid, or refunded in full), NO_ACTIVE_COVERED_UNITS (every unit ended or was cancelled), ENDORSEMENT_NOT_ALLOWED (additional insured or a waiver of subrogation that a product of the purchase does not allow: see its endorsement_terms), or an Idempotency-Key reused or in progress',
+        ),
       },
     });
     registry.registerPath({
@@ -75,11 +88,15 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
       operationId: 'removeCertificateHolder',
       tags: ['Purchases'],
       summary: 'Remove a certificate holder; its certificates are voided',
-      description: 'Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first.',
+      description:
+        'Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first.',
       request: { params: HolderParams },
       responses: {
         ...gatewayResponses,
-        200: { description: 'Removed', content: { 'application/json': { schema: successEnvelope(CertificateHolder, 'CertificateHolderRemovedResponse') } } },
+        200: {
+          description: 'Removed',
+          content: { 'application/json': { schema: successEnvelope(CertificateHolder, 'CertificateHolderRemovedResponse') } },
+        },
         400: errorResponse('VALIDATION_ERROR: an id is not a positive integer, or the gateway’s codes'),
         404: errorResponse('NOT_FOUND: no purchase with that id for this key, or no such holder (or removed already)'),
         409: errorResponse('LAST_CERTIFICATE_HOLDER (the only holder while units are active), PURCHASE_NOT_CHANGEABLE'),

@@ -41,7 +41,12 @@ export function toCertificateHolder(h: CertificateHolderRecord, certificates: St
     status: h.removedAt ? 'removed' : 'active',
     certificates: certificates
       .filter((c) => c.certificateHolderId === h.id)
-      .map((c) => ({ certificate_number: c.certificateNumber, covered_unit_id: c.coveredUnitId, revision: c.revision, status: c.voidedAt ? 'voided' : c.storageKey ? 'issued' : 'issuing' })),
+      .map((c) => ({
+        certificate_number: c.certificateNumber,
+        covered_unit_id: c.coveredUnitId,
+        revision: c.revision,
+        status: c.voidedAt ? 'voided' : c.storageKey ? 'issued' : 'issuing',
+      })),
     created_at: h.createdAt.toISOString(),
     removed_at: h.removedAt?.toISOString() ?? null,
   };
@@ -59,7 +64,11 @@ export function createCertificateHolderService(deps: {
     return p;
   }
   function changeable(p: PurchaseRecord): void {
-    if (p.status === 'refunded' || !isInForce(p.status)) throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can change its certificate holders`);
+    if (p.status === 'refunded' || !isInForce(p.status))
+      throw new AppError(
+        'PURCHASE_NOT_CHANGEABLE',
+        `Purchase ${p.id} is ${p.status}: only a paid purchase in force can change its certificate holders`,
+      );
   }
   async function view(purchaseId: number, holderId: number): Promise<CertificateHolder> {
     const [h, certificates] = await Promise.all([deps.holders.find(purchaseId, holderId), deps.certificates.listForPurchase(purchaseId)]);
@@ -76,7 +85,10 @@ export function createCertificateHolderService(deps: {
     /** The purchase's holders (removed ones too, `status: removed`), in the order they were added. */
     async list(principal: Principal, purchaseId: number): Promise<CertificateHolder[]> {
       await owned(principal, purchaseId);
-      const [holders, certificates] = await Promise.all([deps.holders.list(purchaseId, { includeRemoved: true }), deps.certificates.listForPurchase(purchaseId)]);
+      const [holders, certificates] = await Promise.all([
+        deps.holders.list(purchaseId, { includeRemoved: true }),
+        deps.certificates.listForPurchase(purchaseId),
+      ]);
       return holders.map((h) => toCertificateHolder(h, certificates));
     },
 
@@ -84,10 +96,17 @@ export function createCertificateHolderService(deps: {
      * Adds a holder; answers it with its certificates `issuing`. `idempotencyKey` (the request's
      * Idempotency-Key header) makes a retry add it once, even after a late answer.
      */
-    async add(principal: Principal, purchaseId: number, body: CreateCertificateHolderRequest, idempotencyKey?: string): Promise<CertificateHolder> {
+    async add(
+      principal: Principal,
+      purchaseId: number,
+      body: CreateCertificateHolderRequest,
+      idempotencyKey?: string,
+    ): Promise<CertificateHolder> {
       const p = await owned(principal, purchaseId);
       changeable(p);
-      const requestKey = idempotencyKey ? createHash('sha256').update(`${principal.rootAccountId}|${principal.mode}|${idempotencyKey}`).digest('hex') : randomUUID();
+      const requestKey = idempotencyKey
+        ? createHash('sha256').update(`${principal.rootAccountId}|${principal.mode}|${idempotencyKey}`).digest('hex')
+        : randomUUID();
       const change = await deps.workflows.addCertificateHolder(p, requestKey, {
         name: body.name,
         address: body.address,

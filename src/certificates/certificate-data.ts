@@ -28,7 +28,9 @@ export function verificationUrl(publicBaseUrl: string, code: string): string {
 /** `POC-` and 20 upper-case hex characters of SHA-256 over the sorted numbers. */
 export function proofCode(certificateNumbers: readonly string[]): string {
   if (certificateNumbers.length === 0) throw new RangeError('a proof of coverage needs at least one certificate');
-  const digest = createHash('sha256').update([...certificateNumbers].sort().join('\n')).digest('hex');
+  const digest = createHash('sha256')
+    .update([...certificateNumbers].sort().join('\n'))
+    .digest('hex');
   return `POC-${digest.slice(0, 20).toUpperCase()}`;
 }
 

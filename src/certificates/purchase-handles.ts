@@ -77,7 +77,11 @@ export function handleOf(b: { purchase_id?: number; checkout_session_id?: string
  * payment intent named several, and 404 NOT_FOUND naming the handle when none (`purchaseIdName`
  * is how the message names a purchase id: `purchase_id 42 not found`).
  */
-export function onePurchase<T extends PaymentIntentCandidate>(handle: PurchaseHandle, found: readonly T[], purchaseIdName = 'purchase_id'): T {
+export function onePurchase<T extends PaymentIntentCandidate>(
+  handle: PurchaseHandle,
+  found: readonly T[],
+  purchaseIdName = 'purchase_id',
+): T {
   if (found.length > 1 && 'paymentIntent' in handle) throw ambiguousPaymentIntent(handle.paymentIntent, found);
   const purchase = found[0];
   if (purchase) return purchase;

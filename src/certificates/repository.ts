@@ -302,7 +302,12 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
         .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id')
         .leftJoin('certificates as next', 'next.id', 'c.superseded_by_id')
         .where('c.purchase_id', purchaseId)
-        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }, { column: 'c.certificate_holder_id', order: 'asc', nulls: 'first' }, { column: 'c.revision' }])
+        .orderBy([
+          { column: 'i.position' },
+          { column: 'cu.unit_index' },
+          { column: 'c.certificate_holder_id', order: 'asc', nulls: 'first' },
+          { column: 'c.revision' },
+        ])
         .select(
           'c.id',
           'c.covered_unit_id',
@@ -364,7 +369,10 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
     },
 
     async archives(purchaseId: number): Promise<ArchiveRow[]> {
-      const rows = await db('certificate_archives').where({ purchase_id: purchaseId }).whereNull('superseded_at').orderBy([{ column: 'kind' }, { column: 'product_line_id' }]);
+      const rows = await db('certificate_archives')
+        .where({ purchase_id: purchaseId })
+        .whereNull('superseded_at')
+        .orderBy([{ column: 'kind' }, { column: 'product_line_id' }]);
       return rows.map((r) => ({
         kind: r.kind,
         productLineId: r.product_line_id,
@@ -413,7 +421,11 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
     /** Drops archive rows whose objects went missing, so they are built again. */
     async clearArchives(purchaseId: number, storageKeys: readonly string[]): Promise<void> {
       if (storageKeys.length === 0) return;
-      await db('certificate_archives').where({ purchase_id: purchaseId }).whereNull('superseded_at').whereIn('storage_key', storageKeys).delete();
+      await db('certificate_archives')
+        .where({ purchase_id: purchaseId })
+        .whereNull('superseded_at')
+        .whereIn('storage_key', storageKeys)
+        .delete();
     },
 
     /**
@@ -423,8 +435,14 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
      * part of the query, so another account's purchase holding the same payment intent is never
      * counted.
      */
-    async findInScope(handle: PurchaseHandle, filter: { rootAccountId: number; agentId: number | null; mode: 'live' | 'test'; buyerIdpUuid?: string }, limit: number): Promise<Array<CertificatePurchase & { createdAt: Date }>> {
-      const q = db('purchases as p').join('buyers as b', 'b.id', 'p.buyer_id').where({ 'p.root_account_id': filter.rootAccountId, 'p.mode': filter.mode });
+    async findInScope(
+      handle: PurchaseHandle,
+      filter: { rootAccountId: number; agentId: number | null; mode: 'live' | 'test'; buyerIdpUuid?: string },
+      limit: number,
+    ): Promise<Array<CertificatePurchase & { createdAt: Date }>> {
+      const q = db('purchases as p')
+        .join('buyers as b', 'b.id', 'p.buyer_id')
+        .where({ 'p.root_account_id': filter.rootAccountId, 'p.mode': filter.mode });
       if ('purchaseId' in handle) q.where('p.id', handle.purchaseId);
       else if ('checkoutSessionId' in handle) q.where('p.checkout_session_id', handle.checkoutSessionId);
       else q.where('p.payment_intent_id', handle.paymentIntent);
@@ -433,7 +451,20 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
       const rows = await q
         .orderBy('p.id', 'desc')
         .limit(limit)
-        .select('p.id', 'p.root_account_id', 'p.agent_id', 'b.idp_accnt_uuid', 'p.checkout_session_id', 'p.payment_intent_id', 'p.mode', 'p.status', 'p.paid_at', 'p.certificates_issued_at', 'p.refunded_at', 'p.created_at');
+        .select(
+          'p.id',
+          'p.root_account_id',
+          'p.agent_id',
+          'b.idp_accnt_uuid',
+          'p.checkout_session_id',
+          'p.payment_intent_id',
+          'p.mode',
+          'p.status',
+          'p.paid_at',
+          'p.certificates_issued_at',
+          'p.refunded_at',
+          'p.created_at',
+        );
       return rows.map((r) => ({
         purchaseId: r.id,
         rootAccountId: r.root_account_id,
@@ -452,7 +483,12 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
 
     /** How many of the purchase's current certificates are in force (not voided by a cancellation or a holder's removal). */
     async countInForce(purchaseId: number): Promise<number> {
-      const row = await db('certificates').where({ purchase_id: purchaseId }).whereNull('voided_at').whereNull('superseded_at').count({ n: '*' }).first();
+      const row = await db('certificates')
+        .where({ purchase_id: purchaseId })
+        .whereNull('voided_at')
+        .whereNull('superseded_at')
+        .count({ n: '*' })
+        .first();
       return Number(row?.n ?? 0);
     },
 
@@ -462,7 +498,12 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
      */
     async voidForUnits(coveredUnitIds: readonly number[], at: Date): Promise<string[]> {
       if (!coveredUnitIds.length) return [];
-      const rows = await db('certificates').whereIn('covered_unit_id', coveredUnitIds).whereNull('voided_at').whereNull('superseded_at').update({ voided_at: at }).returning('certificate_number');
+      const rows = await db('certificates')
+        .whereIn('covered_unit_id', coveredUnitIds)
+        .whereNull('voided_at')
+        .whereNull('superseded_at')
+        .update({ voided_at: at })
+        .returning('certificate_number');
       return rows.map((r: { certificate_number: string }) => r.certificate_number);
     },
 
@@ -473,14 +514,37 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
      * `revision` and the number `<first version's number>-R<revision>` (rendered by the next
      * issuance round; a stored PDF is never edited). Returns the numbers, old → new.
      */
-    async supersede(purchaseId: number, which: { all: true } | { holderIds: number[]; coveredUnitIds: number[] }, at: Date): Promise<Array<{ from: string; to: string }>> {
+    async supersede(
+      purchaseId: number,
+      which: { all: true } | { holderIds: number[]; coveredUnitIds: number[] },
+      at: Date,
+    ): Promise<Array<{ from: string; to: string }>> {
       if (!('all' in which) && which.holderIds.length === 0 && which.coveredUnitIds.length === 0) return [];
       return db.transaction(async (trx) => {
-        const q = trx('certificates').where({ purchase_id: purchaseId }).whereNull('superseded_at').whereNull('voided_at').orderBy('id').forUpdate();
-        if (!('all' in which)) q.where((w) => w.whereIn('certificate_holder_id', which.holderIds).orWhereIn('covered_unit_id', which.coveredUnitIds));
-        const old = await q.select('id', 'purchase_item_id', 'covered_unit_id', 'product_line_id', 'certificate_holder_id', 'certificate_number', 'revision');
+        const q = trx('certificates')
+          .where({ purchase_id: purchaseId })
+          .whereNull('superseded_at')
+          .whereNull('voided_at')
+          .orderBy('id')
+          .forUpdate();
+        if (!('all' in which))
+          q.where((w) => w.whereIn('certificate_holder_id', which.holderIds).orWhereIn('covered_unit_id', which.coveredUnitIds));
+        const old = await q.select(
+          'id',
+          'purchase_item_id',
+          'covered_unit_id',
+          'product_line_id',
+          'certificate_holder_id',
+          'certificate_number',
+          'revision',
+        );
         if (old.length === 0) return [];
-        await trx('certificates').whereIn('id', old.map((o) => o.id)).update({ superseded_at: at });
+        await trx('certificates')
+          .whereIn(
+            'id',
+            old.map((o) => o.id),
+          )
+          .update({ superseded_at: at });
         const pairs: Array<{ from: string; to: string }> = [];
         for (const o of old) {
           const revision = o.revision + 1;
@@ -506,7 +570,12 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
 
     /** Voids the current certificates issued to holder `holderId` (it was removed) at `at`. Returns the numbers voided by this call. */
     async voidForHolder(holderId: number, at: Date): Promise<string[]> {
-      const rows = await db('certificates').where({ certificate_holder_id: holderId }).whereNull('voided_at').whereNull('superseded_at').update({ voided_at: at }).returning('certificate_number');
+      const rows = await db('certificates')
+        .where({ certificate_holder_id: holderId })
+        .whereNull('voided_at')
+        .whereNull('superseded_at')
+        .update({ voided_at: at })
+        .returning('certificate_number');
       return rows.map((r: { certificate_number: string }) => r.certificate_number);
     },
 
@@ -543,8 +612,13 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
           .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id');
       let rows = await base().where('c.certificate_number', code);
       if (rows.length === 0) {
-        const archive = await db('certificate_archives').where({ proof_code: code, kind: 'product' }).first('purchase_id', 'product_line_id');
-        if (archive) rows = await base().where({ 'c.purchase_id': archive.purchase_id, 'c.product_line_id': archive.product_line_id }).whereNull('c.superseded_at');
+        const archive = await db('certificate_archives')
+          .where({ proof_code: code, kind: 'product' })
+          .first('purchase_id', 'product_line_id');
+        if (archive)
+          rows = await base()
+            .where({ 'c.purchase_id': archive.purchase_id, 'c.product_line_id': archive.product_line_id })
+            .whereNull('c.superseded_at');
       }
       return rows.map((r) => ({
         certificateNumber: r.certificate_number,

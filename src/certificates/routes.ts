@@ -27,14 +27,21 @@ const getCertificates = (service: CertificateService): ScopedOperation<GetCertif
     'Every certificate generated for the purchase, each with a time-limited download URL (V4 signed), the per-payment zip and one zip per product with its proof-of-coverage QR link. Name the purchase with exactly one of `purchase_id` (keep this one: adminValidateBuyerResponses returns it, never null), `checkout_session_id` or `payment_intent` (null at checkout until the buyer pays, with the real processor). Certificates are issued asynchronously after payment: while `status` is `unpaid` or `pending` the lists are empty and `purchase_status` says where the purchase is: retry with backoff for up to two minutes after a successful payment. `issued` and `voided` are final. A purchase of another account, teammate, mode or buyer answers 404 exactly like one that does not exist.',
   ok: { description: 'The certificates (empty while pending)', content: { 'application/json': { schema: GetCertificatesResponse } } },
   notFound: "NOT_FOUND: no purchase with that handle in the caller's scope (another account, teammate, mode or buyer reads the same)",
-  responses: { 400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON, or it names none or more than one of purchase_id, checkout_session_id and payment_intent'), 409: ambiguousPaymentIntentResponse },
+  responses: {
+    400: bareError(
+      'VALIDATION_ERROR: the body failed validation or is not JSON, or it names none or more than one of purchase_id, checkout_session_id and payment_intent',
+    ),
+    409: ambiguousPaymentIntentResponse,
+  },
   handle: (principal, scope, body) => service.getCertificates(principal, scope, body),
 });
 
 /** getCertificates on the teammate surface (mount under `/platform-agency-certs`). */
-export const teammateCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('teammate', scopes, getCertificates(service));
+export const teammateCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration =>
+  scopedRoute('teammate', scopes, getCertificates(service));
 /** getCertificates on the root surface (mount under `/platform-agency-root-certs`). */
-export const rootCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, getCertificates(service));
+export const rootCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration =>
+  scopedRoute('root', scopes, getCertificates(service));
 
 const CoverageStateSchema = z.enum(['valid', 'not_yet_valid', 'expired', 'voided', 'superseded'] satisfies CoverageState[]);
 
@@ -42,7 +49,9 @@ const CoverageStateSchema = z.enum(['valid', 'not_yet_valid', 'expired', 'voided
 const VerificationJson = z
   .object({
     code: z.string().meta({ description: 'The code looked up', example: 'COI-42-1-1-3FA9C2B71D' }),
-    kind: z.enum(['certificate', 'proof_of_coverage']).meta({ description: '`certificate` for a COI-… number, `proof_of_coverage` for a POC-… code (all certificates of one product of a payment)' }),
+    kind: z.enum(['certificate', 'proof_of_coverage']).meta({
+      description: '`certificate` for a COI-… number, `proof_of_coverage` for a POC-… code (all certificates of one product of a payment)',
+    }),
     state: CoverageStateSchema.meta({
       description:
         '`superseded` for a past version of a certificate (a change to the policy replaced it: see superseded_by; it no longer proves coverage); `voided` when voided (a cancellation of its covered unit, its certificate holder removed, or a full refund); else `valid` when a coverage window covers now; else `not_yet_valid` when one is ahead; else `expired`',
@@ -60,41 +69,55 @@ const VerificationJson = z
         starts_local: z.string().meta({ description: 'Start in the coverage’s time zone, for display' }),
         ends_local: z.string().meta({ description: 'End in the coverage’s time zone, for display' }),
         state: CoverageStateSchema,
-        voided_at: z.string().nullable().meta({ description: 'When this certificate was voided (its covered unit cancelled, its holder removed, or the purchase refunded in full), ISO 8601 UTC; null while in force' }),
+        voided_at: z.string().nullable().meta({
+          description:
+            'When this certificate was voided (its covered unit cancelled, its holder removed, or the purchase refunded in full), ISO 8601 UTC; null while in force',
+        }),
       }),
     ),
-    superseded_by: z.string().nullable().meta({ description: 'A past version of a certificate: the number of the version that replaced it (its own verification page proves coverage); else null' }),
+    superseded_by: z.string().nullable().meta({
+      description:
+        'A past version of a certificate: the number of the version that replaced it (its own verification page proves coverage); else null',
+    }),
     superseded_at: z.string().nullable().meta({ description: 'When it was replaced, ISO 8601 UTC; else null' }),
     revision: z.number().int().nullable().meta({ description: 'The certificate’s version (1 first); null for a proof of coverage' }),
   } satisfies Record<keyof VerificationView, z.ZodType>)
-  .meta({ id: 'CertificateVerification', description: 'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, and nothing more personal.' });
+  .meta({
+    id: 'CertificateVerification',
+    description:
+      'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, and nothing more personal.',
+  });
 
 /** The public verification page, `GET /verify/{code}` (no API key; the QR target). */
 export function verificationRoutes(service: CertificateService, limiter: RateLimiterAbstract): RouteRegistration {
   // Public and unauthenticated: limited per client address (config VERIFY_RATE_LIMIT_PER_MINUTE).
   const limit = rateLimit(limiter, { key: (ctx) => `verify:${ctx.ip}`, subject: 'address' });
   return (router, registry) => {
-    router.get('/verify/:code', async (ctx, next) => {
-      ctx.state.errorStyle = 'bare';
-      await limit(ctx, next);
-    }, async (ctx) => {
-      const view = await service.verify(ctx.params.code ?? '');
-      const wantsJson = ctx.accepts('html', 'json') === 'json';
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('X-Robots-Tag', 'noindex');
-      ctx.set('Referrer-Policy', 'no-referrer');
-      if (!view) {
-        if (wantsJson) throw new AppError('NOT_FOUND', 'No certificate or proof of coverage with that number');
-        ctx.status = 404;
-      }
-      if (wantsJson) {
-        ctx.body = view;
-        return;
-      }
-      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = view ? renderVerificationPage(view) : renderNotFoundPage();
-    });
+    router.get(
+      '/verify/:code',
+      async (ctx, next) => {
+        ctx.state.errorStyle = 'bare';
+        await limit(ctx, next);
+      },
+      async (ctx) => {
+        const view = await service.verify(ctx.params.code ?? '');
+        const wantsJson = ctx.accepts('html', 'json') === 'json';
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('X-Robots-Tag', 'noindex');
+        ctx.set('Referrer-Policy', 'no-referrer');
+        if (!view) {
+          if (wantsJson) throw new AppError('NOT_FOUND', 'No certificate or proof of coverage with that number');
+          ctx.status = 404;
+        }
+        if (wantsJson) {
+          ctx.body = view;
+          return;
+        }
+        ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = view ? renderVerificationPage(view) : renderNotFoundPage();
+      },
+    );
     registry.registerPath({
       method: 'get',
       path: '/verify/{code}',
@@ -104,15 +127,28 @@ export function verificationRoutes(service: CertificateService, limiter: RateLim
       security: [],
       description:
         'No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal.',
-      request: { params: z.object({ code: z.string().meta({ description: 'A certificate number (COI-…) or proof-of-coverage code (POC-…)', example: 'COI-42-1-1-3FA9C2B71D' }) }) },
+      request: {
+        params: z.object({
+          code: z
+            .string()
+            .meta({ description: 'A certificate number (COI-…) or proof-of-coverage code (POC-…)', example: 'COI-42-1-1-3FA9C2B71D' }),
+        }),
+      },
       responses: {
         200: {
           description: 'The page: HTML by default, the same view as JSON with `Accept: application/json`',
-          content: { 'text/html': { schema: { type: 'string', description: 'The verification page' } }, 'application/json': { schema: VerificationJson } },
+          content: {
+            'text/html': { schema: { type: 'string', description: 'The verification page' } },
+            'application/json': { schema: VerificationJson },
+          },
         },
         404: {
-          description: 'NOT_FOUND: no certificate or proof of coverage with that code; an HTML page, or the bare error with `Accept: application/json`',
-          content: { 'text/html': { schema: { type: 'string', description: 'The not-found page' } }, 'application/json': { schema: BareErrorSchema } },
+          description:
+            'NOT_FOUND: no certificate or proof of coverage with that code; an HTML page, or the bare error with `Accept: application/json`',
+          content: {
+            'text/html': { schema: { type: 'string', description: 'The not-found page' } },
+            'application/json': { schema: BareErrorSchema },
+          },
         },
         429: bareError('RATE_LIMIT_ERROR: too many lookups from this address; retry after the Retry-After header (seconds)'),
       },

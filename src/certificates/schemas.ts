@@ -10,18 +10,25 @@ import { checkoutSessionIdField, paymentIntentField, purchaseIdField } from './p
 
 /** How the caller names the purchase: exactly one of these (`purchase_id` and `checkout_session_id` come back from checkout; `payment_intent` may exist only once the buyer paid). */
 const handleFields = {
-  purchase_id: purchaseIdField('The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on)'),
+  purchase_id: purchaseIdField(
+    'The purchase_id returned by adminValidateBuyerResponses: the handle to keep (always present from checkout on)',
+  ),
   checkout_session_id: checkoutSessionIdField('The checkout session `id` returned by adminValidateBuyerResponses'),
-  payment_intent: paymentIntentField('The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid'),
+  payment_intent: paymentIntentField(
+    'The payment intent (from checkout or processUserDirectPayprocPayment); it may be null at checkout and exist only once the buyer paid',
+  ),
 };
 /** The optional buyer the purchase must belong to, in every operation naming one purchase. */
-const buyerField = z.guid({ message: 'must be a UUID' }).optional().meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" });
+const buyerField = z
+  .guid({ message: 'must be a UUID' })
+  .optional()
+  .meta({ description: "Optional: the buyer's idp_accnt_uuid; when sent it must be the purchase's buyer" });
 
 const HANDLES = ['purchase_id', 'checkout_session_id', 'payment_intent'] as const;
 const exactlyOneHandle = (b: Partial<Record<(typeof HANDLES)[number], unknown>>) => HANDLES.filter((h) => b[h] !== undefined).length === 1;
 const exactlyOneHandleIssue = { message: 'send exactly one of purchase_id, checkout_session_id or payment_intent', path: ['purchase_id'] };
 const handleDescription =
-  'Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor\'s test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates\' purchase_id.';
+  "Name the purchase with exactly one of purchase_id (keep this one: it is returned at checkout and never null), checkout_session_id or payment_intent (none or more than one → 400 VALIDATION_ERROR). A payment intent shared by several of your purchases (the processor's test mode gives every checkout the same one) answers 409 AMBIGUOUS_PAYMENT_INTENT with the candidates' purchase_id.";
 
 /** The 409 answer of a payment intent that names several of the caller's purchases (every operation that takes a handle). */
 export const AmbiguousPaymentIntentError = z
@@ -51,7 +58,8 @@ export const AmbiguousPaymentIntentError = z
     },
   });
 export const ambiguousPaymentIntentResponse = {
-  description: "AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id",
+  description:
+    "AMBIGUOUS_PAYMENT_INTENT: the payment_intent belongs to several of your purchases (the processor's test mode gives every checkout the same one); retry with one of the candidates' purchase_id",
   content: { 'application/json': { schema: AmbiguousPaymentIntentError } },
 };
 
@@ -61,7 +69,11 @@ export const ambiguousPaymentIntentResponse = {
  * handle is sent (400 VALIDATION_ERROR), documented with the handle rule. Used by
  * getCertificates, getInvoiceData and teamEmailProofofCoverage, teammate and root variants.
  */
-export function purchaseRequest<S extends z.ZodRawShape, F extends z.ZodRawShape = Record<never, never>>(scope: S, meta: { id: string; example: Record<string, unknown> }, fields?: F) {
+export function purchaseRequest<S extends z.ZodRawShape, F extends z.ZodRawShape = Record<never, never>>(
+  scope: S,
+  meta: { id: string; example: Record<string, unknown> },
+  fields?: F,
+) {
   return z
     .strictObject({ ...scope, ...handleFields, ...(fields as F), idp_accnt_uuid: buyerField })
     .refine(exactlyOneHandle, exactlyOneHandleIssue)
@@ -113,13 +125,17 @@ export const CertificateItem = z.object({
   size_bytes: z.number().int(),
   sha256: z.string().meta({ description: 'SHA-256 of the PDF, lowercase hex' }),
   voided_at: z.string().nullable().meta({
-    description: 'When it was voided (its covered unit cancelled, or its certificate holder removed; ISO 8601 UTC; its verification page says so); null while in force. A zip built before still holds a certificate voided later: this field says which',
+    description:
+      'When it was voided (its covered unit cancelled, or its certificate holder removed; ISO 8601 UTC; its verification page says so); null while in force. A zip built before still holds a certificate voided later: this field says which',
   }),
-  certificate_holder: z
-    .object({ id: z.number().int(), name: z.string() })
-    .nullable()
-    .meta({ description: 'Who this certificate is issued to (`id` in listCertificateHolders); null: the product asked for no holder. A purchase with several holders has one certificate per covered unit and holder, and its zips put each holder’s in a folder of its own' }),
-  revision: z.number().int().meta({ description: 'The certificate’s version: 1 first; a change to the policy issues a new version and the old one’s verification page says it was superseded' }),
+  certificate_holder: z.object({ id: z.number().int(), name: z.string() }).nullable().meta({
+    description:
+      'Who this certificate is issued to (`id` in listCertificateHolders); null: the product asked for no holder. A purchase with several holders has one certificate per covered unit and holder, and its zips put each holder’s in a folder of its own',
+  }),
+  revision: z.number().int().meta({
+    description:
+      'The certificate’s version: 1 first; a change to the policy issues a new version and the old one’s verification page says it was superseded',
+  }),
 });
 
 export const ProductZip = z.object({
@@ -134,7 +150,10 @@ export const GetCertificatesResponse = z
   .object({
     purchase_id: z.number().int(),
     checkout_session_id: z.string().nullable().meta({ description: 'The checkout session of the purchase; null when none was created' }),
-    payment_intent: z.string().nullable().meta({ description: 'The payment intent of the purchase; null until the processor reports one (often only after payment)' }),
+    payment_intent: z
+      .string()
+      .nullable()
+      .meta({ description: 'The payment intent of the purchase; null until the processor reports one (often only after payment)' }),
     status: z.enum(['unpaid', 'pending', 'issued', 'voided']).meta({
       description:
         'Where the certificates are. Final: `issued` (every certificate and zip below is stored; a cancellation later voids some, each with its `voided_at`) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.',
@@ -143,7 +162,10 @@ export const GetCertificatesResponse = z
     certificate_count: z.number().int(),
     urls_expire_at: z.string().nullable().meta({ description: 'ISO 8601: when the signed URLs stop working; null when there are none' }),
     certificates: z.array(CertificateItem),
-    payment_zip_url: z.string().nullable().meta({ description: 'Signed URL of the zip of every PDF of this payment (one folder per product)' }),
+    payment_zip_url: z
+      .string()
+      .nullable()
+      .meta({ description: 'Signed URL of the zip of every PDF of this payment (one folder per product)' }),
     product_zips: z.array(ProductZip),
   })
   .meta({
@@ -168,7 +190,8 @@ export const GetCertificatesResponse = z
           coverage_time_zone: 'America/Chicago',
           coverage_label: '2026-12-05',
           named_insured_name: 'Jordan Lee',
-          download_url: 'https://storage.googleapis.com/certificates/purchases/42/certificates/COI-42-1-1-3FA9C2B71D.pdf?X-Goog-Signature=…',
+          download_url:
+            'https://storage.googleapis.com/certificates/purchases/42/certificates/COI-42-1-1-3FA9C2B71D.pdf?X-Goog-Signature=…',
           verification_url: 'https://coi.example.com/verify/COI-42-1-1-3FA9C2B71D',
           size_bytes: 61234,
           sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',

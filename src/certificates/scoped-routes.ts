@@ -24,7 +24,10 @@ export const CERT_SURFACE_PREFIX: Record<CertSurface, '/platform-agency-certs' |
 };
 
 const SCOPE_NOTE: Record<CertSurface, { summary: string; notFound: string }> = {
-  teammate: { summary: "the teammate's purchases", notFound: "TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account" },
+  teammate: {
+    summary: "the teammate's purchases",
+    notFound: "TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this key's account",
+  },
   root: { summary: 'any teammate of the root account', notFound: "SELLER_NOT_FOUND: idp_root_account_uuid is not this key's root account" },
 };
 

@@ -35,7 +35,16 @@ export interface VerificationView {
   named_insured_name: string | null;
   test_mode: boolean;
   checked_at: string;
-  coverage: Array<{ certificate_number: string; starts_at: string; ends_at: string; time_zone: string; starts_local: string; ends_local: string; state: CoverageState; voided_at: string | null }>;
+  coverage: Array<{
+    certificate_number: string;
+    starts_at: string;
+    ends_at: string;
+    time_zone: string;
+    starts_local: string;
+    ends_local: string;
+    state: CoverageState;
+    voided_at: string | null;
+  }>;
   /** A past version of a certificate: the number of the version that replaced it, and when (else null). */
   superseded_by: string | null;
   superseded_at: string | null;
@@ -70,10 +79,20 @@ export function createCertificateService(deps: CertificateServiceDeps) {
    * Throws 404 NOT_FOUND otherwise, the same for every reason, and 409 AMBIGUOUS_PAYMENT_INTENT
    * (with the candidates) when a payment intent names several of the caller's purchases.
    */
-  async function purchaseInScope(principal: Pick<Principal, 'mode'>, scope: AccountScope, handle: PurchaseHandle, buyerIdpUuid?: string): Promise<CertificatePurchase> {
+  async function purchaseInScope(
+    principal: Pick<Principal, 'mode'>,
+    scope: AccountScope,
+    handle: PurchaseHandle,
+    buyerIdpUuid?: string,
+  ): Promise<CertificatePurchase> {
     const found = await deps.repo.findInScope(
       handle,
-      { rootAccountId: scope.rootAccountId, agentId: scope.agentId, mode: principal.mode, ...(buyerIdpUuid !== undefined ? { buyerIdpUuid } : {}) },
+      {
+        rootAccountId: scope.rootAccountId,
+        agentId: scope.agentId,
+        mode: principal.mode,
+        ...(buyerIdpUuid !== undefined ? { buyerIdpUuid } : {}),
+      },
       MAX_PAYMENT_INTENT_CANDIDATES,
     );
     return onePurchase(handle, found);
@@ -82,7 +101,11 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   return {
     purchaseInScope,
 
-    async getCertificates(principal: Pick<Principal, 'mode'>, scope: AccountScope, req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; idp_accnt_uuid?: string }): Promise<GetCertificatesResponse> {
+    async getCertificates(
+      principal: Pick<Principal, 'mode'>,
+      scope: AccountScope,
+      req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; idp_accnt_uuid?: string },
+    ): Promise<GetCertificatesResponse> {
       const purchase = await purchaseInScope(principal, scope, handleOf(req), req.idp_accnt_uuid);
       const head = {
         purchase_id: purchase.purchaseId,
@@ -102,7 +125,10 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       if (!purchase.paidAt) return empty('unpaid');
       if (!purchase.certificatesIssuedAt) return empty(purchase.refundedAt ? 'voided' : 'pending');
 
-      const [current, archives] = await Promise.all([deps.repo.listForPurchase(purchase.purchaseId), deps.repo.archives(purchase.purchaseId)]);
+      const [current, archives] = await Promise.all([
+        deps.repo.listForPurchase(purchase.purchaseId),
+        deps.repo.archives(purchase.purchaseId),
+      ]);
       // A holder's certificates being issued (added after the purchase's issuance) are listed once stored.
       const certificates = current.filter((c) => c.storageKey !== null);
       const expiresAt = new Date(now().getTime() + deps.urlTtlSeconds * 1000);
@@ -163,12 +189,12 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       const state: CoverageState = states.includes('superseded')
         ? 'superseded'
         : states.includes('voided')
-        ? 'voided'
-        : states.includes('valid')
-          ? 'valid'
-          : states.includes('not_yet_valid')
-            ? 'not_yet_valid'
-            : 'expired';
+          ? 'voided'
+          : states.includes('valid')
+            ? 'valid'
+            : states.includes('not_yet_valid')
+              ? 'not_yet_valid'
+              : 'expired';
       const local = (d: Date, zone: string) => DateTime.fromJSDate(d, { zone }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
       return {
         code,

@@ -38,18 +38,29 @@ const dayOf = (iso: string) => iso.slice(0, 10);
 export function renderVerificationPage(v: VerificationView): string {
   const w = WORDS[v.state];
   const stateWords = (c: VerificationView['coverage'][number]) =>
-    c.state === 'voided' && c.voided_at ? `Voided: cancelled on ${dayOf(c.voided_at)}, no coverage from then` : WORDS[c.state].title.split(':')[0]!;
+    c.state === 'voided' && c.voided_at
+      ? `Voided: cancelled on ${dayOf(c.voided_at)}, no coverage from then`
+      : WORDS[c.state].title.split(':')[0]!;
   const rows = v.coverage
-    .map((c) => `<tr><td>${escapeHtml(c.certificate_number)}</td><td>${escapeHtml(c.starts_local)}</td><td>${escapeHtml(c.ends_local)}</td><td>${escapeHtml(stateWords(c))}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td>${escapeHtml(c.certificate_number)}</td><td>${escapeHtml(c.starts_local)}</td><td>${escapeHtml(c.ends_local)}</td><td>${escapeHtml(stateWords(c))}</td></tr>`,
+    )
     .join('');
-  const voidedAt = v.coverage.map((c) => c.voided_at).filter((d): d is string => d !== null).sort()[0];
+  const voidedAt = v.coverage
+    .map((c) => c.voided_at)
+    .filter((d): d is string => d !== null)
+    .sort()[0];
   const title =
     v.state === 'superseded' && v.superseded_by && v.superseded_at
       ? `Superseded by ${v.superseded_by} on ${dayOf(v.superseded_at)}`
       : v.state === 'voided' && voidedAt
         ? `Voided: cancelled on ${dayOf(voidedAt)}, no coverage from ${dayOf(voidedAt)}`
         : w.title;
-  const successor = v.state === 'superseded' && v.superseded_by ? `<p id="superseded-by">This version is no longer proof of coverage. See <a href="${escapeHtml(encodeURIComponent(v.superseded_by))}">certificate ${escapeHtml(v.superseded_by)}</a>.</p>` : '';
+  const successor =
+    v.state === 'superseded' && v.superseded_by
+      ? `<p id="superseded-by">This version is no longer proof of coverage. See <a href="${escapeHtml(encodeURIComponent(v.superseded_by))}">certificate ${escapeHtml(v.superseded_by)}</a>.</p>`
+      : '';
   return page(
     `${w.title.split(':')[0]} – ${v.code}`,
     `${v.test_mode ? '<div class="specimen">SPECIMEN: issued in test mode, not real coverage.</div>' : ''}
@@ -63,5 +74,8 @@ ${successor}<dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</
 }
 
 export function renderNotFoundPage(): string {
-  return page('Certificate not found', `<h1>Certificate not found</h1><p>No certificate or proof of coverage has this number. Check the number on the certificate.</p>`);
+  return page(
+    'Certificate not found',
+    `<h1>Certificate not found</h1><p>No certificate or proof of coverage has this number. Check the number on the certificate.</p>`,
+  );
 }

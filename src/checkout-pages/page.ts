@@ -27,10 +27,26 @@ const COMPLETE_WORDS: Record<ReturnPageState, { title: string; text: string; col
     text: 'Your payment is confirmed. Your certificates of insurance are being issued; this page updates itself when they are ready.',
     colour: '#8a6d00',
   },
-  issued: { title: 'Paid: certificates ready', text: 'Your payment is confirmed and your certificates of insurance are issued.', colour: '#1b7f3b' },
-  refunded: { title: 'Refunded: certificates voided', text: 'This purchase was refunded. Its certificates are void and show as voided on their verification pages.', colour: '#b3261e' },
-  expired: { title: 'Checkout expired', text: 'The checkout expired before a payment was confirmed; nothing was charged. Ask your agent for a new checkout link.', colour: '#6b6b6b' },
-  failed: { title: 'Payment not completed', text: 'The payment processor did not complete this purchase; nothing was charged. Ask your agent for a new checkout link.', colour: '#b3261e' },
+  issued: {
+    title: 'Paid: certificates ready',
+    text: 'Your payment is confirmed and your certificates of insurance are issued.',
+    colour: '#1b7f3b',
+  },
+  refunded: {
+    title: 'Refunded: certificates voided',
+    text: 'This purchase was refunded. Its certificates are void and show as voided on their verification pages.',
+    colour: '#b3261e',
+  },
+  expired: {
+    title: 'Checkout expired',
+    text: 'The checkout expired before a payment was confirmed; nothing was charged. Ask your agent for a new checkout link.',
+    colour: '#6b6b6b',
+  },
+  failed: {
+    title: 'Payment not completed',
+    text: 'The payment processor did not complete this purchase; nothing was charged. Ask your agent for a new checkout link.',
+    colour: '#b3261e',
+  },
 };
 
 function page(title: string, body: string, refresh: boolean): string {
@@ -43,7 +59,9 @@ function page(title: string, body: string, refresh: boolean): string {
 }
 
 const testModeBanner = (v: ReturnPageView) =>
-  v.test_mode ? '<div class="specimen" id="test-mode">Test mode: no real payment was taken and the certificates are specimens, not real coverage.</div>' : '';
+  v.test_mode
+    ? '<div class="specimen" id="test-mode">Test mode: no real payment was taken and the certificates are specimens, not real coverage.</div>'
+    : '';
 
 function certificateList(v: ReturnPageView): string {
   if (v.certificates.length === 0) return '';
@@ -54,7 +72,10 @@ function certificateList(v: ReturnPageView): string {
     )
     .join('');
   const proofs = v.proofs_of_coverage
-    .map((p) => `<li><a href="${escapeHtml(p.proof_of_coverage_url)}">${escapeHtml(p.product_name)}</a> (${p.certificate_count} certificate${p.certificate_count === 1 ? '' : 's'})</li>`)
+    .map(
+      (p) =>
+        `<li><a href="${escapeHtml(p.proof_of_coverage_url)}">${escapeHtml(p.product_name)}</a> (${p.certificate_count} certificate${p.certificate_count === 1 ? '' : 's'})</li>`,
+    )
     .join('');
   return `<h2>Certificates</h2>
 <p>Each number opens the certificate's public verification page. Your agent can send you the certificate PDFs.</p>
@@ -110,7 +131,11 @@ export function renderCancelledPage(v: ReturnPageView, completePageUrl: string):
       : [
           'Payment cancelled',
           `You cancelled the payment and nothing was charged. ${
-            v.state === 'expired' ? 'The checkout has expired.' : v.state === 'failed' ? 'The purchase was not completed.' : 'No certificates are issued until the purchase is paid.'
+            v.state === 'expired'
+              ? 'The checkout has expired.'
+              : v.state === 'failed'
+                ? 'The purchase was not completed.'
+                : 'No certificates are issued until the purchase is paid.'
           } To buy this cover, ask your agent for the checkout link.`,
         ];
   return page(

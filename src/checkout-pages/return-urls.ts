@@ -57,7 +57,8 @@ export function returnUrlProblem(value: string): string | null {
   } catch {
     return 'must be an absolute http or https URL';
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !/^https?:\/\/[^/]/i.test(value)) return 'must be an absolute http or https URL';
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !/^https?:\/\/[^/]/i.test(value))
+    return 'must be an absolute http or https URL';
   if (!url.hostname) return 'must name a host';
   if (url.username || url.password) return 'must not contain a user name or password';
   return null;

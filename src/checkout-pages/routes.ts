@@ -27,7 +27,10 @@ import { renderCancelledPage, renderCompletePage, renderNotFoundPage } from './p
 
 const ReturnPageQuery = z.object({
   purchase: z.string().regex(PURCHASE_ID_PATTERN).meta({ description: 'The purchase id', example: '42' }),
-  token: z.string().regex(RETURN_TOKEN_PATTERN).meta({ description: "The purchase's return token, as the checkout's return URL carries it", example: 'q3Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1Ac' }),
+  token: z.string().regex(RETURN_TOKEN_PATTERN).meta({
+    description: "The purchase's return token, as the checkout's return URL carries it",
+    example: 'q3Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1Ac',
+  }),
 });
 
 const ReturnPageJson = z
@@ -41,26 +44,46 @@ const ReturnPageJson = z
     paid_at: z.string().nullable(),
     certificates_issued_at: z.string().nullable(),
     certificates: z.array(
-      z.object({ certificate_number: z.string(), product_name: z.string(), coverage_label: z.string(), named_insured_name: z.string().nullable(), verification_url: z.string() }),
+      z.object({
+        certificate_number: z.string(),
+        product_name: z.string(),
+        coverage_label: z.string(),
+        named_insured_name: z.string().nullable(),
+        verification_url: z.string(),
+      }),
     ),
-    proofs_of_coverage: z.array(z.object({ product_name: z.string(), certificate_count: z.number().int(), proof_of_coverage_url: z.string() })),
-    withdrawal_url: z.string().nullable().meta({ description: "The buyer's online withdrawal page (a signed, single-use link) once the purchase is paid, when its products' cancellation terms allow the buyer's own withdrawal; null otherwise" }),
+    proofs_of_coverage: z.array(
+      z.object({ product_name: z.string(), certificate_count: z.number().int(), proof_of_coverage_url: z.string() }),
+    ),
+    withdrawal_url: z.string().nullable().meta({
+      description:
+        "The buyer's online withdrawal page (a signed, single-use link) once the purchase is paid, when its products' cancellation terms allow the buyer's own withdrawal; null otherwise",
+    }),
     checked_at: z.string(),
   })
-  .meta({ id: 'CheckoutReturnPage', description: 'The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued.' });
+  .meta({
+    id: 'CheckoutReturnPage',
+    description: 'The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued.',
+  });
 
 const NOT_FOUND_MESSAGE = 'No purchase for this link';
 
 /** The two return pages (mounted on the public router, beside the verification page). */
 export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLimiterAbstract): RouteRegistration {
   const limit = rateLimit(limiter, { key: (ctx) => `checkout-page:${ctx.ip}`, subject: 'address' });
-  const pages: { path: string; operationId: string; summary: string; description: string; render: (v: ReturnPageView, token: string) => string }[] = [
+  const pages: {
+    path: string;
+    operationId: string;
+    summary: string;
+    description: string;
+    render: (v: ReturnPageView, token: string) => string;
+  }[] = [
     {
       path: COMPLETE_PAGE_PATH,
       operationId: 'getCheckoutCompletePage',
       summary: "The buyer's page after paying: live purchase status and, once issued, the certificates",
       description:
-        'No API key; the default checkout success URL. HTML by default (reloads itself every 3 s while the status can still change); JSON with `Accept: application/json`. Shows waiting for payment confirmation, certificates being issued, certificates ready (each certificate number with its verification link, and each product\'s proof-of-coverage link), refunded, expired or failed; test-mode purchases say so. Once paid, it links the buyer\'s withdrawal page when the products allow the buyer\'s own withdrawal. Nothing personal beyond the named insured.',
+        "No API key; the default checkout success URL. HTML by default (reloads itself every 3 s while the status can still change); JSON with `Accept: application/json`. Shows waiting for payment confirmation, certificates being issued, certificates ready (each certificate number with its verification link, and each product's proof-of-coverage link), refunded, expired or failed; test-mode purchases say so. Once paid, it links the buyer's withdrawal page when the products allow the buyer's own withdrawal. Nothing personal beyond the named insured.",
       render: (v) => renderCompletePage(v),
     },
     {
@@ -68,7 +91,7 @@ export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLi
       operationId: 'getCheckoutCancelledPage',
       summary: "The buyer's page after cancelling a checkout",
       description:
-        'No API key; the default checkout cancel URL. HTML by default; JSON (the same view as the complete page) with `Accept: application/json`. Says the payment was cancelled and nothing was charged, with the purchase\'s status (a purchase paid after all says so).',
+        "No API key; the default checkout cancel URL. HTML by default; JSON (the same view as the complete page) with `Accept: application/json`. Says the payment was cancelled and nothing was charged, with the purchase's status (a purchase paid after all says so).",
       render: (v, token) => renderCancelledPage(v, service.completePageUrl(v.purchase_id, token)),
     },
   ];
@@ -111,9 +134,13 @@ export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLi
         description: p.description,
         request: { query: ReturnPageQuery },
         responses: {
-          200: { description: 'The page (HTML) or its JSON', content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ReturnPageJson } } },
+          200: {
+            description: 'The page (HTML) or its JSON',
+            content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ReturnPageJson } },
+          },
           404: {
-            description: 'NOT_FOUND: no purchase for this link (a missing or wrong token, an unknown purchase and a malformed query read the same); an HTML page, or the bare error with `Accept: application/json`',
+            description:
+              'NOT_FOUND: no purchase for this link (a missing or wrong token, an unknown purchase and a malformed query read the same); an HTML page, or the bare error with `Accept: application/json`',
             content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: BareErrorSchema } },
           },
           429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),

@@ -136,7 +136,11 @@ export function createCheckoutPageService(deps: {
           .filter((a) => a.kind === 'product' && a.proofCode)
           .map((a) => {
             const certs = certificates.filter((c) => c.productLineId === a.productLineId);
-            return { product_name: certs[0]?.productName ?? '', certificate_count: certs.length, proof_of_coverage_url: verificationUrl(deps.publicBaseUrl, a.proofCode!) };
+            return {
+              product_name: certs[0]?.productName ?? '',
+              certificate_count: certs.length,
+              proof_of_coverage_url: verificationUrl(deps.publicBaseUrl, a.proofCode!),
+            };
           }),
         withdrawal_url: withdrawalUrl,
         checked_at: now().toISOString(),

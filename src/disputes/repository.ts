@@ -61,7 +61,11 @@ export function createDisputesRepository(db: Db | Knex.Transaction) {
      * once, by the first closed status seen. Returns the stored dispute and whether it was opened
      * (first seen) or closed by this call.
      */
-    async record(purchaseId: number, d: ProcessorDispute, eventAt: Date): Promise<{ dispute: StoredDispute; opened: boolean; closed: boolean }> {
+    async record(
+      purchaseId: number,
+      d: ProcessorDispute,
+      eventAt: Date,
+    ): Promise<{ dispute: StoredDispute; opened: boolean; closed: boolean }> {
       const closedNow = (CLOSED_DISPUTE_STATUSES as readonly string[]).includes(d.status);
       const row = await db.raw(
         `insert into purchase_disputes as d (purchase_id, payproc_dispute_id, payproc_charge_id, amount_minor, currency, reason, status, opened_at, closed_at, status_at)
@@ -71,7 +75,18 @@ export function createDisputesRepository(db: Db | Knex.Transaction) {
                 status_at = excluded.status_at, closed_at = coalesce(d.closed_at, excluded.closed_at), updated_at = now()
           where d.status_at <= excluded.status_at
          returning *, (xmax = 0) as inserted, (select closed_at from purchase_disputes where id = d.id) as closed_before`,
-        [purchaseId, d.id, d.chargeId, d.amountMinor, d.currency.toLowerCase(), d.reason.slice(0, 64), d.status.slice(0, 32), d.openedAt, closedNow ? eventAt : null, eventAt],
+        [
+          purchaseId,
+          d.id,
+          d.chargeId,
+          d.amountMinor,
+          d.currency.toLowerCase(),
+          d.reason.slice(0, 64),
+          d.status.slice(0, 32),
+          d.openedAt,
+          closedNow ? eventAt : null,
+          eventAt,
+        ],
       );
       const r = row.rows[0] as Record<string, unknown> | undefined;
       if (!r) {

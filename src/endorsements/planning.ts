@@ -27,7 +27,13 @@ import type { EndorsementChange } from './schemas';
 export class EndorsementError extends Error {
   override name = 'EndorsementError';
   constructor(
-    readonly code: 'VALIDATION_ERROR' | 'UNKNOWN_COVERED_UNIT' | 'COVERED_UNIT_STARTED' | 'COVERED_UNIT_ALREADY_CANCELLED' | 'NOT_FOUND' | 'NOTHING_TO_ENDORSE',
+    readonly code:
+      | 'VALIDATION_ERROR'
+      | 'UNKNOWN_COVERED_UNIT'
+      | 'COVERED_UNIT_STARTED'
+      | 'COVERED_UNIT_ALREADY_CANCELLED'
+      | 'NOT_FOUND'
+      | 'NOTHING_TO_ENDORSE',
     message: string,
   ) {
     super(message);
@@ -75,7 +81,11 @@ export interface EndorsementPlan {
  */
 export function stateFingerprint(s: Pick<EndorsementState, 'items' | 'holders' | 'certificates'>): string {
   const shape = {
-    items: s.items.map((i) => ({ id: i.id, ni: i.namedInsured, units: i.units.map((u) => [u.id, u.startsAt.getTime(), u.endsAt.getTime(), u.cancellationId]) })),
+    items: s.items.map((i) => ({
+      id: i.id,
+      ni: i.namedInsured,
+      units: i.units.map((u) => [u.id, u.startsAt.getTime(), u.endsAt.getTime(), u.cancellationId]),
+    })),
     holders: s.holders.map((h) => [h.id, h.removedAt?.getTime() ?? null, h.descriptionOfOperations]),
     certificates: s.certificates.map((c) => [c.certificateId, c.voidedAt?.getTime() ?? null]),
   };
@@ -106,31 +116,60 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
         break;
       case 'description_of_operations': {
         const holder = state.holders.find((h) => h.id === change.certificate_holder_id && h.removedAt === null);
-        if (!holder) throw new EndorsementError('NOT_FOUND', `certificate holder ${change.certificate_holder_id} is not an active holder of purchase ${state.purchase.id}`);
+        if (!holder)
+          throw new EndorsementError(
+            'NOT_FOUND',
+            `certificate holder ${change.certificate_holder_id} is not an active holder of purchase ${state.purchase.id}`,
+          );
         plan.descriptions.push({ certificateHolderId: holder.id, description: change.description });
         plan.supersede.holderIds.push(holder.id);
         break;
       }
       case 'move_covered_unit': {
         const unit = units.find((u) => u.id === change.covered_unit_id);
-        if (!unit) throw new EndorsementError('UNKNOWN_COVERED_UNIT', `covered unit ${change.covered_unit_id} is not a unit of purchase ${state.purchase.id}`);
-        if (unit.cancellationId !== null) throw new EndorsementError('COVERED_UNIT_ALREADY_CANCELLED', `covered unit ${unit.id} is cancelled or held by a cancellation`);
-        if (unit.startsAt.getTime() <= clock.getTime()) throw new EndorsementError('COVERED_UNIT_STARTED', `covered unit ${unit.id} started at ${unit.startsAt.toISOString()}: only a unit that has not started can move`);
+        if (!unit)
+          throw new EndorsementError(
+            'UNKNOWN_COVERED_UNIT',
+            `covered unit ${change.covered_unit_id} is not a unit of purchase ${state.purchase.id}`,
+          );
+        if (unit.cancellationId !== null)
+          throw new EndorsementError('COVERED_UNIT_ALREADY_CANCELLED', `covered unit ${unit.id} is cancelled or held by a cancellation`);
+        if (unit.startsAt.getTime() <= clock.getTime())
+          throw new EndorsementError(
+            'COVERED_UNIT_STARTED',
+            `covered unit ${unit.id} started at ${unit.startsAt.toISOString()}: only a unit that has not started can move`,
+          );
         const limits = { now: clock, maxUnits: 1 };
         let expansion;
         if (unit.kind === 'day') {
-          if (!change.start_date) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id} is a day: send start_date (YYYY-MM-DD)`);
+          if (!change.start_date)
+            throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id} is a day: send start_date (YYYY-MM-DD)`);
           expansion = expandDays({ time_zone: unit.timeZone, start_date: change.start_date, end_date: change.start_date }, limits);
         } else {
           if (!change.trip) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id} is a trip: send trip { start, end }`);
-          expansion = expandTrips({ time_zone: unit.timeZone, trips: [change.trip] }, { ...limits, maxTripDays: state.maxTripDaysByProduct.get(unit.item.productLineId) ?? 90 });
+          expansion = expandTrips(
+            { time_zone: unit.timeZone, trips: [change.trip] },
+            { ...limits, maxTripDays: state.maxTripDaysByProduct.get(unit.item.productLineId) ?? 90 },
+          );
         }
         if (!expansion.ok) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id}: ${expansion.reason}`);
         const to = expansion.units[0]!;
-        const others = unit.item.units.filter((u) => u.id !== unit.id && u.cancellationId === null && !plan.moves.some((m) => m.coveredUnitId === u.id));
-        const windows = [...others.map((u) => ({ s: u.startsAt.getTime(), e: u.endsAt.getTime() })), ...plan.moves.filter((m) => unit.item.units.some((u) => u.id === m.coveredUnitId)).map((m) => ({ s: m.startsAt.getTime(), e: m.endsAt.getTime() }))];
-        if (windows.some((w) => to.startsAt.getTime() < w.e && w.s < to.endsAt.getTime())) throw new EndorsementError('VALIDATION_ERROR', `covered unit ${unit.id}: ${to.localLabel} overlaps another covered unit of the same product`);
-        if (to.startsAt.getTime() === unit.startsAt.getTime() && to.endsAt.getTime() === unit.endsAt.getTime()) throw new EndorsementError('NOTHING_TO_ENDORSE', `covered unit ${unit.id} already covers ${to.localLabel}`);
+        const others = unit.item.units.filter(
+          (u) => u.id !== unit.id && u.cancellationId === null && !plan.moves.some((m) => m.coveredUnitId === u.id),
+        );
+        const windows = [
+          ...others.map((u) => ({ s: u.startsAt.getTime(), e: u.endsAt.getTime() })),
+          ...plan.moves
+            .filter((m) => unit.item.units.some((u) => u.id === m.coveredUnitId))
+            .map((m) => ({ s: m.startsAt.getTime(), e: m.endsAt.getTime() })),
+        ];
+        if (windows.some((w) => to.startsAt.getTime() < w.e && w.s < to.endsAt.getTime()))
+          throw new EndorsementError(
+            'VALIDATION_ERROR',
+            `covered unit ${unit.id}: ${to.localLabel} overlaps another covered unit of the same product`,
+          );
+        if (to.startsAt.getTime() === unit.startsAt.getTime() && to.endsAt.getTime() === unit.endsAt.getTime())
+          throw new EndorsementError('NOTHING_TO_ENDORSE', `covered unit ${unit.id} already covers ${to.localLabel}`);
         plan.moves.push({ coveredUnitId: unit.id, startsAt: to.startsAt, endsAt: to.endsAt, localLabel: to.localLabel });
         plan.supersede.coveredUnitIds.push(unit.id);
         break;
@@ -138,8 +177,18 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
     }
   }
   const inForce = state.certificates.filter((c) => c.voidedAt === null);
-  const touched = plan.supersede.all ? inForce : inForce.filter((c) => (c.certificateHolderId !== null && plan.supersede.holderIds.includes(c.certificateHolderId)) || plan.supersede.coveredUnitIds.includes(c.coveredUnitId));
-  plan.reissues = touched.map((c) => ({ certificateNumber: c.certificateNumber, coveredUnitId: c.coveredUnitId, certificateHolderId: c.certificateHolderId }));
+  const touched = plan.supersede.all
+    ? inForce
+    : inForce.filter(
+        (c) =>
+          (c.certificateHolderId !== null && plan.supersede.holderIds.includes(c.certificateHolderId)) ||
+          plan.supersede.coveredUnitIds.includes(c.coveredUnitId),
+      );
+  plan.reissues = touched.map((c) => ({
+    certificateNumber: c.certificateNumber,
+    coveredUnitId: c.coveredUnitId,
+    certificateHolderId: c.certificateHolderId,
+  }));
   return plan;
 }
 
@@ -153,7 +202,11 @@ export async function loadEndorsementState(
   },
   p: PurchaseRecord,
 ): Promise<EndorsementState> {
-  const [items, holders, certificates] = await Promise.all([repos.purchases.itemDetails(p.id), repos.holders.list(p.id), repos.certificates.listForPurchase(p.id)]);
+  const [items, holders, certificates] = await Promise.all([
+    repos.purchases.itemDetails(p.id),
+    repos.holders.list(p.id),
+    repos.certificates.listForPurchase(p.id),
+  ]);
   const maxTripDaysByProduct = await repos.endorsements.maxTripDays([...new Set(items.map((i) => i.productLineId))]);
   return { purchase: p, items, holders, certificates, maxTripDaysByProduct };
 }

@@ -26,7 +26,8 @@ export interface StoredEndorsement {
   appliedAt: Date | null;
 }
 
-const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({
   id: r.id,
   quoteId: r.quote_id,
   purchaseId: r.purchase_id,
@@ -81,14 +82,19 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
 
     /** Marks quote `quoteId` applied at `at` with the certificates it reissued (once). */
     async markApplied(quoteId: string, reissued: Array<{ from: string; to: string }>, at: Date): Promise<StoredEndorsement> {
-      await db('endorsements').where({ quote_id: quoteId, status: 'quoted' }).update({ status: 'applied', reissued: JSON.stringify(reissued), applied_at: at });
+      await db('endorsements')
+        .where({ quote_id: quoteId, status: 'quoted' })
+        .update({ status: 'applied', reissued: JSON.stringify(reissued), applied_at: at });
       return toEndorsement(await db('endorsements').where({ quote_id: quoteId }).first());
     },
 
     /** The longest trip (days) each of `productLineIds` allows: its question set's trips question (90 when it names none). */
     async maxTripDays(productLineIds: number[]): Promise<Map<number, number>> {
       const rows = productLineIds.length
-        ? await db('product_lines as pl').leftJoin('question_sets as qs', 'qs.id', 'pl.question_set_id').whereIn('pl.id', productLineIds).select('pl.id', 'qs.definition')
+        ? await db('product_lines as pl')
+            .leftJoin('question_sets as qs', 'qs.id', 'pl.question_set_id')
+            .whereIn('pl.id', productLineIds)
+            .select('pl.id', 'qs.definition')
         : [];
       return new Map(
         rows.map((r) => {

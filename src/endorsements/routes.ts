@@ -43,10 +43,17 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: EndorsementQuoteRequest } } } },
       responses: {
         ...gatewayResponses,
-        201: { description: 'The preview, stored', content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementQuoteResponse') } } },
-        400: errorResponse('VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move into the past, onto another unit’s window, or of the wrong shape for the unit), UNKNOWN_COVERED_UNIT, or the gateway’s codes'),
+        201: {
+          description: 'The preview, stored',
+          content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementQuoteResponse') } },
+        },
+        400: errorResponse(
+          'VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move into the past, onto another unit’s window, or of the wrong shape for the unit), UNKNOWN_COVERED_UNIT, or the gateway’s codes',
+        ),
         404: errorResponse('NOT_FOUND: no purchase with that id for this key, or no active certificate holder with that id'),
-        409: errorResponse('PURCHASE_NOT_CHANGEABLE (not paid, refunded in full, or its certificates still being issued), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_ENDORSE (a move to the window it already covers)'),
+        409: errorResponse(
+          'PURCHASE_NOT_CHANGEABLE (not paid, refunded in full, or its certificates still being issued), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_ENDORSE (a move to the window it already covers)',
+        ),
       },
     });
     registry.registerPath({
@@ -63,7 +70,9 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
         200: { description: 'Applied', content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementResponse') } } },
         400: errorResponse('VALIDATION_ERROR (a quote_id that is not eq_…), or the gateway’s codes'),
         404: errorResponse('NOT_FOUND (no purchase with that id for this key), ENDORSEMENT_QUOTE_NOT_FOUND (not a quote of this purchase)'),
-        409: errorResponse('ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress'),
+        409: errorResponse(
+          'ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress',
+        ),
       },
     });
   };

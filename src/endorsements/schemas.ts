@@ -13,7 +13,13 @@ const id = z.number().int().min(1).max(2_147_483_647);
 const NamedInsuredChange = z
   .strictObject({
     type: z.literal('named_insured'),
-    name: z.string().trim().min(1).max(L.namedInsuredName).refine((s) => !/[\r\n]/.test(s), { message: 'must be one line' }).meta({ description: `The corrected name, at most ${L.namedInsuredName} characters` }),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(L.namedInsuredName)
+      .refine((s) => !/[\r\n]/.test(s), { message: 'must be one line' })
+      .meta({ description: `The corrected name, at most ${L.namedInsuredName} characters` }),
     address: HolderAddress.optional().meta({ description: 'The corrected address (omitted: the address stays as it is)' }),
   })
   .meta({ id: 'NamedInsuredEndorsement', description: 'Corrects the named insured printed on every certificate (no premium change)' });
@@ -27,26 +33,41 @@ const DescriptionChange = z
       .trim()
       .min(1)
       .max(L.descriptionOfOperations)
-      .refine((s) => s.split(/\r\n|\r|\n/).length <= L.descriptionOfOperationsLines, { message: `must have at most ${L.descriptionOfOperationsLines} lines` }),
+      .refine((s) => s.split(/\r\n|\r|\n/).length <= L.descriptionOfOperationsLines, {
+        message: `must have at most ${L.descriptionOfOperationsLines} lines`,
+      }),
   })
-  .meta({ id: 'DescriptionOfOperationsEndorsement', description: `Changes the description of operations / locations printed on one certificate holder’s certificates (at most ${L.descriptionOfOperations} characters in ${L.descriptionOfOperationsLines} lines)` });
+  .meta({
+    id: 'DescriptionOfOperationsEndorsement',
+    description: `Changes the description of operations / locations printed on one certificate holder’s certificates (at most ${L.descriptionOfOperations} characters in ${L.descriptionOfOperationsLines} lines)`,
+  });
 
 const MoveChange = z
   .strictObject({
     type: z.literal('move_covered_unit'),
     covered_unit_id: id,
-    start_date: z.iso.date({ message: 'must be a date YYYY-MM-DD' }).optional().meta({ description: 'A covered day’s new date, in the unit’s own time zone' }),
+    start_date: z.iso
+      .date({ message: 'must be a date YYYY-MM-DD' })
+      .optional()
+      .meta({ description: 'A covered day’s new date, in the unit’s own time zone' }),
     trip: z
       .strictObject({ start: z.string().meta({ example: '2027-06-03T08:00' }), end: z.string().meta({ example: '2027-06-06T18:00' }) })
       .optional()
       .meta({ description: 'A covered trip’s new window, local date-times YYYY-MM-DDTHH:mm in the unit’s own time zone' }),
   })
   .superRefine((c, ctx) => {
-    if ((c.start_date === undefined) === (c.trip === undefined)) ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'send start_date (a covered day) or trip (a covered trip)' });
+    if ((c.start_date === undefined) === (c.trip === undefined))
+      ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'send start_date (a covered day) or trip (a covered trip)' });
   })
-  .meta({ id: 'MoveCoveredUnitEndorsement', description: 'Moves a covered unit that has not started to another day or trip window (validated like a quote; the unit keeps its price)' });
+  .meta({
+    id: 'MoveCoveredUnitEndorsement',
+    description:
+      'Moves a covered unit that has not started to another day or trip window (validated like a quote; the unit keeps its price)',
+  });
 
-export const EndorsementChange = z.discriminatedUnion('type', [NamedInsuredChange, DescriptionChange, MoveChange]).meta({ id: 'EndorsementChange' });
+export const EndorsementChange = z
+  .discriminatedUnion('type', [NamedInsuredChange, DescriptionChange, MoveChange])
+  .meta({ id: 'EndorsementChange' });
 export type EndorsementChange = z.infer<typeof EndorsementChange>;
 
 /** Body of `POST /api/v1/purchases/{id}/endorsement_quote`. */
@@ -57,7 +78,8 @@ export const EndorsementQuoteRequest = z
       .min(1)
       .max(20)
       .superRefine((cs, ctx) => {
-        if (cs.filter((c) => c.type === 'named_insured').length > 1) ctx.addIssue({ code: 'custom', message: 'at most one named_insured change' });
+        if (cs.filter((c) => c.type === 'named_insured').length > 1)
+          ctx.addIssue({ code: 'custom', message: 'at most one named_insured change' });
         const units = cs.flatMap((c) => (c.type === 'move_covered_unit' ? [c.covered_unit_id] : []));
         if (new Set(units).size < units.length) ctx.addIssue({ code: 'custom', message: 'a covered unit may move once per endorsement' });
         const holders = cs.flatMap((c) => (c.type === 'description_of_operations' ? [c.certificate_holder_id] : []));
@@ -66,22 +88,36 @@ export const EndorsementQuoteRequest = z
   })
   .meta({
     id: 'EndorsementQuoteRequest',
-    example: { changes: [{ type: 'named_insured', name: 'Jordan Lee Events LLC' }, { type: 'move_covered_unit', covered_unit_id: 813, start_date: '2027-05-08' }] },
+    example: {
+      changes: [
+        { type: 'named_insured', name: 'Jordan Lee Events LLC' },
+        { type: 'move_covered_unit', covered_unit_id: 813, start_date: '2027-05-08' },
+      ],
+    },
   });
 export type EndorsementQuoteRequest = z.infer<typeof EndorsementQuoteRequest>;
 
 /** Body of `POST /api/v1/purchases/{id}/endorse`. */
-export const EndorseRequest = z.strictObject({ quote_id: z.string().regex(/^eq_[0-9a-f]{24}$/, { message: 'must be an endorsement quote id (eq_…)' }) }).meta({ id: 'EndorseRequest' });
+export const EndorseRequest = z
+  .strictObject({ quote_id: z.string().regex(/^eq_[0-9a-f]{24}$/, { message: 'must be an endorsement quote id (eq_…)' }) })
+  .meta({ id: 'EndorseRequest' });
 export type EndorseRequest = z.infer<typeof EndorseRequest>;
 
-const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\`` });
+const minor = (what: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, integer minor units of \`currency\`` });
 
 export const Endorsement = z
   .object({
     object: z.enum(['endorsement_quote', 'endorsement']),
     id: z.string().meta({ description: 'The quote’s id (`eq_…`); the endorsement carried out keeps it' }),
     purchase_id: z.number().int(),
-    status: z.enum(['quoted', 'applied']).meta({ description: '`quoted` (a preview, until expires_at) or `applied` (carried out: the new certificate versions are issued after the answer)' }),
+    status: z.enum(['quoted', 'applied']).meta({
+      description:
+        '`quoted` (a preview, until expires_at) or `applied` (carried out: the new certificate versions are issued after the answer)',
+    }),
     changes: z.array(EndorsementChange),
     currency: z.string(),
     premium_difference: minor('Premium to collect (positive) or give back (negative); 0 for every change kind offered'),
@@ -89,8 +125,13 @@ export const Endorsement = z
     total_difference: minor('Total difference'),
     new_amount_total: minor('The purchase’s total after the change'),
     reissues: z
-      .array(z.object({ certificate_number: z.string(), covered_unit_id: z.number().int(), certificate_holder_id: z.number().int().nullable() }))
-      .meta({ description: 'The certificates in force the change replaces with a new version (a higher revision on the number); the old version’s verification page then says it was superseded' }),
+      .array(
+        z.object({ certificate_number: z.string(), covered_unit_id: z.number().int(), certificate_holder_id: z.number().int().nullable() }),
+      )
+      .meta({
+        description:
+          'The certificates in force the change replaces with a new version (a higher revision on the number); the old version’s verification page then says it was superseded',
+      }),
     reissued: z
       .array(z.object({ from: z.string(), to: z.string() }))
       .nullable()

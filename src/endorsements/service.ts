@@ -38,7 +38,11 @@ export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'tot
     platform_fee_difference: e.platformFeeDifferenceMinor,
     total_difference: e.totalDifferenceMinor,
     new_amount_total: e.status === 'applied' ? p.totalMinor : p.totalMinor + e.totalDifferenceMinor,
-    reissues: e.reissues.map((r) => ({ certificate_number: r.certificateNumber, covered_unit_id: r.coveredUnitId, certificate_holder_id: r.certificateHolderId })),
+    reissues: e.reissues.map((r) => ({
+      certificate_number: r.certificateNumber,
+      covered_unit_id: r.coveredUnitId,
+      certificate_holder_id: r.certificateHolderId,
+    })),
     reissued: e.reissued,
     expires_at: e.expiresAt.toISOString(),
     created_at: e.createdAt.toISOString(),
@@ -70,9 +74,14 @@ export function createEndorsementService(deps: {
     /** Previews `body.changes` on purchase `purchaseId` and stores the quote (201). */
     async quote(principal: Principal, purchaseId: number, body: EndorsementQuoteRequest): Promise<Endorsement> {
       const p = await owned(principal, purchaseId);
-      if (p.status === 'refunded' || !isInForce(p.status)) throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
-      if (!p.certificatesIssuedAt) throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id}'s certificates are still being issued: ask again in a few seconds`);
-      const state = await loadEndorsementState({ purchases: deps.purchases, holders: deps.holders, certificates: deps.certificates, endorsements: deps.endorsements }, p);
+      if (p.status === 'refunded' || !isInForce(p.status))
+        throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
+      if (!p.certificatesIssuedAt)
+        throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id}'s certificates are still being issued: ask again in a few seconds`);
+      const state = await loadEndorsementState(
+        { purchases: deps.purchases, holders: deps.holders, certificates: deps.certificates, endorsements: deps.endorsements },
+        p,
+      );
       const realNow = now();
       let plan;
       try {
@@ -101,7 +110,8 @@ export function createEndorsementService(deps: {
     async endorse(principal: Principal, purchaseId: number, quoteId: string): Promise<Endorsement> {
       const p = await owned(principal, purchaseId);
       const known = await deps.endorsements.findByQuote(quoteId);
-      if (!known || known.purchaseId !== p.id) throw new AppError('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${quoteId} is not an endorsement quote of purchase ${p.id}`);
+      if (!known || known.purchaseId !== p.id)
+        throw new AppError('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${quoteId} is not an endorsement quote of purchase ${p.id}`);
       await deps.workflows.endorse(p, quoteId);
       const [e, after] = await Promise.all([deps.endorsements.findByQuote(quoteId), deps.purchases.findById(p.id)]);
       return toEndorsement(e!, after ?? p);

@@ -93,7 +93,12 @@ export interface PostResult {
  * (live mode) the host's addresses are checked as the connection is made.
  * Errors: DestinationRefusedError (a refused destination), or the network error / timeout.
  */
-export function postEvent(rawUrl: string, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs: number }): Promise<PostResult> {
+export function postEvent(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs: number },
+): Promise<PostResult> {
   const url = new URL(rawUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!options.allowPrivate) {
@@ -106,7 +111,12 @@ export function postEvent(rawUrl: string, body: string, headers: Record<string, 
       if (err) return callback(err, '', 0);
       const list = addresses as dns.LookupAddress[];
       const refused = options.allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
-      if (refused) return callback(new DestinationRefusedError(`${hostname} resolves to ${refused.address}, a loopback, private or link-local address`), '', 0);
+      if (refused)
+        return callback(
+          new DestinationRefusedError(`${hostname} resolves to ${refused.address}, a loopback, private or link-local address`),
+          '',
+          0,
+        );
       if (opts.all) return callback(null, list as unknown as string, 0);
       return callback(null, list[0]!.address, list[0]!.family);
     });
@@ -117,7 +127,12 @@ export function postEvent(rawUrl: string, body: string, headers: Record<string, 
       url,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'insurance-coi-service-webhooks/1', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'insurance-coi-service-webhooks/1',
+          ...headers,
+        },
         lookup,
         timeout: options.timeoutMs,
       },

@@ -14,7 +14,19 @@ import type { PurchaseRecord, StoredCancellation } from '../purchases/repository
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredEndorsement } from '../endorsements/repository';
 import type { StoredDispute } from '../disputes/repository';
-import { cancellationRefundEvent, cancelledEvent, certificateHolderEvent, certificatesReissuedEvent, certificatesIssuedEvent, certificatesVoidedEvent, disputeEvent, purchaseStatusEvent, refundEvent, renewalEvent, subscriptionCancelledEvent } from './payloads';
+import {
+  cancellationRefundEvent,
+  cancelledEvent,
+  certificateHolderEvent,
+  certificatesReissuedEvent,
+  certificatesIssuedEvent,
+  certificatesVoidedEvent,
+  disputeEvent,
+  purchaseStatusEvent,
+  refundEvent,
+  renewalEvent,
+  subscriptionCancelledEvent,
+} from './payloads';
 
 export function createEventEmitter(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods'>;
@@ -26,7 +38,8 @@ export function createEventEmitter(deps: {
   const count = (p: PurchaseRecord, status: string, recorded: boolean) => {
     if (!recorded || !deps.metrics) return;
     deps.metrics.purchaseStatus.inc({ status, mode: p.mode });
-    if (status === 'issued' && p.paidAt && p.certificatesIssuedAt) deps.metrics.paidToIssued.observe({ mode: p.mode }, (p.certificatesIssuedAt.getTime() - p.paidAt.getTime()) / 1000);
+    if (status === 'issued' && p.paidAt && p.certificatesIssuedAt)
+      deps.metrics.paidToIssued.observe({ mode: p.mode }, (p.certificatesIssuedAt.getTime() - p.paidAt.getTime()) / 1000);
   };
   return {
     /** The event of the purchase's current status (checkout created, paid, expired, failed), if any. */
@@ -37,7 +50,8 @@ export function createEventEmitter(deps: {
     },
     async refunded(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
-      if (p && p.refundedMinor > 0) count(p, p.status === 'refunded' ? 'refunded' : 'partially_refunded', (await deps.publisher.publish(refundEvent(p))).recorded);
+      if (p && p.refundedMinor > 0)
+        count(p, p.status === 'refunded' ? 'refunded' : 'partially_refunded', (await deps.publisher.publish(refundEvent(p))).recorded);
     },
     /** For a completed cancellation: `refund.succeeded`, `certificates.voided` and `purchase.cancelled`, in that order. */
     async cancelled(cancellation: StoredCancellation, voidedCertificates: string[]): Promise<void> {
@@ -89,7 +103,11 @@ export function createEventEmitter(deps: {
     async certificatesIssued(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
       if (!p?.certificatesIssuedAt) return;
-      const certificates = await deps.certificates.getCertificates({ mode: p.mode }, { rootAccountId: p.rootAccountId, agentId: null }, { purchase_id: p.id });
+      const certificates = await deps.certificates.getCertificates(
+        { mode: p.mode },
+        { rootAccountId: p.rootAccountId, agentId: null },
+        { purchase_id: p.id },
+      );
       count(p, 'issued', (await deps.publisher.publish(certificatesIssuedEvent(p, certificates))).recorded);
     },
   };

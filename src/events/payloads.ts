@@ -27,7 +27,15 @@ export function agencyEventId(type: AgencyEventType, purchaseId: number, discrim
 }
 
 function envelope(type: AgencyEventType, id: string, p: PurchaseRecord, object: Record<string, unknown>): StoredEvent {
-  const event: AgencyEvent = { id, object: 'event', type, created: Math.floor(Date.now() / 1000), livemode: p.mode === 'live', api_version: 'v1', data: { object } };
+  const event: AgencyEvent = {
+    id,
+    object: 'event',
+    type,
+    created: Math.floor(Date.now() / 1000),
+    livemode: p.mode === 'live',
+    api_version: 'v1',
+    data: { object },
+  };
   return { event, rootAccountId: p.rootAccountId, mode: p.mode, purchaseId: p.id };
 }
 
@@ -60,7 +68,12 @@ export function renewalEvent(renewal: PurchaseRecord): StoredEvent {
  */
 export function subscriptionCancelledEvent(first: PurchaseRecord, periods: PurchaseRecord[]): StoredEvent {
   const state = `${first.subscriptionCancelAtPeriodEnd}|${first.subscriptionEndedAt?.toISOString() ?? ''}`;
-  return envelope('subscription.cancelled', agencyEventId('subscription.cancelled', first.id, state), first, subscriptionObject(first, periods));
+  return envelope(
+    'subscription.cancelled',
+    agencyEventId('subscription.cancelled', first.id, state),
+    first,
+    subscriptionObject(first, periods),
+  );
 }
 
 /** `certificates.issued`, with the purchase's certificates as getCertificates lists them. */
@@ -134,7 +147,12 @@ export function cancelledEvent(p: PurchaseRecord, c: StoredCancellation, voidedC
  * or `certificate_holder.removed` (`certificate_numbers` voided), once per holder and change. The
  * holder's name and marks only: its address and email stay in the API.
  */
-export function certificateHolderEvent(p: PurchaseRecord, h: CertificateHolderRecord, change: 'added' | 'removed', certificateNumbers: string[]): StoredEvent {
+export function certificateHolderEvent(
+  p: PurchaseRecord,
+  h: CertificateHolderRecord,
+  change: 'added' | 'removed',
+  certificateNumbers: string[],
+): StoredEvent {
   const type = change === 'added' ? 'certificate_holder.added' : 'certificate_holder.removed';
   return envelope(type, agencyEventId(type, p.id, String(h.id)), p, {
     object: 'certificate_holder',

@@ -21,8 +21,14 @@ export interface DeliverySettings {
 }
 
 /** The delivery settings the config holds (`WEBHOOK_RETRY_INITIAL_SECONDS`, `…_WINDOW_HOURS`, `WEBHOOK_DELIVERY_TIMEOUT_MS`). */
-export function deliverySettingsFromConfig(config: Pick<Config, 'WEBHOOK_RETRY_INITIAL_SECONDS' | 'WEBHOOK_RETRY_WINDOW_HOURS' | 'WEBHOOK_DELIVERY_TIMEOUT_MS'>): DeliverySettings {
-  return { initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600, timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS };
+export function deliverySettingsFromConfig(
+  config: Pick<Config, 'WEBHOOK_RETRY_INITIAL_SECONDS' | 'WEBHOOK_RETRY_WINDOW_HOURS' | 'WEBHOOK_DELIVERY_TIMEOUT_MS'>,
+): DeliverySettings {
+  return {
+    initialRetrySeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
+    retryWindowSeconds: config.WEBHOOK_RETRY_WINDOW_HOURS * 3600,
+    timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
+  };
 }
 
 /**
@@ -30,7 +36,11 @@ export function deliverySettingsFromConfig(config: Pick<Config, 'WEBHOOK_RETRY_I
  * account and mode: the run carries them as its AgencyId and Mode search attributes, so an
  * operator finds an agency's deliveries beside its purchases (`ops stuck`, the Temporal UI).
  */
-export type DeliveryStarter = (deliveryId: number, resends: number, owner: { rootAccountId: number; mode: 'live' | 'test' }) => Promise<void>;
+export type DeliveryStarter = (
+  deliveryId: number,
+  resends: number,
+  owner: { rootAccountId: number; mode: 'live' | 'test' },
+) => Promise<void>;
 
 export function createDeliveryStarter(client: Pick<Client, 'workflow'>, taskQueue: string, settings: DeliverySettings): DeliveryStarter {
   return async (deliveryId, resends, owner) => {
@@ -53,7 +63,11 @@ export function createDeliveryStarter(client: Pick<Client, 'workflow'>, taskQueu
   };
 }
 
-export function createEventPublisher(deps: { events: EventsRepository; endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>; startDelivery: DeliveryStarter }) {
+export function createEventPublisher(deps: {
+  events: EventsRepository;
+  endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>;
+  startDelivery: DeliveryStarter;
+}) {
   return {
     /**
      * Records the event and starts its pending deliveries. Returns whether this call recorded it
@@ -62,7 +76,10 @@ export function createEventPublisher(deps: { events: EventsRepository; endpoints
     async publish(stored: StoredEvent): Promise<{ recorded: boolean; deliveries: number }> {
       const recorded = await deps.events.record(stored);
       const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
-      const deliveries = await deps.events.ensureDeliveries(stored.event.id, endpoints.map((e) => e.id));
+      const deliveries = await deps.events.ensureDeliveries(
+        stored.event.id,
+        endpoints.map((e) => e.id),
+      );
       const owner = { rootAccountId: stored.rootAccountId, mode: stored.mode };
       for (const d of deliveries) if (d.status === 'pending') await deps.startDelivery(d.id, d.resends, owner);
       return { recorded, deliveries: deliveries.length };

@@ -47,7 +47,15 @@ export function createEventsRepository(db: Db) {
     /** Records `event` once (its id is derived from what happened); false when it already was. */
     async record(input: StoredEvent): Promise<boolean> {
       const inserted = await db('agency_events')
-        .insert({ id: input.event.id, root_account_id: input.rootAccountId, mode: input.mode, type: input.event.type, purchase_id: input.purchaseId, data: JSON.stringify(input.event), created_at: new Date(input.event.created * 1000) })
+        .insert({
+          id: input.event.id,
+          root_account_id: input.rootAccountId,
+          mode: input.mode,
+          type: input.event.type,
+          purchase_id: input.purchaseId,
+          data: JSON.stringify(input.event),
+          created_at: new Date(input.event.created * 1000),
+        })
         .onConflict('id')
         .ignore()
         .returning('id');
@@ -60,7 +68,10 @@ export function createEventsRepository(db: Db) {
     },
 
     /** Ensures one delivery of `eventId` per endpoint; returns every delivery of the event to those endpoints (`created`: made by this call). */
-    async ensureDeliveries(eventId: string, endpointIds: number[]): Promise<Array<{ id: number; endpointId: number; status: DeliveryStatus; resends: number; created: boolean }>> {
+    async ensureDeliveries(
+      eventId: string,
+      endpointIds: number[],
+    ): Promise<Array<{ id: number; endpointId: number; status: DeliveryStatus; resends: number; created: boolean }>> {
       if (endpointIds.length === 0) return [];
       const created: Array<{ id: number }> = await db('event_deliveries')
         .insert(endpointIds.map((endpointId) => ({ event_id: eventId, endpoint_id: endpointId })))
@@ -79,7 +90,12 @@ export function createEventsRepository(db: Db) {
     },
 
     async recordAttempt(deliveryId: number, attempt: Omit<DeliveryAttempt, 'attemptedAt'>): Promise<void> {
-      await db('event_delivery_attempts').insert({ delivery_id: deliveryId, response_status: attempt.responseStatus, error: attempt.error?.slice(0, 500) ?? null, duration_ms: attempt.durationMs });
+      await db('event_delivery_attempts').insert({
+        delivery_id: deliveryId,
+        response_status: attempt.responseStatus,
+        error: attempt.error?.slice(0, 500) ?? null,
+        duration_ms: attempt.durationMs,
+      });
     },
 
     /** Settles a delivery: `succeeded` or `failed` (gave up), with its finish time. */
@@ -89,26 +105,50 @@ export function createEventsRepository(db: Db) {
 
     /** Puts a delivery back to `pending` for a resend; returns the new resend count. */
     async reopenForResend(deliveryId: number): Promise<number> {
-      const [row] = await db('event_deliveries').where({ id: deliveryId }).update({ status: 'pending', finished_at: null, resends: db.raw('resends + 1') }).returning('resends');
+      const [row] = await db('event_deliveries')
+        .where({ id: deliveryId })
+        .update({ status: 'pending', finished_at: null, resends: db.raw('resends + 1') })
+        .returning('resends');
       return row.resends as number;
     },
 
     /** A page of the account's events of `mode`, newest first, optionally of one type. */
-    async list(scope: { rootAccountId: number; mode: KeyMode }, q: { type?: string; limit: number; offset: number }): Promise<{ items: AgencyEvent[]; total: number }> {
+    async list(
+      scope: { rootAccountId: number; mode: KeyMode },
+      q: { type?: string; limit: number; offset: number },
+    ): Promise<{ items: AgencyEvent[]; total: number }> {
       const base = () => {
         const b = db('agency_events').where({ root_account_id: scope.rootAccountId, mode: scope.mode });
         if (q.type) b.where({ type: q.type });
         return b;
       };
-      const [rows, count] = await Promise.all([base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset), base().count({ n: '*' }).first()]);
+      const [rows, count] = await Promise.all([
+        base()
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(q.limit)
+          .offset(q.offset),
+        base().count({ n: '*' }).first(),
+      ]);
       return { items: rows.map((r) => r.data as AgencyEvent), total: Number(count?.n ?? 0) };
     },
 
     /** Every delivery of an event with its attempts (oldest first). */
     async deliveriesOf(eventId: string): Promise<Delivery[]> {
-      const rows = await db('event_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id').where('d.event_id', eventId).orderBy('d.id').select('d.*', 'e.url');
+      const rows = await db('event_deliveries as d')
+        .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+        .where('d.event_id', eventId)
+        .orderBy('d.id')
+        .select('d.*', 'e.url');
       const attempts = rows.length
-        ? await db('event_delivery_attempts').whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id')
+        ? await db('event_delivery_attempts')
+            .whereIn(
+              'delivery_id',
+              rows.map((r) => r.id),
+            )
+            .orderBy('id')
         : [];
       return rows.map((r) => ({
         id: r.id,

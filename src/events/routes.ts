@@ -25,7 +25,12 @@ const ListEventsQuery = z.strictObject({
  */
 export const AgencyEventSchema = AgencyWebhookEvent;
 
-const Attempt = z.object({ attempted_at: z.string(), response_status: z.number().int().nullable(), error: z.string().nullable(), duration_ms: z.number().int() });
+const Attempt = z.object({
+  attempted_at: z.string(),
+  response_status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+});
 const DeliverySchema = z
   .object({
     id: z.number().int(),
@@ -41,17 +46,29 @@ const DeliverySchema = z
 const EventWithDeliveries = z
   .discriminatedUnion(
     'type',
-    AGENCY_EVENT_TYPES.map((t) => AGENCY_EVENT_SCHEMAS[t].extend({ deliveries: z.array(DeliverySchema) }).meta({ id: `${AGENCY_EVENT_SCHEMAS[t].meta()?.id}WithDeliveries` })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+    AGENCY_EVENT_TYPES.map((t) =>
+      AGENCY_EVENT_SCHEMAS[t]
+        .extend({ deliveries: z.array(DeliverySchema) })
+        .meta({ id: `${AGENCY_EVENT_SCHEMAS[t].meta()?.id}WithDeliveries` }),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
   )
-  .meta({ id: 'AgencyEventWithDeliveries', description: 'The event, typed by `type` as delivered, with its deliveries to the account’s endpoints' });
+  .meta({
+    id: 'AgencyEventWithDeliveries',
+    description: 'The event, typed by `type` as delivered, with its deliveries to the account’s endpoints',
+  });
 const ResendResult = z
   .object({
     event_id: z.string(),
-    deliveries: z.array(z.object({ delivery_id: z.number().int(), endpoint_id: z.number().int(), action: z.enum(['resent', 'in_progress']) })),
+    deliveries: z.array(
+      z.object({ delivery_id: z.number().int(), endpoint_id: z.number().int(), action: z.enum(['resent', 'in_progress']) }),
+    ),
   })
   .meta({ id: 'EventResendResult' });
 const IdParam = z.object({ id: z.string().meta({ description: 'Event id (`evt_…`)', example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b' }) });
-const notFoundResponse = { description: 'NOT_FOUND: no such event for this key’s account and mode', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
+const notFoundResponse = {
+  description: 'NOT_FOUND: no such event for this key’s account and mode',
+  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+};
 
 export function eventRoutes(service: EventService): RouteRegistration {
   return (router, registry) => {
@@ -66,7 +83,11 @@ export function eventRoutes(service: EventService): RouteRegistration {
     router.post('/events/:id/resend', async (ctx) => {
       parseBody(z.strictObject({}), ctx.request.body);
       const result = await service.resend(ctx.state.principal!, ctx.params.id ?? '');
-      if (result.deliveries.length === 0) throw new AppError('INVALID_REQUEST', `No webhook endpoint of this account takes ${ctx.params.id}'s type any more: nothing to resend`);
+      if (result.deliveries.length === 0)
+        throw new AppError(
+          'INVALID_REQUEST',
+          `No webhook endpoint of this account takes ${ctx.params.id}'s type any more: nothing to resend`,
+        );
       ctx.body = ok(result, 'Event resent');
     });
 
@@ -77,7 +98,13 @@ export function eventRoutes(service: EventService): RouteRegistration {
       tags: ['Events'],
       summary: 'List the events recorded for this key’s account and mode, newest first',
       request: { query: ListEventsQuery },
-      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(AgencyEventSchema, 'AgencyEventListResponse') } } }, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'A page',
+          content: { 'application/json': { schema: listEnvelope(AgencyEventSchema, 'AgencyEventListResponse') } },
+        },
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'get',
@@ -86,7 +113,14 @@ export function eventRoutes(service: EventService): RouteRegistration {
       tags: ['Events'],
       summary: 'Get one event with each delivery and its attempts',
       request: { params: IdParam },
-      responses: { 200: { description: 'The event', content: { 'application/json': { schema: successEnvelope(EventWithDeliveries, 'AgencyEventResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'The event',
+          content: { 'application/json': { schema: successEnvelope(EventWithDeliveries, 'AgencyEventResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'post',
@@ -94,9 +128,14 @@ export function eventRoutes(service: EventService): RouteRegistration {
       operationId: 'resendEvent',
       tags: ['Events'],
       summary: 'Send an event again to every endpoint that takes its type',
-      description: 'Finished deliveries run again; endpoints added since get their first delivery; a delivery still being retried is left to finish (`in_progress`). 400 INVALID_REQUEST when no endpoint takes the type.',
+      description:
+        'Finished deliveries run again; endpoints added since get their first delivery; a delivery still being retried is left to finish (`in_progress`). 400 INVALID_REQUEST when no endpoint takes the type.',
       request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: z.strictObject({}) } } } },
-      responses: { 200: { description: 'Resent', content: { 'application/json': { schema: successEnvelope(ResendResult, 'EventResendResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: { description: 'Resent', content: { 'application/json': { schema: successEnvelope(ResendResult, 'EventResendResponse') } } },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
   };
 }

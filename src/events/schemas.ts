@@ -29,13 +29,18 @@ import { GetCertificatesResponse } from '../certificates/schemas';
 import { AGENCY_EVENT_TYPES, type AgencyEventType } from './types';
 import { SIGNATURE_HEADER } from './signing';
 
-const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
+const minor = (what: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
 /** The `purchase` of the events: the API's purchase summary without the buyer's contact data and payment totals. */
 export const EventPurchase = PurchaseSummary.omit({ amount_paid: true, amount_outstanding: true, buyer_email: true }).meta({
   id: 'EventPurchase',
-  description: 'The purchase as the events carry it (no buyer contact data: events leave the service). GET /api/v1/purchases/{id} has its items, covered units and timeline.',
+  description:
+    'The purchase as the events carry it (no buyer contact data: events leave the service). GET /api/v1/purchases/{id} has its items, covered units and timeline.',
 });
 
 /** The `cancellation` inside purchase.cancelled. */
@@ -94,7 +99,8 @@ export const EventCertificateVoiding = z
 
 export const EventCertificateSet = z.object({ object: z.literal('certificate_set'), ...GetCertificatesResponse.shape }).meta({
   id: 'EventCertificateSet',
-  description: 'The getCertificates answer of the purchase when its certificates were issued. The signed URLs expire at urls_expire_at (an hour after the event); fetch fresh ones with getCertificates after that.',
+  description:
+    'The getCertificates answer of the purchase when its certificates were issued. The signed URLs expire at urls_expire_at (an hour after the event); fetch fresh ones with getCertificates after that.',
 });
 
 export const EventCertificateHolder = z
@@ -105,11 +111,16 @@ export const EventCertificateHolder = z
     name: z.string(),
     additional_insured: z.boolean(),
     waiver_of_subrogation: z.boolean(),
-    certificate_numbers: z.array(z.string()).meta({ description: 'added: the certificates issued to the holder; removed: its certificates, now voided' }),
+    certificate_numbers: z
+      .array(z.string())
+      .meta({ description: 'added: the certificates issued to the holder; removed: its certificates, now voided' }),
     created_at: instant('When the holder was added'),
     removed_at: instant('When the holder was removed').nullable(),
   })
-  .meta({ id: 'EventCertificateHolder', description: 'A certificate holder of a purchase (its name and endorsement marks; the address stays in the API)' });
+  .meta({
+    id: 'EventCertificateHolder',
+    description: 'A certificate holder of a purchase (its name and endorsement marks; the address stays in the API)',
+  });
 
 export const EventCertificateReissue = z
   .object({
@@ -117,7 +128,9 @@ export const EventCertificateReissue = z
     purchase_id: z.number().int(),
     endorsement_id: z.string().meta({ description: 'The endorsement (its quote id, `eq_…`) that reissued them' }),
     change_types: z.array(z.enum(['named_insured', 'description_of_operations', 'move_covered_unit'])),
-    certificates: z.array(z.object({ from: z.string(), to: z.string() })).meta({ description: 'Each superseded certificate number and its new version’s (a higher revision)' }),
+    certificates: z
+      .array(z.object({ from: z.string(), to: z.string() }))
+      .meta({ description: 'Each superseded certificate number and its new version’s (a higher revision)' }),
     effective_at: instant('When the endorsement was carried out'),
   })
   .meta({ id: 'EventCertificateReissue', description: 'The certificates an endorsement replaced by new versions' });
@@ -138,27 +151,84 @@ export const EventDispute = z
     opened_at: instant('When the buyer opened it'),
     closed_at: instant('When it was decided (or the inquiry closed)').nullable(),
   })
-  .meta({ id: 'EventDispute', description: 'A buyer’s dispute (chargeback) of a purchase’s payment, as the processor reports it. The policy stays in force: cancel it yourself if you want to' });
+  .meta({
+    id: 'EventDispute',
+    description:
+      'A buyer’s dispute (chargeback) of a purchase’s payment, as the processor reports it. The policy stays in force: cancel it yourself if you want to',
+  });
 
 /** What `data.object` is for each event type, and what the event says. */
 const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary: string }> = {
-  'purchase.checkout_created': { name: 'PurchaseCheckoutCreated', object: EventPurchase, summary: 'A purchase was quoted and its checkout session created (status awaiting_payment)' },
-  'purchase.paid': { name: 'PurchasePaid', object: EventPurchase, summary: 'A purchase was paid; its certificates follow in certificates.issued' },
+  'purchase.checkout_created': {
+    name: 'PurchaseCheckoutCreated',
+    object: EventPurchase,
+    summary: 'A purchase was quoted and its checkout session created (status awaiting_payment)',
+  },
+  'purchase.paid': {
+    name: 'PurchasePaid',
+    object: EventPurchase,
+    summary: 'A purchase was paid; its certificates follow in certificates.issued',
+  },
   'purchase.expired': { name: 'PurchaseExpired', object: EventPurchase, summary: 'A purchase’s checkout expired unpaid' },
-  'purchase.failed': { name: 'PurchaseFailed', object: EventPurchase, summary: 'A purchase’s payment failed for good (failure_reason says why)' },
-  'purchase.refunded': { name: 'PurchaseRefunded', object: EventPurchase, summary: 'Money went back to the buyer (amount_refunded); once per refunded amount' },
-  'purchase.cancelled': { name: 'PurchaseCancelled', object: EventCancelledPurchase, summary: 'A cancellation of some or all covered units completed' },
-  'certificates.issued': { name: 'CertificatesIssued', object: EventCertificateSet, summary: 'Every certificate of a paid purchase was issued and stored' },
+  'purchase.failed': {
+    name: 'PurchaseFailed',
+    object: EventPurchase,
+    summary: 'A purchase’s payment failed for good (failure_reason says why)',
+  },
+  'purchase.refunded': {
+    name: 'PurchaseRefunded',
+    object: EventPurchase,
+    summary: 'Money went back to the buyer (amount_refunded); once per refunded amount',
+  },
+  'purchase.cancelled': {
+    name: 'PurchaseCancelled',
+    object: EventCancelledPurchase,
+    summary: 'A cancellation of some or all covered units completed',
+  },
+  'certificates.issued': {
+    name: 'CertificatesIssued',
+    object: EventCertificateSet,
+    summary: 'Every certificate of a paid purchase was issued and stored',
+  },
   'certificates.voided': { name: 'CertificatesVoided', object: EventCertificateVoiding, summary: 'A cancellation voided certificates' },
   'refund.succeeded': { name: 'RefundSucceeded', object: EventRefund, summary: 'A cancellation’s refund succeeded' },
   'refund.failed': { name: 'RefundFailed', object: EventRefund, summary: 'The processor refused a cancellation’s refund for good' },
-  'subscription.renewed': { name: 'SubscriptionRenewed', object: EventPurchase, summary: 'A subscription’s next period was paid: the renewal purchase (its certificates follow in certificates.issued)' },
-  'certificate_holder.added': { name: 'CertificateHolderAdded', object: EventCertificateHolder, summary: 'A certificate holder was added to a purchase and its certificates issued' },
-  'certificate_holder.removed': { name: 'CertificateHolderRemoved', object: EventCertificateHolder, summary: 'A certificate holder was removed from a purchase and its certificates voided' },
-  'certificates.reissued': { name: 'CertificatesReissued', object: EventCertificateReissue, summary: 'An endorsement replaced certificates by new versions, now stored' },
-  'dispute.opened': { name: 'DisputeOpened', object: EventDispute, summary: 'The buyer disputed a purchase’s payment with their bank (a chargeback, or an inquiry); answer it in the processor’s dashboard' },
-  'dispute.closed': { name: 'DisputeClosed', object: EventDispute, summary: 'A dispute was decided: won (the amount returns) or lost (the buyer keeps it), or an inquiry closed' },
-  'subscription.cancelled': { name: 'SubscriptionCancelled', object: Subscription, summary: 'A subscription was set to end at its period’s end, or ended, by the agency or the processor' },
+  'subscription.renewed': {
+    name: 'SubscriptionRenewed',
+    object: EventPurchase,
+    summary: 'A subscription’s next period was paid: the renewal purchase (its certificates follow in certificates.issued)',
+  },
+  'certificate_holder.added': {
+    name: 'CertificateHolderAdded',
+    object: EventCertificateHolder,
+    summary: 'A certificate holder was added to a purchase and its certificates issued',
+  },
+  'certificate_holder.removed': {
+    name: 'CertificateHolderRemoved',
+    object: EventCertificateHolder,
+    summary: 'A certificate holder was removed from a purchase and its certificates voided',
+  },
+  'certificates.reissued': {
+    name: 'CertificatesReissued',
+    object: EventCertificateReissue,
+    summary: 'An endorsement replaced certificates by new versions, now stored',
+  },
+  'dispute.opened': {
+    name: 'DisputeOpened',
+    object: EventDispute,
+    summary:
+      'The buyer disputed a purchase’s payment with their bank (a chargeback, or an inquiry); answer it in the processor’s dashboard',
+  },
+  'dispute.closed': {
+    name: 'DisputeClosed',
+    object: EventDispute,
+    summary: 'A dispute was decided: won (the amount returns) or lost (the buyer keeps it), or an inquiry closed',
+  },
+  'subscription.cancelled': {
+    name: 'SubscriptionCancelled',
+    object: Subscription,
+    summary: 'A subscription was set to end at its period’s end, or ended, by the agency or the processor',
+  },
 };
 
 const PURCHASE_EXAMPLE = {
@@ -224,9 +294,23 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
   'purchase.paid': PURCHASE_EXAMPLE,
   'purchase.expired': { ...PURCHASE_EXAMPLE, status: 'expired', payment_intent: null, paid_at: null },
   'purchase.failed': { ...PURCHASE_EXAMPLE, status: 'failed', paid_at: null, failure_reason: 'Your card was declined.' },
-  'purchase.refunded': { ...PURCHASE_EXAMPLE, status: 'refunded', amount_refunded: 7688, certificates_issued_at: '2026-11-22T12:00:09.000Z' },
-  'purchase.cancelled': { ...PURCHASE_EXAMPLE, status: 'issued', amount_refunded: 2563, certificates_issued_at: '2026-11-22T12:00:09.000Z', cancellation: CANCELLATION_EXAMPLE },
-  'certificates.issued': { object: 'certificate_set', ...(z.globalRegistry.get(GetCertificatesResponse)?.example as Record<string, unknown>) },
+  'purchase.refunded': {
+    ...PURCHASE_EXAMPLE,
+    status: 'refunded',
+    amount_refunded: 7688,
+    certificates_issued_at: '2026-11-22T12:00:09.000Z',
+  },
+  'purchase.cancelled': {
+    ...PURCHASE_EXAMPLE,
+    status: 'issued',
+    amount_refunded: 2563,
+    certificates_issued_at: '2026-11-22T12:00:09.000Z',
+    cancellation: CANCELLATION_EXAMPLE,
+  },
+  'certificates.issued': {
+    object: 'certificate_set',
+    ...(z.globalRegistry.get(GetCertificatesResponse)?.example as Record<string, unknown>),
+  },
   'certificates.voided': {
     object: 'certificate_voiding',
     purchase_id: 42,
@@ -237,7 +321,15 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
   },
   'refund.succeeded': REFUND_EXAMPLE,
   'refund.failed': { ...REFUND_EXAMPLE, id: null, status: 'failed', failure_reason: 'charge_already_refunded' },
-  'subscription.renewed': { ...PURCHASE_EXAMPLE, id: 57, billing: 'subscription', subscription_id: 'sub_1Q2w3E4r5T6y7U8i', renewal_of_purchase_id: 42, paid_at: '2026-12-22T12:00:03.000Z', created_at: '2026-12-22T12:00:01.000Z' },
+  'subscription.renewed': {
+    ...PURCHASE_EXAMPLE,
+    id: 57,
+    billing: 'subscription',
+    subscription_id: 'sub_1Q2w3E4r5T6y7U8i',
+    renewal_of_purchase_id: 42,
+    paid_at: '2026-12-22T12:00:03.000Z',
+    created_at: '2026-12-22T12:00:01.000Z',
+  },
   'certificate_holder.added': {
     object: 'certificate_holder',
     id: 12,
@@ -296,7 +388,10 @@ function eventSchema(type: AgencyEventType) {
   const { name, object, summary } = EVENTS[type];
   return z
     .object({
-      id: z.string().meta({ description: 'The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it', example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b' }),
+      id: z.string().meta({
+        description: 'The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it',
+        example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b',
+      }),
       object: z.literal('event'),
       type: z.literal(type),
       created: z.number().int().meta({ description: 'When the event happened, Unix seconds' }),
@@ -308,17 +403,30 @@ function eventSchema(type: AgencyEventType) {
 }
 
 /** Every event's schema by type. */
-export const AGENCY_EVENT_SCHEMAS = Object.fromEntries(AGENCY_EVENT_TYPES.map((t) => [t, eventSchema(t)])) as { [T in AgencyEventType]: ReturnType<typeof eventSchema> };
+export const AGENCY_EVENT_SCHEMAS = Object.fromEntries(AGENCY_EVENT_TYPES.map((t) => [t, eventSchema(t)])) as {
+  [T in AgencyEventType]: ReturnType<typeof eventSchema>;
+};
 
 /** Any event an endpoint receives, told apart by `type`. */
 export const AgencyWebhookEvent = z.discriminatedUnion(
   'type',
-  AGENCY_EVENT_TYPES.map((t) => AGENCY_EVENT_SCHEMAS[t]) as unknown as [ReturnType<typeof eventSchema>, ...ReturnType<typeof eventSchema>[]],
+  AGENCY_EVENT_TYPES.map((t) => AGENCY_EVENT_SCHEMAS[t]) as unknown as [
+    ReturnType<typeof eventSchema>,
+    ...ReturnType<typeof eventSchema>[],
+  ],
 );
 
 /** An example of each event, as delivered (also the media type example of its webhook). */
 export function exampleEvent(type: AgencyEventType) {
-  return { id: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b', object: 'event', type, created: 1795348805, livemode: false, api_version: 'v1', data: { object: EXAMPLE_OBJECTS[type] } };
+  return {
+    id: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b',
+    object: 'event',
+    type,
+    created: 1795348805,
+    livemode: false,
+    api_version: 'v1',
+    data: { object: EXAMPLE_OBJECTS[type] },
+  };
 }
 
 const SIGNATURE_DESCRIPTION =
@@ -340,7 +448,15 @@ export function registerAgencyEventWebhooks(registry: OpenAPIRegistry): void {
       description: DELIVERY_DESCRIPTION,
       security: [],
       request: {
-        headers: z.object({ [SIGNATURE_HEADER]: z.string().regex(/^t=\d+,v1=[0-9a-f]{64}$/).meta({ description: SIGNATURE_DESCRIPTION, example: 't=1795348805,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd' }) }),
+        headers: z.object({
+          [SIGNATURE_HEADER]: z
+            .string()
+            .regex(/^t=\d+,v1=[0-9a-f]{64}$/)
+            .meta({
+              description: SIGNATURE_DESCRIPTION,
+              example: 't=1795348805,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+            }),
+        }),
         body: { required: true, content: { 'application/json': { schema: AGENCY_EVENT_SCHEMAS[type], example: exampleEvent(type) } } },
       },
       responses: {

@@ -30,18 +30,33 @@ const toDeliveryView = (d: Delivery): DeliveryView => ({
   resends: d.resends,
   created_at: d.createdAt.toISOString(),
   finished_at: d.finishedAt?.toISOString() ?? null,
-  attempts: d.attempts.map((a) => ({ attempted_at: a.attemptedAt.toISOString(), response_status: a.responseStatus, error: a.error, duration_ms: a.durationMs })),
+  attempts: d.attempts.map((a) => ({
+    attempted_at: a.attemptedAt.toISOString(),
+    response_status: a.responseStatus,
+    error: a.error,
+    duration_ms: a.durationMs,
+  })),
 });
 
-export function createEventService(deps: { events: EventsRepository; endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>; startDelivery: DeliveryStarter }) {
+export function createEventService(deps: {
+  events: EventsRepository;
+  endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>;
+  startDelivery: DeliveryStarter;
+}) {
   async function owned(principal: Principal, id: string) {
     const stored = /^evt_[0-9a-f]{32}$/.test(id) ? await deps.events.find(id) : undefined;
     if (!stored || stored.rootAccountId !== principal.rootAccountId || stored.mode !== principal.mode) throw notFound('Event', id);
     return stored;
   }
   return {
-    async list(principal: Principal, q: { type?: string; pageSize: number; pageIndex: number }): Promise<{ items: AgencyEvent[]; total: number }> {
-      return deps.events.list({ rootAccountId: principal.rootAccountId, mode: principal.mode }, { type: q.type, limit: q.pageSize, offset: q.pageSize * q.pageIndex });
+    async list(
+      principal: Principal,
+      q: { type?: string; pageSize: number; pageIndex: number },
+    ): Promise<{ items: AgencyEvent[]; total: number }> {
+      return deps.events.list(
+        { rootAccountId: principal.rootAccountId, mode: principal.mode },
+        { type: q.type, limit: q.pageSize, offset: q.pageSize * q.pageIndex },
+      );
     },
     async get(principal: Principal, id: string): Promise<AgencyEvent & { deliveries: DeliveryView[] }> {
       const stored = await owned(principal, id);
@@ -52,10 +67,16 @@ export function createEventService(deps: { events: EventsRepository; endpoints: 
      * again (a new workflow run), endpoints added since get their first; a delivery still being
      * attempted is left to finish (`in_progress`).
      */
-    async resend(principal: Principal, id: string): Promise<{ event_id: string; deliveries: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> }> {
+    async resend(
+      principal: Principal,
+      id: string,
+    ): Promise<{ event_id: string; deliveries: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> }> {
       const stored = await owned(principal, id);
       const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
-      const deliveries = await deps.events.ensureDeliveries(id, endpoints.map((e) => e.id));
+      const deliveries = await deps.events.ensureDeliveries(
+        id,
+        endpoints.map((e) => e.id),
+      );
       const out: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> = [];
       const owner = { rootAccountId: stored.rootAccountId, mode: stored.mode };
       for (const d of deliveries) {

@@ -18,7 +18,8 @@ export function errorHandler(): Middleware<AppState> {
       await next();
     } catch (err) {
       const appErr = err instanceof AppError ? err : null;
-      const final = appErr ?? new AppError('INTERNAL_ERROR', 'An internal error occurred. Retry with backoff; quote the X-Request-Id if it persists.');
+      const final =
+        appErr ?? new AppError('INTERNAL_ERROR', 'An internal error occurred. Retry with backoff; quote the X-Request-Id if it persists.');
       if (appErr) {
         ctx.state.log.info({ code: appErr.code, status: appErr.status }, appErr.message);
       } else {

@@ -36,7 +36,10 @@ export function apiKeyAuth(apiKeys: Pick<ApiKeyService, 'authenticate'>): Middle
  */
 export function rateLimit(
   limiter: RateLimiterAbstract,
-  by: { key: (ctx: Parameters<Middleware<AppState>>[0]) => string; subject: string } = { key: (ctx) => String(ctx.state.principal!.apiKeyId), subject: 'API key' },
+  by: { key: (ctx: Parameters<Middleware<AppState>>[0]) => string; subject: string } = {
+    key: (ctx) => String(ctx.state.principal!.apiKeyId),
+    subject: 'API key',
+  },
 ): Middleware<AppState> {
   return async (ctx, next) => {
     const key = by.key(ctx);

@@ -47,7 +47,14 @@ export const BareErrorSchema = z
     message: z.string().meta({ description: 'For humans; may change' }),
     details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
-  .meta({ id: 'BareError', example: { code: 'VALIDATION_ERROR', message: 'Invalid request body: buyer_email: Invalid email address', details: [{ path: 'buyer_email', message: 'Invalid email address' }] } });
+  .meta({
+    id: 'BareError',
+    example: {
+      code: 'VALIDATION_ERROR',
+      message: 'Invalid request body: buyer_email: Invalid email address',
+      details: [{ path: 'buyer_email', message: 'Invalid email address' }],
+    },
+  });
 
 /** A bare-surface error response with its own description, e.g. `bareError('SELLER_NOT_FOUND: …')`. */
 export const bareError = (description: string) => ({
@@ -58,7 +65,10 @@ export const bareError = (description: string) => ({
 /** Responses every operation on a bare surface can give, besides its own. */
 export const bareSurfaceResponses = {
   400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON'),
-  403: { description: 'Missing, unknown, frozen or deleted API key (gateway)', content: { 'application/json': { schema: ForbiddenSchema } } },
+  403: {
+    description: 'Missing, unknown, frozen or deleted API key (gateway)',
+    content: { 'application/json': { schema: ForbiddenSchema } },
+  },
   413: bareError('PAYLOAD_TOO_LARGE: body over 1 MiB'),
   429: bareError('RATE_LIMIT_ERROR: retry after the Retry-After header (seconds)'),
   500: bareError('INTERNAL_ERROR'),
@@ -92,7 +102,10 @@ const errorResponse = (description: string) => ({
 /** Responses every `/api/v1` operation can give, besides its own. */
 export const gatewayResponses = {
   400: errorResponse('VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, …'),
-  403: { description: 'Missing, unknown, frozen or deleted API key (gateway)', content: { 'application/json': { schema: ForbiddenSchema } } },
+  403: {
+    description: 'Missing, unknown, frozen or deleted API key (gateway)',
+    content: { 'application/json': { schema: ForbiddenSchema } },
+  },
   413: errorResponse('PAYLOAD_TOO_LARGE: body over 1 MiB'),
   429: errorResponse('RATE_LIMIT_ERROR: retry after the Retry-After header (seconds)'),
   500: errorResponse('INTERNAL_ERROR'),
@@ -136,13 +149,22 @@ function addIdempotency(doc: OpenApiDocument): void {
       const bare = !path.startsWith('/api/v1');
       op.responses ??= {};
       op.responses['409'] ??= {
-        description: 'IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds)',
-        content: { 'application/json': { schema: { $ref: bare ? '#/components/schemas/BareError' : '#/components/schemas/ErrorEnvelope' } } },
+        description:
+          'IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds)',
+        content: {
+          'application/json': { schema: { $ref: bare ? '#/components/schemas/BareError' : '#/components/schemas/ErrorEnvelope' } },
+        },
       };
       for (const [status, response] of Object.entries(op.responses)) {
         // The gateway's 403 comes before the key is looked at: never a replay.
         if (!/^[24]\d\d$/.test(status) || status === '403' || !response || '$ref' in response) continue;
-        response.headers = { ...(response.headers ?? {}), 'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } } };
+        response.headers = {
+          ...(response.headers ?? {}),
+          'Idempotent-Replayed': {
+            description: '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key',
+            schema: { type: 'string', enum: ['true'] },
+          },
+        };
       }
     }
   }
@@ -154,21 +176,80 @@ function addIdempotency(doc: OpenApiDocument): void {
  * the document test.
  */
 export const TAGS = [
-  { name: 'Account', description: 'Who the calling API key is (`/api/v1/account`): its root account and teammates with the ids the other operations ask for, its mode and platform fee. Start an integration here.' },
-  { name: 'Products', description: 'Product lines of the calling account (`/api/v1/products`): what is sold, its price per covered unit and its question set. Creating one creates its product and price at the payment processor.' },
-  { name: 'Purchases', description: 'The calling key’s purchases (`/api/v1/purchases`): each with its items, covered units and their certificates, amounts paid, refunded and outstanding, and what happened to it; and the price of cancelling some of its covered units.' },
-  { name: 'Subscriptions', description: 'The calling key’s subscriptions (`/api/v1/subscriptions`), each named by its first purchase and listing its periods (one purchase each); cancel one at the end of its period or now, with a refund of what has not started.' },
-  { name: 'Bundles', description: 'Bundles of product lines sold together (`/api/v1/bundles`), with their own question set and ownership (insurer, MGA, seller).' },
-  { name: 'Question sets', description: 'The question templates buyers answer (`/api/v1/question_sets`): the shared ones and the account’s own. A template’s coverage question says whether a product covers days or trips.' },
-  { name: 'Webhook endpoints', description: 'The calling account’s own HTTPS endpoints (`/api/v1/webhook_endpoints`) that receive signed events about its purchases, per key mode; the signing secret is shown once, at creation.' },
-  { name: 'Events', description: 'Events recorded about the account’s purchases (`/api/v1/events`), each with its deliveries to the webhook endpoints and their attempts; an event can be sent again.' },
-  { name: 'Webhook events', description: 'The signed events this service POSTs to your webhook endpoints (the `webhooks` section): one per type, each with its object; verify the `Signature` header before trusting one.' },
-  { name: 'Test helpers', description: 'Test-mode keys only: pay, fail or expire a test purchase’s checkout without a browser, through the same event handling as a real payment.' },
-  { name: 'Quote', description: 'The buyer’s journey (`/public-quote`, no envelope): the catalog with its question templates, validated and priced answers with a checkout session, and the two other ways to pay (emailed link, saved card).' },
-  { name: 'Buyer connection', description: 'Connects a buyer to the calling seller and hands out the short-lived buyer access token the quote operations need (`/platform-seller-invites`, no envelope).' },
-  { name: 'Certificates', description: 'After payment: certificates and their downloads, invoices, proof-of-coverage emails and purchase search, each for the calling teammate (`/platform-agency-certs`) or for the whole root account (`/platform-agency-root-certs`); and the public verification page behind each certificate’s QR code.' },
-  { name: 'Checkout', description: 'The buyer’s pages (no API key): the live status of a paid purchase with its certificates, the page after a cancelled checkout, and the buyer’s own online withdrawal behind a signed link.' },
-  { name: 'Webhooks', description: 'Events the payment processor sends to the service, authenticated by their signature instead of an API key.' },
+  {
+    name: 'Account',
+    description:
+      'Who the calling API key is (`/api/v1/account`): its root account and teammates with the ids the other operations ask for, its mode and platform fee. Start an integration here.',
+  },
+  {
+    name: 'Products',
+    description:
+      'Product lines of the calling account (`/api/v1/products`): what is sold, its price per covered unit and its question set. Creating one creates its product and price at the payment processor.',
+  },
+  {
+    name: 'Purchases',
+    description:
+      'The calling key’s purchases (`/api/v1/purchases`): each with its items, covered units and their certificates, amounts paid, refunded and outstanding, and what happened to it; and the price of cancelling some of its covered units.',
+  },
+  {
+    name: 'Subscriptions',
+    description:
+      'The calling key’s subscriptions (`/api/v1/subscriptions`), each named by its first purchase and listing its periods (one purchase each); cancel one at the end of its period or now, with a refund of what has not started.',
+  },
+  {
+    name: 'Bundles',
+    description:
+      'Bundles of product lines sold together (`/api/v1/bundles`), with their own question set and ownership (insurer, MGA, seller).',
+  },
+  {
+    name: 'Question sets',
+    description:
+      'The question templates buyers answer (`/api/v1/question_sets`): the shared ones and the account’s own. A template’s coverage question says whether a product covers days or trips.',
+  },
+  {
+    name: 'Webhook endpoints',
+    description:
+      'The calling account’s own HTTPS endpoints (`/api/v1/webhook_endpoints`) that receive signed events about its purchases, per key mode; the signing secret is shown once, at creation.',
+  },
+  {
+    name: 'Events',
+    description:
+      'Events recorded about the account’s purchases (`/api/v1/events`), each with its deliveries to the webhook endpoints and their attempts; an event can be sent again.',
+  },
+  {
+    name: 'Webhook events',
+    description:
+      'The signed events this service POSTs to your webhook endpoints (the `webhooks` section): one per type, each with its object; verify the `Signature` header before trusting one.',
+  },
+  {
+    name: 'Test helpers',
+    description:
+      'Test-mode keys only: pay, fail or expire a test purchase’s checkout without a browser, through the same event handling as a real payment.',
+  },
+  {
+    name: 'Quote',
+    description:
+      'The buyer’s journey (`/public-quote`, no envelope): the catalog with its question templates, validated and priced answers with a checkout session, and the two other ways to pay (emailed link, saved card).',
+  },
+  {
+    name: 'Buyer connection',
+    description:
+      'Connects a buyer to the calling seller and hands out the short-lived buyer access token the quote operations need (`/platform-seller-invites`, no envelope).',
+  },
+  {
+    name: 'Certificates',
+    description:
+      'After payment: certificates and their downloads, invoices, proof-of-coverage emails and purchase search, each for the calling teammate (`/platform-agency-certs`) or for the whole root account (`/platform-agency-root-certs`); and the public verification page behind each certificate’s QR code.',
+  },
+  {
+    name: 'Checkout',
+    description:
+      'The buyer’s pages (no API key): the live status of a paid purchase with its certificates, the page after a cancelled checkout, and the buyer’s own online withdrawal behind a signed link.',
+  },
+  {
+    name: 'Webhooks',
+    description: 'Events the payment processor sends to the service, authenticated by their signature instead of an API key.',
+  },
   { name: 'System', description: 'Liveness and readiness probes (no API key).' },
 ] as const;
 
@@ -195,7 +276,8 @@ const API_V1_PARAMETERS = {
     name: 'api-version',
     in: 'header',
     required: false,
-    description: 'Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION.',
+    description:
+      'Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION.',
     schema: { type: 'string', enum: ['v1'] },
   },
   PayprocAccount: {
@@ -213,19 +295,24 @@ function addApiV1Headers(doc: OpenApiDocument): void {
   doc.components.parameters = { ...(doc.components.parameters ?? {}), ...API_V1_PARAMETERS };
   for (const { path, op } of operations(doc)) {
     if (!path.startsWith('/api/v1/')) continue;
-    op.parameters = [...(op.parameters ?? []), ...Object.keys(API_V1_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` }))];
+    op.parameters = [
+      ...(op.parameters ?? []),
+      ...Object.keys(API_V1_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
+    ];
   }
 }
 
 /** Response headers the service sets, declared once. */
 const RESPONSE_HEADERS = {
   XRequestId: {
-    description: 'The request’s id: the caller’s own `X-Request-Id` when it is 1–128 characters of `A-Z a-z 0-9 . _ : -`, otherwise a new UUID. Quote it when reporting a problem.',
+    description:
+      'The request’s id: the caller’s own `X-Request-Id` when it is 1–128 characters of `A-Z a-z 0-9 . _ : -`, otherwise a new UUID. Quote it when reporting a problem.',
     required: true,
     schema: { type: 'string', maxLength: 128 },
   },
   XRateLimitLimit: {
-    description: 'Requests allowed per minute for the limited subject (the API key, or the client address on the public pages). Absent while the limiter’s store is unavailable.',
+    description:
+      'Requests allowed per minute for the limited subject (the API key, or the client address on the public pages). Absent while the limiter’s store is unavailable.',
     schema: { type: 'integer', minimum: 1 },
   },
   XRateLimitRemaining: {
@@ -254,10 +341,14 @@ function addResponseHeaders(doc: OpenApiDocument): void {
     for (const [status, response] of Object.entries(op.responses ?? {})) {
       if (!response || '$ref' in response) continue;
       const headers: NonNullable<typeof response.headers> = { 'X-Request-Id': ref('XRequestId') };
-      if (limited && status !== '403') Object.assign(headers, { 'X-RateLimit-Limit': ref('XRateLimitLimit'), 'X-RateLimit-Remaining': ref('XRateLimitRemaining') });
+      if (limited && status !== '403')
+        Object.assign(headers, { 'X-RateLimit-Limit': ref('XRateLimitLimit'), 'X-RateLimit-Remaining': ref('XRateLimitRemaining') });
       if (status === '429') headers['Retry-After'] = ref('RetryAfter');
       if (status === '409' && (op.parameters ?? []).some((p) => '$ref' in p && p.$ref === '#/components/parameters/IdempotencyKey')) {
-        headers['Retry-After'] = { description: 'With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } };
+        headers['Retry-After'] = {
+          description: 'With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying.',
+          schema: { type: 'integer', minimum: 1 },
+        };
       }
       response.headers = { ...headers, ...(response.headers ?? {}) };
     }

@@ -22,7 +22,11 @@ export function pageQueryFields(defaultSize: number) {
 export function queryInt(min: number, max: number) {
   return z.preprocess(
     (v) => (typeof v === 'string' && INTEGER_TEXT.test(v) ? Number(v) : v),
-    z.number({ error: (issue) => (issue.code === 'invalid_type' ? notAnInteger(issue.input) : undefined) }).int().min(min).max(max),
+    z
+      .number({ error: (issue) => (issue.code === 'invalid_type' ? notAnInteger(issue.input) : undefined) })
+      .int()
+      .min(min)
+      .max(max),
   );
 }
 

@@ -12,5 +12,10 @@ import type { OpenAPIRegistry } from './openapi';
 export type RouteRegistration = (router: Router<AppState>, registry: OpenAPIRegistry) => void;
 
 /** The unversioned surfaces without the envelope (quote, buyer connection, certificates). */
-export const BARE_SURFACES = ['/public-quote', '/platform-seller-invites', '/platform-agency-certs', '/platform-agency-root-certs'] as const;
+export const BARE_SURFACES = [
+  '/public-quote',
+  '/platform-seller-invites',
+  '/platform-agency-certs',
+  '/platform-agency-root-certs',
+] as const;
 export type BareSurface = (typeof BARE_SURFACES)[number];

@@ -17,7 +17,9 @@ const ReadinessSchema = z
     checks: z.object({
       database: z.boolean(),
       temporal: z.boolean(),
-      workers: z.boolean().meta({ description: 'A worker polled the purchase task queue within the last 90 s (without one, every checkout would wait and fail)' }),
+      workers: z.boolean().meta({
+        description: 'A worker polled the purchase task queue within the last 90 s (without one, every checkout would wait and fail)',
+      }),
     }),
   })
   .meta({ id: 'Readiness' });

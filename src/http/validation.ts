@@ -15,7 +15,10 @@ function issuesOf(error: z.ZodError): FieldIssue[] {
   return error.issues.map((i) => {
     const path = i.path.map(String).join('.');
     if (i.code === 'unrecognized_keys') {
-      return { path: [path, ...i.keys].filter(Boolean).join('.'), message: `unknown field${i.keys.length > 1 ? 's' : ''}: ${i.keys.join(', ')}` };
+      return {
+        path: [path, ...i.keys].filter(Boolean).join('.'),
+        message: `unknown field${i.keys.length > 1 ? 's' : ''}: ${i.keys.join(', ')}`,
+      };
     }
     return { path, message: i.message };
   });

@@ -94,9 +94,13 @@ export function idempotency(store: IdempotencyRepository, options: IdempotencyOp
       );
     }
     if (claim.kind === 'in_progress') {
-      throw new AppError('IDEMPOTENCY_KEY_IN_PROGRESS', `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry after a second`, {
-        headers: { 'Retry-After': '1' },
-      });
+      throw new AppError(
+        'IDEMPOTENCY_KEY_IN_PROGRESS',
+        `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry after a second`,
+        {
+          headers: { 'Retry-After': '1' },
+        },
+      );
     }
     if (claim.kind === 'replay') {
       ctx.status = claim.response.status;
@@ -112,7 +116,8 @@ export function idempotency(store: IdempotencyRepository, options: IdempotencyOp
       await next();
       if (ctx.status < 500 && isJson(ctx.body)) stored = { status: ctx.status, body: JSON.stringify(ctx.body) };
     } catch (err) {
-      if (err instanceof AppError && err.status < 500) stored = { status: err.status, body: JSON.stringify(errorResponseBody(ctx.state.errorStyle, err)) };
+      if (err instanceof AppError && err.status < 500)
+        stored = { status: err.status, body: JSON.stringify(errorResponseBody(ctx.state.errorStyle, err)) };
       await settle(store, scope, key, lockToken, stored, ctx.state.log);
       throw err;
     }
@@ -136,7 +141,8 @@ async function settle(
 ): Promise<void> {
   try {
     if (stored) {
-      if (!(await store.complete(scope, key, lockToken, stored))) log.warn({ idempotencyKey: key }, 'idempotency key was taken over before its request finished');
+      if (!(await store.complete(scope, key, lockToken, stored)))
+        log.warn({ idempotencyKey: key }, 'idempotency key was taken over before its request finished');
     } else {
       await store.release(scope, key, lockToken);
     }

@@ -25,7 +25,6 @@ export interface InvoicedPurchase {
   invoiceId: string | null;
 }
 
-
 export interface PurchaseFilter {
   scope: AccountScope;
   mode: PayprocMode;
@@ -36,7 +35,11 @@ export interface PurchaseFilter {
 export function createInvoicesRepository(db: Db) {
   return {
     /** The purchases `ref` names within `filter`, newest first, at most `limit` (none: unknown and out of scope alike). */
-    async findPurchases(ref: PurchaseHandle, filter: PurchaseFilter, limit: number): Promise<Array<InvoicedPurchase & { createdAt: Date }>> {
+    async findPurchases(
+      ref: PurchaseHandle,
+      filter: PurchaseFilter,
+      limit: number,
+    ): Promise<Array<InvoicedPurchase & { createdAt: Date }>> {
       const q = db('purchases as p')
         .join('buyers as b', 'b.id', 'p.buyer_id')
         .where({ 'p.root_account_id': filter.scope.rootAccountId, 'p.mode': filter.mode });
@@ -45,7 +48,19 @@ export function createInvoicesRepository(db: Db) {
       else q.where('p.id', ref.purchaseId);
       if (filter.scope.agentId !== null) q.where('p.agent_id', filter.scope.agentId);
       if (filter.buyerIdpUuid !== undefined) q.where('b.idp_accnt_uuid', filter.buyerIdpUuid.toLowerCase());
-      const rows = await q.orderBy('p.id', 'desc').limit(limit).select('p.id', 'p.mode', 'p.status', 'p.checkout_session_id', 'p.payment_intent_id', 'p.paid_at', 'p.payproc_invoice_id', 'p.created_at');
+      const rows = await q
+        .orderBy('p.id', 'desc')
+        .limit(limit)
+        .select(
+          'p.id',
+          'p.mode',
+          'p.status',
+          'p.checkout_session_id',
+          'p.payment_intent_id',
+          'p.paid_at',
+          'p.payproc_invoice_id',
+          'p.created_at',
+        );
       return rows.map((r) => ({
         purchaseId: r.id,
         mode: r.mode,

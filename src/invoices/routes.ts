@@ -15,7 +15,8 @@ import { GetInvoiceDataRequest, GetInvoiceDataResponse, RootGetInvoiceDataReques
 
 const description =
   'The payment processor’s invoice behind a purchase, with every line item (the products and, when the API key has one, the platform fee as its own line), read from the processor at call time. All amounts (subtotal, tax, total, amount_paid, amount_due, line amount) are integers in the currency’s minor units (cents for usd), never decimals. `invoices` is a list: one invoice for a one-time purchase, one per billing period for a subscription. A purchase without an invoice answers 200 with `invoices: []` and a `status` saying why (`unpaid`, `pending`: retry with backoff, `not_invoiced`). Name the purchase by exactly one of `purchase_id`, `checkout_session_id` or `payment_intent`.';
-const notFoundDescription = "NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same)";
+const notFoundDescription =
+  "NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope (another account, teammate, mode or buyer reads the same)";
 const processorErrors = {
   401: bareError('AUTHENTICATION_ERROR: the payment processor account could not be authenticated'),
   429: bareError('RATE_LIMIT_ERROR: too many requests (gateway or processor); retry after the Retry-After header (seconds)'),
@@ -23,7 +24,10 @@ const processorErrors = {
   503: bareError('CONNECTION_ERROR: the payment processor could not be reached; retry with backoff'),
   409: ambiguousPaymentIntentResponse,
 } as const;
-const ok = { description: 'The invoice(s) of the purchase, or none with the reason in `status`', content: { 'application/json': { schema: GetInvoiceDataResponse } } };
+const ok = {
+  description: 'The invoice(s) of the purchase, or none with the reason in `status`',
+  content: { 'application/json': { schema: GetInvoiceDataResponse } },
+};
 
 const getInvoiceData = (service: InvoiceService): ScopedOperation<GetInvoiceDataRequest | RootGetInvoiceDataRequest> => ({
   path: '/getInvoiceData',
@@ -37,6 +41,8 @@ const getInvoiceData = (service: InvoiceService): ScopedOperation<GetInvoiceData
 });
 
 /** getInvoiceData on the teammate surface (mount under `/platform-agency-certs`). */
-export const teammateInvoiceRoutes = (service: InvoiceService, scopes: AccountScopes): RouteRegistration => scopedRoute('teammate', scopes, getInvoiceData(service));
+export const teammateInvoiceRoutes = (service: InvoiceService, scopes: AccountScopes): RouteRegistration =>
+  scopedRoute('teammate', scopes, getInvoiceData(service));
 /** getInvoiceData on the root surface (mount under `/platform-agency-root-certs`). */
-export const rootInvoiceRoutes = (service: InvoiceService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, getInvoiceData(service));
+export const rootInvoiceRoutes = (service: InvoiceService, scopes: AccountScopes): RouteRegistration =>
+  scopedRoute('root', scopes, getInvoiceData(service));

@@ -14,7 +14,11 @@ import { z } from 'zod';
 import { rootScopeFields, teammateScopeFields } from '../accounts/scope';
 import { purchaseRequest } from '../certificates/schemas';
 
-const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
+const minor = (what: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
 export const GetInvoiceDataRequest = purchaseRequest(teammateScopeFields, {
@@ -25,14 +29,21 @@ export type GetInvoiceDataRequest = z.infer<typeof GetInvoiceDataRequest>;
 
 export const RootGetInvoiceDataRequest = purchaseRequest(rootScopeFields, {
   id: 'RootGetInvoiceDataRequest',
-  example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', purchase_id: 42, idp_accnt_uuid: '9d2b6c1e-3f4a-4b5c-8d6e-7f8091a2b3c4' },
+  example: {
+    idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
+    purchase_id: 42,
+    idp_accnt_uuid: '9d2b6c1e-3f4a-4b5c-8d6e-7f8091a2b3c4',
+  },
 });
 export type RootGetInvoiceDataRequest = z.infer<typeof RootGetInvoiceDataRequest>;
 
 export const InvoiceLine = z
   .object({
     id: z.string().meta({ description: "The processor's invoice line item id (il_…)" }),
-    description: z.string().nullable().meta({ description: 'What the line is for: the product name, or "Platform fee" for the API key’s platform fee' }),
+    description: z
+      .string()
+      .nullable()
+      .meta({ description: 'What the line is for: the product name, or "Platform fee" for the API key’s platform fee' }),
     quantity: z.number().int().nullable(),
     amount: minor('Line amount (quantity × unit price, before discounts and tax)'),
     currency: z.string().meta({ description: 'ISO 4217, lowercase' }),
@@ -73,7 +84,10 @@ export const PaymentReceipt = z
     amount_refunded: minor('Amount refunded of it so far (0 when none)'),
     currency: z.string().meta({ description: 'ISO 4217, lowercase' }),
     paid_at: instant('When the charge was made'),
-    receipt_number: z.string().nullable().meta({ description: 'The receipt number the processor gave it; null until a receipt was emailed' }),
+    receipt_number: z
+      .string()
+      .nullable()
+      .meta({ description: 'The receipt number the processor gave it; null until a receipt was emailed' }),
     receipt_url: z.string().nullable().meta({ description: "The processor's page of the receipt (always current: refunds show on it)" }),
   })
   .meta({ id: 'PaymentReceipt' });
@@ -91,7 +105,8 @@ export const GetInvoiceDataResponse = z
         '`invoiced`: `invoices` holds the processor’s invoice(s); `unpaid`: no successful payment yet, `invoices` is empty (the invoice appears once the buyer pays through checkout); `pending`: paid through checkout, but the processor has not attached the invoice yet (`invoices` empty; retry with backoff, it usually appears within seconds); `not_invoiced`: paid without a processor invoice (a saved-card charge through processUserDirectPayprocPayment), `invoices` empty and `receipt` holds the processor’s receipt of the payment',
     }),
     invoices: z.array(InvoiceData).meta({
-      description: 'The processor’s invoices of the purchase, newest first: at most one for a one-time purchase; one per billing period for a subscription',
+      description:
+        'The processor’s invoices of the purchase, newest first: at most one for a one-time purchase; one per billing period for a subscription',
     }),
     receipt: PaymentReceipt.nullable().meta({
       description:

@@ -101,7 +101,8 @@ function toReceipt(charge: Stripe.Charge | string | null | undefined): PaymentRe
 
 /** Why a purchase whose session carries no invoice has none (see the module comment). */
 function noInvoiceStatus(purchase: InvoicedPurchase, session: Stripe.Checkout.Session): InvoiceDataStatus {
-  const sessionPaid = session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
+  const sessionPaid =
+    session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
   if (sessionPaid) return session.invoice_creation?.enabled ? 'pending' : 'not_invoiced';
   // Paid, but not through this session: the saved-card charge expires the session.
   return purchase.paidAt ? 'not_invoiced' : 'unpaid';
@@ -135,10 +136,18 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
      */
     async getInvoiceData(principal: Principal, scope: AccountScope, req: InvoiceDataQuery): Promise<GetInvoiceDataResponse> {
       const ref = handleOf(req);
-      const found = await deps.repo.findPurchases(ref, { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid }, MAX_PAYMENT_INTENT_CANDIDATES);
+      const found = await deps.repo.findPurchases(
+        ref,
+        { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid },
+        MAX_PAYMENT_INTENT_CANDIDATES,
+      );
       const purchase = onePurchase(ref, found, 'purchase');
 
-      const answer = (status: InvoiceDataStatus, invoices: InvoiceData[] = [], receipt: PaymentReceipt | null = null): GetInvoiceDataResponse => ({
+      const answer = (
+        status: InvoiceDataStatus,
+        invoices: InvoiceData[] = [],
+        receipt: PaymentReceipt | null = null,
+      ): GetInvoiceDataResponse => ({
         purchase_id: purchase.purchaseId,
         payment_intent: purchase.paymentIntentId,
         status,
@@ -146,7 +155,8 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
         receipt,
       });
       /** A paid purchase without an invoice: its receipt is the record. */
-      const notInvoiced = async (stripe: Stripe) => answer('not_invoiced', [], purchase.paymentIntentId ? await receiptOf(stripe, purchase.paymentIntentId) : null);
+      const notInvoiced = async (stripe: Stripe) =>
+        answer('not_invoiced', [], purchase.paymentIntentId ? await receiptOf(stripe, purchase.paymentIntentId) : null);
       // A subscription renewal was paid by a known invoice (no checkout session of its own).
       const knownInvoice = purchase.invoiceId;
       if (knownInvoice) {

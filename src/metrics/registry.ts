@@ -34,7 +34,12 @@ export function createApiMetrics() {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 30],
       registers: [registry],
     }),
-    rateLimited: new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused with 429 by a rate limiter', labelNames: ['limiter'] as const, registers: [registry] }),
+    rateLimited: new Counter({
+      name: 'rate_limit_refusals_total',
+      help: 'Requests refused with 429 by a rate limiter',
+      labelNames: ['limiter'] as const,
+      registers: [registry],
+    }),
     webhookEvents: new Counter({
       name: 'payproc_webhook_events_total',
       help: 'Payment processor webhook deliveries by event type and outcome (relayed, duplicate, not_relayed, forged)',
@@ -51,7 +56,12 @@ export function createWorkerMetrics() {
   collectDefaultMetrics({ register: registry, prefix: 'coi_' });
   return {
     registry,
-    purchaseStatus: new Counter({ name: 'purchases_status_total', help: 'Purchases reaching a status, by status and mode', labelNames: ['status', 'mode'] as const, registers: [registry] }),
+    purchaseStatus: new Counter({
+      name: 'purchases_status_total',
+      help: 'Purchases reaching a status, by status and mode',
+      labelNames: ['status', 'mode'] as const,
+      registers: [registry],
+    }),
     paidToIssued: new Histogram({
       name: 'purchase_paid_to_issued_seconds',
       help: 'Time from payment to certificates issued, by mode',
@@ -59,8 +69,17 @@ export function createWorkerMetrics() {
       buckets: [5, 10, 30, 60, 120, 300, 600, 1800, 3600],
       registers: [registry],
     }),
-    certificatesRendered: new Counter({ name: 'certificates_rendered_total', help: 'Certificate PDFs rendered and stored', registers: [registry] }),
-    renderDuration: new Histogram({ name: 'certificate_render_seconds', help: 'Time to render one batch of certificate PDFs', buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30], registers: [registry] }),
+    certificatesRendered: new Counter({
+      name: 'certificates_rendered_total',
+      help: 'Certificate PDFs rendered and stored',
+      registers: [registry],
+    }),
+    renderDuration: new Histogram({
+      name: 'certificate_render_seconds',
+      help: 'Time to render one batch of certificate PDFs',
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers: [registry],
+    }),
     pagesPerPrint: new Histogram({
       name: 'pdf_print_pages',
       help: 'Certificate pages per Chromium print (several purchases of one account share a print)',
@@ -68,7 +87,11 @@ export function createWorkerMetrics() {
       registers: [registry],
     }),
     /** Call `watchBrowserPool` to have scrapes read the pool's launch count. */
-    browserLaunches: new Counter({ name: 'pdf_browser_launches_total', help: 'Chromium launches by the worker’s page pool (restarts included)', registers: [registry] }),
+    browserLaunches: new Counter({
+      name: 'pdf_browser_launches_total',
+      help: 'Chromium launches by the worker’s page pool (restarts included)',
+      registers: [registry],
+    }),
     /** Call `watchBrowserPool` to have scrapes read the pool's pages. */
     pagePoolPages: new Gauge({
       name: 'pdf_page_pool_pages',
@@ -113,14 +136,22 @@ export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
 
 /** `dependency_errors_total{dependency,operation}`, the same in both processes (dependency `processor` or `storage`). */
 function dependencyErrorsCounter(registry: Registry) {
-  return new Counter({ name: 'dependency_errors_total', help: 'Failed calls to a dependency, by dependency and operation', labelNames: ['dependency', 'operation'] as const, registers: [registry] });
+  return new Counter({
+    name: 'dependency_errors_total',
+    help: 'Failed calls to a dependency, by dependency and operation',
+    labelNames: ['dependency', 'operation'] as const,
+    registers: [registry],
+  });
 }
 
 /**
  * The `onError` callback of `countStorageErrors` and `countProcessorErrors`: each call adds one to
  * `dependency_errors_total{dependency,operation}` of `metrics` (the API's or the worker's).
  */
-export function countDependencyError(metrics: { dependencyErrors: Counter<'dependency' | 'operation'> }, dependency: 'processor' | 'storage'): (operation: string) => void {
+export function countDependencyError(
+  metrics: { dependencyErrors: Counter<'dependency' | 'operation'> },
+  dependency: 'processor' | 'storage',
+): (operation: string) => void {
   return (operation) => metrics.dependencyErrors.inc({ dependency, operation });
 }
 
@@ -199,7 +230,11 @@ export function watchCancellationsNeedingAttention(
  * goes absent and `PaidWithoutCertificatesUnknown` fires rather than a stale 0 keeping the
  * on-call quiet. The scrape itself always answers, within `timing.waitMs` of the count.
  */
-export function watchPaidWithoutCertificates(metrics: WorkerMetrics, count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>, timing: CountTiming = {}): void {
+export function watchPaidWithoutCertificates(
+  metrics: WorkerMetrics,
+  count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>,
+  timing: CountTiming = {},
+): void {
   const gauge = metrics.paidWithoutCertificates as Gauge & { collect?: () => Promise<void> };
   const counted = boundedCount(() => count(600), timing);
   gauge.collect = async () => {

@@ -22,7 +22,8 @@ export async function startMetricsServer(options: {
 }): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const send = (status: number, type: string, body: string) => res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+    const send = (status: number, type: string, body: string) =>
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
     if (req.method !== 'GET') return send(405, 'text/plain', 'GET only\n');
     if (path === '/metrics') {
       options.registry.metrics().then(
@@ -34,7 +35,8 @@ export async function startMetricsServer(options: {
     if (path === '/healthz') return send(200, 'application/json', JSON.stringify({ status: 'ok' }));
     if (path === '/readyz' && options.readiness) {
       options.readiness().then(
-        ({ ready, checks }) => send(ready ? 200 : 503, 'application/json', JSON.stringify({ status: ready ? 'ready' : 'not_ready', checks })),
+        ({ ready, checks }) =>
+          send(ready ? 200 : 503, 'application/json', JSON.stringify({ status: ready ? 'ready' : 'not_ready', checks })),
         () => send(503, 'application/json', JSON.stringify({ status: 'not_ready', checks: {} })),
       );
       return;

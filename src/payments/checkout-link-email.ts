@@ -25,9 +25,11 @@ export function formatMinorUnits(minor: number, currency: string): string {
   return format.format(minor / 10 ** digits);
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const unitsLabel = (l: CheckoutLinkEmailInput['lines'][number]) => `${l.units} ${l.isTripExcess ? 'trip' : 'day'}${l.units === 1 ? '' : 's'}`;
+const unitsLabel = (l: CheckoutLinkEmailInput['lines'][number]) =>
+  `${l.units} ${l.isTripExcess ? 'trip' : 'day'}${l.units === 1 ? '' : 's'}`;
 
 /** Builds the message: plain text and HTML with the same content. */
 export function checkoutLinkEmail(i: CheckoutLinkEmailInput): MailMessage {

@@ -78,18 +78,25 @@ export function createPaymentsRepository(db: Db) {
      * to be released with `releaseCheckoutLinkEmail` if the email cannot go out. `windowSeconds`
      * 0 always reserves.
      */
-    async reserveCheckoutLinkEmail(e: { purchaseId: number; checkoutSessionId: string; recipient: string; windowSeconds: number }): Promise<CheckoutLinkEmailReservation> {
+    async reserveCheckoutLinkEmail(e: {
+      purchaseId: number;
+      checkoutSessionId: string;
+      recipient: string;
+      windowSeconds: number;
+    }): Promise<CheckoutLinkEmailReservation> {
       return db.transaction(async (trx) => {
         await trx.raw("select pg_advisory_xact_lock(hashtext('checkout_link_emails'), ?)", [e.purchaseId]);
         if (e.windowSeconds > 0) {
           const earlier = await trx('checkout_link_emails')
             .where({ purchase_id: e.purchaseId, checkout_session_id: e.checkoutSessionId, recipient: e.recipient })
-            .andWhere('sent_at', '>', trx.raw("now() - make_interval(secs => ?)", [e.windowSeconds]))
+            .andWhere('sent_at', '>', trx.raw('now() - make_interval(secs => ?)', [e.windowSeconds]))
             .orderBy('sent_at', 'desc')
             .first('sent_at');
           if (earlier) return { reserved: false as const, sentAt: earlier.sent_at as Date };
         }
-        const [row] = await trx('checkout_link_emails').insert({ purchase_id: e.purchaseId, checkout_session_id: e.checkoutSessionId, recipient: e.recipient }).returning(['id', 'sent_at']);
+        const [row] = await trx('checkout_link_emails')
+          .insert({ purchase_id: e.purchaseId, checkout_session_id: e.checkoutSessionId, recipient: e.recipient })
+          .returning(['id', 'sent_at']);
         return { reserved: true as const, id: Number(row.id), sentAt: row.sent_at as Date };
       });
     },
@@ -128,7 +135,12 @@ export function createPaymentsRepository(db: Db) {
         .where('i.purchase_id', purchaseId)
         .orderBy('i.position')
         .select('pl.customer_name', 'i.units', 'i.is_trip_excess', 'i.amount_minor');
-      return rows.map((r) => ({ name: r.customer_name, units: r.units, isTripExcess: r.is_trip_excess, amountMinor: Number(r.amount_minor) }));
+      return rows.map((r) => ({
+        name: r.customer_name,
+        units: r.units,
+        isTripExcess: r.is_trip_excess,
+        amountMinor: Number(r.amount_minor),
+      }));
     },
 
     async findCustomer(buyerId: number, mode: PayprocMode): Promise<string | null> {
@@ -138,7 +150,10 @@ export function createPaymentsRepository(db: Db) {
 
     /** Stores the buyer's customer unless one is stored already; returns the stored one. */
     async saveCustomer(buyerId: number, mode: PayprocMode, customerId: string): Promise<string> {
-      await db('buyer_payproc_customers').insert({ buyer_id: buyerId, mode, payproc_customer_id: customerId }).onConflict(['buyer_id', 'mode']).ignore();
+      await db('buyer_payproc_customers')
+        .insert({ buyer_id: buyerId, mode, payproc_customer_id: customerId })
+        .onConflict(['buyer_id', 'mode'])
+        .ignore();
       const stored = await db('buyer_payproc_customers').where({ buyer_id: buyerId, mode }).first('payproc_customer_id');
       return stored.payproc_customer_id as string;
     },
@@ -156,7 +171,9 @@ export function createPaymentsRepository(db: Db) {
     },
 
     /** Records a new `pending` attempt; null when another attempt is live or took this number. */
-    async insertCharge(c: Omit<DirectCharge, 'id' | 'paymentIntentId' | 'status' | 'failureKind' | 'failureCode'>): Promise<DirectCharge | null> {
+    async insertCharge(
+      c: Omit<DirectCharge, 'id' | 'paymentIntentId' | 'status' | 'failureKind' | 'failureCode'>,
+    ): Promise<DirectCharge | null> {
       try {
         const [row] = await db('purchase_direct_charges')
           .insert({
@@ -178,7 +195,9 @@ export function createPaymentsRepository(db: Db) {
 
     /** Stores the payment intent the processor answered with, and its outcome. */
     async recordIntent(chargeId: number, paymentIntentId: string, status: 'pending' | 'processing' | 'succeeded'): Promise<void> {
-      await db('purchase_direct_charges').where({ id: chargeId }).update({ payment_intent_id: paymentIntentId, status, updated_at: db.fn.now() });
+      await db('purchase_direct_charges')
+        .where({ id: chargeId })
+        .update({ payment_intent_id: paymentIntentId, status, updated_at: db.fn.now() });
     },
 
     /** Marks the attempt definitively not charged, so a later call may try another card. */

@@ -51,12 +51,19 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
       request: { body: { required: true, content: { 'application/json': { schema: DirectPaymentRequest } } } },
       responses: {
         ...bareSurfaceResponses,
-        200: { description: 'Charged (or already charged by an earlier call)', content: { 'application/json': { schema: DirectPaymentResponse } } },
-        400: bareError('VALIDATION_ERROR; CARD_ERROR (declined, with decline_code; retry only with a different card); INVALID_REQUEST (not awaiting payment, another charge in flight, or the processor refused the request)'),
+        200: {
+          description: 'Charged (or already charged by an earlier call)',
+          content: { 'application/json': { schema: DirectPaymentResponse } },
+        },
+        400: bareError(
+          'VALIDATION_ERROR; CARD_ERROR (declined, with decline_code; retry only with a different card); INVALID_REQUEST (not awaiting payment, another charge in flight, or the processor refused the request)',
+        ),
         401: bareError('ACCESS_TOKEN_INVALID, ACCESS_TOKEN_EXPIRED, or AUTHENTICATION_ERROR (the processor account)'),
         404: purchaseNotFound,
         500: bareError('INTERNAL_ERROR or API_ERROR: call again (it checks before charging)'),
-        503: bareError('CONNECTION_ERROR: the charge did not finish within 30 s (the processor may be unreachable); it goes on in the background: call again with the same payment method to learn its outcome (it never charges twice)'),
+        503: bareError(
+          'CONNECTION_ERROR: the charge did not finish within 30 s (the processor may be unreachable); it goes on in the background: call again with the same payment method to learn its outcome (it never charges twice)',
+        ),
       },
     });
   };

@@ -47,7 +47,12 @@ export const directChargeKey = (purchaseId: number, attempt: number) =>
 
 type Failure = Extract<SavedCardChargeResult, { ok: false }>;
 
-const refused = (paymentMethodId: string, code: Failure['code'], message: string, extra: { declineCode?: string | null; paymentIntentId?: string | null } = {}): Failure => ({
+const refused = (
+  paymentMethodId: string,
+  code: Failure['code'],
+  message: string,
+  extra: { declineCode?: string | null; paymentIntentId?: string | null } = {},
+): Failure => ({
   ok: false,
   paymentMethodId,
   code,
@@ -55,45 +60,93 @@ const refused = (paymentMethodId: string, code: Failure['code'], message: string
   ...extra,
 });
 
-export function createSavedCardCharges(deps: { db: Db; repo: PaymentsRepository; purchases: Pick<PurchasesRepository, 'findById' | 'checkoutContext'>; payproc: Payproc }) {
+export function createSavedCardCharges(deps: {
+  db: Db;
+  repo: PaymentsRepository;
+  purchases: Pick<PurchasesRepository, 'findById' | 'checkoutContext'>;
+  payproc: Payproc;
+}) {
   const { repo } = deps;
 
   /** A create failure after which nothing was charged, so the attempt may be closed; else null. */
-  function definitiveFailure(err: unknown, paymentMethodId: string): { kind: string; code: string | null; paymentIntentId: string | null; result: Failure } | null {
+  function definitiveFailure(
+    err: unknown,
+    paymentMethodId: string,
+  ): { kind: string; code: string | null; paymentIntentId: string | null; result: Failure } | null {
     if (!isProcessorError(err)) return null;
     const e = err as StripeErrorLike;
     const mapped = mapProcessorError(err) as AppError;
     const paymentIntentId = e.payment_intent?.id ?? null;
     if (e.type === 'StripeCardError') {
       const declineCode = e.decline_code || e.code || null;
-      return { kind: 'card_error', code: declineCode, paymentIntentId, result: refused(paymentMethodId, 'CARD_ERROR', mapped.message, { declineCode, paymentIntentId }) };
+      return {
+        kind: 'card_error',
+        code: declineCode,
+        paymentIntentId,
+        result: refused(paymentMethodId, 'CARD_ERROR', mapped.message, { declineCode, paymentIntentId }),
+      };
     }
     // 400/404: the request was refused (e.g. a payment method not saved on this customer). A 409
     // (the same key still in flight) is not a failure of the charge and stays pending.
     if (e.type === 'StripeInvalidRequestError' && (e.statusCode === 400 || e.statusCode === 404)) {
-      return { kind: 'invalid_request', code: e.code ?? null, paymentIntentId, result: refused(paymentMethodId, 'INVALID_REQUEST', mapped.message) };
+      return {
+        kind: 'invalid_request',
+        code: e.code ?? null,
+        paymentIntentId,
+        result: refused(paymentMethodId, 'INVALID_REQUEST', mapped.message),
+      };
     }
     if (e.type === 'StripeAuthenticationError' || e.type === 'StripePermissionError') {
-      return { kind: 'authentication', code: e.code ?? null, paymentIntentId: null, result: refused(paymentMethodId, 'AUTHENTICATION_ERROR', mapped.message) };
+      return {
+        kind: 'authentication',
+        code: e.code ?? null,
+        paymentIntentId: null,
+        result: refused(paymentMethodId, 'AUTHENTICATION_ERROR', mapped.message),
+      };
     }
     return null;
   }
 
   /** The subscription for a saved-card subscription purchase (one item per line, plus the fee). */
-  async function createSubscription(stripe: Stripe, charge: DirectCharge): Promise<{ paymentIntent: Stripe.PaymentIntent | null; subscription: Stripe.Subscription }> {
+  async function createSubscription(
+    stripe: Stripe,
+    charge: DirectCharge,
+  ): Promise<{ paymentIntent: Stripe.PaymentIntent | null; subscription: Stripe.Subscription }> {
     const context = await deps.purchases.checkoutContext(charge.purchaseId);
     if (!context) throw new AppError('INVALID_REQUEST', `Purchase ${charge.purchaseId} does not exist`);
     const { purchase, lines } = context;
     const recurring = { interval: RECURRING_INTERVAL };
     // Subscription prices need a processor product: the product line's, else one made for this purchase.
     const productFor = async (name: string, id: string | null, n: number) =>
-      id ?? (await stripe.products.create({ name, metadata: { purchase_id: String(purchase.id) } }, { idempotencyKey: `purchase-${purchase.id}-subscription-product-${n}` })).id;
+      id ??
+      (
+        await stripe.products.create(
+          { name, metadata: { purchase_id: String(purchase.id) } },
+          { idempotencyKey: `purchase-${purchase.id}-subscription-product-${n}` },
+        )
+      ).id;
     const items: Stripe.SubscriptionCreateParams.Item[] = [];
     for (const [n, line] of lines.entries()) {
-      items.push({ quantity: 1, price_data: { currency: purchase.currency, unit_amount: line.amountMinor, recurring, product: await productFor(line.name, line.payprocProductId, n) } });
+      items.push({
+        quantity: 1,
+        price_data: {
+          currency: purchase.currency,
+          unit_amount: line.amountMinor,
+          recurring,
+          product: await productFor(line.name, line.payprocProductId, n),
+        },
+      });
     }
     if (purchase.platformFeeMinor > 0) {
-      items.push({ quantity: 1, price_data: { currency: purchase.currency, unit_amount: purchase.platformFeeMinor, recurring, product: await productFor('Platform fee', null, lines.length) } });
+      items.push({
+        quantity: 1,
+        price_data: {
+          currency: purchase.currency,
+          unit_amount: purchase.platformFeeMinor,
+          recurring,
+          product: await productFor('Platform fee', null, lines.length),
+        },
+      });
     }
     const subscription = await stripe.subscriptions.create(
       {
@@ -109,7 +162,11 @@ export function createSavedCardCharges(deps: { db: Db; repo: PaymentsRepository;
       { idempotencyKey: charge.idempotencyKey, maxNetworkRetries: 0 },
     );
     const invoice = subscription.latest_invoice as (Stripe.Invoice & { payment_intent?: unknown }) | string | null;
-    const piId = typeof invoice === 'object' && invoice ? (idOf(invoice.payment_intent) ?? idOf((invoice.payments?.data?.[0]?.payment as { payment_intent?: unknown } | undefined)?.payment_intent)) : null;
+    const piId =
+      typeof invoice === 'object' && invoice
+        ? (idOf(invoice.payment_intent) ??
+          idOf((invoice.payments?.data?.[0]?.payment as { payment_intent?: unknown } | undefined)?.payment_intent))
+        : null;
     return { subscription, paymentIntent: piId ? await stripe.paymentIntents.retrieve(piId) : null };
   }
 
@@ -129,7 +186,13 @@ export function createSavedCardCharges(deps: { db: Db; repo: PaymentsRepository;
             const active = created.subscription.status === 'active' || created.subscription.status === 'trialing';
             if (!active) throw new AppError('API_ERROR', `subscription ${created.subscription.id} is ${created.subscription.status}`);
             await repo.recordIntent(charge.id, created.subscription.id, 'succeeded');
-            return { ok: true, paymentMethodId: charge.paymentMethodId, paymentIntentId: created.subscription.id, status: 'succeeded', subscriptionId };
+            return {
+              ok: true,
+              paymentMethodId: charge.paymentMethodId,
+              paymentIntentId: created.subscription.id,
+              status: 'succeeded',
+              subscriptionId,
+            };
           }
           pi = created.paymentIntent;
         } else {
@@ -168,7 +231,10 @@ export function createSavedCardCharges(deps: { db: Db; repo: PaymentsRepository;
     const code = pi.last_payment_error?.decline_code ?? pi.last_payment_error?.code ?? pi.status;
     const cardProblem = pi.status === 'requires_payment_method' || pi.status === 'requires_action';
     await repo.markFailed(charge.id, { paymentIntentId: pi.id, kind: cardProblem ? 'card_error' : 'not_completed', code });
-    const reason = pi.status === 'requires_action' ? 'the card needs the buyer to authenticate; send the checkout link instead' : `the payment was not completed (${code})`;
+    const reason =
+      pi.status === 'requires_action'
+        ? 'the card needs the buyer to authenticate; send the checkout link instead'
+        : `the payment was not completed (${code})`;
     return refused(charge.paymentMethodId, 'CARD_ERROR', `Payment processor: ${reason}`, { declineCode: code, paymentIntentId: pi.id });
   }
 
@@ -193,16 +259,36 @@ export function createSavedCardCharges(deps: { db: Db; repo: PaymentsRepository;
         // 2. A new attempt.
         const history = await repo.charges(purchaseId);
         if (history.some((c) => c.paymentMethodId === paymentMethodId && c.failureKind === 'card_error')) {
-          return refused(paymentMethodId, 'CARD_ERROR', 'This payment method was already declined for this purchase; retry only with a different card');
+          return refused(
+            paymentMethodId,
+            'CARD_ERROR',
+            'This payment method was already declined for this purchase; retry only with a different card',
+          );
         }
         if (purchase.checkoutSessionId) {
           // Never charge a purchase whose checkout link was paid (or closed) meanwhile.
           const s = await withProcessorErrors(() => stripe.checkout.sessions.retrieve(purchase.checkoutSessionId!));
-          if (s.status === 'complete') return refused(paymentMethodId, 'INVALID_REQUEST', `Purchase ${purchaseId} was already paid through its checkout link`);
-          if (s.status === 'expired') return refused(paymentMethodId, 'INVALID_REQUEST', `Purchase ${purchaseId} has expired and can no longer be paid`);
+          if (s.status === 'complete')
+            return refused(paymentMethodId, 'INVALID_REQUEST', `Purchase ${purchaseId} was already paid through its checkout link`);
+          if (s.status === 'expired')
+            return refused(paymentMethodId, 'INVALID_REQUEST', `Purchase ${purchaseId} has expired and can no longer be paid`);
         }
-        const buyer = await deps.db('buyers').where({ id: purchase.buyerId }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid');
-        const customerId = await ensureBuyerCustomer(repo, stripe, { buyerId: buyer.id, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, idpAccntUuid: buyer.idp_accnt_uuid }, purchase.mode);
+        const buyer = await deps
+          .db('buyers')
+          .where({ id: purchase.buyerId })
+          .first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid');
+        const customerId = await ensureBuyerCustomer(
+          repo,
+          stripe,
+          {
+            buyerId: buyer.id,
+            email: buyer.email,
+            firstName: buyer.first_name,
+            lastName: buyer.last_name,
+            idpAccntUuid: buyer.idp_accnt_uuid,
+          },
+          purchase.mode,
+        );
         const attempt = (history.at(-1)?.attempt ?? 0) + 1;
         const charge = await repo.insertCharge({
           purchaseId,
@@ -218,7 +304,10 @@ export function createSavedCardCharges(deps: { db: Db; repo: PaymentsRepository;
         return await settle(stripe, charge, purchase.billing);
       } catch (err) {
         // The processor's definitive refusals outside the charge itself (customer creation, session read).
-        if (err instanceof AppError && (err.code === 'INVALID_REQUEST' || err.code === 'AUTHENTICATION_ERROR' || err.code === 'CARD_ERROR')) {
+        if (
+          err instanceof AppError &&
+          (err.code === 'INVALID_REQUEST' || err.code === 'AUTHENTICATION_ERROR' || err.code === 'CARD_ERROR')
+        ) {
           return refused(paymentMethodId, err.code, err.message);
         }
         throw err;

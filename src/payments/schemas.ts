@@ -26,12 +26,20 @@ export const EmailCheckoutLinkResponse = z
     expires_at: z.string().meta({ description: 'ISO 8601: after this the link can no longer be paid' }),
     emailed_at: z.string().meta({ description: 'ISO 8601: when the email was sent (by this call, or by the earlier one it repeats)' }),
     deduplicated: z.boolean().meta({
-      description: 'True when the same link went to the same buyer within the service’s window (10 minutes unless configured otherwise): no second email was sent, and `emailed_at` is the earlier send',
+      description:
+        'True when the same link went to the same buyer within the service’s window (10 minutes unless configured otherwise): no second email was sent, and `emailed_at` is the earlier send',
     }),
   })
   .meta({
     id: 'EmailCheckoutLinkResponse',
-    example: { purchase_id: 42, emailed_to: 'jordan@example.com', checkout_session_id: 'cs_test_a1b2c3', expires_at: '2026-12-01T18:00:00.000Z', emailed_at: '2026-11-30T18:00:00.000Z', deduplicated: false },
+    example: {
+      purchase_id: 42,
+      emailed_to: 'jordan@example.com',
+      checkout_session_id: 'cs_test_a1b2c3',
+      expires_at: '2026-12-01T18:00:00.000Z',
+      emailed_at: '2026-11-30T18:00:00.000Z',
+      deduplicated: false,
+    },
   });
 export type EmailCheckoutLinkResponse = z.infer<typeof EmailCheckoutLinkResponse>;
 
@@ -46,7 +54,12 @@ export const DirectPaymentRequest = z
   })
   .meta({
     id: 'DirectPaymentRequest',
-    example: { idp_accnt_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', access_token: 'bat_…', purchase_id: 42, payment_method_id: 'pm_1Q2w3E4r5T6y7U8i' },
+    example: {
+      idp_accnt_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
+      access_token: 'bat_…',
+      purchase_id: 42,
+      payment_method_id: 'pm_1Q2w3E4r5T6y7U8i',
+    },
   });
 export type DirectPaymentRequest = z.infer<typeof DirectPaymentRequest>;
 

@@ -66,7 +66,10 @@ export function createPaymentService(deps: {
       throw new AppError('INVALID_REQUEST', `Purchase ${p.id} is already paid`);
     }
     if (p.status === 'expired' || (p.checkoutExpiresAt && p.checkoutExpiresAt.getTime() - marginMs <= now().getTime())) {
-      throw new AppError('INVALID_REQUEST', `Purchase ${p.id} has expired and can no longer be paid; quote again with adminValidateBuyerResponses`);
+      throw new AppError(
+        'INVALID_REQUEST',
+        `Purchase ${p.id} has expired and can no longer be paid; quote again with adminValidateBuyerResponses`,
+      );
     }
     if (p.status !== 'quoted' && p.status !== 'awaiting_payment') {
       throw new AppError('INVALID_REQUEST', `Purchase ${p.id} is not awaiting payment (status ${p.status})`);
@@ -85,12 +88,20 @@ export function createPaymentService(deps: {
       const buyer = await deps.verifyBuyer(principal, req.idp_accnt_uuid, req.access_token);
       const purchase = await loadPurchase(principal, buyer, req.purchase_id);
       const live = await repo.liveCharge(purchase.id);
-      if (live?.status === 'succeeded' || live?.status === 'processing') throw new AppError('INVALID_REQUEST', `Purchase ${purchase.id} is already paid`);
+      if (live?.status === 'succeeded' || live?.status === 'processing')
+        throw new AppError('INVALID_REQUEST', `Purchase ${purchase.id} is already paid`);
       if (live) {
-        throw new AppError('INVALID_REQUEST', `A saved-card charge of purchase ${purchase.id} has no known outcome yet; call processUserDirectPayprocPayment again to settle it first`);
+        throw new AppError(
+          'INVALID_REQUEST',
+          `A saved-card charge of purchase ${purchase.id} has no known outcome yet; call processUserDirectPayprocPayment again to settle it first`,
+        );
       }
       assertPayable(purchase, 0);
-      const session = await deps.workflows.startCheckout({ ...purchase, status: purchase.status as PurchaseStatus, buyerEmail: buyer.email });
+      const session = await deps.workflows.startCheckout({
+        ...purchase,
+        status: purchase.status as PurchaseStatus,
+        buyerEmail: buyer.email,
+      });
       const answer = (sentAt: Date, deduplicated: boolean) => ({
         purchase_id: purchase.id,
         emailed_to: buyer.email,
@@ -99,25 +110,32 @@ export function createPaymentService(deps: {
         emailed_at: sentAt.toISOString(),
         deduplicated,
       });
-      const reservation = await repo.reserveCheckoutLinkEmail({ purchaseId: purchase.id, checkoutSessionId: session.id, recipient: buyer.email, windowSeconds: deps.checkoutLinkDedupeSeconds ?? 0 });
+      const reservation = await repo.reserveCheckoutLinkEmail({
+        purchaseId: purchase.id,
+        checkoutSessionId: session.id,
+        recipient: buyer.email,
+        windowSeconds: deps.checkoutLinkDedupeSeconds ?? 0,
+      });
       if (!reservation.reserved) return answer(reservation.sentAt, true);
       const lines = await repo.purchaseLines(purchase.id);
-      await deps.mailer.send(
-        checkoutLinkEmail({
-          to: buyer.email,
-          buyerFirstName: buyer.firstName,
-          sellerName: purchase.sellerName,
-          purchaseId: purchase.id,
-          lines,
-          amountMinor: session.amount_total,
-          currency: session.currency,
-          url: session.url,
-          expiresAt: session.expires_at,
-        }),
-      ).catch(async (err: unknown) => {
-        await repo.releaseCheckoutLinkEmail(reservation.id);
-        throw err;
-      });
+      await deps.mailer
+        .send(
+          checkoutLinkEmail({
+            to: buyer.email,
+            buyerFirstName: buyer.firstName,
+            sellerName: purchase.sellerName,
+            purchaseId: purchase.id,
+            lines,
+            amountMinor: session.amount_total,
+            currency: session.currency,
+            url: session.url,
+            expiresAt: session.expires_at,
+          }),
+        )
+        .catch(async (err: unknown) => {
+          await repo.releaseCheckoutLinkEmail(reservation.id);
+          throw err;
+        });
       return answer(reservation.sentAt, false);
     },
 
@@ -132,12 +150,16 @@ export function createPaymentService(deps: {
       const purchase = await loadPurchase(principal, buyer, req.purchase_id);
       const live = await repo.liveCharge(purchase.id);
       // A repeat after a success answers the same payment intent from the record, charging nothing.
-      if (live?.status === 'succeeded' && live.paymentIntentId) return { purchase_id: purchase.id, payment_intent: live.paymentIntentId, status: 'succeeded' };
+      if (live?.status === 'succeeded' && live.paymentIntentId)
+        return { purchase_id: purchase.id, payment_intent: live.paymentIntentId, status: 'succeeded' };
       // An attempt of unknown outcome is settled by the workflow whatever the time; a new one needs time left.
       if (!live) assertPayable(purchase, MIN_TIME_LEFT_MS);
       const result = await deps.workflows.chargeSavedCard(purchase.id, req.payment_method_id);
       if (result.ok) return { purchase_id: purchase.id, payment_intent: result.paymentIntentId, status: result.status };
-      const extra = { ...(result.declineCode ? { decline_code: result.declineCode } : {}), ...(result.paymentIntentId ? { payment_intent: result.paymentIntentId } : {}) };
+      const extra = {
+        ...(result.declineCode ? { decline_code: result.declineCode } : {}),
+        ...(result.paymentIntentId ? { payment_intent: result.paymentIntentId } : {}),
+      };
       throw new AppError(result.code, result.message, { extra });
     },
   };

@@ -83,7 +83,11 @@ export function createCatalogGateway(payproc: Payproc) {
           idempotencyKey: `product-line-${input.productLineId}-price-v${input.version}`,
         });
         if (input.oldPriceId) {
-          await stripe.prices.update(input.oldPriceId, { active: false }, { idempotencyKey: `product-line-${input.productLineId}-price-v${input.version}-retire` });
+          await stripe.prices.update(
+            input.oldPriceId,
+            { active: false },
+            { idempotencyKey: `product-line-${input.productLineId}-price-v${input.version}-retire` },
+          );
         }
         return { priceId: price.id };
       });

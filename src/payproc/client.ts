@@ -17,7 +17,8 @@ export interface Payproc {
 }
 
 export function createPayproc(
-  config: Pick<Config, 'PAYPROC_LIVE_SECRET_KEY' | 'PAYPROC_TEST_SECRET_KEY' | 'PAYPROC_API_BASE'> & Partial<Pick<Config, 'PAYPROC_TIMEOUT_MS'>>,
+  config: Pick<Config, 'PAYPROC_LIVE_SECRET_KEY' | 'PAYPROC_TEST_SECRET_KEY' | 'PAYPROC_API_BASE'> &
+    Partial<Pick<Config, 'PAYPROC_TIMEOUT_MS'>>,
   options: { maxNetworkRetries?: number; timeoutMs?: number } = {},
 ): Payproc {
   const endpoint = config.PAYPROC_API_BASE ? new URL(config.PAYPROC_API_BASE) : undefined;

@@ -29,7 +29,11 @@ export async function ensureBuyerCustomer(store: CustomerStore, stripe: Stripe, 
   if (stored) return stored;
   const customer = await withProcessorErrors(() =>
     stripe.customers.create(
-      { email: buyer.email, name: `${buyer.firstName} ${buyer.lastName}`, metadata: { buyer_id: String(buyer.buyerId), idp_accnt_uuid: buyer.idpAccntUuid } },
+      {
+        email: buyer.email,
+        name: `${buyer.firstName} ${buyer.lastName}`,
+        metadata: { buyer_id: String(buyer.buyerId), idp_accnt_uuid: buyer.idpAccntUuid },
+      },
       { idempotencyKey: `buyer-${buyer.buyerId}-${mode}-customer` },
     ),
   );

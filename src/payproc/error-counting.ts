@@ -22,13 +22,15 @@ import type { Payproc } from './client';
  */
 export function isProcessorFailure(err: unknown): boolean {
   const e = err as { type?: unknown; statusCode?: unknown; cause?: unknown } | null;
-  if (typeof e?.type !== 'string' || !e.type.startsWith('Stripe')) return e?.cause !== undefined && e.cause !== err ? isProcessorFailure(e.cause) : false;
+  if (typeof e?.type !== 'string' || !e.type.startsWith('Stripe'))
+    return e?.cause !== undefined && e.cause !== err ? isProcessorFailure(e.cause) : false;
   return e.type === 'StripeConnectionError' || e.type === 'StripeAPIError' || (typeof e.statusCode === 'number' && e.statusCode >= 500);
 }
 
 const isResource = (value: unknown): value is object => value instanceof Stripe.StripeResource;
 /** A group of resources such as `stripe.checkout` (`checkout.sessions`). */
-const isNamespace = (value: unknown): value is object => typeof value === 'object' && value !== null && !isResource(value) && Object.values(value).some(isResource);
+const isNamespace = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !isResource(value) && Object.values(value).some(isResource);
 
 /**
  * Returns a `Payproc` whose clients call `onError(operation)` for each call that fails per

@@ -136,7 +136,10 @@ export function createCertificatePrinter(options: CertificatePrinterOptions): Ce
   async function printBatch(batch: Pending[]): Promise<void> {
     onPrint?.({ pages: batch.reduce((n, p) => n + p.job.pages.length, 0), jobs: batch.length });
     try {
-      const pdfs = await splitPdfPages(await printOf(batch.flatMap((p) => p.job.pages)), batch.flatMap((p) => p.job.meta));
+      const pdfs = await splitPdfPages(
+        await printOf(batch.flatMap((p) => p.job.pages)),
+        batch.flatMap((p) => p.job.meta),
+      );
       let at = 0;
       for (const p of batch) {
         p.resolve(pdfs.slice(at, at + p.job.pages.length));
@@ -169,9 +172,11 @@ export function createCertificatePrinter(options: CertificatePrinterOptions): Ce
 
   return {
     print(job) {
-      if (job.meta.length !== job.pages.length) return Promise.reject(new RangeError(`${job.pages.length} pages but ${job.meta.length} titles and dates`));
+      if (job.meta.length !== job.pages.length)
+        return Promise.reject(new RangeError(`${job.pages.length} pages but ${job.meta.length} titles and dates`));
       for (const m of job.meta) {
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(m.date)) return Promise.reject(new RangeError(`date must be YYYY-MM-DD, got ${JSON.stringify(m.date)}`));
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(m.date))
+          return Promise.reject(new RangeError(`date must be YYYY-MM-DD, got ${JSON.stringify(m.date)}`));
       }
       let testMode: boolean;
       try {

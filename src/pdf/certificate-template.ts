@@ -325,13 +325,19 @@ function splitLines(text: string): string[] {
 function checkTextLimits(data: CertificateData): void {
   const L = CERTIFICATE_TEXT_LIMITS;
   const fail = (field: string, what: string, limit: CertificateTextLimit): never => {
-    throw new CertificateTemplateError(`${field} ${what}; at most ${L[limit]} fit on one certificate page (CERTIFICATE_TEXT_LIMITS.${limit})`);
+    throw new CertificateTemplateError(
+      `${field} ${what}; at most ${L[limit]} fit on one certificate page (CERTIFICATE_TEXT_LIMITS.${limit})`,
+    );
   };
   const text = (field: string, value: string | undefined, limit: CertificateTextLimit) => {
     if (value !== undefined && value.length > L[limit]) fail(field, `is ${value.length} characters`, limit);
   };
   /** `total`: limit of the whole text; `count`: of its lines; `each`: of every line. */
-  const multiline = (field: string, value: string | undefined, limits: { total?: CertificateTextLimit; count: CertificateTextLimit; each?: CertificateTextLimit }) => {
+  const multiline = (
+    field: string,
+    value: string | undefined,
+    limits: { total?: CertificateTextLimit; count: CertificateTextLimit; each?: CertificateTextLimit },
+  ) => {
     if (value === undefined) return;
     if (limits.total) text(field, value, limits.total);
     const parts = splitLines(value);
@@ -342,18 +348,28 @@ function checkTextLimits(data: CertificateData): void {
   // same limits. The other limits are what fits one page, enforced where new input arrives (the
   // certificate holder routes); a longer value stored before (an answer, a product name) still
   // prints, and a certificate that runs to a second page is printed on its own, whole.
-  multiline('descriptionOfOperations', data.descriptionOfOperations, { total: 'descriptionOfOperations', count: 'descriptionOfOperationsLines' });
+  multiline('descriptionOfOperations', data.descriptionOfOperations, {
+    total: 'descriptionOfOperations',
+    count: 'descriptionOfOperationsLines',
+  });
   multiline('cancellationNotice', data.cancellationNotice, { total: 'cancellationNotice', count: 'cancellationNoticeLines' });
   text('authorizedRepresentative', data.authorizedRepresentative, 'authorizedRepresentative');
 }
 
 /** The limits `checkTextLimits` enforces when rendering (the rest are one-page guarantees for API validation). */
-export const CHECKED_TEXT_LIMITS = ['descriptionOfOperations', 'descriptionOfOperationsLines', 'cancellationNotice', 'cancellationNoticeLines', 'authorizedRepresentative'] as const satisfies readonly CertificateTextLimit[];
+export const CHECKED_TEXT_LIMITS = [
+  'descriptionOfOperations',
+  'descriptionOfOperationsLines',
+  'cancellationNotice',
+  'cancellationNoticeLines',
+  'authorizedRepresentative',
+] as const satisfies readonly CertificateTextLimit[];
 
 /** `revision` checked: an integer ≥ 1 (absent: 1). */
 function revisionOf(data: CertificateData): number {
   const revision = data.revision ?? 1;
-  if (!Number.isSafeInteger(revision) || revision < 1) throw new CertificateTemplateError(`revision must be an integer ≥ 1, got ${String(revision)}`);
+  if (!Number.isSafeInteger(revision) || revision < 1)
+    throw new CertificateTemplateError(`revision must be an integer ≥ 1, got ${String(revision)}`);
   return revision;
 }
 
@@ -419,7 +435,9 @@ async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   const waiverOfSubrogation = holder.waiverOfSubrogation === true;
   const mark = (yes: boolean) => (yes ? 'Y' : 'N');
   const revisionText =
-    revision === 1 ? html`<span id="revision">Revision 1</span>` : html`<span id="revision"><span class="revised">Revision ${revision}</span> (replaces revision ${revision - 1})</span>`;
+    revision === 1
+      ? html`<span id="revision">Revision 1</span>`
+      : html`<span id="revision"><span class="revised">Revision ${revision}</span> (replaces revision ${revision - 1})</span>`;
   return html`<div class="top">
   <div class="main">
     <h1>CERTIFICATE OF LIABILITY INSURANCE</h1>
@@ -491,7 +509,11 @@ ${box(
 /** The self-contained document around certificate bodies, one per printed page. */
 function certificateDocument(title: string, bodies: SafeHtml[], testMode: boolean, format: PdfPageFormat): string {
   const pageCss = new SafeHtml(`@page { size: ${PAGE_SIZE[format]}; margin: 12mm; }`);
-  const pages = bodies.map((b, i) => (i < bodies.length - 1 ? html`<section class="certificate" style="break-after: page">${b}</section>` : html`<section class="certificate">${b}</section>`));
+  const pages = bodies.map((b, i) =>
+    i < bodies.length - 1
+      ? html`<section class="certificate" style="break-after: page">${b}</section>`
+      : html`<section class="certificate">${b}</section>`,
+  );
   const doc = html`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -516,8 +538,16 @@ ${pages}
  * Throws `CertificateTemplateError` for data that cannot be printed (no insurer, unknown
  * currency or time zone, non-integer minor units).
  */
-export async function renderCertificateHtml(data: CertificateData, options: { format: PdfPageFormat } = { format: 'Letter' }): Promise<string> {
-  return certificateDocument(`Certificate of Insurance ${data.certificateNumber}`, [await certificateBody(data)], data.testMode, options.format);
+export async function renderCertificateHtml(
+  data: CertificateData,
+  options: { format: PdfPageFormat } = { format: 'Letter' },
+): Promise<string> {
+  return certificateDocument(
+    `Certificate of Insurance ${data.certificateNumber}`,
+    [await certificateBody(data)],
+    data.testMode,
+    options.format,
+  );
 }
 
 /**
@@ -547,7 +577,8 @@ export async function certificatePage(data: CertificateData): Promise<Certificat
 export function checkCertificatePages(pages: readonly Pick<CertificatePage, 'testMode'>[]): boolean {
   if (pages.length === 0) throw new CertificateTemplateError('no certificates to render');
   const testMode = pages[0]!.testMode;
-  if (pages.some((p) => p.testMode !== testMode)) throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
+  if (pages.some((p) => p.testMode !== testMode))
+    throw new CertificateTemplateError('test-mode and live certificates cannot share a document');
   return testMode;
 }
 
@@ -563,7 +594,10 @@ export function certificatesDocumentHtml(pages: readonly CertificatePage[], opti
     if (!(p.body instanceof SafeHtml)) throw new TypeError('a certificate page must come from certificatePage()');
     return p.body;
   });
-  const title = pages.length === 1 ? `Certificate of Insurance ${pages[0]!.certificateNumber}` : `Certificates of Insurance ${pages[0]!.certificateNumber} …`;
+  const title =
+    pages.length === 1
+      ? `Certificate of Insurance ${pages[0]!.certificateNumber}`
+      : `Certificates of Insurance ${pages[0]!.certificateNumber} …`;
   return certificateDocument(title, bodies, testMode, options.format);
 }
 
@@ -573,7 +607,10 @@ export function certificatesDocumentHtml(pages: readonly CertificatePage[], opti
  * `CertificateTemplateError` for an empty list, mixed modes, or any certificate
  * `renderCertificateHtml` would refuse.
  */
-export async function renderCertificatesHtml(data: readonly CertificateData[], options: { format: PdfPageFormat } = { format: 'Letter' }): Promise<string> {
+export async function renderCertificatesHtml(
+  data: readonly CertificateData[],
+  options: { format: PdfPageFormat } = { format: 'Letter' },
+): Promise<string> {
   checkCertificatePages(data); // before any QR code is made
   return certificatesDocumentHtml(await Promise.all(data.map((d) => certificatePage(d))), options);
 }

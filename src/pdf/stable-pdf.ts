@@ -16,5 +16,8 @@ export function withFixedPdfDates(pdf: Buffer, date: string): Buffer {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new RangeError(`date must be YYYY-MM-DD, got ${JSON.stringify(date)}`);
   const stamp = `${date.replaceAll('-', '')}000000`;
   // latin1 maps every byte to one char and back, so binary streams survive the round trip.
-  return Buffer.from(pdf.toString('latin1').replace(PDF_DATE, (_m, field: string) => `/${field} (D:${stamp}`), 'latin1');
+  return Buffer.from(
+    pdf.toString('latin1').replace(PDF_DATE, (_m, field: string) => `/${field} (D:${stamp}`),
+    'latin1',
+  );
 }

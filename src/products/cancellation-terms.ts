@@ -48,7 +48,6 @@ export const DEFAULT_CANCELLATION_TERMS: Readonly<CancellationTerms> = Object.fr
   buyerWithdrawal: true,
 });
 
-
 /** Terms from a `product_cancellation_terms` row (snake_case columns; money in minor units). */
 export function cancellationTermsFromRow(row: Record<string, unknown>): CancellationTerms {
   return {

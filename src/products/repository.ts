@@ -159,7 +159,12 @@ export function createProductsRepository(db: Db) {
       return new Map(
         ids.map((id) => {
           const row = byId.get(id);
-          return [id, row ? { terms: cancellationTermsFromRow(row), isDefault: false, updatedAt: row.updated_at as Date } : { terms: { ...DEFAULT_CANCELLATION_TERMS }, isDefault: true, updatedAt: null }];
+          return [
+            id,
+            row
+              ? { terms: cancellationTermsFromRow(row), isDefault: false, updatedAt: row.updated_at as Date }
+              : { terms: { ...DEFAULT_CANCELLATION_TERMS }, isDefault: true, updatedAt: null },
+          ];
         }),
       );
     },
@@ -177,7 +182,12 @@ export function createProductsRepository(db: Db) {
           return [
             id,
             row
-              ? { allowsAdditionalInsured: row.allows_additional_insured, allowsWaiverOfSubrogation: row.allows_waiver_of_subrogation, isDefault: false, updatedAt: row.updated_at as Date }
+              ? {
+                  allowsAdditionalInsured: row.allows_additional_insured,
+                  allowsWaiverOfSubrogation: row.allows_waiver_of_subrogation,
+                  isDefault: false,
+                  updatedAt: row.updated_at as Date,
+                }
               : { allowsAdditionalInsured: true, allowsWaiverOfSubrogation: true, isDefault: true, updatedAt: null },
           ];
         }),
@@ -185,13 +195,27 @@ export function createProductsRepository(db: Db) {
     },
 
     /** Sets a product line's endorsement terms, inside the caller's transaction. */
-    async saveEndorsementTerms(trx: Knex.Transaction, productLineId: number, terms: { allowsAdditionalInsured: boolean; allowsWaiverOfSubrogation: boolean }): Promise<StoredEndorsementTerms> {
+    async saveEndorsementTerms(
+      trx: Knex.Transaction,
+      productLineId: number,
+      terms: { allowsAdditionalInsured: boolean; allowsWaiverOfSubrogation: boolean },
+    ): Promise<StoredEndorsementTerms> {
       const [saved] = await trx('product_endorsement_terms')
-        .insert({ product_line_id: productLineId, allows_additional_insured: terms.allowsAdditionalInsured, allows_waiver_of_subrogation: terms.allowsWaiverOfSubrogation, updated_at: trx.fn.now() })
+        .insert({
+          product_line_id: productLineId,
+          allows_additional_insured: terms.allowsAdditionalInsured,
+          allows_waiver_of_subrogation: terms.allowsWaiverOfSubrogation,
+          updated_at: trx.fn.now(),
+        })
         .onConflict('product_line_id')
         .merge()
         .returning('*');
-      return { allowsAdditionalInsured: saved.allows_additional_insured, allowsWaiverOfSubrogation: saved.allows_waiver_of_subrogation, isDefault: false, updatedAt: saved.updated_at as Date };
+      return {
+        allowsAdditionalInsured: saved.allows_additional_insured,
+        allowsWaiverOfSubrogation: saved.allows_waiver_of_subrogation,
+        isDefault: false,
+        updatedAt: saved.updated_at as Date,
+      };
     },
 
     /** Sets a product line's cancellation terms (all of them), inside the caller's transaction. */
@@ -217,7 +241,15 @@ export function createProductsRepository(db: Db) {
       if (f.isActive !== undefined) base.where('is_active', f.isActive);
       if (f.isTestMode !== undefined) base.where('is_test_mode', f.isTestMode);
       const [rows, counted] = await Promise.all([
-        base.clone().select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit).offset(f.offset),
+        base
+          .clone()
+          .select('*')
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(f.limit)
+          .offset(f.offset),
         base.clone().count<{ count: string }[]>({ count: '*' }),
       ]);
       return { items: rows.map(fromRow), total: Number(counted[0]?.count ?? 0) };

@@ -10,9 +10,22 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { gatewayResponses, ErrorEnvelopeSchema, listEnvelope, successEnvelope as envelope } from '../http/openapi';
 import type { ProductService } from './service';
-import { CancellationTermsRead, CreateProductBody, EndorsementTermsRead, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateEndorsementTermsBody, UpdateProductBody } from './schemas';
+import {
+  CancellationTermsRead,
+  CreateProductBody,
+  EndorsementTermsRead,
+  ListProductsQuery,
+  ProductCreated,
+  ProductRead,
+  UpdateCancellationTermsBody,
+  UpdateEndorsementTermsBody,
+  UpdateProductBody,
+} from './schemas';
 
-const notFoundResponse = { description: 'NOT_FOUND: no product with that id in this account', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
+const notFoundResponse = {
+  description: 'NOT_FOUND: no product with that id in this account',
+  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+};
 const IdParam = z.object({ id: z.string().meta({ description: 'Product line id, integer >= 1', example: '12' }) });
 
 export function productRoutes(service: ProductService): RouteRegistration {
@@ -69,13 +82,20 @@ export function productRoutes(service: ProductService): RouteRegistration {
       operationId: 'createProduct',
       tags: ['Products'],
       summary: 'Create a product line and its product and price at the payment processor',
-      description: 'Send an Idempotency-Key header to retry safely after a timeout (without one, list products before retrying). Prices are major currency units.',
+      description:
+        'Send an Idempotency-Key header to retry safely after a timeout (without one, list products before retrying). Prices are major currency units.',
       request: { body: { required: true, content: { 'application/json': { schema: CreateProductBody } } } },
       responses: {
         201: { description: 'Created', content: { 'application/json': { schema: envelope(ProductCreated, 'ProductCreatedResponse') } } },
         ...gatewayResponses,
-        401: { description: 'AUTHENTICATION_ERROR: the processor account could not be authenticated', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
-        503: { description: 'CONNECTION_ERROR: the processor was unreachable', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
+        401: {
+          description: 'AUTHENTICATION_ERROR: the processor account could not be authenticated',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        },
+        503: {
+          description: 'CONNECTION_ERROR: the processor was unreachable',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        },
       },
     });
     registry.registerPath({
@@ -85,7 +105,10 @@ export function productRoutes(service: ProductService): RouteRegistration {
       tags: ['Products'],
       summary: 'List product lines, newest first',
       request: { query: ListProductsQuery },
-      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(ProductRead, 'ProductListResponse') } } }, ...gatewayResponses },
+      responses: {
+        200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(ProductRead, 'ProductListResponse') } } },
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'get',
@@ -94,7 +117,11 @@ export function productRoutes(service: ProductService): RouteRegistration {
       tags: ['Products'],
       summary: 'Get one product line',
       request: { params: IdParam },
-      responses: { 200: { description: 'The product', content: { 'application/json': { schema: envelope(ProductRead, 'ProductResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: { description: 'The product', content: { 'application/json': { schema: envelope(ProductRead, 'ProductResponse') } } },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'patch',
@@ -102,16 +129,21 @@ export function productRoutes(service: ProductService): RouteRegistration {
       operationId: 'updateProduct',
       tags: ['Products'],
       summary: 'Update the sent fields of a product line',
-      description: 'agencyRootAccountID and isTestMode cannot change. A price change creates a new processor price and retires the old one. isActive=false deactivates (there is no delete).',
+      description:
+        'agencyRootAccountID and isTestMode cannot change. A price change creates a new processor price and retires the old one. isActive=false deactivates (there is no delete).',
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateProductBody } } } },
-      responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(ProductRead, 'ProductUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: { description: 'Updated', content: { 'application/json': { schema: envelope(ProductRead, 'ProductUpdatedResponse') } } },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     const termsDescription =
-      'What a cancellation of this product\'s covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. ' +
+      "What a cancellation of this product's covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. " +
       'Within `free_look_days` of payment, while no covered unit of the purchase has started, everything comes back, platform fee included. Otherwise `refund_method` applies when the buyer or the agency cancels and `insurer_refund_method` when the insurer does: ' +
-      '`pro_rata` gives back the cancelled units\' share of the premium (an item\'s premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; ' +
+      "`pro_rata` gives back the cancelled units' share of the premium (an item's premium split evenly over its units, the odd cents on the earliest), `short_rate` the same less `short_rate_penalty_bps`, `none` nothing; tax follows premium; " +
       'an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. ' +
-      'Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product\'s terms. Amounts are integer minor units. ' +
+      "Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product's terms. Amounts are integer minor units. " +
       'With `buyer_withdrawal` the buyer can also withdraw on their own: a signed, single-use link in the proof-of-coverage email sent to the buyer and on the checkout return page opens a page with their quote (every unstarted unit, `requested_by` `buyer`) and a confirm button; the cancellation then runs as one made through the API, with the same events.';
     registry.registerPath({
       method: 'get',
@@ -121,7 +153,14 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: "Get a product's cancellation terms (the defaults until set)",
       description: `${termsDescription} Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium, buyer withdrawal offered.`,
       request: { params: IdParam },
-      responses: { 200: { description: 'The terms', content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'The terms',
+          content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'patch',
@@ -131,7 +170,14 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: "Change the sent fields of a product's cancellation terms",
       description: `${termsDescription} Each purchase keeps the terms in force when it was bought: a change applies to purchases made from then on.`,
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateCancellationTermsBody } } } },
-      responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'Updated',
+          content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     const endorsementTermsDescription =
       'Whether a certificate holder added to this product’s purchases may be named additional insured (`allows_additional_insured`) and have subrogation waived in its favour (`allows_waiver_of_subrogation`): both endorsements are printed as marks on the holder’s certificates, at no premium. A holder asking for one that a product of the purchase does not allow is refused with 409 ENDORSEMENT_NOT_ALLOWED. Both are allowed until set; a change applies to holders added from then on.';
@@ -143,7 +189,14 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: "Get a product's endorsement terms (both allowed until set)",
       description: endorsementTermsDescription,
       request: { params: IdParam },
-      responses: { 200: { description: 'The terms', content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'The terms',
+          content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'patch',
@@ -153,7 +206,14 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: "Change the sent fields of a product's endorsement terms",
       description: endorsementTermsDescription,
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateEndorsementTermsBody } } } },
-      responses: { 200: { description: 'Updated', content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'Updated',
+          content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsUpdatedResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
   };
 }

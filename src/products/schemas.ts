@@ -123,7 +123,8 @@ export const ProductRead = z
     ins_product_line_creation_datetime: z.string(),
     ins_product_line_last_updated_datetime: z.string(),
     ins_product_line_coverage_unit: CoverageUnit.nullable().meta({
-      description: 'What one certificate of this product covers, from its question set (`day` or `trip`); null without a question set (not sellable)',
+      description:
+        'What one certificate of this product covers, from its question set (`day` or `trip`); null without a question set (not sellable)',
     }),
   })
   .meta({ id: 'Product', example: readExample });
@@ -145,7 +146,9 @@ export const ProductCreated = z
     masterPolicyNumber: z.string(),
     questionSetId: z.number().int().nullable(),
     isTestMode: z.boolean(),
-    coverageUnit: CoverageUnit.nullable().meta({ description: 'What one certificate covers (`day` or `trip`), from the question set; null without one' }),
+    coverageUnit: CoverageUnit.nullable().meta({
+      description: 'What one certificate covers (`day` or `trip`), from the question set; null without one',
+    }),
     createdAt: z.string(),
   })
   .meta({
@@ -179,20 +182,40 @@ const refundMethod = z.enum(['pro_rata', 'short_rate', 'none']);
 export const UpdateCancellationTermsBody = z
   .strictObject({
     free_look_days: z.number().int().min(0).max(60).optional().meta({
-      description: 'Days after payment during which a purchase none of whose covered units has started is refunded in full, platform fee included (0: no free look, as for covers shorter than a month exempt from the 14-day withdrawal right)',
+      description:
+        'Days after payment during which a purchase none of whose covered units has started is refunded in full, platform fee included (0: no free look, as for covers shorter than a month exempt from the 14-day withdrawal right)',
     }),
     refund_method: refundMethod.optional().meta({
-      description: 'How unstarted covered units are refunded outside free look when the buyer or the agency cancels: `pro_rata` (their share of the premium), `short_rate` (the same less `short_rate_penalty_bps`), `none`',
+      description:
+        'How unstarted covered units are refunded outside free look when the buyer or the agency cancels: `pro_rata` (their share of the premium), `short_rate` (the same less `short_rate_penalty_bps`), `none`',
     }),
-    insurer_refund_method: refundMethod.optional().meta({ description: 'The same when the insurer cancels (policy wordings commonly give pro rata here)' }),
-    short_rate_penalty_bps: z.number().int().min(0).max(10_000).optional().meta({ description: 'Short-rate penalty in basis points of the pro-rata refund (1000 = 10 %)' }),
-    platform_fee_refundable: z.boolean().optional().meta({ description: 'Whether the platform fee comes back outside free look when a cancellation leaves no covered unit active (a partial cancellation never refunds it)' }),
+    insurer_refund_method: refundMethod
+      .optional()
+      .meta({ description: 'The same when the insurer cancels (policy wordings commonly give pro rata here)' }),
+    short_rate_penalty_bps: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .meta({ description: 'Short-rate penalty in basis points of the pro-rata refund (1000 = 10 %)' }),
+    platform_fee_refundable: z.boolean().optional().meta({
+      description:
+        'Whether the platform fee comes back outside free look when a cancellation leaves no covered unit active (a partial cancellation never refunds it)',
+    }),
     minimum_earned_premium: z.number().int().min(0).max(99_999_999).optional().meta({
-      description: 'Premium each purchased item keeps however much of it is cancelled outside free look, integer minor units (cents for usd)',
+      description:
+        'Premium each purchased item keeps however much of it is cancelled outside free look, integer minor units (cents for usd)',
     }),
-    buyer_withdrawal: z.boolean().optional().meta({ description: 'Whether the buyer may withdraw online on their own: the proof-of-coverage email sent to the buyer and the checkout return page then carry a signed, single-use link to a page showing the buyer their cancellation quote (every unstarted covered unit, priced by these terms with `requested_by` `buyer`) with a button to confirm it; the agency hears of it through the usual events (`purchase.cancelled` with `requested_by: buyer`). Offered on a purchase only when every item’s product allows it. Default true (EU distance contracts must offer an online withdrawal function from 19 June 2026); turn it off for covers exempt from the right of withdrawal' }),
+    buyer_withdrawal: z.boolean().optional().meta({
+      description:
+        'Whether the buyer may withdraw online on their own: the proof-of-coverage email sent to the buyer and the checkout return page then carry a signed, single-use link to a page showing the buyer their cancellation quote (every unstarted covered unit, priced by these terms with `requested_by` `buyer`) with a button to confirm it; the agency hears of it through the usual events (`purchase.cancelled` with `requested_by: buyer`). Offered on a purchase only when every item’s product allows it. Default true (EU distance contracts must offer an online withdrawal function from 19 June 2026); turn it off for covers exempt from the right of withdrawal',
+    }),
   })
-  .meta({ id: 'UpdateCancellationTermsRequest', example: { free_look_days: 0, refund_method: 'short_rate', short_rate_penalty_bps: 1000 } });
+  .meta({
+    id: 'UpdateCancellationTermsRequest',
+    example: { free_look_days: 0, refund_method: 'short_rate', short_rate_penalty_bps: 1000 },
+  });
 export type UpdateCancellationTermsBody = z.infer<typeof UpdateCancellationTermsBody>;
 
 /** A product's cancellation terms as the API answers them. */
@@ -205,7 +228,10 @@ export const CancellationTermsRead = z
     short_rate_penalty_bps: z.number().int(),
     platform_fee_refundable: z.boolean(),
     minimum_earned_premium: z.number().int().meta({ description: 'Integer minor units (cents for usd)' }),
-    buyer_withdrawal: z.boolean().meta({ description: 'Whether the buyer may withdraw online through the signed link of the proof-of-coverage email and the checkout return page' }),
+    buyer_withdrawal: z.boolean().meta({
+      description:
+        'Whether the buyer may withdraw online through the signed link of the proof-of-coverage email and the checkout return page',
+    }),
     is_default: z.boolean().meta({ description: 'true while the product has no terms of its own (these are the defaults)' }),
     updated_at: z.string().nullable().meta({ description: 'When the terms were last set, ISO 8601 UTC; null for the defaults' }),
   })
@@ -229,8 +255,13 @@ export type CancellationTermsRead = z.infer<typeof CancellationTermsRead>;
 /** Body of `PATCH /api/v1/products/{id}/endorsement_terms`: the sent terms change, the others keep their value. */
 export const UpdateEndorsementTermsBody = z
   .strictObject({
-    allows_additional_insured: z.boolean().optional().meta({ description: 'Whether a certificate holder of this product’s purchases may be named additional insured (default true)' }),
-    allows_waiver_of_subrogation: z.boolean().optional().meta({ description: 'Whether the insurer may waive subrogation against a certificate holder of this product’s purchases (default true)' }),
+    allows_additional_insured: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Whether a certificate holder of this product’s purchases may be named additional insured (default true)' }),
+    allows_waiver_of_subrogation: z.boolean().optional().meta({
+      description: 'Whether the insurer may waive subrogation against a certificate holder of this product’s purchases (default true)',
+    }),
   })
   .meta({ id: 'UpdateEndorsementTermsRequest', example: { allows_waiver_of_subrogation: false } });
 export type UpdateEndorsementTermsBody = z.infer<typeof UpdateEndorsementTermsBody>;
@@ -244,5 +275,14 @@ export const EndorsementTermsRead = z
     is_default: z.boolean().meta({ description: 'true while the product has no terms of its own (both allowed)' }),
     updated_at: z.string().nullable().meta({ description: 'When the terms were last set, ISO 8601 UTC; null for the defaults' }),
   })
-  .meta({ id: 'EndorsementTerms', example: { product_id: 12, allows_additional_insured: true, allows_waiver_of_subrogation: false, is_default: false, updated_at: '2026-11-26T09:00:00.000Z' } });
+  .meta({
+    id: 'EndorsementTerms',
+    example: {
+      product_id: 12,
+      allows_additional_insured: true,
+      allows_waiver_of_subrogation: false,
+      is_default: false,
+      updated_at: '2026-11-26T09:00:00.000Z',
+    },
+  });
 export type EndorsementTermsRead = z.infer<typeof EndorsementTermsRead>;

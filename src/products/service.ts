@@ -14,8 +14,25 @@ import type { QuestionSetsRepository } from '../question-sets/repository';
 import { isTripExcess } from '../question-sets/definition';
 import type { CoverageUnit } from '../question-sets/schemas';
 import { toMajorUnits, toMinorUnits } from '../shared/money';
-import type { ProductLine, ProductLineWrite, ProductScope, ProductsRepository, StoredCancellationTerms, StoredEndorsementTerms } from './repository';
-import type { CancellationTermsRead, CreateProductBody, EndorsementTermsRead, ListProductsQuery, ProductCreated, ProductRead, UpdateCancellationTermsBody, UpdateEndorsementTermsBody, UpdateProductBody } from './schemas';
+import type {
+  ProductLine,
+  ProductLineWrite,
+  ProductScope,
+  ProductsRepository,
+  StoredCancellationTerms,
+  StoredEndorsementTerms,
+} from './repository';
+import type {
+  CancellationTermsRead,
+  CreateProductBody,
+  EndorsementTermsRead,
+  ListProductsQuery,
+  ProductCreated,
+  ProductRead,
+  UpdateCancellationTermsBody,
+  UpdateEndorsementTermsBody,
+  UpdateProductBody,
+} from './schemas';
 
 const DEFAULT_CURRENCY = 'usd';
 
@@ -75,7 +92,13 @@ export function toProductCreated(p: ProductLine, coverageUnit: CoverageUnit | nu
 
 /** Maps stored cancellation terms to their wire shape (minor units stay minor units). */
 export function toEndorsementTermsRead(productId: number, t: StoredEndorsementTerms): EndorsementTermsRead {
-  return { product_id: productId, allows_additional_insured: t.allowsAdditionalInsured, allows_waiver_of_subrogation: t.allowsWaiverOfSubrogation, is_default: t.isDefault, updated_at: t.updatedAt?.toISOString() ?? null };
+  return {
+    product_id: productId,
+    allows_additional_insured: t.allowsAdditionalInsured,
+    allows_waiver_of_subrogation: t.allowsWaiverOfSubrogation,
+    is_default: t.isDefault,
+    updated_at: t.updatedAt?.toISOString() ?? null,
+  };
 }
 
 export function toCancellationTermsRead(productId: number, stored: StoredCancellationTerms): CancellationTermsRead {
@@ -94,16 +117,23 @@ export function toCancellationTermsRead(productId: number, stored: StoredCancell
   };
 }
 
-export function createProductService(deps: { products: ProductsRepository; catalog: CatalogGateway; questionSets: QuestionSetsRepository }) {
+export function createProductService(deps: {
+  products: ProductsRepository;
+  catalog: CatalogGateway;
+  questionSets: QuestionSetsRepository;
+}) {
   const { products, catalog } = deps;
 
   /** A question set must be shared or owned by the caller's account (400 VALIDATION_ERROR). */
   /** What each product sells (`day` or `trip`), from its question set; null without one. */
   async function coverageUnits(lines: ProductLine[]): Promise<Map<number, CoverageUnit>> {
-    const sets = await deps.questionSets.findMany([...new Set(lines.map((l) => l.questionSetId).filter((id): id is number => id !== null))]);
+    const sets = await deps.questionSets.findMany([
+      ...new Set(lines.map((l) => l.questionSetId).filter((id): id is number => id !== null)),
+    ]);
     return new Map([...sets].map(([id, set]) => [id, isTripExcess(set.definition) ? 'trip' : 'day']));
   }
-  const unitOf = (units: Map<number, CoverageUnit>, p: ProductLine) => (p.questionSetId === null ? null : (units.get(p.questionSetId) ?? null));
+  const unitOf = (units: Map<number, CoverageUnit>, p: ProductLine) =>
+    p.questionSetId === null ? null : (units.get(p.questionSetId) ?? null);
   const read = async (p: ProductLine) => toProductRead(p, unitOf(await coverageUnits([p]), p));
 
   async function assertQuestionSetUsable(principal: Principal, id: number | null | undefined): Promise<void> {

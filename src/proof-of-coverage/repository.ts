@@ -26,7 +26,16 @@ export interface ProofEmailToSend {
 export function createProofOfCoverageEmailsRepository(db: Db) {
   return {
     /** Queues one row per recipient (in order); answers their ids. */
-    async queue(rows: Array<{ purchaseId: number; apiKeyId: number; requestedByAgentId: number | null; recipient: string; note: string | null; certificateHolderId: number | null }>): Promise<Array<{ id: number; recipient: string }>> {
+    async queue(
+      rows: Array<{
+        purchaseId: number;
+        apiKeyId: number;
+        requestedByAgentId: number | null;
+        recipient: string;
+        note: string | null;
+        certificateHolderId: number | null;
+      }>,
+    ): Promise<Array<{ id: number; recipient: string }>> {
       return db('proof_of_coverage_emails')
         .insert(
           rows.map((r) => ({
@@ -46,7 +55,19 @@ export function createProofOfCoverageEmailsRepository(db: Db) {
         .join('purchases as p', 'p.id', 'e.purchase_id')
         .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
         .where('e.id', emailId)
-        .first('e.id', 'e.purchase_id', 'e.recipient', 'e.note', 'e.status', 'e.delivery', 'e.certificate_holder_id', 'p.mode', 'p.status as purchase_status', 'p.buyer_email', 'ra.name as agency_name');
+        .first(
+          'e.id',
+          'e.purchase_id',
+          'e.recipient',
+          'e.note',
+          'e.status',
+          'e.delivery',
+          'e.certificate_holder_id',
+          'p.mode',
+          'p.status as purchase_status',
+          'p.buyer_email',
+          'ra.name as agency_name',
+        );
       if (!row) return undefined;
       return {
         id: row.id,
@@ -68,12 +89,17 @@ export function createProofOfCoverageEmailsRepository(db: Db) {
     },
 
     async markSent(emailId: number, sent: { delivery: 'attachments' | 'links'; messageId: string }): Promise<void> {
-      await db('proof_of_coverage_emails').where({ id: emailId }).update({ status: 'sent', delivery: sent.delivery, message_id: sent.messageId, sent_at: db.fn.now(), last_error: null });
+      await db('proof_of_coverage_emails')
+        .where({ id: emailId })
+        .update({ status: 'sent', delivery: sent.delivery, message_id: sent.messageId, sent_at: db.fn.now(), last_error: null });
     },
 
     /** Records that every attempt failed (a sent row stays sent). */
     async markFailed(emailId: number, reason: string): Promise<void> {
-      await db('proof_of_coverage_emails').where({ id: emailId }).whereNot('status', 'sent').update({ status: 'failed', last_error: reason.slice(0, 2000) });
+      await db('proof_of_coverage_emails')
+        .where({ id: emailId })
+        .whereNot('status', 'sent')
+        .update({ status: 'failed', last_error: reason.slice(0, 2000) });
     },
   };
 }

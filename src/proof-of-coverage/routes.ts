@@ -21,11 +21,15 @@ const emailProof = (service: ProofOfCoverageService): ScopedOperation<EmailProof
   ok: { description: 'Queued', content: { 'application/json': { schema: EmailProofResponse } } },
   notFound: "NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope",
   responses: {
-    400: bareError('VALIDATION_ERROR (bad address, none or more than 20; none or more than one of purchase_id, checkout_session_id, payment_intent); INVALID_REQUEST: certificates not issued yet (retry with backoff) or voided by a refund'),
+    400: bareError(
+      'VALIDATION_ERROR (bad address, none or more than 20; none or more than one of purchase_id, checkout_session_id, payment_intent); INVALID_REQUEST: certificates not issued yet (retry with backoff) or voided by a refund',
+    ),
     409: ambiguousPaymentIntentResponse,
   },
   handle: (principal, scope, body) => service.email(principal, scope, body),
 });
 
-export const teammateProofEmailRoutes = (service: ProofOfCoverageService, scopes: AccountScopes): RouteRegistration => scopedRoute('teammate', scopes, emailProof(service));
-export const rootProofEmailRoutes = (service: ProofOfCoverageService, scopes: AccountScopes): RouteRegistration => scopedRoute('root', scopes, emailProof(service));
+export const teammateProofEmailRoutes = (service: ProofOfCoverageService, scopes: AccountScopes): RouteRegistration =>
+  scopedRoute('teammate', scopes, emailProof(service));
+export const rootProofEmailRoutes = (service: ProofOfCoverageService, scopes: AccountScopes): RouteRegistration =>
+  scopedRoute('root', scopes, emailProof(service));

@@ -16,20 +16,22 @@ const recipientFields = {
     .max(MAX_PROOF_EMAIL_RECIPIENTS)
     .meta({ description: `1 to ${MAX_PROOF_EMAIL_RECIPIENTS} recipients; repeats (case-insensitive) are sent once` }),
   note: z.string().trim().max(2000).optional().meta({ description: 'Plain text placed at the top of the email' }),
-  certificate_holder_id: z
-    .number()
-    .int()
-    .min(1)
-    .max(2_147_483_647)
-    .optional()
-    .meta({ description: 'Send only the certificates issued to this certificate holder (`id` in listCertificateHolders), e.g. to the venue itself; omitted: every certificate in force' }),
+  certificate_holder_id: z.number().int().min(1).max(2_147_483_647).optional().meta({
+    description:
+      'Send only the certificates issued to this certificate holder (`id` in listCertificateHolders), e.g. to the venue itself; omitted: every certificate in force',
+  }),
 };
 
 export const EmailProofRequest = purchaseRequest(
   teammateScopeFields,
   {
     id: 'EmailProofOfCoverageRequest',
-    example: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', purchase_id: 42, email_addresses: ['venue@grandhall.example', 'jordan@example.com'], note: 'Proof of coverage for the 5 December event.' },
+    example: {
+      idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+      purchase_id: 42,
+      email_addresses: ['venue@grandhall.example', 'jordan@example.com'],
+      note: 'Proof of coverage for the 5 December event.',
+    },
   },
   recipientFields,
 );
@@ -39,7 +41,11 @@ export const RootEmailProofRequest = purchaseRequest(
   rootScopeFields,
   {
     id: 'RootEmailProofOfCoverageRequest',
-    example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', email_addresses: ['venue@grandhall.example'] },
+    example: {
+      idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
+      payment_intent: 'pi_3Q2w3E4r5T6y7U8i',
+      email_addresses: ['venue@grandhall.example'],
+    },
   },
   recipientFields,
 );
@@ -60,6 +66,11 @@ export const EmailProofResponse = z
   })
   .meta({
     id: 'EmailProofOfCoverageResponse',
-    example: { purchase_id: 42, checkout_session_id: 'cs_test_a1B2c3D4e5F6g7H8', payment_intent: 'pi_3Q2w3E4r5T6y7U8i', emails: [{ email_id: 7, to: 'venue@grandhall.example', status: 'queued' }] },
+    example: {
+      purchase_id: 42,
+      checkout_session_id: 'cs_test_a1B2c3D4e5F6g7H8',
+      payment_intent: 'pi_3Q2w3E4r5T6y7U8i',
+      emails: [{ email_id: 7, to: 'venue@grandhall.example', status: 'queued' }],
+    },
   });
 export type EmailProofResponse = z.infer<typeof EmailProofResponse>;

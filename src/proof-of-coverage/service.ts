@@ -36,19 +36,36 @@ export function createProofOfCoverageService(deps: {
     async email(
       principal: Principal,
       scope: AccountScope,
-      req: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string; email_addresses: string[]; note?: string; idp_accnt_uuid?: string; certificate_holder_id?: number },
+      req: {
+        purchase_id?: number;
+        checkout_session_id?: string;
+        payment_intent?: string;
+        email_addresses: string[];
+        note?: string;
+        idp_accnt_uuid?: string;
+        certificate_holder_id?: number;
+      },
     ): Promise<EmailProofResponse> {
       const purchase = await deps.certificates.purchaseInScope(principal, scope, handleOf(req), req.idp_accnt_uuid);
-      if (purchase.refundedAt) throw new AppError('INVALID_REQUEST', 'This purchase was refunded; its certificates are void and cannot be sent');
+      if (purchase.refundedAt)
+        throw new AppError('INVALID_REQUEST', 'This purchase was refunded; its certificates are void and cannot be sent');
       if (!purchase.certificatesIssuedAt) {
-        throw new AppError('INVALID_REQUEST', 'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)');
+        throw new AppError(
+          'INVALID_REQUEST',
+          'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)',
+        );
       }
-      if ((await deps.certificateRows.countInForce(purchase.purchaseId)) === 0) throw new AppError('INVALID_REQUEST', 'Every certificate of this purchase was voided by a cancellation: there is nothing to send');
+      if ((await deps.certificateRows.countInForce(purchase.purchaseId)) === 0)
+        throw new AppError('INVALID_REQUEST', 'Every certificate of this purchase was voided by a cancellation: there is nothing to send');
       if (req.certificate_holder_id !== undefined) {
         const holder = await deps.holders.find(purchase.purchaseId, req.certificate_holder_id);
-        if (!holder || holder.removedAt) throw new AppError('NOT_FOUND', `No active certificate holder ${req.certificate_holder_id} on this purchase`);
-        const mine = (await deps.certificateRows.listForPurchase(purchase.purchaseId)).filter((c) => c.certificateHolderId === holder.id && c.voidedAt === null);
-        if (mine.length === 0) throw new AppError('INVALID_REQUEST', `Certificate holder ${holder.id} has no certificate in force: there is nothing to send`);
+        if (!holder || holder.removedAt)
+          throw new AppError('NOT_FOUND', `No active certificate holder ${req.certificate_holder_id} on this purchase`);
+        const mine = (await deps.certificateRows.listForPurchase(purchase.purchaseId)).filter(
+          (c) => c.certificateHolderId === holder.id && c.voidedAt === null,
+        );
+        if (mine.length === 0)
+          throw new AppError('INVALID_REQUEST', `Certificate holder ${holder.id} has no certificate in force: there is nothing to send`);
       }
       const seen = new Set<string>();
       const recipients = req.email_addresses.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));

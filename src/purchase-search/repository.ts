@@ -123,7 +123,10 @@ function matchTest(match: SearchMatch, indexable: boolean): Fragment {
       : { sql: "s.search_doc like lower(?) escape '\\'", bindings: [likePattern(match.phrase)] };
   if (indexable && match.probe) {
     // The folded probe holds letters and digits only, so nothing in the pattern is a wildcard.
-    text = { sql: `(s.search_key like '%' || purchase_search_fold(lower(?)) || '%' and ${text.sql})`, bindings: [match.probe, ...text.bindings] };
+    text = {
+      sql: `(s.search_key like '%' || purchase_search_fold(lower(?)) || '%' and ${text.sql})`,
+      bindings: [match.probe, ...text.bindings],
+    };
   }
   if (match.productLineIds.length === 0) return text;
   const ids = match.productLineIds as unknown as Knex.Value;
@@ -145,14 +148,18 @@ export interface Edge {
 /** Keyset conditions the scope indexes answer: at or before `from`, after `after` (result order). */
 function keysetBounds(bounds: { from?: Edge | null; after?: Edge }): Fragment[] {
   const out: Fragment[] = [];
-  if (bounds.from) out.push({ sql: '(s.paid_at, s.purchase_id) >= (?::timestamptz, ?::int)', bindings: [bounds.from.paidAt, bounds.from.purchaseId] });
-  if (bounds.after) out.push({ sql: '(s.paid_at, s.purchase_id) < (?::timestamptz, ?::int)', bindings: [bounds.after.paidAt, bounds.after.purchaseId] });
+  if (bounds.from)
+    out.push({ sql: '(s.paid_at, s.purchase_id) >= (?::timestamptz, ?::int)', bindings: [bounds.from.paidAt, bounds.from.purchaseId] });
+  if (bounds.after)
+    out.push({ sql: '(s.paid_at, s.purchase_id) < (?::timestamptz, ?::int)', bindings: [bounds.after.paidAt, bounds.after.purchaseId] });
   return out;
 }
 
 /** The columns a walk reads from each row (order and match tests); the document only when the text is tested on it. */
 function walkedColumns(match: SearchMatch | null): string {
-  return match && !match.textIds ? 's.purchase_id, s.paid_at, s.search_doc, s.product_line_ids' : 's.purchase_id, s.paid_at, s.product_line_ids';
+  return match && !match.textIds
+    ? 's.purchase_id, s.paid_at, s.search_doc, s.product_line_ids'
+    : 's.purchase_id, s.paid_at, s.product_line_ids';
 }
 
 /** The fragments joined by `and`. */
@@ -257,7 +264,10 @@ export function createPurchaseSearchRepository(db: Db) {
     /** How many purchases are in scope (no phrase), counting no further than `cap`. */
     async countAll(scope: SearchScope, cap: number): Promise<number> {
       const s = scopeWhere(scope);
-      const { rows } = await db.raw(`select count(*)::int as n from (select 1 from purchase_search s where ${s.sql} limit ?) x`, [...s.bindings, cap]);
+      const { rows } = await db.raw(`select count(*)::int as n from (select 1 from purchase_search s where ${s.sql} limit ?) x`, [
+        ...s.bindings,
+        cap,
+      ]);
       return rows[0].n as number;
     },
 
@@ -283,7 +293,10 @@ export function createPurchaseSearchRepository(db: Db) {
       let q: Fragment;
       if (bounds.rows === undefined) {
         const w = and([s, ...tests]);
-        q = { sql: `select s.purchase_id from purchase_search s where ${w.sql} ${order} limit ? offset ?`, bindings: [...w.bindings, slice.limit, slice.offset] };
+        q = {
+          sql: `select s.purchase_id from purchase_search s where ${w.sql} ${order} limit ? offset ?`,
+          bindings: [...w.bindings, slice.limit, slice.offset],
+        };
       } else {
         const w = tests.length > 0 ? and(tests) : { sql: 'true', bindings: [] };
         q = {
@@ -326,7 +339,12 @@ export function createPurchaseSearchRepository(db: Db) {
 
     /** How many rows of the scope at or before `from` in result order match, leaving out `excludePurchaseId`. */
     async countFrom(scope: SearchScope, match: SearchMatch, from: Edge, excludePurchaseId: number | null): Promise<number> {
-      const w = and([scopeWhere(scope), ...keysetBounds({ from }), matchTest(match, false), ...[excluding(excludePurchaseId)].filter((f): f is Fragment => f !== null)]);
+      const w = and([
+        scopeWhere(scope),
+        ...keysetBounds({ from }),
+        matchTest(match, false),
+        ...[excluding(excludePurchaseId)].filter((f): f is Fragment => f !== null),
+      ]);
       const { rows } = await db.raw(`select count(*)::int as n from purchase_search s where ${w.sql}`, w.bindings);
       return rows[0].n as number;
     },
@@ -390,20 +408,22 @@ export function createPurchaseSearchRepository(db: Db) {
           order by array_position(?::int[], p.id)`,
         [listedCertificates, phrase, phrase, purchaseIds as unknown as Knex.Value, purchaseIds as unknown as Knex.Value],
       );
-      return (rows as HydratedRow[]).map(
-        (r): PurchaseSearchRow => ({
-          purchaseId: r.id,
-          paymentIntentId: r.payment_intent_id,
-          paidAt: r.paid_at,
-          status: r.status,
-          teammate: r.idp_teammate_uuid ? { idpTeammateUuid: r.idp_teammate_uuid, name: r.agent_name ?? '' } : null,
-          buyer: { idpAccntUuid: r.idp_accnt_uuid ?? '', name: [r.first_name, r.last_name].filter(Boolean).join(' '), email: r.buyer_email ?? '' },
-          products: r.products.map((x) => ({ productLineId: x.id, productName: x.name })),
-          certificateCount: r.certificate_count,
-          certificateNumbers: r.certificate_numbers,
-          matchedCertificateNumber: r.matched_certificate_number,
-        }),
-      );
+      return (rows as HydratedRow[]).map((r): PurchaseSearchRow => ({
+        purchaseId: r.id,
+        paymentIntentId: r.payment_intent_id,
+        paidAt: r.paid_at,
+        status: r.status,
+        teammate: r.idp_teammate_uuid ? { idpTeammateUuid: r.idp_teammate_uuid, name: r.agent_name ?? '' } : null,
+        buyer: {
+          idpAccntUuid: r.idp_accnt_uuid ?? '',
+          name: [r.first_name, r.last_name].filter(Boolean).join(' '),
+          email: r.buyer_email ?? '',
+        },
+        products: r.products.map((x) => ({ productLineId: x.id, productName: x.name })),
+        certificateCount: r.certificate_count,
+        certificateNumbers: r.certificate_numbers,
+        matchedCertificateNumber: r.matched_certificate_number,
+      }));
     },
   };
 }

@@ -19,7 +19,9 @@ const description =
   '(`total_exact` false beyond). Pages are zero-based over a window of 10 000 purchases: `(page_index + 1) × page_size` may not ' +
   'exceed 10 000; narrow the search to reach older purchases.';
 
-const validation = bareError('VALIDATION_ERROR: unknown field, search_text over 10 000 characters, page_size outside 1–100, page_index negative or past the 10 000-purchase window');
+const validation = bareError(
+  'VALIDATION_ERROR: unknown field, search_text over 10 000 characters, page_size outside 1–100, page_index negative or past the 10 000-purchase window',
+);
 
 /** Mounts the teammate search (under `/platform-agency-certs`) and registers it in OpenAPI. */
 export function purchaseSearchRoutes(service: PurchaseSearchService): RouteRegistration {

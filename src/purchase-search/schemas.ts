@@ -33,7 +33,12 @@ const searchFields = {
       example: 'kim park',
     }),
   page_size: z.number().int().min(1).max(100).default(20).meta({ description: 'Purchases per page, 1 to 100' }),
-  page_index: z.number().int().min(0).default(0).meta({ description: 'Zero-based page; (page_index + 1) × page_size may not exceed 10 000' }),
+  page_index: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .meta({ description: 'Zero-based page; (page_index + 1) × page_size may not exceed 10 000' }),
 };
 
 function withinWindow(body: { page_index: number; page_size: number }, ctx: z.RefinementCtx): void {
@@ -60,7 +65,12 @@ export const SearchRootPurchasesRequest = z
   .superRefine(withinWindow)
   .meta({
     id: 'SearchRootPurchasesRequest',
-    example: { idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', search_text: 'COI-1042-1-1-9F3A61C2B7', page_size: 20, page_index: 0 },
+    example: {
+      idp_root_account_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
+      search_text: 'COI-1042-1-1-9F3A61C2B7',
+      page_size: 20,
+      page_index: 0,
+    },
   });
 export type SearchRootPurchasesRequest = z.infer<typeof SearchRootPurchasesRequest>;
 
@@ -78,13 +88,13 @@ export const PurchaseSearchHit = z.object({
     name: z.string().meta({ description: '"first last"' }),
     email: z.string().meta({ description: 'The email the purchase was made with' }),
   }),
-  products: z
-    .array(z.object({ product_line_id: z.number().int(), product_name: z.string() }))
-    .meta({ description: 'Distinct product lines of the purchase, in the order they were quoted; product_name is the current customer-facing name' }),
+  products: z.array(z.object({ product_line_id: z.number().int(), product_name: z.string() })).meta({
+    description: 'Distinct product lines of the purchase, in the order they were quoted; product_name is the current customer-facing name',
+  }),
   certificate_count: z.number().int().meta({ description: 'Certificates planned for the purchase (0 until issuance starts)' }),
-  certificate_numbers: z
-    .array(z.string())
-    .meta({ description: `The first ${LISTED_CERTIFICATE_NUMBERS} certificate numbers in product then covered-unit order; getCertificates lists them all` }),
+  certificate_numbers: z.array(z.string()).meta({
+    description: `The first ${LISTED_CERTIFICATE_NUMBERS} certificate numbers in product then covered-unit order; getCertificates lists them all`,
+  }),
   matched_certificate_number: z
     .string()
     .nullable()
@@ -95,12 +105,17 @@ export type PurchaseSearchHit = z.infer<typeof PurchaseSearchHit>;
 export const PurchaseSearchResponse = z
   .object({
     total: z.number().int().meta({ description: 'Matching purchases, counted up to 1 000' }),
-    total_exact: z.boolean().meta({ description: 'false when more than 1 000 purchases match (total is then 1 000; keep paging with has_more)' }),
+    total_exact: z
+      .boolean()
+      .meta({ description: 'false when more than 1 000 purchases match (total is then 1 000; keep paging with has_more)' }),
     page_index: z.number().int(),
     page_size: z.number().int(),
-    has_more: z.boolean().meta({ description: 'Another page can be requested (false at the end of the results or of the 10 000-purchase window)' }),
+    has_more: z
+      .boolean()
+      .meta({ description: 'Another page can be requested (false at the end of the results or of the 10 000-purchase window)' }),
     purchases: z.array(PurchaseSearchHit).meta({
-      description: 'Newest payment first (paid_at, then purchase_id, descending); a purchase whose certificate number equals the search text comes first',
+      description:
+        'Newest payment first (paid_at, then purchase_id, descending); a purchase whose certificate number equals the search text comes first',
     }),
   })
   .meta({

@@ -103,7 +103,14 @@ export function createPurchaseSearchService(deps: {
   repo: PurchaseSearchRepository;
   scopes: AccountScopes;
   now?: () => number;
-  limits?: { countCap?: number; walkWindow?: number; maxWalk?: number; textMatchCap?: number; alwaysGatherText?: boolean; alwaysCountByWalk?: boolean };
+  limits?: {
+    countCap?: number;
+    walkWindow?: number;
+    maxWalk?: number;
+    textMatchCap?: number;
+    alwaysGatherText?: boolean;
+    alwaysCountByWalk?: boolean;
+  };
 }) {
   const { repo } = deps;
   const now = deps.now ?? Date.now;
@@ -174,7 +181,13 @@ export function createPurchaseSearchService(deps: {
    * `alwaysCountByWalk`): testing each row's document through the index costs about what the
    * indexes' own count costs.
    */
-  async function capWithin(scope: SearchScope, found: SearchMatch, cap: number, rows: number, lookupUs: number | null): Promise<{ match: SearchMatch; full: boolean }> {
+  async function capWithin(
+    scope: SearchScope,
+    found: SearchMatch,
+    cap: number,
+    rows: number,
+    lookupUs: number | null,
+  ): Promise<{ match: SearchMatch; full: boolean }> {
     const match = await withTextMatches(scope, found, rows, lookupUs);
     if (!match.textIds && !alwaysCountByWalk) return { match, full: false };
     return { match, full: (await repo.countNewest(scope, match, cap, rows)) >= cap };
@@ -200,9 +213,16 @@ export function createPurchaseSearchService(deps: {
     if (recent.length === slice.limit || !edge) return recent; // full, or the window was the whole scope
     // The walk came up short, so it looked at the whole window. When it returned rows (or started
     // at the top) it also counted the window's matches; else they are counted.
-    const hits = recent.length > 0 || slice.offset === 0 ? slice.offset + recent.length : await repo.countFrom(scope, match, edge, slice.excludePurchaseId);
+    const hits =
+      recent.length > 0 || slice.offset === 0
+        ? slice.offset + recent.length
+        : await repo.countFrom(scope, match, edge, slice.excludePurchaseId);
     // What is left beyond the window: matches to pass over, then the rest of the slice.
-    const rest: Slice = { offset: Math.max(0, slice.offset - hits), limit: slice.limit - recent.length, excludePurchaseId: slice.excludePurchaseId };
+    const rest: Slice = {
+      offset: Math.max(0, slice.offset - hits),
+      limit: slice.limit - recent.length,
+      excludePurchaseId: slice.excludePurchaseId,
+    };
     // Rows a walk needs for them at the window's density, with half again as margin.
     const rows = hits > 0 ? Math.ceil(((rest.offset + rest.limit) * window * 1.5) / hits) : Infinity;
     if (window + rows <= maxWalk) {
@@ -223,7 +243,10 @@ export function createPurchaseSearchService(deps: {
     let counted: number;
     let ids: number[];
     if (phrase === '') {
-      const [n, page] = await Promise.all([repo.countAll(scope, cap), repo.walk(scope, null, { offset: start, limit: size + 1, excludePurchaseId: null })]);
+      const [n, page] = await Promise.all([
+        repo.countAll(scope, cap),
+        repo.walk(scope, null, { offset: start, limit: size + 1, excludePurchaseId: null }),
+      ]);
       counted = n;
       ids = page;
     } else {

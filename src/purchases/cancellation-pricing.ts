@@ -22,7 +22,12 @@ export interface CancellationAsk {
  *   latest a quote of it can hold.
  * @throws {RefundRuleError} as priceCancellation does.
  */
-export function priceCancellationOf(p: PurchaseRecord, items: PurchaseItemDetail[], cancellations: StoredCancellation[], ask: CancellationAsk): RefundQuote & { firstStartMs: number } {
+export function priceCancellationOf(
+  p: PurchaseRecord,
+  items: PurchaseItemDetail[],
+  cancellations: StoredCancellation[],
+  ask: CancellationAsk,
+): RefundQuote & { firstStartMs: number } {
   // A refused refund and a rescinded cancellation give nothing back (a rescinded one's units are free again).
   const live = cancellations.filter((c) => c.status !== 'refund_failed' && c.status !== 'rescinded');
   const refundedByItem = new Map<number, number>();

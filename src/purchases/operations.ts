@@ -38,13 +38,15 @@ export function createPurchaseOperations(deps: {
   async function load(purchaseId: number) {
     const purchase = await deps.purchases.findById(purchaseId);
     if (!purchase) throw new OperationRefused(`purchase ${purchaseId} not found`);
-    if (purchase.status === 'refunded' || purchase.refundedAt) throw new OperationRefused(`purchase ${purchaseId} is refunded: its certificates are void`);
+    if (purchase.status === 'refunded' || purchase.refundedAt)
+      throw new OperationRefused(`purchase ${purchaseId} is refunded: its certificates are void`);
     return purchase;
   }
   return {
     async reissue(purchaseId: number): Promise<OperationResult> {
       const purchase = await load(purchaseId);
-      if (!purchase.paidAt) throw new OperationRefused(`purchase ${purchaseId} is not paid (status ${purchase.status}); use recover if the buyer paid`);
+      if (!purchase.paidAt)
+        throw new OperationRefused(`purchase ${purchaseId} is not paid (status ${purchase.status}); use recover if the buyer paid`);
       const action = await deps.workflows.reissueCertificates(purchase);
       return { purchaseId, workflowId: certificatesWorkflowId(purchaseId), action };
     },
@@ -61,10 +63,16 @@ export function createPurchaseOperations(deps: {
 
     async recover(purchaseId: number): Promise<OperationResult> {
       const purchase = await load(purchaseId);
-      if (purchase.certificatesIssuedAt) throw new OperationRefused(`purchase ${purchaseId} already has its certificates; use reissue to check and repair them`);
-      const event = purchase.paidAt ? { eventId: `ops-recover-${purchaseId}`, outcome: 'paid' as const, paymentIntentId: purchase.paymentIntentId } : undefined;
+      if (purchase.certificatesIssuedAt)
+        throw new OperationRefused(`purchase ${purchaseId} already has its certificates; use reissue to check and repair them`);
+      const event = purchase.paidAt
+        ? { eventId: `ops-recover-${purchaseId}`, outcome: 'paid' as const, paymentIntentId: purchase.paymentIntentId }
+        : undefined;
       const action = await deps.workflows.resumePurchase({ purchase, ...(event ? { event } : {}) });
-      if (action === 'running') throw new OperationRefused(`purchase ${purchaseId} has an open run (${purchaseWorkflowId(purchaseId)}): it is still working; see it in the Temporal UI`);
+      if (action === 'running')
+        throw new OperationRefused(
+          `purchase ${purchaseId} has an open run (${purchaseWorkflowId(purchaseId)}): it is still working; see it in the Temporal UI`,
+        );
       return { purchaseId, workflowId: purchaseWorkflowId(purchaseId), action };
     },
   };

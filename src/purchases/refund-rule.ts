@@ -118,7 +118,8 @@ export interface RefundQuote {
 /** Why a set of units cannot be cancelled (a stable code for the API's error). */
 export class RefundRuleError extends Error {
   constructor(
-    readonly code: 'UNKNOWN_COVERED_UNIT' | 'DUPLICATE_COVERED_UNIT' | 'COVERED_UNIT_ALREADY_CANCELLED' | 'COVERED_UNIT_STARTED' | 'NOTHING_TO_CANCEL',
+    readonly code:
+      'UNKNOWN_COVERED_UNIT' | 'DUPLICATE_COVERED_UNIT' | 'COVERED_UNIT_ALREADY_CANCELLED' | 'COVERED_UNIT_STARTED' | 'NOTHING_TO_CANCEL',
     message: string,
     readonly unitIds: number[] = [],
   ) {
@@ -167,17 +168,26 @@ export function spreadByWeight(total: number, weights: number[]): number[] {
  */
 export function priceCancellation(input: RuleInput): RefundQuote {
   const { items, effectiveAt, cancelUnitIds } = input;
-  if (cancelUnitIds.length === 0) throw new RefundRuleError('NOTHING_TO_CANCEL', 'No covered unit to cancel: every unit has started or is already cancelled');
+  if (cancelUnitIds.length === 0)
+    throw new RefundRuleError('NOTHING_TO_CANCEL', 'No covered unit to cancel: every unit has started or is already cancelled');
   const unitsById = new Map(items.flatMap((item) => item.units.map((u) => [u.id, { item, unit: u }] as const)));
   const seen = new Set<number>();
   const duplicate = cancelUnitIds.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
-  if (duplicate.length) throw new RefundRuleError('DUPLICATE_COVERED_UNIT', `Covered unit ${duplicate[0]} is listed more than once`, duplicate);
+  if (duplicate.length)
+    throw new RefundRuleError('DUPLICATE_COVERED_UNIT', `Covered unit ${duplicate[0]} is listed more than once`, duplicate);
   const unknown = cancelUnitIds.filter((id) => !unitsById.has(id));
-  if (unknown.length) throw new RefundRuleError('UNKNOWN_COVERED_UNIT', `Covered unit ${unknown[0]} does not belong to this purchase`, unknown);
+  if (unknown.length)
+    throw new RefundRuleError('UNKNOWN_COVERED_UNIT', `Covered unit ${unknown[0]} does not belong to this purchase`, unknown);
   const cancelled = cancelUnitIds.filter((id) => unitsById.get(id)!.unit.cancelled);
-  if (cancelled.length) throw new RefundRuleError('COVERED_UNIT_ALREADY_CANCELLED', `Covered unit ${cancelled[0]} is already cancelled`, cancelled);
+  if (cancelled.length)
+    throw new RefundRuleError('COVERED_UNIT_ALREADY_CANCELLED', `Covered unit ${cancelled[0]} is already cancelled`, cancelled);
   const started = cancelUnitIds.filter((id) => unitsById.get(id)!.unit.startsAt.getTime() <= effectiveAt.getTime());
-  if (started.length) throw new RefundRuleError('COVERED_UNIT_STARTED', `Covered unit ${started[0]} has started: its premium is earned and it cannot be cancelled`, started);
+  if (started.length)
+    throw new RefundRuleError(
+      'COVERED_UNIT_STARTED',
+      `Covered unit ${started[0]} has started: its premium is earned and it cannot be cancelled`,
+      started,
+    );
 
   const toCancel = new Set(cancelUnitIds);
   const anyStarted = items.some((item) => item.units.some((u) => u.startsAt.getTime() <= effectiveAt.getTime()));
@@ -208,16 +218,32 @@ export function priceCancellation(input: RuleInput): RefundQuote {
     else if (itemMethod === 'short_rate') refund = premiumOfPicked - Math.ceil((premiumOfPicked * item.terms.shortRatePenaltyBps) / 10_000);
     else refund = premiumOfPicked;
     if (!freeLook) {
-      const refundable = Math.max(0, item.premiumMinor - item.refundedPremiumMinor - Math.min(item.terms.minimumEarnedPremiumMinor, item.premiumMinor));
+      const refundable = Math.max(
+        0,
+        item.premiumMinor - item.refundedPremiumMinor - Math.min(item.terms.minimumEarnedPremiumMinor, item.premiumMinor),
+      );
       refund = Math.max(0, Math.min(refund, refundable));
     }
     // The item's own tax rate (not the picked units' shares, whose residue would make cancelling more give back less).
-    const tax = freeLook ? taxOfPicked : item.premiumMinor === 0 ? 0 : Math.min(taxOfPicked, Math.floor((item.taxMinor * refund) / item.premiumMinor));
+    const tax = freeLook
+      ? taxOfPicked
+      : item.premiumMinor === 0
+        ? 0
+        : Math.min(taxOfPicked, Math.floor((item.taxMinor * refund) / item.premiumMinor));
     premiumMinor += refund;
     taxMinor += tax;
-    const perUnit = spreadByWeight(refund, picked.map(({ i }) => premiumShares[i]!));
+    const perUnit = spreadByWeight(
+      refund,
+      picked.map(({ i }) => premiumShares[i]!),
+    );
     picked.forEach(({ u, i }, k) =>
-      units.push({ unitId: u.id, itemId: item.id, premiumMinor: premiumShares[i]!, refundableMinor: perUnit[k]!, earnedMinor: premiumShares[i]! - perUnit[k]! }),
+      units.push({
+        unitId: u.id,
+        itemId: item.id,
+        premiumMinor: premiumShares[i]!,
+        refundableMinor: perUnit[k]!,
+        earnedMinor: premiumShares[i]! - perUnit[k]!,
+      }),
     );
   }
   const freeLook = freeLookAll && items.length > 0;
@@ -234,7 +260,10 @@ export function priceCancellation(input: RuleInput): RefundQuote {
     taxMinor = cut(taxMinor);
     platformFeeMinor = cut(platformFeeMinor);
     if (premiumMinor !== premiumBefore) {
-      const spread = spreadByWeight(premiumMinor, units.map((u) => u.refundableMinor));
+      const spread = spreadByWeight(
+        premiumMinor,
+        units.map((u) => u.refundableMinor),
+      );
       units.forEach((u, k) => {
         u.refundableMinor = spread[k]!;
         u.earnedMinor = u.premiumMinor - u.refundableMinor;

@@ -218,7 +218,7 @@ export interface PurchaseItemDetail {
     NewCoveredUnit & {
       id: number;
       /** The cancellation that took it (pending or done); null while it is active. */
-    cancellationId: number | null;
+      cancellationId: number | null;
       /** When it was cancelled (its refund succeeded); null before. */
       cancelledAt: Date | null;
     }
@@ -258,7 +258,21 @@ export interface StoredCancellation {
 }
 
 /** What a quote and the cancellation carrying it out share: who asked, which units, when, and the refund (minor units). */
-type PricedCancellation = Pick<StoredCancellation, 'purchaseId' | 'apiKeyId' | 'requestedBy' | 'reason' | 'coveredUnitIds' | 'effectiveAt' | 'currency' | 'premiumMinor' | 'taxMinor' | 'platformFeeMinor' | 'totalMinor' | 'breakdown'>;
+type PricedCancellation = Pick<
+  StoredCancellation,
+  | 'purchaseId'
+  | 'apiKeyId'
+  | 'requestedBy'
+  | 'reason'
+  | 'coveredUnitIds'
+  | 'effectiveAt'
+  | 'currency'
+  | 'premiumMinor'
+  | 'taxMinor'
+  | 'platformFeeMinor'
+  | 'totalMinor'
+  | 'breakdown'
+>;
 
 const pricedFromRow = (r: Record<string, unknown>): PricedCancellation => ({
   purchaseId: r.purchase_id as number,
@@ -351,7 +365,12 @@ async function cancellationTermsOf(trx: Knex.Transaction, productLineIds: number
   return new Map(rows.map((r) => [Number(r.product_line_id), cancellationTermsFromRow(r)]));
 }
 
-async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: PurchaseStatus, renewal: RenewalFields | null): Promise<number> {
+async function insertPurchase(
+  trx: Knex.Transaction,
+  p: NewPurchase,
+  status: PurchaseStatus,
+  renewal: RenewalFields | null,
+): Promise<number> {
   const [purchase] = await trx('purchases')
     .insert({
       root_account_id: p.rootAccountId,
@@ -400,7 +419,9 @@ async function insertPurchase(trx: Knex.Transaction, p: NewPurchase, status: Pur
         cancellation_terms: JSON.stringify(terms.get(item.productLineId) ?? DEFAULT_CANCELLATION_TERMS),
       })
       .returning('id');
-    await insertHoldersFromAnswers(trx, purchase.id, [{ purchaseItemId: row.id, holder: (item.certificateHolder ?? null) as { name: string; address: Address } | null }]);
+    await insertHoldersFromAnswers(trx, purchase.id, [
+      { purchaseItemId: row.id, holder: (item.certificateHolder ?? null) as { name: string; address: Address } | null },
+    ]);
     if (item.units.length > 0) {
       await trx('covered_units').insert(
         item.units.map((u) => ({
@@ -435,7 +456,14 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
       certificateHolder: i.certificate_holder,
       units: units
         .filter((u) => u.purchase_item_id === i.id)
-        .map((u) => ({ index: u.unit_index, kind: u.kind, startsAt: u.starts_at, endsAt: u.ends_at, timeZone: u.time_zone, localLabel: u.local_label })),
+        .map((u) => ({
+          index: u.unit_index,
+          kind: u.kind,
+          startsAt: u.starts_at,
+          endsAt: u.ends_at,
+          timeZone: u.time_zone,
+          localLabel: u.local_label,
+        })),
     }));
   }
 
@@ -486,7 +514,12 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
             items: copied.map((i) => ({ ...i, units: i.units.map((u) => shift(u, period)) })),
           },
           'paid',
-          { ...renewal, subscriptionId: original.payprocSubscriptionId ?? renewal.subscriptionId, renewalOfPurchaseId: original.id, period },
+          {
+            ...renewal,
+            subscriptionId: original.payprocSubscriptionId ?? renewal.subscriptionId,
+            renewalOfPurchaseId: original.id,
+            period,
+          },
         );
         return { purchaseId, period };
       });
@@ -499,34 +532,78 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * `failedWithinSeconds` (a failure is final, so an older one has had its look); oldest first,
      * at most `limit` of each kind, with their agency; only `rootAccountId`'s when given.
      */
-    async stuck(graceSeconds: number, limit = 500, failedWithinSeconds = 72 * 3600, rootAccountId?: number): Promise<Array<{ kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed'; id: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
+    async stuck(
+      graceSeconds: number,
+      limit = 500,
+      failedWithinSeconds = 72 * 3600,
+      rootAccountId?: number,
+    ): Promise<
+      Array<{
+        kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed';
+        id: number;
+        rootAccountId: number;
+        agency: string;
+        mode: string;
+        status: string;
+        since: Date | null;
+        reason: string | null;
+      }>
+    > {
       const base = () => {
         const q = db('purchases as p')
           .join('root_accounts as a', 'a.id', 'p.root_account_id')
-          .select('p.id', 'p.root_account_id', 'a.name as agency', 'p.mode', 'p.status', 'p.failure_reason', 'p.checkout_expires_at', 'p.paid_at', 'p.failed_at');
+          .select(
+            'p.id',
+            'p.root_account_id',
+            'a.name as agency',
+            'p.mode',
+            'p.status',
+            'p.failure_reason',
+            'p.checkout_expires_at',
+            'p.paid_at',
+            'p.failed_at',
+          );
         return rootAccountId === undefined ? q : q.where('p.root_account_id', rootAccountId);
       };
       const ago = db.raw(`now() - (? * interval '1 second')`, [graceSeconds]);
       const [late, unissued, failed] = await Promise.all([
         base().where('p.status', 'awaiting_payment').where('p.checkout_expires_at', '<', ago).orderBy('p.checkout_expires_at').limit(limit),
-        base().whereNotNull('p.paid_at').whereNull('p.certificates_issued_at').whereNot('p.status', 'refunded').where('p.paid_at', '<', ago).orderBy('p.paid_at').limit(limit),
-        base().where('p.status', 'failed').where('p.failed_at', '>=', db.raw(`now() - (? * interval '1 second')`, [failedWithinSeconds])).orderBy('p.failed_at').limit(limit),
+        base()
+          .whereNotNull('p.paid_at')
+          .whereNull('p.certificates_issued_at')
+          .whereNot('p.status', 'refunded')
+          .where('p.paid_at', '<', ago)
+          .orderBy('p.paid_at')
+          .limit(limit),
+        base()
+          .where('p.status', 'failed')
+          .where('p.failed_at', '>=', db.raw(`now() - (? * interval '1 second')`, [failedWithinSeconds]))
+          .orderBy('p.failed_at')
+          .limit(limit),
       ]);
-      const row = (kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed', since: string) => (r: Record<string, unknown>) => ({
-        kind,
-        id: r.id as number,
-        rootAccountId: r.root_account_id as number,
-        agency: r.agency as string,
-        mode: r.mode as string,
-        status: r.status as string,
-        since: (r[since] as Date | null) ?? null,
-        reason: (r.failure_reason as string | null) ?? null,
-      });
-      return [...late.map(row('awaiting_payment_past_deadline', 'checkout_expires_at')), ...unissued.map(row('paid_without_certificates', 'paid_at')), ...failed.map(row('failed', 'failed_at'))];
+      const row =
+        (kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed', since: string) =>
+        (r: Record<string, unknown>) => ({
+          kind,
+          id: r.id as number,
+          rootAccountId: r.root_account_id as number,
+          agency: r.agency as string,
+          mode: r.mode as string,
+          status: r.status as string,
+          since: (r[since] as Date | null) ?? null,
+          reason: (r.failure_reason as string | null) ?? null,
+        });
+      return [
+        ...late.map(row('awaiting_payment_past_deadline', 'checkout_expires_at')),
+        ...unissued.map(row('paid_without_certificates', 'paid_at')),
+        ...failed.map(row('failed', 'failed_at')),
+      ];
     },
 
     /** Cancellations needing an operator, by mode: refused refunds, and those accepted more than `pendingSeconds` ago and not completed. */
-    async countCancellationsNeedingAttention(pendingSeconds: number): Promise<Record<'live' | 'test', { refundFailed: number; pending: number }>> {
+    async countCancellationsNeedingAttention(
+      pendingSeconds: number,
+    ): Promise<Record<'live' | 'test', { refundFailed: number; pending: number }>> {
       const rows: Array<{ mode: 'live' | 'test'; refund_failed: string; pending: string }> = await db('policy_transactions as t')
         .join('purchases as p', 'p.id', 't.purchase_id')
         .where('t.kind', 'cancellation')
@@ -534,7 +611,10 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .select(
           'p.mode',
           db.raw(`count(*) filter (where t.status = 'refund_failed') as refund_failed`),
-          db.raw(`count(*) filter (where t.status in ('accepted', 'refund_pending') and t.created_at < now() - (? * interval '1 second')) as pending`, [pendingSeconds]),
+          db.raw(
+            `count(*) filter (where t.status in ('accepted', 'refund_pending') and t.created_at < now() - (? * interval '1 second')) as pending`,
+            [pendingSeconds],
+          ),
         );
       const out = { live: { refundFailed: 0, pending: 0 }, test: { refundFailed: 0, pending: 0 } };
       for (const r of rows) out[r.mode] = { refundFailed: Number(r.refund_failed), pending: Number(r.pending) };
@@ -542,15 +622,49 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     },
 
     /** Cancellations an operator must look at (refused refunds; pending past `graceSeconds`), oldest first, with their agency. */
-    async stuckCancellations(graceSeconds: number, limit = 500, rootAccountId?: number): Promise<Array<{ kind: 'cancellation_refund_failed' | 'cancellation_pending'; id: number; cancellationId: number; rootAccountId: number; agency: string; mode: string; status: string; since: Date | null; reason: string | null }>> {
+    async stuckCancellations(
+      graceSeconds: number,
+      limit = 500,
+      rootAccountId?: number,
+    ): Promise<
+      Array<{
+        kind: 'cancellation_refund_failed' | 'cancellation_pending';
+        id: number;
+        cancellationId: number;
+        rootAccountId: number;
+        agency: string;
+        mode: string;
+        status: string;
+        since: Date | null;
+        reason: string | null;
+      }>
+    > {
       const q = db('policy_transactions as t')
         .join('purchases as p', 'p.id', 't.purchase_id')
         .join('root_accounts as a', 'a.id', 'p.root_account_id')
         .where('t.kind', 'cancellation')
-        .andWhere((w) => w.where('t.status', 'refund_failed').orWhere((x) => x.whereIn('t.status', ['accepted', 'refund_pending']).where('t.created_at', '<', db.raw(`now() - (? * interval '1 second')`, [graceSeconds]))))
+        .andWhere((w) =>
+          w
+            .where('t.status', 'refund_failed')
+            .orWhere((x) =>
+              x
+                .whereIn('t.status', ['accepted', 'refund_pending'])
+                .where('t.created_at', '<', db.raw(`now() - (? * interval '1 second')`, [graceSeconds])),
+            ),
+        )
         .orderBy('t.created_at')
         .limit(limit)
-        .select('t.id as cancellation_id', 't.status as cancellation_status', 't.failure_reason', 't.created_at', 'p.id', 'p.root_account_id', 'a.name as agency', 'p.mode', 'p.status');
+        .select(
+          't.id as cancellation_id',
+          't.status as cancellation_status',
+          't.failure_reason',
+          't.created_at',
+          'p.id',
+          'p.root_account_id',
+          'a.name as agency',
+          'p.mode',
+          'p.status',
+        );
       if (rootAccountId !== undefined) q.where('p.root_account_id', rootAccountId);
       return (await q).map((r) => ({
         kind: r.cancellation_status === 'refund_failed' ? ('cancellation_refund_failed' as const) : ('cancellation_pending' as const),
@@ -570,8 +684,14 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * held); returns the ids of every cancellation not completed (refused ones and stalled ones).
      */
     async reopenUnfinishedCancellations(purchaseId: number): Promise<number[]> {
-      await db('policy_transactions').where({ purchase_id: purchaseId, kind: 'cancellation', status: 'refund_failed' }).update({ status: 'accepted', failure_reason: null });
-      const rows = await db('policy_transactions').where({ purchase_id: purchaseId, kind: 'cancellation' }).whereIn('status', ['accepted', 'refund_pending']).orderBy('id').select('id');
+      await db('policy_transactions')
+        .where({ purchase_id: purchaseId, kind: 'cancellation', status: 'refund_failed' })
+        .update({ status: 'accepted', failure_reason: null });
+      const rows = await db('policy_transactions')
+        .where({ purchase_id: purchaseId, kind: 'cancellation' })
+        .whereIn('status', ['accepted', 'refund_pending'])
+        .orderBy('id')
+        .select('id');
       return rows.map((r: { id: number }) => r.id);
     },
 
@@ -590,19 +710,30 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     },
 
     /** One page of the subscriptions `scope` may read (their first purchases), newest first, and how many there are. */
-    async listSubscriptions(scope: PurchaseScope, f: { status?: 'incomplete' | 'active' | 'cancelled'; limit: number; offset: number }): Promise<{ items: PurchaseRecord[]; total: number }> {
-      const base = db('purchases').where({ root_account_id: scope.rootAccountId, mode: scope.mode, billing: 'subscription' }).whereNull('renewal_of_purchase_id');
+    async listSubscriptions(
+      scope: PurchaseScope,
+      f: { status?: 'incomplete' | 'active' | 'cancelled'; limit: number; offset: number },
+    ): Promise<{ items: PurchaseRecord[]; total: number }> {
+      const base = db('purchases')
+        .where({ root_account_id: scope.rootAccountId, mode: scope.mode, billing: 'subscription' })
+        .whereNull('renewal_of_purchase_id');
       if (scope.agentId !== null) base.where('agent_id', scope.agentId);
       if (f.status === 'cancelled') base.whereNotNull('subscription_ended_at');
       if (f.status === 'active') base.whereNull('subscription_ended_at').whereNotNull('paid_at');
       if (f.status === 'incomplete') base.whereNull('subscription_ended_at').whereNull('paid_at');
-      const [rows, counted] = await Promise.all([base.clone().select('*').orderBy('id', 'desc').limit(f.limit).offset(f.offset), base.clone().count<{ count: string }[]>({ count: '*' })]);
+      const [rows, counted] = await Promise.all([
+        base.clone().select('*').orderBy('id', 'desc').limit(f.limit).offset(f.offset),
+        base.clone().count<{ count: string }[]>({ count: '*' }),
+      ]);
       return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
     },
 
     /** A subscription's periods: its first purchase, then each renewal, in period order. */
     async subscriptionPeriods(firstPurchaseId: number): Promise<PurchaseRecord[]> {
-      const rows = await db('purchases').where({ id: firstPurchaseId }).orWhere({ renewal_of_purchase_id: firstPurchaseId }).orderByRaw('coalesce(renewal_period, 1), id');
+      const rows = await db('purchases')
+        .where({ id: firstPurchaseId })
+        .orWhere({ renewal_of_purchase_id: firstPurchaseId })
+        .orderByRaw('coalesce(renewal_period, 1), id');
       return rows.map(toPurchaseRecord);
     },
 
@@ -611,14 +742,26 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * `endedAt` (it ended), by whom. Never undone: an end recorded stays (the first wins), a
      * period-end flag stays once set. Returns whether anything changed (the caller announces it once).
      */
-    async recordSubscriptionEnd(firstPurchaseId: number, change: { atPeriodEnd?: boolean; endedAt?: Date; by: 'agency' | 'processor' }): Promise<boolean> {
-      const q = db('purchases').where({ id: firstPurchaseId, billing: 'subscription' }).whereNull('renewal_of_purchase_id').whereNull('subscription_ended_at');
+    async recordSubscriptionEnd(
+      firstPurchaseId: number,
+      change: { atPeriodEnd?: boolean; endedAt?: Date; by: 'agency' | 'processor' },
+    ): Promise<boolean> {
+      const q = db('purchases')
+        .where({ id: firstPurchaseId, billing: 'subscription' })
+        .whereNull('renewal_of_purchase_id')
+        .whereNull('subscription_ended_at');
       if (change.endedAt) {
-        const n = await q.update({ subscription_ended_at: change.endedAt, subscription_cancelled_by: db.raw('coalesce(subscription_cancelled_by, ?)', [change.by]), updated_at: db.fn.now() });
+        const n = await q.update({
+          subscription_ended_at: change.endedAt,
+          subscription_cancelled_by: db.raw('coalesce(subscription_cancelled_by, ?)', [change.by]),
+          updated_at: db.fn.now(),
+        });
         return n > 0;
       }
       if (!change.atPeriodEnd) return false;
-      const n = await q.where({ subscription_cancel_at_period_end: false }).update({ subscription_cancel_at_period_end: true, subscription_cancelled_by: change.by, updated_at: db.fn.now() });
+      const n = await q
+        .where({ subscription_cancel_at_period_end: false })
+        .update({ subscription_cancel_at_period_end: true, subscription_cancelled_by: change.by, updated_at: db.fn.now() });
       return n > 0;
     },
 
@@ -639,7 +782,15 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
       if (f.createdTo) base.where('created_at', '<', f.createdTo);
       if (f.buyerEmail) base.whereRaw('lower(buyer_email) = lower(?)', [f.buyerEmail]);
       const [rows, counted] = await Promise.all([
-        base.clone().select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit).offset(f.offset),
+        base
+          .clone()
+          .select('*')
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(f.limit)
+          .offset(f.offset),
         base.clone().count<{ count: string }[]>({ count: '*' }),
       ]);
       return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
@@ -653,14 +804,21 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
       const items = await db('purchase_items').where({ purchase_id: purchaseId }).select('id', 'named_insured');
       for (const i of items) {
         const before = (i.named_insured ?? {}) as { address?: unknown };
-        const next = { name: value.name, ...(value.address ? { address: value.address } : before.address ? { address: before.address } : {}) };
-        await db('purchase_items').where({ id: i.id }).update({ named_insured: JSON.stringify(next) });
+        const next = {
+          name: value.name,
+          ...(value.address ? { address: value.address } : before.address ? { address: before.address } : {}),
+        };
+        await db('purchase_items')
+          .where({ id: i.id })
+          .update({ named_insured: JSON.stringify(next) });
       }
     },
 
     /** An endorsement's move of a covered unit to another window (its label as the certificate prints it). */
     async moveCoveredUnit(coveredUnitId: number, to: { startsAt: Date; endsAt: Date; localLabel: string }): Promise<void> {
-      await db('covered_units').where({ id: coveredUnitId }).update({ starts_at: to.startsAt, ends_at: to.endsAt, local_label: to.localLabel });
+      await db('covered_units')
+        .where({ id: coveredUnitId })
+        .update({ starts_at: to.startsAt, ends_at: to.endsAt, local_label: to.localLabel });
     },
 
     /** The purchase's items in order, each with its product's name, its terms and its covered units (ids included). */
@@ -707,7 +865,9 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
 
     /** The purchase's cancellations, oldest first. */
     async cancellations(purchaseId: number): Promise<StoredCancellation[]> {
-      return (await db('policy_transactions').where({ purchase_id: purchaseId, kind: 'cancellation' }).orderBy('id')).map(toStoredCancellation);
+      return (await db('policy_transactions').where({ purchase_id: purchaseId, kind: 'cancellation' }).orderBy('id')).map(
+        toStoredCancellation,
+      );
     },
 
     async findCancellation(cancellationId: number): Promise<StoredCancellation | undefined> {
@@ -727,7 +887,11 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * the whole write roll back. `scheduled`: it takes effect later (status `scheduled`).
      * @throws {CoveredUnitTakenError} naming the units already taken.
      */
-    async acceptCancellation(c: Omit<StoredCancellation, 'id' | 'status' | 'refundId' | 'failureReason' | 'createdAt' | 'completedAt' | 'rescindedAt'> & { scheduled?: boolean }): Promise<StoredCancellation> {
+    async acceptCancellation(
+      c: Omit<StoredCancellation, 'id' | 'status' | 'refundId' | 'failureReason' | 'createdAt' | 'completedAt' | 'rescindedAt'> & {
+        scheduled?: boolean;
+      },
+    ): Promise<StoredCancellation> {
       const { scheduled, ...priced } = c;
       return db.transaction(async (trx) => {
         await trx('purchases').where({ id: c.purchaseId }).forUpdate().first('id');
@@ -766,8 +930,12 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         const row = await trx('policy_transactions').where({ id: cancellationId, kind: 'cancellation' }).first('purchase_id');
         if (!row) return undefined;
         await trx('purchases').where({ id: row.purchase_id }).forUpdate().first('id');
-        const [done] = await trx('policy_transactions').where({ id: cancellationId, status: 'scheduled' }).update({ status: 'rescinded', rescinded_at: trx.fn.now() }).returning('id');
-        if (done) await trx('covered_units').where({ cancellation_id: cancellationId }).whereNull('cancelled_at').update({ cancellation_id: null });
+        const [done] = await trx('policy_transactions')
+          .where({ id: cancellationId, status: 'scheduled' })
+          .update({ status: 'rescinded', rescinded_at: trx.fn.now() })
+          .returning('id');
+        if (done)
+          await trx('covered_units').where({ cancellation_id: cancellationId }).whereNull('cancelled_at').update({ cancellation_id: null });
         return toStoredCancellation(await trx('policy_transactions').where({ id: cancellationId }).first());
       });
     },
@@ -787,7 +955,10 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
 
     /** The refund of a cancellation exists at the processor (`refundId`; null when nothing is due). */
     async markCancellationRefundPending(cancellationId: number, refundId: string | null): Promise<void> {
-      await db('policy_transactions').where({ id: cancellationId }).whereIn('status', ['accepted', 'refund_pending']).update({ status: 'refund_pending', refund_id: refundId });
+      await db('policy_transactions')
+        .where({ id: cancellationId })
+        .whereIn('status', ['accepted', 'refund_pending'])
+        .update({ status: 'refund_pending', refund_id: refundId });
     },
 
     /**
@@ -800,7 +971,10 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
       return db.transaction(async (trx) => {
         const row = await trx('policy_transactions').where({ id: cancellationId }).forUpdate().first();
         if (row.status !== 'completed') {
-          await trx('covered_units').where({ cancellation_id: cancellationId }).whereNull('cancelled_at').update({ cancelled_at: row.effective_at });
+          await trx('covered_units')
+            .where({ cancellation_id: cancellationId })
+            .whereNull('cancelled_at')
+            .update({ cancelled_at: row.effective_at });
           await trx('policy_transactions').where({ id: cancellationId }).update({ status: 'completed', completed_at: trx.fn.now() });
           await trx.raw(
             `update purchases set refunded_minor = greatest(refunded_minor,
@@ -816,13 +990,23 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
 
     /** The processor refused the refund for good: the cancellation stays visible as `refund_failed`, its units still held for a retry. */
     async failCancellation(cancellationId: number, reason: string): Promise<void> {
-      await db('policy_transactions').where({ id: cancellationId }).whereNot('status', 'completed').update({ status: 'refund_failed', failure_reason: reason.slice(0, 1000) });
+      await db('policy_transactions')
+        .where({ id: cancellationId })
+        .whereNot('status', 'completed')
+        .update({ status: 'refund_failed', failure_reason: reason.slice(0, 1000) });
     },
 
     /** Stores a cancellation quote (its id chosen by the caller) and returns it as stored. */
     async saveCancellationQuote(q: Omit<StoredCancellationQuote, 'createdAt'>): Promise<StoredCancellationQuote> {
       const [row] = await db('cancellation_quotes')
-        .insert({ ...pricedColumns(q), id: q.id, method: q.method, free_look: q.freeLook, ends_policy: q.endsPolicy, expires_at: q.expiresAt })
+        .insert({
+          ...pricedColumns(q),
+          id: q.id,
+          method: q.method,
+          free_look: q.freeLook,
+          ends_policy: q.endsPolicy,
+          expires_at: q.expiresAt,
+        })
         .returning('created_at');
       return { ...q, createdAt: row.created_at as Date };
     },
@@ -834,7 +1018,11 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
 
     /** The original purchase of a subscription (not a renewal), or undefined. */
     async findBySubscription(subscriptionId: string): Promise<PurchaseRecord | undefined> {
-      const r = await db('purchases').where({ payproc_subscription_id: subscriptionId }).whereNull('renewal_of_purchase_id').orderBy('id').first();
+      const r = await db('purchases')
+        .where({ payproc_subscription_id: subscriptionId })
+        .whereNull('renewal_of_purchase_id')
+        .orderBy('id')
+        .first();
       return r ? toPurchaseRecord(r) : undefined;
     },
 
@@ -853,7 +1041,13 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .join('root_accounts as a', 'a.id', 'p.root_account_id')
         .join('api_keys as k', 'k.id', 'p.api_key_id')
         .where('p.id', purchaseId)
-        .first('p.*', 'a.checkout_success_url as account_success_url', 'a.checkout_cancel_url as account_cancel_url', 'k.checkout_success_url as key_success_url', 'k.checkout_cancel_url as key_cancel_url');
+        .first(
+          'p.*',
+          'a.checkout_success_url as account_success_url',
+          'a.checkout_cancel_url as account_cancel_url',
+          'k.checkout_success_url as key_success_url',
+          'k.checkout_cancel_url as key_cancel_url',
+        );
       if (!r) return undefined;
       const lines = await db('purchase_items as i')
         .join('product_lines as pl', 'pl.id', 'i.product_line_id')
@@ -862,14 +1056,21 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .select('i.amount_minor', 'pl.customer_name', 'pl.payproc_product_id');
       return {
         purchase: toPurchaseRecord(r),
-        lines: lines.map((l) => ({ amountMinor: Number(l.amount_minor), name: l.customer_name as string, payprocProductId: (l.payproc_product_id as string | null) ?? null })),
+        lines: lines.map((l) => ({
+          amountMinor: Number(l.amount_minor),
+          name: l.customer_name as string,
+          payprocProductId: (l.payproc_product_id as string | null) ?? null,
+        })),
         successUrl: (r.key_success_url as string | null) ?? (r.account_success_url as string | null) ?? null,
         cancelUrl: (r.key_cancel_url as string | null) ?? (r.account_cancel_url as string | null) ?? null,
       };
     },
 
     /** Stores the checkout session created for the purchase (and its payment intent when known). */
-    async recordCheckoutSession(purchaseId: number, s: { sessionId: string; url: string | null; expiresAt: Date; paymentIntentId: string | null }): Promise<void> {
+    async recordCheckoutSession(
+      purchaseId: number,
+      s: { sessionId: string; url: string | null; expiresAt: Date; paymentIntentId: string | null },
+    ): Promise<void> {
       await db('purchases')
         .where({ id: purchaseId })
         .update({
@@ -901,7 +1102,10 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
 
     /** Remembers the processor subscription a paid subscription checkout created (once). */
     async recordSubscription(purchaseId: number, subscriptionId: string): Promise<void> {
-      await db('purchases').where({ id: purchaseId }).whereNull('payproc_subscription_id').update({ payproc_subscription_id: subscriptionId, updated_at: db.fn.now() });
+      await db('purchases')
+        .where({ id: purchaseId })
+        .whereNull('payproc_subscription_id')
+        .update({ payproc_subscription_id: subscriptionId, updated_at: db.fn.now() });
     },
 
     /**
@@ -924,10 +1128,17 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * writers racing cannot break the rules); `reason` is stored with `failed`. Returns the status
      * after the call and whether it changed; undefined when the purchase does not exist.
      */
-    async transition(purchaseId: number, to: PurchaseStatus, reason?: string): Promise<{ status: PurchaseStatus; changed: boolean } | undefined> {
+    async transition(
+      purchaseId: number,
+      to: PurchaseStatus,
+      reason?: string,
+    ): Promise<{ status: PurchaseStatus; changed: boolean } | undefined> {
       const [row] = await db('purchases')
         .where({ id: purchaseId })
-        .whereIn('status', predecessorsOf(to).filter((s) => s !== to))
+        .whereIn(
+          'status',
+          predecessorsOf(to).filter((s) => s !== to),
+        )
         .update({
           status: to,
           updated_at: db.fn.now(),
@@ -945,13 +1156,19 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * full refund moves the purchase to `refunded`. Returns the refund state, or undefined when
      * the purchase does not exist.
      */
-    async recordRefund(purchaseId: number, amountRefundedMinor: number, fullyRefunded: boolean): Promise<{ refundedMinor: number; refunded: boolean } | undefined> {
+    async recordRefund(
+      purchaseId: number,
+      amountRefundedMinor: number,
+      fullyRefunded: boolean,
+    ): Promise<{ refundedMinor: number; refunded: boolean } | undefined> {
       const [row] = await db('purchases')
         .where({ id: purchaseId })
         .update({ refunded_minor: db.raw('greatest(refunded_minor, ?)', [amountRefundedMinor]), updated_at: db.fn.now() })
         .returning(['refunded_minor']);
       if (!row) return undefined;
-      const status = fullyRefunded ? await this.transition(purchaseId, 'refunded') : await db('purchases').where({ id: purchaseId }).first('status');
+      const status = fullyRefunded
+        ? await this.transition(purchaseId, 'refunded')
+        : await db('purchases').where({ id: purchaseId }).first('status');
       return { refundedMinor: Number(row.refunded_minor), refunded: status?.status === 'refunded' };
     },
   };

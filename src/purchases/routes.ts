@@ -11,16 +11,28 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
 import type { PurchaseService } from './service';
-import { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
+import {
+  Cancellation,
+  CancellationQuote,
+  CancellationQuoteRequest,
+  CancelRequest,
+  ListPurchasesQuery,
+  PurchaseDetail,
+  PurchaseSummary,
+} from './schemas';
 
 const RescindRequest = z.strictObject({}).meta({ id: 'RescindCancellationRequest' });
 const CancellationIdParams = z.object({
   id: z.string().meta({ description: 'Purchase id, integer >= 1', example: '42' }),
   cancellationId: z.string().meta({ description: 'Cancellation id (`id` of the cancellation), integer >= 1', example: '7' }),
 });
-const IdParam = z.object({ id: z.string().meta({ description: 'Purchase id (`purchase_id` of adminValidateBuyerResponses), integer >= 1', example: '42' }) });
+const IdParam = z.object({
+  id: z.string().meta({ description: 'Purchase id (`purchase_id` of adminValidateBuyerResponses), integer >= 1', example: '42' }),
+});
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
-const notFoundResponse = errorResponse('NOT_FOUND: no purchase with that id for this key (another account, mode or teammate reads the same)');
+const notFoundResponse = errorResponse(
+  'NOT_FOUND: no purchase with that id for this key (another account, mode or teammate reads the same)',
+);
 
 export function purchaseRoutes(service: PurchaseService): RouteRegistration {
   return (router, registry) => {
@@ -61,9 +73,13 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
       operationId: 'listPurchases',
       tags: ['Purchases'],
       summary: "List this key's purchases, newest first",
-      description: "The key's root account's purchases in the key's mode (a teammate's key: that teammate's only). Filters combine; amounts are integer minor units.",
+      description:
+        "The key's root account's purchases in the key's mode (a teammate's key: that teammate's only). Filters combine; amounts are integer minor units.",
       request: { query: ListPurchasesQuery },
-      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(PurchaseSummary, 'PurchaseListResponse') } } }, ...gatewayResponses },
+      responses: {
+        200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(PurchaseSummary, 'PurchaseListResponse') } } },
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'get',
@@ -74,7 +90,14 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
       description:
         'Each covered unit (a day or a trip) has its state (`unpaid`, `active`, `cancellation_scheduled`, `cancellation_pending`, `cancelled`), whether its coverage has started, and the certificate that proves it. Amounts paid, refunded and outstanding are integer minor units.',
       request: { params: IdParam },
-      responses: { 200: { description: 'The purchase', content: { 'application/json': { schema: successEnvelope(PurchaseDetail, 'PurchaseResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'The purchase',
+          content: { 'application/json': { schema: successEnvelope(PurchaseDetail, 'PurchaseResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'post',
@@ -83,14 +106,21 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
       tags: ['Purchases'],
       summary: 'Price a cancellation of some covered units (nothing is cancelled)',
       description:
-        "What cancelling the named covered units (default: every unit not started at `effective_at`) would give back, by the cancellation terms each item was bought with (see getCancellationTerms): the refund split into premium, tax and platform fee, and per unit the premium, what the insurer keeps and what comes back. A unit whose coverage has started is earned and cannot be cancelled. Never more than was paid less what was already refunded. The quote holds 15 minutes, or until its first unit starts if sooner. Send an Idempotency-Key header to retry safely.",
+        'What cancelling the named covered units (default: every unit not started at `effective_at`) would give back, by the cancellation terms each item was bought with (see getCancellationTerms): the refund split into premium, tax and platform fee, and per unit the premium, what the insurer keeps and what comes back. A unit whose coverage has started is earned and cannot be cancelled. Never more than was paid less what was already refunded. The quote holds 15 minutes, or until its first unit starts if sooner. Send an Idempotency-Key header to retry safely.',
       request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: CancellationQuoteRequest } } } },
       responses: {
-        201: { description: 'The quote', content: { 'application/json': { schema: successEnvelope(CancellationQuote, 'CancellationQuoteResponse') } } },
+        201: {
+          description: 'The quote',
+          content: { 'application/json': { schema: successEnvelope(CancellationQuote, 'CancellationQuoteResponse') } },
+        },
         ...gatewayResponses,
-        400: errorResponse('VALIDATION_ERROR (a bad body, effective_at in the past), UNKNOWN_COVERED_UNIT (not a unit of this purchase), DUPLICATE_COVERED_UNIT, or the gateway’s codes'),
+        400: errorResponse(
+          'VALIDATION_ERROR (a bad body, effective_at in the past), UNKNOWN_COVERED_UNIT (not a unit of this purchase), DUPLICATE_COVERED_UNIT, or the gateway’s codes',
+        ),
         404: notFoundResponse,
-        409: errorResponse('PURCHASE_NOT_CANCELLABLE (not paid), PURCHASE_ALREADY_CANCELLED (refunded in full), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL (every unit has started), or an Idempotency-Key reused or in progress'),
+        409: errorResponse(
+          'PURCHASE_NOT_CANCELLABLE (not paid), PURCHASE_ALREADY_CANCELLED (refunded in full), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL (every unit has started), or an Idempotency-Key reused or in progress',
+        ),
       },
     });
     registry.registerPath({
@@ -105,12 +135,21 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
         'The same quote again answers the same cancellation (one refund, ever). While the purchase’s certificates are still being issued the cancellation waits for them; past 30 s the answer is 503 CONNECTION_ERROR: call again. Send an Idempotency-Key header to retry safely.',
       request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: CancelRequest } } } },
       responses: {
-        200: { description: 'The accepted cancellation', content: { 'application/json': { schema: successEnvelope(Cancellation, 'CancellationResponse') } } },
+        200: {
+          description: 'The accepted cancellation',
+          content: { 'application/json': { schema: successEnvelope(Cancellation, 'CancellationResponse') } },
+        },
         ...gatewayResponses,
-        400: errorResponse('VALIDATION_ERROR (a bad body, quote_id with units), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes'),
+        400: errorResponse(
+          'VALIDATION_ERROR (a bad body, quote_id with units), UNKNOWN_COVERED_UNIT, DUPLICATE_COVERED_UNIT, or the gateway’s codes',
+        ),
         404: errorResponse('NOT_FOUND (no such purchase for this key) or CANCELLATION_QUOTE_NOT_FOUND (no such quote of this purchase)'),
-        409: errorResponse('CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE, PURCHASE_NOT_CANCELLABLE, PURCHASE_ALREADY_CANCELLED, COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL, or an Idempotency-Key reused or in progress'),
-        503: errorResponse('CONNECTION_ERROR: not answered within 30 s (certificates still being issued, or Temporal unreachable); call again, nothing is cancelled twice'),
+        409: errorResponse(
+          'CANCELLATION_QUOTE_EXPIRED, CANCELLATION_QUOTE_STALE, PURCHASE_NOT_CANCELLABLE, PURCHASE_ALREADY_CANCELLED, COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_CANCEL, or an Idempotency-Key reused or in progress',
+        ),
+        503: errorResponse(
+          'CONNECTION_ERROR: not answered within 30 s (certificates still being issued, or Temporal unreachable); call again, nothing is cancelled twice',
+        ),
       },
     });
     registry.registerPath({
@@ -123,11 +162,16 @@ export function purchaseRoutes(service: PurchaseService): RouteRegistration {
         'A cancellation carried out with a quote whose effective_at is later than now is `scheduled`: its units stay covered and held until then. Rescinding it before that time gives the units back (`active`) and refunds nothing; the cancellation ends `rescinded`. Rescinding it again answers the same. Once its time came it cannot be rescinded (409). Send an Idempotency-Key header to retry safely.',
       request: { params: CancellationIdParams, body: { required: false, content: { 'application/json': { schema: RescindRequest } } } },
       responses: {
-        200: { description: 'The rescinded cancellation', content: { 'application/json': { schema: successEnvelope(Cancellation, 'RescindCancellationResponse') } } },
+        200: {
+          description: 'The rescinded cancellation',
+          content: { 'application/json': { schema: successEnvelope(Cancellation, 'RescindCancellationResponse') } },
+        },
         ...gatewayResponses,
         400: errorResponse('VALIDATION_ERROR (an id that is not an integer >= 1, a body with fields), or the gateway’s codes'),
         404: errorResponse('NOT_FOUND (no such purchase for this key) or CANCELLATION_NOT_FOUND (no such cancellation of this purchase)'),
-        409: errorResponse('CANCELLATION_NOT_RESCINDABLE: its effective time came (or it was never scheduled), or an Idempotency-Key reused or in progress'),
+        409: errorResponse(
+          'CANCELLATION_NOT_RESCINDABLE: its effective time came (or it was never scheduled), or an Idempotency-Key reused or in progress',
+        ),
         503: errorResponse('CONNECTION_ERROR: not answered within 30 s; call again, rescinding twice changes nothing'),
       },
     });

@@ -8,19 +8,38 @@ import { pageQueryFields } from '../http/query';
 import type { PurchaseStatus } from '../../workflows/contracts';
 import { CANCELLATION_REQUESTERS } from './refund-rule';
 
-const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
+const minor = (what: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 const isoInstant = z.iso.datetime({ offset: true });
 
 /** Every status a purchase can be in (the purchase workflow's). */
-export const PURCHASE_STATUSES = ['quoted', 'awaiting_payment', 'paid', 'expired', 'failed', 'awaiting_certificates', 'issued', 'refunded'] as const satisfies readonly PurchaseStatus[];
+export const PURCHASE_STATUSES = [
+  'quoted',
+  'awaiting_payment',
+  'paid',
+  'expired',
+  'failed',
+  'awaiting_certificates',
+  'issued',
+  'refunded',
+] as const satisfies readonly PurchaseStatus[];
 
 /** Query of `GET /api/v1/purchases`; unknown parameters are refused. */
 export const ListPurchasesQuery = z.strictObject({
   status: z.enum(PURCHASE_STATUSES).optional().meta({ description: 'Only purchases in this status' }),
   created_gte: isoInstant.optional().meta({ description: 'Only purchases created at or after this instant (ISO 8601 with offset)' }),
   created_lt: isoInstant.optional().meta({ description: 'Only purchases created before this instant (ISO 8601 with offset)' }),
-  buyer_email: z.string().trim().email().max(320).optional().meta({ description: "Only purchases by this buyer's email (case does not matter)" }),
+  buyer_email: z
+    .string()
+    .trim()
+    .email()
+    .max(320)
+    .optional()
+    .meta({ description: "Only purchases by this buyer's email (case does not matter)" }),
   ...pageQueryFields(20),
 });
 export type ListPurchasesQuery = z.infer<typeof ListPurchasesQuery>;
@@ -66,18 +85,35 @@ const CoveredUnit = z
       description:
         '`unpaid` until the purchase is paid, `active` once paid, `cancellation_scheduled` while a cancellation dated in the future holds it (it stays covered until then; rescinding gives it back), `cancellation_pending` once a cancellation took effect (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full',
     }),
-    coverage_started: z.boolean().meta({ description: 'Whether its coverage had started when this was answered, by the purchase’s test clock when it has one (a started unit is earned and cannot be cancelled)' }),
+    coverage_started: z.boolean().meta({
+      description:
+        'Whether its coverage had started when this was answered, by the purchase’s test clock when it has one (a started unit is earned and cannot be cancelled)',
+    }),
     certificate: z
-      .object({ number: z.string(), verification_url: z.string(), voided_at: z.string().nullable().meta({ description: 'When it was voided, ISO 8601 UTC; null while in force' }) })
+      .object({
+        number: z.string(),
+        verification_url: z.string(),
+        voided_at: z.string().nullable().meta({ description: 'When it was voided, ISO 8601 UTC; null while in force' }),
+      })
       .nullable()
-      .meta({ description: 'The certificate that proves it to its first certificate holder (null until issued); `certificates` has every holder’s and every version' }),
+      .meta({
+        description:
+          'The certificate that proves it to its first certificate holder (null until issued); `certificates` has every holder’s and every version',
+      }),
     certificates: z
       .array(
         z.object({
           number: z.string(),
-          certificate_holder_id: z.number().int().nullable().meta({ description: 'Whom it is issued to (listCertificateHolders); null: no holder named' }),
+          certificate_holder_id: z
+            .number()
+            .int()
+            .nullable()
+            .meta({ description: 'Whom it is issued to (listCertificateHolders); null: no holder named' }),
           revision: z.number().int().meta({ description: '1 for the first version' }),
-          status: z.enum(['issuing', 'issued', 'voided', 'superseded']).meta({ description: '`issuing` (being rendered and stored), `issued` (in force), `voided`, or `superseded` (a past version: see superseded_by)' }),
+          status: z.enum(['issuing', 'issued', 'voided', 'superseded']).meta({
+            description:
+              '`issuing` (being rendered and stored), `issued` (in force), `voided`, or `superseded` (a past version: see superseded_by)',
+          }),
           verification_url: z.string(),
           voided_at: z.string().nullable(),
           superseded_at: z.string().nullable(),
@@ -105,25 +141,38 @@ const PurchaseItem = z
 
 const TimelineEntry = z
   .object({
-    type: z.enum(['created', 'paid', 'certificates_issued', 'cancellation_scheduled', 'cancellation_accepted', 'cancellation_rescinded', 'cancelled', 'cancellation_failed', 'refunded', 'expired', 'failed']),
+    type: z.enum([
+      'created',
+      'paid',
+      'certificates_issued',
+      'cancellation_scheduled',
+      'cancellation_accepted',
+      'cancellation_rescinded',
+      'cancelled',
+      'cancellation_failed',
+      'refunded',
+      'expired',
+      'failed',
+    ]),
     at: instant('When it happened'),
     by: z.enum(['agency', 'buyer', 'insurer', 'processor', 'service']).meta({
-      description: 'Who made it happen: the agency (its quote), the buyer (their payment), who asked for a cancellation, the processor (a dashboard refund, an expiry) or this service',
+      description:
+        'Who made it happen: the agency (its quote), the buyer (their payment), who asked for a cancellation, the processor (a dashboard refund, an expiry) or this service',
     }),
     cancellation_id: z.number().int().optional().meta({ description: 'The cancellation the entry belongs to' }),
   })
   .meta({ id: 'PurchaseTimelineEntry' });
 
-
 /** The fields a cancellation is priced from (the quote's, and the cancel's without a quote). */
 const CancellationQuoteRequestFields = {
-  covered_unit_ids: z
-      .array(z.number().int().min(1).max(2_147_483_647))
-      .min(1)
-      .max(1000)
-      .optional()
-      .meta({ description: 'The covered units to cancel (ids from GET /api/v1/purchases/{id}); default: every unit not started at effective_at and not already cancelled' }),
-  requested_by: z.enum(CANCELLATION_REQUESTERS).optional().meta({ description: 'Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
+  covered_unit_ids: z.array(z.number().int().min(1).max(2_147_483_647)).min(1).max(1000).optional().meta({
+    description:
+      'The covered units to cancel (ids from GET /api/v1/purchases/{id}); default: every unit not started at effective_at and not already cancelled',
+  }),
+  requested_by: z
+    .enum(CANCELLATION_REQUESTERS)
+    .optional()
+    .meta({ description: 'Who asks: `buyer`, `agency` (default) or `insurer` (the product may give the insurer another refund method)' }),
   reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, in a few words (kept with the cancellation)' }),
 };
 
@@ -147,7 +196,9 @@ export const CancellationQuote = z
     requested_by: z.enum(CANCELLATION_REQUESTERS),
     reason: z.string().nullable(),
     effective_at: instant('When the cancellation would take effect'),
-    method: z.enum(['free_look', 'pro_rata', 'short_rate', 'none']).meta({ description: 'The rule applied: `free_look` (everything back), else the product’s refund method for who asks' }),
+    method: z
+      .enum(['free_look', 'pro_rata', 'short_rate', 'none'])
+      .meta({ description: 'The rule applied: `free_look` (everything back), else the product’s refund method for who asks' }),
     ends_policy: z.boolean().meta({ description: 'Whether no covered unit would stay active' }),
     currency: z.string(),
     refund: z.object({
@@ -163,7 +214,10 @@ export const CancellationQuote = z
         premium: minor('The unit’s share of its item’s premium'),
         earned: minor('What the insurer keeps of it'),
         refundable: minor('What comes back for it'),
-        certificate_number: z.string().nullable().meta({ description: 'The certificate the cancellation would void (null: none issued yet)' }),
+        certificate_number: z
+          .string()
+          .nullable()
+          .meta({ description: 'The certificate the cancellation would void (null: none issued yet)' }),
       }),
     ),
     expires_at: instant('Until when the quote holds: 15 minutes, or the start of its first unit if sooner'),
@@ -194,7 +248,15 @@ export const Cancellation = z
       platform_fee: minor('Platform fee going back'),
       total: minor('Everything going back'),
     }),
-    covered_units: z.array(z.object({ covered_unit_id: z.number().int(), item_id: z.number().int(), premium: minor('Its share of the premium'), earned: minor('Kept'), refundable: minor('Going back') })),
+    covered_units: z.array(
+      z.object({
+        covered_unit_id: z.number().int(),
+        item_id: z.number().int(),
+        premium: minor('Its share of the premium'),
+        earned: minor('Kept'),
+        refundable: minor('Going back'),
+      }),
+    ),
     failure_reason: z.string().nullable(),
     created_at: instant('When it was accepted'),
     completed_at: instant('When it completed').nullable(),
@@ -206,9 +268,14 @@ export type Cancellation = z.infer<typeof Cancellation>;
 /** Body of `POST /api/v1/purchases/{id}/cancel`: a quote to carry out, or what to price and cancel at once. */
 export const CancelRequest = z
   .strictObject({
-    quote_id: z.string().regex(/^cq_[0-9a-f]{24}$/, { message: 'must be a cancellation quote id (cq_…)' }).optional().meta({
-      description: 'A quote from cancellation_quote to carry out at its price (409 CANCELLATION_QUOTE_EXPIRED or _STALE when it no longer holds). Without it the other fields are priced afresh, as cancellation_quote does, and carried out',
-    }),
+    quote_id: z
+      .string()
+      .regex(/^cq_[0-9a-f]{24}$/, { message: 'must be a cancellation quote id (cq_…)' })
+      .optional()
+      .meta({
+        description:
+          'A quote from cancellation_quote to carry out at its price (409 CANCELLATION_QUOTE_EXPIRED or _STALE when it no longer holds). Without it the other fields are priced afresh, as cancellation_quote does, and carried out',
+      }),
     covered_unit_ids: CancellationQuoteRequestFields.covered_unit_ids,
     requested_by: CancellationQuoteRequestFields.requested_by,
     reason: CancellationQuoteRequestFields.reason,
@@ -224,7 +291,9 @@ export const PurchaseDispute = z
     amount: z.number().int().meta({ description: 'Amount disputed, integer minor units of `currency`' }),
     currency: z.string().meta({ description: 'ISO 4217, lowercase' }),
     reason: z.string().meta({ description: 'The processor’s reason (fraudulent, product_not_received, general…)' }),
-    status: z.string().meta({ description: 'The processor’s status: needs_response, under_review, won, lost, or warning_* for an inquiry' }),
+    status: z
+      .string()
+      .meta({ description: 'The processor’s status: needs_response, under_review, won, lost, or warning_* for an inquiry' }),
     opened_at: instant('When the buyer opened it'),
     closed_at: instant('When it was decided (or the inquiry closed)').nullable(),
   })
@@ -235,9 +304,13 @@ export const PurchaseDetail = z
     ...purchaseFields,
     items: z.array(PurchaseItem),
     cancellations: z.array(Cancellation).meta({ description: 'Its cancellations, oldest first' }),
-    disputes: z.array(PurchaseDispute).meta({ description: 'Disputes (chargebacks) of its payment, oldest first; the events dispute.opened and dispute.closed announce them' }),
+    disputes: z.array(PurchaseDispute).meta({
+      description: 'Disputes (chargebacks) of its payment, oldest first; the events dispute.opened and dispute.closed announce them',
+    }),
     timeline: z.array(TimelineEntry).meta({ description: 'What happened to the purchase, oldest first' }),
-    test_clock: instant('A test purchase’s test clock: its frozen now for coverage and cancellations (set by advanceTestClock); null on the real clock, always null in live mode').nullable(),
+    test_clock: instant(
+      'A test purchase’s test clock: its frozen now for coverage and cancellations (set by advanceTestClock); null on the real clock, always null in live mode',
+    ).nullable(),
   })
   .meta({ id: 'Purchase' });
 export type PurchaseDetail = z.infer<typeof PurchaseDetail>;

@@ -26,21 +26,37 @@ import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
-import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope, PurchasesRepository, StoredCancellation, StoredCancellationQuote } from './repository';
+import type {
+  PurchaseItemDetail,
+  PurchaseRecord,
+  PurchaseScope,
+  PurchasesRepository,
+  StoredCancellation,
+  StoredCancellationQuote,
+} from './repository';
 import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
 import { CANCELLATION_QUOTE_TTL_MS, isInForce, policyClock, storeCancellationQuote } from './cancellation-pricing';
 import { purchaseObject } from './purchase-object';
-import type { Cancellation, CancellationQuote, CancellationQuoteRequest, CancelRequest, ListPurchasesQuery, PurchaseDetail, PurchaseSummary } from './schemas';
+import type {
+  Cancellation,
+  CancellationQuote,
+  CancellationQuoteRequest,
+  CancelRequest,
+  ListPurchasesQuery,
+  PurchaseDetail,
+  PurchaseSummary,
+} from './schemas';
 import type { DisputesRepository, StoredDispute } from '../disputes/repository';
 
 export { CANCELLATION_QUOTE_TTL_MS, policyClock };
 
-
 /** The refund rule's refusal as the API's error (other errors unchanged). */
 export function asAppError(err: unknown): unknown {
   if (!(err instanceof RefundRuleError)) return err;
-  return new AppError(err.code, err.message, { details: err.unitIds.length ? [{ path: 'covered_unit_ids', message: `covered units ${err.unitIds.join(', ')}` }] : undefined });
+  return new AppError(err.code, err.message, {
+    details: err.unitIds.length ? [{ path: 'covered_unit_ids', message: `covered units ${err.unitIds.join(', ')}` }] : undefined,
+  });
 }
 
 export function purchaseScopeOf(p: Principal): PurchaseScope {
@@ -66,7 +82,13 @@ export function toCancellation(c: StoredCancellation): Cancellation {
     effective_at: c.effectiveAt.toISOString(),
     currency: c.currency,
     refund: { id: c.refundId, premium: c.premiumMinor, tax: c.taxMinor, platform_fee: c.platformFeeMinor, total: c.totalMinor },
-    covered_units: c.breakdown.map((u) => ({ covered_unit_id: u.unitId, item_id: u.itemId, premium: u.premiumMinor, earned: u.earnedMinor, refundable: u.refundableMinor })),
+    covered_units: c.breakdown.map((u) => ({
+      covered_unit_id: u.unitId,
+      item_id: u.itemId,
+      premium: u.premiumMinor,
+      earned: u.earnedMinor,
+      refundable: u.refundableMinor,
+    })),
     failure_reason: c.failureReason,
     created_at: c.createdAt.toISOString(),
     completed_at: c.completedAt?.toISOString() ?? null,
@@ -78,15 +100,24 @@ export function toCancellation(c: StoredCancellation): Cancellation {
 function timeline(p: PurchaseRecord, cancellations: StoredCancellation[]): PurchaseDetail['timeline'] {
   const entries: PurchaseDetail['timeline'] = [{ type: 'created', at: p.createdAt.toISOString(), by: 'agency' }];
   for (const c of cancellations) {
-    entries.push({ type: c.status === 'scheduled' || c.rescindedAt ? 'cancellation_scheduled' : 'cancellation_accepted', at: c.createdAt.toISOString(), by: c.requestedBy, cancellation_id: c.id });
-    if (c.rescindedAt) entries.push({ type: 'cancellation_rescinded', at: c.rescindedAt.toISOString(), by: 'agency', cancellation_id: c.id });
-    if (c.status === 'completed' && c.completedAt) entries.push({ type: 'cancelled', at: c.completedAt.toISOString(), by: 'service', cancellation_id: c.id });
-    if (c.status === 'refund_failed') entries.push({ type: 'cancellation_failed', at: c.createdAt.toISOString(), by: 'processor', cancellation_id: c.id });
+    entries.push({
+      type: c.status === 'scheduled' || c.rescindedAt ? 'cancellation_scheduled' : 'cancellation_accepted',
+      at: c.createdAt.toISOString(),
+      by: c.requestedBy,
+      cancellation_id: c.id,
+    });
+    if (c.rescindedAt)
+      entries.push({ type: 'cancellation_rescinded', at: c.rescindedAt.toISOString(), by: 'agency', cancellation_id: c.id });
+    if (c.status === 'completed' && c.completedAt)
+      entries.push({ type: 'cancelled', at: c.completedAt.toISOString(), by: 'service', cancellation_id: c.id });
+    if (c.status === 'refund_failed')
+      entries.push({ type: 'cancellation_failed', at: c.createdAt.toISOString(), by: 'processor', cancellation_id: c.id });
   }
   if (p.paidAt) entries.push({ type: 'paid', at: p.paidAt.toISOString(), by: 'buyer' });
   if (p.certificatesIssuedAt) entries.push({ type: 'certificates_issued', at: p.certificatesIssuedAt.toISOString(), by: 'service' });
   if (p.refundedAt) entries.push({ type: 'refunded', at: p.refundedAt.toISOString(), by: 'processor' });
-  if (p.status === 'expired' && p.checkoutExpiresAt) entries.push({ type: 'expired', at: p.checkoutExpiresAt.toISOString(), by: 'processor' });
+  if (p.status === 'expired' && p.checkoutExpiresAt)
+    entries.push({ type: 'expired', at: p.checkoutExpiresAt.toISOString(), by: 'processor' });
   if (p.status === 'failed' && p.failedAt) entries.push({ type: 'failed', at: p.failedAt.toISOString(), by: 'processor' });
   return entries.sort((a, b) => a.at.localeCompare(b.at));
 }
@@ -96,12 +127,15 @@ type UnitState = 'unpaid' | 'active' | 'cancellation_scheduled' | 'cancellation_
  * A unit's state: cancelled by its cancellation or by a full refund, scheduled while its
  * cancellation waits for its effective time, pending while that cancellation's refund is on the way.
  */
-function unitState(p: PurchaseRecord, u: PurchaseItemDetail['units'][number], statusOf: Map<number, StoredCancellation['status']>): UnitState {
+function unitState(
+  p: PurchaseRecord,
+  u: PurchaseItemDetail['units'][number],
+  statusOf: Map<number, StoredCancellation['status']>,
+): UnitState {
   if (u.cancelledAt || p.status === 'refunded') return 'cancelled';
   if (u.cancellationId !== null) return statusOf.get(u.cancellationId) === 'scheduled' ? 'cancellation_scheduled' : 'cancellation_pending';
   return p.paidAt ? 'active' : 'unpaid';
 }
-
 
 export function createPurchaseService(deps: {
   purchases: PurchasesRepository;
@@ -120,10 +154,18 @@ export function createPurchaseService(deps: {
     return p;
   }
 
-  function detail(p: PurchaseRecord, items: PurchaseItemDetail[], certificates: StoredCertificate[], cancellations: StoredCancellation[], disputes: StoredDispute[], at: Date): PurchaseDetail {
+  function detail(
+    p: PurchaseRecord,
+    items: PurchaseItemDetail[],
+    certificates: StoredCertificate[],
+    cancellations: StoredCancellation[],
+    disputes: StoredDispute[],
+    at: Date,
+  ): PurchaseDetail {
     // The unit's `certificate`: its first holder's current version (the list is in holder then version order).
     const byUnit = new Map<number, StoredCertificate>();
-    for (const c of certificates) if (c.supersededAt === null && c.storageKey !== null && !byUnit.has(c.coveredUnitId)) byUnit.set(c.coveredUnitId, c);
+    for (const c of certificates)
+      if (c.supersededAt === null && c.storageKey !== null && !byUnit.has(c.coveredUnitId)) byUnit.set(c.coveredUnitId, c);
     const refundedAt = p.status === 'refunded' ? p.refundedAt : null;
     const statusOf = new Map(cancellations.map((c) => [c.id, c.status]));
     return {
@@ -151,7 +193,11 @@ export function createPurchaseService(deps: {
             state: unitState(p, u, statusOf),
             coverage_started: u.startsAt.getTime() <= at.getTime(),
             certificate: c
-              ? { number: c.certificateNumber, verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber), voided_at: (c.voidedAt ?? refundedAt)?.toISOString() ?? null }
+              ? {
+                  number: c.certificateNumber,
+                  verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
+                  voided_at: (c.voidedAt ?? refundedAt)?.toISOString() ?? null,
+                }
               : null,
             certificates: certificates
               .filter((x) => x.coveredUnitId === u.id)
@@ -159,7 +205,13 @@ export function createPurchaseService(deps: {
                 number: x.certificateNumber,
                 certificate_holder_id: x.certificateHolderId,
                 revision: x.revision,
-                status: x.supersededAt ? ('superseded' as const) : x.voidedAt || refundedAt ? ('voided' as const) : x.storageKey ? ('issued' as const) : ('issuing' as const),
+                status: x.supersededAt
+                  ? ('superseded' as const)
+                  : x.voidedAt || refundedAt
+                    ? ('voided' as const)
+                    : x.storageKey
+                      ? ('issued' as const)
+                      : ('issuing' as const),
                 verification_url: verificationUrl(deps.publicBaseUrl, x.certificateNumber),
                 voided_at: (x.voidedAt ?? refundedAt)?.toISOString() ?? null,
                 superseded_at: x.supersededAt?.toISOString() ?? null,
@@ -203,7 +255,11 @@ export function createPurchaseService(deps: {
       const p = await owned(principal, id);
       // Cancellations first: a cancellation read as completed has its units and certificates written already (one transaction), so the answer never shows it completed with its units still pending.
       const cancellations = await deps.purchases.cancellations(id);
-      const [items, certificates, disputes] = await Promise.all([deps.purchases.itemDetails(id), deps.certificates.listForPurchase(id, { includeSuperseded: true }), deps.disputes.listForPurchase(id)]);
+      const [items, certificates, disputes] = await Promise.all([
+        deps.purchases.itemDetails(id),
+        deps.certificates.listForPurchase(id, { includeSuperseded: true }),
+        deps.disputes.listForPurchase(id),
+      ]);
       return detail(p, items, certificates, cancellations, disputes, policyClock(p, now()));
     },
 
@@ -218,16 +274,26 @@ export function createPurchaseService(deps: {
       const at = policyClock(p, realNow);
       const effectiveAt = body.effective_at ? new Date(body.effective_at) : at;
       if (effectiveAt.getTime() < at.getTime() - 60_000) {
-        throw new AppError('VALIDATION_ERROR', 'effective_at: a cancellation cannot take effect in the past', { details: [{ path: 'effective_at', message: 'must be now or later' }] });
+        throw new AppError('VALIDATION_ERROR', 'effective_at: a cancellation cannot take effect in the past', {
+          details: [{ path: 'effective_at', message: 'must be now or later' }],
+        });
       }
-      if (p.status === 'refunded') throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} was refunded in full: nothing is left to cancel`);
-      if (!isInForce(p.status)) throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
+      if (p.status === 'refunded')
+        throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} was refunded in full: nothing is left to cancel`);
+      if (!isInForce(p.status))
+        throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
       let stored: StoredCancellationQuote;
       try {
         stored = await storeCancellationQuote(
           deps.purchases,
           p,
-          { unitIds: body.covered_unit_ids, requestedBy: body.requested_by ?? 'agency', effectiveAt, apiKeyId: principal.apiKeyId, reason: body.reason ?? null },
+          {
+            unitIds: body.covered_unit_ids,
+            requestedBy: body.requested_by ?? 'agency',
+            effectiveAt,
+            apiKeyId: principal.apiKeyId,
+            reason: body.reason ?? null,
+          },
           at,
           realNow,
         );
@@ -274,12 +340,21 @@ export function createPurchaseService(deps: {
       let quoteId = body.quote_id;
       if (quoteId) {
         if (body.covered_unit_ids || body.reason) {
-          throw new AppError('VALIDATION_ERROR', 'Send either quote_id or the units to price, not both', { details: [{ path: 'quote_id', message: 'cannot be sent with covered_unit_ids or reason' }] });
+          throw new AppError('VALIDATION_ERROR', 'Send either quote_id or the units to price, not both', {
+            details: [{ path: 'quote_id', message: 'cannot be sent with covered_unit_ids or reason' }],
+          });
         }
         const quote = await deps.purchases.findCancellationQuote(quoteId);
-        if (!quote || quote.purchaseId !== id) throw new AppError('CANCELLATION_QUOTE_NOT_FOUND', `No cancellation quote ${quoteId} of purchase ${id}`);
+        if (!quote || quote.purchaseId !== id)
+          throw new AppError('CANCELLATION_QUOTE_NOT_FOUND', `No cancellation quote ${quoteId} of purchase ${id}`);
       } else {
-        quoteId = (await this.quoteCancellation(principal, id, { covered_unit_ids: body.covered_unit_ids, requested_by: body.requested_by, reason: body.reason })).id;
+        quoteId = (
+          await this.quoteCancellation(principal, id, {
+            covered_unit_ids: body.covered_unit_ids,
+            requested_by: body.requested_by,
+            reason: body.reason,
+          })
+        ).id;
       }
       const accepted = await deps.workflows.cancel(p, quoteId);
       const stored = await deps.purchases.findCancellation(accepted.cancellationId);
@@ -295,7 +370,11 @@ export function createPurchaseService(deps: {
       const p = await owned(principal, id);
       const c = await deps.purchases.findCancellation(cancellationId);
       if (!c || c.purchaseId !== id) throw new AppError('CANCELLATION_NOT_FOUND', `Purchase ${id} has no cancellation ${cancellationId}`);
-      if (c.status !== 'scheduled' && c.status !== 'rescinded') throw new AppError('CANCELLATION_NOT_RESCINDABLE', `Cancellation ${cancellationId} is ${c.status}: only a cancellation still scheduled can be rescinded`);
+      if (c.status !== 'scheduled' && c.status !== 'rescinded')
+        throw new AppError(
+          'CANCELLATION_NOT_RESCINDABLE',
+          `Cancellation ${cancellationId} is ${c.status}: only a cancellation still scheduled can be rescinded`,
+        );
       await deps.workflows.rescind(p, cancellationId);
       return toCancellation((await deps.purchases.findCancellation(cancellationId))!);
     },

@@ -63,12 +63,23 @@ import {
   type CertificateHolderChange,
   type CertificateHolderInput,
 } from '../../workflows/contracts';
-import { AGENCY_ID, AMOUNT_TOTAL, BUYER_EMAIL_HASH, MODE, PURCHASE_ID, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../../workflows/search-attributes';
+import {
+  AGENCY_ID,
+  AMOUNT_TOTAL,
+  BUYER_EMAIL_HASH,
+  MODE,
+  PURCHASE_ID,
+  PURCHASE_STATUS,
+  STATUS_CHANGED_AT,
+} from '../../workflows/search-attributes';
 import { buyerEmailHash } from './buyer-email-hash';
 import type { PurchaseRecord } from './repository';
 
 /** What a purchase workflow is started with: the purchase's operator-facing facts (amount in minor units). */
-export type PurchaseStartFacts = Pick<PurchaseRecord, 'id' | 'rootAccountId' | 'mode' | 'totalMinor' | 'currency' | 'buyerEmail' | 'status'>;
+export type PurchaseStartFacts = Pick<
+  PurchaseRecord,
+  'id' | 'rootAccountId' | 'mode' | 'totalMinor' | 'currency' | 'buyerEmail' | 'status'
+>;
 
 /** `1234` minor units of `usd` → `USD 12.34` (the service's money rules; the summary is for people). */
 function money(minor: number, currency: string): string {
@@ -112,7 +123,12 @@ export function createPurchaseWorkflows(deps: {
     return {
       typedSearchAttributes,
       staticSummary: `Purchase ${p.id} · agency ${p.rootAccountId} · ${p.mode} · ${money(p.totalMinor, p.currency)}`,
-      staticDetails: [`**Purchase** ${p.id}`, `**Agency** (root account) ${p.rootAccountId}`, `**Mode** ${p.mode}`, `**Amount** ${money(p.totalMinor, p.currency)} (${p.totalMinor} minor units)`].join('\n\n'),
+      staticDetails: [
+        `**Purchase** ${p.id}`,
+        `**Agency** (root account) ${p.rootAccountId}`,
+        `**Mode** ${p.mode}`,
+        `**Amount** ${money(p.totalMinor, p.currency)} (${p.totalMinor} minor units)`,
+      ].join('\n\n'),
     };
   }
   /** What `policy-<id>` starts with: its refunds go to the main queue's rate-capped refunds queue. */
@@ -135,14 +151,22 @@ export function createPurchaseWorkflows(deps: {
     };
   }
   function policyStart(purchase: PurchaseStartFacts) {
-    return new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', { ...policyStartOptions(purchase), workflowIdConflictPolicy: 'USE_EXISTING' });
+    return new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
+      ...policyStartOptions(purchase),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
   }
   /**
    * Runs update `name` of the purchase's policy workflow (started if no run is open) and answers
    * its result; a refusal whose type is an API error code becomes that AppError, no answer within
    * `timeoutMs` a 503 CONNECTION_ERROR saying `lateMessage`.
    */
-  async function policyUpdate<A, R = CancellationAccepted>(purchase: PurchaseStartFacts, name: string, arg: A, lateMessage: string): Promise<R> {
+  async function policyUpdate<A, R = CancellationAccepted>(
+    purchase: PurchaseStartFacts,
+    name: string,
+    arg: A,
+    lateMessage: string,
+  ): Promise<R> {
     const start = policyStart(purchase);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -150,7 +174,10 @@ export function createPurchaseWorkflows(deps: {
     });
     try {
       return await Promise.race([
-        deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, R, [A]>(name, { args: [arg], startWorkflowOperation: start }),
+        deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, R, [A]>(name, {
+          args: [arg],
+          startWorkflowOperation: start,
+        }),
         timeout,
       ]);
     } catch (err) {
@@ -158,7 +185,8 @@ export function createPurchaseWorkflows(deps: {
       if (err instanceof WorkflowUpdateFailedError) {
         // The refusal's type is the API's code, on the failure itself or on the activity's cause.
         for (let e = err.cause as { type?: unknown; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-          if (typeof e.type === 'string' && e.type in ERROR_STATUS) throw new AppError(e.type as ErrorCode, e.message ?? 'The change was refused', { cause: err });
+          if (typeof e.type === 'string' && e.type in ERROR_STATUS)
+            throw new AppError(e.type as ErrorCode, e.message ?? 'The change was refused', { cause: err });
         }
       }
       throw err;
@@ -169,7 +197,12 @@ export function createPurchaseWorkflows(deps: {
   /** Starts `type` once per business id; false when that id was started before (a redelivered event). */
   async function startOnce(type: string, workflowId: string, input: unknown): Promise<boolean> {
     try {
-      await deps.client.workflow.start(type, { workflowId, taskQueue: deps.taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      await deps.client.workflow.start(type, {
+        workflowId,
+        taskQueue: deps.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
       return true;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
@@ -206,10 +239,19 @@ export function createPurchaseWorkflows(deps: {
       });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', 'The purchase workflow did not answer in time; retry with backoff')), timeoutMs);
+        timer = setTimeout(
+          () => reject(new AppError('CONNECTION_ERROR', 'The purchase workflow did not answer in time; retry with backoff')),
+          timeoutMs,
+        );
       });
       try {
-        return await Promise.race([deps.client.workflow.executeUpdateWithStart<(input: PurchaseWorkflowInput) => Promise<unknown>, CheckoutSession, []>(CREATE_CHECKOUT_UPDATE, { startWorkflowOperation: start }), timeout]);
+        return await Promise.race([
+          deps.client.workflow.executeUpdateWithStart<(input: PurchaseWorkflowInput) => Promise<unknown>, CheckoutSession, []>(
+            CREATE_CHECKOUT_UPDATE,
+            { startWorkflowOperation: start },
+          ),
+          timeout,
+        ]);
       } catch (err) {
         if (err instanceof AppError) throw err;
         if (err instanceof WorkflowExecutionAlreadyStartedError) {
@@ -261,17 +303,34 @@ export function createPurchaseWorkflows(deps: {
     async chargeSavedCard(purchaseId: number, paymentMethodId: string): Promise<SavedCardChargeResult> {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('CONNECTION_ERROR', 'The charge did not finish in time; call again with the same payment method to learn its outcome (it never charges twice)')), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new AppError(
+                'CONNECTION_ERROR',
+                'The charge did not finish in time; call again with the same payment method to learn its outcome (it never charges twice)',
+              ),
+            ),
+          timeoutMs,
+        );
       });
       try {
         const handle = deps.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
-        return await Promise.race([handle.executeUpdate<SavedCardChargeResult, [{ paymentMethodId: string }]>(CHARGE_SAVED_CARD_UPDATE, { args: [{ paymentMethodId }] }), timeout]);
+        return await Promise.race([
+          handle.executeUpdate<SavedCardChargeResult, [{ paymentMethodId: string }]>(CHARGE_SAVED_CARD_UPDATE, {
+            args: [{ paymentMethodId }],
+          }),
+          timeout,
+        ]);
       } catch (err) {
         if (err instanceof AppError) throw err;
-        if (err instanceof WorkflowNotFoundError) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is no longer awaiting payment`, { cause: err });
+        if (err instanceof WorkflowNotFoundError)
+          throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is no longer awaiting payment`, { cause: err });
         if (err instanceof WorkflowUpdateFailedError) {
           const reason = (err.cause as Error | undefined)?.message ?? 'it is no longer awaiting payment';
-          throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} cannot be charged: ${reason.replace(/^purchase \d+ /, '')}`, { cause: err });
+          throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} cannot be charged: ${reason.replace(/^purchase \d+ /, '')}`, {
+            cause: err,
+          });
         }
         throw err;
       } finally {
@@ -337,7 +396,11 @@ export function createPurchaseWorkflows(deps: {
         // Signals the open run if there is one, else starts the resuming run with the signal.
         const running = await signalPayment(purchaseId, input.event);
         if (running) return 'running';
-        await deps.client.workflow.signalWithStart('purchaseWorkflow', { ...options, signal: PAYMENT_EVENT_SIGNAL, signalArgs: [input.event] });
+        await deps.client.workflow.signalWithStart('purchaseWorkflow', {
+          ...options,
+          signal: PAYMENT_EVENT_SIGNAL,
+          signalArgs: [input.event],
+        });
         return 'started';
       }
       try {
@@ -381,7 +444,11 @@ export function createPurchaseWorkflows(deps: {
      * CONNECTION_ERROR (503) when not answered within `timeoutMs` (certificates still being issued:
      * call again with the same Idempotency-Key).
      */
-    async addCertificateHolder(purchase: PurchaseStartFacts, requestKey: string, holder: CertificateHolderInput): Promise<CertificateHolderChange> {
+    async addCertificateHolder(
+      purchase: PurchaseStartFacts,
+      requestKey: string,
+      holder: CertificateHolderInput,
+    ): Promise<CertificateHolderChange> {
       return policyUpdate<{ requestKey: string; holder: CertificateHolderInput }, CertificateHolderChange>(
         purchase,
         ADD_HOLDER_UPDATE,
@@ -398,16 +465,31 @@ export function createPurchaseWorkflows(deps: {
      * …); CONNECTION_ERROR (503) when not answered within `timeoutMs`.
      */
     async endorse(purchase: PurchaseStartFacts, quoteId: string): Promise<EndorsementApplied> {
-      return policyUpdate<{ quoteId: string }, EndorsementApplied>(purchase, ENDORSE_UPDATE, { quoteId }, 'The endorsement was not answered in time (certificates may still be being issued); call again with the same quote_id: it is carried out once');
+      return policyUpdate<{ quoteId: string }, EndorsementApplied>(
+        purchase,
+        ENDORSE_UPDATE,
+        { quoteId },
+        'The endorsement was not answered in time (certificates may still be being issued); call again with the same quote_id: it is carried out once',
+      );
     },
 
     /** Removes a certificate holder through the policy workflow; answers the numbers voided. Errors: NOT_FOUND, LAST_CERTIFICATE_HOLDER, PURCHASE_NOT_CHANGEABLE; CONNECTION_ERROR (503) when late. */
     async removeCertificateHolder(purchase: PurchaseStartFacts, holderId: number): Promise<CertificateHolderChange> {
-      return policyUpdate<{ holderId: number }, CertificateHolderChange>(purchase, REMOVE_HOLDER_UPDATE, { holderId }, 'The removal was not answered in time; call again: removing twice changes nothing');
+      return policyUpdate<{ holderId: number }, CertificateHolderChange>(
+        purchase,
+        REMOVE_HOLDER_UPDATE,
+        { holderId },
+        'The removal was not answered in time; call again: removing twice changes nothing',
+      );
     },
 
     async rescind(purchase: PurchaseStartFacts, cancellationId: number): Promise<CancellationAccepted> {
-      return policyUpdate<{ cancellationId: number }>(purchase, RESCIND_UPDATE, { cancellationId }, 'The rescission was not answered in time; call again: rescinding twice changes nothing');
+      return policyUpdate<{ cancellationId: number }>(
+        purchase,
+        RESCIND_UPDATE,
+        { cancellationId },
+        'The rescission was not answered in time; call again: rescinding twice changes nothing',
+      );
     },
 
     /**
@@ -416,7 +498,10 @@ export function createPurchaseWorkflows(deps: {
      * the period's cancellation (null: none, at period end or nothing left to cancel). Errors as
      * `cancel`; CONNECTION_ERROR (503) when the processor is slow (the cancellation goes on).
      */
-    async cancelSubscription(period: PurchaseStartFacts, input: SubscriptionCancelInput): Promise<{ cancellation: CancellationAccepted | null }> {
+    async cancelSubscription(
+      period: PurchaseStartFacts,
+      input: SubscriptionCancelInput,
+    ): Promise<{ cancellation: CancellationAccepted | null }> {
       return policyUpdate<SubscriptionCancelInput, { cancellation: CancellationAccepted | null }>(
         period,
         CANCEL_SUBSCRIPTION_UPDATE,
@@ -437,7 +522,9 @@ export function createPurchaseWorkflows(deps: {
     /** Tells the purchase's open policy workflow that its test clock moved (false: no run open, so nothing is scheduled). */
     async testClockAdvanced(purchaseId: number, frozenTime: Date): Promise<boolean> {
       try {
-        await deps.client.workflow.getHandle(policyWorkflowId(purchaseId)).signal(TEST_CLOCK_SIGNAL, { frozenTime: frozenTime.toISOString() });
+        await deps.client.workflow
+          .getHandle(policyWorkflowId(purchaseId))
+          .signal(TEST_CLOCK_SIGNAL, { frozenTime: frozenTime.toISOString() });
         return true;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;
@@ -451,7 +538,10 @@ export function createPurchaseWorkflows(deps: {
      */
     async retryFailedCancellations(purchase: PurchaseStartFacts): Promise<number[]> {
       const start = policyStart(purchase);
-      return deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, number[], []>(RETRY_CANCELLATIONS_UPDATE, { startWorkflowOperation: start });
+      return deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, number[], []>(
+        RETRY_CANCELLATIONS_UPDATE,
+        { startWorkflowOperation: start },
+      );
     },
 
     /** Starts the workflow of bulk cancellation `bulkId` (once; a repeat attaches to nothing new). */

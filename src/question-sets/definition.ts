@@ -21,21 +21,23 @@ const base = {
   required: z.boolean().default(true),
 };
 
-export const DropdownQuestion = z.strictObject({
-  ...base,
-  kind: z.literal('dropdown'),
-  options: z
-    .array(
-      z.strictObject({
-        value: z.string().min(1).max(100),
-        label: z.string().min(1).max(200),
-        price_factor: z.number().positive().max(100).default(1),
-      }),
-    )
-    .min(1)
-    .max(200)
-    .refine((opts) => new Set(opts.map((o) => o.value)).size === opts.length, { message: 'option values must be unique' }),
-}).meta({ id: 'DropdownQuestion' });
+export const DropdownQuestion = z
+  .strictObject({
+    ...base,
+    kind: z.literal('dropdown'),
+    options: z
+      .array(
+        z.strictObject({
+          value: z.string().min(1).max(100),
+          label: z.string().min(1).max(200),
+          price_factor: z.number().positive().max(100).default(1),
+        }),
+      )
+      .min(1)
+      .max(200)
+      .refine((opts) => new Set(opts.map((o) => o.value)).size === opts.length, { message: 'option values must be unique' }),
+  })
+  .meta({ id: 'DropdownQuestion' });
 
 export const NumberQuestion = z
   .strictObject({
@@ -49,33 +51,45 @@ export const NumberQuestion = z
   .refine((q) => q.min <= q.max, { message: 'min must not exceed max' })
   .meta({ id: 'NumberQuestion' });
 
-export const TextQuestion = z.strictObject({
-  ...base,
-  kind: z.literal('text'),
-  max_length: z.number().int().min(1).max(2000).default(255),
-}).meta({ id: 'TextQuestion' });
+export const TextQuestion = z
+  .strictObject({
+    ...base,
+    kind: z.literal('text'),
+    max_length: z.number().int().min(1).max(2000).default(255),
+  })
+  .meta({ id: 'TextQuestion' });
 
-export const DateQuestion = z.strictObject({ ...base, kind: z.literal('date'), min: isoDate.optional(), max: isoDate.optional() }).meta({ id: 'DateQuestion' });
+export const DateQuestion = z
+  .strictObject({ ...base, kind: z.literal('date'), min: isoDate.optional(), max: isoDate.optional() })
+  .meta({ id: 'DateQuestion' });
 
-export const DateRangeQuestion = z.strictObject({
-  ...base,
-  kind: z.literal('date_range'),
-  max_days: z.number().int().min(1).max(3660).optional(),
-}).meta({ id: 'DateRangeQuestion' });
+export const DateRangeQuestion = z
+  .strictObject({
+    ...base,
+    kind: z.literal('date_range'),
+    max_days: z.number().int().min(1).max(3660).optional(),
+  })
+  .meta({ id: 'DateRangeQuestion' });
 
 export const NamedInsuredQuestion = z.strictObject({ ...base, kind: z.literal('named_insured') }).meta({ id: 'NamedInsuredQuestion' });
-export const CertificateHolderQuestion = z.strictObject({ ...base, kind: z.literal('certificate_holder') }).meta({ id: 'CertificateHolderQuestion' });
+export const CertificateHolderQuestion = z
+  .strictObject({ ...base, kind: z.literal('certificate_holder') })
+  .meta({ id: 'CertificateHolderQuestion' });
 
 /** Per-day coverage: answered with a time zone and an inclusive range of calendar dates. */
-export const CoverageDatesQuestion = z.strictObject({ ...base, required: z.literal(true).default(true), kind: z.literal('coverage_dates') }).meta({ id: 'CoverageDatesQuestion' });
+export const CoverageDatesQuestion = z
+  .strictObject({ ...base, required: z.literal(true).default(true), kind: z.literal('coverage_dates') })
+  .meta({ id: 'CoverageDatesQuestion' });
 
 /** Trip coverage: answered with a time zone and trips with local start and end date-times. */
-export const TripsQuestion = z.strictObject({
-  ...base,
-  required: z.literal(true).default(true),
-  kind: z.literal('trips'),
-  max_trip_days: z.number().int().min(1).max(366).default(90),
-}).meta({ id: 'TripsQuestion' });
+export const TripsQuestion = z
+  .strictObject({
+    ...base,
+    required: z.literal(true).default(true),
+    kind: z.literal('trips'),
+    max_trip_days: z.number().int().min(1).max(366).default(90),
+  })
+  .meta({ id: 'TripsQuestion' });
 
 export const Question = z
   .discriminatedUnion('kind', [
@@ -141,7 +155,8 @@ export const QuestionSetDefinition = z
   })
   .meta({
     id: 'QuestionSetDefinition',
-    description: 'A question template: typed questions (unique lower_snake_case ids, exactly one `coverage_dates` or `trips` question), the agreements the buyer accepts, and the limits of insurance its certificates print.',
+    description:
+      'A question template: typed questions (unique lower_snake_case ids, exactly one `coverage_dates` or `trips` question), the agreements the buyer accepts, and the limits of insurance its certificates print.',
   });
 export type QuestionSetDefinition = z.infer<typeof QuestionSetDefinition>;
 

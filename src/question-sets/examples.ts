@@ -46,7 +46,13 @@ export const SPECIAL_EVENT_LIABILITY: DefinitionInput = {
     { id: 'coverage', kind: 'coverage_dates', label: 'Event dates (one certificate per day)' },
   ],
   agreements: [terms],
-  certificate: { limits: [ { label: 'Each occurrence', amount_minor: 100_000_000 }, { label: 'General aggregate', amount_minor: 200_000_000 }, { label: 'Damage to rented premises', amount_minor: 10_000_000 } ] },
+  certificate: {
+    limits: [
+      { label: 'Each occurrence', amount_minor: 100_000_000 },
+      { label: 'General aggregate', amount_minor: 200_000_000 },
+      { label: 'Damage to rented premises', amount_minor: 10_000_000 },
+    ],
+  },
 };
 
 /** Equipment damage waiver for rented equipment, priced per covered day. */
@@ -70,7 +76,7 @@ export const EQUIPMENT_DAMAGE_WAIVER: DefinitionInput = {
     { id: 'coverage', kind: 'coverage_dates', label: 'Rental dates (one certificate per day)' },
   ],
   agreements: [terms],
-  certificate: { limits: [ { label: 'Equipment damage, each loss', amount_minor: 2_500_000 } ] },
+  certificate: { limits: [{ label: 'Equipment damage, each loss', amount_minor: 2_500_000 }] },
 };
 
 /** Trip excess cover, priced per covered trip. */
@@ -91,5 +97,10 @@ export const TRIP_EXCESS: DefinitionInput = {
     { id: 'trips', kind: 'trips', label: 'Trips (one certificate per trip)', max_trip_days: 60 },
   ],
   agreements: [terms],
-  certificate: { limits: [ { label: 'Excess per trip', amount_minor: 250_000 }, { label: 'Medical expenses', amount_minor: 5_000_000 } ] },
+  certificate: {
+    limits: [
+      { label: 'Excess per trip', amount_minor: 250_000 },
+      { label: 'Medical expenses', amount_minor: 5_000_000 },
+    ],
+  },
 };

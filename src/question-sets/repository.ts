@@ -48,7 +48,10 @@ export function createQuestionSetsRepository(db: Db) {
      * The sets `rootAccountId` may use (shared and its own), shared first, then oldest first;
      * one page of `pageSize` from `pageIndex` (0-based), with the total.
      */
-    async listUsable(rootAccountId: number, page: { pageSize: number; pageIndex: number }): Promise<{ items: QuestionSet[]; total: number }> {
+    async listUsable(
+      rootAccountId: number,
+      page: { pageSize: number; pageIndex: number },
+    ): Promise<{ items: QuestionSet[]; total: number }> {
       const usable = () => db('question_sets').where((q) => q.whereNull('root_account_id').orWhere('root_account_id', rootAccountId));
       const [rows, count] = await Promise.all([
         usable()

@@ -15,7 +15,10 @@ import type { QuestionSetService } from './service';
 import { CreateQuestionSetBody, ListQuestionSetsQuery, QuestionSetRead } from './schemas';
 
 const IdParam = z.object({ id: z.string().meta({ description: 'Question set id, integer >= 1', example: '3' }) });
-const notFoundResponse = { description: 'NOT_FOUND: no question set with that id that this account may use', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
+const notFoundResponse = {
+  description: 'NOT_FOUND: no question set with that id that this account may use',
+  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+};
 
 export function questionSetRoutes(service: QuestionSetService): RouteRegistration {
   return (router, registry) => {
@@ -41,7 +44,13 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       tags: ['Question sets'],
       summary: 'List the question sets this account may use: the shared ones, then its own',
       request: { query: ListQuestionSetsQuery },
-      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(QuestionSetRead, 'QuestionSetListResponse') } } }, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'A page',
+          content: { 'application/json': { schema: listEnvelope(QuestionSetRead, 'QuestionSetListResponse') } },
+        },
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'get',
@@ -50,7 +59,14 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       tags: ['Question sets'],
       summary: 'Get one question set (shared, or this account’s own)',
       request: { params: IdParam },
-      responses: { 200: { description: 'The question set', content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'The question set',
+          content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'post',
@@ -61,7 +77,13 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       description:
         'The definition holds typed questions (dropdown, number, text, date, date_range, named_insured, certificate_holder) and exactly one coverage question: `coverage_dates` (the product sells per covered day) or `trips` (per covered trip). Question ids are lower_snake_case and become the answer keys of adminValidateBuyerResponses. Sets cannot be changed or deleted afterwards: create a new one and point the product at it.',
       request: { body: { required: true, content: { 'application/json': { schema: CreateQuestionSetBody } } } },
-      responses: { 201: { description: 'Created', content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse') } } }, ...gatewayResponses },
+      responses: {
+        201: {
+          description: 'Created',
+          content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse') } },
+        },
+        ...gatewayResponses,
+      },
     });
   };
 }

@@ -22,7 +22,10 @@ export const CreateQuestionSetBody = z
     name: z.string().trim().min(1).max(255).meta({ description: 'Shown to you only', example: 'Special event liability (our wording)' }),
     definition: QuestionSetDefinition,
   })
-  .meta({ id: 'CreateQuestionSetRequest', example: { name: 'Special event liability (our wording)', definition: SPECIAL_EVENT_LIABILITY } });
+  .meta({
+    id: 'CreateQuestionSetRequest',
+    example: { name: 'Special event liability (our wording)', definition: SPECIAL_EVENT_LIABILITY },
+  });
 export type CreateQuestionSetBody = z.infer<typeof CreateQuestionSetBody>;
 
 export const ListQuestionSetsQuery = z.strictObject({

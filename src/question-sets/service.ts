@@ -36,7 +36,9 @@ export function createQuestionSetService(deps: { repo: QuestionSetsRepository })
 
     /** Creates a set owned by the key's account (its products and bundles may then use it). */
     async create(principal: Principal, body: CreateQuestionSetBody): Promise<QuestionSetRead> {
-      return toQuestionSetRead(await deps.repo.insert({ rootAccountId: principal.rootAccountId, name: body.name, definition: body.definition }));
+      return toQuestionSetRead(
+        await deps.repo.insert({ rootAccountId: principal.rootAccountId, name: body.name, definition: body.definition }),
+      );
     },
   };
 }

@@ -37,7 +37,10 @@ export const Address = z
     city: z.string().trim().min(1).max(100),
     region: z.string().trim().min(1).max(100),
     postal_code: z.string().trim().min(1).max(20),
-    country: z.string().regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 code such as US' }).meta({ description: 'ISO 3166-1 alpha-2 code', example: 'US' }),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 code such as US' })
+      .meta({ description: 'ISO 3166-1 alpha-2 code', example: 'US' }),
   })
   .meta({ id: 'Address' });
 type Address = z.infer<typeof Address>;
@@ -56,7 +59,9 @@ function answerSchema(q: Question, limits: ExpansionLimits): z.ZodType {
         .finite()
         .min(q.min)
         .max(q.max)
-        .refine((v) => Math.abs((v - q.min) / q.step - Math.round((v - q.min) / q.step)) < 1e-9, { message: `must be a multiple of ${q.step} from ${q.min}` });
+        .refine((v) => Math.abs((v - q.min) / q.step - Math.round((v - q.min) / q.step)) < 1e-9, {
+          message: `must be a multiple of ${q.step} from ${q.min}`,
+        });
     case 'text':
       return z.string().trim().min(1, { message: 'must not be empty' }).max(q.max_length);
     case 'date':
@@ -75,12 +80,10 @@ function answerSchema(q: Question, limits: ExpansionLimits): z.ZodType {
     case 'certificate_holder':
       return z.strictObject({ name: z.string().trim().min(1).max(200), address: Address });
     case 'coverage_dates':
-      return z
-        .strictObject({ time_zone: z.string(), start_date: z.string(), end_date: z.string() })
-        .superRefine((a, ctx) => {
-          const r = expandDays(a, limits);
-          if (!r.ok) ctx.addIssue({ code: 'custom', message: r.reason });
-        });
+      return z.strictObject({ time_zone: z.string(), start_date: z.string(), end_date: z.string() }).superRefine((a, ctx) => {
+        const r = expandDays(a, limits);
+        if (!r.ok) ctx.addIssue({ code: 'custom', message: r.reason });
+      });
     case 'trips':
       return z
         .strictObject({
@@ -122,7 +125,8 @@ export function validateAnswers(
     const problems: AnswerProblem[] = [];
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) problems.push({ product_line_template_id: productLineId, question: key, reason: 'not a question of this template' });
+        for (const key of issue.keys)
+          problems.push({ product_line_template_id: productLineId, question: key, reason: 'not a question of this template' });
         continue;
       }
       const path = issue.path.map(String);

@@ -34,7 +34,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOCAL_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
 
 function zoneError(timeZone: unknown): string | null {
-  if (typeof timeZone !== 'string' || !IANAZone.isValidZone(timeZone)) return 'time_zone must be an IANA time zone such as America/New_York';
+  if (typeof timeZone !== 'string' || !IANAZone.isValidZone(timeZone))
+    return 'time_zone must be an IANA time zone such as America/New_York';
   return null;
 }
 
@@ -56,7 +57,14 @@ export function expandDays(answer: { time_zone: string; start_date: string; end_
   for (let i = 0; i < days; i++) {
     const start = first.plus({ days: i }).startOf('day');
     const end = start.plus({ days: 1 }).startOf('day');
-    units.push({ index: i, kind: 'day', startsAt: start.toUTC().toJSDate(), endsAt: end.toUTC().toJSDate(), timeZone: zone, localLabel: start.toISODate()! });
+    units.push({
+      index: i,
+      kind: 'day',
+      startsAt: start.toUTC().toJSDate(),
+      endsAt: end.toUTC().toJSDate(),
+      timeZone: zone,
+      localLabel: start.toISODate()!,
+    });
   }
   return { ok: true, units };
 }
@@ -70,17 +78,20 @@ export function expandTrips(
   if (zErr) return { ok: false, reason: zErr };
   const zone = answer.time_zone;
   if (answer.trips.length === 0) return { ok: false, reason: 'at least one trip is required' };
-  if (answer.trips.length > limits.maxUnits) return { ok: false, reason: `${answer.trips.length} trips; at most ${limits.maxUnits} are allowed` };
+  if (answer.trips.length > limits.maxUnits)
+    return { ok: false, reason: `${answer.trips.length} trips; at most ${limits.maxUnits} are allowed` };
   const now = DateTime.fromJSDate(limits.now, { zone });
   const parsed = [];
   for (const [i, t] of answer.trips.entries()) {
-    if (!LOCAL_DATETIME.test(t.start) || !LOCAL_DATETIME.test(t.end)) return { ok: false, reason: `trip ${i + 1}: start and end must be YYYY-MM-DDTHH:mm` };
+    if (!LOCAL_DATETIME.test(t.start) || !LOCAL_DATETIME.test(t.end))
+      return { ok: false, reason: `trip ${i + 1}: start and end must be YYYY-MM-DDTHH:mm` };
     const start = DateTime.fromISO(t.start, { zone });
     const end = DateTime.fromISO(t.end, { zone });
     if (!start.isValid || !end.isValid) return { ok: false, reason: `trip ${i + 1}: not a real date-time in ${zone}` };
     if (end <= start) return { ok: false, reason: `trip ${i + 1}: end is not after start` };
     if (start < now) return { ok: false, reason: `trip ${i + 1}: starts in the past` };
-    if (end.diff(start, 'days').days > limits.maxTripDays) return { ok: false, reason: `trip ${i + 1}: longer than ${limits.maxTripDays} days` };
+    if (end.diff(start, 'days').days > limits.maxTripDays)
+      return { ok: false, reason: `trip ${i + 1}: longer than ${limits.maxTripDays} days` };
     parsed.push({ start, end, raw: t });
   }
   parsed.sort((a, b) => a.start.toMillis() - b.start.toMillis());

@@ -18,7 +18,11 @@ export const CatalogRequest = z
   })
   .meta({
     id: 'CatalogRequest',
-    example: { idp_root_account_uuid: '6f1c3a52-3f0e-4a4e-9d86-2b1f7c9e4d10', connected_ins_products_pagination_response_length_limit: 10, selected_table_page: 0 },
+    example: {
+      idp_root_account_uuid: '6f1c3a52-3f0e-4a4e-9d86-2b1f7c9e4d10',
+      connected_ins_products_pagination_response_length_limit: 10,
+      selected_table_page: 0,
+    },
   });
 export type CatalogRequest = z.infer<typeof CatalogRequest>;
 
@@ -37,7 +41,9 @@ export const CatalogItem = z
     product_line_insurer_name: z.string(),
     product_line_question_template: z.object({
       question_set_id: z.number().int(),
-      questions: z.array(Question).meta({ description: 'Ask these; each answer goes under the question’s `id` in adminValidateBuyerResponses' }),
+      questions: z
+        .array(Question)
+        .meta({ description: 'Ask these; each answer goes under the question’s `id` in adminValidateBuyerResponses' }),
     }),
   })
   .meta({ id: 'CatalogItem' });
@@ -86,8 +92,14 @@ export const TripsAnswer = z
     trips: z
       .array(
         z.strictObject({
-          start: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/).meta({ description: 'Local start, YYYY-MM-DDTHH:mm; not in the past', example: '2027-07-01T09:00' }),
-          end: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/).meta({ description: 'Local end, YYYY-MM-DDTHH:mm; after start', example: '2027-07-05T18:00' }),
+          start: z
+            .string()
+            .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/)
+            .meta({ description: 'Local start, YYYY-MM-DDTHH:mm; not in the past', example: '2027-07-01T09:00' }),
+          end: z
+            .string()
+            .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/)
+            .meta({ description: 'Local end, YYYY-MM-DDTHH:mm; after start', example: '2027-07-05T18:00' }),
         }),
       )
       .min(1)
@@ -95,13 +107,15 @@ export const TripsAnswer = z
   })
   .meta({
     id: 'TripsAnswer',
-    description: 'Answer to the `trips` question of a per-trip product (its id is `trips` in the shared template): local start and end date-times in time_zone. One certificate per trip.',
+    description:
+      'Answer to the `trips` question of a per-trip product (its id is `trips` in the shared template): local start and end date-times in time_zone. One certificate per trip.',
   });
 
 /** Answer to a `date_range` question. */
-const DateRangeAnswer = z
-  .strictObject({ start_date: z.iso.date(), end_date: z.iso.date() })
-  .meta({ id: 'DateRangeAnswer', description: 'Answer to a `date_range` question: inclusive dates, at most the question’s max_days apart' });
+const DateRangeAnswer = z.strictObject({ start_date: z.iso.date(), end_date: z.iso.date() }).meta({
+  id: 'DateRangeAnswer',
+  description: 'Answer to a `date_range` question: inclusive dates, at most the question’s max_days apart',
+});
 const NamedInsuredAnswer = z
   .strictObject({ name: z.string().min(1).max(200), address: Address.optional() })
   .meta({ id: 'NamedInsuredAnswer', description: 'Answer to a `named_insured` question: who the certificate names as insured' });
@@ -121,8 +135,13 @@ const Answer = z
 /** One selected product line with the buyer's answers to its template, keyed by question id. */
 export const SelectedProductLine = z
   .object({
-    product_line_template_id: z.number().int().meta({ description: 'The product line (`product_line_meta_data.product_line_id` of the catalog)', example: 12 }),
-    product_line_is_trip_excess_product: z.boolean().meta({ description: 'Must match the catalog’s `product_line_is_trip_excess_product`' }),
+    product_line_template_id: z
+      .number()
+      .int()
+      .meta({ description: 'The product line (`product_line_meta_data.product_line_id` of the catalog)', example: 12 }),
+    product_line_is_trip_excess_product: z
+      .boolean()
+      .meta({ description: 'Must match the catalog’s `product_line_is_trip_excess_product`' }),
   })
   .catchall(Answer)
   .meta({
@@ -135,23 +154,26 @@ export const SelectedProductLine = z
 export const ValidateRequestDocumented = ValidateRequest.extend({
   selected_product_lines_to_purchase: z.array(SelectedProductLine).min(1).max(20),
 }).meta({
-    id: 'ValidateBuyerResponsesRequest',
-    example: {
-      idp_accnt_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
-      access_token: 'bat_…',
-      selected_product_lines_to_purchase: [
-        {
-          product_line_template_id: 12,
-          product_line_is_trip_excess_product: false,
-          event_type: 'wedding',
-          attendance: 150,
-          named_insured: { name: 'Jordan Lee' },
-          certificate_holder: { name: 'Grand Hall LLC', address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' } },
-          coverage: { time_zone: 'America/Chicago', start_date: '2026-12-24', end_date: '2026-12-26' },
+  id: 'ValidateBuyerResponsesRequest',
+  example: {
+    idp_accnt_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
+    access_token: 'bat_…',
+    selected_product_lines_to_purchase: [
+      {
+        product_line_template_id: 12,
+        product_line_is_trip_excess_product: false,
+        event_type: 'wedding',
+        attendance: 150,
+        named_insured: { name: 'Jordan Lee' },
+        certificate_holder: {
+          name: 'Grand Hall LLC',
+          address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
         },
-      ],
-    },
-  });
+        coverage: { time_zone: 'America/Chicago', start_date: '2026-12-24', end_date: '2026-12-26' },
+      },
+    ],
+  },
+});
 
 export const CoverageDatetime = z.object({
   product_line_id: z.number().int(),
@@ -166,11 +188,18 @@ export const CheckoutResponse = z
   .object({
     id: z.string().meta({ description: 'Checkout session id at the processor' }),
     url: z.string().meta({ description: 'Send the buyer here to pay' }),
-    payment_intent: z.string().nullable().meta({ description: 'The payment intent, when the processor has created it (it may appear only once the buyer pays)' }),
+    payment_intent: z
+      .string()
+      .nullable()
+      .meta({ description: 'The payment intent, when the processor has created it (it may appear only once the buyer pays)' }),
     subscription_invoice: z.string().nullable().meta({
-      description: 'Subscription products (billed monthly): the subscription invoice when the processor returns one with the session; null otherwise',
+      description:
+        'Subscription products (billed monthly): the subscription invoice when the processor returns one with the session; null otherwise',
     }),
-    amount_total: z.number().int().meta({ description: "Minor units (the currency's smallest unit); for a subscription, the amount of each monthly period" }),
+    amount_total: z
+      .number()
+      .int()
+      .meta({ description: "Minor units (the currency's smallest unit); for a subscription, the amount of each monthly period" }),
     currency: z.string(),
     expires_at: z.string().meta({ description: 'ISO 8601: after this the session can no longer be paid' }),
     purchase_id: z.number().int(),
@@ -178,7 +207,13 @@ export const CheckoutResponse = z
     amount_subtotal: z.number().int(),
     platform_fee: z.object({ bps: z.number().int().nullable(), amount: z.number().int() }),
     line_items: z.array(
-      z.object({ product_line_id: z.number().int(), units: z.number().int(), unit_amount: z.number().int(), price_factor: z.number(), amount: z.number().int() }),
+      z.object({
+        product_line_id: z.number().int(),
+        units: z.number().int(),
+        unit_amount: z.number().int(),
+        price_factor: z.number(),
+        amount: z.number().int(),
+      }),
     ),
     product_line_data: z.array(z.object({ product_line_id: z.number().int(), product_line_is_trip_excess_product: z.boolean() })),
     certificate_coverage_datetimes: z.array(CoverageDatetime),

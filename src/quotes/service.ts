@@ -89,7 +89,10 @@ export function createQuoteService(deps: {
     async validateAndPrice(principal: Principal, req: ValidateRequest): Promise<CheckoutResponse> {
       const buyer = await deps.verifyBuyer(principal, req.idp_accnt_uuid, req.access_token);
       const ids = req.selected_product_lines_to_purchase.map((s) => s.product_line_template_id);
-      const products = await deps.quotes.findQuotable(scopeOf(principal), ids.filter((id): id is number => Number.isInteger(id)));
+      const products = await deps.quotes.findQuotable(
+        scopeOf(principal),
+        ids.filter((id): id is number => Number.isInteger(id)),
+      );
       const sets = await deps.questionSets.findMany([...new Set([...products.values()].map((p) => p.questionSetId))]);
       const limits = { now: now(), maxUnits: deps.maxCoveredUnits };
 
@@ -101,11 +104,19 @@ export function createQuoteService(deps: {
         const ref = Number.isInteger(id) ? (id as number) : -1;
         const product = products.get(ref);
         if (!product) {
-          problems.push({ product_line_template_id: ref, question: 'product_line_template_id', reason: `item ${i + 1}: not a product line this API key may quote` });
+          problems.push({
+            product_line_template_id: ref,
+            question: 'product_line_template_id',
+            reason: `item ${i + 1}: not a product line this API key may quote`,
+          });
           return;
         }
         if (seen.has(ref)) {
-          problems.push({ product_line_template_id: ref, question: 'product_line_template_id', reason: `item ${i + 1}: product line selected more than once` });
+          problems.push({
+            product_line_template_id: ref,
+            question: 'product_line_template_id',
+            reason: `item ${i + 1}: product line selected more than once`,
+          });
           return;
         }
         seen.add(ref);
@@ -115,7 +126,12 @@ export function createQuoteService(deps: {
       });
 
       const currencies = new Set(validated.map((x) => products.get(x.productId)!.currency));
-      if (currencies.size > 1) problems.push({ product_line_template_id: validated[0]!.productId, question: 'product_line_template_id', reason: 'selected product lines are priced in different currencies' });
+      if (currencies.size > 1)
+        problems.push({
+          product_line_template_id: validated[0]!.productId,
+          question: 'product_line_template_id',
+          reason: 'selected product lines are priced in different currencies',
+        });
 
       // A subscription renews its whole purchase every month: recurring and one-time products
       // are bought separately (decision, docs/decisions.md).
@@ -131,11 +147,19 @@ export function createQuoteService(deps: {
       let priced: ReturnType<typeof priceQuote> | null = null;
       if (!problems.length) {
         priced = priceQuote(
-          validated.map(({ productId, v }) => ({ unitPriceMinor: products.get(productId)!.defaultPriceMinor, units: v.units.length, priceFactor: v.priceFactor })),
+          validated.map(({ productId, v }) => ({
+            unitPriceMinor: products.get(productId)!.defaultPriceMinor,
+            units: v.units.length,
+            priceFactor: v.priceFactor,
+          })),
           principal.platformFeeBps,
         );
         if (priced.totalMinor > MAX_CHARGE_MINOR) {
-          problems.push({ product_line_template_id: validated[0]!.productId, question: 'product_line_template_id', reason: `total ${priced.totalMinor} exceeds the largest single charge (${MAX_CHARGE_MINOR} minor units)` });
+          problems.push({
+            product_line_template_id: validated[0]!.productId,
+            question: 'product_line_template_id',
+            reason: `total ${priced.totalMinor} exceeds the largest single charge (${MAX_CHARGE_MINOR} minor units)`,
+          });
         }
       }
       if (problems.length || !priced) {
@@ -170,7 +194,15 @@ export function createQuoteService(deps: {
         })),
       });
 
-      const session = await deps.startCheckout({ id: purchaseId, rootAccountId: principal.rootAccountId, mode: principal.mode, totalMinor: priced.totalMinor, currency, buyerEmail: buyer.email, status: 'quoted' });
+      const session = await deps.startCheckout({
+        id: purchaseId,
+        rootAccountId: principal.rootAccountId,
+        mode: principal.mode,
+        totalMinor: priced.totalMinor,
+        currency,
+        buyerEmail: buyer.email,
+        status: 'quoted',
+      });
       return {
         id: session.id,
         url: session.url,
@@ -190,7 +222,10 @@ export function createQuoteService(deps: {
           price_factor: priced!.lines[i]!.priceFactor,
           amount: priced!.lines[i]!.amountMinor,
         })),
-        product_line_data: validated.map(({ productId, v }) => ({ product_line_id: productId, product_line_is_trip_excess_product: v.isTripExcess })),
+        product_line_data: validated.map(({ productId, v }) => ({
+          product_line_id: productId,
+          product_line_is_trip_excess_product: v.isTripExcess,
+        })),
         certificate_coverage_datetimes: validated.flatMap(({ productId, v }) =>
           v.units.map((u) => ({
             product_line_id: productId,

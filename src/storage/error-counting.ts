@@ -21,7 +21,8 @@ export type StorageOperation = Exclude<keyof ObjectStore, 'bucket'>;
  * per the rules above, then rethrowing; `bucket` and results are the store's own.
  */
 export function countStorageErrors(store: ObjectStore, onError: (operation: StorageOperation) => void): ObjectStore {
-  const counted = <A extends unknown[], R>(operation: StorageOperation, fn: (...args: A) => Promise<R>) =>
+  const counted =
+    <A extends unknown[], R>(operation: StorageOperation, fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       try {
         return await fn(...args);

@@ -130,10 +130,7 @@ export type ObjectStoreConfig = Pick<Config, 'STORAGE_API_ENDPOINT' | 'STORAGE_B
  *   GCE/Cloud Run, which needs `iam.serviceAccounts.signBlob` on itself);
  *   `options.signingCredentials` overrides that.
  */
-export function createObjectStore(
-  config: ObjectStoreConfig,
-  options: { signingCredentials?: SigningCredentials } = {},
-): ObjectStore {
+export function createObjectStore(config: ObjectStoreConfig, options: { signingCredentials?: SigningCredentials } = {}): ObjectStore {
   const endpoint = config.STORAGE_API_ENDPOINT?.replace(/\/+$/, '');
   const credentials = options.signingCredentials ?? (endpoint ? throwawaySigningCredentials(config.STORAGE_PROJECT_ID) : undefined);
   const storage = new Storage({
@@ -167,7 +164,9 @@ export function createObjectStore(
     const hash = createHash('sha256');
     await pipeline(file(key).createReadStream(), new Writable({ write: (c: Buffer, _e, cb) => (hash.update(c), cb()) }));
     const sha = hash.digest('hex');
-    await file(key).setMetadata({ metadata: { sha256: sha } }).catch(() => undefined);
+    await file(key)
+      .setMetadata({ metadata: { sha256: sha } })
+      .catch(() => undefined);
     return sha;
   }
 
@@ -221,7 +220,9 @@ export function createObjectStore(
     }
     const sha = hash.digest('hex');
     if (known && known !== sha) {
-      await file(key).delete({ ifGenerationMatch: Number(generation) }).catch(() => undefined);
+      await file(key)
+        .delete({ ifGenerationMatch: Number(generation) })
+        .catch(() => undefined);
       throw new ObjectIntegrityError(`sha256 of ${key} is ${sha}, not the promised ${known}`);
     }
     if (!known) {

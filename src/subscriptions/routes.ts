@@ -13,9 +13,13 @@ import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } 
 import type { SubscriptionService } from './service';
 import { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
 
-const IdParam = z.object({ id: z.string().meta({ description: 'Subscription id (its first purchase’s id), integer >= 1', example: '42' }) });
+const IdParam = z.object({
+  id: z.string().meta({ description: 'Subscription id (its first purchase’s id), integer >= 1', example: '42' }),
+});
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
-const notFoundResponse = errorResponse('NOT_FOUND: no subscription with that id for this key (another account, mode or teammate reads the same)');
+const notFoundResponse = errorResponse(
+  'NOT_FOUND: no subscription with that id for this key (another account, mode or teammate reads the same)',
+);
 
 export function subscriptionRoutes(service: SubscriptionService): RouteRegistration {
   return (router, registry) => {
@@ -40,9 +44,13 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
       operationId: 'listSubscriptions',
       tags: ['Subscriptions'],
       summary: "List this key's subscriptions, newest first",
-      description: "The key's root account's subscriptions in the key's mode (a teammate's key: that teammate's only). Each is named by its first purchase and lists its periods (one purchase each).",
+      description:
+        "The key's root account's subscriptions in the key's mode (a teammate's key: that teammate's only). Each is named by its first purchase and lists its periods (one purchase each).",
       request: { query: ListSubscriptionsQuery },
-      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(Subscription, 'SubscriptionListResponse') } } }, ...gatewayResponses },
+      responses: {
+        200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(Subscription, 'SubscriptionListResponse') } } },
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'get',
@@ -51,7 +59,14 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
       tags: ['Subscriptions'],
       summary: 'Get one subscription with its periods',
       request: { params: IdParam },
-      responses: { 200: { description: 'The subscription', content: { 'application/json': { schema: successEnvelope(Subscription, 'SubscriptionResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'The subscription',
+          content: { 'application/json': { schema: successEnvelope(Subscription, 'SubscriptionResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'post',
@@ -63,11 +78,16 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
         '`at_period_end`: the payment processor stops renewing it when the paid period ends; that period’s certificates stay valid (asking again answers the same). `now`: the processor subscription is cancelled at once, and the current period’s covered units not started yet are cancelled like any cancellation (refund at the processor first, then their certificates voided; follow it on GET /api/v1/purchases/{id}). `subscription.cancelled` goes to your webhook endpoints, as it does when the processor ends a subscription by itself (an unpaid invoice, its dashboard). Send an Idempotency-Key header to retry safely.',
       request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: CancelSubscriptionRequest } } } },
       responses: {
-        200: { description: 'The subscription as it now stands', content: { 'application/json': { schema: successEnvelope(SubscriptionCancellation, 'SubscriptionCancellationResponse') } } },
+        200: {
+          description: 'The subscription as it now stands',
+          content: { 'application/json': { schema: successEnvelope(SubscriptionCancellation, 'SubscriptionCancellationResponse') } },
+        },
         ...gatewayResponses,
         400: errorResponse('VALIDATION_ERROR (a bad body or id), or the gateway’s codes'),
         404: notFoundResponse,
-        409: errorResponse('SUBSCRIPTION_NOT_ACTIVE (its first period was never paid), SUBSCRIPTION_ALREADY_CANCELLED (it ended), or an Idempotency-Key reused or in progress'),
+        409: errorResponse(
+          'SUBSCRIPTION_NOT_ACTIVE (its first period was never paid), SUBSCRIPTION_ALREADY_CANCELLED (it ended), or an Idempotency-Key reused or in progress',
+        ),
         503: errorResponse('CONNECTION_ERROR: the processor did not answer within 30 s; the cancellation goes on, ask again'),
       },
     });

@@ -7,7 +7,11 @@ import { z } from 'zod';
 import { pageQueryFields } from '../http/query';
 import { Cancellation, PURCHASE_STATUSES } from '../purchases/schemas';
 
-const minor = (what: string) => z.number().int().meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
+const minor = (what: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
 export const SUBSCRIPTION_STATUSES = ['incomplete', 'active', 'cancelled'] as const;
@@ -23,15 +27,26 @@ export const Subscription = z
   .object({
     object: z.literal('subscription'),
     id: z.number().int().meta({ description: 'The subscription’s id: the id of its first purchase (the one whose checkout started it)' }),
-    status: z.enum(SUBSCRIPTION_STATUSES).meta({ description: '`incomplete` until the first period is paid, `active` while it renews (see cancel_at_period_end), `cancelled` once it ended' }),
+    status: z.enum(SUBSCRIPTION_STATUSES).meta({
+      description:
+        '`incomplete` until the first period is paid, `active` while it renews (see cancel_at_period_end), `cancelled` once it ended',
+    }),
     livemode: z.boolean(),
-    processor_subscription_id: z.string().nullable().meta({ description: 'The payment processor’s subscription (null for one paid through the test helper)' }),
+    processor_subscription_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The payment processor’s subscription (null for one paid through the test helper)' }),
     currency: z.string(),
     amount_per_period: minor('What each period costs'),
     cancel_at_period_end: z.boolean().meta({ description: 'Renewals stop when the paid period ends; its certificates stay valid' }),
     ended_at: instant('When it ended').nullable(),
-    cancelled_by: z.enum(['agency', 'processor']).nullable().meta({ description: 'Who ended it or set it to end: the agency through this API, or the processor (its dashboard, an unpaid invoice)' }),
-    current_period_purchase_id: z.number().int().meta({ description: 'The purchase of the newest paid period (the first purchase until one is paid)' }),
+    cancelled_by: z.enum(['agency', 'processor']).nullable().meta({
+      description: 'Who ended it or set it to end: the agency through this API, or the processor (its dashboard, an unpaid invoice)',
+    }),
+    current_period_purchase_id: z
+      .number()
+      .int()
+      .meta({ description: 'The purchase of the newest paid period (the first purchase until one is paid)' }),
     periods: z.array(
       z.object({
         period: z.number().int().meta({ description: '1 for the first purchase, then each renewal' }),
@@ -59,6 +74,9 @@ export const CancelSubscriptionRequest = z
 export type CancelSubscriptionRequest = z.infer<typeof CancelSubscriptionRequest>;
 
 export const SubscriptionCancellation = Subscription.extend({
-  cancellation: Cancellation.nullable().meta({ description: 'With `now`: the cancellation of the current period’s unstarted units (its refund follows as for any cancellation); null otherwise or when nothing was left to cancel' }),
+  cancellation: Cancellation.nullable().meta({
+    description:
+      'With `now`: the cancellation of the current period’s unstarted units (its refund follows as for any cancellation); null otherwise or when nothing was left to cancel',
+  }),
 }).meta({ id: 'SubscriptionCancellation' });
 export type SubscriptionCancellation = z.infer<typeof SubscriptionCancellation>;

@@ -23,18 +23,26 @@ import { currentPeriodOf, subscriptionObject } from '../purchases/subscription-o
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
 
-export function createSubscriptionService(deps: { purchases: PurchasesRepository; workflows: Pick<PurchaseWorkflows, 'cancelSubscription'> }) {
+export function createSubscriptionService(deps: {
+  purchases: PurchasesRepository;
+  workflows: Pick<PurchaseWorkflows, 'cancelSubscription'>;
+}) {
   async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
     const first = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
     if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null) throw notFound('subscription', id);
     return first;
   }
-  const view = async (first: PurchaseRecord): Promise<Subscription> => subscriptionObject(first, await deps.purchases.subscriptionPeriods(first.id));
+  const view = async (first: PurchaseRecord): Promise<Subscription> =>
+    subscriptionObject(first, await deps.purchases.subscriptionPeriods(first.id));
 
   return {
     /** One page of the key's subscriptions, newest first, and how many match. */
     async list(principal: Principal, q: ListSubscriptionsQuery): Promise<{ items: Subscription[]; total: number }> {
-      const page = await deps.purchases.listSubscriptions(purchaseScopeOf(principal), { status: q.status, limit: q.pageSize, offset: q.pageIndex * q.pageSize });
+      const page = await deps.purchases.listSubscriptions(purchaseScopeOf(principal), {
+        status: q.status,
+        limit: q.pageSize,
+        offset: q.pageIndex * q.pageSize,
+      });
       return { items: await Promise.all(page.items.map(view)), total: page.total };
     },
 
@@ -45,14 +53,24 @@ export function createSubscriptionService(deps: { purchases: PurchasesRepository
     /** Cancels subscription `id` `when` asked; a repeat of `at_period_end` answers the same. */
     async cancel(principal: Principal, id: number, body: CancelSubscriptionRequest): Promise<SubscriptionCancellation> {
       const first = await owned(principal, id);
-      if (first.subscriptionEndedAt) throw new AppError('SUBSCRIPTION_ALREADY_CANCELLED', `Subscription ${id} ended at ${first.subscriptionEndedAt.toISOString()}`);
-      if (!first.paidAt) throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${id} was never paid: its checkout is ${first.status}`);
+      if (first.subscriptionEndedAt)
+        throw new AppError('SUBSCRIPTION_ALREADY_CANCELLED', `Subscription ${id} ended at ${first.subscriptionEndedAt.toISOString()}`);
+      if (!first.paidAt)
+        throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${id} was never paid: its checkout is ${first.status}`);
       if (body.when === 'at_period_end' && first.subscriptionCancelAtPeriodEnd) return { ...(await view(first)), cancellation: null };
       const periods = await deps.purchases.subscriptionPeriods(first.id);
       const current = currentPeriodOf(first, periods);
-      const done = await deps.workflows.cancelSubscription(current, { subscriptionPurchaseId: first.id, at: body.when, reason: body.reason ?? null, apiKeyId: principal.apiKeyId });
+      const done = await deps.workflows.cancelSubscription(current, {
+        subscriptionPurchaseId: first.id,
+        at: body.when,
+        reason: body.reason ?? null,
+        apiKeyId: principal.apiKeyId,
+      });
       const cancellation = done.cancellation ? await deps.purchases.findCancellation(done.cancellation.cancellationId) : undefined;
-      return { ...(await view((await deps.purchases.findById(first.id))!)), cancellation: cancellation ? toCancellation(cancellation) : null };
+      return {
+        ...(await view((await deps.purchases.findById(first.id))!)),
+        cancellation: cancellation ? toCancellation(cancellation) : null,
+      };
     },
   };
 }

@@ -21,9 +21,15 @@ export interface TemporalHandle {
 }
 
 /** A client of `config`'s namespace whose payloads go through the service's codec (./codec.ts). */
-export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_PAYLOAD_KEYS'>): TemporalHandle {
+export function createTemporalClient(
+  config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_PAYLOAD_KEYS'>,
+): TemporalHandle {
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config.TEMPORAL_PAYLOAD_KEYS) });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: dataConverterFor(config.TEMPORAL_PAYLOAD_KEYS),
+  });
   return {
     client,
     async isHealthy(timeoutMs = 2000) {

@@ -50,7 +50,9 @@ const fromJson = (p: JsonPayload): Payload => ({
   data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')),
 });
 const toJson = (p: Payload): { metadata: Record<string, string>; data: string } => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]),
+  ),
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 

@@ -25,7 +25,10 @@ export interface RetryingActivity {
   lastFailure: string | null;
 }
 
-export async function findRetryingActivities(client: Pick<Client, 'workflow'>, options: { minAttempts: number; limit: number }): Promise<RetryingActivity[]> {
+export async function findRetryingActivities(
+  client: Pick<Client, 'workflow'>,
+  options: { minAttempts: number; limit: number },
+): Promise<RetryingActivity[]> {
   const out: RetryingActivity[] = [];
   let seen = 0;
   for await (const wf of client.workflow.list({ query: "ExecutionStatus='Running'" })) {
@@ -43,7 +46,8 @@ export async function findRetryingActivities(client: Pick<Client, 'workflow'>, o
         mode: wf.typedSearchAttributes.get(MODE) ?? null,
         activityType: a.activityType?.name ?? 'unknown',
         attempt,
-        lastFailure: (await decodeOptionalFailureToOptionalError(client.workflow.options.loadedDataConverter, a.lastFailure))?.message ?? null,
+        lastFailure:
+          (await decodeOptionalFailureToOptionalError(client.workflow.options.loadedDataConverter, a.lastFailure))?.message ?? null,
       });
     }
   }

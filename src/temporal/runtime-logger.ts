@@ -33,7 +33,8 @@ export function installRuntimeLogger(log: Logger, sdkMetricsAddress = ''): void 
     ERROR: 'error',
   };
   const sdkLog = log.child({ component: 'temporal-sdk' });
-  const plain = (meta: Record<string, unknown>) => Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, v instanceof Error ? plainError(v) : v]));
+  const plain = (meta: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, v instanceof Error ? plainError(v) : v]));
   const emit = (level: LogLevel, message: string, meta?: Record<string, unknown>) => sdkLog[map[level]](meta ? plain(meta) : {}, message);
   const install = (metrics: boolean) =>
     Runtime.install({
@@ -57,6 +58,9 @@ export function installRuntimeLogger(log: Logger, sdkMetricsAddress = ''): void 
     // An exporter that cannot bind must not stop the worker: run without it, say so.
     if (!sdkMetricsAddress) throw err;
     install(false);
-    sdkLog.error({ err: err instanceof Error ? err.message : String(err), address: sdkMetricsAddress }, 'Temporal SDK metrics exporter could not start; running without it');
+    sdkLog.error(
+      { err: err instanceof Error ? err.message : String(err), address: sdkMetricsAddress },
+      'Temporal SDK metrics exporter could not start; running without it',
+    );
   }
 }

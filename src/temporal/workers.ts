@@ -57,7 +57,16 @@ export async function createWorkers(options: {
   const interceptors = { activity: options.activityInterceptors ?? [] };
   // One bundle of the workflow code for the two workers that run workflows (bundling takes seconds).
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: Runtime.instance().logger });
-  const main = await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities, shutdownGraceTime, dataConverter, interceptors });
+  const main = await Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    workflowBundle,
+    activities,
+    shutdownGraceTime,
+    dataConverter,
+    interceptors,
+  });
   const certificates = await Worker.create({
     connection,
     namespace,
@@ -78,17 +87,30 @@ export async function createWorkers(options: {
     maxTaskQueueActivitiesPerSecond: options.refundsPerSecond ?? 10,
     shutdownGraceTime,
   });
-  const policy = await Worker.create({ connection, namespace, taskQueue: policyTaskQueue(taskQueue), workflowBundle, activities, shutdownGraceTime, dataConverter, interceptors });
+  const policy = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: policyTaskQueue(taskQueue),
+    workflowBundle,
+    activities,
+    shutdownGraceTime,
+    dataConverter,
+    interceptors,
+  });
   const workers = [main, certificates, refunds, policy];
   return {
     taskQueues: [taskQueue, certificatesTaskQueue(taskQueue), refundsTaskQueue(taskQueue), policyTaskQueue(taskQueue)],
     async run() {
       const running = workers.map((w) => w.run());
       // One failing stops the other, so the process never runs half a worker.
-      await Promise.all(running.map((p) => p.catch((err: unknown) => {
-        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-        throw err;
-      })));
+      await Promise.all(
+        running.map((p) =>
+          p.catch((err: unknown) => {
+            for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+            throw err;
+          }),
+        ),
+      );
     },
     shutdown() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

@@ -123,15 +123,27 @@ export function createTestHelperService(deps: {
     if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test') throw notFound('Purchase', purchaseId);
     if (!purchase.checkoutSessionId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} has no checkout session yet`);
     if (purchase.status !== 'awaiting_payment') {
-      throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status}, not awaiting payment: there is no checkout left to pay or end`);
+      throw new AppError(
+        'INVALID_REQUEST',
+        `Purchase ${purchaseId} is ${purchase.status}, not awaiting payment: there is no checkout left to pay or end`,
+      );
     }
     return purchase;
   }
 
   /** Signs event `type` about `object` as the processor would and hands it to the webhook handling. */
-  async function sendEvent(type: string, object: Record<string, unknown>): Promise<{ event: { id: string; type: string }; result: WebhookResult }> {
+  async function sendEvent(
+    type: string,
+    object: Record<string, unknown>,
+  ): Promise<{ event: { id: string; type: string }; result: WebhookResult }> {
     const event = { id: randomId('evt_testhelper'), type };
-    const payload = JSON.stringify({ ...event, object: 'event', livemode: false, created: Math.floor(Date.now() / 1000), data: { object } });
+    const payload = JSON.stringify({
+      ...event,
+      object: 'event',
+      livemode: false,
+      created: Math.floor(Date.now() / 1000),
+      data: { object },
+    });
     const signature = deps.stripe.webhooks.generateTestHeaderString({ payload, secret: deps.webhookSecret });
     return { event, result: await deps.webhooks.handle(payload, signature) };
   }
@@ -158,8 +170,19 @@ export function createTestHelperService(deps: {
     });
     const paymentIntent = typeof object.payment_intent === 'string' ? object.payment_intent : null;
     // Answer what the event did, not the status from before it (the workflow applies it within moments).
-    const status = result.relayed ? await settle(async () => (await deps.purchases.findById(purchase.id))?.status ?? purchase.status, (now) => now !== purchase.status) : purchase.status;
-    return { purchase_id: purchase.id, event: { id: event.id, type: event.type }, relayed: result.relayed, purchase_status: status, payment_intent: paymentIntent };
+    const status = result.relayed
+      ? await settle(
+          async () => (await deps.purchases.findById(purchase.id))?.status ?? purchase.status,
+          (now) => now !== purchase.status,
+        )
+      : purchase.status;
+    return {
+      purchase_id: purchase.id,
+      event: { id: event.id, type: event.type },
+      relayed: result.relayed,
+      purchase_status: status,
+      payment_intent: paymentIntent,
+    };
   }
 
   /** The key's own test purchase, whatever its status. */
@@ -167,7 +190,8 @@ export function createTestHelperService(deps: {
     if (principal.mode !== 'test') throw new AppError('ROUTE_NOT_FOUND', 'Test helpers answer test-mode API keys only');
     const purchase = await deps.purchases.findById(purchaseId);
     const teammateOk = principal.agentId === null || purchase?.agentId === principal.agentId;
-    if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test' || !teammateOk) throw notFound('Purchase', purchaseId);
+    if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test' || !teammateOk)
+      throw notFound('Purchase', purchaseId);
     return purchase;
   }
 
@@ -188,14 +212,22 @@ export function createTestHelperService(deps: {
      * for a live key; NOT_FOUND for a purchase that is not the key's test purchase.
      * @returns the clock as stored (ISO 8601 UTC) and whether a policy workflow was open to tell.
      */
-    async advanceTestClock(principal: Principal, purchaseId: number, frozenTime: Date): Promise<{ purchase_id: number; test_clock: string; policy_notified: boolean }> {
+    async advanceTestClock(
+      principal: Principal,
+      purchaseId: number,
+      frozenTime: Date,
+    ): Promise<{ purchase_id: number; test_clock: string; policy_notified: boolean }> {
       const purchase = await ownTestPurchase(principal, purchaseId);
       const from = purchase.testClockAt ?? new Date();
       if (frozenTime.getTime() < from.getTime() - 1000) {
-        throw new AppError('VALIDATION_ERROR', `frozen_time: a test clock only moves forward (it stands at ${from.toISOString()})`, { details: [{ path: 'frozen_time', message: `must be ${from.toISOString()} or later` }] });
+        throw new AppError('VALIDATION_ERROR', `frozen_time: a test clock only moves forward (it stands at ${from.toISOString()})`, {
+          details: [{ path: 'frozen_time', message: `must be ${from.toISOString()} or later` }],
+        });
       }
       if (frozenTime.getTime() > Date.now() + 5 * 366 * 86_400_000) {
-        throw new AppError('VALIDATION_ERROR', 'frozen_time: at most 5 years ahead', { details: [{ path: 'frozen_time', message: 'at most 5 years from now' }] });
+        throw new AppError('VALIDATION_ERROR', 'frozen_time: at most 5 years ahead', {
+          details: [{ path: 'frozen_time', message: 'at most 5 years from now' }],
+        });
       }
       const stored = await deps.purchases.advanceTestClock(purchase.id, frozenTime);
       if (!stored) throw notFound('Purchase', purchaseId);
@@ -212,7 +244,11 @@ export function createTestHelperService(deps: {
       // Its own payment intent, never the one the local processor gives every checkout.
       const paymentIntent = randomId('pi_testhelper');
       if (outcome === 'failed') {
-        return deliver(purchase, 'checkout.session.async_payment_failed', { status: 'complete', payment_status: 'unpaid', payment_intent: paymentIntent });
+        return deliver(purchase, 'checkout.session.async_payment_failed', {
+          status: 'complete',
+          payment_status: 'unpaid',
+          payment_intent: paymentIntent,
+        });
       }
       return deliver(purchase, 'checkout.session.completed', { status: 'complete', payment_status: 'paid', payment_intent: paymentIntent });
     },
@@ -231,12 +267,16 @@ export function createTestHelperService(deps: {
      */
     async refund(principal: Principal, purchaseId: number, amountMinor?: number): Promise<TestRefundResult> {
       const purchase = await ownTestPurchase(principal, purchaseId);
-      if (!purchase.paidAt || !purchase.paymentIntentId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no charge to refund`);
+      if (!purchase.paidAt || !purchase.paymentIntentId)
+        throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no charge to refund`);
       const left = purchase.totalMinor - purchase.refundedMinor;
-      if (purchase.status === 'refunded' || left <= 0) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is refunded in full: there is nothing left to refund`);
+      if (purchase.status === 'refunded' || left <= 0)
+        throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is refunded in full: there is nothing left to refund`);
       const amount = amountMinor ?? left;
       if (amount > left) {
-        throw new AppError('VALIDATION_ERROR', `amount: at most ${left} (minor units) is left to refund of purchase ${purchaseId}`, { details: [{ path: 'amount', message: `must be at most ${left}` }] });
+        throw new AppError('VALIDATION_ERROR', `amount: at most ${left} (minor units) is left to refund of purchase ${purchaseId}`, {
+          details: [{ path: 'amount', message: `must be at most ${left}` }],
+        });
       }
       const total = purchase.refundedMinor + amount;
       const { event, result } = await sendEvent('charge.refunded', {
@@ -253,7 +293,12 @@ export function createTestHelperService(deps: {
         payment_intent: purchase.paymentIntentId,
         metadata: { purchase_id: String(purchase.id) },
       });
-      const after = result.relayed ? await settle(() => deps.purchases.findById(purchase.id), (p) => (p?.refundedMinor ?? 0) >= total) : purchase;
+      const after = result.relayed
+        ? await settle(
+            () => deps.purchases.findById(purchase.id),
+            (p) => (p?.refundedMinor ?? 0) >= total,
+          )
+        : purchase;
       return {
         purchase_id: purchase.id,
         event,
@@ -277,11 +322,17 @@ export function createTestHelperService(deps: {
      */
     async renew(principal: Principal, purchaseId: number): Promise<TestRenewalResult> {
       const named = await ownTestPurchase(principal, purchaseId);
-      if (named.billing !== 'subscription') throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is a one-time purchase: only a subscription renews`);
+      if (named.billing !== 'subscription')
+        throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is a one-time purchase: only a subscription renews`);
       const first = named.renewalOfPurchaseId === null ? named : await deps.purchases.findById(named.renewalOfPurchaseId);
       if (!first) throw notFound('Purchase', purchaseId);
-      if (!first.paidAt) throw new AppError('INVALID_REQUEST', `Purchase ${first.id} is ${first.status}: a subscription renews only after its first period is paid`);
-      if (first.subscriptionEndedAt || first.status === 'refunded') throw new AppError('INVALID_REQUEST', `The subscription of purchase ${first.id} has ended: it renews no more`);
+      if (!first.paidAt)
+        throw new AppError(
+          'INVALID_REQUEST',
+          `Purchase ${first.id} is ${first.status}: a subscription renews only after its first period is paid`,
+        );
+      if (first.subscriptionEndedAt || first.status === 'refunded')
+        throw new AppError('INVALID_REQUEST', `The subscription of purchase ${first.id} has ended: it renews no more`);
       const before = (await deps.purchases.subscriptionPeriods(first.id)).length;
       const invoice = randomId('in_testhelper');
       const paymentIntent = randomId('pi_testhelper');
@@ -293,11 +344,22 @@ export function createTestHelperService(deps: {
         status: 'paid',
         amount_paid: first.totalMinor,
         currency: first.currency,
-        parent: { type: 'subscription_details', subscription_details: { subscription: first.payprocSubscriptionId, metadata: { purchase_id: String(first.id) } } },
-        payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: paymentIntent } }] },
+        parent: {
+          type: 'subscription_details',
+          subscription_details: { subscription: first.payprocSubscriptionId, metadata: { purchase_id: String(first.id) } },
+        },
+        payments: {
+          object: 'list',
+          data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: paymentIntent } }],
+        },
       });
-      const periods = result.relayed ? await settle(() => deps.purchases.subscriptionPeriods(first.id), (all) => all.length > before) : [];
-      const renewal = periods.length > before ? periods.find((p) => p.paymentIntentId === paymentIntent) ?? null : null;
+      const periods = result.relayed
+        ? await settle(
+            () => deps.purchases.subscriptionPeriods(first.id),
+            (all) => all.length > before,
+          )
+        : [];
+      const renewal = periods.length > before ? (periods.find((p) => p.paymentIntentId === paymentIntent) ?? null) : null;
       return {
         purchase_id: first.id,
         event,
@@ -318,12 +380,19 @@ export function createTestHelperService(deps: {
      * Errors: INVALID_REQUEST (400) for a purchase not paid; VALIDATION_ERROR (400, path `amount`)
      * for more than the total; ROUTE_NOT_FOUND, NOT_FOUND (404).
      */
-    async dispute(principal: Principal, purchaseId: number, opts: { outcome: TestDisputeOutcome; reason: string; amountMinor?: number }): Promise<TestDisputeResult> {
+    async dispute(
+      principal: Principal,
+      purchaseId: number,
+      opts: { outcome: TestDisputeOutcome; reason: string; amountMinor?: number },
+    ): Promise<TestDisputeResult> {
       const purchase = await ownTestPurchase(principal, purchaseId);
-      if (!purchase.paidAt || !purchase.paymentIntentId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no payment to dispute`);
+      if (!purchase.paidAt || !purchase.paymentIntentId)
+        throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no payment to dispute`);
       const amount = opts.amountMinor ?? purchase.totalMinor;
       if (amount > purchase.totalMinor) {
-        throw new AppError('VALIDATION_ERROR', `amount: at most ${purchase.totalMinor} (minor units), the purchase's total`, { details: [{ path: 'amount', message: `must be at most ${purchase.totalMinor}` }] });
+        throw new AppError('VALIDATION_ERROR', `amount: at most ${purchase.totalMinor} (minor units), the purchase's total`, {
+          details: [{ path: 'amount', message: `must be at most ${purchase.totalMinor}` }],
+        });
       }
       const id = randomId('dp_testhelper');
       const opened = Math.floor(Date.now() / 1000);
@@ -344,7 +413,12 @@ export function createTestHelperService(deps: {
       if (opts.outcome !== 'open') sent.push(await sendEvent('charge.dispute.closed', object(opts.outcome)));
       const relayed = sent.every((s) => s.result.relayed);
       const wanted = opts.outcome === 'open' ? 'needs_response' : opts.outcome;
-      const recorded = relayed ? await settle(async () => (await deps.disputes.listForPurchase(purchase.id)).find((d) => d.payprocDisputeId === id) ?? null, (d) => d?.status === wanted) : null;
+      const recorded = relayed
+        ? await settle(
+            async () => (await deps.disputes.listForPurchase(purchase.id)).find((d) => d.payprocDisputeId === id) ?? null,
+            (d) => d?.status === wanted,
+          )
+        : null;
       return { purchase_id: purchase.id, dispute: id, events: sent.map((s) => s.event), relayed, status: recorded?.status ?? null };
     },
 

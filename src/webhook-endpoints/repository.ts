@@ -44,17 +44,31 @@ const fromRow = (r: Record<string, unknown>): WebhookEndpoint => ({
 });
 
 export function createWebhookEndpointsRepository(db: Db) {
-  const visible = (scope: EndpointScope) => db('webhook_endpoints').where({ root_account_id: scope.rootAccountId, mode: scope.mode }).whereNull('deleted_at');
+  const visible = (scope: EndpointScope) =>
+    db('webhook_endpoints').where({ root_account_id: scope.rootAccountId, mode: scope.mode }).whereNull('deleted_at');
   return {
-    async create(scope: EndpointScope, input: { url: string; enabledEvents: string[]; description: string; secret: string }): Promise<WebhookEndpoint> {
+    async create(
+      scope: EndpointScope,
+      input: { url: string; enabledEvents: string[]; description: string; secret: string },
+    ): Promise<WebhookEndpoint> {
       const [row] = await db('webhook_endpoints')
-        .insert({ root_account_id: scope.rootAccountId, mode: scope.mode, url: input.url, enabled_events: input.enabledEvents, description: input.description, secret: input.secret })
+        .insert({
+          root_account_id: scope.rootAccountId,
+          mode: scope.mode,
+          url: input.url,
+          enabled_events: input.enabledEvents,
+          description: input.description,
+          secret: input.secret,
+        })
         .returning('*');
       return fromRow(row);
     },
 
     async list(scope: EndpointScope, page: { limit: number; offset: number }): Promise<{ items: WebhookEndpoint[]; total: number }> {
-      const [rows, count] = await Promise.all([visible(scope).orderBy('id').limit(page.limit).offset(page.offset), visible(scope).count({ n: '*' }).first()]);
+      const [rows, count] = await Promise.all([
+        visible(scope).orderBy('id').limit(page.limit).offset(page.offset),
+        visible(scope).count({ n: '*' }).first(),
+      ]);
       return { items: rows.map(fromRow), total: Number(count?.n ?? 0) };
     },
 
@@ -64,7 +78,11 @@ export function createWebhookEndpointsRepository(db: Db) {
     },
 
     /** Changes the sent fields of a visible endpoint; undefined when there is none. */
-    async update(scope: EndpointScope, id: number, change: { url?: string; enabledEvents?: string[]; description?: string; status?: EndpointStatus }): Promise<WebhookEndpoint | undefined> {
+    async update(
+      scope: EndpointScope,
+      id: number,
+      change: { url?: string; enabledEvents?: string[]; description?: string; status?: EndpointStatus },
+    ): Promise<WebhookEndpoint | undefined> {
       const set: Record<string, unknown> = { updated_at: db.fn.now() };
       if (change.url !== undefined) set.url = change.url;
       if (change.enabledEvents !== undefined) set.enabled_events = change.enabledEvents;

@@ -11,10 +11,20 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
 import type { WebhookEndpointService } from './service';
-import { CreateWebhookEndpointBody, ListWebhookEndpointsQuery, UpdateWebhookEndpointBody, WebhookEndpointCreated, WebhookEndpointDeleted, WebhookEndpointRead } from './schemas';
+import {
+  CreateWebhookEndpointBody,
+  ListWebhookEndpointsQuery,
+  UpdateWebhookEndpointBody,
+  WebhookEndpointCreated,
+  WebhookEndpointDeleted,
+  WebhookEndpointRead,
+} from './schemas';
 
 const IdParam = z.object({ id: z.string().meta({ description: 'Webhook endpoint id, integer >= 1', example: '4' }) });
-const notFoundResponse = { description: 'NOT_FOUND: no such endpoint for this key’s account and mode', content: { 'application/json': { schema: ErrorEnvelopeSchema } } };
+const notFoundResponse = {
+  description: 'NOT_FOUND: no such endpoint for this key’s account and mode',
+  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+};
 const TAG = 'Webhook endpoints';
 const SIGNING =
   'Each event is POSTed as JSON with a `Signature: t=<unix seconds>,v1=<hex>` header: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s secret (Stripe’s scheme, so `stripe.webhooks.constructEvent(body, header, secret)` verifies it). Answer 2xx within 10 s; otherwise the delivery is retried with exponential backoff for 3 days, then the endpoint is marked `failing`. Live-mode endpoints must be https on public addresses; test-mode endpoints may use http and loopback (local development).';
@@ -24,7 +34,10 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
     router.post('/webhook_endpoints', async (ctx) => {
       const body = parseBody(CreateWebhookEndpointBody, ctx.request.body);
       ctx.status = 201;
-      ctx.body = ok(await service.create(ctx.state.principal!, body), 'Webhook endpoint created; store its secret now, it is not shown again');
+      ctx.body = ok(
+        await service.create(ctx.state.principal!, body),
+        'Webhook endpoint created; store its secret now, it is not shown again',
+      );
     });
     router.get('/webhook_endpoints', async (ctx) => {
       const q = parseQuery(ListWebhookEndpointsQuery, ctx.query);
@@ -51,7 +64,13 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       summary: 'Create a webhook endpoint (its signing secret is in this answer only)',
       description: SIGNING,
       request: { body: { required: true, content: { 'application/json': { schema: CreateWebhookEndpointBody } } } },
-      responses: { 201: { description: 'Created', content: { 'application/json': { schema: successEnvelope(WebhookEndpointCreated, 'WebhookEndpointCreatedResponse') } } }, ...gatewayResponses },
+      responses: {
+        201: {
+          description: 'Created',
+          content: { 'application/json': { schema: successEnvelope(WebhookEndpointCreated, 'WebhookEndpointCreatedResponse') } },
+        },
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'get',
@@ -60,7 +79,13 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       tags: [TAG],
       summary: 'List this key’s account’s webhook endpoints of its mode',
       request: { query: ListWebhookEndpointsQuery },
-      responses: { 200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(WebhookEndpointRead, 'WebhookEndpointListResponse') } } }, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'A page',
+          content: { 'application/json': { schema: listEnvelope(WebhookEndpointRead, 'WebhookEndpointListResponse') } },
+        },
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'get',
@@ -69,7 +94,14 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       tags: [TAG],
       summary: 'Get one webhook endpoint',
       request: { params: IdParam },
-      responses: { 200: { description: 'The endpoint', content: { 'application/json': { schema: successEnvelope(WebhookEndpointRead, 'WebhookEndpointResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'The endpoint',
+          content: { 'application/json': { schema: successEnvelope(WebhookEndpointRead, 'WebhookEndpointResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'patch',
@@ -78,7 +110,14 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       tags: [TAG],
       summary: 'Change the sent fields of a webhook endpoint; disable or re-enable it',
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateWebhookEndpointBody } } } },
-      responses: { 200: { description: 'Updated', content: { 'application/json': { schema: successEnvelope(WebhookEndpointRead, 'WebhookEndpointUpdatedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'Updated',
+          content: { 'application/json': { schema: successEnvelope(WebhookEndpointRead, 'WebhookEndpointUpdatedResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
     registry.registerPath({
       method: 'delete',
@@ -87,7 +126,14 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       tags: [TAG],
       summary: 'Delete a webhook endpoint (its delivery history stays visible on the events)',
       request: { params: IdParam },
-      responses: { 200: { description: 'Deleted', content: { 'application/json': { schema: successEnvelope(WebhookEndpointDeleted, 'WebhookEndpointDeletedResponse') } } }, 404: notFoundResponse, ...gatewayResponses },
+      responses: {
+        200: {
+          description: 'Deleted',
+          content: { 'application/json': { schema: successEnvelope(WebhookEndpointDeleted, 'WebhookEndpointDeletedResponse') } },
+        },
+        404: notFoundResponse,
+        ...gatewayResponses,
+      },
     });
   };
 }

@@ -14,7 +14,10 @@ const EnabledEvents = z
 
 export const CreateWebhookEndpointBody = z
   .strictObject({
-    url: z.string().max(2048).meta({ description: 'https URL (test-mode keys may also use http, loopback included)', example: 'https://agency.example/hooks/coi' }),
+    url: z.string().max(2048).meta({
+      description: 'https URL (test-mode keys may also use http, loopback included)',
+      example: 'https://agency.example/hooks/coi',
+    }),
     enabled_events: EnabledEvents,
     description: z.string().max(500).optional(),
   })
@@ -26,7 +29,10 @@ export const UpdateWebhookEndpointBody = z
     url: z.string().max(2048).optional(),
     enabled_events: EnabledEvents.optional(),
     description: z.string().max(500).optional(),
-    disabled: z.boolean().optional().meta({ description: 'true stops deliveries; false (re)enables the endpoint, also after it was marked failing' }),
+    disabled: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true stops deliveries; false (re)enables the endpoint, also after it was marked failing' }),
   })
   .meta({ id: 'UpdateWebhookEndpointRequest' });
 export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
@@ -43,7 +49,10 @@ export const WebhookEndpointRead = z
     url: z.string(),
     enabled_events: z.array(z.string()),
     description: z.string(),
-    status: z.enum(['enabled', 'disabled', 'failing']).meta({ description: '`failing`: a delivery gave up after its retry window (3 days); deliveries still go out. PATCH `disabled: false` to clear it.' }),
+    status: z.enum(['enabled', 'disabled', 'failing']).meta({
+      description:
+        '`failing`: a delivery gave up after its retry window (3 days); deliveries still go out. PATCH `disabled: false` to clear it.',
+    }),
     livemode: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -52,7 +61,12 @@ export const WebhookEndpointRead = z
 export type WebhookEndpointRead = z.infer<typeof WebhookEndpointRead>;
 
 export const WebhookEndpointCreated = WebhookEndpointRead.extend({
-  secret: z.string().meta({ description: 'The signing secret (`whsec_…`), shown only in this answer: store it to verify the Signature header', example: 'whsec_5Vx…' }),
+  secret: z.string().meta({
+    description: 'The signing secret (`whsec_…`), shown only in this answer: store it to verify the Signature header',
+    example: 'whsec_5Vx…',
+  }),
 }).meta({ id: 'WebhookEndpointCreated' });
 
-export const WebhookEndpointDeleted = z.object({ id: z.number().int(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) }).meta({ id: 'WebhookEndpointDeleted' });
+export const WebhookEndpointDeleted = z
+  .object({ id: z.number().int(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) })
+  .meta({ id: 'WebhookEndpointDeleted' });

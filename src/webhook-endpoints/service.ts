@@ -30,14 +30,20 @@ export function toWebhookEndpointRead(e: WebhookEndpoint): WebhookEndpointRead {
 
 function checkUrl(url: string, mode: Principal['mode']): void {
   const problem = endpointUrlProblem(url, mode);
-  if (problem) throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${problem}`, { details: [{ path: 'url', message: problem }] });
+  if (problem)
+    throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${problem}`, { details: [{ path: 'url', message: problem }] });
 }
 
 export function createWebhookEndpointService(deps: { repo: WebhookEndpointsRepository }) {
   return {
     async create(principal: Principal, body: CreateWebhookEndpointBody): Promise<WebhookEndpointRead & { secret: string }> {
       checkUrl(body.url, principal.mode);
-      const created = await deps.repo.create(scopeOf(principal), { url: body.url, enabledEvents: body.enabled_events, description: body.description ?? '', secret: newEndpointSecret() });
+      const created = await deps.repo.create(scopeOf(principal), {
+        url: body.url,
+        enabledEvents: body.enabled_events,
+        description: body.description ?? '',
+        secret: newEndpointSecret(),
+      });
       return { ...toWebhookEndpointRead(created), secret: created.secret };
     },
     async list(principal: Principal, page: { pageSize: number; pageIndex: number }) {

@@ -11,19 +11,37 @@ import type { WebhookResult, WebhookService } from './service';
 /** What the processor sends: one event (documentation only; the handler verifies the raw body's signature, then checks the fields it reads). */
 const PayprocEvent = z
   .looseObject({
-    id: z.string().min(1).max(255).meta({ description: 'The event id; a delivery of an id already stored is acknowledged as a duplicate', example: 'evt_1QxYz2AbCdEfGh' }),
-    type: z.string().min(1).max(255).meta({ description: 'The event type, e.g. checkout.session.completed, checkout.session.expired, payment_intent.succeeded, charge.refunded, invoice.paid; other types are stored and acknowledged', example: 'checkout.session.completed' }),
+    id: z.string().min(1).max(255).meta({
+      description: 'The event id; a delivery of an id already stored is acknowledged as a duplicate',
+      example: 'evt_1QxYz2AbCdEfGh',
+    }),
+    type: z.string().min(1).max(255).meta({
+      description:
+        'The event type, e.g. checkout.session.completed, checkout.session.expired, payment_intent.succeeded, charge.refunded, invoice.paid; other types are stored and acknowledged',
+      example: 'checkout.session.completed',
+    }),
     livemode: z.boolean().meta({ description: 'False for a test-mode event' }),
     created: z.number().int().optional().meta({ description: 'When the event happened, Unix time in seconds', example: 1795000000 }),
-    data: z.looseObject({ object: z.record(z.string(), z.unknown()).meta({ description: 'The object the event is about (a checkout session, payment intent, charge or invoice)' }) }),
+    data: z.looseObject({
+      object: z
+        .record(z.string(), z.unknown())
+        .meta({ description: 'The object the event is about (a checkout session, payment intent, charge or invoice)' }),
+    }),
   })
-  .meta({ id: 'PayprocEvent', description: 'A payment processor event, as signed in the `stripe-signature` header. Further fields are allowed and ignored.' });
+  .meta({
+    id: 'PayprocEvent',
+    description: 'A payment processor event, as signed in the `stripe-signature` header. Further fields are allowed and ignored.',
+  });
 
 const WebhookReceipt = z
   .object({
     received: z.literal(true),
     duplicate: z.boolean().meta({ description: 'True when this event id was stored by an earlier delivery' }),
-    purchase_id: z.number().int().nullable().meta({ description: 'The purchase the event names, or null when it names none of this service' }),
+    purchase_id: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The purchase the event names, or null when it names none of this service' }),
     relayed: z.boolean().meta({ description: 'The event reached the purchase’s workflow (or started its refund, renewal or recovery)' }),
   } satisfies Record<keyof WebhookResult, z.ZodType>)
   .meta({ id: 'WebhookReceipt' });
@@ -45,13 +63,21 @@ export function webhookRoutes(service: WebhookService): RouteRegistration {
       security: [],
       request: {
         headers: z.object({
-          'stripe-signature': z.string().meta({ description: 'The processor’s signature of the raw body: `t=<unix seconds>,v1=<hex HMAC-SHA256>`', example: 't=1795000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd' }),
+          'stripe-signature': z.string().meta({
+            description: 'The processor’s signature of the raw body: `t=<unix seconds>,v1=<hex HMAC-SHA256>`',
+            example: 't=1795000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+          }),
         }),
         body: { required: true, content: { 'application/json': { schema: PayprocEvent } } },
       },
       responses: {
-        200: { description: 'Stored (once) and, when it concerns a purchase, relayed to it', content: { 'application/json': { schema: WebhookReceipt } } },
-        400: bareError('WEBHOOK_SIGNATURE_INVALID: no body or signature, a signature that does not match, or a stale event; VALIDATION_ERROR: not JSON, or a signed body that is not an event'),
+        200: {
+          description: 'Stored (once) and, when it concerns a purchase, relayed to it',
+          content: { 'application/json': { schema: WebhookReceipt } },
+        },
+        400: bareError(
+          'WEBHOOK_SIGNATURE_INVALID: no body or signature, a signature that does not match, or a stale event; VALIDATION_ERROR: not JSON, or a signed body that is not an event',
+        ),
         413: bareError('PAYLOAD_TOO_LARGE: body over 1 MiB'),
         500: bareError('INTERNAL_ERROR: the processor retries the delivery'),
       },

@@ -43,7 +43,12 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent | null {
   switch (event.type) {
     case 'checkout.session.completed':
       return obj.payment_status === 'paid' || obj.payment_status === 'no_payment_required'
-        ? { eventId: event.id, outcome: 'paid', paymentIntentId: idOf(obj.payment_intent), ...(idOf(obj.subscription) ? { subscriptionId: idOf(obj.subscription) } : {}) }
+        ? {
+            eventId: event.id,
+            outcome: 'paid',
+            paymentIntentId: idOf(obj.payment_intent),
+            ...(idOf(obj.subscription) ? { subscriptionId: idOf(obj.subscription) } : {}),
+          }
         : null;
     case 'checkout.session.async_payment_succeeded':
       return { eventId: event.id, outcome: 'paid', paymentIntentId: idOf(obj.payment_intent) };
@@ -75,7 +80,9 @@ function paymentIntentOf(event: Stripe.Event): string | null {
  * `payment_intent`) and the newer one (`parent.subscription_details`, `payments`). Null for any
  * other event, including the subscription's first invoice (its checkout session pays for it).
  */
-export function renewalInvoiceOf(event: Stripe.Event): { invoiceId: string; subscriptionId: string | null; paymentIntentId: string | null; purchaseId: number | null } | null {
+export function renewalInvoiceOf(
+  event: Stripe.Event,
+): { invoiceId: string; subscriptionId: string | null; paymentIntentId: string | null; purchaseId: number | null } | null {
   if (event.type !== 'invoice.paid') return null;
   const inv = event.data.object as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   if (inv.billing_reason !== 'subscription_cycle' || typeof inv.id !== 'string') return null;
@@ -95,9 +102,17 @@ export function renewalInvoiceOf(event: Stripe.Event): { invoiceId: string; subs
  * `customer.subscription.updated` that ends it (`status: canceled`) or sets it to end
  * (`cancel_at_period_end: true`). Null for any other event or an update that changes neither.
  */
-export function subscriptionChangeOf(event: Stripe.Event): { subscriptionId: string; ended: boolean; cancelAtPeriodEnd: boolean; endedAt: string | null } | null {
+export function subscriptionChangeOf(
+  event: Stripe.Event,
+): { subscriptionId: string; ended: boolean; cancelAtPeriodEnd: boolean; endedAt: string | null } | null {
   if (event.type !== 'customer.subscription.deleted' && event.type !== 'customer.subscription.updated') return null;
-  const sub = event.data.object as unknown as { id?: unknown; status?: unknown; cancel_at_period_end?: unknown; ended_at?: unknown; canceled_at?: unknown };
+  const sub = event.data.object as unknown as {
+    id?: unknown;
+    status?: unknown;
+    cancel_at_period_end?: unknown;
+    ended_at?: unknown;
+    canceled_at?: unknown;
+  };
   if (typeof sub.id !== 'string') return null;
   const ended = event.type === 'customer.subscription.deleted' || sub.status === 'canceled';
   const cancelAtPeriodEnd = sub.cancel_at_period_end === true;
@@ -149,102 +164,122 @@ export function createWebhookService(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByPaymentIntent' | 'subscriptionPeriods'>;
   stripe: Stripe;
   secrets: string[];
-  workflows: Pick<PurchaseWorkflows, 'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged' | 'startDispute'>;
+  workflows: Pick<
+    PurchaseWorkflows,
+    'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged' | 'startDispute'
+  >;
   log: Logger;
   /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
   countOutcome?: (type: string, outcome: 'relayed' | 'duplicate' | 'not_relayed' | 'forged') => void;
 }) {
   /** Handles one delivery; `seen.type` is set once the event verified (for the outcome count). */
   const handle = async (rawBody: string | undefined, signature: string | undefined, seen: { type?: string }): Promise<WebhookResult> => {
-      if (!rawBody || !signature) {
-        deps.log.warn('payment webhook without body or signature refused');
-        throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
+    if (!rawBody || !signature) {
+      deps.log.warn('payment webhook without body or signature refused');
+      throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
+    }
+    let event: Stripe.Event | null = null;
+    for (const secret of deps.secrets) {
+      try {
+        event = deps.stripe.webhooks.constructEvent(rawBody, signature, secret);
+        break;
+      } catch {
+        // try the next secret
       }
-      let event: Stripe.Event | null = null;
-      for (const secret of deps.secrets) {
-        try {
-          event = deps.stripe.webhooks.constructEvent(rawBody, signature, secret);
-          break;
-        } catch {
-          // try the next secret
-        }
-      }
-      if (!event) {
-        deps.log.warn({ bytes: rawBody.length }, 'payment webhook with a forged or stale signature refused');
-        throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
-      }
-      seen.type = typeof event.type === 'string' ? event.type.slice(0, 64) : 'unknown';
-      if (!EventEnvelope.safeParse(event).success) {
-        throw new AppError('VALIDATION_ERROR', 'The signed body is not a processor event: id, type (strings), livemode (boolean) and data.object (an object) are required');
-      }
-      // payproc_events.payload is jsonb, which cannot hold NUL (a 500 the processor would retry forever).
-      const unsafe = findUnsafeText(event);
-      if (unsafe !== null) throw new AppError('VALIDATION_ERROR', `The signed event holds a NUL character or an unpaired surrogate at ${unsafe || 'its root'}`);
-
-      const renewal = renewalInvoiceOf(event);
-      let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;
-      if (purchaseId === null && renewal?.subscriptionId) purchaseId = (await deps.purchases.findBySubscription(renewal.subscriptionId))?.id ?? null;
-      const purchase = purchaseId !== null ? await deps.purchases.findById(purchaseId) : undefined;
-      if (!purchase) purchaseId = null;
-      const dispute = disputeOf(event);
-      if (purchaseId === null && (event.type === 'charge.refunded' || dispute)) {
-        // A charge or dispute carries no metadata of ours: its payment intent names the purchase.
-        const pi = dispute ? dispute.paymentIntentId : paymentIntentOf(event);
-        purchaseId = pi ? ((await deps.purchases.findByPaymentIntent(pi))?.id ?? null) : null;
-      }
-      const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
-
-      if (event.type === 'charge.refunded' && purchaseId !== null) {
-        const charge = event.data.object as Stripe.Charge;
-        // Started even for a duplicate delivery; the workflow id makes the second start a no-op.
-        await deps.workflows.startRefund(event.id, {
-          purchaseId,
-          chargeId: charge.id,
-          amountRefundedMinor: charge.amount_refunded,
-          fullyRefunded: charge.refunded,
-        });
-        return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
-      }
-      if (dispute && purchaseId !== null) {
-        // Started even for a duplicate delivery; the workflow id (per event) makes it a no-op.
-        await deps.workflows.startDispute({ purchaseId, eventId: event.id, eventCreatedAt: new Date(event.created * 1000).toISOString(), dispute: dispute.dispute });
-        return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
-      }
-      if (renewal && purchaseId !== null) {
-        // Started even for a duplicate delivery; the workflow id (per invoice) makes it a no-op.
-        await deps.workflows.startRenewal({ purchaseId, invoiceId: renewal.invoiceId, subscriptionId: renewal.subscriptionId, paymentIntentId: renewal.paymentIntentId });
-        return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
-      }
-      const subscriptionChange = subscriptionChangeOf(event);
-      if (subscriptionChange) {
-        const first = await deps.purchases.findBySubscription(subscriptionChange.subscriptionId);
-        if (!first) return { received: true, duplicate, purchase_id: null, relayed: false };
-        // To the policy workflow of the period in force (the newest paid one), which records it in turn.
-        const periods = await deps.purchases.subscriptionPeriods(first.id);
-        const current = currentPeriodOf(first, periods);
-        const { subscriptionId: _id, ...change } = subscriptionChange;
-        await deps.workflows.subscriptionChanged(current, { subscriptionPurchaseId: first.id, ...change });
-        return { received: true, duplicate, purchase_id: first.id, relayed: true };
-      }
-      const payment = toPaymentEvent(event);
-      if (purchaseId === null || payment === null || !purchase) {
-        if (payment !== null) deps.log.warn({ eventId: event.id, eventType: event.type }, 'payment event names no purchase of this service: not relayed');
-        return { received: true, duplicate, purchase_id: purchaseId, relayed: false };
-      }
-      // Signalled even for a duplicate: if the first delivery stored the event but failed to
-      // signal, the processor's retry must still reach the workflow (which ignores repeats).
-      if (await deps.workflows.signalPayment(purchaseId, payment)) return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
-      // No open run: a payment must never be dropped. Unless its certificates are issued already
-      // (a late duplicate) or it was refunded, a new run of the purchase records it and issues them.
-      if (payment.outcome !== 'paid' || purchase.certificatesIssuedAt || purchase.status === 'refunded') {
-        return { received: true, duplicate, purchase_id: purchaseId, relayed: false };
-      }
-      const resumed = await deps.workflows.resumePurchase({ purchase, event: payment });
-      deps.log.warn(
-        { purchaseId, eventId: event.id, eventType: event.type, purchaseStatus: purchase.status, resumed },
-        'payment event for a purchase whose workflow run had closed: a new run records the payment and issues the certificates',
+    }
+    if (!event) {
+      deps.log.warn({ bytes: rawBody.length }, 'payment webhook with a forged or stale signature refused');
+      throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
+    }
+    seen.type = typeof event.type === 'string' ? event.type.slice(0, 64) : 'unknown';
+    if (!EventEnvelope.safeParse(event).success) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        'The signed body is not a processor event: id, type (strings), livemode (boolean) and data.object (an object) are required',
       );
+    }
+    // payproc_events.payload is jsonb, which cannot hold NUL (a 500 the processor would retry forever).
+    const unsafe = findUnsafeText(event);
+    if (unsafe !== null)
+      throw new AppError('VALIDATION_ERROR', `The signed event holds a NUL character or an unpaired surrogate at ${unsafe || 'its root'}`);
+
+    const renewal = renewalInvoiceOf(event);
+    let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;
+    if (purchaseId === null && renewal?.subscriptionId)
+      purchaseId = (await deps.purchases.findBySubscription(renewal.subscriptionId))?.id ?? null;
+    const purchase = purchaseId !== null ? await deps.purchases.findById(purchaseId) : undefined;
+    if (!purchase) purchaseId = null;
+    const dispute = disputeOf(event);
+    if (purchaseId === null && (event.type === 'charge.refunded' || dispute)) {
+      // A charge or dispute carries no metadata of ours: its payment intent names the purchase.
+      const pi = dispute ? dispute.paymentIntentId : paymentIntentOf(event);
+      purchaseId = pi ? ((await deps.purchases.findByPaymentIntent(pi))?.id ?? null) : null;
+    }
+    const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
+
+    if (event.type === 'charge.refunded' && purchaseId !== null) {
+      const charge = event.data.object as Stripe.Charge;
+      // Started even for a duplicate delivery; the workflow id makes the second start a no-op.
+      await deps.workflows.startRefund(event.id, {
+        purchaseId,
+        chargeId: charge.id,
+        amountRefundedMinor: charge.amount_refunded,
+        fullyRefunded: charge.refunded,
+      });
       return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+    }
+    if (dispute && purchaseId !== null) {
+      // Started even for a duplicate delivery; the workflow id (per event) makes it a no-op.
+      await deps.workflows.startDispute({
+        purchaseId,
+        eventId: event.id,
+        eventCreatedAt: new Date(event.created * 1000).toISOString(),
+        dispute: dispute.dispute,
+      });
+      return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+    }
+    if (renewal && purchaseId !== null) {
+      // Started even for a duplicate delivery; the workflow id (per invoice) makes it a no-op.
+      await deps.workflows.startRenewal({
+        purchaseId,
+        invoiceId: renewal.invoiceId,
+        subscriptionId: renewal.subscriptionId,
+        paymentIntentId: renewal.paymentIntentId,
+      });
+      return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+    }
+    const subscriptionChange = subscriptionChangeOf(event);
+    if (subscriptionChange) {
+      const first = await deps.purchases.findBySubscription(subscriptionChange.subscriptionId);
+      if (!first) return { received: true, duplicate, purchase_id: null, relayed: false };
+      // To the policy workflow of the period in force (the newest paid one), which records it in turn.
+      const periods = await deps.purchases.subscriptionPeriods(first.id);
+      const current = currentPeriodOf(first, periods);
+      const { subscriptionId: _id, ...change } = subscriptionChange;
+      await deps.workflows.subscriptionChanged(current, { subscriptionPurchaseId: first.id, ...change });
+      return { received: true, duplicate, purchase_id: first.id, relayed: true };
+    }
+    const payment = toPaymentEvent(event);
+    if (purchaseId === null || payment === null || !purchase) {
+      if (payment !== null)
+        deps.log.warn({ eventId: event.id, eventType: event.type }, 'payment event names no purchase of this service: not relayed');
+      return { received: true, duplicate, purchase_id: purchaseId, relayed: false };
+    }
+    // Signalled even for a duplicate: if the first delivery stored the event but failed to
+    // signal, the processor's retry must still reach the workflow (which ignores repeats).
+    if (await deps.workflows.signalPayment(purchaseId, payment))
+      return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+    // No open run: a payment must never be dropped. Unless its certificates are issued already
+    // (a late duplicate) or it was refunded, a new run of the purchase records it and issues them.
+    if (payment.outcome !== 'paid' || purchase.certificatesIssuedAt || purchase.status === 'refunded') {
+      return { received: true, duplicate, purchase_id: purchaseId, relayed: false };
+    }
+    const resumed = await deps.workflows.resumePurchase({ purchase, event: payment });
+    deps.log.warn(
+      { purchaseId, eventId: event.id, eventType: event.type, purchaseStatus: purchase.status, resumed },
+      'payment event for a purchase whose workflow run had closed: a new run records the payment and issues the certificates',
+    );
+    return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
   };
   return {
     async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {

@@ -11,7 +11,6 @@ import type { PurchaseItemDetail, PurchaseRecord, PurchasesRepository } from '..
 import { withdrawalUrl } from './token';
 import { isInForce } from '../purchases/cancellation-pricing';
 
-
 /** Whether the terms every item was bought with let the buyer withdraw online (false without items). */
 export function withdrawalOffered(items: Pick<PurchaseItemDetail, 'cancellationTerms'>[]): boolean {
   return items.length > 0 && items.every((i) => i.cancellationTerms.buyerWithdrawal);

@@ -35,7 +35,9 @@ const money = (minor: number, currency: string) => escapeHtml(formatMinorUnits(m
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function testModeBanner(v: { testMode: boolean }): string {
-  return v.testMode ? '<div class="specimen" id="test-mode">Test mode: no real money moves and the cover is a specimen, not real insurance.</div>' : '';
+  return v.testMode
+    ? '<div class="specimen" id="test-mode">Test mode: no real money moves and the cover is a specimen, not real insurance.</div>'
+    : '';
 }
 
 /** How the refund was worked out, in a sentence. */
@@ -93,9 +95,14 @@ function offerPage(v: Extract<WithdrawalView, { kind: 'offer' }>): string {
 /** What the withdrawal's status means for the buyer. */
 function statusText(c: Extract<WithdrawalView, { kind: 'withdrawn' }>['cancellation']): string {
   const amount = formatMinorUnits(c.totalMinor, c.currency);
-  if (c.status === 'refund_failed') return `The refund of ${amount} could not be made automatically. Your agent has been told and will arrange it; your withdrawal stands.`;
-  if (c.totalMinor === 0) return c.status === 'completed' ? 'Your policy terms gave nothing back. The cover is cancelled and its certificates are void.' : 'Your policy terms give nothing back. The cover is being cancelled.';
-  if (c.status === 'completed') return `${amount} was refunded to the card you paid with. The cover is cancelled and its certificates are void.`;
+  if (c.status === 'refund_failed')
+    return `The refund of ${amount} could not be made automatically. Your agent has been told and will arrange it; your withdrawal stands.`;
+  if (c.totalMinor === 0)
+    return c.status === 'completed'
+      ? 'Your policy terms gave nothing back. The cover is cancelled and its certificates are void.'
+      : 'Your policy terms give nothing back. The cover is being cancelled.';
+  if (c.status === 'completed')
+    return `${amount} was refunded to the card you paid with. The cover is cancelled and its certificates are void.`;
   return `The refund of ${amount} is on its way to the card you paid with. Once the payment processor confirms it, the cover is cancelled and its certificates become void.`;
 }
 
@@ -117,8 +124,14 @@ function withdrawnPage(v: Extract<WithdrawalView, { kind: 'withdrawn' }>): strin
 }
 
 const INFO: Record<'not_offered' | 'not_cancellable' | 'busy', { title: string; text: string }> = {
-  not_offered: { title: 'Online withdrawal is not offered for this purchase', text: 'The terms of this insurance do not provide for withdrawing online. To cancel, contact your agent.' },
-  not_cancellable: { title: 'Nothing to withdraw from yet', text: 'This purchase has not been paid, so there is no contract to withdraw from. Nothing was charged.' },
+  not_offered: {
+    title: 'Online withdrawal is not offered for this purchase',
+    text: 'The terms of this insurance do not provide for withdrawing online. To cancel, contact your agent.',
+  },
+  not_cancellable: {
+    title: 'Nothing to withdraw from yet',
+    text: 'This purchase has not been paid, so there is no contract to withdraw from. Nothing was charged.',
+  },
   busy: {
     title: 'Your withdrawal is taking longer than usual',
     text: 'We could not confirm it yet. Reload this page in a minute to see whether it went through; a withdrawal is never made twice.',
@@ -136,13 +149,19 @@ export function renderWithdrawalPage(v: WithdrawalView): string {
       const text = v.refundedInFull
         ? 'This purchase was refunded in full: nothing is left to withdraw from.'
         : 'Nothing is left to withdraw from: the cover of this purchase has started or was already cancelled. Cover that has started cannot be withdrawn from online; contact your agent.';
-      return page(`Nothing left to withdraw from – purchase ${v.purchaseId}`, `${testModeBanner(v)}<h1>Nothing left to withdraw from</h1><p id="state" data-state="nothing_left">${escapeHtml(text)}</p>`);
+      return page(
+        `Nothing left to withdraw from – purchase ${v.purchaseId}`,
+        `${testModeBanner(v)}<h1>Nothing left to withdraw from</h1><p id="state" data-state="nothing_left">${escapeHtml(text)}</p>`,
+      );
     }
     case 'not_offered':
     case 'not_cancellable':
     case 'busy': {
       const w = INFO[v.kind];
-      return page(`${w.title} – purchase ${v.purchaseId}`, `${testModeBanner(v)}<h1>${escapeHtml(w.title)}</h1><p id="state" data-state="${v.kind}">${escapeHtml(w.text)}</p>`);
+      return page(
+        `${w.title} – purchase ${v.purchaseId}`,
+        `${testModeBanner(v)}<h1>${escapeHtml(w.title)}</h1><p id="state" data-state="${v.kind}">${escapeHtml(w.text)}</p>`,
+      );
     }
     case 'not_found':
       return renderWithdrawalNotFound();
@@ -151,10 +170,16 @@ export function renderWithdrawalPage(v: WithdrawalView): string {
 
 /** The one answer for a forged, damaged or unknown link: says nothing about any purchase. */
 export function renderWithdrawalNotFound(): string {
-  return page('Link not valid', '<h1>This withdrawal link is not valid</h1><p id="state" data-state="not_found">Check that the whole link was opened, or ask your agent.</p>');
+  return page(
+    'Link not valid',
+    '<h1>This withdrawal link is not valid</h1><p id="state" data-state="not_found">Check that the whole link was opened, or ask your agent.</p>',
+  );
 }
 
 /** The answer to a confirmation sent from another site (no purchase is looked at). */
 export function renderCrossSiteRefusal(): string {
-  return page('Confirmation refused', '<h1>Confirmation refused</h1><p id="state" data-state="refused">A withdrawal can only be confirmed on its own page. Open your withdrawal link again and confirm there.</p>');
+  return page(
+    'Confirmation refused',
+    '<h1>Confirmation refused</h1><p id="state" data-state="refused">A withdrawal can only be confirmed on its own page. Open your withdrawal link again and confirm there.</p>',
+  );
 }

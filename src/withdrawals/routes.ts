@@ -31,11 +31,16 @@ import type { WithdrawalService, WithdrawalView } from './service';
 import { WITHDRAWAL_PAGE_PATH } from './token';
 
 const TokenParam = z.object({
-  token: z.string().max(200).meta({ description: 'The signed withdrawal token, as the link carries it (`w1.<purchase id>.<signature>`)', example: 'w1.42.3q2Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1A' }),
+  token: z.string().max(200).meta({
+    description: 'The signed withdrawal token, as the link carries it (`w1.<purchase id>.<signature>`)',
+    example: 'w1.42.3q2Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1A',
+  }),
 });
 
 const ConfirmForm = z.object({
-  quote: z.string().meta({ description: 'The quote the page showed (`cq_…`), carried by its form', example: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b' }),
+  quote: z
+    .string()
+    .meta({ description: 'The quote the page showed (`cq_…`), carried by its form', example: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b' }),
 });
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' as const } } } });
@@ -56,7 +61,8 @@ function formBody(): Middleware {
     enableTypes: ['form'],
     formLimit: '4kb',
     onerror: (err: Error & { status?: number }) => {
-      if (err.status === 413) throw new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than the 4 KiB a withdrawal form needs', { cause: err });
+      if (err.status === 413)
+        throw new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than the 4 KiB a withdrawal form needs', { cause: err });
       throw new AppError('VALIDATION_ERROR', 'Request body is not a valid form', { cause: err });
     },
   });
@@ -75,7 +81,10 @@ export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimite
   };
   const answer = (ctx: Parameters<Middleware<AppState>>[0], status: number, body: string) => {
     ctx.status = status;
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = body;
   };
@@ -91,7 +100,10 @@ export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimite
       const site = ctx.get('sec-fetch-site');
       if (site === 'cross-site' || site === 'same-site') return answer(ctx, 403, renderCrossSiteRefusal());
       const form = (ctx.request as { body?: unknown }).body;
-      const view = await service.confirm(ctx.params.token ?? '', form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {});
+      const view = await service.confirm(
+        ctx.params.token ?? '',
+        form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {},
+      );
       answer(ctx, statusOf(view, 'POST'), renderWithdrawalPage(view));
     });
 
@@ -106,8 +118,8 @@ export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimite
       operationId: 'getWithdrawalPage',
       summary: "The buyer's withdrawal page: their cancellation quote and a confirm button",
       description:
-        'No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item\'s product has `buyer_withdrawal` in its cancellation terms. ' +
-        'Shows what withdrawing now gives back (every covered unit not started yet, priced by the purchase\'s cancellation terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. ' +
+        "No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item's product has `buyer_withdrawal` in its cancellation terms. " +
+        "Shows what withdrawing now gives back (every covered unit not started yet, priced by the purchase's cancellation terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. " +
         'Once a withdrawal was confirmed through the link, it shows that withdrawal and how its refund stands instead. Also: nothing left to withdraw from, not paid, not offered. HTML only.',
       request: { params: TokenParam },
       responses: {
@@ -123,15 +135,19 @@ export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimite
       operationId: 'confirmWithdrawal',
       summary: "The buyer confirms their withdrawal (the page's form)",
       description:
-        'No API key; sent by the page\'s own form. Carries out the quote the form names through the purchase\'s policy workflow, as `POST /api/v1/purchases/{id}/cancel` does: the refund is created at the processor, the units are cancelled and their certificates voided, and the agency gets `purchase.cancelled`, `refund.succeeded` and `certificates.voided` with `requested_by: buyer`. ' +
+        "No API key; sent by the page's own form. Carries out the quote the form names through the purchase's policy workflow, as `POST /api/v1/purchases/{id}/cancel` does: the refund is created at the processor, the units are cancelled and their certificates voided, and the agency gets `purchase.cancelled`, `refund.succeeded` and `certificates.voided` with `requested_by: buyer`. " +
         'The same form sent again answers the same withdrawal; after a withdrawal through the link, another quote does nothing (409, "already used"). A quote that no longer holds answers the current one to confirm again (409).',
       request: { params: TokenParam, body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ConfirmForm } } } },
       responses: {
         200: html('The withdrawal was received (or this confirmation repeated it)'),
-        400: html('The form is not one this page showed for this purchase: the current quote is shown to confirm again; nothing was done. Or a body that is not a form (bare VALIDATION_ERROR)'),
+        400: html(
+          'The form is not one this page showed for this purchase: the current quote is shown to confirm again; nothing was done. Or a body that is not a form (bare VALIDATION_ERROR)',
+        ),
         403: html('Sent from another site (Sec-Fetch-Site): refused, nothing looked at'),
         404: html('A forged, damaged or unknown link'),
-        409: html('Nothing was done: the link was already used, the quote changed (the current one is shown), nothing is left to withdraw from, the purchase is not paid, or online withdrawal is not offered'),
+        409: html(
+          'Nothing was done: the link was already used, the quote changed (the current one is shown), nothing is left to withdraw from, the purchase is not paid, or online withdrawal is not offered',
+        ),
         413: bareError('PAYLOAD_TOO_LARGE: the body is larger than 4 KiB'),
         429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
         503: html('The withdrawal was not confirmed in time; reload the page to see whether it went through (it is never made twice)'),

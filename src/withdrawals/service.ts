@@ -88,7 +88,15 @@ export type WithdrawalView =
       testMode: boolean;
       /** `confirmed`: this request made it (or repeated it); `already_used`: a confirm of another quote after the link was used. */
       outcome: 'confirmed' | 'already_used' | 'shown';
-      cancellation: { id: number; status: StoredCancellation['status']; currency: string; totalMinor: number; unitCount: number; createdAt: Date; completedAt: Date | null };
+      cancellation: {
+        id: number;
+        status: StoredCancellation['status'];
+        currency: string;
+        totalMinor: number;
+        unitCount: number;
+        createdAt: Date;
+        completedAt: Date | null;
+      };
     };
 
 /** Acting for the purchase's own selling key: the scope in which the purchase service finds it. */
@@ -116,7 +124,10 @@ export function createWithdrawalService(deps: {
 
   /** The cancellation that carried out one of this page's quotes, if any (rescinded ones aside). */
   async function withdrawal(purchaseId: number): Promise<StoredCancellation | undefined> {
-    const [quoteIds, cancellations] = await Promise.all([deps.withdrawals.quoteIdsOf(purchaseId), deps.purchases.cancellations(purchaseId)]);
+    const [quoteIds, cancellations] = await Promise.all([
+      deps.withdrawals.quoteIdsOf(purchaseId),
+      deps.purchases.cancellations(purchaseId),
+    ]);
     return cancellations.find((c) => c.quoteId !== null && quoteIds.has(c.quoteId) && c.status !== 'rescinded');
   }
 
@@ -126,7 +137,15 @@ export function createWithdrawalService(deps: {
       purchaseId: p.id,
       testMode: p.mode === 'test',
       outcome,
-      cancellation: { id: c.id, status: c.status, currency: c.currency, totalMinor: c.totalMinor, unitCount: c.coveredUnitIds.length, createdAt: c.createdAt, completedAt: c.completedAt },
+      cancellation: {
+        id: c.id,
+        status: c.status,
+        currency: c.currency,
+        totalMinor: c.totalMinor,
+        unitCount: c.coveredUnitIds.length,
+        createdAt: c.createdAt,
+        completedAt: c.completedAt,
+      },
     };
   }
 
@@ -136,7 +155,8 @@ export function createWithdrawalService(deps: {
     if (err instanceof AppError) {
       if (err.code === 'PURCHASE_NOT_CANCELLABLE') return { kind: 'not_cancellable', purchaseId: p.id, testMode };
       if (err.code === 'PURCHASE_ALREADY_CANCELLED') return { kind: 'nothing_left', purchaseId: p.id, testMode, refundedInFull: true };
-      if (err.code === 'NOTHING_TO_CANCEL' || err.code === 'COVERED_UNIT_STARTED' || err.code === 'COVERED_UNIT_ALREADY_CANCELLED') return { kind: 'nothing_left', purchaseId: p.id, testMode, refundedInFull: false };
+      if (err.code === 'NOTHING_TO_CANCEL' || err.code === 'COVERED_UNIT_STARTED' || err.code === 'COVERED_UNIT_ALREADY_CANCELLED')
+        return { kind: 'nothing_left', purchaseId: p.id, testMode, refundedInFull: false };
       if (err.code === 'CONNECTION_ERROR') return { kind: 'busy', purchaseId: p.id, testMode };
     }
     throw err;
@@ -151,7 +171,9 @@ export function createWithdrawalService(deps: {
       return refusalView(p, err);
     }
     await deps.withdrawals.recordQuote(p.id, q.id);
-    const unitOf = new Map(items.flatMap((i) => i.units.map((u) => [u.id, { productName: i.productName, kind: u.kind, label: u.localLabel }] as const)));
+    const unitOf = new Map(
+      items.flatMap((i) => i.units.map((u) => [u.id, { productName: i.productName, kind: u.kind, label: u.localLabel }] as const)),
+    );
     return {
       kind: 'offer',
       purchaseId: p.id,

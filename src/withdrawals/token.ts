@@ -20,14 +20,16 @@ export const WITHDRAWAL_TOKEN_PATTERN = /^w1\.([1-9][0-9]{0,9})\.([A-Za-z0-9_-]{
 /** The highest purchase id PostgreSQL's `integer` holds. */
 const MAX_ID = 2_147_483_647;
 
-const macOf = (key: string, purchaseId: number): Buffer => createHmac('sha256', key).update(`buyer-withdrawal/v1/${purchaseId}`, 'utf8').digest();
+const macOf = (key: string, purchaseId: number): Buffer =>
+  createHmac('sha256', key).update(`buyer-withdrawal/v1/${purchaseId}`, 'utf8').digest();
 
 /**
  * The withdrawal token of purchase `purchaseId` under `key` (WITHDRAWAL_LINK_KEY), e.g.
  * `w1.42.Xq3…` (49–58 characters). Throws RangeError for an id that is not a positive 32-bit integer.
  */
 export function signWithdrawalToken(key: string, purchaseId: number): string {
-  if (!Number.isSafeInteger(purchaseId) || purchaseId < 1 || purchaseId > MAX_ID) throw new RangeError(`purchase id ${purchaseId} is not a positive 32-bit integer`);
+  if (!Number.isSafeInteger(purchaseId) || purchaseId < 1 || purchaseId > MAX_ID)
+    throw new RangeError(`purchase id ${purchaseId} is not a positive 32-bit integer`);
   return `w1.${purchaseId}.${macOf(key, purchaseId).toString('base64url')}`;
 }
 

@@ -44,7 +44,15 @@ export async function createAgency(app: TestApp, name = 'Harbor & Pine Insurance
     const res = await call(app.baseUrl, '/api/v1/products', {
       method: 'POST',
       key,
-      body: { customerName, defaultPrice: 25, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: policy, claimsPhoneNumber: '+1-800-555-0134', deductible: 250 },
+      body: {
+        customerName,
+        defaultPrice: 25,
+        questionSetId: set.id,
+        insurerName: 'Evergreen Mutual Insurance Co.',
+        masterPolicyNumber: policy,
+        claimsPhoneNumber: '+1-800-555-0134',
+        deductible: 250,
+      },
     });
     if (res.status !== 201) throw new Error(`product create failed: ${res.status} ${res.text}`);
     return res.body.data.id as number;
@@ -68,13 +76,23 @@ export async function buyAndPay(agency: Agency, selection: Record<string, unknow
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key,
-    body: { buyer_first_name: 'Avery', buyer_last_name: `Quinn${n}`, buyer_email: `avery${n}.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Avery',
+      buyer_last_name: `Quinn${n}`,
+      buyer_email: `avery${n}.${Date.now()}@example.com`,
+      seller_slug: agency.slug,
+      query_param: '',
+    },
   });
   if (connected.status !== 200) throw new Error(`newConnect: ${connected.status} ${connected.text}`);
   const quote = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [selection] },
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [selection],
+    },
   });
   if (quote.status !== 200) throw new Error(`adminValidateBuyerResponses: ${quote.status} ${quote.text}`);
   const purchaseId = quote.body.purchase_id as number;
@@ -93,7 +111,10 @@ export function eventSelection(agency: Agency, days: { start: string; end: strin
     liquor: 'yes',
     venue_name: 'Grand Hall',
     named_insured: { name: insured, address: { line1: '22 Elm Rd', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' } },
-    certificate_holder: { name: 'Grand Hall LLC', address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' } },
+    certificate_holder: {
+      name: 'Grand Hall LLC',
+      address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+    },
     coverage: { time_zone: 'America/Chicago', start_date: days.start, end_date: days.end },
   };
 }

@@ -69,7 +69,8 @@ export async function insertProductLine(
   input: { rootAccountId: number; customerName?: string; defaultPriceMinor?: number; isTestMode?: boolean },
 ): Promise<number> {
   const customerName = input.customerName ?? `Product ${randomUUID().slice(0, 8)}`;
-  const [row] = await c.db('product_lines')
+  const [row] = await c
+    .db('product_lines')
     .insert({
       root_account_id: input.rootAccountId,
       customer_name: customerName,

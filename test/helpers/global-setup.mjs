@@ -62,12 +62,10 @@ export default async function globalSetup() {
   const tools = await ensureTools({ log, cluster: mode === 'cluster', k8s: true });
   let postgres;
   const results = await Promise.allSettled([
-    (postgres = stack
-      .ensurePostgres({ databaseUrl: testDatabaseUrl(), recreate: true, log })
-      .then(async (url) => {
-        await stack.dropTestDatabases({ databaseUrl: url, prefix: TEST_DATABASE_PREFIX, log });
-        return { url, migrated: await migrate(url) };
-      })),
+    (postgres = stack.ensurePostgres({ databaseUrl: testDatabaseUrl(), recreate: true, log }).then(async (url) => {
+      await stack.dropTestDatabases({ databaseUrl: url, prefix: TEST_DATABASE_PREFIX, log });
+      return { url, migrated: await migrate(url) };
+    })),
     mode === 'cluster'
       ? postgres.then((db) => stack.ensureTemporalCluster({ databaseUrl: db.url, log }))
       : stack.ensureTemporal({ port: 7233, uiPort: 8233, dbFile: 'var/temporal-test.db', bin: tools.temporal, log }),
@@ -109,5 +107,7 @@ export default async function globalSetup() {
   globalThis.__INSURANCE_TEST_NAMESPACE__ = { bin: tools.temporal, address: temporal.address, namespace };
   globalThis.__INSURANCE_TEST_DATABASE__ = { databaseUrl: db.url, prefix: TEST_DATABASE_PREFIX };
   globalThis.__INSURANCE_TEST_BUCKET__ = { url: storage.url, bucket: storage.bucket };
-  log(`[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (Temporal ${mode === 'cluster' ? 'cluster' : 'dev server'} ${temporal.address}; ${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`);
+  log(
+    `[stack] test stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (Temporal ${mode === 'cluster' ? 'cluster' : 'dev server'} ${temporal.address}; ${db.url.replace(/\/\/[^@]*@/, '//')}; ${db.migrated})`,
+  );
 }

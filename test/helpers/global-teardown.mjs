@@ -11,7 +11,12 @@ export default async function globalTeardown() {
   const ns = globalThis.__INSURANCE_TEST_NAMESPACE__;
   if (ns) {
     await new Promise((resolve) =>
-      execFile(ns.bin, ['operator', 'namespace', 'delete', '--namespace', ns.namespace, '--yes', '--address', ns.address], { timeout: 15_000 }, () => resolve()),
+      execFile(
+        ns.bin,
+        ['operator', 'namespace', 'delete', '--namespace', ns.namespace, '--yes', '--address', ns.address],
+        { timeout: 15_000 },
+        () => resolve(),
+      ),
     );
   }
   const bucket = globalThis.__INSURANCE_TEST_BUCKET__;

@@ -87,7 +87,13 @@ export async function startProcessorProxy(target = process.env.PAYPROC_API_BASE 
       const drop = d >= 0 ? drops.splice(d, 1)[0] : undefined;
       const patch = patches.find((m) => matches(m, req.method, path));
       const fwd = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+        },
         (up) => {
           if (!drop && !patch) {
             res.writeHead(up.statusCode ?? 502, up.headers);

@@ -37,7 +37,10 @@ export function specialEventSelection(productLineId: number, insuredName = 'Kim 
     liquor: 'no',
     venue_name: 'Lake House',
     named_insured: { name: insuredName },
-    certificate_holder: { name: 'Lake House Inc', address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' } },
+    certificate_holder: {
+      name: 'Lake House Inc',
+      address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' },
+    },
     coverage: { time_zone: 'America/Chicago', start_date: '2027-05-01', end_date: '2027-05-02' },
   };
 }
@@ -47,14 +50,24 @@ export async function createQuotingAccount(app: TestApp): Promise<QuotingAccount
   const account = await createRootAccount(app.container, 'Workflow Agency');
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
   const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
-  const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id } });
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key,
+    body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id },
+  });
   if (product.status !== 201 && product.status !== 200) throw new Error(`product create failed: ${product.status} ${product.text}`);
   let n = 0;
   const quoteBody = async () => {
     const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
       method: 'POST',
       key,
-      body: { buyer_first_name: 'Kim', buyer_last_name: 'Park', buyer_email: `kim${n++}.${account.id}@example.com`, seller_slug: account.slug, query_param: '' },
+      body: {
+        buyer_first_name: 'Kim',
+        buyer_last_name: 'Park',
+        buyer_email: `kim${n++}.${account.id}@example.com`,
+        seller_slug: account.slug,
+        query_param: '',
+      },
     });
     return {
       idp_accnt_uuid: connected.body.idp_accnt_uuid,
@@ -67,7 +80,11 @@ export async function createQuotingAccount(app: TestApp): Promise<QuotingAccount
 
 /** Quotes and checks out one purchase; resolves once the workflow has returned the session. */
 export async function checkout(app: TestApp, account: QuotingAccount): Promise<{ purchaseId: number; sessionId: string }> {
-  const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: account.key, body: await account.quoteBody() });
+  const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: account.key,
+    body: await account.quoteBody(),
+  });
   if (res.status !== 200) throw new Error(`adminValidateBuyerResponses answered ${res.status}: ${res.text}`);
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id };
 }
@@ -82,7 +99,12 @@ export async function issuedPurchase(app: TestApp, account: QuotingAccount): Pro
 }
 
 /** The raw body of a paid `checkout.session.completed` event for the purchase's session (payment intent `pi_paid_<id>` unless given). */
-export function sessionCompletedEvent(purchaseId: number, sessionId: string, id = `evt_${Math.random().toString(36).slice(2)}`, paymentIntent = `pi_paid_${purchaseId}`): string {
+export function sessionCompletedEvent(
+  purchaseId: number,
+  sessionId: string,
+  id = `evt_${Math.random().toString(36).slice(2)}`,
+  paymentIntent = `pi_paid_${purchaseId}`,
+): string {
   return JSON.stringify({
     id,
     object: 'event',
@@ -90,7 +112,16 @@ export function sessionCompletedEvent(purchaseId: number, sessionId: string, id 
     livemode: false,
     created: Math.floor(Date.now() / 1000),
     api_version: '2025-01-01',
-    data: { object: { id: sessionId, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: paymentIntent, metadata: { purchase_id: String(purchaseId) } } },
+    data: {
+      object: {
+        id: sessionId,
+        object: 'checkout.session',
+        status: 'complete',
+        payment_status: 'paid',
+        payment_intent: paymentIntent,
+        metadata: { purchase_id: String(purchaseId) },
+      },
+    },
   });
 }
 

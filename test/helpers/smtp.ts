@@ -42,7 +42,11 @@ export async function startSmtp(): Promise<TestSmtp> {
           return callback(err);
         }
         const from = session.envelope.mailFrom;
-        messages.push({ from: from ? from.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString() });
+        messages.push({
+          from: from ? from.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString(),
+        });
         callback();
       });
     },

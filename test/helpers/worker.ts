@@ -54,7 +54,16 @@ export async function startTestWorker(
     ...createActivities(deps),
     ...overrides,
   };
-  const workers = await createWorkers({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, activities, certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY, refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND, payloadKeys: config.TEMPORAL_PAYLOAD_KEYS, activityInterceptors: [activityAttemptsInterceptor(deps.metrics)] });
+  const workers = await createWorkers({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue,
+    activities,
+    certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
+    refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND,
+    payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
+    activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
+  });
   const running = workers.run();
   return {
     taskQueue,

@@ -23,17 +23,34 @@ afterAll(async () => {
 });
 
 const account = (key: string, base = app.baseUrl) => call(base, '/api/v1/account', { key });
-const rootIdOf = async (agency: Agency) => (await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id')).id as number;
+const rootIdOf = async (agency: Agency) =>
+  (await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id')).id as number;
 
 test('when each agency asks with its test key, then it gets its own account, both teammates and its key, and nothing of the other', async () => {
-  for (const [mine, theirs] of [[a, b], [b, a]] as const) {
+  for (const [mine, theirs] of [
+    [a, b],
+    [b, a],
+  ] as const) {
     const res = await account(mine.key);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, message: 'Account retrieved' });
     const data = res.body.data;
-    expect(data.root_account).toEqual({ id: await rootIdOf(mine), name: expect.any(String), slug: mine.slug, kind: 'agency', idp_root_account_uuid: mine.rootUuid });
-    expect(data.teammates.map((t: { idp_teammate_uuid: string }) => t.idp_teammate_uuid)).toEqual([mine.teammateUuid, mine.otherTeammateUuid]);
-    expect(data.api_key).toMatchObject({ mode: 'test', teammate: { idp_teammate_uuid: mine.teammateUuid, name: 'Dana Agent' }, platform_fee_bps: null });
+    expect(data.root_account).toEqual({
+      id: await rootIdOf(mine),
+      name: expect.any(String),
+      slug: mine.slug,
+      kind: 'agency',
+      idp_root_account_uuid: mine.rootUuid,
+    });
+    expect(data.teammates.map((t: { idp_teammate_uuid: string }) => t.idp_teammate_uuid)).toEqual([
+      mine.teammateUuid,
+      mine.otherTeammateUuid,
+    ]);
+    expect(data.api_key).toMatchObject({
+      mode: 'test',
+      teammate: { idp_teammate_uuid: mine.teammateUuid, name: 'Dana Agent' },
+      platform_fee_bps: null,
+    });
     expect(data.processor).toEqual({ mode: 'test' });
     expect(JSON.stringify(data)).not.toContain(theirs.rootUuid);
     expect(JSON.stringify(data)).not.toContain(theirs.teammateUuid);
@@ -57,9 +74,17 @@ test('when the ids it returns are used, then the buyer and certificate surfaces 
 });
 
 test('when a live key with a platform fee and no teammate asks, then it says so; the processor mode follows the secret key of the live mode', async () => {
-  const live = (await createKey(app.container, { rootAccountId: await rootIdOf(a), mode: 'live', name: 'Website checkout', platformFeeBps: 250 })).key;
+  const live = (
+    await createKey(app.container, { rootAccountId: await rootIdOf(a), mode: 'live', name: 'Website checkout', platformFeeBps: 250 })
+  ).key;
   const res = await account(live);
-  expect(res.body.data.api_key).toEqual({ id: expect.any(Number), name: 'Website checkout', mode: 'live', teammate: null, platform_fee_bps: 250 });
+  expect(res.body.data.api_key).toEqual({
+    id: expect.any(Number),
+    name: 'Website checkout',
+    mode: 'live',
+    teammate: null,
+    platform_fee_bps: 250,
+  });
   // Locally the live mode's secret is a test-mode processor key: nothing is charged.
   expect(res.body.data.processor).toEqual({ mode: 'test' });
   liveProcessorApp = await startTestApp({ PAYPROC_LIVE_SECRET_KEY: 'sk_live_accountDiscoveryTest' });

@@ -79,7 +79,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const api = (key: string, method: string, path: string, body?: unknown) => call(app.baseUrl, `/api/v1${path}`, { method, key, ...(body === undefined ? {} : { body }) });
+const api = (key: string, method: string, path: string, body?: unknown) =>
+  call(app.baseUrl, `/api/v1${path}`, { method, key, ...(body === undefined ? {} : { body }) });
 const createEndpoint = async (key: string, url: string, events: string[] = ['*']) => {
   const res = await api(key, 'POST', '/webhook_endpoints', { url, enabled_events: events, description: 'test receiver' });
   expect(res.status).toBe(201);
@@ -95,16 +96,29 @@ const deliveryOf = async (key: string, eventId: string) => (await api(key, 'GET'
 describe('webhook endpoints', () => {
   test('when one is created, then the secret is shown once; list and get never show it; bad input is 400 and another account sees 404', async () => {
     const account = await createQuotingAccount(app);
-    const created = await api(account.key, 'POST', '/webhook_endpoints', { url: receiver.url('/ok'), enabled_events: ['purchase.paid', 'purchase.paid'] });
+    const created = await api(account.key, 'POST', '/webhook_endpoints', {
+      url: receiver.url('/ok'),
+      enabled_events: ['purchase.paid', 'purchase.paid'],
+    });
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ object: 'webhook_endpoint', url: receiver.url('/ok'), enabled_events: ['purchase.paid'], status: 'enabled', livemode: false, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
+    expect(created.body.data).toMatchObject({
+      object: 'webhook_endpoint',
+      url: receiver.url('/ok'),
+      enabled_events: ['purchase.paid'],
+      status: 'enabled',
+      livemode: false,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
     const listed = await api(account.key, 'GET', '/webhook_endpoints');
     expect(listed.body.data).toHaveLength(1);
     expect(listed.body.data[0]).not.toHaveProperty('secret');
     const one = await api(account.key, 'GET', `/webhook_endpoints/${created.body.data.id}`);
     expect(one.body.data).not.toHaveProperty('secret');
 
-    const patched = await api(account.key, 'PATCH', `/webhook_endpoints/${created.body.data.id}`, { enabled_events: ['*'], disabled: true });
+    const patched = await api(account.key, 'PATCH', `/webhook_endpoints/${created.body.data.id}`, {
+      enabled_events: ['*'],
+      disabled: true,
+    });
     expect(patched.body.data).toMatchObject({ enabled_events: ['*'], status: 'disabled' });
 
     for (const [body, path] of [
@@ -131,7 +145,17 @@ describe('webhook endpoints', () => {
   test('when a live key registers an http, loopback, private or link-local URL, then 400 naming the url; test keys may use them', async () => {
     const account = await createRootAccount(app.container, 'Live Agency');
     const live = (await createKey(app.container, { rootAccountId: account.id, mode: 'live' })).key;
-    for (const url of ['http://agency.example/hook', 'https://localhost:8443/hook', 'https://127.0.0.1/hook', 'https://10.1.2.3/hook', 'https://192.168.0.10/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook', 'https://[fd00::1]/hook', 'https://user:pw@agency.example/hook']) {
+    for (const url of [
+      'http://agency.example/hook',
+      'https://localhost:8443/hook',
+      'https://127.0.0.1/hook',
+      'https://10.1.2.3/hook',
+      'https://192.168.0.10/hook',
+      'https://169.254.169.254/latest',
+      'https://[::1]/hook',
+      'https://[fd00::1]/hook',
+      'https://user:pw@agency.example/hook',
+    ]) {
       const res = await api(live, 'POST', '/webhook_endpoints', { url, enabled_events: ['*'] });
       expect(res.status).toBe(400);
       expect(res.body.error.details).toEqual([{ path: 'url', message: expect.any(String) }]);
@@ -140,8 +164,16 @@ describe('webhook endpoints', () => {
     const test = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
     expect((await api(test, 'POST', '/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] })).status).toBe(201);
     // Test-mode endpoints are not listed to the live key, and the other way round.
-    expect((await api(live, 'GET', '/webhook_endpoints')).body.data.map((e: { url: string }) => e.url)).toEqual(['https://agency.example/hook']);
-    expect(['::ffff:127.0.0.1', '100.64.0.1', '0.0.0.0', 'fe80::1', '224.0.0.1'].map(isPrivateAddress)).toEqual([true, true, true, true, true]);
+    expect((await api(live, 'GET', '/webhook_endpoints')).body.data.map((e: { url: string }) => e.url)).toEqual([
+      'https://agency.example/hook',
+    ]);
+    expect(['::ffff:127.0.0.1', '100.64.0.1', '0.0.0.0', 'fe80::1', '224.0.0.1'].map(isPrivateAddress)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'].map(isPrivateAddress)).toEqual([false, false, false, false]);
   });
 });
@@ -153,34 +185,72 @@ describe('events of a purchase, delivered signed', () => {
     const purchaseId = await paidPurchase(account);
     await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
 
-    const mine = () => receiver.received.filter((r) => r.path === new URL(endpoint.url).pathname && (r.event.data.object.id === purchaseId || r.event.data.object.purchase_id === purchaseId));
+    const mine = () =>
+      receiver.received.filter(
+        (r) =>
+          r.path === new URL(endpoint.url).pathname &&
+          (r.event.data.object.id === purchaseId || r.event.data.object.purchase_id === purchaseId),
+      );
     await eventually(async () => mine().length >= 3, 30_000);
-    expect(mine().map((r) => r.event.type).sort()).toEqual(['certificates.issued', 'purchase.checkout_created', 'purchase.paid']);
+    expect(
+      mine()
+        .map((r) => r.event.type)
+        .sort(),
+    ).toEqual(['certificates.issued', 'purchase.checkout_created', 'purchase.paid']);
     for (const r of mine()) {
       const verified = verifier.webhooks.constructEvent(r.body, r.signature!, endpoint.secret);
       expect(verified.id).toBe(r.event.id);
       expect(() => verifier.webhooks.constructEvent(r.body, r.signature!, 'whsec_wrong')).toThrow();
     }
     const paid = mine().find((r) => r.event.type === 'purchase.paid')!.event;
-    expect(paid).toMatchObject({ object: 'event', livemode: false, api_version: 'v1', data: { object: { object: 'purchase', id: purchaseId, status: 'paid', currency: 'usd' } } });
+    expect(paid).toMatchObject({
+      object: 'event',
+      livemode: false,
+      api_version: 'v1',
+      data: { object: { object: 'purchase', id: purchaseId, status: 'paid', currency: 'usd' } },
+    });
     expect(paid.data.object.amount_total).toEqual(expect.any(Number));
     const issued = mine().find((r) => r.event.type === 'certificates.issued')!.event.data.object;
-    const numbers = (await app.container.db('certificates').where({ purchase_id: purchaseId }).orderBy('id').pluck('certificate_number')) as string[];
-    expect(issued).toMatchObject({ object: 'certificate_set', purchase_id: purchaseId, status: 'issued', certificate_count: numbers.length });
+    const numbers = (await app.container
+      .db('certificates')
+      .where({ purchase_id: purchaseId })
+      .orderBy('id')
+      .pluck('certificate_number')) as string[];
+    expect(issued).toMatchObject({
+      object: 'certificate_set',
+      purchase_id: purchaseId,
+      status: 'issued',
+      certificate_count: numbers.length,
+    });
     expect(issued.certificates.map((c: { certificate_number: string }) => c.certificate_number).sort()).toEqual([...numbers].sort());
-    expect(issued.certificates.every((c: { verification_url: string; download_url: string }) => /\/verify\//.test(c.verification_url) && /^https?:\/\//.test(c.download_url))).toBe(true);
+    expect(
+      issued.certificates.every(
+        (c: { verification_url: string; download_url: string }) =>
+          /\/verify\//.test(c.verification_url) && /^https?:\/\//.test(c.download_url),
+      ),
+    ).toBe(true);
     expect(issued.payment_zip_url).toEqual(expect.any(String));
 
     // The events are listed and each delivery shows its one successful attempt.
     const listed = await api(account.key, 'GET', '/events?type=certificates.issued');
     expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(agencyEventId('certificates.issued', purchaseId));
     const detail = await deliveryOf(account.key, agencyEventId('purchase.paid', purchaseId));
-    expect(detail.deliveries).toEqual([expect.objectContaining({ endpoint_id: endpoint.id, status: 'succeeded', attempts: [expect.objectContaining({ response_status: 200, error: null })] })]);
+    expect(detail.deliveries).toEqual([
+      expect.objectContaining({
+        endpoint_id: endpoint.id,
+        status: 'succeeded',
+        attempts: [expect.objectContaining({ response_status: 200, error: null })],
+      }),
+    ]);
   }, 90_000);
 
   test('when purchases expire, fail and are refunded, then purchase.expired, purchase.failed and purchase.refunded arrive with the purchase as it then is', async () => {
     const account = await createQuotingAccount(app);
-    const endpoint = await createEndpoint(account.key, receiver.url(`/ok/ends-${Date.now()}`), ['purchase.expired', 'purchase.failed', 'purchase.refunded']);
+    const endpoint = await createEndpoint(account.key, receiver.url(`/ok/ends-${Date.now()}`), [
+      'purchase.expired',
+      'purchase.failed',
+      'purchase.refunded',
+    ]);
     const path = new URL(endpoint.url).pathname;
     const expired = (await checkout(app, account)).purchaseId;
     await api(account.key, 'POST', `/test_helpers/purchases/${expired}/expire`);
@@ -197,14 +267,27 @@ describe('events of a purchase, delivered signed', () => {
       type: 'charge.refunded',
       livemode: false,
       created: Math.floor(Date.now() / 1000),
-      data: { object: { id: `ch_${refunded}`, object: 'charge', amount: Number(row.total_minor), amount_refunded: Number(row.total_minor), refunded: true, metadata: { purchase_id: String(refunded) } } },
+      data: {
+        object: {
+          id: `ch_${refunded}`,
+          object: 'charge',
+          amount: Number(row.total_minor),
+          amount_refunded: Number(row.total_minor),
+          refunded: true,
+          metadata: { purchase_id: String(refunded) },
+        },
+      },
     });
     expect((await deliverWebhook(app, refund)).body).toMatchObject({ relayed: true, purchase_id: refunded });
 
     await eventually(async () => receiver.of(path).length >= 3, 30_000);
     const byType = new Map(receiver.of(path).map((r) => [r.event.type, r.event.data.object]));
     expect(byType.get('purchase.expired')).toMatchObject({ object: 'purchase', id: expired, status: 'expired' });
-    expect(byType.get('purchase.failed')).toMatchObject({ id: failed, status: 'failed', failure_reason: expect.stringMatching(/^payment failed/) });
+    expect(byType.get('purchase.failed')).toMatchObject({
+      id: failed,
+      status: 'failed',
+      failure_reason: expect.stringMatching(/^payment failed/),
+    });
     expect(byType.get('purchase.refunded')).toMatchObject({ id: refunded, status: 'refunded', amount_refunded: Number(row.total_minor) });
     // Types the endpoint did not ask for are not sent to it.
     expect(receiver.of(path).every((r) => ['purchase.expired', 'purchase.failed', 'purchase.refunded'].includes(r.event.type))).toBe(true);
@@ -234,7 +317,10 @@ describe('events of a purchase, delivered signed', () => {
     }, 30_000);
     const byEndpoint = (id: number) => detail.deliveries.find((d: { endpoint_id: number }) => d.endpoint_id === id);
     expect(byEndpoint(flaky.id).attempts.map((a: { response_status: number | null }) => a.response_status)).toEqual([500, 200]);
-    expect(byEndpoint(slow.id).attempts).toEqual([expect.objectContaining({ response_status: null, error: expect.stringMatching(/no answer within 1000 ms/) }), expect.objectContaining({ response_status: 200 })]);
+    expect(byEndpoint(slow.id).attempts).toEqual([
+      expect.objectContaining({ response_status: null, error: expect.stringMatching(/no answer within 1000 ms/) }),
+      expect.objectContaining({ response_status: 200 }),
+    ]);
     // Each attempt carried the same event.
     expect(new Set(receiver.of(new URL(flaky.url).pathname).map((r) => r.event.id))).toEqual(new Set([eventId]));
     // Two deliveries ended, both succeeded: a failed attempt that was retried is an attempt, not a failed delivery.
@@ -251,8 +337,12 @@ describe('events of a purchase, delivered signed', () => {
     const labels = ['succeeded', 'failed', 'skipped'] as const;
     const attemptLabels = ['succeeded', 'rejected', 'failed', 'refused'] as const;
     const snapshot = async () => ({
-      ended: Object.fromEntries(await Promise.all(labels.map(async (o) => [o, await counted('eventDeliveries', { outcome: o, mode: 'test' })]))),
-      attempts: Object.fromEntries(await Promise.all(attemptLabels.map(async (o) => [o, await counted('eventDeliveryAttempts', { outcome: o, mode: 'test' })]))),
+      ended: Object.fromEntries(
+        await Promise.all(labels.map(async (o) => [o, await counted('eventDeliveries', { outcome: o, mode: 'test' })])),
+      ),
+      attempts: Object.fromEntries(
+        await Promise.all(attemptLabels.map(async (o) => [o, await counted('eventDeliveryAttempts', { outcome: o, mode: 'test' })])),
+      ),
     });
     const before = await snapshot();
     const account = await createQuotingAccount(app);
@@ -269,7 +359,11 @@ describe('events of a purchase, delivered signed', () => {
     await eventually(async () => (await app.container.temporal.client.workflow.count(running)).count === 0, 10_000);
     const after = await snapshot();
     expect(after.ended).toEqual({ ...before.ended, succeeded: before.ended.succeeded + 1 });
-    expect(after.attempts).toEqual({ ...before.attempts, rejected: before.attempts.rejected + 2, succeeded: before.attempts.succeeded + 1 });
+    expect(after.attempts).toEqual({
+      ...before.attempts,
+      rejected: before.attempts.rejected + 2,
+      succeeded: before.attempts.succeeded + 1,
+    });
   }, 60_000);
 
   test('when the endpoint keeps failing past the retry window, then the delivery fails and the endpoint is marked failing, while the purchase is issued regardless', async () => {
@@ -277,7 +371,9 @@ describe('events of a purchase, delivered signed', () => {
     const account = await createQuotingAccount(app);
     const down = await createEndpoint(account.key, receiver.url(`/down/${Date.now()}`), ['purchase.paid']);
     const purchaseId = await paidPurchase(account);
-    expect((await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result()) as { status: string }).toMatchObject({ status: 'issued' });
+    expect(
+      (await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result()) as { status: string },
+    ).toMatchObject({ status: 'issued' });
     const detail = await eventually(async () => {
       const d = await deliveryOf(account.key, agencyEventId('purchase.paid', purchaseId));
       return d?.deliveries?.[0]?.status === 'failed' ? d : null;
@@ -285,12 +381,18 @@ describe('events of a purchase, delivered signed', () => {
     expect(detail.deliveries[0].attempts.length).toBeGreaterThanOrEqual(2);
     expect(detail.deliveries[0].attempts.every((a: { response_status: number }) => a.response_status === 500)).toBe(true);
     // The delivery counts once as failed when it gives up, however many attempts it made.
-    expect(await eventually(async () => ((await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })) > failedBefore ? true : null))).toBe(true);
+    expect(
+      await eventually(async () => ((await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })) > failedBefore ? true : null)),
+    ).toBe(true);
     expect(await counted('eventDeliveries', { outcome: 'failed', mode: 'test' })).toBe(failedBefore + 1);
     // …in the agency's own series (the per-agency ticket's signal), with every attempt beside it.
-    const rootAccountId = String((await app.container.db('webhook_endpoints').where({ id: down.id }).first('root_account_id')).root_account_id);
+    const rootAccountId = String(
+      (await app.container.db('webhook_endpoints').where({ id: down.id }).first('root_account_id')).root_account_id,
+    );
     expect(await counted('eventDeliveries', { outcome: 'failed', mode: 'test', root_account_id: rootAccountId })).toBe(1);
-    expect(await counted('eventDeliveryAttempts', { outcome: 'rejected', mode: 'test', root_account_id: rootAccountId })).toBe(detail.deliveries[0].attempts.length);
+    expect(await counted('eventDeliveryAttempts', { outcome: 'rejected', mode: 'test', root_account_id: rootAccountId })).toBe(
+      detail.deliveries[0].attempts.length,
+    );
     expect((await api(account.key, 'GET', `/webhook_endpoints/${down.id}`)).body.data.status).toBe('failing');
     // Re-enabling clears it.
     expect((await api(account.key, 'PATCH', `/webhook_endpoints/${down.id}`, { disabled: false })).body.data.status).toBe('enabled');
@@ -304,7 +406,10 @@ describe('events of a purchase, delivered signed', () => {
     await eventually(async () => (await deliveryOf(account.key, eventId))?.deliveries?.[0]?.status === 'succeeded', 30_000);
     const resent = await api(account.key, 'POST', `/events/${eventId}/resend`);
     expect(resent.status).toBe(200);
-    expect(resent.body.data).toEqual({ event_id: eventId, deliveries: [{ delivery_id: expect.any(Number), endpoint_id: endpoint.id, action: 'resent' }] });
+    expect(resent.body.data).toEqual({
+      event_id: eventId,
+      deliveries: [{ delivery_id: expect.any(Number), endpoint_id: endpoint.id, action: 'resent' }],
+    });
     const path = new URL(endpoint.url).pathname;
     await eventually(async () => receiver.of(path).length === 2, 20_000);
     expect(receiver.of(path).map((r) => r.event.id)).toEqual([eventId, eventId]);
@@ -328,15 +433,30 @@ describe('events of a purchase, delivered signed', () => {
     // Written straight through the endpoints repository: the API refuses localhost in live mode at
     // creation, so this stands for a public name whose DNS answer later turns private.
     const endpoints = createWebhookEndpointsRepository(app.container.db);
-    const endpoint = await endpoints.create({ rootAccountId: account.id, mode: 'live' }, { url: `https://localhost:${receiver.port}/rebound`, enabledEvents: ['*'], description: '', secret: 'whsec_test' });
+    const endpoint = await endpoints.create(
+      { rootAccountId: account.id, mode: 'live' },
+      { url: `https://localhost:${receiver.port}/rebound`, enabledEvents: ['*'], description: '', secret: 'whsec_test' },
+    );
     const publisher = createEventPublisher({
       events: createEventsRepository(app.container.db),
       endpoints,
-      startDelivery: createDeliveryStarter(app.container.temporal.client, taskQueue, { initialRetrySeconds: 1, retryWindowSeconds: 10, timeoutMs: 1000 }),
+      startDelivery: createDeliveryStarter(app.container.temporal.client, taskQueue, {
+        initialRetrySeconds: 1,
+        retryWindowSeconds: 10,
+        timeoutMs: 1000,
+      }),
     });
     const eventId = agencyEventId('purchase.paid', 1_000_000_000 + account.id);
     await publisher.publish({
-      event: { id: eventId, object: 'event', type: 'purchase.paid', created: Math.floor(Date.now() / 1000), livemode: true, api_version: 'v1', data: { object: { object: 'purchase', id: 0 } } },
+      event: {
+        id: eventId,
+        object: 'event',
+        type: 'purchase.paid',
+        created: Math.floor(Date.now() / 1000),
+        livemode: true,
+        api_version: 'v1',
+        data: { object: { object: 'purchase', id: 0 } },
+      },
       rootAccountId: account.id,
       mode: 'live',
       purchaseId: null,
@@ -346,7 +466,12 @@ describe('events of a purchase, delivered signed', () => {
       const [d] = await events.deliveriesOf(eventId);
       return d?.status === 'failed' ? d : null;
     }, 20_000);
-    expect(delivery!.attempts).toEqual([expect.objectContaining({ responseStatus: null, error: expect.stringMatching(/localhost resolves to (127\.0\.0\.1|::1), a loopback, private or link-local address/) })]);
+    expect(delivery!.attempts).toEqual([
+      expect.objectContaining({
+        responseStatus: null,
+        error: expect.stringMatching(/localhost resolves to (127\.0\.0\.1|::1), a loopback, private or link-local address/),
+      }),
+    ]);
     expect(receiver.of('/rebound')).toEqual([]);
     expect((await endpoints.findForDelivery(endpoint.id))!.status).toBe('failing');
   }, 40_000);

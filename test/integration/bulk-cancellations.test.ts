@@ -21,8 +21,8 @@ let worker: TestWorker;
 let account: QuotingAccount;
 let other: QuotingAccount;
 
-const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
-
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 
 beforeAll(async () => {
   proxy = await startProcessorProxy();
@@ -45,9 +45,17 @@ test('when an event day is called off, then every purchase of the product coveri
   for (let i = 0; i < 6; i++) ids.push(await issuedPurchase(app, account));
   const unpaid = (await checkout(app, account)).purchaseId;
 
-  const started = await api('/bulk_cancellations', { method: 'POST', body: { product_id: account.productId, coverage_date: '2027-05-02', reason: 'Second day called off' } });
+  const started = await api('/bulk_cancellations', {
+    method: 'POST',
+    body: { product_id: account.productId, coverage_date: '2027-05-02', reason: 'Second day called off' },
+  });
   expect(started.status).toBe(202);
-  expect(started.body.data).toMatchObject({ object: 'bulk_cancellation', status: expect.any(String), selection: { product_id: account.productId, coverage_date: '2027-05-02' }, requested_by: 'agency' });
+  expect(started.body.data).toMatchObject({
+    object: 'bulk_cancellation',
+    status: expect.any(String),
+    selection: { product_id: account.productId, coverage_date: '2027-05-02' },
+    requested_by: 'agency',
+  });
   const bulkId = started.body.data.id as number;
   expect(started.body.data.items.map((i: { purchase_id: number }) => i.purchase_id)).toEqual(ids);
   expect(started.body.data.items.map((i: { purchase_id: number }) => i.purchase_id)).not.toContain(unpaid);
@@ -57,7 +65,8 @@ test('when an event day is called off, then every purchase of the product coveri
     return b.status === 'completed' && b.counts.refunded === ids.length ? b : null;
   }, 60_000);
   expect(done.counts).toEqual({ total: 6, pending: 0, accepted: 6, skipped: 0, failed: 0, refunded: 6 });
-  for (const item of done.items) expect(item).toMatchObject({ status: 'accepted', cancellation_status: 'completed', refund_total: 2000, error: null });
+  for (const item of done.items)
+    expect(item).toMatchObject({ status: 'accepted', cancellation_status: 'completed', refund_total: 2000, error: null });
 
   // Each purchase: the second day cancelled and voided, the first still in force; one cancellation, one refund.
   for (const id of ids) {
@@ -65,7 +74,9 @@ test('when an event day is called off, then every purchase of the product coveri
     expect(p.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'cancelled']);
     expect(p.cancellations).toHaveLength(1);
   }
-  const refunds = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds' && ids.includes(Number(r.params.get('metadata[purchase_id]'))));
+  const refunds = proxy.requests.filter(
+    (r) => r.method === 'POST' && r.path === '/v1/refunds' && ids.includes(Number(r.params.get('metadata[purchase_id]'))),
+  );
   expect(new Set(refunds.map((r) => r.idempotencyKey)).size).toBe(ids.length);
   expect(new Set(refunds.map((r) => r.params.get('metadata[purchase_id]'))).size).toBe(ids.length);
   // The cap: Temporal's bucket holds one second's worth, so a second may see up to twice the rate (a burst, then the rate), never more; then the rate holds.
@@ -83,7 +94,10 @@ test('when purchases are named, then the key’s own in force are cancelled and 
   const mine = await issuedPurchase(app, account);
   const unpaid = (await checkout(app, account)).purchaseId;
   const theirs = await issuedPurchase(app, other);
-  const started = await api('/bulk_cancellations', { method: 'POST', body: { purchase_ids: [mine, theirs, unpaid, 2_000_000_000], requested_by: 'insurer' } });
+  const started = await api('/bulk_cancellations', {
+    method: 'POST',
+    body: { purchase_ids: [mine, theirs, unpaid, 2_000_000_000], requested_by: 'insurer' },
+  });
   expect(started.status).toBe(202);
   const done = await eventually(async () => {
     const b = (await api(`/bulk_cancellations/${started.body.data.id}`)).body.data;
@@ -93,7 +107,9 @@ test('when purchases are named, then the key’s own in force are cancelled and 
   expect(byId.get(mine)).toMatchObject({ status: 'accepted', cancellation_id: expect.any(Number) });
   expect(byId.get(theirs)).toMatchObject({ status: 'skipped', error: { code: 'NOT_FOUND' } });
   expect(byId.get(2_000_000_000)).toMatchObject({ status: 'skipped', error: { code: 'NOT_FOUND' } });
-  expect((byId.get(theirs) as { error: { message: string } }).error.message.replace(String(theirs), 'N')).toBe((byId.get(2_000_000_000) as { error: { message: string } }).error.message.replace('2000000000', 'N'));
+  expect((byId.get(theirs) as { error: { message: string } }).error.message.replace(String(theirs), 'N')).toBe(
+    (byId.get(2_000_000_000) as { error: { message: string } }).error.message.replace('2000000000', 'N'),
+  );
   expect(byId.get(unpaid)).toMatchObject({ status: 'skipped', error: { code: 'PURCHASE_NOT_CANCELLABLE' } });
   expect((await call(app.baseUrl, `/api/v1/purchases/${theirs}`, { key: other.key })).body.data.cancellations).toEqual([]);
   expect((await api(`/purchases/${mine}`)).body.data.cancellations[0]).toMatchObject({ requested_by: 'insurer' });
@@ -104,7 +120,14 @@ test('when purchases are named, then the key’s own in force are cancelled and 
 
 test('when the selection is malformed, then it is a 400 and no batch is made', async () => {
   const before = await app.container.db('bulk_cancellations').count({ n: '*' }).first();
-  for (const body of [{}, { purchase_ids: [1, 1] }, { purchase_ids: [1], product_id: 2, coverage_date: '2027-05-01' }, { product_id: 2 }, { product_id: 2, coverage_date: '2027-13-01' }, { purchase_ids: [] }]) {
+  for (const body of [
+    {},
+    { purchase_ids: [1, 1] },
+    { purchase_ids: [1], product_id: 2, coverage_date: '2027-05-01' },
+    { product_id: 2 },
+    { product_id: 2, coverage_date: '2027-13-01' },
+    { purchase_ids: [] },
+  ]) {
     const res = await api('/bulk_cancellations', { method: 'POST', body });
     expect([JSON.stringify(body), res.status, res.body.error?.code]).toEqual([JSON.stringify(body), 400, 'VALIDATION_ERROR']);
   }

@@ -96,8 +96,18 @@ beforeAll(async () => {
   pLive1 = await insertProductLine(c, { rootAccountId: a.accountId, customerName: 'Special Event Liability', defaultPriceMinor: 4950 });
   pLive2 = await insertProductLine(c, { rootAccountId: a.accountId, customerName: 'Event Equipment Cover', defaultPriceMinor: 1900 });
   pLive3 = await insertProductLine(c, { rootAccountId: a.accountId, customerName: 'Liquor Liability', defaultPriceMinor: 1 });
-  pTest1 = await insertProductLine(c, { rootAccountId: a.accountId, customerName: 'Test Liability', defaultPriceMinor: 500, isTestMode: true });
-  pTest2 = await insertProductLine(c, { rootAccountId: a.accountId, customerName: 'Test Equipment', defaultPriceMinor: 250, isTestMode: true });
+  pTest1 = await insertProductLine(c, {
+    rootAccountId: a.accountId,
+    customerName: 'Test Liability',
+    defaultPriceMinor: 500,
+    isTestMode: true,
+  });
+  pTest2 = await insertProductLine(c, {
+    rootAccountId: a.accountId,
+    customerName: 'Test Equipment',
+    defaultPriceMinor: 250,
+    isTestMode: true,
+  });
   pOther = await insertProductLine(c, { rootAccountId: b.accountId, customerName: 'Other Agency Product' });
   qsA = (await createQuestionSet(c, a.accountId, SPECIAL_EVENT_LIABILITY)).id;
   qsA2 = (await createQuestionSet(c, a.accountId, SPECIAL_EVENT_LIABILITY)).id;
@@ -146,8 +156,20 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
       creation_datetime: expect.stringMatching(ISO),
       last_updated_datetime: expect.stringMatching(ISO),
       linked_products: [
-        { id: pLive2, product_name: 'Event Equipment Cover', default_price: 19, is_primary: true, link_created_at: expect.stringMatching(ISO) },
-        { id: pLive1, product_name: 'Special Event Liability', default_price: 49.5, is_primary: false, link_created_at: expect.stringMatching(ISO) },
+        {
+          id: pLive2,
+          product_name: 'Event Equipment Cover',
+          default_price: 19,
+          is_primary: true,
+          link_created_at: expect.stringMatching(ISO),
+        },
+        {
+          id: pLive1,
+          product_name: 'Special Event Liability',
+          default_price: 49.5,
+          is_primary: false,
+          link_created_at: expect.stringMatching(ISO),
+        },
       ],
       primary_product: { id: pLive2, product_name: 'Event Equipment Cover', default_price: 19, is_primary: true },
     });
@@ -189,7 +211,12 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
   });
 
   test('when a live key creates a test-mode bundle with test products, then 201', async () => {
-    const d = await create(a.live, { bundle_name: 'Live key, test bundle', is_test_mode: true, root_seller_db_id: a.accountId, product_ids: [pTest1, pTest2] });
+    const d = await create(a.live, {
+      bundle_name: 'Live key, test bundle',
+      is_test_mode: true,
+      root_seller_db_id: a.accountId,
+      product_ids: [pTest1, pTest2],
+    });
     expect(d.is_test_mode).toBe(true);
     expect(d.linked_products.map((l: any) => l.id)).toEqual([pTest1, pTest2]);
   });
@@ -228,7 +255,11 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
   });
 
   test('when product_ids repeats an id, then 400 VALIDATION_ERROR naming the id and position', async () => {
-    const res = await api('POST', '/bundles', a.live, { bundle_name: 'n', root_seller_db_id: a.accountId, product_ids: [pLive1, pLive2, pLive1] });
+    const res = await api('POST', '/bundles', a.live, {
+      bundle_name: 'n',
+      root_seller_db_id: a.accountId,
+      product_ids: [pLive1, pLive2, pLive1],
+    });
     expectValidationError(res, 'VALIDATION_ERROR', `product_ids.2: duplicate product id ${pLive1}`);
   });
 
@@ -293,7 +324,11 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
   });
 
   test('when several product ids are wrong, then every one is listed in details', async () => {
-    const res = await api('POST', '/bundles', a.live, { bundle_name: 'n', root_seller_db_id: a.accountId, product_ids: [pOther, pLive1, pTest1] });
+    const res = await api('POST', '/bundles', a.live, {
+      bundle_name: 'n',
+      root_seller_db_id: a.accountId,
+      product_ids: [pOther, pLive1, pTest1],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([
       { path: 'product_ids.0', message: `product ${pOther} not found` },
@@ -310,12 +345,22 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
   });
 
   test('when a live bundle names a test product, then 400 VALIDATION_ERROR naming it', async () => {
-    const res = await api('POST', '/bundles', a.live, { bundle_name: 'n', is_test_mode: false, root_seller_db_id: a.accountId, product_ids: [pTest1] });
+    const res = await api('POST', '/bundles', a.live, {
+      bundle_name: 'n',
+      is_test_mode: false,
+      root_seller_db_id: a.accountId,
+      product_ids: [pTest1],
+    });
     expectValidationError(res, 'VALIDATION_ERROR', `product_ids.0: product ${pTest1} is test-mode but the bundle is live-mode`);
   });
 
   test('when a test bundle names a live product, then 400 VALIDATION_ERROR naming it', async () => {
-    const res = await api('POST', '/bundles', a.live, { bundle_name: 'n', is_test_mode: true, root_seller_db_id: a.accountId, product_ids: [pTest1, pLive1] });
+    const res = await api('POST', '/bundles', a.live, {
+      bundle_name: 'n',
+      is_test_mode: true,
+      root_seller_db_id: a.accountId,
+      product_ids: [pTest1, pLive1],
+    });
     expectValidationError(res, 'VALIDATION_ERROR', `product_ids.1: product ${pLive1} is live-mode but the bundle is test-mode`);
   });
 
@@ -330,7 +375,12 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
   });
 
   test('when valid insurer, MGA and seller ids are sent, then they are stored', async () => {
-    const d = await create(a.live, { bundle_name: 'Reach', root_insurer_db_id: insurerId, root_mga_db_id: mgaId, root_seller_db_id: a.accountId });
+    const d = await create(a.live, {
+      bundle_name: 'Reach',
+      root_insurer_db_id: insurerId,
+      root_mga_db_id: mgaId,
+      root_seller_db_id: a.accountId,
+    });
     expect([d.root_insurer_db_id, d.root_mga_db_id, d.root_seller_db_id]).toEqual([insurerId, mgaId, a.accountId]);
   });
 
@@ -343,7 +393,7 @@ describe('POST /bundles (spec §2.3, §4.1)', () => {
     ['root_mga_db_id is an insurer', () => ({ root_mga_db_id: insurerId }), 'root_mga_db_id'],
     ['root_mga_db_id is the own agency', () => ({ root_mga_db_id: a.accountId }), 'root_mga_db_id'],
     ['root_mga_db_id does not exist', () => ({ root_mga_db_id: 2_147_483_000 }), 'root_mga_db_id'],
-    ['question_set_id is another account\'s question set', () => ({ question_set_id: qsB }), 'question_set_id'],
+    ["question_set_id is another account's question set", () => ({ question_set_id: qsB }), 'question_set_id'],
     ['question_set_id does not exist', () => ({ question_set_id: 2_147_483_000 }), 'question_set_id'],
   ])('when %s, then 400 VALIDATION_ERROR naming the field', async (_label, fields, field) => {
     const res = await api('POST', '/bundles', a.live, { bundle_name: 'n', ...fields() });
@@ -387,7 +437,11 @@ describe('PATCH /bundles/{bundleId}', () => {
       root_seller_db_id: a.accountId,
       product_ids: [pLive1],
     });
-    const res = await api('PATCH', `/bundles/${before.id}`, a.live, { bundle_name: 'Renamed', bundle_description: 'new', is_recurring: true });
+    const res = await api('PATCH', `/bundles/${before.id}`, a.live, {
+      bundle_name: 'Renamed',
+      bundle_description: 'new',
+      is_recurring: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, data: expect.any(Object), message: expect.any(String) });
     const after = res.body.data;
@@ -411,7 +465,12 @@ describe('PATCH /bundles/{bundleId}', () => {
   });
 
   test('when a root id is set to null, then it is cleared', async () => {
-    const before = await create(a.live, { bundle_name: 'Clear', root_insurer_db_id: insurerId, root_seller_db_id: a.accountId, question_set_id: qsA2 });
+    const before = await create(a.live, {
+      bundle_name: 'Clear',
+      root_insurer_db_id: insurerId,
+      root_seller_db_id: a.accountId,
+      question_set_id: qsA2,
+    });
     const res = await api('PATCH', `/bundles/${before.id}`, a.live, { root_insurer_db_id: null, question_set_id: null });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ root_insurer_db_id: null, root_seller_db_id: a.accountId, question_set_id: null });
@@ -470,7 +529,11 @@ describe('PATCH /bundles/{bundleId}', () => {
 
   test('when products are added to a bundle without root ids, then 400 unless a root id comes along (rule 2)', async () => {
     const before = await create(a.live, { bundle_name: 'Rule 2 add' });
-    expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, { product_ids: [pLive1] }), 'VALIDATION_ERROR', /is required/);
+    expectValidationError(
+      await api('PATCH', `/bundles/${before.id}`, a.live, { product_ids: [pLive1] }),
+      'VALIDATION_ERROR',
+      /is required/,
+    );
     const ok = await api('PATCH', `/bundles/${before.id}`, a.live, { product_ids: [pLive1], root_insurer_db_id: insurerId });
     expect(ok.status).toBe(200);
     expect(ok.body.data.product_line_count).toBe(1);
@@ -513,19 +576,39 @@ describe('PATCH /bundles/{bundleId}', () => {
     expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, body), 'VALIDATION_ERROR', message);
   });
 
-  test('when a root id outside the key\'s reach is sent, then 400 VALIDATION_ERROR naming it', async () => {
+  test("when a root id outside the key's reach is sent, then 400 VALIDATION_ERROR naming it", async () => {
     const before = await create(a.live, { bundle_name: 'Reach patch' });
-    expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, { root_seller_db_id: b.accountId }), 'VALIDATION_ERROR', /root_seller_db_id/);
-    expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, { root_insurer_db_id: mgaId }), 'VALIDATION_ERROR', /root_insurer_db_id/);
-    expectValidationError(await api('PATCH', `/bundles/${before.id}`, a.live, { root_mga_db_id: insurerId }), 'VALIDATION_ERROR', /root_mga_db_id/);
+    expectValidationError(
+      await api('PATCH', `/bundles/${before.id}`, a.live, { root_seller_db_id: b.accountId }),
+      'VALIDATION_ERROR',
+      /root_seller_db_id/,
+    );
+    expectValidationError(
+      await api('PATCH', `/bundles/${before.id}`, a.live, { root_insurer_db_id: mgaId }),
+      'VALIDATION_ERROR',
+      /root_insurer_db_id/,
+    );
+    expectValidationError(
+      await api('PATCH', `/bundles/${before.id}`, a.live, { root_mga_db_id: insurerId }),
+      'VALIDATION_ERROR',
+      /root_mga_db_id/,
+    );
   });
 
-  test('when question_set_id names another account\'s question set or none, then 400 VALIDATION_ERROR with the same wording and nothing changes', async () => {
+  test("when question_set_id names another account's question set or none, then 400 VALIDATION_ERROR with the same wording and nothing changes", async () => {
     const before = await create(a.live, { bundle_name: 'Question set patch', question_set_id: qsA });
     const foreign = await api('PATCH', `/bundles/${before.id}`, a.live, { question_set_id: qsB });
     const missing = await api('PATCH', `/bundles/${before.id}`, a.live, { question_set_id: 2_147_483_000 });
-    expectValidationError(foreign, 'VALIDATION_ERROR', /^Invalid request body: question_set_id: no question set \d+ is available to this account$/);
-    expectValidationError(missing, 'VALIDATION_ERROR', /^Invalid request body: question_set_id: no question set \d+ is available to this account$/);
+    expectValidationError(
+      foreign,
+      'VALIDATION_ERROR',
+      /^Invalid request body: question_set_id: no question set \d+ is available to this account$/,
+    );
+    expectValidationError(
+      missing,
+      'VALIDATION_ERROR',
+      /^Invalid request body: question_set_id: no question set \d+ is available to this account$/,
+    );
     expect((await api('GET', `/bundles/${before.id}`, a.live)).body.data.question_set_id).toBe(qsA);
   });
 
@@ -559,7 +642,9 @@ describe('DELETE /bundles/{bundleId}', () => {
     expect(await app.container.db('bundle_products').where({ bundle_id: d.id }).count({ n: '*' })).toEqual([{ n: '0' }]);
     expect(await app.container.db('product_lines').whereIn('id', [pLive1, pLive2]).count({ n: '*' })).toEqual([{ n: '2' }]);
     // and they can still be linked
-    expect((await create(a.live, { bundle_name: 'Reuse', root_seller_db_id: a.accountId, product_ids: [pLive1, pLive2] })).product_line_count).toBe(2);
+    expect(
+      (await create(a.live, { bundle_name: 'Reuse', root_seller_db_id: a.accountId, product_ids: [pLive1, pLive2] })).product_line_count,
+    ).toBe(2);
   });
 
   test('when the bundle was already deleted, then 404 NOT_FOUND', async () => {
@@ -572,7 +657,7 @@ describe('DELETE /bundles/{bundleId}', () => {
 });
 
 describe('tenancy (ARCHITECTURE §4)', () => {
-  test('when another account\'s key reads, changes or deletes a bundle, then 404 NOT_FOUND and the bundle is untouched', async () => {
+  test("when another account's key reads, changes or deletes a bundle, then 404 NOT_FOUND and the bundle is untouched", async () => {
     const mine = await create(a.live, { bundle_name: 'Private', root_seller_db_id: a.accountId, product_ids: [pLive1] });
     const expected = { success: false, error: { code: 'NOT_FOUND', message: `bundle ${mine.id} not found` } };
 
@@ -640,7 +725,11 @@ describe('test-mode keys (decision shared with products)', () => {
     const ok = await api('PATCH', `/bundles/${testBundle.id}`, t.test, { bundle_description: 'by test key', is_test_mode: true });
     expect(ok.status).toBe(200);
     expect(ok.body.data.bundle_description).toBe('by test key');
-    expectValidationError(await api('PATCH', `/bundles/${testBundle.id}`, t.test, { is_test_mode: false }), 'VALIDATION_ERROR', /is_test_mode/);
+    expectValidationError(
+      await api('PATCH', `/bundles/${testBundle.id}`, t.test, { is_test_mode: false }),
+      'VALIDATION_ERROR',
+      /is_test_mode/,
+    );
   });
 
   test('when a test key deletes a test bundle, then 204', async () => {
@@ -756,7 +845,9 @@ describe('GET /bundles sorting (spec §4.1)', () => {
       ['b5', 'delta', 'whiskey', [ps[1]!]],
     ];
     for (const [key, name, cf, productIds] of specs) {
-      ids[key] = (await create(t.live, { bundle_name: name, customer_facing_name: cf, root_seller_db_id: t.accountId, product_ids: productIds })).id;
+      ids[key] = (
+        await create(t.live, { bundle_name: name, customer_facing_name: cf, root_seller_db_id: t.accountId, product_ids: productIds })
+      ).id;
     }
     // Updated order becomes b3, b4, b5, b2, b1.
     await api('PATCH', `/bundles/${ids.b2}`, t.live, { bundle_description: 'touched' });
@@ -771,15 +862,17 @@ describe('GET /bundles sorting (spec §4.1)', () => {
     insurance_bundled_product_product_line_count: ['b2', 'b3', 'b5', 'b1', 'b4'],
   };
 
-  test.each(Object.keys(ascending).flatMap((sort) => [[sort, 'asc'], [sort, 'desc']]))(
-    'when sorted by %s %s, then the order follows it with ties broken by id the same way',
-    async (sort, order) => {
-      const expected = order === 'asc' ? ascending[sort]! : [...ascending[sort]!].reverse();
-      const res = await list(t.live, { sort, order });
-      expect(res.status).toBe(200);
-      expect(idsOf(res)).toEqual(expected.map((k) => ids[k]));
-    },
-  );
+  test.each(
+    Object.keys(ascending).flatMap((sort) => [
+      [sort, 'asc'],
+      [sort, 'desc'],
+    ]),
+  )('when sorted by %s %s, then the order follows it with ties broken by id the same way', async (sort, order) => {
+    const expected = order === 'asc' ? ascending[sort]! : [...ascending[sort]!].reverse();
+    const res = await list(t.live, { sort, order });
+    expect(res.status).toBe(200);
+    expect(idsOf(res)).toEqual(expected.map((k) => ids[k]));
+  });
 
   test('when only sort is sent, then the order defaults to desc', async () => {
     const res = await list(t.live, { sort: 'insurance_bundled_product_name' });
@@ -861,7 +954,7 @@ describe('GET /bundles search (spec §4.1)', () => {
     ['sUmMeR fEsTiVaL', ['q1']],
     ['winter gala', ['q2']],
     ['int-100', ['q3']],
-    ['o\'brien', ['q4']],
+    ["o'brien", ['q4']],
   ])('when searching "%s", then matching is a case-insensitive substring over names and description', async (text, expected) => {
     expect(await search(text)).toEqual(keys(...expected));
   });
@@ -1001,9 +1094,18 @@ describe('OpenAPI (issue: every route, body and response documented)', () => {
     expect(collection.post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateBundleRequest');
     // 409: a reused or still-running Idempotency-Key.
     expect(Object.keys(collection.post.responses).sort()).toEqual(['201', '400', '403', '409', '413', '429', '500']);
-    expect(collection.get.parameters.map((p: any) => p.name).sort()).toEqual(
-      ['is_recurring', 'limit', 'order', 'page', 'root_insurer_db_id', 'root_mga_db_id', 'root_seller_db_id', 'search', 'sort', 'test_mode'],
-    );
+    expect(collection.get.parameters.map((p: any) => p.name).sort()).toEqual([
+      'is_recurring',
+      'limit',
+      'order',
+      'page',
+      'root_insurer_db_id',
+      'root_mga_db_id',
+      'root_seller_db_id',
+      'search',
+      'sort',
+      'test_mode',
+    ]);
     expect(item.patch.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/UpdateBundleRequest');
     expect(item.get.parameters).toEqual([
       expect.objectContaining({ name: 'bundleId', in: 'path', required: true }),

@@ -26,21 +26,30 @@ let app: TestApp;
 let worker: TestWorker;
 let account: QuotingAccount;
 
-const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 const purchase = async (id: number, key = account.key) => (await call(app.baseUrl, `/api/v1/purchases/${id}`, { key })).body.data;
 /** The link's path on this test app (links carry PUBLIC_BASE_URL; the app listens on its own port). */
 const pathOf = (url: string) => new URL(url).pathname;
 const open = (path: string) => call(app.baseUrl, path, { headers: { accept: 'text/html' } });
 const confirm = (path: string, quote: string, headers: Record<string, string> = {}) =>
-  call(app.baseUrl, path, { method: 'POST', rawBody: new URLSearchParams({ quote }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+  call(app.baseUrl, path, {
+    method: 'POST',
+    rawBody: new URLSearchParams({ quote }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  });
 const quoteOf = (html: string) => /name="quote" value="(cq_[0-9a-f]{24})"/.exec(html)?.[1];
-const cancellationRows = async (id: number) => Number((await app.container.db('policy_transactions').where({ purchase_id: id }).count({ n: '*' }).first())!.n);
-
+const cancellationRows = async (id: number) =>
+  Number((await app.container.db('policy_transactions').where({ purchase_id: id }).count({ n: '*' }).first())!.n);
 
 /** The complete page's JSON view (the buyer's return page after checkout). */
 async function completePage(id: number) {
   const p = await createPurchasesRepository(app.container.db).findById(id);
-  return (await call(app.baseUrl, `/checkout/complete?purchase=${id}&token=${encodeURIComponent(p!.returnToken!)}`, { headers: { accept: 'application/json' } })).body;
+  return (
+    await call(app.baseUrl, `/checkout/complete?purchase=${id}&token=${encodeURIComponent(p!.returnToken!)}`, {
+      headers: { accept: 'application/json' },
+    })
+  ).body;
 }
 
 /** axe-core's violations on the page as Chromium shows it (WCAG 2.1 A and AA). */
@@ -48,7 +57,9 @@ async function axeViolations(tab: Page): Promise<string[]> {
   await tab.evaluate(axe.source);
   const result = await tab.evaluate(async () => {
     const g = globalThis as unknown as { axe: typeof axe; document: unknown };
-    return g.axe.run(g.document as Parameters<typeof axe.run>[0], { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return g.axe.run(g.document as Parameters<typeof axe.run>[0], {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
   });
   return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
 }
@@ -77,7 +88,8 @@ test('when the buyer opens the link from the return page and the email and confi
   const path = pathOf(link);
 
   // So does the proof-of-coverage email to the buyer, and only to the buyer.
-  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
+  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid'))
+    .idp_root_account_uuid as string;
   const emailed = await call(app.baseUrl, '/platform-agency-root-certs/teamEmailProofofCoverage', {
     method: 'POST',
     key: account.key,
@@ -86,7 +98,9 @@ test('when the buyer opens the link from the return page and the email and confi
   expect(emailed.status).toBe(200);
   const mails = await eventually(async () => {
     const got = smtp.messages.filter((m) => m.to.some((t) => [buyerEmail, 'venue@lakehouse.example'].includes(t.toLowerCase())));
-    return got.length === 2 ? Promise.all(got.map(async (m) => ({ to: m.to[0]!.toLowerCase(), text: (await PostalMime.parse(m.raw)).text ?? '' }))) : null;
+    return got.length === 2
+      ? Promise.all(got.map(async (m) => ({ to: m.to[0]!.toLowerCase(), text: (await PostalMime.parse(m.raw)).text ?? '' })))
+      : null;
   }, 60_000);
   expect(mails!.find((m) => m.to === buyerEmail)!.text).toContain(`Withdraw from contract here: ${link}`);
   expect(mails!.find((m) => m.to === 'venue@lakehouse.example')!.text).not.toContain('/withdraw/');
@@ -102,14 +116,21 @@ test('when the buyer opens the link from the return page and the email and confi
   expect((await confirm(path, shown, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
   const foreign = await confirm(path, 'cq_0123456789abcdef01234567');
   expect([foreign.status, foreign.text.includes('was not sent from this page')]).toEqual([400, true]);
-  await app.container.db('cancellation_quotes').where({ id: shown }).update({ expires_at: new Date(Date.now() - 1000) });
+  await app.container
+    .db('cancellation_quotes')
+    .where({ id: shown })
+    .update({ expires_at: new Date(Date.now() - 1000) });
   const stale = await confirm(path, shown);
   expect([stale.status, stale.text.includes('The amount changed')]).toEqual([409, true]);
   expect(quoteOf(stale.text)).not.toBe(shown);
   expect(await cancellationRows(id)).toBe(0);
 
   // The buyer opens the link in a browser, sees the quote, and confirms.
-  const browser = await puppeteer.launch({ executablePath: app.container.config.CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu'], headless: true });
+  const browser = await puppeteer.launch({
+    executablePath: app.container.config.CHROMIUM_PATH,
+    args: ['--no-sandbox', '--disable-gpu'],
+    headless: true,
+  });
   let confirmedQuote: string;
   try {
     const tab = await browser.newPage();
@@ -138,11 +159,19 @@ test('when the buyer opens the link from the return page and the email and confi
   expect(done.cancellations[0]).toMatchObject({ quote_id: confirmedQuote, requested_by: 'buyer', refund: { total: 4000 } });
   expect(done.cancellations[0].refund.id).toMatch(/^re_/);
   expect(done.amount_refunded).toBe(4000);
-  expect(done.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at !== null])).toEqual([
+  expect(
+    done.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [
+      u.state,
+      u.certificate.voided_at !== null,
+    ]),
+  ).toEqual([
     ['cancelled', true],
     ['cancelled', true],
   ]);
-  const ofPurchase = async (type: string) => ((await api(`/events?type=${type}`)).body.data as Array<{ data: { object: Record<string, any> } }>).filter((e) => (e.data.object.purchase_id ?? e.data.object.id) === id).map((e) => e.data.object);
+  const ofPurchase = async (type: string) =>
+    ((await api(`/events?type=${type}`)).body.data as Array<{ data: { object: Record<string, any> } }>)
+      .filter((e) => (e.data.object.purchase_id ?? e.data.object.id) === id)
+      .map((e) => e.data.object);
   const cancelled = await ofPurchase('purchase.cancelled');
   expect(cancelled).toHaveLength(1);
   expect(cancelled[0]!.cancellation).toMatchObject({ requested_by: 'buyer', refund: { total: 4000 } });
@@ -165,7 +194,13 @@ test('when the link is forged, damaged or names no purchase, then one 404 page t
   const { purchaseId } = await checkout(app, account);
   const real = signWithdrawalToken(app.container.config.WITHDRAWAL_LINK_KEY, purchaseId);
   const otherKey = signWithdrawalToken('another-deployment-withdrawal-key-000000', purchaseId);
-  const paths = [`/withdraw/w1.${purchaseId}.${'A'.repeat(43)}`, `/withdraw/${otherKey}`, `/withdraw/${real.slice(0, -2)}`, '/withdraw/nonsense', `/withdraw/${signWithdrawalToken(app.container.config.WITHDRAWAL_LINK_KEY, 2_147_483_000)}`];
+  const paths = [
+    `/withdraw/w1.${purchaseId}.${'A'.repeat(43)}`,
+    `/withdraw/${otherKey}`,
+    `/withdraw/${real.slice(0, -2)}`,
+    '/withdraw/nonsense',
+    `/withdraw/${signWithdrawalToken(app.container.config.WITHDRAWAL_LINK_KEY, 2_147_483_000)}`,
+  ];
   const answers = await Promise.all(paths.map((p) => open(p)));
   expect(answers.map((a) => a.status)).toEqual(paths.map(() => 404));
   expect(new Set(answers.map((a) => a.text)).size).toBe(1);
@@ -177,12 +212,18 @@ test('when the link is forged, damaged or names no purchase, then one 404 page t
   expect([unpaid.status, unpaid.text.includes('has not been paid')]).toEqual([200, true]);
 });
 
-test('when the product does not allow the buyer\'s withdrawal, then no link is offered and a signed link confirms nothing', async () => {
+test("when the product does not allow the buyer's withdrawal, then no link is offered and a signed link confirms nothing", async () => {
   const closed = await createQuotingAccount(app);
-  const patched = await call(app.baseUrl, `/api/v1/products/${closed.productId}/cancellation_terms`, { method: 'PATCH', key: closed.key, body: { buyer_withdrawal: false } });
+  const patched = await call(app.baseUrl, `/api/v1/products/${closed.productId}/cancellation_terms`, {
+    method: 'PATCH',
+    key: closed.key,
+    body: { buyer_withdrawal: false },
+  });
   expect(patched.body.data).toMatchObject({ buyer_withdrawal: false, is_default: false });
   const id = await issuedPurchase(app, closed);
-  expect((await app.container.db('purchase_items').where({ purchase_id: id }).first('cancellation_terms')).cancellation_terms).toMatchObject({ buyerWithdrawal: false });
+  expect(
+    (await app.container.db('purchase_items').where({ purchase_id: id }).first('cancellation_terms')).cancellation_terms,
+  ).toMatchObject({ buyerWithdrawal: false });
   expect((await completePage(id)).withdrawal_url).toBeNull();
   const path = `/withdraw/${signWithdrawalToken(app.container.config.WITHDRAWAL_LINK_KEY, id)}`;
   const page = await open(path);

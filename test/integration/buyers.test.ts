@@ -27,7 +27,11 @@ beforeAll(async () => {
   app = await startTestApp();
   accountA = await createRootAccount(app.container, 'Harbor Events');
   accountB = await createRootAccount(app.container, 'Summit Agency');
-  const agent = await createAccountsRepository(app.container.db).upsertAgent({ rootAccountId: accountA.id, name: 'Ana Agent', email: `ana-${randomUUID()}@agency.example` });
+  const agent = await createAccountsRepository(app.container.db).upsertAgent({
+    rootAccountId: accountA.id,
+    name: 'Ana Agent',
+    email: `ana-${randomUUID()}@agency.example`,
+  });
   agentAId = agent.id;
   const issuedA = await createKey(app.container, { rootAccountId: accountA.id, agentId: agent.id });
   keyA = issuedA.key;
@@ -62,14 +66,22 @@ const connectBody = (email: string, account: RootAccount = accountA, extra: Reco
   query_param: 'spring-fair',
   ...extra,
 });
-const checkBody = (email: string, account: RootAccount = accountA) => ({ buyer_email: email, seller_slug: account.slug, query_param: 'spring-fair' });
+const checkBody = (email: string, account: RootAccount = accountA) => ({
+  buyer_email: email,
+  seller_slug: account.slug,
+  query_param: 'spring-fair',
+});
 
 async function countBuyers(email: string): Promise<number> {
   const [row] = await app.container.db('buyers').whereRaw('lower(email) = lower(?)', [email.trim()]).count({ n: '*' });
   return Number(row!.n);
 }
 async function connectionsOf(email: string) {
-  return app.container.db('buyer_connections as c').join('buyers as b', 'b.id', 'c.buyer_id').whereRaw('lower(b.email) = lower(?)', [email.trim()]).select('c.*');
+  return app.container
+    .db('buyer_connections as c')
+    .join('buyers as b', 'b.id', 'c.buyer_id')
+    .whereRaw('lower(b.email) = lower(?)', [email.trim()])
+    .select('c.*');
 }
 
 describe('POST /platform-seller-invites/checkIfBuyerExists', () => {
@@ -86,7 +98,11 @@ describe('POST /platform-seller-invites/checkIfBuyerExists', () => {
     const second = await check(keyA, checkBody(email));
     expect(first.status).toBe(200);
     expect(Object.keys(first.body).sort()).toEqual(['access_token', 'access_token_expires_at', 'buyer_exists', 'idp_accnt_uuid']);
-    expect(first.body).toMatchObject({ buyer_exists: true, idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: expect.stringMatching(TOKEN_SHAPE) });
+    expect(first.body).toMatchObject({
+      buyer_exists: true,
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: expect.stringMatching(TOKEN_SHAPE),
+    });
     expect(second.body.access_token).not.toBe(first.body.access_token);
     expect(first.body.access_token).not.toBe(connected.body.access_token);
   });
@@ -99,7 +115,13 @@ describe('POST /platform-seller-invites/newConnect', () => {
     const res = await connect(keyA, connectBody(email, accountA, { query_param: 'attr-123' }));
     expect(res.status).toBe(200);
     expect(res.body.success).toBeUndefined();
-    expect(Object.keys(res.body).sort()).toEqual(['access_token', 'access_token_expires_at', 'buyer_already_exists', 'idp_accnt_uuid', 'objectOfInsertedIds']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'access_token',
+      'access_token_expires_at',
+      'buyer_already_exists',
+      'idp_accnt_uuid',
+      'objectOfInsertedIds',
+    ]);
     expect(res.body.buyer_already_exists).toBe(false);
     expect(res.body.idp_accnt_uuid).toMatch(UUID_SHAPE);
     expect(res.body.objectOfInsertedIds).toEqual({ buyer_id: res.body.idp_accnt_uuid, buyer_connection_id: expect.any(Number) });
@@ -126,7 +148,10 @@ describe('POST /platform-seller-invites/newConnect', () => {
   test('when it is called twice, then nothing is created twice, buyer_already_exists is true and the stored names and attribution stay', async () => {
     const email = newEmail();
     const first = await connect(keyA, connectBody(email));
-    const second = await connect(keyA, connectBody(email, accountA, { buyer_first_name: 'Janet', buyer_last_name: 'Other', query_param: 'later-code' }));
+    const second = await connect(
+      keyA,
+      connectBody(email, accountA, { buyer_first_name: 'Janet', buyer_last_name: 'Other', query_param: 'later-code' }),
+    );
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({
       buyer_already_exists: true,
@@ -210,12 +235,21 @@ describe('seller_slug and body validation', () => {
   });
 
   // Built at collection time, before beforeAll: body validation runs before the seller check anyway.
-  const valid = { buyer_first_name: 'Jane', buyer_last_name: 'Doe', buyer_email: 'valid@example.com', seller_slug: 'any-seller', query_param: 'spring-fair' };
+  const valid = {
+    buyer_first_name: 'Jane',
+    buyer_last_name: 'Doe',
+    buyer_email: 'valid@example.com',
+    seller_slug: 'any-seller',
+    query_param: 'spring-fair',
+  };
   const badConnectBodies: [string, unknown][] = [
     ['an empty object', {}],
     ['a missing buyer_email', { ...valid, buyer_email: undefined }],
     ['a malformed email', { ...valid, buyer_email: 'not-an-email' }],
-    ['an email over 254 characters', { ...valid, buyer_email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com` }],
+    [
+      'an email over 254 characters',
+      { ...valid, buyer_email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com` },
+    ],
     ['a numeric email', { ...valid, buyer_email: 42 }],
     ['a blank first name', { ...valid, buyer_first_name: '   ' }],
     ['a last name of 101 characters', { ...valid, buyer_last_name: 'x'.repeat(101) }],
@@ -249,7 +283,12 @@ describe('seller_slug and body validation', () => {
   });
 
   test('when the body is not JSON, then 400 VALIDATION_ERROR in the bare shape', async () => {
-    const res = await call(app.baseUrl, '/platform-seller-invites/newConnect', { method: 'POST', key: keyA, rawBody: '{"buyer_email":', headers: { 'content-type': 'application/json' } });
+    const res = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+      method: 'POST',
+      key: keyA,
+      rawBody: '{"buyer_email":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String) });
   });
@@ -263,7 +302,11 @@ describe('seller_slug and body validation', () => {
     ['no key', undefined],
     ['an unknown key', `ik_live_${randomBytes(32).toString('base64url')}`],
   ])('when the request has %s, then the gateway answers 403 Forbidden', async (_name, key) => {
-    const res = await call(app.baseUrl, '/platform-seller-invites/checkIfBuyerExists', { method: 'POST', key, body: checkBody(newEmail()) });
+    const res = await call(app.baseUrl, '/platform-seller-invites/checkIfBuyerExists', {
+      method: 'POST',
+      key,
+      body: checkBody(newEmail()),
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ message: 'Forbidden' });
   });
@@ -276,7 +319,13 @@ describe('verifyAccessToken', () => {
     const email = newEmail();
     const res = await connect(keyA, connectBody(email));
     const buyer = await verify(principalA, res.body.idp_accnt_uuid, res.body.access_token);
-    expect(buyer).toEqual({ buyerId: expect.any(Number), idpAccntUuid: res.body.idp_accnt_uuid, email, firstName: 'Jane', lastName: 'Doe' });
+    expect(buyer).toEqual({
+      buyerId: expect.any(Number),
+      idpAccntUuid: res.body.idp_accnt_uuid,
+      email,
+      firstName: 'Jane',
+      lastName: 'Doe',
+    });
     // the uuid is accepted in upper case too
     await expect(verify(principalA, res.body.idp_accnt_uuid.toUpperCase(), res.body.access_token)).resolves.toMatchObject({ email });
   });
@@ -285,13 +334,19 @@ describe('verifyAccessToken', () => {
     const email = newEmail();
     const viaA = await connect(keyA, connectBody(email, accountA));
     await connect(keyB, connectBody(email, accountB));
-    await expect(verify(principalB, viaA.body.idp_accnt_uuid, viaA.body.access_token)).rejects.toMatchObject({ code: 'ACCESS_TOKEN_INVALID', status: 401 });
+    await expect(verify(principalB, viaA.body.idp_accnt_uuid, viaA.body.access_token)).rejects.toMatchObject({
+      code: 'ACCESS_TOKEN_INVALID',
+      status: 401,
+    });
   });
 
   test('when the token belongs to another buyer, then ACCESS_TOKEN_INVALID', async () => {
     const one = await connect(keyA, connectBody(newEmail()));
     const two = await connect(keyA, connectBody(newEmail()));
-    await expect(verify(principalA, one.body.idp_accnt_uuid, two.body.access_token)).rejects.toMatchObject({ code: 'ACCESS_TOKEN_INVALID', status: 401 });
+    await expect(verify(principalA, one.body.idp_accnt_uuid, two.body.access_token)).rejects.toMatchObject({
+      code: 'ACCESS_TOKEN_INVALID',
+      status: 401,
+    });
   });
 
   test.each([
@@ -318,11 +373,18 @@ describe('verifyAccessToken', () => {
       const res = await connect(key, connectBody(newEmail(), account), shortLived.baseUrl);
       expect(res.status).toBe(200);
       const { idp_accnt_uuid: uuid, access_token: token } = res.body;
-      await expect(shortLived.container.services.buyers.verifyAccessToken(principal, uuid, token)).resolves.toMatchObject({ idpAccntUuid: uuid });
+      await expect(shortLived.container.services.buyers.verifyAccessToken(principal, uuid, token)).resolves.toMatchObject({
+        idpAccntUuid: uuid,
+      });
       await new Promise((r) => setTimeout(r, 1200));
-      await expect(shortLived.container.services.buyers.verifyAccessToken(principal, uuid, token)).rejects.toMatchObject({ code: 'ACCESS_TOKEN_EXPIRED', status: 401 });
+      await expect(shortLived.container.services.buyers.verifyAccessToken(principal, uuid, token)).rejects.toMatchObject({
+        code: 'ACCESS_TOKEN_EXPIRED',
+        status: 401,
+      });
       // expiry is checked after the binding: another account still gets INVALID
-      await expect(shortLived.container.services.buyers.verifyAccessToken(principalA, uuid, token)).rejects.toMatchObject({ code: 'ACCESS_TOKEN_INVALID' });
+      await expect(shortLived.container.services.buyers.verifyAccessToken(principalA, uuid, token)).rejects.toMatchObject({
+        code: 'ACCESS_TOKEN_INVALID',
+      });
       expect(shortLived.rawLogs()).not.toContain(token);
     } finally {
       await shortLived.close();

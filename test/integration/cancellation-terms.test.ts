@@ -25,7 +25,8 @@ const DEFAULTS = {
 };
 
 const terms = (id: number, key = account.key) => call(app.baseUrl, `/api/v1/products/${id}/cancellation_terms`, { key });
-const patch = (id: number, body: unknown, key = account.key) => call(app.baseUrl, `/api/v1/products/${id}/cancellation_terms`, { method: 'PATCH', key, body });
+const patch = (id: number, body: unknown, key = account.key) =>
+  call(app.baseUrl, `/api/v1/products/${id}/cancellation_terms`, { method: 'PATCH', key, body });
 
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
@@ -53,9 +54,24 @@ test('when some terms are sent, then only those change, the rest keep their valu
   const fresh = await createQuotingAccount(app);
   const first = await patch(fresh.productId, { free_look_days: 0, refund_method: 'short_rate', short_rate_penalty_bps: 2500 }, fresh.key);
   expect(first.status).toBe(200);
-  expect(first.body.data).toEqual({ product_id: fresh.productId, ...DEFAULTS, free_look_days: 0, refund_method: 'short_rate', short_rate_penalty_bps: 2500, is_default: false, updated_at: expect.any(String) });
+  expect(first.body.data).toEqual({
+    product_id: fresh.productId,
+    ...DEFAULTS,
+    free_look_days: 0,
+    refund_method: 'short_rate',
+    short_rate_penalty_bps: 2500,
+    is_default: false,
+    updated_at: expect.any(String),
+  });
   const second = await patch(fresh.productId, { minimum_earned_premium: 1500, platform_fee_refundable: true }, fresh.key);
-  expect(second.body.data).toMatchObject({ free_look_days: 0, refund_method: 'short_rate', short_rate_penalty_bps: 2500, minimum_earned_premium: 1500, platform_fee_refundable: true, insurer_refund_method: 'pro_rata' });
+  expect(second.body.data).toMatchObject({
+    free_look_days: 0,
+    refund_method: 'short_rate',
+    short_rate_penalty_bps: 2500,
+    minimum_earned_premium: 1500,
+    platform_fee_refundable: true,
+    insurer_refund_method: 'pro_rata',
+  });
   expect((await terms(fresh.productId, fresh.key)).body.data).toEqual(second.body.data);
 });
 
@@ -93,7 +109,9 @@ test("when the product is another account's, a live product seen through a test 
     expect(res.status).toBe(404);
   }
   expect((await terms(other.productId, other.key)).body.data.is_default).toBe(true);
-  expect((await call(app.baseUrl, '/api/v1/products/abc/cancellation_terms', { key: account.key })).body).toMatchObject({ error: { code: 'VALIDATION_ERROR' } });
+  expect((await call(app.baseUrl, '/api/v1/products/abc/cancellation_terms', { key: account.key })).body).toMatchObject({
+    error: { code: 'VALIDATION_ERROR' },
+  });
 });
 
 test('when the terms change after a purchase, then that purchase keeps the terms it was bought with and the next one has the new ones', async () => {
@@ -102,7 +120,8 @@ test('when the terms change after a purchase, then that purchase keeps the terms
   const before = await checkout(app, fresh);
   await patch(fresh.productId, { free_look_days: 0, refund_method: 'none', buyer_withdrawal: false }, fresh.key);
   const after = await checkout(app, fresh);
-  const stored = async (purchaseId: number) => (await app.container.db('purchase_items').where({ purchase_id: purchaseId }).first('cancellation_terms')).cancellation_terms;
+  const stored = async (purchaseId: number) =>
+    (await app.container.db('purchase_items').where({ purchase_id: purchaseId }).first('cancellation_terms')).cancellation_terms;
   expect(await stored(before.purchaseId)).toMatchObject({ freeLookDays: 7, refundMethod: 'pro_rata', buyerWithdrawal: true });
   expect(await stored(after.purchaseId)).toMatchObject({ freeLookDays: 0, refundMethod: 'none', buyerWithdrawal: false });
 });

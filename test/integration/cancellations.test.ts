@@ -22,7 +22,8 @@ let app: TestApp;
 let worker: TestWorker;
 let account: QuotingAccount;
 
-const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 const quote = async (purchaseId: number, body: unknown = {}) => {
   const res = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body });
   if (res.status !== 201) throw new Error(`quote: ${res.status} ${res.text}`);
@@ -30,7 +31,6 @@ const quote = async (purchaseId: number, body: unknown = {}) => {
 };
 const cancel = (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body });
 const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
-
 
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
@@ -54,7 +54,14 @@ test('when one day of two is cancelled with a quote, then the refund is created,
 
   const res = await cancel(id, { quote_id: q.id });
   expect(res.status).toBe(200);
-  expect(res.body.data).toMatchObject({ object: 'cancellation', purchase_id: id, quote_id: q.id, requested_by: 'buyer', reason: 'Second day called off', refund: { total: 2000 } });
+  expect(res.body.data).toMatchObject({
+    object: 'cancellation',
+    purchase_id: id,
+    quote_id: q.id,
+    requested_by: 'buyer',
+    reason: 'Second day called off',
+    refund: { total: 2000 },
+  });
   expect(['accepted', 'refund_pending', 'completed']).toContain(res.body.data.status);
 
   const done = await eventually(async () => {
@@ -68,7 +75,13 @@ test('when one day of two is cancelled with a quote, then the refund is created,
   expect(units.map((u: { state: string }) => u.state)).toEqual(['active', 'cancelled']);
   expect(units[0].certificate.voided_at).toBeNull();
   expect(units[1].certificate.voided_at).toEqual(expect.any(String));
-  expect(done.timeline.map((t: { type: string }) => t.type)).toEqual(['created', 'paid', 'certificates_issued', 'cancellation_accepted', 'cancelled']);
+  expect(done.timeline.map((t: { type: string }) => t.type)).toEqual([
+    'created',
+    'paid',
+    'certificates_issued',
+    'cancellation_accepted',
+    'cancelled',
+  ]);
 
   const verify = async (n: string) => (await call(app.baseUrl, `/verify/${n}`, { headers: { accept: 'application/json' } })).body;
   expect(await verify(second.certificate.number)).toMatchObject({ state: 'voided', coverage: [{ voided_at: expect.any(String) }] });
@@ -78,17 +91,49 @@ test('when one day of two is cancelled with a quote, then the refund is created,
 
   const events = (await api('/events?type=purchase.cancelled')).body.data;
   const event = events.find((e: { data: { object: { id: number } } }) => e.data.object.id === id);
-  expect(event.data.object.cancellation).toMatchObject({ covered_unit_ids: [second.id], refund: { total: 2000 }, voided_certificates: [second.certificate.number], requested_by: 'buyer' });
+  expect(event.data.object.cancellation).toMatchObject({
+    covered_unit_ids: [second.id],
+    refund: { total: 2000 },
+    voided_certificates: [second.certificate.number],
+    requested_by: 'buyer',
+  });
   expect(event.data.object.cancellation.effective_at).toEqual(expect.any(String));
-  const ofPurchase = async (type: string) => ((await api(`/events?type=${type}`)).body.data as Array<{ data: { object: Record<string, unknown> } }>).filter((e) => e.data.object.purchase_id === id).map((e) => e.data.object);
-  expect(await ofPurchase('refund.succeeded')).toEqual([expect.objectContaining({ object: 'refund', id: done.cancellations[0].refund.id, status: 'succeeded', amount: 2000, cancellation_id: res.body.data.id })]);
-  expect(await ofPurchase('certificates.voided')).toEqual([expect.objectContaining({ certificate_numbers: [second.certificate.number], covered_unit_ids: [second.id], effective_at: expect.any(String) })]);
+  const ofPurchase = async (type: string) =>
+    ((await api(`/events?type=${type}`)).body.data as Array<{ data: { object: Record<string, unknown> } }>)
+      .filter((e) => e.data.object.purchase_id === id)
+      .map((e) => e.data.object);
+  expect(await ofPurchase('refund.succeeded')).toEqual([
+    expect.objectContaining({
+      object: 'refund',
+      id: done.cancellations[0].refund.id,
+      status: 'succeeded',
+      amount: 2000,
+      cancellation_id: res.body.data.id,
+    }),
+  ]);
+  expect(await ofPurchase('certificates.voided')).toEqual([
+    expect.objectContaining({
+      certificate_numbers: [second.certificate.number],
+      covered_unit_ids: [second.id],
+      effective_at: expect.any(String),
+    }),
+  ]);
 
   // getCertificates lists both, the cancelled day's with its voided_at; the purchase stays issued.
-  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
-  const certs = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', { method: 'POST', key: account.key, body: { idp_root_account_uuid: rootUuid, purchase_id: id } });
+  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid'))
+    .idp_root_account_uuid as string;
+  const certs = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', {
+    method: 'POST',
+    key: account.key,
+    body: { idp_root_account_uuid: rootUuid, purchase_id: id },
+  });
   expect(certs.body.status).toBe('issued');
-  expect(certs.body.certificates.map((c: { certificate_number: string; voided_at: string | null }) => [c.certificate_number, c.voided_at === null])).toEqual([
+  expect(
+    certs.body.certificates.map((c: { certificate_number: string; voided_at: string | null }) => [
+      c.certificate_number,
+      c.voided_at === null,
+    ]),
+  ).toEqual([
     [first.certificate.number, true],
     [second.certificate.number, false],
   ]);
@@ -124,19 +169,35 @@ test('when the cancel names no quote, then the units are priced now and cancelle
   expect(done.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['cancelled', 'cancelled']);
   expect((await cancel(id, {})).body).toMatchObject({ error: { code: 'NOTHING_TO_CANCEL' } });
   // Every certificate voided: getCertificates says voided, and no proof of coverage can be emailed.
-  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
-  const root = (path: string, body: Record<string, unknown>) => call(app.baseUrl, `/platform-agency-root-certs${path}`, { method: 'POST', key: account.key, body: { idp_root_account_uuid: rootUuid, purchase_id: id, ...body } });
+  const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid'))
+    .idp_root_account_uuid as string;
+  const root = (path: string, body: Record<string, unknown>) =>
+    call(app.baseUrl, `/platform-agency-root-certs${path}`, {
+      method: 'POST',
+      key: account.key,
+      body: { idp_root_account_uuid: rootUuid, purchase_id: id, ...body },
+    });
   expect((await root('/getCertificates', {})).body.status).toBe('voided');
   const email = await root('/teamEmailProofofCoverage', { email_addresses: ['holder@example.com'] });
-  expect([email.status, email.body.code, email.body.message]).toEqual([400, 'INVALID_REQUEST', expect.stringMatching(/voided by a cancellation/)]);
+  expect([email.status, email.body.code, email.body.message]).toEqual([
+    400,
+    'INVALID_REQUEST',
+    expect.stringMatching(/voided by a cancellation/),
+  ]);
 });
 
 test('when the quote has expired, names another purchase, comes with units, or the purchase is unpaid, then a clear refusal and nothing is cancelled', async () => {
   const id = await issuedPurchase(app, account);
   const other = await issuedPurchase(app, account);
   const expired = await quote(id);
-  await app.container.db('cancellation_quotes').where({ id: expired.id }).update({ expires_at: new Date(Date.now() - 1000) });
-  expect((await cancel(id, { quote_id: expired.id })).body).toMatchObject({ success: false, error: { code: 'CANCELLATION_QUOTE_EXPIRED' } });
+  await app.container
+    .db('cancellation_quotes')
+    .where({ id: expired.id })
+    .update({ expires_at: new Date(Date.now() - 1000) });
+  expect((await cancel(id, { quote_id: expired.id })).body).toMatchObject({
+    success: false,
+    error: { code: 'CANCELLATION_QUOTE_EXPIRED' },
+  });
   const foreign = await quote(other);
   const wrong = await cancel(id, { quote_id: foreign.id });
   expect([wrong.status, wrong.body.error.code]).toEqual([404, 'CANCELLATION_QUOTE_NOT_FOUND']);
@@ -147,7 +208,9 @@ test('when the quote has expired, names another purchase, comes with units, or t
   expect((await cancel(unpaid, {})).body.error.code).toBe('PURCHASE_NOT_CANCELLABLE');
   const other2 = await createQuotingAccount(app);
   expect((await call(app.baseUrl, `/api/v1/purchases/${id}/cancel`, { method: 'POST', key: other2.key, body: {} })).status).toBe(404);
-  expect(await app.container.db('policy_transactions').whereIn('purchase_id', [id, other, unpaid]).count({ n: '*' }).first()).toEqual({ n: '0' });
+  expect(await app.container.db('policy_transactions').whereIn('purchase_id', [id, other, unpaid]).count({ n: '*' }).first()).toEqual({
+    n: '0',
+  });
   expect((await purchase(id)).items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'active']);
 });
 
@@ -155,7 +218,15 @@ test('when the processor refuses the refund for good, then the cancellation is r
   // A worker of its own whose first refund meets a decline (as the processor answers a refund it refuses); later ones go to stripe-mock.
   const taskQueue = uniqueTaskQueue();
   let declines = 1;
-  const real = createPolicyActivities({ db: app.container.db, payproc: app.container.payproc, events: { cancelled: async () => undefined, cancellationRefundFailed: async () => undefined, subscriptionCancelled: async () => undefined } });
+  const real = createPolicyActivities({
+    db: app.container.db,
+    payproc: app.container.payproc,
+    events: {
+      cancelled: async () => undefined,
+      cancellationRefundFailed: async () => undefined,
+      subscriptionCancelled: async () => undefined,
+    },
+  });
   const declining = await startTestWorker(taskQueue, {
     createCancellationRefund: async (input: { cancellationId: number }) => {
       if (declines-- > 0) throw ApplicationFailure.nonRetryable('Your card was declined for refunds', 'REFUND_REJECTED');
@@ -173,23 +244,33 @@ test('when the processor refuses the refund for good, then the cancellation is r
       return got.cancellations[0]?.status === 'refund_failed' ? got : null;
     });
     expect(p.cancellations[0].failure_reason).toMatch(/declined/);
-    expect(p.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at])).toEqual([
+    expect(
+      p.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at]),
+    ).toEqual([
       ['cancellation_pending', null],
       ['cancellation_pending', null],
     ]);
     expect(p.timeline.map((t: { type: string }) => t.type)).toContain('cancellation_failed');
     expect(p.amount_refunded).toBe(0);
     const refundFailed = (await call(declApp.baseUrl, '/api/v1/events?type=refund.failed', { key: acc.key })).body.data;
-    expect(refundFailed.map((e: { data: { object: Record<string, unknown> } }) => e.data.object)).toEqual([expect.objectContaining({ purchase_id: id, status: 'failed', failure_reason: expect.stringMatching(/declined/) })]);
+    expect(refundFailed.map((e: { data: { object: Record<string, unknown> } }) => e.data.object)).toEqual([
+      expect.objectContaining({ purchase_id: id, status: 'failed', failure_reason: expect.stringMatching(/declined/) }),
+    ]);
 
     // Operators see it: in `ops stuck`'s rows and in the gauge behind CancellationRefundFailed.
     const purchases = createPurchasesRepository(declApp.container.db);
-    expect(await purchases.stuckCancellations(600, 500, acc.accountId)).toEqual([expect.objectContaining({ kind: 'cancellation_refund_failed', id, cancellationId: p.cancellations[0].id, mode: 'test' })]);
+    expect(await purchases.stuckCancellations(600, 500, acc.accountId)).toEqual([
+      expect.objectContaining({ kind: 'cancellation_refund_failed', id, cancellationId: p.cancellations[0].id, mode: 'test' }),
+    ]);
     expect((await purchases.countCancellationsNeedingAttention(1800)).test.refundFailed).toBeGreaterThanOrEqual(1);
 
     // The operator's retry (npm run ops -- retry-cancellation) goes through the policy workflow again and completes it.
     const operations = createPurchaseOperations({ purchases, workflows: declApp.container.purchaseWorkflows });
-    expect(await operations.retryCancellation(id)).toMatchObject({ purchaseId: id, workflowId: `policy-${id}`, cancellationIds: [p.cancellations[0].id] });
+    expect(await operations.retryCancellation(id)).toMatchObject({
+      purchaseId: id,
+      workflowId: `policy-${id}`,
+      cancellationIds: [p.cancellations[0].id],
+    });
     const done = await eventually(async () => {
       const got = (await call(declApp.baseUrl, `/api/v1/purchases/${id}`, { key: acc.key })).body.data;
       return got.cancellations[0]?.status === 'completed' ? got : null;
@@ -216,7 +297,17 @@ test('when the processor’s dashboard refunds part of a purchase, then the purc
       livemode: false,
       created: Math.floor(Date.now() / 1000),
       api_version: '2025-01-01',
-      data: { object: { id: `ch_dash_${id}`, object: 'charge', payment_intent: before.payment_intent, amount: total, amount_refunded: amount, refunded: amount === total, metadata: { purchase_id: String(id) } } },
+      data: {
+        object: {
+          id: `ch_dash_${id}`,
+          object: 'charge',
+          payment_intent: before.payment_intent,
+          amount: total,
+          amount_refunded: amount,
+          refunded: amount === total,
+          metadata: { purchase_id: String(id) },
+        },
+      },
     });
   // Partial: 30.00 of the total back in the dashboard.
   expect((await deliverWebhook(app, refunded(`evt_dash_part_${id}`, 3000))).status).toBe(200);
@@ -236,7 +327,12 @@ test('when the processor’s dashboard refunds part of a purchase, then the purc
     return p.status === 'refunded' ? p : null;
   });
   expect(full.amount_refunded).toBe(total);
-  expect(full.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at !== null])).toEqual([
+  expect(
+    full.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [
+      u.state,
+      u.certificate.voided_at !== null,
+    ]),
+  ).toEqual([
     ['cancelled', true],
     ['cancelled', true],
   ]);

@@ -27,7 +27,27 @@ const format = config.PDF_PAGE_FORMAT;
 const L = CERTIFICATE_TEXT_LIMITS;
 
 /** The tags the template itself writes; any other tag in its output came from data. */
-const TEMPLATE_TAGS = ['html', 'head', 'meta', 'title', 'style', 'body', 'section', 'div', 'h1', 'span', 'strong', 'table', 'colgroup', 'col', 'tr', 'th', 'td', 'br', 'img'];
+const TEMPLATE_TAGS = [
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'section',
+  'div',
+  'h1',
+  'span',
+  'strong',
+  'table',
+  'colgroup',
+  'col',
+  'tr',
+  'th',
+  'td',
+  'br',
+  'img',
+];
 
 function certificate(overrides: Partial<CertificateData> = {}): CertificateData {
   return {
@@ -92,15 +112,29 @@ function atLimits(): { data: CertificateData; markers: string[] } {
     revision: 12,
     issueDate: capitals(L.issueDate, 'ENDDATE'),
     testMode: true, // the SPECIMEN watermark too
-    producer: { name: capitals(L.producerName, 'ENDPRODUCER'), address: fullLines(L.producerAddressLines, L.producerAddressLineLength, 'ENDPRODUCERADDRESS') },
-    namedInsured: { name: capitals(L.namedInsuredName, 'ENDINSURED'), address: fullLines(L.namedInsuredAddressLines, L.namedInsuredAddressLineLength, 'ENDINSUREDADDRESS') },
+    producer: {
+      name: capitals(L.producerName, 'ENDPRODUCER'),
+      address: fullLines(L.producerAddressLines, L.producerAddressLineLength, 'ENDPRODUCERADDRESS'),
+    },
+    namedInsured: {
+      name: capitals(L.namedInsuredName, 'ENDINSURED'),
+      address: fullLines(L.namedInsuredAddressLines, L.namedInsuredAddressLineLength, 'ENDINSUREDADDRESS'),
+    },
     insurers: Array.from({ length: L.insurers }, (_, i) => ({ name: capitals(L.insurerName, `ENDINSURER${'ABC'[i] ?? i}`) })),
     masterPolicyNumber: capitals(L.policyNumber, 'ENDMASTER'),
     policyNumberTwo: capitals(L.policyNumber, 'ENDPOLICYTWO'),
     productName: capitals(L.productName, 'ENDPRODUCT'),
     // not date-times: printed as given, at full length
-    coverage: { startsAtLocal: capitals(L.coverageDateTime, 'ENDSTART'), endsAtLocal: capitals(L.coverageDateTime, 'ENDEND'), timeZone: 'America/Argentina/ComodRivadavia' },
-    limits: Array.from({ length: L.limits }, (_, i) => ({ label: capitals(L.limitLabel, `ENDLIMIT${i + 1}`), amount_minor: Number.MAX_SAFE_INTEGER, currency: 'USD' })),
+    coverage: {
+      startsAtLocal: capitals(L.coverageDateTime, 'ENDSTART'),
+      endsAtLocal: capitals(L.coverageDateTime, 'ENDEND'),
+      timeZone: 'America/Argentina/ComodRivadavia',
+    },
+    limits: Array.from({ length: L.limits }, (_, i) => ({
+      label: capitals(L.limitLabel, `ENDLIMIT${i + 1}`),
+      amount_minor: Number.MAX_SAFE_INTEGER,
+      currency: 'USD',
+    })),
     deductible: { amount_minor: Number.MAX_SAFE_INTEGER, currency: 'USD' },
     claimsPhone: capitals(L.claimsPhone, 'ENDPHONE'),
     certificateHolder: {
@@ -115,9 +149,27 @@ function atLimits(): { data: CertificateData; markers: string[] } {
     verificationUrl: url,
   };
   const markers = [
-    'ENDNUMBER', 'ENDDATE', 'ENDPRODUCER', 'ENDPRODUCERADDRESS', 'ENDINSURED', 'ENDINSUREDADDRESS', 'ENDINSURERA', 'ENDINSURERB', 'ENDINSURERC',
-    'ENDMASTER', 'ENDPOLICYTWO', 'ENDPRODUCT', 'ENDSTART', 'ENDEND', 'ENDPHONE', 'ENDHOLDER', 'ENDHOLDERADDRESS', 'ENDDESCRIPTION', 'ENDCANCELLATION',
-    'ENDREPRESENTATIVE', ...Array.from({ length: L.limits }, (_, i) => `ENDLIMIT${i + 1}`),
+    'ENDNUMBER',
+    'ENDDATE',
+    'ENDPRODUCER',
+    'ENDPRODUCERADDRESS',
+    'ENDINSURED',
+    'ENDINSUREDADDRESS',
+    'ENDINSURERA',
+    'ENDINSURERB',
+    'ENDINSURERC',
+    'ENDMASTER',
+    'ENDPOLICYTWO',
+    'ENDPRODUCT',
+    'ENDSTART',
+    'ENDEND',
+    'ENDPHONE',
+    'ENDHOLDER',
+    'ENDHOLDERADDRESS',
+    'ENDDESCRIPTION',
+    'ENDCANCELLATION',
+    'ENDREPRESENTATIVE',
+    ...Array.from({ length: L.limits }, (_, i) => `ENDLIMIT${i + 1}`),
   ];
   return { data, markers };
 }
@@ -127,27 +179,69 @@ const OVER_LIMIT: Record<CertificateTextLimit, () => CertificateData> = {
   certificateNumber: () => certificate({ certificateNumber: 'C'.repeat(L.certificateNumber + 1) }),
   issueDate: () => certificate({ issueDate: '2'.repeat(L.issueDate + 1) }),
   producerName: () => certificate({ producer: { name: 'P'.repeat(L.producerName + 1) } }),
-  producerAddressLines: () => certificate({ producer: { name: 'P', address: Array(L.producerAddressLines + 1).fill('line').join('\n') } }),
-  producerAddressLineLength: () => certificate({ producer: { name: 'P', address: `1 Main St\n${'a'.repeat(L.producerAddressLineLength + 1)}` } }),
+  producerAddressLines: () =>
+    certificate({
+      producer: {
+        name: 'P',
+        address: Array(L.producerAddressLines + 1)
+          .fill('line')
+          .join('\n'),
+      },
+    }),
+  producerAddressLineLength: () =>
+    certificate({ producer: { name: 'P', address: `1 Main St\n${'a'.repeat(L.producerAddressLineLength + 1)}` } }),
   namedInsuredName: () => certificate({ namedInsured: { name: 'N'.repeat(L.namedInsuredName + 1) } }),
-  namedInsuredAddressLines: () => certificate({ namedInsured: { name: 'N', address: Array(L.namedInsuredAddressLines + 1).fill('line').join('\r\n') } }),
-  namedInsuredAddressLineLength: () => certificate({ namedInsured: { name: 'N', address: 'a'.repeat(L.namedInsuredAddressLineLength + 1) } }),
+  namedInsuredAddressLines: () =>
+    certificate({
+      namedInsured: {
+        name: 'N',
+        address: Array(L.namedInsuredAddressLines + 1)
+          .fill('line')
+          .join('\r\n'),
+      },
+    }),
+  namedInsuredAddressLineLength: () =>
+    certificate({ namedInsured: { name: 'N', address: 'a'.repeat(L.namedInsuredAddressLineLength + 1) } }),
   insurers: () => certificate({ insurers: Array.from({ length: L.insurers + 1 }, (_, i) => ({ name: `Insurer ${i}` })) }),
   insurerName: () => certificate({ insurers: [{ name: 'First' }, { name: 'I'.repeat(L.insurerName + 1) }] }),
   productName: () => certificate({ productName: 'P'.repeat(L.productName + 1) }),
   policyNumber: () => certificate({ policyNumberTwo: '9'.repeat(L.policyNumber + 1) }),
-  coverageDateTime: () => certificate({ coverage: { startsAtLocal: '2026-05-02T00:00', endsAtLocal: `2026-05-03T00:00${'0'.repeat(L.coverageDateTime)}`, timeZone: 'UTC' } }),
-  timeZone: () => certificate({ coverage: { startsAtLocal: '2026-05-02T00:00', endsAtLocal: '2026-05-03T00:00', timeZone: 'Z'.repeat(L.timeZone + 1) } }),
+  coverageDateTime: () =>
+    certificate({
+      coverage: { startsAtLocal: '2026-05-02T00:00', endsAtLocal: `2026-05-03T00:00${'0'.repeat(L.coverageDateTime)}`, timeZone: 'UTC' },
+    }),
+  timeZone: () =>
+    certificate({ coverage: { startsAtLocal: '2026-05-02T00:00', endsAtLocal: '2026-05-03T00:00', timeZone: 'Z'.repeat(L.timeZone + 1) } }),
   claimsPhone: () => certificate({ claimsPhone: '5'.repeat(L.claimsPhone + 1) }),
-  limits: () => certificate({ limits: Array.from({ length: L.limits + 1 }, (_, i) => ({ label: `Limit ${i}`, amount_minor: 100, currency: 'USD' })) }),
+  limits: () =>
+    certificate({ limits: Array.from({ length: L.limits + 1 }, (_, i) => ({ label: `Limit ${i}`, amount_minor: 100, currency: 'USD' })) }),
   limitLabel: () => certificate({ limits: [{ label: 'l'.repeat(L.limitLabel + 1), amount_minor: 100, currency: 'USD' }] }),
   holderName: () => certificate({ certificateHolder: { name: 'H'.repeat(L.holderName + 1), address: '' } }),
-  holderAddressLines: () => certificate({ certificateHolder: { name: 'H', address: Array(L.holderAddressLines + 1).fill('').join('\n') } }),
-  holderAddressLineLength: () => certificate({ certificateHolder: { name: 'H', address: `x\n${'a'.repeat(L.holderAddressLineLength + 1)}\ny` } }),
+  holderAddressLines: () =>
+    certificate({
+      certificateHolder: {
+        name: 'H',
+        address: Array(L.holderAddressLines + 1)
+          .fill('')
+          .join('\n'),
+      },
+    }),
+  holderAddressLineLength: () =>
+    certificate({ certificateHolder: { name: 'H', address: `x\n${'a'.repeat(L.holderAddressLineLength + 1)}\ny` } }),
   descriptionOfOperations: () => certificate({ descriptionOfOperations: 'd'.repeat(L.descriptionOfOperations + 1) }),
-  descriptionOfOperationsLines: () => certificate({ descriptionOfOperations: Array(L.descriptionOfOperationsLines + 1).fill('d').join('\n') }),
+  descriptionOfOperationsLines: () =>
+    certificate({
+      descriptionOfOperations: Array(L.descriptionOfOperationsLines + 1)
+        .fill('d')
+        .join('\n'),
+    }),
   cancellationNotice: () => certificate({ cancellationNotice: 'c'.repeat(L.cancellationNotice + 1) }),
-  cancellationNoticeLines: () => certificate({ cancellationNotice: Array(L.cancellationNoticeLines + 1).fill('c').join('\n') }),
+  cancellationNoticeLines: () =>
+    certificate({
+      cancellationNotice: Array(L.cancellationNoticeLines + 1)
+        .fill('c')
+        .join('\n'),
+    }),
   authorizedRepresentative: () => certificate({ authorizedRepresentative: 'R'.repeat(L.authorizedRepresentative + 1) }),
   verificationUrl: () => certificate({ verificationUrl: `https://example.com/${'v'.repeat(L.verificationUrl)}` }),
 };
@@ -223,8 +317,10 @@ describe('a fuller certificate (issue 25 item 2)', () => {
       expect(layout).toMatch(/INSD\s+WVD/);
       expect(layout).toMatch(new RegExp(`Daily Event Liability\\s+${marks[0]}\\s+${marks[1]}\\s+MASTER MP-2026-0042`));
       const text = squash(pdfText(pdf, 'raw'));
-      const additional = 'Additional insured: by endorsement to the policy above, the certificate holder is an additional insured under it.';
-      const waived = 'Subrogation waived: by endorsement to the policy above, the insurer gives up its right of recovery against the certificate holder.';
+      const additional =
+        'Additional insured: by endorsement to the policy above, the certificate holder is an additional insured under it.';
+      const waived =
+        'Subrogation waived: by endorsement to the policy above, the insurer gives up its right of recovery against the certificate holder.';
       expect(text.includes(additional)).toBe(marks[0] === 'Y');
       expect(text.includes(waived)).toBe(marks[1] === 'Y');
       expect(text).toContain('CERTIFICATE HOLDER Riverside Hall Inc. 100 River Rd Chicago, IL 60601');
@@ -246,9 +342,13 @@ describe('a fuller certificate (issue 25 item 2)', () => {
     const layout = pdfText(pdf, 'layout');
     expect(layout).toMatch(/COI-000123-0001\s+Revision 2 \(replaces revision 1\)/);
     // line breaks kept: each line of the description is a line of its own
-    expect(layout).toMatch(/DESCRIPTION OF OPERATIONS \/ LOCATIONS \/ EVENTS\n\s*Spring gala, Riverside Hall, 2026-05-02\n\s*Setup from 14:00, 300 guests\n\s*No fireworks\n/);
+    expect(layout).toMatch(
+      /DESCRIPTION OF OPERATIONS \/ LOCATIONS \/ EVENTS\n\s*Spring gala, Riverside Hall, 2026-05-02\n\s*Setup from 14:00, 300 guests\n\s*No fireworks\n/,
+    );
     const text = squash(pdfText(pdf, 'raw'));
-    expect(text).toContain('CANCELLATION AUTHORIZED REPRESENTATIVE Cancellation: 30 days written notice to the certificate holder. Harbor & Pine Insurance Agency');
+    expect(text).toContain(
+      'CANCELLATION AUTHORIZED REPRESENTATIVE Cancellation: 30 days written notice to the certificate holder. Harbor & Pine Insurance Agency',
+    );
     expect(text).not.toContain(DEFAULT_CANCELLATION_NOTICE);
     expect(text).toContain('FOR INFORMATION ONLY');
     expect(text).toContain('This certificate gives the certificate holder no rights');
@@ -263,8 +363,12 @@ describe('a fuller certificate (issue 25 item 2)', () => {
     expect(text).toContain('DESCRIPTION OF OPERATIONS / LOCATIONS / EVENTS None stated');
     expect(text).toContain(`CANCELLATION AUTHORIZED REPRESENTATIVE ${DEFAULT_CANCELLATION_NOTICE} Acme Agency LLC`);
     expect(text).toContain('FOR INFORMATION ONLY'); // pdftotext may set a space before the period
-    expect(text).toContain('This certificate gives the certificate holder no rights and does not add to, reduce or otherwise change the coverage');
-    expect(text).toContain('It is not a contract between the insurer(s), the authorized representative or producer, and the certificate holder.');
+    expect(text).toContain(
+      'This certificate gives the certificate holder no rights and does not add to, reduce or otherwise change the coverage',
+    );
+    expect(text).toContain(
+      'It is not a contract between the insurer(s), the authorized representative or producer, and the certificate holder.',
+    );
     expect(pdfText(pdf, 'layout')).toMatch(/Daily Event Liability\s+N\s+N\s+MASTER/);
     expect(html).not.toContain('MATTER OF INFORMATION');
     expect(html).not.toContain('id="additional-insured"');
@@ -290,13 +394,28 @@ describe('a fuller certificate (issue 25 item 2)', () => {
       }
     }
     // at the limit is fine: one character less than each over-limit value
-    await expect(renderCertificateHtml(certificate({ descriptionOfOperations: 'd'.repeat(L.descriptionOfOperations) }), { format })).resolves.toContain('ddd');
-    await expect(renderCertificateHtml(certificate({ certificateHolder: { name: 'H'.repeat(L.holderName), address: Array(L.holderAddressLines).fill('a'.repeat(L.holderAddressLineLength)).join('\n') } }), { format })).resolves.toContain('HHH');
+    await expect(
+      renderCertificateHtml(certificate({ descriptionOfOperations: 'd'.repeat(L.descriptionOfOperations) }), { format }),
+    ).resolves.toContain('ddd');
+    await expect(
+      renderCertificateHtml(
+        certificate({
+          certificateHolder: {
+            name: 'H'.repeat(L.holderName),
+            address: Array(L.holderAddressLines).fill('a'.repeat(L.holderAddressLineLength)).join('\n'),
+          },
+        }),
+        { format },
+      ),
+    ).resolves.toContain('HHH');
   });
 
-  test.each([0, -1, 1.5, Number.NaN, 2 ** 53])('when the revision is %p, then rendering throws CertificateTemplateError', async (revision) => {
-    await expect(renderCertificateHtml(certificate({ revision }), { format })).rejects.toThrow(CertificateTemplateError);
-  });
+  test.each([0, -1, 1.5, Number.NaN, 2 ** 53])(
+    'when the revision is %p, then rendering throws CertificateTemplateError',
+    async (revision) => {
+      await expect(renderCertificateHtml(certificate({ revision }), { format })).rejects.toThrow(CertificateTemplateError);
+    },
+  );
 
   test('when the description, cancellation and representative hold markup, then it is escaped, printed literally, and Chromium makes no request', async () => {
     const description = `<b>Gala</b> & "after-party" <img src=x onerror=alert(1)>\n<script>fetch('http://127.0.0.1:9/x')</script>`;
@@ -304,7 +423,9 @@ describe('a fuller certificate (issue 25 item 2)', () => {
     const representative = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>Agency`;
     const blockedBefore = pool.blockedRequests;
 
-    const { html, pdf } = await render(certificate({ descriptionOfOperations: description, cancellationNotice: cancellation, authorizedRepresentative: representative }));
+    const { html, pdf } = await render(
+      certificate({ descriptionOfOperations: description, cancellationNotice: cancellation, authorizedRepresentative: representative }),
+    );
 
     for (const line of description.split('\n')) expect(html).toContain(escapeHtml(line));
     expect(html).toContain(escapeHtml(cancellation));

@@ -24,7 +24,8 @@ let worker: TestWorker;
 let smtp: TestSmtp;
 let account: QuotingAccount;
 
-const api = (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const api = (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 const VENUE = {
   name: 'Riverside Hall LLC',
   address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
@@ -33,11 +34,23 @@ const VENUE = {
   waiver_of_subrogation: true,
   description_of_operations: 'Spring gala, Riverside Hall, 2027-05-01 to 2027-05-02',
 };
-const addHolder = (purchaseId: number, body: unknown, headers: Record<string, string> = {}) => api(`/purchases/${purchaseId}/certificate_holders`, { method: 'POST', body, headers });
-const holders = async (purchaseId: number) => (await api(`/purchases/${purchaseId}/certificate_holders`)).body.data as Array<{ id: number; name: string; status: string; source: string; certificates: Array<{ certificate_number: string; status: string; covered_unit_id: number }> }>;
+const addHolder = (purchaseId: number, body: unknown, headers: Record<string, string> = {}) =>
+  api(`/purchases/${purchaseId}/certificate_holders`, { method: 'POST', body, headers });
+const holders = async (purchaseId: number) =>
+  (await api(`/purchases/${purchaseId}/certificate_holders`)).body.data as Array<{
+    id: number;
+    name: string;
+    status: string;
+    source: string;
+    certificates: Array<{ certificate_number: string; status: string; covered_unit_id: number }>;
+  }>;
 const certificatesOf = async (purchaseId: number) => {
   const rootUuid = (await api('/account')).body.data.root_account.idp_root_account_uuid as string;
-  const res = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', { method: 'POST', key: account.key, body: { purchase_id: purchaseId, idp_root_account_uuid: rootUuid } });
+  const res = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', {
+    method: 'POST',
+    key: account.key,
+    body: { purchase_id: purchaseId, idp_root_account_uuid: rootUuid },
+  });
   return res.body;
 };
 /** Waits until every certificate of every active holder is issued (stored). */
@@ -70,13 +83,22 @@ test('when a venue is added as an additional-insured holder, then it gets one ce
 
   const res = await addHolder(id, VENUE);
   expect(res.status).toBe(201);
-  expect(res.body.data).toMatchObject({ object: 'certificate_holder', source: 'api', name: VENUE.name, additional_insured: true, waiver_of_subrogation: true, status: 'active' });
+  expect(res.body.data).toMatchObject({
+    object: 'certificate_holder',
+    source: 'api',
+    name: VENUE.name,
+    additional_insured: true,
+    waiver_of_subrogation: true,
+    status: 'active',
+  });
   expect(res.body.data.certificates).toHaveLength(2);
   const holderId = res.body.data.id as number;
 
   // Announced once its certificates and the rebuilt zips are stored.
   const event = await eventually(async () => {
-    const list = (await api('/events?type=certificate_holder.added')).body.data as Array<{ data: { object: { id: number; certificate_numbers: string[] } } }>;
+    const list = (await api('/events?type=certificate_holder.added')).body.data as Array<{
+      data: { object: { id: number; certificate_numbers: string[] } };
+    }>;
     return list.find((e) => e.data.object.id === holderId) ?? null;
   }, 90_000);
   const after = (await waitHoldersIssued(id))!;
@@ -113,7 +135,9 @@ test('when a holder is removed, then its certificates are voided and verificatio
   expect(removed.status).toBe(200);
   expect(removed.body.data.status).toBe('removed');
   expect(removed.body.data.certificates.map((c: { status: string }) => c.status)).toEqual(['voided', 'voided']);
-  const page = await call(app.baseUrl, `/verify/${removed.body.data.certificates[0].certificate_number}`, { headers: { accept: 'application/json' } });
+  const page = await call(app.baseUrl, `/verify/${removed.body.data.certificates[0].certificate_number}`, {
+    headers: { accept: 'application/json' },
+  });
   expect(page.body.state).toBe('voided');
 
   const again = await api(`/purchases/${id}/certificate_holders/${added.id}`, { method: 'DELETE' });
@@ -124,7 +148,9 @@ test('when a holder is removed, then its certificates are voided and verificatio
   // The answered holder's certificates stay in force.
   expect((await holders(id))[0]!.certificates.map((c) => c.status)).toEqual(['issued', 'issued']);
   const event = await eventually(async () => {
-    const list = (await api('/events?type=certificate_holder.removed')).body.data as Array<{ data: { object: { id: number; certificate_numbers: string[] } } }>;
+    const list = (await api('/events?type=certificate_holder.removed')).body.data as Array<{
+      data: { object: { id: number; certificate_numbers: string[] } };
+    }>;
     return list.find((e) => e.data.object.id === added.id) ?? null;
   });
   expect(event!.data.object.certificate_numbers).toHaveLength(2);
@@ -185,7 +211,9 @@ test('when a holder is added with bad input, to an unpaid purchase, to another a
   expect((await call(app.baseUrl, `/api/v1/purchases/${id}/certificate_holders`, { key: otherKey })).status).toBe(404);
 
   // The purchase's test clock moved past both days: no unit is active, so no holder can be added.
-  expect((await api(`/test_helpers/purchases/${id}/test_clock`, { method: 'POST', body: { frozen_time: '2027-05-04T00:00:00Z' } })).status).toBe(200);
+  expect(
+    (await api(`/test_helpers/purchases/${id}/test_clock`, { method: 'POST', body: { frozen_time: '2027-05-04T00:00:00Z' } })).status,
+  ).toBe(200);
   const ended = await addHolder(id, VENUE);
   expect(ended.status).toBe(409);
   expect(ended.body.error.code).toBe('NO_ACTIVE_COVERED_UNITS');
@@ -194,14 +222,16 @@ test('when a holder is added with bad input, to an unpaid purchase, to another a
 
 test('when a cancellation voids certificates of a holder that asked to be told, then that holder gets one notice naming them, and a holder that did not ask gets none', async () => {
   const id = await issuedPurchase(app, account);
-  const told = (await addHolder(id, { ...VENUE, name: 'City of Springfield', email: 'permits@springfield.example', notify_on_cancellation: true })).body.data;
+  const told = (
+    await addHolder(id, { ...VENUE, name: 'City of Springfield', email: 'permits@springfield.example', notify_on_cancellation: true })
+  ).body.data;
   await addHolder(id, { ...VENUE, name: 'Quiet Venue LLC', email: 'quiet@venue.example' });
   await waitHoldersIssued(id);
   const second = (await api(`/purchases/${id}`)).body.data.items[0].covered_units[1];
   expect((await api(`/purchases/${id}/cancel`, { method: 'POST', body: { covered_unit_ids: [second.id] } })).status).toBe(200);
 
   const notice = await eventually(async () => smtp.messages.find((m) => m.to.includes('permits@springfield.example')) ?? null, 60_000);
-  const voided = ((await holders(id)).find((h) => h.id === told.id)!.certificates).filter((c) => c.covered_unit_id === second.id);
+  const voided = (await holders(id)).find((h) => h.id === told.id)!.certificates.filter((c) => c.covered_unit_id === second.id);
   expect(voided).toHaveLength(1);
   expect(voided[0]!.status).toBe('voided');
   const text = (await PostalMime.parse(notice!.raw)).text ?? '';
@@ -216,8 +246,15 @@ test('when a cancellation voids certificates of a holder that asked to be told, 
 
 test('when the product does not allow a waiver of subrogation, then a holder asking for one is refused with ENDORSEMENT_NOT_ALLOWED and nothing changes, while additional insured alone is still allowed', async () => {
   const id = await issuedPurchase(app, account);
-  expect((await api(`/products/${account.productId}/endorsement_terms`)).body.data).toMatchObject({ allows_additional_insured: true, allows_waiver_of_subrogation: true, is_default: true });
-  const patched = await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { allows_waiver_of_subrogation: false } });
+  expect((await api(`/products/${account.productId}/endorsement_terms`)).body.data).toMatchObject({
+    allows_additional_insured: true,
+    allows_waiver_of_subrogation: true,
+    is_default: true,
+  });
+  const patched = await api(`/products/${account.productId}/endorsement_terms`, {
+    method: 'PATCH',
+    body: { allows_waiver_of_subrogation: false },
+  });
   expect(patched.body.data).toMatchObject({ allows_additional_insured: true, allows_waiver_of_subrogation: false, is_default: false });
   try {
     const refused = await addHolder(id, { ...VENUE, additional_insured: true, waiver_of_subrogation: true });
@@ -226,7 +263,9 @@ test('when the product does not allow a waiver of subrogation, then a holder ask
     expect(await holders(id)).toHaveLength(1);
     const allowed = await addHolder(id, { ...VENUE, additional_insured: true, waiver_of_subrogation: false });
     expect(allowed.status).toBe(201);
-    expect((await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { allows_everything: true } })).status).toBe(400);
+    expect(
+      (await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { allows_everything: true } })).status,
+    ).toBe(400);
   } finally {
     await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { allows_waiver_of_subrogation: true } });
   }

@@ -34,24 +34,45 @@ async function quote(a: Agency) {
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key: a.key,
-    body: { buyer_first_name: 'Morgan', buyer_last_name: 'Vale', buyer_email: `morgan.${Date.now()}.${Math.random()}@example.com`, seller_slug: a.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Morgan',
+      buyer_last_name: 'Vale',
+      buyer_email: `morgan.${Date.now()}.${Math.random()}@example.com`,
+      seller_slug: a.slug,
+      query_param: '',
+    },
   });
   const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key: a.key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [eventSelection(a, { start: '2027-09-01', end: '2027-09-02' })] },
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [eventSelection(a, { start: '2027-09-01', end: '2027-09-02' })],
+    },
   });
   expect(res.status).toBe(200);
   return { purchaseId: res.body.purchase_id as number, sessionId: res.body.id as string };
 }
 
 const teammate = (a: Agency, handle: Record<string, unknown>, key = a.key) =>
-  call(app.baseUrl, '/platform-agency-certs/getCertificates', { method: 'POST', key, body: { idp_teammate_uuid: a.teammateUuid, ...handle } });
+  call(app.baseUrl, '/platform-agency-certs/getCertificates', {
+    method: 'POST',
+    key,
+    body: { idp_teammate_uuid: a.teammateUuid, ...handle },
+  });
 const root = (a: Agency, handle: Record<string, unknown>) =>
-  call(app.baseUrl, '/platform-agency-root-certs/getCertificates', { method: 'POST', key: a.key, body: { idp_root_account_uuid: a.rootUuid, ...handle } });
+  call(app.baseUrl, '/platform-agency-root-certs/getCertificates', {
+    method: 'POST',
+    key: a.key,
+    body: { idp_root_account_uuid: a.rootUuid, ...handle },
+  });
 
 /** The bare 404 body with the id the caller sent replaced, to compare two answers word for word. */
-const shapeOf = (res: { status: number; body: any }, sentId: string) => ({ status: res.status, body: { ...res.body, message: String(res.body.message).replace(sentId, '<id>') } });
+const shapeOf = (res: { status: number; body: any }, sentId: string) => ({
+  status: res.status,
+  body: { ...res.body, message: String(res.body.message).replace(sentId, '<id>') },
+});
 
 describe('getCertificates by any handle', () => {
   let purchaseId: number;
@@ -66,10 +87,17 @@ describe('getCertificates by any handle', () => {
     if (!row.payment_intent_id) {
       // stripe-mock reports a payment intent at checkout; the real processor may report one before payment
       // only later (or on a direct card attempt). Either way an unpaid purchase can be named by it.
-      await app.container.db('purchases').where({ id: purchaseId }).update({ payment_intent_id: `pi_open_${purchaseId}` });
+      await app.container
+        .db('purchases')
+        .where({ id: purchaseId })
+        .update({ payment_intent_id: `pi_open_${purchaseId}` });
       row = { payment_intent_id: `pi_open_${purchaseId}` };
     }
-    const handles: Record<string, unknown>[] = [{ purchase_id: purchaseId }, { checkout_session_id: sessionId }, { payment_intent: row.payment_intent_id }];
+    const handles: Record<string, unknown>[] = [
+      { purchase_id: purchaseId },
+      { checkout_session_id: sessionId },
+      { payment_intent: row.payment_intent_id },
+    ];
     for (const handle of handles) {
       for (const res of [await teammate(agency, handle), await root(agency, handle)]) {
         expect(res.status).toBe(200);
@@ -95,7 +123,13 @@ describe('getCertificates by any handle', () => {
       // The certificates are listed once issuance completes; the lifecycle status follows a moment later.
       return res.body.status === 'issued' && res.body.purchase_status === 'issued' ? res.body : null;
     });
-    expect(issued).toMatchObject({ purchase_id: purchaseId, checkout_session_id: sessionId, payment_intent: `pi_paid_${purchaseId}`, purchase_status: 'issued', certificate_count: 2 });
+    expect(issued).toMatchObject({
+      purchase_id: purchaseId,
+      checkout_session_id: sessionId,
+      payment_intent: `pi_paid_${purchaseId}`,
+      purchase_status: 'issued',
+      certificate_count: 2,
+    });
     const numbers = issued.certificates.map((c: { certificate_number: string }) => c.certificate_number);
     for (const handle of [{ checkout_session_id: sessionId }, { payment_intent: `pi_paid_${purchaseId}` }]) {
       const res = await root(agency, handle);
@@ -116,7 +150,11 @@ describe('getCertificates by any handle', () => {
       for (const body of bodies) {
         const res = await surface(agency, body);
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining('send exactly one of purchase_id, checkout_session_id or payment_intent'), details: [expect.objectContaining({ message: 'send exactly one of purchase_id, checkout_session_id or payment_intent' })] });
+        expect(res.body).toEqual({
+          code: 'VALIDATION_ERROR',
+          message: expect.stringContaining('send exactly one of purchase_id, checkout_session_id or payment_intent'),
+          details: [expect.objectContaining({ message: 'send exactly one of purchase_id, checkout_session_id or payment_intent' })],
+        });
       }
     }
     expect((await teammate(agency, { purchase_id: 0 })).status).toBe(400);
@@ -140,20 +178,31 @@ describe('getCertificates by any handle', () => {
   });
 
   test("when another teammate or the other mode's key names this purchase by any handle, then 404 NOT_FOUND", async () => {
-    const rootAccountId = (await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id')).id as number;
+    const rootAccountId = (await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id'))
+      .id as number;
     const liveKey = (await createKey(app.container, { rootAccountId, mode: 'live' })).key;
     for (const handle of [{ purchase_id: purchaseId }, { checkout_session_id: sessionId }, { payment_intent: `pi_paid_${purchaseId}` }]) {
-      const otherTeammate = await call(app.baseUrl, '/platform-agency-certs/getCertificates', { method: 'POST', key: agency.key, body: { idp_teammate_uuid: agency.otherTeammateUuid, ...handle } });
+      const otherTeammate = await call(app.baseUrl, '/platform-agency-certs/getCertificates', {
+        method: 'POST',
+        key: agency.key,
+        body: { idp_teammate_uuid: agency.otherTeammateUuid, ...handle },
+      });
       expect(otherTeammate).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
       expect(await teammate(agency, handle, liveKey)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-      expect(await teammate(agency, { ...handle, idp_accnt_uuid: '00000000-0000-4000-8000-000000000000' })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+      expect(await teammate(agency, { ...handle, idp_accnt_uuid: '00000000-0000-4000-8000-000000000000' })).toMatchObject({
+        status: 404,
+        body: { code: 'NOT_FOUND' },
+      });
     }
   });
 
   test("when another account's newer purchase holds the same payment intent, then each caller still gets its own purchase", async () => {
     const theirs = await quote(other);
     // The same processor payment intent on two accounts' purchases (a replayed or misattributed event).
-    await app.container.db('purchases').where({ id: theirs.purchaseId }).update({ payment_intent_id: `pi_paid_${purchaseId}` });
+    await app.container
+      .db('purchases')
+      .where({ id: theirs.purchaseId })
+      .update({ payment_intent_id: `pi_paid_${purchaseId}` });
     const mine = await teammate(agency, { payment_intent: `pi_paid_${purchaseId}` });
     expect(mine.body).toMatchObject({ purchase_id: purchaseId, status: 'issued' });
     const otherView = await teammate(other, { payment_intent: `pi_paid_${purchaseId}` });
@@ -173,9 +222,13 @@ describe('a payment intent shared by two purchases of one account', () => {
     first = await quote(agency);
     second = await quote(agency);
     theirs = await quote(other);
-    for (const p of [first, second]) expect((await deliverWebhook(app, sessionCompletedEvent(p.purchaseId, p.sessionId, undefined, shared))).status).toBe(200);
+    for (const p of [first, second])
+      expect((await deliverWebhook(app, sessionCompletedEvent(p.purchaseId, p.sessionId, undefined, shared))).status).toBe(200);
     await eventually(async () => {
-      const rows = await app.container.db('purchases').whereIn('id', [first.purchaseId, second.purchaseId]).where({ status: 'issued', payment_intent_id: shared });
+      const rows = await app.container
+        .db('purchases')
+        .whereIn('id', [first.purchaseId, second.purchaseId])
+        .where({ status: 'issued', payment_intent_id: shared });
       return rows.length === 2;
     }, 60_000);
     // Another account's purchase with the same payment intent is not the caller's: never counted, never listed.
@@ -183,13 +236,32 @@ describe('a payment intent shared by two purchases of one account', () => {
   });
 
   const proofEmail = (handle: Record<string, unknown>) =>
-    call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', { method: 'POST', key: agency.key, body: { idp_teammate_uuid: agency.teammateUuid, email_addresses: ['venue@hall.example'], ...handle } });
+    call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
+      method: 'POST',
+      key: agency.key,
+      body: { idp_teammate_uuid: agency.teammateUuid, email_addresses: ['venue@hall.example'], ...handle },
+    });
   const invoice = (handle: Record<string, unknown>) =>
-    call(app.baseUrl, '/platform-agency-root-certs/getInvoiceData', { method: 'POST', key: agency.key, body: { idp_root_account_uuid: agency.rootUuid, ...handle } });
+    call(app.baseUrl, '/platform-agency-root-certs/getInvoiceData', {
+      method: 'POST',
+      key: agency.key,
+      body: { idp_root_account_uuid: agency.rootUuid, ...handle },
+    });
 
   test('when any certificate operation is named by the shared payment intent, then 409 AMBIGUOUS_PAYMENT_INTENT lists both purchases, newest first, and nothing is sent', async () => {
-    const emailsBefore = Number((await app.container.db('proof_of_coverage_emails').whereIn('purchase_id', [first.purchaseId, second.purchaseId]).count('* as n').first())!.n);
-    for (const res of [await teammate(agency, { payment_intent: shared }), await root(agency, { payment_intent: shared }), await proofEmail({ payment_intent: shared }), await invoice({ payment_intent: shared })]) {
+    const emailsBefore = Number(
+      (await app.container
+        .db('proof_of_coverage_emails')
+        .whereIn('purchase_id', [first.purchaseId, second.purchaseId])
+        .count('* as n')
+        .first())!.n,
+    );
+    for (const res of [
+      await teammate(agency, { payment_intent: shared }),
+      await root(agency, { payment_intent: shared }),
+      await proofEmail({ payment_intent: shared }),
+      await invoice({ payment_intent: shared }),
+    ]) {
       expect(res.status).toBe(409);
       expect(res.body).toEqual({
         code: 'AMBIGUOUS_PAYMENT_INTENT',
@@ -200,17 +272,35 @@ describe('a payment intent shared by two purchases of one account', () => {
         ],
       });
     }
-    expect(Number((await app.container.db('proof_of_coverage_emails').whereIn('purchase_id', [first.purchaseId, second.purchaseId]).count('* as n').first())!.n)).toBe(emailsBefore);
+    expect(
+      Number(
+        (await app.container
+          .db('proof_of_coverage_emails')
+          .whereIn('purchase_id', [first.purchaseId, second.purchaseId])
+          .count('* as n')
+          .first())!.n,
+      ),
+    ).toBe(emailsBefore);
   });
 
   test('when each purchase is named by its purchase_id or checkout_session_id, then every operation resolves that purchase and no other', async () => {
     for (const p of [first, second]) {
       for (const handle of [{ purchase_id: p.purchaseId }, { checkout_session_id: p.sessionId }]) {
         const certs = await teammate(agency, handle);
-        expect(certs.body).toMatchObject({ purchase_id: p.purchaseId, checkout_session_id: p.sessionId, payment_intent: shared, status: 'issued' });
+        expect(certs.body).toMatchObject({
+          purchase_id: p.purchaseId,
+          checkout_session_id: p.sessionId,
+          payment_intent: shared,
+          status: 'issued',
+        });
         const email = await proofEmail(handle);
         expect(email.status).toBe(200);
-        expect(email.body).toMatchObject({ purchase_id: p.purchaseId, checkout_session_id: p.sessionId, payment_intent: shared, emails: [{ to: 'venue@hall.example', status: 'queued' }] });
+        expect(email.body).toMatchObject({
+          purchase_id: p.purchaseId,
+          checkout_session_id: p.sessionId,
+          payment_intent: shared,
+          emails: [{ to: 'venue@hall.example', status: 'queued' }],
+        });
         const inv = await invoice(handle);
         expect(inv.body).toMatchObject({ purchase_id: p.purchaseId, payment_intent: shared });
       }
@@ -228,7 +318,11 @@ describe('a payment intent shared by two purchases of one account', () => {
     const b = await quote(agency);
     const paid: string[] = [];
     for (const p of [a, b]) {
-      const res = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${p.purchaseId}/pay`, { method: 'POST', key: agency.key, body: {} });
+      const res = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${p.purchaseId}/pay`, {
+        method: 'POST',
+        key: agency.key,
+        body: {},
+      });
       expect(res.status).toBe(200);
       expect(res.body.data.payment_intent).toMatch(/^pi_testhelper_/);
       paid.push(res.body.data.payment_intent as string);
@@ -248,7 +342,10 @@ describe('getCertificates while a purchase is between states', () => {
   // The status is set on the row directly, so each state is read without racing the workflow.
   const at = async (status: string, paid: boolean) => {
     const { purchaseId } = await quote(agency);
-    await app.container.db('purchases').where({ id: purchaseId }).update({ status, paid_at: paid ? new Date() : null });
+    await app.container
+      .db('purchases')
+      .where({ id: purchaseId })
+      .update({ status, paid_at: paid ? new Date() : null });
     return purchaseId;
   };
 
@@ -256,7 +353,16 @@ describe('getCertificates while a purchase is between states', () => {
     const purchaseId = await at('awaiting_certificates', true);
     for (const res of [await teammate(agency, { purchase_id: purchaseId }), await root(agency, { purchase_id: purchaseId })]) {
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ purchase_id: purchaseId, status: 'pending', purchase_status: 'awaiting_certificates', certificate_count: 0, urls_expire_at: null, certificates: [], payment_zip_url: null, product_zips: [] });
+      expect(res.body).toMatchObject({
+        purchase_id: purchaseId,
+        status: 'pending',
+        purchase_status: 'awaiting_certificates',
+        certificate_count: 0,
+        urls_expire_at: null,
+        certificates: [],
+        payment_zip_url: null,
+        product_zips: [],
+      });
     }
   });
 
@@ -264,7 +370,13 @@ describe('getCertificates while a purchase is between states', () => {
     const purchaseId = await at('expired', false);
     const res = await teammate(agency, { purchase_id: purchaseId });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ purchase_id: purchaseId, status: 'unpaid', purchase_status: 'expired', certificate_count: 0, certificates: [] });
+    expect(res.body).toMatchObject({
+      purchase_id: purchaseId,
+      status: 'unpaid',
+      purchase_status: 'expired',
+      certificate_count: 0,
+      certificates: [],
+    });
   });
 });
 
@@ -278,7 +390,16 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(request.properties)).toEqual(expect.arrayContaining(['purchase_id', 'checkout_session_id', 'payment_intent']));
       expect(request.required).not.toEqual(expect.arrayContaining(['purchase_id']));
       const response = resolve(op.responses['200'].content['application/json'].schema);
-      expect(response.properties.purchase_status.enum.sort()).toEqual(['awaiting_certificates', 'awaiting_payment', 'expired', 'failed', 'issued', 'paid', 'quoted', 'refunded']);
+      expect(response.properties.purchase_status.enum.sort()).toEqual([
+        'awaiting_certificates',
+        'awaiting_payment',
+        'expired',
+        'failed',
+        'issued',
+        'paid',
+        'quoted',
+        'refunded',
+      ]);
       expect(response.properties.status.description).toMatch(/Final: `issued`.*`voided`/);
       expect(response.properties.status.description).toContain('retry with backoff');
       expect(response.properties.payment_intent.type).toEqual(['string', 'null']);

@@ -67,7 +67,12 @@ describe('given a worker process killed in the middle of rendering a 30-day purc
   });
 
   const startWorker = async () => {
-    const started = await startProcess('src/worker.ts', /"msg":"worker running"/, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE, LOG_LEVEL: 'info' }, WORKER_READY_MS);
+    const started = await startProcess(
+      'src/worker.ts',
+      /"msg":"worker running"/,
+      { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE, LOG_LEVEL: 'info' },
+      WORKER_READY_MS,
+    );
     const pid = Number(/"pid":(\d+)[^\n]*"msg":"worker running"/.exec(started.output())?.[1]);
     if (!pid) throw new Error(`no pid in the worker's "worker running" line:\n${started.output()}`);
     return pid;
@@ -82,7 +87,10 @@ describe('given a worker process killed in the middle of rendering a 30-day purc
     const paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-09-01', end: '2027-09-30' }));
     // Kill once some, but not all, PDFs are stored.
     const storedBeforeKill = (await eventually(async () => {
-      const rows = await db('certificates').where({ purchase_id: paid.purchaseId }).whereNotNull('storage_key').select('id', 'certificate_number', 'sha256');
+      const rows = await db('certificates')
+        .where({ purchase_id: paid.purchaseId })
+        .whereNotNull('storage_key')
+        .select('id', 'certificate_number', 'sha256');
       return rows.length >= 3 ? rows : null;
     }, 120_000))!;
     const chromium = processesWith(taskQueue, 'chromium');
@@ -139,7 +147,9 @@ describe('given object storage unreachable for a minute when issuance starts', (
     await eventually(async () => proxy!.refused > 0, 30_000);
     // A minute of outage: nothing can be stored, and the purchase is not marked issued.
     await new Promise((r) => setTimeout(r, Math.max(0, 60_000 - (Date.now() - downSince))));
-    expect(await db('certificates').where({ purchase_id: paid.purchaseId }).whereNotNull('storage_key').count({ n: '*' }).first()).toEqual({ n: '0' });
+    expect(await db('certificates').where({ purchase_id: paid.purchaseId }).whereNotNull('storage_key').count({ n: '*' }).first()).toEqual({
+      n: '0',
+    });
     expect((await db('purchases').where({ id: paid.purchaseId }).first('status')).status).toBe('awaiting_certificates');
     proxy.up();
 

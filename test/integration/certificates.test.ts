@@ -47,13 +47,24 @@ describe('given a paid 3-day per-day purchase', () => {
   });
 
   test('when getCertificates is called, then it lists exactly 3 certificates, one per day, with signed URLs', () => {
-    expect(body).toMatchObject({ payment_intent: paid.paymentIntent, purchase_id: paid.purchaseId, status: 'issued', certificate_count: 3 });
+    expect(body).toMatchObject({
+      payment_intent: paid.paymentIntent,
+      purchase_id: paid.purchaseId,
+      status: 'issued',
+      certificate_count: 3,
+    });
     expect(body.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-05-01', '2027-05-02', '2027-05-03']);
     const numbers = body.certificates.map((c: any) => c.certificate_number);
     expect(new Set(numbers).size).toBe(3);
     for (const [i, c] of body.certificates.entries()) {
       expect(c.certificate_number).toMatch(new RegExp(`^COI-${paid.purchaseId}-1-${i + 1}-[0-9A-F]{10}$`));
-      expect(c).toMatchObject({ product_line_id: agency.eventProductId, product_name: 'Special Event Liability', covered_unit_kind: 'day', coverage_time_zone: 'America/Chicago', named_insured_name: 'Jordan Lee' });
+      expect(c).toMatchObject({
+        product_line_id: agency.eventProductId,
+        product_name: 'Special Event Liability',
+        covered_unit_kind: 'day',
+        coverage_time_zone: 'America/Chicago',
+        named_insured_name: 'Jordan Lee',
+      });
       expect(c.download_url).toContain('X-Goog-Signature=');
       expect(c.verification_url).toBe(`${app.container.config.PUBLIC_BASE_URL}/verify/${c.certificate_number}`);
     }
@@ -69,7 +80,18 @@ describe('given a paid 3-day per-day purchase', () => {
       expect(pdf.length).toBe(c.size_bytes);
       expect(pdfPages(pdf)).toBe(1);
       const text = pdfText(pdf);
-      for (const expected of [c.certificate_number, 'Jordan Lee', 'Grand Hall LLC', 'Harbor & Pine Insurance Agency', 'Evergreen Mutual', 'EVM-GL-2027-0042', 'Special Event Liability', 'America/Chicago', '$1,000,000.00', '$250.00']) {
+      for (const expected of [
+        c.certificate_number,
+        'Jordan Lee',
+        'Grand Hall LLC',
+        'Harbor & Pine Insurance Agency',
+        'Evergreen Mutual',
+        'EVM-GL-2027-0042',
+        'Special Event Liability',
+        'America/Chicago',
+        '$1,000,000.00',
+        '$250.00',
+      ]) {
         expect(text).toContain(expected);
       }
       expect(text).toContain(`${c.coverage_label} 00:00`);
@@ -92,7 +114,9 @@ describe('given a paid 3-day per-day purchase', () => {
 
     const payment = await readZip(await download(body.payment_zip_url));
     const folder = `product-${agency.eventProductId}`;
-    expect([...payment.keys()].sort()).toEqual([`${folder}/proof-of-coverage.png`, ...[...pdfs.keys()].map((n) => `${folder}/${n}.pdf`)].sort());
+    expect([...payment.keys()].sort()).toEqual(
+      [`${folder}/proof-of-coverage.png`, ...[...pdfs.keys()].map((n) => `${folder}/${n}.pdf`)].sort(),
+    );
     for (const [n, bytes] of pdfs) expect(payment.get(`${folder}/${n}.pdf`)!.equals(bytes)).toBe(true);
   });
 
@@ -109,36 +133,82 @@ describe('given a paid 3-day per-day purchase', () => {
   });
 
   test('when the root account asks, then it sees the purchase; another teammate, a wrong buyer, another account, unknown ids and bad bodies do not', async () => {
-    const root = await getCertificates(agency, paid.paymentIntent, { idp_root_account_uuid: agency.rootUuid }, '/platform-agency-root-certs');
+    const root = await getCertificates(
+      agency,
+      paid.paymentIntent,
+      { idp_root_account_uuid: agency.rootUuid },
+      '/platform-agency-root-certs',
+    );
     expect(root.status).toBe(200);
     expect(root.body.certificate_count).toBe(3);
 
-    const withBuyer = await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid, idp_accnt_uuid: paid.buyerUuid });
+    const withBuyer = await getCertificates(agency, paid.paymentIntent, {
+      idp_teammate_uuid: agency.teammateUuid,
+      idp_accnt_uuid: paid.buyerUuid,
+    });
     expect(withBuyer.status).toBe(200);
 
     const notFound = [
       await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.otherTeammateUuid }),
-      await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid, idp_accnt_uuid: '00000000-0000-4000-8000-000000000000' }),
+      await getCertificates(agency, paid.paymentIntent, {
+        idp_teammate_uuid: agency.teammateUuid,
+        idp_accnt_uuid: '00000000-0000-4000-8000-000000000000',
+      }),
       await getCertificates(agency, 'pi_does_not_exist'),
     ];
     for (const res of notFound) expect(res).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
 
     const other = await createRootAccount(app.container, 'Other Agency');
-    const otherAgent = await createAccountsRepository(app.container.db).upsertAgent({ rootAccountId: other.id, name: 'Eve', email: `eve.${other.id}@other.test` });
+    const otherAgent = await createAccountsRepository(app.container.db).upsertAgent({
+      rootAccountId: other.id,
+      name: 'Eve',
+      email: `eve.${other.id}@other.test`,
+    });
     const otherKey = (await createKey(app.container, { rootAccountId: other.id, mode: 'test', agentId: otherAgent.id })).key;
     const otherUuid = (await app.container.db('agents').where({ id: otherAgent.id }).first('idp_teammate_uuid')).idp_teammate_uuid;
-    expect(await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: otherUuid }, '/platform-agency-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-    expect(await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'TEAMMATE_NOT_FOUND' } });
-    expect(await getCertificates(agency, paid.paymentIntent, { idp_root_account_uuid: agency.rootUuid }, '/platform-agency-root-certs', otherKey)).toMatchObject({ status: 404, body: { code: 'SELLER_NOT_FOUND' } });
+    expect(
+      await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: otherUuid }, '/platform-agency-certs', otherKey),
+    ).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(
+      await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', otherKey),
+    ).toMatchObject({ status: 404, body: { code: 'TEAMMATE_NOT_FOUND' } });
+    expect(
+      await getCertificates(
+        agency,
+        paid.paymentIntent,
+        { idp_root_account_uuid: agency.rootUuid },
+        '/platform-agency-root-certs',
+        otherKey,
+      ),
+    ).toMatchObject({ status: 404, body: { code: 'SELLER_NOT_FOUND' } });
 
-    const liveKey = (await createKey(app.container, { rootAccountId: (await app.container.db('agents').where({ idp_teammate_uuid: agency.teammateUuid }).first('root_account_id')).root_account_id, mode: 'live' })).key;
-    expect(await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', liveKey)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    const liveKey = (
+      await createKey(app.container, {
+        rootAccountId: (await app.container.db('agents').where({ idp_teammate_uuid: agency.teammateUuid }).first('root_account_id'))
+          .root_account_id,
+        mode: 'live',
+      })
+    ).key;
+    expect(
+      await getCertificates(agency, paid.paymentIntent, { idp_teammate_uuid: agency.teammateUuid }, '/platform-agency-certs', liveKey),
+    ).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
 
-    for (const bad of [{}, { idp_teammate_uuid: 'not-a-uuid' }, { idp_teammate_uuid: agency.teammateUuid, extra: 1 }, { idp_teammate_uuid: agency.teammateUuid, payment_intent: "pi_'; drop table certificates; --" }]) {
-      const res = await call(app.baseUrl, '/platform-agency-certs/getCertificates', { method: 'POST', key: agency.key, body: { payment_intent: paid.paymentIntent, ...bad } });
+    for (const bad of [
+      {},
+      { idp_teammate_uuid: 'not-a-uuid' },
+      { idp_teammate_uuid: agency.teammateUuid, extra: 1 },
+      { idp_teammate_uuid: agency.teammateUuid, payment_intent: "pi_'; drop table certificates; --" },
+    ]) {
+      const res = await call(app.baseUrl, '/platform-agency-certs/getCertificates', {
+        method: 'POST',
+        key: agency.key,
+        body: { payment_intent: paid.paymentIntent, ...bad },
+      });
       expect(res).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR' } });
     }
-    expect(await call(app.baseUrl, '/platform-agency-certs/getCertificates', { method: 'POST', body: { payment_intent: paid.paymentIntent } })).toMatchObject({ status: 403, body: { message: 'Forbidden' } });
+    expect(
+      await call(app.baseUrl, '/platform-agency-certs/getCertificates', { method: 'POST', body: { payment_intent: paid.paymentIntent } }),
+    ).toMatchObject({ status: 403, body: { message: 'Forbidden' } });
   });
 
   test('when the verification page is opened, then it says not yet valid, valid, expired and voided as the window and refund change, and shows nothing personal beyond the name', async () => {
@@ -146,11 +216,20 @@ describe('given a paid 3-day per-day purchase', () => {
     const c = body.certificates[1];
     const page = (accept = 'application/json') => call(app.baseUrl, `/verify/${c.certificate_number}`, { headers: { accept } });
 
-    expect((await page()).body).toMatchObject({ code: c.certificate_number, kind: 'certificate', state: 'not_yet_valid', product_name: 'Special Event Liability', named_insured_name: 'Jordan Lee', test_mode: true });
+    expect((await page()).body).toMatchObject({
+      code: c.certificate_number,
+      kind: 'certificate',
+      state: 'not_yet_valid',
+      product_name: 'Special Event Liability',
+      named_insured_name: 'Jordan Lee',
+      test_mode: true,
+    });
     const cert = await db('certificates').where({ certificate_number: c.certificate_number }).first('covered_unit_id');
     const original = await db('covered_units').where({ id: cert.covered_unit_id }).first('starts_at', 'ends_at');
     try {
-      await db('covered_units').where({ id: cert.covered_unit_id }).update({ starts_at: db.raw("now() - interval '1 hour'"), ends_at: db.raw("now() + interval '1 hour'") });
+      await db('covered_units')
+        .where({ id: cert.covered_unit_id })
+        .update({ starts_at: db.raw("now() - interval '1 hour'"), ends_at: db.raw("now() + interval '1 hour'") });
       expect((await page()).body.state).toBe('valid');
 
       const html = await page('text/html');
@@ -161,7 +240,11 @@ describe('given a paid 3-day per-day purchase', () => {
       for (const personal of ['22 Elm Rd', 'Grand Hall LLC', '@example.com', 'Avery']) expect(html.text).not.toContain(personal);
 
       // The page as a browser shows it, screenshotted into var/test-artifacts for a human to look at.
-      const browser = await puppeteer.launch({ executablePath: app.container.config.CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu'], headless: true });
+      const browser = await puppeteer.launch({
+        executablePath: app.container.config.CHROMIUM_PATH,
+        args: ['--no-sandbox', '--disable-gpu'],
+        headless: true,
+      });
       try {
         const tab = await browser.newPage();
         // The QR's host is PUBLIC_BASE_URL; this test app listens on its own port.
@@ -176,13 +259,17 @@ describe('given a paid 3-day per-day purchase', () => {
         await browser.close();
       }
 
-      await db('covered_units').where({ id: cert.covered_unit_id }).update({ starts_at: db.raw("now() - interval '2 days'"), ends_at: db.raw("now() - interval '1 day'") });
+      await db('covered_units')
+        .where({ id: cert.covered_unit_id })
+        .update({ starts_at: db.raw("now() - interval '2 days'"), ends_at: db.raw("now() - interval '1 day'") });
       expect((await page()).body.state).toBe('expired');
     } finally {
       await db('covered_units').where({ id: cert.covered_unit_id }).update(original);
     }
 
-    const proof = await call(app.baseUrl, `/verify/${body.product_zips[0].proof_of_coverage_url.split('/').pop()}`, { headers: { accept: 'application/json' } });
+    const proof = await call(app.baseUrl, `/verify/${body.product_zips[0].proof_of_coverage_url.split('/').pop()}`, {
+      headers: { accept: 'application/json' },
+    });
     expect(proof.body).toMatchObject({ kind: 'proof_of_coverage', state: 'not_yet_valid' });
     expect(proof.body.coverage.map((x: any) => x.certificate_number)).toEqual(body.certificates.map((x: any) => x.certificate_number));
 
@@ -194,7 +281,17 @@ describe('given a paid 3-day per-day purchase', () => {
       livemode: false,
       created: Math.floor(Date.now() / 1000),
       api_version: '2025-01-01',
-      data: { object: { id: `ch_${paid.purchaseId}`, object: 'charge', amount: 1000, amount_refunded: 1000, refunded: true, payment_intent: paid.paymentIntent, metadata: {} } },
+      data: {
+        object: {
+          id: `ch_${paid.purchaseId}`,
+          object: 'charge',
+          amount: 1000,
+          amount_refunded: 1000,
+          refunded: true,
+          payment_intent: paid.paymentIntent,
+          metadata: {},
+        },
+      },
     });
     expect((await deliverWebhook(app, refund)).status).toBe(200);
     await eventually(async () => (await page()).body.state === 'voided');
@@ -203,7 +300,10 @@ describe('given a paid 3-day per-day purchase', () => {
     expect((await page('text/html')).text).toContain(`Voided: cancelled on ${today}, no coverage from ${today}`);
     expect((await page()).body.coverage[0].voided_at).toEqual(expect.stringMatching(new RegExp(`^${today}T`)));
 
-    expect(await call(app.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(await call(app.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } })).toMatchObject({
+      status: 404,
+      body: { code: 'NOT_FOUND' },
+    });
     const missingHtml = await call(app.baseUrl, '/verify/<script>', { headers: { accept: 'text/html' } });
     expect(missingHtml.status).toBe(404);
     expect(missingHtml.text).not.toContain('<script>');
@@ -261,7 +361,8 @@ describe('given the public verification page', () => {
     const limited = await startTestApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await call(limited.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await call(limited.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } })).status);
       expect(statuses).toEqual([404, 404, 404, 429]);
       const res = await call(limited.baseUrl, '/verify/COI-0-0-0-0000000000', { headers: { accept: 'application/json' } });
       expect(res).toMatchObject({ status: 429, body: { code: 'RATE_LIMIT_ERROR' } });
@@ -271,4 +372,3 @@ describe('given the public verification page', () => {
     }
   });
 });
-

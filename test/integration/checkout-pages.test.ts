@@ -39,7 +39,11 @@ async function quote(selections: Record<string, unknown>[]): Promise<Quoted> {
   const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key: agency.key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: selections },
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: selections,
+    },
   });
   expect(res.status).toBe(200);
   const purchase = await createPurchasesRepository(app.container.db).findById(res.body.purchase_id);
@@ -47,7 +51,8 @@ async function quote(selections: Record<string, unknown>[]): Promise<Quoted> {
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id, token: purchase!.returnToken!, buyerEmail };
 }
 
-const pageUrl = (page: 'complete' | 'cancelled', purchaseId: number | string, token: string) => `/checkout/${page}?purchase=${purchaseId}&token=${encodeURIComponent(token)}`;
+const pageUrl = (page: 'complete' | 'cancelled', purchaseId: number | string, token: string) =>
+  `/checkout/${page}?purchase=${purchaseId}&token=${encodeURIComponent(token)}`;
 const html = (path: string) => call(app.baseUrl, path, { headers: { accept: 'text/html' } });
 const json = (path: string) => call(app.baseUrl, path, { headers: { accept: 'application/json' } });
 
@@ -60,7 +65,12 @@ function expectPrivateHeaders(res: { headers: Headers }) {
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000', VERIFY_RATE_LIMIT_PER_MINUTE: '100000' });
+  app = await startTestApp({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    RATE_LIMIT_PER_MINUTE: '100000',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '100000',
+  });
   agency = await createAgency(app, 'Return Page Agency');
 });
 
@@ -73,7 +83,10 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
   let q: Quoted;
 
   beforeAll(async () => {
-    q = await quote([eventSelection(agency, { start: '2027-05-01', end: '2027-05-03' }, 'Jordan Lee'), tripSelection(agency, 'Riley Chen')]);
+    q = await quote([
+      eventSelection(agency, { start: '2027-05-01', end: '2027-05-03' }, 'Jordan Lee'),
+      tripSelection(agency, 'Riley Chen'),
+    ]);
   });
 
   test('when the complete page is opened before payment, then it is HTML saying it waits for payment confirmation, refreshes itself and says test mode', async () => {
@@ -166,9 +179,19 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
 
     test('then the JSON view lists the same certificates and proofs, final', async () => {
       const res = await json(pageUrl('complete', q.purchaseId, q.token));
-      expect(res.body).toMatchObject({ state: 'issued', purchase_status: 'issued', final: true, refresh_after_seconds: null, test_mode: true, paid_at: expect.any(String), certificates_issued_at: expect.any(String) });
+      expect(res.body).toMatchObject({
+        state: 'issued',
+        purchase_status: 'issued',
+        final: true,
+        refresh_after_seconds: null,
+        test_mode: true,
+        paid_at: expect.any(String),
+        certificates_issued_at: expect.any(String),
+      });
       // The products allow the buyer's own withdrawal (the default): the page links it (test/integration/buyer-withdrawal.test.ts follows it).
-      expect(res.body.withdrawal_url).toMatch(new RegExp(`^${app.container.config.PUBLIC_BASE_URL}/withdraw/w1\\.${q.purchaseId}\\.[A-Za-z0-9_-]{43}$`));
+      expect(res.body.withdrawal_url).toMatch(
+        new RegExp(`^${app.container.config.PUBLIC_BASE_URL}/withdraw/w1\\.${q.purchaseId}\\.[A-Za-z0-9_-]{43}$`),
+      );
       expect((await html(pageUrl('complete', q.purchaseId, q.token))).text).toContain('>Withdraw from contract here</a>');
       expect(res.body.certificates).toEqual(
         issued.certificates.map((c: any) => ({
@@ -180,7 +203,13 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
         })),
       );
       expect(res.body.proofs_of_coverage).toEqual(
-        expect.arrayContaining(issued.product_zips.map((p: any) => ({ product_name: p.product_name, certificate_count: p.certificate_count, proof_of_coverage_url: p.proof_of_coverage_url }))),
+        expect.arrayContaining(
+          issued.product_zips.map((p: any) => ({
+            product_name: p.product_name,
+            certificate_count: p.certificate_count,
+            proof_of_coverage_url: p.proof_of_coverage_url,
+          })),
+        ),
       );
     });
 
@@ -241,7 +270,11 @@ describe('given two quoted purchases', () => {
       expect({ path, status: res.status, text: res.text }).toEqual({ path, status: 404, text: first.text });
       expectPrivateHeaders(res);
       const j = await json(path);
-      expect({ path, status: j.status, body: j.body }).toEqual({ path, status: 404, body: { code: 'NOT_FOUND', message: 'No purchase for this link' } });
+      expect({ path, status: j.status, body: j.body }).toEqual({
+        path,
+        status: 404,
+        body: { code: 'NOT_FOUND', message: 'No purchase for this link' },
+      });
       expectPrivateHeaders(j);
     }
     // Each purchase still opens with its own token.
@@ -254,7 +287,10 @@ describe('given two quoted purchases', () => {
     // Purchases created before return tokens were written by Node got 64 hex characters (migration 20261122001400).
     await app.container.db('purchases').where({ id: b.purchaseId }).update({ return_token: hex });
     expect((await html(pageUrl('complete', b.purchaseId, hex))).status).toBe(200);
-    expect((await json(pageUrl('cancelled', b.purchaseId, hex))).body).toMatchObject({ purchase_id: b.purchaseId, state: 'awaiting_payment' });
+    expect((await json(pageUrl('cancelled', b.purchaseId, hex))).body).toMatchObject({
+      purchase_id: b.purchaseId,
+      state: 'awaiting_payment',
+    });
     expect((await html(pageUrl('complete', b.purchaseId, 'ab'.repeat(31) + 'ac'))).status).toBe(404);
   });
 });
@@ -264,7 +300,10 @@ describe('given a low per-address limit', () => {
     const limited = await startTestApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '3', PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await call(limited.baseUrl, '/checkout/complete?purchase=1&token=x', { headers: { accept: 'application/json' } })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push(
+          (await call(limited.baseUrl, '/checkout/complete?purchase=1&token=x', { headers: { accept: 'application/json' } })).status,
+        );
       expect(statuses).toEqual([404, 404, 404]);
       const res = await call(limited.baseUrl, '/checkout/cancelled?purchase=1&token=x', { headers: { accept: 'application/json' } });
       expect(res).toMatchObject({ status: 429, body: { code: 'RATE_LIMIT_ERROR' } });

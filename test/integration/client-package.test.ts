@@ -49,7 +49,12 @@ interface Run {
 /** Runs a command to completion (never rejects: the exit code is in the result). */
 async function run(cmd: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): Promise<Run> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(cmd, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeout ?? 240_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await promisify(execFile)(cmd, args, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      timeout: options.timeout ?? 240_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number | string; stdout?: string; stderr?: string; signal?: string };
@@ -64,7 +69,14 @@ async function mustRun(cmd: string, args: string[], options: { cwd: string; env?
 }
 
 /** npm without the network: no registry to reach, a cache of its own. */
-const npmArgs = () => ['--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--registry=http://127.0.0.1:9/', `--cache=${path.join(dir, 'npm-cache')}`];
+const npmArgs = () => [
+  '--offline',
+  '--no-audit',
+  '--no-fund',
+  '--ignore-scripts',
+  '--registry=http://127.0.0.1:9/',
+  `--cache=${path.join(dir, 'npm-cache')}`,
+];
 
 /** The ```ts <file> blocks of the client's README, by file name. */
 function readmeExamples(): Map<string, string> {
@@ -130,9 +142,32 @@ beforeAll(async () => {
 
   for (const [file, source] of readmeExamples()) fs.writeFileSync(path.join(project, file), source);
   fs.writeFileSync(path.join(project, 'type-assertions.ts'), TYPE_ASSERTIONS);
-  const compilerOptions = { target: 'es2022', strict: true, skipLibCheck: false, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')] };
-  fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out' }, include: ['*.ts', '*.cts'] }, null, 2));
-  fs.writeFileSync(path.join(project, 'tsconfig.bundler.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['*.ts', '*.cts'] }, null, 2));
+  const compilerOptions = {
+    target: 'es2022',
+    strict: true,
+    skipLibCheck: false,
+    types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+  };
+  fs.writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: { ...compilerOptions, module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out' },
+        include: ['*.ts', '*.cts'],
+      },
+      null,
+      2,
+    ),
+  );
+  fs.writeFileSync(
+    path.join(project, 'tsconfig.bundler.json'),
+    JSON.stringify(
+      { compilerOptions: { ...compilerOptions, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['*.ts', '*.cts'] },
+      null,
+      2,
+    ),
+  );
   await stack;
 });
 
@@ -158,14 +193,33 @@ test('when the package is packed, then it ships ESM and CommonJS builds with dec
     'package.json',
   ]);
   const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', PACKAGE, 'package.json'), 'utf8'));
-  expect(manifest).toMatchObject({ name: PACKAGE, version: expect.stringMatching(/^\d+\.\d+\.\d+$/), dependencies: { 'openapi-fetch': '0.17.0' } });
+  expect(manifest).toMatchObject({
+    name: PACKAGE,
+    version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+    dependencies: { 'openapi-fetch': '0.17.0' },
+  });
   expect(manifest.exports['.']).toEqual({
     import: { types: './dist/esm/index.d.ts', default: './dist/esm/index.js' },
     require: { types: './dist/cjs/index.d.ts', default: './dist/cjs/index.js' },
   });
   const names = ['createApiClient', 'ok', 'constructEvent', 'retryingFetch', 'ApiError', 'WebhookSignatureError'];
-  const esm = await mustRun(process.execPath, ['--input-type=module', '-e', `const m = await import('${PACKAGE}'); console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => typeof m[n])))`], { cwd: project });
-  const cjs = await mustRun(process.execPath, ['-e', `const m = require('${PACKAGE}'); console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => typeof m[n])), require.resolve('${PACKAGE}'))`], { cwd: project });
+  const esm = await mustRun(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import('${PACKAGE}'); console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => typeof m[n])))`,
+    ],
+    { cwd: project },
+  );
+  const cjs = await mustRun(
+    process.execPath,
+    [
+      '-e',
+      `const m = require('${PACKAGE}'); console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => typeof m[n])), require.resolve('${PACKAGE}'))`,
+    ],
+    { cwd: project },
+  );
   expect(JSON.parse(esm)).toEqual(names.map(() => 'function'));
   expect(cjs).toContain(JSON.stringify(names.map(() => 'function')));
   expect(cjs).toContain(path.join('dist', 'cjs', 'index.js'));
@@ -173,10 +227,19 @@ test('when the package is packed, then it ships ESM and CommonJS builds with dec
 
 test('when the README examples and the type assertions are compiled with moduleResolution NodeNext and Bundler, then tsc reports nothing', async () => {
   expect([...readmeExamples().keys()]).toEqual(['quickstart.ts', 'account.cts', 'retries.ts', 'webhooks.ts']);
-  const [nodeNext, bundler] = await Promise.all([run(TSC, ['-p', 'tsconfig.json'], { cwd: project }), run(TSC, ['-p', 'tsconfig.bundler.json'], { cwd: project })]);
+  const [nodeNext, bundler] = await Promise.all([
+    run(TSC, ['-p', 'tsconfig.json'], { cwd: project }),
+    run(TSC, ['-p', 'tsconfig.bundler.json'], { cwd: project }),
+  ]);
   expect({ code: nodeNext.code, out: nodeNext.stdout + nodeNext.stderr }).toEqual({ code: 0, out: '' });
   expect({ code: bundler.code, out: bundler.stdout + bundler.stderr }).toEqual({ code: 0, out: '' });
-  expect(fs.readdirSync(path.join(project, 'out')).sort()).toEqual(['account.cjs', 'quickstart.js', 'retries.js', 'type-assertions.js', 'webhooks.js']);
+  expect(fs.readdirSync(path.join(project, 'out')).sort()).toEqual([
+    'account.cjs',
+    'quickstart.js',
+    'retries.js',
+    'type-assertions.js',
+    'webhooks.js',
+  ]);
 });
 
 test('when the compiled README examples run against the service, then the purchase is quoted, paid and certified, and the receiver verifies its signed events', async () => {
@@ -186,9 +249,17 @@ test('when the compiled README examples run against the service, then the purcha
 
   // The receiver of webhooks.ts, registered as a test-mode endpoint for every event type.
   const port = await freePort();
-  const endpoint = await call(app.baseUrl, '/api/v1/webhook_endpoints', { method: 'POST', key: agency.key, body: { url: `http://127.0.0.1:${port}/hooks`, enabled_events: ['*'] } });
+  const endpoint = await call(app.baseUrl, '/api/v1/webhook_endpoints', {
+    method: 'POST',
+    key: agency.key,
+    body: { url: `http://127.0.0.1:${port}/hooks`, enabled_events: ['*'] },
+  });
   expect(endpoint.status).toBe(201);
-  const receiver = spawn(process.execPath, [path.join(out, 'webhooks.js')], { cwd: project, env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: endpoint.body.data.secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const receiver = spawn(process.execPath, [path.join(out, 'webhooks.js')], {
+    cwd: project,
+    env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: endpoint.body.data.secret },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(receiver);
   let heard = '';
   receiver.stdout!.on('data', (d: Buffer) => (heard += d.toString()));
@@ -204,12 +275,23 @@ test('when the compiled README examples run against the service, then the purcha
   expect(quickstart.stdout).toMatch(/^error 404 NOT_FOUND$/m);
 
   // The receiver printed the purchase's events, each verified by constructEvent (an unverified one is answered 400 and not printed).
-  await eventually(async () => heard.includes(`paid ${purchaseId}:`) && certificates.every((c) => heard.includes(`issued ${c} for purchase ${purchaseId}`)), 60_000);
+  await eventually(
+    async () =>
+      heard.includes(`paid ${purchaseId}:`) && certificates.every((c) => heard.includes(`issued ${c} for purchase ${purchaseId}`)),
+    60_000,
+  );
   expect(heard).toMatch(new RegExp(`^paid ${purchaseId}: \\d+ usd$`, 'm'));
   expect(heard).toMatch(/^purchase\.checkout_created evt_[0-9a-f]{32}$/m);
   const body = JSON.stringify({ id: 'evt_forged', type: 'purchase.paid', data: { object: { id: purchaseId } } });
-  const forged = await fetch(`http://127.0.0.1:${port}/hooks`, { method: 'POST', body, headers: { Signature: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } });
-  expect({ status: forged.status, text: await forged.text() }).toEqual({ status: 400, text: expect.stringMatching(/No signature matches/) });
+  const forged = await fetch(`http://127.0.0.1:${port}/hooks`, {
+    method: 'POST',
+    body,
+    headers: { Signature: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+  });
+  expect({ status: forged.status, text: await forged.text() }).toEqual({
+    status: 400,
+    text: expect.stringMatching(/No signature matches/),
+  });
   expect(heard).not.toContain('evt_forged');
 
   // What the service recorded for this purchase (and sent) matches each type's webhook schema, field for field.
@@ -227,7 +309,11 @@ test('when the compiled README examples run against the service, then the purcha
 
   // The CommonJS example and the retries example.
   const account = await run(process.execPath, [path.join(out, 'account.cjs')], { cwd: project, env });
-  expect({ code: account.code, stdout: account.stdout.trim(), stderr: account.stderr }).toEqual({ code: 0, stdout: `account ${agency.slug}: a test key`, stderr: '' });
+  expect({ code: account.code, stdout: account.stdout.trim(), stderr: account.stderr }).toEqual({
+    code: 0,
+    stdout: `account ${agency.slug}: a test key`,
+    stderr: '',
+  });
   const retries = await run(process.execPath, [path.join(out, 'retries.js')], { cwd: project, env });
   expect({ code: retries.code, stderr: retries.stderr }).toEqual({ code: 0, stderr: '' });
   expect(retries.stdout.trim()).toMatch(/^products \d+$/);

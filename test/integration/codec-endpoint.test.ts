@@ -51,7 +51,14 @@ test.each([
 });
 
 test('when the Temporal UI sends its CORS preflight, then its origin is allowed without the token; another origin gets no CORS headers', async () => {
-  const pre = await call(app.baseUrl, '/codec/decode', { method: 'OPTIONS', headers: { origin: UI, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-namespace' } });
+  const pre = await call(app.baseUrl, '/codec/decode', {
+    method: 'OPTIONS',
+    headers: {
+      origin: UI,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,x-namespace',
+    },
+  });
   expect(pre.status).toBe(204);
   expect(pre.headers.get('access-control-allow-origin')).toBe(UI);
   expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
@@ -94,7 +101,11 @@ test('when the input of a real workflow start is taken from its stored history, 
   const client = app.container.temporal.client;
   const input = { purchaseId: 7, note: 'Named insured: Jordan Lee, jordan@example.com' };
   // Nobody polls this task queue: the start event is all the history there is.
-  const handle = await client.workflow.start('codecProbeWorkflow', { workflowId: `codec-probe-${process.pid}-${Date.now()}`, taskQueue: `codec-probe-${process.pid}`, args: [input] });
+  const handle = await client.workflow.start('codecProbeWorkflow', {
+    workflowId: `codec-probe-${process.pid}-${Date.now()}`,
+    taskQueue: `codec-probe-${process.pid}`,
+    args: [input],
+  });
   try {
     const history = await handle.fetchHistory();
     const stored = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
@@ -112,7 +123,7 @@ test('when the input of a real workflow start is taken from its stored history, 
   }
 });
 
-test('when the body is {} or empty (the CLI\'s form of an empty payload list), then the answer is an empty list, not an error', async () => {
+test("when the body is {} or empty (the CLI's form of an empty payload list), then the answer is an empty list, not an error", async () => {
   for (const body of [{}, undefined]) {
     for (const path of ['/codec/decode', '/codec/encode']) {
       const res = await post(app, path, body);
@@ -132,13 +143,22 @@ describe('the UI mount (/codec/ui/<key>)', () => {
 
   test('when the UI posts to its mount without any Authorization, then payloads decode and the line logged names the UI as the caller', async () => {
     const [encoded] = (await post(ui, '/codec/encode', { payloads: [jsonPayload({ n: 1 })] })).body.payloads;
-    const pre = await call(ui.baseUrl, `/codec/ui/${KEY}/decode`, { method: 'OPTIONS', headers: { origin: UI, 'access-control-request-method': 'POST' } });
+    const pre = await call(ui.baseUrl, `/codec/ui/${KEY}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: UI, 'access-control-request-method': 'POST' },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe(UI);
     const res = await post(ui, `/codec/ui/${KEY}/decode`, { payloads: [encoded] }, null, { origin: UI, 'x-namespace': 'default' });
     expect(res.status).toBe(200);
     expect(res.body.payloads).toEqual([jsonPayload({ n: 1 })]);
-    expect(ui.logs.filter((l) => l.msg === 'codec request').at(-1)).toMatchObject({ codec: 'decode', caller: 'temporal-ui', origin: UI, namespace: 'default', payloads: 1 });
+    expect(ui.logs.filter((l) => l.msg === 'codec request').at(-1)).toMatchObject({
+      codec: 'decode',
+      caller: 'temporal-ui',
+      origin: UI,
+      namespace: 'default',
+      payloads: 1,
+    });
     expect(ui.rawLogs()).not.toContain(KEY);
   });
 

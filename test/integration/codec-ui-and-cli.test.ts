@@ -27,7 +27,10 @@ const REPO = path.resolve(__dirname, '../..');
 const TEMPORAL = path.join(REPO, '.tools/bin/temporal');
 const TOKEN = 'operator-codec-token-for-cli-tests-0123456789';
 const UI_KEY = 'ui-codec-key-for-tests-0123456789abcdef';
-const SEARCH_ATTRIBUTES = JSON.parse(fs.readFileSync(path.join(REPO, 'workflows/search-attributes.json'), 'utf8')) as Record<string, string>;
+const SEARCH_ATTRIBUTES = JSON.parse(fs.readFileSync(path.join(REPO, 'workflows/search-attributes.json'), 'utf8')) as Record<
+  string,
+  string
+>;
 
 let server: ChildProcess;
 let grpc: string;
@@ -61,12 +64,35 @@ beforeAll(async () => {
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   server = spawn(
     TEMPORAL,
-    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(grpcPort), '--ui-port', String(uiPort), '--log-level', 'error',
-      '--ui-codec-endpoint', `${apiUrl}/codec/ui/${UI_KEY}`,
-      ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`])],
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(grpcPort),
+      '--ui-port',
+      String(uiPort),
+      '--log-level',
+      'error',
+      '--ui-codec-endpoint',
+      `${apiUrl}/codec/ui/${UI_KEY}`,
+      ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+    ],
     { stdio: 'ignore' },
   );
-  await eventually(async () => (await cli(['operator', 'namespace', 'describe', 'default']).then(() => true, () => false)) && (await fetch(uiUrl).then((r) => r.ok, () => false)), 60_000);
+  await eventually(
+    async () =>
+      (await cli(['operator', 'namespace', 'describe', 'default']).then(
+        () => true,
+        () => false,
+      )) &&
+      (await fetch(uiUrl).then(
+        (r) => r.ok,
+        () => false,
+      )),
+    60_000,
+  );
   const env = { TEMPORAL_ADDRESS: grpc, TEMPORAL_NAMESPACE: 'default' };
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue, {}, env);
@@ -98,12 +124,24 @@ test('when an operator runs workflow show and workflow query through the codec, 
   expect(plain.join('\n')).not.toContain(`Purchase ${purchaseId} ·`);
   expect(plain.join('\n')).not.toContain('"purchaseId"');
 
-  const shown = payloadTexts((await cli(['workflow', 'show', '--workflow-id', `purchase-${purchaseId}`, '--output', 'json', ...codec])).stdout);
+  const shown = payloadTexts(
+    (await cli(['workflow', 'show', '--workflow-id', `purchase-${purchaseId}`, '--output', 'json', ...codec])).stdout,
+  );
   expect(shown.filter((t) => t.startsWith('binary/encrypted'))).toEqual([]);
   expect(shown).toContain(`json/plain: "Purchase ${purchaseId} · agency ${account.accountId} · test · USD 40.00"`);
   expect(shown.some((t) => t.startsWith(`json/plain: {"purchaseId":${purchaseId},`))).toBe(true);
 
-  const queried = await cli(['workflow', 'query', '--workflow-id', `purchase-${purchaseId}`, '--name', 'status', '--output', 'json', ...codec]);
+  const queried = await cli([
+    'workflow',
+    'query',
+    '--workflow-id',
+    `purchase-${purchaseId}`,
+    '--name',
+    'status',
+    '--output',
+    'json',
+    ...codec,
+  ]);
   expect(queried.stdout).toMatch(/awaiting_payment|unpaid|pending/);
   expect(queried.stdout).toContain(`${purchaseId}`);
 
@@ -123,7 +161,10 @@ test('when an operator opens a purchase in the Temporal UI configured with the c
   // The UI keeps polling the server, so the network never goes idle: wait for the text instead.
   await page.goto(`${uiUrl}/namespaces/default/workflows/purchase-${purchaseId}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
   // Browser-side code as strings: this project compiles without the DOM library.
-  await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(`Purchase ${purchaseId} · agency ${account.accountId}`)})`, { timeout: 30_000 });
+  await page.waitForFunction(
+    `document.body.innerText.includes(${JSON.stringify(`Purchase ${purchaseId} · agency ${account.accountId}`)})`,
+    { timeout: 30_000 },
+  );
   const text = String(await page.evaluate('document.body.innerText'));
   expect(text).toContain(`Purchase ${purchaseId} · agency ${account.accountId} · test`);
   expect(text).toMatch(new RegExp(`"purchaseId":\\s*${purchaseId}`));

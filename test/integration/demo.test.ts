@@ -54,7 +54,18 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
   const run = await runScript('scripts/demo.ts', [], await demoEnv());
   expect(run.stderr).not.toContain('✘');
   expect(run.code).toBe(0);
-  for (const expected of ['▶ event receiver', '▶ create products and a bundle', '▶ load the catalog', '▶ test payment: 3-day event', '▶ certificates: 2-trip excess', '▶ add the venue as a certificate holder of the 3-day event', '▶ move the first day of the 3-day event', '▶ cancel the last day of the 3-day event', '▶ events received', '✔ demo finished']) {
+  for (const expected of [
+    '▶ event receiver',
+    '▶ create products and a bundle',
+    '▶ load the catalog',
+    '▶ test payment: 3-day event',
+    '▶ certificates: 2-trip excess',
+    '▶ add the venue as a certificate holder of the 3-day event',
+    '▶ move the first day of the 3-day event',
+    '▶ cancel the last day of the 3-day event',
+    '▶ events received',
+    '✔ demo finished',
+  ]) {
     expect(run.stdout).toContain(expected);
   }
   // The receiver heard every step of both purchases, each signature verified with the endpoint's secret.
@@ -67,15 +78,26 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
   const eventPurchaseId = Number(/3-day event: purchase (\d+)/.exec(run.stdout)![1]);
   const venue = await app.container.db('certificate_holders').where({ purchase_id: eventPurchaseId, source: 'api' }).first();
   expect(venue).toMatchObject({ name: 'Demo Hall', additional_insured: true, waiver_of_subrogation: true, removed_at: null });
-  expect(venue.description_of_operations).toMatch(/^Wedding or reception of Jordan Lee at Demo Hall, 400 N Lake Shore Dr, Chicago, IL\.\nDemo Hall is an additional insured/);
-  expect(run.stdout).toMatch(new RegExp(`holder ${venue.id} \\(Demo Hall, additional insured, waiver of subrogation\\): 3 certificates issuing, issuing, issuing`));
+  expect(venue.description_of_operations).toMatch(
+    /^Wedding or reception of Jordan Lee at Demo Hall, 400 N Lake Shore Dr, Chicago, IL\.\nDemo Hall is an additional insured/,
+  );
+  expect(run.stdout).toMatch(
+    new RegExp(`holder ${venue.id} \\(Demo Hall, additional insured, waiver of subrogation\\): 3 certificates issuing, issuing, issuing`),
+  );
   const venueIssued = /issued to Demo Hall: (.+)/.exec(run.stdout)![1]!.split(', ');
   expect(venueIssued).toHaveLength(3);
-  const venueRows = await app.container.db('certificates').where({ certificate_holder_id: venue.id }).whereIn('certificate_number', venueIssued);
+  const venueRows = await app.container
+    .db('certificates')
+    .where({ certificate_holder_id: venue.id })
+    .whereIn('certificate_number', venueIssued);
   expect(venueRows).toHaveLength(3);
-  expect(eventLines.filter((l) => l.trim().startsWith('certificate_holder.added'))).toEqual([expect.stringContaining(`purchase ${eventPurchaseId}`)]);
+  expect(eventLines.filter((l) => l.trim().startsWith('certificate_holder.added'))).toEqual([
+    expect.stringContaining(`purchase ${eventPurchaseId}`),
+  ]);
   // The first day moved: its two certificates (the answered holder's and the venue's) reissued as -R2, stored; the old ones superseded.
-  expect(run.stdout).toMatch(/preview eq_[0-9a-f]{24}: \d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}, premium difference 0 usd; reissues COI-\S+, COI-\S+/);
+  expect(run.stdout).toMatch(
+    /preview eq_[0-9a-f]{24}: \d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}, premium difference 0 usd; reissues COI-\S+, COI-\S+/,
+  );
   const reissued = [...run.stdout.matchAll(/reissued (COI-\S+) → (COI-\S+)/g)].map((m) => ({ from: m[1]!, to: m[2]! }));
   expect(reissued).toHaveLength(2);
   for (const r of reissued) {
@@ -95,7 +117,13 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
   // The venue's current certificates downloaded: the moved day's new version and the two others.
   const venuePdfs = fs.readdirSync(path.join(outputDir, `purchase-${eventPurchaseId}`, 'venue')).sort();
   expect(venuePdfs).toEqual(venueIssued.map((n) => `${reissued.find((r) => r.from === n)?.to ?? n}.pdf`).sort());
-  for (const pdf of venuePdfs) expect(fs.readFileSync(path.join(outputDir, `purchase-${eventPurchaseId}`, 'venue', pdf)).subarray(0, 5).toString()).toBe('%PDF-');
+  for (const pdf of venuePdfs)
+    expect(
+      fs
+        .readFileSync(path.join(outputDir, `purchase-${eventPurchaseId}`, 'venue', pdf))
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   // The cancellation: previewed, carried out, and the day's certificate voided on its verification page.
   expect(run.stdout).toMatch(/preview cq_[0-9a-f]{24}: free_look, \d+ usd back/);
   expect(run.stdout).toMatch(/completed: refund re_\w+ of \d+ usd minor units/);
@@ -112,10 +140,17 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
     const pdfs = fs.readdirSync(dir).filter((f) => f.endsWith('.pdf'));
     for (const pdf of pdfs) expect(fs.readFileSync(path.join(dir, pdf)).subarray(0, 5).toString()).toBe('%PDF-');
     const all = await readZip(fs.readFileSync(path.join(dir, 'all-certificates.zip')));
-    expect([...all.keys()].filter((k) => k.endsWith('.pdf')).map((k) => path.basename(k)).sort()).toEqual(pdfs.sort());
+    expect(
+      [...all.keys()]
+        .filter((k) => k.endsWith('.pdf'))
+        .map((k) => path.basename(k))
+        .sort(),
+    ).toEqual(pdfs.sort());
     expect(run.stdout).toContain(`/workflows/${p}`);
   }
-  const bundles = await app.container.db('bundles').where({ root_seller_db_id: (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id });
+  const bundles = await app.container
+    .db('bundles')
+    .where({ root_seller_db_id: (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id });
   expect(bundles).toHaveLength(1);
 });
 

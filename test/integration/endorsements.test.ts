@@ -21,19 +21,30 @@ let app: TestApp;
 let worker: TestWorker;
 let account: QuotingAccount;
 
-const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
-const quote = (purchaseId: number, changes: unknown[]) => api(`/purchases/${purchaseId}/endorsement_quote`, { method: 'POST', body: { changes } });
-const endorse = (purchaseId: number, quoteId: string) => api(`/purchases/${purchaseId}/endorse`, { method: 'POST', body: { quote_id: quoteId } });
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const quote = (purchaseId: number, changes: unknown[]) =>
+  api(`/purchases/${purchaseId}/endorsement_quote`, { method: 'POST', body: { changes } });
+const endorse = (purchaseId: number, quoteId: string) =>
+  api(`/purchases/${purchaseId}/endorse`, { method: 'POST', body: { quote_id: quoteId } });
 const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
 const verify = async (n: string) => (await call(app.baseUrl, `/verify/${n}`, { headers: { accept: 'application/json' } })).body;
 const certificatesOf = async (purchaseId: number) => {
   const rootUuid = (await api('/account')).body.data.root_account.idp_root_account_uuid as string;
-  return (await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', { method: 'POST', key: account.key, body: { purchase_id: purchaseId, idp_root_account_uuid: rootUuid } })).body;
+  return (
+    await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', {
+      method: 'POST',
+      key: account.key,
+      body: { purchase_id: purchaseId, idp_root_account_uuid: rootUuid },
+    })
+  ).body;
 };
 /** Waits for the certificates.reissued event of endorsement `quoteId` (its new versions are stored). */
 const reissuedEvent = (quoteId: string) =>
   eventually(async () => {
-    const list = (await api('/events?type=certificates.reissued')).body.data as Array<{ data: { object: { endorsement_id: string; certificates: Array<{ from: string; to: string }> } } }>;
+    const list = (await api('/events?type=certificates.reissued')).body.data as Array<{
+      data: { object: { endorsement_id: string; certificates: Array<{ from: string; to: string }> } };
+    }>;
     return list.find((e) => e.data.object.endorsement_id === quoteId) ?? null;
   }, 90_000);
 
@@ -56,7 +67,13 @@ test('when the named insured is corrected, then the preview names both certifica
 
   const q = await quote(id, [{ type: 'named_insured', name: 'Kim Park Events LLC' }]);
   expect(q.status).toBe(201);
-  expect(q.body.data).toMatchObject({ object: 'endorsement_quote', status: 'quoted', premium_difference: 0, total_difference: 0, reissued: null });
+  expect(q.body.data).toMatchObject({
+    object: 'endorsement_quote',
+    status: 'quoted',
+    premium_difference: 0,
+    total_difference: 0,
+    reissued: null,
+  });
   expect(q.body.data.reissues.map((r: { certificate_number: string }) => r.certificate_number).sort()).toEqual(before);
   expect(q.body.data.id).toMatch(/^eq_[0-9a-f]{24}$/);
 
@@ -79,7 +96,16 @@ test('when the named insured is corrected, then the preview names both certifica
   expect(text).toContain('Revision 2');
   // The zips hold the new versions only.
   const zipNames = [...(await readZip(await download(set.payment_zip_url))).keys()].filter((n) => n.endsWith('.pdf'));
-  expect(zipNames.map((n) => n.split('/').pop()!.replace(/\.pdf$/, '')).sort()).toEqual(pairs.map((p) => p.to).sort());
+  expect(
+    zipNames
+      .map((n) =>
+        n
+          .split('/')
+          .pop()!
+          .replace(/\.pdf$/, ''),
+      )
+      .sort(),
+  ).toEqual(pairs.map((p) => p.to).sort());
 
   const old = await verify(pairs[0]!.from);
   expect(old).toMatchObject({ state: 'superseded', superseded_by: pairs[0]!.to, revision: 1 });
@@ -87,7 +113,12 @@ test('when the named insured is corrected, then the preview names both certifica
   const html = (await call(app.baseUrl, `/verify/${pairs[0]!.from}`, { headers: { accept: 'text/html' } })).text;
   expect(html).toContain(`Superseded by ${pairs[0]!.to} on ${old.superseded_at.slice(0, 10)}`);
   expect(html).toContain(`href="${pairs[0]!.to}"`);
-  expect(await verify(pairs[0]!.to)).toMatchObject({ state: 'not_yet_valid', superseded_by: null, revision: 2, named_insured_name: 'Kim Park Events LLC' });
+  expect(await verify(pairs[0]!.to)).toMatchObject({
+    state: 'not_yet_valid',
+    superseded_by: null,
+    revision: 2,
+    named_insured_name: 'Kim Park Events LLC',
+  });
 
   // The purchase shows each unit's current and past versions.
   const unit = (await purchase(id)).items[0].covered_units[0];
@@ -101,11 +132,25 @@ test('when the named insured is corrected, then the preview names both certifica
 test('when an unstarted day is moved, then the unit covers the new day and only its certificate is reissued; a move onto the other day, of a started unit, or to the same day is refused', async () => {
   const id = await issuedPurchase(app, account);
   const [first, second] = (await purchase(id)).items[0].covered_units;
-  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2027-05-01' }])).body.error.code).toBe('VALIDATION_ERROR');
-  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2027-05-02' }])).body.error.code).toBe('NOTHING_TO_ENDORSE');
-  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2020-05-02' }])).body.error.code).toBe('VALIDATION_ERROR');
-  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, trip: { start: '2027-05-09T08:00', end: '2027-05-09T18:00' } }])).body.error.code).toBe('VALIDATION_ERROR');
-  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: 999999999, start_date: '2027-05-09' }])).body.error.code).toBe('UNKNOWN_COVERED_UNIT');
+  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2027-05-01' }])).body.error.code).toBe(
+    'VALIDATION_ERROR',
+  );
+  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2027-05-02' }])).body.error.code).toBe(
+    'NOTHING_TO_ENDORSE',
+  );
+  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2020-05-02' }])).body.error.code).toBe(
+    'VALIDATION_ERROR',
+  );
+  expect(
+    (
+      await quote(id, [
+        { type: 'move_covered_unit', covered_unit_id: second.id, trip: { start: '2027-05-09T08:00', end: '2027-05-09T18:00' } },
+      ])
+    ).body.error.code,
+  ).toBe('VALIDATION_ERROR');
+  expect((await quote(id, [{ type: 'move_covered_unit', covered_unit_id: 999999999, start_date: '2027-05-09' }])).body.error.code).toBe(
+    'UNKNOWN_COVERED_UNIT',
+  );
 
   const q = await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2027-05-09' }]);
   expect(q.status).toBe(201);
@@ -115,12 +160,21 @@ test('when an unstarted day is moved, then the unit covers the new day and only 
   expect(done.status).toBe(200);
   await reissuedEvent(q.body.data.id);
   const after = (await purchase(id)).items[0].covered_units;
-  expect(after[1]).toMatchObject({ id: second.id, local_label: '2027-05-09', starts_at: '2027-05-09T05:00:00.000Z', ends_at: '2027-05-10T05:00:00.000Z' });
+  expect(after[1]).toMatchObject({
+    id: second.id,
+    local_label: '2027-05-09',
+    starts_at: '2027-05-09T05:00:00.000Z',
+    ends_at: '2027-05-10T05:00:00.000Z',
+  });
   expect(after[0].certificate.number).toBe(first.certificate.number); // the other day's certificate is untouched
-  expect(await verify(after[1].certificate.number)).toMatchObject({ coverage: [expect.objectContaining({ starts_at: '2027-05-09T05:00:00.000Z' })] });
+  expect(await verify(after[1].certificate.number)).toMatchObject({
+    coverage: [expect.objectContaining({ starts_at: '2027-05-09T05:00:00.000Z' })],
+  });
 
   // On the purchase's test clock the first day has started: it cannot move any more.
-  expect((await api(`/test_helpers/purchases/${id}/test_clock`, { method: 'POST', body: { frozen_time: '2027-05-01T12:00:00Z' } })).status).toBe(200);
+  expect(
+    (await api(`/test_helpers/purchases/${id}/test_clock`, { method: 'POST', body: { frozen_time: '2027-05-01T12:00:00Z' } })).status,
+  ).toBe(200);
   const started = await quote(id, [{ type: 'move_covered_unit', covered_unit_id: first.id, start_date: '2027-05-20' }]);
   expect(started.status).toBe(409);
   expect(started.body.error.code).toBe('COVERED_UNIT_STARTED');
@@ -128,23 +182,45 @@ test('when an unstarted day is moved, then the unit covers the new day and only 
 
 test('when a holder’s description of operations changes, then only that holder’s certificates are reissued, and the new PDF prints it', async () => {
   const id = await issuedPurchase(app, account);
-  const added = (await api(`/purchases/${id}/certificate_holders`, { method: 'POST', body: { name: 'Riverside Hall LLC', address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' } } })).body.data;
-  await eventually(async () => ((await api(`/purchases/${id}/certificate_holders`)).body.data as Array<{ id: number; certificates: Array<{ status: string }> }>).find((h) => h.id === added.id)!.certificates.every((c) => c.status === 'issued'), 90_000);
+  const added = (
+    await api(`/purchases/${id}/certificate_holders`, {
+      method: 'POST',
+      body: {
+        name: 'Riverside Hall LLC',
+        address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+      },
+    })
+  ).body.data;
+  await eventually(
+    async () =>
+      ((await api(`/purchases/${id}/certificate_holders`)).body.data as Array<{ id: number; certificates: Array<{ status: string }> }>)
+        .find((h) => h.id === added.id)!
+        .certificates.every((c) => c.status === 'issued'),
+    90_000,
+  );
   const [answered] = (await api(`/purchases/${id}/certificate_holders`)).body.data;
   const q = await eventually(async () => {
-    const r = await quote(id, [{ type: 'description_of_operations', certificate_holder_id: added.id, description: 'Spring gala\nRiverside Hall, main ballroom' }]);
+    const r = await quote(id, [
+      { type: 'description_of_operations', certificate_holder_id: added.id, description: 'Spring gala\nRiverside Hall, main ballroom' },
+    ]);
     return r.status === 201 ? r : null; // the holder's zips may still be being rebuilt (the quote waits for a settled purchase)
   });
   expect(q!.body.data.reissues.map((r: { certificate_holder_id: number }) => r.certificate_holder_id)).toEqual([added.id, added.id]);
   await endorse(id, q!.body.data.id);
   await reissuedEvent(q!.body.data.id);
-  const holders = (await api(`/purchases/${id}/certificate_holders`)).body.data as Array<{ id: number; description_of_operations: string | null; certificates: Array<{ certificate_number: string; revision: number }> }>;
+  const holders = (await api(`/purchases/${id}/certificate_holders`)).body.data as Array<{
+    id: number;
+    description_of_operations: string | null;
+    certificates: Array<{ certificate_number: string; revision: number }>;
+  }>;
   const venue = holders.find((h) => h.id === added.id)!;
   expect(venue.description_of_operations).toBe('Spring gala\nRiverside Hall, main ballroom');
   expect(venue.certificates.map((c) => c.revision)).toEqual([2, 2]);
   expect(holders.find((h) => h.id === answered.id)!.certificates.map((c) => c.revision)).toEqual([1, 1]);
   const set = await certificatesOf(id);
-  const mine = set.certificates.find((c: { certificate_number: string }) => c.certificate_number === venue.certificates[0]!.certificate_number);
+  const mine = set.certificates.find(
+    (c: { certificate_number: string }) => c.certificate_number === venue.certificates[0]!.certificate_number,
+  );
   expect(pdfText(await download(mine.download_url))).toContain('Riverside Hall, main ballroom');
 });
 
@@ -163,7 +239,17 @@ test('when two endorsements quoted on the same purchase are carried out at once,
 
   expect((await endorse(id, 'eq_000000000000000000000000')).body.error.code).toBe('ENDORSEMENT_QUOTE_NOT_FOUND');
   expect((await endorse(id, 'cq_000000000000000000000000')).body.error.code).toBe('VALIDATION_ERROR');
-  for (const changes of [[], [{ type: 'named_insured', name: 'x'.repeat(121) }], [{ type: 'named_insured', name: 'a\nb' }], [{ type: 'rename' }], [{ type: 'move_covered_unit', covered_unit_id: 1 }], [{ type: 'named_insured', name: 'A' }, { type: 'named_insured', name: 'B' }]]) {
+  for (const changes of [
+    [],
+    [{ type: 'named_insured', name: 'x'.repeat(121) }],
+    [{ type: 'named_insured', name: 'a\nb' }],
+    [{ type: 'rename' }],
+    [{ type: 'move_covered_unit', covered_unit_id: 1 }],
+    [
+      { type: 'named_insured', name: 'A' },
+      { type: 'named_insured', name: 'B' },
+    ],
+  ]) {
     const r = await quote(id, changes);
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('VALIDATION_ERROR');
@@ -172,7 +258,17 @@ test('when two endorsements quoted on the same purchase are carried out at once,
 
   const other = await createRootAccount(app.container, 'Other Agency');
   const otherKey = (await createKey(app.container, { rootAccountId: other.id, mode: 'test' })).key;
-  expect((await call(app.baseUrl, `/api/v1/purchases/${id}/endorsement_quote`, { method: 'POST', key: otherKey, body: { changes: [{ type: 'named_insured', name: 'Mine' }] } })).status).toBe(404);
-  expect((await call(app.baseUrl, `/api/v1/purchases/${id}/endorse`, { method: 'POST', key: otherKey, body: { quote_id: winner.id } })).status).toBe(404);
+  expect(
+    (
+      await call(app.baseUrl, `/api/v1/purchases/${id}/endorsement_quote`, {
+        method: 'POST',
+        key: otherKey,
+        body: { changes: [{ type: 'named_insured', name: 'Mine' }] },
+      })
+    ).status,
+  ).toBe(404);
+  expect(
+    (await call(app.baseUrl, `/api/v1/purchases/${id}/endorse`, { method: 'POST', key: otherKey, body: { quote_id: winner.id } })).status,
+  ).toBe(404);
   expect((await certificatesOf(id)).certificates.map((c: { revision: number }) => c.revision)).toEqual([2, 2]);
 });

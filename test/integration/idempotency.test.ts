@@ -52,9 +52,16 @@ afterAll(async () => {
 
 const productBody = (name: string) => ({ customerName: name, defaultPrice: 20, questionSetId });
 const createProduct = (key: string, idempotencyKey: string | undefined, body: unknown, path = '/api/v1/products') =>
-  call(app.baseUrl, path, { method: 'POST', key, body, headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey } });
-const productsNamed = async (name: string) => (await app.container.db('product_lines').where({ customer_name: name }).count({ n: '*' }).first())!.n;
-const processorProductCreates = (name: string) => proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/products' && r.params.get('name') === name).length;
+  call(app.baseUrl, path, {
+    method: 'POST',
+    key,
+    body,
+    headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey },
+  });
+const productsNamed = async (name: string) =>
+  (await app.container.db('product_lines').where({ customer_name: name }).count({ n: '*' }).first())!.n;
+const processorProductCreates = (name: string) =>
+  proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/products' && r.params.get('name') === name).length;
 let n = 0;
 const unique = (what: string) => `${what} ${process.pid}-${Date.now()}-${n++}`;
 
@@ -75,17 +82,36 @@ describe('a retried POST with the same Idempotency-Key', () => {
   test('when the same parameters come back in another key order and spacing, then it is the same request: replayed, one product', async () => {
     const name = unique('Reordered');
     const body = productBody(name);
-    const first = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: live, rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` } });
+    const first = await call(app.baseUrl, '/api/v1/products', {
+      method: 'POST',
+      key: live,
+      rawBody: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` },
+    });
     expect(first.status).toBe(201);
     const reordered = `{ "questionSetId": ${body.questionSetId},\n  "defaultPrice": ${body.defaultPrice}, "customerName": ${JSON.stringify(name)} }`;
-    const again = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: live, rawBody: reordered, headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` } });
+    const again = await call(app.baseUrl, '/api/v1/products', {
+      method: 'POST',
+      key: live,
+      rawBody: reordered,
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` },
+    });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(Number(await productsNamed(name))).toBe(1);
     // A value that differs is another request, in whatever order: refused.
     const changed = `{ "questionSetId": ${body.questionSetId}, "defaultPrice": 21, "customerName": ${JSON.stringify(name)} }`;
-    expect((await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: live, rawBody: changed, headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` } })).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(
+      (
+        await call(app.baseUrl, '/api/v1/products', {
+          method: 'POST',
+          key: live,
+          rawBody: changed,
+          headers: { 'content-type': 'application/json', 'Idempotency-Key': `order-${name}` },
+        })
+      ).body.error.code,
+    ).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
   test('when the key is reused with another body or on another path, then 409 IDEMPOTENCY_KEY_REUSED and nothing runs', async () => {
@@ -93,7 +119,10 @@ describe('a retried POST with the same Idempotency-Key', () => {
     expect((await createProduct(live, `k-${name}`, productBody(name))).status).toBe(201);
     const otherBody = await createProduct(live, `k-${name}`, productBody(`${name} changed`));
     expect(otherBody.status).toBe(409);
-    expect(otherBody.body).toEqual({ success: false, error: { code: 'IDEMPOTENCY_KEY_REUSED', message: expect.stringContaining('POST /api/v1/products') } });
+    expect(otherBody.body).toEqual({
+      success: false,
+      error: { code: 'IDEMPOTENCY_KEY_REUSED', message: expect.stringContaining('POST /api/v1/products') },
+    });
     const otherPath = await createProduct(live, `k-${name}`, productBody(name), '/api/v1/bundles');
     expect(otherPath.status).toBe(409);
     expect(otherPath.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -136,7 +165,12 @@ describe('a retried POST with the same Idempotency-Key', () => {
   test('when the header is empty, longer than 255 characters or not printable ASCII, then 400 VALIDATION_ERROR naming it and nothing runs', async () => {
     const name = unique('BadKey');
     for (const key of ['', 'k'.repeat(256), 'tab\there', 'caf\u00e9']) {
-      const res = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: live, body: productBody(name), headers: { 'Idempotency-Key': key } });
+      const res = await call(app.baseUrl, '/api/v1/products', {
+        method: 'POST',
+        key: live,
+        body: productBody(name),
+        headers: { 'Idempotency-Key': key },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('Idempotency-Key') });
     }
@@ -172,7 +206,13 @@ describe('a retried checkout (quote surface) with the same Idempotency-Key', () 
     const account = await createQuotingAccount(checkoutApp);
     const body = await account.quoteBody();
     const key = `checkout-${unique('c')}`;
-    const sendWith = () => call(checkoutApp.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: account.key, body, headers: { 'Idempotency-Key': key } });
+    const sendWith = () =>
+      call(checkoutApp.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+        method: 'POST',
+        key: account.key,
+        body,
+        headers: { 'Idempotency-Key': key },
+      });
     const [a, b] = await Promise.all([sendWith(), sendWith()]);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.body).toEqual(a.body);
@@ -183,7 +223,12 @@ describe('a retried checkout (quote surface) with the same Idempotency-Key', () 
     const buyer = await checkoutApp.container.db('purchases').where({ id: a.body.purchase_id }).first('buyer_id');
     expect(Number((await checkoutApp.container.db('purchases').where({ buyer_id: buyer.buyer_id }).count({ n: '*' }).first())!.n)).toBe(1);
     // A mismatch on the bare surface answers its bare error shape.
-    const reused = await call(checkoutApp.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: account.key, body: { ...body, extra: 1 }, headers: { 'Idempotency-Key': key } });
+    const reused = await call(checkoutApp.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+      method: 'POST',
+      key: account.key,
+      body: { ...body, extra: 1 },
+      headers: { 'Idempotency-Key': key },
+    });
     expect(reused.status).toBe(409);
     expect(reused.body).toEqual({ code: 'IDEMPOTENCY_KEY_REUSED', message: expect.any(String) });
   }, 90_000);
@@ -306,14 +351,25 @@ describe('the idempotency middleware and store, on routes that can be held, fail
 describe('the OpenAPI document', () => {
   test('when fetched, then every keyed POST and PATCH declares Idempotency-Key, its 409 and Idempotent-Replayed; the webhook does not', async () => {
     const doc = (await call(app.baseUrl, '/openapi.json')).body;
-    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false, schema: { maxLength: 255 } });
-    const keyed = [doc.paths['/api/v1/products'].post, doc.paths['/api/v1/products/{id}'].patch, doc.paths['/public-quote/adminValidateBuyerResponses'].post];
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { maxLength: 255 },
+    });
+    const keyed = [
+      doc.paths['/api/v1/products'].post,
+      doc.paths['/api/v1/products/{id}'].patch,
+      doc.paths['/public-quote/adminValidateBuyerResponses'].post,
+    ];
     for (const op of keyed) {
       expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
       expect(op.responses['409'].description).toMatch(/IDEMPOTENCY_KEY_REUSED.*IDEMPOTENCY_KEY_IN_PROGRESS/);
     }
     expect(doc.paths['/api/v1/products'].post.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
-    expect(doc.paths['/public-quote/adminValidateBuyerResponses'].post.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/BareError' });
+    expect(doc.paths['/public-quote/adminValidateBuyerResponses'].post.responses['409'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/BareError',
+    });
     expect(doc.components.schemas.BareError).toBeDefined();
     expect(doc.paths['/webhooks/payproc'].post.parameters ?? []).not.toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
   });

@@ -55,7 +55,9 @@ interface Env {
 
 /** The recorded checkout-session create of the purchase (what the worker sent to the processor). */
 function sessionCreate(proxy: ProcessorProxy, purchaseId: number): RecordedRequest | undefined {
-  return proxy.requests.find((r) => r.method === 'POST' && r.path === '/v1/checkout/sessions' && r.params.get('metadata[purchase_id]') === String(purchaseId));
+  return proxy.requests.find(
+    (r) => r.method === 'POST' && r.path === '/v1/checkout/sessions' && r.params.get('metadata[purchase_id]') === String(purchaseId),
+  );
 }
 
 /** The invoice lines the processor makes of the session's line items. */
@@ -82,7 +84,11 @@ function linesOf(proxy: ProcessorProxy, purchaseId: number, invoiceId: string) {
       parent: null,
       period: { start: INVOICED_AT, end: INVOICED_AT },
       pretax_credit_amounts: null,
-      pricing: { type: 'price_details', price_details: { price: `price_${invoiceId}_${i}`, product: product ?? `prod_fee_${invoiceId}` }, unit_amount_decimal: null },
+      pricing: {
+        type: 'price_details',
+        price_details: { price: `price_${invoiceId}_${i}`, product: product ?? `prod_fee_${invoiceId}` },
+        unit_amount_decimal: null,
+      },
       quantity,
       quantity_decimal: null,
       subscription: null,
@@ -109,7 +115,11 @@ async function setUp(): Promise<Env> {
   const rootUuid = (await db('root_accounts').where({ id: account.id }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test', agentId: teammate.id, platformFeeBps: 500 })).key;
   const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
-  const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body: { customerName: PRODUCT_NAME, defaultPrice: 20, questionSetId: set.id } });
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key,
+    body: { customerName: PRODUCT_NAME, defaultPrice: 20, questionSetId: set.id },
+  });
   expect(product.status).toBe(201);
 
   const sessions = new Map<string, SessionState>();
@@ -154,7 +164,12 @@ async function setUp(): Promise<Env> {
         hosted_invoice_url: `https://invoice.stripe.com/i/acct_test/${invoiceId}`,
         invoice_pdf: `https://pay.stripe.com/invoice/acct_test/${invoiceId}/pdf`,
         metadata: { purchase_id: String(known.purchaseId) },
-        lines: { object: 'list', data: lines.slice(0, known.embedded), has_more: known.embedded < lines.length, url: `/v1/invoices/${invoiceId}/lines` },
+        lines: {
+          object: 'list',
+          data: lines.slice(0, known.embedded),
+          has_more: known.embedded < lines.length,
+          url: `/v1/invoices/${invoiceId}/lines`,
+        },
       };
     },
   });
@@ -164,7 +179,13 @@ async function setUp(): Promise<Env> {
     const buyer = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
       method: 'POST',
       key,
-      body: { buyer_first_name: 'Noor', buyer_last_name: 'Haddad', buyer_email: `noor${n++}.${account.id}@example.com`, seller_slug: account.slug, query_param: '' },
+      body: {
+        buyer_first_name: 'Noor',
+        buyer_last_name: 'Haddad',
+        buyer_email: `noor${n++}.${account.id}@example.com`,
+        seller_slug: account.slug,
+        query_param: '',
+      },
     });
     expect(buyer.status).toBe(200);
     const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
@@ -177,7 +198,12 @@ async function setUp(): Promise<Env> {
       },
     });
     expect(res.status).toBe(200);
-    return { purchaseId: res.body.purchase_id, sessionId: res.body.id, buyerUuid: buyer.body.idp_accnt_uuid, amountTotal: res.body.amount_total };
+    return {
+      purchaseId: res.body.purchase_id,
+      sessionId: res.body.id,
+      buyerUuid: buyer.body.idp_accnt_uuid,
+      amountTotal: res.body.amount_total,
+    };
   };
   return { app, worker, proxy, accountId: account.id, key, teammateUuid, otherTeammateUuid, rootUuid, sessions, invoices, checkout };
 }
@@ -185,7 +211,10 @@ async function setUp(): Promise<Env> {
 /** Records the payment on the purchase as the webhook would; returns its (unique) payment intent. */
 async function markPaid(env: Env, purchaseId: number): Promise<string> {
   const paymentIntent = `pi_inv_${purchaseId}_${randomUUID().slice(0, 8)}`;
-  await env.app.container.db('purchases').where({ id: purchaseId }).update({ paid_at: env.app.container.db.fn.now(), payment_intent_id: paymentIntent });
+  await env.app.container
+    .db('purchases')
+    .where({ id: purchaseId })
+    .update({ paid_at: env.app.container.db.fn.now(), payment_intent_id: paymentIntent });
   return paymentIntent;
 }
 
@@ -210,8 +239,10 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
     await env.proxy.close();
   });
 
-  const post = (path: string, body: unknown, key: string | undefined = env.key) => call(env.app.baseUrl, path, { method: 'POST', key, body });
-  const sessionReads = (sessionId: string) => env.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/v1/checkout/sessions/${sessionId}`).length;
+  const post = (path: string, body: unknown, key: string | undefined = env.key) =>
+    call(env.app.baseUrl, path, { method: 'POST', key, body });
+  const sessionReads = (sessionId: string) =>
+    env.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/v1/checkout/sessions/${sessionId}`).length;
 
   test('when a one-time checkout session is created, then it asks the processor for an invoice carrying the purchase id, under the same idempotency key', async () => {
     const { purchaseId } = await env.checkout();
@@ -288,7 +319,8 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
       ],
       receipt: null,
     });
-    for (const amount of [res.body.invoices[0].total, ...res.body.invoices[0].lines.map((l: { amount: number }) => l.amount)]) expect(Number.isInteger(amount)).toBe(true);
+    for (const amount of [res.body.invoices[0].total, ...res.body.invoices[0].lines.map((l: { amount: number }) => l.amount)])
+      expect(Number.isInteger(amount)).toBe(true);
     // the same purchase named by its id reads the same
     const byId = await post(TEAMMATE, { idp_teammate_uuid: env.teammateUuid, purchase_id: p.purchaseId });
     expect(byId.status).toBe(200);
@@ -310,15 +342,24 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
     const teammateView = await post(TEAMMATE, { idp_teammate_uuid: env.teammateUuid, payment_intent: p.paymentIntent });
     expect(teammateView.status).toBe(200);
 
-    const rootView = await post(ROOT, { idp_root_account_uuid: env.rootUuid, payment_intent: p.paymentIntent, idp_accnt_uuid: p.buyerUuid });
+    const rootView = await post(ROOT, {
+      idp_root_account_uuid: env.rootUuid,
+      payment_intent: p.paymentIntent,
+      idp_accnt_uuid: p.buyerUuid,
+    });
     expect(rootView.status).toBe(200);
     expect(rootView.body).toEqual(teammateView.body);
 
     const c = env.app.container;
     const otherAccount = await createRootAccount(c, 'Other Agency');
-    const outsider = await createAccountsRepository(c.db).upsertAgent({ rootAccountId: otherAccount.id, name: 'Olu Berg', email: `olu.${otherAccount.id}@example.com` });
+    const outsider = await createAccountsRepository(c.db).upsertAgent({
+      rootAccountId: otherAccount.id,
+      name: 'Olu Berg',
+      email: `olu.${otherAccount.id}@example.com`,
+    });
     const outsiderUuid = (await c.db('agents').where({ id: outsider.id }).first('idp_teammate_uuid')).idp_teammate_uuid as string;
-    const otherRootUuid = (await c.db('root_accounts').where({ id: otherAccount.id }).first('idp_root_account_uuid')).idp_root_account_uuid as string;
+    const otherRootUuid = (await c.db('root_accounts').where({ id: otherAccount.id }).first('idp_root_account_uuid'))
+      .idp_root_account_uuid as string;
     const otherKey = (await createKey(c, { rootAccountId: otherAccount.id, mode: 'test' })).key;
     const liveKey = (await createKey(c, { rootAccountId: env.accountId, mode: 'live' })).key;
     const readsBefore = sessionReads(p.sessionId);
@@ -367,7 +408,13 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
 
     const row = await env.app.container.db('purchases').where({ id: p.purchaseId }).first();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ purchase_id: p.purchaseId, payment_intent: row.payment_intent_id, status: 'unpaid', invoices: [], receipt: null });
+    expect(res.body).toEqual({
+      purchase_id: p.purchaseId,
+      payment_intent: row.payment_intent_id,
+      status: 'unpaid',
+      invoices: [],
+      receipt: null,
+    });
     expect(sessionReads(p.sessionId)).toBe(1);
   });
 
@@ -409,7 +456,13 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
     const notInvoiced = await post(ROOT, { idp_root_account_uuid: env.rootUuid, payment_intent: savedCardIntent });
 
     expect(pending.status).toBe(200);
-    expect(pending.body).toEqual({ purchase_id: awaiting.purchaseId, payment_intent: awaitingIntent, status: 'pending', invoices: [], receipt: null });
+    expect(pending.body).toEqual({
+      purchase_id: awaiting.purchaseId,
+      payment_intent: awaitingIntent,
+      status: 'pending',
+      invoices: [],
+      receipt: null,
+    });
     expect(notInvoiced.status).toBe(200);
     expect(notInvoiced.body).toEqual({
       purchase_id: savedCard.purchaseId,
@@ -436,7 +489,12 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
     const p = await env.checkout();
     const intent = await markPaid(env, p.purchaseId);
     env.sessions.set(p.sessionId, { status: 'expired', invoiceId: null });
-    env.proxy.failNext({ method: 'GET', pathPrefix: `/v1/payment_intents/${intent}`, status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such payment_intent: '${intent}'` } } });
+    env.proxy.failNext({
+      method: 'GET',
+      pathPrefix: `/v1/payment_intents/${intent}`,
+      status: 404,
+      body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such payment_intent: '${intent}'` } },
+    });
 
     const res = await post(TEAMMATE, { idp_teammate_uuid: env.teammateUuid, purchase_id: p.purchaseId });
 
@@ -446,16 +504,29 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
 
   test('when the processor is unreachable, then 503 CONNECTION_ERROR as a bare error; when it fails, then 500 API_ERROR (failure from the proxy)', async () => {
     const p = await invoicedPurchase(env);
-    const unreachable = await startTestApp({ TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PAYPROC_API_BASE: 'http://127.0.0.1:1', PAYPROC_TIMEOUT_MS: '1000' });
+    const unreachable = await startTestApp({
+      TEMPORAL_TASK_QUEUE: env.worker.taskQueue,
+      PAYPROC_API_BASE: 'http://127.0.0.1:1',
+      PAYPROC_TIMEOUT_MS: '1000',
+    });
     try {
-      const res = await call(unreachable.baseUrl, TEAMMATE, { method: 'POST', key: env.key, body: { idp_teammate_uuid: env.teammateUuid, payment_intent: p.paymentIntent } });
+      const res = await call(unreachable.baseUrl, TEAMMATE, {
+        method: 'POST',
+        key: env.key,
+        body: { idp_teammate_uuid: env.teammateUuid, payment_intent: p.paymentIntent },
+      });
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ code: 'CONNECTION_ERROR', message: 'Payment processor could not be reached' });
     } finally {
       await unreachable.close();
     }
 
-    env.proxy.failNext({ method: 'GET', pathPrefix: `/v1/invoices/${p.invoiceId}`, status: 500, body: { error: { type: 'api_error', message: 'Something went wrong on the processor' } } });
+    env.proxy.failNext({
+      method: 'GET',
+      pathPrefix: `/v1/invoices/${p.invoiceId}`,
+      status: 500,
+      body: { error: { type: 'api_error', message: 'Something went wrong on the processor' } },
+    });
     const failed = await post(ROOT, { idp_root_account_uuid: env.rootUuid, payment_intent: p.paymentIntent });
     expect(failed.status).toBe(500);
     expect(failed.body).toEqual({ code: 'API_ERROR', message: 'Payment processor returned an error' });

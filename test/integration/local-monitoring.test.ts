@@ -47,7 +47,14 @@ beforeAll(async () => {
   `;
   child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     cwd: ROOT,
-    env: { ...process.env, DIR: dir, PROM_PORT: String(prometheusPort), AM_PORT: String(alertmanagerPort), EXPORTER_PORT: String(exporterPort), CLOSED_PORT: String(closedPort) },
+    env: {
+      ...process.env,
+      DIR: dir,
+      PROM_PORT: String(prometheusPort),
+      AM_PORT: String(alertmanagerPort),
+      EXPORTER_PORT: String(exporterPort),
+      CLOSED_PORT: String(closedPort),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -71,7 +78,9 @@ afterAll(async () => {
 test('when the local Prometheus starts, then it has loaded every alert and recording rule of ops/prometheus/alerts.yml', async () => {
   const { groups } = await api<{ groups: Array<{ name: string; rules: Array<{ name: string; type: string }> }> }>('/api/v1/rules');
   const rules = groups.flatMap((g) => g.rules);
-  expect(rules.filter((r) => r.type === 'alerting').map((r) => r.name)).toEqual(expect.arrayContaining(['ApiDown', 'PostgresDown', 'TemporalDown', 'PaidPurchaseWithoutCertificates', 'CertificatesSloBurnFast']));
+  expect(rules.filter((r) => r.type === 'alerting').map((r) => r.name)).toEqual(
+    expect.arrayContaining(['ApiDown', 'PostgresDown', 'TemporalDown', 'PaidPurchaseWithoutCertificates', 'CertificatesSloBurnFast']),
+  );
   expect(rules).toHaveLength(35);
 });
 
@@ -82,7 +91,13 @@ test('when it scrapes, then postgres_exporter reports the real PostgreSQL up, an
   }, 60_000);
   expect(pgUp).toBe('1');
   const { activeTargets } = await api<{ activeTargets: Array<{ labels: { job: string } }> }>('/api/v1/targets');
-  expect([...new Set(activeTargets.map((t) => t.labels.job))].sort()).toEqual(['coi-api', 'coi-worker', 'coi-worker-sdk', 'postgres', 'temporal']);
+  expect([...new Set(activeTargets.map((t) => t.labels.job))].sort()).toEqual([
+    'coi-api',
+    'coi-worker',
+    'coi-worker-sdk',
+    'postgres',
+    'temporal',
+  ]);
 });
 
 test('when the API does not answer its scrape, then ApiDown is pending, and Prometheus sends to the running Alertmanager', async () => {
@@ -100,8 +115,16 @@ test('when amtool checks the Alertmanager configuration, then it is valid, with 
   const run = spawnSync('amtool', ['check-config', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml')], { encoding: 'utf8' });
   expect(`${run.stdout}${run.stderr}`).toContain('SUCCESS');
   expect(run.stdout).toContain('2 receivers');
-  const routed = spawnSync('amtool', ['config', 'routes', 'test', '--config.file', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml'), 'severity=page'], { encoding: 'utf8' });
+  const routed = spawnSync(
+    'amtool',
+    ['config', 'routes', 'test', '--config.file', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml'), 'severity=page'],
+    { encoding: 'utf8' },
+  );
   expect(routed.stdout.trim()).toBe('page');
-  const ticket = spawnSync('amtool', ['config', 'routes', 'test', '--config.file', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml'), 'severity=ticket'], { encoding: 'utf8' });
+  const ticket = spawnSync(
+    'amtool',
+    ['config', 'routes', 'test', '--config.file', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml'), 'severity=ticket'],
+    { encoding: 'utf8' },
+  );
   expect(ticket.stdout.trim()).toBe('ticket');
 });

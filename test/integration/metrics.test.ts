@@ -47,25 +47,48 @@ async function scrape(server: MetricsServer): Promise<Map<string, number>> {
   }
   return samples;
 }
-const delta = (before: Map<string, number>, after: Map<string, number>, series: string) => (after.get(series) ?? 0) - (before.get(series) ?? 0);
+const delta = (before: Map<string, number>, after: Map<string, number>, series: string) =>
+  (after.get(series) ?? 0) - (before.get(series) ?? 0);
 
 test('when a purchase is checked out, paid and issued and a forged webhook arrives, then the API and worker counters move by exactly that', async () => {
   const account = await createQuotingAccount(app);
   const [apiBefore, workerBefore] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
 
   const { purchaseId } = await checkout(app, account);
-  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key })).status).toBe(200);
+  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key })).status).toBe(
+    200,
+  );
   await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
-  const forged = await call(app.baseUrl, '/webhooks/payproc', { method: 'POST', rawBody: '{"id":"evt_forged"}', headers: { 'stripe-signature': 't=1,v1=00' } });
+  const forged = await call(app.baseUrl, '/webhooks/payproc', {
+    method: 'POST',
+    rawBody: '{"id":"evt_forged"}',
+    headers: { 'stripe-signature': 't=1,v1=00' },
+  });
   expect(forged.status).toBe(400);
   await call(app.baseUrl, '/api/v1/products/999999999', { key: account.key });
 
   const [apiAfter, workerAfter] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
-  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/api/v1/test_helpers/purchases/:id/pay",status="200",mode="test"}')).toBe(1);
-  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/public-quote/adminValidateBuyerResponses",status="200",mode="test"}')).toBe(1);
+  expect(
+    delta(
+      apiBefore,
+      apiAfter,
+      'http_request_duration_seconds_count{method="POST",route="/api/v1/test_helpers/purchases/:id/pay",status="200",mode="test"}',
+    ),
+  ).toBe(1);
+  expect(
+    delta(
+      apiBefore,
+      apiAfter,
+      'http_request_duration_seconds_count{method="POST",route="/public-quote/adminValidateBuyerResponses",status="200",mode="test"}',
+    ),
+  ).toBe(1);
   // The route label is the template, not the id; mode is the key's, `none` without a key (the payment webhook).
-  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="404",mode="test"}')).toBe(1);
-  expect(delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/webhooks/payproc",status="400",mode="none"}')).toBe(1);
+  expect(
+    delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="404",mode="test"}'),
+  ).toBe(1);
+  expect(
+    delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/webhooks/payproc",status="400",mode="none"}'),
+  ).toBe(1);
   expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="checkout.session.completed",outcome="relayed"}')).toBe(1);
   expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="unknown",outcome="forged"}')).toBe(1);
 
@@ -76,7 +99,7 @@ test('when a purchase is checked out, paid and issued and a forged webhook arriv
   expect(delta(workerBefore, workerAfter, 'purchase_paid_to_issued_seconds_count{mode="test"}')).toBe(1);
   expect(delta(workerBefore, workerAfter, 'certificates_rendered_total')).toBe(certificates);
   expect(delta(workerBefore, workerAfter, 'certificate_render_seconds_count')).toBeGreaterThanOrEqual(1);
-  expect(workerAfter.get("pdf_browser_launches_total")).toBe(worker.pdf.launches);
+  expect(workerAfter.get('pdf_browser_launches_total')).toBe(worker.pdf.launches);
   // Each activity execution counted by type and attempt: one checkout session, first attempt.
   expect(delta(workerBefore, workerAfter, 'activity_attempts_total{activity_type="createCheckoutSession",attempt="1"}')).toBe(1);
   expect(delta(workerBefore, workerAfter, 'activity_attempts_total{activity_type="markCertificatesIssued",attempt="1"}')).toBe(1);
@@ -92,9 +115,22 @@ test('when a payment event is redelivered, names no purchase of ours, and purcha
   const event = sessionCompletedEvent(paid.purchaseId, paid.sessionId);
   expect((await deliverWebhook(app, event)).body).toMatchObject({ duplicate: false, relayed: true });
   expect((await deliverWebhook(app, event)).body).toMatchObject({ duplicate: true });
-  expect((await deliverWebhook(app, sessionCompletedEvent(999_999_999, 'cs_test_not_ours'))).body).toMatchObject({ duplicate: false, relayed: false });
-  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${failed.purchaseId}/pay`, { method: 'POST', key: account.key, body: { outcome: 'failed' } })).status).toBe(200);
-  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${expired.purchaseId}/expire`, { method: 'POST', key: account.key })).status).toBe(200);
+  expect((await deliverWebhook(app, sessionCompletedEvent(999_999_999, 'cs_test_not_ours'))).body).toMatchObject({
+    duplicate: false,
+    relayed: false,
+  });
+  expect(
+    (
+      await call(app.baseUrl, `/api/v1/test_helpers/purchases/${failed.purchaseId}/pay`, {
+        method: 'POST',
+        key: account.key,
+        body: { outcome: 'failed' },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (await call(app.baseUrl, `/api/v1/test_helpers/purchases/${expired.purchaseId}/expire`, { method: 'POST', key: account.key })).status,
+  ).toBe(200);
   const client = app.container.temporal.client.workflow;
   await Promise.all([paid, failed, expired].map((p) => client.getHandle(purchaseWorkflowId(p.purchaseId)).result()));
 

@@ -29,7 +29,12 @@ afterAll(async () => {
 });
 
 const tables = async () =>
-  (await db('pg_tables').where({ schemaname: 'public' }).whereNotIn('tablename', ['knex_migrations', 'knex_migrations_lock']).pluck('tablename')).sort();
+  (
+    await db('pg_tables')
+      .where({ schemaname: 'public' })
+      .whereNotIn('tablename', ['knex_migrations', 'knex_migrations_lock'])
+      .pluck('tablename')
+  ).sort();
 
 test('when every migration is applied, rolled back and applied again on an empty database, then each step succeeds and the rollback leaves no table behind', async () => {
   const applied = await migrateLatest(db);

@@ -31,7 +31,12 @@ describe('Node runtime', () => {
 
   test('when the API is started through tsx as npm run dev starts it, then its metrics report the pinned Node', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
-    const api = await startProcess('src/server.ts', /"msg":"metrics listening"/, { LOG_LEVEL: 'info', PORT: String(port), METRICS_PORT: String(metricsPort) }, 120_000);
+    const api = await startProcess(
+      'src/server.ts',
+      /"msg":"metrics listening"/,
+      { LOG_LEVEL: 'info', PORT: String(port), METRICS_PORT: String(metricsPort) },
+      120_000,
+    );
     try {
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toMatch(new RegExp(`coi_nodejs_version_info\\{version="v${PINNED.replaceAll('.', '\\.')}",major="24"`));

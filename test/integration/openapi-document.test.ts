@@ -34,7 +34,13 @@ function textsOf(value: unknown, at = '#'): { at: string; text: string }[] {
   );
 }
 
-const resolve = (doc: any, ref: any) => (ref?.$ref ? ref.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc) : ref);
+const resolve = (doc: any, ref: any) =>
+  ref?.$ref
+    ? ref.$ref
+        .split('/')
+        .slice(1)
+        .reduce((o: any, k: string) => o[k], doc)
+    : ref;
 
 describe('the OpenAPI document', () => {
   let app: TestApp;
@@ -54,13 +60,20 @@ describe('the OpenAPI document', () => {
   test('when every operation is listed, then each has a unique camelCase operationId and only declared tags', () => {
     const ops = operationsOf(doc);
     expect(ops.length).toBeGreaterThan(30);
-    expect(ops.filter(({ op }) => typeof op.operationId !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(op.operationId)).map((o) => o.where)).toEqual([]);
+    expect(
+      ops.filter(({ op }) => typeof op.operationId !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(op.operationId)).map((o) => o.where),
+    ).toEqual([]);
     const ids = ops.map(({ op }) => op.operationId);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
 
     const declared = new Map<string, string>(doc.tags.map((t: any) => [t.name, t.description]));
-    for (const [name, description] of declared) expect({ name, description: description?.length > 20 }).toEqual({ name, description: true });
-    expect(ops.filter(({ op }) => !Array.isArray(op.tags) || op.tags.length === 0 || op.tags.some((t: string) => !declared.has(t))).map((o) => o.where)).toEqual([]);
+    for (const [name, description] of declared)
+      expect({ name, description: description?.length > 20 }).toEqual({ name, description: true });
+    expect(
+      ops
+        .filter(({ op }) => !Array.isArray(op.tags) || op.tags.length === 0 || op.tags.some((t: string) => !declared.has(t)))
+        .map((o) => o.where),
+    ).toEqual([]);
     // Teammate and root variants of one operation name stay apart.
     expect(doc.paths['/platform-agency-certs/getCertificates'].post.operationId).toBe('teammateGetCertificates');
     expect(doc.paths['/platform-agency-root-certs/getCertificates'].post.operationId).toBe('rootGetCertificates');
@@ -70,8 +83,15 @@ describe('the OpenAPI document', () => {
     const bodies = operationsOf(doc).filter(({ op }) => op.requestBody);
     expect(bodies.filter(({ op }) => typeof op.requestBody.required !== 'boolean').map((o) => o.where)).toEqual([]);
     // Every body of the unversioned surfaces and of the webhook is required; the test helpers take an empty one.
-    expect(bodies.filter(({ path: p, op }) => !p.startsWith('/api/v1/') && op.requestBody.required !== true).map((o) => o.where)).toEqual([]);
-    const keyed: [string, string][] = [['/api/v1/products', 'post'], ['/api/v1/products/{id}', 'patch'], ['/api/v1/bundles', 'post'], ['/api/v1/question_sets', 'post']];
+    expect(bodies.filter(({ path: p, op }) => !p.startsWith('/api/v1/') && op.requestBody.required !== true).map((o) => o.where)).toEqual(
+      [],
+    );
+    const keyed: [string, string][] = [
+      ['/api/v1/products', 'post'],
+      ['/api/v1/products/{id}', 'patch'],
+      ['/api/v1/bundles', 'post'],
+      ['/api/v1/question_sets', 'post'],
+    ];
     for (const [p, m] of keyed) {
       expect({ p, m, required: doc.paths[p][m].requestBody.required }).toEqual({ p, m, required: true });
     }
@@ -79,25 +99,46 @@ describe('the OpenAPI document', () => {
   });
 
   test('when an /api/v1 operation is read, then it declares the optional api-version header (v1), and the keyed ones the Idempotency-Key', () => {
-    expect(doc.components.parameters.ApiVersion).toMatchObject({ name: 'api-version', in: 'header', required: false, schema: { enum: ['v1'] } });
+    expect(doc.components.parameters.ApiVersion).toMatchObject({
+      name: 'api-version',
+      in: 'header',
+      required: false,
+      schema: { enum: ['v1'] },
+    });
     const v1 = operationsOf(doc).filter(({ path: p }) => p.startsWith('/api/v1/'));
     expect(v1.length).toBeGreaterThan(10);
-    expect(v1.filter(({ op }) => !(op.parameters ?? []).some((p: any) => p.$ref === '#/components/parameters/ApiVersion')).map((o) => o.where)).toEqual([]);
+    expect(
+      v1.filter(({ op }) => !(op.parameters ?? []).some((p: any) => p.$ref === '#/components/parameters/ApiVersion')).map((o) => o.where),
+    ).toEqual([]);
     const others = operationsOf(doc).filter(({ path: p }) => !p.startsWith('/api/v1/'));
-    expect(others.filter(({ op }) => (op.parameters ?? []).some((p: any) => p.$ref === '#/components/parameters/ApiVersion')).map((o) => o.where)).toEqual([]);
+    expect(
+      others
+        .filter(({ op }) => (op.parameters ?? []).some((p: any) => p.$ref === '#/components/parameters/ApiVersion'))
+        .map((o) => o.where),
+    ).toEqual([]);
     expect(doc.paths['/api/v1/products'].post.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
   });
 
   test('when responses are read, then X-Request-Id is on each, Retry-After on each 429, and the rate-limit headers only where a limit applies', () => {
     for (const { where, op } of operationsOf(doc)) {
       for (const [status, response] of Object.entries<any>(op.responses)) {
-        expect({ where, status, requestId: response.headers?.['X-Request-Id'] }).toEqual({ where, status, requestId: { $ref: '#/components/headers/XRequestId' } });
-        if (status === '429') expect({ where, retryAfter: response.headers['Retry-After'] }).toEqual({ where, retryAfter: { $ref: '#/components/headers/RetryAfter' } });
+        expect({ where, status, requestId: response.headers?.['X-Request-Id'] }).toEqual({
+          where,
+          status,
+          requestId: { $ref: '#/components/headers/XRequestId' },
+        });
+        if (status === '429')
+          expect({ where, retryAfter: response.headers['Retry-After'] }).toEqual({
+            where,
+            retryAfter: { $ref: '#/components/headers/RetryAfter' },
+          });
       }
     }
     expect(doc.components.headers.RetryAfter.schema.type).toBe('integer');
     // The service sends X-RateLimit-Limit / -Remaining (not the draft RateLimit-* fields).
-    expect(Object.keys(doc.paths['/api/v1/products'].get.responses['200'].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining']));
+    expect(Object.keys(doc.paths['/api/v1/products'].get.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining']),
+    );
     expect(Object.keys(doc.paths['/verify/{code}'].get.responses['200'].headers)).toContain('X-RateLimit-Limit');
     expect(Object.keys(doc.paths['/webhooks/payproc'].post.responses['200'].headers)).toEqual(['X-Request-Id']);
     expect(Object.keys(doc.paths['/api/v1/products'].get.responses['403'].headers)).toEqual(['X-Request-Id']);
@@ -113,12 +154,28 @@ describe('the OpenAPI document', () => {
   });
 
   test('when numeric query parameters are read, then they are integers with bounds', () => {
-    const params = operationsOf(doc).flatMap(({ where, op }) => (op.parameters ?? []).map((p: any) => ({ where, ...resolve(doc, p) }))).filter((p: any) => p.in === 'query');
-    const numeric = ['pageSize', 'pageIndex', 'agencyRootAccountID', 'page', 'limit', 'root_insurer_db_id', 'root_mga_db_id', 'root_seller_db_id'];
+    const params = operationsOf(doc)
+      .flatMap(({ where, op }) => (op.parameters ?? []).map((p: any) => ({ where, ...resolve(doc, p) })))
+      .filter((p: any) => p.in === 'query');
+    const numeric = [
+      'pageSize',
+      'pageIndex',
+      'agencyRootAccountID',
+      'page',
+      'limit',
+      'root_insurer_db_id',
+      'root_mga_db_id',
+      'root_seller_db_id',
+    ];
     const found = params.filter((p: any) => numeric.includes(p.name));
     expect(found.length).toBeGreaterThanOrEqual(numeric.length);
     for (const p of found) {
-      expect({ where: p.where, name: p.name, type: p.schema.type, bounded: typeof p.schema.minimum === 'number' && typeof p.schema.maximum === 'number' }).toEqual({ where: p.where, name: p.name, type: 'integer', bounded: true });
+      expect({
+        where: p.where,
+        name: p.name,
+        type: p.schema.type,
+        bounded: typeof p.schema.minimum === 'number' && typeof p.schema.maximum === 'number',
+      }).toEqual({ where: p.where, name: p.name, type: 'integer', bounded: true });
     }
     expect(params.filter((p: any) => p.schema?.pattern === '^-?\\d{1,10}$').map((p: any) => `${p.where} ${p.name}`)).toEqual([]);
   });
@@ -131,14 +188,21 @@ describe('the OpenAPI document', () => {
 
   test('when the quote operations are read, then the catalog questions and the buyer answers are typed', () => {
     const schemas = doc.components.schemas;
-    expect(schemas.CatalogItem.properties.product_line_question_template.properties.questions.items).toEqual({ $ref: '#/components/schemas/Question' });
+    expect(schemas.CatalogItem.properties.product_line_question_template.properties.questions.items).toEqual({
+      $ref: '#/components/schemas/Question',
+    });
     expect(schemas.Question.discriminator.propertyName).toBe('kind');
     expect(Object.keys(schemas.Question.discriminator.mapping)).toEqual(expect.arrayContaining(['coverage_dates', 'trips', 'dropdown']));
 
-    const request = resolve(doc, doc.paths['/public-quote/adminValidateBuyerResponses'].post.requestBody.content['application/json'].schema);
+    const request = resolve(
+      doc,
+      doc.paths['/public-quote/adminValidateBuyerResponses'].post.requestBody.content['application/json'].schema,
+    );
     const line = resolve(doc, request.properties.selected_product_lines_to_purchase.items);
     expect(line.required).toEqual(['product_line_template_id', 'product_line_is_trip_excess_product']);
-    const answers = resolve(doc, line.additionalProperties).anyOf.map((a: any) => a.$ref).filter(Boolean);
+    const answers = resolve(doc, line.additionalProperties)
+      .anyOf.map((a: any) => a.$ref)
+      .filter(Boolean);
     expect(answers).toEqual(expect.arrayContaining(['#/components/schemas/CoverageDatesAnswer', '#/components/schemas/TripsAnswer']));
     expect(Object.keys(schemas.CoverageDatesAnswer.properties).sort()).toEqual(['end_date', 'start_date', 'time_zone']);
     expect(Object.keys(schemas.TripsAnswer.properties).sort()).toEqual(['time_zone', 'trips']);
@@ -158,7 +222,9 @@ describe('the OpenAPI document', () => {
     const verify = doc.paths['/verify/{code}'].get;
     expect(verify.security).toEqual([]);
     expect(Object.keys(verify.responses['200'].content).sort()).toEqual(['application/json', 'text/html']);
-    expect(Object.keys(resolve(doc, verify.responses['200'].content['application/json'].schema).properties)).toEqual(expect.arrayContaining(['code', 'state', 'coverage']));
+    expect(Object.keys(resolve(doc, verify.responses['200'].content['application/json'].schema).properties)).toEqual(
+      expect.arrayContaining(['code', 'state', 'coverage']),
+    );
     expect(Object.keys(verify.responses['404'].content).sort()).toEqual(['application/json', 'text/html']);
   });
 
@@ -167,13 +233,25 @@ describe('the OpenAPI document', () => {
     try {
       const file = path.join(dir, 'openapi.json');
       fs.writeFileSync(file, JSON.stringify(doc, null, 2));
-      const result = await promisify(execFile)(path.join(ROOT, 'node_modules', '.bin', 'redocly'), ['lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'], {
-        cwd: ROOT,
-        timeout: 50_000,
-        maxBuffer: 50 * 1024 * 1024,
-      }).catch((err: { code?: number; stdout?: string; stderr?: string }) => ({ failed: err.code ?? 'no exit code', stdout: err.stdout ?? '', stderr: err.stderr ?? '' }));
+      const result = await promisify(execFile)(
+        path.join(ROOT, 'node_modules', '.bin', 'redocly'),
+        ['lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'],
+        {
+          cwd: ROOT,
+          timeout: 50_000,
+          maxBuffer: 50 * 1024 * 1024,
+        },
+      ).catch((err: { code?: number; stdout?: string; stderr?: string }) => ({
+        failed: err.code ?? 'no exit code',
+        stdout: err.stdout ?? '',
+        stderr: err.stderr ?? '',
+      }));
       const report = JSON.parse(result.stdout);
-      expect({ failed: 'failed' in result ? result.failed : 0, totals: report.totals, problems: report.problems.map((p: any) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`) }).toEqual({
+      expect({
+        failed: 'failed' in result ? result.failed : 0,
+        totals: report.totals,
+        problems: report.problems.map((p: any) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`),
+      }).toEqual({
         failed: 0,
         totals: { errors: 0, warnings: 0, ignored: 0 },
         problems: [],

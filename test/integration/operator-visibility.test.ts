@@ -10,10 +10,27 @@ import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, scheduledActivities, sessionCompletedEvent } from '../helpers/purchases';
+import {
+  WEBHOOK_SECRET,
+  checkout,
+  createQuotingAccount,
+  deliverWebhook,
+  scheduledActivities,
+  sessionCompletedEvent,
+} from '../helpers/purchases';
 import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
 import type { CertificatesStatusView } from '../../workflows/certificates';
-import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, BUYER_EMAIL_HASH, CHECKOUT_DEADLINE, MODE, PAID_AT, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../../workflows/search-attributes';
+import {
+  SEARCH_ATTRIBUTE_TYPES,
+  AGENCY_ID,
+  AMOUNT_TOTAL,
+  BUYER_EMAIL_HASH,
+  CHECKOUT_DEADLINE,
+  MODE,
+  PAID_AT,
+  PURCHASE_STATUS,
+  STATUS_CHANGED_AT,
+} from '../../workflows/search-attributes';
 import { buyerEmailHash } from '../../src/purchases/buyer-email-hash';
 import { ENCODING } from '../../src/temporal/codec';
 import { runScript } from '../helpers/run';
@@ -67,10 +84,14 @@ describe('search attributes', () => {
     const raw = (await handle.describe()).raw.workflowExecutionInfo?.searchAttributes?.indexedFields ?? {};
     expect(Object.keys(raw)).not.toContain('BuyerEmail');
     // Every registered attribute is set (Temporal's own, e.g. BuildIds, aside).
-    expect(Object.keys(raw).filter((k) => k in SEARCH_ATTRIBUTE_TYPES).sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
+    expect(
+      Object.keys(raw)
+        .filter((k) => k in SEARCH_ATTRIBUTE_TYPES)
+        .sort(),
+    ).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
   });
 
-  test("when the operator lists by AgencyId and Mode, then the purchase and its certificates child are found, and by BuyerEmailHash the purchase", async () => {
+  test('when the operator lists by AgencyId and Mode, then the purchase and its certificates child are found, and by BuyerEmailHash the purchase', async () => {
     const row = await app.container.db('purchases').where({ id: purchaseId }).first();
     const ids = async (query: string) => {
       const found: string[] = [];
@@ -79,7 +100,9 @@ describe('search attributes', () => {
     };
     // MODE is a keyword of Temporal's query language: the attribute is quoted with backticks.
     const byAgency = `AgencyId='${row.root_account_id}' AND \`Mode\`='test'`;
-    expect(await eventually(async () => ((await ids(byAgency)).length === 2 ? ids(byAgency) : null))).toEqual([certificatesWorkflowId(purchaseId), purchaseWorkflowId(purchaseId)].sort());
+    expect(await eventually(async () => ((await ids(byAgency)).length === 2 ? ids(byAgency) : null))).toEqual(
+      [certificatesWorkflowId(purchaseId), purchaseWorkflowId(purchaseId)].sort(),
+    );
     expect(await ids(`AgencyId='${row.root_account_id}' AND \`Mode\`='live'`)).toEqual([]);
     const hash = buyerEmailHash(app.container.config.BUYER_EMAIL_HASH_KEY, `  ${String(row.buyer_email).toUpperCase()} `);
     expect(await ids(`BuyerEmailHash='${hash}' AND WorkflowType='purchaseWorkflow'`)).toEqual([purchaseWorkflowId(purchaseId)]);
@@ -89,13 +112,23 @@ describe('search attributes', () => {
 describe('npm run ops: find and setup-namespace', () => {
   test('when find is given the buyer email (any case), then it lists the purchase run by its hash and prints the query, never the address', async () => {
     const row = await app.container.db('purchases').where({ id: purchaseId }).first();
-    const run = await runScript('scripts/ops.ts', ['find', '--email', String(row.buyer_email).toUpperCase(), '--mode', 'test', '--json'], { LOG_LEVEL: 'silent' });
+    const run = await runScript('scripts/ops.ts', ['find', '--email', String(row.buyer_email).toUpperCase(), '--mode', 'test', '--json'], {
+      LOG_LEVEL: 'silent',
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout);
-    expect(out.query).toBe(`BuyerEmailHash='${buyerEmailHash(app.container.config.BUYER_EMAIL_HASH_KEY, row.buyer_email)}' AND \`Mode\`='test'`);
+    expect(out.query).toBe(
+      `BuyerEmailHash='${buyerEmailHash(app.container.config.BUYER_EMAIL_HASH_KEY, row.buyer_email)}' AND \`Mode\`='test'`,
+    );
     // The purchase run and its certificates child (which starts with its parent's attributes).
-    const facts = { status: 'COMPLETED', purchaseStatus: 'issued', agencyId: String(row.root_account_id), mode: 'test', amountTotal: Number(row.total_minor) };
+    const facts = {
+      status: 'COMPLETED',
+      purchaseStatus: 'issued',
+      agencyId: String(row.root_account_id),
+      mode: 'test',
+      amountTotal: Number(row.total_minor),
+    };
     expect(out.runs).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ workflowId: purchaseWorkflowId(purchaseId), type: 'purchaseWorkflow', ...facts }),
@@ -104,7 +137,9 @@ describe('npm run ops: find and setup-namespace', () => {
     );
     expect(out.runs).toHaveLength(2);
     // An address no suite of this run uses (find searches the whole namespace).
-    const none = await runScript('scripts/ops.ts', ['find', '--email', `nobody.${purchaseId}.${Date.now()}@example.com`], { LOG_LEVEL: 'silent' });
+    const none = await runScript('scripts/ops.ts', ['find', '--email', `nobody.${purchaseId}.${Date.now()}@example.com`], {
+      LOG_LEVEL: 'silent',
+    });
     expect(none.stdout).toContain('no purchase runs for this address');
     const bad = await runScript('scripts/ops.ts', ['find', '--email', 'not-an-address']);
     expect(bad.code).toBe(1);
@@ -117,23 +152,63 @@ describe('npm run ops: find and setup-namespace', () => {
   test('when setup-namespace runs on a new namespace and again, then it creates it with every attribute once and the second run changes nothing; without --reason it does nothing', async () => {
     const namespace = `ops-setup-${process.pid}-${Date.now()}`;
     try {
-      const unexplained = await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--json'], { LOG_LEVEL: 'silent' });
+      const unexplained = await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--json'], {
+        LOG_LEVEL: 'silent',
+      });
       expect(unexplained.code).toBe(1);
       expect(unexplained.stderr).toMatch(/^ops: setup-namespace changes the service: --reason "<why>" is required/m);
       await expect(client().connection.workflowService.describeNamespace({ namespace })).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
-      const first = await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--retention-days', '3', '--reason', 'new namespace', '--operator', 'deployer', '--json'], { LOG_LEVEL: 'silent' });
+      const first = await runScript(
+        'scripts/ops.ts',
+        [
+          'setup-namespace',
+          '--namespace',
+          namespace,
+          '--retention-days',
+          '3',
+          '--reason',
+          'new namespace',
+          '--operator',
+          'deployer',
+          '--json',
+        ],
+        { LOG_LEVEL: 'silent' },
+      );
       expect(first.stderr).toBe('');
       const created = JSON.parse(first.stdout);
-      expect(created).toMatchObject({ namespace, created: true, retention_days: 3, already_registered: [], legacy_buyer_email_attribute: false, audit_id: expect.any(Number) });
-      expect(await app.container.db('operator_audit_log').where({ id: created.audit_id }).first()).toMatchObject({ actor_kind: 'operator_cli', actor: 'deployer', action: 'setup-namespace', target_kind: 'namespace', target_id: namespace, reason: 'new namespace', outcome: 'succeeded' });
+      expect(created).toMatchObject({
+        namespace,
+        created: true,
+        retention_days: 3,
+        already_registered: [],
+        legacy_buyer_email_attribute: false,
+        audit_id: expect.any(Number),
+      });
+      expect(await app.container.db('operator_audit_log').where({ id: created.audit_id }).first()).toMatchObject({
+        actor_kind: 'operator_cli',
+        actor: 'deployer',
+        action: 'setup-namespace',
+        target_kind: 'namespace',
+        target_id: namespace,
+        reason: 'new namespace',
+        outcome: 'succeeded',
+      });
       expect([...created.registered].sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
       const listed = await client().connection.operatorService.listSearchAttributes({ namespace });
       expect(Object.keys(listed.customAttributes).sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
-      const second = JSON.parse((await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--reason', 'after an upgrade', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+      const second = JSON.parse(
+        (
+          await runScript('scripts/ops.ts', ['setup-namespace', '--namespace', namespace, '--reason', 'after an upgrade', '--json'], {
+            LOG_LEVEL: 'silent',
+          })
+        ).stdout,
+      );
       expect(second).toMatchObject({ namespace, created: false, registered: [] });
       expect([...second.already_registered].sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_TYPES).sort());
     } finally {
-      await client().connection.operatorService.deleteNamespace({ namespace }).catch(() => undefined);
+      await client()
+        .connection.operatorService.deleteNamespace({ namespace })
+        .catch(() => undefined);
     }
   }, 60_000);
 });
@@ -142,7 +217,9 @@ describe('workflow UI aids', () => {
   test('when the purchase run is described, then its static summary names the purchase, agency, mode and amount', async () => {
     const row = await app.container.db('purchases').where({ id: purchaseId }).first();
     const d = await client().workflow.getHandle(purchaseWorkflowId(purchaseId)).describe();
-    expect(await d.staticSummary()).toBe(`Purchase ${purchaseId} · agency ${row.root_account_id} · test · USD ${(Number(row.total_minor) / 100).toFixed(2)}`);
+    expect(await d.staticSummary()).toBe(
+      `Purchase ${purchaseId} · agency ${row.root_account_id} · test · USD ${(Number(row.total_minor) / 100).toFixed(2)}`,
+    );
     expect(await d.staticDetails()).toContain(`${row.total_minor} minor units`);
   });
 
@@ -155,7 +232,9 @@ describe('workflow UI aids', () => {
     const history = await client().workflow.getHandle(purchaseWorkflowId(purchaseId)).fetchHistory();
     const types = (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0]);
     // The checkout session and the database steps are local activities (one marker each): no activity is scheduled.
-    const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
+    const scheduled = (history.events ?? [])
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
     expect(scheduled).toEqual([]);
     expect(scheduledActivities(history, 'createCheckoutSession')).toBe(1);
     expect(scheduledActivities(history, 'recordPayment')).toBe(1);
@@ -165,7 +244,9 @@ describe('workflow UI aids', () => {
   test('when a one-day purchase is issued, then its certificates child runs one heavy activity (render, zips and check together) in at most 22 events (was 32)', async () => {
     const history = await client().workflow.getHandle(certificatesWorkflowId(purchaseId)).fetchHistory();
     const types = (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0]);
-    const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
+    const scheduled = (history.events ?? [])
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
     expect(scheduled).toEqual(['issueCertificatesAndArchives']);
     expect(scheduledActivities(history, 'planCertificates')).toBe(1);
     expect(scheduledActivities(history, 'markCertificatesIssued')).toBe(1);
@@ -177,7 +258,11 @@ describe('workflow UI aids', () => {
     const summaries = await Promise.all(
       (history.events ?? [])
         .filter((e) => e.timerStartedEventAttributes)
-        .map(async (e) => (e.userMetadata?.summary ? (await client().options.loadedDataConverter.payloadCodecs[0]!.decode([e.userMetadata.summary as Payload]))[0] : null)),
+        .map(async (e) =>
+          e.userMetadata?.summary
+            ? (await client().options.loadedDataConverter.payloadCodecs[0]!.decode([e.userMetadata.summary as Payload]))[0]
+            : null,
+        ),
     );
     expect(summaries.length).toBeGreaterThan(0);
     for (const s of summaries) expect(JSON.parse(Buffer.from(s!.data!).toString('utf8'))).toMatch(/checkout deadline|next payment check/);
@@ -195,7 +280,9 @@ function payloadsOf(node: unknown, path: string, out: Array<{ path: string; payl
   const o = node as Record<string, unknown>;
   if (o.data instanceof Uint8Array && o.metadata && typeof o.metadata === 'object') {
     // The server's own note when it cancels an activity that had not started (no data of ours).
-    const serverNote = /activityTaskCanceledEventAttributes\.details\.payloads\.\d+$/.test(path) && Buffer.from(o.data).toString('utf8') === '"ACTIVITY_ID_NOT_STARTED"';
+    const serverNote =
+      /activityTaskCanceledEventAttributes\.details\.payloads\.\d+$/.test(path) &&
+      Buffer.from(o.data).toString('utf8') === '"ACTIVITY_ID_NOT_STARTED"';
     if (!serverNote) out.push({ path, payload: o as Payload });
     return;
   }
@@ -216,7 +303,9 @@ describe('buyer data in histories', () => {
       histories.push({ id: w.workflowId, history: await client().workflow.getHandle(w.workflowId, w.runId).fetchHistory() });
     }
     // This test's own purchase at least; the other suites of the run add theirs.
-    expect(histories.map((h) => h.id)).toEqual(expect.arrayContaining([purchaseWorkflowId(purchaseId), certificatesWorkflowId(purchaseId)]));
+    expect(histories.map((h) => h.id)).toEqual(
+      expect.arrayContaining([purchaseWorkflowId(purchaseId), certificatesWorkflowId(purchaseId)]),
+    );
     let payloads = 0;
     for (const { id, history } of histories) {
       const texts: string[] = [];
@@ -228,7 +317,15 @@ describe('buyer data in histories', () => {
       payloads += found.length;
       const clear = found.filter((f) => Buffer.from(f.payload.metadata?.encoding ?? new Uint8Array()).toString() !== ENCODING);
       // Runs recorded before the codec (none in a fresh namespace) would show up here.
-      expect({ id, clear: clear.map((c) => `${c.path}: ${Buffer.from(c.payload.data ?? new Uint8Array()).toString('utf8').slice(0, 200)}`) }).toEqual({ id, clear: [] });
+      expect({
+        id,
+        clear: clear.map(
+          (c) =>
+            `${c.path}: ${Buffer.from(c.payload.data ?? new Uint8Array())
+              .toString('utf8')
+              .slice(0, 200)}`,
+        ),
+      }).toEqual({ id, clear: [] });
     }
     expect(payloads).toBeGreaterThan(histories.length);
   }, 180_000); // every history the run's suites have written so far, read one by one

@@ -47,7 +47,9 @@ interface Env {
   key: string;
   newBuyer(): Promise<Buyer>;
   /** adminValidateBuyerResponses for `buyer` (a new one by default): the purchase and its session. */
-  checkout(buyer?: Buyer): Promise<{ buyer: Buyer; purchaseId: number; sessionId: string; url: string; amount: number; currency: string; expiresAt: string }>;
+  checkout(
+    buyer?: Buyer,
+  ): Promise<{ buyer: Buyer; purchaseId: number; sessionId: string; url: string; amount: number; currency: string; expiresAt: string }>;
 }
 
 /** A worker on its own task queue, the app behind the proxy and the SMTP server, an account with a product. */
@@ -57,11 +59,21 @@ async function setUp(config: Record<string, string> = {}): Promise<Env> {
   // The worker charges saved cards (the purchase workflow's update): it talks to the processor through the proxy too.
   const worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', ...config });
   const smtp = await startSmtp();
-  const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_API_BASE: proxy.url, SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Certificates <certificates@example.test>', ...config });
+  const app = await startTestApp({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_API_BASE: proxy.url,
+    SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    MAIL_FROM: 'Certificates <certificates@example.test>',
+    ...config,
+  });
   const account = await createRootAccount(app.container, 'Lakeside Agency');
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
   const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
-  const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id } });
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key,
+    body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id },
+  });
   let n = 0;
   const newBuyer = async (): Promise<Buyer> => {
     const email = `dana${n++}.${account.id}@example.com`;
@@ -84,7 +96,15 @@ async function setUp(config: Record<string, string> = {}): Promise<Env> {
       },
     });
     expect(res.status).toBe(200);
-    return { buyer, purchaseId: res.body.purchase_id, sessionId: res.body.id, url: res.body.url, amount: res.body.amount_total, currency: res.body.currency, expiresAt: res.body.expires_at };
+    return {
+      buyer,
+      purchaseId: res.body.purchase_id,
+      sessionId: res.body.id,
+      url: res.body.url,
+      amount: res.body.amount_total,
+      currency: res.body.currency,
+      expiresAt: res.body.expires_at,
+    };
   };
   return { app, worker, proxy, smtp, key, newBuyer, checkout };
 }
@@ -105,7 +125,11 @@ const waitForStatus = (env: Env, id: number, status: string) =>
 
 /** Pays the purchase the way a checkout webhook would: the workflow's `paid` signal. */
 async function payThroughCheckout(env: Env, purchaseId: number): Promise<void> {
-  await env.app.container.purchaseWorkflows.signalPayment(purchaseId, { eventId: `evt_checkout_${purchaseId}`, outcome: 'paid', paymentIntentId: `pi_checkout_${purchaseId}` });
+  await env.app.container.purchaseWorkflows.signalPayment(purchaseId, {
+    eventId: `evt_checkout_${purchaseId}`,
+    outcome: 'paid',
+    paymentIntentId: `pi_checkout_${purchaseId}`,
+  });
   await waitForStatus(env, purchaseId, 'issued');
 }
 
@@ -125,7 +149,14 @@ describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
     const res = await email({ idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId });
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ purchase_id: purchaseId, emailed_to: buyer.email, checkout_session_id: sessionId, expires_at: expiresAt, emailed_at: expect.any(String), deduplicated: false });
+    expect(res.body).toEqual({
+      purchase_id: purchaseId,
+      emailed_to: buyer.email,
+      checkout_session_id: sessionId,
+      expires_at: expiresAt,
+      emailed_at: expect.any(String),
+      deduplicated: false,
+    });
     expect(Math.abs(Date.parse(res.body.emailed_at) - Date.now())).toBeLessThan(60_000);
     expect(env.smtp.messages).toHaveLength(before + 1);
     const mail = env.smtp.messages.at(-1)!;
@@ -168,7 +199,13 @@ describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
   });
 
   test('when the window is 0 (configured off), then every call sends', async () => {
-    const noDedupe = await startTestApp({ TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PAYPROC_API_BASE: env.proxy.url, SMTP_URL: `smtp://127.0.0.1:${env.smtp.port}`, MAIL_FROM: 'certificates@example.test', CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS: '0' });
+    const noDedupe = await startTestApp({
+      TEMPORAL_TASK_QUEUE: env.worker.taskQueue,
+      PAYPROC_API_BASE: env.proxy.url,
+      SMTP_URL: `smtp://127.0.0.1:${env.smtp.port}`,
+      MAIL_FROM: 'certificates@example.test',
+      CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS: '0',
+    });
     try {
       const { buyer, purchaseId } = await env.checkout();
       const body = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId };
@@ -197,14 +234,23 @@ describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
 
   test('when the body is invalid or the token is wrong, then 400 VALIDATION_ERROR or 401', async () => {
     const { buyer, purchaseId } = await env.checkout();
-    const unknownField = await email({ idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId, to: 'x@example.com' });
+    const unknownField = await email({
+      idp_accnt_uuid: buyer.idp_accnt_uuid,
+      access_token: buyer.access_token,
+      purchase_id: purchaseId,
+      to: 'x@example.com',
+    });
     const missing = await email({ idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token });
     const notInt = await email({ idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: '1' });
     for (const r of [unknownField, missing, notInt]) {
       expect(r.status).toBe(400);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
-    const badToken = await email({ idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: 'bat_not_a_real_token_at_all_0000000000000000', purchase_id: purchaseId });
+    const badToken = await email({
+      idp_accnt_uuid: buyer.idp_accnt_uuid,
+      access_token: 'bat_not_a_real_token_at_all_0000000000000000',
+      purchase_id: purchaseId,
+    });
     expect(badToken.status).toBe(401);
     expect(badToken.body.code).toBe('ACCESS_TOKEN_INVALID');
   });
@@ -222,12 +268,18 @@ describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
     // Below the service's own check: update-with-start never brings back a closed purchase workflow.
     const handle = env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
     const runBefore = (await handle.describe()).runId;
-    await expect(env.app.container.purchaseWorkflows.startCheckout((await createPurchasesRepository(env.app.container.db).findById(purchaseId))!)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(
+      env.app.container.purchaseWorkflows.startCheckout((await createPurchasesRepository(env.app.container.db).findById(purchaseId))!),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect((await handle.describe()).runId).toBe(runBefore);
   });
 
   test('when the mail relay is unreachable, then 500 INTERNAL_ERROR without the message in the logs', async () => {
-    const broken = await startTestApp({ TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PAYPROC_API_BASE: env.proxy.url, SMTP_URL: 'smtp://127.0.0.1:1' });
+    const broken = await startTestApp({
+      TEMPORAL_TASK_QUEUE: env.worker.taskQueue,
+      PAYPROC_API_BASE: env.proxy.url,
+      SMTP_URL: 'smtp://127.0.0.1:1',
+    });
     try {
       const { buyer, purchaseId, url } = await env.checkout();
       const res = await call(broken.baseUrl, '/public-quote/emailCheckoutLink', {
@@ -266,13 +318,23 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
   });
   afterAll(() => tearDown(env));
 
-  const charge = (body: unknown) => call(env.app.baseUrl, '/public-quote/processUserDirectPayprocPayment', { method: 'POST', key: env.key, body });
-  const creates = (purchaseId: number) => env.proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params.get('metadata[purchase_id]') === String(purchaseId));
-  const chargeRows = (purchaseId: number) => env.app.container.db('purchase_direct_charges').where({ purchase_id: purchaseId }).orderBy('attempt');
+  const charge = (body: unknown) =>
+    call(env.app.baseUrl, '/public-quote/processUserDirectPayprocPayment', { method: 'POST', key: env.key, body });
+  const creates = (purchaseId: number) =>
+    env.proxy.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params.get('metadata[purchase_id]') === String(purchaseId),
+    );
+  const chargeRows = (purchaseId: number) =>
+    env.app.container.db('purchase_direct_charges').where({ purchase_id: purchaseId }).orderBy('attempt');
 
   test('when the first charge times out after reaching the processor, then the workflow re-sends it with the same idempotency key and the purchase is paid once (payment intent state from the patching proxy, since stripe-mock keeps none)', async () => {
     const { buyer, purchaseId, sessionId, amount } = await env.checkout();
-    const body = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId, payment_method_id: 'pm_card_visa' };
+    const body = {
+      idp_accnt_uuid: buyer.idp_accnt_uuid,
+      access_token: buyer.access_token,
+      purchase_id: purchaseId,
+      payment_method_id: 'pm_card_visa',
+    };
     env.proxy.dropResponseOnce({ method: 'POST', pathPrefix: '/v1/payment_intents', how: 'hang' });
 
     // The charge activity times out, and its retry settles the same attempt within the call.
@@ -301,8 +363,12 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     expect(both[1]!.params.toString()).toBe(both[0]!.params.toString());
     // the buyer became a processor customer once, under the buyer's key
     const buyerId = (await env.app.container.db('buyers').where({ idp_accnt_uuid: buyer.idp_accnt_uuid }).first()).id;
-    expect(env.proxy.requests.filter((r) => r.path === '/v1/customers' && r.idempotencyKey === `buyer-${buyerId}-test-customer`)).toHaveLength(1);
-    expect(await env.app.container.db('buyer_payproc_customers').where({ buyer_id: buyerId })).toMatchObject([{ mode: 'test', payproc_customer_id: customerId }]);
+    expect(
+      env.proxy.requests.filter((r) => r.path === '/v1/customers' && r.idempotencyKey === `buyer-${buyerId}-test-customer`),
+    ).toHaveLength(1);
+    expect(await env.app.container.db('buyer_payproc_customers').where({ buyer_id: buyerId })).toMatchObject([
+      { mode: 'test', payproc_customer_id: customerId },
+    ]);
 
     const row = await waitForStatus(env, purchaseId, 'issued');
     expect(row.payment_intent_id).toBe(piId);
@@ -323,7 +389,12 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
 
   test('when the connection is reset after the processor acted, then every resend — the processor library’s one automatic resend and the activity’s retry — carries the same idempotency key (payment intent state from the patching proxy)', async () => {
     const { buyer, purchaseId } = await env.checkout();
-    const body = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId, payment_method_id: 'pm_card_visa' };
+    const body = {
+      idp_accnt_uuid: buyer.idp_accnt_uuid,
+      access_token: buyer.access_token,
+      purchase_id: purchaseId,
+      payment_method_id: 'pm_card_visa',
+    };
     // stripe-node resends once on a reset connection even with retries off; drop that one too
     env.proxy.dropResponseOnce({ method: 'POST', pathPrefix: '/v1/payment_intents' });
     env.proxy.dropResponseOnce({ method: 'POST', pathPrefix: '/v1/payment_intents' });
@@ -331,7 +402,11 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     // The workflow's charge activity retries the unknown outcome with the same attempt.
     const second = await charge(body);
     expect(second.status).toBe(200);
-    expect(second.body).toEqual({ purchase_id: purchaseId, payment_intent: intentIds.get(`purchase-${purchaseId}-direct-charge`), status: 'succeeded' });
+    expect(second.body).toEqual({
+      purchase_id: purchaseId,
+      payment_intent: intentIds.get(`purchase-${purchaseId}-direct-charge`),
+      status: 'succeeded',
+    });
     const sent = creates(purchaseId);
     expect(sent).toHaveLength(3);
     expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set([`purchase-${purchaseId}-direct-charge`]));
@@ -342,12 +417,25 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
 
   test('when the card is declined, then 400 CARD_ERROR, the same card is refused without a processor call, and another card is charged under a new key', async () => {
     const { buyer, purchaseId } = await env.checkout();
-    const body = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId, payment_method_id: 'pm_card_chargeDeclined' };
+    const body = {
+      idp_accnt_uuid: buyer.idp_accnt_uuid,
+      access_token: buyer.access_token,
+      purchase_id: purchaseId,
+      payment_method_id: 'pm_card_chargeDeclined',
+    };
     env.proxy.failNext({
       method: 'POST',
       pathPrefix: '/v1/payment_intents',
       status: 402,
-      body: { error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.', payment_intent: { id: `pi_declined_${purchaseId}`, object: 'payment_intent' } } },
+      body: {
+        error: {
+          type: 'card_error',
+          code: 'card_declined',
+          decline_code: 'insufficient_funds',
+          message: 'Your card has insufficient funds.',
+          payment_intent: { id: `pi_declined_${purchaseId}`, object: 'payment_intent' },
+        },
+      },
     });
 
     const declined = await charge(body);
@@ -359,7 +447,9 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
       decline_code: 'insufficient_funds',
       payment_intent: `pi_declined_${purchaseId}`,
     });
-    expect(await chargeRows(purchaseId)).toMatchObject([{ attempt: 1, status: 'failed', failure_kind: 'card_error', failure_code: 'insufficient_funds' }]);
+    expect(await chargeRows(purchaseId)).toMatchObject([
+      { attempt: 1, status: 'failed', failure_kind: 'card_error', failure_code: 'insufficient_funds' },
+    ]);
 
     const sameCard = await charge(body);
     expect(sameCard.status).toBe(400);
@@ -369,7 +459,10 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     const otherCard = await charge({ ...body, payment_method_id: 'pm_card_mastercard' });
     expect(otherCard.status).toBe(200);
     expect(otherCard.body.status).toBe('succeeded');
-    expect(creates(purchaseId).map((r) => r.idempotencyKey)).toEqual([`purchase-${purchaseId}-direct-charge`, `purchase-${purchaseId}-direct-charge-2`]);
+    expect(creates(purchaseId).map((r) => r.idempotencyKey)).toEqual([
+      `purchase-${purchaseId}-direct-charge`,
+      `purchase-${purchaseId}-direct-charge-2`,
+    ]);
     await waitForStatus(env, purchaseId, 'issued');
   });
 
@@ -381,14 +474,30 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     const outsider = await call(env.app.baseUrl, '/platform-seller-invites/newConnect', {
       method: 'POST',
       key: otherKey,
-      body: { buyer_first_name: 'Ola', buyer_last_name: 'Berg', buyer_email: `ola.${otherAccount.id}@example.com`, seller_slug: otherAccount.slug, query_param: '' },
+      body: {
+        buyer_first_name: 'Ola',
+        buyer_last_name: 'Berg',
+        buyer_email: `ola.${otherAccount.id}@example.com`,
+        seller_slug: otherAccount.slug,
+        query_param: '',
+      },
     });
 
-    const wrongBuyer = await charge({ idp_accnt_uuid: other.idp_accnt_uuid, access_token: other.access_token, purchase_id: purchaseId, payment_method_id: 'pm_card_visa' });
+    const wrongBuyer = await charge({
+      idp_accnt_uuid: other.idp_accnt_uuid,
+      access_token: other.access_token,
+      purchase_id: purchaseId,
+      payment_method_id: 'pm_card_visa',
+    });
     const wrongAccount = await call(env.app.baseUrl, '/public-quote/processUserDirectPayprocPayment', {
       method: 'POST',
       key: otherKey,
-      body: { idp_accnt_uuid: outsider.body.idp_accnt_uuid, access_token: outsider.body.access_token, purchase_id: purchaseId, payment_method_id: 'pm_card_visa' },
+      body: {
+        idp_accnt_uuid: outsider.body.idp_accnt_uuid,
+        access_token: outsider.body.access_token,
+        purchase_id: purchaseId,
+        payment_method_id: 'pm_card_visa',
+      },
     });
 
     for (const r of [wrongBuyer, wrongAccount]) {
@@ -401,7 +510,12 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
   test('when the body is invalid, then 400 VALIDATION_ERROR', async () => {
     const { buyer, purchaseId } = await env.checkout();
     const base = { idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId };
-    const bodies = [base, { ...base, payment_method_id: 'visa' }, { ...base, payment_method_id: 'pm_card_visa', amount: 1 }, { ...base, purchase_id: 0, payment_method_id: 'pm_card_visa' }];
+    const bodies = [
+      base,
+      { ...base, payment_method_id: 'visa' },
+      { ...base, payment_method_id: 'pm_card_visa', amount: 1 },
+      { ...base, purchase_id: 0, payment_method_id: 'pm_card_visa' },
+    ];
     for (const b of bodies) {
       const r = await charge(b);
       expect(r.status).toBe(400);
@@ -414,7 +528,12 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     const { buyer, purchaseId } = await env.checkout();
     await payThroughCheckout(env, purchaseId);
 
-    const res = await charge({ idp_accnt_uuid: buyer.idp_accnt_uuid, access_token: buyer.access_token, purchase_id: purchaseId, payment_method_id: 'pm_card_visa' });
+    const res = await charge({
+      idp_accnt_uuid: buyer.idp_accnt_uuid,
+      access_token: buyer.access_token,
+      purchase_id: purchaseId,
+      payment_method_id: 'pm_card_visa',
+    });
 
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is already paid` });

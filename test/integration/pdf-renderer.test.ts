@@ -10,7 +10,13 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { loadConfig } from '../../src/config';
 import { createBrowserPool, RenderTimeoutError, type BrowserPool } from '../../src/pdf/browser-pool';
-import { CertificateTemplateError, escapeHtml, renderCertificateHtml, renderCertificatesHtml, type CertificateData } from '../../src/pdf/certificate-template';
+import {
+  CertificateTemplateError,
+  escapeHtml,
+  renderCertificateHtml,
+  renderCertificatesHtml,
+  type CertificateData,
+} from '../../src/pdf/certificate-template';
 import { PdfPageCountError, splitPdfPages } from '../../src/pdf/split-pdf';
 import { pdfPages, pdfText as documentText } from '../helpers/documents';
 
@@ -19,7 +25,27 @@ const executablePath = config.CHROMIUM_PATH;
 const format = config.PDF_PAGE_FORMAT;
 
 const HOSTILE_NAME = `<img src=x onerror=alert(1)><script>fetch('http://127.0.0.1:9/x')</script>`;
-const TEMPLATE_TAGS = ['html', 'head', 'meta', 'title', 'style', 'body', 'section', 'div', 'h1', 'span', 'strong', 'table', 'colgroup', 'col', 'tr', 'th', 'td', 'br', 'img'];
+const TEMPLATE_TAGS = [
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'section',
+  'div',
+  'h1',
+  'span',
+  'strong',
+  'table',
+  'colgroup',
+  'col',
+  'tr',
+  'th',
+  'td',
+  'br',
+  'img',
+];
 const HOSTILE_HOLDER = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>`;
 
 function certificate(overrides: Partial<CertificateData> = {}): CertificateData {
@@ -70,12 +96,17 @@ function pdfText(pdf: Buffer): string {
 /** Reads the text a user would see: `pdftotext` if present, else innerText of the HTML in a JS-off page. */
 async function visibleText(pdf: Buffer, html: string): Promise<string> {
   if (PDFTOTEXT) return pdfText(pdf);
-  const browser = await puppeteer.launch({ executablePath, headless: true, pipe: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    pipe: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
   try {
     const page = await browser.newPage();
     await page.setJavaScriptEnabled(false);
     await page.setContent(html, { waitUntil: 'load' });
-    return await page.evaluate('document.body.innerText') as string;
+    return (await page.evaluate('document.body.innerText')) as string;
   } finally {
     await browser.close();
   }
@@ -94,7 +125,11 @@ function pageCount(pdf: Buffer): number {
 
 function childPids(): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -159,7 +194,10 @@ describe('PDF renderer', () => {
 
   test('when buyer strings hold markup, then the HTML carries them only as escaped text and Chromium makes no request', async () => {
     const html = await renderCertificateHtml(
-      certificate({ namedInsured: { name: HOSTILE_NAME }, certificateHolder: { name: HOSTILE_HOLDER, address: '"><iframe src=http://127.0.0.1:9/>' } }),
+      certificate({
+        namedInsured: { name: HOSTILE_NAME },
+        certificateHolder: { name: HOSTILE_HOLDER, address: '"><iframe src=http://127.0.0.1:9/>' },
+      }),
       { format },
     );
     const blockedBefore = pool.blockedRequests;
@@ -248,11 +286,27 @@ describe('PDF renderer', () => {
   });
 
   test('when documents are written over the last (freshDocumentPerRender false), then each PDF shows its own certificate only', async () => {
-    const reusing = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 15_000, freshDocumentPerRender: false });
+    const reusing = createBrowserPool({
+      executablePath,
+      pageCount: 1,
+      rendersPerBrowser: 100,
+      renderTimeoutMs: 15_000,
+      freshDocumentPerRender: false,
+    });
     try {
       const numbers = ['COI-000123-0001', 'COI-000456-0002', 'COI-000789-0003'];
       for (const certificateNumber of numbers) {
-        const pdf = await reusing.render(await renderCertificateHtml(certificate({ certificateNumber, verificationUrl: `http://127.0.0.1:3000/verify/${certificateNumber}`, testMode: certificateNumber.endsWith('2') }), { format }), { format });
+        const pdf = await reusing.render(
+          await renderCertificateHtml(
+            certificate({
+              certificateNumber,
+              verificationUrl: `http://127.0.0.1:3000/verify/${certificateNumber}`,
+              testMode: certificateNumber.endsWith('2'),
+            }),
+            { format },
+          ),
+          { format },
+        );
         expectValidPdf(pdf);
         expect(pageCount(pdf)).toBe(1);
         if (PDFTOTEXT) {
@@ -309,7 +363,9 @@ describe('PDF renderer', () => {
   });
 
   test('when three certificates are printed as one document and split, then each is a one-page PDF of its own, and a re-split gives the same bytes', async () => {
-    const certs = ['A', 'B', 'C'].map((n) => certificate({ certificateNumber: `COI-9-1-${n}-0000000000`, namedInsured: { name: `Insured ${n}` } }));
+    const certs = ['A', 'B', 'C'].map((n) =>
+      certificate({ certificateNumber: `COI-9-1-${n}-0000000000`, namedInsured: { name: `Insured ${n}` } }),
+    );
     const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
     const pages = certs.map((c) => ({ title: `Certificate of Insurance ${c.certificateNumber}`, date: '2026-03-01' }));
     const pdfs = await splitPdfPages(print, pages);
@@ -323,7 +379,9 @@ describe('PDF renderer', () => {
     }
     const again = await splitPdfPages(print, pages);
     expect(again.map((b, i) => b.equals(pdfs[i]!))).toEqual([true, true, true]);
-    await expect(renderCertificatesHtml([certificate(), certificate({ testMode: true })], { format })).rejects.toThrow(CertificateTemplateError);
+    await expect(renderCertificatesHtml([certificate(), certificate({ testMode: true })], { format })).rejects.toThrow(
+      CertificateTemplateError,
+    );
   });
 
   test('when the named insured is 10 000 characters, then it prints as text, and a shared print that no longer has one page per certificate is refused for splitting', async () => {
@@ -337,7 +395,12 @@ describe('PDF renderer', () => {
 
     const certs = [certificate({ namedInsured: { name: long } }), certificate()];
     const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
-    await expect(splitPdfPages(print, certs.map(() => ({ title: 't', date: '2026-03-01' })))).rejects.toBeInstanceOf(PdfPageCountError);
+    await expect(
+      splitPdfPages(
+        print,
+        certs.map(() => ({ title: 't', date: '2026-03-01' })),
+      ),
+    ).rejects.toBeInstanceOf(PdfPageCountError);
   });
 
   test('when the pool is closed, then no Chromium process of it is left and render refuses', async () => {

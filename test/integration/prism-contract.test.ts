@@ -62,7 +62,13 @@ async function startPrism(document: string, upstream: string): Promise<Prism> {
 /** Whether Prism's output shows a line matching `re` within 5 s (it logs a request's end after answering). */
 async function logged(p: Prism, re: RegExp): Promise<boolean> {
   for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    if (p.output().split('\n').some((l) => re.test(l))) return true;
+    if (
+      p
+        .output()
+        .split('\n')
+        .some((l) => re.test(l))
+    )
+      return true;
   }
   return false;
 }
@@ -137,7 +143,11 @@ test('when the demo, a signed payment webhook and /verify go through prism proxy
   for (const accept of ['application/json', 'text/html']) {
     const res = await call(url, `/verify/${number}`, { headers: { accept } });
     if (prismError(res)) problems.push(`GET /verify (${accept}): ${prismError(res)}`);
-    expect({ accept, status: res.status, type: res.headers.get('content-type')?.split(';')[0] }).toEqual({ accept, status: 200, type: accept });
+    expect({ accept, status: res.status, type: res.headers.get('content-type')?.split(';')[0] }).toEqual({
+      accept,
+      status: 200,
+      type: accept,
+    });
   }
 
   // Prism logs each violation it found (with --errors it also answered with it).
@@ -152,7 +162,11 @@ test('when the demo, a signed payment webhook and /verify go through prism proxy
 test('when a request or an answer does not match the document, then this Prism answers its violation error (so the check above can fail)', async () => {
   // A request against the document: a product without its required defaultPrice.
   const bad = await call(prism!.url, '/api/v1/products', { method: 'POST', key: agency.key, body: { customerName: 'No price' } });
-  expect({ status: bad.status, type: bad.body?.type, prismError: prismError(bad) !== undefined }).toEqual({ status: 422, type: 'https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY', prismError: true });
+  expect({ status: bad.status, type: bad.body?.type, prismError: prismError(bad) !== undefined }).toEqual({
+    status: 422,
+    type: 'https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY',
+    prismError: true,
+  });
   expect(await logged(prism!, /post \/api\/v1\/products .*prism\/errors#UNPROCESSABLE_ENTITY/)).toBe(true);
 
   // An answer against the document: a copy whose Health schema requires a property the service never sends.
@@ -162,7 +176,11 @@ test('when a request or an answer does not match the document, then this Prism a
   fs.writeFileSync(path.join(dir, 'tampered.json'), JSON.stringify(doc));
   tampered = await startPrism(path.join(dir, 'tampered.json'), app.baseUrl);
   const res = await call(tampered.url, '/healthz');
-  expect({ status: res.status, type: res.body?.type, prismError: prismError(res) !== undefined }).toEqual({ status: 500, type: 'https://stoplight.io/prism/errors#VIOLATIONS', prismError: true });
+  expect({ status: res.status, type: res.body?.type, prismError: prismError(res) !== undefined }).toEqual({
+    status: 500,
+    type: 'https://stoplight.io/prism/errors#VIOLATIONS',
+    prismError: true,
+  });
   expect(JSON.stringify(res.body.validation)).toContain('never_sent');
   expect(await logged(tampered, /get \/healthz .*prism\/errors#VIOLATIONS/)).toBe(true);
 });

@@ -22,7 +22,20 @@ afterAll(() => app.close());
 describe('npm run keys', () => {
   test('when a key goes through create, list, rotate, freeze, unfreeze and delete, then each step takes effect at the gateway', async () => {
     const account = await createRootAccount(app.container);
-    const created = await runScript('scripts/keys.ts', ['create', '--account', String(account.id), '--name', 'cli key', '--description', 'from test', '--mode', 'test', '--platform-fee-bps', '250', '--json']);
+    const created = await runScript('scripts/keys.ts', [
+      'create',
+      '--account',
+      String(account.id),
+      '--name',
+      'cli key',
+      '--description',
+      'from test',
+      '--mode',
+      'test',
+      '--platform-fee-bps',
+      '250',
+      '--json',
+    ]);
     expect(created.code).toBe(0);
     const k = JSON.parse(created.stdout);
     expect(k).toMatchObject({ id: expect.any(Number), rootAccountId: account.id, mode: 'test', platformFeeBps: 250, status: 'active' });
@@ -32,7 +45,13 @@ describe('npm run keys', () => {
     const listed = await runScript('scripts/keys.ts', ['list', '--account', String(account.id), '--json']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(k.key);
-    expect(JSON.parse(listed.stdout).keys).toEqual([expect.objectContaining({ id: k.id, status: 'active', values: [expect.objectContaining({ state: 'current', displayPrefix: k.key.slice(0, 12) })] })]);
+    expect(JSON.parse(listed.stdout).keys).toEqual([
+      expect.objectContaining({
+        id: k.id,
+        status: 'active',
+        values: [expect.objectContaining({ state: 'current', displayPrefix: k.key.slice(0, 12) })],
+      }),
+    ]);
 
     const rotated = JSON.parse((await runScript('scripts/keys.ts', ['rotate', String(k.id), '--grace-hours', '1', '--json'])).stdout);
     expect(rotated.id).toBe(k.id);
@@ -40,43 +59,101 @@ describe('npm run keys', () => {
     expect((await call(app.baseUrl, '/api/v1/x', { key: k.key })).status).toBe(404);
     expect((await call(app.baseUrl, '/api/v1/x', { key: rotated.key })).status).toBe(404);
 
-    expect(JSON.parse((await runScript('scripts/keys.ts', ['freeze', String(k.id), '--json'])).stdout)).toEqual({ id: k.id, status: 'frozen' });
+    expect(JSON.parse((await runScript('scripts/keys.ts', ['freeze', String(k.id), '--json'])).stdout)).toEqual({
+      id: k.id,
+      status: 'frozen',
+    });
     expect((await call(app.baseUrl, '/api/v1/x', { key: rotated.key })).status).toBe(403);
     expect((await call(app.baseUrl, '/api/v1/x', { key: k.key })).status).toBe(403);
 
-    expect(JSON.parse((await runScript('scripts/keys.ts', ['unfreeze', String(k.id), '--json'])).stdout)).toEqual({ id: k.id, status: 'active' });
+    expect(JSON.parse((await runScript('scripts/keys.ts', ['unfreeze', String(k.id), '--json'])).stdout)).toEqual({
+      id: k.id,
+      status: 'active',
+    });
     expect((await call(app.baseUrl, '/api/v1/x', { key: rotated.key })).status).toBe(404);
 
-    expect(JSON.parse((await runScript('scripts/keys.ts', ['delete', String(k.id), '--json'])).stdout)).toEqual({ id: k.id, status: 'deleted' });
+    expect(JSON.parse((await runScript('scripts/keys.ts', ['delete', String(k.id), '--json'])).stdout)).toEqual({
+      id: k.id,
+      status: 'deleted',
+    });
     expect((await call(app.baseUrl, '/api/v1/x', { key: rotated.key })).status).toBe(403);
   });
 
   test('when return URLs are given at create, changed on the key, cleared, and set for the account, then each step is stored and list shows them', async () => {
     const account = await createRootAccount(app.container, 'Return URL Agency');
-    const created = await runScript('scripts/keys.ts', ['create', '--account', String(account.id), '--name', 'agent site', '--mode', 'test', '--success-url', 'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}', '--cancel-url', 'http://127.0.0.1:8080/cancelled', '--json']);
+    const created = await runScript('scripts/keys.ts', [
+      'create',
+      '--account',
+      String(account.id),
+      '--name',
+      'agent site',
+      '--mode',
+      'test',
+      '--success-url',
+      'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}',
+      '--cancel-url',
+      'http://127.0.0.1:8080/cancelled',
+      '--json',
+    ]);
     expect(created.code).toBe(0);
     const k = JSON.parse(created.stdout);
-    expect(k).toMatchObject({ checkoutSuccessUrl: 'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}', checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled' });
+    expect(k).toMatchObject({
+      checkoutSuccessUrl: 'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}',
+      checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled',
+    });
 
     const changed = await runScript('scripts/keys.ts', ['set-return-urls', String(k.id), '--success-url', 'none', '--json']);
     expect(changed.code).toBe(0);
-    expect(JSON.parse(changed.stdout)).toEqual({ id: k.id, checkoutSuccessUrl: null, checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled' });
+    expect(JSON.parse(changed.stdout)).toEqual({
+      id: k.id,
+      checkoutSuccessUrl: null,
+      checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled',
+    });
 
-    const forAccount = await runScript('scripts/keys.ts', ['set-account-return-urls', '--account', String(account.id), '--success-url', 'https://agency.example/paid', '--cancel-url', 'https://agency.example/left', '--json']);
+    const forAccount = await runScript('scripts/keys.ts', [
+      'set-account-return-urls',
+      '--account',
+      String(account.id),
+      '--success-url',
+      'https://agency.example/paid',
+      '--cancel-url',
+      'https://agency.example/left',
+      '--json',
+    ]);
     expect(forAccount.code).toBe(0);
-    expect(JSON.parse(forAccount.stdout)).toEqual({ rootAccountId: account.id, checkoutSuccessUrl: 'https://agency.example/paid', checkoutCancelUrl: 'https://agency.example/left' });
+    expect(JSON.parse(forAccount.stdout)).toEqual({
+      rootAccountId: account.id,
+      checkoutSuccessUrl: 'https://agency.example/paid',
+      checkoutCancelUrl: 'https://agency.example/left',
+    });
 
     const listed = await runScript('scripts/keys.ts', ['list', '--account', String(account.id), '--json']);
     expect(listed.code).toBe(0);
     const list = JSON.parse(listed.stdout);
-    expect(list.account).toEqual({ id: account.id, checkoutSuccessUrl: 'https://agency.example/paid', checkoutCancelUrl: 'https://agency.example/left' });
-    expect(list.keys).toEqual([expect.objectContaining({ id: k.id, checkoutSuccessUrl: null, checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled' })]);
+    expect(list.account).toEqual({
+      id: account.id,
+      checkoutSuccessUrl: 'https://agency.example/paid',
+      checkoutCancelUrl: 'https://agency.example/left',
+    });
+    expect(list.keys).toEqual([
+      expect.objectContaining({ id: k.id, checkoutSuccessUrl: null, checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled' }),
+    ]);
 
     const human = await runScript('scripts/keys.ts', ['list', '--account', String(account.id)]);
-    expect(human.stdout).toContain(`account ${account.id} return URLs: success https://agency.example/paid, cancel https://agency.example/left`);
+    expect(human.stdout).toContain(
+      `account ${account.id} return URLs: success https://agency.example/paid, cancel https://agency.example/left`,
+    );
     expect(human.stdout).toContain('success (account default), cancel http://127.0.0.1:8080/cancelled');
 
-    const cleared = await runScript('scripts/keys.ts', ['set-account-return-urls', '--account', String(account.id), '--success-url', 'none', '--cancel-url', 'none']);
+    const cleared = await runScript('scripts/keys.ts', [
+      'set-account-return-urls',
+      '--account',
+      String(account.id),
+      '--success-url',
+      'none',
+      '--cancel-url',
+      'none',
+    ]);
     expect(cleared.code).toBe(0);
     expect(cleared.stdout.trim()).toBe(`account ${account.id} return URLs: success (service page), cancel (service page)`);
   });
@@ -84,7 +161,10 @@ describe('npm run keys', () => {
   test('when a return URL is over 2048 characters, then it exits 1 with one line naming the option and the limit', async () => {
     const res = await runScript('scripts/keys.ts', ['set-return-urls', '1', '--success-url', `https://a.example/${'p'.repeat(2040)}`]);
     expect(res.code).toBe(1);
-    const lines = res.stderr.trim().split('\n').filter((l) => !l.includes('npm warn'));
+    const lines = res.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.includes('npm warn'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^keys: --success-url must be at most 2048 characters \(got 2058\): "https:\/\/a\.example\/p{62}…"$/);
   });
@@ -98,18 +178,30 @@ describe('npm run keys', () => {
     [['rotate', '1', '--grace-hours', '-3'], /--grace-hours/],
     [['launch'], /unknown command "launch"/],
     [['list', '--acount', '1'], /Unknown option '--acount'/],
-    [['create', '--account', '1', '--name', 'x', '--success-url', 'agency.example/thanks'], /--success-url must be an absolute http or https URL: "agency\.example\/thanks"/],
-    [['create', '--account', '1', '--name', 'x', '--cancel-url', 'ftp://agency.example/'], /--cancel-url must be an absolute http or https URL/],
+    [
+      ['create', '--account', '1', '--name', 'x', '--success-url', 'agency.example/thanks'],
+      /--success-url must be an absolute http or https URL: "agency\.example\/thanks"/,
+    ],
+    [
+      ['create', '--account', '1', '--name', 'x', '--cancel-url', 'ftp://agency.example/'],
+      /--cancel-url must be an absolute http or https URL/,
+    ],
     [['set-return-urls', '1', '--cancel-url', 'https://a.example/a b'], /--cancel-url must not contain spaces/],
     [['set-return-urls', '1'], /--success-url or --cancel-url is required/],
     [['set-return-urls', '999999', '--success-url', 'none'], /key 999999 not found/],
     [['set-account-return-urls', '--success-url', 'https://a.example/'], /--account is required/],
-    [['set-account-return-urls', '--account', '1', '--success-url', 'javascript:alert(1)'], /--success-url must be an absolute http or https URL/],
+    [
+      ['set-account-return-urls', '--account', '1', '--success-url', 'javascript:alert(1)'],
+      /--success-url must be an absolute http or https URL/,
+    ],
     [['set-account-return-urls', '--account', '2147483000', '--cancel-url', 'none'], /root account 2147483000 not found/],
   ])('when called with %p, then it exits 1 with one clear line', async (args, pattern) => {
     const res = await runScript('scripts/keys.ts', args);
     expect(res.code).toBe(1);
-    const lines = res.stderr.trim().split('\n').filter((l) => !l.includes('npm warn'));
+    const lines = res.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.includes('npm warn'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^keys: /);
     expect(lines[0]).toMatch(pattern);
@@ -128,9 +220,19 @@ describe('start-up', () => {
     const sdkPort = await freePort();
     // A queue of its own: on the run's default queue this real worker could take workflows other suites start.
     const queue = uniqueTaskQueue();
-    const worker = await startProcess('src/worker.ts', /"msg":"worker running"/, { LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: queue, WORKER_METRICS_PORT: '0', WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}` }, 120_000);
+    const worker = await startProcess(
+      'src/worker.ts',
+      /"msg":"worker running"/,
+      { LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: queue, WORKER_METRICS_PORT: '0', WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}` },
+      120_000,
+    );
     expect(worker.output()).toContain(queue);
-    const running = JSON.parse(worker.output().split('\n').find((l) => l.includes('"msg":"worker running"'))!);
+    const running = JSON.parse(
+      worker
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"msg":"worker running"'))!,
+    );
     expect(running.metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const base = running.metrics.replace(/\/metrics$/, '');
     const ready = await fetch(`${base}/readyz`);
@@ -138,7 +240,14 @@ describe('start-up', () => {
     expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: true, temporal: true, database: true, browser: true } });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(running.metrics)).text();
-    for (const name of ['purchases_status_total', 'certificates_rendered_total', 'pdf_browser_launches_total', 'event_deliveries_total', 'purchases_paid_without_certificates', 'coi_process_cpu_seconds_total']) {
+    for (const name of [
+      'purchases_status_total',
+      'certificates_rendered_total',
+      'pdf_browser_launches_total',
+      'event_deliveries_total',
+      'purchases_paid_without_certificates',
+      'coi_process_cpu_seconds_total',
+    ]) {
       expect(metrics).toContain(`# TYPE ${name}`);
     }
     // The worker runs on the pinned Node (node_modules/.bin/node, first on the path of npm test).
@@ -146,13 +255,18 @@ describe('start-up', () => {
     // The Temporal SDK's exporter: the pollers gauge the NoWorkerPolling alert reads, per task queue.
     const sdk = await (await fetch(`http://127.0.0.1:${sdkPort}/metrics`)).text();
     expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="workflow_task"[^}]*task_queue="${queue}"[^}]*\\} [1-9]`));
-    expect(sdk).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*poller_type="activity_task"[^}]*task_queue="${queue}-certificates"[^}]*\\} [1-9]`));
+    expect(sdk).toMatch(
+      new RegExp(`temporal_num_pollers\\{[^}]*poller_type="activity_task"[^}]*task_queue="${queue}-certificates"[^}]*\\} [1-9]`),
+    );
     // NoWorkerPolling leaves out a queue without a free slot: the worker exports them per queue.
-    expect(sdk).toMatch(new RegExp(`temporal_worker_task_slots_available\\{[^}]*task_queue="${queue}-certificates"[^}]*worker_type="ActivityWorker"[^}]*\\} [1-9]`));
+    expect(sdk).toMatch(
+      new RegExp(
+        `temporal_worker_task_slots_available\\{[^}]*task_queue="${queue}-certificates"[^}]*worker_type="ActivityWorker"[^}]*\\} [1-9]`,
+      ),
+    );
     worker.child.kill('SIGTERM');
     const code = await worker.exited;
     expect(code).toBe(0);
     expect(worker.output()).toContain('"msg":"worker stopped"');
   }, 180_000); // bundling the workflows competes with the other suites for 2 cores
 });
-

@@ -130,7 +130,13 @@ describe('POST /products', () => {
   test('when only the required fields are sent, then defaults fill the rest and the mode follows the key', async () => {
     const res = await create(live, { customerName: 'Equipment Damage Waiver', defaultPrice: 12 });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ internalName: 'Equipment Damage Waiver', description: '', insurerName: '', questionSetId: null, isTestMode: false });
+    expect(res.body.data).toMatchObject({
+      internalName: 'Equipment Damage Waiver',
+      description: '',
+      insurerName: '',
+      questionSetId: null,
+      isTestMode: false,
+    });
     const viaTestKey = await create(test_, { customerName: 'Trip Excess', defaultPrice: 3.99 });
     expect(viaTestKey.body.data.isTestMode).toBe(true);
   });
@@ -162,7 +168,7 @@ describe('POST /products', () => {
     expect(await countRows()).toBe(before);
   });
 
-  test("when agencyRootAccountID names another account, then 400 VALIDATION_ERROR; its own account is fine", async () => {
+  test('when agencyRootAccountID names another account, then 400 VALIDATION_ERROR; its own account is fine', async () => {
     const bad = await create(live, { customerName: 'X', defaultPrice: 1, agencyRootAccountID: accountId + 1000 });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
@@ -187,7 +193,14 @@ describe('POST /products', () => {
     for (const customerName of ['Event\u0000Cover', 'Event \ud800 Cover', 'Event \udfff']) {
       const res = await create(live, { customerName, defaultPrice: 1 });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('customerName'), details: [{ path: 'customerName', message: expect.any(String) }] } });
+      expect(res.body).toEqual({
+        success: false,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: expect.stringContaining('customerName'),
+          details: [{ path: 'customerName', message: expect.any(String) }],
+        },
+      });
     }
     const patched = await call(app.baseUrl, '/api/v1/products/1', { method: 'PATCH', key: live, body: { description: 'a\u0000b' } });
     expect(patched.status).toBe(400);
@@ -220,7 +233,10 @@ describe('processor failures leave nothing behind (spec §7.1)', () => {
   });
 
   test('when the processor rejects the credentials, then 401 AUTHENTICATION_ERROR without echoing the secret', async () => {
-    const bad = await startTestApp({ PAYPROC_API_BASE: process.env.PAYPROC_API_BASE ?? 'http://127.0.0.1:12111', PAYPROC_LIVE_SECRET_KEY: 'rk_not_a_valid_secret' });
+    const bad = await startTestApp({
+      PAYPROC_API_BASE: process.env.PAYPROC_API_BASE ?? 'http://127.0.0.1:12111',
+      PAYPROC_LIVE_SECRET_KEY: 'rk_not_a_valid_secret',
+    });
     try {
       const acct = await createRootAccount(bad.container);
       const k = await createKey(bad.container, { rootAccountId: acct.id });
@@ -241,7 +257,11 @@ describe('processor failures leave nothing behind (spec §7.1)', () => {
       const acct = await createRootAccount(down.container);
       const k = await createKey(down.container, { rootAccountId: acct.id });
       const before = await countRows(acct.id);
-      const res = await call(down.baseUrl, '/api/v1/products', { method: 'POST', key: k.key, body: { customerName: 'X', defaultPrice: 1 } });
+      const res = await call(down.baseUrl, '/api/v1/products', {
+        method: 'POST',
+        key: k.key,
+        body: { customerName: 'X', defaultPrice: 1 },
+      });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('CONNECTION_ERROR');
       expect(await countRows(acct.id)).toBe(before);
@@ -287,9 +307,15 @@ describe('GET /products/{id}', () => {
   test("when another account's key asks, then 404 NOT_FOUND on read and update", async () => {
     const id = (await create(live, FULL_BODY)).body.data.id;
     expect((await call(app.baseUrl, `/api/v1/products/${id}`, { key: otherLive })).status).toBe(404);
-    const patched = await call(app.baseUrl, `/api/v1/products/${id}`, { method: 'PATCH', key: otherLive, body: { customerName: 'Hijacked' } });
+    const patched = await call(app.baseUrl, `/api/v1/products/${id}`, {
+      method: 'PATCH',
+      key: otherLive,
+      body: { customerName: 'Hijacked' },
+    });
     expect(patched.status).toBe(404);
-    expect((await call(app.baseUrl, `/api/v1/products/${id}`, { key: live })).body.data.ins_product_line_product_name_customer).toBe('Special Event Liability');
+    expect((await call(app.baseUrl, `/api/v1/products/${id}`, { key: live })).body.data.ins_product_line_product_name_customer).toBe(
+      'Special Event Liability',
+    );
   });
 
   test('when a test key asks for a live product, then 404; a live key sees test products', async () => {
@@ -363,21 +389,31 @@ describe('GET /products', () => {
     for (const id of ids) expect(seen.has(id)).toBe(false);
   });
 
-  test.each([['pageSize=101'], ['pageSize=0'], ['pageIndex=-1'], ['pageSize=1.5'], ['isActive=yes'], ['color=red'], ['pageSize=1&pageSize=2'], ['agencyRootAccountID=0']])(
-    'when the query is %s, then 400 QUERY_VALIDATION_ERROR',
-    async (qs) => {
-      const res = await call(app.baseUrl, `/api/v1/products?${qs}`, { key });
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('QUERY_VALIDATION_ERROR');
-    },
-  );
+  test.each([
+    ['pageSize=101'],
+    ['pageSize=0'],
+    ['pageIndex=-1'],
+    ['pageSize=1.5'],
+    ['isActive=yes'],
+    ['color=red'],
+    ['pageSize=1&pageSize=2'],
+    ['agencyRootAccountID=0'],
+  ])('when the query is %s, then 400 QUERY_VALIDATION_ERROR', async (qs) => {
+    const res = await call(app.baseUrl, `/api/v1/products?${qs}`, { key });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('QUERY_VALIDATION_ERROR');
+  });
 });
 
 describe('PATCH /products/{id}', () => {
   test('when some fields are sent, then only they change and the processor product mirrors the name', async () => {
     const created = (await create(live, FULL_BODY)).body.data;
     proxy.requests.length = 0;
-    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, { method: 'PATCH', key: live, body: { customerName: 'Renamed', claimsPhoneNumber: '+1-800-555-0199' } });
+    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, {
+      method: 'PATCH',
+      key: live,
+      body: { customerName: 'Renamed', claimsPhoneNumber: '+1-800-555-0199' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
       ins_product_line_product_name_customer: 'Renamed',
@@ -408,7 +444,11 @@ describe('PATCH /products/{id}', () => {
   test('when nothing the processor holds changes, then the processor is not called', async () => {
     const created = (await create(live, FULL_BODY)).body.data;
     proxy.requests.length = 0;
-    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, { method: 'PATCH', key: live, body: { masterPolicyNumber: 'EVM-GL-2', defaultPrice: 49.5 } });
+    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, {
+      method: 'PATCH',
+      key: live,
+      body: { masterPolicyNumber: 'EVM-GL-2', defaultPrice: 49.5 },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.ins_product_line_master_policy_number).toBe('EVM-GL-2');
     expect(proxy.requests).toEqual([]);
@@ -425,15 +465,25 @@ describe('PATCH /products/{id}', () => {
   test('when agencyRootAccountID or isTestMode is sent with a different value, then 400 VALIDATION_ERROR; the same value is fine', async () => {
     const created = (await create(live, FULL_BODY)).body.data;
     const url = `/api/v1/products/${created.id}`;
-    expect((await call(app.baseUrl, url, { method: 'PATCH', key: live, body: { agencyRootAccountID: accountId + 1 } })).body.error.code).toBe('VALIDATION_ERROR');
-    expect((await call(app.baseUrl, url, { method: 'PATCH', key: live, body: { isTestMode: false } })).body.error.code).toBe('VALIDATION_ERROR');
-    expect((await call(app.baseUrl, url, { method: 'PATCH', key: live, body: { isTestMode: true, agencyRootAccountID: accountId } })).status).toBe(200);
+    expect(
+      (await call(app.baseUrl, url, { method: 'PATCH', key: live, body: { agencyRootAccountID: accountId + 1 } })).body.error.code,
+    ).toBe('VALIDATION_ERROR');
+    expect((await call(app.baseUrl, url, { method: 'PATCH', key: live, body: { isTestMode: false } })).body.error.code).toBe(
+      'VALIDATION_ERROR',
+    );
+    expect(
+      (await call(app.baseUrl, url, { method: 'PATCH', key: live, body: { isTestMode: true, agencyRootAccountID: accountId } })).status,
+    ).toBe(200);
   });
 
   test('when the processor fails during an update, then the product line is unchanged', async () => {
     const created = (await create(live, FULL_BODY)).body.data;
     proxy.failNext({ method: 'POST', pathPrefix: '/v1/prices', status: 500, body: { error: { type: 'api_error', message: 'boom' } } });
-    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, { method: 'PATCH', key: live, body: { defaultPrice: 99, description: 'changed' } });
+    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, {
+      method: 'PATCH',
+      key: live,
+      body: { defaultPrice: 99, description: 'changed' },
+    });
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('API_ERROR');
     const after = await call(app.baseUrl, `/api/v1/products/${created.id}`, { key: live });

@@ -39,7 +39,11 @@ afterAll(async () => {
 });
 
 const send = (body: Record<string, unknown>, surface = '/platform-agency-certs') =>
-  call(app.baseUrl, `${surface}/teamEmailProofofCoverage`, { method: 'POST', key: agency.key, body: { payment_intent: paid.paymentIntent, ...body } });
+  call(app.baseUrl, `${surface}/teamEmailProofofCoverage`, {
+    method: 'POST',
+    key: agency.key,
+    body: { payment_intent: paid.paymentIntent, ...body },
+  });
 
 async function messagesTo(address: string, count = 1) {
   const raws = await eventually(async () => {
@@ -50,7 +54,11 @@ async function messagesTo(address: string, count = 1) {
 }
 
 test('when sent to two addresses (one repeated in other case), then each gets one email with both PDFs attached and working links, recorded as sent', async () => {
-  const res = await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: ['venue@grandhall.example', 'jordan@example.com', 'VENUE@grandhall.example'], note: 'For the 1–2 May event.' });
+  const res = await send({
+    idp_teammate_uuid: agency.teammateUuid,
+    email_addresses: ['venue@grandhall.example', 'jordan@example.com', 'VENUE@grandhall.example'],
+    note: 'For the 1–2 May event.',
+  });
   expect(res.status).toBe(200);
   expect(res.body.emails.map((e: any) => [e.to, e.status])).toEqual([
     ['venue@grandhall.example', 'queued'],
@@ -76,12 +84,21 @@ test('when sent to two addresses (one repeated in other case), then each gets on
   }
   expect(smtp.messages.filter((m) => m.to.some((t) => t.toLowerCase() === 'venue@grandhall.example'))).toHaveLength(1);
 
-  const rows = await app.container.db('proof_of_coverage_emails').whereIn('id', res.body.emails.map((e: any) => e.email_id));
+  const rows = await app.container.db('proof_of_coverage_emails').whereIn(
+    'id',
+    res.body.emails.map((e: any) => e.email_id),
+  );
   await eventually(async () => {
-    const now = await app.container.db('proof_of_coverage_emails').whereIn('id', rows.map((r) => r.id));
+    const now = await app.container.db('proof_of_coverage_emails').whereIn(
+      'id',
+      rows.map((r) => r.id),
+    );
     return now.every((r) => r.status === 'sent');
   });
-  const sent = await app.container.db('proof_of_coverage_emails').whereIn('id', rows.map((r) => r.id));
+  const sent = await app.container.db('proof_of_coverage_emails').whereIn(
+    'id',
+    rows.map((r) => r.id),
+  );
   expect(sent.map((r) => [r.status, r.delivery, r.attempts])).toEqual([
     ['sent', 'attachments', 1],
     ['sent', 'attachments', 1],
@@ -108,7 +125,10 @@ test('when the PDFs exceed the attachment limit, then the email carries a downlo
   const { taskQueue } = worker;
   await worker.shutdown();
   worker = await startTestWorker(taskQueue, {}, { SMTP_URL: smtp.url, PROOF_EMAIL_ATTACHMENT_MAX_BYTES: '1000' });
-  const res = await send({ idp_root_account_uuid: agency.rootUuid, email_addresses: ['links@grandhall.example'] }, '/platform-agency-root-certs');
+  const res = await send(
+    { idp_root_account_uuid: agency.rootUuid, email_addresses: ['links@grandhall.example'] },
+    '/platform-agency-root-certs',
+  );
   expect(res.status).toBe(200);
   const [mail] = await messagesTo('links@grandhall.example');
   expect(mail!.attachments).toHaveLength(0);
@@ -121,17 +141,40 @@ test('when the PDFs exceed the attachment limit, then the email carries a downlo
 test('when the request is out of scope or malformed, then nothing is sent and the error says why', async () => {
   const before = smtp.messages.length;
   const addresses = ['a@example.com'];
-  expect(await send({ idp_teammate_uuid: agency.otherTeammateUuid, email_addresses: addresses })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-  expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: addresses, payment_intent: 'pi_unknown' })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-  for (const email_addresses of [[], ['not-an-address'], Array.from({ length: 21 }, (_, i) => `r${i}@example.com`), ['a@example.com\r\nBcc: x@evil.example']]) {
-    expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses })).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR' } });
+  expect(await send({ idp_teammate_uuid: agency.otherTeammateUuid, email_addresses: addresses })).toMatchObject({
+    status: 404,
+    body: { code: 'NOT_FOUND' },
+  });
+  expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: addresses, payment_intent: 'pi_unknown' })).toMatchObject({
+    status: 404,
+    body: { code: 'NOT_FOUND' },
+  });
+  for (const email_addresses of [
+    [],
+    ['not-an-address'],
+    Array.from({ length: 21 }, (_, i) => `r${i}@example.com`),
+    ['a@example.com\r\nBcc: x@evil.example'],
+  ]) {
+    expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses })).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_ERROR' },
+    });
   }
-  expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: Array.from({ length: 20 }, (_, i) => `ok${i}@example.com`), note: 'x'.repeat(2001) })).toMatchObject({ status: 400 });
+  expect(
+    await send({
+      idp_teammate_uuid: agency.teammateUuid,
+      email_addresses: Array.from({ length: 20 }, (_, i) => `ok${i}@example.com`),
+      note: 'x'.repeat(2001),
+    }),
+  ).toMatchObject({ status: 400 });
 
   // Until issuance has finished there is nothing to send.
   await app.container.db('purchases').where({ id: paid.purchaseId }).update({ certificates_issued_at: null });
   try {
-    expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: addresses })).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+    expect(await send({ idp_teammate_uuid: agency.teammateUuid, email_addresses: addresses })).toMatchObject({
+      status: 400,
+      body: { code: 'INVALID_REQUEST' },
+    });
   } finally {
     await app.container.db('purchases').where({ id: paid.purchaseId }).update({ certificates_issued_at: app.container.db.fn.now() });
   }
@@ -144,12 +187,22 @@ test("when another account's newer purchase holds the same payment intent, then 
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key: other.key,
-    body: { buyer_first_name: 'Sam', buyer_last_name: 'Reed', buyer_email: `sam.${Date.now()}@example.com`, seller_slug: other.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Sam',
+      buyer_last_name: 'Reed',
+      buyer_email: `sam.${Date.now()}@example.com`,
+      seller_slug: other.slug,
+      query_param: '',
+    },
   });
   const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key: other.key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [eventSelection(other, { start: '2027-05-01', end: '2027-05-02' })] },
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [eventSelection(other, { start: '2027-05-01', end: '2027-05-02' })],
+    },
   });
   expect(quoted.status).toBe(200);
   const theirs = quoted.body.purchase_id as number;
@@ -182,7 +235,11 @@ test('when a cancellation voided one day, then the email carries only the certif
   const units = (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.items[0].covered_units;
   const cancelled = await api(`/purchases/${bought.purchaseId}/cancel`, { covered_unit_ids: [units[1].id] });
   expect(cancelled.status).toBe(200);
-  await eventually(async () => (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.cancellations[0]?.status === 'completed');
+  await eventually(
+    async () =>
+      (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.cancellations[0]?.status ===
+      'completed',
+  );
 
   const res = await call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
     method: 'POST',
@@ -197,7 +254,11 @@ test('when a cancellation voided one day, then the email carries only the certif
   expect(mail!.attachments.map((a) => a.filename)).not.toContain(`${certs[1]!.certificate_number}.pdf`);
 
   await api(`/purchases/${bought.purchaseId}/cancel`, { covered_unit_ids: [units[0].id] });
-  await eventually(async () => (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.cancellations[1]?.status === 'completed');
+  await eventually(
+    async () =>
+      (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.cancellations[1]?.status ===
+      'completed',
+  );
   const none = await call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
     method: 'POST',
     key: agency.key,
@@ -209,9 +270,13 @@ test('when a cancellation voided one day, then the email carries only the certif
 
 test('when an endorsement superseded the certificates, then the email carries the new versions only: a superseded certificate can no longer be emailed as proof', async () => {
   const bought = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
-  const old = ((await waitIssued(agency, bought.paymentIntent)).certificates as Array<{ certificate_number: string }>).map((c) => c.certificate_number);
+  const old = ((await waitIssued(agency, bought.paymentIntent)).certificates as Array<{ certificate_number: string }>).map(
+    (c) => c.certificate_number,
+  );
   const api = (path: string, body: unknown) => call(app.baseUrl, `/api/v1${path}`, { method: 'POST', key: agency.key, body });
-  const q = await api(`/purchases/${bought.purchaseId}/endorsement_quote`, { changes: [{ type: 'named_insured', name: 'Jordan Lee Productions' }] });
+  const q = await api(`/purchases/${bought.purchaseId}/endorsement_quote`, {
+    changes: [{ type: 'named_insured', name: 'Jordan Lee Productions' }],
+  });
   expect(q.status).toBe(201);
   const done = await api(`/purchases/${bought.purchaseId}/endorse`, { quote_id: q.body.data.id });
   expect(done.status).toBe(200);
@@ -232,16 +297,26 @@ test('when an endorsement superseded the certificates, then the email carries th
 
 test('when a certificate holder is emailed its own set, then the email carries only that holder’s certificates and no zip; an unknown holder is refused and nothing is sent', async () => {
   const bought = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
-  const answered = ((await waitIssued(agency, bought.paymentIntent)).certificates as Array<{ certificate_number: string }>).map((c) => c.certificate_number);
+  const answered = ((await waitIssued(agency, bought.paymentIntent)).certificates as Array<{ certificate_number: string }>).map(
+    (c) => c.certificate_number,
+  );
   const added = await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}/certificate_holders`, {
     method: 'POST',
     key: agency.key,
-    body: { name: 'Riverside Hall LLC', address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' }, email: 'events@riversidehall.example' },
+    body: {
+      name: 'Riverside Hall LLC',
+      address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+      email: 'events@riversidehall.example',
+    },
   });
   expect(added.status).toBe(201);
   const mine = (added.body.data.certificates as Array<{ certificate_number: string }>).map((c) => c.certificate_number);
   const email = (body: Record<string, unknown>) =>
-    call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', { method: 'POST', key: agency.key, body: { idp_teammate_uuid: agency.teammateUuid, purchase_id: bought.purchaseId, ...body } });
+    call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
+      method: 'POST',
+      key: agency.key,
+      body: { idp_teammate_uuid: agency.teammateUuid, purchase_id: bought.purchaseId, ...body },
+    });
 
   const before = smtp.messages.length;
   const unknown = await email({ email_addresses: ['nobody@riversidehall.example'], certificate_holder_id: 2_147_483_000 });

@@ -44,7 +44,11 @@ async function tearDown(env: Env): Promise<void> {
 }
 
 async function checkout(env: Env) {
-  const res = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: env.key, body: await env.quoteBody() });
+  const res = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: env.key,
+    body: await env.quoteBody(),
+  });
   return res;
 }
 
@@ -112,7 +116,9 @@ describe('a processor that refuses a purchase for good', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_REQUEST');
       // This account's only purchase: other suites create purchases in the same database meanwhile.
-      const purchaseId = Number((await env.app.container.db('purchases').where({ root_account_id: env.accountId }).max({ id: 'id' }).first())!.id);
+      const purchaseId = Number(
+        (await env.app.container.db('purchases').where({ root_account_id: env.accountId }).max({ id: 'id' }).first())!.id,
+      );
 
       const row = await eventually(async () => {
         const r = await purchaseRow(env, purchaseId);
@@ -205,7 +211,9 @@ describe('a payment for a purchase whose workflow run has closed', () => {
     const again = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id, `evt_late_${purchaseId}`));
     expect(again.body).toEqual({ received: true, duplicate: true, purchase_id: purchaseId, relayed: false });
     expect((await handle(env, purchaseId).describe()).runId).toBe(resumed.runId);
-    expect(await env.app.container.db('certificates').where({ purchase_id: purchaseId }).count({ n: '*' }).first()).toEqual({ n: String(certificates.length) });
+    expect(await env.app.container.db('certificates').where({ purchase_id: purchaseId }).count({ n: '*' }).first()).toEqual({
+      n: String(certificates.length),
+    });
   }, 120_000);
 
   test('when the purchase had expired and the processor then reports it paid, then the payment is honoured: paid and issued', async () => {
@@ -256,7 +264,13 @@ describe('a payment for a purchase whose workflow run has closed', () => {
 describe('npm run ops: reissue and recover, guarded', () => {
   let env: Env;
   const ops = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-    runScript('scripts/ops.ts', [...args, '--json'], { TEMPORAL_TASK_QUEUE: env.worker.taskQueue, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', CHECKOUT_POLL_INTERVAL_SECONDS: '1', LOG_LEVEL: 'silent', ...extraEnv });
+    runScript('scripts/ops.ts', [...args, '--json'], {
+      TEMPORAL_TASK_QUEUE: env.worker.taskQueue,
+      PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1',
+      CHECKOUT_POLL_INTERVAL_SECONDS: '1',
+      LOG_LEVEL: 'silent',
+      ...extraEnv,
+    });
   const why = ['--reason', 'recovery test'];
   beforeAll(async () => {
     env = await setUp({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
@@ -269,12 +283,21 @@ describe('npm run ops: reissue and recover, guarded', () => {
     const refusedUnpaid = await ops(['reissue', '--purchase', String(purchaseId), ...why]);
     expect(refusedUnpaid.code).toBe(2);
     expect(refusedUnpaid.stderr).toMatch(/^ops: refused: purchase \d+ is not paid/m);
-    expect(JSON.parse(refusedUnpaid.stdout)).toEqual({ outcome: 'refused', reason: expect.stringMatching(/^purchase \d+ is not paid/), audit_id: expect.any(Number) });
+    expect(JSON.parse(refusedUnpaid.stdout)).toEqual({
+      outcome: 'refused',
+      reason: expect.stringMatching(/^purchase \d+ is not paid/),
+      audit_id: expect.any(Number),
+    });
 
     await handle(env, purchaseId).terminate('simulated: the run closed');
     const recovered = await ops(['recover', '--purchase', String(purchaseId), ...why]);
     expect(recovered.code).toBe(0);
-    expect(JSON.parse(recovered.stdout)).toEqual({ purchaseId, workflowId: `purchase-${purchaseId}`, action: 'started', audit_id: expect.any(Number) });
+    expect(JSON.parse(recovered.stdout)).toEqual({
+      purchaseId,
+      workflowId: `purchase-${purchaseId}`,
+      action: 'started',
+      audit_id: expect.any(Number),
+    });
     expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
     // The resumed run waits for the payment like the first one did.
     const delivered = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id));
@@ -294,13 +317,22 @@ describe('npm run ops: reissue and recover, guarded', () => {
     expect(await store.stat(before[0].storage_key)).toBeNull();
     const reissued = await ops(['reissue', '--purchase', String(purchaseId), ...why]);
     expect(reissued.code).toBe(0);
-    expect(JSON.parse(reissued.stdout)).toEqual({ purchaseId, workflowId: `certificates-${purchaseId}`, action: 'started', audit_id: expect.any(Number) });
+    expect(JSON.parse(reissued.stdout)).toEqual({
+      purchaseId,
+      workflowId: `certificates-${purchaseId}`,
+      action: 'started',
+      audit_id: expect.any(Number),
+    });
     const reissuedRun = env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`);
     await reissuedRun.result();
     // The operator's run is found like the purchase: by agency and mode, with a summary.
     const described = await reissuedRun.describe();
     const row = await purchaseRow(env, purchaseId);
-    expect([described.typedSearchAttributes.get(AGENCY_ID), described.typedSearchAttributes.get(MODE), described.typedSearchAttributes.get(PURCHASE_ID)]).toEqual([String(row.root_account_id), row.mode, String(purchaseId)]);
+    expect([
+      described.typedSearchAttributes.get(AGENCY_ID),
+      described.typedSearchAttributes.get(MODE),
+      described.typedSearchAttributes.get(PURCHASE_ID),
+    ]).toEqual([String(row.root_account_id), row.mode, String(purchaseId)]);
     expect(await described.staticSummary()).toBe(`Certificates of purchase ${purchaseId} (reissued by an operator)`);
     const after = await env.app.container.db('certificates').where({ purchase_id: purchaseId }).orderBy('id');
     expect(after.map((c) => [c.certificate_number, c.storage_key])).toEqual(before.map((c) => [c.certificate_number, c.storage_key]));
@@ -322,7 +354,8 @@ describe('npm run ops: reissue and recover, guarded', () => {
     const res = await checkout(env);
     const purchaseId = res.body.purchase_id as number;
     const row = await purchaseRow(env, purchaseId);
-    const entriesOf = async (id: number) => env.app.container.db('operator_audit_log').where({ target_kind: 'purchase', target_id: String(id) });
+    const entriesOf = async (id: number) =>
+      env.app.container.db('operator_audit_log').where({ target_kind: 'purchase', target_id: String(id) });
     await handle(env, purchaseId).terminate('simulated: the run closed');
 
     // No reason (or a blank one): a usage error, no run started, nothing recorded.
@@ -343,36 +376,86 @@ describe('npm run ops: reissue and recover, guarded', () => {
     const refused = await ops(['reissue', '--purchase', String(purchaseId), '--reason', 'certificates missing']);
     expect(refused.code).toBe(2);
     await handle(env, purchaseId).terminate('simulated: the run closed again');
-    const failed = await ops(['recover', '--purchase', String(purchaseId), '--reason', 'second try'], { TEMPORAL_NAMESPACE: `no-such-namespace-${process.pid}` });
+    const failed = await ops(['recover', '--purchase', String(purchaseId), '--reason', 'second try'], {
+      TEMPORAL_NAMESPACE: `no-such-namespace-${process.pid}`,
+    });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/^ops: unexpected error: .*no-such-namespace/m);
 
     const listed = await runScript('scripts/ops.ts', ['audit', '--purchase', String(purchaseId), '--json'], { LOG_LEVEL: 'silent' });
     expect(listed.code).toBe(0);
     const { entries } = JSON.parse(listed.stdout);
-    const target = { actor_kind: 'operator_cli', target_kind: 'purchase', target_id: String(purchaseId), root_account_id: row.root_account_id };
+    const target = {
+      actor_kind: 'operator_cli',
+      target_kind: 'purchase',
+      target_id: String(purchaseId),
+      root_account_id: row.root_account_id,
+    };
     expect(entries).toEqual([
-      expect.objectContaining({ ...target, action: 'recover', actor: os.userInfo().username, reason: 'second try', outcome: 'failed', outcome_detail: expect.stringMatching(/no-such-namespace/) }),
-      expect.objectContaining({ ...target, id: JSON.parse(refused.stdout).audit_id, action: 'reissue', actor: os.userInfo().username, reason: 'certificates missing', outcome: 'refused', outcome_detail: expect.stringMatching(new RegExp(`^purchase ${purchaseId} is not paid \\(status \\w+\\); use recover if the buyer paid$`)) }),
-      expect.objectContaining({ ...target, id: JSON.parse(recovered.stdout).audit_id, action: 'recover', actor: 'alice', reason: 'buyer says they paid', outcome: 'succeeded', outcome_detail: null, details: { workflowId: `purchase-${purchaseId}`, action: 'started' } }),
+      expect.objectContaining({
+        ...target,
+        action: 'recover',
+        actor: os.userInfo().username,
+        reason: 'second try',
+        outcome: 'failed',
+        outcome_detail: expect.stringMatching(/no-such-namespace/),
+      }),
+      expect.objectContaining({
+        ...target,
+        id: JSON.parse(refused.stdout).audit_id,
+        action: 'reissue',
+        actor: os.userInfo().username,
+        reason: 'certificates missing',
+        outcome: 'refused',
+        outcome_detail: expect.stringMatching(
+          new RegExp(`^purchase ${purchaseId} is not paid \\(status \\w+\\); use recover if the buyer paid$`),
+        ),
+      }),
+      expect.objectContaining({
+        ...target,
+        id: JSON.parse(recovered.stdout).audit_id,
+        action: 'recover',
+        actor: 'alice',
+        reason: 'buyer says they paid',
+        outcome: 'succeeded',
+        outcome_detail: null,
+        details: { workflowId: `purchase-${purchaseId}`, action: 'started' },
+      }),
     ]);
     for (const e of entries) expect(Date.parse(e.finished_at)).toBeGreaterThanOrEqual(Date.parse(e.started_at));
     expect(entries[0].id).toBeGreaterThan(entries[1].id);
     expect(entries[1].id).toBeGreaterThan(entries[2].id);
 
-    const limited = JSON.parse((await runScript('scripts/ops.ts', ['audit', '--purchase', String(purchaseId), '--limit', '1', '--json'], { LOG_LEVEL: 'silent' })).stdout);
+    const limited = JSON.parse(
+      (await runScript('scripts/ops.ts', ['audit', '--purchase', String(purchaseId), '--limit', '1', '--json'], { LOG_LEVEL: 'silent' }))
+        .stdout,
+    );
     expect(limited.entries.map((e: { id: number }) => e.id)).toEqual([entries[0].id]);
     const human = await runScript('scripts/ops.ts', ['audit', '--purchase', String(purchaseId)], { LOG_LEVEL: 'silent' });
     expect(human.stdout.trim().split('\n')).toEqual([
-      expect.stringMatching(new RegExp(`^${entries[0].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) recover purchase ${purchaseId}: failed: .*; reason: "second try"$`)),
-      expect.stringMatching(new RegExp(`^${entries[1].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) reissue purchase ${purchaseId}: refused: purchase ${purchaseId} is not paid .*; reason: "certificates missing"$`)),
-      expect.stringMatching(new RegExp(`^${entries[2].id} \\S+ alice \\(operator_cli\\) recover purchase ${purchaseId}: succeeded; reason: "buyer says they paid"$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^${entries[0].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) recover purchase ${purchaseId}: failed: .*; reason: "second try"$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^${entries[1].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) reissue purchase ${purchaseId}: refused: purchase ${purchaseId} is not paid .*; reason: "certificates missing"$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^${entries[2].id} \\S+ alice \\(operator_cli\\) recover purchase ${purchaseId}: succeeded; reason: "buyer says they paid"$`,
+        ),
+      ),
     ]);
     // The whole log, newest first, holds them too; a purchase with no entries says so.
     const all = JSON.parse((await runScript('scripts/ops.ts', ['audit', '--limit', '1000', '--json'], { LOG_LEVEL: 'silent' })).stdout);
     expect(all.entries.map((e: { id: number }) => e.id)).toEqual(expect.arrayContaining(entries.map((e: { id: number }) => e.id)));
     expect(all.entries.map((e: { id: number }) => e.id)).toEqual([...all.entries.map((e: { id: number }) => e.id)].sort((a, b) => b - a));
-    expect((await runScript('scripts/ops.ts', ['audit', '--purchase', '99999998'], { LOG_LEVEL: 'silent' })).stdout).toBe('no audit entries for purchase 99999998\n');
+    expect((await runScript('scripts/ops.ts', ['audit', '--purchase', '99999998'], { LOG_LEVEL: 'silent' })).stdout).toBe(
+      'no audit entries for purchase 99999998\n',
+    );
     const badLimit = await runScript('scripts/ops.ts', ['audit', '--limit', '5000']);
     expect(badLimit.code).toBe(1);
     expect(badLimit.stderr).toMatch(/^ops: --limit must be at most 1000, got 5000/m);

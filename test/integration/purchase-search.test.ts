@@ -54,7 +54,11 @@ interface Made {
 }
 
 async function teammate(account: RootAccount, name: string): Promise<Agent & { uuid: string }> {
-  const agent = await createAccountsRepository(app.container.db).upsertAgent({ rootAccountId: account.id, name, email: `${name.replace(/\W/g, '').toLowerCase()}-${tag}@agency.example` });
+  const agent = await createAccountsRepository(app.container.db).upsertAgent({
+    rootAccountId: account.id,
+    name,
+    email: `${name.replace(/\W/g, '').toLowerCase()}-${tag}@agency.example`,
+  });
   const row = await app.container.db('agents').where({ id: agent.id }).first('idp_teammate_uuid');
   return { ...agent, uuid: row.idp_teammate_uuid };
 }
@@ -72,11 +76,19 @@ type SearchLimits = NonNullable<Parameters<typeof createPurchaseSearchService>[0
  * and, with `countByWalk`, by walking first.
  */
 function searchPaths(walks: SearchLimits[], countByWalk = true): SearchLimits[] {
-  const text = walks.flatMap((w) => [{ ...w, textMatchCap: 0 }, { ...w, alwaysGatherText: true }, { ...w, alwaysGatherText: true, textMatchCap: 1 }]);
+  const text = walks.flatMap((w) => [
+    { ...w, textMatchCap: 0 },
+    { ...w, alwaysGatherText: true },
+    { ...w, alwaysGatherText: true, textMatchCap: 1 },
+  ]);
   return countByWalk ? text.flatMap((c) => [c, { ...c, alwaysCountByWalk: true }]) : text;
 }
 
-async function buyer(firstName: string, lastName: string, email = `${firstName}.${lastName}.${tag}.${randomUUID().slice(0, 4)}@example.com`.replace(/[^\w.@+-]/g, '')): Promise<Buyer> {
+async function buyer(
+  firstName: string,
+  lastName: string,
+  email = `${firstName}.${lastName}.${tag}.${randomUUID().slice(0, 4)}@example.com`.replace(/[^\w.@+-]/g, ''),
+): Promise<Buyer> {
   const repo = createBuyersRepository(app.container.db);
   const b = await repo.insertBuyerIfAbsent(app.container.db, { email: email.toLowerCase(), firstName, lastName });
   if (!b) throw new Error(`buyer ${email} exists`);
@@ -98,10 +110,18 @@ async function purchase(opts: {
   days?: number;
 }): Promise<Made> {
   const db = app.container.db;
-  const apiKeyId = opts.account.id === accountA.id ? apiKeyIdA : (await db('api_keys').where({ root_account_id: opts.account.id }).first('id')).id;
+  const apiKeyId =
+    opts.account.id === accountA.id ? apiKeyIdA : (await db('api_keys').where({ root_account_id: opts.account.id }).first('id')).id;
   const unit = (index: number) => {
     const startsAt = new Date(Date.UTC(2027, 4, 1 + index));
-    return { index, kind: 'day' as const, startsAt, endsAt: new Date(startsAt.getTime() + DAY), timeZone: 'UTC', localLabel: startsAt.toISOString().slice(0, 10) };
+    return {
+      index,
+      kind: 'day' as const,
+      startsAt,
+      endsAt: new Date(startsAt.getTime() + DAY),
+      timeZone: 'UTC',
+      localLabel: startsAt.toISOString().slice(0, 10),
+    };
   };
   const purchaseId = await createPurchasesRepository(db).create({
     rootAccountId: opts.account.id,
@@ -132,7 +152,9 @@ async function purchase(opts: {
   const paidAt = new Date(now - opts.daysAgo * DAY);
   if (opts.paid === false) return { purchaseId, paymentIntent, paidAt, certificateNumbers: [], buyer: opts.buyer };
   // What activities/purchase.ts recordPayment writes, with a chosen instant.
-  await db('purchases').where({ id: purchaseId }).update({ status: 'paid', paid_at: paidAt, payment_intent_id: paymentIntent, updated_at: db.fn.now() });
+  await db('purchases')
+    .where({ id: purchaseId })
+    .update({ status: 'paid', paid_at: paidAt, payment_intent_id: paymentIntent, updated_at: db.fn.now() });
   await createCertificatesRepository(db).plan(purchaseId);
   const certificateNumbers = (
     await db('certificates as c')
@@ -179,18 +201,60 @@ beforeAll(async () => {
 
   productWedding = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: 'Harbor Wedding Liability' });
   productConcert = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: 'Concert Cover' });
-  productTest = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: 'Harbor Wedding Liability (test)', isTestMode: true });
+  productTest = await insertProductLine(app.container, {
+    rootAccountId: accountA.id,
+    customerName: 'Harbor Wedding Liability (test)',
+    isTestMode: true,
+  });
   productWeddingB = await insertProductLine(app.container, { rootAccountId: accountB.id, customerName: 'Harbor Wedding Liability' });
 
   const park = await buyer('Kim', 'Park');
   kimPark = await purchase({ account: accountA, agentId: teammateA1.id, buyer: park, productIds: [productWedding], daysAgo: 10, days: 3 });
-  jordanOkafor = await purchase({ account: accountA, agentId: teammateA1.id, buyer: await buyer('Jordan', 'Okafor'), productIds: [productConcert], daysAgo: 8 });
-  kimLee = await purchase({ account: accountA, agentId: teammateA2.id, buyer: await buyer('Kim', 'Lee'), productIds: [productWedding], daysAgo: 6 });
-  noTeammate = await purchase({ account: accountA, agentId: null, buyer: await buyer('Sam', 'Solo'), productIds: [productWedding, productConcert], daysAgo: 4 });
-  unpaidKim = await purchase({ account: accountA, agentId: teammateA1.id, buyer: await buyer('Kim', 'Unpaid'), productIds: [productWedding], daysAgo: 1, paid: false });
-  testModeKim = await purchase({ account: accountA, agentId: teammateA1.id, buyer: await buyer('Kim', 'Testmode'), productIds: [productTest], daysAgo: 2, mode: 'test' });
+  jordanOkafor = await purchase({
+    account: accountA,
+    agentId: teammateA1.id,
+    buyer: await buyer('Jordan', 'Okafor'),
+    productIds: [productConcert],
+    daysAgo: 8,
+  });
+  kimLee = await purchase({
+    account: accountA,
+    agentId: teammateA2.id,
+    buyer: await buyer('Kim', 'Lee'),
+    productIds: [productWedding],
+    daysAgo: 6,
+  });
+  noTeammate = await purchase({
+    account: accountA,
+    agentId: null,
+    buyer: await buyer('Sam', 'Solo'),
+    productIds: [productWedding, productConcert],
+    daysAgo: 4,
+  });
+  unpaidKim = await purchase({
+    account: accountA,
+    agentId: teammateA1.id,
+    buyer: await buyer('Kim', 'Unpaid'),
+    productIds: [productWedding],
+    daysAgo: 1,
+    paid: false,
+  });
+  testModeKim = await purchase({
+    account: accountA,
+    agentId: teammateA1.id,
+    buyer: await buyer('Kim', 'Testmode'),
+    productIds: [productTest],
+    daysAgo: 2,
+    mode: 'test',
+  });
   otherAccountKim = await purchase({ account: accountB, agentId: teammateB.id, buyer: park, productIds: [productWeddingB], daysAgo: 3 });
-  arcy = await purchase({ account: accountA, agentId: teammateA1.id, buyer: await buyer("D'Arcy", 'O_Neil 50%\\off', `darcy_${tag}@example.com`), productIds: [productConcert], daysAgo: 30 });
+  arcy = await purchase({
+    account: accountA,
+    agentId: teammateA1.id,
+    buyer: await buyer("D'Arcy", 'O_Neil 50%\\off', `darcy_${tag}@example.com`),
+    productIds: [productConcert],
+    daysAgo: 30,
+  });
 });
 
 afterAll(() => app.close());
@@ -357,7 +421,15 @@ describe('order and paging', () => {
     const pager = await teammate(accountA, 'Pia Pager');
     const made: Made[] = [];
     for (let i = 0; i < 5; i++) {
-      made.push(await purchase({ account: accountA, agentId: pager.id, buyer: await buyer('Page', `Pagerson${i}`), productIds: [productConcert], daysAgo: 20 - i }));
+      made.push(
+        await purchase({
+          account: accountA,
+          agentId: pager.id,
+          buyer: await buyer('Page', `Pagerson${i}`),
+          productIds: [productConcert],
+          daysAgo: 20 - i,
+        }),
+      );
     }
     const newestFirst = made.map((m) => m.purchaseId).reverse();
     const page0 = await asTeammate(pager, { search_text: 'pagerson', page_size: 2 });
@@ -374,7 +446,9 @@ describe('order and paging', () => {
     // Same paid_at: the higher purchase id first.
     const same = new Date(now - 40 * DAY);
     await app.container.db('purchases').whereIn('id', newestFirst.slice(0, 2)).update({ paid_at: same });
-    expect(ids(await asTeammate(pager, { search_text: '', page_size: 3, page_index: 1 }))).toEqual([...newestFirst.slice(0, 2)].sort((a, b) => b - a));
+    expect(ids(await asTeammate(pager, { search_text: '', page_size: 3, page_index: 1 }))).toEqual(
+      [...newestFirst.slice(0, 2)].sort((a, b) => b - a),
+    );
   });
 });
 
@@ -385,12 +459,24 @@ describe('many matches (the paths a large account takes, reached here with small
     const plan = ['Nomatch', 'Oldie', 'Oldie', 'Nomatch', 'Oldie', 'Nomatch', 'Nomatch', 'Oldie', 'Oldie', 'Nomatch', 'Nomatch', 'Nomatch'];
     const made: Array<Made & { matches: boolean }> = [];
     for (const [i, last] of plan.entries()) {
-      const m = await purchase({ account: accountA, agentId: t.id, buyer: await buyer('Many', `${last}${i}`), productIds: [productConcert], daysAgo: 100 - i });
+      const m = await purchase({
+        account: accountA,
+        agentId: t.id,
+        buyer: await buyer('Many', `${last}${i}`),
+        productIds: [productConcert],
+        daysAgo: 100 - i,
+      });
       made.push({ ...m, matches: last === 'Oldie' });
     }
     // Certificate hit: the oldest Oldie's number is also in a newer buyer's email, so the hit jumps the queue.
     const number = made[1]!.certificateNumbers[0]!;
-    const fan = await purchase({ account: accountA, agentId: t.id, buyer: await buyer('Oldie', 'Fan', `oldie.${number.toLowerCase()}.${tag}@example.com`), productIds: [productConcert], daysAgo: 50 });
+    const fan = await purchase({
+      account: accountA,
+      agentId: t.id,
+      buyer: await buyer('Oldie', 'Fan', `oldie.${number.toLowerCase()}.${tag}@example.com`),
+      productIds: [productConcert],
+      daysAgo: 50,
+    });
     const newestFirst = [fan, ...[...made].reverse()];
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
     const expected = (phrase: string) => {
@@ -407,12 +493,21 @@ describe('many matches (the paths a large account takes, reached here with small
       { countCap: 1, walkWindow: 4 },
     ];
     for (const limits of searchPaths(walks)) {
-      const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
+      const service = createPurchaseSearchService({
+        repo: createPurchaseSearchRepository(app.container.db),
+        scopes: createAccountScopes(app.container.db),
+        limits,
+      });
       for (const phrase of ['oldie', number]) {
         const all = expected(phrase);
         for (const size of [1, 2, 3, 5]) {
           for (let index = 0; index * size <= all.length + 1; index++) {
-            const res = await service.searchAsTeammate(principal, { idp_teammate_uuid: t.uuid, search_text: phrase, page_size: size, page_index: index });
+            const res = await service.searchAsTeammate(principal, {
+              idp_teammate_uuid: t.uuid,
+              search_text: phrase,
+              page_size: size,
+              page_index: index,
+            });
             const where = JSON.stringify({ limits, phrase, size, index });
             expect([where, res.purchases.map((p) => p.purchase_id)]).toEqual([where, all.slice(index * size, index * size + size)]);
             expect([where, res.has_more]).toEqual([where, all.length > index * size + size]);
@@ -430,19 +525,45 @@ describe('many matches (the paths a large account takes, reached here with small
     const made: Array<Made & { matches: boolean }> = [];
     for (let i = 0; i < 30; i++) {
       const matches = i % 6 === 5;
-      const m = await purchase({ account: accountA, agentId: t.id, buyer: await buyer('Sparse', matches ? `Needle${i}` : `Hay${i}`), productIds: [productConcert], daysAgo: 200 - i });
+      const m = await purchase({
+        account: accountA,
+        agentId: t.id,
+        buyer: await buyer('Sparse', matches ? `Needle${i}` : `Hay${i}`),
+        productIds: [productConcert],
+        daysAgo: 200 - i,
+      });
       made.push({ ...m, matches });
     }
-    const all = [...made].reverse().filter((m) => m.matches).map((m) => m.purchaseId);
+    const all = [...made]
+      .reverse()
+      .filter((m) => m.matches)
+      .map((m) => m.purchaseId);
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
-    const walks = [{ countCap: 1, walkWindow: 1 }, { countCap: 1, walkWindow: 1, maxWalk: 25 }, { countCap: 2, walkWindow: 7, maxWalk: 12 }];
+    const walks = [
+      { countCap: 1, walkWindow: 1 },
+      { countCap: 1, walkWindow: 1, maxWalk: 25 },
+      { countCap: 2, walkWindow: 7, maxWalk: 12 },
+    ];
     for (const limits of searchPaths(walks, false)) {
-      const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
+      const service = createPurchaseSearchService({
+        repo: createPurchaseSearchRepository(app.container.db),
+        scopes: createAccountScopes(app.container.db),
+        limits,
+      });
       for (const size of [1, 2, 3]) {
         for (let index = 0; index * size <= all.length; index++) {
-          const res = await service.searchAsTeammate(principal, { idp_teammate_uuid: t.uuid, search_text: 'needle', page_size: size, page_index: index });
+          const res = await service.searchAsTeammate(principal, {
+            idp_teammate_uuid: t.uuid,
+            search_text: 'needle',
+            page_size: size,
+            page_index: index,
+          });
           const where = JSON.stringify({ limits, size, index });
-          expect([where, res.purchases.map((p) => p.purchase_id), res.has_more]).toEqual([where, all.slice(index * size, index * size + size), all.length > index * size + size]);
+          expect([where, res.purchases.map((p) => p.purchase_id), res.has_more]).toEqual([
+            where,
+            all.slice(index * size, index * size + size),
+            all.length > index * size + size,
+          ]);
         }
       }
     }
@@ -454,10 +575,27 @@ describe('many matches (the paths a large account takes, reached here with small
     const festival = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: `Festival Pass ${tag}` });
     const many = await teammate(accountA, 'Pat Plenty');
     const few = await teammate(accountA, 'Ola Few');
-    for (let i = 0; i < 40; i++) await purchase({ account: accountA, agentId: many.id, buyer: await buyer('Fest', `Goer${i}`), productIds: [festival], daysAgo: 300 - i });
-    for (let i = 0; i < 2; i++) await purchase({ account: accountA, agentId: few.id, buyer: await buyer('Fest', `Rare${i}`), productIds: [festival], daysAgo: 250 - i });
+    for (let i = 0; i < 40; i++)
+      await purchase({
+        account: accountA,
+        agentId: many.id,
+        buyer: await buyer('Fest', `Goer${i}`),
+        productIds: [festival],
+        daysAgo: 300 - i,
+      });
+    for (let i = 0; i < 2; i++)
+      await purchase({
+        account: accountA,
+        agentId: few.id,
+        buyer: await buyer('Fest', `Rare${i}`),
+        productIds: [festival],
+        daysAgo: 250 - i,
+      });
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
-    const exact = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db) });
+    const exact = createPurchaseSearchService({
+      repo: createPurchaseSearchRepository(app.container.db),
+      scopes: createAccountScopes(app.container.db),
+    });
     for (const [t, phrase] of [
       [few, `festival pass ${tag}`],
       [few, 'rare'],
@@ -466,7 +604,11 @@ describe('many matches (the paths a large account takes, reached here with small
       const body = { idp_teammate_uuid: t.uuid, search_text: phrase };
       const all = (await exact.searchAsTeammate(principal, { ...body, page_size: 100, page_index: 0 })).purchases.map((p) => p.purchase_id);
       for (const countCap of [1, 2, 5]) {
-        const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits: { countCap } });
+        const service = createPurchaseSearchService({
+          repo: createPurchaseSearchRepository(app.container.db),
+          scopes: createAccountScopes(app.container.db),
+          limits: { countCap },
+        });
         for (const size of [1, 2]) {
           // Pages past the last match and past the cap too: an empty page shows nothing about the count.
           for (let index = 0; index * size <= Math.min(all.length, 6) + countCap + 2; index++) {
@@ -505,16 +647,35 @@ describe('many matches (the paths a large account takes, reached here with small
     for (const [i, shape] of [...shapes, ...shapes].entries()) {
       const email = shape.last === 'Six' ? `harbor-${tag}-${i}@example.com` : undefined;
       const b = email ? await buyer('Lines', `${shape.last}${i}`, email) : await buyer('Lines', `${shape.last}${i}`);
-      made.push({ ...(await purchase({ account: accountA, agentId: t.id, buyer: b, productIds: shape.productIds, daysAgo: 400 - i })), matches: shape.matches });
+      made.push({
+        ...(await purchase({ account: accountA, agentId: t.id, buyer: b, productIds: shape.productIds, daysAgo: 400 - i })),
+        matches: shape.matches,
+      });
     }
-    const all = [...made].reverse().filter((m) => m.matches).map((m) => m.purchaseId);
+    const all = [...made]
+      .reverse()
+      .filter((m) => m.matches)
+      .map((m) => m.purchaseId);
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
-    const walks = [{ countCap: 1, walkWindow: 1 }, { countCap: 2, walkWindow: 3, maxWalk: 6 }, { countCap: 1, walkWindow: 20 }];
+    const walks = [
+      { countCap: 1, walkWindow: 1 },
+      { countCap: 2, walkWindow: 3, maxWalk: 6 },
+      { countCap: 1, walkWindow: 20 },
+    ];
     for (const limits of searchPaths(walks)) {
-      const service = createPurchaseSearchService({ repo: createPurchaseSearchRepository(app.container.db), scopes: createAccountScopes(app.container.db), limits });
+      const service = createPurchaseSearchService({
+        repo: createPurchaseSearchRepository(app.container.db),
+        scopes: createAccountScopes(app.container.db),
+        limits,
+      });
       for (const size of [1, 3]) {
         for (let index = 0; index * size <= all.length; index++) {
-          const res = await service.searchAsTeammate(principal, { idp_teammate_uuid: t.uuid, search_text: `harbor-${tag}`, page_size: size, page_index: index });
+          const res = await service.searchAsTeammate(principal, {
+            idp_teammate_uuid: t.uuid,
+            search_text: `harbor-${tag}`,
+            page_size: size,
+            page_index: index,
+          });
           const where = JSON.stringify({ limits, size, index });
           expect([where, res.purchases.map((p) => p.purchase_id)]).toEqual([where, all.slice(index * size, index * size + size)]);
         }
@@ -523,16 +684,23 @@ describe('many matches (the paths a large account takes, reached here with small
   });
 
   test('when a phrase is looked up through a part of it, then the part is in the phrase and folds to a trigram', () => {
-    const unit = fc.constantFrom(...'abkmpXYZ0129 .-@%_\\\'éİ'.split(''));
-    const fold = (text: string) => foldWithOrigins(text).map((c) => c.char).join('');
+    const unit = fc.constantFrom(..."abkmpXYZ0129 .-@%_\\'éİ".split(''));
+    const fold = (text: string) =>
+      foldWithOrigins(text)
+        .map((c) => c.char)
+        .join('');
     fc.assert(
-      fc.property(fc.string({ unit, maxLength: 60 }), fc.option(fc.array(fc.string({ unit, maxLength: 40 }), { maxLength: 5 }), { nil: null }), (phrase, sample) => {
-        const probe = probeOf(phrase, sample && trigramSample(sample.map(fold)));
-        // What SQL checks: search_key (the folded document) LIKE '%' || fold(lower(probe)) || '%', which any
-        // document holding the phrase passes when the probe is a part of it; 3 folded characters give a trigram.
-        if (fold(phrase).length < 3) return probe === null;
-        return probe !== null && phrase.includes(probe) && fold(probe).length >= 3;
-      }),
+      fc.property(
+        fc.string({ unit, maxLength: 60 }),
+        fc.option(fc.array(fc.string({ unit, maxLength: 40 }), { maxLength: 5 }), { nil: null }),
+        (phrase, sample) => {
+          const probe = probeOf(phrase, sample && trigramSample(sample.map(fold)));
+          // What SQL checks: search_key (the folded document) LIKE '%' || fold(lower(probe)) || '%', which any
+          // document holding the phrase passes when the probe is a part of it; 3 folded characters give a trigram.
+          if (fold(phrase).length < 3) return probe === null;
+          return probe !== null && phrase.includes(probe) && fold(probe).length >= 3;
+        },
+      ),
     );
     // Every key holds `coi`, one in nine `coi1…`, eleven `coi16…`: the common trigram is left out.
     const certificates = trigramSample(Array.from({ length: 1000 }, (_, i) => `coi${i + 1}11abcdef`));
@@ -545,21 +713,15 @@ describe('many matches (the paths a large account takes, reached here with small
 });
 
 describe('plain text', () => {
-  test.each([
-    ['%'],
-    ['_'],
-    ['%%'],
-    ['\\'],
-    ["'; drop table purchases; --"],
-    ['" or 1=1 --'],
-    ['kim%'],
-    ['k_m'],
-  ])('when the search text is %j, then it is matched literally: 200 and no match', async (search_text) => {
-    // Account B: none of its buyers, emails, products or certificate numbers holds % _ \ or quotes.
-    const res = await asRoot({ search_text }, keyB, rootUuidB);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ total: 0, has_more: false, purchases: [] });
-  });
+  test.each([['%'], ['_'], ['%%'], ['\\'], ["'; drop table purchases; --"], ['" or 1=1 --'], ['kim%'], ['k_m']])(
+    'when the search text is %j, then it is matched literally: 200 and no match',
+    async (search_text) => {
+      // Account B: none of its buyers, emails, products or certificate numbers holds % _ \ or quotes.
+      const res = await asRoot({ search_text }, keyB, rootUuidB);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ total: 0, has_more: false, purchases: [] });
+    },
+  );
 
   test('when a name holds quotes, % , _ and \\, then searching them literally finds it and wildcards do not', async () => {
     expect(ids(await asTeammate(teammateA1, { search_text: "d'arcy o_neil 50%\\off" }))).toEqual([arcy.purchaseId]);
@@ -633,7 +795,12 @@ describe('errors', () => {
   });
 
   test('when the body is not JSON, then 400 VALIDATION_ERROR', async () => {
-    const res = await call(app.baseUrl, ROOT_PATH, { method: 'POST', key: keyA, rawBody: '{"idp_root_account_uuid":', headers: { 'content-type': 'application/json' } });
+    const res = await call(app.baseUrl, ROOT_PATH, {
+      method: 'POST',
+      key: keyA,
+      rawBody: '{"idp_root_account_uuid":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
   });

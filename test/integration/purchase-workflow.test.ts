@@ -39,13 +39,25 @@ async function tearDown(env: Env): Promise<void> {
 }
 
 async function checkout(env: Env): Promise<{ purchaseId: number; sessionId: string; paymentIntent: string | null }> {
-  const res = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: env.key, body: await env.quoteBody() });
+  const res = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: env.key,
+    body: await env.quoteBody(),
+  });
   expect(res.status).toBe(200);
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id, paymentIntent: res.body.payment_intent };
 }
 
 function event(type: string, object: Record<string, unknown>, id = `evt_${Math.random().toString(36).slice(2)}`) {
-  return JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
+  return JSON.stringify({
+    id,
+    object: 'event',
+    type,
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: { object },
+  });
 }
 
 const sessionCompleted = sessionCompletedEvent;
@@ -86,13 +98,21 @@ describe('purchase workflow with webhooks', () => {
     const child = await env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`).describe();
     expect(child.status.name).toBe('COMPLETED');
     const described = await env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).describe();
-    expect(described.searchAttributes).toMatchObject({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['issued'], PaymentIntentId: [`pi_paid_${purchaseId}`] });
+    expect(described.searchAttributes).toMatchObject({
+      PurchaseId: [String(purchaseId)],
+      PurchaseStatus: ['issued'],
+      PaymentIntentId: [`pi_paid_${purchaseId}`],
+    });
   });
 
   test('when the same webhook is delivered 5 times and events arrive in reverse order, then one payment is recorded', async () => {
     const { purchaseId, sessionId } = await checkout(env);
     const completed = sessionCompleted(purchaseId, sessionId, `evt_same_${purchaseId}`);
-    const piSucceeded = event('payment_intent.succeeded', { id: `pi_paid_${purchaseId}`, object: 'payment_intent', metadata: { purchase_id: String(purchaseId) } }, `evt_pi_${purchaseId}`);
+    const piSucceeded = event(
+      'payment_intent.succeeded',
+      { id: `pi_paid_${purchaseId}`, object: 'payment_intent', metadata: { purchase_id: String(purchaseId) } },
+      `evt_pi_${purchaseId}`,
+    );
     // reverse order: the payment intent's event first, then the session's, five times over
     const first = await deliver(env, piSucceeded);
     const repeats = await Promise.all([1, 2, 3, 4, 5].map(() => deliver(env, completed)));
@@ -108,7 +128,10 @@ describe('purchase workflow with webhooks', () => {
     expect(events.map((e) => e.id).sort()).toEqual([`evt_pi_${purchaseId}`, `evt_same_${purchaseId}`].sort());
     // later deliveries change nothing
     await deliver(env, completed);
-    await deliver(env, event('checkout.session.expired', { id: sessionId, object: 'checkout.session', metadata: { purchase_id: String(purchaseId) } }));
+    await deliver(
+      env,
+      event('checkout.session.expired', { id: sessionId, object: 'checkout.session', metadata: { purchase_id: String(purchaseId) } }),
+    );
     const after = await purchaseRow(env, purchaseId);
     expect(after.paid_at).toEqual(row.paid_at);
     expect(after.status).toBe('issued');
@@ -135,7 +158,16 @@ describe('purchase workflow with webhooks', () => {
   });
 
   test('when a correctly signed body is not a processor event, then 400 VALIDATION_ERROR and nothing is stored', async () => {
-    const bodies = ['{"id":"evt_shape_nul","type":"x","livemode":false,"data":{"object":{"name":"a\\u0000b"}}}', '{}', '[]', '{"id":"evt_shape_1"}', '{"id":"evt_shape_2","type":"checkout.session.completed","livemode":false}', '{"id":5,"type":[],"livemode":false,"data":{"object":null}}', '{"id":"evt_shape_3","type":"charge.refunded","livemode":false,"data":{"object":"x"}}', `{"id":"${'e'.repeat(300)}","type":"x","livemode":false,"data":{"object":{}}}`];
+    const bodies = [
+      '{"id":"evt_shape_nul","type":"x","livemode":false,"data":{"object":{"name":"a\\u0000b"}}}',
+      '{}',
+      '[]',
+      '{"id":"evt_shape_1"}',
+      '{"id":"evt_shape_2","type":"checkout.session.completed","livemode":false}',
+      '{"id":5,"type":[],"livemode":false,"data":{"object":null}}',
+      '{"id":"evt_shape_3","type":"charge.refunded","livemode":false,"data":{"object":"x"}}',
+      `{"id":"${'e'.repeat(300)}","type":"x","livemode":false,"data":{"object":{}}}`,
+    ];
     for (const payload of bodies) {
       const r = await deliver(env, payload);
       expect(r.status).toBe(400);
@@ -161,7 +193,19 @@ describe('purchase workflow with webhooks', () => {
     const total = Number(paid.total_minor);
     // Charges carry no purchase metadata here: the purchase is found by the payment intent.
     const refunded = (id: string, amount: number) =>
-      event('charge.refunded', { id: `ch_${purchaseId}`, object: 'charge', payment_intent: paid.payment_intent_id, amount: total, amount_refunded: amount, refunded: amount === total, metadata: {} }, id);
+      event(
+        'charge.refunded',
+        {
+          id: `ch_${purchaseId}`,
+          object: 'charge',
+          payment_intent: paid.payment_intent_id,
+          amount: total,
+          amount_refunded: amount,
+          refunded: amount === total,
+          metadata: {},
+        },
+        id,
+      );
     const full = refunded(`evt_refund_full_${purchaseId}`, total);
     const partial = refunded(`evt_refund_part_${purchaseId}`, 1000);
     const results = [await deliver(env, full), await deliver(env, full), await deliver(env, partial)];
@@ -183,7 +227,9 @@ describe('purchase workflow with webhooks', () => {
 
   test('when the same quote request is replayed for the same purchase, then the workflow attaches and returns the same session', async () => {
     const { purchaseId, sessionId } = await checkout(env);
-    const again = await env.app.container.purchaseWorkflows.startCheckout((await createPurchasesRepository(env.app.container.db).findById(purchaseId))!);
+    const again = await env.app.container.purchaseWorkflows.startCheckout(
+      (await createPurchasesRepository(env.app.container.db).findById(purchaseId))!,
+    );
     expect(again.id).toBe(sessionId);
   });
 });
@@ -194,7 +240,11 @@ describe('saving the card at checkout', () => {
     const env = await setUp({ PAYPROC_API_BASE: proxy.url });
     try {
       const sessions = () => proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/checkout/sessions');
-      const saved = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: env.key, body: { ...(await env.quoteBody()), save_payment_method: true } });
+      const saved = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+        method: 'POST',
+        key: env.key,
+        body: { ...(await env.quoteBody()), save_payment_method: true },
+      });
       expect(saved.status).toBe(200);
       const customers = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/customers');
       expect(customers).toHaveLength(1);
@@ -204,7 +254,11 @@ describe('saving the card at checkout', () => {
       expect(withSave.params.get('payment_intent_data[setup_future_usage]')).toBe('off_session');
       expect(withSave.params.has('customer_email')).toBe(false);
 
-      const plain = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: env.key, body: await env.quoteBody() });
+      const plain = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+        method: 'POST',
+        key: env.key,
+        body: await env.quoteBody(),
+      });
       expect(plain.status).toBe(200);
       const without = sessions()[1]!;
       expect(without.params.has('customer')).toBe(false);

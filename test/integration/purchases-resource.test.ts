@@ -21,7 +21,8 @@ let paid: number;
 let unpaid: number;
 
 const get = (path: string, key = account.key) => call(app.baseUrl, `/api/v1${path}`, { key });
-const quote = (id: number, body: unknown, key = account.key) => call(app.baseUrl, `/api/v1/purchases/${id}/cancellation_quote`, { method: 'POST', key, body });
+const quote = (id: number, body: unknown, key = account.key) =>
+  call(app.baseUrl, `/api/v1/purchases/${id}/cancellation_quote`, { method: 'POST', key, body });
 
 async function payAndIssue(a: QuotingAccount, purchaseId: number): Promise<void> {
   const res = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: a.key });
@@ -48,13 +49,33 @@ test('when a paid purchase is read, then its amounts, items, covered units with 
   const res = await get(`/purchases/${paid}`);
   expect(res.status).toBe(200);
   const p = res.body.data;
-  expect(p).toMatchObject({ object: 'purchase', id: paid, status: 'issued', livemode: false, currency: 'usd', amount_refunded: 0, amount_outstanding: 0 });
+  expect(p).toMatchObject({
+    object: 'purchase',
+    id: paid,
+    status: 'issued',
+    livemode: false,
+    currency: 'usd',
+    amount_refunded: 0,
+    amount_outstanding: 0,
+  });
   expect(p.amount_paid).toBe(p.amount_total);
   expect(p.amount_total).toBe(p.amount_subtotal + p.platform_fee);
   expect(p.items).toHaveLength(1);
   const [item] = p.items;
-  expect(item).toMatchObject({ product_id: account.productId, product_name: 'Event Liability', unit_price: 2000, amount: 4000, is_trip_excess: false });
-  expect(item.covered_units.map((u: { local_label: string; state: string; coverage_started: boolean; time_zone: string }) => [u.state, u.coverage_started, u.time_zone])).toEqual([
+  expect(item).toMatchObject({
+    product_id: account.productId,
+    product_name: 'Event Liability',
+    unit_price: 2000,
+    amount: 4000,
+    is_trip_excess: false,
+  });
+  expect(
+    item.covered_units.map((u: { local_label: string; state: string; coverage_started: boolean; time_zone: string }) => [
+      u.state,
+      u.coverage_started,
+      u.time_zone,
+    ]),
+  ).toEqual([
     ['active', false, 'America/Chicago'],
     ['active', false, 'America/Chicago'],
   ]);
@@ -75,7 +96,9 @@ test('when an unpaid purchase is read, then its units are unpaid, it owes its to
   const p = (await get(`/purchases/${unpaid}`)).body.data;
   expect(p).toMatchObject({ status: 'awaiting_payment', amount_paid: 0, paid_at: null });
   expect(p.amount_outstanding).toBe(p.amount_total);
-  expect(p.items[0].covered_units.every((u: { state: string; certificate: unknown }) => u.state === 'unpaid' && u.certificate === null)).toBe(true);
+  expect(
+    p.items[0].covered_units.every((u: { state: string; certificate: unknown }) => u.state === 'unpaid' && u.certificate === null),
+  ).toBe(true);
   const res = await quote(unpaid, {});
   expect(res.status).toBe(409);
   expect(res.body).toMatchObject({ success: false, error: { code: 'PURCHASE_NOT_CANCELLABLE' } });
@@ -88,7 +111,9 @@ test('when purchases are listed, then newest first with filters by status, buyer
   expect(all.body.metadata).toMatchObject({ total: 2 });
   expect((await get('/purchases?status=issued')).body.data.map((p: { id: number }) => p.id)).toEqual([paid]);
   const email = (await get(`/purchases/${paid}`)).body.data.buyer_email as string;
-  expect((await get(`/purchases?buyer_email=${encodeURIComponent(email.toUpperCase())}`)).body.data.map((p: { id: number }) => p.id)).toEqual([paid]);
+  expect(
+    (await get(`/purchases?buyer_email=${encodeURIComponent(email.toUpperCase())}`)).body.data.map((p: { id: number }) => p.id),
+  ).toEqual([paid]);
   expect((await get(`/purchases?created_gte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.data).toEqual([]);
   const page = await get('/purchases?pageSize=1&pageIndex=1');
   expect(page.body.data.map((p: { id: number }) => p.id)).toEqual([paid]);
@@ -106,7 +131,10 @@ test("when another account, a live key of the same account or a teammate's key a
   expect((await quote(paid, {}, other.key)).status).toBe(404);
   const live = (await createKey(app.container, { rootAccountId: account.accountId, mode: 'live' })).key;
   expect((await get(`/purchases/${paid}`, live)).body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
-  const [agent] = await app.container.db('agents').insert({ root_account_id: account.accountId, name: 'Teammate', email: `mate.${account.accountId}@example.com` }).returning('id');
+  const [agent] = await app.container
+    .db('agents')
+    .insert({ root_account_id: account.accountId, name: 'Teammate', email: `mate.${account.accountId}@example.com` })
+    .returning('id');
   const teammate = (await createKey(app.container, { rootAccountId: account.accountId, mode: 'test', agentId: agent.id })).key;
   expect((await get(`/purchases/${paid}`, teammate)).status).toBe(404);
   expect((await get('/purchases', teammate)).body.data).toEqual([]);
@@ -131,13 +159,20 @@ test('when a cancellation is quoted within free look, then everything comes back
     refund: { premium: 4000, tax: 0, platform_fee: detail.platform_fee, total: detail.amount_total },
   });
   expect(q.id).toMatch(/^cq_[0-9a-f]{24}$/);
-  expect(q.covered_units.map((u: { covered_unit_id: number; refundable: number; certificate_number: string }) => [u.covered_unit_id, u.refundable, u.certificate_number])).toEqual(
-    units.map((u: { id: number; certificate: { number: string } }) => [u.id, 2000, u.certificate.number]),
-  );
+  expect(
+    q.covered_units.map((u: { covered_unit_id: number; refundable: number; certificate_number: string }) => [
+      u.covered_unit_id,
+      u.refundable,
+      u.certificate_number,
+    ]),
+  ).toEqual(units.map((u: { id: number; certificate: { number: string } }) => [u.id, 2000, u.certificate.number]));
   const ttl = Date.parse(q.expires_at) - Date.parse(q.created_at);
   expect(ttl).toBeGreaterThan(14 * 60_000);
   expect(ttl).toBeLessThanOrEqual(15 * 60_000);
-  expect(await app.container.db('cancellation_quotes').where({ id: q.id }).first('total_minor', 'covered_unit_ids')).toEqual({ total_minor: String(detail.amount_total), covered_unit_ids: units.map((u: { id: number }) => u.id) });
+  expect(await app.container.db('cancellation_quotes').where({ id: q.id }).first('total_minor', 'covered_unit_ids')).toEqual({
+    total_minor: String(detail.amount_total),
+    covered_unit_ids: units.map((u: { id: number }) => u.id),
+  });
   expect((await get(`/purchases/${paid}`)).body.data).toMatchObject({ status: 'issued', amount_refunded: 0 });
 });
 
@@ -153,8 +188,14 @@ test('when the terms bought with say no free look, short rate for the buyer and 
   await payAndIssue(a, purchaseId);
   const [, second] = (await get(`/purchases/${purchaseId}`, a.key)).body.data.items[0].covered_units;
   const buyer = (await quote(purchaseId, { covered_unit_ids: [second.id], requested_by: 'buyer' }, a.key)).body.data;
-  expect(buyer).toMatchObject({ method: 'short_rate', ends_policy: false, refund: { premium: 1800, tax: 0, platform_fee: 0, total: 1800 } });
-  expect(buyer.covered_units).toEqual([expect.objectContaining({ covered_unit_id: second.id, premium: 2000, earned: 200, refundable: 1800 })]);
+  expect(buyer).toMatchObject({
+    method: 'short_rate',
+    ends_policy: false,
+    refund: { premium: 1800, tax: 0, platform_fee: 0, total: 1800 },
+  });
+  expect(buyer.covered_units).toEqual([
+    expect.objectContaining({ covered_unit_id: second.id, premium: 2000, earned: 200, refundable: 1800 }),
+  ]);
   const insurer = (await quote(purchaseId, { covered_unit_ids: [second.id], requested_by: 'insurer' }, a.key)).body.data;
   expect(insurer).toMatchObject({ method: 'pro_rata', refund: { total: 2000 } });
 });
@@ -186,6 +227,11 @@ test('when the quote is dated after the first day started, then the remaining da
   const effective = new Date(Date.parse(units[0]!.starts_at) + 3_600_000).toISOString();
   const q = (await quote(paid, { effective_at: effective })).body.data;
   // Free look ended with the first day's start: the default pro rata gives back the second day.
-  expect(q).toMatchObject({ method: 'pro_rata', effective_at: effective, ends_policy: false, refund: { premium: 2000, platform_fee: 0, total: 2000 } });
+  expect(q).toMatchObject({
+    method: 'pro_rata',
+    effective_at: effective,
+    ends_policy: false,
+    refund: { premium: 2000, platform_fee: 0, total: 2000 },
+  });
   expect(q.covered_units.map((u: { covered_unit_id: number }) => u.covered_unit_id)).toEqual([units[1]!.id]);
 });

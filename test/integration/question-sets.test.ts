@@ -32,7 +32,8 @@ afterAll(async () => {
   await worker.shutdown();
 });
 
-const api = (key: string, method: string, path: string, body?: unknown) => call(app.baseUrl, `/api/v1${path}`, { method, key, ...(body === undefined ? {} : { body }) });
+const api = (key: string, method: string, path: string, body?: unknown) =>
+  call(app.baseUrl, `/api/v1${path}`, { method, key, ...(body === undefined ? {} : { body }) });
 
 describe('POST /api/v1/question_sets', () => {
   test('when a valid per-day definition is sent, then 201 with the set, its coverage unit and the definition with defaults filled', async () => {
@@ -41,7 +42,14 @@ describe('POST /api/v1/question_sets', () => {
     expect(res.body).toMatchObject({
       success: true,
       message: 'Question set created',
-      data: { id: expect.any(Number), name: 'Our event wording', isShared: false, rootAccountId: mine.id, coverageUnit: 'day', createdAt: expect.any(String) },
+      data: {
+        id: expect.any(Number),
+        name: 'Our event wording',
+        isShared: false,
+        rootAccountId: mine.id,
+        coverageUnit: 'day',
+        createdAt: expect.any(String),
+      },
     });
     expect(res.body.data.definition.questions.map((q: { id: string }) => q.id)).toEqual(SPECIAL_EVENT_LIABILITY.questions.map((q) => q.id));
     expect(res.body.data.definition.questions.every((q: { required: boolean }) => typeof q.required === 'boolean')).toBe(true);
@@ -52,11 +60,38 @@ describe('POST /api/v1/question_sets', () => {
   test('when the definition is invalid, then 400 VALIDATION_ERROR listing every problem and nothing is stored', async () => {
     const before = Number((await app.container.db('question_sets').where({ root_account_id: mine.id }).count({ n: '*' }).first())!.n);
     const cases: Array<[unknown, RegExp]> = [
-      [{ name: 'x', definition: { version: 1, questions: [{ id: 'a', kind: 'text', label: 'A' }] } }, /exactly one coverage_dates or trips question/],
+      [
+        { name: 'x', definition: { version: 1, questions: [{ id: 'a', kind: 'text', label: 'A' }] } },
+        /exactly one coverage_dates or trips question/,
+      ],
       [{ name: 'x', definition: { version: 2, questions: SPECIAL_EVENT_LIABILITY.questions } }, /definition\.version/],
       [{ name: 'x', definition: { version: 1, questions: [{ id: 'Bad Id', kind: 'coverage_dates', label: 'When' }] } }, /lower_snake_case/],
-      [{ name: 'x', definition: { version: 1, questions: [{ id: 'c', kind: 'coverage_dates', label: 'When' }, { id: 'c', kind: 'number', label: 'N', min: 5, max: 1 }] } }, /min must not exceed max|duplicate question id/],
-      [{ name: 'x', definition: { version: 1, questions: [{ id: 'c', kind: 'coverage_dates', label: 'When' }, { id: 'k', kind: 'slider', label: 'K' }] } }, /definition\.questions\.1/],
+      [
+        {
+          name: 'x',
+          definition: {
+            version: 1,
+            questions: [
+              { id: 'c', kind: 'coverage_dates', label: 'When' },
+              { id: 'c', kind: 'number', label: 'N', min: 5, max: 1 },
+            ],
+          },
+        },
+        /min must not exceed max|duplicate question id/,
+      ],
+      [
+        {
+          name: 'x',
+          definition: {
+            version: 1,
+            questions: [
+              { id: 'c', kind: 'coverage_dates', label: 'When' },
+              { id: 'k', kind: 'slider', label: 'K' },
+            ],
+          },
+        },
+        /definition\.questions\.1/,
+      ],
       [{ name: '', definition: SPECIAL_EVENT_LIABILITY }, /name/],
       [{ name: 'x', definition: SPECIAL_EVENT_LIABILITY, rootAccountId: theirs.id }, /rootAccountId/],
       [{ name: 'x' }, /definition/],
@@ -75,7 +110,8 @@ describe('POST /api/v1/question_sets', () => {
 describe('GET /api/v1/question_sets and /{id}', () => {
   test('when listed, then shared sets and the account’s own come back, never another account’s; one of those by id is 404', async () => {
     const own = (await api(mine.key, 'POST', '/question_sets', { name: 'Listed wording', definition: SPECIAL_EVENT_LIABILITY })).body.data;
-    const other = (await api(theirs.key, 'POST', '/question_sets', { name: 'Their wording', definition: SPECIAL_EVENT_LIABILITY })).body.data;
+    const other = (await api(theirs.key, 'POST', '/question_sets', { name: 'Their wording', definition: SPECIAL_EVENT_LIABILITY })).body
+      .data;
     const all: Array<{ id: number; isShared: boolean; rootAccountId: number | null }> = [];
     for (let pageIndex = 0; ; pageIndex++) {
       const page = await api(mine.key, 'GET', `/question_sets?pageSize=100&pageIndex=${pageIndex}`);
@@ -86,7 +122,9 @@ describe('GET /api/v1/question_sets and /{id}', () => {
     }
     expect(all.map((s) => s.id)).toContain(own.id);
     expect(all.map((s) => s.id)).not.toContain(other.id);
-    expect(all.every((s) => s.isShared === (s.rootAccountId === null) && (s.rootAccountId === null || s.rootAccountId === mine.id))).toBe(true);
+    expect(all.every((s) => s.isShared === (s.rootAccountId === null) && (s.rootAccountId === null || s.rootAccountId === mine.id))).toBe(
+      true,
+    );
 
     const one = await api(mine.key, 'GET', `/question_sets/${own.id}`);
     expect(one.status).toBe(200);
@@ -102,7 +140,11 @@ describe('GET /api/v1/question_sets and /{id}', () => {
 describe('a brand-new agency sells end to end on its own question set', () => {
   test('when it creates a set and a product through the API, connects a buyer, checks out and pays in test mode, then certificates are issued for each covered day', async () => {
     const set = (await api(mine.key, 'POST', '/question_sets', { name: 'Day cover', definition: SPECIAL_EVENT_LIABILITY })).body.data;
-    const product = await api(mine.key, 'POST', '/products', { customerName: 'New Agency Event Cover', defaultPrice: 25, questionSetId: set.id });
+    const product = await api(mine.key, 'POST', '/products', {
+      customerName: 'New Agency Event Cover',
+      defaultPrice: 25,
+      questionSetId: set.id,
+    });
     expect(product.status).toBe(201);
     expect(product.body.data.coverageUnit).toBe('day');
     const read = await api(mine.key, 'GET', `/products/${product.body.data.id}`);
@@ -111,20 +153,34 @@ describe('a brand-new agency sells end to end on its own question set', () => {
     const buyer = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
       method: 'POST',
       key: mine.key,
-      body: { buyer_first_name: 'Ada', buyer_last_name: 'New', buyer_email: `ada.${mine.id}@example.com`, seller_slug: mine.slug, query_param: '' },
+      body: {
+        buyer_first_name: 'Ada',
+        buyer_last_name: 'New',
+        buyer_email: `ada.${mine.id}@example.com`,
+        seller_slug: mine.slug,
+        query_param: '',
+      },
     });
     expect(buyer.status).toBe(200);
     const session = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
       method: 'POST',
       key: mine.key,
-      body: { idp_accnt_uuid: buyer.body.idp_accnt_uuid, access_token: buyer.body.access_token, selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id, 'Ada New')] },
+      body: {
+        idp_accnt_uuid: buyer.body.idp_accnt_uuid,
+        access_token: buyer.body.access_token,
+        selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id, 'Ada New')],
+      },
     });
     expect(session.status).toBe(200);
     const paid = await api(mine.key, 'POST', `/test_helpers/purchases/${session.body.purchase_id}/pay`);
     expect(paid.status).toBe(200);
-    const result = (await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(session.body.purchase_id)).result()) as PurchaseStatusView;
+    const result = (await app.container.temporal.client.workflow
+      .getHandle(purchaseWorkflowId(session.body.purchase_id))
+      .result()) as PurchaseStatusView;
     expect(result.status).toBe('issued');
-    expect(Number((await app.container.db('certificates').where({ purchase_id: session.body.purchase_id }).count({ n: '*' }).first())!.n)).toBe(2);
+    expect(
+      Number((await app.container.db('certificates').where({ purchase_id: session.body.purchase_id }).count({ n: '*' }).first())!.n),
+    ).toBe(2);
   }, 90_000);
 });
 
@@ -135,12 +191,22 @@ describe('npm run seed', () => {
     const again = await runScript('scripts/seed.ts', [], { LOG_LEVEL: 'silent' });
     expect(again.code).toBe(0);
     const shared = await app.container.db('question_sets').whereNull('root_account_id').where('name', 'like', '% (shared)');
-    expect(shared.map((s) => s.name).sort()).toEqual(['Equipment damage waiver (shared)', 'Special event liability (shared)', 'Trip excess (shared)']);
+    expect(shared.map((s) => s.name).sort()).toEqual([
+      'Equipment damage waiver (shared)',
+      'Special event liability (shared)',
+      'Trip excess (shared)',
+    ]);
     const second = JSON.parse(again.stdout).accounts.find((a: { slug: string }) => a.slug === 'second-agency');
     const listed = await call(app.baseUrl, '/api/v1/question_sets?pageSize=100', { key: second.testApiKey });
-    expect(listed.body.data.filter((s: { isShared: boolean }) => s.isShared).map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(shared.map((s) => s.name)));
+    expect(listed.body.data.filter((s: { isShared: boolean }) => s.isShared).map((s: { name: string }) => s.name)).toEqual(
+      expect.arrayContaining(shared.map((s) => s.name)),
+    );
     const tripSet = shared.find((s) => s.name === 'Trip excess (shared)')!;
-    const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: second.testApiKey, body: { customerName: 'Second Agency Trips', defaultPrice: 12, questionSetId: tripSet.id } });
+    const product = await call(app.baseUrl, '/api/v1/products', {
+      method: 'POST',
+      key: second.testApiKey,
+      body: { customerName: 'Second Agency Trips', defaultPrice: 12, questionSetId: tripSet.id },
+    });
     expect(product.status).toBe(201);
     expect(product.body.data.coverageUnit).toBe('trip');
   }, 120_000);

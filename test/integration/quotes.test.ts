@@ -22,7 +22,10 @@ let tripId: number;
 let testModeId: number;
 let buyer: { idp_accnt_uuid: string; access_token: string };
 
-const holder = { name: 'Grand Hall LLC', address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' } };
+const holder = {
+  name: 'Grand Hall LLC',
+  address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+};
 
 function eventAnswers(overrides: Record<string, unknown> = {}) {
   return {
@@ -46,19 +49,32 @@ function tripAnswers(overrides: Record<string, unknown> = {}) {
     vehicle_class: 'motorhome',
     drivers: 2,
     named_insured: { name: 'Jordan Lee' },
-    trips: { time_zone: 'Europe/Paris', trips: [{ start: '2027-07-01T09:00', end: '2027-07-05T18:00' }, { start: '2027-08-01T09:00', end: '2027-08-03T12:00' }] },
+    trips: {
+      time_zone: 'Europe/Paris',
+      trips: [
+        { start: '2027-07-01T09:00', end: '2027-07-05T18:00' },
+        { start: '2027-08-01T09:00', end: '2027-08-03T12:00' },
+      ],
+    },
     ...overrides,
   };
 }
 
 const quote = (key: string, body: unknown) => call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key, body });
-const catalog = (key: string, body: unknown) => call(app.baseUrl, '/public-quote/adminGetApprovedClientProducts', { method: 'POST', key, body });
+const catalog = (key: string, body: unknown) =>
+  call(app.baseUrl, '/public-quote/adminGetApprovedClientProducts', { method: 'POST', key, body });
 /** Connects a buyer and keeps the two fields the quote call needs. */
 const connect = async (key: string, email: string) => {
   const res = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key,
-    body: { buyer_first_name: 'Jordan', buyer_last_name: 'Lee', buyer_email: email, seller_slug: await slugOfKey(key), query_param: 'spring-fair' },
+    body: {
+      buyer_first_name: 'Jordan',
+      buyer_last_name: 'Lee',
+      buyer_email: email,
+      seller_slug: await slugOfKey(key),
+      query_param: 'spring-fair',
+    },
   });
   expect(res.status).toBe(200);
   return { idp_accnt_uuid: res.body.idp_accnt_uuid as string, access_token: res.body.access_token as string };
@@ -107,7 +123,11 @@ afterAll(async () => {
 
 describe('adminGetApprovedClientProducts', () => {
   test('when a live key asks, then only its active, approved live products with templates appear', async () => {
-    const res = await catalog(liveKey, { idp_root_account_uuid: idpRootUuid, connected_ins_products_pagination_response_length_limit: 10, selected_table_page: 0 });
+    const res = await catalog(liveKey, {
+      idp_root_account_uuid: idpRootUuid,
+      connected_ins_products_pagination_response_length_limit: 10,
+      selected_table_page: 0,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       rich_ins_product_pagination_total_approved_products: 2,
@@ -117,8 +137,14 @@ describe('adminGetApprovedClientProducts', () => {
     });
     const items = res.body.rich_ins_product_array_of_objects;
     expect(items.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([eventId, tripId]);
-    expect(items[0].product_line_meta_data.product_line_array_of_agreements).toEqual([expect.objectContaining({ id: 'terms', title: 'Policy terms' })]);
-    expect(items[0]).toMatchObject({ product_line_name: 'Special Event Liability', product_line_default_price: 49.5, product_line_is_trip_excess_product: false });
+    expect(items[0].product_line_meta_data.product_line_array_of_agreements).toEqual([
+      expect.objectContaining({ id: 'terms', title: 'Policy terms' }),
+    ]);
+    expect(items[0]).toMatchObject({
+      product_line_name: 'Special Event Liability',
+      product_line_default_price: 49.5,
+      product_line_is_trip_excess_product: false,
+    });
     expect(items[0].product_line_question_template.questions.map((q: any) => q.kind)).toEqual(
       expect.arrayContaining(['dropdown', 'number', 'text', 'named_insured', 'certificate_holder', 'coverage_dates']),
     );
@@ -126,12 +152,21 @@ describe('adminGetApprovedClientProducts', () => {
   });
 
   test('when a test key asks, then only test products appear', async () => {
-    const res = await catalog(testKey, { idp_root_account_uuid: idpRootUuid, connected_ins_products_pagination_response_length_limit: 10, selected_table_page: 0 });
+    const res = await catalog(testKey, {
+      idp_root_account_uuid: idpRootUuid,
+      connected_ins_products_pagination_response_length_limit: 10,
+      selected_table_page: 0,
+    });
     expect(res.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([testModeId]);
   });
 
   test('when paged one at a time, then pages walk the list and a page past the end is empty', async () => {
-    const page = (n: number) => catalog(liveKey, { idp_root_account_uuid: idpRootUuid, connected_ins_products_pagination_response_length_limit: 1, selected_table_page: n });
+    const page = (n: number) =>
+      catalog(liveKey, {
+        idp_root_account_uuid: idpRootUuid,
+        connected_ins_products_pagination_response_length_limit: 1,
+        selected_table_page: n,
+      });
     const [p0, p1, p5] = await Promise.all([page(0), page(1), page(5)]);
     expect(p0.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([eventId]);
     expect(p1.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([tripId]);
@@ -141,10 +176,18 @@ describe('adminGetApprovedClientProducts', () => {
   });
 
   test("when the idp_root_account_uuid is another account's, then 404 SELLER_NOT_FOUND in the bare error shape", async () => {
-    const res = await catalog(liveKey, { idp_root_account_uuid: otherIdpRootUuid, connected_ins_products_pagination_response_length_limit: 10, selected_table_page: 0 });
+    const res = await catalog(liveKey, {
+      idp_root_account_uuid: otherIdpRootUuid,
+      connected_ins_products_pagination_response_length_limit: 10,
+      selected_table_page: 0,
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ code: 'SELLER_NOT_FOUND', message: expect.any(String) });
-    const theirs = await catalog(otherKey, { idp_root_account_uuid: otherIdpRootUuid, connected_ins_products_pagination_response_length_limit: 10, selected_table_page: 0 });
+    const theirs = await catalog(otherKey, {
+      idp_root_account_uuid: otherIdpRootUuid,
+      connected_ins_products_pagination_response_length_limit: 10,
+      selected_table_page: 0,
+    });
     expect(theirs.body.rich_ins_product_pagination_total_approved_products).toBe(0);
   });
 
@@ -152,7 +195,11 @@ describe('adminGetApprovedClientProducts', () => {
     const account = (await app.container.db('api_keys').where({ id: liveKeyId }).first()).root_account_id;
     const narrow = await createKey(app.container, { rootAccountId: account, mode: 'live' });
     await app.container.db('api_key_products').insert({ api_key_id: narrow.id, product_line_id: tripId });
-    const res = await catalog(narrow.key, { idp_root_account_uuid: idpRootUuid, connected_ins_products_pagination_response_length_limit: 10, selected_table_page: 0 });
+    const res = await catalog(narrow.key, {
+      idp_root_account_uuid: idpRootUuid,
+      connected_ins_products_pagination_response_length_limit: 10,
+      selected_table_page: 0,
+    });
     expect(res.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([tripId]);
   });
 
@@ -174,7 +221,11 @@ describe('adminValidateBuyerResponses', () => {
   test('when two products are bought with a platform fee, then units, line amounts, fee and total are exact, recorded, and a checkout session is returned', async () => {
     const res = await quote(liveKey, { ...buyer, selected_product_lines_to_purchase: [eventAnswers(), tripAnswers()] });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(/^cs_/), url: expect.stringMatching(/^https:\/\//), status: 'awaiting_payment' });
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^cs_/),
+      url: expect.stringMatching(/^https:\/\//),
+      status: 'awaiting_payment',
+    });
     expect(res.body.payment_intent === null || /^pi_/.test(res.body.payment_intent)).toBe(true);
     expect(Date.parse(res.body.expires_at)).toBeGreaterThan(Date.now());
     // event: 4950 × 3 days × 1.5 (concert) × 1.2 (liquor) = 26730; trip: 1200 × 2 trips × 1.75 = 4200
@@ -201,7 +252,15 @@ describe('adminValidateBuyerResponses', () => {
     });
 
     const purchase = await app.container.db('purchases').where({ id: res.body.purchase_id }).first();
-    expect(purchase).toMatchObject({ status: 'awaiting_payment', mode: 'live', total_minor: '31703', platform_fee_minor: '773', api_key_id: liveKeyId, checkout_session_id: res.body.id, buyer_email: 'jordan.quote@example.com' });
+    expect(purchase).toMatchObject({
+      status: 'awaiting_payment',
+      mode: 'live',
+      total_minor: '31703',
+      platform_fee_minor: '773',
+      api_key_id: liveKeyId,
+      checkout_session_id: res.body.id,
+      buyer_email: 'jordan.quote@example.com',
+    });
     expect(await app.container.db('covered_units').where({ purchase_id: res.body.purchase_id }).count({ n: '*' })).toEqual([{ n: '5' }]);
     const items = await app.container.db('purchase_items').where({ purchase_id: res.body.purchase_id }).orderBy('position');
     expect(items[0].certificate_holder).toEqual(holder);
@@ -211,25 +270,51 @@ describe('adminValidateBuyerResponses', () => {
   test('when the coverage crosses the spring-forward change and a month end, then units follow local calendar days', async () => {
     const res = await quote(liveKey, {
       ...buyer,
-      selected_product_lines_to_purchase: [eventAnswers({ coverage: { time_zone: 'America/New_York', start_date: '2027-03-13', end_date: '2027-03-15' } })],
+      selected_product_lines_to_purchase: [
+        eventAnswers({ coverage: { time_zone: 'America/New_York', start_date: '2027-03-13', end_date: '2027-03-15' } }),
+      ],
     });
     const hours = res.body.certificate_coverage_datetimes.map((u: any) => (Date.parse(u.ends_at) - Date.parse(u.starts_at)) / 3600_000);
     expect(hours).toEqual([24, 23, 24]);
     const monthEnd = await quote(liveKey, {
       ...buyer,
-      selected_product_lines_to_purchase: [eventAnswers({ coverage: { time_zone: 'UTC', start_date: '2027-01-30', end_date: '2027-02-02' } })],
+      selected_product_lines_to_purchase: [
+        eventAnswers({ coverage: { time_zone: 'UTC', start_date: '2027-01-30', end_date: '2027-02-02' } }),
+      ],
     });
-    expect(monthEnd.body.certificate_coverage_datetimes.map((u: any) => u.local_label)).toEqual(['2027-01-30', '2027-01-31', '2027-02-01', '2027-02-02']);
+    expect(monthEnd.body.certificate_coverage_datetimes.map((u: any) => u.local_label)).toEqual([
+      '2027-01-30',
+      '2027-01-31',
+      '2027-02-01',
+      '2027-02-02',
+    ]);
   });
 
   test('when many answers are wrong, then every problem comes back at once and nothing is recorded', async () => {
-    const countPurchases = async () => Number((await app.container.db('purchases').where({ root_account_id: quoteAccountId }).count({ n: '*' }))[0]!.n);
+    const countPurchases = async () =>
+      Number((await app.container.db('purchases').where({ root_account_id: quoteAccountId }).count({ n: '*' }))[0]!.n);
     const before = await countPurchases();
     const res = await quote(liveKey, {
       ...buyer,
       selected_product_lines_to_purchase: [
-        eventAnswers({ event_type: 'rave', attendance: 0, venue_name: '  ', colour: 'red', certificate_holder: { name: 'X' }, coverage: { time_zone: 'UTC', start_date: '2027-05-02', end_date: '2027-05-01' } }),
-        tripAnswers({ product_line_is_trip_excess_product: false, trips: { time_zone: 'UTC', trips: [{ start: '2027-07-01T09:00', end: '2027-07-05T18:00' }, { start: '2027-07-02T09:00', end: '2027-07-03T18:00' }] } }),
+        eventAnswers({
+          event_type: 'rave',
+          attendance: 0,
+          venue_name: '  ',
+          colour: 'red',
+          certificate_holder: { name: 'X' },
+          coverage: { time_zone: 'UTC', start_date: '2027-05-02', end_date: '2027-05-01' },
+        }),
+        tripAnswers({
+          product_line_is_trip_excess_product: false,
+          trips: {
+            time_zone: 'UTC',
+            trips: [
+              { start: '2027-07-01T09:00', end: '2027-07-05T18:00' },
+              { start: '2027-07-02T09:00', end: '2027-07-03T18:00' },
+            ],
+          },
+        }),
         { product_line_template_id: testModeId, product_line_is_trip_excess_product: false },
       ],
     });
@@ -257,7 +342,9 @@ describe('adminValidateBuyerResponses', () => {
   test('when the same product is selected twice, then it is a problem', async () => {
     const res = await quote(liveKey, { ...buyer, selected_product_lines_to_purchase: [eventAnswers(), eventAnswers()] });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ product_line_template_id: eventId, question: 'product_line_template_id', reason: expect.stringContaining('more than once') }]);
+    expect(res.body.errors).toEqual([
+      { product_line_template_id: eventId, question: 'product_line_template_id', reason: expect.stringContaining('more than once') },
+    ]);
   });
 
   test("when the buyer's token belongs to another account, then 401 ACCESS_TOKEN_INVALID", async () => {
@@ -272,13 +359,23 @@ describe('adminValidateBuyerResponses', () => {
       const res0 = await call(shortLived.baseUrl, '/platform-seller-invites/newConnect', {
         method: 'POST',
         key: liveKey,
-        body: { buyer_first_name: 'Ada', buyer_last_name: 'Short', buyer_email: 'ada.short@example.com', seller_slug: slugs.get(liveKey), query_param: '' },
+        body: {
+          buyer_first_name: 'Ada',
+          buyer_last_name: 'Short',
+          buyer_email: 'ada.short@example.com',
+          seller_slug: slugs.get(liveKey),
+          query_param: '',
+        },
       });
       await new Promise((r) => setTimeout(r, 1500));
       const res = await call(shortLived.baseUrl, '/public-quote/adminValidateBuyerResponses', {
         method: 'POST',
         key: liveKey,
-        body: { idp_accnt_uuid: res0.body.idp_accnt_uuid, access_token: res0.body.access_token, selected_product_lines_to_purchase: [eventAnswers()] },
+        body: {
+          idp_accnt_uuid: res0.body.idp_accnt_uuid,
+          access_token: res0.body.access_token,
+          selected_product_lines_to_purchase: [eventAnswers()],
+        },
       });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('ACCESS_TOKEN_EXPIRED');
@@ -289,7 +386,10 @@ describe('adminValidateBuyerResponses', () => {
 
   test('when the test key quotes the test product, then it is priced in test mode', async () => {
     const testBuyer = await connect(testKey, 'jordan.test@example.com');
-    const res = await quote(testKey, { ...testBuyer, selected_product_lines_to_purchase: [eventAnswers({ product_line_template_id: testModeId })] });
+    const res = await quote(testKey, {
+      ...testBuyer,
+      selected_product_lines_to_purchase: [eventAnswers({ product_line_template_id: testModeId })],
+    });
     expect(res.status).toBe(200);
     expect((await app.container.db('purchases').where({ id: res.body.purchase_id }).first()).mode).toBe('test');
     const live = await quote(testKey, { ...testBuyer, selected_product_lines_to_purchase: [eventAnswers()] });

@@ -47,7 +47,11 @@ describe('Redis-shared limiter', () => {
   let first: TestApp;
   let second: TestApp;
   beforeAll(async () => {
-    const shared = { RATE_LIMIT_PER_MINUTE: String(LIMIT), REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_REDIS_PREFIX: `rl:test:${randomUUID()}` };
+    const shared = {
+      RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_REDIS_PREFIX: `rl:test:${randomUUID()}`,
+    };
     first = await startTestApp(shared);
     second = await startTestApp(shared);
   });

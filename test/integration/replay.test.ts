@@ -59,7 +59,11 @@ const bundle = (workflowsPath: string): Promise<WorkflowBundle> => bundleWorkflo
 /** Replays one saved history; resolves with the replay's error, or undefined when it replayed cleanly. */
 async function replay(workflowBundle: WorkflowBundle, file: string): Promise<Error | undefined> {
   try {
-    await Worker.runReplayHistory({ workflowBundle, replayName: `replay-${file}`, dataConverter }, loadHistory(file), file.replace(/\.json$/, ''));
+    await Worker.runReplayHistory(
+      { workflowBundle, replayName: `replay-${file}`, dataConverter },
+      loadHistory(file),
+      file.replace(/\.json$/, ''),
+    );
     return undefined;
   } catch (err) {
     return err as Error;
@@ -94,7 +98,16 @@ describe('saved histories', () => {
         'policy-endorsed.json',
       ]),
     );
-    const typeOf: Record<string, string> = { purchase: 'purchaseWorkflow', certificates: 'certificatesWorkflow', policy: 'policyWorkflow', bulk: 'bulkCancellationWorkflow', refund: 'refundWorkflow', proof: 'proofOfCoverageEmailWorkflow', event: 'eventDeliveryWorkflow', renewal: 'renewalWorkflow' };
+    const typeOf: Record<string, string> = {
+      purchase: 'purchaseWorkflow',
+      certificates: 'certificatesWorkflow',
+      policy: 'policyWorkflow',
+      bulk: 'bulkCancellationWorkflow',
+      refund: 'refundWorkflow',
+      proof: 'proofOfCoverageEmailWorkflow',
+      event: 'eventDeliveryWorkflow',
+      renewal: 'renewalWorkflow',
+    };
     for (const file of FILES) {
       const history = loadHistory(file);
       expect(history.events!.length).toBeGreaterThan(3);
@@ -102,10 +115,13 @@ describe('saved histories', () => {
     }
   });
 
-  test.each(FILES)('when %s is replayed against the current workflow code, then it replays without a nondeterminism error', async (file) => {
-    const error = await replay(current, file);
-    expect(error).toBeUndefined();
-  });
+  test.each(FILES)(
+    'when %s is replayed against the current workflow code, then it replays without a nondeterminism error',
+    async (file) => {
+      const error = await replay(current, file);
+      expect(error).toBeUndefined();
+    },
+  );
 });
 
 describe('the replay guard itself', () => {

@@ -31,7 +31,15 @@ afterAll(async () => {
 
 test('when the first covered day is today, then it is quoted from local midnight but covered from the payment on, and the next day from its midnight', async () => {
   // A zone where today still has hours left, so the first day is under way but not over.
-  const zone = ['Pacific/Kiritimati', 'Pacific/Auckland', 'Asia/Tokyo', 'Europe/Berlin', 'America/Chicago', 'Pacific/Honolulu', 'Pacific/Pago_Pago'].find((z) => DateTime.now().setZone(z).hour < 21)!;
+  const zone = [
+    'Pacific/Kiritimati',
+    'Pacific/Auckland',
+    'Asia/Tokyo',
+    'Europe/Berlin',
+    'America/Chicago',
+    'Pacific/Honolulu',
+    'Pacific/Pago_Pago',
+  ].find((z) => DateTime.now().setZone(z).hour < 21)!;
   const today = DateTime.now().setZone(zone).toISODate()!;
   const tomorrow = DateTime.now().setZone(zone).plus({ days: 1 }).toISODate()!;
   const body = await account.quoteBody();

@@ -18,18 +18,20 @@ let app: TestApp;
 let worker: TestWorker;
 let account: QuotingAccount;
 
-const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 const quote = async (purchaseId: number, body: unknown = {}) => {
   const res = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body });
   if (res.status !== 201) throw new Error(`quote: ${res.status} ${res.text}`);
   return res.body.data;
 };
 const cancel = (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body });
-const rescind = (purchaseId: number, cancellationId: number) => api(`/purchases/${purchaseId}/cancellations/${cancellationId}/rescind`, { method: 'POST', body: {} });
-const advance = (purchaseId: number, frozenTime: string) => api(`/test_helpers/purchases/${purchaseId}/test_clock`, { method: 'POST', body: { frozen_time: frozenTime } });
+const rescind = (purchaseId: number, cancellationId: number) =>
+  api(`/purchases/${purchaseId}/cancellations/${cancellationId}/rescind`, { method: 'POST', body: {} });
+const advance = (purchaseId: number, frozenTime: string) =>
+  api(`/test_helpers/purchases/${purchaseId}/test_clock`, { method: 'POST', body: { frozen_time: frozenTime } });
 const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
 const states = (p: { items: Array<{ covered_units: Array<{ state: string }> }> }) => p.items[0]!.covered_units.map((u) => u.state);
-
 
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
@@ -48,10 +50,19 @@ afterAll(async () => {
 test('when a cancellation is dated in the future, then it is scheduled with its unit held and covered, and rescinding it gives the unit back with nothing refunded', async () => {
   const id = await issuedPurchase(app, account);
   const [, second] = (await purchase(id)).items[0].covered_units;
-  const q = await quote(id, { covered_unit_ids: [second.id], effective_at: '2027-05-01T12:00:00Z', reason: 'Second day may be called off' });
+  const q = await quote(id, {
+    covered_unit_ids: [second.id],
+    effective_at: '2027-05-01T12:00:00Z',
+    reason: 'Second day may be called off',
+  });
   const res = await cancel(id, { quote_id: q.id });
   expect(res.status).toBe(200);
-  expect(res.body.data).toMatchObject({ status: 'scheduled', effective_at: '2027-05-01T12:00:00.000Z', refund: { id: null, total: 2000 }, rescinded_at: null });
+  expect(res.body.data).toMatchObject({
+    status: 'scheduled',
+    effective_at: '2027-05-01T12:00:00.000Z',
+    refund: { id: null, total: 2000 },
+    rescinded_at: null,
+  });
   const scheduled = await purchase(id);
   expect(states(scheduled)).toEqual(['active', 'cancellation_scheduled']);
   expect(scheduled.items[0].covered_units[1].certificate.voided_at).toBeNull();
@@ -63,12 +74,22 @@ test('when a cancellation is dated in the future, then it is scheduled with its 
 
   const undone = await rescind(id, res.body.data.id);
   expect(undone.status).toBe(200);
-  expect(undone.body.data).toMatchObject({ id: res.body.data.id, status: 'rescinded', rescinded_at: expect.any(String), refund: { id: null } });
-  expect((await rescind(id, res.body.data.id)).body.data).toMatchObject({ status: 'rescinded', rescinded_at: undone.body.data.rescinded_at });
+  expect(undone.body.data).toMatchObject({
+    id: res.body.data.id,
+    status: 'rescinded',
+    rescinded_at: expect.any(String),
+    refund: { id: null },
+  });
+  expect((await rescind(id, res.body.data.id)).body.data).toMatchObject({
+    status: 'rescinded',
+    rescinded_at: undone.body.data.rescinded_at,
+  });
   const after = await purchase(id);
   expect(states(after)).toEqual(['active', 'active']);
   expect(after.amount_refunded).toBe(0);
-  expect(after.timeline.map((t: { type: string }) => t.type)).toEqual(expect.arrayContaining(['cancellation_scheduled', 'cancellation_rescinded']));
+  expect(after.timeline.map((t: { type: string }) => t.type)).toEqual(
+    expect.arrayContaining(['cancellation_scheduled', 'cancellation_rescinded']),
+  );
   // Free again: the same day can now be cancelled at once, priced in full (nothing went back before).
   const now = await cancel(id, { covered_unit_ids: [second.id] });
   expect(now.status).toBe(200);

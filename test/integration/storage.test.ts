@@ -114,7 +114,9 @@ describe('putIfAbsent', () => {
     await store.putIfAbsent(key, pdf, { contentType: 'application/pdf' });
 
     const again = await store.putIfAbsent(key, Buffer.from(pdf), { contentType: 'application/pdf' });
-    const asStream = await store.putIfAbsent(key, Readable.from([pdf.subarray(0, 10), pdf.subarray(10)]), { contentType: 'application/pdf' });
+    const asStream = await store.putIfAbsent(key, Readable.from([pdf.subarray(0, 10), pdf.subarray(10)]), {
+      contentType: 'application/pdf',
+    });
 
     expect(again).toEqual({ key, created: false, size: pdf.length, sha256: sha256Of(pdf) });
     expect(asStream.created).toBe(false);
@@ -143,7 +145,10 @@ describe('putIfAbsent', () => {
     await store.putIfAbsent(key, original, { contentType: 'application/pdf' });
 
     const reprint = await store.putIfAbsent(key, fakePdf('reprint'), { contentType: 'application/pdf', onExisting: 'keep' });
-    const streamed = await store.putIfAbsent(key, Readable.from([fakePdf('streamed reprint')]), { contentType: 'application/pdf', onExisting: 'keep' });
+    const streamed = await store.putIfAbsent(key, Readable.from([fakePdf('streamed reprint')]), {
+      contentType: 'application/pdf',
+      onExisting: 'keep',
+    });
 
     expect(reprint).toEqual({ key, created: false, size: original.length, sha256: sha256Of(original) });
     expect(streamed).toEqual(reprint);
@@ -207,7 +212,10 @@ describe('signedReadUrl', () => {
 describe('buildZipToStore', () => {
   test('when 30 PDFs and the QR are zipped, then the downloaded zip holds exactly those files with their bytes', async () => {
     const id = purchase();
-    const pdfs = Array.from({ length: 30 }, (_, i) => ({ number: `COI-${String(i + 1).padStart(6, '0')}`, bytes: fakePdf(`unit ${i + 1}`) }));
+    const pdfs = Array.from({ length: 30 }, (_, i) => ({
+      number: `COI-${String(i + 1).padStart(6, '0')}`,
+      bytes: fakePdf(`unit ${i + 1}`),
+    }));
     await Promise.all(pdfs.map((p) => store.putIfAbsent(certificateKey(id, p.number), p.bytes, { contentType: 'application/pdf' })));
     const qr = await proofOfCoveragePng(`http://127.0.0.1:3000/verify/${pdfs[0]!.number}`);
     const entries = pdfs.map((p) => ({ name: `${p.number}.pdf`, key: certificateKey(id, p.number) }));
@@ -253,10 +261,26 @@ describe('buildZipToStore', () => {
     await Promise.all(pdfs.map((p) => store.putIfAbsent(certificateKey(id, p.number), p.bytes, { contentType: 'application/pdf' })));
     const qr = await proofOfCoveragePng('http://127.0.0.1:3000/verify/POC-memory');
     const extras = [{ name: PROOF_OF_COVERAGE_NAME, body: qr }];
-    const streamed = await buildZipToStore(store, zipKeys.product(id, 1), pdfs.map((p) => ({ name: `${p.number}.pdf`, key: certificateKey(id, p.number) })), extras);
+    const streamed = await buildZipToStore(
+      store,
+      zipKeys.product(id, 1),
+      pdfs.map((p) => ({ name: `${p.number}.pdf`, key: certificateKey(id, p.number) })),
+      extras,
+    );
 
-    const inMemory = await buildZipToStore(store, zipKeys.product(id, 2), pdfs.map((p) => ({ name: `${p.number}.pdf`, open: () => Readable.from([p.bytes]) })), extras);
-    const kept = await buildZipToStore(store, zipKeys.product(id, 2), [{ name: 'COI-1.pdf', open: () => Readable.from([pdfs[0]!.bytes]) }], extras, { onExisting: 'keep' });
+    const inMemory = await buildZipToStore(
+      store,
+      zipKeys.product(id, 2),
+      pdfs.map((p) => ({ name: `${p.number}.pdf`, open: () => Readable.from([p.bytes]) })),
+      extras,
+    );
+    const kept = await buildZipToStore(
+      store,
+      zipKeys.product(id, 2),
+      [{ name: 'COI-1.pdf', open: () => Readable.from([pdfs[0]!.bytes]) }],
+      extras,
+      { onExisting: 'keep' },
+    );
 
     expect(inMemory).toMatchObject({ created: true, size: streamed.size, sha256: streamed.sha256 });
     expect(await store.stat(zipKeys.product(id, 2))).toMatchObject({ contentType: 'application/zip', sha256: streamed.sha256 });

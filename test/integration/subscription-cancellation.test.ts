@@ -28,14 +28,26 @@ beforeAll(async () => {
   proxy = await startProcessorProxy();
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, PAYPROC_API_BASE: proxy.url, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = await startTestApp({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    PAYPROC_API_BASE: proxy.url,
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
   agency = await createAgency(app);
   const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
   const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
   const product = await call(app.baseUrl, '/api/v1/products', {
     method: 'POST',
     key: agency.key,
-    body: { customerName: 'Monthly Venue Liability', defaultPrice: 30, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: 'EVM-SUB-2', isRecurring: true },
+    body: {
+      customerName: 'Monthly Venue Liability',
+      defaultPrice: 30,
+      questionSetId: set.id,
+      insurerName: 'Evergreen Mutual Insurance Co.',
+      masterPolicyNumber: 'EVM-SUB-2',
+      isRecurring: true,
+    },
   });
   if (product.status !== 201) throw new Error(`product create failed: ${product.status} ${product.text}`);
   monthlyProductId = product.body.data.id;
@@ -48,18 +60,35 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-const api = (path: string, init: { method?: string; body?: unknown } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: agency.key, ...init });
+const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: agency.key, ...init });
 const event = (type: string, object: Record<string, unknown>, id: string) =>
-  JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
+  JSON.stringify({
+    id,
+    object: 'event',
+    type,
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: { object },
+  });
 const subscriptionEvents = async (firstPurchaseId: number) =>
-  (await app.container.db('agency_events').where({ purchase_id: firstPurchaseId, type: 'subscription.cancelled' }).orderBy('created_at')).map((e) => e.data.data.object);
+  (
+    await app.container.db('agency_events').where({ purchase_id: firstPurchaseId, type: 'subscription.cancelled' }).orderBy('created_at')
+  ).map((e) => e.data.data.object);
 
 /** A monthly subscription bought and paid (its first period issued); optionally its second period paid too. */
 async function paidSubscription(renewed = false): Promise<{ purchaseId: number; subscription: string; renewalId: number | null }> {
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key: agency.key,
-    body: { buyer_first_name: 'Sam', buyer_last_name: 'Rivera', buyer_email: `sam.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Sam',
+      buyer_last_name: 'Rivera',
+      buyer_email: `sam.${Date.now()}@example.com`,
+      seller_slug: agency.slug,
+      query_param: '',
+    },
   });
   const checkout = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
@@ -67,7 +96,9 @@ async function paidSubscription(renewed = false): Promise<{ purchaseId: number; 
     body: {
       idp_accnt_uuid: connected.body.idp_accnt_uuid,
       access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [{ ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }), product_line_template_id: monthlyProductId }],
+      selected_product_lines_to_purchase: [
+        { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }), product_line_template_id: monthlyProductId },
+      ],
     },
   });
   if (checkout.status !== 200) throw new Error(`quote: ${checkout.status} ${checkout.text}`);
@@ -75,7 +106,16 @@ async function paidSubscription(renewed = false): Promise<{ purchaseId: number; 
   const subscription = `sub_cancel_${purchaseId}_${Date.now()}`;
   const paid = event(
     'checkout.session.completed',
-    { id: checkout.body.id, object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, subscription, metadata: { purchase_id: String(purchaseId) } },
+    {
+      id: checkout.body.id,
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent: `pi_paid_${purchaseId}`,
+      subscription,
+      metadata: { purchase_id: String(purchaseId) },
+    },
     `evt_sub_paid_${purchaseId}`,
   );
   expect((await deliverWebhook(app, paid)).status).toBe(200);
@@ -92,7 +132,10 @@ async function paidSubscription(renewed = false): Promise<{ purchaseId: number; 
       amount_paid: checkout.body.amount_total,
       currency: 'usd',
       parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
-      payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }] },
+      payments: {
+        object: 'list',
+        data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }],
+      },
     },
     `evt_cycle_${invoiceId}`,
   );
@@ -118,13 +161,21 @@ test('when a subscription is cancelled at period end, then the processor stops r
 
   const res = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: { when: 'at_period_end' } });
   expect(res.status).toBe(200);
-  expect(res.body.data).toMatchObject({ status: 'active', cancel_at_period_end: true, cancelled_by: 'agency', ended_at: null, cancellation: null });
+  expect(res.body.data).toMatchObject({
+    status: 'active',
+    cancel_at_period_end: true,
+    cancelled_by: 'agency',
+    ended_at: null,
+    cancellation: null,
+  });
   const calls = () => proxy.requests.filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription}`);
   expect(calls()).toHaveLength(1);
   expect(calls()[0]!.params.get('cancel_at_period_end')).toBe('true');
   const purchase = (await api(`/purchases/${purchaseId}`)).body.data;
   expect(purchase.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'active']);
-  expect(await subscriptionEvents(purchaseId)).toEqual([expect.objectContaining({ object: 'subscription', id: purchaseId, cancel_at_period_end: true, ended_at: null })]);
+  expect(await subscriptionEvents(purchaseId)).toEqual([
+    expect.objectContaining({ object: 'subscription', id: purchaseId, cancel_at_period_end: true, ended_at: null }),
+  ]);
 
   const again = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: {} });
   expect(again.body.data).toMatchObject({ cancel_at_period_end: true, cancellation: null });
@@ -136,9 +187,19 @@ test('when a renewed subscription is cancelled now, then it ends at the processo
   const { purchaseId, subscription, renewalId } = await paidSubscription(true);
   const res = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: { when: 'now', reason: 'Venue closed' } });
   expect(res.status).toBe(200);
-  expect(res.body.data).toMatchObject({ status: 'cancelled', ended_at: expect.any(String), cancelled_by: 'agency', current_period_purchase_id: renewalId });
+  expect(res.body.data).toMatchObject({
+    status: 'cancelled',
+    ended_at: expect.any(String),
+    cancelled_by: 'agency',
+    current_period_purchase_id: renewalId,
+  });
   expect(res.body.data.periods.map((p: { purchase_id: number }) => p.purchase_id)).toEqual([purchaseId, renewalId]);
-  expect(res.body.data.cancellation).toMatchObject({ purchase_id: renewalId, requested_by: 'agency', reason: 'Venue closed', refund: { total: expect.any(Number) } });
+  expect(res.body.data.cancellation).toMatchObject({
+    purchase_id: renewalId,
+    requested_by: 'agency',
+    reason: 'Venue closed',
+    refund: { total: expect.any(Number) },
+  });
   expect(res.body.data.cancellation.refund.total).toBeGreaterThan(0);
   expect(proxy.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription}`)).toHaveLength(1);
 
@@ -146,7 +207,12 @@ test('when a renewed subscription is cancelled now, then it ends at the processo
     const p = (await api(`/purchases/${renewalId}`)).body.data;
     return p.cancellations[0]?.status === 'completed' ? p : null;
   });
-  expect(renewal.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [u.state, u.certificate.voided_at !== null])).toEqual([
+  expect(
+    renewal.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [
+      u.state,
+      u.certificate.voided_at !== null,
+    ]),
+  ).toEqual([
     ['cancelled', true],
     ['cancelled', true],
   ]);
@@ -163,7 +229,18 @@ test('when a renewed subscription is cancelled now, then it ends at the processo
 test('when the processor ends a subscription by itself, then it is shown cancelled by the processor and the agency hears of it once, however often the event comes', async () => {
   const { purchaseId, subscription } = await paidSubscription();
   const endedAt = Math.floor(Date.now() / 1000);
-  const deleted = event('customer.subscription.deleted', { id: subscription, object: 'subscription', status: 'canceled', cancel_at_period_end: false, ended_at: endedAt, metadata: { purchase_id: String(purchaseId) } }, `evt_sub_deleted_${purchaseId}`);
+  const deleted = event(
+    'customer.subscription.deleted',
+    {
+      id: subscription,
+      object: 'subscription',
+      status: 'canceled',
+      cancel_at_period_end: false,
+      ended_at: endedAt,
+      metadata: { purchase_id: String(purchaseId) },
+    },
+    `evt_sub_deleted_${purchaseId}`,
+  );
   const deliveries = [await deliverWebhook(app, deleted), await deliverWebhook(app, deleted)];
   expect(deliveries.map((d) => [d.status, d.body.relayed, d.body.purchase_id])).toEqual([
     [200, true, purchaseId],
@@ -182,18 +259,52 @@ test('when the processor ends a subscription by itself, then it is shown cancell
 
 test('when a subscription is asked that is not one, or was never paid, then the answer is 404 or 409 and nothing is called at the processor', async () => {
   const before = proxy.requests.filter((r) => r.path.startsWith('/v1/subscriptions')).length;
-  const oneTime = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: agency.key, body: await (async () => {
-    const c = await call(app.baseUrl, '/platform-seller-invites/newConnect', { method: 'POST', key: agency.key, body: { buyer_first_name: 'Lee', buyer_last_name: 'Park', buyer_email: `lee.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' } });
-    return { idp_accnt_uuid: c.body.idp_accnt_uuid, access_token: c.body.access_token, selected_product_lines_to_purchase: [eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' })] };
-  })() });
+  const oneTime = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: agency.key,
+    body: await (async () => {
+      const c = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+        method: 'POST',
+        key: agency.key,
+        body: {
+          buyer_first_name: 'Lee',
+          buyer_last_name: 'Park',
+          buyer_email: `lee.${Date.now()}@example.com`,
+          seller_slug: agency.slug,
+          query_param: '',
+        },
+      });
+      return {
+        idp_accnt_uuid: c.body.idp_accnt_uuid,
+        access_token: c.body.access_token,
+        selected_product_lines_to_purchase: [eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' })],
+      };
+    })(),
+  });
   expect(oneTime.status).toBe(200);
   const notOne = await api(`/subscriptions/${oneTime.body.purchase_id}`);
   expect([notOne.status, notOne.body.error.code]).toEqual([404, 'NOT_FOUND']);
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', { method: 'POST', key: agency.key, body: { buyer_first_name: 'Kim', buyer_last_name: 'Ho', buyer_email: `kim.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' } });
+  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+    method: 'POST',
+    key: agency.key,
+    body: {
+      buyer_first_name: 'Kim',
+      buyer_last_name: 'Ho',
+      buyer_email: `kim.${Date.now()}@example.com`,
+      seller_slug: agency.slug,
+      query_param: '',
+    },
+  });
   const unpaid = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key: agency.key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [{ ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' }), product_line_template_id: monthlyProductId }] },
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [
+        { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' }), product_line_template_id: monthlyProductId },
+      ],
+    },
   });
   const refused = await api(`/subscriptions/${unpaid.body.purchase_id}/cancel`, { method: 'POST', body: { when: 'now' } });
   expect([refused.status, refused.body.error.code]).toEqual([409, 'SUBSCRIPTION_NOT_ACTIVE']);

@@ -25,14 +25,26 @@ beforeAll(async () => {
   proxy = await startProcessorProxy();
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, PAYPROC_API_BASE: proxy.url, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = await startTestApp({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    PAYPROC_API_BASE: proxy.url,
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
   agency = await createAgency(app);
   const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
   const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
   const product = await call(app.baseUrl, '/api/v1/products', {
     method: 'POST',
     key: agency.key,
-    body: { customerName: 'Monthly Venue Liability', defaultPrice: 30, questionSetId: set.id, insurerName: 'Evergreen Mutual Insurance Co.', masterPolicyNumber: 'EVM-SUB-1', isRecurring: true },
+    body: {
+      customerName: 'Monthly Venue Liability',
+      defaultPrice: 30,
+      questionSetId: set.id,
+      insurerName: 'Evergreen Mutual Insurance Co.',
+      masterPolicyNumber: 'EVM-SUB-1',
+      isRecurring: true,
+    },
   });
   if (product.status !== 201) throw new Error(`product create failed: ${product.status} ${product.text}`);
   monthlyProductId = product.body.data.id;
@@ -48,17 +60,35 @@ async function quote(selections: Record<string, unknown>[]) {
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key: agency.key,
-    body: { buyer_first_name: 'Sam', buyer_last_name: 'Rivera', buyer_email: `sam.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Sam',
+      buyer_last_name: 'Rivera',
+      buyer_email: `sam.${Date.now()}@example.com`,
+      seller_slug: agency.slug,
+      query_param: '',
+    },
   });
   return call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key: agency.key,
-    body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: selections },
+    body: {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: selections,
+    },
   });
 }
 
 const event = (type: string, object: Record<string, unknown>, id: string) =>
-  JSON.stringify({ id, object: 'event', type, livemode: false, created: Math.floor(Date.now() / 1000), api_version: '2025-01-01', data: { object } });
+  JSON.stringify({
+    id,
+    object: 'event',
+    type,
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: { object },
+  });
 
 test('given a recurring product, when it is bought and the second invoice is paid, then the next month gets its own certificates, once', async () => {
   const monthly = { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }), product_line_template_id: monthlyProductId };
@@ -68,7 +98,9 @@ test('given a recurring product, when it is bought and the second invoice is pai
   const purchaseId = checkout.body.purchase_id as number;
 
   // The session was created in subscription mode with monthly prices (read from the proxy).
-  const created = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/checkout/sessions' && r.params.get('metadata[purchase_id]') === String(purchaseId));
+  const created = proxy.requests.filter(
+    (r) => r.method === 'POST' && r.path === '/v1/checkout/sessions' && r.params.get('metadata[purchase_id]') === String(purchaseId),
+  );
   expect(created).toHaveLength(1);
   expect(created[0]!.params.get('mode')).toBe('subscription');
   expect(created[0]!.params.get('line_items[0][price_data][recurring][interval]')).toBe('month');
@@ -79,7 +111,17 @@ test('given a recurring product, when it is bought and the second invoice is pai
   const subscription = `sub_${purchaseId}_${Date.now()}`;
   const paid = event(
     'checkout.session.completed',
-    { id: checkout.body.id, object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', payment_intent: `pi_paid_${purchaseId}`, subscription, invoice: `in_first_${purchaseId}`, metadata: { purchase_id: String(purchaseId) } },
+    {
+      id: checkout.body.id,
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent: `pi_paid_${purchaseId}`,
+      subscription,
+      invoice: `in_first_${purchaseId}`,
+      metadata: { purchase_id: String(purchaseId) },
+    },
     `evt_sub_paid_${purchaseId}`,
   );
   expect((await deliverWebhook(app, paid)).status).toBe(200);
@@ -115,18 +157,31 @@ test('given a recurring product, when it is bought and the second invoice is pai
   expect(second.certificates[0].coverage_starts_at).toBe('2027-06-01T05:00:00.000Z'); // local midnight, CDT
   expect(second.purchase_id).not.toBe(purchaseId);
   const renewals = await app.container.db('purchases').where({ renewal_of_purchase_id: purchaseId });
-  expect(renewals.map((r) => [r.renewal_period, r.payproc_invoice_id, r.payment_intent_id, r.status])).toEqual([[1, invoiceId, renewalPi, 'issued']]);
-  expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(subscription);
+  expect(renewals.map((r) => [r.renewal_period, r.payproc_invoice_id, r.payment_intent_id, r.status])).toEqual([
+    [1, invoiceId, renewalPi, 'issued'],
+  ]);
+  expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(
+    subscription,
+  );
   // The agency hears of it: one subscription.renewed event for the renewal purchase, then its certificates.issued.
   const events = await app.container.db('agency_events').where({ purchase_id: renewals[0].id }).orderBy('created_at');
   expect(events.map((e) => e.type).sort()).toEqual(['certificates.issued', 'subscription.renewed']);
-  expect(events.find((e) => e.type === 'subscription.renewed').data.data.object).toMatchObject({ object: 'purchase', id: renewals[0].id, renewal_of_purchase_id: purchaseId, subscription_id: subscription });
+  expect(events.find((e) => e.type === 'subscription.renewed').data.data.object).toMatchObject({
+    object: 'purchase',
+    id: renewals[0].id,
+    renewal_of_purchase_id: purchaseId,
+    subscription_id: subscription,
+  });
 
   // The first period is unchanged and still answers for its own payment.
   expect((await getCertificates(agency, `pi_paid_${purchaseId}`)).body.certificate_count).toBe(2);
 
   // getInvoiceData of the renewal reads the invoice that paid it (stripe-mock answers the fixture).
-  const invoices = await call(app.baseUrl, '/platform-agency-certs/getInvoiceData', { method: 'POST', key: agency.key, body: { idp_teammate_uuid: agency.teammateUuid, payment_intent: renewalPi } });
+  const invoices = await call(app.baseUrl, '/platform-agency-certs/getInvoiceData', {
+    method: 'POST',
+    key: agency.key,
+    body: { idp_teammate_uuid: agency.teammateUuid, payment_intent: renewalPi },
+  });
   expect(invoices.status).toBe(200);
   expect(invoices.body).toMatchObject({ purchase_id: second.purchase_id, status: 'invoiced' });
   expect(proxy.requests.some((r) => r.method === 'GET' && r.path.startsWith(`/v1/invoices/${invoiceId}`))).toBe(true);
@@ -145,7 +200,13 @@ test('given a recurring product paid with a saved card, when charged, then a pro
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key: agency.key,
-    body: { buyer_first_name: 'Ari', buyer_last_name: 'Stone', buyer_email: `ari.${Date.now()}@example.com`, seller_slug: agency.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Ari',
+      buyer_last_name: 'Stone',
+      buyer_email: `ari.${Date.now()}@example.com`,
+      seller_slug: agency.slug,
+      query_param: '',
+    },
   });
   const buyer = { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token };
   const monthly = { ...eventSelection(agency, { start: '2027-07-01', end: '2027-07-01' }), product_line_template_id: monthlyProductId };
@@ -166,10 +227,21 @@ test('given a recurring product paid with a saved card, when charged, then a pro
       ...body,
       id: subscriptionId,
       status: 'active',
-      latest_invoice: { id: `in_first_${purchaseId}`, object: 'invoice', payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: paymentIntent } }] } },
+      latest_invoice: {
+        id: `in_first_${purchaseId}`,
+        object: 'invoice',
+        payments: {
+          object: 'list',
+          data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: paymentIntent } }],
+        },
+      },
     }),
   });
-  proxy.patchResponses({ method: 'GET', pathPrefix: `/v1/payment_intents/${paymentIntent}`, patch: (body) => ({ ...body, id: paymentIntent, status: 'succeeded' }) });
+  proxy.patchResponses({
+    method: 'GET',
+    pathPrefix: `/v1/payment_intents/${paymentIntent}`,
+    patch: (body) => ({ ...body, id: paymentIntent, status: 'succeeded' }),
+  });
 
   const charged = await call(app.baseUrl, '/public-quote/processUserDirectPayprocPayment', {
     method: 'POST',
@@ -180,7 +252,9 @@ test('given a recurring product paid with a saved card, when charged, then a pro
   expect(charged.body).toEqual({ purchase_id: purchaseId, payment_intent: paymentIntent, status: 'succeeded' });
 
   // A subscription, not a one-off charge: monthly prices on the saved card, off-session, once.
-  const created = proxy.requests.filter((r) => r.method === 'POST' && r.path === '/v1/subscriptions' && r.params.get('metadata[purchase_id]') === String(purchaseId));
+  const created = proxy.requests.filter(
+    (r) => r.method === 'POST' && r.path === '/v1/subscriptions' && r.params.get('metadata[purchase_id]') === String(purchaseId),
+  );
   expect(created).toHaveLength(1);
   expect(created[0]!.idempotencyKey).toBe(`purchase-${purchaseId}-direct-charge`);
   expect(Object.fromEntries(created[0]!.params)).toMatchObject({
@@ -191,11 +265,17 @@ test('given a recurring product paid with a saved card, when charged, then a pro
     'items[0][price_data][unit_amount]': String(checkout.body.line_items[0].amount),
   });
   expect(created[0]!.params.get('customer')).toMatch(/^cus_/);
-  expect(proxy.requests.some((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params.get('metadata[purchase_id]') === String(purchaseId))).toBe(false);
+  expect(
+    proxy.requests.some(
+      (r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params.get('metadata[purchase_id]') === String(purchaseId),
+    ),
+  ).toBe(false);
 
   const first = await waitIssued(agency, paymentIntent);
   expect(first.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-07-01']);
-  expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(subscriptionId);
+  expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(
+    subscriptionId,
+  );
 
   // The next billing cycle of that subscription (found by its id) renews the purchase.
   const invoiceId = `in_cycle_saved_${purchaseId}`;
@@ -208,7 +288,10 @@ test('given a recurring product paid with a saved card, when charged, then a pro
       status: 'paid',
       currency: 'usd',
       parent: { type: 'subscription_details', subscription_details: { subscription: subscriptionId } },
-      payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_saved_${purchaseId}` } }] },
+      payments: {
+        object: 'list',
+        data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_saved_${purchaseId}` } }],
+      },
     },
     `evt_cycle_${invoiceId}`,
   );

@@ -103,7 +103,10 @@ describe('readiness and the worker', () => {
     await worker.shutdown();
     worker = undefined;
     // The window plus the 5 s cache of the check, plus slack for a loaded machine.
-    expect(await until('not_ready', (windowSeconds + 5 + 15) * 1000)).toEqual({ status: 'not_ready', checks: { database: true, temporal: true, workers: false } });
+    expect(await until('not_ready', (windowSeconds + 5 + 15) * 1000)).toEqual({
+      status: 'not_ready',
+      checks: { database: true, temporal: true, workers: false },
+    });
     expect((await call(app.baseUrl, '/readyz')).status).toBe(503);
     expect(Date.now() - stopped).toBeLessThan((windowSeconds + 5 + 15) * 1000);
 

@@ -27,10 +27,22 @@ afterAll(async () => {
   await worker.shutdown();
 });
 
-const helper = (key: string, purchaseId: number | string, action: 'pay' | 'expire' | 'refund' | 'renew' | 'dispute', body?: unknown, headers: Record<string, string> = {}) =>
-  call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/${action}`, { method: 'POST', key, headers, ...(body === undefined ? {} : { body }) });
+const helper = (
+  key: string,
+  purchaseId: number | string,
+  action: 'pay' | 'expire' | 'refund' | 'renew' | 'dispute',
+  body?: unknown,
+  headers: Record<string, string> = {},
+) =>
+  call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/${action}`, {
+    method: 'POST',
+    key,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
 const purchaseRow = (id: number) => app.container.db('purchases').where({ id }).first();
-const result = (id: number) => app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result() as Promise<PurchaseStatusView>;
+const result = (id: number) =>
+  app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result() as Promise<PurchaseStatusView>;
 
 describe('POST /api/v1/test_helpers/purchases/{id}/pay', () => {
   test('when a test purchase is paid by the helper, then the event is stored like the processor’s and the purchase is paid and issued', async () => {
@@ -41,12 +53,22 @@ describe('POST /api/v1/test_helpers/purchases/{id}/pay', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
-      data: { purchase_id: purchaseId, event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'checkout.session.completed' }, relayed: true, purchase_status: expect.stringMatching(/^(paid|awaiting_certificates|issued)$/), payment_intent: expect.stringMatching(/^pi_testhelper_/) },
+      data: {
+        purchase_id: purchaseId,
+        event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'checkout.session.completed' },
+        relayed: true,
+        purchase_status: expect.stringMatching(/^(paid|awaiting_certificates|issued)$/),
+        payment_intent: expect.stringMatching(/^pi_testhelper_/),
+      },
       message: 'Test payment delivered',
     });
     const stored = await app.container.db('payproc_events').where({ id: res.body.data.event.id }).first();
     expect(stored).toMatchObject({ type: 'checkout.session.completed', livemode: false, purchase_id: purchaseId });
-    expect(stored.payload.data.object).toMatchObject({ id: sessionId, payment_status: 'paid', metadata: { purchase_id: String(purchaseId) } });
+    expect(stored.payload.data.object).toMatchObject({
+      id: sessionId,
+      payment_status: 'paid',
+      metadata: { purchase_id: String(purchaseId) },
+    });
 
     expect((await result(purchaseId)).status).toBe('issued');
     const row = await purchaseRow(purchaseId);
@@ -58,7 +80,10 @@ describe('POST /api/v1/test_helpers/purchases/{id}/pay', () => {
     const certs = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', {
       method: 'POST',
       key: account.key,
-      body: { idp_root_account_uuid: (await app.container.db('root_accounts').where({ id: row.root_account_id }).first()).idp_root_account_uuid, purchase_id: purchaseId },
+      body: {
+        idp_root_account_uuid: (await app.container.db('root_accounts').where({ id: row.root_account_id }).first()).idp_root_account_uuid,
+        purchase_id: purchaseId,
+      },
     });
     expect(certs.status).toBe(200);
     expect(certs.body.status).toBe('issued');
@@ -66,13 +91,22 @@ describe('POST /api/v1/test_helpers/purchases/{id}/pay', () => {
 
     // The request log lines name the purchase and its workflow.
     const lines = app.logs.filter((l) => l.msg === 'request' && l.purchaseId === purchaseId);
-    expect(lines.map((l) => l.path)).toEqual(expect.arrayContaining(['/public-quote/adminValidateBuyerResponses', `/api/v1/test_helpers/purchases/${purchaseId}/pay`, '/platform-agency-root-certs/getCertificates']));
+    expect(lines.map((l) => l.path)).toEqual(
+      expect.arrayContaining([
+        '/public-quote/adminValidateBuyerResponses',
+        `/api/v1/test_helpers/purchases/${purchaseId}/pay`,
+        '/platform-agency-root-certs/getCertificates',
+      ]),
+    );
     expect(lines.every((l) => l.workflowId === `purchase-${purchaseId}`)).toBe(true);
 
     // Nothing is left to pay.
     const again = await helper(account.key, purchaseId, 'pay');
     expect(again.status).toBe(400);
-    expect(again.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is issued, not awaiting payment: there is no checkout left to pay or end` });
+    expect(again.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `Purchase ${purchaseId} is issued, not awaiting payment: there is no checkout left to pay or end`,
+    });
   }, 90_000);
 
   test('when the helper fails the payment, then the purchase ends failed with the reason', async () => {
@@ -122,19 +156,36 @@ describe('POST /api/v1/test_helpers/purchases/{id}/refund', () => {
 
     const tooMuch = await helper(account.key, purchaseId, 'refund', { amount: total + 1 });
     expect(tooMuch.status).toBe(400);
-    expect(tooMuch.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'amount', message: `must be at most ${total}` }] });
+    expect(tooMuch.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'amount', message: `must be at most ${total}` }],
+    });
 
     const part = await helper(account.key, purchaseId, 'refund', { amount: 500 });
     expect(part.status).toBe(200);
     expect(part.body).toEqual({
       success: true,
-      data: { purchase_id: purchaseId, event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'charge.refunded' }, relayed: true, amount: 500, amount_refunded: 500, refunded: false, purchase_status: 'issued' },
+      data: {
+        purchase_id: purchaseId,
+        event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'charge.refunded' },
+        relayed: true,
+        amount: 500,
+        amount_refunded: 500,
+        refunded: false,
+        purchase_status: 'issued',
+      },
       message: 'Test refund delivered',
     });
     // Stored like the processor's event, about the purchase's own payment intent.
     const stored = await app.container.db('payproc_events').where({ id: part.body.data.event.id }).first();
     expect(stored).toMatchObject({ type: 'charge.refunded', livemode: false, purchase_id: purchaseId });
-    expect(stored.payload.data.object).toMatchObject({ object: 'charge', amount: total, amount_refunded: 500, refunded: false, payment_intent: (await purchaseRow(purchaseId)).payment_intent_id });
+    expect(stored.payload.data.object).toMatchObject({
+      object: 'charge',
+      amount: total,
+      amount_refunded: 500,
+      refunded: false,
+      payment_intent: (await purchaseRow(purchaseId)).payment_intent_id,
+    });
     expect(await purchaseRow(purchaseId)).toMatchObject({ refunded_minor: '500', status: 'issued' });
 
     // The rest: the running total reaches the purchase's total.
@@ -142,18 +193,26 @@ describe('POST /api/v1/test_helpers/purchases/{id}/refund', () => {
     expect(rest.status).toBe(200);
     expect(rest.body.data).toMatchObject({ amount: total - 500, amount_refunded: total, refunded: true, purchase_status: 'refunded' });
     expect(await purchaseRow(purchaseId)).toMatchObject({ refunded_minor: String(total), status: 'refunded' });
-    await eventually(async () => (await app.container.db('agency_events').where({ purchase_id: purchaseId, type: 'purchase.refunded' })).length >= 1);
+    await eventually(
+      async () => (await app.container.db('agency_events').where({ purchase_id: purchaseId, type: 'purchase.refunded' })).length >= 1,
+    );
 
     const again = await helper(account.key, purchaseId, 'refund', { amount: 1 });
     expect(again.status).toBe(400);
-    expect(again.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is refunded in full: there is nothing left to refund` });
+    expect(again.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `Purchase ${purchaseId} is refunded in full: there is nothing left to refund`,
+    });
   }, 120_000);
 
   test('when the purchase is not paid yet, then 400 INVALID_REQUEST and nothing is delivered', async () => {
     const { purchaseId } = await checkout(app, account);
     const res = await helper(account.key, purchaseId, 'refund');
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no charge to refund` });
+    expect(res.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no charge to refund`,
+    });
     expect(await app.container.db('payproc_events').where({ purchase_id: purchaseId })).toEqual([]);
   });
 });
@@ -161,8 +220,15 @@ describe('POST /api/v1/test_helpers/purchases/{id}/refund', () => {
 describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
   let monthlyProductId: number;
   beforeAll(async () => {
-    const { question_set_id: questionSetId } = await app.container.db('product_lines').where({ id: account.productId }).first('question_set_id');
-    const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key: account.key, body: { customerName: 'Monthly Event Liability', defaultPrice: 30, questionSetId, isRecurring: true } });
+    const { question_set_id: questionSetId } = await app.container
+      .db('product_lines')
+      .where({ id: account.productId })
+      .first('question_set_id');
+    const product = await call(app.baseUrl, '/api/v1/products', {
+      method: 'POST',
+      key: account.key,
+      body: { customerName: 'Monthly Event Liability', defaultPrice: 30, questionSetId, isRecurring: true },
+    });
     expect(product.status).toBe(201);
     monthlyProductId = product.body.data.id;
   });
@@ -180,7 +246,10 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
 
     const early = await helper(account.key, purchaseId, 'renew');
     expect(early.status).toBe(400);
-    expect(early.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is awaiting_payment: a subscription renews only after its first period is paid` });
+    expect(early.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `Purchase ${purchaseId} is awaiting_payment: a subscription renews only after its first period is paid`,
+    });
 
     expect((await helper(account.key, purchaseId, 'pay')).status).toBe(200);
     expect((await result(purchaseId)).status).toBe('issued');
@@ -201,14 +270,22 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
       message: 'Test renewal delivered',
     });
     const renewalId = first.body.data.renewal_purchase_id as number;
-    expect(await purchaseRow(renewalId)).toMatchObject({ renewal_of_purchase_id: purchaseId, renewal_period: 1, payproc_invoice_id: first.body.data.invoice, payment_intent_id: first.body.data.payment_intent });
+    expect(await purchaseRow(renewalId)).toMatchObject({
+      renewal_of_purchase_id: purchaseId,
+      renewal_period: 1,
+      payproc_invoice_id: first.body.data.invoice,
+      payment_intent_id: first.body.data.payment_intent,
+    });
     // The renewal's certificates cover the same days a month on.
     await eventually(async () => (await purchaseRow(renewalId)).status === 'issued', 60_000);
-    const labels = async (id: number) => (await app.container.db('covered_units').where({ purchase_id: id }).orderBy('unit_index')).map((u) => u.local_label);
+    const labels = async (id: number) =>
+      (await app.container.db('covered_units').where({ purchase_id: id }).orderBy('unit_index')).map((u) => u.local_label);
     expect(await labels(purchaseId)).toEqual(['2027-05-01', '2027-05-02']);
     expect(await labels(renewalId)).toEqual(['2027-06-01', '2027-06-02']);
     expect(await app.container.db('certificates').where({ purchase_id: renewalId }).whereNotNull('storage_key')).toHaveLength(2);
-    await eventually(async () => (await app.container.db('agency_events').where({ purchase_id: renewalId, type: 'subscription.renewed' })).length === 1);
+    await eventually(
+      async () => (await app.container.db('agency_events').where({ purchase_id: renewalId, type: 'subscription.renewed' })).length === 1,
+    );
 
     // Any period names the subscription; each call pays one more month.
     const second = await helper(account.key, renewalId, 'renew');
@@ -221,7 +298,10 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
     const purchaseId = await issuedPurchase(app, account);
     const res = await helper(account.key, purchaseId, 'renew');
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is a one-time purchase: only a subscription renews` });
+    expect(res.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `Purchase ${purchaseId} is a one-time purchase: only a subscription renews`,
+    });
     expect(await app.container.db('purchases').where({ renewal_of_purchase_id: purchaseId })).toEqual([]);
   }, 90_000);
 });
@@ -249,16 +329,37 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
     });
     const dp = res.body.data.dispute as string;
     // Found by its payment intent (a dispute carries no metadata of ours), stored like the processor's events.
-    const stored = await app.container.db('payproc_events').whereIn('id', res.body.data.events.map((e: { id: string }) => e.id)).orderBy('received_at');
+    const stored = await app.container
+      .db('payproc_events')
+      .whereIn(
+        'id',
+        res.body.data.events.map((e: { id: string }) => e.id),
+      )
+      .orderBy('received_at');
     expect(stored.map((e) => [e.type, e.purchase_id])).toEqual([
       ['charge.dispute.created', purchaseId],
       ['charge.dispute.closed', purchaseId],
     ]);
     expect(await app.container.db('purchase_disputes').where({ purchase_id: purchaseId })).toEqual([
-      expect.objectContaining({ payproc_dispute_id: dp, amount_minor: String(total - 100), currency: 'usd', reason: 'product_not_received', status: 'lost', closed_at: expect.any(Date) }),
+      expect.objectContaining({
+        payproc_dispute_id: dp,
+        amount_minor: String(total - 100),
+        currency: 'usd',
+        reason: 'product_not_received',
+        status: 'lost',
+        closed_at: expect.any(Date),
+      }),
     ]);
-    await eventually(async () => (await app.container.db('agency_events').where({ purchase_id: purchaseId }).whereIn('type', ['dispute.opened', 'dispute.closed'])).length === 2);
-    const events = await app.container.db('agency_events').where({ purchase_id: purchaseId }).whereIn('type', ['dispute.opened', 'dispute.closed']).orderBy('created_at');
+    await eventually(
+      async () =>
+        (await app.container.db('agency_events').where({ purchase_id: purchaseId }).whereIn('type', ['dispute.opened', 'dispute.closed']))
+          .length === 2,
+    );
+    const events = await app.container
+      .db('agency_events')
+      .where({ purchase_id: purchaseId })
+      .whereIn('type', ['dispute.opened', 'dispute.closed'])
+      .orderBy('created_at');
     expect(events.map((e) => e.type).sort()).toEqual(['dispute.closed', 'dispute.opened']);
     expect(events.find((e) => e.type === 'dispute.closed').data.data.object).toEqual({
       object: 'dispute',
@@ -276,7 +377,16 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
     const purchase = await call(app.baseUrl, `/api/v1/purchases/${purchaseId}`, { key: account.key });
     expect(purchase.status).toBe(200);
     expect(purchase.body.data.disputes).toEqual([
-      { id: dp, charge: `ch_testhelper_${purchaseId}`, amount: total - 100, currency: 'usd', reason: 'product_not_received', status: 'lost', opened_at: expect.any(String), closed_at: expect.any(String) },
+      {
+        id: dp,
+        charge: `ch_testhelper_${purchaseId}`,
+        amount: total - 100,
+        currency: 'usd',
+        reason: 'product_not_received',
+        status: 'lost',
+        opened_at: expect.any(String),
+        closed_at: expect.any(String),
+      },
     ]);
     expect(purchase.body.data.status).toBe('issued');
   }, 120_000);
@@ -297,20 +407,43 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
       type: 'charge.dispute.updated',
       livemode: false,
       created: Math.floor(before.status_at.getTime() / 1000) - 60,
-      data: { object: { id: res.body.data.dispute, object: 'dispute', amount: 100, currency: 'usd', payment_intent: (await purchaseRow(purchaseId)).payment_intent_id, reason: 'general', status: 'under_review', created: Math.floor(before.opened_at.getTime() / 1000), metadata: {} } },
+      data: {
+        object: {
+          id: res.body.data.dispute,
+          object: 'dispute',
+          amount: 100,
+          currency: 'usd',
+          payment_intent: (await purchaseRow(purchaseId)).payment_intent_id,
+          reason: 'general',
+          status: 'under_review',
+          created: Math.floor(before.opened_at.getTime() / 1000),
+          metadata: {},
+        },
+      },
     });
     const late = await deliverWebhook(app, stale, app.container.config.PAYPROC_WEBHOOK_SECRET);
     expect(late.status).toBe(200);
     expect(late.body).toMatchObject({ purchase_id: purchaseId, relayed: true });
-    await eventually(async () => (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-evt_late_${purchaseId}`).describe()).status.name === 'COMPLETED');
-    expect(await app.container.db('purchase_disputes').where({ payproc_dispute_id: res.body.data.dispute }).first()).toMatchObject({ status: 'needs_response', reason: 'fraudulent', amount_minor: before.amount_minor });
+    await eventually(
+      async () =>
+        (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-evt_late_${purchaseId}`).describe()).status.name ===
+        'COMPLETED',
+    );
+    expect(await app.container.db('purchase_disputes').where({ payproc_dispute_id: res.body.data.dispute }).first()).toMatchObject({
+      status: 'needs_response',
+      reason: 'fraudulent',
+      amount_minor: before.amount_minor,
+    });
   }, 120_000);
 
   test('when the purchase is not paid or the amount is above its total, then 400 and nothing is delivered', async () => {
     const { purchaseId } = await checkout(app, account);
     const unpaid = await helper(account.key, purchaseId, 'dispute');
     expect(unpaid.status).toBe(400);
-    expect(unpaid.body.error).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no payment to dispute` });
+    expect(unpaid.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no payment to dispute`,
+    });
     const paid = await issuedPurchase(app, account);
     const total = Number((await purchaseRow(paid)).total_minor);
     const tooMuch = await helper(account.key, paid, 'dispute', { amount: total + 1 });

@@ -13,7 +13,10 @@ import { eventually, uniqueTaskQueue } from '../helpers/worker';
 
 test('when an activity fails, then the worker logs "Activity failed" at warn with its message, type, attempt and ids', async () => {
   const taskQueue = uniqueTaskQueue();
-  const worker = await startProcess('test/fixtures/failing-activity/worker.ts', /fixture worker running/, { FIXTURE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' });
+  const worker = await startProcess('test/fixtures/failing-activity/worker.ts', /fixture worker running/, {
+    FIXTURE_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'info',
+  });
   const temporal = createTemporalClient(loadConfig(process.env));
   try {
     const workflowId = `failing-activity-${taskQueue}`;
@@ -21,7 +24,15 @@ test('when an activity fails, then the worker logs "Activity failed" at warn wit
     const error = await run.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
 
-    type Line = { level: number; msg: string; component?: string; attempt?: number; activityType?: string; workflowId?: string; error?: { type?: string; message?: string; stack?: string } };
+    type Line = {
+      level: number;
+      msg: string;
+      component?: string;
+      attempt?: number;
+      activityType?: string;
+      workflowId?: string;
+      error?: { type?: string; message?: string; stack?: string };
+    };
     const failed = (await eventually(async () => {
       const lines = worker
         .output()
@@ -34,7 +45,13 @@ test('when an activity fails, then the worker logs "Activity failed" at warn wit
     const expected = 'payment processor unreachable while charging purchase 4242 (fixture)';
     expect(failed.map((l) => l.attempt).sort()).toEqual([1, 2]);
     for (const line of failed) {
-      expect(line).toMatchObject({ level: 40, component: 'temporal-sdk', activityType: 'chargeSavedCard', workflowId, error: { type: 'Error', message: expected } });
+      expect(line).toMatchObject({
+        level: 40,
+        component: 'temporal-sdk',
+        activityType: 'chargeSavedCard',
+        workflowId,
+        error: { type: 'Error', message: expected },
+      });
       expect(line.error?.stack).toContain('chargeSavedCard');
     }
 

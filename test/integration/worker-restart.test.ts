@@ -14,7 +14,14 @@ import fs from 'node:fs';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startProcess } from '../helpers/run';
 import { eventually, uniqueTaskQueue } from '../helpers/worker';
-import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, scheduledActivities, sessionCompletedEvent } from '../helpers/purchases';
+import {
+  WEBHOOK_SECRET,
+  checkout,
+  createQuotingAccount,
+  deliverWebhook,
+  scheduledActivities,
+  sessionCompletedEvent,
+} from '../helpers/purchases';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 
 const taskQueue = uniqueTaskQueue();
@@ -35,7 +42,12 @@ async function startWorkerProcess(): Promise<WorkerProcess> {
   const started = await startProcess(
     'src/worker.ts',
     /"msg":"worker running"/,
-    { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE, LOG_LEVEL: 'info', CHECKOUT_POLL_INTERVAL_SECONDS: POLL_SECONDS },
+    {
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE,
+      LOG_LEVEL: 'info',
+      CHECKOUT_POLL_INTERVAL_SECONDS: POLL_SECONDS,
+    },
     WORKER_READY_MS,
   );
   const pid = Number(/"pid":(\d+)[^\n]*"msg":"worker running"/.exec(started.output())?.[1]);
@@ -84,12 +96,19 @@ afterAll(async () => {
 test('when the worker is SIGKILLed while a purchase waits and the webhook arrives with no worker running, then a restarted worker finishes the purchase with one payment recorded', async () => {
   // arrange: a worker process, the API on its task queue, a purchase waiting for payment
   const first = await startWorkerProcess();
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, CHECKOUT_POLL_INTERVAL_SECONDS: POLL_SECONDS });
+  app = await startTestApp({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    CHECKOUT_POLL_INTERVAL_SECONDS: POLL_SECONDS,
+  });
   const account = await createQuotingAccount(app);
   const { purchaseId, sessionId } = await checkout(app, account);
   const handle = app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
   const row = () => app!.container.db('purchases').where({ id: purchaseId }).first();
-  await eventually(async () => (await row()).status === 'awaiting_payment' && (await handle.query<PurchaseStatusView>('status')).status === 'awaiting_payment');
+  await eventually(
+    async () =>
+      (await row()).status === 'awaiting_payment' && (await handle.query<PurchaseStatusView>('status')).status === 'awaiting_payment',
+  );
 
   // act 1: kill the worker outright, then the buyer pays and the webhook comes in
   first.stop('SIGKILL');

@@ -35,7 +35,8 @@ let inventory: Inventory;
 let ctx: FuzzContext;
 let baseline: { name: string; request: RawRequest }[];
 let baselineAnswers: string[];
-const prototypeNames = () => [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','));
+const prototypeNames = () =>
+  [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','));
 let prototypesBefore: string[];
 
 /** What about an answer the suite compares before and after the pass: status, code and field names. */
@@ -43,7 +44,12 @@ function fingerprint(res: RawResponse): string {
   const body = res.json as Record<string, unknown> | undefined;
   const code = (body?.error as { code?: string } | undefined)?.code ?? (body?.code as string | undefined) ?? '';
   const data = body?.data ?? body;
-  const keys = data && typeof data === 'object' ? Object.keys(Array.isArray(data) ? (data[0] ?? {}) : data).sort().join(',') : '';
+  const keys =
+    data && typeof data === 'object'
+      ? Object.keys(Array.isArray(data) ? (data[0] ?? {}) : data)
+          .sort()
+          .join(',')
+      : '';
   return `${res.status} ${code} ${keys}`;
 }
 
@@ -52,17 +58,33 @@ beforeAll(async () => {
   // A worker polls the app's task queue, so /readyz is 200 (it is 503 while none polls).
   const taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '1000000', VERIFY_RATE_LIMIT_PER_MINUTE: '1000000', PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  app = await startTestApp({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '1000000',
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  });
   await eventually(async () => (await call(app.baseUrl, '/readyz')).status === 200, 60_000);
   agency = await createAgency(app, 'Fuzz Agency');
   const rootAccountId = (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id as number;
   const buyer = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key: agency.key,
-    body: { buyer_first_name: 'Fuzz', buyer_last_name: 'Buyer', buyer_email: `fuzz.buyer.${rootAccountId}@example.com`, seller_slug: agency.slug, query_param: '' },
+    body: {
+      buyer_first_name: 'Fuzz',
+      buyer_last_name: 'Buyer',
+      buyer_email: `fuzz.buyer.${rootAccountId}@example.com`,
+      seller_slug: agency.slug,
+      query_param: '',
+    },
   });
-  const bundle = await call(app.baseUrl, '/api/v1/bundles', { method: 'POST', key: agency.key, body: { bundle_name: 'Fuzz bundle', root_seller_db_id: rootAccountId, product_ids: [agency.eventProductId] } });
-  if (buyer.status !== 200 || bundle.status !== 201) throw new Error(`fixtures: newConnect ${buyer.status}, bundle ${bundle.status} ${bundle.text}`);
+  const bundle = await call(app.baseUrl, '/api/v1/bundles', {
+    method: 'POST',
+    key: agency.key,
+    body: { bundle_name: 'Fuzz bundle', root_seller_db_id: rootAccountId, product_ids: [agency.eventProductId] },
+  });
+  if (buyer.status !== 200 || bundle.status !== 201)
+    throw new Error(`fixtures: newConnect ${buyer.status}, bundle ${bundle.status} ${bundle.text}`);
   inventory = await routeInventory(app);
   ctx = {
     key: agency.key,
@@ -89,9 +111,37 @@ beforeAll(async () => {
     { name: 'bundle list', request: { method: 'GET', path: '/api/v1/bundles?limit=1&sort=insurance_bundled_product_name', headers: json } },
     { name: 'missing product', request: { method: 'GET', path: '/api/v1/products/2147483000', headers: json } },
     { name: 'no key', request: { method: 'GET', path: '/api/v1/products' } },
-    { name: 'buyer exists', request: { method: 'POST', path: '/platform-seller-invites/checkIfBuyerExists', headers: json, body: JSON.stringify({ buyer_email: `fuzz.buyer.${rootAccountId}@example.com`, seller_slug: agency.slug, query_param: '' }) } },
-    { name: 'catalog', request: { method: 'POST', path: '/public-quote/adminGetApprovedClientProducts', headers: json, body: JSON.stringify({ idp_root_account_uuid: agency.rootUuid, connected_ins_products_pagination_response_length_limit: 5, selected_table_page: 0 }) } },
-    { name: 'search', request: { method: 'POST', path: '/platform-agency-certs/searchTeammatePurchasedProducts', headers: json, body: JSON.stringify({ idp_teammate_uuid: agency.teammateUuid, search_text: '' }) } },
+    {
+      name: 'buyer exists',
+      request: {
+        method: 'POST',
+        path: '/platform-seller-invites/checkIfBuyerExists',
+        headers: json,
+        body: JSON.stringify({ buyer_email: `fuzz.buyer.${rootAccountId}@example.com`, seller_slug: agency.slug, query_param: '' }),
+      },
+    },
+    {
+      name: 'catalog',
+      request: {
+        method: 'POST',
+        path: '/public-quote/adminGetApprovedClientProducts',
+        headers: json,
+        body: JSON.stringify({
+          idp_root_account_uuid: agency.rootUuid,
+          connected_ins_products_pagination_response_length_limit: 5,
+          selected_table_page: 0,
+        }),
+      },
+    },
+    {
+      name: 'search',
+      request: {
+        method: 'POST',
+        path: '/platform-agency-certs/searchTeammatePurchasedProducts',
+        headers: json,
+        body: JSON.stringify({ idp_teammate_uuid: agency.teammateUuid, search_text: '' }),
+      },
+    },
     { name: 'verify unknown', request: { method: 'GET', path: '/verify/COI-1-1-1-0000000000', headers: { accept: 'application/json' } } },
     { name: 'healthz', request: { method: 'GET', path: '/healthz' } },
   ];
@@ -114,14 +164,28 @@ test('when the route inventory is taken from the app, then every mounted route i
   expect(inventory.mountedButUndocumented).toEqual([]);
   const keys = inventory.routes.map((r) => r.key);
   // The inventory is not a hand list; this only guards against an empty or truncated walk.
-  for (const k of ['GET /api/v1/products', 'DELETE /api/v1/bundles/:bundleId', 'POST /platform-seller-invites/newConnect', 'POST /public-quote/processUserDirectPayprocPayment', 'POST /platform-agency-root-certs/getInvoiceData', 'POST /webhooks/payproc', 'GET /verify/:code', 'GET /readyz', 'GET /docs']) {
+  for (const k of [
+    'GET /api/v1/products',
+    'DELETE /api/v1/bundles/:bundleId',
+    'POST /platform-seller-invites/newConnect',
+    'POST /public-quote/processUserDirectPayprocPayment',
+    'POST /platform-agency-root-certs/getInvoiceData',
+    'POST /webhooks/payproc',
+    'GET /verify/:code',
+    'GET /readyz',
+    'GET /docs',
+  ]) {
     expect(keys).toContain(k);
   }
 });
 
 test('when the leak scanner reads a stack trace, a source path or a database error, then it reports each', () => {
-  expect(findLeaks('TypeError: x\n    at handle (/work/main/src/webhooks/service.ts:12:3)')).toEqual(expect.arrayContaining(['stack frame', 'source path', 'error class']));
-  expect(findLeaks('insert into "payproc_events" ("id") values ($1) - null value in column "id" violates not-null constraint')).toEqual(['SQL error']);
+  expect(findLeaks('TypeError: x\n    at handle (/work/main/src/webhooks/service.ts:12:3)')).toEqual(
+    expect.arrayContaining(['stack frame', 'source path', 'error class']),
+  );
+  expect(findLeaks('insert into "payproc_events" ("id") values ($1) - null value in column "id" violates not-null constraint')).toEqual([
+    'SQL error',
+  ]);
   expect(findLeaks('{"code":"VALIDATION_ERROR","message":"Invalid request body: customerName: must not be empty"}')).toEqual([]);
 });
 
@@ -142,15 +206,24 @@ describe('given every mounted route', () => {
       const problems: string[] = [];
       if (res.status === 0) problems.push(`no answer: ${res.error}`);
       else if (res.status >= 500) problems.push(`server error ${res.status}: ${res.text.slice(0, 200)}`);
-      else if (c.expect === 'client-error' && (res.status < 400 || res.status >= 500)) problems.push(`expected 4xx, got ${res.status}: ${res.text.slice(0, 160)}`);
+      else if (c.expect === 'client-error' && (res.status < 400 || res.status >= 500))
+        problems.push(`expected 4xx, got ${res.status}: ${res.text.slice(0, 160)}`);
       if (res.status > 0) problems.push(...(c.check?.(res) ?? []));
-      if (res.status >= 400 && res.status < 500) problems.push(...errorShapeProblems(c.unmatched ? (c.route.surface === 'public' || c.route.surface === 'system' ? 'system' : c.route.surface) : c.route.surface, c.route.gated, res));
+      if (res.status >= 400 && res.status < 500)
+        problems.push(
+          ...errorShapeProblems(
+            c.unmatched ? (c.route.surface === 'public' || c.route.surface === 'system' ? 'system' : c.route.surface) : c.route.surface,
+            c.route.gated,
+            res,
+          ),
+        );
       // Static pages (the OpenAPI document, Swagger UI) are not scanned: they are code, not answers.
       if (!(c.route.surface === 'system' && res.status < 400)) {
         const leaks = findLeaks(res.text);
         if (leaks.length) problems.push(`leak (${leaks.join(', ')}): ${res.text.slice(0, 200)}`);
       }
-      if (problems.length) failures.push(`[${c.kind}] ${c.request.method} ${c.request.path.slice(0, 100)} (${c.label}): ${problems.join('; ')}`);
+      if (problems.length)
+        failures.push(`[${c.kind}] ${c.request.method} ${c.request.path.slice(0, 100)} (${c.label}): ${problems.join('; ')}`);
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     const t = tally.totals();
@@ -158,9 +231,17 @@ describe('given every mounted route', () => {
       'fuzz-summary.md',
       tally.markdown('Fuzz pass over every route', [
         `seed ${SEED} (FUZZ_SEED), ${RUNS} random cases per kind and route (FUZZ_RUNS); ${inventory.routes.length} routes, ${t.sent} requests in ${seconds} s`,
-        `answers: ${Object.entries(t.byClass).map(([k, v]) => `${k} ${v}`).join(', ')}; failures: ${failures.length}; keep-alive resets retried: ${retries}`,
+        `answers: ${Object.entries(t.byClass)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}; failures: ${failures.length}; keep-alive resets retried: ${retries}`,
         `kinds: ${KINDS.join(', ')}`,
-      ]) + (failures.length ? `\n### Failures (first 400)\n\n${failures.slice(0, 400).map((f) => `- ${f}`).join('\n')}\n` : ''),
+      ]) +
+        (failures.length
+          ? `\n### Failures (first 400)\n\n${failures
+              .slice(0, 400)
+              .map((f) => `- ${f}`)
+              .join('\n')}\n`
+          : ''),
     );
   });
 

@@ -75,22 +75,41 @@ async function tenant(label: string): Promise<Tenant> {
   const questionSetId = (await createQuestionSet(c, rootId, SPECIAL_EVENT_LIABILITY)).id;
   const key = agency.key;
   const uniqueProductName = `${label} Yacht Cover ${tag}`;
-  const product = await call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body: { customerName: uniqueProductName, defaultPrice: 12 } });
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key,
+    body: { customerName: uniqueProductName, defaultPrice: 12 },
+  });
   const bundleName = `${label} Bundle ${tag}`;
-  const bundle = await call(app.baseUrl, '/api/v1/bundles', { method: 'POST', key, body: { bundle_name: bundleName, root_seller_db_id: rootId, product_ids: [agency.eventProductId, product.body.data.id] } });
+  const bundle = await call(app.baseUrl, '/api/v1/bundles', {
+    method: 'POST',
+    key,
+    body: { bundle_name: bundleName, root_seller_db_id: rootId, product_ids: [agency.eventProductId, product.body.data.id] },
+  });
   const buyer = { email: `${label.toLowerCase()}.buyer.${tag}@example.com`, first: `${label}first${tag}`, last: `${label}last${tag}` };
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
     method: 'POST',
     key,
-    body: { buyer_first_name: buyer.first, buyer_last_name: buyer.last, buyer_email: buyer.email, seller_slug: agency.slug, query_param: `${label}-attribution` },
+    body: {
+      buyer_first_name: buyer.first,
+      buyer_last_name: buyer.last,
+      buyer_email: buyer.email,
+      seller_slug: agency.slug,
+      query_param: `${label}-attribution`,
+    },
   });
-  if (product.status !== 201 || bundle.status !== 201 || connected.status !== 200) throw new Error(`fixtures of ${label}: ${product.status} ${bundle.status} ${connected.status} ${bundle.text}`);
+  if (product.status !== 201 || bundle.status !== 201 || connected.status !== 200)
+    throw new Error(`fixtures of ${label}: ${product.status} ${bundle.status} ${connected.status} ${bundle.text}`);
   const insured = `${label} Insured ${tag}`;
   const quote = async () => {
     const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
       method: 'POST',
       key,
-      body: { idp_accnt_uuid: connected.body.idp_accnt_uuid, access_token: connected.body.access_token, selected_product_lines_to_purchase: [eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }, insured)] },
+      body: {
+        idp_accnt_uuid: connected.body.idp_accnt_uuid,
+        access_token: connected.body.access_token,
+        selected_product_lines_to_purchase: [eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }, insured)],
+      },
     });
     if (res.status !== 200) throw new Error(`quote of ${label}: ${res.status} ${res.text}`);
     return res.body as { purchase_id: number; id: string };
@@ -168,7 +187,9 @@ function ghostIds(): Record<string, unknown> {
     agencyRootAccountID: 2_147_483_000,
     questionSetId: 2_147_483_000,
     question_set_id: 2_147_483_000,
-    selected_product_lines_to_purchase: [{ ...eventSelection(A.agency, { start: '2027-06-01', end: '2027-06-01' }), product_line_template_id: 2_147_483_000 }],
+    selected_product_lines_to_purchase: [
+      { ...eventSelection(A.agency, { start: '2027-06-01', end: '2027-06-01' }), product_line_template_id: 2_147_483_000 },
+    ],
     id: '2147483000',
     bundleId: '2147483000',
     code: 'COI-2147483000-1-1-0000000000',
@@ -200,17 +221,31 @@ interface Variant {
 /** The requests of one route naming B's ids, built from its OpenAPI operation (see the file comment). */
 function variantsFor(route: RouteInfo, aIds: Record<string, unknown>, bIds: Record<string, unknown>): Variant[] {
   const op = route.operation;
-  const headers = (key: string): Record<string, string> => ({ ...(route.gated ? { 'x-api-key': key } : {}), 'content-type': 'application/json', accept: 'application/json' });
+  const headers = (key: string): Record<string, string> => ({
+    ...(route.gated ? { 'x-api-key': key } : {}),
+    'content-type': 'application/json',
+    accept: 'application/json',
+  });
   const params = route.params.filter((p) => p in bIds);
   const pathOf = (ids: Record<string, unknown>) => concretePath(route, Object.fromEntries(params.map((p) => [p, String(ids[p])])));
   const out: Variant[] = [];
   if (route.surface === 'webhook') {
     // An event naming B's purchase, unsigned and signed with a secret that is not the app's.
     const event = sessionCompletedEvent(B.paid.purchaseId, 'cs_resilience_forged');
-    const post = (sig: string | undefined): RawRequest => ({ method: 'POST', path: route.path, headers: { 'content-type': 'application/json', ...(sig ? { 'stripe-signature': sig } : {}) }, body: event });
+    const post = (sig: string | undefined): RawRequest => ({
+      method: 'POST',
+      path: route.path,
+      headers: { 'content-type': 'application/json', ...(sig ? { 'stripe-signature': sig } : {}) },
+      body: event,
+    });
     return [
       { name: "unsigned event naming B's purchase", key: '', foreign: ['purchase_id'], build: () => post(undefined) },
-      { name: "event naming B's purchase signed with another secret", key: '', foreign: ['purchase_id'], build: () => post(signWebhook(event, 'whsec_not_the_apps')) },
+      {
+        name: "event naming B's purchase signed with another secret",
+        key: '',
+        foreign: ['purchase_id'],
+        build: () => post(signWebhook(event, 'whsec_not_the_apps')),
+      },
     ];
   }
   const bodyFields = Object.keys(op?.body?.properties ?? {}).filter((f) => f in bIds);
@@ -219,9 +254,18 @@ function variantsFor(route: RouteInfo, aIds: Record<string, unknown>, bIds: Reco
   if (op?.body) {
     const excluded = EXCLUSIVE.filter(([x, y]) => bodyFields.includes(x) && bodyFields.includes(y));
     if (!excluded.length) bodyShapes.push(bodyFields);
-    for (const [x, y] of excluded) bodyShapes.push(bodyFields.filter((f) => f !== y), bodyFields.filter((f) => f !== x));
+    for (const [x, y] of excluded)
+      bodyShapes.push(
+        bodyFields.filter((f) => f !== y),
+        bodyFields.filter((f) => f !== x),
+      );
   }
-  const request = (key: string, fields: string[], pick: (f: string) => Record<string, unknown>, pathIds: Record<string, unknown>): RawRequest => {
+  const request = (
+    key: string,
+    fields: string[],
+    pick: (f: string) => Record<string, unknown>,
+    pathIds: Record<string, unknown>,
+  ): RawRequest => {
     const req: RawRequest = { method: route.method, path: pathOf(pathIds), headers: headers(key) };
     if (op?.body) {
       const ids = Object.fromEntries(fields.map((f) => [f, pick(f)[f]]));
@@ -230,25 +274,50 @@ function variantsFor(route: RouteInfo, aIds: Record<string, unknown>, bIds: Reco
       for (const f of omitted) delete body[f];
       req.body = JSON.stringify(body);
     }
-    if (route.method === 'GET' && queryFields.length && fields.length) req.path += `?${fields.map((f) => `${f}=${encodeURIComponent(String(pick(f)[f]))}`).join('&')}`;
+    if (route.method === 'GET' && queryFields.length && fields.length)
+      req.path += `?${fields.map((f) => `${f}=${encodeURIComponent(String(pick(f)[f]))}`).join('&')}`;
     return req;
   };
   const shapes = op?.body ? bodyShapes : [queryFields];
   for (const fields of shapes) {
     const suffix = shapes.length > 1 ? ` (${fields.filter((f) => EXCLUSIVE.flat().includes(f)).join(',')})` : '';
     // 1. Everything B's, with A's test key and with A's live key.
-    for (const [kname, key] of [['test', A.agency.key], ['live', A.liveKey]] as const) {
-      out.push({ name: `${fields.length + params.length ? "all of B's ids" : 'no ids'}, A's ${kname} key${suffix}`, key, foreign: [...fields, ...params], build: (ids) => request(key, fields, () => ids, ids) });
+    for (const [kname, key] of [
+      ['test', A.agency.key],
+      ['live', A.liveKey],
+    ] as const) {
+      out.push({
+        name: `${fields.length + params.length ? "all of B's ids" : 'no ids'}, A's ${kname} key${suffix}`,
+        key,
+        foreign: [...fields, ...params],
+        build: (ids) => request(key, fields, () => ids, ids),
+      });
     }
     // 2. A's own account naming B's resources.
     const resources = [...fields.filter((f) => !IDENTITY.has(f)), ...params];
     if (resources.length && fields.some((f) => IDENTITY.has(f))) {
-      out.push({ name: `A's account, B's resources${suffix}`, key: A.agency.key, foreign: resources, build: (ids) => request(A.agency.key, fields, (f) => (IDENTITY.has(f) ? aIds : ids), ids) });
+      out.push({
+        name: `A's account, B's resources${suffix}`,
+        key: A.agency.key,
+        foreign: resources,
+        build: (ids) => request(A.agency.key, fields, (f) => (IDENTITY.has(f) ? aIds : ids), ids),
+      });
     }
     // 3. A's own request with one field (or path id) swapped for B's.
     for (const swapped of [...fields, ...params]) {
       if (fields.length + params.length < 2) break;
-      out.push({ name: `A's request, B's ${swapped}${suffix}`, key: A.agency.key, foreign: [swapped], build: (ids) => request(A.agency.key, fields, (f) => (f === swapped ? ids : aIds), params.includes(swapped) ? { ...aIds, [swapped]: ids[swapped] } : aIds) });
+      out.push({
+        name: `A's request, B's ${swapped}${suffix}`,
+        key: A.agency.key,
+        foreign: [swapped],
+        build: (ids) =>
+          request(
+            A.agency.key,
+            fields,
+            (f) => (f === swapped ? ids : aIds),
+            params.includes(swapped) ? { ...aIds, [swapped]: ids[swapped] } : aIds,
+          ),
+      });
     }
   }
   return out;
@@ -262,9 +331,19 @@ const codeOf = (res: RawResponse) => {
 beforeAll(async () => {
   smtp = await startSmtp();
   const taskQueue = uniqueTaskQueue();
-  const env = { PAYPROC_TEST_SECRET_KEY: PROCESSOR_TEST_SECRET, PAYPROC_LIVE_SECRET_KEY: PROCESSOR_LIVE_SECRET, SMTP_URL: `smtp://127.0.0.1:${smtp.port}` };
+  const env = {
+    PAYPROC_TEST_SECRET_KEY: PROCESSOR_TEST_SECRET,
+    PAYPROC_LIVE_SECRET_KEY: PROCESSOR_LIVE_SECRET,
+    SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+  };
   worker = await startTestWorker(taskQueue, {}, env);
-  app = await startTestApp({ ...env, TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000', VERIFY_RATE_LIMIT_PER_MINUTE: '100000' });
+  app = await startTestApp({
+    ...env,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    RATE_LIMIT_PER_MINUTE: '100000',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '100000',
+  });
   A = await tenant('Alpha');
   B = await tenant('Bravo');
   inventory = await routeInventory(app);
@@ -321,22 +400,32 @@ describe('given agencies A and B with keys, teammates, products, a bundle, a con
         const publicPage = route.surface === 'public';
         const onlyLookups = v.foreign.every((f) => (route.method === 'GET' ? LOOKUP_QUERY : LOOKUP_BODY).has(f));
         if (res.status === 0 || res.status >= 500) problems.push(`answered ${res.status} ${res.error ?? res.text.slice(0, 200)}`);
-        else if (v.foreign.length && !publicPage && !onlyLookups && ![400, 401, 404].includes(res.status)) problems.push(`expected a refusal (400/401/404), got ${res.status}: ${res.text.slice(0, 200)}`);
+        else if (v.foreign.length && !publicPage && !onlyLookups && ![400, 401, 404].includes(res.status))
+          problems.push(`expected a refusal (400/401/404), got ${res.status}: ${res.text.slice(0, 200)}`);
         // A path id that is the only foreign thing reads 404; with a body naming B's account too, a 400 may come first.
         // Test helpers do not exist for a live key: ROUTE_NOT_FOUND for every id tells nothing either.
         const expectedCode = route.path.startsWith('/api/v1/test_helpers/') && v.key === A.liveKey ? 'ROUTE_NOT_FOUND' : 'NOT_FOUND';
-        if (v.foreign.length && v.foreign.every((f) => route.params.includes(f)) && !publicPage && (res.status !== 404 || codeOf(res) !== expectedCode)) {
+        if (
+          v.foreign.length &&
+          v.foreign.every((f) => route.params.includes(f)) &&
+          !publicPage &&
+          (res.status !== 404 || codeOf(res) !== expectedCode)
+        ) {
           problems.push(`B's path id must read 404 ${expectedCode}, got ${res.status} ${codeOf(res)}`);
         }
         if (!publicPage && (res.status !== ghost.status || codeOf(res) !== codeOf(ghost))) {
-          problems.push(`B's ids answer ${res.status} ${codeOf(res)} but ids that exist nowhere answer ${ghost.status} ${codeOf(ghost)} (an existence oracle)`);
+          problems.push(
+            `B's ids answer ${res.status} ${codeOf(res)} but ids that exist nowhere answer ${ghost.status} ${codeOf(ghost)} (an existence oracle)`,
+          );
         }
         // What A sent may come back (an echoed id); anything else of B's may not. A buyer is
         // global per email (docs/decisions.md), so naming B's buyer's email names its uuid.
         const sent = `${req.path} ${String(req.body ?? '')}`;
         const echoed = new Set(findMarkers(sent, markers));
         if (sent.includes(B.buyer.email)) echoed.add("B's buyer uuid");
-        const leaked = findMarkers(`${[...res.headers].map(([k, val]) => `${k}: ${val}`).join('\n')}\n${res.text}`, markers).filter((m) => !echoed.has(m));
+        const leaked = findMarkers(`${[...res.headers].map(([k, val]) => `${k}: ${val}`).join('\n')}\n${res.text}`, markers).filter(
+          (m) => !echoed.has(m),
+        );
         if (publicPage) {
           // The verification page is public by design (the QR opens on any phone), and so are the
           // checkout return pages to whoever holds a purchase's return token: they show the
@@ -344,9 +433,11 @@ describe('given agencies A and B with keys, teammates, products, a bundle, a con
           // A return token opens its own purchase only: a purchase and a token of different tenants read 404.
           const query = new URL(req.path, app.baseUrl).searchParams;
           const pair = `${query.get('purchase')} ${query.get('token')}`;
-          if (query.has('token') && res.status !== 404 && ![A, B].some((t) => pair === `${t.paid.purchaseId} ${t.returnToken}`)) problems.push(`a return page opened with another purchase's token: ${res.status}`);
+          if (query.has('token') && res.status !== 404 && ![A, B].some((t) => pair === `${t.paid.purchaseId} ${t.returnToken}`))
+            problems.push(`a return page opened with another purchase's token: ${res.status}`);
           if (res.status === 200) {
-            for (const m of leaked) if (/email|first name|last name|slug|uuid|payment intent/.test(m)) problems.push(`public page shows ${m}`);
+            for (const m of leaked)
+              if (/email|first name|last name|slug|uuid|payment intent/.test(m)) problems.push(`public page shows ${m}`);
             if (res.text.includes('22 Elm Rd') || res.text.includes('1 Main St')) problems.push('public page shows an address');
           } else if (res.status !== 404) problems.push(`public page answered ${res.status}`);
         } else if (leaked.length) problems.push(`response carries ${leaked.join(', ')}: ${res.text.slice(0, 200)}`);
@@ -361,11 +452,11 @@ describe('given agencies A and B with keys, teammates, products, a bundle, a con
     );
   });
 
-  test('when every route is called with A\'s key and B\'s ids, then each reads 404 or is refused exactly as for ids that exist nowhere, and carries none of B\'s data', () => {
+  test("when every route is called with A's key and B's ids, then each reads 404 or is refused exactly as for ids that exist nowhere, and carries none of B's data", () => {
     expect(failures).toEqual([]);
   });
 
-  test('when the pass is over, then every mounted route was called with B\'s ids (or, without ids, with A\'s key)', () => {
+  test("when the pass is over, then every mounted route was called with B's ids (or, without ids, with A's key)", () => {
     expect(inventory.documentedButNotMounted).toEqual([]);
     expect(uncoveredRoutes(inventory, covered, 1)).toEqual([]);
   });
@@ -376,7 +467,11 @@ describe('given agencies A and B with keys, teammates, products, a bundle, a con
     const bundle = await call(app.baseUrl, `/api/v1/bundles/${B.bundleId}`, { key: B.agency.key });
     expect(bundle.status).toBe(200);
     expect(bundle.body.data).toMatchObject({ bundle_name: B.bundleName, product_line_count: 2 });
-    const certs = await call(app.baseUrl, '/platform-agency-certs/getCertificates', { method: 'POST', key: B.agency.key, body: { idp_teammate_uuid: B.agency.teammateUuid, payment_intent: B.paid.paymentIntent } });
+    const certs = await call(app.baseUrl, '/platform-agency-certs/getCertificates', {
+      method: 'POST',
+      key: B.agency.key,
+      body: { idp_teammate_uuid: B.agency.teammateUuid, payment_intent: B.paid.paymentIntent },
+    });
     expect(certs.body).toMatchObject({ status: 'issued', certificate_count: B.certificateNumbers.length });
   });
 });
@@ -407,7 +502,9 @@ describe('given every exchange and log line of the run', () => {
     expect(findSecrets(`{"secret":"${app.container.config.PAYPROC_WEBHOOK_SECRET}"}`, secrets())).toEqual(['webhook secret']);
     expect(findSecrets(`Bearer ${PROCESSOR_TEST_SECRET}`, secrets())).toEqual(['processor test secret key']);
     expect(findSecrets(`token ${B.buyer.token}`, tokens()).length).toBe(1);
-    expect(findMarkers(`"certificate_number":"${B.certificateNumbers[0]}"`, [{ name: 'cert', value: B.certificateNumbers[0]! }])).toEqual(['cert']);
+    expect(findMarkers(`"certificate_number":"${B.certificateNumbers[0]}"`, [{ name: 'cert', value: B.certificateNumbers[0]! }])).toEqual([
+      'cert',
+    ]);
     expect(findMarkers(`${B.paid.paymentIntent}0`, [{ name: 'pi', value: B.paid.paymentIntent }])).toEqual([]);
     expect(issuedTokens.size).toBeGreaterThanOrEqual(2);
     expect(recorder.exchanges.length).toBeGreaterThan(100);
@@ -417,7 +514,9 @@ describe('given every exchange and log line of the run', () => {
     const found: string[] = [];
     for (const e of recorder.exchanges) {
       // The buyer-connection answers hand their own token to the caller (spec §4.3, §5.5).
-      const body = /\/platform-seller-invites\/(newConnect|checkIfBuyerExists)$/.test(new URL(e.url).pathname) ? e.body.replace(/"access_token":"[^"]*"/g, '"access_token":"…"') : e.body;
+      const body = /\/platform-seller-invites\/(newConnect|checkIfBuyerExists)$/.test(new URL(e.url).pathname)
+        ? e.body.replace(/"access_token":"[^"]*"/g, '"access_token":"…"')
+        : e.body;
       const hits = [...findSecrets(`${e.headers}\n${body}`, secrets()), ...findSecrets(`${e.headers}\n${body}`, tokens())];
       if (hits.length) found.push(`${e.method} ${e.url} → ${e.status}: ${hits.join(', ')}`);
     }

@@ -29,16 +29,23 @@ interface ScrapeConfig {
 function jobsOfRules(rulesText: string): Map<string, string[]> {
   const rules = (parse(rulesText) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups.flatMap((g) => g.rules);
   const jobs = new Map<string, string[]>();
-  for (const rule of rules) for (const [, job] of rule.expr.matchAll(/\bjob="([^"]+)"/g)) jobs.set(job!, [...(jobs.get(job!) ?? []), rule.alert]);
+  for (const rule of rules)
+    for (const [, job] of rule.expr.matchAll(/\bjob="([^"]+)"/g)) jobs.set(job!, [...(jobs.get(job!) ?? []), rule.alert]);
   return jobs;
 }
 
-const compose = (parse(fs.readFileSync(path.join(ROOT, 'ops', 'prometheus', 'prometheus.yml'), 'utf8')) as { scrape_configs: ScrapeConfig[] }).scrape_configs;
+const compose = (
+  parse(fs.readFileSync(path.join(ROOT, 'ops', 'prometheus', 'prometheus.yml'), 'utf8')) as { scrape_configs: ScrapeConfig[] }
+).scrape_configs;
 const kubernetes = parse(fs.readFileSync(path.join(K8S, 'prometheus-scrape-configs.yaml'), 'utf8')) as ScrapeConfig[];
 /** `npm run dev`'s config with its default ports (stack.mjs is an ES module: asked in a child process). */
 const local = (() => {
   const stack = JSON.stringify(path.join(ROOT, 'scripts', 'stack.mjs'));
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', `const s = await import(${stack}); process.stdout.write(JSON.stringify(s.localPrometheusConfig()));`], { encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', `const s = await import(${stack}); process.stdout.write(JSON.stringify(s.localPrometheusConfig()));`],
+    { encoding: 'utf8' },
+  );
   if (run.status !== 0) throw new Error(`localPrometheusConfig failed: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { scrape_configs: ScrapeConfig[] }).scrape_configs;
 })();
@@ -46,15 +53,26 @@ const local = (() => {
 /** Jobs a rule selects that a shape's scrape configs do not produce, as "<job> (alerts) not scraped by <shape>". */
 function unscraped(rulesText: string): string[] {
   const problems: string[] = [];
-  for (const [shape, configs] of [['docker compose', compose], ['kubernetes', kubernetes], ['npm run dev', local]] as const) {
+  for (const [shape, configs] of [
+    ['docker compose', compose],
+    ['kubernetes', kubernetes],
+    ['npm run dev', local],
+  ] as const) {
     const produced = new Set(configs.map((c) => c.job_name));
-    for (const [job, alerts] of jobsOfRules(rulesText)) if (!produced.has(job)) problems.push(`${job} (${alerts.join(', ')}) not scraped by ${shape}`);
+    for (const [job, alerts] of jobsOfRules(rulesText))
+      if (!produced.has(job)) problems.push(`${job} (${alerts.join(', ')}) not scraped by ${shape}`);
   }
   return problems;
 }
 
 test('when the rules are read, then they select the jobs of the API, the workers, the SDK exporter, Temporal and PostgreSQL', () => {
-  expect([...jobsOfRules(fs.readFileSync(RULES, 'utf8')).keys()].sort()).toEqual(['coi-api', 'coi-worker', 'coi-worker-sdk', 'postgres', 'temporal']);
+  expect([...jobsOfRules(fs.readFileSync(RULES, 'utf8')).keys()].sort()).toEqual([
+    'coi-api',
+    'coi-worker',
+    'coi-worker-sdk',
+    'postgres',
+    'temporal',
+  ]);
 });
 
 test('when each shape’s scrape configuration is read, then every job the rules select is scraped there', () => {
@@ -71,25 +89,52 @@ test('when each shape’s scrape configuration is read, then every job the rules
 
 test('when a rule names a job no shape scrapes, then the check reports it (it can fail)', () => {
   const broken = fs.readFileSync(RULES, 'utf8').replace('up{job="temporal"}', 'up{job="temporal-frontend"}');
-  expect(unscraped(broken)).toEqual(['temporal-frontend (TemporalDown) not scraped by docker compose', 'temporal-frontend (TemporalDown) not scraped by kubernetes', 'temporal-frontend (TemporalDown) not scraped by npm run dev']);
+  expect(unscraped(broken)).toEqual([
+    'temporal-frontend (TemporalDown) not scraped by docker compose',
+    'temporal-frontend (TemporalDown) not scraped by kubernetes',
+    'temporal-frontend (TemporalDown) not scraped by npm run dev',
+  ]);
 });
 
 test('when the Kubernetes jobs look for pods, then each keeps pods the manifests declare, by label and port name', () => {
   const objects = fs
     .readdirSync(K8S)
-    .filter((f) => f.endsWith('.yaml') && !['kustomization.yaml', 'temporal-values.yaml', 'prometheus-scrape-configs.yaml', 'secret.example.yaml'].includes(f))
+    .filter(
+      (f) =>
+        f.endsWith('.yaml') &&
+        !['kustomization.yaml', 'temporal-values.yaml', 'prometheus-scrape-configs.yaml', 'secret.example.yaml'].includes(f),
+    )
     .flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(K8S, f), 'utf8')).map((d) => d.toJS()))
-    .filter((o): o is { kind: string; spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<{ ports?: Array<{ name: string }> }> } } } } => o?.kind === 'Deployment');
+    .filter(
+      (
+        o,
+      ): o is {
+        kind: string;
+        spec: {
+          template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<{ ports?: Array<{ name: string }> }> } };
+        };
+      } => o?.kind === 'Deployment',
+    );
   // What each pod would show a pod-role relabelling: "<name label>;<component label>;<port name>".
   const podPorts = objects.flatMap((d) => {
     const labels = d.spec.template.metadata.labels;
-    return d.spec.template.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => ({ name: labels['app.kubernetes.io/name'] ?? '', component: labels['app.kubernetes.io/component'] ?? '', port: p.name })));
+    return d.spec.template.spec.containers.flatMap((c) =>
+      (c.ports ?? []).map((p) => ({
+        name: labels['app.kubernetes.io/name'] ?? '',
+        component: labels['app.kubernetes.io/component'] ?? '',
+        port: p.name,
+      })),
+    );
   });
   const ours = kubernetes.filter((c) => c.job_name !== 'temporal'); // Temporal's pods come from its Helm chart
   for (const config of ours) {
     const keep = config.relabel_configs!.find((r) => r.action === 'keep')!;
     const values = (p: { name: string; component: string; port: string }) =>
-      keep.source_labels!.map((l) => (l.endsWith('_name') && l.includes('pod_label_app_kubernetes_io_name') ? p.name : l.includes('component') ? p.component : p.port)).join(';');
+      keep
+        .source_labels!.map((l) =>
+          l.endsWith('_name') && l.includes('pod_label_app_kubernetes_io_name') ? p.name : l.includes('component') ? p.component : p.port,
+        )
+        .join(';');
     const kept = podPorts.filter((p) => new RegExp(`^(?:${keep.regex})$`).test(values(p)));
     expect({ job: config.job_name, kept: kept.length }).toEqual({ job: config.job_name, kept: 1 });
     expect(config.kubernetes_sd_configs).toEqual([{ role: 'pod', namespaces: { names: ['insurance'] } }]);

@@ -37,7 +37,9 @@ test('when the runbook is read, then every alert has an entry with a query and c
   const alerts = [...fs.readFileSync(path.join(DIR, 'alerts.yml'), 'utf8').matchAll(/- alert: (\w+)/g)].map((m) => m[1]!);
   expect(alerts).toHaveLength(21);
   const runbook = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
-  const scripts = Object.keys((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+  const scripts = Object.keys(
+    (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+  );
   const opsUsage = /const USAGE = `([\s\S]*?)`;/.exec(fs.readFileSync(path.join(ROOT, 'scripts/ops.ts'), 'utf8'))![1]!;
   const opsCommands = [...opsUsage.matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1]!);
   expect(opsCommands).toEqual(expect.arrayContaining(['stuck', 'recover', 'reissue']));
@@ -50,8 +52,10 @@ test('when the runbook is read, then every alert has an entry with a query and c
     }
     if (!/^Query: .*`[^`]+`/m.test(entry)) problems.push(`${alert}: no "Query:" line`);
     if (!/```console\n\$ /.test(entry)) problems.push(`${alert}: no commands`);
-    for (const [, script] of entry.matchAll(/npm run ([\w:-]+)/g)) if (!scripts.includes(script!)) problems.push(`${alert}: npm run ${script} does not exist`);
-    for (const [, command] of entry.matchAll(/npm run ops -- ([a-z-]+)/g)) if (!opsCommands.includes(command!)) problems.push(`${alert}: ops ${command} does not exist`);
+    for (const [, script] of entry.matchAll(/npm run ([\w:-]+)/g))
+      if (!scripts.includes(script!)) problems.push(`${alert}: npm run ${script} does not exist`);
+    for (const [, command] of entry.matchAll(/npm run ops -- ([a-z-]+)/g))
+      if (!opsCommands.includes(command!)) problems.push(`${alert}: ops ${command} does not exist`);
   }
   expect(problems).toEqual([]);
 });

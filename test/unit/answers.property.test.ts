@@ -13,10 +13,20 @@ const templates = [QuestionSetDefinition.parse(SPECIAL_EVENT_LIABILITY), Questio
 
 /** Near-valid values for each question kind, mixed with arbitrary JSON. */
 function answerArb(q: QuestionSetDefinition['questions'][number]): fc.Arbitrary<unknown> {
-  const date = fc.date({ min: new Date('2026-12-01T00:00:00Z'), max: new Date('2027-03-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-  const local = fc.date({ min: new Date('2026-12-01T00:00:00Z'), max: new Date('2027-03-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 16));
+  const date = fc
+    .date({ min: new Date('2026-12-01T00:00:00Z'), max: new Date('2027-03-01T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10));
+  const local = fc
+    .date({ min: new Date('2026-12-01T00:00:00Z'), max: new Date('2027-03-01T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 16));
   const zone = fc.constantFrom('UTC', 'America/New_York', 'Europe/Paris', 'Mars/Base', '');
-  const address = fc.record({ line1: fc.string(), city: fc.string(), region: fc.string(), postal_code: fc.string(), country: fc.constantFrom('US', 'GB', 'usa', '') });
+  const address = fc.record({
+    line1: fc.string(),
+    city: fc.string(),
+    region: fc.string(),
+    postal_code: fc.string(),
+    country: fc.constantFrom('US', 'GB', 'usa', ''),
+  });
   const specific: Record<string, fc.Arbitrary<unknown>> = {
     dropdown: q.kind === 'dropdown' ? fc.oneof(fc.constantFrom(...q.options.map((o) => o.value)), fc.string()) : fc.constant(null),
     number: fc.oneof(fc.integer({ min: -10, max: 6000 }), fc.double({ noNaN: false })),
@@ -34,7 +44,8 @@ function answerArb(q: QuestionSetDefinition['questions'][number]): fc.Arbitrary<
 /** Independent check that an accepted answer set is within the template. */
 function withinTemplate(def: QuestionSetDefinition, raw: Record<string, unknown>): boolean {
   const ids = new Set(def.questions.map((q) => q.id));
-  for (const key of Object.keys(raw)) if (!ids.has(key) && key !== 'product_line_template_id' && key !== 'product_line_is_trip_excess_product') return false;
+  for (const key of Object.keys(raw))
+    if (!ids.has(key) && key !== 'product_line_template_id' && key !== 'product_line_is_trip_excess_product') return false;
   for (const q of def.questions) {
     const a = raw[q.id];
     if (a === undefined || a === null) {
@@ -50,32 +61,35 @@ function withinTemplate(def: QuestionSetDefinition, raw: Record<string, unknown>
 }
 
 describe('validateAnswers (property)', () => {
-  test.each(templates.map((t, i) => [i, t] as const))('when template %i gets arbitrary answers, then it never throws and never accepts outside the template', (_i, def) => {
-    const arb = fc.record(
-      {
-        ...Object.fromEntries(def.questions.map((q) => [q.id, answerArb(q)])),
-        product_line_template_id: fc.constant(1),
-        product_line_is_trip_excess_product: fc.boolean(),
-        extra_key: fc.jsonValue(),
-      },
-      { requiredKeys: [] },
-    );
-    fc.assert(
-      fc.property(arb, (raw) => {
-        const r = validateAnswers(1, def, raw, limits);
-        if (r.ok) {
-          expect(withinTemplate(def, raw as Record<string, unknown>)).toBe(true);
-          expect(r.value.units.length).toBeGreaterThan(0);
-          expect(r.value.units.length).toBeLessThanOrEqual(limits.maxUnits);
-          for (const u of r.value.units) expect(u.endsAt.getTime()).toBeGreaterThan(u.startsAt.getTime());
-        } else {
-          expect(r.problems.length).toBeGreaterThan(0);
-          for (const p of r.problems) expect(typeof p.reason).toBe('string');
-        }
-      }),
-      { numRuns: 2000 },
-    );
-  });
+  test.each(templates.map((t, i) => [i, t] as const))(
+    'when template %i gets arbitrary answers, then it never throws and never accepts outside the template',
+    (_i, def) => {
+      const arb = fc.record(
+        {
+          ...Object.fromEntries(def.questions.map((q) => [q.id, answerArb(q)])),
+          product_line_template_id: fc.constant(1),
+          product_line_is_trip_excess_product: fc.boolean(),
+          extra_key: fc.jsonValue(),
+        },
+        { requiredKeys: [] },
+      );
+      fc.assert(
+        fc.property(arb, (raw) => {
+          const r = validateAnswers(1, def, raw, limits);
+          if (r.ok) {
+            expect(withinTemplate(def, raw as Record<string, unknown>)).toBe(true);
+            expect(r.value.units.length).toBeGreaterThan(0);
+            expect(r.value.units.length).toBeLessThanOrEqual(limits.maxUnits);
+            for (const u of r.value.units) expect(u.endsAt.getTime()).toBeGreaterThan(u.startsAt.getTime());
+          } else {
+            expect(r.problems.length).toBeGreaterThan(0);
+            for (const p of r.problems) expect(typeof p.reason).toBe('string');
+          }
+        }),
+        { numRuns: 2000 },
+      );
+    },
+  );
 
   test('when fed arbitrary JSON as the whole item, then it never throws', () => {
     fc.assert(
@@ -91,22 +105,29 @@ describe('validateAnswers (property)', () => {
     let accepted = 0;
     fc.assert(
       fc.property(
-        fc.constantFrom(...(def.questions.find((q) => q.id === 'event_type') as { options: { value: string }[] }).options.map((o) => o.value)),
+        fc.constantFrom(
+          ...(def.questions.find((q) => q.id === 'event_type') as { options: { value: string }[] }).options.map((o) => o.value),
+        ),
         fc.integer({ min: 1, max: 5000 }),
         fc.integer({ min: 0, max: 20 }),
         (eventType, attendance, offset) => {
           const start = new Date(Date.UTC(2027, 0, 15 + offset)).toISOString().slice(0, 10);
-          const r = validateAnswers(1, def, {
-            product_line_template_id: 1,
-            product_line_is_trip_excess_product: false,
-            event_type: eventType,
-            attendance,
-            liquor: 'no',
-            venue_name: 'Hall',
-            named_insured: { name: 'A' },
-            certificate_holder: { name: 'B', address: { line1: '1', city: 'C', region: 'R', postal_code: '1', country: 'US' } },
-            coverage: { time_zone: 'UTC', start_date: start, end_date: start },
-          }, limits);
+          const r = validateAnswers(
+            1,
+            def,
+            {
+              product_line_template_id: 1,
+              product_line_is_trip_excess_product: false,
+              event_type: eventType,
+              attendance,
+              liquor: 'no',
+              venue_name: 'Hall',
+              named_insured: { name: 'A' },
+              certificate_holder: { name: 'B', address: { line1: '1', city: 'C', region: 'R', postal_code: '1', country: 'US' } },
+              coverage: { time_zone: 'UTC', start_date: start, end_date: start },
+            },
+            limits,
+          );
           if (r.ok) accepted++;
           return r.ok;
         },

@@ -10,7 +10,15 @@ const limits = { now, maxUnits: 366 };
 const def = QuestionSetDefinition.parse({
   version: 1,
   questions: [
-    { id: 'tier', kind: 'dropdown', label: 'Tier', options: [{ value: 'basic', label: 'Basic' }, { value: 'plus', label: 'Plus', price_factor: 1.5 }] },
+    {
+      id: 'tier',
+      kind: 'dropdown',
+      label: 'Tier',
+      options: [
+        { value: 'basic', label: 'Basic' },
+        { value: 'plus', label: 'Plus', price_factor: 1.5 },
+      ],
+    },
     { id: 'guests', kind: 'number', label: 'Guests', min: 10, max: 100, step: 5 },
     { id: 'notes', kind: 'text', label: 'Notes', max_length: 10 },
     { id: 'signed_on', kind: 'date', label: 'Signed on', min: '2026-01-01', max: '2027-12-31' },

@@ -135,7 +135,14 @@ describe('bench report: markdown', () => {
   test('when a goal is met or missed, then its row says PASS or FAIL and the baseline column holds the same-run baseline', () => {
     const table = benchTable(catalogReport());
     expect(table.split('\n')[0]).toBe('| scenario | figure | baseline (same run) | ratio (figure / baseline) | goal | result |');
-    expect(rowCells(table, 'bundles plain')).toEqual(['bundles plain', 'p99 12.3 ms', 'p99 3.21 ms', '3.84x', 'p99 <= 3x baseline + 5 ms (14.63 ms)', 'PASS']);
+    expect(rowCells(table, 'bundles plain')).toEqual([
+      'bundles plain',
+      'p99 12.3 ms',
+      'p99 3.21 ms',
+      '3.84x',
+      'p99 <= 3x baseline + 5 ms (14.63 ms)',
+      'PASS',
+    ]);
     const failing = rowCells(table, 'bundles \\| searched');
     expect(failing[2]).toBe('p99 5.00 ms');
     expect(failing[3]).toBe('8.00x');
@@ -159,7 +166,13 @@ describe('bench report: markdown', () => {
   });
 
   test('when a bench could not run or the run was quick, then the report says so', () => {
-    const r = run([catalogReport(), { bench: 'search', startedAt: '2027-01-01T00:05:00.000Z', durationSeconds: 3, error: 'database "x" does not exist' }], true);
+    const r = run(
+      [
+        catalogReport(),
+        { bench: 'search', startedAt: '2027-01-01T00:05:00.000Z', durationSeconds: 3, error: 'database "x" does not exist' },
+      ],
+      true,
+    );
     const md = markdownReport(r);
     expect(goalCounts(r)).toEqual({ pass: 1, fail: 1, errors: 1 });
     expect(md).toContain('## search\n\nCould not run (after 3.00 s): database "x" does not exist');
@@ -206,7 +219,9 @@ describe('bench report: latency chart', () => {
     expect(svg).toContain('bundles | searched');
     expect(svg).toContain('4.50 / 9.90 / 12.3 ms (n=1000)');
     const widthOf = (side: string, q: string) =>
-      [...svg.matchAll(new RegExp(`width="([0-9.]+)" height="[0-9.]+" fill="#[0-9a-f]+" data-side="${side}" data-q="${q}"`, 'g'))].map((m) => Number(m[1]));
+      [...svg.matchAll(new RegExp(`width="([0-9.]+)" height="[0-9.]+" fill="#[0-9a-f]+" data-side="${side}" data-q="${q}"`, 'g'))].map(
+        (m) => Number(m[1]),
+      );
     const p50 = widthOf('figure', 'p50');
     const p99 = widthOf('figure', 'p99');
     expect(p50).toHaveLength(2);
@@ -222,7 +237,11 @@ describe('bench report: latency chart', () => {
       baseline: { label: 'max', value: 900, unit: 'ms' },
       ratio: ratioOf(4000, 900),
       goal: { text: 'max <= 5000 ms', pass: true },
-      latency: { figure: pct(3000, 4000, 4000, 10), baseline: pct(800, 900, 900, 10), labels: { figure: `30 days ${'x'.repeat(60)}`, baseline: '1-day purchase' } },
+      latency: {
+        figure: pct(3000, 4000, 4000, 10),
+        baseline: pct(800, 900, 900, 10),
+        labels: { figure: `30 days ${'x'.repeat(60)}`, baseline: '1-day purchase' },
+      },
     });
     const rows = chartPanels([b])[0]!.rows;
     expect(rows[0]!.label).toHaveLength(42);
@@ -249,7 +268,10 @@ describe('bench report: latency chart', () => {
 describe('bench options', () => {
   const spec: BenchOptionsSpec<'seconds' | 'otherRows'> = {
     bench: 'demo',
-    ints: { seconds: { default: 10, quick: 2, min: 1, max: 60, metavar: 'S' }, otherRows: { default: 1000, quick: 10, min: 10, max: 5000 } },
+    ints: {
+      seconds: { default: 10, quick: 2, min: 1, max: 60, metavar: 'S' },
+      otherRows: { default: 1000, quick: 10, min: 10, max: 5000 },
+    },
     onlyExample: 'a,b',
     check: (o) => {
       if (o.otherRows > o.seconds * 100) throw new Error('--other-rows must be at most 100x --seconds');
@@ -269,7 +291,9 @@ describe('bench options', () => {
   });
 
   test('when usage is printed, then every option shows its kebab-case name and default', () => {
-    expect(benchUsage(spec).split('\n')[0]).toBe('usage: npm run bench -- demo [--seconds S=10] [--other-rows N=1000] [--only "a,b"] [--quick]');
+    expect(benchUsage(spec).split('\n')[0]).toBe(
+      'usage: npm run bench -- demo [--seconds S=10] [--other-rows N=1000] [--only "a,b"] [--quick]',
+    );
   });
 
   test('when names lead the arguments, then they are the subset and the rest goes to each; alone, only --quick/--list/--help', () => {
@@ -277,7 +301,11 @@ describe('bench options', () => {
     expect(parseBenchCommand([], known)).toEqual({ kind: 'run', names: known, argv: [] });
     expect(parseBenchCommand(['--quick'], known)).toEqual({ kind: 'run', names: known, argv: ['--quick'] });
     expect(parseBenchCommand(['search', 'catalog', 'search'], known)).toEqual({ kind: 'run', names: ['search', 'catalog'], argv: [] });
-    expect(parseBenchCommand(['certificates', '--runs', '5'], known)).toEqual({ kind: 'run', names: ['certificates'], argv: ['--runs', '5'] });
+    expect(parseBenchCommand(['certificates', '--runs', '5'], known)).toEqual({
+      kind: 'run',
+      names: ['certificates'],
+      argv: ['--runs', '5'],
+    });
     expect(parseBenchCommand(['--list'], known)).toEqual({ kind: 'list' });
     expect(parseBenchCommand(['--help'], known)).toEqual({ kind: 'help' });
     expect(() => parseBenchCommand(['nope'], known)).toThrow('unknown benchmark "nope"; available: catalog, certificates, search');

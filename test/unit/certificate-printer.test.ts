@@ -80,7 +80,14 @@ async function widths(pdfs: Buffer[]): Promise<number[]> {
 }
 
 function printer(pool: ReturnType<typeof fakePool>, overrides: Partial<CertificatePrinterOptions> = {}) {
-  return createCertificatePrinter({ pool: pool.pool, format: 'Letter', maxPagesPerPrint: 10, printsAtOnce: 1, batchWaitMs: 50, ...overrides });
+  return createCertificatePrinter({
+    pool: pool.pool,
+    format: 'Letter',
+    maxPagesPerPrint: 10,
+    printsAtOnce: 1,
+    batchWaitMs: 50,
+    ...overrides,
+  });
 }
 
 describe('certificate printer', () => {
@@ -152,7 +159,10 @@ describe('certificate printer', () => {
     const p = printer(failing);
     const jobs = [await job(1, [1]), await job(1, [2])];
     const results = await Promise.allSettled(jobs.map((j) => p.print(j)));
-    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'fulfilled'))).toEqual(['chromium crashed', 'chromium crashed']);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'fulfilled'))).toEqual([
+      'chromium crashed',
+      'chromium crashed',
+    ]);
     expect(failing.prints).toEqual([[1, 2]]);
   });
 

@@ -4,8 +4,20 @@
  * rules of configured return URLs.
  */
 import { renderCancelledPage, renderCompletePage, renderNotFoundPage } from '../../src/checkout-pages/page';
-import { createCheckoutPageService, parseReturnQuery, tokensMatch, type ReturnPageState, type ReturnPageView } from '../../src/checkout-pages/service';
-import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH, checkoutReturnUrls, returnPageUrl, returnUrlProblem } from '../../src/checkout-pages/return-urls';
+import {
+  createCheckoutPageService,
+  parseReturnQuery,
+  tokensMatch,
+  type ReturnPageState,
+  type ReturnPageView,
+} from '../../src/checkout-pages/service';
+import {
+  CANCELLED_PAGE_PATH,
+  COMPLETE_PAGE_PATH,
+  checkoutReturnUrls,
+  returnPageUrl,
+  returnUrlProblem,
+} from '../../src/checkout-pages/return-urls';
 import type { PurchaseRecord } from '../../src/purchases/repository';
 
 const TOKEN = 'q3Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1Ac';
@@ -50,7 +62,15 @@ describe('the complete page', () => {
     const html = renderCompletePage(
       view('issued', {
         test_mode: true,
-        certificates: [{ certificate_number: 'COI-1-1-1-AAAAAAAAAA', product_name: '<script>alert(1)</script>', coverage_label: '2027-05-01', named_insured_name: '"><img src=x>', verification_url: 'http://x/verify/COI-1-1-1-AAAAAAAAAA?a=1&b=2' }],
+        certificates: [
+          {
+            certificate_number: 'COI-1-1-1-AAAAAAAAAA',
+            product_name: '<script>alert(1)</script>',
+            coverage_label: '2027-05-01',
+            named_insured_name: '"><img src=x>',
+            verification_url: 'http://x/verify/COI-1-1-1-AAAAAAAAAA?a=1&b=2',
+          },
+        ],
         proofs_of_coverage: [{ product_name: '<b>P</b>', certificate_count: 1, proof_of_coverage_url: 'http://x/verify/POC-1' }],
       }),
     );
@@ -144,7 +164,11 @@ describe('a configured return URL', () => {
     ['http://127.0.0.1:8080/done?x=1', null, 'http://127.0.0.1:8080/done?x=1'],
     ['https://agency.example/thanks?session={CHECKOUT_SESSION_ID}', null, 'https://agency.example/thanks?session={CHECKOUT_SESSION_ID}'],
     ['a URL of 2048 characters', null, `https://a.example/${'p'.repeat(2048 - 'https://a.example/'.length)}`],
-    ['a URL of 2049 characters', 'must be at most 2048 characters (got 2049)', `https://a.example/${'p'.repeat(2049 - 'https://a.example/'.length)}`],
+    [
+      'a URL of 2049 characters',
+      'must be at most 2048 characters (got 2049)',
+      `https://a.example/${'p'.repeat(2049 - 'https://a.example/'.length)}`,
+    ],
     ['an empty string', 'must not be empty', ''],
     ['/checkout/done', 'must be an absolute http or https URL', '/checkout/done'],
     ['agency.example/thanks', 'must be an absolute http or https URL', 'agency.example/thanks'],
@@ -165,11 +189,21 @@ describe('the service return page URL', () => {
     const url = new URL(returnPageUrl('https://coi.example.com/insurance/', COMPLETE_PAGE_PATH, 42, 'tok_abc-_'));
     expect(url.pathname).toBe('/insurance/checkout/complete');
     expect(Object.fromEntries(url.searchParams)).toEqual({ purchase: '42', token: 'tok_abc-_' });
-    expect(returnPageUrl('http://127.0.0.1:3000', CANCELLED_PAGE_PATH, 7, 't')).toBe('http://127.0.0.1:3000/checkout/cancelled?purchase=7&token=t');
+    expect(returnPageUrl('http://127.0.0.1:3000', CANCELLED_PAGE_PATH, 7, 't')).toBe(
+      'http://127.0.0.1:3000/checkout/cancelled?purchase=7&token=t',
+    );
   });
 
   test('when no return URL is configured, then checkoutReturnUrls gives the service pages; configured ones win', () => {
-    const own = checkoutReturnUrls({ publicBaseUrl: 'https://coi.example.com', purchaseId: 3, returnToken: 'x', configured: { successUrl: null, cancelUrl: 'https://agent.example/cancel' } });
-    expect(own).toEqual({ successUrl: 'https://coi.example.com/checkout/complete?purchase=3&token=x', cancelUrl: 'https://agent.example/cancel' });
+    const own = checkoutReturnUrls({
+      publicBaseUrl: 'https://coi.example.com',
+      purchaseId: 3,
+      returnToken: 'x',
+      configured: { successUrl: null, cancelUrl: 'https://agent.example/cancel' },
+    });
+    expect(own).toEqual({
+      successUrl: 'https://coi.example.com/checkout/complete?purchase=3&token=x',
+      cancelUrl: 'https://agent.example/cancel',
+    });
   });
 });

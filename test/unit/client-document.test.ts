@@ -22,21 +22,45 @@ function toyDocument() {
       '/pay': {
         post: {
           requestBody: { content: { 'application/json': { schema: ref('Pay') } } },
-          responses: { 200: { content: { 'application/json': { schema: { type: 'object', properties: { done: { type: 'boolean', default: true } } } } } } },
+          responses: {
+            200: {
+              content: { 'application/json': { schema: { type: 'object', properties: { done: { type: 'boolean', default: true } } } } },
+            },
+          },
         },
       },
     },
     webhooks: {
-      'set.created': { post: { requestBody: { content: { 'application/json': { schema: ref('SetEvent') } } }, responses: { 200: { description: 'ok' } } } },
+      'set.created': {
+        post: { requestBody: { content: { 'application/json': { schema: ref('SetEvent') } } }, responses: { 200: { description: 'ok' } } },
+      },
     },
     components: {
       schemas: {
-        CreateSet: { type: 'object', properties: { name: { type: 'string' }, definition: ref('Definition') }, required: ['name', 'definition'] },
+        CreateSet: {
+          type: 'object',
+          properties: { name: { type: 'string' }, definition: ref('Definition') },
+          required: ['name', 'definition'],
+        },
         Set: { type: 'object', properties: { id: { type: 'integer' }, definition: ref('Definition') }, required: ['id', 'definition'] },
         SetEvent: { type: 'object', properties: { set: ref('Set'), plain: ref('Plain') }, required: ['set'] },
-        Definition: { type: 'object', properties: { questions: { type: 'array', items: ref('Question') }, agreements: { type: 'array', default: [] } }, required: ['questions'] },
-        Question: { oneOf: [ref('Dropdown'), ref('Text')], discriminator: { propertyName: 'kind', mapping: { dropdown: '#/components/schemas/Dropdown', text: '#/components/schemas/Text' } } },
-        Dropdown: { type: 'object', properties: { kind: { enum: ['dropdown'] }, required: { type: 'boolean', default: true } }, required: ['kind'] },
+        Definition: {
+          type: 'object',
+          properties: { questions: { type: 'array', items: ref('Question') }, agreements: { type: 'array', default: [] } },
+          required: ['questions'],
+        },
+        Question: {
+          oneOf: [ref('Dropdown'), ref('Text')],
+          discriminator: {
+            propertyName: 'kind',
+            mapping: { dropdown: '#/components/schemas/Dropdown', text: '#/components/schemas/Text' },
+          },
+        },
+        Dropdown: {
+          type: 'object',
+          properties: { kind: { enum: ['dropdown'] }, required: { type: 'boolean', default: true } },
+          required: ['kind'],
+        },
         Text: { type: 'object', properties: { kind: { enum: ['text'] } }, required: ['kind'] },
         Pay: { type: 'object', properties: { outcome: { enum: ['paid', 'failed'], default: 'paid' } } },
         Plain: { type: 'object', properties: { n: { type: 'integer' } } },
@@ -53,13 +77,20 @@ test('when the client document is made, then shared schemas with defaults get in
   const s = doc.components.schemas;
 
   // Twins: every shared schema with a default in it or in what it reaches (Text has none, Plain is answers-only).
-  expect(Object.keys(s).filter((n) => n.endsWith('Input')).sort()).toEqual(['DefinitionInput', 'DropdownInput', 'QuestionInput']);
+  expect(
+    Object.keys(s)
+      .filter((n) => n.endsWith('Input'))
+      .sort(),
+  ).toEqual(['DefinitionInput', 'DropdownInput', 'QuestionInput']);
   // Requests point at the twins, whose defaults stay optional (the document's own schema).
   expect(s.CreateSet.properties.definition).toEqual(ref('DefinitionInput'));
   expect(s.DefinitionInput.properties.questions.items).toEqual(ref('QuestionInput'));
   expect(s.DefinitionInput.required).toEqual(['questions']);
   expect(s.QuestionInput.oneOf).toEqual([ref('DropdownInput'), ref('Text')]);
-  expect(s.QuestionInput.discriminator.mapping).toEqual({ dropdown: '#/components/schemas/DropdownInput', text: '#/components/schemas/Text' });
+  expect(s.QuestionInput.discriminator.mapping).toEqual({
+    dropdown: '#/components/schemas/DropdownInput',
+    text: '#/components/schemas/Text',
+  });
   expect(s.DropdownInput.required).toEqual(['kind']);
   // A request-only schema stays itself, defaults optional.
   expect(s.Pay.required).toBeUndefined();

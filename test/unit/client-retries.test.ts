@@ -9,7 +9,16 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, createApiClient, ok, parseRetryAfter, retryDelayMs, retryingFetch, type RetryInfo, type RetryOptions } from '../../clients/typescript';
+import {
+  ApiError,
+  createApiClient,
+  ok,
+  parseRetryAfter,
+  retryDelayMs,
+  retryingFetch,
+  type RetryInfo,
+  type RetryOptions,
+} from '../../clients/typescript';
 
 interface Seen {
   method: string;
@@ -37,7 +46,13 @@ beforeAll(async () => {
       const step = script.shift() ?? { status: 200, body: OK_BODY };
       if (step === 'drop') return req.socket.destroy();
       if (step === 'hang') return;
-      res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers }).end(JSON.stringify(step.body ?? (step.status < 300 ? OK_BODY : { success: false, error: { code: `E${step.status}`, message: 'scripted' } })));
+      res
+        .writeHead(step.status, { 'content-type': 'application/json', ...step.headers })
+        .end(
+          JSON.stringify(
+            step.body ?? (step.status < 300 ? OK_BODY : { success: false, error: { code: `E${step.status}`, message: 'scripted' } }),
+          ),
+        );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -57,12 +72,22 @@ beforeEach(() => {
 /** A client with short backoffs (10 ms doubling to 40 ms) unless told otherwise; its retries are recorded. */
 function client(options: RetryOptions = {}) {
   const retries: RetryInfo[] = [];
-  const api = createApiClient({ baseUrl, apiKey: 'ik_test_retries', initialNetworkRetryDelay: 10, maxNetworkRetryDelay: 40, onRetry: (r) => retries.push(r), ...options });
+  const api = createApiClient({
+    baseUrl,
+    apiKey: 'ik_test_retries',
+    initialNetworkRetryDelay: 10,
+    maxNetworkRetryDelay: 40,
+    onRetry: (r) => retries.push(r),
+    ...options,
+  });
   return { api, retries };
 }
 
 const createProduct = (api: ReturnType<typeof client>['api'], key?: string) =>
-  api.POST('/api/v1/products', { params: key ? { header: { 'Idempotency-Key': key } } : {}, body: { customerName: 'Event Liability', defaultPrice: 39.5 } });
+  api.POST('/api/v1/products', {
+    params: key ? { header: { 'Idempotency-Key': key } } : {},
+    body: { customerName: 'Event Liability', defaultPrice: 39.5 },
+  });
 
 describe('the typed client, retrying', () => {
   test('when a POST is answered 429 with Retry-After: 1, then it waits that second and sends the same body with the same generated Idempotency-Key', async () => {
@@ -128,7 +153,13 @@ describe('the typed client, retrying', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     const retries: RetryInfo[] = [];
-    const api = createApiClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', maxNetworkRetries: 2, initialNetworkRetryDelay: 5, onRetry: (r) => retries.push(r) });
+    const api = createApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k',
+      maxNetworkRetries: 2,
+      initialNetworkRetryDelay: 5,
+      onRetry: (r) => retries.push(r),
+    });
     await expect(api.GET('/api/v1/products')).rejects.toThrow(/fetch failed/);
     expect(retries).toHaveLength(2);
   });
@@ -166,7 +197,13 @@ describe('the typed client, retrying', () => {
   });
 
   test('when a 409 says its Idempotency-Key’s first request still runs (Retry-After), then it is retried after that', async () => {
-    script = [{ status: 409, headers: { 'Retry-After': '1' }, body: { success: false, error: { code: 'IDEMPOTENCY_KEY_IN_PROGRESS', message: 'still running' } } }];
+    script = [
+      {
+        status: 409,
+        headers: { 'Retry-After': '1' },
+        body: { success: false, error: { code: 'IDEMPOTENCY_KEY_IN_PROGRESS', message: 'still running' } },
+      },
+    ];
     const { api, retries } = client();
     await ok(createProduct(api, 'k-409'));
     expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['k-409', 'k-409']);
@@ -207,7 +244,11 @@ describe('the typed client, retrying', () => {
   test('when retryingFetch wraps a plain fetch, then a PATCH is keyed and retried like the client’s calls', async () => {
     script = [{ status: 503 }];
     const fetchWithRetries = retryingFetch({ initialNetworkRetryDelay: 5 });
-    const res = await fetchWithRetries(`${baseUrl}/api/v1/products/7`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ defaultPrice: 40 }) });
+    const res = await fetchWithRetries(`${baseUrl}/api/v1/products/7`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ defaultPrice: 40 }),
+    });
     expect(res.status).toBe(200);
     expect(seen.map((s) => [s.method, s.body])).toEqual([
       ['PATCH', '{"defaultPrice":40}'],

@@ -7,7 +7,14 @@
  * signs as the service does, and Stripe's own library verifies it (the scheme is Stripe's).
  */
 import Stripe from 'stripe';
-import { constructEvent, DEFAULT_TOLERANCE, generateTestHeader, SIGNATURE_HEADER, WebhookSignatureError, type WebhookEvent } from '../../clients/typescript';
+import {
+  constructEvent,
+  DEFAULT_TOLERANCE,
+  generateTestHeader,
+  SIGNATURE_HEADER,
+  WebhookSignatureError,
+  type WebhookEvent,
+} from '../../clients/typescript';
 import { newEndpointSecret, signatureHeader, SIGNATURE_HEADER as SERVICE_SIGNATURE_HEADER } from '../../src/events/signing';
 import { exampleEvent } from '../../src/events/schemas';
 

@@ -48,7 +48,9 @@ describe('AesGcmPayloadCodec', () => {
 
   test('when a payload names a key that is not configured, then decoding refuses with the key id', async () => {
     const [encoded] = await new AesGcmPayloadCodec([key('gone')]).encode([input()]);
-    await expect(new AesGcmPayloadCodec([key('other')]).decode([encoded!])).rejects.toThrow(new PayloadDecryptionError('payload encrypted with key "gone", which is not in TEMPORAL_PAYLOAD_KEYS'));
+    await expect(new AesGcmPayloadCodec([key('other')]).decode([encoded!])).rejects.toThrow(
+      new PayloadDecryptionError('payload encrypted with key "gone", which is not in TEMPORAL_PAYLOAD_KEYS'),
+    );
   });
 
   test('when a ciphertext byte or the key is changed, then decoding refuses (GCM tag)', async () => {
@@ -56,7 +58,9 @@ describe('AesGcmPayloadCodec', () => {
     const [encoded] = await new AesGcmPayloadCodec([k]).encode([input()]);
     const tampered: Payload = { ...encoded!, data: Uint8Array.from(encoded!.data!, (b, i) => (i === 20 ? b ^ 1 : b)) };
     await expect(new AesGcmPayloadCodec([k]).decode([tampered])).rejects.toBeInstanceOf(PayloadDecryptionError);
-    await expect(new AesGcmPayloadCodec([{ id: 'k1', key: crypto.randomBytes(32) }]).decode([encoded!])).rejects.toBeInstanceOf(PayloadDecryptionError);
+    await expect(new AesGcmPayloadCodec([{ id: 'k1', key: crypto.randomBytes(32) }]).decode([encoded!])).rejects.toBeInstanceOf(
+      PayloadDecryptionError,
+    );
   });
 
   test('when a payload was never encrypted (an older history), then decoding passes it through', async () => {
@@ -81,15 +85,26 @@ describe('TEMPORAL_PAYLOAD_KEYS', () => {
     ['empty', ' , ', 'at least one key'],
   ])('when the value has a %s, then configuration fails naming the variable', (_case, value, message) => {
     expect(() => loadConfig({ TEMPORAL_PAYLOAD_KEYS: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ TEMPORAL_PAYLOAD_KEYS: value })).toThrow(new RegExp(`^Invalid configuration: TEMPORAL_PAYLOAD_KEYS: .*${message}`));
+    expect(() => loadConfig({ TEMPORAL_PAYLOAD_KEYS: value })).toThrow(
+      new RegExp(`^Invalid configuration: TEMPORAL_PAYLOAD_KEYS: .*${message}`),
+    );
   });
 
   test('when NODE_ENV is production, then the published development keys are refused and own keys accepted', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/TEMPORAL_PAYLOAD_KEYS: set your own key in production/);
-    expect(() => loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}` })).toThrow(/BUYER_EMAIL_HASH_KEY: set your own key in production/);
-    expect(() => loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`, BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key' })).toThrow(/WITHDRAWAL_LINK_KEY: set your own key in production/);
+    expect(() => loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}` })).toThrow(
+      /BUYER_EMAIL_HASH_KEY: set your own key in production/,
+    );
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`, BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key' }),
+    ).toThrow(/WITHDRAWAL_LINK_KEY: set your own key in production/);
     expect(() => loadConfig({ WITHDRAWAL_LINK_KEY: 'too-short' })).toThrow(/^Invalid configuration: WITHDRAWAL_LINK_KEY: /);
-    const c = loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`, BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key', WITHDRAWAL_LINK_KEY: 'a-long-random-production-withdrawal-key' });
+    const c = loadConfig({
+      NODE_ENV: 'production',
+      TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`,
+      BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key',
+      WITHDRAWAL_LINK_KEY: 'a-long-random-production-withdrawal-key',
+    });
     expect(c.TEMPORAL_PAYLOAD_KEYS[0]!.id).toBe('prod-1');
   });
 });

@@ -31,7 +31,10 @@ describe('expandDays', () => {
   test('when today is the first day in the coverage zone, then it is allowed even if UTC is past it', () => {
     // 2026-03-01T12:00Z is still 2026-03-01 in Honolulu; yesterday there is past.
     expect(expandDays({ time_zone: 'Pacific/Honolulu', start_date: '2026-03-01', end_date: '2026-03-01' }, limits).ok).toBe(true);
-    expect(expandDays({ time_zone: 'Pacific/Honolulu', start_date: '2026-02-28', end_date: '2026-03-01' }, limits)).toEqual({ ok: false, reason: expect.stringContaining('past') });
+    expect(expandDays({ time_zone: 'Pacific/Honolulu', start_date: '2026-02-28', end_date: '2026-03-01' }, limits)).toEqual({
+      ok: false,
+      reason: expect.stringContaining('past'),
+    });
   });
 
   test.each([
@@ -50,7 +53,16 @@ describe('expandDays', () => {
 describe('expandTrips', () => {
   const tl = { ...limits, maxTripDays: 30 };
   test('when trips are given out of order, then one unit per trip in start order with UTC instants', () => {
-    const r = expandTrips({ time_zone: 'America/Chicago', trips: [{ start: '2026-05-10T08:00', end: '2026-05-12T18:00' }, { start: '2026-04-01T06:30', end: '2026-04-01T22:00' }] }, tl);
+    const r = expandTrips(
+      {
+        time_zone: 'America/Chicago',
+        trips: [
+          { start: '2026-05-10T08:00', end: '2026-05-12T18:00' },
+          { start: '2026-04-01T06:30', end: '2026-04-01T22:00' },
+        ],
+      },
+      tl,
+    );
     if (!r.ok) throw new Error(r.reason);
     expect(r.units.map((u) => u.localLabel)).toEqual(['2026-04-01T06:30/2026-04-01T22:00', '2026-05-10T08:00/2026-05-12T18:00']);
     expect(r.units[0]!.startsAt.toISOString()).toBe('2026-04-01T11:30:00.000Z');
@@ -60,7 +72,13 @@ describe('expandTrips', () => {
   test.each([
     [[], 'at least one trip'],
     [[{ start: '2026-04-02T10:00', end: '2026-04-02T09:00' }], 'end is not after start'],
-    [[{ start: '2026-04-01T10:00', end: '2026-04-03T10:00' }, { start: '2026-04-02T10:00', end: '2026-04-04T10:00' }], 'overlap'],
+    [
+      [
+        { start: '2026-04-01T10:00', end: '2026-04-03T10:00' },
+        { start: '2026-04-02T10:00', end: '2026-04-04T10:00' },
+      ],
+      'overlap',
+    ],
     [[{ start: '2026-02-01T10:00', end: '2026-02-02T10:00' }], 'past'],
     [[{ start: '2026-04-01T10:00', end: '2026-06-01T10:00' }], 'longer than 30 days'],
     [[{ start: '2026-04-01 10:00', end: '2026-04-02T10:00' }], 'YYYY-MM-DDTHH:mm'],
@@ -70,7 +88,16 @@ describe('expandTrips', () => {
   });
 
   test('when trips touch end to start, then they do not overlap', () => {
-    const r = expandTrips({ time_zone: 'UTC', trips: [{ start: '2026-04-01T10:00', end: '2026-04-02T10:00' }, { start: '2026-04-02T10:00', end: '2026-04-03T10:00' }] }, tl);
+    const r = expandTrips(
+      {
+        time_zone: 'UTC',
+        trips: [
+          { start: '2026-04-01T10:00', end: '2026-04-02T10:00' },
+          { start: '2026-04-02T10:00', end: '2026-04-03T10:00' },
+        ],
+      },
+      tl,
+    );
     expect(r.ok).toBe(true);
   });
 });

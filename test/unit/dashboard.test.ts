@@ -22,16 +22,56 @@ const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana/dashbo
   panels: Array<{ title: string; datasource: Datasource; targets: Array<{ expr: string; datasource: Datasource }> }>;
 };
 /** The rules of ops/prometheus/alerts.yml: alerts (`alert`) and recording rules (`record`). */
-const rules = (parse(fs.readFileSync(path.join(ROOT, 'ops/prometheus/alerts.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }> }).groups.flatMap((g) => g.rules);
+const rules = (
+  parse(fs.readFileSync(path.join(ROOT, 'ops/prometheus/alerts.yml'), 'utf8')) as {
+    groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }>;
+  }
+).groups.flatMap((g) => g.rules);
 const alertExprs = rules.filter((r) => r.alert).map((r) => r.expr.trim());
 const recorded = rules.filter((r) => r.record).map((r) => r.record!);
 const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => ({ title: p.title, expr: t.expr })));
 
 /** Metric names a query reads (identifiers followed by `{`, `[` or a space/paren, minus PromQL words and label names). */
 function metricsIn(expr: string): string[] {
-  const withoutLabels = expr.replace(/\{[^}]*\}/g, '{}').replace(/\[[^\]]*\]/g, '[]').replace(/"[^"]*"/g, '""');
+  const withoutLabels = expr
+    .replace(/\{[^}]*\}/g, '{}')
+    .replace(/\[[^\]]*\]/g, '[]')
+    .replace(/"[^"]*"/g, '""');
   const words = withoutLabels.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g) ?? [];
-  const promql = new Set(['sum', 'max', 'min', 'avg', 'by', 'on', 'without', 'rate', 'increase', 'histogram_quantile', 'absent', 'topk', 'or', 'and', 'unless', 'le', 'status', 'mode', 'outcome', 'limiter', 'dependency', 'operation', 'route', 'job', 'activity_type', 'attempt', 'task_queue', 'poller_type', 'worker_type', 'state', 'root_account_id', 'instance']);
+  const promql = new Set([
+    'sum',
+    'max',
+    'min',
+    'avg',
+    'by',
+    'on',
+    'without',
+    'rate',
+    'increase',
+    'histogram_quantile',
+    'absent',
+    'topk',
+    'or',
+    'and',
+    'unless',
+    'le',
+    'status',
+    'mode',
+    'outcome',
+    'limiter',
+    'dependency',
+    'operation',
+    'route',
+    'job',
+    'activity_type',
+    'attempt',
+    'task_queue',
+    'poller_type',
+    'worker_type',
+    'state',
+    'root_account_id',
+    'instance',
+  ]);
   return [...new Set(words.filter((w) => !promql.has(w)))];
 }
 
@@ -66,7 +106,11 @@ test('when the dashboard is read, then it has panels and each query is valid Pro
 
 test('when the dashboard and the rules are read, then they use only metrics the service exports', async () => {
   const known = await knownMetrics();
-  const unknown = exprs.flatMap((e) => metricsIn(e.expr).filter((m) => !known.has(m)).map((m) => `${e.title}: ${m}`));
+  const unknown = exprs.flatMap((e) =>
+    metricsIn(e.expr)
+      .filter((m) => !known.has(m))
+      .map((m) => `${e.title}: ${m}`),
+  );
   expect(unknown).toEqual([]);
   expect(alertExprs).toHaveLength(21);
   expect(recorded).toHaveLength(14);
@@ -77,19 +121,36 @@ test('when the alerts are read, then every metric they read has a dashboard pane
   const alertMetrics = alertExprs.flatMap((e) => metricsIn(e)).filter((m) => m !== 'humanizePercentage');
   const onDashboard = new Set(exprs.flatMap((e) => metricsIn(e.expr)));
   // An SLO alert reads its recording rules: a panel shows one of each SLI's windows.
-  const shown = (m: string) => onDashboard.has(m) || (m.includes(':') && [...onDashboard].some((d) => d.split(':ratio_rate')[0] === m.split(':ratio_rate')[0]));
+  const shown = (m: string) =>
+    onDashboard.has(m) || (m.includes(':') && [...onDashboard].some((d) => d.split(':ratio_rate')[0] === m.split(':ratio_rate')[0]));
   expect([...new Set(alertMetrics)].filter((m) => !shown(m))).toEqual([]);
 });
 
 test('when the dashboard is imported into another Grafana, then it asks for a Prometheus data source and every query uses it; mode and instance select', () => {
   expect(dashboard.__inputs).toEqual([expect.objectContaining({ type: 'datasource', pluginId: 'prometheus' })]);
-  expect(dashboard.templating.list.map((v) => [v.name, v.type])).toEqual([['datasource', 'datasource'], ['mode', 'custom'], ['instance', 'query']]);
+  expect(dashboard.templating.list.map((v) => [v.name, v.type])).toEqual([
+    ['datasource', 'datasource'],
+    ['mode', 'custom'],
+    ['instance', 'query'],
+  ]);
   const sources = dashboard.panels.flatMap((p) => [p.datasource, ...p.targets.map((t) => t.datasource)]);
   expect(sources.filter((d) => d.uid !== '${datasource}' || d.type !== 'prometheus')).toEqual([]);
   // Every query of a metric with a mode label filters by the selector, and every service metric by instance.
-  const modeMetrics = ['cancellations_needing_attention', 'http_request_duration_seconds_bucket', 'http_request_duration_seconds_count', 'purchases_paid_without_certificates', 'purchases_status_total', 'purchase_paid_to_issued_seconds_bucket', 'event_delivery_attempts_total', 'event_deliveries_total'];
+  const modeMetrics = [
+    'cancellations_needing_attention',
+    'http_request_duration_seconds_bucket',
+    'http_request_duration_seconds_count',
+    'purchases_paid_without_certificates',
+    'purchases_status_total',
+    'purchase_paid_to_issued_seconds_bucket',
+    'event_delivery_attempts_total',
+    'event_deliveries_total',
+  ];
   for (const { title, expr } of exprs) {
-    for (const m of modeMetrics) if (expr.includes(`${m}{`) || expr.includes(`${m}[`)) expect({ title, expr, mode: new RegExp(`${m}\\{[^}]*mode=~"\\$mode"`).test(expr) }).toEqual({ title, expr, mode: true });
-    if (!/pg_up|coi:/.test(expr)) expect({ title, expr, instance: expr.includes('instance=~"$instance"') }).toEqual({ title, expr, instance: true });
+    for (const m of modeMetrics)
+      if (expr.includes(`${m}{`) || expr.includes(`${m}[`))
+        expect({ title, expr, mode: new RegExp(`${m}\\{[^}]*mode=~"\\$mode"`).test(expr) }).toEqual({ title, expr, mode: true });
+    if (!/pg_up|coi:/.test(expr))
+      expect({ title, expr, instance: expr.includes('instance=~"$instance"') }).toEqual({ title, expr, instance: true });
   }
 });

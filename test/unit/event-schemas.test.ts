@@ -135,19 +135,32 @@ const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as
 
 /** One event of each type, as the builders make it. */
 function builtEvents(): Record<AgencyEventType, unknown> {
-  const subscriptionFirst = purchase({ billing: 'subscription', payprocSubscriptionId: 'sub_1', status: 'issued', subscriptionCancelAtPeriodEnd: true, subscriptionCancelledBy: 'agency' });
+  const subscriptionFirst = purchase({
+    billing: 'subscription',
+    payprocSubscriptionId: 'sub_1',
+    status: 'issued',
+    subscriptionCancelAtPeriodEnd: true,
+    subscriptionCancelledBy: 'agency',
+  });
   const renewal = purchase({ id: 57, billing: 'subscription', payprocSubscriptionId: 'sub_1', renewalOfPurchaseId: 42, status: 'paid' });
   return {
     'purchase.checkout_created': purchaseStatusEvent(purchase({ status: 'awaiting_payment', paidAt: null, paymentIntentId: null }))!.event,
     'purchase.paid': purchaseStatusEvent(purchase())!.event,
     'purchase.expired': purchaseStatusEvent(purchase({ status: 'expired', paidAt: null }))!.event,
-    'purchase.failed': purchaseStatusEvent(purchase({ status: 'failed', paidAt: null, failureReason: 'card_declined', failedAt: new Date() }))!.event,
+    'purchase.failed': purchaseStatusEvent(
+      purchase({ status: 'failed', paidAt: null, failureReason: 'card_declined', failedAt: new Date() }),
+    )!.event,
     'purchase.refunded': refundEvent(purchase({ status: 'refunded', refundedMinor: 7688, refundedAt: new Date() })).event,
-    'purchase.cancelled': cancelledEvent(purchase({ status: 'issued', refundedMinor: 2563 }), cancellation(), ['COI-42-1-3-9BC1D2E3F4']).event,
+    'purchase.cancelled': cancelledEvent(purchase({ status: 'issued', refundedMinor: 2563 }), cancellation(), ['COI-42-1-3-9BC1D2E3F4'])
+      .event,
     'certificates.issued': certificatesIssuedEvent(purchase({ status: 'issued', certificatesIssuedAt: new Date() }), certificateSet).event,
     'certificates.voided': certificatesVoidedEvent(purchase(), cancellation(), ['COI-42-1-3-9BC1D2E3F4']).event,
     'refund.succeeded': cancellationRefundEvent(purchase(), cancellation(), 'succeeded').event,
-    'refund.failed': cancellationRefundEvent(purchase(), cancellation({ status: 'refund_failed', refundId: null, failureReason: 'charge_already_refunded' }), 'failed').event,
+    'refund.failed': cancellationRefundEvent(
+      purchase(),
+      cancellation({ status: 'refund_failed', refundId: null, failureReason: 'charge_already_refunded' }),
+      'failed',
+    ).event,
     'subscription.renewed': renewalEvent(renewal).event,
     'subscription.cancelled': subscriptionCancelledEvent(subscriptionFirst, [subscriptionFirst, renewal]).event,
     'certificate_holder.added': certificateHolderEvent(purchase(), holder(), 'added', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
@@ -169,7 +182,9 @@ function builtEvents(): Record<AgencyEventType, unknown> {
       expiresAt: new Date(),
       appliedAt: new Date(),
     } satisfies StoredEndorsement).event,
-    'certificate_holder.removed': certificateHolderEvent(purchase(), holder({ removedAt: new Date() }), 'removed', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
+    'certificate_holder.removed': certificateHolderEvent(purchase(), holder({ removedAt: new Date() }), 'removed', [
+      'COI-42-1-3-H12-4D5E6F7A8B',
+    ]).event,
     'dispute.opened': disputeEvent(purchase({ status: 'issued' }), dispute(), 'opened').event,
     'dispute.closed': disputeEvent(purchase({ status: 'issued' }), dispute({ status: 'lost', closedAt: new Date() }), 'closed').event,
   };
@@ -178,15 +193,19 @@ function builtEvents(): Record<AgencyEventType, unknown> {
 /** Paths where `value` has a field its schema does not list, or lacks one it does (objects compared key for key, all the way down). */
 function fieldDifferences(schema: z.ZodType, value: unknown, at = ''): string[] {
   let s: z.ZodType = schema;
-  while (s instanceof z.ZodNullable || s instanceof z.ZodOptional || s instanceof z.ZodDefault) s = (s as z.ZodNullable<z.ZodType>).unwrap() as z.ZodType;
+  while (s instanceof z.ZodNullable || s instanceof z.ZodOptional || s instanceof z.ZodDefault)
+    s = (s as z.ZodNullable<z.ZodType>).unwrap() as z.ZodType;
   if (value === null || value === undefined) return [];
-  if (s instanceof z.ZodArray) return Array.isArray(value) ? value.flatMap((v, i) => fieldDifferences(s.element as z.ZodType, v, `${at}[${i}]`)) : [];
+  if (s instanceof z.ZodArray)
+    return Array.isArray(value) ? value.flatMap((v, i) => fieldDifferences(s.element as z.ZodType, v, `${at}[${i}]`)) : [];
   if (!(s instanceof z.ZodObject) || typeof value !== 'object') return [];
   const shape = s.shape as Record<string, z.ZodType>;
   const got = Object.keys(value);
   return [
     ...got.filter((k) => !(k in shape)).map((k) => `${at}.${k}: sent, not in the schema`),
-    ...Object.keys(shape).filter((k) => !got.includes(k)).map((k) => `${at}.${k}: in the schema, not sent`),
+    ...Object.keys(shape)
+      .filter((k) => !got.includes(k))
+      .map((k) => `${at}.${k}: in the schema, not sent`),
     ...got.filter((k) => k in shape).flatMap((k) => fieldDifferences(shape[k]!, (value as Record<string, unknown>)[k], `${at}.${k}`)),
   ];
 }
@@ -204,11 +223,14 @@ describe('the events agencies receive', () => {
     expect(AgencyWebhookEvent.safeParse(event).success).toBe(true);
   });
 
-  test.each(AGENCY_EVENT_TYPES.map((t) => [t]))('when the %s example of the document is read, then it matches its schema field for field', (type) => {
-    const example = exampleEvent(type);
-    expect(AGENCY_EVENT_SCHEMAS[type].safeParse(example).success).toBe(true);
-    expect(fieldDifferences(AGENCY_EVENT_SCHEMAS[type], example)).toEqual([]);
-  });
+  test.each(AGENCY_EVENT_TYPES.map((t) => [t]))(
+    'when the %s example of the document is read, then it matches its schema field for field',
+    (type) => {
+      const example = exampleEvent(type);
+      expect(AGENCY_EVENT_SCHEMAS[type].safeParse(example).success).toBe(true);
+      expect(fieldDifferences(AGENCY_EVENT_SCHEMAS[type], example)).toEqual([]);
+    },
+  );
 
   test('when another type is claimed by an event, then the union refuses it', () => {
     const paid = built['purchase.paid'] as Record<string, unknown>;

@@ -40,9 +40,16 @@ function readYaml(file: string): K8sObject[] {
   return docs.map((doc) => doc.toJS() as K8sObject).filter(Boolean);
 }
 
-const yamlFiles = fs.readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const yamlFiles = fs
+  .readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 /** Every Kubernetes object, by file (the Helm values and kustomize's own file are not objects). */
-const manifests = new Map(yamlFiles.filter((f) => !['temporal-values.yaml', 'kustomization.yaml', 'prometheus-scrape-configs.yaml'].includes(f)).map((f) => [f, readYaml(f)]));
+const manifests = new Map(
+  yamlFiles
+    .filter((f) => !['temporal-values.yaml', 'kustomization.yaml', 'prometheus-scrape-configs.yaml'].includes(f))
+    .map((f) => [f, readYaml(f)]),
+);
 const all = [...manifests.values()].flat();
 
 function find(kind: string, name: string): K8sObject {
@@ -55,7 +62,8 @@ const configMap = find('ConfigMap', 'insurance-config');
 const secretTemplate = find('Secret', 'insurance-secrets');
 const api = find('Deployment', 'insurance-api');
 const worker = find('Deployment', 'insurance-worker');
-const container = (deployment: K8sObject, name: string) => deployment.spec.template.spec.containers.find((c: { name: string }) => c.name === name);
+const container = (deployment: K8sObject, name: string) =>
+  deployment.spec.template.spec.containers.find((c: { name: string }) => c.name === name);
 const apiContainer = container(api, 'api');
 const workerContainer = container(worker, 'worker');
 
@@ -91,7 +99,9 @@ describe('deploy/kubernetes manifests', () => {
     expect([...kustomization!.resources].sort()).toEqual(yamlFiles.filter((f) => !NOT_APPLIED.includes(f)));
     expect(kustomization!.namespace).toBe(find('Namespace', 'insurance').metadata.name);
     // The image both of the service's Deployments name is the one kustomize rewrites to the release's.
-    const images = all.filter((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/name'] === 'insurance-coi-service').flatMap((d) => [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers].map((c) => c.image));
+    const images = all
+      .filter((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/name'] === 'insurance-coi-service')
+      .flatMap((d) => [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers].map((c) => c.image));
     expect(new Set(images)).toEqual(new Set([kustomization!.images[0].name]));
   });
 
@@ -148,7 +158,11 @@ describe('deploy/kubernetes manifests', () => {
     const listener = fs.readFileSync(path.join(ROOT, 'src', 'metrics', 'server.ts'), 'utf8');
     expect(listener).toContain("path === '/healthz'");
     expect(listener).toContain("path === '/readyz'");
-    for (const [probe, route] of [['startupProbe', '/healthz'], ['readinessProbe', '/readyz'], ['livenessProbe', '/healthz']] as const) {
+    for (const [probe, route] of [
+      ['startupProbe', '/healthz'],
+      ['readinessProbe', '/readyz'],
+      ['livenessProbe', '/healthz'],
+    ] as const) {
       expect(workerContainer[probe].httpGet.path).toBe(route);
       expect(portOf(workerContainer, workerContainer[probe].httpGet.port)).toBe(9465);
     }
@@ -195,7 +209,8 @@ describe('deploy/kubernetes manifests', () => {
     expect([persistence.defaultStore, persistence.visibilityStore]).toEqual(['default', 'visibility']);
     expect(JSON.stringify(values)).not.toMatch(/cassandra|elasticsearch/i);
     expect(persistence.numHistoryShards).toBe(512); // docs/scaling.md, 100 purchases/s
-    for (const service of ['frontend', 'history', 'matching', 'worker']) expect(values.server[service].replicaCount).toBeGreaterThanOrEqual(2);
+    for (const service of ['frontend', 'history', 'matching', 'worker'])
+      expect(values.server[service].replicaCount).toBeGreaterThanOrEqual(2);
     const tools = fs.readFileSync(path.join(ROOT, 'scripts', 'tools.mjs'), 'utf8');
     const pinned = (key: string) => new RegExp(`${key}: \\{[^}]*?version: 'v([0-9.]+)'`).exec(tools)?.[1];
     expect(values.server.image.tag).toBe(pinned('temporalServer'));
@@ -211,12 +226,17 @@ describe('deploy/kubernetes manifests', () => {
 
   test('when kubeconform validates the manifests against the Kubernetes schemas, then all are valid, and a misspelt field is not', () => {
     if (!fs.existsSync(KUBECONFORM)) {
-      throw new Error(`${KUBECONFORM} is missing: build it with \`node scripts/tools.mjs --k8s\` (CI's \`node scripts/tools.mjs\` builds it before the tests)`);
+      throw new Error(
+        `${KUBECONFORM} is missing: build it with \`node scripts/tools.mjs --k8s\` (CI's \`node scripts/tools.mjs\` builds it before the tests)`,
+      );
     }
     const schemas = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-schemas-'));
     const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-broken-'));
     const validate = (...args: string[]) => {
-      const run = spawnSync(process.execPath, [path.join(DIR, 'validate.mjs'), '--schemas', schemas, ...args], { encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync(process.execPath, [path.join(DIR, 'validate.mjs'), '--schemas', schemas, ...args], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       return { code: run.status, out: `${run.stdout}${run.stderr}` };
     };
     try {

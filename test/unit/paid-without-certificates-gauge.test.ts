@@ -15,12 +15,19 @@ test('when the count fails after a good one, then the scrape has no series for i
     if (answer instanceof Error) throw answer;
     return answer;
   });
-  const lines = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('purchases_paid_without_certificates{'));
+  const lines = async () =>
+    (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('purchases_paid_without_certificates{'));
 
-  expect(await lines()).toEqual(['purchases_paid_without_certificates{mode="live"} 2', 'purchases_paid_without_certificates{mode="test"} 5']);
+  expect(await lines()).toEqual([
+    'purchases_paid_without_certificates{mode="live"} 2',
+    'purchases_paid_without_certificates{mode="test"} 5',
+  ]);
   answer = new Error('connect ECONNREFUSED 127.0.0.1:5432');
   expect(await lines()).toEqual([]);
   answer = { live: 0, test: 1 };
-  expect(await lines()).toEqual(['purchases_paid_without_certificates{mode="live"} 0', 'purchases_paid_without_certificates{mode="test"} 1']);
+  expect(await lines()).toEqual([
+    'purchases_paid_without_certificates{mode="live"} 0',
+    'purchases_paid_without_certificates{mode="test"} 1',
+  ]);
   expect(asked).toEqual([600, 600, 600]);
 });

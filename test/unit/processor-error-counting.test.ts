@@ -13,7 +13,10 @@ import { countDependencyError, createApiMetrics } from '../../src/metrics/regist
 type Answer = { status: number; body: unknown } | { fail: 'ECONNREFUSED' | 'ETIMEDOUT' };
 
 class FakeResponse extends Stripe.HttpClientResponse {
-  constructor(status: number, private readonly body: unknown) {
+  constructor(
+    status: number,
+    private readonly body: unknown,
+  ) {
     super(status, { 'request-id': 'req_fake' });
   }
   override getRawResponse(): unknown {
@@ -38,13 +41,20 @@ class FakeHttpClient extends Stripe.HttpClient {
     const answer = this.answers.shift();
     if (!answer) return Promise.reject(new Error(`unexpected request ${path}`));
     if ('fail' in answer) {
-      return Promise.reject(answer.fail === 'ETIMEDOUT' ? Stripe.HttpClient.makeTimeoutError() : Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:12111'), { code: 'ECONNREFUSED' }));
+      return Promise.reject(
+        answer.fail === 'ETIMEDOUT'
+          ? Stripe.HttpClient.makeTimeoutError()
+          : Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:12111'), { code: 'ECONNREFUSED' }),
+      );
     }
     return Promise.resolve(new FakeResponse(answer.status, answer.body));
   }
 }
 
-const apiError = (status: number, type: string, extra: object = {}) => ({ status, body: { error: { type, message: `answer ${status}`, ...extra } } });
+const apiError = (status: number, type: string, extra: object = {}) => ({
+  status,
+  body: { error: { type, message: `answer ${status}`, ...extra } },
+});
 
 function payprocAnswering(answers: Answer[]): { payproc: Payproc; http: FakeHttpClient } {
   const http = new FakeHttpClient(answers);
@@ -54,11 +64,19 @@ function payprocAnswering(answers: Answer[]): { payproc: Payproc; http: FakeHttp
 
 test('when processor calls fail (connection refused, timeout, 5xx), then each counts under its resource and method and the error is rethrown', async () => {
   const counted: string[] = [];
-  const { payproc } = payprocAnswering([{ fail: 'ECONNREFUSED' }, { fail: 'ETIMEDOUT' }, apiError(500, 'api_error'), apiError(503, 'api_error')]);
+  const { payproc } = payprocAnswering([
+    { fail: 'ECONNREFUSED' },
+    { fail: 'ETIMEDOUT' },
+    apiError(500, 'api_error'),
+    apiError(503, 'api_error'),
+  ]);
   const stripe = countProcessorErrors(payproc, (op) => counted.push(op)).client('test');
 
   await expect(stripe.products.create({ name: 'x' })).rejects.toMatchObject({ type: 'StripeConnectionError' });
-  await expect(stripe.invoices.retrieve('in_1')).rejects.toMatchObject({ type: 'StripeConnectionError', message: expect.stringContaining('timeout') });
+  await expect(stripe.invoices.retrieve('in_1')).rejects.toMatchObject({
+    type: 'StripeConnectionError',
+    message: expect.stringContaining('timeout'),
+  });
   await expect(stripe.checkout.sessions.retrieve('cs_1')).rejects.toMatchObject({ type: 'StripeAPIError', statusCode: 500 });
   await expect(stripe.prices.update('price_1', { active: false })).rejects.toMatchObject({ statusCode: 503 });
   await new Promise((r) => setImmediate(r));
@@ -84,11 +102,21 @@ test('when the processor answers (success, declined card, invalid request, missi
   await expect(stripe.invoices.retrieve('in_missing')).rejects.toMatchObject({ type: 'StripeInvalidRequestError', statusCode: 404 });
   await expect(stripe.customers.create({})).rejects.toMatchObject({ type: 'StripeRateLimitError' });
   // A list keeps its auto-pagination methods.
-  expect(await stripe.invoices.listLineItems('in_1', { limit: 100 }).autoPagingToArray({ limit: 10 })).toEqual([{ id: 'il_1' }, { id: 'il_2' }]);
+  expect(await stripe.invoices.listLineItems('in_1', { limit: 100 }).autoPagingToArray({ limit: 10 })).toEqual([
+    { id: 'il_1' },
+    { id: 'il_2' },
+  ]);
   await new Promise((r) => setImmediate(r));
 
   expect(counted).toEqual([]);
-  expect(http.paths).toEqual(['/v1/products/prod_1', '/v1/payment_intents', '/v1/prices', '/v1/invoices/in_missing', '/v1/customers', '/v1/invoices/in_1/lines?limit=100']);
+  expect(http.paths).toEqual([
+    '/v1/products/prod_1',
+    '/v1/payment_intents',
+    '/v1/prices',
+    '/v1/invoices/in_missing',
+    '/v1/customers',
+    '/v1/invoices/in_1/lines?limit=100',
+  ]);
 });
 
 test('when the rest of the client is used (webhook signatures, error classes), then it works as the bare client does', () => {
@@ -106,7 +134,15 @@ test('when an error is classified, then only connection, API and 5xx processor e
   expect(isProcessorFailure({ type: 'StripeConnectionError' })).toBe(true);
   expect(isProcessorFailure({ type: 'StripeAPIError', statusCode: 500 })).toBe(true);
   expect(isProcessorFailure({ type: 'StripeInvalidRequestError', statusCode: 502 })).toBe(true);
-  for (const type of ['StripeCardError', 'StripeInvalidRequestError', 'StripeIdempotencyError', 'StripeAuthenticationError', 'StripePermissionError', 'StripeRateLimitError', 'StripeSignatureVerificationError']) {
+  for (const type of [
+    'StripeCardError',
+    'StripeInvalidRequestError',
+    'StripeIdempotencyError',
+    'StripeAuthenticationError',
+    'StripePermissionError',
+    'StripeRateLimitError',
+    'StripeSignatureVerificationError',
+  ]) {
     expect(isProcessorFailure({ type, statusCode: 400 })).toBe(false);
   }
   expect(isProcessorFailure(new Error('Stripe: Argument "id" must be a string'))).toBe(false);

@@ -34,7 +34,15 @@ function sevenDays(terms: Partial<CancellationTerms> = {}, refundedPremiumMinor 
 }
 
 function input(item: RuleItem, over: Partial<RuleInput> = {}): RuleInput {
-  return { items: [item], platformFeeMinor: 200, paidAt, effectiveAt: new Date(DAY1 + 2 * DAY + 4 * 3_600_000), cancelUnitIds: [4, 5, 6, 7], requestedBy: 'buyer', ...over };
+  return {
+    items: [item],
+    platformFeeMinor: 200,
+    paidAt,
+    effectiveAt: new Date(DAY1 + 2 * DAY + 4 * 3_600_000),
+    cancelUnitIds: [4, 5, 6, 7],
+    requestedBy: 'buyer',
+    ...over,
+  };
 }
 
 const codeOf = (f: () => unknown) => {
@@ -50,7 +58,15 @@ const codeOf = (f: () => unknown) => {
 describe('worked examples', () => {
   test('when the buyer cancels on day 3 of 7 days at 10.00 + 12 % tax + 2.00 fee, pro rata, then 44.80 comes back for 4 unstarted days', () => {
     const q = priceCancellation(input(sevenDays()));
-    expect(q).toMatchObject({ method: 'pro_rata', freeLook: false, premiumMinor: 4000, taxMinor: 480, platformFeeMinor: 0, totalMinor: 4480, endsPolicy: false });
+    expect(q).toMatchObject({
+      method: 'pro_rata',
+      freeLook: false,
+      premiumMinor: 4000,
+      taxMinor: 480,
+      platformFeeMinor: 0,
+      totalMinor: 4480,
+      endsPolicy: false,
+    });
     expect(q.units.map((u) => [u.unitId, u.premiumMinor, u.earnedMinor, u.refundableMinor])).toEqual([
       [4, 1000, 0, 1000],
       [5, 1000, 0, 1000],
@@ -67,16 +83,39 @@ describe('worked examples', () => {
   });
 
   test('when everything is cancelled before day 1 within a 14-day free look, then 80.40 comes back, fee included', () => {
-    const q = priceCancellation(input(sevenDays({ freeLookDays: 14, refundMethod: 'none' }), { paidAt: new Date(DAY1 - 3 * DAY), effectiveAt: new Date(DAY1 - 2 * DAY), cancelUnitIds: [1, 2, 3, 4, 5, 6, 7] }));
-    expect(q).toMatchObject({ method: 'free_look', freeLook: true, premiumMinor: 7000, taxMinor: 840, platformFeeMinor: 200, totalMinor: 8040, endsPolicy: true });
+    const q = priceCancellation(
+      input(sevenDays({ freeLookDays: 14, refundMethod: 'none' }), {
+        paidAt: new Date(DAY1 - 3 * DAY),
+        effectiveAt: new Date(DAY1 - 2 * DAY),
+        cancelUnitIds: [1, 2, 3, 4, 5, 6, 7],
+      }),
+    );
+    expect(q).toMatchObject({
+      method: 'free_look',
+      freeLook: true,
+      premiumMinor: 7000,
+      taxMinor: 840,
+      platformFeeMinor: 200,
+      totalMinor: 8040,
+      endsPolicy: true,
+    });
   });
 });
 
 describe('terms', () => {
   test('when the free look has passed (day 15), then the method applies and the fee stays', () => {
     const item = sevenDays({ freeLookDays: 14 });
-    const q = priceCancellation(input(item, { paidAt: new Date(DAY1 - 20 * DAY), effectiveAt: new Date(DAY1 - 5 * DAY), cancelUnitIds: [1, 2, 3, 4, 5, 6, 7] }));
-    expect(q).toMatchObject({ method: 'pro_rata', freeLook: false, premiumMinor: 7000, taxMinor: 840, platformFeeMinor: 0, totalMinor: 7840 });
+    const q = priceCancellation(
+      input(item, { paidAt: new Date(DAY1 - 20 * DAY), effectiveAt: new Date(DAY1 - 5 * DAY), cancelUnitIds: [1, 2, 3, 4, 5, 6, 7] }),
+    );
+    expect(q).toMatchObject({
+      method: 'pro_rata',
+      freeLook: false,
+      premiumMinor: 7000,
+      taxMinor: 840,
+      platformFeeMinor: 0,
+      totalMinor: 7840,
+    });
   });
 
   test('when a unit has started, then there is no free look even within its days', () => {
@@ -86,7 +125,13 @@ describe('terms', () => {
   });
 
   test('when free look is 0 days (a short cover exempt from withdrawal), then a cancellation on the day of payment is priced by the method', () => {
-    const q = priceCancellation(input(sevenDays({ freeLookDays: 0, refundMethod: 'none' }), { paidAt: new Date(DAY1 - 3 * DAY), effectiveAt: new Date(DAY1 - 3 * DAY + 60_000), cancelUnitIds: [1, 2, 3, 4, 5, 6, 7] }));
+    const q = priceCancellation(
+      input(sevenDays({ freeLookDays: 0, refundMethod: 'none' }), {
+        paidAt: new Date(DAY1 - 3 * DAY),
+        effectiveAt: new Date(DAY1 - 3 * DAY + 60_000),
+        cancelUnitIds: [1, 2, 3, 4, 5, 6, 7],
+      }),
+    );
     expect(q).toMatchObject({ method: 'none', freeLook: false, totalMinor: 0, platformFeeMinor: 0 });
     expect(q.units.every((u) => u.earnedMinor === u.premiumMinor)).toBe(true);
   });
@@ -101,9 +146,15 @@ describe('terms', () => {
   test('when the whole rest of the policy is cancelled and the fee is refundable, then the fee comes back; partially, never', () => {
     const before = { paidAt: new Date(DAY1 - 30 * DAY), effectiveAt: new Date(DAY1 - DAY) };
     const all = [1, 2, 3, 4, 5, 6, 7];
-    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: true }), { ...before, cancelUnitIds: all })).platformFeeMinor).toBe(200);
-    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: true }), { ...before, cancelUnitIds: [7] })).platformFeeMinor).toBe(0);
-    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: false }), { ...before, cancelUnitIds: all })).platformFeeMinor).toBe(0);
+    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: true }), { ...before, cancelUnitIds: all })).platformFeeMinor).toBe(
+      200,
+    );
+    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: true }), { ...before, cancelUnitIds: [7] })).platformFeeMinor).toBe(
+      0,
+    );
+    expect(priceCancellation(input(sevenDays({ platformFeeRefundable: false }), { ...before, cancelUnitIds: all })).platformFeeMinor).toBe(
+      0,
+    );
     // The last active units of a policy whose other units an earlier cancellation took.
     const item = sevenDays({ platformFeeRefundable: true });
     item.units.slice(0, 5).forEach((u) => (u.cancelled = true));
@@ -156,8 +207,12 @@ describe('refusals', () => {
   });
 
   test('when a day starts exactly at the effective time, then it has started', () => {
-    expect(codeOf(() => priceCancellation(input(sevenDays(), { effectiveAt: new Date(DAY1 + 3 * DAY), cancelUnitIds: [4] })))).toBe('COVERED_UNIT_STARTED');
-    expect(codeOf(() => priceCancellation(input(sevenDays(), { effectiveAt: new Date(DAY1 + 3 * DAY - 1), cancelUnitIds: [4] })))).toBeNull();
+    expect(codeOf(() => priceCancellation(input(sevenDays(), { effectiveAt: new Date(DAY1 + 3 * DAY), cancelUnitIds: [4] })))).toBe(
+      'COVERED_UNIT_STARTED',
+    );
+    expect(
+      codeOf(() => priceCancellation(input(sevenDays(), { effectiveAt: new Date(DAY1 + 3 * DAY - 1), cancelUnitIds: [4] }))),
+    ).toBeNull();
   });
 });
 
@@ -183,7 +238,15 @@ describe('properties', () => {
   });
   const caseArb = fc
     .record({
-      items: fc.array(fc.record({ premiumMinor: fc.integer({ min: 0, max: 5_000_000 }), taxMinor: fc.integer({ min: 0, max: 500_000 }), units: fc.integer({ min: 1, max: 30 }), terms: termsArb }), { minLength: 1, maxLength: 3 }),
+      items: fc.array(
+        fc.record({
+          premiumMinor: fc.integer({ min: 0, max: 5_000_000 }),
+          taxMinor: fc.integer({ min: 0, max: 500_000 }),
+          units: fc.integer({ min: 1, max: 30 }),
+          terms: termsArb,
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
       fee: fc.integer({ min: 0, max: 100_000 }),
       paidDaysBefore: fc.integer({ min: 0, max: 40 }),
       effectiveDay: fc.integer({ min: -10, max: 35 }),
@@ -204,7 +267,16 @@ describe('properties', () => {
       const effectiveAt = new Date(DAY1 + c.effectiveDay * DAY - 3_600_000);
       const open = items.flatMap((it) => it.units).filter((u) => u.startsAt.getTime() > effectiveAt.getTime());
       const cancelUnitIds = open.filter((u) => c.pick[u.id % 90]).map((u) => u.id);
-      return { items, platformFeeMinor: c.fee, paidAt: new Date(DAY1 - c.paidDaysBefore * DAY), effectiveAt, requestedBy: c.requestedBy, cancelUnitIds, open, refundableMinor: c.cap ?? undefined };
+      return {
+        items,
+        platformFeeMinor: c.fee,
+        paidAt: new Date(DAY1 - c.paidDaysBefore * DAY),
+        effectiveAt,
+        requestedBy: c.requestedBy,
+        cancelUnitIds,
+        open,
+        refundableMinor: c.cap ?? undefined,
+      };
     })
     .filter((c) => c.cancelUnitIds.length > 0);
 
@@ -212,7 +284,13 @@ describe('properties', () => {
     fc.assert(
       fc.property(caseArb, (c) => {
         const q = priceCancellation(c);
-        const all = [q.premiumMinor, q.taxMinor, q.platformFeeMinor, q.totalMinor, ...q.units.flatMap((u) => [u.premiumMinor, u.earnedMinor, u.refundableMinor])];
+        const all = [
+          q.premiumMinor,
+          q.taxMinor,
+          q.platformFeeMinor,
+          q.totalMinor,
+          ...q.units.flatMap((u) => [u.premiumMinor, u.earnedMinor, u.refundableMinor]),
+        ];
         expect(all.every((n) => Number.isSafeInteger(n) && n >= 0)).toBe(true);
         expect(q.totalMinor).toBe(q.premiumMinor + q.taxMinor + q.platformFeeMinor);
         expect(q.units.reduce((s, u) => s + u.refundableMinor, 0)).toBe(q.premiumMinor);

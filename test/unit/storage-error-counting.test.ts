@@ -11,12 +11,25 @@ const outage = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:444
 
 function fakeStore(overrides: Partial<ObjectStore>): ObjectStore {
   const unused = () => Promise.reject(new Error('not used'));
-  return { bucket: 'b', putIfAbsent: unused, stat: unused, exists: unused, list: unused, openRead: () => new PassThrough(), signedReadUrl: unused, deletePrefix: unused, ...overrides } as ObjectStore;
+  return {
+    bucket: 'b',
+    putIfAbsent: unused,
+    stat: unused,
+    exists: unused,
+    list: unused,
+    openRead: () => new PassThrough(),
+    signedReadUrl: unused,
+    deletePrefix: unused,
+    ...overrides,
+  } as ObjectStore;
 }
 
 test('when storage calls fail, then each failure is counted under its operation and the error is rethrown', async () => {
   const counted: StorageOperation[] = [];
-  const store = countStorageErrors(fakeStore({ putIfAbsent: () => Promise.reject(outage()), exists: () => Promise.reject(outage()) }), (op) => counted.push(op));
+  const store = countStorageErrors(
+    fakeStore({ putIfAbsent: () => Promise.reject(outage()), exists: () => Promise.reject(outage()) }),
+    (op) => counted.push(op),
+  );
   await expect(store.putIfAbsent('k', Buffer.from('x'), { contentType: 'application/pdf' } as never)).rejects.toThrow('ECONNREFUSED');
   await expect(store.exists(['k'])).rejects.toThrow('ECONNREFUSED');
   await expect(store.exists(['k'])).rejects.toThrow('ECONNREFUSED');
@@ -26,7 +39,11 @@ test('when storage calls fail, then each failure is counted under its operation 
 test('when storage answers (success, missing object, conflicting bytes), then nothing is counted and the answer passes through', async () => {
   const counted: StorageOperation[] = [];
   const store = countStorageErrors(
-    fakeStore({ stat: () => Promise.resolve(null), list: () => Promise.resolve(['a', 'b']), putIfAbsent: () => Promise.reject(new ObjectConflictError('k', 'aa', 'bb')) }),
+    fakeStore({
+      stat: () => Promise.resolve(null),
+      list: () => Promise.resolve(['a', 'b']),
+      putIfAbsent: () => Promise.reject(new ObjectConflictError('k', 'aa', 'bb')),
+    }),
     (op) => counted.push(op),
   );
   expect(await store.stat('k')).toBeNull();
@@ -39,7 +56,16 @@ test('when storage answers (success, missing object, conflicting bytes), then no
 test('when a read stream errors, then an outage counts and a missing object (404) does not', async () => {
   const counted: StorageOperation[] = [];
   const streams: PassThrough[] = [];
-  const store = countStorageErrors(fakeStore({ openRead: () => { const s = new PassThrough(); streams.push(s); return s; } }), (op) => counted.push(op));
+  const store = countStorageErrors(
+    fakeStore({
+      openRead: () => {
+        const s = new PassThrough();
+        streams.push(s);
+        return s;
+      },
+    }),
+    (op) => counted.push(op),
+  );
   const a = store.openRead('a');
   const b = store.openRead('b');
   a.on('error', () => undefined);
@@ -53,7 +79,10 @@ test('when a read stream errors, then an outage counts and a missing object (404
 test('when the API signs a URL and storage is down, then the API registry counts it under storage, and a missing object does not count', async () => {
   const metrics = createApiMetrics();
   const store = countStorageErrors(
-    fakeStore({ signedReadUrl: () => Promise.reject(outage()), stat: () => Promise.reject(Object.assign(new Error('No such object'), { code: 404 })) }),
+    fakeStore({
+      signedReadUrl: () => Promise.reject(outage()),
+      stat: () => Promise.reject(Object.assign(new Error('No such object'), { code: 404 })),
+    }),
     countDependencyError(metrics, 'storage'),
   );
   await expect(store.signedReadUrl('k', { expiresInSeconds: 60 })).rejects.toThrow('ECONNREFUSED');

@@ -88,7 +88,17 @@ describe('the withdrawal page', () => {
       totalMinor: 4480,
       expiresAt: new Date('2027-01-01T10:15:00Z'),
       endsPolicy: false,
-      units: [{ productName: 'Event <Liability>', kind: 'day', label: '2027-05-02', certificateNumber: 'COI-42-1-2-abcdef0123', premiumMinor: 2000, earnedMinor: 0, refundableMinor: 2240 }],
+      units: [
+        {
+          productName: 'Event <Liability>',
+          kind: 'day',
+          label: '2027-05-02',
+          certificateNumber: 'COI-42-1-2-abcdef0123',
+          premiumMinor: 2000,
+          earnedMinor: 0,
+          refundableMinor: 2240,
+        },
+      ],
     },
   };
 
@@ -99,7 +109,9 @@ describe('the withdrawal page', () => {
     expect(html).toContain('Event &lt;Liability&gt;');
     expect(html).not.toContain('<Liability>');
     expect(html).toContain('<td class="n">$22.40</td>');
-    expect(html).toMatch(/<form method="post" id="withdraw-form">\s*<input type="hidden" name="quote" value="cq_0123456789abcdef01234567">/);
+    expect(html).toMatch(
+      /<form method="post" id="withdraw-form">\s*<input type="hidden" name="quote" value="cq_0123456789abcdef01234567">/,
+    );
     expect(html).not.toMatch(/<form[^>]*action=/);
     expect(html).toContain('<button type="submit" id="confirm">Confirm withdrawal</button>');
     expect(html).toContain('2027-01-01 10:15 UTC');
@@ -107,19 +119,35 @@ describe('the withdrawal page', () => {
     expect(html).not.toContain('<script');
   });
 
-  test('when the quote changed or the form was not the page\'s, then the page says so above the current quote', () => {
+  test("when the quote changed or the form was not the page's, then the page says so above the current quote", () => {
     expect(renderWithdrawalPage({ ...offer, notice: 'quote_changed' })).toContain('The amount changed since the page was opened');
     expect(renderWithdrawalPage({ ...offer, notice: 'form_invalid' })).toContain('was not sent from this page, so nothing was done');
-    expect(renderWithdrawalPage({ ...offer, quote: { ...offer.quote, method: 'free_look' } })).toContain('within the 14-day withdrawal period');
+    expect(renderWithdrawalPage({ ...offer, quote: { ...offer.quote, method: 'free_look' } })).toContain(
+      'within the 14-day withdrawal period',
+    );
   });
 
   test('when the withdrawal was made, then the page says received (or already used) with the refund and how it stands, and no form', () => {
-    const c = { id: 7, status: 'refund_pending' as const, currency: 'usd', totalMinor: 4000, unitCount: 2, createdAt: new Date('2027-01-01T10:00:00Z'), completedAt: null };
+    const c = {
+      id: 7,
+      status: 'refund_pending' as const,
+      currency: 'usd',
+      totalMinor: 4000,
+      unitCount: 2,
+      createdAt: new Date('2027-01-01T10:00:00Z'),
+      completedAt: null,
+    };
     const received = renderWithdrawalPage({ kind: 'withdrawn', purchaseId: 42, testMode: false, outcome: 'confirmed', cancellation: c });
     expect(received).toContain('<h1>Withdrawal received</h1>');
     expect(received).toContain('The refund of $40.00 is on its way');
     expect(received).not.toContain('<form');
-    const used = renderWithdrawalPage({ kind: 'withdrawn', purchaseId: 42, testMode: false, outcome: 'already_used', cancellation: { ...c, status: 'completed' } });
+    const used = renderWithdrawalPage({
+      kind: 'withdrawn',
+      purchaseId: 42,
+      testMode: false,
+      outcome: 'already_used',
+      cancellation: { ...c, status: 'completed' },
+    });
     expect(used).toContain('This withdrawal link was already used');
     expect(used).toContain('$40.00 was refunded');
   });
@@ -156,7 +184,9 @@ describe('the withdrawal page', () => {
       withdrawal_url: 'https://coi.example/withdraw/w1.42.x&y',
       checked_at: '2027-01-01T00:00:00.000Z',
     };
-    expect(renderCompletePage(base)).toContain('<a id="withdrawal-link" href="https://coi.example/withdraw/w1.42.x&amp;y">Withdraw from contract here</a>');
+    expect(renderCompletePage(base)).toContain(
+      '<a id="withdrawal-link" href="https://coi.example/withdraw/w1.42.x&amp;y">Withdraw from contract here</a>',
+    );
     expect(renderCompletePage({ ...base, withdrawal_url: null })).not.toContain('withdrawal-link');
   });
 });

@@ -93,15 +93,25 @@ export class CancellationRun {
    * `buyers` in turn, pays each through the test helper, and waits until all are issued.
    * @throws {Error} when a checkout or payment is refused, or they are not all issued within `timeoutMs`.
    */
-  async prepare(o: { count: number; buyers: Buyer[]; selection(i: number): Record<string, unknown>; container: Container; timeoutMs: number }): Promise<void> {
+  async prepare(o: {
+    count: number;
+    buyers: Buyer[];
+    selection(i: number): Record<string, unknown>;
+    container: Container;
+    timeoutMs: number;
+  }): Promise<void> {
     const ids: number[] = [];
     let next = 0;
     const chain = async () => {
       while (next < o.count) {
         const i = next++;
         const buyer = o.buyers[i % o.buyers.length]!;
-        const quoted = await this.json('POST', '/public-quote/adminValidateBuyerResponses', { ...buyer, selected_product_lines_to_purchase: [o.selection(i)] });
-        if (quoted.status !== 200) throw new Error(`preparing cancellations: checkout answered ${quoted.status}: ${quoted.text.slice(0, 200)}`);
+        const quoted = await this.json('POST', '/public-quote/adminValidateBuyerResponses', {
+          ...buyer,
+          selected_product_lines_to_purchase: [o.selection(i)],
+        });
+        if (quoted.status !== 200)
+          throw new Error(`preparing cancellations: checkout answered ${quoted.status}: ${quoted.text.slice(0, 200)}`);
         const purchaseId = (quoted.body as { purchase_id: number }).purchase_id;
         const paid = await this.json('POST', `/api/v1/test_helpers/purchases/${purchaseId}/pay`, {});
         if (paid.status !== 200) throw new Error(`preparing cancellations: pay answered ${paid.status}: ${paid.text.slice(0, 200)}`);
@@ -111,9 +121,14 @@ export class CancellationRun {
     await Promise.all(Array.from({ length: 4 }, chain));
     const deadline = Date.now() + o.timeoutMs;
     for (;;) {
-      const rows: { status: string; n: number }[] = await o.container.db('purchases').whereIn('id', ids).groupBy('status').select('status', o.container.db.raw('count(*)::int as n'));
+      const rows: { status: string; n: number }[] = await o.container
+        .db('purchases')
+        .whereIn('id', ids)
+        .groupBy('status')
+        .select('status', o.container.db.raw('count(*)::int as n'));
       if (rows.length === 1 && rows[0]!.status === 'issued') break;
-      if (Date.now() > deadline) throw new Error(`preparing cancellations: not all issued after ${o.timeoutMs} ms: ${JSON.stringify(rows)}`);
+      if (Date.now() > deadline)
+        throw new Error(`preparing cancellations: not all issued after ${o.timeoutMs} ms: ${JSON.stringify(rows)}`);
       await sleep(1000);
     }
     const units: { purchase_id: number; id: number }[] = await o.container
@@ -122,17 +137,21 @@ export class CancellationRun {
       .whereIn('i.purchase_id', ids)
       .orderBy(['i.purchase_id', 'u.starts_at', 'u.id'])
       .select('i.purchase_id', 'u.id');
-    for (const purchaseId of ids.sort((a, b) => a - b)) this.targets.push({ purchaseId, unitIds: units.filter((u) => u.purchase_id === purchaseId).map((u) => u.id) });
+    for (const purchaseId of ids.sort((a, b) => a - b))
+      this.targets.push({ purchaseId, unitIds: units.filter((u) => u.purchase_id === purchaseId).map((u) => u.id) });
   }
 
   /** Cancels every prepared purchase, one each `intervalMs` from `delayMs` on (paced by the clock). */
   start(o: { delayMs: number; intervalMs: number }): void {
     const started = Date.now() + o.delayMs;
     this.targets.forEach((target, n) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        this.track(this.cancel(n, target));
-      }, Math.max(0, started + n * o.intervalMs - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.timers.delete(timer);
+          this.track(this.cancel(n, target));
+        },
+        Math.max(0, started + n * o.intervalMs - Date.now()),
+      );
       this.timers.add(timer);
     });
   }
@@ -154,7 +173,12 @@ export class CancellationRun {
   }
 
   /** A JSON request with the agency's key; never throws (no answer: status 0). */
-  private async json(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number | 'hang' | 'network'; text: string; body: unknown; ms: number }> {
+  private async json(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number | 'hang' | 'network'; text: string; body: unknown; ms: number }> {
     const started = Date.now();
     try {
       const res = await fetch(`${this.o.apiUrl}${path}`, {
@@ -173,17 +197,29 @@ export class CancellationRun {
       return { status: res.status, text, body: parsed, ms: Date.now() - started };
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError';
-      return { status: timedOut ? 'hang' : 'network', text: timedOut ? `no answer within ${this.o.requestTimeoutMs} ms` : `connection failed: ${(err as Error).message}`, body: null, ms: Date.now() - started };
+      return {
+        status: timedOut ? 'hang' : 'network',
+        text: timedOut ? `no answer within ${this.o.requestTimeoutMs} ms` : `connection failed: ${(err as Error).message}`,
+        body: null,
+        ms: Date.now() - started,
+      };
     }
   }
 
   /** Sends one request of the run and keeps its sample; the answer's `data` when it is `expected`, else null. */
-  private async step(kind: 'cancellation-quote' | 'cancel', path: string, body: unknown, expected: number, headers: Record<string, string> = {}): Promise<Record<string, unknown> | null> {
+  private async step(
+    kind: 'cancellation-quote' | 'cancel',
+    path: string,
+    body: unknown,
+    expected: number,
+    headers: Record<string, string> = {},
+  ): Promise<Record<string, unknown> | null> {
     const res = await this.json('POST', path, body, headers);
     const problem =
       typeof res.status !== 'number'
         ? res.text
-        : (responseProblem('envelope', res.status, res.text) ?? (res.status === expected ? null : `answered ${res.status}, expected ${expected}: ${res.text.slice(0, 200)}`));
+        : (responseProblem('envelope', res.status, res.text) ??
+          (res.status === expected ? null : `answered ${res.status}, expected ${expected}: ${res.text.slice(0, 200)}`));
     this.samples.push({ kind, status: res.status, ms: res.ms, problem });
     return problem ? null : ((res.body as { data?: Record<string, unknown> }).data ?? null);
   }
@@ -192,7 +228,16 @@ export class CancellationRun {
     const kind = KINDS[n % KINDS.length]!;
     const path = `/api/v1/purchases/${target.purchaseId}`;
     const reason = `Resilience cancellation ${n} (${kind})`;
-    const sent: CancellationSent = { n, purchaseId: target.purchaseId, kind, unitIds: kind === 'one day at once' ? [target.unitIds.at(-1)!] : target.unitIds, sentAt: Date.now(), acceptedAt: null, cancellationId: null, totalMinor: null };
+    const sent: CancellationSent = {
+      n,
+      purchaseId: target.purchaseId,
+      kind,
+      unitIds: kind === 'one day at once' ? [target.unitIds.at(-1)!] : target.unitIds,
+      sentAt: Date.now(),
+      acceptedAt: null,
+      cancellationId: null,
+      totalMinor: null,
+    };
     this.sent.push(sent);
     let body: Record<string, unknown>;
     let headers: Record<string, string> = {};
@@ -222,7 +267,12 @@ export class CancellationRun {
    * (completed, refunded once at the processor, its units cancelled and certificates voided), or
    * until `boundMs` after `faultEnded`; answers the figures as they stand then.
    */
-  async outcome(o: { container: Container; processor: () => readonly ProcessorRequest[]; faultEnded: number; boundMs: number }): Promise<CancellationOutcome> {
+  async outcome(o: {
+    container: Container;
+    processor: () => readonly ProcessorRequest[];
+    faultEnded: number;
+    boundMs: number;
+  }): Promise<CancellationOutcome> {
     for (;;) {
       const result = await this.check(o.container, o.processor(), o.faultEnded);
       if (result.lost === 0 || Date.now() > o.faultEnded + o.boundMs) return result;
@@ -233,22 +283,45 @@ export class CancellationRun {
   private async check(container: Container, processor: readonly ProcessorRequest[], faultEnded: number): Promise<CancellationOutcome> {
     const db = container.db;
     const ids = this.targets.map((t) => t.purchaseId);
-    const rows: { id: number; purchase_id: number; status: string; total_minor: string; refund_id: string | null; covered_unit_ids: number[]; completed_at: Date | null }[] = await db('policy_transactions')
+    const rows: {
+      id: number;
+      purchase_id: number;
+      status: string;
+      total_minor: string;
+      refund_id: string | null;
+      covered_unit_ids: number[];
+      completed_at: Date | null;
+    }[] = await db('policy_transactions')
       .whereIn('purchase_id', ids)
       .select('id', 'purchase_id', 'status', 'total_minor', 'refund_id', 'covered_unit_ids', 'completed_at');
-    const units: { id: number; purchase_id: number; cancellation_id: number | null; cancelled_at: Date | null; voided_at: Date | null; certificates: number }[] = await db('covered_units as u')
+    const units: {
+      id: number;
+      purchase_id: number;
+      cancellation_id: number | null;
+      cancelled_at: Date | null;
+      voided_at: Date | null;
+      certificates: number;
+    }[] = await db('covered_units as u')
       .join('purchase_items as i', 'i.id', 'u.purchase_item_id')
       .leftJoin('certificates as c', 'c.covered_unit_id', 'u.id')
       .whereIn('i.purchase_id', ids)
       .groupBy('u.id', 'i.purchase_id', 'u.cancellation_id', 'u.cancelled_at')
-      .select('u.id', 'i.purchase_id', 'u.cancellation_id', 'u.cancelled_at', db.raw('min(c.voided_at) as voided_at'), db.raw('count(c.id)::int as certificates'));
+      .select(
+        'u.id',
+        'i.purchase_id',
+        'u.cancellation_id',
+        'u.cancelled_at',
+        db.raw('min(c.voided_at) as voided_at'),
+        db.raw('count(c.id)::int as certificates'),
+      );
     const unitById = new Map(units.map((u) => [u.id, u]));
     const targetIds = new Set(ids.map(String));
     const refunds = processor
       .filter((r) => r.method === 'POST' && r.path === '/v1/refunds')
       .map((r) => ({ ...r, params: new URLSearchParams(r.body) }))
       .filter((r) => targetIds.has(r.params.get('metadata[purchase_id]') ?? ''));
-    const keysOf = (select: (r: (typeof refunds)[number]) => boolean) => new Set(refunds.filter(select).map((r) => r.idempotencyKey ?? '(none)'));
+    const keysOf = (select: (r: (typeof refunds)[number]) => boolean) =>
+      new Set(refunds.filter(select).map((r) => r.idempotencyKey ?? '(none)'));
 
     const problems: string[] = [];
     let lost = 0;
@@ -275,22 +348,30 @@ export class CancellationRun {
       const id = s.cancellationId!;
       if (s.repeatId !== undefined && s.repeatId !== id) {
         if (s.repeatId !== null) duplicates++;
-        problems.push(`purchase ${s.purchaseId}: the repeated cancel answered ${s.repeatId === null ? 'no cancellation' : `cancellation ${s.repeatId}`}, not ${id}`);
+        problems.push(
+          `purchase ${s.purchaseId}: the repeated cancel answered ${s.repeatId === null ? 'no cancellation' : `cancellation ${s.repeatId}`}, not ${id}`,
+        );
       }
       const row = rows.find((r) => r.id === id);
       const keys = keysOf((r) => r.params.get('metadata[cancellation_id]') === String(id));
       const whyLost: string[] = [];
       if (!row) whyLost.push('no cancellation row');
       else {
-        if (row.purchase_id !== s.purchaseId) problems.push(`cancellation ${id}: of purchase ${row.purchase_id}, answered for ${s.purchaseId}`);
+        if (row.purchase_id !== s.purchaseId)
+          problems.push(`cancellation ${id}: of purchase ${row.purchase_id}, answered for ${s.purchaseId}`);
         if (row.status !== 'completed') whyLost.push(`still ${row.status}`);
-        if (Number(row.total_minor) !== s.totalMinor) problems.push(`cancellation ${id}: refund ${row.total_minor} stored, ${s.totalMinor} answered`);
-        if ([...row.covered_unit_ids].sort((a, b) => a - b).join() !== [...s.unitIds].sort((a, b) => a - b).join()) problems.push(`cancellation ${id}: units ${row.covered_unit_ids.join(',')}, asked ${s.unitIds.join(',')}`);
+        if (Number(row.total_minor) !== s.totalMinor)
+          problems.push(`cancellation ${id}: refund ${row.total_minor} stored, ${s.totalMinor} answered`);
+        if ([...row.covered_unit_ids].sort((a, b) => a - b).join() !== [...s.unitIds].sort((a, b) => a - b).join())
+          problems.push(`cancellation ${id}: units ${row.covered_unit_ids.join(',')}, asked ${s.unitIds.join(',')}`);
         if (Number(row.total_minor) > 0) {
           if (keys.size === 0) whyLost.push('no refund reached the processor');
           else if (!keys.has(`policy-transaction-${id}-refund`)) problems.push(`cancellation ${id}: refund keys ${[...keys].join(', ')}`);
-          const amounts = new Set(refunds.filter((r) => r.params.get('metadata[cancellation_id]') === String(id)).map((r) => r.params.get('amount')));
-          if (amounts.size && (amounts.size > 1 || !amounts.has(String(row.total_minor)))) problems.push(`cancellation ${id}: refund amounts ${[...amounts].join(', ')} for ${row.total_minor}`);
+          const amounts = new Set(
+            refunds.filter((r) => r.params.get('metadata[cancellation_id]') === String(id)).map((r) => r.params.get('amount')),
+          );
+          if (amounts.size && (amounts.size > 1 || !amounts.has(String(row.total_minor))))
+            problems.push(`cancellation ${id}: refund amounts ${[...amounts].join(', ')} for ${row.total_minor}`);
           if (row.status === 'completed' && !row.refund_id) whyLost.push('completed without a refund id');
         } else problems.push(`cancellation ${id}: nothing to refund (the scenario needs a refund each)`);
       }
@@ -303,7 +384,8 @@ export class CancellationRun {
         }
         if (s.unitIds.includes(unitId)) {
           if (u.cancellation_id !== id || !u.cancelled_at) whyLost.push(`unit ${unitId} not cancelled`);
-          if (u.certificates !== 1 || !u.voided_at) whyLost.push(`unit ${unitId}: ${u.certificates} certificates, ${u.voided_at ? 'voided' : 'not voided'}`);
+          if (u.certificates !== 1 || !u.voided_at)
+            whyLost.push(`unit ${unitId}: ${u.certificates} certificates, ${u.voided_at ? 'voided' : 'not voided'}`);
         } else if (u.cancelled_at || u.voided_at) problems.push(`purchase ${s.purchaseId}: unit ${unitId} cancelled or voided, not asked`);
       }
       if (whyLost.length) {
@@ -312,7 +394,9 @@ export class CancellationRun {
       }
     }
     // A cancellation in the database the API never answered (a lost answer is a cancellation its client cannot know of).
-    for (const r of rows) if (!accepted.some((s) => s.cancellationId === r.id)) problems.push(`cancellation ${r.id} of purchase ${r.purchase_id} (${r.status}) was never answered to the client`);
+    for (const r of rows)
+      if (!accepted.some((s) => s.cancellationId === r.id))
+        problems.push(`cancellation ${r.id} of purchase ${r.purchase_id} (${r.status}) was never answered to the client`);
 
     const broken = this.samples.filter((x) => x.problem);
     for (const b of broken.slice(0, 5)) problems.push(`${b.kind} ${b.status}: ${b.problem}`);

@@ -80,11 +80,11 @@ const FAULTS: Fault[] = [
       } finally {
         s.processorGate.open();
       }
-      if (s.processorGate.held === heldBefore) throw new Error('no processor connection was held during the hang: the gate is not in the path');
+      if (s.processorGate.held === heldBefore)
+        throw new Error('no processor connection was held during the hang: the gate is not in the path');
     },
   },
 ];
-
 
 /** The faults that end within the 60 s load, in the order they run. */
 export const SHORT_FAULTS = FAULTS.filter((f) => !f.long);

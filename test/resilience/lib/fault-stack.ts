@@ -72,8 +72,18 @@ export interface StackPorts {
   prometheus: number;
 }
 const SLOT_0: StackPorts = Object.freeze({
-  postgres: 54331, temporal: 7243, temporalUi: 8243, stripeMock: 12121, processorGate: 12123, fakeGcs: 4453, api: 3101,
-  apiMetrics: 3111, workerMetrics: 3112, temporalMetrics: 9243, postgresExporter: 9287, prometheus: 9290,
+  postgres: 54331,
+  temporal: 7243,
+  temporalUi: 8243,
+  stripeMock: 12121,
+  processorGate: 12123,
+  fakeGcs: 4453,
+  api: 3101,
+  apiMetrics: 3111,
+  workerMetrics: 3112,
+  temporalMetrics: 9243,
+  postgresExporter: 9287,
+  prometheus: 9290,
 });
 /** At most this many workers per stack (their metrics ports stay below the next slot's). */
 const MAX_WORKERS = 4;
@@ -192,13 +202,23 @@ export function postgresBinDir(): string {
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 /** `cmd args` as the postgres OS user when root (PostgreSQL refuses to run as root). */
-const asPostgres = (cmd: string, args: string[]): [string, string[]] => (isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
+const asPostgres = (cmd: string, args: string[]): [string, string[]] =>
+  isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 
 async function initPostgres(dataDir: string, logFile: string): Promise<void> {
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (isRoot()) await run('chown', ['postgres:postgres', dataDir]);
-  const [cmd, args] = asPostgres(path.join(postgresBinDir(), 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const [cmd, args] = asPostgres(path.join(postgresBinDir(), 'initdb'), [
+    '-D',
+    dataDir,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ]);
   const { stdout, stderr } = await run(cmd, args, { cwd: os.tmpdir() });
   fs.appendFileSync(logFile, stdout + stderr);
 }
@@ -206,7 +226,11 @@ async function initPostgres(dataDir: string, logFile: string): Promise<void> {
 /** Runs the project's migrations (`tsx scripts/migrate.ts`) against `databaseUrl`. */
 function migrate(databaseUrl: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['scripts/migrate.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, ['scripts/migrate.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -271,10 +295,16 @@ async function setUpClusterNamespace(ports: StackPorts): Promise<void> {
 async function setUpClusterSchema(ports: StackPorts, logFile: string): Promise<void> {
   // scripts/tools.mjs copies the server's SQL schema beside its binary (the link's target).
   const dir = path.join(path.dirname(fs.realpathSync(path.join(TOOLS, 'temporal-server'))), 'schema');
-  for (const [db, kind] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
+  for (const [db, kind] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ] as const) {
     await onPostgres(ports, `create database ${db}`);
     const base = ['--plugin', 'postgres12', '--ep', HOST, '-p', String(ports.postgres), '-u', 'postgres', '--db', db];
-    for (const step of [['setup-schema', '-v', '0.0'], ['update-schema', '-d', path.join(dir, kind, 'versioned')]]) {
+    for (const step of [
+      ['setup-schema', '-v', '0.0'],
+      ['update-schema', '-d', path.join(dir, kind, 'versioned')],
+    ]) {
       const { stdout, stderr } = await run(path.join(TOOLS, 'temporal-sql-tool'), [...base, ...step], { timeout: 120_000 });
       fs.appendFileSync(logFile, stdout + stderr);
     }
@@ -284,7 +314,11 @@ async function setUpClusterSchema(ports: StackPorts, logFile: string): Promise<v
 async function temporalAnswers(ports: StackPorts): Promise<boolean> {
   if (!(await tcpOpen(ports.temporal))) return false;
   try {
-    await run(path.join(TOOLS, 'temporal'), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', `${HOST}:${ports.temporal}`], { timeout: 5000 });
+    await run(
+      path.join(TOOLS, 'temporal'),
+      ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', `${HOST}:${ports.temporal}`],
+      { timeout: 5000 },
+    );
     return true;
   } catch {
     return false;
@@ -354,7 +388,18 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     name: 'postgres',
     ...(() => {
       const [cmd, args] = asPostgres(path.join(postgresBinDir(), 'postgres'), [
-        '-D', pgDir, '-p', String(ports.postgres), '-k', pgDir, '-c', `listen_addresses=${HOST}`, '-c', 'fsync=off', '-c', 'max_connections=200',
+        '-D',
+        pgDir,
+        '-p',
+        String(ports.postgres),
+        '-k',
+        pgDir,
+        '-c',
+        `listen_addresses=${HOST}`,
+        '-c',
+        'fsync=off',
+        '-c',
+        'max_connections=200',
       ]);
       return { cmd, args };
     })(),
@@ -370,10 +415,28 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
       }
     },
   });
-  const temporalArgs = ['server', 'start-dev', '--ip', HOST, '--port', String(ports.temporal), '--ui-port', String(ports.temporalUi), '--metrics-port', String(ports.temporalMetrics), '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
+  const temporalArgs = [
+    'server',
+    'start-dev',
+    '--ip',
+    HOST,
+    '--port',
+    String(ports.temporal),
+    '--ui-port',
+    String(ports.temporalUi),
+    '--metrics-port',
+    String(ports.temporalMetrics),
+    '--db-filename',
+    path.join(dir, 'temporal.db'),
+    '--log-level',
+    'warn',
     // WAL and NORMAL sync: the dev server's default rollback journal syncs every history write,
     // which caps a loaded run at a few purchases per second on this disk.
-    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
+  ];
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) temporalArgs.push('--search-attribute', `${name}=${type}`);
   const clusterDir = path.join(dir, 'temporal-cluster');
   const temporal =
@@ -388,14 +451,24 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
           ready: async () => {
             if (!(await tcpOpen(ports.temporal))) return false;
             try {
-              const { stdout } = await run(path.join(TOOLS, 'temporal'), ['operator', 'cluster', 'health', '--address', `${HOST}:${ports.temporal}`], { timeout: 5000 });
+              const { stdout } = await run(
+                path.join(TOOLS, 'temporal'),
+                ['operator', 'cluster', 'health', '--address', `${HOST}:${ports.temporal}`],
+                { timeout: 5000 },
+              );
               return stdout.includes('SERVING');
             } catch {
               return false;
             }
           },
         })
-      : new ManagedProcess({ name: 'temporal', cmd: path.join(TOOLS, 'temporal'), args: temporalArgs, logFile: logOf('temporal'), ready: () => temporalAnswers(ports) });
+      : new ManagedProcess({
+          name: 'temporal',
+          cmd: path.join(TOOLS, 'temporal'),
+          args: temporalArgs,
+          logFile: logOf('temporal'),
+          ready: () => temporalAnswers(ports),
+        });
   if (shape.temporal === 'cluster') {
     fs.mkdirSync(clusterDir, { recursive: true });
     fs.writeFileSync(
@@ -403,7 +476,15 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
       clusterConfigYaml({
         pg: { host: HOST, port: ports.postgres, user: 'postgres', password: '' },
         databases: { main: 'temporal', visibility: 'temporal_visibility' },
-        ports: { frontend: ports.temporal, frontendHttp: ports.temporal + 20, history: ports.temporal + 1, matching: ports.temporal + 2, worker: ports.temporal + 6, membership: ports.temporal - 1000, metrics: ports.temporalMetrics },
+        ports: {
+          frontend: ports.temporal,
+          frontendHttp: ports.temporal + 20,
+          history: ports.temporal + 1,
+          matching: ports.temporal + 2,
+          worker: ports.temporal + 6,
+          membership: ports.temporal - 1000,
+          metrics: ports.temporalMetrics,
+        },
         shards: 4,
       }),
     );
@@ -419,11 +500,36 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
   const fakeGcs = new ManagedProcess({
     name: 'fake-gcs-server',
     cmd: path.join(TOOLS, 'fake-gcs-server'),
-    args: ['-scheme', 'http', '-host', HOST, '-port', String(ports.fakeGcs), '-backend', 'filesystem', '-filesystem-root', path.join(dir, 'gcs'), '-public-host', `${HOST}:${ports.fakeGcs}`, '-external-url', storageUrl, '-log-level', 'warn'],
+    args: [
+      '-scheme',
+      'http',
+      '-host',
+      HOST,
+      '-port',
+      String(ports.fakeGcs),
+      '-backend',
+      'filesystem',
+      '-filesystem-root',
+      path.join(dir, 'gcs'),
+      '-public-host',
+      `${HOST}:${ports.fakeGcs}`,
+      '-external-url',
+      storageUrl,
+      '-log-level',
+      'warn',
+    ],
     logFile: logOf('fake-gcs-server'),
     ready: () => httpOk(`${storageUrl}/storage/v1/b`),
   });
-  const api = new ManagedProcess({ name: 'api', cmd: TSX, args: ['src/server.ts'], cwd: ROOT, env: childEnv, logFile: logOf('api'), ready: () => httpOk(`${apiUrl}/healthz`) }); // /readyz also waits for a polling worker, started beside it
+  const api = new ManagedProcess({
+    name: 'api',
+    cmd: TSX,
+    args: ['src/server.ts'],
+    cwd: ROOT,
+    env: childEnv,
+    logFile: logOf('api'),
+    ready: () => httpOk(`${apiUrl}/healthz`),
+  }); // /readyz also waits for a polling worker, started beside it
   const workers = Array.from({ length: shape.workers }, (_, i) => {
     const name = shape.workers === 1 ? 'worker' : `worker-${i + 1}`;
     let logStart = 0;
@@ -471,7 +577,11 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
   const prometheus = new ManagedProcess({
     name: 'prometheus',
     cmd: MONITORING_BINS.prometheus,
-    args: [`--config.file=${path.join(prometheusDir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(prometheusDir, 'data')}`, `--web.listen-address=${HOST}:${ports.prometheus}`],
+    args: [
+      `--config.file=${path.join(prometheusDir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(prometheusDir, 'data')}`,
+      `--web.listen-address=${HOST}:${ports.prometheus}`,
+    ],
     logFile: logOf('prometheus'),
     ready: () => httpOk(`${prometheusUrl}/-/ready`),
   });

@@ -144,12 +144,15 @@ interface PurchaseCheck {
 /** What is wrong with each paid purchase's certificates, rows and objects (null when right). */
 async function checkPurchases(container: Container, stack: FaultStack, paid: LoadPurchase[]): Promise<PurchaseCheck[]> {
   const ids = paid.map((p) => p.purchaseId);
-  const rows = await container.db('purchases as p')
+  const rows = await container
+    .db('purchases as p')
     .whereIn('p.id', ids)
     .select(
       'p.id',
       'p.certificates_issued_at',
-      container.db.raw('(select count(*) from covered_units u join purchase_items i on i.id = u.purchase_item_id where i.purchase_id = p.id)::int as units'),
+      container.db.raw(
+        '(select count(*) from covered_units u join purchase_items i on i.id = u.purchase_item_id where i.purchase_id = p.id)::int as units',
+      ),
       container.db.raw('(select count(*) from certificates c where c.purchase_id = p.id)::int as certificates'),
       container.db.raw('(select count(*) from certificates c where c.purchase_id = p.id and c.storage_key is not null)::int as stored'),
       container.db.raw('(select count(*) from certificate_archives a where a.purchase_id = p.id)::int as archives'),
@@ -167,7 +170,8 @@ async function checkPurchases(container: Container, stack: FaultStack, paid: Loa
     else if (r.status === 'failed') problem = `failed: ${r.failure_reason}`;
     else if (!r.certificates_issued_at) problem = `not issued (${r.stored}/${r.units} certificates stored)`;
     else if (r.units !== p.units) problem = `${r.units} covered units, quoted ${p.units}`;
-    else if (r.certificates !== p.units || r.stored !== p.units) problem = `${r.certificates} certificate rows (${r.stored} stored) for ${p.units} units`;
+    else if (r.certificates !== p.units || r.stored !== p.units)
+      problem = `${r.certificates} certificate rows (${r.stored} stored) for ${p.units} units`;
     else if (pdfs.length !== p.units) problem = `${pdfs.length} PDF objects for ${p.units} certificates`;
     else if (r.archives !== 2 || zips.length !== 2) problem = `${r.archives} archive rows and ${zips.length} zip objects, expected 2 and 2`;
     return { purchaseId: p.purchaseId, problem };
@@ -214,245 +218,293 @@ export function describeFaultSuite({
   /** `bootAfter`: boot only once every suite of a lower phase is done (an idle stack costs the machine too). */
   turn: { phase: number; holds: 'suite' | 'load'; bootAfter?: number };
 }): void {
-describe(title, () => {
-  const turn = joinTurns(artifact, turnOf.phase);
-  const dir = path.join(os.tmpdir(), `insurance-resilience-${artifact}-${process.pid}`);
-  let stack: FaultStack;
-  let container: Container;
-  let agency: Agency;
-  let buyers: Buyer[];
-  const report: string[] = [];
-  const cancellationFigures = new Map<string, CancellationFigures>();
+  describe(title, () => {
+    const turn = joinTurns(artifact, turnOf.phase);
+    const dir = path.join(os.tmpdir(), `insurance-resilience-${artifact}-${process.pid}`);
+    let stack: FaultStack;
+    let container: Container;
+    let agency: Agency;
+    let buyers: Buyer[];
+    const report: string[] = [];
+    const cancellationFigures = new Map<string, CancellationFigures>();
 
-  beforeAll(async () => {
-    if (turnOf.bootAfter !== undefined) await turn.wait(turnOf.bootAfter);
-    stack = createFaultStack(dir, shape);
-    await bootFaultStack(stack, dir);
-    const config = loadConfig({ ...process.env, ...stack.env, LOG_LEVEL: 'silent' });
-    container = createContainer(config, createLogger(config, 'resilience-fixtures'));
-    agency = await createAgency({ baseUrl: stack.apiUrl, container } as TestApp, 'Resilience Mutual Agency');
-    buyers = [];
-    for (let i = 0; i < BUYERS; i++) {
-      const res = await call(stack.apiUrl, '/platform-seller-invites/newConnect', {
-        method: 'POST',
-        key: agency.key,
-        body: { buyer_first_name: 'Load', buyer_last_name: `Buyer${i}`, buyer_email: `load.buyer${i}@example.com`, seller_slug: agency.slug, query_param: 'resilience' },
+    beforeAll(
+      async () => {
+        if (turnOf.bootAfter !== undefined) await turn.wait(turnOf.bootAfter);
+        stack = createFaultStack(dir, shape);
+        await bootFaultStack(stack, dir);
+        const config = loadConfig({ ...process.env, ...stack.env, LOG_LEVEL: 'silent' });
+        container = createContainer(config, createLogger(config, 'resilience-fixtures'));
+        agency = await createAgency({ baseUrl: stack.apiUrl, container } as TestApp, 'Resilience Mutual Agency');
+        buyers = [];
+        for (let i = 0; i < BUYERS; i++) {
+          const res = await call(stack.apiUrl, '/platform-seller-invites/newConnect', {
+            method: 'POST',
+            key: agency.key,
+            body: {
+              buyer_first_name: 'Load',
+              buyer_last_name: `Buyer${i}`,
+              buyer_email: `load.buyer${i}@example.com`,
+              seller_slug: agency.slug,
+              query_param: 'resilience',
+            },
+          });
+          if (res.status !== 200) throw new Error(`newConnect: ${res.status} ${res.text}`);
+          buyers.push({ idp_accnt_uuid: res.body.idp_accnt_uuid, access_token: res.body.access_token });
+        }
+        const ready = Date.now();
+        await turn.wait();
+        process.stdout.write(`${title}: stack ready; its turn came ${((Date.now() - ready) / 1000).toFixed(0)} s later\n`);
+      },
+      300_000 + 2 * 45 * 60_000,
+    ); // the boot and the load may each wait up to 45 min for a turn
+
+    afterAll(async () => {
+      turn.done();
+      fs.mkdirSync(ARTIFACTS, { recursive: true });
+      const text = `# ${title}\n\n${report.join('\n\n')}\n`;
+      fs.writeFileSync(path.join(ARTIFACTS, `${artifact}.md`), text);
+      process.stdout.write(`\n${text}\n`);
+      await container?.close();
+      await stack?.stopAll();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }, 120_000);
+
+    const runFault = async (fault: Fault) => {
+      let faultBegan!: () => void;
+      let faultOver!: () => void;
+      const began = new Promise<void>((resolve) => (faultBegan = resolve));
+      const over = new Promise<void>((resolve) => (faultOver = resolve));
+      // Purchases to cancel during the fault, bought and issued before its load (in the suite's turn).
+      const cancellations = fault.cancellations
+        ? new CancellationRun({ apiUrl: stack.apiUrl, apiKey: agency.key, requestTimeoutMs: REQUEST_TIMEOUT_MS })
+        : null;
+      const cancelIntervalMs = fault.cancellations
+        ? Math.min(1000, Math.max(50, (PROCESSOR_OUTAGE_MS - CANCEL_AT_MS - 30_000) / fault.cancellations))
+        : 0;
+      const prepareStarted = Date.now();
+      await cancellations?.prepare({
+        count: fault.cancellations!,
+        buyers,
+        container,
+        timeoutMs: PREPARE_MS,
+        // Two covered days in June 2027: unstarted, so within free look each cancellation refunds its share.
+        selection: (i) => {
+          const iso = (day: number) => `2027-06-${String(day).padStart(2, '0')}`;
+          return eventSelection(agency, { start: iso(1 + (i % 28)), end: iso(2 + (i % 28)) }, `Cancelled Insured ${i}`);
+        },
       });
-      if (res.status !== 200) throw new Error(`newConnect: ${res.status} ${res.text}`);
-      buyers.push({ idp_accnt_uuid: res.body.idp_accnt_uuid, access_token: res.body.access_token });
+      const preparedMs = Date.now() - prepareStarted;
+      const load = new PurchaseLoad({
+        // Long faults: purchases checked out before the fault are paid half during it, half after it.
+        ...(fault.long
+          ? {
+              firstDeliveryAfter: (n: number) =>
+                n % 2 === 0
+                  ? began.then(async () => void (await sleep(15_000 + ((n / 2) % 10) * Math.max(0, (PROCESSOR_OUTAGE_MS - 45_000) / 10))))
+                  : over,
+            }
+          : {}),
+        apiUrl: stack.apiUrl,
+        apiKey: agency.key,
+        teammateUuid: agency.teammateUuid,
+        webhookSecret: WEBHOOK_SECRET,
+        buyers,
+        // One to three covered days, so some purchases need more than one certificate.
+        selection: (n) => {
+          const days = 1 + (n % 3);
+          const start = new Date(Date.UTC(2027, 2, 1 + (n % 28)));
+          const end = new Date(start.getTime() + (days - 1) * 86_400_000);
+          const iso = (d: Date) => d.toISOString().slice(0, 10);
+          return { line: eventSelection(agency, { start: iso(start), end: iso(end) }, `Load Insured ${n}`), units: days };
+        },
+        ratePerSecond: RATE,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      });
+      const started = Date.now();
+      load.start();
+      await sleep(FAULT_AT_MS);
+      const faultStarted = Date.now();
+      faultBegan();
+      const faultDone = fault.inject(stack);
+      cancellations?.start({ delayMs: CANCEL_AT_MS, intervalMs: cancelIntervalMs });
+      if (!fault.long) await faultDone;
+      await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
+      load.stop();
+      if (turnOf.holds === 'load' && fault === faults.at(-1)) turn.done();
+      const loadMs = Date.now() - started;
+      await faultDone;
+      const faultEnded = Date.now();
+      const faultMs = faultEnded - faultStarted;
+      faultOver();
+      // Cancellations are made during the fault only; their drain is awaited beside the purchases'.
+      cancellations?.stop();
+      await cancellations?.settle();
+      const cancelled = cancellations?.outcome({
+        container,
+        processor: () => stack.processorGate.requests,
+        faultEnded,
+        boundMs: CANCEL_DRAIN_MS,
+      });
+      cancelled?.catch(() => undefined); // awaited below
+      await load.settle(DRAIN_MS);
+
+      const paid = load.purchases.filter((p) => p.paid);
+      const drainStarted = Date.now();
+      let checks = await checkPurchases(container, stack, paid);
+      while (checks.some((c) => c.problem) && Date.now() - drainStarted < DRAIN_MS) {
+        await sleep(2000);
+        checks = await checkPurchases(container, stack, paid);
+      }
+      const issuedAfterMs = Date.now() - drainStarted;
+      // Webhooks accepted while the fault lasted and after it ended.
+      const during = paid.filter((p) => p.paidAt! >= faultStarted && p.paidAt! < faultEnded).length;
+      const after = paid.filter((p) => p.paidAt! >= faultEnded).length;
+      // Every purchase so far, paid or not, of this fault and the earlier ones (a checkout answered
+      // 503 may still have its row): none may end failed for a transient processor problem.
+      const runPurchases = container.db('purchases').where('created_at', '>=', new Date(started - 1000));
+      const failed: { id: number; failure_reason: string | null }[] = await container
+        .db('purchases')
+        .where({ status: 'failed' })
+        .select('id', 'failure_reason');
+      // No covered unit of the run with more than one certificate (the schema forbids it; checked anyway).
+      const duplicates: { purchase_id: number; covered_unit_id: number; n: number }[] = await container
+        .db('certificates')
+        .whereIn('purchase_id', runPurchases.clone().select('id'))
+        .groupBy('purchase_id', 'covered_unit_id')
+        .havingRaw('count(*) > 1')
+        .select('purchase_id', 'covered_unit_id', container.db.raw('count(*)::int as n'));
+      // A payment accepted by the webhook whose purchase never got its certificates is dropped.
+      const dropped = checks.filter((c) => c.problem && /^(no purchase row|not issued)/.test(c.problem));
+      const broken = load.samples.filter((s) => s.problem);
+      const wrong = checks.filter((c) => c.problem);
+      const units = paid.reduce((n, p) => n + p.units, 0);
+      // What the alert rules made of it, from the fault's start to now.
+      const alerts = await alertsBetween(stack.prometheusUrl, faultStarted, Date.now());
+      const missingAlerts = fault.alerts.filter((e) => !alerts.some((a) => matches(e, a))).map(alertName);
+      const liveOnlyAlerts = alerts.filter((a) => (LIVE_ONLY_ALERTS as readonly string[]).includes(a.alertname)).map(alertName);
+      const notQuiet = (fault.quiet ?? []).filter((q) => alerts.some((a) => matches(q, a))).map(alertName);
+      const pagesFired = alerts.filter((a) => a.severity === 'page' && a.firing && !fault.alerts.some((e) => matches(e, a))).map(alertName);
+      const c = await cancelled;
+      if (c) cancellationFigures.set(fault.name, { ...c, planned: fault.cancellations! });
+      const secs = (ms: number | null) => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+      const cancellationLines = c
+        ? [
+            `cancellations during the fault: ${fault.cancellations} purchases of two covered days bought, paid (test helper) and issued before the load in ${secs(preparedMs)}; ` +
+              `${c.sent} cancellations sent one every ${secs(cancelIntervalMs)} from ${secs(CANCEL_AT_MS)} into the fault (${Object.entries(
+                c.byKind,
+              )
+                .map(([k, n]) => `${n} ${k}`)
+                .join(', ')}), ` +
+              `${c.accepted} accepted with 200, ${c.acceptedDuringFault} of them before the fault ended (cancel p50 ${quantileMs(cancellations!.samples, 'cancel', 0.5)} ms, p99 ${quantileMs(cancellations!.samples, 'cancel', 0.99)} ms), ${c.badAnswers} answers not 200/201; ` +
+              `${c.repeats} sent again as a client retry, ${c.repeatsSame} answered with the same cancellation; ` +
+              `**refunds created at the processor ${c.refundsCreated}, cancellations accepted ${c.accepted}, ${c.duplicates} duplicates, ${c.lost} lost** ` +
+              `(${c.refundRequests} refund requests reached the processor, ${c.refundRequests - c.refundsCreated} of them a retry with the same idempotency key; the first ${c.firstRefundAfterMs === null ? 'never' : c.firstRefundAfterMs <= 0 ? 'as the processor came back' : `${secs(c.firstRefundAfterMs)} after the fault ended`}; ${stack.processorGate.unparsed} connections unparsed); ` +
+              `${c.rows} cancellations in the database; all completed with their certificates voided ${secs(c.drainMs)} after the fault ended (bound ${secs(CANCEL_DRAIN_MS)})`,
+            ...c.problems.slice(0, 10).map((p) => `- ${p}`),
+          ]
+        : [];
+      report.push(
+        [
+          `## ${fault.name}`,
+          `load ${(loadMs / 1000).toFixed(0)} s: ${load.attempted} checkouts offered (${(load.attempted / (loadMs / 1000)).toFixed(1)}/s), ${load.purchases.length} accepted (checkout p50 ${quantileMs(load.samples, 'checkout', 0.5)} ms, p99 ${quantileMs(load.samples, 'checkout', 0.99)} ms); fault lasted ${(faultMs / 1000).toFixed(1)} s; ` +
+            `${paid.length} paid purchases (${units} certificates), all issued ${(issuedAfterMs / 1000).toFixed(1)} s after the last webhook was accepted; ` +
+            `${wrong.length} purchases wrong, ${dropped.length} payments dropped, ${failed.length} purchases failed, ${duplicates.length} duplicate certificates; ` +
+            `webhooks accepted during the fault ${during}, after it ${after}${fault.long ? ` (processor connections held by the gate so far: ${stack.processorGate.held})` : ''}; ` +
+            `${broken.length} answers broke the contract; ${stack.workers.map((w) => `${w.spec.name} ${w.running ? 'running' : 'DOWN'}`).join(', ')}, api ${stack.api.running ? 'running' : 'DOWN'}`,
+          `${alertsLine(alerts)}; expected ${fault.alerts.length ? fault.alerts.map(alertName).join(', ') : 'none'}`,
+          ...cancellationLines,
+          tallyTable([...load.samples, ...(cancellations?.samples ?? [])]),
+          ...broken.slice(0, 5).map((s) => `- ${s.kind} ${s.status}: ${s.problem}`),
+          ...wrong.slice(0, 5).map((c) => `- purchase ${c.purchaseId}: ${c.problem}`),
+          ...failed.slice(0, 5).map((f) => `- purchase ${f.id} failed: ${f.failure_reason}`),
+          ...duplicates.slice(0, 5).map((d) => `- purchase ${d.purchase_id}: covered unit ${d.covered_unit_id} has ${d.n} certificates`),
+        ].join('\n\n'),
+      );
+
+      // The load really was offered at RATE (a checkout refused during an outage is not paid).
+      expect(load.attempted / (loadMs / 1000)).toBeGreaterThanOrEqual(RATE * 0.95);
+      expect(paid.length).toBe(load.purchases.length);
+      expect(wrong).toEqual([]);
+      expect(dropped).toEqual([]);
+      expect(duplicates).toEqual([]);
+      expect(failed).toEqual([]);
+      if (fault.long) {
+        // Payments reported during the outage and after it were both exercised.
+        expect(during).toBeGreaterThan(0);
+        expect(after).toBeGreaterThan(0);
+      }
+      expect(broken.map((s) => `${s.kind} ${s.status}: ${s.problem}`)).toEqual([]);
+      expect(stack.api.running && stack.workers.every((w) => w.running)).toBe(true);
+      // The rules saw the fault, test-mode noise raised nothing live-only, and no other page fired.
+      expect({ missingAlerts, liveOnlyAlerts, pagesFired, notQuiet }).toEqual({
+        missingAlerts: [],
+        liveOnlyAlerts: [],
+        pagesFired: [],
+        notQuiet: [],
+      });
+    };
+
+    const short = faults.filter((f) => !f.long).map((f) => [f.name, f] as const);
+    const long = faults.filter((f) => f.long).map((f) => [f.name, f] as const);
+    if (short.length)
+      it.each(short)(
+        `when %s under ${RATE} purchases/s for 60 s, then every paid purchase ends with all its certificates once and every answer keeps the contract`,
+        (_name, fault) => runFault(fault),
+        LOAD_MS + 2 * DRAIN_MS + 120_000,
+      );
+
+    if (long.length)
+      it.each(long)(
+        `when %s under ${RATE} purchases/s for 60 s, webhooks delivered during and after it, then every paid purchase ends with all its certificates once, none failed, and every answer keeps the contract`,
+        (_name, fault) => runFault(fault),
+        // the purchases to cancel, the outage, then the webhook re-deliveries and the issuance drain
+        PREPARE_MS + FAULT_AT_MS + Math.max(LOAD_MS, PROCESSOR_OUTAGE_MS) + 2 * DRAIN_MS + 120_000,
+      );
+
+    const cancelling = faults.filter((f) => f.long && f.cancellations).map((f) => [f.name, f] as const);
+    if (cancelling.length)
+      it.each(cancelling)(
+        'when %s while issued purchases are cancelled (at most one a second), then every cancellation is accepted during it and afterwards refunds created = cancellations accepted, 0 duplicates, 0 lost',
+        (_name, fault) => {
+          const c = cancellationFigures.get(fault.name);
+          if (!c) throw new Error(`the fault "${fault.name}" did not run as far as its cancellation figures`);
+          // Each purchase cancelled once, accepted with 200 while the processor was out (acceptance makes no processor call).
+          expect({ sent: c.sent, accepted: c.accepted, acceptedDuringFault: c.acceptedDuringFault, badAnswers: c.badAnswers }).toEqual({
+            sent: c.planned,
+            accepted: c.planned,
+            acceptedDuringFault: c.planned,
+            badAnswers: 0,
+          });
+          expect(c.repeatsSame).toBe(c.repeats);
+          // The issue's figures: one refund per accepted cancellation, none twice, none lost.
+          expect({ refundsCreated: c.refundsCreated, rows: c.rows }).toEqual({ refundsCreated: c.accepted, rows: c.accepted });
+          expect({ duplicates: c.duplicates, lost: c.lost }).toEqual({ duplicates: 0, lost: 0 });
+          expect(c.drainMs).not.toBeNull();
+          expect(c.problems).toEqual([]);
+        },
+      );
+
+    for (const scenario of scenarios) {
+      it(
+        scenario.name,
+        () => scenario.run({ stack, container, agency, buyers, report: (section) => void report.push(section) }),
+        scenario.timeoutMs,
+      );
     }
-    const ready = Date.now();
-    await turn.wait();
-    process.stdout.write(`${title}: stack ready; its turn came ${((Date.now() - ready) / 1000).toFixed(0)} s later\n`);
-  }, 300_000 + 2 * 45 * 60_000); // the boot and the load may each wait up to 45 min for a turn
 
-  afterAll(async () => {
-    turn.done();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const text = `# ${title}\n\n${report.join('\n\n')}\n`;
-    fs.writeFileSync(path.join(ARTIFACTS, `${artifact}.md`), text);
-    process.stdout.write(`\n${text}\n`);
-    await container?.close();
-    await stack?.stopAll();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }, 120_000);
-
-  const runFault = async (fault: Fault) => {
-    let faultBegan!: () => void;
-    let faultOver!: () => void;
-    const began = new Promise<void>((resolve) => (faultBegan = resolve));
-    const over = new Promise<void>((resolve) => (faultOver = resolve));
-    // Purchases to cancel during the fault, bought and issued before its load (in the suite's turn).
-    const cancellations = fault.cancellations ? new CancellationRun({ apiUrl: stack.apiUrl, apiKey: agency.key, requestTimeoutMs: REQUEST_TIMEOUT_MS }) : null;
-    const cancelIntervalMs = fault.cancellations ? Math.min(1000, Math.max(50, (PROCESSOR_OUTAGE_MS - CANCEL_AT_MS - 30_000) / fault.cancellations)) : 0;
-    const prepareStarted = Date.now();
-    await cancellations?.prepare({
-      count: fault.cancellations!,
-      buyers,
-      container,
-      timeoutMs: PREPARE_MS,
-      // Two covered days in June 2027: unstarted, so within free look each cancellation refunds its share.
-      selection: (i) => {
-        const iso = (day: number) => `2027-06-${String(day).padStart(2, '0')}`;
-        return eventSelection(agency, { start: iso(1 + (i % 28)), end: iso(2 + (i % 28)) }, `Cancelled Insured ${i}`);
-      },
+    it('when the faults are over, then no log line of the API or worker contains an API key, access token or secret', () => {
+      const secrets = [
+        agency.key,
+        ...buyers.map((b) => b.access_token),
+        WEBHOOK_SECRET,
+        stack.env.PAYPROC_TEST_SECRET_KEY,
+        stack.env.PAYPROC_LIVE_SECRET_KEY,
+      ].filter((s): s is string => Boolean(s));
+      expect(secrets.length).toBe(BUYERS + 4);
+      const logs = [stack.api.spec.logFile, ...stack.workers.map((w) => w.spec.logFile)].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+      expect(logs.length).toBeGreaterThan(1000); // the scan reads real logs
+      expect(secrets.filter((s) => logs.includes(s))).toEqual([]);
     });
-    const preparedMs = Date.now() - prepareStarted;
-    const load = new PurchaseLoad({
-      // Long faults: purchases checked out before the fault are paid half during it, half after it.
-      ...(fault.long
-        ? {
-            firstDeliveryAfter: (n: number) =>
-              n % 2 === 0 ? began.then(async () => void (await sleep(15_000 + ((n / 2) % 10) * Math.max(0, (PROCESSOR_OUTAGE_MS - 45_000) / 10)))) : over,
-          }
-        : {}),
-      apiUrl: stack.apiUrl,
-      apiKey: agency.key,
-      teammateUuid: agency.teammateUuid,
-      webhookSecret: WEBHOOK_SECRET,
-      buyers,
-      // One to three covered days, so some purchases need more than one certificate.
-      selection: (n) => {
-        const days = 1 + (n % 3);
-        const start = new Date(Date.UTC(2027, 2, 1 + (n % 28)));
-        const end = new Date(start.getTime() + (days - 1) * 86_400_000);
-        const iso = (d: Date) => d.toISOString().slice(0, 10);
-        return { line: eventSelection(agency, { start: iso(start), end: iso(end) }, `Load Insured ${n}`), units: days };
-      },
-      ratePerSecond: RATE,
-      requestTimeoutMs: REQUEST_TIMEOUT_MS,
-    });
-    const started = Date.now();
-    load.start();
-    await sleep(FAULT_AT_MS);
-    const faultStarted = Date.now();
-    faultBegan();
-    const faultDone = fault.inject(stack);
-    cancellations?.start({ delayMs: CANCEL_AT_MS, intervalMs: cancelIntervalMs });
-    if (!fault.long) await faultDone;
-    await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
-    load.stop();
-    if (turnOf.holds === 'load' && fault === faults.at(-1)) turn.done();
-    const loadMs = Date.now() - started;
-    await faultDone;
-    const faultEnded = Date.now();
-    const faultMs = faultEnded - faultStarted;
-    faultOver();
-    // Cancellations are made during the fault only; their drain is awaited beside the purchases'.
-    cancellations?.stop();
-    await cancellations?.settle();
-    const cancelled = cancellations?.outcome({ container, processor: () => stack.processorGate.requests, faultEnded, boundMs: CANCEL_DRAIN_MS });
-    cancelled?.catch(() => undefined); // awaited below
-    await load.settle(DRAIN_MS);
-
-    const paid = load.purchases.filter((p) => p.paid);
-    const drainStarted = Date.now();
-    let checks = await checkPurchases(container, stack, paid);
-    while (checks.some((c) => c.problem) && Date.now() - drainStarted < DRAIN_MS) {
-      await sleep(2000);
-      checks = await checkPurchases(container, stack, paid);
-    }
-    const issuedAfterMs = Date.now() - drainStarted;
-    // Webhooks accepted while the fault lasted and after it ended.
-    const during = paid.filter((p) => p.paidAt! >= faultStarted && p.paidAt! < faultEnded).length;
-    const after = paid.filter((p) => p.paidAt! >= faultEnded).length;
-    // Every purchase so far, paid or not, of this fault and the earlier ones (a checkout answered
-    // 503 may still have its row): none may end failed for a transient processor problem.
-    const runPurchases = container.db('purchases').where('created_at', '>=', new Date(started - 1000));
-    const failed: { id: number; failure_reason: string | null }[] = await container.db('purchases').where({ status: 'failed' }).select('id', 'failure_reason');
-    // No covered unit of the run with more than one certificate (the schema forbids it; checked anyway).
-    const duplicates: { purchase_id: number; covered_unit_id: number; n: number }[] = await container
-      .db('certificates')
-      .whereIn('purchase_id', runPurchases.clone().select('id'))
-      .groupBy('purchase_id', 'covered_unit_id')
-      .havingRaw('count(*) > 1')
-      .select('purchase_id', 'covered_unit_id', container.db.raw('count(*)::int as n'));
-    // A payment accepted by the webhook whose purchase never got its certificates is dropped.
-    const dropped = checks.filter((c) => c.problem && /^(no purchase row|not issued)/.test(c.problem));
-    const broken = load.samples.filter((s) => s.problem);
-    const wrong = checks.filter((c) => c.problem);
-    const units = paid.reduce((n, p) => n + p.units, 0);
-    // What the alert rules made of it, from the fault's start to now.
-    const alerts = await alertsBetween(stack.prometheusUrl, faultStarted, Date.now());
-    const missingAlerts = fault.alerts.filter((e) => !alerts.some((a) => matches(e, a))).map(alertName);
-    const liveOnlyAlerts = alerts.filter((a) => (LIVE_ONLY_ALERTS as readonly string[]).includes(a.alertname)).map(alertName);
-    const notQuiet = (fault.quiet ?? []).filter((q) => alerts.some((a) => matches(q, a))).map(alertName);
-    const pagesFired = alerts.filter((a) => a.severity === 'page' && a.firing && !fault.alerts.some((e) => matches(e, a))).map(alertName);
-    const c = await cancelled;
-    if (c) cancellationFigures.set(fault.name, { ...c, planned: fault.cancellations! });
-    const secs = (ms: number | null) => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
-    const cancellationLines = c
-      ? [
-          `cancellations during the fault: ${fault.cancellations} purchases of two covered days bought, paid (test helper) and issued before the load in ${secs(preparedMs)}; ` +
-            `${c.sent} cancellations sent one every ${secs(cancelIntervalMs)} from ${secs(CANCEL_AT_MS)} into the fault (${Object.entries(c.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}), ` +
-            `${c.accepted} accepted with 200, ${c.acceptedDuringFault} of them before the fault ended (cancel p50 ${quantileMs(cancellations!.samples, 'cancel', 0.5)} ms, p99 ${quantileMs(cancellations!.samples, 'cancel', 0.99)} ms), ${c.badAnswers} answers not 200/201; ` +
-            `${c.repeats} sent again as a client retry, ${c.repeatsSame} answered with the same cancellation; ` +
-            `**refunds created at the processor ${c.refundsCreated}, cancellations accepted ${c.accepted}, ${c.duplicates} duplicates, ${c.lost} lost** ` +
-            `(${c.refundRequests} refund requests reached the processor, ${c.refundRequests - c.refundsCreated} of them a retry with the same idempotency key; the first ${c.firstRefundAfterMs === null ? 'never' : c.firstRefundAfterMs <= 0 ? 'as the processor came back' : `${secs(c.firstRefundAfterMs)} after the fault ended`}; ${stack.processorGate.unparsed} connections unparsed); ` +
-            `${c.rows} cancellations in the database; all completed with their certificates voided ${secs(c.drainMs)} after the fault ended (bound ${secs(CANCEL_DRAIN_MS)})`,
-          ...c.problems.slice(0, 10).map((p) => `- ${p}`),
-        ]
-      : [];
-    report.push(
-      [
-        `## ${fault.name}`,
-        `load ${(loadMs / 1000).toFixed(0)} s: ${load.attempted} checkouts offered (${(load.attempted / (loadMs / 1000)).toFixed(1)}/s), ${load.purchases.length} accepted (checkout p50 ${quantileMs(load.samples, 'checkout', 0.5)} ms, p99 ${quantileMs(load.samples, 'checkout', 0.99)} ms); fault lasted ${(faultMs / 1000).toFixed(1)} s; ` +
-          `${paid.length} paid purchases (${units} certificates), all issued ${(issuedAfterMs / 1000).toFixed(1)} s after the last webhook was accepted; ` +
-          `${wrong.length} purchases wrong, ${dropped.length} payments dropped, ${failed.length} purchases failed, ${duplicates.length} duplicate certificates; ` +
-          `webhooks accepted during the fault ${during}, after it ${after}${fault.long ? ` (processor connections held by the gate so far: ${stack.processorGate.held})` : ''}; ` +
-          `${broken.length} answers broke the contract; ${stack.workers.map((w) => `${w.spec.name} ${w.running ? 'running' : 'DOWN'}`).join(', ')}, api ${stack.api.running ? 'running' : 'DOWN'}`,
-        `${alertsLine(alerts)}; expected ${fault.alerts.length ? fault.alerts.map(alertName).join(', ') : 'none'}`,
-        ...cancellationLines,
-        tallyTable([...load.samples, ...(cancellations?.samples ?? [])]),
-        ...broken.slice(0, 5).map((s) => `- ${s.kind} ${s.status}: ${s.problem}`),
-        ...wrong.slice(0, 5).map((c) => `- purchase ${c.purchaseId}: ${c.problem}`),
-        ...failed.slice(0, 5).map((f) => `- purchase ${f.id} failed: ${f.failure_reason}`),
-        ...duplicates.slice(0, 5).map((d) => `- purchase ${d.purchase_id}: covered unit ${d.covered_unit_id} has ${d.n} certificates`),
-      ].join('\n\n'),
-    );
-
-    // The load really was offered at RATE (a checkout refused during an outage is not paid).
-    expect(load.attempted / (loadMs / 1000)).toBeGreaterThanOrEqual(RATE * 0.95);
-    expect(paid.length).toBe(load.purchases.length);
-    expect(wrong).toEqual([]);
-    expect(dropped).toEqual([]);
-    expect(duplicates).toEqual([]);
-    expect(failed).toEqual([]);
-    if (fault.long) {
-      // Payments reported during the outage and after it were both exercised.
-      expect(during).toBeGreaterThan(0);
-      expect(after).toBeGreaterThan(0);
-    }
-    expect(broken.map((s) => `${s.kind} ${s.status}: ${s.problem}`)).toEqual([]);
-    expect(stack.api.running && stack.workers.every((w) => w.running)).toBe(true);
-    // The rules saw the fault, test-mode noise raised nothing live-only, and no other page fired.
-    expect({ missingAlerts, liveOnlyAlerts, pagesFired, notQuiet }).toEqual({ missingAlerts: [], liveOnlyAlerts: [], pagesFired: [], notQuiet: [] });
-  };
-
-  const short = faults.filter((f) => !f.long).map((f) => [f.name, f] as const);
-  const long = faults.filter((f) => f.long).map((f) => [f.name, f] as const);
-  if (short.length) it.each(short)(
-    `when %s under ${RATE} purchases/s for 60 s, then every paid purchase ends with all its certificates once and every answer keeps the contract`,
-    (_name, fault) => runFault(fault),
-    LOAD_MS + 2 * DRAIN_MS + 120_000,
-  );
-
-  if (long.length) it.each(long)(
-    `when %s under ${RATE} purchases/s for 60 s, webhooks delivered during and after it, then every paid purchase ends with all its certificates once, none failed, and every answer keeps the contract`,
-    (_name, fault) => runFault(fault),
-    // the purchases to cancel, the outage, then the webhook re-deliveries and the issuance drain
-    PREPARE_MS + FAULT_AT_MS + Math.max(LOAD_MS, PROCESSOR_OUTAGE_MS) + 2 * DRAIN_MS + 120_000,
-  );
-
-  const cancelling = faults.filter((f) => f.long && f.cancellations).map((f) => [f.name, f] as const);
-  if (cancelling.length) it.each(cancelling)(
-    'when %s while issued purchases are cancelled (at most one a second), then every cancellation is accepted during it and afterwards refunds created = cancellations accepted, 0 duplicates, 0 lost',
-    (_name, fault) => {
-      const c = cancellationFigures.get(fault.name);
-      if (!c) throw new Error(`the fault "${fault.name}" did not run as far as its cancellation figures`);
-      // Each purchase cancelled once, accepted with 200 while the processor was out (acceptance makes no processor call).
-      expect({ sent: c.sent, accepted: c.accepted, acceptedDuringFault: c.acceptedDuringFault, badAnswers: c.badAnswers }).toEqual({ sent: c.planned, accepted: c.planned, acceptedDuringFault: c.planned, badAnswers: 0 });
-      expect(c.repeatsSame).toBe(c.repeats);
-      // The issue's figures: one refund per accepted cancellation, none twice, none lost.
-      expect({ refundsCreated: c.refundsCreated, rows: c.rows }).toEqual({ refundsCreated: c.accepted, rows: c.accepted });
-      expect({ duplicates: c.duplicates, lost: c.lost }).toEqual({ duplicates: 0, lost: 0 });
-      expect(c.drainMs).not.toBeNull();
-      expect(c.problems).toEqual([]);
-    },
-  );
-
-  for (const scenario of scenarios) {
-    it(scenario.name, () => scenario.run({ stack, container, agency, buyers, report: (section) => void report.push(section) }), scenario.timeoutMs);
-  }
-
-  it('when the faults are over, then no log line of the API or worker contains an API key, access token or secret', () => {
-    const secrets = [agency.key, ...buyers.map((b) => b.access_token), WEBHOOK_SECRET, stack.env.PAYPROC_TEST_SECRET_KEY, stack.env.PAYPROC_LIVE_SECRET_KEY].filter(
-      (s): s is string => Boolean(s),
-    );
-    expect(secrets.length).toBe(BUYERS + 4);
-    const logs = [stack.api.spec.logFile, ...stack.workers.map((w) => w.spec.logFile)].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    expect(logs.length).toBeGreaterThan(1000); // the scan reads real logs
-    expect(secrets.filter((s) => logs.includes(s))).toEqual([]);
   });
-});
 }

@@ -98,7 +98,15 @@ export const SQL_STRINGS = [
   "\\'; --",
 ];
 /** HTML and template metacharacters. */
-export const HTML_STRINGS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '{{7*7}}', '${7*7}', '<!--', '&lt;&#0;&amp;', "javascript:alert('x')"];
+export const HTML_STRINGS = [
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  '{{7*7}}',
+  '${7*7}',
+  '<!--',
+  '&lt;&#0;&amp;',
+  "javascript:alert('x')",
+];
 
 /** Invalid JSON texts (and texts strict JSON parsing refuses at the top level). */
 export const MALFORMED_JSON = [
@@ -280,11 +288,21 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
   const fields = Object.entries(bodySchema?.properties ?? {});
   const stringFields = fields.filter(([, s]) => typesOf(s).includes('string'));
   const strict = bodySchema?.additionalProperties === false;
-  const json = (path: string, body: string, headers: Record<string, string> = JSON_HEADERS): RawRequest => ({ method: route.method, path, headers, body });
+  const json = (path: string, body: string, headers: Record<string, string> = JSON_HEADERS): RawRequest => ({
+    method: route.method,
+    path,
+    headers,
+    body,
+  });
 
   if (hasBody) {
     for (const v of sample(fc.jsonValue({ maxDepth: 4 }), seed + 1, ctx.runs)) {
-      add('random-json', json(tier1Path, JSON.stringify(v)), route.surface === 'webhook' ? 'client-error' : 'no-server-error', `random JSON ${JSON.stringify(v).slice(0, 60)}`);
+      add(
+        'random-json',
+        json(tier1Path, JSON.stringify(v)),
+        route.surface === 'webhook' ? 'client-error' : 'no-server-error',
+        `random JSON ${JSON.stringify(v).slice(0, 60)}`,
+      );
     }
     const names = fields.map(([n]) => n);
     const keyArb = names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 12 })) : fc.string({ maxLength: 12 });
@@ -292,15 +310,36 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
       add('random-object', json(tier1Path, JSON.stringify(v)), 'no-server-error', `random object ${JSON.stringify(v).slice(0, 60)}`);
     }
     for (const [name, s] of fields) {
-      for (const v of wrongTypeValues(s)) add('wrong-type', json(tier1Path, JSON.stringify({ ...base1, [name]: v })), invalid, `${name} = ${JSON.stringify(v)}`);
+      for (const v of wrongTypeValues(s))
+        add('wrong-type', json(tier1Path, JSON.stringify({ ...base1, [name]: v })), invalid, `${name} = ${JSON.stringify(v)}`);
     }
     for (const [name] of stringFields) {
-      add('huge-string', json(tier2Path, JSON.stringify({ ...base2, [name]: 'A'.repeat(100 * 1024) })), 'no-server-error', `${name} = 100 KB ASCII`);
-      add('huge-string', json(tier2Path, JSON.stringify({ ...base2, [name]: '€😀'.repeat(17 * 1024) })), 'no-server-error', `${name} = 100 KB multibyte`);
+      add(
+        'huge-string',
+        json(tier2Path, JSON.stringify({ ...base2, [name]: 'A'.repeat(100 * 1024) })),
+        'no-server-error',
+        `${name} = 100 KB ASCII`,
+      );
+      add(
+        'huge-string',
+        json(tier2Path, JSON.stringify({ ...base2, [name]: '€😀'.repeat(17 * 1024) })),
+        'no-server-error',
+        `${name} = 100 KB multibyte`,
+      );
     }
     const padField = stringFields[0]?.[0] ?? 'pad';
-    add('over-limit', json(tier2Path, JSON.stringify({ ...base2, [padField]: 'B'.repeat(ctx.bodyLimitBytes + 1024) })), invalid, `body of ${ctx.bodyLimitBytes + 1024} bytes`);
-    add('over-limit', json(tier2Path, JSON.stringify({ ...base2, [padField]: 'C'.repeat(5 * ctx.bodyLimitBytes) })), invalid, `body of ${5 * ctx.bodyLimitBytes} bytes`);
+    add(
+      'over-limit',
+      json(tier2Path, JSON.stringify({ ...base2, [padField]: 'B'.repeat(ctx.bodyLimitBytes + 1024) })),
+      invalid,
+      `body of ${ctx.bodyLimitBytes + 1024} bytes`,
+    );
+    add(
+      'over-limit',
+      json(tier2Path, JSON.stringify({ ...base2, [padField]: 'C'.repeat(5 * ctx.bodyLimitBytes) })),
+      invalid,
+      `body of ${5 * ctx.bodyLimitBytes} bytes`,
+    );
     const stringKinds: [Kind, string[]][] = [
       ['unicode', [...UNICODE_STRINGS, ...sample(fc.string({ unit: 'binary', maxLength: 40 }), seed + 3, 4)]],
       ['sql-meta', SQL_STRINGS],
@@ -308,7 +347,13 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
     ];
     for (const [kind, values] of stringKinds) {
       for (const [name] of stringFields) {
-        for (const v of values) add(kind, json(tier2Path, JSON.stringify({ ...base2, [name]: v })), 'no-server-error', `${name} = ${JSON.stringify(v).slice(0, 40)}`);
+        for (const v of values)
+          add(
+            kind,
+            json(tier2Path, JSON.stringify({ ...base2, [name]: v })),
+            'no-server-error',
+            `${name} = ${JSON.stringify(v).slice(0, 40)}`,
+          );
       }
     }
     for (const p of PROTO_PAYLOADS) {
@@ -317,11 +362,23 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
       for (const [name, s] of fields) {
         const t = typesOf(s);
         if (t.includes('array') && s.items && typesOf(s.items).includes('object')) {
-          add('proto-keys', json(tier2Path, JSON.stringify({ ...base2, [name]: '__RAW__' }).replace('"__RAW__"', `[${withRawMember((base2[name] as Record<string, unknown>[] | undefined)?.[0] ?? {}, p)}]`)), 'no-server-error', `${name}[0] with ${p.slice(0, 30)}`);
+          add(
+            'proto-keys',
+            json(
+              tier2Path,
+              JSON.stringify({ ...base2, [name]: '__RAW__' }).replace(
+                '"__RAW__"',
+                `[${withRawMember((base2[name] as Record<string, unknown>[] | undefined)?.[0] ?? {}, p)}]`,
+              ),
+            ),
+            'no-server-error',
+            `${name}[0] with ${p.slice(0, 30)}`,
+          );
         }
       }
     }
-    for (const text of MALFORMED_JSON) add('malformed-json', json(tier1Path, text), invalid, `malformed ${JSON.stringify(text.slice(0, 30))}`);
+    for (const text of MALFORMED_JSON)
+      add('malformed-json', json(tier1Path, text), invalid, `malformed ${JSON.stringify(text.slice(0, 30))}`);
     const b1 = JSON.stringify(base1);
     const contentTypes: [Record<string, string>, string | Buffer][] = [
       [{ 'content-type': 'text/plain' }, b1],
@@ -335,10 +392,16 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
       [{}, b1],
       [{ 'content-type': 'application/json' }, Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xff, 0xfe])],
     ];
-    for (const [headers, body] of contentTypes) add('content-type', { method: route.method, path: tier1Path, headers, body }, invalid, `content-type ${JSON.stringify(headers)}`);
+    for (const [headers, body] of contentTypes)
+      add('content-type', { method: route.method, path: tier1Path, headers, body }, invalid, `content-type ${JSON.stringify(headers)}`);
     // A JSON body under a charset label it does not have is read as UTF-8 (koa-bodyparser): it may be accepted.
     for (const charset of ['utf-16', 'nonsense']) {
-      add('content-type', { method: route.method, path: tier1Path, headers: { 'content-type': `application/json; charset=${charset}` }, body: b1 }, 'no-server-error', `content-type charset=${charset}`);
+      add(
+        'content-type',
+        { method: route.method, path: tier1Path, headers: { 'content-type': `application/json; charset=${charset}` }, body: b1 },
+        'no-server-error',
+        `content-type charset=${charset}`,
+      );
     }
   }
 
@@ -346,12 +409,26 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
     for (const param of route.params) {
       for (const seg of BAD_PATH_SEGMENTS) {
         const path = route.path.replace(/:(\w+)/g, (_m, p: string) => (p === param ? seg : missingPathValue(p)));
-        add('bad-path-id', { method: route.method, path, ...(hasBody ? { headers: JSON_HEADERS, body: JSON.stringify(base1) } : {}) }, invalid, `${param} = ${seg.slice(0, 30)}`);
+        add(
+          'bad-path-id',
+          { method: route.method, path, ...(hasBody ? { headers: JSON_HEADERS, body: JSON.stringify(base1) } : {}) },
+          invalid,
+          `${param} = ${seg.slice(0, 30)}`,
+        );
       }
       // Random segments, except canonical ids (one could name a real record: DELETE would delete it).
-      for (const s of sample(fc.string({ minLength: 1, maxLength: 30 }).filter((x) => !/^[1-9][0-9]*$/.test(x)), seed + 4, Math.ceil(ctx.runs / 3))) {
+      for (const s of sample(
+        fc.string({ minLength: 1, maxLength: 30 }).filter((x) => !/^[1-9][0-9]*$/.test(x)),
+        seed + 4,
+        Math.ceil(ctx.runs / 3),
+      )) {
         const path = route.path.replace(/:(\w+)/g, (_m, p: string) => (p === param ? encodeLoose(s) : missingPathValue(p)));
-        add('bad-path-id', { method: route.method, path, ...(hasBody ? { headers: JSON_HEADERS, body: JSON.stringify(base1) } : {}) }, invalid, `${param} = ${JSON.stringify(s)}`);
+        add(
+          'bad-path-id',
+          { method: route.method, path, ...(hasBody ? { headers: JSON_HEADERS, body: JSON.stringify(base1) } : {}) },
+          invalid,
+          `${param} = ${JSON.stringify(s)}`,
+        );
       }
     }
   }
@@ -368,9 +445,21 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
       else if (schema.pattern) bad.push('abc', '1.5', '1e3', '-99999', '99999999999', '', '0x1', ' 1', '١', "1' OR '1'='1");
       else bad.push('s'.repeat((schema.maxLength ?? 255) + 1), 'Ω'.repeat((schema.maxLength ?? 255) + 1));
       for (const v of bad) add('bad-query', { method: 'GET', path: q([[name, v]]) }, queryInvalid, `${name}=${v.slice(0, 30)}`);
-      add('bad-query', { method: 'GET', path: q([[name, '1'], [name, '2']]) }, queryInvalid, `${name} repeated`);
+      add(
+        'bad-query',
+        {
+          method: 'GET',
+          path: q([
+            [name, '1'],
+            [name, '2'],
+          ]),
+        },
+        queryInvalid,
+        `${name} repeated`,
+      );
       if (!schema.enum && !schema.pattern) {
-        for (const v of [...SQL_STRINGS, ...HTML_STRINGS, ...UNICODE_STRINGS]) add(kindOf(v), { method: 'GET', path: q([[name, v]]) }, 'no-server-error', `${name}=${JSON.stringify(v).slice(0, 30)}`);
+        for (const v of [...SQL_STRINGS, ...HTML_STRINGS, ...UNICODE_STRINGS])
+          add(kindOf(v), { method: 'GET', path: q([[name, v]]) }, 'no-server-error', `${name}=${JSON.stringify(v).slice(0, 30)}`);
       }
     }
     for (const k of ['fuzz_unknown', 'constructor', 'toString', 'hasOwnProperty', '__proto__[fuzzPolluted]']) {
@@ -379,11 +468,30 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
     // Koa's query parser drops a `__proto__` key (assigning a string to it is a no-op), so the
     // list sees no parameter at all: may answer 200. The pollution check runs after the pass.
     add('bad-query', { method: 'GET', path: q([['__proto__', '1']]) }, 'no-server-error', 'key __proto__');
-    add('bad-query', { method: 'GET', path: q([['__proto__', '1'], ['__proto__', '2']]) }, 'no-server-error', 'key __proto__ repeated');
+    add(
+      'bad-query',
+      {
+        method: 'GET',
+        path: q([
+          ['__proto__', '1'],
+          ['__proto__', '2'],
+        ]),
+      },
+      'no-server-error',
+      'key __proto__ repeated',
+    );
     add('bad-query', { method: 'GET', path: `${tier1Path}?${'a=1&'.repeat(2000)}` }, queryInvalid, '2000 repeated pairs');
     add('bad-query', { method: 'GET', path: `${tier1Path}?%E0%A4%A=1&%=%` }, queryInvalid, 'malformed percent-encoding');
     const names = new Set(known.map((k) => k.name));
-    for (const d of sample(fc.dictionary(fc.string({ maxLength: 10 }).filter((k) => !names.has(k)), fc.string({ maxLength: 20 }), { minKeys: 1, maxKeys: 4 }), seed + 5, ctx.runs)) {
+    for (const d of sample(
+      fc.dictionary(
+        fc.string({ maxLength: 10 }).filter((k) => !names.has(k)),
+        fc.string({ maxLength: 20 }),
+        { minKeys: 1, maxKeys: 4 },
+      ),
+      seed + 5,
+      ctx.runs,
+    )) {
       add('bad-query', { method: 'GET', path: q(Object.entries(d)) }, queryInvalid, `random query ${JSON.stringify(d).slice(0, 50)}`);
     }
   }
@@ -391,42 +499,123 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
   // Without a valid key: missing, malformed, well-formed but unknown, huge.
   const anyBody = hasBody ? { headers: JSON_HEADERS, body: JSON.stringify(base1) } : {};
   const keyless = route.gated ? 'client-error' : route.surface === 'system' ? 'no-server-error' : invalid;
-  for (const key of [undefined, '', 'not-a-key', `ik_live_${'A'.repeat(43)}`, `ik_test_${'é'.repeat(43)}`, 'x'.repeat(8 * 1024), `${ctx.key.slice(0, -1)}`, `${ctx.key}x`]) {
+  for (const key of [
+    undefined,
+    '',
+    'not-a-key',
+    `ik_live_${'A'.repeat(43)}`,
+    `ik_test_${'é'.repeat(43)}`,
+    'x'.repeat(8 * 1024),
+    `${ctx.key.slice(0, -1)}`,
+    `${ctx.key}x`,
+  ]) {
     const headers: Record<string, string> = { ...(anyBody.headers ?? {}) };
     if (key !== undefined) headers['x-api-key'] = key;
-    cases.push({ kind: 'no-key', route, request: { method: route.method, path: tier1Path, headers, body: anyBody.body }, expect: keyless, label: `x-api-key ${key === undefined ? 'missing' : JSON.stringify(key.slice(0, 20))}` });
+    cases.push({
+      kind: 'no-key',
+      route,
+      request: { method: route.method, path: tier1Path, headers, body: anyBody.body },
+      expect: keyless,
+      label: `x-api-key ${key === undefined ? 'missing' : JSON.stringify(key.slice(0, 20))}`,
+    });
   }
 
   // Gateway headers (spec §5.6, §9.1), and a log-injection attempt through the request id.
-  const gatewayHeaders: Record<string, string>[] = [{ 'api-version': 'v2' }, { 'api-version': '' }, { 'payproc-account': 'nope' }, { 'payproc-account': '' }, { 'x-request-id': 'evil id\twith tab' }, { 'x-request-id': 'z'.repeat(5000) }];
+  const gatewayHeaders: Record<string, string>[] = [
+    { 'api-version': 'v2' },
+    { 'api-version': '' },
+    { 'payproc-account': 'nope' },
+    { 'payproc-account': '' },
+    { 'x-request-id': 'evil id\twith tab' },
+    { 'x-request-id': 'z'.repeat(5000) },
+  ];
   for (const headers of gatewayHeaders) {
     const rejected = route.surface === 'api-v1' && !('x-request-id' in headers);
     const sentId = headers['x-request-id'];
-    add('bad-headers', { method: route.method, path: tier1Path, headers: { ...(anyBody.headers ?? {}), ...headers }, body: anyBody.body }, rejected ? 'client-error' : 'no-server-error', `headers ${JSON.stringify(headers).slice(0, 50)}`);
+    add(
+      'bad-headers',
+      { method: route.method, path: tier1Path, headers: { ...(anyBody.headers ?? {}), ...headers }, body: anyBody.body },
+      rejected ? 'client-error' : 'no-server-error',
+      `headers ${JSON.stringify(headers).slice(0, 50)}`,
+    );
     // A malformed request id is replaced, never echoed (log injection; docs/decisions.md).
-    if (sentId !== undefined) cases[cases.length - 1]!.check = (res) => (res.headers.get('x-request-id') === sentId ? ['malformed X-Request-Id echoed'] : []);
+    if (sentId !== undefined)
+      cases[cases.length - 1]!.check = (res) => (res.headers.get('x-request-id') === sentId ? ['malformed X-Request-Id echoed'] : []);
   }
 
   // Methods the path does not have: ROUTE_NOT_FOUND (no 405; docs/decisions.md).
   const mounted = inventory.methodsByPath.get(route.path) ?? new Set<string>();
   if ([...mounted][0] === route.method) {
     for (const m of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((x) => !mounted.has(x) && !(x === 'GET' && mounted.has('HEAD')))) {
-      add('wrong-method', { method: m, path: tier1Path, ...(m === 'GET' || m === 'DELETE' ? {} : anyBody) }, 'client-error', `${m} ${route.path}`, true);
+      add(
+        'wrong-method',
+        { method: m, path: tier1Path, ...(m === 'GET' || m === 'DELETE' ? {} : anyBody) },
+        'client-error',
+        `${m} ${route.path}`,
+        true,
+      );
     }
   }
 
   if (route.surface === 'webhook') {
     const signed = (payload: string, label: string, ts?: number) =>
-      add('signed-event', { method: 'POST', path: tier1Path, headers: { ...JSON_HEADERS, 'stripe-signature': signWebhook(payload, ctx.webhookSecret, ts) }, body: payload }, 'client-error', label);
-    const shapes = ['{}', '[]', '{"id":"evt_fuzz_1"}', '{"id":"evt_fuzz_2","type":"checkout.session.completed"}', '{"id":5,"type":[],"data":{"object":null}}', '{"id":"evt_fuzz_3","type":"charge.refunded","data":{"object":"x"}}', `{"id":"${'e'.repeat(5000)}","type":"x","data":{"object":{}}}`, '{"id":"evt_fuzz_4","type":"invoice.paid","data":{"object":{"billing_reason":"subscription_cycle","id":7}}}'];
+      add(
+        'signed-event',
+        {
+          method: 'POST',
+          path: tier1Path,
+          headers: { ...JSON_HEADERS, 'stripe-signature': signWebhook(payload, ctx.webhookSecret, ts) },
+          body: payload,
+        },
+        'client-error',
+        label,
+      );
+    const shapes = [
+      '{}',
+      '[]',
+      '{"id":"evt_fuzz_1"}',
+      '{"id":"evt_fuzz_2","type":"checkout.session.completed"}',
+      '{"id":5,"type":[],"data":{"object":null}}',
+      '{"id":"evt_fuzz_3","type":"charge.refunded","data":{"object":"x"}}',
+      `{"id":"${'e'.repeat(5000)}","type":"x","data":{"object":{}}}`,
+      '{"id":"evt_fuzz_4","type":"invoice.paid","data":{"object":{"billing_reason":"subscription_cycle","id":7}}}',
+    ];
     for (const s of shapes) signed(s, `signed ${s.slice(0, 50)}`);
-    for (const v of sample(fc.jsonValue({ maxDepth: 3 }), seed + 6, ctx.runs)) signed(JSON.stringify(v), `signed random ${JSON.stringify(v).slice(0, 50)}`);
+    for (const v of sample(fc.jsonValue({ maxDepth: 3 }), seed + 6, ctx.runs))
+      signed(JSON.stringify(v), `signed random ${JSON.stringify(v).slice(0, 50)}`);
     // Forged or stale signatures over a well-formed event.
-    const event = JSON.stringify({ id: 'evt_fuzz_forged', object: 'event', type: 'checkout.session.completed', livemode: false, created: 1, data: { object: { id: 'cs_x', metadata: { purchase_id: '1' } } } });
-    add('signed-event', { method: 'POST', path: tier1Path, headers: { ...JSON_HEADERS, 'stripe-signature': signWebhook(event, 'whsec_wrong') }, body: event }, 'client-error', 'signature with another secret');
-    add('signed-event', { method: 'POST', path: tier1Path, headers: { ...JSON_HEADERS, 'stripe-signature': signWebhook(event, ctx.webhookSecret, 1_000_000) }, body: event }, 'client-error', 'signature from 1970');
+    const event = JSON.stringify({
+      id: 'evt_fuzz_forged',
+      object: 'event',
+      type: 'checkout.session.completed',
+      livemode: false,
+      created: 1,
+      data: { object: { id: 'cs_x', metadata: { purchase_id: '1' } } },
+    });
+    add(
+      'signed-event',
+      { method: 'POST', path: tier1Path, headers: { ...JSON_HEADERS, 'stripe-signature': signWebhook(event, 'whsec_wrong') }, body: event },
+      'client-error',
+      'signature with another secret',
+    );
+    add(
+      'signed-event',
+      {
+        method: 'POST',
+        path: tier1Path,
+        headers: { ...JSON_HEADERS, 'stripe-signature': signWebhook(event, ctx.webhookSecret, 1_000_000) },
+        body: event,
+      },
+      'client-error',
+      'signature from 1970',
+    );
     for (const sig of ['', 't=', 'v1=', 't=abc,v1=zz', `t=${'9'.repeat(400)},v1=${'a'.repeat(64)}`]) {
-      add('signed-event', { method: 'POST', path: tier1Path, headers: { ...JSON_HEADERS, 'stripe-signature': sig }, body: event }, 'client-error', `signature header ${JSON.stringify(sig.slice(0, 30))}`);
+      add(
+        'signed-event',
+        { method: 'POST', path: tier1Path, headers: { ...JSON_HEADERS, 'stripe-signature': sig }, body: event },
+        'client-error',
+        `signature header ${JSON.stringify(sig.slice(0, 30))}`,
+      );
     }
   }
   return cases;

@@ -101,7 +101,18 @@ async function run({ stack, container, agency, buyers, report }: ScenarioContext
     db('certificates')
       .where({ purchase_id: purchaseId })
       .orderBy('id')
-      .select('id', 'certificate_number', 'covered_unit_id', 'certificate_holder_id', 'storage_key', 'sha256', 'size_bytes', 'revision', 'superseded_at', 'voided_at');
+      .select(
+        'id',
+        'certificate_number',
+        'covered_unit_id',
+        'certificate_holder_id',
+        'storage_key',
+        'sha256',
+        'size_bytes',
+        'revision',
+        'superseded_at',
+        'voided_at',
+      );
   // An earlier fault that failed may have left the worker down: this scenario needs it up to kill it.
   if (!stack.worker.running) await stack.worker.start();
   const t0 = Date.now();
@@ -122,14 +133,21 @@ async function run({ stack, container, agency, buyers, report }: ScenarioContext
     return p?.status === 'issued' && p.certificates_issued_at ? true : null;
   });
   const issuedMs = Date.now() - t0;
-  const unitIds = ((await db('covered_units').where({ purchase_id: purchaseId }).orderBy('id').select('id')) as { id: number }[]).map((u) => u.id);
+  const unitIds = ((await db('covered_units').where({ purchase_id: purchaseId }).orderBy('id').select('id')) as { id: number }[]).map(
+    (u) => u.id,
+  );
   expect(unitIds).toHaveLength(UNITS);
   const before = await certificateRows(purchaseId);
   expect(before).toHaveLength(UNITS);
   const answeredHolderId = before[0]!.certificate_holder_id;
   expect(answeredHolderId).not.toBeNull();
-  expect(before.every((c) => c.certificate_holder_id === answeredHolderId && c.storage_key && c.sha256 && !c.superseded_at && !c.voided_at)).toBe(true);
-  const archivesBefore = (await db('certificate_archives').where({ purchase_id: purchaseId }).select('storage_key', 'superseded_at')) as { storage_key: string; superseded_at: Date | null }[];
+  expect(
+    before.every((c) => c.certificate_holder_id === answeredHolderId && c.storage_key && c.sha256 && !c.superseded_at && !c.voided_at),
+  ).toBe(true);
+  const archivesBefore = (await db('certificate_archives').where({ purchase_id: purchaseId }).select('storage_key', 'superseded_at')) as {
+    storage_key: string;
+    superseded_at: Date | null;
+  }[];
   expect(archivesBefore.filter((a) => !a.superseded_at)).toHaveLength(2);
 
   // 2. A new holder: answered at once, its 30 certificates planned and being issued.
@@ -142,12 +160,23 @@ async function run({ stack, container, agency, buyers, report }: ScenarioContext
 
   // 3. SIGKILL the worker once some, but not all, of them are stored; then a fresh worker.
   const storedOf = async () =>
-    Number((await db('certificates').where({ certificate_holder_id: holderId }).whereNotNull('storage_key').count<{ n: string }[]>({ n: '*' }).first())?.n ?? 0);
+    Number(
+      (
+        await db('certificates')
+          .where({ certificate_holder_id: holderId })
+          .whereNotNull('storage_key')
+          .count<{ n: string }[]>({ n: '*' })
+          .first()
+      )?.n ?? 0,
+    );
   let polls = 0;
   const storedAtKill = await until(`some of holder ${holderId}'s certificates stored`, RENDER_START_MS, POLL_MS, async () => {
     polls++;
     const n = await storedOf();
-    if (n >= UNITS) throw new Error(`all ${UNITS} certificates of holder ${holderId} were stored before the kill could land (polled every ${POLL_MS} ms): no mid-issuance kill`);
+    if (n >= UNITS)
+      throw new Error(
+        `all ${UNITS} certificates of holder ${holderId} were stored before the kill could land (polled every ${POLL_MS} ms): no mid-issuance kill`,
+      );
     return n > 0 ? n : null;
   });
   await stack.worker.kill();
@@ -160,11 +189,15 @@ async function run({ stack, container, agency, buyers, report }: ScenarioContext
   expect(storedAtKill).toBeGreaterThanOrEqual(1);
   expect(storedAfterKill).toBeLessThan(UNITS);
   const addedEvents = () =>
-    db('agency_events').where({ purchase_id: purchaseId, type: 'certificate_holder.added' }).select('id', 'data') as Promise<{ id: string; data: { data: { object: { id: number; certificate_numbers: string[] } } } }[]>;
+    db('agency_events').where({ purchase_id: purchaseId, type: 'certificate_holder.added' }).select('id', 'data') as Promise<
+      { id: string; data: { data: { object: { id: number; certificate_numbers: string[] } } } }[]
+    >;
   expect(await addedEvents()).toEqual([]);
 
   // Issued by the fresh worker: announced once its certificates and the rebuilt zips are stored.
-  await until(`certificate_holder.added for holder ${holderId}`, REISSUED_MS, 500, async () => ((await addedEvents()).length > 0 ? true : null));
+  await until(`certificate_holder.added for holder ${holderId}`, REISSUED_MS, 500, async () =>
+    (await addedEvents()).length > 0 ? true : null,
+  );
   const reissuedMs = Date.now() - restarted - restartMs;
 
   // The new holder: exactly one current certificate per covered unit, all stored, no other row.
@@ -185,24 +218,55 @@ async function run({ stack, container, agency, buyers, report }: ScenarioContext
   const digests = await Promise.all(after.map(async (c) => [c.storage_key!, sha256(await objectBytes(stack, c.storage_key!))] as const));
   expect(digests.filter(([key, digest]) => digest !== after.find((c) => c.storage_key === key)!.sha256)).toEqual([]);
   // Zips rebuilt once over the 60: the first issuance's two superseded, two current, one object per row.
-  const archives = (await db('certificate_archives').where({ purchase_id: purchaseId }).select('storage_key', 'superseded_at')) as { storage_key: string; superseded_at: Date | null }[];
-  expect({ current: archives.filter((a) => !a.superseded_at).length, superseded: archives.filter((a) => a.superseded_at).length }).toEqual({ current: 2, superseded: 2 });
-  expect(archives.filter((a) => a.superseded_at).map((a) => a.storage_key).sort()).toEqual(archivesBefore.map((a) => a.storage_key).sort());
+  const archives = (await db('certificate_archives').where({ purchase_id: purchaseId }).select('storage_key', 'superseded_at')) as {
+    storage_key: string;
+    superseded_at: Date | null;
+  }[];
+  expect({ current: archives.filter((a) => !a.superseded_at).length, superseded: archives.filter((a) => a.superseded_at).length }).toEqual({
+    current: 2,
+    superseded: 2,
+  });
+  expect(
+    archives
+      .filter((a) => a.superseded_at)
+      .map((a) => a.storage_key)
+      .sort(),
+  ).toEqual(archivesBefore.map((a) => a.storage_key).sort());
   expect(await listObjects(stack, `purchases/${purchaseId}/zips/`)).toEqual(archives.map((a) => a.storage_key).sort());
 
   // What the API shows: getCertificates lists 60 (30 per holder) and its zip holds them; the holders both issued.
-  const set = await call(stack.apiUrl, '/platform-agency-root-certs/getCertificates', { method: 'POST', key: agency.key, body: { purchase_id: purchaseId, idp_root_account_uuid: agency.rootUuid } });
+  const set = await call(stack.apiUrl, '/platform-agency-root-certs/getCertificates', {
+    method: 'POST',
+    key: agency.key,
+    body: { purchase_id: purchaseId, idp_root_account_uuid: agency.rootUuid },
+  });
   expect(set.status).toBe(200);
   expect({ status: set.body.status, count: set.body.certificate_count }).toEqual({ status: 'issued', count: 2 * UNITS });
-  const listed = set.body.certificates as { certificate_number: string; sha256: string; voided_at: string | null; certificate_holder: { id: number } | null }[];
+  const listed = set.body.certificates as {
+    certificate_number: string;
+    sha256: string;
+    voided_at: string | null;
+    certificate_holder: { id: number } | null;
+  }[];
   expect(listed.map((c) => c.certificate_number).sort()).toEqual(after.map((c) => c.certificate_number).sort());
   expect(listed.filter((c) => c.certificate_holder?.id === holderId)).toHaveLength(UNITS);
-  expect(listed.every((c) => c.voided_at === null && c.sha256 === after.find((r) => r.certificate_number === c.certificate_number)!.sha256)).toBe(true);
+  expect(
+    listed.every((c) => c.voided_at === null && c.sha256 === after.find((r) => r.certificate_number === c.certificate_number)!.sha256),
+  ).toBe(true);
   const zip = await readZip(await download(set.body.payment_zip_url as string));
   const zipped = [...zip.keys()].filter((n) => n.endsWith('.pdf'));
   expect(zipped).toHaveLength(2 * UNITS);
-  expect(zipped.filter((n) => n.includes(`/holder-${holderId}/`)).map((n) => n.slice(n.lastIndexOf('/') + 1)).sort()).toEqual(mine.map((c) => `${c.certificate_number}.pdf`).sort());
-  const holders = (await api(`/api/v1/purchases/${purchaseId}/certificate_holders`)).body.data as { id: number; status: string; certificates: { certificate_number: string; status: string }[] }[];
+  expect(
+    zipped
+      .filter((n) => n.includes(`/holder-${holderId}/`))
+      .map((n) => n.slice(n.lastIndexOf('/') + 1))
+      .sort(),
+  ).toEqual(mine.map((c) => `${c.certificate_number}.pdf`).sort());
+  const holders = (await api(`/api/v1/purchases/${purchaseId}/certificate_holders`)).body.data as {
+    id: number;
+    status: string;
+    certificates: { certificate_number: string; status: string }[];
+  }[];
   expect(holders.map((h) => [h.id, h.status, h.certificates.length, [...new Set(h.certificates.map((c) => c.status))]])).toEqual([
     [answeredHolderId, 'active', UNITS, ['issued']],
     [holderId, 'active', UNITS, ['issued']],

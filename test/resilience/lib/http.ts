@@ -58,6 +58,14 @@ async function sendOnce(baseUrl: string, req: RawRequest, timeoutMs: number): Pr
     return { status: res.status, headers: res.headers, text, json, contentType, ms: Date.now() - started };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
-    return { status: 0, headers: new Headers(), text: '', json: undefined, contentType: '', ms: Date.now() - started, error: `${e.name}: ${e.message}${e.cause ? ` (${e.cause.code ?? e.cause.message})` : ''}` };
+    return {
+      status: 0,
+      headers: new Headers(),
+      text: '',
+      json: undefined,
+      contentType: '',
+      ms: Date.now() - started,
+      error: `${e.name}: ${e.message}${e.cause ? ` (${e.cause.code ?? e.cause.message})` : ''}`,
+    };
   }
 }

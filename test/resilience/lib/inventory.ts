@@ -75,13 +75,26 @@ export interface Inventory {
 const UNDOCUMENTED = /^GET \/(openapi\.json|docs(\/.*)?)$/;
 
 interface OpenApiDoc {
-  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; parameters?: { name: string; in: string; schema: JsonSchema }[]; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+        parameters?: { name: string; in: string; schema: JsonSchema }[];
+        security?: unknown[];
+      }
+    >
+  >;
   components?: { schemas?: Record<string, JsonSchema> };
   security?: unknown[];
 }
 
 /** Resolves `$ref`s (one level at a time, recursively) against the document's components. */
-export function resolveSchema(doc: { components?: { schemas?: Record<string, JsonSchema> } }, s: JsonSchema | undefined): JsonSchema | undefined {
+export function resolveSchema(
+  doc: { components?: { schemas?: Record<string, JsonSchema> } },
+  s: JsonSchema | undefined,
+): JsonSchema | undefined {
   if (!s) return undefined;
   if (s.$ref) return resolveSchema(doc, doc.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')]);
   const out: JsonSchema = { ...s };
@@ -150,7 +163,15 @@ export async function routeInventory(app: TestApp): Promise<Inventory> {
     for (const { method, path } of stackOf(router)) {
       const key = `${method} ${path}`;
       if (routes.some((r) => r.key === key)) continue;
-      routes.push({ key, method, path, surface, gated, params: [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!), operation: documented.get(key) });
+      routes.push({
+        key,
+        method,
+        path,
+        surface,
+        gated,
+        params: [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!),
+        operation: documented.get(key),
+      });
       methodsByPath.set(path, (methodsByPath.get(path) ?? new Set()).add(method));
     }
   }

@@ -86,7 +86,8 @@ export function responseProblem(surface: 'envelope' | 'bare', status: number, te
     return `${status} without a JSON body: ${text.slice(0, 200)}`;
   }
   const error = surface === 'envelope' ? (body as { success?: unknown; error?: unknown }).error : body;
-  if (surface === 'envelope' && (body as { success?: unknown }).success !== false) return `${status} without the envelope: ${text.slice(0, 200)}`;
+  if (surface === 'envelope' && (body as { success?: unknown }).success !== false)
+    return `${status} without the envelope: ${text.slice(0, 200)}`;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code !== 'string' || typeof message !== 'string') return `${status} without code and message: ${text.slice(0, 200)}`;
   if (status >= 500) {
@@ -142,7 +143,8 @@ export class PurchaseLoad {
   async settle(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight.size > 0) {
-      if (Date.now() > deadline) throw new Error(`${this.inFlight.size} requests or webhook re-deliveries still running after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.inFlight.size} requests or webhook re-deliveries still running after ${timeoutMs} ms`);
       await Promise.race([...this.inFlight, sleep(1000)]);
     }
   }
@@ -152,7 +154,14 @@ export class PurchaseLoad {
     void p.finally(() => this.inFlight.delete(p));
   }
 
-  private async request(kind: RequestKind, path: string, body: string, headers: Record<string, string>, surface: 'envelope' | 'bare', allowed4xx: number[] = []): Promise<{ status: number; text: string } | null> {
+  private async request(
+    kind: RequestKind,
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+    surface: 'envelope' | 'bare',
+    allowed4xx: number[] = [],
+  ): Promise<{ status: number; text: string } | null> {
     const started = Date.now();
     try {
       const res = await fetch(`${this.o.apiUrl}${path}`, {
@@ -162,7 +171,12 @@ export class PurchaseLoad {
         signal: AbortSignal.timeout(this.o.requestTimeoutMs),
       });
       const text = await res.text();
-      this.samples.push({ kind, status: res.status, ms: Date.now() - started, problem: responseProblem(surface, res.status, text, allowed4xx) });
+      this.samples.push({
+        kind,
+        status: res.status,
+        ms: Date.now() - started,
+        problem: responseProblem(surface, res.status, text, allowed4xx),
+      });
       return { status: res.status, text };
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError';
@@ -214,7 +228,10 @@ export class PurchaseLoad {
 
 /** The `q`-quantile (0..1) of the answered samples' milliseconds of `kind`, or null when none. */
 export function quantileMs(samples: Sample[], kind: RequestKind, q: number): number | null {
-  const ms = samples.filter((s) => s.kind === kind && typeof s.status === 'number').map((s) => s.ms).sort((a, b) => a - b);
+  const ms = samples
+    .filter((s) => s.kind === kind && typeof s.status === 'number')
+    .map((s) => s.ms)
+    .sort((a, b) => a - b);
   return ms.length ? ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]! : null;
 }
 

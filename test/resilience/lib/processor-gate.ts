@@ -45,7 +45,10 @@ class RequestSniffer {
   private buffered: Buffer = Buffer.alloc(0);
   private broken = false;
 
-  constructor(private readonly onRequest: (r: ProcessorRequest) => void, private readonly onUnparsed: () => void) {}
+  constructor(
+    private readonly onRequest: (r: ProcessorRequest) => void,
+    private readonly onUnparsed: () => void,
+  ) {}
 
   feed(chunk: Buffer): void {
     if (this.broken) return;
@@ -102,7 +105,11 @@ interface Link {
  * Listens on `host:port` and forwards to `target`.
  * @throws {Error} when the port is taken.
  */
-export async function startProcessorGate(o: { host: string; port: number; target: { host: string; port: number } }): Promise<ProcessorGate> {
+export async function startProcessorGate(o: {
+  host: string;
+  port: number;
+  target: { host: string; port: number };
+}): Promise<ProcessorGate> {
   let hanging = false;
   let held = 0;
   let unparsed = 0;
@@ -163,7 +170,10 @@ export async function startProcessorGate(o: { host: string; port: number; target
       upstreamClosed: false,
       toUpstream: [],
       toClient: [],
-      sniffer: new RequestSniffer((r) => requests.push(r), () => unparsed++),
+      sniffer: new RequestSniffer(
+        (r) => requests.push(r),
+        () => unparsed++,
+      ),
     };
     links.add(link);
     if (hanging) held++;

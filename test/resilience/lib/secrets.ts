@@ -30,7 +30,11 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Names of the `markers` found in `text` as whole tokens (case-insensitive). */
 export function findMarkers(text: string, markers: Secret[]): string[] {
-  return [...new Set(markers.filter((m) => new RegExp(`(?<![A-Za-z0-9_-])${escape(m.value)}(?![A-Za-z0-9_-])`, 'i').test(text)).map((m) => m.name))];
+  return [
+    ...new Set(
+      markers.filter((m) => new RegExp(`(?<![A-Za-z0-9_-])${escape(m.value)}(?![A-Za-z0-9_-])`, 'i').test(text)).map((m) => m.name),
+    ),
+  ];
 }
 
 /** One HTTP exchange seen by the recorder. */

@@ -42,7 +42,10 @@ export const LEAK_PATTERNS: { name: string; re: RegExp }[] = [
   { name: 'stack frame', re: /\bat (?:async )?[\w$.<>]+ \((?:\/|node:|file:)[^)]*\)/ },
   { name: 'source path', re: /\/work\/|node_modules|\/src\/[\w/-]+\.[tj]s\b|\.ts:\d+/ },
   { name: 'error class', re: /\b(?:TypeError|ReferenceError|RangeError|SyntaxError|ZodError|DatabaseError|KnexTimeoutError)\b/ },
-  { name: 'SQL error', re: /syntax error at or near|violates (?:not-null|unique|foreign key|check) constraint|invalid input syntax for|invalid byte sequence for encoding|relation "[^"]+" does not exist|column "[^"]+" (?:does not exist|of relation)|unterminated quoted string|out of range for type/i },
+  {
+    name: 'SQL error',
+    re: /syntax error at or near|violates (?:not-null|unique|foreign key|check) constraint|invalid input syntax for|invalid byte sequence for encoding|relation "[^"]+" does not exist|column "[^"]+" (?:does not exist|of relation)|unterminated quoted string|out of range for type/i,
+  },
   { name: 'SQL text', re: /\b(?:select|update|delete from|insert into)\b[^\n]{0,200}"\w+"\."\w+"|\bwhere "\w+"\s*=\s*\$\d/i },
 ];
 
@@ -57,11 +60,13 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 function bareProblems(res: RawResponse): string[] {
   const b = res.json;
   if (!isObj(b)) return [`expected a JSON error body, got ${res.contentType || 'no content type'}: ${res.text.slice(0, 120)}`];
-  if (typeof b.code !== 'string' || typeof b.message !== 'string' || !b.message) return [`expected { code, message }, got ${res.text.slice(0, 200)}`];
+  if (typeof b.code !== 'string' || typeof b.message !== 'string' || !b.message)
+    return [`expected { code, message }, got ${res.text.slice(0, 200)}`];
   if (!(b.code in ERROR_STATUS)) return [`unknown code ${b.code}`];
   const expected = ERROR_STATUS[b.code as keyof typeof ERROR_STATUS];
   // An expired buyer token keeps its code with a 401 (docs/decisions.md); codes carry their status otherwise.
-  if (expected !== res.status && !(b.code === 'ACCESS_TOKEN_EXPIRED' && res.status === 401)) return [`code ${b.code} with status ${res.status} (expected ${expected})`];
+  if (expected !== res.status && !(b.code === 'ACCESS_TOKEN_EXPIRED' && res.status === 401))
+    return [`code ${b.code} with status ${res.status} (expected ${expected})`];
   return [];
 }
 
@@ -90,7 +95,8 @@ export function isGatewayForbidden(res: RawResponse): boolean {
  * (ROUTE_NOT_FOUND is then the expected answer, in the surface's shape).
  */
 export function errorShapeProblems(surface: Surface, gated: boolean, res: RawResponse): string[] {
-  if (res.status === 403 && gated) return isGatewayForbidden(res) ? [] : [`gateway 403 body is not exactly {"message":"Forbidden"}: ${res.text.slice(0, 120)}`];
+  if (res.status === 403 && gated)
+    return isGatewayForbidden(res) ? [] : [`gateway 403 body is not exactly {"message":"Forbidden"}: ${res.text.slice(0, 120)}`];
   if (!res.headers.get('x-request-id')) return ['no X-Request-Id header'];
   switch (surface) {
     case 'api-v1':
@@ -101,7 +107,8 @@ export function errorShapeProblems(surface: Surface, gated: boolean, res: RawRes
     case 'public':
       // The public pages: the bare body for JSON clients, their own HTML page otherwise, or
       // ROUTE_NOT_FOUND (envelope) for a method they do not have.
-      if (res.contentType.startsWith('text/html')) return res.status === 404 && res.text.length > 0 ? [] : [`HTML error page with status ${res.status}`];
+      if (res.contentType.startsWith('text/html'))
+        return res.status === 404 && res.text.length > 0 ? [] : [`HTML error page with status ${res.status}`];
       return isObj(res.json) && 'success' in res.json ? envelopeProblems(res) : bareProblems(res);
     case 'system':
       return envelopeProblems(res);

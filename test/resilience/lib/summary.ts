@@ -53,14 +53,23 @@ export class Tally {
     for (const [k, row] of [...this.rows].sort(([a], [b]) => a.localeCompare(b))) {
       const [surface, kind] = k.split('\t');
       const sent = [...row.values()].reduce((a, b) => a + b, 0);
-      out.push(`| ${surface} | ${kind} | ${sent} | ${((this.ms.get(k) ?? 0) / 1000).toFixed(1)} | ${statuses.map((s) => row.get(s) ?? '').join(' | ')} |`);
+      out.push(
+        `| ${surface} | ${kind} | ${sent} | ${((this.ms.get(k) ?? 0) / 1000).toFixed(1)} | ${statuses.map((s) => row.get(s) ?? '').join(' | ')} |`,
+      );
     }
     const t = this.totals();
-    out.push(`| **all** | | **${t.sent}** | | ${statuses.map((s) => [...this.rows.values()].reduce((a, r) => a + (r.get(s) ?? 0), 0)).join(' | ')} |`);
+    out.push(
+      `| **all** | | **${t.sent}** | | ${statuses.map((s) => [...this.rows.values()].reduce((a, r) => a + (r.get(s) ?? 0), 0)).join(' | ')} |`,
+    );
     out.push('', '| route | sent | s | statuses |', '|---|---:|---:|---|');
     for (const [route, row] of [...this.routes].sort(([a], [b]) => a.localeCompare(b))) {
       const sent = [...row.values()].reduce((a, b) => a + b, 0);
-      out.push(`| \`${route}\` | ${sent} | ${((this.ms.get(route) ?? 0) / 1000).toFixed(1)} | ${[...row].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(', ')} |`);
+      out.push(
+        `| \`${route}\` | ${sent} | ${((this.ms.get(route) ?? 0) / 1000).toFixed(1)} | ${[...row]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(', ')} |`,
+      );
     }
     return `${out.join('\n')}\n`;
   }
