@@ -12,10 +12,10 @@
  * certificate lookups by a shared payment intent answer 409), and the processor's own checkout
  * session is not touched.
  *
- * After the payment, two more helpers drive what the processor reports later, through the same
+ * After the payment, three more helpers drive what the processor reports later, through the same
  * webhook handling: `refund` (`charge.refunded` of the purchase's charge, full or partial: the
  * refund workflow records it, a full one ends the purchase `refunded` and voids its
- * certificates) and `renew` (a subscription's paid billing-cycle invoice, `invoice.paid` with
+ * certificates), `renew` (a subscription's paid billing-cycle invoice, `invoice.paid` with
  * billing reason `subscription_cycle`: the renewal workflow creates the next period's purchase
  * and issues its certificates), and `dispute` (the buyer disputes the payment with their bank:
  * `charge.dispute.created`, then `charge.dispute.closed` when an outcome is asked for: the
@@ -27,7 +27,8 @@
  * INVALID_REQUEST (400) for a purchase without a checkout session yet, or one already paid,
  * refunded, expired or failed (nothing to pay or end any more); for `refund`, one not paid or
  * fully refunded, and VALIDATION_ERROR (400) for an amount above what is left to refund; for
- * `renew`, one that is not a paid subscription whose subscription is still running.
+ * `renew`, one that is not a paid subscription whose subscription is still running; for
+ * `dispute`, one not paid, and VALIDATION_ERROR (400) for an amount above the total.
  */
 import { randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
