@@ -57,7 +57,8 @@ export function createDisputesRepository(db: Db | Knex.Transaction) {
     /**
      * Records the dispute of purchase `purchaseId` as the processor's event of `eventAt` (its
      * `created`) reports it: inserted the first time, else its status, amount and reason updated
-     * unless a later event set them already (events can arrive out of order). `closed_at` is set
+     * unless a later event set them already (events can arrive out of order; of two events of the
+     * same second, a closed status is kept over an open one). `closed_at` is set
      * once, by the first closed status seen. Returns the stored dispute and whether it was opened
      * (first seen) or closed by this call.
      */
@@ -73,7 +74,7 @@ export function createDisputesRepository(db: Db | Knex.Transaction) {
          on conflict (payproc_dispute_id) do update
             set status = excluded.status, amount_minor = excluded.amount_minor, reason = excluded.reason,
                 status_at = excluded.status_at, closed_at = coalesce(d.closed_at, excluded.closed_at), updated_at = now()
-          where d.status_at <= excluded.status_at
+          where d.status_at < excluded.status_at or (d.status_at = excluded.status_at and d.closed_at is null)
          returning *, (xmax = 0) as inserted, (select closed_at from purchase_disputes where id = d.id) as closed_before`,
         [
           purchaseId,

@@ -373,6 +373,24 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
       opened_at: expect.any(String),
       closed_at: expect.any(String),
     });
+    // An open status of the same second as the closing, handled after it, does not reopen it.
+    const closing = stored[1].payload as { created: number; data: { object: Record<string, unknown> } };
+    const sameSecond = JSON.stringify({
+      id: `evt_same_second_${purchaseId}`,
+      object: 'event',
+      type: 'charge.dispute.updated',
+      livemode: false,
+      created: closing.created,
+      data: { object: { ...closing.data.object, status: 'under_review' } },
+    });
+    expect((await deliverWebhook(app, sameSecond, app.container.config.PAYPROC_WEBHOOK_SECRET)).status).toBe(200);
+    await eventually(
+      async () =>
+        (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-evt_same_second_${purchaseId}`).describe()).status
+          .name === 'COMPLETED',
+    );
+    expect(await app.container.db('purchase_disputes').where({ purchase_id: purchaseId }).first()).toMatchObject({ status: 'lost' });
+
     // The purchase shows it; the policy stays as it is: still issued, its certificates in force.
     const purchase = await call(app.baseUrl, `/api/v1/purchases/${purchaseId}`, { key: account.key });
     expect(purchase.status).toBe(200);
