@@ -82,7 +82,7 @@ import { createWithdrawalLinks } from './withdrawals/links';
 import { createWithdrawalsRepository } from './withdrawals/repository';
 import { createWithdrawalService } from './withdrawals/service';
 import { withdrawalRoutes } from './withdrawals/routes';
-import { rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-coverage/routes';
+import { proofEmailStatusRoutes, rootProofEmailRoutes, teammateProofEmailRoutes } from './proof-of-coverage/routes';
 import type { BareSurface, RouteRegistration } from './http/routes';
 import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/repository';
 import type { IdempotencyOptions } from './idempotency/middleware';
@@ -236,6 +236,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       ),
       productRoutes(products),
       purchaseRoutes(purchaseService),
+      proofEmailStatusRoutes(proofOfCoverage),
       endorsementRoutes(
         createEndorsementService({
           purchases,

@@ -248,6 +248,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/proof_of_coverage_emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One proof-of-coverage email and how far it got (queued, sent or failed)
+         * @description The `email_id` that teamEmailProofofCoverage answered for each recipient: its status, the attempts so far, how it was delivered (PDFs attached or download links) and, after a failed attempt, the mail relay’s answer. Only emails of the key’s own purchases (its account, mode and, for a teammate’s key, that teammate’s).
+         */
+        get: operations["getProofOfCoverageEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/purchases/{id}/endorsement_quote": {
         parameters: {
             query?: never;
@@ -2920,6 +2940,56 @@ export interface components {
             message: string;
         };
         RescindCancellationRequest: Record<string, never>;
+        ProofOfCoverageEmailResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ProofOfCoverageEmail"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "object": "proof_of_coverage_email",
+         *       "id": 7,
+         *       "purchase_id": 42,
+         *       "to": "venue@grandhall.example",
+         *       "status": "sent",
+         *       "delivery": "attachments",
+         *       "attempts": 1,
+         *       "certificate_holder_id": null,
+         *       "failure_reason": null,
+         *       "created_at": "2026-11-22T12:01:00.000Z",
+         *       "sent_at": "2026-11-22T12:01:02.000Z"
+         *     }
+         */
+        ProofOfCoverageEmail: {
+            /** @enum {string} */
+            object: "proof_of_coverage_email";
+            /** @description The `email_id` teamEmailProofofCoverage answered */
+            id: number;
+            purchase_id: number;
+            /** @description The recipient */
+            to: string;
+            /**
+             * @description `queued` until sent (retried with backoff), then `sent`, or `failed` once every attempt failed
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "failed";
+            /**
+             * @description Once sent: the PDFs attached, or download links (they were too large to attach)
+             * @enum {string|null}
+             */
+            delivery: "attachments" | "links" | null;
+            /** @description Sending attempts so far */
+            attempts: number;
+            /** @description Set when only that certificate holder’s certificates were sent */
+            certificate_holder_id: number | null;
+            /** @description Why the last attempt failed (the mail relay’s answer) while queued for a retry or failed; null once sent */
+            failure_reason: string | null;
+            /** @description When it was queued, ISO 8601 UTC */
+            created_at: string;
+            /** @description When the mail relay accepted it, ISO 8601 UTC; null before */
+            sent_at: string | null;
+        };
         EndorsementQuoteResponse: {
             /** @enum {boolean} */
             success: true;
@@ -7737,6 +7807,108 @@ export interface operations {
             };
             /** @description CONNECTION_ERROR: not answered within 30 s; call again, rescinding twice changes nothing */
             503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProofOfCoverageEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description The `email_id`, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProofOfCoverageEmailResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the id is not an integer >= 1 */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no such email of this key’s purchases */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];

@@ -23,8 +23,61 @@ export interface ProofEmailToSend {
   agencyName: string;
 }
 
+/** One email's progress, as `GET /api/v1/proof_of_coverage_emails/{id}` answers it. */
+export interface ProofEmailStatus {
+  id: number;
+  purchaseId: number;
+  recipient: string;
+  status: 'queued' | 'sent' | 'failed';
+  delivery: 'attachments' | 'links' | null;
+  attempts: number;
+  certificateHolderId: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  sentAt: Date | null;
+}
+
 export function createProofOfCoverageEmailsRepository(db: Db) {
   return {
+    /**
+     * Email `emailId` when its purchase lies in `scope` (the key's root account and mode, and its
+     * teammate when the key has one); undefined otherwise, whether or not it exists elsewhere.
+     */
+    async findInScope(
+      emailId: number,
+      scope: { rootAccountId: number; mode: 'live' | 'test'; agentId: number | null },
+    ): Promise<ProofEmailStatus | undefined> {
+      const q = db('proof_of_coverage_emails as e')
+        .join('purchases as p', 'p.id', 'e.purchase_id')
+        .where({ 'e.id': emailId, 'p.root_account_id': scope.rootAccountId, 'p.mode': scope.mode });
+      if (scope.agentId !== null) q.where('p.agent_id', scope.agentId);
+      const r = await q.first(
+        'e.id',
+        'e.purchase_id',
+        'e.recipient',
+        'e.status',
+        'e.delivery',
+        'e.attempts',
+        'e.certificate_holder_id',
+        'e.last_error',
+        'e.created_at',
+        'e.sent_at',
+      );
+      if (!r) return undefined;
+      return {
+        id: r.id,
+        purchaseId: r.purchase_id,
+        recipient: r.recipient,
+        status: r.status,
+        delivery: r.delivery ?? null,
+        attempts: r.attempts,
+        certificateHolderId: r.certificate_holder_id ?? null,
+        lastError: r.last_error ?? null,
+        createdAt: r.created_at,
+        sentAt: r.sent_at ?? null,
+      };
+    },
+
     /** Queues one row per recipient (in order); answers their ids. */
     async queue(
       rows: Array<{

@@ -1,14 +1,19 @@
 /**
  * `POST /platform-agency-certs/teamEmailProofofCoverage` (teammate scope) and
- * `POST /platform-agency-root-certs/teamEmailProofofCoverage` (root scope): spec §4.5, §7.2.
+ * `POST /platform-agency-root-certs/teamEmailProofofCoverage` (root scope): spec §4.5, §7.2;
+ * `GET /api/v1/proof_of_coverage_emails/{id}`: one of those emails and how far it got (the key's
+ * purchases only: another account, mode or teammate reads 404 NOT_FOUND).
  */
 import type { RouteRegistration } from '../http/routes';
-import { bareError } from '../http/openapi';
+import { z } from 'zod';
+import { bareError, ErrorEnvelopeSchema, gatewayResponses, successEnvelope } from '../http/openapi';
+import { ok } from '../http/envelope';
+import { parsePathId } from '../http/validation';
 import { ambiguousPaymentIntentResponse } from '../certificates/schemas';
 import { scopedRoute, type ScopedOperation } from '../certificates/scoped-routes';
 import type { AccountScopes } from '../accounts/scope';
 import type { ProofOfCoverageService } from './service';
-import { EmailProofRequest, EmailProofResponse, RootEmailProofRequest } from './schemas';
+import { EmailProofRequest, EmailProofResponse, ProofOfCoverageEmail, RootEmailProofRequest } from './schemas';
 
 const description =
   'Emails the certificate bundle of a purchase (named by purchase_id, checkout_session_id or payment_intent) to 1–20 addresses through SMTP, as a durable job: each recipient gets its own record (`email_id`) and is retried with backoff; a retry never sends a second message. The PDFs are attached when they total at most the configured size (PROOF_EMAIL_ATTACHMENT_MAX_BYTES, default 5 MiB), otherwise the email carries 7-day download links; it always carries the proof-of-coverage and verification links. Answers 200 once the emails are queued.';
@@ -33,3 +38,38 @@ export const teammateProofEmailRoutes = (service: ProofOfCoverageService, scopes
   scopedRoute('teammate', scopes, emailProof(service));
 export const rootProofEmailRoutes = (service: ProofOfCoverageService, scopes: AccountScopes): RouteRegistration =>
   scopedRoute('root', scopes, emailProof(service));
+
+/** `GET /api/v1/proof_of_coverage_emails/{id}` (an API key's route). */
+export const proofEmailStatusRoutes =
+  (service: ProofOfCoverageService): RouteRegistration =>
+  (router, registry) => {
+    router.get('/proof_of_coverage_emails/:id', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Email retrieved');
+    });
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/proof_of_coverage_emails/{id}',
+      operationId: 'getProofOfCoverageEmail',
+      tags: ['Certificates'],
+      summary: 'One proof-of-coverage email and how far it got (queued, sent or failed)',
+      description:
+        'The `email_id` that teamEmailProofofCoverage answered for each recipient: its status, the attempts so far, how it was delivered (PDFs attached or download links) and, after a failed attempt, the mail relay’s answer. Only emails of the key’s own purchases (its account, mode and, for a teammate’s key, that teammate’s).',
+      request: { params: z.object({ id: z.string().meta({ description: 'The `email_id`, integer >= 1', example: '7' }) }) },
+      responses: {
+        200: {
+          description: 'The email',
+          content: { 'application/json': { schema: successEnvelope(ProofOfCoverageEmail, 'ProofOfCoverageEmailResponse') } },
+        },
+        ...gatewayResponses,
+        400: {
+          description: 'VALIDATION_ERROR: the id is not an integer >= 1',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        },
+        404: {
+          description: 'NOT_FOUND: no such email of this key’s purchases',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        },
+      },
+    });
+  };

@@ -74,3 +74,48 @@ export const EmailProofResponse = z
     },
   });
 export type EmailProofResponse = z.infer<typeof EmailProofResponse>;
+
+/** `GET /api/v1/proof_of_coverage_emails/{id}`: one recipient's email and how far it got. */
+export const ProofOfCoverageEmail = z
+  .object({
+    object: z.literal('proof_of_coverage_email'),
+    id: z.number().int().meta({ description: 'The `email_id` teamEmailProofofCoverage answered' }),
+    purchase_id: z.number().int(),
+    to: z.string().meta({ description: 'The recipient' }),
+    status: z
+      .enum(['queued', 'sent', 'failed'])
+      .meta({ description: '`queued` until sent (retried with backoff), then `sent`, or `failed` once every attempt failed' }),
+    delivery: z
+      .enum(['attachments', 'links'])
+      .nullable()
+      .meta({ description: 'Once sent: the PDFs attached, or download links (they were too large to attach)' }),
+    attempts: z.number().int().meta({ description: 'Sending attempts so far' }),
+    certificate_holder_id: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Set when only that certificate holder’s certificates were sent' }),
+    failure_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last attempt failed (the mail relay’s answer) while queued for a retry or failed; null once sent' }),
+    created_at: z.string().meta({ description: 'When it was queued, ISO 8601 UTC' }),
+    sent_at: z.string().nullable().meta({ description: 'When the mail relay accepted it, ISO 8601 UTC; null before' }),
+  })
+  .meta({
+    id: 'ProofOfCoverageEmail',
+    example: {
+      object: 'proof_of_coverage_email',
+      id: 7,
+      purchase_id: 42,
+      to: 'venue@grandhall.example',
+      status: 'sent',
+      delivery: 'attachments',
+      attempts: 1,
+      certificate_holder_id: null,
+      failure_reason: null,
+      created_at: '2026-11-22T12:01:00.000Z',
+      sent_at: '2026-11-22T12:01:02.000Z',
+    },
+  });
+export type ProofOfCoverageEmail = z.infer<typeof ProofOfCoverageEmail>;

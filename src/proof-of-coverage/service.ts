@@ -14,17 +14,17 @@
  */
 import type { Principal } from '../api-keys/service';
 import type { ProofOfCoverageEmailsRepository } from './repository';
-import { AppError } from '../shared/errors';
+import { AppError, notFound } from '../shared/errors';
 import type { AccountScope } from '../accounts/scope';
 import type { CertificateService } from '../certificates/service';
 import type { CertificatesRepository } from '../certificates/repository';
 import { handleOf } from '../certificates/purchase-handles';
 import type { CertificateHoldersRepository } from '../certificate-holders/repository';
-import type { EmailProofResponse } from './schemas';
+import type { EmailProofResponse, ProofOfCoverageEmail } from './schemas';
 
 export function createProofOfCoverageService(deps: {
   /** The one writer of the email rows. */
-  emails: Pick<ProofOfCoverageEmailsRepository, 'queue'>;
+  emails: Pick<ProofOfCoverageEmailsRepository, 'queue' | 'findInScope'>;
   certificates: Pick<CertificateService, 'purchaseInScope'>;
   /** Reads which certificates are still in force (the certificates domain's table). */
   certificateRows: Pick<CertificatesRepository, 'countInForce' | 'listForPurchase'>;
@@ -33,6 +33,33 @@ export function createProofOfCoverageService(deps: {
   startSending: (emailIds: number[]) => Promise<void>;
 }) {
   return {
+    /**
+     * One proof-of-coverage email (`email_id` of teamEmailProofofCoverage) and how far it got, when
+     * its purchase is the key's (root account, mode, and teammate when the key has one).
+     * Errors: NOT_FOUND (404) otherwise, whether or not it exists elsewhere.
+     */
+    async get(principal: Principal, emailId: number): Promise<ProofOfCoverageEmail> {
+      const e = await deps.emails.findInScope(emailId, {
+        rootAccountId: principal.rootAccountId,
+        mode: principal.mode,
+        agentId: principal.agentId,
+      });
+      if (!e) throw notFound('proof_of_coverage_email', emailId);
+      return {
+        object: 'proof_of_coverage_email',
+        id: e.id,
+        purchase_id: e.purchaseId,
+        to: e.recipient,
+        status: e.status,
+        delivery: e.delivery,
+        attempts: e.attempts,
+        certificate_holder_id: e.certificateHolderId,
+        failure_reason: e.lastError,
+        created_at: e.createdAt.toISOString(),
+        sent_at: e.sentAt?.toISOString() ?? null,
+      };
+    },
+
     async email(
       principal: Principal,
       scope: AccountScope,

@@ -7,7 +7,7 @@
 import PostalMime from 'postal-mime';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { call } from '../helpers/fixtures';
+import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency, type PaidPurchase } from '../helpers/certificates';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
@@ -119,6 +119,36 @@ test('when the relay refuses the first attempt, then the send is retried and the
   expect(row.attempts).toBe(2);
   await new Promise((r) => setTimeout(r, 1000));
   expect(smtp.messages.filter((m) => m.to.includes('retry@grandhall.example'))).toHaveLength(1);
+
+  // The agency reads the email's progress back by its email_id.
+  const emailId = res.body.emails[0].email_id as number;
+  const read = await call(app.baseUrl, `/api/v1/proof_of_coverage_emails/${emailId}`, { key: agency.key });
+  expect(read.status).toBe(200);
+  expect(read.body.data).toEqual({
+    object: 'proof_of_coverage_email',
+    id: emailId,
+    purchase_id: paid.purchaseId,
+    to: 'retry@grandhall.example',
+    status: 'sent',
+    delivery: 'attachments',
+    attempts: 2,
+    certificate_holder_id: null,
+    failure_reason: null,
+    created_at: row.created_at.toISOString(),
+    sent_at: row.sent_at.toISOString(),
+  });
+  // Nobody else reads it: another account, the same account's live key, an id that is not one.
+  const rootAccountId = (await app.container.db('purchases').where({ id: paid.purchaseId }).first('root_account_id')).root_account_id;
+  const other = await createRootAccount(app.container, 'Other Mailer');
+  for (const key of [
+    (await createKey(app.container, { rootAccountId: other.id, mode: 'test' })).key,
+    (await createKey(app.container, { rootAccountId, mode: 'live' })).key,
+  ]) {
+    const theirs = await call(app.baseUrl, `/api/v1/proof_of_coverage_emails/${emailId}`, { key });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error).toEqual({ code: 'NOT_FOUND', message: `proof_of_coverage_email ${emailId} not found` });
+  }
+  expect((await call(app.baseUrl, '/api/v1/proof_of_coverage_emails/abc', { key: agency.key })).status).toBe(400);
 });
 
 test('when the PDFs exceed the attachment limit, then the email carries a download link per certificate instead', async () => {
