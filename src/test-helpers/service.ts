@@ -196,6 +196,18 @@ export function createTestHelperService(deps: {
     return purchase;
   }
 
+  /** The key's own test purchase once paid (it has a payment intent); else INVALID_REQUEST saying `nothing`. */
+  async function paidTestPurchase(
+    principal: Principal,
+    purchaseId: number,
+    nothing: string,
+  ): Promise<PurchaseRecord & { paymentIntentId: string }> {
+    const purchase = await ownTestPurchase(principal, purchaseId);
+    if (!purchase.paidAt || !purchase.paymentIntentId)
+      throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: ${nothing}`);
+    return { ...purchase, paymentIntentId: purchase.paymentIntentId };
+  }
+
   return {
     /**
      * The key's own test purchase, whatever its status. Errors: ROUTE_NOT_FOUND (404) for a live
@@ -267,9 +279,7 @@ export function createTestHelperService(deps: {
      * VALIDATION_ERROR (400, path `amount`) for more than is left; ROUTE_NOT_FOUND, NOT_FOUND (404).
      */
     async refund(principal: Principal, purchaseId: number, amountMinor?: number): Promise<TestRefundResult> {
-      const purchase = await ownTestPurchase(principal, purchaseId);
-      if (!purchase.paidAt || !purchase.paymentIntentId)
-        throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no charge to refund`);
+      const purchase = await paidTestPurchase(principal, purchaseId, 'there is no charge to refund');
       const left = purchase.totalMinor - purchase.refundedMinor;
       if (purchase.status === 'refunded' || left <= 0)
         throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is refunded in full: there is nothing left to refund`);
@@ -386,9 +396,7 @@ export function createTestHelperService(deps: {
       purchaseId: number,
       opts: { outcome: TestDisputeOutcome; reason: string; amountMinor?: number },
     ): Promise<TestDisputeResult> {
-      const purchase = await ownTestPurchase(principal, purchaseId);
-      if (!purchase.paidAt || !purchase.paymentIntentId)
-        throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is ${purchase.status} and not paid: there is no payment to dispute`);
+      const purchase = await paidTestPurchase(principal, purchaseId, 'there is no payment to dispute');
       const amount = opts.amountMinor ?? purchase.totalMinor;
       if (amount > purchase.totalMinor) {
         throw new AppError('VALIDATION_ERROR', `amount: at most ${purchase.totalMinor} (minor units), the purchase's total`, {

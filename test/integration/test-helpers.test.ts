@@ -41,6 +41,12 @@ const helper = (
     ...(body === undefined ? {} : { body }),
   });
 const purchaseRow = (id: number) => app.container.db('purchases').where({ id }).first();
+/** Waits until the dispute workflow of the purchase's event `eventId` has completed. */
+const disputeHandled = (purchaseId: number, eventId: string) =>
+  eventually(
+    async () =>
+      (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-${eventId}`).describe()).status.name === 'COMPLETED',
+  );
 const result = (id: number) =>
   app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result() as Promise<PurchaseStatusView>;
 
@@ -384,11 +390,7 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
       data: { object: { ...closing.data.object, status: 'under_review' } },
     });
     expect((await deliverWebhook(app, sameSecond, app.container.config.PAYPROC_WEBHOOK_SECRET)).status).toBe(200);
-    await eventually(
-      async () =>
-        (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-evt_same_second_${purchaseId}`).describe()).status
-          .name === 'COMPLETED',
-    );
+    await disputeHandled(purchaseId, `evt_same_second_${purchaseId}`);
     expect(await app.container.db('purchase_disputes').where({ purchase_id: purchaseId }).first()).toMatchObject({ status: 'lost' });
 
     // The purchase shows it; the policy stays as it is: still issued, its certificates in force.
@@ -442,11 +444,7 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
     const late = await deliverWebhook(app, stale, app.container.config.PAYPROC_WEBHOOK_SECRET);
     expect(late.status).toBe(200);
     expect(late.body).toMatchObject({ purchase_id: purchaseId, relayed: true });
-    await eventually(
-      async () =>
-        (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-evt_late_${purchaseId}`).describe()).status.name ===
-        'COMPLETED',
-    );
+    await disputeHandled(purchaseId, `evt_late_${purchaseId}`);
     expect(await app.container.db('purchase_disputes').where({ payproc_dispute_id: res.body.data.dispute }).first()).toMatchObject({
       status: 'needs_response',
       reason: 'fraudulent',
