@@ -8,6 +8,7 @@
  * with all its certificates exactly once and every answer keep the contract. Runs beside the
  * dev-shape fault suites on a stack of its own, taking turns (lib/schedule.ts).
  */
+import { untilPrometheusSees } from './lib/alerts';
 import { describeFaultSuite, sleep, type Fault } from './lib/fault-suite';
 import { PHASES, SLOTS } from './lib/schedule';
 
@@ -28,10 +29,16 @@ const FAULTS: Fault[] = [
     // One worker is still up: NoWorkerUp must not even go pending.
     alerts: [],
     quiet: [{ alertname: 'NoWorkerUp' }],
+    // The next worker stops only once Prometheus has scraped the restarted one up and counting
+    // (paid purchases without certificates): being ready is not enough, the rules read its last
+    // failed scrape until the next one (up to a second later).
     inject: async (s) => {
-      for (const worker of s.workers) {
+      for (const [i, worker] of s.workers.entries()) {
         await worker.stop();
         await worker.start();
+        const instance = s.workerInstances[i]!;
+        await untilPrometheusSees(s.prometheusUrl, `up{job="coi-worker",instance="${instance}"} == 1`);
+        await untilPrometheusSees(s.prometheusUrl, `purchases_paid_without_certificates{instance="${instance}",mode="live"}`);
       }
     },
   },

@@ -84,3 +84,25 @@ export function alertsLine(seen: AlertSeen[]): string {
   if (!seen.length) return 'alerts: none pending or firing';
   return `alerts: ${seen.map((a) => `${alertName(a)} (${a.severity}) ${[a.pending && 'pending', a.firing && 'firing'].filter(Boolean).join(' then ')}`).join('; ')}`;
 }
+
+/**
+ * Waits until the stack's Prometheus answers `expr` (PromQL, an instant query) with at least one
+ * series, e.g. `up{job="coi-worker",instance="…"} == 1`: from then on every rule evaluation reads
+ * what that series says. A process being ready is not enough: until its next scrape (up to one
+ * scrape interval later) the rules still read its last failed scrape. A rolling restart waits for
+ * this before it stops the next process, as an orchestrator waits for the restarted one's readiness.
+ * @throws {Error} when Prometheus has not answered a series within `timeoutMs` (milliseconds).
+ */
+export async function untilPrometheusSees(prometheusUrl: string, expr: string, timeoutMs = 30_000): Promise<void> {
+  const url = new URL('/api/v1/query', prometheusUrl);
+  url.searchParams.set('query', expr);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = await fetch(url, { signal: AbortSignal.timeout(5_000) })
+      .then((res) => res.json() as Promise<{ status: string; data?: { result: unknown[] } }>)
+      .catch(() => null);
+    if (body?.status === 'success' && body.data?.result.length) return;
+    if (Date.now() > deadline) throw new Error(`Prometheus did not answer ${expr} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -122,6 +122,8 @@ export interface FaultStack {
   worker: ManagedProcess;
   /** Every worker process, each on both task queues. */
   workers: ManagedProcess[];
+  /** The `instance` label Prometheus gives each worker's metrics target (job coi-worker), in the order of `workers`. */
+  workerInstances: string[];
   /** Environment the API and worker run with (also what a test-side Container loads). */
   env: Record<string, string>;
   apiUrl: string;
@@ -602,6 +604,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     prometheusUrl,
     worker: workers[0]!,
     workers,
+    workerInstances: workers.map((_, i) => `${HOST}:${workerMetricsPort(i)}`),
     env,
     apiUrl,
     databaseUrl,
