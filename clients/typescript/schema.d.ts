@@ -1497,7 +1497,7 @@ export interface components {
                 object: components["schemas"]["EventPurchase"];
             };
         };
-        /** @description The purchase as the events carry it (no buyer contact data: events leave the service). GET /api/v1/purchases/{id} has its items, covered units and timeline. */
+        /** @description The purchase as the events carry it: amounts in minor units, the buyer by reference only, the items with their covered units. GET /api/v1/purchases/{id} adds the certificates, the buyer’s email and the timeline. */
         EventPurchase: {
             /** @enum {string} */
             object: "purchase";
@@ -1521,6 +1521,17 @@ export interface components {
             amount_refunded: number;
             /** @description The teammate whose key sold it (null: the agency itself) */
             agent_id: number | null;
+            /** @description The bundle it was sold as (its products are the items with `in_bundle`); null: product lines bought on their own */
+            bundle: {
+                /** @description The bundle’s id (null once the bundle was deleted) */
+                id: number | null;
+                /** @description The bundle’s customer-facing name when it was sold */
+                name: string;
+            } | null;
+            /** @description The agency’s own key-value pairs given with the quote (`{}` when none); a renewal keeps its first purchase’s */
+            metadata: {
+                [key: string]: string;
+            };
             failure_reason: string | null;
             subscription_id: string | null;
             renewal_of_purchase_id: number | null;
@@ -1530,6 +1541,41 @@ export interface components {
             certificates_issued_at: string | null;
             /** @description When it was quoted, ISO 8601 UTC */
             created_at: string;
+            buyer: {
+                /** @description The buyer’s account id, as newConnect answered it (no contact data: events leave the service) */
+                idp_accnt_uuid: string | null;
+            };
+            /** @description What was bought, in quote order (a bundle’s products first) */
+            items: {
+                id: number;
+                product_id: number;
+                /** @description The product’s current customer-facing name */
+                product_name: string;
+                /** @description Whether the item is one of the purchase’s bundle’s products */
+                in_bundle: boolean;
+                /** @description Price of one covered unit before the answers’ factors, integer minor units of `currency` (e.g. cents) */
+                unit_price: number;
+                /** @description Product of the chosen answers’ price factors */
+                price_factor: number;
+                /** @description The item’s premium, integer minor units of `currency` (e.g. cents) */
+                amount: number;
+                covered_units: {
+                    /** @description Covered unit id (what a cancellation names) */
+                    id: number;
+                    /** @description Position within its item, from 0 */
+                    index: number;
+                    /** @enum {string} */
+                    kind: "day" | "trip";
+                    /** @description When its coverage starts, ISO 8601 UTC */
+                    starts_at: string;
+                    /** @description When its coverage ends, ISO 8601 UTC */
+                    ends_at: string;
+                    /** @description IANA time zone of the risk */
+                    time_zone: string;
+                    /** @description The covered day or trip as the certificate prints it */
+                    local_label: string;
+                }[];
+            }[];
         };
         /** @description purchase.paid: A purchase was paid; its certificates follow in certificates.issued. */
         PurchasePaidEvent: {
@@ -1743,6 +1789,17 @@ export interface components {
             amount_refunded: number;
             /** @description The teammate whose key sold it (null: the agency itself) */
             agent_id: number | null;
+            /** @description The bundle it was sold as (its products are the items with `in_bundle`); null: product lines bought on their own */
+            bundle: {
+                /** @description The bundle’s id (null once the bundle was deleted) */
+                id: number | null;
+                /** @description The bundle’s customer-facing name when it was sold */
+                name: string;
+            } | null;
+            /** @description The agency’s own key-value pairs given with the quote (`{}` when none); a renewal keeps its first purchase’s */
+            metadata: {
+                [key: string]: string;
+            };
             failure_reason: string | null;
             subscription_id: string | null;
             renewal_of_purchase_id: number | null;
@@ -1752,6 +1809,41 @@ export interface components {
             certificates_issued_at: string | null;
             /** @description When it was quoted, ISO 8601 UTC */
             created_at: string;
+            buyer: {
+                /** @description The buyer’s account id, as newConnect answered it (no contact data: events leave the service) */
+                idp_accnt_uuid: string | null;
+            };
+            /** @description What was bought, in quote order (a bundle’s products first) */
+            items: {
+                id: number;
+                product_id: number;
+                /** @description The product’s current customer-facing name */
+                product_name: string;
+                /** @description Whether the item is one of the purchase’s bundle’s products */
+                in_bundle: boolean;
+                /** @description Price of one covered unit before the answers’ factors, integer minor units of `currency` (e.g. cents) */
+                unit_price: number;
+                /** @description Product of the chosen answers’ price factors */
+                price_factor: number;
+                /** @description The item’s premium, integer minor units of `currency` (e.g. cents) */
+                amount: number;
+                covered_units: {
+                    /** @description Covered unit id (what a cancellation names) */
+                    id: number;
+                    /** @description Position within its item, from 0 */
+                    index: number;
+                    /** @enum {string} */
+                    kind: "day" | "trip";
+                    /** @description When its coverage starts, ISO 8601 UTC */
+                    starts_at: string;
+                    /** @description When its coverage ends, ISO 8601 UTC */
+                    ends_at: string;
+                    /** @description IANA time zone of the risk */
+                    time_zone: string;
+                    /** @description The covered day or trip as the certificate prints it */
+                    local_label: string;
+                }[];
+            }[];
             cancellation: components["schemas"]["EventCancellation"];
         };
         EventCancellation: {
@@ -2625,6 +2717,17 @@ export interface components {
             buyer_email: string | null;
             /** @description The teammate whose key sold it (null: the agency itself) */
             agent_id: number | null;
+            /** @description The bundle it was sold as (its products are the items with `in_bundle`); null: product lines bought on their own */
+            bundle: {
+                /** @description The bundle’s id (null once the bundle was deleted) */
+                id: number | null;
+                /** @description The bundle’s customer-facing name when it was sold */
+                name: string;
+            } | null;
+            /** @description The agency’s own key-value pairs given with the quote (`{}` when none); a renewal keeps its first purchase’s */
+            metadata: {
+                [key: string]: string;
+            };
             failure_reason: string | null;
             subscription_id: string | null;
             renewal_of_purchase_id: number | null;
@@ -2669,6 +2772,17 @@ export interface components {
             buyer_email: string | null;
             /** @description The teammate whose key sold it (null: the agency itself) */
             agent_id: number | null;
+            /** @description The bundle it was sold as (its products are the items with `in_bundle`); null: product lines bought on their own */
+            bundle: {
+                /** @description The bundle’s id (null once the bundle was deleted) */
+                id: number | null;
+                /** @description The bundle’s customer-facing name when it was sold */
+                name: string;
+            } | null;
+            /** @description The agency’s own key-value pairs given with the quote (`{}` when none); a renewal keeps its first purchase’s */
+            metadata: {
+                [key: string]: string;
+            };
             failure_reason: string | null;
             subscription_id: string | null;
             renewal_of_purchase_id: number | null;
@@ -2692,6 +2806,8 @@ export interface components {
             id: number;
             product_id: number;
             product_name: string;
+            /** @description Whether the item is one of the purchase’s bundle’s products */
+            in_bundle: boolean;
             is_trip_excess: boolean;
             /** @description Price of one covered unit before the answers’ factors, integer minor units of `currency` (e.g. cents) */
             unit_price: number;
@@ -4782,6 +4898,7 @@ export interface components {
             rich_ins_product_pagination_response_limit_per_page: number;
             rich_ins_product_array_of_objects: components["schemas"]["CatalogItem"][];
         };
+        /** @description A product line, or a bundle of product lines sold together in one payment (`product_line_is_bundle`); product lines come first, then bundles */
         CatalogItem: {
             product_line_meta_data: {
                 product_line_id: number;
@@ -4798,12 +4915,24 @@ export interface components {
             product_line_currency: string;
             product_line_is_recurring: boolean;
             product_line_is_trip_excess_product: boolean;
+            /** @description True for a bundle: `product_line_meta_data.product_line_id` is then the bundle’s id, the price is the sum of its products’ default prices, and the template holds every question of its products once. Quote it with `product_line_is_bundle: true`. */
+            product_line_is_bundle: boolean;
             product_line_insurer_name: string;
             product_line_question_template: {
+                /** @description For a bundle: its primary product’s question set */
                 question_set_id: number;
                 /** @description Ask these; each answer goes under the question’s `id` in adminValidateBuyerResponses */
                 questions: components["schemas"]["Question"][];
             };
+            /** @description Bundles only: the products a purchase of the bundle covers, the primary product first */
+            bundle_products?: {
+                product_line_id: number;
+                product_line_name: string;
+                product_line_is_primary: boolean;
+                /** @description Major currency units per covered unit */
+                product_line_default_price: number;
+                product_line_is_trip_excess_product: boolean;
+            }[];
         };
         /**
          * @example {
@@ -4862,8 +4991,15 @@ export interface components {
                 bps: number | null;
                 amount: number;
             };
+            /** @description The bundle quoted (its id and customer-facing name); null when only product lines were selected */
+            bundle: {
+                id: number;
+                name: string;
+            } | null;
             line_items: {
                 product_line_id: number;
+                /** @description Whether the line is one of the bundle’s products */
+                in_bundle: boolean;
                 units: number;
                 unit_amount: number;
                 price_factor: number;
@@ -4918,6 +5054,15 @@ export interface components {
             idp_accnt_uuid: string;
             access_token: string;
             selected_product_lines_to_purchase: components["schemas"]["SelectedProductLine"][];
+            /**
+             * @description Your own key-value pairs for the purchase (an order number, a booking reference): at most 20 keys of 1–40 characters without square brackets, string values of up to 500 characters. Returned on the purchase and in its events; the service never reads them.
+             * @example {
+             *       "order_id": "ORD-20261122-0042"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description When true, checkout saves the buyer's card for later off-session charges (processUserDirectPayprocPayment) */
             save_payment_method?: boolean;
         };
@@ -4930,6 +5075,8 @@ export interface components {
             product_line_template_id: number;
             /** @description Must match the catalog’s `product_line_is_trip_excess_product` */
             product_line_is_trip_excess_product: boolean;
+            /** @description True when `product_line_template_id` names a bundle (the catalog’s `product_line_is_bundle`): the answers then cover the bundle’s template, and each of its products becomes an item of the purchase. At most one bundle per purchase, and none of its products selected again on its own. */
+            product_line_is_bundle?: boolean;
         } & {
             [key: string]: components["schemas"]["Answer"];
         };
@@ -5612,6 +5759,7 @@ export interface components {
          *               "product_name": "Special Event Liability"
          *             }
          *           ],
+         *           "bundle": null,
          *           "certificate_count": 2,
          *           "certificate_numbers": [
          *             "COI-1042-1-1-9F3A61C2B7",
@@ -5657,6 +5805,11 @@ export interface components {
                     product_line_id: number;
                     product_name: string;
                 }[];
+                /** @description The bundle it was sold as: its id (null once the bundle was deleted) and customer-facing name when sold; null for product lines bought on their own. The search text matches this name too. */
+                bundle: {
+                    id: number | null;
+                    name: string;
+                } | null;
                 /** @description Certificates planned for the purchase (0 until issuance starts) */
                 certificate_count: number;
                 /** @description The first 20 certificate numbers in product then covered-unit order; getCertificates lists them all */
@@ -5680,7 +5833,7 @@ export interface components {
              */
             idp_teammate_uuid: string;
             /**
-             * @description Matched case-insensitively as one phrase, anywhere inside the buyer’s name ("first last"), the buyer’s email, a product’s name or a certificate number. Leading and trailing whitespace is ignored and runs of whitespace count as one space. Every character is plain text (`%`, `_`, `\`, quotes included). Empty: every paid purchase in scope, newest first.
+             * @description Matched case-insensitively as one phrase, anywhere inside the buyer’s name ("first last"), the buyer’s email, a product’s name, the bundle’s name or a certificate number. Leading and trailing whitespace is ignored and runs of whitespace count as one space. Every character is plain text (`%`, `_`, `\`, quotes included). Empty: every paid purchase in scope, newest first.
              * @default
              * @example kim park
              */
@@ -5796,7 +5949,7 @@ export interface components {
              */
             idp_root_account_uuid: string;
             /**
-             * @description Matched case-insensitively as one phrase, anywhere inside the buyer’s name ("first last"), the buyer’s email, a product’s name or a certificate number. Leading and trailing whitespace is ignored and runs of whitespace count as one space. Every character is plain text (`%`, `_`, `\`, quotes included). Empty: every paid purchase in scope, newest first.
+             * @description Matched case-insensitively as one phrase, anywhere inside the buyer’s name ("first last"), the buyer’s email, a product’s name, the bundle’s name or a certificate number. Leading and trailing whitespace is ignored and runs of whitespace count as one space. Every character is plain text (`%`, `_`, `\`, quotes included). Empty: every paid purchase in scope, newest first.
              * @default
              * @example kim park
              */
@@ -14028,6 +14181,53 @@ export interface operations {
                  *           "subscription_id": null,
                  *           "renewal_of_purchase_id": null,
                  *           "agent_id": 5,
+                 *           "bundle": null,
+                 *           "metadata": {
+                 *             "order_id": "ORD-20261122-0042"
+                 *           },
+                 *           "buyer": {
+                 *             "idp_accnt_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+                 *           },
+                 *           "items": [
+                 *             {
+                 *               "id": 61,
+                 *               "product_id": 12,
+                 *               "product_name": "Special Event Liability",
+                 *               "in_bundle": false,
+                 *               "unit_price": 2500,
+                 *               "price_factor": 1,
+                 *               "amount": 7500,
+                 *               "covered_units": [
+                 *                 {
+                 *                   "id": 301,
+                 *                   "index": 0,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-24T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-25T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 24, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 302,
+                 *                   "index": 1,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-25T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-26T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 25, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 303,
+                 *                   "index": 2,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-26T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-27T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 26, 2026"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ],
                  *           "paid_at": null,
                  *           "certificates_issued_at": null,
                  *           "created_at": "2026-11-22T11:58:40.000Z"
@@ -14093,6 +14293,53 @@ export interface operations {
                  *           "subscription_id": null,
                  *           "renewal_of_purchase_id": null,
                  *           "agent_id": 5,
+                 *           "bundle": null,
+                 *           "metadata": {
+                 *             "order_id": "ORD-20261122-0042"
+                 *           },
+                 *           "buyer": {
+                 *             "idp_accnt_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+                 *           },
+                 *           "items": [
+                 *             {
+                 *               "id": 61,
+                 *               "product_id": 12,
+                 *               "product_name": "Special Event Liability",
+                 *               "in_bundle": false,
+                 *               "unit_price": 2500,
+                 *               "price_factor": 1,
+                 *               "amount": 7500,
+                 *               "covered_units": [
+                 *                 {
+                 *                   "id": 301,
+                 *                   "index": 0,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-24T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-25T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 24, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 302,
+                 *                   "index": 1,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-25T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-26T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 25, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 303,
+                 *                   "index": 2,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-26T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-27T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 26, 2026"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ],
                  *           "paid_at": "2026-11-22T12:00:05.000Z",
                  *           "certificates_issued_at": null,
                  *           "created_at": "2026-11-22T11:58:40.000Z"
@@ -14246,6 +14493,53 @@ export interface operations {
                  *           "subscription_id": null,
                  *           "renewal_of_purchase_id": null,
                  *           "agent_id": 5,
+                 *           "bundle": null,
+                 *           "metadata": {
+                 *             "order_id": "ORD-20261122-0042"
+                 *           },
+                 *           "buyer": {
+                 *             "idp_accnt_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+                 *           },
+                 *           "items": [
+                 *             {
+                 *               "id": 61,
+                 *               "product_id": 12,
+                 *               "product_name": "Special Event Liability",
+                 *               "in_bundle": false,
+                 *               "unit_price": 2500,
+                 *               "price_factor": 1,
+                 *               "amount": 7500,
+                 *               "covered_units": [
+                 *                 {
+                 *                   "id": 301,
+                 *                   "index": 0,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-24T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-25T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 24, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 302,
+                 *                   "index": 1,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-25T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-26T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 25, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 303,
+                 *                   "index": 2,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-26T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-27T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 26, 2026"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ],
                  *           "paid_at": null,
                  *           "certificates_issued_at": null,
                  *           "created_at": "2026-11-22T11:58:40.000Z"
@@ -14311,6 +14605,53 @@ export interface operations {
                  *           "subscription_id": null,
                  *           "renewal_of_purchase_id": null,
                  *           "agent_id": 5,
+                 *           "bundle": null,
+                 *           "metadata": {
+                 *             "order_id": "ORD-20261122-0042"
+                 *           },
+                 *           "buyer": {
+                 *             "idp_accnt_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+                 *           },
+                 *           "items": [
+                 *             {
+                 *               "id": 61,
+                 *               "product_id": 12,
+                 *               "product_name": "Special Event Liability",
+                 *               "in_bundle": false,
+                 *               "unit_price": 2500,
+                 *               "price_factor": 1,
+                 *               "amount": 7500,
+                 *               "covered_units": [
+                 *                 {
+                 *                   "id": 301,
+                 *                   "index": 0,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-24T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-25T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 24, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 302,
+                 *                   "index": 1,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-25T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-26T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 25, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 303,
+                 *                   "index": 2,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-26T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-27T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 26, 2026"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ],
                  *           "paid_at": "2026-11-22T12:00:05.000Z",
                  *           "certificates_issued_at": "2026-11-22T12:00:09.000Z",
                  *           "created_at": "2026-11-22T11:58:40.000Z"
@@ -14376,6 +14717,53 @@ export interface operations {
                  *           "subscription_id": null,
                  *           "renewal_of_purchase_id": null,
                  *           "agent_id": 5,
+                 *           "bundle": null,
+                 *           "metadata": {
+                 *             "order_id": "ORD-20261122-0042"
+                 *           },
+                 *           "buyer": {
+                 *             "idp_accnt_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+                 *           },
+                 *           "items": [
+                 *             {
+                 *               "id": 61,
+                 *               "product_id": 12,
+                 *               "product_name": "Special Event Liability",
+                 *               "in_bundle": false,
+                 *               "unit_price": 2500,
+                 *               "price_factor": 1,
+                 *               "amount": 7500,
+                 *               "covered_units": [
+                 *                 {
+                 *                   "id": 301,
+                 *                   "index": 0,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-24T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-25T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 24, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 302,
+                 *                   "index": 1,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-25T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-26T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 25, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 303,
+                 *                   "index": 2,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-26T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-27T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 26, 2026"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ],
                  *           "paid_at": "2026-11-22T12:00:05.000Z",
                  *           "certificates_issued_at": "2026-11-22T12:00:09.000Z",
                  *           "created_at": "2026-11-22T11:58:40.000Z",
@@ -14634,6 +15022,53 @@ export interface operations {
                  *           "subscription_id": null,
                  *           "renewal_of_purchase_id": null,
                  *           "agent_id": 5,
+                 *           "bundle": null,
+                 *           "metadata": {
+                 *             "order_id": "ORD-20261122-0042"
+                 *           },
+                 *           "buyer": {
+                 *             "idp_accnt_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+                 *           },
+                 *           "items": [
+                 *             {
+                 *               "id": 61,
+                 *               "product_id": 12,
+                 *               "product_name": "Special Event Liability",
+                 *               "in_bundle": false,
+                 *               "unit_price": 2500,
+                 *               "price_factor": 1,
+                 *               "amount": 7500,
+                 *               "covered_units": [
+                 *                 {
+                 *                   "id": 301,
+                 *                   "index": 0,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-24T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-25T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 24, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 302,
+                 *                   "index": 1,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-25T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-26T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 25, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 303,
+                 *                   "index": 2,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-26T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-27T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 26, 2026"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ],
                  *           "paid_at": null,
                  *           "certificates_issued_at": null,
                  *           "created_at": "2026-11-22T11:58:40.000Z"
@@ -14699,6 +15134,53 @@ export interface operations {
                  *           "subscription_id": "sub_1Q2w3E4r5T6y7U8i",
                  *           "renewal_of_purchase_id": 42,
                  *           "agent_id": 5,
+                 *           "bundle": null,
+                 *           "metadata": {
+                 *             "order_id": "ORD-20261122-0042"
+                 *           },
+                 *           "buyer": {
+                 *             "idp_accnt_uuid": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b"
+                 *           },
+                 *           "items": [
+                 *             {
+                 *               "id": 61,
+                 *               "product_id": 12,
+                 *               "product_name": "Special Event Liability",
+                 *               "in_bundle": false,
+                 *               "unit_price": 2500,
+                 *               "price_factor": 1,
+                 *               "amount": 7500,
+                 *               "covered_units": [
+                 *                 {
+                 *                   "id": 301,
+                 *                   "index": 0,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-24T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-25T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 24, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 302,
+                 *                   "index": 1,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-25T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-26T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 25, 2026"
+                 *                 },
+                 *                 {
+                 *                   "id": 303,
+                 *                   "index": 2,
+                 *                   "kind": "day",
+                 *                   "starts_at": "2026-12-26T06:00:00.000Z",
+                 *                   "ends_at": "2026-12-27T06:00:00.000Z",
+                 *                   "time_zone": "America/Chicago",
+                 *                   "local_label": "Dec 26, 2026"
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ],
                  *           "paid_at": "2026-12-22T12:00:03.000Z",
                  *           "certificates_issued_at": null,
                  *           "created_at": "2026-12-22T12:00:01.000Z"

@@ -26,15 +26,21 @@ import {
   refundEvent,
   renewalEvent,
   subscriptionCancelledEvent,
+  type EventPurchaseFacts,
 } from './payloads';
 
 export function createEventEmitter(deps: {
-  purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods'>;
+  purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods' | 'itemDetails' | 'buyerIdpAccntUuid'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
   publisher: EventPublisher;
   metrics?: Pick<WorkerMetrics, 'purchaseStatus' | 'paidToIssued'>;
 }) {
   const load = async (purchaseId: number) => deps.purchases.findById(purchaseId);
+  /** The buyer's reference and the items the events' `purchase` carries. */
+  const factsOf = async (p: PurchaseRecord): Promise<EventPurchaseFacts> => {
+    const [buyerIdpAccntUuid, items] = await Promise.all([deps.purchases.buyerIdpAccntUuid(p.buyerId), deps.purchases.itemDetails(p.id)]);
+    return { buyerIdpAccntUuid, items };
+  };
   const count = (p: PurchaseRecord, status: string, recorded: boolean) => {
     if (!recorded || !deps.metrics) return;
     deps.metrics.purchaseStatus.inc({ status, mode: p.mode });
@@ -45,13 +51,17 @@ export function createEventEmitter(deps: {
     /** The event of the purchase's current status (checkout created, paid, expired, failed), if any. */
     async purchaseStatus(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
-      const stored = p ? purchaseStatusEvent(p) : null;
+      const stored = p ? purchaseStatusEvent(p, await factsOf(p)) : null;
       if (p && stored) count(p, p.status, (await deps.publisher.publish(stored)).recorded);
     },
     async refunded(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
       if (p && p.refundedMinor > 0)
-        count(p, p.status === 'refunded' ? 'refunded' : 'partially_refunded', (await deps.publisher.publish(refundEvent(p))).recorded);
+        count(
+          p,
+          p.status === 'refunded' ? 'refunded' : 'partially_refunded',
+          (await deps.publisher.publish(refundEvent(p, await factsOf(p)))).recorded,
+        );
     },
     /** For a completed cancellation: `refund.succeeded`, `certificates.voided` and `purchase.cancelled`, in that order. */
     async cancelled(cancellation: StoredCancellation, voidedCertificates: string[]): Promise<void> {
@@ -59,7 +69,7 @@ export function createEventEmitter(deps: {
       if (!p) return;
       await deps.publisher.publish(cancellationRefundEvent(p, cancellation, 'succeeded'));
       await deps.publisher.publish(certificatesVoidedEvent(p, cancellation, voidedCertificates));
-      count(p, 'cancelled', (await deps.publisher.publish(cancelledEvent(p, cancellation, voidedCertificates))).recorded);
+      count(p, 'cancelled', (await deps.publisher.publish(cancelledEvent(p, await factsOf(p), cancellation, voidedCertificates))).recorded);
     },
     /** `refund.failed` for a cancellation whose refund the processor refused for good. */
     async cancellationRefundFailed(cancellation: StoredCancellation): Promise<void> {
@@ -68,7 +78,7 @@ export function createEventEmitter(deps: {
     },
     async renewed(renewalPurchaseId: number): Promise<void> {
       const p = await load(renewalPurchaseId);
-      if (p) count(p, 'renewed', (await deps.publisher.publish(renewalEvent(p))).recorded);
+      if (p) count(p, 'renewed', (await deps.publisher.publish(renewalEvent(p, await factsOf(p)))).recorded);
     },
     /** `certificate_holder.added` for a holder whose certificates (`certificateNumbers`) are stored. */
     async certificateHolderAdded(holder: CertificateHolderRecord, certificateNumbers: string[]): Promise<void> {

@@ -6,13 +6,14 @@
  * publishes one publishes the same event, once.
  *
  * Objects: `purchase` (status, checkout session, payment intent, amounts in minor units,
- * failure reason, refunded amount, subscription, renewal link; no buyer contact data) and
+ * failure reason, refunded amount, subscription, renewal link, bundle, the agency's metadata, the
+ * buyer's reference and the items with their covered units; no buyer contact data) and
  * `certificate_set` (the getCertificates answer of a purchase: certificate numbers, signed PDF and
  * zip links valid for the certificate URL lifetime from the event's creation, verification and
  * proof-of-coverage links; fetch fresh links with getCertificates after that).
  */
 import { createHash } from 'node:crypto';
-import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord, StoredCancellation } from '../purchases/repository';
 import { purchaseObject } from '../purchases/purchase-object';
 import { subscriptionObject } from '../purchases/subscription-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';
@@ -39,8 +40,44 @@ function envelope(type: AgencyEventType, id: string, p: PurchaseRecord, object: 
   return { event, rootAccountId: p.rootAccountId, mode: p.mode, purchaseId: p.id };
 }
 
+/** What the events' `purchase` adds to the purchase row: the buyer's reference and the items with their covered units. */
+export interface EventPurchaseFacts {
+  buyerIdpAccntUuid: string | null;
+  items: PurchaseItemDetail[];
+}
+
+/**
+ * The `purchase` of the events: the API's purchase object, the buyer's `idp_accnt_uuid` (no
+ * contact data) and each item with its product, premium (minor units) and covered units (id,
+ * dates as ISO 8601 UTC instants, time zone, label).
+ */
+export function eventPurchaseObject(p: PurchaseRecord, facts: EventPurchaseFacts) {
+  return {
+    ...purchaseObject(p),
+    buyer: { idp_accnt_uuid: facts.buyerIdpAccntUuid },
+    items: facts.items.map((i) => ({
+      id: i.id,
+      product_id: i.productLineId,
+      product_name: i.productName,
+      in_bundle: i.inBundle,
+      unit_price: i.unitPriceMinor,
+      price_factor: i.priceFactor,
+      amount: i.amountMinor,
+      covered_units: i.units.map((u) => ({
+        id: u.id,
+        index: u.index,
+        kind: u.kind,
+        starts_at: u.startsAt.toISOString(),
+        ends_at: u.endsAt.toISOString(),
+        time_zone: u.timeZone,
+        local_label: u.localLabel,
+      })),
+    })),
+  };
+}
+
 /** The event a purchase status announces, or null for statuses with no event of their own. */
-export function purchaseStatusEvent(p: PurchaseRecord): StoredEvent | null {
+export function purchaseStatusEvent(p: PurchaseRecord, facts: EventPurchaseFacts): StoredEvent | null {
   const type = (
     {
       awaiting_payment: 'purchase.checkout_created',
@@ -49,17 +86,17 @@ export function purchaseStatusEvent(p: PurchaseRecord): StoredEvent | null {
       failed: 'purchase.failed',
     } as Partial<Record<PurchaseRecord['status'], AgencyEventType>>
   )[p.status];
-  return type ? envelope(type, agencyEventId(type, p.id), p, purchaseObject(p)) : null;
+  return type ? envelope(type, agencyEventId(type, p.id), p, eventPurchaseObject(p, facts)) : null;
 }
 
 /** `purchase.refunded`, once per refunded amount (a partial refund, then the rest, are two events). */
-export function refundEvent(p: PurchaseRecord): StoredEvent {
-  return envelope('purchase.refunded', agencyEventId('purchase.refunded', p.id, String(p.refundedMinor)), p, purchaseObject(p));
+export function refundEvent(p: PurchaseRecord, facts: EventPurchaseFacts): StoredEvent {
+  return envelope('purchase.refunded', agencyEventId('purchase.refunded', p.id, String(p.refundedMinor)), p, eventPurchaseObject(p, facts));
 }
 
 /** `subscription.renewed`: the renewal purchase (its certificates follow in `certificates.issued`). */
-export function renewalEvent(renewal: PurchaseRecord): StoredEvent {
-  return envelope('subscription.renewed', agencyEventId('subscription.renewed', renewal.id), renewal, purchaseObject(renewal));
+export function renewalEvent(renewal: PurchaseRecord, facts: EventPurchaseFacts): StoredEvent {
+  return envelope('subscription.renewed', agencyEventId('subscription.renewed', renewal.id), renewal, eventPurchaseObject(renewal, facts));
 }
 
 /**
@@ -125,9 +162,14 @@ export function certificatesVoidedEvent(p: PurchaseRecord, c: StoredCancellation
  * units, the refund split (minor units), the certificates it voided, who asked, and when it took
  * effect (`effective_at`) beside the event's own `created`.
  */
-export function cancelledEvent(p: PurchaseRecord, c: StoredCancellation, voidedCertificates: string[]): StoredEvent {
+export function cancelledEvent(
+  p: PurchaseRecord,
+  facts: EventPurchaseFacts,
+  c: StoredCancellation,
+  voidedCertificates: string[],
+): StoredEvent {
   return envelope('purchase.cancelled', agencyEventId('purchase.cancelled', p.id, String(c.id)), p, {
-    ...purchaseObject(p),
+    ...eventPurchaseObject(p, facts),
     cancellation: {
       object: 'cancellation',
       id: c.id,

@@ -36,12 +36,48 @@ const minor = (what: string) =>
     .meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
-/** The `purchase` of the events: the API's purchase summary without the buyer's contact data and payment totals. */
-export const EventPurchase = PurchaseSummary.omit({ amount_paid: true, amount_outstanding: true, buyer_email: true }).meta({
-  id: 'EventPurchase',
-  description:
-    'The purchase as the events carry it (no buyer contact data: events leave the service). GET /api/v1/purchases/{id} has its items, covered units and timeline.',
+/** A covered unit as the events carry it. */
+const EventCoveredUnit = z.object({
+  id: z.number().int().meta({ description: 'Covered unit id (what a cancellation names)' }),
+  index: z.number().int().meta({ description: 'Position within its item, from 0' }),
+  kind: z.enum(['day', 'trip']),
+  starts_at: instant('When its coverage starts'),
+  ends_at: instant('When its coverage ends'),
+  time_zone: z.string().meta({ description: 'IANA time zone of the risk' }),
+  local_label: z.string().meta({ description: 'The covered day or trip as the certificate prints it' }),
 });
+
+/** An item as the events carry it. */
+const EventPurchaseItem = z.object({
+  id: z.number().int(),
+  product_id: z.number().int(),
+  product_name: z.string().meta({ description: 'The product’s current customer-facing name' }),
+  in_bundle: z.boolean().meta({ description: 'Whether the item is one of the purchase’s bundle’s products' }),
+  unit_price: minor('Price of one covered unit before the answers’ factors'),
+  price_factor: z.number().meta({ description: 'Product of the chosen answers’ price factors' }),
+  amount: minor('The item’s premium'),
+  covered_units: z.array(EventCoveredUnit),
+});
+
+/**
+ * The `purchase` of the events: the API's purchase summary without the buyer's contact data and
+ * payment totals, with the buyer's reference and the items with their covered units.
+ */
+export const EventPurchase = PurchaseSummary.omit({ amount_paid: true, amount_outstanding: true, buyer_email: true })
+  .extend({
+    buyer: z.object({
+      idp_accnt_uuid: z
+        .string()
+        .nullable()
+        .meta({ description: 'The buyer’s account id, as newConnect answered it (no contact data: events leave the service)' }),
+    }),
+    items: z.array(EventPurchaseItem).meta({ description: 'What was bought, in quote order (a bundle’s products first)' }),
+  })
+  .meta({
+    id: 'EventPurchase',
+    description:
+      'The purchase as the events carry it: amounts in minor units, the buyer by reference only, the items with their covered units. GET /api/v1/purchases/{id} adds the certificates, the buyer’s email and the timeline.',
+  });
 
 /** The `cancellation` inside purchase.cancelled. */
 export const EventCancellation = z
@@ -248,6 +284,29 @@ const PURCHASE_EXAMPLE = {
   subscription_id: null,
   renewal_of_purchase_id: null,
   agent_id: 5,
+  bundle: null,
+  metadata: { order_id: 'ORD-20261122-0042' },
+  buyer: { idp_accnt_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b' },
+  items: [
+    {
+      id: 61,
+      product_id: 12,
+      product_name: 'Special Event Liability',
+      in_bundle: false,
+      unit_price: 2500,
+      price_factor: 1,
+      amount: 7500,
+      covered_units: [0, 1, 2].map((index) => ({
+        id: 301 + index,
+        index,
+        kind: 'day',
+        starts_at: `2026-12-${24 + index}T06:00:00.000Z`,
+        ends_at: `2026-12-${25 + index}T06:00:00.000Z`,
+        time_zone: 'America/Chicago',
+        local_label: `Dec ${24 + index}, 2026`,
+      })),
+    },
+  ],
   paid_at: '2026-11-22T12:00:05.000Z',
   certificates_issued_at: null,
   created_at: '2026-11-22T11:58:40.000Z',

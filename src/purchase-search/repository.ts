@@ -49,6 +49,8 @@ export interface PurchaseSearchRow {
   teammate: { idpTeammateUuid: string; name: string } | null;
   buyer: { idpAccntUuid: string; name: string; email: string };
   products: Array<{ productLineId: number; productName: string }>;
+  /** The bundle it was sold as (its id is null once deleted), or null. */
+  bundle: { id: number | null; name: string } | null;
   certificateCount: number;
   /** The first `listedCertificates` numbers, product then unit order. */
   certificateNumbers: string[];
@@ -67,6 +69,8 @@ interface HydratedRow {
   last_name: string | null;
   buyer_email: string | null;
   products: Array<{ id: number; name: string }>;
+  bundle_id: number | null;
+  bundle_name: string | null;
   certificate_count: number;
   certificate_numbers: string[];
   matched_certificate_number: string | null;
@@ -383,7 +387,7 @@ export function createPurchaseSearchRepository(db: Db) {
       // characters), and lower() spares a regular expression per certificate.
       const numberText = /^[\x21-\x7e]*$/.test(phrase) ? 'lower(c.certificate_number)' : 'purchase_search_normalize(c.certificate_number)';
       const { rows } = await db.raw(
-        `select p.id, p.payment_intent_id, p.paid_at, p.status,
+        `select p.id, p.payment_intent_id, p.paid_at, p.status, p.bundle_id, p.bundle_name,
                 a.idp_teammate_uuid, a.name as agent_name,
                 b.idp_accnt_uuid, b.first_name, b.last_name, coalesce(p.buyer_email, b.email) as buyer_email,
                 coalesce((select json_agg(json_build_object('id', x.product_line_id, 'name', x.customer_name) order by x.position)
@@ -420,6 +424,7 @@ export function createPurchaseSearchRepository(db: Db) {
           email: r.buyer_email ?? '',
         },
         products: r.products.map((x) => ({ productLineId: x.id, productName: x.name })),
+        bundle: r.bundle_name ? { id: r.bundle_id, name: r.bundle_name } : null,
         certificateCount: r.certificate_count,
         certificateNumbers: r.certificate_numbers,
         matchedCertificateNumber: r.matched_certificate_number,

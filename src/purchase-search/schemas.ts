@@ -27,7 +27,7 @@ const searchFields = {
     .default('')
     .meta({
       description:
-        'Matched case-insensitively as one phrase, anywhere inside the buyer’s name ("first last"), the buyer’s email, a product’s name or a ' +
+        'Matched case-insensitively as one phrase, anywhere inside the buyer’s name ("first last"), the buyer’s email, a product’s name, the bundle’s name or a ' +
         'certificate number. Leading and trailing whitespace is ignored and runs of whitespace count as one space. Every character is plain ' +
         'text (`%`, `_`, `\\`, quotes included). Empty: every paid purchase in scope, newest first.',
       example: 'kim park',
@@ -91,6 +91,10 @@ export const PurchaseSearchHit = z.object({
   products: z.array(z.object({ product_line_id: z.number().int(), product_name: z.string() })).meta({
     description: 'Distinct product lines of the purchase, in the order they were quoted; product_name is the current customer-facing name',
   }),
+  bundle: z.object({ id: z.number().int().nullable(), name: z.string() }).nullable().meta({
+    description:
+      'The bundle it was sold as: its id (null once the bundle was deleted) and customer-facing name when sold; null for product lines bought on their own. The search text matches this name too.',
+  }),
   certificate_count: z.number().int().meta({ description: 'Certificates planned for the purchase (0 until issuance starts)' }),
   certificate_numbers: z.array(z.string()).meta({
     description: `The first ${LISTED_CERTIFICATE_NUMBERS} certificate numbers in product then covered-unit order; getCertificates lists them all`,
@@ -135,6 +139,7 @@ export const PurchaseSearchResponse = z
           teammate: { idp_teammate_uuid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', name: 'Ana Agent' },
           buyer: { idp_accnt_uuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b', name: 'Kim Park', email: 'kim.park@example.com' },
           products: [{ product_line_id: 7, product_name: 'Special Event Liability' }],
+          bundle: null,
           certificate_count: 2,
           certificate_numbers: ['COI-1042-1-1-9F3A61C2B7', 'COI-1042-1-2-04D1E8A5C3'],
           matched_certificate_number: null,

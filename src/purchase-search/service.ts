@@ -55,6 +55,7 @@ function toHit(r: PurchaseSearchRow): PurchaseSearchHit {
     teammate: r.teammate ? { idp_teammate_uuid: r.teammate.idpTeammateUuid, name: r.teammate.name } : null,
     buyer: { idp_accnt_uuid: r.buyer.idpAccntUuid, name: r.buyer.name, email: r.buyer.email },
     products: r.products.map((p) => ({ product_line_id: p.productLineId, product_name: p.productName })),
+    bundle: r.bundle,
     certificate_count: r.certificateCount,
     certificate_numbers: r.certificateNumbers,
     matched_certificate_number: r.matchedCertificateNumber,

@@ -23,6 +23,8 @@ export function purchaseObject(p: PurchaseRecord) {
     subscription_id: p.payprocSubscriptionId,
     renewal_of_purchase_id: p.renewalOfPurchaseId,
     agent_id: p.agentId,
+    bundle: p.bundle,
+    metadata: p.metadata,
     paid_at: p.paidAt?.toISOString() ?? null,
     certificates_issued_at: p.certificatesIssuedAt?.toISOString() ?? null,
     created_at: p.createdAt.toISOString(),

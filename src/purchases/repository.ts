@@ -70,8 +70,14 @@ export interface NewPurchase {
   platformFeeBps: number | null;
   platformFeeMinor: number;
   totalMinor: number;
+  /** The bundle the quote sold, with its customer-facing name at the sale (null or absent: no bundle). */
+  bundle?: PurchaseBundle | null;
+  /** The agency's own key-value pairs from the quote (absent: none). */
+  metadata?: Record<string, string>;
   items: {
     productLineId: number;
+    /** Whether the item is one of the bundle's products (false or absent: bought on its own). */
+    inBundle?: boolean;
     isTripExcess: boolean;
     unitPriceMinor: number;
     units: NewCoveredUnit[];
@@ -81,6 +87,12 @@ export interface NewPurchase {
     namedInsured: unknown;
     certificateHolder: unknown;
   }[];
+}
+
+/** The bundle a purchase was quoted from: its id (null once the bundle is deleted) and its customer-facing name at the sale. */
+export interface PurchaseBundle {
+  id: number | null;
+  name: string;
 }
 
 /** What a renewal purchase adds to a new purchase: it is paid by one invoice of a subscription. */
@@ -130,6 +142,10 @@ export interface PurchaseRecord {
   subscriptionEndedAt: Date | null;
   /** Who ended it or set it to end: the agency through the API, or the processor (its dashboard, an unpaid invoice). */
   subscriptionCancelledBy: 'agency' | 'processor' | null;
+  /** The bundle it was sold as (null: product lines bought on their own). */
+  bundle: PurchaseBundle | null;
+  /** The agency's own key-value pairs given with the quote ({} when none). */
+  metadata: Record<string, string>;
   createdAt: Date;
 }
 
@@ -165,6 +181,8 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
   subscriptionCancelAtPeriodEnd: Boolean(r.subscription_cancel_at_period_end),
   subscriptionEndedAt: (r.subscription_ended_at as Date | null) ?? null,
   subscriptionCancelledBy: (r.subscription_cancelled_by as 'agency' | 'processor' | null) ?? null,
+  bundle: r.bundle_name ? { id: (r.bundle_id as number | null) ?? null, name: r.bundle_name as string } : null,
+  metadata: (r.metadata as Record<string, string> | null) ?? {},
   createdAt: r.created_at as Date,
 });
 
@@ -172,6 +190,7 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
 interface StoredItem {
   id: number;
   productLineId: number;
+  inBundle: boolean;
   isTripExcess: boolean;
   unitPriceMinor: number;
   priceFactor: number;
@@ -206,6 +225,8 @@ export interface PurchaseItemDetail {
   position: number;
   productLineId: number;
   productName: string;
+  /** Whether the item is one of the purchase's bundle's products. */
+  inBundle: boolean;
   isTripExcess: boolean;
   unitPriceMinor: number;
   priceFactor: number;
@@ -387,6 +408,9 @@ async function insertPurchase(
       platform_fee_bps: p.platformFeeBps,
       platform_fee_minor: p.platformFeeMinor,
       total_minor: p.totalMinor,
+      bundle_id: p.bundle?.id ?? null,
+      bundle_name: p.bundle?.name ?? null,
+      metadata: JSON.stringify(p.metadata ?? {}),
       return_token: newReturnToken(),
       ...(renewal
         ? {
@@ -400,13 +424,19 @@ async function insertPurchase(
         : {}),
     })
     .returning('id');
-  // The cancellation terms in force now stay with each item (a later change never reprices it).
+  // The cancellation terms in force now stay with each item (a later change never reprices it). A
+  // bundle's products all take its primary product's terms (the first item of the bundle): one
+  // policy sold together is cancelled on one set of terms.
   const terms = await cancellationTermsOf(trx, [...new Set(p.items.map((i) => i.productLineId))]);
+  const bundlePrimary = p.items.find((i) => i.inBundle)?.productLineId;
+  const termsOf = (item: NewPurchase['items'][number]) =>
+    terms.get(item.inBundle && bundlePrimary !== undefined ? bundlePrimary : item.productLineId) ?? DEFAULT_CANCELLATION_TERMS;
   for (const [position, item] of p.items.entries()) {
     const [row] = await trx('purchase_items')
       .insert({
         purchase_id: purchase.id,
         product_line_id: item.productLineId,
+        in_bundle: item.inBundle ?? false,
         position,
         is_trip_excess: item.isTripExcess,
         unit_price_minor: item.unitPriceMinor,
@@ -416,7 +446,7 @@ async function insertPurchase(
         answers: JSON.stringify(item.answers),
         named_insured: item.namedInsured === null ? null : JSON.stringify(item.namedInsured),
         certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
-        cancellation_terms: JSON.stringify(terms.get(item.productLineId) ?? DEFAULT_CANCELLATION_TERMS),
+        cancellation_terms: JSON.stringify(termsOf(item)),
       })
       .returning('id');
     await insertHoldersFromAnswers(trx, purchase.id, [
@@ -447,6 +477,7 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     return rows.map((i) => ({
       id: i.id,
       productLineId: i.product_line_id,
+      inBundle: i.in_bundle,
       isTripExcess: i.is_trip_excess,
       unitPriceMinor: Number(i.unit_price_minor),
       priceFactor: Number(i.price_factor),
@@ -511,6 +542,8 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
             platformFeeBps: row.platform_fee_bps,
             platformFeeMinor: original.platformFeeMinor,
             totalMinor: original.totalMinor,
+            bundle: original.bundle,
+            metadata: original.metadata,
             items: copied.map((i) => ({ ...i, units: i.units.map((u) => shift(u, period)) })),
           },
           'paid',
@@ -821,6 +854,12 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .update({ starts_at: to.startsAt, ends_at: to.endsAt, local_label: to.localLabel });
     },
 
+    /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
+    async buyerIdpAccntUuid(buyerId: number): Promise<string | null> {
+      const row = await db('buyers').where({ id: buyerId }).first('idp_accnt_uuid');
+      return (row?.idp_accnt_uuid as string | undefined) ?? null;
+    },
+
     /** The purchase's items in order, each with its product's name, its terms and its covered units (ids included). */
     async itemDetails(purchaseId: number): Promise<PurchaseItemDetail[]> {
       const rows = await db('purchase_items as i')
@@ -834,6 +873,7 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         position: i.position,
         productLineId: i.product_line_id,
         productName: i.customer_name,
+        inBundle: i.in_bundle,
         isTripExcess: i.is_trip_excess,
         unitPriceMinor: Number(i.unit_price_minor),
         priceFactor: Number(i.price_factor),

@@ -61,6 +61,18 @@ const purchaseFields = {
   amount_outstanding: minor('What the buyer still owes (amount_total until paid, then 0)'),
   buyer_email: z.string().nullable(),
   agent_id: z.number().int().nullable().meta({ description: 'The teammate whose key sold it (null: the agency itself)' }),
+  bundle: z
+    .object({
+      id: z.number().int().nullable().meta({ description: 'The bundle’s id (null once the bundle was deleted)' }),
+      name: z.string().meta({ description: 'The bundle’s customer-facing name when it was sold' }),
+    })
+    .nullable()
+    .meta({
+      description: 'The bundle it was sold as (its products are the items with `in_bundle`); null: product lines bought on their own',
+    }),
+  metadata: z
+    .record(z.string(), z.string())
+    .meta({ description: 'The agency’s own key-value pairs given with the quote (`{}` when none); a renewal keeps its first purchase’s' }),
   failure_reason: z.string().nullable(),
   subscription_id: z.string().nullable(),
   renewal_of_purchase_id: z.number().int().nullable(),
@@ -129,6 +141,7 @@ const PurchaseItem = z
     id: z.number().int(),
     product_id: z.number().int(),
     product_name: z.string(),
+    in_bundle: z.boolean().meta({ description: 'Whether the item is one of the purchase’s bundle’s products' }),
     is_trip_excess: z.boolean(),
     unit_price: minor('Price of one covered unit before the answers’ factors'),
     price_factor: z.number().meta({ description: 'Product of the chosen answers’ price factors' }),

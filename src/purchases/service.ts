@@ -174,6 +174,7 @@ export function createPurchaseService(deps: {
         id: i.id,
         product_id: i.productLineId,
         product_name: i.productName,
+        in_bundle: i.inBundle,
         is_trip_excess: i.isTripExcess,
         unit_price: i.unitPriceMinor,
         price_factor: i.priceFactor,

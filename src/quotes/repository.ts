@@ -1,7 +1,8 @@
 /**
  * Queries behind the quote surface: which product lines a key may quote (approved for its root
  * account, active, in the key's mode, with a question set, narrowed by the key's own product
- * list when it has one) and the root account's idp uuid. Reads only: the priced purchase is
+ * list when it has one), which bundles it may quote (the root account's own, in the key's mode,
+ * with at least one product and every product quotable) and the root account's idp uuid. Reads only: the priced purchase is
  * written by its owner, `src/purchases/repository.ts`. Amounts are integer minor units.
  */
 import type { Knex } from 'knex';
@@ -22,6 +23,14 @@ export interface QuotableProduct {
   insurerName: string;
   isRecurring: boolean;
   questionSetId: number;
+}
+
+/** A bundle a key may quote: its products in selling order (the primary product first, then as linked). */
+export interface QuotableBundle {
+  id: number;
+  customerName: string;
+  description: string;
+  productIds: number[];
 }
 
 function quotable(db: Db | Knex.Transaction, s: QuotableScope) {
@@ -48,7 +57,35 @@ const toQuotable = (r: Record<string, unknown>): QuotableProduct => ({
   questionSetId: r.question_set_id as number,
 });
 
+function quotableBundles(db: Db, s: QuotableScope) {
+  return db('bundles as b')
+    .where('b.root_account_id', s.rootAccountId)
+    .andWhere('b.is_test_mode', s.testMode)
+    .whereExists(db('bundle_products as bp').whereRaw('bp.bundle_id = b.id'))
+    .whereNotExists(
+      db('bundle_products as bp').whereRaw('bp.bundle_id = b.id').whereNotIn('bp.product_line_id', quotable(db, s).select('pl.id')),
+    );
+}
+
 export function createQuotesRepository(db: Db) {
+  async function withProducts(rows: Record<string, unknown>[]): Promise<QuotableBundle[]> {
+    const links = rows.length
+      ? await db('bundle_products')
+          .whereIn(
+            'bundle_id',
+            rows.map((r) => r.id as number),
+          )
+          .orderBy([{ column: 'is_primary', order: 'desc' }, 'position'])
+          .select('bundle_id', 'product_line_id')
+      : [];
+    return rows.map((r) => ({
+      id: r.id as number,
+      customerName: r.customer_facing_name as string,
+      description: r.bundle_description as string,
+      productIds: links.filter((l) => l.bundle_id === r.id).map((l) => l.product_line_id as number),
+    }));
+  }
+
   return {
     async idpRootAccountUuid(rootAccountId: number): Promise<string | null> {
       const row = await db('root_accounts').where({ id: rootAccountId }).first('idp_root_account_uuid');
@@ -62,6 +99,22 @@ export function createQuotesRepository(db: Db) {
         quotable(db, s).count<{ count: string }[]>({ count: '*' }),
       ]);
       return { items: rows.map(toQuotable), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /** One page of quotable bundles by ascending id, and their total. */
+    async listQuotableBundles(s: QuotableScope, limit: number, offset: number): Promise<{ items: QuotableBundle[]; total: number }> {
+      const [rows, counted] = await Promise.all([
+        limit > 0 ? quotableBundles(db, s).select('b.*').orderBy('b.id', 'asc').limit(limit).offset(offset) : Promise.resolve([]),
+        quotableBundles(db, s).count<{ count: string }[]>({ count: '*' }),
+      ]);
+      return { items: await withProducts(rows), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /** The quotable bundles among `ids` (others are simply absent from the map). */
+    async findQuotableBundles(s: QuotableScope, ids: number[]): Promise<Map<number, QuotableBundle>> {
+      if (!ids.length) return new Map();
+      const rows = await quotableBundles(db, s).whereIn('b.id', ids).select('b.*');
+      return new Map((await withProducts(rows)).map((b) => [b.id, b]));
     },
 
     /** The quotable product lines among `ids` (others are simply absent from the map). */

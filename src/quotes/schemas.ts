@@ -38,15 +38,35 @@ export const CatalogItem = z
     product_line_currency: z.string(),
     product_line_is_recurring: z.boolean(),
     product_line_is_trip_excess_product: z.boolean(),
+    product_line_is_bundle: z.boolean().meta({
+      description:
+        'True for a bundle: `product_line_meta_data.product_line_id` is then the bundle’s id, the price is the sum of its products’ default prices, and the template holds every question of its products once. Quote it with `product_line_is_bundle: true`.',
+    }),
     product_line_insurer_name: z.string(),
     product_line_question_template: z.object({
-      question_set_id: z.number().int(),
+      question_set_id: z.number().int().meta({ description: 'For a bundle: its primary product’s question set' }),
       questions: z
         .array(Question)
         .meta({ description: 'Ask these; each answer goes under the question’s `id` in adminValidateBuyerResponses' }),
     }),
+    bundle_products: z
+      .array(
+        z.object({
+          product_line_id: z.number().int(),
+          product_line_name: z.string(),
+          product_line_is_primary: z.boolean(),
+          product_line_default_price: z.number().meta({ description: 'Major currency units per covered unit' }),
+          product_line_is_trip_excess_product: z.boolean(),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Bundles only: the products a purchase of the bundle covers, the primary product first' }),
   })
-  .meta({ id: 'CatalogItem' });
+  .meta({
+    id: 'CatalogItem',
+    description:
+      'A product line, or a bundle of product lines sold together in one payment (`product_line_is_bundle`); product lines come first, then bundles',
+  });
 
 export const CatalogResponse = z
   .object({
@@ -63,6 +83,22 @@ export const ValidateRequest = z.strictObject({
   idp_accnt_uuid: z.string().min(1).max(64),
   access_token: z.string().min(1).max(256),
   selected_product_lines_to_purchase: z.array(z.record(z.string(), z.unknown())).min(1).max(20),
+  metadata: z
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(40)
+        .regex(/^[^[\]]+$/, { message: 'a metadata key may not contain square brackets' }),
+      z.string().max(500),
+    )
+    .refine((m) => Object.keys(m).length <= 20, { message: 'at most 20 metadata keys' })
+    .optional()
+    .meta({
+      description:
+        'Your own key-value pairs for the purchase (an order number, a booking reference): at most 20 keys of 1–40 characters without square brackets, string values of up to 500 characters. Returned on the purchase and in its events; the service never reads them.',
+      example: { order_id: 'ORD-20261122-0042' },
+    }),
   save_payment_method: z
     .boolean()
     .optional()
@@ -142,6 +178,10 @@ export const SelectedProductLine = z
     product_line_is_trip_excess_product: z
       .boolean()
       .meta({ description: 'Must match the catalog’s `product_line_is_trip_excess_product`' }),
+    product_line_is_bundle: z.boolean().optional().meta({
+      description:
+        'True when `product_line_template_id` names a bundle (the catalog’s `product_line_is_bundle`): the answers then cover the bundle’s template, and each of its products becomes an item of the purchase. At most one bundle per purchase, and none of its products selected again on its own.',
+    }),
   })
   .catchall(Answer)
   .meta({
@@ -206,9 +246,14 @@ export const CheckoutResponse = z
     status: z.literal('awaiting_payment'),
     amount_subtotal: z.number().int(),
     platform_fee: z.object({ bps: z.number().int().nullable(), amount: z.number().int() }),
+    bundle: z
+      .object({ id: z.number().int(), name: z.string() })
+      .nullable()
+      .meta({ description: 'The bundle quoted (its id and customer-facing name); null when only product lines were selected' }),
     line_items: z.array(
       z.object({
         product_line_id: z.number().int(),
+        in_bundle: z.boolean().meta({ description: 'Whether the line is one of the bundle’s products' }),
         units: z.number().int(),
         unit_amount: z.number().int(),
         price_factor: z.number(),

@@ -340,6 +340,7 @@ describe('a hit by each field', () => {
           { product_line_id: productWedding, product_name: 'Harbor Wedding Liability' },
           { product_line_id: productConcert, product_name: 'Concert Cover' },
         ],
+        bundle: null,
         certificate_count: 2,
         certificate_numbers: noTeammate.certificateNumbers,
         matched_certificate_number: null,

@@ -230,9 +230,10 @@ describe('adminValidateBuyerResponses', () => {
     expect(Date.parse(res.body.expires_at)).toBeGreaterThan(Date.now());
     // event: 4950 × 3 days × 1.5 (concert) × 1.2 (liquor) = 26730; trip: 1200 × 2 trips × 1.75 = 4200
     expect(res.body.line_items).toEqual([
-      { product_line_id: eventId, units: 3, unit_amount: 4950, price_factor: 1.8, amount: 26730 },
-      { product_line_id: tripId, units: 2, unit_amount: 1200, price_factor: 1.75, amount: 4200 },
+      { product_line_id: eventId, in_bundle: false, units: 3, unit_amount: 4950, price_factor: 1.8, amount: 26730 },
+      { product_line_id: tripId, in_bundle: false, units: 2, unit_amount: 1200, price_factor: 1.75, amount: 4200 },
     ]);
+    expect(res.body.bundle).toBeNull();
     expect(res.body.amount_subtotal).toBe(30930);
     expect(res.body.platform_fee).toEqual({ bps: 250, amount: 773 }); // 309.30 × 2.5 % = 7.7325
     expect(res.body.amount_total).toBe(31703);

@@ -27,6 +27,7 @@ import type { CertificateHolderRecord } from '../../src/certificate-holders/repo
 import { GetCertificatesResponse } from '../../src/certificates/schemas';
 import { buildOpenApiDocument, createOpenApiRegistry } from '../../src/http/openapi';
 import type { PurchaseRecord, StoredCancellation } from '../../src/purchases/repository';
+import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
 
 /** A purchase as the repository reads it (a partial record cast: a field the builders start reading shows up as missing). */
 function purchase(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {
@@ -62,6 +63,8 @@ function purchase(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {
     subscriptionCancelAtPeriodEnd: false,
     subscriptionEndedAt: null,
     subscriptionCancelledBy: null,
+    bundle: null,
+    metadata: { order_id: 'ORD-1' },
     createdAt: new Date('2026-11-22T11:58:40.000Z'),
     ...overrides,
   };
@@ -131,6 +134,38 @@ function dispute(overrides: Partial<StoredDispute> = {}): StoredDispute {
   };
 }
 
+/** The buyer's reference and one item of three days, as the emitter reads them for a purchase's events. */
+const facts = {
+  buyerIdpAccntUuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
+  items: [
+    {
+      id: 61,
+      position: 0,
+      productLineId: 12,
+      productName: 'Special Event Liability',
+      inBundle: true,
+      isTripExcess: false,
+      unitPriceMinor: 2500,
+      priceFactor: 1,
+      amountMinor: 7500,
+      namedInsured: { name: 'Jordan Lee' },
+      certificateHolder: null,
+      cancellationTerms: DEFAULT_CANCELLATION_TERMS,
+      units: [0, 1, 2].map((index) => ({
+        id: 301 + index,
+        index,
+        kind: 'day' as const,
+        startsAt: new Date(Date.UTC(2026, 11, 24 + index, 6)),
+        endsAt: new Date(Date.UTC(2026, 11, 25 + index, 6)),
+        timeZone: 'America/Chicago',
+        localLabel: `Dec ${24 + index}, 2026`,
+        cancellationId: null,
+        cancelledAt: null,
+      })),
+    },
+  ],
+};
+
 const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as z.infer<typeof GetCertificatesResponse>;
 
 /** One event of each type, as the builders make it. */
@@ -144,15 +179,18 @@ function builtEvents(): Record<AgencyEventType, unknown> {
   });
   const renewal = purchase({ id: 57, billing: 'subscription', payprocSubscriptionId: 'sub_1', renewalOfPurchaseId: 42, status: 'paid' });
   return {
-    'purchase.checkout_created': purchaseStatusEvent(purchase({ status: 'awaiting_payment', paidAt: null, paymentIntentId: null }))!.event,
-    'purchase.paid': purchaseStatusEvent(purchase())!.event,
-    'purchase.expired': purchaseStatusEvent(purchase({ status: 'expired', paidAt: null }))!.event,
+    'purchase.checkout_created': purchaseStatusEvent(purchase({ status: 'awaiting_payment', paidAt: null, paymentIntentId: null }), facts)!
+      .event,
+    'purchase.paid': purchaseStatusEvent(purchase({ bundle: { id: 3, name: 'Wedding day bundle' } }), facts)!.event,
+    'purchase.expired': purchaseStatusEvent(purchase({ status: 'expired', paidAt: null }), facts)!.event,
     'purchase.failed': purchaseStatusEvent(
       purchase({ status: 'failed', paidAt: null, failureReason: 'card_declined', failedAt: new Date() }),
+      facts,
     )!.event,
-    'purchase.refunded': refundEvent(purchase({ status: 'refunded', refundedMinor: 7688, refundedAt: new Date() })).event,
-    'purchase.cancelled': cancelledEvent(purchase({ status: 'issued', refundedMinor: 2563 }), cancellation(), ['COI-42-1-3-9BC1D2E3F4'])
-      .event,
+    'purchase.refunded': refundEvent(purchase({ status: 'refunded', refundedMinor: 7688, refundedAt: new Date() }), facts).event,
+    'purchase.cancelled': cancelledEvent(purchase({ status: 'issued', refundedMinor: 2563 }), facts, cancellation(), [
+      'COI-42-1-3-9BC1D2E3F4',
+    ]).event,
     'certificates.issued': certificatesIssuedEvent(purchase({ status: 'issued', certificatesIssuedAt: new Date() }), certificateSet).event,
     'certificates.voided': certificatesVoidedEvent(purchase(), cancellation(), ['COI-42-1-3-9BC1D2E3F4']).event,
     'refund.succeeded': cancellationRefundEvent(purchase(), cancellation(), 'succeeded').event,
@@ -161,7 +199,7 @@ function builtEvents(): Record<AgencyEventType, unknown> {
       cancellation({ status: 'refund_failed', refundId: null, failureReason: 'charge_already_refunded' }),
       'failed',
     ).event,
-    'subscription.renewed': renewalEvent(renewal).event,
+    'subscription.renewed': renewalEvent(renewal, facts).event,
     'subscription.cancelled': subscriptionCancelledEvent(subscriptionFirst, [subscriptionFirst, renewal]).event,
     'certificate_holder.added': certificateHolderEvent(purchase(), holder(), 'added', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
     'certificates.reissued': certificatesReissuedEvent(purchase(), {
