@@ -258,10 +258,10 @@ export function createBundlesRepository(db: Db) {
       return { rows: rows.map(toRecord), total: Number(counted[0]?.count ?? 0) };
     },
 
-    /** Product lines among `ids` (any account: the caller decides what is visible). */
+    /** Product lines among `ids` that are not archived (any account: the caller decides what is visible). */
     async findProductLines(conn: Knex | Knex.Transaction, ids: number[]): Promise<ProductLineRef[]> {
       if (ids.length === 0) return [];
-      const rows = await conn('product_lines').whereIn('id', ids).select('id', 'root_account_id', 'is_test_mode');
+      const rows = await conn('product_lines').whereIn('id', ids).whereNull('archived_at').select('id', 'root_account_id', 'is_test_mode');
       return rows.map((r) => ({ id: r.id, rootAccountId: r.root_account_id, isTestMode: r.is_test_mode }));
     },
 

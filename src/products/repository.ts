@@ -109,8 +109,9 @@ export interface StoredCancellationTerms {
 }
 
 export function createProductsRepository(db: Db) {
+  // An archived (test-mode) product is gone from the products API: scoped reads never see it.
   const scoped = (q: Knex.QueryBuilder, scope: ProductScope) => {
-    q.where('root_account_id', scope.rootAccountId);
+    q.where('root_account_id', scope.rootAccountId).whereNull('archived_at');
     if (scope.testModeOnly) q.where('is_test_mode', true);
     return q;
   };
@@ -139,6 +140,30 @@ export function createProductsRepository(db: Db) {
         .update({ ...toRow(write), updated_at: trx.fn.now() })
         .returning('*');
       return fromRow(row);
+    },
+
+    /**
+     * The product line within `scope` even when archived, locked inside `trx`, with when it was
+     * archived (null: it is not).
+     */
+    async findForArchive(
+      trx: Knex.Transaction,
+      id: number,
+      scope: ProductScope,
+    ): Promise<{ product: ProductLine; archivedAt: Date | null } | null> {
+      const q = trx('product_lines').where({ id, root_account_id: scope.rootAccountId });
+      if (scope.testModeOnly) q.where('is_test_mode', true);
+      const row = await q.forUpdate().first();
+      return row ? { product: fromRow(row), archivedAt: (row.archived_at as Date | null) ?? null } : null;
+    },
+
+    /** Archives a product line (the service checks it is test mode): inactive, and gone from every scoped read. */
+    async markArchived(trx: Knex.Transaction, id: number, version: number): Promise<Date> {
+      const [row] = await trx('product_lines')
+        .where({ id })
+        .update({ archived_at: trx.fn.now(), is_active: false, version, updated_at: trx.fn.now() })
+        .returning('archived_at');
+      return row.archived_at as Date;
     },
 
     /** The product line if it is within `scope`; `forUpdate` locks it inside `trx`. */

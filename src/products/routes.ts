@@ -1,6 +1,7 @@
 /**
  * `/api/v1/products` routes (spec §4.2): parse, call the service, shape the envelope.
- * POST → 201, GET/PATCH → 200. There is no delete: DELETE falls through to ROUTE_NOT_FOUND.
+ * POST → 201, GET/PATCH → 200. There is no delete: DELETE falls through to ROUTE_NOT_FOUND; a
+ * test-mode product is removed from view by POST /products/{id}/archive (200).
  * Path ids that are not positive integers → 400 VALIDATION_ERROR (ARCHITECTURE §4).
  */
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { gatewayResponses, ErrorEnvelopeSchema, listEnvelope, successEnvelope as envelope } from '../http/openapi';
 import type { ProductService } from './service';
+import { ArchivedResource } from '../http/archived';
 import {
   CancellationTermsRead,
   CreateProductBody,
@@ -52,6 +54,11 @@ export function productRoutes(service: ProductService): RouteRegistration {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
       const body = parseBody(UpdateProductBody, ctx.request.body);
       ctx.body = ok(await service.update(ctx.state.principal!, id, body), 'Product updated');
+    });
+
+    router.post('/products/:id/archive', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      ctx.body = ok(await service.archive(ctx.state.principal!, id), 'Product archived');
     });
 
     router.get('/products/:id/cancellation_terms', async (ctx) => {
@@ -159,6 +166,28 @@ export function productRoutes(service: ProductService): RouteRegistration {
           content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsResponse') } },
         },
         404: notFoundResponse,
+        ...gatewayResponses,
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/products/{id}/archive',
+      operationId: 'archiveProduct',
+      tags: ['Products'],
+      summary: 'Archive a test-mode product',
+      description:
+        'Removes test-mode clutter: the product stops selling (inactive, also at the processor) and is no longer listed, read, changed, linked to a bundle or quoted (404 from then on); purchases and certificates that name it are untouched. Archiving it again answers the same `archivedAt`. A live product cannot be archived (409 ARCHIVE_NOT_ALLOWED): stop selling it with `isActive: false`.',
+      request: { params: IdParam },
+      responses: {
+        200: {
+          description: 'Archived',
+          content: { 'application/json': { schema: envelope(ArchivedResource, 'ProductArchivedResponse') } },
+        },
+        404: notFoundResponse,
+        409: {
+          description: 'ARCHIVE_NOT_ALLOWED: a live product',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        },
         ...gatewayResponses,
       },
     });

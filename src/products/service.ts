@@ -274,6 +274,34 @@ export function createProductService(deps: {
     },
 
     /**
+     * Archives a test-mode product: it stops selling (inactive, also at the processor) and is gone
+     * from the products API (list, read, change, bundle links) and the catalog; purchases and
+     * certificates that name it are untouched. Archiving it again answers the same instant.
+     * Errors: NOT_FOUND (404) outside the key's scope; ARCHIVE_NOT_ALLOWED (409) for a live
+     * product (stop selling it with `isActive: false`; live records stay).
+     */
+    async archive(principal: Principal, id: number): Promise<{ id: number; archivedAt: string }> {
+      const archivedAt = await products.transaction(async (trx) => {
+        const found = await products.findForArchive(trx, id, scopeOf(principal));
+        if (!found) throw notFound('product', id);
+        const { product, archivedAt: already } = found;
+        if (!product.isTestMode) {
+          throw new AppError(
+            'ARCHIVE_NOT_ALLOWED',
+            'Only a test-mode product can be archived; stop selling a live product with isActive: false',
+          );
+        }
+        if (already) return already;
+        const version = product.version + 1;
+        if (product.payprocProductId && product.isActive) {
+          await catalog.updateProduct({ mode: 'test', productLineId: id, version, productId: product.payprocProductId, active: false });
+        }
+        return products.markArchived(trx, id, version);
+      });
+      return { id, archivedAt: archivedAt.toISOString() };
+    },
+
+    /**
      * Changes only the sent fields. `agencyRootAccountID` and `isTestMode` cannot change.
      * A new price (amount or recurrence) creates a processor price and retires the old one;
      * name, description and active changes are mirrored to the processor product. The row is

@@ -35,10 +35,11 @@ export function createQuestionSetsRepository(db: Db) {
       return fromRow(row);
     },
 
-    /** The set if it exists and `rootAccountId` may use it (shared or owned). */
+    /** The set if it exists, is not archived and `rootAccountId` may use it (shared or owned). */
     async findUsable(id: number, rootAccountId: number, trx?: Knex.Transaction): Promise<QuestionSet | null> {
       const row = await (trx ?? db)('question_sets')
         .where({ id })
+        .whereNull('archived_at')
         .andWhere((q) => q.whereNull('root_account_id').orWhere('root_account_id', rootAccountId))
         .first();
       return row ? fromRow(row) : null;
@@ -52,7 +53,10 @@ export function createQuestionSetsRepository(db: Db) {
       rootAccountId: number,
       page: { pageSize: number; pageIndex: number },
     ): Promise<{ items: QuestionSet[]; total: number }> {
-      const usable = () => db('question_sets').where((q) => q.whereNull('root_account_id').orWhere('root_account_id', rootAccountId));
+      const usable = () =>
+        db('question_sets')
+          .whereNull('archived_at')
+          .where((q) => q.whereNull('root_account_id').orWhere('root_account_id', rootAccountId));
       const [rows, count] = await Promise.all([
         usable()
           .orderByRaw('root_account_id is not null, id')
@@ -61,6 +65,33 @@ export function createQuestionSetsRepository(db: Db) {
         usable().count({ n: '*' }).first(),
       ]);
       return { items: rows.map(fromRow), total: Number(count?.n ?? 0) };
+    },
+
+    /**
+     * Archives `rootAccountId`'s own set `id` unless a live product that is not archived uses it.
+     * Returns when it was archived (the first time, when it already was), `inUse` with up to 20
+     * of those live products' ids, or null when the account has no such set (a shared set is no
+     * account's own). A product pointed at the set at the same moment may still take it; it keeps
+     * working like any product already using an archived set.
+     */
+    async archive(id: number, rootAccountId: number): Promise<{ archivedAt: Date } | { inUse: number[] } | null> {
+      return db.transaction(async (trx) => {
+        const row = await trx('question_sets').where({ id, root_account_id: rootAccountId }).forUpdate().first('archived_at');
+        if (!row) return null;
+        if (row.archived_at) return { archivedAt: row.archived_at as Date };
+        const users = await trx('product_lines')
+          .where({ question_set_id: id, is_test_mode: false })
+          .whereNull('archived_at')
+          .orderBy('id')
+          .limit(20)
+          .pluck('id');
+        if (users.length) return { inUse: users as number[] };
+        const [updated] = await trx('question_sets')
+          .where({ id })
+          .update({ archived_at: trx.fn.now(), updated_at: trx.fn.now() })
+          .returning('archived_at');
+        return { archivedAt: updated.archived_at as Date };
+      });
     },
 
     /** The shared set named `name`, inserted with `definition` when there is none (seed). */

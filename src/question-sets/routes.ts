@@ -2,8 +2,8 @@
  * `/api/v1/question_sets`: the templates buyers answer. GET lists the shared sets and the key's
  * account's own (200, paged), GET /{id} one of them (404 NOT_FOUND otherwise), POST creates one
  * for the account (201) after validating the whole definition (400 VALIDATION_ERROR listing
- * every problem, nothing stored). No PATCH or DELETE: products keep pointing at the wording
- * their buyers answered; make a new set instead.
+ * every problem, nothing stored), POST /{id}/archive archives one of its own (200). No PATCH or
+ * DELETE: products keep pointing at the wording their buyers answered; make a new set instead.
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
@@ -12,6 +12,7 @@ import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
 import type { QuestionSetService } from './service';
+import { ArchivedResource } from '../http/archived';
 import { CreateQuestionSetBody, ListQuestionSetsQuery, QuestionSetRead } from './schemas';
 
 const IdParam = z.object({ id: z.string().meta({ description: 'Question set id, integer >= 1', example: '3' }) });
@@ -30,6 +31,10 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
     router.get('/question_sets/:id', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
       ctx.body = ok(await service.get(ctx.state.principal!, id), 'Question set retrieved');
+    });
+    router.post('/question_sets/:id/archive', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      ctx.body = ok(await service.archive(ctx.state.principal!, id), 'Question set archived');
     });
     router.post('/question_sets', async (ctx) => {
       const body = parseBody(CreateQuestionSetBody, ctx.request.body);
@@ -81,6 +86,28 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
         201: {
           description: 'Created',
           content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse') } },
+        },
+        ...gatewayResponses,
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/question_sets/{id}/archive',
+      operationId: 'archiveQuestionSet',
+      tags: ['Question sets'],
+      summary: 'Archive one of this account’s question sets',
+      description:
+        'Removes clutter such as test templates: the set is no longer listed, read or chosen for a product or bundle (404 from then on); products already using it keep it, and so do their purchases. Archiving it again answers the same `archivedAt`. A shared set is no account’s to archive (404); a set a live product uses cannot be archived (409 ARCHIVE_NOT_ALLOWED).',
+      request: { params: IdParam },
+      responses: {
+        200: {
+          description: 'Archived',
+          content: { 'application/json': { schema: successEnvelope(ArchivedResource, 'QuestionSetArchivedResponse') } },
+        },
+        404: notFoundResponse,
+        409: {
+          description: 'ARCHIVE_NOT_ALLOWED: a live product uses the set',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
         },
         ...gatewayResponses,
       },
