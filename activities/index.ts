@@ -19,6 +19,7 @@ import { createPolicyActivities } from './policy';
 import { createCertificateHolderActivities } from './certificate-holders';
 import { createEndorsementActivities } from './endorsements';
 import { createBulkCancellationActivities } from './bulk-cancellation';
+import { createReportActivities } from './reports';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from '../src/purchases/workflow-client';
 import { createMailer, type Mailer } from '../src/mail/mailer';
 import { createTemporalClient, type TemporalHandle } from '../src/temporal/client';
@@ -83,6 +84,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateHolderActivities(deps),
     ...createEndorsementActivities(deps),
     ...createBulkCancellationActivities({ db: deps.db, workflows: deps.purchaseWorkflows }),
+    ...createReportActivities({ db: deps.db, store: deps.store }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };
 }

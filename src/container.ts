@@ -72,6 +72,9 @@ import { subscriptionRoutes } from './subscriptions/routes';
 import { createBulkCancellationsRepository } from './bulk-cancellations/repository';
 import { createBulkCancellationService } from './bulk-cancellations/service';
 import { bulkCancellationRoutes } from './bulk-cancellations/routes';
+import { createReportsRepository } from './reports/repository';
+import { createReportService } from './reports/service';
+import { reportRoutes } from './reports/routes';
 import { certificateHolderRoutes } from './certificate-holders/routes';
 import { createCertificateHolderService } from './certificate-holders/service';
 import { createCertificateHoldersRepository } from './certificate-holders/repository';
@@ -261,6 +264,13 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
         }),
       ),
       subscriptionRoutes(createSubscriptionService({ purchases, workflows: purchaseWorkflows })),
+      reportRoutes(
+        createReportService({
+          repo: createReportsRepository(db),
+          store,
+          start: (id) => purchaseWorkflows.startBordereau(id),
+        }),
+      ),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
       webhookEndpointRoutes(createWebhookEndpointService({ repo: endpoints })),

@@ -299,6 +299,11 @@ export interface BulkCancellationInput {
   concurrency?: number;
 }
 
+/** The workflow that generates bordereau `bordereauId`'s file. */
+export function bordereauWorkflowId(bordereauId: number): string {
+  return `bordereau-${bordereauId}`;
+}
+
 export function bulkCancellationWorkflowId(bulkId: number): string {
   return `bulk-cancellation-${bulkId}`;
 }

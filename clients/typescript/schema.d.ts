@@ -466,6 +466,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/bordereaux": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account’s bordereaux, newest month first */
+        get: operations["listBordereaux"];
+        put?: never;
+        /**
+         * Ask for one month’s premium bordereau of an insurer or MGA
+         * @description The month must be over. The first request creates the bordereau and generates its CSV file in the background (202, `generating`); asking again answers the same bordereau, and once it is `ready` (200) the same file and `sha256`: a delivered file is never rewritten, so a transaction recorded after the month ended appears in the month it was recorded, with its own effective date. Transactions belong to the month they were recorded in (UTC): paid, renewed, or a cancellation’s refund completed. A test key has test-mode bordereaux only; live bordereaux never hold test purchases.
+         */
+        post: operations["requestBordereau"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/bordereaux/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one bordereau, with a signed link to its file once ready */
+        get: operations["getBordereau"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bundles": {
         parameters: {
             query?: never;
@@ -2508,6 +2546,10 @@ export interface components {
             deductible?: number;
             isRecurring?: boolean;
             isTestMode?: boolean;
+            /** @description The insurer’s root account (kind insurer) whose policy the product sells: its premium bordereau lists the product’s transactions. Shown as ins_product_line_insurer_root_accnt_id. */
+            insurerRootAccountID?: number | null;
+            /** @description The MGA’s root account (kind mga) the product is written through: its premium bordereau lists the product’s transactions. Shown as ins_product_line_mga_root_accnt_id. */
+            mgaRootAccountID?: number | null;
         };
         ProductListResponse: {
             /** @enum {boolean} */
@@ -2606,6 +2648,10 @@ export interface components {
             deductible?: number;
             isRecurring?: boolean;
             isTestMode?: boolean;
+            /** @description The insurer’s root account (kind insurer) whose policy the product sells: its premium bordereau lists the product’s transactions. Shown as ins_product_line_insurer_root_accnt_id. */
+            insurerRootAccountID?: number | null;
+            /** @description The MGA’s root account (kind mga) the product is written through: its premium bordereau lists the product’s transactions. Shown as ins_product_line_mga_root_accnt_id. */
+            mgaRootAccountID?: number | null;
             isActive?: boolean;
         };
         CancellationTermsResponse: {
@@ -3607,6 +3653,90 @@ export interface components {
             when?: "at_period_end" | "now";
             /** @description Why, in a few words (kept with the period’s cancellation) */
             reason?: string;
+        };
+        BordereauReadyResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Bordereau"];
+            message: string;
+        };
+        /** @description A month’s premium bordereau for one insurer or MGA: one CSV row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), CN-<cancellation>-<item> (cancellation)); `transaction_type` (new_business, renewal or cancellation); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, or the cancellation’s refund completed); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the cancellation’s effective time); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit, ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit, ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed or cancelled); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (Agency commission, major units; empty: no commission is set in this service); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
+        Bordereau: {
+            /** @enum {string} */
+            object: "bordereau";
+            id: number;
+            party_id: number;
+            /** @description YYYY-MM */
+            month: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /**
+             * @description `generating` until its file is stored, then `ready` for good
+             * @enum {string}
+             */
+            status: "generating" | "ready";
+            /** @enum {string} */
+            format: "csv";
+            /** @description Transaction rows (the header aside); null while generating */
+            rows: number | null;
+            size_bytes: number | null;
+            /** @description SHA-256 of the file, lower-case hex: the same file whenever it is asked for again */
+            sha256: string | null;
+            /** @description Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written) */
+            totals: {
+                [key: string]: {
+                    rows: number;
+                    gross_premium: number;
+                    platform_fee: number;
+                    tax: number;
+                    net_premium: number;
+                };
+            } | null;
+            /** @description Signed link to the CSV file, valid for an hour; null while generating */
+            download_url: string | null;
+            /** @description When it was first asked for, ISO 8601 UTC */
+            created_at: string;
+            /** @description When its file was stored, ISO 8601 UTC */
+            generated_at: string | null;
+        };
+        BordereauGeneratingResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Bordereau"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "party_id": 3,
+         *       "month": "2026-10"
+         *     }
+         */
+        CreateBordereauRequest: {
+            /** @description The insurer or MGA root account the bordereau is for (a product’s insurer or MGA) */
+            party_id: number;
+            /**
+             * @description Reporting month, YYYY-MM (UTC); only a month that is over
+             * @example 2026-10
+             */
+            month: string;
+            /**
+             * @description Default: the key’s mode. A test key has test-mode bordereaux only.
+             * @enum {string}
+             */
+            mode?: "live" | "test";
+        };
+        BordereauListResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Bordereau"][];
+            metadata: components["schemas"]["ListMetadata"];
+            message: string;
+        };
+        BordereauResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Bordereau"];
+            message: string;
         };
         BundleCreatedResponse: {
             /** @enum {boolean} */
@@ -9428,6 +9558,335 @@ export interface operations {
             };
             /** @description CONNECTION_ERROR: the processor did not answer within 30 s; the cancellation goes on, ask again */
             503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBordereaux: {
+        parameters: {
+            query?: {
+                /** @description Only this party’s */
+                party_id?: number;
+                /** @description Reporting month, YYYY-MM (UTC); only a month that is over */
+                month?: string;
+                /** @description Only this mode’s (a test key: test only) */
+                mode?: "live" | "test";
+                pageSize?: number;
+                pageIndex?: number;
+            };
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BordereauListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    requestBordereau: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBordereauRequest"];
+            };
+        };
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BordereauReadyResponse"];
+                };
+            };
+            /** @description Being generated: read it again with getBordereau */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BordereauGeneratingResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed month or one not over yet, a party that is not an insurer or MGA this account’s products name, a live mode asked with a test key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBordereau: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Bordereau id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bordereau */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BordereauResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no bordereau with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];

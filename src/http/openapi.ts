@@ -217,6 +217,11 @@ export const TAGS = [
       'Events recorded about the account’s purchases (`/api/v1/events`), each with its deliveries to the webhook endpoints and their attempts; an event can be sent again.',
   },
   {
+    name: 'Reports',
+    description:
+      'Premium bordereaux (`/api/v1/reports/bordereaux`): one month’s transactions for one insurer or MGA the account sells for, as a CSV file in the bucket, generated once and never rewritten.',
+  },
+  {
     name: 'Webhook events',
     description:
       'The signed events this service POSTs to your webhook endpoints (the `webhooks` section): one per type, each with its object; verify the `Signature` header before trusting one.',

@@ -29,6 +29,14 @@ export const CreateProductBody = z
     deductible: majorAmount(99_999_999.99).optional(),
     isRecurring: z.boolean().optional(),
     isTestMode: z.boolean().optional(),
+    insurerRootAccountID: rootId.nullable().optional().meta({
+      description:
+        'The insurer’s root account (kind insurer) whose policy the product sells: its premium bordereau lists the product’s transactions. Shown as ins_product_line_insurer_root_accnt_id.',
+    }),
+    mgaRootAccountID: rootId.nullable().optional().meta({
+      description:
+        'The MGA’s root account (kind mga) the product is written through: its premium bordereau lists the product’s transactions. Shown as ins_product_line_mga_root_accnt_id.',
+    }),
   })
   .meta({
     id: 'CreateProductRequest',

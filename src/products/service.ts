@@ -145,6 +145,20 @@ export function createProductService(deps: {
     }
   }
 
+  /** The insurer and MGA a product names must be root accounts of that kind (a missing one reads the same). */
+  async function assertParties(body: { insurerRootAccountID?: number | null; mgaRootAccountID?: number | null }): Promise<void> {
+    const wanted = [
+      ['insurerRootAccountID', body.insurerRootAccountID, 'insurer'],
+      ['mgaRootAccountID', body.mgaRootAccountID, 'mga'],
+    ] as const;
+    const ids = wanted.map(([, id]) => id).filter((id): id is number => typeof id === 'number');
+    const kinds = await products.rootAccountKinds(ids);
+    const details = wanted
+      .filter(([, id, kind]) => typeof id === 'number' && kinds.get(id) !== kind)
+      .map(([path, id, kind]) => ({ path, message: `no ${kind} root account with id ${id}` }));
+    if (details.length) throw new AppError('VALIDATION_ERROR', details.map((d) => `${d.path}: ${d.message}`).join('; '), { details });
+  }
+
   function assertTestModeAllowed(principal: Principal, isTestMode: boolean): void {
     if (principal.mode === 'test' && !isTestMode) {
       throw new AppError('VALIDATION_ERROR', 'isTestMode: a test API key can only manage test-mode products', {
@@ -169,6 +183,7 @@ export function createProductService(deps: {
       const isTestMode = body.isTestMode ?? principal.mode === 'test';
       assertTestModeAllowed(principal, isTestMode);
       await assertQuestionSetUsable(principal, body.questionSetId);
+      await assertParties(body);
       const created = await products.transaction(async (trx) => {
         const row = await products.insert(trx, {
           rootAccountId: principal.rootAccountId,
@@ -184,6 +199,8 @@ export function createProductService(deps: {
           isRecurring: body.isRecurring ?? false,
           isTestMode,
           questionSetId: body.questionSetId ?? null,
+          insurerRootAccountId: body.insurerRootAccountID ?? null,
+          mgaRootAccountId: body.mgaRootAccountID ?? null,
         });
         await products.approveForOwner(trx, row.id, row.rootAccountId);
         const ids = await catalog.createProductWithPrice({
@@ -309,6 +326,7 @@ export function createProductService(deps: {
      */
     async update(principal: Principal, id: number, body: UpdateProductBody): Promise<ProductRead> {
       await assertQuestionSetUsable(principal, body.questionSetId);
+      await assertParties(body);
       const updated = await products.transaction(async (trx) => {
         const current = await products.find(id, scopeOf(principal), trx);
         if (!current) throw notFound('product', id);
@@ -334,6 +352,8 @@ export function createProductService(deps: {
           deductibleMinor: body.deductible === undefined ? undefined : toMinorUnits(body.deductible),
           isRecurring: body.isRecurring,
           isActive: body.isActive,
+          insurerRootAccountId: body.insurerRootAccountID,
+          mgaRootAccountId: body.mgaRootAccountID,
         };
         const version = current.version + 1;
         const mode = current.isTestMode ? 'test' : 'live';

@@ -25,6 +25,7 @@ import { toMajorUnits } from '../shared/money';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import {
   bulkCancellationWorkflowId,
+  bordereauWorkflowId,
   type BulkCancellationInput,
   CANCEL_SUBSCRIPTION_UPDATE,
   CANCEL_UPDATE,
@@ -545,6 +546,11 @@ export function createPurchaseWorkflows(deps: {
     },
 
     /** Starts the workflow of bulk cancellation `bulkId` (once; a repeat attaches to nothing new). */
+    /** Starts bordereau `bordereauId`'s generation once (`bordereau-<id>`; asked again, nothing new starts). */
+    async startBordereau(bordereauId: number): Promise<void> {
+      await startOnce('bordereauWorkflow', bordereauWorkflowId(bordereauId), { bordereauId });
+    },
+
     async startBulkCancellation(bulkId: number): Promise<void> {
       await startOnce('bulkCancellationWorkflow', bulkCancellationWorkflowId(bulkId), { bulkId } satisfies BulkCancellationInput);
     },

@@ -69,8 +69,8 @@ export async function createAgency(app: TestApp, name = 'Harbor & Pine Insurance
   };
 }
 
-/** Quotes `selection` for a new buyer and pays it by a signed webhook (payment intent `pi_paid_<id>`). */
-export async function buyAndPay(agency: Agency, selection: Record<string, unknown>): Promise<PaidPurchase> {
+/** Quotes `selection` (one product line, or several) for a new buyer and pays it by a signed webhook (payment intent `pi_paid_<id>`). */
+export async function buyAndPay(agency: Agency, selection: Record<string, unknown> | Record<string, unknown>[]): Promise<PaidPurchase> {
   const { app, key } = agency;
   const n = buyerSeq++;
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
@@ -91,7 +91,7 @@ export async function buyAndPay(agency: Agency, selection: Record<string, unknow
     body: {
       idp_accnt_uuid: connected.body.idp_accnt_uuid,
       access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [selection],
+      selected_product_lines_to_purchase: Array.isArray(selection) ? selection : [selection],
     },
   });
   if (quote.status !== 200) throw new Error(`adminValidateBuyerResponses: ${quote.status} ${quote.text}`);

@@ -1,0 +1,155 @@
+/**
+ * The premium bordereau: the monthly list an insurer or MGA receives of every risk the agency
+ * wrote, renewed or cancelled for it, one row per transaction and purchase item, with its premium
+ * movement. Columns are modelled on the Lloyd's premium bordereau (Coverholder Reporting
+ * Standards); `BORDEREAU_COLUMNS` is the column reference the README and the OpenAPI document
+ * show.
+ *
+ * A transaction belongs to the month in which it was recorded (paid, renewed, or its cancellation
+ * refund completed), UTC, whatever its effective date: a late change to a closed month appears in
+ * a later month's file with its own effective date, and a month's file, once its month is over,
+ * is the same whenever it is generated.
+ *
+ * Money: integer minor units in, and in the file major units with two decimals as text
+ * (`-12.34`), computed with integers only; negative for money going back (cancellations).
+ */
+import { spreadByWeight } from '../purchases/refund-rule';
+
+export const TRANSACTION_TYPES = ['new_business', 'renewal', 'cancellation'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+/** One column of the file: its header and what it holds. */
+export interface BordereauColumn {
+  name: string;
+  description: string;
+}
+
+export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
+  { name: 'reporting_month', description: 'The month reported, YYYY-MM (UTC)' },
+  {
+    name: 'transaction_reference',
+    description:
+      'Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), CN-<cancellation>-<item> (cancellation)',
+  },
+  { name: 'transaction_type', description: 'new_business, renewal or cancellation' },
+  {
+    name: 'transaction_date',
+    description: 'When it was recorded, YYYY-MM-DD (UTC): paid, renewed, or the cancellation’s refund completed',
+  },
+  {
+    name: 'effective_date',
+    description: 'When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the cancellation’s effective time',
+  },
+  { name: 'master_policy_number', description: 'The product’s master policy number under which the certificate was issued' },
+  {
+    name: 'certificate_reference',
+    description: 'COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)',
+  },
+  { name: 'product_name', description: 'The product’s customer-facing name' },
+  { name: 'insured_name', description: 'The named insured' },
+  { name: 'insured_region', description: 'The named insured’s region or state, when an address was given' },
+  { name: 'insured_country', description: 'The named insured’s country (ISO 3166-1 alpha-2), when an address was given' },
+  { name: 'risk_inception', description: 'Start of the item’s first covered unit, ISO 8601 UTC' },
+  { name: 'risk_expiry', description: 'End of the item’s last covered unit, ISO 8601 UTC' },
+  { name: 'covered_units', description: 'Covered units (days or trips) the row is about: written, renewed or cancelled' },
+  { name: 'currency', description: 'ISO 4217 code, upper case' },
+  { name: 'gross_premium', description: 'Premium written (positive) or returned (negative), major units, two decimals' },
+  { name: 'platform_fee', description: 'The selling key’s platform fee on it, shared over the purchase’s items by premium, major units' },
+  { name: 'tax', description: 'Tax on it, major units (0.00: no tax is charged at sale today)' },
+  { name: 'commission', description: 'Agency commission, major units; empty: no commission is set in this service' },
+  { name: 'net_premium', description: 'Gross premium less commission, major units: what is due to (or from) the party' },
+];
+
+/** What the ledger knows about one transaction of one purchase item (amounts signed, minor units). */
+export interface LedgerEntry {
+  type: TransactionType;
+  purchaseId: number;
+  /** The item's position in the purchase, from 0. */
+  itemPosition: number;
+  /** The cancellation's id (cancellations only). */
+  transactionId: number | null;
+  recordedAt: Date;
+  effectiveAt: Date;
+  masterPolicyNumber: string;
+  productName: string;
+  namedInsured: { name?: string; address?: { region?: string; country?: string } } | null;
+  riskInception: Date | null;
+  riskExpiry: Date | null;
+  coveredUnits: number;
+  currency: string;
+  premiumMinor: number;
+  platformFeeMinor: number;
+  taxMinor: number;
+}
+
+/** Totals of a file per currency (minor units). */
+export type BordereauTotals = Record<
+  string,
+  { rows: number; gross_premium: number; platform_fee: number; tax: number; net_premium: number }
+>;
+
+/** `-1234` → `-12.34`, with integers only (two decimals). */
+export function formatMinor(minor: number): string {
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`not an integer amount of minor units: ${minor}`);
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** The file's row for one ledger entry, in `BORDEREAU_COLUMNS` order. */
+export function bordereauRow(month: string, e: LedgerEntry): string[] {
+  const prefix = { new_business: 'NB', renewal: 'RN', cancellation: 'CN' }[e.type];
+  const owner = e.type === 'cancellation' ? e.transactionId : e.purchaseId;
+  return [
+    month,
+    `${prefix}-${owner}-${e.itemPosition + 1}`,
+    e.type,
+    day(e.recordedAt),
+    day(e.effectiveAt),
+    e.masterPolicyNumber,
+    `COI-${e.purchaseId}-${e.itemPosition + 1}`,
+    e.productName,
+    e.namedInsured?.name ?? '',
+    e.namedInsured?.address?.region ?? '',
+    e.namedInsured?.address?.country ?? '',
+    e.riskInception?.toISOString() ?? '',
+    e.riskExpiry?.toISOString() ?? '',
+    String(e.coveredUnits),
+    e.currency.toUpperCase(),
+    formatMinor(e.premiumMinor),
+    formatMinor(e.platformFeeMinor),
+    formatMinor(e.taxMinor),
+    '',
+    formatMinor(e.premiumMinor),
+  ];
+}
+
+/** Adds one entry to per-currency totals (minor units). */
+export function addToTotals(totals: BordereauTotals, e: LedgerEntry): void {
+  const key = e.currency.toUpperCase();
+  const t = (totals[key] ??= { rows: 0, gross_premium: 0, platform_fee: 0, tax: 0, net_premium: 0 });
+  t.rows += 1;
+  t.gross_premium += e.premiumMinor;
+  t.platform_fee += e.platformFeeMinor;
+  t.tax += e.taxMinor;
+  t.net_premium += e.premiumMinor;
+}
+
+/**
+ * The share of `totalMinor` (a purchase's platform fee, or a cancellation's tax or fee) that falls
+ * on the item at `index`, spread over the items by `weights` (their premiums) so the shares add up.
+ */
+export function shareOf(totalMinor: number, weights: number[], index: number): number {
+  return spreadByWeight(totalMinor, weights)[index] ?? 0;
+}
+
+/** `YYYY-MM` → its first instant and the next month's (UTC), or null when malformed. */
+export function monthRange(month: string): { from: Date; to: Date } | null {
+  const m = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (!m) return null;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  return { from: new Date(Date.UTC(y, mo - 1, 1)), to: new Date(Date.UTC(y, mo, 1)) };
+}

@@ -1,0 +1,290 @@
+/**
+ * Persistence of the premium bordereaux: the `bordereaux` rows (their one writer) and the reads
+ * behind a file: the ledger of one agency, party, month and mode (paid purchases and renewals by
+ * `paid_at`, completed cancellations by `completed_at`, each per purchase item whose product names
+ * the party as insurer or MGA), read through a server-side cursor in batches so a month of
+ * 100 000 rows keeps memory flat. Amounts are integer minor units, signed (returned premium is
+ * negative).
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import { shareOf, type BordereauTotals, type LedgerEntry } from './bordereau';
+
+export type BordereauStatus = 'generating' | 'ready';
+
+export interface BordereauRecord {
+  id: number;
+  rootAccountId: number;
+  partyRootAccountId: number;
+  /** YYYY-MM */
+  month: string;
+  mode: 'live' | 'test';
+  status: BordereauStatus;
+  storageKey: string | null;
+  sizeBytes: number | null;
+  sha256: string | null;
+  rowCount: number | null;
+  totals: BordereauTotals | null;
+  createdAt: Date;
+  generatedAt: Date | null;
+}
+
+/** Which bordereaux one request is about. */
+export interface BordereauKey {
+  rootAccountId: number;
+  partyRootAccountId: number;
+  /** YYYY-MM */
+  month: string;
+  mode: 'live' | 'test';
+}
+
+const toRecord = (r: Record<string, unknown>): BordereauRecord => ({
+  id: r.id as number,
+  rootAccountId: r.root_account_id as number,
+  partyRootAccountId: r.party_root_account_id as number,
+  month: r.month as string,
+  mode: r.mode as 'live' | 'test',
+  status: r.status as BordereauStatus,
+  storageKey: (r.storage_key as string | null) ?? null,
+  sizeBytes: r.size_bytes === null || r.size_bytes === undefined ? null : Number(r.size_bytes),
+  sha256: (r.sha256 as string | null) ?? null,
+  rowCount: (r.row_count as number | null) ?? null,
+  totals: (r.totals as BordereauTotals | null) ?? null,
+  createdAt: r.created_at as Date,
+  generatedAt: (r.generated_at as Date | null) ?? null,
+});
+
+// `month` is a date column: read it back as YYYY-MM text, never through a time zone.
+const COLUMNS = [
+  'id',
+  'root_account_id',
+  'party_root_account_id',
+  'mode',
+  'status',
+  'storage_key',
+  'size_bytes',
+  'sha256',
+  'row_count',
+  'totals',
+  'created_at',
+  'generated_at',
+];
+const select = (q: Knex.QueryBuilder, db: Db) => q.select([...COLUMNS, db.raw(`to_char(month, 'YYYY-MM') as month`)]);
+
+/** The ledger of one file, in file order (recorded time, then type, then reference). */
+const LEDGER_SQL = `
+  select * from (
+    select case when p.renewal_of_purchase_id is null then 'new_business' else 'renewal' end as type,
+           p.id as purchase_id, i.position as item_position, null::int as transaction_id,
+           p.paid_at as recorded_at, p.paid_at as effective_at,
+           pl.master_policy_number, pl.customer_name as product_name, i.named_insured,
+           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id) as risk_inception,
+           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id) as risk_expiry,
+           (select count(*)::int from covered_units cu where cu.purchase_item_id = i.id) as covered_units,
+           p.currency, i.amount_minor as premium_minor, p.platform_fee_minor as spread_fee_minor, 0::bigint as spread_tax_minor,
+           array(select x.amount_minor from purchase_items x where x.purchase_id = p.id order by x.position) as weights,
+           null::jsonb as breakdown, i.id as item_id, i.position as weight_index
+      from purchases p
+      join purchase_items i on i.purchase_id = p.id
+      join product_lines pl on pl.id = i.product_line_id
+     where p.root_account_id = :agency and p.mode = :mode and p.paid_at >= :from and p.paid_at < :to
+       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
+    union all
+    select 'cancellation', p.id, i.position, t.id,
+           t.completed_at, t.effective_at,
+           pl.master_policy_number, pl.customer_name, i.named_insured,
+           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id),
+           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id),
+           (select count(*)::int from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id),
+           t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
+           null::bigint[], t.breakdown, i.id, 0
+      from policy_transactions t
+      join purchases p on p.id = t.purchase_id
+      join purchase_items i on i.purchase_id = p.id
+      join product_lines pl on pl.id = i.product_line_id
+     where t.kind = 'cancellation' and t.status = 'completed' and t.completed_at >= :from and t.completed_at < :to
+       and p.root_account_id = :agency and p.mode = :mode
+       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
+       and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)
+  ) ledger
+  order by recorded_at, type, purchase_id, transaction_id nulls first, item_position`;
+
+/** A ledger row as the cursor returns it. */
+interface LedgerRow {
+  type: LedgerEntry['type'];
+  purchase_id: number;
+  item_position: number;
+  transaction_id: number | null;
+  recorded_at: Date;
+  effective_at: Date;
+  master_policy_number: string;
+  product_name: string;
+  named_insured: LedgerEntry['namedInsured'];
+  risk_inception: Date | null;
+  risk_expiry: Date | null;
+  covered_units: number;
+  currency: string;
+  premium_minor: string;
+  spread_fee_minor: string;
+  spread_tax_minor: string;
+  weights: string[] | null;
+  breakdown: { itemId: number; refundableMinor: number }[] | null;
+  item_id: number;
+  weight_index: number;
+}
+
+/**
+ * A ledger row as an entry: a sale's item carries its premium and its share of the purchase's
+ * platform fee; a cancellation's item the premium it returned (negative) and its share of the
+ * cancellation's tax and platform fee, spread by the returned premiums.
+ */
+function toEntry(r: LedgerRow): LedgerEntry {
+  let premium = Number(r.premium_minor);
+  let fee: number;
+  let tax = 0;
+  if (r.type === 'cancellation') {
+    const byItem = new Map<number, number>();
+    for (const u of r.breakdown ?? []) byItem.set(u.itemId, (byItem.get(u.itemId) ?? 0) + u.refundableMinor);
+    const items = [...byItem.keys()].sort((a, b) => a - b);
+    const weights = items.map((id) => byItem.get(id)!);
+    const index = items.indexOf(r.item_id);
+    // `0 - x`, not `-x`: a returned amount of nothing is 0, never -0.
+    premium = 0 - (byItem.get(r.item_id) ?? 0);
+    fee = 0 - shareOf(Number(r.spread_fee_minor), weights, index);
+    tax = 0 - shareOf(Number(r.spread_tax_minor), weights, index);
+  } else {
+    fee = shareOf(Number(r.spread_fee_minor), (r.weights ?? []).map(Number), r.weight_index);
+  }
+  return {
+    type: r.type,
+    purchaseId: r.purchase_id,
+    itemPosition: r.item_position,
+    transactionId: r.transaction_id,
+    recordedAt: r.recorded_at,
+    effectiveAt: r.effective_at,
+    masterPolicyNumber: r.master_policy_number,
+    productName: r.product_name,
+    namedInsured: r.named_insured,
+    riskInception: r.risk_inception,
+    riskExpiry: r.risk_expiry,
+    coveredUnits: r.covered_units,
+    currency: r.currency,
+    premiumMinor: premium,
+    platformFeeMinor: fee,
+    taxMinor: tax,
+  };
+}
+
+export function createReportsRepository(db: Db) {
+  return {
+    /** The root account `id`'s kind and name, or null when there is none. */
+    async party(id: number): Promise<{ id: number; kind: string; name: string } | null> {
+      const row = await db('root_accounts').where({ id }).first('id', 'kind', 'name');
+      return row ? { id: row.id as number, kind: row.kind as string, name: row.name as string } : null;
+    },
+
+    /** Whether any of `rootAccountId`'s products names `partyId` as its insurer or MGA. */
+    async sellsFor(rootAccountId: number, partyId: number): Promise<boolean> {
+      const row = await db('product_lines')
+        .where('root_account_id', rootAccountId)
+        .andWhere((q) => q.where('insurer_root_account_id', partyId).orWhere('mga_root_account_id', partyId))
+        .first('id');
+      return Boolean(row);
+    },
+
+    /** The bordereau of `key`, created as `generating` when there is none; `created` says which. */
+    async findOrCreate(key: BordereauKey): Promise<{ record: BordereauRecord; created: boolean }> {
+      const values = {
+        root_account_id: key.rootAccountId,
+        party_root_account_id: key.partyRootAccountId,
+        month: `${key.month}-01`,
+        mode: key.mode,
+      };
+      const inserted = await select(
+        db('bordereaux')
+          .insert({ ...values, status: 'generating' })
+          .onConflict(['root_account_id', 'party_root_account_id', 'month', 'mode'])
+          .ignore(),
+        db,
+      ).returning([...COLUMNS, db.raw(`to_char(month, 'YYYY-MM') as month`)] as never);
+      if (inserted.length) return { record: toRecord(inserted[0]), created: true };
+      const existing = await select(db('bordereaux').where(values), db).first();
+      return { record: toRecord(existing), created: false };
+    },
+
+    async find(id: number): Promise<BordereauRecord | null> {
+      const row = await select(db('bordereaux').where({ id }), db).first();
+      return row ? toRecord(row) : null;
+    },
+
+    /** The account's bordereaux, newest month first, filtered by party, month and mode when given. */
+    async list(
+      rootAccountId: number,
+      f: { partyRootAccountId?: number; month?: string; mode?: 'live' | 'test'; limit: number; offset: number },
+    ): Promise<{ items: BordereauRecord[]; total: number }> {
+      const base = db('bordereaux').where('root_account_id', rootAccountId);
+      if (f.partyRootAccountId !== undefined) base.where('party_root_account_id', f.partyRootAccountId);
+      if (f.month !== undefined) base.where('month', `${f.month}-01`);
+      if (f.mode !== undefined) base.where('mode', f.mode);
+      const [rows, counted] = await Promise.all([
+        select(base.clone(), db)
+          .orderBy([
+            { column: 'bordereaux.month', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(f.limit)
+          .offset(f.offset),
+        base.clone().count<{ count: string }[]>({ count: '*' }),
+      ]);
+      return { items: rows.map(toRecord), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /** Records the stored file (first writer wins: a ready bordereau is never changed). */
+    async markReady(
+      id: number,
+      file: { storageKey: string; sizeBytes: number; sha256: string; rowCount: number; totals: BordereauTotals },
+    ): Promise<void> {
+      await db('bordereaux')
+        .where({ id, status: 'generating' })
+        .update({
+          status: 'ready',
+          storage_key: file.storageKey,
+          size_bytes: file.sizeBytes,
+          sha256: file.sha256,
+          row_count: file.rowCount,
+          totals: JSON.stringify(file.totals),
+          generated_at: db.fn.now(),
+        });
+    },
+
+    /**
+     * The ledger of `key`'s month in file order, `batchSize` entries at a time, read through a
+     * cursor inside one read-only transaction (a consistent snapshot of the month).
+     */
+    async *ledger(key: BordereauKey, range: { from: Date; to: Date }, batchSize = 1000): AsyncGenerator<LedgerEntry[]> {
+      const trx = await db.transaction({ isolationLevel: 'repeatable read', readOnly: true });
+      try {
+        await trx.raw(`declare bordereau_ledger no scroll cursor for ${LEDGER_SQL}`, {
+          agency: key.rootAccountId,
+          party: key.partyRootAccountId,
+          mode: key.mode,
+          from: range.from,
+          to: range.to,
+        });
+        for (;;) {
+          const { rows } = await trx.raw(`fetch forward ${batchSize} from bordereau_ledger`);
+          if (!rows.length) break;
+          yield (rows as LedgerRow[]).map(toEntry);
+        }
+        await trx.commit();
+      } catch (err) {
+        await trx.rollback();
+        throw err;
+      } finally {
+        if (!trx.isCompleted()) await trx.rollback();
+      }
+    },
+  };
+}
+
+export type ReportsRepository = ReturnType<typeof createReportsRepository>;

@@ -1,0 +1,74 @@
+/**
+ * Wire contracts of `/api/v1/reports/bordereaux` (snake_case, the `/api/v1` envelope): the request
+ * for one month's premium bordereau of one party, the list filters, and the bordereau object.
+ * Amounts in the API are integer minor units; the file itself has major units (see the column reference).
+ */
+import { z } from 'zod';
+import { pageQueryFields, queryInt } from '../http/query';
+import { BORDEREAU_COLUMNS } from './bordereau';
+
+const month = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { message: 'must be a month YYYY-MM' })
+  .meta({ description: 'Reporting month, YYYY-MM (UTC); only a month that is over', example: '2026-10' });
+const mode = z.enum(['live', 'test']);
+
+export const CreateBordereauRequest = z
+  .strictObject({
+    party_id: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: 'The insurer or MGA root account the bordereau is for (a product’s insurer or MGA)' }),
+    month,
+    mode: mode.optional().meta({ description: 'Default: the key’s mode. A test key has test-mode bordereaux only.' }),
+  })
+  .meta({ id: 'CreateBordereauRequest', example: { party_id: 3, month: '2026-10' } });
+export type CreateBordereauRequest = z.infer<typeof CreateBordereauRequest>;
+
+export const ListBordereauxQuery = z.strictObject({
+  party_id: queryInt(1, 2_147_483_647).optional().meta({ description: 'Only this party’s' }),
+  month: month.optional(),
+  mode: mode.optional().meta({ description: 'Only this mode’s (a test key: test only)' }),
+  ...pageQueryFields(20),
+});
+export type ListBordereauxQuery = z.infer<typeof ListBordereauxQuery>;
+
+const totals = z
+  .record(
+    z.string(),
+    z.object({
+      rows: z.number().int(),
+      gross_premium: z.number().int(),
+      platform_fee: z.number().int(),
+      tax: z.number().int(),
+      net_premium: z.number().int(),
+    }),
+  )
+  .meta({ description: 'Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written)' });
+
+export const Bordereau = z
+  .object({
+    object: z.literal('bordereau'),
+    id: z.number().int(),
+    party_id: z.number().int(),
+    month: z.string().meta({ description: 'YYYY-MM' }),
+    mode: mode,
+    status: z.enum(['generating', 'ready']).meta({ description: '`generating` until its file is stored, then `ready` for good' }),
+    format: z.literal('csv'),
+    rows: z.number().int().nullable().meta({ description: 'Transaction rows (the header aside); null while generating' }),
+    size_bytes: z.number().int().nullable(),
+    sha256: z
+      .string()
+      .nullable()
+      .meta({ description: 'SHA-256 of the file, lower-case hex: the same file whenever it is asked for again' }),
+    totals: totals.nullable(),
+    download_url: z.string().nullable().meta({ description: 'Signed link to the CSV file, valid for an hour; null while generating' }),
+    created_at: z.string().meta({ description: 'When it was first asked for, ISO 8601 UTC' }),
+    generated_at: z.string().nullable().meta({ description: 'When its file was stored, ISO 8601 UTC' }),
+  })
+  .meta({
+    id: 'Bordereau',
+    description: `A month’s premium bordereau for one insurer or MGA: one CSV row per transaction and purchase item. Columns: ${BORDEREAU_COLUMNS.map((c) => `\`${c.name}\` (${c.description})`).join('; ')}.`,
+  });
+export type Bordereau = z.infer<typeof Bordereau>;

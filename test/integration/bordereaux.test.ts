@@ -1,0 +1,285 @@
+/**
+ * Premium bordereaux (issue 26, first part), end to end on the real app, worker, PostgreSQL,
+ * Temporal, stripe-mock and fake-gcs-server: a month with two sales (one of two items, with a
+ * platform fee spread over them) and a partial cancellation, for an insurer and an MGA; each
+ * bordereau's CSV read back row by row and checked against figures computed here from the
+ * quotes' amounts; asked again, the same file; bad requests refused; nothing of another
+ * account's or another mode's.
+ *
+ * The sales and the cancellation happen now and are then dated into October 2026 (their recorded
+ * times), because a bordereau covers a month that is over.
+ */
+import { parse } from 'csv-parse/sync';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
+import { WEBHOOK_SECRET } from '../helpers/purchases';
+import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { BORDEREAU_COLUMNS } from '../../src/reports/bordereau';
+
+jest.setTimeout(180_000);
+
+let worker: TestWorker;
+let app: TestApp;
+let agency: Agency;
+let other: Agency;
+let insurerId: number;
+let mgaId: number;
+let accountId: number;
+/** What the month holds, from the API's own answers. */
+const sold: { p1: any; p2: any; cancellation: any } = { p1: null, p2: null, cancellation: null };
+
+const api = (method: string, path: string, key = agency.key, body?: unknown) =>
+  call(app.baseUrl, `/api/v1${path}`, { method, key, ...(body === undefined ? {} : { body }) });
+
+/** Two decimals from integer minor units, as the file writes them. */
+const major = (minor: number) =>
+  `${minor < 0 ? '-' : ''}${Math.floor(Math.abs(minor) / 100)}.${String(Math.abs(minor) % 100).padStart(2, '0')}`;
+
+async function readyBordereau(party: number, month = '2026-10', key = agency.key) {
+  const first = await api('POST', '/reports/bordereaux', key, { party_id: party, month });
+  expect([200, 202]).toContain(first.status);
+  return eventually(async () => {
+    const got = await api('GET', `/reports/bordereaux/${first.body.data.id}`, key);
+    return got.body.data.status === 'ready' ? got.body.data : null;
+  });
+}
+
+async function download(url: string): Promise<{ text: string; rows: Record<string, string>[] }> {
+  const res = await fetch(url);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  return { text, rows: parse(text, { columns: true }) as Record<string, string>[] };
+}
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue);
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  const c = app.container;
+  agency = await createAgency(app);
+  other = await createAgency(app, 'Other Coast Agency');
+  insurerId = (await createRootAccountOfKind(c, 'insurer', 'Evergreen Mutual Insurance Co.')).id;
+  mgaId = (await createRootAccountOfKind(c, 'mga', 'Harbor Underwriting MGA')).id;
+  accountId = (await c.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id')).id;
+  expect((await api('PATCH', `/products/${agency.eventProductId}`, agency.key, { insurerRootAccountID: insurerId })).status).toBe(200);
+  expect((await api('PATCH', `/products/${agency.tripProductId}`, agency.key, { mgaRootAccountID: mgaId })).status).toBe(200);
+  expect((await api('PATCH', `/products/${agency.eventProductId}/cancellation_terms`, agency.key, { free_look_days: 0 })).status).toBe(200);
+
+  // A key of the same teammate with a 2.5 % platform fee sells the first purchase.
+  const agentId = (await c.db('agents').where({ idp_teammate_uuid: agency.teammateUuid }).first('id')).id;
+  const feeKey = (await createKey(c, { rootAccountId: accountId, mode: 'test', agentId, platformFeeBps: 250 })).key;
+  const insured = {
+    name: 'Lee, Jordan',
+    address: { line1: '22 Elm Rd', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' },
+  };
+  const p1 = await buyAndPay({ ...agency, key: feeKey }, [
+    { ...eventSelection(agency, { start: '2027-06-10', end: '2027-06-12' }), named_insured: insured },
+    tripSelection(agency),
+  ]);
+  const p2 = await buyAndPay(agency, eventSelection(agency, { start: '2027-07-01', end: '2027-07-03' }, 'Riley Chen'));
+  await waitIssued(agency, p1.paymentIntent);
+  await waitIssued(agency, p2.paymentIntent);
+  sold.p1 = (await api('GET', `/purchases/${p1.purchaseId}`)).body.data;
+  sold.p2 = (await api('GET', `/purchases/${p2.purchaseId}`)).body.data;
+  const lastDay = sold.p2.items[0].covered_units[2].id;
+  const cancelled = await api('POST', `/purchases/${p2.purchaseId}/cancel`, agency.key, {
+    covered_unit_ids: [lastDay],
+    requested_by: 'agency',
+    reason: 'Third day called off',
+  });
+  expect(cancelled.status).toBe(200);
+  sold.cancellation = await eventually(async () => {
+    const p = (await api('GET', `/purchases/${p2.purchaseId}`)).body.data;
+    return p.cancellations[0]?.status === 'completed' ? p.cancellations[0] : null;
+  });
+  // Into October 2026: when they were recorded.
+  const db = c.db;
+  await db('purchases')
+    .where({ id: p1.purchaseId })
+    .update({ paid_at: new Date('2026-10-03T12:00:00Z') });
+  await db('purchases')
+    .where({ id: p2.purchaseId })
+    .update({ paid_at: new Date('2026-10-10T09:30:00Z') });
+  await db('policy_transactions')
+    .where({ id: sold.cancellation.id })
+    .update({ completed_at: new Date('2026-10-20T08:00:00Z') });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await worker?.shutdown();
+});
+
+describe('a month’s bordereau', () => {
+  test('when the insurer’s October is asked for, then its file has the two sales of its product and the cancellation, each figure as computed', async () => {
+    const b = await readyBordereau(insurerId);
+
+    const { text, rows } = await download(b.download_url);
+    expect(text.split('\r\n')[0]).toBe(BORDEREAU_COLUMNS.map((c) => c.name).join(','));
+    expect(text).toContain('"Lee, Jordan"'); // RFC 4180 quoting
+    const [event1, trip1] = sold.p1.items;
+    const event2 = sold.p2.items[0];
+    // The platform fee of the first purchase, spread over its two items by premium: each its floor,
+    // the odd minor unit (if any) to the larger remainder, the first on a tie.
+    const fee = sold.p1.platform_fee as number;
+    const sum = event1.amount + trip1.amount;
+    const [eventRem, tripRem] = [(fee * event1.amount) % sum, (fee * trip1.amount) % sum];
+    const floors = Math.floor((fee * event1.amount) / sum) + Math.floor((fee * trip1.amount) / sum);
+    const eventFeeShare = Math.floor((fee * event1.amount) / sum) + (floors < fee && eventRem >= tripRem ? 1 : 0);
+    expect(fee).toBeGreaterThan(0);
+    const refund = sold.cancellation.refund;
+    expect(rows).toEqual([
+      expect.objectContaining({
+        reporting_month: '2026-10',
+        transaction_reference: `NB-${sold.p1.id}-1`,
+        transaction_type: 'new_business',
+        transaction_date: '2026-10-03',
+        master_policy_number: 'EVM-GL-2027-0042',
+        certificate_reference: `COI-${sold.p1.id}-1`,
+        product_name: 'Special Event Liability',
+        insured_name: 'Lee, Jordan',
+        insured_region: 'MA',
+        insured_country: 'US',
+        risk_inception: event1.covered_units[0].starts_at,
+        risk_expiry: event1.covered_units[2].ends_at,
+        covered_units: '3',
+        currency: 'USD',
+        gross_premium: major(event1.amount),
+        platform_fee: major(eventFeeShare),
+        tax: '0.00',
+        commission: '',
+        net_premium: major(event1.amount),
+      }),
+      expect.objectContaining({
+        transaction_reference: `NB-${sold.p2.id}-1`,
+        transaction_type: 'new_business',
+        transaction_date: '2026-10-10',
+        insured_name: 'Riley Chen',
+        covered_units: '3',
+        gross_premium: major(event2.amount),
+        platform_fee: '0.00',
+      }),
+      expect.objectContaining({
+        transaction_reference: `CN-${sold.cancellation.id}-1`,
+        transaction_type: 'cancellation',
+        transaction_date: '2026-10-20',
+        effective_date: sold.cancellation.effective_at.slice(0, 10),
+        certificate_reference: `COI-${sold.p2.id}-1`,
+        covered_units: '1',
+        gross_premium: major(-refund.premium),
+        platform_fee: major(-refund.platform_fee),
+        tax: major(-refund.tax),
+        net_premium: major(-refund.premium),
+      }),
+    ]);
+    expect(refund.premium).toBeGreaterThan(0);
+    expect(b).toMatchObject({
+      object: 'bordereau',
+      party_id: insurerId,
+      month: '2026-10',
+      mode: 'test',
+      status: 'ready',
+      format: 'csv',
+      rows: 3,
+      size_bytes: Buffer.byteLength(text),
+      totals: {
+        USD: {
+          rows: 3,
+          gross_premium: event1.amount + event2.amount - refund.premium,
+          platform_fee: eventFeeShare - refund.platform_fee,
+          tax: 0 - refund.tax,
+          net_premium: event1.amount + event2.amount - refund.premium,
+        },
+      },
+    });
+  });
+
+  test('when the MGA’s October is asked for, then its file has the trip item with the rest of the platform fee', async () => {
+    const b = await readyBordereau(mgaId);
+
+    const { rows } = await download(b.download_url);
+    const [event1, trip1] = sold.p1.items;
+    const insurerFile = (await download((await readyBordereau(insurerId)).download_url)).rows;
+    expect(rows).toEqual([
+      expect.objectContaining({
+        transaction_reference: `NB-${sold.p1.id}-2`,
+        certificate_reference: `COI-${sold.p1.id}-2`,
+        product_name: 'Rental Car Trip Excess',
+        master_policy_number: 'EVM-TX-2027-0007',
+        covered_units: '2',
+        gross_premium: major(trip1.amount),
+      }),
+    ]);
+    // The two shares of the first purchase's platform fee add up to the fee.
+    const shares = Math.round(Number(rows[0]!.platform_fee) * 100) + Math.round(Number(insurerFile[0]!.platform_fee) * 100);
+    expect(shares).toBe(sold.p1.platform_fee);
+    expect(event1.amount + trip1.amount).toBe(sold.p1.amount_subtotal);
+  });
+
+  test('when the same month is asked for again, then the same bordereau and file (same sha256), and it is listed once', async () => {
+    const first = await readyBordereau(insurerId);
+    const again = await api('POST', '/reports/bordereaux', agency.key, { party_id: insurerId, month: '2026-10' });
+
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ id: first.id, sha256: first.sha256, size_bytes: first.size_bytes });
+    const listed = await api('GET', `/reports/bordereaux?party_id=${insurerId}&month=2026-10`);
+    expect(listed.body.data.map((b: { id: number }) => b.id)).toEqual([first.id]);
+    expect(listed.body.metadata.total).toBe(1);
+  });
+
+  test('when a month has nothing for the party, then a file with the header only', async () => {
+    const b = await readyBordereau(insurerId, '2026-09');
+
+    expect(b.rows).toBe(0);
+    expect(b.totals).toEqual({});
+    expect((await download(b.download_url)).text).toBe(`${BORDEREAU_COLUMNS.map((c) => c.name).join(',')}\r\n`);
+  });
+});
+
+describe('who may ask, and bad requests', () => {
+  const refused = async (body: unknown, key = agency.key) => {
+    const res = await api('POST', '/reports/bordereaux', key, body);
+    expect([res.status, res.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+    return res.body.error.details as { path: string; message: string }[];
+  };
+
+  test('when the month is malformed, this month or later, or the party is not one this account sells for, then 400 naming the field', async () => {
+    expect((await refused({ party_id: insurerId, month: '2026-13' }))[0]!.path).toBe('month');
+    expect((await refused({ party_id: insurerId, month: '2026-11' }))[0]).toEqual({
+      path: 'month',
+      message: '2026-11 is not over yet: a bordereau covers a whole month',
+    });
+    expect((await refused({ party_id: insurerId, month: '2031-01' }))[0]!.path).toBe('month');
+    expect((await refused({ party_id: accountId, month: '2026-10' }))[0]!.path).toBe('party_id'); // an agency, not an insurer
+    expect((await refused({ party_id: 2_000_000, month: '2026-10' }))[0]!.path).toBe('party_id');
+    expect((await refused({ party_id: insurerId, month: '2026-10' }, other.key))[0]!.path).toBe('party_id'); // sells nothing for it
+    expect((await refused({ party_id: insurerId, month: '2026-10', mode: 'live' }))[0]!.path).toBe('mode');
+  });
+
+  test('when a product names a party of the wrong kind, then 400 naming the field, and the product keeps its parties', async () => {
+    const res = await api('PATCH', `/products/${agency.eventProductId}`, agency.key, {
+      insurerRootAccountID: mgaId,
+      mgaRootAccountID: insurerId,
+    });
+
+    expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(res.body.error.details).toEqual([
+      { path: 'insurerRootAccountID', message: `no insurer root account with id ${mgaId}` },
+      { path: 'mgaRootAccountID', message: `no mga root account with id ${insurerId}` },
+    ]);
+    const read = (await api('GET', `/products/${agency.eventProductId}`)).body.data;
+    expect([read.ins_product_line_insurer_root_accnt_id, read.ins_product_line_mga_root_accnt_id]).toEqual([insurerId, null]);
+  });
+
+  test('when another account reads a bordereau, then 404; a live key’s bordereau of the month holds no test purchase', async () => {
+    const mine = await readyBordereau(insurerId);
+    expect((await api('GET', `/reports/bordereaux/${mine.id}`, other.key)).status).toBe(404);
+    expect((await api('GET', '/reports/bordereaux', other.key)).body.data).toEqual([]);
+
+    const liveKey = (await createKey(app.container, { rootAccountId: accountId, mode: 'live' })).key;
+    const live = await readyBordereau(insurerId, '2026-10', liveKey);
+    expect(live).toMatchObject({ mode: 'live', rows: 0 });
+    expect(live.id).not.toBe(mine.id);
+  });
+});

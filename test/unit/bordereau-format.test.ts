@@ -1,0 +1,45 @@
+/** The bordereau's money and month arithmetic (src/reports/bordereau.ts): integers in, exact text out. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { BORDEREAU_COLUMNS, formatMinor, monthRange, shareOf } from '../../src/reports/bordereau';
+
+describe('formatMinor', () => {
+  test.each([
+    [0, '0.00'],
+    [5, '0.05'],
+    [1234, '12.34'],
+    [-1234, '-12.34'],
+    [-7, '-0.07'],
+    [999_999_999_999, '9999999999.99'],
+  ])('when %d minor units are written, then %s', (minor, text) => {
+    expect(formatMinor(minor)).toBe(text);
+  });
+
+  test('when the amount is not a safe integer, then it throws rather than round', () => {
+    expect(() => formatMinor(12.5)).toThrow(RangeError);
+  });
+});
+
+describe('monthRange', () => {
+  test('when a month is given, then its first instant and the next month’s (UTC), December included', () => {
+    expect(monthRange('2026-12')).toEqual({ from: new Date('2026-12-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z') });
+  });
+
+  test.each(['2026-13', '2026-1', '26-01', '2026-00', ''])('when %p is given, then null', (m) => {
+    expect(monthRange(m)).toBeNull();
+  });
+});
+
+describe('shareOf', () => {
+  test('when a fee of 773 is spread over premiums 26730 and 4200, then the shares are 668 and 105 and add up', () => {
+    expect([shareOf(773, [26730, 4200], 0), shareOf(773, [26730, 4200], 1)]).toEqual([668, 105]);
+  });
+});
+
+describe('the column reference', () => {
+  test('when the README lists the columns, then it lists every column of the file, in order, with its description', () => {
+    const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+    const listed = BORDEREAU_COLUMNS.map((c) => `- \`${c.name}\`: ${c.description}`).join('\n');
+    expect(readme).toContain(listed);
+  });
+});
