@@ -1,50 +1,126 @@
 /**
- * Activities of the premium bordereaux: `generateBordereau` writes one bordereau's CSV file
- * (RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`) from its month's ledger into the
- * bucket under `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.csv`, streamed (the ledger
- * in batches through a cursor, the file through csv-stringify into a stream upload), then records
- * it ready with its size, SHA-256, row count and totals. Safe to retry: a file already stored
- * under the key is kept (a delivered file is never rewritten) and a ready bordereau is never
- * changed. Storage failures throw, so the workflow retries until storage is back.
+ * Activities of the premium bordereaux: `generateBordereau` writes one bordereau's files from its
+ * month's ledger into the bucket under `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>`:
+ *
+ * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
+ *   decimals (csv-stringify);
+ * - XLSX: one sheet `Bordereau` with a frozen header row, typed cells (dates, counts, amounts as
+ *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer).
+ *
+ * Each file is streamed: the ledger in batches through a cursor (one pass per file), the file into
+ * a stream upload. Then the bordereau is recorded ready with both files' sizes and SHA-256, its row
+ * count and totals. Safe to retry: a file already stored under its key is kept (a delivered file
+ * is never rewritten) and a ready bordereau is never changed. Storage failures throw, so the
+ * workflow retries until storage is back.
  */
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
+import ExcelJS from 'exceljs';
 import type { Db } from '../src/db/knex';
 import type { ObjectStore } from '../src/storage/object-store';
-import { createReportsRepository } from '../src/reports/repository';
-import { addToTotals, BORDEREAU_COLUMNS, bordereauRow, monthRange, type BordereauTotals } from '../src/reports/bordereau';
+import { createReportsRepository, type BordereauFile, type BordereauFormat, type BordereauRecord } from '../src/reports/repository';
+import {
+  addToTotals,
+  BORDEREAU_COLUMNS,
+  bordereauCells,
+  bordereauRow,
+  monthRange,
+  totalsCells,
+  XLSX_FORMATS,
+  type BordereauTotals,
+} from '../src/reports/bordereau';
 
-/** Where a bordereau's CSV file lives in the bucket. */
-export function bordereauStorageKey(b: { rootAccountId: number; partyRootAccountId: number; mode: string; month: string }): string {
-  return `reports/bordereaux/${b.rootAccountId}/${b.partyRootAccountId}/${b.mode}/${b.month}.csv`;
+const CONTENT_TYPES: Record<BordereauFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** Where a bordereau's file of `format` lives in the bucket. */
+export function bordereauStorageKey(
+  b: { rootAccountId: number; partyRootAccountId: number; mode: string; month: string },
+  format: BordereauFormat,
+): string {
+  return `reports/bordereaux/${b.rootAccountId}/${b.partyRootAccountId}/${b.mode}/${b.month}.${format}`;
 }
 
 export function createReportActivities(deps: { db: Db; store: ObjectStore }) {
   const reports = createReportsRepository(deps.db);
-  return {
-    /** Generates bordereau `bordereauId`'s file and records it ready; returns its row count and SHA-256. */
-    async generateBordereau(input: { bordereauId: number }): Promise<{ rows: number; sha256: string }> {
-      const b = await reports.find(input.bordereauId);
-      if (!b) throw new Error(`bordereau ${input.bordereauId} does not exist`);
-      if (b.status === 'ready') return { rows: b.rowCount ?? 0, sha256: b.sha256 ?? '' };
-      const range = monthRange(b.month)!;
-      const totals: BordereauTotals = {};
-      let rows = 0;
-      async function* records(): AsyncGenerator<string[]> {
-        yield BORDEREAU_COLUMNS.map((c) => c.name);
-        for await (const batch of reports.ledger(b!, range)) {
-          for (const entry of batch) {
-            addToTotals(totals, entry);
-            rows += 1;
-            yield bordereauRow(b!.month, entry);
-          }
+
+  async function put(b: BordereauRecord, format: BordereauFormat, body: Readable): Promise<BordereauFile> {
+    const key = bordereauStorageKey(b, format);
+    const stored = await deps.store.putIfAbsent(key, body, { contentType: CONTENT_TYPES[format], onExisting: 'keep' });
+    return { storageKey: key, sizeBytes: stored.size, sha256: stored.sha256 };
+  }
+
+  async function writeCsv(
+    b: BordereauRecord,
+    range: { from: Date; to: Date },
+    totals: BordereauTotals,
+  ): Promise<{ file: BordereauFile; rows: number }> {
+    let rows = 0;
+    async function* records(): AsyncGenerator<string[]> {
+      yield BORDEREAU_COLUMNS.map((c) => c.name);
+      for await (const batch of reports.ledger(b, range)) {
+        for (const entry of batch) {
+          addToTotals(totals, entry);
+          rows += 1;
+          yield bordereauRow(b.month, entry);
         }
       }
-      const csv = Readable.from(records()).pipe(stringify({ record_delimiter: 'windows' }));
-      const key = bordereauStorageKey(b);
-      const stored = await deps.store.putIfAbsent(key, csv, { contentType: 'text/csv; charset=utf-8', onExisting: 'keep' });
-      await reports.markReady(b.id, { storageKey: key, sizeBytes: stored.size, sha256: stored.sha256, rowCount: rows, totals });
-      return { rows, sha256: stored.sha256 };
+    }
+    const file = await put(b, 'csv', Readable.from(records()).pipe(stringify({ record_delimiter: 'windows' })));
+    return { file, rows };
+  }
+
+  async function writeXlsx(b: BordereauRecord, range: { from: Date; to: Date }, totals: BordereauTotals): Promise<BordereauFile> {
+    const out = new PassThrough();
+    const upload = put(b, 'xlsx', out);
+    try {
+      const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+      // Fixed document dates (the month's end): the same month always writes the same workbook.
+      workbook.creator = 'insurance-coi-service';
+      workbook.created = workbook.modified = range.to;
+      const sheet = workbook.addWorksheet('Bordereau', { views: [{ state: 'frozen', ySplit: 1 }] });
+      sheet.columns = BORDEREAU_COLUMNS.map((c) => ({
+        header: c.name,
+        key: c.name,
+        width: Math.max(12, c.name.length + 2),
+        style: XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {},
+      }));
+      sheet.getRow(1).font = { bold: true };
+      sheet.getRow(1).commit();
+      for await (const batch of reports.ledger(b, range)) {
+        for (const entry of batch) sheet.addRow(bordereauCells(b.month, entry)).commit();
+      }
+      for (const currency of Object.keys(totals).sort()) {
+        const row = sheet.addRow(totalsCells(b.month, currency, totals[currency]!));
+        row.font = { bold: true };
+        row.commit();
+      }
+      sheet.commit();
+      await workbook.commit();
+    } catch (err) {
+      out.destroy(err as Error);
+      await upload.catch(() => undefined);
+      throw err;
+    }
+    return upload;
+  }
+
+  return {
+    /** Generates bordereau `bordereauId`'s files and records it ready; returns its row count and the files' SHA-256. */
+    async generateBordereau(input: { bordereauId: number }): Promise<{ rows: number; sha256: Record<BordereauFormat, string> }> {
+      const b = await reports.find(input.bordereauId);
+      if (!b) throw new Error(`bordereau ${input.bordereauId} does not exist`);
+      if (b.status === 'ready') {
+        return { rows: b.rowCount ?? 0, sha256: { csv: b.files?.csv?.sha256 ?? '', xlsx: b.files?.xlsx?.sha256 ?? '' } };
+      }
+      const range = monthRange(b.month)!;
+      const totals: BordereauTotals = {};
+      const csv = await writeCsv(b, range, totals);
+      const xlsx = await writeXlsx(b, range, totals);
+      await reports.markReady(b.id, { files: { csv: csv.file, xlsx }, rowCount: csv.rows, totals });
+      return { rows: csv.rows, sha256: { csv: csv.file.sha256, xlsx: xlsx.sha256 } };
     },
   };
 }

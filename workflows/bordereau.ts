@@ -12,6 +12,6 @@ const { generateBordereau } = proxyActivities<ReportActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
-export async function bordereauWorkflow(input: { bordereauId: number }): Promise<{ rows: number; sha256: string }> {
+export async function bordereauWorkflow(input: { bordereauId: number }): Promise<{ rows: number; sha256: Record<string, string> }> {
   return generateBordereau(input);
 }

@@ -3660,7 +3660,7 @@ export interface components {
             data: components["schemas"]["Bordereau"];
             message: string;
         };
-        /** @description A month’s premium bordereau for one insurer or MGA: one CSV row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), CN-<cancellation>-<item> (cancellation)); `transaction_type` (new_business, renewal or cancellation); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, or the cancellation’s refund completed); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the cancellation’s effective time); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit, ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit, ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed or cancelled); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (Agency commission, major units; empty: no commission is set in this service); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
+        /** @description A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), CN-<cancellation>-<item> (cancellation)); `transaction_type` (new_business, renewal or cancellation); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, or the cancellation’s refund completed); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the cancellation’s effective time); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit, ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit, ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed or cancelled); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (Agency commission, major units; empty: no commission is set in this service); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
         Bordereau: {
             /** @enum {string} */
             object: "bordereau";
@@ -3675,13 +3675,8 @@ export interface components {
              * @enum {string}
              */
             status: "generating" | "ready";
-            /** @enum {string} */
-            format: "csv";
-            /** @description Transaction rows (the header aside); null while generating */
+            /** @description Transaction rows (the header and totals aside); null while generating */
             rows: number | null;
-            size_bytes: number | null;
-            /** @description SHA-256 of the file, lower-case hex: the same file whenever it is asked for again */
-            sha256: string | null;
             /** @description Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written) */
             totals: {
                 [key: string]: {
@@ -3692,12 +3687,22 @@ export interface components {
                     net_premium: number;
                 };
             } | null;
-            /** @description Signed link to the CSV file, valid for an hour; null while generating */
-            download_url: string | null;
+            /** @description The same rows as CSV (RFC 4180, amounts as text with two decimals) and XLSX (typed cells, frozen header, a totals row per currency); null while generating */
+            files: {
+                csv: components["schemas"]["BordereauFile"];
+                xlsx: components["schemas"]["BordereauFile"];
+            } | null;
             /** @description When it was first asked for, ISO 8601 UTC */
             created_at: string;
             /** @description When its file was stored, ISO 8601 UTC */
             generated_at: string | null;
+        };
+        BordereauFile: {
+            /** @description Signed link to the file, valid for an hour (read the bordereau again for a fresh one) */
+            download_url: string;
+            size_bytes: number;
+            /** @description SHA-256 of the file, lower-case hex: the same file whenever it is asked for again */
+            sha256: string;
         };
         BordereauGeneratingResponse: {
             /** @enum {boolean} */

@@ -126,6 +126,67 @@ export function bordereauRow(month: string, e: LedgerEntry): string[] {
   ];
 }
 
+/** A typed spreadsheet cell: text, a number, an instant (UTC) or empty. */
+export type Cell = string | number | Date | null;
+
+/** How a column's typed cells are shown in the spreadsheet (Excel number formats). */
+export const XLSX_FORMATS: Partial<Record<string, string>> = {
+  transaction_date: 'yyyy-mm-dd',
+  effective_date: 'yyyy-mm-dd',
+  risk_inception: 'yyyy-mm-dd hh:mm',
+  risk_expiry: 'yyyy-mm-dd hh:mm',
+  gross_premium: '0.00',
+  platform_fee: '0.00',
+  tax: '0.00',
+  commission: '0.00',
+  net_premium: '0.00',
+};
+
+const utcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+/** Minor units as a spreadsheet number of major units (the one conversion to a float, for a typed cell). */
+const majorNumber = (minor: number) => minor / 100;
+
+/** The spreadsheet's typed cells for one entry, in `BORDEREAU_COLUMNS` order (the same values as `bordereauRow`). */
+export function bordereauCells(month: string, e: LedgerEntry): Cell[] {
+  const text = bordereauRow(month, e);
+  return [
+    text[0]!,
+    text[1]!,
+    text[2]!,
+    utcDay(e.recordedAt),
+    utcDay(e.effectiveAt),
+    text[5]!,
+    text[6]!,
+    text[7]!,
+    text[8]!,
+    text[9]!,
+    text[10]!,
+    e.riskInception,
+    e.riskExpiry,
+    e.coveredUnits,
+    text[14]!,
+    majorNumber(e.premiumMinor),
+    majorNumber(e.platformFeeMinor),
+    majorNumber(e.taxMinor),
+    null,
+    majorNumber(e.premiumMinor),
+  ];
+}
+
+/** The spreadsheet's totals row of one currency: label, row count under covered units, and the sums. */
+export function totalsCells(month: string, currency: string, t: BordereauTotals[string]): Cell[] {
+  const cells: Cell[] = BORDEREAU_COLUMNS.map(() => null);
+  const at = (name: string) => BORDEREAU_COLUMNS.findIndex((c) => c.name === name);
+  cells[at('reporting_month')] = month;
+  cells[at('transaction_reference')] = `TOTAL ${currency} (${t.rows} rows)`;
+  cells[at('currency')] = currency;
+  cells[at('gross_premium')] = majorNumber(t.gross_premium);
+  cells[at('platform_fee')] = majorNumber(t.platform_fee);
+  cells[at('tax')] = majorNumber(t.tax);
+  cells[at('net_premium')] = majorNumber(t.net_premium);
+  return cells;
+}
+
 /** Adds one entry to per-currency totals (minor units). */
 export function addToTotals(totals: BordereauTotals, e: LedgerEntry): void {
   const key = e.currency.toUpperCase();

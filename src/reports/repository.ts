@@ -12,6 +12,17 @@ import { shareOf, type BordereauTotals, type LedgerEntry } from './bordereau';
 
 export type BordereauStatus = 'generating' | 'ready';
 
+/** The formats a bordereau is written in. */
+export const BORDEREAU_FORMATS = ['csv', 'xlsx'] as const;
+export type BordereauFormat = (typeof BORDEREAU_FORMATS)[number];
+
+/** One stored file of a bordereau. */
+export interface BordereauFile {
+  storageKey: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
 export interface BordereauRecord {
   id: number;
   rootAccountId: number;
@@ -20,9 +31,8 @@ export interface BordereauRecord {
   month: string;
   mode: 'live' | 'test';
   status: BordereauStatus;
-  storageKey: string | null;
-  sizeBytes: number | null;
-  sha256: string | null;
+  /** Per format, once ready. */
+  files: Partial<Record<BordereauFormat, BordereauFile>> | null;
   rowCount: number | null;
   totals: BordereauTotals | null;
   createdAt: Date;
@@ -45,9 +55,7 @@ const toRecord = (r: Record<string, unknown>): BordereauRecord => ({
   month: r.month as string,
   mode: r.mode as 'live' | 'test',
   status: r.status as BordereauStatus,
-  storageKey: (r.storage_key as string | null) ?? null,
-  sizeBytes: r.size_bytes === null || r.size_bytes === undefined ? null : Number(r.size_bytes),
-  sha256: (r.sha256 as string | null) ?? null,
+  files: (r.files as BordereauRecord['files']) ?? null,
   rowCount: (r.row_count as number | null) ?? null,
   totals: (r.totals as BordereauTotals | null) ?? null,
   createdAt: r.created_at as Date,
@@ -61,9 +69,7 @@ const COLUMNS = [
   'party_root_account_id',
   'mode',
   'status',
-  'storage_key',
-  'size_bytes',
-  'sha256',
+  'files',
   'row_count',
   'totals',
   'created_at',
@@ -239,20 +245,18 @@ export function createReportsRepository(db: Db) {
       return { items: rows.map(toRecord), total: Number(counted[0]?.count ?? 0) };
     },
 
-    /** Records the stored file (first writer wins: a ready bordereau is never changed). */
+    /** Records the stored files (first writer wins: a ready bordereau is never changed). */
     async markReady(
       id: number,
-      file: { storageKey: string; sizeBytes: number; sha256: string; rowCount: number; totals: BordereauTotals },
+      ready: { files: Record<BordereauFormat, BordereauFile>; rowCount: number; totals: BordereauTotals },
     ): Promise<void> {
       await db('bordereaux')
         .where({ id, status: 'generating' })
         .update({
           status: 'ready',
-          storage_key: file.storageKey,
-          size_bytes: file.sizeBytes,
-          sha256: file.sha256,
-          row_count: file.rowCount,
-          totals: JSON.stringify(file.totals),
+          files: JSON.stringify(ready.files),
+          row_count: ready.rowCount,
+          totals: JSON.stringify(ready.totals),
           generated_at: db.fn.now(),
         });
     },

@@ -47,6 +47,14 @@ const totals = z
   )
   .meta({ description: 'Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written)' });
 
+const BordereauFile = z
+  .object({
+    download_url: z.string().meta({ description: 'Signed link to the file, valid for an hour (read the bordereau again for a fresh one)' }),
+    size_bytes: z.number().int(),
+    sha256: z.string().meta({ description: 'SHA-256 of the file, lower-case hex: the same file whenever it is asked for again' }),
+  })
+  .meta({ id: 'BordereauFile' });
+
 export const Bordereau = z
   .object({
     object: z.literal('bordereau'),
@@ -55,20 +63,17 @@ export const Bordereau = z
     month: z.string().meta({ description: 'YYYY-MM' }),
     mode: mode,
     status: z.enum(['generating', 'ready']).meta({ description: '`generating` until its file is stored, then `ready` for good' }),
-    format: z.literal('csv'),
-    rows: z.number().int().nullable().meta({ description: 'Transaction rows (the header aside); null while generating' }),
-    size_bytes: z.number().int().nullable(),
-    sha256: z
-      .string()
-      .nullable()
-      .meta({ description: 'SHA-256 of the file, lower-case hex: the same file whenever it is asked for again' }),
+    rows: z.number().int().nullable().meta({ description: 'Transaction rows (the header and totals aside); null while generating' }),
     totals: totals.nullable(),
-    download_url: z.string().nullable().meta({ description: 'Signed link to the CSV file, valid for an hour; null while generating' }),
+    files: z.object({ csv: BordereauFile, xlsx: BordereauFile }).nullable().meta({
+      description:
+        'The same rows as CSV (RFC 4180, amounts as text with two decimals) and XLSX (typed cells, frozen header, a totals row per currency); null while generating',
+    }),
     created_at: z.string().meta({ description: 'When it was first asked for, ISO 8601 UTC' }),
     generated_at: z.string().nullable().meta({ description: 'When its file was stored, ISO 8601 UTC' }),
   })
   .meta({
     id: 'Bordereau',
-    description: `A month’s premium bordereau for one insurer or MGA: one CSV row per transaction and purchase item. Columns: ${BORDEREAU_COLUMNS.map((c) => `\`${c.name}\` (${c.description})`).join('; ')}.`,
+    description: `A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: ${BORDEREAU_COLUMNS.map((c) => `\`${c.name}\` (${c.description})`).join('; ')}.`,
   });
 export type Bordereau = z.infer<typeof Bordereau>;

@@ -12,7 +12,7 @@
 import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { ObjectStore } from '../storage/object-store';
-import type { BordereauRecord, ReportsRepository } from './repository';
+import type { BordereauFormat, BordereauRecord, ReportsRepository } from './repository';
 import type { Bordereau, CreateBordereauRequest, ListBordereauxQuery } from './schemas';
 
 /** Signed download links of bordereau files live this long (seconds). */
@@ -35,7 +35,17 @@ export function createReportService(deps: {
   }
 
   async function view(b: BordereauRecord): Promise<Bordereau> {
-    const ready = b.status === 'ready' && b.storageKey;
+    const link = async (format: BordereauFormat) => {
+      const f = b.files?.[format];
+      if (!f) return null;
+      const downloadName = `bordereau-${b.partyRootAccountId}-${b.month}-${b.mode}.${format}`;
+      return {
+        download_url: await deps.store.signedReadUrl(f.storageKey, { expiresInSeconds: BORDEREAU_URL_TTL_SECONDS, downloadName }),
+        size_bytes: f.sizeBytes,
+        sha256: f.sha256,
+      };
+    };
+    const [csv, xlsx] = b.status === 'ready' ? await Promise.all([link('csv'), link('xlsx')]) : [null, null];
     return {
       object: 'bordereau',
       id: b.id,
@@ -43,17 +53,9 @@ export function createReportService(deps: {
       month: b.month,
       mode: b.mode,
       status: b.status,
-      format: 'csv',
       rows: b.rowCount,
-      size_bytes: b.sizeBytes,
-      sha256: b.sha256,
       totals: b.totals,
-      download_url: ready
-        ? await deps.store.signedReadUrl(b.storageKey!, {
-            expiresInSeconds: BORDEREAU_URL_TTL_SECONDS,
-            downloadName: `bordereau-${b.partyRootAccountId}-${b.month}-${b.mode}.csv`,
-          })
-        : null,
+      files: csv && xlsx ? { csv, xlsx } : null,
       created_at: b.createdAt.toISOString(),
       generated_at: b.generatedAt?.toISOString() ?? null,
     };

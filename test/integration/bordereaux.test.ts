@@ -9,7 +9,9 @@
  * The sales and the cancellation happen now and are then dated into October 2026 (their recorded
  * times), because a bordereau covers a month that is over.
  */
+import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
@@ -115,7 +117,7 @@ describe('a month’s bordereau', () => {
   test('when the insurer’s October is asked for, then its file has the two sales of its product and the cancellation, each figure as computed', async () => {
     const b = await readyBordereau(insurerId);
 
-    const { text, rows } = await download(b.download_url);
+    const { text, rows } = await download(b.files.csv.download_url);
     expect(text.split('\r\n')[0]).toBe(BORDEREAU_COLUMNS.map((c) => c.name).join(','));
     expect(text).toContain('"Lee, Jordan"'); // RFC 4180 quoting
     const [event1, trip1] = sold.p1.items;
@@ -180,9 +182,8 @@ describe('a month’s bordereau', () => {
       month: '2026-10',
       mode: 'test',
       status: 'ready',
-      format: 'csv',
       rows: 3,
-      size_bytes: Buffer.byteLength(text),
+      files: { csv: { size_bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') } },
       totals: {
         USD: {
           rows: 3,
@@ -198,9 +199,9 @@ describe('a month’s bordereau', () => {
   test('when the MGA’s October is asked for, then its file has the trip item with the rest of the platform fee', async () => {
     const b = await readyBordereau(mgaId);
 
-    const { rows } = await download(b.download_url);
+    const { rows } = await download(b.files.csv.download_url);
     const [event1, trip1] = sold.p1.items;
-    const insurerFile = (await download((await readyBordereau(insurerId)).download_url)).rows;
+    const insurerFile = (await download((await readyBordereau(insurerId)).files.csv.download_url)).rows;
     expect(rows).toEqual([
       expect.objectContaining({
         transaction_reference: `NB-${sold.p1.id}-2`,
@@ -217,12 +218,45 @@ describe('a month’s bordereau', () => {
     expect(event1.amount + trip1.amount).toBe(sold.p1.amount_subtotal);
   });
 
+  test('when its XLSX file is read back, then the same rows as typed cells, a frozen header and a totals row per currency', async () => {
+    const b = await readyBordereau(insurerId);
+    const csv = (await download(b.files.csv.download_url)).rows;
+    const res = await fetch(b.files.xlsx.download_url);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(b.files.xlsx.sha256);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as never);
+    const sheet = workbook.getWorksheet('Bordereau')!;
+
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    expect(header).toEqual(BORDEREAU_COLUMNS.map((c) => c.name));
+    expect(sheet.rowCount).toBe(1 + 3 + 1); // header, three transactions, the USD totals
+    const cell = (row: number, name: string) => sheet.getRow(row).getCell(header.indexOf(name) + 1);
+    csv.forEach((r, i) => {
+      expect(cell(i + 2, 'transaction_reference').value).toBe(r.transaction_reference);
+      expect(cell(i + 2, 'gross_premium').value).toBe(Number(r.gross_premium)); // a number, not text
+      expect(cell(i + 2, 'gross_premium').numFmt).toBe('0.00');
+      expect(cell(i + 2, 'covered_units').value).toBe(Number(r.covered_units));
+      expect((cell(i + 2, 'transaction_date').value as Date).toISOString().slice(0, 10)).toBe(r.transaction_date);
+    });
+    expect(cell(5, 'transaction_reference').value).toBe('TOTAL USD (3 rows)');
+    expect(Math.round((cell(5, 'gross_premium').value as number) * 100)).toBe(b.totals.USD.gross_premium);
+    expect(Math.round((cell(5, 'net_premium').value as number) * 100)).toBe(b.totals.USD.net_premium);
+  });
+
   test('when the same month is asked for again, then the same bordereau and file (same sha256), and it is listed once', async () => {
     const first = await readyBordereau(insurerId);
     const again = await api('POST', '/reports/bordereaux', agency.key, { party_id: insurerId, month: '2026-10' });
 
     expect(again.status).toBe(200);
-    expect(again.body.data).toMatchObject({ id: first.id, sha256: first.sha256, size_bytes: first.size_bytes });
+    expect(again.body.data).toMatchObject({
+      id: first.id,
+      files: {
+        csv: { sha256: first.files.csv.sha256 },
+        xlsx: { sha256: first.files.xlsx.sha256, size_bytes: first.files.xlsx.size_bytes },
+      },
+    });
     const listed = await api('GET', `/reports/bordereaux?party_id=${insurerId}&month=2026-10`);
     expect(listed.body.data.map((b: { id: number }) => b.id)).toEqual([first.id]);
     expect(listed.body.metadata.total).toBe(1);
@@ -233,7 +267,7 @@ describe('a month’s bordereau', () => {
 
     expect(b.rows).toBe(0);
     expect(b.totals).toEqual({});
-    expect((await download(b.download_url)).text).toBe(`${BORDEREAU_COLUMNS.map((c) => c.name).join(',')}\r\n`);
+    expect((await download(b.files.csv.download_url)).text).toBe(`${BORDEREAU_COLUMNS.map((c) => c.name).join(',')}\r\n`);
   });
 });
 
