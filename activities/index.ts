@@ -84,7 +84,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateHolderActivities(deps),
     ...createEndorsementActivities(deps),
     ...createBulkCancellationActivities({ db: deps.db, workflows: deps.purchaseWorkflows }),
-    ...createReportActivities({ db: deps.db, store: deps.store }),
+    ...createReportActivities({ db: deps.db, store: deps.store, events: deps.events }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };
 }

@@ -10,13 +10,15 @@
  * Each file is streamed: the ledger in batches through a cursor (one pass per file), the file into
  * a stream upload. Then the bordereau is recorded ready with both files' sizes and SHA-256, its row
  * count and totals. Safe to retry: a file already stored under its key is kept (a delivered file
- * is never rewritten) and a ready bordereau is never changed. Storage failures throw, so the
+ * is never rewritten) and a ready bordereau is never changed. Then `report.ready` goes to the
+ * agency's webhook endpoints (once per bordereau: its event id is derived from the bordereau). Storage failures throw, so the
  * workflow retries until storage is back.
  */
 import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import type { Db } from '../src/db/knex';
+import type { EventEmitter } from '../src/events/emitter';
 import type { ObjectStore } from '../src/storage/object-store';
 import { createReportsRepository, type BordereauFile, type BordereauFormat, type BordereauRecord } from '../src/reports/repository';
 import {
@@ -43,7 +45,7 @@ export function bordereauStorageKey(
   return `reports/bordereaux/${b.rootAccountId}/${b.partyRootAccountId}/${b.mode}/${b.month}.${format}`;
 }
 
-export function createReportActivities(deps: { db: Db; store: ObjectStore }) {
+export function createReportActivities(deps: { db: Db; store: ObjectStore; events: Pick<EventEmitter, 'reportReady'> }) {
   const reports = createReportsRepository(deps.db);
 
   async function put(b: BordereauRecord, format: BordereauFormat, body: Readable): Promise<BordereauFile> {
@@ -113,6 +115,7 @@ export function createReportActivities(deps: { db: Db; store: ObjectStore }) {
       const b = await reports.find(input.bordereauId);
       if (!b) throw new Error(`bordereau ${input.bordereauId} does not exist`);
       if (b.status === 'ready') {
+        await deps.events.reportReady(b); // a retry after a lost answer: the same event id, published once
         return { rows: b.rowCount ?? 0, sha256: { csv: b.files?.csv?.sha256 ?? '', xlsx: b.files?.xlsx?.sha256 ?? '' } };
       }
       const range = monthRange(b.month)!;
@@ -120,6 +123,7 @@ export function createReportActivities(deps: { db: Db; store: ObjectStore }) {
       const csv = await writeCsv(b, range, totals);
       const xlsx = await writeXlsx(b, range, totals);
       await reports.markReady(b.id, { files: { csv: csv.file, xlsx }, rowCount: csv.rows, totals });
+      await deps.events.reportReady((await reports.find(b.id))!);
       return { rows: csv.rows, sha256: { csv: csv.file.sha256, xlsx: xlsx.sha256 } };
     },
   };

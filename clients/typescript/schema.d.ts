@@ -1548,6 +1548,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "report.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A premium bordereau’s files are stored: read it with getBordereau for its download links
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["reportReadyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2346,6 +2366,65 @@ export interface components {
             data: {
                 object: components["schemas"]["EventDispute"];
             };
+        };
+        /** @description report.ready: A premium bordereau’s files are stored: read it with getBordereau for its download links. */
+        ReportReadyEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "report.ready";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventBordereau"];
+            };
+        };
+        /** @description A premium bordereau whose files are stored; getBordereau answers it with download links */
+        EventBordereau: {
+            /** @enum {string} */
+            object: "bordereau";
+            id: number;
+            /** @description The insurer or MGA root account it reports to */
+            party_id: number;
+            /** @description YYYY-MM */
+            month: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            rows: number;
+            /** @description Per currency (upper case), in integer minor units */
+            totals: {
+                [key: string]: {
+                    rows: number;
+                    gross_premium: number;
+                    platform_fee: number;
+                    tax: number;
+                    net_premium: number;
+                };
+            };
+            files: {
+                csv: {
+                    size_bytes: number;
+                    sha256: string;
+                };
+                xlsx: {
+                    size_bytes: number;
+                    sha256: string;
+                };
+            };
+            /** @description When its files were stored, ISO 8601 UTC */
+            generated_at: string;
         };
         ErrorEnvelope: {
             /** @enum {boolean} */
@@ -4383,7 +4462,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -4430,7 +4509,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -4451,7 +4530,7 @@ export interface components {
         AgencyEventListResponse: {
             /** @enum {boolean} */
             success: true;
-            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeClosedEvent"])[];
+            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["ReportReadyEvent"])[];
             metadata: components["schemas"]["ListMetadata"];
             message: string;
         };
@@ -4462,7 +4541,7 @@ export interface components {
             message: string;
         };
         /** @description The event, typed by `type` as delivered, with its deliveries to the account’s endpoints */
-        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"] | components["schemas"]["DisputeOpenedEventWithDeliveries"] | components["schemas"]["DisputeClosedEventWithDeliveries"];
+        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"] | components["schemas"]["DisputeOpenedEventWithDeliveries"] | components["schemas"]["DisputeClosedEventWithDeliveries"] | components["schemas"]["ReportReadyEventWithDeliveries"];
         PurchaseCheckoutCreatedEventWithDeliveries: {
             /**
              * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
@@ -4884,6 +4963,30 @@ export interface components {
             api_version: "v1";
             data: {
                 object: components["schemas"]["EventDispute"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ReportReadyEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "report.ready";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventBordereau"];
             };
             deliveries: components["schemas"]["EventDelivery"][];
         };
@@ -11523,7 +11626,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready";
                 pageSize?: number;
                 pageIndex?: number;
             };
@@ -16328,6 +16431,78 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["DisputeClosedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportReadyWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "report.ready",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "bordereau",
+                 *           "id": 5,
+                 *           "party_id": 3,
+                 *           "month": "2026-10",
+                 *           "mode": "live",
+                 *           "rows": 1284,
+                 *           "totals": {
+                 *             "USD": {
+                 *               "rows": 1284,
+                 *               "gross_premium": 6420050,
+                 *               "platform_fee": 160501,
+                 *               "tax": 0,
+                 *               "net_premium": 6420050
+                 *             }
+                 *           },
+                 *           "files": {
+                 *             "csv": {
+                 *               "size_bytes": 402113,
+                 *               "sha256": "9f2c4b1a7d3e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8"
+                 *             },
+                 *             "xlsx": {
+                 *               "size_bytes": 118230,
+                 *               "sha256": "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
+                 *             }
+                 *           },
+                 *           "generated_at": "2026-11-01T02:00:41.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportReadyEvent"];
             };
         };
         responses: {

@@ -26,8 +26,10 @@ import {
   refundEvent,
   renewalEvent,
   subscriptionCancelledEvent,
+  reportReadyEvent,
   type EventPurchaseFacts,
 } from './payloads';
+import type { BordereauRecord } from '../reports/repository';
 
 export function createEventEmitter(deps: {
   purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods' | 'itemDetails' | 'buyerIdpAccntUuid'>;
@@ -99,6 +101,10 @@ export function createEventEmitter(deps: {
     async disputeClosed(purchaseId: number, dispute: StoredDispute): Promise<void> {
       const p = await load(purchaseId);
       if (p) await deps.publisher.publish(disputeEvent(p, dispute, 'closed'));
+    },
+    /** `report.ready` for a bordereau whose files are stored (once per bordereau). */
+    async reportReady(bordereau: BordereauRecord): Promise<void> {
+      if (bordereau.status === 'ready') await deps.publisher.publish(reportReadyEvent(bordereau));
     },
     /** `certificates.reissued` for an endorsement whose new certificate versions are stored. */
     async certificatesReissued(endorsement: StoredEndorsement): Promise<void> {

@@ -21,6 +21,7 @@ import type { StoredEvent } from './repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredEndorsement } from '../endorsements/repository';
 import type { StoredDispute } from '../disputes/repository';
+import type { BordereauRecord } from '../reports/repository';
 import type { AgencyEvent, AgencyEventType } from './types';
 
 export function agencyEventId(type: AgencyEventType, purchaseId: number, discriminator = ''): string {
@@ -74,6 +75,38 @@ export function eventPurchaseObject(p: PurchaseRecord, facts: EventPurchaseFacts
       })),
     })),
   };
+}
+
+/**
+ * `report.ready`, once per bordereau: its files are stored. The object is the bordereau without
+ * download links (they expire): read it with getBordereau for fresh ones. No purchase.
+ */
+export function reportReadyEvent(b: BordereauRecord): StoredEvent {
+  const event: AgencyEvent = {
+    id: `evt_${createHash('sha256').update(`report.ready|bordereau|${b.id}`).digest('hex').slice(0, 32)}`,
+    object: 'event',
+    type: 'report.ready',
+    created: Math.floor(Date.now() / 1000),
+    livemode: b.mode === 'live',
+    api_version: 'v1',
+    data: {
+      object: {
+        object: 'bordereau',
+        id: b.id,
+        party_id: b.partyRootAccountId,
+        month: b.month,
+        mode: b.mode,
+        rows: b.rowCount ?? 0,
+        totals: b.totals ?? {},
+        files: {
+          csv: { size_bytes: b.files?.csv?.sizeBytes ?? 0, sha256: b.files?.csv?.sha256 ?? '' },
+          xlsx: { size_bytes: b.files?.xlsx?.sizeBytes ?? 0, sha256: b.files?.xlsx?.sha256 ?? '' },
+        },
+        generated_at: (b.generatedAt ?? new Date()).toISOString(),
+      },
+    },
+  };
+  return { event, rootAccountId: b.rootAccountId, mode: b.mode, purchaseId: null };
 }
 
 /** The event a purchase status announces, or null for statuses with no event of their own. */

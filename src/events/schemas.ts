@@ -15,7 +15,8 @@
  * - `subscription` (src/purchases/subscription-object.ts): subscription.cancelled;
  * - `certificate_holder`: certificate_holder.added, certificate_holder.removed;
  * - `certificate_reissue`: certificates.reissued;
- * - `dispute`: dispute.opened, dispute.closed.
+ * - `dispute`: dispute.opened, dispute.closed;
+ * - `bordereau` (its files' sizes and checksums, no links): report.ready.
  *
  * test/unit/event-schemas.test.ts checks that what the builders produce has exactly these
  * fields, and that every type of `AGENCY_EVENT_TYPES` has its schema here.
@@ -171,6 +172,38 @@ export const EventCertificateReissue = z
   })
   .meta({ id: 'EventCertificateReissue', description: 'The certificates an endorsement replaced by new versions' });
 
+/** The `bordereau` of report.ready: as getBordereau answers it, without the (expiring) download links. */
+export const EventBordereau = z
+  .object({
+    object: z.literal('bordereau'),
+    id: z.number().int(),
+    party_id: z.number().int().meta({ description: 'The insurer or MGA root account it reports to' }),
+    month: z.string().meta({ description: 'YYYY-MM' }),
+    mode: z.enum(['live', 'test']),
+    rows: z.number().int(),
+    totals: z
+      .record(
+        z.string(),
+        z.object({
+          rows: z.number().int(),
+          gross_premium: z.number().int(),
+          platform_fee: z.number().int(),
+          tax: z.number().int(),
+          net_premium: z.number().int(),
+        }),
+      )
+      .meta({ description: 'Per currency (upper case), in integer minor units' }),
+    files: z.object({
+      csv: z.object({ size_bytes: z.number().int(), sha256: z.string() }),
+      xlsx: z.object({ size_bytes: z.number().int(), sha256: z.string() }),
+    }),
+    generated_at: instant('When its files were stored'),
+  })
+  .meta({
+    id: 'EventBordereau',
+    description: 'A premium bordereau whose files are stored; getBordereau answers it with download links',
+  });
+
 export const EventDispute = z
   .object({
     object: z.literal('dispute'),
@@ -259,6 +292,11 @@ const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary
     name: 'DisputeClosed',
     object: EventDispute,
     summary: 'A dispute was decided: won (the amount returns) or lost (the buyer keeps it), or an inquiry closed',
+  },
+  'report.ready': {
+    name: 'ReportReady',
+    object: EventBordereau,
+    summary: 'A premium bordereau’s files are stored: read it with getBordereau for its download links',
   },
   'subscription.cancelled': {
     name: 'SubscriptionCancelled',
@@ -421,6 +459,20 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
   },
   'dispute.opened': DISPUTE_EXAMPLE,
   'dispute.closed': { ...DISPUTE_EXAMPLE, status: 'lost', closed_at: '2026-12-20T08:00:00.000Z' },
+  'report.ready': {
+    object: 'bordereau',
+    id: 5,
+    party_id: 3,
+    month: '2026-10',
+    mode: 'live',
+    rows: 1284,
+    totals: { USD: { rows: 1284, gross_premium: 6420050, platform_fee: 160501, tax: 0, net_premium: 6420050 } },
+    files: {
+      csv: { size_bytes: 402113, sha256: '9f2c4b1a7d3e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8' },
+      xlsx: { size_bytes: 118230, sha256: '0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9' },
+    },
+    generated_at: '2026-11-01T02:00:41.000Z',
+  },
   'subscription.cancelled': {
     object: 'subscription',
     id: 42,

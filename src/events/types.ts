@@ -21,6 +21,7 @@ export const AGENCY_EVENT_TYPES = [
   'certificates.reissued',
   'dispute.opened',
   'dispute.closed',
+  'report.ready',
 ] as const;
 export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
 

@@ -262,6 +262,32 @@ describe('a month’s bordereau', () => {
     expect(listed.body.metadata.total).toBe(1);
   });
 
+  test('when a bordereau is ready, then report.ready is recorded once for the agency, with its files’ checksums and no link', async () => {
+    const b = await readyBordereau(mgaId);
+
+    const events = await eventually(async () => {
+      const res = await api('GET', '/events?type=report.ready');
+      const mine = (res.body.data as any[]).filter((e) => e.data.object.id === b.id);
+      return mine.length ? mine : null;
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0].data.object).toEqual({
+      object: 'bordereau',
+      id: b.id,
+      party_id: mgaId,
+      month: '2026-10',
+      mode: 'test',
+      rows: 1,
+      totals: b.totals,
+      files: {
+        csv: { size_bytes: b.files.csv.size_bytes, sha256: b.files.csv.sha256 },
+        xlsx: { size_bytes: b.files.xlsx.size_bytes, sha256: b.files.xlsx.sha256 },
+      },
+      generated_at: b.generated_at,
+    });
+    expect((await api('GET', '/events?type=report.ready', other.key)).body.data).toEqual([]);
+  });
+
   test('when a month has nothing for the party, then a file with the header only', async () => {
     const b = await readyBordereau(insurerId, '2026-09');
 

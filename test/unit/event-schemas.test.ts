@@ -20,6 +20,7 @@ import {
   certificateHolderEvent,
   certificatesReissuedEvent,
   disputeEvent,
+  reportReadyEvent,
 } from '../../src/events/payloads';
 import type { StoredDispute } from '../../src/disputes/repository';
 import type { StoredEndorsement } from '../../src/endorsements/repository';
@@ -225,6 +226,22 @@ function builtEvents(): Record<AgencyEventType, unknown> {
     ]).event,
     'dispute.opened': disputeEvent(purchase({ status: 'issued' }), dispute(), 'opened').event,
     'dispute.closed': disputeEvent(purchase({ status: 'issued' }), dispute({ status: 'lost', closedAt: new Date() }), 'closed').event,
+    'report.ready': reportReadyEvent({
+      id: 5,
+      rootAccountId: 1,
+      partyRootAccountId: 3,
+      month: '2026-10',
+      mode: 'test',
+      status: 'ready',
+      files: {
+        csv: { storageKey: 'reports/bordereaux/1/3/test/2026-10.csv', sizeBytes: 900, sha256: 'a'.repeat(64) },
+        xlsx: { storageKey: 'reports/bordereaux/1/3/test/2026-10.xlsx', sizeBytes: 7000, sha256: 'b'.repeat(64) },
+      },
+      rowCount: 3,
+      totals: { USD: { rows: 3, gross_premium: 12000, platform_fee: 300, tax: 0, net_premium: 12000 } },
+      createdAt: new Date('2026-11-01T02:00:00.000Z'),
+      generatedAt: new Date('2026-11-01T02:00:41.000Z'),
+    }).event,
   };
 }
 
