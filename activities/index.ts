@@ -70,7 +70,7 @@ export interface ActivityDeps {
   /** This worker process's Prometheus metrics. */
   metrics: WorkerMetrics;
   /** Hands a bulk cancellation's purchases to their policy workflows (on the worker's own Temporal client). */
-  purchaseWorkflows: Pick<PurchaseWorkflows, 'cancel'>;
+  purchaseWorkflows: Pick<PurchaseWorkflows, 'cancel' | 'startBordereau'>;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -84,7 +84,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateHolderActivities(deps),
     ...createEndorsementActivities(deps),
     ...createBulkCancellationActivities({ db: deps.db, workflows: deps.purchaseWorkflows }),
-    ...createReportActivities({ db: deps.db, store: deps.store, events: deps.events }),
+    ...createReportActivities({
+      db: deps.db,
+      store: deps.store,
+      events: deps.events,
+      startBordereau: (id) => deps.purchaseWorkflows.startBordereau(id),
+    }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
   };
 }

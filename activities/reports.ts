@@ -45,7 +45,13 @@ export function bordereauStorageKey(
   return `reports/bordereaux/${b.rootAccountId}/${b.partyRootAccountId}/${b.mode}/${b.month}.${format}`;
 }
 
-export function createReportActivities(deps: { db: Db; store: ObjectStore; events: Pick<EventEmitter, 'reportReady'> }) {
+export function createReportActivities(deps: {
+  db: Db;
+  store: ObjectStore;
+  events: Pick<EventEmitter, 'reportReady'>;
+  /** Starts a bordereau's generation once (`bordereau-<id>`). */
+  startBordereau: (bordereauId: number) => Promise<void>;
+}) {
   const reports = createReportsRepository(deps.db);
 
   async function put(b: BordereauRecord, format: BordereauFormat, body: Readable): Promise<BordereauFile> {
@@ -110,6 +116,23 @@ export function createReportActivities(deps: { db: Db; store: ObjectStore; event
   }
 
   return {
+    /**
+     * The monthly run: a bordereau of `month` (YYYY-MM) for every agency, party and mode with a
+     * transaction recorded in it, each created once and its generation started (again harmless).
+     * Returns their ids.
+     */
+    async requestMonthlyBordereaux(input: { month: string }): Promise<number[]> {
+      const range = monthRange(input.month);
+      if (!range) throw new Error(`not a month: ${input.month}`);
+      const ids: number[] = [];
+      for (const party of await reports.activeParties(range)) {
+        const { record } = await reports.findOrCreate({ ...party, month: input.month });
+        if (record.status !== 'ready') await deps.startBordereau(record.id);
+        ids.push(record.id);
+      }
+      return ids;
+    },
+
     /** Generates bordereau `bordereauId`'s files and records it ready; returns its row count and the files' SHA-256. */
     async generateBordereau(input: { bordereauId: number }): Promise<{ rows: number; sha256: Record<BordereauFormat, string> }> {
       const b = await reports.find(input.bordereauId);

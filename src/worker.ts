@@ -10,6 +10,7 @@ import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb, pingDb } from './db/knex';
 import { startMetricsServer, type MetricsServer } from './metrics/server';
+import { ensureBordereauSchedule } from './reports/schedule';
 import { activityAttemptsInterceptor } from './metrics/registry';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createWorkers } from './temporal/workers';
@@ -63,6 +64,10 @@ async function main(): Promise<void> {
       activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
     });
     const running = workers.run(); // resolves once a shutdown signal has drained both workers
+    // The monthly bordereaux schedule (created, or brought to this definition); a failure is logged, never fatal: the next start tries again.
+    await ensureBordereauSchedule(deps.temporal.client, config.TEMPORAL_TASK_QUEUE).catch((err: unknown) =>
+      log.error({ err }, 'the monthly-bordereaux schedule could not be created or updated'),
+    );
     // Metrics and health on their own port; a port in use is logged, never fatal.
     metricsServer = await startMetricsServer({
       registry: deps.metrics.registry,

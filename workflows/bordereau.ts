@@ -1,17 +1,36 @@
 /**
- * bordereauWorkflow: generates one premium bordereau's file (activities/reports.ts), id
- * `bordereau-<id>`, started once per bordereau row (asking for the same month again attaches to
- * that row, so one file, never two). The activity is retried without limit, backing off to five
- * minutes between attempts: through a storage or database outage the file appears once they are back.
+ * The premium bordereaux' workflows (activities/reports.ts):
+ *
+ * - bordereauWorkflow generates one bordereau's files, id `bordereau-<id>`, started once per
+ *   bordereau row (asking for the same month again attaches to that row: one file, never two).
+ * - monthlyBordereauxWorkflow is what the `monthly-bordereaux` Schedule starts on the 1st of each
+ *   month (src/reports/schedule.ts): for the month before its start (UTC, by workflow time), or
+ *   `input.month` when given, it asks for a bordereau of every agency, party and mode with a
+ *   transaction recorded in that month.
+ *
+ * Activities are retried without limit, backing off to five minutes between attempts: through a
+ * storage or database outage the files appear once they are back.
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { ReportActivities } from '../activities/reports';
 
-const { generateBordereau } = proxyActivities<ReportActivities>({
+const { generateBordereau, requestMonthlyBordereaux } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
 export async function bordereauWorkflow(input: { bordereauId: number }): Promise<{ rows: number; sha256: Record<string, string> }> {
   return generateBordereau(input);
+}
+
+/** `YYYY-MM` of the month before `at` (UTC). */
+export function previousMonth(at: Date): string {
+  const d = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - 1, 1));
+  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+export async function monthlyBordereauxWorkflow(input: { month?: string } = {}): Promise<{ month: string; bordereaux: number[] }> {
+  // Workflow time: the same on replay.
+  const month = input.month ?? previousMonth(new Date());
+  return { month, bordereaux: await requestMonthlyBordereaux({ month }) };
 }

@@ -11,5 +11,5 @@ export { renewalWorkflow } from './renewal';
 export { eventDeliveryWorkflow } from './event-delivery';
 export { policyWorkflow, cancelUpdate, retryFailedCancellationsUpdate } from './policy';
 export { bulkCancellationWorkflow } from './bulk-cancellation';
-export { bordereauWorkflow } from './bordereau';
+export { bordereauWorkflow, monthlyBordereauxWorkflow } from './bordereau';
 export { holderNoticesWorkflow } from './holder-notices';

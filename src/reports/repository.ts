@@ -198,6 +198,36 @@ export function createReportsRepository(db: Db) {
       return Boolean(row);
     },
 
+    /**
+     * Every agency, party (insurer or MGA of a product) and mode with at least one transaction
+     * recorded in `range` (a sale, a renewal or a completed cancellation), ordered: what the
+     * monthly schedule generates bordereaux for.
+     */
+    async activeParties(range: {
+      from: Date;
+      to: Date;
+    }): Promise<Array<{ rootAccountId: number; partyRootAccountId: number; mode: 'live' | 'test' }>> {
+      const { rows } = await db.raw(
+        `select distinct p.root_account_id, x.party, p.mode
+           from purchases p
+           join purchase_items i on i.purchase_id = p.id
+           join product_lines pl on pl.id = i.product_line_id
+           cross join lateral (values (pl.insurer_root_account_id), (pl.mga_root_account_id)) x(party)
+          where x.party is not null
+            and ((p.paid_at >= :from and p.paid_at < :to)
+                 or exists (select 1 from policy_transactions t
+                             where t.purchase_id = p.id and t.kind = 'cancellation' and t.status = 'completed'
+                               and t.completed_at >= :from and t.completed_at < :to))
+          order by 1, 2, 3`,
+        { from: range.from, to: range.to },
+      );
+      return (rows as { root_account_id: number; party: number; mode: 'live' | 'test' }[]).map((r) => ({
+        rootAccountId: r.root_account_id,
+        partyRootAccountId: r.party,
+        mode: r.mode,
+      }));
+    },
+
     /** The bordereau of `key`, created as `generating` when there is none; `created` says which. */
     async findOrCreate(key: BordereauKey): Promise<{ record: BordereauRecord; created: boolean }> {
       const values = {

@@ -18,10 +18,12 @@ import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { BORDEREAU_COLUMNS } from '../../src/reports/bordereau';
+import { BORDEREAU_SCHEDULE_ID, ensureBordereauSchedule } from '../../src/reports/schedule';
 
 jest.setTimeout(180_000);
 
 let worker: TestWorker;
+let taskQueue: string;
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
@@ -55,7 +57,7 @@ async function download(url: string): Promise<{ text: string; rows: Record<strin
 }
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
+  taskQueue = uniqueTaskQueue();
   worker = await startTestWorker(taskQueue);
   app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
   const c = app.container;
@@ -271,7 +273,7 @@ describe('a month’s bordereau', () => {
       return mine.length ? mine : null;
     });
     expect(events).toHaveLength(1);
-    expect(events[0].data.object).toEqual({
+    expect(events![0].data.object).toEqual({
       object: 'bordereau',
       id: b.id,
       party_id: mgaId,
@@ -341,5 +343,42 @@ describe('who may ask, and bad requests', () => {
     const live = await readyBordereau(insurerId, '2026-10', liveKey);
     expect(live).toMatchObject({ mode: 'live', rows: 0 });
     expect(live.id).not.toBe(mine.id);
+  });
+});
+
+describe('the monthly run', () => {
+  test('when the monthly workflow runs for October, then every party with activity gets its bordereau, the ones already asked for included, each once', async () => {
+    const mine = [(await readyBordereau(insurerId)).id, (await readyBordereau(mgaId)).id];
+
+    const run = await app.container.temporal.client.workflow.execute('monthlyBordereauxWorkflow', {
+      taskQueue,
+      workflowId: `monthly-bordereaux-test-${Date.now()}`,
+      args: [{ month: '2026-10' }],
+    });
+
+    expect(run.month).toBe('2026-10');
+    expect(run.bordereaux).toEqual(expect.arrayContaining(mine));
+    const ours = await app.container.db('bordereaux').whereIn('id', run.bordereaux).andWhere({ root_account_id: accountId });
+    expect(ours.map((b: { id: number }) => b.id).sort()).toEqual([...mine].sort());
+  });
+
+  test('when a worker ensures the schedule (twice), then one schedule fires on the 1st at 02:00 UTC into the monthly workflow on its task queue', async () => {
+    const client = app.container.temporal.client;
+    // An id of its own: the workers of other suites ensure the real one in this namespace too.
+    const id = `${BORDEREAU_SCHEDULE_ID}-${taskQueue}`;
+    await ensureBordereauSchedule(client, `${taskQueue}-old`, id);
+    await ensureBordereauSchedule(client, taskQueue, id);
+    try {
+      const d = await client.schedule.getHandle(id).describe();
+      expect(d.spec.calendars).toEqual([
+        expect.objectContaining({ dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 2, end: 2, step: 1 }] }),
+      ]);
+      expect(d.spec.timezone).toBe('UTC');
+      expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'monthlyBordereauxWorkflow', taskQueue });
+      expect(d.policies.overlap).toBe('SKIP');
+      expect(d.state.paused).toBe(false);
+    } finally {
+      await client.schedule.getHandle(id).delete();
+    }
   });
 });

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BORDEREAU_COLUMNS, formatMinor, monthRange, shareOf } from '../../src/reports/bordereau';
+import { previousMonth } from '../../workflows/bordereau';
 
 describe('formatMinor', () => {
   test.each([
@@ -41,5 +42,15 @@ describe('the column reference', () => {
     const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
     const listed = BORDEREAU_COLUMNS.map((c) => `- \`${c.name}\`: ${c.description}`).join('\n');
     expect(readme).toContain(listed);
+  });
+});
+
+describe('previousMonth (the monthly run’s month)', () => {
+  test.each([
+    ['2026-12-01T02:00:00Z', '2026-11'],
+    ['2027-01-01T02:00:00Z', '2026-12'],
+    ['2026-03-31T23:59:59Z', '2026-02'],
+  ])('when the run starts at %s, then it reports %s', (at, month) => {
+    expect(previousMonth(new Date(at))).toBe(month);
   });
 });

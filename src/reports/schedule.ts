@@ -1,0 +1,44 @@
+/**
+ * The `monthly-bordereaux` Temporal Schedule: on the 1st of each month at 02:00 UTC it starts
+ * monthlyBordereauxWorkflow (workflows/bordereau.ts) on the worker's task queue, which asks for
+ * the previous month's bordereau of every insurer and MGA with activity. Overlaps are skipped (one
+ * run at a time); a run missed while Temporal was down is caught up within 7 days.
+ *
+ * `ensureBordereauSchedule` is called by every worker at start: it creates the schedule, or brings
+ * an existing one to this definition (another task queue after a configuration change), so
+ * restarts and several workers are harmless.
+ */
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+
+export const BORDEREAU_SCHEDULE_ID = 'monthly-bordereaux';
+
+export function bordereauScheduleOptions(taskQueue: string, scheduleId = BORDEREAU_SCHEDULE_ID): ScheduleOptions {
+  return {
+    scheduleId,
+    spec: { calendars: [{ dayOfMonth: 1, hour: 2, minute: 0 }], timezone: 'UTC' },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'monthlyBordereauxWorkflow',
+      workflowId: 'monthly-bordereaux-run',
+      args: [{}],
+      taskQueue,
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '7 days' },
+  };
+}
+
+/** Creates the schedule (`scheduleId`: another id only for tests), or updates it to this definition when it exists. */
+export async function ensureBordereauSchedule(client: Client, taskQueue: string, scheduleId = BORDEREAU_SCHEDULE_ID): Promise<void> {
+  const options = bordereauScheduleOptions(taskQueue, scheduleId);
+  try {
+    await client.schedule.create(options);
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(scheduleId).update((prev) => ({
+      spec: options.spec,
+      action: options.action,
+      policies: { ...prev.policies, ...options.policies },
+      state: { paused: prev.state.paused, note: prev.state.note },
+    }));
+  }
+}
