@@ -1,7 +1,8 @@
 /**
  * Premium bordereaux (issue 26, first part), end to end on the real app, worker, PostgreSQL,
  * Temporal, stripe-mock and fake-gcs-server: a month with two sales (one of two items, with a
- * platform fee spread over them) and a partial cancellation, for an insurer and an MGA; each
+ * platform fee spread over them), a subscription's renewal and a partial cancellation, for an
+ * insurer and an MGA; each
  * bordereau's CSV read back row by row and checked against figures computed here from the
  * quotes' amounts; asked again, the same file; bad requests refused; nothing of another
  * account's or another mode's.
@@ -31,7 +32,7 @@ let insurerId: number;
 let mgaId: number;
 let accountId: number;
 /** What the month holds, from the API's own answers. */
-const sold: { p1: any; p2: any; cancellation: any } = { p1: null, p2: null, cancellation: null };
+const sold: { p1: any; p2: any; cancellation: any; renewal: any } = { p1: null, p2: null, cancellation: null, renewal: null };
 
 const api = (method: string, path: string, key = agency.key, body?: unknown) =>
   call(app.baseUrl, `/api/v1${path}`, { method, key, ...(body === undefined ? {} : { body }) });
@@ -97,8 +98,33 @@ beforeAll(async () => {
     const p = (await api('GET', `/purchases/${p2.purchaseId}`)).body.data;
     return p.cancellations[0]?.status === 'completed' ? p.cancellations[0] : null;
   });
-  // Into October 2026: when they were recorded.
+  // A monthly subscription of an event product of the insurer, paid, then renewed once.
+  const monthly = await api('POST', '/products', agency.key, {
+    customerName: 'Monthly Event Liability',
+    defaultPrice: 30,
+    questionSetId: (await c.db('product_lines').where({ id: agency.eventProductId }).first('question_set_id')).question_set_id,
+    isRecurring: true,
+    masterPolicyNumber: 'EVM-GL-2027-0099',
+    insurerRootAccountID: insurerId,
+  });
+  expect(monthly.status).toBe(201);
+  const first = await buyAndPay(agency, {
+    ...eventSelection(agency, { start: '2027-08-01', end: '2027-08-02' }, 'Sam Monthly'),
+    product_line_template_id: monthly.body.data.id,
+  });
+  await waitIssued(agency, first.paymentIntent);
+  const renewed = await api('POST', `/test_helpers/purchases/${first.purchaseId}/renew`);
+  expect(renewed.status).toBe(200);
+  sold.renewal = (await api('GET', `/purchases/${renewed.body.data.renewal_purchase_id}`)).body.data;
+
+  // Into the past: when they were recorded (the subscription's first period in August, its renewal in October).
   const db = c.db;
+  await db('purchases')
+    .where({ id: first.purchaseId })
+    .update({ paid_at: new Date('2026-08-05T10:00:00Z') });
+  await db('purchases')
+    .where({ id: sold.renewal.id })
+    .update({ paid_at: new Date('2026-10-15T10:00:00Z') });
   await db('purchases')
     .where({ id: p1.purchaseId })
     .update({ paid_at: new Date('2026-10-03T12:00:00Z') });
@@ -116,7 +142,7 @@ afterAll(async () => {
 });
 
 describe('a month’s bordereau', () => {
-  test('when the insurer’s October is asked for, then its file has the two sales of its product and the cancellation, each figure as computed', async () => {
+  test('when the insurer’s October is asked for, then its file has the two sales of its product, a renewal and the cancellation, each figure as computed', async () => {
     const b = await readyBordereau(insurerId);
 
     const { text, rows } = await download(b.files.csv.download_url);
@@ -133,6 +159,8 @@ describe('a month’s bordereau', () => {
     const eventFeeShare = Math.floor((fee * event1.amount) / sum) + (floors < fee && eventRem >= tripRem ? 1 : 0);
     expect(fee).toBeGreaterThan(0);
     const refund = sold.cancellation.refund;
+    const renewalAmount = sold.renewal.items[0].amount as number;
+    expect(renewalAmount).toBeGreaterThan(0);
     expect(rows).toEqual([
       expect.objectContaining({
         reporting_month: '2026-10',
@@ -165,6 +193,18 @@ describe('a month’s bordereau', () => {
         platform_fee: '0.00',
       }),
       expect.objectContaining({
+        transaction_reference: `RN-${sold.renewal.id}-1`,
+        transaction_type: 'renewal',
+        transaction_date: '2026-10-15',
+        master_policy_number: 'EVM-GL-2027-0099',
+        certificate_reference: `COI-${sold.renewal.id}-1`,
+        product_name: 'Monthly Event Liability',
+        insured_name: 'Sam Monthly',
+        covered_units: '2',
+        gross_premium: major(sold.renewal.items[0].amount),
+        platform_fee: '0.00',
+      }),
+      expect.objectContaining({
         transaction_reference: `CN-${sold.cancellation.id}-1`,
         transaction_type: 'cancellation',
         transaction_date: '2026-10-20',
@@ -184,15 +224,15 @@ describe('a month’s bordereau', () => {
       month: '2026-10',
       mode: 'test',
       status: 'ready',
-      rows: 3,
+      rows: 4,
       files: { csv: { size_bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') } },
       totals: {
         USD: {
-          rows: 3,
-          gross_premium: event1.amount + event2.amount - refund.premium,
+          rows: 4,
+          gross_premium: event1.amount + event2.amount + renewalAmount - refund.premium,
           platform_fee: eventFeeShare - refund.platform_fee,
           tax: 0 - refund.tax,
-          net_premium: event1.amount + event2.amount - refund.premium,
+          net_premium: event1.amount + event2.amount + renewalAmount - refund.premium,
         },
       },
     });
@@ -233,7 +273,7 @@ describe('a month’s bordereau', () => {
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     const header = (sheet.getRow(1).values as unknown[]).slice(1);
     expect(header).toEqual(BORDEREAU_COLUMNS.map((c) => c.name));
-    expect(sheet.rowCount).toBe(1 + 3 + 1); // header, three transactions, the USD totals
+    expect(sheet.rowCount).toBe(1 + 4 + 1); // header, four transactions, the USD totals
     const cell = (row: number, name: string) => sheet.getRow(row).getCell(header.indexOf(name) + 1);
     csv.forEach((r, i) => {
       expect(cell(i + 2, 'transaction_reference').value).toBe(r.transaction_reference);
@@ -242,9 +282,9 @@ describe('a month’s bordereau', () => {
       expect(cell(i + 2, 'covered_units').value).toBe(Number(r.covered_units));
       expect((cell(i + 2, 'transaction_date').value as Date).toISOString().slice(0, 10)).toBe(r.transaction_date);
     });
-    expect(cell(5, 'transaction_reference').value).toBe('TOTAL USD (3 rows)');
-    expect(Math.round((cell(5, 'gross_premium').value as number) * 100)).toBe(b.totals.USD.gross_premium);
-    expect(Math.round((cell(5, 'net_premium').value as number) * 100)).toBe(b.totals.USD.net_premium);
+    expect(cell(6, 'transaction_reference').value).toBe('TOTAL USD (4 rows)');
+    expect(Math.round((cell(6, 'gross_premium').value as number) * 100)).toBe(b.totals.USD.gross_premium);
+    expect(Math.round((cell(6, 'net_premium').value as number) * 100)).toBe(b.totals.USD.net_premium);
   });
 
   test('when the same month is asked for again, then the same bordereau and file (same sha256), and it is listed once', async () => {
