@@ -2,7 +2,7 @@
  * `npm run bench [-- [names…] [options]]`: runs the benchmarks of `scripts/bench/` and writes
  * the report of the run.
  *
- *   npm run bench                        every benchmark (catalog, certificates, throughput, search, cancellations, holders), in turn
+ *   npm run bench                        every benchmark (catalog, certificates, throughput, search, cancellations, holders, bordereaux), in turn
  *   npm run bench -- --quick             the same with small sizes: checks in a few minutes that they run
  *   npm run bench -- --list              lists the benchmarks
  *   npm run bench -- catalog search      these, in this order
@@ -103,10 +103,19 @@ const BENCHMARKS: Record<string, Benchmark> = {
       return benchModule(m.HOLDERS_OPTIONS, m.runHoldersBench);
     },
   },
+  bordereaux: {
+    description:
+      'a premium bordereau (CSV + XLSX into the bucket) of a seeded month of 100 000 transactions vs COPY of the same rows (goal <= 3x); ' +
+      'peak RSS at 100 000 vs 10 000 rows (goal <= 1.2x)',
+    load: async () => {
+      const m = await import('./bordereaux.js');
+      return benchModule(m.BORDEREAUX_OPTIONS, m.runBordereauxBench);
+    },
+  },
 };
 
 const USAGE = [
-  'usage: npm run bench [-- [catalog|certificates|throughput|search|cancellations|holders …] [options]]',
+  'usage: npm run bench [-- [catalog|certificates|throughput|search|cancellations|holders|bordereaux …] [options]]',
   '  npm run bench                     every benchmark in turn, then bench/results/latest.{json,md} and latest-latency.png',
   '  npm run bench -- --quick          the same with small sizes (a few minutes; checks that they run, not figures)',
   '  npm run bench -- --list           the benchmarks',

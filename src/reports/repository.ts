@@ -78,7 +78,7 @@ const COLUMNS = [
 const select = (q: Knex.QueryBuilder, db: Db) => q.select([...COLUMNS, db.raw(`to_char(month, 'YYYY-MM') as month`)]);
 
 /** The ledger of one file, in file order (recorded time, then type, then reference). */
-const LEDGER_SQL = `
+export const LEDGER_SQL = `
   select * from (
     select case when p.renewal_of_purchase_id is null then 'new_business' else 'renewal' end as type,
            p.id as purchase_id, i.position as item_position, null::int as transaction_id,

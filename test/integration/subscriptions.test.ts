@@ -6,7 +6,7 @@
  * keeps no subscription state and sends no events.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { call, createQuestionSet } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook } from '../helpers/purchases';
 import { createAgency, eventSelection, getCertificates, waitIssued, type Agency } from '../helpers/certificates';
@@ -163,8 +163,12 @@ test('given a recurring product, when it is bought and the second invoice is pai
   expect((await app.container.db('purchases').where({ id: purchaseId }).first('payproc_subscription_id')).payproc_subscription_id).toBe(
     subscription,
   );
-  // The agency hears of it: one subscription.renewed event for the renewal purchase, then its certificates.issued.
-  const events = await app.container.db('agency_events').where({ purchase_id: renewals[0].id }).orderBy('created_at');
+  // The agency hears of it: one subscription.renewed event for the renewal purchase, then its
+  // certificates.issued (published just after the certificates are marked issued: waited for).
+  const events = await eventually(async () => {
+    const rows = await app.container.db('agency_events').where({ purchase_id: renewals[0].id }).orderBy('created_at');
+    return rows.length >= 2 ? rows : null;
+  }).then((rows) => rows!);
   expect(events.map((e) => e.type).sort()).toEqual(['certificates.issued', 'subscription.renewed']);
   expect(events.find((e) => e.type === 'subscription.renewed').data.data.object).toMatchObject({
     object: 'purchase',
