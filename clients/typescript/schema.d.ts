@@ -9713,7 +9713,7 @@ export interface operations {
                     "application/json": components["schemas"]["BordereauListResponse"];
                 };
             };
-            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            /** @description QUERY_VALIDATION_ERROR: a bad filter or page, or `mode=live` with a test key */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -65,6 +65,7 @@ export function reportRoutes(service: ReportService): RouteRegistration {
       responses: {
         200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(Bordereau, 'BordereauListResponse') } } },
         ...gatewayResponses,
+        400: errorResponse('QUERY_VALIDATION_ERROR: a bad filter or page, or `mode=live` with a test key'),
       },
     });
     registry.registerPath({

@@ -7,7 +7,8 @@
  * products names; the month must be over (a bordereau covers a whole month, and a delivered file
  * is never rewritten); a test key has test-mode bordereaux only. Tenancy: a key sees its own
  * account's bordereaux; another account's read as 404. Errors (AppError): VALIDATION_ERROR (400)
- * with `details` naming the field; NOT_FOUND (404).
+ * with `details` naming the field; QUERY_VALIDATION_ERROR (400: a test key listing live ones);
+ * NOT_FOUND (404).
  */
 import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
@@ -82,7 +83,12 @@ export function createReportService(deps: {
     },
 
     async list(principal: Principal, q: ListBordereauxQuery): Promise<{ items: Bordereau[]; total: number }> {
-      const mode = principal.mode === 'test' ? modeFor(principal, q.mode ?? 'test') : q.mode;
+      if (principal.mode === 'test' && q.mode === 'live') {
+        throw new AppError('QUERY_VALIDATION_ERROR', 'mode: a test key has test-mode bordereaux only', {
+          details: [{ path: 'mode', message: 'a test key has test-mode bordereaux only' }],
+        });
+      }
+      const mode = principal.mode === 'test' ? 'test' : q.mode;
       const page = await deps.repo.list(principal.rootAccountId, {
         partyRootAccountId: q.party_id,
         month: q.month,

@@ -357,6 +357,12 @@ describe('who may ask, and bad requests', () => {
     expect((await refused({ party_id: 2_000_000, month: '2026-10' }))[0]!.path).toBe('party_id');
     expect((await refused({ party_id: insurerId, month: '2026-10' }, other.key))[0]!.path).toBe('party_id'); // sells nothing for it
     expect((await refused({ party_id: insurerId, month: '2026-10', mode: 'live' }))[0]!.path).toBe('mode');
+    const listLive = await api('GET', '/reports/bordereaux?mode=live');
+    expect([listLive.status, listLive.body.error.code, listLive.body.error.details[0].path]).toEqual([
+      400,
+      'QUERY_VALIDATION_ERROR',
+      'mode',
+    ]);
   });
 
   test('when a product names a party of the wrong kind, then 400 naming the field, and the product keeps its parties', async () => {
