@@ -253,10 +253,13 @@ export function createPurchaseService(deps: {
 
     /** One purchase in full; 404 outside the key's scope. */
     async get(principal: Principal, id: number): Promise<PurchaseDetail> {
-      const p = await owned(principal, id);
-      // Cancellations first: a cancellation read as completed has its units and certificates written already (one transaction), so the answer never shows it completed with its units still pending.
+      await owned(principal, id);
+      // Cancellations first: a cancellation read as completed has its units, certificates and the
+      // purchase's refunded amount written already (one transaction), so the purchase row and the
+      // rest, read after it, never show it completed with its units pending or nothing refunded.
       const cancellations = await deps.purchases.cancellations(id);
-      const [items, certificates, disputes] = await Promise.all([
+      const [p, items, certificates, disputes] = await Promise.all([
+        owned(principal, id),
         deps.purchases.itemDetails(id),
         deps.certificates.listForPurchase(id, { includeSuperseded: true }),
         deps.disputes.listForPurchase(id),
