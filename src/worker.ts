@@ -64,9 +64,11 @@ async function main(): Promise<void> {
       activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
     });
     const running = workers.run(); // resolves once a shutdown signal has drained both workers
-    // The monthly bordereaux schedule (created, or brought to this definition); a failure is logged, never fatal: the next start tries again.
-    await ensureBordereauSchedule(deps.temporal.client, config.TEMPORAL_TASK_QUEUE).catch((err: unknown) =>
-      log.error({ err }, 'the monthly-bordereaux schedule could not be created or updated'),
+    // The monthly bordereaux schedule (created, or brought to this definition), in the background so
+    // a slow Temporal never delays the worker's metrics and readiness; a failure is logged, never
+    // fatal: the next start tries again.
+    void ensureBordereauSchedule(deps.temporal.client, config.TEMPORAL_TASK_QUEUE).catch((err: unknown) =>
+      log.warn({ err }, 'the monthly-bordereaux schedule could not be created or updated; the next worker start tries again'),
     );
     // Metrics and health on their own port; a port in use is logged, never fatal.
     metricsServer = await startMetricsServer({
