@@ -11,6 +11,30 @@
  */
 import type { Knex } from 'knex';
 
+/** The view behind `purchase_search` (as 20261122001100 defined it), with the bundle's name as one more line of `search_doc` or without. */
+function searchSourceView(withBundleName: boolean): string {
+  const bundleLine = withBundleName ? ', purchase_search_normalize(p.bundle_name)' : '';
+  return `
+    create or replace view purchase_search_source as
+    select p.id as purchase_id, p.root_account_id, p.agent_id, p.mode, p.paid_at,
+           coalesce(items.ids, '{}') as product_line_ids,
+           concat_ws(E'\\n',
+             purchase_search_normalize(b.first_name || ' ' || b.last_name),
+             purchase_search_normalize(b.email),
+             case when p.buyer_email is not null and lower(p.buyer_email) is distinct from lower(b.email)
+                  then purchase_search_normalize(p.buyer_email) end,
+             certs.numbers${bundleLine}) as search_doc
+      from purchases p
+      left join buyers b on b.id = p.buyer_id
+      left join lateral (
+        select array_agg(distinct i.product_line_id order by i.product_line_id) as ids
+          from purchase_items i where i.purchase_id = p.id) items on true
+      left join lateral (
+        select string_agg(purchase_search_normalize(c.certificate_number), E'\\n' order by c.id) as numbers
+          from certificates c where c.purchase_id = p.id) certs on true
+     where p.paid_at is not null`;
+}
+
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('purchases', (t) => {
     t.integer('bundle_id').nullable().references('id').inTable('bundles').onDelete('SET NULL');
@@ -20,48 +44,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('purchase_items', (t) => {
     t.boolean('in_bundle').notNullable().defaultTo(false);
   });
-  await knex.raw(`
-    create or replace view purchase_search_source as
-    select p.id as purchase_id, p.root_account_id, p.agent_id, p.mode, p.paid_at,
-           coalesce(items.ids, '{}') as product_line_ids,
-           concat_ws(E'\\n',
-             purchase_search_normalize(b.first_name || ' ' || b.last_name),
-             purchase_search_normalize(b.email),
-             case when p.buyer_email is not null and lower(p.buyer_email) is distinct from lower(b.email)
-                  then purchase_search_normalize(p.buyer_email) end,
-             certs.numbers,
-             purchase_search_normalize(p.bundle_name)) as search_doc
-      from purchases p
-      left join buyers b on b.id = p.buyer_id
-      left join lateral (
-        select array_agg(distinct i.product_line_id order by i.product_line_id) as ids
-          from purchase_items i where i.purchase_id = p.id) items on true
-      left join lateral (
-        select string_agg(purchase_search_normalize(c.certificate_number), E'\\n' order by c.id) as numbers
-          from certificates c where c.purchase_id = p.id) certs on true
-     where p.paid_at is not null`);
+  await knex.raw(searchSourceView(true));
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`
-    create or replace view purchase_search_source as
-    select p.id as purchase_id, p.root_account_id, p.agent_id, p.mode, p.paid_at,
-           coalesce(items.ids, '{}') as product_line_ids,
-           concat_ws(E'\\n',
-             purchase_search_normalize(b.first_name || ' ' || b.last_name),
-             purchase_search_normalize(b.email),
-             case when p.buyer_email is not null and lower(p.buyer_email) is distinct from lower(b.email)
-                  then purchase_search_normalize(p.buyer_email) end,
-             certs.numbers) as search_doc
-      from purchases p
-      left join buyers b on b.id = p.buyer_id
-      left join lateral (
-        select array_agg(distinct i.product_line_id order by i.product_line_id) as ids
-          from purchase_items i where i.purchase_id = p.id) items on true
-      left join lateral (
-        select string_agg(purchase_search_normalize(c.certificate_number), E'\\n' order by c.id) as numbers
-          from certificates c where c.purchase_id = p.id) certs on true
-     where p.paid_at is not null`);
+  await knex.raw(searchSourceView(false));
   await knex.schema.alterTable('purchase_items', (t) => {
     t.dropColumn('in_bundle');
   });

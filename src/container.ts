@@ -145,7 +145,12 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const payproc = countProcessorErrors(createPayproc(config), countDependencyError(metrics, 'processor'));
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
   const questionSets = createQuestionSetsRepository(db);
-  const products = createProductService({ products: createProductsRepository(db), catalog: createCatalogGateway(payproc), questionSets });
+  const products = createProductService({
+    products: createProductsRepository(db),
+    catalog: createCatalogGateway(payproc),
+    questionSets,
+    accounts,
+  });
   const bundles = createBundleService({ bundles: createBundlesRepository(db), questionSets });
   const buyers = createBuyerService({
     buyers: createBuyersRepository(db),
@@ -267,6 +272,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       reportRoutes(
         createReportService({
           repo: createReportsRepository(db),
+          accounts,
           store,
           start: (id) => purchaseWorkflows.startBordereau(id),
         }),

@@ -2403,7 +2403,7 @@ export interface components {
             /** @enum {string} */
             mode: "live" | "test";
             rows: number;
-            /** @description Per currency (upper case), in integer minor units */
+            /** @description Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written) */
             totals: {
                 [key: string]: {
                     rows: number;
@@ -2416,10 +2416,12 @@ export interface components {
             files: {
                 csv: {
                     size_bytes: number;
+                    /** @description SHA-256 of the file, lower-case hex: the same file whenever it is asked for again */
                     sha256: string;
                 };
                 xlsx: {
                     size_bytes: number;
+                    /** @description SHA-256 of the file, lower-case hex: the same file whenever it is asked for again */
                     sha256: string;
                 };
             };

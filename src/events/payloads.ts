@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PurchaseItemDetail, PurchaseRecord, StoredCancellation } from '../purchases/repository';
-import { purchaseObject } from '../purchases/purchase-object';
+import { itemObject, purchaseObject } from '../purchases/purchase-object';
 import { subscriptionObject } from '../purchases/subscription-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
@@ -24,21 +24,34 @@ import type { StoredDispute } from '../disputes/repository';
 import type { BordereauRecord } from '../reports/repository';
 import type { AgencyEvent, AgencyEventType } from './types';
 
-export function agencyEventId(type: AgencyEventType, purchaseId: number, discriminator = ''): string {
-  return `evt_${createHash('sha256').update(`${type}|${purchaseId}|${discriminator}`).digest('hex').slice(0, 32)}`;
+/** `subjectId`: the purchase the event is about (for report.ready, the bordereau). */
+export function agencyEventId(type: AgencyEventType, subjectId: number, discriminator = ''): string {
+  return `evt_${createHash('sha256').update(`${type}|${subjectId}|${discriminator}`).digest('hex').slice(0, 32)}`;
 }
 
-function envelope(type: AgencyEventType, id: string, p: PurchaseRecord, object: Record<string, unknown>): StoredEvent {
+/** What an event is about: its account and mode, and its purchase (null for an event of no purchase, such as report.ready). */
+interface EventOwner {
+  rootAccountId: number;
+  mode: 'live' | 'test';
+  purchaseId: number | null;
+}
+
+function ownedEnvelope(type: AgencyEventType, id: string, owner: EventOwner, object: Record<string, unknown>): StoredEvent {
   const event: AgencyEvent = {
     id,
     object: 'event',
     type,
     created: Math.floor(Date.now() / 1000),
-    livemode: p.mode === 'live',
+    livemode: owner.mode === 'live',
     api_version: 'v1',
     data: { object },
   };
-  return { event, rootAccountId: p.rootAccountId, mode: p.mode, purchaseId: p.id };
+  return { event, ...owner };
+}
+
+/** The envelope of an event about purchase `p`. */
+function envelope(type: AgencyEventType, id: string, p: PurchaseRecord, object: Record<string, unknown>): StoredEvent {
+  return ownedEnvelope(type, id, { rootAccountId: p.rootAccountId, mode: p.mode, purchaseId: p.id }, object);
 }
 
 /** What the events' `purchase` adds to the purchase row: the buyer's reference and the items with their covered units. */
@@ -56,24 +69,7 @@ export function eventPurchaseObject(p: PurchaseRecord, facts: EventPurchaseFacts
   return {
     ...purchaseObject(p),
     buyer: { idp_accnt_uuid: facts.buyerIdpAccntUuid },
-    items: facts.items.map((i) => ({
-      id: i.id,
-      product_id: i.productLineId,
-      product_name: i.productName,
-      in_bundle: i.inBundle,
-      unit_price: i.unitPriceMinor,
-      price_factor: i.priceFactor,
-      amount: i.amountMinor,
-      covered_units: i.units.map((u) => ({
-        id: u.id,
-        index: u.index,
-        kind: u.kind,
-        starts_at: u.startsAt.toISOString(),
-        ends_at: u.endsAt.toISOString(),
-        time_zone: u.timeZone,
-        local_label: u.localLabel,
-      })),
-    })),
+    items: facts.items.map(itemObject),
   };
 }
 
@@ -82,31 +78,21 @@ export function eventPurchaseObject(p: PurchaseRecord, facts: EventPurchaseFacts
  * download links (they expire): read it with getBordereau for fresh ones. No purchase.
  */
 export function reportReadyEvent(b: BordereauRecord): StoredEvent {
-  const event: AgencyEvent = {
-    id: `evt_${createHash('sha256').update(`report.ready|bordereau|${b.id}`).digest('hex').slice(0, 32)}`,
-    object: 'event',
-    type: 'report.ready',
-    created: Math.floor(Date.now() / 1000),
-    livemode: b.mode === 'live',
-    api_version: 'v1',
-    data: {
-      object: {
-        object: 'bordereau',
-        id: b.id,
-        party_id: b.partyRootAccountId,
-        month: b.month,
-        mode: b.mode,
-        rows: b.rowCount ?? 0,
-        totals: b.totals ?? {},
-        files: {
-          csv: { size_bytes: b.files?.csv?.sizeBytes ?? 0, sha256: b.files?.csv?.sha256 ?? '' },
-          xlsx: { size_bytes: b.files?.xlsx?.sizeBytes ?? 0, sha256: b.files?.xlsx?.sha256 ?? '' },
-        },
-        generated_at: (b.generatedAt ?? new Date()).toISOString(),
-      },
+  const owner = { rootAccountId: b.rootAccountId, mode: b.mode, purchaseId: null };
+  return ownedEnvelope('report.ready', agencyEventId('report.ready', b.id), owner, {
+    object: 'bordereau',
+    id: b.id,
+    party_id: b.partyRootAccountId,
+    month: b.month,
+    mode: b.mode,
+    rows: b.rowCount ?? 0,
+    totals: b.totals ?? {},
+    files: {
+      csv: { size_bytes: b.files?.csv?.sizeBytes ?? 0, sha256: b.files?.csv?.sha256 ?? '' },
+      xlsx: { size_bytes: b.files?.xlsx?.sizeBytes ?? 0, sha256: b.files?.xlsx?.sha256 ?? '' },
     },
-  };
-  return { event, rootAccountId: b.rootAccountId, mode: b.mode, purchaseId: null };
+    generated_at: (b.generatedAt ?? new Date()).toISOString(),
+  });
 }
 
 /** The event a purchase status announces, or null for statuses with no event of their own. */

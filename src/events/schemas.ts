@@ -27,6 +27,7 @@ import { PurchaseSummary } from '../purchases/schemas';
 import { CANCELLATION_REQUESTERS } from '../purchases/refund-rule';
 import { Subscription } from '../subscriptions/schemas';
 import { GetCertificatesResponse } from '../certificates/schemas';
+import { BordereauFile, BordereauTotals } from '../reports/schemas';
 import { AGENCY_EVENT_TYPES, type AgencyEventType } from './types';
 import { SIGNATURE_HEADER } from './signing';
 
@@ -181,22 +182,8 @@ export const EventBordereau = z
     month: z.string().meta({ description: 'YYYY-MM' }),
     mode: z.enum(['live', 'test']),
     rows: z.number().int(),
-    totals: z
-      .record(
-        z.string(),
-        z.object({
-          rows: z.number().int(),
-          gross_premium: z.number().int(),
-          platform_fee: z.number().int(),
-          tax: z.number().int(),
-          net_premium: z.number().int(),
-        }),
-      )
-      .meta({ description: 'Per currency (upper case), in integer minor units' }),
-    files: z.object({
-      csv: z.object({ size_bytes: z.number().int(), sha256: z.string() }),
-      xlsx: z.object({ size_bytes: z.number().int(), sha256: z.string() }),
-    }),
+    totals: BordereauTotals,
+    files: z.object({ csv: BordereauFile.omit({ download_url: true }), xlsx: BordereauFile.omit({ download_url: true }) }),
     generated_at: instant('When its files were stored'),
   })
   .meta({

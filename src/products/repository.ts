@@ -166,13 +166,6 @@ export function createProductsRepository(db: Db) {
       return row.archived_at as Date;
     },
 
-    /** The kind (`agency`, `insurer`, `mga`…) of each existing root account among `ids`. */
-    async rootAccountKinds(ids: number[]): Promise<Map<number, string>> {
-      if (!ids.length) return new Map();
-      const rows = await db('root_accounts').whereIn('id', ids).select('id', 'kind');
-      return new Map(rows.map((r) => [r.id as number, r.kind as string]));
-    },
-
     /** The product line if it is within `scope`; `forUpdate` locks it inside `trx`. */
     async find(id: number, scope: ProductScope, trx?: Knex.Transaction): Promise<ProductLine | null> {
       const q = scoped((trx ?? db)('product_lines').where('id', id), scope);

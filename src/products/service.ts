@@ -10,6 +10,7 @@
 import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { CatalogGateway } from '../payproc/catalog';
+import type { AccountsRepository } from '../accounts/repository';
 import type { QuestionSetsRepository } from '../question-sets/repository';
 import { isTripExcess } from '../question-sets/definition';
 import type { CoverageUnit } from '../question-sets/schemas';
@@ -121,6 +122,8 @@ export function createProductService(deps: {
   products: ProductsRepository;
   catalog: CatalogGateway;
   questionSets: QuestionSetsRepository;
+  /** Root accounts, for the kind of the insurer and MGA a product names. */
+  accounts: Pick<AccountsRepository, 'findById'>;
 }) {
   const { products, catalog } = deps;
 
@@ -151,10 +154,11 @@ export function createProductService(deps: {
       ['insurerRootAccountID', body.insurerRootAccountID, 'insurer'],
       ['mgaRootAccountID', body.mgaRootAccountID, 'mga'],
     ] as const;
-    const ids = wanted.map(([, id]) => id).filter((id): id is number => typeof id === 'number');
-    const kinds = await products.rootAccountKinds(ids);
+    const kinds = await Promise.all(
+      wanted.map(async ([, id]) => (typeof id === 'number' ? ((await deps.accounts.findById(id))?.kind ?? null) : null)),
+    );
     const details = wanted
-      .filter(([, id, kind]) => typeof id === 'number' && kinds.get(id) !== kind)
+      .filter(([, id, kind], i) => typeof id === 'number' && kinds[i] !== kind)
       .map(([path, id, kind]) => ({ path, message: `no ${kind} root account with id ${id}` }));
     if (details.length) throw new AppError('VALIDATION_ERROR', details.map((d) => `${d.path}: ${d.message}`).join('; '), { details });
   }

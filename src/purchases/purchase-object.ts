@@ -3,7 +3,33 @@
  * data, since they leave the service) and `GET /api/v1/purchases` extends it with what was paid,
  * what is outstanding and the buyer's email. Amounts in minor units; instants ISO 8601 UTC.
  */
-import type { PurchaseRecord } from './repository';
+import type { PurchaseItemDetail, PurchaseRecord } from './repository';
+
+/**
+ * An item as both the events and `GET /api/v1/purchases/{id}` show it: product, premium (minor
+ * units) and each covered unit's window (instants ISO 8601 UTC); the API adds parties, states and
+ * certificates to it.
+ */
+export function itemObject(i: PurchaseItemDetail) {
+  return {
+    id: i.id,
+    product_id: i.productLineId,
+    product_name: i.productName,
+    in_bundle: i.inBundle,
+    unit_price: i.unitPriceMinor,
+    price_factor: i.priceFactor,
+    amount: i.amountMinor,
+    covered_units: i.units.map((u) => ({
+      id: u.id,
+      index: u.index,
+      kind: u.kind,
+      starts_at: u.startsAt.toISOString(),
+      ends_at: u.endsAt.toISOString(),
+      time_zone: u.timeZone,
+      local_label: u.localLabel,
+    })),
+  };
+}
 
 export function purchaseObject(p: PurchaseRecord) {
   return {

@@ -37,7 +37,7 @@ import type {
 import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
 import { CANCELLATION_QUOTE_TTL_MS, isInForce, policyClock, storeCancellationQuote } from './cancellation-pricing';
-import { purchaseObject } from './purchase-object';
+import { itemObject, purchaseObject } from './purchase-object';
 import type {
   Cancellation,
   CancellationQuote,
@@ -170,57 +170,48 @@ export function createPurchaseService(deps: {
     const statusOf = new Map(cancellations.map((c) => [c.id, c.status]));
     return {
       ...toPurchaseSummary(p),
-      items: items.map((i) => ({
-        id: i.id,
-        product_id: i.productLineId,
-        product_name: i.productName,
-        in_bundle: i.inBundle,
-        is_trip_excess: i.isTripExcess,
-        unit_price: i.unitPriceMinor,
-        price_factor: i.priceFactor,
-        amount: i.amountMinor,
-        named_insured: i.namedInsured ?? null,
-        certificate_holder: i.certificateHolder ?? null,
-        covered_units: i.units.map((u) => {
-          const c = byUnit.get(u.id);
-          return {
-            id: u.id,
-            index: u.index,
-            kind: u.kind,
-            starts_at: u.startsAt.toISOString(),
-            ends_at: u.endsAt.toISOString(),
-            time_zone: u.timeZone,
-            local_label: u.localLabel,
-            state: unitState(p, u, statusOf),
-            coverage_started: u.startsAt.getTime() <= at.getTime(),
-            certificate: c
-              ? {
-                  number: c.certificateNumber,
-                  verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
-                  voided_at: (c.voidedAt ?? refundedAt)?.toISOString() ?? null,
-                }
-              : null,
-            certificates: certificates
-              .filter((x) => x.coveredUnitId === u.id)
-              .map((x) => ({
-                number: x.certificateNumber,
-                certificate_holder_id: x.certificateHolderId,
-                revision: x.revision,
-                status: x.supersededAt
-                  ? ('superseded' as const)
-                  : x.voidedAt || refundedAt
-                    ? ('voided' as const)
-                    : x.storageKey
-                      ? ('issued' as const)
-                      : ('issuing' as const),
-                verification_url: verificationUrl(deps.publicBaseUrl, x.certificateNumber),
-                voided_at: (x.voidedAt ?? refundedAt)?.toISOString() ?? null,
-                superseded_at: x.supersededAt?.toISOString() ?? null,
-                superseded_by: x.supersededByNumber,
-              })),
-          };
-        }),
-      })),
+      items: items.map((i) => {
+        const item = itemObject(i);
+        return {
+          ...item,
+          is_trip_excess: i.isTripExcess,
+          named_insured: i.namedInsured ?? null,
+          certificate_holder: i.certificateHolder ?? null,
+          covered_units: i.units.map((u, k) => {
+            const c = byUnit.get(u.id);
+            return {
+              ...item.covered_units[k]!,
+              state: unitState(p, u, statusOf),
+              coverage_started: u.startsAt.getTime() <= at.getTime(),
+              certificate: c
+                ? {
+                    number: c.certificateNumber,
+                    verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
+                    voided_at: (c.voidedAt ?? refundedAt)?.toISOString() ?? null,
+                  }
+                : null,
+              certificates: certificates
+                .filter((x) => x.coveredUnitId === u.id)
+                .map((x) => ({
+                  number: x.certificateNumber,
+                  certificate_holder_id: x.certificateHolderId,
+                  revision: x.revision,
+                  status: x.supersededAt
+                    ? ('superseded' as const)
+                    : x.voidedAt || refundedAt
+                      ? ('voided' as const)
+                      : x.storageKey
+                        ? ('issued' as const)
+                        : ('issuing' as const),
+                  verification_url: verificationUrl(deps.publicBaseUrl, x.certificateNumber),
+                  voided_at: (x.voidedAt ?? refundedAt)?.toISOString() ?? null,
+                  superseded_at: x.supersededAt?.toISOString() ?? null,
+                  superseded_by: x.supersededByNumber,
+                })),
+            };
+          }),
+        };
+      }),
       cancellations: cancellations.map(toCancellation),
       disputes: disputes.map((d) => ({
         id: d.payprocDisputeId,

@@ -183,12 +183,6 @@ function toEntry(r: LedgerRow): LedgerEntry {
 
 export function createReportsRepository(db: Db) {
   return {
-    /** The root account `id`'s kind and name, or null when there is none. */
-    async party(id: number): Promise<{ id: number; kind: string; name: string } | null> {
-      const row = await db('root_accounts').where({ id }).first('id', 'kind', 'name');
-      return row ? { id: row.id as number, kind: row.kind as string, name: row.name as string } : null;
-    },
-
     /** Whether any of `rootAccountId`'s products names `partyId` as its insurer or MGA. */
     async sellsFor(rootAccountId: number, partyId: number): Promise<boolean> {
       const row = await db('product_lines')
@@ -236,16 +230,13 @@ export function createReportsRepository(db: Db) {
         month: `${key.month}-01`,
         mode: key.mode,
       };
-      const inserted = await select(
-        db('bordereaux')
-          .insert({ ...values, status: 'generating' })
-          .onConflict(['root_account_id', 'party_root_account_id', 'month', 'mode'])
-          .ignore(),
-        db,
-      ).returning([...COLUMNS, db.raw(`to_char(month, 'YYYY-MM') as month`)] as never);
-      if (inserted.length) return { record: toRecord(inserted[0]), created: true };
-      const existing = await select(db('bordereaux').where(values), db).first();
-      return { record: toRecord(existing), created: false };
+      const inserted = await db('bordereaux')
+        .insert({ ...values, status: 'generating' })
+        .onConflict(['root_account_id', 'party_root_account_id', 'month', 'mode'])
+        .ignore()
+        .returning('id');
+      const row = await select(db('bordereaux').where(values), db).first();
+      return { record: toRecord(row), created: inserted.length > 0 };
     },
 
     async find(id: number): Promise<BordereauRecord | null> {

@@ -34,7 +34,8 @@ export const ListBordereauxQuery = z.strictObject({
 });
 export type ListBordereauxQuery = z.infer<typeof ListBordereauxQuery>;
 
-const totals = z
+/** A bordereau's totals per currency (the API and report.ready). */
+export const BordereauTotals = z
   .record(
     z.string(),
     z.object({
@@ -47,7 +48,8 @@ const totals = z
   )
   .meta({ description: 'Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written)' });
 
-const BordereauFile = z
+/** One stored file of a bordereau (the API; report.ready carries it without the link). */
+export const BordereauFile = z
   .object({
     download_url: z.string().meta({ description: 'Signed link to the file, valid for an hour (read the bordereau again for a fresh one)' }),
     size_bytes: z.number().int(),
@@ -64,7 +66,7 @@ export const Bordereau = z
     mode: mode,
     status: z.enum(['generating', 'ready']).meta({ description: '`generating` until its file is stored, then `ready` for good' }),
     rows: z.number().int().nullable().meta({ description: 'Transaction rows (the header and totals aside); null while generating' }),
-    totals: totals.nullable(),
+    totals: BordereauTotals.nullable(),
     files: z.object({ csv: BordereauFile, xlsx: BordereauFile }).nullable().meta({
       description:
         'The same rows as CSV (RFC 4180, amounts as text with two decimals) and XLSX (typed cells, frozen header, a totals row per currency); null while generating',

@@ -11,6 +11,7 @@
  * NOT_FOUND (404).
  */
 import type { Principal } from '../api-keys/service';
+import type { AccountsRepository } from '../accounts/repository';
 import { AppError, notFound } from '../shared/errors';
 import type { ObjectStore } from '../storage/object-store';
 import type { BordereauFormat, BordereauRecord, ReportsRepository } from './repository';
@@ -24,6 +25,8 @@ const invalid = (path: string, message: string) =>
 
 export function createReportService(deps: {
   repo: ReportsRepository;
+  /** Root accounts: the party's kind. */
+  accounts: Pick<AccountsRepository, 'findById'>;
   store: Pick<ObjectStore, 'signedReadUrl'>;
   start: (bordereauId: number) => Promise<void>;
   now?: () => Date;
@@ -68,7 +71,7 @@ export function createReportService(deps: {
       const mode = modeFor(principal, body.mode);
       const current = now().toISOString().slice(0, 7);
       if (body.month >= current) throw invalid('month', `${body.month} is not over yet: a bordereau covers a whole month`);
-      const party = await deps.repo.party(body.party_id);
+      const party = await deps.accounts.findById(body.party_id);
       if (!party || !['insurer', 'mga'].includes(party.kind) || !(await deps.repo.sellsFor(principal.rootAccountId, party.id))) {
         throw invalid('party_id', `${body.party_id} is not an insurer or MGA that this account's products name`);
       }

@@ -69,8 +69,12 @@ export async function createAgency(app: TestApp, name = 'Harbor & Pine Insurance
   };
 }
 
-/** Quotes `selection` (one product line, or several) for a new buyer and pays it by a signed webhook (payment intent `pi_paid_<id>`). */
-export async function buyAndPay(agency: Agency, selection: Record<string, unknown> | Record<string, unknown>[]): Promise<PaidPurchase> {
+/**
+ * Connects a new buyer and sends adminValidateBuyerResponses with `selections` (and `extra` body
+ * fields such as `metadata`); answers the quote call as it came, whatever its status, with the buyer.
+ * @throws {Error} when newConnect fails.
+ */
+export async function quoteForNewBuyer(agency: Agency, selections: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   const { app, key } = agency;
   const n = buyerSeq++;
   const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
@@ -91,14 +95,21 @@ export async function buyAndPay(agency: Agency, selection: Record<string, unknow
     body: {
       idp_accnt_uuid: connected.body.idp_accnt_uuid,
       access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: Array.isArray(selection) ? selection : [selection],
+      selected_product_lines_to_purchase: selections,
+      ...extra,
     },
   });
+  return { quote, buyerUuid: connected.body.idp_accnt_uuid as string };
+}
+
+/** Quotes `selection` (one product line, or several) for a new buyer and pays it by a signed webhook (payment intent `pi_paid_<id>`). */
+export async function buyAndPay(agency: Agency, selection: Record<string, unknown> | Record<string, unknown>[]): Promise<PaidPurchase> {
+  const { quote, buyerUuid } = await quoteForNewBuyer(agency, Array.isArray(selection) ? selection : [selection]);
   if (quote.status !== 200) throw new Error(`adminValidateBuyerResponses: ${quote.status} ${quote.text}`);
   const purchaseId = quote.body.purchase_id as number;
-  const delivered = await deliverWebhook(app, sessionCompletedEvent(purchaseId, quote.body.id));
+  const delivered = await deliverWebhook(agency.app, sessionCompletedEvent(purchaseId, quote.body.id));
   if (delivered.status !== 200) throw new Error(`webhook: ${delivered.status} ${delivered.text}`);
-  return { purchaseId, paymentIntent: `pi_paid_${purchaseId}`, buyerUuid: connected.body.idp_accnt_uuid };
+  return { purchaseId, paymentIntent: `pi_paid_${purchaseId}`, buyerUuid };
 }
 
 /** The event product for the local days `start`…`end` (inclusive) in America/Chicago. */

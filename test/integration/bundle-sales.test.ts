@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
-import { createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { createAgency, eventSelection, quoteForNewBuyer, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 
 jest.setTimeout(120_000);
 
@@ -19,7 +19,6 @@ let app: TestApp;
 let agency: Agency;
 let other: Agency;
 let bundleId: number;
-let buyerSeq = 0;
 
 const BUNDLE_NAME = 'Wedding Weekend Protection';
 
@@ -86,29 +85,7 @@ function bundleSelection(overrides: Record<string, unknown> = {}) {
 }
 
 async function quote(a: Agency, selections: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
-  const n = buyerSeq++;
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: a.key,
-    body: {
-      buyer_first_name: 'Morgan',
-      buyer_last_name: `Vale${n}`,
-      buyer_email: `morgan${n}.${Date.now()}@example.com`,
-      seller_slug: a.slug,
-      query_param: '',
-    },
-  });
-  expect(connected.status).toBe(200);
-  return call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: a.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: selections,
-      ...extra,
-    },
-  });
+  return (await quoteForNewBuyer(a, selections, extra)).quote;
 }
 
 describe('the catalog', () => {
