@@ -46,6 +46,7 @@ import { createTemporalClient } from '../src/temporal/client';
 import { findRetryingActivities } from '../src/temporal/retrying';
 import { buyerEmailHash } from '../src/purchases/buyer-email-hash';
 import { createAuditRepository, type AuditEntry, type AuditRepository, type AuditStart } from '../src/audit/repository';
+import { AuditUnavailable, audited } from '../src/audit/audited';
 import { temporal as proto } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, MODE, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../workflows/search-attributes';
@@ -74,7 +75,6 @@ user unless --operator) and the reason; without --reason they do nothing.`;
 
 class UsageError extends Error {}
 /** The audit log could not be written: the action was not taken. */
-class AuditUnavailable extends Error {}
 
 /** Who is acting and why, for a command that changes something: usage errors before anything is done. */
 function operatorAndReason(
@@ -100,37 +100,19 @@ function operatorAndReason(
   return { actor, reason };
 }
 
-/**
- * Runs `act` on the record: the audit row is written first (a failure to write it is a failure,
- * and nothing is done), then finished as `succeeded` (with `details(result)`), `refused` (an
- * OperationRefused or UsageError from `act`: the state did not allow it) or `failed` (any other
- * error, its message kept). The error is rethrown carrying `auditId`.
- */
-async function audited<T>(
+/** The shared audited runner with the operator CLI's refusals (OperationRefused, UsageError). */
+function auditedOp<T>(
   audit: AuditRepository,
   start: AuditStart,
   act: () => Promise<T>,
   details: (result: T) => Record<string, unknown>,
 ): Promise<{ result: T; auditId: number }> {
-  let auditId: number;
-  try {
-    auditId = await audit.begin(start);
-  } catch (err) {
-    throw new AuditUnavailable(`cannot write the audit log, so nothing was done: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  try {
-    const result = await act();
-    await audit.finish(auditId, { outcome: 'succeeded', details: details(result) });
-    return { result, auditId };
-  } catch (err) {
-    const refused = err instanceof OperationRefused || err instanceof UsageError;
-    const message = err instanceof Error ? err.message : String(err);
-    await audit.finish(auditId, { outcome: refused ? 'refused' : 'failed', detail: message }).catch((e: unknown) => {
-      console.error(`ops: could not record the outcome in audit entry ${auditId}: ${e instanceof Error ? e.message : String(e)}`);
-    });
-    if (err instanceof Error) Object.assign(err, { auditId });
-    throw err;
-  }
+  return audited(audit, start, act, {
+    details,
+    isRefusal: (err) => err instanceof OperationRefused || err instanceof UsageError,
+    onFinishError: (e, auditId) =>
+      console.error(`ops: could not record the outcome in audit entry ${auditId}: ${e instanceof Error ? e.message : String(e)}`),
+  });
 }
 
 function positiveInt(value: string | undefined, what: string): number {
@@ -211,7 +193,7 @@ async function main(argv: string[]): Promise<number> {
       }),
     });
     const act = command === 'retry-cancellation' ? () => operations.retryCancellation(purchaseId) : () => operations[command](purchaseId);
-    const { result, auditId } = await audited(createAuditRepository(db), start, act, (r) => ({
+    const { result, auditId } = await auditedOp(createAuditRepository(db), start, act, (r) => ({
       workflowId: r.workflowId,
       action: r.action,
       ...('cancellationIds' in r ? { cancellationIds: r.cancellationIds } : {}),
@@ -431,7 +413,7 @@ async function setupNamespace(
     reason: who.reason,
   };
   try {
-    const { result, auditId } = await audited(
+    const { result, auditId } = await auditedOp(
       createAuditRepository(db),
       start,
       () => registerNamespace(conn, namespace, days),

@@ -259,10 +259,64 @@ const schema = z.object({
 
   /** Enables the Swagger UI at /docs; the JSON document at /openapi.json is always served. */
   DOCS_ENABLED: bool.default(true),
+
+  /**
+   * The agency portal (/portal): staff sign in through this OpenID Connect provider (its issuer
+   * URL, discovered at the first sign-in); unset = the portal is off (404). The provider must
+   * allow the redirect URI `<PUBLIC_BASE_URL>/portal/callback` for the client below.
+   */
+  PORTAL_OIDC_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  PORTAL_OIDC_CLIENT_ID: z.string().min(1).default('coi-portal'),
+  PORTAL_OIDC_CLIENT_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
+  /**
+   * Keys signing the portal's session cookie, comma-separated, each at least 32 characters; the
+   * first signs, all verify (rotate by putting a new one first). Required with the portal.
+   */
+  PORTAL_SESSION_KEYS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const keys = v
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
+      if (keys.some((k) => k.length < 32)) {
+        ctx.addIssue({ code: 'custom', message: 'each key must be at least 32 characters' });
+        return z.NEVER;
+      }
+      return keys;
+    }),
+  /** A portal session ends after this many minutes without a request (idle timeout). */
+  PORTAL_SESSION_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(30),
+  /** …and this many hours after sign-in whatever the activity (absolute timeout). */
+  PORTAL_SESSION_ABSOLUTE_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24)
+    .default(12),
 });
 
-/** In production the published development keys are refused: personal data would be readable by anyone. */
+/**
+ * The portal needs its client secret and session keys once an issuer is set. In production the
+ * published development keys are refused: personal data would be readable by anyone.
+ */
 const checked = schema.superRefine((c, ctx) => {
+  if (c.PORTAL_OIDC_ISSUER && !c.PORTAL_OIDC_CLIENT_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['PORTAL_OIDC_CLIENT_SECRET'], message: 'required with PORTAL_OIDC_ISSUER (the portal is on)' });
+  }
+  if (c.PORTAL_OIDC_ISSUER && c.PORTAL_SESSION_KEYS.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PORTAL_SESSION_KEYS'],
+      message: 'required with PORTAL_OIDC_ISSUER (one or more keys of 32+ random characters, comma-separated)',
+    });
+  }
   if (c.NODE_ENV !== 'production') return;
   if (c.TEMPORAL_PAYLOAD_KEYS.some((k) => k.id === 'dev-1')) {
     ctx.addIssue({

@@ -8,6 +8,10 @@ import { createDb, pingDb, type Db } from './db/knex';
 import { createTemporalClient, type TemporalHandle } from './temporal/client';
 import { createRateLimiter, type RateLimiterHandle } from './http/rate-limit';
 import { createAccountsRepository } from './accounts/repository';
+import type { PortalDeps } from './portal/routes';
+import { createRelyingParty } from './portal/oidc';
+import { createPortalSessionStore } from './portal/session-store';
+import { createAuditRepository } from './audit/repository';
 import { accountRoutes } from './accounts/routes';
 import { createAccountService } from './accounts/service';
 import { createApiKeysRepository } from './api-keys/repository';
@@ -124,6 +128,8 @@ export interface Container {
   /** Idempotency keys of POST and PATCH requests: their store and limits. */
   idempotency: { store: IdempotencyRepository; options: IdempotencyOptions };
   mailer: Mailer;
+  /** The agency portal's services (/portal), or null when no identity provider is configured (the portal is off). */
+  portal: PortalDeps | null;
   checkDb: () => Promise<boolean>;
   close(): Promise<void>;
 }
@@ -323,6 +329,21 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       },
     },
     mailer,
+    portal: config.PORTAL_OIDC_ISSUER
+      ? {
+          apiKeys,
+          accounts,
+          audit: createAuditRepository(db),
+          sessions: createPortalSessionStore(db),
+          relyingParty: createRelyingParty({
+            issuer: config.PORTAL_OIDC_ISSUER,
+            clientId: config.PORTAL_OIDC_CLIENT_ID,
+            clientSecret: config.PORTAL_OIDC_CLIENT_SECRET!,
+            redirectUri: new URL('/portal/callback', config.PUBLIC_BASE_URL).href,
+            postLogoutRedirectUri: new URL('/portal/signed-out', config.PUBLIC_BASE_URL).href,
+          }),
+        }
+      : null,
     surfaceRoutes: {
       '/public-quote': [quoteRoutes(quotes), paymentRoutes(payments)],
       '/platform-seller-invites': [buyerConnectRoutes(buyers)],

@@ -15,12 +15,39 @@ export interface RootAccount {
   checkoutCancelUrl: string | null;
 }
 
+/** What a teammate may do in the agency portal: `admin` changes, `viewer` only reads. */
+export type PortalRole = 'admin' | 'viewer';
+
 export interface Agent {
   id: number;
   rootAccountId: number;
   name: string;
   email: string;
 }
+
+/** A teammate as the portal signs them in: the agent, their identity-provider id and portal role. */
+export interface Teammate extends Agent {
+  idpTeammateUuid: string;
+  portalRole: PortalRole;
+}
+
+interface AgentRow {
+  id: number;
+  root_account_id: number;
+  name: string;
+  email: string;
+  idp_teammate_uuid: string;
+  portal_role: PortalRole;
+}
+
+const toTeammate = (r: AgentRow): Teammate => ({
+  id: r.id,
+  rootAccountId: r.root_account_id,
+  name: r.name,
+  email: r.email,
+  idpTeammateUuid: String(r.idp_teammate_uuid),
+  portalRole: r.portal_role,
+});
 
 interface RootAccountRow {
   id: number;
@@ -89,12 +116,16 @@ export function createAccountsRepository(db: Db) {
       return row ? toAccount(row) : null;
     },
 
-    /** Inserts the agent, or returns the existing one with the same account and email. */
-    async upsertAgent(input: Omit<Agent, 'id'>): Promise<Agent> {
+    /**
+     * Inserts the agent, or returns the existing one with the same account and email (its name
+     * updated). `portalRole`, when given, is set too; a new agent is a `viewer` otherwise.
+     */
+    async upsertAgent(input: Omit<Agent, 'id'> & { portalRole?: PortalRole }): Promise<Agent> {
+      const role = input.portalRole ? { portal_role: input.portalRole } : {};
       const [row] = await db('agents')
-        .insert({ root_account_id: input.rootAccountId, name: input.name, email: input.email.toLowerCase() })
+        .insert({ root_account_id: input.rootAccountId, name: input.name, email: input.email.toLowerCase(), ...role })
         .onConflict(['root_account_id', 'email'])
-        .merge(['name'])
+        .merge(['name', ...Object.keys(role)])
         .returning('*');
       return { id: row.id, rootAccountId: row.root_account_id, name: row.name, email: row.email };
     },
@@ -124,6 +155,18 @@ export function createAccountsRepository(db: Db) {
           email: a.email,
         })),
       };
+    },
+
+    /** The teammate the identity provider knows as `idpTeammateUuid` (its `sub`), or null. */
+    async findTeammateByIdpUuid(idpTeammateUuid: string): Promise<Teammate | null> {
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idpTeammateUuid)) return null;
+      const row = await db<AgentRow>('agents').where({ idp_teammate_uuid: idpTeammateUuid }).first();
+      return row ? toTeammate(row) : null;
+    },
+
+    /** The account's teammates with their portal roles, oldest first. */
+    async listTeammates(rootAccountId: number): Promise<Teammate[]> {
+      return ((await db<AgentRow>('agents').where({ root_account_id: rootAccountId }).orderBy('id')) as AgentRow[]).map(toTeammate);
     },
 
     async findAgent(id: number): Promise<Agent | null> {

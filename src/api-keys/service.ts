@@ -118,6 +118,11 @@ export function createApiKeyService(deps: {
       return { ...issued(key), key: value };
     },
 
+    /** The key with this id (any state), or null when there is none. Callers check the account. */
+    async get(id: number): Promise<ApiKeyRecord | null> {
+      return deps.keys.findKey(id);
+    },
+
     /** Lists an account's keys with their values' prefixes and expiry (never the values). */
     async list(rootAccountId: number): Promise<KeyListing[]> {
       const at = now();

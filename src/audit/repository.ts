@@ -5,15 +5,15 @@
  * recorded does not run, and one whose process dies is still on record, without an outcome),
  * then `finish` once with its outcome. `list` reads the log newest first.
  *
- * `actorKind` names the door the action came through; today only the operator CLI
- * (`operator_cli`, `npm run ops`) writes, and it always gives a reason (the table refuses an
- * `operator_cli` row without one). A web portal's audit events or the codec endpoint's decode
- * records would add their own kind here, not a table of their own.
+ * `actorKind` names the door the action came through: the operator CLI (`operator_cli`,
+ * `npm run ops`, always with a reason: the table refuses an `operator_cli` row without one), the
+ * agency portal (`portal`: the teammate's email, with the client's address) and the key CLI
+ * (`key_cli`, `npm run keys`: the OS user). Another door adds its kind here, not a table.
  */
 import type { Db } from '../db/knex';
 
 /** Which door an action came through. */
-export type ActorKind = 'operator_cli';
+export type ActorKind = 'operator_cli' | 'portal' | 'key_cli';
 
 /** How an action ended: done, refused by the state of its target (with why), or failed (with the error). */
 export type AuditOutcome = 'succeeded' | 'refused' | 'failed';
@@ -27,6 +27,8 @@ export interface AuditStart {
   targetId: string | null;
   rootAccountId: number | null;
   reason: string | null;
+  /** The client's IP address (portal only; null for the command lines). */
+  clientAddress?: string | null;
 }
 
 /** One row of the log as read back; times are Dates (database time), `outcome` null while running or when its process died. */
@@ -50,6 +52,7 @@ interface Row {
   target_id: string | null;
   root_account_id: number | null;
   reason: string | null;
+  client_address: string | null;
   outcome: AuditOutcome | null;
   outcome_detail: string | null;
   details: Record<string, unknown>;
@@ -66,6 +69,7 @@ const toEntry = (r: Row): AuditEntry => ({
   targetId: r.target_id,
   rootAccountId: r.root_account_id,
   reason: r.reason,
+  clientAddress: r.client_address,
   outcome: r.outcome,
   outcomeDetail: r.outcome_detail,
   details: r.details,
@@ -84,6 +88,7 @@ export function createAuditRepository(db: Db) {
           target_id: entry.targetId,
           root_account_id: entry.rootAccountId,
           reason: entry.reason,
+          client_address: entry.clientAddress ?? null,
         })
         .returning('id');
       return Number((row as { id: string | number }).id);
@@ -109,11 +114,12 @@ export function createAuditRepository(db: Db) {
       return n === 1;
     },
 
-    /** The newest `limit` entries (1 to 1000), newest first (by recording order); with `target`, only that target's (e.g. one purchase's). */
-    async list(options: { limit: number; target?: { kind: string; id: string } }): Promise<AuditEntry[]> {
+    /** The newest `limit` entries (1 to 1000), newest first (by recording order); with `target`, only that target's (e.g. one purchase's); with `rootAccountId`, only that account's. */
+    async list(options: { limit: number; target?: { kind: string; id: string }; rootAccountId?: number }): Promise<AuditEntry[]> {
       // Ids are handed out in recording order: newest first is id descending.
       const q = db<Row>('operator_audit_log').select('*').orderBy('id', 'desc');
       if (options.target) q.where({ target_kind: options.target.kind, target_id: options.target.id });
+      if (options.rootAccountId !== undefined) q.where({ root_account_id: options.rootAccountId });
       return ((await q.limit(Math.min(Math.max(options.limit, 1), 1000))) as Row[]).map(toEntry);
     },
   };

@@ -1,12 +1,13 @@
 /**
  * The Koa application: middleware order and surfaces (ARCHITECTURE §2, spec §2.5, §5, §7–§9).
  *
- *   request id → error handler → system routes (/healthz, /readyz, /openapi.json, /docs)
+ *   request id → error handler → system routes (/healthz, /readyz, /openapi.json, /docs) → public pages
  *   → /api/v1: gateway key check → rate limit → header checks → JSON body → idempotency key → domain routes
  *   → /public-quote, /platform-seller-invites, /platform-agency-certs, /platform-agency-root-certs
  *     (spec §4.3–4.5: unversioned, no envelope; errors are the bare serialised error of §7.2):
  *     gateway key check → rate limit → JSON body → idempotency key → domain routes
  *   → /webhooks/payproc: no key (signature over the raw body), JSON body, bare errors
+ *   → /portal: the agency portal (HTML pages; signed-in teammates; off without an identity provider)
  *   → /codec/decode, /codec/encode: the operators' Temporal codec endpoint (own bearer token; off without one)
  *   → anything unmatched: 404 ROUTE_NOT_FOUND (also a known path with the wrong method).
  *
@@ -30,6 +31,7 @@ import { idempotency } from '../idempotency/middleware';
 import { httpMetrics } from '../metrics/http';
 import { codecServer } from '../temporal/codec-server';
 import { AesGcmPayloadCodec } from '../temporal/codec';
+import { createPortal } from '../portal/routes';
 
 const API_V1 = '/api/v1';
 
@@ -100,6 +102,17 @@ export function createApp(c: Container): Koa<AppState> {
   app.use(errorHandler());
   app.use(system.routes());
   app.use(publicPages.routes());
+  if (c.portal) {
+    app.use(
+      createPortal(app, c.portal, {
+        sessionKeys: c.config.PORTAL_SESSION_KEYS,
+        idleMinutes: c.config.PORTAL_SESSION_IDLE_MINUTES,
+        absoluteHours: c.config.PORTAL_SESSION_ABSOLUTE_HOURS,
+        secureCookie: new URL(c.config.PUBLIC_BASE_URL).protocol === 'https:',
+        defaultGraceHours: c.config.API_KEY_ROTATION_GRACE_HOURS,
+      }),
+    );
+  }
   app.use(
     codecServer({
       codec: new AesGcmPayloadCodec(c.config.TEMPORAL_PAYLOAD_KEYS),

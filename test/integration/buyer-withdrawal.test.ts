@@ -9,8 +9,7 @@
  * allow it, an unpaid purchase, a cross-site POST, a form that is not the page's and a stale quote.
  */
 import PostalMime from 'postal-mime';
-import puppeteer, { type Page } from 'puppeteer-core';
-import axe from 'axe-core';
+import { axeViolations, launchBrowser } from '../helpers/browser';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
 import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
@@ -50,18 +49,6 @@ async function completePage(id: number) {
       headers: { accept: 'application/json' },
     })
   ).body;
-}
-
-/** axe-core's violations on the page as Chromium shows it (WCAG 2.1 A and AA). */
-async function axeViolations(tab: Page): Promise<string[]> {
-  await tab.evaluate(axe.source);
-  const result = await tab.evaluate(async () => {
-    const g = globalThis as unknown as { axe: typeof axe; document: unknown };
-    return g.axe.run(g.document as Parameters<typeof axe.run>[0], {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-    });
-  });
-  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
 }
 
 beforeAll(async () => {
@@ -126,11 +113,7 @@ test('when the buyer opens the link from the return page and the email and confi
   expect(await cancellationRows(id)).toBe(0);
 
   // The buyer opens the link in a browser, sees the quote, and confirms.
-  const browser = await puppeteer.launch({
-    executablePath: app.container.config.CHROMIUM_PATH,
-    args: ['--no-sandbox', '--disable-gpu'],
-    headless: true,
-  });
+  const browser = await launchBrowser(app.container.config.CHROMIUM_PATH);
   let confirmedQuote: string;
   try {
     const tab = await browser.newPage();

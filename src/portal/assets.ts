@@ -1,0 +1,69 @@
+/**
+ * The portal's one stylesheet and one script, served from /portal/assets/ (the pages' Content
+ * Security Policy allows no inline style or script).
+ *
+ * The stylesheet: readable at 400 % zoom and on a phone width (one column below 40rem, wide
+ * tables scroll inside their own focusable region), a visible focus ring on everything that
+ * takes focus, colours with at least 4.5:1 contrast. The script: the copy buttons beside a key's
+ * or secret's value (the value is on the page either way; without script the button stays hidden).
+ */
+export const PORTAL_CSS = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1b1b;background:#f6f7f9}
+a{color:#0b4fb0}
+:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+.skip{position:absolute;left:-999rem}
+.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:10}
+header{background:#14213d;color:#fff;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center}
+header a{color:#fff}
+header .brand{font-weight:700;margin-right:auto}
+nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+nav a[aria-current="page"]{font-weight:700;text-decoration-thickness:3px}
+header form{margin:0}
+header button{background:transparent;color:#fff;border:1px solid #fff}
+main{max-width:72rem;margin:0 auto;padding:1rem}
+.modes{display:flex;gap:.5rem;margin:.5rem 0 1rem;flex-wrap:wrap}
+.modes a{padding:.25rem .75rem;border:1px solid #0b4fb0;border-radius:999px;text-decoration:none}
+.modes a[aria-current="true"]{background:#0b4fb0;color:#fff}
+.notice{padding:.75rem 1rem;border-left:4px solid #1a7f37;background:#e9f6ec;margin:1rem 0}
+.alert{padding:.75rem 1rem;border-left:4px solid #a4000f;background:#fdecee;margin:1rem 0}
+.secret{font-family:ui-monospace,monospace;word-break:break-all;background:#fff;border:1px solid #6b6f76;padding:.5rem;display:block}
+.table-wrap{overflow-x:auto;background:#fff;border:1px solid #c9ccd1;border-radius:4px}
+table{border-collapse:collapse;width:100%}
+caption{text-align:left;font-weight:700;padding:.5rem}
+th,td{text-align:left;padding:.5rem;border-top:1px solid #e1e3e6;vertical-align:top}
+td form{display:inline-block;margin:0 .25rem .25rem 0}
+fieldset{border:1px solid #c9ccd1;border-radius:4px;background:#fff;margin:1rem 0;padding:1rem}
+legend{font-weight:700;padding:0 .25rem}
+label{display:block;font-weight:600;margin-top:.75rem}
+.hint{color:#4a4f57;font-size:.9rem;margin:.1rem 0}
+input,select,textarea{font:inherit;padding:.4rem;border:1px solid #6b6f76;border-radius:4px;max-width:100%;width:28rem}
+input[type="checkbox"]{width:auto}
+.field-error{color:#a4000f;font-weight:600;margin:.25rem 0}
+button,.button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #0b4fb0;background:#0b4fb0;color:#fff;cursor:pointer;margin-top:.75rem}
+button.secondary{background:#fff;color:#0b4fb0}
+button.danger{background:#a4000f;border-color:#a4000f}
+td button{margin-top:0}
+.copy{display:none}
+.js .copy{display:inline-block}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;background:#fff;border:1px solid #c9ccd1;padding:1rem;border-radius:4px}
+dt{font-weight:600}
+dd{margin:0;word-break:break-all}
+@media (max-width:40rem){dl{grid-template-columns:1fr}input,select,textarea{width:100%}}
+`;
+
+export const PORTAL_JS = `
+document.documentElement.classList.add('js');
+document.addEventListener('click', function (e) {
+  var button = e.target.closest && e.target.closest('button[data-copy]');
+  if (!button) return;
+  var source = document.getElementById(button.getAttribute('data-copy'));
+  var status = document.getElementById(button.getAttribute('data-copy') + '-status');
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+    if (status) status.textContent = 'Copied to the clipboard.';
+  }, function () {
+    if (status) status.textContent = 'Could not copy: select the value and copy it by hand.';
+  });
+});
+`;

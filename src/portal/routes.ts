@@ -1,0 +1,536 @@
+/**
+ * The agency portal under /portal: staff of an agency sign in through the OpenID Connect
+ * provider and manage their account's API keys and read its audit log and account details.
+ * It calls the same domain services as the API (the key service, the accounts and audit
+ * repositories) in this process; it writes no table of its own except its sessions.
+ *
+ *   GET  /portal                      → /portal/keys
+ *   GET  /portal/sign-in?next=/portal/… → the provider's sign-in (authorization code + PKCE)
+ *   GET  /portal/callback             ← the provider; the teammate whose `idp_teammate_uuid` is the `sub`
+ *   POST /portal/sign-out             → the provider's sign-out, then /portal/signed-out
+ *   GET  /portal/keys?mode=test|live  the keys of one mode; POST /portal/keys creates one (admin)
+ *   POST /portal/keys/{id}/rotate|freeze|unfreeze, GET+POST /portal/keys/{id}/delete (admin)
+ *   GET  /portal/audit                the account's audit log
+ *   GET  /portal/account              slug, public ids, return URLs, teammates and roles
+ *
+ * Sessions are server-side (src/portal/session-store.ts): an HttpOnly, SameSite=Lax cookie
+ * (Secure when PUBLIC_BASE_URL is https) holding a random id, an idle timeout (rolling) and an
+ * absolute one from sign-in; a new id at sign-in. Every POST carries the session's CSRF token
+ * (koa-csrf); a page answers 403 without it. A viewer's POST is refused (403) before anything
+ * runs. Every change is recorded in the audit log (actor `portal`, the teammate's email and the
+ * client's address) before it runs. `next` only ever leads to a path under /portal.
+ * Pages are `no-store` with a Content-Security-Policy that allows only this origin's assets.
+ */
+import type Koa from 'koa';
+import Router from '@koa/router';
+import compose from 'koa-compose';
+import bodyParser from 'koa-bodyparser';
+import session from 'koa-session';
+import CSRF from 'koa-csrf';
+import crypto from 'node:crypto';
+import type { AppState } from '../http/context';
+import type { AccountsRepository, Teammate } from '../accounts/repository';
+import type { ApiKeyService, CreateKeyInput } from '../api-keys/service';
+import type { KeyMode } from '../api-keys/secrets';
+import type { AuditRepository } from '../audit/repository';
+import { audited } from '../audit/audited';
+import { AppError } from '../shared/errors';
+import type { PortalSessionStore } from './session-store';
+import type { PendingSignIn, RelyingParty } from './oidc';
+import { PORTAL_CSS, PORTAL_JS } from './assets';
+import {
+  accountPage,
+  auditPage,
+  deleteKeyPage,
+  emptyCreateKeyForm,
+  issuedKeyPage,
+  keysPage,
+  messagePage,
+  type CreateKeyForm,
+  type Frame,
+  type Viewer,
+} from './views';
+
+export interface PortalDeps {
+  apiKeys: ApiKeyService;
+  accounts: AccountsRepository;
+  audit: AuditRepository;
+  sessions: PortalSessionStore;
+  relyingParty: RelyingParty;
+}
+
+export interface PortalOptions {
+  /** Signing keys of the session cookie (the first signs). */
+  sessionKeys: string[];
+  idleMinutes: number;
+  absoluteHours: number;
+  /** The cookie is Secure (PUBLIC_BASE_URL is https; TLS may end at a proxy). */
+  secureCookie: boolean;
+  defaultGraceHours: number;
+}
+
+/** What the portal keeps in a session. */
+interface PortalSession {
+  teammateSub?: string;
+  signedInAt?: number;
+  idToken?: string;
+  pending?: PendingSignIn;
+  flash?: string;
+  secret?: string;
+}
+
+type Ctx = Koa.ParameterizedContext<AppState & { _csrf?: string; teammate?: Teammate; viewer?: Viewer }> & {
+  session: (PortalSession & { regenerate(): Promise<void> }) | null;
+};
+
+export const PORTAL_PREFIX = '/portal';
+const COOKIE = 'coi_portal_session';
+
+/** A `next` parameter that stays inside the portal: a path under /portal, no scheme, host or `//`. */
+export function safeNext(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 512) return '/portal/keys';
+  if (!/^\/portal(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%]*)?$/.test(value) || value.includes('//') || value.includes('/..')) {
+    return '/portal/keys';
+  }
+  return value;
+}
+
+const modeOf = (v: unknown): KeyMode => (v === 'live' ? 'live' : 'test');
+
+/**
+ * The portal as one Koa middleware: handles /portal and everything under it, passes any other
+ * path on. Errors inside are answered as pages (never the API's JSON envelope).
+ */
+export function createPortal(app: Koa<AppState>, deps: PortalDeps, options: PortalOptions): Koa.Middleware<AppState> {
+  app.keys = options.sessionKeys;
+  const idleMs = options.idleMinutes * 60_000;
+  const absoluteMs = options.absoluteHours * 3600_000;
+  let lastSweep = 0;
+
+  const sessions = session(
+    {
+      key: COOKIE,
+      maxAge: idleMs,
+      rolling: true,
+      httpOnly: true,
+      signed: true,
+      sameSite: 'lax',
+      secure: options.secureCookie,
+      genid: () => crypto.randomBytes(32).toString('base64url'),
+      store: {
+        get: (key: string) => deps.sessions.get(key),
+        set: (key: string, sess: Record<string, unknown>, maxAge: number) => deps.sessions.set(key, sess, maxAge),
+        destroy: (key: string) => deps.sessions.destroy(key),
+      },
+    },
+    app,
+  );
+
+  const frame = (ctx: Ctx, title: string, extra: Partial<Frame> = {}): Frame => {
+    const flash = ctx.session?.flash ?? null;
+    if (ctx.session && flash) delete ctx.session.flash;
+    return { title, csrf: ctx.state._csrf ?? '', viewer: ctx.state.viewer, flash, ...extra };
+  };
+  const send = (ctx: Ctx, status: number, body: string) => {
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = body;
+  };
+  const redirect = (ctx: Ctx, to: string) => {
+    ctx.status = 303;
+    ctx.redirect(to);
+  };
+
+  /** The signed-in teammate, re-read on every request (a role change or removal applies at once). */
+  const requireTeammate: Koa.Middleware<AppState> = async (rawCtx, next) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const s = ctx.session;
+    const fresh = s?.teammateSub && s.signedInAt && Date.now() - s.signedInAt < absoluteMs;
+    const teammate = fresh ? await deps.accounts.findTeammateByIdpUuid(s.teammateSub!) : null;
+    const account = teammate ? await deps.accounts.findById(teammate.rootAccountId) : null;
+    if (!teammate || !account) {
+      if (s?.teammateSub) ctx.session = null; // expired or no longer a teammate: a new sign-in
+      if (ctx.method === 'GET') return redirect(ctx, `/portal/sign-in?next=${encodeURIComponent(safeNext(ctx.url))}`);
+      return send(
+        ctx,
+        401,
+        messagePage({ title: 'Signed out', csrf: '' }, 'Your session has ended; nothing was changed.', {
+          href: '/portal/sign-in',
+          label: 'Sign in again',
+        }),
+      );
+    }
+    ctx.state.teammate = teammate;
+    ctx.state.viewer = {
+      name: teammate.name,
+      email: teammate.email,
+      role: teammate.portalRole,
+      accountName: account.name,
+      accountSlug: account.slug,
+    };
+    return next();
+  };
+
+  const requireAdmin: Koa.Middleware<AppState> = async (rawCtx, next) => {
+    const ctx = rawCtx as unknown as Ctx;
+    if (ctx.state.teammate?.portalRole !== 'admin') {
+      return send(
+        ctx,
+        403,
+        messagePage(
+          frame(ctx, 'Not allowed'),
+          'Your role (viewer) can only read. Ask an admin of your account to make this change; nothing was changed.',
+          { href: '/portal/keys', label: 'Back to the API keys' },
+        ),
+      );
+    }
+    return next();
+  };
+
+  /** Runs a change on the audit log as the signed-in teammate. */
+  const record = <T>(
+    ctx: Ctx,
+    action: string,
+    target: { kind: string; id: string | null },
+    act: () => Promise<T>,
+    details: (r: T) => Record<string, unknown>,
+  ) =>
+    audited(
+      deps.audit,
+      {
+        actorKind: 'portal',
+        actor: ctx.state.teammate!.email,
+        action,
+        targetKind: target.kind,
+        targetId: target.id,
+        rootAccountId: ctx.state.teammate!.rootAccountId,
+        reason: null,
+        clientAddress: ctx.ip,
+      },
+      act,
+      { details, isRefusal: (err) => err instanceof AppError },
+    ).then((r) => r.result);
+
+  /** The key with this id if it is the signed-in account's, else a 404 page (another account's key looks absent). */
+  const ownKey = async (ctx: Ctx) => {
+    const id = /^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : NaN;
+    const key = Number.isFinite(id) ? await deps.apiKeys.get(id) : null;
+    if (!key || key.rootAccountId !== ctx.state.teammate!.rootAccountId) {
+      send(
+        ctx,
+        404,
+        messagePage(frame(ctx, 'No such key'), 'This account has no such API key.', {
+          href: '/portal/keys',
+          label: 'Back to the API keys',
+        }),
+      );
+      return null;
+    }
+    return key;
+  };
+
+  const keysView = async (ctx: Ctx, mode: KeyMode, form: CreateKeyForm, status = 200) => {
+    const teammate = ctx.state.teammate!;
+    const [keys, teammates] = await Promise.all([
+      deps.apiKeys.list(teammate.rootAccountId),
+      deps.accounts.listTeammates(teammate.rootAccountId),
+    ]);
+    send(
+      ctx,
+      status,
+      keysPage(frame(ctx, 'API keys', { active: 'keys', modes: { current: mode, href: (m) => `/portal/keys?mode=${m}` } }), {
+        keys: keys.filter((k) => k.mode === mode && k.status !== 'deleted'),
+        mode,
+        canChange: teammate.portalRole === 'admin',
+        teammates,
+        form,
+        defaultGraceHours: options.defaultGraceHours,
+      }),
+    );
+  };
+
+  const open = new Router<AppState>({ prefix: PORTAL_PREFIX });
+  open.get('/assets/portal.css', (ctx) => {
+    ctx.type = 'text/css';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = PORTAL_CSS;
+  });
+  open.get('/assets/portal.js', (ctx) => {
+    ctx.type = 'application/javascript';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = PORTAL_JS;
+  });
+  open.get('/sign-in', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const { url, pending } = await deps.relyingParty.begin(safeNext(ctx.query.next));
+    ctx.session!.pending = pending;
+    redirect(ctx, url);
+  });
+  open.get('/callback', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const pending = ctx.session?.pending;
+    const failed = (why: string, status = 400) =>
+      send(ctx, status, messagePage(frame(ctx, 'Sign-in failed'), why, { href: '/portal/sign-in', label: 'Sign in again' }));
+    if (!pending) return failed('This sign-in was not started in this browser, or it has expired.');
+    delete ctx.session!.pending;
+    let result: { sub: string; idToken: string | undefined };
+    try {
+      result = await deps.relyingParty.complete(ctx.querystring, pending);
+    } catch (err) {
+      ctx.state.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'portal sign-in refused');
+      return failed(`The identity provider's answer was refused (${err instanceof Error ? err.message : 'invalid response'}).`);
+    }
+    const teammate = await deps.accounts.findTeammateByIdpUuid(result.sub);
+    if (!teammate)
+      return failed('Your identity provider account is not a teammate of any agency here. Ask an admin of your agency to add you.', 403);
+    // A new session id at sign-in: a session id planted before sign-in is worth nothing after it.
+    await ctx.session!.regenerate();
+    Object.assign(ctx.session!, { teammateSub: teammate.idpTeammateUuid, signedInAt: Date.now(), idToken: result.idToken });
+    redirect(ctx, pending.next);
+  });
+  open.get('/signed-out', (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    send(
+      ctx,
+      200,
+      messagePage(frame(ctx, 'Signed out'), 'You are signed out of the agency portal.', { href: '/portal/sign-in', label: 'Sign in' }),
+    );
+  });
+  open.post('/sign-out', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const idToken = ctx.session?.idToken;
+    ctx.session = null;
+    redirect(ctx, (await deps.relyingParty.signOutUrl(idToken)) ?? '/portal/signed-out');
+  });
+
+  const pages = new Router<AppState>({ prefix: PORTAL_PREFIX });
+  pages.get('/', (rawCtx) => redirect(rawCtx as unknown as Ctx, '/portal/keys'));
+  pages.get('/keys', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    await keysView(ctx, modeOf(ctx.query.mode), emptyCreateKeyForm());
+  });
+  pages.post('/keys', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const mode = modeOf(body.mode);
+    const str = (v: unknown) => (typeof v === 'string' ? v : '');
+    const form: CreateKeyForm = {
+      values: {
+        name: str(body.name).trim(),
+        description: str(body.description).trim(),
+        agentId: str(body.agent_id),
+        platformFeeBps: str(body.platform_fee_bps).trim(),
+      },
+      errors: {},
+    };
+    if (!form.values.name) form.errors.name = 'Enter a name for the key.';
+    else if (form.values.name.length > 200) form.errors.name = 'The name is at most 200 characters.';
+    if (form.values.description.length > 1000) form.errors.description = 'The description is at most 1000 characters.';
+    const fee =
+      form.values.platformFeeBps === '' ? null : /^\d{1,5}$/.test(form.values.platformFeeBps) ? Number(form.values.platformFeeBps) : NaN;
+    if (fee !== null && !(Number.isInteger(fee) && fee >= 0 && fee <= 10000))
+      form.errors.platformFeeBps = 'Enter a whole number from 0 to 10000, or leave it empty.';
+    const agentId = form.values.agentId === '' ? null : /^\d{1,9}$/.test(form.values.agentId) ? Number(form.values.agentId) : NaN;
+    if (agentId !== null && !Number.isFinite(agentId)) form.errors.agentId = 'Choose one of the listed agents.';
+    if (Object.keys(form.errors).length) return keysView(ctx, mode, form, 400);
+    const input: CreateKeyInput = {
+      rootAccountId: ctx.state.teammate!.rootAccountId,
+      name: form.values.name,
+      description: form.values.description,
+      mode,
+      agentId,
+      platformFeeBps: fee,
+    };
+    try {
+      const issued = await record(
+        ctx,
+        'create_key',
+        { kind: 'api_key', id: null },
+        () => deps.apiKeys.create(input),
+        (k) => ({
+          api_key_id: k.id,
+          name: k.name,
+          mode: k.mode,
+          agent_id: k.agentId,
+          platform_fee_bps: k.platformFeeBps,
+        }),
+      );
+      ctx.set('Cache-Control', 'no-store');
+      send(ctx, 201, issuedKeyPage(frame(ctx, 'Key created', { active: 'keys' }), issued, 'created'));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      form.formError = `The key was not created: ${err.message}.`;
+      if (/agent/.test(err.message)) form.errors.agentId = 'Choose one of the listed agents.';
+      return keysView(ctx, mode, form, 400);
+    }
+  });
+  pages.post('/keys/:id/rotate', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const key = await ownKey(ctx);
+    if (!key) return;
+    const raw = String((ctx.request.body as Record<string, unknown> | undefined)?.grace_hours ?? '');
+    const grace = /^\d{1,4}$/.test(raw) && Number(raw) <= 8760 ? Number(raw) : NaN;
+    if (!Number.isFinite(grace)) {
+      ctx.session!.flash = 'The key was not rotated: choose how long the old value keeps working.';
+      return redirect(ctx, `/portal/keys?mode=${key.mode}`);
+    }
+    try {
+      const issued = await record(
+        ctx,
+        'rotate_key',
+        { kind: 'api_key', id: String(key.id) },
+        () => deps.apiKeys.rotate(key.id, grace),
+        (k) => ({
+          previous_value_expires_at: k.previousValueExpiresAt,
+          grace_hours: grace,
+        }),
+      );
+      ctx.set('Cache-Control', 'no-store');
+      send(ctx, 200, issuedKeyPage(frame(ctx, 'Key rotated', { active: 'keys' }), issued, 'rotated'));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      ctx.session!.flash = `Key "${key.name}" was not rotated: ${err.message}.`;
+      redirect(ctx, `/portal/keys?mode=${key.mode}`);
+    }
+  });
+  for (const action of ['freeze', 'unfreeze'] as const) {
+    pages.post(`/keys/:id/${action}`, requireAdmin, async (rawCtx) => {
+      const ctx = rawCtx as unknown as Ctx;
+      const key = await ownKey(ctx);
+      if (!key) return;
+      try {
+        const k = await record(
+          ctx,
+          `${action}_key`,
+          { kind: 'api_key', id: String(key.id) },
+          () => deps.apiKeys[action](key.id),
+          (r) => ({ status: r.status }),
+        );
+        ctx.session!.flash = `Key "${k.name}" is now ${k.status}.`;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        ctx.session!.flash = `Key "${key.name}" was not changed: ${err.message}.`;
+      }
+      redirect(ctx, `/portal/keys?mode=${key.mode}`);
+    });
+  }
+  pages.get('/keys/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const key = await ownKey(ctx);
+    if (!key) return;
+    send(ctx, 200, deleteKeyPage(frame(ctx, `Delete key "${key.name}"?`, { active: 'keys' }), key));
+  });
+  pages.post('/keys/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const key = await ownKey(ctx);
+    if (!key) return;
+    if ((ctx.request.body as Record<string, unknown> | undefined)?.confirm !== 'yes') {
+      return send(
+        ctx,
+        400,
+        deleteKeyPage(frame(ctx, `Delete key "${key.name}"?`, { active: 'keys' }), key, 'Tick the box to confirm, or keep the key.'),
+      );
+    }
+    try {
+      await record(
+        ctx,
+        'delete_key',
+        { kind: 'api_key', id: String(key.id) },
+        () => deps.apiKeys.delete(key.id),
+        (r) => ({ status: r.status }),
+      );
+      ctx.session!.flash = `Key "${key.name}" is deleted.`;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      ctx.session!.flash = `Key "${key.name}" was not deleted: ${err.message}.`;
+    }
+    redirect(ctx, `/portal/keys?mode=${key.mode}`);
+  });
+  pages.get('/audit', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const entries = await deps.audit.list({ limit: 200, rootAccountId: ctx.state.teammate!.rootAccountId });
+    send(ctx, 200, auditPage(frame(ctx, 'Audit log', { active: 'audit' }), entries));
+  });
+  pages.get('/account', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const id = ctx.state.teammate!.rootAccountId;
+    const [profile, teammates] = await Promise.all([deps.accounts.findProfile(id), deps.accounts.listTeammates(id)]);
+    send(ctx, 200, accountPage(frame(ctx, 'Account', { active: 'account' }), { account: profile!, teammates }));
+  });
+
+  const csp = [
+    "default-src 'none'",
+    "style-src 'self'",
+    "script-src 'self'",
+    "img-src 'self' data:",
+    `form-action 'self' ${deps.relyingParty.issuerOrigin}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+
+  const chain = compose([
+    async (rawCtx: Koa.ParameterizedContext<AppState>, next: Koa.Next) => {
+      const ctx = rawCtx as unknown as Ctx;
+      ctx.set('Content-Security-Policy', csp);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Referrer-Policy', 'same-origin');
+      if (!ctx.path.startsWith('/portal/assets/')) ctx.set('Cache-Control', 'no-store');
+      // TLS may end at a proxy: the cookie is Secure whenever the public URL is https.
+      if (options.secureCookie) (ctx.cookies as unknown as { secure: boolean }).secure = true;
+      try {
+        await next();
+        if (ctx.status === 404 && ctx.body === undefined) {
+          send(
+            ctx,
+            404,
+            messagePage(frame(ctx, 'Page not found'), 'There is no such page in the portal.', {
+              href: '/portal/keys',
+              label: 'Go to the API keys',
+            }),
+          );
+        }
+      } catch (err) {
+        const status = (err as { status?: number }).status;
+        if (status === 403 && (err as Error).message === 'Invalid CSRF token') {
+          return send(
+            ctx,
+            403,
+            messagePage(
+              { title: 'Form expired', csrf: '' },
+              'This form expired or did not come from this portal, so nothing was changed. Go back, reload the page and try again.',
+              { href: '/portal/keys', label: 'Back to the API keys' },
+            ),
+          );
+        }
+        if (status === 400 || status === 413 || status === 415) {
+          return send(ctx, status, messagePage({ title: 'Bad request', csrf: '' }, 'The form could not be read, so nothing was changed.'));
+        }
+        ctx.state.log.error({ err }, 'portal page failed');
+        send(
+          ctx,
+          500,
+          messagePage(
+            { title: 'Something went wrong', csrf: '' },
+            `The page failed; nothing more was changed. Quote request id ${ctx.state.requestId} to your operator.`,
+          ),
+        );
+      } finally {
+        if (Date.now() - lastSweep > 600_000) {
+          lastSweep = Date.now();
+          deps.sessions.deleteExpired().catch((e: unknown) => ctx.state.log.warn({ err: e }, 'portal session sweep failed'));
+        }
+      }
+    },
+    sessions,
+    bodyParser({ enableTypes: ['form'], formLimit: '16kb' }) as unknown as Koa.Middleware<AppState>,
+    new CSRF({ excludedMethods: ['GET', 'HEAD', 'OPTIONS'], disableQuery: true }) as Koa.Middleware<AppState>,
+    open.routes() as unknown as Koa.Middleware<AppState>,
+    requireTeammate,
+    pages.routes() as unknown as Koa.Middleware<AppState>,
+  ] as Koa.Middleware<AppState>[]);
+
+  return async (ctx, next) => {
+    if (ctx.path === PORTAL_PREFIX || ctx.path.startsWith(`${PORTAL_PREFIX}/`)) return chain(ctx, async () => undefined);
+    return next();
+  };
+}

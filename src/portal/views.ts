@@ -1,0 +1,421 @@
+/**
+ * The portal's pages, rendered on the server with Preact (htm tagged templates, no build step):
+ * every value is escaped by the renderer, so a key's name or an audit entry's text is shown as
+ * text, never as markup.
+ *
+ * Each page has one h1, a skip link, labelled navigation, a test/live switch where the data has
+ * a mode, forms whose fields carry their labels, hints and errors (`aria-describedby`,
+ * `aria-invalid`), and the CSRF token. Times are shown in UTC (ISO 8601, to the minute).
+ */
+import { html } from 'htm/preact';
+import { render } from 'preact-render-to-string';
+import type { VNode } from 'preact';
+import type { KeyListing, IssuedKey } from '../api-keys/service';
+import type { KeyMode } from '../api-keys/secrets';
+import type { PortalRole, Teammate } from '../accounts/repository';
+import type { AuditEntry } from '../audit/repository';
+
+type Node = VNode | VNode[] | string | null;
+
+/** Who is signed in, as the header shows it. */
+export interface Viewer {
+  name: string;
+  email: string;
+  role: PortalRole;
+  accountName: string;
+  accountSlug: string;
+}
+
+export interface Frame {
+  title: string;
+  csrf: string;
+  viewer?: Viewer;
+  active?: 'keys' | 'audit' | 'account';
+  /** The test/live switch: the current mode and the page's link for a mode. */
+  modes?: { current: KeyMode; href: (mode: KeyMode) => string };
+  flash?: string | null;
+}
+
+export const utc = (d: Date | null | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '');
+
+/** A full HTML document for `body` in the portal's frame. */
+export function page(frame: Frame, body: Node): string {
+  const nav = (href: string, label: string, key: Frame['active']) =>
+    html`<li><a href=${href} aria-current=${frame.active === key ? 'page' : undefined}>${label}</a></li>`;
+  const doc = html`<html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>${frame.title} · Agency portal</title>
+      <link rel="stylesheet" href="/portal/assets/portal.css" />
+      <script src="/portal/assets/portal.js" defer></script>
+    </head>
+    <body>
+      <a class="skip" href="#main">Skip to content</a>
+      <header>
+        <span class="brand">Agency portal${frame.viewer ? ` · ${frame.viewer.accountName}` : ''}</span>
+        ${
+          frame.viewer
+            ? html`<nav aria-label="Portal">
+                <ul>
+                  ${nav('/portal/keys', 'API keys', 'keys')} ${nav('/portal/audit', 'Audit log', 'audit')}
+                  ${nav('/portal/account', 'Account', 'account')}
+                </ul>
+              </nav>
+              <span>${frame.viewer.name} (${frame.viewer.role})</span>
+              <form method="post" action="/portal/sign-out">
+                <input type="hidden" name="_csrf" value=${frame.csrf} />
+                <button type="submit">Sign out</button>
+              </form>`
+            : null
+        }
+      </header>
+      <main id="main" tabindex="-1">
+        <h1>${frame.title}</h1>
+        ${
+          frame.modes
+            ? html`<nav class="modes" aria-label="Data mode">
+              ${(['test', 'live'] as const).map(
+                (m) =>
+                  html`<a href=${frame.modes!.href(m)} aria-current=${frame.modes!.current === m ? 'true' : undefined}
+                    >${m === 'test' ? 'Test data' : 'Live data'}</a
+                  >`,
+              )}
+            </nav>`
+            : null
+        }
+        ${frame.flash ? html`<p class="notice" role="status">${frame.flash}</p>` : null} ${body}
+      </main>
+    </body>
+  </html>`;
+  return `<!doctype html>${render(doc as VNode)}`;
+}
+
+/** A message page: signed out, an error, a refusal. */
+export function messagePage(frame: Frame, message: string, link?: { href: string; label: string }): string {
+  return page(frame, html`<p>${message}</p>${link ? html`<p><a href=${link.href}>${link.label}</a></p>` : null}`);
+}
+
+const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value=${csrf} />`;
+
+/** One labelled field with its hint and error (the error is read with the field). */
+function field(props: {
+  id: string;
+  label: string;
+  name: string;
+  value?: string;
+  hint?: string;
+  error?: string;
+  type?: string;
+  required?: boolean;
+  inputmode?: string;
+  maxlength?: number;
+}): VNode {
+  const describedBy = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return html`<div>
+    <label for=${props.id}>${props.label}${props.required ? '' : ' (optional)'}</label>
+    ${props.hint ? html`<p class="hint" id=${`${props.id}-hint`}>${props.hint}</p>` : null}
+    <input
+      id=${props.id}
+      name=${props.name}
+      type=${props.type ?? 'text'}
+      value=${props.value ?? ''}
+      required=${props.required || undefined}
+      inputmode=${props.inputmode}
+      maxlength=${props.maxlength}
+      aria-describedby=${describedBy}
+      aria-invalid=${props.error ? 'true' : undefined}
+    />
+    ${props.error ? html`<p class="field-error" id=${`${props.id}-error`}>${props.error}</p>` : null}
+  </div>` as VNode;
+}
+
+/** The create-key form's values and what was wrong with them. */
+export interface CreateKeyForm {
+  values: { name: string; description: string; agentId: string; platformFeeBps: string };
+  errors: Partial<Record<'name' | 'description' | 'agentId' | 'platformFeeBps', string>>;
+  formError?: string;
+}
+
+export const emptyCreateKeyForm = (): CreateKeyForm => ({
+  values: { name: '', description: '', agentId: '', platformFeeBps: '' },
+  errors: {},
+});
+
+const GRACE_CHOICES = [0, 1, 24, 72, 168];
+
+/** API keys of one mode: their values' prefixes and expiry, actions for an admin, the create form. */
+export function keysPage(
+  frame: Frame,
+  data: { keys: KeyListing[]; mode: KeyMode; canChange: boolean; teammates: Teammate[]; form: CreateKeyForm; defaultGraceHours: number },
+): string {
+  const { keys, mode, canChange, form } = data;
+  const agentName = (id: number | null) => (id === null ? '—' : (data.teammates.find((t) => t.id === id)?.name ?? `#${id}`));
+  const rows = keys.map(
+    (k) => html`<tr>
+      <th scope="row">${k.name}<div class="hint">${k.description}</div></th>
+      <td>${k.status}</td>
+      <td>
+        ${k.values
+          .filter((v) => v.state !== 'expired')
+          .map(
+            (v) =>
+              html`<div><code>${v.displayPrefix}…</code> ${v.state === 'current' ? 'current' : `works until ${utc(v.expiresAt)}`}</div>`,
+          )}
+      </td>
+      <td>${agentName(k.agentId)}</td>
+      <td>${k.platformFeeBps === null ? '—' : `${k.platformFeeBps} bps`}</td>
+      <td>${utc(k.createdAt)}</td>
+      ${
+        canChange
+          ? html`<td>
+            ${
+              k.status === 'active'
+                ? html`<form method="post" action=${`/portal/keys/${k.id}/rotate`}>
+                    ${csrfField(frame.csrf)}
+                    <label for=${`grace-${k.id}`}>Old value works for</label>
+                    <select id=${`grace-${k.id}`} name="grace_hours">
+                      ${[...new Set([...GRACE_CHOICES, data.defaultGraceHours])]
+                        .sort((a, b) => a - b)
+                        .map(
+                          (h) =>
+                            html`<option value=${String(h)} selected=${h === data.defaultGraceHours}>
+                              ${h === 0 ? 'no time (stops now)' : `${h} hour${h === 1 ? '' : 's'}`}
+                            </option>`,
+                        )}
+                    </select>
+                    <button type="submit" class="secondary" aria-label=${`Rotate ${k.name}`}>Rotate</button>
+                  </form>
+                  <form method="post" action=${`/portal/keys/${k.id}/freeze`}>
+                    ${csrfField(frame.csrf)}<button type="submit" class="secondary" aria-label=${`Freeze ${k.name}`}>Freeze</button>
+                  </form>`
+                : null
+            }
+            ${
+              k.status === 'frozen'
+                ? html`<form method="post" action=${`/portal/keys/${k.id}/unfreeze`}>
+                  ${csrfField(frame.csrf)}<button type="submit" class="secondary" aria-label=${`Unfreeze ${k.name}`}>Unfreeze</button>
+                </form>`
+                : null
+            }
+            ${
+              k.status !== 'deleted'
+                ? html`<a href=${`/portal/keys/${k.id}/delete?mode=${mode}`} aria-label=${`Delete ${k.name}`}>Delete…</a>`
+                : null
+            }
+          </td>`
+          : null
+      }
+    </tr>`,
+  );
+  const createForm = canChange
+    ? html`<form method="post" action="/portal/keys" novalidate>
+        ${csrfField(frame.csrf)}
+        <input type="hidden" name="mode" value=${mode} />
+        <fieldset>
+          <legend>Create a ${mode} key</legend>
+          ${form.formError ? html`<p class="alert" role="alert">${form.formError}</p>` : null}
+          ${field({ id: 'key-name', name: 'name', label: 'Name', value: form.values.name, error: form.errors.name, required: true, maxlength: 200 })}
+          ${field({
+            id: 'key-description',
+            name: 'description',
+            label: 'Description',
+            value: form.values.description,
+            error: form.errors.description,
+            maxlength: 1000,
+          })}
+          <div>
+            <label for="key-agent">Agent (optional)</label>
+            <p class="hint" id="key-agent-hint">Sales made with the key are the agent's.</p>
+            <select
+              id="key-agent"
+              name="agent_id"
+              aria-describedby=${form.errors.agentId ? 'key-agent-hint key-agent-error' : 'key-agent-hint'}
+              aria-invalid=${form.errors.agentId ? 'true' : undefined}
+            >
+              <option value="">No agent</option>
+              ${data.teammates.map(
+                (t) => html`<option value=${String(t.id)} selected=${form.values.agentId === String(t.id)}>${t.name} (${t.email})</option>`,
+              )}
+            </select>
+            ${form.errors.agentId ? html`<p class="field-error" id="key-agent-error">${form.errors.agentId}</p>` : null}
+          </div>
+          ${field({
+            id: 'key-fee',
+            name: 'platform_fee_bps',
+            label: 'Platform fee in basis points',
+            hint: 'Added at checkout to sales made with the key: 100 basis points are 1 %. A whole number from 0 to 10000.',
+            value: form.values.platformFeeBps,
+            error: form.errors.platformFeeBps,
+            inputmode: 'numeric',
+          })}
+          <button type="submit">Create key</button>
+        </fieldset>
+      </form>`
+    : html`<p>Your role (viewer) can read keys; an admin creates and changes them.</p>`;
+  return page(
+    frame,
+    html`<div class="table-wrap" role="region" aria-label=${`${mode} API keys`} tabindex="0">
+        <table>
+          <caption>
+            ${keys.length} ${mode} key${keys.length === 1 ? '' : 's'}. A key's value is shown once, when it is created or rotated.
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Values</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Platform fee</th>
+              <th scope="col">Created</th>
+              ${canChange ? html`<th scope="col">Actions</th>` : null}
+            </tr>
+          </thead>
+          <tbody>
+            ${rows}
+          </tbody>
+        </table>
+      </div>
+      ${createForm}`,
+  );
+}
+
+/** The value of a key just created or rotated: shown once, with a copy button. */
+export function issuedKeyPage(frame: Frame, key: IssuedKey, kind: 'created' | 'rotated'): string {
+  return page(
+    frame,
+    html`<p class="notice" role="status">
+        ${kind === 'created' ? `Key "${key.name}" created (${key.mode}).` : `Key "${key.name}" rotated.`} Store the value now: it is not shown again.
+      </p>
+      <p><strong>Key value</strong></p>
+      <code class="secret" id="key-value">${key.key}</code>
+      <button type="button" class="copy secondary" data-copy="key-value">Copy the value</button>
+      <p id="key-value-status" role="status"></p>
+      ${
+        key.previousValueExpiresAt
+          ? html`<p>The old value works until <strong>${utc(new Date(key.previousValueExpiresAt))}</strong>.</p>`
+          : null
+      }
+      <p><a href=${`/portal/keys?mode=${key.mode}`}>Back to the ${key.mode} keys</a></p>`,
+  );
+}
+
+/** Asks before deleting a key (permanent). */
+export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mode: KeyMode }, error?: string): string {
+  return page(
+    frame,
+    html`<p>Deleting key <strong>${key.name}</strong> stops every value of it at once, for good. Requests with it are refused.</p>
+      <form method="post" action=${`/portal/keys/${key.id}/delete`}>
+        ${csrfField(frame.csrf)}
+        <div>
+          <input
+            type="checkbox"
+            id="confirm-delete"
+            name="confirm"
+            value="yes"
+            aria-describedby=${error ? 'confirm-delete-error' : undefined}
+            aria-invalid=${error ? 'true' : undefined}
+          />
+          <label for="confirm-delete">I understand that deleting the key is permanent</label>
+          ${error ? html`<p class="field-error" id="confirm-delete-error">${error}</p>` : null}
+        </div>
+        <button type="submit" class="danger">Delete the key</button>
+        <a href=${`/portal/keys?mode=${key.mode}`}>Keep it</a>
+      </form>`,
+  );
+}
+
+/** The account's audit log: every change made through the portal and the command lines. */
+export function auditPage(frame: Frame, entries: AuditEntry[]): string {
+  return page(
+    frame,
+    html`<div class="table-wrap" role="region" aria-label="Audit log" tabindex="0">
+      <table>
+        <caption>
+          The newest ${entries.length} change${entries.length === 1 ? '' : 's'} to this account, newest first.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Through</th>
+            <th scope="col">What</th>
+            <th scope="col">Target</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">From</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${entries.map(
+            (e) => html`<tr>
+              <td>${utc(e.startedAt)}</td>
+              <td>${e.actor}</td>
+              <td>${e.actorKind === 'portal' ? 'portal' : e.actorKind === 'key_cli' ? 'key command line' : 'operator command line'}</td>
+              <td>${e.action.replace(/_/g, ' ')}${e.reason ? html`<div class="hint">${e.reason}</div>` : null}</td>
+              <td>${e.targetKind ? `${e.targetKind.replace(/_/g, ' ')} ${e.targetId ?? ''}` : '—'}</td>
+              <td>${e.outcome ?? 'no outcome recorded'}${e.outcomeDetail ? html`<div class="hint">${e.outcomeDetail}</div>` : null}</td>
+              <td>${e.clientAddress ?? '—'}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`,
+  );
+}
+
+/** The account: its public ids, checkout return URLs and teammates with their portal roles. */
+export function accountPage(
+  frame: Frame,
+  data: {
+    account: {
+      slug: string;
+      name: string;
+      idpRootAccountUuid: string;
+      checkoutSuccessUrl: string | null;
+      checkoutCancelUrl: string | null;
+    };
+    teammates: Teammate[];
+  },
+): string {
+  const a = data.account;
+  return page(
+    frame,
+    html`<dl>
+        <dt>Name</dt>
+        <dd>${a.name}</dd>
+        <dt>Slug</dt>
+        <dd><code>${a.slug}</code></dd>
+        <dt>Root account id</dt>
+        <dd><code>${a.idpRootAccountUuid}</code></dd>
+        <dt>Checkout success URL</dt>
+        <dd>${a.checkoutSuccessUrl ?? "the service's own page"}</dd>
+        <dt>Checkout cancel URL</dt>
+        <dd>${a.checkoutCancelUrl ?? "the service's own page"}</dd>
+      </dl>
+      <div class="table-wrap" role="region" aria-label="Teammates" tabindex="0">
+        <table>
+          <caption>
+            Teammates and their portal roles (admin: changes; viewer: reads)
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Teammate id</th>
+              <th scope="col">Role</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${data.teammates.map(
+              (t) => html`<tr>
+                <td>${t.name}</td>
+                <td>${t.email}</td>
+                <td><code>${t.idpTeammateUuid}</code></td>
+                <td>${t.portalRole}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>`,
+  );
+}

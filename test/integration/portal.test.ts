@@ -1,0 +1,422 @@
+/**
+ * The agency portal in a real browser (puppeteer-core, Debian's Chromium) against the local
+ * OpenID Provider (scripts/local-idp.mjs), the real API and PostgreSQL: an admin signs in,
+ * creates a key and uses it on the API, rotates it (both values work until the expiry), freezes
+ * it (the gateway answers 403), unfreezes and deletes it; the audit log shows each change with
+ * who and from where; a viewer is refused every change; the attacks of the portal's threat list
+ * change nothing. axe-core finds no violation on any page.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startLocalIdp, type LocalIdp } from '../helpers/local-idp';
+import { freePort } from '../helpers/ports';
+import { axeViolations, launchBrowser } from '../helpers/browser';
+import { createAccountsRepository } from '../../src/accounts/repository';
+import { safeNext } from '../../src/portal/routes';
+
+let app: TestApp;
+let idp: LocalIdp;
+let browser: Browser;
+const slug = `portal-${crypto.randomUUID().slice(0, 8)}`;
+const admin = { email: `admin@${slug}.example`, name: 'Ada Admin', password: 'correct horse battery staple', sub: '' };
+const viewer = { email: `viewer@${slug}.example`, name: 'Vic Viewer', password: 'viewer pass phrase 42', sub: '' };
+let otherAccountKeyId: number;
+/** Pages checked with axe, by title, and their violations (expected empty). */
+const axeResults: Record<string, string[]> = {};
+const SCREENSHOTS = process.env.PORTAL_SCREENSHOTS_DIR;
+
+beforeAll(async () => {
+  const appPort = await freePort();
+  const appUrl = `http://127.0.0.1:${appPort}`;
+  const idpPort = await freePort();
+  const sessionKey = crypto.randomBytes(32).toString('base64url');
+  const clientSecret = `test-secret-${crypto.randomUUID()}`;
+  app = await startTestApp({
+    PORT: String(appPort),
+    PUBLIC_BASE_URL: appUrl,
+    PORTAL_OIDC_ISSUER: `http://127.0.0.1:${idpPort}`,
+    PORTAL_OIDC_CLIENT_SECRET: clientSecret,
+    PORTAL_SESSION_KEYS: sessionKey,
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
+  const accounts = createAccountsRepository(app.container.db);
+  const account = await accounts.upsertBySlug({ slug, name: 'Portal Test Agency', kind: 'agency' });
+  await accounts.upsertAgent({ rootAccountId: account.id, name: admin.name, email: admin.email, portalRole: 'admin' });
+  await accounts.upsertAgent({ rootAccountId: account.id, name: viewer.name, email: viewer.email });
+  const teammates = await accounts.listTeammates(account.id);
+  admin.sub = teammates.find((t) => t.email === admin.email)!.idpTeammateUuid;
+  viewer.sub = teammates.find((t) => t.email === viewer.email)!.idpTeammateUuid;
+  const other = await accounts.upsertBySlug({ slug: `${slug}-other`, name: 'Another Agency', kind: 'agency' });
+  otherAccountKeyId = (await app.container.services.apiKeys.create({ rootAccountId: other.id, name: 'theirs', mode: 'test' })).id;
+  idp = await startLocalIdp({ users: [admin, viewer], appUrl, port: idpPort, clientSecret });
+  browser = await launchBrowser(app.container.config.CHROMIUM_PATH);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await idp?.stop();
+  await app?.close();
+});
+
+/** The API with a key value: the status of GET /api/v1/account. */
+async function apiStatus(key: string): Promise<number> {
+  return (await fetch(`${app.baseUrl}/api/v1/account`, { headers: { 'x-api-key': key } })).status;
+}
+
+async function checkAxe(tab: Page, name: string): Promise<void> {
+  axeResults[name] = await axeViolations(tab);
+  expect(axeResults[name]).toEqual([]);
+  if (SCREENSHOTS) {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await tab.screenshot({ path: path.join(SCREENSHOTS, `portal-${name}.png`) as `${string}.png`, fullPage: true });
+  }
+}
+
+/** Signs in at the local provider from a portal page that redirected there. */
+async function signIn(tab: Page, user: { email: string; password: string }): Promise<void> {
+  await tab.waitForSelector('#email');
+  await tab.type('#email', user.email);
+  await tab.type('#password', user.password);
+  await Promise.all([tab.waitForNavigation(), tab.click('button[type="submit"]')]);
+}
+
+async function keyRow(tab: Page, name: string) {
+  return tab.$$eval(
+    'tbody tr',
+    (rows, n) =>
+      rows.map((r) => ({ name: r.querySelector('th')!.childNodes[0]!.textContent, text: r.textContent })).find((r) => r.name === n) ?? null,
+    name,
+  );
+}
+
+/**
+ * A hand-made request with the browser's portal cookies (the pages' Content-Security-Policy lets
+ * no script on them call fetch): the status, the redirect target and the text of the answer.
+ */
+async function withCookies(
+  context: BrowserContext,
+  url: string,
+  fields?: Record<string, string>,
+): Promise<{ status: number; location: string | null; text: string }> {
+  // The portal's session cookie and its signature (cookies are per host, not per port: the provider's are left out).
+  const cookies = (await context.cookies())
+    .filter((c) => c.name.startsWith('coi_portal_session'))
+    .map((c) => `${c.name}=${c.value}`)
+    .join('; ');
+  const res = await fetch(`${app.baseUrl}${url}`, {
+    method: fields ? 'POST' : 'GET',
+    headers: { cookie: cookies, ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    body: fields ? new URLSearchParams(fields).toString() : undefined,
+    redirect: 'manual',
+  });
+  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+}
+
+describe('an admin', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  let firstValue: string;
+  let rotatedValue: string;
+
+  beforeAll(async () => {
+    context = await browser.createBrowserContext();
+    tab = await context.newPage();
+  });
+  afterAll(() => context.close());
+
+  test('is sent to the identity provider, refused with a wrong password, and lands where they were going', async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=live`);
+    expect(tab.url().startsWith(idp.issuer)).toBe(true);
+    await checkAxe(tab, 'idp-sign-in');
+    const wrong = await Promise.all([
+      tab.waitForNavigation(),
+      (async () => {
+        await tab.type('#email', admin.email);
+        await tab.type('#password', 'not the password');
+        await tab.click('button[type="submit"]');
+      })(),
+    ]);
+    expect(wrong[0]!.status()).toBe(401);
+    expect(await tab.$eval('#login-error', (e) => e.textContent)).toBe('Wrong email or password.');
+    await tab.$eval('#email', (e) => ((e as HTMLInputElement).value = ''));
+    await signIn(tab, admin);
+    expect(tab.url()).toBe(`${app.baseUrl}/portal/keys?mode=live`);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('API keys');
+    expect(await tab.$eval('header', (e) => e.textContent)).toContain('Ada Admin (admin)');
+    const cookie = (await context.cookies()).find((c) => c.name === 'coi_portal_session')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    // The cookie holds a random id; the session itself is in the database, keyed by the id's hash.
+    const rows = await app.container.db('portal_sessions').select('id_hash', 'data');
+    expect(rows.some((r) => r.id_hash === cookie.value)).toBe(false);
+    expect(rows.some((r) => (r.data as { teammateSub?: string }).teammateSub === admin.sub)).toBe(true);
+    await checkAxe(tab, 'keys-live');
+  });
+
+  test('creates a test key whose value (shown once) works on the API', async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    // A bad fee is answered next to its field, nothing is created.
+    await tab.type('#key-name', 'Website checkout');
+    await tab.type('#key-fee', '12.5');
+    await Promise.all([tab.waitForNavigation(), tab.click('fieldset button[type="submit"]')]);
+    expect(await tab.$eval('#key-fee-error', (e) => e.textContent)).toBe('Enter a whole number from 0 to 10000, or leave it empty.');
+    expect(await tab.$eval('#key-fee', (e) => e.getAttribute('aria-describedby'))).toBe('key-fee-hint key-fee-error');
+    expect(await tab.$eval('#key-name', (e) => (e as HTMLInputElement).value)).toBe('Website checkout');
+    await checkAxe(tab, 'keys-form-error');
+    await tab.$eval('#key-fee', (e) => ((e as HTMLInputElement).value = '150'));
+    await tab.type('#key-description', 'the agency site');
+    const [created] = await Promise.all([tab.waitForNavigation(), tab.click('fieldset button[type="submit"]')]);
+    expect(created!.status()).toBe(201);
+    expect(created!.headers()['cache-control']).toBe('no-store');
+    firstValue = (await tab.$eval('#key-value', (e) => e.textContent))!.trim();
+    expect(firstValue).toMatch(/^ik_test_/);
+    await checkAxe(tab, 'key-created');
+    expect(await apiStatus(firstValue)).toBe(200);
+    // The list never shows the value again, only its prefix.
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    const row = await keyRow(tab, 'Website checkout');
+    expect(row!.text).toContain('150 bps');
+    expect(row!.text).not.toContain(firstValue);
+    expect(await tab.content()).not.toContain(firstValue);
+  });
+
+  test('rotates it: the new and the old value both work until the expiry shown', async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    const id = await tab.$eval('button[aria-label="Rotate Website checkout"]', (b) => b.closest('form')!.getAttribute('action'));
+    await tab.select(`select[name="grace_hours"]`, '1');
+    await Promise.all([tab.waitForNavigation(), tab.click('button[aria-label="Rotate Website checkout"]')]);
+    rotatedValue = (await tab.$eval('#key-value', (e) => e.textContent))!.trim();
+    expect(rotatedValue).not.toBe(firstValue);
+    const expiry = await tab.$eval('main', (e) => /works until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(e.textContent ?? '')?.[1]);
+    const expected = new Date(Date.now() + 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+    expect([expiry, expected].map((s) => Date.parse(`${s!.replace(' ', 'T')}:00Z`)).reduce((a, b) => Math.abs(a - b))).toBeLessThanOrEqual(
+      60_000,
+    );
+    expect(await apiStatus(rotatedValue)).toBe(200);
+    expect(await apiStatus(firstValue)).toBe(200);
+    expect(id).toMatch(/^\/portal\/keys\/\d+\/rotate$/);
+  });
+
+  test('freezes it (the gateway refuses both values), unfreezes it, then deletes it after confirming', async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    await Promise.all([tab.waitForNavigation(), tab.click('button[aria-label="Freeze Website checkout"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('Key "Website checkout" is now frozen.');
+    expect(await apiStatus(rotatedValue)).toBe(403);
+    expect(await apiStatus(firstValue)).toBe(403);
+    await Promise.all([tab.waitForNavigation(), tab.click('button[aria-label="Unfreeze Website checkout"]')]);
+    expect(await apiStatus(rotatedValue)).toBe(200);
+    await Promise.all([tab.waitForNavigation(), tab.click('a[aria-label="Delete Website checkout"]')]);
+    await checkAxe(tab, 'key-delete-confirm');
+    const [unconfirmed] = await Promise.all([tab.waitForNavigation(), tab.click('button.danger')]);
+    expect(unconfirmed!.status()).toBe(400);
+    expect(await tab.$eval('#confirm-delete-error', (e) => e.textContent)).toBe('Tick the box to confirm, or keep the key.');
+    expect(await apiStatus(rotatedValue)).toBe(200);
+    await tab.click('#confirm-delete');
+    await Promise.all([tab.waitForNavigation(), tab.click('button.danger')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('Key "Website checkout" is deleted.');
+    expect(await apiStatus(rotatedValue)).toBe(403);
+    expect(await keyRow(tab, 'Website checkout')).toBeNull();
+  });
+
+  test('HTML typed into a field is shown as text', async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    const name = '<img src=x id=injected onerror="document.title=1">';
+    await tab.type('#key-name', name);
+    await Promise.all([tab.waitForNavigation(), tab.click('fieldset button[type="submit"]')]);
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    expect(await tab.$('#injected')).toBeNull();
+    expect((await keyRow(tab, name))?.name).toBe(name);
+  });
+
+  test('the audit log lists every change with who made it and from where', async () => {
+    await tab.goto(`${app.baseUrl}/portal/audit`);
+    const rows = await tab.$$eval('tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const actions = rows.map((r) => r[3]).reverse();
+    expect(actions).toEqual(['create key', 'rotate key', 'freeze key', 'unfreeze key', 'delete key', 'create key']);
+    for (const r of rows) {
+      expect(r[1]).toBe(admin.email);
+      expect(r[2]).toBe('portal');
+      expect(r[5]).toBe('succeeded');
+      expect(r[6]).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    }
+    await checkAxe(tab, 'audit');
+    // No key value is ever written to the audit log.
+    const details = await app.container.db('operator_audit_log').where({ actor: admin.email }).select('details');
+    expect(JSON.stringify(details)).not.toMatch(/ik_(test|live)_/);
+  });
+
+  test('the account page shows the slug, the ids and the teammates with their roles', async () => {
+    await tab.goto(`${app.baseUrl}/portal/account`);
+    const text = await tab.$eval('main', (e) => e.textContent);
+    expect(text).toContain(slug);
+    expect(text).toContain(admin.sub);
+    expect(await tab.$$eval('tbody tr', (trs) => trs.map((tr) => tr.lastElementChild!.textContent))).toEqual(['admin', 'viewer']);
+    await checkAxe(tab, 'account');
+  });
+
+  test("a form without its CSRF token, or another agency's key, changes nothing", async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    const keyId = (await app.container.services.apiKeys.list((await app.container.db('root_accounts').where({ slug }).first()).id)).find(
+      (k) => k.status === 'active',
+    )!.id;
+    const noToken = await withCookies(context, `/portal/keys/${keyId}/freeze`, {});
+    expect(noToken.status).toBe(403);
+    expect(noToken.text).toContain('This form expired or did not come from this portal, so nothing was changed.');
+    const wrongToken = await withCookies(context, `/portal/keys/${keyId}/freeze`, { _csrf: 'x'.repeat(40) });
+    expect(wrongToken.status).toBe(403);
+    expect((await app.container.services.apiKeys.get(keyId))!.status).toBe('active');
+    const token = await tab.$eval('input[name="_csrf"]', (e) => e.getAttribute('value')!);
+    const foreign = await withCookies(context, `/portal/keys/${otherAccountKeyId}/freeze`, { _csrf: token });
+    expect(foreign.status).toBe(404);
+    expect((await app.container.services.apiKeys.get(otherAccountKeyId))!.status).toBe('active');
+  });
+
+  test('an idle or too old session ends: the next page goes through the identity provider again', async () => {
+    const seen: string[] = [];
+    tab.on('request', (r) => void seen.push(r.url()));
+    const viaProvider = () => seen.some((u) => u.startsWith(`${idp.issuer}/auth`));
+    // Idle: the session's expiry has passed.
+    await app.container.db('portal_sessions').update({ expires_at: new Date(Date.now() - 1000) });
+    await tab.goto(`${app.baseUrl}/portal/account`);
+    expect(viaProvider()).toBe(true);
+    // The provider's own session still stands, so it signs the admin straight back in.
+    expect(tab.url()).toBe(`${app.baseUrl}/portal/account`);
+    // Absolute: signed in 13 hours ago (the limit is 12), however active since.
+    seen.length = 0;
+    await tab.goto(`${app.baseUrl}/portal/keys`);
+    expect(viaProvider()).toBe(false);
+    await app.container.db.raw(
+      `update portal_sessions set data = jsonb_set(data, '{signedInAt}', to_jsonb(?::bigint)) where data->>'teammateSub' = ?`,
+      [Date.now() - 13 * 3600_000, admin.sub],
+    );
+    await tab.goto(`${app.baseUrl}/portal/keys`);
+    expect(viaProvider()).toBe(true);
+    expect(tab.url()).toBe(`${app.baseUrl}/portal/keys`);
+    tab.removeAllListeners('request');
+  });
+
+  test('signs out: the session is gone and the portal asks to sign in', async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys`);
+    await Promise.all([tab.waitForNavigation(), tab.click('header button[type="submit"]')]);
+    expect(tab.url().startsWith(idp.issuer)).toBe(true);
+    await checkAxe(tab, 'idp-sign-out');
+    await Promise.all([tab.waitForNavigation(), tab.click('button[value="yes"]')]);
+    expect(tab.url()).toBe(`${app.baseUrl}/portal/signed-out`);
+    await checkAxe(tab, 'signed-out');
+    await tab.goto(`${app.baseUrl}/portal/keys`);
+    expect(tab.url().startsWith(idp.issuer)).toBe(true);
+    expect(await tab.$('#password')).not.toBeNull();
+  });
+});
+
+describe('a viewer', () => {
+  test('reads the keys but is refused every change', async () => {
+    const context = await browser.createBrowserContext();
+    try {
+      const tab = await context.newPage();
+      await tab.goto(`${app.baseUrl}/portal/keys`);
+      await signIn(tab, viewer);
+      expect(tab.url()).toBe(`${app.baseUrl}/portal/keys`);
+      expect(await tab.$('#key-name')).toBeNull();
+      expect(await tab.$('button[aria-label^="Rotate"]')).toBeNull();
+      expect(await tab.$eval('main', (e) => e.textContent)).toContain('Your role (viewer) can read keys');
+      await checkAxe(tab, 'keys-viewer');
+      const accountId = (await app.container.db('root_accounts').where({ slug }).first()).id as number;
+      const keysBefore = await app.container.services.apiKeys.list(accountId);
+      const activeKey = keysBefore.find((k) => k.status === 'active')!;
+      const token = await tab.$eval('input[name="_csrf"]', (e) => e.getAttribute('value')!);
+      for (const [url, fields] of [
+        ['/portal/keys', { name: 'viewer key', mode: 'test' }],
+        [`/portal/keys/${activeKey.id}/rotate`, { grace_hours: '0' }],
+        [`/portal/keys/${activeKey.id}/freeze`, {}],
+        [`/portal/keys/${activeKey.id}/delete`, { confirm: 'yes' }],
+      ] as const) {
+        const res = await withCookies(context, url, { ...fields, _csrf: token });
+        expect([url, res.status]).toEqual([url, 403]);
+        expect(res.text).toContain('Your role (viewer) can only read.');
+      }
+      const keysAfter = await app.container.services.apiKeys.list(accountId);
+      expect(keysAfter.map((k) => [k.id, k.status, k.values.length])).toEqual(keysBefore.map((k) => [k.id, k.status, k.values.length]));
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('sign-in attacks', () => {
+  test('a callback with a tampered state, or an old code replayed, signs nobody in', async () => {
+    const context = await browser.createBrowserContext();
+    try {
+      const tab = await context.newPage();
+      let callback = '';
+      tab.on('request', (r) => {
+        if (r.url().startsWith(`${app.baseUrl}/portal/callback`)) callback = r.url();
+      });
+      await tab.goto(`${app.baseUrl}/portal/keys`);
+      await signIn(tab, admin);
+      expect(callback).toContain('code=');
+      // Replayed: the code was spent and this browser has no sign-in pending.
+      const replay = await tab.goto(callback);
+      expect(replay!.status()).toBe(400);
+      expect(await tab.$eval('main', (e) => e.textContent)).toContain('This sign-in was not started in this browser, or it has expired.');
+      await checkAxe(tab, 'sign-in-failed');
+      // A sign-in pending in a new browser, the provider's answer tampered with: refused by the client library.
+      const other = await browser.createBrowserContext();
+      try {
+        const fresh = await other.newPage();
+        let nextCallback = '';
+        await fresh.setRequestInterception(true);
+        fresh.on('request', (r) => {
+          if (r.url().startsWith(`${app.baseUrl}/portal/callback`)) {
+            nextCallback = r.url();
+            void r.abort();
+          } else void r.continue();
+        });
+        await fresh.goto(`${app.baseUrl}/portal/sign-in?next=/portal/account`);
+        await fresh.type('#email', admin.email);
+        await fresh.type('#password', admin.password);
+        await fresh.click('button[type="submit"]');
+        await fresh.waitForFunction(() => true);
+        for (let i = 0; i < 50 && !nextCallback; i++) await new Promise((r) => setTimeout(r, 100));
+        expect(nextCallback).toContain('state=');
+        fresh.removeAllListeners('request');
+        await fresh.setRequestInterception(false);
+        const tampered = new URL(nextCallback);
+        tampered.searchParams.set('state', 'tampered-state');
+        const res = await fresh.goto(tampered.href);
+        expect(res!.status()).toBe(400);
+        expect(await fresh.$eval('main', (e) => e.textContent)).toContain("The identity provider's answer was refused");
+        // Not signed in: the portal still sends this browser to sign in.
+        const after = await withCookies(other, '/portal/account');
+        expect([after.status, after.location]).toEqual([303, `/portal/sign-in?next=${encodeURIComponent('/portal/account')}`]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('next never leads outside the portal', () => {
+    expect(safeNext('/portal/account')).toBe('/portal/account');
+    expect(safeNext('/portal/keys?mode=live')).toBe('/portal/keys?mode=live');
+    for (const bad of [
+      'https://evil.example/',
+      '//evil.example/portal',
+      '/portal/../api/v1',
+      '/\\evil.example',
+      'javascript:alert(1)',
+      '/portalx',
+      '/portal//evil.example',
+    ]) {
+      expect([bad, safeNext(bad)]).toEqual([bad, '/portal/keys']);
+    }
+  });
+});
+
+afterAll(() => {
+  // The figures the closing note quotes: every page checked, every list of violations empty.
+  console.log(`portal axe: ${Object.keys(axeResults).length} pages, ${Object.values(axeResults).flat().length} violations`);
+});
