@@ -7,13 +7,15 @@
  *   3. PostgreSQL, Temporal dev server, stripe-mock, fake-gcs-server, SMTP sink (scripts/stack.mjs;
  *      servers already running are reused and left running)
  *   4. migrations, seed (two accounts with live and test keys)
- *   5. the API (`[api]`) and the Temporal worker (`[worker]`), until Ctrl-C; their output is
- *      also written to var/log/<name>.log
+ *   5. the local identity provider (scripts/local-idp.mjs on :3100, LOCAL_IDP_PORT) with the seeded
+ *      teammates and their passwords, for the agency portal at <API>/portal (unless
+ *      PORTAL_OIDC_ISSUER names another provider), then the API (`[api]`) and the Temporal worker
+ *      (`[worker]`), until Ctrl-C; their output is also written to var/log/<name>.log
  *   6. monitoring: Prometheus (:9090, the rules of ops/prometheus/alerts.yml, scraping every
  *      process above, the Temporal server and postgres_exporter :9187) and Alertmanager (:9093),
  *      from Debian's packages (apt-get when root; `DEV_MONITORING=0` leaves them out)
  *
- * Writes var/dev-credentials.json (base URL, keys, webhook secret, service URLs).
+ * Writes var/dev-credentials.json (base URL, keys, webhook secret, service URLs, portal sign-ins).
  * Ctrl-C or SIGTERM stops what it started and exits 0; a failed step prints one line, stops
  * what was started and exits 1.
  *
@@ -242,6 +244,92 @@ function codecSecrets() {
   return secrets;
 }
 
+/**
+ * The portal's secrets for the local stack, kept in var/portal-secrets.json so sessions and the
+ * teammates' passwords survive a restart: the client secret shared with the local identity
+ * provider, the session cookie's key, and one password per teammate (by idp_teammate_uuid).
+ */
+function portalSecrets(teammates) {
+  const file = path.join(VAR_DIR, 'portal-secrets.json');
+  let saved = {};
+  try {
+    saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    /* first run */
+  }
+  const fresh = (n) => crypto.randomBytes(n).toString('base64url');
+  const secrets = {
+    clientSecret: typeof saved.clientSecret === 'string' && saved.clientSecret.length >= 24 ? saved.clientSecret : fresh(24),
+    sessionKey: typeof saved.sessionKey === 'string' && saved.sessionKey.length >= 32 ? saved.sessionKey : fresh(32),
+    passwords: { ...(saved.passwords ?? {}) },
+  };
+  for (const t of teammates) secrets.passwords[t.idpTeammateUuid] ??= `${t.email.split('@')[0]}-${fresh(6)}`;
+  fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
+}
+
+/**
+ * Starts the local OpenID Provider for the portal with the seeded teammates (unless
+ * PORTAL_OIDC_ISSUER names another provider) and returns what the API needs, or null.
+ */
+async function startPortalIdentityProvider(seed, baseUrl, host) {
+  if (process.env.PORTAL_OIDC_ISSUER) return null;
+  const teammates = seed.accounts.flatMap((a) => (a.teammates ?? []).map((t) => ({ ...t, slug: a.slug })));
+  const secrets = portalSecrets(teammates);
+  const idpPort = Number(process.env.LOCAL_IDP_PORT || 3100);
+  if (!(await portFree(idpPort, host))) {
+    throw new StepError(`port ${idpPort} (local identity provider) is already in use; stop what uses it or set LOCAL_IDP_PORT`);
+  }
+  const usersFile = path.join(VAR_DIR, 'local-idp-users.json');
+  const users = teammates.map((t) => ({
+    sub: t.idpTeammateUuid,
+    email: t.email,
+    name: t.name,
+    password: secrets.passwords[t.idpTeammateUuid],
+  }));
+  fs.writeFileSync(usersFile, `${JSON.stringify(users, null, 2)}\n`, { mode: 0o600 });
+  const issuer = `http://${host}:${idpPort}`;
+  const entry = stack.spawnTracked(
+    'local-idp',
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'scripts', 'local-idp.mjs'),
+      '--host',
+      host,
+      '--port',
+      String(idpPort),
+      '--users',
+      usersFile,
+      '--client-secret',
+      secrets.clientSecret,
+      '--redirect-uri',
+      `${baseUrl}/portal/callback`,
+      '--post-logout-redirect-uri',
+      `${baseUrl}/portal/signed-out`,
+    ],
+    { tier: 1 },
+  );
+  await stack.waitReady(
+    'local identity provider',
+    async () => (await stack.httpGet(`${issuer}/.well-known/openid-configuration`))?.status === 200,
+    {
+      timeoutMs: 30_000,
+      entry,
+    },
+  );
+  return {
+    issuer,
+    url: `${baseUrl}/portal`,
+    env: { PORTAL_OIDC_ISSUER: issuer, PORTAL_OIDC_CLIENT_SECRET: secrets.clientSecret, PORTAL_SESSION_KEYS: secrets.sessionKey },
+    teammates: teammates.map((t) => ({
+      account: t.slug,
+      email: t.email,
+      password: secrets.passwords[t.idpTeammateUuid],
+      role: t.portalRole,
+    })),
+  };
+}
+
 function portFree(port, host) {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });
@@ -391,6 +479,10 @@ async function main() {
   if (seedRun.code !== 0) throw new StepError(`seed failed (exit ${seedRun.code}); see [seed] lines above`);
   const seed = parseSeed(seedRun.stdout);
 
+  // The agency portal signs staff in through an OpenID Provider: a local one unless configured.
+  const portal = await startPortalIdentityProvider(seed, env.PUBLIC_BASE_URL, host);
+  if (portal) Object.assign(env, portal.env);
+
   requireFile('src/server.ts');
   requireFile('src/worker.ts');
   // One API and one worker on the default ports; with --api/--workers each process gets its own.
@@ -504,6 +596,8 @@ async function main() {
     stripeMockUrl: stripeMock.url,
     storageUrl: storage.url,
     smtpUrl: mail.url,
+    // The agency portal and who can sign in to it at the local identity provider (null: PORTAL_OIDC_ISSUER's provider).
+    portal: portal ? { url: portal.url, identityProvider: portal.issuer, teammates: portal.teammates } : null,
   };
   const credentialsFile = path.join(VAR_DIR, 'dev-credentials.json');
   fs.writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
@@ -519,6 +613,12 @@ async function main() {
     ),
     row('Node', `${process.version} (node_modules/.bin/node: this command, the API, the worker, the scripts)`),
     row('API docs', `${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`),
+    row(
+      'portal',
+      portal
+        ? `${portal.url}   (sign in at the local identity provider ${portal.issuer} as a teammate below)`
+        : `${baseUrl}/portal   (sign in at ${process.env.PORTAL_OIDC_ISSUER})`,
+    ),
     row('Temporal', `${temporal.address}  ${CLUSTER ? '(cluster: temporal-server 1.30.4 on PostgreSQL)' : '(dev server)'}`),
     row('Temporal UI', temporal.uiUrl),
     row('PostgreSQL', databaseUrl),
@@ -554,6 +654,9 @@ async function main() {
       row(`account ${a.rootAccountId}`, `${a.slug}${a.name ? `  (${a.name})` : ''}`),
       row('  live key', a.liveApiKey),
       row('  test key', a.testApiKey),
+      ...(portal?.teammates ?? [])
+        .filter((t) => t.account === a.slug)
+        .map((t) => row(`  portal ${t.role}`, `${t.email}  password ${t.password}`)),
     ]),
     '',
     `  Try:  curl -s -H 'x-api-key: ${seed.accounts[0]?.testApiKey ?? 'ik_test_…'}' ${baseUrl}/api/v1/products`,

@@ -2,8 +2,9 @@
  * `npm run seed`: local data that makes the stack useful out of the box. Idempotent.
  *
  * - Two root accounts: the demo agency and a second agency (to try isolation between accounts),
- *   each with an agent and a fresh live and test API key (keys of an earlier seed run are
- *   deleted, since a value is shown only once).
+ *   each with an agent (a portal `admin`) and a fresh live and test API key (keys of an earlier
+ *   seed run are deleted, since a value is shown only once); the demo agency also has a portal
+ *   `viewer` teammate.
  * - Shared question sets (one per template below) that every account may use, so any agency can
  *   create products and sell.
  * - For the demo agency, in both test and live mode: question sets and three products —
@@ -12,7 +13,8 @@
  *   and prices), plus a bundle of the two per-day products.
  *
  * Prints one JSON object on stdout:
- * `{ "accounts": [ { rootAccountId, slug, name, idpRootAccountUuid, agentId, idpTeammateUuid, liveApiKey, testApiKey } ] }`.
+ * `{ "accounts": [ { rootAccountId, slug, name, idpRootAccountUuid, agentId, idpTeammateUuid, liveApiKey, testApiKey,
+ *   teammates: [ { idpTeammateUuid, name, email, portalRole } ] } ] }` (the teammates sign in to the portal).
  */
 import { loadConfigOrExit } from '../src/config';
 import { createContainer } from '../src/container';
@@ -26,7 +28,12 @@ import type { Container } from '../src/container';
 const SEED_KEY_NAMES = { live: 'local dev (live)', test: 'local dev (test)' } as const;
 
 const ACCOUNTS = [
-  { slug: 'demo-agency', name: 'Demo Event Insurance Agency', agent: { name: 'Dana Agent', email: 'dana@demo-agency.test' } },
+  {
+    slug: 'demo-agency',
+    name: 'Demo Event Insurance Agency',
+    agent: { name: 'Dana Agent', email: 'dana@demo-agency.test' },
+    viewer: { name: 'Vera Viewer', email: 'vera@demo-agency.test' },
+  },
   { slug: 'second-agency', name: 'Second Street Insurance Agency', agent: { name: 'Sam Agent', email: 'sam@second-agency.test' } },
 ];
 
@@ -131,7 +138,8 @@ async function main(): Promise<void> {
         successUrl: stale(account.checkoutSuccessUrl, '/checkout/success'),
         cancelUrl: stale(account.checkoutCancelUrl, '/checkout/cancel'),
       });
-      const agent = await accounts.upsertAgent({ rootAccountId: account.id, ...a.agent });
+      const agent = await accounts.upsertAgent({ rootAccountId: account.id, ...a.agent, portalRole: 'admin' });
+      if ('viewer' in a && a.viewer) await accounts.upsertAgent({ rootAccountId: account.id, ...a.viewer, portalRole: 'viewer' });
       for (const existing of await keys.list(account.id)) {
         if (existing.status !== 'deleted' && Object.values(SEED_KEY_NAMES).includes(existing.name as never)) {
           await keys.delete(existing.id);
@@ -173,6 +181,12 @@ async function main(): Promise<void> {
         idpTeammateUuid: idp_teammate_uuid as string,
         liveApiKey: live.key,
         testApiKey: test.key,
+        teammates: (await accounts.listTeammates(account.id)).map((t) => ({
+          idpTeammateUuid: t.idpTeammateUuid,
+          name: t.name,
+          email: t.email,
+          portalRole: t.portalRole,
+        })),
       });
     }
     process.stdout.write(`${JSON.stringify({ accounts: out })}\n`);
