@@ -15,7 +15,10 @@
  *
  * Every command takes `--json` and then prints one JSON object (`create`/`rotate`:
  * `{ "id", "key", ... }` with the value shown once). Errors exit 1 with one clear line.
+ * Every change (all but `list`) is recorded in the audit log first (actor kind `key_cli`, the
+ * OS user; the agency portal lists it): a change that cannot be recorded is not made.
  */
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
@@ -24,6 +27,8 @@ import { createApiKeysRepository } from '../src/api-keys/repository';
 import { createApiKeyService } from '../src/api-keys/service';
 import { AppError } from '../src/shared/errors';
 import { returnUrlProblem } from '../src/checkout-pages/return-urls';
+import { createAuditRepository } from '../src/audit/repository';
+import { AuditUnavailable, audited } from '../src/audit/audited';
 
 const USAGE = `usage: npm run keys -- <command> [options] [--json]
   create --account <rootAccountId> --name <name> [--description <text>] [--mode live|test] [--agent <id>] [--platform-fee-bps <n>]
@@ -92,6 +97,31 @@ async function main(argv: string[]): Promise<number> {
   });
   const print = (obj: object, human: string) => console.log(values.json ? JSON.stringify(obj) : human);
   const keyId = () => positiveInt(rest[0], 'keyId');
+  const audit = createAuditRepository(db);
+  /** Runs a change on the audit log as this OS user; the key's account is looked up for a key's change. */
+  const recorded = async <T extends object>(
+    action: string,
+    target: { kind: 'api_key' | 'root_account'; id: number },
+    act: () => Promise<T>,
+    details: (r: T) => Record<string, unknown>,
+  ): Promise<T> => {
+    const rootAccountId = target.kind === 'root_account' ? target.id : ((await service.get(target.id))?.rootAccountId ?? null);
+    const { result } = await audited(
+      audit,
+      {
+        actorKind: 'key_cli',
+        actor: os.userInfo().username || 'unknown',
+        action,
+        targetKind: target.kind,
+        targetId: String(target.id),
+        rootAccountId,
+        reason: null,
+      },
+      act,
+      { details, isRefusal: (err) => err instanceof AppError },
+    );
+    return result;
+  };
   const urls = () => {
     const change = {
       successUrl: returnUrl(values['success-url'], '--success-url'),
@@ -107,19 +137,27 @@ async function main(argv: string[]): Promise<number> {
         if (values.mode !== undefined && values.mode !== 'live' && values.mode !== 'test') {
           throw new UsageError(`--mode must be live or test, got "${values.mode}"`);
         }
-        if (values.name === undefined) throw new UsageError('--name is required');
+        const name = values.name;
+        if (name === undefined) throw new UsageError('--name is required');
         const checkoutSuccessUrl = returnUrl(values['success-url'], '--success-url');
         const checkoutCancelUrl = returnUrl(values['cancel-url'], '--cancel-url');
-        const k = await service.create({
-          rootAccountId: positiveInt(values.account, '--account'),
-          name: values.name,
-          description: values.description,
-          mode: values.mode as 'live' | 'test' | undefined,
-          agentId: values.agent === undefined ? null : positiveInt(values.agent, '--agent'),
-          platformFeeBps: values['platform-fee-bps'] === undefined ? null : Number(values['platform-fee-bps']),
-          checkoutSuccessUrl,
-          checkoutCancelUrl,
-        });
+        const rootAccountId = positiveInt(values.account, '--account');
+        const k = await recorded(
+          'create_key',
+          { kind: 'root_account', id: rootAccountId },
+          () =>
+            service.create({
+              rootAccountId,
+              name,
+              description: values.description,
+              mode: values.mode as 'live' | 'test' | undefined,
+              agentId: values.agent === undefined ? null : positiveInt(values.agent, '--agent'),
+              platformFeeBps: values['platform-fee-bps'] === undefined ? null : Number(values['platform-fee-bps']),
+              checkoutSuccessUrl,
+              checkoutCancelUrl,
+            }),
+          (r) => ({ api_key_id: r.id, name: r.name, mode: r.mode, agent_id: r.agentId, platform_fee_bps: r.platformFeeBps }),
+        );
         print(k, `created key ${k.id} (${k.mode}) for account ${k.rootAccountId}\n${k.key}\nThis value is shown once; store it now.`);
         return 0;
       }
@@ -155,7 +193,16 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'set-return-urls': {
         const id = keyId();
-        const k = await service.setReturnUrls(id, urls());
+        const change = urls();
+        const k = await recorded(
+          'set_key_return_urls',
+          { kind: 'api_key', id },
+          () => service.setReturnUrls(id, change),
+          (r) => ({
+            checkout_success_url: r.checkoutSuccessUrl,
+            checkout_cancel_url: r.checkoutCancelUrl,
+          }),
+        );
         const shown = { id: k.id, checkoutSuccessUrl: k.checkoutSuccessUrl, checkoutCancelUrl: k.checkoutCancelUrl };
         print(
           shown,
@@ -165,7 +212,13 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'set-account-return-urls': {
         const accountId = positiveInt(values.account, '--account');
-        const a = await service.setAccountReturnUrls(accountId, urls());
+        const change = urls();
+        const a = await recorded(
+          'set_account_return_urls',
+          { kind: 'root_account', id: accountId },
+          () => service.setAccountReturnUrls(accountId, change),
+          (r) => ({ checkout_success_url: r.checkoutSuccessUrl, checkout_cancel_url: r.checkoutCancelUrl }),
+        );
         const shown = { rootAccountId: a.id, checkoutSuccessUrl: a.checkoutSuccessUrl, checkoutCancelUrl: a.checkoutCancelUrl };
         print(
           shown,
@@ -177,7 +230,16 @@ async function main(argv: string[]): Promise<number> {
         const grace = values['grace-hours'] === undefined ? undefined : Number(values['grace-hours']);
         if (grace !== undefined && !(grace >= 0))
           throw new UsageError(`--grace-hours must be a number >= 0, got "${values['grace-hours']}"`);
-        const k = await service.rotate(keyId(), grace);
+        const id = keyId();
+        const k = await recorded(
+          'rotate_key',
+          { kind: 'api_key', id },
+          () => service.rotate(id, grace),
+          (r) => ({
+            previous_value_expires_at: r.previousValueExpiresAt,
+            grace_hours: grace ?? config.API_KEY_ROTATION_GRACE_HOURS,
+          }),
+        );
         print(
           k,
           `rotated key ${k.id}; old value works until ${k.previousValueExpiresAt}\n${k.key}\nThis value is shown once; store it now.`,
@@ -187,7 +249,13 @@ async function main(argv: string[]): Promise<number> {
       case 'freeze':
       case 'unfreeze':
       case 'delete': {
-        const k = await service[command](keyId());
+        const id = keyId();
+        const k = await recorded(
+          `${command}_key`,
+          { kind: 'api_key', id },
+          () => service[command](id),
+          (r) => ({ status: r.status }),
+        );
         print({ id: k.id, status: k.status }, `key ${k.id} is now ${k.status}`);
         return 0;
       }
@@ -203,7 +271,10 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const msg =
-      err instanceof UsageError || err instanceof AppError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+      err instanceof UsageError ||
+      err instanceof AppError ||
+      err instanceof AuditUnavailable ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
         ? (err as Error).message
         : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
     console.error(`keys: ${msg.split('\n')[0]}`);

@@ -77,6 +77,16 @@ describe('npm run keys', () => {
       status: 'deleted',
     });
     expect((await call(app.baseUrl, '/api/v1/x', { key: rotated.key })).status).toBe(403);
+    // Each change is on the audit log the portal lists, as the key command line's, with its outcome.
+    const entries = await app.container.db('operator_audit_log').where({ root_account_id: account.id }).orderBy('id');
+    expect(entries.map((e) => [e.actor_kind, e.action, e.target_kind, e.outcome])).toEqual([
+      ['key_cli', 'create_key', 'root_account', 'succeeded'],
+      ['key_cli', 'rotate_key', 'api_key', 'succeeded'],
+      ['key_cli', 'freeze_key', 'api_key', 'succeeded'],
+      ['key_cli', 'unfreeze_key', 'api_key', 'succeeded'],
+      ['key_cli', 'delete_key', 'api_key', 'succeeded'],
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(rotated.key);
   });
 
   test('when return URLs are given at create, changed on the key, cleared, and set for the account, then each step is stored and list shows them', async () => {
