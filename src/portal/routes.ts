@@ -97,11 +97,23 @@ export function safeNext(value: unknown): string {
 
 const modeOf = (v: unknown): KeyMode => (v === 'live' ? 'live' : 'test');
 
+/** One route of the portal; `signedIn`: only for a signed-in teammate (the rest: assets and the sign-in flow). */
+export interface PortalRoute {
+  method: string;
+  path: string;
+  signedIn: boolean;
+}
+
 /**
  * The portal as one Koa middleware: handles /portal and everything under it, passes any other
- * path on. Errors inside are answered as pages (never the API's JSON envelope).
+ * path on. Errors inside are answered as pages (never the API's JSON envelope). `routes` lists
+ * what it serves (the security suite calls each).
  */
-export function createPortal(app: Koa<AppState>, deps: PortalDeps, options: PortalOptions): Koa.Middleware<AppState> {
+export function createPortal(
+  app: Koa<AppState>,
+  deps: PortalDeps,
+  options: PortalOptions,
+): Koa.Middleware<AppState> & { routes: PortalRoute[] } {
   app.keys = options.sessionKeys;
   const idleMs = options.idleMinutes * 60_000;
   const absoluteMs = options.absoluteHours * 3600_000;
@@ -529,8 +541,13 @@ export function createPortal(app: Koa<AppState>, deps: PortalDeps, options: Port
     pages.routes() as unknown as Koa.Middleware<AppState>,
   ] as Koa.Middleware<AppState>[]);
 
-  return async (ctx, next) => {
+  const middleware: Koa.Middleware<AppState> = async (ctx, next) => {
     if (ctx.path === PORTAL_PREFIX || ctx.path.startsWith(`${PORTAL_PREFIX}/`)) return chain(ctx, async () => undefined);
     return next();
   };
+  const list = (router: Router<AppState>, signedIn: boolean) =>
+    router.stack.flatMap((layer) =>
+      layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path), signedIn })),
+    );
+  return Object.assign(middleware, { routes: [...list(open, false), ...list(pages, true)] });
 }
