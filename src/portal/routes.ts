@@ -357,7 +357,7 @@ export function createPortal(
       const issued = await record(
         ctx,
         'create_key',
-        { kind: 'api_key', id: null },
+        { kind: 'root_account', id: String(input.rootAccountId) },
         () => deps.apiKeys.create(input),
         (k) => ({
           api_key_id: k.id,

@@ -325,6 +325,12 @@ export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mod
   );
 }
 
+/** What a change was made to: a created key by its new id, else the recorded target. */
+function targetText(e: AuditEntry): string {
+  if (e.details?.api_key_id != null) return `api key ${String(e.details.api_key_id)}`;
+  return e.targetKind ? `${e.targetKind.replace(/_/g, ' ')} ${e.targetId ?? ''}`.trim() : '—';
+}
+
 /** The account's audit log: every change made through the portal and the command lines. */
 export function auditPage(frame: Frame, entries: AuditEntry[]): string {
   return page(
@@ -352,7 +358,7 @@ export function auditPage(frame: Frame, entries: AuditEntry[]): string {
               <td>${e.actor}</td>
               <td>${e.actorKind === 'portal' ? 'portal' : e.actorKind === 'key_cli' ? 'key command line' : 'operator command line'}</td>
               <td>${e.action.replace(/_/g, ' ')}${e.reason ? html`<div class="hint">${e.reason}</div>` : null}</td>
-              <td>${e.targetKind ? `${e.targetKind.replace(/_/g, ' ')} ${e.targetId ?? ''}` : '—'}</td>
+              <td>${targetText(e)}</td>
               <td>${e.outcome ?? 'no outcome recorded'}${e.outcomeDetail ? html`<div class="hint">${e.outcomeDetail}</div>` : null}</td>
               <td>${e.clientAddress ?? '—'}</td>
             </tr>`,
