@@ -218,6 +218,12 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
+  const webhookEndpoints = createWebhookEndpointService({ repo: endpoints });
+  const agencyEvents = createEventService({
+    events: createEventsRepository(db),
+    endpoints,
+    startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
+  });
   const purchaseService = createPurchaseService({
     purchases,
     certificates: createCertificatesRepository(db),
@@ -285,14 +291,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       ),
       bundleRoutes(bundles),
       questionSetRoutes(createQuestionSetService({ repo: questionSets })),
-      webhookEndpointRoutes(createWebhookEndpointService({ repo: endpoints })),
-      eventRoutes(
-        createEventService({
-          events: createEventsRepository(db),
-          endpoints,
-          startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
-        }),
-      ),
+      webhookEndpointRoutes(webhookEndpoints),
+      eventRoutes(agencyEvents),
       testHelperRoutes(
         createTestHelperService({
           purchases,
@@ -333,6 +333,11 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       ? {
           apiKeys,
           accounts,
+          webhookEndpoints,
+          events: agencyEvents,
+          purchases: purchaseService,
+          purchaseSearch,
+          certificates,
           audit: createAuditRepository(db),
           sessions: createPortalSessionStore(db),
           relyingParty: createRelyingParty({

@@ -13,6 +13,13 @@ import { returnUrlProblem } from '../checkout-pages/return-urls';
 import type { ApiKeyRecord, ApiKeySecretRecord, ApiKeysRepository } from './repository';
 import { displayPrefix, generateKeyValue, hashKeyValue, hashesEqual, parseKeyValue, type KeyMode } from './secrets';
 
+/**
+ * Whose data a read sees: the account, the mode, and the teammate it is narrowed to (null: the
+ * whole account). An API key's principal is one; the agency portal makes one for the signed-in
+ * teammate's account in the mode the page shows.
+ */
+export type AccountView = Pick<Principal, 'rootAccountId' | 'mode' | 'agentId'>;
+
 /** Who is calling: everything the gateway and the services need to know about the key. */
 export interface Principal {
   apiKeyId: number;

@@ -5,7 +5,7 @@
  * Errors (AppError): NOT_FOUND (404) for an event that is not the key's account's and mode's.
  */
 import { notFound } from '../shared/errors';
-import type { Principal } from '../api-keys/service';
+import type { AccountView } from '../api-keys/service';
 import type { WebhookEndpointsRepository } from '../webhook-endpoints/repository';
 import type { DeliveryStarter } from './publisher';
 import type { Delivery, EventsRepository } from './repository';
@@ -43,14 +43,14 @@ export function createEventService(deps: {
   endpoints: Pick<WebhookEndpointsRepository, 'subscribedTo'>;
   startDelivery: DeliveryStarter;
 }) {
-  async function owned(principal: Principal, id: string) {
+  async function owned(principal: AccountView, id: string) {
     const stored = /^evt_[0-9a-f]{32}$/.test(id) ? await deps.events.find(id) : undefined;
     if (!stored || stored.rootAccountId !== principal.rootAccountId || stored.mode !== principal.mode) throw notFound('Event', id);
     return stored;
   }
   return {
     async list(
-      principal: Principal,
+      principal: AccountView,
       q: { type?: string; pageSize: number; pageIndex: number },
     ): Promise<{ items: AgencyEvent[]; total: number }> {
       return deps.events.list(
@@ -58,7 +58,7 @@ export function createEventService(deps: {
         { type: q.type, limit: q.pageSize, offset: q.pageSize * q.pageIndex },
       );
     },
-    async get(principal: Principal, id: string): Promise<AgencyEvent & { deliveries: DeliveryView[] }> {
+    async get(principal: AccountView, id: string): Promise<AgencyEvent & { deliveries: DeliveryView[] }> {
       const stored = await owned(principal, id);
       return { ...stored.event, deliveries: (await deps.events.deliveriesOf(id)).map(toDeliveryView) };
     },
@@ -68,7 +68,7 @@ export function createEventService(deps: {
      * attempted is left to finish (`in_progress`).
      */
     async resend(
-      principal: Principal,
+      principal: AccountView,
       id: string,
     ): Promise<{ event_id: string; deliveries: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> }> {
       const stored = await owned(principal, id);

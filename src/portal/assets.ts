@@ -39,6 +39,8 @@ label{display:block;font-weight:600;margin-top:.75rem}
 .hint{color:#4a4f57;font-size:.9rem;margin:.1rem 0}
 input,select,textarea{font:inherit;padding:.4rem;border:1px solid #6b6f76;border-radius:4px;max-width:100%;width:28rem}
 input[type="checkbox"]{width:auto}
+label.inline{display:inline;font-weight:400;margin-left:.25rem}
+h2{margin-top:1.5rem}
 .field-error{color:#a4000f;font-weight:600;margin:.25rem 0}
 button,.button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #0b4fb0;background:#0b4fb0;color:#fff;cursor:pointer;margin-top:.75rem}
 button.secondary{background:#fff;color:#0b4fb0}

@@ -1,8 +1,10 @@
 /**
  * The agency portal under /portal: staff of an agency sign in through the OpenID Connect
- * provider and manage their account's API keys and read its audit log and account details.
- * It calls the same domain services as the API (the key service, the accounts and audit
- * repositories) in this process; it writes no table of its own except its sessions.
+ * provider and manage their account's API keys and webhook endpoints, follow events and their
+ * deliveries, find purchases and their certificates, and read the audit log and account. It
+ * calls the same domain services as the API (keys, webhook endpoints, events, purchases,
+ * search, certificates; the accounts and audit repositories) in this process, for the
+ * teammate's account in the mode the page shows; it writes no table of its own but its sessions.
  *
  *   GET  /portal                      → /portal/keys
  *   GET  /portal/sign-in?next=/portal/… → the provider's sign-in (authorization code + PKCE)
@@ -10,6 +12,10 @@
  *   POST /portal/sign-out             → the provider's sign-out, then /portal/signed-out
  *   GET  /portal/keys?mode=test|live  the keys of one mode; POST /portal/keys creates one (admin)
  *   POST /portal/keys/{id}/rotate|freeze|unfreeze, GET+POST /portal/keys/{id}/delete (admin)
+ *   GET  /portal/webhooks?mode=…      endpoints; POST creates one (secret shown once), POST …/{id}/enable|disable,
+ *                                     GET+POST …/{id}/delete (admin)
+ *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin)
+ *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR)
  *   GET  /portal/audit                the account's audit log
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles
  *
@@ -32,7 +38,26 @@ import type { AppState } from '../http/context';
 import type { AccountsRepository, Teammate } from '../accounts/repository';
 import type { ApiKeyService, CreateKeyInput } from '../api-keys/service';
 import type { KeyMode } from '../api-keys/secrets';
+import type { AccountView } from '../api-keys/service';
+import QRCode from 'qrcode';
+import { CreateWebhookEndpointBody } from '../webhook-endpoints/schemas';
+import {
+  deleteEndpointPage,
+  emptyEndpointForm,
+  endpointCreatedPage,
+  eventPage,
+  eventsPage,
+  purchasePage,
+  purchasesPage,
+  webhooksPage,
+  type EndpointForm,
+} from './views-activity';
 import type { AuditRepository } from '../audit/repository';
+import type { WebhookEndpointService } from '../webhook-endpoints/service';
+import type { EventService } from '../events/service';
+import type { PurchaseService } from '../purchases/service';
+import type { PurchaseSearchService } from '../purchase-search/service';
+import type { CertificateService } from '../certificates/service';
 import { audited } from '../audit/audited';
 import { AppError } from '../shared/errors';
 import type { PortalSessionStore } from './session-store';
@@ -54,6 +79,11 @@ import {
 export interface PortalDeps {
   apiKeys: ApiKeyService;
   accounts: AccountsRepository;
+  webhookEndpoints: WebhookEndpointService;
+  events: EventService;
+  purchases: Pick<PurchaseService, 'get'>;
+  purchaseSearch: Pick<PurchaseSearchService, 'searchAsRoot'>;
+  certificates: Pick<CertificateService, 'getCertificates'>;
   audit: AuditRepository;
   sessions: PortalSessionStore;
   relyingParty: RelyingParty;
@@ -458,6 +488,238 @@ export function createPortal(
     }
     redirect(ctx, `/portal/keys?mode=${key.mode}`);
   });
+  // Webhook endpoints, events and purchases: the API's services, for the account in the page's mode.
+  const viewOf = (ctx: Ctx, mode: KeyMode): AccountView => ({ rootAccountId: ctx.state.teammate!.rootAccountId, mode, agentId: null });
+  const idParam = (ctx: Ctx) => (/^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : 0);
+  const notFoundPage = (ctx: Ctx, what: string, back: string) =>
+    send(
+      ctx,
+      404,
+      messagePage(frame(ctx, `No such ${what}`), `This account has no such ${what} in this mode.`, { href: back, label: 'Back' }),
+    );
+
+  const webhooksView = async (ctx: Ctx, mode: KeyMode, form: EndpointForm, status = 200) => {
+    const { items } = await deps.webhookEndpoints.list(viewOf(ctx, mode), { pageSize: 100, pageIndex: 0 });
+    send(
+      ctx,
+      status,
+      webhooksPage(
+        frame(ctx, 'Webhook endpoints', { active: 'webhooks', modes: { current: mode, href: (m) => `/portal/webhooks?mode=${m}` } }),
+        {
+          endpoints: items,
+          mode,
+          canChange: ctx.state.teammate!.portalRole === 'admin',
+          form,
+        },
+      ),
+    );
+  };
+  pages.get('/webhooks', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    await webhooksView(ctx, modeOf(ctx.query.mode), emptyEndpointForm());
+  });
+  pages.post('/webhooks', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
+    const form: EndpointForm = {
+      values: { url: String(body.url ?? '').trim(), description: String(body.description ?? '').trim(), events: list(body.events) },
+      errors: {},
+    };
+    const events = form.values.events.includes('*') ? ['*'] : form.values.events;
+    const parsed = CreateWebhookEndpointBody.safeParse({
+      url: form.values.url,
+      enabled_events: events,
+      description: form.values.description,
+    });
+    if (!form.values.url) form.errors.url = 'Enter the URL events are sent to.';
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const at = issue.path[0] === 'enabled_events' ? 'events' : issue.path[0];
+        if (at === 'url') form.errors.url ??= 'The URL is at most 2048 characters.';
+        if (at === 'events')
+          form.errors.events = events.length ? 'Choose event types from the list.' : 'Choose at least one event type, or all events.';
+        if (at === 'description') form.errors.description = 'The description is at most 500 characters.';
+      }
+    }
+    if (!parsed.success || Object.keys(form.errors).length) return webhooksView(ctx, mode, form, 400);
+    try {
+      const created = await record(
+        ctx,
+        'create_webhook_endpoint',
+        { kind: 'root_account', id: String(ctx.state.teammate!.rootAccountId) },
+        () => deps.webhookEndpoints.create(viewOf(ctx, mode), parsed.data),
+        (e) => ({ webhook_endpoint_id: e.id, url: e.url, mode, enabled_events: e.enabled_events }),
+      );
+      ctx.set('Cache-Control', 'no-store');
+      send(ctx, 201, endpointCreatedPage(frame(ctx, 'Endpoint added', { active: 'webhooks' }), created));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const urlProblem = err.details?.find((d) => d.path === 'url')?.message;
+      if (urlProblem) form.errors.url = `This URL cannot be used: ${urlProblem}.`;
+      else form.formError = `The endpoint was not added: ${err.message}.`;
+      return webhooksView(ctx, mode, form, 400);
+    }
+  });
+  for (const action of ['enable', 'disable'] as const) {
+    pages.post(`/webhooks/:id/${action}`, requireAdmin, async (rawCtx) => {
+      const ctx = rawCtx as unknown as Ctx;
+      const mode = modeOf(ctx.query.mode);
+      const id = idParam(ctx);
+      try {
+        const e = await record(
+          ctx,
+          `${action}_webhook_endpoint`,
+          { kind: 'webhook_endpoint', id: String(id) },
+          () => deps.webhookEndpoints.update(viewOf(ctx, mode), id, { disabled: action === 'disable' }),
+          (r) => ({ status: r.status }),
+        );
+        ctx.session!.flash = `Endpoint ${e.url} is now ${e.status}.`;
+      } catch (err) {
+        if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`);
+        throw err;
+      }
+      redirect(ctx, `/portal/webhooks?mode=${mode}`);
+    });
+  }
+  const ownEndpoint = async (ctx: Ctx, mode: KeyMode) => {
+    try {
+      return await deps.webhookEndpoints.get(viewOf(ctx, mode), idParam(ctx));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) {
+        notFoundPage(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`);
+        return null;
+      }
+      throw err;
+    }
+  };
+  pages.get('/webhooks/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const endpoint = await ownEndpoint(ctx, modeOf(ctx.query.mode));
+    if (endpoint) send(ctx, 200, deleteEndpointPage(frame(ctx, 'Delete the endpoint?', { active: 'webhooks' }), endpoint));
+  });
+  pages.post('/webhooks/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const endpoint = await ownEndpoint(ctx, mode);
+    if (!endpoint) return;
+    if ((ctx.request.body as Record<string, unknown> | undefined)?.confirm !== 'yes') {
+      return send(
+        ctx,
+        400,
+        deleteEndpointPage(
+          frame(ctx, 'Delete the endpoint?', { active: 'webhooks' }),
+          endpoint,
+          'Tick the box to confirm, or keep the endpoint.',
+        ),
+      );
+    }
+    await record(
+      ctx,
+      'delete_webhook_endpoint',
+      { kind: 'webhook_endpoint', id: String(endpoint.id) },
+      () => deps.webhookEndpoints.delete(viewOf(ctx, mode), endpoint.id),
+      () => ({ url: endpoint.url }),
+    );
+    ctx.session!.flash = `Endpoint ${endpoint.url} is deleted.`;
+    redirect(ctx, `/portal/webhooks?mode=${mode}`);
+  });
+
+  pages.get('/events', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const { items, total } = await deps.events.list(viewOf(ctx, mode), { pageSize: 50, pageIndex: 0 });
+    send(
+      ctx,
+      200,
+      eventsPage(frame(ctx, 'Events', { active: 'events', modes: { current: mode, href: (m) => `/portal/events?mode=${m}` } }), {
+        events: items,
+        mode,
+        total,
+      }),
+    );
+  });
+  pages.get('/events/:id', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    try {
+      const event = await deps.events.get(viewOf(ctx, mode), String(ctx.params.id));
+      send(
+        ctx,
+        200,
+        eventPage(frame(ctx, `Event ${event.type}`, { active: 'events' }), {
+          event,
+          mode,
+          canChange: ctx.state.teammate!.portalRole === 'admin',
+        }),
+      );
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'event', `/portal/events?mode=${mode}`);
+      throw err;
+    }
+  });
+  pages.post('/events/:id/resend', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const id = String(ctx.params.id);
+    try {
+      const r = await record(
+        ctx,
+        'resend_event',
+        { kind: 'event', id },
+        () => deps.events.resend(viewOf(ctx, mode), id),
+        (x) => ({ deliveries: x.deliveries.length }),
+      );
+      ctx.session!.flash = r.deliveries.length
+        ? `The event is being sent again to ${r.deliveries.length} endpoint${r.deliveries.length === 1 ? '' : 's'}.`
+        : 'No endpoint takes this event: nothing was sent.';
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'event', `/portal/events?mode=${mode}`);
+      throw err;
+    }
+    redirect(ctx, `/portal/events/${id}?mode=${mode}`);
+  });
+
+  pages.get('/purchases', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const q = typeof ctx.query.q === 'string' ? ctx.query.q : '';
+    const teammate = ctx.state.teammate!;
+    const profile = (await deps.accounts.findProfile(teammate.rootAccountId))!;
+    const f = frame(ctx, 'Purchases', {
+      active: 'purchases',
+      modes: { current: mode, href: (m) => `/portal/purchases?mode=${m}${q ? `&q=${encodeURIComponent(q)}` : ''}` },
+    });
+    const empty = { total: 0, total_exact: true, page_index: 0, page_size: 50, has_more: false, purchases: [] };
+    if (q.length > 200) return send(ctx, 400, purchasesPage(f, { mode, q, result: empty, error: 'Search for at most 200 characters.' }));
+    const result = await deps.purchaseSearch.searchAsRoot(
+      { rootAccountId: teammate.rootAccountId, mode },
+      { idp_root_account_uuid: profile.idpRootAccountUuid, search_text: q, page_size: 50, page_index: 0 },
+    );
+    send(ctx, 200, purchasesPage(f, { mode, q, result }));
+  });
+  pages.get('/purchases/:id', async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const id = idParam(ctx);
+    try {
+      const view = viewOf(ctx, mode);
+      const [purchase, certificates] = await Promise.all([
+        deps.purchases.get(view, id),
+        deps.certificates.getCertificates({ mode }, { rootAccountId: view.rootAccountId, agentId: null }, { purchase_id: id }),
+      ]);
+      const qr = new Map<string, string>();
+      for (const c of certificates.certificates) {
+        qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
+      }
+      send(ctx, 200, purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), { purchase, certificates, qr, mode }));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
+      throw err;
+    }
+  });
+
   pages.get('/audit', async (rawCtx) => {
     const ctx = rawCtx as unknown as Ctx;
     const entries = await deps.audit.list({ limit: 200, rootAccountId: ctx.state.teammate!.rootAccountId });

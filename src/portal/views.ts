@@ -30,7 +30,7 @@ export interface Frame {
   title: string;
   csrf: string;
   viewer?: Viewer;
-  active?: 'keys' | 'audit' | 'account';
+  active?: 'keys' | 'webhooks' | 'events' | 'purchases' | 'audit' | 'account';
   /** The test/live switch: the current mode and the page's link for a mode. */
   modes?: { current: KeyMode; href: (mode: KeyMode) => string };
   flash?: string | null;
@@ -58,8 +58,9 @@ export function page(frame: Frame, body: Node): string {
           frame.viewer
             ? html`<nav aria-label="Portal">
                 <ul>
-                  ${nav('/portal/keys', 'API keys', 'keys')} ${nav('/portal/audit', 'Audit log', 'audit')}
-                  ${nav('/portal/account', 'Account', 'account')}
+                  ${nav('/portal/keys', 'API keys', 'keys')} ${nav('/portal/webhooks', 'Webhooks', 'webhooks')}
+                  ${nav('/portal/events', 'Events', 'events')} ${nav('/portal/purchases', 'Purchases', 'purchases')}
+                  ${nav('/portal/audit', 'Audit log', 'audit')} ${nav('/portal/account', 'Account', 'account')}
                 </ul>
               </nav>
               <span>${frame.viewer.name} (${frame.viewer.role})</span>
@@ -96,10 +97,10 @@ export function messagePage(frame: Frame, message: string, link?: { href: string
   return page(frame, html`<p>${message}</p>${link ? html`<p><a href=${link.href}>${link.label}</a></p>` : null}`);
 }
 
-const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value=${csrf} />`;
+export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value=${csrf} />`;
 
 /** One labelled field with its hint and error (the error is read with the field). */
-function field(props: {
+export function field(props: {
   id: string;
   label: string;
   name: string;
@@ -316,7 +317,7 @@ export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mod
             aria-describedby=${error ? 'confirm-delete-error' : undefined}
             aria-invalid=${error ? 'true' : undefined}
           />
-          <label for="confirm-delete">I understand that deleting the key is permanent</label>
+          <label for="confirm-delete" class="inline">I understand that deleting the key is permanent</label>
           ${error ? html`<p class="field-error" id="confirm-delete-error">${error}</p>` : null}
         </div>
         <button type="submit" class="danger">Delete the key</button>

@@ -312,7 +312,10 @@ export function createPurchaseSearchService(deps: {
       return search(await deps.scopes.teammate(principal, req.idp_teammate_uuid), principal.mode, req);
     },
     /** `/platform-agency-root-certs/searchTeammatePurchasedProducts`: every paid sale of the root account. Throws SELLER_NOT_FOUND. */
-    async searchAsRoot(principal: Principal, req: SearchRootPurchasesRequest): Promise<PurchaseSearchResponse> {
+    async searchAsRoot(
+      principal: Pick<Principal, 'rootAccountId' | 'mode'>,
+      req: SearchRootPurchasesRequest,
+    ): Promise<PurchaseSearchResponse> {
       return search(await deps.scopes.root(principal, req.idp_root_account_uuid), principal.mode, req);
     },
   };

@@ -22,7 +22,7 @@
  * DUPLICATE_COVERED_UNIT (400), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED,
  * NOTHING_TO_CANCEL (409).
  */
-import type { Principal } from '../api-keys/service';
+import type { AccountView, Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
@@ -59,7 +59,7 @@ export function asAppError(err: unknown): unknown {
   });
 }
 
-export function purchaseScopeOf(p: Principal): PurchaseScope {
+export function purchaseScopeOf(p: AccountView): PurchaseScope {
   return { rootAccountId: p.rootAccountId, mode: p.mode, agentId: p.agentId };
 }
 
@@ -148,7 +148,7 @@ export function createPurchaseService(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
 
-  async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
+  async function owned(principal: AccountView, id: number): Promise<PurchaseRecord> {
     const p = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
     if (!p) throw notFound('purchase', id);
     return p;
@@ -243,7 +243,7 @@ export function createPurchaseService(deps: {
     },
 
     /** One purchase in full; 404 outside the key's scope. */
-    async get(principal: Principal, id: number): Promise<PurchaseDetail> {
+    async get(principal: AccountView, id: number): Promise<PurchaseDetail> {
       await owned(principal, id);
       // Cancellations first: a cancellation read as completed has its units, certificates and the
       // purchase's refunded amount written already (one transaction), so the purchase row and the

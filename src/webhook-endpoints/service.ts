@@ -6,13 +6,13 @@
  * endpoint that is not the key's account's and mode's, or was deleted.
  */
 import { AppError, notFound } from '../shared/errors';
-import type { Principal } from '../api-keys/service';
+import type { AccountView } from '../api-keys/service';
 import { endpointUrlProblem } from '../events/destination';
 import { newEndpointSecret } from '../events/signing';
 import type { EndpointScope, WebhookEndpoint, WebhookEndpointsRepository } from './repository';
 import type { CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpointRead } from './schemas';
 
-const scopeOf = (p: Principal): EndpointScope => ({ rootAccountId: p.rootAccountId, mode: p.mode });
+const scopeOf = (p: AccountView): EndpointScope => ({ rootAccountId: p.rootAccountId, mode: p.mode });
 
 export function toWebhookEndpointRead(e: WebhookEndpoint): WebhookEndpointRead {
   return {
@@ -28,7 +28,7 @@ export function toWebhookEndpointRead(e: WebhookEndpoint): WebhookEndpointRead {
   };
 }
 
-function checkUrl(url: string, mode: Principal['mode']): void {
+function checkUrl(url: string, mode: AccountView['mode']): void {
   const problem = endpointUrlProblem(url, mode);
   if (problem)
     throw new AppError('VALIDATION_ERROR', `Invalid request body: url: ${problem}`, { details: [{ path: 'url', message: problem }] });
@@ -36,7 +36,7 @@ function checkUrl(url: string, mode: Principal['mode']): void {
 
 export function createWebhookEndpointService(deps: { repo: WebhookEndpointsRepository }) {
   return {
-    async create(principal: Principal, body: CreateWebhookEndpointBody): Promise<WebhookEndpointRead & { secret: string }> {
+    async create(principal: AccountView, body: CreateWebhookEndpointBody): Promise<WebhookEndpointRead & { secret: string }> {
       checkUrl(body.url, principal.mode);
       const created = await deps.repo.create(scopeOf(principal), {
         url: body.url,
@@ -46,16 +46,16 @@ export function createWebhookEndpointService(deps: { repo: WebhookEndpointsRepos
       });
       return { ...toWebhookEndpointRead(created), secret: created.secret };
     },
-    async list(principal: Principal, page: { pageSize: number; pageIndex: number }) {
+    async list(principal: AccountView, page: { pageSize: number; pageIndex: number }) {
       const result = await deps.repo.list(scopeOf(principal), { limit: page.pageSize, offset: page.pageSize * page.pageIndex });
       return { items: result.items.map(toWebhookEndpointRead), total: result.total };
     },
-    async get(principal: Principal, id: number): Promise<WebhookEndpointRead> {
+    async get(principal: AccountView, id: number): Promise<WebhookEndpointRead> {
       const e = await deps.repo.find(scopeOf(principal), id);
       if (!e) throw notFound('Webhook endpoint', id);
       return toWebhookEndpointRead(e);
     },
-    async update(principal: Principal, id: number, body: UpdateWebhookEndpointBody): Promise<WebhookEndpointRead> {
+    async update(principal: AccountView, id: number, body: UpdateWebhookEndpointBody): Promise<WebhookEndpointRead> {
       if (body.url !== undefined) checkUrl(body.url, principal.mode);
       const updated = await deps.repo.update(scopeOf(principal), id, {
         url: body.url,
@@ -66,7 +66,7 @@ export function createWebhookEndpointService(deps: { repo: WebhookEndpointsRepos
       if (!updated) throw notFound('Webhook endpoint', id);
       return toWebhookEndpointRead(updated);
     },
-    async delete(principal: Principal, id: number): Promise<{ id: number; object: 'webhook_endpoint'; deleted: true }> {
+    async delete(principal: AccountView, id: number): Promise<{ id: number; object: 'webhook_endpoint'; deleted: true }> {
       if (!(await deps.repo.delete(scopeOf(principal), id))) throw notFound('Webhook endpoint', id);
       return { id, object: 'webhook_endpoint', deleted: true };
     },

@@ -2,12 +2,16 @@
  * The agency portal in a real browser (puppeteer-core, Debian's Chromium) against the local
  * OpenID Provider (scripts/local-idp.mjs), the real API and PostgreSQL: an admin signs in,
  * creates a key and uses it on the API, rotates it (both values work until the expiry), freezes
- * it (the gateway answers 403), unfreezes and deletes it; the audit log shows each change with
- * who and from where; a viewer is refused every change; the attacks of the portal's threat list
- * change nothing. axe-core finds no violation on any page.
+ * it (the gateway answers 403), unfreezes and deletes it; adds a webhook endpoint and sees a
+ * purchase's events delivered to it (and sends one again); finds the purchase and downloads its
+ * certificate; the audit log shows each change with who and from where; a viewer is refused
+ * every change; the attacks of the portal's threat list change nothing. axe-core finds no
+ * violation on any page.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -15,14 +19,23 @@ import { startLocalIdp, type LocalIdp } from '../helpers/local-idp';
 import { freePort } from '../helpers/ports';
 import { axeViolations, launchBrowser } from '../helpers/browser';
 import { createAccountsRepository } from '../../src/accounts/repository';
+import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { safeNext } from '../../src/portal/routes';
 
 let app: TestApp;
 let idp: LocalIdp;
 let browser: Browser;
-const slug = `portal-${crypto.randomUUID().slice(0, 8)}`;
-const admin = { email: `admin@${slug}.example`, name: 'Ada Admin', password: 'correct horse battery staple', sub: '' };
-const viewer = { email: `viewer@${slug}.example`, name: 'Vic Viewer', password: 'viewer pass phrase 42', sub: '' };
+let worker: TestWorker;
+let agency: Agency;
+let slug: string;
+const tag = crypto.randomUUID().slice(0, 8);
+const admin = { email: `admin@portal-${tag}.example`, name: 'Ada Admin', password: 'correct horse battery staple', sub: '' };
+const viewer = { email: `viewer@portal-${tag}.example`, name: 'Vic Viewer', password: 'viewer pass phrase 42', sub: '' };
+/** What the agency's webhook endpoint received: the events' ids and types, in order. */
+const received: { id: string; type: string }[] = [];
+let receiver: http.Server;
 let otherAccountKeyId: number;
 /** Pages checked with axe, by title, and their violations (expected empty). */
 const axeResults: Record<string, string[]> = {};
@@ -34,6 +47,8 @@ beforeAll(async () => {
   const idpPort = await freePort();
   const sessionKey = crypto.randomBytes(32).toString('base64url');
   const clientSecret = `test-secret-${crypto.randomUUID()}`;
+  const taskQueue = uniqueTaskQueue();
+  worker = await startTestWorker(taskQueue);
   app = await startTestApp({
     PORT: String(appPort),
     PUBLIC_BASE_URL: appUrl,
@@ -41,14 +56,29 @@ beforeAll(async () => {
     PORTAL_OIDC_CLIENT_SECRET: clientSecret,
     PORTAL_SESSION_KEYS: sessionKey,
     RATE_LIMIT_PER_MINUTE: '100000',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
   });
+  // An agency that sells (products, a key of its own for the purchases), with a portal admin and viewer.
+  agency = await createAgency(app, `Portal Test Agency ${tag}`);
+  slug = agency.slug;
   const accounts = createAccountsRepository(app.container.db);
-  const account = await accounts.upsertBySlug({ slug, name: 'Portal Test Agency', kind: 'agency' });
+  const account = (await accounts.findBySlug(slug))!;
   await accounts.upsertAgent({ rootAccountId: account.id, name: admin.name, email: admin.email, portalRole: 'admin' });
   await accounts.upsertAgent({ rootAccountId: account.id, name: viewer.name, email: viewer.email });
   const teammates = await accounts.listTeammates(account.id);
   admin.sub = teammates.find((t) => t.email === admin.email)!.idpTeammateUuid;
   viewer.sub = teammates.find((t) => t.email === viewer.email)!.idpTeammateUuid;
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const event = JSON.parse(body) as { id: string; type: string };
+      received.push({ id: event.id, type: event.type });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const other = await accounts.upsertBySlug({ slug: `${slug}-other`, name: 'Another Agency', kind: 'agency' });
   otherAccountKeyId = (await app.container.services.apiKeys.create({ rootAccountId: other.id, name: 'theirs', mode: 'test' })).id;
   idp = await startLocalIdp({ users: [admin, viewer], appUrl, port: idpPort, clientSecret });
@@ -59,6 +89,8 @@ afterAll(async () => {
   await browser?.close();
   await idp?.stop();
   await app?.close();
+  await worker?.shutdown();
+  await new Promise((r) => receiver?.close(r));
 });
 
 /** The API with a key value: the status of GET /api/v1/account. */
@@ -185,7 +217,7 @@ describe('an admin', () => {
   test('rotates it: the new and the old value both work until the expiry shown', async () => {
     await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
     const id = await tab.$eval('button[aria-label="Rotate Website checkout"]', (b) => b.closest('form')!.getAttribute('action'));
-    await tab.select(`select[name="grace_hours"]`, '1');
+    await tab.select(`#grace-${id!.split('/')[3]}`, '1');
     await Promise.all([tab.waitForNavigation(), tab.click('button[aria-label="Rotate Website checkout"]')]);
     rotatedValue = (await tab.$eval('#key-value', (e) => e.textContent))!.trim();
     expect(rotatedValue).not.toBe(firstValue);
@@ -253,7 +285,11 @@ describe('an admin', () => {
     const text = await tab.$eval('main', (e) => e.textContent);
     expect(text).toContain(slug);
     expect(text).toContain(admin.sub);
-    expect(await tab.$$eval('tbody tr', (trs) => trs.map((tr) => tr.lastElementChild!.textContent))).toEqual(['admin', 'viewer']);
+    const roles = await tab.$$eval('tbody tr', (trs) => trs.map((tr) => [tr.children[1]!.textContent, tr.lastElementChild!.textContent]));
+    expect(roles.filter(([email]) => email === admin.email || email === viewer.email)).toEqual([
+      [admin.email, 'admin'],
+      [viewer.email, 'viewer'],
+    ]);
     await checkAxe(tab, 'account');
   });
 
@@ -296,6 +332,67 @@ describe('an admin', () => {
     expect(viaProvider()).toBe(true);
     expect(tab.url()).toBe(`${app.baseUrl}/portal/keys`);
     tab.removeAllListeners('request');
+  });
+
+  test("adds a webhook endpoint, sees a purchase's events delivered there and sends one again", async () => {
+    await tab.goto(`${app.baseUrl}/portal/webhooks?mode=test`);
+    await checkAxe(tab, 'webhooks');
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    await tab.type('#endpoint-url', url);
+    expect(await tab.$eval('#event-all', (e) => (e as HTMLInputElement).checked)).toBe(true);
+    const [created] = await Promise.all([tab.waitForNavigation(), tab.click('fieldset > button[type="submit"]')]);
+    expect(created!.status()).toBe(201);
+    expect((await tab.$eval('#endpoint-secret', (e) => e.textContent))!.trim()).toMatch(/^whsec_/);
+    await checkAxe(tab, 'webhook-created');
+
+    const paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-09-10', end: '2027-09-11' }));
+    await waitIssued(agency, paid.paymentIntent);
+    const issued = (await eventually(async () => received.find((e) => e.type === 'certificates.issued') ?? null, 30_000))!;
+
+    await tab.goto(`${app.baseUrl}/portal/events?mode=test`);
+    await checkAxe(tab, 'events');
+    await Promise.all([tab.waitForNavigation(), tab.click(`a[href="/portal/events/${issued.id}?mode=test"]`)]);
+    // The delivery is recorded once the endpoint's answer is: reload until it is.
+    const caption = await eventually(async () => {
+      await tab.reload();
+      const text = await tab.$eval('caption', (e) => e.textContent).catch(() => null);
+      return text?.includes('succeeded') ? text : null;
+    });
+    expect(caption).toContain(`To ${url}: succeeded, 1 attempt`);
+    expect(await tab.$eval('tbody td:nth-child(2)', (e) => e.textContent)).toBe('200');
+    await checkAxe(tab, 'event');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('The event is being sent again to 1 endpoint.');
+    await eventually(async () => (received.filter((e) => e.id === issued.id).length === 2 ? true : null), 30_000);
+  });
+
+  test('finds the purchase and downloads its certificate, with the verification link and its QR code', async () => {
+    await tab.goto(`${app.baseUrl}/portal/purchases?mode=test&q=${encodeURIComponent('Special Event Liability')}`);
+    await checkAxe(tab, 'purchases');
+    const links = await tab.$$eval('tbody th a', (as) => as.map((a) => a.getAttribute('href')));
+    expect(links).toHaveLength(1);
+    await Promise.all([tab.waitForNavigation(), tab.click('tbody th a')]);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toMatch(/^Purchase #\d+$/);
+    const certificates = await tab.$$eval('main table', (tables) => {
+      const t = tables.find((x) => x.getAttribute('aria-label') === null && x.closest('[aria-label="Certificates"]'))!;
+      return [...t.querySelectorAll('tbody tr')].map((tr) => ({
+        number: tr.querySelector('th')!.textContent,
+        pdf: tr.querySelector('a[href]')!.getAttribute('href')!,
+        verify: tr.querySelectorAll('a[href]')[1]!.getAttribute('href')!,
+        qr: tr.querySelector('img')?.getAttribute('src') ?? '',
+      }));
+    });
+    expect(certificates).toHaveLength(2); // two covered days
+    const pdf = await fetch(certificates[0]!.pdf);
+    expect(pdf.status).toBe(200);
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+    expect(certificates[0]!.verify).toBe(`${app.baseUrl}/verify/${certificates[0]!.number}`);
+    expect(certificates[0]!.qr).toMatch(/^data:image\/png;base64,/);
+    await checkAxe(tab, 'purchase');
   });
 
   test('signs out: the session is gone and the portal asks to sign in', async () => {

@@ -1,0 +1,403 @@
+/**
+ * The portal's pages about what the account's sales do: webhook endpoints (and the secret shown
+ * once), events with their deliveries and a resend, and purchases (search, then one purchase
+ * with its timeline, covered units and certificates: download, verification link and its QR).
+ * Amounts arrive in minor units and are shown in their currency (`formatMinorUnits`); times in
+ * UTC. Same rendering and accessibility rules as src/portal/views.ts.
+ */
+import { html } from 'htm/preact';
+import type { KeyMode } from '../api-keys/secrets';
+import type { WebhookEndpointRead } from '../webhook-endpoints/schemas';
+import type { DeliveryView } from '../events/service';
+import type { AgencyEvent } from '../events/types';
+import { AGENCY_EVENT_TYPES } from '../events/types';
+import type { PurchaseDetail } from '../purchases/schemas';
+import type { PurchaseSearchResponse } from '../purchase-search/schemas';
+import type { GetCertificatesResponse } from '../certificates/schemas';
+import { formatMinorUnits } from '../payments/checkout-link-email';
+import { csrfField, field, page, utc, type Frame } from './views';
+
+const when = (iso: string | null | undefined) => (iso ? utc(new Date(iso)) : '—');
+
+/** The create-endpoint form's values and what was wrong with them. */
+export interface EndpointForm {
+  values: { url: string; description: string; events: string[] };
+  errors: Partial<Record<'url' | 'description' | 'events', string>>;
+  formError?: string;
+}
+
+export const emptyEndpointForm = (): EndpointForm => ({ values: { url: '', description: '', events: ['*'] }, errors: {} });
+
+/** The account's webhook endpoints of one mode, actions for an admin, the create form. */
+export function webhooksPage(
+  frame: Frame,
+  data: { endpoints: WebhookEndpointRead[]; mode: KeyMode; canChange: boolean; form: EndpointForm },
+): string {
+  const { endpoints, mode, canChange, form } = data;
+  const eventsError = form.errors.events;
+  return page(
+    frame,
+    html`<div class="table-wrap" role="region" aria-label=${`${mode} webhook endpoints`} tabindex="0">
+        <table>
+          <caption>
+            ${endpoints.length} ${mode} endpoint${endpoints.length === 1 ? '' : 's'}. Each event is signed with the endpoint's secret, shown once when it
+            is created.
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">URL</th>
+              <th scope="col">Events</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              ${canChange ? html`<th scope="col">Actions</th>` : null}
+            </tr>
+          </thead>
+          <tbody>
+            ${endpoints.map(
+              (e) => html`<tr>
+                <th scope="row">${e.url}<div class="hint">${e.description}</div></th>
+                <td>${e.enabled_events.join(', ')}</td>
+                <td>${e.status}</td>
+                <td>${when(e.created_at)}</td>
+                ${
+                  canChange
+                    ? html`<td>
+                      <form method="post" action=${`/portal/webhooks/${e.id}/${e.status === 'enabled' ? 'disable' : 'enable'}?mode=${mode}`}>
+                        ${csrfField(frame.csrf)}
+                        <button type="submit" class="secondary" aria-label=${`${e.status === 'enabled' ? 'Disable' : 'Enable'} ${e.url}`}>
+                          ${e.status === 'enabled' ? 'Disable' : 'Enable'}
+                        </button>
+                      </form>
+                      <a href=${`/portal/webhooks/${e.id}/delete?mode=${mode}`} aria-label=${`Delete ${e.url}`}>Delete…</a>
+                    </td>`
+                    : null
+                }
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      ${
+        canChange
+          ? html`<form method="post" action=${`/portal/webhooks?mode=${mode}`} novalidate>
+            ${csrfField(frame.csrf)}
+            <fieldset>
+              <legend>Add a ${mode} endpoint</legend>
+              ${form.formError ? html`<p class="alert" role="alert">${form.formError}</p>` : null}
+              ${field({
+                id: 'endpoint-url',
+                name: 'url',
+                label: 'URL',
+                hint: mode === 'live' ? 'An https URL on a public host.' : 'http or https; a local address is fine in test mode.',
+                value: form.values.url,
+                error: form.errors.url,
+                required: true,
+                type: 'url',
+                maxlength: 2048,
+              })}
+              ${field({
+                id: 'endpoint-description',
+                name: 'description',
+                label: 'Description',
+                value: form.values.description,
+                error: form.errors.description,
+                maxlength: 500,
+              })}
+              <fieldset aria-describedby=${eventsError ? 'endpoint-events-error' : undefined}>
+                <legend>Events to send</legend>
+                ${['*', ...AGENCY_EVENT_TYPES].map(
+                  (t) => html`<div>
+                    <input
+                      type="checkbox"
+                      id=${`event-${t === '*' ? 'all' : t}`}
+                      name="events"
+                      value=${t}
+                      checked=${form.values.events.includes(t)}
+                    />
+                    <label for=${`event-${t === '*' ? 'all' : t}`} class="inline">${t === '*' ? 'All events' : t}</label>
+                  </div>`,
+                )}
+                ${eventsError ? html`<p class="field-error" id="endpoint-events-error">${eventsError}</p>` : null}
+              </fieldset>
+              <button type="submit">Add endpoint</button>
+            </fieldset>
+          </form>`
+          : html`<p>Your role (viewer) can read endpoints; an admin adds and changes them.</p>`
+      }`,
+  );
+}
+
+/** A new endpoint's signing secret: shown once, with a copy button. */
+export function endpointCreatedPage(frame: Frame, endpoint: WebhookEndpointRead & { secret: string }): string {
+  const mode = endpoint.livemode ? 'live' : 'test';
+  return page(
+    frame,
+    html`<p class="notice" role="status">Endpoint ${endpoint.url} added. Store its signing secret now: it is not shown again.</p>
+      <p><strong>Signing secret</strong></p>
+      <code class="secret" id="endpoint-secret">${endpoint.secret}</code>
+      <button type="button" class="copy secondary" data-copy="endpoint-secret">Copy the secret</button>
+      <p id="endpoint-secret-status" role="status"></p>
+      <p><a href=${`/portal/webhooks?mode=${mode}`}>Back to the ${mode} endpoints</a></p>`,
+  );
+}
+
+/** Asks before deleting an endpoint. */
+export function deleteEndpointPage(frame: Frame, endpoint: WebhookEndpointRead, error?: string): string {
+  const mode = endpoint.livemode ? 'live' : 'test';
+  return page(
+    frame,
+    html`<p>Deleting the endpoint <strong>${endpoint.url}</strong> stops every delivery to it, for good.</p>
+      <form method="post" action=${`/portal/webhooks/${endpoint.id}/delete?mode=${mode}`}>
+        ${csrfField(frame.csrf)}
+        <div>
+          <input
+            type="checkbox"
+            id="confirm-delete"
+            name="confirm"
+            value="yes"
+            aria-describedby=${error ? 'confirm-delete-error' : undefined}
+            aria-invalid=${error ? 'true' : undefined}
+          />
+          <label for="confirm-delete" class="inline">I understand that deleting the endpoint is permanent</label>
+          ${error ? html`<p class="field-error" id="confirm-delete-error">${error}</p>` : null}
+        </div>
+        <button type="submit" class="danger">Delete the endpoint</button>
+        <a href=${`/portal/webhooks?mode=${mode}`}>Keep it</a>
+      </form>`,
+  );
+}
+
+/** The newest events of one mode. */
+export function eventsPage(frame: Frame, data: { events: AgencyEvent[]; mode: KeyMode; total: number }): string {
+  return page(
+    frame,
+    html`<div class="table-wrap" role="region" aria-label=${`${data.mode} events`} tabindex="0">
+      <table>
+        <caption>
+          The newest ${data.events.length} of ${data.total} ${data.mode} events, newest first.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Type</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${data.events.map(
+            (e) => html`<tr>
+              <th scope="row"><a href=${`/portal/events/${e.id}?mode=${data.mode}`}>${e.id}</a></th>
+              <td>${e.type}</td>
+              <td>${utc(new Date(e.created * 1000))}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`,
+  );
+}
+
+/** One event: its deliveries to the endpoints, every attempt's response, and a resend for an admin. */
+export function eventPage(
+  frame: Frame,
+  data: { event: AgencyEvent & { deliveries: DeliveryView[] }; mode: KeyMode; canChange: boolean },
+): string {
+  const { event, mode } = data;
+  return page(
+    frame,
+    html`<dl>
+        <dt>Type</dt>
+        <dd>${event.type}</dd>
+        <dt>Created</dt>
+        <dd>${utc(new Date(event.created * 1000))}</dd>
+      </dl>
+      ${event.deliveries.length === 0 ? html`<p>No endpoint took this event.</p>` : null}
+      ${event.deliveries.map(
+        (d) => html`<div class="table-wrap" role="region" aria-label=${`Delivery to ${d.url}`} tabindex="0">
+          <table>
+            <caption>
+              To ${d.url}: ${d.status}, ${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'}${d.resends ? `, resent ${d.resends} time${d.resends === 1 ? '' : 's'}` : ''}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Attempted</th>
+                <th scope="col">Response code</th>
+                <th scope="col">Error</th>
+                <th scope="col">Took</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${d.attempts.map(
+                (a) => html`<tr>
+                  <td>${when(a.attempted_at)}</td>
+                  <td>${a.response_status ?? '—'}</td>
+                  <td>${a.error ?? '—'}</td>
+                  <td>${a.duration_ms} ms</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`,
+      )}
+      ${
+        data.canChange
+          ? html`<form method="post" action=${`/portal/events/${event.id}/resend?mode=${mode}`}>
+            ${csrfField(frame.csrf)}
+            <button type="submit">Send the event again</button>
+          </form>`
+          : null
+      }
+      <p><a href=${`/portal/events?mode=${mode}`}>Back to the ${mode} events</a></p>`,
+  );
+}
+
+/** Purchase search (the API's search: buyer name or email, product or bundle name, certificate number). */
+export function purchasesPage(frame: Frame, data: { mode: KeyMode; q: string; result: PurchaseSearchResponse; error?: string }): string {
+  const { mode, q, result } = data;
+  return page(
+    frame,
+    html`<form method="get" action="/portal/purchases" role="search">
+        <input type="hidden" name="mode" value=${mode} />
+        ${field({
+          id: 'purchase-q',
+          name: 'q',
+          label: 'Search paid purchases',
+          hint: "A buyer's name or email, a product or bundle name, or a certificate number. Empty: the newest.",
+          value: q,
+          error: data.error,
+          type: 'search',
+          maxlength: 200,
+        })}
+        <button type="submit">Search</button>
+      </form>
+      <div class="table-wrap" role="region" aria-label="Purchases found" tabindex="0">
+        <table>
+          <caption>
+            ${result.total_exact ? result.total : `more than ${result.total}`} ${mode} purchase${result.total === 1 ? '' : 's'} found${
+              result.purchases.length < result.total ? `; the newest ${result.purchases.length} shown` : ''
+            }.
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Purchase</th>
+              <th scope="col">Buyer</th>
+              <th scope="col">Products</th>
+              <th scope="col">Paid</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${result.purchases.map(
+              (p) => html`<tr>
+                <th scope="row"><a href=${`/portal/purchases/${p.purchase_id}?mode=${mode}`}>#${p.purchase_id}</a></th>
+                <td>${p.buyer.name}<div class="hint">${p.buyer.email}</div></td>
+                <td>${p.products.map((x) => x.product_name).join(', ')}</td>
+                <td>${when(p.paid_at)}</td>
+                <td>${p.status}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>`,
+  );
+}
+
+/** One purchase: amounts, timeline, covered units, and its certificates with their links and QR codes. */
+export function purchasePage(
+  frame: Frame,
+  data: { purchase: PurchaseDetail; certificates: GetCertificatesResponse; qr: Map<string, string>; mode: KeyMode },
+): string {
+  const { purchase: p, certificates: certs } = data;
+  const money = (minor: number) => formatMinorUnits(minor, p.currency);
+  return page(
+    frame,
+    html`<dl>
+        <dt>Status</dt>
+        <dd>${p.status}</dd>
+        <dt>Buyer</dt>
+        <dd>${p.buyer_email ?? '—'}</dd>
+        <dt>Total</dt>
+        <dd>${money(p.amount_total)} (premium ${money(p.amount_subtotal)}, platform fee ${money(p.platform_fee)})</dd>
+        <dt>Paid</dt>
+        <dd>${money(p.amount_paid)}</dd>
+        <dt>Refunded</dt>
+        <dd>${money(p.amount_refunded)}</dd>
+        <dt>Payment intent</dt>
+        <dd><code>${p.payment_intent ?? '—'}</code></dd>
+      </dl>
+      <h2>Timeline</h2>
+      <ol>
+        ${p.timeline.map((t) => html`<li>${when(t.at)}: ${t.type.replace(/_/g, ' ')} (by ${t.by})</li>`)}
+      </ol>
+      <h2>Covered units</h2>
+      ${p.items.map(
+        (i) => html`<div class="table-wrap" role="region" aria-label=${`Covered units of ${i.product_name}`} tabindex="0">
+          <table>
+            <caption>
+              ${i.product_name}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Unit</th>
+                <th scope="col">Coverage</th>
+                <th scope="col">State</th>
+                <th scope="col">Certificate</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${i.covered_units.map(
+                (u) => html`<tr>
+                  <td>${u.kind} ${u.index + 1}</td>
+                  <td>${u.local_label}</td>
+                  <td>${u.state}</td>
+                  <td>${u.certificate?.number ?? '—'}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`,
+      )}
+      <h2>Certificates</h2>
+      ${certs.certificates.length === 0 ? html`<p>No certificates yet (${certs.status}).</p>` : null}
+      ${
+        certs.certificates.length
+          ? html`<div class="table-wrap" role="region" aria-label="Certificates" tabindex="0">
+            <table>
+              <caption>
+                ${certs.certificate_count} certificate${certs.certificate_count === 1 ? '' : 's'}; download links work until ${when(certs.urls_expire_at)}.
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Number</th>
+                  <th scope="col">Coverage</th>
+                  <th scope="col">Holder</th>
+                  <th scope="col">Download</th>
+                  <th scope="col">Verification</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${certs.certificates.map(
+                  (c) => html`<tr>
+                    <th scope="row">${c.certificate_number}${c.voided_at ? html`<div class="hint">voided ${when(c.voided_at)}</div>` : null}</th>
+                    <td>${c.product_name}: ${c.coverage_label}</td>
+                    <td>${c.certificate_holder?.name ?? '—'}</td>
+                    <td><a href=${c.download_url} aria-label=${`PDF of certificate ${c.certificate_number}`}>PDF</a></td>
+                    <td>
+                      <a href=${c.verification_url} aria-label=${`Verify certificate ${c.certificate_number}`}>Verify</a>
+                      ${
+                        data.qr.get(c.verification_url)
+                          ? html`<img src=${data.qr.get(c.verification_url)} width="96" height="96" alt=${`QR code of the verification page of ${c.certificate_number}`} />`
+                          : null
+                      }
+                    </td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+          : null
+      }
+      ${certs.payment_zip_url ? html`<p><a href=${certs.payment_zip_url}>Download every certificate (zip)</a></p>` : null}
+      <p><a href=${`/portal/purchases?mode=${data.mode}`}>Back to the ${data.mode} purchases</a></p>`,
+  );
+}
