@@ -164,6 +164,22 @@ export function createAccountsRepository(db: Db) {
       return row ? toTeammate(row) : null;
     },
 
+    /**
+     * Sets a teammate's portal role; returns the teammate, or null when the account has no such
+     * teammate. Refuses (returns 'last_admin') to make the account's last admin a viewer, in one
+     * transaction with the account's admins locked, so two demotions at once cannot both pass.
+     */
+    async setPortalRole(rootAccountId: number, agentId: number, role: PortalRole): Promise<Teammate | null | 'last_admin'> {
+      return db.transaction(async (trx) => {
+        const admins = (await trx<AgentRow>('agents').where({ root_account_id: rootAccountId, portal_role: 'admin' }).forUpdate()) as AgentRow[];
+        const row = (await trx<AgentRow>('agents').where({ id: agentId, root_account_id: rootAccountId }).first()) as AgentRow | undefined;
+        if (!row) return null;
+        if (role === 'viewer' && row.portal_role === 'admin' && admins.length <= 1) return 'last_admin';
+        const [updated] = (await trx<AgentRow>('agents').where({ id: agentId }).update({ portal_role: role }).returning('*')) as AgentRow[];
+        return toTeammate(updated!);
+      });
+    },
+
     /** The account's teammates with their portal roles, oldest first. */
     async listTeammates(rootAccountId: number): Promise<Teammate[]> {
       return ((await db<AgentRow>('agents').where({ root_account_id: rootAccountId }).orderBy('id')) as AgentRow[]).map(toTeammate);

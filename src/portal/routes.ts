@@ -17,7 +17,8 @@
  *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin)
  *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR)
  *   GET  /portal/audit                the account's audit log
- *   GET  /portal/account              slug, public ids, return URLs, teammates and roles
+ *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;
+ *   POST /portal/account/return-urls, POST /portal/teammates/{id}/role (admin; the last admin stays one)
  *
  * Sessions are server-side (src/portal/session-store.ts): an HttpOnly, SameSite=Lax cookie
  * (Secure when PUBLIC_BASE_URL is https) holding a random id, an idle timeout (rolling) and an
@@ -41,6 +42,7 @@ import type { KeyMode } from '../api-keys/secrets';
 import type { AccountView } from '../api-keys/service';
 import QRCode from 'qrcode';
 import { CreateWebhookEndpointBody } from '../webhook-endpoints/schemas';
+import { returnUrlProblem } from '../checkout-pages/return-urls';
 import {
   deleteEndpointPage,
   emptyEndpointForm,
@@ -73,6 +75,7 @@ import {
   messagePage,
   type CreateKeyForm,
   type Frame,
+  type ReturnUrlsForm,
   type Viewer,
 } from './views';
 
@@ -725,11 +728,77 @@ export function createPortal(
     const entries = await deps.audit.list({ limit: 200, rootAccountId: ctx.state.teammate!.rootAccountId });
     send(ctx, 200, auditPage(frame(ctx, 'Audit log', { active: 'audit' }), entries));
   });
-  pages.get('/account', async (rawCtx) => {
-    const ctx = rawCtx as unknown as Ctx;
+  const accountView = async (ctx: Ctx, form?: ReturnUrlsForm, status = 200) => {
     const id = ctx.state.teammate!.rootAccountId;
     const [profile, teammates] = await Promise.all([deps.accounts.findProfile(id), deps.accounts.listTeammates(id)]);
-    send(ctx, 200, accountPage(frame(ctx, 'Account', { active: 'account' }), { account: profile!, teammates }));
+    send(
+      ctx,
+      status,
+      accountPage(frame(ctx, 'Account', { active: 'account' }), {
+        account: profile!,
+        teammates,
+        canChange: ctx.state.teammate!.portalRole === 'admin',
+        form,
+      }),
+    );
+  };
+  pages.get('/account', async (rawCtx) => accountView(rawCtx as unknown as Ctx));
+  pages.post('/account/return-urls', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const form: ReturnUrlsForm = {
+      values: { successUrl: String(body.success_url ?? '').trim(), cancelUrl: String(body.cancel_url ?? '').trim() },
+      errors: {},
+    };
+    for (const [field, label] of [
+      ['successUrl', 'The success URL'],
+      ['cancelUrl', 'The cancel URL'],
+    ] as const) {
+      const problem = form.values[field] ? returnUrlProblem(form.values[field]) : null;
+      if (problem) form.errors[field] = `${label} ${problem}.`;
+    }
+    if (Object.keys(form.errors).length) return accountView(ctx, form, 400);
+    const accountId = ctx.state.teammate!.rootAccountId;
+    const change = { successUrl: form.values.successUrl || null, cancelUrl: form.values.cancelUrl || null };
+    await record(
+      ctx,
+      'set_account_return_urls',
+      { kind: 'root_account', id: String(accountId) },
+      () => deps.apiKeys.setAccountReturnUrls(accountId, change),
+      (a) => ({ checkout_success_url: a.checkoutSuccessUrl, checkout_cancel_url: a.checkoutCancelUrl }),
+    );
+    ctx.session!.flash = 'The checkout return URLs are saved.';
+    redirect(ctx, '/portal/account');
+  });
+  pages.post('/teammates/:id/role', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const role = (ctx.request.body as Record<string, unknown> | undefined)?.role;
+    if (role !== 'admin' && role !== 'viewer') {
+      ctx.session!.flash = 'The role was not changed: choose admin or viewer.';
+      return redirect(ctx, '/portal/account');
+    }
+    const accountId = ctx.state.teammate!.rootAccountId;
+    const id = idParam(ctx);
+    const result = await record(
+      ctx,
+      'set_teammate_role',
+      { kind: 'teammate', id: String(id) },
+      async () => {
+        const r = await deps.accounts.setPortalRole(accountId, id, role);
+        if (r === 'last_admin') throw new AppError('VALIDATION_ERROR', 'the account must keep at least one admin');
+        return r;
+      },
+      (t) => ({ role: t?.portalRole ?? null }),
+    ).catch((err: unknown) => {
+      if (err instanceof AppError) return err;
+      throw err;
+    });
+    if (result === null) return notFoundPage(ctx, 'teammate', '/portal/account');
+    ctx.session!.flash =
+      result instanceof AppError
+        ? `The role was not changed: ${result.message}.`
+        : `${result.name} is now ${result.portalRole === 'admin' ? 'an admin' : 'a viewer'}.`;
+    redirect(ctx, '/portal/account');
   });
 
   const csp = [

@@ -370,7 +370,16 @@ export function auditPage(frame: Frame, entries: AuditEntry[]): string {
   );
 }
 
-/** The account: its public ids, checkout return URLs and teammates with their portal roles. */
+/** The account page's return-URL form: values as typed and what was wrong with them. */
+export interface ReturnUrlsForm {
+  values: { successUrl: string; cancelUrl: string };
+  errors: Partial<Record<'successUrl' | 'cancelUrl', string>>;
+}
+
+/**
+ * The account: its public ids, checkout return URLs (an admin changes them) and teammates with
+ * their portal roles (an admin changes them; the last admin stays one).
+ */
 export function accountPage(
   frame: Frame,
   data: {
@@ -382,9 +391,12 @@ export function accountPage(
       checkoutCancelUrl: string | null;
     };
     teammates: Teammate[];
+    canChange: boolean;
+    form?: ReturnUrlsForm;
   },
 ): string {
   const a = data.account;
+  const form = data.form ?? { values: { successUrl: a.checkoutSuccessUrl ?? '', cancelUrl: a.checkoutCancelUrl ?? '' }, errors: {} };
   return page(
     frame,
     html`<dl>
@@ -399,6 +411,36 @@ export function accountPage(
         <dt>Checkout cancel URL</dt>
         <dd>${a.checkoutCancelUrl ?? "the service's own page"}</dd>
       </dl>
+      ${
+        data.canChange
+          ? html`<form method="post" action="/portal/account/return-urls" novalidate>
+            ${csrfField(frame.csrf)}
+            <fieldset>
+              <legend>Checkout return URLs</legend>
+              <p class="hint">Where the payment processor sends a buyer after paying or cancelling, unless the key sets its own. Empty: the service's own page.</p>
+              ${field({
+                id: 'success-url',
+                name: 'success_url',
+                label: 'Success URL',
+                type: 'url',
+                value: form.values.successUrl,
+                error: form.errors.successUrl,
+                maxlength: 2048,
+              })}
+              ${field({
+                id: 'cancel-url',
+                name: 'cancel_url',
+                label: 'Cancel URL',
+                type: 'url',
+                value: form.values.cancelUrl,
+                error: form.errors.cancelUrl,
+                maxlength: 2048,
+              })}
+              <button type="submit">Save the return URLs</button>
+            </fieldset>
+          </form>`
+          : null
+      }
       <div class="table-wrap" role="region" aria-label="Teammates" tabindex="0">
         <table>
           <caption>
@@ -418,7 +460,21 @@ export function accountPage(
                 <td>${t.name}</td>
                 <td>${t.email}</td>
                 <td><code>${t.idpTeammateUuid}</code></td>
-                <td>${t.portalRole}</td>
+                <td>
+                  ${
+                    data.canChange
+                      ? html`<form method="post" action=${`/portal/teammates/${t.id}/role`}>
+                        ${csrfField(frame.csrf)}
+                        <label for=${`role-${t.id}`} class="inline">Role of ${t.name}</label>
+                        <select id=${`role-${t.id}`} name="role">
+                          <option value="admin" selected=${t.portalRole === 'admin'}>admin</option>
+                          <option value="viewer" selected=${t.portalRole === 'viewer'}>viewer</option>
+                        </select>
+                        <button type="submit" class="secondary" aria-label=${`Save the role of ${t.name}`}>Save</button>
+                      </form>`
+                      : t.portalRole
+                  }
+                </td>
               </tr>`,
             )}
           </tbody>

@@ -285,12 +285,58 @@ describe('an admin', () => {
     const text = await tab.$eval('main', (e) => e.textContent);
     expect(text).toContain(slug);
     expect(text).toContain(admin.sub);
-    const roles = await tab.$$eval('tbody tr', (trs) => trs.map((tr) => [tr.children[1]!.textContent, tr.lastElementChild!.textContent]));
+    const roles = await tab.$$eval('tbody tr', (trs) =>
+      trs.map((tr) => [tr.children[1]!.textContent, tr.querySelector('select')?.value ?? tr.lastElementChild!.textContent]),
+    );
     expect(roles.filter(([email]) => email === admin.email || email === viewer.email)).toEqual([
       [admin.email, 'admin'],
       [viewer.email, 'viewer'],
     ]);
     await checkAxe(tab, 'account');
+  });
+
+  test('changes the checkout return URLs and roles; a bad URL is answered next to its field; the last admin stays one', async () => {
+    const accountId = (await app.container.db('root_accounts').where({ slug }).first()).id as number;
+    const before = (await app.container.services.apiKeys.account(accountId))!;
+    await tab.goto(`${app.baseUrl}/portal/account`);
+    await tab.$eval('#success-url', (e) => ((e as HTMLInputElement).value = ''));
+    await tab.type('#success-url', 'ftp://agency.example/paid');
+    const [bad] = await Promise.all([tab.waitForNavigation(), tab.click('fieldset button[type="submit"]')]);
+    expect(bad!.status()).toBe(400);
+    expect(await tab.$eval('#success-url-error', (e) => e.textContent)).toBe('The success URL must be an absolute http or https URL.');
+    await checkAxe(tab, 'account-form-error');
+    await tab.$eval('#success-url', (e) => ((e as HTMLInputElement).value = 'https://agency.example/paid'));
+    await Promise.all([tab.waitForNavigation(), tab.click('fieldset button[type="submit"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('The checkout return URLs are saved.');
+    // The cancel URL field came filled with the stored one and was left as it was.
+    expect(await app.container.services.apiKeys.account(accountId)).toMatchObject({
+      checkoutSuccessUrl: 'https://agency.example/paid',
+      checkoutCancelUrl: before.checkoutCancelUrl,
+    });
+    // The only admin cannot make themselves a viewer.
+    const adminId = (await app.container.db('agents').where({ email: admin.email }).first()).id as number;
+    await tab.select(`#role-${adminId}`, 'viewer');
+    await Promise.all([tab.waitForNavigation(), tab.click(`button[aria-label="Save the role of ${admin.name}"]`)]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('The role was not changed: the account must keep at least one admin.');
+    // The viewer becomes an admin, then a viewer again.
+    const viewerId = (await app.container.db('agents').where({ email: viewer.email }).first()).id as number;
+    for (const role of ['admin', 'viewer'] as const) {
+      await tab.select(`#role-${viewerId}`, role);
+      await Promise.all([tab.waitForNavigation(), tab.click(`button[aria-label="Save the role of ${viewer.name}"]`)]);
+      expect(await tab.$eval('.notice', (e) => e.textContent)).toBe(`${viewer.name} is now ${role === 'admin' ? 'an admin' : 'a viewer'}.`);
+    }
+    const outcomes = await app.container
+      .db('operator_audit_log')
+      .where({ actor: admin.email })
+      .whereIn('action', ['set_account_return_urls', 'set_teammate_role'])
+      .orderBy('id')
+      .select('action', 'outcome');
+    expect(outcomes.map((o) => `${o.action} ${o.outcome}`)).toEqual([
+      'set_account_return_urls succeeded',
+      'set_teammate_role refused',
+      'set_teammate_role succeeded',
+      'set_teammate_role succeeded',
+    ]);
   });
 
   test("a form without its CSRF token, or another agency's key, changes nothing", async () => {
