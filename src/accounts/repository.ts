@@ -171,7 +171,9 @@ export function createAccountsRepository(db: Db) {
      */
     async setPortalRole(rootAccountId: number, agentId: number, role: PortalRole): Promise<Teammate | null | 'last_admin'> {
       return db.transaction(async (trx) => {
-        const admins = (await trx<AgentRow>('agents').where({ root_account_id: rootAccountId, portal_role: 'admin' }).forUpdate()) as AgentRow[];
+        const admins = (await trx<AgentRow>('agents')
+          .where({ root_account_id: rootAccountId, portal_role: 'admin' })
+          .forUpdate()) as AgentRow[];
         const row = (await trx<AgentRow>('agents').where({ id: agentId, root_account_id: rootAccountId }).first()) as AgentRow | undefined;
         if (!row) return null;
         if (role === 'viewer' && row.portal_role === 'admin' && admins.length <= 1) return 'last_admin';

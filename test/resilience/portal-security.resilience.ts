@@ -65,6 +65,14 @@ beforeAll(async () => {
   const keys = app.container.services.apiKeys;
   keyA = await keys.create({ rootAccountId: accountA, name: `A secret key ${tag}`, mode: 'test' });
   keyB = await keys.create({ rootAccountId: accountB, name: `B secret key ${tag}`, mode: 'test' });
+  idsOfA.keys = keyA.id;
+  idsOfA.teammates = (await app.container.db('agents').where({ email: users.viewerA.email }).first()).id;
+  idsOfA.webhooks = (
+    await app.container.portal!.webhookEndpoints.create(
+      { rootAccountId: accountA, mode: 'test', agentId: null },
+      { url: `https://a-${tag}.example/hook`, enabled_events: ['*'] },
+    )
+  ).id;
   idp = await startLocalIdp({ users: Object.values(users), appUrl, port: idpPort, clientSecret });
   routes = createPortal(new Koa<AppState>(), app.container.portal!, {
     sessionKeys: ['x'.repeat(32)],
@@ -82,7 +90,13 @@ afterAll(async () => {
 });
 
 /** A route's URL with `:id` filled in. */
-const urlOf = (route: PortalRoute, id: number) => `${app.baseUrl}${route.path.replace(':id', String(id))}`;
+/** Agency A's own ids, per kind of route: a key, a teammate, a webhook endpoint. */
+const idsOfA = { keys: 0, teammates: 0, webhooks: 0 };
+/** A route's URL naming agency A's thing of that kind (or `id`, e.g. one that exists nowhere). */
+const urlOf = (route: PortalRoute, id?: number) => {
+  const kind = route.path.split('/')[2] as keyof typeof idsOfA;
+  return `${app.baseUrl}${route.path.replace(':id', String(id ?? idsOfA[kind] ?? 999_999_998))}`;
+};
 /** A plausible form for each POST route (what a real form sends). */
 const formOf = (route: PortalRoute): Record<string, string> =>
   route.path.endsWith('/rotate')
@@ -91,12 +105,27 @@ const formOf = (route: PortalRoute): Record<string, string> =>
       ? { confirm: 'yes' }
       : route.path === '/portal/keys'
         ? { name: 'attacker key', mode: 'test' }
-        : {};
+        : route.path.endsWith('/role')
+          ? { role: 'admin' }
+          : route.path === '/portal/webhooks'
+            ? { url: 'https://attacker.example/hook', events: '*' }
+            : route.path === '/portal/account/return-urls'
+              ? { success_url: 'https://attacker.example/paid' }
+              : {};
 
-/** Both agencies' keys as they stand: status and number of values (a rotation adds one). */
+/** Both agencies as they stand: keys (status, number of values: a rotation adds one), roles, endpoints, return URLs. */
 async function keyStates() {
   const all = [...(await app.container.services.apiKeys.list(accountA)), ...(await app.container.services.apiKeys.list(accountB))];
-  return all.map((k) => [k.id, k.name, k.status, k.values.length]);
+  const db = app.container.db;
+  return {
+    keys: all.map((k) => [k.id, k.name, k.status, k.values.length]),
+    roles: await db('agents').whereIn('root_account_id', [accountA, accountB]).orderBy('id').select('id', 'portal_role'),
+    endpoints: await db('webhook_endpoints').whereIn('root_account_id', [accountA, accountB]).orderBy('id').select('id', 'url', 'status'),
+    returnUrls: await db('root_accounts')
+      .whereIn('id', [accountA, accountB])
+      .orderBy('id')
+      .select('checkout_success_url', 'checkout_cancel_url'),
+  };
 }
 
 async function signedIn(user: { email: string; password: string }): Promise<{ client: PortalClient; token: string }> {
@@ -135,7 +164,7 @@ test('without a session every page sends to sign-in and every change is refused'
   const before = await keyStates();
   const client = new PortalClient();
   for (const route of routes.filter((r) => r.signedIn)) {
-    const answer = seen(await client.request(urlOf(route, keyA.id), route.method === 'POST' ? formOf(route) : undefined));
+    const answer = seen(await client.request(urlOf(route), route.method === 'POST' ? formOf(route) : undefined));
     if (route.method === 'GET') {
       expect([route.path, answer.status, answer.location?.startsWith(`${app.baseUrl}/portal/sign-in?next=`)]).toEqual([
         route.path,
@@ -180,7 +209,7 @@ test("every change without its CSRF token, or with another session's, is refused
   for (const route of routes.filter((r) => r.method === 'POST' && r.signedIn)) {
     for (const token of [undefined, 'x'.repeat(36), b.token]) {
       const form = { ...formOf(route), ...(token ? { _csrf: token } : {}) };
-      const answer = seen(await a.client.request(urlOf(route, keyA.id), form));
+      const answer = seen(await a.client.request(urlOf(route), form));
       expect([route.path, token === b.token ? 'other' : String(token).slice(0, 3), answer.status]).toEqual([
         route.path,
         token === b.token ? 'other' : String(token).slice(0, 3),
@@ -196,9 +225,7 @@ test('a viewer reads but every change, and the delete page, is refused', async (
   const before = await keyStates();
   const { client, token } = await signedIn(users.viewerA);
   for (const route of routes.filter((r) => r.signedIn && (r.method === 'POST' || r.path.endsWith('/delete')))) {
-    const answer = seen(
-      await client.request(urlOf(route, keyA.id), route.method === 'POST' ? { ...formOf(route), _csrf: token } : undefined),
-    );
+    const answer = seen(await client.request(urlOf(route), route.method === 'POST' ? { ...formOf(route), _csrf: token } : undefined));
     expect([route.method, route.path, answer.status]).toEqual([route.method, route.path, 403]);
     expect(answer.text).toContain('Your role (viewer) can only read.');
   }
@@ -213,7 +240,7 @@ test("another agency's admin naming this agency's key gets the page of a key tha
   const { client, token } = await signedIn(users.adminB);
   for (const route of routes.filter((r) => r.signedIn && r.path.includes(':id'))) {
     const form = route.method === 'POST' ? { ...formOf(route), _csrf: token } : undefined;
-    const foreign = seen(await client.request(urlOf(route, keyA.id), form));
+    const foreign = seen(await client.request(urlOf(route), form));
     const nowhere = seen(await client.request(urlOf(route, 999_999_999), form));
     expect([route.method, route.path, foreign.status, nowhere.status]).toEqual([route.method, route.path, 404, 404]);
     // The same page, but for the CSRF token (a fresh one per page): no oracle of which ids exist.
