@@ -15,7 +15,8 @@
  *   GET  /portal/webhooks?mode=…      endpoints; POST creates one (secret shown once), POST …/{id}/enable|disable,
  *                                     GET+POST …/{id}/delete (admin)
  *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin)
- *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR)
+ *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR);
+ *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote), POST …/{id}/cancel (admin)
  *   GET  /portal/audit                the account's audit log
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;
  *   POST /portal/account/return-urls, POST /portal/teammates/{id}/role (admin; the last admin stays one)
@@ -52,12 +53,16 @@ import {
   purchasePage,
   purchasesPage,
   webhooksPage,
+  cancelFormPage,
+  cancelPreviewPage,
+  type CancellableUnit,
   type EndpointForm,
 } from './views-activity';
 import type { AuditRepository } from '../audit/repository';
 import type { WebhookEndpointService } from '../webhook-endpoints/service';
 import type { EventService } from '../events/service';
 import type { PurchaseService } from '../purchases/service';
+import type { PurchaseDetail } from '../purchases/schemas';
 import type { PurchaseSearchService } from '../purchase-search/service';
 import type { CertificateService } from '../certificates/service';
 import { audited } from '../audit/audited';
@@ -84,7 +89,7 @@ export interface PortalDeps {
   accounts: AccountsRepository;
   webhookEndpoints: WebhookEndpointService;
   events: EventService;
-  purchases: Pick<PurchaseService, 'get'>;
+  purchases: Pick<PurchaseService, 'get' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
   purchaseSearch: Pick<PurchaseSearchService, 'searchAsRoot'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
   audit: AuditRepository;
@@ -716,7 +721,8 @@ export function createPortal(
       for (const c of certificates.certificates) {
         qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
       }
-      send(ctx, 200, purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), { purchase, certificates, qr, mode }));
+      const canCancel = ctx.state.teammate!.portalRole === 'admin' && cancellableUnits(purchase).length > 0;
+      send(ctx, 200, purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), { purchase, certificates, qr, mode, canCancel }));
     } catch (err) {
       if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
       throw err;
@@ -728,6 +734,114 @@ export function createPortal(
     const entries = await deps.audit.list({ limit: 200, rootAccountId: ctx.state.teammate!.rootAccountId });
     send(ctx, 200, auditPage(frame(ctx, 'Audit log', { active: 'audit' }), entries));
   });
+  // Cancelling covered units: a form, a preview (the API's cancellation quote), then the cancel at that quote's price.
+  const unitLabel = (i: PurchaseDetail['items'][number], u: PurchaseDetail['items'][number]['covered_units'][number]) =>
+    `${i.product_name}: ${u.local_label}`;
+  const cancellableUnits = (p: PurchaseDetail): CancellableUnit[] =>
+    p.status === 'refunded'
+      ? []
+      : p.items.flatMap((i) =>
+          i.covered_units.filter((u) => u.state === 'active' && !u.coverage_started).map((u) => ({ id: u.id, label: unitLabel(i, u) })),
+        );
+  const purchaseFor = async (ctx: Ctx, mode: KeyMode): Promise<PurchaseDetail | null> => {
+    try {
+      return await deps.purchases.get(viewOf(ctx, mode), idParam(ctx));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) {
+        notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
+        return null;
+      }
+      throw err;
+    }
+  };
+  pages.get('/purchases/:id/cancel', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    send(
+      ctx,
+      200,
+      cancelFormPage(frame(ctx, `Cancel covered units of purchase #${purchase.id}`, { active: 'purchases' }), {
+        purchaseId: purchase.id,
+        mode,
+        units: cancellableUnits(purchase),
+      }),
+    );
+  });
+  pages.post('/purchases/:id/cancel/preview', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const units = (Array.isArray(body.units) ? body.units : typeof body.units === 'string' ? [body.units] : []).map(String);
+    const requestedBy = ['agency', 'buyer', 'insurer'].includes(String(body.requested_by))
+      ? (String(body.requested_by) as 'agency')
+      : 'agency';
+    const reason = String(body.reason ?? '').trim();
+    const offered = cancellableUnits(purchase);
+    const again = (error: string) =>
+      send(
+        ctx,
+        400,
+        cancelFormPage(frame(ctx, `Cancel covered units of purchase #${purchase.id}`, { active: 'purchases' }), {
+          purchaseId: purchase.id,
+          mode,
+          units: offered,
+          error,
+          values: { units, requestedBy, reason },
+        }),
+      );
+    if (units.length === 0) return again('Choose at least one covered unit to cancel.');
+    if (!units.every((u) => offered.some((o) => String(o.id) === u))) return again('Choose covered units from the list.');
+    if (reason.length > 500) return again('The reason is at most 500 characters.');
+    try {
+      // A preview changes nothing but the stored quote (its price, held for a while): not an audited change.
+      const quote = await deps.purchases.quoteCancellation(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, {
+        covered_unit_ids: units.map(Number),
+        requested_by: requestedBy,
+        reason: reason || undefined,
+      });
+      const labels = new Map(purchase.items.flatMap((i) => i.covered_units.map((u) => [u.id, unitLabel(i, u)] as const)));
+      send(
+        ctx,
+        200,
+        cancelPreviewPage(frame(ctx, `Refund preview for purchase #${purchase.id}`, { active: 'purchases' }), { quote, mode, labels }),
+      );
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) return again(`No refund could be priced: ${err.message}.`);
+      throw err;
+    }
+  });
+  pages.post('/purchases/:id/cancel', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const quoteId = String((ctx.request.body as Record<string, unknown> | undefined)?.quote_id ?? '');
+    const back = `/portal/purchases/${purchase.id}?mode=${mode}`;
+    if (!/^cq_[0-9a-f]{24}$/.test(quoteId)) {
+      ctx.session!.flash = 'Nothing was cancelled: preview the refund first.';
+      return redirect(ctx, back);
+    }
+    try {
+      const c = await record(
+        ctx,
+        'cancel_purchase_units',
+        { kind: 'purchase', id: String(purchase.id) },
+        async () =>
+          deps.purchases.cancel(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, { quote_id: quoteId }),
+        (r) => ({ cancellation_id: r.id, quote_id: quoteId, status: r.status }),
+      );
+      ctx.session!.flash = `Cancellation ${c.id} is ${c.status}: the refund and the voiding of the certificates follow.`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      ctx.session!.flash = `Nothing was cancelled: ${err.message}.`;
+    }
+    redirect(ctx, back);
+  });
+
   const accountView = async (ctx: Ctx, form?: ReturnUrlsForm, status = 200) => {
     const id = ctx.state.teammate!.rootAccountId;
     const [profile, teammates] = await Promise.all([deps.accounts.findProfile(id), deps.accounts.listTeammates(id)]);

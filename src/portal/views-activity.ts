@@ -11,7 +11,7 @@ import type { WebhookEndpointRead } from '../webhook-endpoints/schemas';
 import type { DeliveryView } from '../events/service';
 import type { AgencyEvent } from '../events/types';
 import { AGENCY_EVENT_TYPES } from '../events/types';
-import type { PurchaseDetail } from '../purchases/schemas';
+import type { CancellationQuote, PurchaseDetail } from '../purchases/schemas';
 import type { PurchaseSearchResponse } from '../purchase-search/schemas';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import { formatMinorUnits } from '../payments/checkout-link-email';
@@ -305,7 +305,7 @@ export function purchasesPage(frame: Frame, data: { mode: KeyMode; q: string; re
 /** One purchase: amounts, timeline, covered units, and its certificates with their links and QR codes. */
 export function purchasePage(
   frame: Frame,
-  data: { purchase: PurchaseDetail; certificates: GetCertificatesResponse; qr: Map<string, string>; mode: KeyMode },
+  data: { purchase: PurchaseDetail; certificates: GetCertificatesResponse; qr: Map<string, string>; mode: KeyMode; canCancel: boolean },
 ): string {
   const { purchase: p, certificates: certs } = data;
   const money = (minor: number) => formatMinorUnits(minor, p.currency);
@@ -398,6 +398,108 @@ export function purchasePage(
           : null
       }
       ${certs.payment_zip_url ? html`<p><a href=${certs.payment_zip_url}>Download every certificate (zip)</a></p>` : null}
+      ${data.canCancel ? html`<p><a href=${`/portal/purchases/${p.id}/cancel?mode=${data.mode}`}>Cancel covered units…</a></p>` : null}
       <p><a href=${`/portal/purchases?mode=${data.mode}`}>Back to the ${data.mode} purchases</a></p>`,
+  );
+}
+
+/** A unit the cancel form offers: active and not started. */
+export interface CancellableUnit {
+  id: number;
+  label: string;
+}
+
+/** Step 1 of a cancellation: which units, who asks, why; then a preview of the refund. */
+export function cancelFormPage(
+  frame: Frame,
+  data: {
+    purchaseId: number;
+    mode: KeyMode;
+    units: CancellableUnit[];
+    error?: string;
+    values?: { units: string[]; requestedBy: string; reason: string };
+  },
+): string {
+  const values = data.values ?? { units: data.units.map((u) => String(u.id)), requestedBy: 'agency', reason: '' };
+  const action = `/portal/purchases/${data.purchaseId}/cancel/preview?mode=${data.mode}`;
+  return page(
+    frame,
+    data.units.length === 0
+      ? html`<p>No covered unit of this purchase can be cancelled: every one has started or is cancelled.</p>
+          <p><a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Back to the purchase</a></p>`
+      : html`<form method="post" action=${action} novalidate>
+          ${csrfField(frame.csrf)}
+          ${data.error ? html`<p class="alert" role="alert">${data.error}</p>` : null}
+          <fieldset>
+            <legend>Covered units to cancel</legend>
+            ${data.units.map(
+              (u) => html`<div>
+                <input type="checkbox" id=${`unit-${u.id}`} name="units" value=${String(u.id)} checked=${values.units.includes(String(u.id))} />
+                <label for=${`unit-${u.id}`} class="inline">${u.label}</label>
+              </div>`,
+            )}
+          </fieldset>
+          <label for="requested-by">Who asks</label>
+          <select id="requested-by" name="requested_by">
+            ${(['agency', 'buyer', 'insurer'] as const).map((r) => html`<option value=${r} selected=${values.requestedBy === r}>${r}</option>`)}
+          </select>
+          ${field({ id: 'cancel-reason', name: 'reason', label: 'Reason', value: values.reason, maxlength: 500 })}
+          <button type="submit">Preview the refund</button>
+          <a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Keep the purchase as it is</a>
+        </form>`,
+  );
+}
+
+/** Step 2: the quote's refund, per unit, and the button that carries it out at that price. */
+export function cancelPreviewPage(frame: Frame, data: { quote: CancellationQuote; mode: KeyMode; labels: Map<number, string> }): string {
+  const q = data.quote;
+  const money = (minor: number) => formatMinorUnits(minor, q.currency);
+  return page(
+    frame,
+    html`<dl>
+        <dt>Refund</dt>
+        <dd><strong id="refund-total">${money(q.refund.total)}</strong> (premium ${money(q.refund.premium)}, platform fee ${money(q.refund.platform_fee)}, tax ${money(q.refund.tax)})</dd>
+        <dt>Rule</dt>
+        <dd>${q.method.replace(/_/g, ' ')}</dd>
+        <dt>Takes effect</dt>
+        <dd>${when(q.effective_at)}</dd>
+        <dt>Ends the policy</dt>
+        <dd>${q.ends_policy ? 'yes: no covered unit stays active' : 'no: other units stay covered'}</dd>
+        <dt>This price holds until</dt>
+        <dd>${when(q.expires_at)}</dd>
+      </dl>
+      <div class="table-wrap" role="region" aria-label="Units cancelled" tabindex="0">
+        <table>
+          <caption>
+            The covered units cancelled and their certificates, voided once it is carried out
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Unit</th>
+              <th scope="col">Certificate</th>
+              <th scope="col">Premium</th>
+              <th scope="col">Earned</th>
+              <th scope="col">Refunded</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${q.covered_units.map(
+              (u) => html`<tr>
+                <td>${data.labels.get(u.covered_unit_id) ?? `unit ${u.covered_unit_id}`}</td>
+                <td>${u.certificate_number ?? '—'}</td>
+                <td>${money(u.premium)}</td>
+                <td>${money(u.earned)}</td>
+                <td>${money(u.refundable)}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      <form method="post" action=${`/portal/purchases/${q.purchase_id}/cancel?mode=${data.mode}`}>
+        ${csrfField(frame.csrf)}
+        <input type="hidden" name="quote_id" value=${q.id} />
+        <button type="submit" class="danger">Cancel these units and refund ${money(q.refund.total)}</button>
+        <a href=${`/portal/purchases/${q.purchase_id}?mode=${data.mode}`}>Keep the purchase as it is</a>
+      </form>`,
   );
 }

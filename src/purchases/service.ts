@@ -242,6 +242,16 @@ export function createPurchaseService(deps: {
       return { items: page.items.map(toPurchaseSummary), total: page.total };
     },
 
+    /**
+     * The principal of the API key that sold purchase `id`, seen from `view` (404 NOT_FOUND
+     * outside it): the agency portal changes a purchase as its selling key (a cancellation quote
+     * records a key, as the buyer's withdrawal page does) while its audit log names the teammate.
+     */
+    async sellingKeyOf(view: AccountView, id: number): Promise<Principal> {
+      const p = await owned(view, id);
+      return { apiKeyId: p.apiKeyId, rootAccountId: p.rootAccountId, mode: p.mode, agentId: null, platformFeeBps: null };
+    },
+
     /** One purchase in full; 404 outside the key's scope. */
     async get(principal: AccountView, id: number): Promise<PurchaseDetail> {
       await owned(principal, id);

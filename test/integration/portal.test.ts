@@ -441,6 +441,39 @@ describe('an admin', () => {
     await checkAxe(tab, 'purchase');
   });
 
+  test('cancels one covered day after previewing its refund; the refund and the cancellation follow', async () => {
+    // The purchase page of the previous test.
+    await Promise.all([tab.waitForNavigation(), tab.click('a[href$="/cancel?mode=test"]')]);
+    const purchaseId = Number(/purchases\/(\d+)\/cancel/.exec(tab.url())![1]);
+    const units = await tab.$$eval('input[name="units"]', (inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    expect(units).toHaveLength(2);
+    await checkAxe(tab, 'cancel-form');
+    // Nothing chosen: answered on the form.
+    for (const u of units) await tab.click(`#unit-${u}`);
+    const [none] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(none!.status()).toBe(400);
+    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe('Choose at least one covered unit to cancel.');
+    await tab.click(`#unit-${units[1]}`);
+    await tab.type('#cancel-reason', 'Second day called off');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    const shown = (await tab.$eval('#refund-total', (e) => e.textContent))!;
+    expect(shown).toMatch(/^\$\d+\.\d\d$/);
+    await checkAxe(tab, 'cancel-preview');
+    await Promise.all([tab.waitForNavigation(), tab.click('button.danger')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(/^Cancellation \d+ is (accepted|pending|completed): the refund/);
+    // Carried out by the purchase's workflow at the previewed price.
+    const done = (await eventually(async () => {
+      const res = await fetch(`${app.baseUrl}/api/v1/purchases/${purchaseId}`, { headers: { 'x-api-key': agency.key } });
+      const body = (await res.json()) as { data: { cancellations: { status: string; refund: { total: number }; reason: string }[] } };
+      return body.data.cancellations[0]?.status === 'completed' ? body.data : null;
+    }, 30_000))!;
+    expect(done.cancellations).toHaveLength(1);
+    expect(`$${(done.cancellations[0]!.refund.total / 100).toFixed(2)}`).toBe(shown);
+    expect(done.cancellations[0]!.reason).toBe('Second day called off');
+    const audit = await app.container.db('operator_audit_log').where({ actor: admin.email, action: 'cancel_purchase_units' }).first();
+    expect([audit.target_id, audit.outcome]).toEqual([String(purchaseId), 'succeeded']);
+  });
+
   test('signs out: the session is gone and the portal asks to sign in', async () => {
     await tab.goto(`${app.baseUrl}/portal/keys`);
     await Promise.all([tab.waitForNavigation(), tab.click('header button[type="submit"]')]);
