@@ -474,6 +474,41 @@ describe('an admin', () => {
     expect([audit.target_id, audit.outcome]).toEqual([String(purchaseId), 'succeeded']);
   });
 
+  test('is usable by keyboard and at a phone width (the width of a laptop at 400 % zoom): no page scrolls sideways', async () => {
+    await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
+    await tab.keyboard.press('Tab');
+    expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    // The focused element is drawn with a visible outline.
+    expect(await tab.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
+    await tab.keyboard.press('Enter');
+    expect(await tab.evaluate(() => document.activeElement?.id)).toBe('main');
+    // Every form control of the page is reached by Tab, in order.
+    const controls = await tab.$$eval('main input:not([type="hidden"]), main select, main button, main a[href]', (els) => els.length);
+    const reached = new Set<string>();
+    for (let i = 0; i < controls + 5; i++) {
+      await tab.keyboard.press('Tab');
+      reached.add(await tab.evaluate(() => document.activeElement!.outerHTML.slice(0, 120)));
+    }
+    expect(reached.size).toBeGreaterThanOrEqual(controls);
+    await tab.setViewport({ width: 320, height: 640 });
+    try {
+      for (const path of [
+        '/portal/keys?mode=test',
+        '/portal/webhooks?mode=test',
+        '/portal/purchases?mode=test',
+        '/portal/audit',
+        '/portal/account',
+      ]) {
+        await tab.goto(`${app.baseUrl}${path}`);
+        const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect([path, overflow]).toEqual([path, 0]);
+      }
+      await checkAxe(tab, 'account-phone');
+    } finally {
+      await tab.setViewport({ width: 800, height: 600 });
+    }
+  });
+
   test('signs out: the session is gone and the portal asks to sign in', async () => {
     await tab.goto(`${app.baseUrl}/portal/keys`);
     await Promise.all([tab.waitForNavigation(), tab.click('header button[type="submit"]')]);
