@@ -46,6 +46,7 @@ button,.button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px sol
 button.secondary{background:#fff;color:#0b4fb0}
 button.danger{background:#a4000f;border-color:#a4000f}
 td button{margin-top:0}
+form > a{margin-left:1rem;display:inline-block;margin-top:.75rem}
 .copy{display:none}
 .js .copy{display:inline-block}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;background:#fff;border:1px solid #c9ccd1;padding:1rem;border-radius:4px}
