@@ -218,6 +218,19 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
+  const endorsements = createEndorsementService({
+    purchases,
+    holders: createCertificateHoldersRepository(db),
+    certificates: createCertificatesRepository(db),
+    endorsements: createEndorsementsRepository(db),
+    workflows: purchaseWorkflows,
+  });
+  const certificateHolders = createCertificateHolderService({
+    purchases,
+    holders: createCertificateHoldersRepository(db),
+    certificates: createCertificatesRepository(db),
+    workflows: purchaseWorkflows,
+  });
   const webhookEndpoints = createWebhookEndpointService({ repo: endpoints });
   const agencyEvents = createEventService({
     events: createEventsRepository(db),
@@ -257,23 +270,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       productRoutes(products),
       purchaseRoutes(purchaseService),
       proofEmailStatusRoutes(proofOfCoverage),
-      endorsementRoutes(
-        createEndorsementService({
-          purchases,
-          holders: createCertificateHoldersRepository(db),
-          certificates: createCertificatesRepository(db),
-          endorsements: createEndorsementsRepository(db),
-          workflows: purchaseWorkflows,
-        }),
-      ),
-      certificateHolderRoutes(
-        createCertificateHolderService({
-          purchases,
-          holders: createCertificateHoldersRepository(db),
-          certificates: createCertificatesRepository(db),
-          workflows: purchaseWorkflows,
-        }),
-      ),
+      endorsementRoutes(endorsements),
+      certificateHolderRoutes(certificateHolders),
       bulkCancellationRoutes(
         createBulkCancellationService({
           repo: createBulkCancellationsRepository(db),
@@ -336,6 +334,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           webhookEndpoints,
           events: agencyEvents,
           purchases: purchaseService,
+          certificateHolders,
+          endorsements,
           purchaseSearch,
           certificates,
           audit: createAuditRepository(db),

@@ -16,7 +16,9 @@
  *                                     GET+POST …/{id}/delete (admin)
  *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin)
  *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR);
- *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote), POST …/{id}/cancel (admin)
+ *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote), POST …/{id}/cancel;
+ *                                     GET …/{id}/holders/new, POST …/{id}/holders; GET …/{id}/endorse,
+ *                                     POST …/{id}/endorse/preview (the endorsement quote), POST …/{id}/endorse (admin)
  *   GET  /portal/audit                the account's audit log
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;
  *   POST /portal/account/return-urls, POST /portal/teammates/{id}/role (admin; the last admin stays one)
@@ -55,6 +57,10 @@ import {
   webhooksPage,
   cancelFormPage,
   cancelPreviewPage,
+  endorseFormPage,
+  endorsePreviewPage,
+  holderFormPage,
+  type HolderForm,
   type CancellableUnit,
   type EndpointForm,
 } from './views-activity';
@@ -63,6 +69,10 @@ import type { WebhookEndpointService } from '../webhook-endpoints/service';
 import type { EventService } from '../events/service';
 import type { PurchaseService } from '../purchases/service';
 import type { PurchaseDetail } from '../purchases/schemas';
+import type { CertificateHolderService } from '../certificate-holders/service';
+import type { EndorsementService } from '../endorsements/service';
+import { CreateCertificateHolderRequest } from '../certificate-holders/schemas';
+import { EndorsementQuoteRequest } from '../endorsements/schemas';
 import type { PurchaseSearchService } from '../purchase-search/service';
 import type { CertificateService } from '../certificates/service';
 import { audited } from '../audit/audited';
@@ -90,6 +100,8 @@ export interface PortalDeps {
   webhookEndpoints: WebhookEndpointService;
   events: EventService;
   purchases: Pick<PurchaseService, 'get' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
+  certificateHolders: Pick<CertificateHolderService, 'list' | 'add'>;
+  endorsements: Pick<EndorsementService, 'quote' | 'endorse'>;
   purchaseSearch: Pick<PurchaseSearchService, 'searchAsRoot'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
   audit: AuditRepository;
@@ -721,8 +733,22 @@ export function createPortal(
       for (const c of certificates.certificates) {
         qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
       }
-      const canCancel = ctx.state.teammate!.portalRole === 'admin' && cancellableUnits(purchase).length > 0;
-      send(ctx, 200, purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), { purchase, certificates, qr, mode, canCancel }));
+      const admin = ctx.state.teammate!.portalRole === 'admin';
+      const inForce = ['issued', 'paid', 'awaiting_certificates'].includes(purchase.status);
+      const holders = await deps.certificateHolders.list(await deps.purchases.sellingKeyOf(view, id), id);
+      send(
+        ctx,
+        200,
+        purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), {
+          purchase,
+          certificates,
+          qr,
+          mode,
+          holders,
+          canChange: admin && inForce,
+          canCancel: admin && cancellableUnits(purchase).length > 0,
+        }),
+      );
     } catch (err) {
       if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
       throw err;
@@ -838,6 +864,190 @@ export function createPortal(
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       ctx.session!.flash = `Nothing was cancelled: ${err.message}.`;
+    }
+    redirect(ctx, back);
+  });
+
+  // Certificate holders and endorsements, as the API's services do them, for the purchase's selling key.
+  const activeUnits = (p: PurchaseDetail): CancellableUnit[] =>
+    p.items.flatMap((i) => i.covered_units.filter((u) => u.state === 'active').map((u) => ({ id: u.id, label: unitLabel(i, u) })));
+  const holderView = (ctx: Ctx, p: PurchaseDetail, mode: KeyMode, form: HolderForm, status = 200) =>
+    send(
+      ctx,
+      status,
+      holderFormPage(frame(ctx, `Add a certificate holder to purchase #${p.id}`, { active: 'purchases' }), {
+        purchaseId: p.id,
+        mode,
+        units: activeUnits(p),
+        form,
+      }),
+    );
+  pages.get('/purchases/:id/holders/new', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (purchase) holderView(ctx, purchase, mode, { values: { country: 'US' }, errors: {} });
+  });
+  pages.post('/purchases/:id/holders', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const names = ['name', 'line1', 'line2', 'city', 'region', 'postal_code', 'country', 'email', 'description_of_operations'];
+    const flags = ['additional_insured', 'waiver_of_subrogation', 'notify_on_cancellation'];
+    const values: Record<string, string> = {};
+    for (const n of [...names, ...flags]) values[n] = typeof body[n] === 'string' ? (body[n] as string).trim() : '';
+    const opt = (v: string) => (v === '' ? undefined : v);
+    const parsed = CreateCertificateHolderRequest.safeParse({
+      name: values.name,
+      address: {
+        line1: values.line1,
+        line2: opt(values.line2!),
+        city: values.city,
+        region: values.region,
+        postal_code: values.postal_code,
+        country: values.country!.toUpperCase(),
+      },
+      email: opt(values.email!),
+      description_of_operations: opt(values.description_of_operations!),
+      additional_insured: values.additional_insured === 'yes',
+      waiver_of_subrogation: values.waiver_of_subrogation === 'yes',
+      notify_on_cancellation: values.notify_on_cancellation === 'yes',
+    });
+    if (!parsed.success) {
+      const required: Record<string, string> = {
+        name: 'Enter the name.',
+        line1: 'Enter the first address line.',
+        city: 'Enter the city.',
+        region: 'Enter the state or region.',
+        postal_code: 'Enter the postal code.',
+      };
+      const errors: Record<string, string> = {};
+      for (const issue of parsed.error.issues) {
+        const at = String(issue.path[issue.path.length - 1] ?? 'name');
+        errors[at] ??=
+          values[at] === '' && required[at] ? required[at] : `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
+      }
+      return holderView(ctx, purchase, mode, { values, errors }, 400);
+    }
+    try {
+      const holder = await record(
+        ctx,
+        'add_certificate_holder',
+        { kind: 'purchase', id: String(purchase.id) },
+        async () =>
+          deps.certificateHolders.add(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, parsed.data),
+        (h) => ({ certificate_holder_id: h.id, certificates: h.certificates.length }),
+      );
+      ctx.session!.flash = `${holder.name} is added: ${holder.certificates.length} certificate${holder.certificates.length === 1 ? ' is' : 's are'} being issued.`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return holderView(ctx, purchase, mode, { values, errors: {}, formError: `The holder was not added: ${err.message}.` }, 400);
+    }
+    redirect(ctx, `/portal/purchases/${purchase.id}?mode=${mode}`);
+  });
+
+  const notStartedDays = (p: PurchaseDetail): CancellableUnit[] =>
+    p.items.flatMap((i) =>
+      i.covered_units
+        .filter((u) => u.kind === 'day' && u.state === 'active' && !u.coverage_started)
+        .map((u) => ({ id: u.id, label: unitLabel(i, u) })),
+    );
+  const endorseView = (
+    ctx: Ctx,
+    p: PurchaseDetail,
+    mode: KeyMode,
+    values: Record<string, string>,
+    errors: Record<string, string>,
+    formError?: string,
+  ) =>
+    send(
+      ctx,
+      formError || Object.keys(errors).length ? 400 : 200,
+      endorseFormPage(frame(ctx, `Change purchase #${p.id}`, { active: 'purchases' }), {
+        purchaseId: p.id,
+        mode,
+        days: notStartedDays(p),
+        values,
+        errors,
+        formError,
+      }),
+    );
+  pages.get('/purchases/:id/endorse', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (purchase) endorseView(ctx, purchase, mode, {}, {});
+  });
+  pages.post('/purchases/:id/endorse/preview', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const values = {
+      named_insured: String(body.named_insured ?? '').trim(),
+      covered_unit_id: String(body.covered_unit_id ?? ''),
+      start_date: String(body.start_date ?? '').trim(),
+    };
+    const errors: Record<string, string> = {};
+    const changes: unknown[] = [];
+    if (values.named_insured) changes.push({ type: 'named_insured', name: values.named_insured });
+    if (values.covered_unit_id) {
+      if (!notStartedDays(purchase).some((d) => String(d.id) === values.covered_unit_id)) errors.start_date = 'Choose a day from the list.';
+      else if (!values.start_date) errors.start_date = 'Enter the new date.';
+      else changes.push({ type: 'move_covered_unit', covered_unit_id: Number(values.covered_unit_id), start_date: values.start_date });
+    }
+    if (Object.keys(errors).length) return endorseView(ctx, purchase, mode, values, errors);
+    if (changes.length === 0) return endorseView(ctx, purchase, mode, values, {}, 'Nothing to change: correct the name or move a day.');
+    const parsed = EndorsementQuoteRequest.safeParse({ changes });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const at = issue.path.includes('name') ? 'named_insured' : 'start_date';
+        errors[at] ??= `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
+      }
+      return endorseView(ctx, purchase, mode, values, errors);
+    }
+    try {
+      const quote = await deps.endorsements.quote(
+        await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id),
+        purchase.id,
+        parsed.data,
+      );
+      send(
+        ctx,
+        200,
+        endorsePreviewPage(frame(ctx, `Preview of the change to purchase #${purchase.id}`, { active: 'purchases' }), { quote, mode }),
+      );
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return endorseView(ctx, purchase, mode, values, {}, `The change cannot be made: ${err.message}.`);
+    }
+  });
+  pages.post('/purchases/:id/endorse', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as Ctx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const quoteId = String((ctx.request.body as Record<string, unknown> | undefined)?.quote_id ?? '');
+    const back = `/portal/purchases/${purchase.id}?mode=${mode}`;
+    if (!/^eq_[0-9a-f]{24}$/.test(quoteId)) {
+      ctx.session!.flash = 'Nothing was changed: preview the change first.';
+      return redirect(ctx, back);
+    }
+    try {
+      const e = await record(
+        ctx,
+        'endorse_purchase',
+        { kind: 'purchase', id: String(purchase.id) },
+        async () => deps.endorsements.endorse(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, quoteId),
+        (r) => ({ quote_id: r.id, status: r.status, reissues: r.reissues.length }),
+      );
+      ctx.session!.flash = `The change is applied: ${e.reissues.length} certificate${e.reissues.length === 1 ? ' is' : 's are'} reissued as a new version.`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      ctx.session!.flash = `Nothing was changed: ${err.message}.`;
     }
     redirect(ctx, back);
   });

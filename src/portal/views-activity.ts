@@ -12,6 +12,8 @@ import type { DeliveryView } from '../events/service';
 import type { AgencyEvent } from '../events/types';
 import { AGENCY_EVENT_TYPES } from '../events/types';
 import type { CancellationQuote, PurchaseDetail } from '../purchases/schemas';
+import type { Endorsement } from '../endorsements/schemas';
+import type { CertificateHolder } from '../certificate-holders/schemas';
 import type { PurchaseSearchResponse } from '../purchase-search/schemas';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import { formatMinorUnits } from '../payments/checkout-link-email';
@@ -305,7 +307,16 @@ export function purchasesPage(frame: Frame, data: { mode: KeyMode; q: string; re
 /** One purchase: amounts, timeline, covered units, and its certificates with their links and QR codes. */
 export function purchasePage(
   frame: Frame,
-  data: { purchase: PurchaseDetail; certificates: GetCertificatesResponse; qr: Map<string, string>; mode: KeyMode; canCancel: boolean },
+  data: {
+    purchase: PurchaseDetail;
+    certificates: GetCertificatesResponse;
+    qr: Map<string, string>;
+    mode: KeyMode;
+    holders: CertificateHolder[];
+    /** An admin and a purchase in force: holders and endorsements may be asked for. */
+    canChange: boolean;
+    canCancel: boolean;
+  },
 ): string {
   const { purchase: p, certificates: certs } = data;
   const money = (minor: number) => formatMinorUnits(minor, p.currency);
@@ -398,7 +409,25 @@ export function purchasePage(
           : null
       }
       ${certs.payment_zip_url ? html`<p><a href=${certs.payment_zip_url}>Download every certificate (zip)</a></p>` : null}
-      ${data.canCancel ? html`<p><a href=${`/portal/purchases/${p.id}/cancel?mode=${data.mode}`}>Cancel covered units…</a></p>` : null}
+      <h2>Certificate holders</h2>
+      <ul>
+        ${data.holders.map(
+          (h) =>
+            html`<li>
+              ${h.name}${h.additional_insured ? ' (additional insured)' : ''}${h.waiver_of_subrogation ? ' (waiver of subrogation)' : ''}: ${h.status},
+              ${h.certificates.length} certificate${h.certificates.length === 1 ? '' : 's'}
+            </li>`,
+        )}
+      </ul>
+      ${
+        data.canChange
+          ? html`<ul>
+            <li><a href=${`/portal/purchases/${p.id}/holders/new?mode=${data.mode}`}>Add a certificate holder…</a></li>
+            <li><a href=${`/portal/purchases/${p.id}/endorse?mode=${data.mode}`}>Change the policy (endorsement)…</a></li>
+            ${data.canCancel ? html`<li><a href=${`/portal/purchases/${p.id}/cancel?mode=${data.mode}`}>Cancel covered units…</a></li>` : null}
+          </ul>`
+          : null
+      }
       <p><a href=${`/portal/purchases?mode=${data.mode}`}>Back to the ${data.mode} purchases</a></p>`,
   );
 }
@@ -500,6 +529,141 @@ export function cancelPreviewPage(frame: Frame, data: { quote: CancellationQuote
         <input type="hidden" name="quote_id" value=${q.id} />
         <button type="submit" class="danger">Cancel these units and refund ${money(q.refund.total)}</button>
         <a href=${`/portal/purchases/${q.purchase_id}?mode=${data.mode}`}>Keep the purchase as it is</a>
+      </form>`,
+  );
+}
+
+/** The add-holder form's values (as typed) and what was wrong with them, by field name. */
+export interface HolderForm {
+  values: Record<string, string>;
+  errors: Record<string, string>;
+  formError?: string;
+}
+
+/** Adding a certificate holder: who, where, the endorsement marks; lists the certificates it will get. */
+export function holderFormPage(
+  frame: Frame,
+  data: { purchaseId: number; mode: KeyMode; units: CancellableUnit[]; form: HolderForm },
+): string {
+  const { form } = data;
+  const f = (id: string, name: string, label: string, extra: Partial<Parameters<typeof field>[0]> = {}) =>
+    field({ id: `holder-${id}`, name, label, value: form.values[name] ?? '', error: form.errors[name], ...extra });
+  const check = (name: string, label: string) =>
+    html`<div>
+      <input type="checkbox" id=${`holder-${name}`} name=${name} value="yes" checked=${form.values[name] === 'yes'} />
+      <label for=${`holder-${name}`} class="inline">${label}</label>
+    </div>`;
+  return page(
+    frame,
+    html`<p>
+        The holder gets a certificate for each covered unit still active, at no charge:
+        ${data.units.length ? data.units.map((u) => u.label).join('; ') : 'none at the moment'}.
+      </p>
+      <form method="post" action=${`/portal/purchases/${data.purchaseId}/holders?mode=${data.mode}`} novalidate>
+        ${csrfField(frame.csrf)} ${form.formError ? html`<p class="alert" role="alert">${form.formError}</p>` : null}
+        <fieldset>
+          <legend>Certificate holder</legend>
+          ${f('name', 'name', 'Name', { required: true, maxlength: 200 })} ${f('line1', 'line1', 'Address line 1', { required: true })}
+          ${f('line2', 'line2', 'Address line 2')} ${f('city', 'city', 'City', { required: true })}
+          ${f('region', 'region', 'State or region', { required: true })} ${f('postal', 'postal_code', 'Postal code', { required: true })}
+          ${f('country', 'country', 'Country', { required: true, hint: 'Two letters, such as US.', maxlength: 2 })}
+          ${f('email', 'email', 'Email', { type: 'email', hint: 'Where their certificates may be emailed; never printed.' })}
+          ${f('description', 'description_of_operations', 'Description of operations', {
+            hint: 'Printed on their certificates. Empty: the product and the covered dates.',
+          })}
+          ${check('additional_insured', 'Additional insured')} ${check('waiver_of_subrogation', 'Waiver of subrogation')}
+          ${check('notify_on_cancellation', 'Tell the holder (at the email) if the policy is cancelled')}
+        </fieldset>
+        <button type="submit">Add the holder</button>
+        <a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Back to the purchase</a>
+      </form>`,
+  );
+}
+
+/** An endorsement: correct the named insured, or move a day not started to another date; then a preview. */
+export function endorseFormPage(
+  frame: Frame,
+  data: {
+    purchaseId: number;
+    mode: KeyMode;
+    days: CancellableUnit[];
+    values: Record<string, string>;
+    errors: Record<string, string>;
+    formError?: string;
+  },
+): string {
+  const { values, errors } = data;
+  return page(
+    frame,
+    html`<form method="post" action=${`/portal/purchases/${data.purchaseId}/endorse/preview?mode=${data.mode}`} novalidate>
+      ${csrfField(frame.csrf)} ${data.formError ? html`<p class="alert" role="alert">${data.formError}</p>` : null}
+      <fieldset>
+        <legend>Named insured</legend>
+        ${field({
+          id: 'endorse-name',
+          name: 'named_insured',
+          label: 'Corrected name',
+          hint: 'Leave empty to keep the name as it is.',
+          value: values.named_insured ?? '',
+          error: errors.named_insured,
+          maxlength: 200,
+        })}
+      </fieldset>
+      ${
+        data.days.length
+          ? html`<fieldset>
+            <legend>Move a covered day</legend>
+            <label for="endorse-unit">Day</label>
+            <select id="endorse-unit" name="covered_unit_id">
+              <option value="">No day moves</option>
+              ${data.days.map((d) => html`<option value=${String(d.id)} selected=${values.covered_unit_id === String(d.id)}>${d.label}</option>`)}
+            </select>
+            ${field({
+              id: 'endorse-date',
+              name: 'start_date',
+              label: 'New date',
+              type: 'date',
+              value: values.start_date ?? '',
+              error: errors.start_date,
+            })}
+          </fieldset>`
+          : null
+      }
+      <button type="submit">Preview the change</button>
+      <a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Keep the policy as it is</a>
+    </form>`,
+  );
+}
+
+/** The endorsement quote: what changes, the premium difference, the certificates reissued; then apply. */
+export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mode: KeyMode }): string {
+  const q = data.quote;
+  const money = (minor: number) => formatMinorUnits(minor, q.currency);
+  const describe = (c: Endorsement['changes'][number]) =>
+    c.type === 'named_insured'
+      ? `Named insured becomes ${c.name}`
+      : c.type === 'move_covered_unit'
+        ? `Covered unit ${c.covered_unit_id} moves${c.start_date ? ` to ${c.start_date}` : ''}`
+        : `Description of operations of holder ${c.certificate_holder_id} changes`;
+  return page(
+    frame,
+    html`<ul>
+        ${q.changes.map((c) => html`<li>${describe(c)}</li>`)}
+      </ul>
+      <dl>
+        <dt>Premium difference</dt>
+        <dd id="premium-difference">${money(q.premium_difference)}</dd>
+        <dt>Total difference</dt>
+        <dd>${money(q.total_difference)}</dd>
+        <dt>New total</dt>
+        <dd>${money(q.new_amount_total)}</dd>
+      </dl>
+      <p>Certificates reissued as a new version: ${q.reissues.map((r) => r.certificate_number).join(', ') || 'none'}.</p>
+      <form method="post" action=${`/portal/purchases/${q.purchase_id}/endorse?mode=${data.mode}`}>
+        ${csrfField(frame.csrf)}
+        <input type="hidden" name="quote_id" value=${q.id} />
+        <button type="submit">Apply the change</button>
+        <a href=${`/portal/purchases/${q.purchase_id}?mode=${data.mode}`}>Keep the policy as it is</a>
       </form>`,
   );
 }

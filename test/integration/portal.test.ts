@@ -474,6 +474,67 @@ describe('an admin', () => {
     expect([audit.target_id, audit.outcome]).toEqual([String(purchaseId), 'succeeded']);
   });
 
+  test('adds a certificate holder and corrects the named insured through a previewed endorsement', async () => {
+    const purchaseUrl = tab.url(); // the purchase page the cancellation came back to
+    expect(purchaseUrl).toMatch(/\/portal\/purchases\/\d+\?mode=test$/);
+    const purchaseId = Number(/purchases\/(\d+)/.exec(purchaseUrl)![1]);
+    await Promise.all([tab.waitForNavigation(), tab.click('a[href*="/holders/new"]')]);
+    // Missing fields are answered next to each.
+    const [missing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(missing!.status()).toBe(400);
+    expect(await tab.$eval('#holder-name-error', (e) => e.textContent)).toBe('Enter the name.');
+    expect(await tab.$eval('#holder-line1-error', (e) => e.textContent)).toBe('Enter the first address line.');
+    await checkAxe(tab, 'holder-form');
+    await tab.type('#holder-name', 'Riverside Hall LLC');
+    await tab.type('#holder-line1', '200 River Rd');
+    await tab.type('#holder-city', 'Springfield');
+    await tab.type('#holder-region', 'IL');
+    await tab.type('#holder-postal', '62701');
+    await tab.click('#holder-additional_insured');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('Riverside Hall LLC is added: 1 certificate is being issued.');
+    const holders = async () =>
+      (
+        (await (
+          await fetch(`${app.baseUrl}/api/v1/purchases/${purchaseId}/certificate_holders`, { headers: { 'x-api-key': agency.key } })
+        ).json()) as {
+          data: { name: string; additional_insured: boolean; certificates: { status: string }[] }[];
+        }
+      ).data;
+    await eventually(
+      async () => ((await holders()).find((h) => h.name === 'Riverside Hall LLC')?.certificates[0]?.status === 'issued' ? true : null),
+      30_000,
+    );
+    expect((await holders()).find((h) => h.name === 'Riverside Hall LLC')!.additional_insured).toBe(true);
+
+    await tab.goto(purchaseUrl);
+    await Promise.all([tab.waitForNavigation(), tab.click('a[href*="/endorse?"]')]);
+    await checkAxe(tab, 'endorse-form');
+    const [nothing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(nothing!.status()).toBe(400);
+    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe('Nothing to change: correct the name or move a day.');
+    await tab.type('#endorse-name', 'Jordan Lee Events LLC');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('#premium-difference', (e) => e.textContent)).toBe('$0.00');
+    const reissued = await tab.$eval('main', (e) => /reissued as a new version: ([^.]+)\./.exec(e.textContent ?? '')?.[1] ?? '');
+    expect(reissued.split(', ').length).toBeGreaterThanOrEqual(1);
+    await checkAxe(tab, 'endorse-preview');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(
+      /^The change is applied: \d+ certificates? (is|are) reissued as a new version\.$/,
+    );
+    const actions = await app.container
+      .db('operator_audit_log')
+      .where({ actor: admin.email, target_kind: 'purchase', target_id: String(purchaseId) })
+      .orderBy('id')
+      .select('action', 'outcome');
+    expect(actions.map((a) => `${a.action} ${a.outcome}`)).toEqual([
+      'cancel_purchase_units succeeded',
+      'add_certificate_holder succeeded',
+      'endorse_purchase succeeded',
+    ]);
+  });
+
   test('is usable by keyboard and at a phone width (the width of a laptop at 400 % zoom): no page scrolls sideways', async () => {
     await tab.goto(`${app.baseUrl}/portal/keys?mode=test`);
     await tab.keyboard.press('Tab');
