@@ -79,6 +79,8 @@ const TEST_SECRETS: Record<string, string> = {
   TEMPORAL_CODEC_TOKEN: 'k8s-test-codec-token-0123456789',
   TEMPORAL_CODEC_UI_KEY: 'k8s-test-codec-ui-key-0123456789',
   SMTP_URL: 'smtps://user:pw@smtp.test:465',
+  PORTAL_OIDC_CLIENT_SECRET: 'k8s-test-portal-client-secret',
+  PORTAL_SESSION_KEYS: 'k8s-test-portal-session-key-0123456789abcdef',
   REDIS_URL: 'redis://:pw@redis.test:6379',
 };
 
