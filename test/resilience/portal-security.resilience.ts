@@ -278,6 +278,26 @@ test('a replayed authorization code signs nobody in, even inside a sign-in of it
   expect(seen(await attacker.request(`${app.baseUrl}/portal/keys`)).status).toBe(303);
 });
 
+test("an ID token whose nonce is not the sign-in's signs nobody in", async () => {
+  const client = new PortalClient();
+  let answer = await client.follow(`${app.baseUrl}/portal/sign-in`);
+  const action = /<form method="post" action="([^"]+)"/.exec(answer.text)![1]!;
+  answer = await client.request(new URL(action, answer.url).href, { email: users.adminA.email, password: users.adminA.password });
+  while (answer.location && !answer.location.startsWith(`${app.baseUrl}/portal/callback`)) answer = await client.request(answer.location);
+  const callback = answer.location!;
+  const state = new URL(callback).searchParams.get('state')!;
+  // The provider signed the nonce of this sign-in; the session now expects another one.
+  const changed = await app.container.db.raw(
+    `update portal_sessions set data = jsonb_set(data, '{pending,nonce}', '"tampered-nonce"') where data->'pending'->>'state' = ?`,
+    [state],
+  );
+  expect(changed.rowCount).toBe(1);
+  const refused = seen(await client.request(callback));
+  expect(refused.status).toBe(400);
+  expect(refused.text).toContain("The identity provider's answer was refused");
+  expect(seen(await client.request(`${app.baseUrl}/portal/keys`)).status).toBe(303);
+});
+
 test('next cannot lead off the portal', async () => {
   for (const next of ['https://evil.example/', '//evil.example/', '/portal/../../evil', 'javascript:alert(1)']) {
     const client = new PortalClient();
