@@ -17,7 +17,7 @@ import type { CertificateHolder } from '../certificate-holders/schemas';
 import type { PurchaseSearchResponse } from '../purchase-search/schemas';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import { formatMinorUnits } from '../payments/checkout-link-email';
-import { csrfField, field, page, utc, type Frame } from './views';
+import { confirmDeletePage, csrfField, field, page, utc, type Frame } from './views';
 
 const when = (iso: string | null | undefined) => (iso ? utc(new Date(iso)) : '—');
 
@@ -146,27 +146,14 @@ export function endpointCreatedPage(frame: Frame, endpoint: WebhookEndpointRead 
 /** Asks before deleting an endpoint. */
 export function deleteEndpointPage(frame: Frame, endpoint: WebhookEndpointRead, error?: string): string {
   const mode = endpoint.livemode ? 'live' : 'test';
-  return page(
-    frame,
-    html`<p>Deleting the endpoint <strong>${endpoint.url}</strong> stops every delivery to it, for good.</p>
-      <form method="post" action=${`/portal/webhooks/${endpoint.id}/delete?mode=${mode}`}>
-        ${csrfField(frame.csrf)}
-        <div>
-          <input
-            type="checkbox"
-            id="confirm-delete"
-            name="confirm"
-            value="yes"
-            aria-describedby=${error ? 'confirm-delete-error' : undefined}
-            aria-invalid=${error ? 'true' : undefined}
-          />
-          <label for="confirm-delete" class="inline">I understand that deleting the endpoint is permanent</label>
-          ${error ? html`<p class="field-error" id="confirm-delete-error">${error}</p>` : null}
-        </div>
-        <button type="submit" class="danger">Delete the endpoint</button>
-        <a href=${`/portal/webhooks?mode=${mode}`}>Keep it</a>
-      </form>`,
-  );
+  return confirmDeletePage(frame, {
+    what: 'endpoint',
+    name: endpoint.url,
+    lead: 'stops every delivery to it, for good.',
+    action: `/portal/webhooks/${endpoint.id}/delete?mode=${mode}`,
+    back: `/portal/webhooks?mode=${mode}`,
+    error,
+  });
 }
 
 /** The newest events of one mode. */

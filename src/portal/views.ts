@@ -301,12 +301,19 @@ export function issuedKeyPage(frame: Frame, key: IssuedKey, kind: 'created' | 'r
   );
 }
 
-/** Asks before deleting a key (permanent). */
-export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mode: KeyMode }, error?: string): string {
+/**
+ * Asks before deleting something for good: `lead` says what it stops; the form posts to
+ * `action` only with the confirmation box ticked (else `error` beside the box); `back` keeps it.
+ */
+export function confirmDeletePage(
+  frame: Frame,
+  data: { what: string; name: string; lead: string; action: string; back: string; error?: string },
+): string {
+  const { error } = data;
   return page(
     frame,
-    html`<p>Deleting key <strong>${key.name}</strong> stops every value of it at once, for good. Requests with it are refused.</p>
-      <form method="post" action=${`/portal/keys/${key.id}/delete`}>
+    html`<p>Deleting ${data.what} <strong>${data.name}</strong> ${data.lead}</p>
+      <form method="post" action=${data.action}>
         ${csrfField(frame.csrf)}
         <div>
           <input
@@ -317,13 +324,25 @@ export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mod
             aria-describedby=${error ? 'confirm-delete-error' : undefined}
             aria-invalid=${error ? 'true' : undefined}
           />
-          <label for="confirm-delete" class="inline">I understand that deleting the key is permanent</label>
+          <label for="confirm-delete" class="inline">I understand that deleting the ${data.what} is permanent</label>
           ${error ? html`<p class="field-error" id="confirm-delete-error">${error}</p>` : null}
         </div>
-        <button type="submit" class="danger">Delete the key</button>
-        <a href=${`/portal/keys?mode=${key.mode}`}>Keep it</a>
+        <button type="submit" class="danger">Delete the ${data.what}</button>
+        <a href=${data.back}>Keep it</a>
       </form>`,
   );
+}
+
+/** Asks before deleting a key (permanent). */
+export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mode: KeyMode }, error?: string): string {
+  return confirmDeletePage(frame, {
+    what: 'key',
+    name: key.name,
+    lead: 'stops every value of it at once, for good. Requests with it are refused.',
+    action: `/portal/keys/${key.id}/delete`,
+    back: `/portal/keys?mode=${key.mode}`,
+    error,
+  });
 }
 
 /** What a change was made to: a created key by its new id, else the recorded target. */

@@ -1,0 +1,160 @@
+/**
+ * What every page of the agency portal shares: the services it calls (`PortalDeps`), its
+ * settings, the request context it sees (`PortalCtx`: the session, the signed-in teammate), and
+ * the helpers a page handler uses (`PortalKit`): the page frame, sending a page or a redirect,
+ * refusing a viewer, running a change on the audit log, the account view of a mode, the `:id`
+ * parameter and the 404 page of something this account does not have.
+ */
+import type Koa from 'koa';
+import type { AppState } from '../http/context';
+import type { AccountsRepository, Teammate } from '../accounts/repository';
+import type { AccountView, ApiKeyService } from '../api-keys/service';
+import type { KeyMode } from '../api-keys/secrets';
+import type { AuditRepository } from '../audit/repository';
+import type { WebhookEndpointService } from '../webhook-endpoints/service';
+import type { EventService } from '../events/service';
+import type { PurchaseService } from '../purchases/service';
+import type { CertificateHolderService } from '../certificate-holders/service';
+import type { EndorsementService } from '../endorsements/service';
+import type { PurchaseSearchService } from '../purchase-search/service';
+import type { CertificateService } from '../certificates/service';
+import { audited } from '../audit/audited';
+import { AppError } from '../shared/errors';
+import type { PortalSessionStore } from './session-store';
+import type { PendingSignIn, RelyingParty } from './oidc';
+import { messagePage, type Frame, type Viewer } from './views';
+
+/** The domain services the portal calls, in this process (the API's own). */
+export interface PortalDeps {
+  apiKeys: ApiKeyService;
+  accounts: AccountsRepository;
+  webhookEndpoints: WebhookEndpointService;
+  events: EventService;
+  purchases: Pick<PurchaseService, 'get' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
+  certificateHolders: Pick<CertificateHolderService, 'list' | 'add'>;
+  endorsements: Pick<EndorsementService, 'quote' | 'endorse'>;
+  purchaseSearch: Pick<PurchaseSearchService, 'searchAsRoot'>;
+  certificates: Pick<CertificateService, 'getCertificates'>;
+  audit: AuditRepository;
+  sessions: PortalSessionStore;
+  relyingParty: RelyingParty;
+}
+
+export interface PortalOptions {
+  /** Signing keys of the session cookie (the first signs). */
+  sessionKeys: string[];
+  idleMinutes: number;
+  absoluteHours: number;
+  /** The cookie is Secure (PUBLIC_BASE_URL is https; TLS may end at a proxy). */
+  secureCookie: boolean;
+  /** Hours an old key value keeps working after a rotation, unless the form says otherwise. */
+  defaultGraceHours: number;
+}
+
+/** What the portal keeps in a session. */
+export interface PortalSession {
+  teammateSub?: string;
+  signedInAt?: number;
+  idToken?: string;
+  pending?: PendingSignIn;
+  flash?: string;
+  secret?: string;
+}
+
+/** A portal request: koa-session's session, koa-csrf's token, the signed-in teammate. */
+export type PortalCtx = Koa.ParameterizedContext<AppState & { _csrf?: string; teammate?: Teammate; viewer?: Viewer }> & {
+  session: (PortalSession & { regenerate(): Promise<void> }) | null;
+};
+
+/** The data mode a page shows (`?mode=`): test unless it says live. */
+export const modeOf = (v: unknown): KeyMode => (v === 'live' ? 'live' : 'test');
+
+export interface PortalKit {
+  deps: PortalDeps;
+  options: PortalOptions;
+  /** The page frame: title, CSRF token, who is signed in, and the flash message (shown once). */
+  frame(ctx: PortalCtx, title: string, extra?: Partial<Frame>): Frame;
+  send(ctx: PortalCtx, status: number, body: string): void;
+  /** 303 to `to` (after a POST the browser GETs it). */
+  redirect(ctx: PortalCtx, to: string): void;
+  /** Refuses a viewer (403 page) before the handler runs. */
+  requireAdmin: Koa.Middleware<AppState>;
+  /** Runs `act` on the audit log as the signed-in teammate (actor kind `portal`, the client's address). */
+  record<T>(
+    ctx: PortalCtx,
+    action: string,
+    target: { kind: string; id: string | null },
+    act: () => Promise<T>,
+    details: (r: T) => Record<string, unknown>,
+  ): Promise<T>;
+  /** The signed-in teammate's account in `mode`, all teammates' data. */
+  viewOf(ctx: PortalCtx, mode: KeyMode): AccountView;
+  /** The `:id` route parameter as a number (0 when it is not one). */
+  idParam(ctx: PortalCtx): number;
+  /** The 404 page of a `what` this account does not have (another account's reads the same). */
+  notFoundPage(ctx: PortalCtx, what: string, back: string): void;
+}
+
+export function createPortalKit(deps: PortalDeps, options: PortalOptions): PortalKit {
+  const frame = (ctx: PortalCtx, title: string, extra: Partial<Frame> = {}): Frame => {
+    const flash = ctx.session?.flash ?? null;
+    if (ctx.session && flash) delete ctx.session.flash;
+    return { title, csrf: ctx.state._csrf ?? '', viewer: ctx.state.viewer, flash, ...extra };
+  };
+  const send = (ctx: PortalCtx, status: number, body: string) => {
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = body;
+  };
+  return {
+    deps,
+    options,
+    frame,
+    send,
+    redirect(ctx, to) {
+      ctx.status = 303;
+      ctx.redirect(to);
+    },
+    async requireAdmin(rawCtx, next) {
+      const ctx = rawCtx as unknown as PortalCtx;
+      if (ctx.state.teammate?.portalRole !== 'admin') {
+        return send(
+          ctx,
+          403,
+          messagePage(
+            frame(ctx, 'Not allowed'),
+            'Your role (viewer) can only read. Ask an admin of your account to make this change; nothing was changed.',
+            { href: '/portal/keys', label: 'Back to the API keys' },
+          ),
+        );
+      }
+      return next();
+    },
+    record(ctx, action, target, act, details) {
+      return audited(
+        deps.audit,
+        {
+          actorKind: 'portal',
+          actor: ctx.state.teammate!.email,
+          action,
+          targetKind: target.kind,
+          targetId: target.id,
+          rootAccountId: ctx.state.teammate!.rootAccountId,
+          reason: null,
+          clientAddress: ctx.ip,
+        },
+        act,
+        { details, isRefusal: (err) => err instanceof AppError },
+      ).then((r) => r.result);
+    },
+    viewOf: (ctx, mode) => ({ rootAccountId: ctx.state.teammate!.rootAccountId, mode, agentId: null }),
+    idParam: (ctx) => (/^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : 0),
+    notFoundPage(ctx, what, back) {
+      send(
+        ctx,
+        404,
+        messagePage(frame(ctx, `No such ${what}`), `This account has no such ${what} in this mode.`, { href: back, label: 'Back' }),
+      );
+    },
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * Webhook endpoints (add with the secret shown once, enable/disable, delete after confirming) and
+ * events (the newest; one event's deliveries and attempts; send again), through the API's
+ * services for the account in the page's mode.
+ */
+import type Router from '@koa/router';
+import type { AppState } from '../../http/context';
+import { modeOf, type PortalCtx, type PortalKit } from '../kit';
+import type { KeyMode } from '../../api-keys/secrets';
+import { AppError } from '../../shared/errors';
+import { CreateWebhookEndpointBody } from '../../webhook-endpoints/schemas';
+import {
+  deleteEndpointPage,
+  emptyEndpointForm,
+  endpointCreatedPage,
+  eventPage,
+  eventsPage,
+  webhooksPage,
+  type EndpointForm,
+} from '../views-activity';
+
+export function registerWebhookAndEventPages(pages: Router<AppState>, kit: PortalKit): void {
+  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, notFoundPage } = kit;
+  const webhooksView = async (ctx: PortalCtx, mode: KeyMode, form: EndpointForm, status = 200) => {
+    const { items } = await deps.webhookEndpoints.list(viewOf(ctx, mode), { pageSize: 100, pageIndex: 0 });
+    send(
+      ctx,
+      status,
+      webhooksPage(
+        frame(ctx, 'Webhook endpoints', { active: 'webhooks', modes: { current: mode, href: (m) => `/portal/webhooks?mode=${m}` } }),
+        {
+          endpoints: items,
+          mode,
+          canChange: ctx.state.teammate!.portalRole === 'admin',
+          form,
+        },
+      ),
+    );
+  };
+  pages.get('/webhooks', async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    await webhooksView(ctx, modeOf(ctx.query.mode), emptyEndpointForm());
+  });
+  pages.post('/webhooks', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
+    const form: EndpointForm = {
+      values: { url: String(body.url ?? '').trim(), description: String(body.description ?? '').trim(), events: list(body.events) },
+      errors: {},
+    };
+    const events = form.values.events.includes('*') ? ['*'] : form.values.events;
+    const parsed = CreateWebhookEndpointBody.safeParse({
+      url: form.values.url,
+      enabled_events: events,
+      description: form.values.description,
+    });
+    if (!form.values.url) form.errors.url = 'Enter the URL events are sent to.';
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const at = issue.path[0] === 'enabled_events' ? 'events' : issue.path[0];
+        if (at === 'url') form.errors.url ??= 'The URL is at most 2048 characters.';
+        if (at === 'events')
+          form.errors.events = events.length ? 'Choose event types from the list.' : 'Choose at least one event type, or all events.';
+        if (at === 'description') form.errors.description = 'The description is at most 500 characters.';
+      }
+    }
+    if (!parsed.success || Object.keys(form.errors).length) return webhooksView(ctx, mode, form, 400);
+    try {
+      const created = await record(
+        ctx,
+        'create_webhook_endpoint',
+        { kind: 'root_account', id: String(ctx.state.teammate!.rootAccountId) },
+        () => deps.webhookEndpoints.create(viewOf(ctx, mode), parsed.data),
+        (e) => ({ webhook_endpoint_id: e.id, url: e.url, mode, enabled_events: e.enabled_events }),
+      );
+      ctx.set('Cache-Control', 'no-store');
+      send(ctx, 201, endpointCreatedPage(frame(ctx, 'Endpoint added', { active: 'webhooks' }), created));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const urlProblem = err.details?.find((d) => d.path === 'url')?.message;
+      if (urlProblem) form.errors.url = `This URL cannot be used: ${urlProblem}.`;
+      else form.formError = `The endpoint was not added: ${err.message}.`;
+      return webhooksView(ctx, mode, form, 400);
+    }
+  });
+  for (const action of ['enable', 'disable'] as const) {
+    pages.post(`/webhooks/:id/${action}`, requireAdmin, async (rawCtx) => {
+      const ctx = rawCtx as unknown as PortalCtx;
+      const mode = modeOf(ctx.query.mode);
+      const id = idParam(ctx);
+      try {
+        const e = await record(
+          ctx,
+          `${action}_webhook_endpoint`,
+          { kind: 'webhook_endpoint', id: String(id) },
+          () => deps.webhookEndpoints.update(viewOf(ctx, mode), id, { disabled: action === 'disable' }),
+          (r) => ({ status: r.status }),
+        );
+        ctx.session!.flash = `Endpoint ${e.url} is now ${e.status}.`;
+      } catch (err) {
+        if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`);
+        throw err;
+      }
+      redirect(ctx, `/portal/webhooks?mode=${mode}`);
+    });
+  }
+  const ownEndpoint = async (ctx: PortalCtx, mode: KeyMode) => {
+    try {
+      return await deps.webhookEndpoints.get(viewOf(ctx, mode), idParam(ctx));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) {
+        notFoundPage(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`);
+        return null;
+      }
+      throw err;
+    }
+  };
+  pages.get('/webhooks/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const endpoint = await ownEndpoint(ctx, modeOf(ctx.query.mode));
+    if (endpoint) send(ctx, 200, deleteEndpointPage(frame(ctx, 'Delete the endpoint?', { active: 'webhooks' }), endpoint));
+  });
+  pages.post('/webhooks/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const endpoint = await ownEndpoint(ctx, mode);
+    if (!endpoint) return;
+    if ((ctx.request.body as Record<string, unknown> | undefined)?.confirm !== 'yes') {
+      return send(
+        ctx,
+        400,
+        deleteEndpointPage(
+          frame(ctx, 'Delete the endpoint?', { active: 'webhooks' }),
+          endpoint,
+          'Tick the box to confirm, or keep the endpoint.',
+        ),
+      );
+    }
+    await record(
+      ctx,
+      'delete_webhook_endpoint',
+      { kind: 'webhook_endpoint', id: String(endpoint.id) },
+      () => deps.webhookEndpoints.delete(viewOf(ctx, mode), endpoint.id),
+      () => ({ url: endpoint.url }),
+    );
+    ctx.session!.flash = `Endpoint ${endpoint.url} is deleted.`;
+    redirect(ctx, `/portal/webhooks?mode=${mode}`);
+  });
+
+  pages.get('/events', async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const { items, total } = await deps.events.list(viewOf(ctx, mode), { pageSize: 50, pageIndex: 0 });
+    send(
+      ctx,
+      200,
+      eventsPage(frame(ctx, 'Events', { active: 'events', modes: { current: mode, href: (m) => `/portal/events?mode=${m}` } }), {
+        events: items,
+        mode,
+        total,
+      }),
+    );
+  });
+  pages.get('/events/:id', async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    try {
+      const event = await deps.events.get(viewOf(ctx, mode), String(ctx.params.id));
+      send(
+        ctx,
+        200,
+        eventPage(frame(ctx, `Event ${event.type}`, { active: 'events' }), {
+          event,
+          mode,
+          canChange: ctx.state.teammate!.portalRole === 'admin',
+        }),
+      );
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'event', `/portal/events?mode=${mode}`);
+      throw err;
+    }
+  });
+  pages.post('/events/:id/resend', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const id = String(ctx.params.id);
+    try {
+      const r = await record(
+        ctx,
+        'resend_event',
+        { kind: 'event', id },
+        () => deps.events.resend(viewOf(ctx, mode), id),
+        (x) => ({ deliveries: x.deliveries.length }),
+      );
+      ctx.session!.flash = r.deliveries.length
+        ? `The event is being sent again to ${r.deliveries.length} endpoint${r.deliveries.length === 1 ? '' : 's'}.`
+        : 'No endpoint takes this event: nothing was sent.';
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'event', `/portal/events?mode=${mode}`);
+      throw err;
+    }
+    redirect(ctx, `/portal/events/${id}?mode=${mode}`);
+  });
+}

@@ -1,0 +1,196 @@
+/**
+ * The API keys pages: the keys of a mode with their values' prefixes and expiry; create (the
+ * value shown once), rotate (a chosen grace), freeze, unfreeze, delete after confirming (admin).
+ * Another account's key reads as absent.
+ */
+import type Router from '@koa/router';
+import type { AppState } from '../../http/context';
+import { modeOf, type PortalCtx, type PortalKit } from '../kit';
+import type { KeyMode } from '../../api-keys/secrets';
+import { AppError } from '../../shared/errors';
+import type { CreateKeyInput } from '../../api-keys/service';
+import { deleteKeyPage, emptyCreateKeyForm, issuedKeyPage, keysPage, messagePage, type CreateKeyForm } from '../views';
+
+export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void {
+  const { deps, options, frame, send, redirect, requireAdmin, record } = kit;
+  /** The key with this id if it is the signed-in account's, else a 404 page (another account's key looks absent). */
+  const ownKey = async (ctx: PortalCtx) => {
+    const id = /^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : NaN;
+    const key = Number.isFinite(id) ? await deps.apiKeys.get(id) : null;
+    if (!key || key.rootAccountId !== ctx.state.teammate!.rootAccountId) {
+      send(
+        ctx,
+        404,
+        messagePage(frame(ctx, 'No such key'), 'This account has no such API key.', {
+          href: '/portal/keys',
+          label: 'Back to the API keys',
+        }),
+      );
+      return null;
+    }
+    return key;
+  };
+
+  const keysView = async (ctx: PortalCtx, mode: KeyMode, form: CreateKeyForm, status = 200) => {
+    const teammate = ctx.state.teammate!;
+    const [keys, teammates] = await Promise.all([
+      deps.apiKeys.list(teammate.rootAccountId),
+      deps.accounts.listTeammates(teammate.rootAccountId),
+    ]);
+    send(
+      ctx,
+      status,
+      keysPage(frame(ctx, 'API keys', { active: 'keys', modes: { current: mode, href: (m) => `/portal/keys?mode=${m}` } }), {
+        keys: keys.filter((k) => k.mode === mode && k.status !== 'deleted'),
+        mode,
+        canChange: teammate.portalRole === 'admin',
+        teammates,
+        form,
+        defaultGraceHours: options.defaultGraceHours,
+      }),
+    );
+  };
+
+  pages.get('/', (rawCtx) => redirect(rawCtx as unknown as PortalCtx, '/portal/keys'));
+  pages.get('/keys', async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    await keysView(ctx, modeOf(ctx.query.mode), emptyCreateKeyForm());
+  });
+  pages.post('/keys', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const mode = modeOf(body.mode);
+    const str = (v: unknown) => (typeof v === 'string' ? v : '');
+    const form: CreateKeyForm = {
+      values: {
+        name: str(body.name).trim(),
+        description: str(body.description).trim(),
+        agentId: str(body.agent_id),
+        platformFeeBps: str(body.platform_fee_bps).trim(),
+      },
+      errors: {},
+    };
+    if (!form.values.name) form.errors.name = 'Enter a name for the key.';
+    else if (form.values.name.length > 200) form.errors.name = 'The name is at most 200 characters.';
+    if (form.values.description.length > 1000) form.errors.description = 'The description is at most 1000 characters.';
+    const fee =
+      form.values.platformFeeBps === '' ? null : /^\d{1,5}$/.test(form.values.platformFeeBps) ? Number(form.values.platformFeeBps) : NaN;
+    if (fee !== null && !(Number.isInteger(fee) && fee >= 0 && fee <= 10000))
+      form.errors.platformFeeBps = 'Enter a whole number from 0 to 10000, or leave it empty.';
+    const agentId = form.values.agentId === '' ? null : /^\d{1,9}$/.test(form.values.agentId) ? Number(form.values.agentId) : NaN;
+    if (agentId !== null && !Number.isFinite(agentId)) form.errors.agentId = 'Choose one of the listed agents.';
+    if (Object.keys(form.errors).length) return keysView(ctx, mode, form, 400);
+    const input: CreateKeyInput = {
+      rootAccountId: ctx.state.teammate!.rootAccountId,
+      name: form.values.name,
+      description: form.values.description,
+      mode,
+      agentId,
+      platformFeeBps: fee,
+    };
+    try {
+      const issued = await record(
+        ctx,
+        'create_key',
+        { kind: 'root_account', id: String(input.rootAccountId) },
+        () => deps.apiKeys.create(input),
+        (k) => ({
+          api_key_id: k.id,
+          name: k.name,
+          mode: k.mode,
+          agent_id: k.agentId,
+          platform_fee_bps: k.platformFeeBps,
+        }),
+      );
+      ctx.set('Cache-Control', 'no-store');
+      send(ctx, 201, issuedKeyPage(frame(ctx, 'Key created', { active: 'keys' }), issued, 'created'));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      form.formError = `The key was not created: ${err.message}.`;
+      if (/agent/.test(err.message)) form.errors.agentId = 'Choose one of the listed agents.';
+      return keysView(ctx, mode, form, 400);
+    }
+  });
+  pages.post('/keys/:id/rotate', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const key = await ownKey(ctx);
+    if (!key) return;
+    const raw = String((ctx.request.body as Record<string, unknown> | undefined)?.grace_hours ?? '');
+    const grace = /^\d{1,4}$/.test(raw) && Number(raw) <= 8760 ? Number(raw) : NaN;
+    if (!Number.isFinite(grace)) {
+      ctx.session!.flash = 'The key was not rotated: choose how long the old value keeps working.';
+      return redirect(ctx, `/portal/keys?mode=${key.mode}`);
+    }
+    try {
+      const issued = await record(
+        ctx,
+        'rotate_key',
+        { kind: 'api_key', id: String(key.id) },
+        () => deps.apiKeys.rotate(key.id, grace),
+        (k) => ({
+          previous_value_expires_at: k.previousValueExpiresAt,
+          grace_hours: grace,
+        }),
+      );
+      ctx.set('Cache-Control', 'no-store');
+      send(ctx, 200, issuedKeyPage(frame(ctx, 'Key rotated', { active: 'keys' }), issued, 'rotated'));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      ctx.session!.flash = `Key "${key.name}" was not rotated: ${err.message}.`;
+      redirect(ctx, `/portal/keys?mode=${key.mode}`);
+    }
+  });
+  for (const action of ['freeze', 'unfreeze'] as const) {
+    pages.post(`/keys/:id/${action}`, requireAdmin, async (rawCtx) => {
+      const ctx = rawCtx as unknown as PortalCtx;
+      const key = await ownKey(ctx);
+      if (!key) return;
+      try {
+        const k = await record(
+          ctx,
+          `${action}_key`,
+          { kind: 'api_key', id: String(key.id) },
+          () => deps.apiKeys[action](key.id),
+          (r) => ({ status: r.status }),
+        );
+        ctx.session!.flash = `Key "${k.name}" is now ${k.status}.`;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        ctx.session!.flash = `Key "${key.name}" was not changed: ${err.message}.`;
+      }
+      redirect(ctx, `/portal/keys?mode=${key.mode}`);
+    });
+  }
+  pages.get('/keys/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const key = await ownKey(ctx);
+    if (!key) return;
+    send(ctx, 200, deleteKeyPage(frame(ctx, `Delete key "${key.name}"?`, { active: 'keys' }), key));
+  });
+  pages.post('/keys/:id/delete', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const key = await ownKey(ctx);
+    if (!key) return;
+    if ((ctx.request.body as Record<string, unknown> | undefined)?.confirm !== 'yes') {
+      return send(
+        ctx,
+        400,
+        deleteKeyPage(frame(ctx, `Delete key "${key.name}"?`, { active: 'keys' }), key, 'Tick the box to confirm, or keep the key.'),
+      );
+    }
+    try {
+      await record(
+        ctx,
+        'delete_key',
+        { kind: 'api_key', id: String(key.id) },
+        () => deps.apiKeys.delete(key.id),
+        (r) => ({ status: r.status }),
+      );
+      ctx.session!.flash = `Key "${key.name}" is deleted.`;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      ctx.session!.flash = `Key "${key.name}" was not deleted: ${err.message}.`;
+    }
+    redirect(ctx, `/portal/keys?mode=${key.mode}`);
+  });
+}

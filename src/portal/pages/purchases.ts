@@ -1,0 +1,386 @@
+/**
+ * Purchases: the API's search; one purchase (amounts, timeline, covered units, holders,
+ * certificates with their links and QR codes); and, for an admin, the changes with a preview:
+ * cancel covered units (the cancellation quote, then cancel at its price), add a certificate
+ * holder, endorse (the endorsement quote, then apply it). Changes go through the purchase's
+ * selling key (`sellingKeyOf`), on the audit log as the teammate.
+ */
+import type Router from '@koa/router';
+import type { AppState } from '../../http/context';
+import { modeOf, type PortalCtx, type PortalKit } from '../kit';
+import type { KeyMode } from '../../api-keys/secrets';
+import { AppError } from '../../shared/errors';
+import QRCode from 'qrcode';
+import type { PurchaseDetail } from '../../purchases/schemas';
+import { CreateCertificateHolderRequest } from '../../certificate-holders/schemas';
+import { EndorsementQuoteRequest } from '../../endorsements/schemas';
+import {
+  cancelFormPage,
+  cancelPreviewPage,
+  endorseFormPage,
+  endorsePreviewPage,
+  holderFormPage,
+  purchasePage,
+  purchasesPage,
+  type CancellableUnit,
+  type HolderForm,
+} from '../views-activity';
+
+export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): void {
+  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, notFoundPage } = kit;
+  pages.get('/purchases', async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const q = typeof ctx.query.q === 'string' ? ctx.query.q : '';
+    const teammate = ctx.state.teammate!;
+    const profile = (await deps.accounts.findProfile(teammate.rootAccountId))!;
+    const f = frame(ctx, 'Purchases', {
+      active: 'purchases',
+      modes: { current: mode, href: (m) => `/portal/purchases?mode=${m}${q ? `&q=${encodeURIComponent(q)}` : ''}` },
+    });
+    const empty = { total: 0, total_exact: true, page_index: 0, page_size: 50, has_more: false, purchases: [] };
+    if (q.length > 200) return send(ctx, 400, purchasesPage(f, { mode, q, result: empty, error: 'Search for at most 200 characters.' }));
+    const result = await deps.purchaseSearch.searchAsRoot(
+      { rootAccountId: teammate.rootAccountId, mode },
+      { idp_root_account_uuid: profile.idpRootAccountUuid, search_text: q, page_size: 50, page_index: 0 },
+    );
+    send(ctx, 200, purchasesPage(f, { mode, q, result }));
+  });
+  pages.get('/purchases/:id', async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const id = idParam(ctx);
+    try {
+      const view = viewOf(ctx, mode);
+      const [purchase, certificates] = await Promise.all([
+        deps.purchases.get(view, id),
+        deps.certificates.getCertificates({ mode }, { rootAccountId: view.rootAccountId, agentId: null }, { purchase_id: id }),
+      ]);
+      const qr = new Map<string, string>();
+      for (const c of certificates.certificates) {
+        qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
+      }
+      const admin = ctx.state.teammate!.portalRole === 'admin';
+      const inForce = ['issued', 'paid', 'awaiting_certificates'].includes(purchase.status);
+      const holders = await deps.certificateHolders.list(await deps.purchases.sellingKeyOf(view, id), id);
+      send(
+        ctx,
+        200,
+        purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), {
+          purchase,
+          certificates,
+          qr,
+          mode,
+          holders,
+          canChange: admin && inForce,
+          canCancel: admin && cancellableUnits(purchase).length > 0,
+        }),
+      );
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
+      throw err;
+    }
+  });
+
+  // Cancelling covered units: a form, a preview (the API's cancellation quote), then the cancel at that quote's price.
+  const unitLabel = (i: PurchaseDetail['items'][number], u: PurchaseDetail['items'][number]['covered_units'][number]) =>
+    `${i.product_name}: ${u.local_label}`;
+  const cancellableUnits = (p: PurchaseDetail): CancellableUnit[] =>
+    p.status === 'refunded'
+      ? []
+      : p.items.flatMap((i) =>
+          i.covered_units.filter((u) => u.state === 'active' && !u.coverage_started).map((u) => ({ id: u.id, label: unitLabel(i, u) })),
+        );
+  const purchaseFor = async (ctx: PortalCtx, mode: KeyMode): Promise<PurchaseDetail | null> => {
+    try {
+      return await deps.purchases.get(viewOf(ctx, mode), idParam(ctx));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) {
+        notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
+        return null;
+      }
+      throw err;
+    }
+  };
+  pages.get('/purchases/:id/cancel', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    send(
+      ctx,
+      200,
+      cancelFormPage(frame(ctx, `Cancel covered units of purchase #${purchase.id}`, { active: 'purchases' }), {
+        purchaseId: purchase.id,
+        mode,
+        units: cancellableUnits(purchase),
+      }),
+    );
+  });
+  pages.post('/purchases/:id/cancel/preview', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const units = (Array.isArray(body.units) ? body.units : typeof body.units === 'string' ? [body.units] : []).map(String);
+    const requestedBy = ['agency', 'buyer', 'insurer'].includes(String(body.requested_by))
+      ? (String(body.requested_by) as 'agency')
+      : 'agency';
+    const reason = String(body.reason ?? '').trim();
+    const offered = cancellableUnits(purchase);
+    const again = (error: string) =>
+      send(
+        ctx,
+        400,
+        cancelFormPage(frame(ctx, `Cancel covered units of purchase #${purchase.id}`, { active: 'purchases' }), {
+          purchaseId: purchase.id,
+          mode,
+          units: offered,
+          error,
+          values: { units, requestedBy, reason },
+        }),
+      );
+    if (units.length === 0) return again('Choose at least one covered unit to cancel.');
+    if (!units.every((u) => offered.some((o) => String(o.id) === u))) return again('Choose covered units from the list.');
+    if (reason.length > 500) return again('The reason is at most 500 characters.');
+    try {
+      // A preview changes nothing but the stored quote (its price, held for a while): not an audited change.
+      const quote = await deps.purchases.quoteCancellation(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, {
+        covered_unit_ids: units.map(Number),
+        requested_by: requestedBy,
+        reason: reason || undefined,
+      });
+      const labels = new Map(purchase.items.flatMap((i) => i.covered_units.map((u) => [u.id, unitLabel(i, u)] as const)));
+      send(
+        ctx,
+        200,
+        cancelPreviewPage(frame(ctx, `Refund preview for purchase #${purchase.id}`, { active: 'purchases' }), { quote, mode, labels }),
+      );
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) return again(`No refund could be priced: ${err.message}.`);
+      throw err;
+    }
+  });
+  /**
+   * Carries out a previewed quote (the form's `quote_id`, matching `pattern`) on the audit log as
+   * `action`, then back to the purchase page with `done`'s message, or why nothing happened.
+   */
+  const carryOut = <T>(opts: {
+    pattern: RegExp;
+    action: string;
+    nothing: string;
+    act: (seller: Awaited<ReturnType<typeof deps.purchases.sellingKeyOf>>, purchaseId: number, quoteId: string) => Promise<T>;
+    details: (r: T, quoteId: string) => Record<string, unknown>;
+    done: (r: T) => string;
+  }) =>
+    async function (rawCtx: Parameters<typeof requireAdmin>[0]) {
+      const ctx = rawCtx as unknown as PortalCtx;
+      const mode = modeOf(ctx.query.mode);
+      const purchase = await purchaseFor(ctx, mode);
+      if (!purchase) return;
+      const quoteId = String((ctx.request.body as Record<string, unknown> | undefined)?.quote_id ?? '');
+      const back = `/portal/purchases/${purchase.id}?mode=${mode}`;
+      if (!opts.pattern.test(quoteId)) {
+        ctx.session!.flash = `${opts.nothing}: preview it first.`;
+        return redirect(ctx, back);
+      }
+      try {
+        const r = await record(
+          ctx,
+          opts.action,
+          { kind: 'purchase', id: String(purchase.id) },
+          async () => opts.act(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, quoteId),
+          (x) => opts.details(x, quoteId),
+        );
+        ctx.session!.flash = opts.done(r);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        ctx.session!.flash = `${opts.nothing}: ${err.message}.`;
+      }
+      redirect(ctx, back);
+    };
+  pages.post(
+    '/purchases/:id/cancel',
+    requireAdmin,
+    carryOut({
+      pattern: /^cq_[0-9a-f]{24}$/,
+      action: 'cancel_purchase_units',
+      nothing: 'Nothing was cancelled',
+      act: (seller, id, quoteId) => deps.purchases.cancel(seller, id, { quote_id: quoteId }),
+      details: (c, quoteId) => ({ cancellation_id: c.id, quote_id: quoteId, status: c.status }),
+      done: (c) => `Cancellation ${c.id} is ${c.status}: the refund and the voiding of the certificates follow.`,
+    }),
+  );
+
+  // Certificate holders and endorsements, as the API's services do them, for the purchase's selling key.
+  const activeUnits = (p: PurchaseDetail): CancellableUnit[] =>
+    p.items.flatMap((i) => i.covered_units.filter((u) => u.state === 'active').map((u) => ({ id: u.id, label: unitLabel(i, u) })));
+  const holderView = (ctx: PortalCtx, p: PurchaseDetail, mode: KeyMode, form: HolderForm, status = 200) =>
+    send(
+      ctx,
+      status,
+      holderFormPage(frame(ctx, `Add a certificate holder to purchase #${p.id}`, { active: 'purchases' }), {
+        purchaseId: p.id,
+        mode,
+        units: activeUnits(p),
+        form,
+      }),
+    );
+  pages.get('/purchases/:id/holders/new', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (purchase) holderView(ctx, purchase, mode, { values: { country: 'US' }, errors: {} });
+  });
+  pages.post('/purchases/:id/holders', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const names = ['name', 'line1', 'line2', 'city', 'region', 'postal_code', 'country', 'email', 'description_of_operations'];
+    const flags = ['additional_insured', 'waiver_of_subrogation', 'notify_on_cancellation'];
+    const values: Record<string, string> = {};
+    for (const n of [...names, ...flags]) values[n] = typeof body[n] === 'string' ? (body[n] as string).trim() : '';
+    const opt = (v: string) => (v === '' ? undefined : v);
+    const parsed = CreateCertificateHolderRequest.safeParse({
+      name: values.name,
+      address: {
+        line1: values.line1,
+        line2: opt(values.line2!),
+        city: values.city,
+        region: values.region,
+        postal_code: values.postal_code,
+        country: values.country!.toUpperCase(),
+      },
+      email: opt(values.email!),
+      description_of_operations: opt(values.description_of_operations!),
+      additional_insured: values.additional_insured === 'yes',
+      waiver_of_subrogation: values.waiver_of_subrogation === 'yes',
+      notify_on_cancellation: values.notify_on_cancellation === 'yes',
+    });
+    if (!parsed.success) {
+      const required: Record<string, string> = {
+        name: 'Enter the name.',
+        line1: 'Enter the first address line.',
+        city: 'Enter the city.',
+        region: 'Enter the state or region.',
+        postal_code: 'Enter the postal code.',
+      };
+      const errors: Record<string, string> = {};
+      for (const issue of parsed.error.issues) {
+        const at = String(issue.path[issue.path.length - 1] ?? 'name');
+        errors[at] ??=
+          values[at] === '' && required[at] ? required[at] : `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
+      }
+      return holderView(ctx, purchase, mode, { values, errors }, 400);
+    }
+    try {
+      const holder = await record(
+        ctx,
+        'add_certificate_holder',
+        { kind: 'purchase', id: String(purchase.id) },
+        async () =>
+          deps.certificateHolders.add(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, parsed.data),
+        (h) => ({ certificate_holder_id: h.id, certificates: h.certificates.length }),
+      );
+      ctx.session!.flash = `${holder.name} is added: ${holder.certificates.length} certificate${holder.certificates.length === 1 ? ' is' : 's are'} being issued.`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return holderView(ctx, purchase, mode, { values, errors: {}, formError: `The holder was not added: ${err.message}.` }, 400);
+    }
+    redirect(ctx, `/portal/purchases/${purchase.id}?mode=${mode}`);
+  });
+
+  const notStartedDays = (p: PurchaseDetail): CancellableUnit[] =>
+    p.items.flatMap((i) =>
+      i.covered_units
+        .filter((u) => u.kind === 'day' && u.state === 'active' && !u.coverage_started)
+        .map((u) => ({ id: u.id, label: unitLabel(i, u) })),
+    );
+  const endorseView = (
+    ctx: PortalCtx,
+    p: PurchaseDetail,
+    mode: KeyMode,
+    values: Record<string, string>,
+    errors: Record<string, string>,
+    formError?: string,
+  ) =>
+    send(
+      ctx,
+      formError || Object.keys(errors).length ? 400 : 200,
+      endorseFormPage(frame(ctx, `Change purchase #${p.id}`, { active: 'purchases' }), {
+        purchaseId: p.id,
+        mode,
+        days: notStartedDays(p),
+        values,
+        errors,
+        formError,
+      }),
+    );
+  pages.get('/purchases/:id/endorse', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (purchase) endorseView(ctx, purchase, mode, {}, {});
+  });
+  pages.post('/purchases/:id/endorse/preview', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return;
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const values = {
+      named_insured: String(body.named_insured ?? '').trim(),
+      covered_unit_id: String(body.covered_unit_id ?? ''),
+      start_date: String(body.start_date ?? '').trim(),
+    };
+    const errors: Record<string, string> = {};
+    const changes: unknown[] = [];
+    if (values.named_insured) changes.push({ type: 'named_insured', name: values.named_insured });
+    if (values.covered_unit_id) {
+      if (!notStartedDays(purchase).some((d) => String(d.id) === values.covered_unit_id)) errors.start_date = 'Choose a day from the list.';
+      else if (!values.start_date) errors.start_date = 'Enter the new date.';
+      else changes.push({ type: 'move_covered_unit', covered_unit_id: Number(values.covered_unit_id), start_date: values.start_date });
+    }
+    if (Object.keys(errors).length) return endorseView(ctx, purchase, mode, values, errors);
+    if (changes.length === 0) return endorseView(ctx, purchase, mode, values, {}, 'Nothing to change: correct the name or move a day.');
+    const parsed = EndorsementQuoteRequest.safeParse({ changes });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const at = issue.path.includes('name') ? 'named_insured' : 'start_date';
+        errors[at] ??= `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
+      }
+      return endorseView(ctx, purchase, mode, values, errors);
+    }
+    try {
+      const quote = await deps.endorsements.quote(
+        await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id),
+        purchase.id,
+        parsed.data,
+      );
+      send(
+        ctx,
+        200,
+        endorsePreviewPage(frame(ctx, `Preview of the change to purchase #${purchase.id}`, { active: 'purchases' }), { quote, mode }),
+      );
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return endorseView(ctx, purchase, mode, values, {}, `The change cannot be made: ${err.message}.`);
+    }
+  });
+  pages.post(
+    '/purchases/:id/endorse',
+    requireAdmin,
+    carryOut({
+      pattern: /^eq_[0-9a-f]{24}$/,
+      action: 'endorse_purchase',
+      nothing: 'Nothing was changed',
+      act: (seller, id, quoteId) => deps.endorsements.endorse(seller, id, quoteId),
+      details: (e) => ({ quote_id: e.id, status: e.status, reissues: e.reissues.length }),
+      done: (e) =>
+        `The change is applied: ${e.reissues.length} certificate${e.reissues.length === 1 ? ' is' : 's are'} reissued as a new version.`,
+    }),
+  );
+}
