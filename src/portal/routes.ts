@@ -152,9 +152,22 @@ export function createPortal(
   });
   open.get('/sign-in', async (rawCtx) => {
     const ctx = rawCtx as unknown as Ctx;
-    const { url, pending } = await deps.relyingParty.begin(safeNext(ctx.query.next));
-    ctx.session!.pending = pending;
-    redirect(ctx, url);
+    let begun: Awaited<ReturnType<typeof deps.relyingParty.begin>>;
+    try {
+      begun = await deps.relyingParty.begin(safeNext(ctx.query.next));
+    } catch (err) {
+      ctx.state.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'portal identity provider unreachable');
+      return send(
+        ctx,
+        503,
+        messagePage(frame(ctx, 'Sign-in unavailable'), 'The identity provider cannot be reached right now. Try again in a minute.', {
+          href: '/portal/sign-in',
+          label: 'Try again',
+        }),
+      );
+    }
+    ctx.session!.pending = begun.pending;
+    redirect(ctx, begun.url);
   });
   open.get('/callback', async (rawCtx) => {
     const ctx = rawCtx as unknown as Ctx;
@@ -194,7 +207,6 @@ export function createPortal(
   });
 
   const pages = new Router<AppState>({ prefix: PORTAL_PREFIX });
-  pages.get('/', (rawCtx) => redirect(rawCtx as unknown as Ctx, '/portal/keys'));
   registerKeyPages(pages, kit);
   registerWebhookAndEventPages(pages, kit);
   registerPurchasePages(pages, kit);

@@ -298,6 +298,21 @@ test("an ID token whose nonce is not the sign-in's signs nobody in", async () =>
   expect(seen(await client.request(`${app.baseUrl}/portal/keys`)).status).toBe(303);
 });
 
+test('with the identity provider unreachable, sign-in says so (503) instead of failing', async () => {
+  const down = await startTestApp({
+    PORTAL_OIDC_ISSUER: `http://127.0.0.1:${await freePort()}`,
+    PORTAL_OIDC_CLIENT_SECRET: 'secret-of-an-unreachable-provider',
+    PORTAL_SESSION_KEYS: crypto.randomBytes(32).toString('base64url'),
+  });
+  try {
+    const answer = await new PortalClient().request(`${down.baseUrl}/portal/sign-in`);
+    expect(answer.status).toBe(503);
+    expect(answer.text).toContain('The identity provider cannot be reached right now.');
+  } finally {
+    await down.close();
+  }
+});
+
 test('next cannot lead off the portal', async () => {
   for (const next of ['https://evil.example/', '//evil.example/', '/portal/../../evil', 'javascript:alert(1)']) {
     const client = new PortalClient();
