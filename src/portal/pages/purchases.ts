@@ -12,6 +12,7 @@ import type { KeyMode } from '../../api-keys/secrets';
 import { AppError } from '../../shared/errors';
 import QRCode from 'qrcode';
 import type { PurchaseDetail } from '../../purchases/schemas';
+import { isInForce } from '../../purchases/cancellation-pricing';
 import { CreateCertificateHolderRequest } from '../../certificate-holders/schemas';
 import { EndorsementQuoteRequest } from '../../endorsements/schemas';
 import {
@@ -61,7 +62,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
       }
       const admin = ctx.state.teammate!.portalRole === 'admin';
-      const inForce = ['issued', 'paid', 'awaiting_certificates'].includes(purchase.status);
+      const inForce = isInForce(purchase.status);
       const holders = await deps.certificateHolders.list(await deps.purchases.sellingKeyOf(view, id), id);
       send(
         ctx,
