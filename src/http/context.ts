@@ -12,6 +12,11 @@ export interface AppState {
   /** Set by the gateway on authenticated surfaces. */
   principal?: Principal;
   /**
+   * The mode of a request without an API key, when the request says it: a verified processor
+   * event's livemode. The HTTP metrics' `mode` label uses it after the key's.
+   */
+  trafficMode?: 'live' | 'test';
+  /**
    * How errors are rendered: the `/api/v1` envelope (spec §2.5) or, on the quote and certificate
    * surfaces, the bare serialised error of spec §7.2.
    */

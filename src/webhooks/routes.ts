@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
-import type { WebhookResult, WebhookService } from './service';
+import type { VerifiedEvent, WebhookResult, WebhookService } from './service';
 
 /** What the processor sends: one event (documentation only; the handler verifies the raw body's signature, then checks the fields it reads). */
 const PayprocEvent = z
@@ -50,7 +50,14 @@ export function webhookRoutes(service: WebhookService): RouteRegistration {
   return (router, registry) => {
     router.post('/payproc', async (ctx) => {
       const raw = (ctx.request as unknown as { rawBody?: string }).rawBody;
-      ctx.body = await service.handle(raw, ctx.get('stripe-signature') || undefined);
+      const seen: VerifiedEvent = {};
+      try {
+        ctx.body = await service.handle(raw, ctx.get('stripe-signature') || undefined, seen);
+      } finally {
+        // A verified event's mode is the request's for the HTTP metrics: a test-mode event that
+        // fails (the database down) is test traffic, which never pages.
+        if (seen.livemode !== undefined) ctx.state.trafficMode = seen.livemode ? 'live' : 'test';
+      }
     });
     registry.registerPath({
       method: 'post',

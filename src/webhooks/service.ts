@@ -157,6 +157,12 @@ const EventEnvelope = z.looseObject({
   data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
 });
 
+/** What a delivery's verified event said, as far as it got: its type and whether it is live. */
+export interface VerifiedEvent {
+  type?: string;
+  livemode?: boolean;
+}
+
 export function createWebhookService(deps: {
   /** Stores each accepted event once (the one writer of `payproc_events`). */
   events: Pick<PayprocEventsRepository, 'recordOnce'>;
@@ -172,8 +178,8 @@ export function createWebhookService(deps: {
   /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
   countOutcome?: (type: string, outcome: 'relayed' | 'duplicate' | 'not_relayed' | 'forged') => void;
 }) {
-  /** Handles one delivery; `seen.type` is set once the event verified (for the outcome count). */
-  const handle = async (rawBody: string | undefined, signature: string | undefined, seen: { type?: string }): Promise<WebhookResult> => {
+  /** Handles one delivery; `seen.type` and `seen.livemode` are set once the event verified (for the counts). */
+  const handle = async (rawBody: string | undefined, signature: string | undefined, seen: VerifiedEvent): Promise<WebhookResult> => {
     if (!rawBody || !signature) {
       deps.log.warn('payment webhook without body or signature refused');
       throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Missing body or payproc signature header');
@@ -192,6 +198,7 @@ export function createWebhookService(deps: {
       throw new AppError('WEBHOOK_SIGNATURE_INVALID', 'Signature does not match, or the event is too old');
     }
     seen.type = typeof event.type === 'string' ? event.type.slice(0, 64) : 'unknown';
+    if (typeof event.livemode === 'boolean') seen.livemode = event.livemode;
     if (!EventEnvelope.safeParse(event).success) {
       throw new AppError(
         'VALIDATION_ERROR',
@@ -282,8 +289,12 @@ export function createWebhookService(deps: {
     return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
   };
   return {
-    async handle(rawBody: string | undefined, signature: string | undefined): Promise<WebhookResult> {
-      const seen: { type?: string } = {};
+    /**
+     * Handles one delivery. `seen` (the caller's, optional) learns the event's type and livemode
+     * once its signature verified, also when handling then fails (the HTTP metrics count a
+     * test-mode event's answer as test traffic).
+     */
+    async handle(rawBody: string | undefined, signature: string | undefined, seen: VerifiedEvent = {}): Promise<WebhookResult> {
       let answer: WebhookResult;
       try {
         answer = await handle(rawBody, signature, seen);

@@ -65,6 +65,18 @@ test('when a purchase is checked out, paid and issued and a forged webhook arriv
     headers: { 'stripe-signature': 't=1,v1=00' },
   });
   expect(forged.status).toBe(400);
+  // A verified test-mode event that handling then refuses (a NUL in it) is test traffic, not `none`.
+  const refusedTest = await deliverWebhook(
+    app,
+    JSON.stringify({
+      id: 'evt_metrics_nul',
+      object: 'event',
+      type: 'charge.updated',
+      livemode: false,
+      data: { object: { note: 'a\u0000b' } },
+    }),
+  );
+  expect(refusedTest.status).toBe(400);
   await call(app.baseUrl, '/api/v1/products/999999999', { key: account.key });
 
   const [apiAfter, workerAfter] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
@@ -82,12 +94,15 @@ test('when a purchase is checked out, paid and issued and a forged webhook arriv
       'http_request_duration_seconds_count{method="POST",route="/public-quote/adminValidateBuyerResponses",status="200",mode="test"}',
     ),
   ).toBe(1);
-  // The route label is the template, not the id; mode is the key's, `none` without a key (the payment webhook).
+  // The route label is the template, not the id; mode is the key's, a verified webhook's livemode, else `none` (the forged webhook).
   expect(
     delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="404",mode="test"}'),
   ).toBe(1);
   expect(
     delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/webhooks/payproc",status="400",mode="none"}'),
+  ).toBe(1);
+  expect(
+    delta(apiBefore, apiAfter, 'http_request_duration_seconds_count{method="POST",route="/webhooks/payproc",status="400",mode="test"}'),
   ).toBe(1);
   expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="checkout.session.completed",outcome="relayed"}')).toBe(1);
   expect(delta(apiBefore, apiAfter, 'payproc_webhook_events_total{type="unknown",outcome="forged"}')).toBe(1);
