@@ -22,13 +22,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { loadConfigOrExit } from '../../src/config';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex';
 import { createReportsRepository, LEDGER_SQL } from '../../src/reports/repository';
 import { monthRange } from '../../src/reports/bordereau';
-import { REPO_ROOT, round2, writeResultsFile } from './lib';
+import { REPO_ROOT, round2, writeResultsFile, loadStackLib } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
@@ -42,7 +41,6 @@ const SMALL_MONTH = '2026-09';
 const LARGE_MONTH = '2026-10';
 
 const log = (line: string) => console.log(line);
-const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
 
 export const BORDEREAUX_OPTIONS: BenchOptionsSpec<'rows' | 'small'> = {
   bench: 'bordereaux',
@@ -52,21 +50,6 @@ export const BORDEREAUX_OPTIONS: BenchOptionsSpec<'rows' | 'small'> = {
   },
 };
 type Options = BenchOptions<keyof typeof BORDEREAUX_OPTIONS.ints>;
-
-interface Stack {
-  ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureFakeGcs(o: {
-    port: number;
-    dir: string;
-    bucket: string;
-    bin?: string;
-    log?: typeof log;
-  }): Promise<{ url: string; bucket: string; started: boolean }>;
-  stopAll(o?: { log?: typeof log }): Promise<void>;
-}
-interface Tools {
-  ensureTools(o?: { log?: typeof log }): Promise<{ fakeGcs: string }>;
-}
 
 /** One agency, one insurer, one product; `counts[month]` paid purchases spread over each month. */
 async function seed(db: Db, counts: Record<string, number>): Promise<{ agency: number; insurer: number }> {
@@ -150,8 +133,7 @@ export async function runBordereauxBench(argv: string[]): Promise<BenchReport> {
   const base = loadConfigOrExit();
   const cpus = os.cpus();
   log(`bordereaux bench — ${startedAt.toISOString()}; ${cpus.length} CPU core(s); load ${os.loadavg().map(round2).join(' / ')}`);
-  const stack = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'stack.mjs'))) as Stack;
-  const { ensureTools } = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'tools.mjs'))) as Tools;
+  const { stack, ensureTools } = await loadStackLib();
   const tools = await ensureTools({ log });
   const dbTarget = new URL(base.DATABASE_URL);
   dbTarget.pathname = `/${BENCH_DATABASE}`;

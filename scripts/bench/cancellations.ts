@@ -60,7 +60,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
@@ -81,6 +80,7 @@ import {
   writeResultsFile,
   type HttpLoadResult,
   type LatencyStats,
+  loadStackLib,
 } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
@@ -117,36 +117,6 @@ export const CANCELLATIONS_OPTIONS: BenchOptionsSpec<
   onlyExample: 'preview,voided,bulk',
 };
 type Options = BenchOptions<keyof typeof CANCELLATIONS_OPTIONS.ints>;
-
-/** The parts of scripts/stack.mjs and scripts/tools.mjs used here (untyped ESM). */
-interface Stack {
-  ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureTemporal(o: {
-    port: number;
-    uiPort: number;
-    metricsPort: number;
-    dbFile: string;
-    bin?: string;
-    log?: typeof log;
-  }): Promise<{ address: string; bin: string; started: boolean }>;
-  ensureStripeMock(o: { port: number; bin?: string; log?: typeof log }): Promise<{ url: string; started: boolean }>;
-  ensureFakeGcs(o: {
-    port: number;
-    dir: string;
-    bucket: string;
-    bin?: string;
-    log?: typeof log;
-  }): Promise<{ url: string; bucket: string; started: boolean }>;
-  ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
-  deleteFakeGcsBucket(o: { url: string; bucket: string; log?: typeof log }): Promise<void>;
-  tcpOpen(port: number): Promise<boolean>;
-  startedNames(): string[];
-  stopAll(o?: { log?: typeof log }): Promise<void>;
-}
-interface Tools {
-  ensureTools(o?: { log?: typeof log }): Promise<{ temporal: string; stripeMock: string; fakeGcs: string }>;
-}
-const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
 
 // ---------------------------------------------------------------------------------------------
 // Issued purchases through the API
@@ -641,8 +611,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       `load average at start (1/5/15 min) ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — the machine is already busy: expect noise' : ''}`,
   );
 
-  const stack = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'stack.mjs'))) as Stack;
-  const { ensureTools } = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'tools.mjs'))) as Tools;
+  const { stack, ensureTools } = await loadStackLib();
   const tools = await ensureTools({ log });
   const namespace = `cancellations-bench-${Date.now()}`;
   const taskQueue = `cancellations-bench-${process.pid}`;
@@ -925,7 +894,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
         database: BENCH_DATABASE,
         namespace,
         taskQueue,
-        temporal: temporal.address,
+        temporal: t.address,
         processor: `stripe-mock ${stripeMock.url} behind the recording proxy`,
         refundRateLimitPerSecond: cap,
         purchases: { preview: setup.preview.length, voided: setup.voided.length, bulk: setup.bulk.length },

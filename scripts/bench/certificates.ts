@@ -41,7 +41,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { loadConfig, loadConfigOrExit, type Config } from '../../src/config';
@@ -69,7 +68,7 @@ import {
   type ProcInfo,
   type WorkerProcess,
 } from './certificates-worker';
-import { percentile, REPO_ROOT, round2, writeResultsFile } from './lib';
+import { percentile, REPO_ROOT, round2, writeResultsFile, loadStackLib } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type Percentiles } from './report';
 
@@ -86,22 +85,7 @@ const COVERAGE_START = '2027-03-01';
 const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The parts of scripts/stack.mjs and scripts/tools.mjs used here (they are untyped ESM). */
-interface Stack {
-  ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureTemporal(o: { bin?: string; log?: typeof log }): Promise<{ address: string; bin: string; started: boolean }>;
-  ensureStripeMock(o: { bin?: string; log?: typeof log }): Promise<{ url: string; started: boolean }>;
-  ensureFakeGcs(o: { bucket?: string; bin?: string; log?: typeof log }): Promise<{ url: string; bucket: string; started: boolean }>;
-  ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
-  deleteFakeGcsBucket(o: { url: string; bucket: string; log?: typeof log }): Promise<void>;
-  startedNames(): string[];
-  stopAll(o?: { log?: typeof log }): Promise<void>;
-}
-interface Tools {
-  ensureTools(o?: { log?: typeof log }): Promise<{ temporal: string; stripeMock: string; fakeGcs: string }>;
-}
 /** A dynamic import whose specifier TypeScript does not resolve (the .mjs modules have no types). */
-const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
 
 /** The certificates bench's options (`--quick`: 20 + 3 certificates, 2 latency runs, 100 certificates in all). */
 export const CERTIFICATES_OPTIONS: BenchOptionsSpec<'certs' | 'baselineCerts' | 'runs' | 'memoryFirst' | 'memoryCerts' | 'pollMs'> = {
@@ -500,8 +484,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       (loadAtStart[0]! > cpus.length ? ` — WARNING: other processes already use more than ${cpus.length} cores' worth; expect noise` : ''),
   );
 
-  const stack = (await importUntyped(path.join(ROOT, 'scripts', 'stack.mjs'))) as Stack;
-  const { ensureTools } = (await importUntyped(path.join(ROOT, 'scripts', 'tools.mjs'))) as Tools;
+  const { stack, ensureTools } = await loadStackLib();
   const tools = await ensureTools({ log });
 
   const runId = `${Date.now()}-${process.pid}`;

@@ -49,7 +49,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
@@ -65,7 +64,7 @@ import { call } from '../../test/helpers/fixtures';
 import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type QuotingAccount } from '../../test/helpers/purchases';
 import { describeTimeline, runTimeline } from './certificates-timeline';
 import { startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
-import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats } from './lib';
+import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
@@ -95,36 +94,6 @@ export const HOLDERS_OPTIONS: BenchOptionsSpec<'purchases' | 'days' | 'warmup' |
   },
 };
 type Options = BenchOptions<keyof typeof HOLDERS_OPTIONS.ints>;
-
-/** The parts of scripts/stack.mjs and scripts/tools.mjs used here (untyped ESM). */
-interface Stack {
-  ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureTemporal(o: {
-    port: number;
-    uiPort: number;
-    metricsPort: number;
-    dbFile: string;
-    bin?: string;
-    log?: typeof log;
-  }): Promise<{ address: string; bin: string; started: boolean }>;
-  ensureStripeMock(o: { port: number; bin?: string; log?: typeof log }): Promise<{ url: string; started: boolean }>;
-  ensureFakeGcs(o: {
-    port: number;
-    dir: string;
-    bucket: string;
-    bin?: string;
-    log?: typeof log;
-  }): Promise<{ url: string; bucket: string; started: boolean }>;
-  ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
-  deleteFakeGcsBucket(o: { url: string; bucket: string; log?: typeof log }): Promise<void>;
-  tcpOpen(port: number): Promise<boolean>;
-  startedNames(): string[];
-  stopAll(o?: { log?: typeof log }): Promise<void>;
-}
-interface Tools {
-  ensureTools(o?: { log?: typeof log }): Promise<{ temporal: string; stripeMock: string; fakeGcs: string }>;
-}
-const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
 
 // ---------------------------------------------------------------------------------------------
 // Purchases and holders through the API
@@ -469,8 +438,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       `load average at start (1/5/15 min) ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — the machine is already busy: expect noise' : ''}`,
   );
 
-  const stack = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'stack.mjs'))) as Stack;
-  const { ensureTools } = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'tools.mjs'))) as Tools;
+  const { stack, ensureTools } = await loadStackLib();
   const tools = await ensureTools({ log });
   const namespace = `holders-bench-${Date.now()}`;
   const taskQueue = `holders-bench-${process.pid}`;

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Percentiles } from './report';
@@ -358,4 +359,48 @@ export function intOption(name: string, raw: string, min: number, max: number): 
   const v = Number(raw);
   if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
   return v;
+}
+
+type StackLog = (line: string) => void;
+
+/**
+ * The parts of scripts/stack.mjs (the servers `npm run dev` and the tests start) that the benches
+ * use, typed once: the module is untyped ESM. Omitted ports, directories and buckets take the
+ * stack's defaults (the dev stack's); a bench in its own isolation passes its own.
+ */
+export interface StackLib {
+  ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: StackLog }): Promise<string>;
+  ensureTemporal(o: {
+    port?: number;
+    uiPort?: number;
+    metricsPort?: number;
+    dbFile?: string;
+    bin?: string;
+    log?: StackLog;
+  }): Promise<{ address: string; bin: string; started: boolean }>;
+  ensureTemporalCluster(o: { databaseUrl: string; log?: StackLog }): Promise<{ address: string; bin: string }>;
+  ensureStripeMock(o: { port?: number; bin?: string; log?: StackLog }): Promise<{ url: string; started: boolean }>;
+  ensureFakeGcs(o: {
+    port?: number;
+    dir?: string;
+    bucket?: string;
+    bin?: string;
+    log?: StackLog;
+  }): Promise<{ url: string; bucket: string; started: boolean }>;
+  ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: StackLog }): Promise<void>;
+  deleteFakeGcsBucket(o: { url: string; bucket: string; log?: StackLog }): Promise<void>;
+  tcpOpen(port: number): Promise<boolean>;
+  startedNames(): string[];
+  stopAll(o?: { log?: StackLog }): Promise<void>;
+}
+
+/** scripts/tools.mjs's `ensureTools`: the pinned Go tools' binaries, built once. */
+export type EnsureTools = (o?: { log?: StackLog }) => Promise<{ temporal: string; stripeMock: string; fakeGcs: string }>;
+
+/** Loads scripts/stack.mjs and scripts/tools.mjs (untyped ESM) with the types above. */
+export async function loadStackLib(): Promise<{ stack: StackLib; ensureTools: EnsureTools }> {
+  const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
+  const stack = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'stack.mjs'))) as StackLib;
+  const { ensureTools } = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'tools.mjs'))) as { ensureTools: EnsureTools };
+  return { stack, ensureTools };
 }

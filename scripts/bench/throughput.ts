@@ -41,7 +41,6 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
 import { createLogger } from '../../src/logger';
@@ -52,7 +51,7 @@ import { createAgency, eventSelection, type Agency } from '../../test/helpers/ce
 import { deliverWebhook, sessionCompletedEvent } from '../../test/helpers/purchases';
 import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
 import { machineTicks, processTicks, processTree, startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
-import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats } from './lib';
+import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
@@ -77,19 +76,6 @@ export const THROUGHPUT_OPTIONS: BenchOptionsSpec<'seconds' | 'maxRate' | 'drain
   onlyExample: 'dev,cluster',
 };
 type Options = BenchOptions<keyof typeof THROUGHPUT_OPTIONS.ints>;
-
-/** The parts of scripts/stack.mjs used here (untyped ESM). */
-interface Stack {
-  ensurePostgres(o: { databaseUrl: string; recreate?: boolean; log?: typeof log }): Promise<string>;
-  ensureTemporal(o: { log?: typeof log }): Promise<{ address: string; bin: string }>;
-  ensureTemporalCluster(o: { databaseUrl: string; log?: typeof log }): Promise<{ address: string; bin: string }>;
-  ensureStripeMock(o: { log?: typeof log }): Promise<{ url: string }>;
-  ensureFakeGcs(o: { bucket?: string; log?: typeof log }): Promise<{ url: string; bucket: string }>;
-  ensureTemporalNamespace(o: { bin: string; address: string; namespace: string; log?: typeof log }): Promise<void>;
-  deleteFakeGcsBucket(o: { url: string; bucket: string; log?: typeof log }): Promise<void>;
-  stopAll(o?: { log?: typeof log }): Promise<void>;
-}
-const importUntyped = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
 
 // ---------------------------------------------------------------------------------------------
 // Processes and their CPU
@@ -364,7 +350,7 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
   const opts: Options = parseBenchOptionsOrExit(THROUGHPUT_OPTIONS, argv);
   const startedAt = new Date();
   const baseConfig = loadConfigOrExit();
-  const stack = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'stack.mjs'))) as Stack;
+  const { stack } = await loadStackLib();
   const shapes = (['dev', 'cluster'] as const).filter((s) => opts.only.length === 0 || opts.only.includes(s));
   const rates: number[] = [];
   for (let r = 1; r <= opts.maxRate; r *= 2) rates.push(r);

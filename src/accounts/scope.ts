@@ -36,7 +36,7 @@ export const rootScopeFields = {
 export function createAccountScopes(db: Db) {
   return {
     /** The teammate's scope; throws TEAMMATE_NOT_FOUND unless it belongs to the key's root account. */
-    async teammate(principal: Pick<Principal, 'rootAccountId'>, idpTeammateUuid: string): Promise<AccountScope> {
+    async teammate(principal: Principal, idpTeammateUuid: string): Promise<AccountScope> {
       const agent = await db('agents')
         .where({ idp_teammate_uuid: idpTeammateUuid.toLowerCase(), root_account_id: principal.rootAccountId })
         .first('id');
@@ -44,7 +44,7 @@ export function createAccountScopes(db: Db) {
       return { rootAccountId: principal.rootAccountId, agentId: agent.id };
     },
     /** The root account's scope; throws SELLER_NOT_FOUND unless the id is the key's root account. */
-    async root(principal: Pick<Principal, 'rootAccountId'>, idpRootAccountUuid: string): Promise<AccountScope> {
+    async root(principal: Principal, idpRootAccountUuid: string): Promise<AccountScope> {
       const account = await db('root_accounts')
         .where({ id: principal.rootAccountId, idp_root_account_uuid: idpRootAccountUuid.toLowerCase() })
         .first('id');
