@@ -14,7 +14,7 @@
  * CONNECTION_ERROR (503) when the workflow does not answer in time.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Principal } from '../api-keys/service';
+import type { AccountView } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
@@ -58,7 +58,7 @@ export function createCertificateHolderService(deps: {
   certificates: Pick<CertificatesRepository, 'listForPurchase'>;
   workflows: Pick<PurchaseWorkflows, 'addCertificateHolder' | 'removeCertificateHolder'>;
 }) {
-  async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
+  async function owned(principal: AccountView, id: number): Promise<PurchaseRecord> {
     const p = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
     if (!p) throw notFound('purchase', id);
     return p;
@@ -78,12 +78,12 @@ export function createCertificateHolderService(deps: {
 
   return {
     /** Refuses (404 NOT_FOUND) a purchase outside the key's scope: routes check it before the body, so another account's id reads 404 whatever is sent. */
-    async assertOwned(principal: Principal, purchaseId: number): Promise<void> {
+    async assertOwned(principal: AccountView, purchaseId: number): Promise<void> {
       await owned(principal, purchaseId);
     },
 
     /** The purchase's holders (removed ones too, `status: removed`), in the order they were added. */
-    async list(principal: Principal, purchaseId: number): Promise<CertificateHolder[]> {
+    async list(principal: AccountView, purchaseId: number): Promise<CertificateHolder[]> {
       await owned(principal, purchaseId);
       const [holders, certificates] = await Promise.all([
         deps.holders.list(purchaseId, { includeRemoved: true }),
@@ -97,7 +97,7 @@ export function createCertificateHolderService(deps: {
      * Idempotency-Key header) makes a retry add it once, even after a late answer.
      */
     async add(
-      principal: Principal,
+      principal: AccountView,
       purchaseId: number,
       body: CreateCertificateHolderRequest,
       idempotencyKey?: string,
@@ -120,7 +120,7 @@ export function createCertificateHolderService(deps: {
     },
 
     /** Removes a holder and voids its certificates; answers it, `removed`. */
-    async remove(principal: Principal, purchaseId: number, holderId: number): Promise<CertificateHolder> {
+    async remove(principal: AccountView, purchaseId: number, holderId: number): Promise<CertificateHolder> {
       const p = await owned(principal, purchaseId);
       const h = await deps.holders.find(purchaseId, holderId);
       if (!h || h.removedAt) throw notFound('certificate holder', holderId);

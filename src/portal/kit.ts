@@ -33,7 +33,7 @@ export interface PortalDeps {
   purchases: Pick<PurchaseService, 'get' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
   certificateHolders: Pick<CertificateHolderService, 'list' | 'add'>;
   endorsements: Pick<EndorsementService, 'quote' | 'endorse'>;
-  purchaseSearch: Pick<PurchaseSearchService, 'searchAsRoot'>;
+  purchaseSearch: Pick<PurchaseSearchService, 'searchAccount'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
   audit: AuditRepository;
   sessions: PortalSessionStore;

@@ -311,11 +311,18 @@ export function createPurchaseSearchService(deps: {
     async searchAsTeammate(principal: Principal, req: SearchTeammatePurchasesRequest): Promise<PurchaseSearchResponse> {
       return search(await deps.scopes.teammate(principal, req.idp_teammate_uuid), principal.mode, req);
     },
-    /** `/platform-agency-root-certs/searchTeammatePurchasedProducts`: every paid sale of the root account. Throws SELLER_NOT_FOUND. */
-    async searchAsRoot(
-      principal: Pick<Principal, 'rootAccountId' | 'mode'>,
-      req: SearchRootPurchasesRequest,
+    /**
+     * Every paid sale of an account the caller already holds (the agency portal's signed-in
+     * teammate's), as the root surface searches it, without naming the account's public id.
+     */
+    async searchAccount(
+      view: Pick<Principal, 'rootAccountId' | 'mode'>,
+      req: Pick<SearchRootPurchasesRequest, 'search_text' | 'page_size' | 'page_index'>,
     ): Promise<PurchaseSearchResponse> {
+      return search({ rootAccountId: view.rootAccountId, agentId: null }, view.mode, req);
+    },
+    /** `/platform-agency-root-certs/searchTeammatePurchasedProducts`: every paid sale of the root account. Throws SELLER_NOT_FOUND. */
+    async searchAsRoot(principal: Principal, req: SearchRootPurchasesRequest): Promise<PurchaseSearchResponse> {
       return search(await deps.scopes.root(principal, req.idp_root_account_uuid), principal.mode, req);
     },
   };

@@ -2,8 +2,9 @@
  * Purchases: the API's search; one purchase (amounts, timeline, covered units, holders,
  * certificates with their links and QR codes); and, for an admin, the changes with a preview:
  * cancel covered units (the cancellation quote, then cancel at its price), add a certificate
- * holder, endorse (the endorsement quote, then apply it). Changes go through the purchase's
- * selling key (`sellingKeyOf`), on the audit log as the teammate.
+ * holder, endorse (the endorsement quote, then apply it). A cancellation or endorsement quote
+ * records a key, so those go through the purchase's selling key (`sellingKeyOf`); everything is
+ * on the audit log as the teammate.
  */
 import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
@@ -33,18 +34,13 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
     const q = typeof ctx.query.q === 'string' ? ctx.query.q : '';
-    const teammate = ctx.state.teammate!;
-    const profile = (await deps.accounts.findProfile(teammate.rootAccountId))!;
     const f = frame(ctx, 'Purchases', {
       active: 'purchases',
       modes: { current: mode, href: (m) => `/portal/purchases?mode=${m}${q ? `&q=${encodeURIComponent(q)}` : ''}` },
     });
     const empty = { total: 0, total_exact: true, page_index: 0, page_size: 50, has_more: false, purchases: [] };
     if (q.length > 200) return send(ctx, 400, purchasesPage(f, { mode, q, result: empty, error: 'Search for at most 200 characters.' }));
-    const result = await deps.purchaseSearch.searchAsRoot(
-      { rootAccountId: teammate.rootAccountId, mode },
-      { idp_root_account_uuid: profile.idpRootAccountUuid, search_text: q, page_size: 50, page_index: 0 },
-    );
+    const result = await deps.purchaseSearch.searchAccount(viewOf(ctx, mode), { search_text: q, page_size: 50, page_index: 0 });
     send(ctx, 200, purchasesPage(f, { mode, q, result }));
   });
   pages.get('/purchases/:id', async (rawCtx) => {
@@ -63,7 +59,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       }
       const admin = ctx.state.teammate!.portalRole === 'admin';
       const inForce = isInForce(purchase.status);
-      const holders = await deps.certificateHolders.list(await deps.purchases.sellingKeyOf(view, id), id);
+      const holders = await deps.certificateHolders.list(view, id);
       send(
         ctx,
         200,
@@ -282,8 +278,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         ctx,
         'add_certificate_holder',
         { kind: 'purchase', id: String(purchase.id) },
-        async () =>
-          deps.certificateHolders.add(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, parsed.data),
+        () => deps.certificateHolders.add(viewOf(ctx, mode), purchase.id, parsed.data),
         (h) => ({ certificate_holder_id: h.id, certificates: h.certificates.length }),
       );
       ctx.session!.flash = `${holder.name} is added: ${holder.certificates.length} certificate${holder.certificates.length === 1 ? ' is' : 's are'} being issued.`;
