@@ -93,6 +93,8 @@ export interface PortalKit {
   idParam(ctx: PortalCtx): number;
   /** The 404 page of a `what` this account does not have (another account's reads the same). */
   notFoundPage(ctx: PortalCtx, what: string, back: string): void;
+  /** `act`'s answer; null once the 404 page is sent, when `act` throws a 404 (NOT_FOUND) AppError. */
+  orNotFound<T>(ctx: PortalCtx, what: string, back: string, act: () => Promise<T>): Promise<T | null>;
 }
 
 export function createPortalKit(deps: PortalDeps, options: PortalOptions): PortalKit {
@@ -106,6 +108,12 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
     ctx.type = 'html';
     ctx.body = body;
   };
+  const notFoundPage = (ctx: PortalCtx, what: string, back: string) =>
+    send(
+      ctx,
+      404,
+      messagePage(frame(ctx, `No such ${what}`), `This account has no such ${what} in this mode.`, { href: back, label: 'Back' }),
+    );
   return {
     deps,
     options,
@@ -149,12 +157,15 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
     },
     viewOf: (ctx, mode) => ({ rootAccountId: ctx.state.teammate!.rootAccountId, mode, agentId: null }),
     idParam: (ctx) => (/^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : 0),
-    notFoundPage(ctx, what, back) {
-      send(
-        ctx,
-        404,
-        messagePage(frame(ctx, `No such ${what}`), `This account has no such ${what} in this mode.`, { href: back, label: 'Back' }),
-      );
+    notFoundPage,
+    async orNotFound(ctx, what, back, act) {
+      try {
+        return await act();
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status !== 404) throw err;
+        notFoundPage(ctx, what, back);
+        return null;
+      }
     },
   };
 }

@@ -20,7 +20,7 @@ import {
 } from '../views-activity';
 
 export function registerWebhookAndEventPages(pages: Router<AppState>, kit: PortalKit): void {
-  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, notFoundPage } = kit;
+  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound } = kit;
   const webhooksView = async (ctx: PortalCtx, mode: KeyMode, form: EndpointForm, status = 200) => {
     const { items } = await deps.webhookEndpoints.list(viewOf(ctx, mode), { pageSize: 100, pageIndex: 0 });
     send(
@@ -90,33 +90,23 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
       const ctx = rawCtx as unknown as PortalCtx;
       const mode = modeOf(ctx.query.mode);
       const id = idParam(ctx);
-      try {
-        const e = await record(
+      const back = `/portal/webhooks?mode=${mode}`;
+      const e = await orNotFound(ctx, 'webhook endpoint', back, () =>
+        record(
           ctx,
           `${action}_webhook_endpoint`,
           { kind: 'webhook_endpoint', id: String(id) },
           () => deps.webhookEndpoints.update(viewOf(ctx, mode), id, { disabled: action === 'disable' }),
           (r) => ({ status: r.status }),
-        );
-        ctx.session!.flash = `Endpoint ${e.url} is now ${e.status}.`;
-      } catch (err) {
-        if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`);
-        throw err;
-      }
-      redirect(ctx, `/portal/webhooks?mode=${mode}`);
+        ),
+      );
+      if (!e) return;
+      ctx.session!.flash = `Endpoint ${e.url} is now ${e.status}.`;
+      redirect(ctx, back);
     });
   }
-  const ownEndpoint = async (ctx: PortalCtx, mode: KeyMode) => {
-    try {
-      return await deps.webhookEndpoints.get(viewOf(ctx, mode), idParam(ctx));
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) {
-        notFoundPage(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`);
-        return null;
-      }
-      throw err;
-    }
-  };
+  const ownEndpoint = (ctx: PortalCtx, mode: KeyMode) =>
+    orNotFound(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`, () => deps.webhookEndpoints.get(viewOf(ctx, mode), idParam(ctx)));
   pages.get('/webhooks/:id/delete', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const endpoint = await ownEndpoint(ctx, modeOf(ctx.query.mode));
@@ -166,41 +156,37 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
   pages.get('/events/:id', async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
-    try {
-      const event = await deps.events.get(viewOf(ctx, mode), String(ctx.params.id));
-      send(
-        ctx,
-        200,
-        eventPage(frame(ctx, `Event ${event.type}`, { active: 'events' }), {
-          event,
-          mode,
-          canChange: ctx.state.teammate!.portalRole === 'admin',
-        }),
-      );
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'event', `/portal/events?mode=${mode}`);
-      throw err;
-    }
+    const event = await orNotFound(ctx, 'event', `/portal/events?mode=${mode}`, () =>
+      deps.events.get(viewOf(ctx, mode), String(ctx.params.id)),
+    );
+    if (!event) return;
+    send(
+      ctx,
+      200,
+      eventPage(frame(ctx, `Event ${event.type}`, { active: 'events' }), {
+        event,
+        mode,
+        canChange: ctx.state.teammate!.portalRole === 'admin',
+      }),
+    );
   });
   pages.post('/events/:id/resend', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
     const id = String(ctx.params.id);
-    try {
-      const r = await record(
+    const r = await orNotFound(ctx, 'event', `/portal/events?mode=${mode}`, () =>
+      record(
         ctx,
         'resend_event',
         { kind: 'event', id },
         () => deps.events.resend(viewOf(ctx, mode), id),
         (x) => ({ deliveries: x.deliveries.length }),
-      );
-      ctx.session!.flash = r.deliveries.length
-        ? `The event is being sent again to ${r.deliveries.length} endpoint${r.deliveries.length === 1 ? '' : 's'}.`
-        : 'No endpoint takes this event: nothing was sent.';
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'event', `/portal/events?mode=${mode}`);
-      throw err;
-    }
+      ),
+    );
+    if (!r) return;
+    ctx.session!.flash = r.deliveries.length
+      ? `The event is being sent again to ${r.deliveries.length} endpoint${r.deliveries.length === 1 ? '' : 's'}.`
+      : 'No endpoint takes this event: nothing was sent.';
     redirect(ctx, `/portal/events/${id}?mode=${mode}`);
   });
 }

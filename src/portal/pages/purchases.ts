@@ -29,7 +29,7 @@ import {
 } from '../views-activity';
 
 export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): void {
-  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, notFoundPage } = kit;
+  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound } = kit;
   pages.get('/purchases', async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
@@ -47,36 +47,35 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
     const id = idParam(ctx);
-    try {
-      const view = viewOf(ctx, mode);
-      const [purchase, certificates] = await Promise.all([
+    const view = viewOf(ctx, mode);
+    const loaded = await orNotFound(ctx, 'purchase', `/portal/purchases?mode=${mode}`, () =>
+      Promise.all([
         deps.purchases.get(view, id),
         deps.certificates.getCertificates({ mode }, { rootAccountId: view.rootAccountId, agentId: null }, { purchase_id: id }),
-      ]);
-      const qr = new Map<string, string>();
-      for (const c of certificates.certificates) {
-        qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
-      }
-      const admin = ctx.state.teammate!.portalRole === 'admin';
-      const inForce = isInForce(purchase.status);
-      const holders = await deps.certificateHolders.list(view, id);
-      send(
-        ctx,
-        200,
-        purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), {
-          purchase,
-          certificates,
-          qr,
-          mode,
-          holders,
-          canChange: admin && inForce,
-          canCancel: admin && cancellableUnits(purchase).length > 0,
-        }),
-      );
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) return notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
-      throw err;
+      ]),
+    );
+    if (!loaded) return;
+    const [purchase, certificates] = loaded;
+    const qr = new Map<string, string>();
+    for (const c of certificates.certificates) {
+      qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
     }
+    const admin = ctx.state.teammate!.portalRole === 'admin';
+    const inForce = isInForce(purchase.status);
+    const holders = await deps.certificateHolders.list(view, id);
+    send(
+      ctx,
+      200,
+      purchasePage(frame(ctx, `Purchase #${id}`, { active: 'purchases' }), {
+        purchase,
+        certificates,
+        qr,
+        mode,
+        holders,
+        canChange: admin && inForce,
+        canCancel: admin && cancellableUnits(purchase).length > 0,
+      }),
+    );
   });
 
   // Cancelling covered units: a form, a preview (the API's cancellation quote), then the cancel at that quote's price.
@@ -88,17 +87,8 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       : p.items.flatMap((i) =>
           i.covered_units.filter((u) => u.state === 'active' && !u.coverage_started).map((u) => ({ id: u.id, label: unitLabel(i, u) })),
         );
-  const purchaseFor = async (ctx: PortalCtx, mode: KeyMode): Promise<PurchaseDetail | null> => {
-    try {
-      return await deps.purchases.get(viewOf(ctx, mode), idParam(ctx));
-    } catch (err) {
-      if (err instanceof AppError && err.status === 404) {
-        notFoundPage(ctx, 'purchase', `/portal/purchases?mode=${mode}`);
-        return null;
-      }
-      throw err;
-    }
-  };
+  const purchaseFor = (ctx: PortalCtx, mode: KeyMode): Promise<PurchaseDetail | null> =>
+    orNotFound(ctx, 'purchase', `/portal/purchases?mode=${mode}`, () => deps.purchases.get(viewOf(ctx, mode), idParam(ctx)));
   pages.get('/purchases/:id/cancel', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
