@@ -307,7 +307,9 @@ export function createTestHelperService(deps: {
       const after = result.relayed
         ? await settle(
             () => deps.purchases.findById(purchase.id),
-            (p) => (p?.refundedMinor ?? 0) >= total,
+            // The refund is recorded first and a full one then ends the purchase (the workflow's
+            // step): answer once both show, so `refunded` and `purchase_status` say the same.
+            (p) => (p?.refundedMinor ?? 0) >= total && (total < purchase.totalMinor || p?.status === 'refunded'),
           )
         : purchase;
       return {
