@@ -8,15 +8,39 @@
  *   (planned, rendered by the issuance rounds that follow). The same quote again answers the same
  *   endorsement. While the purchase's first certificates are being issued it answers `wait`.
  * - `endorsementReissued` publishes `certificates.reissued` (old → new numbers) once the new
- *   versions are stored.
+ *   versions are stored, and `certificates.issued` (the purchase's certificates, sent again under
+ *   this endorsement's own event id) when it added covered units.
+ *
+ * A priced endorsement (units added) is collected before it is applied:
+ * - `beginEndorsementPayment` checks the quote as `applyEndorsement` does (not expired, not stale,
+ *   still plannable) and marks it `awaiting_payment` with the method chosen;
+ * - `chargeEndorsement` charges the buyer's saved card off-session for the total difference
+ *   (minor units; idempotency key `endorsement-<quote>-charge`, the payment intent stored as soon as
+ *   known); a decline comes back as data, an unknown outcome throws (retried with the same key);
+ * - `createEndorsementCheckout` opens a checkout session for the difference instead (key
+ *   `endorsement-<quote>-checkout`, open 24 hours), whose completion the API relays to the policy
+ *   workflow (`endorsementPaid`), which records it with `recordEndorsementPaid`;
+ * - `applyEndorsement` then applies a paid quote (a stale one refuses as for any quote), and
+ *   `refundEndorsementPayment` gives a payment back in full (key `endorsement-<quote>-refund`) when
+ *   the quote no longer holds once paid; `failEndorsementPayment` records a declined card.
+ * The payments carry `endorsement_quote_id` and `endorsed_purchase_id` in their metadata, never
+ * `purchase_id`, so the processor's events about them never reach the purchase's own workflow.
  *
  * Refusals are non-retryable failures whose type is the API's error code:
  * ENDORSEMENT_QUOTE_NOT_FOUND, ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE,
  * PURCHASE_NOT_CHANGEABLE, and the planning codes (COVERED_UNIT_STARTED, …).
  */
 import { ApplicationFailure } from '@temporalio/common';
+import type Stripe from 'stripe';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
+import type { Payproc } from '../src/payproc/client';
+import { ensureBuyerCustomer } from '../src/payproc/customers';
+import { idOf } from '../src/payproc/ids';
+import { createPaymentsRepository } from '../src/payments/repository';
+import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
+import type { StoredEndorsement } from '../src/endorsements/repository';
+import { processorFailure } from './purchase';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository } from '../src/certificate-holders/repository';
@@ -26,16 +50,58 @@ import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
 
 export interface EndorsementActivityDeps {
   db: Db;
-  events: Pick<EventEmitter, 'certificatesReissued'>;
+  payproc: Payproc;
+  publicBaseUrl: string;
+  events: Pick<EventEmitter, 'certificatesReissued' | 'certificatesIssuedByEndorsement'>;
+  maxCoveredUnits: number;
   now?: () => Date;
 }
+
+/** How long the checkout link for an endorsement's difference stays open (s): the processor's longest. */
+export const ENDORSEMENT_CHECKOUT_TTL_SECONDS = 86_400;
+
+/** What `chargeEndorsement` answers: charged, or a definitive decline (nothing taken). */
+export type EndorsementChargeResult = { ok: true; paymentIntentId: string } | { ok: false; code: string; message: string };
 
 const refuse = (code: string, message: string): never => {
   throw ApplicationFailure.nonRetryable(message, code);
 };
 
+/** The metadata of an endorsement's payment: never `purchase_id` (see the module comment). */
+const paymentMetadata = (e: StoredEndorsement) => ({ endorsement_quote_id: e.quoteId, endorsed_purchase_id: String(e.purchaseId) });
+
 export function createEndorsementActivities(deps: EndorsementActivityDeps) {
   const now = deps.now ?? (() => new Date());
+  const endorsementsRepo = createEndorsementsRepository(deps.db);
+  const customers = createPaymentsRepository(deps.db);
+  async function mustFind(quoteId: string): Promise<StoredEndorsement> {
+    const e = await endorsementsRepo.findByQuote(quoteId);
+    if (!e) return refuse('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${quoteId} does not exist`);
+    return e;
+  }
+  /** The purchase, its processor client and the buyer's processor customer. */
+  async function payer(e: StoredEndorsement) {
+    const p = (await createPurchasesRepository(deps.db).findById(e.purchaseId))!;
+    const stripe = deps.payproc.client(p.mode);
+    const buyer = await deps.db('buyers').where({ id: p.buyerId }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid');
+    try {
+      const customerId = await ensureBuyerCustomer(
+        customers,
+        stripe,
+        {
+          buyerId: buyer.id,
+          email: buyer.email,
+          firstName: buyer.first_name,
+          lastName: buyer.last_name,
+          idpAccntUuid: buyer.idp_accnt_uuid,
+        },
+        p.mode,
+      );
+      return { p, stripe, customerId };
+    } catch (err) {
+      return processorFailure(err, () => undefined);
+    }
+  }
   return {
     /** Carries out endorsement quote `quoteId` of purchase `purchaseId`; answers the numbers reissued (old → new), or `wait`. */
     async applyEndorsement(input: {
@@ -55,13 +121,21 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
           );
         if (e.status === 'applied') return { kind: 'applied' as const, reissued: e.reissued ?? [] };
         const at = now();
-        if (e.expiresAt.getTime() <= at.getTime())
+        const priced = e.totalDifferenceMinor > 0;
+        if (priced && !e.paidAt)
+          refuse('PAYMENT_REQUIRED', `quote ${e.quoteId} adds ${e.totalDifferenceMinor} minor units: its difference is collected first`);
+        if (e.status !== 'quoted' && e.status !== 'awaiting_payment')
+          refuse('ENDORSEMENT_QUOTE_EXPIRED', `quote ${e.quoteId} is ${e.status}: ask for a new one`);
+        // A paid quote is applied whenever its payment arrives; the quote's own lifetime bounds only the choice to pay.
+        if (!priced && e.expiresAt.getTime() <= at.getTime())
           refuse('ENDORSEMENT_QUOTE_EXPIRED', `quote ${e.quoteId} expired at ${e.expiresAt.toISOString()}: ask for a new one`);
         const p = (await purchases.findById(input.purchaseId))!;
         if (p.status === 'refunded' || !isInForce(p.status))
           refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
         if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
-        const state = await loadEndorsementState({ purchases, holders, certificates, endorsements }, p);
+        const state = await loadEndorsementState({ purchases, holders, certificates, endorsements }, p, {
+          maxCoveredUnits: deps.maxCoveredUnits,
+        });
         if (stateFingerprint(state) !== e.fingerprint)
           refuse('ENDORSEMENT_QUOTE_STALE', `purchase ${p.id} changed since quote ${e.quoteId} was made: ask for a new one`);
         let plan;
@@ -74,20 +148,245 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         if (plan.namedInsured) await purchases.updateNamedInsured(p.id, plan.namedInsured);
         for (const d of plan.descriptions) await holders.updateDescription(d.certificateHolderId, d.description);
         for (const m of plan.moves) await purchases.moveCoveredUnit(m.coveredUnitId, m);
+        let transactionId: number | null = null;
+        if (plan.additions.length > 0) {
+          // The units as quoted (and paid for): the plan above re-checked that they still fit.
+          transactionId = (
+            await purchases.recordEndorsementAdditions({
+              purchaseId: p.id,
+              apiKeyId: e.apiKeyId ?? p.apiKeyId,
+              currency: p.currency,
+              premiumMinor: e.premiumDifferenceMinor,
+              platformFeeMinor: e.platformFeeDifferenceMinor,
+              paymentIntentId: e.paymentIntentId,
+              effectiveAt: at,
+              additions: e.additions,
+            })
+          ).transactionId;
+        }
         const reissued = await certificates.supersede(
           p.id,
           plan.supersede.all ? { all: true } : { holderIds: plan.supersede.holderIds, coveredUnitIds: plan.supersede.coveredUnitIds },
           at,
         );
-        await endorsements.markApplied(e.quoteId, reissued, at);
+        await endorsements.markApplied(e.quoteId, reissued, at, transactionId);
         return { kind: 'applied' as const, reissued };
       });
     },
 
-    /** Publishes `certificates.reissued` for endorsement quote `quoteId` (its new versions are stored). */
+    /**
+     * Starts collecting quote `quoteId`'s positive difference by `payment` (checked like
+     * `applyEndorsement`, then `awaiting_payment`); answers `pay`, `applied` (already done), or `wait`.
+     */
+    async beginEndorsementPayment(input: {
+      purchaseId: number;
+      quoteId: string;
+      payment: { method: 'saved_card'; paymentMethodId: string } | { method: 'checkout_link' };
+    }): Promise<{ kind: 'pay' } | { kind: 'applied'; reissued: Array<{ from: string; to: string }> } | { kind: 'wait' }> {
+      return deps.db.transaction(async (trx) => {
+        const endorsements = createEndorsementsRepository(trx);
+        const purchases = createPurchasesRepository(trx);
+        const e = await endorsements.findByQuote(input.quoteId, { forUpdate: true });
+        if (!e || e.purchaseId !== input.purchaseId)
+          return refuse(
+            'ENDORSEMENT_QUOTE_NOT_FOUND',
+            `quote ${input.quoteId} is not an endorsement quote of purchase ${input.purchaseId}`,
+          );
+        if (e.status === 'applied') return { kind: 'applied' as const, reissued: e.reissued ?? [] };
+        if (e.totalDifferenceMinor <= 0)
+          refuse('VALIDATION_ERROR', `quote ${e.quoteId} has nothing to collect: endorse it without payment`);
+        if (e.status === 'awaiting_payment') {
+          if (e.paymentMethod !== input.payment.method)
+            refuse('ENDORSEMENT_PAYMENT_IN_PROGRESS', `quote ${e.quoteId} is already being paid by ${e.paymentMethod}`);
+          return { kind: 'pay' as const };
+        }
+        if (e.status !== 'quoted')
+          refuse(
+            'ENDORSEMENT_QUOTE_EXPIRED',
+            `quote ${e.quoteId} is ${e.status}${e.failureMessage ? ` (${e.failureMessage})` : ''}: ask for a new one`,
+          );
+        const at = now();
+        if (e.expiresAt.getTime() <= at.getTime())
+          refuse('ENDORSEMENT_QUOTE_EXPIRED', `quote ${e.quoteId} expired at ${e.expiresAt.toISOString()}: ask for a new one`);
+        const p = (await purchases.findById(input.purchaseId))!;
+        if (p.status === 'refunded' || !isInForce(p.status))
+          refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
+        if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
+        const state = await loadEndorsementState(
+          {
+            purchases,
+            holders: createCertificateHoldersRepository(trx),
+            certificates: createCertificatesRepository(trx),
+            endorsements,
+          },
+          p,
+          { maxCoveredUnits: deps.maxCoveredUnits },
+        );
+        if (stateFingerprint(state) !== e.fingerprint)
+          refuse('ENDORSEMENT_QUOTE_STALE', `purchase ${p.id} changed since quote ${e.quoteId} was made: ask for a new one`);
+        try {
+          planEndorsement(state, e.changes, policyClock(p, at));
+        } catch (err) {
+          if (err instanceof EndorsementError) return refuse(err.code, err.message);
+          throw err;
+        }
+        await endorsements.startPayment(e.quoteId, {
+          method: input.payment.method,
+          paymentMethodId: input.payment.method === 'saved_card' ? input.payment.paymentMethodId : null,
+        });
+        return { kind: 'pay' as const };
+      });
+    },
+
+    /** Charges quote `quoteId`'s difference to the saved card it names, at most once (see the module comment). */
+    async chargeEndorsement(input: { quoteId: string }): Promise<EndorsementChargeResult> {
+      const e = await mustFind(input.quoteId);
+      if (e.paidAt && e.paymentIntentId) return { ok: true, paymentIntentId: e.paymentIntentId };
+      const { p, stripe, customerId } = await payer(e);
+      let pi: Stripe.PaymentIntent;
+      try {
+        pi = e.paymentIntentId
+          ? await stripe.paymentIntents.retrieve(e.paymentIntentId)
+          : await stripe.paymentIntents.create(
+              {
+                amount: e.totalDifferenceMinor,
+                currency: e.currency,
+                customer: customerId,
+                payment_method: e.paymentMethodId!,
+                off_session: true,
+                confirm: true,
+                description: `Endorsement ${e.quoteId} of purchase ${p.id}`,
+                metadata: paymentMetadata(e),
+              },
+              { idempotencyKey: `endorsement-${e.quoteId}-charge`, maxNetworkRetries: 0 },
+            );
+      } catch (err) {
+        const type = (err as { type?: string }).type;
+        if (type === 'StripeCardError' || type === 'StripeInvalidRequestError') {
+          const code = (err as { decline_code?: string; code?: string }).decline_code ?? (err as { code?: string }).code ?? 'card_error';
+          return { ok: false, code, message: `Payment processor: ${(err as Error).message}` };
+        }
+        return processorFailure(err, () => undefined);
+      }
+      await endorsementsRepo.recordPaymentIntent(e.quoteId, pi.id);
+      if (pi.status === 'succeeded' || pi.status === 'processing') {
+        await endorsementsRepo.markPaid(e.quoteId, pi.id, now());
+        return { ok: true, paymentIntentId: pi.id };
+      }
+      const code = pi.last_payment_error?.decline_code ?? pi.last_payment_error?.code ?? pi.status;
+      return {
+        ok: false,
+        code,
+        message:
+          pi.status === 'requires_action'
+            ? 'Payment processor: the card needs the buyer to authenticate; endorse with a checkout link instead'
+            : `Payment processor: the payment was not completed (${code})`,
+      };
+    },
+
+    /** Records a declined card: the endorsement ends `payment_failed`, nothing changed. */
+    async failEndorsementPayment(input: { quoteId: string; code: string; message: string }): Promise<void> {
+      await endorsementsRepo.markEnded(input.quoteId, 'payment_failed', { code: input.code, message: input.message });
+    },
+
+    /** Opens (once) the checkout session for quote `quoteId`'s difference; answers its link and expiry. */
+    async createEndorsementCheckout(input: { quoteId: string }): Promise<{ url: string; expiresAt: string }> {
+      const e = await mustFind(input.quoteId);
+      if (e.checkoutUrl && e.checkoutExpiresAt) return { url: e.checkoutUrl, expiresAt: e.checkoutExpiresAt.toISOString() };
+      const { p, stripe, customerId } = await payer(e);
+      const expiresAt = Math.floor(now().getTime() / 1000) + ENDORSEMENT_CHECKOUT_TTL_SECONDS;
+      const returnUrls = checkoutReturnUrls({
+        publicBaseUrl: deps.publicBaseUrl,
+        purchaseId: p.id,
+        returnToken: p.returnToken ?? '',
+        configured: { successUrl: null, cancelUrl: null },
+      });
+      const units = e.additions.reduce((n, a) => n + a.units.length, 0);
+      const lineItems: Stripe.Checkout.SessionCreateParams.LineItem[] = [
+        {
+          quantity: 1,
+          price_data: {
+            currency: e.currency,
+            unit_amount: e.premiumDifferenceMinor,
+            product_data: { name: `${units} covered ${units === 1 ? 'unit' : 'units'} added to purchase ${p.id}` },
+          },
+        },
+      ];
+      if (e.platformFeeDifferenceMinor > 0)
+        lineItems.push({
+          quantity: 1,
+          price_data: { currency: e.currency, unit_amount: e.platformFeeDifferenceMinor, product_data: { name: 'Platform fee' } },
+        });
+      let session: Stripe.Checkout.Session;
+      try {
+        session = await stripe.checkout.sessions.create(
+          {
+            mode: 'payment',
+            line_items: lineItems,
+            customer: customerId,
+            client_reference_id: `endorsement-${e.quoteId}`,
+            metadata: paymentMetadata(e),
+            payment_intent_data: { metadata: paymentMetadata(e) },
+            expires_at: expiresAt,
+            success_url: returnUrls.successUrl,
+            cancel_url: returnUrls.cancelUrl,
+          },
+          { idempotencyKey: `endorsement-${e.quoteId}-checkout` },
+        );
+      } catch (err) {
+        return processorFailure(err, () => undefined);
+      }
+      const at = new Date(expiresAt * 1000);
+      await endorsementsRepo.recordCheckout(e.quoteId, { sessionId: session.id, url: session.url ?? '', expiresAt: at });
+      return { url: session.url ?? '', expiresAt: at.toISOString() };
+    },
+
+    /**
+     * The checkout link of quote `quoteId` was paid: checks the session at the processor (complete
+     * and paid) and records the payment. Answers false when the session is not paid (nothing recorded).
+     */
+    async recordEndorsementPaid(input: { quoteId: string }): Promise<boolean> {
+      const e = await mustFind(input.quoteId);
+      if (e.paidAt) return true;
+      if (!e.checkoutSessionId) return false;
+      const p = (await createPurchasesRepository(deps.db).findById(e.purchaseId))!;
+      let s: Stripe.Checkout.Session;
+      try {
+        s = await deps.payproc.client(p.mode).checkout.sessions.retrieve(e.checkoutSessionId);
+      } catch (err) {
+        return processorFailure(err, () => undefined);
+      }
+      if (s.status !== 'complete' || (s.payment_status !== 'paid' && s.payment_status !== 'no_payment_required')) return false;
+      await endorsementsRepo.markPaid(e.quoteId, idOf(s.payment_intent), now());
+      return true;
+    },
+
+    /** Gives quote `quoteId`'s payment back in full (it could not be applied) and ends it `refunded`. */
+    async refundEndorsementPayment(input: { quoteId: string; reason: string }): Promise<void> {
+      const e = await mustFind(input.quoteId);
+      if (e.status !== 'awaiting_payment') return;
+      if (e.paymentIntentId) {
+        const p = (await createPurchasesRepository(deps.db).findById(e.purchaseId))!;
+        try {
+          await deps.payproc
+            .client(p.mode)
+            .refunds.create(
+              { payment_intent: e.paymentIntentId, reason: 'requested_by_customer', metadata: paymentMetadata(e) },
+              { idempotencyKey: `endorsement-${e.quoteId}-refund` },
+            );
+        } catch (err) {
+          return processorFailure(err, () => undefined);
+        }
+      }
+      await endorsementsRepo.markEnded(e.quoteId, 'refunded', { code: 'ENDORSEMENT_NOT_APPLIED', message: input.reason });
+    },
+
+    /** Publishes `certificates.reissued` (new versions) and `certificates.issued` (units added) for endorsement quote `quoteId`, once its certificates are stored. */
     async endorsementReissued(input: { purchaseId: number; quoteId: string }): Promise<void> {
-      const e = await createEndorsementsRepository(deps.db).findByQuote(input.quoteId);
-      if (e && e.status === 'applied' && (e.reissued?.length ?? 0) > 0) await deps.events.certificatesReissued(e);
+      const e = await endorsementsRepo.findByQuote(input.quoteId);
+      if (!e || e.status !== 'applied') return;
+      if ((e.reissued?.length ?? 0) > 0) await deps.events.certificatesReissued(e);
+      if (e.additions.length > 0) await deps.events.certificatesIssuedByEndorsement(e);
     },
   };
 }

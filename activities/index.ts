@@ -59,6 +59,8 @@ export interface ActivityDeps {
   attachmentMaxBytes: number;
   /** Domain of the fixed Message-IDs of proof-of-coverage emails. */
   messageIdDomain: string;
+  /** Most covered units one purchase item may hold (MAX_COVERED_UNITS; units added by an endorsement count). */
+  maxCoveredUnits: number;
   /** Key of the buyer's withdrawal links the proof-of-coverage email to the buyer carries (WITHDRAWAL_LINK_KEY). */
   withdrawalLinkKey: string;
   /** Publishes agency events after purchase changes (and starts their deliveries). */
@@ -174,5 +176,6 @@ export function activityDepsFromConfig(
     attachmentMaxBytes: config.PROOF_EMAIL_ATTACHMENT_MAX_BYTES,
     messageIdDomain: /@([A-Za-z0-9.-]+)/.exec(config.MAIL_FROM)?.[1] ?? 'localhost',
     withdrawalLinkKey: config.WITHDRAWAL_LINK_KEY,
+    maxCoveredUnits: config.MAX_COVERED_UNITS,
   };
 }

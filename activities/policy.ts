@@ -8,9 +8,14 @@
  * - A cancellation dated after the purchase's now (its test clock for a test purchase that has
  *   one) is accepted `scheduled`; `startScheduledCancellation` makes it due when its time came,
  *   `rescindCancellation` withdraws it before that (its units given back).
- * - `createCancellationRefund` creates the refund at the processor with an idempotency key of the
- *   cancellation's own (`policy-transaction-<id>-refund`), so a retried call never refunds twice.
- * - `cancellationRefundStatus` asks the processor how the refund stands.
+ * - `createCancellationRefund` splits the refund over the purchase's payments (the sale's payment
+ *   intent, then one per priced endorsement): newest payment first, net of what the purchase's
+ *   other cancellations take (src/purchases/refund-allocation.ts). The split is stored once, then
+ *   each part is created at the processor with an idempotency key of the cancellation's own
+ *   (`policy-transaction-<id>-refund` for the first, `…-refund-<k>` for the k-th, k ≥ 2), so a
+ *   retried call never refunds twice and a purchase paid once sends the one refund it always did.
+ * - `cancellationRefundStatus` asks the processor how the refund stands: every part succeeded,
+ *   any part failed, or still pending.
  * - `completeCancellation` cancels the units, voids their certificates and publishes
  *   `refund.succeeded`, `certificates.voided` and `purchase.cancelled`; `failCancellation` records a
  *   refund the processor refused for good and publishes `refund.failed`;
@@ -31,6 +36,7 @@ import { createPurchasesRepository, CoveredUnitTakenError, type StoredCancellati
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { isInForce, policyClock, priceCancellationOf, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
 import { RefundRuleError } from '../src/purchases/refund-rule';
+import { allocateRefund, RefundNotCoveredError } from '../src/purchases/refund-allocation';
 import { processorFailure } from './purchase';
 import type { CancellationAccepted, SubscriptionCancelInput, SubscriptionChange } from '../workflows/contracts';
 
@@ -90,14 +96,20 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
       if (p.status !== 'issued')
         refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
-      const [items, cancellations] = await Promise.all([purchases.itemDetails(p.id), purchases.cancellations(p.id)]);
+      const [items, cancellations, charges] = await Promise.all([
+        purchases.itemDetails(p.id),
+        purchases.cancellations(p.id),
+        purchases.endorsementCharges(p.id),
+      ]);
       let priced;
       try {
-        priced = priceCancellationOf(p, items, cancellations, {
-          unitIds: quote.coveredUnitIds,
-          requestedBy: quote.requestedBy,
-          effectiveAt: quote.effectiveAt,
-        });
+        priced = priceCancellationOf(
+          p,
+          items,
+          cancellations,
+          { unitIds: quote.coveredUnitIds, requestedBy: quote.requestedBy, effectiveAt: quote.effectiveAt },
+          charges,
+        );
       } catch (err) {
         if (err instanceof RefundRuleError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);
         throw err;
@@ -237,50 +249,92 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       return view(after);
     },
 
+    /**
+     * Creates the refund of a due cancellation at the processor (see the module docstring): plans
+     * the split over the purchase's payments once, then creates each part not created yet, in
+     * order, recording each as it is created. Returns the first part's refund id (null when
+     * nothing is due). Refuses REFUND_REJECTED (no payment to refund, the payments cannot cover
+     * the refund, the processor refuses it); processor outages retry.
+     */
     async createCancellationRefund(input: { cancellationId: number }): Promise<{ refundId: string | null }> {
       const c = await mustFind(input.cancellationId);
-      if (c.refundId || c.status === 'completed') return { refundId: c.refundId };
+      // Refunded before refunds could be split (one refund, `refund_id` alone), or done.
+      if ((c.refundId && !c.refunds) || c.status === 'completed') return { refundId: c.refundId };
       if (c.totalMinor === 0) {
         await purchases.markCancellationRefundPending(c.id, null);
         return { refundId: null };
       }
       const p = (await purchases.findById(c.purchaseId))!;
-      if (!p.paymentIntentId) return refuse('REFUND_REJECTED', `purchase ${p.id} has no payment intent to refund`);
-      try {
-        const refund = await deps.payproc.client(p.mode).refunds.create(
-          {
-            payment_intent: p.paymentIntentId,
-            amount: c.totalMinor,
-            reason: 'requested_by_customer',
-            metadata: { purchase_id: String(p.id), cancellation_id: String(c.id) },
-          },
-          { idempotencyKey: `policy-transaction-${c.id}-refund` },
-        );
-        await purchases.markCancellationRefundPending(c.id, refund.id);
-        return { refundId: refund.id };
-      } catch (err) {
+      let plan = c.refunds;
+      if (!plan) {
+        const payments = await purchases.paymentsOf(p.id);
+        if (payments.length === 0) return refuse('REFUND_REJECTED', `purchase ${p.id} has no payment intent to refund`);
+        let split;
         try {
-          processorFailure(err, count);
-        } catch (failure) {
-          if (failure instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(failure.message, 'REFUND_REJECTED');
-          throw failure;
+          split = allocateRefund(c.totalMinor, payments, await purchases.refundedByPaymentIntent(p.id, c.id));
+        } catch (err) {
+          if (err instanceof RefundNotCoveredError) return refuse('REFUND_REJECTED', `cancellation ${c.id}: ${err.message}`);
+          throw err;
         }
-        throw err;
+        plan = await purchases.planCancellationRefunds(c.id, split);
       }
+      const refunds = deps.payproc.client(p.mode).refunds;
+      let first = plan[0]?.refundId ?? null;
+      for (const [index, part] of plan.entries()) {
+        if (part.refundId) continue;
+        try {
+          const refund = await refunds.create(
+            {
+              payment_intent: part.paymentIntentId,
+              amount: part.amountMinor,
+              reason: 'requested_by_customer',
+              metadata: { purchase_id: String(p.id), cancellation_id: String(c.id) },
+            },
+            { idempotencyKey: index === 0 ? `policy-transaction-${c.id}-refund` : `policy-transaction-${c.id}-refund-${index + 1}` },
+          );
+          await purchases.recordCancellationRefundCreated(c.id, index, refund.id);
+          if (index === 0) first = refund.id;
+        } catch (err) {
+          try {
+            processorFailure(err, count);
+          } catch (failure) {
+            if (failure instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(failure.message, 'REFUND_REJECTED');
+            throw failure;
+          }
+          throw err;
+        }
+      }
+      return { refundId: first };
     },
 
+    /**
+     * How the cancellation's refund stands at the processor: `succeeded` when every part created
+     * succeeded (or nothing was due), `failed` when any part failed or was canceled, else
+     * `pending`. Processor outages retry.
+     */
     async cancellationRefundStatus(input: { cancellationId: number }): Promise<RefundState> {
       const c = await mustFind(input.cancellationId);
-      if (!c.refundId) return 'succeeded'; // nothing was due
+      const ids = c.refunds ? c.refunds.map((r) => r.refundId) : c.refundId ? [c.refundId] : [];
+      if (ids.length === 0) return 'succeeded'; // nothing was due
       const p = (await purchases.findById(c.purchaseId))!;
-      try {
-        const refund = await deps.payproc.client(p.mode).refunds.retrieve(c.refundId);
-        if (refund.status === 'succeeded') return 'succeeded';
+      const refunds = deps.payproc.client(p.mode).refunds;
+      let state: RefundState = 'succeeded';
+      for (const id of ids) {
+        // A part not created yet (createCancellationRefund creates them all before this is asked).
+        if (!id) {
+          state = 'pending';
+          continue;
+        }
+        let refund;
+        try {
+          refund = await refunds.retrieve(id);
+        } catch (err) {
+          return processorFailure(err, count);
+        }
         if (refund.status === 'failed' || refund.status === 'canceled') return 'failed';
-        return 'pending';
-      } catch (err) {
-        return processorFailure(err, count);
+        if (refund.status !== 'succeeded') state = 'pending';
       }
+      return state;
     },
 
     async completeCancellation(input: { cancellationId: number }): Promise<CancellationAccepted> {

@@ -224,6 +224,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     certificates: createCertificatesRepository(db),
     endorsements: createEndorsementsRepository(db),
     workflows: purchaseWorkflows,
+    maxCoveredUnits: config.MAX_COVERED_UNITS,
   });
   const certificateHolders = createCertificateHolderService({
     purchases,

@@ -253,6 +253,12 @@ export interface EndorsementApplied {
   reissued: Array<{ from: string; to: string }>;
 }
 
+/** How the `endorse` update collects a positive difference (absent: nothing to collect). */
+export type EndorsementPaymentInput = { method: 'saved_card'; paymentMethodId: string } | { method: 'checkout_link' };
+
+/** Name of the policy workflow's signal that an endorsement's checkout link was paid (relayed from the processor's event). */
+export const ENDORSEMENT_PAID_SIGNAL = 'endorsementPaid';
+
 /** A certificate holder as the add update carries it (the API's validated body; address as the quote answers' postal address). */
 export interface CertificateHolderInput {
   name: string;

@@ -57,6 +57,8 @@ import { holderNoticesWorkflow } from './holder-notices';
 import {
   ADD_HOLDER_UPDATE,
   ENDORSE_UPDATE,
+  ENDORSEMENT_PAID_SIGNAL,
+  type EndorsementPaymentInput,
   REMOVE_HOLDER_UPDATE,
   type EndorsementApplied,
   certificatesTaskQueue,
@@ -94,8 +96,13 @@ export const addCertificateHolderUpdate = defineUpdate<CertificateHolderChange, 
 /**
  * Carries out an endorsement quote: its changes and the certificates it replaces by new versions,
  * answered at once; the new versions are issued after the answer, then `certificates.reissued`.
+ * A quote that adds covered units names `payment`: a saved card is charged first (declined: the
+ * update fails CARD_ERROR and nothing changes), or a checkout link is opened and the update
+ * answers at once with nothing reissued; the change then waits for `endorsementPaid`.
  */
-export const endorseUpdate = defineUpdate<EndorsementApplied, [{ quoteId: string }]>(ENDORSE_UPDATE);
+export const endorseUpdate = defineUpdate<EndorsementApplied, [{ quoteId: string; payment?: EndorsementPaymentInput }]>(ENDORSE_UPDATE);
+/** The checkout link of an endorsement was paid: applied in turn with the other changes (refunded in full if the quote no longer holds). */
+export const endorsementPaidSignal = defineSignal<[{ quoteId: string }]>(ENDORSEMENT_PAID_SIGNAL);
 /** Removes a certificate holder and voids its certificates; answers the numbers voided. */
 export const removeCertificateHolderUpdate = defineUpdate<CertificateHolderChange, [{ holderId: number }]>(REMOVE_HOLDER_UPDATE);
 /**
@@ -136,6 +143,12 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const holderActs = proxyActivities<CertificateHolderActivities>({ startToCloseTimeout: '30 seconds', retry });
   const planner = proxyActivities<Pick<CertificateActivities, 'planCertificates'>>({ startToCloseTimeout: '30 seconds', retry });
   const endorsementActs = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '30 seconds', retry });
+  const endorsementPayments = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '60 seconds', retry });
+  const endorsementRefunds = proxyActivities<EndorsementActivities>({
+    startToCloseTimeout: '60 seconds',
+    retry,
+    taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue),
+  });
   const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [] };
   const pending: number[] = [];
   /** Holders added, and endorsements carried out, whose certificates are still to be issued (by the main loop, in order). */
@@ -274,9 +287,62 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
   );
 
+  /**
+   * Applies paid quote `quoteId` (its difference collected); when it no longer holds, the payment
+   * goes back in full and the refusal is thrown on. Queues the new certificates.
+   */
+  async function applyPaid(quoteId: string): Promise<EndorsementApplied> {
+    let r;
+    try {
+      r = await endorsementActs.applyEndorsement({ purchaseId: input.purchaseId, quoteId });
+    } catch (err) {
+      const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      await endorsementRefunds.refundEndorsementPayment({ quoteId, reason });
+      throw err;
+    }
+    if (r.kind !== 'applied') throw ApplicationFailure.nonRetryable('the purchase is not ready for the change', 'PURCHASE_NOT_CHANGEABLE');
+    if (!reissuing.includes(quoteId)) reissuing.push(quoteId);
+    return { quoteId, reissued: r.reissued };
+  }
+
+  /** Collects quote `quoteId`'s positive difference by `payment`, then (a saved card) applies it. */
+  async function endorseWithPayment(quoteId: string, payment: EndorsementPaymentInput): Promise<EndorsementApplied> {
+    for (;;) {
+      const begun = await endorsementActs.beginEndorsementPayment({ purchaseId: input.purchaseId, quoteId, payment });
+      if (begun.kind === 'applied') return { quoteId, reissued: begun.reissued };
+      if (begun.kind === 'pay') break;
+      await sleep('5 seconds'); // the purchase's certificates are still being issued
+    }
+    if (payment.method === 'checkout_link') {
+      await endorsementPayments.createEndorsementCheckout({ quoteId });
+      return { quoteId, reissued: [] };
+    }
+    const charged = await endorsementPayments.chargeEndorsement({ quoteId });
+    if (!charged.ok) {
+      await endorsementActs.failEndorsementPayment({ quoteId, code: charged.code, message: charged.message });
+      throw ApplicationFailure.nonRetryable(charged.message, 'CARD_ERROR');
+    }
+    return applyPaid(quoteId);
+  }
+
+  setHandler(endorsementPaidSignal, async ({ quoteId }) => {
+    // An async handler: the idle ending waits for it (allHandlersFinished).
+    const run = chain.then(async () => {
+      if (await endorsementPayments.recordEndorsementPaid({ quoteId })) await applyPaid(quoteId);
+    });
+    chain = run.catch(() => undefined);
+    await chain;
+  });
+
   setHandler(
     endorseUpdate,
     (u) => {
+      if (u.payment) {
+        const payment = u.payment;
+        const paid = chain.then(() => endorseWithPayment(u.quoteId, payment));
+        chain = paid.catch(() => undefined);
+        return paid;
+      }
       const run = chain.then(async () => {
         for (;;) {
           const r = await endorsementActs.applyEndorsement({ purchaseId: input.purchaseId, quoteId: u.quoteId });
@@ -294,6 +360,11 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       validator: (u) => {
         if (typeof u?.quoteId !== 'string' || !/^eq_[0-9a-f]{24}$/.test(u.quoteId))
           throw ApplicationFailure.nonRetryable('quote_id must be an endorsement quote id (eq_…)', 'VALIDATION_ERROR');
+        if (
+          u.payment !== undefined &&
+          !(u.payment?.method === 'checkout_link' || (u.payment?.method === 'saved_card' && typeof u.payment.paymentMethodId === 'string'))
+        )
+          throw ApplicationFailure.nonRetryable('payment must be a saved card or a checkout link', 'VALIDATION_ERROR');
       },
     },
   );

@@ -298,10 +298,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit
-         * @description Checks the changes against the purchase as it is now and answers the preview: the premium difference (0 for these changes: a moved day or trip keeps its price, since the product prices every covered unit of an item alike), the new total, and the certificates in force that would be replaced by a new version. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.
+         * Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit, add covered units
+         * @description Checks the changes against the purchase as it is now and answers the preview: the premium difference (positive only when covered units are added: the item’s unit price times its price factors per unit, plus the platform fee on it; a moved day or trip keeps its price, since the product prices every covered unit of an item alike), the new total, the units added, and the certificates in force that would be replaced by a new version. Added units go in an endorsement of their own, and a subscription’s purchase cannot gain units. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.
          */
         post: operations["quoteEndorsement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{id}/endorsements/{quote_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an endorsement quote or endorsement as it stands now
+         * @description Answers the quote (`quoted`), the payment of its difference in progress (`awaiting_payment`, with the checkout link), the endorsement applied, or how it ended without a change (`payment_failed`, `refunded`). Poll it after sending a checkout link.
+         */
+        get: operations["getEndorsement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -320,6 +340,8 @@ export interface paths {
         /**
          * Carry out an endorsement quote
          * @description Applies the quoted changes and replaces each certificate they touch by a new version (the same number with a higher revision, `-R2`, …); a stored PDF is never edited. The answer comes at once; the new versions are rendered and stored after it, then `certificates.reissued` is sent with each old → new number, and the old version’s verification page says it was superseded, with a link to the new one. Changes of one purchase (cancellations, holders, endorsements) are applied one at a time. The same quote_id again answers the same endorsement: safe to retry.
+         *
+         *     A quote that adds covered units (a positive `total_difference`) needs `payment`. `saved_card` charges a card saved on the buyer’s processor customer now (off-session): the answer is `applied`, or 400 CARD_ERROR when the card is declined (the endorsement ends `payment_failed`; nothing changed). `checkout_link` answers `awaiting_payment` with `payment.checkout_url` (open 24 hours) for the agency to send; once the buyer pays, the units are added in turn with the purchase’s other changes, their certificates issued and `certificates.issued` sent again. A link paid after the purchase changed so that the quote no longer holds is refunded in full (`refunded`). A later cancellation refunds across the payments (the newest first).
          */
         post: operations["endorsePurchase"];
         delete?: never;
@@ -3297,13 +3319,13 @@ export interface components {
             id: string;
             purchase_id: number;
             /**
-             * @description `quoted` (a preview, until expires_at) or `applied` (carried out: the new certificate versions are issued after the answer)
+             * @description `quoted` (a preview, until expires_at); `awaiting_payment` (a checkout link for the difference is open until checkout_expires_at); `applied` (carried out: new certificates and new versions are issued after the answer); `payment_failed` (the saved card was declined: nothing changed; quote again to retry); `refunded` (the link was paid after the purchase changed so that the quote no longer held: the payment went back and nothing changed)
              * @enum {string}
              */
-            status: "quoted" | "applied";
+            status: "quoted" | "awaiting_payment" | "applied" | "payment_failed" | "refunded";
             changes: components["schemas"]["EndorsementChange"][];
             currency: string;
-            /** @description Premium to collect (positive) or give back (negative); 0 for every change kind offered, integer minor units of `currency` */
+            /** @description Premium to collect (positive) or give back (negative): the units added; 0 for the other change kinds, integer minor units of `currency` */
             premium_difference: number;
             /** @description Platform fee difference, integer minor units of `currency` */
             platform_fee_difference: number;
@@ -3322,11 +3344,36 @@ export interface components {
                 from: string;
                 to: string;
             }[] | null;
+            /** @description The covered units the change adds (each gets a certificate per certificate holder once applied) */
+            added_covered_units: {
+                purchase_item_id: number;
+                /** @description The day (YYYY-MM-DD) or trip window, local to the item’s time zone */
+                local_label: string;
+                starts_at: string;
+                ends_at: string;
+                /** @description The unit’s premium, integer minor units of `currency` */
+                premium: number;
+            }[];
+            /** @description How the difference is collected (null: nothing to collect) */
+            payment: {
+                /** @enum {string} */
+                method: "saved_card" | "checkout_link";
+                /** @description The processor’s payment intent that collected the difference */
+                payment_intent: string | null;
+                /** @description The checkout link for the difference (checkout_link) */
+                checkout_url: string | null;
+                checkout_expires_at: string | null;
+                paid_at: string | null;
+                failure: {
+                    code: string;
+                    message: string;
+                } | null;
+            } | null;
             expires_at: string;
             created_at: string;
             applied_at: string | null;
         };
-        EndorsementChange: components["schemas"]["NamedInsuredEndorsement"] | components["schemas"]["DescriptionOfOperationsEndorsement"] | components["schemas"]["MoveCoveredUnitEndorsement"];
+        EndorsementChange: components["schemas"]["NamedInsuredEndorsement"] | components["schemas"]["DescriptionOfOperationsEndorsement"] | components["schemas"]["MoveCoveredUnitEndorsement"] | components["schemas"]["AddCoveredUnitsEndorsement"];
         /** @description Corrects the named insured printed on every certificate (no premium change) */
         NamedInsuredEndorsement: {
             /**
@@ -3381,6 +3428,33 @@ export interface components {
                 end: string;
             };
         };
+        /** @description Adds covered days or trips to an item, validated like a quote (not in the past, no overlap with the item’s active units, within the product’s limits) and priced like one: the item’s unit price times its price factors for each unit added, plus the platform fee on that premium. The difference is collected before the units take effect. */
+        AddCoveredUnitsEndorsement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "add_covered_units";
+            /** @description The item (product) of the purchase that gains the units */
+            purchase_item_id: number;
+            /**
+             * Format: date
+             * @description First day to add (a per-day item), in the item’s own time zone
+             */
+            start_date?: string;
+            /**
+             * Format: date
+             * @description Last day to add, inclusive (a per-day item)
+             */
+            end_date?: string;
+            /** @description Trips to add (a per-trip item): local date-times YYYY-MM-DDTHH:mm in the item’s own time zone */
+            trips?: {
+                /** @example 2027-06-03T08:00 */
+                start: string;
+                /** @example 2027-06-06T18:00 */
+                end: string;
+            }[];
+        };
         /**
          * @example {
          *       "changes": [
@@ -3399,6 +3473,12 @@ export interface components {
         EndorsementQuoteRequest: {
             changes: components["schemas"]["EndorsementChange"][];
         };
+        EndorsementReadResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Endorsement"];
+            message: string;
+        };
         EndorsementResponse: {
             /** @enum {boolean} */
             success: true;
@@ -3407,6 +3487,16 @@ export interface components {
         };
         EndorseRequest: {
             quote_id: string;
+            /** @description Required when the quote’s total_difference is positive; refused when it is not */
+            payment?: {
+                /** @enum {string} */
+                method: "saved_card";
+                /** @description A card saved on the buyer’s processor customer (the purchase was paid with save_payment_method) */
+                payment_method_id: string;
+            } | {
+                /** @enum {string} */
+                method: "checkout_link";
+            };
         };
         CertificateHolderListResponse: {
             /** @enum {boolean} */
@@ -8538,7 +8628,7 @@ export interface operations {
                     "application/json": components["schemas"]["EndorsementQuoteResponse"];
                 };
             };
-            /** @description VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move into the past, onto another unit’s window, or of the wrong shape for the unit), UNKNOWN_COVERED_UNIT, or the gateway’s codes */
+            /** @description VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move or an added unit in the past, onto another unit’s window, of the wrong shape for the item, or beyond the item’s most covered units), UNKNOWN_COVERED_UNIT, or the gateway’s codes */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8562,7 +8652,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayForbidden"];
                 };
             };
-            /** @description NOT_FOUND: no purchase with that id for this key, or no active certificate holder with that id */
+            /** @description NOT_FOUND: no purchase with that id for this key, or no active certificate holder or purchase item with that id */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8635,6 +8725,110 @@ export interface operations {
             };
         };
     };
+    getEndorsement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+                /** @description The endorsement quote’s id (eq_…) */
+                quote_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endorsement */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndorsementReadResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (an id that is not a positive integer, a quote id that is not eq_…), or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND (no purchase with that id for this key), ENDORSEMENT_QUOTE_NOT_FOUND (not a quote of this purchase) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     endorsePurchase: {
         parameters: {
             query?: never;
@@ -8658,7 +8852,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Applied */
+            /** @description Applied, or awaiting the payment of its difference through the checkout link */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8672,8 +8866,22 @@ export interface operations {
                     "application/json": components["schemas"]["EndorsementResponse"];
                 };
             };
-            /** @description VALIDATION_ERROR (a quote_id that is not eq_…), or the gateway’s codes */
+            /** @description VALIDATION_ERROR (a quote_id that is not eq_…; payment for a quote with nothing to collect), CARD_ERROR (the saved card was declined: nothing changed), or the gateway’s codes */
             400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYMENT_REQUIRED: the quote adds covered units and no payment was named */
+            402: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -8710,7 +8918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress */
+            /** @description ENDORSEMENT_QUOTE_EXPIRED (also a quote whose payment failed), ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), ENDORSEMENT_PAYMENT_IN_PROGRESS (its difference is already being collected by the other method), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

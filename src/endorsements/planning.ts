@@ -15,10 +15,20 @@
  *   unit keeps its price (a product prices every covered day or trip of an item alike, with the
  *   unit price and factors it was bought with), so no premium changes; its certificates (every
  *   holder's) are reissued.
+ * - `add_covered_units`: adds days (`start_date`..`end_date`, in the item's time zone) or trips to
+ *   an item, validated like a quote (not in the past, no overlap with the item's active units or
+ *   with each other, the item's units at most `maxCoveredUnits`, a trip no longer than the product
+ *   allows) and priced like one: the item's unit price × units added × its price factor, rounded
+ *   half-up once per item and spread evenly over the new units, plus the purchase's platform fee
+ *   rate on that premium (rounded once). A positive difference is collected before the change takes
+ *   effect; a subscription's purchase cannot gain units (each period is billed as sold). Nothing is
+ *   reissued: the new units get their own certificates, one per certificate holder.
  * Amounts in integer minor units. Refusals are `EndorsementError`s carrying the API's code.
  */
 import { createHash } from 'node:crypto';
-import { expandDays, expandTrips } from '../quotes/coverage';
+import { expandDays, expandTrips, type CoveredUnit } from '../quotes/coverage';
+import { MAX_CHARGE_MINOR, priceQuote } from '../quotes/pricing';
+import { splitEvenly } from '../purchases/refund-rule';
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredCertificate } from '../certificates/repository';
@@ -33,7 +43,8 @@ export class EndorsementError extends Error {
       | 'COVERED_UNIT_STARTED'
       | 'COVERED_UNIT_ALREADY_CANCELLED'
       | 'NOT_FOUND'
-      | 'NOTHING_TO_ENDORSE',
+      | 'NOTHING_TO_ENDORSE'
+      | 'PURCHASE_NOT_CHANGEABLE',
     message: string,
   ) {
     super(message);
@@ -49,6 +60,14 @@ export interface EndorsementState {
   certificates: StoredCertificate[];
   /** Longest trip (days) each product line allows (its template's trips question). */
   maxTripDaysByProduct: Map<number, number>;
+  /** Most covered units one item may hold (config MAX_COVERED_UNITS, as for a quote). */
+  maxCoveredUnits: number;
+}
+
+/** Covered units an endorsement adds to one item, each with its premium (minor units). */
+export interface UnitAddition {
+  itemId: number;
+  units: Array<Omit<CoveredUnit, 'index'> & { premiumMinor: number }>;
 }
 
 /** A unit's new window, as a move sets it. */
@@ -60,7 +79,7 @@ export interface UnitMove {
 }
 
 export interface EndorsementPlan {
-  /** Premium, platform fee and total differences (minor units; 0 for every change kind today). */
+  /** Premium, platform fee and total differences (minor units; positive only for units added). */
   premiumDifferenceMinor: number;
   platformFeeDifferenceMinor: number;
   totalDifferenceMinor: number;
@@ -70,6 +89,8 @@ export interface EndorsementPlan {
   namedInsured: { name: string; address?: Record<string, unknown> } | null;
   descriptions: Array<{ certificateHolderId: number; description: string }>;
   moves: UnitMove[];
+  /** Units to add, per item (add_covered_units). */
+  additions: UnitAddition[];
   /** Which certificates to supersede: all of the purchase, or these holders' and units'. */
   supersede: { all: boolean; holderIds: number[]; coveredUnitIds: number[] };
 }
@@ -105,6 +126,7 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
     namedInsured: null,
     descriptions: [],
     moves: [],
+    additions: [],
     supersede: { all: false, holderIds: [], coveredUnitIds: [] },
   };
   const units = state.items.flatMap((i) => i.units.map((u) => ({ ...u, item: i })));
@@ -174,7 +196,80 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
         plan.supersede.coveredUnitIds.push(unit.id);
         break;
       }
+      case 'add_covered_units': {
+        if (state.purchase.billing === 'subscription')
+          throw new EndorsementError(
+            'PURCHASE_NOT_CHANGEABLE',
+            `purchase ${state.purchase.id} is a subscription period: covered units cannot be added (each period is billed as sold)`,
+          );
+        const item = state.items.find((i) => i.id === change.purchase_item_id);
+        if (!item)
+          throw new EndorsementError(
+            'NOT_FOUND',
+            `purchase item ${change.purchase_item_id} is not an item of purchase ${state.purchase.id}`,
+          );
+        const first = item.units[0];
+        if (!first) throw new EndorsementError('VALIDATION_ERROR', `purchase item ${item.id} has no covered unit to follow`);
+        const already = plan.additions.filter((a) => a.itemId === item.id).reduce((n, a) => n + a.units.length, 0);
+        const room = state.maxCoveredUnits - item.units.length - already;
+        const limits = { now: clock, maxUnits: Math.max(room, 0) };
+        let expansion;
+        if (first.kind === 'day') {
+          if (!change.start_date || !change.end_date)
+            throw new EndorsementError(
+              'VALIDATION_ERROR',
+              `purchase item ${item.id} covers days: send start_date and end_date (YYYY-MM-DD)`,
+            );
+          expansion = expandDays({ time_zone: first.timeZone, start_date: change.start_date, end_date: change.end_date }, limits);
+        } else {
+          if (!change.trips)
+            throw new EndorsementError('VALIDATION_ERROR', `purchase item ${item.id} covers trips: send trips [{ start, end }]`);
+          expansion = expandTrips(
+            { time_zone: first.timeZone, trips: change.trips },
+            { ...limits, maxTripDays: state.maxTripDaysByProduct.get(item.productLineId) ?? 90 },
+          );
+        }
+        if (!expansion.ok)
+          throw new EndorsementError(
+            'VALIDATION_ERROR',
+            `purchase item ${item.id}: ${expansion.reason}${room <= 0 ? ` (the item holds ${item.units.length} of ${state.maxCoveredUnits} covered units)` : ''}`,
+          );
+        const taken = [
+          ...item.units.filter((u) => u.cancellationId === null && !plan.moves.some((m) => m.coveredUnitId === u.id)),
+          ...plan.moves.filter((m) => item.units.some((u) => u.id === m.coveredUnitId)),
+          ...plan.additions.filter((a) => a.itemId === item.id).flatMap((a) => a.units),
+        ];
+        const clash = expansion.units.find((n) =>
+          taken.some((t) => n.startsAt.getTime() < t.endsAt.getTime() && t.startsAt.getTime() < n.endsAt.getTime()),
+        );
+        if (clash)
+          throw new EndorsementError(
+            'VALIDATION_ERROR',
+            `purchase item ${item.id}: ${clash.localLabel} overlaps a covered unit it already has`,
+          );
+        const [line] = priceQuote(
+          [{ unitPriceMinor: item.unitPriceMinor, units: expansion.units.length, priceFactor: item.priceFactor }],
+          null,
+        ).lines;
+        const shares = splitEvenly(line!.amountMinor, expansion.units.length);
+        plan.additions.push({
+          itemId: item.id,
+          units: expansion.units.map(({ index: _index, ...u }, k) => ({ ...u, premiumMinor: shares[k]! })),
+        });
+        break;
+      }
     }
+  }
+  const addedPremium = plan.additions.reduce((s, a) => s + a.units.reduce((t, u) => t + u.premiumMinor, 0), 0);
+  if (addedPremium > 0) {
+    plan.premiumDifferenceMinor = addedPremium;
+    plan.platformFeeDifferenceMinor = priceQuote(
+      [{ unitPriceMinor: addedPremium, units: 1, priceFactor: 1 }],
+      state.purchase.platformFeeBps,
+    ).platformFeeMinor;
+    plan.totalDifferenceMinor = plan.premiumDifferenceMinor + plan.platformFeeDifferenceMinor;
+    if (plan.totalDifferenceMinor > MAX_CHARGE_MINOR)
+      throw new EndorsementError('VALIDATION_ERROR', `the difference exceeds the largest single charge (${MAX_CHARGE_MINOR} minor units)`);
   }
   const inForce = state.certificates.filter((c) => c.voidedAt === null);
   const touched = plan.supersede.all
@@ -201,6 +296,7 @@ export async function loadEndorsementState(
     endorsements: Pick<import('./repository').EndorsementsRepository, 'maxTripDays'>;
   },
   p: PurchaseRecord,
+  limits: { maxCoveredUnits: number },
 ): Promise<EndorsementState> {
   const [items, holders, certificates] = await Promise.all([
     repos.purchases.itemDetails(p.id),
@@ -208,7 +304,7 @@ export async function loadEndorsementState(
     repos.certificates.listForPurchase(p.id),
   ]);
   const maxTripDaysByProduct = await repos.endorsements.maxTripDays([...new Set(items.map((i) => i.productLineId))]);
-  return { purchase: p, items, holders, certificates, maxTripDaysByProduct };
+  return { purchase: p, items, holders, certificates, maxTripDaysByProduct, maxCoveredUnits: limits.maxCoveredUnits };
 }
 
 /** How long an endorsement quote holds (15 minutes), in ms. */

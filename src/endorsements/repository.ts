@@ -6,13 +6,17 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { EndorsementChange } from './schemas';
+import type { UnitAddition } from './planning';
+
+/** Where an endorsement stands: quoted, its difference being collected, applied, or ended without a change. */
+export type EndorsementStatus = 'quoted' | 'awaiting_payment' | 'applied' | 'payment_failed' | 'refunded';
 
 export interface StoredEndorsement {
   id: number;
   quoteId: string;
   purchaseId: number;
   apiKeyId: number | null;
-  status: 'quoted' | 'applied';
+  status: EndorsementStatus;
   changes: EndorsementChange[];
   currency: string;
   premiumDifferenceMinor: number;
@@ -21,10 +25,31 @@ export interface StoredEndorsement {
   reissues: Array<{ certificateNumber: string; coveredUnitId: number; certificateHolderId: number | null }>;
   fingerprint: string;
   reissued: Array<{ from: string; to: string }> | null;
+  /** Units the endorsement adds (empty for the unpriced change kinds); instants as ISO strings once stored. */
+  additions: UnitAddition[];
+  /** How the difference is collected (null: nothing to collect). */
+  paymentMethod: 'saved_card' | 'checkout_link' | null;
+  paymentMethodId: string | null;
+  paymentIntentId: string | null;
+  checkoutSessionId: string | null;
+  checkoutUrl: string | null;
+  checkoutExpiresAt: Date | null;
+  paidAt: Date | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  /** The ledger row of an applied endorsement that collected premium. */
+  policyTransactionId: number | null;
   createdAt: Date;
   expiresAt: Date;
   appliedAt: Date | null;
 }
+
+/** Stored additions back to Dates (jsonb keeps instants as strings). */
+const additionsOf = (raw: unknown): UnitAddition[] =>
+  ((raw as UnitAddition[] | null) ?? []).map((a) => ({
+    itemId: a.itemId,
+    units: a.units.map((u) => ({ ...u, startsAt: new Date(u.startsAt), endsAt: new Date(u.endsAt) })),
+  }));
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({
@@ -41,6 +66,17 @@ const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({
   reissues: r.reissues,
   fingerprint: r.fingerprint,
   reissued: r.reissued ?? null,
+  additions: additionsOf(r.additions),
+  paymentMethod: r.payment_method ?? null,
+  paymentMethodId: r.payment_method_id ?? null,
+  paymentIntentId: r.payment_intent_id ?? null,
+  checkoutSessionId: r.checkout_session_id ?? null,
+  checkoutUrl: r.checkout_url ?? null,
+  checkoutExpiresAt: r.checkout_expires_at ?? null,
+  paidAt: r.paid_at ?? null,
+  failureCode: r.failure_code ?? null,
+  failureMessage: r.failure_message ?? null,
+  policyTransactionId: r.policy_transaction_id ?? null,
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   appliedAt: r.applied_at ?? null,
@@ -48,7 +84,23 @@ const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({
 
 export function createEndorsementsRepository(db: Db | Knex.Transaction) {
   return {
-    async saveQuote(e: Omit<StoredEndorsement, 'id' | 'status' | 'reissued' | 'createdAt' | 'appliedAt'>): Promise<StoredEndorsement> {
+    async saveQuote(
+      e: Pick<
+        StoredEndorsement,
+        | 'quoteId'
+        | 'purchaseId'
+        | 'apiKeyId'
+        | 'changes'
+        | 'currency'
+        | 'premiumDifferenceMinor'
+        | 'platformFeeDifferenceMinor'
+        | 'totalDifferenceMinor'
+        | 'reissues'
+        | 'fingerprint'
+        | 'additions'
+        | 'expiresAt'
+      >,
+    ): Promise<StoredEndorsement> {
       const [row] = await db('endorsements')
         .insert({
           quote_id: e.quoteId,
@@ -62,6 +114,7 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
           total_difference_minor: e.totalDifferenceMinor,
           reissues: JSON.stringify(e.reissues),
           fingerprint: e.fingerprint,
+          additions: e.additions.length ? JSON.stringify(e.additions) : null,
           expires_at: e.expiresAt,
         })
         .returning('*');
@@ -80,12 +133,64 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
       return (await db('endorsements').where({ purchase_id: purchaseId, status: 'applied' }).orderBy('applied_at')).map(toEndorsement);
     },
 
-    /** Marks quote `quoteId` applied at `at` with the certificates it reissued (once). */
-    async markApplied(quoteId: string, reissued: Array<{ from: string; to: string }>, at: Date): Promise<StoredEndorsement> {
+    /**
+     * Marks quote `quoteId` applied at `at` with the certificates it reissued and, for one that
+     * collected premium, its ledger row (once; a quote paid for is applied from `awaiting_payment`).
+     */
+    async markApplied(
+      quoteId: string,
+      reissued: Array<{ from: string; to: string }>,
+      at: Date,
+      policyTransactionId: number | null = null,
+    ): Promise<StoredEndorsement> {
+      await db('endorsements')
+        .where({ quote_id: quoteId })
+        .whereIn('status', ['quoted', 'awaiting_payment'])
+        .update({ status: 'applied', reissued: JSON.stringify(reissued), applied_at: at, policy_transaction_id: policyTransactionId });
+      return toEndorsement(await db('endorsements').where({ quote_id: quoteId }).first());
+    },
+
+    /** The difference of quote `quoteId` is being collected by `method` (from `quoted`; a repeat changes nothing). */
+    async startPayment(
+      quoteId: string,
+      payment: { method: 'saved_card' | 'checkout_link'; paymentMethodId: string | null },
+    ): Promise<void> {
       await db('endorsements')
         .where({ quote_id: quoteId, status: 'quoted' })
-        .update({ status: 'applied', reissued: JSON.stringify(reissued), applied_at: at });
-      return toEndorsement(await db('endorsements').where({ quote_id: quoteId }).first());
+        .update({ status: 'awaiting_payment', payment_method: payment.method, payment_method_id: payment.paymentMethodId });
+    },
+
+    /** The payment intent that collects (or collected) quote `quoteId`'s difference, as soon as it is known. */
+    async recordPaymentIntent(quoteId: string, paymentIntentId: string): Promise<void> {
+      await db('endorsements').where({ quote_id: quoteId }).update({ payment_intent_id: paymentIntentId });
+    },
+
+    /** The checkout session sent for quote `quoteId`'s difference. */
+    async recordCheckout(quoteId: string, s: { sessionId: string; url: string; expiresAt: Date }): Promise<void> {
+      await db('endorsements')
+        .where({ quote_id: quoteId })
+        .update({ checkout_session_id: s.sessionId, checkout_url: s.url, checkout_expires_at: s.expiresAt });
+    },
+
+    /** Quote `quoteId`'s difference was paid (by `paymentIntentId`, at `at`); once. */
+    async markPaid(quoteId: string, paymentIntentId: string | null, at: Date): Promise<void> {
+      await db('endorsements')
+        .where({ quote_id: quoteId, status: 'awaiting_payment' })
+        .whereNull('paid_at')
+        .update({ paid_at: at, payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [paymentIntentId]) });
+    },
+
+    /** The saved card was declined (`payment_failed`) or a payment went back because the quote no longer held (`refunded`). */
+    async markEnded(quoteId: string, status: 'payment_failed' | 'refunded', failure: { code: string; message: string }): Promise<void> {
+      await db('endorsements')
+        .where({ quote_id: quoteId, status: 'awaiting_payment' })
+        .update({ status, failure_code: failure.code.slice(0, 64), failure_message: failure.message.slice(0, 1000) });
+    },
+
+    /** The endorsement whose difference checkout session `sessionId` collects. */
+    async findByCheckoutSession(sessionId: string): Promise<StoredEndorsement | undefined> {
+      const row = await db('endorsements').where({ checkout_session_id: sessionId }).first();
+      return row ? toEndorsement(row) : undefined;
     },
 
     /** The longest trip (days) each of `productLineIds` allows: its question set's trips question (90 when it names none). */

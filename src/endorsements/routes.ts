@@ -1,7 +1,7 @@
 /**
  * `/api/v1/purchases/{id}/endorsement_quote` (201, a preview kept 15 minutes) and
- * `/api/v1/purchases/{id}/endorse` (200, carried out; the new certificate versions are issued after
- * the answer). Path ids that are not positive integers → 400 VALIDATION_ERROR; another account's,
+ * `/api/v1/purchases/{id}/endorse` (200, carried out, or awaiting the payment of its difference
+ * through a checkout link; new certificates and versions are issued after the answer). Path ids that are not positive integers → 400 VALIDATION_ERROR; another account's,
  * mode's or teammate's purchase → 404 NOT_FOUND.
  */
 import { z } from 'zod';
@@ -25,11 +25,17 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
       ctx.status = 201;
       ctx.body = ok(await service.quote(ctx.state.principal!, id, body), 'Endorsement quoted');
     });
+    router.get('/purchases/:id/endorsements/:quoteId', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const quoteId = parseBody(EndorseRequest.pick({ quote_id: true }), { quote_id: ctx.params.quoteId }).quote_id;
+      ctx.body = ok(await service.get(ctx.state.principal!, id, quoteId), 'Endorsement');
+    });
     router.post('/purchases/:id/endorse', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
       await service.assertOwned(ctx.state.principal!, id);
       const body = parseBody(EndorseRequest, ctx.request.body ?? {});
-      ctx.body = ok(await service.endorse(ctx.state.principal!, id, body.quote_id), 'Endorsement applied');
+      const e = await service.endorse(ctx.state.principal!, id, body.quote_id, body.payment);
+      ctx.body = ok(e, e.status === 'applied' ? 'Endorsement applied' : 'Endorsement awaiting payment');
     });
 
     registry.registerPath({
@@ -37,9 +43,10 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
       path: '/api/v1/purchases/{id}/endorsement_quote',
       operationId: 'quoteEndorsement',
       tags: ['Purchases'],
-      summary: 'Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit',
+      summary:
+        'Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit, add covered units',
       description:
-        'Checks the changes against the purchase as it is now and answers the preview: the premium difference (0 for these changes: a moved day or trip keeps its price, since the product prices every covered unit of an item alike), the new total, and the certificates in force that would be replaced by a new version. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.',
+        'Checks the changes against the purchase as it is now and answers the preview: the premium difference (positive only when covered units are added: the item’s unit price times its price factors per unit, plus the platform fee on it; a moved day or trip keeps its price, since the product prices every covered unit of an item alike), the new total, the units added, and the certificates in force that would be replaced by a new version. Added units go in an endorsement of their own, and a subscription’s purchase cannot gain units. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.',
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: EndorsementQuoteRequest } } } },
       responses: {
         ...gatewayResponses,
@@ -48,12 +55,37 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
           content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementQuoteResponse') } },
         },
         400: errorResponse(
-          'VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move into the past, onto another unit’s window, or of the wrong shape for the unit), UNKNOWN_COVERED_UNIT, or the gateway’s codes',
+          'VALIDATION_ERROR (a bad body; a text too long for the certificate’s boxes; a move or an added unit in the past, onto another unit’s window, of the wrong shape for the item, or beyond the item’s most covered units), UNKNOWN_COVERED_UNIT, or the gateway’s codes',
         ),
-        404: errorResponse('NOT_FOUND: no purchase with that id for this key, or no active certificate holder with that id'),
+        404: errorResponse(
+          'NOT_FOUND: no purchase with that id for this key, or no active certificate holder or purchase item with that id',
+        ),
         409: errorResponse(
           'PURCHASE_NOT_CHANGEABLE (not paid, refunded in full, or its certificates still being issued), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_ENDORSE (a move to the window it already covers)',
         ),
+      },
+    });
+    registry.registerPath({
+      method: 'get',
+      path: '/api/v1/purchases/{id}/endorsements/{quote_id}',
+      operationId: 'getEndorsement',
+      tags: ['Purchases'],
+      summary: 'Read an endorsement quote or endorsement as it stands now',
+      description:
+        'Answers the quote (`quoted`), the payment of its difference in progress (`awaiting_payment`, with the checkout link), the endorsement applied, or how it ended without a change (`payment_failed`, `refunded`). Poll it after sending a checkout link.',
+      request: {
+        params: IdParam.extend({
+          quote_id: z.string().meta({ description: 'The endorsement quote’s id (eq_…)', example: 'eq_5a6b7c8d9e0f1a2b3c4d5e6f' }),
+        }),
+      },
+      responses: {
+        ...gatewayResponses,
+        200: {
+          description: 'The endorsement',
+          content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementReadResponse') } },
+        },
+        400: errorResponse('VALIDATION_ERROR (an id that is not a positive integer, a quote id that is not eq_…), or the gateway’s codes'),
+        404: errorResponse('NOT_FOUND (no purchase with that id for this key), ENDORSEMENT_QUOTE_NOT_FOUND (not a quote of this purchase)'),
       },
     });
     registry.registerPath({
@@ -63,15 +95,21 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
       tags: ['Purchases'],
       summary: 'Carry out an endorsement quote',
       description:
-        'Applies the quoted changes and replaces each certificate they touch by a new version (the same number with a higher revision, `-R2`, …); a stored PDF is never edited. The answer comes at once; the new versions are rendered and stored after it, then `certificates.reissued` is sent with each old → new number, and the old version’s verification page says it was superseded, with a link to the new one. Changes of one purchase (cancellations, holders, endorsements) are applied one at a time. The same quote_id again answers the same endorsement: safe to retry.',
+        'Applies the quoted changes and replaces each certificate they touch by a new version (the same number with a higher revision, `-R2`, …); a stored PDF is never edited. The answer comes at once; the new versions are rendered and stored after it, then `certificates.reissued` is sent with each old → new number, and the old version’s verification page says it was superseded, with a link to the new one. Changes of one purchase (cancellations, holders, endorsements) are applied one at a time. The same quote_id again answers the same endorsement: safe to retry.\n\nA quote that adds covered units (a positive `total_difference`) needs `payment`. `saved_card` charges a card saved on the buyer’s processor customer now (off-session): the answer is `applied`, or 400 CARD_ERROR when the card is declined (the endorsement ends `payment_failed`; nothing changed). `checkout_link` answers `awaiting_payment` with `payment.checkout_url` (open 24 hours) for the agency to send; once the buyer pays, the units are added in turn with the purchase’s other changes, their certificates issued and `certificates.issued` sent again. A link paid after the purchase changed so that the quote no longer holds is refunded in full (`refunded`). A later cancellation refunds across the payments (the newest first).',
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: EndorseRequest } } } },
       responses: {
         ...gatewayResponses,
-        200: { description: 'Applied', content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementResponse') } } },
-        400: errorResponse('VALIDATION_ERROR (a quote_id that is not eq_…), or the gateway’s codes'),
+        200: {
+          description: 'Applied, or awaiting the payment of its difference through the checkout link',
+          content: { 'application/json': { schema: successEnvelope(Endorsement, 'EndorsementResponse') } },
+        },
+        400: errorResponse(
+          'VALIDATION_ERROR (a quote_id that is not eq_…; payment for a quote with nothing to collect), CARD_ERROR (the saved card was declined: nothing changed), or the gateway’s codes',
+        ),
+        402: errorResponse('PAYMENT_REQUIRED: the quote adds covered units and no payment was named'),
         404: errorResponse('NOT_FOUND (no purchase with that id for this key), ENDORSEMENT_QUOTE_NOT_FOUND (not a quote of this purchase)'),
         409: errorResponse(
-          'ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress',
+          'ENDORSEMENT_QUOTE_EXPIRED (also a quote whose payment failed), ENDORSEMENT_QUOTE_STALE (the purchase changed since the quote: ask for a new one), ENDORSEMENT_PAYMENT_IN_PROGRESS (its difference is already being collected by the other method), PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED, or an Idempotency-Key reused or in progress',
         ),
       },
     });

@@ -65,8 +65,45 @@ const MoveChange = z
       'Moves a covered unit that has not started to another day or trip window (validated like a quote; the unit keeps its price)',
   });
 
+const LocalTrip = z.strictObject({
+  start: z.string().meta({ example: '2027-06-03T08:00' }),
+  end: z.string().meta({ example: '2027-06-06T18:00' }),
+});
+
+const AddUnitsChange = z
+  .strictObject({
+    type: z.literal('add_covered_units'),
+    purchase_item_id: id.meta({ description: 'The item (product) of the purchase that gains the units' }),
+    start_date: z.iso
+      .date({ message: 'must be a date YYYY-MM-DD' })
+      .optional()
+      .meta({ description: 'First day to add (a per-day item), in the item’s own time zone' }),
+    end_date: z.iso
+      .date({ message: 'must be a date YYYY-MM-DD' })
+      .optional()
+      .meta({ description: 'Last day to add, inclusive (a per-day item)' }),
+    trips: z
+      .array(LocalTrip)
+      .min(1)
+      .max(50)
+      .optional()
+      .meta({ description: 'Trips to add (a per-trip item): local date-times YYYY-MM-DDTHH:mm in the item’s own time zone' }),
+  })
+  .superRefine((c, ctx) => {
+    const days = c.start_date !== undefined || c.end_date !== undefined;
+    if (days === (c.trips !== undefined))
+      ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'send start_date and end_date (days) or trips (trips)' });
+    else if (days && (c.start_date === undefined || c.end_date === undefined))
+      ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'send both start_date and end_date' });
+  })
+  .meta({
+    id: 'AddCoveredUnitsEndorsement',
+    description:
+      'Adds covered days or trips to an item, validated like a quote (not in the past, no overlap with the item’s active units, within the product’s limits) and priced like one: the item’s unit price times its price factors for each unit added, plus the platform fee on that premium. The difference is collected before the units take effect.',
+  });
+
 export const EndorsementChange = z
-  .discriminatedUnion('type', [NamedInsuredChange, DescriptionChange, MoveChange])
+  .discriminatedUnion('type', [NamedInsuredChange, DescriptionChange, MoveChange, AddUnitsChange])
   .meta({ id: 'EndorsementChange' });
 export type EndorsementChange = z.infer<typeof EndorsementChange>;
 
@@ -82,6 +119,11 @@ export const EndorsementQuoteRequest = z
           ctx.addIssue({ code: 'custom', message: 'at most one named_insured change' });
         const units = cs.flatMap((c) => (c.type === 'move_covered_unit' ? [c.covered_unit_id] : []));
         if (new Set(units).size < units.length) ctx.addIssue({ code: 'custom', message: 'a covered unit may move once per endorsement' });
+        if (cs.some((c) => c.type === 'add_covered_units') && cs.some((c) => c.type !== 'add_covered_units'))
+          ctx.addIssue({
+            code: 'custom',
+            message: 'add_covered_units changes go in an endorsement of their own (they are paid for first)',
+          });
         const holders = cs.flatMap((c) => (c.type === 'description_of_operations' ? [c.certificate_holder_id] : []));
         if (new Set(holders).size < holders.length) ctx.addIssue({ code: 'custom', message: 'one description per certificate holder' });
       }),
@@ -97,9 +139,33 @@ export const EndorsementQuoteRequest = z
   });
 export type EndorsementQuoteRequest = z.infer<typeof EndorsementQuoteRequest>;
 
+/** How a positive difference is collected: the buyer's saved card, or a checkout link the agency sends. */
+export const EndorsementPayment = z
+  .discriminatedUnion('method', [
+    z.strictObject({
+      method: z.literal('saved_card'),
+      payment_method_id: z
+        .string()
+        .regex(/^pm_[A-Za-z0-9_]{1,250}$/, { message: 'must be a payment method id (pm_…)' })
+        .meta({ description: 'A card saved on the buyer’s processor customer (the purchase was paid with save_payment_method)' }),
+    }),
+    z.strictObject({ method: z.literal('checkout_link') }),
+  ])
+  .meta({
+    id: 'EndorsementPayment',
+    description:
+      'How the positive difference is collected. `saved_card`: charged off-session now; the change takes effect when the charge succeeds (declined: nothing changes). `checkout_link`: a checkout session for the difference; the answer carries its `checkout_url` for the agency to send, and the change takes effect when it is paid.',
+  });
+export type EndorsementPayment = z.infer<typeof EndorsementPayment>;
+
 /** Body of `POST /api/v1/purchases/{id}/endorse`. */
 export const EndorseRequest = z
-  .strictObject({ quote_id: z.string().regex(/^eq_[0-9a-f]{24}$/, { message: 'must be an endorsement quote id (eq_…)' }) })
+  .strictObject({
+    quote_id: z.string().regex(/^eq_[0-9a-f]{24}$/, { message: 'must be an endorsement quote id (eq_…)' }),
+    payment: EndorsementPayment.optional().meta({
+      description: 'Required when the quote’s total_difference is positive; refused when it is not',
+    }),
+  })
   .meta({ id: 'EndorseRequest' });
 export type EndorseRequest = z.infer<typeof EndorseRequest>;
 
@@ -114,13 +180,13 @@ export const Endorsement = z
     object: z.enum(['endorsement_quote', 'endorsement']),
     id: z.string().meta({ description: 'The quote’s id (`eq_…`); the endorsement carried out keeps it' }),
     purchase_id: z.number().int(),
-    status: z.enum(['quoted', 'applied']).meta({
+    status: z.enum(['quoted', 'awaiting_payment', 'applied', 'payment_failed', 'refunded']).meta({
       description:
-        '`quoted` (a preview, until expires_at) or `applied` (carried out: the new certificate versions are issued after the answer)',
+        '`quoted` (a preview, until expires_at); `awaiting_payment` (a checkout link for the difference is open until checkout_expires_at); `applied` (carried out: new certificates and new versions are issued after the answer); `payment_failed` (the saved card was declined: nothing changed; quote again to retry); `refunded` (the link was paid after the purchase changed so that the quote no longer held: the payment went back and nothing changed)',
     }),
     changes: z.array(EndorsementChange),
     currency: z.string(),
-    premium_difference: minor('Premium to collect (positive) or give back (negative); 0 for every change kind offered'),
+    premium_difference: minor('Premium to collect (positive) or give back (negative): the units added; 0 for the other change kinds'),
     platform_fee_difference: minor('Platform fee difference'),
     total_difference: minor('Total difference'),
     new_amount_total: minor('The purchase’s total after the change'),
@@ -136,6 +202,28 @@ export const Endorsement = z
       .array(z.object({ from: z.string(), to: z.string() }))
       .nullable()
       .meta({ description: 'Once applied: each old certificate number and its new version’s' }),
+    added_covered_units: z
+      .array(
+        z.object({
+          purchase_item_id: z.number().int(),
+          local_label: z.string().meta({ description: 'The day (YYYY-MM-DD) or trip window, local to the item’s time zone' }),
+          starts_at: z.string(),
+          ends_at: z.string(),
+          premium: minor('The unit’s premium'),
+        }),
+      )
+      .meta({ description: 'The covered units the change adds (each gets a certificate per certificate holder once applied)' }),
+    payment: z
+      .object({
+        method: z.enum(['saved_card', 'checkout_link']),
+        payment_intent: z.string().nullable().meta({ description: 'The processor’s payment intent that collected the difference' }),
+        checkout_url: z.string().nullable().meta({ description: 'The checkout link for the difference (checkout_link)' }),
+        checkout_expires_at: z.string().nullable(),
+        paid_at: z.string().nullable(),
+        failure: z.object({ code: z.string(), message: z.string() }).nullable(),
+      })
+      .nullable()
+      .meta({ description: 'How the difference is collected (null: nothing to collect)' }),
     expires_at: z.string(),
     created_at: z.string(),
     applied_at: z.string().nullable(),

@@ -24,14 +24,25 @@ import { isInForce, policyClock } from '../purchases/cancellation-pricing';
 import { purchaseScopeOf } from '../purchases/service';
 import { ENDORSEMENT_QUOTE_TTL_MS, EndorsementError, loadEndorsementState, planEndorsement, stateFingerprint } from './planning';
 import type { EndorsementsRepository, StoredEndorsement } from './repository';
-import type { Endorsement, EndorsementQuoteRequest } from './schemas';
+import type { Endorsement, EndorsementPayment, EndorsementQuoteRequest } from './schemas';
 
-export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'totalMinor'>): Endorsement {
+/**
+ * The wire form of stored endorsement `e` of purchase `p` at `at`. An open checkout link whose
+ * time ran out unpaid reads `payment_failed` (code `checkout_expired`): it can no longer be paid.
+ */
+export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'totalMinor'>, at: Date = new Date()): Endorsement {
+  const linkExpired =
+    e.status === 'awaiting_payment' && !e.paidAt && e.checkoutExpiresAt !== null && e.checkoutExpiresAt.getTime() <= at.getTime();
+  const failure = linkExpired
+    ? { code: 'checkout_expired', message: 'The checkout link expired unpaid: nothing changed; ask for a new quote' }
+    : e.failureCode
+      ? { code: e.failureCode, message: e.failureMessage ?? '' }
+      : null;
   return {
     object: e.status === 'applied' ? 'endorsement' : 'endorsement_quote',
     id: e.quoteId,
     purchase_id: e.purchaseId,
-    status: e.status,
+    status: linkExpired ? 'payment_failed' : e.status,
     changes: e.changes,
     currency: e.currency,
     premium_difference: e.premiumDifferenceMinor,
@@ -44,6 +55,25 @@ export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'tot
       certificate_holder_id: r.certificateHolderId,
     })),
     reissued: e.reissued,
+    added_covered_units: e.additions.flatMap((a) =>
+      a.units.map((u) => ({
+        purchase_item_id: a.itemId,
+        local_label: u.localLabel,
+        starts_at: u.startsAt.toISOString(),
+        ends_at: u.endsAt.toISOString(),
+        premium: u.premiumMinor,
+      })),
+    ),
+    payment: e.paymentMethod
+      ? {
+          method: e.paymentMethod,
+          payment_intent: e.paymentIntentId,
+          checkout_url: e.checkoutUrl,
+          checkout_expires_at: e.checkoutExpiresAt?.toISOString() ?? null,
+          paid_at: e.paidAt?.toISOString() ?? null,
+          failure,
+        }
+      : null,
     expires_at: e.expiresAt.toISOString(),
     created_at: e.createdAt.toISOString(),
     applied_at: e.appliedAt?.toISOString() ?? null,
@@ -56,6 +86,8 @@ export function createEndorsementService(deps: {
   certificates: CertificatesRepository;
   endorsements: EndorsementsRepository;
   workflows: Pick<PurchaseWorkflows, 'endorse'>;
+  /** Most covered units one item may hold (MAX_COVERED_UNITS, as for a quote). */
+  maxCoveredUnits: number;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
@@ -71,6 +103,15 @@ export function createEndorsementService(deps: {
       await owned(principal, purchaseId);
     },
 
+    /** Endorsement (or quote) `quoteId` of purchase `purchaseId` as it stands now. Errors: NOT_FOUND, ENDORSEMENT_QUOTE_NOT_FOUND. */
+    async get(principal: Principal, purchaseId: number, quoteId: string): Promise<Endorsement> {
+      const p = await owned(principal, purchaseId);
+      const e = await deps.endorsements.findByQuote(quoteId);
+      if (!e || e.purchaseId !== p.id)
+        throw new AppError('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${quoteId} is not an endorsement quote of purchase ${p.id}`);
+      return toEndorsement(e, p, now());
+    },
+
     /** Previews `body.changes` on purchase `purchaseId` and stores the quote (201). */
     async quote(principal: Principal, purchaseId: number, body: EndorsementQuoteRequest): Promise<Endorsement> {
       const p = await owned(principal, purchaseId);
@@ -81,6 +122,7 @@ export function createEndorsementService(deps: {
       const state = await loadEndorsementState(
         { purchases: deps.purchases, holders: deps.holders, certificates: deps.certificates, endorsements: deps.endorsements },
         p,
+        { maxCoveredUnits: deps.maxCoveredUnits },
       );
       const realNow = now();
       let plan;
@@ -100,21 +142,44 @@ export function createEndorsementService(deps: {
         platformFeeDifferenceMinor: plan.platformFeeDifferenceMinor,
         totalDifferenceMinor: plan.totalDifferenceMinor,
         reissues: plan.reissues,
+        additions: plan.additions,
         fingerprint: stateFingerprint(state),
         expiresAt: new Date(realNow.getTime() + ENDORSEMENT_QUOTE_TTL_MS),
       });
-      return toEndorsement(stored, p);
+      return toEndorsement(stored, p, realNow);
     },
 
-    /** Carries out quote `quoteId` of purchase `purchaseId` (200): the endorsement, `applied`. */
-    async endorse(principal: Principal, purchaseId: number, quoteId: string): Promise<Endorsement> {
+    /**
+     * Carries out quote `quoteId` of purchase `purchaseId` (200): `applied`, or `awaiting_payment`
+     * with the checkout link for its difference. A positive difference needs `payment`
+     * (402 PAYMENT_REQUIRED without it; a saved card declined: 400 CARD_ERROR, nothing changed);
+     * a quote with nothing to collect refuses one (400 VALIDATION_ERROR).
+     */
+    async endorse(principal: Principal, purchaseId: number, quoteId: string, payment?: EndorsementPayment): Promise<Endorsement> {
       const p = await owned(principal, purchaseId);
       const known = await deps.endorsements.findByQuote(quoteId);
       if (!known || known.purchaseId !== p.id)
         throw new AppError('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${quoteId} is not an endorsement quote of purchase ${p.id}`);
-      await deps.workflows.endorse(p, quoteId);
+      if (known.totalDifferenceMinor > 0 && !payment && known.status !== 'applied')
+        throw new AppError(
+          'PAYMENT_REQUIRED',
+          `quote ${quoteId} adds ${known.totalDifferenceMinor} minor units (${known.currency}): send payment { method: "saved_card", payment_method_id } or { method: "checkout_link" }`,
+        );
+      if (known.totalDifferenceMinor <= 0 && payment)
+        throw new AppError('VALIDATION_ERROR', `quote ${quoteId} has nothing to collect: send it without payment`, {
+          details: [{ path: 'payment', message: 'only for a quote with a positive total_difference' }],
+        });
+      await deps.workflows.endorse(
+        p,
+        quoteId,
+        payment
+          ? payment.method === 'saved_card'
+            ? { method: 'saved_card', paymentMethodId: payment.payment_method_id }
+            : { method: 'checkout_link' }
+          : undefined,
+      );
       const [e, after] = await Promise.all([deps.endorsements.findByQuote(quoteId), deps.purchases.findById(p.id)]);
-      return toEndorsement(e!, after ?? p);
+      return toEndorsement(e!, after ?? p, now());
     },
   };
 }

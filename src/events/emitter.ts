@@ -116,6 +116,17 @@ export function createEventEmitter(deps: {
       const first = await load(firstPurchaseId);
       if (first) await deps.publisher.publish(subscriptionCancelledEvent(first, await deps.purchases.subscriptionPeriods(first.id)));
     },
+    /** `certificates.issued` again for an endorsement that added covered units (their certificates are stored). */
+    async certificatesIssuedByEndorsement(endorsement: StoredEndorsement): Promise<void> {
+      const p = await load(endorsement.purchaseId);
+      if (!p) return;
+      const certificates = await deps.certificates.getCertificates(
+        { mode: p.mode },
+        { rootAccountId: p.rootAccountId, agentId: null },
+        { purchase_id: p.id },
+      );
+      await deps.publisher.publish(certificatesIssuedEvent(p, certificates, endorsement.quoteId));
+    },
     async certificatesIssued(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
       if (!p?.certificatesIssuedAt) return;

@@ -132,9 +132,20 @@ export function subscriptionCancelledEvent(first: PurchaseRecord, periods: Purch
   );
 }
 
-/** `certificates.issued`, with the purchase's certificates as getCertificates lists them. */
-export function certificatesIssuedEvent(p: PurchaseRecord, certificates: GetCertificatesResponse): StoredEvent {
-  return envelope('certificates.issued', agencyEventId('certificates.issued', p.id), p, { object: 'certificate_set', ...certificates });
+/**
+ * `certificates.issued`, with the purchase's certificates as getCertificates lists them: once at
+ * issuance, and once more for each endorsement that added covered units (`endorsementQuoteId`, its
+ * own event id), when their certificates are stored.
+ */
+export function certificatesIssuedEvent(
+  p: PurchaseRecord,
+  certificates: GetCertificatesResponse,
+  endorsementQuoteId?: string,
+): StoredEvent {
+  return envelope('certificates.issued', agencyEventId('certificates.issued', p.id, endorsementQuoteId ?? ''), p, {
+    object: 'certificate_set',
+    ...certificates,
+  });
 }
 
 /** The `refund` object of refund.succeeded / refund.failed: a cancellation's refund (amounts in minor units). */

@@ -631,7 +631,9 @@ export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mod
       ? `Named insured becomes ${c.name}`
       : c.type === 'move_covered_unit'
         ? `Covered unit ${c.covered_unit_id} moves${c.start_date ? ` to ${c.start_date}` : ''}`
-        : `Description of operations of holder ${c.certificate_holder_id} changes`;
+        : c.type === 'add_covered_units'
+          ? `Covered units added to item ${c.purchase_item_id}`
+          : `Description of operations of holder ${c.certificate_holder_id} changes`;
   return page(
     frame,
     html`<ul>

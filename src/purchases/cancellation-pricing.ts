@@ -2,7 +2,9 @@
  * The refund rule (./refund-rule.ts) applied to a stored purchase: its items with the terms they
  * were bought with, the units earlier cancellations took, the premium those gave back per item, and
  * the most still refundable (paid, less what went back: refunds recorded, completed cancellations,
- * and cancellations still on their way or scheduled). Shared by the cancellation quote (API) and the acceptance
+ * and cancellations still on their way or scheduled). Units added by a priced endorsement count
+ * with the premium, platform fee and payment that endorsement collected: an item's premium is what
+ * its sale and its endorsements charged for it, spread over all its units. Shared by the cancellation quote (API) and the acceptance
  * of a cancellation (worker), so both price the same way. Amounts in minor units.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,8 +18,14 @@ export interface CancellationAsk {
   effectiveAt: Date;
 }
 
+/** What a completed endorsement collected (minor units): its platform fee, total, and premium per added unit's item. */
+export type EndorsementCharge = Pick<
+  Awaited<ReturnType<PurchasesRepository['endorsementCharges']>>[number],
+  'platformFeeMinor' | 'totalMinor' | 'breakdown'
+>;
+
 /**
- * Prices `ask` on purchase `p`.
+ * Prices `ask` on purchase `p` (with the endorsements that added units to it: `charges`).
  * @returns the refund, and `firstStartMs`: when the first cancelled unit starts (epoch ms), the
  *   latest a quote of it can hold.
  * @throws {RefundRuleError} as priceCancellation does.
@@ -27,6 +35,7 @@ export function priceCancellationOf(
   items: PurchaseItemDetail[],
   cancellations: StoredCancellation[],
   ask: CancellationAsk,
+  charges: EndorsementCharge[] = [],
 ): RefundQuote & { firstStartMs: number } {
   // A refused refund and a rescinded cancellation give nothing back (a rescinded one's units are free again).
   const live = cancellations.filter((c) => c.status !== 'refund_failed' && c.status !== 'rescinded');
@@ -34,9 +43,11 @@ export function priceCancellationOf(
   for (const c of live) for (const u of c.breakdown) refundedByItem.set(u.itemId, (refundedByItem.get(u.itemId) ?? 0) + u.refundableMinor);
   const completed = live.filter((c) => c.status === 'completed').reduce((s, c) => s + c.totalMinor, 0);
   const underway = live.filter((c) => c.status !== 'completed').reduce((s, c) => s + c.totalMinor, 0);
+  const addedByItem = new Map<number, number>();
+  for (const c of charges) for (const u of c.breakdown) addedByItem.set(u.itemId, (addedByItem.get(u.itemId) ?? 0) + u.premiumMinor);
   const ruleItems: RuleItem[] = items.map((i) => ({
     id: i.id,
-    premiumMinor: i.amountMinor,
+    premiumMinor: i.amountMinor + (addedByItem.get(i.id) ?? 0),
     taxMinor: 0, // no tax is charged on purchases yet
     refundedPremiumMinor: refundedByItem.get(i.id) ?? 0,
     units: i.units.map((u) => ({ id: u.id, startsAt: u.startsAt, cancelled: u.cancellationId !== null })),
@@ -46,12 +57,12 @@ export function priceCancellationOf(
   const unitIds = ask.unitIds ?? units.filter((u) => !u.cancelled && u.startsAt.getTime() > ask.effectiveAt.getTime()).map((u) => u.id);
   const priced = priceCancellation({
     items: ruleItems,
-    platformFeeMinor: p.platformFeeMinor,
+    platformFeeMinor: p.platformFeeMinor + charges.reduce((n, c) => n + c.platformFeeMinor, 0),
     paidAt: p.paidAt ?? p.createdAt,
     effectiveAt: ask.effectiveAt,
     cancelUnitIds: unitIds,
     requestedBy: ask.requestedBy,
-    refundableMinor: p.totalMinor - Math.max(p.refundedMinor, completed) - underway,
+    refundableMinor: p.totalMinor + charges.reduce((n, c) => n + c.totalMinor, 0) - Math.max(p.refundedMinor, completed) - underway,
   });
   const startOf = new Map(units.map((u) => [u.id, u.startsAt.getTime()]));
   return { ...priced, firstStartMs: Math.min(...priced.units.map((u) => startOf.get(u.unitId)!)) };
@@ -82,14 +93,18 @@ export const CANCELLATION_QUOTE_TTL_MS = 15 * 60_000;
  * @throws {RefundRuleError} as priceCancellation does (nothing to cancel, a started unit, …).
  */
 export async function storeCancellationQuote(
-  purchases: Pick<PurchasesRepository, 'itemDetails' | 'cancellations' | 'saveCancellationQuote'>,
+  purchases: Pick<PurchasesRepository, 'itemDetails' | 'cancellations' | 'saveCancellationQuote' | 'endorsementCharges'>,
   p: PurchaseRecord,
   ask: CancellationAsk & { apiKeyId: number; reason: string | null },
   clock: Date,
   realNow: Date,
 ): Promise<StoredCancellationQuote> {
-  const [items, cancellations] = await Promise.all([purchases.itemDetails(p.id), purchases.cancellations(p.id)]);
-  const priced = priceCancellationOf(p, items, cancellations, ask);
+  const [items, cancellations, charges] = await Promise.all([
+    purchases.itemDetails(p.id),
+    purchases.cancellations(p.id),
+    purchases.endorsementCharges(p.id),
+  ]);
+  const priced = priceCancellationOf(p, items, cancellations, ask, charges);
   return purchases.saveCancellationQuote({
     id: `cq_${randomBytes(12).toString('hex')}`,
     purchaseId: p.id,

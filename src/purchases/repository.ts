@@ -20,6 +20,7 @@ import { insertHoldersFromAnswers } from '../certificate-holders/repository';
 import type { Address } from '../certificates/repository';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
 import type { CancellationRequester, RefundQuote, UnitRefund } from './refund-rule';
+import type { PaymentShare } from './refund-allocation';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
 /** Which status each status may move to (a move to the same status is a no-op). */
@@ -117,6 +118,8 @@ export interface PurchaseRecord {
   status: PurchaseStatus;
   currency: string;
   subtotalMinor: number;
+  /** The key's platform fee rate at the sale (basis points; null: none). */
+  platformFeeBps: number | null;
   platformFeeMinor: number;
   totalMinor: number;
   savePaymentMethod: boolean;
@@ -161,6 +164,7 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
   status: r.status as PurchaseStatus,
   currency: r.currency as string,
   subtotalMinor: Number(r.subtotal_minor),
+  platformFeeBps: r.platform_fee_bps === null || r.platform_fee_bps === undefined ? null : Number(r.platform_fee_bps),
   platformFeeMinor: Number(r.platform_fee_minor),
   totalMinor: Number(r.total_minor),
   savePaymentMethod: Boolean(r.save_payment_method),
@@ -270,12 +274,26 @@ export interface StoredCancellation {
   platformFeeMinor: number;
   totalMinor: number;
   breakdown: UnitRefund[];
+  /** The processor's refund (the first one when the refund was split over several payments). */
   refundId: string | null;
+  /**
+   * How the refund is split over the purchase's payment intents, newest payment first (planned
+   * once, then created one by one: `refundId` null until created); null before it is planned,
+   * and on cancellations refunded before refunds could be split (`refundId` alone).
+   */
+  refunds: CancellationRefund[] | null;
   failureReason: string | null;
   createdAt: Date;
   completedAt: Date | null;
   /** When it was rescinded (null unless `rescinded`). */
   rescindedAt: Date | null;
+}
+
+/** One part of a cancellation's refund: taken from one payment intent (minor units), and the processor's refund once created. */
+export interface CancellationRefund {
+  paymentIntentId: string;
+  amountMinor: number;
+  refundId: string | null;
 }
 
 /** What a quote and the cancellation carrying it out share: who asked, which units, when, and the refund (minor units). */
@@ -331,6 +349,7 @@ const toStoredCancellation = (r: Record<string, unknown>): StoredCancellation =>
   status: r.status as PolicyTransactionStatus,
   quoteId: (r.quote_id as string | null) ?? null,
   refundId: (r.refund_id as string | null) ?? null,
+  refunds: (r.refunds as CancellationRefund[] | null) ?? null,
   failureReason: (r.failure_reason as string | null) ?? null,
   createdAt: r.created_at as Date,
   completedAt: (r.completed_at as Date | null) ?? null,
@@ -854,6 +873,101 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .update({ starts_at: to.startsAt, ends_at: to.endsAt, local_label: to.localLabel });
     },
 
+    /**
+     * Records a priced endorsement that added covered units, in the caller's transaction: a
+     * `policy_transactions` row (`kind` endorsement, `completed`, the premium and platform fee
+     * collected in minor units, the payment intent that collected them, `breakdown` one entry per
+     * unit { unitId, itemId, premiumMinor }) and the units themselves (`added_by_transaction_id`),
+     * numbered after the item's last unit. Returns the transaction's id and the new units' ids.
+     */
+    async recordEndorsementAdditions(e: {
+      purchaseId: number;
+      apiKeyId: number;
+      currency: string;
+      premiumMinor: number;
+      platformFeeMinor: number;
+      paymentIntentId: string | null;
+      effectiveAt: Date;
+      additions: Array<{ itemId: number; units: Array<Omit<NewCoveredUnit, 'index'> & { premiumMinor: number }> }>;
+    }): Promise<{ transactionId: number; unitIds: number[] }> {
+      const [row] = await db('policy_transactions')
+        .insert({
+          purchase_id: e.purchaseId,
+          kind: 'endorsement',
+          status: 'completed',
+          api_key_id: e.apiKeyId,
+          requested_by: 'agency',
+          covered_unit_ids: [],
+          effective_at: e.effectiveAt,
+          currency: e.currency,
+          premium_minor: e.premiumMinor,
+          tax_minor: 0,
+          platform_fee_minor: e.platformFeeMinor,
+          total_minor: e.premiumMinor + e.platformFeeMinor,
+          breakdown: JSON.stringify([]),
+          payment_intent_id: e.paymentIntentId,
+          completed_at: e.effectiveAt,
+        })
+        .returning('id');
+      const transactionId = row.id as number;
+      const unitIds: number[] = [];
+      const breakdown: Array<{ unitId: number; itemId: number; premiumMinor: number }> = [];
+      for (const a of e.additions) {
+        const last = await db('covered_units').where({ purchase_item_id: a.itemId }).max('unit_index as max').first();
+        let index = Number(last?.max ?? -1) + 1;
+        for (const u of a.units) {
+          const [inserted] = await db('covered_units')
+            .insert({
+              purchase_id: e.purchaseId,
+              purchase_item_id: a.itemId,
+              unit_index: index++,
+              kind: u.kind,
+              starts_at: u.startsAt,
+              ends_at: u.endsAt,
+              time_zone: u.timeZone,
+              local_label: u.localLabel,
+              added_by_transaction_id: transactionId,
+            })
+            .returning('id');
+          unitIds.push(inserted.id);
+          breakdown.push({ unitId: inserted.id, itemId: a.itemId, premiumMinor: u.premiumMinor });
+        }
+      }
+      await db('policy_transactions')
+        .where({ id: transactionId })
+        .update({ covered_unit_ids: unitIds, breakdown: JSON.stringify(breakdown) });
+      return { transactionId, unitIds };
+    },
+
+    /**
+     * The purchase's completed endorsements that collected premium, oldest first: premium and
+     * platform fee (minor units), the payment intent, and the premium per added unit and item.
+     */
+    async endorsementCharges(purchaseId: number): Promise<
+      Array<{
+        id: number;
+        premiumMinor: number;
+        platformFeeMinor: number;
+        totalMinor: number;
+        paymentIntentId: string | null;
+        completedAt: Date;
+        breakdown: Array<{ unitId: number; itemId: number; premiumMinor: number }>;
+      }>
+    > {
+      const rows = await db('policy_transactions')
+        .where({ purchase_id: purchaseId, kind: 'endorsement', status: 'completed' })
+        .orderBy('id');
+      return rows.map((r) => ({
+        id: r.id,
+        premiumMinor: Number(r.premium_minor),
+        platformFeeMinor: Number(r.platform_fee_minor),
+        totalMinor: Number(r.total_minor),
+        paymentIntentId: r.payment_intent_id ?? null,
+        completedAt: r.completed_at,
+        breakdown: r.breakdown,
+      }));
+    },
+
     /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
     async buyerIdpAccntUuid(buyerId: number): Promise<string | null> {
       const row = await db('buyers').where({ id: buyerId }).first('idp_accnt_uuid');
@@ -928,7 +1042,10 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * @throws {CoveredUnitTakenError} naming the units already taken.
      */
     async acceptCancellation(
-      c: Omit<StoredCancellation, 'id' | 'status' | 'refundId' | 'failureReason' | 'createdAt' | 'completedAt' | 'rescindedAt'> & {
+      c: Omit<
+        StoredCancellation,
+        'id' | 'status' | 'refundId' | 'refunds' | 'failureReason' | 'createdAt' | 'completedAt' | 'rescindedAt'
+      > & {
         scheduled?: boolean;
       },
     ): Promise<StoredCancellation> {
@@ -999,6 +1116,94 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .where({ id: cancellationId })
         .whereIn('status', ['accepted', 'refund_pending'])
         .update({ status: 'refund_pending', refund_id: refundId });
+    },
+
+    /**
+     * The payments of a purchase, oldest first, each `{ paymentIntentId, amountMinor }` (minor
+     * units collected): the sale's payment intent with the purchase's total (when it has one),
+     * then each completed endorsement's payment intent with what it collected, in the order they
+     * were recorded. What `allocateRefund` (./refund-allocation) splits a refund over.
+     */
+    async paymentsOf(purchaseId: number): Promise<PaymentShare[]> {
+      const p = await db('purchases').where({ id: purchaseId }).first('payment_intent_id', 'total_minor');
+      const endorsements = await db('policy_transactions')
+        .where({ purchase_id: purchaseId, kind: 'endorsement', status: 'completed' })
+        .whereNotNull('payment_intent_id')
+        .orderBy('id')
+        .select('payment_intent_id', 'total_minor');
+      return [...(p?.payment_intent_id ? [p] : []), ...endorsements].map((r) => ({
+        paymentIntentId: r.payment_intent_id as string,
+        amountMinor: Number(r.total_minor),
+      }));
+    },
+
+    /**
+     * What the purchase's other cancellations (any but `exceptCancellationId`, rescinded ones
+     * aside) take from each payment intent, minor units: their planned `refunds`; one refunded
+     * before refunds could be split (`refunds` null, `refund_id` set) took its total from the
+     * sale's payment intent.
+     */
+    async refundedByPaymentIntent(purchaseId: number, exceptCancellationId: number): Promise<Map<string, number>> {
+      const [p, rows] = await Promise.all([
+        db('purchases').where({ id: purchaseId }).first('payment_intent_id'),
+        db('policy_transactions')
+          .where({ purchase_id: purchaseId, kind: 'cancellation' })
+          .whereNot({ id: exceptCancellationId })
+          .whereNot({ status: 'rescinded' })
+          .select('refunds', 'refund_id', 'total_minor'),
+      ]);
+      const taken = new Map<string, number>();
+      const add = (paymentIntentId: string, minor: number) => taken.set(paymentIntentId, (taken.get(paymentIntentId) ?? 0) + minor);
+      for (const r of rows) {
+        if (r.refunds) for (const e of r.refunds as CancellationRefund[]) add(e.paymentIntentId, Number(e.amountMinor));
+        else if (r.refund_id && p?.payment_intent_id) add(p.payment_intent_id as string, Number(r.total_minor));
+      }
+      return taken;
+    },
+
+    /**
+     * Stores how a cancellation's refund is split (`plan`, newest payment first, no refund created
+     * yet) unless it was planned already, with the row locked; returns the plan as stored either
+     * way (a retry keeps the first plan, so its amounts and idempotency keys never change).
+     */
+    async planCancellationRefunds(cancellationId: number, plan: PaymentShare[]): Promise<CancellationRefund[]> {
+      return db.transaction(async (trx) => {
+        const row = await trx('policy_transactions').where({ id: cancellationId, kind: 'cancellation' }).forUpdate().first('refunds');
+        if (!row) throw new Error(`cancellation ${cancellationId} does not exist`);
+        if (row.refunds) return row.refunds as CancellationRefund[];
+        const refunds: CancellationRefund[] = plan.map((e) => ({
+          paymentIntentId: e.paymentIntentId,
+          amountMinor: e.amountMinor,
+          refundId: null,
+        }));
+        await trx('policy_transactions')
+          .where({ id: cancellationId })
+          .update({ refunds: JSON.stringify(refunds) });
+        return refunds;
+      });
+    },
+
+    /**
+     * The `index`th refund of a cancellation's plan exists at the processor (`refundId`): recorded
+     * in `refunds`, the first also in `refund_id` (what readers of a single refund use), and the
+     * cancellation `refund_pending`, as `markCancellationRefundPending` (only from `accepted` or
+     * `refund_pending`). Throws when the cancellation has no plan with that entry.
+     */
+    async recordCancellationRefundCreated(cancellationId: number, index: number, refundId: string): Promise<void> {
+      await db.transaction(async (trx) => {
+        const row = await trx('policy_transactions').where({ id: cancellationId }).forUpdate().first('refunds', 'status');
+        const refunds = row?.refunds as CancellationRefund[] | null | undefined;
+        if (!refunds || !Number.isInteger(index) || index < 0 || index >= refunds.length)
+          throw new Error(`cancellation ${cancellationId} has no planned refund ${index}`);
+        if (row.status !== 'accepted' && row.status !== 'refund_pending') return;
+        await trx('policy_transactions')
+          .where({ id: cancellationId })
+          .update({
+            refunds: trx.raw(`jsonb_set(refunds, ?::text[], to_jsonb(?::text))`, [`{${index},refundId}`, refundId]),
+            status: 'refund_pending',
+            ...(index === 0 ? { refund_id: refundId } : {}),
+          });
+      });
     },
 
     /**

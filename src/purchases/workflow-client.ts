@@ -31,6 +31,8 @@ import {
   CANCEL_UPDATE,
   RESCIND_UPDATE,
   SUBSCRIPTION_CHANGED_SIGNAL,
+  ENDORSEMENT_PAID_SIGNAL,
+  type EndorsementPaymentInput,
   type SubscriptionCancelInput,
   type SubscriptionChange,
   RETRY_CANCELLATIONS_UPDATE,
@@ -465,12 +467,29 @@ export function createPurchaseWorkflows(deps: {
      * ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE, PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED,
      * …); CONNECTION_ERROR (503) when not answered within `timeoutMs`.
      */
-    async endorse(purchase: PurchaseStartFacts, quoteId: string): Promise<EndorsementApplied> {
-      return policyUpdate<{ quoteId: string }, EndorsementApplied>(
+    /**
+     * Carries out an endorsement quote through the policy workflow; `payment` collects a positive
+     * difference first (a saved card charged now, or a checkout link opened). Errors: the refusals'
+     * codes (ENDORSEMENT_QUOTE_*, CARD_ERROR, PAYMENT_REQUIRED, …); CONNECTION_ERROR (503) when late.
+     */
+    async endorse(purchase: PurchaseStartFacts, quoteId: string, payment?: EndorsementPaymentInput): Promise<EndorsementApplied> {
+      return policyUpdate<{ quoteId: string; payment?: EndorsementPaymentInput }, EndorsementApplied>(
         purchase,
         ENDORSE_UPDATE,
-        { quoteId },
-        'The endorsement was not answered in time (certificates may still be being issued); call again with the same quote_id: it is carried out once',
+        payment ? { quoteId, payment } : { quoteId },
+        'The endorsement was not answered in time (certificates may still be being issued, or the card is being charged); call again with the same quote_id: it is carried out once',
+      );
+    },
+
+    /** Tells the policy workflow of purchase `purchase` that the checkout link of endorsement quote `quoteId` was paid (started if no run is open). */
+    async endorsementPaid(purchase: PurchaseStartFacts, quoteId: string): Promise<void> {
+      await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [{ quoteId: string }]>(
+        'policyWorkflow',
+        {
+          ...policyStartOptions(purchase),
+          signal: ENDORSEMENT_PAID_SIGNAL,
+          signalArgs: [{ quoteId }],
+        },
       );
     },
 

@@ -51,6 +51,10 @@ export const ERROR_STATUS = {
   ENDORSEMENT_QUOTE_NOT_FOUND: 404,
   ENDORSEMENT_QUOTE_EXPIRED: 409,
   ENDORSEMENT_QUOTE_STALE: 409,
+  /** An endorsement that adds covered units was sent without `payment` (or a paid-for quote's difference is not collected yet). */
+  PAYMENT_REQUIRED: 402,
+  /** The quote's difference is already being collected by the other payment method. */
+  ENDORSEMENT_PAYMENT_IN_PROGRESS: 409,
   NOTHING_TO_ENDORSE: 409,
   ARCHIVE_NOT_ALLOWED: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -14,7 +14,10 @@
  * invoice.paid (its own renewal workflow; the purchase is found by the subscription, which a paid
  * subscription checkout's event records on it), and the processor's own end of a subscription
  * (`customer.subscription.deleted`, or `.updated` that ends it or sets it to end at the period's
- * end: relayed to the policy workflow of its current period). Other types are stored and acknowledged.
+ * end: relayed to the policy workflow of its current period). The payment of an endorsement's
+ * difference (metadata `endorsement_quote_id`): a paid checkout session is relayed to the purchase's
+ * policy workflow (`endorsementPaid`); its other events are stored and acknowledged, never sent to
+ * the purchase workflow. Other types are stored and acknowledged.
  * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
  * that is not an event (no string id and type, boolean livemode, object data.object) or that holds NUL or an unpaired surrogate.
  */
@@ -61,6 +64,19 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent | null {
     default:
       return null;
   }
+}
+
+/**
+ * The endorsement an event's object pays for (its metadata `endorsement_quote_id` and
+ * `endorsed_purchase_id`, set on an endorsement's checkout session and payment intent), or null.
+ */
+export function endorsementPaymentOf(event: Stripe.Event): { quoteId: string; purchaseId: number } | null {
+  const metadata = (event.data.object as { metadata?: Record<string, string> | null }).metadata;
+  const quoteId = metadata?.endorsement_quote_id;
+  const purchase = metadata?.endorsed_purchase_id;
+  if (typeof quoteId !== 'string' || !/^eq_[0-9a-f]{24}$/.test(quoteId)) return null;
+  if (typeof purchase !== 'string' || !/^[1-9]\d{0,9}$/.test(purchase)) return null;
+  return { quoteId, purchaseId: Number(purchase) };
 }
 
 function purchaseIdOf(event: Stripe.Event): number | null {
@@ -172,7 +188,7 @@ export function createWebhookService(deps: {
   secrets: string[];
   workflows: Pick<
     PurchaseWorkflows,
-    'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged' | 'startDispute'
+    'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged' | 'startDispute' | 'endorsementPaid'
   >;
   log: Logger;
   /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
@@ -210,6 +226,23 @@ export function createWebhookService(deps: {
     if (unsafe !== null)
       throw new AppError('VALIDATION_ERROR', `The signed event holds a NUL character or an unpaired surrogate at ${unsafe || 'its root'}`);
 
+    const endorsement = endorsementPaymentOf(event);
+    if (endorsement) {
+      // The payment of an endorsement's difference: to the purchase's policy workflow, never its purchase workflow.
+      const endorsed = await deps.purchases.findById(endorsement.purchaseId);
+      const duplicate = !(await deps.events.recordOnce({
+        id: event.id,
+        type: event.type,
+        livemode: event.livemode,
+        purchaseId: endorsed ? endorsed.id : null,
+        rawBody,
+      }));
+      const paid = toPaymentEvent(event);
+      if (!endorsed || !event.type.startsWith('checkout.session.') || paid?.outcome !== 'paid')
+        return { received: true, duplicate, purchase_id: endorsed?.id ?? null, relayed: false };
+      await deps.workflows.endorsementPaid(endorsed, endorsement.quoteId);
+      return { received: true, duplicate, purchase_id: endorsed.id, relayed: true };
+    }
     const renewal = renewalInvoiceOf(event);
     let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;
     if (purchaseId === null && renewal?.subscriptionId)

@@ -1,0 +1,303 @@
+/**
+ * Priced endorsements on the real stack (API, Temporal dev server, worker with Chromium,
+ * fake-gcs-server, stripe-mock behind the recording proxy, PostgreSQL): covered units added after
+ * the sale are priced like a quote and collected before they take effect, by the buyer's saved
+ * card (declined: nothing changes) or by a checkout link the agency sends (paid: applied in turn;
+ * paid after the purchase changed: refunded in full); the new units get their certificates, and a
+ * later cancellation refunds across the sale's and the endorsement's payment intents. The purchase
+ * bought is two days, 2027-05-01 and 2027-05-02 (America/Chicago), at 20.00 a day.
+ *
+ * stripe-mock keeps no state: the proxy answers payment intents as the processor would (succeeded,
+ * one id per idempotency key; a declined card for `pm_card_chargeDeclined`) and an endorsement's
+ * checkout session as paid once the test says the buyer paid.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+import { createQuotingAccount, type QuotingAccount, deliverWebhook, issuedPurchase, WEBHOOK_SECRET } from '../helpers/purchases';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
+
+jest.setTimeout(180_000);
+
+let app: TestApp;
+let worker: TestWorker;
+let proxy: ProcessorProxy;
+let account: QuotingAccount;
+const intentIds = new Map<string, string>();
+/** Checkout sessions the buyer has paid (id → payment intent). */
+const paidSessions = new Map<string, string>();
+
+const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const quote = (purchaseId: number, changes: unknown[]) =>
+  api(`/purchases/${purchaseId}/endorsement_quote`, { method: 'POST', body: { changes } });
+const endorse = (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/endorse`, { method: 'POST', body });
+const endorsement = async (purchaseId: number, quoteId: string) =>
+  (await api(`/purchases/${purchaseId}/endorsements/${quoteId}`)).body.data;
+const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
+const addDay = (itemId: number, day: string) => ({ type: 'add_covered_units', purchase_item_id: itemId, start_date: day, end_date: day });
+const certificateCount = async (purchaseId: number) =>
+  Number((await app.container.db('certificates').where({ purchase_id: purchaseId }).whereNotNull('storage_key').count('* as n'))[0]!.n);
+const posts = (path: string, match: (r: RecordedRequest) => boolean = () => true) =>
+  proxy.requests.filter((r) => r.method === 'POST' && r.path === path && match(r));
+
+/** The premium one more day of the purchase's first item costs: its unit price × its price factor, rounded once. */
+async function dayPremium(purchaseId: number): Promise<number> {
+  const item = await app.container.db('purchase_items').where({ purchase_id: purchaseId }).orderBy('position').first();
+  return Math.round(Number(item.unit_price_minor) * Number(item.price_factor));
+}
+
+/** A paid checkout.session.completed for an endorsement's session, as the processor signs it. */
+function endorsementSessionCompleted(sessionId: string, quoteId: string, purchaseId: number, paymentIntent: string): string {
+  return JSON.stringify({
+    id: `evt_${Math.random().toString(36).slice(2)}`,
+    object: 'event',
+    type: 'checkout.session.completed',
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: {
+      object: {
+        id: sessionId,
+        object: 'checkout.session',
+        status: 'complete',
+        payment_status: 'paid',
+        payment_intent: paymentIntent,
+        metadata: { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
+      },
+    },
+  });
+}
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  proxy = await startProcessorProxy();
+  proxy.patchResponses({
+    method: 'POST',
+    pathPrefix: '/v1/payment_intents',
+    patch: (body, req: RecordedRequest) => {
+      const key = req.idempotencyKey ?? '';
+      if (!intentIds.has(key)) intentIds.set(key, body.id);
+      if (req.params.get('payment_method') === 'pm_card_chargeDeclined')
+        return {
+          ...body,
+          id: intentIds.get(key),
+          status: 'requires_payment_method',
+          last_payment_error: { code: 'card_declined', decline_code: 'generic_decline' },
+        };
+      return { ...body, id: intentIds.get(key), status: 'succeeded' };
+    },
+  });
+  proxy.patchResponses({
+    method: 'GET',
+    pathPrefix: '/v1/checkout/sessions/',
+    patch: (body, req: RecordedRequest) => {
+      const id = req.path.split('/').pop()!;
+      const pi = paidSessions.get(id);
+      return pi ? { ...body, id, status: 'complete', payment_status: 'paid', payment_intent: pi } : { ...body, id, status: 'open' };
+    },
+  });
+  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_API_BASE: proxy.url, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  account = await createQuotingAccount(app);
+  // No free look: a cancellation is priced pro rata.
+  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+});
+
+afterAll(async () => {
+  await app.close();
+  await worker.shutdown();
+  await proxy.close();
+});
+
+test('when a day is added and paid by the saved card, then the preview prices it like a quote, the charge is one off-session payment intent for the difference, the day and its certificate exist, and cancelling every day refunds the endorsement’s payment first and the sale’s for the rest', async () => {
+  const id = await issuedPurchase(app, account);
+  const before = await purchase(id);
+  const itemId = before.items[0].id as number;
+  const premium = await dayPremium(id);
+
+  const q = await quote(id, [addDay(itemId, '2027-05-03')]);
+  expect(q.status).toBe(201);
+  expect(q.body.data).toMatchObject({
+    status: 'quoted',
+    premium_difference: premium,
+    platform_fee_difference: 0,
+    total_difference: premium,
+    new_amount_total: before.amount_total + premium,
+    reissues: [],
+    added_covered_units: [{ purchase_item_id: itemId, local_label: '2027-05-03', premium }],
+    payment: null,
+  });
+  const quoteId = q.body.data.id as string;
+
+  // Without a payment the change is refused, and nothing is charged.
+  const unpaid = await endorse(id, { quote_id: quoteId });
+  expect(unpaid.status).toBe(402);
+  expect(unpaid.body.error.code).toBe('PAYMENT_REQUIRED');
+
+  const done = await endorse(id, { quote_id: quoteId, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } });
+  expect(done.status).toBe(200);
+  expect(done.body.data).toMatchObject({ object: 'endorsement', status: 'applied', payment: { method: 'saved_card' } });
+  const charges = posts('/v1/payment_intents', (r) => r.params.get('metadata[endorsement_quote_id]') === quoteId);
+  expect(charges.length).toBeGreaterThanOrEqual(1);
+  expect(new Set(charges.map((c) => c.idempotencyKey))).toEqual(new Set([`endorsement-${quoteId}-charge`]));
+  expect(Object.fromEntries(charges[0]!.params)).toMatchObject({
+    amount: String(premium),
+    currency: 'usd',
+    payment_method: 'pm_card_visa',
+    off_session: 'true',
+    confirm: 'true',
+    'metadata[endorsed_purchase_id]': String(id),
+  });
+  // Never the purchase's own metadata key: the processor's events about it must not reach the purchase workflow.
+  expect(charges[0]!.params.has('metadata[purchase_id]')).toBe(false);
+  const endorsementPi = intentIds.get(`endorsement-${quoteId}-charge`)!;
+  expect(done.body.data.payment.payment_intent).toBe(endorsementPi);
+
+  const after = await purchase(id);
+  expect(after.items[0].covered_units.map((u: { local_label: string }) => u.local_label)).toEqual([
+    '2027-05-01',
+    '2027-05-02',
+    '2027-05-03',
+  ]);
+  expect(after.payment_intent).toBe(before.payment_intent);
+  // The new day gets its own certificate (one holder), stored and announced by certificates.issued.
+  await eventually(async () => ((await certificateCount(id)) === 3 ? true : null), 90_000);
+  const issued = await eventually(async () => {
+    const list = (await api('/events?type=certificates.issued')).body.data as Array<{ data: { object: { purchase_id?: number } } }>;
+    const mine = list.filter((e) => JSON.stringify(e).includes(`"purchase_id":${id}`));
+    return mine.length >= 2 ? mine : null;
+  }, 60_000);
+  expect(issued!.length).toBe(2);
+  const ledger = await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'endorsement' });
+  expect(ledger).toMatchObject([
+    { status: 'completed', premium_minor: String(premium), total_minor: String(premium), payment_intent_id: endorsementPi },
+  ]);
+
+  // Cancel all three days: the refund is the whole premium, split newest payment first.
+  const cq = await api(`/purchases/${id}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
+  expect(cq.status).toBe(201);
+  expect(cq.body.data.refund.premium).toBe(before.items[0].amount + premium);
+  const refundTotal = cq.body.data.refund.total as number;
+  const cancelled = await api(`/purchases/${id}/cancel`, { method: 'POST', body: { quote_id: cq.body.data.id } });
+  expect(cancelled.status).toBe(200);
+  const refunds = await eventually(async () => {
+    const sent = posts('/v1/refunds', (r) => r.params.get('metadata[purchase_id]') === String(id));
+    return new Set(sent.map((r) => r.idempotencyKey)).size >= 2 ? sent : null;
+  }, 60_000);
+  const byKey = new Map(refunds!.map((r) => [r.idempotencyKey, r]));
+  const cancellationId = cancelled.body.data.id as number;
+  expect(Object.fromEntries(byKey.get(`policy-transaction-${cancellationId}-refund`)!.params)).toMatchObject({
+    payment_intent: endorsementPi,
+    amount: String(premium),
+  });
+  expect(Object.fromEntries(byKey.get(`policy-transaction-${cancellationId}-refund-2`)!.params)).toMatchObject({
+    payment_intent: before.payment_intent,
+    amount: String(refundTotal - premium),
+  });
+  await eventually(async () => {
+    const row = await app.container.db('policy_transactions').where({ id: cancellationId }).first();
+    return row.status === 'completed' ? row : null;
+  }, 60_000);
+  expect((await purchase(id)).amount_refunded).toBe(refundTotal);
+});
+
+test('when the saved card is declined, then the answer is CARD_ERROR, the endorsement ends payment_failed and the purchase keeps its two days', async () => {
+  const id = await issuedPurchase(app, account);
+  const itemId = (await purchase(id)).items[0].id as number;
+  const q = (await quote(id, [addDay(itemId, '2027-05-03')])).body.data;
+  const refused = await endorse(id, { quote_id: q.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_chargeDeclined' } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.code).toBe('CARD_ERROR');
+  expect(await endorsement(id, q.id)).toMatchObject({
+    status: 'payment_failed',
+    payment: { method: 'saved_card', failure: { code: 'generic_decline' } },
+  });
+  expect((await purchase(id)).items[0].covered_units).toHaveLength(2);
+  expect(await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'endorsement' })).toEqual([]);
+  // The same quote cannot be charged again: a new quote is needed.
+  const again = await endorse(id, { quote_id: q.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } });
+  expect(again.status).toBe(409);
+  expect(again.body.error.code).toBe('ENDORSEMENT_QUOTE_EXPIRED');
+});
+
+test('when the difference is sent as a checkout link, then the answer awaits payment with the link, and once the buyer pays the day is added; a link paid after the purchase changed is refunded in full and changes nothing', async () => {
+  const id = await issuedPurchase(app, account);
+  const itemId = (await purchase(id)).items[0].id as number;
+  const premium = await dayPremium(id);
+
+  const q = (await quote(id, [addDay(itemId, '2027-05-03')])).body.data;
+  const open = await endorse(id, { quote_id: q.id, payment: { method: 'checkout_link' } });
+  expect(open.status).toBe(200);
+  expect(open.body.data).toMatchObject({ status: 'awaiting_payment', payment: { method: 'checkout_link', paid_at: null } });
+  expect(open.body.data.payment.checkout_url).toEqual(expect.any(String));
+  const [session] = posts('/v1/checkout/sessions', (r) => r.params.get('metadata[endorsement_quote_id]') === q.id);
+  expect(session!.idempotencyKey).toBe(`endorsement-${q.id}-checkout`);
+  expect(session!.params.get('line_items[0][price_data][unit_amount]')).toBe(String(premium));
+  expect(session!.params.has('metadata[purchase_id]')).toBe(false);
+  const sessionId = (await app.container.db('endorsements').where({ quote_id: q.id }).first()).checkout_session_id as string;
+  expect((await purchase(id)).items[0].covered_units).toHaveLength(2);
+
+  // A second quote, for the 4th, paid by link later; meanwhile the 4th is added by the saved card.
+  const late = (await quote(id, [addDay(itemId, '2027-05-04')])).body.data;
+  expect((await endorse(id, { quote_id: late.id, payment: { method: 'checkout_link' } })).status).toBe(200);
+  const lateSession = (await app.container.db('endorsements').where({ quote_id: late.id }).first()).checkout_session_id as string;
+
+  // The buyer pays the first link.
+  paidSessions.set(sessionId, `pi_link_${id}`);
+  expect((await deliverWebhook(app, endorsementSessionCompleted(sessionId, q.id, id, `pi_link_${id}`))).status).toBe(200);
+  const applied = await eventually(async () => {
+    const e = await endorsement(id, q.id);
+    return e.status === 'applied' ? e : null;
+  }, 60_000);
+  expect(applied!.payment).toMatchObject({ payment_intent: `pi_link_${id}`, paid_at: expect.any(String) });
+  expect((await purchase(id)).items[0].covered_units.map((u: { local_label: string }) => u.local_label)).toContain('2027-05-03');
+
+  const direct = (await quote(id, [addDay(itemId, '2027-05-04')])).body.data;
+  expect(
+    (await endorse(id, { quote_id: direct.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } })).body.data.status,
+  ).toBe('applied');
+
+  // The late link is paid now: the 4th is already covered, so its payment goes back and nothing changes.
+  paidSessions.set(lateSession, `pi_late_${id}`);
+  expect((await deliverWebhook(app, endorsementSessionCompleted(lateSession, late.id, id, `pi_late_${id}`))).status).toBe(200);
+  const refunded = await eventually(async () => {
+    const e = await endorsement(id, late.id);
+    return e.status === 'refunded' ? e : null;
+  }, 60_000);
+  expect(refunded!.payment.failure.code).toBe('ENDORSEMENT_NOT_APPLIED');
+  const [refund] = posts('/v1/refunds', (r) => r.idempotencyKey === `endorsement-${late.id}-refund`);
+  expect(refund!.params.get('payment_intent')).toBe(`pi_late_${id}`);
+  const labels = (await purchase(id)).items[0].covered_units.map((u: { local_label: string }) => u.local_label);
+  expect(labels).toEqual(['2027-05-01', '2027-05-02', '2027-05-03', '2027-05-04']);
+  expect(await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'endorsement' })).toHaveLength(2);
+});
+
+test('when added units are malformed or clash, then the quote is refused in the envelope and nothing is stored', async () => {
+  const id = await issuedPurchase(app, account);
+  const itemId = (await purchase(id)).items[0].id as number;
+  const cases: Array<[unknown[], number, string]> = [
+    [[addDay(itemId, '2027-05-02')], 400, 'VALIDATION_ERROR'], // already covered
+    [[addDay(itemId, '2020-01-01')], 400, 'VALIDATION_ERROR'], // in the past
+    [[{ type: 'add_covered_units', purchase_item_id: itemId, start_date: '2027-05-03' }], 400, 'VALIDATION_ERROR'], // no end_date
+    [
+      [{ type: 'add_covered_units', purchase_item_id: itemId, trips: [{ start: '2027-05-03T08:00', end: '2027-05-04T08:00' }] }],
+      400,
+      'VALIDATION_ERROR',
+    ], // trips on a per-day item
+    [[addDay(999_999, '2027-05-03')], 404, 'NOT_FOUND'],
+    [[addDay(itemId, '2027-05-03'), { type: 'named_insured', name: 'Kim Park LLC' }], 400, 'VALIDATION_ERROR'], // mixed with another kind
+    [[addDay(itemId, '2027-05-03'), addDay(itemId, '2027-05-03')], 400, 'VALIDATION_ERROR'], // the same day twice
+  ];
+  for (const [changes, status, code] of cases) {
+    const res = await quote(id, changes);
+    expect({ changes, status: res.status, code: res.body.error?.code }).toEqual({ changes, status, code });
+    expect(res.body.success).toBe(false);
+  }
+  expect(await app.container.db('endorsements').where({ purchase_id: id })).toEqual([]);
+  // A quote with nothing to collect refuses a payment.
+  const free = (await quote(id, [{ type: 'named_insured', name: 'Kim Park LLC' }])).body.data;
+  const res = await endorse(id, { quote_id: free.id, payment: { method: 'checkout_link' } });
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe('VALIDATION_ERROR');
+});

@@ -1,0 +1,106 @@
+/**
+ * planEndorsement's `add_covered_units` (src/endorsements/planning.ts), a pure function: the units
+ * added are validated like a quote and priced like one (unit price × units × price factor, rounded
+ * once per item and spread evenly; the sale's platform fee rate on that premium).
+ */
+import { EndorsementError, planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
+import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/repository';
+import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
+
+const clock = new Date('2027-04-01T12:00:00Z');
+const day = (d: string, id: number, index: number, cancellationId: number | null = null) => ({
+  id,
+  index,
+  kind: 'day' as const,
+  // America/Chicago midnight in May (CDT, UTC-5)
+  startsAt: new Date(`${d}T05:00:00Z`),
+  endsAt: new Date(new Date(`${d}T05:00:00Z`).getTime() + 86_400_000),
+  timeZone: 'America/Chicago',
+  localLabel: d,
+  cancellationId,
+  cancelledAt: null,
+});
+
+function state(
+  opts: { priceFactor?: number; unitPrice?: number; feeBps?: number | null; billing?: 'one_time' | 'subscription'; max?: number } = {},
+): EndorsementState {
+  const item: PurchaseItemDetail = {
+    id: 7,
+    position: 0,
+    productLineId: 3,
+    productName: 'Event Liability',
+    inBundle: false,
+    isTripExcess: false,
+    unitPriceMinor: opts.unitPrice ?? 2000,
+    priceFactor: opts.priceFactor ?? 1,
+    amountMinor: 4000,
+    namedInsured: { name: 'Kim Park' },
+    certificateHolder: null,
+    cancellationTerms: DEFAULT_CANCELLATION_TERMS,
+    units: [day('2027-05-01', 11, 0), day('2027-05-02', 12, 1, 99)],
+  };
+  return {
+    purchase: { id: 42, billing: opts.billing ?? 'one_time', platformFeeBps: opts.feeBps ?? null } as PurchaseRecord,
+    items: [item],
+    holders: [],
+    certificates: [],
+    maxTripDaysByProduct: new Map(),
+    maxCoveredUnits: opts.max ?? 366,
+  };
+}
+const add = (start: string, end = start) => ({ type: 'add_covered_units' as const, purchase_item_id: 7, start_date: start, end_date: end });
+const codeOf = (f: () => unknown) => {
+  try {
+    f();
+  } catch (err) {
+    return err instanceof EndorsementError ? err.code : String(err);
+  }
+  return 'no error';
+};
+
+test('when three days are added at 20.00 with a 1.15 factor and a 2.5 % fee, then the premium is rounded once for the item (69.00), spread 23.00 a day, with a fee of 1.73', () => {
+  const plan = planEndorsement(state({ priceFactor: 1.15, feeBps: 250 }), [add('2027-05-03', '2027-05-05')], clock);
+  expect(plan.premiumDifferenceMinor).toBe(6900);
+  expect(plan.platformFeeDifferenceMinor).toBe(173); // 6900 × 2.5 % = 172.5 → 173 (half up)
+  expect(plan.totalDifferenceMinor).toBe(7073);
+  expect(plan.additions).toHaveLength(1);
+  expect(plan.additions[0]!.units.map((u) => [u.localLabel, u.premiumMinor])).toEqual([
+    ['2027-05-03', 2300],
+    ['2027-05-04', 2300],
+    ['2027-05-05', 2300],
+  ]);
+  expect(plan.reissues).toEqual([]);
+});
+
+test('when the premium does not split evenly, then the residue goes one minor unit each to the earliest days and the shares add up', () => {
+  // 1000 × 2 × 1.0005 = 2001: 1001 then 1000.
+  const plan = planEndorsement(state({ unitPrice: 1000, priceFactor: 1.0005 }), [add('2027-05-03', '2027-05-04')], clock);
+  expect(plan.premiumDifferenceMinor).toBe(2001);
+  expect(plan.additions[0]!.units.map((u) => u.premiumMinor)).toEqual([1001, 1000]);
+});
+
+test('when a day is one the item already holds, then refused; a day whose unit was cancelled is free again', () => {
+  expect(codeOf(() => planEndorsement(state(), [add('2027-05-01')], clock))).toBe('VALIDATION_ERROR');
+  expect(planEndorsement(state(), [add('2027-05-02')], clock).premiumDifferenceMinor).toBe(2000);
+});
+
+test('when the days are in the past, beyond the item’s most units, of another item, or the purchase is a subscription period, then refused with the code the API answers', () => {
+  expect(codeOf(() => planEndorsement(state(), [add('2027-03-30')], clock))).toBe('VALIDATION_ERROR');
+  expect(codeOf(() => planEndorsement(state({ max: 3 }), [add('2027-05-03', '2027-05-04')], clock))).toBe('VALIDATION_ERROR');
+  expect(planEndorsement(state({ max: 3 }), [add('2027-05-03')], clock).additions[0]!.units).toHaveLength(1);
+  expect(codeOf(() => planEndorsement(state(), [{ ...add('2027-05-03'), purchase_item_id: 8 }], clock))).toBe('NOT_FOUND');
+  expect(codeOf(() => planEndorsement(state({ billing: 'subscription' }), [add('2027-05-03')], clock))).toBe('PURCHASE_NOT_CHANGEABLE');
+  expect(
+    codeOf(() =>
+      planEndorsement(
+        state(),
+        [{ type: 'add_covered_units', purchase_item_id: 7, trips: [{ start: '2027-05-03T08:00', end: '2027-05-03T18:00' }] }],
+        clock,
+      ),
+    ),
+  ).toBe('VALIDATION_ERROR');
+});
+
+test('when two changes add the same day, then the second overlaps the first and is refused', () => {
+  expect(codeOf(() => planEndorsement(state(), [add('2027-05-03'), add('2027-05-03')], clock))).toBe('VALIDATION_ERROR');
+});
