@@ -1,6 +1,6 @@
 /**
  * The premium bordereau: the monthly list an insurer or MGA receives of every risk the agency
- * wrote, renewed or cancelled for it, one row per transaction and purchase item, with its premium
+ * wrote, renewed, endorsed (covered units added) or cancelled for it, one row per transaction and purchase item, with its premium
  * movement. Columns are modelled on the Lloyd's premium bordereau (Coverholder Reporting
  * Standards); `BORDEREAU_COLUMNS` is the column reference the README and the OpenAPI document
  * show.
@@ -15,7 +15,7 @@
  */
 import { spreadByWeight } from '../purchases/refund-rule';
 
-export const TRANSACTION_TYPES = ['new_business', 'renewal', 'cancellation'] as const;
+export const TRANSACTION_TYPES = ['new_business', 'renewal', 'endorsement', 'cancellation'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** One column of the file: its header and what it holds. */
@@ -29,16 +29,17 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   {
     name: 'transaction_reference',
     description:
-      'Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), CN-<cancellation>-<item> (cancellation)',
+      'Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation)',
   },
-  { name: 'transaction_type', description: 'new_business, renewal or cancellation' },
+  { name: 'transaction_type', description: 'new_business, renewal, endorsement (covered units added after the sale) or cancellation' },
   {
     name: 'transaction_date',
-    description: 'When it was recorded, YYYY-MM-DD (UTC): paid, renewed, or the cancellation’s refund completed',
+    description: 'When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, or the cancellation’s refund completed',
   },
   {
     name: 'effective_date',
-    description: 'When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the cancellation’s effective time',
+    description:
+      'When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time',
   },
   { name: 'master_policy_number', description: 'The product’s master policy number under which the certificate was issued' },
   {
@@ -49,9 +50,12 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   { name: 'insured_name', description: 'The named insured' },
   { name: 'insured_region', description: 'The named insured’s region or state, when an address was given' },
   { name: 'insured_country', description: 'The named insured’s country (ISO 3166-1 alpha-2), when an address was given' },
-  { name: 'risk_inception', description: 'Start of the item’s first covered unit, ISO 8601 UTC' },
-  { name: 'risk_expiry', description: 'End of the item’s last covered unit, ISO 8601 UTC' },
-  { name: 'covered_units', description: 'Covered units (days or trips) the row is about: written, renewed or cancelled' },
+  {
+    name: 'risk_inception',
+    description: 'Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it added), ISO 8601 UTC',
+  },
+  { name: 'risk_expiry', description: 'End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC' },
+  { name: 'covered_units', description: 'Covered units (days or trips) the row is about: written, renewed, added or cancelled' },
   { name: 'currency', description: 'ISO 4217 code, upper case' },
   { name: 'gross_premium', description: 'Premium written (positive) or returned (negative), major units, two decimals' },
   { name: 'platform_fee', description: 'The selling key’s platform fee on it, shared over the purchase’s items by premium, major units' },
@@ -66,7 +70,7 @@ export interface LedgerEntry {
   purchaseId: number;
   /** The item's position in the purchase, from 0. */
   itemPosition: number;
-  /** The cancellation's id (cancellations only). */
+  /** The cancellation's or endorsement's ledger id (those only). */
   transactionId: number | null;
   recordedAt: Date;
   effectiveAt: Date;
@@ -100,8 +104,8 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** The file's row for one ledger entry, in `BORDEREAU_COLUMNS` order. */
 export function bordereauRow(month: string, e: LedgerEntry): string[] {
-  const prefix = { new_business: 'NB', renewal: 'RN', cancellation: 'CN' }[e.type];
-  const owner = e.type === 'cancellation' ? e.transactionId : e.purchaseId;
+  const prefix = { new_business: 'NB', renewal: 'RN', endorsement: 'EN', cancellation: 'CN' }[e.type];
+  const owner = e.type === 'cancellation' || e.type === 'endorsement' ? e.transactionId : e.purchaseId;
   return [
     month,
     `${prefix}-${owner}-${e.itemPosition + 1}`,

@@ -84,9 +84,9 @@ export const LEDGER_SQL = `
            p.id as purchase_id, i.position as item_position, null::int as transaction_id,
            p.paid_at as recorded_at, p.paid_at as effective_at,
            pl.master_policy_number, pl.customer_name as product_name, i.named_insured,
-           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id) as risk_inception,
-           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id) as risk_expiry,
-           (select count(*)::int from covered_units cu where cu.purchase_item_id = i.id) as covered_units,
+           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id is null) as risk_inception,
+           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id is null) as risk_expiry,
+           (select count(*)::int from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id is null) as covered_units,
            p.currency, i.amount_minor as premium_minor, p.platform_fee_minor as spread_fee_minor, 0::bigint as spread_tax_minor,
            array(select x.amount_minor from purchase_items x where x.purchase_id = p.id order by x.position) as weights,
            null::jsonb as breakdown, i.id as item_id, i.position as weight_index
@@ -112,6 +112,23 @@ export const LEDGER_SQL = `
        and p.root_account_id = :agency and p.mode = :mode
        and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
        and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)
+    union all
+    select 'endorsement', p.id, i.position, t.id,
+           t.completed_at, t.effective_at,
+           pl.master_policy_number, pl.customer_name, i.named_insured,
+           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id = t.id),
+           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id = t.id),
+           (select count(*)::int from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id = t.id),
+           t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
+           null::bigint[], t.breakdown, i.id, 0
+      from policy_transactions t
+      join purchases p on p.id = t.purchase_id
+      join purchase_items i on i.purchase_id = p.id
+      join product_lines pl on pl.id = i.product_line_id
+     where t.kind = 'endorsement' and t.status = 'completed' and t.completed_at >= :from and t.completed_at < :to
+       and p.root_account_id = :agency and p.mode = :mode
+       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
+       and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)
   ) ledger
   order by recorded_at, type, purchase_id, transaction_id nulls first, item_position`;
 
@@ -134,7 +151,8 @@ interface LedgerRow {
   spread_fee_minor: string;
   spread_tax_minor: string;
   weights: string[] | null;
-  breakdown: { itemId: number; refundableMinor: number }[] | null;
+  /** A cancellation's per-unit refund, or an endorsement's per-unit premium collected. */
+  breakdown: { itemId: number; refundableMinor?: number; premiumMinor?: number }[] | null;
   item_id: number;
   weight_index: number;
 }
@@ -148,16 +166,20 @@ function toEntry(r: LedgerRow): LedgerEntry {
   let premium = Number(r.premium_minor);
   let fee: number;
   let tax = 0;
-  if (r.type === 'cancellation') {
+  if (r.type === 'cancellation' || r.type === 'endorsement') {
+    // A cancellation returns (negative), an endorsement collects (positive), each spread over its items by premium.
+    const returned = r.type === 'cancellation';
     const byItem = new Map<number, number>();
-    for (const u of r.breakdown ?? []) byItem.set(u.itemId, (byItem.get(u.itemId) ?? 0) + u.refundableMinor);
+    for (const u of r.breakdown ?? [])
+      byItem.set(u.itemId, (byItem.get(u.itemId) ?? 0) + ((returned ? u.refundableMinor : u.premiumMinor) ?? 0));
     const items = [...byItem.keys()].sort((a, b) => a - b);
     const weights = items.map((id) => byItem.get(id)!);
     const index = items.indexOf(r.item_id);
     // `0 - x`, not `-x`: a returned amount of nothing is 0, never -0.
-    premium = 0 - (byItem.get(r.item_id) ?? 0);
-    fee = 0 - shareOf(Number(r.spread_fee_minor), weights, index);
-    tax = 0 - shareOf(Number(r.spread_tax_minor), weights, index);
+    const sign = (x: number) => (returned ? 0 - x : x);
+    premium = sign(byItem.get(r.item_id) ?? 0);
+    fee = sign(shareOf(Number(r.spread_fee_minor), weights, index));
+    tax = sign(shareOf(Number(r.spread_tax_minor), weights, index));
   } else {
     fee = shareOf(Number(r.spread_fee_minor), (r.weights ?? []).map(Number), r.weight_index);
   }
@@ -210,7 +232,7 @@ export function createReportsRepository(db: Db) {
           where x.party is not null
             and ((p.paid_at >= :from and p.paid_at < :to)
                  or exists (select 1 from policy_transactions t
-                             where t.purchase_id = p.id and t.kind = 'cancellation' and t.status = 'completed'
+                             where t.purchase_id = p.id and t.kind in ('cancellation', 'endorsement') and t.status = 'completed'
                                and t.completed_at >= :from and t.completed_at < :to))
           order by 1, 2, 3`,
         { from: range.from, to: range.to },

@@ -19,6 +19,7 @@ import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { BORDEREAU_COLUMNS } from '../../src/reports/bordereau';
+import { createPurchasesRepository } from '../../src/purchases/repository';
 import { BORDEREAU_SCHEDULE_ID, ensureBordereauSchedule } from '../../src/reports/schedule';
 
 jest.setTimeout(180_000);
@@ -328,6 +329,55 @@ describe('a month’s bordereau', () => {
       generated_at: b.generated_at,
     });
     expect((await api('GET', '/events?type=report.ready', other.key)).body.data).toEqual([]);
+  });
+
+  test('when covered units were added by an endorsement, then the month it was applied in has one endorsement row per item with the premium it collected and its platform fee, the sale’s row unchanged', async () => {
+    // The ledger row as the endorsement's activity writes it (through the purchases repository),
+    // recorded in July 2026 so October's figures above stay as they are.
+    const event1 = sold.p1.items[0];
+    const unit = Math.round(event1.unit_price * event1.price_factor);
+    const added = await createPurchasesRepository(app.container.db).recordEndorsementAdditions({
+      purchaseId: sold.p1.id,
+      apiKeyId: (await app.container.db('purchases').where({ id: sold.p1.id }).first('api_key_id')).api_key_id,
+      currency: 'usd',
+      premiumMinor: 2 * unit,
+      platformFeeMinor: 7,
+      paymentIntentId: 'pi_endorsement_fixture',
+      effectiveAt: new Date('2026-07-20T09:00:00Z'),
+      additions: [
+        {
+          itemId: event1.id,
+          units: ['2027-06-13', '2027-06-14'].map((d, k) => ({
+            kind: 'day' as const,
+            startsAt: new Date(`${d}T04:00:00Z`),
+            endsAt: new Date(`2027-06-${14 + k}T04:00:00Z`),
+            timeZone: 'America/New_York',
+            localLabel: d,
+            premiumMinor: unit,
+          })),
+        },
+      ],
+    });
+    const b = await readyBordereau(insurerId, '2026-07');
+
+    const { rows } = await download(b.files.csv.download_url);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        transaction_reference: `EN-${added.transactionId}-1`,
+        transaction_type: 'endorsement',
+        transaction_date: '2026-07-20',
+        effective_date: '2026-07-20',
+        certificate_reference: `COI-${sold.p1.id}-1`,
+        insured_name: 'Lee, Jordan',
+        risk_inception: '2027-06-13T04:00:00.000Z',
+        risk_expiry: '2027-06-15T04:00:00.000Z',
+        covered_units: '2',
+        gross_premium: major(2 * unit),
+        platform_fee: '0.07',
+        net_premium: major(2 * unit),
+      }),
+    ]);
+    expect(b.totals).toEqual({ USD: { rows: 1, gross_premium: 2 * unit, platform_fee: 7, tax: 0, net_premium: 2 * unit } });
   });
 
   test('when a month has nothing for the party, then a file with the header only', async () => {
