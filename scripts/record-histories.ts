@@ -27,7 +27,9 @@
  * month (its billing-cycle invoice paid); the policy workflow of a paid purchase (l) after a
  * certificate holder was added (its certificates issued, `certificate_holder.added`) and then
  * removed, and (m) after an endorsement (the named insured corrected and the second day moved; its
- * new certificate versions issued, `certificates.reissued`), each saved once the run is idle (no
+ * new certificate versions issued, `certificates.reissued`), and (n) after two priced endorsements
+ * adding a day (one by a saved card that stripe-mock declines, one by a checkout link the buyer
+ * pays: the signed event relayed, the day added, its certificate issued), each saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -48,6 +50,7 @@ import { loadConfig } from '../src/config';
 import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
+import { createEndorsementsRepository } from '../src/endorsements/repository';
 import type { SessionState } from '../activities/purchase';
 import {
   bulkCancellationWorkflowId,
@@ -171,13 +174,20 @@ async function recordAll(namespace: string): Promise<void> {
     paidAtProcessor.has(input.purchaseId)
       ? { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` }
       : real.getCheckoutState(input);
+  // An endorsement's checkout link "paid at the processor" (stripe-mock answers every session open).
+  const linksPaid = new Set<string>();
+  const recordEndorsementPaid = async (input: { quoteId: string }): Promise<boolean> => {
+    if (!linksPaid.has(input.quoteId)) return real.recordEndorsementPaid(input);
+    await createEndorsementsRepository(activityDb).markPaid(input.quoteId, `pi_link_${input.quoteId}`, new Date());
+    return true;
+  };
 
   // Proof-of-coverage emails go to a local SMTP server (the worker reads SMTP_URL when it starts).
   const smtp = await startSmtp();
   process.env.SMTP_URL = smtp.url;
   const closers: Array<() => Promise<void>> = [() => smtp.close()];
   const taskQueue = uniqueTaskQueue();
-  const worker = await startTestWorker(taskQueue, { getCheckoutState });
+  const worker = await startTestWorker(taskQueue, { getCheckoutState, recordEndorsementPaid });
   const apps: TestApp[] = [];
   const appWith = async (overrides: Record<string, string> = {}) => {
     const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...overrides });
@@ -540,6 +550,70 @@ async function recordAll(namespace: string): Promise<void> {
       );
       await untilIdle(app, policyWorkflowId(purchaseId));
       await save(app, 'policy-endorsed.json', policyWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow
+        .getHandle(policyWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('n')) {
+      // (n) priced endorsements adding a day: a saved card declined (stripe-mock leaves every payment intent unpaid), then a checkout link paid
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const api = (p: string, body?: unknown) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const itemId = (await api(`/purchases/${purchaseId}`)).body.data.items[0].id as number;
+      const addDay = async () => {
+        const q = await api(`/purchases/${purchaseId}/endorsement_quote`, {
+          changes: [{ type: 'add_covered_units', purchase_item_id: itemId, start_date: '2027-05-03', end_date: '2027-05-03' }],
+        });
+        if (q.status !== 201) throw new Error(`endorsement quote: ${q.status} ${q.text}`);
+        return q.body.data.id as string;
+      };
+      const declined = await api(`/purchases/${purchaseId}/endorse`, {
+        quote_id: await addDay(),
+        payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' },
+      });
+      if (declined.status !== 400) throw new Error(`saved card (stripe-mock leaves it unpaid): ${declined.status} ${declined.text}`);
+      const quoteId = await addDay();
+      const open = await api(`/purchases/${purchaseId}/endorse`, { quote_id: quoteId, payment: { method: 'checkout_link' } });
+      if (open.status !== 200 || open.body.data.status !== 'awaiting_payment')
+        throw new Error(`checkout link: ${open.status} ${open.text}`);
+      const session = (await app.container.db('endorsements').where({ quote_id: quoteId }).first()).checkout_session_id as string;
+      linksPaid.add(quoteId);
+      const paid = await deliverWebhook(
+        app,
+        JSON.stringify({
+          id: `evt_${Math.random().toString(36).slice(2)}`,
+          object: 'event',
+          type: 'checkout.session.completed',
+          livemode: false,
+          created: Math.floor(Date.now() / 1000),
+          api_version: '2025-01-01',
+          data: {
+            object: {
+              id: session,
+              object: 'checkout.session',
+              status: 'complete',
+              payment_status: 'paid',
+              payment_intent: `pi_link_${quoteId}`,
+              metadata: { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
+            },
+          },
+        }),
+      );
+      if (!paid.body?.relayed) throw new Error(`endorsement payment not relayed: ${paid.status} ${paid.text}`);
+      await eventually(async () => (await api(`/purchases/${purchaseId}/endorsements/${quoteId}`)).body.data.status === 'applied', 60_000);
+      await eventually(
+        async () =>
+          Number(
+            (await app.container.db('certificates').where({ purchase_id: purchaseId }).whereNotNull('storage_key').count('* as n'))[0]!.n,
+          ) === 3,
+        90_000,
+      );
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      await save(app, 'policy-endorsed-priced.json', policyWorkflowId(purchaseId));
       await app.container.temporal.client.workflow
         .getHandle(policyWorkflowId(purchaseId))
         .terminate('history recorded by scripts/record-histories.ts');

@@ -96,6 +96,7 @@ describe('saved histories', () => {
         'renewal-issued.json',
         'policy-holder-added-removed.json',
         'policy-endorsed.json',
+        'policy-endorsed-priced.json',
       ]),
     );
     const typeOf: Record<string, string> = {
