@@ -37,8 +37,10 @@ import {
   watchBrowserPool,
   watchCancellationsNeedingAttention,
   watchPaidWithoutCertificates,
+  watchReconciliationDifferences,
   type WorkerMetrics,
 } from '../src/metrics/registry';
+import { createReportsRepository } from '../src/reports/repository';
 
 export interface ActivityDeps {
   db: Db;
@@ -122,6 +124,8 @@ export function activityDepsFromConfig(
   const purchases = createPurchasesRepository(clients.db);
   watchPaidWithoutCertificates(metrics, (seconds) => purchases.countPaidWithoutCertificates(seconds));
   watchCancellationsNeedingAttention(metrics, (seconds) => purchases.countCancellationsNeedingAttention(seconds));
+  const reports = createReportsRepository(clients.db);
+  watchReconciliationDifferences(metrics, () => reports.latestDifferenceCounts());
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);

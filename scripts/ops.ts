@@ -25,6 +25,11 @@
  *   audit [--limit 50] [--purchase <id>]
  *                             the audit log of the commands above that change something, newest
  *                             first (read-only)
+ *   reconcile --month YYYY-MM [--mode live|test]
+ *                             compare every charge and refund the ledger recorded in that month
+ *                             (UTC) with the processor, print each difference with its purchase,
+ *                             keep the run (the worker's `reconciliation_differences` metric reads
+ *                             the newest one) and exit 3 when there is a difference
  *
  * The commands that change something (reissue, recover, retry-cancellation, setup-namespace) require `--reason` and
  * record who ran them (the OS user, or `--operator <name>`), when, on what, why and how it ended
@@ -39,6 +44,10 @@ import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createPurchasesRepository } from '../src/purchases/repository';
+import { createReportsRepository } from '../src/reports/repository';
+import { monthRange, reconcileMonth } from '../src/reports/reconciliation';
+import { formatMinor } from '../src/reports/bordereau';
+import { createPayproc } from '../src/payproc/client';
 import { createAccountsRepository } from '../src/accounts/repository';
 import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
 import { OperationRefused, createPurchaseOperations } from '../src/purchases/operations';
@@ -69,6 +78,9 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             create the namespace if missing, register the search attributes
   audit [--limit 50] [--purchase <id>]
                             who ran the commands that change something, newest first (read-only)
+  reconcile --month YYYY-MM [--mode live|test]
+                            the month's charges and refunds against the processor; exits 3 on a
+                            difference (default mode live)
 
 reissue, recover, retry-cancellation and setup-namespace are recorded in the audit log with the operator (the OS
 user unless --operator) and the reason; without --reason they do nothing.`;
@@ -140,6 +152,7 @@ async function main(argv: string[]): Promise<number> {
       reason: { type: 'string' },
       operator: { type: 'string' },
       limit: { type: 'string' },
+      month: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -160,6 +173,7 @@ async function main(argv: string[]): Promise<number> {
     );
   if (command === 'find') return find(values.email, values.mode, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
+  if (command === 'reconcile') return reconcile(values.month, values.mode, values.json);
   if (command === 'setup-namespace')
     return setupNamespace(values.namespace, values['retention-days'], operatorAndReason(command, values), values.json);
   if (command !== 'reissue' && command !== 'recover' && command !== 'retry-cancellation')
@@ -326,6 +340,42 @@ async function stuck(
  * `find --email`: the runs whose BuyerEmailHash is the address's keyed hash (the address never
  * reaches Temporal), newest first, with the query to paste into the Temporal UI. Exit 0.
  */
+/**
+ * `reconcile`: the month's ledger against the processor (src/reports/reconciliation.ts). Exit 0
+ * when every charge and refund agrees, 3 when there is a difference, 1 on a usage error or when
+ * the processor cannot be read (nothing is stored then).
+ */
+async function reconcile(month: string | undefined, mode: string | undefined, json: boolean): Promise<number> {
+  if (!month) throw new UsageError('--month YYYY-MM is required');
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new UsageError(`--month must be YYYY-MM, got "${month}"`);
+  if (monthRange(month).from.getTime() > Date.now()) throw new UsageError(`--month ${month} has not started yet`);
+  if (mode !== undefined && mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be test or live, got "${mode}"`);
+  const config = loadConfigOrExit();
+  const db = createDb(config);
+  try {
+    const report = await reconcileMonth(
+      { reports: createReportsRepository(db), payproc: createPayproc(config) },
+      { month, mode: (mode as 'live' | 'test' | undefined) ?? 'live' },
+    );
+    if (json) console.log(JSON.stringify(report));
+    else {
+      console.log(
+        `reconciliation ${report.id}: ${report.month} ${report.mode}: ${report.charges_checked} charge(s) and ${report.refunds_checked} refund(s) checked`,
+      );
+      for (const [currency, t] of Object.entries(report.totals))
+        console.log(`  ${currency.toUpperCase()}: ledger ${formatMinor(t.ledger)}, processor ${formatMinor(t.processor)}`);
+      if (report.differences.length === 0) console.log('no differences');
+      for (const d of report.differences)
+        console.log(
+          `  purchase ${d.purchase_id} (account ${d.root_account_id}) ${d.kind} ${d.processor_id} [${d.source}]: ledger ${formatMinor(d.ledger_amount)} ${d.currency.toUpperCase()}, processor ${formatMinor(d.processor_amount)} (${d.reason}${d.processor_status ? `, status ${d.processor_status}` : ''})`,
+        );
+    }
+    return report.differences.length > 0 ? 3 : 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
 async function find(email: string | undefined, mode: string | undefined, json: boolean): Promise<number> {
   if (!email) throw new UsageError('--email <address> is required');
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) throw new UsageError(`--email must be an email address, got "${email}"`);

@@ -105,6 +105,12 @@ export function createWorkerMetrics() {
       labelNames: ['state', 'mode'] as const,
       registers: [registry],
     }),
+    reconciliationDifferences: new Gauge({
+      name: 'reconciliation_differences',
+      help: 'Differences between the ledger and the processor the newest reconciliation of each mode found (npm run ops -- reconcile), by mode; read from the database at each scrape',
+      labelNames: ['mode'] as const,
+      registers: [registry],
+    }),
     paidWithoutCertificates: new Gauge({
       name: 'purchases_paid_without_certificates',
       help: 'Purchases paid more than 10 minutes ago that still have no certificates (refunded aside), by mode; read from the database at each scrape',
@@ -219,6 +225,25 @@ export function watchCancellationsNeedingAttention(
       gauge.set({ state: 'refund_failed', mode }, byMode[mode].refundFailed);
       gauge.set({ state: 'pending', mode }, byMode[mode].pending);
     }
+  };
+}
+
+/**
+ * Makes every scrape read the differences the newest reconciliation of each mode found
+ * (`reconciliation_differences{mode}`: 0 until a mode is first reconciled), through `boundedCount`
+ * like the counts above (a failed read removes the series from that scrape).
+ */
+export function watchReconciliationDifferences(
+  metrics: WorkerMetrics,
+  latest: () => Promise<Record<'live' | 'test', number>>,
+  timing: CountTiming = {},
+): void {
+  const gauge = metrics.reconciliationDifferences as Gauge & { collect?: () => Promise<void> };
+  const counted = boundedCount(latest, timing);
+  gauge.collect = async () => {
+    const byMode = await counted();
+    if (!byMode) return gauge.reset();
+    for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
   };
 }
 

@@ -4,7 +4,9 @@
  * `paid_at`, completed cancellations by `completed_at`, each per purchase item whose product names
  * the party as insurer or MGA), read through a server-side cursor in batches so a month of
  * 100 000 rows keeps memory flat. Amounts are integer minor units, signed (returned premium is
- * negative).
+ * negative). Also the money a month moved at the processor as the ledger records it (each charge's
+ * and refund's processor id and amount, for the reconciliation) and the `reconciliations` rows
+ * (their one writer).
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
@@ -203,8 +205,100 @@ function toEntry(r: LedgerRow): LedgerEntry {
   };
 }
 
+/** One movement of money the ledger expects at the processor (minor units, positive). */
+export interface ExpectedMovement {
+  kind: 'charge' | 'refund';
+  /** The payment intent (charge) or refund id at the processor. */
+  processorId: string;
+  purchaseId: number;
+  rootAccountId: number;
+  currency: string;
+  amountMinor: number;
+  /** What it is in the ledger: the sale or renewal, an endorsement, a cancellation. */
+  source: 'sale' | 'renewal' | 'endorsement' | 'cancellation';
+}
+
+/** A stored reconciliation run (amounts in minor units). */
+export interface StoredReconciliation {
+  id: number;
+  month: string;
+  mode: 'live' | 'test';
+  chargesChecked: number;
+  refundsChecked: number;
+  differenceCount: number;
+  totals: Record<string, { ledger: number; processor: number }>;
+  differences: unknown[];
+  createdAt: Date;
+}
+
 export function createReportsRepository(db: Db) {
   return {
+    /**
+     * The money month [`from`, `to`) moved in `mode`, every agency, as the ledger records it:
+     * charges of sales and renewals (by `paid_at`) and of endorsements (by completion), refunds of
+     * cancellations (by completion; each part of one split over several payments). Oldest first.
+     */
+    async expectedMovements(range: { from: Date; to: Date; mode: 'live' | 'test' }): Promise<ExpectedMovement[]> {
+      const { rows } = await db.raw(
+        `select * from (
+           select 'charge' as kind, p.payment_intent_id as processor_id, p.id as purchase_id, p.root_account_id, p.currency,
+                  p.total_minor as amount_minor, case when p.renewal_of_purchase_id is null then 'sale' else 'renewal' end as source,
+                  p.paid_at as at
+             from purchases p
+            where p.mode = :mode and p.paid_at >= :from and p.paid_at < :to and p.payment_intent_id is not null and p.total_minor > 0
+           union all
+           select 'charge', t.payment_intent_id, p.id, p.root_account_id, t.currency, t.total_minor, 'endorsement', t.completed_at
+             from policy_transactions t join purchases p on p.id = t.purchase_id
+            where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode
+              and t.completed_at >= :from and t.completed_at < :to and t.payment_intent_id is not null
+           union all
+           select 'refund', coalesce(r.value->>'refundId', t.refund_id), p.id, p.root_account_id, t.currency,
+                  coalesce((r.value->>'amountMinor')::bigint, t.total_minor), 'cancellation', t.completed_at
+             from policy_transactions t join purchases p on p.id = t.purchase_id
+             left join lateral jsonb_array_elements(t.refunds) r on true
+            where t.kind = 'cancellation' and t.status = 'completed' and p.mode = :mode
+              and t.completed_at >= :from and t.completed_at < :to and t.total_minor > 0
+         ) m order by at, purchase_id, kind, processor_id`,
+        { ...range },
+      );
+      return (rows as Array<Record<string, unknown>>).map((r) => ({
+        kind: r.kind as ExpectedMovement['kind'],
+        processorId: r.processor_id as string,
+        purchaseId: r.purchase_id as number,
+        rootAccountId: r.root_account_id as number,
+        currency: r.currency as string,
+        amountMinor: Number(r.amount_minor),
+        source: r.source as ExpectedMovement['source'],
+      }));
+    },
+
+    /** Keeps one reconciliation run. */
+    async saveReconciliation(r: Omit<StoredReconciliation, 'id' | 'createdAt'>): Promise<StoredReconciliation> {
+      const [row] = await db('reconciliations')
+        .insert({
+          month: `${r.month}-01`,
+          mode: r.mode,
+          charges_checked: r.chargesChecked,
+          refunds_checked: r.refundsChecked,
+          difference_count: r.differenceCount,
+          totals: JSON.stringify(r.totals),
+          differences: JSON.stringify(r.differences),
+        })
+        .returning(['id', 'created_at']);
+      return { ...r, id: row.id, createdAt: row.created_at };
+    },
+
+    /** The differences the newest reconciliation of each mode found (0 for a mode never reconciled). */
+    async latestDifferenceCounts(): Promise<Record<'live' | 'test', number>> {
+      const rows: Array<{ mode: 'live' | 'test'; difference_count: number }> = await db('reconciliations')
+        .distinctOn('mode')
+        .orderBy([{ column: 'mode' }, { column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .select('mode', 'difference_count');
+      const out = { live: 0, test: 0 };
+      for (const r of rows) out[r.mode] = r.difference_count;
+      return out;
+    },
+
     /** Whether any of `rootAccountId`'s products names `partyId` as its insurer or MGA. */
     async sellsFor(rootAccountId: number, partyId: number): Promise<boolean> {
       const row = await db('product_lines')

@@ -1,0 +1,142 @@
+/**
+ * Reconciliation of a month with the processor (premium reporting): every charge and refund the
+ * ledger recorded in the month (sales and renewals by payment, endorsements and cancellations by
+ * completion: the same transactions and month rule as the bordereaux) is read back from the
+ * processor — a charge's payment intent (`amount_received`, `status`) and a refund (`amount`,
+ * `status`) — and compared. A difference names the purchase it belongs to, what the ledger expects
+ * and what the processor holds (integer minor units); the totals per currency add up each side.
+ *
+ * What it does not see: money the processor holds that the ledger never recorded (a charge made
+ * in the processor's dashboard, a refund made there: the ledger has no row for them to read back).
+ *
+ * Errors: a processor outage or refusal while reading throws (the run is then not stored); a
+ * payment intent or refund the processor does not know is a difference (`missing`), not an error.
+ */
+import type Stripe from 'stripe';
+import type { Payproc } from '../payproc/client';
+import type { ExpectedMovement, ReportsRepository, StoredReconciliation } from './repository';
+
+/** One disagreement between the ledger and the processor (minor units). */
+export interface ReconciliationDifference {
+  purchase_id: number;
+  root_account_id: number;
+  kind: 'charge' | 'refund';
+  source: ExpectedMovement['source'];
+  /** The payment intent or refund id. */
+  processor_id: string;
+  currency: string;
+  ledger_amount: number;
+  /** What the processor holds (0 when it does not know the id). */
+  processor_amount: number;
+  /** `amount` (both sides know it, amounts differ), `status` (not succeeded at the processor), `missing` (unknown to the processor). */
+  reason: 'amount' | 'status' | 'missing';
+  processor_status: string | null;
+}
+
+export interface ReconciliationReport {
+  month: string;
+  mode: 'live' | 'test';
+  charges_checked: number;
+  refunds_checked: number;
+  /** Per currency (lower case, as stored): the ledger's and the processor's net money in (charges less refunds), minor units. */
+  totals: Record<string, { ledger: number; processor: number }>;
+  differences: ReconciliationDifference[];
+}
+
+/** What the processor holds for one movement: its amount and status, or null when it does not know the id. */
+export type ProcessorReading = { amountMinor: number; status: string } | null;
+
+/**
+ * Compares `expected` with what the processor holds (`held`, by processor id). Pure.
+ * A charge counts `amount_received` when its payment intent succeeded; a refund its amount when it succeeded.
+ */
+export function compareMovements(
+  month: string,
+  mode: 'live' | 'test',
+  expected: ExpectedMovement[],
+  held: ReadonlyMap<string, ProcessorReading>,
+): ReconciliationReport {
+  const totals: ReconciliationReport['totals'] = {};
+  const differences: ReconciliationDifference[] = [];
+  for (const m of expected) {
+    const got = held.get(m.processorId) ?? null;
+    const sign = m.kind === 'charge' ? 1 : -1;
+    const t = (totals[m.currency] ??= { ledger: 0, processor: 0 });
+    t.ledger += sign * m.amountMinor;
+    const succeeded = got !== null && got.status === 'succeeded';
+    const processorAmount = succeeded ? got.amountMinor : 0;
+    t.processor += sign * processorAmount;
+    const reason = got === null ? 'missing' : !succeeded ? 'status' : got.amountMinor !== m.amountMinor ? 'amount' : null;
+    if (reason)
+      differences.push({
+        purchase_id: m.purchaseId,
+        root_account_id: m.rootAccountId,
+        kind: m.kind,
+        source: m.source,
+        processor_id: m.processorId,
+        currency: m.currency,
+        ledger_amount: m.amountMinor,
+        processor_amount: processorAmount,
+        reason,
+        processor_status: got?.status ?? null,
+      });
+  }
+  return {
+    month,
+    mode,
+    charges_checked: expected.filter((m) => m.kind === 'charge').length,
+    refunds_checked: expected.filter((m) => m.kind === 'refund').length,
+    totals,
+    differences,
+  };
+}
+
+/** [first instant, first instant of the next month) of `month` (YYYY-MM), UTC. */
+export function monthRange(month: string): { from: Date; to: Date } {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return { from: new Date(Date.UTC(y, m - 1, 1)), to: new Date(Date.UTC(y, m, 1)) };
+}
+
+const isMissing = (err: unknown) => (err as { statusCode?: number }).statusCode === 404;
+
+/**
+ * Reconciles `month` (YYYY-MM, UTC) in `mode`: reads the ledger's movements, reads each back from
+ * the processor (one request each, `concurrency` at a time), compares, stores the run and answers it.
+ */
+export async function reconcileMonth(
+  deps: { reports: Pick<ReportsRepository, 'expectedMovements' | 'saveReconciliation'>; payproc: Payproc },
+  input: { month: string; mode: 'live' | 'test'; concurrency?: number },
+): Promise<ReconciliationReport & { id: StoredReconciliation['id'] }> {
+  const expected = await deps.reports.expectedMovements({ ...monthRange(input.month), mode: input.mode });
+  const stripe: Stripe = deps.payproc.client(input.mode);
+  const held = new Map<string, ProcessorReading>();
+  const read = async (m: ExpectedMovement): Promise<ProcessorReading> => {
+    try {
+      if (m.kind === 'charge') {
+        const pi = await stripe.paymentIntents.retrieve(m.processorId);
+        return { amountMinor: pi.amount_received, status: pi.status };
+      }
+      const refund = await stripe.refunds.retrieve(m.processorId);
+      return { amountMinor: refund.amount, status: refund.status ?? 'unknown' };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  };
+  const queue = [...expected];
+  const workers = Array.from({ length: Math.max(1, input.concurrency ?? 8) }, async () => {
+    for (let m = queue.shift(); m; m = queue.shift()) if (!held.has(m.processorId)) held.set(m.processorId, await read(m));
+  });
+  await Promise.all(workers);
+  const report = compareMovements(input.month, input.mode, expected, held);
+  const stored = await deps.reports.saveReconciliation({
+    month: report.month,
+    mode: report.mode,
+    chargesChecked: report.charges_checked,
+    refundsChecked: report.refunds_checked,
+    differenceCount: report.differences.length,
+    totals: report.totals,
+    differences: report.differences,
+  });
+  return { ...report, id: stored.id };
+}

@@ -1,0 +1,185 @@
+/**
+ * Reconciliation of a month with the processor (`npm run ops -- reconcile`), on the real stack
+ * (API, Temporal dev server, worker, stripe-mock behind the recording proxy, PostgreSQL): a sale,
+ * a day added by an endorsement (its own payment intent) and a cancellation (its refund split over
+ * both payments), recorded in March 2025; the processor's answers agree, so nothing is reported and
+ * the exit code is 0; then the processor holds 1.00 less for the sale's payment intent, and exactly
+ * that difference is reported with its purchase, the run exits 3, and the worker's
+ * `reconciliation_differences` metric says 1.
+ *
+ * stripe-mock keeps no state: the proxy answers a payment intent and a refund with what the
+ * processor would hold for them (the amounts the service sent, or the sale's as the test helper paid it).
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call } from '../helpers/fixtures';
+import { createQuotingAccount, type QuotingAccount, issuedPurchase, WEBHOOK_SECRET } from '../helpers/purchases';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
+import { runScript } from '../helpers/run';
+import { createWorkerMetrics, watchReconciliationDifferences } from '../../src/metrics/registry';
+import { createReportsRepository } from '../../src/reports/repository';
+
+jest.setTimeout(180_000);
+
+let app: TestApp;
+let worker: TestWorker;
+let proxy: ProcessorProxy;
+let account: QuotingAccount;
+/** What the processor holds: payment intent or refund id → amount received or refunded (minor units). */
+const held = new Map<string, number>();
+const intentIds = new Map<string, string>();
+let purchaseId: number;
+let salePi: string;
+
+const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+  call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
+const reconcile = (...extra: string[]) =>
+  runScript('scripts/ops.ts', ['reconcile', '--month', '2025-03', '--mode', 'test', ...extra], {
+    PAYPROC_API_BASE: proxy.url,
+    LOG_LEVEL: 'silent',
+  });
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue();
+  proxy = await startProcessorProxy();
+  proxy.patchResponses({
+    method: 'POST',
+    pathPrefix: '/v1/payment_intents',
+    patch: (body, req: RecordedRequest) => {
+      const key = req.idempotencyKey ?? '';
+      if (!intentIds.has(key)) intentIds.set(key, body.id);
+      held.set(intentIds.get(key)!, Number(req.params.get('amount')));
+      return { ...body, id: intentIds.get(key), status: 'succeeded' };
+    },
+  });
+  proxy.patchResponses({
+    method: 'GET',
+    pathPrefix: '/v1/payment_intents/',
+    patch: (body, req: RecordedRequest) => {
+      const id = req.path.split('/').pop()!;
+      return { ...body, id, status: 'succeeded', amount_received: held.get(id) ?? 0 };
+    },
+  });
+  proxy.patchResponses({
+    method: 'POST',
+    pathPrefix: '/v1/refunds',
+    patch: (body, req: RecordedRequest) => {
+      held.set(body.id, Number(req.params.get('amount')));
+      return { ...body, status: 'succeeded' };
+    },
+  });
+  proxy.patchResponses({
+    method: 'GET',
+    pathPrefix: '/v1/refunds/',
+    patch: (body, req: RecordedRequest) => {
+      const id = req.path.split('/').pop()!;
+      return { ...body, id, status: 'succeeded', amount: held.get(id) ?? 0 };
+    },
+  });
+  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' });
+  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_API_BASE: proxy.url, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  account = await createQuotingAccount(app);
+  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+
+  // The sale (paid through the test helper: the processor holds its total).
+  purchaseId = await issuedPurchase(app, account);
+  const sale = (await api(`/purchases/${purchaseId}`)).body.data;
+  salePi = sale.payment_intent;
+  held.set(salePi, sale.amount_total);
+  // A day added and paid by the saved card.
+  const q = await api(`/purchases/${purchaseId}/endorsement_quote`, {
+    method: 'POST',
+    body: {
+      changes: [{ type: 'add_covered_units', purchase_item_id: sale.items[0].id, start_date: '2027-05-03', end_date: '2027-05-03' }],
+    },
+  });
+  const endorsed = await api(`/purchases/${purchaseId}/endorse`, {
+    method: 'POST',
+    body: { quote_id: q.body.data.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } },
+  });
+  expect(endorsed.body.data.status).toBe('applied');
+  // Every day cancelled: the refund is split over both payments.
+  const cq = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
+  const cancelled = await api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body: { quote_id: cq.body.data.id } });
+  expect(cancelled.status).toBe(200);
+  await eventually(async () => {
+    const row = await app.container.db('policy_transactions').where({ id: cancelled.body.data.id }).first();
+    return row.status === 'completed' ? row : null;
+  }, 60_000);
+  // Recorded in March 2025 (a month no other suite uses), as if it happened then.
+  const db = app.container.db;
+  await db('purchases')
+    .where({ id: purchaseId })
+    .update({ paid_at: new Date('2025-03-04T10:00:00Z') });
+  await db('policy_transactions')
+    .where({ purchase_id: purchaseId })
+    .update({ completed_at: new Date('2025-03-20T10:00:00Z') });
+});
+
+afterAll(async () => {
+  await app.close();
+  await worker.shutdown();
+  await proxy.close();
+});
+
+test('when the processor holds what the ledger recorded, then the month reconciles: two charges and two refunds checked, equal totals, no difference, exit 0', async () => {
+  const run = await reconcile('--json');
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const report = JSON.parse(run.stdout);
+  expect(report).toMatchObject({ month: '2025-03', mode: 'test', charges_checked: 2, refunds_checked: 2, differences: [] });
+  const sale = held.get(salePi)!;
+  const endorsementPi = [...intentIds.entries()].find(([key]) => key.startsWith('endorsement-'))![1];
+  // Everything paid came back: the net money is 0 on both sides.
+  expect(report.totals).toEqual({ usd: { ledger: 0, processor: 0 } });
+  expect(held.get(endorsementPi)).toBeGreaterThan(0);
+  expect(sale).toBeGreaterThan(0);
+});
+
+test('when the processor holds 1.00 less for the sale, then exactly that difference is reported with its purchase, the run exits 3, and the worker’s metric reads 1', async () => {
+  const sale = held.get(salePi)!;
+  held.set(salePi, sale - 100);
+  const run = await reconcile('--json');
+  expect(run.code).toBe(3);
+  const report = JSON.parse(run.stdout);
+  expect(report.differences).toEqual([
+    {
+      purchase_id: purchaseId,
+      root_account_id: account.accountId,
+      kind: 'charge',
+      source: 'sale',
+      processor_id: salePi,
+      currency: 'usd',
+      ledger_amount: sale,
+      processor_amount: sale - 100,
+      reason: 'amount',
+      processor_status: 'succeeded',
+    },
+  ]);
+  expect(report.totals.usd).toEqual({ ledger: 0, processor: -100 });
+  // The text output names it too.
+  const text = await reconcile();
+  expect(text.code).toBe(3);
+  expect(text.stdout).toContain(`purchase ${purchaseId} (account ${account.accountId}) charge ${salePi} [sale]`);
+  // The worker's gauge reads the newest test-mode run.
+  const metrics = createWorkerMetrics();
+  watchReconciliationDifferences(metrics, () => createReportsRepository(app.container.db).latestDifferenceCounts());
+  expect(await metrics.registry.getSingleMetricAsString('reconciliation_differences')).toContain(
+    'reconciliation_differences{mode="test"} 1',
+  );
+
+  // Corrected at the processor, the next run is clean again.
+  held.set(salePi, sale);
+  expect((await reconcile()).code).toBe(0);
+});
+
+test('when the month is malformed or has not started, then a usage error (exit 1) and nothing is kept', async () => {
+  const before = await app.container.db('reconciliations').count('* as n');
+  for (const month of ['2025-13', '25-03', '2099-01']) {
+    const run = await runScript('scripts/ops.ts', ['reconcile', '--month', month], { LOG_LEVEL: 'silent' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/--month/);
+  }
+  expect((await runScript('scripts/ops.ts', ['reconcile'], { LOG_LEVEL: 'silent' })).code).toBe(1);
+  expect(await app.container.db('reconciliations').count('* as n')).toEqual(before);
+});
