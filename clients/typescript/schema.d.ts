@@ -308,7 +308,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/purchases/{id}/endorsements/{quote_id}": {
+    "/api/v1/purchases/{id}/endorsements/{quoteId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -8738,7 +8738,7 @@ export interface operations {
                 /** @description Purchase id, integer >= 1 */
                 id: string;
                 /** @description The endorsement quote’s id (eq_…) */
-                quote_id: string;
+                quoteId: string;
             };
             cookie?: never;
         };

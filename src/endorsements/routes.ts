@@ -27,6 +27,8 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
     });
     router.get('/purchases/:id/endorsements/:quoteId', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      // Whose purchase first (another account's id: 404 whatever the quote id), then the quote id.
+      await service.assertOwned(ctx.state.principal!, id);
       const quoteId = parseBody(EndorseRequest.pick({ quote_id: true }), { quote_id: ctx.params.quoteId }).quote_id;
       ctx.body = ok(await service.get(ctx.state.principal!, id, quoteId), 'Endorsement');
     });
@@ -67,7 +69,7 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
     });
     registry.registerPath({
       method: 'get',
-      path: '/api/v1/purchases/{id}/endorsements/{quote_id}',
+      path: '/api/v1/purchases/{id}/endorsements/{quoteId}',
       operationId: 'getEndorsement',
       tags: ['Purchases'],
       summary: 'Read an endorsement quote or endorsement as it stands now',
@@ -75,7 +77,7 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
         'Answers the quote (`quoted`), the payment of its difference in progress (`awaiting_payment`, with the checkout link), the endorsement applied, or how it ended without a change (`payment_failed`, `refunded`). Poll it after sending a checkout link.',
       request: {
         params: IdParam.extend({
-          quote_id: z.string().meta({ description: 'The endorsement quote’s id (eq_…)', example: 'eq_5a6b7c8d9e0f1a2b3c4d5e6f' }),
+          quoteId: z.string().meta({ description: 'The endorsement quote’s id (eq_…)', example: 'eq_5a6b7c8d9e0f1a2b3c4d5e6f' }),
         }),
       },
       responses: {
