@@ -574,6 +574,8 @@ export function endorseFormPage(
     purchaseId: number;
     mode: KeyMode;
     days: CancellableUnit[];
+    /** The purchase's per-day items that may gain days (id and product name). */
+    dayItems: Array<{ id: number; label: string }>;
     values: Record<string, string>;
     errors: Record<string, string>;
     formError?: string;
@@ -616,13 +618,31 @@ export function endorseFormPage(
           </fieldset>`
           : null
       }
+      ${
+        data.dayItems.length
+          ? html`<fieldset>
+            <legend>Add covered days</legend>
+            <p class="hint">Priced like the days bought; the buyer pays the difference through a checkout link before the days are added. Added on their own, without other changes.</p>
+            <label for="endorse-add-item">Product</label>
+            <select id="endorse-add-item" name="add_item">
+              <option value="">No days added</option>
+              ${data.dayItems.map((i) => html`<option value=${String(i.id)} selected=${values.add_item === String(i.id)}>${i.label}</option>`)}
+            </select>
+            ${field({ id: 'endorse-add-start', name: 'add_start', label: 'First day', type: 'date', value: values.add_start ?? '', error: errors.add_start })}
+            ${field({ id: 'endorse-add-end', name: 'add_end', label: 'Last day', type: 'date', value: values.add_end ?? '', error: errors.add_end })}
+          </fieldset>`
+          : null
+      }
       <button type="submit">Preview the change</button>
       <a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Keep the policy as it is</a>
     </form>`,
   );
 }
 
-/** The endorsement quote: what changes, the premium difference, the certificates reissued; then apply. */
+/**
+ * The endorsement quote: what changes, the premium difference, the certificates reissued; then
+ * apply, or (a positive difference: days added) open the checkout link the buyer pays it through.
+ */
 export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mode: KeyMode }): string {
   const q = data.quote;
   const money = (minor: number) => formatMinorUnits(minor, q.currency);
@@ -632,8 +652,9 @@ export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mod
       : c.type === 'move_covered_unit'
         ? `Covered unit ${c.covered_unit_id} moves${c.start_date ? ` to ${c.start_date}` : ''}`
         : c.type === 'add_covered_units'
-          ? `Covered units added to item ${c.purchase_item_id}`
+          ? `Covered units added: ${q.added_covered_units.map((u) => `${u.local_label} (${money(u.premium)})`).join(', ')}`
           : `Description of operations of holder ${c.certificate_holder_id} changes`;
+  const collect = q.total_difference > 0;
   return page(
     frame,
     html`<ul>
@@ -651,7 +672,8 @@ export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mod
       <form method="post" action=${`/portal/purchases/${q.purchase_id}/endorse?mode=${data.mode}`}>
         ${csrfField(frame.csrf)}
         <input type="hidden" name="quote_id" value=${q.id} />
-        <button type="submit">Apply the change</button>
+        ${collect ? html`<input type="hidden" name="payment" value="checkout_link" />` : null}
+        <button type="submit">${collect ? `Open a checkout link for ${money(q.total_difference)}` : 'Apply the change'}</button>
         <a href=${`/portal/purchases/${q.purchase_id}?mode=${data.mode}`}>Keep the policy as it is</a>
       </form>`,
   );

@@ -474,7 +474,7 @@ describe('an admin', () => {
     expect([audit.target_id, audit.outcome]).toEqual([String(purchaseId), 'succeeded']);
   });
 
-  test('adds a certificate holder and corrects the named insured through a previewed endorsement', async () => {
+  test('adds a certificate holder, corrects the named insured through a previewed endorsement, and opens a checkout link for a day added', async () => {
     const purchaseUrl = tab.url(); // the purchase page the cancellation came back to
     expect(purchaseUrl).toMatch(/\/portal\/purchases\/\d+\?mode=test$/);
     const purchaseId = Number(/purchases\/(\d+)/.exec(purchaseUrl)![1]);
@@ -512,7 +512,7 @@ describe('an admin', () => {
     await checkAxe(tab, 'endorse-form');
     const [nothing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
     expect(nothing!.status()).toBe(400);
-    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe('Nothing to change: correct the name or move a day.');
+    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe('Nothing to change: correct the name, move a day or add days.');
     await tab.type('#endorse-name', 'Jordan Lee Events LLC');
     await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
     expect(await tab.$eval('#premium-difference', (e) => e.textContent)).toBe('$0.00');
@@ -523,6 +523,33 @@ describe('an admin', () => {
     expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(
       /^The change is applied: \d+ certificates? (is|are) reissued as a new version\.$/,
     );
+    // Adding a day: priced, previewed, then a checkout link for the difference (the day is added once the buyer pays).
+    await tab.goto(purchaseUrl);
+    await Promise.all([tab.waitForNavigation(), tab.click('a[href*="/endorse?"]')]);
+    const itemId = await tab.$eval('#endorse-add-item option:nth-child(2)', (o) => (o as HTMLOptionElement).value);
+    await tab.select('#endorse-add-item', itemId);
+    await tab.$eval('#endorse-add-start', (e) => ((e as HTMLInputElement).value = '2027-12-30'));
+    const [noEnd] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(noEnd!.status()).toBe(400);
+    expect(await tab.$eval('#endorse-add-end-error', (e) => e.textContent)).toBe('Enter the last day to add.');
+    await tab.select('#endorse-add-item', itemId);
+    await tab.$eval('#endorse-add-start', (e) => ((e as HTMLInputElement).value = '2027-12-30'));
+    await tab.$eval('#endorse-add-end', (e) => ((e as HTMLInputElement).value = '2027-12-30'));
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    const premium = (await tab.$eval('#premium-difference', (e) => e.textContent))!;
+    expect(premium).toMatch(/^\$\d+\.\d\d$/);
+    expect(premium).not.toBe('$0.00');
+    expect(await tab.$eval('main', (e) => e.textContent)).toContain('Covered units added: 2027-12-30');
+    await checkAxe(tab, 'endorse-preview-priced');
+    expect(await tab.$eval('main form button[type="submit"]', (e) => e.textContent)).toMatch(/^Open a checkout link for \$\d+\.\d\d$/);
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(
+      /^A checkout link for \$\d+\.\d\d is open until \S+: https?:\/\/\S+ — send it to the buyer/,
+    );
+    const link = await app.container.db('endorsements').where({ purchase_id: purchaseId, payment_method: 'checkout_link' }).first();
+    expect(link).toMatchObject({ status: 'awaiting_payment' });
+    expect(link.checkout_url).toEqual(expect.any(String));
+
     const actions = await app.container
       .db('operator_audit_log')
       .where({ actor: admin.email, target_kind: 'purchase', target_id: String(purchaseId) })
@@ -531,6 +558,7 @@ describe('an admin', () => {
     expect(actions.map((a) => `${a.action} ${a.outcome}`)).toEqual([
       'cancel_purchase_units succeeded',
       'add_certificate_holder succeeded',
+      'endorse_purchase succeeded',
       'endorse_purchase succeeded',
     ]);
   });

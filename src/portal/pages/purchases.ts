@@ -6,6 +6,7 @@
  * records a key, so those go through the purchase's selling key (`sellingKeyOf`); everything is
  * on the audit log as the teammate.
  */
+import { formatMinorUnits } from '../../payments/checkout-link-email';
 import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
 import { modeOf, type PortalCtx, type PortalKit } from '../kit';
@@ -157,7 +158,12 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     pattern: RegExp;
     action: string;
     nothing: string;
-    act: (seller: Awaited<ReturnType<typeof deps.purchases.sellingKeyOf>>, purchaseId: number, quoteId: string) => Promise<T>;
+    act: (
+      seller: Awaited<ReturnType<typeof deps.purchases.sellingKeyOf>>,
+      purchaseId: number,
+      quoteId: string,
+      body: Record<string, unknown>,
+    ) => Promise<T>;
     details: (r: T, quoteId: string) => Record<string, unknown>;
     done: (r: T) => string;
   }) =>
@@ -166,7 +172,8 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       const mode = modeOf(ctx.query.mode);
       const purchase = await purchaseFor(ctx, mode);
       if (!purchase) return;
-      const quoteId = String((ctx.request.body as Record<string, unknown> | undefined)?.quote_id ?? '');
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      const quoteId = String(body.quote_id ?? '');
       const back = `/portal/purchases/${purchase.id}?mode=${mode}`;
       if (!opts.pattern.test(quoteId)) {
         ctx.session!.flash = `${opts.nothing}: preview it first.`;
@@ -177,7 +184,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
           ctx,
           opts.action,
           { kind: 'purchase', id: String(purchase.id) },
-          async () => opts.act(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, quoteId),
+          async () => opts.act(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, quoteId, body),
           (x) => opts.details(x, quoteId),
         );
         ctx.session!.flash = opts.done(r);
@@ -300,6 +307,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         purchaseId: p.id,
         mode,
         days: notStartedDays(p),
+        dayItems: p.items.filter((i) => i.covered_units[0]?.kind === 'day').map((i) => ({ id: i.id, label: i.product_name })),
         values,
         errors,
         formError,
@@ -321,9 +329,34 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       named_insured: String(body.named_insured ?? '').trim(),
       covered_unit_id: String(body.covered_unit_id ?? ''),
       start_date: String(body.start_date ?? '').trim(),
+      add_item: String(body.add_item ?? ''),
+      add_start: String(body.add_start ?? '').trim(),
+      add_end: String(body.add_end ?? '').trim(),
     };
     const errors: Record<string, string> = {};
     const changes: unknown[] = [];
+    if (values.add_item) {
+      // Days added are paid for first, so they go in a change of their own.
+      if (values.named_insured || values.covered_unit_id)
+        return endorseView(
+          ctx,
+          purchase,
+          mode,
+          values,
+          {},
+          'Add days in a change of their own, without correcting the name or moving a day.',
+        );
+      if (!purchase.items.some((i) => String(i.id) === values.add_item)) errors.add_start = 'Choose a product from the list.';
+      else if (!values.add_start) errors.add_start = 'Enter the first day to add.';
+      else if (!values.add_end) errors.add_end = 'Enter the last day to add.';
+      else
+        changes.push({
+          type: 'add_covered_units',
+          purchase_item_id: Number(values.add_item),
+          start_date: values.add_start,
+          end_date: values.add_end,
+        });
+    }
     if (values.named_insured) changes.push({ type: 'named_insured', name: values.named_insured });
     if (values.covered_unit_id) {
       if (!notStartedDays(purchase).some((d) => String(d.id) === values.covered_unit_id)) errors.start_date = 'Choose a day from the list.';
@@ -331,11 +364,12 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       else changes.push({ type: 'move_covered_unit', covered_unit_id: Number(values.covered_unit_id), start_date: values.start_date });
     }
     if (Object.keys(errors).length) return endorseView(ctx, purchase, mode, values, errors);
-    if (changes.length === 0) return endorseView(ctx, purchase, mode, values, {}, 'Nothing to change: correct the name or move a day.');
+    if (changes.length === 0)
+      return endorseView(ctx, purchase, mode, values, {}, 'Nothing to change: correct the name, move a day or add days.');
     const parsed = EndorsementQuoteRequest.safeParse({ changes });
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        const at = issue.path.includes('name') ? 'named_insured' : 'start_date';
+        const at = issue.path.includes('name') ? 'named_insured' : values.add_item ? 'add_start' : 'start_date';
         errors[at] ??= `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
       }
       return endorseView(ctx, purchase, mode, values, errors);
@@ -363,10 +397,13 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       pattern: /^eq_[0-9a-f]{24}$/,
       action: 'endorse_purchase',
       nothing: 'Nothing was changed',
-      act: (seller, id, quoteId) => deps.endorsements.endorse(seller, id, quoteId),
-      details: (e) => ({ quote_id: e.id, status: e.status, reissues: e.reissues.length }),
+      act: (seller, id, quoteId, body) =>
+        deps.endorsements.endorse(seller, id, quoteId, body.payment === 'checkout_link' ? { method: 'checkout_link' } : undefined),
+      details: (e) => ({ quote_id: e.id, status: e.status, reissues: e.reissues.length, payment: e.payment?.method ?? null }),
       done: (e) =>
-        `The change is applied: ${e.reissues.length} certificate${e.reissues.length === 1 ? ' is' : 's are'} reissued as a new version.`,
+        e.status === 'awaiting_payment'
+          ? `A checkout link for ${formatMinorUnits(e.total_difference, e.currency)} is open until ${e.payment?.checkout_expires_at ?? ''}: ${e.payment?.checkout_url ?? ''} — send it to the buyer; the days are added once it is paid.`
+          : `The change is applied: ${e.reissues.length} certificate${e.reissues.length === 1 ? ' is' : 's are'} reissued as a new version.`,
     }),
   );
 }
