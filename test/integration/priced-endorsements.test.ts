@@ -13,7 +13,14 @@
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { createQuotingAccount, type QuotingAccount, deliverWebhook, issuedPurchase, WEBHOOK_SECRET } from '../helpers/purchases';
+import {
+  createQuotingAccount,
+  type QuotingAccount,
+  deliverWebhook,
+  endorsementSessionCompletedEvent,
+  issuedPurchase,
+  WEBHOOK_SECRET,
+} from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
 
@@ -45,28 +52,6 @@ const posts = (path: string, match: (r: RecordedRequest) => boolean = () => true
 async function dayPremium(purchaseId: number): Promise<number> {
   const item = await app.container.db('purchase_items').where({ purchase_id: purchaseId }).orderBy('position').first();
   return Math.round(Number(item.unit_price_minor) * Number(item.price_factor));
-}
-
-/** A paid checkout.session.completed for an endorsement's session, as the processor signs it. */
-function endorsementSessionCompleted(sessionId: string, quoteId: string, purchaseId: number, paymentIntent: string): string {
-  return JSON.stringify({
-    id: `evt_${Math.random().toString(36).slice(2)}`,
-    object: 'event',
-    type: 'checkout.session.completed',
-    livemode: false,
-    created: Math.floor(Date.now() / 1000),
-    api_version: '2025-01-01',
-    data: {
-      object: {
-        id: sessionId,
-        object: 'checkout.session',
-        status: 'complete',
-        payment_status: 'paid',
-        payment_intent: paymentIntent,
-        metadata: { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
-      },
-    },
-  });
 }
 
 beforeAll(async () => {
@@ -245,7 +230,7 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
 
   // The buyer pays the first link.
   paidSessions.set(sessionId, `pi_link_${id}`);
-  expect((await deliverWebhook(app, endorsementSessionCompleted(sessionId, q.id, id, `pi_link_${id}`))).status).toBe(200);
+  expect((await deliverWebhook(app, endorsementSessionCompletedEvent(sessionId, q.id, id, `pi_link_${id}`))).status).toBe(200);
   const applied = await eventually(async () => {
     const e = await endorsement(id, q.id);
     return e.status === 'applied' ? e : null;
@@ -253,6 +238,8 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
   expect(applied!.payment).toMatchObject({ payment_intent: `pi_link_${id}`, paid_at: expect.any(String) });
   expect((await purchase(id)).items[0].covered_units.map((u: { local_label: string }) => u.local_label)).toContain('2027-05-03');
 
+  // Its certificate is issued first: a quote made before that would be stale (the purchase's certificates change).
+  await eventually(async () => ((await certificateCount(id)) === 3 ? true : null), 90_000);
   const direct = (await quote(id, [addDay(itemId, '2027-05-04')])).body.data;
   expect(
     (await endorse(id, { quote_id: direct.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } })).body.data.status,
@@ -260,7 +247,7 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
 
   // The late link is paid now: the 4th is already covered, so its payment goes back and nothing changes.
   paidSessions.set(lateSession, `pi_late_${id}`);
-  expect((await deliverWebhook(app, endorsementSessionCompleted(lateSession, late.id, id, `pi_late_${id}`))).status).toBe(200);
+  expect((await deliverWebhook(app, endorsementSessionCompletedEvent(lateSession, late.id, id, `pi_late_${id}`))).status).toBe(200);
   const refunded = await eventually(async () => {
     const e = await endorsement(id, late.id);
     return e.status === 'refunded' ? e : null;
