@@ -32,6 +32,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type Stripe from 'stripe';
+import type { Knex } from 'knex';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
 import type { Payproc } from '../src/payproc/client';
@@ -102,6 +103,38 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
       return processorFailure(err, () => undefined);
     }
   }
+  /**
+   * Re-plans stored quote `e` on purchase `purchaseId` as it is now, inside transaction `trx`:
+   * `wait` while its first certificates are being issued; refuses (non-retryable, the API's code)
+   * a purchase no longer in force, a quote whose purchase changed since (its digest), or a change
+   * the plan no longer allows.
+   */
+  async function replan(trx: Knex.Transaction, e: StoredEndorsement, purchaseId: number, at: Date) {
+    const purchases = createPurchasesRepository(trx);
+    const p = (await purchases.findById(purchaseId))!;
+    if (p.status === 'refunded' || !isInForce(p.status))
+      refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
+    if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
+    const state = await loadEndorsementState(
+      {
+        purchases,
+        holders: createCertificateHoldersRepository(trx),
+        certificates: createCertificatesRepository(trx),
+        endorsements: createEndorsementsRepository(trx),
+      },
+      p,
+      { maxCoveredUnits: deps.maxCoveredUnits },
+    );
+    if (stateFingerprint(state) !== e.fingerprint)
+      refuse('ENDORSEMENT_QUOTE_STALE', `purchase ${p.id} changed since quote ${e.quoteId} was made: ask for a new one`);
+    try {
+      return { kind: 'planned' as const, p, plan: planEndorsement(state, e.changes, policyClock(p, at)) };
+    } catch (err) {
+      if (err instanceof EndorsementError) return refuse(err.code, err.message);
+      throw err;
+    }
+  }
+
   return {
     /** Carries out endorsement quote `quoteId` of purchase `purchaseId`; answers the numbers reissued (old → new), or `wait`. */
     async applyEndorsement(input: {
@@ -129,22 +162,9 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         // A paid quote is applied whenever its payment arrives; the quote's own lifetime bounds only the choice to pay.
         if (!priced && e.expiresAt.getTime() <= at.getTime())
           refuse('ENDORSEMENT_QUOTE_EXPIRED', `quote ${e.quoteId} expired at ${e.expiresAt.toISOString()}: ask for a new one`);
-        const p = (await purchases.findById(input.purchaseId))!;
-        if (p.status === 'refunded' || !isInForce(p.status))
-          refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
-        if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
-        const state = await loadEndorsementState({ purchases, holders, certificates, endorsements }, p, {
-          maxCoveredUnits: deps.maxCoveredUnits,
-        });
-        if (stateFingerprint(state) !== e.fingerprint)
-          refuse('ENDORSEMENT_QUOTE_STALE', `purchase ${p.id} changed since quote ${e.quoteId} was made: ask for a new one`);
-        let plan;
-        try {
-          plan = planEndorsement(state, e.changes, policyClock(p, at));
-        } catch (err) {
-          if (err instanceof EndorsementError) return refuse(err.code, err.message);
-          throw err;
-        }
+        const planned = await replan(trx, e, input.purchaseId, at);
+        if (planned.kind === 'wait') return planned;
+        const { p, plan } = planned;
         if (plan.namedInsured) await purchases.updateNamedInsured(p.id, plan.namedInsured);
         for (const d of plan.descriptions) await holders.updateDescription(d.certificateHolderId, d.description);
         for (const m of plan.moves) await purchases.moveCoveredUnit(m.coveredUnitId, m);
@@ -185,7 +205,6 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
     }): Promise<{ kind: 'pay' } | { kind: 'applied'; reissued: Array<{ from: string; to: string }> } | { kind: 'wait' }> {
       return deps.db.transaction(async (trx) => {
         const endorsements = createEndorsementsRepository(trx);
-        const purchases = createPurchasesRepository(trx);
         const e = await endorsements.findByQuote(input.quoteId, { forUpdate: true });
         if (!e || e.purchaseId !== input.purchaseId)
           return refuse(
@@ -208,28 +227,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         const at = now();
         if (e.expiresAt.getTime() <= at.getTime())
           refuse('ENDORSEMENT_QUOTE_EXPIRED', `quote ${e.quoteId} expired at ${e.expiresAt.toISOString()}: ask for a new one`);
-        const p = (await purchases.findById(input.purchaseId))!;
-        if (p.status === 'refunded' || !isInForce(p.status))
-          refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
-        if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
-        const state = await loadEndorsementState(
-          {
-            purchases,
-            holders: createCertificateHoldersRepository(trx),
-            certificates: createCertificatesRepository(trx),
-            endorsements,
-          },
-          p,
-          { maxCoveredUnits: deps.maxCoveredUnits },
-        );
-        if (stateFingerprint(state) !== e.fingerprint)
-          refuse('ENDORSEMENT_QUOTE_STALE', `purchase ${p.id} changed since quote ${e.quoteId} was made: ask for a new one`);
-        try {
-          planEndorsement(state, e.changes, policyClock(p, at));
-        } catch (err) {
-          if (err instanceof EndorsementError) return refuse(err.code, err.message);
-          throw err;
-        }
+        if ((await replan(trx, e, input.purchaseId, at)).kind === 'wait') return { kind: 'wait' as const };
         await endorsements.startPayment(e.quoteId, {
           method: input.payment.method,
           paymentMethodId: input.payment.method === 'saved_card' ? input.payment.paymentMethodId : null,

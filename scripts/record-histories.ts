@@ -73,6 +73,7 @@ import {
   checkout,
   createQuotingAccount,
   deliverWebhook,
+  endorsementSessionCompletedEvent,
   scheduledActivities,
   sessionCompletedEvent,
 } from '../test/helpers/purchases';
@@ -582,27 +583,7 @@ async function recordAll(namespace: string): Promise<void> {
         throw new Error(`checkout link: ${open.status} ${open.text}`);
       const session = (await app.container.db('endorsements').where({ quote_id: quoteId }).first()).checkout_session_id as string;
       linksPaid.add(quoteId);
-      const paid = await deliverWebhook(
-        app,
-        JSON.stringify({
-          id: `evt_${Math.random().toString(36).slice(2)}`,
-          object: 'event',
-          type: 'checkout.session.completed',
-          livemode: false,
-          created: Math.floor(Date.now() / 1000),
-          api_version: '2025-01-01',
-          data: {
-            object: {
-              id: session,
-              object: 'checkout.session',
-              status: 'complete',
-              payment_status: 'paid',
-              payment_intent: `pi_link_${quoteId}`,
-              metadata: { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
-            },
-          },
-        }),
-      );
+      const paid = await deliverWebhook(app, endorsementSessionCompletedEvent(session, quoteId, purchaseId, `pi_link_${quoteId}`));
       if (!paid.body?.relayed) throw new Error(`endorsement payment not relayed: ${paid.status} ${paid.text}`);
       await eventually(async () => (await api(`/purchases/${purchaseId}/endorsements/${quoteId}`)).body.data.status === 'applied', 60_000);
       await eventually(

@@ -125,6 +125,28 @@ export function sessionCompletedEvent(
   });
 }
 
+/** The raw body of a paid `checkout.session.completed` event for an endorsement's checkout session (its difference paid by `paymentIntent`). */
+export function endorsementSessionCompletedEvent(sessionId: string, quoteId: string, purchaseId: number, paymentIntent: string): string {
+  return JSON.stringify({
+    id: `evt_${Math.random().toString(36).slice(2)}`,
+    object: 'event',
+    type: 'checkout.session.completed',
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: {
+      object: {
+        id: sessionId,
+        object: 'checkout.session',
+        status: 'complete',
+        payment_status: 'paid',
+        payment_intent: paymentIntent,
+        metadata: { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
+      },
+    },
+  });
+}
+
 /** POSTs `payload` to `/webhooks/payproc` with a valid processor signature for `secret`. */
 export async function deliverWebhook(app: TestApp, payload: string, secret = WEBHOOK_SECRET) {
   const signature = signer.webhooks.generateTestHeaderString({ payload, secret });
