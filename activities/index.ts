@@ -90,6 +90,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBulkCancellationActivities({ db: deps.db, workflows: deps.purchaseWorkflows }),
     ...createReportActivities({
       db: deps.db,
+      payproc: deps.payproc,
       store: deps.store,
       events: deps.events,
       startBordereau: (id) => deps.purchaseWorkflows.startBordereau(id),

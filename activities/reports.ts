@@ -20,6 +20,8 @@ import ExcelJS from 'exceljs';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
 import type { ObjectStore } from '../src/storage/object-store';
+import type { Payproc } from '../src/payproc/client';
+import { reconcileMonth } from '../src/reports/reconciliation';
 import { createReportsRepository, type BordereauFile, type BordereauFormat, type BordereauRecord } from '../src/reports/repository';
 import {
   addToTotals,
@@ -46,6 +48,7 @@ export function bordereauStorageKey(
 }
 
 export function createReportActivities(deps: {
+  payproc: Payproc;
   db: Db;
   store: ObjectStore;
   events: Pick<EventEmitter, 'reportReady'>;
@@ -121,6 +124,14 @@ export function createReportActivities(deps: {
      * transaction recorded in it, each created once and its generation started (again harmless).
      * Returns their ids.
      */
+    /**
+     * Reconciles `month` in `mode` with the processor (src/reports/reconciliation.ts) and keeps the
+     * run (the worker's `reconciliation_differences` reads it); answers how many differences it found.
+     */
+    async reconcileMonth(input: { month: string; mode: 'live' | 'test' }): Promise<number> {
+      return (await reconcileMonth({ reports, payproc: deps.payproc }, input)).differences.length;
+    },
+
     async requestMonthlyBordereaux(input: { month: string }): Promise<number[]> {
       const range = monthRange(input.month);
       if (!range) throw new Error(`not a month: ${input.month}`);

@@ -45,8 +45,8 @@ import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import { createReportsRepository } from '../src/reports/repository';
-import { monthRange, reconcileMonth } from '../src/reports/reconciliation';
-import { formatMinor } from '../src/reports/bordereau';
+import { reconcileMonth } from '../src/reports/reconciliation';
+import { formatMinor, monthRange } from '../src/reports/bordereau';
 import { createPayproc } from '../src/payproc/client';
 import { createAccountsRepository } from '../src/accounts/repository';
 import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
@@ -347,8 +347,9 @@ async function stuck(
  */
 async function reconcile(month: string | undefined, mode: string | undefined, json: boolean): Promise<number> {
   if (!month) throw new UsageError('--month YYYY-MM is required');
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new UsageError(`--month must be YYYY-MM, got "${month}"`);
-  if (monthRange(month).from.getTime() > Date.now()) throw new UsageError(`--month ${month} has not started yet`);
+  const range = monthRange(month);
+  if (!range) throw new UsageError(`--month must be YYYY-MM, got "${month}"`);
+  if (range.from.getTime() > Date.now()) throw new UsageError(`--month ${month} has not started yet`);
   if (mode !== undefined && mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be test or live, got "${mode}"`);
   const config = loadConfigOrExit();
   const db = createDb(config);

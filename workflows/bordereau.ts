@@ -6,15 +6,17 @@
  * - monthlyBordereauxWorkflow is what the `monthly-bordereaux` Schedule starts on the 1st of each
  *   month (src/reports/schedule.ts): for the month before its start (UTC, by workflow time), or
  *   `input.month` when given, it asks for a bordereau of every agency, party and mode with a
- *   transaction recorded in that month.
+ *   transaction recorded in that month, then reconciles that month with the processor in both
+ *   modes (the runs it keeps feed the `reconciliation_differences` metric and its alert; runs
+ *   started before it did so skip it).
  *
  * Activities are retried without limit, backing off to five minutes between attempts: through a
  * storage or database outage the files appear once they are back.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { ReportActivities } from '../activities/reports';
 
-const { generateBordereau, requestMonthlyBordereaux } = proxyActivities<ReportActivities>({
+const { generateBordereau, requestMonthlyBordereaux, reconcileMonth } = proxyActivities<ReportActivities>({
   startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
@@ -29,8 +31,13 @@ export function previousMonth(at: Date): string {
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
-export async function monthlyBordereauxWorkflow(input: { month?: string } = {}): Promise<{ month: string; bordereaux: number[] }> {
+export async function monthlyBordereauxWorkflow(
+  input: { month?: string } = {},
+): Promise<{ month: string; bordereaux: number[]; reconciliationDifferences?: { live: number; test: number } }> {
   // Workflow time: the same on replay.
   const month = input.month ?? previousMonth(new Date());
-  return { month, bordereaux: await requestMonthlyBordereaux({ month }) };
+  const bordereaux = await requestMonthlyBordereaux({ month });
+  if (!patched('monthly-reconciliation')) return { month, bordereaux };
+  const [live, test] = await Promise.all([reconcileMonth({ month, mode: 'live' }), reconcileMonth({ month, mode: 'test' })]);
+  return { month, bordereaux, reconciliationDifferences: { live, test } };
 }

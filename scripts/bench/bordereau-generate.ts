@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfigOrExit } from '../../src/config';
 import { createDb } from '../../src/db/knex';
 import { createObjectStore } from '../../src/storage/object-store';
+import { createPayproc } from '../../src/payproc/client';
 import { createReportActivities } from '../../activities/reports';
 
 async function main(): Promise<void> {
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   try {
     const activities = createReportActivities({
       db,
+      payproc: createPayproc(config),
       store: createObjectStore(config),
       events: { reportReady: async () => undefined },
       startBordereau: async () => undefined,

@@ -9,12 +9,15 @@
  * What it does not see: money the processor holds that the ledger never recorded (a charge made
  * in the processor's dashboard, a refund made there: the ledger has no row for them to read back).
  *
- * Errors: a processor outage or refusal while reading throws (the run is then not stored); a
+ * Run by `npm run ops -- reconcile` and, for both modes, by the monthly bordereaux run on the 1st.
+ *
+ * Errors: a month that is not YYYY-MM throws RangeError; a processor outage or refusal while reading throws (the run is then not stored); a
  * payment intent or refund the processor does not know is a difference (`missing`), not an error.
  */
 import type Stripe from 'stripe';
 import type { Payproc } from '../payproc/client';
 import type { ExpectedMovement, ReportsRepository, StoredReconciliation } from './repository';
+import { monthRange } from './bordereau';
 
 /** One disagreement between the ledger and the processor (minor units). */
 export interface ReconciliationDifference {
@@ -91,12 +94,6 @@ export function compareMovements(
   };
 }
 
-/** [first instant, first instant of the next month) of `month` (YYYY-MM), UTC. */
-export function monthRange(month: string): { from: Date; to: Date } {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return { from: new Date(Date.UTC(y, m - 1, 1)), to: new Date(Date.UTC(y, m, 1)) };
-}
-
 const isMissing = (err: unknown) => (err as { statusCode?: number }).statusCode === 404;
 
 /**
@@ -107,7 +104,9 @@ export async function reconcileMonth(
   deps: { reports: Pick<ReportsRepository, 'expectedMovements' | 'saveReconciliation'>; payproc: Payproc },
   input: { month: string; mode: 'live' | 'test'; concurrency?: number },
 ): Promise<ReconciliationReport & { id: StoredReconciliation['id'] }> {
-  const expected = await deps.reports.expectedMovements({ ...monthRange(input.month), mode: input.mode });
+  const range = monthRange(input.month);
+  if (!range) throw new RangeError(`not a month (YYYY-MM): ${input.month}`);
+  const expected = await deps.reports.expectedMovements({ ...range, mode: input.mode });
   const stripe: Stripe = deps.payproc.client(input.mode);
   const held = new Map<string, ProcessorReading>();
   const read = async (m: ExpectedMovement): Promise<ProcessorReading> => {

@@ -443,7 +443,7 @@ describe('who may ask, and bad requests', () => {
 });
 
 describe('the monthly run', () => {
-  test('when the monthly workflow runs for October, then every party with activity gets its bordereau, the ones already asked for included, each once', async () => {
+  test('when the monthly workflow runs for October, then every party with activity gets its bordereau, the ones already asked for included, each once, and the month is reconciled in both modes', async () => {
     const mine = [(await readyBordereau(insurerId)).id, (await readyBordereau(mgaId)).id];
 
     const run = await app.container.temporal.client.workflow.execute('monthlyBordereauxWorkflow', {
@@ -456,6 +456,16 @@ describe('the monthly run', () => {
     expect(run.bordereaux).toEqual(expect.arrayContaining(mine));
     const ours = await app.container.db('bordereaux').whereIn('id', run.bordereaux).andWhere({ root_account_id: accountId });
     expect(ours.map((b: { id: number }) => b.id).sort()).toEqual([...mine].sort());
+    // Then the month is reconciled with the processor in both modes, and each run kept.
+    const kept = await app.container
+      .db('reconciliations')
+      .whereRaw(`to_char(month, 'YYYY-MM') = '2026-10'`)
+      .orderBy('id', 'desc')
+      .select('mode', 'difference_count', 'charges_checked');
+    const newest = (mode: string) => kept.find((r: { mode: string }) => r.mode === mode);
+    expect(run.reconciliationDifferences).toEqual({ live: newest('live').difference_count, test: newest('test').difference_count });
+    // October's test-mode sales and renewal were read back (stripe-mock answers its own amounts, so they differ).
+    expect(newest('test').charges_checked).toBeGreaterThanOrEqual(3);
   });
 
   test('when a worker ensures the schedule (twice), then one schedule fires on the 1st at 02:00 UTC into the monthly workflow on its task queue', async () => {
