@@ -26,13 +26,14 @@
  * Amounts in integer minor units. Refusals are `EndorsementError`s carrying the API's code.
  */
 import { createHash } from 'node:crypto';
-import { expandDays, expandTrips, type CoveredUnit } from '../quotes/coverage';
+import { expandDays, expandTrips } from '../quotes/coverage';
 import { MAX_CHARGE_MINOR, priceQuote } from '../quotes/pricing';
 import { splitEvenly } from '../purchases/refund-rule';
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredCertificate } from '../certificates/repository';
 import type { EndorsementChange } from './schemas';
+import type { UnitAddition } from './repository';
 
 export class EndorsementError extends Error {
   override name = 'EndorsementError';
@@ -64,11 +65,6 @@ export interface EndorsementState {
   maxCoveredUnits: number;
 }
 
-/** Covered units an endorsement adds to one item, each with its premium (minor units). */
-export interface UnitAddition {
-  itemId: number;
-  units: Array<Omit<CoveredUnit, 'index'> & { premiumMinor: number }>;
-}
 
 /** A unit's new window, as a move sets it. */
 export interface UnitMove {

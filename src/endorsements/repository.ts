@@ -6,7 +6,13 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { EndorsementChange } from './schemas';
-import type { UnitAddition } from './planning';
+import type { CoveredUnit } from '../quotes/coverage';
+
+/** Covered units an endorsement adds to one item, each with its premium (minor units). */
+export interface UnitAddition {
+  itemId: number;
+  units: Array<Omit<CoveredUnit, 'index'> & { premiumMinor: number }>;
+}
 
 /** Where an endorsement stands: quoted, its difference being collected, applied, or ended without a change. */
 export type EndorsementStatus = 'quoted' | 'awaiting_payment' | 'applied' | 'payment_failed' | 'refunded';
