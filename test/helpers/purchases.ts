@@ -98,13 +98,8 @@ export async function issuedPurchase(app: TestApp, account: QuotingAccount): Pro
   return purchaseId;
 }
 
-/** The raw body of a paid `checkout.session.completed` event for the purchase's session (payment intent `pi_paid_<id>` unless given). */
-export function sessionCompletedEvent(
-  purchaseId: number,
-  sessionId: string,
-  id = `evt_${Math.random().toString(36).slice(2)}`,
-  paymentIntent = `pi_paid_${purchaseId}`,
-): string {
+/** The raw body of a paid `checkout.session.completed` event of session `sessionId`, paid by `paymentIntent`, carrying `metadata`. */
+function paidSessionEvent(sessionId: string, paymentIntent: string, metadata: Record<string, string>, id: string): string {
   return JSON.stringify({
     id,
     object: 'event',
@@ -119,32 +114,30 @@ export function sessionCompletedEvent(
         status: 'complete',
         payment_status: 'paid',
         payment_intent: paymentIntent,
-        metadata: { purchase_id: String(purchaseId) },
+        metadata,
       },
     },
   });
 }
 
+/** The raw body of a paid `checkout.session.completed` event for the purchase's session (payment intent `pi_paid_<id>` unless given). */
+export function sessionCompletedEvent(
+  purchaseId: number,
+  sessionId: string,
+  id = `evt_${Math.random().toString(36).slice(2)}`,
+  paymentIntent = `pi_paid_${purchaseId}`,
+): string {
+  return paidSessionEvent(sessionId, paymentIntent, { purchase_id: String(purchaseId) }, id);
+}
+
 /** The raw body of a paid `checkout.session.completed` event for an endorsement's checkout session (its difference paid by `paymentIntent`). */
 export function endorsementSessionCompletedEvent(sessionId: string, quoteId: string, purchaseId: number, paymentIntent: string): string {
-  return JSON.stringify({
-    id: `evt_${Math.random().toString(36).slice(2)}`,
-    object: 'event',
-    type: 'checkout.session.completed',
-    livemode: false,
-    created: Math.floor(Date.now() / 1000),
-    api_version: '2025-01-01',
-    data: {
-      object: {
-        id: sessionId,
-        object: 'checkout.session',
-        status: 'complete',
-        payment_status: 'paid',
-        payment_intent: paymentIntent,
-        metadata: { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
-      },
-    },
-  });
+  return paidSessionEvent(
+    sessionId,
+    paymentIntent,
+    { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
+    `evt_${Math.random().toString(36).slice(2)}`,
+  );
 }
 
 /** POSTs `payload` to `/webhooks/payproc` with a valid processor signature for `secret`. */
