@@ -65,7 +65,6 @@ export interface EndorsementState {
   maxCoveredUnits: number;
 }
 
-
 /** A unit's new window, as a move sets it. */
 export interface UnitMove {
   coveredUnitId: number;
