@@ -18,7 +18,9 @@
  *
  * Refusals are non-retryable failures whose type is the API's error code: NOT_FOUND (no such
  * holder), PURCHASE_NOT_CHANGEABLE (not paid, refunded in full), NO_ACTIVE_COVERED_UNITS,
- * CERTIFICATE_HOLDER_ALREADY_REMOVED, LAST_CERTIFICATE_HOLDER.
+ * CERTIFICATE_HOLDER_ALREADY_REMOVED, LAST_CERTIFICATE_HOLDER, ENDORSEMENT_NOT_ALLOWED, PAYMENT_REQUIRED (a
+ * holder asking for an endorsement its product prices: that goes through an endorsement quote),
+ * HOLDER_ENDORSEMENT_PAID (removing a holder that paid for an endorsement on units not started).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/knex';
@@ -105,6 +107,22 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
           if (input.holder.waiverOfSubrogation && !t.allowsWaiverOfSubrogation)
             refuse('ENDORSEMENT_NOT_ALLOWED', `Product ${productId} does not allow a waiver of subrogation`);
         }
+        // A priced endorsement is collected before it takes effect: through an endorsement quote, not here.
+        for (const [productId, t] of terms) {
+          const priced = [
+            ...(input.holder.additionalInsured && t.additionalInsuredPremiumMinor > 0
+              ? [`additional insured (${t.additionalInsuredPremiumMinor} minor units per covered unit)`]
+              : []),
+            ...(input.holder.waiverOfSubrogation && t.waiverOfSubrogationPremiumMinor > 0
+              ? [`a waiver of subrogation (${t.waiverOfSubrogationPremiumMinor} minor units per covered unit)`]
+              : []),
+          ];
+          if (priced.length > 0)
+            refuse(
+              'PAYMENT_REQUIRED',
+              `Product ${productId} charges a premium for ${priced.join(' and ')}: add the holder without it, then ask for an endorsement quote { type: "certificate_holder_endorsements" } and endorse it with a payment`,
+            );
+        }
       }
       const added = await holders.add(input.purchaseId, input.holder, input.requestKey, at);
       await certificates.plan(input.purchaseId);
@@ -182,7 +200,22 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
             h.id !== holder.id &&
             (h.purchaseItemId === null || holder.purchaseItemId === null || h.purchaseItemId === holder.purchaseItemId),
         );
-        if (others.length === 0 && (await activeUnitIds(input.purchaseId, policyClock(p, at))).length > 0) {
+        // A paid endorsement on units not started goes back through an endorsement (its refund), not with the holder.
+        const clock = policyClock(p, at);
+        const items = await purchases.itemDetails(input.purchaseId);
+        const notStarted = new Set(
+          items.flatMap((i) => i.units.filter((u) => u.cancellationId === null && u.startsAt.getTime() > clock.getTime()).map((u) => u.id)),
+        );
+        const paid = (await purchases.endorsementCharges(input.purchaseId))
+          .flatMap((c) => c.breakdown)
+          .filter((b) => b.certificateHolderId === holder.id && notStarted.has(b.unitId))
+          .reduce((n, b) => n + b.premiumMinor, 0);
+        if (paid > 0)
+          refuse(
+            'HOLDER_ENDORSEMENT_PAID',
+            `Certificate holder ${holder.id} paid ${paid} minor units for additional insured or a waiver of subrogation on covered units not started: remove them first with an endorsement { type: "certificate_holder_endorsements" } (the premium goes back), then remove the holder`,
+          );
+        if (others.length === 0 && (await activeUnitIds(input.purchaseId, clock)).length > 0) {
           refuse(
             'LAST_CERTIFICATE_HOLDER',
             `Certificate holder ${holder.id} is the purchase's last: add another holder before removing it, or cancel the purchase`,

@@ -23,6 +23,11 @@
  * - `applyEndorsement` then applies a paid quote (a stale one refuses as for any quote), and
  *   `refundEndorsementPayment` gives a payment back in full (key `endorsement-<quote>-refund`) when
  *   the quote no longer holds once paid; `failEndorsementPayment` records a declined card.
+ * A quote with a negative difference (a holder's paid endorsement removed) is applied with its
+ * refund split over the purchase's payments (newest first, as a cancellation's) stored on its
+ * ledger row in the same transaction; `refundEndorsementDifference` then creates each part at the
+ * processor (keys `policy-transaction-<id>-refund`, `…-refund-<k>`), after the answer; a refusal
+ * for good is kept on the ledger row (the change stays: the holder no longer has the endorsement).
  * The payments carry `endorsement_quote_id` and `endorsed_purchase_id` in their metadata, never
  * `purchase_id`, so the processor's events about them never reach the purchase's own workflow.
  *
@@ -48,6 +53,8 @@ import { createCertificateHoldersRepository } from '../src/certificate-holders/r
 import { createEndorsementsRepository } from '../src/endorsements/repository';
 import { EndorsementError, loadEndorsementState, planEndorsement, stateFingerprint } from '../src/endorsements/planning';
 import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
+import { createProductsRepository } from '../src/products/repository';
+import { allocateRefund, RefundNotCoveredError } from '../src/purchases/refund-allocation';
 
 export interface EndorsementActivityDeps {
   db: Db;
@@ -121,6 +128,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         holders: createCertificateHoldersRepository(trx),
         certificates: createCertificatesRepository(trx),
         endorsements: createEndorsementsRepository(trx),
+        products: createProductsRepository(trx),
       },
       p,
       { maxCoveredUnits: deps.maxCoveredUnits },
@@ -140,7 +148,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
     async applyEndorsement(input: {
       purchaseId: number;
       quoteId: string;
-    }): Promise<{ kind: 'applied'; reissued: Array<{ from: string; to: string }> } | { kind: 'wait' }> {
+    }): Promise<{ kind: 'applied'; reissued: Array<{ from: string; to: string }>; refundDue?: boolean } | { kind: 'wait' }> {
       return deps.db.transaction(async (trx) => {
         const endorsements = createEndorsementsRepository(trx);
         const purchases = createPurchasesRepository(trx);
@@ -152,7 +160,8 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
             'ENDORSEMENT_QUOTE_NOT_FOUND',
             `quote ${input.quoteId} is not an endorsement quote of purchase ${input.purchaseId}`,
           );
-        if (e.status === 'applied') return { kind: 'applied' as const, reissued: e.reissued ?? [] };
+        if (e.status === 'applied')
+          return { kind: 'applied' as const, reissued: e.reissued ?? [], ...(e.totalDifferenceMinor < 0 ? { refundDue: true } : {}) };
         const at = now();
         const priced = e.totalDifferenceMinor > 0;
         if (priced && !e.paidAt)
@@ -168,11 +177,12 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         if (plan.namedInsured) await purchases.updateNamedInsured(p.id, plan.namedInsured);
         for (const d of plan.descriptions) await holders.updateDescription(d.certificateHolderId, d.description);
         for (const m of plan.moves) await purchases.moveCoveredUnit(m.coveredUnitId, m);
+        for (const h of plan.holderMarks) await holders.updateEndorsementMarks(h.certificateHolderId, h);
         let transactionId: number | null = null;
-        if (plan.additions.length > 0) {
-          // The units as quoted (and paid for): the plan above re-checked that they still fit.
+        if (e.additions.length > 0 || e.holderPremiums.length > 0) {
+          // The units and premiums as quoted (and paid for): the plan above re-checked that they still hold.
           transactionId = (
-            await purchases.recordEndorsementAdditions({
+            await purchases.recordEndorsementTransaction({
               purchaseId: p.id,
               apiKeyId: e.apiKeyId ?? p.apiKeyId,
               currency: p.currency,
@@ -181,8 +191,25 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
               paymentIntentId: e.paymentIntentId,
               effectiveAt: at,
               additions: e.additions,
+              holderPremiums: e.holderPremiums.map(({ localLabel: _label, ...h }) => h),
             })
           ).transactionId;
+          if (e.totalDifferenceMinor < 0) {
+            // Split before anything is created, as a cancellation's refund is: newest payment first.
+            let split;
+            try {
+              split = allocateRefund(
+                0 - e.totalDifferenceMinor,
+                await purchases.paymentsOf(p.id),
+                await purchases.refundedByPaymentIntent(p.id, transactionId),
+              );
+            } catch (err) {
+              if (err instanceof RefundNotCoveredError)
+                return refuse('PURCHASE_NOT_CHANGEABLE', `purchase ${p.id} cannot give back ${0 - e.totalDifferenceMinor}: ${err.message}`);
+              throw err;
+            }
+            await purchases.planEndorsementRefunds(transactionId, split);
+          }
         }
         const reissued = await certificates.supersede(
           p.id,
@@ -190,8 +217,51 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
           at,
         );
         await endorsements.markApplied(e.quoteId, reissued, at, transactionId);
-        return { kind: 'applied' as const, reissued };
+        return { kind: 'applied' as const, reissued, ...(e.totalDifferenceMinor < 0 ? { refundDue: true } : {}) };
       });
+    },
+
+    /**
+     * Creates at the processor each part of applied quote `quoteId`'s refund (a negative
+     * difference) not created yet, in order, recording each (see the module comment). Answers
+     * `submitted`, or `failed` when the processor refused a part for good (kept on the ledger row);
+     * outages throw and are retried with the same keys.
+     */
+    async refundEndorsementDifference(input: { quoteId: string }): Promise<'submitted' | 'failed' | 'nothing'> {
+      const e = await mustFind(input.quoteId);
+      if (e.status !== 'applied' || e.totalDifferenceMinor >= 0 || !e.policyTransactionId) return 'nothing';
+      if (e.refundFailure) return 'failed';
+      const purchases = createPurchasesRepository(deps.db);
+      const p = (await purchases.findById(e.purchaseId))!;
+      const refunds = deps.payproc.client(p.mode).refunds;
+      const tx = e.policyTransactionId;
+      for (const [index, part] of (e.refunds ?? []).entries()) {
+        if (part.refundId) continue;
+        try {
+          const refund = await refunds.create(
+            {
+              payment_intent: part.paymentIntentId,
+              amount: part.amountMinor,
+              reason: 'requested_by_customer',
+              metadata: paymentMetadata(e),
+            },
+            { idempotencyKey: index === 0 ? `policy-transaction-${tx}-refund` : `policy-transaction-${tx}-refund-${index + 1}` },
+          );
+          await purchases.recordEndorsementRefundCreated(tx, index, refund.id);
+        } catch (err) {
+          try {
+            processorFailure(err, () => undefined);
+          } catch (failure) {
+            if (failure instanceof ApplicationFailure) {
+              await purchases.failEndorsementRefund(tx, failure.message);
+              return 'failed';
+            }
+            throw failure;
+          }
+          throw err;
+        }
+      }
+      return 'submitted';
     },
 
     /**

@@ -223,6 +223,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     holders: createCertificateHoldersRepository(db),
     certificates: createCertificatesRepository(db),
     endorsements: createEndorsementsRepository(db),
+    products: createProductsRepository(db),
     workflows: purchaseWorkflows,
     maxCoveredUnits: config.MAX_COVERED_UNITS,
   });

@@ -29,7 +29,8 @@
  * like a cancel, while the purchase's first certificates are being issued); the certificates an
  * added holder or an endorsement's new versions need are then issued by the main loop through the
  * same rounds as issuance (`issueCertificateRounds`, on the main queue's certificates queue) and
- * announced (`certificate_holder.added`, `certificates.reissued`). After a cancellation completes,
+ * announced (`certificate_holder.added`, `certificates.reissued`); an endorsement that gives premium
+ * back has its refund created first (`refundEndorsementDifference`). After a cancellation completes,
  * the holders that asked are emailed a notice by `holder-notices-<id>`, a child it does not wait for.
  */
 import {
@@ -154,6 +155,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   /** Holders added, and endorsements carried out, whose certificates are still to be issued (by the main loop, in order). */
   const issuing: number[] = [];
   const reissuing: string[] = [];
+  /** Endorsements applied with a negative difference whose refund is still to be created (after their answer, in order). */
+  const refundingEndorsements: string[] = [];
   /** Progress of the issuance of added holders' certificates. */
   const issuance: CertificatesStatusView = { purchaseId: input.purchaseId, phase: 'issued', round: 0, batchesDone: 0, batchesTotal: 0 };
   /** Cancellations waiting for their effective time (epoch ms), on the real clock or on the purchase's test clock. */
@@ -348,6 +351,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
           const r = await endorsementActs.applyEndorsement({ purchaseId: input.purchaseId, quoteId: u.quoteId });
           if (r.kind === 'applied') {
             if (r.reissued.length > 0 && !reissuing.includes(u.quoteId)) reissuing.push(u.quoteId);
+            if (r.refundDue && !refundingEndorsements.includes(u.quoteId)) refundingEndorsements.push(u.quoteId);
             return { quoteId: u.quoteId, reissued: r.reissued };
           }
           await sleep('5 seconds'); // the purchase's certificates are still being issued: the endorsement waits for them
@@ -412,7 +416,13 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     // Nothing scheduled: wait for work up to the idle time; else until the next effective time (one timer, however far).
     const waitMs = realDue.length ? Math.max(1, Math.min(...realDue)) : idleMs;
     const seen = scheduleVersion;
-    const ready = () => pending.length > 0 || issuing.length > 0 || reissuing.length > 0 || due().length > 0 || scheduleVersion !== seen;
+    const ready = () =>
+      pending.length > 0 ||
+      issuing.length > 0 ||
+      reissuing.length > 0 ||
+      refundingEndorsements.length > 0 ||
+      due().length > 0 ||
+      scheduleVersion !== seen;
     const busy =
       scheduled.some((e) => e.onTestClock) && realDue.length === 0 ? (await condition(ready), true) : await condition(ready, waitMs);
     for (const e of due()) {
@@ -423,6 +433,9 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         pending.push(e.cancellationId);
       } else entry.phase = 'rescinded';
     }
+    // A negative difference goes back once its endorsement is applied (an outage retries; a refusal is kept on its ledger row).
+    while (refundingEndorsements.length > 0)
+      await endorsementRefunds.refundEndorsementDifference({ quoteId: refundingEndorsements.shift()! });
     if (issuing.length > 0 || reissuing.length > 0) {
       // Added holders' certificates and endorsements' new versions: the same rounds as issuance
       // (plan, render and store, zips, verify), then announced.
@@ -446,7 +459,14 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     if (!busy && scheduled.length === 0 && pending.length === 0) {
       // Idle: finish once no update is still being handled (one waiting for issuance may yet accept a cancellation).
       await condition(allHandlersFinished);
-      if (pending.length === 0 && scheduled.length === 0 && issuing.length === 0 && reissuing.length === 0) break;
+      if (
+        pending.length === 0 &&
+        scheduled.length === 0 &&
+        issuing.length === 0 &&
+        reissuing.length === 0 &&
+        refundingEndorsements.length === 0
+      )
+        break;
       continue;
     }
     if (pending.length === 0) continue;

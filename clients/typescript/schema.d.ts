@@ -298,8 +298,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit, add covered units
-         * @description Checks the changes against the purchase as it is now and answers the preview: the premium difference (positive only when covered units are added: the item’s unit price times its price factors per unit, plus the platform fee on it; a moved day or trip keeps its price, since the product prices every covered unit of an item alike), the new total, the units added, and the certificates in force that would be replaced by a new version. Added units go in an endorsement of their own, and a subscription’s purchase cannot gain units. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.
+         * Preview a mid-term change: correct the named insured, change a holder’s description of operations, move a covered unit, add covered units, name a holder additional insured or waive subrogation against it
+         * @description Checks the changes against the purchase as it is now and answers the preview: the premium difference, the new total, the units added, the holder endorsement premiums, and the certificates in force that would be replaced by a new version. Covered units added cost the item’s unit price times its price factors per unit, plus the platform fee on it (and the premium of any holder already additional insured or with subrogation waived on that item); a moved day or trip keeps its price, since the product prices every covered unit of an item alike. Naming a holder additional insured or waiving subrogation costs the premium its products’ endorsement_terms set, per covered unit still active for the holder, plus the platform fee on it; removing one gives back (a negative difference) what was collected for it on the units not started, with no platform fee. Priced changes go in an endorsement of their own, and a subscription’s purchase cannot gain units. The quote is kept for 15 minutes; carry it out with endorse. A purchase that changes in the meantime (a cancellation, a holder, another endorsement) makes it stale.
          */
         post: operations["quoteEndorsement"];
         delete?: never;
@@ -342,6 +342,8 @@ export interface paths {
          * @description Applies the quoted changes and replaces each certificate they touch by a new version (the same number with a higher revision, `-R2`, …); a stored PDF is never edited. The answer comes at once; the new versions are rendered and stored after it, then `certificates.reissued` is sent with each old → new number, and the old version’s verification page says it was superseded, with a link to the new one. Changes of one purchase (cancellations, holders, endorsements) are applied one at a time. The same quote_id again answers the same endorsement: safe to retry.
          *
          *     A quote that adds covered units (a positive `total_difference`) needs `payment`. `saved_card` charges a card saved on the buyer’s processor customer now (off-session): the answer is `applied`, or 400 CARD_ERROR when the card is declined (the endorsement ends `payment_failed`; nothing changed). `checkout_link` answers `awaiting_payment` with `payment.checkout_url` (open 24 hours) for the agency to send; once the buyer pays, the units are added in turn with the purchase’s other changes, their certificates issued and `certificates.issued` sent again. A link paid after the purchase changed so that the quote no longer holds is refunded in full (`refunded`). A later cancellation refunds across the payments (the newest first).
+         *
+         *     A quote with a negative `total_difference` (a holder’s paid endorsement removed) is sent without `payment`: it is applied at once, and the amount goes back after the answer, split over the purchase’s payments newest first; `refund` shows each part once created at the processor (poll the endorsement).
          */
         post: operations["endorsePurchase"];
         delete?: never;
@@ -365,7 +367,7 @@ export interface paths {
         put?: never;
         /**
          * Add a certificate holder (a venue, a client, a city) to a paid purchase
-         * @description Issues the holder one certificate per covered unit still active (not ended, not cancelled), at no charge, with its own name, address, endorsement marks (additional insured, waiver of subrogation) and description of operations. The answer comes at once with its certificates `issuing`; they are rendered and stored durably after it, then `certificate_holder.added` is sent with their numbers, and getCertificates, the zips and proof-of-coverage emails include them (grouped by holder). Changes of one purchase (cancellations, holders) are applied one at a time. While the purchase’s first certificates are still being issued the call waits for them. A certificate holder gains no rights from a certificate; the endorsement marks record what the policy grants. Send an Idempotency-Key header to retry safely: the holder is added once.
+         * @description Issues the holder one certificate per covered unit still active (not ended, not cancelled), at no charge, with its own name, address, endorsement marks (additional insured, waiver of subrogation) and description of operations. The answer comes at once with its certificates `issuing`; they are rendered and stored durably after it, then `certificate_holder.added` is sent with their numbers, and getCertificates, the zips and proof-of-coverage emails include them (grouped by holder). Changes of one purchase (cancellations, holders) are applied one at a time. While the purchase’s first certificates are still being issued the call waits for them. A certificate holder gains no rights from a certificate; the endorsement marks record what the policy grants. A mark a product of the purchase charges a premium for (its endorsement_terms) is refused here (402): add the holder without it, then ask for it through an endorsement quote, which collects the premium first. Send an Idempotency-Key header to retry safely: the holder is added once.
          */
         post: operations["addCertificateHolder"];
         delete?: never;
@@ -386,7 +388,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a certificate holder; its certificates are voided
-         * @description Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first.
+         * @description Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first. A holder that paid for additional insured or a waiver of subrogation on units not started keeps it until an endorsement removes it (its premium goes back).
          */
         delete: operations["removeCertificateHolder"];
         options?: never;
@@ -2851,7 +2853,9 @@ export interface components {
          * @example {
          *       "product_id": 12,
          *       "allows_additional_insured": true,
-         *       "allows_waiver_of_subrogation": false,
+         *       "allows_waiver_of_subrogation": true,
+         *       "additional_insured_premium": 0,
+         *       "waiver_of_subrogation_premium": 150,
          *       "is_default": false,
          *       "updated_at": "2026-11-26T09:00:00.000Z"
          *     }
@@ -2860,7 +2864,11 @@ export interface components {
             product_id: number;
             allows_additional_insured: boolean;
             allows_waiver_of_subrogation: boolean;
-            /** @description true while the product has no terms of its own (both allowed) */
+            /** @description Premium of naming a holder additional insured, minor units per covered unit (0: free) */
+            additional_insured_premium: number;
+            /** @description Premium of a waiver of subrogation for a holder, minor units per covered unit (0: free) */
+            waiver_of_subrogation_premium: number;
+            /** @description true while the product has no terms of its own (both allowed, at no premium) */
             is_default: boolean;
             /** @description When the terms were last set, ISO 8601 UTC; null for the defaults */
             updated_at: string | null;
@@ -2873,7 +2881,8 @@ export interface components {
         };
         /**
          * @example {
-         *       "allows_waiver_of_subrogation": false
+         *       "allows_waiver_of_subrogation": true,
+         *       "waiver_of_subrogation_premium": 150
          *     }
          */
         UpdateEndorsementTermsRequest: {
@@ -2881,6 +2890,10 @@ export interface components {
             allows_additional_insured?: boolean;
             /** @description Whether the insurer may waive subrogation against a certificate holder of this product’s purchases (default true) */
             allows_waiver_of_subrogation?: boolean;
+            /** @description Premium of naming a certificate holder additional insured: integer minor units of the product’s currency per covered day or trip the holder’s certificates cover (default 0: free). A priced one is added through an endorsement quote and collected before it takes effect; removing it gives back its share of the units not started. */
+            additional_insured_premium?: number;
+            /** @description Premium of waiving subrogation against a certificate holder: integer minor units of the product’s currency per covered day or trip the holder’s certificates cover (default 0: free). A priced one is added through an endorsement quote and collected before it takes effect; removing it gives back its share of the units not started. */
+            waiver_of_subrogation_premium?: number;
         };
         PurchaseListResponse: {
             /** @enum {boolean} */
@@ -3325,7 +3338,7 @@ export interface components {
             status: "quoted" | "awaiting_payment" | "applied" | "payment_failed" | "refunded";
             changes: components["schemas"]["EndorsementChange"][];
             currency: string;
-            /** @description Premium to collect (positive) or give back (negative): the units added; 0 for the other change kinds, integer minor units of `currency` */
+            /** @description Premium to collect (positive) or give back (negative): the units added and the holder endorsements; 0 for the other change kinds, integer minor units of `currency` */
             premium_difference: number;
             /** @description Platform fee difference, integer minor units of `currency` */
             platform_fee_difference: number;
@@ -3354,6 +3367,34 @@ export interface components {
                 /** @description The unit’s premium, integer minor units of `currency` */
                 premium: number;
             }[];
+            /** @description Additional-insured and waiver-of-subrogation premiums the change collects or gives back, per certificate holder and covered unit (included in premium_difference) */
+            holder_endorsement_premiums: {
+                certificate_holder_id: number;
+                /** @enum {string} */
+                endorsement: "additional_insured" | "waiver_of_subrogation";
+                /** @description The unit (null: a unit this change adds) */
+                covered_unit_id: number | null;
+                local_label: string;
+                /** @description Premium collected for it (negative: given back), integer minor units of `currency` */
+                premium: number;
+            }[];
+            /** @description How a negative difference goes back once the endorsement is applied (null: nothing given back, or not applied yet): split over the purchase’s payments, newest first, one refund per payment */
+            refund: {
+                /** @description Given back (positive), integer minor units of `currency` */
+                amount: number;
+                /**
+                 * @description `pending` (being created at the processor after the change was applied; retried through outages), `submitted` (every part created), `failed` (refused by the processor: see failure_reason)
+                 * @enum {string}
+                 */
+                status: "pending" | "submitted" | "failed";
+                refunds: {
+                    refund_id: string | null;
+                    payment_intent: string;
+                    /** @description Taken from this payment, integer minor units of `currency` */
+                    amount: number;
+                }[];
+                failure_reason: string | null;
+            } | null;
             /** @description How the difference is collected (null: nothing to collect) */
             payment: {
                 /** @enum {string} */
@@ -3373,7 +3414,7 @@ export interface components {
             created_at: string;
             applied_at: string | null;
         };
-        EndorsementChange: components["schemas"]["NamedInsuredEndorsement"] | components["schemas"]["DescriptionOfOperationsEndorsement"] | components["schemas"]["MoveCoveredUnitEndorsement"] | components["schemas"]["AddCoveredUnitsEndorsement"];
+        EndorsementChange: components["schemas"]["NamedInsuredEndorsement"] | components["schemas"]["DescriptionOfOperationsEndorsement"] | components["schemas"]["MoveCoveredUnitEndorsement"] | components["schemas"]["AddCoveredUnitsEndorsement"] | components["schemas"]["CertificateHolderEndorsementsChange"];
         /** @description Corrects the named insured printed on every certificate (no premium change) */
         NamedInsuredEndorsement: {
             /**
@@ -3454,6 +3495,19 @@ export interface components {
                 /** @example 2027-06-06T18:00 */
                 end: string;
             }[];
+        };
+        /** @description Names a certificate holder additional insured or waives subrogation against it (or stops either), as the products of the purchase allow. Priced by the product’s endorsement terms per covered unit the holder’s certificates cover: turning one on collects its premium on every unit still active for the holder (before it takes effect); turning one off gives back what was collected for it on the units not started. The holder’s certificates are reissued with the marks. */
+        CertificateHolderEndorsementsChange: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "certificate_holder_endorsements";
+            certificate_holder_id: number;
+            /** @description Name the holder additional insured (true) or no longer (false) */
+            additional_insured?: boolean;
+            /** @description Waive subrogation against the holder (true) or no longer (false) */
+            waiver_of_subrogation?: boolean;
         };
         /**
          * @example {
@@ -3831,7 +3885,7 @@ export interface components {
             data: components["schemas"]["Bordereau"];
             message: string;
         };
-        /** @description A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation)); `transaction_type` (new_business, renewal, endorsement (covered units added after the sale) or cancellation); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, or the cancellation’s refund completed); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it added), ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed, added or cancelled); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (Agency commission, major units; empty: no commission is set in this service); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
+        /** @description A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation)); `transaction_type` (new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back) or cancellation); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, or the cancellation’s refund completed); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it priced), ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed, added or cancelled); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (Agency commission, major units; empty: no commission is set in this service); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
         Bordereau: {
             /** @enum {string} */
             object: "bordereau";
@@ -8666,7 +8720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PURCHASE_NOT_CHANGEABLE (not paid, refunded in full, or its certificates still being issued), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_ENDORSE (a move to the window it already covers) */
+            /** @description PURCHASE_NOT_CHANGEABLE (not paid, refunded in full, or its certificates still being issued), COVERED_UNIT_STARTED, COVERED_UNIT_ALREADY_CANCELLED, NOTHING_TO_ENDORSE (a move to the window it already covers; a holder that already has the endorsements asked), ENDORSEMENT_NOT_ALLOWED (a holder endorsement a product of the purchase does not allow) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8880,7 +8934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYMENT_REQUIRED: the quote adds covered units and no payment was named */
+            /** @description PAYMENT_REQUIRED: the quote has a positive difference and no payment was named */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9130,6 +9184,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description PAYMENT_REQUIRED: additional insured or a waiver of subrogation that a product of the purchase charges a premium for; add the holder without it, then quote a certificate_holder_endorsements endorsement and endorse it with a payment */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing, unknown, frozen or deleted API key (gateway) */
             403: {
                 headers: {
@@ -9278,7 +9346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description LAST_CERTIFICATE_HOLDER (the only holder while units are active), PURCHASE_NOT_CHANGEABLE */
+            /** @description LAST_CERTIFICATE_HOLDER (the only holder while units are active), HOLDER_ENDORSEMENT_PAID (its additional-insured or waiver premium was paid on units not started: remove the endorsement first with a certificate_holder_endorsements endorsement, which gives it back), PURCHASE_NOT_CHANGEABLE */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -131,6 +131,13 @@ export function createCertificateHoldersRepository(db: Db | Knex.Transaction) {
       await db('certificate_holders').where({ id: holderId }).update({ description_of_operations: description });
     },
 
+    /** An endorsement's change of a holder's additional-insured and waiver-of-subrogation marks. */
+    async updateEndorsementMarks(holderId: number, marks: { additionalInsured: boolean; waiverOfSubrogation: boolean }): Promise<void> {
+      await db('certificate_holders')
+        .where({ id: holderId })
+        .update({ additional_insured: marks.additionalInsured, waiver_of_subrogation: marks.waiverOfSubrogation });
+    },
+
     /**
      * Queues a cancellation notice for each active holder of the purchase that asked for one
      * (`notify_on_cancellation`, with an email) and holds a certificate in `voidedNumbers`; once per

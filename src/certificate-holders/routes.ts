@@ -65,7 +65,7 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
       tags: ['Purchases'],
       summary: 'Add a certificate holder (a venue, a client, a city) to a paid purchase',
       description:
-        'Issues the holder one certificate per covered unit still active (not ended, not cancelled), at no charge, with its own name, address, endorsement marks (additional insured, waiver of subrogation) and description of operations. The answer comes at once with its certificates `issuing`; they are rendered and stored durably after it, then `certificate_holder.added` is sent with their numbers, and getCertificates, the zips and proof-of-coverage emails include them (grouped by holder). Changes of one purchase (cancellations, holders) are applied one at a time. While the purchase’s first certificates are still being issued the call waits for them. A certificate holder gains no rights from a certificate; the endorsement marks record what the policy grants. Send an Idempotency-Key header to retry safely: the holder is added once.',
+        'Issues the holder one certificate per covered unit still active (not ended, not cancelled), at no charge, with its own name, address, endorsement marks (additional insured, waiver of subrogation) and description of operations. The answer comes at once with its certificates `issuing`; they are rendered and stored durably after it, then `certificate_holder.added` is sent with their numbers, and getCertificates, the zips and proof-of-coverage emails include them (grouped by holder). Changes of one purchase (cancellations, holders) are applied one at a time. While the purchase’s first certificates are still being issued the call waits for them. A certificate holder gains no rights from a certificate; the endorsement marks record what the policy grants. A mark a product of the purchase charges a premium for (its endorsement_terms) is refused here (402): add the holder without it, then ask for it through an endorsement quote, which collects the premium first. Send an Idempotency-Key header to retry safely: the holder is added once.',
       request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: CreateCertificateHolderRequest } } } },
       responses: {
         ...gatewayResponses,
@@ -77,6 +77,9 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
           'VALIDATION_ERROR: a bad body (a field too long for the certificate’s boxes, an address line break, a bad email or country), or the id is not a positive integer, or the gateway’s codes',
         ),
         404: errorResponse('NOT_FOUND: no purchase with that id for this key'),
+        402: errorResponse(
+          'PAYMENT_REQUIRED: additional insured or a waiver of subrogation that a product of the purchase charges a premium for; add the holder without it, then quote a certificate_holder_endorsements endorsement and endorse it with a payment',
+        ),
         409: errorResponse(
           'PURCHASE_NOT_CHANGEABLE (not paid, or refunded in full), NO_ACTIVE_COVERED_UNITS (every unit ended or was cancelled), ENDORSEMENT_NOT_ALLOWED (additional insured or a waiver of subrogation that a product of the purchase does not allow: see its endorsement_terms), or an Idempotency-Key reused or in progress',
         ),
@@ -89,7 +92,7 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
       tags: ['Purchases'],
       summary: 'Remove a certificate holder; its certificates are voided',
       description:
-        'Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first.',
+        'Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first. A holder that paid for additional insured or a waiver of subrogation on units not started keeps it until an endorsement removes it (its premium goes back).',
       request: { params: HolderParams },
       responses: {
         ...gatewayResponses,
@@ -99,7 +102,9 @@ export function certificateHolderRoutes(service: CertificateHolderService): Rout
         },
         400: errorResponse('VALIDATION_ERROR: an id is not a positive integer, or the gateway’s codes'),
         404: errorResponse('NOT_FOUND: no purchase with that id for this key, or no such holder (or removed already)'),
-        409: errorResponse('LAST_CERTIFICATE_HOLDER (the only holder while units are active), PURCHASE_NOT_CHANGEABLE'),
+        409: errorResponse(
+          'LAST_CERTIFICATE_HOLDER (the only holder while units are active), HOLDER_ENDORSEMENT_PAID (its additional-insured or waiver premium was paid on units not started: remove the endorsement first with a certificate_holder_endorsements endorsement, which gives it back), PURCHASE_NOT_CHANGEABLE',
+        ),
       },
     });
   };

@@ -22,14 +22,26 @@
  *   half-up once per item and spread evenly over the new units, plus the purchase's platform fee
  *   rate on that premium (rounded once). A positive difference is collected before the change takes
  *   effect; a subscription's purchase cannot gain units (each period is billed as sold). Nothing is
- *   reissued: the new units get their own certificates, one per certificate holder.
+ *   reissued: the new units get their own certificates, one per certificate holder. A holder named
+ *   additional insured or with subrogation waived pays that endorsement's premium on each unit
+ *   added to an item its certificates cover (the product's terms as they are now).
+ * - `certificate_holder_endorsements`: names a holder additional insured or waives subrogation
+ *   against it, or stops either. Turning one on needs every product the holder's certificates
+ *   cover to allow it (ENDORSEMENT_NOT_ALLOWED) and costs the product's premium for it on each
+ *   unit still active for the holder (not ended, not cancelled); turning one off gives back what
+ *   was collected for it on the units not started (started ones are earned, as in a
+ *   cancellation). The holder's certificates in force are reissued with the marks.
+ * Priced changes (units added, holder endorsements) go in an endorsement of their own. A positive
+ * difference adds the purchase's platform fee rate on its premium; a negative one gives back
+ * premium only (the platform fee comes back only when a cancellation ends the policy).
  * Amounts in integer minor units. Refusals are `EndorsementError`s carrying the API's code.
  */
 import { createHash } from 'node:crypto';
 import { expandDays, expandTrips } from '../quotes/coverage';
 import { MAX_CHARGE_MINOR, priceQuote } from '../quotes/pricing';
 import { splitEvenly } from '../purchases/refund-rule';
-import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/repository';
+import type { HolderEndorsementKind, LedgerUnitPremium, PurchaseItemDetail, PurchaseRecord } from '../purchases/repository';
+import type { StoredEndorsementTerms } from '../products/repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredCertificate } from '../certificates/repository';
 import type { EndorsementChange } from './schemas';
@@ -45,6 +57,7 @@ export class EndorsementError extends Error {
       | 'COVERED_UNIT_ALREADY_CANCELLED'
       | 'NOT_FOUND'
       | 'NOTHING_TO_ENDORSE'
+      | 'ENDORSEMENT_NOT_ALLOWED'
       | 'PURCHASE_NOT_CHANGEABLE',
     message: string,
   ) {
@@ -63,7 +76,14 @@ export interface EndorsementState {
   maxTripDaysByProduct: Map<number, number>;
   /** Most covered units one item may hold (config MAX_COVERED_UNITS, as for a quote). */
   maxCoveredUnits: number;
+  /** Each product line's endorsement terms (whether it allows each holder endorsement, and its premium per unit). */
+  endorsementTerms: Map<number, StoredEndorsementTerms>;
+  /** The holder endorsement premiums the ledger holds (collected positive, given back negative), per unit. */
+  holderPremiums: LedgerUnitPremium[];
 }
+
+/** A holder endorsement premium on an existing unit, with the unit's label (what the preview shows). */
+export type HolderUnitPremium = Required<LedgerUnitPremium> & { localLabel: string };
 
 /** A unit's new window, as a move sets it. */
 export interface UnitMove {
@@ -84,8 +104,12 @@ export interface EndorsementPlan {
   namedInsured: { name: string; address?: Record<string, unknown> } | null;
   descriptions: Array<{ certificateHolderId: number; description: string }>;
   moves: UnitMove[];
-  /** Units to add, per item (add_covered_units). */
+  /** Units to add, per item (add_covered_units), each with its holders' endorsement premiums. */
   additions: UnitAddition[];
+  /** Holders whose endorsement marks change (certificate_holder_endorsements). */
+  holderMarks: Array<{ certificateHolderId: number; additionalInsured: boolean; waiverOfSubrogation: boolean }>;
+  /** Holder endorsement premiums on existing units: collected (positive) or given back (negative). */
+  holderPremiums: HolderUnitPremium[];
   /** Which certificates to supersede: all of the purchase, or these holders' and units'. */
   supersede: { all: boolean; holderIds: number[]; coveredUnitIds: number[] };
 }
@@ -122,6 +146,8 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
     descriptions: [],
     moves: [],
     additions: [],
+    holderMarks: [],
+    holderPremiums: [],
     supersede: { all: false, holderIds: [], coveredUnitIds: [] },
   };
   const units = state.items.flatMap((i) => i.units.map((u) => ({ ...u, item: i })));
@@ -247,24 +273,112 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
           null,
         ).lines;
         const shares = splitEvenly(line!.amountMinor, expansion.units.length);
+        // Holders already named additional insured (or with subrogation waived) on this item pay for it on the new units too.
+        const terms = state.endorsementTerms.get(item.productLineId);
+        const onNewUnit = state.holders
+          .filter((h) => h.removedAt === null && (h.purchaseItemId === null || h.purchaseItemId === item.id))
+          .flatMap((h) =>
+            HOLDER_ENDORSEMENTS.filter((kind) => markOf(h, kind) && premiumOf(terms, kind) > 0).map((kind) => ({
+              certificateHolderId: h.id,
+              endorsement: kind,
+              premiumMinor: premiumOf(terms, kind),
+            })),
+          );
         plan.additions.push({
           itemId: item.id,
-          units: expansion.units.map(({ index: _index, ...u }, k) => ({ ...u, premiumMinor: shares[k]! })),
+          units: expansion.units.map(({ index: _index, ...u }, k) => ({
+            ...u,
+            premiumMinor: shares[k]!,
+            ...(onNewUnit.length ? { holderPremiums: onNewUnit } : {}),
+          })),
         });
+        break;
+      }
+      case 'certificate_holder_endorsements': {
+        const holder = state.holders.find((h) => h.id === change.certificate_holder_id && h.removedAt === null);
+        if (!holder)
+          throw new EndorsementError(
+            'NOT_FOUND',
+            `certificate holder ${change.certificate_holder_id} is not an active holder of purchase ${state.purchase.id}`,
+          );
+        const want = {
+          additional_insured: change.additional_insured ?? holder.additionalInsured,
+          waiver_of_subrogation: change.waiver_of_subrogation ?? holder.waiverOfSubrogation,
+        };
+        if (HOLDER_ENDORSEMENTS.every((kind) => want[kind] === markOf(holder, kind)))
+          throw new EndorsementError('NOTHING_TO_ENDORSE', `certificate holder ${holder.id} already has these endorsements`);
+        const covered = state.items.filter((i) => holder.purchaseItemId === null || i.id === holder.purchaseItemId);
+        for (const kind of HOLDER_ENDORSEMENTS) {
+          if (want[kind] === markOf(holder, kind)) continue;
+          for (const item of covered) {
+            if (want[kind]) {
+              const terms = state.endorsementTerms.get(item.productLineId);
+              if (terms && !(kind === 'additional_insured' ? terms.allowsAdditionalInsured : terms.allowsWaiverOfSubrogation))
+                throw new EndorsementError(
+                  'ENDORSEMENT_NOT_ALLOWED',
+                  kind === 'additional_insured'
+                    ? `Product ${item.productLineId} does not allow naming a certificate holder additional insured`
+                    : `Product ${item.productLineId} does not allow a waiver of subrogation`,
+                );
+              const premium = premiumOf(terms, kind);
+              if (premium === 0) continue;
+              for (const u of item.units)
+                if (u.cancellationId === null && u.endsAt.getTime() > clock.getTime())
+                  plan.holderPremiums.push({
+                    unitId: u.id,
+                    itemId: item.id,
+                    certificateHolderId: holder.id,
+                    endorsement: kind,
+                    premiumMinor: premium,
+                    localLabel: u.localLabel,
+                  });
+            } else {
+              // What was collected for it, net of what went back, on each unit not started and not cancelled.
+              const net = new Map<number, number>();
+              for (const c of state.holderPremiums)
+                if (c.certificateHolderId === holder.id && c.endorsement === kind && c.itemId === item.id)
+                  net.set(c.unitId, (net.get(c.unitId) ?? 0) + c.premiumMinor);
+              for (const u of item.units)
+                if ((net.get(u.id) ?? 0) > 0 && u.cancellationId === null && u.startsAt.getTime() > clock.getTime())
+                  plan.holderPremiums.push({
+                    unitId: u.id,
+                    itemId: item.id,
+                    certificateHolderId: holder.id,
+                    endorsement: kind,
+                    premiumMinor: 0 - net.get(u.id)!,
+                    localLabel: u.localLabel,
+                  });
+            }
+          }
+        }
+        plan.holderMarks.push({
+          certificateHolderId: holder.id,
+          additionalInsured: want.additional_insured,
+          waiverOfSubrogation: want.waiver_of_subrogation,
+        });
+        plan.supersede.holderIds.push(holder.id);
         break;
       }
     }
   }
-  const addedPremium = plan.additions.reduce((s, a) => s + a.units.reduce((t, u) => t + u.premiumMinor, 0), 0);
-  if (addedPremium > 0) {
-    plan.premiumDifferenceMinor = addedPremium;
+  const premium =
+    plan.additions.reduce(
+      (s, a) => s + a.units.reduce((t, u) => t + u.premiumMinor + (u.holderPremiums ?? []).reduce((h, x) => h + x.premiumMinor, 0), 0),
+      0,
+    ) + plan.holderPremiums.reduce((s, h) => s + h.premiumMinor, 0);
+  if (premium > 0) {
+    plan.premiumDifferenceMinor = premium;
     plan.platformFeeDifferenceMinor = priceQuote(
-      [{ unitPriceMinor: addedPremium, units: 1, priceFactor: 1 }],
+      [{ unitPriceMinor: premium, units: 1, priceFactor: 1 }],
       state.purchase.platformFeeBps,
     ).platformFeeMinor;
     plan.totalDifferenceMinor = plan.premiumDifferenceMinor + plan.platformFeeDifferenceMinor;
     if (plan.totalDifferenceMinor > MAX_CHARGE_MINOR)
       throw new EndorsementError('VALIDATION_ERROR', `the difference exceeds the largest single charge (${MAX_CHARGE_MINOR} minor units)`);
+  } else if (premium < 0) {
+    // Given back: premium only (the platform fee comes back only when a cancellation ends the policy).
+    plan.premiumDifferenceMinor = premium;
+    plan.totalDifferenceMinor = premium;
   }
   const inForce = state.certificates.filter((c) => c.voidedAt === null);
   const touched = plan.supersede.all
@@ -282,24 +396,49 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
   return plan;
 }
 
+/** The holder endorsements, in the order they are priced and printed. */
+export const HOLDER_ENDORSEMENTS: readonly HolderEndorsementKind[] = ['additional_insured', 'waiver_of_subrogation'];
+
+const markOf = (h: CertificateHolderRecord, kind: HolderEndorsementKind): boolean =>
+  kind === 'additional_insured' ? h.additionalInsured : h.waiverOfSubrogation;
+
+/** The premium per covered unit a product's terms set for `kind` (0 without terms: free). */
+const premiumOf = (t: StoredEndorsementTerms | undefined, kind: HolderEndorsementKind): number =>
+  !t ? 0 : kind === 'additional_insured' ? t.additionalInsuredPremiumMinor : t.waiverOfSubrogationPremiumMinor;
+
 /** Reads what an endorsement is decided on for purchase `p` (through the given repositories, e.g. inside one transaction). */
 export async function loadEndorsementState(
   repos: {
-    purchases: Pick<import('../purchases/repository').PurchasesRepository, 'itemDetails'>;
+    purchases: Pick<import('../purchases/repository').PurchasesRepository, 'itemDetails' | 'endorsementCharges'>;
     holders: Pick<import('../certificate-holders/repository').CertificateHoldersRepository, 'list'>;
     certificates: Pick<import('../certificates/repository').CertificatesRepository, 'listForPurchase'>;
     endorsements: Pick<import('./repository').EndorsementsRepository, 'maxTripDays'>;
+    products: Pick<import('../products/repository').ProductsRepository, 'endorsementTerms'>;
   },
   p: PurchaseRecord,
   limits: { maxCoveredUnits: number },
 ): Promise<EndorsementState> {
-  const [items, holders, certificates] = await Promise.all([
+  const [items, holders, certificates, charges] = await Promise.all([
     repos.purchases.itemDetails(p.id),
     repos.holders.list(p.id),
     repos.certificates.listForPurchase(p.id),
+    repos.purchases.endorsementCharges(p.id),
   ]);
-  const maxTripDaysByProduct = await repos.endorsements.maxTripDays([...new Set(items.map((i) => i.productLineId))]);
-  return { purchase: p, items, holders, certificates, maxTripDaysByProduct, maxCoveredUnits: limits.maxCoveredUnits };
+  const productLineIds = [...new Set(items.map((i) => i.productLineId))];
+  const [maxTripDaysByProduct, endorsementTerms] = await Promise.all([
+    repos.endorsements.maxTripDays(productLineIds),
+    repos.products.endorsementTerms(productLineIds),
+  ]);
+  return {
+    purchase: p,
+    items,
+    holders,
+    certificates,
+    maxTripDaysByProduct,
+    maxCoveredUnits: limits.maxCoveredUnits,
+    endorsementTerms,
+    holderPremiums: charges.flatMap((c) => c.breakdown.filter((b) => b.certificateHolderId !== undefined)),
+  };
 }
 
 /** How long an endorsement quote holds (15 minutes), in ms. */

@@ -7,12 +7,19 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { EndorsementChange } from './schemas';
 import type { CoveredUnit } from '../quotes/coverage';
+import type { CancellationRefund, HolderPremiumOnNewUnit, LedgerUnitPremium } from '../purchases/repository';
 
-/** Covered units an endorsement adds to one item, each with its premium (minor units). */
+/**
+ * Covered units an endorsement adds to one item, each with its premium (minor units) and the
+ * endorsement premiums its certificate holders pay on it (additional insured, waiver).
+ */
 export interface UnitAddition {
   itemId: number;
-  units: Array<Omit<CoveredUnit, 'index'> & { premiumMinor: number }>;
+  units: Array<Omit<CoveredUnit, 'index'> & { premiumMinor: number; holderPremiums?: HolderPremiumOnNewUnit[] }>;
 }
+
+/** A holder endorsement premium an endorsement prices on an existing unit (negative: given back), with the unit's label. */
+export type StoredHolderPremium = Required<LedgerUnitPremium> & { localLabel: string };
 
 /** Where an endorsement stands: quoted, its difference being collected, applied, or ended without a change. */
 export type EndorsementStatus = 'quoted' | 'awaiting_payment' | 'applied' | 'payment_failed' | 'refunded';
@@ -33,6 +40,12 @@ export interface StoredEndorsement {
   reissued: Array<{ from: string; to: string }> | null;
   /** Units the endorsement adds (empty for the unpriced change kinds); instants as ISO strings once stored. */
   additions: UnitAddition[];
+  /** Holder endorsement premiums on existing units (certificate_holder_endorsements). */
+  holderPremiums: StoredHolderPremium[];
+  /** Once applied, a negative difference's refund split as the ledger holds it (null: nothing given back). */
+  refunds: CancellationRefund[] | null;
+  /** Why the processor refused that refund, if it did. */
+  refundFailure: string | null;
   /** How the difference is collected (null: nothing to collect). */
   paymentMethod: 'saved_card' | 'checkout_link' | null;
   paymentMethodId: string | null;
@@ -73,6 +86,9 @@ const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({
   fingerprint: r.fingerprint,
   reissued: r.reissued ?? null,
   additions: additionsOf(r.additions),
+  holderPremiums: r.holder_premiums ?? [],
+  refunds: r.ledger_refunds ?? null,
+  refundFailure: r.ledger_failure_reason ?? null,
   paymentMethod: r.payment_method ?? null,
   paymentMethodId: r.payment_method_id ?? null,
   paymentIntentId: r.payment_intent_id ?? null,
@@ -89,6 +105,11 @@ const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({
 });
 
 export function createEndorsementsRepository(db: Db | Knex.Transaction) {
+  /** Endorsements with their ledger row's refund split and refusal (read, never written, here). */
+  const read = () =>
+    db('endorsements as e')
+      .leftJoin('policy_transactions as t', 't.id', 'e.policy_transaction_id')
+      .select('e.*', 't.refunds as ledger_refunds', 't.failure_reason as ledger_failure_reason');
   return {
     async saveQuote(
       e: Pick<
@@ -104,6 +125,7 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
         | 'reissues'
         | 'fingerprint'
         | 'additions'
+        | 'holderPremiums'
         | 'expiresAt'
       >,
     ): Promise<StoredEndorsement> {
@@ -121,6 +143,7 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
           reissues: JSON.stringify(e.reissues),
           fingerprint: e.fingerprint,
           additions: e.additions.length ? JSON.stringify(e.additions) : null,
+          holder_premiums: e.holderPremiums.length ? JSON.stringify(e.holderPremiums) : null,
           expires_at: e.expiresAt,
         })
         .returning('*');
@@ -128,15 +151,15 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
     },
 
     async findByQuote(quoteId: string, opts: { forUpdate?: boolean } = {}): Promise<StoredEndorsement | undefined> {
-      const q = db('endorsements').where({ quote_id: quoteId });
-      if (opts.forUpdate) q.forUpdate();
+      const q = read().where('e.quote_id', quoteId);
+      if (opts.forUpdate) q.forUpdate('e');
       const row = await q.first();
       return row ? toEndorsement(row) : undefined;
     },
 
     /** The purchase's endorsements carried out, oldest first. */
     async applied(purchaseId: number): Promise<StoredEndorsement[]> {
-      return (await db('endorsements').where({ purchase_id: purchaseId, status: 'applied' }).orderBy('applied_at')).map(toEndorsement);
+      return (await read().where({ 'e.purchase_id': purchaseId, 'e.status': 'applied' }).orderBy('e.applied_at')).map(toEndorsement);
     },
 
     /**
@@ -153,7 +176,7 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
         .where({ quote_id: quoteId })
         .whereIn('status', ['quoted', 'awaiting_payment'])
         .update({ status: 'applied', reissued: JSON.stringify(reissued), applied_at: at, policy_transaction_id: policyTransactionId });
-      return toEndorsement(await db('endorsements').where({ quote_id: quoteId }).first());
+      return toEndorsement(await read().where('e.quote_id', quoteId).first());
     },
 
     /** The difference of quote `quoteId` is being collected by `method` (from `quoted`; a repeat changes nothing). */
@@ -195,7 +218,7 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
 
     /** The endorsement whose difference checkout session `sessionId` collects. */
     async findByCheckoutSession(sessionId: string): Promise<StoredEndorsement | undefined> {
-      const row = await db('endorsements').where({ checkout_session_id: sessionId }).first();
+      const row = await read().where('e.checkout_session_id', sessionId).first();
       return row ? toEndorsement(row) : undefined;
     },
 

@@ -102,8 +102,25 @@ const AddUnitsChange = z
       'Adds covered days or trips to an item, validated like a quote (not in the past, no overlap with the item’s active units, within the product’s limits) and priced like one: the item’s unit price times its price factors for each unit added, plus the platform fee on that premium. The difference is collected before the units take effect.',
   });
 
+const HolderEndorsementsChange = z
+  .strictObject({
+    type: z.literal('certificate_holder_endorsements'),
+    certificate_holder_id: id,
+    additional_insured: z.boolean().optional().meta({ description: 'Name the holder additional insured (true) or no longer (false)' }),
+    waiver_of_subrogation: z.boolean().optional().meta({ description: 'Waive subrogation against the holder (true) or no longer (false)' }),
+  })
+  .superRefine((c, ctx) => {
+    if (c.additional_insured === undefined && c.waiver_of_subrogation === undefined)
+      ctx.addIssue({ code: 'custom', path: ['additional_insured'], message: 'send additional_insured, waiver_of_subrogation or both' });
+  })
+  .meta({
+    id: 'CertificateHolderEndorsementsChange',
+    description:
+      'Names a certificate holder additional insured or waives subrogation against it (or stops either), as the products of the purchase allow. Priced by the product’s endorsement terms per covered unit the holder’s certificates cover: turning one on collects its premium on every unit still active for the holder (before it takes effect); turning one off gives back what was collected for it on the units not started. The holder’s certificates are reissued with the marks.',
+  });
+
 export const EndorsementChange = z
-  .discriminatedUnion('type', [NamedInsuredChange, DescriptionChange, MoveChange, AddUnitsChange])
+  .discriminatedUnion('type', [NamedInsuredChange, DescriptionChange, MoveChange, AddUnitsChange, HolderEndorsementsChange])
   .meta({ id: 'EndorsementChange' });
 export type EndorsementChange = z.infer<typeof EndorsementChange>;
 
@@ -119,11 +136,15 @@ export const EndorsementQuoteRequest = z
           ctx.addIssue({ code: 'custom', message: 'at most one named_insured change' });
         const units = cs.flatMap((c) => (c.type === 'move_covered_unit' ? [c.covered_unit_id] : []));
         if (new Set(units).size < units.length) ctx.addIssue({ code: 'custom', message: 'a covered unit may move once per endorsement' });
-        if (cs.some((c) => c.type === 'add_covered_units') && cs.some((c) => c.type !== 'add_covered_units'))
-          ctx.addIssue({
-            code: 'custom',
-            message: 'add_covered_units changes go in an endorsement of their own (they are paid for first)',
-          });
+        for (const priced of ['add_covered_units', 'certificate_holder_endorsements'] as const)
+          if (cs.some((c) => c.type === priced) && cs.some((c) => c.type !== priced))
+            ctx.addIssue({
+              code: 'custom',
+              message: `${priced} changes go in an endorsement of their own (their premium is collected first or given back)`,
+            });
+        const marked = cs.flatMap((c) => (c.type === 'certificate_holder_endorsements' ? [c.certificate_holder_id] : []));
+        if (new Set(marked).size < marked.length)
+          ctx.addIssue({ code: 'custom', message: 'one certificate_holder_endorsements change per certificate holder' });
         const holders = cs.flatMap((c) => (c.type === 'description_of_operations' ? [c.certificate_holder_id] : []));
         if (new Set(holders).size < holders.length) ctx.addIssue({ code: 'custom', message: 'one description per certificate holder' });
       }),
@@ -186,7 +207,9 @@ export const Endorsement = z
     }),
     changes: z.array(EndorsementChange),
     currency: z.string(),
-    premium_difference: minor('Premium to collect (positive) or give back (negative): the units added; 0 for the other change kinds'),
+    premium_difference: minor(
+      'Premium to collect (positive) or give back (negative): the units added and the holder endorsements; 0 for the other change kinds',
+    ),
     platform_fee_difference: minor('Platform fee difference'),
     total_difference: minor('Total difference'),
     new_amount_total: minor('The purchase’s total after the change'),
@@ -213,6 +236,37 @@ export const Endorsement = z
         }),
       )
       .meta({ description: 'The covered units the change adds (each gets a certificate per certificate holder once applied)' }),
+    holder_endorsement_premiums: z
+      .array(
+        z.object({
+          certificate_holder_id: z.number().int(),
+          endorsement: z.enum(['additional_insured', 'waiver_of_subrogation']),
+          covered_unit_id: z.number().int().nullable().meta({ description: 'The unit (null: a unit this change adds)' }),
+          local_label: z.string(),
+          premium: minor('Premium collected for it (negative: given back)'),
+        }),
+      )
+      .meta({
+        description:
+          'Additional-insured and waiver-of-subrogation premiums the change collects or gives back, per certificate holder and covered unit (included in premium_difference)',
+      }),
+    refund: z
+      .object({
+        amount: minor('Given back (positive)'),
+        status: z.enum(['pending', 'submitted', 'failed']).meta({
+          description:
+            '`pending` (being created at the processor after the change was applied; retried through outages), `submitted` (every part created), `failed` (refused by the processor: see failure_reason)',
+        }),
+        refunds: z.array(
+          z.object({ refund_id: z.string().nullable(), payment_intent: z.string(), amount: minor('Taken from this payment') }),
+        ),
+        failure_reason: z.string().nullable(),
+      })
+      .nullable()
+      .meta({
+        description:
+          'How a negative difference goes back once the endorsement is applied (null: nothing given back, or not applied yet): split over the purchase’s payments, newest first, one refund per payment',
+      }),
     payment: z
       .object({
         method: z.enum(['saved_card', 'checkout_link']),

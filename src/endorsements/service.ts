@@ -20,6 +20,7 @@ import type { CertificatesRepository } from '../certificates/repository';
 import type { CertificateHoldersRepository } from '../certificate-holders/repository';
 import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
+import type { ProductsRepository } from '../products/repository';
 import { isInForce, policyClock } from '../purchases/cancellation-pricing';
 import { purchaseScopeOf } from '../purchases/service';
 import { ENDORSEMENT_QUOTE_TTL_MS, EndorsementError, loadEndorsementState, planEndorsement, stateFingerprint } from './planning';
@@ -64,6 +65,35 @@ export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'tot
         premium: u.premiumMinor,
       })),
     ),
+    holder_endorsement_premiums: [
+      ...e.holderPremiums.map((h) => ({
+        certificate_holder_id: h.certificateHolderId,
+        endorsement: h.endorsement,
+        covered_unit_id: h.unitId,
+        local_label: h.localLabel,
+        premium: h.premiumMinor,
+      })),
+      ...e.additions.flatMap((a) =>
+        a.units.flatMap((u) =>
+          (u.holderPremiums ?? []).map((h) => ({
+            certificate_holder_id: h.certificateHolderId,
+            endorsement: h.endorsement,
+            covered_unit_id: null,
+            local_label: u.localLabel,
+            premium: h.premiumMinor,
+          })),
+        ),
+      ),
+    ],
+    refund:
+      e.totalDifferenceMinor < 0 && e.status === 'applied'
+        ? {
+            amount: 0 - e.totalDifferenceMinor,
+            status: e.refundFailure ? 'failed' : e.refunds && e.refunds.every((r) => r.refundId) ? 'submitted' : 'pending',
+            refunds: (e.refunds ?? []).map((r) => ({ refund_id: r.refundId, payment_intent: r.paymentIntentId, amount: r.amountMinor })),
+            failure_reason: e.refundFailure,
+          }
+        : null,
     payment: e.paymentMethod
       ? {
           method: e.paymentMethod,
@@ -85,6 +115,7 @@ export function createEndorsementService(deps: {
   holders: CertificateHoldersRepository;
   certificates: CertificatesRepository;
   endorsements: EndorsementsRepository;
+  products: Pick<ProductsRepository, 'endorsementTerms'>;
   workflows: Pick<PurchaseWorkflows, 'endorse'>;
   /** Most covered units one item may hold (MAX_COVERED_UNITS, as for a quote). */
   maxCoveredUnits: number;
@@ -120,7 +151,13 @@ export function createEndorsementService(deps: {
       if (!p.certificatesIssuedAt)
         throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id}'s certificates are still being issued: ask again in a few seconds`);
       const state = await loadEndorsementState(
-        { purchases: deps.purchases, holders: deps.holders, certificates: deps.certificates, endorsements: deps.endorsements },
+        {
+          purchases: deps.purchases,
+          holders: deps.holders,
+          certificates: deps.certificates,
+          endorsements: deps.endorsements,
+          products: deps.products,
+        },
         p,
         { maxCoveredUnits: deps.maxCoveredUnits },
       );
@@ -143,6 +180,7 @@ export function createEndorsementService(deps: {
         totalDifferenceMinor: plan.totalDifferenceMinor,
         reissues: plan.reissues,
         additions: plan.additions,
+        holderPremiums: plan.holderPremiums,
         fingerprint: stateFingerprint(state),
         expiresAt: new Date(realNow.getTime() + ENDORSEMENT_QUOTE_TTL_MS),
       });

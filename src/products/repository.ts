@@ -94,10 +94,14 @@ export interface ProductListFilter {
 }
 
 /** A product's cancellation terms and whether they are its own (false: the defaults). */
-/** A product's endorsement terms as stored (the defaults, both allowed, without a row). */
+/** A product's endorsement terms as stored (the defaults, both allowed at no premium, without a row). */
 export interface StoredEndorsementTerms {
   allowsAdditionalInsured: boolean;
   allowsWaiverOfSubrogation: boolean;
+  /** Premium of naming a holder additional insured, minor units per covered unit the holder's certificates cover (0: free). */
+  additionalInsuredPremiumMinor: number;
+  /** Premium of waiving subrogation against a holder, minor units per covered unit (0: free). */
+  waiverOfSubrogationPremiumMinor: number;
   isDefault: boolean;
   updatedAt: Date | null;
 }
@@ -210,10 +214,19 @@ export function createProductsRepository(db: Db) {
               ? {
                   allowsAdditionalInsured: row.allows_additional_insured,
                   allowsWaiverOfSubrogation: row.allows_waiver_of_subrogation,
+                  additionalInsuredPremiumMinor: Number(row.additional_insured_premium_minor),
+                  waiverOfSubrogationPremiumMinor: Number(row.waiver_of_subrogation_premium_minor),
                   isDefault: false,
                   updatedAt: row.updated_at as Date,
                 }
-              : { allowsAdditionalInsured: true, allowsWaiverOfSubrogation: true, isDefault: true, updatedAt: null },
+              : {
+                  allowsAdditionalInsured: true,
+                  allowsWaiverOfSubrogation: true,
+                  additionalInsuredPremiumMinor: 0,
+                  waiverOfSubrogationPremiumMinor: 0,
+                  isDefault: true,
+                  updatedAt: null,
+                },
           ];
         }),
       );
@@ -223,13 +236,15 @@ export function createProductsRepository(db: Db) {
     async saveEndorsementTerms(
       trx: Knex.Transaction,
       productLineId: number,
-      terms: { allowsAdditionalInsured: boolean; allowsWaiverOfSubrogation: boolean },
+      terms: Omit<StoredEndorsementTerms, 'isDefault' | 'updatedAt'>,
     ): Promise<StoredEndorsementTerms> {
       const [saved] = await trx('product_endorsement_terms')
         .insert({
           product_line_id: productLineId,
           allows_additional_insured: terms.allowsAdditionalInsured,
           allows_waiver_of_subrogation: terms.allowsWaiverOfSubrogation,
+          additional_insured_premium_minor: terms.additionalInsuredPremiumMinor,
+          waiver_of_subrogation_premium_minor: terms.waiverOfSubrogationPremiumMinor,
           updated_at: trx.fn.now(),
         })
         .onConflict('product_line_id')
@@ -238,6 +253,8 @@ export function createProductsRepository(db: Db) {
       return {
         allowsAdditionalInsured: saved.allows_additional_insured,
         allowsWaiverOfSubrogation: saved.allows_waiver_of_subrogation,
+        additionalInsuredPremiumMinor: Number(saved.additional_insured_premium_minor),
+        waiverOfSubrogationPremiumMinor: Number(saved.waiver_of_subrogation_premium_minor),
         isDefault: false,
         updatedAt: saved.updated_at as Date,
       };

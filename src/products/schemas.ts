@@ -260,6 +260,17 @@ export const CancellationTermsRead = z
   });
 export type CancellationTermsRead = z.infer<typeof CancellationTermsRead>;
 
+const endorsementPremium = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .optional()
+    .meta({
+      description: `Premium of ${what}: integer minor units of the product’s currency per covered day or trip the holder’s certificates cover (default 0: free). A priced one is added through an endorsement quote and collected before it takes effect; removing it gives back its share of the units not started.`,
+    });
+
 /** Body of `PATCH /api/v1/products/{id}/endorsement_terms`: the sent terms change, the others keep their value. */
 export const UpdateEndorsementTermsBody = z
   .strictObject({
@@ -270,8 +281,10 @@ export const UpdateEndorsementTermsBody = z
     allows_waiver_of_subrogation: z.boolean().optional().meta({
       description: 'Whether the insurer may waive subrogation against a certificate holder of this product’s purchases (default true)',
     }),
+    additional_insured_premium: endorsementPremium('naming a certificate holder additional insured'),
+    waiver_of_subrogation_premium: endorsementPremium('waiving subrogation against a certificate holder'),
   })
-  .meta({ id: 'UpdateEndorsementTermsRequest', example: { allows_waiver_of_subrogation: false } });
+  .meta({ id: 'UpdateEndorsementTermsRequest', example: { allows_waiver_of_subrogation: true, waiver_of_subrogation_premium: 150 } });
 export type UpdateEndorsementTermsBody = z.infer<typeof UpdateEndorsementTermsBody>;
 
 /** A product's endorsement terms as the API answers them. */
@@ -280,7 +293,15 @@ export const EndorsementTermsRead = z
     product_id: z.number().int(),
     allows_additional_insured: z.boolean(),
     allows_waiver_of_subrogation: z.boolean(),
-    is_default: z.boolean().meta({ description: 'true while the product has no terms of its own (both allowed)' }),
+    additional_insured_premium: z
+      .number()
+      .int()
+      .meta({ description: 'Premium of naming a holder additional insured, minor units per covered unit (0: free)' }),
+    waiver_of_subrogation_premium: z
+      .number()
+      .int()
+      .meta({ description: 'Premium of a waiver of subrogation for a holder, minor units per covered unit (0: free)' }),
+    is_default: z.boolean().meta({ description: 'true while the product has no terms of its own (both allowed, at no premium)' }),
     updated_at: z.string().nullable().meta({ description: 'When the terms were last set, ISO 8601 UTC; null for the defaults' }),
   })
   .meta({
@@ -288,7 +309,9 @@ export const EndorsementTermsRead = z
     example: {
       product_id: 12,
       allows_additional_insured: true,
-      allows_waiver_of_subrogation: false,
+      allows_waiver_of_subrogation: true,
+      additional_insured_premium: 0,
+      waiver_of_subrogation_premium: 150,
       is_default: false,
       updated_at: '2026-11-26T09:00:00.000Z',
     },

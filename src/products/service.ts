@@ -97,6 +97,8 @@ export function toEndorsementTermsRead(productId: number, t: StoredEndorsementTe
     product_id: productId,
     allows_additional_insured: t.allowsAdditionalInsured,
     allows_waiver_of_subrogation: t.allowsWaiverOfSubrogation,
+    additional_insured_premium: t.additionalInsuredPremiumMinor,
+    waiver_of_subrogation_premium: t.waiverOfSubrogationPremiumMinor,
     is_default: t.isDefault,
     updated_at: t.updatedAt?.toISOString() ?? null,
   };
@@ -273,6 +275,8 @@ export function createProductService(deps: {
         return products.saveEndorsementTerms(trx, id, {
           allowsAdditionalInsured: body.allows_additional_insured ?? current.allowsAdditionalInsured,
           allowsWaiverOfSubrogation: body.allows_waiver_of_subrogation ?? current.allowsWaiverOfSubrogation,
+          additionalInsuredPremiumMinor: body.additional_insured_premium ?? current.additionalInsuredPremiumMinor,
+          waiverOfSubrogationPremiumMinor: body.waiver_of_subrogation_premium ?? current.waiverOfSubrogationPremiumMinor,
         });
       });
       return toEndorsementTermsRead(id, saved);

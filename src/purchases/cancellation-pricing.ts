@@ -4,7 +4,8 @@
  * the most still refundable (paid, less what went back: refunds recorded, completed cancellations,
  * and cancellations still on their way or scheduled). Units added by a priced endorsement count
  * with the premium, platform fee and payment that endorsement collected: an item's premium is what
- * its sale and its endorsements charged for it, spread over all its units. Shared by the cancellation quote (API) and the acceptance
+ * its sale and its endorsements charged for it (less what endorsements gave back: a holder's paid
+ * endorsement removed), spread over all its units; what endorsements gave back counts as refunded. Shared by the cancellation quote (API) and the acceptance
  * of a cancellation (worker), so both price the same way. Amounts in minor units.
  */
 import { randomBytes } from 'node:crypto';
@@ -62,7 +63,12 @@ export function priceCancellationOf(
     effectiveAt: ask.effectiveAt,
     cancelUnitIds: unitIds,
     requestedBy: ask.requestedBy,
-    refundableMinor: p.totalMinor + charges.reduce((n, c) => n + c.totalMinor, 0) - Math.max(p.refundedMinor, completed) - underway,
+    // An endorsement that gave premium back (negative total) is a refund already made, like a completed cancellation's.
+    refundableMinor:
+      p.totalMinor +
+      charges.reduce((n, c) => n + Math.max(c.totalMinor, 0), 0) -
+      Math.max(p.refundedMinor, completed + charges.reduce((n, c) => n + Math.max(0 - c.totalMinor, 0), 0)) -
+      underway,
   });
   const startOf = new Map(units.map((u) => [u.id, u.startsAt.getTime()]));
   return { ...priced, firstStartMs: Math.min(...priced.units.map((u) => startOf.get(u.unitId)!)) };

@@ -46,6 +46,25 @@ export function predecessorsOf(to: PurchaseStatus): PurchaseStatus[] {
 }
 
 /** One covered day or trip of a new purchase item. */
+/** A holder endorsement a certificate holder may pay premium for on a covered unit. */
+export type HolderEndorsementKind = 'additional_insured' | 'waiver_of_subrogation';
+
+/**
+ * One entry of a priced endorsement's `breakdown` (minor units): a unit's own premium, or with
+ * `certificateHolderId` and `endorsement` a holder's additional-insured or waiver premium on it
+ * (negative: given back).
+ */
+export interface LedgerUnitPremium {
+  unitId: number;
+  itemId: number;
+  premiumMinor: number;
+  certificateHolderId?: number;
+  endorsement?: HolderEndorsementKind;
+}
+
+/** A holder's endorsement premium on a unit that is being added (its id not known yet). */
+export type HolderPremiumOnNewUnit = Required<Pick<LedgerUnitPremium, 'certificateHolderId' | 'endorsement' | 'premiumMinor'>>;
+
 export interface NewCoveredUnit {
   index: number;
   kind: 'day' | 'trip';
@@ -874,13 +893,17 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     },
 
     /**
-     * Records a priced endorsement that added covered units, in the caller's transaction: a
-     * `policy_transactions` row (`kind` endorsement, `completed`, the premium and platform fee
-     * collected in minor units, the payment intent that collected them, `breakdown` one entry per
-     * unit { unitId, itemId, premiumMinor }) and the units themselves (`added_by_transaction_id`),
-     * numbered after the item's last unit. Returns the transaction's id and the new units' ids.
+     * Records a priced endorsement in the caller's transaction: a `policy_transactions` row
+     * (`kind` endorsement, `completed`, the premium and platform fee in minor units, the payment
+     * intent that collected them) with `breakdown` one entry per unit and premium
+     * ({ unitId, itemId, premiumMinor } for a unit's own premium; with `certificateHolderId` and
+     * `endorsement` for a holder's additional-insured or waiver premium on it), and the units added
+     * (`added_by_transaction_id`), numbered after the item's last unit. A negative premium is given
+     * back (a holder's endorsement removed): its total is negative, it collects no platform fee and
+     * no payment intent, and `refunds` is its refund split (planned by the caller). Returns the
+     * transaction's id and the new units' ids.
      */
-    async recordEndorsementAdditions(e: {
+    async recordEndorsementTransaction(e: {
       purchaseId: number;
       apiKeyId: number;
       currency: string;
@@ -888,7 +911,11 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
       platformFeeMinor: number;
       paymentIntentId: string | null;
       effectiveAt: Date;
-      additions: Array<{ itemId: number; units: Array<Omit<NewCoveredUnit, 'index'> & { premiumMinor: number }> }>;
+      additions: Array<{
+        itemId: number;
+        units: Array<Omit<NewCoveredUnit, 'index'> & { premiumMinor: number; holderPremiums?: HolderPremiumOnNewUnit[] }>;
+      }>;
+      holderPremiums?: LedgerUnitPremium[];
     }): Promise<{ transactionId: number; unitIds: number[] }> {
       const [row] = await db('policy_transactions')
         .insert({
@@ -911,7 +938,7 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .returning('id');
       const transactionId = row.id as number;
       const unitIds: number[] = [];
-      const breakdown: Array<{ unitId: number; itemId: number; premiumMinor: number }> = [];
+      const breakdown: LedgerUnitPremium[] = [...(e.holderPremiums ?? [])];
       for (const a of e.additions) {
         const last = await db('covered_units').where({ purchase_item_id: a.itemId }).max('unit_index as max').first();
         let index = Number(last?.max ?? -1) + 1;
@@ -931,17 +958,57 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
             .returning('id');
           unitIds.push(inserted.id);
           breakdown.push({ unitId: inserted.id, itemId: a.itemId, premiumMinor: u.premiumMinor });
+          for (const h of u.holderPremiums ?? []) breakdown.push({ unitId: inserted.id, itemId: a.itemId, ...h });
         }
       }
+      const touched = [...new Set([...unitIds, ...breakdown.map((b) => b.unitId)])];
       await db('policy_transactions')
         .where({ id: transactionId })
-        .update({ covered_unit_ids: unitIds, breakdown: JSON.stringify(breakdown) });
+        .update({ covered_unit_ids: touched, breakdown: JSON.stringify(breakdown) });
       return { transactionId, unitIds };
     },
 
     /**
-     * The purchase's completed endorsements that collected premium, oldest first: premium and
-     * platform fee (minor units), the payment intent, and the premium per added unit and item.
+     * Stores the refund split of endorsement transaction `transactionId` (a negative one), in the
+     * caller's transaction, before any refund of it is created: `plan` newest payment first.
+     */
+    async planEndorsementRefunds(transactionId: number, plan: PaymentShare[]): Promise<void> {
+      await db('policy_transactions')
+        .where({ id: transactionId, kind: 'endorsement' })
+        .whereNull('refunds')
+        .update({
+          refunds: JSON.stringify(plan.map((x) => ({ paymentIntentId: x.paymentIntentId, amountMinor: x.amountMinor, refundId: null }))),
+        });
+    },
+
+    /** The refund split of endorsement transaction `transactionId` as stored (null: nothing to give back). */
+    async endorsementRefunds(transactionId: number): Promise<CancellationRefund[] | null> {
+      const row = await db('policy_transactions').where({ id: transactionId, kind: 'endorsement' }).first('refunds');
+      return (row?.refunds as CancellationRefund[] | null | undefined) ?? null;
+    },
+
+    /** The `index`th refund of endorsement transaction `transactionId` exists at the processor (`refundId`). */
+    async recordEndorsementRefundCreated(transactionId: number, index: number, refundId: string): Promise<void> {
+      await db('policy_transactions')
+        .where({ id: transactionId, kind: 'endorsement' })
+        .whereRaw('jsonb_array_length(refunds) > ?', [index])
+        .update({
+          refunds: db.raw(`jsonb_set(refunds, ?::text[], to_jsonb(?::text))`, [`{${index},refundId}`, refundId]),
+          ...(index === 0 ? { refund_id: refundId } : {}),
+        });
+    },
+
+    /** Endorsement transaction `transactionId`'s refund was refused for good (`reason`): kept for the operator. */
+    async failEndorsementRefund(transactionId: number, reason: string): Promise<void> {
+      await db('policy_transactions')
+        .where({ id: transactionId, kind: 'endorsement' })
+        .update({ failure_reason: reason.slice(0, 1000) });
+    },
+
+    /**
+     * The purchase's completed priced endorsements, oldest first: premium and platform fee (minor
+     * units; negative premium: given back), the payment intent, and the premium per unit and item
+     * (a holder's endorsement premium naming its holder and endorsement).
      */
     async endorsementCharges(purchaseId: number): Promise<
       Array<{
@@ -951,7 +1018,7 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         totalMinor: number;
         paymentIntentId: string | null;
         completedAt: Date;
-        breakdown: Array<{ unitId: number; itemId: number; premiumMinor: number }>;
+        breakdown: LedgerUnitPremium[];
       }>
     > {
       const rows = await db('policy_transactions')
@@ -1138,8 +1205,9 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     },
 
     /**
-     * What the purchase's other cancellations (any but `exceptCancellationId`, rescinded ones
-     * aside) take from each payment intent, minor units: their planned `refunds`; one refunded
+     * What the purchase's other cancellations and endorsements that gave premium back (any but
+     * `exceptCancellationId`, rescinded ones aside) take from each payment intent, minor units:
+     * their planned `refunds`; a cancellation refunded
      * before refunds could be split (`refunds` null, `refund_id` set) took its total from the
      * sale's payment intent.
      */
@@ -1147,7 +1215,8 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
       const [p, rows] = await Promise.all([
         db('purchases').where({ id: purchaseId }).first('payment_intent_id'),
         db('policy_transactions')
-          .where({ purchase_id: purchaseId, kind: 'cancellation' })
+          .where({ purchase_id: purchaseId })
+          .whereIn('kind', ['cancellation', 'endorsement'])
           .whereNot({ id: exceptCancellationId })
           .whereNot({ status: 'rescinded' })
           .select('refunds', 'refund_id', 'total_minor'),

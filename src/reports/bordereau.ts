@@ -31,7 +31,11 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
     description:
       'Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation)',
   },
-  { name: 'transaction_type', description: 'new_business, renewal, endorsement (covered units added after the sale) or cancellation' },
+  {
+    name: 'transaction_type',
+    description:
+      'new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back) or cancellation',
+  },
   {
     name: 'transaction_date',
     description: 'When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, or the cancellation’s refund completed',
@@ -52,7 +56,7 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   { name: 'insured_country', description: 'The named insured’s country (ISO 3166-1 alpha-2), when an address was given' },
   {
     name: 'risk_inception',
-    description: 'Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it added), ISO 8601 UTC',
+    description: 'Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it priced), ISO 8601 UTC',
   },
   { name: 'risk_expiry', description: 'End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC' },
   { name: 'covered_units', description: 'Covered units (days or trips) the row is about: written, renewed, added or cancelled' },

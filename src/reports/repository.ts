@@ -118,9 +118,11 @@ export const LEDGER_SQL = `
     select 'endorsement', p.id, i.position, t.id,
            t.completed_at, t.effective_at,
            pl.master_policy_number, pl.customer_name, i.named_insured,
-           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id = t.id),
-           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id = t.id),
-           (select count(*)::int from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id = t.id),
+           (select min(cu.starts_at) from covered_units cu join jsonb_array_elements(t.breakdown) u on (u->>'unitId')::int = cu.id
+             where cu.purchase_item_id = i.id),
+           (select max(cu.ends_at) from covered_units cu join jsonb_array_elements(t.breakdown) u on (u->>'unitId')::int = cu.id
+             where cu.purchase_item_id = i.id),
+           (select count(distinct (u->>'unitId')::int)::int from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id),
            t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
            null::bigint[], t.breakdown, i.id, 0
       from policy_transactions t
@@ -153,7 +155,7 @@ interface LedgerRow {
   spread_fee_minor: string;
   spread_tax_minor: string;
   weights: string[] | null;
-  /** A cancellation's per-unit refund, or an endorsement's per-unit premium collected. */
+  /** A cancellation's per-unit refund, or an endorsement's per-unit premium collected (negative: given back). */
   breakdown: { itemId: number; refundableMinor?: number; premiumMinor?: number }[] | null;
   item_id: number;
   weight_index: number;
@@ -169,7 +171,7 @@ function toEntry(r: LedgerRow): LedgerEntry {
   let fee: number;
   let tax = 0;
   if (r.type === 'cancellation' || r.type === 'endorsement') {
-    // A cancellation returns (negative), an endorsement collects (positive), each spread over its items by premium.
+    // A cancellation returns (negative), an endorsement collects (positive) or gives back (negative), each spread over its items by premium.
     const returned = r.type === 'cancellation';
     const byItem = new Map<number, number>();
     for (const u of r.breakdown ?? [])
@@ -236,7 +238,8 @@ export function createReportsRepository(db: Db) {
     /**
      * The money month [`from`, `to`) moved in `mode`, every agency, as the ledger records it:
      * charges of sales and renewals (by `paid_at`) and of endorsements (by completion), refunds of
-     * cancellations (by completion; each part of one split over several payments). Oldest first.
+     * cancellations (by completion; each part of one split over several payments) and of
+     * endorsements that gave premium back (each part once created at the processor). Oldest first.
      */
     async expectedMovements(range: { from: Date; to: Date; mode: 'live' | 'test' }): Promise<ExpectedMovement[]> {
       const { rows } = await db.raw(
@@ -258,6 +261,13 @@ export function createReportsRepository(db: Db) {
              left join lateral jsonb_array_elements(t.refunds) r on true
             where t.kind = 'cancellation' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to and t.total_minor > 0
+           union all
+           select 'refund', r.value->>'refundId', p.id, p.root_account_id, t.currency, (r.value->>'amountMinor')::bigint, 'endorsement',
+                  t.completed_at
+             from policy_transactions t join purchases p on p.id = t.purchase_id
+             join lateral jsonb_array_elements(t.refunds) r on true
+            where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode and t.total_minor < 0
+              and t.completed_at >= :from and t.completed_at < :to and r.value->>'refundId' is not null
          ) m order by at, purchase_id, kind, processor_id`,
         { ...range },
       );

@@ -56,6 +56,8 @@ export const ERROR_STATUS = {
   /** The quote's difference is already being collected by the other payment method. */
   ENDORSEMENT_PAYMENT_IN_PROGRESS: 409,
   NOTHING_TO_ENDORSE: 409,
+  /** A certificate holder whose additional-insured or waiver premium was paid on units not started: that endorsement is removed (its premium given back) first. */
+  HOLDER_ENDORSEMENT_PAID: 409,
   ARCHIVE_NOT_ALLOWED: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMIT_ERROR: 429,

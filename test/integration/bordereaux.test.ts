@@ -336,7 +336,7 @@ describe('a month’s bordereau', () => {
     // recorded in July 2026 so October's figures above stay as they are.
     const event1 = sold.p1.items[0];
     const unit = Math.round(event1.unit_price * event1.price_factor);
-    const added = await createPurchasesRepository(app.container.db).recordEndorsementAdditions({
+    const added = await createPurchasesRepository(app.container.db).recordEndorsementTransaction({
       purchaseId: sold.p1.id,
       apiKeyId: (await app.container.db('purchases').where({ id: sold.p1.id }).first('api_key_id')).api_key_id,
       currency: 'usd',

@@ -288,3 +288,99 @@ test('when added units are malformed or clash, then the quote is refused in the 
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('VALIDATION_ERROR');
 });
+
+test('when the product prices additional insured at 5.00 a unit, then a holder asks for it through an endorsement: collected by the saved card before its certificates carry the mark, the holder cannot be removed while it is paid for, and removing the mark gives the 10.00 back from the endorsement’s payment', async () => {
+  const terms = await api(`/products/${account.productId}/endorsement_terms`, {
+    method: 'PATCH',
+    body: { additional_insured_premium: 500, waiver_of_subrogation_premium: 150 },
+  });
+  expect(terms.status).toBe(200);
+  expect(terms.body.data).toMatchObject({ additional_insured_premium: 500, waiver_of_subrogation_premium: 150, is_default: false });
+  try {
+    const id = await issuedPurchase(app, account);
+    const before = await purchase(id);
+    const venue = {
+      name: 'Lakeside Pavilion LLC',
+      address: { line1: '1 Shore Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+    };
+    // Asked for with the holder: refused, since its premium is collected first.
+    const priced = await api(`/purchases/${id}/certificate_holders`, { method: 'POST', body: { ...venue, additional_insured: true } });
+    expect(priced.status).toBe(402);
+    expect(priced.body.error.code).toBe('PAYMENT_REQUIRED');
+    expect(priced.body.error.message).toContain('certificate_holder_endorsements');
+    const added = await api(`/purchases/${id}/certificate_holders`, { method: 'POST', body: venue });
+    expect(added.status).toBe(201);
+    const holderId = added.body.data.id as number;
+    await eventually(async () => ((await certificateCount(id)) === 4 ? true : null), 90_000);
+
+    const q = await quote(id, [{ type: 'certificate_holder_endorsements', certificate_holder_id: holderId, additional_insured: true }]);
+    expect(q.status).toBe(201);
+    expect(q.body.data).toMatchObject({
+      premium_difference: 1000,
+      total_difference: 1000,
+      new_amount_total: before.amount_total + 1000,
+      holder_endorsement_premiums: [
+        { certificate_holder_id: holderId, endorsement: 'additional_insured', local_label: '2027-05-01', premium: 500 },
+        { certificate_holder_id: holderId, endorsement: 'additional_insured', local_label: '2027-05-02', premium: 500 },
+      ],
+      refund: null,
+    });
+    expect(q.body.data.reissues.map((r: { certificate_holder_id: number }) => r.certificate_holder_id)).toEqual([holderId, holderId]);
+    expect((await endorse(id, { quote_id: q.body.data.id })).status).toBe(402);
+    const done = await endorse(id, { quote_id: q.body.data.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ status: 'applied', payment: { method: 'saved_card' } });
+    expect(done.body.data.reissued).toHaveLength(2);
+    const paidPi = done.body.data.payment.payment_intent as string;
+    expect(
+      Object.fromEntries(posts('/v1/payment_intents', (r) => r.idempotencyKey === `endorsement-${q.body.data.id}-charge`)[0]!.params),
+    ).toMatchObject({
+      amount: '1000',
+      'metadata[endorsed_purchase_id]': String(id),
+    });
+    const holders = (await api(`/purchases/${id}/certificate_holders`)).body.data as Array<{ id: number; additional_insured: boolean }>;
+    expect(holders.find((h) => h.id === holderId)!.additional_insured).toBe(true);
+    const [charged] = await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'endorsement' });
+    expect(charged).toMatchObject({ premium_minor: '1000', total_minor: '1000', payment_intent_id: paidPi });
+    expect(charged.breakdown).toHaveLength(2);
+    // The new versions (with the mark) are issued after the answer.
+    await eventually(async () => ((await certificateCount(id)) === 6 ? true : null), 90_000);
+
+    // Paid for on units not started: the holder stays until the mark is removed (its premium given back).
+    const blocked = await api(`/purchases/${id}/certificate_holders/${holderId}`, { method: 'DELETE' });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.error.code).toBe('HOLDER_ENDORSEMENT_PAID');
+
+    const down = await quote(id, [{ type: 'certificate_holder_endorsements', certificate_holder_id: holderId, additional_insured: false }]);
+    expect(down.status).toBe(201);
+    expect(down.body.data).toMatchObject({ premium_difference: -1000, platform_fee_difference: 0, total_difference: -1000, payment: null });
+    const withPayment = await endorse(id, { quote_id: down.body.data.id, payment: { method: 'checkout_link' } });
+    expect(withPayment.status).toBe(400);
+    const given = await endorse(id, { quote_id: down.body.data.id });
+    expect(given.status).toBe(200);
+    expect(given.body.data).toMatchObject({ status: 'applied', total_difference: -1000, refund: { amount: 1000 } });
+    // Newest payment first: the endorsement's own payment gives the 10.00 back, under the ledger row's key.
+    const refunded = await eventually(async () => {
+      const e = await endorsement(id, down.body.data.id);
+      return e.refund?.status === 'submitted' ? e : null;
+    }, 60_000);
+    expect(refunded!.refund.refunds).toEqual([{ refund_id: expect.stringMatching(/^re_/), payment_intent: paidPi, amount: 1000 }]);
+    const [, back] = await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'endorsement' }).orderBy('id');
+    const sent = posts('/v1/refunds', (r) => r.idempotencyKey === `policy-transaction-${back.id}-refund`);
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(Object.fromEntries(sent[0]!.params)).toMatchObject({ payment_intent: paidPi, amount: '1000' });
+    expect(back).toMatchObject({ premium_minor: '-1000', platform_fee_minor: '0', total_minor: '-1000' });
+
+    // Nothing paid for any more: the holder can go, and a cancellation prices the sale as sold (the 10.00 came back already).
+    await eventually(async () => ((await certificateCount(id)) === 8 ? true : null), 90_000);
+    expect((await api(`/purchases/${id}/certificate_holders/${holderId}`, { method: 'DELETE' })).status).toBe(200);
+    const cq = await api(`/purchases/${id}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
+    expect(cq.status).toBe(201);
+    expect(cq.body.data.refund.premium).toBe(before.items[0].amount);
+  } finally {
+    await api(`/products/${account.productId}/endorsement_terms`, {
+      method: 'PATCH',
+      body: { additional_insured_premium: 0, waiver_of_subrogation_premium: 0 },
+    });
+  }
+});

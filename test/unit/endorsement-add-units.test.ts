@@ -46,6 +46,8 @@ function state(
     certificates: [],
     maxTripDaysByProduct: new Map(),
     maxCoveredUnits: opts.max ?? 366,
+    endorsementTerms: new Map(),
+    holderPremiums: [],
   };
 }
 const add = (start: string, end = start) => ({ type: 'add_covered_units' as const, purchase_item_id: 7, start_date: start, end_date: end });
