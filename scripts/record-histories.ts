@@ -29,7 +29,9 @@
  * removed, and (m) after an endorsement (the named insured corrected and the second day moved; its
  * new certificate versions issued, `certificates.reissued`), and (n) after two priced endorsements
  * adding a day (one by a saved card that stripe-mock declines, one by a checkout link the buyer
- * pays: the signed event relayed, the day added, its certificate issued), each saved once the run is idle (no
+ * pays: the signed event relayed, the day added, its certificate issued), and (o) after a holder was
+ * named additional insured at a premium (paid by a checkout link) and the mark then removed (the
+ * premium refunded after the answer), each saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -595,6 +597,73 @@ async function recordAll(namespace: string): Promise<void> {
       );
       await untilIdle(app, policyWorkflowId(purchaseId));
       await save(app, 'policy-endorsed-priced.json', policyWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow
+        .getHandle(policyWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('o')) {
+      // (o) a holder named additional insured at a premium (collected by a checkout link the buyer pays), then the mark removed (its premium refunded)
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const terms = await api(`/products/${account.productId}/endorsement_terms`, {
+        method: 'PATCH',
+        body: { additional_insured_premium: 500 },
+      });
+      if (terms.status !== 200) throw new Error(`endorsement terms: ${terms.status} ${terms.text}`);
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const stored = async (n: number) =>
+        eventually(
+          async () =>
+            Number(
+              (await app.container.db('certificates').where({ purchase_id: purchaseId }).whereNotNull('storage_key').count('* as n'))[0]!.n,
+            ) === n,
+          90_000,
+        );
+      const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
+        method: 'POST',
+        body: {
+          name: 'Lakeside Pavilion LLC',
+          address: { line1: '1 Shore Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+        },
+      });
+      if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
+      const holderId = added.body.data.id as number;
+      await stored(4);
+      const mark = async (on: boolean) => {
+        const q = await api(`/purchases/${purchaseId}/endorsement_quote`, {
+          method: 'POST',
+          body: { changes: [{ type: 'certificate_holder_endorsements', certificate_holder_id: holderId, additional_insured: on }] },
+        });
+        if (q.status !== 201) throw new Error(`endorsement quote: ${q.status} ${q.text}`);
+        return q.body.data.id as string;
+      };
+      const quoteId = await mark(true);
+      const open = await api(`/purchases/${purchaseId}/endorse`, {
+        method: 'POST',
+        body: { quote_id: quoteId, payment: { method: 'checkout_link' } },
+      });
+      if (open.status !== 200 || open.body.data.status !== 'awaiting_payment')
+        throw new Error(`checkout link: ${open.status} ${open.text}`);
+      const session = (await app.container.db('endorsements').where({ quote_id: quoteId }).first()).checkout_session_id as string;
+      linksPaid.add(quoteId);
+      const paid = await deliverWebhook(app, endorsementSessionCompletedEvent(session, quoteId, purchaseId, `pi_link_${quoteId}`));
+      if (!paid.body?.relayed) throw new Error(`endorsement payment not relayed: ${paid.status} ${paid.text}`);
+      await eventually(async () => (await api(`/purchases/${purchaseId}/endorsements/${quoteId}`)).body.data.status === 'applied', 60_000);
+      await stored(6);
+      const downId = await mark(false);
+      const down = await api(`/purchases/${purchaseId}/endorse`, { method: 'POST', body: { quote_id: downId } });
+      if (down.status !== 200 || down.body.data.total_difference >= 0) throw new Error(`mark removed: ${down.status} ${down.text}`);
+      await eventually(
+        async () => (await api(`/purchases/${purchaseId}/endorsements/${downId}`)).body.data.refund?.status === 'submitted',
+        60_000,
+      );
+      await stored(8);
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      await save(app, 'policy-holder-endorsement-refunded.json', policyWorkflowId(purchaseId));
       await app.container.temporal.client.workflow
         .getHandle(policyWorkflowId(purchaseId))
         .terminate('history recorded by scripts/record-histories.ts');

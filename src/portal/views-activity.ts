@@ -653,7 +653,14 @@ export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mod
         ? `Covered unit ${c.covered_unit_id} moves${c.start_date ? ` to ${c.start_date}` : ''}`
         : c.type === 'add_covered_units'
           ? `Covered units added: ${q.added_covered_units.map((u) => `${u.local_label} (${money(u.premium)})`).join(', ')}`
-          : `Description of operations of holder ${c.certificate_holder_id} changes`;
+          : c.type === 'certificate_holder_endorsements'
+            ? `Holder ${c.certificate_holder_id}: ${[
+                c.additional_insured === undefined ? null : `${c.additional_insured ? 'named' : 'no longer'} additional insured`,
+                c.waiver_of_subrogation === undefined ? null : `subrogation ${c.waiver_of_subrogation ? 'waived' : 'no longer waived'}`,
+              ]
+                .filter(Boolean)
+                .join(', ')}`
+            : `Description of operations of holder ${c.certificate_holder_id} changes`;
   const collect = q.total_difference > 0;
   return page(
     frame,

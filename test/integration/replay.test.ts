@@ -97,6 +97,7 @@ describe('saved histories', () => {
         'policy-holder-added-removed.json',
         'policy-endorsed.json',
         'policy-endorsed-priced.json',
+        'policy-holder-endorsement-refunded.json',
       ]),
     );
     const typeOf: Record<string, string> = {
