@@ -331,7 +331,7 @@ describe('a month’s bordereau', () => {
     expect((await api('GET', '/events?type=report.ready', other.key)).body.data).toEqual([]);
   });
 
-  test('when covered units were added by an endorsement, then the month it was applied in has one endorsement row per item with the premium it collected and its platform fee, the sale’s row unchanged', async () => {
+  test('when covered units were added by an endorsement and a holder’s paid waiver later removed, then the month has one endorsement row per item for each: the premium collected with its platform fee, then the premium given back (negative, no fee), the sale’s row unchanged', async () => {
     // The ledger row as the endorsement's activity writes it (through the purchases repository),
     // recorded in July 2026 so October's figures above stay as they are.
     const event1 = sold.p1.items[0];
@@ -358,6 +358,27 @@ describe('a month’s bordereau', () => {
         },
       ],
     });
+    // Five days later a holder's waiver of subrogation is removed from the second added day: 1.50 given back, no fee.
+    const holder = await app.container.db('certificate_holders').where({ purchase_id: sold.p1.id }).orderBy('id').first('id');
+    const down = await createPurchasesRepository(app.container.db).recordEndorsementTransaction({
+      purchaseId: sold.p1.id,
+      apiKeyId: (await app.container.db('purchases').where({ id: sold.p1.id }).first('api_key_id')).api_key_id,
+      currency: 'usd',
+      premiumMinor: -150,
+      platformFeeMinor: 0,
+      paymentIntentId: null,
+      effectiveAt: new Date('2026-07-25T09:00:00Z'),
+      additions: [],
+      holderPremiums: [
+        {
+          unitId: added.unitIds[1]!,
+          itemId: event1.id,
+          certificateHolderId: holder.id,
+          endorsement: 'waiver_of_subrogation',
+          premiumMinor: -150,
+        },
+      ],
+    });
     const b = await readyBordereau(insurerId, '2026-07');
 
     const { rows } = await download(b.files.csv.download_url);
@@ -376,8 +397,21 @@ describe('a month’s bordereau', () => {
         platform_fee: '0.07',
         net_premium: major(2 * unit),
       }),
+      expect.objectContaining({
+        transaction_reference: `EN-${down.transactionId}-1`,
+        transaction_type: 'endorsement',
+        transaction_date: '2026-07-25',
+        risk_inception: '2027-06-14T04:00:00.000Z',
+        risk_expiry: '2027-06-15T04:00:00.000Z',
+        covered_units: '1',
+        gross_premium: '-1.50',
+        platform_fee: '0.00',
+        net_premium: '-1.50',
+      }),
     ]);
-    expect(b.totals).toEqual({ USD: { rows: 1, gross_premium: 2 * unit, platform_fee: 7, tax: 0, net_premium: 2 * unit } });
+    expect(b.totals).toEqual({
+      USD: { rows: 2, gross_premium: 2 * unit - 150, platform_fee: 7, tax: 0, net_premium: 2 * unit - 150 },
+    });
   });
 
   test('when a month has nothing for the party, then a file with the header only', async () => {

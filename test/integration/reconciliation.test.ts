@@ -1,8 +1,9 @@
 /**
  * Reconciliation of a month with the processor (`npm run ops -- reconcile`), on the real stack
  * (API, Temporal dev server, worker, stripe-mock behind the recording proxy, PostgreSQL): a sale,
- * a day added by an endorsement (its own payment intent) and a cancellation (its refund split over
- * both payments), recorded in March 2025; the processor's answers agree, so nothing is reported and
+ * a day added by an endorsement (its own payment intent), a holder named additional insured at a
+ * premium (a third payment intent) and the mark removed (that premium refunded), and a cancellation
+ * (its refund split over the payments that still hold money), recorded in March 2025; the processor's answers agree, so nothing is reported and
  * the exit code is 0; then the processor holds 1.00 less for the sale's payment intent, and exactly
  * that difference is reported with its purchase, the run exits 3, and the worker's
  * `reconciliation_differences` metric says 1.
@@ -98,7 +99,43 @@ beforeAll(async () => {
     body: { quote_id: q.body.data.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } },
   });
   expect(endorsed.body.data.status).toBe('applied');
-  // Every day cancelled: the refund is split over both payments.
+  const stored = (n: number) =>
+    eventually(async () => {
+      const rows = await app.container.db('certificates').where({ purchase_id: purchaseId }).whereNotNull('storage_key').count('* as n');
+      return Number(rows[0]!.n) === n ? true : null;
+    }, 90_000);
+  await stored(3);
+  // A venue named additional insured at 5.00 a day (its own payment), then the mark removed: its 15.00 refunded.
+  await api(`/products/${account.productId}/endorsement_terms`, { method: 'PATCH', body: { additional_insured_premium: 500 } });
+  const venue = await api(`/purchases/${purchaseId}/certificate_holders`, {
+    method: 'POST',
+    body: {
+      name: 'Lakeside Pavilion LLC',
+      address: { line1: '1 Shore Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+    },
+  });
+  await stored(6);
+  const mark = async (on: boolean, payment?: unknown) => {
+    const mq = await api(`/purchases/${purchaseId}/endorsement_quote`, {
+      method: 'POST',
+      body: { changes: [{ type: 'certificate_holder_endorsements', certificate_holder_id: venue.body.data.id, additional_insured: on }] },
+    });
+    const done = await api(`/purchases/${purchaseId}/endorse`, {
+      method: 'POST',
+      body: { quote_id: mq.body.data.id, ...(payment ? { payment } : {}) },
+    });
+    expect(done.body.data.status).toBe('applied');
+    return mq.body.data.id as string;
+  };
+  await mark(true, { method: 'saved_card', payment_method_id: 'pm_card_visa' });
+  await stored(9);
+  const removed = await mark(false);
+  await eventually(async () => {
+    const e = (await api(`/purchases/${purchaseId}/endorsements/${removed}`)).body.data;
+    return e.refund?.status === 'submitted' ? e : null;
+  }, 60_000);
+  await stored(12);
+  // Every day cancelled: the refund is split over the payments that still hold money.
   const cq = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
   const cancelled = await api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body: { quote_id: cq.body.data.id } });
   expect(cancelled.status).toBe(200);
@@ -122,12 +159,12 @@ afterAll(async () => {
   await proxy.close();
 });
 
-test('when the processor holds what the ledger recorded, then the month reconciles: two charges and two refunds checked, equal totals, no difference, exit 0', async () => {
+test('when the processor holds what the ledger recorded, then the month reconciles: three charges and three refunds checked (the holder endorsement’s refund among them), equal totals, no difference, exit 0', async () => {
   const run = await reconcile('--json');
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const report = JSON.parse(run.stdout);
-  expect(report).toMatchObject({ month: '2025-03', mode: 'test', charges_checked: 2, refunds_checked: 2, differences: [] });
+  expect(report).toMatchObject({ month: '2025-03', mode: 'test', charges_checked: 3, refunds_checked: 3, differences: [] });
   const sale = held.get(salePi)!;
   const endorsementPi = [...intentIds.entries()].find(([key]) => key.startsWith('endorsement-'))![1];
   // Everything paid came back: the net money is 0 on both sides.
