@@ -7,14 +7,15 @@
  * - XLSX: one sheet `Bordereau` with a frozen header row, typed cells (dates, counts, amounts as
  *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer).
  *
- * Each file is streamed: the ledger in batches through a cursor (one pass per file), the file into
- * a stream upload. Then the bordereau is recorded ready with both files' sizes and SHA-256, its row
+ * Both files are streamed from one pass over the ledger (batches through a cursor), each into a
+ * stream upload, the writer waiting for the uploads after each batch. Then the bordereau is recorded ready with both files' sizes and SHA-256, its row
  * count and totals. Safe to retry: a file already stored under its key is kept (a delivered file
  * is never rewritten) and a ready bordereau is never changed. Then `report.ready` goes to the
  * agency's webhook endpoints (once per bordereau: its event id is derived from the bordereau). Storage failures throw, so the
  * workflow retries until storage is back.
  */
-import { PassThrough, Readable } from 'node:stream';
+import { once } from 'node:events';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import type { Db } from '../src/db/knex';
@@ -63,46 +64,62 @@ export function createReportActivities(deps: {
     return { storageKey: key, sizeBytes: stored.size, sha256: stored.sha256 };
   }
 
-  async function writeCsv(
+  /**
+   * Writes both files of `b` in one pass over the ledger (one cursor, one snapshot): each entry
+   * goes to the CSV and to the XLSX sheet, the totals add up as they go, and after each batch the
+   * writer waits for both uploads to take what they were given (memory stays flat however long the
+   * month). Answers both files and the row count; throws (both uploads abandoned) when the ledger
+   * or either upload fails.
+   */
+  async function writeFiles(
     b: BordereauRecord,
     range: { from: Date; to: Date },
     totals: BordereauTotals,
-  ): Promise<{ file: BordereauFile; rows: number }> {
+  ): Promise<{ csv: BordereauFile; xlsx: BordereauFile; rows: number }> {
+    const csvOut = stringify({ record_delimiter: 'windows' });
+    const xlsxOut = new PassThrough();
+    const uploads = [put(b, 'csv', csvOut), put(b, 'xlsx', xlsxOut)] as const;
+    // An upload that ends early (storage refused it) settles the wait for its drain with its error.
+    const settled = Promise.all(uploads).then(() => {
+      throw new Error(`bordereau ${b.id}: an upload ended before its file was written`);
+    });
+    settled.catch(() => undefined);
+    const drained = async (out: Writable) => {
+      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), settled]);
+    };
     let rows = 0;
-    async function* records(): AsyncGenerator<string[]> {
-      yield BORDEREAU_COLUMNS.map((c) => c.name);
-      for await (const batch of reports.ledger(b, range)) {
-        for (const entry of batch) {
-          addToTotals(totals, entry);
-          rows += 1;
-          yield bordereauRow(b.month, entry);
-        }
-      }
-    }
-    const file = await put(b, 'csv', Readable.from(records()).pipe(stringify({ record_delimiter: 'windows' })));
-    return { file, rows };
-  }
-
-  async function writeXlsx(b: BordereauRecord, range: { from: Date; to: Date }, totals: BordereauTotals): Promise<BordereauFile> {
-    const out = new PassThrough();
-    const upload = put(b, 'xlsx', out);
     try {
-      const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+      const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: xlsxOut, useStyles: true, useSharedStrings: false });
       // Fixed document dates (the month's end): the same month always writes the same workbook.
       workbook.creator = 'insurance-coi-service';
       workbook.created = workbook.modified = range.to;
       const sheet = workbook.addWorksheet('Bordereau', { views: [{ state: 'frozen', ySplit: 1 }] });
-      sheet.columns = BORDEREAU_COLUMNS.map((c) => ({
+      // One style object per column, given to each of its cells: the workbook recognises a style
+      // object it has seen, where a copy per cell is serialised and looked up cell by cell.
+      const styles = BORDEREAU_COLUMNS.map((c) => (XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {}));
+      sheet.columns = BORDEREAU_COLUMNS.map((c, k) => ({
         header: c.name,
         key: c.name,
         width: Math.max(12, c.name.length + 2),
-        style: XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {},
+        style: styles[k]!,
       }));
       sheet.getRow(1).font = { bold: true };
       sheet.getRow(1).commit();
+      csvOut.write(BORDEREAU_COLUMNS.map((c) => c.name));
       for await (const batch of reports.ledger(b, range)) {
-        for (const entry of batch) sheet.addRow(bordereauCells(b.month, entry)).commit();
+        for (const entry of batch) {
+          addToTotals(totals, entry);
+          rows += 1;
+          const text = bordereauRow(b.month, entry);
+          csvOut.write(text);
+          const row = sheet.addRow(bordereauCells(b.month, entry, text));
+          row.eachCell({ includeEmpty: true }, (cell, col) => (cell.style = styles[col - 1]!));
+          row.commit();
+        }
+        await drained(csvOut);
+        await drained(xlsxOut);
       }
+      csvOut.end();
       for (const currency of Object.keys(totals).sort()) {
         const row = sheet.addRow(totalsCells(b.month, currency, totals[currency]!));
         row.font = { bold: true };
@@ -111,11 +128,13 @@ export function createReportActivities(deps: {
       sheet.commit();
       await workbook.commit();
     } catch (err) {
-      out.destroy(err as Error);
-      await upload.catch(() => undefined);
+      csvOut.destroy(err as Error);
+      xlsxOut.destroy(err as Error);
+      await Promise.allSettled(uploads);
       throw err;
     }
-    return upload;
+    const [csv, xlsx] = await Promise.all(uploads);
+    return { csv, xlsx, rows };
   }
 
   return {
@@ -154,11 +173,10 @@ export function createReportActivities(deps: {
       }
       const range = monthRange(b.month)!;
       const totals: BordereauTotals = {};
-      const csv = await writeCsv(b, range, totals);
-      const xlsx = await writeXlsx(b, range, totals);
-      await reports.markReady(b.id, { files: { csv: csv.file, xlsx }, rowCount: csv.rows, totals });
+      const { csv, xlsx, rows } = await writeFiles(b, range, totals);
+      await reports.markReady(b.id, { files: { csv, xlsx }, rowCount: rows, totals });
       await deps.events.reportReady((await reports.find(b.id))!);
-      return { rows: csv.rows, sha256: { csv: csv.file.sha256, xlsx: xlsx.sha256 } };
+      return { rows, sha256: { csv: csv.sha256, xlsx: xlsx.sha256 } };
     },
   };
 }

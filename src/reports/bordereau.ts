@@ -155,8 +155,7 @@ const utcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(
 const majorNumber = (minor: number) => minor / 100;
 
 /** The spreadsheet's typed cells for one entry, in `BORDEREAU_COLUMNS` order (the same values as `bordereauRow`). */
-export function bordereauCells(month: string, e: LedgerEntry): Cell[] {
-  const text = bordereauRow(month, e);
+export function bordereauCells(month: string, e: LedgerEntry, text: string[] = bordereauRow(month, e)): Cell[] {
   return [
     text[0]!,
     text[1]!,
