@@ -7,8 +7,11 @@
  * - an endorsement quote keeps the holder premiums it prices (`holder_premiums`, per unit: positive
  *   collected, negative given back); written only by src/endorsements/repository.ts;
  * - an endorsement in the ledger may give premium back (a holder's endorsement removed): its
- *   premium and total are then negative, with no platform fee; written only by
- *   src/purchases/repository.ts.
+ *   premium and total are then negative, with no platform fee;
+ * - the ledger gains `refund` rows: money the processor reports refunded on the sale's charge that
+ *   no cancellation or endorsement of ours explains (a refund made in the processor's dashboard),
+ *   recorded when its `charge.refunded` event arrives;
+ *   both written only by src/purchases/repository.ts.
  */
 import type { Knex } from 'knex';
 
@@ -24,13 +27,14 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('alter table policy_transactions drop constraint policy_transactions_check');
   await knex.raw(`alter table policy_transactions add constraint policy_transactions_check check (
-    kind in ('cancellation', 'endorsement')
+    kind in ('cancellation', 'endorsement', 'refund')
     and status in ('scheduled', 'accepted', 'refund_pending', 'completed', 'refund_failed', 'rescinded')
     and tax_minor >= 0 and platform_fee_minor >= 0 and total_minor = premium_minor + tax_minor + platform_fee_minor
     and (premium_minor >= 0 or (kind = 'endorsement' and platform_fee_minor = 0)))`);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex('policy_transactions').where({ kind: 'refund' }).delete();
   await knex.raw('alter table policy_transactions drop constraint policy_transactions_check');
   await knex.raw(`alter table policy_transactions add constraint policy_transactions_check check (
     kind in ('cancellation', 'endorsement')

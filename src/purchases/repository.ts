@@ -19,7 +19,7 @@ import type { Db } from '../db/knex';
 import { insertHoldersFromAnswers } from '../certificate-holders/repository';
 import type { Address } from '../certificates/repository';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
-import type { CancellationRequester, RefundQuote, UnitRefund } from './refund-rule';
+import { spreadByWeight, type CancellationRequester, type RefundQuote, type UnitRefund } from './refund-rule';
 import type { PaymentShare } from './refund-allocation';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
@@ -1466,24 +1466,78 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     },
 
     /**
-     * Records a refund: the refunded amount only grows (events may arrive out of order), and a
-     * full refund moves the purchase to `refunded`. Returns the refund state, or undefined when
-     * the purchase does not exist.
+     * Records a `charge.refunded` event of the sale's charge: the purchase's refunded amount (minor
+     * units) becomes at least `amountRefundedMinor`, and the purchase `refunded` when the charge is
+     * refunded in full. What the processor reports refunded beyond what the ledger explains (the
+     * refunds of our cancellations and endorsements taken from the sale's payment intent, planned
+     * or created, and earlier `refund` rows) was refunded in the processor's dashboard: it is kept
+     * as a `refund` row (`completed` at `at`, the amount spread over the items by premium in
+     * `breakdown` as `refundableMinor`), so the bordereau reports it. The refunded amount only
+     * grows (events may arrive out of order), and replaying an event adds nothing. Returns the
+     * refund state, or undefined when the purchase does not exist.
      */
     async recordRefund(
       purchaseId: number,
       amountRefundedMinor: number,
       fullyRefunded: boolean,
+      at: Date = new Date(),
     ): Promise<{ refundedMinor: number; refunded: boolean } | undefined> {
-      const [row] = await db('purchases')
-        .where({ id: purchaseId })
-        .update({ refunded_minor: db.raw('greatest(refunded_minor, ?)', [amountRefundedMinor]), updated_at: db.fn.now() })
-        .returning(['refunded_minor']);
-      if (!row) return undefined;
+      const refundedMinor = await db.transaction(async (trx) => {
+        const p = await trx('purchases')
+          .where({ id: purchaseId })
+          .forUpdate()
+          .first('id', 'refunded_minor', 'payment_intent_id', 'currency', 'api_key_id');
+        if (!p) return undefined;
+        const [row] = await trx('purchases')
+          .where({ id: purchaseId })
+          .update({ refunded_minor: trx.raw('greatest(refunded_minor, ?)', [amountRefundedMinor]), updated_at: trx.fn.now() })
+          .returning(['refunded_minor']);
+        const ledger = await trx('policy_transactions')
+          .where({ purchase_id: purchaseId })
+          .whereIn('kind', ['cancellation', 'endorsement', 'refund'])
+          .whereNot({ status: 'rescinded' })
+          .select('kind', 'status', 'refunds', 'refund_id', 'total_minor', 'failure_reason');
+        let explained = 0;
+        for (const t of ledger) {
+          if (t.kind === 'refund') explained += Number(t.total_minor);
+          else if (t.refunds) {
+            // A refund refused for good took nothing, except the parts already created.
+            const refused = t.status === 'refund_failed' || (t.kind === 'endorsement' && t.failure_reason);
+            for (const part of t.refunds as CancellationRefund[])
+              if (part.paymentIntentId === p.payment_intent_id && (!refused || part.refundId)) explained += Number(part.amountMinor);
+          } else if (t.kind === 'cancellation' && t.refund_id && t.status !== 'refund_failed') explained += Number(t.total_minor);
+        }
+        const unexplained = amountRefundedMinor - explained;
+        if (unexplained > 0) {
+          const items = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position').select('id', 'amount_minor');
+          const shares = spreadByWeight(
+            unexplained,
+            items.map((i) => Number(i.amount_minor)),
+          );
+          await trx('policy_transactions').insert({
+            purchase_id: purchaseId,
+            kind: 'refund',
+            status: 'completed',
+            api_key_id: p.api_key_id,
+            requested_by: 'processor',
+            covered_unit_ids: [],
+            effective_at: at,
+            currency: p.currency,
+            premium_minor: unexplained,
+            tax_minor: 0,
+            platform_fee_minor: 0,
+            total_minor: unexplained,
+            breakdown: JSON.stringify(items.map((i, k) => ({ itemId: i.id, refundableMinor: shares[k] }))),
+            completed_at: at,
+          });
+        }
+        return Number(row.refunded_minor);
+      });
+      if (refundedMinor === undefined) return undefined;
       const status = fullyRefunded
         ? await this.transition(purchaseId, 'refunded')
         : await db('purchases').where({ id: purchaseId }).first('status');
-      return { refundedMinor: Number(row.refunded_minor), refunded: status?.status === 'refunded' };
+      return { refundedMinor, refunded: status?.status === 'refunded' };
     },
   };
 }

@@ -15,7 +15,7 @@
  */
 import { spreadByWeight } from '../purchases/refund-rule';
 
-export const TRANSACTION_TYPES = ['new_business', 'renewal', 'endorsement', 'cancellation'] as const;
+export const TRANSACTION_TYPES = ['new_business', 'renewal', 'endorsement', 'cancellation', 'refund'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** One column of the file: its header and what it holds. */
@@ -29,21 +29,22 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   {
     name: 'transaction_reference',
     description:
-      'Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation)',
+      'Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation), RF-<refund>-<item> (refund)',
   },
   {
     name: 'transaction_type',
     description:
-      'new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back) or cancellation',
+      'new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back), cancellation, or refund (money given back in the processor’s dashboard without a cancellation: the part of the sale’s charge refunded that no cancellation or endorsement explains, spread over the items by premium)',
   },
   {
     name: 'transaction_date',
-    description: 'When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, or the cancellation’s refund completed',
+    description:
+      'When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, the cancellation’s refund completed, or the dashboard refund’s event received',
   },
   {
     name: 'effective_date',
     description:
-      'When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time',
+      'When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time, the dashboard refund’s event',
   },
   { name: 'master_policy_number', description: 'The product’s master policy number under which the certificate was issued' },
   {
@@ -59,7 +60,10 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
     description: 'Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it priced), ISO 8601 UTC',
   },
   { name: 'risk_expiry', description: 'End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC' },
-  { name: 'covered_units', description: 'Covered units (days or trips) the row is about: written, renewed, added or cancelled' },
+  {
+    name: 'covered_units',
+    description: 'Covered units (days or trips) the row is about: written, renewed, added, priced or cancelled (0 for a refund)',
+  },
   { name: 'currency', description: 'ISO 4217 code, upper case' },
   { name: 'gross_premium', description: 'Premium written (positive) or returned (negative), major units, two decimals' },
   { name: 'platform_fee', description: 'The selling key’s platform fee on it, shared over the purchase’s items by premium, major units' },
@@ -108,8 +112,8 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** The file's row for one ledger entry, in `BORDEREAU_COLUMNS` order. */
 export function bordereauRow(month: string, e: LedgerEntry): string[] {
-  const prefix = { new_business: 'NB', renewal: 'RN', endorsement: 'EN', cancellation: 'CN' }[e.type];
-  const owner = e.type === 'cancellation' || e.type === 'endorsement' ? e.transactionId : e.purchaseId;
+  const prefix = { new_business: 'NB', renewal: 'RN', endorsement: 'EN', cancellation: 'CN', refund: 'RF' }[e.type];
+  const owner = e.type === 'new_business' || e.type === 'renewal' ? e.purchaseId : e.transactionId;
   return [
     month,
     `${prefix}-${owner}-${e.itemPosition + 1}`,

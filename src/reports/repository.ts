@@ -133,6 +133,23 @@ export const LEDGER_SQL = `
        and p.root_account_id = :agency and p.mode = :mode
        and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
        and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)
+    union all
+    select 'refund', p.id, i.position, t.id,
+           t.completed_at, t.effective_at,
+           pl.master_policy_number, pl.customer_name, i.named_insured,
+           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id),
+           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id),
+           0,
+           t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
+           null::bigint[], t.breakdown, i.id, 0
+      from policy_transactions t
+      join purchases p on p.id = t.purchase_id
+      join purchase_items i on i.purchase_id = p.id
+      join product_lines pl on pl.id = i.product_line_id
+     where t.kind = 'refund' and t.status = 'completed' and t.completed_at >= :from and t.completed_at < :to
+       and p.root_account_id = :agency and p.mode = :mode
+       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
+       and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id and (u->>'refundableMinor')::bigint > 0)
   ) ledger
   order by recorded_at, type, purchase_id, transaction_id nulls first, item_position`;
 
@@ -155,7 +172,7 @@ interface LedgerRow {
   spread_fee_minor: string;
   spread_tax_minor: string;
   weights: string[] | null;
-  /** A cancellation's per-unit refund, or an endorsement's per-unit premium collected (negative: given back). */
+  /** A cancellation's per-unit refund, an endorsement's per-unit premium collected (negative: given back), or a dashboard refund's share per item. */
   breakdown: { itemId: number; refundableMinor?: number; premiumMinor?: number }[] | null;
   item_id: number;
   weight_index: number;
@@ -164,15 +181,16 @@ interface LedgerRow {
 /**
  * A ledger row as an entry: a sale's item carries its premium and its share of the purchase's
  * platform fee; a cancellation's item the premium it returned (negative) and its share of the
- * cancellation's tax and platform fee, spread by the returned premiums.
+ * cancellation's tax and platform fee, spread by the returned premiums; an endorsement's item the
+ * premium it collected (or gave back); a dashboard refund's item its share of the money returned.
  */
 function toEntry(r: LedgerRow): LedgerEntry {
   let premium = Number(r.premium_minor);
   let fee: number;
   let tax = 0;
-  if (r.type === 'cancellation' || r.type === 'endorsement') {
+  if (r.type === 'cancellation' || r.type === 'endorsement' || r.type === 'refund') {
     // A cancellation returns (negative), an endorsement collects (positive) or gives back (negative), each spread over its items by premium.
-    const returned = r.type === 'cancellation';
+    const returned = r.type === 'cancellation' || r.type === 'refund';
     const byItem = new Map<number, number>();
     for (const u of r.breakdown ?? [])
       byItem.set(u.itemId, (byItem.get(u.itemId) ?? 0) + ((returned ? u.refundableMinor : u.premiumMinor) ?? 0));
@@ -336,7 +354,7 @@ export function createReportsRepository(db: Db) {
           where x.party is not null
             and ((p.paid_at >= :from and p.paid_at < :to)
                  or exists (select 1 from policy_transactions t
-                             where t.purchase_id = p.id and t.kind in ('cancellation', 'endorsement') and t.status = 'completed'
+                             where t.purchase_id = p.id and t.kind in ('cancellation', 'endorsement', 'refund') and t.status = 'completed'
                                and t.completed_at >= :from and t.completed_at < :to))
           order by 1, 2, 3`,
         { from: range.from, to: range.to },

@@ -16,7 +16,7 @@ import ExcelJS from 'exceljs';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
-import { WEBHOOK_SECRET } from '../helpers/purchases';
+import { deliverWebhook, WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { BORDEREAU_COLUMNS } from '../../src/reports/bordereau';
 import { createPurchasesRepository } from '../../src/purchases/repository';
@@ -412,6 +412,66 @@ describe('a month’s bordereau', () => {
     expect(b.totals).toEqual({
       USD: { rows: 2, gross_premium: 2 * unit - 150, platform_fee: 7, tax: 0, net_premium: 2 * unit - 150 },
     });
+  });
+
+  test('when money was refunded in the processor’s dashboard without a cancellation, then the month the event arrived in has a refund row with the amount no cancellation explains, negative, and a replayed event adds nothing', async () => {
+    const p = (await api('GET', `/purchases/${sold.p2.id}`)).body.data;
+    // The processor reports the cancellation's refund and 5.00 more refunded on the sale's charge.
+    const refunded = (eventId: string) =>
+      JSON.stringify({
+        id: eventId,
+        object: 'event',
+        type: 'charge.refunded',
+        livemode: false,
+        created: Math.floor(Date.now() / 1000),
+        api_version: '2025-01-01',
+        data: {
+          object: {
+            id: `ch_dash_${p.id}`,
+            object: 'charge',
+            payment_intent: p.payment_intent,
+            amount: p.amount_total,
+            amount_refunded: p.amount_refunded + 500,
+            refunded: false,
+            metadata: { purchase_id: String(p.id) },
+          },
+        },
+      });
+    expect((await deliverWebhook(app, refunded(`evt_dash_${p.id}`))).status).toBe(200);
+    const row = await eventually(
+      async () => (await app.container.db('policy_transactions').where({ purchase_id: p.id, kind: 'refund' }).first()) ?? null,
+    );
+    expect(row).toMatchObject({ status: 'completed', premium_minor: '500', platform_fee_minor: '0', total_minor: '500' });
+    expect(row.breakdown).toEqual([{ itemId: p.items[0].id, refundableMinor: 500 }]);
+    // The same refunded amount again (a second event about it) explains itself: nothing more is recorded.
+    expect((await deliverWebhook(app, refunded(`evt_dash_again_${p.id}`))).status).toBe(200);
+    await eventually(async () =>
+      (await api('GET', `/purchases/${p.id}`)).body.data.amount_refunded === p.amount_refunded + 500 ? true : null,
+    );
+    expect(await app.container.db('policy_transactions').where({ purchase_id: p.id, kind: 'refund' })).toHaveLength(1);
+    // Dated into June 2026 (a month no other test reports), as if it happened then.
+    await app.container
+      .db('policy_transactions')
+      .where({ id: row.id })
+      .update({ completed_at: new Date('2026-06-12T15:00:00Z'), effective_at: new Date('2026-06-12T15:00:00Z') });
+
+    const b = await readyBordereau(insurerId, '2026-06');
+    const { rows } = await download(b.files.csv.download_url);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        transaction_reference: `RF-${row.id}-1`,
+        transaction_type: 'refund',
+        transaction_date: '2026-06-12',
+        effective_date: '2026-06-12',
+        certificate_reference: `COI-${p.id}-1`,
+        insured_name: 'Riley Chen',
+        covered_units: '0',
+        gross_premium: '-5.00',
+        platform_fee: '0.00',
+        net_premium: '-5.00',
+      }),
+    ]);
+    expect(b.totals).toEqual({ USD: { rows: 1, gross_premium: -500, platform_fee: 0, tax: 0, net_premium: -500 } });
   });
 
   test('when a month has nothing for the party, then a file with the header only', async () => {
