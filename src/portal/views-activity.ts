@@ -567,7 +567,7 @@ export function holderFormPage(
   );
 }
 
-/** An endorsement: correct the named insured, or move a day not started to another date; then a preview. */
+/** An endorsement: correct the named insured, move a day not started to another date, add days or a trip; then a preview. */
 export function endorseFormPage(
   frame: Frame,
   data: {
@@ -576,6 +576,8 @@ export function endorseFormPage(
     days: CancellableUnit[];
     /** The purchase's per-day items that may gain days (id and product name). */
     dayItems: Array<{ id: number; label: string }>;
+    /** The purchase's per-trip items that may gain a trip (id and product name). */
+    tripItems: Array<{ id: number; label: string }>;
     values: Record<string, string>;
     errors: Record<string, string>;
     formError?: string;
@@ -630,6 +632,35 @@ export function endorseFormPage(
             </select>
             ${field({ id: 'endorse-add-start', name: 'add_start', label: 'First day', type: 'date', value: values.add_start ?? '', error: errors.add_start })}
             ${field({ id: 'endorse-add-end', name: 'add_end', label: 'Last day', type: 'date', value: values.add_end ?? '', error: errors.add_end })}
+          </fieldset>`
+          : null
+      }
+      ${
+        data.tripItems.length
+          ? html`<fieldset>
+            <legend>Add a covered trip</legend>
+            <p class="hint">Priced like the trips bought; the buyer pays the difference through a checkout link before the trip is added. Local times of the trip’s own time zone. Added on its own, without other changes.</p>
+            <label for="endorse-trip-item">Product</label>
+            <select id="endorse-trip-item" name="trip_item">
+              <option value="">No trip added</option>
+              ${data.tripItems.map((i) => html`<option value=${String(i.id)} selected=${values.trip_item === String(i.id)}>${i.label}</option>`)}
+            </select>
+            ${field({
+              id: 'endorse-trip-start',
+              name: 'trip_start',
+              label: 'Trip starts',
+              type: 'datetime-local',
+              value: values.trip_start ?? '',
+              error: errors.trip_start,
+            })}
+            ${field({
+              id: 'endorse-trip-end',
+              name: 'trip_end',
+              label: 'Trip ends',
+              type: 'datetime-local',
+              value: values.trip_end ?? '',
+              error: errors.trip_end,
+            })}
           </fieldset>`
           : null
       }

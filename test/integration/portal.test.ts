@@ -20,7 +20,7 @@ import { freePort } from '../helpers/ports';
 import { axeViolations, launchBrowser } from '../helpers/browser';
 import { createAccountsRepository } from '../../src/accounts/repository';
 import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
-import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { safeNext } from '../../src/portal/routes';
 
@@ -512,7 +512,9 @@ describe('an admin', () => {
     await checkAxe(tab, 'endorse-form');
     const [nothing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
     expect(nothing!.status()).toBe(400);
-    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe('Nothing to change: correct the name, move a day or add days.');
+    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe(
+      'Nothing to change: correct the name, move a day, add days or add a trip.',
+    );
     await tab.type('#endorse-name', 'Jordan Lee Events LLC');
     await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
     expect(await tab.$eval('#premium-difference', (e) => e.textContent)).toBe('$0.00');
@@ -560,6 +562,36 @@ describe('an admin', () => {
       'add_certificate_holder succeeded',
       'endorse_purchase succeeded',
       'endorse_purchase succeeded',
+    ]);
+  });
+
+  test('opens a checkout link for a trip added to a per-trip item, previewed with its premium, after saying what is missing', async () => {
+    const paid = await buyAndPay(agency, [eventSelection(agency, { start: '2027-10-01', end: '2027-10-01' }), tripSelection(agency)]);
+    await waitIssued(agency, paid.paymentIntent);
+    await tab.goto(`${app.baseUrl}/portal/purchases/${paid.purchaseId}/endorse?mode=test`);
+    const tripItem = await tab.$eval('#endorse-trip-item option:nth-child(2)', (o) => (o as HTMLOptionElement).value);
+    await tab.select('#endorse-trip-item', tripItem);
+    await tab.$eval('#endorse-trip-start', (e) => ((e as HTMLInputElement).value = '2027-08-01T09:00'));
+    const [noEnd] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(noEnd!.status()).toBe(400);
+    expect(await tab.$eval('#endorse-trip-end-error', (e) => e.textContent)).toBe('Enter when the trip ends.');
+    await checkAxe(tab, 'endorse-form-trip');
+    await tab.select('#endorse-trip-item', tripItem);
+    await tab.$eval('#endorse-trip-start', (e) => ((e as HTMLInputElement).value = '2027-08-01T09:00'));
+    await tab.$eval('#endorse-trip-end', (e) => ((e as HTMLInputElement).value = '2027-08-03T18:00'));
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('main', (e) => e.textContent)).toContain('Covered units added: 2027-08-01');
+    const premium = (await tab.$eval('#premium-difference', (e) => e.textContent))!;
+    expect(premium).toMatch(/^\$\d+\.\d\d$/);
+    expect(premium).not.toBe('$0.00');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(
+      /^A checkout link for \$\d+\.\d\d is open until \S+: https?:\/\/\S+ — send it to the buyer; the change takes effect once it is paid\.$/,
+    );
+    const link = await app.container.db('endorsements').where({ purchase_id: paid.purchaseId, payment_method: 'checkout_link' }).first();
+    expect(link).toMatchObject({ status: 'awaiting_payment' });
+    expect(link.additions).toEqual([
+      { itemId: Number(tripItem), units: [expect.objectContaining({ kind: 'trip', timeZone: 'Europe/Lisbon' })] },
     ]);
   });
 

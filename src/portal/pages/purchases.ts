@@ -308,6 +308,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         mode,
         days: notStartedDays(p),
         dayItems: p.items.filter((i) => i.covered_units[0]?.kind === 'day').map((i) => ({ id: i.id, label: i.product_name })),
+        tripItems: p.items.filter((i) => i.covered_units[0]?.kind === 'trip').map((i) => ({ id: i.id, label: i.product_name })),
         values,
         errors,
         formError,
@@ -332,9 +333,27 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       add_item: String(body.add_item ?? ''),
       add_start: String(body.add_start ?? '').trim(),
       add_end: String(body.add_end ?? '').trim(),
+      trip_item: String(body.trip_item ?? ''),
+      trip_start: String(body.trip_start ?? '').trim(),
+      trip_end: String(body.trip_end ?? '').trim(),
     };
     const errors: Record<string, string> = {};
     const changes: unknown[] = [];
+    if (values.trip_item) {
+      // A trip added is paid for first, so it goes in a change of its own.
+      if (values.named_insured || values.covered_unit_id || values.add_item)
+        return endorseView(ctx, purchase, mode, values, {}, 'Add a trip in a change of its own, without other changes.');
+      if (!purchase.items.some((i) => String(i.id) === values.trip_item && i.covered_units[0]?.kind === 'trip'))
+        errors.trip_start = 'Choose a product from the list.';
+      else if (!values.trip_start) errors.trip_start = 'Enter when the trip starts.';
+      else if (!values.trip_end) errors.trip_end = 'Enter when the trip ends.';
+      else
+        changes.push({
+          type: 'add_covered_units',
+          purchase_item_id: Number(values.trip_item),
+          trips: [{ start: values.trip_start, end: values.trip_end }],
+        });
+    }
     if (values.add_item) {
       // Days added are paid for first, so they go in a change of their own.
       if (values.named_insured || values.covered_unit_id)
@@ -365,11 +384,17 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     }
     if (Object.keys(errors).length) return endorseView(ctx, purchase, mode, values, errors);
     if (changes.length === 0)
-      return endorseView(ctx, purchase, mode, values, {}, 'Nothing to change: correct the name, move a day or add days.');
+      return endorseView(ctx, purchase, mode, values, {}, 'Nothing to change: correct the name, move a day, add days or add a trip.');
     const parsed = EndorsementQuoteRequest.safeParse({ changes });
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        const at = issue.path.includes('name') ? 'named_insured' : values.add_item ? 'add_start' : 'start_date';
+        const at = issue.path.includes('name')
+          ? 'named_insured'
+          : values.trip_item
+            ? 'trip_start'
+            : values.add_item
+              ? 'add_start'
+              : 'start_date';
         errors[at] ??= `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
       }
       return endorseView(ctx, purchase, mode, values, errors);
@@ -402,7 +427,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       details: (e) => ({ quote_id: e.id, status: e.status, reissues: e.reissues.length, payment: e.payment?.method ?? null }),
       done: (e) =>
         e.status === 'awaiting_payment'
-          ? `A checkout link for ${formatMinorUnits(e.total_difference, e.currency)} is open until ${e.payment?.checkout_expires_at ?? ''}: ${e.payment?.checkout_url ?? ''} — send it to the buyer; the days are added once it is paid.`
+          ? `A checkout link for ${formatMinorUnits(e.total_difference, e.currency)} is open until ${e.payment?.checkout_expires_at ?? ''}: ${e.payment?.checkout_url ?? ''} — send it to the buyer; the change takes effect once it is paid.`
           : `The change is applied: ${e.reissues.length} certificate${e.reissues.length === 1 ? ' is' : 's are'} reissued as a new version.`,
     }),
   );
