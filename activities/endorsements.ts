@@ -47,6 +47,7 @@ import { createPaymentsRepository } from '../src/payments/repository';
 import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
 import type { StoredEndorsement } from '../src/endorsements/repository';
 import { processorFailure } from './purchase';
+import { createRefundParts } from './refund-parts';
 import { createPurchasesRepository } from '../src/purchases/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository } from '../src/certificate-holders/repository';
@@ -233,33 +234,20 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
       if (e.refundFailure) return 'failed';
       const purchases = createPurchasesRepository(deps.db);
       const p = (await purchases.findById(e.purchaseId))!;
-      const refunds = deps.payproc.client(p.mode).refunds;
       const tx = e.policyTransactionId;
-      for (const [index, part] of (e.refunds ?? []).entries()) {
-        if (part.refundId) continue;
-        try {
-          const refund = await refunds.create(
-            {
-              payment_intent: part.paymentIntentId,
-              amount: part.amountMinor,
-              reason: 'requested_by_customer',
-              metadata: paymentMetadata(e),
-            },
-            { idempotencyKey: index === 0 ? `policy-transaction-${tx}-refund` : `policy-transaction-${tx}-refund-${index + 1}` },
-          );
-          await purchases.recordEndorsementRefundCreated(tx, index, refund.id);
-        } catch (err) {
-          try {
-            processorFailure(err, () => undefined);
-          } catch (failure) {
-            if (failure instanceof ApplicationFailure) {
-              await purchases.failEndorsementRefund(tx, failure.message);
-              return 'failed';
-            }
-            throw failure;
-          }
-          throw err;
-        }
+      try {
+        await createRefundParts(
+          deps.payproc.client(p.mode).refunds,
+          tx,
+          e.refunds ?? [],
+          paymentMetadata(e),
+          (index, refundId) => purchases.recordEndorsementRefundCreated(tx, index, refundId),
+          () => undefined,
+        );
+      } catch (failure) {
+        if (!(failure instanceof ApplicationFailure)) throw failure;
+        await purchases.failEndorsementRefund(tx, failure.message);
+        return 'failed';
       }
       return 'submitted';
     },

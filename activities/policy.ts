@@ -38,6 +38,7 @@ import { isInForce, policyClock, priceCancellationOf, storeCancellationQuote } f
 import { RefundRuleError } from '../src/purchases/refund-rule';
 import { allocateRefund, RefundNotCoveredError } from '../src/purchases/refund-allocation';
 import { processorFailure } from './purchase';
+import { createRefundParts } from './refund-parts';
 import type { CancellationAccepted, SubscriptionCancelInput, SubscriptionChange } from '../workflows/contracts';
 
 export interface PolicyActivityDeps {
@@ -278,31 +279,19 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
         }
         plan = await purchases.planCancellationRefunds(c.id, split);
       }
-      const refunds = deps.payproc.client(p.mode).refunds;
-      let first = plan[0]?.refundId ?? null;
-      for (const [index, part] of plan.entries()) {
-        if (part.refundId) continue;
-        try {
-          const refund = await refunds.create(
-            {
-              payment_intent: part.paymentIntentId,
-              amount: part.amountMinor,
-              reason: 'requested_by_customer',
-              metadata: { purchase_id: String(p.id), cancellation_id: String(c.id) },
-            },
-            { idempotencyKey: index === 0 ? `policy-transaction-${c.id}-refund` : `policy-transaction-${c.id}-refund-${index + 1}` },
-          );
-          await purchases.recordCancellationRefundCreated(c.id, index, refund.id);
-          if (index === 0) first = refund.id;
-        } catch (err) {
-          try {
-            processorFailure(err, count);
-          } catch (failure) {
-            if (failure instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(failure.message, 'REFUND_REJECTED');
-            throw failure;
-          }
-          throw err;
-        }
+      let first;
+      try {
+        first = await createRefundParts(
+          deps.payproc.client(p.mode).refunds,
+          c.id,
+          plan,
+          { purchase_id: String(p.id), cancellation_id: String(c.id) },
+          (index, refundId) => purchases.recordCancellationRefundCreated(c.id, index, refundId),
+          count,
+        );
+      } catch (failure) {
+        if (failure instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(failure.message, 'REFUND_REJECTED');
+        throw failure;
       }
       return { refundId: first };
     },

@@ -72,6 +72,7 @@ import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/wo
 import { startSmtp } from '../test/helpers/smtp';
 import {
   WEBHOOK_SECRET,
+  chargeRefundedEvent,
   checkout,
   createQuotingAccount,
   deliverWebhook,
@@ -361,23 +362,13 @@ async function recordAll(namespace: string): Promise<void> {
       const p = (await api(`/purchases/${purchaseId}`)).body.data;
       if (want('h')) {
         const eventId = `evt_histories_refund_${purchaseId}`;
-        const charge = {
-          id: `ch_histories_${purchaseId}`,
-          object: 'charge',
-          payment_intent: p.payment_intent,
-          amount: p.amount_total,
-          amount_refunded: 1000,
-          refunded: false,
-          metadata: { purchase_id: String(purchaseId) },
-        };
-        const event = JSON.stringify({
+        const event = chargeRefundedEvent({
           id: eventId,
-          object: 'event',
-          type: 'charge.refunded',
-          livemode: false,
-          created: Math.floor(Date.now() / 1000),
-          api_version: '2025-01-01',
-          data: { object: charge },
+          chargeId: `ch_histories_${purchaseId}`,
+          paymentIntent: p.payment_intent,
+          amountMinor: p.amount_total,
+          amountRefundedMinor: 1000,
+          purchaseId,
         });
         const res = await deliverWebhook(app, event);
         if (res.status !== 200) throw new Error(`refund event: ${res.status} ${res.text}`);

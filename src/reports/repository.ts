@@ -79,6 +79,45 @@ const COLUMNS = [
 ];
 const select = (q: Knex.QueryBuilder, db: Db) => q.select([...COLUMNS, db.raw(`to_char(month, 'YYYY-MM') as month`)]);
 
+/**
+ * The rows of the completed `policy_transactions` of kind `type` in the month, one per item its
+ * `breakdown` names (`itemFilter`, over its entries `u`), reporting `units` of the item (their
+ * first start, last end, and count). Static SQL only: nothing here comes from a request.
+ */
+const transactionRows = (
+  type: 'cancellation' | 'endorsement' | 'refund',
+  units: { inception: string; expiry: string; count: string },
+  itemFilter = "(u->>'itemId')::int = i.id",
+) => `
+    select '${type}', p.id, i.position, t.id,
+           t.completed_at, t.effective_at,
+           pl.master_policy_number, pl.customer_name, i.named_insured,
+           ${units.inception},
+           ${units.expiry},
+           ${units.count},
+           t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
+           null::bigint[], t.breakdown, i.id, 0
+      from policy_transactions t
+      join purchases p on p.id = t.purchase_id
+      join purchase_items i on i.purchase_id = p.id
+      join product_lines pl on pl.id = i.product_line_id
+     where t.kind = '${type}' and t.status = 'completed' and t.completed_at >= :from and t.completed_at < :to
+       and p.root_account_id = :agency and p.mode = :mode
+       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
+       and exists (select 1 from jsonb_array_elements(t.breakdown) u where ${itemFilter})
+`;
+
+/** Every covered unit of the item, as it is now. */
+const ITEM_UNITS = {
+  inception: '(select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id)',
+  expiry: '(select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id)',
+};
+
+/** The units of the item an endorsement priced (added, or given a holder's endorsement premium). */
+const priced = (aggregate: string) =>
+  `(select ${aggregate} from covered_units cu join jsonb_array_elements(t.breakdown) u on (u->>'unitId')::int = cu.id
+             where cu.purchase_item_id = i.id)`;
+
 /** The ledger of one file, in file order (recorded time, then type, then reference). */
 export const LEDGER_SQL = `
   select * from (
@@ -97,59 +136,16 @@ export const LEDGER_SQL = `
       join product_lines pl on pl.id = i.product_line_id
      where p.root_account_id = :agency and p.mode = :mode and p.paid_at >= :from and p.paid_at < :to
        and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
-    union all
-    select 'cancellation', p.id, i.position, t.id,
-           t.completed_at, t.effective_at,
-           pl.master_policy_number, pl.customer_name, i.named_insured,
-           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id),
-           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id),
-           (select count(*)::int from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id),
-           t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
-           null::bigint[], t.breakdown, i.id, 0
-      from policy_transactions t
-      join purchases p on p.id = t.purchase_id
-      join purchase_items i on i.purchase_id = p.id
-      join product_lines pl on pl.id = i.product_line_id
-     where t.kind = 'cancellation' and t.status = 'completed' and t.completed_at >= :from and t.completed_at < :to
-       and p.root_account_id = :agency and p.mode = :mode
-       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
-       and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)
-    union all
-    select 'endorsement', p.id, i.position, t.id,
-           t.completed_at, t.effective_at,
-           pl.master_policy_number, pl.customer_name, i.named_insured,
-           (select min(cu.starts_at) from covered_units cu join jsonb_array_elements(t.breakdown) u on (u->>'unitId')::int = cu.id
-             where cu.purchase_item_id = i.id),
-           (select max(cu.ends_at) from covered_units cu join jsonb_array_elements(t.breakdown) u on (u->>'unitId')::int = cu.id
-             where cu.purchase_item_id = i.id),
-           (select count(distinct (u->>'unitId')::int)::int from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id),
-           t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
-           null::bigint[], t.breakdown, i.id, 0
-      from policy_transactions t
-      join purchases p on p.id = t.purchase_id
-      join purchase_items i on i.purchase_id = p.id
-      join product_lines pl on pl.id = i.product_line_id
-     where t.kind = 'endorsement' and t.status = 'completed' and t.completed_at >= :from and t.completed_at < :to
-       and p.root_account_id = :agency and p.mode = :mode
-       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
-       and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)
-    union all
-    select 'refund', p.id, i.position, t.id,
-           t.completed_at, t.effective_at,
-           pl.master_policy_number, pl.customer_name, i.named_insured,
-           (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id),
-           (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id),
-           0,
-           t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
-           null::bigint[], t.breakdown, i.id, 0
-      from policy_transactions t
-      join purchases p on p.id = t.purchase_id
-      join purchase_items i on i.purchase_id = p.id
-      join product_lines pl on pl.id = i.product_line_id
-     where t.kind = 'refund' and t.status = 'completed' and t.completed_at >= :from and t.completed_at < :to
-       and p.root_account_id = :agency and p.mode = :mode
-       and (pl.insurer_root_account_id = :party or pl.mga_root_account_id = :party)
-       and exists (select 1 from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id and (u->>'refundableMinor')::bigint > 0)
+    union all${transactionRows('cancellation', {
+      ...ITEM_UNITS,
+      count: "(select count(*)::int from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)",
+    })}
+    union all${transactionRows('endorsement', {
+      inception: priced('min(cu.starts_at)'),
+      expiry: priced('max(cu.ends_at)'),
+      count: "(select count(distinct (u->>'unitId')::int)::int from jsonb_array_elements(t.breakdown) u where (u->>'itemId')::int = i.id)",
+    })}
+    union all${transactionRows('refund', { ...ITEM_UNITS, count: '0' }, "(u->>'itemId')::int = i.id and (u->>'refundableMinor')::bigint > 0")}
   ) ledger
   order by recorded_at, type, purchase_id, transaction_id nulls first, item_position`;
 

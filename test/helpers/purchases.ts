@@ -98,6 +98,41 @@ export async function issuedPurchase(app: TestApp, account: QuotingAccount): Pro
   return purchaseId;
 }
 
+/**
+ * The raw body of a `charge.refunded` event (sign it with deliverWebhook): charge `chargeId` of
+ * `paymentIntent`, `amountMinor` charged and `amountRefundedMinor` refunded so far (refunded in
+ * full when they are equal), with `purchase_id` in its metadata unless `purchaseId` is null (the
+ * processor's own charges carry none: the payment intent names the purchase).
+ */
+export function chargeRefundedEvent(e: {
+  id: string;
+  chargeId: string;
+  paymentIntent: string;
+  amountMinor: number;
+  amountRefundedMinor: number;
+  purchaseId: number | null;
+}): string {
+  return JSON.stringify({
+    id: e.id,
+    object: 'event',
+    type: 'charge.refunded',
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: {
+      object: {
+        id: e.chargeId,
+        object: 'charge',
+        payment_intent: e.paymentIntent,
+        amount: e.amountMinor,
+        amount_refunded: e.amountRefundedMinor,
+        refunded: e.amountRefundedMinor === e.amountMinor,
+        metadata: e.purchaseId === null ? {} : { purchase_id: String(e.purchaseId) },
+      },
+    },
+  });
+}
+
 /** The raw body of a paid `checkout.session.completed` event of session `sessionId`, paid by `paymentIntent`, carrying `metadata`. */
 function paidSessionEvent(sessionId: string, paymentIntent: string, metadata: Record<string, string>, id: string): string {
   return JSON.stringify({

@@ -16,7 +16,7 @@ import ExcelJS from 'exceljs';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
-import { deliverWebhook, WEBHOOK_SECRET } from '../helpers/purchases';
+import { chargeRefundedEvent, deliverWebhook, WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { BORDEREAU_COLUMNS } from '../../src/reports/bordereau';
 import { createPurchasesRepository } from '../../src/purchases/repository';
@@ -418,24 +418,13 @@ describe('a month’s bordereau', () => {
     const p = (await api('GET', `/purchases/${sold.p2.id}`)).body.data;
     // The processor reports the cancellation's refund and 5.00 more refunded on the sale's charge.
     const refunded = (eventId: string) =>
-      JSON.stringify({
+      chargeRefundedEvent({
         id: eventId,
-        object: 'event',
-        type: 'charge.refunded',
-        livemode: false,
-        created: Math.floor(Date.now() / 1000),
-        api_version: '2025-01-01',
-        data: {
-          object: {
-            id: `ch_dash_${p.id}`,
-            object: 'charge',
-            payment_intent: p.payment_intent,
-            amount: p.amount_total,
-            amount_refunded: p.amount_refunded + 500,
-            refunded: false,
-            metadata: { purchase_id: String(p.id) },
-          },
-        },
+        chargeId: `ch_dash_${p.id}`,
+        paymentIntent: p.payment_intent,
+        amountMinor: p.amount_total,
+        amountRefundedMinor: p.amount_refunded + 500,
+        purchaseId: p.id,
       });
     expect((await deliverWebhook(app, refunded(`evt_dash_${p.id}`))).status).toBe(200);
     const row = await eventually(

@@ -10,7 +10,15 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
+import {
+  WEBHOOK_SECRET,
+  chargeRefundedEvent,
+  checkout,
+  createQuotingAccount,
+  deliverWebhook,
+  type QuotingAccount,
+  issuedPurchase,
+} from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { createPolicyActivities } from '../../activities/policy';
 import { createPurchasesRepository } from '../../src/purchases/repository';
@@ -290,24 +298,13 @@ test('when the processor’s dashboard refunds part of a purchase, then the purc
   const total = before.amount_total as number;
   const [first, second] = before.items[0].covered_units;
   const refunded = (eventId: string, amount: number) =>
-    JSON.stringify({
+    chargeRefundedEvent({
       id: eventId,
-      object: 'event',
-      type: 'charge.refunded',
-      livemode: false,
-      created: Math.floor(Date.now() / 1000),
-      api_version: '2025-01-01',
-      data: {
-        object: {
-          id: `ch_dash_${id}`,
-          object: 'charge',
-          payment_intent: before.payment_intent,
-          amount: total,
-          amount_refunded: amount,
-          refunded: amount === total,
-          metadata: { purchase_id: String(id) },
-        },
-      },
+      chargeId: `ch_dash_${id}`,
+      paymentIntent: before.payment_intent,
+      amountMinor: total,
+      amountRefundedMinor: amount,
+      purchaseId: id,
     });
   // Partial: 30.00 of the total back in the dashboard.
   expect((await deliverWebhook(app, refunded(`evt_dash_part_${id}`, 3000))).status).toBe(200);

@@ -12,7 +12,7 @@ import puppeteer from 'puppeteer-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, deliverWebhook } from '../helpers/purchases';
+import { WEBHOOK_SECRET, chargeRefundedEvent, deliverWebhook } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, getCertificates, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { decodeQr, download, pdfFirstPagePng, pdfPages, pdfText, readZip } from '../helpers/documents';
 import { createAccountsRepository } from '../../src/accounts/repository';
@@ -274,24 +274,13 @@ describe('given a paid 3-day per-day purchase', () => {
     expect(proof.body.coverage.map((x: any) => x.certificate_number)).toEqual(body.certificates.map((x: any) => x.certificate_number));
 
     // A full refund (the processor's signed charge.refunded) voids every certificate of the payment.
-    const refund = JSON.stringify({
+    const refund = chargeRefundedEvent({
       id: `evt_refund_${paid.purchaseId}`,
-      object: 'event',
-      type: 'charge.refunded',
-      livemode: false,
-      created: Math.floor(Date.now() / 1000),
-      api_version: '2025-01-01',
-      data: {
-        object: {
-          id: `ch_${paid.purchaseId}`,
-          object: 'charge',
-          amount: 1000,
-          amount_refunded: 1000,
-          refunded: true,
-          payment_intent: paid.paymentIntent,
-          metadata: {},
-        },
-      },
+      chargeId: `ch_${paid.purchaseId}`,
+      paymentIntent: paid.paymentIntent,
+      amountMinor: 1000,
+      amountRefundedMinor: 1000,
+      purchaseId: null,
     });
     expect((await deliverWebhook(app, refund)).status).toBe(200);
     await eventually(async () => (await page()).body.state === 'voided');

@@ -6,20 +6,10 @@
 import { EndorsementError, planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
 import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/repository';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
+import { chicagoDay } from '../helpers/covered-units';
 
 const clock = new Date('2027-04-01T12:00:00Z');
-const day = (d: string, id: number, index: number, cancellationId: number | null = null) => ({
-  id,
-  index,
-  kind: 'day' as const,
-  // America/Chicago midnight in May (CDT, UTC-5)
-  startsAt: new Date(`${d}T05:00:00Z`),
-  endsAt: new Date(new Date(`${d}T05:00:00Z`).getTime() + 86_400_000),
-  timeZone: 'America/Chicago',
-  localLabel: d,
-  cancellationId,
-  cancelledAt: null,
-});
+const day = chicagoDay;
 
 function state(
   opts: { priceFactor?: number; unitPrice?: number; feeBps?: number | null; billing?: 'one_time' | 'subscription'; max?: number } = {},

@@ -9,20 +9,11 @@ import type { LedgerUnitPremium, PurchaseItemDetail, PurchaseRecord } from '../.
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import type { StoredEndorsementTerms } from '../../src/products/repository';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
+import { chicagoDay } from '../helpers/covered-units';
 
 // 2027-05-02 12:00 America/Chicago: day 1 (May 1) has ended, day 2 has started, days 3 and 4 have not.
 const clock = new Date('2027-05-02T17:00:00Z');
-const day = (d: string, id: number, index: number, cancellationId: number | null = null) => ({
-  id,
-  index,
-  kind: 'day' as const,
-  startsAt: new Date(`${d}T05:00:00Z`),
-  endsAt: new Date(new Date(`${d}T05:00:00Z`).getTime() + 86_400_000),
-  timeZone: 'America/Chicago',
-  localLabel: d,
-  cancellationId,
-  cancelledAt: null,
-});
+const day = chicagoDay;
 
 const holder = (over: Partial<CertificateHolderRecord> = {}): CertificateHolderRecord => ({
   id: 50,
