@@ -25,7 +25,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createPurchasesRepository, type PurchaseItemDetail } from '../src/purchases/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository, type NewCertificateHolder } from '../src/certificate-holders/repository';
 import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
@@ -71,9 +71,10 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
 
   /** Units still active at `at`: not ended, not taken by a cancellation (scheduled ones included). */
   async function activeUnitIds(purchaseId: number, at: Date): Promise<number[]> {
-    const items = await purchases.itemDetails(purchaseId);
-    return items.flatMap((i) => i.units.filter((u) => u.cancellationId === null && u.endsAt.getTime() > at.getTime()).map((u) => u.id));
+    return activeIn(await purchases.itemDetails(purchaseId), at);
   }
+  const activeIn = (items: PurchaseItemDetail[], at: Date): number[] =>
+    items.flatMap((i) => i.units.filter((u) => u.cancellationId === null && u.endsAt.getTime() > at.getTime()).map((u) => u.id));
 
   return {
     /**
@@ -215,7 +216,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
             'HOLDER_ENDORSEMENT_PAID',
             `Certificate holder ${holder.id} paid ${paid} minor units for additional insured or a waiver of subrogation on covered units not started: remove them first with an endorsement { type: "certificate_holder_endorsements" } (the premium goes back), then remove the holder`,
           );
-        if (others.length === 0 && (await activeUnitIds(input.purchaseId, clock)).length > 0) {
+        if (others.length === 0 && activeIn(items, clock).length > 0) {
           refuse(
             'LAST_CERTIFICATE_HOLDER',
             `Certificate holder ${holder.id} is the purchase's last: add another holder before removing it, or cancel the purchase`,
