@@ -5,10 +5,16 @@
  * its own ports and waits for its turn (test/resilience/lib/schedule.ts) in a directory named by
  * RESILIENCE_T0, set here once so the workers (forked after this runs) share it. Most of a fault
  * suite's time is a 10-minute outage spent waiting; one after another they took 32 minutes.
+ * It also times the machine once (RESILIENCE_PROBE_MS, test/resilience/lib/machine-probe.mjs), so
+ * that a slower machine is offered a proportionally lower load.
  */
 import base from './jest.config.js';
+import { probeMachineMs } from './test/resilience/lib/machine-probe.mjs';
 
 process.env.RESILIENCE_T0 ||= String(Date.now());
+// How fast this machine is, taken once before any stack boots: the fault suites' load rate
+// follows it (test/resilience/lib/machine.ts).
+process.env.RESILIENCE_PROBE_MS ||= String(probeMachineMs());
 
 /** @type {import('jest').Config} */
 export default {

@@ -30,9 +30,15 @@ import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, type E
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
 import { CancellationRun, type CancellationOutcome } from './cancellations';
 import { joinTurns } from './schedule';
+import { ISSUE_RATE, machineSpeed, rateFor, REFERENCE_PROBE_MS } from './machine';
 
-/** Purchases per second: the issue's floor, overridable (RESILIENCE_RATE) to explore locally. */
-export const RATE = Number(process.env.RESILIENCE_RATE ?? 5);
+/** This machine against the machines the issue's rate was set on (lib/machine.ts). */
+export const MACHINE = machineSpeed();
+/**
+ * Purchases per second: the issue's 5/s on a machine of the reference speed, proportionally less
+ * on a slower one (lib/machine.ts); RESILIENCE_RATE sets it by hand, to explore locally.
+ */
+export const RATE = process.env.RESILIENCE_RATE ? Number(process.env.RESILIENCE_RATE) : rateFor(MACHINE);
 const LOAD_MS = 60_000;
 const FAULT_AT_MS = 10_000;
 /**
@@ -178,6 +184,17 @@ async function checkPurchases(container: Container, stack: FaultStack, paid: Loa
   });
 }
 
+/** The report's first line: the rate offered and why (lib/machine.ts). */
+function rateLine(): string {
+  const probe =
+    MACHINE.probeMs === null
+      ? 'machine not timed'
+      : `machine probe ${MACHINE.probeMs.toFixed(0)} ms against ${REFERENCE_PROBE_MS} ms on the reference machines (${MACHINE.slowdown.toFixed(1)}x slower)`;
+  return process.env.RESILIENCE_RATE
+    ? `load: ${RATE} purchases/s, set by RESILIENCE_RATE (${probe})`
+    : `load: ${RATE} purchases/s (the issue's ${ISSUE_RATE}/s on a machine of the reference speed; ${probe})`;
+}
+
 function tallyTable(samples: Sample[]): string {
   const t = tally(samples);
   const statuses = [...new Set(samples.map((s) => String(s.status)))].sort();
@@ -225,7 +242,7 @@ export function describeFaultSuite({
     let container: Container;
     let agency: Agency;
     let buyers: Buyer[];
-    const report: string[] = [];
+    const report: string[] = [rateLine()];
     const cancellationFigures = new Map<string, CancellationFigures>();
 
     beforeAll(
@@ -254,7 +271,7 @@ export function describeFaultSuite({
         }
         const ready = Date.now();
         await turn.wait();
-        process.stdout.write(`${title}: stack ready; its turn came ${((Date.now() - ready) / 1000).toFixed(0)} s later\n`);
+        process.stdout.write(`${title}: stack ready; its turn came ${((Date.now() - ready) / 1000).toFixed(0)} s later; ${rateLine()}\n`);
       },
       300_000 + 2 * 45 * 60_000,
     ); // the boot and the load may each wait up to 45 min for a turn
