@@ -285,12 +285,26 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
     },
 
     /**
-     * Records a refund: the refunded amount only grows (events may arrive out of order), and a
-     * full refund moves the purchase to `refunded` (final). Returns the purchase's refund state.
+     * Records a refund of one of the purchase's charges (the sale's, or an endorsement's by
+     * `paymentIntentId`): the refunded amount only grows (events may arrive out of order), a full
+     * refund of the sale's charge moves the purchase to `refunded` (final), and money no refund
+     * of ours explains becomes a dashboard `refund` row (purchases repository, recordRefund).
+     * Returns the purchase's refund state. Throws a non-retryable PurchaseNotFound when the
+     * purchase does not exist or the payment intent is none of its charges.
      */
     async recordRefund(input: RefundInput): Promise<{ refundedMinor: number; refunded: boolean }> {
-      const result = await purchases.recordRefund(input.purchaseId, input.amountRefundedMinor, input.fullyRefunded);
-      if (!result) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
+      const result = await purchases.recordRefund(
+        input.purchaseId,
+        input.amountRefundedMinor,
+        input.fullyRefunded,
+        new Date(),
+        input.paymentIntentId,
+      );
+      if (!result)
+        throw ApplicationFailure.nonRetryable(
+          `purchase ${input.purchaseId} does not exist or ${input.paymentIntentId ?? 'its sale'} paid none of its charges`,
+          'PurchaseNotFound',
+        );
       await deps.events.refunded(input.purchaseId);
       return result;
     },

@@ -70,6 +70,12 @@ export interface RefundInput {
   amountRefundedMinor: number;
   /** True when the whole charge has been refunded. */
   fullyRefunded: boolean;
+  /**
+   * The charge's payment intent: the sale's, or a priced endorsement's difference (then the
+   * purchase's own refunded amount and status stay as they are). Absent in runs started before
+   * it was passed: the sale's.
+   */
+  paymentIntentId?: string;
 }
 
 /** Workflow id of the handling of one processor dispute event (a redelivered event is rejected by id). */

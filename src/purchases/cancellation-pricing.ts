@@ -2,7 +2,8 @@
  * The refund rule (./refund-rule.ts) applied to a stored purchase: its items with the terms they
  * were bought with, the units earlier cancellations took, the premium those gave back per item, and
  * the most still refundable (paid, less what went back: refunds recorded, completed cancellations,
- * and cancellations still on their way or scheduled). Units added by a priced endorsement count
+ * refunds made in the processor's dashboard of an endorsement's payment, and cancellations still
+ * on their way or scheduled). Units added by a priced endorsement count
  * with the premium, platform fee and payment that endorsement collected: an item's premium is what
  * its sale and its endorsements charged for it (less what endorsements gave back: a holder's paid
  * endorsement removed), spread over all its units; what endorsements gave back counts as refunded. Shared by the cancellation quote (API) and the acceptance
@@ -23,7 +24,8 @@ export interface CancellationAsk {
 export type EndorsementCharge = Pick<
   Awaited<ReturnType<PurchasesRepository['endorsementCharges']>>[number],
   'platformFeeMinor' | 'totalMinor' | 'breakdown'
->;
+> &
+  Partial<Pick<Awaited<ReturnType<PurchasesRepository['endorsementCharges']>>[number], 'dashboardRefundedMinor'>>;
 
 /**
  * Prices `ask` on purchase `p` (with the endorsements that added units to it: `charges`).
@@ -63,11 +65,13 @@ export function priceCancellationOf(
     effectiveAt: ask.effectiveAt,
     cancelUnitIds: unitIds,
     requestedBy: ask.requestedBy,
-    // An endorsement that gave premium back (negative total) is a refund already made, like a completed cancellation's.
+    // An endorsement that gave premium back (negative total) is a refund already made, like a completed cancellation's;
+    // so is a dashboard refund of an endorsement's payment (the sale's are in the purchase's refunded amount).
     refundableMinor:
       p.totalMinor +
       charges.reduce((n, c) => n + Math.max(c.totalMinor, 0), 0) -
       Math.max(p.refundedMinor, completed + charges.reduce((n, c) => n + Math.max(0 - c.totalMinor, 0), 0)) -
+      charges.reduce((n, c) => n + (c.dashboardRefundedMinor ?? 0), 0) -
       underway,
   });
   const startOf = new Map(units.map((u) => [u.id, u.startsAt.getTime()]));

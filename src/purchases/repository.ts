@@ -1007,8 +1007,9 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
 
     /**
      * The purchase's completed priced endorsements, oldest first: premium and platform fee (minor
-     * units; negative premium: given back), the payment intent, and the premium per unit and item
-     * (a holder's endorsement premium naming its holder and endorsement).
+     * units; negative premium: given back), the payment intent, the premium per unit and item
+     * (a holder's endorsement premium naming its holder and endorsement), and what was refunded
+     * of that payment in the processor's dashboard (`refund` rows of its payment intent).
      */
     async endorsementCharges(purchaseId: number): Promise<
       Array<{
@@ -1019,20 +1020,29 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         paymentIntentId: string | null;
         completedAt: Date;
         breakdown: LedgerUnitPremium[];
+        dashboardRefundedMinor: number;
       }>
     > {
       const rows = await db('policy_transactions')
-        .where({ purchase_id: purchaseId, kind: 'endorsement', status: 'completed' })
+        .where({ purchase_id: purchaseId, status: 'completed' })
+        .whereIn('kind', ['endorsement', 'refund'])
         .orderBy('id');
-      return rows.map((r) => ({
-        id: r.id,
-        premiumMinor: Number(r.premium_minor),
-        platformFeeMinor: Number(r.platform_fee_minor),
-        totalMinor: Number(r.total_minor),
-        paymentIntentId: r.payment_intent_id ?? null,
-        completedAt: r.completed_at,
-        breakdown: r.breakdown,
-      }));
+      const dashboard = new Map<string, number>();
+      for (const r of rows)
+        if (r.kind === 'refund' && r.payment_intent_id)
+          dashboard.set(r.payment_intent_id, (dashboard.get(r.payment_intent_id) ?? 0) + Number(r.total_minor));
+      return rows
+        .filter((r) => r.kind === 'endorsement')
+        .map((r) => ({
+          id: r.id,
+          premiumMinor: Number(r.premium_minor),
+          platformFeeMinor: Number(r.platform_fee_minor),
+          totalMinor: Number(r.total_minor),
+          paymentIntentId: r.payment_intent_id ?? null,
+          completedAt: r.completed_at,
+          breakdown: r.breakdown,
+          dashboardRefundedMinor: (r.payment_intent_id && dashboard.get(r.payment_intent_id)) || 0,
+        }));
     },
 
     /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
@@ -1206,25 +1216,29 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
 
     /**
      * What the purchase's other cancellations and endorsements that gave premium back (any but
-     * `exceptCancellationId`, rescinded ones aside) take from each payment intent, minor units:
-     * their planned `refunds`; a cancellation refunded
-     * before refunds could be split (`refunds` null, `refund_id` set) took its total from the
-     * sale's payment intent.
+     * `exceptCancellationId`, rescinded ones aside) and the refunds made in the processor's
+     * dashboard take from each payment intent, minor units: their planned `refunds`; a
+     * cancellation refunded before refunds could be split (`refunds` null, `refund_id` set) took
+     * its total from the sale's payment intent; a dashboard refund (`refund` row) its total from
+     * the charge it was made on (the sale's for rows of before they named it).
      */
     async refundedByPaymentIntent(purchaseId: number, exceptCancellationId: number): Promise<Map<string, number>> {
       const [p, rows] = await Promise.all([
         db('purchases').where({ id: purchaseId }).first('payment_intent_id'),
         db('policy_transactions')
           .where({ purchase_id: purchaseId })
-          .whereIn('kind', ['cancellation', 'endorsement'])
+          .whereIn('kind', ['cancellation', 'endorsement', 'refund'])
           .whereNot({ id: exceptCancellationId })
           .whereNot({ status: 'rescinded' })
-          .select('refunds', 'refund_id', 'total_minor'),
+          .select('kind', 'refunds', 'refund_id', 'total_minor', 'payment_intent_id'),
       ]);
       const taken = new Map<string, number>();
       const add = (paymentIntentId: string, minor: number) => taken.set(paymentIntentId, (taken.get(paymentIntentId) ?? 0) + minor);
       for (const r of rows) {
-        if (r.refunds) for (const e of r.refunds as CancellationRefund[]) add(e.paymentIntentId, Number(e.amountMinor));
+        if (r.kind === 'refund') {
+          const pi = (r.payment_intent_id ?? p?.payment_intent_id) as string | null;
+          if (pi) add(pi, Number(r.total_minor));
+        } else if (r.refunds) for (const e of r.refunds as CancellationRefund[]) add(e.paymentIntentId, Number(e.amountMinor));
         else if (r.refund_id && p?.payment_intent_id) add(p.payment_intent_id as string, Number(r.total_minor));
       }
       return taken;
@@ -1343,6 +1357,21 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     /** The newest purchase holding this payment intent, or undefined. */
     async findByPaymentIntent(paymentIntentId: string): Promise<PurchaseRecord | undefined> {
       const r = await db('purchases').where({ payment_intent_id: paymentIntentId }).orderBy('id', 'desc').first();
+      return r ? toPurchaseRecord(r) : undefined;
+    },
+
+    /**
+     * The purchase one of whose charges payment intent `paymentIntentId` paid: the sale's
+     * (as findByPaymentIntent), else a priced endorsement's difference; undefined when neither.
+     */
+    async findByChargePaymentIntent(paymentIntentId: string): Promise<PurchaseRecord | undefined> {
+      const sale = await this.findByPaymentIntent(paymentIntentId);
+      if (sale) return sale;
+      const r = await db('purchases as p')
+        .join('policy_transactions as t', 't.purchase_id', 'p.id')
+        .where({ 't.payment_intent_id': paymentIntentId, 't.kind': 'endorsement' })
+        .orderBy('p.id', 'desc')
+        .first('p.*');
       return r ? toPurchaseRecord(r) : undefined;
     },
 
@@ -1466,54 +1495,77 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     },
 
     /**
-     * Records a `charge.refunded` event of the sale's charge: the purchase's refunded amount (minor
-     * units) becomes at least `amountRefundedMinor`, and the purchase `refunded` when the charge is
-     * refunded in full. What the processor reports refunded beyond what the ledger explains (the
-     * refunds of our cancellations and endorsements taken from the sale's payment intent, planned
-     * or created, and earlier `refund` rows) was refunded in the processor's dashboard: it is kept
-     * as a `refund` row (`completed` at `at`, the amount spread over the items by premium in
-     * `breakdown` as `refundableMinor`), so the bordereau reports it. The refunded amount only
-     * grows (events may arrive out of order), and replaying an event adds nothing. Returns the
-     * refund state, or undefined when the purchase does not exist.
+     * Records a `charge.refunded` event of one of the purchase's charges: the sale's (payment
+     * intent `paymentIntentId`, or none given) or an endorsement's (the payment intent that
+     * endorsement collected its difference with). For the sale's charge the purchase's refunded
+     * amount (minor units) becomes at least `amountRefundedMinor`, and the purchase `refunded`
+     * when the charge is refunded in full; an endorsement's charge changes neither (the purchase's
+     * refunded amount is its sale charge's). What the processor reports refunded on that charge
+     * beyond what the ledger explains there (the parts of our cancellations' and endorsements'
+     * refunds taken from that payment intent, planned or created, and earlier `refund` rows of
+     * it) was refunded in the processor's dashboard: it is kept as a `refund` row of that payment
+     * intent (`completed` at `at`, spread in `breakdown` as `refundableMinor` over the items by
+     * what that charge paid for each: the sale's premium per item, or the endorsement's), so the
+     * bordereau reports it and later refunds take only what is left on each payment. The refunded
+     * amount only grows (events may arrive out of order), and replaying an event adds nothing.
+     * Returns the sale's refund state, or undefined when the purchase does not exist or the
+     * payment intent is none of its charges.
      */
     async recordRefund(
       purchaseId: number,
       amountRefundedMinor: number,
       fullyRefunded: boolean,
       at: Date = new Date(),
+      paymentIntentId?: string,
     ): Promise<{ refundedMinor: number; refunded: boolean } | undefined> {
-      const refundedMinor = await db.transaction(async (trx) => {
+      const result = await db.transaction(async (trx) => {
         const p = await trx('purchases')
           .where({ id: purchaseId })
           .forUpdate()
           .first('id', 'refunded_minor', 'payment_intent_id', 'currency', 'api_key_id');
         if (!p) return undefined;
-        const [row] = await trx('purchases')
-          .where({ id: purchaseId })
-          .update({ refunded_minor: trx.raw('greatest(refunded_minor, ?)', [amountRefundedMinor]), updated_at: trx.fn.now() })
-          .returning(['refunded_minor']);
+        const chargePi = (paymentIntentId ?? p.payment_intent_id) as string | null;
+        const sale = chargePi === p.payment_intent_id;
         const ledger = await trx('policy_transactions')
           .where({ purchase_id: purchaseId })
           .whereIn('kind', ['cancellation', 'endorsement', 'refund'])
           .whereNot({ status: 'rescinded' })
-          .select('kind', 'status', 'refunds', 'refund_id', 'total_minor', 'failure_reason');
+          .select('id', 'kind', 'status', 'refunds', 'refund_id', 'total_minor', 'failure_reason', 'payment_intent_id', 'breakdown');
+        // The endorsement whose difference this charge collected, when it is not the sale's.
+        const endorsement = sale
+          ? undefined
+          : ledger.find((t) => t.kind === 'endorsement' && t.payment_intent_id === chargePi && Number(t.total_minor) > 0);
+        if (!sale && !endorsement) return undefined;
+        let refundedMinor = Number(p.refunded_minor);
+        if (sale) {
+          const [row] = await trx('purchases')
+            .where({ id: purchaseId })
+            .update({ refunded_minor: trx.raw('greatest(refunded_minor, ?)', [amountRefundedMinor]), updated_at: trx.fn.now() })
+            .returning(['refunded_minor']);
+          refundedMinor = Number(row.refunded_minor);
+        }
         let explained = 0;
         for (const t of ledger) {
-          if (t.kind === 'refund') explained += Number(t.total_minor);
-          else if (t.refunds) {
+          // A refund row of before they named their payment intent was the sale's.
+          if (t.kind === 'refund') {
+            if ((t.payment_intent_id ?? p.payment_intent_id) === chargePi) explained += Number(t.total_minor);
+          } else if (t.refunds) {
             // A refund refused for good took nothing, except the parts already created.
             const refused = t.status === 'refund_failed' || (t.kind === 'endorsement' && t.failure_reason);
             for (const part of t.refunds as CancellationRefund[])
-              if (part.paymentIntentId === p.payment_intent_id && (!refused || part.refundId)) explained += Number(part.amountMinor);
-          } else if (t.kind === 'cancellation' && t.refund_id && t.status !== 'refund_failed') explained += Number(t.total_minor);
+              if (part.paymentIntentId === chargePi && (!refused || part.refundId)) explained += Number(part.amountMinor);
+          } else if (sale && t.kind === 'cancellation' && t.refund_id && t.status !== 'refund_failed') explained += Number(t.total_minor);
         }
         const unexplained = amountRefundedMinor - explained;
         if (unexplained > 0) {
           const items = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position').select('id', 'amount_minor');
-          const shares = spreadByWeight(
-            unexplained,
-            items.map((i) => Number(i.amount_minor)),
-          );
+          // What the charge paid for each item: the sale's premium, or the endorsement's (by its units).
+          const paidFor = new Map<number, number>();
+          if (endorsement)
+            for (const u of endorsement.breakdown as LedgerUnitPremium[])
+              paidFor.set(u.itemId, (paidFor.get(u.itemId) ?? 0) + Math.max(0, u.premiumMinor));
+          const weights = items.map((i) => (endorsement ? (paidFor.get(i.id) ?? 0) : Number(i.amount_minor)));
+          const shares = spreadByWeight(unexplained, weights.some((w) => w > 0) ? weights : items.map((i) => Number(i.amount_minor)));
           await trx('policy_transactions').insert({
             purchase_id: purchaseId,
             kind: 'refund',
@@ -1527,16 +1579,19 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
             tax_minor: 0,
             platform_fee_minor: 0,
             total_minor: unexplained,
+            payment_intent_id: chargePi,
             breakdown: JSON.stringify(items.map((i, k) => ({ itemId: i.id, refundableMinor: shares[k] }))),
             completed_at: at,
           });
         }
-        return Number(row.refunded_minor);
+        return { refundedMinor, sale };
       });
-      if (refundedMinor === undefined) return undefined;
-      const status = fullyRefunded
-        ? await this.transition(purchaseId, 'refunded')
-        : await db('purchases').where({ id: purchaseId }).first('status');
+      if (result === undefined) return undefined;
+      const { refundedMinor, sale } = result;
+      const status =
+        sale && fullyRefunded
+          ? await this.transition(purchaseId, 'refunded')
+          : await db('purchases').where({ id: purchaseId }).first('status');
       return { refundedMinor, refunded: status?.status === 'refunded' };
     },
   };

@@ -34,7 +34,7 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   {
     name: 'transaction_type',
     description:
-      'new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back), cancellation, or refund (money given back in the processor’s dashboard without a cancellation: the part of the sale’s charge refunded that no cancellation or endorsement explains, spread over the items by premium)',
+      'new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back), cancellation, or refund (money given back in the processor’s dashboard without a cancellation: the part of a charge refunded, the sale’s or an endorsement’s, that no cancellation or endorsement explains, spread over the items by what that charge paid for each)',
   },
   {
     name: 'transaction_date',

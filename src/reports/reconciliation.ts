@@ -7,7 +7,8 @@
  * and what the processor holds (integer minor units); the totals per currency add up each side.
  *
  * What it does not see: money the processor holds that the ledger never recorded (a charge made
- * in the processor's dashboard, a refund made there: the ledger has no row for them to read back).
+ * in the processor's dashboard), and refunds made there: their ledger rows (`refund`) come from
+ * the charge's refunded amount and name no refund id to read back.
  *
  * Run by `npm run ops -- reconcile` and, for both modes, by the monthly bordereaux run on the 1st.
  *

@@ -10,14 +10,15 @@
  * Handled types: checkout.session.completed (when paid), checkout.session.async_payment_succeeded,
  * checkout.session.async_payment_failed, checkout.session.expired, payment_intent.succeeded
  * (signalled to the purchase workflow), charge.refunded (its own refund workflow; the purchase
- * is found by metadata or by the charge's payment intent), and a subscription's billing-cycle
+ * is found by metadata or by the charge's payment intent, the sale's or a priced endorsement's),
+ * and a subscription's billing-cycle
  * invoice.paid (its own renewal workflow; the purchase is found by the subscription, which a paid
  * subscription checkout's event records on it), and the processor's own end of a subscription
  * (`customer.subscription.deleted`, or `.updated` that ends it or sets it to end at the period's
  * end: relayed to the policy workflow of its current period). The payment of an endorsement's
  * difference (metadata `endorsement_quote_id`): a paid checkout session is relayed to the purchase's
- * policy workflow (`endorsementPaid`); its other events are stored and acknowledged, never sent to
- * the purchase workflow. Other types are stored and acknowledged.
+ * policy workflow (`endorsementPaid`), a refund of its charge to the refund workflow; its other
+ * events are stored and acknowledged, never sent to the purchase workflow. Other types are stored and acknowledged.
  * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
  * that is not an event (no string id and type, boolean livemode, object data.object) or that holds NUL or an unpaired surrogate.
  */
@@ -183,7 +184,10 @@ export function createWebhookService(deps: {
   /** Stores each accepted event once (the one writer of `payproc_events`). */
   events: Pick<PayprocEventsRepository, 'recordOnce'>;
   /** Reads of the purchase an event names (the webhook never writes purchases). */
-  purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByPaymentIntent' | 'subscriptionPeriods'>;
+  purchases: Pick<
+    PurchasesRepository,
+    'findById' | 'findBySubscription' | 'findByPaymentIntent' | 'findByChargePaymentIntent' | 'subscriptionPeriods'
+  >;
   stripe: Stripe;
   secrets: string[];
   workflows: Pick<
@@ -194,6 +198,22 @@ export function createWebhookService(deps: {
   /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
   countOutcome?: (type: string, outcome: 'relayed' | 'duplicate' | 'not_relayed' | 'forged') => void;
 }) {
+  /**
+   * Hands a `charge.refunded` event of purchase `purchaseId` to its own refund workflow, with the
+   * charge's payment intent (the sale's or an endorsement's). Started even for a duplicate
+   * delivery; the workflow id (per event) makes the second start a no-op.
+   */
+  const startChargeRefund = async (event: Stripe.Event, purchaseId: number): Promise<void> => {
+    const charge = event.data.object as Stripe.Charge;
+    const paymentIntentId = paymentIntentOf(event);
+    await deps.workflows.startRefund(event.id, {
+      purchaseId,
+      chargeId: charge.id,
+      amountRefundedMinor: charge.amount_refunded,
+      fullyRefunded: charge.refunded,
+      ...(paymentIntentId ? { paymentIntentId } : {}),
+    });
+  };
   /** Handles one delivery; `seen.type` and `seen.livemode` are set once the event verified (for the counts). */
   const handle = async (rawBody: string | undefined, signature: string | undefined, seen: VerifiedEvent): Promise<WebhookResult> => {
     if (!rawBody || !signature) {
@@ -237,6 +257,11 @@ export function createWebhookService(deps: {
         purchaseId: endorsed ? endorsed.id : null,
         rawBody,
       }));
+      if (endorsed && event.type === 'charge.refunded') {
+        // The endorsement's own charge refunded (in the processor's dashboard, or by a refund of ours).
+        await startChargeRefund(event, endorsed.id);
+        return { received: true, duplicate, purchase_id: endorsed.id, relayed: true };
+      }
       const paid = toPaymentEvent(event);
       if (!endorsed || !event.type.startsWith('checkout.session.') || paid?.outcome !== 'paid')
         return { received: true, duplicate, purchase_id: endorsed?.id ?? null, relayed: false };
@@ -251,21 +276,20 @@ export function createWebhookService(deps: {
     if (!purchase) purchaseId = null;
     const dispute = disputeOf(event);
     if (purchaseId === null && (event.type === 'charge.refunded' || dispute)) {
-      // A charge or dispute carries no metadata of ours: its payment intent names the purchase.
+      // A charge or dispute carries no metadata of ours: its payment intent names the purchase (a
+      // refunded charge may be an endorsement's).
       const pi = dispute ? dispute.paymentIntentId : paymentIntentOf(event);
-      purchaseId = pi ? ((await deps.purchases.findByPaymentIntent(pi))?.id ?? null) : null;
+      const found = !pi
+        ? undefined
+        : dispute
+          ? await deps.purchases.findByPaymentIntent(pi)
+          : await deps.purchases.findByChargePaymentIntent(pi);
+      purchaseId = found?.id ?? null;
     }
     const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
 
     if (event.type === 'charge.refunded' && purchaseId !== null) {
-      const charge = event.data.object as Stripe.Charge;
-      // Started even for a duplicate delivery; the workflow id makes the second start a no-op.
-      await deps.workflows.startRefund(event.id, {
-        purchaseId,
-        chargeId: charge.id,
-        amountRefundedMinor: charge.amount_refunded,
-        fullyRefunded: charge.refunded,
-      });
+      await startChargeRefund(event, purchaseId);
       return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
     }
     if (dispute && purchaseId !== null) {

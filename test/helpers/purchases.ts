@@ -102,7 +102,8 @@ export async function issuedPurchase(app: TestApp, account: QuotingAccount): Pro
  * The raw body of a `charge.refunded` event (sign it with deliverWebhook): charge `chargeId` of
  * `paymentIntent`, `amountMinor` charged and `amountRefundedMinor` refunded so far (refunded in
  * full when they are equal), with `purchase_id` in its metadata unless `purchaseId` is null (the
- * processor's own charges carry none: the payment intent names the purchase).
+ * processor's own charges carry none: the payment intent names the purchase), or `metadata`
+ * when given (an endorsement's charge carries its quote and purchase).
  */
 export function chargeRefundedEvent(e: {
   id: string;
@@ -111,6 +112,7 @@ export function chargeRefundedEvent(e: {
   amountMinor: number;
   amountRefundedMinor: number;
   purchaseId: number | null;
+  metadata?: Record<string, string>;
 }): string {
   return JSON.stringify({
     id: e.id,
@@ -127,7 +129,7 @@ export function chargeRefundedEvent(e: {
         amount: e.amountMinor,
         amount_refunded: e.amountRefundedMinor,
         refunded: e.amountRefundedMinor === e.amountMinor,
-        metadata: e.purchaseId === null ? {} : { purchase_id: String(e.purchaseId) },
+        metadata: e.metadata ?? (e.purchaseId === null ? {} : { purchase_id: String(e.purchaseId) }),
       },
     },
   });

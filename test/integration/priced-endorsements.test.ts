@@ -13,7 +13,9 @@
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
+import { refundWorkflowId } from '../../workflows/contracts';
 import {
+  chargeRefundedEvent,
   createQuotingAccount,
   type QuotingAccount,
   deliverWebhook,
@@ -185,6 +187,81 @@ test('when a day is added and paid by the saved card, then the preview prices it
     return row.status === 'completed' ? row : null;
   }, 60_000);
   expect((await purchase(id)).amount_refunded).toBe(refundTotal);
+});
+
+test('when an endorsement’s payment is partly refunded in the processor’s dashboard, then it is kept as a refund of that payment (the purchase’s own refunded amount and status unchanged), the same amount reported again adds nothing, and cancelling every day gives back only what is left: the endorsement’s remainder first, then the sale’s', async () => {
+  const id = await issuedPurchase(app, account);
+  const before = await purchase(id);
+  const itemId = before.items[0].id as number;
+  const premium = await dayPremium(id);
+  const q = await quote(id, [addDay(itemId, '2027-05-03')]);
+  expect(q.status).toBe(201);
+  const quoteId = q.body.data.id as string;
+  const done = await endorse(id, { quote_id: quoteId, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } });
+  expect(done.status).toBe(200);
+  const endorsementPi = done.body.data.payment.payment_intent as string;
+  const cancelAll = () => api(`/purchases/${id}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
+  const untouched = await cancelAll();
+  expect(untouched.body.data.refund.total).toBe(before.amount_total + premium);
+
+  // A quarter of the endorsement's charge refunded in the dashboard: first reported with no metadata
+  // (found by its payment intent), then again with the endorsement's own metadata and the same amount.
+  const dashboard = Math.floor(premium / 4);
+  const reported = async (eventId: string, metadata?: Record<string, string>) => {
+    const event = chargeRefundedEvent({
+      id: eventId,
+      chargeId: `ch_endorsement_${id}`,
+      paymentIntent: endorsementPi,
+      amountMinor: premium,
+      amountRefundedMinor: dashboard,
+      purchaseId: null,
+      ...(metadata ? { metadata } : {}),
+    });
+    const res = await deliverWebhook(app, event);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ purchase_id: id, relayed: true });
+    return app.container.temporal.client.workflow.getHandle(refundWorkflowId(id, eventId)).result();
+  };
+  await expect(reported(`evt_dashboard_${id}_a`)).resolves.toEqual({ refundedMinor: 0, refunded: false });
+  await expect(reported(`evt_dashboard_${id}_b`, { endorsement_quote_id: quoteId, endorsed_purchase_id: String(id) })).resolves.toEqual({
+    refundedMinor: 0,
+    refunded: false,
+  });
+  const rows = await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'refund' });
+  expect(rows).toMatchObject([
+    {
+      status: 'completed',
+      payment_intent_id: endorsementPi,
+      premium_minor: String(dashboard),
+      platform_fee_minor: '0',
+      total_minor: String(dashboard),
+      breakdown: [{ itemId, refundableMinor: dashboard }],
+    },
+  ]);
+  const after = await purchase(id);
+  expect({ status: after.status, amount_refunded: after.amount_refunded }).toEqual({ status: 'issued', amount_refunded: 0 });
+
+  // Cancelling every day: what was paid less the dashboard refund, the endorsement's remainder first.
+  const cq = await cancelAll();
+  expect(cq.status).toBe(201);
+  expect(cq.body.data.refund.total).toBe(before.amount_total + premium - dashboard);
+  const cancelled = await api(`/purchases/${id}/cancel`, { method: 'POST', body: { quote_id: cq.body.data.id } });
+  expect(cancelled.status).toBe(200);
+  const cancellationId = cancelled.body.data.id as number;
+  const refunds = await eventually(async () => {
+    const sent = posts('/v1/refunds', (r) => r.params.get('metadata[purchase_id]') === String(id));
+    return new Set(sent.map((r) => r.idempotencyKey)).size >= 2 ? sent : null;
+  }, 60_000);
+  const byKey = new Map(refunds!.map((r) => [r.idempotencyKey, Object.fromEntries(r.params)]));
+  expect(byKey.get(`policy-transaction-${cancellationId}-refund`)).toMatchObject({
+    payment_intent: endorsementPi,
+    amount: String(premium - dashboard),
+  });
+  expect(byKey.get(`policy-transaction-${cancellationId}-refund-2`)).toMatchObject({
+    payment_intent: before.payment_intent,
+    amount: String(before.amount_total),
+  });
+  expect(byKey.size).toBe(2);
 });
 
 test('when the saved card is declined, then the answer is CARD_ERROR, the endorsement ends payment_failed and the purchase keeps its two days', async () => {
