@@ -23,10 +23,12 @@ const RULES_FILE = path.join(__dirname, '..', 'ops', 'prometheus', 'alerts.yml')
  * addresses (`host:port`): `coi-api`, `coi-worker`, `coi-worker-sdk`, `temporal` (the Temporal
  * server's own metrics), `postgres` (postgres_exporter); the rules of ops/prometheus/alerts.yml,
  * evaluated as often as targets are scraped; alerts sent to `alertmanager` (null: none).
+ * `serviceScrapeInterval` scrapes the service's own processes (the three `coi-*` jobs) at another
+ * interval, which is also their scrape's deadline (default: `scrapeInterval`).
  *
  * @param {{ api?: string[], workers?: string[], workerSdk?: string[], temporal?: string[], postgresExporter?: string,
- *   alertmanager?: string | null, rulesFile?: string, scrapeInterval?: string }} [targets] scrapeInterval as
- *   Prometheus writes a duration (`15s`, `1s`).
+ *   alertmanager?: string | null, rulesFile?: string, scrapeInterval?: string, serviceScrapeInterval?: string }} [targets]
+ *   scrapeInterval and serviceScrapeInterval as Prometheus writes a duration (`15s`, `1s`).
  * @returns {object} a Prometheus config (`global`, `rule_files`, `alerting`, `scrape_configs`)
  */
 function localPrometheusConfig({
@@ -38,16 +40,21 @@ function localPrometheusConfig({
   alertmanager = '127.0.0.1:9093',
   rulesFile = RULES_FILE,
   scrapeInterval = '15s',
+  serviceScrapeInterval = scrapeInterval,
 } = {}) {
   const job = (name, targets) => ({ job_name: name, static_configs: [{ targets }] });
+  const serviceJob = (name, targets) =>
+    serviceScrapeInterval === scrapeInterval
+      ? job(name, targets)
+      : { ...job(name, targets), scrape_interval: serviceScrapeInterval, scrape_timeout: serviceScrapeInterval };
   return {
     global: { scrape_interval: scrapeInterval, evaluation_interval: scrapeInterval },
     rule_files: [rulesFile],
     ...(alertmanager ? { alerting: { alertmanagers: [{ static_configs: [{ targets: [alertmanager] }] }] } } : {}),
     scrape_configs: [
-      job('coi-api', api),
-      job('coi-worker', workers),
-      job('coi-worker-sdk', workerSdk),
+      serviceJob('coi-api', api),
+      serviceJob('coi-worker', workers),
+      serviceJob('coi-worker-sdk', workerSdk),
       job('temporal', temporal),
       job('postgres', [postgresExporter]),
     ],

@@ -49,15 +49,17 @@ export function rateFor(speed: MachineSpeed): number {
   return Math.min(ISSUE_RATE, Math.max(MIN_RATE, Math.floor((ISSUE_RATE / speed.slowdown) * 10) / 10));
 }
 
-/** The longest scrape interval a slow machine gets: a 5 s outage is still seen by at least one scrape. */
+/** The longest interval between scrapes of the API and the workers a slow machine gets (their outages last 20 s or more). */
 export const MAX_SCRAPE_SECONDS = 4;
 
 /**
- * Seconds between the fault stack's metric scrapes and rule evaluations, which is also each
- * scrape's deadline: 1 on a machine of the reference speed, the slowdown rounded up on a slower
- * one, at most MAX_SCRAPE_SECONDS. A one-second deadline on a machine 8 times slower starves a
- * busy process's answer, which reads as the process being down: while one worker restarted at
- * 1 purchase/s, the other missed one-second scrapes and the Temporal server a three-second one.
+ * Seconds between the fault stack's scrapes of the service's own processes (the API and the
+ * workers), which is also each scrape's deadline: 1 on a machine of the reference speed, the
+ * slowdown rounded up on a slower one, at most MAX_SCRAPE_SECONDS. A one-second deadline on a
+ * machine 8 times slower starves a busy process's answer, which reads as the process being down:
+ * while one worker restarted at 1 purchase/s, the other missed one-second scrapes. Everything
+ * else is still scraped, and every rule evaluated, each second: a 5 s PostgreSQL restart gives
+ * one four-second scrape at most, which the rules missed.
  */
 export function scrapeSecondsFor(speed: MachineSpeed): number {
   return Math.min(MAX_SCRAPE_SECONDS, Math.ceil(speed.slowdown));
