@@ -290,7 +290,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * refund of the sale's charge moves the purchase to `refunded` (final), and money no refund
      * of ours explains becomes a dashboard `refund` row (purchases repository, recordRefund).
      * Returns the purchase's refund state. Throws a non-retryable PurchaseNotFound when the
-     * purchase does not exist or the payment intent is none of its charges.
+     * purchase does not exist.
      */
     async recordRefund(input: RefundInput): Promise<{ refundedMinor: number; refunded: boolean }> {
       const result = await purchases.recordRefund(
@@ -300,11 +300,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
         new Date(),
         input.paymentIntentId,
       );
-      if (!result)
-        throw ApplicationFailure.nonRetryable(
-          `purchase ${input.purchaseId} does not exist or ${input.paymentIntentId ?? 'its sale'} paid none of its charges`,
-          'PurchaseNotFound',
-        );
+      if (!result) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
       await deps.events.refunded(input.purchaseId);
       return result;
     },

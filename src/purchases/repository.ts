@@ -1507,9 +1507,10 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * intent (`completed` at `at`, spread in `breakdown` as `refundableMinor` over the items by
      * what that charge paid for each: the sale's premium per item, or the endorsement's), so the
      * bordereau reports it and later refunds take only what is left on each payment. The refunded
-     * amount only grows (events may arrive out of order), and replaying an event adds nothing.
-     * Returns the sale's refund state, or undefined when the purchase does not exist or the
-     * payment intent is none of its charges.
+     * amount only grows (events may arrive out of order), and replaying an event adds nothing. A
+     * payment intent that paid none of the purchase's charges (a checkout link paid after its
+     * endorsement no longer held, which we refund in full) records nothing. Returns the sale's
+     * refund state, or undefined when the purchase does not exist.
      */
     async recordRefund(
       purchaseId: number,
@@ -1535,7 +1536,9 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         const endorsement = sale
           ? undefined
           : ledger.find((t) => t.kind === 'endorsement' && t.payment_intent_id === chargePi && Number(t.total_minor) > 0);
-        if (!sale && !endorsement) return undefined;
+        // A payment intent that paid none of its charges (a checkout link paid after the endorsement no
+        // longer held, refunded in full by us): nothing was written for it, so nothing is recorded.
+        if (!sale && !endorsement) return { refundedMinor: Number(p.refunded_minor), sale: false };
         let refundedMinor = Number(p.refunded_minor);
         if (sale) {
           const [row] = await trx('purchases')

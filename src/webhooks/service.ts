@@ -17,8 +17,8 @@
  * (`customer.subscription.deleted`, or `.updated` that ends it or sets it to end at the period's
  * end: relayed to the policy workflow of its current period). The payment of an endorsement's
  * difference (metadata `endorsement_quote_id`): a paid checkout session is relayed to the purchase's
- * policy workflow (`endorsementPaid`), a refund of its charge to the refund workflow; its other
- * events are stored and acknowledged, never sent to the purchase workflow. Other types are stored and acknowledged.
+ * policy workflow (`endorsementPaid`), a refund of an applied endorsement's charge to the refund
+ * workflow; its other events are stored and acknowledged, never sent to the purchase workflow. Other types are stored and acknowledged.
  * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
  * that is not an event (no string id and type, boolean livemode, object data.object) or that holds NUL or an unpaired surrogate.
  */
@@ -257,8 +257,10 @@ export function createWebhookService(deps: {
         purchaseId: endorsed ? endorsed.id : null,
         rawBody,
       }));
-      if (endorsed && event.type === 'charge.refunded') {
-        // The endorsement's own charge refunded (in the processor's dashboard, or by a refund of ours).
+      const pi = event.type === 'charge.refunded' ? paymentIntentOf(event) : null;
+      if (endorsed && pi && (await deps.purchases.findByChargePaymentIntent(pi))?.id === endorsed.id) {
+        // The charge of an applied endorsement refunded (in the processor's dashboard, or by a refund of
+        // ours). A link paid too late was never applied: its full refund (ours) is only stored.
         await startChargeRefund(event, endorsed.id);
         return { received: true, duplicate, purchase_id: endorsed.id, relayed: true };
       }

@@ -335,6 +335,25 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
   const labels = (await purchase(id)).items[0].covered_units.map((u: { local_label: string }) => u.local_label);
   expect(labels).toEqual(['2027-05-01', '2027-05-02', '2027-05-03', '2027-05-04']);
   expect(await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'endorsement' })).toHaveLength(2);
+
+  // The processor then reports that refund on the late charge: never applied, so the event is only stored.
+  const amount = Number(refund!.params.get('amount'));
+  const reported = await deliverWebhook(
+    app,
+    chargeRefundedEvent({
+      id: `evt_late_refund_${id}`,
+      chargeId: `ch_late_${id}`,
+      paymentIntent: `pi_late_${id}`,
+      amountMinor: amount,
+      amountRefundedMinor: amount,
+      purchaseId: null,
+      metadata: { endorsement_quote_id: late.id, endorsed_purchase_id: String(id) },
+    }),
+  );
+  expect(reported.status).toBe(200);
+  expect(reported.body).toMatchObject({ purchase_id: id, relayed: false });
+  expect(await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'refund' })).toHaveLength(0);
+  expect((await purchase(id)).status).toBe('issued');
 });
 
 test('when added units are malformed or clash, then the quote is refused in the envelope and nothing is stored', async () => {
