@@ -56,6 +56,13 @@ async function dayPremium(purchaseId: number): Promise<number> {
   return Math.round(Number(item.unit_price_minor) * Number(item.price_factor));
 }
 
+/** An issued purchase of two days: its id, its state as read, its first item and what one more day of it costs. */
+async function issuedWithDayPremium() {
+  const id = await issuedPurchase(app, account);
+  const before = await purchase(id);
+  return { id, before, itemId: before.items[0].id as number, premium: await dayPremium(id) };
+}
+
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
   proxy = await startProcessorProxy();
@@ -98,10 +105,7 @@ afterAll(async () => {
 });
 
 test('when a day is added and paid by the saved card, then the preview prices it like a quote, the charge is one off-session payment intent for the difference, the day and its certificate exist, and cancelling every day refunds the endorsement’s payment first and the sale’s for the rest', async () => {
-  const id = await issuedPurchase(app, account);
-  const before = await purchase(id);
-  const itemId = before.items[0].id as number;
-  const premium = await dayPremium(id);
+  const { id, before, itemId, premium } = await issuedWithDayPremium();
 
   const q = await quote(id, [addDay(itemId, '2027-05-03')]);
   expect(q.status).toBe(201);
@@ -190,10 +194,7 @@ test('when a day is added and paid by the saved card, then the preview prices it
 });
 
 test('when an endorsement’s payment is partly refunded in the processor’s dashboard, then it is kept as a refund of that payment (the purchase’s own refunded amount and status unchanged), the same amount reported again adds nothing, and cancelling every day gives back only what is left: the endorsement’s remainder first, then the sale’s', async () => {
-  const id = await issuedPurchase(app, account);
-  const before = await purchase(id);
-  const itemId = before.items[0].id as number;
-  const premium = await dayPremium(id);
+  const { id, before, itemId, premium } = await issuedWithDayPremium();
   const q = await quote(id, [addDay(itemId, '2027-05-03')]);
   expect(q.status).toBe(201);
   const quoteId = q.body.data.id as string;
