@@ -97,10 +97,11 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
       if (p.status !== 'issued')
         refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
-      const [items, cancellations, charges] = await Promise.all([
+      const [items, cancellations, charges, saleDashboard] = await Promise.all([
         purchases.itemDetails(p.id),
         purchases.cancellations(p.id),
         purchases.endorsementCharges(p.id),
+        purchases.saleDashboardRefundedMinor(p.id),
       ]);
       let priced;
       try {
@@ -110,6 +111,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
           cancellations,
           { unitIds: quote.coveredUnitIds, requestedBy: quote.requestedBy, effectiveAt: quote.effectiveAt },
           charges,
+          saleDashboard,
         );
       } catch (err) {
         if (err instanceof RefundRuleError) return refuse('CANCELLATION_QUOTE_STALE', `quote ${quote.id} no longer holds: ${err.message}`);

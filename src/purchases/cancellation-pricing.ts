@@ -2,8 +2,7 @@
  * The refund rule (./refund-rule.ts) applied to a stored purchase: its items with the terms they
  * were bought with, the units earlier cancellations took, the premium those gave back per item, and
  * the most still refundable (paid, less what went back: refunds recorded, completed cancellations,
- * refunds made in the processor's dashboard of an endorsement's payment, and cancellations still
- * on their way or scheduled). Units added by a priced endorsement count
+ * refunds made in the processor's dashboard, and cancellations still on their way or scheduled). Units added by a priced endorsement count
  * with the premium, platform fee and payment that endorsement collected: an item's premium is what
  * its sale and its endorsements charged for it (less what endorsements gave back: a holder's paid
  * endorsement removed), spread over all its units; what endorsements gave back counts as refunded. Shared by the cancellation quote (API) and the acceptance
@@ -28,7 +27,8 @@ export type EndorsementCharge = Pick<
   Partial<Pick<Awaited<ReturnType<PurchasesRepository['endorsementCharges']>>[number], 'dashboardRefundedMinor'>>;
 
 /**
- * Prices `ask` on purchase `p` (with the endorsements that added units to it: `charges`).
+ * Prices `ask` on purchase `p` (with the endorsements that added units to it: `charges`, and
+ * `saleDashboardRefundedMinor`, what the processor's dashboard refunded of the sale's payment).
  * @returns the refund, and `firstStartMs`: when the first cancelled unit starts (epoch ms), the
  *   latest a quote of it can hold.
  * @throws {RefundRuleError} as priceCancellation does.
@@ -39,6 +39,7 @@ export function priceCancellationOf(
   cancellations: StoredCancellation[],
   ask: CancellationAsk,
   charges: EndorsementCharge[] = [],
+  saleDashboardRefundedMinor = 0,
 ): RefundQuote & { firstStartMs: number } {
   // A refused refund and a rescinded cancellation give nothing back (a rescinded one's units are free again).
   const live = cancellations.filter((c) => c.status !== 'refund_failed' && c.status !== 'rescinded');
@@ -66,11 +67,13 @@ export function priceCancellationOf(
     cancelUnitIds: unitIds,
     requestedBy: ask.requestedBy,
     // An endorsement that gave premium back (negative total) is a refund already made, like a completed cancellation's;
-    // so is a dashboard refund of an endorsement's payment (the sale's are in the purchase's refunded amount).
+    // so is a dashboard refund. The purchase's refunded amount (what the processor reported of the sale's
+    // charge) covers the ledger's refunds when an event of them has not arrived, or came from before the
+    // ledger kept dashboard refunds; the greater of the two counts, never both.
     refundableMinor:
       p.totalMinor +
       charges.reduce((n, c) => n + Math.max(c.totalMinor, 0), 0) -
-      Math.max(p.refundedMinor, completed + charges.reduce((n, c) => n + Math.max(0 - c.totalMinor, 0), 0)) -
+      Math.max(p.refundedMinor, completed + charges.reduce((n, c) => n + Math.max(0 - c.totalMinor, 0), 0) + saleDashboardRefundedMinor) -
       charges.reduce((n, c) => n + (c.dashboardRefundedMinor ?? 0), 0) -
       underway,
   });
@@ -103,18 +106,22 @@ export const CANCELLATION_QUOTE_TTL_MS = 15 * 60_000;
  * @throws {RefundRuleError} as priceCancellation does (nothing to cancel, a started unit, …).
  */
 export async function storeCancellationQuote(
-  purchases: Pick<PurchasesRepository, 'itemDetails' | 'cancellations' | 'saveCancellationQuote' | 'endorsementCharges'>,
+  purchases: Pick<
+    PurchasesRepository,
+    'itemDetails' | 'cancellations' | 'saveCancellationQuote' | 'endorsementCharges' | 'saleDashboardRefundedMinor'
+  >,
   p: PurchaseRecord,
   ask: CancellationAsk & { apiKeyId: number; reason: string | null },
   clock: Date,
   realNow: Date,
 ): Promise<StoredCancellationQuote> {
-  const [items, cancellations, charges] = await Promise.all([
+  const [items, cancellations, charges, saleDashboard] = await Promise.all([
     purchases.itemDetails(p.id),
     purchases.cancellations(p.id),
     purchases.endorsementCharges(p.id),
+    purchases.saleDashboardRefundedMinor(p.id),
   ]);
-  const priced = priceCancellationOf(p, items, cancellations, ask, charges);
+  const priced = priceCancellationOf(p, items, cancellations, ask, charges, saleDashboard);
   return purchases.saveCancellationQuote({
     id: `cq_${randomBytes(12).toString('hex')}`,
     purchaseId: p.id,

@@ -1045,6 +1045,21 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         }));
     },
 
+    /**
+     * What was refunded of the sale's payment in the processor's dashboard, minor units: the
+     * purchase's `refund` rows of the sale's payment intent (rows of before they named their
+     * payment intent were the sale's).
+     */
+    async saleDashboardRefundedMinor(purchaseId: number): Promise<number> {
+      const row = await db('policy_transactions as t')
+        .join('purchases as p', 'p.id', 't.purchase_id')
+        .where({ 't.purchase_id': purchaseId, 't.kind': 'refund', 't.status': 'completed' })
+        .andWhere((q) => q.whereNull('t.payment_intent_id').orWhereRaw('t.payment_intent_id = p.payment_intent_id'))
+        .sum({ n: 't.total_minor' })
+        .first();
+      return Number(row?.n ?? 0);
+    },
+
     /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
     async buyerIdpAccntUuid(buyerId: number): Promise<string | null> {
       const row = await db('buyers').where({ id: buyerId }).first('idp_accnt_uuid');
