@@ -6,9 +6,16 @@
  * `status`) — and compared. A difference names the purchase it belongs to, what the ledger expects
  * and what the processor holds (integer minor units); the totals per currency add up each side.
  *
- * What it does not see: money the processor holds that the ledger never recorded (a charge made
- * in the processor's dashboard), and refunds made there: their ledger rows (`refund`) come from
- * the charge's refunded amount and name no refund id to read back.
+ * Refunds made in the processor's dashboard have ledger rows (`refund`) that name their payment
+ * intent but no refund id: for each payment intent with such rows in the month, their sum is
+ * compared with the refunds the processor lists for that payment intent, created in the month,
+ * less the purchase's own refunds (cancellations', endorsements'), which are checked by id. A
+ * dashboard refund made in the last seconds of a month whose event arrived in the next one is a
+ * difference of both months.
+ *
+ * What it does not see: money the processor holds that the ledger never recorded: a charge made
+ * in the dashboard, or a dashboard refund whose event never arrived on a payment intent with no
+ * other dashboard refund that month.
  *
  * Run by `npm run ops -- reconcile` and, for both modes, by the monthly bordereaux run on the 1st.
  *
@@ -26,7 +33,7 @@ export interface ReconciliationDifference {
   root_account_id: number;
   kind: 'charge' | 'refund';
   source: ExpectedMovement['source'];
-  /** The payment intent or refund id. */
+  /** The payment intent or refund id (`dashboard`: the payment intent whose dashboard refunds are added up). */
   processor_id: string;
   currency: string;
   ledger_amount: number;
@@ -50,9 +57,15 @@ export interface ReconciliationReport {
 /** What the processor holds for one movement: its amount and status, or null when it does not know the id. */
 export type ProcessorReading = { amountMinor: number; status: string } | null;
 
+/** The key of a movement's reading in `held`: a payment intent's charge and its dashboard refunds are read apart. */
+export function heldKey(m: Pick<ExpectedMovement, 'kind' | 'source' | 'processorId'>): string {
+  return `${m.kind === 'charge' ? 'charge' : m.source === 'dashboard' ? 'dashboard' : 'refund'}:${m.processorId}`;
+}
+
 /**
- * Compares `expected` with what the processor holds (`held`, by processor id). Pure.
- * A charge counts `amount_received` when its payment intent succeeded; a refund its amount when it succeeded.
+ * Compares `expected` with what the processor holds (`held`, by `heldKey`). Pure.
+ * A charge counts `amount_received` when its payment intent succeeded; a refund its amount when it
+ * succeeded; a payment intent's dashboard refunds the sum of the succeeded ones.
  */
 export function compareMovements(
   month: string,
@@ -63,7 +76,7 @@ export function compareMovements(
   const totals: ReconciliationReport['totals'] = {};
   const differences: ReconciliationDifference[] = [];
   for (const m of expected) {
-    const got = held.get(m.processorId) ?? null;
+    const got = held.get(heldKey(m)) ?? null;
     const sign = m.kind === 'charge' ? 1 : -1;
     const t = (totals[m.currency] ??= { ledger: 0, processor: 0 });
     t.ledger += sign * m.amountMinor;
@@ -110,8 +123,24 @@ export async function reconcileMonth(
   const expected = await deps.reports.expectedMovements({ ...range, mode: input.mode });
   const stripe: Stripe = deps.payproc.client(input.mode);
   const held = new Map<string, ProcessorReading>();
+  /** The refunds the processor lists for a payment intent, created in the month, that are not the purchase's own. */
+  const dashboardRefunds = async (m: ExpectedMovement): Promise<ProcessorReading> => {
+    const own = new Set(m.ownRefundIds ?? []);
+    const created = { gte: Math.floor(range.from.getTime() / 1000), lt: Math.floor(range.to.getTime() / 1000) };
+    let amountMinor = 0;
+    let status: string | null = null;
+    for await (const refund of stripe.refunds.list({ payment_intent: m.processorId, created, limit: 100 })) {
+      if (own.has(refund.id)) continue;
+      if (refund.status === 'succeeded') {
+        amountMinor += refund.amount;
+        status = 'succeeded';
+      } else status ??= refund.status ?? 'unknown';
+    }
+    return status === null ? null : { amountMinor, status };
+  };
   const read = async (m: ExpectedMovement): Promise<ProcessorReading> => {
     try {
+      if (m.source === 'dashboard') return await dashboardRefunds(m);
       if (m.kind === 'charge') {
         const pi = await stripe.paymentIntents.retrieve(m.processorId);
         return { amountMinor: pi.amount_received, status: pi.status };
@@ -125,7 +154,7 @@ export async function reconcileMonth(
   };
   const queue = [...expected];
   const workers = Array.from({ length: Math.max(1, input.concurrency ?? 8) }, async () => {
-    for (let m = queue.shift(); m; m = queue.shift()) if (!held.has(m.processorId)) held.set(m.processorId, await read(m));
+    for (let m = queue.shift(); m; m = queue.shift()) if (!held.has(heldKey(m))) held.set(heldKey(m), await read(m));
   });
   await Promise.all(workers);
   const report = compareMovements(input.month, input.mode, expected, held);

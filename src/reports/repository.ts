@@ -230,8 +230,14 @@ export interface ExpectedMovement {
   rootAccountId: number;
   currency: string;
   amountMinor: number;
-  /** What it is in the ledger: the sale or renewal, an endorsement, a cancellation. */
-  source: 'sale' | 'renewal' | 'endorsement' | 'cancellation';
+  /**
+   * What it is in the ledger: the sale or renewal, an endorsement, a cancellation, or `dashboard`:
+   * the money refunded in the processor's dashboard on one payment intent in the month (the
+   * `refund` rows of that payment intent added up; `processorId` is the payment intent).
+   */
+  source: 'sale' | 'renewal' | 'endorsement' | 'cancellation' | 'dashboard';
+  /** `dashboard` only: the ids of the purchase's own refunds (cancellations', endorsements'), which the processor's list of that payment intent's refunds also holds. */
+  ownRefundIds?: string[];
 }
 
 /** A stored reconciliation run (amounts in minor units). */
@@ -252,12 +258,14 @@ export function createReportsRepository(db: Db) {
     /**
      * The money month [`from`, `to`) moved in `mode`, every agency, as the ledger records it:
      * charges of sales and renewals (by `paid_at`) and of endorsements (by completion), refunds of
-     * cancellations (by completion; each part of one split over several payments) and of
-     * endorsements that gave premium back (each part once created at the processor). Oldest first.
+     * cancellations (by completion; each part of one split over several payments), of
+     * endorsements that gave premium back (each part once created at the processor), and the
+     * dashboard refunds (`refund` rows, by the month their event arrived) added up per payment
+     * intent, with the purchase's own refund ids. Oldest first.
      */
     async expectedMovements(range: { from: Date; to: Date; mode: 'live' | 'test' }): Promise<ExpectedMovement[]> {
       const { rows } = await db.raw(
-        `select * from (
+        `select m.*, own.own_refund_ids from (
            select 'charge' as kind, p.payment_intent_id as processor_id, p.id as purchase_id, p.root_account_id, p.currency,
                   p.total_minor as amount_minor, case when p.renewal_of_purchase_id is null then 'sale' else 'renewal' end as source,
                   p.paid_at as at
@@ -282,7 +290,25 @@ export function createReportsRepository(db: Db) {
              join lateral jsonb_array_elements(t.refunds) r on true
             where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode and t.total_minor < 0
               and t.completed_at >= :from and t.completed_at < :to and r.value->>'refundId' is not null
-         ) m order by at, purchase_id, kind, processor_id`,
+           union all
+           -- A refund row of before they named their payment intent was the sale's.
+           select 'refund', coalesce(t.payment_intent_id, p.payment_intent_id), p.id, p.root_account_id, t.currency, sum(t.total_minor),
+                  'dashboard', max(t.completed_at)
+             from policy_transactions t join purchases p on p.id = t.purchase_id
+            where t.kind = 'refund' and t.status = 'completed' and p.mode = :mode
+              and t.completed_at >= :from and t.completed_at < :to
+            group by 2, p.id, p.root_account_id, t.currency
+         ) m
+         left join lateral (
+           select array_agg(distinct o.id) as own_refund_ids
+             from (select r.value->>'refundId' as id
+                     from policy_transactions t cross join lateral jsonb_array_elements(coalesce(t.refunds, '[]'::jsonb)) r
+                    where t.purchase_id = m.purchase_id
+                   union all
+                   select t.refund_id from policy_transactions t where t.purchase_id = m.purchase_id) o
+            where o.id is not null and m.source = 'dashboard'
+         ) own on m.source = 'dashboard'
+         order by at, purchase_id, kind, processor_id`,
         { ...range },
       );
       return (rows as Array<Record<string, unknown>>).map((r) => ({
@@ -293,6 +319,7 @@ export function createReportsRepository(db: Db) {
         currency: r.currency as string,
         amountMinor: Number(r.amount_minor),
         source: r.source as ExpectedMovement['source'],
+        ...(r.source === 'dashboard' ? { ownRefundIds: (r.own_refund_ids as string[] | null) ?? [] } : {}),
       }));
     },
 

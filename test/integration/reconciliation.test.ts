@@ -2,18 +2,30 @@
  * Reconciliation of a month with the processor (`npm run ops -- reconcile`), on the real stack
  * (API, Temporal dev server, worker, stripe-mock behind the recording proxy, PostgreSQL): a sale,
  * a day added by an endorsement (its own payment intent), a holder named additional insured at a
- * premium (a third payment intent) and the mark removed (that premium refunded), and a cancellation
- * (its refund split over the payments that still hold money), recorded in March 2025; the processor's answers agree, so nothing is reported and
- * the exit code is 0; then the processor holds 1.00 less for the sale's payment intent, and exactly
- * that difference is reported with its purchase, the run exits 3, and the worker's
- * `reconciliation_differences` metric says 1.
+ * premium (a third payment intent) and the mark removed (that premium refunded), 2.00 of the sale
+ * refunded in the processor's dashboard, and a cancellation (its refund split over the payments
+ * that still hold money), recorded in March 2025; the processor's answers agree, so nothing is
+ * reported and the exit code is 0; then the processor holds 1.00 less for the sale's payment
+ * intent, and exactly that difference is reported with its purchase, the run exits 3, and the
+ * worker's `reconciliation_differences` metric says 1; then the processor lists 3.00 of
+ * dashboard refunds on the sale, and exactly that difference is reported.
  *
- * stripe-mock keeps no state: the proxy answers a payment intent and a refund with what the
- * processor would hold for them (the amounts the service sent, or the sale's as the test helper paid it).
+ * stripe-mock keeps no state: the proxy answers a payment intent, a refund and a payment intent's
+ * list of refunds with what the processor would hold for them (the amounts the service sent, the
+ * sale's as the test helper paid it, the dashboard refund as made here), every refund created on
+ * 2025-03-20 like the rest of the history.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { createQuotingAccount, type QuotingAccount, issuedPurchase, WEBHOOK_SECRET } from '../helpers/purchases';
+import {
+  chargeRefundedEvent,
+  createQuotingAccount,
+  deliverWebhook,
+  type QuotingAccount,
+  issuedPurchase,
+  WEBHOOK_SECRET,
+} from '../helpers/purchases';
+import { refundWorkflowId } from '../../workflows/contracts';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
@@ -29,6 +41,11 @@ let account: QuotingAccount;
 /** What the processor holds: payment intent or refund id → amount received or refunded (minor units). */
 const held = new Map<string, number>();
 const intentIds = new Map<string, string>();
+/** The refunds the processor lists per payment intent (ids, in the order made). */
+const refundsOf = new Map<string, string[]>();
+/** When every refund here was created, as the history is recorded (2025-03-20, epoch seconds). */
+const REFUNDS_CREATED = Date.parse('2025-03-20T10:00:00Z') / 1000;
+const DASHBOARD_REFUND = 'ref_dashboard_sale';
 let purchaseId: number;
 let salePi: string;
 
@@ -66,6 +83,8 @@ beforeAll(async () => {
     pathPrefix: '/v1/refunds',
     patch: (body, req: RecordedRequest) => {
       held.set(body.id, Number(req.params.get('amount')));
+      const pi = req.params.get('payment_intent') ?? '';
+      refundsOf.set(pi, [...(refundsOf.get(pi) ?? []), body.id]);
       return { ...body, status: 'succeeded' };
     },
   });
@@ -75,6 +94,26 @@ beforeAll(async () => {
     patch: (body, req: RecordedRequest) => {
       const id = req.path.split('/').pop()!;
       return { ...body, id, status: 'succeeded', amount: held.get(id) ?? 0 };
+    },
+  });
+  // A payment intent's refunds, created in the asked range (every one on REFUNDS_CREATED).
+  proxy.patchResponses({
+    method: 'GET',
+    pathPrefix: '/v1/refunds',
+    patch: (body, req: RecordedRequest) => {
+      const pi = req.query.get('payment_intent') ?? '';
+      const gte = Number(req.query.get('created[gte]') ?? -Infinity);
+      const lt = Number(req.query.get('created[lt]') ?? Infinity);
+      const inRange = REFUNDS_CREATED >= gte && REFUNDS_CREATED < lt;
+      const data = (inRange ? (refundsOf.get(pi) ?? []) : []).map((id) => ({
+        ...body.data[0],
+        id,
+        amount: held.get(id) ?? 0,
+        payment_intent: pi,
+        status: 'succeeded',
+        created: REFUNDS_CREATED,
+      }));
+      return { ...body, data, has_more: false };
     },
   });
   worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' });
@@ -135,6 +174,20 @@ beforeAll(async () => {
     return e.refund?.status === 'submitted' ? e : null;
   }, 60_000);
   await stored(12);
+  // 2.00 of the sale refunded in the processor's dashboard: a refund row of its own.
+  held.set(DASHBOARD_REFUND, 200);
+  refundsOf.set(salePi, [DASHBOARD_REFUND]);
+  const dashboardEvent = 'evt_reconciliation_dashboard';
+  const event = chargeRefundedEvent({
+    id: dashboardEvent,
+    chargeId: 'ch_reconciliation_sale',
+    paymentIntent: salePi,
+    amountMinor: sale.amount_total,
+    amountRefundedMinor: 200,
+    purchaseId,
+  });
+  expect((await deliverWebhook(app, event)).body).toMatchObject({ purchase_id: purchaseId, relayed: true });
+  await app.container.temporal.client.workflow.getHandle(refundWorkflowId(purchaseId, dashboardEvent)).result();
   // Every day cancelled: the refund is split over the payments that still hold money.
   const cq = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
   const cancelled = await api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body: { quote_id: cq.body.data.id } });
@@ -159,12 +212,17 @@ afterAll(async () => {
   await proxy.close();
 });
 
-test('when the processor holds what the ledger recorded, then the month reconciles: three charges and three refunds checked (the holder endorsement’s refund among them), equal totals, no difference, exit 0', async () => {
+test('when the processor holds what the ledger recorded, then the month reconciles: three charges and four refunds checked (the holder endorsement’s refund and the sale’s dashboard refund among them), equal totals, no difference, exit 0', async () => {
+  // The ledger holds the dashboard refund as a row of the sale's payment intent.
+  const dashboard = await app.container.db('policy_transactions').where({ purchase_id: purchaseId, kind: 'refund' });
+  expect(dashboard).toMatchObject([{ payment_intent_id: salePi, total_minor: '200', status: 'completed' }]);
+  // The processor lists the dashboard refund beside the cancellation's part of the sale's payment.
+  expect(refundsOf.get(salePi)).toHaveLength(2);
   const run = await reconcile('--json');
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const report = JSON.parse(run.stdout);
-  expect(report).toMatchObject({ month: '2025-03', mode: 'test', charges_checked: 3, refunds_checked: 3, differences: [] });
+  expect(report).toMatchObject({ month: '2025-03', mode: 'test', charges_checked: 3, refunds_checked: 4, differences: [] });
   const sale = held.get(salePi)!;
   const endorsementPi = [...intentIds.entries()].find(([key]) => key.startsWith('endorsement-'))![1];
   // Everything paid came back: the net money is 0 on both sides.
@@ -207,6 +265,49 @@ test('when the processor holds 1.00 less for the sale, then exactly that differe
 
   // Corrected at the processor, the next run is clean again.
   held.set(salePi, sale);
+  expect((await reconcile()).code).toBe(0);
+});
+
+test('when the processor lists 3.00 refunded in its dashboard on the sale where the ledger recorded 2.00, or none, then exactly that difference is reported (source dashboard, the sale’s payment intent), and the run exits 3', async () => {
+  held.set(DASHBOARD_REFUND, 300);
+  try {
+    const run = await reconcile('--json');
+    expect(run.code).toBe(3);
+    const report = JSON.parse(run.stdout);
+    expect(report.differences).toEqual([
+      {
+        purchase_id: purchaseId,
+        root_account_id: account.accountId,
+        kind: 'refund',
+        source: 'dashboard',
+        processor_id: salePi,
+        currency: 'usd',
+        ledger_amount: 200,
+        processor_amount: 300,
+        reason: 'amount',
+        processor_status: 'succeeded',
+      },
+    ]);
+    expect(report.totals.usd).toEqual({ ledger: 0, processor: -100 });
+  } finally {
+    held.set(DASHBOARD_REFUND, 200);
+  }
+  // A dashboard refund the processor does not list (only the cancellation's part is there): missing.
+  const listed = refundsOf.get(salePi)!;
+  refundsOf.set(
+    salePi,
+    listed.filter((id) => id !== DASHBOARD_REFUND),
+  );
+  try {
+    const run = await reconcile('--json');
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout).differences).toMatchObject([
+      { source: 'dashboard', processor_id: salePi, ledger_amount: 200, processor_amount: 0, reason: 'missing', processor_status: null },
+    ]);
+  } finally {
+    refundsOf.set(salePi, listed);
+  }
+  // As the processor holds it again, the next run is clean.
   expect((await reconcile()).code).toBe(0);
 });
 
