@@ -87,6 +87,18 @@ export function createReportActivities(deps: {
     const drained = async (out: Writable) => {
       if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), settled]);
     };
+    // exceljs' streaming sheet hands its XML to the zip's entry stream without waiting for it (its
+    // write never reports a full buffer), so when compression is slower than the rows come the
+    // sheet's XML would pile up there, up to the whole month's. Wait for that stream as for the
+    // uploads. Reads exceljs 4.4's WorksheetWriter.stream (a StreamBuf with `pipes`, each a
+    // readable-stream Writable): the version is pinned, and the bench's memory rows fail if it moves.
+    const sheetDrained = async (sheet: ExcelJS.Worksheet) => {
+      const pipes = (sheet as unknown as { stream?: { pipes?: Writable[] } }).stream?.pipes ?? [];
+      for (const entry of pipes) {
+        const state = (entry as unknown as { _writableState?: { needDrain?: boolean } })._writableState;
+        if (state?.needDrain) await Promise.race([once(entry, 'drain'), settled]);
+      }
+    };
     let rows = 0;
     try {
       const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: xlsxOut, useStyles: true, useSharedStrings: false });
@@ -117,6 +129,7 @@ export function createReportActivities(deps: {
           row.commit();
         }
         await drained(csvOut);
+        await sheetDrained(sheet);
         await drained(xlsxOut);
       }
       csvOut.end();

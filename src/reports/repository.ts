@@ -462,6 +462,8 @@ export function createReportsRepository(db: Db) {
       let next: Promise<LedgerRow[]> | null = null;
       const fetch = async () => (await trx.raw(`fetch forward ${batchSize} from bordereau_ledger`)).rows as LedgerRow[];
       try {
+        // Every row is read: plan for the whole result, as a plain query would, not for its first tenth.
+        await trx.raw('set local cursor_tuple_fraction = 1');
         await trx.raw(`declare bordereau_ledger no scroll cursor for ${LEDGER_SQL}`, {
           agency: key.rootAccountId,
           party: key.partyRootAccountId,
