@@ -20,6 +20,7 @@ import { createCertificateHolderActivities } from './certificate-holders';
 import { createEndorsementActivities } from './endorsements';
 import { createBulkCancellationActivities } from './bulk-cancellation';
 import { createReportActivities } from './reports';
+import type { BordereauThreadConfig } from './bordereau-thread';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from '../src/purchases/workflow-client';
 import { createMailer, type Mailer } from '../src/mail/mailer';
 import { createTemporalClient, type TemporalHandle } from '../src/temporal/client';
@@ -73,6 +74,8 @@ export interface ActivityDeps {
   temporal: TemporalHandle;
   /** This worker process's Prometheus metrics. */
   metrics: WorkerMetrics;
+  /** Where the bordereau writer thread connects (the worker's database and bucket). */
+  reportsThread: BordereauThreadConfig;
   /** Hands a bulk cancellation's purchases to their policy workflows (on the worker's own Temporal client). */
   purchaseWorkflows: Pick<PurchaseWorkflows, 'cancel' | 'startBordereau'>;
 }
@@ -91,7 +94,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createReportActivities({
       db: deps.db,
       payproc: deps.payproc,
-      store: deps.store,
+      config: deps.reportsThread,
+      onStorageError: countDependencyError(deps.metrics, 'storage'),
       events: deps.events,
       startBordereau: (id) => deps.purchaseWorkflows.startBordereau(id),
     }),
@@ -163,6 +167,12 @@ export function activityDepsFromConfig(
     payproc: createPayproc(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     store,
+    reportsThread: {
+      DATABASE_URL: config.DATABASE_URL,
+      STORAGE_API_ENDPOINT: config.STORAGE_API_ENDPOINT,
+      STORAGE_BUCKET: config.STORAGE_BUCKET,
+      STORAGE_PROJECT_ID: config.STORAGE_PROJECT_ID,
+    },
     events: createEventEmitter({ purchases, certificates, publisher, metrics }),
     eventStore,
     endpoints,

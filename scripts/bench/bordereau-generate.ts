@@ -12,7 +12,6 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadConfigOrExit } from '../../src/config';
 import { createDb } from '../../src/db/knex';
-import { createObjectStore } from '../../src/storage/object-store';
 import { createPayproc } from '../../src/payproc/client';
 import { createReportActivities } from '../../activities/reports';
 
@@ -25,7 +24,7 @@ async function main(): Promise<void> {
     const activities = createReportActivities({
       db,
       payproc: createPayproc(config),
-      store: createObjectStore(config),
+      config,
       events: { reportReady: async () => undefined },
       startBordereau: async () => undefined,
     });
