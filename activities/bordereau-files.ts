@@ -3,7 +3,7 @@
  * `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>`:
  *
  * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
- *   decimals (csv-stringify);
+ *   decimals (csv-stringify, a batch at a time);
  * - XLSX: one sheet `Bordereau` with a frozen header row, typed cells (dates, counts, amounts as
  *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer).
  *
@@ -11,7 +11,7 @@
  */
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
 import type { ObjectStore } from '../src/storage/object-store';
 import type { BordereauFile, BordereauFormat, BordereauRecord, ReportsRepository } from '../src/reports/repository';
@@ -23,6 +23,7 @@ import {
   totalsCells,
   XLSX_FORMATS,
   type BordereauTotals,
+  type Cell,
 } from '../src/reports/bordereau';
 
 const CONTENT_TYPES: Record<BordereauFormat, string> = {
@@ -55,90 +56,154 @@ export interface WrittenBordereau {
   totals: BordereauTotals;
 }
 
+/** One file of a bordereau being written: the ledger's batches in order (`R`: a row as that file takes it), then the totals. */
+export interface BordereauFileWriter<R> {
+  /** Writes one batch; resolves once its upload has taken it in (memory stays flat). Rejects when the upload failed. */
+  write(rows: R[]): Promise<void>;
+  /** Ends the file (the XLSX with a totals row per currency) and answers it once stored. */
+  finish(totals: BordereauTotals): Promise<BordereauFile>;
+  /** Abandons the file: its upload ends in `err`, nothing is stored. */
+  abort(err: Error): Promise<void>;
+}
+
+/** An upload of `body` and a wait for `out` to take in what it was given, settled by the upload's failure too. */
+function streamedUpload(store: ObjectStore, b: BordereauRecord, format: BordereauFormat, body: Readable) {
+  const upload = put(store, b, format, body);
+  // An upload that ends early (storage refused it) settles the waits for drains with its error.
+  const ended = upload.then(() => {
+    throw new Error(`bordereau ${b.id}: the ${format} upload ended before its file was written`);
+  });
+  ended.catch(() => undefined);
+  const drained = async (out: Writable) => {
+    if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), ended]);
+  };
+  return { upload, ended, drained };
+}
+
+/**
+ * The CSV file of `b` (RFC 4180, CRLF, a header row, amounts as text) streamed into its upload,
+ * one chunk per batch (a chunk per row made the upload's socket writes most of the CSV's cost).
+ */
+export function createCsvWriter(store: ObjectStore, b: BordereauRecord): BordereauFileWriter<string[]> {
+  const out = new PassThrough();
+  const { upload, drained } = streamedUpload(store, b, 'csv', out);
+  const csv = (records: string[][]) => stringify(records, { record_delimiter: 'windows' });
+  out.write(csv([BORDEREAU_COLUMNS.map((c) => c.name)]));
+  return {
+    async write(rows) {
+      out.write(csv(rows));
+      await drained(out);
+    },
+    async finish() {
+      out.end();
+      return upload;
+    },
+    async abort(err) {
+      out.destroy(err);
+      await upload.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The XLSX file of `b` (month `range`): one sheet `Bordereau`, frozen header, typed cells, a totals
+ * row per currency, exceljs' streaming writer into its upload.
+ */
+export function createXlsxWriter(store: ObjectStore, b: BordereauRecord, range: { from: Date; to: Date }): BordereauFileWriter<Cell[]> {
+  const out = new PassThrough();
+  const { upload, ended, drained } = streamedUpload(store, b, 'xlsx', out);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  // Fixed document dates (the month's end): the same month always writes the same workbook.
+  workbook.creator = 'insurance-coi-service';
+  workbook.created = workbook.modified = range.to;
+  const sheet = workbook.addWorksheet('Bordereau', { views: [{ state: 'frozen', ySplit: 1 }] });
+  // One style object per column, given to each of its cells: the workbook recognises a style
+  // object it has seen, where a copy per cell is serialised and looked up cell by cell.
+  const styles = BORDEREAU_COLUMNS.map((c) => (XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {}));
+  sheet.columns = BORDEREAU_COLUMNS.map((c, k) => ({
+    header: c.name,
+    key: c.name,
+    width: Math.max(12, c.name.length + 2),
+    style: styles[k]!,
+  }));
+  sheet.getRow(1).font = { bold: true };
+  sheet.getRow(1).commit();
+  // exceljs' streaming sheet hands its XML to the zip's entry stream without waiting for it (its
+  // write never reports a full buffer), so when compression is slower than the rows come the
+  // sheet's XML would pile up there, up to the whole month's. Wait for that stream as for the
+  // upload. Reads exceljs 4.4's WorksheetWriter.stream (a StreamBuf with `pipes`, each a
+  // readable-stream Writable): the version is pinned, and the bench's memory rows fail if it moves.
+  const sheetDrained = async () => {
+    const pipes = (sheet as unknown as { stream?: { pipes?: Writable[] } }).stream?.pipes ?? [];
+    for (const entry of pipes) {
+      const state = (entry as unknown as { _writableState?: { needDrain?: boolean } })._writableState;
+      if (state?.needDrain) await Promise.race([once(entry, 'drain'), ended]);
+    }
+  };
+  return {
+    async write(rows) {
+      for (const cells of rows) {
+        const row = sheet.addRow(cells);
+        row.eachCell({ includeEmpty: true }, (cell, col) => (cell.style = styles[col - 1]!));
+        row.commit();
+      }
+      await sheetDrained();
+      await drained(out);
+    },
+    async finish(totals) {
+      for (const currency of Object.keys(totals).sort()) {
+        const row = sheet.addRow(totalsCells(b.month, currency, totals[currency]!));
+        row.font = { bold: true };
+        row.commit();
+      }
+      sheet.commit();
+      await workbook.commit();
+      return upload;
+    },
+    async abort(err) {
+      out.destroy(err);
+      await upload.catch(() => undefined);
+    },
+  };
+}
+
+/** XLSX batches handed over and not yet written: two, so the XLSX writer always has the next one. */
+const XLSX_BATCHES_IN_HAND = 2;
+
 /**
  * Writes both files of `b` (month `range`) in one pass over the ledger (one cursor, one
- * snapshot): each entry goes to the CSV and to the XLSX sheet, the totals add up as they go, and
- * after each batch the writer waits for both uploads to take what they were given (memory stays
- * flat however long the month). Throws (both uploads abandoned) when the ledger or either upload
- * fails; a file already stored under its key is kept.
+ * snapshot): each batch's rows go to the CSV and its typed cells to the XLSX writer (`xlsx`: in
+ * this thread unless given; ./bordereau-thread.ts gives one in a thread of its own), which may
+ * hold two batches not yet written while the CSV writes and the next is read; the totals add up
+ * as they go. Throws (both uploads abandoned) when the ledger or either file fails; a file
+ * already stored under its key is kept.
  */
 export async function writeBordereauFiles(
   deps: { reports: Pick<ReportsRepository, 'ledger'>; store: ObjectStore },
   b: BordereauRecord,
   range: { from: Date; to: Date },
+  xlsx: BordereauFileWriter<Cell[]> = createXlsxWriter(deps.store, b, range),
 ): Promise<WrittenBordereau> {
-  const { reports } = deps;
+  const csv = createCsvWriter(deps.store, b);
   const totals: BordereauTotals = {};
-  const csvOut = stringify({ record_delimiter: 'windows' });
-  const xlsxOut = new PassThrough();
-  const uploads = [put(deps.store, b, 'csv', csvOut), put(deps.store, b, 'xlsx', xlsxOut)] as const;
-  // An upload that ends early (storage refused it) settles the wait for its drain with its error.
-  const settled = Promise.all(uploads).then(() => {
-    throw new Error(`bordereau ${b.id}: an upload ended before its file was written`);
-  });
-  settled.catch(() => undefined);
-  const drained = async (out: Writable) => {
-    if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), settled]);
-  };
-  // exceljs' streaming sheet hands its XML to the zip's entry stream without waiting for it (its
-  // write never reports a full buffer), so when compression is slower than the rows come the
-  // sheet's XML would pile up there, up to the whole month's. Wait for that stream as for the
-  // uploads. Reads exceljs 4.4's WorksheetWriter.stream (a StreamBuf with `pipes`, each a
-  // readable-stream Writable): the version is pinned, and the bench's memory rows fail if it moves.
-  const sheetDrained = async (sheet: ExcelJS.Worksheet) => {
-    const pipes = (sheet as unknown as { stream?: { pipes?: Writable[] } }).stream?.pipes ?? [];
-    for (const entry of pipes) {
-      const state = (entry as unknown as { _writableState?: { needDrain?: boolean } })._writableState;
-      if (state?.needDrain) await Promise.race([once(entry, 'drain'), settled]);
-    }
-  };
   let rows = 0;
+  const inHand: Array<Promise<void>> = [];
   try {
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: xlsxOut, useStyles: true, useSharedStrings: false });
-    // Fixed document dates (the month's end): the same month always writes the same workbook.
-    workbook.creator = 'insurance-coi-service';
-    workbook.created = workbook.modified = range.to;
-    const sheet = workbook.addWorksheet('Bordereau', { views: [{ state: 'frozen', ySplit: 1 }] });
-    // One style object per column, given to each of its cells: the workbook recognises a style
-    // object it has seen, where a copy per cell is serialised and looked up cell by cell.
-    const styles = BORDEREAU_COLUMNS.map((c) => (XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {}));
-    sheet.columns = BORDEREAU_COLUMNS.map((c, k) => ({
-      header: c.name,
-      key: c.name,
-      width: Math.max(12, c.name.length + 2),
-      style: styles[k]!,
-    }));
-    sheet.getRow(1).font = { bold: true };
-    sheet.getRow(1).commit();
-    csvOut.write(BORDEREAU_COLUMNS.map((c) => c.name));
-    for await (const batch of reports.ledger(b, range, LEDGER_BATCH_ROWS)) {
-      for (const entry of batch) {
-        addToTotals(totals, entry);
-        rows += 1;
-        const text = bordereauRow(b.month, entry);
-        csvOut.write(text);
-        const row = sheet.addRow(bordereauCells(b.month, entry, text));
-        row.eachCell({ includeEmpty: true }, (cell, col) => (cell.style = styles[col - 1]!));
-        row.commit();
-      }
-      await drained(csvOut);
-      await sheetDrained(sheet);
-      await drained(xlsxOut);
+    for await (const batch of deps.reports.ledger(b, range, LEDGER_BATCH_ROWS)) {
+      const texts = batch.map((entry) => bordereauRow(b.month, entry));
+      for (const entry of batch) addToTotals(totals, entry);
+      rows += batch.length;
+      if (inHand.length >= XLSX_BATCHES_IN_HAND) await inHand.shift();
+      const written = xlsx.write(batch.map((entry, k) => bordereauCells(b.month, entry, texts[k])));
+      written.catch(() => undefined);
+      inHand.push(written);
+      await csv.write(texts);
     }
-    csvOut.end();
-    for (const currency of Object.keys(totals).sort()) {
-      const row = sheet.addRow(totalsCells(b.month, currency, totals[currency]!));
-      row.font = { bold: true };
-      row.commit();
-    }
-    sheet.commit();
-    await workbook.commit();
+    await Promise.all(inHand);
+    const [csvFile, xlsxFile] = await Promise.all([csv.finish(totals), xlsx.finish(totals)]);
+    return { csv: csvFile, xlsx: xlsxFile, rows, totals };
   } catch (err) {
-    csvOut.destroy(err as Error);
-    xlsxOut.destroy(err as Error);
-    await Promise.allSettled(uploads);
+    await Promise.allSettled([csv.abort(err as Error), xlsx.abort(err as Error)]);
     throw err;
   }
-  const [csv, xlsx] = await Promise.all(uploads);
-  return { csv, xlsx, rows, totals };
 }

@@ -3,13 +3,14 @@
  * month's ledger into the bucket under `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>`:
  *
  * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
- *   decimals (csv-stringify);
+ *   decimals (csv-stringify, a batch at a time);
  * - XLSX: one sheet `Bordereau` with a frozen header row, typed cells (dates, counts, amounts as
  *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer).
  *
  * Both files are streamed from one pass over the ledger (batches through a cursor), each into a
- * stream upload, the writer waiting for the uploads after each batch (./bordereau-files.ts), in a
- * worker thread of its own with a capped heap (./bordereau-thread.ts). Then the bordereau is
+ * stream upload, the writer waiting for the uploads after each batch (./bordereau-files.ts), in
+ * two worker threads with capped heaps, one for the ledger and the CSV, one for the XLSX
+ * (./bordereau-thread.ts). Then the bordereau is
  * recorded ready with both files' sizes and SHA-256, its row count and totals. Safe to retry: a file already stored under its key is kept (a delivered file
  * is never rewritten) and a ready bordereau is never changed. Then `report.ready` goes to the
  * agency's webhook endpoints (once per bordereau: its event id is derived from the bordereau). Storage failures throw, so the
