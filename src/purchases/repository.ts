@@ -508,6 +508,24 @@ async function insertPurchase(
   return purchase.id as number;
 }
 
+/**
+ * Refunds made in the processor's dashboard (`refund` ledger rows; other rows are skipped) added
+ * up per payment intent they were made on, minor units. A row of before they named their payment
+ * intent was the sale's (`salePaymentIntentId`; null: such rows count nowhere). The one rule every
+ * reader of those rows shares: pricing, the refund split and what a charge's refunded amount explains.
+ */
+export function dashboardRefundsByPaymentIntent(
+  rows: ReadonlyArray<{ kind: string; payment_intent_id?: string | null; total_minor: unknown }>,
+  salePaymentIntentId: string | null,
+): Map<string, number> {
+  const byIntent = new Map<string, number>();
+  for (const r of rows) {
+    const pi = r.kind === 'refund' ? (r.payment_intent_id ?? salePaymentIntentId) : null;
+    if (pi) byIntent.set(pi, (byIntent.get(pi) ?? 0) + Number(r.total_minor));
+  }
+  return byIntent;
+}
+
 export function createPurchasesRepository(db: Db | Knex.Transaction) {
   async function items(trx: Knex.Transaction | Db, purchaseId: number): Promise<StoredItem[]> {
     const rows = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position');
@@ -1027,10 +1045,8 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
         .where({ purchase_id: purchaseId, status: 'completed' })
         .whereIn('kind', ['endorsement', 'refund'])
         .orderBy('id');
-      const dashboard = new Map<string, number>();
-      for (const r of rows)
-        if (r.kind === 'refund' && r.payment_intent_id)
-          dashboard.set(r.payment_intent_id, (dashboard.get(r.payment_intent_id) ?? 0) + Number(r.total_minor));
+      // Rows that name no payment intent were the sale's, which no endorsement's is.
+      const dashboard = dashboardRefundsByPaymentIntent(rows, null);
       return rows
         .filter((r) => r.kind === 'endorsement')
         .map((r) => ({
@@ -1051,13 +1067,14 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * payment intent were the sale's).
      */
     async saleDashboardRefundedMinor(purchaseId: number): Promise<number> {
-      const row = await db('policy_transactions as t')
-        .join('purchases as p', 'p.id', 't.purchase_id')
-        .where({ 't.purchase_id': purchaseId, 't.kind': 'refund', 't.status': 'completed' })
-        .andWhere((q) => q.whereNull('t.payment_intent_id').orWhereRaw('t.payment_intent_id = p.payment_intent_id'))
-        .sum({ n: 't.total_minor' })
-        .first();
-      return Number(row?.n ?? 0);
+      const [p, rows] = await Promise.all([
+        db('purchases').where({ id: purchaseId }).first('payment_intent_id'),
+        db('policy_transactions')
+          .where({ purchase_id: purchaseId, kind: 'refund', status: 'completed' })
+          .select('kind', 'payment_intent_id', 'total_minor'),
+      ]);
+      const salePi = (p?.payment_intent_id as string | null | undefined) ?? null;
+      return (salePi && dashboardRefundsByPaymentIntent(rows, salePi).get(salePi)) || 0;
     },
 
     /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
@@ -1247,13 +1264,11 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
           .whereNot({ status: 'rescinded' })
           .select('kind', 'refunds', 'refund_id', 'total_minor', 'payment_intent_id'),
       ]);
-      const taken = new Map<string, number>();
+      const taken = dashboardRefundsByPaymentIntent(rows, (p?.payment_intent_id as string | null | undefined) ?? null);
       const add = (paymentIntentId: string, minor: number) => taken.set(paymentIntentId, (taken.get(paymentIntentId) ?? 0) + minor);
       for (const r of rows) {
-        if (r.kind === 'refund') {
-          const pi = (r.payment_intent_id ?? p?.payment_intent_id) as string | null;
-          if (pi) add(pi, Number(r.total_minor));
-        } else if (r.refunds) for (const e of r.refunds as CancellationRefund[]) add(e.paymentIntentId, Number(e.amountMinor));
+        if (r.kind === 'refund') continue; // counted above
+        if (r.refunds) for (const e of r.refunds as CancellationRefund[]) add(e.paymentIntentId, Number(e.amountMinor));
         else if (r.refund_id && p?.payment_intent_id) add(p.payment_intent_id as string, Number(r.total_minor));
       }
       return taken;
@@ -1562,12 +1577,10 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
             .returning(['refunded_minor']);
           refundedMinor = Number(row.refunded_minor);
         }
-        let explained = 0;
+        let explained = (chargePi && dashboardRefundsByPaymentIntent(ledger, p.payment_intent_id).get(chargePi)) || 0;
         for (const t of ledger) {
-          // A refund row of before they named their payment intent was the sale's.
-          if (t.kind === 'refund') {
-            if ((t.payment_intent_id ?? p.payment_intent_id) === chargePi) explained += Number(t.total_minor);
-          } else if (t.refunds) {
+          if (t.kind === 'refund') continue; // counted above
+          if (t.refunds) {
             // A refund refused for good took nothing, except the parts already created.
             const refused = t.status === 'refund_failed' || (t.kind === 'endorsement' && t.failure_reason);
             for (const part of t.refunds as CancellationRefund[])
