@@ -206,6 +206,20 @@ beforeAll(async () => {
     .update({ completed_at: new Date('2025-03-20T10:00:00Z') });
 });
 
+/** The one difference an amount changed at the processor on the sale's payment intent makes (minor units). */
+const saleAmountDifference = (kind: 'charge' | 'refund', source: 'sale' | 'dashboard', ledger: number, processor: number) => ({
+  purchase_id: purchaseId,
+  root_account_id: account.accountId,
+  kind,
+  source,
+  processor_id: salePi,
+  currency: 'usd',
+  ledger_amount: ledger,
+  processor_amount: processor,
+  reason: 'amount',
+  processor_status: 'succeeded',
+});
+
 afterAll(async () => {
   await app.close();
   await worker.shutdown();
@@ -237,20 +251,7 @@ test('when the processor holds 1.00 less for the sale, then exactly that differe
   const run = await reconcile('--json');
   expect(run.code).toBe(3);
   const report = JSON.parse(run.stdout);
-  expect(report.differences).toEqual([
-    {
-      purchase_id: purchaseId,
-      root_account_id: account.accountId,
-      kind: 'charge',
-      source: 'sale',
-      processor_id: salePi,
-      currency: 'usd',
-      ledger_amount: sale,
-      processor_amount: sale - 100,
-      reason: 'amount',
-      processor_status: 'succeeded',
-    },
-  ]);
+  expect(report.differences).toEqual([saleAmountDifference('charge', 'sale', sale, sale - 100)]);
   expect(report.totals.usd).toEqual({ ledger: 0, processor: -100 });
   // The text output names it too.
   const text = await reconcile();
@@ -274,20 +275,7 @@ test('when the processor lists 3.00 refunded in its dashboard on the sale where 
     const run = await reconcile('--json');
     expect(run.code).toBe(3);
     const report = JSON.parse(run.stdout);
-    expect(report.differences).toEqual([
-      {
-        purchase_id: purchaseId,
-        root_account_id: account.accountId,
-        kind: 'refund',
-        source: 'dashboard',
-        processor_id: salePi,
-        currency: 'usd',
-        ledger_amount: 200,
-        processor_amount: 300,
-        reason: 'amount',
-        processor_status: 'succeeded',
-      },
-    ]);
+    expect(report.differences).toEqual([saleAmountDifference('refund', 'dashboard', 200, 300)]);
     expect(report.totals.usd).toEqual({ ledger: 0, processor: -100 });
   } finally {
     held.set(DASHBOARD_REFUND, 200);
