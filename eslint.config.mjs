@@ -65,4 +65,21 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The benches and the API harness are tooling: they read the harness, never the test suites' helpers.
+    files: ['scripts/bench/**/*.ts', 'scripts/harness/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/test/*', '**/test/**'],
+              message: 'Benches and the harness import scripts/harness (what the tests share with them), never test/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

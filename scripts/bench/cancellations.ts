@@ -4,7 +4,7 @@
  * Measures cancellations (issue 24, "Done when": the cancellation figure of `npm run bench`) on
  * the real API (container + Koa app in this process), a real worker (`src/worker.ts`, a child
  * process, refunds rate-capped at REFUND_RATE_LIMIT_PER_SECOND), Temporal, PostgreSQL and
- * stripe-mock behind the recording processor proxy of test/helpers/processor-proxy.ts (in this
+ * stripe-mock behind the recording processor proxy of scripts/harness/processor-proxy.ts (in this
  * process; every request the API and the worker send to the processor, with its arrival time):
  *
  * 1. preview: `POST /api/v1/purchases/{id}/cancellation_quote` (every unstarted unit of a 2-day
@@ -66,10 +66,10 @@ import { createContainer, type Container } from '../../src/container';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
 import { createDb, migrateLatest } from '../../src/db/knex';
-import type { TestApp } from '../../test/helpers/app';
-import { call } from '../../test/helpers/fixtures';
-import { createQuotingAccount, type QuotingAccount } from '../../test/helpers/purchases';
-import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../../test/helpers/processor-proxy';
+import type { ApiHandle } from '../harness/api';
+import { call } from '../harness/fixtures';
+import { createQuotingAccount, type QuotingAccount } from '../harness/purchases';
+import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../harness/processor-proxy';
 import { startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
 import {
   latencyStats,
@@ -122,7 +122,7 @@ type Options = BenchOptions<keyof typeof CANCELLATIONS_OPTIONS.ints>;
 // Issued purchases through the API
 
 interface Bench {
-  app: TestApp;
+  app: ApiHandle;
   container: Container;
   account: QuotingAccount;
   headers: Record<string, string>;
@@ -689,7 +689,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     server = createApp(container).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server!.once('listening', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const app: TestApp = { baseUrl, container, logs: [], rawLogs: () => '', close: async () => undefined };
+    const app: ApiHandle = { baseUrl, container };
     const account = await createQuotingAccount(app);
     const b: Bench = { app, container, account, headers: { 'x-api-key': account.key } };
     worker = await workerStarting;

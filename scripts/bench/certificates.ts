@@ -51,10 +51,10 @@ import { createDb, migrateLatest, type Db } from '../../src/db/knex';
 import { createCertificatesRepository } from '../../src/certificates/repository';
 import { activityDepsFromConfig, createActivities } from '../../activities';
 import { CERTIFICATE_BATCH_SIZE, PARALLEL_BATCHES } from '../../workflows/certificates';
-import type { TestApp } from '../../test/helpers/app';
-import { call } from '../../test/helpers/fixtures';
-import { createAgency, eventSelection, getCertificates, type Agency } from '../../test/helpers/certificates';
-import { deliverWebhook, sessionCompletedEvent } from '../../test/helpers/purchases';
+import type { ApiHandle } from '../harness/api';
+import { call } from '../harness/fixtures';
+import { createAgency, eventSelection, getCertificates, type Agency } from '../harness/certificates';
+import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { runNaiveBaseline, type NaiveResult } from './certificates-naive';
 import { describeTimeline, runTimeline, type RunTimeline } from './certificates-timeline';
 import {
@@ -547,7 +547,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     server = createApp(container).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server!.once('listening', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const app: TestApp = { baseUrl, container, logs: [], rawLogs: () => '', close: async () => undefined };
+    const app: ApiHandle = { baseUrl, container };
     const agency = await createAgency(app, 'Bench Certificates Agency');
     worker = await workerStarting;
     log(

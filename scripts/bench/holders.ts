@@ -59,9 +59,9 @@ import { createLogger } from '../../src/logger';
 import { createDb, migrateLatest } from '../../src/db/knex';
 import { createObjectStore, type ObjectStore } from '../../src/storage/object-store';
 import { policyWorkflowId } from '../../workflows/contracts';
-import type { TestApp } from '../../test/helpers/app';
-import { call } from '../../test/helpers/fixtures';
-import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type QuotingAccount } from '../../test/helpers/purchases';
+import type { ApiHandle } from '../harness/api';
+import { call } from '../harness/fixtures';
+import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type QuotingAccount } from '../harness/purchases';
 import { describeTimeline, runTimeline } from './certificates-timeline';
 import { startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
 import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib } from './lib';
@@ -99,7 +99,7 @@ type Options = BenchOptions<keyof typeof HOLDERS_OPTIONS.ints>;
 // Purchases and holders through the API
 
 interface Bench {
-  app: TestApp;
+  app: ApiHandle;
   container: Container;
   account: QuotingAccount;
   rootUuid: string;
@@ -512,7 +512,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     server = createApp(container).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server!.once('listening', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const app: TestApp = { baseUrl, container, logs: [], rawLogs: () => '', close: async () => undefined };
+    const app: ApiHandle = { baseUrl, container };
     const account = await createQuotingAccount(app);
     const acct = await call(baseUrl, '/api/v1/account', { key: account.key });
     if (acct.status !== 200) throw new Error(`GET account: ${acct.status} ${acct.text.slice(0, 300)}`);

@@ -45,10 +45,9 @@ import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
 import { createLogger } from '../../src/logger';
 import { migrateLatest, createDb } from '../../src/db/knex';
-import type { TestApp } from '../../test/helpers/app';
-import { call } from '../../test/helpers/fixtures';
-import { createAgency, eventSelection, type Agency } from '../../test/helpers/certificates';
-import { deliverWebhook, sessionCompletedEvent } from '../../test/helpers/purchases';
+import { call } from '../harness/fixtures';
+import { createAgency, eventSelection, type Agency } from '../harness/certificates';
+import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
 import { machineTicks, processTicks, processTree, startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
 import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib } from './lib';
@@ -260,7 +259,7 @@ async function runRate(opts: {
         a.purchaseId = q.body.purchase_id;
         const payload = sessionCompletedEvent(q.body.purchase_id, q.body.id);
         const sentAt = Date.now();
-        const w = await deliverWebhook({ baseUrl: opts.api.url } as TestApp, payload, opts.secret).catch(() => ({ status: 0 }));
+        const w = await deliverWebhook({ baseUrl: opts.api.url }, payload, opts.secret).catch(() => ({ status: 0 }));
         if (w.status !== 200) {
           a.failure = `webhook ${w.status}`;
           return;
@@ -412,7 +411,7 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
               }),
             );
           }
-          const agency = await createAgency({ baseUrl: api.url, container } as TestApp, `Throughput Agency ${shape} ${workers}`);
+          const agency = await createAgency({ baseUrl: api.url, container }, `Throughput Agency ${shape} ${workers}`);
           const buyers = [];
           for (let i = 0; i < BUYERS; i++) {
             const res = await call(api.url, '/platform-seller-invites/newConnect', {

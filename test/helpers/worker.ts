@@ -81,13 +81,4 @@ export async function startTestWorker(
   };
 }
 
-/** Polls `fn` every 100 ms until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { eventually } from '../../scripts/harness/api';

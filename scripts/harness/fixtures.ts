@@ -1,0 +1,88 @@
+/**
+ * Test data built through the real repositories and services (no SQL shortcuts), with unique
+ * slugs so suites running in parallel never collide.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Container } from '../../src/container';
+import { createQuestionSetsRepository } from '../../src/question-sets/repository';
+import { createAccountsRepository, type RootAccount } from '../../src/accounts/repository';
+import type { CreateKeyInput, IssuedKey } from '../../src/api-keys/service';
+
+export async function createRootAccount(c: Container, name = 'Test Agency'): Promise<RootAccount> {
+  return createAccountsRepository(c.db).upsertBySlug({
+    slug: `t-${randomUUID().slice(0, 12)}`,
+    name,
+    kind: 'agency',
+    checkoutSuccessUrl: 'https://agent.example/success',
+    checkoutCancelUrl: 'https://agent.example/cancel',
+  });
+}
+
+export async function createKey(c: Container, input: Partial<CreateKeyInput> & { rootAccountId: number }): Promise<IssuedKey> {
+  return c.services.apiKeys.create({ name: 'test key', mode: 'live', ...input });
+}
+
+/** fetch with the key header and JSON body handled. */
+export async function call(
+  baseUrl: string,
+  path: string,
+  init: { method?: string; key?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  if (init.key !== undefined) headers['x-api-key'] = init.key;
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+  }
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${baseUrl}${path}`, { method: init.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** A root account of another kind (insurer or MGA), for the reach rules of bundles. */
+export async function createRootAccountOfKind(c: Container, kind: 'insurer' | 'mga', name = `Test ${kind}`): Promise<RootAccount> {
+  return createAccountsRepository(c.db).upsertBySlug({
+    slug: `t-${kind}-${randomUUID().slice(0, 12)}`,
+    name,
+    kind,
+    checkoutSuccessUrl: null,
+    checkoutCancelUrl: null,
+  });
+}
+
+/**
+ * Inserts a product_lines row directly with knex and returns its id. It bypasses the products
+ * service and the payment processor on purpose: bundle tests need products to link, not a
+ * processor round trip (the products suite covers that path).
+ */
+export async function insertProductLine(
+  c: Container,
+  input: { rootAccountId: number; customerName?: string; defaultPriceMinor?: number; isTestMode?: boolean },
+): Promise<number> {
+  const customerName = input.customerName ?? `Product ${randomUUID().slice(0, 8)}`;
+  const [row] = await c
+    .db('product_lines')
+    .insert({
+      root_account_id: input.rootAccountId,
+      customer_name: customerName,
+      internal_name: customerName,
+      default_price_minor: input.defaultPriceMinor ?? 1000,
+      is_test_mode: input.isTestMode ?? false,
+    })
+    .returning('id');
+  return (row as { id: number }).id;
+}
+
+/** Inserts a question set through the real repository (definition validated). */
+export async function createQuestionSet(c: Container, rootAccountId: number | null, definition: unknown, name = 'Test template') {
+  return createQuestionSetsRepository(c.db).insert({ rootAccountId, name, definition });
+}

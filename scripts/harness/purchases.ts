@@ -1,0 +1,183 @@
+/**
+ * Drives a purchase through the real API, as an agent's server would: an account with a test
+ * key and a quotable product, a connected buyer, `adminValidateBuyerResponses` (which starts the
+ * purchase workflow and returns its checkout session), and processor webhooks signed with the
+ * processor library's test header helper (stripe-mock sends none). Shared by the workflow tests,
+ * the benches and `scripts/record-histories.ts`; it throws plain errors instead of using `expect`.
+ */
+import Stripe from 'stripe';
+import type { ApiHandle } from './api';
+import { call, createKey, createQuestionSet, createRootAccount } from './fixtures';
+import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
+import { purchaseWorkflowId } from '../../workflows/contracts';
+
+/** The webhook signing secret the test apps are configured with (`PAYPROC_WEBHOOK_SECRET`). */
+export const WEBHOOK_SECRET = 'whsec_test_purchase_workflow_secret';
+
+const signer = new Stripe('sk_test_123');
+
+export interface QuotingAccount {
+  /** The root account's id (purchases.root_account_id of everything it sells). */
+  accountId: number;
+  key: string;
+  /** The product line it quotes. */
+  productId: number;
+  /** A fresh quote request body (a new buyer each call) for the account's one product. */
+  quoteBody(): Promise<Record<string, unknown>>;
+}
+
+/** One selected product line answering the special-event template (two days in May 2027). */
+export function specialEventSelection(productLineId: number, insuredName = 'Kim Park') {
+  return {
+    product_line_template_id: productLineId,
+    product_line_is_trip_excess_product: false,
+    event_type: 'wedding',
+    attendance: 80,
+    liquor: 'no',
+    venue_name: 'Lake House',
+    named_insured: { name: insuredName },
+    certificate_holder: {
+      name: 'Lake House Inc',
+      address: { line1: '9 Shore Rd', city: 'Madison', region: 'WI', postal_code: '53703', country: 'US' },
+    },
+    coverage: { time_zone: 'America/Chicago', start_date: '2027-05-01', end_date: '2027-05-02' },
+  };
+}
+
+/** An agency with a test-mode key, a product with the special-event template, and buyers on demand. */
+export async function createQuotingAccount(app: ApiHandle): Promise<QuotingAccount> {
+  const account = await createRootAccount(app.container, 'Workflow Agency');
+  const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
+  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key,
+    body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id },
+  });
+  if (product.status !== 201 && product.status !== 200) throw new Error(`product create failed: ${product.status} ${product.text}`);
+  let n = 0;
+  const quoteBody = async () => {
+    const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
+      method: 'POST',
+      key,
+      body: {
+        buyer_first_name: 'Kim',
+        buyer_last_name: 'Park',
+        buyer_email: `kim${n++}.${account.id}@example.com`,
+        seller_slug: account.slug,
+        query_param: '',
+      },
+    });
+    return {
+      idp_accnt_uuid: connected.body.idp_accnt_uuid,
+      access_token: connected.body.access_token,
+      selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id)],
+    };
+  };
+  return { accountId: account.id, key, productId: product.body.data.id, quoteBody };
+}
+
+/** Quotes and checks out one purchase; resolves once the workflow has returned the session. */
+export async function checkout(app: ApiHandle, account: QuotingAccount): Promise<{ purchaseId: number; sessionId: string }> {
+  const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: account.key,
+    body: await account.quoteBody(),
+  });
+  if (res.status !== 200) throw new Error(`adminValidateBuyerResponses answered ${res.status}: ${res.text}`);
+  return { purchaseId: res.body.purchase_id, sessionId: res.body.id };
+}
+
+/** Checks out one purchase, pays it through the test helper and waits until its workflow has issued the certificates; its id. */
+export async function issuedPurchase(app: ApiHandle, account: QuotingAccount): Promise<number> {
+  const { purchaseId } = await checkout(app, account);
+  const paid = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key });
+  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
+  await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
+  return purchaseId;
+}
+
+/**
+ * The raw body of a `charge.refunded` event (sign it with deliverWebhook): charge `chargeId` of
+ * `paymentIntent`, `amountMinor` charged and `amountRefundedMinor` refunded so far (refunded in
+ * full when they are equal), with `purchase_id` in its metadata unless `purchaseId` is null (the
+ * processor's own charges carry none: the payment intent names the purchase), or `metadata`
+ * when given (an endorsement's charge carries its quote and purchase).
+ */
+export function chargeRefundedEvent(e: {
+  id: string;
+  chargeId: string;
+  paymentIntent: string;
+  amountMinor: number;
+  amountRefundedMinor: number;
+  purchaseId: number | null;
+  metadata?: Record<string, string>;
+}): string {
+  return JSON.stringify({
+    id: e.id,
+    object: 'event',
+    type: 'charge.refunded',
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: {
+      object: {
+        id: e.chargeId,
+        object: 'charge',
+        payment_intent: e.paymentIntent,
+        amount: e.amountMinor,
+        amount_refunded: e.amountRefundedMinor,
+        refunded: e.amountRefundedMinor === e.amountMinor,
+        metadata: e.metadata ?? (e.purchaseId === null ? {} : { purchase_id: String(e.purchaseId) }),
+      },
+    },
+  });
+}
+
+/** The raw body of a paid `checkout.session.completed` event of session `sessionId`, paid by `paymentIntent`, carrying `metadata`. */
+function paidSessionEvent(sessionId: string, paymentIntent: string, metadata: Record<string, string>, id: string): string {
+  return JSON.stringify({
+    id,
+    object: 'event',
+    type: 'checkout.session.completed',
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: {
+      object: {
+        id: sessionId,
+        object: 'checkout.session',
+        status: 'complete',
+        payment_status: 'paid',
+        payment_intent: paymentIntent,
+        metadata,
+      },
+    },
+  });
+}
+
+/** The raw body of a paid `checkout.session.completed` event for the purchase's session (payment intent `pi_paid_<id>` unless given). */
+export function sessionCompletedEvent(
+  purchaseId: number,
+  sessionId: string,
+  id = `evt_${Math.random().toString(36).slice(2)}`,
+  paymentIntent = `pi_paid_${purchaseId}`,
+): string {
+  return paidSessionEvent(sessionId, paymentIntent, { purchase_id: String(purchaseId) }, id);
+}
+
+/** The raw body of a paid `checkout.session.completed` event for an endorsement's checkout session (its difference paid by `paymentIntent`). */
+export function endorsementSessionCompletedEvent(sessionId: string, quoteId: string, purchaseId: number, paymentIntent: string): string {
+  return paidSessionEvent(
+    sessionId,
+    paymentIntent,
+    { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
+    `evt_${Math.random().toString(36).slice(2)}`,
+  );
+}
+
+/** POSTs `payload` to `/webhooks/payproc` with a valid processor signature for `secret`. */
+export async function deliverWebhook(app: Pick<ApiHandle, 'baseUrl'>, payload: string, secret = WEBHOOK_SECRET) {
+  const signature = signer.webhooks.generateTestHeaderString({ payload, secret });
+  return call(app.baseUrl, '/webhooks/payproc', { method: 'POST', rawBody: payload, headers: { 'stripe-signature': signature } });
+}
