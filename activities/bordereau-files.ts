@@ -172,8 +172,8 @@ const XLSX_BATCHES_IN_HAND = 2;
 
 /**
  * Writes both files of `b` (month `range`) in one pass over the ledger (one cursor, one
- * snapshot): each batch's rows go to the CSV and its typed cells to the XLSX writer (`xlsx`: in
- * this thread unless given; ./bordereau-thread.ts gives one in a thread of its own), which may
+ * snapshot): each batch's rows go to the CSV and its typed cells to the XLSX writer (`xlsx`:
+ * ./bordereau-thread.ts gives one in a thread of its own, over createXlsxWriter), which may
  * hold two batches not yet written while the CSV writes and the next is read; the totals add up
  * as they go. Throws (both uploads abandoned) when the ledger or either file fails; a file
  * already stored under its key is kept.
@@ -182,7 +182,7 @@ export async function writeBordereauFiles(
   deps: { reports: Pick<ReportsRepository, 'ledger'>; store: ObjectStore },
   b: BordereauRecord,
   range: { from: Date; to: Date },
-  xlsx: BordereauFileWriter<Cell[]> = createXlsxWriter(deps.store, b, range),
+  xlsx: BordereauFileWriter<Cell[]>,
 ): Promise<WrittenBordereau> {
   const csv = createCsvWriter(deps.store, b);
   const totals: BordereauTotals = {};

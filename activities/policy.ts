@@ -101,7 +101,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
         purchases.itemDetails(p.id),
         purchases.cancellations(p.id),
         purchases.endorsementCharges(p.id),
-        purchases.saleDashboardRefundedMinor(p.id),
+        purchases.saleDashboardRefundedMinor(p),
       ]);
       let priced;
       try {

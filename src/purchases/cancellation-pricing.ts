@@ -119,7 +119,7 @@ export async function storeCancellationQuote(
     purchases.itemDetails(p.id),
     purchases.cancellations(p.id),
     purchases.endorsementCharges(p.id),
-    purchases.saleDashboardRefundedMinor(p.id),
+    purchases.saleDashboardRefundedMinor(p),
   ]);
   const priced = priceCancellationOf(p, items, cancellations, ask, charges, saleDashboard);
   return purchases.saveCancellationQuote({

@@ -1062,19 +1062,16 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
     },
 
     /**
-     * What was refunded of the sale's payment in the processor's dashboard, minor units: the
-     * purchase's `refund` rows of the sale's payment intent (rows of before they named their
-     * payment intent were the sale's).
+     * What was refunded of purchase `p`'s sale payment in the processor's dashboard, minor units:
+     * its `refund` rows of the sale's payment intent (rows of before they named their payment
+     * intent were the sale's). The caller has the purchase already: one query.
      */
-    async saleDashboardRefundedMinor(purchaseId: number): Promise<number> {
-      const [p, rows] = await Promise.all([
-        db('purchases').where({ id: purchaseId }).first('payment_intent_id'),
-        db('policy_transactions')
-          .where({ purchase_id: purchaseId, kind: 'refund', status: 'completed' })
-          .select('kind', 'payment_intent_id', 'total_minor'),
-      ]);
-      const salePi = (p?.payment_intent_id as string | null | undefined) ?? null;
-      return (salePi && dashboardRefundsByPaymentIntent(rows, salePi).get(salePi)) || 0;
+    async saleDashboardRefundedMinor(p: Pick<PurchaseRecord, 'id' | 'paymentIntentId'>): Promise<number> {
+      if (!p.paymentIntentId) return 0;
+      const rows = await db('policy_transactions')
+        .where({ purchase_id: p.id, kind: 'refund', status: 'completed' })
+        .select('kind', 'payment_intent_id', 'total_minor');
+      return dashboardRefundsByPaymentIntent(rows, p.paymentIntentId).get(p.paymentIntentId) ?? 0;
     },
 
     /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
