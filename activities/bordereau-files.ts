@@ -5,26 +5,17 @@
  * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
  *   decimals (csv-stringify, a batch at a time);
  * - XLSX: one sheet `Bordereau` with a frozen header row, typed cells (dates, counts, amounts as
- *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer).
+ *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer,
+ *   in ./bordereau-xlsx-thread.ts, so the ledger's thread never loads exceljs).
  *
- * Run in a thread of its own by the `generateBordereau` activity (./bordereau-thread.ts).
+ * Run in the threads of the `generateBordereau` activity (./bordereau-thread.ts).
  */
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import type { ObjectStore } from '../src/storage/object-store';
 import type { BordereauFile, BordereauFormat, BordereauRecord, ReportsRepository } from '../src/reports/repository';
-import {
-  addToTotals,
-  BORDEREAU_COLUMNS,
-  bordereauCells,
-  bordereauRow,
-  totalsCells,
-  XLSX_FORMATS,
-  type BordereauTotals,
-  type Cell,
-} from '../src/reports/bordereau';
+import { addToTotals, BORDEREAU_COLUMNS, bordereauCells, bordereauRow, type BordereauTotals, type Cell } from '../src/reports/bordereau';
 
 const CONTENT_TYPES: Record<BordereauFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -66,8 +57,12 @@ export interface BordereauFileWriter<R> {
   abort(err: Error): Promise<void>;
 }
 
-/** An upload of `body` and a wait for `out` to take in what it was given, settled by the upload's failure too. */
-function streamedUpload(store: ObjectStore, b: BordereauRecord, format: BordereauFormat, body: Readable) {
+/**
+ * An upload of `body` into `b`'s file of `format` (`upload`: the stored file), `ended`: rejects
+ * once the upload has ended, and `drained(out)`: a wait for `out` to take in what it was given,
+ * settled by the upload's failure too.
+ */
+export function streamedUpload(store: ObjectStore, b: BordereauRecord, format: BordereauFormat, body: Readable) {
   const upload = put(store, b, format, body);
   // An upload that ends early (storage refused it) settles the waits for drains with its error.
   const ended = upload.then(() => {
@@ -105,75 +100,13 @@ export function createCsvWriter(store: ObjectStore, b: BordereauRecord): Bordere
   };
 }
 
-/**
- * The XLSX file of `b` (month `range`): one sheet `Bordereau`, frozen header, typed cells, a totals
- * row per currency, exceljs' streaming writer into its upload.
- */
-export function createXlsxWriter(store: ObjectStore, b: BordereauRecord, range: { from: Date; to: Date }): BordereauFileWriter<Cell[]> {
-  const out = new PassThrough();
-  const { upload, ended, drained } = streamedUpload(store, b, 'xlsx', out);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
-  // Fixed document dates (the month's end): the same month always writes the same workbook.
-  workbook.creator = 'insurance-coi-service';
-  workbook.created = workbook.modified = range.to;
-  const sheet = workbook.addWorksheet('Bordereau', { views: [{ state: 'frozen', ySplit: 1 }] });
-  // One style object per column, given to each of its cells: the workbook recognises a style
-  // object it has seen, where a copy per cell is serialised and looked up cell by cell.
-  const styles = BORDEREAU_COLUMNS.map((c) => (XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {}));
-  sheet.columns = BORDEREAU_COLUMNS.map((c, k) => ({
-    header: c.name,
-    key: c.name,
-    width: Math.max(12, c.name.length + 2),
-    style: styles[k]!,
-  }));
-  sheet.getRow(1).font = { bold: true };
-  sheet.getRow(1).commit();
-  // exceljs' streaming sheet hands its XML to the zip's entry stream without waiting for it (its
-  // write never reports a full buffer), so when compression is slower than the rows come the
-  // sheet's XML would pile up there, up to the whole month's. Wait for that stream as for the
-  // upload. Reads exceljs 4.4's WorksheetWriter.stream (a StreamBuf with `pipes`, each a
-  // readable-stream Writable): the version is pinned, and the bench's memory rows fail if it moves.
-  const sheetDrained = async () => {
-    const pipes = (sheet as unknown as { stream?: { pipes?: Writable[] } }).stream?.pipes ?? [];
-    for (const entry of pipes) {
-      const state = (entry as unknown as { _writableState?: { needDrain?: boolean } })._writableState;
-      if (state?.needDrain) await Promise.race([once(entry, 'drain'), ended]);
-    }
-  };
-  return {
-    async write(rows) {
-      for (const cells of rows) {
-        const row = sheet.addRow(cells);
-        row.eachCell({ includeEmpty: true }, (cell, col) => (cell.style = styles[col - 1]!));
-        row.commit();
-      }
-      await sheetDrained();
-      await drained(out);
-    },
-    async finish(totals) {
-      for (const currency of Object.keys(totals).sort()) {
-        const row = sheet.addRow(totalsCells(b.month, currency, totals[currency]!));
-        row.font = { bold: true };
-        row.commit();
-      }
-      sheet.commit();
-      await workbook.commit();
-      return upload;
-    },
-    async abort(err) {
-      out.destroy(err);
-      await upload.catch(() => undefined);
-    },
-  };
-}
-
 /** XLSX batches handed over and not yet written: two, so the XLSX writer always has the next one. */
 const XLSX_BATCHES_IN_HAND = 2;
 
 /**
  * Writes both files of `b` (month `range`) in one pass over the ledger (one cursor, one
  * snapshot): each batch's rows go to the CSV and its typed cells to the XLSX writer (`xlsx`:
- * ./bordereau-thread.ts gives one in a thread of its own, over createXlsxWriter), which may
+ * ./bordereau-ledger-thread.ts gives the XLSX thread's, over createXlsxWriter), which may
  * hold two batches not yet written while the CSV writes and the next is read; the totals add up
  * as they go. Throws (both uploads abandoned) when the ledger or either file fails; a file
  * already stored under its key is kept.

@@ -2,10 +2,14 @@
  * A bordereau's files written in two worker threads with capped heaps, so a month's size never
  * shows in the worker process's memory and the two files are built at the same time:
  *
- * - the ledger thread opens its own database connection (one) and storage client from
- *   `BordereauThreadConfig`, reads the ledger, writes the CSV and the totals, and hands each batch
- *   to the XLSX thread over a message port (one batch in hand at a time);
- * - the XLSX thread writes the workbook into its own upload and answers its file.
+ * - the ledger thread (./bordereau-ledger-thread.ts) opens its own database connection (one) and
+ *   storage client from `BordereauThreadConfig`, reads the ledger, writes the CSV and the totals,
+ *   and hands each batch to the XLSX thread over a message port (two batches in hand at most);
+ * - the XLSX thread (./bordereau-xlsx-thread.ts) writes the workbook into its own upload and
+ *   answers its file.
+ *
+ * Each thread loads only its own module and what it imports: the XLSX thread no knex or pg, the
+ * ledger thread no exceljs (each thread pays its own module loads at every bordereau).
  *
  * Why threads: the writer's live heap is small and the same for any month (about 30 MiB), but V8
  * sizes a heap by how fast it allocates, so in the worker's heap a month of 100 000 rows grew the
@@ -20,14 +24,12 @@
  * stopped when either fails. The activity's retry policy takes it from there.
  */
 import path from 'node:path';
-import { isMainThread, MessageChannel, type MessagePort, parentPort, Worker, workerData } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { Config } from '../src/config';
-import { createDb } from '../src/db/knex';
-import { createObjectStore } from '../src/storage/object-store';
-import { countStorageErrors, type StorageOperation } from '../src/storage/error-counting';
+import type { StorageOperation } from '../src/storage/error-counting';
 import type { BordereauTotals, Cell } from '../src/reports/bordereau';
-import { createReportsRepository, type BordereauFile, type BordereauRecord } from '../src/reports/repository';
-import { createXlsxWriter, writeBordereauFiles, type BordereauFileWriter, type WrittenBordereau } from './bordereau-files';
+import type { BordereauFile, BordereauRecord } from '../src/reports/repository';
+import type { WrittenBordereau } from './bordereau-files';
 
 /** What the threads need to reach the database and the bucket. */
 export type BordereauThreadConfig = Pick<Config, 'DATABASE_URL' | 'STORAGE_API_ENDPOINT' | 'STORAGE_BUCKET' | 'STORAGE_PROJECT_ID'>;
@@ -40,7 +42,8 @@ export type BordereauThreadConfig = Pick<Config, 'DATABASE_URL' | 'STORAGE_API_E
  */
 export const THREAD_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 48 } as const;
 
-interface ThreadInput {
+/** What a thread is started with (its `workerData`). */
+export interface ThreadInput {
   bordereauThread: 'ledger' | 'xlsx';
   config: BordereauThreadConfig;
   bordereau: BordereauRecord;
@@ -49,26 +52,31 @@ interface ThreadInput {
   port: MessagePort;
 }
 
-interface ThreadError {
+export interface ThreadError {
   message: string;
   name: string;
   code?: string | number;
 }
 
 /** The ledger thread's answer, with the storage operations that failed in either thread (the worker counts them). */
-type ThreadAnswer = { storageFailures: StorageOperation[] } & ({ ok: true; written: WrittenBordereau } | ({ ok: false } & ThreadError));
+export type ThreadAnswer = { storageFailures: StorageOperation[] } & (
+  { ok: true; written: WrittenBordereau } | ({ ok: false } & ThreadError)
+);
 
 /** From the ledger thread to the XLSX thread. */
-type ToXlsx = { kind: 'batch'; rows: Cell[][] } | { kind: 'finish'; totals: BordereauTotals } | { kind: 'abort'; message: string };
+export type ToXlsx = { kind: 'batch'; rows: Cell[][] } | { kind: 'finish'; totals: BordereauTotals } | { kind: 'abort'; message: string };
 /** From the XLSX thread back: each message answers the one before it. */
-type XlsxReply = { kind: 'written' } | { kind: 'finished'; file: BordereauFile } | { kind: 'aborted' } | ({ kind: 'failed' } & ThreadError);
-type FromXlsx = { storageFailures: StorageOperation[] } & XlsxReply;
+export type XlsxReply =
+  { kind: 'written' } | { kind: 'finished'; file: BordereauFile } | { kind: 'aborted' } | ({ kind: 'failed' } & ThreadError);
+export type FromXlsx = { storageFailures: StorageOperation[] } & XlsxReply;
 
-const errorOf = (err: unknown): ThreadError => {
+/** An error as it crosses a thread's boundary (message, name and code). */
+export const errorOf = (err: unknown): ThreadError => {
   const e = err as Error & { code?: string | number };
   return { message: e?.message ?? String(err), name: e?.name ?? 'Error', ...(e?.code !== undefined ? { code: e.code } : {}) };
 };
-const rebuilt = (e: ThreadError) =>
+/** The error `errorOf` sent, thrown again on this side. */
+export const rebuilt = (e: ThreadError) =>
   Object.assign(new Error(e.message), { name: e.name, ...(e.code !== undefined ? { code: e.code } : {}) });
 
 /**
@@ -83,16 +91,21 @@ export function writeBordereauFilesInThread(
   range: { from: Date; to: Date },
   onStorageError: (operation: StorageOperation) => void = () => undefined,
 ): Promise<WrittenBordereau> {
-  // Run from TypeScript sources (tests, `npm run dev`), the threads load them through tsx as their
-  // parent does; the built service runs the compiled file.
+  // Each role has a module of its own, so a thread loads only its own libraries (exceljs in the
+  // XLSX thread, knex and pg in the ledger thread's). Run from TypeScript sources (tests, `npm run
+  // dev`), the threads load them through tsx as their parent does; the built service runs the
+  // compiled files.
   const fromSource = __filename.endsWith('.ts');
-  const load = fromSource
-    ? `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(__filename)});`
-    : `require(${JSON.stringify(path.resolve(__filename))});`;
+  const load = (role: ThreadInput['bordereauThread']) => {
+    const file = path.join(__dirname, `bordereau-${role}-thread${path.extname(__filename)}`);
+    return fromSource
+      ? `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(file)});`
+      : `require(${JSON.stringify(file)});`;
+  };
   const { port1, port2 } = new MessageChannel();
   const start = (role: ThreadInput['bordereauThread'], port: MessagePort) => {
     const input: ThreadInput = { bordereauThread: role, config, bordereau, range, port };
-    return new Worker(load, { eval: true, workerData: input, transferList: [port], resourceLimits: THREAD_LIMITS });
+    return new Worker(load(role), { eval: true, workerData: input, transferList: [port], resourceLimits: THREAD_LIMITS });
   };
   const xlsxThread = start('xlsx', port2);
   const ledgerThread = start('ledger', port1);
@@ -120,89 +133,4 @@ export function writeBordereauFilesInThread(
     xlsxThread.once('error', fail);
     xlsxThread.once('exit', (code) => (code === 0 ? undefined : ended(code)));
   });
-}
-
-/** The XLSX thread, as the ledger thread sees it: each call answered over the port, in order. */
-function remoteXlsxWriter(port: MessagePort, storageFailures: StorageOperation[]): BordereauFileWriter<Cell[]> {
-  const waiting: Array<{ resolve: (m: FromXlsx) => void; reject: (e: Error) => void }> = [];
-  port.on('message', (m: FromXlsx) => {
-    storageFailures.push(...m.storageFailures);
-    const w = waiting.shift();
-    if (m.kind === 'failed') w?.reject(rebuilt(m));
-    else w?.resolve(m);
-  });
-  let closed = false;
-  port.on('close', () => {
-    closed = true;
-    for (const w of waiting.splice(0)) w.reject(new Error('the XLSX thread ended before it answered'));
-  });
-  const ask = (m: ToXlsx) =>
-    new Promise<FromXlsx>((resolve, reject) => {
-      if (closed) return reject(new Error('the XLSX thread ended before it answered'));
-      waiting.push({ resolve, reject });
-      port.postMessage(m);
-    });
-  return {
-    async write(rows) {
-      await ask({ kind: 'batch', rows });
-    },
-    async finish(totals) {
-      const m = await ask({ kind: 'finish', totals });
-      if (m.kind !== 'finished') throw new Error(`the XLSX thread answered ${m.kind} to finish`);
-      return m.file;
-    },
-    async abort(err) {
-      await ask({ kind: 'abort', message: err.message });
-    },
-  };
-}
-
-/** The ledger thread: one database connection, the bucket, the CSV, the XLSX thread; answers the caller. */
-async function ledgerThread(input: ThreadInput): Promise<void> {
-  const db = createDb({ DATABASE_URL: input.config.DATABASE_URL, DATABASE_POOL_MAX: 1 });
-  const storageFailures: StorageOperation[] = [];
-  const store = countStorageErrors(createObjectStore(input.config), (operation) => storageFailures.push(operation));
-  let answer: ThreadAnswer;
-  try {
-    const written = await writeBordereauFiles(
-      { reports: createReportsRepository(db), store },
-      input.bordereau,
-      input.range,
-      remoteXlsxWriter(input.port, storageFailures),
-    );
-    answer = { ok: true, written, storageFailures };
-  } catch (err) {
-    answer = { ok: false, storageFailures, ...errorOf(err) };
-  } finally {
-    input.port.close();
-    await db.destroy().catch(() => undefined);
-  }
-  parentPort!.postMessage(answer);
-}
-
-/** The XLSX thread: the workbook into its own upload, batch by batch as the ledger thread hands them over. */
-function xlsxThread(input: ThreadInput): void {
-  const storageFailures: StorageOperation[] = [];
-  const store = countStorageErrors(createObjectStore(input.config), (operation) => storageFailures.push(operation));
-  const writer = createXlsxWriter(store, input.bordereau, input.range);
-  const reply = (m: XlsxReply) => input.port.postMessage({ ...m, storageFailures: storageFailures.splice(0) });
-  // One message at a time, in order: a batch is written (and its upload has taken it) before the next.
-  let previous: Promise<unknown> = Promise.resolve();
-  input.port.on('message', (m: ToXlsx) => {
-    const handle = async (): Promise<XlsxReply> => {
-      if (m.kind === 'batch') await writer.write(m.rows);
-      else if (m.kind === 'finish') return { kind: 'finished', file: await writer.finish(m.totals) };
-      else await writer.abort(new Error(m.message));
-      return { kind: m.kind === 'batch' ? 'written' : 'aborted' };
-    };
-    previous = previous.then(handle).then(reply, (err: unknown) => reply({ kind: 'failed', ...errorOf(err) }));
-  });
-  // The thread ends when the ledger thread closes the channel (nothing else keeps it alive).
-  input.port.on('close', () => input.port.unref());
-}
-
-if (!isMainThread) {
-  const input = workerData as Partial<ThreadInput> | null;
-  if (input?.bordereauThread === 'ledger') void ledgerThread(input as ThreadInput);
-  else if (input?.bordereauThread === 'xlsx') xlsxThread(input as ThreadInput);
 }

@@ -10,11 +10,11 @@
  * Both files are streamed from one pass over the ledger (batches through a cursor), each into a
  * stream upload, the writer waiting for the uploads after each batch (./bordereau-files.ts), in
  * two worker threads with capped heaps, one for the ledger and the CSV, one for the XLSX
- * (./bordereau-thread.ts). Then the bordereau is
- * recorded ready with both files' sizes and SHA-256, its row count and totals. Safe to retry: a file already stored under its key is kept (a delivered file
- * is never rewritten) and a ready bordereau is never changed. Then `report.ready` goes to the
- * agency's webhook endpoints (once per bordereau: its event id is derived from the bordereau). Storage failures throw, so the
- * workflow retries until storage is back.
+ * (./bordereau-thread.ts). Then the bordereau is recorded ready with both files' sizes and
+ * SHA-256, its row count and totals. Safe to retry: a file already stored under its key is kept (a
+ * delivered file is never rewritten) and a ready bordereau is never changed. Then `report.ready`
+ * goes to the agency's webhook endpoints (once per bordereau: its event id is derived from the
+ * bordereau). Storage failures throw, so the workflow retries until storage is back.
  */
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
@@ -42,11 +42,6 @@ export function createReportActivities(deps: {
 
   return {
     /**
-     * The monthly run: a bordereau of `month` (YYYY-MM) for every agency, party and mode with a
-     * transaction recorded in it, each created once and its generation started (again harmless).
-     * Returns their ids.
-     */
-    /**
      * Reconciles `month` in `mode` with the processor (src/reports/reconciliation.ts) and keeps the
      * run (the worker's `reconciliation_differences` reads it); answers how many differences it found.
      */
@@ -54,6 +49,11 @@ export function createReportActivities(deps: {
       return (await reconcileMonth({ reports, payproc: deps.payproc }, input)).differences.length;
     },
 
+    /**
+     * The monthly run: a bordereau of `month` (YYYY-MM) for every agency, party and mode with a
+     * transaction recorded in it, each created once and its generation started (again harmless).
+     * Returns their ids.
+     */
     async requestMonthlyBordereaux(input: { month: string }): Promise<number[]> {
       const range = monthRange(input.month);
       if (!range) throw new Error(`not a month: ${input.month}`);

@@ -124,7 +124,9 @@ export type ObjectStoreConfig = Pick<Config, 'STORAGE_API_ENDPOINT' | 'STORAGE_B
  *
  * - `STORAGE_API_ENDPOINT` set (fake-gcs-server): the client talks to it without credentials;
  *   URLs are signed with `options.signingCredentials`, or, when none are given, with a throwaway
- *   RSA key generated here (fake-gcs does not verify signatures; the URL's host is the endpoint's).
+ *   RSA key generated at the process's first signed URL (fake-gcs does not verify signatures; the
+ *   URL's host is the endpoint's). A store that never signs (the bordereau threads) never pays for
+ *   the key.
  * - Unset (real GCS): the workload's Application Default Credentials authenticate requests and
  *   sign URLs (a key file's private key locally, or IAM `signBlob` for a service account on
  *   GCE/Cloud Run, which needs `iam.serviceAccounts.signBlob` on itself);
@@ -132,14 +134,17 @@ export type ObjectStoreConfig = Pick<Config, 'STORAGE_API_ENDPOINT' | 'STORAGE_B
  */
 export function createObjectStore(config: ObjectStoreConfig, options: { signingCredentials?: SigningCredentials } = {}): ObjectStore {
   const endpoint = config.STORAGE_API_ENDPOINT?.replace(/\/+$/, '');
-  const credentials = options.signingCredentials ?? (endpoint ? throwawaySigningCredentials(config.STORAGE_PROJECT_ID) : undefined);
-  const storage = new Storage({
-    projectId: config.STORAGE_PROJECT_ID,
-    ...(endpoint ? { apiEndpoint: endpoint } : {}),
-    ...(credentials ? { credentials } : {}),
-  });
-  const bucket = storage.bucket(config.STORAGE_BUCKET);
+  const client = (credentials?: SigningCredentials) =>
+    new Storage({
+      projectId: config.STORAGE_PROJECT_ID,
+      ...(endpoint ? { apiEndpoint: endpoint } : {}),
+      ...(credentials ? { credentials } : {}),
+    }).bucket(config.STORAGE_BUCKET);
+  const bucket = client(options.signingCredentials);
   const file = (key: string): File => bucket.file(key);
+  // Against the emulator without given credentials, URLs are signed by a second client holding the throwaway key, made at the first URL.
+  let signingBucket = endpoint && !options.signingCredentials ? undefined : bucket;
+  const signingFile = (key: string): File => (signingBucket ??= client(throwawaySigningCredentials(config.STORAGE_PROJECT_ID))).file(key);
 
   async function stat(key: string): Promise<ObjectInfo | null> {
     try {
@@ -254,7 +259,7 @@ export function createObjectStore(config: ObjectStoreConfig, options: { signingC
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SIGNED_URL_SECONDS) {
       throw new RangeError(`expiresInSeconds must be an integer in 1…${MAX_SIGNED_URL_SECONDS}, got ${seconds}`);
     }
-    const [url] = await file(key).getSignedUrl({
+    const [url] = await signingFile(key).getSignedUrl({
       version: 'v4',
       action: 'read',
       expires: Date.now() + seconds * 1000,
@@ -335,12 +340,14 @@ async function drainHash(source: Readable): Promise<string> {
   return hash.digest('hex');
 }
 
-/** A per-process RSA key for signing URLs against the emulator, which ignores signatures. */
+let throwawayKey: string | undefined;
+
+/** A per-process RSA key (made once, at the first call) for signing URLs against the emulator, which ignores signatures. */
 function throwawaySigningCredentials(projectId: string): SigningCredentials {
-  const { privateKey } = generateKeyPairSync('rsa', {
+  throwawayKey ??= generateKeyPairSync('rsa', {
     modulusLength: 2048,
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
-  return { client_email: `local-url-signer@${projectId}.iam.gserviceaccount.com`, private_key: privateKey };
+  }).privateKey;
+  return { client_email: `local-url-signer@${projectId}.iam.gserviceaccount.com`, private_key: throwawayKey };
 }

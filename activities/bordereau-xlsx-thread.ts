@@ -1,0 +1,101 @@
+/**
+ * The XLSX thread of a bordereau (started by ./bordereau-thread.ts with a `ThreadInput`): the
+ * workbook written with exceljs' streaming writer into an upload of its own, batch by batch as
+ * the ledger thread hands them over the port, each message answered (`FromXlsx`) in order.
+ * Loads no knex or pg.
+ */
+import { once } from 'node:events';
+import { PassThrough, type Writable } from 'node:stream';
+import { isMainThread, workerData } from 'node:worker_threads';
+import ExcelJS from 'exceljs';
+import { createObjectStore, type ObjectStore } from '../src/storage/object-store';
+import { countStorageErrors, type StorageOperation } from '../src/storage/error-counting';
+import { BORDEREAU_COLUMNS, totalsCells, XLSX_FORMATS, type Cell } from '../src/reports/bordereau';
+import type { BordereauRecord } from '../src/reports/repository';
+import { streamedUpload, type BordereauFileWriter } from './bordereau-files';
+import { errorOf, type ThreadInput, type ToXlsx, type XlsxReply } from './bordereau-thread';
+
+/**
+ * The XLSX file of `b` (month `range`): one sheet `Bordereau`, frozen header, typed cells, a totals
+ * row per currency, exceljs' streaming writer into its upload.
+ */
+export function createXlsxWriter(store: ObjectStore, b: BordereauRecord, range: { from: Date; to: Date }): BordereauFileWriter<Cell[]> {
+  const out = new PassThrough();
+  const { upload, ended, drained } = streamedUpload(store, b, 'xlsx', out);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  // Fixed document dates (the month's end): the same month always writes the same workbook.
+  workbook.creator = 'insurance-coi-service';
+  workbook.created = workbook.modified = range.to;
+  const sheet = workbook.addWorksheet('Bordereau', { views: [{ state: 'frozen', ySplit: 1 }] });
+  // One style object per column, given to each of its cells: the workbook recognises a style
+  // object it has seen, where a copy per cell is serialised and looked up cell by cell.
+  const styles = BORDEREAU_COLUMNS.map((c) => (XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {}));
+  sheet.columns = BORDEREAU_COLUMNS.map((c, k) => ({
+    header: c.name,
+    key: c.name,
+    width: Math.max(12, c.name.length + 2),
+    style: styles[k]!,
+  }));
+  sheet.getRow(1).font = { bold: true };
+  sheet.getRow(1).commit();
+  // exceljs' streaming sheet hands its XML to the zip's entry stream without waiting for it (its
+  // write never reports a full buffer), so when compression is slower than the rows come the
+  // sheet's XML would pile up there, up to the whole month's. Wait for that stream as for the
+  // upload. Reads exceljs 4.4's WorksheetWriter.stream (a StreamBuf with `pipes`, each a
+  // readable-stream Writable): the version is pinned, and the bench's memory rows fail if it moves.
+  const sheetDrained = async () => {
+    const pipes = (sheet as unknown as { stream?: { pipes?: Writable[] } }).stream?.pipes ?? [];
+    for (const entry of pipes) {
+      const state = (entry as unknown as { _writableState?: { needDrain?: boolean } })._writableState;
+      if (state?.needDrain) await Promise.race([once(entry, 'drain'), ended]);
+    }
+  };
+  return {
+    async write(rows) {
+      for (const cells of rows) {
+        const row = sheet.addRow(cells);
+        row.eachCell({ includeEmpty: true }, (cell, col) => (cell.style = styles[col - 1]!));
+        row.commit();
+      }
+      await sheetDrained();
+      await drained(out);
+    },
+    async finish(totals) {
+      for (const currency of Object.keys(totals).sort()) {
+        const row = sheet.addRow(totalsCells(b.month, currency, totals[currency]!));
+        row.font = { bold: true };
+        row.commit();
+      }
+      sheet.commit();
+      await workbook.commit();
+      return upload;
+    },
+    async abort(err) {
+      out.destroy(err);
+      await upload.catch(() => undefined);
+    },
+  };
+}
+
+/** The XLSX thread: the workbook into its own upload, batch by batch as the ledger thread hands them over. */
+function xlsxThread(input: ThreadInput): void {
+  const storageFailures: StorageOperation[] = [];
+  const store = countStorageErrors(createObjectStore(input.config), (operation) => storageFailures.push(operation));
+  const writer = createXlsxWriter(store, input.bordereau, input.range);
+  const reply = (m: XlsxReply) => input.port.postMessage({ ...m, storageFailures: storageFailures.splice(0) });
+  // One message at a time, in order: a batch is written (and its upload has taken it) before the next.
+  let previous: Promise<unknown> = Promise.resolve();
+  input.port.on('message', (m: ToXlsx) => {
+    const handle = async (): Promise<XlsxReply> => {
+      if (m.kind === 'batch') await writer.write(m.rows);
+      else if (m.kind === 'finish') return { kind: 'finished', file: await writer.finish(m.totals) };
+      else await writer.abort(new Error(m.message));
+      return { kind: m.kind === 'batch' ? 'written' : 'aborted' };
+    };
+    previous = previous.then(handle).then(reply, (err: unknown) => reply({ kind: 'failed', ...errorOf(err) }));
+  });
+  // The thread ends when the ledger thread closes the channel (nothing else keeps it alive).
+  input.port.on('close', () => input.port.unref());
+}
+
+if (!isMainThread && (workerData as Partial<ThreadInput> | null)?.bordereauThread === 'xlsx') xlsxThread(workerData as ThreadInput);
