@@ -42,6 +42,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ensureTools } from './tools.mjs';
+import workerRuntime from './worker-runtime.cjs';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const VAR_DIR = path.join(REPO_ROOT, 'var');
@@ -499,16 +500,17 @@ async function main() {
     ...Array.from({ length: WORKER_COUNT }, (_, i) => ({
       name: multiWorker ? `worker-${i + 1}` : 'worker',
       entry: 'src/worker.ts',
+      nodeArgs: workerRuntime.WORKER_NODE_ARGS,
       c: '35',
       env: multiWorker ? { WORKER_METRICS_PORT: String(9480 + i), WORKER_SDK_METRICS_ADDRESS: `127.0.0.1:${9490 + i}` } : {},
     })),
   ];
   fs.mkdirSync(path.join(VAR_DIR, 'log'), { recursive: true });
-  const apps = processes.map(({ name, entry, c, env: own }) => {
+  const apps = processes.map(({ name, entry, nodeArgs = [], c, env: own }) => {
     const prefix = color(c, `[${name}]`);
     // The terminal shows every process's lines; var/log/<name>.log keeps them (for grep, the runbook).
     const logFile = fs.createWriteStream(path.join(VAR_DIR, 'log', `${name}.log`), { flags: 'w' });
-    const child = stack.spawnTracked(name, tsx, [entry], {
+    const child = stack.spawnTracked(name, tsx, [...nodeArgs, entry], {
       env: { ...env, ...own },
       tier: 1,
       onLine: (line) => {

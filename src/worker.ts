@@ -5,6 +5,7 @@
  * SIGTERM/SIGINT, when it stops polling, lets running activities finish (up to
  * `shutdownGraceTime`), closes its connection and pools, and exits 0.
  */
+import v8 from 'node:v8';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
         address: config.TEMPORAL_ADDRESS,
         metrics: metricsServer ? `${metricsServer.url}/metrics` : null,
         sdkMetrics: config.WORKER_SDK_METRICS_ADDRESS || null,
+        // The V8 heap limit (MiB): old generation (--max-old-space-size, scripts/worker-runtime.cjs) and young.
+        heapLimitMiB: Math.round(v8.getHeapStatistics().heap_size_limit / 2 ** 20),
       },
       'worker running',
     );

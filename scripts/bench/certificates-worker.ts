@@ -2,7 +2,8 @@
  * The real Temporal worker (`src/worker.ts`) as a child process of the certificates benchmark,
  * and what the benchmark reads about it from `/proc` (Linux only).
  *
- * The worker runs as `node --import tsx src/worker.ts` rather than through the `tsx` CLI: the CLI
+ * The worker runs as `node <WORKER_NODE_ARGS> --import tsx src/worker.ts` (the flags every
+ * launcher gives a worker: scripts/worker-runtime.cjs) rather than through the `tsx` CLI: the CLI
  * runs the script in a second Node process, so its pid would not be the worker's and its RSS
  * would not be the worker's RSS. The environment carries a marker variable with a value unique
  * to this run; Chromium inherits the environment from the worker (puppeteer passes it on), so
@@ -16,6 +17,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+/** Node flags of a worker process (scripts/worker-runtime.cjs: its heap cap), as every launcher passes them. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const { WORKER_NODE_ARGS } = require('../worker-runtime.cjs') as { WORKER_NODE_ARGS: readonly string[] };
 
 /** Name of the environment variable that marks the worker and the Chromium processes it starts. */
 export const MARKER_ENV = 'COI_CERTIFICATES_BENCH_MARKER';
@@ -45,7 +49,7 @@ export async function startWorker(opts: {
 }): Promise<WorkerProcess> {
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = fs.createWriteStream(opts.logFile, { flags: 'w' });
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(opts.repoRoot, 'src', 'worker.ts')], {
+  const child = spawn(process.execPath, [...WORKER_NODE_ARGS, '--import', 'tsx', path.join(opts.repoRoot, 'src', 'worker.ts')], {
     cwd: opts.repoRoot,
     env: { ...opts.env, [MARKER_ENV]: opts.marker },
     stdio: ['ignore', 'pipe', 'pipe'],

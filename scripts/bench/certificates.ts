@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- certificates [--certs N] [--baseline-certs N] [--runs N] [--memory-first N] [--memory-certs N] [--poll-ms MS] [--quick]`
+ * `npm run bench -- certificates [--certs N] [--baseline-certs N] [--runs N] [--memory-first N] [--memory-certs N] [--memory-last N] [--poll-ms MS] [--quick]`
  *
  * Measures certificate issuance (issue 6, last bullet of "Done when") in one run:
  *
@@ -16,10 +16,12 @@
  *    (default 10) runs each, alternating: the time from sending the signed
  *    `checkout.session.completed` webhook to `getCertificates` answering `status: 'issued'`,
  *    polled every `--poll-ms` (default 50) ms. p50 and max per size; goal: 30-day max <= 5 s.
- * 3. Memory: the worker's VmRSS after its first `--memory-first` (default 100) certificates and
+ * 3. Memory: the worker's VmRSS after its first `--memory-first` (default 100) certificates,
  *    after `--memory-certs` (default 1 000; the latency runs count towards it, the rest is bought
- *    as purchases of up to MAX_COVERED_UNITS days); goal: ratio <= 1.2. Then SIGTERM to the
- *    worker and a scan of /proc for any process carrying the worker's marker variable (its
+ *    as purchases of up to MAX_COVERED_UNITS days) and after `--memory-last` (default 10 000);
+ *    goals (issue 28): each ratio, 1 000 vs 100 and 10 000 vs 1 000, <= 1.2. The worker runs with
+ *    the flags every launcher gives it (scripts/worker-runtime.cjs: its heap cap). Then SIGTERM to
+ *    the worker and a scan of /proc for any process carrying the worker's marker variable (its
  *    Chromium processes): goal none left.
  *
  * Isolation: the servers of `npm run dev` are reused (or started through scripts/stack.mjs and
@@ -30,7 +32,7 @@
  * end), so it never touches dev data.
  *
  * Prints a table, writes the figures to bench/results/certificates.json and returns them as a
- * `BenchReport`. `--quick` runs 20 + 3 certificates, 2 latency runs and 100 certificates in all.
+ * `BenchReport`. `--quick` runs 20 + 3 certificates, 2 latency runs, and 20, 100 and 200 certificates through the worker.
  * Exits 0 also when a goal is missed (MISSED is printed beside it); exits 1 only when the
  * benchmark cannot run.
  */
@@ -58,6 +60,7 @@ import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { runNaiveBaseline, type NaiveResult } from './certificates-naive';
 import { describeTimeline, runTimeline, type RunTimeline } from './certificates-timeline';
 import {
+  WORKER_NODE_ARGS,
   markedProcesses,
   processMemory,
   startCpuMeter,
@@ -88,7 +91,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** A dynamic import whose specifier TypeScript does not resolve (the .mjs modules have no types). */
 
 /** The certificates bench's options (`--quick`: 20 + 3 certificates, 2 latency runs, 100 certificates in all). */
-export const CERTIFICATES_OPTIONS: BenchOptionsSpec<'certs' | 'baselineCerts' | 'runs' | 'memoryFirst' | 'memoryCerts' | 'pollMs'> = {
+export const CERTIFICATES_OPTIONS: BenchOptionsSpec<
+  'certs' | 'baselineCerts' | 'runs' | 'memoryFirst' | 'memoryCerts' | 'memoryLast' | 'pollMs'
+> = {
   bench: 'certificates',
   ints: {
     certs: { default: 100, quick: 20, min: 1, max: 366 },
@@ -96,12 +101,14 @@ export const CERTIFICATES_OPTIONS: BenchOptionsSpec<'certs' | 'baselineCerts' | 
     runs: { default: 10, quick: 2, min: 1, max: 1000 },
     memoryFirst: { default: 100, quick: 20, min: 1, max: 100_000 },
     memoryCerts: { default: 1000, quick: 100, min: 1, max: 100_000 },
+    memoryLast: { default: 10_000, quick: 200, min: 1, max: 1_000_000 },
     pollMs: { default: 50, quick: 50, min: 1, max: 10_000, metavar: 'MS' },
   },
   check: (o) => {
     if (o.baselineCerts > o.certs)
       throw new Error('--baseline-certs must not exceed --certs (the baseline renders some of the same certificates)');
     if (o.memoryCerts <= o.memoryFirst) throw new Error('--memory-certs must exceed --memory-first');
+    if (o.memoryLast <= o.memoryCerts) throw new Error('--memory-last must exceed --memory-certs');
   },
 };
 type Options = BenchOptions<keyof typeof CERTIFICATES_OPTIONS.ints>;
@@ -645,10 +652,22 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       fill = fillMeter();
     }
     await sleep(1000);
-    const last = snapshot(worker, marker, issued);
-    const rssRatio = last.rssKiB / first.rssKiB;
+    const middle = snapshot(worker, marker, issued);
+    const rssRatio = middle.rssKiB / first.rssKiB;
     log(
-      `  worker VmRSS after ${issued} certificates: ${fmt(mib(last.rssKiB), 1)} MiB (Chromium: ${last.chromium.processes} processes, ${fmt(mib(last.chromium.rssKiB), 1)} MiB)`,
+      `  worker VmRSS after ${issued} certificates: ${fmt(mib(middle.rssKiB), 1)} MiB (Chromium: ${middle.chromium.processes} processes, ${fmt(mib(middle.chromium.rssKiB), 1)} MiB)`,
+    );
+    log(`— memory: issuing up to ${opts.memoryLast} certificates through the worker (now at ${issued})`);
+    const lastMeter = startCpuMeter(worker.pid);
+    const lastStarted = performance.now();
+    await issueThroughWorker(opts.memoryLast - issued);
+    const lastFill = { cpu: lastMeter(), seconds: (performance.now() - lastStarted) / 1000 };
+    await sleep(1000);
+    const last = snapshot(worker, marker, issued);
+    const lastRatio = last.rssKiB / middle.rssKiB;
+    log(
+      `  worker VmRSS after ${issued} certificates: ${fmt(mib(last.rssKiB), 1)} MiB (Chromium: ${last.chromium.processes} processes, ${fmt(mib(last.chromium.rssKiB), 1)} MiB); ` +
+        `${last.certificates - middle.certificates} certificates in ${fmt(lastFill.seconds, 0)} s`,
     );
 
     // Shutdown: SIGTERM, the worker closes its pool; nothing carrying the marker may remain.
@@ -666,6 +685,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
 
     // Report
     const rssPass = rssRatio <= GOAL_RSS_RATIO;
+    const lastPass = lastRatio <= GOAL_RSS_RATIO;
     const cpuCell = (c: CpuUse, side: 'worker' | 'bench') =>
       `${fmt(c.machine, 1)} / ${fmt(side === 'worker' ? c.worker : c.bench, 1)} / ${fmt(Math.max(0, c.machine - c.worker - c.bench), 1)}`;
     printTable(
@@ -702,13 +722,33 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
         ],
         [`worker VmRSS after ${first.certificates} certificates`, `${fmt(mib(first.rssKiB), 1)} MiB`, '', '', ''],
         [
-          `worker VmRSS after ${last.certificates} certificates`,
-          `${fmt(mib(last.rssKiB), 1)} MiB`,
+          `worker VmRSS after ${middle.certificates} certificates`,
+          `${fmt(mib(middle.rssKiB), 1)} MiB`,
           fill ? cpuCell(fill, 'worker') : '',
           '',
           '',
         ],
-        ['worker RSS ratio', `${fmt(rssRatio)}x`, '', `<= ${GOAL_RSS_RATIO}x`, verdict(rssPass)],
+        [
+          `worker RSS ratio ${middle.certificates} / ${first.certificates}`,
+          `${fmt(rssRatio)}x`,
+          '',
+          `<= ${GOAL_RSS_RATIO}x`,
+          verdict(rssPass),
+        ],
+        [
+          `worker VmRSS after ${last.certificates} certificates`,
+          `${fmt(mib(last.rssKiB), 1)} MiB`,
+          cpuCell(lastFill.cpu, 'worker'),
+          '',
+          '',
+        ],
+        [
+          `worker RSS ratio ${last.certificates} / ${middle.certificates}`,
+          `${fmt(lastRatio)}x`,
+          '',
+          `<= ${GOAL_RSS_RATIO}x`,
+          verdict(lastPass),
+        ],
         [
           'worker processes left after SIGTERM',
           `${shutdown.aliveAtExit.length} running at exit (of ${shutdown.before.length}, ${shutdown.chromiumBefore} Chromium, before); ` +
@@ -756,7 +796,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
         taskQueue,
         bucket,
         api: 'in process (createContainer + createApp)',
-        worker: 'child process: node --import tsx src/worker.ts',
+        worker: `child process: node ${WORKER_NODE_ARGS.join(' ')} --import tsx src/worker.ts`,
         activityPath:
           'issueCertificates of createActivities(activityDepsFromConfig(config, { db, log })) under MockActivityEnvironment, in the bench process',
         pdfPagePoolSize: config.PDF_PAGE_POOL_SIZE,
@@ -817,12 +857,15 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       memory: {
         idle: memJson(idle),
         first: memJson(first),
+        middle: memJson(middle),
         last: memJson(last),
         ratio: round2(rssRatio),
+        lastRatio: round2(lastRatio),
         trail,
         fillCpu: fill ? cpuJson(fill) : null,
-        goal: `ratio <= ${GOAL_RSS_RATIO}`,
-        pass: rssPass,
+        lastFill: { seconds: round2(lastFill.seconds), cpu: cpuJson(lastFill.cpu) },
+        goal: `each ratio <= ${GOAL_RSS_RATIO}`,
+        pass: rssPass && lastPass,
       },
       shutdown: { ...shutdown, waitMs: SHUTDOWN_WAIT_MS },
     };
@@ -839,9 +882,8 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       startedAt: startedAt.toISOString(),
       durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
       options: { ...opts },
-      figureDescription:
-        'per row: the issueCertificates activity (page pool); a 30-day purchase; the worker after all certificates; processes after SIGTERM',
-      baselineDescription: `per row: a naive browser per PDF; a 1-day purchase; the worker after its first ${first.certificates} certificates; its processes before SIGTERM`,
+      figureDescription: `per row: the issueCertificates activity (page pool); a 30-day purchase; the worker after ${middle.certificates}, then ${last.certificates} certificates; processes after SIGTERM`,
+      baselineDescription: `per row: a naive browser per PDF; a 1-day purchase; the worker after its first ${first.certificates}, then ${middle.certificates} certificates; its processes before SIGTERM`,
       resultsFile,
       scenarios: [
         {
@@ -864,11 +906,18 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
           },
         },
         {
-          scenario: `worker VmRSS after ${last.certificates} vs after ${first.certificates} certificates`,
-          figure: { label: `after ${last.certificates}`, value: round2(mib(last.rssKiB)), unit: 'MiB' },
+          scenario: `worker VmRSS after ${middle.certificates} vs after ${first.certificates} certificates`,
+          figure: { label: `after ${middle.certificates}`, value: round2(mib(middle.rssKiB)), unit: 'MiB' },
           baseline: { label: `after ${first.certificates}`, value: round2(mib(first.rssKiB)), unit: 'MiB' },
-          ratio: ratioOf(last.rssKiB, first.rssKiB),
+          ratio: ratioOf(middle.rssKiB, first.rssKiB),
           goal: { text: `ratio <= ${GOAL_RSS_RATIO}x`, pass: rssPass },
+        },
+        {
+          scenario: `worker VmRSS after ${last.certificates} vs after ${middle.certificates} certificates`,
+          figure: { label: `after ${last.certificates}`, value: round2(mib(last.rssKiB)), unit: 'MiB' },
+          baseline: { label: `after ${middle.certificates}`, value: round2(mib(middle.rssKiB)), unit: 'MiB' },
+          ratio: ratioOf(last.rssKiB, middle.rssKiB),
+          goal: { text: `ratio <= ${GOAL_RSS_RATIO}x`, pass: lastPass },
         },
         {
           scenario: 'worker processes after SIGTERM',

@@ -25,6 +25,8 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ConfigError, loadConfig } from '../../src/config';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { WORKER_NODE_ARGS } = require('../../scripts/worker-runtime.cjs') as { WORKER_NODE_ARGS: readonly string[] };
 const DIR = path.join(ROOT, 'deploy', 'kubernetes');
 const KUBECONFORM = path.join(ROOT, '.tools', 'bin', 'kubeconform');
 const NOT_APPLIED = ['kustomization.yaml', 'secret.example.yaml', 'temporal-values.yaml', 'prometheus-scrape-configs.yaml'];
@@ -169,7 +171,12 @@ describe('deploy/kubernetes manifests', () => {
       expect(portOf(workerContainer, workerContainer[probe].httpGet.port)).toBe(9465);
     }
     expect(workerContainer.command).toBeUndefined();
-    expect(workerContainer.args).toEqual(['node', 'dist/src/worker.js']);
+    // Started with the flags every launcher gives a worker (its heap cap), as docker compose does.
+    expect(workerContainer.args).toEqual(['node', ...WORKER_NODE_ARGS, 'dist/src/worker.js']);
+    const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+      services: { worker: { command: string[] } };
+    };
+    expect(compose.services.worker.command).toEqual(['node', ...WORKER_NODE_ARGS, 'dist/src/worker.js']);
     // The worker drains for shutdownGraceTime, then closes Chromium, its connection and pools.
     const workers = fs.readFileSync(path.join(ROOT, 'src', 'temporal', 'workers.ts'), 'utf8');
     const grace = Number(/shutdownGraceSeconds \?\? (\d+)/.exec(workers)?.[1]);

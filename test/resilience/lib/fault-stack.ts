@@ -44,6 +44,8 @@ const { clusterConfigYaml, CLUSTER_DYNAMIC_CONFIG } = require('../../../scripts/
   CLUSTER_DYNAMIC_CONFIG: string;
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
+const { WORKER_NODE_ARGS } = require('../../../scripts/worker-runtime.cjs') as { WORKER_NODE_ARGS: readonly string[] };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { localPrometheusConfig, MONITORING_BINS } = require('../../../scripts/prometheus-config.cjs') as {
   localPrometheusConfig(o: object): object;
   MONITORING_BINS: { prometheus: string; postgresExporter: string };
@@ -539,7 +541,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     const worker = new ManagedProcess({
       name,
       cmd: TSX,
-      args: ['src/worker.ts'],
+      args: [...WORKER_NODE_ARGS, 'src/worker.ts'],
       cwd: ROOT,
       env: { ...childEnv, WORKER_METRICS_PORT: String(workerMetricsPort(i)), WORKER_SDK_METRICS_ADDRESS: workerSdkAddress(i) },
       logFile: logOf(name),
