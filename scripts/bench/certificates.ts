@@ -32,7 +32,8 @@
  * end), so it never touches dev data.
  *
  * Prints a table, writes the figures to bench/results/certificates.json and returns them as a
- * `BenchReport`. `--quick` runs 20 + 3 certificates, 2 latency runs, and 20, 100 and 200 certificates through the worker.
+ * `BenchReport`. `--quick` runs 20 + 3 certificates, 2 latency runs, and 20, 100 and 200
+ * certificates through the worker.
  * Exits 0 also when a goal is missed (MISSED is printed beside it); exits 1 only when the
  * benchmark cannot run.
  */
@@ -90,7 +91,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** A dynamic import whose specifier TypeScript does not resolve (the .mjs modules have no types). */
 
-/** The certificates bench's options (`--quick`: 20 + 3 certificates, 2 latency runs, 100 certificates in all). */
+/** The certificates bench's options (`--quick`: 20 + 3 certificates, 2 latency runs, the worker read after 20, 100 and 200 certificates). */
 export const CERTIFICATES_OPTIONS: BenchOptionsSpec<
   'certs' | 'baselineCerts' | 'runs' | 'memoryFirst' | 'memoryCerts' | 'memoryLast' | 'pollMs'
 > = {

@@ -59,8 +59,8 @@ const BENCHMARKS: Record<string, Benchmark> = {
   certificates: {
     description:
       'issueCertificates activity (page pool) vs a naive browser-per-PDF script in certificates/s (goal >= 10x); webhook -> getCertificates ' +
-      "'issued' p50/max for 1- and 30-day purchases through a real worker (goal 30-day <= 5 s); worker RSS after 100 and 1 000 certificates " +
-      '(goal <= 1.2x) and no Chromium left after SIGTERM',
+      "'issued' p50/max for 1- and 30-day purchases through a real worker (goal 30-day <= 5 s); worker RSS after 100, 1 000 and 10 000 " +
+      'certificates (goal each ratio <= 1.2x) and no Chromium left after SIGTERM',
     load: async () => {
       const m = await import('./certificates.js');
       return benchModule(m.CERTIFICATES_OPTIONS, m.runCertificatesBench);
