@@ -14,7 +14,8 @@
  * @temporalio/common and @temporalio/proto each carry their own protobufjs.) Afterwards the
  * namespace is deleted and whatever this script started is stopped.
  *
- * Scenarios: (a) paid by the signed webhook (+ the certificates child's own history), (b)
+ * Scenarios: (a) paid by the signed webhook (+ the certificates workflow's own history, of an
+ * operator's reissue once issued: new purchase runs issue in their own workflow), (b)
  * expired after a 3 s TTL, (c) paid and found by the periodic check (webhook lost), (d) one still
  * waiting for payment (a partial history, the kind a code change meets in a running purchase),
  * and (e) the policy workflow of a paid purchase after a cancellation carried out (refund, units
@@ -53,6 +54,7 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
 import { createEndorsementsRepository } from '../src/endorsements/repository';
+import { createPurchasesRepository } from '../src/purchases/repository';
 import type { SessionState } from '../activities/purchase';
 import {
   bulkCancellationWorkflowId,
@@ -228,7 +230,9 @@ async function recordAll(namespace: string): Promise<void> {
   fs.mkdirSync(OUT_DIR, { recursive: true });
   try {
     if (want('a')) {
-      // (a) paid: the signed checkout.session.completed webhook, then the certificates child
+      // (a) paid: the signed checkout.session.completed webhook, the certificates issued in the
+      // purchase workflow; then an operator's reissue, the certificates workflow on its own (the
+      // run a renewal's child and runs recorded before issuance moved into the purchase make too)
       const { app, account } = await appWith();
       const { purchaseId, sessionId } = await checkout(app, account);
       await untilWaiting(app, purchaseId); // the usual path: the webhook ends the wait
@@ -236,6 +240,10 @@ async function recordAll(namespace: string): Promise<void> {
       if (!res.body?.relayed) throw new Error(`webhook not relayed: ${res.status} ${res.text}`);
       expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-webhook.json', purchaseWorkflowId(purchaseId));
+      const purchase = await createPurchasesRepository(app.container.db).findById(purchaseId);
+      if (!purchase) throw new Error(`purchase ${purchaseId} not found`);
+      const reissue = await app.container.purchaseWorkflows.reissueCertificates(purchase);
+      await app.container.temporal.client.workflow.getHandle(reissue.workflowId).result();
       await save(app, 'certificates-issued.json', certificatesWorkflowId(purchaseId));
     }
     if (want('b')) {

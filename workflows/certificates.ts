@@ -1,6 +1,8 @@
 /**
- * certificatesWorkflow (ARCHITECTURE §3 step 7; issue 6): the child the purchase workflow runs
- * once payment is recorded, id `certificates-<purchaseId>`.
+ * certificatesWorkflow (ARCHITECTURE §3 step 7; issue 6), id `certificates-<purchaseId>`: the
+ * child a renewal runs, the run an operator's `reissue` starts, and the child purchase runs
+ * recorded before `patched('certificates-in-purchase')` ran once payment was recorded (newer
+ * purchase runs issue through the same `issueCertificateRounds` themselves).
  *
  * Rounds of: plan one certificate per covered unit → render and store the pending ones in
  * batches (`CERTIFICATE_BATCH_SIZE` per activity, `PARALLEL_BATCHES` at once; the worker's page
@@ -34,7 +36,7 @@ import {
 } from '@temporalio/workflow';
 import type { PurchaseActivities } from '../activities/purchase';
 import type { CertificateActivities } from '../activities/certificates';
-import { STATUS_QUERY, certificatesTaskQueue, type PurchaseStatus } from './contracts';
+import { STATUS_QUERY, certificatesTaskQueue, type CertificatesStatusView, type PurchaseStatus } from './contracts';
 
 /** Certificates one `issueCertificates` activity renders (its retry and heartbeat unit). */
 export const CERTIFICATE_BATCH_SIZE = 10;
@@ -50,7 +52,8 @@ const acts = proxyActivities<PurchaseActivities>(ACTS_OPTIONS);
 const quick = proxyActivities<CertificateActivities>(QUICK_OPTIONS);
 /** The short database steps (status, plan, issued) as local activities: one marker event each. */
 const localActs = proxyLocalActivities<PurchaseActivities>(ACTS_OPTIONS);
-const localQuick = proxyLocalActivities<CertificateActivities>(QUICK_OPTIONS);
+/** Planning (`planCertificates`) as a local activity; the purchase workflow plans its issuance with it too. */
+export const localQuick = proxyLocalActivities<CertificateActivities>(QUICK_OPTIONS);
 /** Rendering, zips and verification, on the certificates task queue of the workflow's own queue. */
 export const heavyActivities = (taskQueue = certificatesTaskQueue(workflowInfo().taskQueue)) =>
   proxyActivities<CertificateActivities>({
@@ -65,17 +68,8 @@ export interface CertificatesResult {
   status: PurchaseStatus;
 }
 
-/** What the certificates workflow's `status` query answers. */
-export interface CertificatesStatusView {
-  purchaseId: number;
-  /** `rendering`: certificates being rendered and stored (for a small purchase, in one step with the zips and the check); `archiving`: zips; `verifying`: storage check; `waiting`: backoff before another round; `issued`: done. */
-  phase: 'planning' | 'rendering' | 'archiving' | 'verifying' | 'waiting' | 'issued';
-  /** Issuance round, from 0 (a round after 0 means storage was found incomplete). */
-  round: number;
-  /** Render batches of this round finished / planned (`CERTIFICATE_BATCH_SIZE` certificates each). */
-  batchesDone: number;
-  batchesTotal: number;
-}
+/** What the certificates workflow's `status` query answers (defined with the workflow contracts). */
+export type { CertificatesStatusView };
 
 export const certificatesStatusQuery = defineQuery<CertificatesStatusView>(STATUS_QUERY);
 

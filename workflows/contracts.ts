@@ -150,6 +150,27 @@ export interface PurchaseStatusView {
   failureReason?: string;
   checkoutSessionId: string | null;
   paymentIntentId: string | null;
+  /**
+   * Issuance of the purchase's certificates, once paid, in runs that issue them themselves;
+   * absent before payment and in runs recorded before, which issued through the certificates
+   * child workflow (`certificates-<id>`, whose own `status` query answers the same shape).
+   */
+  certificates?: CertificatesStatusView;
+}
+
+/**
+ * Progress of certificate issuance: what the certificates workflow's `status` query answers, and
+ * `certificates` of the purchase's own (purchases paid since issuance runs inside the purchase workflow).
+ */
+export interface CertificatesStatusView {
+  purchaseId: number;
+  /** `rendering`: certificates being rendered and stored (for a small purchase, in one step with the zips and the check); `archiving`: zips; `verifying`: storage check; `waiting`: backoff before another round; `issued`: done. */
+  phase: 'planning' | 'rendering' | 'archiving' | 'verifying' | 'waiting' | 'issued';
+  /** Issuance round, from 0 (a round after 0 means storage was found incomplete). */
+  round: number;
+  /** Render batches of this round finished / planned (`CERTIFICATE_BATCH_SIZE` certificates each). */
+  batchesDone: number;
+  batchesTotal: number;
 }
 
 /** What the saved-card charge of a purchase came to (`chargeSavedCard` update). */

@@ -6,8 +6,10 @@
  * 2. It waits for payment: `paymentEvent` signals from the webhook route, its own check of the
  *    session every `pollIntervalSeconds` (a lost webhook delays, never loses, a payment), and
  *    the deadline `sessionTtlSeconds` after which the session is expired at the processor.
- * 3. On payment it records the payment and runs the certificate child workflow; otherwise the
- *    purchase ends `expired`. Duplicate or out-of-order events change nothing: only the first
+ * 3. On payment it records the payment and issues the certificates (the certificates workflow's
+ *    rounds, `issueCertificateRounds`, run in this workflow since `patched('certificates-in-purchase')`:
+ *    one execution per purchase; runs recorded before run the certificates child workflow);
+ *    otherwise the purchase ends `expired`. Duplicate or out-of-order events change nothing: only the first
  *    decisive outcome counts, and `paid` always wins over a later `expired`.
  *
  * Outages never end a purchase: processor calls retry without an attempt limit (backoff capped
@@ -25,7 +27,7 @@
  * purchase's database steps (status writes, recording the payment, loading the session) run as
  * local activities in new runs: each is one marker event instead of three and a workflow task. Timers are
  * named (checkout deadline, payment check) for the UI; the `status` query answers
- * `PurchaseStatusView`. Deterministic code only.
+ * `PurchaseStatusView`, with the issuance's phase once paid. Deterministic code only.
  */
 import {
   ActivityFailure,
@@ -54,6 +56,7 @@ import {
   PAYMENT_EVENT_SIGNAL,
   STATUS_QUERY,
   certificatesWorkflowId,
+  type CertificatesStatusView,
   type CheckoutSession,
   type PaymentEvent,
   type PurchaseStatus,
@@ -61,7 +64,7 @@ import {
   type PurchaseWorkflowInput,
   type SavedCardChargeResult,
 } from './contracts';
-import { certificatesWorkflow } from './certificates';
+import { certificatesWorkflow, heavyActivities, issueCertificateRounds, localQuick } from './certificates';
 import { CHECKOUT_DEADLINE, PAID_AT, PAYMENT_INTENT_ID, PURCHASE_STATUS, STATUS_CHANGED_AT } from './search-attributes';
 
 export const createCheckoutUpdate = defineUpdate<CheckoutSession>(CREATE_CHECKOUT_UPDATE);
@@ -127,6 +130,8 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   let deadline = input.resume ? 0 : workflowInfo().startTime.getTime() + input.sessionTtlSeconds * 1000;
   let charge = null as Promise<SavedCardChargeResult> | null;
   let paidBySavedCard = false;
+  /** Issuance progress once paid, in runs that issue the certificates themselves. */
+  let certificates = null as CertificatesStatusView | null;
 
   const view = (): PurchaseStatusView => ({
     purchaseId: input.purchaseId,
@@ -134,14 +139,22 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     ...(failure !== null && status === 'failed' ? { failureReason: failure } : {}),
     checkoutSessionId: session?.id ?? null,
     paymentIntentId: outcome?.kind === 'paid' ? outcome.paymentIntentId : (session?.payment_intent ?? null),
+    ...(certificates ? { certificates: { ...certificates } } : {}),
   });
   // Runs recorded before this version replay as they ran: their old upserts (BuyerEmail in clear)
   // and their database steps as regular activities. New runs: operator attributes set at start,
   // database steps as local activities.
   const operatorAttributes = patched('operator-attributes-local-writes');
   const local = operatorAttributes ? dbLocalActivities : dbActivities;
-  /** Sets `status` and its search attributes (the database write is the caller's). */
-  const publishAttributes = (next: PurchaseStatus) => {
+  // New runs issue the certificates themselves instead of through the certificates child: one
+  // execution per purchase and half its workflow tasks. Decided in the first workflow task, so a
+  // run recorded before (which has no marker of it there) keeps running the child on replay.
+  const issueInPurchase = operatorAttributes && patched('certificates-in-purchase');
+  /**
+   * Sets `status` and its search attributes (the database write is the caller's). `paidNow`: the
+   * payment was recorded in this step, though the status moved on past `paid` (PaidAt set).
+   */
+  const publishAttributes = (next: PurchaseStatus, paidNow = next === 'paid') => {
     status = next;
     const pi = view().paymentIntentId;
     if (operatorAttributes) {
@@ -152,7 +165,7 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
       ];
       if (pi) update.push({ key: PAYMENT_INTENT_ID, value: pi });
       if (next === 'awaiting_payment' && session) update.push({ key: CHECKOUT_DEADLINE, value: new Date(session.expires_at) });
-      if (next === 'paid') update.push({ key: PAID_AT, value: now });
+      if (paidNow) update.push({ key: PAID_AT, value: now });
       upsertSearchAttributes(update);
       setCurrentDetails(`Purchase ${input.purchaseId}: **${next}**${next === 'failed' && failure !== null ? ` (${failure})` : ''}`);
     } else {
@@ -349,7 +362,13 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     paymentIntentId: final.paymentIntentId,
     ...(final.subscriptionId ? { subscriptionId: final.subscriptionId } : {}),
   };
-  if (operatorAttributes) {
+  if (issueInPurchase) {
+    // One local activity records the payment and moves the purchase to paid, a second to
+    // awaiting certificates: both in this workflow task, with one search-attribute update.
+    await local.recordPayment({ ...payment, status: 'paid' });
+    await local.setPurchaseStatus({ purchaseId: input.purchaseId, status: 'awaiting_certificates' });
+    publishAttributes('awaiting_certificates', true);
+  } else if (operatorAttributes) {
     // One local activity records the payment and moves the purchase to paid.
     await local.recordPayment({ ...payment, status: 'paid' });
     publishAttributes('paid');
@@ -376,18 +395,28 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
       });
     }
   }
-  const issued = await executeChild(certificatesWorkflow, {
-    workflowId: certificatesWorkflowId(input.purchaseId),
-    args: [{ purchaseId: input.purchaseId }],
-    // The child is found by the same agency, mode and amount as its purchase.
-    ...(operatorAttributes
-      ? { typedSearchAttributes: workflowInfo().typedSearchAttributes, staticSummary: `Certificates of purchase ${input.purchaseId}` }
-      : {}),
-    // A resumed run re-runs issuance under the same id: every step of it is idempotent.
-    ...(input.resume ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const } : {}),
-  });
-  // The child's outcome (`issued`; `awaiting_certificates` for children that ran the old placeholder).
-  status = issued.status;
+  if (issueInPurchase) {
+    // The certificates child's steps, run here (shared with it and the policy workflow): plan,
+    // render and store, zips and the storage check in rounds until complete, then issued.
+    certificates = { purchaseId: input.purchaseId, phase: 'planning', round: 0, batchesDone: 0, batchesTotal: 0 };
+    await issueCertificateRounds(input.purchaseId, certificates, { heavy: heavyActivities(), plan: localQuick, oneStep: true });
+    await local.markCertificatesIssued({ purchaseId: input.purchaseId });
+    certificates.phase = 'issued';
+    status = 'issued';
+  } else {
+    const issued = await executeChild(certificatesWorkflow, {
+      workflowId: certificatesWorkflowId(input.purchaseId),
+      args: [{ purchaseId: input.purchaseId }],
+      // The child is found by the same agency, mode and amount as its purchase.
+      ...(operatorAttributes
+        ? { typedSearchAttributes: workflowInfo().typedSearchAttributes, staticSummary: `Certificates of purchase ${input.purchaseId}` }
+        : {}),
+      // A resumed run re-runs issuance under the same id: every step of it is idempotent.
+      ...(input.resume ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const } : {}),
+    });
+    // The child's outcome (`issued`; `awaiting_certificates` for children that ran the old placeholder).
+    status = issued.status;
+  }
   // Added after the first histories were recorded: keep the parent's search attribute current
   // too, so `PurchaseStatus='awaiting_certificates'` finds the purchase, not only its child.
   // (New runs skip the older patch checks: every one of them holds for them.)

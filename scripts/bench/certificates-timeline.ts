@@ -6,7 +6,7 @@
  * queue (schedule → start). Offsets are ms after the webhook was sent (server event times on the
  * same machine, compared with this process's wall clock).
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
@@ -30,9 +30,12 @@ export interface ActivitySummary {
 export interface RunTimeline {
   /** The payment signal recorded in the purchase workflow. */
   signalAt: number | null;
-  /** Child started, child's first task, child completed. */
-  childStartedAt: number | null;
-  childClosedAt: number | null;
+  /**
+   * Issuance began and ended: the certificates child's start and completion, or, for a purchase
+   * that issues in its own workflow (no child), its first render step scheduled and its completion.
+   */
+  issuanceStartedAt: number | null;
+  issuanceClosedAt: number | null;
   activities: ActivitySummary[];
 }
 
@@ -86,20 +89,27 @@ function summarize(history: History, workflow: ActivitySummary['workflow'], t0: 
 
 /** The timeline of purchase `purchaseId`, whose webhook was sent at wall-clock ms `t0`. */
 export async function runTimeline(client: Client, purchaseId: number, t0: number): Promise<RunTimeline> {
+  // Purchases paid since issuance moved into the purchase workflow have no certificates child.
   const [purchase, certificates] = await Promise.all([
     client.workflow.getHandle(purchaseWorkflowId(purchaseId)).fetchHistory(),
-    client.workflow.getHandle(certificatesWorkflowId(purchaseId)).fetchHistory(),
+    client.workflow
+      .getHandle(certificatesWorkflowId(purchaseId))
+      .fetchHistory()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return null;
+        throw err;
+      }),
   ]);
   const at = (e: { eventTime?: Parameters<typeof tsToMs>[0] } | undefined) => (e ? tsToMs(e.eventTime) - t0 : null);
   const pEvents = purchase.events ?? [];
-  const cEvents = certificates.events ?? [];
   const byName = new Map<string, ActivitySummary>();
   summarize(purchase, 'purchase', t0, byName);
-  summarize(certificates, 'certificates', t0, byName);
+  if (certificates) summarize(certificates, 'certificates', t0, byName);
+  const cEvents = certificates?.events ?? [];
   return {
     signalAt: at(pEvents.find((e) => e.workflowExecutionSignaledEventAttributes)),
-    childStartedAt: at(cEvents[0]),
-    childClosedAt: at(cEvents.find((e) => e.workflowExecutionCompletedEventAttributes)),
+    issuanceStartedAt: certificates ? at(cEvents[0]) : at(pEvents.find((e) => e.activityTaskScheduledEventAttributes)),
+    issuanceClosedAt: at((certificates ? cEvents : pEvents).find((e) => e.workflowExecutionCompletedEventAttributes)),
     activities: [...byName.values()].sort((a, b) => a.firstScheduledAt - b.firstScheduledAt),
   };
 }
@@ -107,7 +117,7 @@ export async function runTimeline(client: Client, purchaseId: number, t0: number
 /** The timeline on a few lines, for the report. */
 export function describeTimeline(t: RunTimeline): string[] {
   const ms = (v: number | null) => (v === null ? '?' : `+${Math.round(v)}`);
-  const lines = [`signal ${ms(t.signalAt)} ms, certificates workflow ${ms(t.childStartedAt)} → ${ms(t.childClosedAt)} ms`];
+  const lines = [`signal ${ms(t.signalAt)} ms, certificate issuance ${ms(t.issuanceStartedAt)} → ${ms(t.issuanceClosedAt)} ms`];
   for (const a of t.activities) {
     lines.push(
       `${a.name}${a.count > 1 ? ` x${a.count}` : ''}: ${ms(a.firstScheduledAt)} → ${ms(a.lastClosedAt)} ms, ` +

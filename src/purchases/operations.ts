@@ -4,7 +4,8 @@
  * - `reissue`: runs certificate issuance for the purchase again (`certificates-<id>`, a new run
  *   when the last one closed). Every step of issuance is idempotent: certificate numbers are
  *   fixed, stored objects are never overwritten, and missing ones are rendered again. Refused
- *   unless the purchase is paid and not refunded.
+ *   unless the purchase is paid and not refunded; answers `running` (with the run's id) while
+ *   issuance is under way, in `certificates-<id>` or in the purchase's own run.
  * - `recover`: starts a new run of `purchase-<id>` for a purchase whose run closed without
  *   certificates (failed, terminated, timed out): a paid purchase records its payment again
  *   (idempotent) and issues its certificates; an unpaid one asks the processor about its
@@ -16,7 +17,7 @@
  *
  * Each returns `{ purchaseId, workflowId, action }`; a refusal throws `OperationRefused` with the reason.
  */
-import { certificatesWorkflowId, policyWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
+import { policyWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
 import type { PurchasesRepository } from './repository';
 import type { PurchaseWorkflows } from './workflow-client';
 
@@ -47,8 +48,8 @@ export function createPurchaseOperations(deps: {
       const purchase = await load(purchaseId);
       if (!purchase.paidAt)
         throw new OperationRefused(`purchase ${purchaseId} is not paid (status ${purchase.status}); use recover if the buyer paid`);
-      const action = await deps.workflows.reissueCertificates(purchase);
-      return { purchaseId, workflowId: certificatesWorkflowId(purchaseId), action };
+      const { action, workflowId } = await deps.workflows.reissueCertificates(purchase);
+      return { purchaseId, workflowId, action };
     },
 
     /** Tries the purchase's unfinished cancellations again (refund refused, or stalled; their units are still held). */

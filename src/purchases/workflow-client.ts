@@ -274,12 +274,25 @@ export function createPurchaseWorkflows(deps: {
 
     /**
      * Runs certificate issuance of a paid purchase again (`certificates-<id>`, a new run when the
-     * last one closed; every step is idempotent), found in the UI by the same agency, mode, amount
-     * and hashed buyer email as its purchase, with the status it has now. Returns `running` when
-     * issuance is already running.
+     * last one closed; every step is idempotent), found in the UI by the same agency, mode and amount
+     * and hashed buyer email as its purchase, with the status it has now. Answers `running` with the
+     * run that is issuing when issuance is under way already: the `certificates-<id>` run, or the
+     * purchase's own run (`purchase-<id>`) while a purchase paid since issuance moved into the
+     * purchase workflow has not issued yet.
      */
-    async reissueCertificates(purchase: PurchaseStartFacts): Promise<'started' | 'running'> {
+    async reissueCertificates(
+      purchase: PurchaseStartFacts & Pick<PurchaseRecord, 'certificatesIssuedAt'>,
+    ): Promise<{ action: 'started' | 'running'; workflowId: string }> {
       const { typedSearchAttributes } = startAttributes(purchase);
+      if (!purchase.certificatesIssuedAt) {
+        try {
+          const run = await deps.client.workflow.getHandle(purchaseWorkflowId(purchase.id)).describe();
+          if (run.status.name === 'RUNNING' && (run.raw.pendingChildren ?? []).length === 0)
+            return { action: 'running', workflowId: purchaseWorkflowId(purchase.id) };
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      }
       try {
         await deps.client.workflow.start('certificatesWorkflow', {
           workflowId: certificatesWorkflowId(purchase.id),
@@ -289,9 +302,10 @@ export function createPurchaseWorkflows(deps: {
           typedSearchAttributes,
           staticSummary: `Certificates of purchase ${purchase.id} (reissued by an operator)`,
         });
-        return 'started';
+        return { action: 'started', workflowId: certificatesWorkflowId(purchase.id) };
       } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+        if (err instanceof WorkflowExecutionAlreadyStartedError)
+          return { action: 'running', workflowId: certificatesWorkflowId(purchase.id) };
         throw err;
       }
     },

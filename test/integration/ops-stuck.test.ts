@@ -4,13 +4,16 @@
  * purchase whose certificates cannot be stored, and a purchase whose payment failed are listed
  * under their agency, with the activities that keep retrying, among them the agency's event
  * deliveries to a webhook endpoint that refuses connections (by the runs' AgencyId and Mode).
+ * And an operator's reissue of a purchase still issuing in its own run answers `running`.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { runScript } from '../helpers/run';
-import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
+import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
+import { createPurchaseOperations } from '../../src/purchases/operations';
+import { createPurchasesRepository } from '../../src/purchases/repository';
 
 let worker: TestWorker;
 let app: TestApp;
@@ -80,7 +83,7 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
     (await app.container.temporal.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities?.[0]?.attempt ?? 0;
   await eventually(
     async () =>
-      (await attempts(purchaseWorkflowId(late.purchaseId))) >= 2 && (await attempts(certificatesWorkflowId(unissued.purchaseId))) >= 2,
+      (await attempts(purchaseWorkflowId(late.purchaseId))) >= 2 && (await attempts(purchaseWorkflowId(unissued.purchaseId))) >= 2,
     40_000,
   );
   await eventually(async () => (await app.container.db('purchases').where({ id: failed.purchaseId }).first()).status === 'failed');
@@ -121,10 +124,10 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
   const retrying = mine.retrying_activities
     .map((a: { workflowId: string; activityType: string }) => `${a.workflowId} ${a.activityType}`)
     .sort();
-  expect(retrying.filter((r: string) => !r.startsWith('event-delivery-'))).toEqual([
-    `certificates-${unissued.purchaseId} issueCertificatesAndArchives`,
-    `purchase-${late.purchaseId} expireCheckoutSession`,
-  ]);
+  // The paid purchase issues its certificates itself: its render-and-store step is the one retrying.
+  expect(retrying.filter((r: string) => !r.startsWith('event-delivery-'))).toEqual(
+    [`purchase-${unissued.purchaseId} issueCertificatesAndArchives`, `purchase-${late.purchaseId} expireCheckoutSession`].sort(),
+  );
   // The agency's event deliveries are listed under the agency, with its mode, not under "no purchase".
   const deliveries = mine.retrying_activities.filter((a: { workflowId: string }) => a.workflowId.startsWith('event-delivery-'));
   expect(deliveries.length).toBeGreaterThan(0);
@@ -225,3 +228,24 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
   expect(noSuch.code).toBe(0);
   expect(noSuch.stdout).toMatch(/^nothing stuck for root account 2000000000 /m);
 }, 120_000);
+
+test('when an operator reissues a paid purchase whose own run is still issuing, then reissue answers running with that run and starts no other', async () => {
+  const account = await createQuotingAccount(app);
+  const paid = await checkout(app, account);
+  expect((await deliverWebhook(app, sessionCompletedEvent(paid.purchaseId, paid.sessionId))).body).toMatchObject({ relayed: true });
+  const handle = app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(paid.purchaseId));
+  // Storage refuses the certificates: the purchase run's render-and-store step keeps retrying.
+  await eventually(async () => (await handle.describe()).raw.pendingActivities?.[0]?.activityType?.name === 'issueCertificatesAndArchives');
+  const operations = createPurchaseOperations({
+    purchases: createPurchasesRepository(app.container.db),
+    workflows: app.container.purchaseWorkflows,
+  });
+  expect(await operations.reissue(paid.purchaseId)).toEqual({
+    purchaseId: paid.purchaseId,
+    workflowId: purchaseWorkflowId(paid.purchaseId),
+    action: 'running',
+  });
+  await expect(app.container.temporal.client.workflow.getHandle(certificatesWorkflowId(paid.purchaseId)).describe()).rejects.toThrow(
+    /not found/i,
+  );
+});
