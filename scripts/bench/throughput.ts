@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- throughput [--seconds S] [--max-rate R] [--drain S] [--max-workers N] [--only dev,cluster] [--quick]`
+ * `npm run bench -- throughput [--seconds S] [--min-rate R] [--max-rate R] [--drain S] [--max-workers N] [--only dev,cluster] [--quick]`
  *
  * Purchases per second the service sustains (issue 16, "A throughput bench"), on each stack shape:
  * `dev` (the Temporal CLI's dev server, SQLite) and `cluster` (temporal-server on PostgreSQL,
@@ -7,7 +7,7 @@
  *
  * For each shape and worker count: the real API (`src/server.ts`) and workers (`src/worker.ts`) as
  * child processes on a Temporal namespace and task queue of their own, then for each rate of
- * 1, 2, 4, … `--max-rate` purchases/s a constant arrival rate for `--seconds` (default 60): each
+ * `--min-rate` (default 1), doubling up to `--max-rate` purchases/s, a constant arrival rate for `--seconds` (default 60): each
  * arrival quotes a 1-day purchase (`adminValidateBuyerResponses`, which creates the checkout
  * session through the purchase workflow) and, once the session is back, sends the processor's
  * signed `checkout.session.completed` webhook. Issuance is read from the purchases table
@@ -20,7 +20,7 @@
  *    PostgreSQL (the backends serving the bench's database and the cluster's `temporal` and
  *    `temporal_visibility`; the server's shared background work is not counted), and the whole
  *    machine (everything running on it, the bench's own load generator included);
- *  - history events per purchase (purchase workflow and certificates child, from a sample).
+ *  - history events per purchase (purchase workflow, and a certificates child where one ran, from a sample).
  * The knee is the highest rate at which at least 95 % completed with p95 ≤ 2 s (the issue's goal
  * for 8/s). Scaling ratio: the knee with N workers over the knee with 1, per shape.
  *
@@ -55,19 +55,23 @@ import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } fro
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_throughput';
-/** The issue's goal: 8 purchases/s sustained with p95 webhook→issued ≤ 2 s, ≤ 0.25 CPU-s each. */
+/**
+ * The goal: 8 purchases/s sustained with p95 webhook→issued ≤ 2 s, at most GOAL_CPU_S CPU-s each
+ * (the dev shape 0.25; the cluster shape, which also pays Temporal's PostgreSQL, 0.2).
+ */
 const GOAL_RATE = 8;
 const GOAL_P95_MS = 2000;
-const GOAL_CPU_S = 0.25;
+const GOAL_CPU_S = { dev: 0.25, cluster: 0.2 } as const;
 const COMPLETED_SHARE = 0.95;
 const BUYERS = 50;
 const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export const THROUGHPUT_OPTIONS: BenchOptionsSpec<'seconds' | 'maxRate' | 'drain' | 'maxWorkers'> = {
+export const THROUGHPUT_OPTIONS: BenchOptionsSpec<'seconds' | 'minRate' | 'maxRate' | 'drain' | 'maxWorkers'> = {
   bench: 'throughput',
   ints: {
     seconds: { default: 60, quick: 10, min: 5, max: 3600, metavar: 'S' },
+    minRate: { default: 1, quick: 1, min: 1, max: 64, metavar: 'R' },
     maxRate: { default: 16, quick: 2, min: 1, max: 64, metavar: 'R' },
     drain: { default: 90, quick: 30, min: 5, max: 3600, metavar: 'S' },
     maxWorkers: { default: 2, quick: 2, min: 1, max: 4 },
@@ -327,7 +331,7 @@ async function historyEvents(container: Container, purchaseIds: number[]): Promi
         const d = await container.temporal.client.workflow.getHandle(wid).describe();
         out[kind].push(d.historyLength);
       } catch {
-        /* not started (not paid) */
+        /* not started: not paid, or (the child) a purchase that issues in its own workflow */
       }
     }
   }
@@ -352,7 +356,7 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
   const { stack } = await loadStackLib();
   const shapes = (['dev', 'cluster'] as const).filter((s) => opts.only.length === 0 || opts.only.includes(s));
   const rates: number[] = [];
-  for (let r = 1; r <= opts.maxRate; r *= 2) rates.push(r);
+  for (let r = opts.minRate; r <= opts.maxRate; r *= 2) rates.push(r);
   const serverUrl = new URL(baseConfig.DATABASE_URL);
   serverUrl.pathname = `/${BENCH_DATABASE}`;
   const results: ConfigResult[] = [];
@@ -524,8 +528,8 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
         baseline: ref && ref !== h ? { value: ref.cpuPerPurchase.total, unit: 'CPU-s', decimals: 3, label: 'dev, 1 worker' } : null,
         ratio: ref && ref !== h ? ratioOf(h.cpuPerPurchase.total, ref.cpuPerPurchase.total) : null,
         goal: {
-          text: `≤ ${GOAL_CPU_S} CPU-s per purchase (API + worker + Chromium + Temporal + PostgreSQL)`,
-          pass: h.cpuPerPurchase.total <= GOAL_CPU_S,
+          text: `≤ ${GOAL_CPU_S[c.shape]} CPU-s per purchase (API + worker + Chromium + Temporal + PostgreSQL)`,
+          pass: h.cpuPerPurchase.total <= GOAL_CPU_S[c.shape],
         },
       });
     }
@@ -548,7 +552,10 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
           ? { value: Math.max(...c.history.certificates), unit: 'events', decimals: 0, label: 'certificates child' }
           : null,
         ratio: null,
-        goal: { text: '≤ 30 events in the purchase workflow', pass: Math.max(...events) <= 30 },
+        goal: {
+          text: '≤ 32 events in the purchase workflow, certificates included (no child)',
+          pass: Math.max(...events) <= 32 && c.history.certificates.length === 0,
+        },
       });
     }
   }
@@ -593,6 +600,8 @@ function markdown(results: ConfigResult[]): string {
     '|---|---:|---:|---|---|',
   );
   for (const c of results)
-    lines.push(`| ${c.shape} | ${c.workers} | ${c.knee} | ${c.history.purchase.join(', ')} | ${c.history.certificates.join(', ')} |`);
+    lines.push(
+      `| ${c.shape} | ${c.workers} | ${c.knee} | ${c.history.purchase.join(', ')} | ${c.history.certificates.join(', ') || 'none (issued in the purchase workflow)'} |`,
+    );
   return `${lines.join('\n')}\n`;
 }
