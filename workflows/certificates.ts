@@ -90,12 +90,25 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
   await db.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
   upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
 
-  await issueCertificateRounds(purchaseId, view, { heavy: heavyActivities(), plan, oneStep: patched('certificates-one-step') });
-
-  await db.markCertificatesIssued({ purchaseId });
-  view.phase = 'issued';
+  await issueAndMarkIssued(purchaseId, view, { heavy: heavyActivities(), plan, oneStep: patched('certificates-one-step'), db });
   upsertSearchAttributes({ PurchaseStatus: ['issued'] });
   return { purchaseId, status: 'issued' };
+}
+
+/**
+ * A purchase's first issuance to the end: `issueCertificateRounds` until everything is stored,
+ * then the purchase marked issued through `steps.db` (which also publishes its issued event) and
+ * `view.phase` set to `issued`. Shared by the certificates workflow and the purchase workflow's
+ * own issuance; the search attributes stay with each caller (each has its own).
+ */
+export async function issueAndMarkIssued(
+  purchaseId: number,
+  view: CertificatesStatusView,
+  steps: Parameters<typeof issueCertificateRounds>[2] & { db: Pick<PurchaseActivities, 'markCertificatesIssued'> },
+): Promise<void> {
+  await issueCertificateRounds(purchaseId, view, steps);
+  await steps.db.markCertificatesIssued({ purchaseId });
+  view.phase = 'issued';
 }
 
 /**

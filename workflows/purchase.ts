@@ -64,7 +64,7 @@ import {
   type PurchaseWorkflowInput,
   type SavedCardChargeResult,
 } from './contracts';
-import { certificatesWorkflow, heavyActivities, issueCertificateRounds, localQuick } from './certificates';
+import { certificatesWorkflow, heavyActivities, issueAndMarkIssued, localQuick } from './certificates';
 import { CHECKOUT_DEADLINE, PAID_AT, PAYMENT_INTENT_ID, PURCHASE_STATUS, STATUS_CHANGED_AT } from './search-attributes';
 
 export const createCheckoutUpdate = defineUpdate<CheckoutSession>(CREATE_CHECKOUT_UPDATE);
@@ -399,9 +399,7 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     // The certificates child's steps, run here (shared with it and the policy workflow): plan,
     // render and store, zips and the storage check in rounds until complete, then issued.
     certificates = { purchaseId: input.purchaseId, phase: 'planning', round: 0, batchesDone: 0, batchesTotal: 0 };
-    await issueCertificateRounds(input.purchaseId, certificates, { heavy: heavyActivities(), plan: localQuick, oneStep: true });
-    await local.markCertificatesIssued({ purchaseId: input.purchaseId });
-    certificates.phase = 'issued';
+    await issueAndMarkIssued(input.purchaseId, certificates, { heavy: heavyActivities(), plan: localQuick, oneStep: true, db: local });
     status = 'issued';
   } else {
     const issued = await executeChild(certificatesWorkflow, {
