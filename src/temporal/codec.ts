@@ -39,23 +39,29 @@ export function isEncrypted(payload: Payload): boolean {
 }
 
 export class AesGcmPayloadCodec implements PayloadCodec {
-  private readonly current: PayloadKey;
-  private readonly byId: Map<string, Buffer>;
+  private readonly currentId: string;
+  /**
+   * The keys as KeyObjects, made once: a raw Buffer handed to createCipheriv is checked and
+   * wrapped again on every call, about three times the cost of encrypting a small payload.
+   */
+  private readonly currentKey: crypto.KeyObject;
+  private readonly byId: Map<string, crypto.KeyObject>;
 
   /** `keys[0]` encrypts; every key decrypts payloads carrying its id. Throws Error without keys. */
   constructor(keys: readonly PayloadKey[]) {
     if (keys.length === 0) throw new Error('AesGcmPayloadCodec needs at least one key');
-    this.current = keys[0]!;
-    this.byId = new Map(keys.map((k) => [k.id, k.key]));
+    this.byId = new Map(keys.map((k) => [k.id, crypto.createSecretKey(k.key)]));
+    this.currentId = keys[0]!.id;
+    this.currentKey = crypto.createSecretKey(keys[0]!.key);
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
       const iv = crypto.randomBytes(IV_BYTES);
-      const cipher = crypto.createCipheriv('aes-256-gcm', this.current.key, iv);
+      const cipher = crypto.createCipheriv('aes-256-gcm', this.currentKey, iv);
       const plain = temporal.api.common.v1.Payload.encode(payload).finish();
       const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-      return { metadata: { encoding: utf8(ENCODING), [KEY_ID_METADATA]: utf8(this.current.id) }, data };
+      return { metadata: { encoding: utf8(ENCODING), [KEY_ID_METADATA]: utf8(this.currentId) }, data };
     });
   }
 
