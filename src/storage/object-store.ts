@@ -18,7 +18,8 @@
  * Nothing here reads `process.env` (STYLE practice 9): the caller passes the config.
  */
 import { Storage, type File } from '@google-cloud/storage';
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { GoogleAuth } from 'google-auth-library';
+import { createHash, createPrivateKey, generateKeyPairSync, sign as rsaSign, type KeyObject } from 'node:crypto';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config';
@@ -30,6 +31,35 @@ export const MAX_SIGNED_URL_SECONDS = 7 * 24 * 3600;
 export interface SigningCredentials {
   client_email: string;
   private_key: string;
+}
+
+/** The scopes `@google-cloud/storage` asks for when it builds its own auth client. */
+const STORAGE_SCOPES = [
+  'https://www.googleapis.com/auth/iam',
+  'https://www.googleapis.com/auth/cloud-platform',
+  'https://www.googleapis.com/auth/devstorage.full_control',
+];
+
+/**
+ * The storage client's auth for given credentials, signing URLs with the private key parsed once.
+ * google-auth-library signs with the key's PEM text, which Node parses again for every signature:
+ * half the CPU of signing one URL (about 0.3 of 0.6 ms), and a purchase signs three for its
+ * `certificates.issued` event and one per PDF for every certificate listing. The signature is the
+ * same (RSA-SHA256, PKCS #1 v1.5, base64); everything else is GoogleAuth's. Throws Node's error
+ * for a private key it cannot parse.
+ */
+export class KeySigningAuth extends GoogleAuth {
+  readonly #key: KeyObject;
+
+  constructor(credentials: SigningCredentials) {
+    super({ credentials, scopes: STORAGE_SCOPES });
+    this.#key = createPrivateKey(credentials.private_key);
+  }
+
+  /** Signs `data` (a V4 string-to-sign) with the credentials' key: base64 of its RSA-SHA256 signature. */
+  override async sign(data: string): Promise<string> {
+    return rsaSign('sha256', Buffer.from(data), this.#key).toString('base64');
+  }
 }
 
 export interface PutOptions {
@@ -138,7 +168,7 @@ export function createObjectStore(config: ObjectStoreConfig, options: { signingC
     new Storage({
       projectId: config.STORAGE_PROJECT_ID,
       ...(endpoint ? { apiEndpoint: endpoint } : {}),
-      ...(credentials ? { credentials } : {}),
+      ...(credentials ? { authClient: new KeySigningAuth(credentials) } : {}),
     }).bucket(config.STORAGE_BUCKET);
   const bucket = client(options.signingCredentials);
   const file = (key: string): File => bucket.file(key);
