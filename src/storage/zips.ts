@@ -104,8 +104,9 @@ export async function buildZipToStore(
   return store.putIfAbsent(key, Buffer.concat(chunks), put);
 }
 
-/** Side of `proof-of-coverage.png` in pixels, and its quiet zone in modules. */
+/** Side of `proof-of-coverage.png` in pixels. */
 const QR_WIDTH_PX = 512;
+/** Its quiet zone, in modules. */
 const QR_MARGIN_MODULES = 4;
 
 /**
@@ -117,8 +118,9 @@ const QR_MARGIN_MODULES = 4;
  * renderer lays them (the same scale, margin and rounding, so the same picture), but written by
  * pngjs as 8-bit grayscale with the "Up" filter: a quarter of the bytes of qrcode's RGBA, and
  * each row of pixels is built once per module row and copied. That took the image from about
- * 6 ms of CPU to about 3 ms (a third of it qrcode's symbol), once per product of every purchase (issue 28, the cluster at
- * 8 purchases/s). Throws qrcode's error for a URL too long for a QR code.
+ * 6 ms of CPU to about 3 ms (a third of it qrcode's symbol), once per product of every purchase
+ * (issue 28, the cluster at 8 purchases/s). Throws qrcode's error for a URL too long for a QR
+ * code.
  */
 export async function proofOfCoveragePng(verificationUrl: string): Promise<Buffer> {
   const { modules } = QRCode.create(verificationUrl, { errorCorrectionLevel: 'M' });
