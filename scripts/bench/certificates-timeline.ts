@@ -6,7 +6,7 @@
  * queue (schedule → start). Offsets are ms after the webhook was sent (server event times on the
  * same machine, compared with this process's wall clock).
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, isGrpcServiceError, type Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
@@ -87,6 +87,9 @@ function summarize(history: History, workflow: ActivitySummary['workflow'], t0: 
   }
 }
 
+/** gRPC's NOT_FOUND, which fetching a missing workflow's history answers (not a WorkflowNotFoundError). */
+const GRPC_NOT_FOUND = 5;
+
 /** The timeline of purchase `purchaseId`, whose webhook was sent at wall-clock ms `t0`. */
 export async function runTimeline(client: Client, purchaseId: number, t0: number): Promise<RunTimeline> {
   // Purchases paid since issuance moved into the purchase workflow have no certificates child.
@@ -96,7 +99,7 @@ export async function runTimeline(client: Client, purchaseId: number, t0: number
       .getHandle(certificatesWorkflowId(purchaseId))
       .fetchHistory()
       .catch((err: unknown) => {
-        if (err instanceof WorkflowNotFoundError) return null;
+        if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND)) return null;
         throw err;
       }),
   ]);
