@@ -12,16 +12,10 @@
  * cap (it applies to the workflow thread too) the RSS stays within a few percent from the first
  * hundred certificates on, at the same speed. 384 is about three times the live heap; the
  * bordereau writer's threads have caps of their own.
- *
- * `--single-threaded-gc`: V8 collects on the thread that allocates instead of handing parts of
- * each collection to helper threads. On two cores busy with Chromium, Temporal and PostgreSQL, the
- * helpers' hand-offs cost more than they save: at 8 purchases/s on the cluster shape the worker's
- * threads used 40.0 CPU-s in 67 s with helpers (V8's helper threads 7.4 of them) and 36.6 with
- * this flag (2.5, now compilation only), the main thread 19.6 → 21.5 (issue 28, the cluster at 8/s).
  */
 'use strict';
 
 /** Node flags of a worker process, before its entry point (`node <flags> dist/src/worker.js`, `tsx <flags> src/worker.ts`). */
-const WORKER_NODE_ARGS = Object.freeze(['--max-old-space-size=384', '--single-threaded-gc']);
+const WORKER_NODE_ARGS = Object.freeze(['--max-old-space-size=384']);
 
 module.exports = { WORKER_NODE_ARGS };
