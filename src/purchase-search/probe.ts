@@ -47,13 +47,35 @@ export interface TableSample {
   keys: string[];
   /** `product_line_ids` of each sample row. */
   productLineIds: number[][];
+  /** Each sample row's scope: `root/agent/mode` (agent empty when none; see scopeKey). */
+  scopes: string[];
   /** Estimated rows in the table. */
   tableRows: number;
 }
 
-/** The sample of rows `keys` / `productLineIds` (aligned) out of about `tableRows`. */
-export function tableSample(keys: string[], productLineIds: number[][], tableRows: number): TableSample {
-  return { trigrams: trigramSample(keys), keys, productLineIds, tableRows };
+/** A scope as the sample keeps it: `root/agent/mode` (agent empty when none). */
+export function scopeKey(rootAccountId: number, agentId: number | null, mode: string): string {
+  return `${rootAccountId}/${agentId ?? ''}/${mode}`;
+}
+
+/** The sample of rows `keys` / `productLineIds` / `scopes` (aligned) out of about `tableRows`. */
+export function tableSample(keys: string[], productLineIds: number[][], scopes: string[], tableRows: number): TableSample {
+  return { trigrams: trigramSample(keys), keys, productLineIds, scopes, tableRows };
+}
+
+/**
+ * About how many rows of the table lie in a scope: a root account and mode, narrowed to one
+ * teammate unless `agentId` is null (the share of the sample's rows in it, times the table's rows).
+ */
+export function estimatedScopeRows(sample: TableSample, scope: { rootAccountId: number; agentId: number | null; mode: string }): number {
+  const root = `${scope.rootAccountId}/`;
+  const whole = scopeKey(scope.rootAccountId, scope.agentId, scope.mode);
+  const modeTail = `/${scope.mode}`;
+  let hits = 0;
+  for (const s of sample.scopes) {
+    if (scope.agentId !== null ? s === whole : s.startsWith(root) && s.endsWith(modeTail)) hits += 1;
+  }
+  return (hits / Math.max(sample.scopes.length, 1)) * sample.tableRows;
 }
 
 /**

@@ -16,6 +16,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { scopeKey } from './probe';
 
 /** Whose purchases a search covers: one root account and mode, narrowed to one teammate unless `agentId` is null. */
 export interface SearchScope {
@@ -183,7 +184,7 @@ export function createPurchaseSearchRepository(db: Db) {
      * certificate whose number equals `phrase` (as sent, or upper case: numbers are issued upper
      * case; served by the unique index on the number), looked for only when `certificate`; and
      * the ids of the product lines of the scope's mode whose normalised customer-facing name
-     * contains `phrase`.
+     * (`search_name`, stored with the line) contains `phrase`.
      */
     async lookups(
       scope: SearchScope,
@@ -203,7 +204,7 @@ export function createPurchaseSearchRepository(db: Db) {
       const { rows } = await db.raw(
         `select ${hit.sql} as hit,
                 array(select id from product_lines
-                       where purchase_search_normalize(customer_name) like lower(?) escape '\\' and is_test_mode = ?
+                       where search_name like lower(?) escape '\\' and is_test_mode = ?
                        order by id limit 10000) as product_line_ids`,
         [...hit.bindings, likePattern(phrase), scope.mode === 'test'],
       );
@@ -211,14 +212,14 @@ export function createPurchaseSearchRepository(db: Db) {
     },
 
     /**
-     * About 2 000 rows (`search_key`, `product_line_ids`) from pages picked at random over the
+     * About 2 000 rows (`search_key`, `product_line_ids`, scope as probe.ts's scopeKey) from pages picked at random over the
      * whole table (TABLESAMPLE SYSTEM, sized from the table's size in pages: about 70 pages of
      * 30 rows), and the table's estimated row count (rows sampled / share of pages sampled), or
      * null when the table is empty.
      */
-    async tableSample(): Promise<{ keys: string[]; productLineIds: number[][]; tableRows: number } | null> {
+    async tableSample(): Promise<{ keys: string[]; productLineIds: number[][]; scopes: string[]; tableRows: number } | null> {
       const { rows } = await db.raw(
-        `select s.search_key, s.product_line_ids, p.share
+        `select s.search_key, s.product_line_ids, s.root_account_id, s.agent_id, s.mode, p.share
            from (select least(1, 70 / greatest(pg_relation_size('purchase_search') / 8192.0, 1))::real as share) p,
                 purchase_search s tablesample system ((select (100 * least(1, 70 / greatest(pg_relation_size('purchase_search') / 8192.0, 1)))::real))
           limit 4000`,
@@ -227,6 +228,9 @@ export function createPurchaseSearchRepository(db: Db) {
       return {
         keys: rows.map((r: { search_key: string }) => r.search_key),
         productLineIds: rows.map((r: { product_line_ids: number[] }) => r.product_line_ids),
+        scopes: rows.map((r: { root_account_id: number; agent_id: number | null; mode: string }) =>
+          scopeKey(r.root_account_id, r.agent_id, r.mode),
+        ),
         tableRows: Math.round(rows.length / Number(rows[0].share)),
       };
     },
@@ -355,24 +359,26 @@ export function createPurchaseSearchRepository(db: Db) {
 
     /**
      * One slice of the matches older than `edge` (after it in result order), gathered through
-     * the indexes and sorted: the continuation of a windowed `walk` that came up short.
+     * the indexes and sorted: the continuation of a windowed `walk` that came up short. `count`
+     * is how many older matches there are in all (leaving out `excludePurchaseId`): they are
+     * all gathered for the sort, so counting them costs nothing more.
      */
     async olderMatches(
       scope: SearchScope,
       match: SearchMatch,
       edge: Edge,
       slice: { offset: number; limit: number; excludePurchaseId: number | null },
-    ): Promise<number[]> {
-      if (slice.limit <= 0) return [];
+    ): Promise<{ ids: number[]; count: number }> {
       const m = matchWhere(scope, match, true);
       const { rows } = await db.raw(
         `with m as materialized (
            select s.purchase_id, s.paid_at from purchase_search s
             where ${m.sql} and (s.paid_at, s.purchase_id) < (?::timestamptz, ?::int) and s.purchase_id is distinct from ?::int)
-         select purchase_id from m order by paid_at desc, purchase_id desc limit ? offset ?`,
+         select (select count(*)::int from m) as n,
+                array(select purchase_id from m order by paid_at desc, purchase_id desc limit ? offset ?) as ids`,
         [...m.bindings, edge.paidAt, edge.purchaseId, slice.excludePurchaseId, slice.limit, slice.offset],
       );
-      return rows.map((r: { purchase_id: number }) => r.purchase_id);
+      return { ids: rows[0].ids as number[], count: rows[0].n as number };
     },
 
     /**

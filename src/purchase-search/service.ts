@@ -24,7 +24,7 @@
 import type { Principal } from '../api-keys/service';
 import type { AccountScope, AccountScopes } from '../accounts/scope';
 import type { Edge, PurchaseSearchRepository, PurchaseSearchRow, SearchMatch, SearchScope } from './repository';
-import { choosePhraseLookup, estimatedMatches, INDEX_ENTRY_US, tableSample, type TableSample } from './probe';
+import { choosePhraseLookup, estimatedMatches, estimatedScopeRows, INDEX_ENTRY_US, tableSample, type TableSample } from './probe';
 import {
   LISTED_CERTIFICATE_NUMBERS,
   SEARCH_COUNT_CAP,
@@ -98,7 +98,9 @@ const COUNT_WALK_ROWS = 25_000;
  * `textMatchCap` (default TEXT_MATCH_CAP; 0: walks always test the documents), `alwaysGatherText`
  * (gather the text matches before every walk, whatever the estimate says; default false),
  * `alwaysCountByWalk` (count by walking COUNT_WALK_ROWS newest rows first, however rare the
- * sample says the phrase is; default false).
+ * sample says the phrase is; default false), `alwaysPageFirst` (find the page before counting,
+ * as for a phrase the sample shows to have more matches than the cap, unless counted by a walk;
+ * default false).
  */
 export function createPurchaseSearchService(deps: {
   repo: PurchaseSearchRepository;
@@ -111,6 +113,7 @@ export function createPurchaseSearchService(deps: {
     textMatchCap?: number;
     alwaysGatherText?: boolean;
     alwaysCountByWalk?: boolean;
+    alwaysPageFirst?: boolean;
   };
 }) {
   const { repo } = deps;
@@ -121,6 +124,7 @@ export function createPurchaseSearchService(deps: {
   const textMatchCap = deps.limits?.textMatchCap ?? TEXT_MATCH_CAP;
   const alwaysGatherText = deps.limits?.alwaysGatherText ?? false;
   const alwaysCountByWalk = deps.limits?.alwaysCountByWalk ?? false;
+  const alwaysPageFirst = deps.limits?.alwaysPageFirst ?? false;
   let sample: { rows: TableSample | null; at: number } | null = null;
   /** Window ends by scope and window size, oldest first (see edgeOf). */
   const edges = new Map<string, { edge: Edge | null; at: number }>();
@@ -133,7 +137,7 @@ export function createPurchaseSearchService(deps: {
       loading = repo
         .tableSample()
         .then((taken) => {
-          const rows = taken ? tableSample(taken.keys, taken.productLineIds, taken.tableRows) : null;
+          const rows = taken ? tableSample(taken.keys, taken.productLineIds, taken.scopes, taken.tableRows) : null;
           sample = { rows, at: now() };
           return rows;
         })
@@ -205,19 +209,28 @@ export function createPurchaseSearchService(deps: {
    * A walk covers at least `offset + limit` rows: the phrase's text matches are gathered first
    * when that pays (withTextMatches), and the walk then reads only the scope index (see the
    * repository's matchTest). Exact either way.
+   *
+   * `total`: how many matches there are in all, leaving out `slice.excludePurchaseId`, when the
+   * slice's search found out (it looked at every row of the scope, or gathered the older
+   * matches); null otherwise.
    */
-  async function pageOfMany(scope: SearchScope, found: SearchMatch, slice: Slice, lookupUs: number | null): Promise<number[]> {
+  async function pageOfMany(
+    scope: SearchScope,
+    found: SearchMatch,
+    slice: Slice,
+    lookupUs: number | null,
+  ): Promise<{ ids: number[]; total: number | null }> {
     // A deep page needs at least offset + limit rows anyway; four times that fills it at a density of 1 in 4.
     const window = Math.min(maxWalk, Math.max(walkWindow, 4 * (slice.offset + slice.limit)));
     const [edge, match] = await Promise.all([edgeOf(scope, window), withTextMatches(scope, found, slice.offset + slice.limit, lookupUs)]);
     const recent = await repo.walk(scope, match, slice, { from: edge });
-    if (recent.length === slice.limit || !edge) return recent; // full, or the window was the whole scope
     // The walk came up short, so it looked at the whole window. When it returned rows (or started
-    // at the top) it also counted the window's matches; else they are counted.
-    const hits =
-      recent.length > 0 || slice.offset === 0
-        ? slice.offset + recent.length
-        : await repo.countFrom(scope, match, edge, slice.excludePurchaseId);
+    // at the top) it also counted the window's matches.
+    const windowHits = recent.length < slice.limit && (recent.length > 0 || slice.offset === 0) ? slice.offset + recent.length : null;
+    if (recent.length === slice.limit) return { ids: recent, total: null };
+    if (!edge) return { ids: recent, total: windowHits }; // the window was the whole scope
+    // Else the window's matches are counted.
+    const hits = windowHits ?? (await repo.countFrom(scope, match, edge, slice.excludePurchaseId));
     // What is left beyond the window: matches to pass over, then the rest of the slice.
     const rest: Slice = {
       offset: Math.max(0, slice.offset - hits),
@@ -228,9 +241,10 @@ export function createPurchaseSearchService(deps: {
     const rows = hits > 0 ? Math.ceil(((rest.offset + rest.limit) * window * 1.5) / hits) : Infinity;
     if (window + rows <= maxWalk) {
       const further = await repo.walk(scope, match, rest, { after: edge, rows });
-      if (further.length === rest.limit) return [...recent, ...further];
+      if (further.length === rest.limit) return { ids: [...recent, ...further], total: null };
     }
-    return [...recent, ...(await repo.olderMatches(scope, match, edge, rest))];
+    const older = await repo.olderMatches(scope, match, edge, rest);
+    return { ids: [...recent, ...older.ids], total: hits + older.count };
   }
 
   /** One page of the scope's matches; see the module comment for matching and order. */
@@ -267,29 +281,50 @@ export function createPurchaseSearchService(deps: {
       const estimate = rows ? estimatedMatches(rows, phrase, productLineIds) : 0;
       // Rows of the scope holding `cap` matches, at the share of the table's rows the sample shows matching.
       const capRows = rows && estimate > 0 ? Math.ceil((cap * rows.tableRows) / estimate) : Infinity;
+      // A phrase so common that `cap` matches lie within COUNT_WALK_ROWS newest rows is counted
+      // there (twice the expected rows, as the scope may be sparser than the table); null: it is
+      // counted through the indexes.
+      const walkRows = estimate >= 2 * cap && capRows <= COUNT_WALK_ROWS ? 2 * capRows : alwaysCountByWalk ? COUNT_WALK_ROWS : null;
+      // The matches in all, once a page's search found out (pageOfMany's total; the exact hit is one more).
+      const totalOf = (paged: { total: number | null }) => (paged.total === null ? null : paged.total + (hit ? 1 : 0));
       let rest: number[];
       if (slice.offset + slice.limit > cap && estimate >= 2 * (slice.offset + slice.limit)) {
         // A page past the count cap of a phrase the sample shows to be common: the page itself
         // most likely shows more than the cap (rows returned follow exactly `offset` matches), so
         // it comes first and the count only when it does not.
-        rest = await pageOfMany(scope, match, slice, lookupUs);
-        counted = rest.length > 0 && slice.offset + rest.length >= cap ? cap : (await repo.countAndCollect(scope, match, cap, slice)).count;
+        const paged = await pageOfMany(scope, match, slice, lookupUs);
+        rest = paged.ids;
+        counted =
+          rest.length > 0 && slice.offset + rest.length >= cap
+            ? cap
+            : (totalOf(paged) ?? (await repo.countAndCollect(scope, match, cap, slice)).count);
+      } else if (
+        walkRows === null &&
+        (alwaysPageFirst || (rows !== null && (estimate * estimatedScopeRows(rows, scope)) / rows.tableRows >= 2 * cap))
+      ) {
+        // More matches in the scope than the cap, by the sample (the table's share of matches
+        // times the scope's rows), though too sparse to count by a short walk.
+        // The page comes first: when the newest rows hold too few of them (an old certificate
+        // number's prefix: COI-50 matches 10 400 purchases, none recent), the older matches are
+        // all gathered and sorted for it, which counts them too; counting first would gather the
+        // cap's worth of them once more (about 15 % of such a search).
+        const paged = await pageOfMany(scope, match, slice, lookupUs);
+        rest = paged.ids;
+        counted = totalOf(paged) ?? (await repo.countAndCollect(scope, match, cap, slice)).count;
       } else {
-        // A phrase so common that `cap` matches lie within COUNT_WALK_ROWS newest rows is counted
-        // there (from the index alone when its text matches are few; twice the expected rows, as
-        // the scope may be sparser than the table). Else, and when the walk comes up short, up to
-        // the count cap every match is gathered through the indexes (count and page in one
-        // statement). Beyond the cap matches are many: walk the newest rows of the scope for the page.
-        const walkRows = estimate >= 2 * cap && capRows <= COUNT_WALK_ROWS ? 2 * capRows : alwaysCountByWalk ? COUNT_WALK_ROWS : null;
-        // The text matches gathered for the count serve the page's walk too.
+        // A phrase common enough is counted by a walk (walkRows; from the index alone when its
+        // text matches are few). Else, and when the walk comes up short, up to the count cap every
+        // match is gathered through the indexes (count and page in one statement). Beyond the cap
+        // matches are many: walk the newest rows of the scope for the page. The text matches
+        // gathered for the count serve the page's walk too.
         const common = walkRows !== null ? await capWithin(scope, match, cap, walkRows, lookupUs) : { match, full: false };
         if (common.full) {
           counted = cap;
-          rest = await pageOfMany(scope, common.match, slice, lookupUs);
+          rest = (await pageOfMany(scope, common.match, slice, lookupUs)).ids;
         } else {
           const collected = await repo.countAndCollect(scope, match, cap, slice);
           counted = collected.count;
-          rest = collected.ids ?? (await pageOfMany(scope, common.match, slice, lookupUs));
+          rest = collected.ids ?? (await pageOfMany(scope, common.match, slice, lookupUs)).ids;
         }
       }
       ids = hit && start === 0 ? [hit.purchaseId, ...rest] : rest;

@@ -72,7 +72,8 @@ type SearchLimits = NonNullable<Parameters<typeof createPurchaseSearchService>[0
 
 /**
  * Each of `walks` testing every document, testing ids of the text matches gathered first, and
- * after gathering more text matches than their cap; each of those counted through the indexes
+ * after gathering more text matches than their cap; each of those counted through the indexes,
+ * after finding the page (as for a phrase the sample shows to have more matches than the cap)
  * and, with `countByWalk`, by walking first.
  */
 function searchPaths(walks: SearchLimits[], countByWalk = true): SearchLimits[] {
@@ -81,7 +82,7 @@ function searchPaths(walks: SearchLimits[], countByWalk = true): SearchLimits[] 
     { ...w, alwaysGatherText: true },
     { ...w, alwaysGatherText: true, textMatchCap: 1 },
   ]);
-  return countByWalk ? text.flatMap((c) => [c, { ...c, alwaysCountByWalk: true }]) : text;
+  return text.flatMap((c) => [c, { ...c, alwaysPageFirst: true }, ...(countByWalk ? [{ ...c, alwaysCountByWalk: true }] : [])]);
 }
 
 async function buyer(
@@ -604,17 +605,18 @@ describe('many matches (the paths a large account takes, reached here with small
     ] as const) {
       const body = { idp_teammate_uuid: t.uuid, search_text: phrase };
       const all = (await exact.searchAsTeammate(principal, { ...body, page_size: 100, page_index: 0 })).purchases.map((p) => p.purchase_id);
-      for (const countCap of [1, 2, 5]) {
+      for (const limits of [1, 2, 5].flatMap((countCap) => [{ countCap }, { countCap, alwaysPageFirst: true }])) {
+        const { countCap } = limits;
         const service = createPurchaseSearchService({
           repo: createPurchaseSearchRepository(app.container.db),
           scopes: createAccountScopes(app.container.db),
-          limits: { countCap },
+          limits,
         });
         for (const size of [1, 2]) {
           // Pages past the last match and past the cap too: an empty page shows nothing about the count.
           for (let index = 0; index * size <= Math.min(all.length, 6) + countCap + 2; index++) {
             const res = await service.searchAsTeammate(principal, { ...body, page_size: size, page_index: index });
-            const where = JSON.stringify({ phrase, countCap, size, index });
+            const where = JSON.stringify({ phrase, limits, size, index });
             expect([where, res.purchases.map((p) => p.purchase_id), res.total, res.total_exact]).toEqual([
               where,
               all.slice(index * size, index * size + size),
@@ -770,6 +772,12 @@ describe('errors', () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ code: 'SELLER_NOT_FOUND', message: expect.any(String) });
     }
+  });
+
+  test('when the root uuid is the key’s account in upper case, then 200 (the key’s account is matched without a query, case-insensitively)', async () => {
+    const res = await asRoot({ search_text: 'kim' }, keyA, rootUuidA.toUpperCase());
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBeGreaterThan(0);
   });
 
   test.each([
