@@ -43,12 +43,17 @@ export function createAccountScopes(db: Db) {
       if (!agent) throw new AppError('TEAMMATE_NOT_FOUND', 'No teammate with that idp_teammate_uuid under this API key’s account');
       return { rootAccountId: principal.rootAccountId, agentId: agent.id };
     },
-    /** The root account's scope; throws SELLER_NOT_FOUND unless the id is the key's root account. */
+    /**
+     * The root account's scope; throws SELLER_NOT_FOUND unless the id is the key's root account.
+     * A principal from an API key carries that id already (no query).
+     */
     async root(principal: Principal, idpRootAccountUuid: string): Promise<AccountScope> {
-      const account = await db('root_accounts')
-        .where({ id: principal.rootAccountId, idp_root_account_uuid: idpRootAccountUuid.toLowerCase() })
-        .first('id');
-      if (!account) throw new AppError('SELLER_NOT_FOUND', 'No root account with that idp_root_account_uuid for this API key');
+      const wanted = idpRootAccountUuid.toLowerCase();
+      const found =
+        principal.idpRootAccountUuid !== undefined
+          ? principal.idpRootAccountUuid === wanted
+          : (await db('root_accounts').where({ id: principal.rootAccountId, idp_root_account_uuid: wanted }).first('id')) !== undefined;
+      if (!found) throw new AppError('SELLER_NOT_FOUND', 'No root account with that idp_root_account_uuid for this API key');
       return { rootAccountId: principal.rootAccountId, agentId: null };
     },
   };

@@ -35,6 +35,8 @@ export interface ApiKeySecretRecord {
 /** An active key matched by a secret value that has not expired. */
 export interface MatchedKey extends ApiKeyRecord {
   secretHash: string;
+  /** The key's root account's public id (lower case). */
+  idpRootAccountUuid: string;
 }
 
 interface KeyRow {
@@ -155,11 +157,14 @@ export function createApiKeysRepository(db: Db) {
     async findActiveBySecretHash(secretHash: string, now: Date): Promise<MatchedKey | null> {
       const row = await db('api_key_secrets as s')
         .join('api_keys as k', 'k.id', 's.api_key_id')
+        .join('root_accounts as r', 'r.id', 'k.root_account_id')
         .where('s.secret_hash', secretHash)
         .andWhere('k.status', 'active')
         .andWhere((q) => q.whereNull('s.expires_at').orWhere('s.expires_at', '>', now))
-        .first('k.*', 's.secret_hash');
-      return row ? { ...toKey(row as KeyRow), secretHash: row.secret_hash } : null;
+        .first('k.*', 's.secret_hash', 'r.idp_root_account_uuid');
+      return row
+        ? { ...toKey(row as KeyRow), secretHash: row.secret_hash, idpRootAccountUuid: String(row.idp_root_account_uuid).toLowerCase() }
+        : null;
     },
   };
 }

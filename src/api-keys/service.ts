@@ -28,6 +28,11 @@ export interface Principal {
   agentId: number | null;
   /** Surcharge added at checkout for sales attributed to the key, in basis points (1/100 %). */
   platformFeeBps: number | null;
+  /**
+   * The root account's public id (lower case), when the principal came from an API key: the root
+   * surface checks the body's `idp_root_account_uuid` against it without a query.
+   */
+  idpRootAccountUuid?: string;
 }
 
 export interface CreateKeyInput {
@@ -228,6 +233,7 @@ export function createApiKeyService(deps: {
         mode: match.mode,
         agentId: match.agentId,
         platformFeeBps: match.platformFeeBps,
+        idpRootAccountUuid: match.idpRootAccountUuid,
       };
     },
   };
