@@ -47,8 +47,8 @@ export interface TableSample {
   keys: string[];
   /** `product_line_ids` of each sample row. */
   productLineIds: number[][];
-  /** Each sample row's scope: `root/agent/mode` (agent empty when none; see scopeKey). */
-  scopes: string[];
+  /** Sample rows by scope: `root/agent/mode` (see scopeKey), and `root/* /mode` (without the space) for the root account's. */
+  scopeRows: Map<string, number>;
   /** Estimated rows in the table. */
   tableRows: number;
 }
@@ -58,9 +58,20 @@ export function scopeKey(rootAccountId: number, agentId: number | null, mode: st
   return `${rootAccountId}/${agentId ?? ''}/${mode}`;
 }
 
-/** The sample of rows `keys` / `productLineIds` / `scopes` (aligned) out of about `tableRows`. */
+/** A root account's whole scope in `TableSample.scopeRows`, every teammate's rows and those of none. */
+const rootScopeKey = (rootAccountId: number, mode: string) => `${rootAccountId}/*/${mode}`;
+
+/**
+ * The sample of rows `keys` / `productLineIds` / `scopes` (aligned; scopes as scopeKey makes
+ * them, `root/agent/mode`) out of about `tableRows`.
+ */
 export function tableSample(keys: string[], productLineIds: number[][], scopes: string[], tableRows: number): TableSample {
-  return { trigrams: trigramSample(keys), keys, productLineIds, scopes, tableRows };
+  const scopeRows = new Map<string, number>();
+  for (const s of scopes) {
+    const [root, , mode] = s.split('/');
+    for (const k of [s, rootScopeKey(Number(root), mode!)]) scopeRows.set(k, (scopeRows.get(k) ?? 0) + 1);
+  }
+  return { trigrams: trigramSample(keys), keys, productLineIds, scopeRows, tableRows };
 }
 
 /**
@@ -68,14 +79,9 @@ export function tableSample(keys: string[], productLineIds: number[][], scopes: 
  * teammate unless `agentId` is null (the share of the sample's rows in it, times the table's rows).
  */
 export function estimatedScopeRows(sample: TableSample, scope: { rootAccountId: number; agentId: number | null; mode: string }): number {
-  const root = `${scope.rootAccountId}/`;
-  const whole = scopeKey(scope.rootAccountId, scope.agentId, scope.mode);
-  const modeTail = `/${scope.mode}`;
-  let hits = 0;
-  for (const s of sample.scopes) {
-    if (scope.agentId !== null ? s === whole : s.startsWith(root) && s.endsWith(modeTail)) hits += 1;
-  }
-  return (hits / Math.max(sample.scopes.length, 1)) * sample.tableRows;
+  const key =
+    scope.agentId === null ? rootScopeKey(scope.rootAccountId, scope.mode) : scopeKey(scope.rootAccountId, scope.agentId, scope.mode);
+  return ((sample.scopeRows.get(key) ?? 0) / Math.max(sample.keys.length, 1)) * sample.tableRows;
 }
 
 /**
@@ -86,11 +92,29 @@ export function estimatedMatches(sample: TableSample, phrase: string, productLin
   const folded = foldWithOrigins(phrase)
     .map((c) => c.char)
     .join('');
-  const ids = new Set(productLineIds);
-  let hits = 0;
-  for (let i = 0; i < sample.keys.length; i++) {
-    if ((folded !== '' && sample.keys[i]!.includes(folded)) || sample.productLineIds[i]!.some((id) => ids.has(id))) hits += 1;
+  const hit = new Uint8Array(sample.keys.length);
+  if (folded !== '') {
+    // A key holding the folded phrase holds each of its trigrams on one line (the fold keeps no
+    // line break), so only the rows of its rarest trigram need the substring test; a phrase too
+    // short for a trigram tests every row.
+    const chars = [...folded];
+    let rows: ArrayLike<number> | null = null;
+    for (let i = 0; i + 3 <= chars.length && i < MAX_START; i++) {
+      const list = sample.trigrams.rows.get(chars[i]! + chars[i + 1]! + chars[i + 2]!) ?? new Uint16Array(0);
+      if (!rows || list.length < rows.length) rows = list;
+    }
+    const test = (r: number) => {
+      if (sample.keys[r]!.includes(folded)) hit[r] = 1;
+    };
+    if (rows && sample.trigrams.size === sample.keys.length) for (let j = 0; j < rows.length; j++) test(rows[j]!);
+    else for (let r = 0; r < sample.keys.length; r++) test(r);
   }
+  if (productLineIds.length > 0) {
+    const ids = new Set(productLineIds);
+    for (let r = 0; r < sample.keys.length; r++) if (!hit[r] && sample.productLineIds[r]!.some((id) => ids.has(id))) hit[r] = 1;
+  }
+  let hits = 0;
+  for (let r = 0; r < hit.length; r++) hits += hit[r]!;
   return (hits / Math.max(sample.keys.length, 1)) * sample.tableRows;
 }
 
