@@ -24,6 +24,8 @@ export interface PgResult {
 }
 export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<PgResult>;
+  /** With `name`: a prepared statement, parsed once per connection. */
+  query(config: { name: string; text: string; values: unknown[] }): Promise<PgResult>;
 }
 export interface PgPoolClient extends PgQueryable {
   release(): void;
@@ -207,6 +209,8 @@ export function runHttpLoad(opts: HttpLoadOptions): Promise<HttpLoadResult> {
 export interface Statement {
   sql: string;
   bindings: unknown[];
+  /** The prepared statement's name, when the app ran it as one (replayed under the same name). */
+  name?: string;
 }
 
 /**
@@ -227,7 +231,9 @@ export interface DirectLoadResult {
 /** Executes the waves once on `pool`: each wave's statements concurrently, waves in order. */
 export async function executeWaves(pool: PgPool, waves: StatementWaves): Promise<void> {
   for (const wave of waves) {
-    await Promise.all(wave.map((s) => pool.query(s.sql, s.bindings)));
+    await Promise.all(
+      wave.map((s) => (s.name ? pool.query({ name: s.name, text: s.sql, values: s.bindings }) : pool.query(s.sql, s.bindings))),
+    );
   }
 }
 

@@ -12,7 +12,7 @@
  *    app's own knex instance (exactly the statements and bindings the repository built, the
  *    account scope lookup included), replayed through `pg` on a pool as large as the app's by C
  *    concurrent loops for S seconds, bodies round robin; statements the endpoint ran
- *    concurrently are replayed concurrently. The API-key lookup of the gateway is not replayed
+ *    concurrently are replayed concurrently, a prepared statement under its name. The API-key lookup of the gateway is not replayed
  *    (it counts as endpoint overhead), nor are the search's cache refreshes (its table sample
  *    every 10 minutes, a scope's window edge every minute), which the endpoint side does pay;
  *  - EXPLAIN (ANALYZE, BUFFERS) of each statement of every body: on one line with planning and
@@ -190,6 +190,8 @@ interface KnexQueryEvent {
   __knexQueryUid?: string;
   sql: string;
   bindings?: unknown[];
+  /** Options given to the query (`name`: a prepared statement's). */
+  options?: { name?: string };
 }
 
 /**
@@ -206,7 +208,8 @@ async function captureOnce(db: Db, url: string, headers: Record<string, string>,
     if (/api_key|tablesample|\/\* window edge \*\//.test(q.sql)) return;
     if (inFlight.size === 0) waves.push([]);
     if (q.__knexQueryUid) inFlight.add(q.__knexQueryUid);
-    waves[waves.length - 1]!.push({ sql: q.sql, bindings: [...(q.bindings ?? [])] });
+    const name = q.options?.name;
+    waves[waves.length - 1]!.push({ sql: q.sql, bindings: [...(q.bindings ?? [])], ...(name ? { name } : {}) });
   };
   const onDone = (_res: unknown, q: KnexQueryEvent) => {
     if (q.__knexQueryUid) inFlight.delete(q.__knexQueryUid);

@@ -14,9 +14,11 @@
  * statement that sorts them and cuts the page when that is all of them. When there are more,
  * they are dense somewhere, and the page comes from walking the newest rows of the scope in
  * order (bounded; older matches again through the indexes). A phrase the table sample shows so
- * common that the cap is reached within a short walk is counted by that walk instead. Walks read
- * the scope index alone once the phrase's few text matches are gathered (product lines are in
- * the index). An empty search walks the index.
+ * common that the cap is reached within a short walk is counted by that walk instead; one it
+ * shows to have more matches than the cap in the scope, but sparser, finds its page first (when
+ * that page comes from the older matches, gathering them counts them too). Walks read the scope
+ * index alone once the phrase's few text matches are gathered (product lines are in the index).
+ * An empty search walks the index.
  *
  * Errors (bare body, spec §7.2): 404 TEAMMATE_NOT_FOUND / SELLER_NOT_FOUND from the account
  * scope (src/accounts/scope.ts); validation is the route's (400 VALIDATION_ERROR).
