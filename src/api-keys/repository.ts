@@ -161,7 +161,10 @@ export function createApiKeysRepository(db: Db) {
         .where('s.secret_hash', secretHash)
         .andWhere('k.status', 'active')
         .andWhere((q) => q.whereNull('s.expires_at').orWhere('s.expires_at', '>', now))
-        .first('k.*', 's.secret_hash', 'r.idp_root_account_uuid');
+        .first('k.*', 's.secret_hash', 'r.idp_root_account_uuid')
+        // Every authenticated request runs it: prepared once per connection, PostgreSQL then reuses
+        // a generic plan (planning 0.25 ms against 0.14 ms of execution).
+        .options({ name: 'api_keys_find_active_by_secret_hash' });
       return row
         ? { ...toKey(row as KeyRow), secretHash: row.secret_hash, idpRootAccountUuid: String(row.idp_root_account_uuid).toLowerCase() }
         : null;
