@@ -47,7 +47,7 @@ export interface TableSample {
   keys: string[];
   /** `product_line_ids` of each sample row. */
   productLineIds: number[][];
-  /** Sample rows by scope: `root/agent/mode` (see scopeKey), and `root/* /mode` (without the space) for the root account's. */
+  /** Sample rows by scope (scopeKey), and by root account and mode over all its teammates (rootScopeKey). */
   scopeRows: Map<string, number>;
   /** Estimated rows in the table. */
   tableRows: number;

@@ -233,10 +233,10 @@ export function createPurchaseSearchRepository(db: Db) {
     },
 
     /**
-     * About 2 000 rows (`search_key`, `product_line_ids`, scope as probe.ts's scopeKey) from pages picked at random over the
-     * whole table (TABLESAMPLE SYSTEM, sized from the table's size in pages: about 70 pages of
-     * 30 rows), and the table's estimated row count (rows sampled / share of pages sampled), or
-     * null when the table is empty.
+     * About 2 000 rows (`search_key`, `product_line_ids`, the scope as probe.ts's scopeKey) from
+     * pages picked at random over the whole table (TABLESAMPLE SYSTEM, sized from the table's
+     * size in pages: about 70 pages of 30 rows), and the table's estimated row count (rows
+     * sampled / share of pages sampled), or null when the table is empty.
      */
     async tableSample(): Promise<{ keys: string[]; productLineIds: number[][]; scopes: string[]; tableRows: number } | null> {
       const { rows } = await db.raw(

@@ -309,7 +309,7 @@ export function createPurchaseSearchService(deps: {
         // The page comes first: when the newest rows hold too few of them (an old certificate
         // number's prefix: COI-50 matches 10 400 purchases, none recent), the older matches are
         // all gathered and sorted for it, which counts them too; counting first would gather the
-        // cap's worth of them once more (about 15 % of such a search).
+        // cap's worth of them once more (about a tenth of such a search: 4.5 of 40 ms alone).
         const paged = await pageOfMany(scope, match, slice, lookupUs);
         rest = paged.ids;
         counted = totalOf(paged) ?? (await repo.countAndCollect(scope, match, cap, slice)).count;
