@@ -53,23 +53,24 @@ export interface TableSample {
   tableRows: number;
 }
 
-/** A scope as the sample keeps it: `root/agent/mode` (agent empty when none). */
-export function scopeKey(rootAccountId: number, agentId: number | null, mode: string): string {
-  return `${rootAccountId}/${agentId ?? ''}/${mode}`;
+/** Whose a sampled row is: its root account, teammate (null: none) and mode. */
+export interface SampleScope {
+  rootAccountId: number;
+  agentId: number | null;
+  mode: string;
 }
+
+/** A scope as the sample counts it: `root/agent/mode` (agent empty when none). */
+const scopeKey = (s: SampleScope) => `${s.rootAccountId}/${s.agentId ?? ''}/${s.mode}`;
 
 /** A root account's whole scope in `TableSample.scopeRows`, every teammate's rows and those of none. */
 const rootScopeKey = (rootAccountId: number, mode: string) => `${rootAccountId}/*/${mode}`;
 
-/**
- * The sample of rows `keys` / `productLineIds` / `scopes` (aligned; scopes as scopeKey makes
- * them, `root/agent/mode`) out of about `tableRows`.
- */
-export function tableSample(keys: string[], productLineIds: number[][], scopes: string[], tableRows: number): TableSample {
+/** The sample of rows `keys` / `productLineIds` / `scopes` (aligned) out of about `tableRows`. */
+export function tableSample(keys: string[], productLineIds: number[][], scopes: readonly SampleScope[], tableRows: number): TableSample {
   const scopeRows = new Map<string, number>();
   for (const s of scopes) {
-    const [root, , mode] = s.split('/');
-    for (const k of [s, rootScopeKey(Number(root), mode!)]) scopeRows.set(k, (scopeRows.get(k) ?? 0) + 1);
+    for (const k of [scopeKey(s), rootScopeKey(s.rootAccountId, s.mode)]) scopeRows.set(k, (scopeRows.get(k) ?? 0) + 1);
   }
   return { trigrams: trigramSample(keys), keys, productLineIds, scopeRows, tableRows };
 }
@@ -78,9 +79,8 @@ export function tableSample(keys: string[], productLineIds: number[][], scopes: 
  * About how many rows of the table lie in a scope: a root account and mode, narrowed to one
  * teammate unless `agentId` is null (the share of the sample's rows in it, times the table's rows).
  */
-export function estimatedScopeRows(sample: TableSample, scope: { rootAccountId: number; agentId: number | null; mode: string }): number {
-  const key =
-    scope.agentId === null ? rootScopeKey(scope.rootAccountId, scope.mode) : scopeKey(scope.rootAccountId, scope.agentId, scope.mode);
+export function estimatedScopeRows(sample: TableSample, scope: SampleScope): number {
+  const key = scope.agentId === null ? rootScopeKey(scope.rootAccountId, scope.mode) : scopeKey(scope);
   return ((sample.scopeRows.get(key) ?? 0) / Math.max(sample.keys.length, 1)) * sample.tableRows;
 }
 

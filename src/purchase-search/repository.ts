@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
-import { scopeKey } from './probe';
+import type { SampleScope } from './probe';
 
 /** Whose purchases a search covers: one root account and mode, narrowed to one teammate unless `agentId` is null. */
 export interface SearchScope {
@@ -233,12 +233,12 @@ export function createPurchaseSearchRepository(db: Db) {
     },
 
     /**
-     * About 2 000 rows (`search_key`, `product_line_ids`, the scope as probe.ts's scopeKey) from
+     * About 2 000 rows (`search_key`, `product_line_ids`, and whose the row is) from
      * pages picked at random over the whole table (TABLESAMPLE SYSTEM, sized from the table's
      * size in pages: about 70 pages of 30 rows), and the table's estimated row count (rows
      * sampled / share of pages sampled), or null when the table is empty.
      */
-    async tableSample(): Promise<{ keys: string[]; productLineIds: number[][]; scopes: string[]; tableRows: number } | null> {
+    async tableSample(): Promise<{ keys: string[]; productLineIds: number[][]; scopes: SampleScope[]; tableRows: number } | null> {
       const { rows } = await db.raw(
         `select s.search_key, s.product_line_ids, s.root_account_id, s.agent_id, s.mode, p.share
            from (select least(1, 70 / greatest(pg_relation_size('purchase_search') / 8192.0, 1))::real as share) p,
@@ -249,9 +249,11 @@ export function createPurchaseSearchRepository(db: Db) {
       return {
         keys: rows.map((r: { search_key: string }) => r.search_key),
         productLineIds: rows.map((r: { product_line_ids: number[] }) => r.product_line_ids),
-        scopes: rows.map((r: { root_account_id: number; agent_id: number | null; mode: string }) =>
-          scopeKey(r.root_account_id, r.agent_id, r.mode),
-        ),
+        scopes: rows.map((r: { root_account_id: number; agent_id: number | null; mode: string }) => ({
+          rootAccountId: r.root_account_id,
+          agentId: r.agent_id,
+          mode: r.mode,
+        })),
         tableRows: Math.round(rows.length / Number(rows[0].share)),
       };
     },

@@ -226,10 +226,10 @@ export function createPurchaseSearchService(deps: {
     const window = Math.min(maxWalk, Math.max(walkWindow, 4 * (slice.offset + slice.limit)));
     const [edge, match] = await Promise.all([edgeOf(scope, window), withTextMatches(scope, found, slice.offset + slice.limit, lookupUs)]);
     const recent = await repo.walk(scope, match, slice, { from: edge });
+    if (recent.length === slice.limit) return { ids: recent, total: null };
     // The walk came up short, so it looked at the whole window. When it returned rows (or started
     // at the top) it also counted the window's matches.
-    const windowHits = recent.length < slice.limit && (recent.length > 0 || slice.offset === 0) ? slice.offset + recent.length : null;
-    if (recent.length === slice.limit) return { ids: recent, total: null };
+    const windowHits = recent.length > 0 || slice.offset === 0 ? slice.offset + recent.length : null;
     if (!edge) return { ids: recent, total: windowHits }; // the window was the whole scope
     // Else the window's matches are counted.
     const hits = windowHits ?? (await repo.countFrom(scope, match, edge, slice.excludePurchaseId));

@@ -6,10 +6,12 @@
  * sample's trigrams must be those a test of every row finds.
  */
 import fc from 'fast-check';
-import { estimatedMatches, estimatedScopeRows, foldWithOrigins, scopeKey, tableSample } from '../../src/purchase-search/probe';
+import { estimatedMatches, estimatedScopeRows, foldWithOrigins, tableSample, type SampleScope } from '../../src/purchase-search/probe';
+
+const scopeOf = (rootAccountId: number, agentId: number | null, mode: string): SampleScope => ({ rootAccountId, agentId, mode });
 
 /** A sample of `scopes` (one row each, keys and product lines empty) out of `tableRows`. */
-const sampleOf = (scopes: string[], tableRows: number) =>
+const sampleOf = (scopes: SampleScope[], tableRows: number) =>
   tableSample(
     scopes.map(() => ''),
     scopes.map(() => []),
@@ -21,16 +23,16 @@ describe('estimatedScopeRows', () => {
   // 10 sample rows out of 1 000: account 1 has 6 live rows (2 of teammate 5, 1 of teammate 6), 1 test row; account 2, 2.
   const sample = sampleOf(
     [
-      scopeKey(1, null, 'live'),
-      scopeKey(1, null, 'live'),
-      scopeKey(1, null, 'live'),
-      scopeKey(1, 5, 'live'),
-      scopeKey(1, 5, 'live'),
-      scopeKey(1, 6, 'live'),
-      scopeKey(1, 5, 'test'),
-      scopeKey(2, null, 'live'),
-      scopeKey(2, 7, 'live'),
-      scopeKey(11, null, 'live'),
+      scopeOf(1, null, 'live'),
+      scopeOf(1, null, 'live'),
+      scopeOf(1, null, 'live'),
+      scopeOf(1, 5, 'live'),
+      scopeOf(1, 5, 'live'),
+      scopeOf(1, 6, 'live'),
+      scopeOf(1, 5, 'test'),
+      scopeOf(2, null, 'live'),
+      scopeOf(2, 7, 'live'),
+      scopeOf(11, null, 'live'),
     ],
     1000,
   );
@@ -78,7 +80,7 @@ describe('estimatedMatches', () => {
           const sample = tableSample(
             keys,
             rows.map((r) => r.lines),
-            rows.map(() => scopeKey(1, null, 'live')),
+            rows.map(() => scopeOf(1, null, 'live')),
             10 * rows.length,
           );
           const folded = fold(phrase);
