@@ -300,12 +300,15 @@ test('when the processor lists 3.00 refunded in its dashboard on the sale where 
 });
 
 test('when the month is malformed or has not started, then a usage error (exit 1) and nothing is kept', async () => {
-  const before = await app.container.db('reconciliations').count('* as n');
+  // Rows of October 2026 are left out of the count: the bordereaux suite's monthly workflow
+  // reconciles that month in both modes, in the same database, and may do so meanwhile.
+  const kept = () => app.container.db('reconciliations').whereRaw(`to_char(month, 'YYYY-MM') <> '2026-10'`).count('* as n');
+  const before = await kept();
   for (const month of ['2025-13', '25-03', '2099-01']) {
     const run = await runScript('scripts/ops.ts', ['reconcile', '--month', month], { LOG_LEVEL: 'silent' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/--month/);
   }
   expect((await runScript('scripts/ops.ts', ['reconcile'], { LOG_LEVEL: 'silent' })).code).toBe(1);
-  expect(await app.container.db('reconciliations').count('* as n')).toEqual(before);
+  expect(await kept()).toEqual(before);
 });
