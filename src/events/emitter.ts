@@ -24,6 +24,7 @@ import {
   disputeEvent,
   purchaseStatusEvent,
   refundEvent,
+  statusHasEvent,
   renewalEvent,
   subscriptionCancelledEvent,
   reportReadyEvent,
@@ -50,11 +51,16 @@ export function createEventEmitter(deps: {
       deps.metrics.paidToIssued.observe({ mode: p.mode }, (p.certificatesIssuedAt.getTime() - p.paidAt.getTime()) / 1000);
   };
   return {
-    /** The event of the purchase's current status (checkout created, paid, expired, failed), if any. */
+    /**
+     * The event of the purchase's current status (checkout created, paid, expired, failed), if any.
+     * The buyer and items are read only for a status that has an event (a paid purchase also
+     * passes `awaiting_certificates`, which has none).
+     */
     async purchaseStatus(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
-      const stored = p ? purchaseStatusEvent(p, await factsOf(p)) : null;
-      if (p && stored) count(p, p.status, (await deps.publisher.publish(stored)).recorded);
+      if (!p || !statusHasEvent(p.status)) return;
+      const stored = purchaseStatusEvent(p, await factsOf(p));
+      if (stored) count(p, p.status, (await deps.publisher.publish(stored)).recorded);
     },
     async refunded(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);

@@ -95,16 +95,22 @@ export function reportReadyEvent(b: BordereauRecord): StoredEvent {
   });
 }
 
+/** The agency event type a purchase status announces; statuses not listed have no event of their own. */
+const STATUS_EVENT_TYPES: Partial<Record<PurchaseRecord['status'], AgencyEventType>> = {
+  awaiting_payment: 'purchase.checkout_created',
+  paid: 'purchase.paid',
+  expired: 'purchase.expired',
+  failed: 'purchase.failed',
+};
+
+/** Whether moving a purchase to `status` announces an event (so the event's facts are worth reading). */
+export function statusHasEvent(status: PurchaseRecord['status']): boolean {
+  return STATUS_EVENT_TYPES[status] !== undefined;
+}
+
 /** The event a purchase status announces, or null for statuses with no event of their own. */
 export function purchaseStatusEvent(p: PurchaseRecord, facts: EventPurchaseFacts): StoredEvent | null {
-  const type = (
-    {
-      awaiting_payment: 'purchase.checkout_created',
-      paid: 'purchase.paid',
-      expired: 'purchase.expired',
-      failed: 'purchase.failed',
-    } as Partial<Record<PurchaseRecord['status'], AgencyEventType>>
-  )[p.status];
+  const type = STATUS_EVENT_TYPES[p.status];
   return type ? envelope(type, agencyEventId(type, p.id), p, eventPurchaseObject(p, facts)) : null;
 }
 

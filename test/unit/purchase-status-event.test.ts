@@ -1,0 +1,103 @@
+/**
+ * The agency event of a purchase's status (src/events/emitter.ts, `purchaseStatus`): statuses
+ * that announce an event read the purchase's buyer and items and publish it once; the others
+ * (a paid purchase passes `awaiting_certificates` on its way to `issued`) read nothing more than
+ * the purchase and publish nothing. A unit test of that one function, with the repository and
+ * the publisher replaced by recorders.
+ */
+import { createEventEmitter } from '../../src/events/emitter';
+import type { StoredEvent } from '../../src/events/repository';
+import type { PurchaseRecord } from '../../src/purchases/repository';
+import type { PurchaseStatus } from '../../workflows/contracts';
+
+function purchase(status: PurchaseStatus): PurchaseRecord {
+  const at = new Date('2026-11-20T10:00:00Z');
+  return {
+    id: 41,
+    rootAccountId: 7,
+    apiKeyId: 3,
+    agentId: null,
+    buyerId: 12,
+    buyerEmail: 'buyer@example.com',
+    mode: 'test',
+    billing: 'one_time',
+    status,
+    currency: 'usd',
+    subtotalMinor: 1000,
+    platformFeeBps: null,
+    platformFeeMinor: 0,
+    totalMinor: 1000,
+    savePaymentMethod: false,
+    checkoutSessionId: 'cs_test_1',
+    checkoutUrl: 'https://checkout.example/cs_test_1',
+    checkoutExpiresAt: at,
+    paymentIntentId: status === 'quoted' || status === 'awaiting_payment' ? null : 'pi_1',
+    paidAt: status === 'quoted' || status === 'awaiting_payment' ? null : at,
+    certificatesIssuedAt: status === 'issued' ? at : null,
+    refundedAt: null,
+    refundedMinor: 0,
+    failureReason: status === 'failed' ? 'card_declined' : null,
+    failedAt: status === 'failed' ? at : null,
+    payprocSubscriptionId: null,
+    renewalOfPurchaseId: null,
+    returnToken: null,
+    testClockAt: null,
+    subscriptionCancelAtPeriodEnd: false,
+    subscriptionEndedAt: null,
+    subscriptionCancelledBy: null,
+    bundle: null,
+    metadata: {},
+    createdAt: at,
+  };
+}
+
+/** An emitter over one purchase in `status`, recording what it reads and publishes. */
+function emitterFor(status: PurchaseStatus) {
+  const reads: string[] = [];
+  const published: StoredEvent[] = [];
+  const record = purchase(status);
+  const emitter = createEventEmitter({
+    purchases: {
+      findById: async (id: number) => (reads.push('purchase'), id === record.id ? record : null),
+      buyerIdpAccntUuid: async () => (reads.push('buyer'), 'idp-buyer-1'),
+      itemDetails: async () => (reads.push('items'), []),
+      subscriptionPeriods: async () => [],
+    } as never,
+    certificates: { getCertificates: async () => [] } as never,
+    publisher: {
+      publish: async (stored: StoredEvent) => (published.push(stored), { recorded: true, deliveries: 0 }),
+    },
+  });
+  return { emitter, reads, published };
+}
+
+describe('the event of a purchase status', () => {
+  test.each([
+    ['awaiting_payment', 'purchase.checkout_created'],
+    ['paid', 'purchase.paid'],
+    ['expired', 'purchase.expired'],
+    ['failed', 'purchase.failed'],
+  ] as const)('when a purchase moves to %s, then its buyer and items are read and %s is published once', async (status, type) => {
+    const { emitter, reads, published } = emitterFor(status);
+    await emitter.purchaseStatus(41);
+    expect(reads.sort()).toEqual(['buyer', 'items', 'purchase']);
+    expect(published.map((e) => e.event.type)).toEqual([type]);
+  });
+
+  test.each(['quoted', 'awaiting_certificates', 'issued'] as const)(
+    'when a purchase moves to %s, then only the purchase is read and nothing is published',
+    async (status) => {
+      const { emitter, reads, published } = emitterFor(status);
+      await emitter.purchaseStatus(41);
+      expect(reads).toEqual(['purchase']);
+      expect(published).toEqual([]);
+    },
+  );
+
+  test('when the purchase does not exist, then nothing is published', async () => {
+    const { emitter, reads, published } = emitterFor('paid');
+    await emitter.purchaseStatus(404);
+    expect(reads).toEqual(['purchase']);
+    expect(published).toEqual([]);
+  });
+});
