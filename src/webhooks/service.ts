@@ -184,10 +184,7 @@ export function createWebhookService(deps: {
   /** Stores each accepted event once (the one writer of `payproc_events`). */
   events: Pick<PayprocEventsRepository, 'recordOnce'>;
   /** Reads of the purchase an event names (the webhook never writes purchases). */
-  purchases: Pick<
-    PurchasesRepository,
-    'findById' | 'findBySubscription' | 'findByPaymentIntent' | 'findByChargePaymentIntent' | 'subscriptionPeriods'
-  >;
+  purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByChargePaymentIntent' | 'subscriptionPeriods'>;
   stripe: Stripe;
   secrets: string[];
   workflows: Pick<
@@ -278,15 +275,10 @@ export function createWebhookService(deps: {
     if (!purchase) purchaseId = null;
     const dispute = disputeOf(event);
     if (purchaseId === null && (event.type === 'charge.refunded' || dispute)) {
-      // A charge or dispute carries no metadata of ours: its payment intent names the purchase (a
-      // refunded charge may be an endorsement's).
+      // A charge or dispute carries no metadata of ours: its payment intent names the purchase (the
+      // charge refunded or disputed may be the sale's or an endorsement's).
       const pi = dispute ? dispute.paymentIntentId : paymentIntentOf(event);
-      const found = !pi
-        ? undefined
-        : dispute
-          ? await deps.purchases.findByPaymentIntent(pi)
-          : await deps.purchases.findByChargePaymentIntent(pi);
-      purchaseId = found?.id ?? null;
+      purchaseId = (pi ? await deps.purchases.findByChargePaymentIntent(pi) : undefined)?.id ?? null;
     }
     const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
 

@@ -265,6 +265,50 @@ test('when an endorsement’s payment is partly refunded in the processor’s da
   expect(byKey.size).toBe(2);
 });
 
+test('when an endorsement’s charge is disputed, then the dispute (found by that charge’s payment intent, as a dispute carries no metadata of ours) is recorded on its purchase and shown with it', async () => {
+  const { id, itemId, premium } = await issuedWithDayPremium();
+  const q = await quote(id, [addDay(itemId, '2027-05-03')]);
+  expect(q.status).toBe(201);
+  const done = await endorse(id, { quote_id: q.body.data.id, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } });
+  expect(done.status).toBe(200);
+  const endorsementPi = done.body.data.payment.payment_intent as string;
+  const created = Math.floor(Date.now() / 1000);
+  const event = JSON.stringify({
+    id: `evt_endorsement_dispute_${id}`,
+    object: 'event',
+    type: 'charge.dispute.created',
+    livemode: false,
+    created,
+    data: {
+      object: {
+        id: `dp_endorsement_${id}`,
+        object: 'dispute',
+        charge: `ch_endorsement_${id}`,
+        payment_intent: endorsementPi,
+        amount: premium,
+        currency: 'usd',
+        reason: 'fraudulent',
+        status: 'needs_response',
+        created,
+        metadata: {},
+      },
+    },
+  });
+  const res = await deliverWebhook(app, event);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ purchase_id: id, relayed: true });
+  const stored = await eventually(() => app.container.db('purchase_disputes').where({ purchase_id: id }).first(), 60_000);
+  expect(stored).toMatchObject({
+    payproc_dispute_id: `dp_endorsement_${id}`,
+    payproc_charge_id: `ch_endorsement_${id}`,
+    amount_minor: String(premium),
+    status: 'needs_response',
+  });
+  expect((await purchase(id)).disputes).toEqual([
+    expect.objectContaining({ id: `dp_endorsement_${id}`, charge: `ch_endorsement_${id}`, amount: premium, status: 'needs_response' }),
+  ]);
+});
+
 test('when the saved card is declined, then the answer is CARD_ERROR, the endorsement ends payment_failed and the purchase keeps its two days', async () => {
   const id = await issuedPurchase(app, account);
   const itemId = (await purchase(id)).items[0].id as number;
