@@ -33,7 +33,19 @@ export async function up(knex: Knex): Promise<void> {
     and (premium_minor >= 0 or (kind = 'endorsement' and platform_fee_minor = 0)))`);
 }
 
+/**
+ * Undoes the migration. Refuses (throws, changing nothing: the migration runs in a transaction)
+ * while the ledger holds an endorsement that gave premium back (negative premium): the earlier
+ * schema cannot hold it, and deleting it would lose the record of money refunded to a buyer.
+ * `refund` rows (the processor dashboard's refunds) are deleted, as they have no earlier form.
+ */
 export async function down(knex: Knex): Promise<void> {
+  const negative = await knex('policy_transactions').where({ kind: 'endorsement' }).where('premium_minor', '<', 0).count('* as n').first();
+  if (Number(negative?.n ?? 0) > 0)
+    throw new Error(
+      `cannot roll back priced holder endorsements: ${negative!.n} endorsement row(s) in policy_transactions gave premium back ` +
+        '(premium_minor < 0), which the earlier schema cannot hold; nothing was changed',
+    );
   await knex('policy_transactions').where({ kind: 'refund' }).delete();
   await knex.raw('alter table policy_transactions drop constraint policy_transactions_check');
   await knex.raw(`alter table policy_transactions add constraint policy_transactions_check check (
