@@ -560,10 +560,12 @@ export async function ensureTemporalNamespace({ bin, address, namespace, retenti
  * var/log/temporal.log) unless one is running, in which case missing attributes are created.
  * `uiCodecEndpoint` is the codec endpoint the Web UI decodes payloads through (a server already
  * running keeps the one it was started with). The server's own Prometheus metrics are on
- * `metricsPort` (default `port` + 2000: 9233 for 7233).
+ * `metricsPort` (default `port` + 2000: 9233 for 7233). `fresh`: a server this call starts begins
+ * with an empty `dbFile` (a bench's runs then compare: history and visibility left by earlier runs
+ * make each write dearer); a server already running is reused as it is, with a warning.
  *
  * @param {{ port?: number, uiPort?: number, metricsPort?: number, dbFile?: string, namespace?: string, bin?: string,
- *   uiCodecEndpoint?: string, timeoutMs?: number, log?: (line: string) => void }} [options]
+ *   uiCodecEndpoint?: string, fresh?: boolean, timeoutMs?: number, log?: (line: string) => void }} [options]
  * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, metricsAddress: string, started: boolean }>}
  * @throws {Error} when the port is held by something else or the server is not ready in time.
  */
@@ -575,6 +577,7 @@ export async function ensureTemporal({
   namespace = 'default',
   bin,
   uiCodecEndpoint,
+  fresh = false,
   timeoutMs = 90_000,
   log = defaultLog,
 } = {}) {
@@ -592,11 +595,15 @@ export async function ensureTemporal({
   };
   if (await reusable('Temporal server', port, () => temporalReady(temporal, address, namespace), 30_000)) {
     await ensureSearchAttributes(temporal, address, namespace, log);
-    log(`[stack] reusing Temporal on ${address}`);
+    log(`[stack] reusing Temporal on ${address}${fresh ? ' (not fresh: it keeps what earlier runs left)' : ''}`);
     return result;
   }
   const db = abs(dbFile);
   fs.mkdirSync(path.dirname(db), { recursive: true });
+  if (fresh) {
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) fs.rmSync(f, { force: true });
+    log(`[stack] Temporal state ${dbFile} emptied`);
+  }
   // SQLite in WAL mode with `synchronous=normal`: commits no longer fsync one by one (a process
   // crash loses nothing, a power cut may lose the last commits: a dev server's trade). An
   // eighth of the dev server's CPU went to those fsyncs under load (issue 16).
@@ -701,10 +708,12 @@ async function ensureTemporalSchema({ sqlTool, serverUrl, pg, database, versione
  * the namespace `namespace` (retention 3 days) and the purchase search attributes, and the
  * Temporal UI server on `uiPort`. Config written to var/temporal-cluster/; logs
  * var/log/temporal-server.log and var/log/temporal-ui.log. A cluster already answering on the
- * port is reused (its namespace and attributes are still ensured).
+ * port is reused (its namespace and attributes are still ensured). `fresh`: a cluster this call
+ * starts begins with both databases dropped and created again (a bench's runs then compare); a
+ * cluster already running is reused as it is, with a warning.
  *
  * @param {{ databaseUrl: string, port?: number, uiPort?: number, namespace?: string, dbPrefix?: string,
- *   shards?: number, codecEndpoint?: string, timeoutMs?: number, log?: (line: string) => void }} options
+ *   shards?: number, codecEndpoint?: string, fresh?: boolean, timeoutMs?: number, log?: (line: string) => void }} options
  * @returns {Promise<{ address: string, uiUrl: string, namespace: string, bin: string, metricsAddress: string, started: boolean }>}
  *   `bin` is the Temporal CLI, for the namespace and search-attribute commands.
  * @throws {Error} when a port is held by something else, a schema step fails or the server is not ready in time.
@@ -717,6 +726,7 @@ export async function ensureTemporalCluster({
   dbPrefix = 'temporal',
   shards = 4,
   codecEndpoint,
+  fresh = false,
   timeoutMs = 120_000,
   log = defaultLog,
 }) {
@@ -738,7 +748,7 @@ export async function ensureTemporalCluster({
   };
   if (await reusable('Temporal cluster', port, ready, 30_000)) {
     await ensureTemporalNamespace({ bin: cli, address, namespace, retention: '72h', log });
-    log(`[stack] reusing Temporal cluster on ${address}`);
+    log(`[stack] reusing Temporal cluster on ${address}${fresh ? ' (not fresh: it keeps what earlier runs left)' : ''}`);
     return result;
   }
   const u = new URL(databaseUrl);
@@ -750,6 +760,7 @@ export async function ensureTemporalCluster({
   };
   const serverUrl = withDatabase(databaseUrl, 'postgres');
   const databases = { main: dbPrefix, visibility: `${dbPrefix}_visibility` };
+  if (fresh) for (const database of [databases.main, databases.visibility]) await ensureDatabase(serverUrl, database, true, log);
   const schema = toolSchemaDir('temporalServer');
   await ensureTemporalSchema({
     sqlTool: tools.temporalSqlTool,

@@ -455,8 +455,6 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
   let server: Server | undefined;
   let worker: WorkerProcess | undefined;
   try {
-    // A server of an interrupted run may still hold the port (it is reused); otherwise start from empty state.
-    if (!(await stack.tcpOpen(PORTS.temporal))) for (const f of ['', '-shm', '-wal']) fs.rmSync(`${temporalDb}${f}`, { force: true });
     fs.mkdirSync(stateDir, { recursive: true });
     const [dbUrl, t, stripeMock, s] = await Promise.all([
       stack.ensurePostgres({ databaseUrl: dbTarget.toString(), recreate: true, log }),
@@ -466,6 +464,8 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
         metricsPort: PORTS.temporalMetrics,
         dbFile: path.relative(REPO_ROOT, temporalDb),
         bin: tools.temporal,
+        // From empty state; a server of an interrupted run that still holds the port is reused.
+        fresh: true,
         log,
       }),
       stack.ensureStripeMock({ port: PORTS.stripeMock, bin: tools.stripeMock, log }),

@@ -382,9 +382,17 @@ export interface StackLib {
     metricsPort?: number;
     dbFile?: string;
     bin?: string;
+    /** A server this call starts begins with empty state (a server already running is reused as it is). */
+    fresh?: boolean;
     log?: StackLog;
   }): Promise<{ address: string; bin: string; started: boolean }>;
-  ensureTemporalCluster(o: { databaseUrl: string; log?: StackLog }): Promise<{ address: string; bin: string }>;
+  ensureTemporalCluster(o: {
+    databaseUrl: string;
+    dbPrefix?: string;
+    /** A cluster this call starts begins with its databases dropped and created again. */
+    fresh?: boolean;
+    log?: StackLog;
+  }): Promise<{ address: string; bin: string }>;
   ensureStripeMock(o: { port?: number; bin?: string; log?: StackLog }): Promise<{ url: string; started: boolean }>;
   ensureFakeGcs(o: {
     port?: number;

@@ -17,8 +17,8 @@
  *  - CPU-seconds per completed purchase, from `/proc` (utime + stime, reaped children included)
  *    over the window from the first arrival to the last issuance, split by process: API, worker
  *    (Node), Chromium (the workers' page pools), Temporal (dev server or temporal-server),
- *    PostgreSQL (the backends serving the bench's database and the cluster's `temporal` and
- *    `temporal_visibility`; the server's shared background work is not counted), and the whole
+ *    PostgreSQL (the backends serving the bench's database and the cluster's two; the server's
+ *    shared background work is not counted), and the whole
  *    machine (everything running on it, the bench's own load generator included);
  *  - history events per purchase (purchase workflow, and a certificates child where one ran, from a sample).
  * The knee is the highest rate at which at least 95 % completed with p95 ≤ 2 s (the issue's goal
@@ -33,7 +33,13 @@
  * Isolation: reuses or starts the servers of `npm run dev` (PostgreSQL, stripe-mock, fake-gcs,
  * the Temporal dev server on 7233 and the cluster on 7633) and stops what it started; its own
  * database `insurance_bench_throughput` (recreated), namespaces `throughput-<shape>-<time>`
- * (retention 1 day) and bucket. `--quick`: rates 1 and 2, 10 s each, 30 s drain.
+ * (retention 1 day) and bucket. A Temporal server it starts begins empty, with state of its own
+ * (`var/bench/temporal-throughput.db`; the cluster's databases `temporal_bench_throughput` and
+ * `temporal_bench_throughput_visibility`, dropped and created again), so runs of two trees start
+ * from the same state: the cluster's databases had been shared with `npm run dev` and grew with
+ * every run (its visibility database held 151 MB after four runs of 480 purchases, each
+ * execution's row written about seven times over some seventy indexes). A server already running
+ * (`npm run dev`'s) is reused as it is, with a warning. `--quick`: rates 1 and 2, 10 s each, 30 s drain.
  * Exits 0 also when a goal is missed; exits 1 only when the benchmark cannot run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,6 +61,9 @@ import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } fro
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_throughput';
+/** The cluster's two databases (`<prefix>`, `<prefix>_visibility`) and the dev server's state file, the bench's own. */
+const TEMPORAL_DB_PREFIX = 'temporal_bench_throughput';
+const TEMPORAL_DEV_STATE = 'var/bench/temporal-throughput.db';
 /**
  * The goal: 8 purchases/s sustained with p95 webhook→issued ≤ 2 s, at most GOAL_CPU_S CPU-s each
  * (the dev shape 0.25; the cluster shape, which also pays Temporal's PostgreSQL, 0.2).
@@ -130,7 +139,9 @@ function cpuSample(
       temporal: ticks(pidsMatching(temporalPattern)),
       // Backends serving this bench's databases (the service's and the cluster's), not the whole server.
       // Titles read `postgres: [15/main: ]<user> <database> <client> <state>`.
-      postgres: ticks(pidsMatching(new RegExp(`^postgres: (\\S+: )?\\S+ (${BENCH_DATABASE}|temporal|temporal_visibility) `))),
+      postgres: ticks(
+        pidsMatching(new RegExp(`^postgres: (\\S+: )?\\S+ (${BENCH_DATABASE}|${TEMPORAL_DB_PREFIX}|${TEMPORAL_DB_PREFIX}_visibility) `)),
+      ),
     },
     machine: machineTicks(),
   };
@@ -372,7 +383,10 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
     const secret = 'whsec_throughput_bench_secret';
     let day0 = 0;
     for (const shape of shapes) {
-      const temporal = shape === 'cluster' ? await stack.ensureTemporalCluster({ databaseUrl, log }) : await stack.ensureTemporal({ log });
+      const temporal =
+        shape === 'cluster'
+          ? await stack.ensureTemporalCluster({ databaseUrl, dbPrefix: TEMPORAL_DB_PREFIX, fresh: true, log })
+          : await stack.ensureTemporal({ dbFile: TEMPORAL_DEV_STATE, fresh: true, log });
       const temporalPattern = shape === 'cluster' ? /temporal-server .*--config-file/ : /temporal server start-dev/;
       for (let workers = 1; workers <= opts.maxWorkers; workers++) {
         const runId = randomUUID().slice(0, 8);
