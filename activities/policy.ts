@@ -97,11 +97,10 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
       if (p.status !== 'issued')
         refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
-      const [items, cancellations, charges, saleDashboard] = await Promise.all([
+      const [items, cancellations, { charges, saleDashboardRefundedMinor: saleDashboard }] = await Promise.all([
         purchases.itemDetails(p.id),
         purchases.cancellations(p.id),
-        purchases.endorsementCharges(p.id),
-        purchases.saleDashboardRefundedMinor(p),
+        purchases.chargesAndSaleDashboardRefund(p),
       ]);
       let priced;
       try {

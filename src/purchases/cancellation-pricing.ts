@@ -106,22 +106,18 @@ export const CANCELLATION_QUOTE_TTL_MS = 15 * 60_000;
  * @throws {RefundRuleError} as priceCancellation does (nothing to cancel, a started unit, …).
  */
 export async function storeCancellationQuote(
-  purchases: Pick<
-    PurchasesRepository,
-    'itemDetails' | 'cancellations' | 'saveCancellationQuote' | 'endorsementCharges' | 'saleDashboardRefundedMinor'
-  >,
+  purchases: Pick<PurchasesRepository, 'itemDetails' | 'cancellations' | 'saveCancellationQuote' | 'chargesAndSaleDashboardRefund'>,
   p: PurchaseRecord,
   ask: CancellationAsk & { apiKeyId: number; reason: string | null },
   clock: Date,
   realNow: Date,
 ): Promise<StoredCancellationQuote> {
-  const [items, cancellations, charges, saleDashboard] = await Promise.all([
+  const [items, cancellations, { charges, saleDashboardRefundedMinor }] = await Promise.all([
     purchases.itemDetails(p.id),
     purchases.cancellations(p.id),
-    purchases.endorsementCharges(p.id),
-    purchases.saleDashboardRefundedMinor(p),
+    purchases.chargesAndSaleDashboardRefund(p),
   ]);
-  const priced = priceCancellationOf(p, items, cancellations, ask, charges, saleDashboard);
+  const priced = priceCancellationOf(p, items, cancellations, ask, charges, saleDashboardRefundedMinor);
   return purchases.saveCancellationQuote({
     id: `cq_${randomBytes(12).toString('hex')}`,
     purchaseId: p.id,

@@ -526,7 +526,65 @@ export function dashboardRefundsByPaymentIntent(
   return byIntent;
 }
 
+/** A completed priced endorsement of a purchase, as `endorsementCharges` returns it (amounts in minor units). */
+export interface EndorsementCharge {
+  id: number;
+  premiumMinor: number;
+  platformFeeMinor: number;
+  totalMinor: number;
+  paymentIntentId: string | null;
+  completedAt: Date;
+  breakdown: LedgerUnitPremium[];
+  dashboardRefundedMinor: number;
+}
+
+/** A completed `endorsement` or `refund` row of the ledger (`policy_transactions`), as read: amounts in minor units (bigint as text). */
+interface ChargeRow {
+  id: number;
+  kind: 'endorsement' | 'refund';
+  premium_minor: string;
+  platform_fee_minor: string;
+  total_minor: string;
+  payment_intent_id: string | null;
+  completed_at: Date;
+  breakdown: LedgerUnitPremium[];
+}
+
+/** The endorsements of `rows` (completed endorsement and refund rows) as charges, each with its dashboard refunds. */
+function endorsementChargesOf(rows: ChargeRow[]): EndorsementCharge[] {
+  // Rows that name no payment intent were the sale's, which no endorsement's is.
+  const dashboard = dashboardRefundsByPaymentIntent(rows, null);
+  return rows
+    .filter((r) => r.kind === 'endorsement')
+    .map((r) => ({
+      id: r.id,
+      premiumMinor: Number(r.premium_minor),
+      platformFeeMinor: Number(r.platform_fee_minor),
+      totalMinor: Number(r.total_minor),
+      paymentIntentId: r.payment_intent_id ?? null,
+      completedAt: r.completed_at,
+      breakdown: r.breakdown,
+      dashboardRefundedMinor: (r.payment_intent_id && dashboard.get(r.payment_intent_id)) || 0,
+    }));
+}
+
+/** What the `refund` rows among `rows` took from the sale's payment intent (rows naming none were the sale's), minor units. */
+function saleDashboardRefundOf(
+  rows: ReadonlyArray<{ kind: string; payment_intent_id?: string | null; total_minor: unknown }>,
+  salePaymentIntentId: string,
+): number {
+  return dashboardRefundsByPaymentIntent(rows, salePaymentIntentId).get(salePaymentIntentId) ?? 0;
+}
+
 export function createPurchasesRepository(db: Db | Knex.Transaction) {
+  /** The purchase's completed endorsement and refund ledger rows, oldest first. */
+  async function completedChargeRows(purchaseId: number): Promise<ChargeRow[]> {
+    return db('policy_transactions')
+      .where({ purchase_id: purchaseId, status: 'completed' })
+      .whereIn('kind', ['endorsement', 'refund'])
+      .orderBy('id');
+  }
+
   async function items(trx: Knex.Transaction | Db, purchaseId: number): Promise<StoredItem[]> {
     const rows = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position');
     const units = await trx('covered_units').where({ purchase_id: purchaseId }).orderBy(['purchase_item_id', 'unit_index']);
@@ -1029,49 +1087,24 @@ export function createPurchasesRepository(db: Db | Knex.Transaction) {
      * (a holder's endorsement premium naming its holder and endorsement), and what was refunded
      * of that payment in the processor's dashboard (`refund` rows of its payment intent).
      */
-    async endorsementCharges(purchaseId: number): Promise<
-      Array<{
-        id: number;
-        premiumMinor: number;
-        platformFeeMinor: number;
-        totalMinor: number;
-        paymentIntentId: string | null;
-        completedAt: Date;
-        breakdown: LedgerUnitPremium[];
-        dashboardRefundedMinor: number;
-      }>
-    > {
-      const rows = await db('policy_transactions')
-        .where({ purchase_id: purchaseId, status: 'completed' })
-        .whereIn('kind', ['endorsement', 'refund'])
-        .orderBy('id');
-      // Rows that name no payment intent were the sale's, which no endorsement's is.
-      const dashboard = dashboardRefundsByPaymentIntent(rows, null);
-      return rows
-        .filter((r) => r.kind === 'endorsement')
-        .map((r) => ({
-          id: r.id,
-          premiumMinor: Number(r.premium_minor),
-          platformFeeMinor: Number(r.platform_fee_minor),
-          totalMinor: Number(r.total_minor),
-          paymentIntentId: r.payment_intent_id ?? null,
-          completedAt: r.completed_at,
-          breakdown: r.breakdown,
-          dashboardRefundedMinor: (r.payment_intent_id && dashboard.get(r.payment_intent_id)) || 0,
-        }));
+    async endorsementCharges(purchaseId: number): Promise<EndorsementCharge[]> {
+      return endorsementChargesOf(await completedChargeRows(purchaseId));
     },
 
     /**
-     * What was refunded of purchase `p`'s sale payment in the processor's dashboard, minor units:
-     * its `refund` rows of the sale's payment intent (rows of before they named their payment
-     * intent were the sale's). The caller has the purchase already: one query.
+     * `endorsementCharges` of purchase `p`, and what was refunded of its sale payment in the
+     * processor's dashboard (`saleDashboardRefundedMinor`, minor units: its `refund` rows of the
+     * sale's payment intent; rows of before they named their payment intent were the sale's), from
+     * one read of its ledger: pricing a cancellation needs both. The caller has the purchase already.
      */
-    async saleDashboardRefundedMinor(p: Pick<PurchaseRecord, 'id' | 'paymentIntentId'>): Promise<number> {
-      if (!p.paymentIntentId) return 0;
-      const rows = await db('policy_transactions')
-        .where({ purchase_id: p.id, kind: 'refund', status: 'completed' })
-        .select('kind', 'payment_intent_id', 'total_minor');
-      return dashboardRefundsByPaymentIntent(rows, p.paymentIntentId).get(p.paymentIntentId) ?? 0;
+    async chargesAndSaleDashboardRefund(
+      p: Pick<PurchaseRecord, 'id' | 'paymentIntentId'>,
+    ): Promise<{ charges: EndorsementCharge[]; saleDashboardRefundedMinor: number }> {
+      const rows = await completedChargeRows(p.id);
+      return {
+        charges: endorsementChargesOf(rows),
+        saleDashboardRefundedMinor: p.paymentIntentId ? saleDashboardRefundOf(rows, p.paymentIntentId) : 0,
+      };
     },
 
     /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
