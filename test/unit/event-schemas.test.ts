@@ -27,50 +27,9 @@ import type { StoredEndorsement } from '../../src/endorsements/repository';
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import { GetCertificatesResponse } from '../../src/certificates/schemas';
 import { buildOpenApiDocument, createOpenApiRegistry } from '../../src/http/openapi';
-import type { PurchaseRecord, StoredCancellation } from '../../src/purchases/repository';
+import type { StoredCancellation } from '../../src/purchases/repository';
+import { purchaseRecord as purchase } from '../helpers/purchase-record';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
-
-/** A purchase as the repository reads it (a partial record cast: a field the builders start reading shows up as missing). */
-function purchase(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {
-  const record: Partial<PurchaseRecord> = {
-    id: 42,
-    rootAccountId: 3,
-    apiKeyId: 9,
-    agentId: 5,
-    buyerId: 11,
-    buyerEmail: 'jordan@example.com',
-    mode: 'test',
-    billing: 'one_time',
-    status: 'paid',
-    currency: 'usd',
-    subtotalMinor: 7500,
-    platformFeeMinor: 188,
-    totalMinor: 7688,
-    savePaymentMethod: false,
-    checkoutSessionId: 'cs_test_1',
-    checkoutUrl: 'https://checkout.example/cs_test_1',
-    checkoutExpiresAt: new Date('2026-11-23T11:58:40.000Z'),
-    paymentIntentId: 'pi_1',
-    paidAt: new Date('2026-11-22T12:00:05.000Z'),
-    certificatesIssuedAt: null,
-    refundedAt: null,
-    refundedMinor: 0,
-    failureReason: null,
-    failedAt: null,
-    payprocSubscriptionId: null,
-    renewalOfPurchaseId: null,
-    returnToken: null,
-    testClockAt: null,
-    subscriptionCancelAtPeriodEnd: false,
-    subscriptionEndedAt: null,
-    subscriptionCancelledBy: null,
-    bundle: null,
-    metadata: { order_id: 'ORD-1' },
-    createdAt: new Date('2026-11-22T11:58:40.000Z'),
-    ...overrides,
-  };
-  return record as PurchaseRecord;
-}
 
 function cancellation(overrides: Partial<StoredCancellation> = {}): StoredCancellation {
   const record: Partial<StoredCancellation> = {

@@ -7,48 +7,22 @@
  */
 import { createEventEmitter } from '../../src/events/emitter';
 import type { StoredEvent } from '../../src/events/repository';
-import type { PurchaseRecord } from '../../src/purchases/repository';
+import { purchaseRecord } from '../helpers/purchase-record';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
-function purchase(status: PurchaseStatus): PurchaseRecord {
+/** A purchase in `status`, with the fields that status implies. */
+function purchase(status: PurchaseStatus) {
   const at = new Date('2026-11-20T10:00:00Z');
-  return {
+  const unpaid = status === 'quoted' || status === 'awaiting_payment';
+  return purchaseRecord({
     id: 41,
-    rootAccountId: 7,
-    apiKeyId: 3,
-    agentId: null,
-    buyerId: 12,
-    buyerEmail: 'buyer@example.com',
-    mode: 'test',
-    billing: 'one_time',
     status,
-    currency: 'usd',
-    subtotalMinor: 1000,
-    platformFeeBps: null,
-    platformFeeMinor: 0,
-    totalMinor: 1000,
-    savePaymentMethod: false,
-    checkoutSessionId: 'cs_test_1',
-    checkoutUrl: 'https://checkout.example/cs_test_1',
-    checkoutExpiresAt: at,
-    paymentIntentId: status === 'quoted' || status === 'awaiting_payment' ? null : 'pi_1',
-    paidAt: status === 'quoted' || status === 'awaiting_payment' ? null : at,
+    paymentIntentId: unpaid ? null : 'pi_1',
+    paidAt: unpaid ? null : at,
     certificatesIssuedAt: status === 'issued' ? at : null,
-    refundedAt: null,
-    refundedMinor: 0,
     failureReason: status === 'failed' ? 'card_declined' : null,
     failedAt: status === 'failed' ? at : null,
-    payprocSubscriptionId: null,
-    renewalOfPurchaseId: null,
-    returnToken: null,
-    testClockAt: null,
-    subscriptionCancelAtPeriodEnd: false,
-    subscriptionEndedAt: null,
-    subscriptionCancelledBy: null,
-    bundle: null,
-    metadata: {},
-    createdAt: at,
-  };
+  });
 }
 
 /** An emitter over one purchase in `status`, recording what it reads and publishes. */
