@@ -114,28 +114,13 @@ function cpuSample(
   api: number,
   workers: number[],
   temporalPattern: RegExp,
-): { parts: Record<Part, Map<number, number>>; machine: { busy: number; total: number } } {
-  const workerTrees = workers.map((w) => processTree(w));
-  const chromium = workerTrees.flatMap((t) => t.slice(1)); // below the worker: its Chromium processes
+): { parts: Record<Exclude<Part, 'chromium'>, Map<number, number>>; machine: { busy: number; total: number } } {
   const ticks = (pids: number[]) => new Map(pids.map((pid) => [pid, processTicks(pid)]));
-  // Own time only for the workers (their reaped children are Chromium's), every descendant's for Chromium.
-  const own = (pid: number) => {
-    try {
-      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const v = f
-        .slice(f.lastIndexOf(')') + 2)
-        .split(' ')
-        .map(Number);
-      return v[11]! + v[12]!;
-    } catch {
-      return 0;
-    }
-  };
   return {
     parts: {
       api: ticks(processTree(api)),
-      worker: new Map(workers.map((w) => [w, own(w)])),
-      chromium: ticks(chromium),
+      // Own time only (its reaped children are its Chromium browsers, which ChromiumMeter counts).
+      worker: new Map(workers.map((w) => [w, ownTicks(w)])),
       temporal: ticks(pidsMatching(temporalPattern)),
       // Backends serving this bench's databases (the service's and the cluster's), not the whole server.
       // Titles read `postgres: [15/main: ]<user> <database> <client> <state>`.
@@ -149,12 +134,72 @@ function cpuSample(
 
 type CpuSample = ReturnType<typeof cpuSample>;
 
-/** CPU-seconds each part used between two samples (processes present at the end only). */
-function cpuSeconds(a: CpuSample, b: CpuSample): Record<Part | 'machine', number> {
+/**
+ * CPU-seconds each part used between two samples (processes present at the end only: the API, the
+ * workers, Temporal and the pools' PostgreSQL backends live through a window), with Chromium's
+ * from its meter (`chromiumSeconds`).
+ */
+function cpuSeconds(a: CpuSample, b: CpuSample, chromiumSeconds: number): Record<Part | 'machine', number> {
   const delta = (x: Map<number, number>, y: Map<number, number>) =>
     [...y].reduce((sum, [pid, t]) => sum + Math.max(0, t - (x.get(pid) ?? 0)), 0) / 100;
-  const out = Object.fromEntries(PARTS.map((p) => [p, delta(a.parts[p], b.parts[p])])) as Record<Part, number>;
-  return { ...out, machine: (b.machine.busy - a.machine.busy) / 100 };
+  const parts = PARTS.filter((p): p is Exclude<Part, 'chromium'> => p !== 'chromium');
+  const out = Object.fromEntries(parts.map((p) => [p, delta(a.parts[p], b.parts[p])])) as Record<Exclude<Part, 'chromium'>, number>;
+  return { ...out, chromium: chromiumSeconds, machine: (b.machine.busy - a.machine.busy) / 100 };
+}
+
+/** utime + stime of `pid` (its own CPU, without reaped children: fields 14 and 15 of stat(5)), in ticks; 0 once gone. */
+function ownTicks(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const v = f
+      .slice(f.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return v[11]! + v[12]!;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The CPU of the workers' Chromium processes (every process below a worker) over a window, read
+ * every second: the pool recycles a browser after PDF_RENDERS_PER_BROWSER renders (at 8/s about
+ * every two minutes), and a browser that exits takes its renderers with it, so a reading at the
+ * window's ends alone missed their time (a 5-minute run at 8/s read 0.006 CPU-s per purchase
+ * for Chromium). Each process's own time (a parent's reaped-children time would count a child
+ * twice); what a process used in its last second is missed, and a pid reused within the window
+ * counts only its first process.
+ */
+class ChromiumMeter {
+  private readonly first = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly workers: readonly number[]) {
+    for (const [pid, t] of this.read()) {
+      this.first.set(pid, t);
+      this.last.set(pid, t);
+    }
+    // Unref'd: a window that throws never keeps the bench alive.
+    this.timer = setInterval(() => this.observe(), 1000).unref();
+  }
+
+  private read(): Map<number, number> {
+    return new Map(this.workers.flatMap((w) => processTree(w).slice(1)).map((pid) => [pid, ownTicks(pid)]));
+  }
+
+  private observe(): void {
+    for (const [pid, t] of this.read()) this.last.set(pid, Math.max(t, this.last.get(pid) ?? 0));
+  }
+
+  /** Stops reading; CPU-seconds used since the meter was made (a process new since then from 0). */
+  stop(): number {
+    clearInterval(this.timer);
+    this.observe();
+    let ticks = 0;
+    for (const [pid, t] of this.last) ticks += t - (this.first.get(pid) ?? 0);
+    return ticks / 100;
+  }
 }
 
 interface ApiProcess {
@@ -246,6 +291,7 @@ async function runRate(opts: {
     opts.workers.map((w) => w.pid),
     opts.temporalPattern,
   );
+  const chromium = new ChromiumMeter(opts.workers.map((w) => w.pid));
   const t0 = Date.now();
   const total = Math.round(rate * seconds);
   for (let n = 0; n < total; n++) {
@@ -303,7 +349,7 @@ async function runRate(opts: {
     opts.workers.map((w) => w.pid),
     opts.temporalPattern,
   );
-  const cpu = cpuSeconds(before, after);
+  const cpu = cpuSeconds(before, after, chromium.stop());
   const latencies = paid.filter((a) => issued.has(a.purchaseId!)).map((a) => issued.get(a.purchaseId!)! - a.sentAt!);
   const latency = latencyStats(Float64Array.from(latencies).sort());
   const completed = latencies.length;
