@@ -561,8 +561,8 @@ export async function ensureTemporalNamespace({ bin, address, namespace, retenti
  * `uiCodecEndpoint` is the codec endpoint the Web UI decodes payloads through (a server already
  * running keeps the one it was started with). The server's own Prometheus metrics are on
  * `metricsPort` (default `port` + 2000: 9233 for 7233). `fresh`: a server this call starts begins
- * with an empty `dbFile` (a bench's runs then compare: history and visibility left by earlier runs
- * make each write dearer); a server already running is reused as it is, with a warning.
+ * with an empty `dbFile` (a bench's runs then start from the same state, not from what earlier runs
+ * left); a server already running is reused as it is, with a warning.
  *
  * @param {{ port?: number, uiPort?: number, metricsPort?: number, dbFile?: string, namespace?: string, bin?: string,
  *   uiCodecEndpoint?: string, fresh?: boolean, timeoutMs?: number, log?: (line: string) => void }} [options]
@@ -709,8 +709,8 @@ async function ensureTemporalSchema({ sqlTool, serverUrl, pg, database, versione
  * Temporal UI server on `uiPort`. Config written to var/temporal-cluster/; logs
  * var/log/temporal-server.log and var/log/temporal-ui.log. A cluster already answering on the
  * port is reused (its namespace and attributes are still ensured). `fresh`: a cluster this call
- * starts begins with both databases dropped and created again (a bench's runs then compare); a
- * cluster already running is reused as it is, with a warning.
+ * starts begins with both databases dropped and created again (a bench's runs then start from the
+ * same state); a cluster already running is reused as it is, with a warning.
  *
  * @param {{ databaseUrl: string, port?: number, uiPort?: number, namespace?: string, dbPrefix?: string,
  *   shards?: number, codecEndpoint?: string, fresh?: boolean, timeoutMs?: number, log?: (line: string) => void }} options
