@@ -208,16 +208,17 @@ export function stillPresent(procs: readonly ProcInfo[]): ProcInfo[] {
 
 /**
  * CPU time of a process (user + system) plus that of its children it has reaped, in clock ticks
- * (USER_HZ, 100 per second on Linux); 0 when gone.
+ * (USER_HZ, 100 per second on Linux); 0 when gone. `ownOnly`: without the reaped children's.
  */
-export function processTicks(pid: number): number {
+export function processTicks(pid: number, ownOnly = false): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat
       .slice(stat.lastIndexOf(')') + 2)
       .split(' ')
       .map(Number);
-    return f[11]! + f[12]! + f[13]! + f[14]!; // utime, stime, cutime, cstime (fields 14 to 17 of stat(5))
+    // utime, stime (fields 14 and 15 of stat(5)), then cutime, cstime (16 and 17)
+    return f[11]! + f[12]! + (ownOnly ? 0 : f[13]! + f[14]!);
   } catch {
     return 0;
   }

@@ -120,7 +120,7 @@ function cpuSample(
     parts: {
       api: ticks(processTree(api)),
       // Own time only (its reaped children are its Chromium browsers, which ChromiumMeter counts).
-      worker: new Map(workers.map((w) => [w, ownTicks(w)])),
+      worker: new Map(workers.map((w) => [w, processTicks(w, true)])),
       temporal: ticks(pidsMatching(temporalPattern)),
       // Backends serving this bench's databases (the service's and the cluster's), not the whole server.
       // Titles read `postgres: [15/main: ]<user> <database> <client> <state>`.
@@ -147,20 +147,6 @@ function cpuSeconds(a: CpuSample, b: CpuSample, chromiumSeconds: number): Record
   return { ...out, chromium: chromiumSeconds, machine: (b.machine.busy - a.machine.busy) / 100 };
 }
 
-/** utime + stime of `pid` (its own CPU, without reaped children: fields 14 and 15 of stat(5)), in ticks; 0 once gone. */
-function ownTicks(pid: number): number {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const v = f
-      .slice(f.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return v[11]! + v[12]!;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * The CPU of the workers' Chromium processes (every process below a worker) over a window, read
  * every second: the pool recycles a browser after PDF_RENDERS_PER_BROWSER renders (at 8/s about
@@ -185,7 +171,7 @@ class ChromiumMeter {
   }
 
   private read(): Map<number, number> {
-    return new Map(this.workers.flatMap((w) => processTree(w).slice(1)).map((pid) => [pid, ownTicks(pid)]));
+    return new Map(this.workers.flatMap((w) => processTree(w).slice(1)).map((pid) => [pid, processTicks(pid, true)]));
   }
 
   private observe(): void {
