@@ -15,10 +15,12 @@
  *   stored under its key is kept.
  * A template error fails without retry (it would fail the same way again); a render, storage
  * or database error is retried by the workflow's policy.
- * Long activities heartbeat, so a killed worker's work is picked up within the heartbeat timeout.
+ * Long activities heartbeat, so a killed worker's work is picked up within the heartbeat timeout;
+ * an attempt sends none in its first `HEARTBEAT_GRACE_MS` (./heartbeat.ts).
  */
 import { Readable } from 'node:stream';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { attemptStarted, heartbeat, withHeartbeat } from './heartbeat';
 import type { Db } from '../src/db/knex';
 import { CertificateTemplateError, certificatePage } from '../src/pdf/certificate-template';
 import type { CertificatePrinter } from '../src/pdf/certificate-printer';
@@ -59,17 +61,6 @@ export interface IssuanceCheck {
  */
 const ZIP_OPTIONS = { onExisting: 'keep' } as const;
 
-/** Runs `fn` while heartbeating every 2 s (for steps that make no progress to report). */
-async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), 2000);
-  try {
-    return await fn();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 /** Maps a failure that would repeat on retry to a non-retryable activity failure. */
 function permanent(err: unknown): never {
   if (err instanceof CertificateTemplateError || err instanceof ObjectConflictError) {
@@ -93,11 +84,12 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     created?: Set<string>,
   ): Promise<{ rendered: number; alreadyStored: number }> {
     const ctx = Context.current();
+    attemptStarted(ctx);
     const timer = deps.metrics?.renderDuration.startTimer();
     const rows = await repo.pendingForIssue(input.purchaseId, input.certificateIds);
     let renderedCount = 0;
     let alreadyStored = 0;
-    const beat = () => ctx.heartbeat({ done: renderedCount + alreadyStored, of: rows.length });
+    const beat = () => heartbeat(ctx, { done: renderedCount + alreadyStored, of: rows.length });
     // A PDF already in storage (an earlier attempt stored it, then its database write was lost)
     // is kept and recorded as it is: the create-only upload is refused and the stored object's
     // size and digest are recorded, so a retry never makes a second, different object.
@@ -149,6 +141,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     inMemory?: ReadonlyMap<string, Buffer>,
     created?: Set<string>,
   ): Promise<{ built: number; existing: number }> {
+    attemptStarted(Context.current());
     const current = await repo.listForPurchase(purchaseId);
     // Some not stored yet (planned after this round began: a holder added meanwhile): no zip now;
     // the verification that follows finds them missing and the next round issues them and zips all.
@@ -228,6 +221,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
    * created by this same activity (their upload succeeded moments ago) and are not asked again.
    */
   async function verify(purchaseId: number, createdNow: ReadonlySet<string> = new Set()): Promise<IssuanceCheck> {
+    attemptStarted(Context.current());
     const [unitsWithout, certificates, archives] = await Promise.all([
       repo.unitsWithoutCertificate(purchaseId),
       repo.listForPurchase(purchaseId),

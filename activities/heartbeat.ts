@@ -1,0 +1,53 @@
+/**
+ * Heartbeats of the certificate activities (activities/certificates.ts), with a grace period.
+ *
+ * Each heartbeat the Temporal server records is a write of the workflow's mutable state (one
+ * persistence transaction, as a workflow task's start or completion is), and the SDK sends an
+ * attempt's first heartbeat at once, only later ones throttled (at most one per 80 % of the
+ * heartbeat timeout). A 1-day purchase's issuance, about a second long, so paid one such write
+ * for nothing: one of the eleven of a paid purchase. So an attempt sends no heartbeat in its first
+ * `HEARTBEAT_GRACE_MS`. Its heartbeat timeout (15 s, counted from the attempt's start until a
+ * first heartbeat arrives) still finds a killed worker as before, and a longer attempt heartbeats
+ * from 5 s on, well inside it. Details are progress for operators (`{ done, of }`); no retry
+ * reads them.
+ */
+import { Context } from '@temporalio/activity';
+
+/** An attempt's first heartbeat is sent no earlier than this many ms after it began. */
+export const HEARTBEAT_GRACE_MS = 5000;
+
+/** How often `withHeartbeat` heartbeats while its step runs (ms). */
+export const HEARTBEAT_INTERVAL_MS = 2000;
+
+/** When each running attempt began (its first `attemptStarted`), by its activity context. */
+const attemptStarts = new WeakMap<Context, number>();
+
+/** Marks the attempt of `ctx` as begun now, unless it already was (the first step of an activity calls it). */
+export function attemptStarted(ctx: Context): void {
+  if (!attemptStarts.has(ctx)) attemptStarts.set(ctx, Date.now());
+}
+
+/**
+ * Heartbeats `ctx` with `details`, unless its attempt began less than `HEARTBEAT_GRACE_MS` ago
+ * (an attempt never marked by `attemptStarted` heartbeats at once, as the SDK would).
+ */
+export function heartbeat(ctx: Context, details?: unknown): void {
+  const started = attemptStarts.get(ctx);
+  if (started !== undefined && Date.now() - started < HEARTBEAT_GRACE_MS) return;
+  ctx.heartbeat(details);
+}
+
+/**
+ * Runs `fn` in the current activity, heartbeating every `HEARTBEAT_INTERVAL_MS` ms while it runs
+ * (for steps that make no progress to report), past the attempt's grace period.
+ */
+export async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  attemptStarted(ctx);
+  const timer = setInterval(() => heartbeat(ctx), HEARTBEAT_INTERVAL_MS);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
