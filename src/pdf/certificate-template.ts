@@ -278,6 +278,15 @@ function lines(text: string | undefined): SafeHtml {
 }
 
 /**
+ * Currency formats by locale and currency code, made once each: a certificate formats each of
+ * its limits and its deductible, and constructing an `Intl.NumberFormat` is about 40 µs against
+ * under 1 µs to format with one (the worker's profile at 8 purchases/s: 0.7 ms per purchase in
+ * these constructors and the time zone check's). Bounded: a currency code is three letters, and
+ * only codes that format are kept.
+ */
+const moneyFormats = new Map<string, { format: Intl.NumberFormat; digits: number }>();
+
+/**
  * Formats integer minor units as money, e.g. `{ amount_minor: 100000000, currency: 'USD' }` →
  * `$1,000,000.00`, `{ amount_minor: 5000, currency: 'JPY' }` → `¥5,000`. Uses the currency's
  * own number of minor digits. Throws `CertificateTemplateError` for a non-integer amount or an
@@ -287,22 +296,33 @@ export function formatMoneyMinor(money: MoneyMinor, locale = 'en-US'): string {
   if (!Number.isSafeInteger(money.amount_minor)) {
     throw new CertificateTemplateError(`amount_minor must be an integer, got ${money.amount_minor}`);
   }
-  let format: Intl.NumberFormat;
-  try {
-    format = new Intl.NumberFormat(locale, { style: 'currency', currency: money.currency });
-  } catch {
-    throw new CertificateTemplateError(`unknown currency ${JSON.stringify(money.currency)}`);
+  const key = `${locale}\u0000${money.currency}`;
+  let entry = moneyFormats.get(key);
+  if (!entry) {
+    let format: Intl.NumberFormat;
+    try {
+      format = new Intl.NumberFormat(locale, { style: 'currency', currency: money.currency });
+    } catch {
+      throw new CertificateTemplateError(`unknown currency ${JSON.stringify(money.currency)}`);
+    }
+    entry = { format, digits: format.resolvedOptions().maximumFractionDigits ?? 2 };
+    moneyFormats.set(key, entry);
   }
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(money.amount_minor / 10 ** digits);
+  return entry.format.format(money.amount_minor / 10 ** entry.digits);
 }
 
+/** IANA time zones already found valid (a bounded set: only names the runtime knows are kept). */
+const knownTimeZones = new Set<string>();
+
+/** Throws `CertificateTemplateError` unless `zone` is an IANA time zone the runtime knows. */
 function assertTimeZone(zone: string): void {
+  if (knownTimeZones.has(zone)) return;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
   } catch {
     throw new CertificateTemplateError(`unknown IANA time zone ${JSON.stringify(zone)}`);
   }
+  knownTimeZones.add(zone);
 }
 
 /** `2026-03-07T00:00` → `2026-03-07 00:00` (seconds dropped); other text is printed as given. */

@@ -1,0 +1,57 @@
+/**
+ * The certificate template's money and time zone checks (src/pdf/certificate-template.ts), which
+ * keep the formats they make: the same answers on every call, and a bad currency or zone refused
+ * every time, not only the first.
+ */
+import {
+  CertificateTemplateError,
+  formatMoneyMinor,
+  renderCertificateHtml,
+  type CertificateData,
+} from '../../src/pdf/certificate-template';
+
+function certificate(timeZone: string, currency = 'USD'): CertificateData {
+  return {
+    certificateNumber: 'COI-1-1-1-0123456789',
+    issueDate: '2026-03-01',
+    testMode: false,
+    producer: { name: 'Acme Agency LLC', address: '1 Main St' },
+    namedInsured: { name: 'Jane Q. Doe', address: '22 Elm Rd' },
+    insurers: [{ name: 'First Mutual Insurance Co.' }],
+    masterPolicyNumber: 'MP-2026-0042',
+    productName: 'Daily Event Liability',
+    coverage: { startsAtLocal: '2026-03-07T00:00', endsAtLocal: '2026-03-08T00:00', timeZone },
+    limits: [{ label: 'Each occurrence', amount_minor: 100_000_000, currency }],
+    deductible: { amount_minor: 50_000, currency },
+    claimsPhone: '+1 800 555 0100',
+    certificateHolder: { name: 'City Convention Center', address: '100 Hall Ave' },
+    verificationUrl: 'http://127.0.0.1:3000/verify/COI-1-1-1-0123456789',
+  };
+}
+
+describe('certificate template formats', () => {
+  test('money in minor units, with each currency’s own minor digits, the same on every call', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(formatMoneyMinor({ amount_minor: 100_000_000, currency: 'USD' })).toBe('$1,000,000.00');
+      expect(formatMoneyMinor({ amount_minor: 5000, currency: 'JPY' })).toBe('¥5,000');
+      expect(formatMoneyMinor({ amount_minor: 1234, currency: 'KWD' })).toBe('KWD\u00a01.234');
+      expect(formatMoneyMinor({ amount_minor: 1999, currency: 'EUR' }, 'de-DE')).toBe('19,99\u00a0€');
+      expect(formatMoneyMinor({ amount_minor: 1999, currency: 'EUR' })).toBe('€19.99');
+    }
+  });
+
+  test('an unknown currency or a non-integer amount is refused on every call', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(() => formatMoneyMinor({ amount_minor: 100, currency: 'DOLLARS' })).toThrow(CertificateTemplateError);
+      expect(() => formatMoneyMinor({ amount_minor: 100, currency: 'DOLLARS' })).toThrow('unknown currency "DOLLARS"');
+      expect(() => formatMoneyMinor({ amount_minor: 1.5, currency: 'USD' })).toThrow('amount_minor must be an integer');
+    }
+  });
+
+  test('a known time zone prints on every call; an unknown one is refused on every call', async () => {
+    for (let i = 0; i < 2; i++) {
+      await expect(renderCertificateHtml(certificate('America/New_York'))).resolves.toContain('America/New_York');
+      await expect(renderCertificateHtml(certificate('Mars/Olympus_Mons'))).rejects.toThrow('unknown IANA time zone "Mars/Olympus_Mons"');
+    }
+  });
+});
