@@ -20,56 +20,21 @@ import {
   type CertificateTextLimit,
 } from '../../src/pdf/certificate-template';
 import { pdfFirstPagePng, pdfPages, pdfText } from '../helpers/documents';
+import { TEMPLATE_TAGS, certificateData } from '../helpers/certificate-data';
 
 const config = loadConfig({ ...process.env });
 const executablePath = config.CHROMIUM_PATH;
 const format = config.PDF_PAGE_FORMAT;
 const L = CERTIFICATE_TEXT_LIMITS;
 
-/** The tags the template itself writes; any other tag in its output came from data. */
-const TEMPLATE_TAGS = [
-  'html',
-  'head',
-  'meta',
-  'title',
-  'style',
-  'body',
-  'section',
-  'div',
-  'h1',
-  'span',
-  'strong',
-  'table',
-  'colgroup',
-  'col',
-  'tr',
-  'th',
-  'td',
-  'br',
-  'img',
-];
-
+/** The shared certificate with one insurer, no second policy number, on a Chicago day in May. */
 function certificate(overrides: Partial<CertificateData> = {}): CertificateData {
-  return {
-    certificateNumber: 'COI-000123-0001',
-    issueDate: '2026-03-01',
-    testMode: false,
-    producer: { name: 'Acme Agency LLC', address: '1 Main St\nSpringfield, IL 62701' },
-    namedInsured: { name: 'Jane Q. Doe', address: '22 Elm Rd\nBoston, MA 02110' },
+  const { policyNumberTwo: _none, ...shared } = certificateData({
     insurers: [{ name: 'First Mutual Insurance Co.' }],
-    masterPolicyNumber: 'MP-2026-0042',
-    productName: 'Daily Event Liability',
     coverage: { startsAtLocal: '2026-05-02T00:00', endsAtLocal: '2026-05-03T00:00', timeZone: 'America/Chicago' },
-    limits: [
-      { label: 'Each occurrence', amount_minor: 100_000_000, currency: 'USD' },
-      { label: 'General aggregate', amount_minor: 200_000_000, currency: 'USD' },
-    ],
-    deductible: { amount_minor: 50_000, currency: 'USD' },
-    claimsPhone: '+1 800 555 0100',
     certificateHolder: { name: 'Riverside Hall Inc.', address: '100 River Rd\nChicago, IL 60601' },
-    verificationUrl: 'http://127.0.0.1:3000/verify/COI-000123-0001',
-    ...overrides,
-  };
+  });
+  return { ...shared, ...overrides };
 }
 
 // ---- every field at its limit -------------------------------------------------------------

@@ -10,14 +10,9 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { loadConfig } from '../../src/config';
 import { createBrowserPool, RenderTimeoutError, type BrowserPool } from '../../src/pdf/browser-pool';
-import {
-  CertificateTemplateError,
-  escapeHtml,
-  renderCertificateHtml,
-  renderCertificatesHtml,
-  type CertificateData,
-} from '../../src/pdf/certificate-template';
+import { CertificateTemplateError, escapeHtml, renderCertificateHtml, renderCertificatesHtml } from '../../src/pdf/certificate-template';
 import { PdfPageCountError, splitPdfPages } from '../../src/pdf/split-pdf';
+import { TEMPLATE_TAGS, certificateData as certificate } from '../helpers/certificate-data';
 import { pdfPages, pdfText as documentText } from '../helpers/documents';
 
 const config = loadConfig({ ...process.env });
@@ -25,52 +20,7 @@ const executablePath = config.CHROMIUM_PATH;
 const format = config.PDF_PAGE_FORMAT;
 
 const HOSTILE_NAME = `<img src=x onerror=alert(1)><script>fetch('http://127.0.0.1:9/x')</script>`;
-const TEMPLATE_TAGS = [
-  'html',
-  'head',
-  'meta',
-  'title',
-  'style',
-  'body',
-  'section',
-  'div',
-  'h1',
-  'span',
-  'strong',
-  'table',
-  'colgroup',
-  'col',
-  'tr',
-  'th',
-  'td',
-  'br',
-  'img',
-];
 const HOSTILE_HOLDER = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>`;
-
-function certificate(overrides: Partial<CertificateData> = {}): CertificateData {
-  return {
-    certificateNumber: 'COI-000123-0001',
-    issueDate: '2026-03-01',
-    testMode: false,
-    producer: { name: 'Acme Agency LLC', address: '1 Main St\nSpringfield, IL 62701' },
-    namedInsured: { name: 'Jane Q. Doe', address: '22 Elm Rd\nBoston, MA 02110' },
-    insurers: [{ name: 'First Mutual Insurance Co.' }, { name: 'Second Re AG' }],
-    masterPolicyNumber: 'MP-2026-0042',
-    policyNumberTwo: 'PN2-7788',
-    productName: 'Daily Event Liability',
-    coverage: { startsAtLocal: '2026-03-07T00:00', endsAtLocal: '2026-03-08T00:00', timeZone: 'America/New_York' },
-    limits: [
-      { label: 'Each occurrence', amount_minor: 100_000_000, currency: 'USD' },
-      { label: 'General aggregate', amount_minor: 200_000_000, currency: 'USD' },
-    ],
-    deductible: { amount_minor: 50_000, currency: 'USD' },
-    claimsPhone: '+1 800 555 0100',
-    certificateHolder: { name: 'City Convention Center', address: '100 Hall Ave\nChicago, IL 60601' },
-    verificationUrl: 'http://127.0.0.1:3000/verify/COI-000123-0001',
-    ...overrides,
-  };
-}
 
 function hasPdftotext(): boolean {
   try {

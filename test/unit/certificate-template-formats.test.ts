@@ -9,24 +9,12 @@ import {
   renderCertificateHtml,
   type CertificateData,
 } from '../../src/pdf/certificate-template';
+import { certificateData } from '../helpers/certificate-data';
 
-function certificate(timeZone: string, currency = 'USD'): CertificateData {
-  return {
-    certificateNumber: 'COI-1-1-1-0123456789',
-    issueDate: '2026-03-01',
-    testMode: false,
-    producer: { name: 'Acme Agency LLC', address: '1 Main St' },
-    namedInsured: { name: 'Jane Q. Doe', address: '22 Elm Rd' },
-    insurers: [{ name: 'First Mutual Insurance Co.' }],
-    masterPolicyNumber: 'MP-2026-0042',
-    productName: 'Daily Event Liability',
-    coverage: { startsAtLocal: '2026-03-07T00:00', endsAtLocal: '2026-03-08T00:00', timeZone },
-    limits: [{ label: 'Each occurrence', amount_minor: 100_000_000, currency }],
-    deductible: { amount_minor: 50_000, currency },
-    claimsPhone: '+1 800 555 0100',
-    certificateHolder: { name: 'City Convention Center', address: '100 Hall Ave' },
-    verificationUrl: 'http://127.0.0.1:3000/verify/COI-1-1-1-0123456789',
-  };
+/** The shared certificate on `timeZone`. */
+function certificate(timeZone: string): CertificateData {
+  const d = certificateData();
+  return certificateData({ coverage: { ...d.coverage, timeZone } });
 }
 
 describe('certificate template formats', () => {
