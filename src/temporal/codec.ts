@@ -50,9 +50,10 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   /** `keys[0]` encrypts; every key decrypts payloads carrying its id. Throws Error without keys. */
   constructor(keys: readonly PayloadKey[]) {
     if (keys.length === 0) throw new Error('AesGcmPayloadCodec needs at least one key');
-    this.byId = new Map(keys.map((k) => [k.id, crypto.createSecretKey(k.key)]));
+    const objects = keys.map((k) => crypto.createSecretKey(k.key));
+    this.byId = new Map(keys.map((k, i) => [k.id, objects[i]!]));
     this.currentId = keys[0]!.id;
-    this.currentKey = crypto.createSecretKey(keys[0]!.key);
+    this.currentKey = objects[0]!;
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
