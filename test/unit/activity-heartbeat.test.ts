@@ -66,6 +66,28 @@ describe('certificate activity heartbeats', () => {
     expect(beats).toEqual([]);
   });
 
+  it('holds back no more than a third of a heartbeat timeout shorter than three graces', async () => {
+    const short = new MockActivityEnvironment({ heartbeatTimeoutMs: 3000 });
+    short.on('heartbeat', (details: unknown) => beats.push(details));
+    await short.run(async () => {
+      const ctx = Context.current();
+      attemptStarted(ctx);
+      jest.advanceTimersByTime(999);
+      heartbeat(ctx, 'at 999 ms');
+      jest.advanceTimersByTime(1);
+      heartbeat(ctx, 'at 1 s');
+    });
+    const usual = new MockActivityEnvironment({ heartbeatTimeoutMs: 15_000 });
+    usual.on('heartbeat', (details: unknown) => beats.push(details));
+    await usual.run(async () => {
+      const ctx = Context.current();
+      attemptStarted(ctx);
+      jest.advanceTimersByTime(HEARTBEAT_GRACE_MS - 1);
+      heartbeat(ctx, 'at 4.999 s of 15');
+    });
+    expect(beats).toEqual(['at 1 s']);
+  });
+
   it('withHeartbeat beats every interval past the grace and stops when its step ends', async () => {
     const step = env.run(() =>
       withHeartbeat(
