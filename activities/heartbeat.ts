@@ -50,11 +50,12 @@ export function heartbeat(ctx: Context, details?: unknown): void {
 
 /**
  * Runs `fn` in the current activity, heartbeating every `HEARTBEAT_INTERVAL_MS` ms while it runs
- * (for steps that make no progress to report), past the attempt's grace period.
+ * (for steps that make no progress to report), past the attempt's grace period. It marks no start
+ * itself: a step well into an attempt would push the grace past the attempt's heartbeat timeout,
+ * so an attempt its first step did not mark heartbeats at once.
  */
 export async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
   const ctx = Context.current();
-  attemptStarted(ctx);
   const timer = setInterval(() => heartbeat(ctx), HEARTBEAT_INTERVAL_MS);
   try {
     return await fn();

@@ -89,14 +89,15 @@ describe('certificate activity heartbeats', () => {
   });
 
   it('withHeartbeat beats every interval past the grace and stops when its step ends', async () => {
-    const step = env.run(() =>
-      withHeartbeat(
+    const step = env.run(() => {
+      attemptStarted(Context.current()); // the activity's first step
+      return withHeartbeat(
         () =>
           new Promise<string>((resolve) => {
             setTimeout(() => resolve('stored'), 9000);
           }),
-      ),
-    );
+      );
+    });
     await jest.advanceTimersByTimeAsync(9000);
     await expect(step).resolves.toBe('stored');
     // Ticks at 2, 4, 6 and 8 s: the first two fall in the 5 s grace.
