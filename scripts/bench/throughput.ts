@@ -156,10 +156,23 @@ function cpuSeconds(a: CpuSample, b: CpuSample, chromiumSeconds: number): Record
  * twice); what a process used in its last second is missed, and a pid reused within the window
  * counts only its first process.
  */
+/** The parent of `pid` (0 once it has gone). */
+function parentPid(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
 class ChromiumMeter {
   private readonly first = new Map<number, number>();
   private readonly last = new Map<number, number>();
   private readonly timer: NodeJS.Timeout;
+  private readonly startedAt = Date.now();
+  /** Whole seconds since the meter was made at which a browser (a worker's own Chromium child) new since then was first seen. */
+  readonly launchesAt: number[] = [];
 
   constructor(private readonly workers: readonly number[]) {
     for (const [pid, t] of this.read()) {
@@ -175,7 +188,11 @@ class ChromiumMeter {
   }
 
   private observe(): void {
-    for (const [pid, t] of this.read()) this.last.set(pid, Math.max(t, this.last.get(pid) ?? 0));
+    const second = Math.round((Date.now() - this.startedAt) / 1000);
+    for (const [pid, t] of this.read()) {
+      if (!this.last.has(pid) && this.workers.includes(parentPid(pid))) this.launchesAt.push(second);
+      this.last.set(pid, Math.max(t, this.last.get(pid) ?? 0));
+    }
   }
 
   /** Stops reading; CPU-seconds used since the meter was made (a process new since then from 0). */
@@ -254,6 +271,38 @@ interface RateResult {
   cpuPerPurchase: Record<Part | 'machine' | 'total', number>;
   failures: Record<string, number>;
   sustained: boolean;
+  /**
+   * Webhook→issued by when the webhook was sent, in windows of `TIMELINE_WINDOW_S` seconds from
+   * the first arrival: whether a tail is a steady queue or episodes (a browser's replacement, a
+   * vacuum); latencies in ms, only of purchases issued.
+   */
+  timeline: Array<{ fromSecond: number; issued: number; p50: number; p95: number; max: number }>;
+  /** Seconds from the first arrival at which a browser launched (replacing one after its renders, or a crashed one). */
+  browserLaunchesAt: number[];
+}
+
+/** Width of one window of a rate's latency timeline, seconds. */
+const TIMELINE_WINDOW_S = 15;
+
+/** Latency by window of send time (see `RateResult.timeline`); `samples`: [sent ms epoch, latency ms]. */
+function timelineOf(t0: number, samples: Array<[number, number]>): RateResult['timeline'] {
+  const windows = new Map<number, number[]>();
+  for (const [sentAt, ms] of samples) {
+    const w = Math.floor((sentAt - t0) / 1000 / TIMELINE_WINDOW_S);
+    windows.set(w, [...(windows.get(w) ?? []), ms]);
+  }
+  return [...windows.keys()]
+    .sort((a, b) => a - b)
+    .map((w) => {
+      const l = latencyStats(windows.get(w)!);
+      return {
+        fromSecond: w * TIMELINE_WINDOW_S,
+        issued: l.samples,
+        p50: Math.round(l.p50),
+        p95: Math.round(l.p95),
+        max: Math.round(l.max),
+      };
+    });
 }
 
 async function runRate(opts: {
@@ -336,7 +385,8 @@ async function runRate(opts: {
     opts.temporalPattern,
   );
   const cpu = cpuSeconds(before, after, chromium.stop());
-  const latencies = paid.filter((a) => issued.has(a.purchaseId!)).map((a) => issued.get(a.purchaseId!)! - a.sentAt!);
+  const issuedPaid = paid.filter((a) => issued.has(a.purchaseId!));
+  const latencies = issuedPaid.map((a) => issued.get(a.purchaseId!)! - a.sentAt!);
   const latency = latencyStats(Float64Array.from(latencies).sort());
   const completed = latencies.length;
   const per = (v: number) => (completed ? Math.round((v / completed) * 1000) / 1000 : Number.NaN);
@@ -359,6 +409,11 @@ async function runRate(opts: {
     },
     failures,
     sustained: completed >= COMPLETED_SHARE * total && latency.p95 <= GOAL_P95_MS,
+    browserLaunchesAt: chromium.launchesAt,
+    timeline: timelineOf(
+      t0,
+      issuedPaid.map((a, i) => [a.sentAt!, latencies[i]!]),
+    ),
   };
 }
 
@@ -513,6 +568,10 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
               `[throughput]   offered ${r.offered}, completed ${r.completed}, p50/p95/p99 ${r.latency.p50.toFixed(0)}/${r.latency.p95.toFixed(0)}/${r.latency.p99.toFixed(0)} ms, ` +
                 `CPU-s per purchase ${r.cpuPerPurchase.total} (api ${r.cpuPerPurchase.api}, worker ${r.cpuPerPurchase.worker}, chromium ${r.cpuPerPurchase.chromium}, temporal ${r.cpuPerPurchase.temporal}, postgres ${r.cpuPerPurchase.postgres}; machine ${r.cpuPerPurchase.machine})` +
                 (Object.keys(r.failures).length ? `; failures ${JSON.stringify(r.failures)}` : ''),
+            );
+            log(
+              `[throughput]   p95 ms by ${TIMELINE_WINDOW_S} s of sending: ${r.timeline.map((w) => `${w.fromSecond}s ${w.p95}`).join(', ')}; ` +
+                `browsers launched at ${r.browserLaunchesAt.map((x) => `${x}s`).join(', ') || 'none'}`,
             );
             if (r.sustained) configResult.knee = rate;
             // Past the knee by two steps the machine only queues: stop climbing.
