@@ -4,7 +4,7 @@
  * reading them into the worker's registry at each scrape.
  */
 import { EventEmitter } from 'node:events';
-import { createBrowserPool } from '../../src/pdf/browser-pool';
+import { createBrowserPool, launchAheadOf } from '../../src/pdf/browser-pool';
 import { createWorkerMetrics, watchBrowserPool } from '../../src/metrics/registry';
 
 /** A deferred: a promise and the function that settles it. */
@@ -126,6 +126,51 @@ describe('page pool', () => {
     expect(pool.launches).toBe(2);
     expect(pool.healthy()).toBe(true);
     await pool.close();
+  });
+
+  test('when a browser has a tenth of its renders left, then its replacement is launched ahead and the switch waits for no launch', async () => {
+    const pool = createBrowserPool({ ...options, pageCount: 1, rendersPerBrowser: 20 });
+    for (let i = 0; i < 17; i++) await render(pool);
+    expect(pool.launches).toBe(1);
+    await render(pool); // the 18th: two left on the first browser
+    for (let i = 0; i < 100 && pool.launches < 2; i++) await new Promise((r) => setTimeout(r, 1));
+    expect(pool.launches).toBe(2);
+    expect(launched[1]!.connected).toBe(true);
+    // From here no launch could finish: the renders below must not need one.
+    launchGate = new Promise(() => undefined);
+    await render(pool);
+    await render(pool); // the first browser's last render
+    expect(pool.launches).toBe(2);
+    await render(pool); // on the browser launched ahead
+    await new Promise((r) => setTimeout(r, 10));
+    expect(launched[0]!.connected).toBe(false); // retired and closed once its renders were spent
+    expect(launched[1]!.connected).toBe(true);
+    expect(pool.launches).toBe(2);
+    expect(pool.healthy()).toBe(true);
+    expect(pool.pages).toEqual({ idle: 1, busy: 0 });
+    await pool.close();
+    expect(launched[1]!.connected).toBe(false);
+  });
+
+  test('when a launch ahead fails, then the render that needs the browser launches it', async () => {
+    const pool = createBrowserPool({ ...options, pageCount: 1, rendersPerBrowser: 10 });
+    for (let i = 0; i < 8; i++) await render(pool);
+    launchGate = Promise.reject(new Error('chromium would not start'));
+    launchGate.catch(() => undefined);
+    await render(pool); // the 9th: the launch ahead starts and fails
+    await new Promise((r) => setTimeout(r, 10));
+    expect(pool.launches).toBe(1);
+    launchGate = undefined;
+    await render(pool); // the 10th, the last on the first browser (it tries the launch ahead again)
+    await render(pool);
+    expect(pool.launches).toBe(2);
+    expect(launched[0]!.connected).toBe(false);
+    expect(pool.healthy()).toBe(true);
+    await pool.close();
+  });
+
+  test('when a browser serves fewer than 10 renders, then nothing is launched ahead', () => {
+    expect([1, 9, 10, 19, 500].map(launchAheadOf)).toEqual([0, 0, 1, 1, 50]);
   });
 
   test('when the pool is closed, then it is unhealthy', async () => {
