@@ -232,18 +232,23 @@ export function machineTicks(): { busy: number; total: number } {
   return { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total };
 }
 
+/** The parent of `pid` from /proc (0 once it has gone). */
+export function parentPid(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
 /** `root` and every process below it (children, grandchildren, …), from the parent pids in /proc. */
 export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      /* gone meanwhile */
-    }
+    const ppid = parentPid(Number(name));
+    if (ppid) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
   }
   const out: number[] = [];
   for (const queue = [root]; queue.length > 0;) {

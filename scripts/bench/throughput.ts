@@ -55,7 +55,7 @@ import { call } from '../harness/fixtures';
 import { createAgency, eventSelection, type Agency } from '../harness/certificates';
 import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
-import { machineTicks, processTicks, processTree, startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
+import { machineTicks, parentPid, processTicks, processTree, startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
 import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
@@ -156,16 +156,6 @@ function cpuSeconds(a: CpuSample, b: CpuSample, chromiumSeconds: number): Record
  * twice); what a process used in its last second is missed, and a pid reused within the window
  * counts only its first process.
  */
-/** The parent of `pid` (0 once it has gone). */
-function parentPid(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
-}
-
 class ChromiumMeter {
   private readonly first = new Map<number, number>();
   private readonly last = new Map<number, number>();
@@ -289,7 +279,9 @@ function timelineOf(t0: number, samples: Array<[number, number]>): RateResult['t
   const windows = new Map<number, number[]>();
   for (const [sentAt, ms] of samples) {
     const w = Math.floor((sentAt - t0) / 1000 / TIMELINE_WINDOW_S);
-    windows.set(w, [...(windows.get(w) ?? []), ms]);
+    const list = windows.get(w);
+    if (list) list.push(ms);
+    else windows.set(w, [ms]);
   }
   return [...windows.keys()]
     .sort((a, b) => a - b)
