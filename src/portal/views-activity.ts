@@ -18,6 +18,7 @@ import type { PurchaseSearchResponse } from '../purchase-search/schemas';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import { formatMinorUnits } from '../payments/checkout-link-email';
 import { confirmDeletePage, csrfField, field, page, utc, type Frame } from './views';
+import { dataTable } from './table';
 
 const when = (iso: string | null | undefined) => (iso ? utc(new Date(iso)) : '—');
 
@@ -39,46 +40,29 @@ export function webhooksPage(
   const eventsError = form.errors.events;
   return page(
     frame,
-    html`<div class="table-wrap" role="region" aria-label=${`${mode} webhook endpoints`} tabindex="0">
-        <table>
-          <caption>
-            ${endpoints.length} ${mode} endpoint${endpoints.length === 1 ? '' : 's'}. Each event is signed with the endpoint's secret, shown once when it
-            is created.
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Events</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              ${canChange ? html`<th scope="col">Actions</th>` : null}
-            </tr>
-          </thead>
-          <tbody>
-            ${endpoints.map(
-              (e) => html`<tr>
-                <th scope="row">${e.url}<div class="hint">${e.description}</div></th>
-                <td>${e.enabled_events.join(', ')}</td>
-                <td>${e.status}</td>
-                <td>${when(e.created_at)}</td>
-                ${
-                  canChange
-                    ? html`<td>
-                      <form method="post" action=${`/portal/webhooks/${e.id}/${e.status === 'enabled' ? 'disable' : 'enable'}?mode=${mode}`}>
-                        ${csrfField(frame.csrf)}
-                        <button type="submit" class="secondary" aria-label=${`${e.status === 'enabled' ? 'Disable' : 'Enable'} ${e.url}`}>
-                          ${e.status === 'enabled' ? 'Disable' : 'Enable'}
-                        </button>
-                      </form>
-                      <a href=${`/portal/webhooks/${e.id}/delete?mode=${mode}`} aria-label=${`Delete ${e.url}`}>Delete…</a>
-                    </td>`
-                    : null
-                }
-              </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
+    html`${dataTable({
+      label: `${mode} webhook endpoints`,
+      caption: `${endpoints.length} ${mode} endpoint${endpoints.length === 1 ? '' : 's'}. Each event is signed with the endpoint's secret, shown once when it is created.`,
+      columns: [
+        { header: 'URL', rowHeader: true, cell: (e) => html`${e.url}<div class="hint">${e.description}</div>` },
+        { header: 'Events', cell: (e) => e.enabled_events.join(', ') },
+        { header: 'Status', cell: (e) => e.status },
+        { header: 'Created', cell: (e) => when(e.created_at) },
+        canChange && {
+          header: 'Actions',
+          cell: (
+            e,
+          ) => html`<form method="post" action=${`/portal/webhooks/${e.id}/${e.status === 'enabled' ? 'disable' : 'enable'}?mode=${mode}`}>
+                ${csrfField(frame.csrf)}
+                <button type="submit" class="secondary" aria-label=${`${e.status === 'enabled' ? 'Disable' : 'Enable'} ${e.url}`}>
+                  ${e.status === 'enabled' ? 'Disable' : 'Enable'}
+                </button>
+              </form>
+              <a href=${`/portal/webhooks/${e.id}/delete?mode=${mode}`} aria-label=${`Delete ${e.url}`}>Delete…</a>`,
+        },
+      ],
+      rows: endpoints,
+    })}
       ${
         canChange
           ? html`<form method="post" action=${`/portal/webhooks?mode=${mode}`} novalidate>
@@ -160,29 +144,16 @@ export function deleteEndpointPage(frame: Frame, endpoint: WebhookEndpointRead, 
 export function eventsPage(frame: Frame, data: { events: AgencyEvent[]; mode: KeyMode; total: number }): string {
   return page(
     frame,
-    html`<div class="table-wrap" role="region" aria-label=${`${data.mode} events`} tabindex="0">
-      <table>
-        <caption>
-          The newest ${data.events.length} of ${data.total} ${data.mode} events, newest first.
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Type</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${data.events.map(
-            (e) => html`<tr>
-              <th scope="row"><a href=${`/portal/events/${e.id}?mode=${data.mode}`}>${e.id}</a></th>
-              <td>${e.type}</td>
-              <td>${utc(new Date(e.created * 1000))}</td>
-            </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>`,
+    dataTable({
+      label: `${data.mode} events`,
+      caption: `The newest ${data.events.length} of ${data.total} ${data.mode} events, newest first.`,
+      columns: [
+        { header: 'Event', rowHeader: true, cell: (e) => html`<a href=${`/portal/events/${e.id}?mode=${data.mode}`}>${e.id}</a>` },
+        { header: 'Type', cell: (e) => e.type },
+        { header: 'Created', cell: (e) => utc(new Date(e.created * 1000)) },
+      ],
+      rows: data.events,
+    }),
   );
 }
 
@@ -201,32 +172,18 @@ export function eventPage(
         <dd>${utc(new Date(event.created * 1000))}</dd>
       </dl>
       ${event.deliveries.length === 0 ? html`<p>No endpoint took this event.</p>` : null}
-      ${event.deliveries.map(
-        (d) => html`<div class="table-wrap" role="region" aria-label=${`Delivery to ${d.url}`} tabindex="0">
-          <table>
-            <caption>
-              To ${d.url}: ${d.status}, ${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'}${d.resends ? `, resent ${d.resends} time${d.resends === 1 ? '' : 's'}` : ''}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Attempted</th>
-                <th scope="col">Response code</th>
-                <th scope="col">Error</th>
-                <th scope="col">Took</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${d.attempts.map(
-                (a) => html`<tr>
-                  <td>${when(a.attempted_at)}</td>
-                  <td>${a.response_status ?? '—'}</td>
-                  <td>${a.error ?? '—'}</td>
-                  <td>${a.duration_ms} ms</td>
-                </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`,
+      ${event.deliveries.map((d) =>
+        dataTable({
+          label: `Delivery to ${d.url}`,
+          caption: `To ${d.url}: ${d.status}, ${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'}${d.resends ? `, resent ${d.resends} time${d.resends === 1 ? '' : 's'}` : ''}`,
+          columns: [
+            { header: 'Attempted', cell: (a) => when(a.attempted_at) },
+            { header: 'Response code', cell: (a) => a.response_status ?? '—' },
+            { header: 'Error', cell: (a) => a.error ?? '—' },
+            { header: 'Took', cell: (a) => `${a.duration_ms} ms` },
+          ],
+          rows: d.attempts,
+        }),
       )}
       ${
         data.canChange
@@ -259,35 +216,24 @@ export function purchasesPage(frame: Frame, data: { mode: KeyMode; q: string; re
         })}
         <button type="submit">Search</button>
       </form>
-      <div class="table-wrap" role="region" aria-label="Purchases found" tabindex="0">
-        <table>
-          <caption>
-            ${result.total_exact ? result.total : `more than ${result.total}`} ${mode} purchase${result.total === 1 ? '' : 's'} found${
-              result.purchases.length < result.total ? `; the newest ${result.purchases.length} shown` : ''
-            }.
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Purchase</th>
-              <th scope="col">Buyer</th>
-              <th scope="col">Products</th>
-              <th scope="col">Paid</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${result.purchases.map(
-              (p) => html`<tr>
-                <th scope="row"><a href=${`/portal/purchases/${p.purchase_id}?mode=${mode}`}>#${p.purchase_id}</a></th>
-                <td>${p.buyer.name}<div class="hint">${p.buyer.email}</div></td>
-                <td>${p.products.map((x) => x.product_name).join(', ')}</td>
-                <td>${when(p.paid_at)}</td>
-                <td>${p.status}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>`,
+      ${dataTable({
+        label: 'Purchases found',
+        caption: `${result.total_exact ? result.total : `more than ${result.total}`} ${mode} purchase${result.total === 1 ? '' : 's'} found${
+          result.purchases.length < result.total ? `; the newest ${result.purchases.length} shown` : ''
+        }.`,
+        columns: [
+          {
+            header: 'Purchase',
+            rowHeader: true,
+            cell: (p) => html`<a href=${`/portal/purchases/${p.purchase_id}?mode=${mode}`}>#${p.purchase_id}</a>`,
+          },
+          { header: 'Buyer', cell: (p) => html`${p.buyer.name}<div class="hint">${p.buyer.email}</div>` },
+          { header: 'Products', cell: (p) => p.products.map((x) => x.product_name).join(', ') },
+          { header: 'Paid', cell: (p) => when(p.paid_at) },
+          { header: 'Status', cell: (p) => p.status },
+        ],
+        rows: result.purchases,
+      })}`,
   );
 }
 
@@ -328,71 +274,51 @@ export function purchasePage(
         ${p.timeline.map((t) => html`<li>${when(t.at)}: ${t.type.replace(/_/g, ' ')} (by ${t.by})</li>`)}
       </ol>
       <h2>Covered units</h2>
-      ${p.items.map(
-        (i) => html`<div class="table-wrap" role="region" aria-label=${`Covered units of ${i.product_name}`} tabindex="0">
-          <table>
-            <caption>
-              ${i.product_name}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Unit</th>
-                <th scope="col">Coverage</th>
-                <th scope="col">State</th>
-                <th scope="col">Certificate</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${i.covered_units.map(
-                (u) => html`<tr>
-                  <td>${u.kind} ${u.index + 1}</td>
-                  <td>${u.local_label}</td>
-                  <td>${u.state}</td>
-                  <td>${u.certificate?.number ?? '—'}</td>
-                </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`,
+      ${p.items.map((i) =>
+        dataTable({
+          label: `Covered units of ${i.product_name}`,
+          caption: i.product_name,
+          columns: [
+            { header: 'Unit', cell: (u) => `${u.kind} ${u.index + 1}` },
+            { header: 'Coverage', cell: (u) => u.local_label },
+            { header: 'State', cell: (u) => u.state },
+            { header: 'Certificate', cell: (u) => u.certificate?.number ?? '—' },
+          ],
+          rows: i.covered_units,
+        }),
       )}
       <h2>Certificates</h2>
       ${certs.certificates.length === 0 ? html`<p>No certificates yet (${certs.status}).</p>` : null}
       ${
         certs.certificates.length
-          ? html`<div class="table-wrap" role="region" aria-label="Certificates" tabindex="0">
-            <table>
-              <caption>
-                ${certs.certificate_count} certificate${certs.certificate_count === 1 ? '' : 's'}; download links work until ${when(certs.urls_expire_at)}.
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Coverage</th>
-                  <th scope="col">Holder</th>
-                  <th scope="col">Download</th>
-                  <th scope="col">Verification</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${certs.certificates.map(
-                  (c) => html`<tr>
-                    <th scope="row">${c.certificate_number}${c.voided_at ? html`<div class="hint">voided ${when(c.voided_at)}</div>` : null}</th>
-                    <td>${c.product_name}: ${c.coverage_label}</td>
-                    <td>${c.certificate_holder?.name ?? '—'}</td>
-                    <td><a href=${c.download_url} aria-label=${`PDF of certificate ${c.certificate_number}`}>PDF</a></td>
-                    <td>
-                      <a href=${c.verification_url} aria-label=${`Verify certificate ${c.certificate_number}`}>Verify</a>
-                      ${
-                        data.qr.get(c.verification_url)
-                          ? html`<img src=${data.qr.get(c.verification_url)} width="96" height="96" alt=${`QR code of the verification page of ${c.certificate_number}`} />`
-                          : null
-                      }
-                    </td>
-                  </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
+          ? dataTable({
+              label: 'Certificates',
+              caption: `${certs.certificate_count} certificate${certs.certificate_count === 1 ? '' : 's'}; download links work until ${when(certs.urls_expire_at)}.`,
+              columns: [
+                {
+                  header: 'Number',
+                  rowHeader: true,
+                  cell: (c) =>
+                    html`${c.certificate_number}${c.voided_at ? html`<div class="hint">voided ${when(c.voided_at)}</div>` : null}`,
+                },
+                { header: 'Coverage', cell: (c) => `${c.product_name}: ${c.coverage_label}` },
+                { header: 'Holder', cell: (c) => c.certificate_holder?.name ?? '—' },
+                {
+                  header: 'Download',
+                  cell: (c) => html`<a href=${c.download_url} aria-label=${`PDF of certificate ${c.certificate_number}`}>PDF</a>`,
+                },
+                {
+                  header: 'Verification',
+                  cell: (c) => html`<a href=${c.verification_url} aria-label=${`Verify certificate ${c.certificate_number}`}>Verify</a>
+                    ${
+                      data.qr.get(c.verification_url)
+                        ? html`<img src=${data.qr.get(c.verification_url)} width="96" height="96" alt=${`QR code of the verification page of ${c.certificate_number}`} />`
+                        : null
+                    }`,
+                },
+              ],
+              rows: certs.certificates,
+            })
           : null
       }
       ${certs.payment_zip_url ? html`<p><a href=${certs.payment_zip_url}>Download every certificate (zip)</a></p>` : null}
@@ -484,33 +410,18 @@ export function cancelPreviewPage(frame: Frame, data: { quote: CancellationQuote
         <dt>This price holds until</dt>
         <dd>${when(q.expires_at)}</dd>
       </dl>
-      <div class="table-wrap" role="region" aria-label="Units cancelled" tabindex="0">
-        <table>
-          <caption>
-            The covered units cancelled and their certificates, voided once it is carried out
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Unit</th>
-              <th scope="col">Certificate</th>
-              <th scope="col">Premium</th>
-              <th scope="col">Earned</th>
-              <th scope="col">Refunded</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${q.covered_units.map(
-              (u) => html`<tr>
-                <td>${data.labels.get(u.covered_unit_id) ?? `unit ${u.covered_unit_id}`}</td>
-                <td>${u.certificate_number ?? '—'}</td>
-                <td>${money(u.premium)}</td>
-                <td>${money(u.earned)}</td>
-                <td>${money(u.refundable)}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
+      ${dataTable({
+        label: 'Units cancelled',
+        caption: 'The covered units cancelled and their certificates, voided once it is carried out',
+        columns: [
+          { header: 'Unit', cell: (u) => data.labels.get(u.covered_unit_id) ?? `unit ${u.covered_unit_id}` },
+          { header: 'Certificate', cell: (u) => u.certificate_number ?? '—' },
+          { header: 'Premium', cell: (u) => money(u.premium) },
+          { header: 'Earned', cell: (u) => money(u.earned) },
+          { header: 'Refunded', cell: (u) => money(u.refundable) },
+        ],
+        rows: q.covered_units,
+      })}
       <form method="post" action=${`/portal/purchases/${q.purchase_id}/cancel?mode=${data.mode}`}>
         ${csrfField(frame.csrf)}
         <input type="hidden" name="quote_id" value=${q.id} />

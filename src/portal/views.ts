@@ -14,6 +14,7 @@ import type { KeyListing, IssuedKey } from '../api-keys/service';
 import type { KeyMode } from '../api-keys/secrets';
 import type { PortalRole, Teammate } from '../accounts/repository';
 import type { AuditEntry } from '../audit/repository';
+import { dataTable } from './table';
 
 type Node = VNode | VNode[] | string | null;
 
@@ -152,63 +153,38 @@ export function keysPage(
 ): string {
   const { keys, mode, canChange, form } = data;
   const agentName = (id: number | null) => (id === null ? '—' : (data.teammates.find((t) => t.id === id)?.name ?? `#${id}`));
-  const rows = keys.map(
-    (k) => html`<tr>
-      <th scope="row">${k.name}<div class="hint">${k.description}</div></th>
-      <td>${k.status}</td>
-      <td>
-        ${k.values
-          .filter((v) => v.state !== 'expired')
-          .map(
-            (v) =>
-              html`<div><code>${v.displayPrefix}…</code> ${v.state === 'current' ? 'current' : `works until ${utc(v.expiresAt)}`}</div>`,
-          )}
-      </td>
-      <td>${agentName(k.agentId)}</td>
-      <td>${k.platformFeeBps === null ? '—' : `${k.platformFeeBps} bps`}</td>
-      <td>${utc(k.createdAt)}</td>
-      ${
-        canChange
-          ? html`<td>
-            ${
-              k.status === 'active'
-                ? html`<form method="post" action=${`/portal/keys/${k.id}/rotate`}>
-                    ${csrfField(frame.csrf)}
-                    <label for=${`grace-${k.id}`}>Old value works for</label>
-                    <select id=${`grace-${k.id}`} name="grace_hours">
-                      ${[...new Set([...GRACE_CHOICES, data.defaultGraceHours])]
-                        .sort((a, b) => a - b)
-                        .map(
-                          (h) =>
-                            html`<option value=${String(h)} selected=${h === data.defaultGraceHours}>
-                              ${h === 0 ? 'no time (stops now)' : `${h} hour${h === 1 ? '' : 's'}`}
-                            </option>`,
-                        )}
-                    </select>
-                    <button type="submit" class="secondary" aria-label=${`Rotate ${k.name}`}>Rotate</button>
-                  </form>
-                  <form method="post" action=${`/portal/keys/${k.id}/freeze`}>
-                    ${csrfField(frame.csrf)}<button type="submit" class="secondary" aria-label=${`Freeze ${k.name}`}>Freeze</button>
-                  </form>`
-                : null
-            }
-            ${
-              k.status === 'frozen'
-                ? html`<form method="post" action=${`/portal/keys/${k.id}/unfreeze`}>
-                  ${csrfField(frame.csrf)}<button type="submit" class="secondary" aria-label=${`Unfreeze ${k.name}`}>Unfreeze</button>
-                </form>`
-                : null
-            }
-            ${
-              k.status !== 'deleted'
-                ? html`<a href=${`/portal/keys/${k.id}/delete?mode=${mode}`} aria-label=${`Delete ${k.name}`}>Delete…</a>`
-                : null
-            }
-          </td>`
-          : null
-      }
-    </tr>`,
-  );
+  const actions = (k: KeyListing) => html`
+    ${
+      k.status === 'active'
+        ? html`<form method="post" action=${`/portal/keys/${k.id}/rotate`}>
+            ${csrfField(frame.csrf)}
+            <label for=${`grace-${k.id}`}>Old value works for</label>
+            <select id=${`grace-${k.id}`} name="grace_hours">
+              ${[...new Set([...GRACE_CHOICES, data.defaultGraceHours])]
+                .sort((a, b) => a - b)
+                .map(
+                  (h) =>
+                    html`<option value=${String(h)} selected=${h === data.defaultGraceHours}>
+                      ${h === 0 ? 'no time (stops now)' : `${h} hour${h === 1 ? '' : 's'}`}
+                    </option>`,
+                )}
+            </select>
+            <button type="submit" class="secondary" aria-label=${`Rotate ${k.name}`}>Rotate</button>
+          </form>
+          <form method="post" action=${`/portal/keys/${k.id}/freeze`}>
+            ${csrfField(frame.csrf)}<button type="submit" class="secondary" aria-label=${`Freeze ${k.name}`}>Freeze</button>
+          </form>`
+        : null
+    }
+    ${
+      k.status === 'frozen'
+        ? html`<form method="post" action=${`/portal/keys/${k.id}/unfreeze`}>
+          ${csrfField(frame.csrf)}<button type="submit" class="secondary" aria-label=${`Unfreeze ${k.name}`}>Unfreeze</button>
+        </form>`
+        : null
+    }
+    ${k.status !== 'deleted' ? html`<a href=${`/portal/keys/${k.id}/delete?mode=${mode}`} aria-label=${`Delete ${k.name}`}>Delete…</a>` : null}
+  `;
   const createForm = canChange
     ? html`<form method="post" action="/portal/keys" novalidate>
         ${csrfField(frame.csrf)}
@@ -256,27 +232,29 @@ export function keysPage(
     : html`<p>Your role (viewer) can read keys; an admin creates and changes them.</p>`;
   return page(
     frame,
-    html`<div class="table-wrap" role="region" aria-label=${`${mode} API keys`} tabindex="0">
-        <table>
-          <caption>
-            ${keys.length} ${mode} key${keys.length === 1 ? '' : 's'}. A key's value is shown once, when it is created or rotated.
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Values</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Platform fee</th>
-              <th scope="col">Created</th>
-              ${canChange ? html`<th scope="col">Actions</th>` : null}
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>
+    html`${dataTable({
+      label: `${mode} API keys`,
+      caption: `${keys.length} ${mode} key${keys.length === 1 ? '' : 's'}. A key's value is shown once, when it is created or rotated.`,
+      columns: [
+        { header: 'Name', rowHeader: true, cell: (k) => html`${k.name}<div class="hint">${k.description}</div>` },
+        { header: 'Status', cell: (k) => k.status },
+        {
+          header: 'Values',
+          cell: (k) =>
+            k.values
+              .filter((v) => v.state !== 'expired')
+              .map(
+                (v) =>
+                  html`<div><code>${v.displayPrefix}…</code> ${v.state === 'current' ? 'current' : `works until ${utc(v.expiresAt)}`}</div>`,
+              ),
+        },
+        { header: 'Agent', cell: (k) => agentName(k.agentId) },
+        { header: 'Platform fee', cell: (k) => (k.platformFeeBps === null ? '—' : `${k.platformFeeBps} bps`) },
+        { header: 'Created', cell: (k) => utc(k.createdAt) },
+        canChange && { header: 'Actions', cell: actions },
+      ],
+      rows: keys,
+    })}
       ${createForm}`,
   );
 }
@@ -355,37 +333,27 @@ function targetText(e: AuditEntry): string {
 export function auditPage(frame: Frame, entries: AuditEntry[]): string {
   return page(
     frame,
-    html`<div class="table-wrap" role="region" aria-label="Audit log" tabindex="0">
-      <table>
-        <caption>
-          The newest ${entries.length} change${entries.length === 1 ? '' : 's'} to this account, newest first.
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Through</th>
-            <th scope="col">What</th>
-            <th scope="col">Target</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">From</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${entries.map(
-            (e) => html`<tr>
-              <td>${utc(e.startedAt)}</td>
-              <td>${e.actor}</td>
-              <td>${e.actorKind === 'portal' ? 'portal' : e.actorKind === 'key_cli' ? 'key command line' : 'operator command line'}</td>
-              <td>${e.action.replace(/_/g, ' ')}${e.reason ? html`<div class="hint">${e.reason}</div>` : null}</td>
-              <td>${targetText(e)}</td>
-              <td>${e.outcome ?? 'no outcome recorded'}${e.outcomeDetail ? html`<div class="hint">${e.outcomeDetail}</div>` : null}</td>
-              <td>${e.clientAddress ?? '—'}</td>
-            </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>`,
+    dataTable({
+      label: 'Audit log',
+      caption: `The newest ${entries.length} change${entries.length === 1 ? '' : 's'} to this account, newest first.`,
+      columns: [
+        { header: 'When', cell: (e) => utc(e.startedAt) },
+        { header: 'Who', cell: (e) => e.actor },
+        {
+          header: 'Through',
+          cell: (e) => (e.actorKind === 'portal' ? 'portal' : e.actorKind === 'key_cli' ? 'key command line' : 'operator command line'),
+        },
+        { header: 'What', cell: (e) => html`${e.action.replace(/_/g, ' ')}${e.reason ? html`<div class="hint">${e.reason}</div>` : null}` },
+        { header: 'Target', cell: targetText },
+        {
+          header: 'Outcome',
+          cell: (e) =>
+            html`${e.outcome ?? 'no outcome recorded'}${e.outcomeDetail ? html`<div class="hint">${e.outcomeDetail}</div>` : null}`,
+        },
+        { header: 'From', cell: (e) => e.clientAddress ?? '—' },
+      ],
+      rows: entries,
+    }),
   );
 }
 
@@ -460,44 +428,30 @@ export function accountPage(
           </form>`
           : null
       }
-      <div class="table-wrap" role="region" aria-label="Teammates" tabindex="0">
-        <table>
-          <caption>
-            Teammates and their portal roles (admin: changes; viewer: reads)
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Teammate id</th>
-              <th scope="col">Role</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${data.teammates.map(
-              (t) => html`<tr>
-                <td>${t.name}</td>
-                <td>${t.email}</td>
-                <td><code>${t.idpTeammateUuid}</code></td>
-                <td>
-                  ${
-                    data.canChange
-                      ? html`<form method="post" action=${`/portal/teammates/${t.id}/role`}>
-                        ${csrfField(frame.csrf)}
-                        <label for=${`role-${t.id}`} class="inline">Role of ${t.name}</label>
-                        <select id=${`role-${t.id}`} name="role">
-                          <option value="admin" selected=${t.portalRole === 'admin'}>admin</option>
-                          <option value="viewer" selected=${t.portalRole === 'viewer'}>viewer</option>
-                        </select>
-                        <button type="submit" class="secondary" aria-label=${`Save the role of ${t.name}`}>Save</button>
-                      </form>`
-                      : t.portalRole
-                  }
-                </td>
-              </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>`,
+      ${dataTable({
+        label: 'Teammates',
+        caption: 'Teammates and their portal roles (admin: changes; viewer: reads)',
+        columns: [
+          { header: 'Name', cell: (t) => t.name },
+          { header: 'Email', cell: (t) => t.email },
+          { header: 'Teammate id', cell: (t) => html`<code>${t.idpTeammateUuid}</code>` },
+          {
+            header: 'Role',
+            cell: (t) =>
+              data.canChange
+                ? html`<form method="post" action=${`/portal/teammates/${t.id}/role`}>
+                    ${csrfField(frame.csrf)}
+                    <label for=${`role-${t.id}`} class="inline">Role of ${t.name}</label>
+                    <select id=${`role-${t.id}`} name="role">
+                      <option value="admin" selected=${t.portalRole === 'admin'}>admin</option>
+                      <option value="viewer" selected=${t.portalRole === 'viewer'}>viewer</option>
+                    </select>
+                    <button type="submit" class="secondary" aria-label=${`Save the role of ${t.name}`}>Save</button>
+                  </form>`
+                : t.portalRole,
+          },
+        ],
+        rows: data.teammates,
+      })}`,
   );
 }
