@@ -39,6 +39,9 @@ export interface Frame {
 
 export const utc = (d: Date | null | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '');
 
+/** An ISO 8601 time from the API as `utc` shows it; `—` for none. */
+export const when = (iso: string | null | undefined) => (iso ? utc(new Date(iso)) : '—');
+
 /** A full HTML document for `body` in the portal's frame. */
 export function page(frame: Frame, body: Node): string {
   const nav = (href: string, label: string, key: Frame['active']) =>

@@ -17,7 +17,7 @@ import {
   eventsPage,
   webhooksPage,
   type EndpointForm,
-} from '../views-activity';
+} from '../views-events';
 
 export function registerWebhookAndEventPages(pages: Router<AppState>, kit: PortalKit): void {
   const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound } = kit;

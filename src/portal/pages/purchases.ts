@@ -27,7 +27,7 @@ import {
   purchasesPage,
   type CancellableUnit,
   type HolderForm,
-} from '../views-activity';
+} from '../views-purchases';
 
 export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): void {
   const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound } = kit;
