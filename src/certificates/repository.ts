@@ -1,19 +1,24 @@
 /**
- * Certificate rows and archives in PostgreSQL (issue 6; spec §1.3, §2.4, §4.5).
+ * Certificate rows and their versions in PostgreSQL (issue 6; spec §1.3, §2.4, §4.5); this
+ * module is the one writer of `certificates`.
  *
  * - `plan(purchaseId)` creates one `certificates` row per covered unit (idempotent: a covered
  *   unit has at most one row, so a retry keeps the first certificate number).
- * - `pendingForIssue` / `markStored` drive rendering; `archives` / `recordArchive` the zips.
- * - `findInScope`, `findForVerification` serve getCertificates and the QR page.
+ * - `pendingForIssue` / `markStored` drive rendering; `voidForUnits`, `voidForHolder` and
+ *   `supersede` void a certificate or replace it by its next version.
+ * - The repository it returns also holds the zips' methods (`archives` / `recordArchive`, from
+ *   archives-repository.ts, the writer of `certificate_archives`) and the lookups
+ *   (`findInScope`, `findForVerification` for getCertificates and the QR page, from
+ *   lookup-repository.ts, which writes nothing), so its callers see one repository.
  *
  * Certificate numbers: `COI-<purchase id>-<line position, 1-based>-<unit, 1-based>-<10 hex>`;
  * the random tail (chosen by PostgreSQL once, when the row is planned) keeps numbers unguessable,
  * so the public verification page cannot be walked through by counting.
  */
-import type { PurchaseStatus } from '../../workflows/contracts';
-import type { PurchaseHandle } from './purchase-handles';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { createCertificateArchivesRepository } from './archives-repository';
+import { createCertificateLookups } from './lookup-repository';
 
 /** Everything the certificate template needs for one certificate (minor units; UTC instants). */
 export interface IssuanceRow {
@@ -100,51 +105,6 @@ export interface StoredCertificate {
   /** Set on a past version: when, and by which certificate, it was replaced. */
   supersededAt: Date | null;
   supersededByNumber: string | null;
-}
-
-export interface ArchiveRow {
-  kind: 'payment' | 'product';
-  productLineId: number | null;
-  proofCode: string | null;
-  storageKey: string;
-  sizeBytes: number;
-  sha256: string;
-}
-
-/** The purchase a getCertificates call resolves to, with its issuance state. */
-export interface CertificatePurchase {
-  purchaseId: number;
-  rootAccountId: number;
-  agentId: number | null;
-  buyerIdpUuid: string;
-  checkoutSessionId: string | null;
-  paymentIntentId: string | null;
-  mode: 'live' | 'test';
-  status: PurchaseStatus;
-  paidAt: Date | null;
-  certificatesIssuedAt: Date | null;
-  refundedAt: Date | null;
-}
-
-/** What the verification page may show: no address, email or price (issue 6). */
-export interface VerificationCertificate {
-  certificateNumber: string;
-  productName: string;
-  namedInsuredName: string | null;
-  startsAt: Date;
-  endsAt: Date;
-  timeZone: string;
-  testMode: boolean;
-  stored: boolean;
-  voided: boolean;
-  /** When it was voided: its unit's cancellation, or the purchase's full refund; null while in force. */
-  voidedAt: Date | null;
-  revision: number;
-  /** A past version: when, and by which certificate number, it was replaced (null: current). */
-  supersededAt: Date | null;
-  supersededByNumber: string | null;
-  /** Whom it was issued to (the name only: no address on a public page). */
-  certificateHolderName: string | null;
 }
 
 export function createCertificatesRepository(db: Db | Knex.Transaction) {
@@ -368,119 +328,6 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
       return Number(row?.n ?? 0);
     },
 
-    async archives(purchaseId: number): Promise<ArchiveRow[]> {
-      const rows = await db('certificate_archives')
-        .where({ purchase_id: purchaseId })
-        .whereNull('superseded_at')
-        .orderBy([{ column: 'kind' }, { column: 'product_line_id' }]);
-      return rows.map((r) => ({
-        kind: r.kind,
-        productLineId: r.product_line_id,
-        proofCode: r.proof_code,
-        storageKey: r.storage_key,
-        sizeBytes: r.size_bytes,
-        sha256: r.sha256,
-      }));
-    },
-
-    /**
-     * Records a stored zip as the current one of its purchase, kind and product line; one built
-     * before over another set of certificates (a holder added, a version reissued) is marked
-     * superseded (its object and proof-of-coverage code stay). The same zip again changes nothing.
-     */
-    async recordArchive(purchaseId: number, a: ArchiveRow): Promise<void> {
-      // The common case (a first zip of its kind, at issuance): one insert. Only when it conflicts
-      // (this zip recorded before, or a current one over another set) the transaction below.
-      const first = await db.raw(
-        `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
-         values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
-        [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
-      );
-      if (first.rows.length > 0) return;
-      await db.transaction(async (trx) => {
-        const same = await trx('certificate_archives').where({ storage_key: a.storageKey }).first('id', 'superseded_at');
-        if (same && same.superseded_at === null) return;
-        await trx('certificate_archives')
-          .where({ purchase_id: purchaseId, kind: a.kind })
-          .whereRaw('coalesce(product_line_id, 0) = ?', [a.productLineId ?? 0])
-          .whereNull('superseded_at')
-          .update({ superseded_at: trx.fn.now() });
-        // The set of certificates came back to one zipped before: that zip is current again.
-        if (same) {
-          await trx('certificate_archives').where({ id: same.id }).update({ superseded_at: null });
-          return;
-        }
-        await trx.raw(
-          `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
-           values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-          [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
-        );
-      });
-    },
-
-    /** Drops archive rows whose objects went missing, so they are built again. */
-    async clearArchives(purchaseId: number, storageKeys: readonly string[]): Promise<void> {
-      if (storageKeys.length === 0) return;
-      await db('certificate_archives')
-        .where({ purchase_id: purchaseId })
-        .whereNull('superseded_at')
-        .whereIn('storage_key', storageKeys)
-        .delete();
-    },
-
-    /**
-     * The purchases `handle` names among those the caller may see (`filter`: root account,
-     * teammate unless null, mode, and the buyer when given), newest first, at most `limit`: none,
-     * one, or (a payment intent shared by several of the caller's purchases) more. The scope is
-     * part of the query, so another account's purchase holding the same payment intent is never
-     * counted.
-     */
-    async findInScope(
-      handle: PurchaseHandle,
-      filter: { rootAccountId: number; agentId: number | null; mode: 'live' | 'test'; buyerIdpUuid?: string },
-      limit: number,
-    ): Promise<Array<CertificatePurchase & { createdAt: Date }>> {
-      const q = db('purchases as p')
-        .join('buyers as b', 'b.id', 'p.buyer_id')
-        .where({ 'p.root_account_id': filter.rootAccountId, 'p.mode': filter.mode });
-      if ('purchaseId' in handle) q.where('p.id', handle.purchaseId);
-      else if ('checkoutSessionId' in handle) q.where('p.checkout_session_id', handle.checkoutSessionId);
-      else q.where('p.payment_intent_id', handle.paymentIntent);
-      if (filter.agentId !== null) q.where('p.agent_id', filter.agentId);
-      if (filter.buyerIdpUuid !== undefined) q.where('b.idp_accnt_uuid', filter.buyerIdpUuid.toLowerCase());
-      const rows = await q
-        .orderBy('p.id', 'desc')
-        .limit(limit)
-        .select(
-          'p.id',
-          'p.root_account_id',
-          'p.agent_id',
-          'b.idp_accnt_uuid',
-          'p.checkout_session_id',
-          'p.payment_intent_id',
-          'p.mode',
-          'p.status',
-          'p.paid_at',
-          'p.certificates_issued_at',
-          'p.refunded_at',
-          'p.created_at',
-        );
-      return rows.map((r) => ({
-        purchaseId: r.id,
-        rootAccountId: r.root_account_id,
-        agentId: r.agent_id,
-        buyerIdpUuid: r.idp_accnt_uuid,
-        checkoutSessionId: r.checkout_session_id ?? null,
-        paymentIntentId: r.payment_intent_id ?? null,
-        mode: r.mode,
-        status: r.status,
-        paidAt: r.paid_at,
-        certificatesIssuedAt: r.certificates_issued_at,
-        refundedAt: r.refunded_at,
-        createdAt: r.created_at,
-      }));
-    },
-
     /** How many of the purchase's current certificates are in force (not voided by a cancellation or a holder's removal). */
     async countInForce(purchaseId: number): Promise<number> {
       const row = await db('certificates')
@@ -579,64 +426,8 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
       return rows.map((r: { certificate_number: string }) => r.certificate_number);
     },
 
-    /**
-     * The certificates a verification code names: one certificate (any version) for a certificate
-     * number, or the current certificates of one product line of one purchase for a
-     * proof-of-coverage code.
-     */
-    async findForVerification(code: string): Promise<VerificationCertificate[]> {
-      const base = () =>
-        db('certificates as c')
-          .join('purchases as p', 'p.id', 'c.purchase_id')
-          .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
-          .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
-          .join('product_lines as pl', 'pl.id', 'c.product_line_id')
-          .orderBy('cu.starts_at')
-          .select(
-            'c.certificate_number',
-            'pl.customer_name',
-            db.raw("i.named_insured ->> 'name' as named_insured_name"),
-            'cu.starts_at',
-            'cu.ends_at',
-            'cu.time_zone',
-            'p.mode',
-            'c.storage_key',
-            'p.refunded_at',
-            'c.voided_at',
-            'c.revision',
-            'c.superseded_at',
-            'next.certificate_number as superseded_by_number',
-            'h.name as holder_name',
-          )
-          .leftJoin('certificates as next', 'next.id', 'c.superseded_by_id')
-          .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id');
-      let rows = await base().where('c.certificate_number', code);
-      if (rows.length === 0) {
-        const archive = await db('certificate_archives')
-          .where({ proof_code: code, kind: 'product' })
-          .first('purchase_id', 'product_line_id');
-        if (archive)
-          rows = await base()
-            .where({ 'c.purchase_id': archive.purchase_id, 'c.product_line_id': archive.product_line_id })
-            .whereNull('c.superseded_at');
-      }
-      return rows.map((r) => ({
-        certificateNumber: r.certificate_number,
-        productName: r.customer_name,
-        namedInsuredName: r.named_insured_name,
-        startsAt: r.starts_at,
-        endsAt: r.ends_at,
-        timeZone: r.time_zone,
-        testMode: r.mode === 'test',
-        stored: r.storage_key !== null,
-        voided: r.refunded_at !== null || r.voided_at !== null,
-        voidedAt: r.voided_at ?? r.refunded_at ?? null,
-        revision: r.revision,
-        supersededAt: r.superseded_at ?? null,
-        supersededByNumber: r.superseded_by_number ?? null,
-        certificateHolderName: r.holder_name ?? null,
-      }));
-    },
+    ...createCertificateArchivesRepository(db),
+    ...createCertificateLookups(db),
   };
 }
 

@@ -19,7 +19,8 @@ import type { Principal } from '../api-keys/service';
 import type { ObjectStore } from '../storage/object-store';
 import type { AccountScope } from '../accounts/scope';
 import { verificationUrl } from './certificate-data';
-import type { CertificatePurchase, CertificatesRepository, VerificationCertificate } from './repository';
+import type { CertificatesRepository } from './repository';
+import type { CertificatePurchase, VerificationCertificate } from './lookup-repository';
 import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase, type PurchaseHandle } from './purchase-handles';
 import type { GetCertificatesResponse } from './schemas';
 
