@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { createBrowserPool, launchAheadOf } from '../../src/pdf/browser-pool';
 import { createWorkerMetrics, watchBrowserPool } from '../../src/metrics/registry';
+import { eventually } from '../../scripts/harness/api';
 
 /** A deferred: a promise and the function that settles it. */
 function later<T = void>() {
@@ -52,12 +53,20 @@ class FakeBrowser extends EventEmitter {
 
 const launched: FakeBrowser[] = [];
 let launchGate: Promise<void> | undefined;
+/** The profile directories of launches that failed, and every directory the pool has removed (once removed). */
+const failedProfiles: string[] = [];
+const removedPaths = new Set<string>();
 
 jest.mock('puppeteer-core', () => ({
   __esModule: true,
   default: {
-    launch: async () => {
-      await launchGate;
+    launch: async (options: { userDataDir: string }) => {
+      try {
+        await launchGate;
+      } catch (err) {
+        failedProfiles.push(options.userDataDir);
+        throw err;
+      }
       const browser = new FakeBrowser();
       launched.push(browser);
       return browser;
@@ -65,12 +74,26 @@ jest.mock('puppeteer-core', () => ({
   },
 }));
 
+// The real `rm`, noting each path once it is removed: a failed launch removes its profile last,
+// so the pool is done with that launch once its profile is noted here.
+jest.mock('node:fs/promises', () => {
+  const actual = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
+  return {
+    ...actual,
+    rm: (target: string, options?: Parameters<typeof actual.rm>[1]) => actual.rm(target, options).finally(() => removedPaths.add(target)),
+  };
+});
+
+/** Polls `check` (every 100 ms, at most 2 s): the pool's work that the test waits for is all in-process. */
+const until = (check: () => boolean) => eventually(async () => check(), 2_000);
+
 const options = { executablePath: '/nonexistent/chromium', pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 5_000 };
 const render = (pool: ReturnType<typeof createBrowserPool>) => pool.render('<p>x</p>', { format: 'A4' });
 
 beforeEach(() => {
   launched.length = 0;
   launchGate = undefined;
+  failedProfiles.length = 0;
 });
 
 describe('page pool', () => {
@@ -88,7 +111,7 @@ describe('page pool', () => {
     const pdfGate = later();
     launched[0]!.pdfGate = pdfGate.promise;
     const two = [render(pool), render(pool)];
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => pool.pages.busy === 2);
     expect(pool.pages).toEqual({ idle: 0, busy: 2 });
     pdfGate.resolve();
     await Promise.all(two);
@@ -118,7 +141,7 @@ describe('page pool', () => {
     const launch = later();
     launchGate = launch.promise;
     const second = render(pool);
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => !launched[0]!.connected); // its close is reported later, as puppeteer's
     expect(launched[0]!.connected).toBe(false); // retired and closed on purpose
     expect(pool.healthy()).toBe(true);
     launch.resolve();
@@ -133,7 +156,7 @@ describe('page pool', () => {
     for (let i = 0; i < 17; i++) await render(pool);
     expect(pool.launches).toBe(1);
     await render(pool); // the 18th: two left on the first browser
-    for (let i = 0; i < 100 && pool.launches < 2; i++) await new Promise((r) => setTimeout(r, 1));
+    await until(() => pool.launches === 2);
     expect(pool.launches).toBe(2);
     expect(launched[1]!.connected).toBe(true);
     // From here no launch could finish: the renders below must not need one.
@@ -142,7 +165,7 @@ describe('page pool', () => {
     await render(pool); // the first browser's last render
     expect(pool.launches).toBe(2);
     await render(pool); // on the browser launched ahead
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => !launched[0]!.connected); // its close is reported later, as puppeteer's
     expect(launched[0]!.connected).toBe(false); // retired and closed once its renders were spent
     expect(launched[1]!.connected).toBe(true);
     expect(pool.launches).toBe(2);
@@ -158,13 +181,14 @@ describe('page pool', () => {
     launchGate = Promise.reject(new Error('chromium would not start'));
     launchGate.catch(() => undefined);
     await render(pool); // the 9th: the launch ahead starts and fails
-    await new Promise((r) => setTimeout(r, 10));
+    // The pool is done with the failed launch once it has removed that launch's profile.
+    await until(() => failedProfiles.length === 1 && removedPaths.has(failedProfiles[0]!));
     expect(pool.launches).toBe(1);
     launchGate = undefined;
     await render(pool); // the 10th, the last on the first browser (it tries the launch ahead again)
     await render(pool);
     expect(pool.launches).toBe(2);
-    await new Promise((r) => setTimeout(r, 10)); // the retired browser's close is reported later, as puppeteer's
+    await until(() => !launched[0]!.connected); // the retired browser's close is reported later, as puppeteer's
     expect(launched[0]!.connected).toBe(false);
     expect(pool.healthy()).toBe(true);
     await pool.close();
