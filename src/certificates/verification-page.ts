@@ -5,7 +5,7 @@
  * coverage windows, product and named insured, and nothing more personal. Every value is
  * HTML-escaped; the page loads nothing (inline CSS, CSP `default-src 'none'`).
  */
-import { escapeHtml } from '../pdf/certificate-template';
+import { escapeHtml } from '../pdf/certificate-format';
 import type { CoverageState, VerificationView } from './service';
 
 const WORDS: Record<CoverageState, { title: string; colour: string }> = {

@@ -4,7 +4,7 @@
  * `default-src 'none'`) and run no script: while the purchase can still move on, the complete
  * page reloads itself with `<meta http-equiv="refresh">`.
  */
-import { escapeHtml } from '../pdf/certificate-template';
+import { escapeHtml } from '../pdf/certificate-format';
 import { REFRESH_SECONDS, type ReturnPageState, type ReturnPageView } from './service';
 
 const STYLE = `body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d1f23}

@@ -2,8 +2,8 @@
  * The certificate-of-insurance HTML (issue 6, "The certificate child workflow": a layout in
  * the spirit of ACORD 25). The output is self-contained: system fonts only, the QR code inlined
  * as a `data:` SVG, a Content-Security-Policy that forbids every other source, and every
- * interpolated value HTML-escaped by the `html` tagged template below, so a buyer-supplied
- * string can never become markup.
+ * interpolated value HTML-escaped by the `html` tagged template (certificate-format.ts), so a
+ * buyer-supplied string can never become markup.
  *
  * One page per certificate (issue 25 item 2, "a fuller certificate"): the information-only
  * notice, producer, insured, insurers, the coverage line with its ADDL INSD / SUBR WVD marks,
@@ -15,14 +15,17 @@
  */
 import QRCode from 'qrcode';
 import type { PdfPageFormat } from './browser-pool';
-
-/** A money amount in integer minor units of an ISO 4217 currency (e.g. 150000 USD = $1,500.00). */
-export interface MoneyMinor {
-  /** Integer amount in the currency's minor units (cents for USD, yen for JPY). */
-  amount_minor: number;
-  /** ISO 4217 code, e.g. `USD`. */
-  currency: string;
-}
+import {
+  CertificateTemplateError,
+  SafeHtml,
+  assertTimeZone,
+  formatMoneyMinor,
+  html,
+  lines,
+  localDateTime,
+  splitLines,
+  type MoneyMinor,
+} from './certificate-format';
 
 /** One coverage limit line, e.g. "Each occurrence: $1,000,000.00". */
 export interface CertificateLimit extends MoneyMinor {
@@ -227,115 +230,7 @@ export interface CertificateData {
 export const DEFAULT_CANCELLATION_NOTICE =
   'If the policy listed above is cancelled before its expiration date, notice of the cancellation will be given as the terms of the policy provide.';
 
-/**
- * The data cannot make a certificate (unknown currency, non-integer amount, unknown time zone,
- * no insurer). A template error is not worth retrying (issue 6: "a template error is not").
- */
-export class CertificateTemplateError extends Error {
-  override name = 'CertificateTemplateError';
-}
-
-/** Markup that is already safe; only the `html` tag and `raw` of constants create it. */
-class SafeHtml {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-/**
- * Escapes `value` for HTML text and double- or single-quoted attribute values: `& < > " '`.
- * Numbers are converted with `String`. This is the one escaping function of the template.
- */
-export function escapeHtml(value: string | number): string {
-  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-type HtmlValue = string | number | SafeHtml | HtmlValue[] | undefined;
-
-/** Tagged template: every interpolation is escaped unless it is itself `html` output. */
-function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
-  let out = strings[0]!;
-  values.forEach((value, i) => {
-    out += render(value) + strings[i + 1]!;
-  });
-  return new SafeHtml(out);
-}
-
-function render(value: HtmlValue): string {
-  if (value === undefined) return '';
-  if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
-  return escapeHtml(value);
-}
-
-/** Free text with its line breaks kept as `<br>` (each line escaped). */
-function lines(text: string | undefined): SafeHtml {
-  if (!text) return html``;
-  return html`${text.split(/\r\n|\r|\n/).map((line, i) => (i === 0 ? html`${line}` : html`<br>${line}`))}`;
-}
-
-/**
- * Currency formats by locale and currency code, made once each: a certificate formats each of
- * its limits and its deductible, and constructing an `Intl.NumberFormat` is about 40 µs against
- * under 1 µs to format with one (the worker's profile at 8 purchases/s: 0.7 ms per purchase in
- * these constructors and the time zone check's). Bounded: a currency code is three letters, and
- * only codes that format are kept.
- */
-const moneyFormats = new Map<string, { format: Intl.NumberFormat; digits: number }>();
-
-/**
- * Formats integer minor units as money, e.g. `{ amount_minor: 100000000, currency: 'USD' }` →
- * `$1,000,000.00`, `{ amount_minor: 5000, currency: 'JPY' }` → `¥5,000`. Uses the currency's
- * own number of minor digits. Throws `CertificateTemplateError` for a non-integer amount or an
- * unknown currency code.
- */
-export function formatMoneyMinor(money: MoneyMinor, locale = 'en-US'): string {
-  if (!Number.isSafeInteger(money.amount_minor)) {
-    throw new CertificateTemplateError(`amount_minor must be an integer, got ${money.amount_minor}`);
-  }
-  const key = `${locale}\u0000${money.currency}`;
-  let entry = moneyFormats.get(key);
-  if (!entry) {
-    let format: Intl.NumberFormat;
-    try {
-      format = new Intl.NumberFormat(locale, { style: 'currency', currency: money.currency });
-    } catch {
-      throw new CertificateTemplateError(`unknown currency ${JSON.stringify(money.currency)}`);
-    }
-    entry = { format, digits: format.resolvedOptions().maximumFractionDigits ?? 2 };
-    moneyFormats.set(key, entry);
-  }
-  return entry.format.format(money.amount_minor / 10 ** entry.digits);
-}
-
-/** IANA time zones already found valid (a bounded set: only names the runtime knows are kept). */
-const knownTimeZones = new Set<string>();
-
-/** Throws `CertificateTemplateError` unless `zone` is an IANA time zone the runtime knows. */
-function assertTimeZone(zone: string): void {
-  if (knownTimeZones.has(zone)) return;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-  } catch {
-    throw new CertificateTemplateError(`unknown IANA time zone ${JSON.stringify(zone)}`);
-  }
-  knownTimeZones.add(zone);
-}
-
-/** `2026-03-07T00:00` → `2026-03-07 00:00` (seconds dropped); other text is printed as given. */
-function localDateTime(value: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(value);
-  return m ? `${m[1]} ${m[2]}` : value;
-}
-
 const PAGE_SIZE: Record<PdfPageFormat, string> = { Letter: 'letter', A4: 'A4' };
-
-function splitLines(text: string): string[] {
-  return text.split(/\r\n|\r|\n/);
-}
 
 /**
  * Throws `CertificateTemplateError` for the first value of a `CHECKED_TEXT_LIMITS` box over its

@@ -6,7 +6,7 @@
  * integer minor units) and one form, posted to the page's own URL, whose button is the
  * confirmation ("Confirm withdrawal"); the wording follows the EU withdrawal function's labels.
  */
-import { escapeHtml } from '../pdf/certificate-template';
+import { escapeHtml } from '../pdf/certificate-format';
 import { formatMinorUnits } from '../payments/checkout-link-email';
 import type { WithdrawalView } from './service';
 

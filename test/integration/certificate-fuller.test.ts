@@ -11,14 +11,13 @@ import { loadConfig } from '../../src/config';
 import { createBrowserPool, type BrowserPool, type PdfPageFormat } from '../../src/pdf/browser-pool';
 import {
   CERTIFICATE_TEXT_LIMITS,
-  CertificateTemplateError,
   CHECKED_TEXT_LIMITS,
   DEFAULT_CANCELLATION_NOTICE,
-  escapeHtml,
   renderCertificateHtml,
   type CertificateData,
   type CertificateTextLimit,
 } from '../../src/pdf/certificate-template';
+import { CertificateTemplateError, escapeHtml } from '../../src/pdf/certificate-format';
 import { pdfFirstPagePng, pdfPages, pdfText } from '../helpers/documents';
 import { TEMPLATE_TAGS, certificateData } from '../helpers/certificate-data';
 

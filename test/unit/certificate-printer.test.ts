@@ -6,7 +6,8 @@
  */
 import { PDFDocument } from 'pdf-lib';
 import { createCertificatePrinter, type CertificatePrinterOptions } from '../../src/pdf/certificate-printer';
-import { certificatePage, CertificateTemplateError, type CertificateData, type CertificatePage } from '../../src/pdf/certificate-template';
+import { certificatePage, type CertificateData, type CertificatePage } from '../../src/pdf/certificate-template';
+import { CertificateTemplateError } from '../../src/pdf/certificate-format';
 
 function data(n: number, testMode = false): CertificateData {
   return {

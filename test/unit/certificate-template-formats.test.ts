@@ -3,12 +3,8 @@
  * keep the formats they make: the same answers on every call, and a bad currency or zone refused
  * every time, not only the first.
  */
-import {
-  CertificateTemplateError,
-  formatMoneyMinor,
-  renderCertificateHtml,
-  type CertificateData,
-} from '../../src/pdf/certificate-template';
+import { renderCertificateHtml, type CertificateData } from '../../src/pdf/certificate-template';
+import { CertificateTemplateError, formatMoneyMinor } from '../../src/pdf/certificate-format';
 import { certificateData } from '../helpers/certificate-data';
 
 /** The shared certificate on `timeZone`. */
