@@ -38,10 +38,10 @@ describe('shareOf', () => {
 });
 
 describe('the column reference', () => {
-  test('when the README lists the columns, then it lists every column of the file, in order, with its description', () => {
-    const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+  test('when docs/reports.md lists the columns, then it lists every column of the file, in order, with its description', () => {
+    const reports = fs.readFileSync(path.join(__dirname, '../../docs/reports.md'), 'utf8');
     const listed = BORDEREAU_COLUMNS.map((c) => `- \`${c.name}\`: ${c.description}`).join('\n');
-    expect(readme).toContain(listed);
+    expect(reports).toContain(listed);
   });
 });
 
