@@ -52,15 +52,12 @@
  * `BenchReport`. `--quick`: 10 voided runs, a bulk of 50, two rounds of 1 s per load side.
  * Exits 0 also when a goal is missed; exits 1 only when the benchmark cannot run.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
 import { createApp } from '../../src/http/app';
@@ -81,9 +78,13 @@ import {
   type HttpLoadResult,
   type LatencyStats,
   loadStackLib,
+  ensureOwnStack,
+  machineJson,
+  ownStackState,
+  stopBenchStack,
 } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, type BenchReport, type ScenarioReport } from './report';
+import { ratioOf, textTable, type BenchReport, type ScenarioReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_cancellations';
 const STATE_DIR = 'var/bench-cancellations';
@@ -561,13 +562,8 @@ async function measureBulk(b: Bench, proxy: ProcessorProxy, ids: number[], cap: 
 
 // ---------------------------------------------------------------------------------------------
 
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  log(line(header));
-  log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) log(line(r));
-}
+/** Prints a table of string cells, each column padded to its widest cell. */
+const printTable = (header: string[], rows: string[][]) => log(textTable(header, rows));
 
 const stats = (l: LatencyStats) => ({
   samples: l.samples,
@@ -616,9 +612,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
   const namespace = `cancellations-bench-${Date.now()}`;
   const taskQueue = `cancellations-bench-${process.pid}`;
   const bucket = `cancellations-bench-${process.pid}`;
-  const stateDir = path.join(REPO_ROOT, STATE_DIR);
-  const temporalDb = path.join(stateDir, 'temporal.db');
-  const gcsDir = path.join(stateDir, 'gcs');
+  const state = ownStackState(STATE_DIR);
   const dbTarget = new URL(base.DATABASE_URL);
   dbTarget.pathname = `/${BENCH_DATABASE}`;
   const cap = base.REFUND_RATE_LIMIT_PER_SECOND;
@@ -630,22 +624,12 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
   let server: Server | undefined;
   let worker: WorkerProcess | undefined;
   try {
-    fs.mkdirSync(stateDir, { recursive: true });
-    const [dbUrl, t, stripeMock, s] = await Promise.all([
-      stack.ensurePostgres({ databaseUrl: dbTarget.toString(), recreate: true, log }),
-      stack.ensureTemporal({
-        port: PORTS.temporal,
-        uiPort: PORTS.temporalUi,
-        metricsPort: PORTS.temporalMetrics,
-        dbFile: path.relative(REPO_ROOT, temporalDb),
-        bin: tools.temporal,
-        // From empty state; a server of an interrupted run that still holds the port is reused.
-        fresh: true,
-        log,
-      }),
-      stack.ensureStripeMock({ port: PORTS.stripeMock, bin: tools.stripeMock, log }),
-      stack.ensureFakeGcs({ port: PORTS.fakeGcs, dir: path.relative(REPO_ROOT, gcsDir), bucket, bin: tools.fakeGcs, log }),
-    ]);
+    const {
+      dbUrl,
+      temporal: t,
+      stripeMock,
+      storage: s,
+    } = await ensureOwnStack({ stack, tools, ports: PORTS, state, databaseUrl: dbTarget.toString(), bucket, log });
     temporal = t;
     storage = s;
     const db = createDb({ ...base, DATABASE_URL: dbUrl });
@@ -879,14 +863,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       finishedAt: new Date().toISOString(),
       durationSeconds,
       units: { latency: 'ms', durations: 's', rates: 'refunds/s' },
-      machine: {
-        cpus: cpus.length,
-        cpuModel: cpus[0]?.model.trim(),
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverageAtStart: loadAtStart,
-        loadAverageAtEnd: loadAtEnd,
-      },
+      machine: machineJson(loadAtStart, loadAtEnd),
       options: opts,
       setup: {
         method:
@@ -960,25 +937,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     }
     await container?.close();
     await proxy?.close();
-    if (temporal && !temporal.started) {
-      await promisify(execFile)(tools.temporal, [
-        'operator',
-        'namespace',
-        'delete',
-        '--namespace',
-        namespace,
-        '--yes',
-        '--address',
-        temporal.address,
-      ]).catch((err: Error) => log(`could not delete Temporal namespace ${namespace}: ${err.message}`));
-    }
-    if (storage && !storage.started) await stack.deleteFakeGcsBucket({ url: storage.url, bucket: storage.bucket, log });
-    if (stack.startedNames().length > 0) log(`stopping what this run started: ${stack.startedNames().join(', ')}`);
-    await stack.stopAll({ log });
-    // The state of servers started here goes with them (a reused server keeps its own).
-    if (temporal?.started) for (const f of ['', '-shm', '-wal']) fs.rmSync(`${temporalDb}${f}`, { force: true });
-    if (storage?.started) fs.rmSync(gcsDir, { recursive: true, force: true });
-    if (fs.existsSync(stateDir) && fs.readdirSync(stateDir).length === 0) fs.rmdirSync(stateDir);
+    await stopBenchStack({ stack, temporalBin: tools.temporal, namespace, temporal, storage, state, log });
     log(
       `cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
     );

@@ -24,6 +24,7 @@ import { createAccountsRepository, type RootAccount } from '../../src/accounts/r
 import { createApiKeysRepository } from '../../src/api-keys/repository';
 import { createApiKeyService } from '../../src/api-keys/service';
 import { createPgPool, type PgPoolClient } from './lib';
+import { SEED_COVERAGES, SEED_EVENTS, SEED_TIERS } from './seed-words';
 
 /** Bump when the generated data changes, so an older seed is replaced instead of reused. */
 const SEED_VERSION = 1;
@@ -55,26 +56,6 @@ export interface SeedResult {
   apiKey: string;
 }
 
-/**
- * Returns the URL of database `name` on the server of `baseUrl`, creating the database when it
- * does not exist yet.
- */
-export async function ensureDatabase(baseUrl: string, name: string): Promise<{ url: string; created: boolean }> {
-  const target = new URL(baseUrl);
-  target.pathname = `/${name}`;
-  const admin = new URL(baseUrl);
-  admin.pathname = '/postgres';
-  const pool = createPgPool(admin.toString(), 1);
-  try {
-    const found = await pool.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rows.length > 0) return { url: target.toString(), created: false };
-    await pool.query(`create database "${name.replace(/"/g, '""')}"`);
-    return { url: target.toString(), created: true };
-  } finally {
-    await pool.end();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Deterministic generator
 
@@ -90,61 +71,6 @@ function prng(seed: number): () => number {
   };
 }
 
-const EVENTS = [
-  'Wedding',
-  'Special Event',
-  'Concert',
-  'Festival',
-  'Trade Show',
-  'Birthday Party',
-  'Corporate Retreat',
-  'Charity Gala',
-  'Sports Tournament',
-  'Food Truck',
-  'Farmers Market',
-  'Art Fair',
-  'Conference',
-  'Graduation',
-  'Family Reunion',
-  'Fun Run',
-  'Craft Fair',
-  'Film Shoot',
-  'Pop-Up Shop',
-  'Yoga Class',
-  'Fitness Bootcamp',
-  'Photography Session',
-  'Dance Recital',
-  'Car Show',
-  'Rodeo',
-  'Holiday Market',
-  'Block Party',
-  'Fundraiser',
-  'Quinceañera',
-  'Anniversary Party',
-  'Music Lesson',
-  'Wine Tasting',
-  'Film Festival',
-  'Golf Outing',
-];
-const COVERAGES = [
-  'General Liability',
-  'Liquor Liability',
-  'Event Cancellation',
-  'Equipment Breakdown',
-  'Property Damage',
-  'Vendor Liability',
-  'Host Liquor',
-  'Participant Accident',
-  'Inland Marine',
-  'Weather Protection',
-  'Hired Auto',
-  'Professional Liability',
-  'Umbrella',
-  'Cyber Liability',
-  'Tent and Stage',
-  'Spectator Injury',
-];
-const TIERS = ['Basic', 'Standard', 'Plus', 'Premier', 'Essential', 'Complete', 'Select', 'Elite'];
 const NOUNS = ['Protection', 'Bundle', 'Package', 'Shield', 'Cover', 'Plan', 'Program'];
 const REGIONS = [
   'Texas',
@@ -297,9 +223,9 @@ function productRows(accountId: number, n: number, seed: number, roots: RootIds)
   const g = generator(seed);
   const rows: unknown[][] = [];
   for (let i = 1; i <= n; i++) {
-    const event = g.pick(EVENTS);
-    const coverage = g.pick(COVERAGES);
-    const tier = g.pick(TIERS);
+    const event = g.pick(SEED_EVENTS);
+    const coverage = g.pick(SEED_COVERAGES);
+    const tier = g.pick(SEED_TIERS);
     const [created, updated] = g.timestamps();
     const isTest = g.r() < 0.3;
     rows.push([
@@ -350,9 +276,9 @@ function bundleRows(
   const g = generator(seed);
   const rows: unknown[][] = [];
   for (let i = 1; i <= n; i++) {
-    const event = g.pick(EVENTS);
-    const coverage = g.pick(COVERAGES);
-    const tier = g.pick(TIERS);
+    const event = g.pick(SEED_EVENTS);
+    const coverage = g.pick(SEED_COVERAGES);
+    const tier = g.pick(SEED_TIERS);
     const noun = g.pick(NOUNS);
     const [created, updated] = g.timestamps();
     const isTest = g.r() < 0.3;

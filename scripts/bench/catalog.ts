@@ -34,9 +34,10 @@ import { createContainer } from '../../src/container';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
 import type { Db } from '../../src/db/knex';
-import { ensureDatabase, seedCatalog, SEARCH_TERM, type SeedResult } from './catalog-seed';
+import { seedCatalog, SEARCH_TERM, type SeedResult } from './catalog-seed';
 import {
   createPgPool,
+  ensureDatabase,
   explain,
   round2,
   runDirectLoad,
@@ -50,7 +51,7 @@ import {
   writeResultsFile,
 } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, type BenchReport } from './report';
+import { ratioOf, textTable, type BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench';
 const DEEP_PAGE = 200;
@@ -172,10 +173,6 @@ function fmt(v: number, digits = 2): string {
   return Number.isFinite(v) ? v.toFixed(digits) : '-';
 }
 
-function pad(s: string, n: number, right = false): string {
-  return right ? s.padStart(n) : s.padEnd(n);
-}
-
 function printTable(rows: ScenarioResult[]): void {
   const header = [
     'scenario',
@@ -195,11 +192,7 @@ function printTable(rows: ScenarioResult[]): void {
     `${fmt(r.p99Ratio)}x`,
     `${r.goal.pass ? 'PASS' : 'FAIL'} (limit ${fmt(r.goal.limitMs, 1)})`,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => pad(c, widths[i]!, i > 0 && i < 6)).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const b of body) console.log(line(b));
+  console.log(textTable(header, body, (i) => i > 0 && i < 6));
 }
 
 /**
@@ -316,7 +309,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         direct.errors ? `${direct.errors} direct errors` : '',
       ].filter(Boolean);
       log(
-        `${pad(sc.name, 22)} total ${cap.total}, ${cap.items} items, ${cap.waves.flat().length} statements in ${cap.waves.length} wave(s) (+${cap.other.length} not replayed) | ` +
+        `${sc.name.padEnd(22)} total ${cap.total}, ${cap.items} items, ${cap.waves.flat().length} statements in ${cap.waves.length} wave(s) (+${cap.other.length} not replayed) | ` +
           `endpoint p99 ${fmt(endpoint.latency.p99)} ms, ${fmt(endpoint.reqPerSec, 0)} req/s, API loop busy ${fmt(endpoint.apiEventLoopUtilization * 100, 0)}% | direct p99 ${fmt(direct.latency.p99)} ms, ` +
           `${fmt(direct.perSec, 0)} q/s | ${r.goal.pass ? 'PASS' : 'FAIL'}${problems.length ? ` | ${problems.join(', ')}` : ''}`,
       );
@@ -332,7 +325,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         const seq = e.summary.seqScans.length ? ` SEQ SCAN on ${e.summary.seqScans.join(', ')}!` : '';
         return `${kind}: ${e.summary.plan} [${fmt(e.summary.executionMs)} ms, ${e.summary.buffers} buffers]${seq}`;
       });
-      log(`  ${pad(r.scenario, 22)} ${parts.join('  ||  ')}`);
+      log(`  ${r.scenario.padEnd(22)} ${parts.join('  ||  ')}`);
     }
 
     const failed = results.filter((r) => !r.goal.pass);

@@ -37,14 +37,12 @@
  * Exits 0 also when a goal is missed (MISSED is printed beside it); exits 1 only when the
  * benchmark cannot run.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { loadConfig, loadConfigOrExit, type Config } from '../../src/config';
 import { createContainer } from '../../src/container';
@@ -72,9 +70,9 @@ import {
   type ProcInfo,
   type WorkerProcess,
 } from './certificates-worker';
-import { percentile, REPO_ROOT, round2, writeResultsFile, loadStackLib } from './lib';
+import { machineJson, percentile, REPO_ROOT, round2, stopBenchStack, writeResultsFile, loadStackLib } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, type BenchReport, type Percentiles } from './report';
+import { ratioOf, textTable, type BenchReport, type Percentiles } from './report';
 
 const ROOT = REPO_ROOT;
 const BENCH_DATABASE = 'insurance_bench_certificates';
@@ -441,13 +439,8 @@ function meanCpu(list: CpuUse[]): CpuUse {
 const cpuJson = (c: CpuUse) => ({ machine: round2(c.machine), worker: round2(c.worker), bench: round2(c.bench), cores: c.cores });
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISSED');
 
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  log(line(header));
-  log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) log(line(r));
-}
+/** Prints a table of string cells, each column padded to its widest cell. */
+const printTable = (header: string[], rows: string[][]) => log(textTable(header, rows));
 
 function latencyStats(runs: LatencyRun[]) {
   const sorted = runs.map((r) => r.availableMs).sort((a, b) => a - b);
@@ -782,14 +775,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       units: { rate: 'certificates/s', latency: 'ms', memory: 'MiB (VmRSS from /proc/<pid>/status)' },
-      machine: {
-        cpus: cpus.length,
-        cpuModel: cpus[0]?.model.trim(),
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverageAtStart: loadAtStart,
-        loadAverageAtEnd: loadAtEnd,
-      },
+      machine: machineJson(loadAtStart, loadAtEnd),
       options: opts,
       setup: {
         database: BENCH_DATABASE,
@@ -952,21 +938,14 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     }
     await container?.close();
     await db?.destroy();
-    if (temporalAddress) {
-      await promisify(execFile)(tools.temporal, [
-        'operator',
-        'namespace',
-        'delete',
-        '--namespace',
-        namespace,
-        '--yes',
-        '--address',
-        temporalAddress,
-      ]).catch((err: Error) => log(`could not delete Temporal namespace ${namespace}: ${err.message}`));
-    }
-    if (storageUrl) await stack.deleteFakeGcsBucket({ url: storageUrl, bucket, log });
-    if (stack.startedNames().length > 0) log(`stopping what this run started: ${stack.startedNames().join(', ')}`);
-    await stack.stopAll({ log });
+    await stopBenchStack({
+      stack,
+      temporalBin: tools.temporal,
+      namespace,
+      temporal: temporalAddress ? { address: temporalAddress } : undefined,
+      storage: storageUrl ? { url: storageUrl, bucket } : undefined,
+      log,
+    });
     log(
       `cleanup (worker, namespace, bucket${startedHere ? ', servers' : ''}) ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
     );

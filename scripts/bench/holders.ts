@@ -41,15 +41,12 @@
  * `--quick`: 3 purchases after 1 warm-up. Exits 0 also when the timing goal is missed; throws
  * (exit 1) when the benchmark cannot run or a holder's PDFs are not all stored.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { loadConfig, loadConfigOrExit } from '../../src/config';
@@ -64,9 +61,21 @@ import { call } from '../harness/fixtures';
 import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type QuotingAccount } from '../harness/purchases';
 import { describeTimeline, runTimeline } from './certificates-timeline';
 import { startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
-import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib } from './lib';
+import {
+  ensureOwnStack,
+  latencyStats,
+  loadStackLib,
+  machineJson,
+  ownStackState,
+  REPO_ROOT,
+  reportPercentiles,
+  round2,
+  stopBenchStack,
+  writeResultsFile,
+  type LatencyStats,
+} from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, type BenchReport, type ScenarioReport } from './report';
+import { ratioOf, textTable, type BenchReport, type ScenarioReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_holders';
 const STATE_DIR = 'var/bench-holders';
@@ -398,13 +407,8 @@ function describePolicyTimeline(t: PolicyTimeline): string[] {
 
 // ---------------------------------------------------------------------------------------------
 
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  log(line(header));
-  log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) log(line(r));
-}
+/** Prints a table of string cells, each column padded to its widest cell. */
+const printTable = (header: string[], rows: string[][]) => log(textTable(header, rows));
 
 const stats = (l: LatencyStats) => ({
   samples: l.samples,
@@ -443,9 +447,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
   const namespace = `holders-bench-${Date.now()}`;
   const taskQueue = `holders-bench-${process.pid}`;
   const bucket = `holders-bench-${process.pid}`;
-  const stateDir = path.join(REPO_ROOT, STATE_DIR);
-  const temporalDb = path.join(stateDir, 'temporal.db');
-  const gcsDir = path.join(stateDir, 'gcs');
+  const state = ownStackState(STATE_DIR);
   const dbTarget = new URL(base.DATABASE_URL);
   dbTarget.pathname = `/${BENCH_DATABASE}`;
 
@@ -455,22 +457,12 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
   let server: Server | undefined;
   let worker: WorkerProcess | undefined;
   try {
-    fs.mkdirSync(stateDir, { recursive: true });
-    const [dbUrl, t, stripeMock, s] = await Promise.all([
-      stack.ensurePostgres({ databaseUrl: dbTarget.toString(), recreate: true, log }),
-      stack.ensureTemporal({
-        port: PORTS.temporal,
-        uiPort: PORTS.temporalUi,
-        metricsPort: PORTS.temporalMetrics,
-        dbFile: path.relative(REPO_ROOT, temporalDb),
-        bin: tools.temporal,
-        // From empty state; a server of an interrupted run that still holds the port is reused.
-        fresh: true,
-        log,
-      }),
-      stack.ensureStripeMock({ port: PORTS.stripeMock, bin: tools.stripeMock, log }),
-      stack.ensureFakeGcs({ port: PORTS.fakeGcs, dir: path.relative(REPO_ROOT, gcsDir), bucket, bin: tools.fakeGcs, log }),
-    ]);
+    const {
+      dbUrl,
+      temporal: t,
+      stripeMock,
+      storage: s,
+    } = await ensureOwnStack({ stack, tools, ports: PORTS, state, databaseUrl: dbTarget.toString(), bucket, log });
     temporal = t;
     storage = s;
     const db = createDb({ ...base, DATABASE_URL: dbUrl });
@@ -644,14 +636,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       finishedAt: new Date().toISOString(),
       durationSeconds,
       units: { latency: 'ms', durations: 's' },
-      machine: {
-        cpus: cpus.length,
-        cpuModel: cpus[0]?.model.trim(),
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverageAtStart: loadAtStart,
-        loadAverageAtEnd: loadAtEnd,
-      },
+      machine: machineJson(loadAtStart, loadAtEnd),
       options: opts,
       setup: {
         database: BENCH_DATABASE,
@@ -714,25 +699,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       await new Promise<void>((resolve) => server!.close(() => resolve()));
     }
     await container?.close();
-    if (temporal && !temporal.started) {
-      await promisify(execFile)(tools.temporal, [
-        'operator',
-        'namespace',
-        'delete',
-        '--namespace',
-        namespace,
-        '--yes',
-        '--address',
-        temporal.address,
-      ]).catch((err: Error) => log(`could not delete Temporal namespace ${namespace}: ${err.message}`));
-    }
-    if (storage && !storage.started) await stack.deleteFakeGcsBucket({ url: storage.url, bucket: storage.bucket, log });
-    if (stack.startedNames().length > 0) log(`stopping what this run started: ${stack.startedNames().join(', ')}`);
-    await stack.stopAll({ log });
-    // The state of servers started here goes with them (a reused server keeps its own).
-    if (temporal?.started) for (const f of ['', '-shm', '-wal']) fs.rmSync(`${temporalDb}${f}`, { force: true });
-    if (storage?.started) fs.rmSync(gcsDir, { recursive: true, force: true });
-    if (fs.existsSync(stateDir) && fs.readdirSync(stateDir).length === 0) fs.rmdirSync(stateDir);
+    await stopBenchStack({ stack, temporalBin: tools.temporal, namespace, temporal, storage, state, log });
     log(
       `cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
     );

@@ -1,17 +1,21 @@
 /**
  * Shared building blocks of the benchmarks in `scripts/bench/`: the `pg` driver, latency
  * statistics, the results folder (bench/results/), the HTTP load runner (autocannon in a worker
- * thread), the direct-SQL load loop, a one-line summary of an `EXPLAIN` plan and the integer
- * option parser (options.ts builds each bench's options on it).
+ * thread), the direct-SQL load loop, a one-line summary of an `EXPLAIN` plan, the integer
+ * option parser (options.ts builds each bench's options on it), the machine a run's results
+ * file records, and the servers of scripts/stack.mjs: typed, a bench's own started, and stopped.
  *
  * Units everywhere: latencies in milliseconds (ms, fractional), throughput in requests or
  * statement sets per second, durations given as seconds.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { Percentiles } from './report';
 
@@ -47,6 +51,26 @@ export function createPgPool(connectionString: string, max: number): PgPool {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 60_000 });
   pool.on('error', (err) => console.error(`pg pool: ${err.message}`));
   return pool;
+}
+
+/**
+ * Returns the URL of database `name` on the server of `baseUrl`, creating the database when it
+ * does not exist yet.
+ */
+export async function ensureDatabase(baseUrl: string, name: string): Promise<{ url: string; created: boolean }> {
+  const target = new URL(baseUrl);
+  target.pathname = `/${name}`;
+  const admin = new URL(baseUrl);
+  admin.pathname = '/postgres';
+  const pool = createPgPool(admin.toString(), 1);
+  try {
+    const found = await pool.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rows.length > 0) return { url: target.toString(), created: false };
+    await pool.query(`create database "${name.replace(/"/g, '""')}"`);
+    return { url: target.toString(), created: true };
+  } finally {
+    await pool.end();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,6 +135,22 @@ export function writeResultsFile(name: string, json: unknown): string {
   const file = path.join(RESULTS_DIR, `${name}.json`);
   fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   return path.relative(REPO_ROOT, file);
+}
+
+/**
+ * The machine a bench ran on, as its results file records it: cores, CPU model, memory (GiB),
+ * Node's version, and the 1/5/15-minute load averages at the start and at the end of the run.
+ */
+export function machineJson(loadAverageAtStart: number[], loadAverageAtEnd: number[]) {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim(),
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart,
+    loadAverageAtEnd,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,4 +457,106 @@ export async function loadStackLib(): Promise<{ stack: StackLib; ensureTools: En
   const stack = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'stack.mjs'))) as StackLib;
   const { ensureTools } = (await importUntyped(path.join(REPO_ROOT, 'scripts', 'tools.mjs'))) as { ensureTools: EnsureTools };
   return { stack, ensureTools };
+}
+
+/** Ports of a bench's own servers (apart from the dev stack's, the tests', the fault suites' and the other benches'). */
+export interface OwnStackPorts {
+  temporal: number;
+  temporalUi: number;
+  temporalMetrics: number;
+  stripeMock: number;
+  fakeGcs: number;
+}
+
+/** A bench's own state directory and what its servers keep there (absolute paths). */
+export interface OwnStackState {
+  dir: string;
+  /** The Temporal dev server's database (SQLite, with its `-shm` and `-wal` files). */
+  temporalDb: string;
+  /** fake-gcs's folder. */
+  gcsDir: string;
+}
+
+/** The state paths of a bench's own servers in `stateDir` (relative to the repository, e.g. `var/bench-holders`). */
+export function ownStackState(stateDir: string): OwnStackState {
+  const dir = path.join(REPO_ROOT, stateDir);
+  return { dir, temporalDb: path.join(dir, 'temporal.db'), gcsDir: path.join(dir, 'gcs') };
+}
+
+/**
+ * Starts a bench's own servers on `ports` with their state in `state` (a server of an interrupted
+ * run that still holds a port is reused): the PostgreSQL database of `databaseUrl` recreated, a
+ * Temporal dev server from empty state, stripe-mock, and fake-gcs with `bucket`. Returns the
+ * database URL and each server's address and whether this call started it.
+ */
+export async function ensureOwnStack(o: {
+  stack: StackLib;
+  tools: Awaited<ReturnType<EnsureTools>>;
+  ports: OwnStackPorts;
+  state: OwnStackState;
+  databaseUrl: string;
+  bucket: string;
+  log: StackLog;
+}) {
+  const { stack, tools, ports, state, log } = o;
+  fs.mkdirSync(state.dir, { recursive: true });
+  const [dbUrl, temporal, stripeMock, storage] = await Promise.all([
+    stack.ensurePostgres({ databaseUrl: o.databaseUrl, recreate: true, log }),
+    stack.ensureTemporal({
+      port: ports.temporal,
+      uiPort: ports.temporalUi,
+      metricsPort: ports.temporalMetrics,
+      dbFile: path.relative(REPO_ROOT, state.temporalDb),
+      bin: tools.temporal,
+      // From empty state; a server of an interrupted run that still holds the port is reused.
+      fresh: true,
+      log,
+    }),
+    stack.ensureStripeMock({ port: ports.stripeMock, bin: tools.stripeMock, log }),
+    stack.ensureFakeGcs({ port: ports.fakeGcs, dir: path.relative(REPO_ROOT, state.gcsDir), bucket: o.bucket, bin: tools.fakeGcs, log }),
+  ]);
+  return { dbUrl, temporal, stripeMock, storage };
+}
+
+/**
+ * The end of a bench's run on the servers of scripts/stack.mjs: deletes its Temporal namespace
+ * and fake-gcs bucket (not on a server this run started in the bench's own `state`: that state
+ * goes as a whole), stops the servers this run started, then removes their state (a reused
+ * server keeps its own) and the state directory once it is empty. A namespace that cannot be
+ * deleted is logged, not thrown.
+ */
+export async function stopBenchStack(o: {
+  stack: StackLib;
+  temporalBin: string;
+  namespace: string;
+  /** The Temporal server the namespace is on (absent: none was reached). */
+  temporal?: { address: string; started?: boolean };
+  /** The fake-gcs server and the bench's bucket (absent: none was reached). */
+  storage?: { url: string; bucket: string; started?: boolean };
+  /** The bench's own state directory, when it ran on its own servers (`ensureOwnStack`). */
+  state?: OwnStackState;
+  log: StackLog;
+}): Promise<void> {
+  const { stack, temporal, storage, state, log } = o;
+  const goesWithState = (server: { started?: boolean }) => state !== undefined && server.started === true;
+  if (temporal && !goesWithState(temporal)) {
+    await promisify(execFile)(o.temporalBin, [
+      'operator',
+      'namespace',
+      'delete',
+      '--namespace',
+      o.namespace,
+      '--yes',
+      '--address',
+      temporal.address,
+    ]).catch((err: Error) => log(`could not delete Temporal namespace ${o.namespace}: ${err.message}`));
+  }
+  if (storage && !goesWithState(storage)) await stack.deleteFakeGcsBucket({ url: storage.url, bucket: storage.bucket, log });
+  if (stack.startedNames().length > 0) log(`stopping what this run started: ${stack.startedNames().join(', ')}`);
+  await stack.stopAll({ log });
+  if (!state) return;
+  // The state of servers started here goes with them (a reused server keeps its own).
+  if (temporal?.started) for (const f of ['', '-shm', '-wal']) fs.rmSync(`${state.temporalDb}${f}`, { force: true });
+  if (storage?.started) fs.rmSync(state.gcsDir, { recursive: true, force: true });
+  if (fs.existsSync(state.dir) && fs.readdirSync(state.dir).length === 0) fs.rmdirSync(state.dir);
 }

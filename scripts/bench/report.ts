@@ -150,6 +150,18 @@ export function markdownTable(header: string[], rows: string[][]): string {
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+/**
+ * A plain-text table for the console, in markdown's pipe layout with every column padded to its
+ * widest cell: the header, a rule, then `rows` (string cells), as one string of lines. Cells of
+ * the columns `rightAligned` answers true for (numbers) are padded on the left.
+ */
+export function textTable(header: string[], rows: string[][], rightAligned: (column: number) => boolean = () => false): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (rightAligned(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
 /** The table of one bench: scenario | figure | baseline (same run) | ratio | goal | result. */
 export function benchTable(b: BenchReport): string {
   return markdownTable(

@@ -32,6 +32,7 @@ import { createAccountsRepository } from '../../src/accounts/repository';
 import { createApiKeysRepository } from '../../src/api-keys/repository';
 import { createApiKeyService } from '../../src/api-keys/service';
 import { createPgPool, type PgPoolClient } from './lib';
+import { SEED_COVERAGES, SEED_EVENTS, SEED_TIERS } from './seed-words';
 
 /** Bump when the generated data changes, so an older seed is replaced instead of reused. */
 const SEED_VERSION = 3;
@@ -320,83 +321,16 @@ const LAST_NAMES = [
   'Nakamura',
   'Kowalski',
 ];
-const EVENTS = [
-  'Wedding',
-  'Special Event',
-  'Concert',
-  'Festival',
-  'Trade Show',
-  'Birthday Party',
-  'Corporate Retreat',
-  'Charity Gala',
-  'Sports Tournament',
-  'Food Truck',
-  'Farmers Market',
-  'Art Fair',
-  'Conference',
-  'Graduation',
-  'Family Reunion',
-  'Fun Run',
-  'Craft Fair',
-  'Film Shoot',
-  'Pop-Up Shop',
-  'Yoga Class',
-  'Fitness Bootcamp',
-  'Photography Session',
-  'Dance Recital',
-  'Car Show',
-  'Rodeo',
-  'Holiday Market',
-  'Block Party',
-  'Fundraiser',
-  'Anniversary Party',
-  'Wine Tasting',
-  'Golf Outing',
-];
-const COVERAGES = [
-  'General Liability',
-  'Liquor Liability',
-  'Event Cancellation',
-  'Equipment Breakdown',
-  'Property Damage',
-  'Vendor Liability',
-  'Host Liquor',
-  'Participant Accident',
-  'Inland Marine',
-  'Weather Protection',
-  'Hired Auto',
-  'Professional Liability',
-  'Umbrella',
-  'Cyber Liability',
-  'Tent and Stage',
-  'Spectator Injury',
-];
-const TIERS = ['Basic', 'Standard', 'Plus', 'Premier', 'Essential', 'Complete', 'Select', 'Elite'];
+/**
+ * The catalog seed's events but three, as this seed's data has always been made: its words go
+ * into SQL unquoted (`textArray`, no 'ñ'), and the same list and order keep seed v3's data.
+ */
+const EVENTS = SEED_EVENTS.filter((e) => !['Quinceañera', 'Music Lesson', 'Film Festival'].includes(e));
 
 /** A text[] literal of fixed words (letters, spaces and hyphens only, so nothing needs quoting). */
 function textArray(words: readonly string[]): string {
   for (const w of words) if (!/^[A-Za-z -]+$/.test(w)) throw new Error(`bench word "${w}" needs quoting`);
   return `'{${words.map((w) => `"${w}"`).join(',')}}'::text[]`;
-}
-
-/**
- * Returns the URL of database `name` on the server of `baseUrl`, creating the database when it
- * does not exist yet.
- */
-export async function ensureDatabase(baseUrl: string, name: string): Promise<{ url: string; created: boolean }> {
-  const target = new URL(baseUrl);
-  target.pathname = `/${name}`;
-  const admin = new URL(baseUrl);
-  admin.pathname = '/postgres';
-  const pool = createPgPool(admin.toString(), 1);
-  try {
-    const found = await pool.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rows.length > 0) return { url: target.toString(), created: false };
-    await pool.query(`create database "${name.replace(/"/g, '""')}"`);
-    return { url: target.toString(), created: true };
-  } finally {
-    await pool.end();
-  }
 }
 
 async function timed(
@@ -431,9 +365,9 @@ async function load(
     const productSql = `
       insert into product_lines (root_account_id, customer_name, internal_name, default_price_minor, is_test_mode, question_set_id)
       select $1, name || case when n > 1 then ' ' || n else '' end, 'BENCH-' || g, 2000, $3, null
-        from (select g, (${textArray(EVENTS)})[1 + g % ${EVENTS.length}] || ' ' || (${textArray(COVERAGES)})[1 + (g / ${EVENTS.length}) % ${COVERAGES.length}] || ' ' ||
-                     (${textArray(TIERS)})[1 + (g * 7) % ${TIERS.length}] as name,
-                     1 + g / ${EVENTS.length * COVERAGES.length} as n
+        from (select g, (${textArray(EVENTS)})[1 + g % ${EVENTS.length}] || ' ' || (${textArray(SEED_COVERAGES)})[1 + (g / ${EVENTS.length}) % ${SEED_COVERAGES.length}] || ' ' ||
+                     (${textArray(SEED_TIERS)})[1 + (g * 7) % ${SEED_TIERS.length}] as name,
+                     1 + g / ${EVENTS.length * SEED_COVERAGES.length} as n
                 from generate_series($4::int, $4::int + $2::int - 1) g) x
        order by g`;
     const live = Math.round(opts.products * 0.8);

@@ -37,9 +37,10 @@ import { createContainer } from '../../src/container';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
 import type { Db } from '../../src/db/knex';
-import { ensureDatabase, seedSearch, type SearchSeedResult } from './search-seed';
+import { seedSearch, type SearchSeedResult } from './search-seed';
 import {
   createPgPool,
+  ensureDatabase,
   explain,
   REPO_ROOT,
   RESULTS_DIR,
@@ -55,7 +56,7 @@ import {
   type StatementWaves,
 } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, type BenchReport } from './report';
+import { ratioOf, textTable, type BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_search';
 /** Goal of issue 7: p99 of the endpoint under 50 ms. */
@@ -325,12 +326,7 @@ function printTable(rows: ScenarioResult[]): void {
     `${fmt(r.p99Ratio)}x`,
     r.pass ? 'PASS' : 'FAIL',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i > 0 && i < 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const b of body) console.log(line(b));
+  console.log(textTable(header, body, (i) => i > 0 && i < 6));
 }
 
 /**
