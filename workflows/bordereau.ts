@@ -7,13 +7,12 @@
  *   month (src/reports/schedule.ts): for the month before its start (UTC, by workflow time), or
  *   `input.month` when given, it asks for a bordereau of every agency, party and mode with a
  *   transaction recorded in that month, then reconciles that month with the processor in both
- *   modes (the runs it keeps feed the `reconciliation_differences` metric and its alert; runs
- *   started before it did so skip it).
+ *   modes (the runs it keeps feed the `reconciliation_differences` metric and its alert).
  *
  * Activities are retried without limit, backing off to five minutes between attempts: through a
  * storage or database outage the files appear once they are back.
  */
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { ReportActivities } from '../activities/reports';
 
 const { generateBordereau, requestMonthlyBordereaux, reconcileMonth } = proxyActivities<ReportActivities>({
@@ -33,11 +32,10 @@ export function previousMonth(at: Date): string {
 
 export async function monthlyBordereauxWorkflow(
   input: { month?: string } = {},
-): Promise<{ month: string; bordereaux: number[]; reconciliationDifferences?: { live: number; test: number } }> {
+): Promise<{ month: string; bordereaux: number[]; reconciliationDifferences: { live: number; test: number } }> {
   // Workflow time: the same on replay.
   const month = input.month ?? previousMonth(new Date());
   const bordereaux = await requestMonthlyBordereaux({ month });
-  if (!patched('monthly-reconciliation')) return { month, bordereaux };
   const [live, test] = await Promise.all([reconcileMonth({ month, mode: 'live' }), reconcileMonth({ month, mode: 'test' })]);
   return { month, bordereaux, reconciliationDifferences: { live, test } };
 }

@@ -1,8 +1,7 @@
 /**
  * certificatesWorkflow (ARCHITECTURE §3 step 7; issue 6), id `certificates-<purchaseId>`: the
- * child a renewal runs, the run an operator's `reissue` starts, and the child purchase runs
- * recorded before `patched('certificates-in-purchase')` ran once payment was recorded (newer
- * purchase runs issue through the same `issueCertificateRounds` themselves).
+ * child a renewal runs and the run an operator's `reissue` starts (a purchase's own run issues
+ * through the same `issueCertificateRounds` itself).
  *
  * Rounds of: plan one certificate per covered unit → render and store the pending ones in
  * batches (`CERTIFICATE_BATCH_SIZE` per activity, `PARALLEL_BATCHES` at once; the worker's page
@@ -14,19 +13,14 @@
  * The heavy steps (render and store, zips, verification) run on `certificatesTaskQueue` of the
  * workflow's task queue, polled with a concurrency of its own (CERTIFICATE_ACTIVITY_CONCURRENCY).
  * A round with at most `CERTIFICATE_BATCH_SIZE` certificates pending runs them as one activity,
- * `issueCertificatesAndArchives` (`patched('certificates-one-step')`; runs recorded before, and
- * larger purchases, as three steps).
+ * `issueCertificatesAndArchives` (larger purchases as three steps).
  *
  * The `status` query answers `CertificatesStatusView` (phase, round, batches done of total); the
  * backoff timer is named for the UI. The short database steps (status, plan, marking issued) run
- * as local activities (`patched('certificates-local-steps')`; runs recorded before, as activities).
- *
- * Versioning: executions recorded before issuance existed ran a placeholder that only set
- * `awaiting_certificates`; `patched('issue-certificates')` keeps replaying them unchanged.
+ * as local activities.
  */
 import {
   defineQuery,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -48,8 +42,6 @@ const QUICK_OPTIONS = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 } as const;
-const acts = proxyActivities<PurchaseActivities>(ACTS_OPTIONS);
-const quick = proxyActivities<CertificateActivities>(QUICK_OPTIONS);
 /** The short database steps (status, plan, issued) as local activities: one marker event each. */
 const localActs = proxyLocalActivities<PurchaseActivities>(ACTS_OPTIONS);
 /** Planning (`planCertificates`) as a local activity; the purchase workflow plans its issuance with it too. */
@@ -77,20 +69,10 @@ export async function certificatesWorkflow(input: { purchaseId: number }): Promi
   const { purchaseId } = input;
   const view: CertificatesStatusView = { purchaseId, phase: 'planning', round: 0, batchesDone: 0, batchesTotal: 0 };
   setHandler(certificatesStatusQuery, () => ({ ...view }));
-  if (!patched('issue-certificates')) {
-    await acts.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
-    upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
-    return { purchaseId, status: 'awaiting_certificates' };
-  }
-
-  // Runs recorded before ran the database steps as regular activities.
-  const localSteps = patched('certificates-local-steps');
-  const db = localSteps ? localActs : acts;
-  const plan = localSteps ? localQuick : quick;
-  await db.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
+  await localActs.setPurchaseStatus({ purchaseId, status: 'awaiting_certificates' });
   upsertSearchAttributes({ PurchaseId: [String(purchaseId)], PurchaseStatus: ['awaiting_certificates'] });
 
-  await issueAndMarkIssued(purchaseId, view, { heavy: heavyActivities(), plan, oneStep: patched('certificates-one-step'), db });
+  await issueAndMarkIssued(purchaseId, view, { heavy: heavyActivities(), plan: localQuick, oneStep: true, db: localActs });
   upsertSearchAttributes({ PurchaseStatus: ['issued'] });
   return { purchaseId, status: 'issued' };
 }

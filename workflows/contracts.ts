@@ -57,14 +57,16 @@ export function certificatesWorkflowId(purchaseId: number): string {
 export type PurchaseStatus =
   'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'failed' | 'awaiting_certificates' | 'issued' | 'refunded';
 
-/** Workflow id of the handling of one refund event (a redelivered event is rejected by id). */
-export function refundWorkflowId(purchaseId: number, eventId: string): string {
-  return `refund-${purchaseId}-${eventId}`;
-}
-
-/** Input of `refundWorkflow`: the charge's state after the refund; amounts in minor units. */
+/**
+ * A `charge.refunded` event of the processor, handed to the purchase's owner (`policy-<id>`) as
+ * the `processorRefund` signal: the charge's state after the refund; amounts in minor units. The
+ * owner records it in turn with the purchase's other changes; a redelivered event records nothing
+ * new (the amount is the charge's running total).
+ */
 export interface RefundInput {
   purchaseId: number;
+  /** The processor's event id (what the owner's status query lists it by). */
+  eventId: string;
   chargeId: string;
   /** Total refunded so far on the charge (the processor's `amount_refunded`). */
   amountRefundedMinor: number;
@@ -78,12 +80,11 @@ export interface RefundInput {
   paymentIntentId?: string;
 }
 
-/** Workflow id of the handling of one processor dispute event (a redelivered event is rejected by id). */
-export function disputeWorkflowId(purchaseId: number, eventId: string): string {
-  return `dispute-${purchaseId}-${eventId}`;
-}
-
-/** Input of `disputeWorkflow`: one `charge.dispute.*` event's dispute; amounts in minor units. */
+/**
+ * One `charge.dispute.*` event's dispute, handed to the purchase's owner (`policy-<id>`) as the
+ * `processorDispute` signal; amounts in minor units. Recorded in turn with the purchase's other
+ * changes; a redelivered or older event changes nothing.
+ */
 export interface DisputeInput {
   purchaseId: number;
   /** The processor's event id and its `created` (ISO 8601 UTC): a late, older event changes nothing. */
@@ -95,12 +96,6 @@ export interface DisputeInput {
 /** Input of `purchaseWorkflow`. Durations are inputs so tests can make them short (STYLE 10). */
 export interface PurchaseWorkflowInput {
   purchaseId: number;
-  /**
-   * Only in runs started before the operator search attributes: the buyer's email, which those
-   * runs put in the `BuyerEmail` attribute. New runs never carry it (the API sets the keyed
-   * `BuyerEmailHash` at start instead; workflows/search-attributes.ts).
-   */
-  buyerEmail?: string;
   /** How long the buyer has to pay, in seconds. */
   sessionTtlSeconds: number;
   /** How often to ask the processor about the session while waiting, in seconds. */
@@ -285,6 +280,12 @@ export type EndorsementPaymentInput = { method: 'saved_card'; paymentMethodId: s
 
 /** Name of the policy workflow's signal that an endorsement's checkout link was paid (relayed from the processor's event). */
 export const ENDORSEMENT_PAID_SIGNAL = 'endorsementPaid';
+
+/** Signal to `policy-<id>`: the processor refunded a charge of the purchase (`RefundInput`). */
+export const PROCESSOR_REFUND_SIGNAL = 'processorRefund';
+
+/** Signal to `policy-<id>`: the processor opened, changed or closed a dispute of a charge of the purchase (`DisputeInput`). */
+export const PROCESSOR_DISPUTE_SIGNAL = 'processorDispute';
 
 /** A certificate holder as the add update carries it (the API's validated body; address as the quote answers' postal address). */
 export interface CertificateHolderInput {

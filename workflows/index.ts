@@ -4,8 +4,6 @@
  */
 export { purchaseWorkflow, createCheckoutUpdate, chargeSavedCardUpdate, paymentEventSignal, statusQuery } from './purchase';
 export { certificatesWorkflow } from './certificates';
-export { refundWorkflow } from './refund';
-export { disputeWorkflow } from './dispute';
 export { proofOfCoverageEmailWorkflow } from './proof-email';
 export { renewalWorkflow } from './renewal';
 export { eventDeliveryWorkflow } from './event-delivery';

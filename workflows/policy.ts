@@ -36,7 +36,6 @@
 import {
   ApplicationFailure,
   ParentClosePolicy,
-  patched,
   startChild,
   workflowInfo,
   condition,
@@ -53,12 +52,18 @@ import type { PolicyActivities } from '../activities/policy';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
 import type { CertificateActivities } from '../activities/certificates';
 import type { EndorsementActivities } from '../activities/endorsements';
+import type { PurchaseActivities } from '../activities/purchase';
+import type { DisputeActivities } from '../activities/disputes';
 import { heavyActivities, issueCertificateRounds, type CertificatesStatusView } from './certificates';
 import { holderNoticesWorkflow } from './holder-notices';
 import {
   ADD_HOLDER_UPDATE,
   ENDORSE_UPDATE,
   ENDORSEMENT_PAID_SIGNAL,
+  PROCESSOR_DISPUTE_SIGNAL,
+  PROCESSOR_REFUND_SIGNAL,
+  type DisputeInput,
+  type RefundInput,
   type EndorsementPaymentInput,
   REMOVE_HOLDER_UPDATE,
   type EndorsementApplied,
@@ -115,6 +120,13 @@ export const cancelSubscriptionUpdate = defineUpdate<{ cancellation: Cancellatio
 );
 /** The processor ended the subscription, or set it to end (its dashboard, an unpaid invoice): recorded in turn with the other changes. */
 export const subscriptionChangedSignal = defineSignal<[SubscriptionChange]>(SUBSCRIPTION_CHANGED_SIGNAL);
+/**
+ * The processor refunded a charge of the purchase (its dashboard, or a refund of ours): recorded in
+ * turn with the other changes, moving the purchase to `refunded` when its sale is refunded in full.
+ */
+export const processorRefundSignal = defineSignal<[RefundInput]>(PROCESSOR_REFUND_SIGNAL);
+/** The processor opened, changed or closed a dispute of a charge of the purchase: recorded in turn with the other changes. */
+export const processorDisputeSignal = defineSignal<[DisputeInput]>(PROCESSOR_DISPUTE_SIGNAL);
 /** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
 export const testClockAdvancedSignal = defineSignal<[{ frozenTime: string }]>(TEST_CLOCK_SIGNAL);
 /** An operator's retry of the cancellations not completed (refund refused, or stalled): answers the ids queued again. */
@@ -127,6 +139,14 @@ export interface PolicyStatusView {
     cancellationId: number;
     phase: 'scheduled' | 'accepted' | 'refunding' | 'completed' | 'refund_failed' | 'rescinded';
   }>;
+  /**
+   * The processor's events this run recorded, in order: a refund with the purchase's refunded
+   * total (minor units) and whether it is now refunded in full; a dispute with its status.
+   */
+  processorEvents: Array<
+    | { eventId: string; kind: 'refund'; refundedMinor: number; refunded: boolean }
+    | { eventId: string; kind: 'dispute'; status: string; opened: boolean; closed: boolean }
+  >;
 }
 export const policyStatusQuery = defineQuery<PolicyStatusView>(STATUS_QUERY);
 
@@ -150,7 +170,9 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     retry,
     taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue),
   });
-  const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [] };
+  const sale = proxyActivities<Pick<PurchaseActivities, 'recordRefund'>>({ startToCloseTimeout: '30 seconds', retry });
+  const disputes = proxyActivities<DisputeActivities>({ startToCloseTimeout: '30 seconds', retry });
+  const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [], processorEvents: [] };
   const pending: number[] = [];
   /** Holders added, and endorsements carried out, whose certificates are still to be issued (by the main loop, in order). */
   const issuing: number[] = [];
@@ -168,7 +190,11 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const due = () => scheduled.filter((e) => e.effectiveMs <= (e.onTestClock ? (testClockMs ?? 0) : Date.now()));
   let chain: Promise<unknown> = Promise.resolve();
   upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)] });
-  setHandler(policyStatusQuery, () => ({ purchaseId: view.purchaseId, cancellations: view.cancellations.map((c) => ({ ...c })) }));
+  setHandler(policyStatusQuery, () => ({
+    purchaseId: view.purchaseId,
+    cancellations: view.cancellations.map((c) => ({ ...c })),
+    processorEvents: view.processorEvents.map((e) => ({ ...e })),
+  }));
 
   /** Accepts quote `quoteId` (waiting while certificates are still being issued) and queues it: due now, or scheduled. */
   async function accept(quoteId: string): Promise<CancellationAccepted> {
@@ -388,6 +414,26 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     },
   );
 
+  setHandler(processorRefundSignal, async (refund) => {
+    // An async handler: the idle ending waits for it (allHandlersFinished).
+    const run = chain.then(async () => {
+      const r = await sale.recordRefund(refund);
+      view.processorEvents.push({ eventId: refund.eventId, kind: 'refund', refundedMinor: r.refundedMinor, refunded: r.refunded });
+      if (r.refunded) upsertSearchAttributes({ PurchaseStatus: ['refunded'] });
+    });
+    chain = run.catch(() => undefined);
+    await chain;
+  });
+
+  setHandler(processorDisputeSignal, async (dispute) => {
+    const run = chain.then(async () => {
+      const r = await disputes.recordDispute(dispute);
+      view.processorEvents.push({ eventId: dispute.eventId, kind: 'dispute', ...r });
+    });
+    chain = run.catch(() => undefined);
+    await chain;
+  });
+
   setHandler(testClockAdvancedSignal, ({ frozenTime }) => {
     const ms = Date.parse(frozenTime);
     if (Number.isFinite(ms)) testClockMs = Math.max(testClockMs ?? 0, ms);
@@ -490,17 +536,14 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     await db.completeCancellation({ cancellationId });
     entry.phase = 'completed';
     // Holders that asked to be told get a notice, sent by a child this workflow does not wait for.
-    // (Runs recorded before notices existed sent none.)
-    if (patched('holder-cancellation-notices')) {
-      const noticeIds = await holderActs.queueHolderCancellationNotices({ cancellationId });
-      if (noticeIds.length > 0) {
-        await startChild(holderNoticesWorkflow, {
-          workflowId: holderNoticesWorkflowId(cancellationId),
-          args: [{ noticeIds }],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        });
-      }
+    const noticeIds = await holderActs.queueHolderCancellationNotices({ cancellationId });
+    if (noticeIds.length > 0) {
+      await startChild(holderNoticesWorkflow, {
+        workflowId: holderNoticesWorkflowId(cancellationId),
+        args: [{ noticeIds }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
     }
   }
   return view;

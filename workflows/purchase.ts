@@ -7,8 +7,7 @@
  *    session every `pollIntervalSeconds` (a lost webhook delays, never loses, a payment), and
  *    the deadline `sessionTtlSeconds` after which the session is expired at the processor.
  * 3. On payment it records the payment and issues the certificates (the certificates workflow's
- *    rounds, `issueCertificateRounds`, run in this workflow since `patched('certificates-in-purchase')`:
- *    one execution per purchase; runs recorded before run the certificates child workflow);
+ *    rounds, `issueCertificateRounds`, run in this workflow: one execution per purchase);
  *    otherwise the purchase ends `expired`. Duplicate or out-of-order events change nothing: only the first
  *    decisive outcome counts, and `paid` always wins over a later `expired`.
  *
@@ -22,10 +21,9 @@
  * Search attributes (workflows/search-attributes.ts): the API starts the run with PurchaseId,
  * AgencyId, Mode, AmountTotal, BuyerEmailHash, PurchaseStatus and StatusChangedAt; each status
  * change here updates PurchaseStatus and StatusChangedAt, plus CheckoutDeadline when the session
- * exists, PaidAt on payment and PaymentIntentId once known. Runs started before those attributes
- * (no `operator-attributes-local-writes` marker) keep setting `BuyerEmail` as they did. The
- * purchase's database steps (status writes, recording the payment, loading the session) run as
- * local activities in new runs: each is one marker event instead of three and a workflow task. Timers are
+ * exists, PaidAt on payment and PaymentIntentId once known. The purchase's database steps (status
+ * writes, recording the payment, loading the session) run as local activities: each is one marker
+ * event instead of three and a workflow task. Timers are
  * named (checkout deadline, payment check) for the UI; the `status` query answers
  * `PurchaseStatusView`, with the issuance's phase once paid. Deterministic code only.
  */
@@ -38,9 +36,7 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
-  executeChild,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -55,7 +51,6 @@ import {
   CREATE_CHECKOUT_UPDATE,
   PAYMENT_EVENT_SIGNAL,
   STATUS_QUERY,
-  certificatesWorkflowId,
   type CertificatesStatusView,
   type CheckoutSession,
   type PaymentEvent,
@@ -64,7 +59,7 @@ import {
   type PurchaseWorkflowInput,
   type SavedCardChargeResult,
 } from './contracts';
-import { certificatesWorkflow, heavyActivities, issueAndMarkIssued, localQuick } from './certificates';
+import { heavyActivities, issueAndMarkIssued, localQuick } from './certificates';
 import { CHECKOUT_DEADLINE, PAID_AT, PAYMENT_INTENT_ID, PURCHASE_STATUS, STATUS_CHANGED_AT } from './search-attributes';
 
 export const createCheckoutUpdate = defineUpdate<CheckoutSession>(CREATE_CHECKOUT_UPDATE);
@@ -82,12 +77,10 @@ const DB_STEP_OPTIONS = {
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
 } as const;
-/** The purchase's own database reads and writes: short and idempotent. */
-const dbActivities = proxyActivities<PurchaseActivities>(DB_STEP_OPTIONS);
 /**
- * The same steps as local activities (run by the worker that runs the workflow task, recorded
- * as one marker event each instead of three events and a workflow task): fewer history events
- * and round trips per purchase. Runs recorded before use `dbActivities`.
+ * The purchase's own database reads and writes, short and idempotent, as local activities (run by
+ * the worker that runs the workflow task, recorded as one marker event each instead of three
+ * events and a workflow task): fewer history events and round trips per purchase.
  */
 const dbLocalActivities = proxyLocalActivities<PurchaseActivities>(DB_STEP_OPTIONS);
 
@@ -141,15 +134,6 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     paymentIntentId: outcome?.kind === 'paid' ? outcome.paymentIntentId : (session?.payment_intent ?? null),
     ...(certificates ? { certificates: { ...certificates } } : {}),
   });
-  // Runs recorded before this version replay as they ran: their old upserts (BuyerEmail in clear)
-  // and their database steps as regular activities. New runs: operator attributes set at start,
-  // database steps as local activities.
-  const operatorAttributes = patched('operator-attributes-local-writes');
-  const local = operatorAttributes ? dbLocalActivities : dbActivities;
-  // New runs issue the certificates themselves instead of through the certificates child: one
-  // execution per purchase and half its workflow tasks. Decided in the first workflow task, so a
-  // run recorded before (which has no marker of it there) keeps running the child on replay.
-  const issueInPurchase = operatorAttributes && patched('certificates-in-purchase');
   /**
    * Sets `status` and its search attributes (the database write is the caller's). `paidNow`: the
    * payment was recorded in this step, though the status moved on past `paid` (PaidAt set).
@@ -157,26 +141,20 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   const publishAttributes = (next: PurchaseStatus, paidNow = next === 'paid') => {
     status = next;
     const pi = view().paymentIntentId;
-    if (operatorAttributes) {
-      const now = new Date(); // the workflow clock: the time of this workflow task
-      const update: SearchAttributeUpdatePair[] = [
-        { key: PURCHASE_STATUS, value: next },
-        { key: STATUS_CHANGED_AT, value: now },
-      ];
-      if (pi) update.push({ key: PAYMENT_INTENT_ID, value: pi });
-      if (next === 'awaiting_payment' && session) update.push({ key: CHECKOUT_DEADLINE, value: new Date(session.expires_at) });
-      if (paidNow) update.push({ key: PAID_AT, value: now });
-      upsertSearchAttributes(update);
-      setCurrentDetails(`Purchase ${input.purchaseId}: **${next}**${next === 'failed' && failure !== null ? ` (${failure})` : ''}`);
-    } else {
-      const attrs: Record<string, string[]> = { PurchaseStatus: [next] };
-      if (pi) attrs.PaymentIntentId = [pi];
-      upsertSearchAttributes(attrs);
-    }
+    const now = new Date(); // the workflow clock: the time of this workflow task
+    const update: SearchAttributeUpdatePair[] = [
+      { key: PURCHASE_STATUS, value: next },
+      { key: STATUS_CHANGED_AT, value: now },
+    ];
+    if (pi) update.push({ key: PAYMENT_INTENT_ID, value: pi });
+    if (next === 'awaiting_payment' && session) update.push({ key: CHECKOUT_DEADLINE, value: new Date(session.expires_at) });
+    if (paidNow) update.push({ key: PAID_AT, value: now });
+    upsertSearchAttributes(update);
+    setCurrentDetails(`Purchase ${input.purchaseId}: **${next}**${next === 'failed' && failure !== null ? ` (${failure})` : ''}`);
   };
   const publish = async (next: PurchaseStatus) => {
     publishAttributes(next);
-    await local.setPurchaseStatus({
+    await dbLocalActivities.setPurchaseStatus({
       purchaseId: input.purchaseId,
       status: next,
       ...(next === 'failed' && failure !== null ? { reason: failure } : {}),
@@ -191,10 +169,9 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
       else if (sub && !outcome.subscriptionId) outcome.subscriptionId = sub;
     } else if (kind === 'expired' && !outcome) {
       outcome = { kind: 'expired' };
-    } else if (kind === 'failed' && !outcome && failure === null && (operatorAttributes || patched('async-payment-failed-ends-purchase'))) {
+    } else if (kind === 'failed' && !outcome && failure === null) {
       // The buyer's delayed payment method failed after checkout: the session is complete and can
       // no longer be paid, so the purchase ends `failed` (a later payment still wins: see below).
-      // Runs recorded before this patch left the purchase waiting for its deadline instead.
       failure = `payment failed: the processor reported the checkout's payment as failed (${'eventId' in s ? s.eventId : 'unknown event'})`;
     }
   };
@@ -237,24 +214,19 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     return first.value;
   };
 
-  // New runs got their attributes with the start (from the API); older ones set them here.
-  if (!operatorAttributes)
-    upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)], BuyerEmail: [input.buyerEmail ?? ''], PurchaseStatus: [status] });
-
   setHandler(
     createCheckoutUpdate,
     async () => {
-      sessionPromise ??= (operatorAttributes ? processorLocal : processor).createCheckoutSession({
+      sessionPromise ??= processorLocal.createCheckoutSession({
         purchaseId: input.purchaseId,
         sessionTtlSeconds: input.sessionTtlSeconds,
       });
       try {
         session = await sessionPromise;
       } catch (err) {
-        // The processor refused the session for good: the purchase fails (added with the `failed`
-        // status; runs recorded before it waited for the deadline instead).
+        // The processor refused the session for good: the purchase fails.
         const reason = permanentFailure(err);
-        if (reason !== null && (operatorAttributes || patched('purchase-failed-status'))) failure ??= reason;
+        if (reason !== null) failure ??= reason;
         throw err;
       }
       return session;
@@ -304,22 +276,13 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
   setHandler(statusQuery, view);
 
   if (input.resume) {
-    session = await local.loadCheckoutSession({ purchaseId: input.purchaseId });
+    session = await dbLocalActivities.loadCheckoutSession({ purchaseId: input.purchaseId });
     deadline = session ? Date.parse(session.expires_at) : 0;
   } else {
-    // The update arrives with the start (update-with-start). Older runs also bounded this wait by
-    // the TTL; new runs wait for the session however long the processor takes (an outage delays,
-    // the deadline below still applies once the session exists), which saves a timer per purchase.
-    if (operatorAttributes) {
-      await condition(() => session !== null || failure !== null);
-    } else if (
-      !(await condition(() => session !== null || failure !== null, `${input.sessionTtlSeconds} seconds`, {
-        summary: 'checkout deadline (no session yet)',
-      }))
-    ) {
-      await publish('expired');
-      return view();
-    }
+    // The update arrives with the start (update-with-start). The run waits for the session however
+    // long the processor takes (an outage delays; the deadline below applies once the session
+    // exists), which saves a timer per purchase.
+    await condition(() => session !== null || failure !== null);
     if (failure !== null) {
       await publish('failed');
       return view();
@@ -341,8 +304,8 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     }
     const waitMs = Math.min(left, input.pollIntervalSeconds * 1000);
     const summary = waitMs === left ? 'checkout deadline' : 'next payment check';
-    // New runs also stop waiting at once when the payment is reported failed.
-    if (!(await condition(() => outcome !== null || (operatorAttributes && failure !== null), waitMs, { summary }))) {
+    // The wait also ends at once when the payment is reported failed.
+    if (!(await condition(() => outcome !== null || failure !== null, waitMs, { summary }))) {
       const state = await unlessDecided(() => processor.getCheckoutState({ purchaseId: input.purchaseId }));
       if (state) decide(state);
     }
@@ -352,9 +315,7 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     await publish(failure !== null ? 'failed' : 'expired');
     // A payment signalled while that status was being written reached this run, not a new one:
     // dropping it with the run would leave a paid buyer without certificates. Paid wins.
-    // (Patched: runs recorded before this check ended here whatever arrived.)
-    const paidMeanwhile = (outcome as Outcome | null)?.kind === 'paid';
-    if (!paidMeanwhile || !(operatorAttributes || patched('paid-after-terminal-status'))) return view();
+    if ((outcome as Outcome | null)?.kind !== 'paid') return view();
   }
   const final = outcome as Outcome & { kind: 'paid' };
   const payment = {
@@ -362,20 +323,11 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     paymentIntentId: final.paymentIntentId,
     ...(final.subscriptionId ? { subscriptionId: final.subscriptionId } : {}),
   };
-  if (issueInPurchase) {
-    // One local activity records the payment and moves the purchase to paid, a second to
-    // awaiting certificates: both in this workflow task, with one search-attribute update.
-    await local.recordPayment({ ...payment, status: 'paid' });
-    await local.setPurchaseStatus({ purchaseId: input.purchaseId, status: 'awaiting_certificates' });
-    publishAttributes('awaiting_certificates', true);
-  } else if (operatorAttributes) {
-    // One local activity records the payment and moves the purchase to paid.
-    await local.recordPayment({ ...payment, status: 'paid' });
-    publishAttributes('paid');
-  } else {
-    await local.recordPayment(payment);
-    await publish('paid');
-  }
+  // One local activity records the payment and moves the purchase to paid, a second to
+  // awaiting certificates: both in this workflow task, with one search-attribute update.
+  await dbLocalActivities.recordPayment({ ...payment, status: 'paid' });
+  await dbLocalActivities.setPurchaseStatus({ purchaseId: input.purchaseId, status: 'awaiting_certificates' });
+  publishAttributes('awaiting_certificates', true);
   if (paidBySavedCard && session) {
     // Paid with the saved card: close the checkout link so the buyer cannot pay a second time.
     // Never at the cost of the certificates: a refusal is logged and issuance goes on.
@@ -395,39 +347,20 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
       });
     }
   }
-  if (issueInPurchase) {
-    // The certificates child's steps, run here (shared with it and the policy workflow): plan,
-    // render and store, zips and the storage check in rounds until complete, then issued.
-    certificates = { purchaseId: input.purchaseId, phase: 'planning', round: 0, batchesDone: 0, batchesTotal: 0 };
-    await issueAndMarkIssued(input.purchaseId, certificates, { heavy: heavyActivities(), plan: localQuick, oneStep: true, db: local });
-    status = 'issued';
-  } else {
-    const issued = await executeChild(certificatesWorkflow, {
-      workflowId: certificatesWorkflowId(input.purchaseId),
-      args: [{ purchaseId: input.purchaseId }],
-      // The child is found by the same agency, mode and amount as its purchase.
-      ...(operatorAttributes
-        ? { typedSearchAttributes: workflowInfo().typedSearchAttributes, staticSummary: `Certificates of purchase ${input.purchaseId}` }
-        : {}),
-      // A resumed run re-runs issuance under the same id: every step of it is idempotent.
-      ...(input.resume ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const } : {}),
-    });
-    // The child's outcome (`issued`; `awaiting_certificates` for children that ran the old placeholder).
-    status = issued.status;
-  }
-  // Added after the first histories were recorded: keep the parent's search attribute current
-  // too, so `PurchaseStatus='awaiting_certificates'` finds the purchase, not only its child.
-  // (New runs skip the older patch checks: every one of them holds for them.)
-  if (operatorAttributes || patched('purchase-status-after-certificates')) {
-    if (operatorAttributes) {
-      upsertSearchAttributes([
-        { key: PURCHASE_STATUS, value: status },
-        { key: STATUS_CHANGED_AT, value: new Date() },
-      ]);
-      setCurrentDetails(`Purchase ${input.purchaseId}: **${status}**`);
-    } else {
-      upsertSearchAttributes({ PurchaseStatus: [status] });
-    }
-  }
+  // The certificates child's steps, run here (shared with it and the policy workflow): plan,
+  // render and store, zips and the storage check in rounds until complete, then issued.
+  certificates = { purchaseId: input.purchaseId, phase: 'planning', round: 0, batchesDone: 0, batchesTotal: 0 };
+  await issueAndMarkIssued(input.purchaseId, certificates, {
+    heavy: heavyActivities(),
+    plan: localQuick,
+    oneStep: true,
+    db: dbLocalActivities,
+  });
+  status = 'issued';
+  upsertSearchAttributes([
+    { key: PURCHASE_STATUS, value: status },
+    { key: STATUS_CHANGED_AT, value: new Date() },
+  ]);
+  setCurrentDetails(`Purchase ${input.purchaseId}: **${status}**`);
   return view();
 }

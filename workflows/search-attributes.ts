@@ -17,8 +17,6 @@
  * | PaymentIntentId  | Keyword  | the workflow                    | the processor's payment intent          |
  * | PaidAt           | Datetime | the workflow                    | when the payment was recorded           |
  *
- * Runs started before these attributes existed carry `BuyerEmail` (the email in clear) instead of
- * the first five; the workflow keeps replaying them unchanged (`patched('operator-attributes-local-writes')`).
  * Importable from workflow code (no I/O).
  */
 import { defineSearchAttributeKey } from '@temporalio/common';

@@ -6,10 +6,11 @@
  * the benches and `scripts/record-histories.ts`; it throws plain errors instead of using `expect`.
  */
 import Stripe from 'stripe';
-import type { ApiHandle } from './api';
+import { eventually, type ApiHandle } from './api';
 import { call, createKey, createQuestionSet, createRootAccount } from './fixtures';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
-import { purchaseWorkflowId } from '../../workflows/contracts';
+import { STATUS_QUERY, policyWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
+import type { PolicyStatusView } from '../../workflows/policy';
 
 /** The webhook signing secret the test apps are configured with (`PAYPROC_WEBHOOK_SECRET`). */
 export const WEBHOOK_SECRET = 'whsec_test_purchase_workflow_secret';
@@ -180,4 +181,26 @@ export function endorsementSessionCompletedEvent(sessionId: string, quoteId: str
 export async function deliverWebhook(app: Pick<ApiHandle, 'baseUrl'>, payload: string, secret = WEBHOOK_SECRET) {
   const signature = signer.webhooks.generateTestHeaderString({ payload, secret });
   return call(app.baseUrl, '/webhooks/payproc', { method: 'POST', rawBody: payload, headers: { 'stripe-signature': signature } });
+}
+
+/** What the purchase's owner recorded of one processor event (a refund or a dispute). */
+export type RecordedProcessorEvent = PolicyStatusView['processorEvents'][number];
+
+/**
+ * Waits (up to `timeoutMs` ms) until the purchase's owner `policy-<purchaseId>` has recorded the
+ * processor's event `eventId` (a `charge.refunded` or `charge.dispute.*` the webhook handed it),
+ * and answers what it recorded, read from the owner's `status` query. Throws when it has not by then.
+ */
+export async function processorEventRecorded(
+  app: ApiHandle,
+  purchaseId: number,
+  eventId: string,
+  timeoutMs = 30_000,
+): Promise<RecordedProcessorEvent> {
+  const owner = app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId));
+  const recorded = await eventually(async () => {
+    const view = await owner.query<PolicyStatusView>(STATUS_QUERY).catch(() => null);
+    return view?.processorEvents.find((e) => e.eventId === eventId) ?? null;
+  }, timeoutMs);
+  return recorded as RecordedProcessorEvent; // eventually answers only a found one
 }

@@ -85,12 +85,11 @@ describe('saved histories', () => {
         'purchase-expired.json',
         'purchase-paid-periodic-check.json',
         'purchase-awaiting-payment.json',
-        'certificates-placeholder.json',
         'certificates-issued.json',
         'policy-cancelled.json',
         'policy-scheduled.json',
         'bulk-cancellation.json',
-        'refund-dashboard-partial.json',
+        'policy-processor-refund-dispute.json',
         'proof-email-sent.json',
         'event-delivery-succeeded.json',
         'renewal-issued.json',
@@ -105,7 +104,9 @@ describe('saved histories', () => {
       certificates: 'certificatesWorkflow',
       policy: 'policyWorkflow',
       bulk: 'bulkCancellationWorkflow',
-      refund: 'refundWorkflow',
+      holder: 'holderNoticesWorkflow',
+      bordereau: 'bordereauWorkflow',
+      monthly: 'monthlyBordereauxWorkflow',
       proof: 'proofOfCoverageEmailWorkflow',
       event: 'eventDeliveryWorkflow',
       renewal: 'renewalWorkflow',
@@ -115,6 +116,14 @@ describe('saved histories', () => {
       expect(history.events!.length).toBeGreaterThan(3);
       expect(workflowType(history)).toBe(typeOf[file.split('-')[0]!]);
     }
+  });
+
+  test('when the workflows the worker registers are listed, then each type has at least one recorded history', () => {
+    // The worker registers every function workflows/index.ts exports whose name ends in "Workflow".
+    const index = fs.readFileSync(path.resolve(__dirname, '../../workflows/index.ts'), 'utf8');
+    const registered = [...index.matchAll(/\b(\w+Workflow)\b/g)].map((m) => m[1]!);
+    const recorded = new Set(FILES.map((f) => workflowType(loadHistory(f))));
+    expect(registered.filter((type) => !recorded.has(type))).toEqual([]);
   });
 
   test.each(FILES)(
