@@ -2,7 +2,7 @@
  * The premium bordereau: the monthly list an insurer or MGA receives of every risk the agency
  * wrote, renewed, endorsed (covered units added) or cancelled for it, one row per transaction and purchase item, with its premium
  * movement. Columns are modelled on the Lloyd's premium bordereau (Coverholder Reporting
- * Standards); `BORDEREAU_COLUMNS` is the column reference the README and the OpenAPI document
+ * Standards); `BORDEREAU_COLUMNS` is the column reference docs/reports.md and the OpenAPI document
  * show.
  *
  * A transaction belongs to the month in which it was recorded (paid, renewed, or its cancellation
