@@ -5,6 +5,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
+import { eventually } from '../helpers/worker';
 import { createAccountsRepository, type RootAccount } from '../../src/accounts/repository';
 import type { Principal } from '../../src/api-keys/service';
 
@@ -376,7 +377,9 @@ describe('verifyAccessToken', () => {
       await expect(shortLived.container.services.buyers.verifyAccessToken(principal, uuid, token)).resolves.toMatchObject({
         idpAccntUuid: uuid,
       });
-      await new Promise((r) => setTimeout(r, 1200));
+      // The app runs in this process: its clock is this one, past the expiry it answered.
+      const expiresAt = Date.parse(res.body.access_token_expires_at);
+      await eventually(async () => Date.now() > expiresAt, 5_000);
       await expect(shortLived.container.services.buyers.verifyAccessToken(principal, uuid, token)).rejects.toMatchObject({
         code: 'ACCESS_TOKEN_EXPIRED',
         status: 401,

@@ -16,6 +16,7 @@ import { download, pdfText, readZip } from '../helpers/documents';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import PostalMime from 'postal-mime';
 import { CERTIFICATE_TEXT_LIMITS } from '../../src/pdf/certificate-template';
+import { holderNoticesWorkflowId } from '../../workflows/contracts';
 
 jest.setTimeout(180_000);
 
@@ -238,8 +239,14 @@ test('when a cancellation voids certificates of a holder that asked to be told, 
   expect(text).toContain(voided[0]!.certificate_number);
   const kept = (await holders(id)).find((h) => h.id === told.id)!.certificates.find((c) => c.covered_unit_id !== second.id)!;
   expect(text).not.toContain(kept.certificate_number);
-  // Exactly one notice, and none to the holder that did not ask (given time for a stray one to arrive).
-  await new Promise((r) => setTimeout(r, 1500));
+  // Exactly one notice, and none to the holder that did not ask, once this cancellation's notices
+  // workflow has finished (every notice it was started with is sent or failed: no more can come).
+  const { cancellation_id: cancellationId } = await app.container
+    .db('certificate_holder_notices')
+    .where({ certificate_holder_id: told.id })
+    .first('cancellation_id');
+  const notices = app.container.temporal.client.workflow.getHandle(holderNoticesWorkflowId(cancellationId));
+  await eventually(async () => (await notices.describe()).status.name === 'COMPLETED', 60_000);
   expect(smtp.messages.filter((m) => m.to.includes('permits@springfield.example'))).toHaveLength(1);
   expect(smtp.messages.filter((m) => m.to.includes('quiet@venue.example'))).toHaveLength(0);
 });

@@ -11,7 +11,7 @@ import Router from '@koa/router';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
 import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { createQuotingAccount } from '../helpers/purchases';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { createLogger } from '../../src/logger';
@@ -288,11 +288,22 @@ describe('the idempotency middleware and store, on routes that can be held, fail
 
   const post = (path: string, key: string, body: unknown = { a: 1 }, headers: Record<string, string> = {}) =>
     call(base, path, { method: 'POST', body, headers: { 'Idempotency-Key': key, ...headers } });
+  /** Waits until the first request of a key holds it and runs (its route has started). */
+  const firstRunning = (route: string) => eventually(async () => effects[route] === 1, 10_000);
+  /** Waits until the key's `expires_at` is past by the database's clock, the one the store's claims and pruning compare with. */
+  const expiredByTheStore = (key: string) =>
+    eventually(async () => {
+      const row = await app.container
+        .db('idempotency_keys')
+        .where({ idempotency_key: key })
+        .first(app.container.db.raw('expires_at <= now() as expired'));
+      return row?.expired === true;
+    }, 10_000);
 
   test('when a retry arrives while the first request still runs past the wait, then 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After, and the first answer is replayed later', async () => {
     const key = unique('held');
     const first = post('/held', key);
-    await new Promise((r) => setTimeout(r, 300));
+    await firstRunning('held');
     const during = await post('/held', key);
     expect(during.status).toBe(409);
     expect(during.body).toEqual({ code: 'IDEMPOTENCY_KEY_IN_PROGRESS', message: expect.any(String) });
@@ -308,7 +319,7 @@ describe('the idempotency middleware and store, on routes that can be held, fail
   test('when a retry arrives while the first request runs and it finishes within the wait, then the retry gets its answer', async () => {
     const key = unique('waited');
     const first = post('/held', key);
-    await new Promise((r) => setTimeout(r, 100));
+    await firstRunning('held');
     const retry = post('/held', key);
     setTimeout(() => releaseHold(), 50);
     const [a, b] = await Promise.all([first, retry]);
@@ -335,11 +346,11 @@ describe('the idempotency middleware and store, on routes that can be held, fail
     const kept = unique('kept');
     await post('/counted', key, { a: 1 }, { 'x-test-ttl-ms': '50' });
     await post('/counted', kept);
-    await new Promise((r) => setTimeout(r, 200));
+    await expiredByTheStore(key);
     const again = await post('/counted', key, { a: 1 }, { 'x-test-ttl-ms': '50' });
     expect(again.body).toEqual({ run: 3 });
     expect(again.headers.get('idempotent-replayed')).toBeNull();
-    await new Promise((r) => setTimeout(r, 200));
+    await expiredByTheStore(key); // the second run's answer, kept for 50 ms too
     const store = createIdempotencyRepository(app.container.db);
     expect(await store.pruneExpired()).toBeGreaterThanOrEqual(1);
     const left = await app.container.db('idempotency_keys').whereIn('idempotency_key', [key, kept]).pluck('idempotency_key');

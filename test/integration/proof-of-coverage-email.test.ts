@@ -12,6 +12,7 @@ import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency, type PaidPurchase } from '../helpers/certificates';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { download } from '../helpers/documents';
+import { proofEmailWorkflowId } from '../../workflows/contracts';
 
 jest.setTimeout(180_000);
 
@@ -51,6 +52,21 @@ async function messagesTo(address: string, count = 1) {
     return found.length >= count ? found : null;
   }, 60_000);
   return Promise.all(raws!.map((m) => PostalMime.parse(m.raw)));
+}
+
+/**
+ * Waits until every proof-of-coverage email queued for `purchaseIds` is sent or failed (none is
+ * left to send), and answers how many were queued: a refused request queues none.
+ */
+async function emailsSettled(purchaseIds: number[]): Promise<number> {
+  const settled = await eventually(async () => {
+    const rows: Array<{ status: string }> = await app.container
+      .db('proof_of_coverage_emails')
+      .whereIn('purchase_id', purchaseIds)
+      .select('status');
+    return rows.every((r) => r.status !== 'queued') ? { queued: rows.length } : null;
+  }, 60_000);
+  return settled!.queued;
 }
 
 test('when sent to two addresses (one repeated in other case), then each gets one email with both PDFs attached and working links, recorded as sent', async () => {
@@ -117,7 +133,9 @@ test('when the relay refuses the first attempt, then the send is retried and the
     return r.status === 'sent' ? r : null;
   });
   expect(row.attempts).toBe(2);
-  await new Promise((r) => setTimeout(r, 1000));
+  // Its workflow has finished (no attempt is left to send a second one).
+  const sending = app.container.temporal.client.workflow.getHandle(proofEmailWorkflowId(res.body.emails[0].email_id));
+  await eventually(async () => (await sending.describe()).status.name === 'COMPLETED', 60_000);
   expect(smtp.messages.filter((m) => m.to.includes('retry@grandhall.example'))).toHaveLength(1);
 
   // The agency reads the email's progress back by its email_id.
@@ -169,6 +187,7 @@ test('when the PDFs exceed the attachment limit, then the email carries a downlo
 });
 
 test('when the request is out of scope or malformed, then nothing is sent and the error says why', async () => {
+  const queuedBefore = await emailsSettled([paid.purchaseId]); // the earlier tests' emails are all sent
   const before = smtp.messages.length;
   const addresses = ['a@example.com'];
   expect(await send({ idp_teammate_uuid: agency.otherTeammateUuid, email_addresses: addresses })).toMatchObject({
@@ -208,7 +227,8 @@ test('when the request is out of scope or malformed, then nothing is sent and th
   } finally {
     await app.container.db('purchases').where({ id: paid.purchaseId }).update({ certificates_issued_at: app.container.db.fn.now() });
   }
-  await new Promise((r) => setTimeout(r, 500));
+  // The refused requests queued no email, and none queued earlier is left to send.
+  expect(await emailsSettled([paid.purchaseId])).toBe(queuedBefore);
   expect(smtp.messages.length).toBe(before);
 });
 
@@ -247,6 +267,7 @@ test("when another account's newer purchase holds the same payment intent, then 
   for (const c of issued.certificates) expect(mail!.text).toContain(c.certificate_number);
 
   // The other account sees only its own purchase under that payment intent: not issued yet, nothing sent.
+  const queuedBefore = await emailsSettled([paid.purchaseId, theirs]); // this account's email above is sent
   const before = smtp.messages.length;
   const otherView = await call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
     method: 'POST',
@@ -254,7 +275,8 @@ test("when another account's newer purchase holds the same payment intent, then 
     body: { idp_teammate_uuid: other.teammateUuid, payment_intent: paid.paymentIntent, email_addresses: ['other@example.com'] },
   });
   expect(otherView).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
-  await new Promise((r) => setTimeout(r, 500));
+  // The refused request queued no email, and none queued earlier is left to send.
+  expect(await emailsSettled([paid.purchaseId, theirs])).toBe(queuedBefore);
   expect(smtp.messages.length).toBe(before);
 });
 

@@ -6,7 +6,7 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
 import { SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../../src/question-sets/examples';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 
 let app: TestApp;
 let worker: TestWorker;
@@ -368,7 +368,9 @@ describe('adminValidateBuyerResponses', () => {
           query_param: '',
         },
       });
-      await new Promise((r) => setTimeout(r, 1500));
+      // The app runs in this process: its clock is this one, past the expiry it answered.
+      const expiresAt = Date.parse(res0.body.access_token_expires_at);
+      await eventually(async () => Date.now() > expiresAt, 5_000);
       const res = await call(shortLived.baseUrl, '/public-quote/adminValidateBuyerResponses', {
         method: 'POST',
         key: liveKey,

@@ -22,7 +22,7 @@ import {
   scheduledActivities,
   sessionCompletedEvent,
 } from '../helpers/purchases';
-import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
+import { PAYMENT_EVENT_SIGNAL, purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 
 const taskQueue = uniqueTaskQueue();
 const POLL_SECONDS = '2';
@@ -117,8 +117,14 @@ test('when the worker is SIGKILLed while a purchase waits and the webhook arrive
   const delivered = await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
   expect(delivered.status).toBe(200);
   expect(delivered.body).toEqual({ received: true, duplicate: false, purchase_id: purchaseId, relayed: true });
-  // with no worker, the signal waits in the history and nothing is recorded yet
-  await new Promise((r) => setTimeout(r, 3000));
+  // with no worker, the signal waits in the history (the server holds a workflow task for it that
+  // no worker takes) and nothing is recorded yet
+  await eventually(async () => {
+    const signalled = (await handle.fetchHistory()).events?.some(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === PAYMENT_EVENT_SIGNAL,
+    );
+    return signalled === true && (await handle.describe()).raw.pendingWorkflowTask != null;
+  });
   expect((await row()).status).toBe('awaiting_payment');
   expect(scheduledActivities(await handle.fetchHistory(), 'recordPayment')).toBe(0);
 
