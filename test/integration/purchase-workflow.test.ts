@@ -293,18 +293,24 @@ describe('purchase workflow timing', () => {
 
   test('when the webhook is lost, then the periodic check finds the payment (processor state from a recording adapter, since stripe-mock keeps none)', async () => {
     const paidSessions = new Set<number>();
+    /** Periodic checks answered while the session was still open, by purchase. */
+    const openChecks = new Map<number, number>();
     const env = await setUp(
       { CHECKOUT_POLL_INTERVAL_SECONDS: '1' },
       {
         // stripe-mock always reports an open session; this adapter reports the session paid once
         // the test says the buyer paid, which is the processor state a real session would have.
-        getCheckoutState: async (input: { purchaseId: number }): Promise<SessionState> =>
-          paidSessions.has(input.purchaseId) ? { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` } : { state: 'open' },
+        getCheckoutState: async (input: { purchaseId: number }): Promise<SessionState> => {
+          if (paidSessions.has(input.purchaseId)) return { state: 'paid', paymentIntentId: `pi_polled_${input.purchaseId}` };
+          openChecks.set(input.purchaseId, (openChecks.get(input.purchaseId) ?? 0) + 1);
+          return { state: 'open' };
+        },
       },
     );
     try {
       const { purchaseId } = await checkout(env);
-      await new Promise((r) => setTimeout(r, 1500));
+      // A second check means the workflow took the first one's "open" and went on waiting.
+      await eventually(async () => (openChecks.get(purchaseId) ?? 0) >= 2, 60_000);
       expect((await purchaseRow(env, purchaseId)).status).toBe('awaiting_payment');
       paidSessions.add(purchaseId); // the buyer pays; no webhook is ever delivered
       const row = await eventually(async () => {
