@@ -281,6 +281,16 @@ export type EndorsementPaymentInput = { method: 'saved_card'; paymentMethodId: s
 /** Name of the policy workflow's signal that an endorsement's checkout link was paid (relayed from the processor's event). */
 export const ENDORSEMENT_PAID_SIGNAL = 'endorsementPaid';
 
+/**
+ * Signal to `purchase-<id>` from the purchase's owner `policy-<id>`, whose change waits for the
+ * first issuance: tell the owner (`SALE_ISSUED_SIGNAL`) once the certificates are issued (at once
+ * if they are already).
+ */
+export const NOTIFY_WHEN_ISSUED_SIGNAL = 'notifyWhenIssued';
+
+/** Signal to `policy-<id>` from `purchase-<id>`: the purchase's first certificates are issued (the hand-off the owner asked for). */
+export const SALE_ISSUED_SIGNAL = 'saleIssued';
+
 /** Signal to `policy-<id>`: the processor refunded a charge of the purchase (`RefundInput`). */
 export const PROCESSOR_REFUND_SIGNAL = 'processorRefund';
 

@@ -6,7 +6,8 @@
  * interleave. Each:
  * 1. `acceptCancellation` checks the quote against the purchase now and takes its units; the
  *    caller gets the accepted cancellation (or the refusal) at once. While the purchase's
- *    certificates are still being issued the update waits for them (every 5 s).
+ *    certificates are still being issued the update waits for them: the purchase's run tells this
+ *    one when issuance is over (`notifyWhenIssued`, answered by `saleIssued`).
  * 2. Then, after the update has answered: the refund is created at the processor (idempotency key
  *    of the cancellation's own; an outage retries without an attempt limit), its outcome awaited
  *    (asked every `refundPollSeconds`), and only then are the units cancelled and their
@@ -47,6 +48,7 @@ import {
   sleep,
   upsertSearchAttributes,
   allHandlersFinished,
+  getExternalWorkflowHandle,
 } from '@temporalio/workflow';
 import type { PolicyActivities } from '../activities/policy';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
@@ -61,6 +63,9 @@ import {
   ENDORSE_UPDATE,
   ENDORSEMENT_PAID_SIGNAL,
   PROCESSOR_DISPUTE_SIGNAL,
+  NOTIFY_WHEN_ISSUED_SIGNAL,
+  SALE_ISSUED_SIGNAL,
+  purchaseWorkflowId,
   PROCESSOR_REFUND_SIGNAL,
   type DisputeInput,
   type RefundInput,
@@ -127,6 +132,8 @@ export const subscriptionChangedSignal = defineSignal<[SubscriptionChange]>(SUBS
 export const processorRefundSignal = defineSignal<[RefundInput]>(PROCESSOR_REFUND_SIGNAL);
 /** The processor opened, changed or closed a dispute of a charge of the purchase: recorded in turn with the other changes. */
 export const processorDisputeSignal = defineSignal<[DisputeInput]>(PROCESSOR_DISPUTE_SIGNAL);
+/** The purchase's first issuance is over: sent by `purchase-<id>` when this workflow asked (`notifyWhenIssued`). */
+export const saleIssuedSignal = defineSignal(SALE_ISSUED_SIGNAL);
 /** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
 export const testClockAdvancedSignal = defineSignal<[{ frozenTime: string }]>(TEST_CLOCK_SIGNAL);
 /** An operator's retry of the cancellations not completed (refund refused, or stalled): answers the ids queued again. */
@@ -196,6 +203,30 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     processorEvents: view.processorEvents.map((e) => ({ ...e })),
   }));
 
+  let saleIssued = false;
+  setHandler(saleIssuedSignal, () => {
+    saleIssued = true;
+  });
+  /**
+   * Waits while the purchase's first certificates are being issued, before a change that needs
+   * them is looked at again: asks the purchase's run to say when issuance is over (`saleIssued`),
+   * a hand-off by signal, not a poll. A sale run that closed without issuing (terminated; an
+   * operator's resume opens a new one) cannot answer: then it looks again after a while.
+   */
+  async function untilIssued(): Promise<void> {
+    if (saleIssued) {
+      await sleep('5 seconds'); // told issued, yet not seen so: the write lands in a moment
+      return;
+    }
+    try {
+      await getExternalWorkflowHandle(purchaseWorkflowId(input.purchaseId)).signal(NOTIFY_WHEN_ISSUED_SIGNAL);
+    } catch {
+      await sleep('1 minute'); // no open sale run to tell this one
+      return;
+    }
+    await condition(() => saleIssued, '10 minutes');
+  }
+
   /** Accepts quote `quoteId` (waiting while certificates are still being issued) and queues it: due now, or scheduled. */
   async function accept(quoteId: string): Promise<CancellationAccepted> {
     for (;;) {
@@ -218,7 +249,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         }
         return c;
       }
-      await sleep('5 seconds'); // certificates still being issued: a cancel waits for them
+      await untilIssued(); // certificates still being issued: a cancel waits for them
     }
   }
 
@@ -302,7 +333,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
             if (!issuing.includes(r.change.holderId)) issuing.push(r.change.holderId);
             return r.change;
           }
-          await sleep('5 seconds'); // the purchase's certificates are still being issued: the holder waits for them
+          await untilIssued(); // the purchase's certificates are still being issued: the holder waits for them
         }
       });
       chain = run.catch(() => undefined);
@@ -340,7 +371,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       const begun = await endorsementActs.beginEndorsementPayment({ purchaseId: input.purchaseId, quoteId, payment });
       if (begun.kind === 'applied') return { quoteId, reissued: begun.reissued };
       if (begun.kind === 'pay') break;
-      await sleep('5 seconds'); // the purchase's certificates are still being issued
+      await untilIssued(); // the purchase's certificates are still being issued
     }
     if (payment.method === 'checkout_link') {
       await endorsementPayments.createEndorsementCheckout({ quoteId });
@@ -380,7 +411,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
             if (r.refundDue && !refundingEndorsements.includes(u.quoteId)) refundingEndorsements.push(u.quoteId);
             return { quoteId: u.quoteId, reissued: r.reissued };
           }
-          await sleep('5 seconds'); // the purchase's certificates are still being issued: the endorsement waits for them
+          await untilIssued(); // the purchase's certificates are still being issued: the endorsement waits for them
         }
       });
       chain = run.catch(() => undefined);

@@ -36,6 +36,8 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  getExternalWorkflowHandle,
+  allHandlersFinished,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
@@ -49,6 +51,9 @@ import type { PurchaseActivities, SessionState } from '../activities/purchase';
 import {
   CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
+  NOTIFY_WHEN_ISSUED_SIGNAL,
+  SALE_ISSUED_SIGNAL,
+  policyWorkflowId,
   PAYMENT_EVENT_SIGNAL,
   STATUS_QUERY,
   type CertificatesStatusView,
@@ -65,6 +70,8 @@ import { CHECKOUT_DEADLINE, PAID_AT, PAYMENT_INTENT_ID, PURCHASE_STATUS, STATUS_
 export const createCheckoutUpdate = defineUpdate<CheckoutSession>(CREATE_CHECKOUT_UPDATE);
 export const paymentEventSignal = defineSignal<[PaymentEvent]>(PAYMENT_EVENT_SIGNAL);
 export const statusQuery = defineQuery<PurchaseStatusView>(STATUS_QUERY);
+/** The purchase's owner `policy-<id>` waits for the first issuance: it is told by `saleIssued` once the certificates are issued. */
+export const notifyWhenIssuedSignal = defineSignal(NOTIFY_WHEN_ISSUED_SIGNAL);
 export const chargeSavedCardUpdate = defineUpdate<SavedCardChargeResult, [{ paymentMethodId: string }]>(CHARGE_SAVED_CARD_UPDATE);
 
 /** A new saved-card charge needs at least this long before the payment deadline, in ms. */
@@ -273,6 +280,22 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     },
   );
   setHandler(paymentEventSignal, (e) => decide(e));
+  // The hand-off to the purchase's owner: a change that reached it while the first issuance runs
+  // waits for this run to say it is over (told once, when asked; never asked, nothing is sent).
+  let ownerWaiting = false;
+  let ownerTold = false;
+  const tellOwner = async () => {
+    if (ownerTold) return;
+    ownerTold = true;
+    // The owner's run may have closed meanwhile: its next run reads the issued purchase anyway.
+    await getExternalWorkflowHandle(policyWorkflowId(input.purchaseId))
+      .signal(SALE_ISSUED_SIGNAL)
+      .catch(() => undefined);
+  };
+  setHandler(notifyWhenIssuedSignal, async () => {
+    ownerWaiting = true;
+    if (status === 'issued') await tellOwner();
+  });
   setHandler(statusQuery, view);
 
   if (input.resume) {
@@ -362,5 +385,7 @@ export async function purchaseWorkflow(input: PurchaseWorkflowInput): Promise<Pu
     { key: STATUS_CHANGED_AT, value: new Date() },
   ]);
   setCurrentDetails(`Purchase ${input.purchaseId}: **${status}**`);
+  if (ownerWaiting) await tellOwner();
+  await condition(allHandlersFinished);
   return view();
 }

@@ -2,7 +2,8 @@
  * Runs a real Temporal worker in the test process against the dev server the global setup
  * started, on its own task queue (so suites running in parallel never take each other's
  * tasks). `overrides` replace single activities for a test that needs processor state
- * stripe-mock cannot hold (the test says so in its name).
+ * stripe-mock cannot hold (the test says so in its name); given as a function, it receives the
+ * real activities, so an override can wrap one (hold it, then call through).
  */
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -41,7 +42,9 @@ function quietRuntime(): void {
 
 export async function startTestWorker(
   taskQueue: string,
-  overrides: Partial<ReturnType<typeof createActivities>> = {},
+  overrides:
+    | Partial<ReturnType<typeof createActivities>>
+    | ((real: ReturnType<typeof createActivities>) => Partial<ReturnType<typeof createActivities>>) = {},
   env: Record<string, string> = {},
 ): Promise<TestWorker> {
   quietRuntime();
@@ -50,10 +53,8 @@ export async function startTestWorker(
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const deps = activityDepsFromConfig(config, { db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker') }, { taskQueue });
   const pdf = deps.pdf;
-  const activities = {
-    ...createActivities(deps),
-    ...overrides,
-  };
+  const real = createActivities(deps);
+  const activities = { ...real, ...(typeof overrides === 'function' ? overrides(real) : overrides) };
   const workers = await createWorkers({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

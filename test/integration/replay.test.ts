@@ -1,10 +1,13 @@
 /**
- * The guard for workflow code changes (ISSUE 5 "Versioning"): every history in test/histories/
- * — real runs of the purchase workflow, its certificates child and the policy workflow (a
- * cancellation carried out, a certificate holder added and removed, an endorsement), recorded by
- * `scripts/record-histories.ts` — must replay
- * against the current workflow bundle without a nondeterminism error. A change that would break
- * a running purchase fails here; the fix is to make it behind `patched()`, not to re-record.
+ * The guard for workflow code changes: every history in test/histories/ — real runs of today's
+ * code, recorded by `scripts/record-histories.ts` on the real stack, at least one for each
+ * workflow type the worker registers (the sale paid, expired, found paid by the periodic check and
+ * still waiting; the owner `policy-<id>` after cancellations, holders, endorsements, the
+ * processor's refund and dispute; reissue, renewal, bulk cancellation, holder notices, emails,
+ * event deliveries, a bordereau and the monthly run) — must replay against the current workflow
+ * bundle without a nondeterminism error. Before the first deployment a change re-records them;
+ * after it, a change that would break a deployed history goes behind `patched()` and the deployed
+ * histories stay beside the new ones (docs/operations.md, "Changing workflow code").
  *
  * Two fixture bundles show the test has teeth: the same change without `patched()` must fail on
  * every saved purchase history, and with `patched()` must replay them all.
