@@ -15,7 +15,8 @@
 import { AppError } from '../src/shared/errors';
 import type { Db } from '../src/db/knex';
 import { createBulkCancellationsRepository, type BulkItemStatus } from '../src/bulk-cancellations/repository';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createSaleRepository } from '../src/purchases/sale-repository';
+import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { isInForce, policyClock, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
 import { RefundRuleError } from '../src/purchases/refund-rule';
 import type { PurchaseWorkflows } from '../src/purchases/workflow-client';
@@ -33,7 +34,8 @@ const SKIPPED = new Set([
 
 export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick<PurchaseWorkflows, 'cancel'>; now?: () => Date }) {
   const bulk = createBulkCancellationsRepository(deps.db);
-  const purchases = createPurchasesRepository(deps.db);
+  const sales = createSaleRepository(deps.db);
+  const ledger = createLedgerRepository(deps.db);
   const now = deps.now ?? (() => new Date());
 
   return {
@@ -51,7 +53,7 @@ export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick
         await bulk.settle(batch.id, item.purchaseId, { status, errorCode, errorMessage });
         return status;
       };
-      const p = await purchases.findById(item.purchaseId);
+      const p = await sales.findById(item.purchaseId);
       if (
         !p ||
         p.rootAccountId !== batch.rootAccountId ||
@@ -64,15 +66,15 @@ export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick
       if (!isInForce(p.status)) return settle('skipped', 'PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}`);
 
       let quoteId = item.quoteId;
-      if (!quoteId || ((await purchases.findCancellationQuote(quoteId))?.expiresAt.getTime() ?? 0) <= now().getTime()) {
+      if (!quoteId || ((await ledger.findCancellationQuote(quoteId))?.expiresAt.getTime() ?? 0) <= now().getTime()) {
         // No quote yet, or one past its time: price again, unless that quote was accepted already (a retry after the answer was lost).
-        const accepted = quoteId ? await purchases.findCancellationByQuote(quoteId) : undefined;
+        const accepted = quoteId ? await ledger.findCancellationByQuote(quoteId) : undefined;
         if (!accepted) {
           const realNow = now();
           const clock = policyClock(p, realNow);
           try {
             const quote = await storeCancellationQuote(
-              purchases,
+              { sales, ledger },
               p,
               {
                 unitIds: item.coveredUnitIds ?? undefined,

@@ -25,7 +25,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
-import { createPurchasesRepository, type PurchaseItemDetail } from '../src/purchases/repository';
+import type { PurchaseItemDetail } from '../src/purchases/purchase-record';
+import { createSaleRepository } from '../src/purchases/sale-repository';
+import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository, type NewCertificateHolder } from '../src/certificate-holders/repository';
 import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
@@ -52,14 +54,15 @@ const refuse = (code: string, message: string): never => {
 type HolderChange = CertificateHolderChange;
 
 export function createCertificateHolderActivities(deps: CertificateHolderActivityDeps) {
-  const purchases = createPurchasesRepository(deps.db);
+  const sales = createSaleRepository(deps.db);
+  const ledger = createLedgerRepository(deps.db);
   const certificates = createCertificatesRepository(deps.db);
   const holders = createCertificateHoldersRepository(deps.db);
   const now = deps.now ?? (() => new Date());
 
   /** The purchase, refused unless it is in force; `wait` while its first issuance runs. */
   async function changeable(purchaseId: number) {
-    const p = await purchases.findById(purchaseId);
+    const p = await sales.findById(purchaseId);
     if (!p) return refuse('NOT_FOUND', `purchase ${purchaseId} does not exist`);
     if (p.status === 'refunded' || !isInForce(p.status))
       refuse(
@@ -71,7 +74,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
 
   /** Units still active at `at`: not ended, not taken by a cancellation (scheduled ones included). */
   async function activeUnitIds(purchaseId: number, at: Date): Promise<number[]> {
-    return activeIn(await purchases.itemDetails(purchaseId), at);
+    return activeIn(await sales.itemDetails(purchaseId), at);
   }
   const activeIn = (items: PurchaseItemDetail[], at: Date): number[] =>
     items.flatMap((i) => i.units.filter((u) => u.cancellationId === null && u.endsAt.getTime() > at.getTime()).map((u) => u.id));
@@ -100,7 +103,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
         );
       // The product says whether it allows each endorsement: every product of the purchase must (the holder holds all its items).
       if (input.holder.additionalInsured || input.holder.waiverOfSubrogation) {
-        const productIds = [...new Set((await purchases.itemDetails(input.purchaseId)).map((i) => i.productLineId))];
+        const productIds = [...new Set((await sales.itemDetails(input.purchaseId)).map((i) => i.productLineId))];
         const terms = await createProductsRepository(deps.db).endorsementTerms(productIds);
         for (const [productId, t] of terms) {
           if (input.holder.additionalInsured && !t.allowsAdditionalInsured)
@@ -140,7 +143,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
 
     /** Queues the cancellation notices of cancellation `cancellationId` (completed); answers the ids still to send. */
     async queueHolderCancellationNotices(input: { cancellationId: number }): Promise<number[]> {
-      const c = await purchases.findCancellation(input.cancellationId);
+      const c = await ledger.findCancellation(input.cancellationId);
       if (!c || c.status !== 'completed') return [];
       const voided = (await certificates.listForPurchase(c.purchaseId))
         .filter((x) => c.coveredUnitIds.includes(x.coveredUnitId) && x.voidedAt !== null)
@@ -153,8 +156,8 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       const n = await holders.notice(input.noticeId);
       if (!n) throw ApplicationFailure.nonRetryable(`notice ${input.noticeId} does not exist`, 'NoticeNotFound');
       if (n.status === 'sent') return { alreadySent: true };
-      const c = (await purchases.findCancellation(n.cancellationId))!;
-      const p = (await purchases.findById(c.purchaseId))!;
+      const c = (await ledger.findCancellation(n.cancellationId))!;
+      const p = (await sales.findById(c.purchaseId))!;
       const agency = await deps.db('root_accounts').where({ id: p.rootAccountId }).first('name');
       const mine = (await certificates.listForPurchase(c.purchaseId)).filter(
         (x) => x.certificateHolderId === n.holder.id && c.coveredUnitIds.includes(x.coveredUnitId),
@@ -203,11 +206,11 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
         );
         // A paid endorsement on units not started goes back through an endorsement (its refund), not with the holder.
         const clock = policyClock(p, at);
-        const items = await purchases.itemDetails(input.purchaseId);
+        const items = await sales.itemDetails(input.purchaseId);
         const notStarted = new Set(
           items.flatMap((i) => i.units.filter((u) => u.cancellationId === null && u.startsAt.getTime() > clock.getTime()).map((u) => u.id)),
         );
-        const paid = (await purchases.endorsementCharges(input.purchaseId))
+        const paid = (await ledger.endorsementCharges(input.purchaseId))
           .flatMap((c) => c.breakdown)
           .filter((b) => b.certificateHolderId === holder.id && notStarted.has(b.unitId))
           .reduce((n, b) => n + b.premiumMinor, 0);

@@ -48,7 +48,8 @@ import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
 import type { StoredEndorsement } from '../src/endorsements/repository';
 import { processorFailure } from './purchase';
 import { createRefundParts } from './refund-parts';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createSaleRepository } from '../src/purchases/sale-repository';
+import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository } from '../src/certificate-holders/repository';
 import { createEndorsementsRepository } from '../src/endorsements/repository';
@@ -90,7 +91,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
   }
   /** The purchase, its processor client and the buyer's processor customer. */
   async function payer(e: StoredEndorsement) {
-    const p = (await createPurchasesRepository(deps.db).findById(e.purchaseId))!;
+    const p = (await createSaleRepository(deps.db).findById(e.purchaseId))!;
     const stripe = deps.payproc.client(p.mode);
     const buyer = await deps.db('buyers').where({ id: p.buyerId }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid');
     try {
@@ -118,14 +119,15 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
    * the plan no longer allows.
    */
   async function replan(trx: Knex.Transaction, e: StoredEndorsement, purchaseId: number, at: Date) {
-    const purchases = createPurchasesRepository(trx);
-    const p = (await purchases.findById(purchaseId))!;
+    const sales = createSaleRepository(trx);
+    const p = (await sales.findById(purchaseId))!;
     if (p.status === 'refunded' || !isInForce(p.status))
       refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
     if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
     const state = await loadEndorsementState(
       {
-        purchases,
+        sales,
+        ledger: createLedgerRepository(trx),
         holders: createCertificateHoldersRepository(trx),
         certificates: createCertificatesRepository(trx),
         endorsements: createEndorsementsRepository(trx),
@@ -152,7 +154,8 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
     }): Promise<{ kind: 'applied'; reissued: Array<{ from: string; to: string }>; refundDue?: boolean } | { kind: 'wait' }> {
       return deps.db.transaction(async (trx) => {
         const endorsements = createEndorsementsRepository(trx);
-        const purchases = createPurchasesRepository(trx);
+        const sales = createSaleRepository(trx);
+        const ledger = createLedgerRepository(trx);
         const certificates = createCertificatesRepository(trx);
         const holders = createCertificateHoldersRepository(trx);
         const e = await endorsements.findByQuote(input.quoteId, { forUpdate: true });
@@ -175,15 +178,15 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         const planned = await replan(trx, e, input.purchaseId, at);
         if (planned.kind === 'wait') return planned;
         const { p, plan } = planned;
-        if (plan.namedInsured) await purchases.updateNamedInsured(p.id, plan.namedInsured);
+        if (plan.namedInsured) await sales.updateNamedInsured(p.id, plan.namedInsured);
         for (const d of plan.descriptions) await holders.updateDescription(d.certificateHolderId, d.description);
-        for (const m of plan.moves) await purchases.moveCoveredUnit(m.coveredUnitId, m);
+        for (const m of plan.moves) await sales.moveCoveredUnit(m.coveredUnitId, m);
         for (const h of plan.holderMarks) await holders.updateEndorsementMarks(h.certificateHolderId, h);
         let transactionId: number | null = null;
         if (e.additions.length > 0 || e.holderPremiums.length > 0) {
           // The units and premiums as quoted (and paid for): the plan above re-checked that they still hold.
           transactionId = (
-            await purchases.recordEndorsementTransaction({
+            await ledger.recordEndorsementTransaction({
               purchaseId: p.id,
               apiKeyId: e.apiKeyId ?? p.apiKeyId,
               currency: p.currency,
@@ -201,15 +204,15 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
             try {
               split = allocateRefund(
                 0 - e.totalDifferenceMinor,
-                await purchases.paymentsOf(p.id),
-                await purchases.refundedByPaymentIntent(p.id, transactionId),
+                await ledger.paymentsOf(p.id),
+                await ledger.refundedByPaymentIntent(p.id, transactionId),
               );
             } catch (err) {
               if (err instanceof RefundNotCoveredError)
                 return refuse('PURCHASE_NOT_CHANGEABLE', `purchase ${p.id} cannot give back ${0 - e.totalDifferenceMinor}: ${err.message}`);
               throw err;
             }
-            await purchases.planEndorsementRefunds(transactionId, split);
+            await ledger.planEndorsementRefunds(transactionId, split);
           }
         }
         const reissued = await certificates.supersede(
@@ -232,8 +235,9 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
       const e = await mustFind(input.quoteId);
       if (e.status !== 'applied' || e.totalDifferenceMinor >= 0 || !e.policyTransactionId) return 'nothing';
       if (e.refundFailure) return 'failed';
-      const purchases = createPurchasesRepository(deps.db);
-      const p = (await purchases.findById(e.purchaseId))!;
+      const sales = createSaleRepository(deps.db);
+      const ledger = createLedgerRepository(deps.db);
+      const p = (await sales.findById(e.purchaseId))!;
       const tx = e.policyTransactionId;
       try {
         await createRefundParts(
@@ -241,12 +245,12 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
           tx,
           e.refunds ?? [],
           paymentMetadata(e),
-          (index, refundId) => purchases.recordEndorsementRefundCreated(tx, index, refundId),
+          (index, refundId) => ledger.recordEndorsementRefundCreated(tx, index, refundId),
           () => undefined,
         );
       } catch (failure) {
         if (!(failure instanceof ApplicationFailure)) throw failure;
-        await purchases.failEndorsementRefund(tx, failure.message);
+        await ledger.failEndorsementRefund(tx, failure.message);
         return 'failed';
       }
       return 'submitted';
@@ -405,7 +409,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
       const e = await mustFind(input.quoteId);
       if (e.paidAt) return true;
       if (!e.checkoutSessionId) return false;
-      const p = (await createPurchasesRepository(deps.db).findById(e.purchaseId))!;
+      const p = (await createSaleRepository(deps.db).findById(e.purchaseId))!;
       let s: Stripe.Checkout.Session;
       try {
         s = await deps.payproc.client(p.mode).checkout.sessions.retrieve(e.checkoutSessionId);
@@ -422,7 +426,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
       const e = await mustFind(input.quoteId);
       if (e.status !== 'awaiting_payment') return;
       if (e.paymentIntentId) {
-        const p = (await createPurchasesRepository(deps.db).findById(e.purchaseId))!;
+        const p = (await createSaleRepository(deps.db).findById(e.purchaseId))!;
         try {
           await deps.payproc
             .client(p.mode)

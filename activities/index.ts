@@ -30,7 +30,9 @@ import { createDeliveryStarter, createEventPublisher, deliverySettingsFromConfig
 import { createEventEmitter, type EventEmitter } from '../src/events/emitter';
 import { createCertificateService } from '../src/certificates/service';
 import { createCertificatesRepository } from '../src/certificates/repository';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createSaleRepository } from '../src/purchases/sale-repository';
+import { createSubscriptionRepository } from '../src/purchases/subscription-repository';
+import { createAttentionRepository } from '../src/purchases/attention-repository';
 import { createEventActivities } from './events';
 import {
   countDependencyError,
@@ -126,9 +128,9 @@ export function activityDepsFromConfig(
   });
   const metrics = createWorkerMetrics();
   watchBrowserPool(metrics, pdf);
-  const purchases = createPurchasesRepository(clients.db);
-  watchPaidWithoutCertificates(metrics, (seconds) => purchases.countPaidWithoutCertificates(seconds));
-  watchCancellationsNeedingAttention(metrics, (seconds) => purchases.countCancellationsNeedingAttention(seconds));
+  const attention = createAttentionRepository(clients.db);
+  watchPaidWithoutCertificates(metrics, (seconds) => attention.countPaidWithoutCertificates(seconds));
+  watchCancellationsNeedingAttention(metrics, (seconds) => attention.countCancellationsNeedingAttention(seconds));
   const reports = createReportsRepository(clients.db);
   watchReconciliationDifferences(metrics, () => reports.latestDifferenceCounts());
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
@@ -173,7 +175,13 @@ export function activityDepsFromConfig(
       STORAGE_BUCKET: config.STORAGE_BUCKET,
       STORAGE_PROJECT_ID: config.STORAGE_PROJECT_ID,
     },
-    events: createEventEmitter({ purchases, certificates, publisher, metrics }),
+    events: createEventEmitter({
+      sales: createSaleRepository(clients.db),
+      subscriptions: createSubscriptionRepository(clients.db),
+      certificates,
+      publisher,
+      metrics,
+    }),
     eventStore,
     endpoints,
     temporal,

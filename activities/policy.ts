@@ -32,7 +32,9 @@ import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
 import type { WorkerMetrics } from '../src/metrics/registry';
 import type { Payproc } from '../src/payproc/client';
-import { createPurchasesRepository, CoveredUnitTakenError, type StoredCancellation } from '../src/purchases/repository';
+import { CoveredUnitTakenError, type StoredCancellation } from '../src/purchases/ledger-record';
+import { createSaleRepository } from '../src/purchases/sale-repository';
+import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { isInForce, policyClock, priceCancellationOf, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
 import { RefundRuleError } from '../src/purchases/refund-rule';
@@ -57,7 +59,8 @@ const refuse = (code: string, message: string): never => {
 export type RefundState = 'pending' | 'succeeded' | 'failed';
 
 export function createPolicyActivities(deps: PolicyActivityDeps) {
-  const purchases = createPurchasesRepository(deps.db);
+  const sales = createSaleRepository(deps.db);
+  const ledger = createLedgerRepository(deps.db);
   const certificates = createCertificatesRepository(deps.db);
   const now = deps.now ?? (() => new Date());
   const count = (operation: string) => deps.metrics?.dependencyErrors.inc({ dependency: 'processor', operation });
@@ -70,7 +73,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
   });
 
   async function mustFind(cancellationId: number): Promise<StoredCancellation> {
-    const c = await purchases.findCancellation(cancellationId);
+    const c = await ledger.findCancellation(cancellationId);
     if (!c) return refuse('CANCELLATION_NOT_FOUND', `cancellation ${cancellationId} does not exist`);
     return c;
   }
@@ -80,27 +83,27 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       purchaseId: number;
       quoteId: string;
     }): Promise<{ kind: 'accepted'; cancellation: CancellationAccepted } | { kind: 'wait'; status: string }> {
-      const earlier = await purchases.findCancellationByQuote(input.quoteId);
+      const earlier = await ledger.findCancellationByQuote(input.quoteId);
       if (earlier) {
         if (earlier.purchaseId !== input.purchaseId)
           refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
-        return { kind: 'accepted', cancellation: view(earlier, (await purchases.findById(input.purchaseId))?.testClockAt ?? null) };
+        return { kind: 'accepted', cancellation: view(earlier, (await sales.findById(input.purchaseId))?.testClockAt ?? null) };
       }
-      const quote = await purchases.findCancellationQuote(input.quoteId);
+      const quote = await ledger.findCancellationQuote(input.quoteId);
       if (!quote || quote.purchaseId !== input.purchaseId)
         return refuse('CANCELLATION_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not a quote of purchase ${input.purchaseId}`);
       if (quote.expiresAt.getTime() <= now().getTime())
         refuse('CANCELLATION_QUOTE_EXPIRED', `quote ${quote.id} expired at ${quote.expiresAt.toISOString()}: ask for a new one`);
-      const p = await purchases.findById(input.purchaseId);
+      const p = await sales.findById(input.purchaseId);
       if (!p) return refuse('NOT_FOUND', `purchase ${input.purchaseId} does not exist`);
       if (p.status === 'refunded') refuse('PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full: nothing is left to cancel`);
       if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
       if (p.status !== 'issued')
         refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
       const [items, cancellations, { charges, saleDashboardRefundedMinor: saleDashboard }] = await Promise.all([
-        purchases.itemDetails(p.id),
-        purchases.cancellations(p.id),
-        purchases.chargesAndSaleDashboardRefund(p),
+        sales.itemDetails(p.id),
+        ledger.cancellations(p.id),
+        ledger.chargesAndSaleDashboardRefund(p),
       ]);
       let priced;
       try {
@@ -127,7 +130,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
         );
       }
       try {
-        const accepted = await purchases.acceptCancellation({
+        const accepted = await ledger.acceptCancellation({
           purchaseId: p.id,
           quoteId: quote.id,
           apiKeyId: quote.apiKeyId,
@@ -162,7 +165,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
      * NOT_FOUND (not a subscription's first purchase); processor outages retry.
      */
     async endSubscription(input: Pick<SubscriptionCancelInput, 'subscriptionPurchaseId' | 'at'>): Promise<void> {
-      const first = await purchases.findById(input.subscriptionPurchaseId);
+      const first = await sales.findById(input.subscriptionPurchaseId);
       if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null)
         return refuse('NOT_FOUND', `purchase ${input.subscriptionPurchaseId} is not a subscription`);
       if (first.payprocSubscriptionId && !first.subscriptionEndedAt) {
@@ -182,7 +185,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
           if (code !== 'resource_missing') processorFailure(err, count);
         }
       }
-      const changed = await purchases.recordSubscriptionEnd(
+      const changed = await sales.recordSubscriptionEnd(
         first.id,
         input.at === 'now' ? { endedAt: now(), by: 'agency' } : { atPeriodEnd: true, by: 'agency' },
       );
@@ -199,13 +202,13 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       apiKeyId: number;
       reason: string | null;
     }): Promise<string | null> {
-      const p = await purchases.findById(input.purchaseId);
+      const p = await sales.findById(input.purchaseId);
       if (!p || !isInForce(p.status)) return null;
       const realNow = now();
       const clock = policyClock(p, realNow);
       try {
         const quote = await storeCancellationQuote(
-          purchases,
+          { sales, ledger },
           p,
           { requestedBy: 'agency', effectiveAt: clock, apiKeyId: input.apiKeyId, reason: input.reason ?? 'subscription cancelled' },
           clock,
@@ -223,14 +226,14 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const ended = input.ended ? { endedAt: input.endedAt ? new Date(input.endedAt) : now(), by: 'processor' as const } : null;
       let changed = false;
       if (input.cancelAtPeriodEnd)
-        changed = (await purchases.recordSubscriptionEnd(input.subscriptionPurchaseId, { atPeriodEnd: true, by: 'processor' })) || changed;
-      if (ended) changed = (await purchases.recordSubscriptionEnd(input.subscriptionPurchaseId, ended)) || changed;
+        changed = (await sales.recordSubscriptionEnd(input.subscriptionPurchaseId, { atPeriodEnd: true, by: 'processor' })) || changed;
+      if (ended) changed = (await sales.recordSubscriptionEnd(input.subscriptionPurchaseId, ended)) || changed;
       if (changed) await deps.events.subscriptionCancelled(input.subscriptionPurchaseId);
     },
 
     /** A scheduled cancellation's time came: true when it is now due (accepted), false when it was rescinded meanwhile. */
     async startScheduledCancellation(input: { cancellationId: number }): Promise<boolean> {
-      return purchases.startScheduledCancellation(input.cancellationId);
+      return ledger.startScheduledCancellation(input.cancellationId);
     },
 
     /**
@@ -239,10 +242,10 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
      * CANCELLATION_NOT_RESCINDABLE (no longer scheduled: its effective time came).
      */
     async rescindCancellation(input: { purchaseId: number; cancellationId: number }): Promise<CancellationAccepted> {
-      const c = await purchases.findCancellation(input.cancellationId);
+      const c = await ledger.findCancellation(input.cancellationId);
       if (!c || c.purchaseId !== input.purchaseId)
         return refuse('CANCELLATION_NOT_FOUND', `purchase ${input.purchaseId} has no cancellation ${input.cancellationId}`);
-      const after = (await purchases.rescindCancellation(c.id))!;
+      const after = (await ledger.rescindCancellation(c.id))!;
       if (after.status !== 'rescinded')
         refuse(
           'CANCELLATION_NOT_RESCINDABLE',
@@ -263,22 +266,22 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       // Refunded before refunds could be split (one refund, `refund_id` alone), or done.
       if ((c.refundId && !c.refunds) || c.status === 'completed') return { refundId: c.refundId };
       if (c.totalMinor === 0) {
-        await purchases.markCancellationRefundPending(c.id, null);
+        await ledger.markCancellationRefundPending(c.id, null);
         return { refundId: null };
       }
-      const p = (await purchases.findById(c.purchaseId))!;
+      const p = (await sales.findById(c.purchaseId))!;
       let plan = c.refunds;
       if (!plan) {
-        const payments = await purchases.paymentsOf(p.id);
+        const payments = await ledger.paymentsOf(p.id);
         if (payments.length === 0) return refuse('REFUND_REJECTED', `purchase ${p.id} has no payment intent to refund`);
         let split;
         try {
-          split = allocateRefund(c.totalMinor, payments, await purchases.refundedByPaymentIntent(p.id, c.id));
+          split = allocateRefund(c.totalMinor, payments, await ledger.refundedByPaymentIntent(p.id, c.id));
         } catch (err) {
           if (err instanceof RefundNotCoveredError) return refuse('REFUND_REJECTED', `cancellation ${c.id}: ${err.message}`);
           throw err;
         }
-        plan = await purchases.planCancellationRefunds(c.id, split);
+        plan = await ledger.planCancellationRefunds(c.id, split);
       }
       let first;
       try {
@@ -287,7 +290,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
           c.id,
           plan,
           { purchase_id: String(p.id), cancellation_id: String(c.id) },
-          (index, refundId) => purchases.recordCancellationRefundCreated(c.id, index, refundId),
+          (index, refundId) => ledger.recordCancellationRefundCreated(c.id, index, refundId),
           count,
         );
       } catch (failure) {
@@ -306,7 +309,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const c = await mustFind(input.cancellationId);
       const ids = c.refunds ? c.refunds.map((r) => r.refundId) : c.refundId ? [c.refundId] : [];
       if (ids.length === 0) return 'succeeded'; // nothing was due
-      const p = (await purchases.findById(c.purchaseId))!;
+      const p = (await sales.findById(c.purchaseId))!;
       const refunds = deps.payproc.client(p.mode).refunds;
       let state: RefundState = 'succeeded';
       for (const id of ids) {
@@ -331,7 +334,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       // Certificates voided before the cancellation is marked completed, so a reader who sees it completed sees them voided (a retry voids nothing twice).
       const c = await mustFind(input.cancellationId);
       await certificates.voidForUnits(c.coveredUnitIds, c.effectiveAt);
-      const done = await purchases.completeCancellation(input.cancellationId);
+      const done = await ledger.completeCancellation(input.cancellationId);
       const numbers = (await certificates.listForPurchase(done.purchaseId))
         .filter((x) => done.coveredUnitIds.includes(x.coveredUnitId))
         .map((x) => x.certificateNumber);
@@ -340,14 +343,14 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
     },
 
     async failCancellation(input: { cancellationId: number; reason: string }): Promise<void> {
-      await purchases.failCancellation(input.cancellationId, input.reason);
-      const failed = await purchases.findCancellation(input.cancellationId);
+      await ledger.failCancellation(input.cancellationId, input.reason);
+      const failed = await ledger.findCancellation(input.cancellationId);
       if (failed?.status === 'refund_failed') await deps.events.cancellationRefundFailed(failed);
     },
 
     /** An operator's retry: refused cancellations back to `accepted`; the ids of every unfinished one. */
     async reopenUnfinishedCancellations(input: { purchaseId: number }): Promise<number[]> {
-      return purchases.reopenUnfinishedCancellations(input.purchaseId);
+      return ledger.reopenUnfinishedCancellations(input.purchaseId);
     },
   };
 }

@@ -25,7 +25,7 @@ import { MAX_SIGNED_URL_SECONDS, type ObjectStore } from '../src/storage/object-
 import { createProofOfCoverageEmailsRepository } from '../src/proof-of-coverage/repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { verificationUrl } from '../src/certificates/certificate-data';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createSaleRepository } from '../src/purchases/sale-repository';
 import { createWithdrawalLinks } from '../src/withdrawals/links';
 
 export interface ProofEmailActivityDeps {
@@ -52,7 +52,7 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
   const certificates = createCertificatesRepository(db);
   const emails = createProofOfCoverageEmailsRepository(db);
   const withdrawalLinks = createWithdrawalLinks({
-    purchases: createPurchasesRepository(db),
+    sales: createSaleRepository(db),
     key: deps.withdrawalLinkKey,
     publicBaseUrl: deps.publicBaseUrl,
   });

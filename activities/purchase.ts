@@ -19,7 +19,8 @@ import { isProcessorFailure } from '../src/payproc/error-counting';
 import { idOf } from '../src/payproc/ids';
 import { RECURRING_INTERVAL } from '../src/payproc/catalog';
 import { createPaymentsRepository } from '../src/payments/repository';
-import { createPurchasesRepository, type PurchaseRecord } from '../src/purchases/repository';
+import type { PurchaseRecord } from '../src/purchases/purchase-record';
+import { createSaleRepository } from '../src/purchases/sale-repository';
 import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
 import { createSavedCardCharges } from '../src/payments/saved-card';
 import type { CheckoutSession, PurchaseStatus, RefundInput, SavedCardChargeResult } from '../workflows/contracts';
@@ -76,8 +77,8 @@ function sessionState(s: Stripe.Checkout.Session): SessionState {
 export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const { db, payproc } = deps;
   const customers = createPaymentsRepository(db);
-  const purchases = createPurchasesRepository(db);
-  const savedCards = createSavedCardCharges({ db, repo: customers, purchases, payproc });
+  const sales = createSaleRepository(db);
+  const savedCards = createSavedCardCharges({ db, repo: customers, sales, payproc });
   const errors = deps.metrics?.dependencyErrors;
   const processorError: (err: unknown) => never = (err) =>
     processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
@@ -89,7 +90,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
    * status afterwards (null: no such purchase).
    */
   async function transition(input: { purchaseId: number; status: PurchaseStatus; reason?: string }): Promise<PurchaseStatus | null> {
-    const result = await purchases.transition(input.purchaseId, input.status, input.reason);
+    const result = await sales.transition(input.purchaseId, input.status, input.reason);
     if (input.status === 'failed' && result?.changed)
       log.warn('purchase failed', { purchaseId: input.purchaseId, reason: input.reason ?? null });
     if (result?.status === input.status) await deps.events.purchaseStatus(input.purchaseId);
@@ -97,7 +98,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   }
 
   async function loadPurchase(purchaseId: number): Promise<PurchaseRecord & { checkoutSessionId: string }> {
-    const purchase = await purchases.findById(purchaseId);
+    const purchase = await sales.findById(purchaseId);
     if (!purchase) throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} does not exist`, 'PurchaseNotFound');
     if (!purchase.checkoutSessionId)
       throw ApplicationFailure.nonRetryable(`purchase ${purchaseId} has no checkout session`, 'NoCheckoutSession');
@@ -112,7 +113,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * once the session is paid (invoice creation on). Stores the session on the purchase.
      */
     async createCheckoutSession(input: { purchaseId: number; sessionTtlSeconds: number }): Promise<CheckoutSession> {
-      const context = await purchases.checkoutContext(input.purchaseId);
+      const context = await sales.checkoutContext(input.purchaseId);
       if (!context) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
       const { purchase, lines } = context;
       if (purchase.checkoutSessionId) {
@@ -201,14 +202,14 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       }
       const paymentIntent = idOf(session.payment_intent);
       const deadline = new Date(Date.now() + input.sessionTtlSeconds * 1000);
-      await purchases.recordCheckoutSession(purchase.id, {
+      await sales.recordCheckoutSession(purchase.id, {
         sessionId: session.id,
         url: session.url,
         expiresAt: deadline,
         paymentIntentId: paymentIntent,
       });
       // In the same step, so the agent's next read after checkout already says so.
-      await purchases.transition(purchase.id, 'awaiting_payment');
+      await sales.transition(purchase.id, 'awaiting_payment');
       return {
         id: session.id,
         url: session.url ?? '',
@@ -225,7 +226,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * resumes a purchase whose earlier run closed; null when it never got one.
      */
     async loadCheckoutSession(input: { purchaseId: number }): Promise<CheckoutSession | null> {
-      const purchase = await purchases.findById(input.purchaseId);
+      const purchase = await sales.findById(input.purchaseId);
       if (!purchase) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
       if (!purchase.checkoutSessionId) return null;
       return {
@@ -278,8 +279,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       subscriptionId?: string;
       status?: 'paid';
     }): Promise<void> {
-      await purchases.recordPayment(input.purchaseId, input.paymentIntentId);
-      if (input.subscriptionId) await purchases.recordSubscription(input.purchaseId, input.subscriptionId);
+      await sales.recordPayment(input.purchaseId, input.paymentIntentId);
+      if (input.subscriptionId) await sales.recordSubscription(input.purchaseId, input.subscriptionId);
       // With `status`, also the move to paid (one step for the workflow instead of two).
       if (input.status) await transition({ purchaseId: input.purchaseId, status: input.status });
     },
@@ -293,7 +294,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
      * purchase does not exist.
      */
     async recordRefund(input: RefundInput): Promise<{ refundedMinor: number; refunded: boolean }> {
-      const result = await purchases.recordRefund(
+      const result = await sales.recordRefund(
         input.purchaseId,
         input.amountRefundedMinor,
         input.fullyRefunded,
@@ -325,7 +326,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
 
     /** Marks the purchase's certificates issued (getCertificates lists them from now on) and its status `issued`. */
     async markCertificatesIssued(input: { purchaseId: number }): Promise<void> {
-      await purchases.recordCertificatesIssued(input.purchaseId);
+      await sales.recordCertificatesIssued(input.purchaseId);
       await deps.events.certificatesIssued(input.purchaseId);
     },
   };

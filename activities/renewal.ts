@@ -8,13 +8,13 @@
  * so month 2 of a monthly event subscription covers the same days of the next month.
  * Idempotent: the renewal is keyed by the invoice (`purchases.payproc_invoice_id` is unique), so a
  * retried activity or a redelivered event returns the same purchase. The purchase is written by
- * its owner (`src/purchases/repository.ts`), through the same insert as a quote.
+ * its owner (`src/purchases/sale-repository.ts`), through the same insert as a quote.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { DateTime } from 'luxon';
 import type { EventEmitter } from '../src/events/emitter';
 import type { Db } from '../src/db/knex';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createSubscriptionRepository } from '../src/purchases/subscription-repository';
 import type { RenewalInput } from '../workflows/contracts';
 
 function shifted(startsAt: Date, endsAt: Date, zone: string, kind: string, months: number) {
@@ -25,7 +25,7 @@ function shifted(startsAt: Date, endsAt: Date, zone: string, kind: string, month
 }
 
 export function createRenewalActivities(deps: { db: Db; events: Pick<EventEmitter, 'renewed'> }) {
-  const purchases = createPurchasesRepository(deps.db);
+  const subscriptions = createSubscriptionRepository(deps.db);
   return {
     /**
      * Creates (or finds) the renewal purchase paid by `input.invoiceId`, through the purchases
@@ -34,7 +34,7 @@ export function createRenewalActivities(deps: { db: Db; events: Pick<EventEmitte
      * Errors: non-retryable PurchaseNotFound / NotASubscription.
      */
     async createRenewalPurchase(input: RenewalInput): Promise<{ purchaseId: number; period: number }> {
-      const result = await purchases.createRenewal(
+      const result = await subscriptions.createRenewal(
         input.purchaseId,
         { invoiceId: input.invoiceId, subscriptionId: input.subscriptionId, paymentIntentId: input.paymentIntentId },
         (unit, period) => ({ ...unit, ...shifted(unit.startsAt, unit.endsAt, unit.timeZone, unit.kind, period) }),

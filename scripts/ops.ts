@@ -43,7 +43,9 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createSaleRepository } from '../src/purchases/sale-repository';
+import { createLedgerRepository } from '../src/purchases/ledger-repository';
+import { createAttentionRepository } from '../src/purchases/attention-repository';
 import { createReportsRepository } from '../src/reports/repository';
 import { reconcileMonth } from '../src/reports/reconciliation';
 import { formatMinor, monthRange } from '../src/reports/bordereau';
@@ -184,8 +186,8 @@ async function main(argv: string[]): Promise<number> {
   const db = createDb(config);
   const temporal = createTemporalClient(config);
   try {
-    const purchases = createPurchasesRepository(db);
-    const purchase = await purchases.findById(purchaseId);
+    const sales = createSaleRepository(db);
+    const purchase = await sales.findById(purchaseId);
     const start: AuditStart = {
       actorKind: 'operator_cli',
       actor,
@@ -196,7 +198,8 @@ async function main(argv: string[]): Promise<number> {
       reason,
     };
     const operations = createPurchaseOperations({
-      purchases,
+      sales,
+      ledger: createLedgerRepository(db),
       workflows: createPurchaseWorkflows({
         client: temporal.client,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -249,11 +252,12 @@ async function stuck(
   const db = createDb(config);
   const temporal = createTemporalClient(config);
   try {
-    const purchases = createPurchasesRepository(db);
+    const attention = createAttentionRepository(db);
+    const sales = createSaleRepository(db);
     const accounts = createAccountsRepository(db);
     const [purchaseRows, cancellationRows, allRetrying] = await Promise.all([
-      purchases.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId),
-      purchases.stuckCancellations(graceMinutes * 60, 500, rootAccountId),
+      attention.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId),
+      attention.stuckCancellations(graceMinutes * 60, 500, rootAccountId),
       findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 }),
     ]);
     const allRows = [...purchaseRows, ...cancellationRows];
@@ -271,7 +275,7 @@ async function stuck(
     for (const a of allRetrying) {
       if (a.purchaseId !== null) {
         if (!agencyOf.has(a.purchaseId)) {
-          const p = await purchases.findById(a.purchaseId);
+          const p = await sales.findById(a.purchaseId);
           agencyOf.set(a.purchaseId, {
             rootAccountId: p?.rootAccountId ?? null,
             agency: p ? await nameOf(p.rootAccountId) : 'unknown',

@@ -54,7 +54,7 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
 import { createLogger } from '../src/logger';
 import { createEndorsementsRepository } from '../src/endorsements/repository';
-import { createPurchasesRepository } from '../src/purchases/repository';
+import { createSaleRepository } from '../src/purchases/sale-repository';
 import type { SessionState } from '../activities/purchase';
 import {
   bulkCancellationWorkflowId,
@@ -240,7 +240,7 @@ async function recordAll(namespace: string): Promise<void> {
       if (!res.body?.relayed) throw new Error(`webhook not relayed: ${res.status} ${res.text}`);
       expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-webhook.json', purchaseWorkflowId(purchaseId));
-      const purchase = await createPurchasesRepository(app.container.db).findById(purchaseId);
+      const purchase = await createSaleRepository(app.container.db).findById(purchaseId);
       if (!purchase) throw new Error(`purchase ${purchaseId} not found`);
       const reissue = await app.container.purchaseWorkflows.reissueCertificates(purchase);
       await app.container.temporal.client.workflow.getHandle(reissue.workflowId).result();

@@ -34,7 +34,9 @@ import { questionSetRoutes } from './question-sets/routes';
 import { createQuotesRepository } from './quotes/repository';
 import { createQuoteService, type QuoteService } from './quotes/service';
 import { quoteRoutes } from './quotes/routes';
-import { createPurchasesRepository } from './purchases/repository';
+import { createSaleRepository } from './purchases/sale-repository';
+import { createSubscriptionRepository } from './purchases/subscription-repository';
+import { createLedgerRepository } from './purchases/ledger-repository';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/workflow-client';
 import { purchaseRoutes } from './purchases/routes';
 import { createPurchaseService } from './purchases/service';
@@ -139,7 +141,9 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const temporal = createTemporalClient(config);
   const rateLimiter = createRateLimiter(config);
   const accounts = createAccountsRepository(db);
-  const purchases = createPurchasesRepository(db);
+  const sales = createSaleRepository(db);
+  const subscriptions = createSubscriptionRepository(db);
+  const ledger = createLedgerRepository(db);
   const keysRepository = createApiKeysRepository(db);
   const apiKeys = createApiKeyService({
     keys: keysRepository,
@@ -174,7 +178,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const webhooks = createWebhookService({
     countOutcome: (type, outcome) => metrics.webhookEvents.inc({ type, outcome }),
     events: createPayprocEventsRepository(db),
-    purchases,
+    sales,
+    subscriptions,
     log,
     stripe: payproc.client('test'),
     secrets: [config.PAYPROC_WEBHOOK_SECRET, ...(config.PAYPROC_WEBHOOK_SECRET_SECONDARY ? [config.PAYPROC_WEBHOOK_SECRET_SECONDARY] : [])],
@@ -183,7 +188,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const quotes = createQuoteService({
     startCheckout: (purchase) => purchaseWorkflows.startCheckout(purchase),
     quotes: createQuotesRepository(db),
-    purchases,
+    sales,
     questionSets,
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
     maxCoveredUnits: config.MAX_COVERED_UNITS,
@@ -219,7 +224,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
   const endorsements = createEndorsementService({
-    purchases,
+    sales,
+    ledger,
     holders: createCertificateHoldersRepository(db),
     certificates: createCertificatesRepository(db),
     endorsements: createEndorsementsRepository(db),
@@ -228,7 +234,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     maxCoveredUnits: config.MAX_COVERED_UNITS,
   });
   const certificateHolders = createCertificateHolderService({
-    purchases,
+    sales,
     holders: createCertificateHoldersRepository(db),
     certificates: createCertificatesRepository(db),
     workflows: purchaseWorkflows,
@@ -240,15 +246,17 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     startDelivery: createDeliveryStarter(temporal.client, config.TEMPORAL_TASK_QUEUE, deliverySettingsFromConfig(config)),
   });
   const purchaseService = createPurchaseService({
-    purchases,
+    sales,
+    ledger,
     certificates: createCertificatesRepository(db),
     disputes: createDisputesRepository(db),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     workflows: purchaseWorkflows,
   });
-  const withdrawalLinks = createWithdrawalLinks({ purchases, key: config.WITHDRAWAL_LINK_KEY, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const withdrawalLinks = createWithdrawalLinks({ sales, key: config.WITHDRAWAL_LINK_KEY, publicBaseUrl: config.PUBLIC_BASE_URL });
   const withdrawals = createWithdrawalService({
-    purchases,
+    sales,
+    ledger,
     purchaseService,
     withdrawals: createWithdrawalsRepository(db),
     key: config.WITHDRAWAL_LINK_KEY,
@@ -280,7 +288,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           start: (id) => purchaseWorkflows.startBulkCancellation(id),
         }),
       ),
-      subscriptionRoutes(createSubscriptionService({ purchases, workflows: purchaseWorkflows })),
+      subscriptionRoutes(createSubscriptionService({ sales, subscriptions, ledger, workflows: purchaseWorkflows })),
       reportRoutes(
         createReportService({
           repo: createReportsRepository(db),
@@ -295,7 +303,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       eventRoutes(agencyEvents),
       testHelperRoutes(
         createTestHelperService({
-          purchases,
+          sales,
+          subscriptions,
           disputes: createDisputesRepository(db),
           workflows: purchaseWorkflows,
           webhooks,
@@ -309,7 +318,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       verificationRoutes(certificates, verifyRateLimiter.limiter),
       checkoutPageRoutes(
         createCheckoutPageService({
-          purchases,
+          sales,
           certificates: createCertificatesRepository(db),
           publicBaseUrl: config.PUBLIC_BASE_URL,
           withdrawalUrlOf: (p) => withdrawalLinks.urlFor(p),

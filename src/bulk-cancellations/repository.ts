@@ -6,7 +6,7 @@
  * batch to `completed` when none is pending. Selection reads the purchases domain's tables.
  */
 import type { Db } from '../db/knex';
-import type { PurchaseScope } from '../purchases/repository';
+import type { PurchaseScope } from '../purchases/purchase-record';
 import { IN_FORCE_STATUSES } from '../purchases/cancellation-pricing';
 
 export type BulkItemStatus = 'pending' | 'accepted' | 'skipped' | 'failed';

@@ -17,7 +17,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AccountView } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
-import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import { isInForce } from '../purchases/cancellation-pricing';
 import { purchaseScopeOf } from '../purchases/service';
@@ -53,13 +54,13 @@ export function toCertificateHolder(h: CertificateHolderRecord, certificates: St
 }
 
 export function createCertificateHolderService(deps: {
-  purchases: Pick<PurchasesRepository, 'findInScope'>;
+  sales: Pick<SaleRepository, 'findInScope'>;
   holders: CertificateHoldersRepository;
   certificates: Pick<CertificatesRepository, 'listForPurchase'>;
   workflows: Pick<PurchaseWorkflows, 'addCertificateHolder' | 'removeCertificateHolder'>;
 }) {
   async function owned(principal: AccountView, id: number): Promise<PurchaseRecord> {
-    const p = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
+    const p = await deps.sales.findInScope(id, purchaseScopeOf(principal));
     if (!p) throw notFound('purchase', id);
     return p;
   }

@@ -12,7 +12,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { PurchaseStatus } from '../../workflows/contracts';
-import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
 import type { CertificatesRepository } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
 import { COMPLETE_PAGE_PATH, returnPageUrl } from './return-urls';
@@ -87,7 +88,7 @@ export function parseReturnQuery(query: Record<string, string | string[] | undef
 }
 
 export function createCheckoutPageService(deps: {
-  purchases: Pick<PurchasesRepository, 'findById'>;
+  sales: Pick<SaleRepository, 'findById'>;
   certificates: Pick<CertificatesRepository, 'listForPurchase' | 'archives'>;
   publicBaseUrl: string;
   /** The purchase's withdrawal link when it offers one (src/withdrawals/links.ts); none without. */
@@ -105,7 +106,7 @@ export function createCheckoutPageService(deps: {
     async view(query: Record<string, string | string[] | undefined>): Promise<ReturnPageView | null> {
       const parsed = parseReturnQuery(query);
       if (!parsed) return null;
-      const purchase = await deps.purchases.findById(parsed.purchaseId);
+      const purchase = await deps.sales.findById(parsed.purchaseId);
       if (!purchase?.returnToken || !tokensMatch(purchase.returnToken, parsed.token)) return null;
 
       const state = STATE_OF[purchase.status] ?? 'awaiting_payment';

@@ -40,7 +40,8 @@ import { createHash } from 'node:crypto';
 import { expandDays, expandTrips } from '../quotes/coverage';
 import { MAX_CHARGE_MINOR, priceQuote } from '../quotes/pricing';
 import { splitEvenly } from '../purchases/refund-rule';
-import type { HolderEndorsementKind, LedgerUnitPremium, PurchaseItemDetail, PurchaseRecord } from '../purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
+import type { HolderEndorsementKind, LedgerUnitPremium } from '../purchases/ledger-record';
 import type { StoredEndorsementTerms } from '../products/repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredCertificate } from '../certificates/repository';
@@ -409,7 +410,8 @@ const premiumOf = (t: StoredEndorsementTerms | undefined, kind: HolderEndorsemen
 /** Reads what an endorsement is decided on for purchase `p` (through the given repositories, e.g. inside one transaction). */
 export async function loadEndorsementState(
   repos: {
-    purchases: Pick<import('../purchases/repository').PurchasesRepository, 'itemDetails' | 'endorsementCharges'>;
+    sales: Pick<import('../purchases/sale-repository').SaleRepository, 'itemDetails'>;
+    ledger: Pick<import('../purchases/ledger-repository').LedgerRepository, 'endorsementCharges'>;
     holders: Pick<import('../certificate-holders/repository').CertificateHoldersRepository, 'list'>;
     certificates: Pick<import('../certificates/repository').CertificatesRepository, 'listForPurchase'>;
     endorsements: Pick<import('./repository').EndorsementsRepository, 'maxTripDays'>;
@@ -419,10 +421,10 @@ export async function loadEndorsementState(
   limits: { maxCoveredUnits: number },
 ): Promise<EndorsementState> {
   const [items, holders, certificates, charges] = await Promise.all([
-    repos.purchases.itemDetails(p.id),
+    repos.sales.itemDetails(p.id),
     repos.holders.list(p.id),
     repos.certificates.listForPurchase(p.id),
-    repos.purchases.endorsementCharges(p.id),
+    repos.ledger.endorsementCharges(p.id),
   ]);
   const productLineIds = [...new Set(items.map((i) => i.productLineId))];
   const [maxTripDaysByProduct, endorsementTerms] = await Promise.all([

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { EndorsementChange } from './schemas';
 import type { CoveredUnit } from '../quotes/coverage';
-import type { CancellationRefund, HolderPremiumOnNewUnit, LedgerUnitPremium } from '../purchases/repository';
+import type { CancellationRefund, HolderPremiumOnNewUnit, LedgerUnitPremium } from '../purchases/ledger-record';
 
 /**
  * Covered units an endorsement adds to one item, each with its premium (minor units) and the

@@ -18,7 +18,9 @@ import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository } from '../certificates/repository';
 import type { CertificateHoldersRepository } from '../certificate-holders/repository';
-import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
+import type { LedgerRepository } from '../purchases/ledger-repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { ProductsRepository } from '../products/repository';
 import { isInForce, policyClock } from '../purchases/cancellation-pricing';
@@ -111,7 +113,8 @@ export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'tot
 }
 
 export function createEndorsementService(deps: {
-  purchases: PurchasesRepository;
+  sales: SaleRepository;
+  ledger: LedgerRepository;
   holders: CertificateHoldersRepository;
   certificates: CertificatesRepository;
   endorsements: EndorsementsRepository;
@@ -123,7 +126,7 @@ export function createEndorsementService(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
   async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
-    const p = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
+    const p = await deps.sales.findInScope(id, purchaseScopeOf(principal));
     if (!p) throw notFound('purchase', id);
     return p;
   }
@@ -152,7 +155,8 @@ export function createEndorsementService(deps: {
         throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id}'s certificates are still being issued: ask again in a few seconds`);
       const state = await loadEndorsementState(
         {
-          purchases: deps.purchases,
+          sales: deps.sales,
+          ledger: deps.ledger,
           holders: deps.holders,
           certificates: deps.certificates,
           endorsements: deps.endorsements,
@@ -216,7 +220,7 @@ export function createEndorsementService(deps: {
             : { method: 'checkout_link' }
           : undefined,
       );
-      const [e, after] = await Promise.all([deps.endorsements.findByQuote(quoteId), deps.purchases.findById(p.id)]);
+      const [e, after] = await Promise.all([deps.endorsements.findByQuote(quoteId), deps.sales.findById(p.id)]);
       return toEndorsement(e!, after ?? p, now());
     },
   };

@@ -6,11 +6,13 @@
  * certificates, the time since payment in `purchase_paid_to_issued_seconds`): once per purchase
  * and status, however often a step is retried.
  */
-import type { PurchasesRepository } from '../purchases/repository';
+import type { SaleRepository } from '../purchases/sale-repository';
+import type { SubscriptionRepository } from '../purchases/subscription-repository';
 import type { CertificateService } from '../certificates/service';
 import type { EventPublisher } from './publisher';
 import type { WorkerMetrics } from '../metrics/registry';
-import type { PurchaseRecord, StoredCancellation } from '../purchases/repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { StoredCancellation } from '../purchases/ledger-record';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredEndorsement } from '../endorsements/repository';
 import type { StoredDispute } from '../disputes/repository';
@@ -33,15 +35,16 @@ import {
 import type { BordereauRecord } from '../reports/repository';
 
 export function createEventEmitter(deps: {
-  purchases: Pick<PurchasesRepository, 'findById' | 'subscriptionPeriods' | 'itemDetails' | 'buyerIdpAccntUuid'>;
+  sales: Pick<SaleRepository, 'findById' | 'itemDetails' | 'buyerIdpAccntUuid'>;
+  subscriptions: Pick<SubscriptionRepository, 'subscriptionPeriods'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
   publisher: EventPublisher;
   metrics?: Pick<WorkerMetrics, 'purchaseStatus' | 'paidToIssued'>;
 }) {
-  const load = async (purchaseId: number) => deps.purchases.findById(purchaseId);
+  const load = async (purchaseId: number) => deps.sales.findById(purchaseId);
   /** The buyer's reference and the items the events' `purchase` carries. */
   const factsOf = async (p: PurchaseRecord): Promise<EventPurchaseFacts> => {
-    const [buyerIdpAccntUuid, items] = await Promise.all([deps.purchases.buyerIdpAccntUuid(p.buyerId), deps.purchases.itemDetails(p.id)]);
+    const [buyerIdpAccntUuid, items] = await Promise.all([deps.sales.buyerIdpAccntUuid(p.buyerId), deps.sales.itemDetails(p.id)]);
     return { buyerIdpAccntUuid, items };
   };
   const count = (p: PurchaseRecord, status: string, recorded: boolean) => {
@@ -120,7 +123,7 @@ export function createEventEmitter(deps: {
     /** `subscription.cancelled` for the subscription whose first purchase is `firstPurchaseId`, as it now stands. */
     async subscriptionCancelled(firstPurchaseId: number): Promise<void> {
       const first = await load(firstPurchaseId);
-      if (first) await deps.publisher.publish(subscriptionCancelledEvent(first, await deps.purchases.subscriptionPeriods(first.id)));
+      if (first) await deps.publisher.publish(subscriptionCancelledEvent(first, await deps.subscriptions.subscriptionPeriods(first.id)));
     },
     /** `certificates.issued` again for an endorsement that added covered units (their certificates are stored). */
     async certificatesIssuedByEndorsement(endorsement: StoredEndorsement): Promise<void> {

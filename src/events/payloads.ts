@@ -13,7 +13,8 @@
  * proof-of-coverage links; fetch fresh links with getCertificates after that).
  */
 import { createHash } from 'node:crypto';
-import type { PurchaseItemDetail, PurchaseRecord, StoredCancellation } from '../purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
+import type { StoredCancellation } from '../purchases/ledger-record';
 import { itemObject, purchaseObject } from '../purchases/purchase-object';
 import { subscriptionObject } from '../purchases/subscription-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';

@@ -29,7 +29,7 @@ import { RECURRING_INTERVAL } from '../payproc/catalog';
 import { ensureBuyerCustomer } from '../payproc/customers';
 import { isProcessorError, mapProcessorError, withProcessorErrors } from '../payproc/errors';
 import { idOf } from '../payproc/ids';
-import type { PurchasesRepository } from '../purchases/repository';
+import type { SaleRepository } from '../purchases/sale-repository';
 import type { SavedCardChargeResult } from '../../workflows/contracts';
 import type { DirectCharge, PaymentsRepository } from './repository';
 
@@ -63,7 +63,7 @@ const refused = (
 export function createSavedCardCharges(deps: {
   db: Db;
   repo: PaymentsRepository;
-  purchases: Pick<PurchasesRepository, 'findById' | 'checkoutContext'>;
+  sales: Pick<SaleRepository, 'findById' | 'checkoutContext'>;
   payproc: Payproc;
 }) {
   const { repo } = deps;
@@ -112,7 +112,7 @@ export function createSavedCardCharges(deps: {
     stripe: Stripe,
     charge: DirectCharge,
   ): Promise<{ paymentIntent: Stripe.PaymentIntent | null; subscription: Stripe.Subscription }> {
-    const context = await deps.purchases.checkoutContext(charge.purchaseId);
+    const context = await deps.sales.checkoutContext(charge.purchaseId);
     if (!context) throw new AppError('INVALID_REQUEST', `Purchase ${charge.purchaseId} does not exist`);
     const { purchase, lines } = context;
     const recurring = { interval: RECURRING_INTERVAL };
@@ -245,7 +245,7 @@ export function createSavedCardCharges(deps: {
      * comes back as `{ ok: false, code }`.
      */
     async charge(purchaseId: number, paymentMethodId: string): Promise<SavedCardChargeResult> {
-      const purchase = await deps.purchases.findById(purchaseId);
+      const purchase = await deps.sales.findById(purchaseId);
       if (!purchase) return refused(paymentMethodId, 'INVALID_REQUEST', `Purchase ${purchaseId} does not exist`);
       const stripe = deps.payproc.client(purchase.mode);
       try {

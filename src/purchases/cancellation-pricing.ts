@@ -9,7 +9,10 @@
  * of a cancellation (worker), so both price the same way. Amounts in minor units.
  */
 import { randomBytes } from 'node:crypto';
-import type { PurchaseItemDetail, PurchaseRecord, PurchasesRepository, StoredCancellation, StoredCancellationQuote } from './repository';
+import type { PurchaseItemDetail, PurchaseRecord } from './purchase-record';
+import type { StoredCancellation, StoredCancellationQuote } from './ledger-record';
+import type { LedgerRepository } from './ledger-repository';
+import type { SaleRepository } from './sale-repository';
 import { priceCancellation, type CancellationRequester, type RefundQuote, type RuleItem } from './refund-rule';
 
 export interface CancellationAsk {
@@ -21,10 +24,10 @@ export interface CancellationAsk {
 
 /** What a completed endorsement collected (minor units): its platform fee, total, and premium per added unit's item. */
 export type EndorsementCharge = Pick<
-  Awaited<ReturnType<PurchasesRepository['endorsementCharges']>>[number],
+  Awaited<ReturnType<LedgerRepository['endorsementCharges']>>[number],
   'platformFeeMinor' | 'totalMinor' | 'breakdown'
 > &
-  Partial<Pick<Awaited<ReturnType<PurchasesRepository['endorsementCharges']>>[number], 'dashboardRefundedMinor'>>;
+  Partial<Pick<Awaited<ReturnType<LedgerRepository['endorsementCharges']>>[number], 'dashboardRefundedMinor'>>;
 
 /**
  * Prices `ask` on purchase `p` (with the endorsements that added units to it: `charges`, and
@@ -101,24 +104,28 @@ export const CANCELLATION_QUOTE_TTL_MS = 15 * 60_000;
 /**
  * Prices `ask` on paid purchase `p` as it is stored now and keeps the quote (`cq_…`), which holds
  * 15 minutes of real time, or until its first unit starts on the purchase's clock if sooner.
- * `clock` is the purchase's now (its test clock when it has one), `realNow` the real time.
+ * `clock` is the purchase's now (its test clock when it has one), `realNow` the real time. Reads
+ * the items from `repos.sales`, the ledger's rows from `repos.ledger`, which stores the quote.
  * Shared by the agency's quote (API) and a subscription cancelled at once (worker).
  * @throws {RefundRuleError} as priceCancellation does (nothing to cancel, a started unit, …).
  */
 export async function storeCancellationQuote(
-  purchases: Pick<PurchasesRepository, 'itemDetails' | 'cancellations' | 'saveCancellationQuote' | 'chargesAndSaleDashboardRefund'>,
+  repos: {
+    sales: Pick<SaleRepository, 'itemDetails'>;
+    ledger: Pick<LedgerRepository, 'cancellations' | 'saveCancellationQuote' | 'chargesAndSaleDashboardRefund'>;
+  },
   p: PurchaseRecord,
   ask: CancellationAsk & { apiKeyId: number; reason: string | null },
   clock: Date,
   realNow: Date,
 ): Promise<StoredCancellationQuote> {
   const [items, cancellations, { charges, saleDashboardRefundedMinor }] = await Promise.all([
-    purchases.itemDetails(p.id),
-    purchases.cancellations(p.id),
-    purchases.chargesAndSaleDashboardRefund(p),
+    repos.sales.itemDetails(p.id),
+    repos.ledger.cancellations(p.id),
+    repos.ledger.chargesAndSaleDashboardRefund(p),
   ]);
   const priced = priceCancellationOf(p, items, cancellations, ask, charges, saleDashboardRefundedMinor);
-  return purchases.saveCancellationQuote({
+  return repos.ledger.saveCancellationQuote({
     id: `cq_${randomBytes(12).toString('hex')}`,
     purchaseId: p.id,
     apiKeyId: ask.apiKeyId,

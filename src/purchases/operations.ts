@@ -18,7 +18,8 @@
  * Each returns `{ purchaseId, workflowId, action }`; a refusal throws `OperationRefused` with the reason.
  */
 import { policyWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
-import type { PurchasesRepository } from './repository';
+import type { SaleRepository } from './sale-repository';
+import type { LedgerRepository } from './ledger-repository';
 import type { PurchaseWorkflows } from './workflow-client';
 
 /** An operator action the purchase's state does not allow; the message says why. */
@@ -33,11 +34,12 @@ export interface OperationResult {
 }
 
 export function createPurchaseOperations(deps: {
-  purchases: Pick<PurchasesRepository, 'findById' | 'cancellations'>;
+  sales: Pick<SaleRepository, 'findById'>;
+  ledger: Pick<LedgerRepository, 'cancellations'>;
   workflows: Pick<PurchaseWorkflows, 'resumePurchase' | 'reissueCertificates' | 'retryFailedCancellations'>;
 }) {
   async function load(purchaseId: number) {
-    const purchase = await deps.purchases.findById(purchaseId);
+    const purchase = await deps.sales.findById(purchaseId);
     if (!purchase) throw new OperationRefused(`purchase ${purchaseId} not found`);
     if (purchase.status === 'refunded' || purchase.refundedAt)
       throw new OperationRefused(`purchase ${purchaseId} is refunded: its certificates are void`);
@@ -54,9 +56,9 @@ export function createPurchaseOperations(deps: {
 
     /** Tries the purchase's unfinished cancellations again (refund refused, or stalled; their units are still held). */
     async retryCancellation(purchaseId: number): Promise<OperationResult & { cancellationIds: number[] }> {
-      const purchase = await deps.purchases.findById(purchaseId);
+      const purchase = await deps.sales.findById(purchaseId);
       if (!purchase) throw new OperationRefused(`purchase ${purchaseId} not found`);
-      const unfinished = (await deps.purchases.cancellations(purchaseId)).filter((c) => c.status !== 'completed');
+      const unfinished = (await deps.ledger.cancellations(purchaseId)).filter((c) => c.status !== 'completed');
       if (unfinished.length === 0) throw new OperationRefused(`purchase ${purchaseId} has no unfinished cancellation`);
       const cancellationIds = await deps.workflows.retryFailedCancellations(purchase);
       return { purchaseId, workflowId: policyWorkflowId(purchaseId), action: 'started', cancellationIds };

@@ -3,7 +3,7 @@
  * data, since they leave the service) and `GET /api/v1/purchases` extends it with what was paid,
  * what is outstanding and the buyer's email. Amounts in minor units; instants ISO 8601 UTC.
  */
-import type { PurchaseItemDetail, PurchaseRecord } from './repository';
+import type { PurchaseItemDetail, PurchaseRecord } from './purchase-record';
 
 /**
  * An item as both the events and `GET /api/v1/purchases/{id}` show it: product, premium (minor

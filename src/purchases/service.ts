@@ -26,14 +26,10 @@ import type { AccountView, Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
-import type {
-  PurchaseItemDetail,
-  PurchaseRecord,
-  PurchaseScope,
-  PurchasesRepository,
-  StoredCancellation,
-  StoredCancellationQuote,
-} from './repository';
+import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope } from './purchase-record';
+import type { StoredCancellation, StoredCancellationQuote } from './ledger-record';
+import type { SaleRepository } from './sale-repository';
+import type { LedgerRepository } from './ledger-repository';
 import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
 import { CANCELLATION_QUOTE_TTL_MS, isInForce, policyClock, storeCancellationQuote } from './cancellation-pricing';
@@ -138,7 +134,8 @@ function unitState(
 }
 
 export function createPurchaseService(deps: {
-  purchases: PurchasesRepository;
+  sales: SaleRepository;
+  ledger: LedgerRepository;
   certificates: CertificatesRepository;
   disputes: Pick<DisputesRepository, 'listForPurchase'>;
   publicBaseUrl: string;
@@ -149,7 +146,7 @@ export function createPurchaseService(deps: {
   const now = deps.now ?? (() => new Date());
 
   async function owned(principal: AccountView, id: number): Promise<PurchaseRecord> {
-    const p = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
+    const p = await deps.sales.findInScope(id, purchaseScopeOf(principal));
     if (!p) throw notFound('purchase', id);
     return p;
   }
@@ -231,7 +228,7 @@ export function createPurchaseService(deps: {
   return {
     /** One page of the key's purchases, newest first, and how many match the filters. */
     async list(principal: Principal, q: ListPurchasesQuery): Promise<{ items: PurchaseSummary[]; total: number }> {
-      const page = await deps.purchases.list(purchaseScopeOf(principal), {
+      const page = await deps.sales.list(purchaseScopeOf(principal), {
         status: q.status,
         createdFrom: q.created_gte ? new Date(q.created_gte) : undefined,
         createdTo: q.created_lt ? new Date(q.created_lt) : undefined,
@@ -258,10 +255,10 @@ export function createPurchaseService(deps: {
       // Cancellations first: a cancellation read as completed has its units, certificates and the
       // purchase's refunded amount written already (one transaction), so the purchase row and the
       // rest, read after it, never show it completed with its units pending or nothing refunded.
-      const cancellations = await deps.purchases.cancellations(id);
+      const cancellations = await deps.ledger.cancellations(id);
       const [p, items, certificates, disputes] = await Promise.all([
         owned(principal, id),
-        deps.purchases.itemDetails(id),
+        deps.sales.itemDetails(id),
         deps.certificates.listForPurchase(id, { includeSuperseded: true }),
         deps.disputes.listForPurchase(id),
       ]);
@@ -290,7 +287,7 @@ export function createPurchaseService(deps: {
       let stored: StoredCancellationQuote;
       try {
         stored = await storeCancellationQuote(
-          deps.purchases,
+          { sales: deps.sales, ledger: deps.ledger },
           p,
           {
             unitIds: body.covered_unit_ids,
@@ -349,7 +346,7 @@ export function createPurchaseService(deps: {
             details: [{ path: 'quote_id', message: 'cannot be sent with covered_unit_ids or reason' }],
           });
         }
-        const quote = await deps.purchases.findCancellationQuote(quoteId);
+        const quote = await deps.ledger.findCancellationQuote(quoteId);
         if (!quote || quote.purchaseId !== id)
           throw new AppError('CANCELLATION_QUOTE_NOT_FOUND', `No cancellation quote ${quoteId} of purchase ${id}`);
       } else {
@@ -362,7 +359,7 @@ export function createPurchaseService(deps: {
         ).id;
       }
       const accepted = await deps.workflows.cancel(p, quoteId);
-      const stored = await deps.purchases.findCancellation(accepted.cancellationId);
+      const stored = await deps.ledger.findCancellation(accepted.cancellationId);
       return toCancellation(stored!);
     },
 
@@ -373,7 +370,7 @@ export function createPurchaseService(deps: {
      */
     async rescind(principal: Principal, id: number, cancellationId: number): Promise<Cancellation> {
       const p = await owned(principal, id);
-      const c = await deps.purchases.findCancellation(cancellationId);
+      const c = await deps.ledger.findCancellation(cancellationId);
       if (!c || c.purchaseId !== id) throw new AppError('CANCELLATION_NOT_FOUND', `Purchase ${id} has no cancellation ${cancellationId}`);
       if (c.status !== 'scheduled' && c.status !== 'rescinded')
         throw new AppError(
@@ -381,7 +378,7 @@ export function createPurchaseService(deps: {
           `Cancellation ${cancellationId} is ${c.status}: only a cancellation still scheduled can be rescinded`,
         );
       await deps.workflows.rescind(p, cancellationId);
-      return toCancellation((await deps.purchases.findCancellation(cancellationId))!);
+      return toCancellation((await deps.ledger.findCancellation(cancellationId))!);
     },
   };
 }

@@ -8,7 +8,7 @@
  * Status: `incomplete` until the first period is paid, `active` while it renews (possibly with
  * `cancel_at_period_end`: renewals stop when the paid period ends), `cancelled` once it ended.
  */
-import type { PurchaseRecord } from './repository';
+import type { PurchaseRecord } from './purchase-record';
 
 export type SubscriptionStatus = 'incomplete' | 'active' | 'cancelled';
 

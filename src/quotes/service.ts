@@ -28,7 +28,7 @@ import { validateAnswers, type AnswerProblem, type ValidatedAnswers } from './an
 import { MAX_CHARGE_MINOR, priceQuote } from './pricing';
 import type { QuotableBundle, QuotableProduct, QuotableScope, QuotesRepository } from './repository';
 import type { Question, QuestionSetDefinition } from '../question-sets/definition';
-import type { PurchasesRepository } from '../purchases/repository';
+import type { SaleRepository } from '../purchases/sale-repository';
 import type { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
 import type { CheckoutSession } from '../../workflows/contracts';
 import type { PurchaseStartFacts } from '../purchases/workflow-client';
@@ -59,7 +59,7 @@ function bundleTemplate(defs: QuestionSetDefinition[]): { questions: Question[];
 export function createQuoteService(deps: {
   quotes: QuotesRepository;
   /** The purchase's owner, which records the priced quote. */
-  purchases: Pick<PurchasesRepository, 'create'>;
+  sales: Pick<SaleRepository, 'create'>;
   questionSets: QuestionSetsRepository;
   verifyBuyer: VerifyBuyer;
   /** Starts (or attaches to) the purchase workflow and returns its checkout session. */
@@ -302,7 +302,7 @@ export function createQuoteService(deps: {
       }
 
       const currency = products.get(validated[0]!.productId)!.currency;
-      const purchaseId = await deps.purchases.create({
+      const purchaseId = await deps.sales.create({
         rootAccountId: principal.rootAccountId,
         apiKeyId: principal.apiKeyId,
         agentId: principal.agentId,

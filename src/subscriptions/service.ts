@@ -17,28 +17,33 @@
  */
 import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
-import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
+import type { SubscriptionRepository } from '../purchases/subscription-repository';
+import type { LedgerRepository } from '../purchases/ledger-repository';
 import { purchaseScopeOf, toCancellation } from '../purchases/service';
 import { currentPeriodOf, subscriptionObject } from '../purchases/subscription-object';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
 
 export function createSubscriptionService(deps: {
-  purchases: PurchasesRepository;
+  sales: SaleRepository;
+  subscriptions: SubscriptionRepository;
+  ledger: LedgerRepository;
   workflows: Pick<PurchaseWorkflows, 'cancelSubscription'>;
 }) {
   async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
-    const first = await deps.purchases.findInScope(id, purchaseScopeOf(principal));
+    const first = await deps.sales.findInScope(id, purchaseScopeOf(principal));
     if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null) throw notFound('subscription', id);
     return first;
   }
   const view = async (first: PurchaseRecord): Promise<Subscription> =>
-    subscriptionObject(first, await deps.purchases.subscriptionPeriods(first.id));
+    subscriptionObject(first, await deps.subscriptions.subscriptionPeriods(first.id));
 
   return {
     /** One page of the key's subscriptions, newest first, and how many match. */
     async list(principal: Principal, q: ListSubscriptionsQuery): Promise<{ items: Subscription[]; total: number }> {
-      const page = await deps.purchases.listSubscriptions(purchaseScopeOf(principal), {
+      const page = await deps.subscriptions.listSubscriptions(purchaseScopeOf(principal), {
         status: q.status,
         limit: q.pageSize,
         offset: q.pageIndex * q.pageSize,
@@ -58,7 +63,7 @@ export function createSubscriptionService(deps: {
       if (!first.paidAt)
         throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${id} was never paid: its checkout is ${first.status}`);
       if (body.when === 'at_period_end' && first.subscriptionCancelAtPeriodEnd) return { ...(await view(first)), cancellation: null };
-      const periods = await deps.purchases.subscriptionPeriods(first.id);
+      const periods = await deps.subscriptions.subscriptionPeriods(first.id);
       const current = currentPeriodOf(first, periods);
       const done = await deps.workflows.cancelSubscription(current, {
         subscriptionPurchaseId: first.id,
@@ -66,9 +71,9 @@ export function createSubscriptionService(deps: {
         reason: body.reason ?? null,
         apiKeyId: principal.apiKeyId,
       });
-      const cancellation = done.cancellation ? await deps.purchases.findCancellation(done.cancellation.cancellationId) : undefined;
+      const cancellation = done.cancellation ? await deps.ledger.findCancellation(done.cancellation.cancellationId) : undefined;
       return {
-        ...(await view((await deps.purchases.findById(first.id))!)),
+        ...(await view((await deps.sales.findById(first.id))!)),
         cancellation: cancellation ? toCancellation(cancellation) : null,
       };
     },

@@ -34,7 +34,9 @@ import { randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
 import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
-import type { PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
+import type { SubscriptionRepository } from '../purchases/subscription-repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { WebhookResult, WebhookService } from '../webhooks/service';
 import type { DisputesRepository } from '../disputes/repository';
@@ -102,7 +104,8 @@ export type TestDisputeOutcome = 'open' | 'won' | 'lost';
 const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 export function createTestHelperService(deps: {
-  purchases: Pick<PurchasesRepository, 'findById' | 'advanceTestClock' | 'subscriptionPeriods'>;
+  sales: Pick<SaleRepository, 'findById' | 'advanceTestClock'>;
+  subscriptions: Pick<SubscriptionRepository, 'subscriptionPeriods'>;
   /** Reads the purchase's disputes (to answer the recorded status). */
   disputes: Pick<DisputesRepository, 'listForPurchase'>;
   /** Tells a purchase's policy workflow its test clock moved. */
@@ -120,7 +123,7 @@ export function createTestHelperService(deps: {
   /** The purchase the key may drive: its account's, in test mode, with an open checkout. */
   async function openTestPurchase(principal: Principal, purchaseId: number): Promise<PurchaseRecord> {
     if (principal.mode !== 'test') throw new AppError('ROUTE_NOT_FOUND', 'Test helpers answer test-mode API keys only');
-    const purchase = await deps.purchases.findById(purchaseId);
+    const purchase = await deps.sales.findById(purchaseId);
     if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test') throw notFound('Purchase', purchaseId);
     if (!purchase.checkoutSessionId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} has no checkout session yet`);
     if (purchase.status !== 'awaiting_payment') {
@@ -173,7 +176,7 @@ export function createTestHelperService(deps: {
     // Answer what the event did, not the status from before it (the workflow applies it within moments).
     const status = result.relayed
       ? await settle(
-          async () => (await deps.purchases.findById(purchase.id))?.status ?? purchase.status,
+          async () => (await deps.sales.findById(purchase.id))?.status ?? purchase.status,
           (now) => now !== purchase.status,
         )
       : purchase.status;
@@ -189,7 +192,7 @@ export function createTestHelperService(deps: {
   /** The key's own test purchase, whatever its status. */
   async function ownTestPurchase(principal: Principal, purchaseId: number): Promise<PurchaseRecord> {
     if (principal.mode !== 'test') throw new AppError('ROUTE_NOT_FOUND', 'Test helpers answer test-mode API keys only');
-    const purchase = await deps.purchases.findById(purchaseId);
+    const purchase = await deps.sales.findById(purchaseId);
     const teammateOk = principal.agentId === null || purchase?.agentId === principal.agentId;
     if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test' || !teammateOk)
       throw notFound('Purchase', purchaseId);
@@ -242,7 +245,7 @@ export function createTestHelperService(deps: {
           details: [{ path: 'frozen_time', message: 'at most 5 years from now' }],
         });
       }
-      const stored = await deps.purchases.advanceTestClock(purchase.id, frozenTime);
+      const stored = await deps.sales.advanceTestClock(purchase.id, frozenTime);
       if (!stored) throw notFound('Purchase', purchaseId);
       const notified = await deps.workflows.testClockAdvanced(purchase.id, stored);
       return { purchase_id: purchase.id, test_clock: stored.toISOString(), policy_notified: notified };
@@ -306,7 +309,7 @@ export function createTestHelperService(deps: {
       });
       const after = result.relayed
         ? await settle(
-            () => deps.purchases.findById(purchase.id),
+            () => deps.sales.findById(purchase.id),
             // The refund is recorded first and a full one then ends the purchase (the workflow's
             // step): answer once both show, so `refunded` and `purchase_status` say the same.
             (p) => (p?.refundedMinor ?? 0) >= total && (total < purchase.totalMinor || p?.status === 'refunded'),
@@ -337,7 +340,7 @@ export function createTestHelperService(deps: {
       const named = await ownTestPurchase(principal, purchaseId);
       if (named.billing !== 'subscription')
         throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} is a one-time purchase: only a subscription renews`);
-      const first = named.renewalOfPurchaseId === null ? named : await deps.purchases.findById(named.renewalOfPurchaseId);
+      const first = named.renewalOfPurchaseId === null ? named : await deps.sales.findById(named.renewalOfPurchaseId);
       if (!first) throw notFound('Purchase', purchaseId);
       if (!first.paidAt)
         throw new AppError(
@@ -346,7 +349,7 @@ export function createTestHelperService(deps: {
         );
       if (first.subscriptionEndedAt || first.status === 'refunded')
         throw new AppError('INVALID_REQUEST', `The subscription of purchase ${first.id} has ended: it renews no more`);
-      const before = (await deps.purchases.subscriptionPeriods(first.id)).length;
+      const before = (await deps.subscriptions.subscriptionPeriods(first.id)).length;
       const invoice = randomId('in_testhelper');
       const paymentIntent = randomId('pi_testhelper');
       const { event, result } = await sendEvent('invoice.paid', {
@@ -368,7 +371,7 @@ export function createTestHelperService(deps: {
       });
       const periods = result.relayed
         ? await settle(
-            () => deps.purchases.subscriptionPeriods(first.id),
+            () => deps.subscriptions.subscriptionPeriods(first.id),
             (all) => all.length > before,
           )
         : [];

@@ -31,7 +31,8 @@ import { findUnsafeText } from '../http/validation';
 import { idOf } from '../payproc/ids';
 import type { DisputeInput, PaymentEvent } from '../../workflows/contracts';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
-import type { PurchasesRepository } from '../purchases/repository';
+import type { SaleRepository } from '../purchases/sale-repository';
+import type { SubscriptionRepository } from '../purchases/subscription-repository';
 import type { Logger } from '../logger';
 
 export interface WebhookResult {
@@ -184,7 +185,8 @@ export function createWebhookService(deps: {
   /** Stores each accepted event once (the one writer of `payproc_events`). */
   events: Pick<PayprocEventsRepository, 'recordOnce'>;
   /** Reads of the purchase an event names (the webhook never writes purchases). */
-  purchases: Pick<PurchasesRepository, 'findById' | 'findBySubscription' | 'findByChargePaymentIntent' | 'subscriptionPeriods'>;
+  sales: Pick<SaleRepository, 'findById' | 'findByChargePaymentIntent'>;
+  subscriptions: Pick<SubscriptionRepository, 'findBySubscription' | 'subscriptionPeriods'>;
   stripe: Stripe;
   secrets: string[];
   workflows: Pick<
@@ -246,7 +248,7 @@ export function createWebhookService(deps: {
     const endorsement = endorsementPaymentOf(event);
     if (endorsement) {
       // The payment of an endorsement's difference: to the purchase's policy workflow, never its purchase workflow.
-      const endorsed = await deps.purchases.findById(endorsement.purchaseId);
+      const endorsed = await deps.sales.findById(endorsement.purchaseId);
       const duplicate = !(await deps.events.recordOnce({
         id: event.id,
         type: event.type,
@@ -255,7 +257,7 @@ export function createWebhookService(deps: {
         rawBody,
       }));
       const pi = event.type === 'charge.refunded' ? paymentIntentOf(event) : null;
-      if (endorsed && pi && (await deps.purchases.findByChargePaymentIntent(pi))?.id === endorsed.id) {
+      if (endorsed && pi && (await deps.sales.findByChargePaymentIntent(pi))?.id === endorsed.id) {
         // The charge of an applied endorsement refunded (in the processor's dashboard, or by a refund of
         // ours). A link paid too late was never applied: its full refund (ours) is only stored.
         await startChargeRefund(event, endorsed.id);
@@ -270,15 +272,15 @@ export function createWebhookService(deps: {
     const renewal = renewalInvoiceOf(event);
     let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;
     if (purchaseId === null && renewal?.subscriptionId)
-      purchaseId = (await deps.purchases.findBySubscription(renewal.subscriptionId))?.id ?? null;
-    const purchase = purchaseId !== null ? await deps.purchases.findById(purchaseId) : undefined;
+      purchaseId = (await deps.subscriptions.findBySubscription(renewal.subscriptionId))?.id ?? null;
+    const purchase = purchaseId !== null ? await deps.sales.findById(purchaseId) : undefined;
     if (!purchase) purchaseId = null;
     const dispute = disputeOf(event);
     if (purchaseId === null && (event.type === 'charge.refunded' || dispute)) {
       // A charge or dispute carries no metadata of ours: its payment intent names the purchase (the
       // charge refunded or disputed may be the sale's or an endorsement's).
       const pi = dispute ? dispute.paymentIntentId : paymentIntentOf(event);
-      purchaseId = (pi ? await deps.purchases.findByChargePaymentIntent(pi) : undefined)?.id ?? null;
+      purchaseId = (pi ? await deps.sales.findByChargePaymentIntent(pi) : undefined)?.id ?? null;
     }
     const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
 
@@ -308,10 +310,10 @@ export function createWebhookService(deps: {
     }
     const subscriptionChange = subscriptionChangeOf(event);
     if (subscriptionChange) {
-      const first = await deps.purchases.findBySubscription(subscriptionChange.subscriptionId);
+      const first = await deps.subscriptions.findBySubscription(subscriptionChange.subscriptionId);
       if (!first) return { received: true, duplicate, purchase_id: null, relayed: false };
       // To the policy workflow of the period in force (the newest paid one), which records it in turn.
-      const periods = await deps.purchases.subscriptionPeriods(first.id);
+      const periods = await deps.subscriptions.subscriptionPeriods(first.id);
       const current = currentPeriodOf(first, periods);
       const { subscriptionId: _id, ...change } = subscriptionChange;
       await deps.workflows.subscriptionChanged(current, { subscriptionPurchaseId: first.id, ...change });

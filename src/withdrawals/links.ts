@@ -7,7 +7,8 @@
  * true): a purchase is one contract, withdrawn from as a whole, so one product that does not allow
  * it (a cover exempt from the right of withdrawal) leaves the purchase to the agency.
  */
-import type { PurchaseItemDetail, PurchaseRecord, PurchasesRepository } from '../purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
 import { withdrawalUrl } from './token';
 import { isInForce } from '../purchases/cancellation-pricing';
 
@@ -17,7 +18,7 @@ export function withdrawalOffered(items: Pick<PurchaseItemDetail, 'cancellationT
 }
 
 export function createWithdrawalLinks(deps: {
-  purchases: Pick<PurchasesRepository, 'itemDetails'>;
+  sales: Pick<SaleRepository, 'itemDetails'>;
   /** WITHDRAWAL_LINK_KEY. */
   key: string;
   publicBaseUrl: string;
@@ -29,7 +30,7 @@ export function createWithdrawalLinks(deps: {
      */
     async urlFor(p: Pick<PurchaseRecord, 'id' | 'status'>): Promise<string | null> {
       if (!isInForce(p.status)) return null; // a withdrawal is offered only while the policy is in force
-      return withdrawalOffered(await deps.purchases.itemDetails(p.id)) ? withdrawalUrl(deps.publicBaseUrl, deps.key, p.id) : null;
+      return withdrawalOffered(await deps.sales.itemDetails(p.id)) ? withdrawalUrl(deps.publicBaseUrl, deps.key, p.id) : null;
     },
   };
 }

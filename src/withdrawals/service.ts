@@ -32,7 +32,10 @@
  */
 import type { Principal } from '../api-keys/service';
 import { AppError } from '../shared/errors';
-import type { PurchaseItemDetail, PurchaseRecord, PurchasesRepository, StoredCancellation } from '../purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
+import type { StoredCancellation } from '../purchases/ledger-record';
+import type { SaleRepository } from '../purchases/sale-repository';
+import type { LedgerRepository } from '../purchases/ledger-repository';
 import type { PurchaseService } from '../purchases/service';
 import type { CancellationQuote } from '../purchases/schemas';
 import type { WithdrawalsRepository } from './repository';
@@ -105,7 +108,8 @@ function principalOf(p: PurchaseRecord): Principal {
 }
 
 export function createWithdrawalService(deps: {
-  purchases: Pick<PurchasesRepository, 'findById' | 'itemDetails' | 'cancellations'>;
+  sales: Pick<SaleRepository, 'findById' | 'itemDetails'>;
+  ledger: Pick<LedgerRepository, 'cancellations'>;
   purchaseService: Pick<PurchaseService, 'quoteCancellation' | 'cancel'>;
   withdrawals: WithdrawalsRepository;
   /** WITHDRAWAL_LINK_KEY. */
@@ -115,19 +119,16 @@ export function createWithdrawalService(deps: {
   async function open(token: string): Promise<{ p: PurchaseRecord; items: PurchaseItemDetail[] } | WithdrawalView> {
     const id = verifyWithdrawalToken(deps.key, token);
     if (id === null) return { kind: 'not_found' };
-    const p = await deps.purchases.findById(id);
+    const p = await deps.sales.findById(id);
     if (!p) return { kind: 'not_found' };
-    const items = await deps.purchases.itemDetails(id);
+    const items = await deps.sales.itemDetails(id);
     if (!withdrawalOffered(items)) return { kind: 'not_offered', purchaseId: id, testMode: p.mode === 'test' };
     return { p, items };
   }
 
   /** The cancellation that carried out one of this page's quotes, if any (rescinded ones aside). */
   async function withdrawal(purchaseId: number): Promise<StoredCancellation | undefined> {
-    const [quoteIds, cancellations] = await Promise.all([
-      deps.withdrawals.quoteIdsOf(purchaseId),
-      deps.purchases.cancellations(purchaseId),
-    ]);
+    const [quoteIds, cancellations] = await Promise.all([deps.withdrawals.quoteIdsOf(purchaseId), deps.ledger.cancellations(purchaseId)]);
     return cancellations.find((c) => c.quoteId !== null && quoteIds.has(c.quoteId) && c.status !== 'rescinded');
   }
 
@@ -238,7 +239,7 @@ export function createWithdrawalService(deps: {
       if (quoteId === null || !(await deps.withdrawals.isQuoteOf(p.id, quoteId))) return offer(p, items, 'form_invalid');
       try {
         const c = await deps.purchaseService.cancel(principalOf(p), p.id, { quote_id: quoteId });
-        const stored = (await deps.purchases.cancellations(p.id)).find((x) => x.id === c.id)!;
+        const stored = (await deps.ledger.cancellations(p.id)).find((x) => x.id === c.id)!;
         return withdrawnView(p, stored, 'confirmed');
       } catch (err) {
         if (err instanceof AppError && (err.code === 'CANCELLATION_QUOTE_EXPIRED' || err.code === 'CANCELLATION_QUOTE_STALE')) {

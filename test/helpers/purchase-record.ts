@@ -3,7 +3,7 @@
  * (event payloads, the status event): a paid 75.00 test-mode purchase with a 1.88 platform fee
  * (amounts in minor units), `overrides` on top.
  */
-import type { PurchaseRecord } from '../../src/purchases/repository';
+import type { PurchaseRecord } from '../../src/purchases/purchase-record';
 
 /** A purchase as the repository reads it (a partial record cast: a field the builders start reading shows up as missing). */
 export function purchaseRecord(overrides: Partial<PurchaseRecord> = {}): PurchaseRecord {

@@ -19,7 +19,7 @@ import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { chargeRefundedEvent, deliverWebhook, WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { BORDEREAU_COLUMNS } from '../../src/reports/bordereau';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createLedgerRepository } from '../../src/purchases/ledger-repository';
 import { BORDEREAU_SCHEDULE_ID, ensureBordereauSchedule } from '../../src/reports/schedule';
 
 jest.setTimeout(180_000);
@@ -336,7 +336,7 @@ describe('a month’s bordereau', () => {
     // recorded in July 2026 so October's figures above stay as they are.
     const event1 = sold.p1.items[0];
     const unit = Math.round(event1.unit_price * event1.price_factor);
-    const added = await createPurchasesRepository(app.container.db).recordEndorsementTransaction({
+    const added = await createLedgerRepository(app.container.db).recordEndorsementTransaction({
       purchaseId: sold.p1.id,
       apiKeyId: (await app.container.db('purchases').where({ id: sold.p1.id }).first('api_key_id')).api_key_id,
       currency: 'usd',
@@ -360,7 +360,7 @@ describe('a month’s bordereau', () => {
     });
     // Five days later a holder's waiver of subrogation is removed from the second added day: 1.50 given back, no fee.
     const holder = await app.container.db('certificate_holders').where({ purchase_id: sold.p1.id }).orderBy('id').first('id');
-    const down = await createPurchasesRepository(app.container.db).recordEndorsementTransaction({
+    const down = await createLedgerRepository(app.container.db).recordEndorsementTransaction({
       purchaseId: sold.p1.id,
       apiKeyId: (await app.container.db('purchases').where({ id: sold.p1.id }).first('api_key_id')).api_key_id,
       currency: 'usd',

@@ -15,7 +15,7 @@ import { call } from '../helpers/fixtures';
 import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
 import { signWithdrawalToken } from '../../src/withdrawals/token';
 
 jest.setTimeout(120_000);
@@ -43,7 +43,7 @@ const cancellationRows = async (id: number) =>
 
 /** The complete page's JSON view (the buyer's return page after checkout). */
 async function completePage(id: number) {
-  const p = await createPurchasesRepository(app.container.db).findById(id);
+  const p = await createSaleRepository(app.container.db).findById(id);
   return (
     await call(app.baseUrl, `/checkout/complete?purchase=${id}&token=${encodeURIComponent(p!.returnToken!)}`, {
       headers: { accept: 'application/json' },

@@ -21,7 +21,9 @@ import {
 } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { createPolicyActivities } from '../../activities/policy';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
+import { createLedgerRepository } from '../../src/purchases/ledger-repository';
+import { createAttentionRepository } from '../../src/purchases/attention-repository';
 import { createPurchaseOperations } from '../../src/purchases/operations';
 
 jest.setTimeout(120_000);
@@ -266,14 +268,18 @@ test('when the processor refuses the refund for good, then the cancellation is r
     ]);
 
     // Operators see it: in `ops stuck`'s rows and in the gauge behind CancellationRefundFailed.
-    const purchases = createPurchasesRepository(declApp.container.db);
-    expect(await purchases.stuckCancellations(600, 500, acc.accountId)).toEqual([
+    const attention = createAttentionRepository(declApp.container.db);
+    expect(await attention.stuckCancellations(600, 500, acc.accountId)).toEqual([
       expect.objectContaining({ kind: 'cancellation_refund_failed', id, cancellationId: p.cancellations[0].id, mode: 'test' }),
     ]);
-    expect((await purchases.countCancellationsNeedingAttention(1800)).test.refundFailed).toBeGreaterThanOrEqual(1);
+    expect((await attention.countCancellationsNeedingAttention(1800)).test.refundFailed).toBeGreaterThanOrEqual(1);
 
     // The operator's retry (npm run ops -- retry-cancellation) goes through the policy workflow again and completes it.
-    const operations = createPurchaseOperations({ purchases, workflows: declApp.container.purchaseWorkflows });
+    const operations = createPurchaseOperations({
+      sales: createSaleRepository(declApp.container.db),
+      ledger: createLedgerRepository(declApp.container.db),
+      workflows: declApp.container.purchaseWorkflows,
+    });
     expect(await operations.retryCancellation(id)).toMatchObject({
       purchaseId: id,
       workflowId: `policy-${id}`,

@@ -10,7 +10,7 @@ import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '.
 import { call } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
 
 jest.setTimeout(120_000);
 
@@ -46,7 +46,7 @@ async function quote(selections: Record<string, unknown>[]): Promise<Quoted> {
     },
   });
   expect(res.status).toBe(200);
-  const purchase = await createPurchasesRepository(app.container.db).findById(res.body.purchase_id);
+  const purchase = await createSaleRepository(app.container.db).findById(res.body.purchase_id);
   expect(purchase?.returnToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id, token: purchase!.returnToken!, buyerEmail };
 }

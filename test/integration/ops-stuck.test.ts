@@ -13,7 +13,8 @@ import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, session
 import { runScript } from '../helpers/run';
 import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
 import { createPurchaseOperations } from '../../src/purchases/operations';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
+import { createLedgerRepository } from '../../src/purchases/ledger-repository';
 
 let worker: TestWorker;
 let app: TestApp;
@@ -237,7 +238,8 @@ test('when an operator reissues a paid purchase whose own run is still issuing, 
   // Storage refuses the certificates: the purchase run's render-and-store step keeps retrying.
   await eventually(async () => (await handle.describe()).raw.pendingActivities?.[0]?.activityType?.name === 'issueCertificatesAndArchives');
   const operations = createPurchaseOperations({
-    purchases: createPurchasesRepository(app.container.db),
+    sales: createSaleRepository(app.container.db),
+    ledger: createLedgerRepository(app.container.db),
     workflows: app.container.purchaseWorkflows,
   });
   expect(await operations.reissue(paid.purchaseId)).toEqual({

@@ -16,7 +16,7 @@ import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { formatMinorUnits } from '../../src/payments/checkout-link-email';
 import { purchaseWorkflowId } from '../../workflows/contracts';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
 
 /** The decoded text/plain part and the Subject header of a raw MIME message (enough for nodemailer's output). */
 function readMail(raw: string): { subject: string; text: string } {
@@ -269,7 +269,7 @@ describe('emailed checkout link (POST /public-quote/emailCheckoutLink)', () => {
     const handle = env.app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
     const runBefore = (await handle.describe()).runId;
     await expect(
-      env.app.container.purchaseWorkflows.startCheckout((await createPurchasesRepository(env.app.container.db).findById(purchaseId))!),
+      env.app.container.purchaseWorkflows.startCheckout((await createSaleRepository(env.app.container.db).findById(purchaseId))!),
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect((await handle.describe()).runId).toBe(runBefore);
   });

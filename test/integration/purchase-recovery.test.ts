@@ -16,7 +16,7 @@ import type { SessionState } from '../../activities/purchase';
 import { startProcessorProxy } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
 import { createObjectStore } from '../../src/storage/object-store';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
 import { WEBHOOK_SECRET, createQuotingAccount, sessionCompletedEvent } from '../helpers/purchases';
 
 const stripe = new Stripe('sk_test_123');
@@ -155,7 +155,7 @@ describe('a payment that arrives while the run is writing its final status', () 
             reachedFailed();
             await released;
           }
-          const result = await createPurchasesRepository(env.app.container.db).transition(input.purchaseId, input.status, input.reason);
+          const result = await createSaleRepository(env.app.container.db).transition(input.purchaseId, input.status, input.reason);
           return result?.status ?? null;
         },
       },

@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createRootAccount, insertProductLine } from '../helpers/fixtures';
 import { createAccountsRepository, type Agent, type RootAccount } from '../../src/accounts/repository';
 import { createBuyersRepository, type Buyer } from '../../src/buyers/repository';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
 import { createCertificatesRepository } from '../../src/certificates/repository';
 import { createAccountScopes } from '../../src/accounts/scope';
 import { createPurchaseSearchRepository } from '../../src/purchase-search/repository';
@@ -124,7 +124,7 @@ async function purchase(opts: {
       localLabel: startsAt.toISOString().slice(0, 10),
     };
   };
-  const purchaseId = await createPurchasesRepository(db).create({
+  const purchaseId = await createSaleRepository(db).create({
     rootAccountId: opts.account.id,
     apiKeyId,
     agentId: opts.agentId,

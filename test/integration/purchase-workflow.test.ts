@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
 import type { SessionState } from '../../activities/purchase';
 import { startProcessorProxy } from '../helpers/processor-proxy';
 import { WEBHOOK_SECRET, createQuotingAccount, sessionCompletedEvent } from '../helpers/purchases';
@@ -231,7 +231,7 @@ describe('purchase workflow with webhooks', () => {
   test('when the same quote request is replayed for the same purchase, then the workflow attaches and returns the same session', async () => {
     const { purchaseId, sessionId } = await checkout(env);
     const again = await env.app.container.purchaseWorkflows.startCheckout(
-      (await createPurchasesRepository(env.app.container.db).findById(purchaseId))!,
+      (await createSaleRepository(env.app.container.db).findById(purchaseId))!,
     );
     expect(again.id).toBe(sessionId);
   });

@@ -21,7 +21,7 @@ import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { call, createKey, createQuestionSet } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
-import { createPurchasesRepository } from '../../src/purchases/repository';
+import { createSaleRepository } from '../../src/purchases/sale-repository';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { routeInventory, uncoveredRoutes, type Inventory, type RouteInfo } from './lib/inventory';
 import { send, type RawRequest, type RawResponse } from './lib/http';
@@ -120,7 +120,7 @@ async function tenant(label: string): Promise<Tenant> {
   const unpaid = await quote();
   const paymentIntent = `pi_paid_${paidQuote.purchase_id}`;
   const issued = await waitIssued(agency, paymentIntent, 90_000);
-  const returnToken = (await createPurchasesRepository(c.db).findById(paidQuote.purchase_id))?.returnToken;
+  const returnToken = (await createSaleRepository(c.db).findById(paidQuote.purchase_id))?.returnToken;
   if (!returnToken) throw new Error(`purchase of ${label} has no return token`);
   return {
     label,

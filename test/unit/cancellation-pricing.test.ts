@@ -4,7 +4,7 @@
  * premium (another payment) was given back. Amounts in minor units.
  */
 import { priceCancellationOf, type EndorsementCharge } from '../../src/purchases/cancellation-pricing';
-import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/purchase-record';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
 
 const paidAt = new Date('2027-01-01T12:00:00Z');

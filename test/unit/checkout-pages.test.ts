@@ -18,7 +18,7 @@ import {
   returnPageUrl,
   returnUrlProblem,
 } from '../../src/checkout-pages/return-urls';
-import type { PurchaseRecord } from '../../src/purchases/repository';
+import type { PurchaseRecord } from '../../src/purchases/purchase-record';
 
 const TOKEN = 'q3Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1Ac';
 
@@ -141,7 +141,7 @@ describe('the return link query', () => {
       [2, { id: 2, status: 'issued', returnToken: null, mode: 'live', paidAt: new Date(), certificatesIssuedAt: new Date() }],
     ]);
     const service = createCheckoutPageService({
-      purchases: { findById: async (id) => purchases.get(id) as PurchaseRecord | undefined },
+      sales: { findById: async (id) => purchases.get(id) as PurchaseRecord | undefined },
       certificates: {
         listForPurchase: async (id) => (reads.push(id), []),
         archives: async () => [],

@@ -4,7 +4,7 @@
  * once per item and spread evenly; the sale's platform fee rate on that premium).
  */
 import { EndorsementError, planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
-import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/purchase-record';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
 import { chicagoDay } from '../helpers/covered-units';
 

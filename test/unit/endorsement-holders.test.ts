@@ -5,7 +5,8 @@
  * the units not started; units added later pay it for holders that have it.
  */
 import { EndorsementError, planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
-import type { LedgerUnitPremium, PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/repository';
+import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/purchase-record';
+import type { LedgerUnitPremium } from '../../src/purchases/ledger-record';
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import type { StoredEndorsementTerms } from '../../src/products/repository';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';

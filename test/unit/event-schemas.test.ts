@@ -27,7 +27,7 @@ import type { StoredEndorsement } from '../../src/endorsements/repository';
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import { GetCertificatesResponse } from '../../src/certificates/schemas';
 import { buildOpenApiDocument, createOpenApiRegistry } from '../../src/http/openapi';
-import type { StoredCancellation } from '../../src/purchases/repository';
+import type { StoredCancellation } from '../../src/purchases/ledger-record';
 import { purchaseRecord as purchase } from '../helpers/purchase-record';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
 

@@ -31,12 +31,12 @@ function emitterFor(status: PurchaseStatus) {
   const published: StoredEvent[] = [];
   const record = purchase(status);
   const emitter = createEventEmitter({
-    purchases: {
+    sales: {
       findById: async (id: number) => (reads.push('purchase'), id === record.id ? record : null),
       buyerIdpAccntUuid: async () => (reads.push('buyer'), 'idp-buyer-1'),
       itemDetails: async () => (reads.push('items'), []),
-      subscriptionPeriods: async () => [],
     } as never,
+    subscriptions: { subscriptionPeriods: async () => [] } as never,
     certificates: { getCertificates: async () => [] } as never,
     publisher: {
       publish: async (stored: StoredEvent) => (published.push(stored), { recorded: true, deliveries: 0 }),

@@ -1,8 +1,8 @@
 /**
- * The purchase status rules, written once in src/purchases/repository.ts: a purchase moves
+ * The purchase status rules, written once in src/purchases/purchase-record.ts: a purchase moves
  * forward only, refunded is final, and a payment after expiry or failure is honoured.
  */
-import { PURCHASE_TRANSITIONS, canTransition, predecessorsOf } from '../../src/purchases/repository';
+import { PURCHASE_TRANSITIONS, canTransition, predecessorsOf } from '../../src/purchases/purchase-record';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
 const ALL = Object.keys(PURCHASE_TRANSITIONS) as PurchaseStatus[];

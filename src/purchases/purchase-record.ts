@@ -1,0 +1,230 @@
+/**
+ * The purchase read model, shared by every repository of the purchases domain and their readers:
+ * the purchase row as its owner reads it (`PurchaseRecord`, `toPurchaseRecord`), what a sale or a
+ * renewal writes (`NewPurchase`, `RenewalFields`), an item with its covered units
+ * (`PurchaseItemDetail`), who may read what (`PurchaseScope`), and the status rules.
+ *
+ * Status rules (`PURCHASE_TRANSITIONS`): a purchase moves forward only; `refunded` is final;
+ * `failed` (the processor refused the purchase for good) and `expired` still move to `paid`,
+ * because a payment the processor reports after them was taken and must be honoured. A move the
+ * rules do not allow changes nothing and is reported (`changed: false`), never thrown: late
+ * steps (a retried activity, an out-of-order event) are normal. The one writer that applies them
+ * is `transition` (./sale-repository).
+ *
+ * Pure: no I/O. Amounts are integer minor units; instants are `Date`s (UTC).
+ */
+import type { CancellationTerms } from '../products/cancellation-terms';
+import type { PurchaseStatus } from '../../workflows/contracts';
+
+/** Which status each status may move to (a move to the same status is a no-op). */
+export const PURCHASE_TRANSITIONS: Readonly<Record<PurchaseStatus, readonly PurchaseStatus[]>> = {
+  quoted: ['awaiting_payment', 'paid', 'expired', 'failed'],
+  awaiting_payment: ['paid', 'expired', 'failed'],
+  failed: ['awaiting_payment', 'paid', 'expired'],
+  expired: ['paid'],
+  paid: ['awaiting_certificates', 'issued', 'refunded'],
+  awaiting_certificates: ['issued', 'refunded'],
+  issued: ['refunded'],
+  refunded: [],
+};
+
+/** True when a purchase in `from` may be moved to `to` (or already is in it). */
+export function canTransition(from: PurchaseStatus, to: PurchaseStatus): boolean {
+  return from === to || PURCHASE_TRANSITIONS[from].includes(to);
+}
+
+/** The statuses from which `to` may be reached (itself included). */
+export function predecessorsOf(to: PurchaseStatus): PurchaseStatus[] {
+  return (Object.keys(PURCHASE_TRANSITIONS) as PurchaseStatus[]).filter((from) => canTransition(from, to));
+}
+
+/** One covered day or trip of a new purchase item. */
+export interface NewCoveredUnit {
+  index: number;
+  kind: 'day' | 'trip';
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  localLabel: string;
+}
+
+/** A priced purchase as the quote path (or a renewal) creates it. */
+export interface NewPurchase {
+  rootAccountId: number;
+  apiKeyId: number;
+  agentId: number | null;
+  buyerId: number;
+  buyerEmail: string;
+  savePaymentMethod: boolean;
+  /** `subscription` when the selected products are recurring (billed monthly); default `one_time`. */
+  billing?: 'one_time' | 'subscription';
+  mode: 'live' | 'test';
+  currency: string;
+  subtotalMinor: number;
+  platformFeeBps: number | null;
+  platformFeeMinor: number;
+  totalMinor: number;
+  /** The bundle the quote sold, with its customer-facing name at the sale (null or absent: no bundle). */
+  bundle?: PurchaseBundle | null;
+  /** The agency's own key-value pairs from the quote (absent: none). */
+  metadata?: Record<string, string>;
+  items: {
+    productLineId: number;
+    /** Whether the item is one of the bundle's products (false or absent: bought on its own). */
+    inBundle?: boolean;
+    isTripExcess: boolean;
+    unitPriceMinor: number;
+    units: NewCoveredUnit[];
+    priceFactor: number;
+    amountMinor: number;
+    answers: Record<string, unknown>;
+    namedInsured: unknown;
+    certificateHolder: unknown;
+  }[];
+}
+
+/** The bundle a purchase was quoted from: its id (null once the bundle is deleted) and its customer-facing name at the sale. */
+export interface PurchaseBundle {
+  id: number | null;
+  name: string;
+}
+
+/** What a renewal purchase adds to a new purchase: it is paid by one invoice of a subscription. */
+export interface RenewalFields {
+  renewalOfPurchaseId: number;
+  period: number;
+  invoiceId: string;
+  subscriptionId: string | null;
+  paymentIntentId: string | null;
+}
+
+/** A purchase row as its owner reads it. */
+export interface PurchaseRecord {
+  id: number;
+  rootAccountId: number;
+  apiKeyId: number;
+  agentId: number | null;
+  buyerId: number;
+  buyerEmail: string | null;
+  mode: 'live' | 'test';
+  billing: 'one_time' | 'subscription';
+  status: PurchaseStatus;
+  currency: string;
+  subtotalMinor: number;
+  /** The key's platform fee rate at the sale (basis points; null: none). */
+  platformFeeBps: number | null;
+  platformFeeMinor: number;
+  totalMinor: number;
+  savePaymentMethod: boolean;
+  checkoutSessionId: string | null;
+  checkoutUrl: string | null;
+  checkoutExpiresAt: Date | null;
+  paymentIntentId: string | null;
+  paidAt: Date | null;
+  certificatesIssuedAt: Date | null;
+  refundedAt: Date | null;
+  refundedMinor: number;
+  failureReason: string | null;
+  /** When the purchase failed for good (null otherwise). */
+  failedAt: Date | null;
+  payprocSubscriptionId: string | null;
+  renewalOfPurchaseId: number | null;
+  returnToken: string | null;
+  /** A test-mode purchase's test clock: its frozen "now" for the policy's life (null: the real clock; always null in live mode). */
+  testClockAt: Date | null;
+  /** A subscription's first purchase: renewals stop at the end of the paid period. */
+  subscriptionCancelAtPeriodEnd: boolean;
+  /** A subscription's first purchase: when the subscription ended (null while it runs). */
+  subscriptionEndedAt: Date | null;
+  /** Who ended it or set it to end: the agency through the API, or the processor (its dashboard, an unpaid invoice). */
+  subscriptionCancelledBy: 'agency' | 'processor' | null;
+  /** The bundle it was sold as (null: product lines bought on their own). */
+  bundle: PurchaseBundle | null;
+  /** The agency's own key-value pairs given with the quote ({} when none). */
+  metadata: Record<string, string>;
+  createdAt: Date;
+}
+
+/** A `purchases` row (snake_case columns, bigints as text) as a `PurchaseRecord`: amounts as numbers of minor units, absent columns as null (`billing` one_time, `metadata` {}). */
+export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => ({
+  id: r.id as number,
+  rootAccountId: r.root_account_id as number,
+  apiKeyId: r.api_key_id as number,
+  agentId: (r.agent_id as number | null) ?? null,
+  buyerId: r.buyer_id as number,
+  buyerEmail: (r.buyer_email as string | null) ?? null,
+  mode: r.mode as 'live' | 'test',
+  billing: (r.billing as 'one_time' | 'subscription') ?? 'one_time',
+  status: r.status as PurchaseStatus,
+  currency: r.currency as string,
+  subtotalMinor: Number(r.subtotal_minor),
+  platformFeeBps: r.platform_fee_bps === null || r.platform_fee_bps === undefined ? null : Number(r.platform_fee_bps),
+  platformFeeMinor: Number(r.platform_fee_minor),
+  totalMinor: Number(r.total_minor),
+  savePaymentMethod: Boolean(r.save_payment_method),
+  checkoutSessionId: (r.checkout_session_id as string | null) ?? null,
+  checkoutUrl: (r.checkout_url as string | null) ?? null,
+  checkoutExpiresAt: (r.checkout_expires_at as Date | null) ?? null,
+  paymentIntentId: (r.payment_intent_id as string | null) ?? null,
+  paidAt: (r.paid_at as Date | null) ?? null,
+  certificatesIssuedAt: (r.certificates_issued_at as Date | null) ?? null,
+  refundedAt: (r.refunded_at as Date | null) ?? null,
+  refundedMinor: Number(r.refunded_minor ?? 0),
+  failureReason: (r.failure_reason as string | null) ?? null,
+  failedAt: (r.failed_at as Date | null) ?? null,
+  payprocSubscriptionId: (r.payproc_subscription_id as string | null) ?? null,
+  renewalOfPurchaseId: (r.renewal_of_purchase_id as number | null) ?? null,
+  returnToken: (r.return_token as string | null) ?? null,
+  testClockAt: (r.test_clock_at as Date | null) ?? null,
+  subscriptionCancelAtPeriodEnd: Boolean(r.subscription_cancel_at_period_end),
+  subscriptionEndedAt: (r.subscription_ended_at as Date | null) ?? null,
+  subscriptionCancelledBy: (r.subscription_cancelled_by as 'agency' | 'processor' | null) ?? null,
+  bundle: r.bundle_name ? { id: (r.bundle_id as number | null) ?? null, name: r.bundle_name as string } : null,
+  metadata: (r.metadata as Record<string, string> | null) ?? {},
+  createdAt: r.created_at as Date,
+});
+
+/** Which purchases an API key may read: its root account's, in its mode, and its teammate's only when the key belongs to one. */
+export interface PurchaseScope {
+  rootAccountId: number;
+  mode: 'live' | 'test';
+  agentId: number | null;
+}
+
+/** Filters of the purchase list (all optional); `createdFrom` inclusive, `createdTo` exclusive. */
+export interface PurchaseListFilter {
+  status?: PurchaseStatus;
+  createdFrom?: Date;
+  createdTo?: Date;
+  /** Compared without regard to case. */
+  buyerEmail?: string;
+  limit: number;
+  offset: number;
+}
+
+/** An item of a purchase as its read model shows it: product, price, parties, terms and covered units with their ids. */
+export interface PurchaseItemDetail {
+  id: number;
+  position: number;
+  productLineId: number;
+  productName: string;
+  /** Whether the item is one of the purchase's bundle's products. */
+  inBundle: boolean;
+  isTripExcess: boolean;
+  unitPriceMinor: number;
+  priceFactor: number;
+  amountMinor: number;
+  namedInsured: unknown;
+  certificateHolder: unknown;
+  /** The terms in force when it was bought (the defaults for items bought before terms were kept). */
+  cancellationTerms: CancellationTerms;
+  units: Array<
+    NewCoveredUnit & {
+      id: number;
+      /** The cancellation that took it (pending or done); null while it is active. */
+      cancellationId: number | null;
+      /** When it was cancelled (its refund succeeded); null before. */
+      cancelledAt: Date | null;
+    }
+  >;
+}

@@ -1,0 +1,563 @@
+/**
+ * The sale's repository: the only writer of `purchases`, `purchase_items` and `covered_units`.
+ * The quote path creates a purchase (and a subscription's renewals go through the same insert,
+ * `insertPurchase`), each item keeping the cancellation terms its product had then; the purchase
+ * workflow's activities record what happened to it (checkout session, payment, subscription,
+ * certificates, refunds); endorsements correct its named insured and move its units; every status
+ * change goes through `transition`, which applies the status rules of ./purchase-record once.
+ * Other domains read purchases (their own queries or the readers here), never write them.
+ *
+ * Changes of another aggregate that take its units or add to them in one transaction (a
+ * cancellation taking, giving back or cancelling units; an endorsement adding units) are the
+ * ledger's (./ledger-repository), which writes those `covered_units` columns there. `recordRefund`
+ * is the sale's and writes the ledger's `refund` row in its transaction.
+ *
+ * Amounts are integer minor units; instants are `Date`s (UTC).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import { insertHoldersFromAnswers } from '../certificate-holders/repository';
+import type { Address } from '../certificates/repository';
+import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
+import { spreadByWeight } from './refund-rule';
+import { predecessorsOf, toPurchaseRecord } from './purchase-record';
+import type { NewPurchase, PurchaseItemDetail, PurchaseListFilter, PurchaseRecord, PurchaseScope, RenewalFields } from './purchase-record';
+import { dashboardRefundsByPaymentIntent, type CancellationRefund, type LedgerUnitPremium } from './ledger-record';
+import type { PurchaseStatus } from '../../workflows/contracts';
+
+/** A new page token: 32 random bytes, base64url (43 characters). */
+export const newReturnToken = (): string => randomBytes(32).toString('base64url');
+
+/** The cancellation terms each product line has now (read from the products domain's table; defaults without a row). */
+async function cancellationTermsOf(trx: Knex.Transaction, productLineIds: number[]): Promise<Map<number, CancellationTerms>> {
+  const rows = productLineIds.length ? await trx('product_cancellation_terms').whereIn('product_line_id', productLineIds) : [];
+  return new Map(rows.map((r) => [Number(r.product_line_id), cancellationTermsFromRow(r)]));
+}
+
+/**
+ * Inserts a purchase in `status` with its items, their certificate holders (from the items'
+ * answers) and covered units, in the caller's transaction `trx`, and returns its id. Each item
+ * keeps the cancellation terms its product has now (the defaults without a row); a bundle's items
+ * all take its primary product's (the first item of the bundle). A new page token
+ * (`return_token`) is drawn. `renewal` (null for a quote) makes it a renewal paid now by that
+ * invoice. The one insert of the sale's tables: `create` and a subscription's `createRenewal`
+ * (./subscription-repository) both go through it. Amounts are minor units as given.
+ */
+export async function insertPurchase(
+  trx: Knex.Transaction,
+  p: NewPurchase,
+  status: PurchaseStatus,
+  renewal: RenewalFields | null,
+): Promise<number> {
+  const [purchase] = await trx('purchases')
+    .insert({
+      root_account_id: p.rootAccountId,
+      api_key_id: p.apiKeyId,
+      agent_id: p.agentId,
+      buyer_id: p.buyerId,
+      buyer_email: p.buyerEmail,
+      save_payment_method: p.savePaymentMethod,
+      billing: p.billing ?? 'one_time',
+      mode: p.mode,
+      status,
+      currency: p.currency,
+      subtotal_minor: p.subtotalMinor,
+      platform_fee_bps: p.platformFeeBps,
+      platform_fee_minor: p.platformFeeMinor,
+      total_minor: p.totalMinor,
+      bundle_id: p.bundle?.id ?? null,
+      bundle_name: p.bundle?.name ?? null,
+      metadata: JSON.stringify(p.metadata ?? {}),
+      return_token: newReturnToken(),
+      ...(renewal
+        ? {
+            paid_at: trx.fn.now(),
+            payment_intent_id: renewal.paymentIntentId,
+            payproc_invoice_id: renewal.invoiceId,
+            payproc_subscription_id: renewal.subscriptionId,
+            renewal_of_purchase_id: renewal.renewalOfPurchaseId,
+            renewal_period: renewal.period,
+          }
+        : {}),
+    })
+    .returning('id');
+  // The cancellation terms in force now stay with each item (a later change never reprices it). A
+  // bundle's products all take its primary product's terms (the first item of the bundle): one
+  // policy sold together is cancelled on one set of terms.
+  const terms = await cancellationTermsOf(trx, [...new Set(p.items.map((i) => i.productLineId))]);
+  const bundlePrimary = p.items.find((i) => i.inBundle)?.productLineId;
+  const termsOf = (item: NewPurchase['items'][number]) =>
+    terms.get(item.inBundle && bundlePrimary !== undefined ? bundlePrimary : item.productLineId) ?? DEFAULT_CANCELLATION_TERMS;
+  for (const [position, item] of p.items.entries()) {
+    const [row] = await trx('purchase_items')
+      .insert({
+        purchase_id: purchase.id,
+        product_line_id: item.productLineId,
+        in_bundle: item.inBundle ?? false,
+        position,
+        is_trip_excess: item.isTripExcess,
+        unit_price_minor: item.unitPriceMinor,
+        units: item.units.length,
+        price_factor: item.priceFactor,
+        amount_minor: item.amountMinor,
+        answers: JSON.stringify(item.answers),
+        named_insured: item.namedInsured === null ? null : JSON.stringify(item.namedInsured),
+        certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
+        cancellation_terms: JSON.stringify(termsOf(item)),
+      })
+      .returning('id');
+    await insertHoldersFromAnswers(trx, purchase.id, [
+      { purchaseItemId: row.id, holder: (item.certificateHolder ?? null) as { name: string; address: Address } | null },
+    ]);
+    if (item.units.length > 0) {
+      await trx('covered_units').insert(
+        item.units.map((u) => ({
+          purchase_id: purchase.id,
+          purchase_item_id: row.id,
+          unit_index: u.index,
+          kind: u.kind,
+          starts_at: u.startsAt,
+          ends_at: u.endsAt,
+          time_zone: u.timeZone,
+          local_label: u.localLabel,
+        })),
+      );
+    }
+  }
+  return purchase.id as number;
+}
+
+/**
+ * The sale's repository over `db` (or a caller's transaction): creates purchases, reads them
+ * (by id, in a key's scope, by payment intent, one page of a list, their items and checkout
+ * context) and records what happens to them. Methods are documented one by one; none throws for a
+ * late or repeated step (each write is conditional or idempotent).
+ */
+export function createSaleRepository(db: Db | Knex.Transaction) {
+  return {
+    /** Writes a quoted purchase, its items and covered units atomically; returns its id. */
+    async create(p: NewPurchase): Promise<number> {
+      return db.transaction((trx) => insertPurchase(trx, p, 'quoted', null));
+    },
+
+    /** The purchase by id, or undefined. */
+    async findById(purchaseId: number): Promise<PurchaseRecord | undefined> {
+      const r = await db('purchases').where({ id: purchaseId }).first();
+      return r ? toPurchaseRecord(r) : undefined;
+    },
+
+    /** The purchase if `scope` may read it (another account's, mode's or teammate's reads as absent). */
+    async findInScope(purchaseId: number, scope: PurchaseScope): Promise<PurchaseRecord | undefined> {
+      const q = db('purchases').where({ id: purchaseId, root_account_id: scope.rootAccountId, mode: scope.mode });
+      if (scope.agentId !== null) q.where('agent_id', scope.agentId);
+      const row = await q.first();
+      return row ? toPurchaseRecord(row) : undefined;
+    },
+
+    /** One page of the purchases `scope` may read, newest first, and how many match. */
+    async list(scope: PurchaseScope, f: PurchaseListFilter): Promise<{ items: PurchaseRecord[]; total: number }> {
+      const base = db('purchases').where({ root_account_id: scope.rootAccountId, mode: scope.mode });
+      if (scope.agentId !== null) base.where('agent_id', scope.agentId);
+      if (f.status) base.where('status', f.status);
+      if (f.createdFrom) base.where('created_at', '>=', f.createdFrom);
+      if (f.createdTo) base.where('created_at', '<', f.createdTo);
+      if (f.buyerEmail) base.whereRaw('lower(buyer_email) = lower(?)', [f.buyerEmail]);
+      const [rows, counted] = await Promise.all([
+        base
+          .clone()
+          .select('*')
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(f.limit)
+          .offset(f.offset),
+        base.clone().count<{ count: string }[]>({ count: '*' }),
+      ]);
+      return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
+    },
+
+    /** The newest purchase holding this payment intent, or undefined. */
+    async findByPaymentIntent(paymentIntentId: string): Promise<PurchaseRecord | undefined> {
+      const r = await db('purchases').where({ payment_intent_id: paymentIntentId }).orderBy('id', 'desc').first();
+      return r ? toPurchaseRecord(r) : undefined;
+    },
+
+    /**
+     * The purchase one of whose charges payment intent `paymentIntentId` paid: the sale's
+     * (as findByPaymentIntent), else a priced endorsement's difference; undefined when neither.
+     */
+    async findByChargePaymentIntent(paymentIntentId: string): Promise<PurchaseRecord | undefined> {
+      const sale = await this.findByPaymentIntent(paymentIntentId);
+      if (sale) return sale;
+      const r = await db('purchases as p')
+        .join('policy_transactions as t', 't.purchase_id', 'p.id')
+        .where({ 't.payment_intent_id': paymentIntentId, 't.kind': 'endorsement' })
+        .orderBy('p.id', 'desc')
+        .first('p.*');
+      return r ? toPurchaseRecord(r) : undefined;
+    },
+
+    /**
+     * What the checkout session is made from: the purchase, its lines (with the processor product
+     * and name) and where the buyer returns (the key's URLs, else the account's; null where neither).
+     */
+    async checkoutContext(purchaseId: number) {
+      const r = await db('purchases as p')
+        .join('root_accounts as a', 'a.id', 'p.root_account_id')
+        .join('api_keys as k', 'k.id', 'p.api_key_id')
+        .where('p.id', purchaseId)
+        .first(
+          'p.*',
+          'a.checkout_success_url as account_success_url',
+          'a.checkout_cancel_url as account_cancel_url',
+          'k.checkout_success_url as key_success_url',
+          'k.checkout_cancel_url as key_cancel_url',
+        );
+      if (!r) return undefined;
+      const lines = await db('purchase_items as i')
+        .join('product_lines as pl', 'pl.id', 'i.product_line_id')
+        .where('i.purchase_id', purchaseId)
+        .orderBy('i.position')
+        .select('i.amount_minor', 'pl.customer_name', 'pl.payproc_product_id');
+      return {
+        purchase: toPurchaseRecord(r),
+        lines: lines.map((l) => ({
+          amountMinor: Number(l.amount_minor),
+          name: l.customer_name as string,
+          payprocProductId: (l.payproc_product_id as string | null) ?? null,
+        })),
+        successUrl: (r.key_success_url as string | null) ?? (r.account_success_url as string | null) ?? null,
+        cancelUrl: (r.key_cancel_url as string | null) ?? (r.account_cancel_url as string | null) ?? null,
+      };
+    },
+
+    /**
+     * The purchase's items in order, each with its product's name, its terms and its covered units
+     * (ids included, in unit order). One query (items joined with their units): every event of a
+     * purchase reads these, three times per paid purchase.
+     */
+    async itemDetails(purchaseId: number): Promise<PurchaseItemDetail[]> {
+      const rows = await db('purchase_items as i')
+        .join('product_lines as pl', 'pl.id', 'i.product_line_id')
+        .leftJoin('covered_units as cu', 'cu.purchase_item_id', 'i.id')
+        .where('i.purchase_id', purchaseId)
+        .orderBy([{ column: 'i.position' }, { column: 'cu.unit_index' }])
+        .select(
+          'i.*',
+          'pl.customer_name',
+          'cu.id as unit_id',
+          'cu.unit_index',
+          'cu.kind as unit_kind',
+          'cu.starts_at as unit_starts_at',
+          'cu.ends_at as unit_ends_at',
+          'cu.time_zone as unit_time_zone',
+          'cu.local_label as unit_local_label',
+          'cu.cancellation_id as unit_cancellation_id',
+          'cu.cancelled_at as unit_cancelled_at',
+        );
+      const items: PurchaseItemDetail[] = [];
+      for (const i of rows) {
+        let item: PurchaseItemDetail | undefined = items[items.length - 1];
+        if (!item || item.id !== i.id) {
+          item = {
+            id: i.id,
+            position: i.position,
+            productLineId: i.product_line_id,
+            productName: i.customer_name,
+            inBundle: i.in_bundle,
+            isTripExcess: i.is_trip_excess,
+            unitPriceMinor: Number(i.unit_price_minor),
+            priceFactor: Number(i.price_factor),
+            amountMinor: Number(i.amount_minor),
+            namedInsured: i.named_insured,
+            certificateHolder: i.certificate_holder,
+            cancellationTerms: { ...DEFAULT_CANCELLATION_TERMS, ...(i.cancellation_terms ?? {}) },
+            units: [],
+          };
+          items.push(item);
+        }
+        if (i.unit_id === null) continue; // an item without units (left join)
+        item.units.push({
+          id: i.unit_id,
+          index: i.unit_index,
+          kind: i.unit_kind,
+          startsAt: i.unit_starts_at,
+          endsAt: i.unit_ends_at,
+          timeZone: i.unit_time_zone,
+          localLabel: i.unit_local_label,
+          cancellationId: i.unit_cancellation_id ?? null,
+          cancelledAt: i.unit_cancelled_at ?? null,
+        });
+      }
+      return items;
+    },
+
+    /** The buyer's `idp_accnt_uuid` (the reference an agency knows the buyer by), or null when the buyer is gone. */
+    async buyerIdpAccntUuid(buyerId: number): Promise<string | null> {
+      const row = await db('buyers').where({ id: buyerId }).first('idp_accnt_uuid');
+      return (row?.idp_accnt_uuid as string | undefined) ?? null;
+    },
+
+    /** Stores the checkout session created for the purchase (and its payment intent when known). */
+    async recordCheckoutSession(
+      purchaseId: number,
+      s: { sessionId: string; url: string | null; expiresAt: Date; paymentIntentId: string | null },
+    ): Promise<void> {
+      await db('purchases')
+        .where({ id: purchaseId })
+        .update({
+          checkout_session_id: s.sessionId,
+          checkout_url: s.url,
+          checkout_expires_at: s.expiresAt,
+          payment_intent_id: db.raw('coalesce(?, payment_intent_id)', [s.paymentIntentId]),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /**
+     * Records the payment once (`paid_at`); the payment intent is kept when already known. A covered
+     * unit already under way at payment (a same-day start) starts at the payment: never before it.
+     */
+    async recordPayment(purchaseId: number, paymentIntentId: string | null): Promise<void> {
+      // One statement (one round trip on the payment's hot path): the payment recorded once, and
+      // coverage never starting before it is paid for (a known loss): a covered day or trip already
+      // under way at payment (a same-day start_date) starts at the payment instead.
+      await db.raw(
+        `with paid as (
+           update purchases set paid_at = coalesce(paid_at, now()), payment_intent_id = coalesce(?, payment_intent_id), updated_at = now()
+            where id = ? returning id, paid_at)
+         update covered_units cu set starts_at = paid.paid_at from paid
+          where cu.purchase_id = paid.id and cu.starts_at < paid.paid_at and cu.ends_at > paid.paid_at`,
+        [paymentIntentId, purchaseId],
+      );
+    },
+
+    /** Remembers the processor subscription a paid subscription checkout created (once). */
+    async recordSubscription(purchaseId: number, subscriptionId: string): Promise<void> {
+      await db('purchases')
+        .where({ id: purchaseId })
+        .whereNull('payproc_subscription_id')
+        .update({ payproc_subscription_id: subscriptionId, updated_at: db.fn.now() });
+    },
+
+    /**
+     * Records a subscription's end on its first purchase: `atPeriodEnd` (renewals stop) or
+     * `endedAt` (it ended), by whom. Never undone: an end recorded stays (the first wins), a
+     * period-end flag stays once set. Returns whether anything changed (the caller announces it once).
+     */
+    async recordSubscriptionEnd(
+      firstPurchaseId: number,
+      change: { atPeriodEnd?: boolean; endedAt?: Date; by: 'agency' | 'processor' },
+    ): Promise<boolean> {
+      const q = db('purchases')
+        .where({ id: firstPurchaseId, billing: 'subscription' })
+        .whereNull('renewal_of_purchase_id')
+        .whereNull('subscription_ended_at');
+      if (change.endedAt) {
+        const n = await q.update({
+          subscription_ended_at: change.endedAt,
+          subscription_cancelled_by: db.raw('coalesce(subscription_cancelled_by, ?)', [change.by]),
+          updated_at: db.fn.now(),
+        });
+        return n > 0;
+      }
+      if (!change.atPeriodEnd) return false;
+      const n = await q
+        .where({ subscription_cancel_at_period_end: false })
+        .update({ subscription_cancel_at_period_end: true, subscription_cancelled_by: change.by, updated_at: db.fn.now() });
+      return n > 0;
+    },
+
+    /**
+     * Moves a test-mode purchase's test clock to `at` (only forward: a time before the clock, or
+     * before the real now when it has none, changes nothing). Returns the clock as now stored;
+     * undefined for a live or unknown purchase.
+     */
+    async advanceTestClock(purchaseId: number, at: Date): Promise<Date | undefined> {
+      const [row] = await db('purchases')
+        .where({ id: purchaseId, mode: 'test' })
+        .update({ test_clock_at: db.raw('greatest(coalesce(test_clock_at, now()), ?::timestamptz)', [at]), updated_at: db.fn.now() })
+        .returning('test_clock_at');
+      return row ? (row.test_clock_at as Date) : undefined;
+    },
+
+    /**
+     * Marks issuance complete (once) and, where the status rules allow, the purchase `issued`, in
+     * one statement, so no reader sees certificates listed on a purchase not yet `issued`.
+     */
+    async recordCertificatesIssued(purchaseId: number): Promise<void> {
+      const from = predecessorsOf('issued');
+      await db('purchases')
+        .where({ id: purchaseId })
+        .update({
+          certificates_issued_at: db.raw('coalesce(certificates_issued_at, now())'),
+          status: db.raw(`case when status in (${from.map(() => '?').join(', ')}) then 'issued' else status end`, from),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /**
+     * Moves the purchase to `to` when the status rules allow it (one conditional update, so two
+     * writers racing cannot break the rules); `reason` is stored with `failed`. Returns the status
+     * after the call and whether it changed; undefined when the purchase does not exist.
+     */
+    async transition(
+      purchaseId: number,
+      to: PurchaseStatus,
+      reason?: string,
+    ): Promise<{ status: PurchaseStatus; changed: boolean } | undefined> {
+      const [row] = await db('purchases')
+        .where({ id: purchaseId })
+        .whereIn(
+          'status',
+          predecessorsOf(to).filter((s) => s !== to),
+        )
+        .update({
+          status: to,
+          updated_at: db.fn.now(),
+          ...(to === 'failed' ? { failure_reason: (reason ?? 'unknown').slice(0, 2000), failed_at: db.fn.now() } : {}),
+          ...(to === 'refunded' ? { refunded_at: db.raw('coalesce(refunded_at, now())') } : {}),
+        })
+        .returning('status');
+      if (row) return { status: row.status as PurchaseStatus, changed: true };
+      const now = await db('purchases').where({ id: purchaseId }).first('status');
+      return now ? { status: now.status as PurchaseStatus, changed: false } : undefined;
+    },
+
+    /**
+     * Records a `charge.refunded` event of one of the purchase's charges: the sale's (payment
+     * intent `paymentIntentId`, or none given) or an endorsement's (the payment intent that
+     * endorsement collected its difference with). For the sale's charge the purchase's refunded
+     * amount (minor units) becomes at least `amountRefundedMinor`, and the purchase `refunded`
+     * when the charge is refunded in full; an endorsement's charge changes neither (the purchase's
+     * refunded amount is its sale charge's). What the processor reports refunded on that charge
+     * beyond what the ledger explains there (the parts of our cancellations' and endorsements'
+     * refunds taken from that payment intent, planned or created, and earlier `refund` rows of
+     * it) was refunded in the processor's dashboard: it is kept as a `refund` row of that payment
+     * intent (`completed` at `at`, spread in `breakdown` as `refundableMinor` over the items by
+     * what that charge paid for each: the sale's premium per item, or the endorsement's), so the
+     * bordereau reports it and later refunds take only what is left on each payment. The refunded
+     * amount only grows (events may arrive out of order), and replaying an event adds nothing. A
+     * payment intent that paid none of the purchase's charges (a checkout link paid after its
+     * endorsement no longer held, which we refund in full) records nothing. Returns the sale's
+     * refund state, or undefined when the purchase does not exist.
+     *
+     * Writes two aggregates' tables in one transaction (the purchase row locked): the change is the
+     * sale's (the processor's report of its charges), so it is here; the dashboard's `refund` row
+     * is the one write of the ledger's `policy_transactions` outside ./ledger-repository.
+     */
+    async recordRefund(
+      purchaseId: number,
+      amountRefundedMinor: number,
+      fullyRefunded: boolean,
+      at: Date = new Date(),
+      paymentIntentId?: string,
+    ): Promise<{ refundedMinor: number; refunded: boolean } | undefined> {
+      const result = await db.transaction(async (trx) => {
+        const p = await trx('purchases')
+          .where({ id: purchaseId })
+          .forUpdate()
+          .first('id', 'refunded_minor', 'payment_intent_id', 'currency', 'api_key_id');
+        if (!p) return undefined;
+        const chargePi = (paymentIntentId ?? p.payment_intent_id) as string | null;
+        const sale = chargePi === p.payment_intent_id;
+        const ledger = await trx('policy_transactions')
+          .where({ purchase_id: purchaseId })
+          .whereIn('kind', ['cancellation', 'endorsement', 'refund'])
+          .whereNot({ status: 'rescinded' })
+          .select('id', 'kind', 'status', 'refunds', 'refund_id', 'total_minor', 'failure_reason', 'payment_intent_id', 'breakdown');
+        // The endorsement whose difference this charge collected, when it is not the sale's.
+        const endorsement = sale
+          ? undefined
+          : ledger.find((t) => t.kind === 'endorsement' && t.payment_intent_id === chargePi && Number(t.total_minor) > 0);
+        // A payment intent that paid none of its charges (a checkout link paid after the endorsement no
+        // longer held, refunded in full by us): nothing was written for it, so nothing is recorded.
+        if (!sale && !endorsement) return { refundedMinor: Number(p.refunded_minor), sale: false };
+        let refundedMinor = Number(p.refunded_minor);
+        if (sale) {
+          const [row] = await trx('purchases')
+            .where({ id: purchaseId })
+            .update({ refunded_minor: trx.raw('greatest(refunded_minor, ?)', [amountRefundedMinor]), updated_at: trx.fn.now() })
+            .returning(['refunded_minor']);
+          refundedMinor = Number(row.refunded_minor);
+        }
+        let explained = (chargePi && dashboardRefundsByPaymentIntent(ledger, p.payment_intent_id).get(chargePi)) || 0;
+        for (const t of ledger) {
+          if (t.kind === 'refund') continue; // counted above
+          if (t.refunds) {
+            // A refund refused for good took nothing, except the parts already created.
+            const refused = t.status === 'refund_failed' || (t.kind === 'endorsement' && t.failure_reason);
+            for (const part of t.refunds as CancellationRefund[])
+              if (part.paymentIntentId === chargePi && (!refused || part.refundId)) explained += Number(part.amountMinor);
+          } else if (sale && t.kind === 'cancellation' && t.refund_id && t.status !== 'refund_failed') explained += Number(t.total_minor);
+        }
+        const unexplained = amountRefundedMinor - explained;
+        if (unexplained > 0) {
+          const items = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position').select('id', 'amount_minor');
+          // What the charge paid for each item: the sale's premium, or the endorsement's (by its units).
+          const paidFor = new Map<number, number>();
+          if (endorsement)
+            for (const u of endorsement.breakdown as LedgerUnitPremium[])
+              paidFor.set(u.itemId, (paidFor.get(u.itemId) ?? 0) + Math.max(0, u.premiumMinor));
+          const weights = items.map((i) => (endorsement ? (paidFor.get(i.id) ?? 0) : Number(i.amount_minor)));
+          const shares = spreadByWeight(unexplained, weights.some((w) => w > 0) ? weights : items.map((i) => Number(i.amount_minor)));
+          await trx('policy_transactions').insert({
+            purchase_id: purchaseId,
+            kind: 'refund',
+            status: 'completed',
+            api_key_id: p.api_key_id,
+            requested_by: 'processor',
+            covered_unit_ids: [],
+            effective_at: at,
+            currency: p.currency,
+            premium_minor: unexplained,
+            tax_minor: 0,
+            platform_fee_minor: 0,
+            total_minor: unexplained,
+            payment_intent_id: chargePi,
+            breakdown: JSON.stringify(items.map((i, k) => ({ itemId: i.id, refundableMinor: shares[k] }))),
+            completed_at: at,
+          });
+        }
+        return { refundedMinor, sale };
+      });
+      if (result === undefined) return undefined;
+      const { refundedMinor, sale } = result;
+      const status =
+        sale && fullyRefunded
+          ? await this.transition(purchaseId, 'refunded')
+          : await db('purchases').where({ id: purchaseId }).first('status');
+      return { refundedMinor, refunded: status?.status === 'refunded' };
+    },
+
+    /**
+     * An endorsement's corrected named insured, on every item of the purchase: `name`, and the
+     * address when given (kept otherwise).
+     */
+    async updateNamedInsured(purchaseId: number, value: { name: string; address?: Record<string, unknown> }): Promise<void> {
+      const items = await db('purchase_items').where({ purchase_id: purchaseId }).select('id', 'named_insured');
+      for (const i of items) {
+        const before = (i.named_insured ?? {}) as { address?: unknown };
+        const next = {
+          name: value.name,
+          ...(value.address ? { address: value.address } : before.address ? { address: before.address } : {}),
+        };
+        await db('purchase_items')
+          .where({ id: i.id })
+          .update({ named_insured: JSON.stringify(next) });
+      }
+    },
+
+    /** An endorsement's move of a covered unit to another window (its label as the certificate prints it). */
+    async moveCoveredUnit(coveredUnitId: number, to: { startsAt: Date; endsAt: Date; localLabel: string }): Promise<void> {
+      await db('covered_units')
+        .where({ id: coveredUnitId })
+        .update({ starts_at: to.startsAt, ends_at: to.endsAt, local_label: to.localLabel });
+    },
+  };
+}
+
+/** The sale's repository (see `createSaleRepository`). */
+export type SaleRepository = ReturnType<typeof createSaleRepository>;
