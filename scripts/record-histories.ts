@@ -22,17 +22,19 @@
  * cancelled; the run is still open, waiting for the next change), and (f) the policy workflow of a
  * test purchase with a test clock: two cancellations dated in the future, one rescinded, the other
  * carried out when the clock passes it, and (g) a bulk cancellation of two purchases and one
- * that is not the account's; for one paid purchase, (h) a partial refund made in the processor's
- * dashboard, (i) a proof-of-coverage email (a local SMTP server) and (j) the delivery of its
+ * that is not the account's; for one paid purchase, (h) the purchase's owner (`policy-<id>`) after a
+ * partial refund made in the processor's dashboard and a dispute decided for the buyer, (i) a proof-of-coverage email (a local SMTP server) and (j) the delivery of its
  * purchase.paid event to the account's endpoint (a local receiver); (k) a subscription's second
- * month (its billing-cycle invoice paid); the policy workflow of a paid purchase (l) after a
+ * month (its billing-cycle invoice paid: the owner of the first month makes the second); the policy workflow of a paid purchase (l) after a
  * certificate holder was added (its certificates issued, `certificate_holder.added`) and then
  * removed, and (m) after an endorsement (the named insured corrected and the second day moved; its
  * new certificate versions issued, `certificates.reissued`), and (n) after two priced endorsements
  * adding a day (one by a saved card that stripe-mock declines, one by a checkout link the buyer
  * pays: the signed event relayed, the day added, its certificate issued), and (o) after a holder was
  * named additional insured at a premium (paid by a checkout link) and the mark then removed (the
- * premium refunded after the answer), each saved once the run is idle (no
+ * premium refunded after the answer); (p) the notice to a certificate holder that asked to be told
+ * of a cancellation (`holder-notices-<id>`), and (q) an insurer's bordereau and the monthly run for
+ * its month; each policy history saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -57,17 +59,19 @@ import { createEndorsementsRepository } from '../src/endorsements/repository';
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import type { SessionState } from '../activities/purchase';
 import {
+  bordereauWorkflowId,
   bulkCancellationWorkflowId,
+  holderNoticesWorkflowId,
   certificatesWorkflowId,
   eventDeliveryWorkflowId,
   policyWorkflowId,
   proofEmailWorkflowId,
-  refundWorkflowId,
-  renewalWorkflowId,
   purchaseWorkflowId,
+  STATUS_QUERY,
   type PurchaseStatusView,
 } from '../workflows/contracts';
-import { call, createQuestionSet } from '../test/helpers/fixtures';
+import type { PolicyStatusView } from '../workflows/policy';
+import { call, createQuestionSet, createRootAccountOfKind } from '../test/helpers/fixtures';
 import { SPECIAL_EVENT_LIABILITY } from '../src/question-sets/examples';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
@@ -79,6 +83,7 @@ import {
   createQuotingAccount,
   deliverWebhook,
   endorsementSessionCompletedEvent,
+  processorEventRecorded,
   scheduledActivities,
   sessionCompletedEvent,
 } from '../test/helpers/purchases';
@@ -352,7 +357,7 @@ async function recordAll(namespace: string): Promise<void> {
     }
     if (want('h') || want('i') || want('j')) {
       // A paid purchase whose account has a webhook endpoint (a local receiver answering 200), for
-      // (h) a partial refund made in the processor's dashboard (charge.refunded), (i) a
+      // (h) a partial refund made in the processor's dashboard (charge.refunded) and a dispute, both recorded by the owner, (i) a
       // proof-of-coverage email through a local SMTP server, (j) the delivery of its purchase.paid event.
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
       const receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
@@ -380,8 +385,16 @@ async function recordAll(namespace: string): Promise<void> {
         });
         const res = await deliverWebhook(app, event);
         if (res.status !== 200) throw new Error(`refund event: ${res.status} ${res.text}`);
-        await app.container.temporal.client.workflow.getHandle(refundWorkflowId(purchaseId, eventId)).result();
-        await save(app, 'refund-dashboard-partial.json', refundWorkflowId(purchaseId, eventId));
+        await processorEventRecorded(app, purchaseId, eventId);
+        // Then the buyer disputes the payment and the processor decides for the buyer (test helper events).
+        const disputed = await api(`/test_helpers/purchases/${purchaseId}/dispute`, { outcome: 'lost' });
+        if (disputed.status !== 200) throw new Error(`dispute: ${disputed.status} ${disputed.text}`);
+        for (const e of disputed.body.data.events as Array<{ id: string }>) await processorEventRecorded(app, purchaseId, e.id);
+        await untilIdle(app, policyWorkflowId(purchaseId));
+        await save(app, 'policy-processor-refund-dispute.json', policyWorkflowId(purchaseId));
+        await app.container.temporal.client.workflow
+          .getHandle(policyWorkflowId(purchaseId))
+          .terminate('history recorded by scripts/record-histories.ts');
       }
       if (want('i')) {
         const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid'))
@@ -476,8 +489,15 @@ async function recordAll(namespace: string): Promise<void> {
       );
       const delivered = await deliverWebhook(app, cycle);
       if (delivered.status !== 200) throw new Error(`invoice.paid: ${delivered.status} ${delivered.text}`);
-      await app.container.temporal.client.workflow.getHandle(renewalWorkflowId(purchaseId, invoiceId)).result();
-      await save(app, 'renewal-issued.json', renewalWorkflowId(purchaseId, invoiceId));
+      // The owner of the period in force (the first, here) makes the second period and issues its certificates.
+      const owner = app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId));
+      await eventually(async () => {
+        const view = await owner.query<PolicyStatusView>(STATUS_QUERY).catch(() => null);
+        return view?.renewals.some((r) => r.invoiceId === invoiceId && r.phase === 'issued') ?? false;
+      }, 90_000);
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      await save(app, 'policy-renewal-issued.json', policyWorkflowId(purchaseId));
+      await owner.terminate('history recorded by scripts/record-histories.ts');
     }
     if (want('l')) {
       // (l) a certificate holder added to a paid purchase (its certificates issued, announced), then removed
@@ -666,6 +686,63 @@ async function recordAll(namespace: string): Promise<void> {
       await app.container.temporal.client.workflow
         .getHandle(policyWorkflowId(purchaseId))
         .terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('p')) {
+      // (p) a cancellation that voids a certificate of a holder that asked to be told: the notice
+      // sent by the policy workflow's child `holder-notices-<cancellationId>` (a local SMTP server)
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      expectStatus(await finish(app, purchaseId), 'issued');
+      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
+        method: 'POST',
+        body: {
+          name: 'City of Springfield',
+          address: { line1: '1 City Sq', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+          email: 'permits@springfield.example',
+          notify_on_cancellation: true,
+        },
+      });
+      if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id;
+      const cancelled = await api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body: { covered_unit_ids: [unit] } });
+      if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
+      const cancellationId = cancelled.body.data.id as number;
+      const notices = app.container.temporal.client.workflow.getHandle(holderNoticesWorkflowId(cancellationId));
+      await eventually(async () => (await notices.describe().catch(() => null)) !== null, 60_000);
+      const sent = (await notices.result()) as { sent: number };
+      if (sent.sent !== 1) throw new Error(`holder notices: ${JSON.stringify(sent)}`);
+      await save(app, 'holder-notices-sent.json', holderNoticesWorkflowId(cancellationId));
+      await untilIdle(app, policyWorkflowId(purchaseId));
+      await app.container.temporal.client.workflow
+        .getHandle(policyWorkflowId(purchaseId))
+        .terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('q')) {
+      // (q) a bordereau of an insurer for a month (generated and stored), and the monthly run the
+      // `monthly-bordereaux` Schedule starts, for that month (bordereaux asked for, both modes reconciled)
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
+        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const insurer = await createRootAccountOfKind(app.container, 'insurer', 'Evergreen Mutual Insurance Co.');
+      const named = await api(`/products/${account.productId}`, { method: 'PATCH', body: { insurerRootAccountID: insurer.id } });
+      if (named.status !== 200) throw new Error(`product insurer: ${named.status} ${named.text}`);
+      const asked = await api('/reports/bordereaux', { method: 'POST', body: { party_id: insurer.id, month: '2026-10' } });
+      if (asked.status !== 202 && asked.status !== 200) throw new Error(`bordereau: ${asked.status} ${asked.text}`);
+      const bordereauId = asked.body.data.id as number;
+      await app.container.temporal.client.workflow.getHandle(bordereauWorkflowId(bordereauId)).result();
+      await save(app, 'bordereau-generated.json', bordereauWorkflowId(bordereauId));
+      const monthly = await app.container.temporal.client.workflow.start('monthlyBordereauxWorkflow', {
+        workflowId: `monthly-bordereaux-histories-${Date.now()}`,
+        taskQueue,
+        args: [{ month: '2026-10' }],
+      });
+      await monthly.result();
+      await save(app, 'monthly-bordereaux-run.json', monthly.workflowId);
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

@@ -52,7 +52,7 @@ export function certificatesWorkflowId(purchaseId: number): string {
  * verified in storage; `expired` = not paid by the deadline; `failed` = the processor refused the
  * purchase for good (declined, invalid request; never a transient outage), with a reason;
  * `refunded` = fully refunded (certificates void), final. The allowed moves between them are
- * written once, in `src/purchases/repository.ts`.
+ * written once, in `src/purchases/purchase-record.ts`.
  */
 export type PurchaseStatus =
   'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'failed' | 'awaiting_certificates' | 'issued' | 'refunded';
@@ -202,6 +202,11 @@ export function proofEmailWorkflowId(firstEmailId: number): string {
 }
 
 /** A paid billing-cycle invoice of a subscription purchase (amounts in minor units). */
+/**
+ * A paid billing-cycle invoice of a subscription, handed to the owner of the subscription's period
+ * in force (`policy-<id>`) as the `renewalPaid` signal: it creates the next period's purchase and
+ * issues its certificates, in turn with its other changes. A redelivered invoice makes nothing new.
+ */
 export interface RenewalInput {
   /** The original (checkout) purchase of the subscription. */
   purchaseId: number;
@@ -209,11 +214,6 @@ export interface RenewalInput {
   subscriptionId: string | null;
   /** The invoice's payment intent (what getCertificates of the renewal is asked with). */
   paymentIntentId: string | null;
-}
-
-/** Workflow id of the renewal paid by one invoice. */
-export function renewalWorkflowId(purchaseId: number, invoiceId: string): string {
-  return `renewal-${purchaseId}-${invoiceId}`;
 }
 
 /** Input of `eventDeliveryWorkflow`: one delivery of an agency event to one endpoint. */
@@ -291,6 +291,9 @@ export const NOTIFY_WHEN_ISSUED_SIGNAL = 'notifyWhenIssued';
 /** Signal to `policy-<id>` from `purchase-<id>`: the purchase's first certificates are issued (the hand-off the owner asked for). */
 export const SALE_ISSUED_SIGNAL = 'saleIssued';
 
+/** Signal to `policy-<id>` of a subscription's period in force: a billing-cycle invoice was paid (`RenewalInput`). */
+export const RENEWAL_PAID_SIGNAL = 'renewalPaid';
+
 /** Signal to `policy-<id>`: the processor refunded a charge of the purchase (`RefundInput`). */
 export const PROCESSOR_REFUND_SIGNAL = 'processorRefund';
 
@@ -365,6 +368,8 @@ export interface PolicyWorkflowInput {
   refundsTaskQueue?: string;
   /** The queue certificates are rendered and stored on (`certificatesTaskQueue` of the main queue), for a holder's certificates. */
   certificatesTaskQueue?: string;
+  /** The worker's main queue, where a renewal's certificates workflow runs (default: derived from `certificatesTaskQueue`). */
+  taskQueue?: string;
 }
 
 /** What the `cancel` and `rescindCancellation` updates answer: the cancellation (its refund in minor units). */

@@ -5,7 +5,6 @@
 export { purchaseWorkflow, createCheckoutUpdate, chargeSavedCardUpdate, paymentEventSignal, statusQuery } from './purchase';
 export { certificatesWorkflow } from './certificates';
 export { proofOfCoverageEmailWorkflow } from './proof-email';
-export { renewalWorkflow } from './renewal';
 export { eventDeliveryWorkflow } from './event-delivery';
 export { policyWorkflow, cancelUpdate, retryFailedCancellationsUpdate } from './policy';
 export { bulkCancellationWorkflow } from './bulk-cancellation';

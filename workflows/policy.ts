@@ -38,6 +38,7 @@ import {
   ApplicationFailure,
   ParentClosePolicy,
   startChild,
+  executeChild,
   workflowInfo,
   condition,
   defineQuery,
@@ -56,13 +57,17 @@ import type { CertificateActivities } from '../activities/certificates';
 import type { EndorsementActivities } from '../activities/endorsements';
 import type { PurchaseActivities } from '../activities/purchase';
 import type { DisputeActivities } from '../activities/disputes';
-import { heavyActivities, issueCertificateRounds, type CertificatesStatusView } from './certificates';
+import type { RenewalActivities } from '../activities/renewal';
+import { certificatesWorkflow, heavyActivities, issueCertificateRounds, type CertificatesStatusView } from './certificates';
 import { holderNoticesWorkflow } from './holder-notices';
 import {
   ADD_HOLDER_UPDATE,
   ENDORSE_UPDATE,
   ENDORSEMENT_PAID_SIGNAL,
   PROCESSOR_DISPUTE_SIGNAL,
+  RENEWAL_PAID_SIGNAL,
+  type RenewalInput,
+  certificatesWorkflowId,
   NOTIFY_WHEN_ISSUED_SIGNAL,
   SALE_ISSUED_SIGNAL,
   purchaseWorkflowId,
@@ -132,6 +137,12 @@ export const subscriptionChangedSignal = defineSignal<[SubscriptionChange]>(SUBS
 export const processorRefundSignal = defineSignal<[RefundInput]>(PROCESSOR_REFUND_SIGNAL);
 /** The processor opened, changed or closed a dispute of a charge of the purchase: recorded in turn with the other changes. */
 export const processorDisputeSignal = defineSignal<[DisputeInput]>(PROCESSOR_DISPUTE_SIGNAL);
+/**
+ * A billing-cycle invoice of the subscription this purchase is the period in force of was paid:
+ * the next period's purchase is made and its certificates issued (a child `certificates-<id>`),
+ * in turn with the other changes.
+ */
+export const renewalPaidSignal = defineSignal<[RenewalInput]>(RENEWAL_PAID_SIGNAL);
 /** The purchase's first issuance is over: sent by `purchase-<id>` when this workflow asked (`notifyWhenIssued`). */
 export const saleIssuedSignal = defineSignal(SALE_ISSUED_SIGNAL);
 /** A test-mode purchase's test clock moved to `frozenTime` (ISO 8601): scheduled cancellations due by it are carried out. */
@@ -154,6 +165,8 @@ export interface PolicyStatusView {
     | { eventId: string; kind: 'refund'; refundedMinor: number; refunded: boolean }
     | { eventId: string; kind: 'dispute'; status: string; opened: boolean; closed: boolean }
   >;
+  /** The subscription renewals this run made: the invoice, the next period's purchase and whether its certificates are issued. */
+  renewals: Array<{ invoiceId: string; renewalPurchaseId: number | null; period: number | null; phase: 'creating' | 'issuing' | 'issued' }>;
 }
 export const policyStatusQuery = defineQuery<PolicyStatusView>(STATUS_QUERY);
 
@@ -179,7 +192,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   });
   const sale = proxyActivities<Pick<PurchaseActivities, 'recordRefund'>>({ startToCloseTimeout: '30 seconds', retry });
   const disputes = proxyActivities<DisputeActivities>({ startToCloseTimeout: '30 seconds', retry });
-  const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [], processorEvents: [] };
+  const renewalActs = proxyActivities<RenewalActivities>({ startToCloseTimeout: '30 seconds', retry });
+  const view: PolicyStatusView = { purchaseId: input.purchaseId, cancellations: [], processorEvents: [], renewals: [] };
   const pending: number[] = [];
   /** Holders added, and endorsements carried out, whose certificates are still to be issued (by the main loop, in order). */
   const issuing: number[] = [];
@@ -201,6 +215,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     purchaseId: view.purchaseId,
     cancellations: view.cancellations.map((c) => ({ ...c })),
     processorEvents: view.processorEvents.map((e) => ({ ...e })),
+    renewals: view.renewals.map((r) => ({ ...r })),
   }));
 
   let saleIssued = false;
@@ -451,6 +466,33 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       const r = await sale.recordRefund(refund);
       view.processorEvents.push({ eventId: refund.eventId, kind: 'refund', refundedMinor: r.refundedMinor, refunded: r.refunded });
       if (r.refunded) upsertSearchAttributes({ PurchaseStatus: ['refunded'] });
+    });
+    chain = run.catch(() => undefined);
+    await chain;
+  });
+
+  setHandler(renewalPaidSignal, async (renewal) => {
+    // A redelivered invoice in this run changes nothing; in a later run, the renewal's purchase is
+    // found by its invoice and its issuance, idempotent, finds nothing left to do.
+    if (view.renewals.some((r) => r.invoiceId === renewal.invoiceId)) return;
+    const entry: PolicyStatusView['renewals'][number] = {
+      invoiceId: renewal.invoiceId,
+      renewalPurchaseId: null,
+      period: null,
+      phase: 'creating',
+    };
+    view.renewals.push(entry);
+    const run = chain.then(async () => {
+      const made = await renewalActs.createRenewalPurchase(renewal);
+      Object.assign(entry, { renewalPurchaseId: made.purchaseId, period: made.period, phase: 'issuing' });
+      const mainQueue = input.taskQueue ?? (input.certificatesTaskQueue ?? '').replace(/-certificates$/, '');
+      await executeChild(certificatesWorkflow, {
+        workflowId: certificatesWorkflowId(made.purchaseId),
+        args: [{ purchaseId: made.purchaseId }],
+        ...(mainQueue ? { taskQueue: mainQueue } : {}),
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
+      entry.phase = 'issued';
     });
     chain = run.catch(() => undefined);
     await chain;

@@ -7,8 +7,9 @@
  * checkout session the `createCheckout` update produced. A purchase whose workflow has closed
  * (paid, expired) is never started again for a new checkout (reuse policy REJECT_DUPLICATE): 400
  * INVALID_REQUEST. `signalPayment` relays a processor event; it reports `false` when no run of the
- * purchase is open. `resumePurchase` starts the run that recovers a purchase whose run closed. `startRefund` hands a
- * `charge.refunded` event to its own `refundWorkflow` (the purchase workflow has finished by then).
+ * purchase is open. `resumePurchase` starts the run that recovers a purchase whose run closed. Every change after
+ * the sale, and the processor's refund, dispute and subscription events, go to the purchase's
+ * owner `policy-<id>` (an update or a signal with start, so a closed run is followed by a new one).
  * Errors: the processor's failures as their spec §7.1 AppError; a workflow that does not answer
  * within `timeoutMs` (default 30 000 ms) → 503 CONNECTION_ERROR.
  */
@@ -32,6 +33,9 @@ import {
   RESCIND_UPDATE,
   SUBSCRIPTION_CHANGED_SIGNAL,
   ENDORSEMENT_PAID_SIGNAL,
+  PROCESSOR_DISPUTE_SIGNAL,
+  PROCESSOR_REFUND_SIGNAL,
+  RENEWAL_PAID_SIGNAL,
   type EndorsementPaymentInput,
   type SubscriptionCancelInput,
   type SubscriptionChange,
@@ -51,10 +55,7 @@ import {
   type PaymentEvent,
   type PurchaseWorkflowInput,
   type RefundInput,
-  refundWorkflowId,
   proofEmailWorkflowId,
-  renewalWorkflowId,
-  disputeWorkflowId,
   type DisputeInput,
   type RenewalInput,
   type SavedCardChargeResult,
@@ -76,7 +77,7 @@ import {
   STATUS_CHANGED_AT,
 } from '../../workflows/search-attributes';
 import { buyerEmailHash } from './buyer-email-hash';
-import type { PurchaseRecord } from './repository';
+import type { PurchaseRecord } from './purchase-record';
 
 /** What a purchase workflow is started with: the purchase's operator-facing facts (amount in minor units). */
 export type PurchaseStartFacts = Pick<
@@ -139,6 +140,7 @@ export function createPurchaseWorkflows(deps: {
     purchaseId,
     refundsTaskQueue: refundsTaskQueue(deps.taskQueue),
     certificatesTaskQueue: certificatesTaskQueue(deps.taskQueue),
+    taskQueue: deps.taskQueue,
     ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
   });
   /** The start of `policy-<id>` an update goes with: attaches to the open run, or starts one (a closed run may be followed by a new one). */
@@ -211,6 +213,14 @@ export function createPurchaseWorkflows(deps: {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
       throw err;
     }
+  }
+  /** Signals `signal` with `arg` to the purchase's owner `policy-<id>`, starting a run when none is open. */
+  async function signalOwner<A>(purchase: PurchaseStartFacts, signal: string, arg: A): Promise<void> {
+    await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [A]>('policyWorkflow', {
+      ...policyStartOptions(purchase),
+      signal,
+      signalArgs: [arg],
+    });
   }
   async function signalPayment(purchaseId: number, event: PaymentEvent): Promise<boolean> {
     try {
@@ -356,24 +366,26 @@ export function createPurchaseWorkflows(deps: {
     },
 
     /**
-     * Starts the handling of one refund event; a redelivered event (same workflow id) is
-     * recognised and ignored. Returns false for a duplicate.
+     * Hands one `charge.refunded` event to the purchase's owner (`policy-<id>`, started if no run is
+     * open) as the `processorRefund` signal; it records the refund in turn with the purchase's other
+     * changes. A redelivered event is signalled again and records nothing new.
      */
-    /** Hands one `charge.dispute.*` event to its own `disputeWorkflow` (`dispute-<purchaseId>-<eventId>`; a redelivery starts nothing). */
-    async startDispute(input: DisputeInput): Promise<boolean> {
-      return startOnce('disputeWorkflow', disputeWorkflowId(input.purchaseId, input.eventId), input);
+    async processorRefund(purchase: PurchaseStartFacts, input: RefundInput): Promise<void> {
+      await signalOwner(purchase, PROCESSOR_REFUND_SIGNAL, input);
     },
 
-    async startRefund(eventId: string, input: RefundInput): Promise<boolean> {
-      return startOnce('refundWorkflow', refundWorkflowId(input.purchaseId, eventId), input);
+    /** Hands one `charge.dispute.*` event to the purchase's owner (`policy-<id>`, started if no run is open) as the `processorDispute` signal. */
+    async processorDispute(purchase: PurchaseStartFacts, input: DisputeInput): Promise<void> {
+      await signalOwner(purchase, PROCESSOR_DISPUTE_SIGNAL, input);
     },
 
     /**
-     * Hands a paid billing-cycle invoice to its own `renewalWorkflow`; false when that invoice's
-     * renewal was started before (a redelivered event).
+     * Hands a paid billing-cycle invoice to the owner of the subscription's period in force
+     * (`period`, started if no run is open) as the `renewalPaid` signal: it makes the next period's
+     * purchase and issues its certificates. A redelivered invoice makes nothing new.
      */
-    async startRenewal(input: RenewalInput): Promise<boolean> {
-      return startOnce('renewalWorkflow', renewalWorkflowId(input.purchaseId, input.invoiceId), input);
+    async renewalPaid(period: PurchaseStartFacts, input: RenewalInput): Promise<void> {
+      await signalOwner(period, RENEWAL_PAID_SIGNAL, input);
     },
 
     /** Starts the workflow that sends the recorded proof-of-coverage emails `emailIds` (spec §4.5). */
@@ -497,14 +509,7 @@ export function createPurchaseWorkflows(deps: {
 
     /** Tells the policy workflow of purchase `purchase` that the checkout link of endorsement quote `quoteId` was paid (started if no run is open). */
     async endorsementPaid(purchase: PurchaseStartFacts, quoteId: string): Promise<void> {
-      await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [{ quoteId: string }]>(
-        'policyWorkflow',
-        {
-          ...policyStartOptions(purchase),
-          signal: ENDORSEMENT_PAID_SIGNAL,
-          signalArgs: [{ quoteId }],
-        },
-      );
+      await signalOwner(purchase, ENDORSEMENT_PAID_SIGNAL, { quoteId });
     },
 
     /** Removes a certificate holder through the policy workflow; answers the numbers voided. Errors: NOT_FOUND, LAST_CERTIFICATE_HOLDER, PURCHASE_NOT_CHANGEABLE; CONNECTION_ERROR (503) when late. */
@@ -546,11 +551,7 @@ export function createPurchaseWorkflows(deps: {
 
     /** Relays the processor's change of a subscription to the policy workflow of its current period `period` (started if no run is open). */
     async subscriptionChanged(period: PurchaseStartFacts, change: SubscriptionChange): Promise<void> {
-      await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [SubscriptionChange]>('policyWorkflow', {
-        ...policyStartOptions(period),
-        signal: SUBSCRIPTION_CHANGED_SIGNAL,
-        signalArgs: [change],
-      });
+      await signalOwner(period, SUBSCRIPTION_CHANGED_SIGNAL, change);
     },
 
     /** Tells the purchase's open policy workflow that its test clock moved (false: no run open, so nothing is scheduled). */

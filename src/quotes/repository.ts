@@ -3,7 +3,7 @@
  * account, active, in the key's mode, with a question set, narrowed by the key's own product
  * list when it has one), which bundles it may quote (the root account's own, in the key's mode,
  * with at least one product and every product quotable) and the root account's idp uuid. Reads only: the priced purchase is
- * written by its owner, `src/purchases/repository.ts`. Amounts are integer minor units.
+ * written by its owner, `src/purchases/sale-repository.ts`. Amounts are integer minor units.
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';

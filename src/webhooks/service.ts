@@ -9,16 +9,18 @@
  *
  * Handled types: checkout.session.completed (when paid), checkout.session.async_payment_succeeded,
  * checkout.session.async_payment_failed, checkout.session.expired, payment_intent.succeeded
- * (signalled to the purchase workflow), charge.refunded (its own refund workflow; the purchase
- * is found by metadata or by the charge's payment intent, the sale's or a priced endorsement's),
+ * (signalled to the purchase workflow), charge.refunded and charge.dispute.* (signalled to the
+ * purchase's owner `policy-<id>`, which records them in turn with the purchase's other changes; the
+ * purchase is found by metadata or by the charge's payment intent, the sale's or a priced endorsement's),
  * and a subscription's billing-cycle
- * invoice.paid (its own renewal workflow; the purchase is found by the subscription, which a paid
- * subscription checkout's event records on it), and the processor's own end of a subscription
+ * invoice.paid (signalled to the owner of the subscription's period in force, which makes the next
+ * period's purchase; the subscription is found by metadata or by its id, which a paid subscription
+ * checkout's event records on it), and the processor's own end of a subscription
  * (`customer.subscription.deleted`, or `.updated` that ends it or sets it to end at the period's
  * end: relayed to the policy workflow of its current period). The payment of an endorsement's
  * difference (metadata `endorsement_quote_id`): a paid checkout session is relayed to the purchase's
- * policy workflow (`endorsementPaid`), a refund of an applied endorsement's charge to the refund
- * workflow; its other events are stored and acknowledged, never sent to the purchase workflow. Other types are stored and acknowledged.
+ * policy workflow (`endorsementPaid`), a refund of an applied endorsement's charge to the purchase's
+ * owner; its other events are stored and acknowledged, never sent to the purchase workflow. Other types are stored and acknowledged.
  * Errors: AppError WEBHOOK_SIGNATURE_INVALID (400); VALIDATION_ERROR (400) for a signed body
  * that is not an event (no string id and type, boolean livemode, object data.object) or that holds NUL or an unpaired surrogate.
  */
@@ -31,6 +33,7 @@ import { findUnsafeText } from '../http/validation';
 import { idOf } from '../payproc/ids';
 import type { DisputeInput, PaymentEvent } from '../../workflows/contracts';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
+import type { PurchaseRecord } from '../purchases/purchase-record';
 import type { SaleRepository } from '../purchases/sale-repository';
 import type { SubscriptionRepository } from '../purchases/subscription-repository';
 import type { Logger } from '../logger';
@@ -141,7 +144,7 @@ export function subscriptionChangeOf(
 
 /**
  * A dispute event (`charge.dispute.created`, `.updated`, `.closed`, `.funds_withdrawn`,
- * `.funds_reinstated`): the processor's dispute, read as `disputeWorkflow` records it (amounts in
+ * `.funds_reinstated`): the processor's dispute, read as the purchase's owner records it (amounts in
  * minor units, instants ISO 8601 UTC), with its payment intent to find the purchase by. Null for
  * any other event or a dispute object without an id.
  */
@@ -191,22 +194,23 @@ export function createWebhookService(deps: {
   secrets: string[];
   workflows: Pick<
     PurchaseWorkflows,
-    'signalPayment' | 'startRefund' | 'startRenewal' | 'resumePurchase' | 'subscriptionChanged' | 'startDispute' | 'endorsementPaid'
+    'signalPayment' | 'processorRefund' | 'renewalPaid' | 'resumePurchase' | 'subscriptionChanged' | 'processorDispute' | 'endorsementPaid'
   >;
   log: Logger;
   /** Counts each delivery by event type and outcome (relayed, duplicate, not_relayed, forged). */
   countOutcome?: (type: string, outcome: 'relayed' | 'duplicate' | 'not_relayed' | 'forged') => void;
 }) {
   /**
-   * Hands a `charge.refunded` event of purchase `purchaseId` to its own refund workflow, with the
-   * charge's payment intent (the sale's or an endorsement's). Started even for a duplicate
-   * delivery; the workflow id (per event) makes the second start a no-op.
+   * Hands a `charge.refunded` event of `purchase` to the purchase's owner, with the charge's
+   * payment intent (the sale's or an endorsement's). Signalled even for a duplicate delivery: the
+   * owner records a refund total, so a repeat changes nothing.
    */
-  const startChargeRefund = async (event: Stripe.Event, purchaseId: number): Promise<void> => {
+  const relayChargeRefund = async (event: Stripe.Event, purchase: PurchaseRecord): Promise<void> => {
     const charge = event.data.object as Stripe.Charge;
     const paymentIntentId = paymentIntentOf(event);
-    await deps.workflows.startRefund(event.id, {
-      purchaseId,
+    await deps.workflows.processorRefund(purchase, {
+      purchaseId: purchase.id,
+      eventId: event.id,
       chargeId: charge.id,
       amountRefundedMinor: charge.amount_refunded,
       fullyRefunded: charge.refunded,
@@ -260,7 +264,7 @@ export function createWebhookService(deps: {
       if (endorsed && pi && (await deps.sales.findByChargePaymentIntent(pi))?.id === endorsed.id) {
         // The charge of an applied endorsement refunded (in the processor's dashboard, or by a refund of
         // ours). A link paid too late was never applied: its full refund (ours) is only stored.
-        await startChargeRefund(event, endorsed.id);
+        await relayChargeRefund(event, endorsed);
         return { received: true, duplicate, purchase_id: endorsed.id, relayed: true };
       }
       const paid = toPaymentEvent(event);
@@ -273,40 +277,42 @@ export function createWebhookService(deps: {
     let purchaseId = purchaseIdOf(event) ?? renewal?.purchaseId ?? null;
     if (purchaseId === null && renewal?.subscriptionId)
       purchaseId = (await deps.subscriptions.findBySubscription(renewal.subscriptionId))?.id ?? null;
-    const purchase = purchaseId !== null ? await deps.sales.findById(purchaseId) : undefined;
-    if (!purchase) purchaseId = null;
+    let purchase = purchaseId !== null ? await deps.sales.findById(purchaseId) : undefined;
     const dispute = disputeOf(event);
-    if (purchaseId === null && (event.type === 'charge.refunded' || dispute)) {
+    if (!purchase && (event.type === 'charge.refunded' || dispute)) {
       // A charge or dispute carries no metadata of ours: its payment intent names the purchase (the
       // charge refunded or disputed may be the sale's or an endorsement's).
       const pi = dispute ? dispute.paymentIntentId : paymentIntentOf(event);
-      purchaseId = (pi ? await deps.sales.findByChargePaymentIntent(pi) : undefined)?.id ?? null;
+      purchase = pi ? await deps.sales.findByChargePaymentIntent(pi) : undefined;
     }
+    purchaseId = purchase?.id ?? null;
     const duplicate = !(await deps.events.recordOnce({ id: event.id, type: event.type, livemode: event.livemode, purchaseId, rawBody }));
 
-    if (event.type === 'charge.refunded' && purchaseId !== null) {
-      await startChargeRefund(event, purchaseId);
-      return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+    if (event.type === 'charge.refunded' && purchase) {
+      await relayChargeRefund(event, purchase);
+      return { received: true, duplicate, purchase_id: purchase.id, relayed: true };
     }
-    if (dispute && purchaseId !== null) {
-      // Started even for a duplicate delivery; the workflow id (per event) makes it a no-op.
-      await deps.workflows.startDispute({
-        purchaseId,
+    if (dispute && purchase) {
+      // Signalled even for a duplicate delivery: the owner keeps the newest state of the dispute, so a repeat changes nothing.
+      await deps.workflows.processorDispute(purchase, {
+        purchaseId: purchase.id,
         eventId: event.id,
         eventCreatedAt: new Date(event.created * 1000).toISOString(),
         dispute: dispute.dispute,
       });
-      return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      return { received: true, duplicate, purchase_id: purchase.id, relayed: true };
     }
-    if (renewal && purchaseId !== null) {
-      // Started even for a duplicate delivery; the workflow id (per invoice) makes it a no-op.
-      await deps.workflows.startRenewal({
-        purchaseId,
+    if (renewal && purchase) {
+      // To the owner of the period in force (the newest paid one), like the subscription's other
+      // changes; signalled even for a duplicate delivery (the renewal is keyed by its invoice).
+      const current = currentPeriodOf(purchase, await deps.subscriptions.subscriptionPeriods(purchase.id));
+      await deps.workflows.renewalPaid(current, {
+        purchaseId: purchase.id,
         invoiceId: renewal.invoiceId,
         subscriptionId: renewal.subscriptionId,
         paymentIntentId: renewal.paymentIntentId,
       });
-      return { received: true, duplicate, purchase_id: purchaseId, relayed: true };
+      return { received: true, duplicate, purchase_id: purchase.id, relayed: true };
     }
     const subscriptionChange = subscriptionChangeOf(event);
     if (subscriptionChange) {

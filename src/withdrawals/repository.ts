@@ -1,7 +1,7 @@
 /**
  * The only writer of `buyer_withdrawal_quotes`: which cancellation quotes the buyer's withdrawal
  * page showed, per purchase. The quotes themselves are the purchases domain's
- * (`cancellation_quotes`, written by src/purchases/repository.ts); a row here says one of them was
+ * (`cancellation_quotes`, written by src/purchases/ledger-repository.ts); a row here says one of them was
  * priced for the buyer's own withdrawal, so a confirm can name only such a quote of its own
  * purchase, and the link counts as used once a cancellation carries one of them out.
  */

@@ -13,7 +13,6 @@
  */
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
-import { refundWorkflowId } from '../../workflows/contracts';
 import {
   chargeRefundedEvent,
   createQuotingAccount,
@@ -22,6 +21,7 @@ import {
   endorsementSessionCompletedEvent,
   issuedPurchase,
   WEBHOOK_SECRET,
+  processorEventRecorded,
 } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
@@ -221,7 +221,8 @@ test('when an endorsement’s payment is partly refunded in the processor’s da
     const res = await deliverWebhook(app, event);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ purchase_id: id, relayed: true });
-    return app.container.temporal.client.workflow.getHandle(refundWorkflowId(id, eventId)).result();
+    const recorded = await processorEventRecorded(app, id, eventId);
+    return recorded.kind === 'refund' ? { refundedMinor: recorded.refundedMinor, refunded: recorded.refunded } : recorded;
   };
   await expect(reported(`evt_dashboard_${id}_a`)).resolves.toEqual({ refundedMinor: 0, refunded: false });
   await expect(reported(`evt_dashboard_${id}_b`, { endorsement_quote_id: quoteId, endorsed_purchase_id: String(id) })).resolves.toEqual({

@@ -24,8 +24,8 @@ import {
   type QuotingAccount,
   issuedPurchase,
   WEBHOOK_SECRET,
+  processorEventRecorded,
 } from '../helpers/purchases';
-import { refundWorkflowId } from '../../workflows/contracts';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
@@ -187,7 +187,7 @@ beforeAll(async () => {
     purchaseId,
   });
   expect((await deliverWebhook(app, event)).body).toMatchObject({ purchase_id: purchaseId, relayed: true });
-  await app.container.temporal.client.workflow.getHandle(refundWorkflowId(purchaseId, dashboardEvent)).result();
+  await processorEventRecorded(app, purchaseId, dashboardEvent);
   // Every day cancelled: the refund is split over the payments that still hold money.
   const cq = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
   const cancelled = await api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body: { quote_id: cq.body.data.id } });

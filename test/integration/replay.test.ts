@@ -95,7 +95,7 @@ describe('saved histories', () => {
         'policy-processor-refund-dispute.json',
         'proof-email-sent.json',
         'event-delivery-succeeded.json',
-        'renewal-issued.json',
+        'policy-renewal-issued.json',
         'policy-holder-added-removed.json',
         'policy-endorsed.json',
         'policy-endorsed-priced.json',
@@ -112,7 +112,6 @@ describe('saved histories', () => {
       monthly: 'monthlyBordereauxWorkflow',
       proof: 'proofOfCoverageEmailWorkflow',
       event: 'eventDeliveryWorkflow',
-      renewal: 'renewalWorkflow',
     };
     for (const file of FILES) {
       const history = loadHistory(file);

@@ -8,7 +8,14 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { checkout, createQuotingAccount, deliverWebhook, issuedPurchase, type QuotingAccount } from '../helpers/purchases';
+import {
+  checkout,
+  createQuotingAccount,
+  deliverWebhook,
+  issuedPurchase,
+  processorEventRecorded,
+  type QuotingAccount,
+} from '../helpers/purchases';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 
 let worker: TestWorker;
@@ -41,12 +48,8 @@ const helper = (
     ...(body === undefined ? {} : { body }),
   });
 const purchaseRow = (id: number) => app.container.db('purchases').where({ id }).first();
-/** Waits until the dispute workflow of the purchase's event `eventId` has completed. */
-const disputeHandled = (purchaseId: number, eventId: string) =>
-  eventually(
-    async () =>
-      (await app.container.temporal.client.workflow.getHandle(`dispute-${purchaseId}-${eventId}`).describe()).status.name === 'COMPLETED',
-  );
+/** Waits until the purchase's owner has recorded the dispute event `eventId`. */
+const disputeHandled = (purchaseId: number, eventId: string) => processorEventRecorded(app, purchaseId, eventId);
 const result = (id: number) =>
   app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result() as Promise<PurchaseStatusView>;
 
