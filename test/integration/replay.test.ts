@@ -31,7 +31,8 @@ const FILES = fs
   .readdirSync(HISTORIES)
   .filter((f) => f.endsWith('.json'))
   .sort();
-const PURCHASE_FILES = FILES.filter((f) => f.startsWith('purchase-'));
+/** The histories the fixtures' changes meet: the sale's and the owner's. */
+const CHANGED_FILES = FILES.filter((f) => f.startsWith('purchase-') || f.startsWith('policy-'));
 
 function loadHistory(file: string): History {
   return temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(HISTORIES, file), 'utf8')));
@@ -138,10 +139,10 @@ describe('saved histories', () => {
 });
 
 describe('the replay guard itself', () => {
-  test('when a workflow change is made without patched(), then replaying every saved purchase history fails with a DeterminismViolationError', async () => {
+  test('when a workflow change is made without patched(), then replaying every saved purchase and policy history fails with a DeterminismViolationError', async () => {
     const unpatched = await bundle(path.resolve(__dirname, '../fixtures/workflows-unpatched-change.ts'));
-    expect(PURCHASE_FILES.length).toBeGreaterThanOrEqual(4);
-    for (const file of PURCHASE_FILES) {
+    expect(CHANGED_FILES.length).toBeGreaterThanOrEqual(12);
+    for (const file of CHANGED_FILES) {
       const error = await replay(unpatched, file);
       expect({ file, error }).toEqual({ file, error: expect.any(DeterminismViolationError) });
       expect(error!.message).toMatch(/nondetermin/i);
