@@ -34,7 +34,8 @@
  * named additional insured at a premium (paid by a checkout link) and the mark then removed (the
  * premium refunded after the answer); (p) the notice to a certificate holder that asked to be told
  * of a cancellation (`holder-notices-<id>`), and (q) an insurer's bordereau and the monthly run for
- * its month; each policy history saved once the run is idle (no
+ * its month; (r) a purchase whose delayed payment failed, (s) one resumed by a late payment after
+ * its run closed, and (t) one paid by a saved card; each policy history saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -69,6 +70,7 @@ import {
   purchaseWorkflowId,
   STATUS_QUERY,
   type PurchaseStatusView,
+  type SavedCardChargeResult,
 } from '../workflows/contracts';
 import type { PolicyStatusView } from '../workflows/policy';
 import { call, createQuestionSet, createRootAccountOfKind } from '../test/helpers/fixtures';
@@ -193,12 +195,25 @@ async function recordAll(namespace: string): Promise<void> {
     return true;
   };
 
+  // A saved card "charged at the processor" (stripe-mock answers every payment intent unpaid).
+  const cardsCharged = new Set<number>();
+  const chargeSavedCard = async (input: { purchaseId: number; paymentMethodId: string }): Promise<SavedCardChargeResult> =>
+    cardsCharged.has(input.purchaseId)
+      ? {
+          ok: true,
+          paymentMethodId: input.paymentMethodId,
+          paymentIntentId: `pi_card_${input.purchaseId}`,
+          status: 'succeeded',
+          subscriptionId: null,
+        }
+      : real.chargeSavedCard(input);
+
   // Proof-of-coverage emails go to a local SMTP server (the worker reads SMTP_URL when it starts).
   const smtp = await startSmtp();
   process.env.SMTP_URL = smtp.url;
   const closers: Array<() => Promise<void>> = [() => smtp.close()];
   const taskQueue = uniqueTaskQueue();
-  const worker = await startTestWorker(taskQueue, { getCheckoutState, recordEndorsementPaid });
+  const worker = await startTestWorker(taskQueue, { getCheckoutState, recordEndorsementPaid, chargeSavedCard });
   const apps: TestApp[] = [];
   const appWith = async (overrides: Record<string, string> = {}) => {
     const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...overrides });
@@ -743,6 +758,43 @@ async function recordAll(namespace: string): Promise<void> {
       });
       await monthly.result();
       await save(app, 'monthly-bordereaux-run.json', monthly.workflowId);
+    }
+    if (want('r')) {
+      // (r) the buyer's delayed payment method failed after checkout (test helper event): the purchase ends failed
+      const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
+      const { purchaseId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      const failed = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, {
+        method: 'POST',
+        key: account.key,
+        body: { outcome: 'failed' },
+      });
+      if (failed.status !== 200) throw new Error(`pay failed: ${failed.status} ${failed.text}`);
+      expectStatus(await finish(app, purchaseId), 'failed');
+      await save(app, 'purchase-failed.json', purchaseWorkflowId(purchaseId));
+    }
+    if (want('s')) {
+      // (s) resumed: the run closed (terminated) before the payment arrived; the signed payment starts a new run that records it and issues
+      const { app, account } = await appWith();
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      const handle = app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
+      await handle.terminate('history recorded by scripts/record-histories.ts: the run closed before the payment');
+      const late = await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      if (!late.body?.relayed) throw new Error(`late payment not relayed: ${late.status} ${late.text}`);
+      expectStatus(await finish(app, purchaseId), 'issued');
+      await save(app, 'purchase-resumed-paid.json', purchaseWorkflowId(purchaseId));
+    }
+    if (want('t')) {
+      // (t) paid by a card saved on the buyer's processor customer (the chargeSavedCard update); the checkout link then closed
+      const { app, account } = await appWith();
+      const { purchaseId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      cardsCharged.add(purchaseId);
+      const charged = await app.container.purchaseWorkflows.chargeSavedCard(purchaseId, 'pm_card_visa');
+      if (!charged.ok) throw new Error(`saved card: ${JSON.stringify(charged)}`);
+      expectStatus(await finish(app, purchaseId), 'issued');
+      await save(app, 'purchase-paid-saved-card.json', purchaseWorkflowId(purchaseId));
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {
