@@ -17,7 +17,8 @@ import type { Db } from '../src/db/knex';
 import { createBulkCancellationsRepository, type BulkItemStatus } from '../src/bulk-cancellations/repository';
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import { createLedgerRepository } from '../src/purchases/ledger-repository';
-import { isInForce, policyClock, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
+import { policyClock, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
+import { isInForce } from '../src/purchases/rules';
 import { RefundRuleError } from '../src/purchases/refund-rule';
 import type { PurchaseWorkflows } from '../src/purchases/workflow-client';
 

@@ -30,7 +30,8 @@ import { createSaleRepository } from '../src/purchases/sale-repository';
 import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository, type NewCertificateHolder } from '../src/certificate-holders/repository';
-import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
+import { policyClock } from '../src/purchases/cancellation-pricing';
+import { cancellableUnits, changeRefusal, standingOf } from '../src/purchases/rules';
 import { createProductsRepository } from '../src/products/repository';
 import type { CertificateHolderChange } from '../workflows/contracts';
 import type { Mailer } from '../src/mail/mailer';
@@ -64,11 +65,8 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
   async function changeable(purchaseId: number) {
     const p = await sales.findById(purchaseId);
     if (!p) return refuse('NOT_FOUND', `purchase ${purchaseId} does not exist`);
-    if (p.status === 'refunded' || !isInForce(p.status))
-      refuse(
-        'PURCHASE_NOT_CHANGEABLE',
-        `Purchase ${purchaseId} is ${p.status}: only a paid purchase in force can change its certificate holders`,
-      );
+    const refusal = changeRefusal(p, 'certificate_holders');
+    if (refusal?.reason === 'not_in_force') refuse(refusal.code, refusal.message);
     return p;
   }
 
@@ -94,7 +92,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       const earlier = (await holders.list(input.purchaseId, { includeRemoved: true })).find((h) => h.requestKey === input.requestKey);
       if (earlier)
         return { kind: 'added', change: { holderId: earlier.id, certificateNumbers: await plannedFor(input.purchaseId, earlier.id) } };
-      if (!p.certificatesIssuedAt) return { kind: 'wait' };
+      if (changeRefusal(p, 'certificate_holders')?.reason === 'certificates_issuing') return { kind: 'wait' };
       const at = policyClock(p, now());
       if ((await activeUnitIds(input.purchaseId, at)).length === 0)
         refuse(
@@ -207,9 +205,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
         // A paid endorsement on units not started goes back through an endorsement (its refund), not with the holder.
         const clock = policyClock(p, at);
         const items = await sales.itemDetails(input.purchaseId);
-        const notStarted = new Set(
-          items.flatMap((i) => i.units.filter((u) => u.cancellationId === null && u.startsAt.getTime() > clock.getTime()).map((u) => u.id)),
-        );
+        const notStarted = new Set(items.flatMap((i) => cancellableUnits(i.units, (u) => standingOf(u, clock)).map((u) => u.id)));
         const paid = (await ledger.endorsementCharges(input.purchaseId))
           .flatMap((c) => c.breakdown)
           .filter((b) => b.certificateHolderId === holder.id && notStarted.has(b.unitId))

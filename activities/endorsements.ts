@@ -54,7 +54,8 @@ import { createCertificatesRepository } from '../src/certificates/repository';
 import { createCertificateHoldersRepository } from '../src/certificate-holders/repository';
 import { createEndorsementsRepository } from '../src/endorsements/repository';
 import { EndorsementError, loadEndorsementState, planEndorsement, stateFingerprint } from '../src/endorsements/planning';
-import { isInForce, policyClock } from '../src/purchases/cancellation-pricing';
+import { policyClock } from '../src/purchases/cancellation-pricing';
+import { changeRefusal } from '../src/purchases/rules';
 import { createProductsRepository } from '../src/products/repository';
 import { allocateRefund, RefundNotCoveredError } from '../src/purchases/refund-allocation';
 
@@ -121,9 +122,9 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
   async function replan(trx: Knex.Transaction, e: StoredEndorsement, purchaseId: number, at: Date) {
     const sales = createSaleRepository(trx);
     const p = (await sales.findById(purchaseId))!;
-    if (p.status === 'refunded' || !isInForce(p.status))
-      refuse('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
-    if (!p.certificatesIssuedAt) return { kind: 'wait' as const };
+    const refusal = changeRefusal(p, 'endorsement');
+    if (refusal?.reason === 'not_in_force') refuse(refusal.code, refusal.message);
+    if (refusal?.reason === 'certificates_issuing') return { kind: 'wait' as const };
     const state = await loadEndorsementState(
       {
         sales,

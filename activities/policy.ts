@@ -36,7 +36,8 @@ import { CoveredUnitTakenError, type StoredCancellation } from '../src/purchases
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
-import { isInForce, policyClock, priceCancellationOf, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
+import { policyClock, priceCancellationOf, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
+import { isInForce } from '../src/purchases/rules';
 import { RefundRuleError } from '../src/purchases/refund-rule';
 import { allocateRefund, RefundNotCoveredError } from '../src/purchases/refund-allocation';
 import { processorFailure } from './purchase';

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../db/knex';
 import type { PurchaseScope } from '../purchases/purchase-record';
-import { IN_FORCE_STATUSES } from '../purchases/cancellation-pricing';
+import { IN_FORCE_STATUSES } from '../purchases/rules';
 
 export type BulkItemStatus = 'pending' | 'accepted' | 'skipped' | 'failed';
 

@@ -20,7 +20,7 @@ import type { CertificatesRepository, StoredCertificate } from '../certificates/
 import type { PurchaseRecord } from '../purchases/purchase-record';
 import type { SaleRepository } from '../purchases/sale-repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
-import { isInForce } from '../purchases/cancellation-pricing';
+import { changeRefusal } from '../purchases/rules';
 import { purchaseScopeOf } from '../purchases/service';
 import type { CertificateHolderRecord, CertificateHoldersRepository } from './repository';
 import type { CertificateHolder, CreateCertificateHolderRequest } from './schemas';
@@ -64,12 +64,10 @@ export function createCertificateHolderService(deps: {
     if (!p) throw notFound('purchase', id);
     return p;
   }
+  /** Refuses a purchase not in force; one whose certificates are being issued is accepted (its policy workflow waits for them). */
   function changeable(p: PurchaseRecord): void {
-    if (p.status === 'refunded' || !isInForce(p.status))
-      throw new AppError(
-        'PURCHASE_NOT_CHANGEABLE',
-        `Purchase ${p.id} is ${p.status}: only a paid purchase in force can change its certificate holders`,
-      );
+    const refusal = changeRefusal(p, 'certificate_holders');
+    if (refusal?.reason === 'not_in_force') throw new AppError(refusal.code, refusal.message);
   }
   async function view(purchaseId: number, holderId: number): Promise<CertificateHolder> {
     const [h, certificates] = await Promise.all([deps.holders.find(purchaseId, holderId), deps.certificates.listForPurchase(purchaseId)]);

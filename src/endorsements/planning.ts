@@ -40,6 +40,7 @@ import { createHash } from 'node:crypto';
 import { expandDays, expandTrips } from '../quotes/coverage';
 import { MAX_CHARGE_MINOR, priceQuote } from '../quotes/pricing';
 import { splitEvenly } from '../purchases/refund-rule';
+import { hasStarted, isCancellableUnit, standingOf } from '../purchases/rules';
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
 import type { HolderEndorsementKind, LedgerUnitPremium } from '../purchases/ledger-record';
 import type { StoredEndorsementTerms } from '../products/repository';
@@ -178,7 +179,7 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
           );
         if (unit.cancellationId !== null)
           throw new EndorsementError('COVERED_UNIT_ALREADY_CANCELLED', `covered unit ${unit.id} is cancelled or held by a cancellation`);
-        if (unit.startsAt.getTime() <= clock.getTime())
+        if (hasStarted(unit.startsAt, clock))
           throw new EndorsementError(
             'COVERED_UNIT_STARTED',
             `covered unit ${unit.id} started at ${unit.startsAt.toISOString()}: only a unit that has not started can move`,
@@ -340,7 +341,7 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
                 if (c.certificateHolderId === holder.id && c.endorsement === kind && c.itemId === item.id)
                   net.set(c.unitId, (net.get(c.unitId) ?? 0) + c.premiumMinor);
               for (const u of item.units)
-                if ((net.get(u.id) ?? 0) > 0 && u.cancellationId === null && u.startsAt.getTime() > clock.getTime())
+                if ((net.get(u.id) ?? 0) > 0 && isCancellableUnit(standingOf(u, clock)))
                   plan.holderPremiums.push({
                     unitId: u.id,
                     itemId: item.id,

@@ -23,7 +23,8 @@ import type { SaleRepository } from '../purchases/sale-repository';
 import type { LedgerRepository } from '../purchases/ledger-repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { ProductsRepository } from '../products/repository';
-import { isInForce, policyClock } from '../purchases/cancellation-pricing';
+import { policyClock } from '../purchases/cancellation-pricing';
+import { changeRefusal } from '../purchases/rules';
 import { purchaseScopeOf } from '../purchases/service';
 import { ENDORSEMENT_QUOTE_TTL_MS, EndorsementError, loadEndorsementState, planEndorsement, stateFingerprint } from './planning';
 import type { EndorsementsRepository, StoredEndorsement } from './repository';
@@ -149,10 +150,8 @@ export function createEndorsementService(deps: {
     /** Previews `body.changes` on purchase `purchaseId` and stores the quote (201). */
     async quote(principal: Principal, purchaseId: number, body: EndorsementQuoteRequest): Promise<Endorsement> {
       const p = await owned(principal, purchaseId);
-      if (p.status === 'refunded' || !isInForce(p.status))
-        throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id} is ${p.status}: only a paid purchase in force can be endorsed`);
-      if (!p.certificatesIssuedAt)
-        throw new AppError('PURCHASE_NOT_CHANGEABLE', `Purchase ${p.id}'s certificates are still being issued: ask again in a few seconds`);
+      const refusal = changeRefusal(p, 'endorsement');
+      if (refusal) throw new AppError(refusal.code, refusal.message);
       const state = await loadEndorsementState(
         {
           sales: deps.sales,

@@ -34,6 +34,7 @@ import type { Principal } from '../api-keys/service';
 import type { VerifiedBuyer } from '../buyers/service';
 import type { Mailer } from '../mail/mailer';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
+import { paymentRefusal } from '../purchases/rules';
 import type { PayablePurchase, PaymentsRepository } from './repository';
 import type { PurchaseStatus } from '../../workflows/contracts';
 import type { DirectPaymentRequest, DirectPaymentResponse, EmailCheckoutLinkRequest, EmailCheckoutLinkResponse } from './schemas';
@@ -60,20 +61,10 @@ export function createPaymentService(deps: {
     return purchase;
   }
 
-  /** Throws INVALID_REQUEST unless the purchase can still be paid for `marginMs` more. */
+  /** Throws INVALID_REQUEST unless the purchase can still be paid for `marginMs` more (../purchases/rules.ts `paymentRefusal`). */
   function assertPayable(p: PayablePurchase, marginMs: number): void {
-    if (p.paidAt || p.status === 'paid' || p.status === 'awaiting_certificates' || p.status === 'issued' || p.status === 'refunded') {
-      throw new AppError('INVALID_REQUEST', `Purchase ${p.id} is already paid`);
-    }
-    if (p.status === 'expired' || (p.checkoutExpiresAt && p.checkoutExpiresAt.getTime() - marginMs <= now().getTime())) {
-      throw new AppError(
-        'INVALID_REQUEST',
-        `Purchase ${p.id} has expired and can no longer be paid; quote again with adminValidateBuyerResponses`,
-      );
-    }
-    if (p.status !== 'quoted' && p.status !== 'awaiting_payment') {
-      throw new AppError('INVALID_REQUEST', `Purchase ${p.id} is not awaiting payment (status ${p.status})`);
-    }
+    const refusal = paymentRefusal(p, now(), marginMs);
+    if (refusal) throw new AppError(refusal.code, refusal.message);
   }
 
   return {

@@ -14,9 +14,10 @@ import type { StoredCancellation, StoredCancellationQuote } from './ledger-recor
 import type { LedgerRepository } from './ledger-repository';
 import type { SaleRepository } from './sale-repository';
 import { priceCancellation, type CancellationRequester, type RefundQuote, type RuleItem } from './refund-rule';
+import { cancellableUnits, hasStarted } from './rules';
 
 export interface CancellationAsk {
-  /** The units to cancel; omitted: every unit not started at `effectiveAt` and not already taken. */
+  /** The units to cancel; omitted: every unit that may be cancelled at `effectiveAt` (./rules.ts `cancellableUnits`). */
   unitIds?: number[];
   requestedBy: CancellationRequester;
   effectiveAt: Date;
@@ -61,7 +62,9 @@ export function priceCancellationOf(
     terms: i.cancellationTerms,
   }));
   const units = ruleItems.flatMap((i) => i.units);
-  const unitIds = ask.unitIds ?? units.filter((u) => !u.cancelled && u.startsAt.getTime() > ask.effectiveAt.getTime()).map((u) => u.id);
+  const unitIds =
+    ask.unitIds ??
+    cancellableUnits(units, (u) => ({ cancelled: u.cancelled, started: hasStarted(u.startsAt, ask.effectiveAt) })).map((u) => u.id);
   const priced = priceCancellation({
     items: ruleItems,
     platformFeeMinor: p.platformFeeMinor + charges.reduce((n, c) => n + c.platformFeeMinor, 0),
@@ -83,15 +86,6 @@ export function priceCancellationOf(
   const startOf = new Map(units.map((u) => [u.id, u.startsAt.getTime()]));
   return { ...priced, firstStartMs: Math.min(...priced.units.map((u) => startOf.get(u.unitId)!)) };
 }
-
-/**
- * Statuses in which the buyer has paid and the policy is in force (not refunded in full): the
- * only ones a cancellation, a bulk cancellation or a withdrawal can act on.
- */
-export const IN_FORCE_STATUSES: readonly PurchaseRecord['status'][] = ['paid', 'awaiting_certificates', 'issued'];
-
-/** Whether purchase status `status` is one of IN_FORCE_STATUSES. */
-export const isInForce = (status: PurchaseRecord['status']): boolean => IN_FORCE_STATUSES.includes(status);
 
 /** The purchase's "now" for its policy's life: its test clock when it has one (test mode), else `real`. */
 export function policyClock(p: Pick<PurchaseRecord, 'testClockAt'>, real: Date): Date {

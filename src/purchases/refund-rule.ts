@@ -44,6 +44,7 @@
  * 14-day free look: 70.00 + 8.40 + 2.00 = 80.40, everything back.
  */
 import { DEFAULT_CANCELLATION_TERMS, type CancellationTerms, type RefundMethod } from '../products/cancellation-terms';
+import { hasStarted } from './rules';
 
 export type { CancellationTerms, RefundMethod } from '../products/cancellation-terms';
 export { DEFAULT_CANCELLATION_TERMS, REFUND_METHODS } from '../products/cancellation-terms';
@@ -181,7 +182,7 @@ export function priceCancellation(input: RuleInput): RefundQuote {
   const cancelled = cancelUnitIds.filter((id) => unitsById.get(id)!.unit.cancelled);
   if (cancelled.length)
     throw new RefundRuleError('COVERED_UNIT_ALREADY_CANCELLED', `Covered unit ${cancelled[0]} is already cancelled`, cancelled);
-  const started = cancelUnitIds.filter((id) => unitsById.get(id)!.unit.startsAt.getTime() <= effectiveAt.getTime());
+  const started = cancelUnitIds.filter((id) => hasStarted(unitsById.get(id)!.unit.startsAt, effectiveAt));
   if (started.length)
     throw new RefundRuleError(
       'COVERED_UNIT_STARTED',
@@ -190,7 +191,7 @@ export function priceCancellation(input: RuleInput): RefundQuote {
     );
 
   const toCancel = new Set(cancelUnitIds);
-  const anyStarted = items.some((item) => item.units.some((u) => u.startsAt.getTime() <= effectiveAt.getTime()));
+  const anyStarted = items.some((item) => item.units.some((u) => hasStarted(u.startsAt, effectiveAt)));
   const sincePayment = effectiveAt.getTime() - input.paidAt.getTime();
   const endsPolicy = items.every((item) => item.units.every((u) => u.cancelled || toCancel.has(u.id)));
   const firstTerms = items[0]?.terms ?? DEFAULT_CANCELLATION_TERMS;

@@ -32,7 +32,8 @@ import type { SaleRepository } from './sale-repository';
 import type { LedgerRepository } from './ledger-repository';
 import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
-import { CANCELLATION_QUOTE_TTL_MS, isInForce, policyClock, storeCancellationQuote } from './cancellation-pricing';
+import { CANCELLATION_QUOTE_TTL_MS, policyClock, storeCancellationQuote } from './cancellation-pricing';
+import { hasStarted, isInForce } from './rules';
 import { itemObject, purchaseObject } from './purchase-object';
 import type {
   Cancellation,
@@ -179,7 +180,7 @@ export function createPurchaseService(deps: {
             return {
               ...item.covered_units[k]!,
               state: unitState(p, u, statusOf),
-              coverage_started: u.startsAt.getTime() <= at.getTime(),
+              coverage_started: hasStarted(u.startsAt, at),
               certificate: c
                 ? {
                     number: c.certificateNumber,

@@ -126,6 +126,8 @@ export function createTestHelperService(deps: {
     const purchase = await deps.sales.findById(purchaseId);
     if (!purchase || purchase.rootAccountId !== principal.rootAccountId || purchase.mode !== 'test') throw notFound('Purchase', purchaseId);
     if (!purchase.checkoutSessionId) throw new AppError('INVALID_REQUEST', `Purchase ${purchaseId} has no checkout session yet`);
+    // Not the payable rule (../purchases/rules.ts `paymentRefusal`): the helper plays the processor on an open
+    // checkout session, so it asks for `awaiting_payment` (not `quoted`), whatever the deadline.
     if (purchase.status !== 'awaiting_payment') {
       throw new AppError(
         'INVALID_REQUEST',

@@ -10,7 +10,7 @@
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
 import type { SaleRepository } from '../purchases/sale-repository';
 import { withdrawalUrl } from './token';
-import { isInForce } from '../purchases/cancellation-pricing';
+import { isInForce } from '../purchases/rules';
 
 /** Whether the terms every item was bought with let the buyer withdraw online (false without items). */
 export function withdrawalOffered(items: Pick<PurchaseItemDetail, 'cancellationTerms'>[]): boolean {

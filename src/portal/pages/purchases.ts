@@ -14,7 +14,7 @@ import type { KeyMode } from '../../api-keys/secrets';
 import { AppError } from '../../shared/errors';
 import QRCode from 'qrcode';
 import type { PurchaseDetail } from '../../purchases/schemas';
-import { isInForce } from '../../purchases/cancellation-pricing';
+import { cancellableUnits, isInForce, type UnitStanding } from '../../purchases/rules';
 import { CreateCertificateHolderRequest } from '../../certificate-holders/schemas';
 import { EndorsementQuoteRequest } from '../../endorsements/schemas';
 import {
@@ -74,7 +74,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         mode,
         holders,
         canChange: admin && inForce,
-        canCancel: admin && cancellableUnits(purchase).length > 0,
+        canCancel: admin && cancellableOf(purchase).length > 0,
       }),
     );
   });
@@ -82,12 +82,15 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
   // Cancelling covered units: a form, a preview (the API's cancellation quote), then the cancel at that quote's price.
   const unitLabel = (i: PurchaseDetail['items'][number], u: PurchaseDetail['items'][number]['covered_units'][number]) =>
     `${i.product_name}: ${u.local_label}`;
-  const cancellableUnits = (p: PurchaseDetail): CancellableUnit[] =>
+  /** A unit as the API answered it, for the cancellable rule: anything but `active` (unpaid, held by a cancellation, refunded) counts as cancelled. */
+  const standing = (u: PurchaseDetail['items'][number]['covered_units'][number]): UnitStanding => ({
+    cancelled: u.state !== 'active',
+    started: u.coverage_started,
+  });
+  const cancellableOf = (p: PurchaseDetail): CancellableUnit[] =>
     p.status === 'refunded'
       ? []
-      : p.items.flatMap((i) =>
-          i.covered_units.filter((u) => u.state === 'active' && !u.coverage_started).map((u) => ({ id: u.id, label: unitLabel(i, u) })),
-        );
+      : p.items.flatMap((i) => cancellableUnits(i.covered_units, standing).map((u) => ({ id: u.id, label: unitLabel(i, u) })));
   const purchaseFor = (ctx: PortalCtx, mode: KeyMode): Promise<PurchaseDetail | null> =>
     orNotFound(ctx, 'purchase', `/portal/purchases?mode=${mode}`, () => deps.purchases.get(viewOf(ctx, mode), idParam(ctx)));
   pages.get('/purchases/:id/cancel', requireAdmin, async (rawCtx) => {
@@ -101,7 +104,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       cancelFormPage(frame(ctx, `Cancel covered units of purchase #${purchase.id}`, { active: 'purchases' }), {
         purchaseId: purchase.id,
         mode,
-        units: cancellableUnits(purchase),
+        units: cancellableOf(purchase),
       }),
     );
   });
@@ -116,7 +119,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       ? (String(body.requested_by) as 'agency')
       : 'agency';
     const reason = String(body.reason ?? '').trim();
-    const offered = cancellableUnits(purchase);
+    const offered = cancellableOf(purchase);
     const again = (error: string) =>
       send(
         ctx,
@@ -288,8 +291,8 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
 
   const notStartedDays = (p: PurchaseDetail): CancellableUnit[] =>
     p.items.flatMap((i) =>
-      i.covered_units
-        .filter((u) => u.kind === 'day' && u.state === 'active' && !u.coverage_started)
+      cancellableUnits(i.covered_units, standing)
+        .filter((u) => u.kind === 'day')
         .map((u) => ({ id: u.id, label: unitLabel(i, u) })),
     );
   const endorseView = (
