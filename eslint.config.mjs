@@ -4,6 +4,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/** Outside repositories and composition roots: no database client (a type import may pass a handle on). */
+const NO_DATABASE = {
+  group: ['knex', 'pg', '**/db/knex'],
+  message:
+    'One writer per table: queries live in the domain’s repository; only composition roots create the database (a type import may pass a handle on).',
+  allowTypeImports: true,
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'var/', '.tools/', 'coverage/'] },
   js.configs.recommended,
@@ -48,16 +56,64 @@ export default tseslint.config(
     },
   },
   {
-    // Services decide; repositories persist: a service reaches the database only through its domain's repository.
-    files: ['src/**/service.ts'],
+    // One writer per table: a table is read and written by its domain's repository only. Everywhere
+    // in src/ and activities/ else, no value import of knex or pg or the database module (a type
+    // import only where a signature passes a handle or transaction on to repository factories, as
+    // activities and `transaction(trx => …)` callers do), and no query built on a handle.
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: [
+      // The repositories: the one place SQL is written.
+      '**/repository.ts',
+      '**/*-repository.ts',
+      // The database module itself: the pool (knex.ts: createDb, pingDb, the Db type) and pg's errors mapped once (errors.ts).
+      'src/db/**',
+      // Composition roots: they create the process's database handle (createDb, pingDb) and hand it to the repositories.
+      'src/container.ts',
+      'src/worker.ts',
+      // The bordereau ledger's worker thread: a thread shares no pool with the worker, so it opens its own connection
+      // (createDb) and hands it to the reports repository; it writes no SQL.
+      'activities/bordereau-ledger-thread.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [NO_DATABASE],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          // db('table'), trx('table'), knex('table')
+          "CallExpression[callee.name=/^(db|trx|knex)$/][arguments.0.type='Literal']",
+          // deps.db('table'), this.trx('table')
+          "CallExpression[callee.property.name=/^(db|trx|knex)$/][arguments.0.type='Literal']",
+          // db(`table`): a table named by a template literal
+          "CallExpression[callee.name=/^(db|trx|knex)$/][arguments.0.type='TemplateLiteral']",
+          "CallExpression[callee.property.name=/^(db|trx|knex)$/][arguments.0.type='TemplateLiteral']",
+          // db.raw(…), db.fn.now(), trx.select(…), deps.db.from(…): a query without a table call
+          'MemberExpression[object.name=/^(db|trx|knex)$/][property.name=/^(raw|fn|select|from|table|into|insert|update|delete|del|schema|queryBuilder|with)$/]',
+          'MemberExpression[object.property.name=/^(db|trx|knex)$/][property.name=/^(raw|fn|select|from|table|into|insert|update|delete|del|schema|queryBuilder|with)$/]',
+        ].map((selector) => ({
+          selector,
+          message: 'One writer per table: queries live in the domain’s repository (src/<domain>/repository.ts); call its methods instead.',
+        })),
+      ],
+    },
+  },
+  {
+    // The portal calls what the container hands it (the domain services; the accounts and audit repositories):
+    // it makes no repository of its own, and its sessions are the accounts domain's (portal-session-repository).
+    files: ['src/portal/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
+            NO_DATABASE,
             {
-              group: ['knex', 'pg', '../db/knex', '../../src/db/knex'],
-              message: 'A service reads and writes tables through its domain’s repository, never knex itself (one writer per table).',
+              group: ['**/repository', '**/*-repository'],
+              message: 'The portal calls the services the container hands it; it creates no repository of its own.',
               allowTypeImports: true,
             },
           ],

@@ -26,6 +26,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
 import type { PurchaseItemDetail } from '../src/purchases/purchase-record';
+import { createAccountsRepository } from '../src/accounts/repository';
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { createCertificatesRepository } from '../src/certificates/repository';
@@ -59,6 +60,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
   const ledger = createLedgerRepository(deps.db);
   const certificates = createCertificatesRepository(deps.db);
   const holders = createCertificateHoldersRepository(deps.db);
+  const accounts = createAccountsRepository(deps.db);
   const now = deps.now ?? (() => new Date());
 
   /** The purchase, refused unless it is in force; `wait` while its first issuance runs. */
@@ -156,7 +158,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       if (n.status === 'sent') return { alreadySent: true };
       const c = (await ledger.findCancellation(n.cancellationId))!;
       const p = (await sales.findById(c.purchaseId))!;
-      const agency = await deps.db('root_accounts').where({ id: p.rootAccountId }).first('name');
+      const agency = await accounts.findById(p.rootAccountId);
       const mine = (await certificates.listForPurchase(c.purchaseId)).filter(
         (x) => x.certificateHolderId === n.holder.id && c.coveredUnitIds.includes(x.coveredUnitId),
       );

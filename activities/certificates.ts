@@ -28,6 +28,7 @@ import type { CertificatePrinter } from '../src/pdf/certificate-printer';
 import { ObjectConflictError, certificateKey, zipKeys, type ObjectStore } from '../src/storage/object-store';
 import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEntry, type ZipExtra } from '../src/storage/zips';
 import { createCertificatesRepository, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
+import { createSaleRepository } from '../src/purchases/sale-repository';
 import { proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
 
 import type { WorkerMetrics } from '../src/metrics/registry';
@@ -73,6 +74,7 @@ function permanent(err: unknown): never {
 export function createCertificateActivities(deps: CertificateActivityDeps) {
   const { db, store, printer, publicBaseUrl } = deps;
   const repo = createCertificatesRepository(db);
+  const sales = createSaleRepository(db);
 
   /**
    * Renders and stores the given pending certificates (see `issueCertificates`). With `rendered`,
@@ -155,7 +157,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     const byHolder = new Set(certificates.map((c) => c.certificateHolderId ?? 0)).size > 1;
     const holderFolder = (c: StoredCertificate) =>
       byHolder ? `${c.certificateHolderId === null ? 'no-holder' : `holder-${c.certificateHolderId}`}/` : '';
-    const purchase = await db('purchases').where({ id: purchaseId }).first('payment_intent_id');
+    const purchase = await sales.findById(purchaseId);
     const recorded = new Set((await repo.archives(purchaseId)).map((a) => a.storageKey));
     const entry = (name: string, key: string): ZipEntry => {
       const bytes = inMemory?.get(key);
@@ -197,7 +199,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
       }
       // Certificate numbers carry random tails: the digest keeps keys unique even if purchase ids are reused.
       const digest = proofCode(certificates.map((c) => c.certificateNumber)).slice('POC-'.length);
-      const paymentKey = zipKeys.payment(purchaseId, purchase?.payment_intent_id ?? `purchase-${purchaseId}`, digest);
+      const paymentKey = zipKeys.payment(purchaseId, purchase?.paymentIntentId ?? `purchase-${purchaseId}`, digest);
       if (recorded.has(paymentKey)) {
         existing++;
       } else {

@@ -43,6 +43,7 @@ import type { EventEmitter } from '../src/events/emitter';
 import type { Payproc } from '../src/payproc/client';
 import { ensureBuyerCustomer } from '../src/payproc/customers';
 import { idOf } from '../src/payproc/ids';
+import { createBuyersRepository } from '../src/buyers/repository';
 import { createPaymentsRepository } from '../src/payments/repository';
 import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
 import type { StoredEndorsement } from '../src/endorsements/repository';
@@ -85,6 +86,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const endorsementsRepo = createEndorsementsRepository(deps.db);
   const customers = createPaymentsRepository(deps.db);
+  const buyers = createBuyersRepository(deps.db);
   async function mustFind(quoteId: string): Promise<StoredEndorsement> {
     const e = await endorsementsRepo.findByQuote(quoteId);
     if (!e) return refuse('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${quoteId} does not exist`);
@@ -94,7 +96,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
   async function payer(e: StoredEndorsement) {
     const p = (await createSaleRepository(deps.db).findById(e.purchaseId))!;
     const stripe = deps.payproc.client(p.mode);
-    const buyer = await deps.db('buyers').where({ id: p.buyerId }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid');
+    const buyer = (await buyers.findById(p.buyerId))!;
     try {
       const customerId = await ensureBuyerCustomer(
         customers,
@@ -102,9 +104,9 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         {
           buyerId: buyer.id,
           email: buyer.email,
-          firstName: buyer.first_name,
-          lastName: buyer.last_name,
-          idpAccntUuid: buyer.idp_accnt_uuid,
+          firstName: buyer.firstName,
+          lastName: buyer.lastName,
+          idpAccntUuid: buyer.idpAccntUuid,
         },
         p.mode,
       );

@@ -18,6 +18,7 @@ import { ensureBuyerCustomer } from '../src/payproc/customers';
 import { isProcessorFailure } from '../src/payproc/error-counting';
 import { idOf } from '../src/payproc/ids';
 import { RECURRING_INTERVAL } from '../src/payproc/catalog';
+import { createBuyersRepository } from '../src/buyers/repository';
 import { createPaymentsRepository } from '../src/payments/repository';
 import type { PurchaseRecord } from '../src/purchases/purchase-record';
 import { createSaleRepository } from '../src/purchases/sale-repository';
@@ -78,7 +79,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const { db, payproc } = deps;
   const customers = createPaymentsRepository(db);
   const sales = createSaleRepository(db);
-  const savedCards = createSavedCardCharges({ db, repo: customers, sales, payproc });
+  const buyers = createBuyersRepository(db);
+  const savedCards = createSavedCardCharges({ buyers, repo: customers, sales, payproc });
   const errors = deps.metrics?.dependencyErrors;
   const processorError: (err: unknown) => never = (err) =>
     processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
@@ -158,9 +160,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       let session: Stripe.Checkout.Session;
       try {
         // Saving the card needs the buyer as a processor customer (the saved-card option charges it).
-        const buyer = purchase.savePaymentMethod
-          ? await db('buyers').where({ id: purchase.buyerId }).first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid')
-          : null;
+        const buyer = purchase.savePaymentMethod ? await buyers.findById(purchase.buyerId) : null;
         const customer = buyer
           ? await ensureBuyerCustomer(
               customers,
@@ -168,9 +168,9 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
               {
                 buyerId: buyer.id,
                 email: buyer.email,
-                firstName: buyer.first_name,
-                lastName: buyer.last_name,
-                idpAccntUuid: buyer.idp_accnt_uuid,
+                firstName: buyer.firstName,
+                lastName: buyer.lastName,
+                idpAccntUuid: buyer.idpAccntUuid,
               },
               purchase.mode,
             )

@@ -6,7 +6,7 @@
  * - `portal_sessions`: server-side sessions; the cookie holds only a random session id, stored
  *   here as its SHA-256 (a copy of the table signs nobody in). `data` is the session (teammate,
  *   account, CSRF secret, sign-in time); `expires_at` the idle timeout, pushed forward on every
- *   request. Written by src/portal/session-store.ts.
+ *   request. Written by src/accounts/portal-session-repository.ts.
  * - `operator_audit_log.client_address`: from which address a portal change came (null for the
  *   command lines), and an index to list one account's entries newest first.
  */

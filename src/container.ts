@@ -10,7 +10,7 @@ import { createRateLimiter, type RateLimiterHandle } from './http/rate-limit';
 import { createAccountsRepository } from './accounts/repository';
 import type { PortalDeps } from './portal/routes';
 import { createRelyingParty } from './portal/oidc';
-import { createPortalSessionStore } from './portal/session-store';
+import { createPortalSessionRepository } from './accounts/portal-session-repository';
 import { createAuditRepository } from './audit/repository';
 import { accountRoutes } from './accounts/routes';
 import { createAccountService } from './accounts/service';
@@ -350,7 +350,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           purchaseSearch,
           certificates,
           audit: createAuditRepository(db),
-          sessions: createPortalSessionStore(db),
+          sessions: createPortalSessionRepository(db),
           relyingParty: createRelyingParty({
             issuer: config.PORTAL_OIDC_ISSUER,
             clientId: config.PORTAL_OIDC_CLIENT_ID,

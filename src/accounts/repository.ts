@@ -106,6 +106,7 @@ export function createAccountsRepository(db: Db) {
       return row ? toAccount(row as RootAccountRow) : null;
     },
 
+    /** Root account `id` (its slug, name, kind and checkout return URLs), or null when there is none. */
     async findById(id: number): Promise<RootAccount | null> {
       const row = await db<RootAccountRow>('root_accounts').where({ id }).first();
       return row ? toAccount(row) : null;
@@ -185,6 +186,20 @@ export function createAccountsRepository(db: Db) {
     /** The account's teammates with their portal roles, oldest first. */
     async listTeammates(rootAccountId: number): Promise<Teammate[]> {
       return ((await db<AgentRow>('agents').where({ root_account_id: rootAccountId }).orderBy('id')) as AgentRow[]).map(toTeammate);
+    },
+
+    /**
+     * The id of the agent known as `idpTeammateUuid` (as given: the caller lower-cases it) under
+     * root account `rootAccountId`, or null when that account has no such teammate.
+     */
+    async findAgentIdByIdpUuid(rootAccountId: number, idpTeammateUuid: string): Promise<number | null> {
+      const row = await db('agents').where({ idp_teammate_uuid: idpTeammateUuid, root_account_id: rootAccountId }).first('id');
+      return row ? (row.id as number) : null;
+    },
+
+    /** Whether root account `id` is the one known as `idpRootAccountUuid` (as given: the caller lower-cases it). */
+    async hasIdpRootAccountUuid(id: number, idpRootAccountUuid: string): Promise<boolean> {
+      return (await db('root_accounts').where({ id, idp_root_account_uuid: idpRootAccountUuid }).first('id')) !== undefined;
     },
 
     async findAgent(id: number): Promise<Agent | null> {

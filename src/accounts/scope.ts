@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Principal } from '../api-keys/service';
 import type { Db } from '../db/knex';
 import { AppError } from '../shared/errors';
+import { createAccountsRepository } from './repository';
 
 /** The purchases a call may see: the root account's, narrowed to one teammate unless `agentId` is null. */
 export interface AccountScope {
@@ -33,15 +34,16 @@ export const rootScopeFields = {
   idp_root_account_uuid: uuid.meta({ description: 'The API key’s root account; sees the purchases of all its teammates' }),
 };
 
+/** The scopes, read through the accounts repository made on `db`. */
 export function createAccountScopes(db: Db) {
+  const accounts = createAccountsRepository(db);
   return {
     /** The teammate's scope; throws TEAMMATE_NOT_FOUND unless it belongs to the key's root account. */
     async teammate(principal: Principal, idpTeammateUuid: string): Promise<AccountScope> {
-      const agent = await db('agents')
-        .where({ idp_teammate_uuid: idpTeammateUuid.toLowerCase(), root_account_id: principal.rootAccountId })
-        .first('id');
-      if (!agent) throw new AppError('TEAMMATE_NOT_FOUND', 'No teammate with that idp_teammate_uuid under this API key’s account');
-      return { rootAccountId: principal.rootAccountId, agentId: agent.id };
+      const agentId = await accounts.findAgentIdByIdpUuid(principal.rootAccountId, idpTeammateUuid.toLowerCase());
+      if (agentId === null)
+        throw new AppError('TEAMMATE_NOT_FOUND', 'No teammate with that idp_teammate_uuid under this API key’s account');
+      return { rootAccountId: principal.rootAccountId, agentId };
     },
     /**
      * The root account's scope; throws SELLER_NOT_FOUND unless the id is the key's root account.
@@ -52,7 +54,7 @@ export function createAccountScopes(db: Db) {
       const found =
         principal.idpRootAccountUuid !== undefined
           ? principal.idpRootAccountUuid === wanted
-          : (await db('root_accounts').where({ id: principal.rootAccountId, idp_root_account_uuid: wanted }).first('id')) !== undefined;
+          : await accounts.hasIdpRootAccountUuid(principal.rootAccountId, wanted);
       if (!found) throw new AppError('SELLER_NOT_FOUND', 'No root account with that idp_root_account_uuid for this API key');
       return { rootAccountId: principal.rootAccountId, agentId: null };
     },

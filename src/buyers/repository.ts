@@ -55,10 +55,24 @@ const toBuyer = (r: BuyerRow): Buyer => ({
 
 type Conn = Db | Knex.Transaction;
 
+/** A transaction of this repository's (`transaction`), for a caller that passes it back to its writes. */
+export type BuyersTransaction = Knex.Transaction;
+
 export function createBuyersRepository(db: Db) {
   return {
     transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
       return db.transaction(fn);
+    },
+
+    /**
+     * Buyer `id` (its email, names and `idp_accnt_uuid`: what it is known by as a processor
+     * customer), or null when there is none.
+     */
+    async findById(id: number): Promise<Buyer | null> {
+      const row = await db<BuyerRow>('buyers')
+        .where({ id })
+        .first('id', 'idp_accnt_uuid', 'email', 'first_name', 'last_name', 'created_at');
+      return row ? toBuyer(row) : null;
     },
 
     /** The buyer with this email if it is connected to `rootAccountId`, else null. */

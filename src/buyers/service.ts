@@ -11,11 +11,10 @@
  * Errors thrown: AppError SELLER_NOT_FOUND (404), ACCESS_TOKEN_INVALID (401),
  * ACCESS_TOKEN_EXPIRED (401).
  */
-import type { Knex } from 'knex';
 import { AppError } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { AccountsRepository } from '../accounts/repository';
-import type { Buyer, BuyersRepository } from './repository';
+import type { Buyer, BuyersRepository, BuyersTransaction } from './repository';
 import type { CheckIfBuyerExistsBody, CheckIfBuyerExistsResponse, NewConnectBody, NewConnectResponse } from './schemas';
 import { generateAccessToken, hashAccessToken, hashesEqual, isAccessTokenShape, isUuidShape } from './tokens';
 
@@ -57,11 +56,11 @@ export function createBuyerService(deps: {
     }
   }
 
-  async function issueToken(conn: Knex.Transaction | undefined, buyerId: number, rootAccountId: number): Promise<IssuedToken> {
+  async function issueToken(conn: BuyersTransaction | undefined, buyerId: number, rootAccountId: number): Promise<IssuedToken> {
     const at = now();
     const value = generateAccessToken();
     const expiresAt = new Date(at.getTime() + deps.tokenTtlSeconds * 1000);
-    const write = async (trx: Knex.Transaction) => {
+    const write = async (trx: BuyersTransaction) => {
       await buyers.deleteExpiredTokens(trx, buyerId, new Date(at.getTime() - EXPIRED_TOKEN_RETENTION_MS));
       await buyers.insertAccessToken(trx, { buyerId, rootAccountId, tokenHash: hashAccessToken(value), expiresAt });
     };

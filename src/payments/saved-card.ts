@@ -22,7 +22,7 @@
  * retried with the same attempt.
  */
 import type Stripe from 'stripe';
-import type { Db } from '../db/knex';
+import type { BuyersRepository } from '../buyers/repository';
 import { AppError } from '../shared/errors';
 import type { Payproc } from '../payproc/client';
 import { RECURRING_INTERVAL } from '../payproc/catalog';
@@ -61,7 +61,8 @@ const refused = (
 });
 
 export function createSavedCardCharges(deps: {
-  db: Db;
+  /** Reads the buyer the processor customer is made for. */
+  buyers: Pick<BuyersRepository, 'findById'>;
   repo: PaymentsRepository;
   sales: Pick<SaleRepository, 'findById' | 'checkoutContext'>;
   payproc: Payproc;
@@ -273,19 +274,16 @@ export function createSavedCardCharges(deps: {
           if (s.status === 'expired')
             return refused(paymentMethodId, 'INVALID_REQUEST', `Purchase ${purchaseId} has expired and can no longer be paid`);
         }
-        const buyer = await deps
-          .db('buyers')
-          .where({ id: purchase.buyerId })
-          .first('id', 'email', 'first_name', 'last_name', 'idp_accnt_uuid');
+        const buyer = (await deps.buyers.findById(purchase.buyerId))!;
         const customerId = await ensureBuyerCustomer(
           repo,
           stripe,
           {
             buyerId: buyer.id,
             email: buyer.email,
-            firstName: buyer.first_name,
-            lastName: buyer.last_name,
-            idpAccntUuid: buyer.idp_accnt_uuid,
+            firstName: buyer.firstName,
+            lastName: buyer.lastName,
+            idpAccntUuid: buyer.idpAccntUuid,
           },
           purchase.mode,
         );

@@ -8,6 +8,7 @@
 import type Koa from 'koa';
 import type { AppState } from '../http/context';
 import type { AccountsRepository, Teammate } from '../accounts/repository';
+import type { PortalSessionRepository } from '../accounts/portal-session-repository';
 import type { AccountView, ApiKeyService } from '../api-keys/service';
 import type { KeyMode } from '../api-keys/secrets';
 import type { AuditRepository } from '../audit/repository';
@@ -20,7 +21,6 @@ import type { PurchaseSearchService } from '../purchase-search/service';
 import type { CertificateService } from '../certificates/service';
 import { audited } from '../audit/audited';
 import { AppError } from '../shared/errors';
-import type { PortalSessionStore } from './session-store';
 import type { PendingSignIn, RelyingParty } from './oidc';
 import { messagePage, type Frame, type Viewer } from './views';
 
@@ -36,7 +36,7 @@ export interface PortalDeps {
   purchaseSearch: Pick<PurchaseSearchService, 'searchAccount'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
   audit: AuditRepository;
-  sessions: PortalSessionStore;
+  sessions: PortalSessionRepository;
   relyingParty: RelyingParty;
 }
 

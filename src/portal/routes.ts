@@ -4,7 +4,8 @@
  * deliveries, find purchases and their certificates, and read the audit log and account. It
  * calls the same domain services as the API (keys, webhook endpoints, events, purchases,
  * search, certificates; the accounts and audit repositories) in this process, for the
- * teammate's account in the mode the page shows; it writes no table of its own but its sessions.
+ * teammate's account in the mode the page shows; it holds no database handle: even its sessions
+ * go through the accounts domain's repository (koa-session's store).
  *
  *   GET  /portal                      → /portal/keys
  *   GET  /portal/sign-in?next=/portal/… → the provider's sign-in (authorization code + PKCE)
@@ -23,7 +24,7 @@
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;
  *   POST /portal/account/return-urls, POST /portal/teammates/{id}/role (admin; the last admin stays one)
  *
- * Sessions are server-side (src/portal/session-store.ts): an HttpOnly, SameSite=Lax cookie
+ * Sessions are server-side (src/accounts/portal-session-repository.ts): an HttpOnly, SameSite=Lax cookie
  * (Secure when PUBLIC_BASE_URL is https) holding a random id, an idle timeout (rolling) and an
  * absolute one from sign-in; a new id at sign-in. Every POST carries the session's CSRF token
  * (koa-csrf); a page answers 403 without it. A viewer's POST is refused (403) before anything

@@ -1,6 +1,7 @@
 /**
- * The only writer of `portal_sessions`: the agency portal's server-side sessions, as the external
- * store koa-session calls (`get`, `set`, `destroy`).
+ * The only writer of `portal_sessions`: the agency portal's server-side sessions (its teammates'
+ * sign-ins, hence the accounts domain), shaped as the external store koa-session calls (`get`,
+ * `set`, `destroy`), which the container hands the portal: the portal holds no database of its own.
  *
  * The cookie holds a random session id; the table keys the session by the id's SHA-256, so a
  * copy of the table signs nobody in. `maxAge` (ms) is the idle timeout: every request that
@@ -12,7 +13,7 @@ import type { Db } from '../db/knex';
 
 const idHash = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
 
-export function createPortalSessionStore(db: Db) {
+export function createPortalSessionRepository(db: Db) {
   return {
     async get(key: string): Promise<Record<string, unknown> | null> {
       const row = await db('portal_sessions')
@@ -43,4 +44,4 @@ export function createPortalSessionStore(db: Db) {
   };
 }
 
-export type PortalSessionStore = ReturnType<typeof createPortalSessionStore>;
+export type PortalSessionRepository = ReturnType<typeof createPortalSessionRepository>;
