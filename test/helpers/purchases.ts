@@ -3,6 +3,7 @@
  * read it too), and what only the tests read of a workflow history.
  */
 import type { History } from '@temporalio/common/lib/proto-utils';
+import type { call } from '../../scripts/harness/fixtures';
 
 export * from '../../scripts/harness/purchases';
 
@@ -22,4 +23,22 @@ export function scheduledActivities(history: History, name: string): number {
       return false;
     }
   }).length;
+}
+
+/** A suite's call to `/api/v1<path>` with its account's key. */
+export type AccountApi = (path: string, init?: { method?: string; body?: unknown }) => ReturnType<typeof call>;
+
+/** The cancellation calls the cancellation suites make through their `api`. */
+export function cancellationCalls(api: AccountApi) {
+  return {
+    /** The data of a new cancellation quote of the purchase (`body` picks units and date); throws unless 201. */
+    quote: async (purchaseId: number, body: unknown = {}) => {
+      const res = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body });
+      if (res.status !== 201) throw new Error(`quote: ${res.status} ${res.text}`);
+      return res.body.data;
+    },
+    cancel: (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body }),
+    /** The purchase as the API reads it. */
+    purchase: async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data,
+  };
 }

@@ -9,6 +9,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
 import {
   WEBHOOK_SECRET,
@@ -16,10 +17,11 @@ import {
   checkout,
   createQuotingAccount,
   deliverWebhook,
+  cancellationCalls,
   type QuotingAccount,
   issuedPurchase,
 } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually, startTestWorker, uniqueTaskQueue } from '../helpers/worker';
 import { createPolicyActivities } from '../../activities/policy';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
 import { createLedgerRepository } from '../../src/purchases/ledger-repository';
@@ -28,32 +30,19 @@ import { createPurchaseOperations } from '../../src/purchases/operations';
 
 jest.setTimeout(120_000);
 
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET } });
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 
 const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
   call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
-const quote = async (purchaseId: number, body: unknown = {}) => {
-  const res = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body });
-  if (res.status !== 201) throw new Error(`quote: ${res.status} ${res.text}`);
-  return res.body.data;
-};
-const cancel = (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body });
-const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
+const { quote, cancel, purchase } = cancellationCalls(api);
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  app = stack.app;
   account = await createQuotingAccount(app);
   // No free look: a cancellation is priced pro rata, so one day of two gives back half.
   await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 test('when one day of two is cancelled with a quote, then the refund is created, that day is cancelled, its certificate voided, the other day untouched, and purchase.cancelled is recorded', async () => {

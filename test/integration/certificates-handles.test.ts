@@ -4,30 +4,24 @@
  * scope is part of the lookup; an unpaid or issuing purchase answers 200 with empty lists and
  * its status, never 404; another account's purchase reads exactly like one that does not exist.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
+import { eventually } from '../helpers/worker';
 import { call, createKey } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { createAgency, eventSelection, type Agency } from '../helpers/certificates';
 
 jest.setTimeout(120_000);
 
-let worker: TestWorker;
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   agency = await createAgency(app);
   other = await createAgency(app, 'Other Coast Agency');
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
 });
 
 async function quote(a: Agency) {

@@ -9,16 +9,17 @@
  * are applied one at a time. The purchase bought is two days, 2027-05-01 and 2027-05-02
  * (America/Chicago), holder "Lake House Inc", named insured "Kim Park".
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually } from '../helpers/worker';
 import { download, pdfText, readZip } from '../helpers/documents';
 
 jest.setTimeout(180_000);
 
+const stack = useStack({ app: { RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 
 const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
@@ -49,15 +50,8 @@ const reissuedEvent = (quoteId: string) =>
   }, 90_000);
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   account = await createQuotingAccount(app);
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 test('when the named insured is corrected, then the preview names both certificates at no premium, and carrying it out issues revision 2 of each with the new name while the old versions say superseded', async () => {

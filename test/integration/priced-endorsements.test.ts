@@ -11,7 +11,8 @@
  * one id per idempotency key; a declined card for `pm_card_chargeDeclined`) and an endorsement's
  * checkout session as paid once the test says the buyer paid.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
 import {
   chargeRefundedEvent,
@@ -23,13 +24,17 @@ import {
   WEBHOOK_SECRET,
   processorEventRecorded,
 } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
+import { eventually } from '../helpers/worker';
+import type { ProcessorProxy, RecordedRequest } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
 
+const stack = useStack({
+  proxy: true,
+  workerEnv: { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' },
+  app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET },
+});
 let app: TestApp;
-let worker: TestWorker;
 let proxy: ProcessorProxy;
 let account: QuotingAccount;
 const intentIds = new Map<string, string>();
@@ -64,8 +69,7 @@ async function issuedWithDayPremium() {
 }
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  proxy = await startProcessorProxy();
+  ({ app, proxy } = stack);
   proxy.patchResponses({
     method: 'POST',
     pathPrefix: '/v1/payment_intents',
@@ -91,17 +95,9 @@ beforeAll(async () => {
       return pi ? { ...body, id, status: 'complete', payment_status: 'paid', payment_intent: pi } : { ...body, id, status: 'open' };
     },
   });
-  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_API_BASE: proxy.url, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
   account = await createQuotingAccount(app);
   // No free look: a cancellation is priced pro rata.
   await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
-  await proxy.close();
 });
 
 test('when a day is added and paid by the saved card, then the preview prices it like a quote, the charge is one off-session payment intent for the difference, the day and its certificate exist, and cancelling every day refunds the endorsement’s payment first and the sale’s for the rest', async () => {

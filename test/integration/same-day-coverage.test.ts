@@ -5,28 +5,21 @@
  * stack (API, Temporal dev server, worker with Chromium, fake-gcs-server, stripe-mock, PostgreSQL).
  */
 import { DateTime } from 'luxon';
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
 import { createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 
 jest.setTimeout(120_000);
 
+const stack = useStack({ app: { RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   account = await createQuotingAccount(app);
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 test('when the first covered day is today, then it is quoted from local midnight but covered from the payment on, and the next day from its midnight', async () => {

@@ -7,44 +7,32 @@
  * The purchase bought is two days, 2027-05-01 and 2027-05-02 in America/Chicago (local midnight:
  * 05:00Z).
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { cancellationCalls, checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
+import { eventually } from '../helpers/worker';
 
 jest.setTimeout(120_000);
 
+// Polling a purchase until its cancellation completes makes more calls than the default per-key limit.
+const stack = useStack({ app: { RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 
 const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
   call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
-const quote = async (purchaseId: number, body: unknown = {}) => {
-  const res = await api(`/purchases/${purchaseId}/cancellation_quote`, { method: 'POST', body });
-  if (res.status !== 201) throw new Error(`quote: ${res.status} ${res.text}`);
-  return res.body.data;
-};
-const cancel = (purchaseId: number, body: unknown) => api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body });
+const { quote, cancel, purchase } = cancellationCalls(api);
 const rescind = (purchaseId: number, cancellationId: number) =>
   api(`/purchases/${purchaseId}/cancellations/${cancellationId}/rescind`, { method: 'POST', body: {} });
 const advance = (purchaseId: number, frozenTime: string) =>
   api(`/test_helpers/purchases/${purchaseId}/test_clock`, { method: 'POST', body: { frozen_time: frozenTime } });
-const purchase = async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data;
 const states = (p: { items: Array<{ covered_units: Array<{ state: string }> }> }) => p.items[0]!.covered_units.map((u) => u.state);
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  // Polling a purchase until its cancellation completes makes more calls than the default per-key limit.
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   account = await createQuotingAccount(app);
   await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 test('when a cancellation is dated in the future, then it is scheduled with its unit held and covered, and rescinding it gives the unit back with nothing refunded', async () => {

@@ -4,8 +4,8 @@
  * real app, worker, PostgreSQL, Temporal and stripe-mock. Archived resources are gone from the
  * API and the catalog; what was sold with them stays readable; live data cannot be archived.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey, createQuestionSet } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
@@ -13,7 +13,7 @@ import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 
 jest.setTimeout(120_000);
 
-let worker: TestWorker;
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
@@ -21,18 +21,11 @@ let accountId: number;
 let liveKey: string;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   agency = await createAgency(app);
   other = await createAgency(app, 'Other Coast Agency');
   accountId = (await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id')).id;
   liveKey = (await createKey(app.container, { rootAccountId: accountId, mode: 'live' })).key;
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
 });
 
 const api = (method: string, path: string, key = agency.key, body?: unknown) =>
