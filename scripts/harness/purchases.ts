@@ -98,6 +98,19 @@ export async function issuedPurchase(app: ApiHandle, account: QuotingAccount): P
   return purchaseId;
 }
 
+/** The raw body of the processor's event `id` of `type` about `object` (sign it with deliverWebhook). */
+export function processorEvent(type: string, object: Record<string, unknown>, id = `evt_${Math.random().toString(36).slice(2)}`): string {
+  return JSON.stringify({
+    id,
+    object: 'event',
+    type,
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    api_version: '2025-01-01',
+    data: { object },
+  });
+}
+
 /**
  * The raw body of a `charge.refunded` event (sign it with deliverWebhook): charge `chargeId` of
  * `paymentIntent`, `amountMinor` charged and `amountRefundedMinor` refunded so far (refunded in
@@ -114,47 +127,28 @@ export function chargeRefundedEvent(e: {
   purchaseId: number | null;
   metadata?: Record<string, string>;
 }): string {
-  return JSON.stringify({
-    id: e.id,
-    object: 'event',
-    type: 'charge.refunded',
-    livemode: false,
-    created: Math.floor(Date.now() / 1000),
-    api_version: '2025-01-01',
-    data: {
-      object: {
-        id: e.chargeId,
-        object: 'charge',
-        payment_intent: e.paymentIntent,
-        amount: e.amountMinor,
-        amount_refunded: e.amountRefundedMinor,
-        refunded: e.amountRefundedMinor === e.amountMinor,
-        metadata: e.metadata ?? (e.purchaseId === null ? {} : { purchase_id: String(e.purchaseId) }),
-      },
+  return processorEvent(
+    'charge.refunded',
+    {
+      id: e.chargeId,
+      object: 'charge',
+      payment_intent: e.paymentIntent,
+      amount: e.amountMinor,
+      amount_refunded: e.amountRefundedMinor,
+      refunded: e.amountRefundedMinor === e.amountMinor,
+      metadata: e.metadata ?? (e.purchaseId === null ? {} : { purchase_id: String(e.purchaseId) }),
     },
-  });
+    e.id,
+  );
 }
 
 /** The raw body of a paid `checkout.session.completed` event of session `sessionId`, paid by `paymentIntent`, carrying `metadata`. */
 function paidSessionEvent(sessionId: string, paymentIntent: string, metadata: Record<string, string>, id: string): string {
-  return JSON.stringify({
+  return processorEvent(
+    'checkout.session.completed',
+    { id: sessionId, object: 'checkout.session', status: 'complete', payment_status: 'paid', payment_intent: paymentIntent, metadata },
     id,
-    object: 'event',
-    type: 'checkout.session.completed',
-    livemode: false,
-    created: Math.floor(Date.now() / 1000),
-    api_version: '2025-01-01',
-    data: {
-      object: {
-        id: sessionId,
-        object: 'checkout.session',
-        status: 'complete',
-        payment_status: 'paid',
-        payment_intent: paymentIntent,
-        metadata,
-      },
-    },
-  });
+  );
 }
 
 /** The raw body of a paid `checkout.session.completed` event for the purchase's session (payment intent `pi_paid_<id>` unless given). */
@@ -175,6 +169,98 @@ export function endorsementSessionCompletedEvent(sessionId: string, quoteId: str
     { endorsement_quote_id: quoteId, endorsed_purchase_id: String(purchaseId) },
     `evt_${Math.random().toString(36).slice(2)}`,
   );
+}
+
+/**
+ * The raw body of a paid subscription-mode `checkout.session.completed` event (event `id`) for the
+ * purchase's session `sessionId`: the first period paid by `pi_paid_<purchaseId>`, the processor's
+ * subscription `subscription` (and its first invoice, when given).
+ */
+export function subscriptionSessionCompletedEvent(e: {
+  id: string;
+  purchaseId: number;
+  sessionId: string;
+  subscription: string;
+  invoice?: string;
+}): string {
+  return processorEvent(
+    'checkout.session.completed',
+    {
+      id: e.sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent: `pi_paid_${e.purchaseId}`,
+      subscription: e.subscription,
+      ...(e.invoice === undefined ? {} : { invoice: e.invoice }),
+      metadata: { purchase_id: String(e.purchaseId) },
+    },
+    e.id,
+  );
+}
+
+/**
+ * The raw body of a paid billing-cycle `invoice.paid` event (event `evt_cycle_<invoiceId>` unless
+ * `id` is given) of invoice `invoiceId` of subscription `subscription`, paid by `paymentIntent`;
+ * the subscription's metadata names the purchase when `purchaseId` is given, and the invoice says
+ * what it collected when `amountPaid` (minor units) is.
+ */
+export function subscriptionInvoicePaidEvent(e: {
+  invoiceId: string;
+  subscription: string;
+  paymentIntent: string;
+  purchaseId?: number;
+  amountPaid?: number;
+  id?: string;
+}): string {
+  const metadata = e.purchaseId === undefined ? {} : { metadata: { purchase_id: String(e.purchaseId) } };
+  return processorEvent(
+    'invoice.paid',
+    {
+      id: e.invoiceId,
+      object: 'invoice',
+      billing_reason: 'subscription_cycle',
+      status: 'paid',
+      ...(e.amountPaid === undefined ? {} : { amount_paid: e.amountPaid }),
+      currency: 'usd',
+      parent: { type: 'subscription_details', subscription_details: { subscription: e.subscription, ...metadata } },
+      payments: {
+        object: 'list',
+        data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: e.paymentIntent } }],
+      },
+    },
+    e.id ?? `evt_cycle_${e.invoiceId}`,
+  );
+}
+
+/**
+ * Creates the recurring product `Monthly Venue Liability` (30.00 a month, the special-event
+ * question set, master policy `masterPolicyNumber`) for root account `rootAccountId` with its key
+ * `key`; answers the product's id.
+ * @throws {Error} when the API does not create it.
+ */
+export async function createMonthlyProduct(
+  app: ApiHandle,
+  rootAccountId: number,
+  key: string,
+  masterPolicyNumber: string,
+): Promise<number> {
+  const set = await createQuestionSet(app.container, rootAccountId, SPECIAL_EVENT_LIABILITY);
+  const product = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
+    key,
+    body: {
+      customerName: 'Monthly Venue Liability',
+      defaultPrice: 30,
+      questionSetId: set.id,
+      insurerName: 'Evergreen Mutual Insurance Co.',
+      masterPolicyNumber,
+      isRecurring: true,
+    },
+  });
+  if (product.status !== 201) throw new Error(`product create failed: ${product.status} ${product.text}`);
+  return product.body.data.id as number;
 }
 
 /** POSTs `payload` to `/webhooks/payproc` with a valid processor signature for `secret`. */

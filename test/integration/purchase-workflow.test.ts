@@ -12,7 +12,7 @@ import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/con
 import { createSaleRepository } from '../../src/purchases/sale-repository';
 import type { SessionState } from '../../activities/purchase';
 import { startProcessorProxy } from '../helpers/processor-proxy';
-import { WEBHOOK_SECRET, createQuotingAccount, processorEventRecorded, sessionCompletedEvent } from '../helpers/purchases';
+import { WEBHOOK_SECRET, createQuotingAccount, processorEvent, processorEventRecorded, sessionCompletedEvent } from '../helpers/purchases';
 
 const SECRET = WEBHOOK_SECRET;
 const stripe = new Stripe('sk_test_123');
@@ -46,18 +46,6 @@ async function checkout(env: Env): Promise<{ purchaseId: number; sessionId: stri
   });
   expect(res.status).toBe(200);
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id, paymentIntent: res.body.payment_intent };
-}
-
-function event(type: string, object: Record<string, unknown>, id = `evt_${Math.random().toString(36).slice(2)}`) {
-  return JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    livemode: false,
-    created: Math.floor(Date.now() / 1000),
-    api_version: '2025-01-01',
-    data: { object },
-  });
 }
 
 const sessionCompleted = sessionCompletedEvent;
@@ -111,7 +99,7 @@ describe('purchase workflow with webhooks', () => {
   test('when the same webhook is delivered 5 times and events arrive in reverse order, then one payment is recorded', async () => {
     const { purchaseId, sessionId } = await checkout(env);
     const completed = sessionCompleted(purchaseId, sessionId, `evt_same_${purchaseId}`);
-    const piSucceeded = event(
+    const piSucceeded = processorEvent(
       'payment_intent.succeeded',
       { id: `pi_paid_${purchaseId}`, object: 'payment_intent', metadata: { purchase_id: String(purchaseId) } },
       `evt_pi_${purchaseId}`,
@@ -133,7 +121,11 @@ describe('purchase workflow with webhooks', () => {
     await deliver(env, completed);
     await deliver(
       env,
-      event('checkout.session.expired', { id: sessionId, object: 'checkout.session', metadata: { purchase_id: String(purchaseId) } }),
+      processorEvent('checkout.session.expired', {
+        id: sessionId,
+        object: 'checkout.session',
+        metadata: { purchase_id: String(purchaseId) },
+      }),
     );
     const after = await purchaseRow(env, purchaseId);
     expect(after.paid_at).toEqual(row.paid_at);
@@ -182,7 +174,7 @@ describe('purchase workflow with webhooks', () => {
   test('when an event names an unknown purchase or an unhandled type, then 200 and nothing changes', async () => {
     const unknown = await deliver(env, sessionCompleted(2_000_000_000, 'cs_test_unknown'));
     expect(unknown.body).toMatchObject({ received: true, purchase_id: null, relayed: false });
-    const other = await deliver(env, event('customer.created', { id: 'cus_1', object: 'customer' }));
+    const other = await deliver(env, processorEvent('customer.created', { id: 'cus_1', object: 'customer' }));
     expect(other.body).toMatchObject({ received: true, relayed: false });
   });
 
@@ -196,7 +188,7 @@ describe('purchase workflow with webhooks', () => {
     const total = Number(paid.total_minor);
     // Charges carry no purchase metadata here: the purchase is found by the payment intent.
     const refunded = (id: string, amount: number) =>
-      event(
+      processorEvent(
         'charge.refunded',
         {
           id: `ch_${purchaseId}`,

@@ -8,70 +8,46 @@
  * (America/Chicago), its renewal the same days of June: nothing has started, so "now" refunds
  * every unit of the current period.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { call, createQuestionSet } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, deliverWebhook } from '../helpers/purchases';
-import { createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
-import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
-import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
+import { eventually } from '../helpers/worker';
+import { call } from '../helpers/fixtures';
+import {
+  WEBHOOK_SECRET,
+  createMonthlyProduct,
+  deliverWebhook,
+  processorEvent,
+  subscriptionInvoicePaidEvent,
+  subscriptionSessionCompletedEvent,
+} from '../helpers/purchases';
+import { createAgency, eventSelection, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
+import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
 
+const stack = useStack({ proxy: true, app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
 let proxy: ProcessorProxy;
-let worker: TestWorker;
 let app: TestApp;
 let agency: Agency;
 let monthlyProductId: number;
 
 beforeAll(async () => {
-  proxy = await startProcessorProxy();
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url });
-  app = await startTestApp({
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    PAYPROC_API_BASE: proxy.url,
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  ({ proxy, app } = stack);
   agency = await createAgency(app);
   const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
-  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
-  const product = await call(app.baseUrl, '/api/v1/products', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      customerName: 'Monthly Venue Liability',
-      defaultPrice: 30,
-      questionSetId: set.id,
-      insurerName: 'Evergreen Mutual Insurance Co.',
-      masterPolicyNumber: 'EVM-SUB-2',
-      isRecurring: true,
-    },
-  });
-  if (product.status !== 201) throw new Error(`product create failed: ${product.status} ${product.text}`);
-  monthlyProductId = product.body.data.id;
+  monthlyProductId = await createMonthlyProduct(app, account.id, agency.key, 'EVM-SUB-2');
   await api(`/products/${monthlyProductId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
-  await proxy?.close();
 });
 
 const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
   call(app.baseUrl, `/api/v1${path}`, { key: agency.key, ...init });
-const event = (type: string, object: Record<string, unknown>, id: string) =>
-  JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    livemode: false,
-    created: Math.floor(Date.now() / 1000),
-    api_version: '2025-01-01',
-    data: { object },
-  });
+/** The adminValidateBuyerResponses answer for a new buyer of one selection. */
+const quote = async (selection: Record<string, unknown>) => (await quoteForNewBuyer(agency, [selection])).quote;
+/** The monthly product for 2027-05-01 to `end`. */
+const monthlySelection = (end: string) => ({
+  ...eventSelection(agency, { start: '2027-05-01', end }),
+  product_line_template_id: monthlyProductId,
+});
 const subscriptionEvents = async (firstPurchaseId: number) =>
   (
     await app.container.db('agency_events').where({ purchase_id: firstPurchaseId, type: 'subscription.cancelled' }).orderBy('created_at')
@@ -79,66 +55,27 @@ const subscriptionEvents = async (firstPurchaseId: number) =>
 
 /** A monthly subscription bought and paid (its first period issued); optionally its second period paid too. */
 async function paidSubscription(renewed = false): Promise<{ purchaseId: number; subscription: string; renewalId: number | null }> {
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      buyer_first_name: 'Sam',
-      buyer_last_name: 'Rivera',
-      buyer_email: `sam.${Date.now()}@example.com`,
-      seller_slug: agency.slug,
-      query_param: '',
-    },
-  });
-  const checkout = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [
-        { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }), product_line_template_id: monthlyProductId },
-      ],
-    },
-  });
+  const checkout = await quote(monthlySelection('2027-05-02'));
   if (checkout.status !== 200) throw new Error(`quote: ${checkout.status} ${checkout.text}`);
   const purchaseId = checkout.body.purchase_id as number;
   const subscription = `sub_cancel_${purchaseId}_${Date.now()}`;
-  const paid = event(
-    'checkout.session.completed',
-    {
-      id: checkout.body.id,
-      object: 'checkout.session',
-      mode: 'subscription',
-      status: 'complete',
-      payment_status: 'paid',
-      payment_intent: `pi_paid_${purchaseId}`,
-      subscription,
-      metadata: { purchase_id: String(purchaseId) },
-    },
-    `evt_sub_paid_${purchaseId}`,
-  );
+  const paid = subscriptionSessionCompletedEvent({
+    id: `evt_sub_paid_${purchaseId}`,
+    purchaseId,
+    sessionId: checkout.body.id,
+    subscription,
+  });
   expect((await deliverWebhook(app, paid)).status).toBe(200);
   await waitIssued(agency, `pi_paid_${purchaseId}`);
   if (!renewed) return { purchaseId, subscription, renewalId: null };
   const invoiceId = `in_cycle_${purchaseId}`;
-  const cycle = event(
-    'invoice.paid',
-    {
-      id: invoiceId,
-      object: 'invoice',
-      billing_reason: 'subscription_cycle',
-      status: 'paid',
-      amount_paid: checkout.body.amount_total,
-      currency: 'usd',
-      parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
-      payments: {
-        object: 'list',
-        data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }],
-      },
-    },
-    `evt_cycle_${invoiceId}`,
-  );
+  const cycle = subscriptionInvoicePaidEvent({
+    invoiceId,
+    subscription,
+    paymentIntent: `pi_renew_${purchaseId}`,
+    purchaseId,
+    amountPaid: checkout.body.amount_total,
+  });
   expect((await deliverWebhook(app, cycle)).status).toBe(200);
   const renewal = await waitIssued(agency, `pi_renew_${purchaseId}`);
   return { purchaseId, subscription, renewalId: renewal.purchase_id as number };
@@ -229,7 +166,7 @@ test('when a renewed subscription is cancelled now, then it ends at the processo
 test('when the processor ends a subscription by itself, then it is shown cancelled by the processor and the agency hears of it once, however often the event comes', async () => {
   const { purchaseId, subscription } = await paidSubscription();
   const endedAt = Math.floor(Date.now() / 1000);
-  const deleted = event(
+  const deleted = processorEvent(
     'customer.subscription.deleted',
     {
       id: subscription,
@@ -259,53 +196,11 @@ test('when the processor ends a subscription by itself, then it is shown cancell
 
 test('when a subscription is asked that is not one, or was never paid, then the answer is 404 or 409 and nothing is called at the processor', async () => {
   const before = proxy.requests.filter((r) => r.path.startsWith('/v1/subscriptions')).length;
-  const oneTime = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: agency.key,
-    body: await (async () => {
-      const c = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-        method: 'POST',
-        key: agency.key,
-        body: {
-          buyer_first_name: 'Lee',
-          buyer_last_name: 'Park',
-          buyer_email: `lee.${Date.now()}@example.com`,
-          seller_slug: agency.slug,
-          query_param: '',
-        },
-      });
-      return {
-        idp_accnt_uuid: c.body.idp_accnt_uuid,
-        access_token: c.body.access_token,
-        selected_product_lines_to_purchase: [eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' })],
-      };
-    })(),
-  });
+  const oneTime = await quote(eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' }));
   expect(oneTime.status).toBe(200);
   const notOne = await api(`/subscriptions/${oneTime.body.purchase_id}`);
   expect([notOne.status, notOne.body.error.code]).toEqual([404, 'NOT_FOUND']);
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      buyer_first_name: 'Kim',
-      buyer_last_name: 'Ho',
-      buyer_email: `kim.${Date.now()}@example.com`,
-      seller_slug: agency.slug,
-      query_param: '',
-    },
-  });
-  const unpaid = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [
-        { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-01' }), product_line_template_id: monthlyProductId },
-      ],
-    },
-  });
+  const unpaid = await quote(monthlySelection('2027-05-01'));
   const refused = await api(`/subscriptions/${unpaid.body.purchase_id}/cancel`, { method: 'POST', body: { when: 'now' } });
   expect([refused.status, refused.body.error.code]).toEqual([409, 'SUBSCRIPTION_NOT_ACTIVE']);
   expect((await api(`/subscriptions/${unpaid.body.purchase_id}`)).body.data.status).toBe('incomplete');

@@ -5,90 +5,39 @@
  * then the second invoice of the subscription) are signed webhooks built here, since stripe-mock
  * keeps no subscription state and sends no events.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { call, createQuestionSet } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, deliverWebhook } from '../helpers/purchases';
-import { createAgency, eventSelection, getCertificates, waitIssued, type Agency } from '../helpers/certificates';
-import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
-import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
+import { eventually } from '../helpers/worker';
+import { call } from '../helpers/fixtures';
+import {
+  WEBHOOK_SECRET,
+  createMonthlyProduct,
+  deliverWebhook,
+  subscriptionInvoicePaidEvent,
+  subscriptionSessionCompletedEvent,
+} from '../helpers/purchases';
+import { createAgency, eventSelection, getCertificates, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
+import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
 
+const stack = useStack({
+  proxy: true,
+  app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' },
+});
 let proxy: ProcessorProxy;
-let worker: TestWorker;
 let app: TestApp;
 let agency: Agency;
 let monthlyProductId: number;
 
 beforeAll(async () => {
-  proxy = await startProcessorProxy();
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url });
-  app = await startTestApp({
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    PAYPROC_API_BASE: proxy.url,
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  ({ proxy, app } = stack);
   agency = await createAgency(app);
   const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
-  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
-  const product = await call(app.baseUrl, '/api/v1/products', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      customerName: 'Monthly Venue Liability',
-      defaultPrice: 30,
-      questionSetId: set.id,
-      insurerName: 'Evergreen Mutual Insurance Co.',
-      masterPolicyNumber: 'EVM-SUB-1',
-      isRecurring: true,
-    },
-  });
-  if (product.status !== 201) throw new Error(`product create failed: ${product.status} ${product.text}`);
-  monthlyProductId = product.body.data.id;
+  monthlyProductId = await createMonthlyProduct(app, account.id, agency.key, 'EVM-SUB-1');
 });
 
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
-  await proxy?.close();
-});
-
-async function quote(selections: Record<string, unknown>[]) {
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      buyer_first_name: 'Sam',
-      buyer_last_name: 'Rivera',
-      buyer_email: `sam.${Date.now()}@example.com`,
-      seller_slug: agency.slug,
-      query_param: '',
-    },
-  });
-  return call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: selections,
-    },
-  });
-}
-
-const event = (type: string, object: Record<string, unknown>, id: string) =>
-  JSON.stringify({
-    id,
-    object: 'event',
-    type,
-    livemode: false,
-    created: Math.floor(Date.now() / 1000),
-    api_version: '2025-01-01',
-    data: { object },
-  });
+const quote = async (selections: Record<string, unknown>[]) => (await quoteForNewBuyer(agency, selections)).quote;
 
 test('given a recurring product, when it is bought and the second invoice is paid, then the next month gets its own certificates, once', async () => {
   const monthly = { ...eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }), product_line_template_id: monthlyProductId };
@@ -109,21 +58,13 @@ test('given a recurring product, when it is bought and the second invoice is pai
 
   // First period: the paid subscription checkout.
   const subscription = `sub_${purchaseId}_${Date.now()}`;
-  const paid = event(
-    'checkout.session.completed',
-    {
-      id: checkout.body.id,
-      object: 'checkout.session',
-      mode: 'subscription',
-      status: 'complete',
-      payment_status: 'paid',
-      payment_intent: `pi_paid_${purchaseId}`,
-      subscription,
-      invoice: `in_first_${purchaseId}`,
-      metadata: { purchase_id: String(purchaseId) },
-    },
-    `evt_sub_paid_${purchaseId}`,
-  );
+  const paid = subscriptionSessionCompletedEvent({
+    id: `evt_sub_paid_${purchaseId}`,
+    purchaseId,
+    sessionId: checkout.body.id,
+    subscription,
+    invoice: `in_first_${purchaseId}`,
+  });
   expect((await deliverWebhook(app, paid)).status).toBe(200);
   const first = await waitIssued(agency, `pi_paid_${purchaseId}`);
   expect(first.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-05-01', '2027-05-02']);
@@ -131,20 +72,13 @@ test('given a recurring product, when it is bought and the second invoice is pai
   // Second period: the subscription's billing-cycle invoice, delivered twice.
   const invoiceId = `in_cycle_${purchaseId}_${Date.now()}`;
   const renewalPi = `pi_renew_${purchaseId}`;
-  const cycle = event(
-    'invoice.paid',
-    {
-      id: invoiceId,
-      object: 'invoice',
-      billing_reason: 'subscription_cycle',
-      status: 'paid',
-      amount_paid: checkout.body.amount_total,
-      currency: 'usd',
-      parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
-      payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: renewalPi } }] },
-    },
-    `evt_cycle_${invoiceId}`,
-  );
+  const cycle = subscriptionInvoicePaidEvent({
+    invoiceId,
+    subscription,
+    paymentIntent: renewalPi,
+    purchaseId,
+    amountPaid: checkout.body.amount_total,
+  });
   const deliveries = [await deliverWebhook(app, cycle), await deliverWebhook(app, cycle)];
   expect(deliveries.map((d) => [d.status, d.body.purchase_id, d.body.duplicate])).toEqual([
     [200, purchaseId, false],
@@ -283,22 +217,7 @@ test('given a recurring product paid with a saved card, when charged, then a pro
 
   // The next billing cycle of that subscription (found by its id) renews the purchase.
   const invoiceId = `in_cycle_saved_${purchaseId}`;
-  const cycle = event(
-    'invoice.paid',
-    {
-      id: invoiceId,
-      object: 'invoice',
-      billing_reason: 'subscription_cycle',
-      status: 'paid',
-      currency: 'usd',
-      parent: { type: 'subscription_details', subscription_details: { subscription: subscriptionId } },
-      payments: {
-        object: 'list',
-        data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_saved_${purchaseId}` } }],
-      },
-    },
-    `evt_cycle_${invoiceId}`,
-  );
+  const cycle = subscriptionInvoicePaidEvent({ invoiceId, subscription: subscriptionId, paymentIntent: `pi_renew_saved_${purchaseId}` });
   expect((await deliverWebhook(app, cycle)).body).toMatchObject({ purchase_id: purchaseId, relayed: true });
   const second = await waitIssued(agency, `pi_renew_saved_${purchaseId}`);
   expect(second.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-08-01']);
