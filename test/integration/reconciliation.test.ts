@@ -15,7 +15,8 @@
  * sale's as the test helper paid it, the dashboard refund as made here), every refund created on
  * 2025-03-20 like the rest of the history.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
 import {
   chargeRefundedEvent,
@@ -26,16 +27,20 @@ import {
   WEBHOOK_SECRET,
   processorEventRecorded,
 } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
+import { eventually } from '../helpers/worker';
+import type { ProcessorProxy, RecordedRequest } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
 import { createWorkerMetrics, watchReconciliationDifferences } from '../../src/metrics/registry';
 import { createReportsRepository } from '../../src/reports/repository';
 
 jest.setTimeout(180_000);
 
+const stack = useStack({
+  proxy: true,
+  workerEnv: { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' },
+  app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET },
+});
 let app: TestApp;
-let worker: TestWorker;
 let proxy: ProcessorProxy;
 let account: QuotingAccount;
 /** What the processor holds: payment intent or refund id → amount received or refunded (minor units). */
@@ -58,8 +63,7 @@ const reconcile = (...extra: string[]) =>
   });
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  proxy = await startProcessorProxy();
+  ({ app, proxy } = stack);
   proxy.patchResponses({
     method: 'POST',
     pathPrefix: '/v1/payment_intents',
@@ -116,8 +120,6 @@ beforeAll(async () => {
       return { ...body, data, has_more: false };
     },
   });
-  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_API_BASE: proxy.url, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
   account = await createQuotingAccount(app);
   await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
 
@@ -218,12 +220,6 @@ const saleAmountDifference = (kind: 'charge' | 'refund', source: 'sale' | 'dashb
   processor_amount: processor,
   reason: 'amount',
   processor_status: 'succeeded',
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
-  await proxy.close();
 });
 
 test('when the processor holds what the ledger recorded, then the month reconciles: three charges and four refunds checked (the holder endorsement’s refund and the sale’s dashboard refund among them), equal totals, no difference, exit 0', async () => {
