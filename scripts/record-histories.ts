@@ -73,8 +73,7 @@ import {
   type SavedCardChargeResult,
 } from '../workflows/contracts';
 import type { PolicyStatusView } from '../workflows/policy';
-import { call, createQuestionSet, createRootAccountOfKind } from '../test/helpers/fixtures';
-import { SPECIAL_EVENT_LIABILITY } from '../src/question-sets/examples';
+import { call, createRootAccountOfKind } from '../test/helpers/fixtures';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
 import { startSmtp } from '../test/helpers/smtp';
@@ -82,12 +81,16 @@ import {
   WEBHOOK_SECRET,
   chargeRefundedEvent,
   checkout,
+  createMonthlyProduct,
   createQuotingAccount,
+  type QuotingAccount,
   deliverWebhook,
   endorsementSessionCompletedEvent,
   processorEventRecorded,
   scheduledActivities,
   sessionCompletedEvent,
+  subscriptionInvoicePaidEvent,
+  subscriptionSessionCompletedEvent,
 } from '../test/helpers/purchases';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -245,6 +248,31 @@ async function recordAll(namespace: string): Promise<void> {
   const finish = async (app: TestApp, purchaseId: number) =>
     app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result() as Promise<PurchaseStatusView>;
 
+  /** A new purchase of the account, paid by the signed webhook once its run waits for payment, issued: its id. */
+  const paidPurchase = async (app: TestApp, account: QuotingAccount): Promise<number> => {
+    const { purchaseId, sessionId } = await checkout(app, account);
+    await untilWaiting(app, purchaseId);
+    await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+    expectStatus(await finish(app, purchaseId), 'issued');
+    return purchaseId;
+  };
+  /** The public API with the account's key; a `body` makes it a POST. */
+  const postingApi = (app: TestApp, account: QuotingAccount) => (p: string, body?: unknown) =>
+    call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+  /** The public API with the account's key, `init` as `call` takes it. */
+  const accountApi =
+    (app: TestApp, account: QuotingAccount) =>
+    (p: string, init: { method?: string; body?: unknown } = {}) =>
+      call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+  /** Saves the history of the purchase's owner `policy-<id>` once it has nothing in flight, then ends it. */
+  const saveOwner = async (app: TestApp, purchaseId: number, file: string) => {
+    await untilIdle(app, policyWorkflowId(purchaseId));
+    await save(app, file, policyWorkflowId(purchaseId));
+    await app.container.temporal.client.workflow
+      .getHandle(policyWorkflowId(purchaseId))
+      .terminate('history recorded by scripts/record-histories.ts');
+  };
+
   const only = process.env.HISTORIES_ONLY?.split(',').map((x) => x.trim());
   const want = (scenario: string) => !only || only.includes(scenario);
   fs.mkdirSync(OUT_DIR, { recursive: true });
@@ -295,12 +323,8 @@ async function recordAll(namespace: string): Promise<void> {
     if (want('e')) {
       // (e) a cancellation of one day of two, carried out by the purchase's policy workflow
       const { app, account } = await appWith();
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, body?: unknown) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const purchaseId = await paidPurchase(app, account);
+      const api = postingApi(app, account);
       const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id;
       const quote = await api(`/purchases/${purchaseId}/cancellation_quote`, { covered_unit_ids: [unit], requested_by: 'buyer' });
       const cancelled = await api(`/purchases/${purchaseId}/cancel`, { quote_id: quote.body.data.id });
@@ -314,12 +338,8 @@ async function recordAll(namespace: string): Promise<void> {
     if (want('f')) {
       // (f) cancellations dated in the future on a test clock: one rescinded, one carried out when the clock passes it
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, body?: unknown) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const purchaseId = await paidPurchase(app, account);
+      const api = postingApi(app, account);
       const must = async (p: string, body: unknown, status = 200) => {
         const res = await api(p, body);
         if (res.status !== status) throw new Error(`${p}: ${res.status} ${res.text}`);
@@ -356,14 +376,10 @@ async function recordAll(namespace: string): Promise<void> {
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
       const ids: number[] = [];
       for (let i = 0; i < 2; i++) {
-        const { purchaseId, sessionId } = await checkout(app, account);
-        await untilWaiting(app, purchaseId);
-        await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-        expectStatus(await finish(app, purchaseId), 'issued');
+        const purchaseId = await paidPurchase(app, account);
         ids.push(purchaseId);
       }
-      const api = (p: string, body?: unknown) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const api = postingApi(app, account);
       const started = await api('/bulk_cancellations', { purchase_ids: [...ids, 2_000_000_000], reason: 'Event called off' });
       if (started.status !== 202) throw new Error(`bulk: ${started.status} ${started.text}`);
       const bulkId = started.body.data.id as number;
@@ -379,14 +395,10 @@ async function recordAll(namespace: string): Promise<void> {
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       closers.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-      const api = (p: string, body?: unknown) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const api = postingApi(app, account);
       const endpoint = await api('/webhook_endpoints', { url, enabled_events: ['purchase.paid'] });
       if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text}`);
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
+      const purchaseId = await paidPurchase(app, account);
       const p = (await api(`/purchases/${purchaseId}`)).body.data;
       if (want('h')) {
         const eventId = `evt_histories_refund_${purchaseId}`;
@@ -405,11 +417,7 @@ async function recordAll(namespace: string): Promise<void> {
         const disputed = await api(`/test_helpers/purchases/${purchaseId}/dispute`, { outcome: 'lost' });
         if (disputed.status !== 200) throw new Error(`dispute: ${disputed.status} ${disputed.text}`);
         for (const e of disputed.body.data.events as Array<{ id: string }>) await processorEventRecorded(app, purchaseId, e.id);
-        await untilIdle(app, policyWorkflowId(purchaseId));
-        await save(app, 'policy-processor-refund-dispute.json', policyWorkflowId(purchaseId));
-        await app.container.temporal.client.workflow
-          .getHandle(policyWorkflowId(purchaseId))
-          .terminate('history recorded by scripts/record-histories.ts');
+        await saveOwner(app, purchaseId, 'policy-processor-refund-dispute.json');
       }
       if (want('i')) {
         const rootUuid = (await app.container.db('root_accounts').where({ id: account.accountId }).first('idp_root_account_uuid'))
@@ -435,73 +443,28 @@ async function recordAll(namespace: string): Promise<void> {
     if (want('k')) {
       // (k) a subscription's second month: the paid subscription checkout, then its billing-cycle invoice.paid
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const set = await createQuestionSet(app.container, account.accountId, SPECIAL_EVENT_LIABILITY);
-      const monthly = await call(app.baseUrl, '/api/v1/products', {
-        method: 'POST',
-        key: account.key,
-        body: {
-          customerName: 'Monthly Venue Liability',
-          defaultPrice: 30,
-          questionSetId: set.id,
-          insurerName: 'Evergreen Mutual Insurance Co.',
-          masterPolicyNumber: 'EVM-HIST-1',
-          isRecurring: true,
-        },
-      });
-      if (monthly.status !== 201) throw new Error(`product: ${monthly.status} ${monthly.text}`);
+      const monthlyId = await createMonthlyProduct(app, account.accountId, account.key, 'EVM-HIST-1');
       const body = await account.quoteBody();
-      (body.selected_product_lines_to_purchase as Array<Record<string, unknown>>)[0]!.product_line_template_id = monthly.body.data.id;
+      (body.selected_product_lines_to_purchase as Array<Record<string, unknown>>)[0]!.product_line_template_id = monthlyId;
       const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key: account.key, body });
       if (quoted.status !== 200) throw new Error(`quote: ${quoted.status} ${quoted.text}`);
       const purchaseId = quoted.body.purchase_id as number;
       await untilWaiting(app, purchaseId);
       const subscription = `sub_histories_${purchaseId}`;
-      const signed = (type: string, object: Record<string, unknown>, id: string) =>
-        JSON.stringify({
-          id,
-          object: 'event',
-          type,
-          livemode: false,
-          created: Math.floor(Date.now() / 1000),
-          api_version: '2025-01-01',
-          data: { object },
-        });
       await deliverWebhook(
         app,
-        signed(
-          'checkout.session.completed',
-          {
-            id: quoted.body.id,
-            object: 'checkout.session',
-            mode: 'subscription',
-            status: 'complete',
-            payment_status: 'paid',
-            payment_intent: `pi_paid_${purchaseId}`,
-            subscription,
-            metadata: { purchase_id: String(purchaseId) },
-          },
-          `evt_histories_sub_${purchaseId}`,
-        ),
+        subscriptionSessionCompletedEvent({ id: `evt_histories_sub_${purchaseId}`, purchaseId, sessionId: quoted.body.id, subscription }),
       );
       expectStatus(await finish(app, purchaseId), 'issued');
       const invoiceId = `in_histories_${purchaseId}`;
-      const cycle = signed(
-        'invoice.paid',
-        {
-          id: invoiceId,
-          object: 'invoice',
-          billing_reason: 'subscription_cycle',
-          status: 'paid',
-          amount_paid: quoted.body.amount_total,
-          currency: 'usd',
-          parent: { type: 'subscription_details', subscription_details: { subscription, metadata: { purchase_id: String(purchaseId) } } },
-          payments: {
-            object: 'list',
-            data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: `pi_renew_${purchaseId}` } }],
-          },
-        },
-        `evt_histories_cycle_${purchaseId}`,
-      );
+      const cycle = subscriptionInvoicePaidEvent({
+        id: `evt_histories_cycle_${purchaseId}`,
+        invoiceId,
+        subscription,
+        paymentIntent: `pi_renew_${purchaseId}`,
+        purchaseId,
+        amountPaid: quoted.body.amount_total,
+      });
       const delivered = await deliverWebhook(app, cycle);
       if (delivered.status !== 200) throw new Error(`invoice.paid: ${delivered.status} ${delivered.text}`);
       // The owner of the period in force (the first, here) makes the second period and issues its certificates.
@@ -517,12 +480,8 @@ async function recordAll(namespace: string): Promise<void> {
     if (want('l')) {
       // (l) a certificate holder added to a paid purchase (its certificates issued, announced), then removed
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const purchaseId = await paidPurchase(app, account);
+      const api = accountApi(app, account);
       const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
         method: 'POST',
         body: {
@@ -552,21 +511,13 @@ async function recordAll(namespace: string): Promise<void> {
       const removed = await api(`/purchases/${purchaseId}/certificate_holders/${holderId}`, { method: 'DELETE' });
       if (removed.status !== 200 || removed.body.data.status !== 'removed')
         throw new Error(`remove holder: ${removed.status} ${removed.text}`);
-      await untilIdle(app, policyWorkflowId(purchaseId));
-      await save(app, 'policy-holder-added-removed.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(policyWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveOwner(app, purchaseId, 'policy-holder-added-removed.json');
     }
     if (want('m')) {
       // (m) an endorsement of a paid purchase: the named insured corrected and the second day moved, its new certificate versions issued
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, body?: unknown) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const purchaseId = await paidPurchase(app, account);
+      const api = postingApi(app, account);
       const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id as number;
       const quote = await api(`/purchases/${purchaseId}/endorsement_quote`, {
         changes: [
@@ -585,21 +536,13 @@ async function recordAll(namespace: string): Promise<void> {
           ),
         90_000,
       );
-      await untilIdle(app, policyWorkflowId(purchaseId));
-      await save(app, 'policy-endorsed.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(policyWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveOwner(app, purchaseId, 'policy-endorsed.json');
     }
     if (want('n')) {
       // (n) priced endorsements adding a day: a saved card declined (stripe-mock leaves every payment intent unpaid), then a checkout link paid
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, body?: unknown) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...(body === undefined ? {} : { method: 'POST', body }) });
+      const purchaseId = await paidPurchase(app, account);
+      const api = postingApi(app, account);
       const itemId = (await api(`/purchases/${purchaseId}`)).body.data.items[0].id as number;
       const addDay = async () => {
         const q = await api(`/purchases/${purchaseId}/endorsement_quote`, {
@@ -629,26 +572,18 @@ async function recordAll(namespace: string): Promise<void> {
           ) === 3,
         90_000,
       );
-      await untilIdle(app, policyWorkflowId(purchaseId));
-      await save(app, 'policy-endorsed-priced.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(policyWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveOwner(app, purchaseId, 'policy-endorsed-priced.json');
     }
     if (want('o')) {
       // (o) a holder named additional insured at a premium (collected by a checkout link the buyer pays), then the mark removed (its premium refunded)
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const api = accountApi(app, account);
       const terms = await api(`/products/${account.productId}/endorsement_terms`, {
         method: 'PATCH',
         body: { additional_insured_premium: 500 },
       });
       if (terms.status !== 200) throw new Error(`endorsement terms: ${terms.status} ${terms.text}`);
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
+      const purchaseId = await paidPurchase(app, account);
       const stored = async (n: number) =>
         eventually(
           async () =>
@@ -696,22 +631,14 @@ async function recordAll(namespace: string): Promise<void> {
         60_000,
       );
       await stored(8);
-      await untilIdle(app, policyWorkflowId(purchaseId));
-      await save(app, 'policy-holder-endorsement-refunded.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(policyWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveOwner(app, purchaseId, 'policy-holder-endorsement-refunded.json');
     }
     if (want('p')) {
       // (p) a cancellation that voids a certificate of a holder that asked to be told: the notice
       // sent by the policy workflow's child `holder-notices-<cancellationId>` (a local SMTP server)
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
-      expectStatus(await finish(app, purchaseId), 'issued');
-      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const purchaseId = await paidPurchase(app, account);
+      const api = accountApi(app, account);
       const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
         method: 'POST',
         body: {
@@ -741,8 +668,7 @@ async function recordAll(namespace: string): Promise<void> {
       // (q) a bordereau of an insurer for a month (generated and stored), and the monthly run the
       // `monthly-bordereaux` Schedule starts, for that month (bordereaux asked for, both modes reconciled)
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const api = (p: string, init: { method?: string; body?: unknown } = {}) =>
-        call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
+      const api = accountApi(app, account);
       const insurer = await createRootAccountOfKind(app.container, 'insurer', 'Evergreen Mutual Insurance Co.');
       const named = await api(`/products/${account.productId}`, { method: 'PATCH', body: { insurerRootAccountID: insurer.id } });
       if (named.status !== 200) throw new Error(`product insurer: ${named.status} ${named.text}`);
