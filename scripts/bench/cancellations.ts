@@ -52,22 +52,17 @@
  * `BenchReport`. `--quick`: 10 voided runs, a bulk of 50, two rounds of 1 s per load side.
  * Exits 0 also when a goal is missed; exits 1 only when the benchmark cannot run.
  */
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { loadConfig, loadConfigOrExit } from '../../src/config';
-import { createContainer, type Container } from '../../src/container';
-import { createApp } from '../../src/http/app';
-import { createLogger } from '../../src/logger';
+import { loadConfigOrExit } from '../../src/config';
+import type { Container } from '../../src/container';
 import { createDb, migrateLatest } from '../../src/db/knex';
 import type { ApiHandle } from '../harness/api';
 import { call } from '../harness/fixtures';
 import { createQuotingAccount, type QuotingAccount } from '../harness/purchases';
 import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../harness/processor-proxy';
-import { startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
+import { benchServiceEnv, startApiAndWorker, stopApiAndWorker, type ApiAndWorker, type WorkerProcess } from './certificates-worker';
 import {
   latencyStats,
   REPO_ROOT,
@@ -620,9 +615,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
   let temporal: { address: string; started: boolean } | undefined;
   let storage: { url: string; bucket: string; started: boolean } | undefined;
   let proxy: ProcessorProxy | undefined;
-  let container: Container | undefined;
-  let server: Server | undefined;
-  let worker: WorkerProcess | undefined;
+  const services: ApiAndWorker = {};
   try {
     const {
       dbUrl,
@@ -643,40 +636,21 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       `database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url} behind the recording proxy ${proxy.url}`,
     );
 
-    const env: Record<string, string> = {
-      DATABASE_URL: dbUrl,
-      TEMPORAL_ADDRESS: t.address,
-      TEMPORAL_NAMESPACE: namespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      PAYPROC_API_BASE: proxy.url,
-      STORAGE_API_ENDPOINT: s.url,
-      STORAGE_BUCKET: s.bucket,
-      REFUND_RATE_LIMIT_PER_SECOND: String(cap),
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      REDIS_URL: '', // in-memory limiter
-      METRICS_PORT: '0',
-      WORKER_METRICS_PORT: '0',
-      WORKER_SDK_METRICS_ADDRESS: '',
-      SMTP_URL: 'smtp://127.0.0.1:1',
-    };
+    const env = benchServiceEnv(
+      { databaseUrl: dbUrl, temporalAddress: t.address, namespace, taskQueue, processorUrl: proxy.url, storage: s },
+      { REFUND_RATE_LIMIT_PER_SECOND: String(cap) },
+    );
     const setup0 = performance.now();
-    const workerStarting = startWorker({
+    const { app, workerReady } = await startApiAndWorker(services, {
       repoRoot: REPO_ROOT,
-      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-      marker: randomUUID(),
+      env,
       logFile: WORKER_LOG,
-      timeoutMs: 240_000,
+      loggerName: 'cancellations-bench',
     });
-    workerStarting.catch(() => undefined);
-    const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent', PORT: '0' });
-    container = createContainer(config, createLogger(config, 'cancellations-bench'));
-    server = createApp(container).listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server!.once('listening', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const app: ApiHandle = { baseUrl, container };
+    const { baseUrl, container } = app;
     const account = await createQuotingAccount(app);
     const b: Bench = { app, container, account, headers: { 'x-api-key': account.key } };
-    worker = await workerStarting;
+    const worker = await workerReady;
     log(
       `API on ${baseUrl} (in this process); worker pid ${worker.pid} (log ${path.relative(process.cwd(), WORKER_LOG)}), REFUND_RATE_LIMIT_PER_SECOND=${cap}; ` +
         `ready ${((performance.now() - setup0) / 1000).toFixed(1)} s after start-up began`,
@@ -930,12 +904,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     };
   } finally {
     const cleanup0 = performance.now();
-    if (worker && !worker.exitInfo) await stopWorker(worker, 20_000);
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
-    }
-    await container?.close();
+    await stopApiAndWorker(services);
     await proxy?.close();
     await stopBenchStack({ stack, temporalBin: tools.temporal, namespace, temporal, storage, state, log });
     log(

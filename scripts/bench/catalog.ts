@@ -27,17 +27,15 @@
  * cannot run.
  */
 import os from 'node:os';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { loadConfig, loadConfigOrExit } from '../../src/config';
-import { createContainer } from '../../src/container';
-import { createApp } from '../../src/http/app';
-import { createLogger } from '../../src/logger';
+import { loadConfigOrExit } from '../../src/config';
 import type { Db } from '../../src/db/knex';
 import { seedCatalog, SEARCH_TERM, type SeedResult } from './catalog-seed';
 import {
+  benchApiContainer,
   createPgPool,
-  ensureDatabase,
+  listenApi,
+  openBenchDatabase,
   explain,
   round2,
   runDirectLoad,
@@ -223,40 +221,21 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         : ''),
   );
 
-  const db0 = await ensureDatabase(base.DATABASE_URL, opts.quick ? `${BENCH_DATABASE}_quick` : BENCH_DATABASE);
-  const redacted = new URL(db0.url);
-  redacted.password = redacted.password ? '***' : '';
-  log(`database: ${redacted.toString()}${db0.created ? ' (created)' : ''}`);
-
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: db0.url,
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    REDIS_URL: '', // in-memory limiter: nothing outside this process on the request path
-    PORT: '0',
-  });
-  const container = createContainer(config, createLogger(config, 'api-bench'));
-  const directPool = createPgPool(db0.url, config.DATABASE_POOL_MAX);
+  const dbUrl = await openBenchDatabase(base.DATABASE_URL, BENCH_DATABASE, opts.quick, log);
+  const { config, container } = benchApiContainer(dbUrl);
+  const directPool = createPgPool(dbUrl, config.DATABASE_POOL_MAX);
   let server: Server | undefined;
   try {
-    const seed: SeedResult = await seedCatalog(
-      container.db,
-      db0.url,
-      config,
-      { rows: opts.rows, otherRows: Math.min(1000, opts.rows) },
-      log,
-    );
+    const seed: SeedResult = await seedCatalog(container.db, dbUrl, config, { rows: opts.rows, otherRows: Math.min(1000, opts.rows) }, log);
     log(
       `catalog: account ${seed.account.id} has ${seed.counts.productLines} product lines, ${seed.counts.bundles} bundles, ` +
         `${seed.counts.bundleLinks} bundle links; account ${seed.otherAccount.id} has ${seed.counts.otherProductLines} / ${seed.counts.otherBundles}` +
         ` (vacuum analyze ${seed.analyzeSeconds.toFixed(1)} s)`,
     );
 
-    server = createApp(container).listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server!.once('listening', resolve));
-    const { port } = server.address() as AddressInfo;
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const api = await listenApi(container);
+    server = api.server;
+    const baseUrl = api.baseUrl;
     const headers = { 'x-api-key': seed.apiKey };
     const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
     log(

@@ -17,6 +17,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { loadConfig, type Config } from '../../src/config';
+import { createContainer, type Container } from '../../src/container';
+import { createLogger } from '../../src/logger';
+import type { ApiHandle } from '../harness/api';
+import { listenApi } from './lib';
 /** Node flags of a worker process (scripts/worker-runtime.cjs: its heap cap), as every launcher passes them. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const { WORKER_NODE_ARGS } = require('../worker-runtime.cjs') as { WORKER_NODE_ARGS: readonly string[] };
@@ -301,4 +308,81 @@ export function startCpuMeter(workerPid?: number): () => CpuUse {
       cores,
     };
   };
+}
+
+/**
+ * The environment the API and the worker of a bench on its own stack share: its database, Temporal
+ * namespace and task queue, processor and bucket; no per-key rate limit to speak of (REDIS_URL
+ * empty: the in-memory limiter), metrics on free ports, the SDK's metrics off, mail to a closed port.
+ * `extra` adds or replaces variables.
+ */
+export function benchServiceEnv(
+  o: {
+    databaseUrl: string;
+    temporalAddress: string;
+    namespace: string;
+    taskQueue: string;
+    processorUrl: string;
+    storage: { url: string; bucket: string };
+  },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: o.databaseUrl,
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    TEMPORAL_NAMESPACE: o.namespace,
+    TEMPORAL_TASK_QUEUE: o.taskQueue,
+    PAYPROC_API_BASE: o.processorUrl,
+    STORAGE_API_ENDPOINT: o.storage.url,
+    STORAGE_BUCKET: o.storage.bucket,
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    REDIS_URL: '',
+    METRICS_PORT: '0',
+    WORKER_METRICS_PORT: '0',
+    WORKER_SDK_METRICS_ADDRESS: '',
+    SMTP_URL: 'smtp://127.0.0.1:1',
+    ...extra,
+  };
+}
+
+/** What a bench started of its API and worker; the bench keeps it to stop them (stopApiAndWorker) whatever happened. */
+export interface ApiAndWorker {
+  container?: Container;
+  server?: Server;
+  worker?: WorkerProcess;
+}
+
+/**
+ * Starts the worker (`node --import tsx src/worker.ts`, its output in `logFile`, LOG_LEVEL info)
+ * and, while it bundles its workflows, the API in this process on a free port, both with `env`
+ * over this process's environment; records each part in `into` as it starts. Answers the API (its
+ * config; the bench prepares its accounts then) and the worker's start, to await once they are made.
+ */
+export async function startApiAndWorker(
+  into: ApiAndWorker,
+  o: { repoRoot: string; env: Record<string, string>; logFile: string; loggerName: string; timeoutMs?: number },
+): Promise<{ app: ApiHandle; config: Config; workerReady: Promise<WorkerProcess> }> {
+  const workerReady = startWorker({
+    repoRoot: o.repoRoot,
+    env: { ...process.env, ...o.env, LOG_LEVEL: 'info' },
+    marker: randomUUID(),
+    logFile: o.logFile,
+    timeoutMs: o.timeoutMs ?? 240_000,
+  }).then((worker) => (into.worker = worker));
+  workerReady.catch(() => undefined);
+  const config = loadConfig({ ...process.env, ...o.env, LOG_LEVEL: 'silent', PORT: '0' });
+  const container = (into.container = createContainer(config, createLogger(config, o.loggerName)));
+  const { server, baseUrl } = await listenApi(container);
+  into.server = server;
+  return { app: { baseUrl, container }, config, workerReady };
+}
+
+/** Stops what startApiAndWorker started: the worker (SIGTERM, 20 s grace), the API's server, its container. */
+export async function stopApiAndWorker(s: ApiAndWorker): Promise<void> {
+  if (s.worker && !s.worker.exitInfo) await stopWorker(s.worker, 20_000);
+  if (s.server) {
+    s.server.closeAllConnections();
+    await new Promise<void>((resolve) => s.server!.close(() => resolve()));
+  }
+  await s.container?.close();
 }

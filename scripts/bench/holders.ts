@@ -41,18 +41,13 @@
  * `--quick`: 3 purchases after 1 warm-up. Exits 0 also when the timing goal is missed; throws
  * (exit 1) when the benchmark cannot run or a holder's PDFs are not all stored.
  */
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { loadConfig, loadConfigOrExit } from '../../src/config';
-import { createContainer, type Container } from '../../src/container';
-import { createApp } from '../../src/http/app';
-import { createLogger } from '../../src/logger';
+import { loadConfigOrExit } from '../../src/config';
+import type { Container } from '../../src/container';
 import { createDb, migrateLatest } from '../../src/db/knex';
 import { createObjectStore, type ObjectStore } from '../../src/storage/object-store';
 import { policyWorkflowId } from '../../workflows/contracts';
@@ -60,7 +55,7 @@ import type { ApiHandle } from '../harness/api';
 import { call } from '../harness/fixtures';
 import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type QuotingAccount } from '../harness/purchases';
 import { describeTimeline, runTimeline } from './certificates-timeline';
-import { startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
+import { benchServiceEnv, startApiAndWorker, stopApiAndWorker, type ApiAndWorker, type WorkerProcess } from './certificates-worker';
 import {
   ensureOwnStack,
   latencyStats,
@@ -453,9 +448,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
 
   let temporal: { address: string; started: boolean } | undefined;
   let storage: { url: string; bucket: string; started: boolean } | undefined;
-  let container: Container | undefined;
-  let server: Server | undefined;
-  let worker: WorkerProcess | undefined;
+  const services: ApiAndWorker = {};
   try {
     const {
       dbUrl,
@@ -475,40 +468,26 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       `database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url}; fake-gcs ${s.url} bucket ${s.bucket}`,
     );
 
-    const env: Record<string, string> = {
-      DATABASE_URL: dbUrl,
-      TEMPORAL_ADDRESS: t.address,
-      TEMPORAL_NAMESPACE: namespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      PAYPROC_API_BASE: stripeMock.url,
-      STORAGE_API_ENDPOINT: s.url,
-      STORAGE_BUCKET: s.bucket,
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      REDIS_URL: '', // in-memory limiter
-      METRICS_PORT: '0',
-      WORKER_METRICS_PORT: '0',
-      WORKER_SDK_METRICS_ADDRESS: '',
-      SMTP_URL: 'smtp://127.0.0.1:1',
-    };
-    const setup0 = performance.now();
-    const workerStarting = startWorker({
-      repoRoot: REPO_ROOT,
-      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-      marker: randomUUID(),
-      logFile: WORKER_LOG,
-      timeoutMs: 240_000,
+    const env = benchServiceEnv({
+      databaseUrl: dbUrl,
+      temporalAddress: t.address,
+      namespace,
+      taskQueue,
+      processorUrl: stripeMock.url,
+      storage: s,
     });
-    workerStarting.catch(() => undefined);
-    const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent', PORT: '0' });
-    container = createContainer(config, createLogger(config, 'holders-bench'));
-    server = createApp(container).listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server!.once('listening', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const app: ApiHandle = { baseUrl, container };
+    const setup0 = performance.now();
+    const { app, config, workerReady } = await startApiAndWorker(services, {
+      repoRoot: REPO_ROOT,
+      env,
+      logFile: WORKER_LOG,
+      loggerName: 'holders-bench',
+    });
+    const { baseUrl, container } = app;
     const account = await createQuotingAccount(app);
     const acct = await call(baseUrl, '/api/v1/account', { key: account.key });
     if (acct.status !== 200) throw new Error(`GET account: ${acct.status} ${acct.text.slice(0, 300)}`);
-    worker = await workerStarting;
+    const worker = await workerReady;
     const b: Bench = {
       app,
       container,
@@ -693,12 +672,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     };
   } finally {
     const cleanup0 = performance.now();
-    if (worker && !worker.exitInfo) await stopWorker(worker, 20_000);
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
-    }
-    await container?.close();
+    await stopApiAndWorker(services);
     await stopBenchStack({ stack, temporalBin: tools.temporal, namespace, temporal, storage, state, log });
     log(
       `cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,

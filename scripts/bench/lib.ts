@@ -17,6 +17,12 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from '../../src/config';
+import { createContainer, type Container } from '../../src/container';
+import { createApp } from '../../src/http/app';
+import { createLogger } from '../../src/logger';
 import type { Percentiles } from './report';
 
 // ---------------------------------------------------------------------------------------------
@@ -71,6 +77,42 @@ export async function ensureDatabase(baseUrl: string, name: string): Promise<{ u
   } finally {
     await pool.end();
   }
+}
+
+/**
+ * The database a seeded bench reads: `name` (`<name>_quick` for a --quick run) on the server of
+ * `baseUrl`, created when missing and logged with its password hidden. Returns its URL.
+ */
+export async function openBenchDatabase(baseUrl: string, name: string, quick: boolean, log: (line: string) => void): Promise<string> {
+  const db = await ensureDatabase(baseUrl, quick ? `${name}_quick` : name);
+  const redacted = new URL(db.url);
+  redacted.password = redacted.password ? '***' : '';
+  log(`database: ${redacted.toString()}${db.created ? ' (created)' : ''}`);
+  return db.url;
+}
+
+/**
+ * The config and container of an API measured in this process against `databaseUrl`: silent,
+ * no per-key rate limit to speak of, the in-memory limiter (nothing outside this process on the
+ * request path), any port.
+ */
+export function benchApiContainer(databaseUrl: string): { config: Config; container: Container } {
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    REDIS_URL: '',
+    PORT: '0',
+  });
+  return { config, container: createContainer(config, createLogger(config, 'api-bench')) };
+}
+
+/** Serves the API of `container` on a free port of 127.0.0.1; answers the server and its base URL once it listens. */
+export async function listenApi(container: Container): Promise<{ server: Server; baseUrl: string }> {
+  const server = createApp(container).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,17 +30,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { loadConfig, loadConfigOrExit } from '../../src/config';
-import { createContainer } from '../../src/container';
-import { createApp } from '../../src/http/app';
-import { createLogger } from '../../src/logger';
+import { loadConfigOrExit } from '../../src/config';
 import type { Db } from '../../src/db/knex';
 import { seedSearch, type SearchSeedResult } from './search-seed';
 import {
+  benchApiContainer,
   createPgPool,
-  ensureDatabase,
+  listenApi,
+  openBenchDatabase,
   explain,
   REPO_ROOT,
   RESULTS_DIR,
@@ -352,26 +350,14 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — WARNING: the machine is already busy; expect noise' : ''}`,
   );
 
-  const db0 = await ensureDatabase(base.DATABASE_URL, opts.quick ? `${BENCH_DATABASE}_quick` : BENCH_DATABASE);
-  const redacted = new URL(db0.url);
-  redacted.password = redacted.password ? '***' : '';
-  log(`database: ${redacted.toString()}${db0.created ? ' (created)' : ''}`);
-
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: db0.url,
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    REDIS_URL: '',
-    PORT: '0',
-  });
-  const container = createContainer(config, createLogger(config, 'api-bench'));
-  const directPool = createPgPool(db0.url, config.DATABASE_POOL_MAX);
+  const dbUrl = await openBenchDatabase(base.DATABASE_URL, BENCH_DATABASE, opts.quick, log);
+  const { config, container } = benchApiContainer(dbUrl);
+  const directPool = createPgPool(dbUrl, config.DATABASE_POOL_MAX);
   let server: Server | undefined;
   try {
     const seed = await seedSearch(
       container.db,
-      db0.url,
+      dbUrl,
       config,
       { purchases: opts.purchases, otherPurchases: opts.otherPurchases, buyers: opts.buyers, products: opts.products },
       log,
@@ -382,9 +368,9 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
         `(vacuum analyze ${seed.analyzeSeconds.toFixed(1)} s)`,
     );
 
-    server = createApp(container).listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server!.once('listening', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const api = await listenApi(container);
+    server = api.server;
+    const baseUrl = api.baseUrl;
     const headers = { 'x-api-key': seed.apiKey };
     const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
     log(
