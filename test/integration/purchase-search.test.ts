@@ -70,6 +70,22 @@ function probeOf(phrase: string, sample: TrigramSample | null): string | null {
 
 type SearchLimits = NonNullable<Parameters<typeof createPurchaseSearchService>[0]['limits']>;
 
+/** A search service over the test database, under `limits` (the service's defaults when none). */
+function searchService(limits?: SearchLimits) {
+  return createPurchaseSearchService({
+    repo: createPurchaseSearchRepository(app.container.db),
+    scopes: createAccountScopes(app.container.db),
+    ...(limits ? { limits } : {}),
+  });
+}
+
+/** The ids of the purchases made that match, newest first (the order the search answers in). */
+const newestMatching = (made: Array<{ purchaseId: number; matches: boolean }>) =>
+  [...made]
+    .reverse()
+    .filter((m) => m.matches)
+    .map((m) => m.purchaseId);
+
 /**
  * Each of `walks` testing every document, testing ids of the text matches gathered first, and
  * after gathering more text matches than their cap; each of those counted through the indexes,
@@ -495,11 +511,7 @@ describe('many matches (the paths a large account takes, reached here with small
       { countCap: 1, walkWindow: 4 },
     ];
     for (const limits of searchPaths(walks)) {
-      const service = createPurchaseSearchService({
-        repo: createPurchaseSearchRepository(app.container.db),
-        scopes: createAccountScopes(app.container.db),
-        limits,
-      });
+      const service = searchService(limits);
       for (const phrase of ['oldie', number]) {
         const all = expected(phrase);
         for (const size of [1, 2, 3, 5]) {
@@ -536,10 +548,7 @@ describe('many matches (the paths a large account takes, reached here with small
       });
       made.push({ ...m, matches });
     }
-    const all = [...made]
-      .reverse()
-      .filter((m) => m.matches)
-      .map((m) => m.purchaseId);
+    const all = newestMatching(made);
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
     const walks = [
       { countCap: 1, walkWindow: 1 },
@@ -547,11 +556,7 @@ describe('many matches (the paths a large account takes, reached here with small
       { countCap: 2, walkWindow: 7, maxWalk: 12 },
     ];
     for (const limits of searchPaths(walks, false)) {
-      const service = createPurchaseSearchService({
-        repo: createPurchaseSearchRepository(app.container.db),
-        scopes: createAccountScopes(app.container.db),
-        limits,
-      });
+      const service = searchService(limits);
       for (const size of [1, 2, 3]) {
         for (let index = 0; index * size <= all.length; index++) {
           const res = await service.searchAsTeammate(principal, {
@@ -594,10 +599,7 @@ describe('many matches (the paths a large account takes, reached here with small
         daysAgo: 250 - i,
       });
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
-    const exact = createPurchaseSearchService({
-      repo: createPurchaseSearchRepository(app.container.db),
-      scopes: createAccountScopes(app.container.db),
-    });
+    const exact = searchService();
     for (const [t, phrase] of [
       [few, `festival pass ${tag}`],
       [few, 'rare'],
@@ -607,11 +609,7 @@ describe('many matches (the paths a large account takes, reached here with small
       const all = (await exact.searchAsTeammate(principal, { ...body, page_size: 100, page_index: 0 })).purchases.map((p) => p.purchase_id);
       for (const limits of [1, 2, 5].flatMap((countCap) => [{ countCap }, { countCap, alwaysPageFirst: true }])) {
         const { countCap } = limits;
-        const service = createPurchaseSearchService({
-          repo: createPurchaseSearchRepository(app.container.db),
-          scopes: createAccountScopes(app.container.db),
-          limits,
-        });
+        const service = searchService(limits);
         for (const size of [1, 2]) {
           // Pages past the last match and past the cap too: an empty page shows nothing about the count.
           for (let index = 0; index * size <= Math.min(all.length, 6) + countCap + 2; index++) {
@@ -655,10 +653,7 @@ describe('many matches (the paths a large account takes, reached here with small
         matches: shape.matches,
       });
     }
-    const all = [...made]
-      .reverse()
-      .filter((m) => m.matches)
-      .map((m) => m.purchaseId);
+    const all = newestMatching(made);
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
     const walks = [
       { countCap: 1, walkWindow: 1 },
@@ -666,11 +661,7 @@ describe('many matches (the paths a large account takes, reached here with small
       { countCap: 1, walkWindow: 20 },
     ];
     for (const limits of searchPaths(walks)) {
-      const service = createPurchaseSearchService({
-        repo: createPurchaseSearchRepository(app.container.db),
-        scopes: createAccountScopes(app.container.db),
-        limits,
-      });
+      const service = searchService(limits);
       for (const size of [1, 3]) {
         for (let index = 0; index * size <= all.length; index++) {
           const res = await service.searchAsTeammate(principal, {
