@@ -6,15 +6,16 @@
  * the purchase, in its events and in purchase search; every bad bundle selection is a
  * VALIDATION_ERROR naming the bundle.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
+import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { createAgency, eventSelection, quoteForNewBuyer, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 
 jest.setTimeout(120_000);
 
-let worker: TestWorker;
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
@@ -23,9 +24,7 @@ let bundleId: number;
 const BUNDLE_NAME = 'Wedding Weekend Protection';
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   agency = await createAgency(app);
   other = await createAgency(app, 'Other Coast Agency');
   const account = await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id');
@@ -45,11 +44,6 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   bundleId = created.body.data.id;
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
 });
 
 const catalog = (a: Agency, pageSize = 100, page = 0) =>

@@ -5,13 +5,13 @@
  * purchase keeping the terms in force when it was bought (a quote through the real checkout, with
  * a worker on the Temporal dev server and stripe-mock).
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey, createRootAccount, insertProductLine } from '../helpers/fixtures';
 import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 
+const stack = useStack();
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 
 const DEFAULTS = {
@@ -29,15 +29,8 @@ const patch = (id: number, body: unknown, key = account.key) =>
   call(app.baseUrl, `/api/v1/products/${id}/cancellation_terms`, { method: 'PATCH', key, body });
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  app = stack.app;
   account = await createQuotingAccount(app);
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 test('when a product has no terms of its own, then GET answers the defaults with is_default true', async () => {

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { createAgency, type Agency } from '../helpers/certificates';
 import { runScript } from '../helpers/run';
@@ -16,22 +16,18 @@ import { readZip } from '../helpers/documents';
 
 jest.setTimeout(240_000);
 
-let worker: TestWorker;
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
 let agency: Agency;
 let outputDir: string;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   agency = await createAgency(app);
   outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-output-'));
 });
 
 afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
   fs.rmSync(outputDir, { recursive: true, force: true });
 });
 

@@ -8,8 +8,9 @@
  */
 import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
+import { eventually } from '../helpers/worker';
 import {
   WEBHOOK_SECRET,
   checkout,
@@ -42,25 +43,18 @@ import { temporal } from '@temporalio/proto';
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
 
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET } });
 let app: TestApp;
-let worker: TestWorker;
 let purchaseId: number;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  app = stack.app;
   const account = await createQuotingAccount(app);
   const session = await checkout(app, account);
   purchaseId = session.purchaseId;
   expect((await deliverWebhook(app, sessionCompletedEvent(purchaseId, session.sessionId))).status).toBe(200);
   await eventually(async () => (await app.container.db('purchases').where({ id: purchaseId }).first()).status === 'issued', 60_000);
 }, 120_000);
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
-});
 
 const client = () => app.container.temporal.client;
 

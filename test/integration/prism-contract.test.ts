@@ -15,8 +15,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent, WEBHOOK_SECRET } from '../helpers/purchases';
 import { createAgency, type Agency } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
@@ -27,7 +27,7 @@ jest.setTimeout(300_000);
 
 const PRISM = path.join(ROOT, 'node_modules', '.bin', 'prism');
 
-let worker: TestWorker;
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
 let agency: Agency;
 let dir: string;
@@ -86,9 +86,7 @@ function prismError(res: { headers: Headers; text: string; body?: any }): string
 }
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   agency = await createAgency(app);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-contract-'));
   // The document the app serves, as a file for Prism.
@@ -108,8 +106,6 @@ async function stopPrism(p: Prism | undefined): Promise<void> {
 afterAll(async () => {
   await stopPrism(prism);
   await stopPrism(tampered);
-  await app?.close();
-  await worker?.shutdown();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -6,16 +6,16 @@
  * with their certificates, the timeline, filters and pages, tenancy (404 for another account, mode
  * or teammate), the quote's pricing by the terms bought with, and every refusal in the envelope.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey } from '../helpers/fixtures';
 import { checkout, createQuotingAccount, type QuotingAccount } from '../helpers/purchases';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 
 jest.setTimeout(120_000);
 
+const stack = useStack();
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 let paid: number;
 let unpaid: number;
@@ -31,18 +31,11 @@ async function payAndIssue(a: QuotingAccount, purchaseId: number): Promise<void>
 }
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  app = stack.app;
   account = await createQuotingAccount(app);
   paid = (await checkout(app, account)).purchaseId;
   await payAndIssue(account, paid);
   unpaid = (await checkout(app, account)).purchaseId;
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 test('when a paid purchase is read, then its amounts, items, covered units with certificates and timeline are there', async () => {

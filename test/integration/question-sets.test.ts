@@ -4,32 +4,25 @@
  * with the test helper, certificates through the Temporal dev server and fake-gcs-server). The
  * seed's shared sets are checked by running `npm run seed`'s script against the test database.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { specialEventSelection } from '../helpers/purchases';
 import { runScript } from '../helpers/run';
 import { SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../../src/question-sets/examples';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 
-let worker: TestWorker;
+const stack = useStack();
 let app: TestApp;
 let mine: { id: number; slug: string; key: string };
 let theirs: { id: number; key: string };
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  app = stack.app;
   const a = await createRootAccount(app.container, 'Brand New Agency');
   mine = { id: a.id, slug: a.slug, key: (await createKey(app.container, { rootAccountId: a.id, mode: 'test' })).key };
   const b = await createRootAccount(app.container, 'Other Agency');
   theirs = { id: b.id, key: (await createKey(app.container, { rootAccountId: b.id, mode: 'test' })).key };
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 const api = (key: string, method: string, path: string, body?: unknown) =>

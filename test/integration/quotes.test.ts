@@ -4,12 +4,13 @@
  * through /platform-seller-invites, exactly as an agent's server would.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
 import { SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../../src/question-sets/examples';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually } from '../helpers/worker';
 
+const stack = useStack();
 let app: TestApp;
-let worker: TestWorker;
 let liveKey: string;
 let liveKeyId: number;
 let testKey: string;
@@ -84,9 +85,7 @@ const slugs = new Map<string, string>();
 const slugOfKey = async (key: string) => slugs.get(key)!;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue });
+  app = stack.app;
   const account = await createRootAccount(app.container, 'Quote Agency');
   quoteAccountId = account.id;
   const other = await createRootAccount(app.container, 'Other Agency');
@@ -114,11 +113,6 @@ beforeAll(async () => {
   await call(app.baseUrl, `/api/v1/products/${inactive}`, { method: 'PATCH', key: liveKey, body: { isActive: false } });
 
   buyer = await connect(liveKey, 'jordan.quote@example.com');
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
 });
 
 describe('adminGetApprovedClientProducts', () => {
