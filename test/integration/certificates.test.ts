@@ -10,7 +10,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import { useStack } from '../helpers/stack';
+import { eventually, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, chargeRefundedEvent, deliverWebhook } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, getCertificates, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
@@ -21,20 +22,14 @@ jest.setTimeout(120_000);
 
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'var', 'test-artifacts');
 
-let worker: TestWorker;
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
+let worker: TestWorker;
 let agency: Agency;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  ({ app, worker } = stack);
   agency = await createAgency(app);
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
 });
 
 describe('given a paid 3-day per-day purchase', () => {
