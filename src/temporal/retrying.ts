@@ -3,7 +3,7 @@
  * stuck`): each running workflow is described and its pending activities at or past
  * `minAttempts` attempts are listed with their last failure. Bounded by `limit` workflows
  * (newest first); the purchase id is read from the workflow id (`purchase-<id>`,
- * `certificates-<id>`, `renewal-<id>-…`, `refund-<id>-…`), the agency (root account id) and
+ * `certificates-<id>`, `policy-<id>`), the agency (root account id) and
  * mode from the run's AgencyId and Mode search attributes, which event deliveries carry too. Failure messages are stored
  * encoded and encrypted (./failure-converter.ts): they are decoded here with the client's own
  * data converter, so the operator reads the message, not "Encoded failure".
@@ -37,7 +37,7 @@ export async function findRetryingActivities(
     for (const a of described.raw.pendingActivities ?? []) {
       const attempt = a.attempt ?? 0;
       if (attempt < options.minAttempts) continue;
-      const m = /^(?:purchase|certificates|renewal|refund)-(\d+)(?:-|$)/.exec(wf.workflowId);
+      const m = /^(?:purchase|certificates|policy)-(\d+)(?:-|$)/.exec(wf.workflowId);
       out.push({
         workflowId: wf.workflowId,
         workflowType: wf.type,
