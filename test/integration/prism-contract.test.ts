@@ -22,6 +22,7 @@ import { createAgency, type Agency } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
 import { ROOT, runScript } from '../helpers/run';
 import { freePort } from '../helpers/ports';
+import { eventually } from '../helpers/worker';
 
 jest.setTimeout(300_000);
 
@@ -47,30 +48,29 @@ async function startPrism(document: string, upstream: string): Promise<Prism> {
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prism exited with ${child.exitCode} before it listened:\n${out}`);
-    if (/Prism is listening/.test(out)) return { url, child, output: () => out };
-    if (Date.now() > deadline) {
+  try {
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`prism exited with ${child.exitCode} before it listened:\n${out}`);
+      return /Prism is listening/.test(out);
+    }, 120_000);
+  } catch (err) {
+    if (child.exitCode === null) {
       process.kill(-child.pid!, 'SIGKILL');
       throw new Error(`prism did not listen within 120 s:\n${out}`);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    throw err;
   }
+  return { url, child, output: () => out };
 }
 
 /** Whether Prism's output shows a line matching `re` within 5 s (it logs a request's end after answering). */
 async function logged(p: Prism, re: RegExp): Promise<boolean> {
-  for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    if (
-      p
-        .output()
-        .split('\n')
-        .some((l) => re.test(l))
-    )
-      return true;
-  }
-  return false;
+  const seen = () =>
+    p
+      .output()
+      .split('\n')
+      .some((l) => re.test(l));
+  return eventually(async () => seen(), 5000).catch(() => false);
 }
 
 /**
