@@ -2,16 +2,15 @@
  * `/api/v1/bulk_cancellations`: start a batch (202, its first progress) and follow it (200).
  * Path ids that are not positive integers → 400 VALIDATION_ERROR; another key's batch → 404.
  */
-import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { parseBody, parsePathId } from '../http/validation';
-import { ErrorEnvelopeSchema, gatewayResponses, successEnvelope } from '../http/openapi';
+import { parseBody } from '../http/validation';
+import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { errorResponse, idParam, idRoute, jsonBody, jsonResponse } from '../http/resource-routes';
 import type { BulkCancellationService } from './service';
 import { BulkCancellation, CreateBulkCancellationRequest } from './schemas';
 
-const IdParam = z.object({ id: z.string().meta({ description: 'Bulk cancellation id, integer >= 1', example: '3' }) });
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
+const IdParam = idParam('Bulk cancellation id, integer >= 1', '3');
 
 export function bulkCancellationRoutes(service: BulkCancellationService): RouteRegistration {
   return (router, registry) => {
@@ -20,10 +19,7 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
       ctx.status = 202;
       ctx.body = ok(await service.create(ctx.state.principal!, body), 'Bulk cancellation started');
     });
-    router.get('/bulk_cancellations/:id', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Bulk cancellation retrieved');
-    });
+    idRoute(router, 'get', '/bulk_cancellations/:id', service.get, 'Bulk cancellation retrieved');
 
     registry.registerPath({
       method: 'post',
@@ -33,12 +29,9 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
       summary: 'Cancel many purchases at once (an event called off)',
       description:
         'Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date; those units are cancelled). At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.',
-      request: { body: { required: true, content: { 'application/json': { schema: CreateBulkCancellationRequest } } } },
+      request: { body: jsonBody(CreateBulkCancellationRequest) },
       responses: {
-        202: {
-          description: 'Started',
-          content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse') } },
-        },
+        202: jsonResponse('Started', successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse')),
         ...gatewayResponses,
         400: errorResponse('VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes'),
         409: errorResponse(
@@ -54,10 +47,7 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
       summary: 'Follow a bulk cancellation: counts and each purchase’s outcome',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'The batch',
-          content: { 'application/json': { schema: successEnvelope(BulkCancellation, 'BulkCancellationResponse') } },
-        },
+        200: jsonResponse('The batch', successEnvelope(BulkCancellation, 'BulkCancellationResponse')),
         404: errorResponse('NOT_FOUND: no bulk cancellation with that id for this key'),
         ...gatewayResponses,
       },

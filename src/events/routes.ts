@@ -5,10 +5,11 @@
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { listMetadata, pageQueryFields } from '../http/query';
-import { parseBody, parseQuery } from '../http/validation';
+import { pageQueryFields } from '../http/query';
+import { parseBody } from '../http/validation';
 import { AppError } from '../shared/errors';
-import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
+import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { errorResponse, idParam, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
 import { AGENCY_EVENT_TYPES } from './types';
 import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent } from './schemas';
 import type { EventService } from './service';
@@ -64,19 +65,12 @@ const ResendResult = z
     ),
   })
   .meta({ id: 'EventResendResult' });
-const IdParam = z.object({ id: z.string().meta({ description: 'Event id (`evt_…`)', example: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b' }) });
-const notFoundResponse = {
-  description: 'NOT_FOUND: no such event for this key’s account and mode',
-  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-};
+const IdParam = idParam('Event id (`evt_…`)', 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b');
+const notFoundResponse = errorResponse('NOT_FOUND: no such event for this key’s account and mode');
 
 export function eventRoutes(service: EventService): RouteRegistration {
   return (router, registry) => {
-    router.get('/events', async (ctx) => {
-      const q = parseQuery(ListEventsQuery, ctx.query);
-      const page = await service.list(ctx.state.principal!, q);
-      ctx.body = ok(page.items, 'Events retrieved', listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
-    });
+    listRoute(router, '/events', ListEventsQuery, service.list, 'Events retrieved');
     router.get('/events/:id', async (ctx) => {
       ctx.body = ok(await service.get(ctx.state.principal!, ctx.params.id ?? ''), 'Event retrieved');
     });
@@ -91,20 +85,14 @@ export function eventRoutes(service: EventService): RouteRegistration {
       ctx.body = ok(result, 'Event resent');
     });
 
-    registry.registerPath({
-      method: 'get',
+    registerListPath(registry, {
       path: '/api/v1/events',
       operationId: 'listEvents',
       tags: ['Events'],
       summary: 'List the events recorded for this key’s account and mode, newest first',
-      request: { query: ListEventsQuery },
-      responses: {
-        200: {
-          description: 'A page',
-          content: { 'application/json': { schema: listEnvelope(AgencyEventSchema, 'AgencyEventListResponse') } },
-        },
-        ...gatewayResponses,
-      },
+      query: ListEventsQuery,
+      item: AgencyEventSchema,
+      envelopeId: 'AgencyEventListResponse',
     });
     registry.registerPath({
       method: 'get',
@@ -114,10 +102,7 @@ export function eventRoutes(service: EventService): RouteRegistration {
       summary: 'Get one event with each delivery and its attempts',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'The event',
-          content: { 'application/json': { schema: successEnvelope(EventWithDeliveries, 'AgencyEventResponse') } },
-        },
+        200: jsonResponse('The event', successEnvelope(EventWithDeliveries, 'AgencyEventResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -130,9 +115,9 @@ export function eventRoutes(service: EventService): RouteRegistration {
       summary: 'Send an event again to every endpoint that takes its type',
       description:
         'Finished deliveries run again; endpoints added since get their first delivery; a delivery still being retried is left to finish (`in_progress`). 400 INVALID_REQUEST when no endpoint takes the type.',
-      request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: z.strictObject({}) } } } },
+      request: { params: IdParam, body: jsonBody(z.strictObject({}), false) },
       responses: {
-        200: { description: 'Resent', content: { 'application/json': { schema: successEnvelope(ResendResult, 'EventResendResponse') } } },
+        200: jsonResponse('Resent', successEnvelope(ResendResult, 'EventResendResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },

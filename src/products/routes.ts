@@ -4,12 +4,11 @@
  * test-mode product is removed from view by POST /products/{id}/archive (200).
  * Path ids that are not positive integers → 400 VALIDATION_ERROR (ARCHITECTURE §4).
  */
-import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { listMetadata } from '../http/query';
-import { parseBody, parsePathId, parseQuery } from '../http/validation';
-import { gatewayResponses, ErrorEnvelopeSchema, listEnvelope, successEnvelope as envelope } from '../http/openapi';
+import { parseBody } from '../http/validation';
+import { gatewayResponses, successEnvelope as envelope } from '../http/openapi';
+import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
 import type { ProductService } from './service';
 import { ArchivedResource } from '../http/archived';
 import {
@@ -24,11 +23,8 @@ import {
   UpdateProductBody,
 } from './schemas';
 
-const notFoundResponse = {
-  description: 'NOT_FOUND: no product with that id in this account',
-  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-};
-const IdParam = z.object({ id: z.string().meta({ description: 'Product line id, integer >= 1', example: '12' }) });
+const notFoundResponse = errorResponse('NOT_FOUND: no product with that id in this account');
+const IdParam = idParam('Product line id, integer >= 1', '12');
 
 export function productRoutes(service: ProductService): RouteRegistration {
   return (router, registry) => {
@@ -39,49 +35,32 @@ export function productRoutes(service: ProductService): RouteRegistration {
       ctx.body = ok(created, 'Product created');
     });
 
-    router.get('/products', async (ctx) => {
-      const q = parseQuery(ListProductsQuery, ctx.query);
-      const page = await service.list(ctx.state.principal!, q);
-      ctx.body = ok(page.items, 'Products retrieved', listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
-    });
-
-    router.get('/products/:id', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Product retrieved');
-    });
-
-    router.patch('/products/:id', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      const body = parseBody(UpdateProductBody, ctx.request.body);
-      ctx.body = ok(await service.update(ctx.state.principal!, id, body), 'Product updated');
-    });
-
-    router.post('/products/:id/archive', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.archive(ctx.state.principal!, id), 'Product archived');
-    });
-
-    router.get('/products/:id/cancellation_terms', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.getCancellationTerms(ctx.state.principal!, id), 'Cancellation terms retrieved');
-    });
-
-    router.get('/products/:id/endorsement_terms', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.getEndorsementTerms(ctx.state.principal!, id), 'Endorsement terms retrieved');
-    });
-
-    router.patch('/products/:id/endorsement_terms', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      const body = parseBody(UpdateEndorsementTermsBody, ctx.request.body);
-      ctx.body = ok(await service.updateEndorsementTerms(ctx.state.principal!, id, body), 'Endorsement terms updated');
-    });
-
-    router.patch('/products/:id/cancellation_terms', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      const body = parseBody(UpdateCancellationTermsBody, ctx.request.body);
-      ctx.body = ok(await service.updateCancellationTerms(ctx.state.principal!, id, body), 'Cancellation terms updated');
-    });
+    listRoute(router, '/products', ListProductsQuery, service.list, 'Products retrieved');
+    idRoute(router, 'get', '/products/:id', service.get, 'Product retrieved');
+    idRoute(
+      router,
+      'patch',
+      '/products/:id',
+      (principal, id, ctx) => service.update(principal, id, parseBody(UpdateProductBody, ctx.request.body)),
+      'Product updated',
+    );
+    idRoute(router, 'post', '/products/:id/archive', service.archive, 'Product archived');
+    idRoute(router, 'get', '/products/:id/cancellation_terms', service.getCancellationTerms, 'Cancellation terms retrieved');
+    idRoute(router, 'get', '/products/:id/endorsement_terms', service.getEndorsementTerms, 'Endorsement terms retrieved');
+    idRoute(
+      router,
+      'patch',
+      '/products/:id/endorsement_terms',
+      (principal, id, ctx) => service.updateEndorsementTerms(principal, id, parseBody(UpdateEndorsementTermsBody, ctx.request.body)),
+      'Endorsement terms updated',
+    );
+    idRoute(
+      router,
+      'patch',
+      '/products/:id/cancellation_terms',
+      (principal, id, ctx) => service.updateCancellationTerms(principal, id, parseBody(UpdateCancellationTermsBody, ctx.request.body)),
+      'Cancellation terms updated',
+    );
 
     registry.registerPath({
       method: 'post',
@@ -91,31 +70,22 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: 'Create a product line and its product and price at the payment processor',
       description:
         'Send an Idempotency-Key header to retry safely after a timeout (without one, list products before retrying). Prices are major currency units.',
-      request: { body: { required: true, content: { 'application/json': { schema: CreateProductBody } } } },
+      request: { body: jsonBody(CreateProductBody) },
       responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: envelope(ProductCreated, 'ProductCreatedResponse') } } },
+        201: jsonResponse('Created', envelope(ProductCreated, 'ProductCreatedResponse')),
         ...gatewayResponses,
-        401: {
-          description: 'AUTHENTICATION_ERROR: the processor account could not be authenticated',
-          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-        },
-        503: {
-          description: 'CONNECTION_ERROR: the processor was unreachable',
-          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-        },
+        401: errorResponse('AUTHENTICATION_ERROR: the processor account could not be authenticated'),
+        503: errorResponse('CONNECTION_ERROR: the processor was unreachable'),
       },
     });
-    registry.registerPath({
-      method: 'get',
+    registerListPath(registry, {
       path: '/api/v1/products',
       operationId: 'listProducts',
       tags: ['Products'],
       summary: 'List product lines, newest first',
-      request: { query: ListProductsQuery },
-      responses: {
-        200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(ProductRead, 'ProductListResponse') } } },
-        ...gatewayResponses,
-      },
+      query: ListProductsQuery,
+      item: ProductRead,
+      envelopeId: 'ProductListResponse',
     });
     registry.registerPath({
       method: 'get',
@@ -125,7 +95,7 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: 'Get one product line',
       request: { params: IdParam },
       responses: {
-        200: { description: 'The product', content: { 'application/json': { schema: envelope(ProductRead, 'ProductResponse') } } },
+        200: jsonResponse('The product', envelope(ProductRead, 'ProductResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -138,9 +108,9 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: 'Update the sent fields of a product line',
       description:
         'agencyRootAccountID and isTestMode cannot change. A price change creates a new processor price and retires the old one. isActive=false deactivates (there is no delete).',
-      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateProductBody } } } },
+      request: { params: IdParam, body: jsonBody(UpdateProductBody) },
       responses: {
-        200: { description: 'Updated', content: { 'application/json': { schema: envelope(ProductRead, 'ProductUpdatedResponse') } } },
+        200: jsonResponse('Updated', envelope(ProductRead, 'ProductUpdatedResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -161,10 +131,7 @@ export function productRoutes(service: ProductService): RouteRegistration {
       description: `${termsDescription} Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium, buyer withdrawal offered.`,
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'The terms',
-          content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsResponse') } },
-        },
+        200: jsonResponse('The terms', envelope(CancellationTermsRead, 'CancellationTermsResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -179,15 +146,9 @@ export function productRoutes(service: ProductService): RouteRegistration {
         'Removes test-mode clutter: the product stops selling (inactive, also at the processor) and is no longer listed, read, changed, linked to a bundle or quoted (404 from then on); purchases and certificates that name it are untouched. Archiving it again answers the same `archivedAt`. A live product cannot be archived (409 ARCHIVE_NOT_ALLOWED): stop selling it with `isActive: false`.',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'Archived',
-          content: { 'application/json': { schema: envelope(ArchivedResource, 'ProductArchivedResponse') } },
-        },
+        200: jsonResponse('Archived', envelope(ArchivedResource, 'ProductArchivedResponse')),
         404: notFoundResponse,
-        409: {
-          description: 'ARCHIVE_NOT_ALLOWED: a live product',
-          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-        },
+        409: errorResponse('ARCHIVE_NOT_ALLOWED: a live product'),
         ...gatewayResponses,
       },
     });
@@ -198,12 +159,9 @@ export function productRoutes(service: ProductService): RouteRegistration {
       tags: ['Products'],
       summary: "Change the sent fields of a product's cancellation terms",
       description: `${termsDescription} Each purchase keeps the terms in force when it was bought: a change applies to purchases made from then on.`,
-      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateCancellationTermsBody } } } },
+      request: { params: IdParam, body: jsonBody(UpdateCancellationTermsBody) },
       responses: {
-        200: {
-          description: 'Updated',
-          content: { 'application/json': { schema: envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse') } },
-        },
+        200: jsonResponse('Updated', envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -219,10 +177,7 @@ export function productRoutes(service: ProductService): RouteRegistration {
       description: endorsementTermsDescription,
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'The terms',
-          content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsResponse') } },
-        },
+        200: jsonResponse('The terms', envelope(EndorsementTermsRead, 'EndorsementTermsResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -234,12 +189,9 @@ export function productRoutes(service: ProductService): RouteRegistration {
       tags: ['Products'],
       summary: "Change the sent fields of a product's endorsement terms",
       description: endorsementTermsDescription,
-      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateEndorsementTermsBody } } } },
+      request: { params: IdParam, body: jsonBody(UpdateEndorsementTermsBody) },
       responses: {
-        200: {
-          description: 'Updated',
-          content: { 'application/json': { schema: envelope(EndorsementTermsRead, 'EndorsementTermsUpdatedResponse') } },
-        },
+        200: jsonResponse('Updated', envelope(EndorsementTermsRead, 'EndorsementTermsUpdatedResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },

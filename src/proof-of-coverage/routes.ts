@@ -5,10 +5,8 @@
  * purchases only: another account, mode or teammate reads 404 NOT_FOUND).
  */
 import type { RouteRegistration } from '../http/routes';
-import { z } from 'zod';
-import { bareError, ErrorEnvelopeSchema, gatewayResponses, successEnvelope } from '../http/openapi';
-import { ok } from '../http/envelope';
-import { parsePathId } from '../http/validation';
+import { bareError, gatewayResponses, successEnvelope } from '../http/openapi';
+import { errorResponse, idParam, idRoute, jsonResponse } from '../http/resource-routes';
 import { ambiguousPaymentIntentResponse } from '../certificates/schemas';
 import { scopedRoute, type ScopedOperation } from '../certificates/scoped-routes';
 import type { AccountScopes } from '../accounts/scope';
@@ -23,7 +21,7 @@ const emailProof = (service: ProofOfCoverageService): ScopedOperation<EmailProof
   requests: { teammate: EmailProofRequest, root: RootEmailProofRequest },
   summary: "Email a payment's proof of coverage",
   description,
-  ok: { description: 'Queued', content: { 'application/json': { schema: EmailProofResponse } } },
+  ok: jsonResponse('Queued', EmailProofResponse),
   notFound: "NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope",
   responses: {
     400: bareError(
@@ -43,10 +41,7 @@ export const rootProofEmailRoutes = (service: ProofOfCoverageService, scopes: Ac
 export const proofEmailStatusRoutes =
   (service: ProofOfCoverageService): RouteRegistration =>
   (router, registry) => {
-    router.get('/proof_of_coverage_emails/:id', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Email retrieved');
-    });
+    idRoute(router, 'get', '/proof_of_coverage_emails/:id', service.get, 'Email retrieved');
     registry.registerPath({
       method: 'get',
       path: '/api/v1/proof_of_coverage_emails/{id}',
@@ -55,21 +50,12 @@ export const proofEmailStatusRoutes =
       summary: 'One proof-of-coverage email and how far it got (queued, sent or failed)',
       description:
         'The `email_id` that teamEmailProofofCoverage answered for each recipient: its status, the attempts so far, how it was delivered (PDFs attached or download links) and, after a failed attempt, the mail relay’s answer. Only emails of the key’s own purchases (its account, mode and, for a teammate’s key, that teammate’s).',
-      request: { params: z.object({ id: z.string().meta({ description: 'The `email_id`, integer >= 1', example: '7' }) }) },
+      request: { params: idParam('The `email_id`, integer >= 1', '7') },
       responses: {
-        200: {
-          description: 'The email',
-          content: { 'application/json': { schema: successEnvelope(ProofOfCoverageEmail, 'ProofOfCoverageEmailResponse') } },
-        },
+        200: jsonResponse('The email', successEnvelope(ProofOfCoverageEmail, 'ProofOfCoverageEmailResponse')),
         ...gatewayResponses,
-        400: {
-          description: 'VALIDATION_ERROR: the id is not an integer >= 1',
-          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-        },
-        404: {
-          description: 'NOT_FOUND: no such email of this key’s purchases',
-          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-        },
+        400: errorResponse('VALIDATION_ERROR: the id is not an integer >= 1'),
+        404: errorResponse('NOT_FOUND: no such email of this key’s purchases'),
       },
     });
   };

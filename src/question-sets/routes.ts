@@ -5,57 +5,37 @@
  * every problem, nothing stored), POST /{id}/archive archives one of its own (200). No PATCH or
  * DELETE: products keep pointing at the wording their buyers answered; make a new set instead.
  */
-import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { listMetadata } from '../http/query';
-import { parseBody, parsePathId, parseQuery } from '../http/validation';
-import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
+import { parseBody } from '../http/validation';
+import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
 import type { QuestionSetService } from './service';
 import { ArchivedResource } from '../http/archived';
 import { CreateQuestionSetBody, ListQuestionSetsQuery, QuestionSetRead } from './schemas';
 
-const IdParam = z.object({ id: z.string().meta({ description: 'Question set id, integer >= 1', example: '3' }) });
-const notFoundResponse = {
-  description: 'NOT_FOUND: no question set with that id that this account may use',
-  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-};
+const IdParam = idParam('Question set id, integer >= 1', '3');
+const notFoundResponse = errorResponse('NOT_FOUND: no question set with that id that this account may use');
 
 export function questionSetRoutes(service: QuestionSetService): RouteRegistration {
   return (router, registry) => {
-    router.get('/question_sets', async (ctx) => {
-      const q = parseQuery(ListQuestionSetsQuery, ctx.query);
-      const page = await service.list(ctx.state.principal!, q);
-      ctx.body = ok(page.items, 'Question sets retrieved', listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
-    });
-    router.get('/question_sets/:id', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Question set retrieved');
-    });
-    router.post('/question_sets/:id/archive', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.archive(ctx.state.principal!, id), 'Question set archived');
-    });
+    listRoute(router, '/question_sets', ListQuestionSetsQuery, service.list, 'Question sets retrieved');
+    idRoute(router, 'get', '/question_sets/:id', service.get, 'Question set retrieved');
+    idRoute(router, 'post', '/question_sets/:id/archive', service.archive, 'Question set archived');
     router.post('/question_sets', async (ctx) => {
       const body = parseBody(CreateQuestionSetBody, ctx.request.body);
       ctx.status = 201;
       ctx.body = ok(await service.create(ctx.state.principal!, body), 'Question set created');
     });
 
-    registry.registerPath({
-      method: 'get',
+    registerListPath(registry, {
       path: '/api/v1/question_sets',
       operationId: 'listQuestionSets',
       tags: ['Question sets'],
       summary: 'List the question sets this account may use: the shared ones, then its own',
-      request: { query: ListQuestionSetsQuery },
-      responses: {
-        200: {
-          description: 'A page',
-          content: { 'application/json': { schema: listEnvelope(QuestionSetRead, 'QuestionSetListResponse') } },
-        },
-        ...gatewayResponses,
-      },
+      query: ListQuestionSetsQuery,
+      item: QuestionSetRead,
+      envelopeId: 'QuestionSetListResponse',
     });
     registry.registerPath({
       method: 'get',
@@ -65,10 +45,7 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       summary: 'Get one question set (shared, or this account’s own)',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'The question set',
-          content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetResponse') } },
-        },
+        200: jsonResponse('The question set', successEnvelope(QuestionSetRead, 'QuestionSetResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -81,12 +58,9 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       summary: 'Create a question set for this account',
       description:
         'The definition holds typed questions (dropdown, number, text, date, date_range, named_insured, certificate_holder) and exactly one coverage question: `coverage_dates` (the product sells per covered day) or `trips` (per covered trip). Question ids are lower_snake_case and become the answer keys of adminValidateBuyerResponses. Sets cannot be changed or deleted afterwards: create a new one and point the product at it.',
-      request: { body: { required: true, content: { 'application/json': { schema: CreateQuestionSetBody } } } },
+      request: { body: jsonBody(CreateQuestionSetBody) },
       responses: {
-        201: {
-          description: 'Created',
-          content: { 'application/json': { schema: successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse') } },
-        },
+        201: jsonResponse('Created', successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse')),
         ...gatewayResponses,
       },
     });
@@ -100,15 +74,9 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
         'Removes clutter such as test templates: the set is no longer listed, read or chosen for a product or bundle (404 from then on); products already using it keep it, and so do their purchases. Archiving it again answers the same `archivedAt`. A shared set is no account’s to archive (404); a set a live product uses cannot be archived (409 ARCHIVE_NOT_ALLOWED).',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'Archived',
-          content: { 'application/json': { schema: successEnvelope(ArchivedResource, 'QuestionSetArchivedResponse') } },
-        },
+        200: jsonResponse('Archived', successEnvelope(ArchivedResource, 'QuestionSetArchivedResponse')),
         404: notFoundResponse,
-        409: {
-          description: 'ARCHIVE_NOT_ALLOWED: a live product uses the set',
-          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-        },
+        409: errorResponse('ARCHIVE_NOT_ALLOWED: a live product uses the set'),
         ...gatewayResponses,
       },
     });

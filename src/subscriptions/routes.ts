@@ -4,53 +4,40 @@
  * now). Path ids that are not positive integers → 400 VALIDATION_ERROR; another account's, mode's
  * or teammate's subscription → 404 NOT_FOUND.
  */
-import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
-import { ok } from '../http/envelope';
-import { listMetadata } from '../http/query';
-import { parseBody, parsePathId, parseQuery } from '../http/validation';
-import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
+import { parseBody } from '../http/validation';
+import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
 import type { SubscriptionService } from './service';
 import { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
 
-const IdParam = z.object({
-  id: z.string().meta({ description: 'Subscription id (its first purchase’s id), integer >= 1', example: '42' }),
-});
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
+const IdParam = idParam('Subscription id (its first purchase’s id), integer >= 1', '42');
 const notFoundResponse = errorResponse(
   'NOT_FOUND: no subscription with that id for this key (another account, mode or teammate reads the same)',
 );
 
 export function subscriptionRoutes(service: SubscriptionService): RouteRegistration {
   return (router, registry) => {
-    router.get('/subscriptions', async (ctx) => {
-      const q = parseQuery(ListSubscriptionsQuery, ctx.query);
-      const page = await service.list(ctx.state.principal!, q);
-      ctx.body = ok(page.items, 'Subscriptions retrieved', listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
-    });
-    router.get('/subscriptions/:id', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      ctx.body = ok(await service.get(ctx.state.principal!, id), 'Subscription retrieved');
-    });
-    router.post('/subscriptions/:id/cancel', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      const body = parseBody(CancelSubscriptionRequest, ctx.request.body ?? {});
-      ctx.body = ok(await service.cancel(ctx.state.principal!, id, body), 'Subscription cancelled');
-    });
+    listRoute(router, '/subscriptions', ListSubscriptionsQuery, service.list, 'Subscriptions retrieved');
+    idRoute(router, 'get', '/subscriptions/:id', service.get, 'Subscription retrieved');
+    idRoute(
+      router,
+      'post',
+      '/subscriptions/:id/cancel',
+      (principal, id, ctx) => service.cancel(principal, id, parseBody(CancelSubscriptionRequest, ctx.request.body ?? {})),
+      'Subscription cancelled',
+    );
 
-    registry.registerPath({
-      method: 'get',
+    registerListPath(registry, {
       path: '/api/v1/subscriptions',
       operationId: 'listSubscriptions',
       tags: ['Subscriptions'],
       summary: "List this key's subscriptions, newest first",
       description:
         "The key's root account's subscriptions in the key's mode (a teammate's key: that teammate's only). Each is named by its first purchase and lists its periods (one purchase each).",
-      request: { query: ListSubscriptionsQuery },
-      responses: {
-        200: { description: 'A page', content: { 'application/json': { schema: listEnvelope(Subscription, 'SubscriptionListResponse') } } },
-        ...gatewayResponses,
-      },
+      query: ListSubscriptionsQuery,
+      item: Subscription,
+      envelopeId: 'SubscriptionListResponse',
     });
     registry.registerPath({
       method: 'get',
@@ -60,10 +47,7 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
       summary: 'Get one subscription with its periods',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'The subscription',
-          content: { 'application/json': { schema: successEnvelope(Subscription, 'SubscriptionResponse') } },
-        },
+        200: jsonResponse('The subscription', successEnvelope(Subscription, 'SubscriptionResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -76,12 +60,12 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
       summary: 'Cancel a subscription at the end of its period, or now with a refund of what has not started',
       description:
         '`at_period_end`: the payment processor stops renewing it when the paid period ends; that period’s certificates stay valid (asking again answers the same). `now`: the processor subscription is cancelled at once, and the current period’s covered units not started yet are cancelled like any cancellation (refund at the processor first, then their certificates voided; follow it on GET /api/v1/purchases/{id}). `subscription.cancelled` goes to your webhook endpoints, as it does when the processor ends a subscription by itself (an unpaid invoice, its dashboard). Send an Idempotency-Key header to retry safely.',
-      request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: CancelSubscriptionRequest } } } },
+      request: { params: IdParam, body: jsonBody(CancelSubscriptionRequest, false) },
       responses: {
-        200: {
-          description: 'The subscription as it now stands',
-          content: { 'application/json': { schema: successEnvelope(SubscriptionCancellation, 'SubscriptionCancellationResponse') } },
-        },
+        200: jsonResponse(
+          'The subscription as it now stands',
+          successEnvelope(SubscriptionCancellation, 'SubscriptionCancellationResponse'),
+        ),
         ...gatewayResponses,
         400: errorResponse('VALIDATION_ERROR (a bad body or id), or the gateway’s codes'),
         404: notFoundResponse,

@@ -4,12 +4,11 @@
  * `{ id, object, deleted: true }`. Scoped to the key's account and mode: another account's or
  * mode's endpoint is 404 NOT_FOUND.
  */
-import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { listMetadata } from '../http/query';
-import { parseBody, parsePathId, parseQuery } from '../http/validation';
-import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, successEnvelope } from '../http/openapi';
+import { parseBody } from '../http/validation';
+import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
 import type { WebhookEndpointService } from './service';
 import {
   CreateWebhookEndpointBody,
@@ -20,11 +19,8 @@ import {
   WebhookEndpointRead,
 } from './schemas';
 
-const IdParam = z.object({ id: z.string().meta({ description: 'Webhook endpoint id, integer >= 1', example: '4' }) });
-const notFoundResponse = {
-  description: 'NOT_FOUND: no such endpoint for this key’s account and mode',
-  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-};
+const IdParam = idParam('Webhook endpoint id, integer >= 1', '4');
+const notFoundResponse = errorResponse('NOT_FOUND: no such endpoint for this key’s account and mode');
 const TAG = 'Webhook endpoints';
 const SIGNING =
   'Each event is POSTed as JSON with a `Signature: t=<unix seconds>,v1=<hex>` header: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s secret (Stripe’s scheme, so `stripe.webhooks.constructEvent(body, header, secret)` verifies it). Answer 2xx within 10 s; otherwise the delivery is retried with exponential backoff for 3 days, then the endpoint is marked `failing`. Live-mode endpoints must be https on public addresses; test-mode endpoints may use http and loopback (local development).';
@@ -39,22 +35,16 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
         'Webhook endpoint created; store its secret now, it is not shown again',
       );
     });
-    router.get('/webhook_endpoints', async (ctx) => {
-      const q = parseQuery(ListWebhookEndpointsQuery, ctx.query);
-      const page = await service.list(ctx.state.principal!, q);
-      ctx.body = ok(page.items, 'Webhook endpoints retrieved', listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
-    });
-    router.get('/webhook_endpoints/:id', async (ctx) => {
-      ctx.body = ok(await service.get(ctx.state.principal!, parsePathId(ctx.params.id, 'VALIDATION_ERROR')), 'Webhook endpoint retrieved');
-    });
-    router.patch('/webhook_endpoints/:id', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      const body = parseBody(UpdateWebhookEndpointBody, ctx.request.body);
-      ctx.body = ok(await service.update(ctx.state.principal!, id, body), 'Webhook endpoint updated');
-    });
-    router.delete('/webhook_endpoints/:id', async (ctx) => {
-      ctx.body = ok(await service.delete(ctx.state.principal!, parsePathId(ctx.params.id, 'VALIDATION_ERROR')), 'Webhook endpoint deleted');
-    });
+    listRoute(router, '/webhook_endpoints', ListWebhookEndpointsQuery, service.list, 'Webhook endpoints retrieved');
+    idRoute(router, 'get', '/webhook_endpoints/:id', service.get, 'Webhook endpoint retrieved');
+    idRoute(
+      router,
+      'patch',
+      '/webhook_endpoints/:id',
+      (principal, id, ctx) => service.update(principal, id, parseBody(UpdateWebhookEndpointBody, ctx.request.body)),
+      'Webhook endpoint updated',
+    );
+    idRoute(router, 'delete', '/webhook_endpoints/:id', service.delete, 'Webhook endpoint deleted');
 
     registry.registerPath({
       method: 'post',
@@ -63,29 +53,20 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       tags: [TAG],
       summary: 'Create a webhook endpoint (its signing secret is in this answer only)',
       description: SIGNING,
-      request: { body: { required: true, content: { 'application/json': { schema: CreateWebhookEndpointBody } } } },
+      request: { body: jsonBody(CreateWebhookEndpointBody) },
       responses: {
-        201: {
-          description: 'Created',
-          content: { 'application/json': { schema: successEnvelope(WebhookEndpointCreated, 'WebhookEndpointCreatedResponse') } },
-        },
+        201: jsonResponse('Created', successEnvelope(WebhookEndpointCreated, 'WebhookEndpointCreatedResponse')),
         ...gatewayResponses,
       },
     });
-    registry.registerPath({
-      method: 'get',
+    registerListPath(registry, {
       path: '/api/v1/webhook_endpoints',
       operationId: 'listWebhookEndpoints',
       tags: [TAG],
       summary: 'List this key’s account’s webhook endpoints of its mode',
-      request: { query: ListWebhookEndpointsQuery },
-      responses: {
-        200: {
-          description: 'A page',
-          content: { 'application/json': { schema: listEnvelope(WebhookEndpointRead, 'WebhookEndpointListResponse') } },
-        },
-        ...gatewayResponses,
-      },
+      query: ListWebhookEndpointsQuery,
+      item: WebhookEndpointRead,
+      envelopeId: 'WebhookEndpointListResponse',
     });
     registry.registerPath({
       method: 'get',
@@ -95,10 +76,7 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       summary: 'Get one webhook endpoint',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'The endpoint',
-          content: { 'application/json': { schema: successEnvelope(WebhookEndpointRead, 'WebhookEndpointResponse') } },
-        },
+        200: jsonResponse('The endpoint', successEnvelope(WebhookEndpointRead, 'WebhookEndpointResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -109,12 +87,9 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       operationId: 'updateWebhookEndpoint',
       tags: [TAG],
       summary: 'Change the sent fields of a webhook endpoint; disable or re-enable it',
-      request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: UpdateWebhookEndpointBody } } } },
+      request: { params: IdParam, body: jsonBody(UpdateWebhookEndpointBody) },
       responses: {
-        200: {
-          description: 'Updated',
-          content: { 'application/json': { schema: successEnvelope(WebhookEndpointRead, 'WebhookEndpointUpdatedResponse') } },
-        },
+        200: jsonResponse('Updated', successEnvelope(WebhookEndpointRead, 'WebhookEndpointUpdatedResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },
@@ -127,10 +102,7 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       summary: 'Delete a webhook endpoint (its delivery history stays visible on the events)',
       request: { params: IdParam },
       responses: {
-        200: {
-          description: 'Deleted',
-          content: { 'application/json': { schema: successEnvelope(WebhookEndpointDeleted, 'WebhookEndpointDeletedResponse') } },
-        },
+        200: jsonResponse('Deleted', successEnvelope(WebhookEndpointDeleted, 'WebhookEndpointDeletedResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },

@@ -1,0 +1,120 @@
+/**
+ * Building blocks the `/api/v1` resource domains share (products, question sets, subscriptions,
+ * bordereaux, events, webhook endpoints, …): the two handler shapes every resource repeats
+ * (a paged list, an operation on one numeric path id) and the OpenAPI pieces that describe
+ * them (an error response in the envelope, the `{id}` path parameter, a list operation). Each
+ * produces exactly what the hand-written copies did, so routes, wire shapes and the OpenAPI
+ * document are unchanged by using them.
+ */
+import type Router from '@koa/router';
+import type { RouterContext } from '@koa/router';
+import { z } from 'zod';
+import type { Principal } from '../api-keys/service';
+import type { AppState } from './context';
+import { ok } from './envelope';
+import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, type OpenAPIRegistry } from './openapi';
+import { listMetadata } from './query';
+import { parsePathId, parseQuery } from './validation';
+
+type ApiRouter = Router<AppState>;
+type ApiContext = RouterContext<AppState>;
+
+/** A page of a list: the rows of this page and how many match in all. */
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+}
+
+/**
+ * `GET path`: parses the query with `query` (→ 400 QUERY_VALIDATION_ERROR listing every
+ * problem), lists the caller's page and answers 200 with the list envelope: `data` the page's
+ * items, `metadata` their total, count and `pageSize`/`pageIndex` (spec §2.5, no `hasMore`).
+ */
+export function listRoute<S extends z.ZodType<{ pageSize: number; pageIndex: number }>>(
+  router: ApiRouter,
+  path: string,
+  query: S,
+  list: (principal: Principal, q: z.output<S>) => Promise<ListPage<unknown>>,
+  message: string,
+): void {
+  router.get(path, async (ctx) => {
+    const q = parseQuery(query, ctx.query);
+    const page = await list(ctx.state.principal!, q);
+    ctx.body = ok(page.items, message, listMetadata(page.total, page.items.length, q.pageSize, q.pageIndex));
+  });
+}
+
+/**
+ * `method path` on one resource named by the `:id` path parameter: the id must be a positive
+ * integer of at most 2^31-1 (else 400 VALIDATION_ERROR "id must be a positive integer, got …"),
+ * then `run` gets the caller, the id and the context (to parse a body after the id, as the
+ * routes always did) and its result is answered 200 in the success envelope with `message`.
+ */
+export function idRoute(
+  router: ApiRouter,
+  method: 'get' | 'post' | 'patch' | 'delete',
+  path: string,
+  run: (principal: Principal, id: number, ctx: ApiContext) => Promise<unknown>,
+  message: string,
+): void {
+  router[method](path, async (ctx) => {
+    const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+    ctx.body = ok(await run(ctx.state.principal!, id, ctx), message);
+  });
+}
+
+/** An OpenAPI response answering `schema` as JSON, with its `description`. */
+export function jsonResponse(description: string, schema: z.ZodType) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** An OpenAPI request body of `schema` as JSON (`required` unless said otherwise). */
+export function jsonBody(schema: z.ZodType, required = true) {
+  return { required, content: { 'application/json': { schema } } };
+}
+
+/** An OpenAPI error response: the `/api/v1` error envelope, `description` naming the codes. */
+export function errorResponse(description: string) {
+  return jsonResponse(description, ErrorEnvelopeSchema);
+}
+
+/** The OpenAPI `{id}` path parameter of a resource, as text with its description and example. */
+export function idParam(description: string, example: string) {
+  return z.object({ id: z.string().meta({ description, example }) });
+}
+
+/** What `registerListPath` documents: the operation's names and texts, its query, its item. */
+export interface ListOperation {
+  path: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  query: z.ZodObject;
+  /** The schema of one item and the component id of the list envelope around it. */
+  item: z.ZodType;
+  envelopeId: string;
+  /** Responses of its own beside the gateway's (replacing the gateway's of the same status). */
+  responses?: Record<number, ReturnType<typeof errorResponse>>;
+}
+
+/**
+ * Registers a `GET` list operation in the OpenAPI document: its query, a 200 "A page" of the
+ * list envelope around `item`, the gateway's responses and the operation's own.
+ */
+export function registerListPath(registry: OpenAPIRegistry, op: ListOperation): void {
+  registry.registerPath({
+    method: 'get',
+    path: op.path,
+    operationId: op.operationId,
+    tags: op.tags,
+    summary: op.summary,
+    ...(op.description === undefined ? {} : { description: op.description }),
+    request: { query: op.query },
+    responses: {
+      200: jsonResponse('A page', listEnvelope(op.item, op.envelopeId)),
+      ...gatewayResponses,
+      ...op.responses,
+    },
+  });
+}
