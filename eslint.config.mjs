@@ -102,8 +102,9 @@ export default tseslint.config(
     },
   },
   {
-    // The portal calls what the container hands it (the domain services; the accounts and audit repositories):
-    // it makes no repository of its own, and its sessions are the accounts domain's (portal-session-repository).
+    // The portal calls services only (issue 47 item 3): the domain services the container hands it (the
+    // accounts domain's teammate service, whose session store koa-session uses, and the audit service) and
+    // plain types from a domain's types/schemas file. No repository module at all, not even for a type.
     files: ['src/portal/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -112,9 +113,9 @@ export default tseslint.config(
           patterns: [
             NO_DATABASE,
             {
-              group: ['**/repository', '**/*-repository'],
-              message: 'The portal calls the services the container hands it; it creates no repository of its own.',
-              allowTypeImports: true,
+              group: ['**/*repository*'],
+              message:
+                'The portal calls services only: use the service the container hands it (PortalDeps), and import types from the domain’s types.ts or schemas.ts.',
             },
           ],
         },

@@ -12,8 +12,9 @@ import type { PortalDeps } from './portal/routes';
 import { createRelyingParty } from './portal/oidc';
 import { createPortalSessionRepository } from './accounts/portal-session-repository';
 import { createAuditRepository } from './audit/repository';
+import { createAuditService } from './audit/service';
 import { accountRoutes } from './accounts/routes';
-import { createAccountService } from './accounts/service';
+import { createAccountService, createTeammateService } from './accounts/service';
 import { createApiKeysRepository } from './api-keys/repository';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service';
 import { createPayproc, type Payproc } from './payproc/client';
@@ -341,7 +342,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     portal: config.PORTAL_OIDC_ISSUER
       ? {
           apiKeys,
-          accounts,
+          accounts: createTeammateService({ accounts, sessions: createPortalSessionRepository(db) }),
           webhookEndpoints,
           events: agencyEvents,
           purchases: purchaseService,
@@ -349,8 +350,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           endorsements,
           purchaseSearch,
           certificates,
-          audit: createAuditRepository(db),
-          sessions: createPortalSessionRepository(db),
+          audit: createAuditService({ repo: createAuditRepository(db) }),
           relyingParty: createRelyingParty({
             issuer: config.PORTAL_OIDC_ISSUER,
             clientId: config.PORTAL_OIDC_CLIENT_ID,

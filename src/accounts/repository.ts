@@ -3,33 +3,9 @@
  * The portal that manages accounts is outside this service; the seed script and tests create them.
  */
 import type { Db } from '../db/knex';
+import type { AccountProfile, Agent, PortalRole, RootAccount, RootAccountKind, Teammate } from './types';
 
-export type RootAccountKind = 'agency' | 'mga' | 'insurer';
-
-export interface RootAccount {
-  id: number;
-  slug: string;
-  name: string;
-  kind: RootAccountKind;
-  checkoutSuccessUrl: string | null;
-  checkoutCancelUrl: string | null;
-}
-
-/** What a teammate may do in the agency portal: `admin` changes, `viewer` only reads. */
-export type PortalRole = 'admin' | 'viewer';
-
-export interface Agent {
-  id: number;
-  rootAccountId: number;
-  name: string;
-  email: string;
-}
-
-/** A teammate as the portal signs them in: the agent, their identity-provider id and portal role. */
-export interface Teammate extends Agent {
-  idpTeammateUuid: string;
-  portalRole: PortalRole;
-}
+export type { RootAccountKind, RootAccount, PortalRole, Agent, Teammate, AccountProfile } from './types';
 
 interface AgentRow {
   id: number;
@@ -136,13 +112,7 @@ export function createAccountsRepository(db: Db) {
      * `idp_root_account_uuid`, and its teammates (agents: public `idp_teammate_uuid`, name, email),
      * oldest first. Null when there is no account with this id.
      */
-    async findProfile(id: number): Promise<
-      | (RootAccount & {
-          idpRootAccountUuid: string;
-          teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }>;
-        })
-      | null
-    > {
+    async findProfile(id: number): Promise<AccountProfile | null> {
       const row = await db('root_accounts').where({ id }).first();
       if (!row) return null;
       const agents = await db('agents').where({ root_account_id: id }).orderBy('id').select('id', 'idp_teammate_uuid', 'name', 'email');

@@ -6,13 +6,14 @@
  * accepts: the target's state or the input did not allow it) or `failed` (any other error, its
  * message kept). The change's own error is rethrown carrying `auditId`.
  */
-import type { AuditRepository, AuditStart } from './repository';
+import type { AuditRepository } from './repository';
+import type { AuditStart } from './types';
 
 /** The audit log could not be written, so the change was not made. */
 export class AuditUnavailable extends Error {}
 
 export async function audited<T>(
-  audit: AuditRepository,
+  audit: Pick<AuditRepository, 'begin' | 'finish'>,
   start: AuditStart,
   act: () => Promise<T>,
   options: {

@@ -8,38 +8,12 @@
  * `actorKind` names the door the action came through: the operator CLI (`operator_cli`,
  * `npm run ops`, always with a reason: the table refuses an `operator_cli` row without one), the
  * agency portal (`portal`: the teammate's email, with the client's address) and the key CLI
- * (`key_cli`, `npm run keys`: the OS user). Another door adds its kind here, not a table.
+ * (`key_cli`, `npm run keys`: the OS user). Another door adds its kind to `ActorKind` (./types.ts), not a table.
  */
 import type { Db } from '../db/knex';
+import type { ActorKind, AuditEntry, AuditOutcome, AuditStart } from './types';
 
-/** Which door an action came through. */
-export type ActorKind = 'operator_cli' | 'portal' | 'key_cli';
-
-/** How an action ended: done, refused by the state of its target (with why), or failed (with the error). */
-export type AuditOutcome = 'succeeded' | 'refused' | 'failed';
-
-/** What `begin` records. `targetKind`/`targetId` e.g. `purchase`/`42`; `rootAccountId` when the target is one agency's. */
-export interface AuditStart {
-  actorKind: ActorKind;
-  actor: string;
-  action: string;
-  targetKind: string | null;
-  targetId: string | null;
-  rootAccountId: number | null;
-  reason: string | null;
-  /** The client's IP address (portal only; null for the command lines). */
-  clientAddress?: string | null;
-}
-
-/** One row of the log as read back; times are Dates (database time), `outcome` null while running or when its process died. */
-export interface AuditEntry extends AuditStart {
-  id: number;
-  startedAt: Date;
-  finishedAt: Date | null;
-  outcome: AuditOutcome | null;
-  outcomeDetail: string | null;
-  details: Record<string, unknown>;
-}
+export type { ActorKind, AuditOutcome, AuditStart, AuditEntry } from './types';
 
 interface Row {
   id: string | number;

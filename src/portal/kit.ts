@@ -7,11 +7,11 @@
  */
 import type Koa from 'koa';
 import type { AppState } from '../http/context';
-import type { AccountsRepository, Teammate } from '../accounts/repository';
-import type { PortalSessionRepository } from '../accounts/portal-session-repository';
+import type { TeammateService } from '../accounts/service';
+import type { Teammate } from '../accounts/types';
 import type { AccountView, ApiKeyService } from '../api-keys/service';
 import type { KeyMode } from '../api-keys/secrets';
-import type { AuditRepository } from '../audit/repository';
+import type { AuditService } from '../audit/service';
 import type { WebhookEndpointService } from '../webhook-endpoints/service';
 import type { EventService } from '../events/service';
 import type { PurchaseService } from '../purchases/service';
@@ -19,7 +19,6 @@ import type { CertificateHolderService } from '../certificate-holders/service';
 import type { EndorsementService } from '../endorsements/service';
 import type { PurchaseSearchService } from '../purchase-search/service';
 import type { CertificateService } from '../certificates/service';
-import { audited } from '../audit/audited';
 import { AppError } from '../shared/errors';
 import type { PendingSignIn, RelyingParty } from './oidc';
 import { messagePage, type Frame, type Viewer } from './views';
@@ -27,7 +26,8 @@ import { messagePage, type Frame, type Viewer } from './views';
 /** The domain services the portal calls, in this process (the API's own). */
 export interface PortalDeps {
   apiKeys: ApiKeyService;
-  accounts: AccountsRepository;
+  /** Teammates, roles and the portal's sessions (koa-session's store). */
+  accounts: TeammateService;
   webhookEndpoints: WebhookEndpointService;
   events: EventService;
   purchases: Pick<PurchaseService, 'get' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
@@ -35,8 +35,7 @@ export interface PortalDeps {
   endorsements: Pick<EndorsementService, 'quote' | 'endorse'>;
   purchaseSearch: Pick<PurchaseSearchService, 'searchAccount'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
-  audit: AuditRepository;
-  sessions: PortalSessionRepository;
+  audit: Pick<AuditService, 'record' | 'list'>;
   relyingParty: RelyingParty;
 }
 
@@ -139,21 +138,22 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
       return next();
     },
     record(ctx, action, target, act, details) {
-      return audited(
-        deps.audit,
-        {
-          actorKind: 'portal',
-          actor: ctx.state.teammate!.email,
-          action,
-          targetKind: target.kind,
-          targetId: target.id,
-          rootAccountId: ctx.state.teammate!.rootAccountId,
-          reason: null,
-          clientAddress: ctx.ip,
-        },
-        act,
-        { details, isRefusal: (err) => err instanceof AppError },
-      ).then((r) => r.result);
+      return deps.audit
+        .record(
+          {
+            actorKind: 'portal',
+            actor: ctx.state.teammate!.email,
+            action,
+            targetKind: target.kind,
+            targetId: target.id,
+            rootAccountId: ctx.state.teammate!.rootAccountId,
+            reason: null,
+            clientAddress: ctx.ip,
+          },
+          act,
+          { details, isRefusal: (err) => err instanceof AppError },
+        )
+        .then((r) => r.result);
     },
     viewOf: (ctx, mode) => ({ rootAccountId: ctx.state.teammate!.rootAccountId, mode, agentId: null }),
     idParam: (ctx) => (/^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : 0),

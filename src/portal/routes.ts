@@ -3,9 +3,9 @@
  * provider and manage their account's API keys and webhook endpoints, follow events and their
  * deliveries, find purchases and their certificates, and read the audit log and account. It
  * calls the same domain services as the API (keys, webhook endpoints, events, purchases,
- * search, certificates; the accounts and audit repositories) in this process, for the
- * teammate's account in the mode the page shows; it holds no database handle: even its sessions
- * go through the accounts domain's repository (koa-session's store).
+ * search, certificates; the accounts domain's teammate service and the audit service) in this
+ * process, for the teammate's account in the mode the page shows; it holds no repository or
+ * database handle: even its sessions are the accounts service's (koa-session's store).
  *
  *   GET  /portal                      → /portal/keys
  *   GET  /portal/sign-in?next=/portal/… → the provider's sign-in (authorization code + PKCE)
@@ -24,7 +24,7 @@
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;
  *   POST /portal/account/return-urls, POST /portal/teammates/{id}/role (admin; the last admin stays one)
  *
- * Sessions are server-side (src/accounts/portal-session-repository.ts): an HttpOnly, SameSite=Lax cookie
+ * Sessions are server-side (the accounts service's `sessionStore`): an HttpOnly, SameSite=Lax cookie
  * (Secure when PUBLIC_BASE_URL is https) holding a random id, an idle timeout (rolling) and an
  * absolute one from sign-in; a new id at sign-in. Every POST carries the session's CSRF token
  * (koa-csrf); a page answers 403 without it. A viewer's POST is refused (403) before anything
@@ -98,11 +98,7 @@ export function createPortal(
       sameSite: 'lax',
       secure: options.secureCookie,
       genid: () => crypto.randomBytes(32).toString('base64url'),
-      store: {
-        get: (key: string) => deps.sessions.get(key),
-        set: (key: string, sess: Record<string, unknown>, maxAge: number) => deps.sessions.set(key, sess, maxAge),
-        destroy: (key: string) => deps.sessions.destroy(key),
-      },
+      store: deps.accounts.sessionStore,
     },
     app,
   );
@@ -115,9 +111,8 @@ export function createPortal(
     const ctx = rawCtx as unknown as Ctx;
     const s = ctx.session;
     const fresh = s?.teammateSub && s.signedInAt && Date.now() - s.signedInAt < absoluteMs;
-    const teammate = fresh ? await deps.accounts.findTeammateByIdpUuid(s.teammateSub!) : null;
-    const account = teammate ? await deps.accounts.findById(teammate.rootAccountId) : null;
-    if (!teammate || !account) {
+    const signedIn = fresh ? await deps.accounts.findSignedIn(s.teammateSub!) : null;
+    if (!signedIn) {
       if (s?.teammateSub) ctx.session = null; // expired or no longer a teammate: a new sign-in
       if (ctx.method === 'GET') return redirect(ctx, `/portal/sign-in?next=${encodeURIComponent(safeNext(ctx.url))}`);
       return send(
@@ -129,6 +124,7 @@ export function createPortal(
         }),
       );
     }
+    const { teammate, account } = signedIn;
     ctx.state.teammate = teammate;
     ctx.state.viewer = {
       name: teammate.name,
@@ -184,7 +180,7 @@ export function createPortal(
       ctx.state.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'portal sign-in refused');
       return failed(`The identity provider's answer was refused (${err instanceof Error ? err.message : 'invalid response'}).`);
     }
-    const teammate = await deps.accounts.findTeammateByIdpUuid(result.sub);
+    const teammate = await deps.accounts.findTeammate(result.sub);
     if (!teammate)
       return failed('Your identity provider account is not a teammate of any agency here. Ask an admin of your agency to add you.', 403);
     // A new session id at sign-in: a session id planted before sign-in is worth nothing after it.
@@ -272,7 +268,7 @@ export function createPortal(
       } finally {
         if (Date.now() - lastSweep > 600_000) {
           lastSweep = Date.now();
-          deps.sessions.deleteExpired().catch((e: unknown) => ctx.state.log.warn({ err: e }, 'portal session sweep failed'));
+          deps.accounts.deleteExpiredSessions().catch((e: unknown) => ctx.state.log.warn({ err: e }, 'portal session sweep failed'));
         }
       }
     },

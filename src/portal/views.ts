@@ -12,8 +12,8 @@ import { render } from 'preact-render-to-string';
 import type { VNode } from 'preact';
 import type { KeyListing, IssuedKey } from '../api-keys/service';
 import type { KeyMode } from '../api-keys/secrets';
-import type { PortalRole, Teammate } from '../accounts/repository';
-import type { AuditEntry } from '../audit/repository';
+import type { PortalRole, Teammate } from '../accounts/types';
+import type { AuditEntry } from '../audit/types';
 import { dataTable } from './table';
 
 type Node = VNode | VNode[] | string | null;

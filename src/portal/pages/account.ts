@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
 import type { PortalCtx, PortalKit } from '../kit';
 import { AppError } from '../../shared/errors';
-import { returnUrlProblem } from '../../checkout-pages/return-urls';
+import { returnUrlProblem } from '../../shared/return-url';
 import { accountPage, auditPage, type ReturnUrlsForm } from '../views';
 
 export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): void {
@@ -18,7 +18,7 @@ export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): v
   });
   const accountView = async (ctx: PortalCtx, form?: ReturnUrlsForm, status = 200) => {
     const id = ctx.state.teammate!.rootAccountId;
-    const [profile, teammates] = await Promise.all([deps.accounts.findProfile(id), deps.accounts.listTeammates(id)]);
+    const [profile, teammates] = await Promise.all([deps.accounts.profile(id), deps.accounts.listTeammates(id)]);
     send(
       ctx,
       status,
@@ -71,11 +71,7 @@ export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): v
       ctx,
       'set_teammate_role',
       { kind: 'teammate', id: String(id) },
-      async () => {
-        const r = await deps.accounts.setPortalRole(accountId, id, role);
-        if (r === 'last_admin') throw new AppError('VALIDATION_ERROR', 'the account must keep at least one admin');
-        return r;
-      },
+      () => deps.accounts.setPortalRole(accountId, id, role),
       (t) => ({ role: t?.portalRole ?? null }),
     ).catch((err: unknown) => {
       if (err instanceof AppError) return err;
