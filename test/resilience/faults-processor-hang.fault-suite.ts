@@ -1,9 +1,10 @@
 /**
  * Resilience on the dev shape: the processor hangs (connections accepted through the stack's
- * processor gate, never answered) for PROCESSOR_OUTAGE_MS (10 minutes) under the steady load.
- * Every other purchase's webhook is held back until the outage ends; afterwards no purchase may
- * be `failed` and every paid one has all its certificates once. During the same outage 60 issued
- * purchases are cancelled, one a second (issue 24, lib/cancellations.ts): each accepted with 200
+ * processor gate, never answered) for PROCESSOR_OUTAGE_MS (2 minutes on every change, 10 with
+ * RESILIENCE_FULL=1: lib/scope.ts) under the steady load. Every other purchase's webhook is held
+ * back until the outage ends; afterwards no purchase may be `failed` and every paid one has all
+ * its certificates once. During the same outage 20 issued purchases (60 in the full run) are
+ * cancelled, one a second (issue 24, lib/cancellations.ts): each accepted with 200
  * while the processor hangs, and afterwards refunds created = cancellations accepted, 0
  * duplicates, 0 lost (refund requests held by the gate and delivered when it opens included).
  * Runs beside the other fault suites on a stack of its own, taking turns (lib/schedule.ts).

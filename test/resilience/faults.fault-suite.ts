@@ -2,7 +2,7 @@
  * Issue 8, resilience suite: faults under a steady load of purchases, on the stack of `npm run dev`'s
  * shape (the Temporal dev server with a SQLite file, one API and one worker process; the
  * machinery is test/resilience/lib/fault-suite.ts). This file runs the short faults one after
- * another (lib/dev-faults.ts); the two 10-minute processor outages run at the same time in
+ * another (lib/dev-faults.ts); the two processor outages (2 minutes, 10 in the full run) run at the same time in
  * faults-processor-refused.fault-suite.ts and faults-processor-hang.fault-suite.ts, each on a
  * stack of its own (lib/schedule.ts gives the loads turns).
  *

@@ -86,7 +86,7 @@ const FAULTS: Fault[] = [
   },
 ];
 
-/** The faults that end within the 60 s load, in the order they run. */
+/** The faults that end within the load (or keep it on until they end), in the order they run. */
 export const SHORT_FAULTS = FAULTS.filter((f) => !f.long);
 /** The processor refusing connections for PROCESSOR_OUTAGE_MS. */
 export const PROCESSOR_REFUSED = FAULTS.find((f) => f.long && /refuses connections/.test(f.name))!;

@@ -368,8 +368,8 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     WITHDRAWAL_LINK_KEY: 'resilience-suite-withdrawal-link-key-000',
     // A processor outage must answer quickly (503 CONNECTION_ERROR), not after the 20 s default.
     PAYPROC_TIMEOUT_MS: '5000',
-    // Processor calls of a purchase workflow retry without an attempt limit; after a 10-minute
-    // processor outage the next try comes within 30 s (the default cap is 300 s).
+    // Processor calls of a purchase workflow retry without an attempt limit; after a processor
+    // outage (2 minutes, 10 in the full run) the next try comes within 30 s (the default cap is 300 s).
     PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '30',
     STORAGE_API_ENDPOINT: storageUrl,
     STORAGE_BUCKET: bucket,

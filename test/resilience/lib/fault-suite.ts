@@ -2,8 +2,8 @@
  * The fault suite's machinery, shared by the suites on each stack shape (faults.fault-suite.ts:
  * the Temporal dev server and one worker; cluster-faults.fault-suite.ts: the Temporal cluster on
  * PostgreSQL and two workers). `describeFaultSuite` boots the shape's stack
- * (test/resilience/lib/fault-stack.ts), runs each fault in turn under 60 s of purchases at RATE
- * per second (test/resilience/lib/load.ts) with the fault injected FAULT_AT_MS in, and then
+ * (test/resilience/lib/fault-stack.ts), runs each fault in turn under LOAD_MS of purchases at RATE
+ * per second (30 s on every change, 60 s with RESILIENCE_FULL=1: lib/scope.ts) (test/resilience/lib/load.ts) with the fault injected FAULT_AT_MS in, and then
  * checks that every purchase whose payment webhook was accepted ended issued with exactly one
  * stored certificate per covered unit and one object per certificate, none failed, none
  * duplicated, and that every answer kept the contract: 2xx, or 500/503 with a §7.1 code in the
@@ -31,6 +31,7 @@ import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sa
 import { CancellationRun, type CancellationOutcome } from './cancellations';
 import { joinTurns } from './schedule';
 import { ISSUE_RATE, machineSpeed, rateFor, REFERENCE_PROBE_MS } from './machine';
+import { SCOPE } from './scope';
 
 /** This machine against the machines the issue's rate was set on (lib/machine.ts). */
 export const MACHINE = machineSpeed();
@@ -39,20 +40,22 @@ export const MACHINE = machineSpeed();
  * on a slower one (lib/machine.ts); RESILIENCE_RATE sets it by hand, to explore locally.
  */
 export const RATE = process.env.RESILIENCE_RATE ? Number(process.env.RESILIENCE_RATE) : rateFor(MACHINE);
-const LOAD_MS = 60_000;
+/** Each fault's load, in ms: 30 s on every change, 60 s in the full run (lib/scope.ts). */
+const LOAD_MS = SCOPE.loadMs;
 const FAULT_AT_MS = 10_000;
 /**
- * The long processor outages: 10 minutes. RESILIENCE_PROCESSOR_OUTAGE_MS shortens them, to explore
- * locally only (the scenario names say the length actually run).
+ * The long processor outages: 2 minutes on every change, 10 minutes in the full run
+ * (RESILIENCE_FULL=1, lib/scope.ts); RESILIENCE_PROCESSOR_OUTAGE_MS sets them by hand, to explore
+ * locally (the scenario names say the length actually run).
  */
-export const PROCESSOR_OUTAGE_MS = Number(process.env.RESILIENCE_PROCESSOR_OUTAGE_MS ?? 600_000);
+export const PROCESSOR_OUTAGE_MS = SCOPE.processorOutageMs;
 const DRAIN_MS = 5 * 60_000;
 /**
- * Issued purchases cancelled during each long processor outage (at most one a second, so with 60
- * they are sent within its first minute, beside the purchase load); RESILIENCE_CANCELLATIONS
- * changes it, to explore locally only.
+ * Issued purchases cancelled during each long processor outage, at most one a second: 20 on every
+ * change, sent within the outage's first half minute; 60 in the full run, within its first
+ * minute (lib/scope.ts). RESILIENCE_CANCELLATIONS changes it, to explore locally only.
  */
-export const CANCELLATIONS = Number(process.env.RESILIENCE_CANCELLATIONS ?? 60);
+export const CANCELLATIONS = SCOPE.cancellations;
 /** The first cancellation goes out this long after the fault began. */
 const CANCEL_AT_MS = 2000;
 /** Buying and issuing the purchases to cancel, before the load: at most this long. */
@@ -71,7 +74,7 @@ export interface Fault {
   /** Runs the fault from its start to the dependency answering again. */
   inject(stack: FaultStack): Promise<void>;
   /**
-   * A fault that outlasts the load: the load stops after its 60 s while the fault goes on, and
+   * A fault that outlasts the load: the load stops after its LOAD_MS while the fault goes on, and
    * the first webhook delivery of every odd-numbered purchase waits until the fault is over; the
    * others' go out during it, spread in ten steps from 15 s in to about 1.5 minutes before its
    * end, so some payments reach workflows whose processor calls have been retrying for minutes.
@@ -184,15 +187,21 @@ async function checkPurchases(container: Container, stack: FaultStack, paid: Loa
   });
 }
 
-/** The report's first line: the rate offered and why (lib/machine.ts). */
+/** The run's scope (lib/scope.ts), for the report's first line. */
+function scopeWords(): string {
+  const mins = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${(ms / 1000).toFixed(0)} s`);
+  return `${SCOPE.name} run (${SCOPE.name === 'full' ? 'RESILIENCE_FULL=1' : 'RESILIENCE_FULL=1 runs the full one'}): ${LOAD_MS / 1000} s loads, processor outages of ${mins(PROCESSOR_OUTAGE_MS)}, ${CANCELLATIONS} cancellations in each`;
+}
+
+/** The report's first line: the run's scope, the rate offered and why (lib/machine.ts). */
 function rateLine(): string {
   const probe =
     MACHINE.probeMs === null
       ? 'machine not timed'
       : `machine probe ${MACHINE.probeMs.toFixed(0)} ms against ${REFERENCE_PROBE_MS} ms on the reference machines (${MACHINE.slowdown.toFixed(1)}x slower)`;
   return process.env.RESILIENCE_RATE
-    ? `load: ${RATE} purchases/s, set by RESILIENCE_RATE (${probe})`
-    : `load: ${RATE} purchases/s (the issue's ${ISSUE_RATE}/s on a machine of the reference speed; ${probe})`;
+    ? `${scopeWords()}; load: ${RATE} purchases/s, set by RESILIENCE_RATE (${probe})`
+    : `${scopeWords()}; load: ${RATE} purchases/s (the issue's ${ISSUE_RATE}/s on a machine of the reference speed; ${probe})`;
 }
 
 function tallyTable(samples: Sample[]): string {
@@ -466,14 +475,14 @@ export function describeFaultSuite({
     const long = faults.filter((f) => f.long).map((f) => [f.name, f] as const);
     if (short.length)
       it.each(short)(
-        `when %s under ${RATE} purchases/s for 60 s, then every paid purchase ends with all its certificates once and every answer keeps the contract`,
+        `when %s under ${RATE} purchases/s for ${LOAD_MS / 1000} s, then every paid purchase ends with all its certificates once and every answer keeps the contract`,
         (_name, fault) => runFault(fault),
         LOAD_MS + 2 * DRAIN_MS + 120_000,
       );
 
     if (long.length)
       it.each(long)(
-        `when %s under ${RATE} purchases/s for 60 s, webhooks delivered during and after it, then every paid purchase ends with all its certificates once, none failed, and every answer keeps the contract`,
+        `when %s under ${RATE} purchases/s for ${LOAD_MS / 1000} s, webhooks delivered during and after it, then every paid purchase ends with all its certificates once, none failed, and every answer keeps the contract`,
         (_name, fault) => runFault(fault),
         // the purchases to cancel, the outage, then the webhook re-deliveries and the issuance drain
         PREPARE_MS + FAULT_AT_MS + Math.max(LOAD_MS, PROCESSOR_OUTAGE_MS) + 2 * DRAIN_MS + 120_000,

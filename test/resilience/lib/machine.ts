@@ -24,7 +24,7 @@
 export const REFERENCE_PROBE_MS = 200;
 /** The issue's load: purchases per second on a machine of the reference speed. */
 export const ISSUE_RATE = 5;
-/** The load never goes below this many purchases/s, however slow the machine (60 purchases in the 60 s load). */
+/** The load never goes below this many purchases/s, however slow the machine (30 purchases in a 30 s load, 60 in the full run's 60 s). */
 export const MIN_RATE = 1;
 
 export interface MachineSpeed {

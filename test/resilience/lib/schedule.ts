@@ -8,12 +8,13 @@
  * |------:|--------------------------------------------|--------------------------------------------------------|
  * |     0 | fuzz pass, security checks (shared stack)  | it runs (the two run together)                         |
  * |     1 | cluster shape, two workers (3)             | its two faults run: the cluster is at its knee at 5/s on two cores, so it runs with nothing beside it, not even idle stacks |
- * |     2 | processor refuses connections (1)          | its purchases to cancel are issued (about 20 s) and its 60 s load runs; its 10-minute outage is then mostly waiting |
+ * |     2 | processor refuses connections (1)          | its purchases to cancel are issued and its load runs; its outage (2 min, 10 in the full run) is then mostly waiting |
  * |     3 | processor hangs (2)                        | the same; its outage overlaps the first one's           |
  * |     4 | short faults, one after another (0)        | they run, inside the two outages                       |
  *
- * One after another the fault suites took 32 minutes, most of it two outages spent waiting; the
- * outages stay 10 minutes, what overlaps is their waiting with the other loads.
+ * One after another the fault suites took 32 minutes, most of it two outages spent waiting; what
+ * overlaps is their waiting with the other loads. In the shortened run of every change (lib/scope.ts)
+ * the outages end before the short faults do, so the loads one after another are the run's length.
  *
  * Mechanics: files in one directory per run (RESILIENCE_T0, set by jest.resilience.config.mjs):
  * a suite writes `joined-<phase>-<name>` when it starts and `done-<phase>-<name>` when its turn
