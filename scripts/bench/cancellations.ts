@@ -55,9 +55,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadConfigOrExit } from '../../src/config';
 import type { Container } from '../../src/container';
-import { createDb, migrateLatest } from '../../src/db/knex';
 import type { ApiHandle } from '../harness/api';
 import { call } from '../harness/fixtures';
 import { createQuotingAccount, type QuotingAccount } from '../harness/purchases';
@@ -72,11 +70,9 @@ import {
   writeResultsFile,
   type HttpLoadResult,
   type LatencyStats,
-  loadStackLib,
-  ensureOwnStack,
+  startBenchRun,
   machineJson,
-  ownStackState,
-  stopBenchStack,
+  ownBenchStack,
 } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, textTable, type BenchReport, type ScenarioReport } from './report';
@@ -592,48 +588,19 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
   const run = { preview: selected('preview'), voided: selected('voided'), bulk: selected('bulk') };
   if (!run.preview && !run.voided && !run.bulk)
     throw new Error(`--only ${opts.only.join(',')} selects no scenario (preview, voided, bulk)`);
-  const startedAt = new Date();
-  const base = loadConfigOrExit();
-  const cpus = os.cpus();
-  const loadAtStart = os.loadavg().map(round2);
-  log(`cancellations bench — ${startedAt.toISOString()}`);
-  log(
-    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; ` +
-      `load average at start (1/5/15 min) ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — the machine is already busy: expect noise' : ''}`,
-  );
+  const { startedAt, base, loadAtStart } = startBenchRun('cancellations', '', log);
 
-  const { stack, ensureTools } = await loadStackLib();
-  const tools = await ensureTools({ log });
-  const namespace = `cancellations-bench-${Date.now()}`;
-  const taskQueue = `cancellations-bench-${process.pid}`;
-  const bucket = `cancellations-bench-${process.pid}`;
-  const state = ownStackState(STATE_DIR);
-  const dbTarget = new URL(base.DATABASE_URL);
-  dbTarget.pathname = `/${BENCH_DATABASE}`;
+  const own = await ownBenchStack({ name: 'cancellations', stateDir: STATE_DIR, ports: PORTS, base, database: BENCH_DATABASE, log });
+  const { namespace, taskQueue } = own;
   const cap = base.REFUND_RATE_LIMIT_PER_SECOND;
 
-  let temporal: { address: string; started: boolean } | undefined;
-  let storage: { url: string; bucket: string; started: boolean } | undefined;
   let proxy: ProcessorProxy | undefined;
   const services: ApiAndWorker = {};
   try {
-    const {
-      dbUrl,
-      temporal: t,
-      stripeMock,
-      storage: s,
-    } = await ensureOwnStack({ stack, tools, ports: PORTS, state, databaseUrl: dbTarget.toString(), bucket, log });
-    temporal = t;
-    storage = s;
-    const db = createDb({ ...base, DATABASE_URL: dbUrl });
-    const [migrations] = await Promise.all([
-      migrateLatest(db),
-      stack.ensureTemporalNamespace({ bin: tools.temporal, address: t.address, namespace, log }),
-    ]);
-    await db.destroy();
+    const { dbUrl, migrations, temporal: t, stripeMock, storage: s } = await own.up();
     proxy = await startProcessorProxy(stripeMock.url);
     log(
-      `database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url} behind the recording proxy ${proxy.url}`,
+      `database ${BENCH_DATABASE} recreated (${migrations} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url} behind the recording proxy ${proxy.url}`,
     );
 
     const env = benchServiceEnv(
@@ -906,7 +873,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     const cleanup0 = performance.now();
     await stopApiAndWorker(services);
     await proxy?.close();
-    await stopBenchStack({ stack, temporalBin: tools.temporal, namespace, temporal, storage, state, log });
+    await own.down();
     log(
       `cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
     );

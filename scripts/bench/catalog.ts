@@ -27,15 +27,14 @@
  * cannot run.
  */
 import os from 'node:os';
-import type { Server } from 'node:http';
-import { loadConfigOrExit } from '../../src/config';
 import type { Db } from '../../src/db/knex';
 import { seedCatalog, SEARCH_TERM, type SeedResult } from './catalog-seed';
 import {
-  benchApiContainer,
-  createPgPool,
-  listenApi,
-  openBenchDatabase,
+  startBenchRun,
+  machineJson,
+  loadProblems,
+  openEndpointBench,
+  selectScenarios,
   explain,
   round2,
   runDirectLoad,
@@ -202,29 +201,16 @@ function printTable(rows: ScenarioResult[]): void {
  */
 export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
   const opts: Options = parseBenchOptionsOrExit(CATALOG_OPTIONS, argv);
-  const startedAt = new Date();
-  const base = loadConfigOrExit();
   const log = (s: string) => console.log(s);
-
-  const cpus = os.cpus();
-  log(`catalog bench — ${startedAt.toISOString()}`);
-  log(
-    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; ` +
-      'the load generator (autocannon, worker thread), the API (main thread) and PostgreSQL all share these cores, ' +
+  const { startedAt, base, loadAtStart } = startBenchRun(
+    'catalog',
+    'the load generator (autocannon, worker thread), the API (main thread) and PostgreSQL all share these cores, ' +
       'so absolute numbers are lower and noisier than on separate machines; the endpoint/direct ratio is the figure to read.',
-  );
-  const loadAtStart = os.loadavg().map(round2);
-  log(
-    `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}` +
-      (loadAtStart[0]! > cpus.length
-        ? ` — WARNING: other processes are already using more than ${cpus.length} cores' worth; expect noise`
-        : ''),
+    log,
   );
 
-  const dbUrl = await openBenchDatabase(base.DATABASE_URL, BENCH_DATABASE, opts.quick, log);
-  const { config, container } = benchApiContainer(dbUrl);
-  const directPool = createPgPool(dbUrl, config.DATABASE_POOL_MAX);
-  let server: Server | undefined;
+  const bench = await openEndpointBench({ baseUrl: base.DATABASE_URL, database: BENCH_DATABASE, quick: opts.quick, log });
+  const { dbUrl, config, container, directPool } = bench;
   try {
     const seed: SeedResult = await seedCatalog(container.db, dbUrl, config, { rows: opts.rows, otherRows: Math.min(1000, opts.rows) }, log);
     log(
@@ -233,11 +219,8 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         ` (vacuum analyze ${seed.analyzeSeconds.toFixed(1)} s)`,
     );
 
-    const api = await listenApi(container);
-    server = api.server;
-    const baseUrl = api.baseUrl;
+    const { baseUrl, pgVersion } = await bench.listen();
     const headers = { 'x-api-key': seed.apiKey };
-    const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
     log(
       `API on ${baseUrl} (LOG_LEVEL=silent, RATE_LIMIT_PER_MINUTE=100000000, DATABASE_POOL_MAX=${config.DATABASE_POOL_MAX}); ` +
         `PostgreSQL ${pgVersion}; Node ${process.version}`,
@@ -251,8 +234,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
     log('');
 
     const results: ScenarioResult[] = [];
-    const selected = scenarios().filter((sc) => opts.only.length === 0 || opts.only.some((o) => sc.name.includes(o)));
-    if (selected.length === 0) throw new Error(`--only ${opts.only.join(',')} matches no scenario`);
+    const selected = selectScenarios(scenarios(), opts.only);
     for (const sc of selected) {
       const url = `${baseUrl}${sc.path}`;
       const cap = await captureStatements(container.db, url, headers);
@@ -281,12 +263,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         goal: { limitMs, pass: endpoint.latency.p99 <= limitMs && endpoint.non2xx === 0 && endpoint.errors === 0 },
       };
       results.push(r);
-      const problems = [
-        endpoint.non2xx ? `${endpoint.non2xx} non-2xx` : '',
-        endpoint.errors ? `${endpoint.errors} errors` : '',
-        endpoint.timeouts ? `${endpoint.timeouts} timeouts` : '',
-        direct.errors ? `${direct.errors} direct errors` : '',
-      ].filter(Boolean);
+      const problems = loadProblems(endpoint, direct);
       log(
         `${sc.name.padEnd(22)} total ${cap.total}, ${cap.items} items, ${cap.waves.flat().length} statements in ${cap.waves.length} wave(s) (+${cap.other.length} not replayed) | ` +
           `endpoint p99 ${fmt(endpoint.latency.p99)} ms, ${fmt(endpoint.reqPerSec, 0)} req/s, API loop busy ${fmt(endpoint.apiEventLoopUtilization * 100, 0)}% | direct p99 ${fmt(direct.latency.p99)} ms, ` +
@@ -328,14 +305,9 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         directThroughput: 'statement sets/s (one set = the SQL of one request)',
       },
       machine: {
-        cpus: cpus.length,
-        cpuModel: cpus[0]?.model.trim(),
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        ...machineJson(loadAtStart, os.loadavg().map(round2)),
         note: 'load generator, API and PostgreSQL share the same cores',
-        node: process.version,
         postgres: pgVersion,
-        loadAverageAtStart: loadAtStart,
-        loadAverageAtEnd: os.loadavg().map(round2),
       },
       options: { ...opts, databasePoolMax: config.DATABASE_POOL_MAX, deepPage: DEEP_PAGE, searchTerm: SEARCH_TERM },
       goal: `p99_endpoint <= ${GOAL_FACTOR} * p99_direct + ${GOAL_SLACK_MS} ms`,
@@ -407,11 +379,6 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
       })),
     };
   } finally {
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
-    }
-    await directPool.end();
-    await container.close();
+    await bench.close();
   }
 }

@@ -44,7 +44,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { loadConfig, loadConfigOrExit, type Config } from '../../src/config';
+import { loadConfig, type Config } from '../../src/config';
 import { createContainer } from '../../src/container';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
@@ -70,7 +70,7 @@ import {
   type ProcInfo,
   type WorkerProcess,
 } from './certificates-worker';
-import { machineJson, percentile, REPO_ROOT, round2, stopBenchStack, writeResultsFile, loadStackLib } from './lib';
+import { startBenchRun, machineJson, percentile, REPO_ROOT, round2, stopBenchStack, writeResultsFile, loadStackLib } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, textTable, type BenchReport, type Percentiles } from './report';
 
@@ -471,18 +471,10 @@ function latencyStats(runs: LatencyRun[]) {
  */
 export async function runCertificatesBench(argv: string[]): Promise<BenchReport> {
   const opts: Options = parseBenchOptionsOrExit(CERTIFICATES_OPTIONS, argv);
-  const startedAt = new Date();
-  const base = loadConfigOrExit();
-  const cpus = os.cpus();
-  const loadAtStart = os.loadavg().map(round2);
-  log(`certificates bench — ${startedAt.toISOString()}`);
-  log(
-    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; ` +
-      'Chromium, the worker, this process (API + activity path), PostgreSQL, Temporal and fake-gcs share these cores.',
-  );
-  log(
-    `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}` +
-      (loadAtStart[0]! > cpus.length ? ` — WARNING: other processes already use more than ${cpus.length} cores' worth; expect noise` : ''),
+  const { startedAt, base, loadAtStart } = startBenchRun(
+    'certificates',
+    'Chromium, the worker, this process (API + activity path), PostgreSQL, Temporal and fake-gcs share these cores.',
+    log,
   );
 
   const { stack, ensureTools } = await loadStackLib();
@@ -683,7 +675,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     const cpuCell = (c: CpuUse, side: 'worker' | 'bench') =>
       `${fmt(c.machine, 1)} / ${fmt(side === 'worker' ? c.worker : c.bench, 1)} / ${fmt(Math.max(0, c.machine - c.worker - c.bench), 1)}`;
     printTable(
-      ['measure', 'value', `CPU cores busy of ${cpus.length}: machine / measured side / rest`, 'goal', 'result'],
+      ['measure', 'value', `CPU cores busy of ${os.cpus().length}: machine / measured side / rest`, 'goal', 'result'],
       [
         [
           `activity path, ${throughput.activity.certificates} certificates (pool warm)`,

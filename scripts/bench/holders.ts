@@ -46,9 +46,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { loadConfigOrExit } from '../../src/config';
 import type { Container } from '../../src/container';
-import { createDb, migrateLatest } from '../../src/db/knex';
 import { createObjectStore, type ObjectStore } from '../../src/storage/object-store';
 import { policyWorkflowId } from '../../workflows/contracts';
 import type { ApiHandle } from '../harness/api';
@@ -57,15 +55,13 @@ import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type Quoti
 import { describeTimeline, runTimeline } from './certificates-timeline';
 import { benchServiceEnv, startApiAndWorker, stopApiAndWorker, type ApiAndWorker, type WorkerProcess } from './certificates-worker';
 import {
-  ensureOwnStack,
   latencyStats,
-  loadStackLib,
+  startBenchRun,
   machineJson,
-  ownStackState,
+  ownBenchStack,
   REPO_ROOT,
   reportPercentiles,
   round2,
-  stopBenchStack,
   writeResultsFile,
   type LatencyStats,
 } from './lib';
@@ -427,45 +423,15 @@ const triple = (l: LatencyStats) => `${fmt(l.p50)}/${fmt(l.p95)}/${fmt(l.max)} m
  */
 export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
   const opts: Options = parseBenchOptionsOrExit(HOLDERS_OPTIONS, argv);
-  const startedAt = new Date();
-  const base = loadConfigOrExit();
-  const cpus = os.cpus();
-  const loadAtStart = os.loadavg().map(round2);
-  log(`holders bench — ${startedAt.toISOString()}`);
-  log(
-    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; ` +
-      `load average at start (1/5/15 min) ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — the machine is already busy: expect noise' : ''}`,
-  );
+  const { startedAt, base, loadAtStart } = startBenchRun('holders', '', log);
 
-  const { stack, ensureTools } = await loadStackLib();
-  const tools = await ensureTools({ log });
-  const namespace = `holders-bench-${Date.now()}`;
-  const taskQueue = `holders-bench-${process.pid}`;
-  const bucket = `holders-bench-${process.pid}`;
-  const state = ownStackState(STATE_DIR);
-  const dbTarget = new URL(base.DATABASE_URL);
-  dbTarget.pathname = `/${BENCH_DATABASE}`;
-
-  let temporal: { address: string; started: boolean } | undefined;
-  let storage: { url: string; bucket: string; started: boolean } | undefined;
+  const own = await ownBenchStack({ name: 'holders', stateDir: STATE_DIR, ports: PORTS, base, database: BENCH_DATABASE, log });
+  const { namespace, taskQueue } = own;
   const services: ApiAndWorker = {};
   try {
-    const {
-      dbUrl,
-      temporal: t,
-      stripeMock,
-      storage: s,
-    } = await ensureOwnStack({ stack, tools, ports: PORTS, state, databaseUrl: dbTarget.toString(), bucket, log });
-    temporal = t;
-    storage = s;
-    const db = createDb({ ...base, DATABASE_URL: dbUrl });
-    const [migrations] = await Promise.all([
-      migrateLatest(db),
-      stack.ensureTemporalNamespace({ bin: tools.temporal, address: t.address, namespace, log }),
-    ]);
-    await db.destroy();
+    const { dbUrl, migrations, temporal: t, stripeMock, storage: s } = await own.up();
     log(
-      `database ${BENCH_DATABASE} recreated (${migrations.length} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url}; fake-gcs ${s.url} bucket ${s.bucket}`,
+      `database ${BENCH_DATABASE} recreated (${migrations} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url}; fake-gcs ${s.url} bucket ${s.bucket}`,
     );
 
     const env = benchServiceEnv({
@@ -673,7 +639,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
   } finally {
     const cleanup0 = performance.now();
     await stopApiAndWorker(services);
-    await stopBenchStack({ stack, temporalBin: tools.temporal, namespace, temporal, storage, state, log });
+    await own.down();
     log(
       `cleanup ${((performance.now() - cleanup0) / 1000).toFixed(1)} s; whole run ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
     );

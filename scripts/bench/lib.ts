@@ -19,8 +19,9 @@ import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, loadConfigOrExit, type Config } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
+import { createDb, migrateLatest } from '../../src/db/knex';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
 import type { Percentiles } from './report';
@@ -115,6 +116,63 @@ export async function listenApi(container: Container): Promise<{ server: Server;
   return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+/**
+ * The in-process side of a bench that measures an endpoint against the SQL it runs (the catalog
+ * and search benches): the bench's database (see openBenchDatabase), the API's config and
+ * container over it (see benchApiContainer) and a `pg` pool of the API's size for the direct
+ * replays. `listen()` serves the API and answers its base URL and PostgreSQL's version;
+ * `close()` (in a `finally`) closes the server, the pool and the container.
+ */
+export async function openEndpointBench(o: { baseUrl: string; database: string; quick: boolean; log: (line: string) => void }) {
+  const dbUrl = await openBenchDatabase(o.baseUrl, o.database, o.quick, o.log);
+  const { config, container } = benchApiContainer(dbUrl);
+  const directPool = createPgPool(dbUrl, config.DATABASE_POOL_MAX);
+  let server: Server | undefined;
+  return {
+    dbUrl,
+    config,
+    container,
+    directPool,
+    async listen(): Promise<{ baseUrl: string; pgVersion: string }> {
+      const api = await listenApi(container);
+      server = api.server;
+      const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
+      return { baseUrl: api.baseUrl, pgVersion };
+    },
+    async close(): Promise<void> {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      }
+      await directPool.end();
+      await container.close();
+    },
+  };
+}
+
+/**
+ * The scenarios whose name contains one of `only` (all of them when `only` is empty). Throws
+ * when that leaves none, so that a mistyped `--only` fails instead of measuring nothing.
+ */
+export function selectScenarios<T extends { name: string }>(all: readonly T[], only: readonly string[]): T[] {
+  const selected = all.filter((sc) => only.length === 0 || only.some((o) => sc.name.includes(o)));
+  if (selected.length === 0) throw new Error(`--only ${only.join(',')} matches no scenario`);
+  return selected;
+}
+
+/**
+ * What went wrong in one scenario of an endpoint-versus-direct bench, as short phrases for its
+ * log line (`3 non-2xx`, `1 timeouts`, …); empty when nothing did.
+ */
+export function loadProblems(endpoint: { non2xx: number; errors: number; timeouts: number }, direct: { errors: number }): string[] {
+  return [
+    endpoint.non2xx ? `${endpoint.non2xx} non-2xx` : '',
+    endpoint.errors ? `${endpoint.errors} errors` : '',
+    endpoint.timeouts ? `${endpoint.timeouts} timeouts` : '',
+    direct.errors ? `${direct.errors} direct errors` : '',
+  ].filter(Boolean);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
@@ -177,6 +235,35 @@ export function writeResultsFile(name: string, json: unknown): string {
   const file = path.join(RESULTS_DIR, `${name}.json`);
   fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   return path.relative(REPO_ROOT, file);
+}
+
+/**
+ * The start of a bench's run: the time it starts, the config of the environment (exits with the
+ * config errors when it is invalid, see loadConfigOrExit), and the head of its log:
+ * `<bench> bench — <start, ISO 8601>`; the machine (cores, CPU model, memory in GiB, Node's
+ * version) followed by `sharing` (what shares these cores and which figure to read because of
+ * it; may be empty); and the 1/5/15-minute load averages, with a warning when the 1-minute one
+ * already exceeds the core count. `loadAtStart` holds those averages (2 decimals) for machineJson.
+ */
+export function startBenchRun(
+  bench: string,
+  sharing: string,
+  log: (line: string) => void,
+): { startedAt: Date; base: Config; loadAtStart: number[] } {
+  const startedAt = new Date();
+  const base = loadConfigOrExit();
+  const cpus = os.cpus();
+  const loadAtStart = os.loadavg().map(round2);
+  log(`${bench} bench — ${startedAt.toISOString()}`);
+  log(
+    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}` +
+      (sharing ? `; ${sharing}` : ''),
+  );
+  log(
+    `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}` +
+      (loadAtStart[0]! > cpus.length ? ` — WARNING: other processes already use more than ${cpus.length} cores' worth; expect noise` : ''),
+  );
+  return { startedAt, base, loadAtStart };
 }
 
 /**
@@ -525,39 +612,92 @@ export function ownStackState(stateDir: string): OwnStackState {
   return { dir, temporalDb: path.join(dir, 'temporal.db'), gcsDir: path.join(dir, 'gcs') };
 }
 
+/** A bench's servers of its own, as `ownBenchStack` names them and `up()` reports them. */
+export interface OwnBenchServers {
+  /** The bench's database, recreated and migrated (`migrations`: how many migrations ran). */
+  dbUrl: string;
+  migrations: number;
+  temporal: { address: string; started: boolean };
+  stripeMock: { url: string; started: boolean };
+  storage: { url: string; bucket: string; started: boolean };
+}
+
+/** What `ownBenchStack` returns: the run's names, then `up()` once and `down()` in a `finally`. */
+export interface OwnBenchStack {
+  /** `<name>-bench-<epoch ms>` (a fresh Temporal namespace per run). */
+  readonly namespace: string;
+  /** `<name>-bench-<pid>`. */
+  readonly taskQueue: string;
+  /**
+   * Starts the servers on the bench's own ports with their state in its own directory (a server
+   * of an interrupted run that still holds a port is reused): the PostgreSQL database recreated
+   * and migrated, a Temporal dev server from empty state with the run's namespace, stripe-mock,
+   * and fake-gcs with the bucket `<name>-bench-<pid>`. Throws when a server or a migration fails.
+   */
+  up(): Promise<OwnBenchServers>;
+  /** Stops what `up()` started and removes its state (see stopBenchStack); safe after a failed `up()`. */
+  down(): Promise<void>;
+}
+
 /**
- * Starts a bench's own servers on `ports` with their state in `state` (a server of an interrupted
- * run that still holds a port is reused): the PostgreSQL database of `databaseUrl` recreated, a
- * Temporal dev server from empty state, stripe-mock, and fake-gcs with `bucket`. Returns the
- * database URL and each server's address and whether this call started it.
+ * A bench's own isolated stack (the cancellations and holders benches): loads scripts/stack.mjs
+ * and the pinned tools, names the run's namespace, task queue and bucket after `name`, and keeps
+ * the servers' state in `stateDir` (relative to the repository) and the data in the database
+ * `database` on the PostgreSQL server of `base.DATABASE_URL`. Throws when the tools cannot be built.
  */
-export async function ensureOwnStack(o: {
-  stack: StackLib;
-  tools: Awaited<ReturnType<EnsureTools>>;
+export async function ownBenchStack(o: {
+  name: string;
+  stateDir: string;
   ports: OwnStackPorts;
-  state: OwnStackState;
-  databaseUrl: string;
-  bucket: string;
+  base: Config;
+  database: string;
   log: StackLog;
-}) {
-  const { stack, tools, ports, state, log } = o;
-  fs.mkdirSync(state.dir, { recursive: true });
-  const [dbUrl, temporal, stripeMock, storage] = await Promise.all([
-    stack.ensurePostgres({ databaseUrl: o.databaseUrl, recreate: true, log }),
-    stack.ensureTemporal({
-      port: ports.temporal,
-      uiPort: ports.temporalUi,
-      metricsPort: ports.temporalMetrics,
-      dbFile: path.relative(REPO_ROOT, state.temporalDb),
-      bin: tools.temporal,
-      // From empty state; a server of an interrupted run that still holds the port is reused.
-      fresh: true,
-      log,
-    }),
-    stack.ensureStripeMock({ port: ports.stripeMock, bin: tools.stripeMock, log }),
-    stack.ensureFakeGcs({ port: ports.fakeGcs, dir: path.relative(REPO_ROOT, state.gcsDir), bucket: o.bucket, bin: tools.fakeGcs, log }),
-  ]);
-  return { dbUrl, temporal, stripeMock, storage };
+}): Promise<OwnBenchStack> {
+  const { ports, log } = o;
+  const { stack, ensureTools } = await loadStackLib();
+  const tools = await ensureTools({ log });
+  const namespace = `${o.name}-bench-${Date.now()}`;
+  const bucket = `${o.name}-bench-${process.pid}`;
+  const state = ownStackState(o.stateDir);
+  const dbTarget = new URL(o.base.DATABASE_URL);
+  dbTarget.pathname = `/${o.database}`;
+  let temporal: OwnBenchServers['temporal'] | undefined;
+  let storage: OwnBenchServers['storage'] | undefined;
+  return {
+    namespace,
+    taskQueue: `${o.name}-bench-${process.pid}`,
+    async up() {
+      fs.mkdirSync(state.dir, { recursive: true });
+      const [dbUrl, t, stripeMock, s] = await Promise.all([
+        stack.ensurePostgres({ databaseUrl: dbTarget.toString(), recreate: true, log }),
+        stack.ensureTemporal({
+          port: ports.temporal,
+          uiPort: ports.temporalUi,
+          metricsPort: ports.temporalMetrics,
+          dbFile: path.relative(REPO_ROOT, state.temporalDb),
+          bin: tools.temporal,
+          // From empty state; a server of an interrupted run that still holds the port is reused.
+          fresh: true,
+          log,
+        }),
+        stack.ensureStripeMock({ port: ports.stripeMock, bin: tools.stripeMock, log }),
+        stack.ensureFakeGcs({ port: ports.fakeGcs, dir: path.relative(REPO_ROOT, state.gcsDir), bucket, bin: tools.fakeGcs, log }),
+      ]);
+      temporal = t;
+      storage = s;
+      const db = createDb({ ...o.base, DATABASE_URL: dbUrl });
+      try {
+        const [migrations] = await Promise.all([
+          migrateLatest(db),
+          stack.ensureTemporalNamespace({ bin: tools.temporal, address: t.address, namespace, log }),
+        ]);
+        return { dbUrl, migrations: migrations.length, temporal: t, stripeMock, storage: s };
+      } finally {
+        await db.destroy();
+      }
+    },
+    down: () => stopBenchStack({ stack, temporalBin: tools.temporal, namespace, temporal, storage, state, log }),
+  };
 }
 
 /**

@@ -30,15 +30,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
-import { loadConfigOrExit } from '../../src/config';
 import type { Db } from '../../src/db/knex';
 import { seedSearch, type SearchSeedResult } from './search-seed';
 import {
-  benchApiContainer,
-  createPgPool,
-  listenApi,
-  openBenchDatabase,
+  startBenchRun,
+  machineJson,
+  loadProblems,
+  openEndpointBench,
+  selectScenarios,
   explain,
   REPO_ROOT,
   RESULTS_DIR,
@@ -336,24 +335,15 @@ function printTable(rows: ScenarioResult[]): void {
  */
 export async function runSearchBench(argv: string[]): Promise<BenchReport> {
   const opts: Options = parseBenchOptionsOrExit(SEARCH_OPTIONS, argv);
-  const startedAt = new Date();
-  const base = loadConfigOrExit();
   const log = (s: string) => console.log(s);
-  const cpus = os.cpus();
-  log(`search bench — ${startedAt.toISOString()}`);
-  log(
-    `machine: ${cpus.length} CPU core(s) (${cpus[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; load generator, API and ` +
-      'PostgreSQL share these cores, so absolute numbers are lower and noisier than on separate machines.',
-  );
-  const loadAtStart = os.loadavg().map(round2);
-  log(
-    `load average at start (1/5/15 min): ${loadAtStart.join(' / ')}${loadAtStart[0]! > cpus.length ? ' — WARNING: the machine is already busy; expect noise' : ''}`,
+  const { startedAt, base, loadAtStart } = startBenchRun(
+    'search',
+    'load generator, API and PostgreSQL share these cores, so absolute numbers are lower and noisier than on separate machines.',
+    log,
   );
 
-  const dbUrl = await openBenchDatabase(base.DATABASE_URL, BENCH_DATABASE, opts.quick, log);
-  const { config, container } = benchApiContainer(dbUrl);
-  const directPool = createPgPool(dbUrl, config.DATABASE_POOL_MAX);
-  let server: Server | undefined;
+  const bench = await openEndpointBench({ baseUrl: base.DATABASE_URL, database: BENCH_DATABASE, quick: opts.quick, log });
+  const { dbUrl, config, container, directPool } = bench;
   try {
     const seed = await seedSearch(
       container.db,
@@ -368,11 +358,8 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
         `(vacuum analyze ${seed.analyzeSeconds.toFixed(1)} s)`,
     );
 
-    const api = await listenApi(container);
-    server = api.server;
-    const baseUrl = api.baseUrl;
+    const { baseUrl, pgVersion } = await bench.listen();
     const headers = { 'x-api-key': seed.apiKey };
-    const pgVersion = String((await directPool.query('show server_version')).rows[0]?.server_version ?? '?');
     log(
       `API on ${baseUrl} (LOG_LEVEL=silent, DATABASE_POOL_MAX=${config.DATABASE_POOL_MAX}); PostgreSQL ${pgVersion}; Node ${process.version}`,
     );
@@ -382,8 +369,7 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     log('');
 
     const all = await scenarios(container.db, seed);
-    const selected = all.filter((sc) => opts.only.length === 0 || opts.only.some((o) => sc.name.includes(o)));
-    if (selected.length === 0) throw new Error(`--only ${opts.only.join(',')} matches no scenario`);
+    const selected = selectScenarios(all, opts.only);
     const results: ScenarioResult[] = [];
     for (const sc of selected) {
       const apiPath = sc.surface === 'root' ? ROOT_PATH : TEAMMATE_PATH;
@@ -416,12 +402,7 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
         pass: endpoint.latency.p99 < GOAL_P99_MS && endpoint.non2xx === 0 && endpoint.errors === 0,
       };
       results.push(r);
-      const problems = [
-        endpoint.non2xx ? `${endpoint.non2xx} non-2xx` : '',
-        endpoint.errors ? `${endpoint.errors} errors` : '',
-        endpoint.timeouts ? `${endpoint.timeouts} timeouts` : '',
-        direct.errors ? `${direct.errors} direct errors` : '',
-      ].filter(Boolean);
+      const problems = loadProblems(endpoint, direct);
       log(
         `${sc.name.padEnd(22)} ${sc.bodies.length} bodies, totals ${r.responses.map((x) => `${x.total}${x.totalExact ? '' : '+'}`).join('/')}, ` +
           `${r.statements} statements in ${r.waves} waves | endpoint p99 ${fmt(endpoint.latency.p99)} ms, ${fmt(endpoint.perSec, 0)} req/s | ` +
@@ -477,14 +458,7 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
         endpointThroughput: 'requests/s (2xx)',
         directThroughput: 'statement sets/s (one set = the SQL of one request)',
       },
-      machine: {
-        cpus: cpus.length,
-        cpuModel: cpus[0]?.model.trim(),
-        node: process.version,
-        postgres: pgVersion,
-        loadAverageAtStart: loadAtStart,
-        loadAverageAtEnd: os.loadavg().map(round2),
-      },
+      machine: { ...machineJson(loadAtStart, os.loadavg().map(round2)), postgres: pgVersion },
       options: { ...opts, databasePoolMax: config.DATABASE_POOL_MAX },
       goal: `p99_endpoint < ${GOAL_P99_MS} ms`,
       seeding: {
@@ -540,11 +514,6 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
       })),
     };
   } finally {
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
-    }
-    await directPool.end();
-    await container.close();
+    await bench.close();
   }
 }
