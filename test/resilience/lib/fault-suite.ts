@@ -29,7 +29,7 @@ import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack, type
 import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, type ExpectedAlert } from './alerts';
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
 import { CancellationRun, type CancellationOutcome } from './cancellations';
-import { joinTurns } from './schedule';
+import { joinTurns, timeline } from './schedule';
 import { ISSUE_RATE, machineSpeed, rateFor, REFERENCE_PROBE_MS } from './machine';
 import { SCOPE } from './scope';
 
@@ -257,6 +257,7 @@ export function describeFaultSuite({
     beforeAll(
       async () => {
         if (turnOf.bootAfter !== undefined) await turn.wait(turnOf.bootAfter);
+        timeline(artifact, 'stack boots');
         stack = createFaultStack(dir, shape);
         await bootFaultStack(stack, dir);
         const config = loadConfig({ ...process.env, ...stack.env, LOG_LEVEL: 'silent' });
@@ -279,6 +280,7 @@ export function describeFaultSuite({
           buyers.push({ idp_accnt_uuid: res.body.idp_accnt_uuid, access_token: res.body.access_token });
         }
         const ready = Date.now();
+        timeline(artifact, 'stack ready, agency and buyers made');
         await turn.wait();
         process.stdout.write(`${title}: stack ready; its turn came ${((Date.now() - ready) / 1000).toFixed(0)} s later; ${rateLine()}\n`);
       },
@@ -308,6 +310,7 @@ export function describeFaultSuite({
       const cancelIntervalMs = fault.cancellations
         ? Math.min(1000, Math.max(50, (PROCESSOR_OUTAGE_MS - CANCEL_AT_MS - 30_000) / fault.cancellations))
         : 0;
+      timeline(artifact, `${fault.name}: begins`);
       const prepareStarted = Date.now();
       await cancellations?.prepare({
         count: fault.cancellations!,
@@ -383,6 +386,7 @@ export function describeFaultSuite({
         checks = await checkPurchases(container, stack, paid);
       }
       const issuedAfterMs = Date.now() - drainStarted;
+      timeline(artifact, `${fault.name}: load, fault and drain over`);
       // Webhooks accepted while the fault lasted and after it ended.
       const during = paid.filter((p) => p.paidAt! >= faultStarted && p.paidAt! < faultEnded).length;
       const after = paid.filter((p) => p.paidAt! >= faultEnded).length;

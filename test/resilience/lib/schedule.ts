@@ -49,6 +49,14 @@ export interface Turn {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Seconds since the run began (RESILIENCE_T0), so the turns' lines make the run's timeline. */
+const sinceStart = () =>
+  Number.isFinite(Number(RUN)) && Number(RUN) > 1e12 ? `+${((Date.now() - Number(RUN)) / 1000).toFixed(0)} s` : 'run';
+
+/** Prints one line of the run's timeline: `[resilience +<s since the run began> s] <who>: <what>`. */
+export function timeline(who: string, what: string): void {
+  process.stdout.write(`[resilience ${sinceStart()}] ${who}: ${what}\n`);
+}
 
 /** Joins the run's turns as `name` in `phase` (writes its marker at once). */
 export function joinTurns(name: string, phase: number): Turn {
@@ -70,7 +78,10 @@ export function joinTurns(name: string, phase: number): Turn {
           .filter((e) => e.startsWith('joined-'))
           .map((e) => e.slice('joined-'.length))
           .filter((who) => Number(who.split('-')[0]) < before && !entries.includes(`done-${who}`));
-        if (waitingFor.length === 0) return;
+        if (waitingFor.length === 0) {
+          timeline(name, `every suite before phase ${before} is done`);
+          return;
+        }
         if (Date.now() > deadline) {
           log(`${name}: waited ${MAX_WAIT_MS / 60_000} min for ${waitingFor.join(', ')}; going on`);
           return;
@@ -82,6 +93,7 @@ export function joinTurns(name: string, phase: number): Turn {
       if (!ENABLED || finished) return;
       finished = true;
       fs.writeFileSync(file('done'), String(Date.now()));
+      timeline(name, 'turn done');
     },
   };
 }
