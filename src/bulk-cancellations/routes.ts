@@ -6,11 +6,11 @@ import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
-import { errorResponse, idParam, idRoute, jsonBody, jsonResponse } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import type { BulkCancellationService } from './service';
 import { BulkCancellation, CreateBulkCancellationRequest } from './schemas';
 
-const IdParam = idParam('Bulk cancellation id, integer >= 1', '3');
+const IdParam = resource.idParam('Bulk cancellation id, integer >= 1', '3');
 
 export function bulkCancellationRoutes(service: BulkCancellationService): RouteRegistration {
   return (router, registry) => {
@@ -19,7 +19,7 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
       ctx.status = 202;
       ctx.body = ok(await service.create(ctx.state.principal!, body), 'Bulk cancellation started');
     });
-    idRoute(router, 'get', '/bulk_cancellations/:id', service.get, 'Bulk cancellation retrieved');
+    resource.idRoute(router, 'get', '/bulk_cancellations/:id', service.get, 'Bulk cancellation retrieved');
 
     registry.registerPath({
       method: 'post',
@@ -29,28 +29,27 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
       summary: 'Cancel many purchases at once (an event called off)',
       description:
         'Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date; those units are cancelled). At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.',
-      request: { body: jsonBody(CreateBulkCancellationRequest) },
+      request: { body: resource.jsonBody(CreateBulkCancellationRequest) },
       responses: {
-        202: jsonResponse('Started', successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse')),
+        202: resource.jsonResponse('Started', successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse')),
         ...gatewayResponses,
-        400: errorResponse('VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes'),
-        409: errorResponse(
+        400: resource.errorResponse(
+          'VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes',
+        ),
+        409: resource.errorResponse(
           'NOTHING_TO_CANCEL (the product and date select no purchase in force), or an Idempotency-Key reused or in progress',
         ),
       },
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/bulk_cancellations/{id}',
       operationId: 'getBulkCancellation',
       tags: ['Purchases'],
       summary: 'Follow a bulk cancellation: counts and each purchase’s outcome',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The batch', successEnvelope(BulkCancellation, 'BulkCancellationResponse')),
-        404: errorResponse('NOT_FOUND: no bulk cancellation with that id for this key'),
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The batch', successEnvelope(BulkCancellation, 'BulkCancellationResponse')),
+      notFound: resource.errorResponse('NOT_FOUND: no bulk cancellation with that id for this key'),
     });
   };
 }

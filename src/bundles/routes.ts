@@ -18,7 +18,7 @@ import { ok } from '../http/envelope';
 import { ErrorEnvelopeSchema, ListMetadataSchema, gatewayResponses, successEnvelope, type OpenAPIRegistry } from '../http/openapi';
 import { listMetadata } from '../http/query';
 import { parseBody, parsePathId, parseQuery } from '../http/validation';
-import { jsonBody } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import { toMajorUnits } from '../shared/money';
 import type { BundleRecord, BundleWithLinks } from './repository';
 import { Bundle, BundleListItem, BundlePathParams, CreateBundleBody, ListBundlesQuery, UpdateBundleBody, listItemExample } from './schemas';
@@ -180,7 +180,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
     summary: 'Create a bundle',
     description:
       'The first of product_ids becomes the primary product. When product_ids is non-empty, one of root_insurer_db_id, root_mga_db_id or root_seller_db_id is required. Send an Idempotency-Key header to retry safely after a timeout (without one, list before retrying).',
-    request: { body: jsonBody(CreateBundleBody) },
+    request: { body: resource.jsonBody(CreateBundleBody) },
     responses: { ...gatewayResponses, 201: json(BundleCreatedResponse, 'Created'), 400: bodyError },
   });
 
@@ -212,7 +212,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
     tags,
     summary: 'Update a bundle',
     description: 'Only sent fields change. product_ids, when sent, replaces the links ([] removes them all).',
-    request: { params, body: jsonBody(UpdateBundleBody) },
+    request: { params, body: resource.jsonBody(UpdateBundleBody) },
     responses: {
       ...gatewayResponses,
       200: json(BundleUpdatedResponse, 'The updated bundle'),

@@ -9,7 +9,7 @@ import { pageQueryFields } from '../http/query';
 import { parseBody } from '../http/validation';
 import { AppError } from '../shared/errors';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
-import { errorResponse, idParam, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import { AGENCY_EVENT_TYPES } from './types';
 import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent } from './schemas';
 import type { EventService } from './service';
@@ -65,12 +65,12 @@ const ResendResult = z
     ),
   })
   .meta({ id: 'EventResendResult' });
-const IdParam = idParam('Event id (`evt_…`)', 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b');
-const notFoundResponse = errorResponse('NOT_FOUND: no such event for this key’s account and mode');
+const IdParam = resource.idParam('Event id (`evt_…`)', 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b');
+const notFoundResponse = resource.errorResponse('NOT_FOUND: no such event for this key’s account and mode');
 
 export function eventRoutes(service: EventService): RouteRegistration {
   return (router, registry) => {
-    listRoute(router, '/events', ListEventsQuery, service.list, 'Events retrieved');
+    resource.listRoute(router, '/events', ListEventsQuery, service.list, 'Events retrieved');
     router.get('/events/:id', async (ctx) => {
       ctx.body = ok(await service.get(ctx.state.principal!, ctx.params.id ?? ''), 'Event retrieved');
     });
@@ -85,7 +85,7 @@ export function eventRoutes(service: EventService): RouteRegistration {
       ctx.body = ok(result, 'Event resent');
     });
 
-    registerListPath(registry, {
+    resource.registerListPath(registry, {
       path: '/api/v1/events',
       operationId: 'listEvents',
       tags: ['Events'],
@@ -94,18 +94,15 @@ export function eventRoutes(service: EventService): RouteRegistration {
       item: AgencyEventSchema,
       envelopeId: 'AgencyEventListResponse',
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/events/{id}',
       operationId: 'getEvent',
       tags: ['Events'],
       summary: 'Get one event with each delivery and its attempts',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The event', successEnvelope(EventWithDeliveries, 'AgencyEventResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The event', successEnvelope(EventWithDeliveries, 'AgencyEventResponse')),
+      notFound: notFoundResponse,
     });
     registry.registerPath({
       method: 'post',
@@ -115,9 +112,9 @@ export function eventRoutes(service: EventService): RouteRegistration {
       summary: 'Send an event again to every endpoint that takes its type',
       description:
         'Finished deliveries run again; endpoints added since get their first delivery; a delivery still being retried is left to finish (`in_progress`). 400 INVALID_REQUEST when no endpoint takes the type.',
-      request: { params: IdParam, body: jsonBody(z.strictObject({}), false) },
+      request: { params: IdParam, body: resource.jsonBody(z.strictObject({}), false) },
       responses: {
-        200: jsonResponse('Resent', successEnvelope(ResendResult, 'EventResendResponse')),
+        200: resource.jsonResponse('Resent', successEnvelope(ResendResult, 'EventResendResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
       },

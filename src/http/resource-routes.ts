@@ -7,17 +7,15 @@
  * document are unchanged by using them.
  */
 import type Router from '@koa/router';
-import type { RouterContext } from '@koa/router';
 import { z } from 'zod';
 import type { Principal } from '../api-keys/service';
 import type { AppState } from './context';
 import { ok } from './envelope';
 import { ErrorEnvelopeSchema, gatewayResponses, listEnvelope, type OpenAPIRegistry } from './openapi';
 import { listMetadata } from './query';
-import { parsePathId, parseQuery } from './validation';
+import { parseBody, parsePathId, parseQuery } from './validation';
 
 type ApiRouter = Router<AppState>;
-type ApiContext = RouterContext<AppState>;
 
 /** A page of a list: the rows of this page and how many match in all. */
 export interface ListPage<T> {
@@ -46,20 +44,23 @@ export function listRoute<S extends z.ZodType<{ pageSize: number; pageIndex: num
 
 /**
  * `method path` on one resource named by the `:id` path parameter: the id must be a positive
- * integer of at most 2^31-1 (else 400 VALIDATION_ERROR "id must be a positive integer, got …"),
- * then `run` gets the caller, the id and the context (to parse a body after the id, as the
- * routes always did) and its result is answered 200 in the success envelope with `message`.
+ * integer of at most 2^31-1 (else 400 VALIDATION_ERROR "id must be a positive integer, got …");
+ * then, with a `body` schema, the JSON body is parsed (else 400 VALIDATION_ERROR listing every
+ * problem); `run` gets the caller, the id and the parsed body, and its result is answered 200 in
+ * the success envelope with `message`.
  */
-export function idRoute(
+export function idRoute<S extends z.ZodType>(
   router: ApiRouter,
   method: 'get' | 'post' | 'patch' | 'delete',
   path: string,
-  run: (principal: Principal, id: number, ctx: ApiContext) => Promise<unknown>,
+  run: (principal: Principal, id: number, body: z.output<S>) => Promise<unknown>,
   message: string,
+  body?: S,
 ): void {
   router[method](path, async (ctx) => {
     const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-    ctx.body = ok(await run(ctx.state.principal!, id, ctx), message);
+    const parsed = body === undefined ? undefined : parseBody(body, ctx.request.body);
+    ctx.body = ok(await run(ctx.state.principal!, id, parsed as z.output<S>), message);
   });
 }
 
@@ -83,6 +84,45 @@ export function idParam(description: string, example: string) {
   return z.object({ id: z.string().meta({ description, example }) });
 }
 
+/** An OpenAPI response object, as `jsonResponse` and `errorResponse` build it. */
+export type JsonResponse = ReturnType<typeof jsonResponse>;
+
+/** What `registerIdPath` documents: an operation on one resource named by its path parameters. */
+export interface IdOperation {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  params: z.ZodObject;
+  /** Its JSON request body (required), if it takes one. */
+  body?: z.ZodType;
+  /** The 200 answer. */
+  ok: JsonResponse;
+  /** The 404 answer (NOT_FOUND: which resource is not the caller's). */
+  notFound: JsonResponse;
+  /** Responses of its own beside the gateway's (replacing the gateway's of the same status). */
+  responses?: Record<number, JsonResponse>;
+}
+
+/**
+ * Registers an operation on one resource in the OpenAPI document: its path parameters and body,
+ * the 200 answer, the 404, the gateway's responses and the operation's own.
+ */
+export function registerIdPath(registry: OpenAPIRegistry, op: IdOperation): void {
+  registry.registerPath({
+    method: op.method,
+    path: op.path,
+    operationId: op.operationId,
+    tags: op.tags,
+    summary: op.summary,
+    ...(op.description === undefined ? {} : { description: op.description }),
+    request: { params: op.params, ...(op.body === undefined ? {} : { body: jsonBody(op.body) }) },
+    responses: { 200: op.ok, 404: op.notFound, ...gatewayResponses, ...op.responses },
+  });
+}
+
 /** What `registerListPath` documents: the operation's names and texts, its query, its item. */
 export interface ListOperation {
   path: string;
@@ -95,7 +135,7 @@ export interface ListOperation {
   item: z.ZodType;
   envelopeId: string;
   /** Responses of its own beside the gateway's (replacing the gateway's of the same status). */
-  responses?: Record<number, ReturnType<typeof errorResponse>>;
+  responses?: Record<number, JsonResponse>;
 }
 
 /**

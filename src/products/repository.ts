@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { NEWEST_FIRST, pageWithTotal } from '../db/paging';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from './cancellation-terms';
 
 export interface ProductLine {
@@ -112,6 +113,19 @@ export interface StoredCancellationTerms {
   updatedAt: Date | null;
 }
 
+/**
+ * Each of `ids` with what `read` makes of its row among `rows` (a per-product-line table's rows,
+ * keyed by `product_line_id`), or of `undefined` for a product line without a row (its defaults).
+ */
+function byProductLine<Row extends { product_line_id: unknown }, T>(
+  ids: number[],
+  rows: Row[],
+  read: (row: Row | undefined) => T,
+): Map<number, T> {
+  const byId = new Map(rows.map((r) => [Number(r.product_line_id), r]));
+  return new Map(ids.map((id) => [id, read(byId.get(id))]));
+}
+
 export function createProductsRepository(db: Db) {
   // An archived (test-mode) product is gone from the products API: scoped reads never see it.
   const scoped = (q: Knex.QueryBuilder, scope: ProductScope) => {
@@ -184,17 +198,10 @@ export function createProductsRepository(db: Db) {
      */
     async cancellationTerms(ids: number[], trx?: Knex.Transaction): Promise<Map<number, StoredCancellationTerms>> {
       const rows = ids.length ? await (trx ?? db)('product_cancellation_terms').whereIn('product_line_id', ids).select('*') : [];
-      const byId = new Map(rows.map((r) => [Number(r.product_line_id), r]));
-      return new Map(
-        ids.map((id) => {
-          const row = byId.get(id);
-          return [
-            id,
-            row
-              ? { terms: cancellationTermsFromRow(row), isDefault: false, updatedAt: row.updated_at as Date }
-              : { terms: { ...DEFAULT_CANCELLATION_TERMS }, isDefault: true, updatedAt: null },
-          ];
-        }),
+      return byProductLine(ids, rows, (row) =>
+        row
+          ? { terms: cancellationTermsFromRow(row), isDefault: false, updatedAt: row.updated_at as Date }
+          : { terms: { ...DEFAULT_CANCELLATION_TERMS }, isDefault: true, updatedAt: null },
       );
     },
 
@@ -204,31 +211,24 @@ export function createProductsRepository(db: Db) {
      */
     async endorsementTerms(ids: number[], trx?: Knex.Transaction): Promise<Map<number, StoredEndorsementTerms>> {
       const rows = ids.length ? await (trx ?? db)('product_endorsement_terms').whereIn('product_line_id', ids).select('*') : [];
-      const byId = new Map(rows.map((r) => [Number(r.product_line_id), r]));
-      return new Map(
-        ids.map((id) => {
-          const row = byId.get(id);
-          return [
-            id,
-            row
-              ? {
-                  allowsAdditionalInsured: row.allows_additional_insured,
-                  allowsWaiverOfSubrogation: row.allows_waiver_of_subrogation,
-                  additionalInsuredPremiumMinor: Number(row.additional_insured_premium_minor),
-                  waiverOfSubrogationPremiumMinor: Number(row.waiver_of_subrogation_premium_minor),
-                  isDefault: false,
-                  updatedAt: row.updated_at as Date,
-                }
-              : {
-                  allowsAdditionalInsured: true,
-                  allowsWaiverOfSubrogation: true,
-                  additionalInsuredPremiumMinor: 0,
-                  waiverOfSubrogationPremiumMinor: 0,
-                  isDefault: true,
-                  updatedAt: null,
-                },
-          ];
-        }),
+      return byProductLine(ids, rows, (row) =>
+        row
+          ? {
+              allowsAdditionalInsured: row.allows_additional_insured,
+              allowsWaiverOfSubrogation: row.allows_waiver_of_subrogation,
+              additionalInsuredPremiumMinor: Number(row.additional_insured_premium_minor),
+              waiverOfSubrogationPremiumMinor: Number(row.waiver_of_subrogation_premium_minor),
+              isDefault: false,
+              updatedAt: row.updated_at as Date,
+            }
+          : {
+              allowsAdditionalInsured: true,
+              allowsWaiverOfSubrogation: true,
+              additionalInsuredPremiumMinor: 0,
+              waiverOfSubrogationPremiumMinor: 0,
+              isDefault: true,
+              updatedAt: null,
+            },
       );
     },
 
@@ -282,19 +282,8 @@ export function createProductsRepository(db: Db) {
       const base = scoped(db('product_lines'), scope);
       if (f.isActive !== undefined) base.where('is_active', f.isActive);
       if (f.isTestMode !== undefined) base.where('is_test_mode', f.isTestMode);
-      const [rows, counted] = await Promise.all([
-        base
-          .clone()
-          .select('*')
-          .orderBy([
-            { column: 'created_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .limit(f.limit)
-          .offset(f.offset),
-        base.clone().count<{ count: string }[]>({ count: '*' }),
-      ]);
-      return { items: rows.map(fromRow), total: Number(counted[0]?.count ?? 0) };
+      const page = await pageWithTotal<Record<string, unknown>>(base, { orderBy: NEWEST_FIRST, limit: f.limit, offset: f.offset });
+      return { items: page.rows.map(fromRow), total: page.total };
     },
   };
 }

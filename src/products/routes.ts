@@ -8,7 +8,7 @@ import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
 import { gatewayResponses, successEnvelope as envelope } from '../http/openapi';
-import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import type { ProductService } from './service';
 import { ArchivedResource } from '../http/archived';
 import {
@@ -23,8 +23,8 @@ import {
   UpdateProductBody,
 } from './schemas';
 
-const notFoundResponse = errorResponse('NOT_FOUND: no product with that id in this account');
-const IdParam = idParam('Product line id, integer >= 1', '12');
+const notFoundResponse = resource.errorResponse('NOT_FOUND: no product with that id in this account');
+const IdParam = resource.idParam('Product line id, integer >= 1', '12');
 
 export function productRoutes(service: ProductService): RouteRegistration {
   return (router, registry) => {
@@ -35,31 +35,27 @@ export function productRoutes(service: ProductService): RouteRegistration {
       ctx.body = ok(created, 'Product created');
     });
 
-    listRoute(router, '/products', ListProductsQuery, service.list, 'Products retrieved');
-    idRoute(router, 'get', '/products/:id', service.get, 'Product retrieved');
-    idRoute(
-      router,
-      'patch',
-      '/products/:id',
-      (principal, id, ctx) => service.update(principal, id, parseBody(UpdateProductBody, ctx.request.body)),
-      'Product updated',
-    );
-    idRoute(router, 'post', '/products/:id/archive', service.archive, 'Product archived');
-    idRoute(router, 'get', '/products/:id/cancellation_terms', service.getCancellationTerms, 'Cancellation terms retrieved');
-    idRoute(router, 'get', '/products/:id/endorsement_terms', service.getEndorsementTerms, 'Endorsement terms retrieved');
-    idRoute(
+    resource.listRoute(router, '/products', ListProductsQuery, service.list, 'Products retrieved');
+    resource.idRoute(router, 'get', '/products/:id', service.get, 'Product retrieved');
+    resource.idRoute(router, 'patch', '/products/:id', service.update, 'Product updated', UpdateProductBody);
+    resource.idRoute(router, 'post', '/products/:id/archive', service.archive, 'Product archived');
+    resource.idRoute(router, 'get', '/products/:id/cancellation_terms', service.getCancellationTerms, 'Cancellation terms retrieved');
+    resource.idRoute(router, 'get', '/products/:id/endorsement_terms', service.getEndorsementTerms, 'Endorsement terms retrieved');
+    resource.idRoute(
       router,
       'patch',
       '/products/:id/endorsement_terms',
-      (principal, id, ctx) => service.updateEndorsementTerms(principal, id, parseBody(UpdateEndorsementTermsBody, ctx.request.body)),
+      service.updateEndorsementTerms,
       'Endorsement terms updated',
+      UpdateEndorsementTermsBody,
     );
-    idRoute(
+    resource.idRoute(
       router,
       'patch',
       '/products/:id/cancellation_terms',
-      (principal, id, ctx) => service.updateCancellationTerms(principal, id, parseBody(UpdateCancellationTermsBody, ctx.request.body)),
+      service.updateCancellationTerms,
       'Cancellation terms updated',
+      UpdateCancellationTermsBody,
     );
 
     registry.registerPath({
@@ -70,15 +66,15 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: 'Create a product line and its product and price at the payment processor',
       description:
         'Send an Idempotency-Key header to retry safely after a timeout (without one, list products before retrying). Prices are major currency units.',
-      request: { body: jsonBody(CreateProductBody) },
+      request: { body: resource.jsonBody(CreateProductBody) },
       responses: {
-        201: jsonResponse('Created', envelope(ProductCreated, 'ProductCreatedResponse')),
+        201: resource.jsonResponse('Created', envelope(ProductCreated, 'ProductCreatedResponse')),
         ...gatewayResponses,
-        401: errorResponse('AUTHENTICATION_ERROR: the processor account could not be authenticated'),
-        503: errorResponse('CONNECTION_ERROR: the processor was unreachable'),
+        401: resource.errorResponse('AUTHENTICATION_ERROR: the processor account could not be authenticated'),
+        503: resource.errorResponse('CONNECTION_ERROR: the processor was unreachable'),
       },
     });
-    registerListPath(registry, {
+    resource.registerListPath(registry, {
       path: '/api/v1/products',
       operationId: 'listProducts',
       tags: ['Products'],
@@ -87,20 +83,17 @@ export function productRoutes(service: ProductService): RouteRegistration {
       item: ProductRead,
       envelopeId: 'ProductListResponse',
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/products/{id}',
       operationId: 'getProduct',
       tags: ['Products'],
       summary: 'Get one product line',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The product', envelope(ProductRead, 'ProductResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The product', envelope(ProductRead, 'ProductResponse')),
+      notFound: notFoundResponse,
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'patch',
       path: '/api/v1/products/{id}',
       operationId: 'updateProduct',
@@ -108,12 +101,10 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: 'Update the sent fields of a product line',
       description:
         'agencyRootAccountID and isTestMode cannot change. A price change creates a new processor price and retires the old one. isActive=false deactivates (there is no delete).',
-      request: { params: IdParam, body: jsonBody(UpdateProductBody) },
-      responses: {
-        200: jsonResponse('Updated', envelope(ProductRead, 'ProductUpdatedResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      body: UpdateProductBody,
+      ok: resource.jsonResponse('Updated', envelope(ProductRead, 'ProductUpdatedResponse')),
+      notFound: notFoundResponse,
     });
     const termsDescription =
       "What a cancellation of this product's covered units gives back. A covered unit whose coverage has started (a day at local midnight in its time zone) is earned in full and cannot be cancelled. " +
@@ -122,21 +113,18 @@ export function productRoutes(service: ProductService): RouteRegistration {
       'an item never gives back below `minimum_earned_premium`; the platform fee comes back only when the cancellation leaves no unit active and `platform_fee_refundable` is true. ' +
       "Example: 7 days at 10.00 with 12 % tax and a 2.00 platform fee, pro rata, cancelled on day 3: days 4–7 come back, 40.00 + 4.80 = 44.80. A bundle uses its primary product's terms. Amounts are integer minor units. " +
       'With `buyer_withdrawal` the buyer can also withdraw on their own: a signed, single-use link in the proof-of-coverage email sent to the buyer and on the checkout return page opens a page with their quote (every unstarted unit, `requested_by` `buyer`) and a confirm button; the cancellation then runs as one made through the API, with the same events.';
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/products/{id}/cancellation_terms',
       operationId: 'getCancellationTerms',
       tags: ['Products'],
       summary: "Get a product's cancellation terms (the defaults until set)",
       description: `${termsDescription} Defaults: 14 free-look days, pro rata for everyone, a 10 % short-rate penalty, the platform fee kept, no minimum earned premium, buyer withdrawal offered.`,
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The terms', envelope(CancellationTermsRead, 'CancellationTermsResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The terms', envelope(CancellationTermsRead, 'CancellationTermsResponse')),
+      notFound: notFoundResponse,
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'post',
       path: '/api/v1/products/{id}/archive',
       operationId: 'archiveProduct',
@@ -144,57 +132,47 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: 'Archive a test-mode product',
       description:
         'Removes test-mode clutter: the product stops selling (inactive, also at the processor) and is no longer listed, read, changed, linked to a bundle or quoted (404 from then on); purchases and certificates that name it are untouched. Archiving it again answers the same `archivedAt`. A live product cannot be archived (409 ARCHIVE_NOT_ALLOWED): stop selling it with `isActive: false`.',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('Archived', envelope(ArchivedResource, 'ProductArchivedResponse')),
-        404: notFoundResponse,
-        409: errorResponse('ARCHIVE_NOT_ALLOWED: a live product'),
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('Archived', envelope(ArchivedResource, 'ProductArchivedResponse')),
+      notFound: notFoundResponse,
+      responses: { 409: resource.errorResponse('ARCHIVE_NOT_ALLOWED: a live product') },
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'patch',
       path: '/api/v1/products/{id}/cancellation_terms',
       operationId: 'updateCancellationTerms',
       tags: ['Products'],
       summary: "Change the sent fields of a product's cancellation terms",
       description: `${termsDescription} Each purchase keeps the terms in force when it was bought: a change applies to purchases made from then on.`,
-      request: { params: IdParam, body: jsonBody(UpdateCancellationTermsBody) },
-      responses: {
-        200: jsonResponse('Updated', envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      body: UpdateCancellationTermsBody,
+      ok: resource.jsonResponse('Updated', envelope(CancellationTermsRead, 'CancellationTermsUpdatedResponse')),
+      notFound: notFoundResponse,
     });
     const endorsementTermsDescription =
       'Whether a certificate holder added to this product’s purchases may be named additional insured (`allows_additional_insured`) and have subrogation waived in its favour (`allows_waiver_of_subrogation`): both endorsements are printed as marks on the holder’s certificates, at no premium. A holder asking for one that a product of the purchase does not allow is refused with 409 ENDORSEMENT_NOT_ALLOWED. Both are allowed until set; a change applies to holders added from then on.';
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/products/{id}/endorsement_terms',
       operationId: 'getEndorsementTerms',
       tags: ['Products'],
       summary: "Get a product's endorsement terms (both allowed until set)",
       description: endorsementTermsDescription,
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The terms', envelope(EndorsementTermsRead, 'EndorsementTermsResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The terms', envelope(EndorsementTermsRead, 'EndorsementTermsResponse')),
+      notFound: notFoundResponse,
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'patch',
       path: '/api/v1/products/{id}/endorsement_terms',
       operationId: 'updateEndorsementTerms',
       tags: ['Products'],
       summary: "Change the sent fields of a product's endorsement terms",
       description: endorsementTermsDescription,
-      request: { params: IdParam, body: jsonBody(UpdateEndorsementTermsBody) },
-      responses: {
-        200: jsonResponse('Updated', envelope(EndorsementTermsRead, 'EndorsementTermsUpdatedResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      body: UpdateEndorsementTermsBody,
+      ok: resource.jsonResponse('Updated', envelope(EndorsementTermsRead, 'EndorsementTermsUpdatedResponse')),
+      notFound: notFoundResponse,
     });
   };
 }

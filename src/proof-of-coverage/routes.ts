@@ -6,7 +6,7 @@
  */
 import type { RouteRegistration } from '../http/routes';
 import { bareError, gatewayResponses, successEnvelope } from '../http/openapi';
-import { errorResponse, idParam, idRoute, jsonResponse } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import { ambiguousPaymentIntentResponse } from '../certificates/schemas';
 import { scopedRoute, type ScopedOperation } from '../certificates/scoped-routes';
 import type { AccountScopes } from '../accounts/scope';
@@ -21,7 +21,7 @@ const emailProof = (service: ProofOfCoverageService): ScopedOperation<EmailProof
   requests: { teammate: EmailProofRequest, root: RootEmailProofRequest },
   summary: "Email a payment's proof of coverage",
   description,
-  ok: jsonResponse('Queued', EmailProofResponse),
+  ok: resource.jsonResponse('Queued', EmailProofResponse),
   notFound: "NOT_FOUND: no purchase with that purchase_id, checkout_session_id or payment_intent in the caller's scope",
   responses: {
     400: bareError(
@@ -41,7 +41,7 @@ export const rootProofEmailRoutes = (service: ProofOfCoverageService, scopes: Ac
 export const proofEmailStatusRoutes =
   (service: ProofOfCoverageService): RouteRegistration =>
   (router, registry) => {
-    idRoute(router, 'get', '/proof_of_coverage_emails/:id', service.get, 'Email retrieved');
+    resource.idRoute(router, 'get', '/proof_of_coverage_emails/:id', service.get, 'Email retrieved');
     registry.registerPath({
       method: 'get',
       path: '/api/v1/proof_of_coverage_emails/{id}',
@@ -50,12 +50,12 @@ export const proofEmailStatusRoutes =
       summary: 'One proof-of-coverage email and how far it got (queued, sent or failed)',
       description:
         'The `email_id` that teamEmailProofofCoverage answered for each recipient: its status, the attempts so far, how it was delivered (PDFs attached or download links) and, after a failed attempt, the mail relay’s answer. Only emails of the key’s own purchases (its account, mode and, for a teammate’s key, that teammate’s).',
-      request: { params: idParam('The `email_id`, integer >= 1', '7') },
+      request: { params: resource.idParam('The `email_id`, integer >= 1', '7') },
       responses: {
-        200: jsonResponse('The email', successEnvelope(ProofOfCoverageEmail, 'ProofOfCoverageEmailResponse')),
+        200: resource.jsonResponse('The email', successEnvelope(ProofOfCoverageEmail, 'ProofOfCoverageEmailResponse')),
         ...gatewayResponses,
-        400: errorResponse('VALIDATION_ERROR: the id is not an integer >= 1'),
-        404: errorResponse('NOT_FOUND: no such email of this key’s purchases'),
+        400: resource.errorResponse('VALIDATION_ERROR: the id is not an integer >= 1'),
+        404: resource.errorResponse('NOT_FOUND: no such email of this key’s purchases'),
       },
     });
   };

@@ -9,26 +9,26 @@ import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
-import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import type { QuestionSetService } from './service';
 import { ArchivedResource } from '../http/archived';
 import { CreateQuestionSetBody, ListQuestionSetsQuery, QuestionSetRead } from './schemas';
 
-const IdParam = idParam('Question set id, integer >= 1', '3');
-const notFoundResponse = errorResponse('NOT_FOUND: no question set with that id that this account may use');
+const IdParam = resource.idParam('Question set id, integer >= 1', '3');
+const notFoundResponse = resource.errorResponse('NOT_FOUND: no question set with that id that this account may use');
 
 export function questionSetRoutes(service: QuestionSetService): RouteRegistration {
   return (router, registry) => {
-    listRoute(router, '/question_sets', ListQuestionSetsQuery, service.list, 'Question sets retrieved');
-    idRoute(router, 'get', '/question_sets/:id', service.get, 'Question set retrieved');
-    idRoute(router, 'post', '/question_sets/:id/archive', service.archive, 'Question set archived');
+    resource.listRoute(router, '/question_sets', ListQuestionSetsQuery, service.list, 'Question sets retrieved');
+    resource.idRoute(router, 'get', '/question_sets/:id', service.get, 'Question set retrieved');
+    resource.idRoute(router, 'post', '/question_sets/:id/archive', service.archive, 'Question set archived');
     router.post('/question_sets', async (ctx) => {
       const body = parseBody(CreateQuestionSetBody, ctx.request.body);
       ctx.status = 201;
       ctx.body = ok(await service.create(ctx.state.principal!, body), 'Question set created');
     });
 
-    registerListPath(registry, {
+    resource.registerListPath(registry, {
       path: '/api/v1/question_sets',
       operationId: 'listQuestionSets',
       tags: ['Question sets'],
@@ -37,18 +37,15 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       item: QuestionSetRead,
       envelopeId: 'QuestionSetListResponse',
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/question_sets/{id}',
       operationId: 'getQuestionSet',
       tags: ['Question sets'],
       summary: 'Get one question set (shared, or this account’s own)',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The question set', successEnvelope(QuestionSetRead, 'QuestionSetResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The question set', successEnvelope(QuestionSetRead, 'QuestionSetResponse')),
+      notFound: notFoundResponse,
     });
     registry.registerPath({
       method: 'post',
@@ -58,13 +55,13 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       summary: 'Create a question set for this account',
       description:
         'The definition holds typed questions (dropdown, number, text, date, date_range, named_insured, certificate_holder) and exactly one coverage question: `coverage_dates` (the product sells per covered day) or `trips` (per covered trip). Question ids are lower_snake_case and become the answer keys of adminValidateBuyerResponses. Sets cannot be changed or deleted afterwards: create a new one and point the product at it.',
-      request: { body: jsonBody(CreateQuestionSetBody) },
+      request: { body: resource.jsonBody(CreateQuestionSetBody) },
       responses: {
-        201: jsonResponse('Created', successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse')),
+        201: resource.jsonResponse('Created', successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse')),
         ...gatewayResponses,
       },
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'post',
       path: '/api/v1/question_sets/{id}/archive',
       operationId: 'archiveQuestionSet',
@@ -72,13 +69,10 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       summary: 'Archive one of this account’s question sets',
       description:
         'Removes clutter such as test templates: the set is no longer listed, read or chosen for a product or bundle (404 from then on); products already using it keep it, and so do their purchases. Archiving it again answers the same `archivedAt`. A shared set is no account’s to archive (404); a set a live product uses cannot be archived (409 ARCHIVE_NOT_ALLOWED).',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('Archived', successEnvelope(ArchivedResource, 'QuestionSetArchivedResponse')),
-        404: notFoundResponse,
-        409: errorResponse('ARCHIVE_NOT_ALLOWED: a live product uses the set'),
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('Archived', successEnvelope(ArchivedResource, 'QuestionSetArchivedResponse')),
+      notFound: notFoundResponse,
+      responses: { 409: resource.errorResponse('ARCHIVE_NOT_ALLOWED: a live product uses the set') },
     });
   };
 }

@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { pageWithTotal } from '../db/paging';
 
 export interface QuotableScope {
   rootAccountId: number;
@@ -94,11 +95,13 @@ export function createQuotesRepository(db: Db) {
 
     /** One page of quotable product lines by ascending id, and their total. */
     async listQuotable(s: QuotableScope, limit: number, offset: number): Promise<{ items: QuotableProduct[]; total: number }> {
-      const [rows, counted] = await Promise.all([
-        quotable(db, s).select('pl.*').orderBy('pl.id', 'asc').limit(limit).offset(offset),
-        quotable(db, s).count<{ count: string }[]>({ count: '*' }),
-      ]);
-      return { items: rows.map(toQuotable), total: Number(counted[0]?.count ?? 0) };
+      const page = await pageWithTotal<Record<string, unknown>>(quotable(db, s), {
+        select: (q) => q.select('pl.*'),
+        orderBy: [{ column: 'pl.id', order: 'asc' }],
+        limit,
+        offset,
+      });
+      return { items: page.rows.map(toQuotable), total: page.total };
     },
 
     /** One page of quotable bundles by ascending id, and their total. */

@@ -5,7 +5,7 @@
 import type { RouteRegistration } from '../http/routes';
 import { parseBody } from '../http/validation';
 import { bareSurfaceResponses, bareError } from '../http/openapi';
-import { jsonBody, jsonResponse } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import type { QuoteService } from './service';
 import { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest, ValidateRequestDocumented } from './schemas';
 
@@ -24,9 +24,9 @@ export function quoteRoutes(service: QuoteService): RouteRegistration {
       operationId: 'adminGetApprovedClientProducts',
       tags: ['Quote'],
       summary: 'The products this key may quote, with the question template of each',
-      request: { body: jsonBody(CatalogRequest) },
+      request: { body: resource.jsonBody(CatalogRequest) },
       responses: {
-        200: jsonResponse('One page (zero-based)', CatalogResponse),
+        200: resource.jsonResponse('One page (zero-based)', CatalogResponse),
         404: bareError('SELLER_NOT_FOUND: idp_root_account_uuid is not this key’s account'),
         ...bareSurfaceResponses,
       },
@@ -39,9 +39,9 @@ export function quoteRoutes(service: QuoteService): RouteRegistration {
       summary: "Validate the buyer's answers, price them, record the purchase and create its checkout session",
       description:
         'Every problem comes back at once as `errors: [{ product_line_template_id, question, reason }]` with 400 VALIDATION_ERROR. Amounts are minor units.',
-      request: { body: jsonBody(ValidateRequestDocumented) },
+      request: { body: resource.jsonBody(ValidateRequestDocumented) },
       responses: {
-        200: jsonResponse('The checkout session', CheckoutResponse),
+        200: resource.jsonResponse('The checkout session', CheckoutResponse),
         401: bareError('ACCESS_TOKEN_INVALID or ACCESS_TOKEN_EXPIRED'),
         ...bareSurfaceResponses,
       },

@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { pageWithTotal } from '../db/paging';
 import { shareOf, type BordereauTotals, type LedgerEntry } from './bordereau';
 
 export type BordereauStatus = 'generating' | 'ready';
@@ -420,17 +421,16 @@ export function createReportsRepository(db: Db) {
       if (f.partyRootAccountId !== undefined) base.where('party_root_account_id', f.partyRootAccountId);
       if (f.month !== undefined) base.where('month', `${f.month}-01`);
       if (f.mode !== undefined) base.where('mode', f.mode);
-      const [rows, counted] = await Promise.all([
-        select(base.clone(), db)
-          .orderBy([
-            { column: 'bordereaux.month', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .limit(f.limit)
-          .offset(f.offset),
-        base.clone().count<{ count: string }[]>({ count: '*' }),
-      ]);
-      return { items: rows.map(toRecord), total: Number(counted[0]?.count ?? 0) };
+      const page = await pageWithTotal<Record<string, unknown>>(base, {
+        select: (q) => select(q, db),
+        orderBy: [
+          { column: 'bordereaux.month', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ],
+        limit: f.limit,
+        offset: f.offset,
+      });
+      return { items: page.rows.map(toRecord), total: page.total };
     },
 
     /** Records the stored files (first writer wins: a ready bordereau is never changed). */

@@ -8,11 +8,11 @@ import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
-import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import type { ReportService } from './service';
 import { Bordereau, CreateBordereauRequest, ListBordereauxQuery } from './schemas';
 
-const IdParam = idParam('Bordereau id, integer >= 1', '5');
+const IdParam = resource.idParam('Bordereau id, integer >= 1', '5');
 
 export function reportRoutes(service: ReportService): RouteRegistration {
   return (router, registry) => {
@@ -22,8 +22,8 @@ export function reportRoutes(service: ReportService): RouteRegistration {
       ctx.status = bordereau.status === 'ready' ? 200 : 202;
       ctx.body = ok(bordereau, bordereau.status === 'ready' ? 'Bordereau ready' : 'Bordereau being generated');
     });
-    listRoute(router, '/reports/bordereaux', ListBordereauxQuery, service.list, 'Bordereaux retrieved');
-    idRoute(router, 'get', '/reports/bordereaux/:id', service.get, 'Bordereau retrieved');
+    resource.listRoute(router, '/reports/bordereaux', ListBordereauxQuery, service.list, 'Bordereaux retrieved');
+    resource.idRoute(router, 'get', '/reports/bordereaux/:id', service.get, 'Bordereau retrieved');
 
     registry.registerPath({
       method: 'post',
@@ -33,17 +33,20 @@ export function reportRoutes(service: ReportService): RouteRegistration {
       summary: 'Ask for one month’s premium bordereau of an insurer or MGA',
       description:
         'The month must be over. The first request creates the bordereau and generates its CSV file in the background (202, `generating`); asking again answers the same bordereau, and once it is `ready` (200) the same file and `sha256`: a delivered file is never rewritten, so a transaction recorded after the month ended appears in the month it was recorded, with its own effective date. Transactions belong to the month they were recorded in (UTC): paid, renewed, or a cancellation’s refund completed. A test key has test-mode bordereaux only; live bordereaux never hold test purchases.',
-      request: { body: jsonBody(CreateBordereauRequest) },
+      request: { body: resource.jsonBody(CreateBordereauRequest) },
       responses: {
-        200: jsonResponse('Ready', successEnvelope(Bordereau, 'BordereauReadyResponse')),
-        202: jsonResponse('Being generated: read it again with getBordereau', successEnvelope(Bordereau, 'BordereauGeneratingResponse')),
+        200: resource.jsonResponse('Ready', successEnvelope(Bordereau, 'BordereauReadyResponse')),
+        202: resource.jsonResponse(
+          'Being generated: read it again with getBordereau',
+          successEnvelope(Bordereau, 'BordereauGeneratingResponse'),
+        ),
         ...gatewayResponses,
-        400: errorResponse(
+        400: resource.errorResponse(
           'VALIDATION_ERROR: a malformed month or one not over yet, a party that is not an insurer or MGA this account’s products name, a live mode asked with a test key',
         ),
       },
     });
-    registerListPath(registry, {
+    resource.registerListPath(registry, {
       path: '/api/v1/reports/bordereaux',
       operationId: 'listBordereaux',
       tags: ['Reports'],
@@ -51,20 +54,17 @@ export function reportRoutes(service: ReportService): RouteRegistration {
       query: ListBordereauxQuery,
       item: Bordereau,
       envelopeId: 'BordereauListResponse',
-      responses: { 400: errorResponse('QUERY_VALIDATION_ERROR: a bad filter or page, or `mode=live` with a test key') },
+      responses: { 400: resource.errorResponse('QUERY_VALIDATION_ERROR: a bad filter or page, or `mode=live` with a test key') },
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/reports/bordereaux/{id}',
       operationId: 'getBordereau',
       tags: ['Reports'],
       summary: 'Read one bordereau, with a signed link to its file once ready',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The bordereau', successEnvelope(Bordereau, 'BordereauResponse')),
-        404: errorResponse('NOT_FOUND: no bordereau with that id for this key'),
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The bordereau', successEnvelope(Bordereau, 'BordereauResponse')),
+      notFound: resource.errorResponse('NOT_FOUND: no bordereau with that id for this key'),
     });
   };
 }

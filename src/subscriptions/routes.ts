@@ -5,30 +5,23 @@
  * or teammate's subscription → 404 NOT_FOUND.
  */
 import type { RouteRegistration } from '../http/routes';
-import { parseBody } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
-import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import type { SubscriptionService } from './service';
 import { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
 
-const IdParam = idParam('Subscription id (its first purchase’s id), integer >= 1', '42');
-const notFoundResponse = errorResponse(
+const IdParam = resource.idParam('Subscription id (its first purchase’s id), integer >= 1', '42');
+const notFoundResponse = resource.errorResponse(
   'NOT_FOUND: no subscription with that id for this key (another account, mode or teammate reads the same)',
 );
 
 export function subscriptionRoutes(service: SubscriptionService): RouteRegistration {
   return (router, registry) => {
-    listRoute(router, '/subscriptions', ListSubscriptionsQuery, service.list, 'Subscriptions retrieved');
-    idRoute(router, 'get', '/subscriptions/:id', service.get, 'Subscription retrieved');
-    idRoute(
-      router,
-      'post',
-      '/subscriptions/:id/cancel',
-      (principal, id, ctx) => service.cancel(principal, id, parseBody(CancelSubscriptionRequest, ctx.request.body ?? {})),
-      'Subscription cancelled',
-    );
+    resource.listRoute(router, '/subscriptions', ListSubscriptionsQuery, service.list, 'Subscriptions retrieved');
+    resource.idRoute(router, 'get', '/subscriptions/:id', service.get, 'Subscription retrieved');
+    resource.idRoute(router, 'post', '/subscriptions/:id/cancel', service.cancel, 'Subscription cancelled', CancelSubscriptionRequest);
 
-    registerListPath(registry, {
+    resource.registerListPath(registry, {
       path: '/api/v1/subscriptions',
       operationId: 'listSubscriptions',
       tags: ['Subscriptions'],
@@ -39,18 +32,15 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
       item: Subscription,
       envelopeId: 'SubscriptionListResponse',
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/subscriptions/{id}',
       operationId: 'getSubscription',
       tags: ['Subscriptions'],
       summary: 'Get one subscription with its periods',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The subscription', successEnvelope(Subscription, 'SubscriptionResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The subscription', successEnvelope(Subscription, 'SubscriptionResponse')),
+      notFound: notFoundResponse,
     });
     registry.registerPath({
       method: 'post',
@@ -60,19 +50,19 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
       summary: 'Cancel a subscription at the end of its period, or now with a refund of what has not started',
       description:
         '`at_period_end`: the payment processor stops renewing it when the paid period ends; that period’s certificates stay valid (asking again answers the same). `now`: the processor subscription is cancelled at once, and the current period’s covered units not started yet are cancelled like any cancellation (refund at the processor first, then their certificates voided; follow it on GET /api/v1/purchases/{id}). `subscription.cancelled` goes to your webhook endpoints, as it does when the processor ends a subscription by itself (an unpaid invoice, its dashboard). Send an Idempotency-Key header to retry safely.',
-      request: { params: IdParam, body: jsonBody(CancelSubscriptionRequest, false) },
+      request: { params: IdParam, body: resource.jsonBody(CancelSubscriptionRequest, false) },
       responses: {
-        200: jsonResponse(
+        200: resource.jsonResponse(
           'The subscription as it now stands',
           successEnvelope(SubscriptionCancellation, 'SubscriptionCancellationResponse'),
         ),
         ...gatewayResponses,
-        400: errorResponse('VALIDATION_ERROR (a bad body or id), or the gateway’s codes'),
+        400: resource.errorResponse('VALIDATION_ERROR (a bad body or id), or the gateway’s codes'),
         404: notFoundResponse,
-        409: errorResponse(
+        409: resource.errorResponse(
           'SUBSCRIPTION_NOT_ACTIVE (its first period was never paid), SUBSCRIPTION_ALREADY_CANCELLED (it ended), or an Idempotency-Key reused or in progress',
         ),
-        503: errorResponse('CONNECTION_ERROR: the processor did not answer within 30 s; the cancellation goes on, ask again'),
+        503: resource.errorResponse('CONNECTION_ERROR: the processor did not answer within 30 s; the cancellation goes on, ask again'),
       },
     });
   };

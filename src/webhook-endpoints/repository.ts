@@ -4,6 +4,7 @@
  * are invisible to every read below except `findForDelivery`.
  */
 import type { Db } from '../db/knex';
+import { pageWithTotal } from '../db/paging';
 import type { KeyMode } from '../api-keys/secrets';
 
 export type EndpointStatus = 'enabled' | 'disabled' | 'failing';
@@ -65,11 +66,8 @@ export function createWebhookEndpointsRepository(db: Db) {
     },
 
     async list(scope: EndpointScope, page: { limit: number; offset: number }): Promise<{ items: WebhookEndpoint[]; total: number }> {
-      const [rows, count] = await Promise.all([
-        visible(scope).orderBy('id').limit(page.limit).offset(page.offset),
-        visible(scope).count({ n: '*' }).first(),
-      ]);
-      return { items: rows.map(fromRow), total: Number(count?.n ?? 0) };
+      const found = await pageWithTotal<Record<string, unknown>>(visible(scope), { orderBy: [{ column: 'id', order: 'asc' }], ...page });
+      return { items: found.rows.map(fromRow), total: found.total };
     },
 
     async find(scope: EndpointScope, id: number): Promise<WebhookEndpoint | undefined> {

@@ -8,7 +8,7 @@ import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
-import { errorResponse, idParam, idRoute, jsonBody, jsonResponse, listRoute, registerListPath } from '../http/resource-routes';
+import * as resource from '../http/resource-routes';
 import type { WebhookEndpointService } from './service';
 import {
   CreateWebhookEndpointBody,
@@ -19,8 +19,8 @@ import {
   WebhookEndpointRead,
 } from './schemas';
 
-const IdParam = idParam('Webhook endpoint id, integer >= 1', '4');
-const notFoundResponse = errorResponse('NOT_FOUND: no such endpoint for this key’s account and mode');
+const IdParam = resource.idParam('Webhook endpoint id, integer >= 1', '4');
+const notFoundResponse = resource.errorResponse('NOT_FOUND: no such endpoint for this key’s account and mode');
 const TAG = 'Webhook endpoints';
 const SIGNING =
   'Each event is POSTed as JSON with a `Signature: t=<unix seconds>,v1=<hex>` header: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s secret (Stripe’s scheme, so `stripe.webhooks.constructEvent(body, header, secret)` verifies it). Answer 2xx within 10 s; otherwise the delivery is retried with exponential backoff for 3 days, then the endpoint is marked `failing`. Live-mode endpoints must be https on public addresses; test-mode endpoints may use http and loopback (local development).';
@@ -35,16 +35,10 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
         'Webhook endpoint created; store its secret now, it is not shown again',
       );
     });
-    listRoute(router, '/webhook_endpoints', ListWebhookEndpointsQuery, service.list, 'Webhook endpoints retrieved');
-    idRoute(router, 'get', '/webhook_endpoints/:id', service.get, 'Webhook endpoint retrieved');
-    idRoute(
-      router,
-      'patch',
-      '/webhook_endpoints/:id',
-      (principal, id, ctx) => service.update(principal, id, parseBody(UpdateWebhookEndpointBody, ctx.request.body)),
-      'Webhook endpoint updated',
-    );
-    idRoute(router, 'delete', '/webhook_endpoints/:id', service.delete, 'Webhook endpoint deleted');
+    resource.listRoute(router, '/webhook_endpoints', ListWebhookEndpointsQuery, service.list, 'Webhook endpoints retrieved');
+    resource.idRoute(router, 'get', '/webhook_endpoints/:id', service.get, 'Webhook endpoint retrieved');
+    resource.idRoute(router, 'patch', '/webhook_endpoints/:id', service.update, 'Webhook endpoint updated', UpdateWebhookEndpointBody);
+    resource.idRoute(router, 'delete', '/webhook_endpoints/:id', service.delete, 'Webhook endpoint deleted');
 
     registry.registerPath({
       method: 'post',
@@ -53,13 +47,13 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       tags: [TAG],
       summary: 'Create a webhook endpoint (its signing secret is in this answer only)',
       description: SIGNING,
-      request: { body: jsonBody(CreateWebhookEndpointBody) },
+      request: { body: resource.jsonBody(CreateWebhookEndpointBody) },
       responses: {
-        201: jsonResponse('Created', successEnvelope(WebhookEndpointCreated, 'WebhookEndpointCreatedResponse')),
+        201: resource.jsonResponse('Created', successEnvelope(WebhookEndpointCreated, 'WebhookEndpointCreatedResponse')),
         ...gatewayResponses,
       },
     });
-    registerListPath(registry, {
+    resource.registerListPath(registry, {
       path: '/api/v1/webhook_endpoints',
       operationId: 'listWebhookEndpoints',
       tags: [TAG],
@@ -68,44 +62,36 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
       item: WebhookEndpointRead,
       envelopeId: 'WebhookEndpointListResponse',
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'get',
       path: '/api/v1/webhook_endpoints/{id}',
       operationId: 'getWebhookEndpoint',
       tags: [TAG],
       summary: 'Get one webhook endpoint',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('The endpoint', successEnvelope(WebhookEndpointRead, 'WebhookEndpointResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('The endpoint', successEnvelope(WebhookEndpointRead, 'WebhookEndpointResponse')),
+      notFound: notFoundResponse,
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'patch',
       path: '/api/v1/webhook_endpoints/{id}',
       operationId: 'updateWebhookEndpoint',
       tags: [TAG],
       summary: 'Change the sent fields of a webhook endpoint; disable or re-enable it',
-      request: { params: IdParam, body: jsonBody(UpdateWebhookEndpointBody) },
-      responses: {
-        200: jsonResponse('Updated', successEnvelope(WebhookEndpointRead, 'WebhookEndpointUpdatedResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      body: UpdateWebhookEndpointBody,
+      ok: resource.jsonResponse('Updated', successEnvelope(WebhookEndpointRead, 'WebhookEndpointUpdatedResponse')),
+      notFound: notFoundResponse,
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'delete',
       path: '/api/v1/webhook_endpoints/{id}',
       operationId: 'deleteWebhookEndpoint',
       tags: [TAG],
       summary: 'Delete a webhook endpoint (its delivery history stays visible on the events)',
-      request: { params: IdParam },
-      responses: {
-        200: jsonResponse('Deleted', successEnvelope(WebhookEndpointDeleted, 'WebhookEndpointDeletedResponse')),
-        404: notFoundResponse,
-        ...gatewayResponses,
-      },
+      params: IdParam,
+      ok: resource.jsonResponse('Deleted', successEnvelope(WebhookEndpointDeleted, 'WebhookEndpointDeletedResponse')),
+      notFound: notFoundResponse,
     });
   };
 }
