@@ -41,7 +41,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
 import type { Payproc } from '../src/payproc/client';
-import { ensureBuyerCustomer } from '../src/payproc/customers';
+import { customerBuyerOf, ensureBuyerCustomer } from '../src/payproc/customers';
 import { idOf } from '../src/payproc/ids';
 import { createBuyersRepository } from '../src/buyers/repository';
 import { createPaymentsRepository } from '../src/payments/repository';
@@ -98,18 +98,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
     const stripe = deps.payproc.client(p.mode);
     const buyer = (await buyers.findById(p.buyerId))!;
     try {
-      const customerId = await ensureBuyerCustomer(
-        customers,
-        stripe,
-        {
-          buyerId: buyer.id,
-          email: buyer.email,
-          firstName: buyer.firstName,
-          lastName: buyer.lastName,
-          idpAccntUuid: buyer.idpAccntUuid,
-        },
-        p.mode,
-      );
+      const customerId = await ensureBuyerCustomer(customers, stripe, customerBuyerOf(buyer), p.mode);
       return { p, stripe, customerId };
     } catch (err) {
       return processorFailure(err, () => undefined);

@@ -14,7 +14,7 @@ import type { Db } from '../src/db/knex';
 import type { EventEmitter } from '../src/events/emitter';
 import type { WorkerMetrics } from '../src/metrics/registry';
 import type { Payproc } from '../src/payproc/client';
-import { ensureBuyerCustomer } from '../src/payproc/customers';
+import { customerBuyerOf, ensureBuyerCustomer } from '../src/payproc/customers';
 import { isProcessorFailure } from '../src/payproc/error-counting';
 import { idOf } from '../src/payproc/ids';
 import { RECURRING_INTERVAL } from '../src/payproc/catalog';
@@ -75,6 +75,26 @@ function sessionState(s: Stripe.Checkout.Session): SessionState {
   return { state: 'open' };
 }
 
+/**
+ * The checkout session stored on a purchase (`sessionId`, its URL, payment intent, total in
+ * minor units and expiry, ISO 8601 UTC) as the workflows see it; `expiryUnknown` stands for an
+ * expiry that was not stored.
+ */
+function storedCheckoutSession(
+  purchase: Pick<PurchaseRecord, 'checkoutUrl' | 'paymentIntentId' | 'totalMinor' | 'currency' | 'checkoutExpiresAt'>,
+  sessionId: string,
+  expiryUnknown: Date,
+): CheckoutSession {
+  return {
+    id: sessionId,
+    url: purchase.checkoutUrl ?? '',
+    payment_intent: purchase.paymentIntentId,
+    amount_total: purchase.totalMinor,
+    currency: purchase.currency,
+    expires_at: (purchase.checkoutExpiresAt ?? expiryUnknown).toISOString(),
+  };
+}
+
 export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const { db, payproc } = deps;
   const customers = createPaymentsRepository(db);
@@ -118,16 +138,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       const context = await sales.checkoutContext(input.purchaseId);
       if (!context) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
       const { purchase, lines } = context;
-      if (purchase.checkoutSessionId) {
-        return {
-          id: purchase.checkoutSessionId,
-          url: purchase.checkoutUrl ?? '',
-          payment_intent: purchase.paymentIntentId,
-          amount_total: purchase.totalMinor,
-          currency: purchase.currency,
-          expires_at: (purchase.checkoutExpiresAt ?? new Date()).toISOString(),
-        };
-      }
+      if (purchase.checkoutSessionId) return storedCheckoutSession(purchase, purchase.checkoutSessionId, new Date());
       const currency = purchase.currency;
       // A subscription bills every line (and the fee) monthly; see docs/decisions.md.
       const subscription = purchase.billing === 'subscription';
@@ -161,20 +172,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       try {
         // Saving the card needs the buyer as a processor customer (the saved-card option charges it).
         const buyer = purchase.savePaymentMethod ? await buyers.findById(purchase.buyerId) : null;
-        const customer = buyer
-          ? await ensureBuyerCustomer(
-              customers,
-              stripe,
-              {
-                buyerId: buyer.id,
-                email: buyer.email,
-                firstName: buyer.firstName,
-                lastName: buyer.lastName,
-                idpAccntUuid: buyer.idpAccntUuid,
-              },
-              purchase.mode,
-            )
-          : null;
+        const customer = buyer ? await ensureBuyerCustomer(customers, stripe, customerBuyerOf(buyer), purchase.mode) : null;
         const modeParams: Partial<Stripe.Checkout.SessionCreateParams> = subscription
           ? // The subscription (and through it each period's invoice) carries the purchase id.
             { mode: 'subscription', subscription_data: { metadata } }
@@ -229,14 +227,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       const purchase = await sales.findById(input.purchaseId);
       if (!purchase) throw ApplicationFailure.nonRetryable(`purchase ${input.purchaseId} does not exist`, 'PurchaseNotFound');
       if (!purchase.checkoutSessionId) return null;
-      return {
-        id: purchase.checkoutSessionId,
-        url: purchase.checkoutUrl ?? '',
-        payment_intent: purchase.paymentIntentId,
-        amount_total: purchase.totalMinor,
-        currency: purchase.currency,
-        expires_at: (purchase.checkoutExpiresAt ?? new Date(0)).toISOString(),
-      };
+      return storedCheckoutSession(purchase, purchase.checkoutSessionId, new Date(0));
     },
 
     /** Asks the processor whether the purchase's session is open, paid or expired. */

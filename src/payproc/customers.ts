@@ -16,6 +16,17 @@ export interface CustomerBuyer {
   idpAccntUuid: string;
 }
 
+/** A buyer record (the buyers repository's `Buyer`) as the facts its processor customer is made of. */
+export function customerBuyerOf(buyer: {
+  id: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  idpAccntUuid: string;
+}): CustomerBuyer {
+  return { buyerId: buyer.id, email: buyer.email, firstName: buyer.firstName, lastName: buyer.lastName, idpAccntUuid: buyer.idpAccntUuid };
+}
+
 /** Where customer ids are kept (the payments repository). */
 export interface CustomerStore {
   findCustomer(buyerId: number, mode: PayprocMode): Promise<string | null>;
