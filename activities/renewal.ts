@@ -15,6 +15,7 @@ import { DateTime } from 'luxon';
 import type { EventEmitter } from '../src/events/emitter';
 import type { Db } from '../src/db/knex';
 import { createSubscriptionRepository } from '../src/purchases/subscription-repository';
+import { insertHoldersFromAnswers } from '../src/certificate-holders/repository';
 import type { RenewalInput } from '../workflows/contracts';
 
 function shifted(startsAt: Date, endsAt: Date, zone: string, kind: string, months: number) {
@@ -38,6 +39,7 @@ export function createRenewalActivities(deps: { db: Db; events: Pick<EventEmitte
         input.purchaseId,
         { invoiceId: input.invoiceId, subscriptionId: input.subscriptionId, paymentIntentId: input.paymentIntentId },
         (unit, period) => ({ ...unit, ...shifted(unit.startsAt, unit.endsAt, unit.timeZone, unit.kind, period) }),
+        insertHoldersFromAnswers,
       );
       if ('refused' in result) {
         if (result.refused === 'not_found')

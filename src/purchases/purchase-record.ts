@@ -13,6 +13,8 @@
  *
  * Pure: no I/O. Amounts are integer minor units; instants are `Date`s (UTC).
  */
+import type { Knex } from 'knex';
+import type { Address } from '../certificates/repository';
 import type { CancellationTerms } from '../products/cancellation-terms';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
@@ -47,6 +49,18 @@ export interface NewCoveredUnit {
   timeZone: string;
   localLabel: string;
 }
+
+/**
+ * Writes the certificate holders the buyer named in a new purchase's answers (one per item that
+ * has one; `holder` null for an item without) inside the purchase's transaction `trx`. The
+ * holders' own repository does it (`insertHoldersFromAnswers`, src/certificate-holders): the
+ * sale's insert hands it the new item ids, so each table keeps its one writer.
+ */
+export type WriteAnsweredHolders = (
+  trx: Knex.Transaction,
+  purchaseId: number,
+  items: Array<{ purchaseItemId: number; holder: { name: string; address: Address } | null }>,
+) => Promise<void>;
 
 /** A priced purchase as the quote path (or a renewal) creates it. */
 export interface NewPurchase {

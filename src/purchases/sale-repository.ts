@@ -17,12 +17,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
-import { insertHoldersFromAnswers } from '../certificate-holders/repository';
 import type { Address } from '../certificates/repository';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
 import { spreadByWeight } from './refund-rule';
 import { predecessorsOf, toPurchaseRecord } from './purchase-record';
-import type { NewPurchase, PurchaseItemDetail, PurchaseListFilter, PurchaseRecord, PurchaseScope, RenewalFields } from './purchase-record';
+import type {
+  NewPurchase,
+  PurchaseItemDetail,
+  PurchaseListFilter,
+  PurchaseRecord,
+  PurchaseScope,
+  RenewalFields,
+  WriteAnsweredHolders,
+} from './purchase-record';
 import { dashboardRefundsByPaymentIntent, type CancellationRefund, type LedgerUnitPremium } from './ledger-record';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
@@ -37,7 +44,8 @@ async function cancellationTermsOf(trx: Knex.Transaction, productLineIds: number
 
 /**
  * Inserts a purchase in `status` with its items, their certificate holders (from the items'
- * answers) and covered units, in the caller's transaction `trx`, and returns its id. Each item
+ * answers, written by `writeHolders`: the holders' own repository, handed in by the caller) and
+ * covered units, in the caller's transaction `trx`, and returns its id. Each item
  * keeps the cancellation terms its product has now (the defaults without a row); a bundle's items
  * all take its primary product's (the first item of the bundle). A new page token
  * (`return_token`) is drawn. `renewal` (null for a quote) makes it a renewal paid now by that
@@ -49,6 +57,7 @@ export async function insertPurchase(
   p: NewPurchase,
   status: PurchaseStatus,
   renewal: RenewalFields | null,
+  writeHolders: WriteAnsweredHolders,
 ): Promise<number> {
   const [purchase] = await trx('purchases')
     .insert({
@@ -107,7 +116,7 @@ export async function insertPurchase(
         cancellation_terms: JSON.stringify(termsOf(item)),
       })
       .returning('id');
-    await insertHoldersFromAnswers(trx, purchase.id, [
+    await writeHolders(trx, purchase.id, [
       { purchaseItemId: row.id, holder: (item.certificateHolder ?? null) as { name: string; address: Address } | null },
     ]);
     if (item.units.length > 0) {
@@ -136,9 +145,12 @@ export async function insertPurchase(
  */
 export function createSaleRepository(db: Db | Knex.Transaction) {
   return {
-    /** Writes a quoted purchase, its items and covered units atomically; returns its id. */
-    async create(p: NewPurchase): Promise<number> {
-      return db.transaction((trx) => insertPurchase(trx, p, 'quoted', null));
+    /**
+     * Writes a quoted purchase, its items, their answered certificate holders (through
+     * `writeHolders`, the holders' repository's insert) and covered units atomically; returns its id.
+     */
+    async create(p: NewPurchase, writeHolders: WriteAnsweredHolders): Promise<number> {
+      return db.transaction((trx) => insertPurchase(trx, p, 'quoted', null, writeHolders));
     },
 
     /** The purchase by id, or undefined. */

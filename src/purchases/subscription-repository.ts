@@ -9,7 +9,14 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { insertPurchase } from './sale-repository';
-import { toPurchaseRecord, type NewCoveredUnit, type PurchaseRecord, type PurchaseScope, type RenewalFields } from './purchase-record';
+import {
+  toPurchaseRecord,
+  type NewCoveredUnit,
+  type PurchaseRecord,
+  type PurchaseScope,
+  type RenewalFields,
+  type WriteAnsweredHolders,
+} from './purchase-record';
 
 /** An item of a purchase with its covered units (what a renewal copies). */
 interface StoredItem {
@@ -64,12 +71,14 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
      * the invoice (`purchases.payproc_invoice_id` is unique), so a retry returns the same row.
      * Returns `{ refused }` when the original does not exist or is not a subscription. The rows
      * are written by the sale's `insertPurchase` (./sale-repository) in this transaction, the
-     * original's row locked meanwhile; this module writes no table itself.
+     * original's row locked meanwhile; the items' certificate holders through `writeHolders` (the
+     * holders' repository's insert); this module writes no table itself.
      */
     async createRenewal(
       originalId: number,
       renewal: Omit<RenewalFields, 'renewalOfPurchaseId' | 'period'>,
       shift: (unit: NewCoveredUnit, period: number) => NewCoveredUnit,
+      writeHolders: WriteAnsweredHolders,
     ): Promise<{ purchaseId: number; period: number } | { refused: 'not_found' | 'not_a_subscription' }> {
       return db.transaction(async (trx) => {
         const existing = await trx('purchases').where({ payproc_invoice_id: renewal.invoiceId }).first('id', 'renewal_period');
@@ -108,6 +117,7 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
             renewalOfPurchaseId: original.id,
             period,
           },
+          writeHolders,
         );
         return { purchaseId, period };
       });

@@ -29,6 +29,7 @@ import { MAX_CHARGE_MINOR, priceQuote } from './pricing';
 import type { QuotableBundle, QuotableProduct, QuotableScope, QuotesRepository } from './repository';
 import type { Question, QuestionSetDefinition } from '../question-sets/definition';
 import type { SaleRepository } from '../purchases/sale-repository';
+import { insertHoldersFromAnswers } from '../certificate-holders/repository';
 import type { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
 import type { CheckoutSession } from '../../workflows/contracts';
 import type { PurchaseStartFacts } from '../purchases/workflow-client';
@@ -302,35 +303,38 @@ export function createQuoteService(deps: {
       }
 
       const currency = products.get(validated[0]!.productId)!.currency;
-      const purchaseId = await deps.sales.create({
-        rootAccountId: principal.rootAccountId,
-        apiKeyId: principal.apiKeyId,
-        agentId: principal.agentId,
-        buyerId: buyer.buyerId,
-        buyerEmail: buyer.email,
-        savePaymentMethod: req.save_payment_method ?? false,
-        metadata: req.metadata ?? {},
-        billing: recurring.has(true) ? 'subscription' : 'one_time',
-        mode: principal.mode,
-        currency,
-        subtotalMinor: priced.subtotalMinor,
-        platformFeeBps: principal.platformFeeBps,
-        platformFeeMinor: priced.platformFeeMinor,
-        totalMinor: priced.totalMinor,
-        bundle: bundle ? { id: bundle.id, name: bundle.customerName } : null,
-        items: validated.map(({ productId, v, inBundle }, i) => ({
-          productLineId: productId,
-          inBundle,
-          isTripExcess: v.isTripExcess,
-          unitPriceMinor: priced!.lines[i]!.unitPriceMinor,
-          units: v.units,
-          priceFactor: v.priceFactor,
-          amountMinor: priced!.lines[i]!.amountMinor,
-          answers: v.answers,
-          namedInsured: v.namedInsured,
-          certificateHolder: v.certificateHolder,
-        })),
-      });
+      const purchaseId = await deps.sales.create(
+        {
+          rootAccountId: principal.rootAccountId,
+          apiKeyId: principal.apiKeyId,
+          agentId: principal.agentId,
+          buyerId: buyer.buyerId,
+          buyerEmail: buyer.email,
+          savePaymentMethod: req.save_payment_method ?? false,
+          metadata: req.metadata ?? {},
+          billing: recurring.has(true) ? 'subscription' : 'one_time',
+          mode: principal.mode,
+          currency,
+          subtotalMinor: priced.subtotalMinor,
+          platformFeeBps: principal.platformFeeBps,
+          platformFeeMinor: priced.platformFeeMinor,
+          totalMinor: priced.totalMinor,
+          bundle: bundle ? { id: bundle.id, name: bundle.customerName } : null,
+          items: validated.map(({ productId, v, inBundle }, i) => ({
+            productLineId: productId,
+            inBundle,
+            isTripExcess: v.isTripExcess,
+            unitPriceMinor: priced!.lines[i]!.unitPriceMinor,
+            units: v.units,
+            priceFactor: v.priceFactor,
+            amountMinor: priced!.lines[i]!.amountMinor,
+            answers: v.answers,
+            namedInsured: v.namedInsured,
+            certificateHolder: v.certificateHolder,
+          })),
+        },
+        insertHoldersFromAnswers,
+      );
 
       const session = await deps.startCheckout({
         id: purchaseId,

@@ -13,6 +13,7 @@ import { call, createKey, createRootAccount, insertProductLine } from '../helper
 import { createAccountsRepository, type Agent, type RootAccount } from '../../src/accounts/repository';
 import { createBuyersRepository, type Buyer } from '../../src/buyers/repository';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
+import { insertHoldersFromAnswers } from '../../src/certificate-holders/repository';
 import { createCertificatesRepository } from '../../src/certificates/repository';
 import { createAccountScopes } from '../../src/accounts/scope';
 import { createPurchaseSearchRepository } from '../../src/purchase-search/repository';
@@ -140,31 +141,34 @@ async function purchase(opts: {
       localLabel: startsAt.toISOString().slice(0, 10),
     };
   };
-  const purchaseId = await createSaleRepository(db).create({
-    rootAccountId: opts.account.id,
-    apiKeyId,
-    agentId: opts.agentId,
-    buyerId: opts.buyer.id,
-    buyerEmail: opts.buyer.email,
-    savePaymentMethod: false,
-    mode: opts.mode ?? 'live',
-    currency: 'usd',
-    subtotalMinor: 2000 * opts.productIds.length,
-    platformFeeBps: null,
-    platformFeeMinor: 0,
-    totalMinor: 2000 * opts.productIds.length,
-    items: opts.productIds.map((productLineId, i) => ({
-      productLineId,
-      isTripExcess: false,
-      unitPriceMinor: 2000,
-      units: Array.from({ length: i === 0 ? (opts.days ?? 1) : 1 }, (_, k) => unit(k)),
-      priceFactor: 1,
-      amountMinor: 2000,
-      answers: {},
-      namedInsured: null,
-      certificateHolder: null,
-    })),
-  });
+  const purchaseId = await createSaleRepository(db).create(
+    {
+      rootAccountId: opts.account.id,
+      apiKeyId,
+      agentId: opts.agentId,
+      buyerId: opts.buyer.id,
+      buyerEmail: opts.buyer.email,
+      savePaymentMethod: false,
+      mode: opts.mode ?? 'live',
+      currency: 'usd',
+      subtotalMinor: 2000 * opts.productIds.length,
+      platformFeeBps: null,
+      platformFeeMinor: 0,
+      totalMinor: 2000 * opts.productIds.length,
+      items: opts.productIds.map((productLineId, i) => ({
+        productLineId,
+        isTripExcess: false,
+        unitPriceMinor: 2000,
+        units: Array.from({ length: i === 0 ? (opts.days ?? 1) : 1 }, (_, k) => unit(k)),
+        priceFactor: 1,
+        amountMinor: 2000,
+        answers: {},
+        namedInsured: null,
+        certificateHolder: null,
+      })),
+    },
+    insertHoldersFromAnswers,
+  );
   const paymentIntent = `pi_search_${purchaseId}_${tag}`;
   const paidAt = new Date(now - opts.daysAgo * DAY);
   if (opts.paid === false) return { purchaseId, paymentIntent, paidAt, certificateNumbers: [], buyer: opts.buyer };
