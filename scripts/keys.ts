@@ -26,7 +26,7 @@ import { createAccountsRepository } from '../src/accounts/repository';
 import { createApiKeysRepository } from '../src/api-keys/repository';
 import { createApiKeyService } from '../src/api-keys/service';
 import { AppError } from '../src/shared/errors';
-import { returnUrlProblem } from '../src/checkout-pages/return-urls';
+import { returnUrlProblem } from '../src/shared/return-url';
 import { createAuditRepository } from '../src/audit/repository';
 import { AuditUnavailable, audited } from '../src/audit/audited';
 

@@ -23,7 +23,8 @@ import { createContainer, type Container } from '../src/container';
 import { createLogger } from '../src/logger';
 import type { AppState } from '../src/http/context';
 import { BARE_SURFACES, type RouteRegistration } from '../src/http/routes';
-import { buildOpenApiDocument, createOpenApiRegistry } from '../src/http/openapi';
+import { buildOpenApiDocument } from '../src/http/openapi';
+import { createOpenApiRegistry } from '../src/app';
 import { registerSystemOpenApi } from '../src/http/system-routes';
 
 /** The document the app serves, from the container's route registrations (same order as the app). */

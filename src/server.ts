@@ -5,7 +5,7 @@
  */
 import { loadConfigOrExit } from './config';
 import { createContainer } from './container';
-import { createApp } from './http/app';
+import { createApp } from './app';
 import { startMetricsServer, type MetricsServer } from './metrics/server';
 
 async function main(): Promise<void> {

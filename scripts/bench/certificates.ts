@@ -46,7 +46,7 @@ import { performance } from 'node:perf_hooks';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { loadConfig, type Config } from '../../src/config';
 import { createContainer } from '../../src/container';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex';
 import { createCertificatesRepository } from '../../src/certificates/repository';

@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, loadConfigOrExit, type Config } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
 import { createDb, migrateLatest } from '../../src/db/knex';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import type { Percentiles } from './report';
 

@@ -9,7 +9,7 @@
  */
 import { AppError, notFound } from '../shared/errors';
 import type { AccountsRepository, RootAccount } from '../accounts/repository';
-import { returnUrlProblem } from '../checkout-pages/return-urls';
+import { returnUrlProblem } from '../shared/return-url';
 import type { ApiKeyRecord, ApiKeySecretRecord, ApiKeysRepository } from './repository';
 import { displayPrefix, generateKeyValue, hashKeyValue, hashesEqual, parseKeyValue, type KeyMode } from './secrets';
 

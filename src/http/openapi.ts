@@ -14,7 +14,6 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { registerAgencyEventWebhooks } from '../events/schemas';
 
 // Adds `.openapi()` to zod schemas; the registry needs it, and it is idempotent.
 extendZodWithOpenApi(z);
@@ -112,15 +111,15 @@ export const gatewayResponses = {
 } as const;
 
 /**
- * A registry with the shared components (security scheme, envelope) and the `webhooks` section
- * (every event sent to an agency's endpoints, src/events/schemas.ts) already registered.
+ * A registry with the components every operation shares (security scheme, envelope, list
+ * metadata) already registered. The whole document's registry, with the agency event webhooks
+ * too, is `createOpenApiRegistry` in src/app.ts.
  */
-export function createOpenApiRegistry(): OpenAPIRegistry {
+export function createSharedOpenApiRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   registry.register('ErrorEnvelope', ErrorEnvelopeSchema);
   registry.register('ListMetadata', ListMetadataSchema);
-  registerAgencyEventWebhooks(registry);
   return registry;
 }
 

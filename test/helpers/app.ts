@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 
 export interface TestApp {

@@ -1,5 +1,5 @@
 /**
- * The operators' codec endpoint (`POST /codec/decode|encode`, src/temporal/codec-server.ts) on
+ * The operators' codec endpoint (`POST /codec/decode|encode`, src/http/codec-server.ts) on
  * the real app: off without a token, 401 without the right bearer token, the Temporal UI's CORS
  * preflight, a round trip through the service's AES-256-GCM codec, and a real encrypted
  * workflow input from a history decoded for an operator.

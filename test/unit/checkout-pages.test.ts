@@ -11,13 +11,8 @@ import {
   type ReturnPageState,
   type ReturnPageView,
 } from '../../src/checkout-pages/service';
-import {
-  CANCELLED_PAGE_PATH,
-  COMPLETE_PAGE_PATH,
-  checkoutReturnUrls,
-  returnPageUrl,
-  returnUrlProblem,
-} from '../../src/checkout-pages/return-urls';
+import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH, checkoutReturnUrls, returnPageUrl } from '../../src/checkout-pages/return-urls';
+import { returnUrlProblem } from '../../src/shared/return-url';
 import type { PurchaseRecord } from '../../src/purchases/purchase-record';
 
 const TOKEN = 'q3Vt1m0cY8nK2pZr5LwX7aBdE9fGhJkM4sTuVxYz1Ac';

@@ -1,12 +1,12 @@
 /**
- * The request histogram's mode label (src/metrics/http.ts), which keeps test traffic out of the
+ * The request histogram's mode label (src/http/metrics.ts), which keeps test traffic out of the
  * paging alerts: the authenticated key's mode, the mode a well-formed key names when the request
  * failed before the key was looked up, `none` otherwise. One Koa app on a loopback port.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { httpMetrics } from '../../src/metrics/http';
+import { httpMetrics } from '../../src/http/metrics';
 import { createApiMetrics } from '../../src/metrics/registry';
 import type { AppState } from '../../src/http/context';
 

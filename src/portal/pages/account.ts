@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
 import type { PortalCtx, PortalKit } from '../kit';
 import { AppError } from '../../shared/errors';
-import { returnUrlProblem } from '../../checkout-pages/return-urls';
+import { returnUrlProblem } from '../../shared/return-url';
 import { accountPage, auditPage, type ReturnUrlsForm } from '../views';
 
 export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): void {

@@ -7,8 +7,8 @@
  * its surface, which decides the error shape the suites expect (spec §2.5, §5.2, §7).
  */
 import Router from '@koa/router';
-import { createApp } from '../../../src/http/app';
-import { createOpenApiRegistry } from '../../../src/http/openapi';
+import { createApp } from '../../../src/app';
+import { createOpenApiRegistry } from '../../../src/app';
 import { BARE_SURFACES, type RouteRegistration } from '../../../src/http/routes';
 import type { AppState } from '../../../src/http/context';
 import type { TestApp } from '../../helpers/app';

@@ -28,8 +28,8 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { AppError } from '../shared/errors';
-import { jsonBody } from '../http/body';
-import { PayloadDecryptionError } from './codec';
+import { jsonBody } from './body';
+import { PayloadDecryptionError } from '../temporal/codec';
 
 export const CODEC_PATHS = { decode: '/codec/decode', encode: '/codec/encode' } as const;
 /** The UI mount: `/codec/ui/<key>` is the endpoint a Temporal UI server is given. */

@@ -12,8 +12,8 @@
  */
 import type { Middleware } from 'koa';
 import { parseKeyValue } from '../api-keys/secrets';
-import type { AppState } from '../http/context';
-import type { ApiMetrics } from './registry';
+import type { AppState } from './context';
+import type { ApiMetrics } from '../metrics/registry';
 
 const PUBLIC_PAGES = /^\/(verify|checkout)(\/|$)/;
 

@@ -17,21 +17,22 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import type { AppState } from './context';
-import { requestId } from './request-id';
-import { errorHandler } from './error-handler';
-import { apiHeaders, apiKeyAuth, rateLimit } from './gateway';
-import { jsonBody } from './body';
-import { AppError } from '../shared/errors';
-import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
-import { registerSystemOpenApi, systemRouter } from './system-routes';
-import type { Container } from '../container';
-import { BARE_SURFACES } from './routes';
-import { idempotency } from '../idempotency/middleware';
-import { httpMetrics } from '../metrics/http';
-import { codecServer } from '../temporal/codec-server';
-import { AesGcmPayloadCodec } from '../temporal/codec';
-import { createPortal } from '../portal/routes';
+import type { AppState } from './http/context';
+import { requestId } from './http/request-id';
+import { errorHandler } from './http/error-handler';
+import { apiHeaders, apiKeyAuth, rateLimit } from './http/gateway';
+import { jsonBody } from './http/body';
+import { AppError } from './shared/errors';
+import { buildOpenApiDocument, createSharedOpenApiRegistry, type OpenAPIRegistry } from './http/openapi';
+import { registerAgencyEventWebhooks } from './events/schemas';
+import { registerSystemOpenApi, systemRouter } from './http/system-routes';
+import type { Container } from './container';
+import { BARE_SURFACES } from './http/routes';
+import { idempotency } from './idempotency/middleware';
+import { httpMetrics } from './http/metrics';
+import { codecServer } from './http/codec-server';
+import { AesGcmPayloadCodec } from './temporal/codec';
+import { createPortal } from './portal/routes';
 
 const API_V1 = '/api/v1';
 
@@ -42,6 +43,18 @@ function cached<T>(ms: number, fn: () => Promise<T>): () => Promise<T> {
     if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: fn() };
     return last.value;
   };
+}
+
+/**
+ * The registry of the whole OpenAPI document before any route registers: the shared components
+ * (security scheme, envelope) and the `webhooks` section (every event sent to an agency's
+ * endpoints, src/events/schemas.ts). Routes add their operations to it (`createApp`), and
+ * `npm run openapi:lint` and the tests build the same document from it.
+ */
+export function createOpenApiRegistry(): OpenAPIRegistry {
+  const registry = createSharedOpenApiRegistry();
+  registerAgencyEventWebhooks(registry);
+  return registry;
 }
 
 export function createApp(c: Container): Koa<AppState> {
