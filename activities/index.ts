@@ -146,8 +146,10 @@ export function activityDepsFromConfig(
       deliverySettingsFromConfig(config),
     ),
   });
+  const sales = createSaleRepository(clients.db);
   const certificates = createCertificateService({
     repo: createCertificatesRepository(clients.db),
+    sales,
     store,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS,
@@ -176,7 +178,7 @@ export function activityDepsFromConfig(
       STORAGE_PROJECT_ID: config.STORAGE_PROJECT_ID,
     },
     events: createEventEmitter({
-      sales: createSaleRepository(clients.db),
+      sales,
       subscriptions: createSubscriptionRepository(clients.db),
       certificates,
       publisher,

@@ -58,7 +58,6 @@ import { createMailer, type Mailer } from './mail/mailer';
 import { createPaymentsRepository } from './payments/repository';
 import { createPaymentService, type PaymentService } from './payments/service';
 import { paymentRoutes } from './payments/routes';
-import { createInvoicesRepository } from './invoices/repository';
 import { createInvoiceService } from './invoices/service';
 import { rootInvoiceRoutes, teammateInvoiceRoutes } from './invoices/routes';
 import { createObjectStore } from './storage/object-store';
@@ -197,6 +196,8 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const mailer = createMailer(config, log);
   const payments = createPaymentService({
     repo: createPaymentsRepository(db),
+    sales,
+    accounts,
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
     workflows: purchaseWorkflows,
     mailer,
@@ -204,6 +205,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   });
   const certificates = createCertificateService({
     repo: createCertificatesRepository(db),
+    sales,
     store,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     urlTtlSeconds: config.CERTIFICATE_URL_TTL_SECONDS,
@@ -221,7 +223,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     holders: createCertificateHoldersRepository(db),
     startSending: (ids) => purchaseWorkflows.startProofOfCoverageEmail(ids),
   });
-  const invoices = createInvoiceService({ repo: createInvoicesRepository(db), payproc });
+  const invoices = createInvoiceService({ sales, payproc });
   const endpoints = createWebhookEndpointsRepository(db);
   const purchaseSearch = createPurchaseSearchService({ repo: createPurchaseSearchRepository(db), scopes: accountScopes });
   const endorsements = createEndorsementService({

@@ -37,15 +37,10 @@ export interface CertificateHolderRecord {
 }
 
 /** What adding a holder stores (the route's validated body). */
-export interface NewCertificateHolder {
-  name: string;
-  address: Address;
-  email: string | null;
-  additionalInsured: boolean;
-  waiverOfSubrogation: boolean;
-  descriptionOfOperations: string | null;
-  notifyOnCancellation: boolean;
-}
+export type NewCertificateHolder = Pick<
+  CertificateHolderRecord,
+  'name' | 'address' | 'email' | 'additionalInsured' | 'waiverOfSubrogation' | 'descriptionOfOperations' | 'notifyOnCancellation'
+>;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const toHolder = (r: Record<string, any>): CertificateHolderRecord => ({

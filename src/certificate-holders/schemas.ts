@@ -14,6 +14,21 @@ const line = (max: number) =>
     .max(max)
     .refine((s) => !/[\r\n]/.test(s), { message: 'must be one line' });
 
+/**
+ * The text printed in a holder's description of operations / locations box: trimmed, 1 to
+ * `L.descriptionOfOperations` characters in at most `L.descriptionOfOperationsLines` lines (else
+ * VALIDATION_ERROR "must have at most … lines"). Used when a holder is added and by the endorsement
+ * that changes it.
+ */
+export const DescriptionOfOperationsText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(L.descriptionOfOperations)
+  .refine((s) => s.split(/\r\n|\r|\n/).length <= L.descriptionOfOperationsLines, {
+    message: `must have at most ${L.descriptionOfOperationsLines} lines`,
+  });
+
 /** A postal address as a holder's box prints it: street, optional second line, city/region/postal code, country. */
 export const HolderAddress = z
   .strictObject({
@@ -62,18 +77,9 @@ export const CreateCertificateHolderRequest = z
       .boolean()
       .default(false)
       .meta({ description: 'The insurer waives its right of subrogation against the holder (an endorsement; marked on the certificate)' }),
-    description_of_operations: z
-      .string()
-      .trim()
-      .min(1)
-      .max(L.descriptionOfOperations)
-      .refine((s) => s.split(/\r\n|\r|\n/).length <= L.descriptionOfOperationsLines, {
-        message: `must have at most ${L.descriptionOfOperationsLines} lines`,
-      })
-      .optional()
-      .meta({
-        description: `Printed in the description of operations / locations box of this holder’s certificates (at most ${L.descriptionOfOperations} characters in ${L.descriptionOfOperationsLines} lines). Omitted: the product and the covered dates`,
-      }),
+    description_of_operations: DescriptionOfOperationsText.optional().meta({
+      description: `Printed in the description of operations / locations box of this holder’s certificates (at most ${L.descriptionOfOperations} characters in ${L.descriptionOfOperationsLines} lines). Omitted: the product and the covered dates`,
+    }),
     notify_on_cancellation: z
       .boolean()
       .default(false)

@@ -15,6 +15,9 @@
 import { z } from 'zod';
 import { AppError, notFound } from '../shared/errors';
 import { MAX_DB_ID } from '../http/validation';
+import type { PurchaseHandle, PurchaseRecord } from '../purchases/purchase-record';
+
+export type { PurchaseHandle } from '../purchases/purchase-record';
 
 const processorId = (kind: string) =>
   z
@@ -30,13 +33,8 @@ export const paymentIntentField = (description: string) => processorId('payment 
 /** At most this many candidates are listed in an AMBIGUOUS_PAYMENT_INTENT answer (the newest). */
 export const MAX_PAYMENT_INTENT_CANDIDATES = 10;
 
-/** One of the caller's purchases holding the payment intent, as the 409 lists it. */
-export interface PaymentIntentCandidate {
-  purchaseId: number;
-  checkoutSessionId: string | null;
-  status: string;
-  createdAt: Date;
-}
+/** What the 409 lists of each of the caller's purchases holding the payment intent (the purchase as read). */
+export type PaymentIntentCandidate = Pick<PurchaseRecord, 'id' | 'checkoutSessionId' | 'status' | 'createdAt'>;
 
 /**
  * 409 AMBIGUOUS_PAYMENT_INTENT: `paymentIntent` names several of the caller's purchases. The bare
@@ -51,7 +49,7 @@ export function ambiguousPaymentIntent(paymentIntent: string, candidates: readon
     {
       extra: {
         candidates: candidates.slice(0, MAX_PAYMENT_INTENT_CANDIDATES).map((c) => ({
-          purchase_id: c.purchaseId,
+          purchase_id: c.id,
           checkout_session_id: c.checkoutSessionId,
           status: c.status,
           created_at: c.createdAt.toISOString(),
@@ -60,9 +58,6 @@ export function ambiguousPaymentIntent(paymentIntent: string, candidates: readon
     },
   );
 }
-
-/** How a body names one purchase: exactly one of its id, its checkout session, its payment intent. */
-export type PurchaseHandle = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
 
 /** The handle of a parsed body that passed the exactly-one rule (`purchaseRequest`). */
 export function handleOf(b: { purchase_id?: number; checkout_session_id?: string; payment_intent?: string }): PurchaseHandle {

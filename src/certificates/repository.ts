@@ -7,9 +7,9 @@
  * - `pendingForIssue` / `markStored` drive rendering; `voidForUnits`, `voidForHolder` and
  *   `supersede` void a certificate or replace it by its next version.
  * - The repository it returns also holds the zips' methods (`archives` / `recordArchive`, from
- *   archives-repository.ts, the writer of `certificate_archives`) and the lookups
- *   (`findInScope`, `findForVerification` for getCertificates and the QR page, from
- *   lookup-repository.ts, which writes nothing), so its callers see one repository.
+ *   archives-repository.ts, the writer of `certificate_archives`) and the verification lookup
+ *   (`findForVerification` for the QR page, from lookup-repository.ts, which writes nothing), so
+ *   its callers see one repository.
  *
  * Certificate numbers: `COI-<purchase id>-<line position, 1-based>-<unit, 1-based>-<10 hex>`;
  * the random tail (chosen by PostgreSQL once, when the row is planned) keeps numbers unguessable,

@@ -20,7 +20,9 @@ import type { ObjectStore } from '../storage/object-store';
 import type { AccountScope } from '../accounts/scope';
 import { verificationUrl } from './certificate-data';
 import type { CertificatesRepository } from './repository';
-import type { CertificatePurchase, VerificationCertificate } from './lookup-repository';
+import type { VerificationCertificate } from './lookup-repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
 import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase, type PurchaseHandle } from './purchase-handles';
 import type { GetCertificatesResponse } from './schemas';
 
@@ -55,6 +57,8 @@ export interface VerificationView {
 
 export interface CertificateServiceDeps {
   repo: CertificatesRepository;
+  /** The purchases domain's read of the purchase a request names (the purchase read model). */
+  sales: Pick<SaleRepository, 'findByHandle'>;
   store: ObjectStore;
   publicBaseUrl: string;
   /** Lifetime of signed URLs in seconds (config CERTIFICATE_URL_TTL_SECONDS). */
@@ -75,8 +79,9 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   const sign = (key: string, downloadName: string) => deps.store.signedReadUrl(key, { expiresInSeconds: deps.urlTtlSeconds, downloadName });
 
   /**
-   * The purchase `handle` names if the caller may see it: same root account, the scope's teammate
-   * (unless root scope), the key's mode, and the buyer when named; all applied in the lookup.
+   * The purchase `handle` names (as read: `PurchaseRecord`) if the caller may see it: same root
+   * account, the scope's teammate (unless root scope), the key's mode, and the buyer when named;
+   * all applied in the purchases domain's lookup (`findByHandle`).
    * Throws 404 NOT_FOUND otherwise, the same for every reason, and 409 AMBIGUOUS_PAYMENT_INTENT
    * (with the candidates) when a payment intent names several of the caller's purchases.
    */
@@ -85,8 +90,8 @@ export function createCertificateService(deps: CertificateServiceDeps) {
     scope: AccountScope,
     handle: PurchaseHandle,
     buyerIdpUuid?: string,
-  ): Promise<CertificatePurchase> {
-    const found = await deps.repo.findInScope(
+  ): Promise<PurchaseRecord> {
+    const found = await deps.sales.findByHandle(
       handle,
       {
         rootAccountId: scope.rootAccountId,
@@ -109,7 +114,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
     ): Promise<GetCertificatesResponse> {
       const purchase = await purchaseInScope(principal, scope, handleOf(req), req.idp_accnt_uuid);
       const head = {
-        purchase_id: purchase.purchaseId,
+        purchase_id: purchase.id,
         checkout_session_id: purchase.checkoutSessionId,
         payment_intent: purchase.paymentIntentId,
         purchase_status: purchase.status,
@@ -126,10 +131,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       if (!purchase.paidAt) return empty('unpaid');
       if (!purchase.certificatesIssuedAt) return empty(purchase.refundedAt ? 'voided' : 'pending');
 
-      const [current, archives] = await Promise.all([
-        deps.repo.listForPurchase(purchase.purchaseId),
-        deps.repo.archives(purchase.purchaseId),
-      ]);
+      const [current, archives] = await Promise.all([deps.repo.listForPurchase(purchase.id), deps.repo.archives(purchase.id)]);
       // A holder's certificates being issued (added after the purchase's issuance) are listed once stored.
       const certificates = current.filter((c) => c.storageKey !== null);
       const expiresAt = new Date(now().getTime() + deps.urlTtlSeconds * 1000);
@@ -164,7 +166,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
               product_line_id: a.productLineId!,
               product_name: certs[0]?.productName ?? '',
               certificate_count: certs.length,
-              zip_url: await sign(a.storageKey, `certificates-${purchase.purchaseId}-product-${a.productLineId}.zip`),
+              zip_url: await sign(a.storageKey, `certificates-${purchase.id}-product-${a.productLineId}.zip`),
               proof_of_coverage_url: verificationUrl(deps.publicBaseUrl, a.proofCode!),
             };
           }),
@@ -176,7 +178,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
         certificate_count: items.length,
         urls_expire_at: expiresAt.toISOString(),
         certificates: items,
-        payment_zip_url: paymentZip ? await sign(paymentZip.storageKey, `certificates-${purchase.purchaseId}.zip`) : null,
+        payment_zip_url: paymentZip ? await sign(paymentZip.storageKey, `certificates-${purchase.id}.zip`) : null,
         product_zips: productZips,
       };
     },

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { CERTIFICATE_TEXT_LIMITS as L } from '../pdf/certificate-template';
-import { HolderAddress } from '../certificate-holders/schemas';
+import { DescriptionOfOperationsText, HolderAddress } from '../certificate-holders/schemas';
 
 const id = z.number().int().min(1).max(2_147_483_647);
 
@@ -28,14 +28,7 @@ const DescriptionChange = z
   .strictObject({
     type: z.literal('description_of_operations'),
     certificate_holder_id: id,
-    description: z
-      .string()
-      .trim()
-      .min(1)
-      .max(L.descriptionOfOperations)
-      .refine((s) => s.split(/\r\n|\r|\n/).length <= L.descriptionOfOperationsLines, {
-        message: `must have at most ${L.descriptionOfOperationsLines} lines`,
-      }),
+    description: DescriptionOfOperationsText,
   })
   .meta({
     id: 'DescriptionOfOperationsEndorsement',

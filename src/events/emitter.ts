@@ -1,6 +1,7 @@
 /**
  * What the purchase activities call after they change a purchase: reads the purchase as it now
- * is, builds the matching agency event (`payloads.ts`) and publishes it. Each call is safe to
+ * is (through the purchases domain's reads: the purchase read model, its items, its buyer's
+ * reference), builds the matching agency event (`payloads.ts`) and publishes it. Each call is safe to
  * repeat (the event id is derived from what happened). The first time an event is recorded, the
  * status it announces is counted in `purchases_status_total{status,mode}` (and, for issued
  * certificates, the time since payment in `purchase_paid_to_issued_seconds`): once per purchase
@@ -11,7 +12,7 @@ import type { SubscriptionRepository } from '../purchases/subscription-repositor
 import type { CertificateService } from '../certificates/service';
 import type { EventPublisher } from './publisher';
 import type { WorkerMetrics } from '../metrics/registry';
-import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
 import type { StoredCancellation } from '../purchases/ledger-record';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredEndorsement } from '../endorsements/repository';
@@ -30,7 +31,6 @@ import {
   renewalEvent,
   subscriptionCancelledEvent,
   reportReadyEvent,
-  type EventPurchaseFacts,
 } from './payloads';
 import type { BordereauRecord } from '../reports/repository';
 
@@ -42,11 +42,9 @@ export function createEventEmitter(deps: {
   metrics?: Pick<WorkerMetrics, 'purchaseStatus' | 'paidToIssued'>;
 }) {
   const load = async (purchaseId: number) => deps.sales.findById(purchaseId);
-  /** The buyer's reference and the items the events' `purchase` carries. */
-  const factsOf = async (p: PurchaseRecord): Promise<EventPurchaseFacts> => {
-    const [buyerIdpAccntUuid, items] = await Promise.all([deps.sales.buyerIdpAccntUuid(p.buyerId), deps.sales.itemDetails(p.id)]);
-    return { buyerIdpAccntUuid, items };
-  };
+  /** What the events' `purchase` shows beside the purchase itself, read by the purchases domain: the buyer's reference and the items. */
+  const buyerAndItemsOf = (p: PurchaseRecord): Promise<[string | null, PurchaseItemDetail[]]> =>
+    Promise.all([deps.sales.buyerIdpAccntUuid(p.buyerId), deps.sales.itemDetails(p.id)]);
   const count = (p: PurchaseRecord, status: string, recorded: boolean) => {
     if (!recorded || !deps.metrics) return;
     deps.metrics.purchaseStatus.inc({ status, mode: p.mode });
@@ -62,7 +60,7 @@ export function createEventEmitter(deps: {
     async purchaseStatus(purchaseId: number): Promise<void> {
       const p = await load(purchaseId);
       if (!p || !statusHasEvent(p.status)) return;
-      const stored = purchaseStatusEvent(p, await factsOf(p));
+      const stored = purchaseStatusEvent(p, ...(await buyerAndItemsOf(p)));
       if (stored) count(p, p.status, (await deps.publisher.publish(stored)).recorded);
     },
     async refunded(purchaseId: number): Promise<void> {
@@ -71,7 +69,7 @@ export function createEventEmitter(deps: {
         count(
           p,
           p.status === 'refunded' ? 'refunded' : 'partially_refunded',
-          (await deps.publisher.publish(refundEvent(p, await factsOf(p)))).recorded,
+          (await deps.publisher.publish(refundEvent(p, ...(await buyerAndItemsOf(p))))).recorded,
         );
     },
     /** For a completed cancellation: `refund.succeeded`, `certificates.voided` and `purchase.cancelled`, in that order. */
@@ -80,7 +78,12 @@ export function createEventEmitter(deps: {
       if (!p) return;
       await deps.publisher.publish(cancellationRefundEvent(p, cancellation, 'succeeded'));
       await deps.publisher.publish(certificatesVoidedEvent(p, cancellation, voidedCertificates));
-      count(p, 'cancelled', (await deps.publisher.publish(cancelledEvent(p, await factsOf(p), cancellation, voidedCertificates))).recorded);
+      const [buyerIdpAccntUuid, items] = await buyerAndItemsOf(p);
+      count(
+        p,
+        'cancelled',
+        (await deps.publisher.publish(cancelledEvent(p, buyerIdpAccntUuid, items, cancellation, voidedCertificates))).recorded,
+      );
     },
     /** `refund.failed` for a cancellation whose refund the processor refused for good. */
     async cancellationRefundFailed(cancellation: StoredCancellation): Promise<void> {
@@ -89,7 +92,7 @@ export function createEventEmitter(deps: {
     },
     async renewed(renewalPurchaseId: number): Promise<void> {
       const p = await load(renewalPurchaseId);
-      if (p) count(p, 'renewed', (await deps.publisher.publish(renewalEvent(p, await factsOf(p)))).recorded);
+      if (p) count(p, 'renewed', (await deps.publisher.publish(renewalEvent(p, ...(await buyerAndItemsOf(p))))).recorded);
     },
     /** `certificate_holder.added` for a holder whose certificates (`certificateNumbers`) are stored. */
     async certificateHolderAdded(holder: CertificateHolderRecord, certificateNumbers: string[]): Promise<void> {

@@ -55,22 +55,17 @@ function envelope(type: AgencyEventType, id: string, p: PurchaseRecord, object: 
   return ownedEnvelope(type, id, { rootAccountId: p.rootAccountId, mode: p.mode, purchaseId: p.id }, object);
 }
 
-/** What the events' `purchase` adds to the purchase row: the buyer's reference and the items with their covered units. */
-export interface EventPurchaseFacts {
-  buyerIdpAccntUuid: string | null;
-  items: PurchaseItemDetail[];
-}
-
 /**
- * The `purchase` of the events: the API's purchase object, the buyer's `idp_accnt_uuid` (no
- * contact data) and each item with its product, premium (minor units) and covered units (id,
- * dates as ISO 8601 UTC instants, time zone, label).
+ * The `purchase` of the events, from the purchases domain's reads: the API's purchase object of
+ * `p` (the purchase read model), the buyer's `idp_accnt_uuid` (`buyerIdpAccntUuid`, null when the
+ * buyer is gone; no contact data) and each of `items` with its product, premium (minor units) and
+ * covered units (id, dates as ISO 8601 UTC instants, time zone, label).
  */
-export function eventPurchaseObject(p: PurchaseRecord, facts: EventPurchaseFacts) {
+export function eventPurchaseObject(p: PurchaseRecord, buyerIdpAccntUuid: string | null, items: PurchaseItemDetail[]) {
   return {
     ...purchaseObject(p),
-    buyer: { idp_accnt_uuid: facts.buyerIdpAccntUuid },
-    items: facts.items.map(itemObject),
+    buyer: { idp_accnt_uuid: buyerIdpAccntUuid },
+    items: items.map(itemObject),
   };
 }
 
@@ -109,20 +104,33 @@ export function statusHasEvent(status: PurchaseRecord['status']): boolean {
   return STATUS_EVENT_TYPES[status] !== undefined;
 }
 
-/** The event a purchase status announces, or null for statuses with no event of their own. */
-export function purchaseStatusEvent(p: PurchaseRecord, facts: EventPurchaseFacts): StoredEvent | null {
+/**
+ * The event a purchase status announces, or null for statuses with no event of their own; its
+ * object is `eventPurchaseObject(p, buyerIdpAccntUuid, items)`.
+ */
+export function purchaseStatusEvent(p: PurchaseRecord, buyerIdpAccntUuid: string | null, items: PurchaseItemDetail[]): StoredEvent | null {
   const type = STATUS_EVENT_TYPES[p.status];
-  return type ? envelope(type, agencyEventId(type, p.id), p, eventPurchaseObject(p, facts)) : null;
+  return type ? envelope(type, agencyEventId(type, p.id), p, eventPurchaseObject(p, buyerIdpAccntUuid, items)) : null;
 }
 
 /** `purchase.refunded`, once per refunded amount (a partial refund, then the rest, are two events). */
-export function refundEvent(p: PurchaseRecord, facts: EventPurchaseFacts): StoredEvent {
-  return envelope('purchase.refunded', agencyEventId('purchase.refunded', p.id, String(p.refundedMinor)), p, eventPurchaseObject(p, facts));
+export function refundEvent(p: PurchaseRecord, buyerIdpAccntUuid: string | null, items: PurchaseItemDetail[]): StoredEvent {
+  return envelope(
+    'purchase.refunded',
+    agencyEventId('purchase.refunded', p.id, String(p.refundedMinor)),
+    p,
+    eventPurchaseObject(p, buyerIdpAccntUuid, items),
+  );
 }
 
 /** `subscription.renewed`: the renewal purchase (its certificates follow in `certificates.issued`). */
-export function renewalEvent(renewal: PurchaseRecord, facts: EventPurchaseFacts): StoredEvent {
-  return envelope('subscription.renewed', agencyEventId('subscription.renewed', renewal.id), renewal, eventPurchaseObject(renewal, facts));
+export function renewalEvent(renewal: PurchaseRecord, buyerIdpAccntUuid: string | null, items: PurchaseItemDetail[]): StoredEvent {
+  return envelope(
+    'subscription.renewed',
+    agencyEventId('subscription.renewed', renewal.id),
+    renewal,
+    eventPurchaseObject(renewal, buyerIdpAccntUuid, items),
+  );
 }
 
 /**
@@ -201,12 +209,13 @@ export function certificatesVoidedEvent(p: PurchaseRecord, c: StoredCancellation
  */
 export function cancelledEvent(
   p: PurchaseRecord,
-  facts: EventPurchaseFacts,
+  buyerIdpAccntUuid: string | null,
+  items: PurchaseItemDetail[],
   c: StoredCancellation,
   voidedCertificates: string[],
 ): StoredEvent {
   return envelope('purchase.cancelled', agencyEventId('purchase.cancelled', p.id, String(c.id)), p, {
-    ...eventPurchaseObject(p, facts),
+    ...eventPurchaseObject(p, buyerIdpAccntUuid, items),
     cancellation: {
       object: 'cancellation',
       id: c.id,

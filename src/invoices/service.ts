@@ -31,7 +31,8 @@ import { handleOf, MAX_PAYMENT_INTENT_CANDIDATES, onePurchase } from '../certifi
 import type { Payproc } from '../payproc/client';
 import { withProcessorErrors } from '../payproc/errors';
 import { idOf } from '../payproc/ids';
-import type { InvoicedPurchase, InvoicesRepository } from './repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
 import type { GetInvoiceDataResponse, InvoiceData, InvoiceDataStatus, InvoiceLine, PaymentReceipt } from './schemas';
 
 /** Upper bound on lines read from one invoice (the processor's own limit is far lower). */
@@ -100,7 +101,7 @@ function toReceipt(charge: Stripe.Charge | string | null | undefined): PaymentRe
 }
 
 /** Why a purchase whose session carries no invoice has none (see the module comment). */
-function noInvoiceStatus(purchase: InvoicedPurchase, session: Stripe.Checkout.Session): InvoiceDataStatus {
+function noInvoiceStatus(purchase: Pick<PurchaseRecord, 'paidAt'>, session: Stripe.Checkout.Session): InvoiceDataStatus {
   const sessionPaid =
     session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
   if (sessionPaid) return session.invoice_creation?.enabled ? 'pending' : 'not_invoiced';
@@ -108,7 +109,11 @@ function noInvoiceStatus(purchase: InvoicedPurchase, session: Stripe.Checkout.Se
   return purchase.paidAt ? 'not_invoiced' : 'unpaid';
 }
 
-export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: Payproc }) {
+/**
+ * The getInvoiceData service over the purchases domain's read of the purchase a request names
+ * (`sales.findByHandle`: the purchase read model) and the processor's library (`payproc`).
+ */
+export function createInvoiceService(deps: { sales: Pick<SaleRepository, 'findByHandle'>; payproc: Payproc }) {
   /** The invoice's every line: the embedded list when complete, else all pages. */
   async function allLines(stripe: Stripe, invoice: Stripe.Invoice): Promise<Stripe.InvoiceLineItem[]> {
     if (invoice.lines && !invoice.lines.has_more) return invoice.lines.data;
@@ -136,9 +141,16 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
      */
     async getInvoiceData(principal: Principal, scope: AccountScope, req: InvoiceDataQuery): Promise<GetInvoiceDataResponse> {
       const ref = handleOf(req);
-      const found = await deps.repo.findPurchases(
+      // The caller's scope is part of the query, not a check after it: another root account's,
+      // teammate's, mode's or buyer's purchase is not found, exactly like an unknown one.
+      const found = await deps.sales.findByHandle(
         ref,
-        { scope, mode: principal.mode, buyerIdpUuid: req.idp_accnt_uuid },
+        {
+          rootAccountId: scope.rootAccountId,
+          agentId: scope.agentId,
+          mode: principal.mode,
+          ...(req.idp_accnt_uuid !== undefined ? { buyerIdpUuid: req.idp_accnt_uuid } : {}),
+        },
         MAX_PAYMENT_INTENT_CANDIDATES,
       );
       const purchase = onePurchase(ref, found, 'purchase');
@@ -148,7 +160,7 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
         invoices: InvoiceData[] = [],
         receipt: PaymentReceipt | null = null,
       ): GetInvoiceDataResponse => ({
-        purchase_id: purchase.purchaseId,
+        purchase_id: purchase.id,
         payment_intent: purchase.paymentIntentId,
         status,
         invoices,
@@ -158,7 +170,7 @@ export function createInvoiceService(deps: { repo: InvoicesRepository; payproc: 
       const notInvoiced = async (stripe: Stripe) =>
         answer('not_invoiced', [], purchase.paymentIntentId ? await receiptOf(stripe, purchase.paymentIntentId) : null);
       // A subscription renewal was paid by a known invoice (no checkout session of its own).
-      const knownInvoice = purchase.invoiceId;
+      const knownInvoice = purchase.payprocInvoiceId;
       if (knownInvoice) {
         const stripe = deps.payproc.client(purchase.mode);
         return withProcessorErrors(async () => {

@@ -1,7 +1,8 @@
 /**
- * Persistence behind the payment options (tables `purchases`, `purchase_items`,
- * `buyer_payproc_customers`, `purchase_direct_charges`; migration 20261122000700). Returns plain
- * objects; amounts are integer minor units.
+ * Persistence behind the payment options (tables `checkout_link_emails`, `buyer_payproc_customers`,
+ * `purchase_direct_charges`; migration 20261122000700). Returns plain objects; amounts are integer
+ * minor units. The purchase itself is read through the purchases domain (`findByHandle`,
+ * `itemDetails` of src/purchases/sale-repository: the purchase read model), not here.
  *
  * A direct charge row is inserted before the processor is called (`insertCharge`), so the
  * idempotency key and parameters of a charge whose response was lost are known on the retry.
@@ -11,28 +12,6 @@
 import type { Db } from '../db/knex';
 import { dbErrorKind } from '../db/errors';
 import type { PayprocMode } from '../payproc/client';
-
-export interface PayablePurchase {
-  id: number;
-  rootAccountId: number;
-  buyerId: number;
-  mode: PayprocMode;
-  status: string;
-  currency: string;
-  totalMinor: number;
-  checkoutSessionId: string | null;
-  /** When the purchase workflow stops accepting payment (the session's deadline). */
-  checkoutExpiresAt: Date | null;
-  paidAt: Date | null;
-  sellerName: string;
-}
-
-export interface PurchaseLine {
-  name: string;
-  units: number;
-  isTripExcess: boolean;
-  amountMinor: number;
-}
 
 export type DirectChargeStatus = 'pending' | 'processing' | 'succeeded' | 'failed';
 
@@ -104,43 +83,6 @@ export function createPaymentsRepository(db: Db) {
     /** Forgets a reserved send whose email could not be sent, so the next call sends it. */
     async releaseCheckoutLinkEmail(id: number): Promise<void> {
       await db('checkout_link_emails').where({ id }).delete();
-    },
-
-    /** The purchase if it belongs to this root account and buyer, else null. */
-    async findPurchase(purchaseId: number, rootAccountId: number, buyerId: number): Promise<PayablePurchase | null> {
-      const r = await db('purchases as p')
-        .join('root_accounts as a', 'a.id', 'p.root_account_id')
-        .where({ 'p.id': purchaseId, 'p.root_account_id': rootAccountId, 'p.buyer_id': buyerId })
-        .first('p.*', 'a.name as seller_name');
-      if (!r) return null;
-      return {
-        id: r.id,
-        rootAccountId: r.root_account_id,
-        buyerId: r.buyer_id,
-        mode: r.mode,
-        status: r.status,
-        currency: r.currency,
-        totalMinor: Number(r.total_minor),
-        checkoutSessionId: r.checkout_session_id ?? null,
-        checkoutExpiresAt: r.checkout_expires_at ?? null,
-        paidAt: r.paid_at ?? null,
-        sellerName: r.seller_name,
-      };
-    },
-
-    /** The purchase's product lines in quote order, with their display names. */
-    async purchaseLines(purchaseId: number): Promise<PurchaseLine[]> {
-      const rows = await db('purchase_items as i')
-        .join('product_lines as pl', 'pl.id', 'i.product_line_id')
-        .where('i.purchase_id', purchaseId)
-        .orderBy('i.position')
-        .select('pl.customer_name', 'i.units', 'i.is_trip_excess', 'i.amount_minor');
-      return rows.map((r) => ({
-        name: r.customer_name,
-        units: r.units,
-        isTripExcess: r.is_trip_excess,
-        amountMinor: Number(r.amount_minor),
-      }));
     },
 
     async findCustomer(buyerId: number, mode: PayprocMode): Promise<string | null> {

@@ -35,16 +35,26 @@ import type { VerifiedBuyer } from '../buyers/service';
 import type { Mailer } from '../mail/mailer';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import { paymentRefusal } from '../purchases/rules';
-import type { PayablePurchase, PaymentsRepository } from './repository';
-import type { PurchaseStatus } from '../../workflows/contracts';
+import type { PaymentsRepository } from './repository';
+import type { PurchaseRecord } from '../purchases/purchase-record';
+import type { SaleRepository } from '../purchases/sale-repository';
+import type { AccountsRepository } from '../accounts/repository';
 import type { DirectPaymentRequest, DirectPaymentResponse, EmailCheckoutLinkRequest, EmailCheckoutLinkResponse } from './schemas';
 import { checkoutLinkEmail } from './checkout-link-email';
 
 /** A new saved-card charge needs at least this long before the purchase's payment deadline. */
 const MIN_TIME_LEFT_MS = 60_000;
 
+/**
+ * The payment options over their own records (`repo`: checkout-link sends, saved-card attempts),
+ * the purchases domain's reads (`sales`: the purchase as read, `PurchaseRecord`, and its items),
+ * the accounts' (`accounts`: the seller's name for the email), the buyer check, the purchase
+ * workflows and the mailer; see the module comment for what each call does and throws.
+ */
 export function createPaymentService(deps: {
   repo: PaymentsRepository;
+  sales: Pick<SaleRepository, 'findByHandle' | 'itemDetails'>;
+  accounts: Pick<AccountsRepository, 'findById'>;
   verifyBuyer: (principal: Principal, idpAccntUuid: string, accessToken: string) => Promise<VerifiedBuyer>;
   workflows: Pick<PurchaseWorkflows, 'startCheckout' | 'chargeSavedCard'>;
   mailer: Mailer;
@@ -55,14 +65,15 @@ export function createPaymentService(deps: {
   const { repo } = deps;
   const now = deps.now ?? (() => new Date());
 
-  async function loadPurchase(principal: Principal, buyer: VerifiedBuyer, purchaseId: number): Promise<PayablePurchase> {
-    const purchase = await repo.findPurchase(purchaseId, principal.rootAccountId, buyer.buyerId);
+  /** The purchase if it belongs to the key's root account and this buyer (a test key: a test purchase); else 404 NOT_FOUND. */
+  async function loadPurchase(principal: Principal, buyer: VerifiedBuyer, purchaseId: number): Promise<PurchaseRecord> {
+    const [purchase] = await deps.sales.findByHandle({ purchaseId }, { rootAccountId: principal.rootAccountId, buyerId: buyer.buyerId }, 1);
     if (!purchase || (principal.mode === 'test' && purchase.mode !== 'test')) throw notFound('purchase', purchaseId);
     return purchase;
   }
 
   /** Throws INVALID_REQUEST unless the purchase can still be paid for `marginMs` more (../purchases/rules.ts `paymentRefusal`). */
-  function assertPayable(p: PayablePurchase, marginMs: number): void {
+  function assertPayable(p: PurchaseRecord, marginMs: number): void {
     const refusal = paymentRefusal(p, now(), marginMs);
     if (refusal) throw new AppError(refusal.code, refusal.message);
   }
@@ -78,6 +89,8 @@ export function createPaymentService(deps: {
     async emailCheckoutLink(principal: Principal, req: EmailCheckoutLinkRequest): Promise<EmailCheckoutLinkResponse> {
       const buyer = await deps.verifyBuyer(principal, req.idp_accnt_uuid, req.access_token);
       const purchase = await loadPurchase(principal, buyer, req.purchase_id);
+      const seller = await deps.accounts.findById(purchase.rootAccountId);
+      if (!seller) throw notFound('purchase', req.purchase_id);
       const live = await repo.liveCharge(purchase.id);
       if (live?.status === 'succeeded' || live?.status === 'processing')
         throw new AppError('INVALID_REQUEST', `Purchase ${purchase.id} is already paid`);
@@ -88,11 +101,7 @@ export function createPaymentService(deps: {
         );
       }
       assertPayable(purchase, 0);
-      const session = await deps.workflows.startCheckout({
-        ...purchase,
-        status: purchase.status as PurchaseStatus,
-        buyerEmail: buyer.email,
-      });
+      const session = await deps.workflows.startCheckout({ ...purchase, buyerEmail: buyer.email });
       const answer = (sentAt: Date, deduplicated: boolean) => ({
         purchase_id: purchase.id,
         emailed_to: buyer.email,
@@ -108,13 +117,17 @@ export function createPaymentService(deps: {
         windowSeconds: deps.checkoutLinkDedupeSeconds ?? 0,
       });
       if (!reservation.reserved) return answer(reservation.sentAt, true);
-      const lines = await repo.purchaseLines(purchase.id);
+      const lines = (await deps.sales.itemDetails(purchase.id)).map((i) => ({
+        name: i.productName,
+        units: i.units.length,
+        isTripExcess: i.isTripExcess,
+      }));
       await deps.mailer
         .send(
           checkoutLinkEmail({
             to: buyer.email,
             buyerFirstName: buyer.firstName,
-            sellerName: purchase.sellerName,
+            sellerName: seller.name,
             purchaseId: purchase.id,
             lines,
             amountMinor: session.amount_total,

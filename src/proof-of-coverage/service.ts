@@ -82,13 +82,13 @@ export function createProofOfCoverageService(deps: {
           'The certificates of this payment are not issued yet; retry with backoff (getCertificates says when they are)',
         );
       }
-      if ((await deps.certificateRows.countInForce(purchase.purchaseId)) === 0)
+      if ((await deps.certificateRows.countInForce(purchase.id)) === 0)
         throw new AppError('INVALID_REQUEST', 'Every certificate of this purchase was voided by a cancellation: there is nothing to send');
       if (req.certificate_holder_id !== undefined) {
-        const holder = await deps.holders.find(purchase.purchaseId, req.certificate_holder_id);
+        const holder = await deps.holders.find(purchase.id, req.certificate_holder_id);
         if (!holder || holder.removedAt)
           throw new AppError('NOT_FOUND', `No active certificate holder ${req.certificate_holder_id} on this purchase`);
-        const mine = (await deps.certificateRows.listForPurchase(purchase.purchaseId)).filter(
+        const mine = (await deps.certificateRows.listForPurchase(purchase.id)).filter(
           (c) => c.certificateHolderId === holder.id && c.voidedAt === null,
         );
         if (mine.length === 0)
@@ -98,7 +98,7 @@ export function createProofOfCoverageService(deps: {
       const recipients = req.email_addresses.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
       const rows = await deps.emails.queue(
         recipients.map((recipient) => ({
-          purchaseId: purchase.purchaseId,
+          purchaseId: purchase.id,
           apiKeyId: principal.apiKeyId,
           requestedByAgentId: scope.agentId,
           recipient,
@@ -108,7 +108,7 @@ export function createProofOfCoverageService(deps: {
       );
       await deps.startSending(rows.map((r) => r.id));
       return {
-        purchase_id: purchase.purchaseId,
+        purchase_id: purchase.id,
         checkout_session_id: purchase.checkoutSessionId,
         payment_intent: purchase.paymentIntentId,
         emails: rows.map((r) => ({ email_id: r.id, to: r.recipient, status: 'queued' as const })),

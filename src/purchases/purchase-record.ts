@@ -1,8 +1,10 @@
 /**
  * The purchase read model, shared by every repository of the purchases domain and their readers:
- * the purchase row as its owner reads it (`PurchaseRecord`, `toPurchaseRecord`), what a sale or a
- * renewal writes (`NewPurchase`, `RenewalFields`), an item with its covered units
- * (`PurchaseItemDetail`), who may read what (`PurchaseScope`), and the status rules.
+ * the purchase row as every reader sees it (`PurchaseRecord`, `toPurchaseRecord`: the one read
+ * model of a purchase; the API, certificates, invoices, payments and agency events all take it),
+ * what a sale or a renewal writes (`NewPurchase`, `RenewalFields`), an item with its covered units
+ * (`PurchaseItemDetail`), who may read what (`PurchaseScope`, `PurchaseLookup`), how a request
+ * names a purchase (`PurchaseHandle`), and the status rules.
  *
  * Status rules (`PURCHASE_TRANSITIONS`): a purchase moves forward only; `refunded` is final;
  * `failed` (the processor refused the purchase for good) and `expired` still move to `paid`,
@@ -112,7 +114,12 @@ export interface RenewalFields {
   paymentIntentId: string | null;
 }
 
-/** A purchase row as its owner reads it. */
+/**
+ * A purchase as read: the one read model of a purchase (issue 47 item 3), loaded only by the
+ * purchases domain's reads (./sale-repository, ./subscription-repository) and taken by every
+ * other domain as it is, or as a documented `Pick<PurchaseRecord, …>` where a function needs a
+ * few fields. Amounts are integer minor units; instants are `Date`s (UTC).
+ */
 export interface PurchaseRecord {
   id: number;
   rootAccountId: number;
@@ -134,6 +141,8 @@ export interface PurchaseRecord {
   checkoutUrl: string | null;
   checkoutExpiresAt: Date | null;
   paymentIntentId: string | null;
+  /** The processor invoice that paid it, when recorded (a subscription renewal's); null otherwise. */
+  payprocInvoiceId: string | null;
   paidAt: Date | null;
   certificatesIssuedAt: Date | null;
   refundedAt: Date | null;
@@ -180,6 +189,7 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
   checkoutUrl: (r.checkout_url as string | null) ?? null,
   checkoutExpiresAt: (r.checkout_expires_at as Date | null) ?? null,
   paymentIntentId: (r.payment_intent_id as string | null) ?? null,
+  payprocInvoiceId: (r.payproc_invoice_id as string | null) ?? null,
   paidAt: (r.paid_at as Date | null) ?? null,
   certificatesIssuedAt: (r.certificates_issued_at as Date | null) ?? null,
   refundedAt: (r.refunded_at as Date | null) ?? null,
@@ -203,6 +213,23 @@ export interface PurchaseScope {
   rootAccountId: number;
   mode: 'live' | 'test';
   agentId: number | null;
+}
+
+/** How a request names one purchase: exactly one of its id, its checkout session, its payment intent. */
+export type PurchaseHandle = { purchaseId: number } | { checkoutSessionId: string } | { paymentIntent: string };
+
+/**
+ * Whose purchases a lookup by handle (`findByHandle` of ./sale-repository) may find: always one
+ * root account's; and, when given, one mode's, one teammate's (`agentId`; null or absent: the
+ * whole account), one buyer's by internal id (`buyerId`) or by the `idp_accnt_uuid` an agency
+ * knows the buyer by (`buyerIdpUuid`, compared lower-cased).
+ */
+export interface PurchaseLookup {
+  rootAccountId: number;
+  mode?: 'live' | 'test';
+  agentId?: number | null;
+  buyerId?: number;
+  buyerIdpUuid?: string;
 }
 
 /** Filters of the purchase list (all optional); `createdFrom` inclusive, `createdTo` exclusive. */

@@ -5,7 +5,8 @@
  * workflow's activities record what happened to it (checkout session, payment, subscription,
  * certificates, refunds); endorsements correct its named insured and move its units; every status
  * change goes through `transition`, which applies the status rules of ./purchase-record once.
- * Other domains read purchases (their own queries or the readers here), never write them.
+ * Other domains read purchases through the reads here (`findById`, `findInScope`,
+ * `findByHandle`, …: the one read model `PurchaseRecord`), never write them.
  *
  * Changes of another aggregate that take its units or add to them in one transaction (a
  * cancellation taking, giving back or cancelling units; an endorsement adding units) are the
@@ -30,6 +31,7 @@ import type {
   RenewalFields,
   WriteAnsweredHolders,
 } from './purchase-record';
+import type { PurchaseHandle, PurchaseLookup } from './purchase-record';
 import { dashboardRefundsByPaymentIntent, type CancellationRefund, type LedgerUnitPremium } from './ledger-record';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
@@ -139,9 +141,9 @@ export async function insertPurchase(
 
 /**
  * The sale's repository over `db` (or a caller's transaction): creates purchases, reads them
- * (by id, in a key's scope, by payment intent, one page of a list, their items and checkout
- * context) and records what happens to them. Methods are documented one by one; none throws for a
- * late or repeated step (each write is conditional or idempotent).
+ * (by id, in a key's scope, by a request's handle, by payment intent, one page of a list, their
+ * items and checkout context) and records what happens to them. Methods are documented one by
+ * one; none throws for a late or repeated step (each write is conditional or idempotent).
  */
 export function createSaleRepository(db: Db | Knex.Transaction) {
   return {
@@ -165,6 +167,27 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
       if (scope.agentId !== null) q.where('agent_id', scope.agentId);
       const row = await q.first();
       return row ? toPurchaseRecord(row) : undefined;
+    },
+
+    /**
+     * The purchases `handle` names among those `lookup` allows (its root account; and its mode,
+     * teammate and buyer when given), newest first, at most `limit`: none (unknown and out of scope
+     * read alike), one, or several (a payment intent held by several purchases: the processor's
+     * test mode gives every checkout the same one). The scope is part of the query, so another
+     * account's purchase holding the same payment intent is never counted. The one read behind
+     * getCertificates, getInvoiceData, teamEmailProofofCoverage and the payment options.
+     */
+    async findByHandle(handle: PurchaseHandle, lookup: PurchaseLookup, limit: number): Promise<PurchaseRecord[]> {
+      const q = db('purchases as p').join('buyers as b', 'b.id', 'p.buyer_id').where('p.root_account_id', lookup.rootAccountId);
+      if ('purchaseId' in handle) q.where('p.id', handle.purchaseId);
+      else if ('checkoutSessionId' in handle) q.where('p.checkout_session_id', handle.checkoutSessionId);
+      else q.where('p.payment_intent_id', handle.paymentIntent);
+      if (lookup.mode !== undefined) q.where('p.mode', lookup.mode);
+      if (lookup.agentId !== undefined && lookup.agentId !== null) q.where('p.agent_id', lookup.agentId);
+      if (lookup.buyerId !== undefined) q.where('p.buyer_id', lookup.buyerId);
+      if (lookup.buyerIdpUuid !== undefined) q.where('b.idp_accnt_uuid', lookup.buyerIdpUuid.toLowerCase());
+      const rows = await q.orderBy('p.id', 'desc').limit(limit).select('p.*');
+      return rows.map(toPurchaseRecord);
     },
 
     /** One page of the purchases `scope` may read, newest first, and how many match. */

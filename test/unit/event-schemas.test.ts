@@ -26,8 +26,7 @@ import type { StoredDispute } from '../../src/disputes/repository';
 import type { StoredEndorsement } from '../../src/endorsements/repository';
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import { GetCertificatesResponse } from '../../src/certificates/schemas';
-import { buildOpenApiDocument } from '../../src/http/openapi';
-import { createOpenApiRegistry } from '../../src/app';
+import { buildOpenApiDocument, createOpenApiRegistry } from '../../src/http/openapi';
 import type { StoredCancellation } from '../../src/purchases/ledger-record';
 import { purchaseRecord as purchase } from '../helpers/purchase-record';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
@@ -96,36 +95,34 @@ function dispute(overrides: Partial<StoredDispute> = {}): StoredDispute {
 }
 
 /** The buyer's reference and one item of three days, as the emitter reads them for a purchase's events. */
-const facts = {
-  buyerIdpAccntUuid: '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b',
-  items: [
-    {
-      id: 61,
-      position: 0,
-      productLineId: 12,
-      productName: 'Special Event Liability',
-      inBundle: true,
-      isTripExcess: false,
-      unitPriceMinor: 2500,
-      priceFactor: 1,
-      amountMinor: 7500,
-      namedInsured: { name: 'Jordan Lee' },
-      certificateHolder: null,
-      cancellationTerms: DEFAULT_CANCELLATION_TERMS,
-      units: [0, 1, 2].map((index) => ({
-        id: 301 + index,
-        index,
-        kind: 'day' as const,
-        startsAt: new Date(Date.UTC(2026, 11, 24 + index, 6)),
-        endsAt: new Date(Date.UTC(2026, 11, 25 + index, 6)),
-        timeZone: 'America/Chicago',
-        localLabel: `Dec ${24 + index}, 2026`,
-        cancellationId: null,
-        cancelledAt: null,
-      })),
-    },
-  ],
-};
+const buyerIdpAccntUuid = '0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b';
+const items = [
+  {
+    id: 61,
+    position: 0,
+    productLineId: 12,
+    productName: 'Special Event Liability',
+    inBundle: true,
+    isTripExcess: false,
+    unitPriceMinor: 2500,
+    priceFactor: 1,
+    amountMinor: 7500,
+    namedInsured: { name: 'Jordan Lee' },
+    certificateHolder: null,
+    cancellationTerms: DEFAULT_CANCELLATION_TERMS,
+    units: [0, 1, 2].map((index) => ({
+      id: 301 + index,
+      index,
+      kind: 'day' as const,
+      startsAt: new Date(Date.UTC(2026, 11, 24 + index, 6)),
+      endsAt: new Date(Date.UTC(2026, 11, 25 + index, 6)),
+      timeZone: 'America/Chicago',
+      localLabel: `Dec ${24 + index}, 2026`,
+      cancellationId: null,
+      cancelledAt: null,
+    })),
+  },
+];
 
 const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as z.infer<typeof GetCertificatesResponse>;
 
@@ -140,16 +137,24 @@ function builtEvents(): Record<AgencyEventType, unknown> {
   });
   const renewal = purchase({ id: 57, billing: 'subscription', payprocSubscriptionId: 'sub_1', renewalOfPurchaseId: 42, status: 'paid' });
   return {
-    'purchase.checkout_created': purchaseStatusEvent(purchase({ status: 'awaiting_payment', paidAt: null, paymentIntentId: null }), facts)!
-      .event,
-    'purchase.paid': purchaseStatusEvent(purchase({ bundle: { id: 3, name: 'Wedding day bundle' } }), facts)!.event,
-    'purchase.expired': purchaseStatusEvent(purchase({ status: 'expired', paidAt: null }), facts)!.event,
+    'purchase.checkout_created': purchaseStatusEvent(
+      purchase({ status: 'awaiting_payment', paidAt: null, paymentIntentId: null }),
+      buyerIdpAccntUuid,
+      items,
+    )!.event,
+    'purchase.paid': purchaseStatusEvent(purchase({ bundle: { id: 3, name: 'Wedding day bundle' } }), buyerIdpAccntUuid, items)!.event,
+    'purchase.expired': purchaseStatusEvent(purchase({ status: 'expired', paidAt: null }), buyerIdpAccntUuid, items)!.event,
     'purchase.failed': purchaseStatusEvent(
       purchase({ status: 'failed', paidAt: null, failureReason: 'card_declined', failedAt: new Date() }),
-      facts,
+      buyerIdpAccntUuid,
+      items,
     )!.event,
-    'purchase.refunded': refundEvent(purchase({ status: 'refunded', refundedMinor: 7688, refundedAt: new Date() }), facts).event,
-    'purchase.cancelled': cancelledEvent(purchase({ status: 'issued', refundedMinor: 2563 }), facts, cancellation(), [
+    'purchase.refunded': refundEvent(
+      purchase({ status: 'refunded', refundedMinor: 7688, refundedAt: new Date() }),
+      buyerIdpAccntUuid,
+      items,
+    ).event,
+    'purchase.cancelled': cancelledEvent(purchase({ status: 'issued', refundedMinor: 2563 }), buyerIdpAccntUuid, items, cancellation(), [
       'COI-42-1-3-9BC1D2E3F4',
     ]).event,
     'certificates.issued': certificatesIssuedEvent(purchase({ status: 'issued', certificatesIssuedAt: new Date() }), certificateSet).event,
@@ -160,7 +165,7 @@ function builtEvents(): Record<AgencyEventType, unknown> {
       cancellation({ status: 'refund_failed', refundId: null, failureReason: 'charge_already_refunded' }),
       'failed',
     ).event,
-    'subscription.renewed': renewalEvent(renewal, facts).event,
+    'subscription.renewed': renewalEvent(renewal, buyerIdpAccntUuid, items).event,
     'subscription.cancelled': subscriptionCancelledEvent(subscriptionFirst, [subscriptionFirst, renewal]).event,
     'certificate_holder.added': certificateHolderEvent(purchase(), holder(), 'added', ['COI-42-1-3-H12-4D5E6F7A8B']).event,
     'certificates.reissued': certificatesReissuedEvent(purchase(), {
