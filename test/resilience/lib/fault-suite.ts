@@ -3,7 +3,8 @@
  * the Temporal dev server and one worker; cluster-faults.fault-suite.ts: the Temporal cluster on
  * PostgreSQL and two workers). `describeFaultSuite` boots the shape's stack
  * (test/resilience/lib/fault-stack.ts), runs each fault in turn under LOAD_MS of purchases at RATE
- * per second (30 s on every change, 60 s with RESILIENCE_FULL=1: lib/scope.ts) (test/resilience/lib/load.ts) with the fault injected FAULT_AT_MS in, and then
+ * per second (test/resilience/lib/load.ts; 30 s on every change, 60 s with RESILIENCE_FULL=1:
+ * lib/scope.ts) with the fault injected FAULT_AT_MS in, and then
  * checks that every purchase whose payment webhook was accepted ended issued with exactly one
  * stored certificate per covered unit and one object per certificate, none failed, none
  * duplicated, and that every answer kept the contract: 2xx, or 500/503 with a §7.1 code in the
@@ -76,8 +77,9 @@ export interface Fault {
   /**
    * A fault that outlasts the load: the load stops after its LOAD_MS while the fault goes on, and
    * the first webhook delivery of every odd-numbered purchase waits until the fault is over; the
-   * others' go out during it, spread in ten steps from 15 s in to about 1.5 minutes before its
-   * end, so some payments reach workflows whose processor calls have been retrying for minutes.
+   * others' go out during it, spread in ten steps from 15 s in to about a tenth of it plus 25 s
+   * before its end (37 s of the shortened run's 2 minutes, 1.5 minutes of the full run's 10), so
+   * some payments reach workflows whose processor calls have been retrying for over a minute.
    */
   long?: boolean;
   /**
