@@ -7,7 +7,7 @@
  */
 import { eventually, type ApiHandle } from './api';
 import { call, createKey, createQuestionSet, createRootAccount } from './fixtures';
-import { deliverWebhook, sessionCompletedEvent } from './purchases';
+import { createMonthlyProduct, deliverWebhook, sessionCompletedEvent } from './purchases';
 import { createAccountsRepository } from '../../src/accounts/repository';
 import { SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../../src/question-sets/examples';
 
@@ -66,6 +66,20 @@ export async function createAgency(app: ApiHandle, name = 'Harbor & Pine Insuran
     eventProductId: await product('Special Event Liability', SPECIAL_EVENT_LIABILITY, 'EVM-GL-2027-0042'),
     tripProductId: await product('Rental Car Trip Excess', TRIP_EXCESS, 'EVM-TX-2027-0007'),
   };
+}
+
+/**
+ * An agency (see createAgency) that also sells the recurring product `Monthly Venue Liability`
+ * (see createMonthlyProduct, master policy `masterPolicyNumber`): the agency and the product's id.
+ * @throws {Error} when the API does not create the product.
+ */
+export async function createAgencyWithMonthlyProduct(
+  app: ApiHandle,
+  masterPolicyNumber: string,
+): Promise<{ agency: Agency; monthlyProductId: number }> {
+  const agency = await createAgency(app);
+  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
+  return { agency, monthlyProductId: await createMonthlyProduct(app, account.id, agency.key, masterPolicyNumber) };
 }
 
 /**

@@ -141,3 +141,37 @@ export async function startProcessorProxy(target = process.env.PAYPROC_API_BASE 
       }),
   };
 }
+
+/**
+ * Makes `proxy` answer every payment intent the service creates (POST /v1/payment_intents) as
+ * the processor would for a card that pays: `succeeded`, with one id per idempotency key (a retry
+ * gets the first answer's id back; stripe-mock itself answers every call with the same fixture
+ * id). `declined(request)` true answers `requires_payment_method` with a `card_declined` error
+ * instead; `onCreated(id, request)` sees each succeeded answer (to hold its amount, say). Returns
+ * the map idempotency key → payment intent id, filled as requests arrive.
+ */
+export function answerPaymentIntentsAsPaid(
+  proxy: Pick<ProcessorProxy, 'patchResponses'>,
+  o: { declined?: (request: RecordedRequest) => boolean; onCreated?: (id: string, request: RecordedRequest) => void } = {},
+): Map<string, string> {
+  const intentIds = new Map<string, string>();
+  proxy.patchResponses({
+    method: 'POST',
+    pathPrefix: '/v1/payment_intents',
+    patch: (body, req) => {
+      const key = req.idempotencyKey ?? '';
+      if (!intentIds.has(key)) intentIds.set(key, body.id);
+      const id = intentIds.get(key)!;
+      if (o.declined?.(req))
+        return {
+          ...body,
+          id,
+          status: 'requires_payment_method',
+          last_payment_error: { code: 'card_declined', decline_code: 'generic_decline' },
+        };
+      o.onCreated?.(id, req);
+      return { ...body, id, status: 'succeeded' };
+    },
+  });
+  return intentIds;
+}

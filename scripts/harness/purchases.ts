@@ -78,6 +78,22 @@ export async function createQuotingAccount(app: ApiHandle): Promise<QuotingAccou
   return { accountId: account.id, key, productId: product.body.data.id, quoteBody };
 }
 
+/**
+ * A quoting account (see createQuotingAccount) whose product gives no free look, so that a
+ * cancellation is priced pro rata from the first day: its cancellation terms patched to
+ * `free_look_days: 0`. @throws {Error} when the API refuses the change.
+ */
+export async function createQuotingAccountWithoutFreeLook(app: ApiHandle): Promise<QuotingAccount> {
+  const account = await createQuotingAccount(app);
+  const res = await call(app.baseUrl, `/api/v1/products/${account.productId}/cancellation_terms`, {
+    method: 'PATCH',
+    key: account.key,
+    body: { free_look_days: 0 },
+  });
+  if (res.status !== 200) throw new Error(`cancellation_terms: ${res.status} ${res.text}`);
+  return account;
+}
+
 /** Quotes and checks out one purchase; resolves once the workflow has returned the session. */
 export async function checkout(app: ApiHandle, account: QuotingAccount): Promise<{ purchaseId: number; sessionId: string }> {
   const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
@@ -89,10 +105,23 @@ export async function checkout(app: ApiHandle, account: QuotingAccount): Promise
   return { purchaseId: res.body.purchase_id, sessionId: res.body.id };
 }
 
+/**
+ * POST /api/v1/test_helpers/purchases/{purchaseId}/pay with `account`'s key: the checkout of the
+ * purchase paid (no `outcome`) or its payment failed (`outcome: 'failed'`), as the processor would
+ * report it. Answers the call as it came, whatever its status.
+ */
+export function payByTestHelper(app: Pick<ApiHandle, 'baseUrl'>, account: { key: string }, purchaseId: number, outcome?: 'failed') {
+  return call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, {
+    method: 'POST',
+    key: account.key,
+    ...(outcome ? { body: { outcome } } : {}),
+  });
+}
+
 /** Checks out one purchase, pays it through the test helper and waits until its workflow has issued the certificates; its id. */
 export async function issuedPurchase(app: ApiHandle, account: QuotingAccount): Promise<number> {
   const { purchaseId } = await checkout(app, account);
-  const paid = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key });
+  const paid = await payByTestHelper(app, account, purchaseId);
   if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
   await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
   return purchaseId;

@@ -5,12 +5,21 @@
  * Chromium), a forged payment webhook and a request refused by the rate limiter.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
+import type { TestWorker } from '../helpers/worker';
+import {
+  WEBHOOK_SECRET,
+  checkout,
+  createQuotingAccount,
+  deliverWebhook,
+  payByTestHelper,
+  sessionCompletedEvent,
+} from '../helpers/purchases';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/server';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET } });
 let worker: TestWorker;
 let app: TestApp;
 let limited: TestApp;
@@ -19,10 +28,8 @@ let workerMetrics: MetricsServer;
 let limitedMetrics: MetricsServer;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
-  limited = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '2' });
+  ({ app, worker } = stack);
+  limited = await startTestApp({ TEMPORAL_TASK_QUEUE: stack.taskQueue, RATE_LIMIT_PER_MINUTE: '2' });
   apiMetrics = await startMetricsServer({ registry: app.container.metrics.registry, host: '127.0.0.1', port: 0 });
   limitedMetrics = await startMetricsServer({ registry: limited.container.metrics.registry, host: '127.0.0.1', port: 0 });
   workerMetrics = await startMetricsServer({ registry: worker.metrics.registry, host: '127.0.0.1', port: 0 });
@@ -31,8 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([apiMetrics.close(), workerMetrics.close(), limitedMetrics.close()]);
   await limited.close();
-  await app.close();
-  await worker.shutdown();
 });
 
 /** Every sample of a scrape: `name{labels}` → value. */
@@ -55,9 +60,7 @@ test('when a purchase is checked out, paid and issued and a forged webhook arriv
   const [apiBefore, workerBefore] = await Promise.all([scrape(apiMetrics), scrape(workerMetrics)]);
 
   const { purchaseId } = await checkout(app, account);
-  expect((await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, { method: 'POST', key: account.key })).status).toBe(
-    200,
-  );
+  expect((await payByTestHelper(app, account, purchaseId)).status).toBe(200);
   await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result();
   const forged = await call(app.baseUrl, '/webhooks/payproc', {
     method: 'POST',
@@ -134,15 +137,7 @@ test('when a payment event is redelivered, names no purchase of ours, and purcha
     duplicate: false,
     relayed: false,
   });
-  expect(
-    (
-      await call(app.baseUrl, `/api/v1/test_helpers/purchases/${failed.purchaseId}/pay`, {
-        method: 'POST',
-        key: account.key,
-        body: { outcome: 'failed' },
-      })
-    ).status,
-  ).toBe(200);
+  expect((await payByTestHelper(app, account, failed.purchaseId, 'failed')).status).toBe(200);
   expect(
     (await call(app.baseUrl, `/api/v1/test_helpers/purchases/${expired.purchaseId}/expire`, { method: 'POST', key: account.key })).status,
   ).toBe(200);

@@ -16,7 +16,7 @@ import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
 import {
   chargeRefundedEvent,
-  createQuotingAccount,
+  createQuotingAccountWithoutFreeLook,
   type QuotingAccount,
   deliverWebhook,
   endorsementSessionCompletedEvent,
@@ -25,7 +25,7 @@ import {
   processorEventRecorded,
 } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
-import type { ProcessorProxy, RecordedRequest } from '../helpers/processor-proxy';
+import { answerPaymentIntentsAsPaid, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
 
@@ -37,7 +37,8 @@ const stack = useStack({
 let app: TestApp;
 let proxy: ProcessorProxy;
 let account: QuotingAccount;
-const intentIds = new Map<string, string>();
+/** Idempotency key → the payment intent id the processor answered. */
+let intentIds: Map<string, string>;
 /** Checkout sessions the buyer has paid (id → payment intent). */
 const paidSessions = new Map<string, string>();
 
@@ -70,22 +71,7 @@ async function issuedWithDayPremium() {
 
 beforeAll(async () => {
   ({ app, proxy } = stack);
-  proxy.patchResponses({
-    method: 'POST',
-    pathPrefix: '/v1/payment_intents',
-    patch: (body, req: RecordedRequest) => {
-      const key = req.idempotencyKey ?? '';
-      if (!intentIds.has(key)) intentIds.set(key, body.id);
-      if (req.params.get('payment_method') === 'pm_card_chargeDeclined')
-        return {
-          ...body,
-          id: intentIds.get(key),
-          status: 'requires_payment_method',
-          last_payment_error: { code: 'card_declined', decline_code: 'generic_decline' },
-        };
-      return { ...body, id: intentIds.get(key), status: 'succeeded' };
-    },
-  });
+  intentIds = answerPaymentIntentsAsPaid(proxy, { declined: (req) => req.params.get('payment_method') === 'pm_card_chargeDeclined' });
   proxy.patchResponses({
     method: 'GET',
     pathPrefix: '/v1/checkout/sessions/',
@@ -95,9 +81,8 @@ beforeAll(async () => {
       return pi ? { ...body, id, status: 'complete', payment_status: 'paid', payment_intent: pi } : { ...body, id, status: 'open' };
     },
   });
-  account = await createQuotingAccount(app);
   // No free look: a cancellation is priced pro rata.
-  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+  account = await createQuotingAccountWithoutFreeLook(app);
 });
 
 test('when a day is added and paid by the saved card, then the preview prices it like a quote, the charge is one off-session payment intent for the difference, the day and its certificate exist, and cancelling every day refunds the endorsement’s payment first and the sale’s for the rest', async () => {

@@ -9,14 +9,15 @@ import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
+import { WEBHOOK_SECRET, deliverWebhook, subscriptionInvoicePaidEvent, subscriptionSessionCompletedEvent } from '../helpers/purchases';
 import {
-  WEBHOOK_SECRET,
-  createMonthlyProduct,
-  deliverWebhook,
-  subscriptionInvoicePaidEvent,
-  subscriptionSessionCompletedEvent,
-} from '../helpers/purchases';
-import { createAgency, eventSelection, getCertificates, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
+  createAgencyWithMonthlyProduct,
+  eventSelection,
+  getCertificates,
+  quoteForNewBuyer,
+  waitIssued,
+  type Agency,
+} from '../helpers/certificates';
 import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
@@ -32,9 +33,7 @@ let monthlyProductId: number;
 
 beforeAll(async () => {
   ({ proxy, app } = stack);
-  agency = await createAgency(app);
-  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
-  monthlyProductId = await createMonthlyProduct(app, account.id, agency.key, 'EVM-SUB-1');
+  ({ agency, monthlyProductId } = await createAgencyWithMonthlyProduct(app, 'EVM-SUB-1'));
 });
 
 const quote = async (selections: Record<string, unknown>[]) => (await quoteForNewBuyer(agency, selections)).quote;
