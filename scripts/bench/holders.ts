@@ -52,7 +52,7 @@ import { policyWorkflowId } from '../../workflows/contracts';
 import type { ApiHandle } from '../harness/api';
 import { call } from '../harness/fixtures';
 import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type QuotingAccount } from '../harness/purchases';
-import { describeTimeline, runTimeline } from './certificates-timeline';
+import { describeTimeline, runTimeline, type ActivitySummary } from './certificates-timeline';
 import { benchServiceEnv, startApiAndWorker, stopApiAndWorker, type ApiAndWorker, type WorkerProcess } from './certificates-worker';
 import {
   latencyStats,
@@ -319,15 +319,8 @@ interface PolicyTimeline {
   startedAt: number | null;
   updateAcceptedAt: number | null;
   updateCompletedAt: number | null;
-  activities: Array<{
-    name: string;
-    count: number;
-    firstScheduledAt: number;
-    lastClosedAt: number;
-    executionMs: number;
-    maxQueueMs: number;
-    failed: number;
-  }>;
+  /** Per activity type, as the certificates bench summarises a run (ms from the POST). */
+  activities: Omit<ActivitySummary, 'workflow'>[];
 }
 
 /** The history of `policy-<purchaseId>` (its latest run) as offsets from `t0` (wall-clock ms the POST was sent). */
