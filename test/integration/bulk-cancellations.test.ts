@@ -6,18 +6,29 @@
  * test); a batch by purchase ids skips what is not the key's or not in force, without telling
  * the two apart. Each purchase covers 2027-05-01 and -02 (America/Chicago).
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import {
+  checkout,
+  createQuotingAccount,
+  createQuotingAccountWithoutFreeLook,
+  type QuotingAccount,
+  issuedPurchase,
+} from '../helpers/purchases';
+import { eventually } from '../helpers/worker';
+import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
 
 const CAP_PER_SECOND = 2;
+const stack = useStack({
+  proxy: true,
+  workerEnv: { REFUND_RATE_LIMIT_PER_SECOND: String(CAP_PER_SECOND) },
+  app: { RATE_LIMIT_PER_MINUTE: '100000' },
+});
 let proxy: ProcessorProxy;
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 let other: QuotingAccount;
 
@@ -25,19 +36,9 @@ const api = (path: string, init: { method?: string; body?: unknown; key?: string
   call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 
 beforeAll(async () => {
-  proxy = await startProcessorProxy();
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue, {}, { PAYPROC_API_BASE: proxy.url, REFUND_RATE_LIMIT_PER_SECOND: String(CAP_PER_SECOND) });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_API_BASE: proxy.url, RATE_LIMIT_PER_MINUTE: '100000' });
-  account = await createQuotingAccount(app);
+  ({ proxy, app } = stack);
+  account = await createQuotingAccountWithoutFreeLook(app);
   other = await createQuotingAccount(app);
-  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
-  await proxy?.close();
 });
 
 test('when an event day is called off, then every purchase of the product covering it has that day cancelled exactly once, the refunds reaching the processor within the cap', async () => {
