@@ -32,10 +32,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
+import { freePort } from './harness/ports';
 
 const ROOT = path.resolve(__dirname, '..');
 const env = process.env;
@@ -180,17 +180,6 @@ async function stopGroup(child: ChildProcess, name: string, signal: NodeJS.Signa
     return; // already gone
   }
   if (!(await exited(child, 60_000))) process.kill(-child.pid, 'SIGKILL');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Prometheus' config for the run (JSON is YAML): the jobs of ops/prometheus/prometheus.yml on loopback. */
