@@ -9,9 +9,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually, type TestWorker } from '../helpers/worker';
 import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, type QuotingAccount } from '../helpers/purchases';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 import { createWebhookEndpointsRepository } from '../../src/webhook-endpoints/repository';
@@ -61,22 +62,19 @@ async function startReceiver() {
 
 const SETTINGS = { WEBHOOK_RETRY_INITIAL_SECONDS: '1', WEBHOOK_DELIVERY_TIMEOUT_MS: '1000', WEBHOOK_RETRY_WINDOW_HOURS: '0.003' };
 
+const stack = useStack({ workerEnv: SETTINGS, app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...SETTINGS } });
+const { taskQueue } = stack;
 let worker: TestWorker;
 let app: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let taskQueue: string;
 
 beforeAll(async () => {
-  taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue, {}, SETTINGS);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...SETTINGS });
+  ({ app, worker } = stack);
   receiver = await startReceiver();
 });
 
 afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
-  await receiver.close();
+  await receiver?.close();
 });
 
 const api = (key: string, method: string, path: string, body?: unknown) =>

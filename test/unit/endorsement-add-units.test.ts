@@ -3,10 +3,9 @@
  * added are validated like a quote and priced like one (unit price × units × price factor, rounded
  * once per item and spread evenly; the sale's platform fee rate on that premium).
  */
-import { EndorsementError, planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
-import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/purchase-record';
-import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
+import { planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
 import { chicagoDay } from '../helpers/covered-units';
+import { endorsementErrorCode as codeOf, endorsementState, eventItem } from '../helpers/endorsement-state';
 
 const clock = new Date('2027-04-01T12:00:00Z');
 const day = chicagoDay;
@@ -14,41 +13,16 @@ const day = chicagoDay;
 function state(
   opts: { priceFactor?: number; unitPrice?: number; feeBps?: number | null; billing?: 'one_time' | 'subscription'; max?: number } = {},
 ): EndorsementState {
-  const item: PurchaseItemDetail = {
-    id: 7,
-    position: 0,
-    productLineId: 3,
-    productName: 'Event Liability',
-    inBundle: false,
-    isTripExcess: false,
-    unitPriceMinor: opts.unitPrice ?? 2000,
-    priceFactor: opts.priceFactor ?? 1,
+  const item = eventItem([day('2027-05-01', 11, 0), day('2027-05-02', 12, 1, 99)], {
+    unitPriceMinor: opts.unitPrice,
+    priceFactor: opts.priceFactor,
     amountMinor: 4000,
-    namedInsured: { name: 'Kim Park' },
-    certificateHolder: null,
-    cancellationTerms: DEFAULT_CANCELLATION_TERMS,
-    units: [day('2027-05-01', 11, 0), day('2027-05-02', 12, 1, 99)],
-  };
-  return {
-    purchase: { id: 42, billing: opts.billing ?? 'one_time', platformFeeBps: opts.feeBps ?? null } as PurchaseRecord,
-    items: [item],
-    holders: [],
-    certificates: [],
-    maxTripDaysByProduct: new Map(),
+  });
+  return endorsementState({ billing: opts.billing ?? 'one_time', platformFeeBps: opts.feeBps ?? null }, [item], {
     maxCoveredUnits: opts.max ?? 366,
-    endorsementTerms: new Map(),
-    holderPremiums: [],
-  };
+  });
 }
 const add = (start: string, end = start) => ({ type: 'add_covered_units' as const, purchase_item_id: 7, start_date: start, end_date: end });
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-  } catch (err) {
-    return err instanceof EndorsementError ? err.code : String(err);
-  }
-  return 'no error';
-};
 
 test('when three days are added at 20.00 with a 1.15 factor and a 2.5 % fee, then the premium is rounded once for the item (69.00), spread 23.00 a day, with a fee of 1.73', () => {
   const plan = planEndorsement(state({ priceFactor: 1.15, feeBps: 250 }), [add('2027-05-03', '2027-05-05')], clock);

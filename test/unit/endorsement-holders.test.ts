@@ -4,13 +4,12 @@
  * per covered unit still active for the holder; removing it gives back what was collected for it on
  * the units not started; units added later pay it for holders that have it.
  */
-import { EndorsementError, planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
-import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/purchase-record';
+import { planEndorsement, type EndorsementState } from '../../src/endorsements/planning';
 import type { LedgerUnitPremium } from '../../src/purchases/ledger-record';
 import type { CertificateHolderRecord } from '../../src/certificate-holders/repository';
 import type { StoredEndorsementTerms } from '../../src/products/repository';
-import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
 import { chicagoDay } from '../helpers/covered-units';
+import { endorsementErrorCode as codeOf, endorsementState, eventItem } from '../helpers/endorsement-state';
 
 // 2027-05-02 12:00 America/Chicago: day 1 (May 1) has ended, day 2 has started, days 3 and 4 have not.
 const clock = new Date('2027-05-02T17:00:00Z');
@@ -47,51 +46,24 @@ const terms = (over: Partial<StoredEndorsementTerms> = {}): StoredEndorsementTer
 function state(
   opts: { holder?: Partial<CertificateHolderRecord>; terms?: Partial<StoredEndorsementTerms>; ledger?: LedgerUnitPremium[] } = {},
 ): EndorsementState {
-  const item: PurchaseItemDetail = {
-    id: 7,
-    position: 0,
-    productLineId: 3,
-    productName: 'Event Liability',
-    inBundle: false,
-    isTripExcess: false,
-    unitPriceMinor: 2000,
-    priceFactor: 1,
-    amountMinor: 10000,
-    namedInsured: { name: 'Kim Park' },
-    certificateHolder: null,
-    cancellationTerms: DEFAULT_CANCELLATION_TERMS,
-    units: [
-      day('2027-05-01', 11, 0),
-      day('2027-05-02', 12, 1),
-      day('2027-05-03', 13, 2),
-      day('2027-05-04', 14, 3),
-      day('2027-05-05', 15, 4, 99),
-    ],
-  };
-  return {
-    purchase: { id: 42, billing: 'one_time', platformFeeBps: 250 } as PurchaseRecord,
-    items: [item],
+  const units = [
+    day('2027-05-01', 11, 0),
+    day('2027-05-02', 12, 1),
+    day('2027-05-03', 13, 2),
+    day('2027-05-04', 14, 3),
+    day('2027-05-05', 15, 4, 99),
+  ];
+  return endorsementState({ billing: 'one_time', platformFeeBps: 250 }, [eventItem(units, { amountMinor: 10000 })], {
     holders: [holder(opts.holder)],
-    certificates: [],
-    maxTripDaysByProduct: new Map(),
-    maxCoveredUnits: 366,
     endorsementTerms: new Map([[3, terms(opts.terms)]]),
     holderPremiums: opts.ledger ?? [],
-  };
+  });
 }
 const mark = (c: { additional_insured?: boolean; waiver_of_subrogation?: boolean }) => ({
   type: 'certificate_holder_endorsements' as const,
   certificate_holder_id: 50,
   ...c,
 });
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-  } catch (err) {
-    return err instanceof EndorsementError ? err.code : String(err);
-  }
-  return 'no error';
-};
 
 test('when a holder is named additional insured at 5.00 a unit, then it pays for the units still active for it (day 2 started, days 3 and 4), not the ended or cancelled ones, with the platform fee rate on top', () => {
   const plan = planEndorsement(state(), [mark({ additional_insured: true })], clock);
