@@ -46,6 +46,16 @@ const createFields = {
   product_ids: productIds.optional(),
 };
 
+/** The example bundle's names and flags, shared by the request and response examples. */
+const exampleBundle = {
+  bundle_name: 'Event Day Bundle',
+  customer_facing_name: 'Event Day Protection',
+  internally_facing_name: 'EVT-DAY-2026',
+  bundle_description: 'Liability and equipment cover for one event day.',
+  is_recurring: false,
+  is_test_mode: true,
+};
+
 /**
  * Body of `POST /bundles` (spec §2.3). Required: `bundle_name`; when `product_ids` is non-empty
  * one of the three root ids is required too (rule 2, checked by the service). Unknown fields
@@ -55,12 +65,7 @@ export const CreateBundleBody = z.strictObject(createFields).meta({
   id: 'CreateBundleRequest',
   description: 'Unknown fields are rejected with VALIDATION_ERROR.',
   example: {
-    bundle_name: 'Event Day Bundle',
-    customer_facing_name: 'Event Day Protection',
-    internally_facing_name: 'EVT-DAY-2026',
-    bundle_description: 'Liability and equipment cover for one event day.',
-    is_recurring: false,
-    is_test_mode: true,
+    ...exampleBundle,
     root_seller_db_id: 1,
     question_set_id: 1,
     product_ids: [12, 15],
@@ -125,12 +130,7 @@ export const BundlePathParams = z.object({
 /** Example list item, reused by the OpenAPI list response. */
 export const listItemExample = {
   id: 42,
-  bundle_name: 'Event Day Bundle',
-  customer_facing_name: 'Event Day Protection',
-  internally_facing_name: 'EVT-DAY-2026',
-  bundle_description: 'Liability and equipment cover for one event day.',
-  is_recurring: false,
-  is_test_mode: true,
+  ...exampleBundle,
   product_line_count: 2,
   root_insurer_db_id: null,
   root_mga_db_id: null,

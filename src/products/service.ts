@@ -7,6 +7,7 @@
  * NOT_FOUND, VALIDATION_ERROR, and the processor codes of spec §7.1 (see payproc/errors.ts).
  * Money: `defaultPrice`/`deductible` are major units on the wire, minor units inside.
  */
+import type { Knex } from 'knex';
 import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { CatalogGateway } from '../payproc/catalog';
@@ -141,6 +142,13 @@ export function createProductService(deps: {
     p.questionSetId === null ? null : (units.get(p.questionSetId) ?? null);
   const read = async (p: ProductLine) => toProductRead(p, unitOf(await coverageUnits([p]), p));
 
+  /** Product line `id` in the caller's scope (its row locked when `trx` is given); 404 NOT_FOUND otherwise. */
+  async function scopedProduct(principal: Principal, id: number, trx?: Knex.Transaction): Promise<ProductLine> {
+    const p = await products.find(id, scopeOf(principal), trx);
+    if (!p) throw notFound('product', id);
+    return p;
+  }
+
   async function assertQuestionSetUsable(principal: Principal, id: number | null | undefined): Promise<void> {
     if (id === null || id === undefined) return;
     if (!(await deps.questionSets.findUsable(id, principal.rootAccountId))) {
@@ -224,15 +232,12 @@ export function createProductService(deps: {
 
     /** One product line in the read shape; 404 when outside the caller's scope. */
     async get(principal: Principal, id: number): Promise<ProductRead> {
-      const p = await products.find(id, scopeOf(principal));
-      if (!p) throw notFound('product', id);
-      return read(p);
+      return read(await scopedProduct(principal, id));
     },
 
     /** The product's cancellation terms (the defaults until set); 404 when outside the caller's scope. */
     async getCancellationTerms(principal: Principal, id: number): Promise<CancellationTermsRead> {
-      const p = await products.find(id, scopeOf(principal));
-      if (!p) throw notFound('product', id);
+      await scopedProduct(principal, id);
       return toCancellationTermsRead(id, (await products.cancellationTerms([id])).get(id)!);
     },
 
@@ -243,8 +248,7 @@ export function createProductService(deps: {
      */
     async updateCancellationTerms(principal: Principal, id: number, body: UpdateCancellationTermsBody): Promise<CancellationTermsRead> {
       const saved = await products.transaction(async (trx) => {
-        const p = await products.find(id, scopeOf(principal), trx);
-        if (!p) throw notFound('product', id);
+        await scopedProduct(principal, id, trx);
         const current = (await products.cancellationTerms([id], trx)).get(id)!.terms;
         return products.saveCancellationTerms(trx, id, {
           freeLookDays: body.free_look_days ?? current.freeLookDays,
@@ -261,16 +265,14 @@ export function createProductService(deps: {
 
     /** The product's endorsement terms (both allowed until set); 404 when outside the caller's scope. */
     async getEndorsementTerms(principal: Principal, id: number): Promise<EndorsementTermsRead> {
-      const p = await products.find(id, scopeOf(principal));
-      if (!p) throw notFound('product', id);
+      await scopedProduct(principal, id);
       return toEndorsementTermsRead(id, (await products.endorsementTerms([id])).get(id)!);
     },
 
     /** Changes the sent endorsement terms (the product row locked, so two changes apply one after the other); they apply to holders added from then on. 404 outside the scope. */
     async updateEndorsementTerms(principal: Principal, id: number, body: UpdateEndorsementTermsBody): Promise<EndorsementTermsRead> {
       const saved = await products.transaction(async (trx) => {
-        const p = await products.find(id, scopeOf(principal), trx);
-        if (!p) throw notFound('product', id);
+        await scopedProduct(principal, id, trx);
         const current = (await products.endorsementTerms([id], trx)).get(id)!;
         return products.saveEndorsementTerms(trx, id, {
           allowsAdditionalInsured: body.allows_additional_insured ?? current.allowsAdditionalInsured,
@@ -336,8 +338,7 @@ export function createProductService(deps: {
       await assertQuestionSetUsable(principal, body.questionSetId);
       await assertParties(body);
       const updated = await products.transaction(async (trx) => {
-        const current = await products.find(id, scopeOf(principal), trx);
-        if (!current) throw notFound('product', id);
+        const current = await scopedProduct(principal, id, trx);
         if (body.agencyRootAccountID !== undefined && body.agencyRootAccountID !== current.rootAccountId) {
           throw new AppError('VALIDATION_ERROR', 'agencyRootAccountID cannot be changed', {
             details: [{ path: 'agencyRootAccountID', message: 'cannot be changed by update' }],
