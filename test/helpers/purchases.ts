@@ -42,3 +42,13 @@ export function cancellationCalls(api: AccountApi) {
     purchase: async (purchaseId: number) => (await api(`/purchases/${purchaseId}`)).body.data,
   };
 }
+
+/**
+ * Each covered unit of the first item of `purchase` (as GET /api/v1/purchases/{id} reads it): its
+ * state and whether its certificate is voided, in the item's order (`[['cancelled', true], …]`).
+ */
+export function unitStatesAndVoided(purchase: {
+  items: Array<{ covered_units: Array<{ state: string; certificate: { voided_at: string | null } }> }>;
+}): Array<[string, boolean]> {
+  return purchase.items[0]!.covered_units.map((u) => [u.state, u.certificate.voided_at !== null]);
+}

@@ -10,19 +10,20 @@
  */
 import PostalMime from 'postal-mime';
 import { axeViolations, launchBrowser } from '../helpers/browser';
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { startSmtp, type TestSmtp } from '../helpers/smtp';
+import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase, unitStatesAndVoided } from '../helpers/purchases';
+import { eventually } from '../helpers/worker';
+import type { TestSmtp } from '../helpers/smtp';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
 import { signWithdrawalToken } from '../../src/withdrawals/token';
 
 jest.setTimeout(120_000);
 
+const stack = useStack({ smtp: true, app: { RATE_LIMIT_PER_MINUTE: '100000', VERIFY_RATE_LIMIT_PER_MINUTE: '100000' } });
 let smtp: TestSmtp;
 let app: TestApp;
-let worker: TestWorker;
 let account: QuotingAccount;
 
 const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
@@ -52,17 +53,8 @@ async function completePage(id: number) {
 }
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue, {}, { SMTP_URL: smtp.url });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '100000', VERIFY_RATE_LIMIT_PER_MINUTE: '100000' });
+  ({ app, smtp } = stack);
   account = await createQuotingAccount(app);
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
-  await smtp?.close();
 });
 
 test('when the buyer opens the link from the return page and the email and confirms in a browser, then the refund and cancellation happen once, the agency gets purchase.cancelled by the buyer, and the link answers it was used', async () => {
@@ -142,12 +134,7 @@ test('when the buyer opens the link from the return page and the email and confi
   expect(done.cancellations[0]).toMatchObject({ quote_id: confirmedQuote, requested_by: 'buyer', refund: { total: 4000 } });
   expect(done.cancellations[0].refund.id).toMatch(/^re_/);
   expect(done.amount_refunded).toBe(4000);
-  expect(
-    done.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [
-      u.state,
-      u.certificate.voided_at !== null,
-    ]),
-  ).toEqual([
+  expect(unitStatesAndVoided(done)).toEqual([
     ['cancelled', true],
     ['cancelled', true],
   ]);

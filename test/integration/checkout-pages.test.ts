@@ -6,7 +6,8 @@
  * redirect would open them, with the purchase's return token.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import { useStack } from '../helpers/stack';
+import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
 import { createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
@@ -14,7 +15,9 @@ import { createSaleRepository } from '../../src/purchases/sale-repository';
 
 jest.setTimeout(120_000);
 
-let worker: TestWorker;
+const stack = useStack({
+  app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000', VERIFY_RATE_LIMIT_PER_MINUTE: '100000' },
+});
 let app: TestApp;
 let agency: Agency;
 
@@ -63,20 +66,8 @@ function expectPrivateHeaders(res: { headers: Headers }) {
 }
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    VERIFY_RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  app = stack.app;
   agency = await createAgency(app, 'Return Page Agency');
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
 });
 
 describe('given a quoted purchase of 3 event days and 2 trips', () => {
