@@ -82,6 +82,20 @@ const refuse = (code: string, message: string): never => {
 /** The metadata of an endorsement's payment: never `purchase_id` (see the module comment). */
 const paymentMetadata = (e: StoredEndorsement) => ({ endorsement_quote_id: e.quoteId, endorsed_purchase_id: String(e.purchaseId) });
 
+/**
+ * The endorsement of quote `quoteId`, locked for the caller's transaction (`endorsements` made on
+ * it); refused (non-retryable ENDORSEMENT_QUOTE_NOT_FOUND) unless it is one of `purchaseId`.
+ */
+async function lockedOfPurchase(
+  endorsements: ReturnType<typeof createEndorsementsRepository>,
+  input: { purchaseId: number; quoteId: string },
+): Promise<StoredEndorsement> {
+  const e = await endorsements.findByQuote(input.quoteId, { forUpdate: true });
+  if (!e || e.purchaseId !== input.purchaseId)
+    return refuse('ENDORSEMENT_QUOTE_NOT_FOUND', `quote ${input.quoteId} is not an endorsement quote of purchase ${input.purchaseId}`);
+  return e;
+}
+
 export function createEndorsementActivities(deps: EndorsementActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const endorsementsRepo = createEndorsementsRepository(deps.db);
@@ -150,12 +164,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         const ledger = createLedgerRepository(trx);
         const certificates = createCertificatesRepository(trx);
         const holders = createCertificateHoldersRepository(trx);
-        const e = await endorsements.findByQuote(input.quoteId, { forUpdate: true });
-        if (!e || e.purchaseId !== input.purchaseId)
-          return refuse(
-            'ENDORSEMENT_QUOTE_NOT_FOUND',
-            `quote ${input.quoteId} is not an endorsement quote of purchase ${input.purchaseId}`,
-          );
+        const e = await lockedOfPurchase(endorsements, input);
         if (e.status === 'applied')
           return { kind: 'applied' as const, reissued: e.reissued ?? [], ...(e.totalDifferenceMinor < 0 ? { refundDue: true } : {}) };
         const at = now();
@@ -259,12 +268,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
     }): Promise<{ kind: 'pay' } | { kind: 'applied'; reissued: Array<{ from: string; to: string }> } | { kind: 'wait' }> {
       return deps.db.transaction(async (trx) => {
         const endorsements = createEndorsementsRepository(trx);
-        const e = await endorsements.findByQuote(input.quoteId, { forUpdate: true });
-        if (!e || e.purchaseId !== input.purchaseId)
-          return refuse(
-            'ENDORSEMENT_QUOTE_NOT_FOUND',
-            `quote ${input.quoteId} is not an endorsement quote of purchase ${input.purchaseId}`,
-          );
+        const e = await lockedOfPurchase(endorsements, input);
         if (e.status === 'applied') return { kind: 'applied' as const, reissued: e.reissued ?? [] };
         if (e.totalDifferenceMinor <= 0)
           refuse('VALIDATION_ERROR', `quote ${e.quoteId} has nothing to collect: endorse it without payment`);
