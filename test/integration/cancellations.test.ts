@@ -16,10 +16,12 @@ import {
   chargeRefundedEvent,
   checkout,
   createQuotingAccount,
+  createQuotingAccountWithoutFreeLook,
   deliverWebhook,
   cancellationCalls,
   type QuotingAccount,
   issuedPurchase,
+  unitStatesAndVoided,
 } from '../helpers/purchases';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../helpers/worker';
 import { createPolicyActivities } from '../../activities/policy';
@@ -40,9 +42,8 @@ const { quote, cancel, purchase } = cancellationCalls(api);
 
 beforeAll(async () => {
   app = stack.app;
-  account = await createQuotingAccount(app);
   // No free look: a cancellation is priced pro rata, so one day of two gives back half.
-  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+  account = await createQuotingAccountWithoutFreeLook(app);
 });
 
 test('when one day of two is cancelled with a quote, then the refund is created, that day is cancelled, its certificate voided, the other day untouched, and purchase.cancelled is recorded', async () => {
@@ -319,12 +320,7 @@ test('when the processor’s dashboard refunds part of a purchase, then the purc
     return p.status === 'refunded' ? p : null;
   });
   expect(full.amount_refunded).toBe(total);
-  expect(
-    full.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [
-      u.state,
-      u.certificate.voided_at !== null,
-    ]),
-  ).toEqual([
+  expect(unitStatesAndVoided(full)).toEqual([
     ['cancelled', true],
     ['cancelled', true],
   ]);

@@ -14,13 +14,13 @@ import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
 import {
   WEBHOOK_SECRET,
-  createMonthlyProduct,
   deliverWebhook,
   processorEvent,
   subscriptionInvoicePaidEvent,
   subscriptionSessionCompletedEvent,
+  unitStatesAndVoided,
 } from '../helpers/purchases';
-import { createAgency, eventSelection, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
+import { createAgencyWithMonthlyProduct, eventSelection, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
 import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
@@ -33,9 +33,7 @@ let monthlyProductId: number;
 
 beforeAll(async () => {
   ({ proxy, app } = stack);
-  agency = await createAgency(app);
-  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
-  monthlyProductId = await createMonthlyProduct(app, account.id, agency.key, 'EVM-SUB-2');
+  ({ agency, monthlyProductId } = await createAgencyWithMonthlyProduct(app, 'EVM-SUB-2'));
   await api(`/products/${monthlyProductId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
 });
 
@@ -144,12 +142,7 @@ test('when a renewed subscription is cancelled now, then it ends at the processo
     const p = (await api(`/purchases/${renewalId}`)).body.data;
     return p.cancellations[0]?.status === 'completed' ? p : null;
   });
-  expect(
-    renewal.items[0].covered_units.map((u: { state: string; certificate: { voided_at: string | null } }) => [
-      u.state,
-      u.certificate.voided_at !== null,
-    ]),
-  ).toEqual([
+  expect(unitStatesAndVoided(renewal)).toEqual([
     ['cancelled', true],
     ['cancelled', true],
   ]);
