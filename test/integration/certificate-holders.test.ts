@@ -8,21 +8,26 @@
  * once are applied one at a time. The purchase bought is two days, 2027-05-01 and 2027-05-02
  * (America/Chicago), holder "Lake House Inc" from the answers.
  */
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually } from '../helpers/worker';
 import { download, pdfText, readZip } from '../helpers/documents';
-import { startSmtp, type TestSmtp } from '../helpers/smtp';
+import type { TestSmtp } from '../helpers/smtp';
 import PostalMime from 'postal-mime';
 import { CERTIFICATE_TEXT_LIMITS } from '../../src/pdf/certificate-template';
 import { holderNoticesWorkflowId } from '../../workflows/contracts';
 
 jest.setTimeout(180_000);
 
-let app: TestApp;
-let worker: TestWorker;
+const stack = useStack({
+  smtp: true,
+  workerEnv: { MAIL_FROM: 'Certificates <certificates@agency.example>' },
+  app: { RATE_LIMIT_PER_MINUTE: '100000' },
+});
 let smtp: TestSmtp;
+let app: TestApp;
 let account: QuotingAccount;
 
 const api = (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) =>
@@ -62,17 +67,8 @@ const waitHoldersIssued = (purchaseId: number) =>
   }, 90_000);
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue, {}, { SMTP_URL: smtp.url, MAIL_FROM: 'Certificates <certificates@agency.example>' });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_PER_MINUTE: '100000' });
+  ({ app, smtp } = stack);
   account = await createQuotingAccount(app);
-});
-
-afterAll(async () => {
-  await app.close();
-  await worker.shutdown();
-  await smtp.close();
 });
 
 test('when a venue is added as an additional-insured holder, then it gets one certificate per covered day with its marks, grouped by holder in getCertificates and the zips, and certificate_holder.added names them', async () => {

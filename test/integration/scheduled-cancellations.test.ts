@@ -10,7 +10,14 @@
 import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { cancellationCalls, checkout, createQuotingAccount, type QuotingAccount, issuedPurchase } from '../helpers/purchases';
+import {
+  cancellationCalls,
+  checkout,
+  createQuotingAccount,
+  createQuotingAccountWithoutFreeLook,
+  type QuotingAccount,
+  issuedPurchase,
+} from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
 
 jest.setTimeout(120_000);
@@ -31,8 +38,7 @@ const states = (p: { items: Array<{ covered_units: Array<{ state: string }> }> }
 
 beforeAll(async () => {
   app = stack.app;
-  account = await createQuotingAccount(app);
-  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+  account = await createQuotingAccountWithoutFreeLook(app);
 });
 
 test('when a cancellation is dated in the future, then it is scheduled with its unit held and covered, and rescinding it gives the unit back with nothing refunded', async () => {
