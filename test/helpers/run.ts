@@ -3,6 +3,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import type { TestApp } from './app';
+import type { Agency } from './certificates';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -61,4 +63,37 @@ export function startProcess(
       reject(new Error(`${script} exited with ${code} before it was ready:\n${out}`));
     });
   });
+}
+
+/** Whether process `pid` still exists (signal 0: nothing is sent; an error means it is gone or not ours). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The environment scripts/demo.ts runs with for `agency` on `app`: the agency's key, teammate,
+ * root account (uuid and id) and seller slug, this run's Temporal namespace, the API at `baseUrl`
+ * (the app's own by default; a proxy in front of it, say) and the files written to `outputDir`.
+ */
+export async function demoScriptEnv(
+  app: TestApp,
+  agency: Agency,
+  o: { baseUrl?: string; outputDir: string },
+): Promise<Record<string, string>> {
+  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
+  return {
+    DEMO_BASE_URL: o.baseUrl ?? app.baseUrl,
+    DEMO_API_KEY: agency.key,
+    DEMO_TEAMMATE_UUID: agency.teammateUuid,
+    DEMO_ROOT_UUID: agency.rootUuid,
+    DEMO_ROOT_ACCOUNT_ID: String(account.id),
+    DEMO_SELLER_SLUG: agency.slug,
+    DEMO_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    DEMO_OUTPUT_DIR: o.outputDir,
+  };
 }

@@ -13,8 +13,9 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import type { TestApp } from '../helpers/app';
+import { useStack } from '../helpers/stack';
+import { eventually } from '../helpers/worker';
 import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { chargeRefundedEvent, deliverWebhook, WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
@@ -24,8 +25,8 @@ import { BORDEREAU_SCHEDULE_ID, ensureBordereauSchedule } from '../../src/report
 
 jest.setTimeout(180_000);
 
-let worker: TestWorker;
-let taskQueue: string;
+const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const { taskQueue } = stack;
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
@@ -59,9 +60,7 @@ async function download(url: string): Promise<{ text: string; rows: Record<strin
 }
 
 beforeAll(async () => {
-  taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  app = stack.app;
   const c = app.container;
   agency = await createAgency(app);
   other = await createAgency(app, 'Other Coast Agency');
@@ -135,11 +134,6 @@ beforeAll(async () => {
   await db('policy_transactions')
     .where({ id: sold.cancellation.id })
     .update({ completed_at: new Date('2026-10-20T08:00:00Z') });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
 });
 
 describe('a month’s bordereau', () => {

@@ -11,7 +11,7 @@ import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { createAgency, type Agency } from '../helpers/certificates';
-import { runScript } from '../helpers/run';
+import { demoScriptEnv, runScript } from '../helpers/run';
 import { readZip } from '../helpers/documents';
 
 jest.setTimeout(240_000);
@@ -32,18 +32,7 @@ afterAll(async () => {
 });
 
 async function demoEnv(overrides: Record<string, string> = {}) {
-  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
-  return {
-    DEMO_BASE_URL: app.baseUrl,
-    DEMO_API_KEY: agency.key,
-    DEMO_TEAMMATE_UUID: agency.teammateUuid,
-    DEMO_ROOT_UUID: agency.rootUuid,
-    DEMO_ROOT_ACCOUNT_ID: String(account.id),
-    DEMO_SELLER_SLUG: agency.slug,
-    DEMO_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    DEMO_OUTPUT_DIR: outputDir,
-    ...overrides,
-  };
+  return { ...(await demoScriptEnv(app, agency, { outputDir })), ...overrides };
 }
 
 test('when the demo runs, then it creates, sells and pays two purchases, downloads 3 + 2 PDFs and their zips, adds the venue as a holder and moves a day', async () => {

@@ -20,7 +20,7 @@ import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
 import {
   chargeRefundedEvent,
-  createQuotingAccount,
+  createQuotingAccountWithoutFreeLook,
   deliverWebhook,
   type QuotingAccount,
   issuedPurchase,
@@ -28,7 +28,7 @@ import {
   processorEventRecorded,
 } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
-import type { ProcessorProxy, RecordedRequest } from '../helpers/processor-proxy';
+import { answerPaymentIntentsAsPaid, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
 import { createWorkerMetrics, watchReconciliationDifferences } from '../../src/metrics/registry';
 import { createReportsRepository } from '../../src/reports/repository';
@@ -45,7 +45,8 @@ let proxy: ProcessorProxy;
 let account: QuotingAccount;
 /** What the processor holds: payment intent or refund id → amount received or refunded (minor units). */
 const held = new Map<string, number>();
-const intentIds = new Map<string, string>();
+/** Idempotency key → the payment intent id the processor answered. */
+let intentIds: Map<string, string>;
 /** The refunds the processor lists per payment intent (ids, in the order made). */
 const refundsOf = new Map<string, string[]>();
 /** When every refund here was created, as the history is recorded (2025-03-20, epoch seconds). */
@@ -64,16 +65,7 @@ const reconcile = (...extra: string[]) =>
 
 beforeAll(async () => {
   ({ app, proxy } = stack);
-  proxy.patchResponses({
-    method: 'POST',
-    pathPrefix: '/v1/payment_intents',
-    patch: (body, req: RecordedRequest) => {
-      const key = req.idempotencyKey ?? '';
-      if (!intentIds.has(key)) intentIds.set(key, body.id);
-      held.set(intentIds.get(key)!, Number(req.params.get('amount')));
-      return { ...body, id: intentIds.get(key), status: 'succeeded' };
-    },
-  });
+  intentIds = answerPaymentIntentsAsPaid(proxy, { onCreated: (id, req) => held.set(id, Number(req.params.get('amount'))) });
   proxy.patchResponses({
     method: 'GET',
     pathPrefix: '/v1/payment_intents/',
@@ -120,8 +112,7 @@ beforeAll(async () => {
       return { ...body, data, has_more: false };
     },
   });
-  account = await createQuotingAccount(app);
-  await api(`/products/${account.productId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
+  account = await createQuotingAccountWithoutFreeLook(app);
 
   // The sale (paid through the test helper: the processor holds its total).
   purchaseId = await issuedPurchase(app, account);
