@@ -9,7 +9,7 @@ import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
 import { call, createKey } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
-import { createAgency, eventSelection, type Agency } from '../helpers/certificates';
+import { createAgency, eventSelection, quoteForNewBuyer, type Agency } from '../helpers/certificates';
 
 jest.setTimeout(120_000);
 
@@ -25,26 +25,7 @@ beforeAll(async () => {
 });
 
 async function quote(a: Agency) {
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: a.key,
-    body: {
-      buyer_first_name: 'Morgan',
-      buyer_last_name: 'Vale',
-      buyer_email: `morgan.${Date.now()}.${Math.random()}@example.com`,
-      seller_slug: a.slug,
-      query_param: '',
-    },
-  });
-  const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: a.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [eventSelection(a, { start: '2027-09-01', end: '2027-09-02' })],
-    },
-  });
+  const { quote: res } = await quoteForNewBuyer(a, [eventSelection(a, { start: '2027-09-01', end: '2027-09-02' })]);
   expect(res.status).toBe(200);
   return { purchaseId: res.body.purchase_id as number, sessionId: res.body.id as string };
 }

@@ -20,7 +20,7 @@ import { useStack } from '../helpers/stack';
 import { checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent, WEBHOOK_SECRET } from '../helpers/purchases';
 import { createAgency, type Agency } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
-import { ROOT, runScript } from '../helpers/run';
+import { demoScriptEnv, ROOT, runScript } from '../helpers/run';
 import { freePort } from '../helpers/ports';
 import { eventually } from '../helpers/worker';
 
@@ -111,17 +111,11 @@ afterAll(async () => {
 
 test('when the demo, a signed payment webhook and /verify go through prism proxy --errors, then Prism finds 0 violations', async () => {
   const url = prism!.url;
-  const account = await app.container.db('root_accounts').where({ slug: agency.slug }).first('id');
-  const run = await runScript('scripts/demo.ts', [], {
-    DEMO_BASE_URL: url,
-    DEMO_API_KEY: agency.key,
-    DEMO_TEAMMATE_UUID: agency.teammateUuid,
-    DEMO_ROOT_UUID: agency.rootUuid,
-    DEMO_ROOT_ACCOUNT_ID: String(account.id),
-    DEMO_SELLER_SLUG: agency.slug,
-    DEMO_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    DEMO_OUTPUT_DIR: path.join(dir, 'demo-output'),
-  });
+  const run = await runScript(
+    'scripts/demo.ts',
+    [],
+    await demoScriptEnv(app, agency, { baseUrl: url, outputDir: path.join(dir, 'demo-output') }),
+  );
   const problems: string[] = [];
   if (run.code !== 0) problems.push(`demo exited ${run.code}: ${run.stderr.slice(-2000)}`);
   expect(run.stdout).toContain('✔ demo finished');

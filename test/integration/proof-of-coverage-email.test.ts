@@ -9,7 +9,15 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
-import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency, type PaidPurchase } from '../helpers/certificates';
+import {
+  buyAndPay,
+  createAgency,
+  eventSelection,
+  quoteForNewBuyer,
+  waitIssued,
+  type Agency,
+  type PaidPurchase,
+} from '../helpers/certificates';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { download } from '../helpers/documents';
 import { proofEmailWorkflowId } from '../../workflows/contracts';
@@ -234,26 +242,7 @@ test('when the request is out of scope or malformed, then nothing is sent and th
 
 test("when another account's newer purchase holds the same payment intent, then the caller still emails its own certificates and the other account reaches only its own purchase", async () => {
   const other = await createAgency(app, 'Other Coast Agency');
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: other.key,
-    body: {
-      buyer_first_name: 'Sam',
-      buyer_last_name: 'Reed',
-      buyer_email: `sam.${Date.now()}@example.com`,
-      seller_slug: other.slug,
-      query_param: '',
-    },
-  });
-  const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: other.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [eventSelection(other, { start: '2027-05-01', end: '2027-05-02' })],
-    },
-  });
+  const { quote: quoted } = await quoteForNewBuyer(other, [eventSelection(other, { start: '2027-05-01', end: '2027-05-02' })]);
   expect(quoted.status).toBe(200);
   const theirs = quoted.body.purchase_id as number;
   expect(theirs).toBeGreaterThan(paid.purchaseId);
