@@ -21,11 +21,13 @@ import { errorShapeProblems, findLeaks } from './lib/shapes';
 import { casesFor, KINDS, PROTO_MARKER, type FuzzCase, type FuzzContext } from './lib/fuzz-cases';
 import { Tally, publish } from './lib/summary';
 import { PHASES, joinTurns } from './lib/schedule';
+import { SCOPE } from './lib/scope';
 
 jest.setTimeout(300_000);
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+/** Random cases per kind and route: 10 on every change, 25 in the full run (lib/scope.ts); FUZZ_RUNS sets it by hand. */
+const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : SCOPE.fuzzRuns;
 const REQUEST_TIMEOUT_MS = 15_000;
 
 let app: TestApp;

@@ -7,7 +7,8 @@
  * fault's load for 30 s instead of 60 s (a fault that outlasts it still keeps the load on until
  * it ends), holds the two processor outages for 2 minutes instead of 10, and cancels 20 issued
  * purchases during each instead of 60 (the three ways of cancelling, in turn, each repeated as
- * before). Two minutes is four times the workflows' retry cap in the fault stacks
+ * before); the fuzz pass (not a fault suite, but the longest of the run's first phase) sends 10
+ * random cases per kind and route instead of 25, every route still getting every kind. Two minutes is four times the workflows' retry cap in the fault stacks
  * (PURCHASE_RETRY_MAX_INTERVAL_SECONDS=30) and four times a checkout's 30 s deadline, so the
  * processor calls still reach their capped backoff, checkouts still time out during the outage,
  * and webhooks still arrive both during it (spread over ten steps) and after it. What only the
@@ -27,16 +28,25 @@ export interface RunScope {
   processorOutageMs: number;
   /** Issued purchases cancelled during each long processor outage. */
   cancellations: number;
+  /** The fuzz pass's random cases per kind and route (every route still gets every kind). */
+  fuzzRuns: number;
 }
 
 /** The full run: the issue's 60 s loads, 10-minute processor outages and 60 cancellations in each. */
-export const FULL_SCOPE: RunScope = Object.freeze({ name: 'full', loadMs: 60_000, processorOutageMs: 600_000, cancellations: 60 });
+export const FULL_SCOPE: RunScope = Object.freeze({
+  name: 'full',
+  loadMs: 60_000,
+  processorOutageMs: 600_000,
+  cancellations: 60,
+  fuzzRuns: 25,
+});
 /** The run of every change: the same faults and checks with 30 s loads, 2-minute outages and 20 cancellations. */
 export const SHORTENED_SCOPE: RunScope = Object.freeze({
   name: 'shortened',
   loadMs: 30_000,
   processorOutageMs: 120_000,
   cancellations: 20,
+  fuzzRuns: 10,
 });
 
 /**
