@@ -15,6 +15,7 @@ import { CertificateTemplateError, escapeHtml } from '../../src/pdf/certificate-
 import { PdfPageCountError, splitPdfPages } from '../../src/pdf/split-pdf';
 import { TEMPLATE_TAGS, certificateData as certificate } from '../helpers/certificate-data';
 import { pdfPages, pdfText as documentText } from '../helpers/documents';
+import { processAlive } from '../helpers/run';
 
 const config = loadConfig({ ...process.env });
 const executablePath = config.CHROMIUM_PATH;
@@ -83,15 +84,6 @@ function childPids(): number[] {
       .map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -302,7 +294,7 @@ describe('PDF renderer', () => {
       const pid = crashy.__browserPidForTests()!;
 
       process.kill(pid, 'SIGKILL');
-      await waitFor(() => !isAlive(pid) || crashy.__browserPidForTests() === undefined);
+      await waitFor(() => !processAlive(pid) || crashy.__browserPidForTests() === undefined);
       const pdf = await crashy.render(html, { format });
 
       expectValidPdf(pdf);
@@ -363,7 +355,7 @@ describe('PDF renderer', () => {
 
     await closing.close();
 
-    expect(isAlive(pid)).toBe(false);
+    expect(processAlive(pid)).toBe(false);
     expect(childPids()).not.toContain(pid);
     await expect(closing.render(html, { format })).rejects.toThrow(/closed/);
   });
