@@ -5,38 +5,22 @@
  * exactly as the processor signs them (stripe-mock sends none).
  */
 import Stripe from 'stripe';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startQuotingStack, type QuotingStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually } from '../helpers/worker';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
 import type { SessionState } from '../../activities/purchase';
 import { startProcessorProxy } from '../helpers/processor-proxy';
-import { WEBHOOK_SECRET, createQuotingAccount, processorEvent, processorEventRecorded, sessionCompletedEvent } from '../helpers/purchases';
+import { WEBHOOK_SECRET, processorEvent, processorEventRecorded, sessionCompletedEvent } from '../helpers/purchases';
 
 const SECRET = WEBHOOK_SECRET;
 const stripe = new Stripe('sk_test_123');
 
-interface Env {
-  app: TestApp;
-  worker: TestWorker;
-  key: string;
-  quoteBody: () => Promise<Record<string, unknown>>;
-}
-
+type Env = QuotingStack;
 /** An app and a worker on their own task queue, an account with a product and a buyer. */
-async function setUp(config: Record<string, string> = {}, overrides: Parameters<typeof startTestWorker>[1] = {}): Promise<Env> {
-  const taskQueue = uniqueTaskQueue();
-  const worker = await startTestWorker(taskQueue, overrides, config);
-  const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: SECRET, ...config });
-  const { key, quoteBody } = await createQuotingAccount(app);
-  return { app, worker, key, quoteBody };
-}
-
-async function tearDown(env: Env): Promise<void> {
-  await env.app.close();
-  await env.worker.shutdown();
-}
+const setUp = startQuotingStack;
+const tearDown = (env: Env) => env.close();
 
 async function checkout(env: Env): Promise<{ purchaseId: number; sessionId: string; paymentIntent: string | null }> {
   const res = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
