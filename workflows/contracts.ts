@@ -248,6 +248,19 @@ export const CANCEL_UPDATE = 'cancel';
 /** Name of the policy workflow's update that tries the purchase's refused refunds again (an operator's). */
 export const RETRY_CANCELLATIONS_UPDATE = 'retryFailedCancellations';
 
+/**
+ * Name of the policy workflow's update that runs certificate issuance of the purchase again (an
+ * operator's `npm run ops -- reissue`): a child `certificates-<id>`, in turn with the purchase's
+ * other changes. Answers `ReissueAnswer` once the child has started (or is found running).
+ */
+export const REISSUE_CERTIFICATES_UPDATE = 'reissueCertificates';
+
+/** What an operator's reissue answers: a new issuance run started, or one already running; and that run's workflow id. */
+export interface ReissueAnswer {
+  action: 'started' | 'running';
+  workflowId: string;
+}
+
 /** Name of the policy workflow's update that rescinds a cancellation still scheduled. */
 export const RESCIND_UPDATE = 'rescindCancellation';
 

@@ -29,9 +29,18 @@ import {
   SALE_ISSUED_SIGNAL,
   TEST_CLOCK_SIGNAL,
   RETRY_CANCELLATIONS_UPDATE,
+  REISSUE_CERTIFICATES_UPDATE,
+  type ReissueAnswer,
   STATUS_QUERY,
 } from './contracts';
 
+/**
+ * An operator's reissue: runs certificate issuance again as a child `certificates-<id>` (every step
+ * idempotent: fixed numbers, stored objects never overwritten, missing ones rendered again), in
+ * turn with the purchase's other changes; answers once that run has started, or `running` when
+ * one is under way.
+ */
+export const reissueCertificatesUpdate = defineUpdate<ReissueAnswer, []>(REISSUE_CERTIFICATES_UPDATE);
 export const cancelUpdate = defineUpdate<CancellationAccepted, [{ quoteId: string }]>(CANCEL_UPDATE);
 /** Rescinds a cancellation still scheduled (its units given back); refused once its time came. */
 export const rescindCancellationUpdate = defineUpdate<CancellationAccepted, [{ cancellationId: number }]>(RESCIND_UPDATE);

@@ -23,7 +23,9 @@
  * `rescindCancellation` update withdraws it (its units given back); the workflow stays open while
  * anything is scheduled.
  * An operator's `retryFailedCancellations` update (`npm run ops -- retry-cancellation`) queues the
- * refused and stalled ones again (every step is idempotent, so one in progress is not harmed). The workflow completes after `idleSeconds` with nothing to do; the next
+ * refused and stalled ones again (every step is idempotent, so one in progress is not harmed); an
+ * operator's `reissueCertificates` update (`npm run ops -- reissue`) runs issuance again as a child
+ * `certificates-<id>` in the same chain, answered once the child has started. The workflow completes after `idleSeconds` with nothing to do; the next
  * change starts a new run.
  * Certificate holders (`addCertificateHolder`, `removeCertificateHolder`) and endorsements
  * (`endorse`) are updates in the same chain: each answers the accepted change at once (waiting,
@@ -64,9 +66,11 @@ import {
   saleIssuedSignal,
   testClockAdvancedSignal,
   retryFailedCancellationsUpdate,
+  reissueCertificatesUpdate,
   type PolicyStatusView,
   policyStatusQuery,
 } from './policy-messages';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
 import type { CertificateActivities } from '../activities/certificates';
 import type { EndorsementActivities } from '../activities/endorsements';
@@ -86,6 +90,7 @@ import {
   refundsTaskQueue,
   type CancellationAccepted,
   type PolicyWorkflowInput,
+  type ReissueAnswer,
 } from './contracts';
 
 /** Most certificates the policy workflow issues in one heavy activity (a holder of a 31-day purchase, an endorsement of every day of it). */
@@ -134,6 +139,11 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   let scheduleVersion = 0;
   const due = () => scheduled.filter((e) => e.effectiveMs <= (e.onTestClock ? (testClockMs ?? 0) : Date.now()));
   let chain: Promise<unknown> = Promise.resolve();
+  /** Issuance runs an operator's reissue started that are still open (the run does not end under them). */
+  let reissuesOpen = 0;
+  /** The main queue, where issuance runs (`certificates-<id>` children: renewals, reissues). */
+  const mainQueue = input.taskQueue ?? (input.certificatesTaskQueue ?? '').replace(/-certificates$/, '');
+  const onMainQueue = mainQueue ? { taskQueue: mainQueue } : {};
   upsertSearchAttributes({ PurchaseId: [String(input.purchaseId)] });
   setHandler(policyStatusQuery, () => ({
     purchaseId: view.purchaseId,
@@ -409,17 +419,49 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     const run = chain.then(async () => {
       const made = await renewalActs.createRenewalPurchase(renewal);
       Object.assign(entry, { renewalPurchaseId: made.purchaseId, period: made.period, phase: 'issuing' });
-      const mainQueue = input.taskQueue ?? (input.certificatesTaskQueue ?? '').replace(/-certificates$/, '');
       await executeChild(certificatesWorkflow, {
         workflowId: certificatesWorkflowId(made.purchaseId),
         args: [{ purchaseId: made.purchaseId }],
-        ...(mainQueue ? { taskQueue: mainQueue } : {}),
+        ...onMainQueue,
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       });
       entry.phase = 'issued';
     });
     chain = run.catch(() => undefined);
     await chain;
+  });
+
+  setHandler(reissueCertificatesUpdate, () => {
+    // An operator's reissue: issuance again as a child, in turn with the purchase's other changes;
+    // answered once it has started (found by agency, mode and purchase like the owner itself).
+    const workflowId = certificatesWorkflowId(input.purchaseId);
+    let answer!: (a: ReissueAnswer) => void;
+    const answered = new Promise<ReissueAnswer>((resolve) => (answer = resolve));
+    const run = chain.then(async () => {
+      let child;
+      try {
+        child = await startChild(certificatesWorkflow, {
+          workflowId,
+          args: [{ purchaseId: input.purchaseId }],
+          ...onMainQueue,
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          typedSearchAttributes: workflowInfo().typedSearchAttributes,
+          staticSummary: `Certificates of purchase ${input.purchaseId} (reissued by an operator)`,
+        });
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return answer({ action: 'running', workflowId });
+        throw err;
+      }
+      reissuesOpen++;
+      answer({ action: 'started', workflowId });
+      try {
+        await child.result();
+      } finally {
+        reissuesOpen--;
+      }
+    });
+    chain = run.catch(() => undefined);
+    return Promise.race([answered, run.then(() => answered)]);
   });
 
   setHandler(processorDisputeSignal, async (dispute) => {
@@ -501,7 +543,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     }
     if (!busy && scheduled.length === 0 && pending.length === 0) {
       // Idle: finish once no update is still being handled (one waiting for issuance may yet accept a cancellation).
-      await condition(allHandlersFinished);
+      await condition(() => allHandlersFinished() && reissuesOpen === 0);
       if (
         pending.length === 0 &&
         scheduled.length === 0 &&

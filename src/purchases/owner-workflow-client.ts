@@ -1,12 +1,13 @@
 /**
  * The owner's workflow client: every change of a sold purchase goes to its owner `policy-<id>`,
  * as an update answered synchronously (cancel, rescind, holders, endorsements, subscription
- * cancellation, an operator's retry) or as a signal (the processor's refunds, disputes,
+ * cancellation, an operator's retry and reissue) or as a signal (the processor's refunds, disputes,
  * subscription changes and renewals, an endorsement's paid link, a test clock), each with start so
  * a closed run is followed by a new one. A refusal whose type is an API error code becomes that
  * AppError; no answer within `timeoutMs` (default 30 000 ms) a 503 CONNECTION_ERROR.
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { policyWorkflow } from '../../workflows/policy';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../shared/errors';
 import {
   CANCEL_SUBSCRIPTION_UPDATE,
@@ -21,6 +22,9 @@ import {
   type SubscriptionCancelInput,
   type SubscriptionChange,
   RETRY_CANCELLATIONS_UPDATE,
+  REISSUE_CERTIFICATES_UPDATE,
+  type ReissueAnswer,
+  purchaseWorkflowId,
   TEST_CLOCK_SIGNAL,
   policyWorkflowId,
   policyTaskQueue,
@@ -38,6 +42,7 @@ import {
   type CertificateHolderChange,
   type CertificateHolderInput,
 } from '../../workflows/contracts';
+import type { PurchaseRecord } from './purchase-record';
 import { startAttributes as attributesOf, withDeadline, type PurchaseStartFacts, type WorkflowClientDeps } from './workflow-starts';
 
 export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
@@ -64,7 +69,7 @@ export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
     };
   }
   function policyStart(purchase: PurchaseStartFacts) {
-    return new WithStartWorkflowOperation<(input: PolicyWorkflowInput) => Promise<unknown>>('policyWorkflow', {
+    return new WithStartWorkflowOperation(policyWorkflow, {
       ...policyStartOptions(purchase),
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
@@ -83,7 +88,7 @@ export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
     const start = policyStart(purchase);
     try {
       return await withDeadline(
-        deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, R, [A]>(name, {
+        deps.client.workflow.executeUpdateWithStart<typeof policyWorkflow, R, [A]>(name, {
           args: [arg],
           startWorkflowOperation: start,
         }),
@@ -104,7 +109,7 @@ export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
   }
   /** Signals `signal` with `arg` to the purchase's owner `policy-<id>`, starting a run when none is open. */
   async function signalOwner<A>(purchase: PurchaseStartFacts, signal: string, arg: A): Promise<void> {
-    await deps.client.workflow.signalWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, [A]>('policyWorkflow', {
+    await deps.client.workflow.signalWithStart<typeof policyWorkflow, [A]>(policyWorkflow, {
       ...policyStartOptions(purchase),
       signal,
       signalArgs: [arg],
@@ -266,10 +271,31 @@ export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
      */
     async retryFailedCancellations(purchase: PurchaseStartFacts): Promise<number[]> {
       const start = policyStart(purchase);
-      return deps.client.workflow.executeUpdateWithStart<(input: PolicyWorkflowInput) => Promise<unknown>, number[], []>(
-        RETRY_CANCELLATIONS_UPDATE,
-        { startWorkflowOperation: start },
-      );
+      return deps.client.workflow.executeUpdateWithStart<typeof policyWorkflow, number[], []>(RETRY_CANCELLATIONS_UPDATE, {
+        startWorkflowOperation: start,
+      });
+    },
+
+    /**
+     * An operator's reissue: the purchase's owner (`policy-<id>`, started if no run is open) runs
+     * certificate issuance again as a child `certificates-<id>`, in turn with the purchase's other
+     * changes, and answers once it has started (`started`), or `running` when one is under way.
+     * Before it is asked: while the purchase's own run (`purchase-<id>`) is still issuing its first
+     * certificates, the answer is `running` with that run (nothing is started).
+     */
+    async reissueCertificates(purchase: PurchaseStartFacts & Pick<PurchaseRecord, 'certificatesIssuedAt'>): Promise<ReissueAnswer> {
+      if (!purchase.certificatesIssuedAt) {
+        try {
+          const run = await deps.client.workflow.getHandle(purchaseWorkflowId(purchase.id)).describe();
+          if (run.status.name === 'RUNNING' && (run.raw.pendingChildren ?? []).length === 0)
+            return { action: 'running', workflowId: purchaseWorkflowId(purchase.id) };
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      }
+      return deps.client.workflow.executeUpdateWithStart<typeof policyWorkflow, ReissueAnswer, []>(REISSUE_CERTIFICATES_UPDATE, {
+        startWorkflowOperation: policyStart(purchase),
+      });
     },
   };
 }

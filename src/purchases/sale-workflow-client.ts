@@ -5,7 +5,7 @@
  * closed (paid, expired) is never started again for a new checkout (reuse policy REJECT_DUPLICATE):
  * 400 INVALID_REQUEST. `signalPayment` relays a processor event (`false` when no run is open);
  * `resumePurchase` starts the run that recovers a purchase whose run closed; `chargeSavedCard`
- * charges a saved card through the open run; `reissueCertificates` runs issuance again.
+ * charges a saved card through the open run (an operator's reissue goes to the owner: ./owner-workflow-client.ts).
  * Errors: the processor's failures as their AppError; a workflow that does not answer within
  * `timeoutMs` (default 30 000 ms) → 503 CONNECTION_ERROR.
  */
@@ -15,20 +15,19 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
+import { purchaseWorkflow } from '../../workflows/purchase';
 import { mapProcessorError } from '../payproc/errors';
 import { AppError } from '../shared/errors';
 import {
   CHARGE_SAVED_CARD_UPDATE,
   CREATE_CHECKOUT_UPDATE,
   PAYMENT_EVENT_SIGNAL,
-  certificatesWorkflowId,
   purchaseWorkflowId,
   type CheckoutSession,
   type PaymentEvent,
   type PurchaseWorkflowInput,
   type SavedCardChargeResult,
 } from '../../workflows/contracts';
-import type { PurchaseRecord } from './purchase-record';
 import {
   processorType,
   startAttributes as attributesOf,
@@ -59,7 +58,7 @@ export function createSaleWorkflowClient(deps: WorkflowClientDeps) {
         pollIntervalSeconds: deps.pollIntervalSeconds,
         ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
       };
-      const start = new WithStartWorkflowOperation<(input: PurchaseWorkflowInput) => Promise<unknown>>('purchaseWorkflow', {
+      const start = new WithStartWorkflowOperation(purchaseWorkflow, {
         workflowId: purchaseWorkflowId(input.purchaseId),
         taskQueue: deps.taskQueue,
         args: [args],
@@ -70,10 +69,9 @@ export function createSaleWorkflowClient(deps: WorkflowClientDeps) {
       });
       try {
         return await withDeadline(
-          deps.client.workflow.executeUpdateWithStart<(input: PurchaseWorkflowInput) => Promise<unknown>, CheckoutSession, []>(
-            CREATE_CHECKOUT_UPDATE,
-            { startWorkflowOperation: start },
-          ),
+          deps.client.workflow.executeUpdateWithStart<typeof purchaseWorkflow, CheckoutSession, []>(CREATE_CHECKOUT_UPDATE, {
+            startWorkflowOperation: start,
+          }),
           timeoutMs,
           'The purchase workflow did not answer in time; retry with backoff',
         );
@@ -88,44 +86,6 @@ export function createSaleWorkflowClient(deps: WorkflowClientDeps) {
         if (err instanceof WorkflowUpdateFailedError) {
           throw new AppError('INVALID_REQUEST', `Purchase ${input.purchaseId} is no longer awaiting payment`, { cause: err });
         }
-        throw err;
-      }
-    },
-
-    /**
-     * Runs certificate issuance of a paid purchase again (`certificates-<id>`, a new run when the
-     * last one closed; every step is idempotent), found in the UI by the same agency, mode and amount
-     * and hashed buyer email as its purchase, with the status it has now. Answers `running` with the
-     * run that is issuing when issuance is under way already: the `certificates-<id>` run, or the
-     * purchase's own run (`purchase-<id>`) while a purchase paid since issuance moved into the
-     * purchase workflow has not issued yet.
-     */
-    async reissueCertificates(
-      purchase: PurchaseStartFacts & Pick<PurchaseRecord, 'certificatesIssuedAt'>,
-    ): Promise<{ action: 'started' | 'running'; workflowId: string }> {
-      const { typedSearchAttributes } = startAttributes(purchase);
-      if (!purchase.certificatesIssuedAt) {
-        try {
-          const run = await deps.client.workflow.getHandle(purchaseWorkflowId(purchase.id)).describe();
-          if (run.status.name === 'RUNNING' && (run.raw.pendingChildren ?? []).length === 0)
-            return { action: 'running', workflowId: purchaseWorkflowId(purchase.id) };
-        } catch (err) {
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-        }
-      }
-      try {
-        await deps.client.workflow.start('certificatesWorkflow', {
-          workflowId: certificatesWorkflowId(purchase.id),
-          taskQueue: deps.taskQueue,
-          args: [{ purchaseId: purchase.id }],
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          typedSearchAttributes,
-          staticSummary: `Certificates of purchase ${purchase.id} (reissued by an operator)`,
-        });
-        return { action: 'started', workflowId: certificatesWorkflowId(purchase.id) };
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError)
-          return { action: 'running', workflowId: certificatesWorkflowId(purchase.id) };
         throw err;
       }
     },
@@ -182,14 +142,14 @@ export function createSaleWorkflowClient(deps: WorkflowClientDeps) {
             ...(deps.retryMaxIntervalSeconds ? { retryMaxIntervalSeconds: deps.retryMaxIntervalSeconds } : {}),
             resume: true,
           } satisfies PurchaseWorkflowInput,
-        ],
+        ] as [PurchaseWorkflowInput],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
       };
       if (input.event) {
         // Signals the open run if there is one, else starts the resuming run with the signal.
         const running = await signalPayment(purchaseId, input.event);
         if (running) return 'running';
-        await deps.client.workflow.signalWithStart('purchaseWorkflow', {
+        await deps.client.workflow.signalWithStart(purchaseWorkflow, {
           ...options,
           signal: PAYMENT_EVENT_SIGNAL,
           signalArgs: [input.event],
@@ -197,7 +157,7 @@ export function createSaleWorkflowClient(deps: WorkflowClientDeps) {
         return 'started';
       }
       try {
-        await deps.client.workflow.start('purchaseWorkflow', options);
+        await deps.client.workflow.start(purchaseWorkflow, options);
         return 'started';
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
