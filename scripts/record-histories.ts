@@ -73,6 +73,7 @@ import {
   type SavedCardChargeResult,
 } from '../workflows/contracts';
 import type { PolicyStatusView } from '../workflows/policy';
+import { monthlyBordereauxWorkflow } from '../workflows/bordereau';
 import { call, createRootAccountOfKind } from '../test/helpers/fixtures';
 import { startTestApp, type TestApp } from '../test/helpers/app';
 import { eventually, startTestWorker, uniqueTaskQueue } from '../test/helpers/worker';
@@ -677,7 +678,7 @@ async function recordAll(namespace: string): Promise<void> {
       const bordereauId = asked.body.data.id as number;
       await app.container.temporal.client.workflow.getHandle(bordereauWorkflowId(bordereauId)).result();
       await save(app, 'bordereau-generated.json', bordereauWorkflowId(bordereauId));
-      const monthly = await app.container.temporal.client.workflow.start('monthlyBordereauxWorkflow', {
+      const monthly = await app.container.temporal.client.workflow.start(monthlyBordereauxWorkflow, {
         workflowId: `monthly-bordereaux-histories-${Date.now()}`,
         taskQueue,
         args: [{ month: '2026-10' }],

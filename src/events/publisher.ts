@@ -8,6 +8,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { eventDeliveryWorkflowId, type EventDeliveryInput } from '../../workflows/contracts';
+import { eventDeliveryWorkflow } from '../../workflows/event-delivery';
 import { AGENCY_ID, MODE } from '../../workflows/search-attributes';
 import type { WebhookEndpointsRepository } from '../webhook-endpoints/repository';
 import type { Config } from '../config';
@@ -46,7 +47,7 @@ export function createDeliveryStarter(client: Pick<Client, 'workflow'>, taskQueu
   return async (deliveryId, resends, owner) => {
     const input: EventDeliveryInput = { deliveryId, ...settings };
     try {
-      await client.workflow.start('eventDeliveryWorkflow', {
+      await client.workflow.start(eventDeliveryWorkflow, {
         workflowId: eventDeliveryWorkflowId(deliveryId, resends),
         taskQueue,
         args: [input],

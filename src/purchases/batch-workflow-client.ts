@@ -8,14 +8,16 @@ import {
   type BulkCancellationInput,
   proofEmailWorkflowId,
 } from '../../workflows/contracts';
-import { startOnce as startOnceOf, type WorkflowClientDeps } from './workflow-starts';
+import { proofOfCoverageEmailWorkflow } from '../../workflows/proof-email';
+import { bordereauWorkflow } from '../../workflows/bordereau';
+import { bulkCancellationWorkflow } from '../../workflows/bulk-cancellation';
+import { startOnce, type WorkflowClientDeps } from './workflow-starts';
 
 export function createBatchWorkflowClient(deps: WorkflowClientDeps) {
-  const startOnce = (type: string, workflowId: string, input: unknown) => startOnceOf(deps, type, workflowId, input);
   return {
     /** Starts the workflow that sends the recorded proof-of-coverage emails `emailIds` (spec §4.5). */
     async startProofOfCoverageEmail(emailIds: number[]): Promise<void> {
-      await deps.client.workflow.start('proofOfCoverageEmailWorkflow', {
+      await deps.client.workflow.start(proofOfCoverageEmailWorkflow, {
         workflowId: proofEmailWorkflowId(emailIds[0]!),
         taskQueue: deps.taskQueue,
         args: [{ emailIds }],
@@ -24,12 +26,12 @@ export function createBatchWorkflowClient(deps: WorkflowClientDeps) {
 
     /** Starts bordereau `bordereauId`'s generation once (`bordereau-<id>`; asked again, nothing new starts). */
     async startBordereau(bordereauId: number): Promise<void> {
-      await startOnce('bordereauWorkflow', bordereauWorkflowId(bordereauId), { bordereauId });
+      await startOnce(deps, bordereauWorkflow, bordereauWorkflowId(bordereauId), { bordereauId });
     },
 
     /** Starts the workflow of bulk cancellation `bulkId` (once; a repeat attaches to nothing new). */
     async startBulkCancellation(bulkId: number): Promise<void> {
-      await startOnce('bulkCancellationWorkflow', bulkCancellationWorkflowId(bulkId), { bulkId } satisfies BulkCancellationInput);
+      await startOnce(deps, bulkCancellationWorkflow, bulkCancellationWorkflowId(bulkId), { bulkId } satisfies BulkCancellationInput);
     },
   };
 }

@@ -79,15 +79,18 @@ export function startAttributes(buyerEmailHashKey: string, p: PurchaseStartFacts
   };
 }
 
-/** Starts workflow `type` once per business id on the main queue; false when that id was started before (a redelivered event). */
-export async function startOnce(
+/**
+ * Starts `workflow` (the workflow function itself, typed by its input) once per business id on the
+ * main queue; false when that id was started before (a redelivered event).
+ */
+export async function startOnce<I>(
   deps: Pick<WorkflowClientDeps, 'client' | 'taskQueue'>,
-  type: string,
+  workflow: (input: I) => Promise<unknown>,
   workflowId: string,
-  input: unknown,
+  input: I,
 ): Promise<boolean> {
   try {
-    await deps.client.workflow.start(type, {
+    await deps.client.workflow.start(workflow, {
       workflowId,
       taskQueue: deps.taskQueue,
       args: [input],

@@ -9,6 +9,7 @@
  * restarts and several workers are harmless.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { monthlyBordereauxWorkflow } from '../../workflows/bordereau';
 
 export const BORDEREAU_SCHEDULE_ID = 'monthly-bordereaux';
 
@@ -18,7 +19,7 @@ export function bordereauScheduleOptions(taskQueue: string, scheduleId = BORDERE
     spec: { calendars: [{ dayOfMonth: 1, hour: 2, minute: 0 }], timezone: 'UTC' },
     action: {
       type: 'startWorkflow',
-      workflowType: 'monthlyBordereauxWorkflow',
+      workflowType: monthlyBordereauxWorkflow,
       workflowId: 'monthly-bordereaux-run',
       args: [{}],
       taskQueue,
