@@ -9,7 +9,14 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { WEBHOOK_SECRET, checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
+import {
+  WEBHOOK_SECRET,
+  checkout,
+  createQuotingAccount,
+  deliverWebhook,
+  payByTestHelper,
+  sessionCompletedEvent,
+} from '../helpers/purchases';
 import { runScript } from '../helpers/run';
 import { certificatesWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
 import { createPurchaseOperations } from '../../src/purchases/operations';
@@ -70,15 +77,7 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
   const unissued = await checkout(app, account);
   expect((await deliverWebhook(app, sessionCompletedEvent(unissued.purchaseId, unissued.sessionId))).body).toMatchObject({ relayed: true });
   const failed = await checkout(app, account);
-  expect(
-    (
-      await call(app.baseUrl, `/api/v1/test_helpers/purchases/${failed.purchaseId}/pay`, {
-        method: 'POST',
-        key: account.key,
-        body: { outcome: 'failed' },
-      })
-    ).status,
-  ).toBe(200);
+  expect((await payByTestHelper(app, account, failed.purchaseId, 'failed')).status).toBe(200);
 
   const attempts = async (workflowId: string) =>
     (await app.container.temporal.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities?.[0]?.attempt ?? 0;

@@ -12,7 +12,7 @@ import { startSmtp } from '../helpers/smtp';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
+import { answerPaymentIntentsAsPaid, startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { formatMinorUnits } from '../../src/payments/checkout-link-email';
 import { purchaseWorkflowId } from '../../workflows/contracts';
@@ -301,19 +301,11 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
   let env: Env;
   // stripe-mock answers every payment intent as unpaid with a new id; the processor would replay
   // the first answer for a repeated idempotency key. The proxy plays that part.
-  const intentIds = new Map<string, string>();
+  let intentIds: Map<string, string>;
   beforeAll(async () => {
     // a short processor timeout, so a hanging request fails the call quickly
     env = await setUp({ PAYPROC_TIMEOUT_MS: '1500' });
-    env.proxy.patchResponses({
-      method: 'POST',
-      pathPrefix: '/v1/payment_intents',
-      patch: (body, req: RecordedRequest) => {
-        const key = req.idempotencyKey ?? '';
-        if (!intentIds.has(key)) intentIds.set(key, body.id);
-        return { ...body, id: intentIds.get(key), status: 'succeeded' };
-      },
-    });
+    intentIds = answerPaymentIntentsAsPaid(env.proxy);
     env.proxy.patchResponses({ method: 'GET', pathPrefix: '/v1/payment_intents/', patch: (body) => ({ ...body, status: 'succeeded' }) });
   });
   afterAll(() => tearDown(env));

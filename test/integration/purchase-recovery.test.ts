@@ -7,9 +7,9 @@
 import os from 'node:os';
 import Stripe from 'stripe';
 import { ApplicationFailure } from '@temporalio/common';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startQuotingStack, type QuotingStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually } from '../helpers/worker';
 import { purchaseWorkflowId, type PurchaseStatusView } from '../../workflows/contracts';
 import { AGENCY_ID, MODE, PURCHASE_ID } from '../../workflows/search-attributes';
 import type { SessionState } from '../../activities/purchase';
@@ -17,31 +17,14 @@ import { startProcessorProxy } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
 import { createObjectStore } from '../../src/storage/object-store';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
-import { WEBHOOK_SECRET, createQuotingAccount, sessionCompletedEvent } from '../helpers/purchases';
+import { WEBHOOK_SECRET, sessionCompletedEvent } from '../helpers/purchases';
 
 const stripe = new Stripe('sk_test_123');
 
-interface Env {
-  app: TestApp;
-  worker: TestWorker;
-  accountId: number;
-  key: string;
-  quoteBody: () => Promise<Record<string, unknown>>;
-}
-
-async function setUp(config: Record<string, string> = {}, overrides: Parameters<typeof startTestWorker>[1] = {}): Promise<Env> {
-  const taskQueue = uniqueTaskQueue();
-  const all = { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', ...config };
-  const worker = await startTestWorker(taskQueue, overrides, all);
-  const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...all });
-  const { accountId, key, quoteBody } = await createQuotingAccount(app);
-  return { app, worker, accountId, key, quoteBody };
-}
-
-async function tearDown(env: Env): Promise<void> {
-  await env.app.close();
-  await env.worker.shutdown();
-}
+type Env = QuotingStack;
+const setUp = (config: Record<string, string> = {}, overrides: Parameters<typeof startQuotingStack>[1] = {}) =>
+  startQuotingStack({ PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1', ...config }, overrides);
+const tearDown = (env: Env) => env.close();
 
 async function checkout(env: Env) {
   const res = await call(env.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
