@@ -42,6 +42,7 @@ import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/wor
 import { purchaseRoutes } from './purchases/routes';
 import { createPurchaseService } from './purchases/service';
 import { createWebhookService } from './webhooks/service';
+import { createProcessorEventRouter } from './purchases/processor-events';
 import { createPayprocEventsRepository } from './webhooks/repository';
 import { webhookRoutes } from './webhooks/routes';
 import { createTestHelperService } from './test-helpers/service';
@@ -178,12 +179,10 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const webhooks = createWebhookService({
     countOutcome: (type, outcome) => metrics.webhookEvents.inc({ type, outcome }),
     events: createPayprocEventsRepository(db),
-    sales,
-    subscriptions,
+    router: createProcessorEventRouter({ sales, subscriptions, workflows: purchaseWorkflows, log }),
     log,
     stripe: payproc.client('test'),
     secrets: [config.PAYPROC_WEBHOOK_SECRET, ...(config.PAYPROC_WEBHOOK_SECRET_SECONDARY ? [config.PAYPROC_WEBHOOK_SECRET_SECONDARY] : [])],
-    workflows: purchaseWorkflows,
   });
   const quotes = createQuoteService({
     startCheckout: (purchase) => purchaseWorkflows.startCheckout(purchase),
