@@ -1,12 +1,10 @@
 /**
  * The stack most integration suites run against, started once per file (or per describe block):
  * a worker on its own task queue, the API sending workflows to that queue and, when asked,
- * stripe-mock behind a recording proxy that both of them call (`proxy`), a test SMTP server the
- * worker sends its mail to (`smtp`), and a TCP proxy in front of fake-gcs-server that the worker
- * stores through, for suites that take storage down (`storageProxy`). `useStack()` registers the
- * beforeAll that starts them and the afterAll that closes them (the API, then the worker, then
- * the proxies and the SMTP server), and returns getters: read them in hooks and tests, not at the
- * top of the file. A suite's own beforeAll registered after the call runs once the stack is up
+ * stripe-mock behind a recording proxy that both of them call (`proxy`) and a test SMTP server
+ * the worker sends its mail to (`smtp`). `useStack()` registers the beforeAll that starts them
+ * and the afterAll that closes them (the API, then the worker, then the proxy and the SMTP
+ * server), and returns getters: read them in hooks and tests, not at the top of the file. A suite's own beforeAll registered after the call runs once the stack is up
  * (its proxy patches are in place before any request is made).
  */
 import type { Config } from '../../src/config';
@@ -14,7 +12,6 @@ import { startTestApp, type TestApp } from './app';
 import { startProcessorProxy, type ProcessorProxy } from './processor-proxy';
 import { createQuotingAccount, WEBHOOK_SECRET, type QuotingAccount } from './purchases';
 import { startSmtp, type TestSmtp } from './smtp';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy';
 import { startTestWorker, uniqueTaskQueue, type TestWorker } from './worker';
 
 export interface StackOptions {
@@ -22,8 +19,6 @@ export interface StackOptions {
   proxy?: boolean;
   /** Start a test SMTP server; the worker sends mail to it (SMTP_URL). */
   smtp?: boolean;
-  /** Start a TCP proxy in front of fake-gcs-server; the worker stores through it (STORAGE_API_ENDPOINT). */
-  storageProxy?: boolean;
   /** Config for the API alone (its task queue and the proxy's URL are set here). */
   app?: Partial<Record<keyof Config, string>>;
   /** Environment for the worker alone. */
@@ -39,15 +34,7 @@ export interface Stack {
   readonly proxy: ProcessorProxy;
   /** Only with `smtp: true`. */
   readonly smtp: TestSmtp;
-  /** Only with `storageProxy: true`. */
-  readonly storageProxy: TcpProxy;
   readonly taskQueue: string;
-}
-
-/** A TCP proxy in front of the fake-gcs-server the global setup started (STORAGE_API_ENDPOINT). */
-function startStorageProxy(): Promise<TcpProxy> {
-  const endpoint = new URL(process.env.STORAGE_API_ENDPOINT ?? 'http://127.0.0.1:4443');
-  return startTcpProxy({ host: endpoint.hostname, port: Number(endpoint.port) });
 }
 
 export function useStack(options: StackOptions = {}): Stack {
@@ -55,19 +42,14 @@ export function useStack(options: StackOptions = {}): Stack {
   let worker: TestWorker | undefined;
   let proxy: ProcessorProxy | undefined;
   let smtp: TestSmtp | undefined;
-  let storageProxy: TcpProxy | undefined;
   const taskQueue = uniqueTaskQueue();
 
   beforeAll(async () => {
     proxy = options.proxy ? await startProcessorProxy() : undefined;
     smtp = options.smtp ? await startSmtp() : undefined;
-    storageProxy = options.storageProxy ? await startStorageProxy() : undefined;
     const processor: Record<string, string> = proxy ? { PAYPROC_API_BASE: proxy.url } : {};
-    const workerOnly: Record<string, string> = {
-      ...(smtp ? { SMTP_URL: smtp.url } : {}),
-      ...(storageProxy ? { STORAGE_API_ENDPOINT: storageProxy.url } : {}),
-    };
-    worker = await startTestWorker(taskQueue, options.activities, { ...processor, ...workerOnly, ...options.workerEnv });
+    const mail: Record<string, string> = smtp ? { SMTP_URL: smtp.url } : {};
+    worker = await startTestWorker(taskQueue, options.activities, { ...processor, ...mail, ...options.workerEnv });
     app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, ...processor, ...options.app });
   });
 
@@ -75,7 +57,6 @@ export function useStack(options: StackOptions = {}): Stack {
     await app?.close();
     await worker?.shutdown();
     await proxy?.close();
-    await storageProxy?.close();
     await smtp?.close();
   });
 
@@ -95,9 +76,6 @@ export function useStack(options: StackOptions = {}): Stack {
     },
     get smtp() {
       return started('SMTP server', smtp);
-    },
-    get storageProxy() {
-      return started('storage proxy', storageProxy);
     },
     taskQueue,
   };
