@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { startProcess } from '../helpers/run';
+import { processAlive, startProcess } from '../helpers/run';
 import { eventually, uniqueTaskQueue } from '../helpers/worker';
 import {
   WEBHOOK_SECRET,
@@ -55,15 +55,6 @@ async function startWorkerProcess(): Promise<WorkerProcess> {
   return { pid, output: started.output, exited: started.exited, stop: (signal) => process.kill(pid, signal) };
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Pids of processes (tsx wrappers and workers) started with this test's unique task queue. */
 function processesOfThisTest(): number[] {
   const marker = `TEMPORAL_TASK_QUEUE=${taskQueue}\0`;
@@ -89,7 +80,7 @@ afterAll(async () => {
       // already gone
     }
   }
-  await eventually(async () => processesOfThisTest().every((pid) => !alive(pid)), 10_000).catch(() => undefined);
+  await eventually(async () => processesOfThisTest().every((pid) => !processAlive(pid)), 10_000).catch(() => undefined);
   await app?.close();
 });
 
@@ -113,7 +104,7 @@ test('when the worker is SIGKILLed while a purchase waits and the webhook arrive
   // act 1: kill the worker outright, then the buyer pays and the webhook comes in
   first.stop('SIGKILL');
   await first.exited;
-  expect(alive(first.pid)).toBe(false);
+  expect(processAlive(first.pid)).toBe(false);
   const delivered = await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
   expect(delivered.status).toBe(200);
   expect(delivered.body).toEqual({ received: true, duplicate: false, purchase_id: purchaseId, relayed: true });
