@@ -14,8 +14,8 @@
  * @temporalio/common and @temporalio/proto each carry their own protobufjs.) Afterwards the
  * namespace is deleted and whatever this script started is stopped.
  *
- * Scenarios: (a) paid by the signed webhook (+ the certificates workflow's own history, of an
- * operator's reissue once issued: new purchase runs issue in their own workflow), (b)
+ * Scenarios: (a) paid by the signed webhook (+ an operator's reissue once issued: the owner's
+ * `reissueCertificates` update and its child certificates workflow's own history), (b)
  * expired after a 3 s TTL, (c) paid and found by the periodic check (webhook lost), (d) one still
  * waiting for payment (a partial history, the kind a code change meets in a running purchase),
  * and (e) the policy workflow of a paid purchase after a cancellation carried out (refund, units
@@ -35,7 +35,8 @@
  * premium refunded after the answer); (p) the notice to a certificate holder that asked to be told
  * of a cancellation (`holder-notices-<id>`), and (q) an insurer's bordereau and the monthly run for
  * its month; (r) a purchase whose delayed payment failed, (s) one resumed by a late payment after
- * its run closed, and (t) one paid by a saved card; each policy history saved once the run is idle (no
+ * its run closed, (t) one paid by a saved card, and (u) the hand-off: a holder added while the first
+ * certificates are being issued (the owner asks the sale run, which answers when issued); each policy history saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -217,7 +218,22 @@ async function recordAll(namespace: string): Promise<void> {
   process.env.SMTP_URL = smtp.url;
   const closers: Array<() => Promise<void>> = [() => smtp.close()];
   const taskQueue = uniqueTaskQueue();
-  const worker = await startTestWorker(taskQueue, { getCheckoutState, recordEndorsementPaid, chargeSavedCard });
+  // A purchase's first issuance held until the scenario lets it go (by purchase id): a change arrives meanwhile.
+  const held = new Map<number, { entered: () => void; released: Promise<void> }>();
+  const issueCertificatesAndArchives: typeof real.issueCertificatesAndArchives = async (input) => {
+    const hold = held.get(input.purchaseId);
+    if (hold) {
+      hold.entered();
+      await hold.released;
+    }
+    return real.issueCertificatesAndArchives(input);
+  };
+  const worker = await startTestWorker(taskQueue, {
+    getCheckoutState,
+    recordEndorsementPaid,
+    chargeSavedCard,
+    issueCertificatesAndArchives,
+  });
   const apps: TestApp[] = [];
   const appWith = async (overrides: Record<string, string> = {}) => {
     const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...overrides });
@@ -294,6 +310,7 @@ async function recordAll(namespace: string): Promise<void> {
       const reissue = await app.container.purchaseWorkflows.reissueCertificates(purchase);
       await app.container.temporal.client.workflow.getHandle(reissue.workflowId).result();
       await save(app, 'certificates-issued.json', certificatesWorkflowId(purchaseId));
+      await saveOwner(app, purchaseId, 'policy-reissue.json'); // the owner that started it (its reissueCertificates update)
     }
     if (want('b')) {
       // (b) expired: nobody pays within a 3 s TTL; the periodic check asks stripe-mock meanwhile
@@ -722,6 +739,38 @@ async function recordAll(namespace: string): Promise<void> {
       if (!charged.ok) throw new Error(`saved card: ${JSON.stringify(charged)}`);
       expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-saved-card.json', purchaseWorkflowId(purchaseId));
+    }
+    if (want('u')) {
+      // (u) the hand-off: a holder added while the first certificates are being issued; the owner
+      // asks the sale run (notifyWhenIssued), the sale run answers saleIssued, the holder is added
+      const { app, account } = await appWith();
+      const { purchaseId, sessionId } = await checkout(app, account);
+      await untilWaiting(app, purchaseId);
+      let entered!: () => void;
+      const issuing = new Promise<void>((r) => (entered = r));
+      let release!: () => void;
+      held.set(purchaseId, { entered, released: new Promise<void>((r) => (release = r)) });
+      await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
+      await issuing;
+      const added = accountApi(app, account)(`/purchases/${purchaseId}/certificate_holders`, {
+        method: 'POST',
+        body: {
+          name: 'Riverside Hall LLC',
+          address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+        },
+      });
+      const owner = app.container.temporal.client.workflow.getHandle(policyWorkflowId(purchaseId));
+      await eventually(async () =>
+        ((await owner.fetchHistory().catch(() => ({ events: [] }))).events ?? []).some(
+          (e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'notifyWhenIssued',
+        ),
+      );
+      release();
+      const res = await added;
+      if (res.status !== 201) throw new Error(`holder not added: ${res.status} ${res.text}`);
+      expectStatus(await finish(app, purchaseId), 'issued');
+      await save(app, 'purchase-paid-handoff.json', purchaseWorkflowId(purchaseId));
+      await saveOwner(app, purchaseId, 'policy-holder-during-issuance.json');
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

@@ -104,6 +104,9 @@ describe('saved histories', () => {
         'policy-endorsed.json',
         'policy-endorsed-priced.json',
         'policy-holder-endorsement-refunded.json',
+        'policy-reissue.json',
+        'purchase-paid-handoff.json',
+        'policy-holder-during-issuance.json',
       ]),
     );
     const typeOf: Record<string, string> = {
