@@ -20,7 +20,8 @@ import { createLedgerRepository } from '../src/purchases/ledger-repository';
 import { policyClock, storeCancellationQuote } from '../src/purchases/cancellation-pricing';
 import { isInForce } from '../src/purchases/rules';
 import { RefundRuleError } from '../src/purchases/refund-rule';
-import type { PurchaseWorkflows } from '../src/purchases/workflow-client';
+import type { PurchaseStartFacts } from '../src/purchases/workflow-starts';
+import type { CancellationAccepted } from '../workflows/contracts';
 
 /** Codes that mean "nothing to cancel here" rather than a refusal. */
 const SKIPPED = new Set([
@@ -33,7 +34,16 @@ const SKIPPED = new Set([
   'UNKNOWN_COVERED_UNIT',
 ]);
 
-export function createBulkCancellationActivities(deps: { db: Db; workflows: Pick<PurchaseWorkflows, 'cancel'>; now?: () => Date }) {
+/**
+ * What a bulk cancellation asks of each purchase's owner: carry out one cancellation quote (the
+ * owner workflow client's `cancel`, src/purchases/owner-workflow-client.ts). Named by its shape,
+ * not by the client's type: the client starts this activity's workflow by reference.
+ */
+export interface CancelThroughOwner {
+  cancel(purchase: PurchaseStartFacts, quoteId: string): Promise<CancellationAccepted>;
+}
+
+export function createBulkCancellationActivities(deps: { db: Db; workflows: CancelThroughOwner; now?: () => Date }) {
   const bulk = createBulkCancellationsRepository(deps.db);
   const sales = createSaleRepository(deps.db);
   const ledger = createLedgerRepository(deps.db);
