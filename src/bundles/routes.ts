@@ -172,7 +172,7 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
   const tags = ['Bundles'];
   const params = BundlePathParams;
 
-  registry.registerPath({
+  resource.registerBodyPath(registry, {
     method: 'post',
     path: '/api/v1/bundles',
     operationId: 'createBundle',
@@ -180,8 +180,8 @@ function registerBundleOpenApi(registry: OpenAPIRegistry): void {
     summary: 'Create a bundle',
     description:
       'The first of product_ids becomes the primary product. When product_ids is non-empty, one of root_insurer_db_id, root_mga_db_id or root_seller_db_id is required. Send an Idempotency-Key header to retry safely after a timeout (without one, list before retrying).',
-    request: { body: resource.jsonBody(CreateBundleBody) },
-    responses: { ...gatewayResponses, 201: json(BundleCreatedResponse, 'Created'), 400: bodyError },
+    body: CreateBundleBody,
+    responses: { 201: json(BundleCreatedResponse, 'Created'), 400: bodyError },
   });
 
   registry.registerPath({

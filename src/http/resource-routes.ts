@@ -2,7 +2,8 @@
  * Building blocks the `/api/v1` resource domains share (products, question sets, subscriptions,
  * bordereaux, events, webhook endpoints, …): the two handler shapes every resource repeats
  * (a paged list, an operation on one numeric path id) and the OpenAPI pieces that describe
- * them (an error response in the envelope, the `{id}` path parameter, a list operation). Each
+ * them (an error response in the envelope, the `{id}` path parameter, a list operation, an
+ * operation taking a JSON body). Each
  * produces exactly what the hand-written copies did, so routes, wire shapes and the OpenAPI
  * document are unchanged by using them.
  */
@@ -156,5 +157,36 @@ export function registerListPath(registry: OpenAPIRegistry, op: ListOperation): 
       ...gatewayResponses,
       ...op.responses,
     },
+  });
+}
+
+/** What `registerBodyPath` documents: an operation taking a JSON body on a path without parameters. */
+export interface BodyOperation {
+  method: 'post' | 'patch' | 'put';
+  path: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  /** Its JSON request body (required). */
+  body: z.ZodType;
+  /** Its answers: the success answer and any of its own (replacing the gateway's of the same status). */
+  responses: Record<number, JsonResponse>;
+}
+
+/**
+ * Registers an operation that takes a JSON body (a create, a request for a report, a batch) in the
+ * OpenAPI document: the required body, the gateway's responses and the operation's own answers.
+ */
+export function registerBodyPath(registry: OpenAPIRegistry, op: BodyOperation): void {
+  registry.registerPath({
+    method: op.method,
+    path: op.path,
+    operationId: op.operationId,
+    tags: op.tags,
+    summary: op.summary,
+    ...(op.description === undefined ? {} : { description: op.description }),
+    request: { body: jsonBody(op.body) },
+    responses: { ...gatewayResponses, ...op.responses },
   });
 }

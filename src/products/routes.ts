@@ -7,7 +7,7 @@
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
-import { gatewayResponses, successEnvelope as envelope } from '../http/openapi';
+import { successEnvelope as envelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
 import type { ProductService } from './service';
 import { ArchivedResource } from '../http/archived';
@@ -58,7 +58,7 @@ export function productRoutes(service: ProductService): RouteRegistration {
       UpdateCancellationTermsBody,
     );
 
-    registry.registerPath({
+    resource.registerBodyPath(registry, {
       method: 'post',
       path: '/api/v1/products',
       operationId: 'createProduct',
@@ -66,10 +66,9 @@ export function productRoutes(service: ProductService): RouteRegistration {
       summary: 'Create a product line and its product and price at the payment processor',
       description:
         'Send an Idempotency-Key header to retry safely after a timeout (without one, list products before retrying). Prices are major currency units.',
-      request: { body: resource.jsonBody(CreateProductBody) },
+      body: CreateProductBody,
       responses: {
         201: resource.jsonResponse('Created', envelope(ProductCreated, 'ProductCreatedResponse')),
-        ...gatewayResponses,
         401: resource.errorResponse('AUTHENTICATION_ERROR: the processor account could not be authenticated'),
         503: resource.errorResponse('CONNECTION_ERROR: the processor was unreachable'),
       },

@@ -8,7 +8,7 @@
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
-import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { successEnvelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
 import type { QuestionSetService } from './service';
 import { ArchivedResource } from '../http/archived';
@@ -47,7 +47,7 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       ok: resource.jsonResponse('The question set', successEnvelope(QuestionSetRead, 'QuestionSetResponse')),
       notFound: notFoundResponse,
     });
-    registry.registerPath({
+    resource.registerBodyPath(registry, {
       method: 'post',
       path: '/api/v1/question_sets',
       operationId: 'createQuestionSet',
@@ -55,10 +55,9 @@ export function questionSetRoutes(service: QuestionSetService): RouteRegistratio
       summary: 'Create a question set for this account',
       description:
         'The definition holds typed questions (dropdown, number, text, date, date_range, named_insured, certificate_holder) and exactly one coverage question: `coverage_dates` (the product sells per covered day) or `trips` (per covered trip). Question ids are lower_snake_case and become the answer keys of adminValidateBuyerResponses. Sets cannot be changed or deleted afterwards: create a new one and point the product at it.',
-      request: { body: resource.jsonBody(CreateQuestionSetBody) },
+      body: CreateQuestionSetBody,
       responses: {
         201: resource.jsonResponse('Created', successEnvelope(QuestionSetRead, 'QuestionSetCreatedResponse')),
-        ...gatewayResponses,
       },
     });
     resource.registerIdPath(registry, {

@@ -7,7 +7,7 @@
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
-import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { successEnvelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
 import type { ReportService } from './service';
 import { Bordereau, CreateBordereauRequest, ListBordereauxQuery } from './schemas';
@@ -25,7 +25,7 @@ export function reportRoutes(service: ReportService): RouteRegistration {
     resource.listRoute(router, '/reports/bordereaux', ListBordereauxQuery, service.list, 'Bordereaux retrieved');
     resource.idRoute(router, 'get', '/reports/bordereaux/:id', service.get, 'Bordereau retrieved');
 
-    registry.registerPath({
+    resource.registerBodyPath(registry, {
       method: 'post',
       path: '/api/v1/reports/bordereaux',
       operationId: 'requestBordereau',
@@ -33,14 +33,13 @@ export function reportRoutes(service: ReportService): RouteRegistration {
       summary: 'Ask for one month’s premium bordereau of an insurer or MGA',
       description:
         'The month must be over. The first request creates the bordereau and generates its CSV file in the background (202, `generating`); asking again answers the same bordereau, and once it is `ready` (200) the same file and `sha256`: a delivered file is never rewritten, so a transaction recorded after the month ended appears in the month it was recorded, with its own effective date. Transactions belong to the month they were recorded in (UTC): paid, renewed, or a cancellation’s refund completed. A test key has test-mode bordereaux only; live bordereaux never hold test purchases.',
-      request: { body: resource.jsonBody(CreateBordereauRequest) },
+      body: CreateBordereauRequest,
       responses: {
         200: resource.jsonResponse('Ready', successEnvelope(Bordereau, 'BordereauReadyResponse')),
         202: resource.jsonResponse(
           'Being generated: read it again with getBordereau',
           successEnvelope(Bordereau, 'BordereauGeneratingResponse'),
         ),
-        ...gatewayResponses,
         400: resource.errorResponse(
           'VALIDATION_ERROR: a malformed month or one not over yet, a party that is not an insurer or MGA this account’s products name, a live mode asked with a test key',
         ),

@@ -7,7 +7,7 @@
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody } from '../http/validation';
-import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { successEnvelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
 import type { WebhookEndpointService } from './service';
 import {
@@ -40,17 +40,16 @@ export function webhookEndpointRoutes(service: WebhookEndpointService): RouteReg
     resource.idRoute(router, 'patch', '/webhook_endpoints/:id', service.update, 'Webhook endpoint updated', UpdateWebhookEndpointBody);
     resource.idRoute(router, 'delete', '/webhook_endpoints/:id', service.delete, 'Webhook endpoint deleted');
 
-    registry.registerPath({
+    resource.registerBodyPath(registry, {
       method: 'post',
       path: '/api/v1/webhook_endpoints',
       operationId: 'createWebhookEndpoint',
       tags: [TAG],
       summary: 'Create a webhook endpoint (its signing secret is in this answer only)',
       description: SIGNING,
-      request: { body: resource.jsonBody(CreateWebhookEndpointBody) },
+      body: CreateWebhookEndpointBody,
       responses: {
         201: resource.jsonResponse('Created', successEnvelope(WebhookEndpointCreated, 'WebhookEndpointCreatedResponse')),
-        ...gatewayResponses,
       },
     });
     resource.registerListPath(registry, {
