@@ -53,7 +53,7 @@ import { createCertificatesRepository } from '../../src/certificates/repository'
 import { activityDepsFromConfig, createActivities } from '../../activities';
 import { CERTIFICATE_BATCH_SIZE, PARALLEL_BATCHES } from '../../workflows/certificates';
 import type { ApiHandle } from '../harness/api';
-import { call } from '../harness/fixtures';
+import { call, connectBuyer } from '../harness/fixtures';
 import { createAgency, eventSelection, getCertificates, type Agency } from '../harness/certificates';
 import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { runNaiveBaseline, type NaiveResult } from './certificates-naive';
@@ -130,27 +130,18 @@ let buyerSeq = 0;
  */
 async function quote(agency: Agency, days: number): Promise<{ purchaseId: number; sessionId: string; paymentIntent: string }> {
   const n = buyerSeq++;
-  const connected = await call(agency.app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      buyer_first_name: 'Avery',
-      buyer_last_name: `Bench${n}`,
-      buyer_email: `avery.bench${n}.${Date.now()}@example.com`,
-      seller_slug: agency.slug,
-      query_param: '',
-    },
+  const email = `avery.bench${n}.${Date.now()}@example.com`;
+  const buyer = await connectBuyer(agency.app.baseUrl, agency.key, {
+    firstName: 'Avery',
+    lastName: `Bench${n}`,
+    email,
+    sellerSlug: agency.slug,
   });
-  if (connected.status !== 200) throw new Error(`newConnect: ${connected.status} ${connected.text}`);
   const selection = eventSelection(agency, { start: COVERAGE_START, end: addDays(COVERAGE_START, days - 1) }, `Jordan Lee ${n}`);
   const quoted = await call(agency.app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key: agency.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [selection],
-    },
+    body: { ...buyer, selected_product_lines_to_purchase: [selection] },
   });
   if (quoted.status !== 200) throw new Error(`adminValidateBuyerResponses (${days} days): ${quoted.status} ${quoted.text}`);
   const purchaseId = quoted.body.purchase_id as number;

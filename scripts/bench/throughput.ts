@@ -51,7 +51,7 @@ import { loadConfig, loadConfigOrExit } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
 import { createLogger } from '../../src/logger';
 import { migrateLatest, createDb } from '../../src/db/knex';
-import { call } from '../harness/fixtures';
+import { call, connectBuyers } from '../harness/fixtures';
 import { createAgency, eventSelection, type Agency } from '../harness/certificates';
 import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
@@ -509,40 +509,10 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
             );
           }
           const agency = await createAgency({ baseUrl: api.url, container }, `Throughput Agency ${shape} ${workers}`);
-          const buyers = [];
-          for (let i = 0; i < BUYERS; i++) {
-            const res = await call(api.url, '/platform-seller-invites/newConnect', {
-              method: 'POST',
-              key: agency.key,
-              body: {
-                buyer_first_name: 'Rate',
-                buyer_last_name: `Buyer${i}`,
-                buyer_email: `rate.buyer${i}.${runId}@example.com`,
-                seller_slug: agency.slug,
-                query_param: 'throughput',
-              },
-            });
-            if (res.status !== 200) throw new Error(`newConnect: ${res.status} ${res.text}`);
-            buyers.push({ idp_accnt_uuid: res.body.idp_accnt_uuid as string, access_token: res.body.access_token as string });
-          }
-          // Warm-up: one purchase end to end (bundles, browser launch, connections).
-          await runRate({
-            api,
-            workers: procs,
-            temporalPattern,
-            agency,
-            buyers,
-            container,
-            secret,
-            rate: 1,
-            seconds: 2,
-            drainSeconds: 60,
-            day0: (day0 += 10),
-          });
-          const configResult: ConfigResult = { shape, workers, rates: [], knee: 0, history: { purchase: [], certificates: [] } };
-          for (const rate of rates) {
-            log(`[throughput] ${shape}, ${workers} worker(s): ${rate} purchases/s for ${opts.seconds} s…`);
-            const r = await runRate({
+          const email = (i: number) => `rate.buyer${i}.${runId}@example.com`;
+          const buyers = await connectBuyers(api.url, agency, BUYERS, { firstName: 'Rate', email, queryParam: 'throughput' });
+          const at = (rate: number, seconds: number, drainSeconds: number, firstDay: number) =>
+            runRate({
               api,
               workers: procs,
               temporalPattern,
@@ -551,10 +521,16 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
               container,
               secret,
               rate,
-              seconds: opts.seconds,
-              drainSeconds: opts.drain,
-              day0: (day0 += rate * opts.seconds + 10),
+              seconds,
+              drainSeconds,
+              day0: firstDay,
             });
+          // Warm-up: one purchase end to end (bundles, browser launch, connections).
+          await at(1, 2, 60, (day0 += 10));
+          const configResult: ConfigResult = { shape, workers, rates: [], knee: 0, history: { purchase: [], certificates: [] } };
+          for (const rate of rates) {
+            log(`[throughput] ${shape}, ${workers} worker(s): ${rate} purchases/s for ${opts.seconds} s…`);
+            const r = await at(rate, opts.seconds, opts.drain, (day0 += rate * opts.seconds + 10));
             configResult.rates.push(r);
             log(
               `[throughput]   offered ${r.offered}, completed ${r.completed}, p50/p95/p99 ${r.latency.p50.toFixed(0)}/${r.latency.p95.toFixed(0)}/${r.latency.p99.toFixed(0)} ms, ` +

@@ -6,7 +6,7 @@
  * timing rule tells an agent to (§4.5). Throws plain errors instead of using `expect`.
  */
 import { eventually, type ApiHandle } from './api';
-import { call, createKey, createQuestionSet, createRootAccount } from './fixtures';
+import { call, connectBuyer, createKey, createQuestionSet, createRootAccount } from './fixtures';
 import { createMonthlyProduct, deliverWebhook, sessionCompletedEvent } from './purchases';
 import { createAccountsRepository } from '../../src/accounts/repository';
 import { SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../../src/question-sets/examples';
@@ -90,29 +90,14 @@ export async function createAgencyWithMonthlyProduct(
 export async function quoteForNewBuyer(agency: Agency, selections: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   const { app, key } = agency;
   const n = buyerSeq++;
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key,
-    body: {
-      buyer_first_name: 'Avery',
-      buyer_last_name: `Quinn${n}`,
-      buyer_email: `avery${n}.${Date.now()}@example.com`,
-      seller_slug: agency.slug,
-      query_param: '',
-    },
-  });
-  if (connected.status !== 200) throw new Error(`newConnect: ${connected.status} ${connected.text}`);
+  const email = `avery${n}.${Date.now()}@example.com`;
+  const buyer = await connectBuyer(app.baseUrl, key, { firstName: 'Avery', lastName: `Quinn${n}`, email, sellerSlug: agency.slug });
   const quote = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
     method: 'POST',
     key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: selections,
-      ...extra,
-    },
+    body: { ...buyer, selected_product_lines_to_purchase: selections, ...extra },
   });
-  return { quote, buyerUuid: connected.body.idp_accnt_uuid as string };
+  return { quote, buyerUuid: buyer.idp_accnt_uuid };
 }
 
 /** Quotes `selection` (one product line, or several) for a new buyer and pays it by a signed webhook (payment intent `pi_paid_<id>`). */

@@ -48,6 +48,53 @@ export async function call(
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
+/** A buyer connected to a seller: the identity and access token the quote calls carry. */
+export interface ConnectedBuyer {
+  idp_accnt_uuid: string;
+  access_token: string;
+}
+
+/**
+ * Connects a new buyer (names and e-mail as given) to the seller `sellerSlug` through
+ * `POST /platform-seller-invites/newConnect` with the agent's API `key`; `queryParam` is the
+ * invite's query parameter (empty when absent). Answers the buyer's identity and access token.
+ * @throws {Error} `newConnect: <status> <body>` when the call does not answer 200.
+ */
+export async function connectBuyer(
+  baseUrl: string,
+  key: string,
+  buyer: { firstName: string; lastName: string; email: string; sellerSlug: string; queryParam?: string },
+): Promise<ConnectedBuyer> {
+  const res = await call(baseUrl, '/platform-seller-invites/newConnect', {
+    method: 'POST',
+    key,
+    body: {
+      buyer_first_name: buyer.firstName,
+      buyer_last_name: buyer.lastName,
+      buyer_email: buyer.email,
+      seller_slug: buyer.sellerSlug,
+      query_param: buyer.queryParam ?? '',
+    },
+  });
+  if (res.status !== 200) throw new Error(`newConnect: ${res.status} ${res.text}`);
+  return { idp_accnt_uuid: res.body.idp_accnt_uuid as string, access_token: res.body.access_token as string };
+}
+
+/** `count` buyers connected to `agency` one after another: `<firstName> Buyer<i>` at `email(i)` (see connectBuyer). */
+export async function connectBuyers(
+  baseUrl: string,
+  agency: { key: string; slug: string },
+  count: number,
+  o: { firstName: string; email: (i: number) => string; queryParam: string },
+): Promise<ConnectedBuyer[]> {
+  const buyers: ConnectedBuyer[] = [];
+  for (let i = 0; i < count; i++) {
+    const buyer = { firstName: o.firstName, lastName: `Buyer${i}`, email: o.email(i), sellerSlug: agency.slug, queryParam: o.queryParam };
+    buyers.push(await connectBuyer(baseUrl, agency.key, buyer));
+  }
+  return buyers;
+}
+
 /** A root account of another kind (insurer or MGA), for the reach rules of bundles. */
 export async function createRootAccountOfKind(c: Container, kind: 'insurer' | 'mga', name = `Test ${kind}`): Promise<RootAccount> {
   return createAccountsRepository(c.db).upsertBySlug({

@@ -7,7 +7,8 @@
  */
 import Stripe from 'stripe';
 import { eventually, type ApiHandle } from './api';
-import { call, createKey, createQuestionSet, createRootAccount } from './fixtures';
+import { call, connectBuyer, createKey, createQuestionSet, createRootAccount } from './fixtures';
+import type { RootAccount } from '../../src/accounts/repository';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { STATUS_QUERY, policyWorkflowId, purchaseWorkflowId } from '../../workflows/contracts';
 import type { PolicyStatusView } from '../../workflows/policy';
@@ -45,9 +46,15 @@ export function specialEventSelection(productLineId: number, insuredName = 'Kim 
   };
 }
 
-/** An agency with a test-mode key, a product with the special-event template, and buyers on demand. */
-export async function createQuotingAccount(app: ApiHandle): Promise<QuotingAccount> {
-  const account = await createRootAccount(app.container, 'Workflow Agency');
+/**
+ * An agency named `name` with a test-mode key and one product ("Event Liability", 20.00) on the
+ * special-event template, created through the API. @throws {Error} when the product is refused.
+ */
+export async function createEventProductAccount(
+  app: ApiHandle,
+  name: string,
+): Promise<{ account: RootAccount; key: string; productId: number }> {
+  const account = await createRootAccount(app.container, name);
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
   const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
   const product = await call(app.baseUrl, '/api/v1/products', {
@@ -56,26 +63,19 @@ export async function createQuotingAccount(app: ApiHandle): Promise<QuotingAccou
     body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id },
   });
   if (product.status !== 201 && product.status !== 200) throw new Error(`product create failed: ${product.status} ${product.text}`);
+  return { account, key, productId: product.body.data.id as number };
+}
+
+/** An agency with a test-mode key, a product with the special-event template, and buyers on demand. */
+export async function createQuotingAccount(app: ApiHandle): Promise<QuotingAccount> {
+  const { account, key, productId } = await createEventProductAccount(app, 'Workflow Agency');
   let n = 0;
   const quoteBody = async () => {
-    const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-      method: 'POST',
-      key,
-      body: {
-        buyer_first_name: 'Kim',
-        buyer_last_name: 'Park',
-        buyer_email: `kim${n++}.${account.id}@example.com`,
-        seller_slug: account.slug,
-        query_param: '',
-      },
-    });
-    return {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id)],
-    };
+    const email = `kim${n++}.${account.id}@example.com`;
+    const buyer = await connectBuyer(app.baseUrl, key, { firstName: 'Kim', lastName: 'Park', email, sellerSlug: account.slug });
+    return { ...buyer, selected_product_lines_to_purchase: [specialEventSelection(productId)] };
   };
-  return { accountId: account.id, key, productId: product.body.data.id, quoteBody };
+  return { accountId: account.id, key, productId, quoteBody };
 }
 
 /**

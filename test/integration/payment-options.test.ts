@@ -7,13 +7,12 @@
  * stripe-mock keeps no state — answer payment intents as `succeeded` with the id the processor's
  * idempotency would replay; tests that rely on that say so in their names.
  */
-import { specialEventSelection } from '../helpers/purchases';
+import { createEventProductAccount, specialEventSelection } from '../helpers/purchases';
 import { startSmtp } from '../helpers/smtp';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
+import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { answerPaymentIntentsAsPaid, startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
-import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { formatMinorUnits } from '../../src/payments/checkout-link-email';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
@@ -66,14 +65,7 @@ async function setUp(config: Record<string, string> = {}): Promise<Env> {
     MAIL_FROM: 'Certificates <certificates@example.test>',
     ...config,
   });
-  const account = await createRootAccount(app.container, 'Lakeside Agency');
-  const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
-  const set = await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY);
-  const product = await call(app.baseUrl, '/api/v1/products', {
-    method: 'POST',
-    key,
-    body: { customerName: 'Event Liability', defaultPrice: 20, questionSetId: set.id },
-  });
+  const { account, key, productId } = await createEventProductAccount(app, 'Lakeside Agency');
   let n = 0;
   const newBuyer = async (): Promise<Buyer> => {
     const email = `dana${n++}.${account.id}@example.com`;
@@ -92,7 +84,7 @@ async function setUp(config: Record<string, string> = {}): Promise<Env> {
       body: {
         idp_accnt_uuid: buyer.idp_accnt_uuid,
         access_token: buyer.access_token,
-        selected_product_lines_to_purchase: [specialEventSelection(product.body.data.id, 'Dana Reyes')],
+        selected_product_lines_to_purchase: [specialEventSelection(productId, 'Dana Reyes')],
       },
     });
     expect(res.status).toBe(200);

@@ -25,7 +25,7 @@ import { createContainer, type Container } from '../../../src/container';
 import { createLogger } from '../../../src/logger';
 import type { TestApp } from '../../helpers/app';
 import { createAgency, eventSelection, type Agency } from '../../helpers/certificates';
-import { call } from '../../helpers/fixtures';
+import { connectBuyers } from '../../helpers/fixtures';
 import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack, type StackShape } from './fault-stack';
 import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, type ExpectedAlert } from './alerts';
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
@@ -265,22 +265,8 @@ export function describeFaultSuite({
         const config = loadConfig({ ...process.env, ...stack.env, LOG_LEVEL: 'silent' });
         container = createContainer(config, createLogger(config, 'resilience-fixtures'));
         agency = await createAgency({ baseUrl: stack.apiUrl, container } as TestApp, 'Resilience Mutual Agency');
-        buyers = [];
-        for (let i = 0; i < BUYERS; i++) {
-          const res = await call(stack.apiUrl, '/platform-seller-invites/newConnect', {
-            method: 'POST',
-            key: agency.key,
-            body: {
-              buyer_first_name: 'Load',
-              buyer_last_name: `Buyer${i}`,
-              buyer_email: `load.buyer${i}@example.com`,
-              seller_slug: agency.slug,
-              query_param: 'resilience',
-            },
-          });
-          if (res.status !== 200) throw new Error(`newConnect: ${res.status} ${res.text}`);
-          buyers.push({ idp_accnt_uuid: res.body.idp_accnt_uuid, access_token: res.body.access_token });
-        }
+        const email = (i: number) => `load.buyer${i}@example.com`;
+        buyers = await connectBuyers(stack.apiUrl, agency, BUYERS, { firstName: 'Load', email, queryParam: 'resilience' });
         const ready = Date.now();
         timeline(artifact, 'stack ready, agency and buyers made');
         await turn.wait();
