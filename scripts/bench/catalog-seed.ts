@@ -19,11 +19,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../../src/config';
 import type { Db } from '../../src/db/knex';
-import { migrateLatest } from '../../src/db/knex';
-import { createAccountsRepository, type RootAccount } from '../../src/accounts/repository';
-import { createApiKeysRepository } from '../../src/api-keys/repository';
-import { createApiKeyService } from '../../src/api-keys/service';
 import { createPgPool, type PgPoolClient } from './lib';
+import { openSeedAccounts, vacuumAnalyze, type SeedLog } from './seed-accounts';
 import { SEED_COVERAGES, SEED_EVENTS, SEED_TIERS } from './seed-words';
 
 /** Bump when the generated data changes, so an older seed is replaced instead of reused. */
@@ -138,7 +135,10 @@ function generator(seed: number) {
     return [new Date(created), new Date(updated)];
   }
 
-  return { r, pick, int, description, timestamps };
+  /** A row's theme: its event, coverage and tier, drawn in that order. */
+  const theme = () => ({ event: pick(SEED_EVENTS), coverage: pick(SEED_COVERAGES), tier: pick(SEED_TIERS) });
+
+  return { r, pick, int, description, timestamps, theme };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,6 +148,14 @@ interface Column {
   name: string;
   /** PostgreSQL element type of the unnest array. */
   type: string;
+}
+
+/** The columns of a table in insert order, written `name type, name type, …` (type: PostgreSQL's). */
+function columns(list: string): Column[] {
+  return list
+    .split(',')
+    .map((c) => c.trim().split(/\s+/))
+    .map(([name, type]) => ({ name: name!, type: type! }));
 }
 
 /** Inserts `rows` (values in `columns` order) with one `insert … select from unnest` per batch. */
@@ -164,55 +172,25 @@ async function insertRows(client: PgPoolClient, table: string, columns: Column[]
   }
 }
 
-const PRODUCT_COLUMNS: Column[] = [
-  { name: 'root_account_id', type: 'int' },
-  { name: 'customer_name', type: 'text' },
-  { name: 'internal_name', type: 'text' },
-  { name: 'description', type: 'text' },
-  { name: 'default_price_minor', type: 'bigint' },
-  { name: 'currency', type: 'text' },
-  { name: 'insurer_name', type: 'text' },
-  { name: 'claims_phone_number', type: 'text' },
-  { name: 'video_url', type: 'text' },
-  { name: 'master_policy_number', type: 'text' },
-  { name: 'policy_number_two', type: 'text' },
-  { name: 'deductible_minor', type: 'bigint' },
-  { name: 'is_recurring', type: 'boolean' },
-  { name: 'is_test_mode', type: 'boolean' },
-  { name: 'is_active', type: 'boolean' },
-  { name: 'question_set_id', type: 'int' },
-  { name: 'mga_root_account_id', type: 'int' },
-  { name: 'insurer_root_account_id', type: 'int' },
-  { name: 'payproc_product_id', type: 'text' },
-  { name: 'payproc_price_id', type: 'text' },
-  { name: 'created_at', type: 'timestamptz' },
-  { name: 'updated_at', type: 'timestamptz' },
-];
+const PRODUCT_COLUMNS = columns(`
+  root_account_id int, customer_name text, internal_name text, description text,
+  default_price_minor bigint, currency text, insurer_name text, claims_phone_number text,
+  video_url text, master_policy_number text, policy_number_two text, deductible_minor bigint,
+  is_recurring boolean, is_test_mode boolean, is_active boolean, question_set_id int,
+  mga_root_account_id int, insurer_root_account_id int, payproc_product_id text,
+  payproc_price_id text, created_at timestamptz, updated_at timestamptz
+`);
 
-const BUNDLE_COLUMNS: Column[] = [
-  { name: 'root_account_id', type: 'int' },
-  { name: 'bundle_name', type: 'text' },
-  { name: 'customer_facing_name', type: 'text' },
-  { name: 'internally_facing_name', type: 'text' },
-  { name: 'bundle_description', type: 'text' },
-  { name: 'is_recurring', type: 'boolean' },
-  { name: 'is_test_mode', type: 'boolean' },
-  { name: 'product_line_count', type: 'int' },
-  { name: 'root_insurer_db_id', type: 'int' },
-  { name: 'root_mga_db_id', type: 'int' },
-  { name: 'root_seller_db_id', type: 'int' },
-  { name: 'question_set_id', type: 'int' },
-  { name: 'created_at', type: 'timestamptz' },
-  { name: 'updated_at', type: 'timestamptz' },
-];
+const BUNDLE_COLUMNS = columns(`
+  root_account_id int, bundle_name text, customer_facing_name text, internally_facing_name text,
+  bundle_description text, is_recurring boolean, is_test_mode boolean, product_line_count int,
+  root_insurer_db_id int, root_mga_db_id int, root_seller_db_id int, question_set_id int,
+  created_at timestamptz, updated_at timestamptz
+`);
 
-const LINK_COLUMNS: Column[] = [
-  { name: 'bundle_id', type: 'int' },
-  { name: 'product_line_id', type: 'int' },
-  { name: 'is_primary', type: 'boolean' },
-  { name: 'position', type: 'int' },
-  { name: 'created_at', type: 'timestamptz' },
-];
+const LINK_COLUMNS = columns(`
+  bundle_id int, product_line_id int, is_primary boolean, position int, created_at timestamptz
+`);
 
 interface RootIds {
   insurers: number[];
@@ -223,9 +201,7 @@ function productRows(accountId: number, n: number, seed: number, roots: RootIds)
   const g = generator(seed);
   const rows: unknown[][] = [];
   for (let i = 1; i <= n; i++) {
-    const event = g.pick(SEED_EVENTS);
-    const coverage = g.pick(SEED_COVERAGES);
-    const tier = g.pick(SEED_TIERS);
+    const { event, coverage, tier } = g.theme();
     const [created, updated] = g.timestamps();
     const isTest = g.r() < 0.3;
     rows.push([
@@ -276,9 +252,7 @@ function bundleRows(
   const g = generator(seed);
   const rows: unknown[][] = [];
   for (let i = 1; i <= n; i++) {
-    const event = g.pick(SEED_EVENTS);
-    const coverage = g.pick(SEED_COVERAGES);
-    const tier = g.pick(SEED_TIERS);
+    const { event, coverage, tier } = g.theme();
     const noun = g.pick(NOUNS);
     const [created, updated] = g.timestamps();
     const isTest = g.r() < 0.3;
@@ -347,21 +321,12 @@ async function countsFor(db: Db, accountId: number): Promise<{ productLines: num
  * VACUUM ANALYZE and issues a fresh live API key for the bench account.
  * `db` is the app's knex instance on the bench database; `url` the same database for `pg`.
  */
-export async function seedCatalog(
-  db: Db,
-  url: string,
-  config: Config,
-  opts: SeedOptions,
-  log: (line: string) => void,
-): Promise<SeedResult> {
-  await migrateLatest(db);
-  const accounts = createAccountsRepository(db);
+export async function seedCatalog(db: Db, url: string, config: Config, opts: SeedOptions, log: SeedLog): Promise<SeedResult> {
+  const { accounts, upsert, reissueKey } = await openSeedAccounts(db, config);
   const mainName = `Catalog Bench Agency (seed v${SEED_VERSION}, ${opts.rows} rows)`;
   const otherName = `Catalog Bench Other Agency (seed v${SEED_VERSION}, ${opts.otherRows} rows)`;
   const before = await Promise.all([accounts.findBySlug('bench-agency'), accounts.findBySlug('bench-other-agency')]);
 
-  const upsert = (slug: string, name: string, kind: RootAccount['kind']) =>
-    accounts.upsertBySlug({ slug, name, kind, checkoutSuccessUrl: null, checkoutCancelUrl: null });
   const roots: RootIds = { insurers: [], mgas: [] };
   for (let i = 1; i <= 3; i++) roots.insurers.push((await upsert(`bench-insurer-${i}`, `Bench Insurer ${i}`, 'insurer')).id);
   for (let i = 1; i <= 2; i++) roots.mgas.push((await upsert(`bench-mga-${i}`, `Bench MGA ${i}`, 'mga')).id);
@@ -376,8 +341,8 @@ export async function seedCatalog(
     existingOther?.productLines === opts.otherRows &&
     existingOther.bundles === opts.otherRows;
 
-  const main = await upsert('bench-agency', mainName, 'agency');
-  const other = await upsert('bench-other-agency', otherName, 'agency');
+  const main = await upsert('bench-agency', mainName);
+  const other = await upsert('bench-other-agency', otherName);
 
   let seedSeconds = 0;
   if (reusable) {
@@ -423,20 +388,20 @@ export async function seedCatalog(
 
   // Fresh statistics and visibility map (index-only scans), as autovacuum would leave a table
   // that has been in use for a while. Cheap when nothing changed.
-  const analyzeStarted = performance.now();
-  await db.raw('vacuum analyze product_lines, bundles, bundle_products, root_accounts, api_keys, api_key_secrets');
-  const analyzeSeconds = (performance.now() - analyzeStarted) / 1000;
+  const analyzeSeconds = await vacuumAnalyze(db, [
+    'product_lines',
+    'bundles',
+    'bundle_products',
+    'root_accounts',
+    'api_keys',
+    'api_key_secrets',
+  ]);
 
   // The key goes through the real key service, like `npm run seed`; the previous run's is deleted.
-  const keys = createApiKeyService({ keys: createApiKeysRepository(db), accounts, defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS });
-  for (const k of await keys.list(main.id)) {
-    if (k.name === KEY_NAME && k.status !== 'deleted') await keys.delete(k.id);
-  }
   const agent = await accounts.upsertAgent({ rootAccountId: main.id, name: 'Bench Agent', email: 'bench@bench-agency.test' });
-  const key = await keys.create({
+  const key = await reissueKey({
     rootAccountId: main.id,
     name: KEY_NAME,
-    mode: 'live',
     agentId: agent.id,
     description: 'created by npm run bench -- catalog',
   });

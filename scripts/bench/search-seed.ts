@@ -27,11 +27,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../../src/config';
 import type { Db } from '../../src/db/knex';
-import { migrateLatest } from '../../src/db/knex';
-import { createAccountsRepository } from '../../src/accounts/repository';
-import { createApiKeysRepository } from '../../src/api-keys/repository';
-import { createApiKeyService } from '../../src/api-keys/service';
 import { createPgPool, type PgPoolClient } from './lib';
+import { openSeedAccounts, vacuumAnalyze, type SeedLog } from './seed-accounts';
 import { SEED_COVERAGES, SEED_EVENTS, SEED_TIERS } from './seed-words';
 
 /** Bump when the generated data changes, so an older seed is replaced instead of reused. */
@@ -528,21 +525,11 @@ async function count(db: Db, sql: string, bindings: readonly (string | number)[]
  * VACUUM ANALYZE and issues a fresh live API key (without a teammate) for the bench account.
  * `db` is the app's knex instance on the bench database; `url` the same database for `pg`.
  */
-export async function seedSearch(
-  db: Db,
-  url: string,
-  config: Config,
-  opts: SearchSeedOptions,
-  log: (line: string) => void,
-): Promise<SearchSeedResult> {
-  await migrateLatest(db);
-  const accounts = createAccountsRepository(db);
-  const keys = createApiKeyService({ keys: createApiKeysRepository(db), accounts, defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS });
+export async function seedSearch(db: Db, url: string, config: Config, opts: SearchSeedOptions, log: SeedLog): Promise<SearchSeedResult> {
+  const { accounts, keys, upsert, reissueKey } = await openSeedAccounts(db, config);
   const tag = `seed v${SEED_VERSION}, ${opts.purchases}/${opts.otherPurchases} purchases, ${opts.buyers} buyers, ${opts.products} products`;
   const mainName = `Search Bench Agency (${tag})`;
   const before = await accounts.findBySlug('search-bench-agency');
-  const upsert = (slug: string, name: string) =>
-    accounts.upsertBySlug({ slug, name, kind: 'agency', checkoutSuccessUrl: null, checkoutCancelUrl: null });
   const main = await upsert('search-bench-agency', mainName);
   const other = await upsert('search-bench-other-agency', 'Search Bench Other Agency');
   const teammateIds: number[] = [];
@@ -600,21 +587,12 @@ export async function seedSearch(
     }
   }
 
-  const analyzeStarted = performance.now();
-  await db.raw(
-    'vacuum analyze purchase_search, purchases, purchase_items, covered_units, certificates, buyers, product_lines, agents, root_accounts, api_keys, api_key_secrets',
-  );
-  const analyzeSeconds = (performance.now() - analyzeStarted) / 1000;
+  const analyzeSeconds = await vacuumAnalyze(db, [
+    ...['purchase_search', 'purchases', 'purchase_items', 'covered_units', 'certificates', 'buyers', 'product_lines', 'agents'],
+    ...['root_accounts', 'api_keys', 'api_key_secrets'],
+  ]);
 
-  for (const k of await keys.list(main.id)) {
-    if (k.name === KEY_NAME && k.status !== 'deleted') await keys.delete(k.id);
-  }
-  const key = await keys.create({
-    rootAccountId: main.id,
-    name: KEY_NAME,
-    mode: 'live',
-    description: 'created by npm run bench -- search',
-  });
+  const key = await reissueKey({ rootAccountId: main.id, name: KEY_NAME, description: 'created by npm run bench -- search' });
 
   const teammates = (
     await db.raw(
