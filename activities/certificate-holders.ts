@@ -37,6 +37,7 @@ import { createProductsRepository } from '../src/products/repository';
 import type { CertificateHolderChange } from '../workflows/contracts';
 import type { Mailer } from '../src/mail/mailer';
 import { verificationUrl } from '../src/certificates/certificate-data';
+import { DateTime } from 'luxon';
 
 export interface CertificateHolderActivityDeps {
   db: Db;
@@ -128,8 +129,13 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
             );
         }
       }
-      const added = await holders.add(input.purchaseId, input.holder, input.requestKey, at);
-      await certificates.plan(input.purchaseId);
+      // The holder and its certificates (planned, not stored yet) appear together: a reader never
+      // sees the holder with a certificate set that lacks its certificates.
+      const added = await deps.db.transaction(async (trx) => {
+        const holder = await createCertificateHoldersRepository(trx).add(input.purchaseId, input.holder, input.requestKey, at);
+        await createCertificatesRepository(trx).plan(input.purchaseId);
+        return holder;
+      });
       return { kind: 'added', change: { holderId: added.id, certificateNumbers: await plannedFor(input.purchaseId, added.id) } };
     },
 
@@ -164,7 +170,7 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       );
       const lines = [
         `${agency?.name ?? 'Your insurance agency'} informs ${n.holder.name} that insurance coverage named on certificates issued to you was cancelled${p.mode === 'test' ? ' (TEST MODE: not real coverage)' : ''}.`,
-        `Effective: ${c.effectiveAt.toISOString()}`,
+        `Effective: ${effectiveLocal(c.effectiveAt, mine[0]?.timeZone)}`,
         '',
         'These certificates are void from then on:',
         ...mine.map(
@@ -234,6 +240,15 @@ export function createCertificateHolderActivities(deps: CertificateHolderActivit
       return { holderId: holder.id, certificateNumbers: voided };
     },
   };
+
+  /**
+   * A cancellation's effective instant as a holder's notice prints it: the local date and time in
+   * the covered unit's zone (`Saturday 14 March 2026, 00:00 (America/Chicago)`); UTC without a unit.
+   */
+  function effectiveLocal(at: Date, zone: string | undefined): string {
+    const local = DateTime.fromJSDate(at, { zone: zone ?? 'utc' });
+    return `${local.setLocale('en-GB').toFormat('cccc d LLLL yyyy, HH:mm')} (${zone ?? 'UTC'})`;
+  }
 
   async function plannedFor(purchaseId: number, holderId: number): Promise<string[]> {
     return (await certificates.listForPurchase(purchaseId))

@@ -27,7 +27,7 @@ import { CertificateTemplateError } from '../src/pdf/certificate-format';
 import type { CertificatePrinter } from '../src/pdf/certificate-printer';
 import { ObjectConflictError, certificateKey, zipKeys, type ObjectStore } from '../src/storage/object-store';
 import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEntry, type ZipExtra } from '../src/storage/zips';
-import { createCertificatesRepository, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
+import { createCertificatesRepository, printedValues, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import { proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
 
@@ -99,7 +99,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     const storePdf = async (row: IssuanceRow, bytes: Buffer) => {
       const key = certificateKey(row.purchaseId, row.certificateNumber);
       const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf', onExisting: 'keep' }).catch(permanent);
-      await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256 });
+      await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256, printed: printedValues(row) });
       if (put.created) {
         rendered?.set(key, bytes);
         created?.add(key);
@@ -194,6 +194,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
           storageKey: key,
           sizeBytes: put.size,
           sha256: put.sha256,
+          certificateIds: certs.map((c) => c.certificateId),
         });
         built++;
       }
@@ -212,6 +213,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
           storageKey: paymentKey,
           sizeBytes: put.size,
           sha256: put.sha256,
+          certificateIds: certificates.map((c) => c.certificateId),
         });
         built++;
       }

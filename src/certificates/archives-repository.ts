@@ -15,6 +15,8 @@ export interface ArchiveRow {
   storageKey: string;
   sizeBytes: number;
   sha256: string;
+  /** The certificates it holds (null: recorded before zips kept them; taken as current). */
+  certificateIds: number[] | null;
 }
 
 /** `archives` / `recordArchive` / `clearArchives` over `db` (a transaction or the pool). */
@@ -33,6 +35,7 @@ export function createCertificateArchivesRepository(db: Db | Knex.Transaction) {
         storageKey: r.storage_key,
         sizeBytes: r.size_bytes,
         sha256: r.sha256,
+        certificateIds: r.certificate_ids ?? null,
       }));
     },
 
@@ -45,9 +48,9 @@ export function createCertificateArchivesRepository(db: Db | Knex.Transaction) {
       // The common case (a first zip of its kind, at issuance): one insert. Only when it conflicts
       // (this zip recorded before, or a current one over another set) the transaction below.
       const first = await db.raw(
-        `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
-         values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
-        [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
+        `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256, certificate_ids)
+         values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
+        [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256, a.certificateIds],
       );
       if (first.rows.length > 0) return;
       await db.transaction(async (trx) => {
@@ -64,9 +67,9 @@ export function createCertificateArchivesRepository(db: Db | Knex.Transaction) {
           return;
         }
         await trx.raw(
-          `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256)
-           values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-          [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256],
+          `insert into certificate_archives (purchase_id, kind, product_line_id, proof_code, storage_key, size_bytes, sha256, certificate_ids)
+           values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+          [purchaseId, a.kind, a.productLineId, a.proofCode, a.storageKey, a.sizeBytes, a.sha256, a.certificateIds],
         );
       });
     },

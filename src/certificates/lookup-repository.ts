@@ -6,8 +6,9 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import type { PrintedValues } from './repository';
 
-/** What the verification page may show: no address, email or price (issue 6). */
+/** What the verification page may show: no address, email or price (issue 6); a stored version's window, named insured and holder as it printed them. */
 export interface VerificationCertificate {
   certificateNumber: string;
   productName: string;
@@ -59,6 +60,7 @@ export function createCertificateLookups(db: Db | Knex.Transaction) {
             'c.superseded_at',
             'next.certificate_number as superseded_by_number',
             'h.name as holder_name',
+            'c.printed',
           )
           .leftJoin('certificates as next', 'next.id', 'c.superseded_by_id')
           .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id');
@@ -72,22 +74,27 @@ export function createCertificateLookups(db: Db | Knex.Transaction) {
             .where({ 'c.purchase_id': archive.purchase_id, 'c.product_line_id': archive.product_line_id })
             .whereNull('c.superseded_at');
       }
-      return rows.map((r) => ({
-        certificateNumber: r.certificate_number,
-        productName: r.customer_name,
-        namedInsuredName: r.named_insured_name,
-        startsAt: r.starts_at,
-        endsAt: r.ends_at,
-        timeZone: r.time_zone,
-        testMode: r.mode === 'test',
-        stored: r.storage_key !== null,
-        voided: r.refunded_at !== null || r.voided_at !== null,
-        voidedAt: r.voided_at ?? r.refunded_at ?? null,
-        revision: r.revision,
-        supersededAt: r.superseded_at ?? null,
-        supersededByNumber: r.superseded_by_number ?? null,
-        certificateHolderName: r.holder_name ?? null,
-      }));
+      // A stored version shows what it printed (a later endorsement may have moved its unit or
+      // corrected the named insured); one not stored yet, the unit and item as they are.
+      return rows.map((r) => {
+        const printed = r.printed as PrintedValues | null;
+        return {
+          certificateNumber: r.certificate_number,
+          productName: r.customer_name,
+          namedInsuredName: printed ? printed.named_insured_name : r.named_insured_name,
+          startsAt: printed ? new Date(printed.starts_at) : r.starts_at,
+          endsAt: printed ? new Date(printed.ends_at) : r.ends_at,
+          timeZone: printed?.time_zone ?? r.time_zone,
+          testMode: r.mode === 'test',
+          stored: r.storage_key !== null,
+          voided: r.refunded_at !== null || r.voided_at !== null,
+          voidedAt: r.voided_at ?? r.refunded_at ?? null,
+          revision: r.revision,
+          supersededAt: r.superseded_at ?? null,
+          supersededByNumber: r.superseded_by_number ?? null,
+          certificateHolderName: printed ? printed.holder_name : (r.holder_name ?? null),
+        };
+      });
     },
   };
 }

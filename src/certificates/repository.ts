@@ -17,8 +17,45 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
-import { createCertificateArchivesRepository } from './archives-repository';
+import { createCertificateArchivesRepository, type ArchiveRow } from './archives-repository';
 import { createCertificateLookups } from './lookup-repository';
+
+/** What one certificate version printed (kept with its storage; instants ISO 8601 UTC). */
+export interface PrintedValues {
+  starts_at: string;
+  ends_at: string;
+  time_zone: string;
+  local_label: string;
+  named_insured_name: string | null;
+  holder_name: string | null;
+}
+
+/** The values `row` prints (what `markStored` keeps with the PDF). */
+export function printedValues(row: IssuanceRow): PrintedValues {
+  return {
+    starts_at: row.startsAt.toISOString(),
+    ends_at: row.endsAt.toISOString(),
+    time_zone: row.timeZone,
+    local_label: row.localLabel,
+    named_insured_name: row.namedInsured?.name ?? null,
+    holder_name: row.certificateHolder?.name ?? null,
+  };
+}
+
+/**
+ * The purchase's certificates and zips as one consistent read (`currentSet`), and whether they
+ * are the complete current set: every covered unit has a current certificate, every current
+ * certificate is stored, and each zip holds every current certificate in force of its scope.
+ * Not complete while an issuance round is under way (first issuance, a holder's certificates,
+ * an endorsement's new versions, objects found lost being stored again).
+ */
+export interface CertificateSet {
+  /** Current certificates (with `includeSuperseded`, every version), in `listForPurchase` order. */
+  certificates: StoredCertificate[];
+  /** The current zips. */
+  archives: ArchiveRow[];
+  complete: boolean;
+}
 
 /** Everything the certificate template needs for one certificate (minor units; UTC instants). */
 export interface IssuanceRow {
@@ -77,7 +114,11 @@ export interface Address {
   country: string;
 }
 
-/** A stored certificate as getCertificates lists it. */
+/**
+ * A certificate as getCertificates lists it. Its window, named insured and holder name are what
+ * it printed once stored (a past version keeps them when an endorsement moves its unit or
+ * corrects the named insured); before that, the unit's and item's as they are now.
+ */
 export interface StoredCertificate {
   certificateId: number;
   /** The covered unit it proves. */
@@ -236,18 +277,32 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
       }));
     },
 
-    /** Records where a certificate's PDF is stored; a row already stored is left as it is. */
-    async markStored(certificateId: number, stored: { storageKey: string; sizeBytes: number; sha256: string }): Promise<void> {
+    /**
+     * Records where a certificate's PDF is stored and what it printed (`printed`: its window,
+     * named insured and holder, see `printedValues`); a row already stored is left as it is.
+     */
+    async markStored(
+      certificateId: number,
+      stored: { storageKey: string; sizeBytes: number; sha256: string; printed: PrintedValues },
+    ): Promise<void> {
       await db('certificates')
         .where({ id: certificateId })
         .whereNull('storage_key')
-        .update({ storage_key: stored.storageKey, size_bytes: stored.sizeBytes, sha256: stored.sha256, stored_at: db.fn.now() });
+        .update({
+          storage_key: stored.storageKey,
+          size_bytes: stored.sizeBytes,
+          sha256: stored.sha256,
+          stored_at: db.fn.now(),
+          printed: JSON.stringify(stored.printed),
+        });
     },
 
     /** Forgets the storage of certificates whose objects went missing, so they are issued again. */
     async clearStored(certificateIds: readonly number[]): Promise<void> {
       if (certificateIds.length === 0) return;
-      await db('certificates').whereIn('id', certificateIds).update({ storage_key: null, size_bytes: null, sha256: null, stored_at: null });
+      await db('certificates')
+        .whereIn('id', certificateIds)
+        .update({ storage_key: null, size_bytes: null, sha256: null, stored_at: null, printed: null });
     },
 
     /**
@@ -290,32 +345,53 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
           'c.revision',
           'c.superseded_at',
           'next.certificate_number as superseded_by_number',
+          'c.printed',
         );
       if (!opts.includeSuperseded) q.whereNull('c.superseded_at');
       const rows = await q;
-      return rows.map((r) => ({
-        certificateId: r.id,
-        coveredUnitId: r.covered_unit_id,
-        certificateNumber: r.certificate_number,
-        productLineId: r.product_line_id,
-        productName: r.customer_name,
-        unitIndex: r.unit_index,
-        unitKind: r.kind,
-        startsAt: r.starts_at,
-        endsAt: r.ends_at,
-        timeZone: r.time_zone,
-        localLabel: r.local_label,
-        namedInsuredName: r.named_insured_name,
-        storageKey: r.storage_key,
-        sizeBytes: r.size_bytes,
-        sha256: r.sha256,
-        voidedAt: r.voided_at ?? null,
-        certificateHolderId: r.certificate_holder_id ?? null,
-        certificateHolderName: r.holder_name ?? null,
-        revision: r.revision,
-        supersededAt: r.superseded_at ?? null,
-        supersededByNumber: r.superseded_by_number ?? null,
-      }));
+      return rows.map((r) => {
+        const printed = r.printed as PrintedValues | null;
+        return {
+          certificateId: r.id,
+          coveredUnitId: r.covered_unit_id,
+          certificateNumber: r.certificate_number,
+          productLineId: r.product_line_id,
+          productName: r.customer_name,
+          unitIndex: r.unit_index,
+          unitKind: r.kind,
+          startsAt: printed ? new Date(printed.starts_at) : r.starts_at,
+          endsAt: printed ? new Date(printed.ends_at) : r.ends_at,
+          timeZone: printed?.time_zone ?? r.time_zone,
+          localLabel: printed?.local_label ?? r.local_label,
+          namedInsuredName: printed ? printed.named_insured_name : r.named_insured_name,
+          storageKey: r.storage_key,
+          sizeBytes: r.size_bytes,
+          sha256: r.sha256,
+          voidedAt: r.voided_at ?? null,
+          certificateHolderId: r.certificate_holder_id ?? null,
+          certificateHolderName: printed ? printed.holder_name : (r.holder_name ?? null),
+          revision: r.revision,
+          supersededAt: r.superseded_at ?? null,
+          supersededByNumber: r.superseded_by_number ?? null,
+        };
+      });
+    },
+
+    /**
+     * The purchase's certificates (current ones, or every version with `includeSuperseded`) and
+     * current zips read in one snapshot (a repeatable-read transaction), with whether they are
+     * the complete current set (see `CertificateSet`): a reader never sees new versions planned
+     * but not stored, or zips not rebuilt over them yet, as complete.
+     */
+    async currentSet(purchaseId: number, opts: { includeSuperseded?: boolean } = {}): Promise<CertificateSet> {
+      const read = async (r: ReturnType<typeof createCertificatesRepository>): Promise<CertificateSet> => {
+        const certificates = await r.listForPurchase(purchaseId, opts);
+        const archives = await r.archives(purchaseId);
+        const unitsWithout = await r.unitsWithoutCertificate(purchaseId);
+        return { certificates, archives, complete: unitsWithout === 0 && isCompleteSet(certificates, archives) };
+      };
+      if (db.isTransaction) return read(createCertificatesRepository(db));
+      return db.transaction((trx) => read(createCertificatesRepository(trx)), { isolationLevel: 'repeatable read', readOnly: true });
     },
 
     /** Covered units of the purchase with no current certificate at all (issuance must plan them). */
@@ -429,6 +505,36 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
     ...createCertificateArchivesRepository(db),
     ...createCertificateLookups(db),
   };
+}
+
+/**
+ * Whether `certificates` (the purchase's, superseded versions ignored) and its current zips
+ * `archives` are complete: every current certificate stored, and, for the certificates in force,
+ * a zip of each product line holding all of that line's and a payment zip holding all of them
+ * (a zip recorded without its certificate ids is taken as current). Certificates voided after a
+ * zip was built stay in it; that does not make it stale.
+ */
+export function isCompleteSet(certificates: readonly StoredCertificate[], archives: readonly ArchiveRow[]): boolean {
+  const current = certificates.filter((c) => c.supersededAt === null);
+  if (current.some((c) => c.storageKey === null)) return false;
+  const inForce = current.filter((c) => c.voidedAt === null);
+  if (inForce.length === 0) return true;
+  const holds = (a: ArchiveRow | undefined, certs: readonly StoredCertificate[]) =>
+    a !== undefined && (a.certificateIds === null || certs.every((c) => a.certificateIds!.includes(c.certificateId)));
+  if (
+    !holds(
+      archives.find((a) => a.kind === 'payment'),
+      inForce,
+    )
+  )
+    return false;
+  const lines = new Set(inForce.map((c) => c.productLineId));
+  return [...lines].every((line) =>
+    holds(
+      archives.find((a) => a.kind === 'product' && a.productLineId === line),
+      inForce.filter((c) => c.productLineId === line),
+    ),
+  );
 }
 
 export type CertificatesRepository = ReturnType<typeof createCertificatesRepository>;

@@ -5,14 +5,17 @@
  * (exactly one of `purchase_id`, `checkout_session_id`, `payment_intent`), each with a V4 signed
  * download URL valid `urlTtlSeconds` seconds, the per-payment zip URL and the per-product zip
  * URLs with their proof-of-coverage (QR) link. An unpaid purchase (status `unpaid`) or one still
- * issuing (`pending`) answers with empty lists and its `purchase_status`: the caller retries.
+ * issuing (`pending`: its first certificates, or later ones: an added holder's, an endorsement's
+ * new versions, until every one and the zips over them are stored; read in one snapshot,
+ * `currentSet`) answers with empty lists and its `purchase_status`: the caller retries.
  * A purchase that is unknown, of another account, of another teammate (teammate scope), of the
  * other mode than the key's, or of another buyer than `idp_accnt_uuid` → 404 NOT_FOUND; the
  * scope is part of the lookup, not a check after it.
  *
  * `verify(code)`: what the public verification page shows for a certificate number or a
  * proof-of-coverage code (null when neither): state per certificate and overall, coverage
- * windows, product and named insured; nothing else personal.
+ * windows, product, named insured and holder's name, each version as it printed them (a past
+ * version keeps its own window after an endorsement moved the unit); nothing else personal.
  */
 import { DateTime } from 'luxon';
 import type { Principal } from '../api-keys/service';
@@ -53,6 +56,8 @@ export interface VerificationView {
   superseded_at: string | null;
   /** The certificate's version (1 first); null for a proof of coverage. */
   revision: number | null;
+  /** Whom a certificate was issued to, as it printed it (the name only); null for none and for a proof of coverage. */
+  certificate_holder_name: string | null;
 }
 
 export interface CertificateServiceDeps {
@@ -131,9 +136,12 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       if (!purchase.paidAt) return empty('unpaid');
       if (!purchase.certificatesIssuedAt) return empty(purchase.refundedAt ? 'voided' : 'pending');
 
-      const [current, archives] = await Promise.all([deps.repo.listForPurchase(purchase.id), deps.repo.archives(purchase.id)]);
-      // A holder's certificates being issued (added after the purchase's issuance) are listed once stored.
-      const certificates = current.filter((c) => c.storageKey !== null);
+      // One snapshot of the certificates and zips: while any is being issued (a holder's, an
+      // endorsement's new versions) the answer is `pending`, never `issued` with part of the set.
+      const set = await deps.repo.currentSet(purchase.id);
+      if (!set.complete && !purchase.refundedAt) return empty('pending');
+      const archives = set.archives;
+      const certificates = set.certificates.filter((c) => c.storageKey !== null);
       const expiresAt = new Date(now().getTime() + deps.urlTtlSeconds * 1000);
       const paymentZip = archives.find((a) => a.kind === 'payment');
       const items = await Promise.all(
@@ -220,6 +228,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
         superseded_by: code.startsWith('COI-') ? (certs[0]!.supersededByNumber ?? null) : null,
         superseded_at: code.startsWith('COI-') ? (certs[0]!.supersededAt?.toISOString() ?? null) : null,
         revision: code.startsWith('COI-') ? certs[0]!.revision : null,
+        certificate_holder_name: code.startsWith('COI-') ? certs[0]!.certificateHolderName : null,
       };
     },
   };

@@ -95,13 +95,30 @@ export interface UnitMove {
   localLabel: string;
 }
 
+/** A covered unit's window as an endorsement preview shows it (instants ISO 8601 UTC; zone and label local). */
+export interface ReissueWindow {
+  startsAt: string;
+  endsAt: string;
+  timeZone: string;
+  localLabel: string;
+}
+
+/** A certificate in force a change reissues: the window its current version prints, and the one its new version will. */
+export interface PlannedReissue {
+  certificateNumber: string;
+  coveredUnitId: number;
+  certificateHolderId: number | null;
+  currentWindow: ReissueWindow;
+  newWindow: ReissueWindow;
+}
+
 export interface EndorsementPlan {
   /** Premium, platform fee and total differences (minor units; positive only for units added). */
   premiumDifferenceMinor: number;
   platformFeeDifferenceMinor: number;
   totalDifferenceMinor: number;
-  /** The certificates in force the change reissues as a new version. */
-  reissues: Array<{ certificateNumber: string; coveredUnitId: number; certificateHolderId: number | null }>;
+  /** The certificates in force the change reissues as a new version, each with its old and new window. */
+  reissues: PlannedReissue[];
   /** What to change, resolved. */
   namedInsured: { name: string; address?: Record<string, unknown> } | null;
   descriptions: Array<{ certificateHolderId: number; description: string }>;
@@ -390,11 +407,23 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
           (c.certificateHolderId !== null && plan.supersede.holderIds.includes(c.certificateHolderId)) ||
           plan.supersede.coveredUnitIds.includes(c.coveredUnitId),
       );
-  plan.reissues = touched.map((c) => ({
-    certificateNumber: c.certificateNumber,
-    coveredUnitId: c.coveredUnitId,
-    certificateHolderId: c.certificateHolderId,
-  }));
+  const unitById = new Map(state.items.flatMap((i) => i.units.map((u) => [u.id, u] as const)));
+  plan.reissues = touched.map((c) => {
+    const move = plan.moves.find((m) => m.coveredUnitId === c.coveredUnitId);
+    const unit = unitById.get(c.coveredUnitId);
+    const timeZone = unit?.timeZone ?? c.timeZone;
+    return {
+      certificateNumber: c.certificateNumber,
+      coveredUnitId: c.coveredUnitId,
+      certificateHolderId: c.certificateHolderId,
+      currentWindow: { startsAt: c.startsAt.toISOString(), endsAt: c.endsAt.toISOString(), timeZone: c.timeZone, localLabel: c.localLabel },
+      newWindow: move
+        ? { startsAt: move.startsAt.toISOString(), endsAt: move.endsAt.toISOString(), timeZone, localLabel: move.localLabel }
+        : unit
+          ? { startsAt: unit.startsAt.toISOString(), endsAt: unit.endsAt.toISOString(), timeZone, localLabel: unit.localLabel }
+          : { startsAt: c.startsAt.toISOString(), endsAt: c.endsAt.toISOString(), timeZone, localLabel: c.localLabel },
+    };
+  });
   return plan;
 }
 

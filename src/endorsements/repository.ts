@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { EndorsementChange } from './schemas';
+import type { PlannedReissue } from './planning';
 import type { CoveredUnit } from '../quotes/coverage';
 import type { CancellationRefund, HolderPremiumOnNewUnit, LedgerUnitPremium } from '../purchases/ledger-record';
 
@@ -35,7 +36,8 @@ export interface StoredEndorsement {
   premiumDifferenceMinor: number;
   platformFeeDifferenceMinor: number;
   totalDifferenceMinor: number;
-  reissues: Array<{ certificateNumber: string; coveredUnitId: number; certificateHolderId: number | null }>;
+  /** The certificates the change reissues, each with the window its current version prints and its new version's. */
+  reissues: PlannedReissue[];
   fingerprint: string;
   reissued: Array<{ from: string; to: string }> | null;
   /** Units the endorsement adds (empty for the unpriced change kinds); instants as ISO strings once stored. */

@@ -189,6 +189,16 @@ const minor = (what: string) =>
     .int()
     .meta({ description: `${what}, integer minor units of \`currency\`` });
 
+/** A covered unit's coverage window in a preview: instants with the unit's own UTC offset. */
+const ReissueWindow = z.object({
+  starts_at: z
+    .string()
+    .meta({ description: 'ISO 8601 instant with the UTC offset of time_zone at that moment, e.g. 2027-05-09T00:00:00.000-05:00' }),
+  ends_at: z.string().meta({ description: 'ISO 8601 instant with its UTC offset (exclusive)' }),
+  time_zone: z.string().meta({ description: 'IANA zone of the covered unit' }),
+  local_label: z.string().meta({ description: 'The day (YYYY-MM-DD) or trip window, local to time_zone' }),
+});
+
 export const Endorsement = z
   .object({
     object: z.enum(['endorsement_quote', 'endorsement']),
@@ -208,11 +218,19 @@ export const Endorsement = z
     new_amount_total: minor('The purchase’s total after the change'),
     reissues: z
       .array(
-        z.object({ certificate_number: z.string(), covered_unit_id: z.number().int(), certificate_holder_id: z.number().int().nullable() }),
+        z.object({
+          certificate_number: z.string(),
+          covered_unit_id: z.number().int(),
+          certificate_holder_id: z.number().int().nullable(),
+          current_window: ReissueWindow.meta({ description: 'The coverage window the current version prints' }),
+          new_window: ReissueWindow.meta({
+            description: 'The coverage window the new version will print (the same as current_window unless the change moves the unit)',
+          }),
+        }),
       )
       .meta({
         description:
-          'The certificates in force the change replaces with a new version (a higher revision on the number); the old version’s verification page then says it was superseded',
+          'The certificates in force the change replaces with a new version (a higher revision on the number), each with its window before and after; the old version’s verification page keeps the window it printed and says it was superseded',
       }),
     reissued: z
       .array(z.object({ from: z.string(), to: z.string() }))

@@ -14,6 +14,7 @@
  * CONNECTION_ERROR (503) when the workflow does not answer in time.
  */
 import { randomBytes } from 'node:crypto';
+import { DateTime } from 'luxon';
 import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository } from '../certificates/repository';
@@ -26,9 +27,25 @@ import type { ProductsRepository } from '../products/repository';
 import { policyClock } from '../purchases/cancellation-pricing';
 import { changeRefusal } from '../purchases/rules';
 import { purchaseScopeOf } from '../purchases/service';
-import { ENDORSEMENT_QUOTE_TTL_MS, EndorsementError, loadEndorsementState, planEndorsement, stateFingerprint } from './planning';
+import {
+  ENDORSEMENT_QUOTE_TTL_MS,
+  EndorsementError,
+  loadEndorsementState,
+  planEndorsement,
+  stateFingerprint,
+  type ReissueWindow,
+} from './planning';
 import type { EndorsementsRepository, StoredEndorsement } from './repository';
 import type { Endorsement, EndorsementPayment, EndorsementQuoteRequest } from './schemas';
+
+/**
+ * A reissued certificate's window on the wire: instants ISO 8601 with the unit's own UTC offset
+ * (e.g. `2027-05-09T00:00:00.000-05:00`), its IANA zone and local label.
+ */
+function windowObject(w: ReissueWindow) {
+  const local = (iso: string) => DateTime.fromISO(iso, { zone: 'utc' }).setZone(w.timeZone).toISO()!;
+  return { starts_at: local(w.startsAt), ends_at: local(w.endsAt), time_zone: w.timeZone, local_label: w.localLabel };
+}
 
 /**
  * The wire form of stored endorsement `e` of purchase `p` at `at`. An open checkout link whose
@@ -57,6 +74,8 @@ export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'tot
       certificate_number: r.certificateNumber,
       covered_unit_id: r.coveredUnitId,
       certificate_holder_id: r.certificateHolderId,
+      current_window: windowObject(r.currentWindow),
+      new_window: windowObject(r.newWindow),
     })),
     reissued: e.reissued,
     added_covered_units: e.additions.flatMap((a) =>

@@ -16,6 +16,7 @@ import { eventually } from '../helpers/worker';
 import { download, pdfText, readZip } from '../helpers/documents';
 import type { TestSmtp } from '../helpers/smtp';
 import PostalMime from 'postal-mime';
+import { DateTime } from 'luxon';
 import { CERTIFICATE_TEXT_LIMITS } from '../../src/pdf/certificate-template';
 import { holderNoticesWorkflowId } from '../../workflows/contracts';
 
@@ -233,6 +234,11 @@ test('when a cancellation voids certificates of a holder that asked to be told, 
   expect(voided[0]!.status).toBe('voided');
   const text = (await PostalMime.parse(notice!.raw)).text ?? '';
   expect(text).toContain(voided[0]!.certificate_number);
+  // The effective date reads as a local date in the unit's zone, not a UTC timestamp.
+  const effectiveAt = ((await api(`/purchases/${id}`)).body.data.cancellations as Array<{ effective_at: string }>)[0]!.effective_at;
+  const local = DateTime.fromISO(effectiveAt).setZone('America/Chicago').setLocale('en-GB');
+  expect(text).toContain(`Effective: ${local.toFormat('cccc d LLLL yyyy, HH:mm')} (America/Chicago)`);
+  expect(text).not.toContain(effectiveAt);
   const kept = (await holders(id)).find((h) => h.id === told.id)!.certificates.find((c) => c.covered_unit_id !== second.id)!;
   expect(text).not.toContain(kept.certificate_number);
   // Exactly one notice, and none to the holder that did not ask, once this cancellation's notices

@@ -18,7 +18,23 @@ import { download, pdfText, readZip } from '../helpers/documents';
 
 jest.setTimeout(180_000);
 
-const stack = useStack({ app: { RATE_LIMIT_PER_MINUTE: '100000' } });
+/** Purchases whose next issuance is held until the test lets it go (by purchase id). */
+const holds = new Map<number, { entered: () => void; released: Promise<void> }>();
+const stack = useStack({
+  app: { RATE_LIMIT_PER_MINUTE: '100000' },
+  // Holds an issuance of a purchase the test named (once), then renders it as usual.
+  activities: (real) => ({
+    async issueCertificatesAndArchives(input) {
+      const hold = holds.get(input.purchaseId);
+      if (hold) {
+        holds.delete(input.purchaseId);
+        hold.entered();
+        await hold.released;
+      }
+      return real.issueCertificatesAndArchives(input);
+    },
+  }),
+});
 let app: TestApp;
 let account: QuotingAccount;
 
@@ -123,6 +139,48 @@ test('when the named insured is corrected, then the preview names both certifica
   expect(unit.certificate.number).toMatch(/-R2$/);
 });
 
+test('when an endorsement’s new versions are not stored yet, then getCertificates answers pending (never issued with part of the set) and the purchase reads awaiting_certificates, until every new version and zip is stored', async () => {
+  const id = await issuedPurchase(app, account);
+  expect((await certificatesOf(id)).status).toBe('issued');
+  // The owner's next issuance (the endorsement's new versions) waits until the test releases it.
+  let entered!: () => void;
+  const issuing = new Promise<void>((r) => (entered = r));
+  let release!: () => void;
+  holds.set(id, { entered, released: new Promise<void>((r) => (release = r)) });
+
+  const q = await quote(id, [{ type: 'named_insured', name: 'Kim Park Holdings LLC' }]);
+  const done = await endorse(id, q.body.data.id);
+  expect(done.body.data.status).toBe('applied');
+  await issuing;
+  // Old versions superseded, new ones planned but not stored: not an issued (empty or partial) set.
+  const during = await certificatesOf(id);
+  expect(during).toMatchObject({ status: 'pending', certificate_count: 0, certificates: [], payment_zip_url: null });
+  const p = await purchase(id);
+  expect(p.status).toBe('awaiting_certificates');
+  expect(p.items[0].covered_units[0].certificates.map((c: { status: string }) => c.status)).toEqual(['superseded', 'issuing']);
+  release();
+
+  const pairs = done.body.data.reissued as Array<{ from: string; to: string }>;
+  const after = await eventually(async () => {
+    const r = await certificatesOf(id);
+    return r.status === 'pending' ? null : r;
+  }, 90_000);
+  expect(after.status).toBe('issued');
+  expect(after.certificates.map((c: { certificate_number: string }) => c.certificate_number).sort()).toEqual(pairs.map((x) => x.to).sort());
+  const zipped = [...(await readZip(await download(after.payment_zip_url))).keys()].filter((n) => n.endsWith('.pdf'));
+  expect(
+    zipped
+      .map((n) =>
+        n
+          .split('/')
+          .pop()!
+          .replace(/\.pdf$/, ''),
+      )
+      .sort(),
+  ).toEqual(pairs.map((x) => x.to).sort());
+  expect((await purchase(id)).status).toBe('issued');
+});
+
 test('when an unstarted day is moved, then the unit covers the new day and only its certificate is reissued; a move onto the other day, of a started unit, or to the same day is refused', async () => {
   const id = await issuedPurchase(app, account);
   const [first, second] = (await purchase(id)).items[0].covered_units;
@@ -148,11 +206,47 @@ test('when an unstarted day is moved, then the unit covers the new day and only 
 
   const q = await quote(id, [{ type: 'move_covered_unit', covered_unit_id: second.id, start_date: '2027-05-09' }]);
   expect(q.status).toBe(201);
-  expect(q.body.data.reissues).toEqual([expect.objectContaining({ covered_unit_id: second.id })]);
+  // The preview shows each reissued certificate's window now and after (local offsets, Chicago in May: -05:00).
+  expect(q.body.data.reissues).toEqual([
+    {
+      certificate_number: second.certificate.number,
+      covered_unit_id: second.id,
+      certificate_holder_id: expect.any(Number),
+      current_window: {
+        starts_at: '2027-05-02T00:00:00.000-05:00',
+        ends_at: '2027-05-03T00:00:00.000-05:00',
+        time_zone: 'America/Chicago',
+        local_label: '2027-05-02',
+      },
+      new_window: {
+        starts_at: '2027-05-09T00:00:00.000-05:00',
+        ends_at: '2027-05-10T00:00:00.000-05:00',
+        time_zone: 'America/Chicago',
+        local_label: '2027-05-09',
+      },
+    },
+  ]);
   expect(q.body.data.total_difference).toBe(0);
   const done = await endorse(id, q.body.data.id);
   expect(done.status).toBe(200);
   await reissuedEvent(q.body.data.id);
+  // The old version's page shows the day it certified (2027-05-02), then the version that replaced it, with a link.
+  const [pair] = done.body.data.reissued as Array<{ from: string; to: string }>;
+  expect(await verify(pair!.from)).toMatchObject({
+    state: 'superseded',
+    superseded_by: pair!.to,
+    coverage: [expect.objectContaining({ starts_at: '2027-05-02T05:00:00.000Z', ends_at: '2027-05-03T05:00:00.000Z' })],
+  });
+  const oldPage = (await call(app.baseUrl, `/verify/${pair!.from}`, { headers: { accept: 'text/html' } })).text;
+  expect(oldPage).toContain('2027-05-02 00:00');
+  expect(oldPage).not.toContain('2027-05-09');
+  expect(oldPage).toContain('Certificate holder');
+  expect(oldPage).toMatch(new RegExp(`Superseded by <a href="${pair!.to}">${pair!.to}</a>`));
+  expect(oldPage.indexOf('id="superseded-by"')).toBeGreaterThan(oldPage.indexOf('</table>'));
+  const newPage = (await call(app.baseUrl, `/verify/${pair!.to}`, { headers: { accept: 'text/html' } })).text;
+  expect(newPage).toContain('2027-05-09 00:00');
+  expect(newPage).not.toContain('2027-05-02');
+  expect(newPage).not.toContain('id="superseded-by"');
   const after = (await purchase(id)).items[0].covered_units;
   expect(after[1]).toMatchObject({
     id: second.id,
