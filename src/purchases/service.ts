@@ -159,6 +159,7 @@ export function createPurchaseService(deps: {
     cancellations: StoredCancellation[],
     disputes: StoredDispute[],
     at: Date,
+    certificatesComplete: boolean,
   ): PurchaseDetail {
     // The unit's `certificate`: its first holder's current version (the list is in holder then version order).
     const byUnit = new Map<number, StoredCertificate>();
@@ -166,8 +167,12 @@ export function createPurchaseService(deps: {
       if (c.supersededAt === null && c.storageKey !== null && !byUnit.has(c.coveredUnitId)) byUnit.set(c.coveredUnitId, c);
     const refundedAt = p.status === 'refunded' ? p.refundedAt : null;
     const statusOf = new Map(cancellations.map((c) => [c.id, c.status]));
+    const summary = toPurchaseSummary(p);
     return {
-      ...toPurchaseSummary(p),
+      ...summary,
+      // An issued purchase whose certificates are being issued again (an added holder's, an
+      // endorsement's new versions) reads awaiting_certificates until every one is stored.
+      status: p.certificatesIssuedAt && isInForce(p.status) && !certificatesComplete ? 'awaiting_certificates' : summary.status,
       items: items.map((i) => {
         const item = itemObject(i);
         return {
@@ -257,13 +262,13 @@ export function createPurchaseService(deps: {
       // purchase's refunded amount written already (one transaction), so the purchase row and the
       // rest, read after it, never show it completed with its units pending or nothing refunded.
       const cancellations = await deps.ledger.cancellations(id);
-      const [p, items, certificates, disputes] = await Promise.all([
+      const [p, items, set, disputes] = await Promise.all([
         owned(principal, id),
         deps.sales.itemDetails(id),
-        deps.certificates.listForPurchase(id, { includeSuperseded: true }),
+        deps.certificates.currentSet(id, { includeSuperseded: true }),
         deps.disputes.listForPurchase(id),
       ]);
-      return detail(p, items, certificates, cancellations, disputes, policyClock(p, now()));
+      return detail(p, items, set.certificates, cancellations, disputes, policyClock(p, now()), set.complete);
     },
 
     /**
