@@ -10,6 +10,7 @@ import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';
 import type { BuyerService } from './service';
 import { CheckIfBuyerExistsBody, CheckIfBuyerExistsResponse, NewConnectBody, NewConnectResponse } from './schemas';
+import * as resource from '../http/resource-routes';
 
 const PREFIX = '/platform-seller-invites';
 const sellerNotFound = bareError("SELLER_NOT_FOUND: seller_slug is not the calling API key's own root account slug");
@@ -37,12 +38,9 @@ export function buyerConnectRoutes(service: BuyerService): RouteRegistration {
       summary: 'Report whether a buyer is connected to this seller; if so, return a fresh access token',
       description:
         "Existence is per seller: a buyer connected only to another seller reads as missing. Call newConnect when buyer_exists is false. The access token lives BUYER_ACCESS_TOKEN_TTL_SECONDS (default 900 s) and is bound to the buyer and this key's root account.",
-      request: { body: { required: true, content: { 'application/json': { schema: CheckIfBuyerExistsBody } } } },
+      request: { body: resource.jsonBody(CheckIfBuyerExistsBody) },
       responses: {
-        200: {
-          description: 'Existence, and the buyer credentials when it exists',
-          content: { 'application/json': { schema: CheckIfBuyerExistsResponse } },
-        },
+        200: resource.jsonResponse('Existence, and the buyer credentials when it exists', CheckIfBuyerExistsResponse),
         404: sellerNotFound,
         ...bareSurfaceResponses,
       },
@@ -55,12 +53,9 @@ export function buyerConnectRoutes(service: BuyerService): RouteRegistration {
       summary: 'Create the buyer if needed, connect it to this seller, and return a fresh access token',
       description:
         'Idempotent: calling it again (or concurrently) creates nothing twice. An existing buyer keeps its stored names. query_param, the API key and its agent are recorded by the call that creates the connection.',
-      request: { body: { required: true, content: { 'application/json': { schema: NewConnectBody } } } },
+      request: { body: resource.jsonBody(NewConnectBody) },
       responses: {
-        200: {
-          description: 'The buyer, what this call inserted, and its credentials',
-          content: { 'application/json': { schema: NewConnectResponse } },
-        },
+        200: resource.jsonResponse('The buyer, what this call inserted, and its credentials', NewConnectResponse),
         404: sellerNotFound,
         ...bareSurfaceResponses,
       },

@@ -8,6 +8,7 @@ import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';
 import type { PaymentService } from './service';
 import { DirectPaymentRequest, DirectPaymentResponse, EmailCheckoutLinkRequest, EmailCheckoutLinkResponse } from './schemas';
+import * as resource from '../http/resource-routes';
 
 const tokenErrors = bareError('ACCESS_TOKEN_INVALID or ACCESS_TOKEN_EXPIRED');
 const purchaseNotFound = bareError("NOT_FOUND: no purchase with that id for this API key's account and this buyer");
@@ -30,10 +31,10 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
       summary: "Email the purchase's checkout link to the buyer (payment option b)",
       description:
         'Sends the checkout session adminValidateBuyerResponses created (the same session, not a new one) to the buyer’s email, with the products, the total and the expiry. A call sends one email, except that a repeat for the same purchase within 10 minutes (the service’s window, CHECKOUT_LINK_EMAIL_DEDUPE_SECONDS) of an email of the same link to the same buyer sends nothing and answers that email’s `emailed_at` with `deduplicated: true`, so a retry or a double click never floods the buyer. Concurrent calls for one purchase send once. If the email cannot be sent (500), nothing is recorded and a retry sends it.',
-      request: { body: { required: true, content: { 'application/json': { schema: EmailCheckoutLinkRequest } } } },
+      request: { body: resource.jsonBody(EmailCheckoutLinkRequest) },
       responses: {
         ...bareSurfaceResponses,
-        200: { description: 'Emailed', content: { 'application/json': { schema: EmailCheckoutLinkResponse } } },
+        200: resource.jsonResponse('Emailed', EmailCheckoutLinkResponse),
         400: bareError('VALIDATION_ERROR, or INVALID_REQUEST: the purchase is not awaiting payment (already paid or expired)'),
         401: tokenErrors,
         404: purchaseNotFound,
@@ -48,13 +49,10 @@ export function paymentRoutes(service: PaymentService): RouteRegistration {
       summary: "Charge the purchase to the buyer's saved payment method, off-session (payment option c)",
       description:
         'Charges the purchase total (minor units) once, off-session, to a payment method saved on the buyer’s processor customer. A subscription purchase (recurring products) becomes a processor subscription on that payment method, so the monthly renewals and their certificates follow. Safe to call again after a timeout or error: the charge runs in the purchase’s workflow, which settles the earlier attempt (same idempotency key, or the stored payment intent) and never creates a second charge. A declined card is CARD_ERROR; retry only with a different card. On success certificates follow as for any paid purchase, and the checkout link is closed.',
-      request: { body: { required: true, content: { 'application/json': { schema: DirectPaymentRequest } } } },
+      request: { body: resource.jsonBody(DirectPaymentRequest) },
       responses: {
         ...bareSurfaceResponses,
-        200: {
-          description: 'Charged (or already charged by an earlier call)',
-          content: { 'application/json': { schema: DirectPaymentResponse } },
-        },
+        200: resource.jsonResponse('Charged (or already charged by an earlier call)', DirectPaymentResponse),
         400: bareError(
           'VALIDATION_ERROR; CARD_ERROR (declined, with decline_code; retry only with a different card); INVALID_REQUEST (not awaiting payment, another charge in flight, or the processor refused the request)',
         ),

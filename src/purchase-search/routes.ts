@@ -8,6 +8,7 @@ import { parseBody } from '../http/validation';
 import { bareError, bareSurfaceResponses } from '../http/openapi';
 import type { PurchaseSearchService } from './service';
 import { PurchaseSearchResponse, SearchRootPurchasesRequest, SearchTeammatePurchasesRequest } from './schemas';
+import * as resource from '../http/resource-routes';
 
 const PATH = '/searchTeammatePurchasedProducts';
 
@@ -36,10 +37,10 @@ export function purchaseSearchRoutes(service: PurchaseSearchService): RouteRegis
       tags: ['Certificates'],
       summary: 'Search the purchases made through the calling teammate (buyer name, email, product name, certificate number)',
       description,
-      request: { body: { required: true, content: { 'application/json': { schema: SearchTeammatePurchasesRequest } } } },
+      request: { body: resource.jsonBody(SearchTeammatePurchasesRequest) },
       responses: {
         ...bareSurfaceResponses,
-        200: { description: 'One page of matching purchases', content: { 'application/json': { schema: PurchaseSearchResponse } } },
+        200: resource.jsonResponse('One page of matching purchases', PurchaseSearchResponse),
         400: validation,
         404: bareError('TEAMMATE_NOT_FOUND: idp_teammate_uuid is not a teammate of this API key’s account'),
       },
@@ -60,10 +61,10 @@ export function rootPurchaseSearchRoutes(service: PurchaseSearchService): RouteR
       tags: ['Certificates'],
       summary: 'Search the purchases of the whole root account, whichever teammate made them',
       description,
-      request: { body: { required: true, content: { 'application/json': { schema: SearchRootPurchasesRequest } } } },
+      request: { body: resource.jsonBody(SearchRootPurchasesRequest) },
       responses: {
         ...bareSurfaceResponses,
-        200: { description: 'One page of matching purchases', content: { 'application/json': { schema: PurchaseSearchResponse } } },
+        200: resource.jsonResponse('One page of matching purchases', PurchaseSearchResponse),
         400: validation,
         404: bareError('SELLER_NOT_FOUND: idp_root_account_uuid is not this API key’s root account'),
       },

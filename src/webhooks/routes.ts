@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
 import type { VerifiedEvent, WebhookResult, WebhookService } from './service';
+import * as resource from '../http/resource-routes';
 
 /** What the processor sends: one event (documentation only; the handler verifies the raw body's signature, then checks the fields it reads). */
 const PayprocEvent = z
@@ -75,13 +76,10 @@ export function webhookRoutes(service: WebhookService): RouteRegistration {
             example: 't=1795000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
           }),
         }),
-        body: { required: true, content: { 'application/json': { schema: PayprocEvent } } },
+        body: resource.jsonBody(PayprocEvent),
       },
       responses: {
-        200: {
-          description: 'Stored (once) and, when it concerns a purchase, relayed to it',
-          content: { 'application/json': { schema: WebhookReceipt } },
-        },
+        200: resource.jsonResponse('Stored (once) and, when it concerns a purchase, relayed to it', WebhookReceipt),
         400: bareError(
           'WEBHOOK_SIGNATURE_INVALID: no body or signature, a signature that does not match, or a stale event; VALIDATION_ERROR: not JSON, or a signed body that is not an event',
         ),
