@@ -57,18 +57,12 @@ export interface ReturnUrlsChange {
   cancelUrl?: string | null;
 }
 
-/** A key together with a value, returned once by create and rotate. */
-export interface IssuedKey {
-  id: number;
+/**
+ * A key together with a value, returned once by create and rotate: the key's record (never its
+ * creation time) with the value in clear (`key`), always `active`.
+ */
+export interface IssuedKey extends Omit<ApiKeyRecord, 'status' | 'createdAt'> {
   key: string;
-  rootAccountId: number;
-  name: string;
-  description: string;
-  mode: KeyMode;
-  agentId: number | null;
-  platformFeeBps: number | null;
-  checkoutSuccessUrl: string | null;
-  checkoutCancelUrl: string | null;
   status: 'active';
   /** Rotate only: when the previous value stops working. */
   previousValueExpiresAt?: string;
@@ -256,6 +250,7 @@ function checkedChange(change: ReturnUrlsChange): ReturnUrlsChange {
   };
 }
 
+/** The fields of an issued key, named one by one so that nothing else a record carries is answered. */
 function issued(k: ApiKeyRecord): Omit<IssuedKey, 'key'> {
   return {
     id: k.id,
