@@ -26,10 +26,20 @@ export interface CancellationTerms {
   /**
    * Whether the buyer may withdraw online on their own (src/withdrawals/): the proof-of-coverage
    * email to the buyer and the checkout return page then carry a signed link to a page that shows
-   * the buyer's cancellation quote (every unstarted unit, priced by this same rule) and confirms it.
+   * the buyer's quote (every unstarted unit) and confirms it. Within WITHDRAWAL_PERIOD_DAYS of
+   * payment the withdrawal gives back every unstarted unit's premium, tax and fee share in full
+   * and ignores the other terms here (method, short-rate penalty, minimum earned premium, free-look
+   * days), so no terms can make a withdrawal cost a penalty; after it, the link cancels under them.
    */
   buyerWithdrawal: boolean;
 }
+
+/**
+ * Days after payment during which the buyer's own withdrawal (the withdrawal link) is priced as
+ * a withdrawal, whatever the product's terms: the EU and UK distance-selling withdrawal period for
+ * non-life insurance (src/purchases/refund-rule.ts applies it).
+ */
+export const WITHDRAWAL_PERIOD_DAYS = 14;
 
 /**
  * The defaults an agency can change per product: 14 free-look days (the EU and UK distance-selling

@@ -217,7 +217,7 @@ export const UpdateCancellationTermsBody = z
     }),
     buyer_withdrawal: z.boolean().optional().meta({
       description:
-        'Whether the buyer may withdraw online on their own: the proof-of-coverage email sent to the buyer and the checkout return page then carry a signed, single-use link to a page showing the buyer their cancellation quote (every unstarted covered unit, priced by these terms with `requested_by` `buyer`) with a button to confirm it; the agency hears of it through the usual events (`purchase.cancelled` with `requested_by: buyer`). Offered on a purchase only when every item’s product allows it. Default true (EU distance contracts must offer an online withdrawal function from 19 June 2026); turn it off for covers exempt from the right of withdrawal',
+        'Whether the buyer may withdraw online on their own: the proof-of-coverage email sent to the buyer and the checkout return page then carry a signed, single-use link to a page showing the buyer their quote (every unstarted covered unit; within 14 days of payment everything of them comes back, platform-fee share included, whatever these terms say; after that priced by these terms with `requested_by` `buyer`) with a button to confirm it; the agency hears of it through the usual events (`purchase.cancelled` with `requested_by: buyer`). Offered on a purchase only when every item’s product allows it. Default true (EU distance contracts must offer an online withdrawal function from 19 June 2026); turn it off for covers exempt from the right of withdrawal',
     }),
   })
   .meta({

@@ -21,6 +21,8 @@ export interface CancellationAsk {
   unitIds?: number[];
   requestedBy: CancellationRequester;
   effectiveAt: Date;
+  /** The buyer's own withdrawal (the withdrawal link): priced by the withdrawal rule within its period (./refund-rule.ts). */
+  withdrawal?: boolean;
 }
 
 /** What a completed endorsement collected (minor units): its platform fee, total, and premium per added unit's item. */
@@ -51,6 +53,7 @@ export function priceCancellationOf(
   for (const c of live) for (const u of c.breakdown) refundedByItem.set(u.itemId, (refundedByItem.get(u.itemId) ?? 0) + u.refundableMinor);
   const completed = live.filter((c) => c.status === 'completed').reduce((s, c) => s + c.totalMinor, 0);
   const underway = live.filter((c) => c.status !== 'completed').reduce((s, c) => s + c.totalMinor, 0);
+  const refundedPlatformFeeMinor = live.reduce((s, c) => s + c.platformFeeMinor, 0);
   const addedByItem = new Map<number, number>();
   for (const c of charges) for (const u of c.breakdown) addedByItem.set(u.itemId, (addedByItem.get(u.itemId) ?? 0) + u.premiumMinor);
   const ruleItems: RuleItem[] = items.map((i) => ({
@@ -72,6 +75,8 @@ export function priceCancellationOf(
     effectiveAt: ask.effectiveAt,
     cancelUnitIds: unitIds,
     requestedBy: ask.requestedBy,
+    withdrawal: ask.withdrawal === true,
+    refundedPlatformFeeMinor,
     // An endorsement that gave premium back (negative total) is a refund already made, like a completed cancellation's;
     // so is a dashboard refund. The purchase's refunded amount (what the processor reported of the sale's
     // charge) covers the ledger's refunds when an event of them has not arrived, or came from before the

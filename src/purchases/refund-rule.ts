@@ -27,10 +27,22 @@
  *   over the item's premium, rounded down, and never more than the cancelled units' tax shares
  *   (free look: those shares in full). Using the item's rate, not the units' shares, keeps
  *   "cancelling more never gives back less" true when a minimum earned premium caps the premium.
- * - The **platform fee** comes back only when the cancellation leaves no unit of the purchase
- *   active, and then in full if free look applies or the product says it is refundable
- *   (`platformFeeRefundable`, of the purchase's first item: a bundle's primary product); a
- *   partial cancellation never refunds any of it.
+ * - The **platform fee** is spread over every unit of the purchase in proportion to its premium
+ *   share (largest remainder, ties to the earliest: the unit shares add up to the fee exactly).
+ *   A unit cancelled within free look (or by a withdrawal) gives back its fee share with its
+ *   premium, so cancelling one day of three returns that day's share. A cancellation that leaves
+ *   no unit active gives back all of the fee not given back yet (`refundedPlatformFeeMinor`) if
+ *   free look applies, it is a withdrawal, or the product says the fee is refundable
+ *   (`platformFeeRefundable`, of the purchase's first item: a bundle's primary product); so the
+ *   parts of a purchase cancelled piece by piece add up to the whole-purchase refund. Outside
+ *   free look and withdrawal a partial cancellation gives back none of the fee.
+ * - A **withdrawal** (`withdrawal: true`: the buyer's own, through the withdrawal link, within
+ *   `WITHDRAWAL_PERIOD_DAYS` (14) of payment) ignores the product's method, short-rate penalty,
+ *   minimum earned premium and free-look days: every cancelled unit (not started) gives back its
+ *   premium, tax and fee shares in full. Cover already provided at the buyer's request (units
+ *   started: a day from its local midnight) is not cancelled and stays in force, so the buyer
+ *   keeps paying only its pro-rata share, never a penalty. After the period the link cancels
+ *   under the product's terms like any cancellation asked by the buyer.
  * - Per unit, the item's refund is spread over its cancelled units in proportion to their shares
  *   (largest remainder, ties to the earliest), so the breakdown adds up to the refund exactly.
  * - Never more than `refundableMinor` (paid less already refunded, a dashboard refund included):
@@ -42,12 +54,25 @@
  * (units 1–3 stay active) → 44.80 back, 4 certificates voided. Short rate with a 10 % penalty:
  * premium 40.00 − 4.00 = 36.00, tax 4.80 × 36/40 = 4.32 → 40.32. Cancelled on day 0 within a
  * 14-day free look: 70.00 + 8.40 + 2.00 = 80.40, everything back.
+ *
+ * Free-look fee (also a unit test): 3 days at 20.00 and a fee of 7.40, cancelled on day 0 of a
+ * 14-day free look one day at a time. Fee shares by premium: 740 × 2000/6000 = 246.67 each, so
+ * 246 + 246 + 246 with the 2 left over to the two largest remainders, ties to the earliest:
+ * 2.47, 2.47, 2.46. Cancelling day 3 gives 20.00 + 2.46; then day 1, 20.00 + 2.47; then day 2
+ * (ending the policy: the 2.47 of the fee still held) → 67.40 in all, what cancelling all three
+ * at once gives. Withdrawal (short rate 10 %, no free look, nothing started): 3 days → 67.40,
+ * not 54.00 + 0; on day 2 (day 1 started): days 2–3 → 40.00 + 4.93, day 1 kept at 20.00 + 2.47.
  */
-import { DEFAULT_CANCELLATION_TERMS, type CancellationTerms, type RefundMethod } from '../products/cancellation-terms';
+import {
+  DEFAULT_CANCELLATION_TERMS,
+  WITHDRAWAL_PERIOD_DAYS,
+  type CancellationTerms,
+  type RefundMethod,
+} from '../products/cancellation-terms';
 import { hasStarted } from './rules';
 
 export type { CancellationTerms, RefundMethod } from '../products/cancellation-terms';
-export { DEFAULT_CANCELLATION_TERMS, REFUND_METHODS } from '../products/cancellation-terms';
+export { DEFAULT_CANCELLATION_TERMS, REFUND_METHODS, WITHDRAWAL_PERIOD_DAYS } from '../products/cancellation-terms';
 
 /** Who asks for the cancellation (the insurer's may have a method of its own). */
 export type CancellationRequester = 'buyer' | 'agency' | 'insurer';
@@ -90,6 +115,14 @@ export interface RuleInput {
    * by earlier cancellations or in the processor's dashboard. Omitted: no cap.
    */
   refundableMinor?: number;
+  /** Platform fee already given back by earlier cancellations of the purchase (minor units; default 0). */
+  refundedPlatformFeeMinor?: number;
+  /**
+   * The buyer's own withdrawal (the withdrawal link): within WITHDRAWAL_PERIOD_DAYS of payment it
+   * is priced by the withdrawal rule (module comment), whatever the terms; after it, as a
+   * cancellation asked by `requestedBy`. Default false.
+   */
+  withdrawal?: boolean;
 }
 
 export interface UnitRefund {
@@ -104,8 +137,8 @@ export interface UnitRefund {
 }
 
 export interface RefundQuote {
-  /** `free_look`, or the method applied (when items differ: the first cancelled item's). */
-  method: 'free_look' | RefundMethod;
+  /** `withdrawal` (the buyer's withdrawal within its period), `free_look`, or the method applied (when items differ: the first cancelled item's). */
+  method: 'withdrawal' | 'free_look' | RefundMethod;
   freeLook: boolean;
   premiumMinor: number;
   taxMinor: number;
@@ -161,6 +194,37 @@ export function spreadByWeight(total: number, weights: number[]): number[] {
 }
 
 /**
+ * The platform fee `feeMinor` spread over every unit of `items` in proportion to its premium
+ * share (largest remainder, ties to the earliest unit): unit id → its fee share in minor units.
+ * The shares add up to `feeMinor` exactly; a partial free-look cancellation or a withdrawal gives
+ * back the cancelled units' shares (module comment).
+ */
+export function platformFeeShares(items: Pick<RuleItem, 'premiumMinor' | 'units'>[], feeMinor: number): Map<number, number> {
+  const all = items.flatMap((item) => {
+    const shares = splitEvenly(item.premiumMinor, item.units.length);
+    return item.units.map((u, i) => ({ id: u.id, premium: shares[i]! }));
+  });
+  const spread = spreadByWeight(
+    feeMinor,
+    all.map((u) => u.premium),
+  );
+  return new Map(all.map((u, k) => [u.id, spread[k]!]));
+}
+
+/**
+ * Prices the buyer's own withdrawal of `input.cancelUnitIds` (their withdrawal link): within
+ * WITHDRAWAL_PERIOD_DAYS (14) of payment every cancelled unit gives back its premium, tax and
+ * platform-fee shares in full (the whole fee left when it ends the policy), whatever the product's
+ * refund method, short-rate penalty, minimum earned premium or free-look days; cover already
+ * provided (units started) stays in force at its pro-rata share. After the period, priced as a
+ * cancellation asked by the buyer. Amounts in minor units.
+ * @throws {RefundRuleError} as priceCancellation does (a started unit cannot be withdrawn from).
+ */
+export function priceWithdrawal(input: Omit<RuleInput, 'requestedBy' | 'withdrawal'>): RefundQuote {
+  return priceCancellation({ ...input, requestedBy: 'buyer', withdrawal: true });
+}
+
+/**
  * Prices the cancellation of `input.cancelUnitIds` at `input.effectiveAt`.
  * @returns the refund split into premium, tax and platform fee, per unit, with the method applied.
  * @throws {RefundRuleError} UNKNOWN_COVERED_UNIT (not a unit of these items), DUPLICATE_COVERED_UNIT,
@@ -195,11 +259,14 @@ export function priceCancellation(input: RuleInput): RefundQuote {
   const sincePayment = effectiveAt.getTime() - input.paidAt.getTime();
   const endsPolicy = items.every((item) => item.units.every((u) => u.cancelled || toCancel.has(u.id)));
   const firstTerms = items[0]?.terms ?? DEFAULT_CANCELLATION_TERMS;
+  const withdrawal = input.withdrawal === true && sincePayment <= WITHDRAWAL_PERIOD_DAYS * DAY_MS;
+  const feeShares = platformFeeShares(items, input.platformFeeMinor);
 
-  let method: RefundQuote['method'] | null = null;
+  let method: RefundQuote['method'] | null = withdrawal ? 'withdrawal' : null;
   let freeLookAll = true;
   let premiumMinor = 0;
   let taxMinor = 0;
+  let feeOfFullRefunds = 0;
   const units: UnitRefund[] = [];
   for (const item of items) {
     const picked = item.units.map((u, i) => ({ u, i })).filter(({ u }) => toCancel.has(u.id));
@@ -212,13 +279,16 @@ export function priceCancellation(input: RuleInput): RefundQuote {
     const taxOfPicked = picked.reduce((s, { i }) => s + taxShares[i]!, 0);
     const itemMethod: RefundMethod = input.requestedBy === 'insurer' ? item.terms.insurerRefundMethod : item.terms.refundMethod;
     method ??= freeLook ? 'free_look' : itemMethod;
+    // Free look and withdrawal give back the cancelled units' premium, tax and fee shares in full.
+    const full = freeLook || withdrawal;
+    if (full) feeOfFullRefunds += picked.reduce((s, { u }) => s + feeShares.get(u.id)!, 0);
 
     let refund: number;
-    if (freeLook) refund = premiumOfPicked;
+    if (full) refund = premiumOfPicked;
     else if (itemMethod === 'none') refund = 0;
     else if (itemMethod === 'short_rate') refund = premiumOfPicked - Math.ceil((premiumOfPicked * item.terms.shortRatePenaltyBps) / 10_000);
     else refund = premiumOfPicked;
-    if (!freeLook) {
+    if (!full) {
       const refundable = Math.max(
         0,
         item.premiumMinor - item.refundedPremiumMinor - Math.min(item.terms.minimumEarnedPremiumMinor, item.premiumMinor),
@@ -226,7 +296,7 @@ export function priceCancellation(input: RuleInput): RefundQuote {
       refund = Math.max(0, Math.min(refund, refundable));
     }
     // The item's own tax rate (not the picked units' shares, whose residue would make cancelling more give back less).
-    const tax = freeLook
+    const tax = full
       ? taxOfPicked
       : item.premiumMinor === 0
         ? 0
@@ -248,7 +318,9 @@ export function priceCancellation(input: RuleInput): RefundQuote {
     );
   }
   const freeLook = freeLookAll && items.length > 0;
-  let platformFeeMinor = endsPolicy && (freeLook || firstTerms.platformFeeRefundable) ? input.platformFeeMinor : 0;
+  const feeLeft = Math.max(0, input.platformFeeMinor - (input.refundedPlatformFeeMinor ?? 0));
+  let platformFeeMinor =
+    endsPolicy && (freeLook || withdrawal || firstTerms.platformFeeRefundable) ? feeLeft : Math.min(feeOfFullRefunds, feeLeft);
   if (input.refundableMinor !== undefined) {
     let excess = Math.max(0, premiumMinor + taxMinor + platformFeeMinor - Math.max(0, input.refundableMinor));
     const cut = (amount: number) => {

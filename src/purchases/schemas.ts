@@ -16,7 +16,7 @@ const minor = (what: string) =>
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 const isoInstant = z.iso.datetime({ offset: true });
 
-/** Every status a purchase can be in (the purchase workflow's, then its owner's once issued). */
+/** Every status a purchase can be in (the purchase workflow's). */
 export const PURCHASE_STATUSES = [
   'quoted',
   'awaiting_payment',
@@ -25,18 +25,12 @@ export const PURCHASE_STATUSES = [
   'failed',
   'awaiting_certificates',
   'issued',
-  'partly_cancelled',
-  'cancelled',
   'refunded',
 ] as const satisfies readonly PurchaseStatus[];
 
-/** What each status means, for the list filter's and the purchase's descriptions. */
-const PURCHASE_STATUS_HELP =
-  '`quoted`, `awaiting_payment`, `expired`, `failed` (not paid); `paid`, `awaiting_certificates` (paid, certificates being issued); `issued` (every certificate stored, nothing cancelled); `partly_cancelled` (some covered units cancelled or withdrawn from, the rest in force); `cancelled` (every covered unit cancelled or withdrawn from: nothing left in force; final); `refunded` (the payment refunded in full at the processor; final)';
-
 /** Query of `GET /api/v1/purchases`; unknown parameters are refused. */
 export const ListPurchasesQuery = z.strictObject({
-  status: z.enum(PURCHASE_STATUSES).optional().meta({ description: `Only purchases in this status: ${PURCHASE_STATUS_HELP}` }),
+  status: z.enum(PURCHASE_STATUSES).optional().meta({ description: 'Only purchases in this status' }),
   created_gte: isoInstant.optional().meta({ description: 'Only purchases created at or after this instant (ISO 8601 with offset)' }),
   created_lt: isoInstant.optional().meta({ description: 'Only purchases created before this instant (ISO 8601 with offset)' }),
   buyer_email: z
@@ -53,7 +47,7 @@ export type ListPurchasesQuery = z.infer<typeof ListPurchasesQuery>;
 const purchaseFields = {
   object: z.literal('purchase'),
   id: z.number().int(),
-  status: z.enum(PURCHASE_STATUSES).meta({ description: `Where the purchase is in its life: ${PURCHASE_STATUS_HELP}` }),
+  status: z.enum(PURCHASE_STATUSES),
   livemode: z.boolean(),
   billing: z.enum(['one_time', 'subscription']),
   checkout_session_id: z.string().nullable(),
@@ -215,9 +209,10 @@ export const CancellationQuote = z
     requested_by: z.enum(CANCELLATION_REQUESTERS),
     reason: z.string().nullable(),
     effective_at: instant('When the cancellation would take effect'),
-    method: z
-      .enum(['free_look', 'pro_rata', 'short_rate', 'none'])
-      .meta({ description: 'The rule applied: `free_look` (everything back), else the product’s refund method for who asks' }),
+    method: z.enum(['withdrawal', 'free_look', 'pro_rata', 'short_rate', 'none']).meta({
+      description:
+        'The rule applied: `withdrawal` (the buyer’s own withdrawal within 14 days of payment: every unstarted unit’s premium, tax and platform-fee share back, whatever the terms), `free_look` (the cancelled units’ premium, tax and platform-fee share back), else the product’s refund method for who asks',
+    }),
     ends_policy: z.boolean().meta({ description: 'Whether no covered unit would stay active' }),
     currency: z.string(),
     refund: z.object({

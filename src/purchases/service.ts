@@ -275,8 +275,15 @@ export function createPurchaseService(deps: {
      * Prices a cancellation without changing anything but the stored quote: the units named (or
      * every unit not started at the effective time), who asks and when it takes effect, by the
      * terms each item was bought with; never more than was paid less what was already refunded.
+     * `options.withdrawal`: the buyer's own withdrawal (src/withdrawals/), priced by the withdrawal
+     * rule within its period (src/purchases/refund-rule.ts); not offered to the API's callers.
      */
-    async quoteCancellation(principal: Principal, id: number, body: CancellationQuoteRequest): Promise<CancellationQuote> {
+    async quoteCancellation(
+      principal: Principal,
+      id: number,
+      body: CancellationQuoteRequest,
+      options: { withdrawal?: boolean } = {},
+    ): Promise<CancellationQuote> {
       const p = await owned(principal, id);
       const realNow = now();
       const at = policyClock(p, realNow);
@@ -288,8 +295,6 @@ export function createPurchaseService(deps: {
       }
       if (p.status === 'refunded')
         throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} was refunded in full: nothing is left to cancel`);
-      if (p.status === 'cancelled')
-        throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} is cancelled: every covered unit was cancelled already`);
       if (!isInForce(p.status))
         throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
       let stored: StoredCancellationQuote;
@@ -301,6 +306,7 @@ export function createPurchaseService(deps: {
             unitIds: body.covered_unit_ids,
             requestedBy: body.requested_by ?? 'agency',
             effectiveAt,
+            withdrawal: options.withdrawal === true,
             apiKeyId: principal.apiKeyId,
             reason: body.reason ?? null,
           },

@@ -43,6 +43,8 @@ function testModeBanner(v: { testMode: boolean }): string {
 /** How the refund was worked out, in a sentence. */
 function methodText(method: string, freeLookDays: number): string {
   switch (method) {
+    case 'withdrawal':
+      return 'You are within the 14-day withdrawal period: everything you paid for the cover that has not started comes back, with no charge. Cover that has already started, at your request, stays in force and is not refunded.';
     case 'free_look':
       return `You are within the ${freeLookDays}-day withdrawal period and no cover has started yet: everything you paid for it comes back.`;
     case 'pro_rata':

@@ -3,11 +3,13 @@
  * from 19 June 2026): the page behind the signed link (./token.ts) shows the buyer what withdrawing
  * now gives back and carries it out when they confirm.
  *
- * - `show(token)`: prices a cancellation of every covered unit not started yet, asked by the
- *   `buyer`, with the purchase service's own quote (src/purchases/service.ts `quoteCancellation`:
- *   the refund rule of src/purchases/refund-rule.ts with the terms each item was bought with, the
- *   purchase's test clock included), stores it as a quote of this page (./repository.ts) and
- *   answers it. Nothing changes but that stored quote: the page never cancels on GET.
+ * - `show(token)`: prices a withdrawal from every covered unit not started yet, asked by the
+ *   `buyer`, with the purchase service's own quote (src/purchases/service.ts `quoteCancellation`
+ *   with `withdrawal`: the refund rule of src/purchases/refund-rule.ts, the purchase's test clock
+ *   included: within 14 days of payment everything of the unstarted units comes back, premium, tax
+ *   and fee share, whatever the terms; after that the terms each item was bought with apply),
+ *   stores it as a quote of this page (./repository.ts) and answers it. Nothing changes but that
+ *   stored quote: the page never cancels on GET.
  * - `confirm(token, form)`: carries out the quote the form names (its per-render nonce: a quote
  *   this page showed for this purchase) through the purchase service's `cancel`, i.e. the purchase's
  *   `policy-<id>` workflow, exactly as the agency's own cancel, so the agency hears of it through
@@ -167,7 +169,12 @@ export function createWithdrawalService(deps: {
   async function offer(p: PurchaseRecord, items: PurchaseItemDetail[], notice?: 'quote_changed' | 'form_invalid'): Promise<WithdrawalView> {
     let q: CancellationQuote;
     try {
-      q = await deps.purchaseService.quoteCancellation(principalOf(p), p.id, { requested_by: 'buyer', reason: WITHDRAWAL_REASON });
+      q = await deps.purchaseService.quoteCancellation(
+        principalOf(p),
+        p.id,
+        { requested_by: 'buyer', reason: WITHDRAWAL_REASON },
+        { withdrawal: true },
+      );
     } catch (err) {
       return refusalView(p, err);
     }

@@ -6,6 +6,7 @@
 import { priceCancellationOf, type EndorsementCharge } from '../../src/purchases/cancellation-pricing';
 import type { PurchaseItemDetail, PurchaseRecord } from '../../src/purchases/purchase-record';
 import { DEFAULT_CANCELLATION_TERMS } from '../../src/products/cancellation-terms';
+import type { StoredCancellation } from '../../src/purchases/ledger-record';
 
 const paidAt = new Date('2027-01-01T12:00:00Z');
 const day = (n: number) => new Date(Date.UTC(2027, 5, n, 5));
@@ -43,4 +44,18 @@ test('when the sale was refunded 2.00 in the dashboard and a holder endorsement�
 test('when the purchase’s refunded amount is greater than the ledger knows (an event from before dashboard refunds were kept), then that amount counts, once', () => {
   expect(priceCancellationOf({ ...sale, refundedMinor: 2000 }, items, [], ask, holderCharges, 0).totalMinor).toBe(3500);
   expect(priceCancellationOf({ ...sale, refundedMinor: 0 }, items, [], ask, [], 0).totalMinor).toBe(4000);
+});
+
+test('when an earlier free-look cancellation gave back its day’s fee share, then the cancellation that ends the policy gives back the rest of the fee, not all of it', () => {
+  // Two days at 20.00 with a 3.01 fee (shares 1.51, 1.50); day 2 was cancelled in free look (20.00 + 1.50).
+  const withFee = { ...sale, totalMinor: 4301, refundedMinor: 0, platformFeeMinor: 301 } as PurchaseRecord;
+  const earlier = {
+    status: 'completed',
+    totalMinor: 2150,
+    platformFeeMinor: 150,
+    breakdown: [{ unitId: 2, itemId: 10, premiumMinor: 2000, earnedMinor: 0, refundableMinor: 2000 }],
+  } as unknown as StoredCancellation;
+  const rest = [{ ...items[0]!, units: items[0]!.units.map((u) => (u.id === 2 ? { ...u, cancellationId: 1 } : u)) }];
+  const priced = priceCancellationOf(withFee, rest, [earlier], { ...ask, unitIds: [1] });
+  expect(priced).toMatchObject({ method: 'free_look', endsPolicy: true, premiumMinor: 2000, platformFeeMinor: 151, totalMinor: 2151 });
 });

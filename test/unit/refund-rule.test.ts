@@ -7,7 +7,9 @@
 import fc from 'fast-check';
 import {
   DEFAULT_CANCELLATION_TERMS,
+  platformFeeShares,
   priceCancellation,
+  priceWithdrawal,
   RefundRuleError,
   splitEvenly,
   spreadByWeight,
@@ -102,6 +104,106 @@ describe('worked examples', () => {
   });
 });
 
+describe('the platform fee in free look (worked example: 3 days at 20.00, fee 7.40)', () => {
+  /** 3 days at 20.00, no tax, 14-day free look, short rate 10 %: unit ids 1–3. */
+  const threeDays = (terms: Partial<CancellationTerms> = {}): RuleItem => ({
+    id: 10,
+    premiumMinor: 6000,
+    taxMinor: 0,
+    refundedPremiumMinor: 0,
+    units: Array.from({ length: 3 }, (_, i) => ({ id: i + 1, startsAt: new Date(DAY1 + i * DAY), cancelled: false })),
+    terms: { ...DEFAULT_CANCELLATION_TERMS, freeLookDays: 14, refundMethod: 'short_rate', shortRatePenaltyBps: 1000, ...terms },
+  });
+  const dayZero = { platformFeeMinor: 740, paidAt: new Date(DAY1 - 5 * DAY), effectiveAt: new Date(DAY1 - 4 * DAY) };
+
+  test('the fee is spread by premium, largest remainder, ties to the earliest: 2.47, 2.47, 2.46', () => {
+    expect([...platformFeeShares([threeDays()], 740)]).toEqual([
+      [1, 247],
+      [2, 247],
+      [3, 246],
+    ]);
+  });
+
+  test('when one day of three is cancelled in free look, then its premium and its fee share come back', () => {
+    const q = priceCancellation({ items: [threeDays()], ...dayZero, cancelUnitIds: [3], requestedBy: 'buyer' });
+    expect(q).toMatchObject({ method: 'free_look', premiumMinor: 2000, platformFeeMinor: 246, totalMinor: 2246, endsPolicy: false });
+  });
+
+  test('when the days are cancelled one at a time, then the parts (22.46 + 22.47 + 22.47) add up to cancelling all at once (67.40)', () => {
+    const item = threeDays();
+    const whole = priceCancellation({ items: [item], ...dayZero, cancelUnitIds: [1, 2, 3], requestedBy: 'buyer' });
+    expect(whole.totalMinor).toBe(6740);
+    let refundedPlatformFeeMinor = 0;
+    const parts = [3, 1, 2].map((id) => {
+      const q = priceCancellation({ items: [item], ...dayZero, cancelUnitIds: [id], requestedBy: 'buyer', refundedPlatformFeeMinor });
+      item.units.find((u) => u.id === id)!.cancelled = true;
+      item.refundedPremiumMinor += q.premiumMinor;
+      refundedPlatformFeeMinor += q.platformFeeMinor;
+      return q.totalMinor;
+    });
+    expect(parts).toEqual([2246, 2247, 2247]);
+    expect(parts.reduce((a, b) => a + b, 0)).toBe(whole.totalMinor);
+  });
+
+  test('when one day is cancelled after the free look, then its fee share stays (the method applies)', () => {
+    const q = priceCancellation({
+      items: [threeDays()],
+      ...dayZero,
+      paidAt: new Date(DAY1 - 20 * DAY),
+      cancelUnitIds: [3],
+      requestedBy: 'buyer',
+    });
+    expect(q).toMatchObject({ method: 'short_rate', premiumMinor: 1800, platformFeeMinor: 0 });
+  });
+});
+
+describe('withdrawal (the buyer’s own, through the withdrawal link)', () => {
+  /** Terms that would make a cancellation cost: no free look, short rate 10 %, 5.00 minimum earned. */
+  const strict = { freeLookDays: 0, refundMethod: 'short_rate' as const, shortRatePenaltyBps: 1000, minimumEarnedPremiumMinor: 500 };
+  const threeDays = (): RuleItem => ({
+    id: 10,
+    premiumMinor: 6000,
+    taxMinor: 600,
+    refundedPremiumMinor: 0,
+    units: Array.from({ length: 3 }, (_, i) => ({ id: i + 1, startsAt: new Date(DAY1 + i * DAY), cancelled: false })),
+    terms: { ...DEFAULT_CANCELLATION_TERMS, ...strict },
+  });
+  const base = { platformFeeMinor: 740, paidAt: new Date(DAY1 - 5 * DAY), effectiveAt: new Date(DAY1 - 4 * DAY), cancelUnitIds: [1, 2, 3] };
+
+  test('when nothing has started, then everything comes back, premium, tax and fee, whatever the terms (a cancellation would give 54.00 + 5.40)', () => {
+    expect(priceCancellation({ items: [threeDays()], ...base, requestedBy: 'buyer' })).toMatchObject({
+      method: 'short_rate',
+      totalMinor: 5940,
+    });
+    expect(priceWithdrawal({ items: [threeDays()], ...base })).toMatchObject({
+      method: 'withdrawal',
+      premiumMinor: 6000,
+      taxMinor: 600,
+      platformFeeMinor: 740,
+      totalMinor: 7340,
+      endsPolicy: true,
+    });
+  });
+
+  test('when a day has started (cover provided at the buyer’s request), then it stays in force at its share and the rest comes back in full', () => {
+    const q = priceWithdrawal({ items: [threeDays()], ...base, effectiveAt: new Date(DAY1 + 3_600_000), cancelUnitIds: [2, 3] });
+    expect(q).toMatchObject({ method: 'withdrawal', premiumMinor: 4000, taxMinor: 400, platformFeeMinor: 493, endsPolicy: false });
+    expect(q.units.every((u) => u.earnedMinor === 0)).toBe(true);
+  });
+
+  test('when the 14-day withdrawal period has passed, then the link cancels under the terms', () => {
+    const q = priceWithdrawal({ items: [threeDays()], ...base, paidAt: new Date(DAY1 - 20 * DAY), effectiveAt: new Date(DAY1 - 5 * DAY) });
+    expect(q).toMatchObject({ method: 'short_rate', premiumMinor: 5400, platformFeeMinor: 0 });
+    const atDay14 = priceWithdrawal({
+      items: [threeDays()],
+      ...base,
+      paidAt: new Date(DAY1 - 20 * DAY),
+      effectiveAt: new Date(DAY1 - 6 * DAY),
+    });
+    expect(atDay14.method).toBe('withdrawal');
+  });
+});
+
 describe('terms', () => {
   test('when the free look has passed (day 15), then the method applies and the fee stays', () => {
     const item = sevenDays({ freeLookDays: 14 });
@@ -143,7 +245,7 @@ describe('terms', () => {
     expect(priceCancellation(input(item, { requestedBy: 'insurer' }))).toMatchObject({ method: 'pro_rata', premiumMinor: 4000 });
   });
 
-  test('when the whole rest of the policy is cancelled and the fee is refundable, then the fee comes back; partially, never', () => {
+  test('when the whole rest of the policy is cancelled and the fee is refundable, then the fee comes back; partially outside free look, never', () => {
     const before = { paidAt: new Date(DAY1 - 30 * DAY), effectiveAt: new Date(DAY1 - DAY) };
     const all = [1, 2, 3, 4, 5, 6, 7];
     expect(priceCancellation(input(sevenDays({ platformFeeRefundable: true }), { ...before, cancelUnitIds: all })).platformFeeMinor).toBe(
@@ -298,7 +400,10 @@ describe('properties', () => {
         expect(q.units.map((u) => u.unitId).sort((a, b) => a - b)).toEqual([...c.cancelUnitIds].sort((a, b) => a - b));
         expect(q.premiumMinor).toBeLessThanOrEqual(q.units.reduce((s, u) => s + u.premiumMinor, 0));
         expect(q.taxMinor).toBeLessThanOrEqual(c.items.reduce((s, it) => s + it.taxMinor, 0));
-        if (!q.endsPolicy) expect(q.platformFeeMinor).toBe(0);
+        // Before the policy ends, the fee comes back only as the cancelled units' free-look shares.
+        const shares = platformFeeShares(c.items, c.platformFeeMinor);
+        if (!q.endsPolicy) expect(q.platformFeeMinor).toBeLessThanOrEqual(c.cancelUnitIds.reduce((s, id) => s + shares.get(id)!, 0));
+        if (!q.endsPolicy && !c.items.some((it) => it.terms.freeLookDays > 0)) expect(q.platformFeeMinor).toBe(0);
         if (c.refundableMinor !== undefined) expect(q.totalMinor).toBeLessThanOrEqual(c.refundableMinor);
       }),
       { numRuns: 500 },
