@@ -74,6 +74,7 @@ export function createBulkCancellationActivities(deps: { db: Db; workflows: Canc
         return settle('skipped', 'NOT_FOUND', `no purchase ${item.purchaseId} for this key`);
       }
       if (p.status === 'refunded') return settle('skipped', 'PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full`);
+      if (p.status === 'cancelled') return settle('skipped', 'PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} is cancelled`);
       if (!isInForce(p.status)) return settle('skipped', 'PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}`);
 
       let quoteId = item.quoteId;

@@ -16,7 +16,9 @@
  *   retried call never refunds twice and a purchase paid once sends the one refund it always did.
  * - `cancellationRefundStatus` asks the processor how the refund stands: every part succeeded,
  *   any part failed, or still pending.
- * - `completeCancellation` cancels the units, voids their certificates and publishes
+ * - `completeCancellation` cancels the units, voids their certificates, gives the purchase the
+ *   status its units now tell (`partly_cancelled`, or `cancelled` once every unit is: the owner's
+ *   decision, answered to the workflow, which publishes it as PurchaseStatus) and publishes
  *   `refund.succeeded`, `certificates.voided` and `purchase.cancelled`; `failCancellation` records a
  *   refund the processor refused for good and publishes `refund.failed`;
  *   `reopenUnfinishedCancellations` puts those (and stalled ones) back for an operator's retry.
@@ -42,7 +44,7 @@ import { RefundRuleError } from '../src/purchases/refund-rule';
 import { allocateRefund, RefundNotCoveredError } from '../src/purchases/refund-allocation';
 import { processorFailure } from './purchase';
 import { createRefundParts } from './refund-parts';
-import type { CancellationAccepted, SubscriptionCancelInput, SubscriptionChange } from '../workflows/contracts';
+import type { CancellationAccepted, PurchaseStatus, SubscriptionCancelInput, SubscriptionChange } from '../workflows/contracts';
 
 export interface PolicyActivityDeps {
   db: Db;
@@ -98,8 +100,9 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const p = await sales.findById(input.purchaseId);
       if (!p) return refuse('NOT_FOUND', `purchase ${input.purchaseId} does not exist`);
       if (p.status === 'refunded') refuse('PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full: nothing is left to cancel`);
+      if (p.status === 'cancelled') refuse('PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} is cancelled: every covered unit was cancelled already`);
       if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
-      if (p.status !== 'issued')
+      if (p.status !== 'issued' && p.status !== 'partly_cancelled')
         refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
       const [items, cancellations, { charges, saleDashboardRefundedMinor: saleDashboard }] = await Promise.all([
         sales.itemDetails(p.id),
@@ -337,16 +340,23 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       return state;
     },
 
-    async completeCancellation(input: { cancellationId: number }): Promise<CancellationAccepted> {
+    /**
+     * Completes cancellation `cancellationId` (idempotent) and answers it with the purchase's
+     * status after it (`purchaseStatus`: `partly_cancelled` or `cancelled` once its units say so;
+     * the status it has otherwise, e.g. `refunded`).
+     */
+    async completeCancellation(input: { cancellationId: number }): Promise<CancellationAccepted & { purchaseStatus?: PurchaseStatus }> {
       // Certificates voided before the cancellation is marked completed, so a reader who sees it completed sees them voided (a retry voids nothing twice).
       const c = await mustFind(input.cancellationId);
       await certificates.voidForUnits(c.coveredUnitIds, c.effectiveAt);
       const done = await ledger.completeCancellation(input.cancellationId);
+      // The status before the events, so `purchase.cancelled` shows the purchase as it now is.
+      const settled = await sales.settleStatusAfterCancellation(done.purchaseId);
       const numbers = (await certificates.listForPurchase(done.purchaseId))
         .filter((x) => done.coveredUnitIds.includes(x.coveredUnitId))
         .map((x) => x.certificateNumber);
       await deps.events.cancelled(done, numbers);
-      return view(done);
+      return { ...view(done), ...(settled ? { purchaseStatus: settled.status } : {}) };
     },
 
     async failCancellation(input: { cancellationId: number; reason: string }): Promise<void> {

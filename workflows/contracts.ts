@@ -51,11 +51,23 @@ export function certificatesWorkflowId(purchaseId: number): string {
  * `awaiting_certificates` = paid, certificates being issued; `issued` = every certificate and zip
  * verified in storage; `expired` = not paid by the deadline; `failed` = the processor refused the
  * purchase for good (declined, invalid request; never a transient outage), with a reason;
- * `refunded` = fully refunded (certificates void), final. The allowed moves between them are
- * written once, in `src/purchases/purchase-record.ts`.
+ * `partly_cancelled` = issued, and some of its covered units cancelled (their cancellation
+ * completed, a buyer's withdrawal too), the rest still in force; `cancelled` = every covered unit
+ * cancelled, final; `refunded` = fully refunded at the processor (certificates void), final. A
+ * sold purchase's status after issuance is decided by its owner (`policy-<id>`). The allowed moves
+ * between them are written once, in `src/purchases/purchase-record.ts`.
  */
 export type PurchaseStatus =
-  'quoted' | 'awaiting_payment' | 'paid' | 'expired' | 'failed' | 'awaiting_certificates' | 'issued' | 'refunded';
+  | 'quoted'
+  | 'awaiting_payment'
+  | 'paid'
+  | 'expired'
+  | 'failed'
+  | 'awaiting_certificates'
+  | 'issued'
+  | 'partly_cancelled'
+  | 'cancelled'
+  | 'refunded';
 
 /**
  * A `charge.refunded` event of the processor, handed to the purchase's owner (`policy-<id>`) as

@@ -35,6 +35,9 @@
  * announced (`certificate_holder.added`, `certificates.reissued`); an endorsement that gives premium
  * back has its refund created first (`refundEndorsementDifference`). After a cancellation completes,
  * the holders that asked are emailed a notice by `holder-notices-<id>`, a child it does not wait for.
+ * The owner decides a sold purchase's status from then on: after each completed cancellation
+ * `partly_cancelled` or `cancelled` (every unit), upserted as PurchaseStatus and StatusChangedAt;
+ * `refunded` after a processor's full refund.
  */
 import {
   ApplicationFailure,
@@ -71,6 +74,7 @@ import {
   policyStatusQuery,
 } from './policy-messages';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { PURCHASE_STATUS, STATUS_CHANGED_AT } from './search-attributes';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
 import type { CertificateActivities } from '../activities/certificates';
 import type { EndorsementActivities } from '../activities/endorsements';
@@ -139,6 +143,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   let scheduleVersion = 0;
   const due = () => scheduled.filter((e) => e.effectiveMs <= (e.onTestClock ? (testClockMs ?? 0) : Date.now()));
   let chain: Promise<unknown> = Promise.resolve();
+  /** The purchase status this run last published as PurchaseStatus after a cancellation (none yet). */
+  let publishedStatus: string | null = null;
   /** Issuance runs an operator's reissue started that are still open (the run does not end under them). */
   let reissuesOpen = 0;
   /** The main queue, where issuance runs (`certificates-<id>` children: renewals, reissues). */
@@ -572,8 +578,17 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       entry.phase = 'refund_failed';
       continue;
     }
-    await db.completeCancellation({ cancellationId });
+    const done = await db.completeCancellation({ cancellationId });
     entry.phase = 'completed';
+    // The owner decides a sold purchase's status: partly or wholly cancelled, published for Temporal's search
+    // (`ops find`) like the sale's statuses. (A result without a status, recorded before, changes nothing.)
+    if ((done.purchaseStatus === 'partly_cancelled' || done.purchaseStatus === 'cancelled') && done.purchaseStatus !== publishedStatus) {
+      publishedStatus = done.purchaseStatus;
+      upsertSearchAttributes([
+        { key: PURCHASE_STATUS, value: publishedStatus },
+        { key: STATUS_CHANGED_AT, value: new Date() },
+      ]);
+    }
     // Holders that asked to be told get a notice, sent by a child this workflow does not wait for.
     const noticeIds = await holderActs.queueHolderCancellationNotices({ cancellationId });
     if (noticeIds.length > 0) {

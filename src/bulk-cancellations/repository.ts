@@ -11,8 +11,21 @@ import { IN_FORCE_STATUSES } from '../purchases/rules';
 
 export type BulkItemStatus = 'pending' | 'accepted' | 'skipped' | 'failed';
 
-/** What a batch cancels: named purchases, or every purchase of a product covering a local date. */
-export type BulkSelection = { purchase_ids: number[] } | { product_id: number; coverage_date: string };
+/** Which units of a purchase found by product and date are cancelled: the product's on that date (the default), or every one of the purchase's on that date. */
+export type BulkScope = 'product_units' | 'purchase_date';
+
+/**
+ * What a batch cancels: named purchases, or every purchase of a product covering a local date
+ * (`scope`: absent on batches made before it, which are `product_units`).
+ */
+export type BulkSelection = { purchase_ids: number[] } | { product_id: number; coverage_date: string; scope?: BulkScope };
+
+/** The covered units of a batch's items, by whether they are of its selected product (see `unitCounts`). */
+export interface BulkUnitCounts {
+  total: number;
+  ofProduct: number;
+  purchasesWithOtherProducts: number;
+}
 
 export interface BulkCancellationRecord {
   id: number;
@@ -81,31 +94,69 @@ export function createBulkCancellationsRepository(db: Db) {
     /**
      * The purchases of `scope` in force whose items of product `productId` have a covered unit,
      * not taken by a cancellation, whose local span (in its own time zone) includes `date`
-     * (YYYY-MM-DD), with those units; at most `limit`, by purchase id.
+     * (YYYY-MM-DD), with the units to cancel: those units (`product_units`), or every unit of the
+     * purchase, of any product, not taken and on that date (`purchase_date`: a bundle's other
+     * products too); at most `limit`, by purchase id.
      */
     async selectByCoverageDate(
       scope: PurchaseScope,
       productId: number,
       date: string,
       limit: number,
+      unitScope: BulkScope = 'product_units',
     ): Promise<Array<{ purchaseId: number; coveredUnitIds: number[] }>> {
-      const q = db('covered_units as cu')
-        .join('purchase_items as i', 'i.id', 'cu.purchase_item_id')
-        .join('purchases as p', 'p.id', 'cu.purchase_id')
-        .where({ 'p.root_account_id': scope.rootAccountId, 'p.mode': scope.mode, 'i.product_line_id': productId })
-        .whereIn('p.status', IN_FORCE_STATUSES)
-        .whereNull('cu.cancellation_id')
-        .whereRaw('(cu.starts_at at time zone cu.time_zone)::date <= ?::date', [date])
-        .whereRaw(`((cu.ends_at - interval '1 microsecond') at time zone cu.time_zone)::date >= ?::date`, [date])
+      const onDate = (q: ReturnType<typeof db>) =>
+        q
+          .whereNull('cu.cancellation_id')
+          .whereRaw('(cu.starts_at at time zone cu.time_zone)::date <= ?::date', [date])
+          .whereRaw(`((cu.ends_at - interval '1 microsecond') at time zone cu.time_zone)::date >= ?::date`, [date]);
+      const found = onDate(
+        db('covered_units as cu')
+          .join('purchase_items as i', 'i.id', 'cu.purchase_item_id')
+          .join('purchases as p', 'p.id', 'cu.purchase_id')
+          .where({ 'p.root_account_id': scope.rootAccountId, 'p.mode': scope.mode, 'i.product_line_id': productId })
+          .whereIn('p.status', IN_FORCE_STATUSES),
+      )
         .groupBy('cu.purchase_id')
         .orderBy('cu.purchase_id')
         .limit(limit)
         .select('cu.purchase_id', db.raw('array_agg(cu.id order by cu.id) as unit_ids'));
-      if (scope.agentId !== null) q.where('p.agent_id', scope.agentId);
-      return (await q).map((r: { purchase_id: number; unit_ids: number[] }) => ({
-        purchaseId: r.purchase_id,
-        coveredUnitIds: r.unit_ids.map(Number),
-      }));
+      if (scope.agentId !== null) found.where('p.agent_id', scope.agentId);
+      const rows: Array<{ purchase_id: number; unit_ids: number[] }> = await found;
+      if (unitScope === 'purchase_date' && rows.length > 0) {
+        const all: Array<{ purchase_id: number; unit_ids: number[] }> = await onDate(db('covered_units as cu'))
+          .whereIn(
+            'cu.purchase_id',
+            rows.map((r) => r.purchase_id),
+          )
+          .groupBy('cu.purchase_id')
+          .select('cu.purchase_id', db.raw('array_agg(cu.id order by cu.id) as unit_ids'));
+        const byPurchase = new Map(all.map((r) => [r.purchase_id, r.unit_ids]));
+        for (const r of rows) r.unit_ids = byPurchase.get(r.purchase_id) ?? r.unit_ids;
+      }
+      return rows.map((r) => ({ purchaseId: r.purchase_id, coveredUnitIds: r.unit_ids.map(Number) }));
+    },
+
+    /**
+     * The covered units of batch `id`'s items (each item's selected units; for an item without a
+     * selection, the units its accepted cancellation took), how many of them are of product
+     * `productId` (null: count none as of the product), and how many purchases have units of
+     * another product among them.
+     */
+    async unitCounts(id: number, productId: number | null): Promise<BulkUnitCounts> {
+      const rows: Array<{ purchase_id: number; product_line_id: number; n: string }> = await db('bulk_cancellation_items as b')
+        .joinRaw(
+          'join covered_units cu on (cu.id = any(b.covered_unit_ids) or (b.covered_unit_ids is null and cu.cancellation_id = b.cancellation_id))',
+        )
+        .join('purchase_items as i', 'i.id', 'cu.purchase_item_id')
+        .where('b.bulk_cancellation_id', id)
+        .groupBy('b.purchase_id', 'i.product_line_id')
+        .select('b.purchase_id', 'i.product_line_id', db.raw('count(*) as n'));
+      const total = rows.reduce((s, r) => s + Number(r.n), 0);
+      const ofProduct = rows.filter((r) => r.product_line_id === productId).reduce((s, r) => s + Number(r.n), 0);
+      const purchasesWithOtherProducts =
+        productId === null ? 0 : new Set(rows.filter((r) => r.product_line_id !== productId).map((r) => r.purchase_id)).size;
+      return { total, ofProduct, purchasesWithOtherProducts };
     },
 
     /** Creates a batch with its items (each purchase once), `running`. */

@@ -28,13 +28,13 @@ export function bulkCancellationRoutes(service: BulkCancellationService): RouteR
       tags: ['Purchases'],
       summary: 'Cancel many purchases at once (an event called off)',
       description:
-        'Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date; those units are cancelled). At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.',
+        'Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date). With `scope: "product_units"` (the default) that product’s units on that date are cancelled; with `scope: "purchase_date"` every unit of those purchases on that date, whatever its product (an event called off: a bundle’s equipment day goes with its liability day). `counts.units` says how many units, of the product and of other products, and `counts.purchases_with_other_products` how many purchases lost other products’ units too. At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.',
       request: { body: resource.jsonBody(CreateBulkCancellationRequest) },
       responses: {
         202: resource.jsonResponse('Started', successEnvelope(BulkCancellation, 'BulkCancellationCreatedResponse')),
         ...gatewayResponses,
         400: resource.errorResponse(
-          'VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes',
+          'VALIDATION_ERROR (a bad body; both or neither selection; a scope with purchase_ids; more than 1000 purchases), or the gateway’s codes',
         ),
         409: resource.errorResponse(
           'NOTHING_TO_CANCEL (the product and date select no purchase in force), or an Idempotency-Key reused or in progress',

@@ -7,6 +7,9 @@ import { z } from 'zod';
 /** Most purchases one batch cancels. */
 export const BULK_CANCELLATION_MAX = 1000;
 
+/** Which units of a purchase found by product and date a batch cancels: the product's on that date, or all of the purchase's on that date. */
+export const BULK_SCOPES = ['product_units', 'purchase_date'] as const;
+
 const id = z.number().int().min(1).max(2_147_483_647);
 
 /** Body of `POST /api/v1/bulk_cancellations`: purchases by id, or a product and a covered date. */
@@ -27,6 +30,10 @@ export const CreateBulkCancellationRequest = z
       description:
         'The local date (YYYY-MM-DD, in each risk’s own time zone) whose covered units are cancelled, e.g. the day of an event called off',
     }),
+    scope: z.enum(BULK_SCOPES).optional().meta({
+      description:
+        'With product_id and coverage_date, which units of each purchase found are cancelled: `product_units` (default: that product’s units on that date) or `purchase_date` (every unit of the purchase on that date, whatever its product: a bundle’s other products too, e.g. the equipment day beside the liability day)',
+    }),
     requested_by: z
       .enum(['agency', 'insurer'])
       .default('agency')
@@ -44,10 +51,16 @@ export const CreateBulkCancellationRequest = z
         path: [b.product_id === undefined ? 'product_id' : 'coverage_date'],
         message: 'product_id and coverage_date go together',
       });
+    if (byIds && b.scope !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scope'],
+        message: 'scope goes with product_id and coverage_date (named purchases lose every unit not started)',
+      });
   })
   .meta({
     id: 'CreateBulkCancellationRequest',
-    example: { product_id: 12, coverage_date: '2027-05-01', reason: 'Festival called off by the city' },
+    example: { product_id: 12, coverage_date: '2027-05-01', scope: 'purchase_date', reason: 'Festival called off by the city' },
   });
 export type CreateBulkCancellationRequest = z.infer<typeof CreateBulkCancellationRequest>;
 
@@ -85,17 +98,44 @@ export const BulkCancellation = z
     }),
     selection: z.union([
       z.object({ purchase_ids: z.array(z.number().int()) }),
-      z.object({ product_id: z.number().int(), coverage_date: z.string() }),
+      z.object({ product_id: z.number().int(), coverage_date: z.string(), scope: z.enum(BULK_SCOPES) }),
     ]),
     requested_by: z.enum(['agency', 'insurer']),
     reason: z.string().nullable(),
     counts: z.object({
-      total: z.number().int(),
+      total: z.number().int().meta({ description: 'Purchases of the batch (each counted once below by its outcome)' }),
       pending: z.number().int(),
       accepted: z.number().int(),
       skipped: z.number().int(),
       failed: z.number().int(),
       refunded: z.number().int().meta({ description: 'Accepted cancellations whose refund succeeded (completed)' }),
+      units: z
+        .object({
+          total: z.number().int().meta({ description: 'Covered units the batch cancels' }),
+          of_product: z
+            .number()
+            .int()
+            .nullable()
+            .meta({ description: 'Of them, units of the selected product (null: purchases named by id)' }),
+          of_other_products: z
+            .number()
+            .int()
+            .nullable()
+            .meta({
+              description:
+                'Of them, units of the purchases’ other products on that date (scope `purchase_date`; null: purchases named by id)',
+            }),
+        })
+        .meta({
+          description:
+            'The covered units of the batch’s items: those selected by product and date, or, for a purchase named by id, those its accepted cancellation took (none before)',
+        }),
+      purchases_with_other_products: z
+        .number()
+        .int()
+        .meta({
+          description: 'Purchases of the batch with units of other products cancelled too (scope `purchase_date`, e.g. a bundle’s)',
+        }),
     }),
     items: z.array(BulkItem).meta({ description: 'Each purchase of the batch, by id' }),
     created_at: z.string(),

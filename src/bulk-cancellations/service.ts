@@ -1,8 +1,10 @@
 /**
  * Bulk cancellations for the agency's server: many purchases cancelled as one durable batch
  * (an event called off). `create` resolves the selection now (named purchases, or every purchase
- * in force of a product with a covered unit on a local date), stores the batch with each purchase
- * once, and starts its workflow (workflows/bulk-cancellation.ts); `get` shows its progress.
+ * in force of a product with a covered unit on a local date: that product's units on that date, or,
+ * with scope `purchase_date`, every unit of those purchases on that date), stores the batch with
+ * each purchase once, and starts its workflow (workflows/bulk-cancellation.ts); `get` shows its
+ * progress, with the units it cancels counted by product.
  *
  * Tenancy: a batch sees only the key's purchases (account, mode, teammate); a named purchase that
  * is not one of them is skipped as NOT_FOUND, exactly like one that does not exist. Errors
@@ -13,16 +15,22 @@
 import type { Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import { purchaseScopeOf } from '../purchases/service';
-import type { BulkCancellationRecord, BulkCancellationsRepository, BulkItemRecord } from './repository';
+import type { BulkCancellationRecord, BulkCancellationsRepository, BulkItemRecord, BulkUnitCounts } from './repository';
 import { BULK_CANCELLATION_MAX, type BulkCancellation, type CreateBulkCancellationRequest } from './schemas';
 
-export function toBulkCancellation(b: BulkCancellationRecord, items: BulkItemRecord[]): BulkCancellation {
+/**
+ * The API's view of batch `b` with its `items` and the `units` they cancel (counted by the
+ * repository's `unitCounts`); a selection by product and date shows its scope (`product_units`
+ * for a batch made before scopes).
+ */
+export function toBulkCancellation(b: BulkCancellationRecord, items: BulkItemRecord[], units: BulkUnitCounts): BulkCancellation {
   const count = (s: BulkItemRecord['status']) => items.filter((i) => i.status === s).length;
+  const byDate = 'product_id' in b.selection;
   return {
     object: 'bulk_cancellation',
     id: b.id,
     status: b.status,
-    selection: b.selection,
+    selection: 'product_id' in b.selection ? { ...b.selection, scope: b.selection.scope ?? 'product_units' } : b.selection,
     requested_by: b.requestedBy,
     reason: b.reason,
     counts: {
@@ -32,6 +40,12 @@ export function toBulkCancellation(b: BulkCancellationRecord, items: BulkItemRec
       skipped: count('skipped'),
       failed: count('failed'),
       refunded: items.filter((i) => i.cancellationStatus === 'completed').length,
+      units: {
+        total: units.total,
+        of_product: byDate ? units.ofProduct : null,
+        of_other_products: byDate ? units.total - units.ofProduct : null,
+      },
+      purchases_with_other_products: units.purchasesWithOtherProducts,
     },
     items: items.map((i) => ({
       purchase_id: i.purchaseId,
@@ -48,6 +62,12 @@ export function toBulkCancellation(b: BulkCancellationRecord, items: BulkItemRec
 }
 
 export function createBulkCancellationService(deps: { repo: BulkCancellationsRepository; start: (bulkId: number) => Promise<void> }) {
+  const view = async (b: BulkCancellationRecord) =>
+    toBulkCancellation(
+      b,
+      await deps.repo.items(b.id),
+      await deps.repo.unitCounts(b.id, 'product_id' in b.selection ? b.selection.product_id : null),
+    );
   return {
     async create(principal: Principal, body: CreateBulkCancellationRequest): Promise<BulkCancellation> {
       const scope = purchaseScopeOf(principal);
@@ -57,7 +77,14 @@ export function createBulkCancellationService(deps: { repo: BulkCancellationsRep
         items = body.purchase_ids.map((purchaseId) => ({ purchaseId, coveredUnitIds: null }));
         selection = { purchase_ids: body.purchase_ids };
       } else {
-        const found = await deps.repo.selectByCoverageDate(scope, body.product_id!, body.coverage_date!, BULK_CANCELLATION_MAX + 1);
+        const unitScope = body.scope ?? 'product_units';
+        const found = await deps.repo.selectByCoverageDate(
+          scope,
+          body.product_id!,
+          body.coverage_date!,
+          BULK_CANCELLATION_MAX + 1,
+          unitScope,
+        );
         if (found.length > BULK_CANCELLATION_MAX) {
           throw new AppError(
             'VALIDATION_ERROR',
@@ -71,7 +98,7 @@ export function createBulkCancellationService(deps: { repo: BulkCancellationsRep
             `No purchase in force of product ${body.product_id} has a covered unit on ${body.coverage_date} left to cancel`,
           );
         items = found;
-        selection = { product_id: body.product_id!, coverage_date: body.coverage_date! };
+        selection = { product_id: body.product_id!, coverage_date: body.coverage_date!, scope: unitScope };
       }
       const batch = await deps.repo.create(
         {
@@ -86,13 +113,13 @@ export function createBulkCancellationService(deps: { repo: BulkCancellationsRep
         items,
       );
       await deps.start(batch.id);
-      return toBulkCancellation(batch, await deps.repo.items(batch.id));
+      return view(batch);
     },
 
     async get(principal: Principal, id: number): Promise<BulkCancellation> {
       const batch = await deps.repo.findInScope(id, purchaseScopeOf(principal));
       if (!batch) throw notFound('bulk cancellation', id);
-      return toBulkCancellation(batch, await deps.repo.items(id));
+      return view(batch);
     },
   };
 }

@@ -30,6 +30,8 @@ const STATE_OF: Record<PurchaseStatus, ReturnPageState> = {
   paid: 'issuing',
   awaiting_certificates: 'issuing',
   issued: 'issued',
+  partly_cancelled: 'issued',
+  cancelled: 'refunded',
   refunded: 'refunded',
   expired: 'expired',
   failed: 'failed',

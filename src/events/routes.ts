@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { pageQueryFields } from '../http/query';
+import { pageQueryFields, queryInt } from '../http/query';
 import { parseBody } from '../http/validation';
 import { AppError } from '../shared/errors';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
@@ -16,6 +16,12 @@ import type { EventService } from './service';
 
 const ListEventsQuery = z.strictObject({
   type: z.enum(AGENCY_EVENT_TYPES).optional(),
+  purchase_id: queryInt(1, 2_147_483_647)
+    .optional()
+    .meta({
+      description:
+        'Only the events of this purchase (integer >= 1), newest first: its life told by its events. A purchase that is not this key’s account’s and mode’s has none here',
+    }),
   ...pageQueryFields(20),
 });
 
@@ -89,7 +95,7 @@ export function eventRoutes(service: EventService): RouteRegistration {
       path: '/api/v1/events',
       operationId: 'listEvents',
       tags: ['Events'],
-      summary: 'List the events recorded for this key’s account and mode, newest first',
+      summary: 'List the events recorded for this key’s account and mode, newest first (optionally of one type, or of one purchase)',
       query: ListEventsQuery,
       item: AgencyEventSchema,
       envelopeId: 'AgencyEventListResponse',

@@ -1,5 +1,6 @@
 /**
- * The events an agency can read and resend: list (newest first, optionally of one type), one
+ * The events an agency can read and resend: list (newest first, optionally of one type or one
+ * purchase: only within the key's account and mode, so another account's purchase lists none), one
  * event with every delivery and attempt, and resend (a new run of each finished delivery, and a
  * first delivery to endpoints that take the type but were added since).
  * Errors (AppError): NOT_FOUND (404) for an event that is not the key's account's and mode's.
@@ -51,11 +52,11 @@ export function createEventService(deps: {
   return {
     async list(
       principal: AccountView,
-      q: { type?: string; pageSize: number; pageIndex: number },
+      q: { type?: string; purchase_id?: number; pageSize: number; pageIndex: number },
     ): Promise<{ items: AgencyEvent[]; total: number }> {
       return deps.events.list(
         { rootAccountId: principal.rootAccountId, mode: principal.mode },
-        { type: q.type, limit: q.pageSize, offset: q.pageSize * q.pageIndex },
+        { type: q.type, purchaseId: q.purchase_id, limit: q.pageSize, offset: q.pageSize * q.pageIndex },
       );
     },
     async get(principal: AccountView, id: string): Promise<AgencyEvent & { deliveries: DeliveryView[] }> {

@@ -43,6 +43,8 @@ export function createPurchaseOperations(deps: {
     if (!purchase) throw new OperationRefused(`purchase ${purchaseId} not found`);
     if (purchase.status === 'refunded' || purchase.refundedAt)
       throw new OperationRefused(`purchase ${purchaseId} is refunded: its certificates are void`);
+    if (purchase.status === 'cancelled')
+      throw new OperationRefused(`purchase ${purchaseId} is cancelled: every covered unit's certificates are void`);
     return purchase;
   }
   return {

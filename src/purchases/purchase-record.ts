@@ -6,7 +6,9 @@
  * (`PurchaseItemDetail`), who may read what (`PurchaseScope`, `PurchaseLookup`), how a request
  * names a purchase (`PurchaseHandle`), and the status rules.
  *
- * Status rules (`PURCHASE_TRANSITIONS`): a purchase moves forward only; `refunded` is final;
+ * Status rules (`PURCHASE_TRANSITIONS`): a purchase moves forward only; `refunded` and
+ * `cancelled` are final; an issued purchase becomes `partly_cancelled` when a cancellation of
+ * some of its units completes and `cancelled` once every unit is (`statusAfterCancellations`);
  * `failed` (the processor refused the purchase for good) and `expired` still move to `paid`,
  * because a payment the processor reports after them was taken and must be honoured. A move the
  * rules do not allow changes nothing and is reported (`changed: false`), never thrown: late
@@ -28,9 +30,23 @@ export const PURCHASE_TRANSITIONS: Readonly<Record<PurchaseStatus, readonly Purc
   expired: ['paid'],
   paid: ['awaiting_certificates', 'issued', 'refunded'],
   awaiting_certificates: ['issued', 'refunded'],
-  issued: ['refunded'],
+  issued: ['partly_cancelled', 'cancelled', 'refunded'],
+  partly_cancelled: ['cancelled', 'refunded'],
+  cancelled: [],
   refunded: [],
 };
+
+/**
+ * The status an issued purchase's covered units give it (the owner's decision after each completed
+ * cancellation or withdrawal): `cancelled` when every unit is cancelled, `partly_cancelled` when
+ * some are, else `issued`. `units`: every covered unit of the purchase, with whether its
+ * cancellation completed. A purchase without units stays `issued`.
+ */
+export function statusAfterCancellations(units: ReadonlyArray<{ cancelled: boolean }>): 'issued' | 'partly_cancelled' | 'cancelled' {
+  const cancelled = units.filter((u) => u.cancelled).length;
+  if (cancelled === 0) return 'issued';
+  return cancelled === units.length ? 'cancelled' : 'partly_cancelled';
+}
 
 /** True when a purchase in `from` may be moved to `to` (or already is in it). */
 export function canTransition(from: PurchaseStatus, to: PurchaseStatus): boolean {

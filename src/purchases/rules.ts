@@ -13,8 +13,8 @@
  *   `expired`, and its checkout deadline is more than `marginMs` away), and is quoted or awaiting
  *   payment. Refusals, checked in that order, all INVALID_REQUEST: `already_paid`, `expired`,
  *   `not_awaiting_payment`.
- * - **In force** (`isInForce`, `IN_FORCE_STATUSES`): paid and not refunded in full: `paid`,
- *   `awaiting_certificates`, `issued`. Only such a purchase can be cancelled, withdrawn from or changed.
+ * - **In force** (`isInForce`, `IN_FORCE_STATUSES`): paid, not refunded in full and not every
+ *   unit cancelled: `paid`, `awaiting_certificates`, `issued`, `partly_cancelled`. Only such a purchase can be cancelled, withdrawn from or changed.
  * - **Changeable** (`changeRefusal`): a purchase can be endorsed, or have its certificate holders
  *   changed, while it is in force (a purchase refunded in full is not) and its first certificates
  *   are issued (`certificatesIssuedAt`). Refusals, both PURCHASE_NOT_CHANGEABLE: `not_in_force`
@@ -38,16 +38,20 @@ export interface Refusal<Reason extends string, Code extends string> {
 }
 
 /**
- * Statuses in which the buyer has paid and the policy is in force (not refunded in full): the
- * only ones a cancellation, a bulk cancellation, a withdrawal or a change can act on.
+ * Statuses in which the buyer has paid and the policy is in force (not refunded in full, not
+ * every unit cancelled): the only ones a cancellation, a bulk cancellation, a withdrawal or a
+ * change can act on.
  */
-export const IN_FORCE_STATUSES: readonly PurchaseStatus[] = ['paid', 'awaiting_certificates', 'issued'];
+export const IN_FORCE_STATUSES: readonly PurchaseStatus[] = ['paid', 'awaiting_certificates', 'issued', 'partly_cancelled'];
+
+/** Statuses in which nothing is left to cancel: refunded in full at the processor, or every unit cancelled. */
+export const ENDED_STATUSES: readonly PurchaseStatus[] = ['refunded', 'cancelled'];
 
 /** Whether purchase status `status` is one of IN_FORCE_STATUSES. */
 export const isInForce = (status: PurchaseStatus): boolean => IN_FORCE_STATUSES.includes(status);
 
 /** Statuses a purchase reaches only once paid: in force, or refunded in full afterwards. */
-const PAID_STATUSES: readonly string[] = [...IN_FORCE_STATUSES, 'refunded'];
+const PAID_STATUSES: readonly string[] = [...IN_FORCE_STATUSES, ...ENDED_STATUSES];
 
 /** What the payable rule reads of a purchase (`status` as stored: a string). */
 export interface PayableFacts {

@@ -21,7 +21,7 @@ import type { Db } from '../db/knex';
 import type { Address } from '../certificates/repository';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
 import { spreadByWeight } from './refund-rule';
-import { predecessorsOf, toPurchaseRecord } from './purchase-record';
+import { predecessorsOf, statusAfterCancellations, toPurchaseRecord } from './purchase-record';
 import type {
   NewPurchase,
   PurchaseItemDetail,
@@ -459,6 +459,23 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
       if (row) return { status: row.status as PurchaseStatus, changed: true };
       const now = await db('purchases').where({ id: purchaseId }).first('status');
       return now ? { status: now.status as PurchaseStatus, changed: false } : undefined;
+    },
+
+    /**
+     * Gives an issued purchase the status its covered units tell (`statusAfterCancellations`):
+     * `partly_cancelled` once some are cancelled (their cancellation completed), `cancelled` once
+     * every one is; through `transition`, so a purchase refunded in full, or not issued, keeps its
+     * status. Called by the owner's activity after each completed cancellation. Returns the status
+     * after the call and whether it changed; undefined when the purchase does not exist.
+     */
+    async settleStatusAfterCancellation(purchaseId: number): Promise<{ status: PurchaseStatus; changed: boolean } | undefined> {
+      const units = await db('covered_units').where({ purchase_id: purchaseId }).select('cancelled_at');
+      const next = statusAfterCancellations(units.map((u) => ({ cancelled: u.cancelled_at !== null })));
+      if (next === 'issued') {
+        const now = await db('purchases').where({ id: purchaseId }).first('status');
+        return now ? { status: now.status as PurchaseStatus, changed: false } : undefined;
+      }
+      return this.transition(purchaseId, next);
     },
 
     /**

@@ -16,7 +16,7 @@ const minor = (what: string) =>
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 const isoInstant = z.iso.datetime({ offset: true });
 
-/** Every status a purchase can be in (the purchase workflow's). */
+/** Every status a purchase can be in (the purchase workflow's, then its owner's once issued). */
 export const PURCHASE_STATUSES = [
   'quoted',
   'awaiting_payment',
@@ -25,12 +25,18 @@ export const PURCHASE_STATUSES = [
   'failed',
   'awaiting_certificates',
   'issued',
+  'partly_cancelled',
+  'cancelled',
   'refunded',
 ] as const satisfies readonly PurchaseStatus[];
 
+/** What each status means, for the list filter's and the purchase's descriptions. */
+const PURCHASE_STATUS_HELP =
+  '`quoted`, `awaiting_payment`, `expired`, `failed` (not paid); `paid`, `awaiting_certificates` (paid, certificates being issued); `issued` (every certificate stored, nothing cancelled); `partly_cancelled` (some covered units cancelled or withdrawn from, the rest in force); `cancelled` (every covered unit cancelled or withdrawn from: nothing left in force; final); `refunded` (the payment refunded in full at the processor; final)';
+
 /** Query of `GET /api/v1/purchases`; unknown parameters are refused. */
 export const ListPurchasesQuery = z.strictObject({
-  status: z.enum(PURCHASE_STATUSES).optional().meta({ description: 'Only purchases in this status' }),
+  status: z.enum(PURCHASE_STATUSES).optional().meta({ description: `Only purchases in this status: ${PURCHASE_STATUS_HELP}` }),
   created_gte: isoInstant.optional().meta({ description: 'Only purchases created at or after this instant (ISO 8601 with offset)' }),
   created_lt: isoInstant.optional().meta({ description: 'Only purchases created before this instant (ISO 8601 with offset)' }),
   buyer_email: z
@@ -47,7 +53,7 @@ export type ListPurchasesQuery = z.infer<typeof ListPurchasesQuery>;
 const purchaseFields = {
   object: z.literal('purchase'),
   id: z.number().int(),
-  status: z.enum(PURCHASE_STATUSES),
+  status: z.enum(PURCHASE_STATUSES).meta({ description: `Where the purchase is in its life: ${PURCHASE_STATUS_HELP}` }),
   livemode: z.boolean(),
   billing: z.enum(['one_time', 'subscription']),
   checkout_session_id: z.string().nullable(),

@@ -17,6 +17,9 @@ import {
   issuedPurchase,
 } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
+import { createAgency, eventSelection, quoteForNewBuyer, tripSelection } from '../helpers/certificates';
+import { payByTestHelper } from '../helpers/purchases';
+import { purchaseWorkflowId } from '../../workflows/contracts';
 import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
@@ -65,7 +68,17 @@ test('when an event day is called off, then every purchase of the product coveri
     const b = (await api(`/bulk_cancellations/${bulkId}`)).body.data;
     return b.status === 'completed' && b.counts.refunded === ids.length ? b : null;
   }, 60_000);
-  expect(done.counts).toEqual({ total: 6, pending: 0, accepted: 6, skipped: 0, failed: 0, refunded: 6 });
+  expect(done.counts).toEqual({
+    total: 6,
+    pending: 0,
+    accepted: 6,
+    skipped: 0,
+    failed: 0,
+    refunded: 6,
+    units: { total: 6, of_product: 6, of_other_products: 0 },
+    purchases_with_other_products: 0,
+  });
+  expect(done.selection).toEqual({ product_id: account.productId, coverage_date: '2027-05-02', scope: 'product_units' });
   for (const item of done.items)
     expect(item).toMatchObject({ status: 'accepted', cancellation_status: 'completed', refund_total: 2000, error: null });
 
@@ -119,6 +132,65 @@ test('when purchases are named, then the key’s own in force are cancelled and 
   expect([foreign.status, foreign.body.error.code]).toEqual([404, 'NOT_FOUND']);
 });
 
+test('when an event day is called off with scope purchase_date, then each purchase found loses every unit on that date, its other product’s too, and the counts say how many of each', async () => {
+  const agency = await createAgency(app, 'Called Off Agency');
+  /** A paid and issued purchase of the event product for 10–12 June 2027 (Chicago), with the trip product (first trip 10–14 June, Lisbon) when `withTrip`. */
+  const buy = async (withTrip: boolean) => {
+    const selections = [eventSelection(agency, { start: '2027-06-10', end: '2027-06-12' }), ...(withTrip ? [tripSelection(agency)] : [])];
+    const { quote } = await quoteForNewBuyer(agency, selections);
+    expect(quote.status).toBe(200);
+    const id = quote.body.purchase_id as number;
+    expect((await payByTestHelper(app, agency, id)).status).toBe(200);
+    await app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(id)).result();
+    return id;
+  };
+  const both = await buy(true);
+  const eventOnly = await buy(false);
+  const agencyApi = (path: string, init: { method?: string; body?: unknown } = {}) =>
+    call(app.baseUrl, `/api/v1${path}`, { key: agency.key, ...init });
+
+  const started = await agencyApi('/bulk_cancellations', {
+    method: 'POST',
+    body: { product_id: agency.eventProductId, coverage_date: '2027-06-11', scope: 'purchase_date', reason: 'Fair called off' },
+  });
+  expect(started.status).toBe(202);
+  expect(started.body.data.selection).toEqual({ product_id: agency.eventProductId, coverage_date: '2027-06-11', scope: 'purchase_date' });
+  const done = await eventually(async () => {
+    const b = (await agencyApi(`/bulk_cancellations/${started.body.data.id}`)).body.data;
+    return b.status === 'completed' && b.counts.refunded === 2 ? b : null;
+  }, 60_000);
+  expect(done.counts).toEqual({
+    total: 2,
+    pending: 0,
+    accepted: 2,
+    skipped: 0,
+    failed: 0,
+    refunded: 2,
+    units: { total: 3, of_product: 2, of_other_products: 1 },
+    purchases_with_other_products: 1,
+  });
+
+  // The purchase with both products: the event's 11 June and the trip over it cancelled in one cancellation; the rest in force.
+  const p = (await agencyApi(`/purchases/${both}`)).body.data;
+  expect(
+    p.items.map((i: { product_id: number; covered_units: Array<{ state: string }> }) => [
+      i.product_id,
+      i.covered_units.map((u) => u.state),
+    ]),
+  ).toEqual([
+    [agency.eventProductId, ['active', 'cancelled', 'active']],
+    [agency.tripProductId, ['cancelled', 'active']],
+  ]);
+  expect(p.cancellations).toHaveLength(1);
+  expect(p.status).toBe('partly_cancelled');
+  const single = (await agencyApi(`/purchases/${eventOnly}`)).body.data;
+  expect(single.items[0].covered_units.map((u: { state: string }) => u.state)).toEqual(['active', 'cancelled', 'active']);
+
+  // Scope goes with a product and a date only.
+  const named = await agencyApi('/bulk_cancellations', { method: 'POST', body: { purchase_ids: [both], scope: 'purchase_date' } });
+  expect([named.status, named.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+});
+
 test('when the selection is malformed, then it is a 400 and no batch is made', async () => {
   const before = await app.container.db('bulk_cancellations').count({ n: '*' }).first();
   for (const body of [
@@ -128,6 +200,8 @@ test('when the selection is malformed, then it is a 400 and no batch is made', a
     { product_id: 2 },
     { product_id: 2, coverage_date: '2027-13-01' },
     { purchase_ids: [] },
+    { product_id: 2, coverage_date: '2027-05-01', scope: 'everything' },
+    { purchase_ids: [1], scope: 'product_units' },
   ]) {
     const res = await api('/bulk_cancellations', { method: 'POST', body });
     expect([JSON.stringify(body), res.status, res.body.error?.code]).toEqual([JSON.stringify(body), 400, 'VALIDATION_ERROR']);
