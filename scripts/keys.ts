@@ -19,7 +19,6 @@
  * OS user; the agency portal lists it): a change that cannot be recorded is not made.
  */
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createAccountsRepository } from '../src/accounts/repository';
@@ -29,6 +28,7 @@ import { AppError } from '../src/shared/errors';
 import { returnUrlProblem } from '../src/shared/return-url';
 import { createAuditRepository } from '../src/audit/repository';
 import { AuditUnavailable, audited } from '../src/audit/audited';
+import { parseCommandLine, positiveInt, UsageError } from './cli';
 
 const USAGE = `usage: npm run keys -- <command> [options] [--json]
   create --account <rootAccountId> --name <name> [--description <text>] [--mode live|test] [--agent <id>] [--platform-fee-bps <n>]
@@ -43,15 +43,6 @@ const USAGE = `usage: npm run keys -- <command> [options] [--json]
 Return URLs: where the buyer lands after paying (success) or cancelling; the key's, else the
 account's, else the service's pages /checkout/complete and /checkout/cancelled. "none" clears one.`;
 
-class UsageError extends Error {}
-
-function positiveInt(value: string | undefined, what: string): number {
-  if (value === undefined) throw new UsageError(`${what} is required`);
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647)
-    throw new UsageError(`${what} must be a positive integer, got "${value}"`);
-  return Number(value);
-}
-
 /** A `--success-url`/`--cancel-url` value: undefined when absent, null for `none`, else a valid URL. */
 function returnUrl(value: string | undefined, option: string): string | null | undefined {
   if (value === undefined) return undefined;
@@ -65,29 +56,18 @@ function returnUrl(value: string | undefined, option: string): string | null | u
 const shownUrl = (url: string | null, fallback: string) => url ?? `(${fallback})`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      account: { type: 'string' },
-      name: { type: 'string' },
-      description: { type: 'string' },
-      mode: { type: 'string' },
-      agent: { type: 'string' },
-      'platform-fee-bps': { type: 'string' },
-      'grace-hours': { type: 'string' },
-      'success-url': { type: 'string' },
-      'cancel-url': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+  const text = { type: 'string' } as const;
+  const parsed = parseCommandLine(
+    argv,
+    {
+      ...{ account: text, name: text, description: text, mode: text, agent: text, 'platform-fee-bps': text },
+      ...{ 'grace-hours': text, 'success-url': text, 'cancel-url': text },
     },
-  });
+    USAGE,
+  );
+  if ('exit' in parsed) return parsed.exit;
+  const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
-  if (values.help || !command) {
-    console.log(USAGE);
-    return values.help ? 0 : 1;
-  }
   const config = loadConfigOrExit();
   const db = createDb(config);
   const service = createApiKeyService({
@@ -191,38 +171,24 @@ async function main(argv: string[]): Promise<number> {
         );
         return 0;
       }
-      case 'set-return-urls': {
-        const id = keyId();
-        const change = urls();
-        const k = await recorded(
-          'set_key_return_urls',
-          { kind: 'api_key', id },
-          () => service.setReturnUrls(id, change),
-          (r) => ({
-            checkout_success_url: r.checkoutSuccessUrl,
-            checkout_cancel_url: r.checkoutCancelUrl,
-          }),
-        );
-        const shown = { id: k.id, checkoutSuccessUrl: k.checkoutSuccessUrl, checkoutCancelUrl: k.checkoutCancelUrl };
-        print(
-          shown,
-          `key ${k.id} return URLs: success ${shownUrl(k.checkoutSuccessUrl, 'account default')}, cancel ${shownUrl(k.checkoutCancelUrl, 'account default')}`,
-        );
-        return 0;
-      }
+      case 'set-return-urls':
       case 'set-account-return-urls': {
-        const accountId = positiveInt(values.account, '--account');
+        // A key's return URLs (unset: its account's), or an account's (unset: the service's pages).
+        const onKey = command === 'set-return-urls';
+        const id = onKey ? keyId() : positiveInt(values.account, '--account');
         const change = urls();
-        const a = await recorded(
-          'set_account_return_urls',
-          { kind: 'root_account', id: accountId },
-          () => service.setAccountReturnUrls(accountId, change),
-          (r) => ({ checkout_success_url: r.checkoutSuccessUrl, checkout_cancel_url: r.checkoutCancelUrl }),
+        const set = (): Promise<{ id: number; checkoutSuccessUrl: string | null; checkoutCancelUrl: string | null }> =>
+          onKey ? service.setReturnUrls(id, change) : service.setAccountReturnUrls(id, change);
+        const r = await recorded(
+          onKey ? 'set_key_return_urls' : 'set_account_return_urls',
+          { kind: onKey ? 'api_key' : 'root_account', id },
+          set,
+          (x) => ({ checkout_success_url: x.checkoutSuccessUrl, checkout_cancel_url: x.checkoutCancelUrl }),
         );
-        const shown = { rootAccountId: a.id, checkoutSuccessUrl: a.checkoutSuccessUrl, checkoutCancelUrl: a.checkoutCancelUrl };
+        const unset = onKey ? 'account default' : 'service page';
         print(
-          shown,
-          `account ${a.id} return URLs: success ${shownUrl(a.checkoutSuccessUrl, 'service page')}, cancel ${shownUrl(a.checkoutCancelUrl, 'service page')}`,
+          { [onKey ? 'id' : 'rootAccountId']: r.id, checkoutSuccessUrl: r.checkoutSuccessUrl, checkoutCancelUrl: r.checkoutCancelUrl },
+          `${onKey ? 'key' : 'account'} ${r.id} return URLs: success ${shownUrl(r.checkoutSuccessUrl, unset)}, cancel ${shownUrl(r.checkoutCancelUrl, unset)}`,
         );
         return 0;
       }

@@ -40,7 +40,6 @@
  * `{"outcome":"refused","reason":…,"audit_id":…}` on stdout); a usage error or failure exits 1.
  */
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createSaleRepository } from '../src/purchases/sale-repository';
@@ -58,6 +57,7 @@ import { findRetryingActivities } from '../src/temporal/retrying';
 import { buyerEmailHash } from '../src/purchases/buyer-email-hash';
 import { createAuditRepository, type AuditEntry, type AuditRepository, type AuditStart } from '../src/audit/repository';
 import { AuditUnavailable, audited } from '../src/audit/audited';
+import { parseCommandLine, positiveInt, UsageError } from './cli';
 import { temporal as proto } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, MODE, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../workflows/search-attributes';
@@ -87,7 +87,6 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
 reissue, recover, retry-cancellation and setup-namespace are recorded in the audit log with the operator (the OS
 user unless --operator) and the reason; without --reason they do nothing.`;
 
-class UsageError extends Error {}
 /** The audit log could not be written: the action was not taken. */
 
 /** Who is acting and why, for a command that changes something: usage errors before anything is done. */
@@ -129,41 +128,19 @@ function auditedOp<T>(
   });
 }
 
-function positiveInt(value: string | undefined, what: string): number {
-  if (value === undefined) throw new UsageError(`${what} is required`);
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647)
-    throw new UsageError(`${what} must be a positive integer, got "${value}"`);
-  return Number(value);
-}
-
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      purchase: { type: 'string' },
-      'older-than-minutes': { type: 'string' },
-      'min-attempts': { type: 'string' },
-      'failed-within-hours': { type: 'string' },
-      account: { type: 'string' },
-      email: { type: 'string' },
-      mode: { type: 'string' },
-      namespace: { type: 'string' },
-      'retention-days': { type: 'string' },
-      reason: { type: 'string' },
-      operator: { type: 'string' },
-      limit: { type: 'string' },
-      month: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+  const text = { type: 'string' } as const;
+  const parsed = parseCommandLine(
+    argv,
+    {
+      ...{ purchase: text, 'older-than-minutes': text, 'min-attempts': text, 'failed-within-hours': text, account: text },
+      ...{ email: text, mode: text, namespace: text, 'retention-days': text, reason: text, operator: text, limit: text, month: text },
     },
-  });
-  const [command] = positionals;
-  if (values.help || !command) {
-    console.log(USAGE);
-    return values.help ? 0 : 1;
-  }
+    USAGE,
+  );
+  if ('exit' in parsed) return parsed.exit;
+  const { values, positionals } = parsed;
+  const [command = ''] = positionals;
   if (command === 'stuck')
     return stuck(
       values['older-than-minutes'],
