@@ -67,7 +67,8 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
     /**
      * Creates (or finds) the renewal purchase paid by `renewal.invoiceId`: the original's buyer,
      * teammate, items and amounts through the same insert as a quote, status `paid`, its period
-     * the next after the latest renewal, and covered units from `shift(unit, period)`. Keyed by
+     * the next after the latest renewal, and each item's covered units from `renew(units, period)`
+     * (the item's first-period units; ./renewal-period's `renewedUnits`). Keyed by
      * the invoice (`purchases.payproc_invoice_id` is unique), so a retry returns the same row.
      * Returns `{ refused }` when the original does not exist or is not a subscription. The rows
      * are written by the sale's `insertPurchase` (./sale-repository) in this transaction, the
@@ -77,7 +78,7 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
     async createRenewal(
       originalId: number,
       renewal: Omit<RenewalFields, 'renewalOfPurchaseId' | 'period'>,
-      shift: (unit: NewCoveredUnit, period: number) => NewCoveredUnit,
+      renew: (firstPeriodUnits: NewCoveredUnit[], period: number) => NewCoveredUnit[],
       writeHolders: WriteAnsweredHolders,
     ): Promise<{ purchaseId: number; period: number } | { refused: 'not_found' | 'not_a_subscription' }> {
       return db.transaction(async (trx) => {
@@ -108,7 +109,7 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
             totalMinor: original.totalMinor,
             bundle: original.bundle,
             metadata: original.metadata,
-            items: copied.map((i) => ({ ...i, units: i.units.map((u) => shift(u, period)) })),
+            items: copied.map((i) => ({ ...i, units: renew(i.units, period) })),
           },
           'paid',
           {
@@ -149,6 +150,11 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
         .orWhere({ renewal_of_purchase_id: firstPurchaseId })
         .orderByRaw('coalesce(renewal_period, 1), id');
       return rows.map(toPurchaseRecord);
+    },
+
+    /** The covered units of a subscription's first purchase, all items' (what its periods are counted from). */
+    async firstPeriodUnits(firstPurchaseId: number): Promise<NewCoveredUnit[]> {
+      return (await items(db, firstPurchaseId)).flatMap((i) => i.units);
     },
 
     /** The original purchase of a subscription (not a renewal), or undefined. */

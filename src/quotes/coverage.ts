@@ -3,7 +3,7 @@
  *
  * Per-day: `{ time_zone, start_date, end_date }` (inclusive calendar dates, `YYYY-MM-DD`) gives
  * one unit per calendar day in that IANA time zone, from local midnight to the next local
- * midnight, so a daylight-saving day lasts 23 or 25 hours. Trips: `{ time_zone, trips: [{ start,
+ * midnight (src/shared/local-day.ts), so a daylight-saving day lasts 23 or 25 hours. Trips: `{ time_zone, trips: [{ start,
  * end }] }` with local date-times (`YYYY-MM-DDTHH:mm`) gives one unit per trip.
  *
  * Rejected (as `{ ok: false, reason }`, never thrown): unknown time zone, malformed dates,
@@ -12,6 +12,7 @@
  * than `maxTripDays`. Instants are returned as UTC `Date`s.
  */
 import { DateTime, IANAZone } from 'luxon';
+import { localDayStart, nextLocalDate } from '../shared/local-day';
 
 export interface CoveredUnit {
   index: number;
@@ -55,15 +56,16 @@ export function expandDays(answer: { time_zone: string; start_date: string; end_
   if (days > limits.maxUnits) return { ok: false, reason: `coverage is ${days} days; at most ${limits.maxUnits} are allowed` };
   const units: CoveredUnit[] = [];
   for (let i = 0; i < days; i++) {
-    const start = first.plus({ days: i }).startOf('day');
-    const end = start.plus({ days: 1 }).startOf('day');
+    const date = first.plus({ days: i }).toISODate()!;
+    const start = localDayStart(date, zone);
+    const end = localDayStart(nextLocalDate(date), zone);
     units.push({
       index: i,
       kind: 'day',
       startsAt: start.toUTC().toJSDate(),
       endsAt: end.toUTC().toJSDate(),
       timeZone: zone,
-      localLabel: start.toISODate()!,
+      localLabel: date,
     });
   }
   return { ok: true, units };

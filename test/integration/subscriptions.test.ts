@@ -5,6 +5,7 @@
  * then the second invoice of the subscription) are signed webhooks built here, since stripe-mock
  * keeps no subscription state and sends no events.
  */
+import { DateTime } from 'luxon';
 import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
@@ -220,4 +221,55 @@ test('given a recurring product paid with a saved card, when charged, then a pro
   expect((await deliverWebhook(app, cycle)).body).toMatchObject({ purchase_id: purchaseId, relayed: true });
   const second = await waitIssued(agency, `pi_renew_saved_${purchaseId}`);
   expect(second.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-08-01']);
+});
+
+test('given a monthly vendor insured every day from today, when the next month is renewed, then it starts exactly where the first month ends (local midnight), not at the time the first month was paid', async () => {
+  // Today in the unit's zone: the first day is under way at payment, so it starts at the payment.
+  const zone = 'America/Chicago';
+  const today = DateTime.now().setZone(zone).startOf('day');
+  const lastDay = today.plus({ months: 1 }).minus({ days: 1 });
+  const monthly = {
+    ...eventSelection(agency, { start: today.toISODate()!, end: lastDay.toISODate()! }),
+    product_line_template_id: monthlyProductId,
+  };
+  const checkout = await quote([monthly]);
+  expect(checkout.status).toBe(200);
+  const purchaseId = checkout.body.purchase_id as number;
+  const subscription = `sub_vendor_${purchaseId}_${Date.now()}`;
+  const paid = subscriptionSessionCompletedEvent({
+    id: `evt_vendor_paid_${purchaseId}`,
+    purchaseId,
+    sessionId: checkout.body.id,
+    subscription,
+  });
+  expect((await deliverWebhook(app, paid)).status).toBe(200);
+  await waitIssued(agency, `pi_paid_${purchaseId}`, 150_000);
+
+  const api = (path: string, init: { method?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: agency.key, ...init });
+  const unitsOf = async (id: number) =>
+    ((await api(`/purchases/${id}`)).body.data.items[0].covered_units as { starts_at: string; ends_at: string; local_label: string }[])
+      .slice()
+      .sort((a, b) => a.starts_at.localeCompare(b.starts_at));
+  const first = await unitsOf(purchaseId);
+  expect(first).toHaveLength(Math.round(lastDay.diff(today, 'days').days) + 1);
+  // The precondition of the gap: the first day starts at the payment, not at local midnight.
+  expect(Date.parse(first[0]!.starts_at)).toBeGreaterThan(today.toMillis());
+
+  // The next month, through the test helper (the processor's billing-cycle invoice).
+  const renewed = await api(`/test_helpers/purchases/${purchaseId}/renew`, { method: 'POST' });
+  expect(renewed.status).toBe(200);
+  const renewal = await waitIssued(agency, renewed.body.data.payment_intent, 150_000);
+  const second = await unitsOf(renewal.purchase_id as number);
+  const nextMonth = today.plus({ months: 1 });
+  const monthAfter = today.plus({ months: 2 });
+  expect(second[0]!.starts_at).toBe(first.at(-1)!.ends_at);
+  expect(second[0]!.starts_at).toBe(nextMonth.toUTC().toISO());
+  expect(second.at(-1)!.ends_at).toBe(monthAfter.toUTC().toISO());
+  expect(second).toHaveLength(Math.round(monthAfter.diff(nextMonth, 'days').days));
+  second.forEach((u, i) => {
+    expect(DateTime.fromISO(u.starts_at, { zone }).toFormat('HH:mm:ss')).toBe('00:00:00');
+    if (i > 0) expect(u.starts_at).toBe(second[i - 1]!.ends_at);
+  });
+  // The certificates print the same windows.
+  expect(renewal.certificates.map((c: any) => c.coverage_starts_at).sort()[0]).toBe(first.at(-1)!.ends_at);
 });
