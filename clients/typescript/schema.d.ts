@@ -407,7 +407,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel many purchases at once (an event called off)
-         * @description Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date; those units are cancelled). At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.
+         * @description Select the purchases by `purchase_ids` (every covered unit not started yet is cancelled), or by `product_id` and `coverage_date` (every purchase in force of that product with a covered unit on that local date). With `scope: "product_units"` (the default) that product’s units on that date are cancelled; with `scope: "purchase_date"` every unit of those purchases on that date, whatever its product (an event called off: a bundle’s equipment day goes with its liability day). `counts.units` says how many units, of the product and of other products, and `counts.purchases_with_other_products` how many purchases lost other products’ units too. At most 1000 purchases. The batch runs durably in the background: each purchase is cancelled exactly once, like a single cancel (its refund at the processor, then its certificates voided, `purchase.cancelled` to your endpoints), and refunds go to the processor at a capped rate. Follow it with getBulkCancellation. Send an Idempotency-Key header to retry safely.
          */
         post: operations["createBulkCancellation"];
         delete?: never;
@@ -682,7 +682,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the events recorded for this key’s account and mode, newest first */
+        /** List the events recorded for this key’s account and mode, newest first (optionally of one type, or of one purchase) */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -1624,8 +1624,11 @@ export interface components {
             /** @enum {string} */
             object: "purchase";
             id: number;
-            /** @enum {string} */
-            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            /**
+             * @description Where the purchase is in its life: `quoted`, `awaiting_payment`, `expired`, `failed` (not paid); `paid`, `awaiting_certificates` (paid, certificates being issued); `issued` (every certificate stored, nothing cancelled); `partly_cancelled` (some covered units cancelled or withdrawn from, the rest in force); `cancelled` (every covered unit cancelled or withdrawn from: nothing left in force; final); `refunded` (the payment refunded in full at the processor; final)
+             * @enum {string}
+             */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "refunded";
             livemode: boolean;
             /** @enum {string} */
             billing: "one_time" | "subscription";
@@ -1757,15 +1760,15 @@ export interface components {
             /** @description The payment intent of the purchase; null until the processor reports one (often only after payment) */
             payment_intent: string | null;
             /**
-             * @description Where the certificates are. Final: `issued` (every certificate and zip below is stored; a cancellation later voids some, each with its `voided_at`) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.
+             * @description Where the certificates are. Final: `issued` (every current certificate and the zips over them are stored, read at one moment: never part of the set; a cancellation later voids some, each with its `voided_at`; a change that issues certificates, such as a holder added or an endorsement, makes it `pending` again until its certificates are stored) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment or a change: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued: the first ones, or a change’s new ones; keep the set you had). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.
              * @enum {string}
              */
             status: "unpaid" | "pending" | "issued" | "voided";
             /**
-             * @description The purchase’s lifecycle status. `quoted`: priced, no checkout yet; `awaiting_payment`: checkout open, not paid yet; `paid`: payment received, issuance starting; `awaiting_certificates`: paid, certificates being issued; `issued`: every certificate is issued and stored (final unless fully refunded later); `expired`: not paid before the checkout expired (final for the caller; a payment that still arrives is honoured); `failed`: the payment processor refused the payment for good (the buyer may pay again; a payment that arrives is honoured); `refunded`: fully refunded, certificates void (final). Poll on `status`: this one can trail it by a moment (`awaiting_certificates` while `status` already says `issued`).
+             * @description The purchase’s lifecycle status. `quoted`: priced, no checkout yet; `awaiting_payment`: checkout open, not paid yet; `paid`: payment received, issuance starting; `awaiting_certificates`: paid, certificates being issued; `issued`: every certificate is issued and stored; `partly_cancelled`: issued, and some covered units cancelled or withdrawn from (their certificates void); `cancelled`: every covered unit cancelled or withdrawn from, every certificate void (final); `expired`: not paid before the checkout expired (final for the caller; a payment that still arrives is honoured); `failed`: the payment processor refused the payment for good (the buyer may pay again; a payment that arrives is honoured); `refunded`: fully refunded, certificates void (final). Poll on `status`: this one can trail it by a moment (`awaiting_certificates` while `status` already says `issued`).
              * @enum {string}
              */
-            purchase_status: "quoted" | "awaiting_payment" | "paid" | "awaiting_certificates" | "issued" | "expired" | "failed" | "refunded";
+            purchase_status: "quoted" | "awaiting_payment" | "paid" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "expired" | "failed" | "refunded";
             certificate_count: number;
             /** @description ISO 8601: when the signed URLs stop working; null when there are none */
             urls_expire_at: string | null;
@@ -1892,8 +1895,11 @@ export interface components {
             /** @enum {string} */
             object: "purchase";
             id: number;
-            /** @enum {string} */
-            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            /**
+             * @description Where the purchase is in its life: `quoted`, `awaiting_payment`, `expired`, `failed` (not paid); `paid`, `awaiting_certificates` (paid, certificates being issued); `issued` (every certificate stored, nothing cancelled); `partly_cancelled` (some covered units cancelled or withdrawn from, the rest in force); `cancelled` (every covered unit cancelled or withdrawn from: nothing left in force; final); `refunded` (the payment refunded in full at the processor; final)
+             * @enum {string}
+             */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "refunded";
             livemode: boolean;
             /** @enum {string} */
             billing: "one_time" | "subscription";
@@ -2208,7 +2214,7 @@ export interface components {
                 period: number;
                 purchase_id: number;
                 /** @enum {string} */
-                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "refunded";
                 /** @description When that period was paid, ISO 8601 UTC */
                 paid_at: string | null;
             }[];
@@ -2906,8 +2912,11 @@ export interface components {
             /** @enum {string} */
             object: "purchase";
             id: number;
-            /** @enum {string} */
-            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            /**
+             * @description Where the purchase is in its life: `quoted`, `awaiting_payment`, `expired`, `failed` (not paid); `paid`, `awaiting_certificates` (paid, certificates being issued); `issued` (every certificate stored, nothing cancelled); `partly_cancelled` (some covered units cancelled or withdrawn from, the rest in force); `cancelled` (every covered unit cancelled or withdrawn from: nothing left in force; final); `refunded` (the payment refunded in full at the processor; final)
+             * @enum {string}
+             */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "refunded";
             livemode: boolean;
             /** @enum {string} */
             billing: "one_time" | "subscription";
@@ -2961,8 +2970,11 @@ export interface components {
             /** @enum {string} */
             object: "purchase";
             id: number;
-            /** @enum {string} */
-            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+            /**
+             * @description Where the purchase is in its life: `quoted`, `awaiting_payment`, `expired`, `failed` (not paid); `paid`, `awaiting_certificates` (paid, certificates being issued); `issued` (every certificate stored, nothing cancelled); `partly_cancelled` (some covered units cancelled or withdrawn from, the rest in force); `cancelled` (every covered unit cancelled or withdrawn from: nothing left in force; final); `refunded` (the payment refunded in full at the processor; final)
+             * @enum {string}
+             */
+            status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "refunded";
             livemode: boolean;
             /** @enum {string} */
             billing: "one_time" | "subscription";
@@ -3346,11 +3358,33 @@ export interface components {
             total_difference: number;
             /** @description The purchase’s total after the change, integer minor units of `currency` */
             new_amount_total: number;
-            /** @description The certificates in force the change replaces with a new version (a higher revision on the number); the old version’s verification page then says it was superseded */
+            /** @description The certificates in force the change replaces with a new version (a higher revision on the number), each with its window before and after; the old version’s verification page keeps the window it printed and says it was superseded */
             reissues: {
                 certificate_number: string;
                 covered_unit_id: number;
                 certificate_holder_id: number | null;
+                /** @description The coverage window the current version prints */
+                current_window: {
+                    /** @description ISO 8601 instant with the UTC offset of time_zone at that moment, e.g. 2027-05-09T00:00:00.000-05:00 */
+                    starts_at: string;
+                    /** @description ISO 8601 instant with its UTC offset (exclusive) */
+                    ends_at: string;
+                    /** @description IANA zone of the covered unit */
+                    time_zone: string;
+                    /** @description The day (YYYY-MM-DD) or trip window, local to time_zone */
+                    local_label: string;
+                };
+                /** @description The coverage window the new version will print (the same as current_window unless the change moves the unit) */
+                new_window: {
+                    /** @description ISO 8601 instant with the UTC offset of time_zone at that moment, e.g. 2027-05-09T00:00:00.000-05:00 */
+                    starts_at: string;
+                    /** @description ISO 8601 instant with its UTC offset (exclusive) */
+                    ends_at: string;
+                    /** @description IANA zone of the covered unit */
+                    time_zone: string;
+                    /** @description The day (YYYY-MM-DD) or trip window, local to time_zone */
+                    local_label: string;
+                };
             }[];
             /** @description Once applied: each old certificate number and its new version’s */
             reissued: {
@@ -3686,11 +3720,14 @@ export interface components {
             } | {
                 product_id: number;
                 coverage_date: string;
+                /** @enum {string} */
+                scope: "product_units" | "purchase_date";
             };
             /** @enum {string} */
             requested_by: "agency" | "insurer";
             reason: string | null;
             counts: {
+                /** @description Purchases of the batch (each counted once below by its outcome) */
                 total: number;
                 pending: number;
                 accepted: number;
@@ -3698,6 +3735,17 @@ export interface components {
                 failed: number;
                 /** @description Accepted cancellations whose refund succeeded (completed) */
                 refunded: number;
+                /** @description The covered units of the batch’s items: those selected by product and date, or, for a purchase named by id, those its accepted cancellation took (none before) */
+                units: {
+                    /** @description Covered units the batch cancels */
+                    total: number;
+                    /** @description Of them, units of the selected product (null: purchases named by id) */
+                    of_product: number | null;
+                    /** @description Of them, units of the purchases’ other products on that date (scope `purchase_date`; null: purchases named by id) */
+                    of_other_products: number | null;
+                };
+                /** @description Purchases of the batch with units of other products cancelled too (scope `purchase_date`, e.g. a bundle’s) */
+                purchases_with_other_products: number;
             };
             /** @description Each purchase of the batch, by id */
             items: components["schemas"]["BulkCancellationItem"][];
@@ -3728,6 +3776,7 @@ export interface components {
          * @example {
          *       "product_id": 12,
          *       "coverage_date": "2027-05-01",
+         *       "scope": "purchase_date",
          *       "reason": "Festival called off by the city"
          *     }
          */
@@ -3741,6 +3790,11 @@ export interface components {
              * @description The local date (YYYY-MM-DD, in each risk’s own time zone) whose covered units are cancelled, e.g. the day of an event called off
              */
             coverage_date?: string;
+            /**
+             * @description With product_id and coverage_date, which units of each purchase found are cancelled: `product_units` (default: that product’s units on that date) or `purchase_date` (every unit of the purchase on that date, whatever its product: a bundle’s other products too, e.g. the equipment day beside the liability day)
+             * @enum {string}
+             */
+            scope?: "product_units" | "purchase_date";
             /**
              * @description Who asks: `agency` (default) or `insurer` (the product may give the insurer another refund method)
              * @default agency
@@ -3807,7 +3861,7 @@ export interface components {
                 period: number;
                 purchase_id: number;
                 /** @enum {string} */
-                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+                status: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "refunded";
                 /** @description When that period was paid, ISO 8601 UTC */
                 paid_at: string | null;
             }[];
@@ -5830,15 +5884,15 @@ export interface components {
             /** @description The payment intent of the purchase; null until the processor reports one (often only after payment) */
             payment_intent: string | null;
             /**
-             * @description Where the certificates are. Final: `issued` (every certificate and zip below is stored; a cancellation later voids some, each with its `voided_at`) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.
+             * @description Where the certificates are. Final: `issued` (every current certificate and the zips over them are stored, read at one moment: never part of the set; a cancellation later voids some, each with its `voided_at`; a change that issues certificates, such as a holder added or an endorsement, makes it `pending` again until its certificates are stored) and `voided` (refunded in full, or every certificate voided by cancellations). Not final, lists empty, retry with backoff (for example 250 ms doubling up to 4 s) for up to two minutes after a successful payment or a change: `unpaid` (no successful payment recorded yet; a payment can take a few seconds to reach the service) and `pending` (paid, certificates being issued: the first ones, or a change’s new ones; keep the set you had). An `unpaid` purchase whose `purchase_status` is `expired` or `failed` was not paid: stop retrying.
              * @enum {string}
              */
             status: "unpaid" | "pending" | "issued" | "voided";
             /**
-             * @description The purchase’s lifecycle status. `quoted`: priced, no checkout yet; `awaiting_payment`: checkout open, not paid yet; `paid`: payment received, issuance starting; `awaiting_certificates`: paid, certificates being issued; `issued`: every certificate is issued and stored (final unless fully refunded later); `expired`: not paid before the checkout expired (final for the caller; a payment that still arrives is honoured); `failed`: the payment processor refused the payment for good (the buyer may pay again; a payment that arrives is honoured); `refunded`: fully refunded, certificates void (final). Poll on `status`: this one can trail it by a moment (`awaiting_certificates` while `status` already says `issued`).
+             * @description The purchase’s lifecycle status. `quoted`: priced, no checkout yet; `awaiting_payment`: checkout open, not paid yet; `paid`: payment received, issuance starting; `awaiting_certificates`: paid, certificates being issued; `issued`: every certificate is issued and stored; `partly_cancelled`: issued, and some covered units cancelled or withdrawn from (their certificates void); `cancelled`: every covered unit cancelled or withdrawn from, every certificate void (final); `expired`: not paid before the checkout expired (final for the caller; a payment that still arrives is honoured); `failed`: the payment processor refused the payment for good (the buyer may pay again; a payment that arrives is honoured); `refunded`: fully refunded, certificates void (final). Poll on `status`: this one can trail it by a moment (`awaiting_certificates` while `status` already says `issued`).
              * @enum {string}
              */
-            purchase_status: "quoted" | "awaiting_payment" | "paid" | "awaiting_certificates" | "issued" | "expired" | "failed" | "refunded";
+            purchase_status: "quoted" | "awaiting_payment" | "paid" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "expired" | "failed" | "refunded";
             certificate_count: number;
             /** @description ISO 8601: when the signed URLs stop working; null when there are none */
             urls_expire_at: string | null;
@@ -6446,7 +6500,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, and nothing more personal. */
+        /** @description What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product, named insured and holder, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal. */
         CertificateVerification: {
             /**
              * @description The code looked up
@@ -6492,6 +6546,8 @@ export interface components {
             superseded_at: string | null;
             /** @description The certificate’s version (1 first); null for a proof of coverage */
             revision: number | null;
+            /** @description Whom the certificate was issued to (the name only); null when it names none, and for a proof of coverage */
+            certificate_holder_name: string | null;
         };
         /** @description The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued. */
         CheckoutReturnPage: {
@@ -7918,8 +7974,8 @@ export interface operations {
     listPurchases: {
         parameters: {
             query?: {
-                /** @description Only purchases in this status */
-                status?: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "refunded";
+                /** @description Only purchases in this status: `quoted`, `awaiting_payment`, `expired`, `failed` (not paid); `paid`, `awaiting_certificates` (paid, certificates being issued); `issued` (every certificate stored, nothing cancelled); `partly_cancelled` (some covered units cancelled or withdrawn from, the rest in force); `cancelled` (every covered unit cancelled or withdrawn from: nothing left in force; final); `refunded` (the payment refunded in full at the processor; final) */
+                status?: "quoted" | "awaiting_payment" | "paid" | "expired" | "failed" | "awaiting_certificates" | "issued" | "partly_cancelled" | "cancelled" | "refunded";
                 /** @description Only purchases created at or after this instant (ISO 8601 with offset) */
                 created_gte?: string;
                 /** @description Only purchases created before this instant (ISO 8601 with offset) */
@@ -9431,7 +9487,7 @@ export interface operations {
                     "application/json": components["schemas"]["BulkCancellationCreatedResponse"];
                 };
             };
-            /** @description VALIDATION_ERROR (a bad body; both or neither selection; more than 1000 purchases), or the gateway’s codes */
+            /** @description VALIDATION_ERROR (a bad body; both or neither selection; a scope with purchase_ids; more than 1000 purchases), or the gateway’s codes */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11905,6 +11961,8 @@ export interface operations {
         parameters: {
             query?: {
                 type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready";
+                /** @description Only the events of this purchase (integer >= 1), newest first: its life told by its events. A purchase that is not this key’s account’s and mode’s has none here */
+                purchase_id?: number;
                 pageSize?: number;
                 pageIndex?: number;
             };
