@@ -214,13 +214,14 @@ export function retryingFetch(options: RetryOptions & { fetch?: typeof globalThi
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One entry of `selected_product_lines_to_purchase`: the product line and the buyer's answers,
- * keyed by question id. The document says "these two keys, and an answer under every other key";
- * TypeScript cannot express that (the generated type applies the answers' index signature to the
- * two fixed keys too, so no object literal fits), hence this typed constructor.
+ * One entry of `selected_product_lines_to_purchase`: the product line (or bundle, with
+ * `product_line_is_bundle: true`) and the buyer's answers, keyed by question id. The document says
+ * "these fixed keys, and an answer under every other key"; TypeScript cannot express that (the
+ * generated type applies the answers' index signature to the fixed keys too, so no object literal
+ * fits), hence this typed constructor.
  */
 export function selectedProductLine(
-  line: { product_line_template_id: number; product_line_is_trip_excess_product: boolean },
+  line: { product_line_template_id: number; product_line_is_trip_excess_product: boolean; product_line_is_bundle?: boolean },
   answers: Record<string, Schema<'Answer'>>,
 ): Schema<'SelectedProductLine'> {
   return { ...answers, ...line } as Schema<'SelectedProductLine'>;

@@ -1,6 +1,7 @@
 /**
  * The typed client as an agency installs it (issue 30, item 3): `clients/typescript` is built
- * (build.mjs: ESM + CommonJS + .d.ts) and packed with `npm pack`, installed by path into a scratch
+ * (build.mjs: ESM + CommonJS + .d.ts) and packed as the README says (`npm run package --
+ * <destination>`, which writes nothing into the repository: issue 48, item 10), installed by path into a scratch
  * project offline (its dependency openapi-fetch is packed from this repository's node_modules, so
  * nothing comes from a registry), and every TypeScript example of clients/typescript/README.md
  * (the fenced ```ts <file> blocks) is written into that project and compiled by tsc under
@@ -37,7 +38,11 @@ let app: TestApp;
 let agency: Agency;
 let dir: string;
 let project: string;
+let tarball: string;
 let packed: { filename: string; files: { path: string }[] }[];
+/** The client's folder in the repository, and what git says of it before the package is built. */
+const CLIENT_DIR = path.join(ROOT, 'clients', 'typescript');
+let clientDirBefore: { files: string[]; status: string };
 const children: ChildProcess[] = [];
 
 interface Run {
@@ -88,7 +93,7 @@ function readmeExamples(): Map<string, string> {
 
 /** Assertions on the package's types: each @ts-expect-error line must be an error, so `any` types or required defaults fail the compile. */
 const TYPE_ASSERTIONS = `
-import { createApiClient, constructEvent, type InputSchema, type RequestBody, type Schema, type WebhookEvent, type WebhookEventOf } from '${PACKAGE}';
+import { createApiClient, constructEvent, selectedProductLine, type InputSchema, type RequestBody, type Schema, type WebhookEvent, type WebhookEventOf } from '${PACKAGE}';
 
 const api = createApiClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'ik_test_x', maxNetworkRetries: 0 });
 export const calls = () => [
@@ -119,6 +124,14 @@ export const paid: WebhookEventOf<'purchase.paid'>['data']['object']['amount_tot
 // @ts-expect-error: not an event type
 export type Nope = WebhookEventOf<'purchase.teleported'>['data'];
 export const verify = (raw: string, header: string) => constructEvent(raw, header, 'whsec_x').id;
+
+// A bundle is one selected line with \`product_line_is_bundle\`; the fixed keys keep their types.
+export const bundleLine: Schema<'SelectedProductLine'> = selectedProductLine(
+  { product_line_template_id: 1, product_line_is_bundle: true, product_line_is_trip_excess_product: false },
+  { event_type: 'wedding' },
+);
+// @ts-expect-error: product_line_is_bundle is a boolean
+export const notABundle = selectedProductLine({ product_line_template_id: 1, product_line_is_bundle: 'yes', product_line_is_trip_excess_product: false }, {});
 `;
 
 beforeAll(async () => {
@@ -131,14 +144,18 @@ beforeAll(async () => {
     agency = await createAgency(app);
   })();
 
-  // Build, pack (the client, and openapi-fetch with its one dependency from node_modules), install offline.
-  const staged = path.join(dir, 'package');
-  await mustRun(process.execPath, [path.join(ROOT, 'clients', 'typescript', 'build.mjs'), '--package-dir', staged], { cwd: ROOT });
+  // Build and pack the client as its README says (from its folder, into a destination outside the
+  // repository), pack openapi-fetch with its one dependency from node_modules, install offline.
+  clientDirBefore = await clientDirState();
+  tarball = (await mustRun('npm', ['run', 'package', ...npmArgs(), '--', path.join(dir, 'packed')], { cwd: CLIENT_DIR }))
+    .trim()
+    .split('\n')
+    .pop()!;
   const deps = ['openapi-fetch', 'openapi-typescript-helpers'].map((d) => path.join(ROOT, 'node_modules', d));
-  packed = JSON.parse(await mustRun('npm', ['pack', staged, ...deps, '--json', `--pack-destination=${dir}`, ...npmArgs()], { cwd: dir }));
+  packed = JSON.parse(await mustRun('npm', ['pack', ...deps, '--json', `--pack-destination=${dir}`, ...npmArgs()], { cwd: dir }));
   fs.mkdirSync(project);
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'agency-server', private: true, type: 'module' }, null, 2));
-  await mustRun('npm', ['install', ...packed.map((p) => path.join(dir, p.filename)), ...npmArgs()], { cwd: project });
+  await mustRun('npm', ['install', tarball, ...packed.map((p) => path.join(dir, p.filename)), ...npmArgs()], { cwd: project });
 
   for (const [file, source] of readmeExamples()) fs.writeFileSync(path.join(project, file), source);
   fs.writeFileSync(path.join(project, 'type-assertions.ts'), TYPE_ASSERTIONS);
@@ -178,9 +195,48 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** The files of the client's folder (ignored ones included) and `git status --ignored` of it. */
+async function clientDirState(): Promise<{ files: string[]; status: string }> {
+  const status = await mustRun('git', ['status', '--porcelain', '--ignored', '--untracked-files=all', '--', '.'], { cwd: CLIENT_DIR });
+  // Only what git calls ignored or untracked: other engineers' edits of tracked files are not ours to judge.
+  return {
+    files: fs.readdirSync(CLIENT_DIR).sort(),
+    status: status
+      .split('\n')
+      .filter((l) => l.startsWith('??') || l.startsWith('!!'))
+      .join('\n'),
+  };
+}
+
+test('when the client is packaged as its README says, then only the tarball is written, outside the repository, and a plain npm pack in its folder writes nothing', async () => {
+  expect(path.dirname(tarball)).toBe(path.join(dir, 'packed'));
+  expect(fs.readdirSync(path.join(dir, 'packed'))).toEqual([path.basename(tarball)]);
+  expect(path.basename(tarball)).toMatch(/^insurance-coi-client-\d+\.\d+\.\d+\.tgz$/);
+  expect(await clientDirState()).toEqual(clientDirBefore);
+
+  // npm pack in the folder (scripts on, as a user would run it; the tarball, were one made, goes to the scratch directory).
+  const inPlace = await run(
+    'npm',
+    ['pack', `--pack-destination=${path.join(dir, 'in-place')}`, ...npmArgs().filter((a) => a !== '--ignore-scripts')],
+    {
+      cwd: CLIENT_DIR,
+    },
+  );
+  expect(inPlace.code).not.toBe(0);
+  expect(inPlace.stderr).toMatch(/npm run package -- <destination>/);
+  expect(fs.existsSync(path.join(dir, 'in-place'))).toBe(false);
+  expect(await clientDirState()).toEqual(clientDirBefore);
+});
+
 test('when the package is packed, then it ships ESM and CommonJS builds with declarations behind its exports, and both load', async () => {
-  const client = packed.find((p) => p.filename.startsWith('insurance-coi-client-'))!;
-  expect(client.files.map((f) => f.path).sort()).toEqual([
+  const listing = await mustRun('tar', ['-tzf', tarball], { cwd: dir });
+  expect(
+    listing
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''))
+      .sort(),
+  ).toEqual([
     'README.md',
     'dist/cjs/index.d.ts',
     'dist/cjs/index.js',
@@ -226,7 +282,7 @@ test('when the package is packed, then it ships ESM and CommonJS builds with dec
 });
 
 test('when the README examples and the type assertions are compiled with moduleResolution NodeNext and Bundler, then tsc reports nothing', async () => {
-  expect([...readmeExamples().keys()]).toEqual(['quickstart.ts', 'account.cts', 'retries.ts', 'webhooks.ts']);
+  expect([...readmeExamples().keys()]).toEqual(['quickstart.ts', 'bundle.ts', 'account.cts', 'retries.ts', 'webhooks.ts']);
   const [nodeNext, bundler] = await Promise.all([
     run(TSC, ['-p', 'tsconfig.json'], { cwd: project }),
     run(TSC, ['-p', 'tsconfig.bundler.json'], { cwd: project }),
@@ -235,6 +291,7 @@ test('when the README examples and the type assertions are compiled with moduleR
   expect({ code: bundler.code, out: bundler.stdout + bundler.stderr }).toEqual({ code: 0, out: '' });
   expect(fs.readdirSync(path.join(project, 'out')).sort()).toEqual([
     'account.cjs',
+    'bundle.js',
     'quickstart.js',
     'retries.js',
     'type-assertions.js',
