@@ -488,6 +488,22 @@ export const SEARCH_ATTRIBUTES = Object.freeze(
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'workflows', 'search-attributes.json'), 'utf8')),
 );
 
+/**
+ * What ensureTemporal and ensureTemporalCluster answer about a server on HOST: its frontend
+ * `address`, its UI's URL, the namespace, the CLI `bin`, its own metrics' address, and
+ * `started: false` (set when this run starts it).
+ */
+function temporalServer({ port, uiPort, metricsPort, namespace, bin }) {
+  return {
+    address: `${HOST}:${port}`,
+    uiUrl: `http://${HOST}:${uiPort}`,
+    namespace,
+    bin,
+    metricsAddress: `${HOST}:${metricsPort}`,
+    started: false,
+  };
+}
+
 async function temporalReady(bin, address, namespace) {
   const health = await run(bin, ['operator', 'cluster', 'health', '--address', address], { timeoutMs: 5000 });
   if (!health.ok || !health.stdout.includes('SERVING')) return false;
@@ -582,17 +598,10 @@ export async function ensureTemporal({
   log = defaultLog,
 } = {}) {
   const temporal = await toolPath('temporal', bin, log);
-  const address = `${HOST}:${port}`;
   // `metricsAddress`: the server's own /metrics (job `temporal`); a reused server has it there if
   // this function started it (before, the CLI picked a random port).
-  const result = {
-    address,
-    uiUrl: `http://${HOST}:${uiPort}`,
-    namespace,
-    bin: temporal,
-    metricsAddress: `${HOST}:${metricsPort}`,
-    started: false,
-  };
+  const result = temporalServer({ port, uiPort, metricsPort, namespace, bin: temporal });
+  const { address } = result;
   if (await reusable('Temporal server', port, () => temporalReady(temporal, address, namespace), 30_000)) {
     await ensureSearchAttributes(temporal, address, namespace, log);
     log(`[stack] reusing Temporal on ${address}${fresh ? ' (not fresh: it keeps what earlier runs left)' : ''}`);
@@ -604,28 +613,9 @@ export async function ensureTemporal({
     for (const f of [db, `${db}-wal`, `${db}-shm`]) fs.rmSync(f, { force: true });
     log(`[stack] Temporal state ${dbFile} emptied`);
   }
-  // SQLite in WAL mode with `synchronous=normal`: commits no longer fsync one by one (a process
-  // crash loses nothing, a power cut may lose the last commits: a dev server's trade). An
-  // eighth of the dev server's CPU went to those fsyncs under load (issue 16).
+  // SQLite in WAL mode with `synchronous=normal` (see devServerArgs).
   const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    HOST,
-    '--port',
-    String(port),
-    '--ui-port',
-    String(uiPort),
-    '--metrics-port',
-    String(metricsPort),
-    '--db-filename',
-    db,
-    '--log-level',
-    'warn',
-    '--sqlite-pragma',
-    'journal_mode=wal',
-    '--sqlite-pragma',
-    'synchronous=normal',
+    ...clusterConfig.devServerArgs({ host: HOST, port, uiPort, metricsPort, dbFile: db }),
     // One partition per task queue: one server and a few pollers gain nothing from four, and
     // forwarding tasks and polls between partitions costs the matching service CPU.
     '--dynamic-config-value',
@@ -732,16 +722,9 @@ export async function ensureTemporalCluster({
 }) {
   const tools = await ensureTools({ log, cluster: true });
   const cli = tools.temporal;
-  const address = `${HOST}:${port}`;
   // The server's own metrics (job `temporal`) on frontend + 2000, as the cluster's config sets them.
-  const result = {
-    address,
-    uiUrl: `http://${HOST}:${uiPort}`,
-    namespace,
-    bin: cli,
-    metricsAddress: `${HOST}:${port + 2000}`,
-    started: false,
-  };
+  const result = temporalServer({ port, uiPort, metricsPort: port + 2000, namespace, bin: cli });
+  const { address } = result;
   const ready = async () => {
     const health = await run(cli, ['operator', 'cluster', 'health', '--address', address], { timeoutMs: 5000 });
     return health.ok && health.stdout.includes('SERVING');

@@ -39,9 +39,10 @@ import { startProcessorGate, type ProcessorGate } from './processor-gate';
 import { machineSpeed, scrapeSecondsFor } from './machine';
 import searchAttributes from '../../../workflows/search-attributes.json';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { clusterConfigYaml, CLUSTER_DYNAMIC_CONFIG } = require('../../../scripts/temporal-cluster-config.cjs') as {
+const { clusterConfigYaml, CLUSTER_DYNAMIC_CONFIG, devServerArgs } = require('../../../scripts/temporal-cluster-config.cjs') as {
   clusterConfigYaml(o: object): string;
   CLUSTER_DYNAMIC_CONFIG: string;
+  devServerArgs(o: { host: string; port: number; uiPort: number; metricsPort: number; dbFile: string }): string[];
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { WORKER_NODE_ARGS } = require('../../../scripts/worker-runtime.cjs') as { WORKER_NODE_ARGS: readonly string[] };
@@ -420,28 +421,15 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
       }
     },
   });
-  const temporalArgs = [
-    'server',
-    'start-dev',
-    '--ip',
-    HOST,
-    '--port',
-    String(ports.temporal),
-    '--ui-port',
-    String(ports.temporalUi),
-    '--metrics-port',
-    String(ports.temporalMetrics),
-    '--db-filename',
-    path.join(dir, 'temporal.db'),
-    '--log-level',
-    'warn',
-    // WAL and NORMAL sync: the dev server's default rollback journal syncs every history write,
-    // which caps a loaded run at a few purchases per second on this disk.
-    '--sqlite-pragma',
-    'journal_mode=wal',
-    '--sqlite-pragma',
-    'synchronous=normal',
-  ];
+  // WAL and NORMAL sync: the dev server's default rollback journal syncs every history write,
+  // which caps a loaded run at a few purchases per second on this disk.
+  const temporalArgs = devServerArgs({
+    host: HOST,
+    port: ports.temporal,
+    uiPort: ports.temporalUi,
+    metricsPort: ports.temporalMetrics,
+    dbFile: path.join(dir, 'temporal.db'),
+  });
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) temporalArgs.push('--search-attribute', `${name}=${type}`);
   const clusterDir = path.join(dir, 'temporal-cluster');
   const temporal =
