@@ -81,14 +81,11 @@ const VerificationJson = z
     }),
     superseded_at: z.string().nullable().meta({ description: 'When it was replaced, ISO 8601 UTC; else null' }),
     revision: z.number().int().nullable().meta({ description: 'The certificate’s version (1 first); null for a proof of coverage' }),
-    certificate_holder_name: z.string().nullable().meta({
-      description: 'Whom the certificate was issued to (the name only); null when it names none, and for a proof of coverage',
-    }),
   } satisfies Record<keyof VerificationView, z.ZodType>)
   .meta({
     id: 'CertificateVerification',
     description:
-      'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product, named insured and holder, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal.',
+      'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal.',
   });
 
 /** The public verification page, `GET /verify/{code}` (no API key; the QR target). */

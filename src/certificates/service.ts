@@ -14,8 +14,8 @@
  *
  * `verify(code)`: what the public verification page shows for a certificate number or a
  * proof-of-coverage code (null when neither): state per certificate and overall, coverage
- * windows, product, named insured and holder's name, each version as it printed them (a past
- * version keeps its own window after an endorsement moved the unit); nothing else personal.
+ * windows, product and named insured, each version as it printed them (a past version keeps its
+ * own window after an endorsement moved the unit); nothing else personal.
  */
 import { DateTime } from 'luxon';
 import type { Principal } from '../api-keys/service';
@@ -56,8 +56,6 @@ export interface VerificationView {
   superseded_at: string | null;
   /** The certificate's version (1 first); null for a proof of coverage. */
   revision: number | null;
-  /** Whom a certificate was issued to, as it printed it (the name only); null for none and for a proof of coverage. */
-  certificate_holder_name: string | null;
 }
 
 export interface CertificateServiceDeps {
@@ -228,7 +226,6 @@ export function createCertificateService(deps: CertificateServiceDeps) {
         superseded_by: code.startsWith('COI-') ? (certs[0]!.supersededByNumber ?? null) : null,
         superseded_at: code.startsWith('COI-') ? (certs[0]!.supersededAt?.toISOString() ?? null) : null,
         revision: code.startsWith('COI-') ? certs[0]!.revision : null,
-        certificate_holder_name: code.startsWith('COI-') ? certs[0]!.certificateHolderName : null,
       };
     },
   };

@@ -2,8 +2,8 @@
  * The public verification page behind each certificate's QR code (issue 6): a small readable
  * HTML document saying whether coverage is valid, not yet valid, expired or voided (or, for a past
  * version of a certificate, superseded by which number on which day, with a link after what it
- * printed), with the coverage windows, product, named insured and holder's name as that version
- * printed them, and nothing more personal. Every value is
+ * printed), with the coverage windows, product and named insured as that version printed them, and
+ * nothing more personal. Every value is
  * HTML-escaped; the page loads nothing (inline CSS, CSP `default-src 'none'`).
  */
 import { escapeHtml } from '../pdf/certificate-format';
@@ -63,17 +63,13 @@ export function renderVerificationPage(v: VerificationView): string {
     v.state === 'superseded' && v.superseded_by
       ? `<p id="superseded-by">Superseded by <a href="${escapeHtml(encodeURIComponent(v.superseded_by))}">${escapeHtml(v.superseded_by)}</a>${v.superseded_at ? ` on ${escapeHtml(dayOf(v.superseded_at))}` : ''}: this version is no longer proof of coverage; the dates above are the ones it certified.</p>`
       : '';
-  const holder =
-    v.certificate_holder_name !== null
-      ? `\n<dt>Certificate holder</dt><dd id="certificate-holder">${escapeHtml(v.certificate_holder_name)}</dd>`
-      : '';
   return page(
     `${w.title.split(':')[0]} – ${v.code}`,
     `${v.test_mode ? '<div class="specimen">SPECIMEN: issued in test mode, not real coverage.</div>' : ''}
 <h1>${v.kind === 'certificate' ? 'Certificate of insurance' : 'Proof of coverage'} ${escapeHtml(v.code)}</h1>
 <div class="state" id="state" data-state="${v.state}" style="color:${w.colour}">${escapeHtml(title)}</div>
 <dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
-<dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd>${holder}</dl>
+<dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd></dl>
 <table><thead><tr><th>Certificate</th><th>Coverage starts</th><th>Coverage ends</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>
 ${successor}<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
   );

@@ -219,12 +219,19 @@ describe('given a paid 3-day per-day purchase', () => {
       named_insured_name: 'Jordan Lee',
       test_mode: true,
     });
-    const cert = await db('certificates').where({ certificate_number: c.certificate_number }).first('covered_unit_id');
+    const cert = await db('certificates').where({ certificate_number: c.certificate_number }).first('covered_unit_id', 'printed');
     const original = await db('covered_units').where({ id: cert.covered_unit_id }).first('starts_at', 'ends_at');
-    try {
+    // The unit's window and the one its stored certificate printed (what the page shows), moved together.
+    const moveWindow = async (startsAt: string, endsAt: string) => {
       await db('covered_units')
         .where({ id: cert.covered_unit_id })
-        .update({ starts_at: db.raw("now() - interval '1 hour'"), ends_at: db.raw("now() + interval '1 hour'") });
+        .update({ starts_at: db.raw(startsAt), ends_at: db.raw(endsAt) });
+      await db('certificates')
+        .where({ certificate_number: c.certificate_number })
+        .update({ printed: db.raw(`printed || jsonb_build_object('starts_at', ${startsAt}, 'ends_at', ${endsAt})`) });
+    };
+    try {
+      await moveWindow("now() - interval '1 hour'", "now() + interval '1 hour'");
       expect((await page()).body.state).toBe('valid');
 
       const html = await page('text/html');
@@ -254,12 +261,13 @@ describe('given a paid 3-day per-day purchase', () => {
         await browser.close();
       }
 
-      await db('covered_units')
-        .where({ id: cert.covered_unit_id })
-        .update({ starts_at: db.raw("now() - interval '2 days'"), ends_at: db.raw("now() - interval '1 day'") });
+      await moveWindow("now() - interval '2 days'", "now() - interval '1 day'");
       expect((await page()).body.state).toBe('expired');
     } finally {
       await db('covered_units').where({ id: cert.covered_unit_id }).update(original);
+      await db('certificates')
+        .where({ certificate_number: c.certificate_number })
+        .update({ printed: JSON.stringify(cert.printed) });
     }
 
     const proof = await call(app.baseUrl, `/verify/${body.product_zips[0].proof_of_coverage_url.split('/').pop()}`, {

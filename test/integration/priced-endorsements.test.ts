@@ -221,7 +221,11 @@ test('when an endorsement’s payment is partly refunded in the processor’s da
       breakdown: [{ itemId, refundableMinor: dashboard }],
     },
   ]);
-  const after = await purchase(id);
+  // Read once the added day's certificates are stored (the purchase reads awaiting_certificates until then).
+  const after = await eventually(async () => {
+    const p = await purchase(id);
+    return p.status === 'awaiting_certificates' ? null : p;
+  }, 90_000);
   expect({ status: after.status, amount_refunded: after.amount_refunded }).toEqual({ status: 'issued', amount_refunded: 0 });
 
   // Cancelling every day: what was paid less the dashboard refund, the endorsement's remainder first.
@@ -380,7 +384,12 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
   expect(reported.status).toBe(200);
   expect(reported.body).toMatchObject({ purchase_id: id, relayed: false });
   expect(await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'refund' })).toHaveLength(0);
-  expect((await purchase(id)).status).toBe('issued');
+  // Once the 4th day's certificate is stored (awaiting_certificates until then), the purchase is issued, not refunded.
+  const settled = await eventually(async () => {
+    const p = await purchase(id);
+    return p.status === 'awaiting_certificates' ? null : p;
+  }, 90_000);
+  expect(settled.status).toBe('issued');
 });
 
 test('when added units are malformed or clash, then the quote is refused in the envelope and nothing is stored', async () => {
