@@ -75,6 +75,7 @@ import {
 } from './policy-messages';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { PURCHASE_STATUS, STATUS_CHANGED_AT } from './search-attributes';
+import { policyRetryPolicies } from './retry-policy';
 import type { CertificateHolderActivities } from '../activities/certificate-holders';
 import type { CertificateActivities } from '../activities/certificates';
 import type { EndorsementActivities } from '../activities/endorsements';
@@ -104,23 +105,24 @@ export const HOLDER_ONE_STEP_MAX = 31;
 export * from './policy-messages';
 
 export async function policyWorkflow(input: PolicyWorkflowInput): Promise<PolicyStatusView> {
-  const retry = { maximumInterval: `${input.retryMaxIntervalSeconds ?? 300} seconds` };
+  // Money calls at the processor retry at least every 30 s, so they resume soon after an outage (retry-policy.ts).
+  const { retry, money } = policyRetryPolicies(input.retryMaxIntervalSeconds);
   const db = proxyActivities<PolicyActivities>({ startToCloseTimeout: '30 seconds', retry });
-  const processor = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry });
+  const processor = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry: money });
   // Creating a refund goes through the rate-capped refunds queue (below the processor's request limit).
   // (Runs started before policy workflows had a queue of their own ran on the main queue and carry no refundsTaskQueue.)
   const refunds = proxyActivities<PolicyActivities>({
     startToCloseTimeout: '60 seconds',
-    retry,
+    retry: money,
     taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue),
   });
   const holderActs = proxyActivities<CertificateHolderActivities>({ startToCloseTimeout: '30 seconds', retry });
   const planner = proxyActivities<Pick<CertificateActivities, 'planCertificates'>>({ startToCloseTimeout: '30 seconds', retry });
   const endorsementActs = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '30 seconds', retry });
-  const endorsementPayments = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '60 seconds', retry });
+  const endorsementPayments = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '60 seconds', retry: money });
   const endorsementRefunds = proxyActivities<EndorsementActivities>({
     startToCloseTimeout: '60 seconds',
-    retry,
+    retry: money,
     taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue),
   });
   const sale = proxyActivities<Pick<PurchaseActivities, 'recordRefund'>>({ startToCloseTimeout: '30 seconds', retry });
