@@ -7,8 +7,8 @@
  * - The buyer's withdrawal (issue 48, item 4): terms with no free look, a 10 % short rate and a
  *   minimum earned premium are accepted, and within 14 days of payment the buyer's withdrawal
  *   ignores them: everything of the cover not started comes back (a cancellation by the same
- *   terms keeps the penalty). After the 14 days (the purchase's test clock) the link cancels by
- *   the terms.
+ *   terms keeps the penalty); a day already started stays in force at its share, the rest comes
+ *   back in full. After the 14 days (the purchase's test clock) the link cancels by the terms.
  * - The free-look fee (issue 48, item 11): one day of three cancelled in free look gives back its
  *   premium and its share of the platform fee (by premium, largest remainder), and the three days
  *   cancelled one at a time give back exactly what the whole purchase paid.
@@ -87,6 +87,47 @@ describe("the buyer's withdrawal under terms that would charge a cancellation", 
     expect(done.cancellations).toHaveLength(1);
     expect(done.cancellations[0]).toMatchObject({ requested_by: 'buyer', refund: { premium: 4000, platform_fee: 0, total: 4000 } });
     expect(done.amount_refunded).toBe(4000);
+  });
+
+  test('when the first day has started (cover provided at the buyer’s request), then it stays in force and the second day comes back in full: 20.00, not the short-rate 18.00', async () => {
+    // Cover starting within the withdrawal period: the day after tomorrow and the day after, in Chicago.
+    const day = (n: number) => new Date(Date.now() + n * 86_400_000).toLocaleDateString('en-CA', { timeZone: 'America/Chicago' });
+    const soon: QuotingAccount = {
+      ...account,
+      quoteBody: async () => {
+        const body = await account.quoteBody();
+        const [line] = body.selected_product_lines_to_purchase as Array<Record<string, any>>;
+        line!.coverage = { ...line!.coverage, start_date: day(2), end_date: day(3) };
+        return body;
+      },
+    };
+    const id = await issuedPurchase(app, soon);
+    const { quote, purchase } = cancellationCalls(apiOf(account.key));
+    const [first, second] = (await purchase(id)).items[0].covered_units as Array<{ id: number; starts_at: string }>;
+    const moved = await apiOf(account.key)(`/test_helpers/purchases/${id}/test_clock`, {
+      method: 'POST',
+      body: { frozen_time: new Date(Date.parse(first!.starts_at) + 3_600_000).toISOString() },
+    });
+    expect(moved.status).toBe(200);
+    // A cancellation by the terms: 20.00 less 10 %.
+    expect((await quote(id, { requested_by: 'buyer' })).refund).toMatchObject({ premium: 1800, total: 1800 });
+    const page = await pageOf(id);
+    expect(page.totalMinor).toBe(2000);
+    expect(page.text).toContain('Cover that has started stays in force.');
+    await call(app.baseUrl, page.path, {
+      method: 'POST',
+      rawBody: new URLSearchParams({ quote: page.quote! }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    });
+    const done = await eventually(async () => {
+      const p = await purchase(id);
+      return p.cancellations[0]?.status === 'completed' ? p : null;
+    });
+    expect(done.cancellations[0]).toMatchObject({ refund: { total: 2000 } });
+    expect((done.items[0].covered_units as Array<{ id: number; state: string }>).map((u) => [u.id, u.state])).toEqual([
+      [first!.id, 'active'],
+      [second!.id, 'cancelled'],
+    ]);
   });
 
   test('when 15 days have passed since payment (test clock), then the link cancels by the terms: 35.00', async () => {

@@ -125,6 +125,10 @@ describe('the withdrawal page', () => {
     expect(renderWithdrawalPage({ ...offer, quote: { ...offer.quote, method: 'free_look' } })).toContain(
       'within the 14-day withdrawal period',
     );
+    // A withdrawal within its period: everything of the cover not started, with no charge.
+    expect(renderWithdrawalPage({ ...offer, quote: { ...offer.quote, method: 'withdrawal' } })).toContain(
+      'You are within the 14-day withdrawal period: everything you paid for the cover that has not started comes back, with no charge.',
+    );
   });
 
   test('when the withdrawal was made, then the page says received (or already used) with the refund and how it stands, and no form', () => {
