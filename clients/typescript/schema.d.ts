@@ -1215,7 +1215,7 @@ export interface paths {
         };
         /**
          * The buyer's withdrawal page: their cancellation quote and a confirm button
-         * @description No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item's product has `buyer_withdrawal` in its cancellation terms. Shows what withdrawing now gives back (every covered unit not started yet, priced by the purchase's cancellation terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. Once a withdrawal was confirmed through the link, it shows that withdrawal and how its refund stands instead. Also: nothing left to withdraw from, not paid, not offered. HTML only.
+         * @description No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item's product has `buyer_withdrawal` in its cancellation terms. Shows what withdrawing now gives back (every covered unit not started yet: within 14 days of payment all of its premium, tax and platform-fee share, whatever the purchase's cancellation terms (`method: withdrawal`), after that priced by those terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. Once a withdrawal was confirmed through the link, it shows that withdrawal and how its refund stands instead. Also: nothing left to withdraw from, not paid, not offered. HTML only.
          */
         get: operations["getWithdrawalPage"];
         put?: never;
