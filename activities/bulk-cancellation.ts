@@ -74,7 +74,8 @@ export function createBulkCancellationActivities(deps: { db: Db; workflows: Canc
         return settle('skipped', 'NOT_FOUND', `no purchase ${item.purchaseId} for this key`);
       }
       if (p.status === 'refunded') return settle('skipped', 'PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full`);
-      if (p.status === 'cancelled') return settle('skipped', 'PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} is cancelled`);
+      if (p.status === 'cancelled')
+        return settle('skipped', 'NOTHING_TO_CANCEL', `purchase ${p.id} is cancelled: every covered unit was cancelled already`);
       if (!isInForce(p.status)) return settle('skipped', 'PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}`);
 
       let quoteId = item.quoteId;

@@ -100,7 +100,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const p = await sales.findById(input.purchaseId);
       if (!p) return refuse('NOT_FOUND', `purchase ${input.purchaseId} does not exist`);
       if (p.status === 'refunded') refuse('PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} was refunded in full: nothing is left to cancel`);
-      if (p.status === 'cancelled') refuse('PURCHASE_ALREADY_CANCELLED', `purchase ${p.id} is cancelled: every covered unit was cancelled already`);
+      if (p.status === 'cancelled') refuse('NOTHING_TO_CANCEL', `purchase ${p.id} is cancelled: every covered unit was cancelled already`);
       if (p.status === 'paid' || p.status === 'awaiting_certificates') return { kind: 'wait', status: p.status };
       if (p.status !== 'issued' && p.status !== 'partly_cancelled')
         refuse('PURCHASE_NOT_CANCELLABLE', `purchase ${p.id} is ${p.status}: only a paid purchase can be cancelled`);
@@ -350,8 +350,8 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
       const c = await mustFind(input.cancellationId);
       await certificates.voidForUnits(c.coveredUnitIds, c.effectiveAt);
       const done = await ledger.completeCancellation(input.cancellationId);
-      // The status before the events, so `purchase.cancelled` shows the purchase as it now is.
-      const settled = await sales.settleStatusAfterCancellation(done.purchaseId);
+      // The status the completion gave the purchase (in its transaction): what `purchase.cancelled` shows.
+      const settled = await sales.findById(done.purchaseId);
       const numbers = (await certificates.listForPurchase(done.purchaseId))
         .filter((x) => done.coveredUnitIds.includes(x.coveredUnitId))
         .map((x) => x.certificateNumber);

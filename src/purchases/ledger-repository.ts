@@ -21,6 +21,7 @@ import type { Db } from '../db/knex';
 import type { UnitRefund, CancellationRequester } from './refund-rule';
 import type { PaymentShare } from './refund-allocation';
 import type { NewCoveredUnit, PurchaseRecord } from './purchase-record';
+import { settleStatusAfterCancellation } from './sale-repository';
 import {
   CoveredUnitTakenError,
   dashboardRefundsByPaymentIntent,
@@ -317,9 +318,11 @@ export function createLedgerRepository(db: Db | Knex.Transaction) {
     /**
      * The cancellation is done: its units cancelled at its effective time, the transaction
      * completed, and the purchase's refunded amount at least the sum of its completed
-     * cancellations (a `charge.refunded` event may have recorded more, a dashboard refund too).
-     * Idempotent. Returns the cancellation as now stored. The change is the ledger's; it writes the
-     * sale's `covered_units.cancelled_at` and `purchases.refunded_minor` in its transaction.
+     * cancellations (a `charge.refunded` event may have recorded more, a dashboard refund too), and
+     * the purchase `partly_cancelled` or `cancelled` as its units now tell (the sale's
+     * `settleStatusAfterCancellation`, in the same transaction). Idempotent. Returns the cancellation
+     * as now stored. The change is the ledger's; it writes the sale's `covered_units.cancelled_at`
+     * and `purchases.refunded_minor` in its transaction, and the status through the sale's rule.
      */
     async completeCancellation(cancellationId: number): Promise<StoredCancellation> {
       return db.transaction(async (trx) => {
@@ -337,6 +340,7 @@ export function createLedgerRepository(db: Db | Knex.Transaction) {
              where id = ?`,
             [row.purchase_id, row.purchase_id],
           );
+          await settleStatusAfterCancellation(trx, row.purchase_id);
         }
         return toStoredCancellation(await trx('policy_transactions').where({ id: cancellationId }).first());
       });

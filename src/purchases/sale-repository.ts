@@ -35,6 +35,30 @@ import type { PurchaseHandle, PurchaseLookup } from './purchase-record';
 import { dashboardRefundsByPaymentIntent, type CancellationRefund, type LedgerUnitPremium } from './ledger-record';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
+/**
+ * Gives an issued purchase the status its covered units tell (`statusAfterCancellations`):
+ * `partly_cancelled` once some are cancelled (their cancellation completed), `cancelled` once every
+ * one is; a conditional update by the status rules, so a purchase refunded in full, or not issued,
+ * keeps its status. Run in the transaction `q` that completes a cancellation (the ledger's
+ * `completeCancellation`), so no reader sees a completed cancellation on a purchase still `issued`.
+ * Returns the status after it; undefined when the purchase does not exist.
+ */
+export async function settleStatusAfterCancellation(q: Knex | Knex.Transaction, purchaseId: number): Promise<PurchaseStatus | undefined> {
+  const units = await q('covered_units').where({ purchase_id: purchaseId }).select('cancelled_at');
+  const next = statusAfterCancellations(units.map((u) => ({ cancelled: u.cancelled_at !== null })));
+  if (next !== 'issued') {
+    await q('purchases')
+      .where({ id: purchaseId })
+      .whereIn(
+        'status',
+        predecessorsOf(next).filter((s) => s !== next),
+      )
+      .update({ status: next, updated_at: q.fn.now() });
+  }
+  const row = await q('purchases').where({ id: purchaseId }).first('status');
+  return row ? (row.status as PurchaseStatus) : undefined;
+}
+
 /** A new page token: 32 random bytes, base64url (43 characters). */
 export const newReturnToken = (): string => randomBytes(32).toString('base64url');
 
@@ -459,23 +483,6 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
       if (row) return { status: row.status as PurchaseStatus, changed: true };
       const now = await db('purchases').where({ id: purchaseId }).first('status');
       return now ? { status: now.status as PurchaseStatus, changed: false } : undefined;
-    },
-
-    /**
-     * Gives an issued purchase the status its covered units tell (`statusAfterCancellations`):
-     * `partly_cancelled` once some are cancelled (their cancellation completed), `cancelled` once
-     * every one is; through `transition`, so a purchase refunded in full, or not issued, keeps its
-     * status. Called by the owner's activity after each completed cancellation. Returns the status
-     * after the call and whether it changed; undefined when the purchase does not exist.
-     */
-    async settleStatusAfterCancellation(purchaseId: number): Promise<{ status: PurchaseStatus; changed: boolean } | undefined> {
-      const units = await db('covered_units').where({ purchase_id: purchaseId }).select('cancelled_at');
-      const next = statusAfterCancellations(units.map((u) => ({ cancelled: u.cancelled_at !== null })));
-      if (next === 'issued') {
-        const now = await db('purchases').where({ id: purchaseId }).first('status');
-        return now ? { status: now.status as PurchaseStatus, changed: false } : undefined;
-      }
-      return this.transition(purchaseId, next);
     },
 
     /**

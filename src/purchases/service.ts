@@ -296,7 +296,7 @@ export function createPurchaseService(deps: {
       if (p.status === 'refunded')
         throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} was refunded in full: nothing is left to cancel`);
       if (p.status === 'cancelled')
-        throw new AppError('PURCHASE_ALREADY_CANCELLED', `Purchase ${id} is cancelled: every covered unit was cancelled already`);
+        throw new AppError('NOTHING_TO_CANCEL', `Purchase ${id} is cancelled: every covered unit was cancelled already`);
       if (!isInForce(p.status))
         throw new AppError('PURCHASE_NOT_CANCELLABLE', `Purchase ${id} is ${p.status}: only a paid purchase can be cancelled`);
       let stored: StoredCancellationQuote;

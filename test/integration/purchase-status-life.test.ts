@@ -82,7 +82,7 @@ test('when one day of two is cancelled and then the other, then the purchase rea
 
   // Nothing is left to cancel, and the API says why.
   const again = await api(`/purchases/${id}/cancellation_quote`, { method: 'POST', body: {} });
-  expect([again.status, again.body.error.code]).toEqual([409, 'PURCHASE_ALREADY_CANCELLED']);
+  expect([again.status, again.body.error.code]).toEqual([409, 'NOTHING_TO_CANCEL']);
   // The `purchase.cancelled` event of the last cancellation shows the purchase as it now is.
   const events = await eventually(async () => {
     const res = await api(`/events?purchase_id=${id}&type=purchase.cancelled`);

@@ -27,6 +27,8 @@ const ALL_STATUSES: PurchaseStatus[] = [
   'paid',
   'awaiting_certificates',
   'issued',
+  'partly_cancelled',
+  'cancelled',
   'refunded',
 ];
 
@@ -38,7 +40,7 @@ describe('paymentRefusal', () => {
     expect(paymentRefusal({ ...open, status: 'quoted', checkoutExpiresAt: null }, NOW)).toBeNull();
   });
 
-  test.each(['paid', 'awaiting_certificates', 'issued', 'refunded'])(
+  test.each(['paid', 'awaiting_certificates', 'issued', 'partly_cancelled', 'cancelled', 'refunded'])(
     'when the purchase is %s, then INVALID_REQUEST "already paid"',
     (status) => {
       expect(paymentRefusal({ ...open, status }, NOW)).toEqual({
@@ -80,9 +82,9 @@ describe('paymentRefusal', () => {
 });
 
 describe('isInForce', () => {
-  test('when the status is paid, awaiting certificates or issued, then in force; every other status, not', () => {
-    expect(ALL_STATUSES.filter(isInForce)).toEqual(['paid', 'awaiting_certificates', 'issued']);
-    expect([...IN_FORCE_STATUSES]).toEqual(['paid', 'awaiting_certificates', 'issued']);
+  test('when the status is paid, awaiting certificates, issued or partly cancelled, then in force; every other status, not', () => {
+    expect(ALL_STATUSES.filter(isInForce)).toEqual(['paid', 'awaiting_certificates', 'issued', 'partly_cancelled']);
+    expect([...IN_FORCE_STATUSES]).toEqual(['paid', 'awaiting_certificates', 'issued', 'partly_cancelled']);
   });
 });
 
