@@ -30,7 +30,7 @@ import { loadConfigOrExit } from '../../src/config';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex';
 import { createReportsRepository, LEDGER_SQL } from '../../src/reports/repository';
 import { monthRange } from '../../src/reports/bordereau';
-import { REPO_ROOT, round2, writeResultsFile, loadStackLib } from './lib';
+import { REPO_ROOT, round2, writeResultsFile, loadStackLib, reportHead } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
@@ -229,9 +229,7 @@ export async function runBordereauxBench(argv: string[]): Promise<BenchReport> {
           `${s.scenario}: ${s.figure.value} ${s.figure.unit} vs ${s.baseline?.value} ${s.baseline?.unit} = ${s.ratio}x${s.goal ? ` (${s.goal.text}: ${s.goal.pass ? 'PASS' : 'MISSED'})` : ''}`,
         );
       return {
-        bench: 'bordereaux',
-        startedAt: startedAt.toISOString(),
-        durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+        ...reportHead('bordereaux', startedAt),
         options: { rows: opts.rows, small: opts.small, quick: opts.quick },
         figureDescription: 'the generateBordereau activity in a fresh process: ledger cursor, CSV and XLSX streamed into fake-gcs-server',
         baselineDescription: 'COPY (the same ledger query) TO STDOUT WITH (FORMAT csv) through psql, output discarded',

@@ -72,16 +72,17 @@ import {
   type LatencyStats,
   startBenchRun,
   machineJson,
+  ownBench,
   ownBenchStack,
+  reportHead,
+  resultsHead,
+  rounded,
 } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, textTable, type BenchReport, type ScenarioReport } from './report';
 
-const BENCH_DATABASE = 'insurance_bench_cancellations';
-const STATE_DIR = 'var/bench-cancellations';
-const WORKER_LOG = path.join(REPO_ROOT, 'var', 'log', 'cancellations-bench-worker.log');
-/** Ports of this bench's own servers (apart from the dev stack's, the tests' and the fault suites' slots 0–4). */
-const PORTS = { temporal: 7293, temporalUi: 8293, temporalMetrics: 9293, stripeMock: 12191, fakeGcs: 4493 } as const;
+/** Its own servers (Temporal 7293, stripe-mock 12191, fake-gcs 4493), database, state and worker log. */
+const OWN = ownBench('cancellations', 9);
 /** Goals: the issue's for cancel → voided; the preview's bound is this bench's (the issue asks for the ratio). */
 const GOAL_VOIDED_P95_MS = 2000;
 const GOAL_PREVIEW_RATIO = 3;
@@ -556,14 +557,7 @@ async function measureBulk(b: Bench, proxy: ProcessorProxy, ids: number[], cap: 
 /** Prints a table of string cells, each column padded to its widest cell. */
 const printTable = (header: string[], rows: string[][]) => log(textTable(header, rows));
 
-const stats = (l: LatencyStats) => ({
-  samples: l.samples,
-  p50: round2(l.p50),
-  p95: round2(l.p95),
-  p99: round2(l.p99),
-  max: round2(l.max),
-  mean: round2(l.mean),
-});
+const stats = (l: LatencyStats) => ({ samples: l.samples, ...rounded(l, ['p50', 'p95', 'p99', 'max', 'mean']) });
 const side = (s: LoadSide) => ({
   ...stats(s.latency),
   reqPerSec: round2(s.reqPerSec),
@@ -590,7 +584,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     throw new Error(`--only ${opts.only.join(',')} selects no scenario (preview, voided, bulk)`);
   const { startedAt, base, loadAtStart } = startBenchRun('cancellations', '', log);
 
-  const own = await ownBenchStack({ name: 'cancellations', stateDir: STATE_DIR, ports: PORTS, base, database: BENCH_DATABASE, log });
+  const own = await ownBenchStack(OWN, base, log);
   const { namespace, taskQueue } = own;
   const cap = base.REFUND_RATE_LIMIT_PER_SECOND;
 
@@ -600,7 +594,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     const { dbUrl, migrations, temporal: t, stripeMock, storage: s } = await own.up();
     proxy = await startProcessorProxy(stripeMock.url);
     log(
-      `database ${BENCH_DATABASE} recreated (${migrations} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url} behind the recording proxy ${proxy.url}`,
+      `database ${OWN.database} recreated (${migrations} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url} behind the recording proxy ${proxy.url}`,
     );
 
     const env = benchServiceEnv(
@@ -608,18 +602,13 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       { REFUND_RATE_LIMIT_PER_SECOND: String(cap) },
     );
     const setup0 = performance.now();
-    const { app, workerReady } = await startApiAndWorker(services, {
-      repoRoot: REPO_ROOT,
-      env,
-      logFile: WORKER_LOG,
-      loggerName: 'cancellations-bench',
-    });
+    const { app, workerReady } = await startApiAndWorker(services, { repoRoot: REPO_ROOT, env, ...OWN.worker });
     const { baseUrl, container } = app;
     const account = await createQuotingAccount(app);
     const b: Bench = { app, container, account, headers: { 'x-api-key': account.key } };
     const worker = await workerReady;
     log(
-      `API on ${baseUrl} (in this process); worker pid ${worker.pid} (log ${path.relative(process.cwd(), WORKER_LOG)}), REFUND_RATE_LIMIT_PER_SECOND=${cap}; ` +
+      `API on ${baseUrl} (in this process); worker pid ${worker.pid} (log ${path.relative(process.cwd(), OWN.worker.logFile)}), REFUND_RATE_LIMIT_PER_SECOND=${cap}; ` +
         `ready ${((performance.now() - setup0) / 1000).toFixed(1)} s after start-up began`,
     );
 
@@ -799,9 +788,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
 
     const durationSeconds = round2((Date.now() - startedAt.getTime()) / 1000);
     const json = {
-      benchmark: 'cancellations',
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
+      ...resultsHead('cancellations', startedAt),
       durationSeconds,
       units: { latency: 'ms', durations: 's', rates: 'refunds/s' },
       machine: machineJson(loadAtStart, loadAtEnd),
@@ -809,7 +796,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
       setup: {
         method:
           'API: adminValidateBuyerResponses + POST /api/v1/test_helpers/purchases/{id}/pay, waiting for issued (certificates rendered by the worker)',
-        database: BENCH_DATABASE,
+        database: OWN.database,
         namespace,
         taskQueue,
         temporal: t.address,
@@ -858,9 +845,7 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     const resultsFile = writeResultsFile('cancellations', json);
     log(`figures written to ${resultsFile}`);
     return {
-      bench: 'cancellations',
-      startedAt: startedAt.toISOString(),
-      durationSeconds,
+      ...reportHead('cancellations', startedAt, durationSeconds),
       options: { ...opts, refundRateLimitPerSecond: cap },
       figureDescription:
         'per row: cancellation_quote under autocannon load; cancel → the GET showing the certificate voided; a bulk cancellation by purchase ids (real API, worker, Temporal; stripe-mock behind a recording proxy)',

@@ -27,13 +27,10 @@
  * cannot run.
  */
 import os from 'node:os';
-import type { Db } from '../../src/db/knex';
 import { seedCatalog, SEARCH_TERM, type SeedResult } from './catalog-seed';
 import {
-  startBenchRun,
   machineJson,
   loadProblems,
-  openEndpointBench,
   selectScenarios,
   explain,
   round2,
@@ -44,13 +41,20 @@ import {
   type HttpLoadResult,
   type Statement,
   type StatementWaves,
-  reportPercentiles,
   writeResultsFile,
+  reportHead,
+  resultsHead,
+  rounded,
 } from './lib';
-import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, textTable, type BenchReport } from './report';
+import { type BenchOptionsSpec } from './options';
+import { captureStatements, ENDPOINT_UNITS, goalLine, p99Row, startEndpointBench } from './endpoint-bench';
+import { textTable, type BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench';
+/** What the log head says shares the machine's cores. */
+const SHARING =
+  'the load generator (autocannon, worker thread), the API (main thread) and PostgreSQL all share these cores, ' +
+  'so absolute numbers are lower and noisier than on separate machines; the endpoint/direct ratio is the figure to read.';
 const DEEP_PAGE = 200;
 /** Goal of issue 3: p99 of the endpoint within 3× the direct query's p99 plus 5 ms. */
 const GOAL_FACTOR = 3;
@@ -67,7 +71,6 @@ export const CATALOG_OPTIONS: BenchOptionsSpec<'seconds' | 'rows' | 'connections
   },
   onlyExample: 'bundles plain,products',
 };
-type Options = BenchOptions<keyof typeof CATALOG_OPTIONS.ints>;
 
 interface Scenario {
   name: string;
@@ -108,61 +111,16 @@ function scenarios(): Scenario[] {
 /** The catalog tables; statements on other tables (the API-key lookup) are not replayed. */
 const CATALOG_TABLE = /"(bundles|product_lines|bundle_products)"/;
 
-interface KnexQueryEvent {
-  __knexQueryUid?: string;
-  sql: string;
-  bindings?: unknown[];
+/** Sends one GET of `url` and answers `metadata.total` and the number of items. Throws when it does not answer 200. */
+async function getCatalog(url: string, headers: Record<string, string>) {
+  const res = await fetch(url, { headers });
+  const body = (await res.json()) as { data?: unknown[]; metadata?: { total?: number } };
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  return { total: body.metadata?.total ?? -1, items: body.data?.length ?? 0 };
 }
 
-/**
- * Sends one request and records, through knex's `query` / `query-response` events, the
- * catalog statements it issued, grouped into waves of statements that were in flight together.
- */
-async function captureOnce(db: Db, url: string, headers: Record<string, string>) {
-  const waves: StatementWaves = [];
-  const other: string[] = [];
-  const inFlight = new Set<string>();
-  const onQuery = (q: KnexQueryEvent) => {
-    if (!CATALOG_TABLE.test(q.sql)) {
-      other.push(q.sql);
-      return;
-    }
-    if (inFlight.size === 0) waves.push([]);
-    if (q.__knexQueryUid) inFlight.add(q.__knexQueryUid);
-    waves[waves.length - 1]!.push({ sql: q.sql, bindings: [...(q.bindings ?? [])] });
-  };
-  const onDone = (_res: unknown, q: KnexQueryEvent) => {
-    if (q.__knexQueryUid) inFlight.delete(q.__knexQueryUid);
-  };
-  db.on('query', onQuery);
-  db.on('query-response', onDone);
-  db.on('query-error', onDone);
-  try {
-    const res = await fetch(url, { headers });
-    const body = (await res.json()) as { data?: unknown[]; metadata?: { total?: number } };
-    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
-    return { waves, other, total: body.metadata?.total ?? -1, items: body.data?.length ?? 0 };
-  } finally {
-    db.off('query', onQuery);
-    db.off('query-response', onDone);
-    db.off('query-error', onDone);
-  }
-}
-
-/**
- * The scenario's catalog SQL as one request issues it. Waves are seen by timing (a statement
- * that starts after the previous one finished opens a new wave), so after one request that
- * warms the pool, three requests are captured and the one with the most concurrency is used;
- * all three must have issued the same statements.
- */
-async function captureStatements(db: Db, url: string, headers: Record<string, string>) {
-  await captureOnce(db, url, headers);
-  const captures: Awaited<ReturnType<typeof captureOnce>>[] = [];
-  for (let i = 0; i < 3; i++) captures.push(await captureOnce(db, url, headers));
-  const key = (c: (typeof captures)[number]): string => JSON.stringify(c.waves.flat());
-  if (captures.some((c) => key(c) !== key(captures[0]!))) throw new Error(`GET ${url}: the captured SQL differs between requests`);
-  return captures.reduce((best, c) => (c.waves.length < best.waves.length ? c : best));
-}
+/** The latency figures of each side in catalog.json (ms). */
+const PERCENTILES = ['p50', 'p90', 'p95', 'p99', 'max'] as const;
 
 const firstLine = (s: Statement) => s.sql.replace(/\s+/g, ' ').slice(0, 60);
 
@@ -200,16 +158,7 @@ function printTable(rows: ScenarioResult[]): void {
  * scenario, or the database, the seed or a request fails.
  */
 export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
-  const opts: Options = parseBenchOptionsOrExit(CATALOG_OPTIONS, argv);
-  const log = (s: string) => console.log(s);
-  const { startedAt, base, loadAtStart } = startBenchRun(
-    'catalog',
-    'the load generator (autocannon, worker thread), the API (main thread) and PostgreSQL all share these cores, ' +
-      'so absolute numbers are lower and noisier than on separate machines; the endpoint/direct ratio is the figure to read.',
-    log,
-  );
-
-  const bench = await openEndpointBench({ baseUrl: base.DATABASE_URL, database: BENCH_DATABASE, quick: opts.quick, log });
+  const { opts, log, startedAt, loadAtStart, bench } = await startEndpointBench(CATALOG_OPTIONS, argv, BENCH_DATABASE, SHARING);
   const { dbUrl, config, container, directPool } = bench;
   try {
     const seed: SeedResult = await seedCatalog(container.db, dbUrl, config, { rows: opts.rows, otherRows: Math.min(1000, opts.rows) }, log);
@@ -237,7 +186,8 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
     const selected = selectScenarios(scenarios(), opts.only);
     for (const sc of selected) {
       const url = `${baseUrl}${sc.path}`;
-      const cap = await captureStatements(container.db, url, headers);
+      const notCatalog = (sql: string) => !CATALOG_TABLE.test(sql);
+      const cap = await captureStatements(container.db, notCatalog, () => getCatalog(url, headers), `GET ${url}`);
       if (cap.waves.length === 0) throw new Error(`${sc.name}: no catalog SQL captured`);
       const explained: ScenarioResult['explain'] = [];
       for (const s of cap.waves.flat()) explained.push({ statement: firstLine(s), summary: await explain(directPool, s) });
@@ -255,7 +205,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         path: sc.path,
         response: { total: cap.total, items: cap.items },
         statements: cap.waves,
-        notReplayed: cap.other,
+        notReplayed: cap.skipped,
         explain: explained,
         endpoint,
         direct,
@@ -265,7 +215,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
       results.push(r);
       const problems = loadProblems(endpoint, direct);
       log(
-        `${sc.name.padEnd(22)} total ${cap.total}, ${cap.items} items, ${cap.waves.flat().length} statements in ${cap.waves.length} wave(s) (+${cap.other.length} not replayed) | ` +
+        `${sc.name.padEnd(22)} total ${cap.total}, ${cap.items} items, ${cap.waves.flat().length} statements in ${cap.waves.length} wave(s) (+${cap.skipped.length} not replayed) | ` +
           `endpoint p99 ${fmt(endpoint.latency.p99)} ms, ${fmt(endpoint.reqPerSec, 0)} req/s, API loop busy ${fmt(endpoint.apiEventLoopUtilization * 100, 0)}% | direct p99 ${fmt(direct.latency.p99)} ms, ` +
           `${fmt(direct.perSec, 0)} q/s | ${r.goal.pass ? 'PASS' : 'FAIL'}${problems.length ? ` | ${problems.join(', ')}` : ''}`,
       );
@@ -284,26 +234,20 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
       log(`  ${r.scenario.padEnd(22)} ${parts.join('  ||  ')}`);
     }
 
-    const failed = results.filter((r) => !r.goal.pass);
     log('');
     log(
-      failed.length === 0
-        ? `goal p99_endpoint <= ${GOAL_FACTOR} x p99_direct + ${GOAL_SLACK_MS} ms: PASS for all ${results.length} scenarios`
-        : `goal p99_endpoint <= ${GOAL_FACTOR} x p99_direct + ${GOAL_SLACK_MS} ms: FAIL for ${failed.length} of ${results.length}: ${failed.map((r) => r.scenario).join(', ')}`,
+      goalLine(
+        `p99_endpoint <= ${GOAL_FACTOR} x p99_direct + ${GOAL_SLACK_MS} ms`,
+        results.map((r) => ({ scenario: r.scenario, pass: r.goal.pass })),
+      ),
     );
     log(
       `load average at end (1/5/15 min): ${os.loadavg().map(round2).join(' / ')}; seeding: ${seed.reused ? 'reused the existing catalog' : `${seed.seedSeconds.toFixed(1)} s for ${opts.rows} + ${Math.min(1000, opts.rows)} rows per table`}`,
     );
 
     const json = {
-      benchmark: 'catalog',
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      units: {
-        latency: 'ms',
-        endpointThroughput: 'requests/s (2xx)',
-        directThroughput: 'statement sets/s (one set = the SQL of one request)',
-      },
+      ...resultsHead('catalog', startedAt),
+      units: ENDPOINT_UNITS,
       machine: {
         ...machineJson(loadAtStart, os.loadavg().map(round2)),
         note: 'load generator, API and PostgreSQL share the same cores',
@@ -326,11 +270,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
         path: r.path,
         response: r.response,
         endpoint: {
-          p50: round2(r.endpoint.latency.p50),
-          p90: round2(r.endpoint.latency.p90),
-          p95: round2(r.endpoint.latency.p95),
-          p99: round2(r.endpoint.latency.p99),
-          max: round2(r.endpoint.latency.max),
+          ...rounded(r.endpoint.latency, PERCENTILES),
           reqPerSec: round2(r.endpoint.reqPerSec),
           requests: r.endpoint.responses2xx,
           non2xx: r.endpoint.non2xx,
@@ -340,11 +280,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
           apiEventLoopUtilization: round2(r.endpoint.apiEventLoopUtilization),
         },
         direct: {
-          p50: round2(r.direct.latency.p50),
-          p90: round2(r.direct.latency.p90),
-          p95: round2(r.direct.latency.p95),
-          p99: round2(r.direct.latency.p99),
-          max: round2(r.direct.latency.max),
+          ...rounded(r.direct.latency, PERCENTILES),
           perSec: round2(r.direct.perSec),
           executions: r.direct.latency.samples,
           errors: r.direct.errors,
@@ -359,24 +295,17 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
     const resultsFile = writeResultsFile('catalog', json);
     log(`report written to ${resultsFile}`);
     return {
-      bench: 'catalog',
-      startedAt: startedAt.toISOString(),
-      durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+      ...reportHead('catalog', startedAt),
       options: json.options,
       figureDescription: `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s)`,
       baselineDescription: 'the catalog SQL of one request, replayed through pg by as many loops (API-key lookup excluded)',
       resultsFile,
-      scenarios: results.map((r) => ({
-        scenario: r.scenario,
-        figure: { label: 'p99', value: round2(r.endpoint.latency.p99), unit: 'ms' },
-        baseline: { label: 'p99', value: round2(r.direct.latency.p99), unit: 'ms' },
-        ratio: ratioOf(r.endpoint.latency.p99, r.direct.latency.p99),
-        goal: {
+      scenarios: results.map((r) =>
+        p99Row(r.scenario, r.endpoint.latency, r.direct.latency, {
           text: `p99 <= ${GOAL_FACTOR}x baseline + ${GOAL_SLACK_MS} ms (${round2(r.goal.limitMs)} ms), no error`,
           pass: r.goal.pass,
-        },
-        latency: { figure: reportPercentiles(r.endpoint.latency), baseline: reportPercentiles(r.direct.latency) },
-      })),
+        }),
+      ),
     };
   } finally {
     await bench.close();

@@ -70,7 +70,19 @@ import {
   type ProcInfo,
   type WorkerProcess,
 } from './certificates-worker';
-import { startBenchRun, machineJson, percentile, REPO_ROOT, round2, stopBenchStack, writeResultsFile, loadStackLib } from './lib';
+import {
+  startBenchRun,
+  machineJson,
+  percentile,
+  REPO_ROOT,
+  round2,
+  stopBenchStack,
+  writeResultsFile,
+  loadStackLib,
+  reportHead,
+  resultsHead,
+  rounded,
+} from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, textTable, type BenchReport, type Percentiles } from './report';
 
@@ -754,9 +766,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
     log(`load average at end (1/5/15 min): ${loadAtEnd.join(' / ')}`);
 
     const json = {
-      benchmark: 'certificates',
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
+      ...resultsHead('certificates', startedAt),
       units: { rate: 'certificates/s', latency: 'ms', memory: 'MiB (VmRSS from /proc/<pid>/status)' },
       machine: machineJson(loadAtStart, loadAtEnd),
       options: opts,
@@ -796,24 +806,8 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       },
       latency: {
         pollMs: opts.pollMs,
-        oneDay: {
-          p50: round2(oneDay.p50),
-          p95: round2(oneDay.p95),
-          p99: round2(oneDay.p99),
-          max: round2(oneDay.max),
-          min: round2(oneDay.min),
-          webhookAckP50: round2(oneDay.webhookAckP50),
-          cpu: cpuJson(oneDay.cpu),
-        },
-        thirtyDay: {
-          p50: round2(thirtyDay.p50),
-          p95: round2(thirtyDay.p95),
-          p99: round2(thirtyDay.p99),
-          max: round2(thirtyDay.max),
-          min: round2(thirtyDay.min),
-          webhookAckP50: round2(thirtyDay.webhookAckP50),
-          cpu: cpuJson(thirtyDay.cpu),
-        },
+        oneDay: { ...rounded(oneDay, ['p50', 'p95', 'p99', 'max', 'min', 'webhookAckP50']), cpu: cpuJson(oneDay.cpu) },
+        thirtyDay: { ...rounded(thirtyDay, ['p50', 'p95', 'p99', 'max', 'min', 'webhookAckP50']), cpu: cpuJson(thirtyDay.cpu) },
         goal: `30-day max <= ${GOAL_30_DAY_MS} ms`,
         pass: latencyPass,
         runs: runs.map((r) => ({
@@ -848,9 +842,7 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
       samples: l.runs,
     });
     return {
-      bench: 'certificates',
-      startedAt: startedAt.toISOString(),
-      durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+      ...reportHead('certificates', startedAt),
       options: { ...opts },
       figureDescription: `per row: the issueCertificates activity (page pool); a 30-day purchase; the worker after ${middle.certificates}, then ${last.certificates} certificates; processes after SIGTERM`,
       baselineDescription: `per row: a naive browser per PDF; a 1-day purchase; the worker after its first ${first.certificates}, then ${middle.certificates} certificates; its processes before SIGTERM`,

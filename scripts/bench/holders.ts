@@ -58,6 +58,10 @@ import {
   latencyStats,
   startBenchRun,
   machineJson,
+  reportHead,
+  resultsHead,
+  rounded,
+  ownBench,
   ownBenchStack,
   REPO_ROOT,
   reportPercentiles,
@@ -68,11 +72,8 @@ import {
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, textTable, type BenchReport, type ScenarioReport } from './report';
 
-const BENCH_DATABASE = 'insurance_bench_holders';
-const STATE_DIR = 'var/bench-holders';
-const WORKER_LOG = path.join(REPO_ROOT, 'var', 'log', 'holders-bench-worker.log');
-/** Ports of this bench's own servers (apart from the dev stack's, the tests', the fault suites' slots 0–4 and the cancellations bench's). */
-const PORTS = { temporal: 7283, temporalUi: 8283, temporalMetrics: 9283, stripeMock: 12181, fakeGcs: 4483 } as const;
+/** Its own servers (Temporal 7283, stripe-mock 12181, fake-gcs 4483: apart from the cancellations bench's), database, state and worker log. */
+const OWN = ownBench('holders', 8);
 /** The issue's goal: adding a holder to a 30-day purchase → its PDFs stored, p95 <= 3 s on the dev stack. */
 const GOAL_HOLDER_P95_MS = 3000;
 /** First covered day of every bench purchase (local dates in America/Chicago, far enough ahead that every unit is active). */
@@ -394,14 +395,7 @@ function describePolicyTimeline(t: PolicyTimeline): string[] {
 /** Prints a table of string cells, each column padded to its widest cell. */
 const printTable = (header: string[], rows: string[][]) => log(textTable(header, rows));
 
-const stats = (l: LatencyStats) => ({
-  samples: l.samples,
-  p50: round2(l.p50),
-  p95: round2(l.p95),
-  p99: round2(l.p99),
-  max: round2(l.max),
-  mean: round2(l.mean),
-});
+const stats = (l: LatencyStats) => ({ samples: l.samples, ...rounded(l, ['p50', 'p95', 'p99', 'max', 'mean']) });
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISSED');
 const triple = (l: LatencyStats) => `${fmt(l.p50)}/${fmt(l.p95)}/${fmt(l.max)} ms`;
 
@@ -418,13 +412,13 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
   const opts: Options = parseBenchOptionsOrExit(HOLDERS_OPTIONS, argv);
   const { startedAt, base, loadAtStart } = startBenchRun('holders', '', log);
 
-  const own = await ownBenchStack({ name: 'holders', stateDir: STATE_DIR, ports: PORTS, base, database: BENCH_DATABASE, log });
+  const own = await ownBenchStack(OWN, base, log);
   const { namespace, taskQueue } = own;
   const services: ApiAndWorker = {};
   try {
     const { dbUrl, migrations, temporal: t, stripeMock, storage: s } = await own.up();
     log(
-      `database ${BENCH_DATABASE} recreated (${migrations} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url}; fake-gcs ${s.url} bucket ${s.bucket}`,
+      `database ${OWN.database} recreated (${migrations} migrations); Temporal ${t.address} namespace ${namespace}, task queue ${taskQueue}; stripe-mock ${stripeMock.url}; fake-gcs ${s.url} bucket ${s.bucket}`,
     );
 
     const env = benchServiceEnv({
@@ -436,12 +430,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       storage: s,
     });
     const setup0 = performance.now();
-    const { app, config, workerReady } = await startApiAndWorker(services, {
-      repoRoot: REPO_ROOT,
-      env,
-      logFile: WORKER_LOG,
-      loggerName: 'holders-bench',
-    });
+    const { app, config, workerReady } = await startApiAndWorker(services, { repoRoot: REPO_ROOT, env, ...OWN.worker });
     const { baseUrl, container } = app;
     const account = await createQuotingAccount(app);
     const acct = await call(baseUrl, '/api/v1/account', { key: account.key });
@@ -456,7 +445,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       worker,
     };
     log(
-      `API on ${baseUrl} (in this process); worker pid ${worker.pid} (log ${path.relative(process.cwd(), WORKER_LOG)}); ready ${((performance.now() - setup0) / 1000).toFixed(1)} s after start-up began; ` +
+      `API on ${baseUrl} (in this process); worker pid ${worker.pid} (log ${path.relative(process.cwd(), OWN.worker.logFile)}); ready ${((performance.now() - setup0) / 1000).toFixed(1)} s after start-up began; ` +
         `PDF_PAGE_POOL_SIZE=${config.PDF_PAGE_POOL_SIZE}, PDF_PRINTS_AT_ONCE=${config.PDF_PRINTS_AT_ONCE}, PDF_PAGES_PER_PRINT=${config.PDF_PAGES_PER_PRINT}, ` +
         `CERTIFICATE_ACTIVITY_CONCURRENCY=${config.CERTIFICATE_ACTIVITY_CONCURRENCY}`,
     );
@@ -569,15 +558,13 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       },
     ];
     const json = {
-      benchmark: 'holders',
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
+      ...resultsHead('holders', startedAt),
       durationSeconds,
       units: { latency: 'ms', durations: 's' },
       machine: machineJson(loadAtStart, loadAtEnd),
       options: opts,
       setup: {
-        database: BENCH_DATABASE,
+        database: OWN.database,
         namespace,
         taskQueue,
         temporal: t.address,
@@ -620,9 +607,7 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
       );
     }
     return {
-      bench: 'holders',
-      startedAt: startedAt.toISOString(),
-      durationSeconds,
+      ...reportHead('holders', startedAt, durationSeconds),
       options: { ...opts },
       figureDescription: `POST /api/v1/purchases/{id}/certificate_holders → GET certificate_holders showing the holder's ${opts.days} certificates issued and GET /api/v1/events showing certificate_holder.added (real API, worker, Temporal dev server, fake-gcs)`,
       baselineDescription: `the signed payment webhook → getCertificates 'issued' with ${opts.days} certificates, on the same purchases just before`,

@@ -213,6 +213,11 @@ export function latencyStats(samples: ArrayLike<number>): LatencyStats {
 /** Rounds for display and JSON: 2 decimals. */
 export const round2 = (v: number): number => Math.round(v * 100) / 100;
 
+/** `keys` of `o`, each rounded to 2 decimals, in that order: the figures a results file keeps. */
+export function rounded<K extends string>(o: Record<K, number>, keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, round2(o[k])])) as Record<K, number>;
+}
+
 /** The p50/p95/p99 (ms, 2 decimals) and sample count of a latency summary, as the report keeps them. */
 export function reportPercentiles(l: Pick<LatencyStats, 'p50' | 'p95' | 'p99' | 'samples'>): Percentiles {
   return { p50: round2(l.p50), p95: round2(l.p95), p99: round2(l.p99), samples: l.samples };
@@ -264,6 +269,19 @@ export function startBenchRun(
       (loadAtStart[0]! > cpus.length ? ` — WARNING: other processes already use more than ${cpus.length} cores' worth; expect noise` : ''),
   );
   return { startedAt, base, loadAtStart };
+}
+
+/** The head of a bench's results file: its name, when it started and when it finished (ISO 8601, now). */
+export function resultsHead(bench: string, startedAt: Date): { benchmark: string; startedAt: string; finishedAt: string } {
+  return { benchmark: bench, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString() };
+}
+
+/**
+ * The head of a bench's report (BenchReport): its name, when it started (ISO 8601) and how long
+ * it ran, in seconds with 2 decimals (`durationSeconds`, else from `startedAt` to now).
+ */
+export function reportHead(bench: string, startedAt: Date, durationSeconds = round2((Date.now() - startedAt.getTime()) / 1000)) {
+  return { bench, startedAt: startedAt.toISOString(), durationSeconds };
 }
 
 /**
@@ -597,6 +615,36 @@ export interface OwnStackPorts {
   fakeGcs: number;
 }
 
+/** What a bench on servers of its own is named and where it keeps its things (see ownBench). */
+export interface OwnBench {
+  name: string;
+  /** Its database on the PostgreSQL server of the config's DATABASE_URL (recreated each run). */
+  database: string;
+  /** Its servers' state directory, relative to the repository. */
+  stateDir: string;
+  /** Its worker's log file (absolute) and its API's logger name (see startApiAndWorker). */
+  worker: { logFile: string; loggerName: string };
+  ports: OwnStackPorts;
+}
+
+/**
+ * A bench on servers of its own (the cancellations and holders benches): database
+ * `insurance_bench_<name>`, state in `var/bench-<name>`, worker log
+ * `var/log/<name>-bench-worker.log` (API logger `<name>-bench`), and the ports of its `slot` (0–9): Temporal 72<slot>3, its
+ * UI 82<slot>3 and metrics 92<slot>3, stripe-mock 121<slot>1, fake-gcs 44<slot>3, apart from the
+ * dev stack's, the tests' and the fault suites' (slots 0–4 of theirs).
+ */
+export function ownBench(name: string, slot: number): OwnBench {
+  const at = (base: number) => base + 10 * slot;
+  return {
+    name,
+    database: `insurance_bench_${name}`,
+    stateDir: `var/bench-${name}`,
+    worker: { logFile: path.join(REPO_ROOT, 'var', 'log', `${name}-bench-worker.log`), loggerName: `${name}-bench` },
+    ports: { temporal: at(7203), temporalUi: at(8203), temporalMetrics: at(9203), stripeMock: at(12101), fakeGcs: at(4403) },
+  };
+}
+
 /** A bench's own state directory and what its servers keep there (absolute paths). */
 export interface OwnStackState {
   dir: string;
@@ -640,32 +688,25 @@ export interface OwnBenchStack {
 }
 
 /**
- * A bench's own isolated stack (the cancellations and holders benches): loads scripts/stack.mjs
- * and the pinned tools, names the run's namespace, task queue and bucket after `name`, and keeps
- * the servers' state in `stateDir` (relative to the repository) and the data in the database
- * `database` on the PostgreSQL server of `base.DATABASE_URL`. Throws when the tools cannot be built.
+ * A bench's own isolated stack (`bench`, see ownBench): loads scripts/stack.mjs and the pinned
+ * tools, names the run's namespace, task queue and bucket after the bench, and keeps the
+ * servers' state in its state directory and the data in its database on the PostgreSQL server
+ * of `base.DATABASE_URL`. Throws when the tools cannot be built.
  */
-export async function ownBenchStack(o: {
-  name: string;
-  stateDir: string;
-  ports: OwnStackPorts;
-  base: Config;
-  database: string;
-  log: StackLog;
-}): Promise<OwnBenchStack> {
-  const { ports, log } = o;
+export async function ownBenchStack(bench: OwnBench, base: Config, log: StackLog): Promise<OwnBenchStack> {
+  const { ports } = bench;
   const { stack, ensureTools } = await loadStackLib();
   const tools = await ensureTools({ log });
-  const namespace = `${o.name}-bench-${Date.now()}`;
-  const bucket = `${o.name}-bench-${process.pid}`;
-  const state = ownStackState(o.stateDir);
-  const dbTarget = new URL(o.base.DATABASE_URL);
-  dbTarget.pathname = `/${o.database}`;
+  const namespace = `${bench.name}-bench-${Date.now()}`;
+  const bucket = `${bench.name}-bench-${process.pid}`;
+  const state = ownStackState(bench.stateDir);
+  const dbTarget = new URL(base.DATABASE_URL);
+  dbTarget.pathname = `/${bench.database}`;
   let temporal: OwnBenchServers['temporal'] | undefined;
   let storage: OwnBenchServers['storage'] | undefined;
   return {
     namespace,
-    taskQueue: `${o.name}-bench-${process.pid}`,
+    taskQueue: `${bench.name}-bench-${process.pid}`,
     async up() {
       fs.mkdirSync(state.dir, { recursive: true });
       const [dbUrl, t, stripeMock, s] = await Promise.all([
@@ -685,7 +726,7 @@ export async function ownBenchStack(o: {
       ]);
       temporal = t;
       storage = s;
-      const db = createDb({ ...o.base, DATABASE_URL: dbUrl });
+      const db = createDb({ ...base, DATABASE_URL: dbUrl });
       try {
         const [migrations] = await Promise.all([
           migrateLatest(db),

@@ -33,15 +33,12 @@ import path from 'node:path';
 import type { Db } from '../../src/db/knex';
 import { seedSearch, type SearchSeedResult } from './search-seed';
 import {
-  startBenchRun,
   machineJson,
   loadProblems,
-  openEndpointBench,
   selectScenarios,
   explain,
   REPO_ROOT,
   RESULTS_DIR,
-  reportPercentiles,
   round2,
   runDirectLoad,
   runHttpLoad,
@@ -50,12 +47,18 @@ import {
   type LatencyStats,
   type PgPool,
   type Statement,
-  type StatementWaves,
+  reportHead,
+  resultsHead,
+  rounded,
 } from './lib';
-import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, textTable, type BenchReport } from './report';
+import { type BenchOptionsSpec } from './options';
+import { captureStatements, ENDPOINT_UNITS, goalLine, p99Row, startEndpointBench } from './endpoint-bench';
+import { textTable, type BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_search';
+/** What the log head says shares the machine's cores. */
+const SHARING =
+  'load generator, API and PostgreSQL share these cores, so absolute numbers are lower and noisier than on separate machines.';
 /** Goal of issue 7: p99 of the endpoint under 50 ms. */
 const GOAL_P99_MS = 50;
 const TEAMMATE_PATH = '/platform-agency-certs/searchTeammatePurchasedProducts';
@@ -77,7 +80,6 @@ export const SEARCH_OPTIONS: BenchOptionsSpec<
   },
   onlyExample: 'list all,email',
 };
-type Options = BenchOptions<keyof typeof SEARCH_OPTIONS.ints>;
 
 interface Scenario {
   name: string;
@@ -184,61 +186,23 @@ async function scenarios(db: Db, seed: SearchSeedResult): Promise<Scenario[]> {
   ];
 }
 
-interface KnexQueryEvent {
-  __knexQueryUid?: string;
-  sql: string;
-  bindings?: unknown[];
-  /** Options given to the query (`name`: a prepared statement's). */
-  options?: { name?: string };
-}
-
 /**
- * Sends one request and records, through knex's `query` / `query-response` events, the
- * statements it issued (except the gateway's API-key lookup), grouped into waves of statements
- * that were in flight together.
+ * Statements a search request runs that are not replayed: the gateway’s key lookup is endpoint
+ * overhead; the table sample and the window edges are cache refreshes (every 10 minutes, every
+ * minute per scope and window), not per request.
  */
-async function captureOnce(db: Db, url: string, headers: Record<string, string>, body: unknown) {
-  const waves: StatementWaves = [];
-  const inFlight = new Set<string>();
-  const onQuery = (q: KnexQueryEvent) => {
-    // The gateway’s key lookup is endpoint overhead; the table sample and the window edges are
-    // cache refreshes (every 10 minutes, every minute per scope and window), not per request.
-    if (/api_key|tablesample|\/\* window edge \*\//.test(q.sql)) return;
-    if (inFlight.size === 0) waves.push([]);
-    if (q.__knexQueryUid) inFlight.add(q.__knexQueryUid);
-    const name = q.options?.name;
-    waves[waves.length - 1]!.push({ sql: q.sql, bindings: [...(q.bindings ?? [])], ...(name ? { name } : {}) });
-  };
-  const onDone = (_res: unknown, q: KnexQueryEvent) => {
-    if (q.__knexQueryUid) inFlight.delete(q.__knexQueryUid);
-  };
-  db.on('query', onQuery);
-  db.on('query-response', onDone);
-  db.on('query-error', onDone);
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as { total?: number; total_exact?: boolean; purchases?: unknown[] };
-    if (res.status !== 200) throw new Error(`POST ${url} answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
-    return { waves, total: json.total ?? -1, totalExact: json.total_exact ?? false, items: json.purchases?.length ?? 0 };
-  } finally {
-    db.off('query', onQuery);
-    db.off('query-response', onDone);
-    db.off('query-error', onDone);
-  }
-}
+const notReplayed = (sql: string) => /api_key|tablesample|\/\* window edge \*\//.test(sql);
 
-/** The body's SQL as one request issues it: of three captures (after a warm-up one), the one with the fewest waves. */
-async function captureStatements(db: Db, url: string, headers: Record<string, string>, body: unknown) {
-  await captureOnce(db, url, headers, body);
-  const captures: Awaited<ReturnType<typeof captureOnce>>[] = [];
-  for (let i = 0; i < 3; i++) captures.push(await captureOnce(db, url, headers, body));
-  const key = (c: (typeof captures)[number]): string => JSON.stringify(c.waves.flat());
-  if (captures.some((c) => key(c) !== key(captures[0]!))) throw new Error(`POST ${url}: the captured SQL differs between requests`);
-  return captures.reduce((best, c) => (c.waves.length < best.waves.length ? c : best));
+/** POSTs `body` to `url` and answers the total, whether it is exact, and the number of purchases. Throws when it does not answer 200. */
+async function postSearch(url: string, headers: Record<string, string>, body: unknown) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { total?: number; total_exact?: boolean; purchases?: unknown[] };
+  if (res.status !== 200) throw new Error(`POST ${url} answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+  return { total: json.total ?? -1, totalExact: json.total_exact ?? false, items: json.purchases?.length ?? 0 };
 }
 
 /** The endpoint side: lib's autocannon worker POSTing `bodies` round robin per connection. */
@@ -279,6 +243,28 @@ async function explainBody(pool: PgPool, searchText: string, statements: Stateme
 /** The body whose statements took longest to plan and run. */
 const costliest = (bodies: BodyExplain[]): BodyExplain => bodies.reduce((a, b) => (b.totalMs > a.totalMs ? b : a));
 
+function printTable(rows: ScenarioResult[]): void {
+  const header = [
+    'scenario',
+    'total (first body)',
+    'endpoint p50 / p95 / p99 ms',
+    'req/s',
+    'direct p50 / p95 / p99 ms',
+    'p99 ratio',
+    `goal p99 < ${GOAL_P99_MS} ms`,
+  ];
+  const body = rows.map((r) => [
+    r.scenario,
+    `${r.responses[0]!.total}${r.responses[0]!.totalExact ? '' : '+'}`,
+    `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p95)} / ${fmt(r.endpoint.latency.p99)}`,
+    fmt(r.endpoint.perSec, 0),
+    `${fmt(r.direct.latency.p50)} / ${fmt(r.direct.latency.p95)} / ${fmt(r.direct.latency.p99)}`,
+    `${fmt(r.p99Ratio)}x`,
+    r.pass ? 'PASS' : 'FAIL',
+  ]);
+  console.log(textTable(header, body, (i) => i > 0 && i < 6));
+}
+
 /**
  * Writes bench/results/search-explain.md: per scenario, every body's total planning + execution
  * time (ms), and the full EXPLAIN (ANALYZE, BUFFERS) text of the first and the costliest body.
@@ -304,28 +290,6 @@ function writeExplainFile(startedAt: string, results: ScenarioResult[]): string 
 }
 const fmt = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
-function printTable(rows: ScenarioResult[]): void {
-  const header = [
-    'scenario',
-    'total (first body)',
-    'endpoint p50 / p95 / p99 ms',
-    'req/s',
-    'direct p50 / p95 / p99 ms',
-    'p99 ratio',
-    `goal p99 < ${GOAL_P99_MS} ms`,
-  ];
-  const body = rows.map((r) => [
-    r.scenario,
-    `${r.responses[0]!.total}${r.responses[0]!.totalExact ? '' : '+'}`,
-    `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p95)} / ${fmt(r.endpoint.latency.p99)}`,
-    fmt(r.endpoint.perSec, 0),
-    `${fmt(r.direct.latency.p50)} / ${fmt(r.direct.latency.p95)} / ${fmt(r.direct.latency.p99)}`,
-    `${fmt(r.p99Ratio)}x`,
-    r.pass ? 'PASS' : 'FAIL',
-  ]);
-  console.log(textTable(header, body, (i) => i > 0 && i < 6));
-}
-
 /**
  * Runs the search benchmark with the command-line `argv` (after the benchmark name; see
  * SEARCH_OPTIONS): seeds (or reuses) the bench database, starts the API, runs every scenario,
@@ -334,15 +298,7 @@ function printTable(rows: ScenarioResult[]): void {
  * matches no scenario, or the database, the seed or a request fails.
  */
 export async function runSearchBench(argv: string[]): Promise<BenchReport> {
-  const opts: Options = parseBenchOptionsOrExit(SEARCH_OPTIONS, argv);
-  const log = (s: string) => console.log(s);
-  const { startedAt, base, loadAtStart } = startBenchRun(
-    'search',
-    'load generator, API and PostgreSQL share these cores, so absolute numbers are lower and noisier than on separate machines.',
-    log,
-  );
-
-  const bench = await openEndpointBench({ baseUrl: base.DATABASE_URL, database: BENCH_DATABASE, quick: opts.quick, log });
+  const { opts, log, startedAt, loadAtStart, bench } = await startEndpointBench(SEARCH_OPTIONS, argv, BENCH_DATABASE, SHARING);
   const { dbUrl, config, container, directPool } = bench;
   try {
     const seed = await seedSearch(
@@ -375,7 +331,8 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
       const apiPath = sc.surface === 'root' ? ROOT_PATH : TEAMMATE_PATH;
       const url = `${baseUrl}${apiPath}`;
       const caps = [];
-      for (const body of sc.bodies) caps.push(await captureStatements(container.db, url, headers, body));
+      for (const body of sc.bodies)
+        caps.push(await captureStatements(container.db, notReplayed, () => postSearch(url, headers, body), `POST ${url}`));
       const explained: BodyExplain[] = [];
       for (const [i, c] of caps.entries())
         explained.push(await explainBody(directPool, String(sc.bodies[i]!.search_text ?? ''), c.waves.flat()));
@@ -426,13 +383,8 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
         );
       }
     }
-    const failed = results.filter((r) => !r.pass);
     log('');
-    log(
-      failed.length === 0
-        ? `goal p99_endpoint < ${GOAL_P99_MS} ms: PASS for all ${results.length} scenarios`
-        : `goal p99_endpoint < ${GOAL_P99_MS} ms: FAIL for ${failed.length} of ${results.length}: ${failed.map((r) => r.scenario).join(', ')}`,
-    );
+    log(goalLine(`p99_endpoint < ${GOAL_P99_MS} ms`, results));
     log(
       `load average at end (1/5/15 min): ${os.loadavg().map(round2).join(' / ')}; seeding: ` +
         (seed.reused
@@ -441,23 +393,14 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     );
 
     const side = (s: SideResult) => ({
-      p50: round2(s.latency.p50),
-      p95: round2(s.latency.p95),
-      p99: round2(s.latency.p99),
-      max: round2(s.latency.max),
+      ...rounded(s.latency, ['p50', 'p95', 'p99', 'max']),
       perSec: round2(s.perSec),
       samples: s.latency.samples,
       errors: s.errors,
     });
     const json = {
-      benchmark: 'search',
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      units: {
-        latency: 'ms',
-        endpointThroughput: 'requests/s (2xx)',
-        directThroughput: 'statement sets/s (one set = the SQL of one request)',
-      },
+      ...resultsHead('search', startedAt),
+      units: ENDPOINT_UNITS,
       machine: { ...machineJson(loadAtStart, os.loadavg().map(round2)), postgres: pgVersion },
       options: { ...opts, databasePoolMax: config.DATABASE_POOL_MAX },
       goal: `p99_endpoint < ${GOAL_P99_MS} ms`,
@@ -495,23 +438,16 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     const explainFile = writeExplainFile(json.startedAt, results);
     log(`report written to ${resultsFile}, plans to ${explainFile}`);
     return {
-      bench: 'search',
-      startedAt: startedAt.toISOString(),
-      durationSeconds: round2((Date.now() - startedAt.getTime()) / 1000),
+      ...reportHead('search', startedAt),
       options: json.options,
       figureDescription:
         `the endpoint under autocannon load (${opts.connections} connections, ${opts.seconds} s, bodies round robin) over ${opts.purchases} purchases ` +
         `(EXPLAIN ANALYZE of every statement: ${explainFile})`,
       baselineDescription: 'the SQL of one request per body, replayed through pg by as many loops (API-key lookup excluded)',
       resultsFile,
-      scenarios: results.map((r) => ({
-        scenario: r.scenario,
-        figure: { label: 'p99', value: round2(r.endpoint.latency.p99), unit: 'ms' },
-        baseline: { label: 'p99', value: round2(r.direct.latency.p99), unit: 'ms' },
-        ratio: ratioOf(r.endpoint.latency.p99, r.direct.latency.p99),
-        goal: { text: `p99 < ${GOAL_P99_MS} ms, no error`, pass: r.pass },
-        latency: { figure: reportPercentiles(r.endpoint.latency), baseline: reportPercentiles(r.direct.latency) },
-      })),
+      scenarios: results.map((r) =>
+        p99Row(r.scenario, r.endpoint.latency, r.direct.latency, { text: `p99 < ${GOAL_P99_MS} ms, no error`, pass: r.pass }),
+      ),
     };
   } finally {
     await bench.close();

@@ -56,7 +56,7 @@ import { createAgency, eventSelection, type Agency } from '../harness/certificat
 import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
 import { machineTicks, parentPid, processTicks, processTree, startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
-import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib } from './lib';
+import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib, reportHead } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
@@ -638,9 +638,7 @@ export async function runThroughputBench(argv: string[]): Promise<BenchReport> {
   fs.writeFileSync(path.join(path.dirname(resultsFile), 'throughput.md'), markdown(results));
   log(markdown(results));
   return {
-    bench: 'throughput',
-    startedAt: startedAt.toISOString(),
-    durationSeconds,
+    ...reportHead('throughput', startedAt, durationSeconds),
     options: { ...opts },
     figureDescription: 'p95 webhook→issued at a constant arrival rate of 1-day purchases (real API, worker and Temporal processes)',
     baselineDescription: 'the same shape and worker count at 1 purchase/s; CPU rows: the dev shape with one worker',
