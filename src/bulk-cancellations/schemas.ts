@@ -117,25 +117,18 @@ export const BulkCancellation = z
             .int()
             .nullable()
             .meta({ description: 'Of them, units of the selected product (null: purchases named by id)' }),
-          of_other_products: z
-            .number()
-            .int()
-            .nullable()
-            .meta({
-              description:
-                'Of them, units of the purchases’ other products on that date (scope `purchase_date`; null: purchases named by id)',
-            }),
+          of_other_products: z.number().int().nullable().meta({
+            description:
+              'Of them, units of the purchases’ other products on that date (scope `purchase_date`; null: purchases named by id)',
+          }),
         })
         .meta({
           description:
             'The covered units of the batch’s items: those selected by product and date, or, for a purchase named by id, those its accepted cancellation took (none before)',
         }),
-      purchases_with_other_products: z
-        .number()
-        .int()
-        .meta({
-          description: 'Purchases of the batch with units of other products cancelled too (scope `purchase_date`, e.g. a bundle’s)',
-        }),
+      purchases_with_other_products: z.number().int().meta({
+        description: 'Purchases of the batch with units of other products cancelled too (scope `purchase_date`, e.g. a bundle’s)',
+      }),
     }),
     items: z.array(BulkItem).meta({ description: 'Each purchase of the batch, by id' }),
     created_at: z.string(),

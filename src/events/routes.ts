@@ -16,12 +16,10 @@ import type { EventService } from './service';
 
 const ListEventsQuery = z.strictObject({
   type: z.enum(AGENCY_EVENT_TYPES).optional(),
-  purchase_id: queryInt(1, 2_147_483_647)
-    .optional()
-    .meta({
-      description:
-        'Only the events of this purchase (integer >= 1), newest first: its life told by its events. A purchase that is not this key’s account’s and mode’s has none here',
-    }),
+  purchase_id: queryInt(1, 2_147_483_647).optional().meta({
+    description:
+      'Only the events of this purchase (integer >= 1), newest first: its life told by its events. A purchase that is not this key’s account’s and mode’s has none here',
+  }),
   ...pageQueryFields(20),
 });
 

@@ -36,7 +36,10 @@ const PURCHASE_STATUS_HELP =
 
 /** Query of `GET /api/v1/purchases`; unknown parameters are refused. */
 export const ListPurchasesQuery = z.strictObject({
-  status: z.enum(PURCHASE_STATUSES).optional().meta({ description: `Only purchases in this status: ${PURCHASE_STATUS_HELP}` }),
+  status: z
+    .enum(PURCHASE_STATUSES)
+    .optional()
+    .meta({ description: `Only purchases in this status: ${PURCHASE_STATUS_HELP}` }),
   created_gte: isoInstant.optional().meta({ description: 'Only purchases created at or after this instant (ISO 8601 with offset)' }),
   created_lt: isoInstant.optional().meta({ description: 'Only purchases created before this instant (ISO 8601 with offset)' }),
   buyer_email: z
