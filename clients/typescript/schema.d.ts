@@ -800,7 +800,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a test subscription’s next month, as the processor reports its billing-cycle invoice paid
-         * @description Test-mode keys only. `id` is any period of a paid subscription purchase. Sends the signed `invoice.paid` event (billing reason `subscription_cycle`) the processor sends each month, through the same webhook handling: the next period’s purchase is created with its covered units a month after the last period’s, its certificates are issued, and your endpoints get `subscription.renewed` then `certificates.issued`. Each call pays one more month. No money moves: the invoice and payment intent ids are made up.
+         * @description Test-mode keys only. `id` is any period of a paid subscription purchase. Sends the signed `invoice.paid` event (billing reason `subscription_cycle`) the processor sends each month, through the same webhook handling: the next period’s purchase is created with its covered units for the next month (a month covered every day: every day of the next, from where the last period ended), its certificates are issued, and your endpoints get `subscription.renewed` then `certificates.issued`. Each call pays one more month; a subscription set to cancel at its period’s end is 409 SUBSCRIPTION_ENDING (the processor would send no invoice). No money moves: the invoice and payment intent ids are made up.
          */
         post: operations["renewTestSubscription"];
         delete?: never;
@@ -9889,7 +9889,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The subscription as it now stands */
+            /** @description The subscription as it now stands. The message says what happens: `at_period_end` answers "Subscription will end at the end of the current period on YYYY-MM-DD" (the period’s last day in its time zone; status stays `active` until then), `now` answers "Subscription cancelled" */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12897,7 +12897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description SUBSCRIPTION_ENDING: the subscription is set to cancel at the end of its current period (the processor sends no further invoice), so it does not renew */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -5,6 +5,8 @@
  * or teammate's subscription → 404 NOT_FOUND.
  */
 import type { RouteRegistration } from '../http/routes';
+import { ok } from '../http/envelope';
+import { parseBody, parsePathId } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
 import type { SubscriptionService } from './service';
@@ -19,7 +21,11 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
   return (router, registry) => {
     resource.listRoute(router, '/subscriptions', ListSubscriptionsQuery, service.list, 'Subscriptions retrieved');
     resource.idRoute(router, 'get', '/subscriptions/:id', service.get, 'Subscription retrieved');
-    resource.idRoute(router, 'post', '/subscriptions/:id/cancel', service.cancel, 'Subscription cancelled', CancelSubscriptionRequest);
+    router.post('/subscriptions/:id/cancel', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      const answer = await service.cancel(ctx.state.principal!, id, parseBody(CancelSubscriptionRequest, ctx.request.body));
+      ctx.body = ok(answer.subscription, answer.message);
+    });
 
     resource.registerListPath(registry, {
       path: '/api/v1/subscriptions',
@@ -53,7 +59,7 @@ export function subscriptionRoutes(service: SubscriptionService): RouteRegistrat
       request: { params: IdParam, body: resource.jsonBody(CancelSubscriptionRequest, false) },
       responses: {
         200: resource.jsonResponse(
-          'The subscription as it now stands',
+          'The subscription as it now stands. The message says what happens: `at_period_end` answers "Subscription will end at the end of the current period on YYYY-MM-DD" (the period’s last day in its time zone; status stays `active` until then), `now` answers "Subscription cancelled"',
           successEnvelope(SubscriptionCancellation, 'SubscriptionCancellationResponse'),
         ),
         ...gatewayResponses,

@@ -23,6 +23,7 @@ import type { SubscriptionRepository } from '../purchases/subscription-repositor
 import type { LedgerRepository } from '../purchases/ledger-repository';
 import { purchaseScopeOf, toCancellation } from '../purchases/service';
 import { currentPeriodOf, subscriptionObject } from '../purchases/subscription-object';
+import { subscriptionPeriodWindow } from '../purchases/renewal-period';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { CancelSubscriptionRequest, ListSubscriptionsQuery, Subscription, SubscriptionCancellation } from './schemas';
 
@@ -36,6 +37,11 @@ export function createSubscriptionService(deps: {
     const first = await deps.sales.findInScope(id, purchaseScopeOf(principal));
     if (!first || first.billing !== 'subscription' || first.renewalOfPurchaseId !== null) throw notFound('subscription', id);
     return first;
+  }
+  /** The last local date of the period in force (`current`, one of `periods`): when an `at_period_end` cancellation ends it. */
+  async function currentPeriodLastDay(first: PurchaseRecord, periods: PurchaseRecord[], current: PurchaseRecord): Promise<string> {
+    const window = subscriptionPeriodWindow(await deps.subscriptions.firstPeriodUnits(first.id), Math.max(0, periods.indexOf(current)));
+    return window ? window.lastDay : 'its last day';
   }
   const view = async (first: PurchaseRecord): Promise<Subscription> =>
     subscriptionObject(first, await deps.subscriptions.subscriptionPeriods(first.id));
@@ -55,16 +61,31 @@ export function createSubscriptionService(deps: {
       return view(await owned(principal, id));
     },
 
-    /** Cancels subscription `id` `when` asked; a repeat of `at_period_end` answers the same. */
-    async cancel(principal: Principal, id: number, body: CancelSubscriptionRequest): Promise<SubscriptionCancellation> {
+    /**
+     * Cancels subscription `id` `when` asked; a repeat of `at_period_end` answers the same.
+     * Returns the subscription as it now stands and the answer's message: `at_period_end` says
+     * when it will end ("Subscription will end at the end of the current period on <last day>",
+     * the period's last local date; its status stays `active` until then), `now` that it is
+     * cancelled.
+     */
+    async cancel(
+      principal: Principal,
+      id: number,
+      body: CancelSubscriptionRequest,
+    ): Promise<{ subscription: SubscriptionCancellation; message: string }> {
       const first = await owned(principal, id);
       if (first.subscriptionEndedAt)
         throw new AppError('SUBSCRIPTION_ALREADY_CANCELLED', `Subscription ${id} ended at ${first.subscriptionEndedAt.toISOString()}`);
       if (!first.paidAt)
         throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${id} was never paid: its checkout is ${first.status}`);
-      if (body.when === 'at_period_end' && first.subscriptionCancelAtPeriodEnd) return { ...(await view(first)), cancellation: null };
       const periods = await deps.subscriptions.subscriptionPeriods(first.id);
       const current = currentPeriodOf(first, periods);
+      const message =
+        body.when === 'now'
+          ? 'Subscription cancelled'
+          : `Subscription will end at the end of the current period on ${await currentPeriodLastDay(first, periods, current)}`;
+      if (body.when === 'at_period_end' && first.subscriptionCancelAtPeriodEnd)
+        return { subscription: { ...(await view(first)), cancellation: null }, message };
       const done = await deps.workflows.cancelSubscription(current, {
         subscriptionPurchaseId: first.id,
         at: body.when,
@@ -73,8 +94,11 @@ export function createSubscriptionService(deps: {
       });
       const cancellation = done.cancellation ? await deps.ledger.findCancellation(done.cancellation.cancellationId) : undefined;
       return {
-        ...(await view((await deps.sales.findById(first.id))!)),
-        cancellation: cancellation ? toCancellation(cancellation) : null,
+        subscription: {
+          ...(await view((await deps.sales.findById(first.id))!)),
+          cancellation: cancellation ? toCancellation(cancellation) : null,
+        },
+        message,
       };
     },
   };

@@ -295,7 +295,7 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
       tags: ['Test helpers'],
       summary: 'Pay a test subscription’s next month, as the processor reports its billing-cycle invoice paid',
       description:
-        'Test-mode keys only. `id` is any period of a paid subscription purchase. Sends the signed `invoice.paid` event (billing reason `subscription_cycle`) the processor sends each month, through the same webhook handling: the next period’s purchase is created with its covered units a month after the last period’s, its certificates are issued, and your endpoints get `subscription.renewed` then `certificates.issued`. Each call pays one more month. No money moves: the invoice and payment intent ids are made up.',
+        'Test-mode keys only. `id` is any period of a paid subscription purchase. Sends the signed `invoice.paid` event (billing reason `subscription_cycle`) the processor sends each month, through the same webhook handling: the next period’s purchase is created with its covered units for the next month (a month covered every day: every day of the next, from where the last period ended), its certificates are issued, and your endpoints get `subscription.renewed` then `certificates.issued`. Each call pays one more month; a subscription set to cancel at its period’s end is 409 SUBSCRIPTION_ENDING (the processor would send no invoice). No money moves: the invoice and payment intent ids are made up.',
       request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: RenewBody } } } },
       responses: {
         200: {
@@ -309,6 +309,11 @@ export function testHelperRoutes(service: TestHelperService): RouteRegistration 
           content: { 'application/json': { schema: ErrorEnvelopeSchema } },
         },
         404: errors[404],
+        409: {
+          description:
+            'SUBSCRIPTION_ENDING: the subscription is set to cancel at the end of its current period (the processor sends no further invoice), so it does not renew',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        },
       },
     });
     registry.registerPath({

@@ -27,7 +27,8 @@
  * INVALID_REQUEST (400) for a purchase without a checkout session yet, or one already paid,
  * refunded, expired or failed (nothing to pay or end any more); for `refund`, one not paid or
  * fully refunded, and VALIDATION_ERROR (400) for an amount above what is left to refund; for
- * `renew`, one that is not a paid subscription whose subscription is still running; for
+ * `renew`, one that is not a paid subscription whose subscription is still running, and
+ * SUBSCRIPTION_ENDING (409) for one set to cancel at its period's end; for
  * `dispute`, one not paid, and VALIDATION_ERROR (400) for an amount above the total.
  */
 import { randomBytes } from 'node:crypto';
@@ -37,6 +38,8 @@ import type { Principal } from '../api-keys/service';
 import type { PurchaseRecord } from '../purchases/purchase-record';
 import type { SaleRepository } from '../purchases/sale-repository';
 import type { SubscriptionRepository } from '../purchases/subscription-repository';
+import { currentPeriodOf } from '../purchases/subscription-object';
+import { subscriptionPeriodWindow } from '../purchases/renewal-period';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { WebhookResult, WebhookService } from '../webhooks/service';
 import type { DisputesRepository } from '../disputes/repository';
@@ -105,7 +108,7 @@ const randomId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex'
 
 export function createTestHelperService(deps: {
   sales: Pick<SaleRepository, 'findById' | 'advanceTestClock'>;
-  subscriptions: Pick<SubscriptionRepository, 'subscriptionPeriods'>;
+  subscriptions: Pick<SubscriptionRepository, 'subscriptionPeriods' | 'firstPeriodUnits'>;
   /** Reads the purchase's disputes (to answer the recorded status). */
   disputes: Pick<DisputesRepository, 'listForPurchase'>;
   /** Tells a purchase's policy workflow its test clock moved. */
@@ -336,7 +339,8 @@ export function createTestHelperService(deps: {
      * period's purchase (its covered units a month on) and issues its certificates, as for a real
      * renewal. `purchaseId` may be any period of the subscription. No money moves.
      * Errors: INVALID_REQUEST (400) for a purchase that is not a subscription, not paid, or whose
-     * subscription has ended; ROUTE_NOT_FOUND, NOT_FOUND (404).
+     * subscription has ended; SUBSCRIPTION_ENDING (409) for one set to cancel at its period's end
+     * (the processor would send no invoice); ROUTE_NOT_FOUND, NOT_FOUND (404).
      */
     async renew(principal: Principal, purchaseId: number): Promise<TestRenewalResult> {
       const named = await ownTestPurchase(principal, purchaseId);
@@ -351,7 +355,21 @@ export function createTestHelperService(deps: {
         );
       if (first.subscriptionEndedAt || first.status === 'refunded')
         throw new AppError('INVALID_REQUEST', `The subscription of purchase ${first.id} has ended: it renews no more`);
-      const before = (await deps.subscriptions.subscriptionPeriods(first.id)).length;
+      const periods0 = await deps.subscriptions.subscriptionPeriods(first.id);
+      if (first.subscriptionCancelAtPeriodEnd) {
+        // The processor sends no further invoice once it is set to cancel at the period's end: the
+        // subscription ends when the period in force does.
+        const current = currentPeriodOf(first, periods0);
+        const window = subscriptionPeriodWindow(
+          await deps.subscriptions.firstPeriodUnits(first.id),
+          Math.max(0, periods0.indexOf(current)),
+        );
+        throw new AppError(
+          'SUBSCRIPTION_ENDING',
+          `Subscription ${first.id} is cancelled at the end of its current period${window ? ` (${window.lastDay})` : ''}: the processor sends no further invoice, so it does not renew`,
+        );
+      }
+      const before = periods0.length;
       const invoice = randomId('in_testhelper');
       const paymentIntent = randomId('pi_testhelper');
       const { event, result } = await sendEvent('invoice.paid', {

@@ -96,6 +96,8 @@ test('when a subscription is cancelled at period end, then the processor stops r
 
   const res = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: { when: 'at_period_end' } });
   expect(res.status).toBe(200);
+  // What will happen, not "cancelled": the month from 2027-05-01 ends on the 31st, active until then.
+  expect(res.body.message).toBe('Subscription will end at the end of the current period on 2027-05-31');
   expect(res.body.data).toMatchObject({
     status: 'active',
     cancel_at_period_end: true,
@@ -114,6 +116,7 @@ test('when a subscription is cancelled at period end, then the processor stops r
 
   const again = await api(`/subscriptions/${purchaseId}/cancel`, { method: 'POST', body: {} });
   expect(again.body.data).toMatchObject({ cancel_at_period_end: true, cancellation: null });
+  expect(again.body.message).toBe(res.body.message);
   expect(calls()).toHaveLength(1);
   expect(await subscriptionEvents(purchaseId)).toHaveLength(1);
 });

@@ -303,6 +303,46 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
     expect(await labels(second.body.data.renewal_purchase_id)).toEqual(['2027-07-01', '2027-07-02']);
   }, 180_000);
 
+  test('when the subscription is set to cancel at the end of its period, then renewing it is 409 SUBSCRIPTION_ENDING (the processor sends no invoice) and nothing is delivered', async () => {
+    const body = await account.quoteBody();
+    const [selection] = body.selected_product_lines_to_purchase as Array<Record<string, unknown>>;
+    const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+      method: 'POST',
+      key: account.key,
+      body: { ...body, selected_product_lines_to_purchase: [{ ...selection, product_line_template_id: monthlyProductId }] },
+    });
+    expect(quoted.status).toBe(200);
+    const purchaseId = quoted.body.purchase_id as number;
+    expect((await helper(account.key, purchaseId, 'pay')).status).toBe(200);
+    expect((await result(purchaseId)).status).toBe('issued');
+
+    const cancelled = await call(app.baseUrl, `/api/v1/subscriptions/${purchaseId}/cancel`, {
+      method: 'POST',
+      key: account.key,
+      body: { when: 'at_period_end' },
+    });
+    expect(cancelled.status).toBe(200);
+    // The first month runs 2027-05-01 to 2027-05-31 (it covers the 1st and 2nd): it ends then, active until.
+    expect(cancelled.body).toMatchObject({
+      data: { status: 'active', cancel_at_period_end: true, ended_at: null },
+      message: 'Subscription will end at the end of the current period on 2027-05-31',
+    });
+    const events = async () => app.container.db('payproc_events').where({ type: 'invoice.paid' }).count<{ n: string }[]>({ n: '*' });
+    const before = (await events())[0]!.n;
+
+    const res = await helper(account.key, purchaseId, 'renew');
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      success: false,
+      error: {
+        code: 'SUBSCRIPTION_ENDING',
+        message: `Subscription ${purchaseId} is cancelled at the end of its current period (2027-05-31): the processor sends no further invoice, so it does not renew`,
+      },
+    });
+    expect((await events())[0]!.n).toBe(before);
+    expect(await app.container.db('purchases').where({ renewal_of_purchase_id: purchaseId })).toEqual([]);
+  }, 180_000);
+
   test('when the purchase is a one-time purchase, then 400 INVALID_REQUEST and nothing is delivered', async () => {
     const purchaseId = await issuedPurchase(app, account);
     const res = await helper(account.key, purchaseId, 'renew');
