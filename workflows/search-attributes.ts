@@ -17,6 +17,11 @@
  * | PaymentIntentId  | Keyword  | the workflow                    | the processor's payment intent          |
  * | PaidAt           | Datetime | the workflow                    | when the payment was recorded           |
  *
+ * PurchaseStatus is the sale workflow's (`purchase-<id>`) up to `issued`; after that the owner
+ * (`policy-<id>`, started with the purchase's status as stored) upserts `partly_cancelled` or
+ * `cancelled` with StatusChangedAt when a completed cancellation changes it (`refunded` after a
+ * processor's full refund), so Temporal's search agrees with the API on the owner's run.
+ *
  * Importable from workflow code (no I/O).
  */
 import { defineSearchAttributeKey } from '@temporalio/common';
