@@ -112,15 +112,39 @@ export interface IdOperation {
  * the 200 answer, the 404, the gateway's responses and the operation's own.
  */
 export function registerIdPath(registry: OpenAPIRegistry, op: IdOperation): void {
+  register(
+    registry,
+    op,
+    { params: op.params, ...(op.body === undefined ? {} : { body: jsonBody(op.body) }) },
+    { 200: op.ok, 404: op.notFound, ...gatewayResponses, ...op.responses },
+  );
+}
+
+/** The names and texts every registered operation has. */
+interface OperationNames {
+  path: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+}
+
+/** Registers `op` as `method` with its request parts and responses (the description only when it has one). */
+function register(
+  registry: OpenAPIRegistry,
+  op: OperationNames & { method?: 'get' | 'post' | 'patch' | 'put' | 'delete' },
+  request: Record<string, unknown>,
+  responses: Record<number, JsonResponse>,
+): void {
   registry.registerPath({
-    method: op.method,
+    method: op.method ?? 'get',
     path: op.path,
     operationId: op.operationId,
     tags: op.tags,
     summary: op.summary,
     ...(op.description === undefined ? {} : { description: op.description }),
-    request: { params: op.params, ...(op.body === undefined ? {} : { body: jsonBody(op.body) }) },
-    responses: { 200: op.ok, 404: op.notFound, ...gatewayResponses, ...op.responses },
+    request,
+    responses,
   });
 }
 
@@ -144,20 +168,12 @@ export interface ListOperation {
  * list envelope around `item`, the gateway's responses and the operation's own.
  */
 export function registerListPath(registry: OpenAPIRegistry, op: ListOperation): void {
-  registry.registerPath({
-    method: 'get',
-    path: op.path,
-    operationId: op.operationId,
-    tags: op.tags,
-    summary: op.summary,
-    ...(op.description === undefined ? {} : { description: op.description }),
-    request: { query: op.query },
-    responses: {
-      200: jsonResponse('A page', listEnvelope(op.item, op.envelopeId)),
-      ...gatewayResponses,
-      ...op.responses,
-    },
-  });
+  register(
+    registry,
+    op,
+    { query: op.query },
+    { 200: jsonResponse('A page', listEnvelope(op.item, op.envelopeId)), ...gatewayResponses, ...op.responses },
+  );
 }
 
 /** What `registerBodyPath` documents: an operation taking a JSON body on a path without parameters. */
@@ -179,14 +195,5 @@ export interface BodyOperation {
  * OpenAPI document: the required body, the gateway's responses and the operation's own answers.
  */
 export function registerBodyPath(registry: OpenAPIRegistry, op: BodyOperation): void {
-  registry.registerPath({
-    method: op.method,
-    path: op.path,
-    operationId: op.operationId,
-    tags: op.tags,
-    summary: op.summary,
-    ...(op.description === undefined ? {} : { description: op.description }),
-    request: { body: jsonBody(op.body) },
-    responses: { ...gatewayResponses, ...op.responses },
-  });
+  register(registry, op, { body: jsonBody(op.body) }, { ...gatewayResponses, ...op.responses });
 }

@@ -26,7 +26,7 @@ import type { BuyersRepository } from '../buyers/repository';
 import { AppError } from '../shared/errors';
 import type { Payproc } from '../payproc/client';
 import { RECURRING_INTERVAL } from '../payproc/catalog';
-import { ensureBuyerCustomer } from '../payproc/customers';
+import { customerBuyerOf, ensureBuyerCustomer } from '../payproc/customers';
 import { isProcessorError, mapProcessorError, withProcessorErrors } from '../payproc/errors';
 import { idOf } from '../payproc/ids';
 import type { SaleRepository } from '../purchases/sale-repository';
@@ -275,18 +275,7 @@ export function createSavedCardCharges(deps: {
             return refused(paymentMethodId, 'INVALID_REQUEST', `Purchase ${purchaseId} has expired and can no longer be paid`);
         }
         const buyer = (await deps.buyers.findById(purchase.buyerId))!;
-        const customerId = await ensureBuyerCustomer(
-          repo,
-          stripe,
-          {
-            buyerId: buyer.id,
-            email: buyer.email,
-            firstName: buyer.firstName,
-            lastName: buyer.lastName,
-            idpAccntUuid: buyer.idpAccntUuid,
-          },
-          purchase.mode,
-        );
+        const customerId = await ensureBuyerCustomer(repo, stripe, customerBuyerOf(buyer), purchase.mode);
         const attempt = (history.at(-1)?.attempt ?? 0) + 1;
         const charge = await repo.insertCharge({
           purchaseId,
