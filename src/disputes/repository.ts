@@ -25,16 +25,11 @@ export interface ProcessorDispute {
 /** The processor's statuses after which nothing changes any more. */
 export const CLOSED_DISPUTE_STATUSES = ['won', 'lost', 'warning_closed'] as const;
 
-export interface StoredDispute {
+/** A dispute as stored for its purchase: the processor's facts (its id as `payprocDisputeId`) and when it closed. */
+export interface StoredDispute extends Omit<ProcessorDispute, 'id'> {
   id: number;
   purchaseId: number;
   payprocDisputeId: string;
-  chargeId: string | null;
-  amountMinor: number;
-  currency: string;
-  reason: string;
-  status: string;
-  openedAt: Date;
   /** When it was first seen closed (won, lost, or an inquiry closed); null while open. */
   closedAt: Date | null;
 }

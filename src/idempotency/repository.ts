@@ -53,6 +53,11 @@ interface Row {
   response_body: string | null;
 }
 
+/** The row of `key` in `scope` while the request holding `lockToken` is still in progress. */
+function heldBy(scope: IdempotencyScope, key: string, lockToken: string) {
+  return { root_account_id: scope.rootAccountId, mode: scope.mode, idempotency_key: key, lock_token: lockToken, state: 'in_progress' };
+}
+
 export function createIdempotencyRepository(db: Db) {
   return {
     /**
@@ -90,13 +95,7 @@ export function createIdempotencyRepository(db: Db) {
     /** Stores the response of the request holding `lockToken`; false if it no longer holds the key. */
     async complete(scope: IdempotencyScope, key: string, lockToken: string, response: StoredResponse): Promise<boolean> {
       const n = await db('idempotency_keys')
-        .where({
-          root_account_id: scope.rootAccountId,
-          mode: scope.mode,
-          idempotency_key: key,
-          lock_token: lockToken,
-          state: 'in_progress',
-        })
+        .where(heldBy(scope, key, lockToken))
         .update({ state: 'completed', response_status: response.status, response_body: response.body });
       return n > 0;
     },
@@ -104,13 +103,7 @@ export function createIdempotencyRepository(db: Db) {
     /** Frees the key held by `lockToken` (its request failed on our side): a retry runs again. */
     async release(scope: IdempotencyScope, key: string, lockToken: string): Promise<void> {
       await db('idempotency_keys')
-        .where({
-          root_account_id: scope.rootAccountId,
-          mode: scope.mode,
-          idempotency_key: key,
-          lock_token: lockToken,
-          state: 'in_progress',
-        })
+        .where(heldBy(scope, key, lockToken))
         .delete();
     },
 

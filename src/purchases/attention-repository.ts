@@ -8,6 +8,17 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 
+/** What an operator reads of one thing that needs a look: which (its purchase's id), whose, its state and since when, and why. */
+interface StuckRow {
+  id: number;
+  rootAccountId: number;
+  agency: string;
+  mode: string;
+  status: string;
+  since: Date | null;
+  reason: string | null;
+}
+
 /** The operator's reads over `db`: stuck purchases and cancellations, and their counts by mode. */
 export function createAttentionRepository(db: Db | Knex.Transaction) {
   return {
@@ -23,18 +34,7 @@ export function createAttentionRepository(db: Db | Knex.Transaction) {
       limit = 500,
       failedWithinSeconds = 72 * 3600,
       rootAccountId?: number,
-    ): Promise<
-      Array<{
-        kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed';
-        id: number;
-        rootAccountId: number;
-        agency: string;
-        mode: string;
-        status: string;
-        since: Date | null;
-        reason: string | null;
-      }>
-    > {
+    ): Promise<Array<StuckRow & { kind: 'awaiting_payment_past_deadline' | 'paid_without_certificates' | 'failed' }>> {
       const base = () => {
         const q = db('purchases as p')
           .join('root_accounts as a', 'a.id', 'p.root_account_id')
@@ -112,19 +112,7 @@ export function createAttentionRepository(db: Db | Knex.Transaction) {
       graceSeconds: number,
       limit = 500,
       rootAccountId?: number,
-    ): Promise<
-      Array<{
-        kind: 'cancellation_refund_failed' | 'cancellation_pending';
-        id: number;
-        cancellationId: number;
-        rootAccountId: number;
-        agency: string;
-        mode: string;
-        status: string;
-        since: Date | null;
-        reason: string | null;
-      }>
-    > {
+    ): Promise<Array<StuckRow & { kind: 'cancellation_refund_failed' | 'cancellation_pending'; cancellationId: number }>> {
       const q = db('policy_transactions as t')
         .join('purchases as p', 'p.id', 't.purchase_id')
         .join('root_accounts as a', 'a.id', 'p.root_account_id')

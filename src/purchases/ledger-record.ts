@@ -37,11 +37,12 @@ export type HolderPremiumOnNewUnit = Required<Pick<LedgerUnitPremium, 'certifica
 export type PolicyTransactionStatus = 'scheduled' | 'accepted' | 'refund_pending' | 'completed' | 'refund_failed' | 'rescinded';
 
 /** A cancellation as kept in `policy_transactions` (amounts: the refund, minor units). */
-export interface StoredCancellation {
-  id: number;
+/**
+ * What a priced cancellation is, quoted or carried out: whose and why, which covered units from
+ * when, and what it gives back (amounts in minor units, per unit in `breakdown`).
+ */
+export interface PricedCancellation {
   purchaseId: number;
-  status: PolicyTransactionStatus;
-  quoteId: string | null;
   apiKeyId: number;
   requestedBy: CancellationRequester;
   reason: string | null;
@@ -53,6 +54,12 @@ export interface StoredCancellation {
   platformFeeMinor: number;
   totalMinor: number;
   breakdown: UnitRefund[];
+}
+
+export interface StoredCancellation extends PricedCancellation {
+  id: number;
+  status: PolicyTransactionStatus;
+  quoteId: string | null;
   /** The processor's refund (the first one when the refund was split over several payments). */
   refundId: string | null;
   /**
@@ -84,23 +91,11 @@ export class CoveredUnitTakenError extends Error {
 }
 
 /** A priced cancellation as kept for the cancel that may follow (amounts in minor units). */
-export interface StoredCancellationQuote {
+export interface StoredCancellationQuote extends PricedCancellation {
   id: string;
-  purchaseId: number;
-  apiKeyId: number;
-  requestedBy: CancellationRequester;
-  reason: string | null;
-  coveredUnitIds: number[];
-  effectiveAt: Date;
   method: RefundQuote['method'];
   freeLook: boolean;
   endsPolicy: boolean;
-  currency: string;
-  premiumMinor: number;
-  taxMinor: number;
-  platformFeeMinor: number;
-  totalMinor: number;
-  breakdown: UnitRefund[];
   expiresAt: Date;
   createdAt: Date;
 }
