@@ -6500,7 +6500,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product, named insured and holder, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal. */
+        /** @description What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal. */
         CertificateVerification: {
             /**
              * @description The code looked up
@@ -6546,8 +6546,6 @@ export interface components {
             superseded_at: string | null;
             /** @description The certificate’s version (1 first); null for a proof of coverage */
             revision: number | null;
-            /** @description Whom the certificate was issued to (the name only); null when it names none, and for a proof of coverage */
-            certificate_holder_name: string | null;
         };
         /** @description The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued. */
         CheckoutReturnPage: {
@@ -12763,7 +12761,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            /** @description SUBSCRIPTION_ENDING: the subscription is set to cancel at the end of its current period (the processor sends no further invoice), so it does not renew */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12897,7 +12895,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description SUBSCRIPTION_ENDING: the subscription is set to cancel at the end of its current period (the processor sends no further invoice), so it does not renew */
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
