@@ -79,7 +79,7 @@ export interface ActivityDeps {
   /** Where the bordereau writer thread connects (the worker's database and bucket). */
   reportsThread: BordereauThreadConfig;
   /** Hands a bulk cancellation's purchases to their policy workflows (on the worker's own Temporal client). */
-  purchaseWorkflows: Pick<PurchaseWorkflows, 'cancel' | 'startBordereau'>;
+  purchaseWorkflows: Pick<PurchaseWorkflows, 'cancel' | 'startBordereau' | 'startProofOfCoverageEmail'>;
 }
 
 export function createActivities(deps: ActivityDeps) {

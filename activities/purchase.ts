@@ -24,6 +24,9 @@ import type { PurchaseRecord } from '../src/purchases/purchase-record';
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
 import { createSavedCardCharges } from '../src/payments/saved-card';
+import { createBuyerEmailAfterPayment } from '../src/proof-of-coverage/after-payment';
+import { createProofOfCoverageEmailsRepository } from '../src/proof-of-coverage/repository';
+import type { PurchaseWorkflows } from '../src/purchases/workflow-client';
 import type { CheckoutSession, PurchaseStatus, RefundInput, SavedCardChargeResult } from '../workflows/contracts';
 
 export interface PurchaseActivityDeps {
@@ -35,6 +38,8 @@ export interface PurchaseActivityDeps {
   events: Pick<EventEmitter, 'purchaseStatus' | 'refunded' | 'certificatesIssued'>;
   /** Counts processor errors by activity (optional in unit tests). */
   metrics?: Pick<WorkerMetrics, 'dependencyErrors'>;
+  /** Starts the sending of the buyer's proof-of-coverage email after payment (`proof-email-<id>`). */
+  purchaseWorkflows: Pick<PurchaseWorkflows, 'startProofOfCoverageEmail'>;
 }
 
 /** The session as the processor now sees it. */
@@ -101,6 +106,10 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   const sales = createSaleRepository(db);
   const buyers = createBuyersRepository(db);
   const savedCards = createSavedCardCharges({ buyers, repo: customers, sales, payproc });
+  const buyerEmail = createBuyerEmailAfterPayment({
+    emails: createProofOfCoverageEmailsRepository(db),
+    startSending: (ids) => deps.purchaseWorkflows.startProofOfCoverageEmail(ids),
+  });
   const errors = deps.metrics?.dependencyErrors;
   const processorError: (err: unknown) => never = (err) =>
     processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
@@ -315,10 +324,15 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       return savedCards.charge(input.purchaseId, input.paymentMethodId);
     },
 
-    /** Marks the purchase's certificates issued (getCertificates lists them from now on) and its status `issued`. */
+    /**
+     * Marks the purchase's certificates issued (getCertificates lists them from now on) and its
+     * status `issued`, then emails the buyer the proof of coverage unless the account turned that
+     * off (once per purchase: src/proof-of-coverage/after-payment.ts).
+     */
     async markCertificatesIssued(input: { purchaseId: number }): Promise<void> {
       await sales.recordCertificatesIssued(input.purchaseId);
       await deps.events.certificatesIssued(input.purchaseId);
+      await buyerEmail.send(input.purchaseId);
     },
   };
 }

@@ -119,6 +119,7 @@ export function createAccountsRepository(db: Db) {
       return {
         ...toAccount(row as RootAccountRow),
         idpRootAccountUuid: String(row.idp_root_account_uuid),
+        sendBuyerEmailAfterPayment: row.send_buyer_email_after_payment !== false,
         teammates: agents.map((a: { id: number; idp_teammate_uuid: string; name: string; email: string }) => ({
           id: a.id,
           idpTeammateUuid: String(a.idp_teammate_uuid),
@@ -126,6 +127,16 @@ export function createAccountsRepository(db: Db) {
           email: a.email,
         })),
       };
+    },
+
+    /**
+     * Changes the account's settings: a value given is written, undefined leaves it. Returns
+     * whether the account exists.
+     */
+    async updateSettings(id: number, settings: { sendBuyerEmailAfterPayment?: boolean }): Promise<boolean> {
+      const q = db('root_accounts').where({ id });
+      if (settings.sendBuyerEmailAfterPayment === undefined) return (await q.first('id')) !== undefined;
+      return (await q.update({ send_buyer_email_after_payment: settings.sendBuyerEmailAfterPayment })) > 0;
     },
 
     /** The teammate the identity provider knows as `idpTeammateUuid` (its `sub`), or null. */

@@ -1,15 +1,16 @@
 /**
- * `GET /api/v1/account`: who the calling API key is (./service.ts). 200 in the envelope; the
+ * `GET /api/v1/account`: who the calling API key is (./service.ts); `PATCH /api/v1/account`
+ * changes the account's settings (400 VALIDATION_ERROR for an unknown setting). 200 in the envelope; the
  * gateway's 403 for a missing, unknown, frozen or deleted key; 400 QUERY_VALIDATION_ERROR for any
  * query parameter (it takes none, and an API that ignored one would hide a caller's typo).
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
-import { parseQuery } from '../http/validation';
-import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { parseBody, parseQuery } from '../http/validation';
+import { ErrorEnvelopeSchema, gatewayResponses, successEnvelope } from '../http/openapi';
 import type { AccountService } from './service';
-import { AccountRead } from './schemas';
+import { AccountRead, AccountUpdate } from './schemas';
 
 /** The account takes no query parameter: any one is rejected by name. */
 const NoQuery = z.strictObject({});
@@ -19,6 +20,32 @@ export function accountRoutes(service: AccountService): RouteRegistration {
     router.get('/account', async (ctx) => {
       parseQuery(NoQuery, ctx.query);
       ctx.body = ok(await service.describe(ctx.state.principal!), 'Account retrieved');
+    });
+    router.patch('/account', async (ctx) => {
+      parseQuery(NoQuery, ctx.query);
+      const body = parseBody(AccountUpdate, ctx.request.body);
+      ctx.body = ok(await service.update(ctx.state.principal!, body), 'Account updated');
+    });
+    registry.registerPath({
+      method: 'patch',
+      path: '/api/v1/account',
+      operationId: 'updateAccount',
+      tags: ['Account'],
+      summary: 'Change the account’s settings',
+      description:
+        'Changes account-wide settings (every key of the account, live or test, reads the same ones); a setting left out keeps its value. `send_buyer_email_after_payment` (on by default): the buyer of each purchase is emailed the proof of coverage once its certificates are issued, with the withdrawal link when the product offers one. Answers the account as GET does.',
+      request: { body: { required: true, content: { 'application/json': { schema: AccountUpdate } } } },
+      responses: {
+        200: {
+          description: 'The account, changed',
+          content: { 'application/json': { schema: successEnvelope(AccountRead, 'AccountResponse') } },
+        },
+        ...gatewayResponses,
+        400: {
+          description: 'VALIDATION_ERROR: an unknown setting or a value of the wrong type (or the gateway’s codes)',
+          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+        },
+      },
     });
     registry.registerPath({
       method: 'get',

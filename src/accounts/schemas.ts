@@ -1,6 +1,7 @@
 /**
  * Wire contract of `GET /api/v1/account`: who the calling API key is, with every id the other
- * surfaces ask for (snake_case, in the `/api/v1` envelope).
+ * surfaces ask for, and the account's settings (`PATCH /api/v1/account` changes them;
+ * snake_case, in the `/api/v1` envelope).
  */
 import { z } from 'zod';
 
@@ -11,6 +12,28 @@ export const AccountTeammate = z
     email: z.string(),
   })
   .meta({ id: 'AccountTeammate' });
+
+const SEND_BUYER_EMAIL_DESCRIPTION =
+  'When on (the default), the buyer of each purchase is emailed the proof of coverage once its certificates are issued: the certificates (attached, or download links when large), the verification links and, when the product offers it, the buyer’s online withdrawal link. Off: nothing goes to the buyer unless you ask (teamEmailProofofCoverage). Applies to purchases issued from then on.';
+
+/** The account's settings, as read (every one present). */
+export const AccountSettings = z
+  .object({
+    send_buyer_email_after_payment: z.boolean().meta({ description: SEND_BUYER_EMAIL_DESCRIPTION }),
+  })
+  .meta({ id: 'AccountSettings', description: 'Account-wide settings (every key of the account reads and changes the same ones)' });
+
+/** `PATCH /api/v1/account`: the settings to change (the others stay as they are). */
+export const AccountUpdate = z
+  .strictObject({
+    settings: z
+      .strictObject({
+        send_buyer_email_after_payment: z.boolean().optional().meta({ description: SEND_BUYER_EMAIL_DESCRIPTION }),
+      })
+      .meta({ description: 'The settings to change; a setting left out keeps its value' }),
+  })
+  .meta({ id: 'AccountUpdate', example: { settings: { send_buyer_email_after_payment: false } } });
+export type AccountUpdate = z.infer<typeof AccountUpdate>;
 
 export const AccountRead = z
   .object({
@@ -43,6 +66,7 @@ export const AccountRead = z
           'Whether this key’s payments go to the processor’s live or test mode (a live key on a test processor account says test: nothing is charged)',
       }),
     }),
+    settings: AccountSettings,
   })
   .meta({
     id: 'Account',
@@ -63,6 +87,7 @@ export const AccountRead = z
         platform_fee_bps: 250,
       },
       processor: { mode: 'test' },
+      settings: { send_buyer_email_after_payment: true },
     },
   });
 export type AccountRead = z.infer<typeof AccountRead>;

@@ -6,7 +6,9 @@
  * ids, its teammates, the key itself (mode, teammate, platform fee in basis points) and whether
  * its payments reach the processor's live or test mode (the secret key its mode uses: `sk_live_…`
  * is live, anything else test). The first call of an integration: every id the quote, buyer and
- * certificate surfaces ask for is here.
+ * certificate surfaces ask for is here. Its settings (`settings`, account-wide) are changed with
+ * `PATCH /api/v1/account`: `send_buyer_email_after_payment` (on by default) emails each buyer the
+ * proof of coverage once their purchase is issued (src/proof-of-coverage/after-payment.ts).
  *
  * Errors: NOT_FOUND (404) only if the key's account or key row vanished between the gateway's
  * check and this read (a deleted key is refused at the gateway first).
@@ -16,11 +18,11 @@ import type { ApiKeysRepository } from '../api-keys/repository';
 import { AppError, notFound } from '../shared/errors';
 import type { AccountsRepository } from './repository';
 import type { PortalSessionRepository } from './portal-session-repository';
-import type { AccountRead } from './schemas';
+import type { AccountRead, AccountUpdate } from './schemas';
 import type { AccountProfile, PortalRole, RootAccount, Teammate } from './types';
 
 export function createAccountService(deps: {
-  accounts: Pick<AccountsRepository, 'findProfile'>;
+  accounts: Pick<AccountsRepository, 'findProfile' | 'updateSettings'>;
   apiKeys: Pick<ApiKeysRepository, 'findKey'>;
   /** The processor secret key of each key mode (PAYPROC_LIVE_SECRET_KEY, PAYPROC_TEST_SECRET_KEY). */
   processorSecrets: { live: string; test: string };
@@ -47,7 +49,20 @@ export function createAccountService(deps: {
         teammates: account.teammates.map((t) => teammate(t.id)!),
         api_key: { id: key.id, name: key.name, mode: key.mode, teammate: teammate(key.agentId), platform_fee_bps: key.platformFeeBps },
         processor: { mode: deps.processorSecrets[principal.mode].startsWith('sk_live_') ? 'live' : 'test' },
+        settings: { send_buyer_email_after_payment: account.sendBuyerEmailAfterPayment },
       };
+    },
+
+    /**
+     * Changes the key's account's settings (`PATCH /api/v1/account`; a setting left out keeps its
+     * value) and answers the account as `describe` does. Errors: NOT_FOUND (404) as `describe`.
+     */
+    async update(principal: Principal, body: AccountUpdate): Promise<AccountRead> {
+      const found = await deps.accounts.updateSettings(principal.rootAccountId, {
+        sendBuyerEmailAfterPayment: body.settings.send_buyer_email_after_payment,
+      });
+      if (!found) throw notFound('account of API key', principal.apiKeyId);
+      return this.describe(principal);
     },
   };
 }

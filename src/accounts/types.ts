@@ -37,5 +37,7 @@ export interface Teammate extends Agent {
  */
 export interface AccountProfile extends RootAccount {
   idpRootAccountUuid: string;
+  /** Email the buyer the proof of coverage once a purchase is issued (on unless turned off). */
+  sendBuyerEmailAfterPayment: boolean;
   teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }>;
 }

@@ -103,6 +103,30 @@ export function createProofOfCoverageEmailsRepository(db: Db) {
         .returning(['id', 'recipient']);
     },
 
+    /**
+     * The buyer's email after payment of purchase `purchaseId` (issue 48, item 9): queues it once
+     * (`after_payment`, at most one row per purchase) when the purchase is issued, has a buyer email
+     * and its account's `send_buyer_email_after_payment` is on; answers the row (new, or the one
+     * queued before, whatever its status now) or null when none is to be sent.
+     */
+    async queueAfterPayment(purchaseId: number): Promise<{ id: number; status: 'queued' | 'sent' | 'failed' } | null> {
+      const earlier = () => db('proof_of_coverage_emails').where({ purchase_id: purchaseId, after_payment: true }).first('id', 'status');
+      const before = await earlier();
+      if (before) return before;
+      const p = await db('purchases as p')
+        .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
+        .where('p.id', purchaseId)
+        .first('p.buyer_email', 'p.status', 'p.certificates_issued_at', 'ra.send_buyer_email_after_payment');
+      if (!p || !p.send_buyer_email_after_payment || !p.buyer_email || !p.certificates_issued_at || p.status === 'refunded') return null;
+      await db.raw(
+        `insert into proof_of_coverage_emails (purchase_id, api_key_id, requested_by_agent_id, recipient, after_payment)
+         values (?, null, null, ?, true)
+         on conflict (purchase_id) where after_payment do nothing`,
+        [purchaseId, p.buyer_email],
+      );
+      return (await earlier()) ?? null;
+    },
+
     async toSend(emailId: number): Promise<ProofEmailToSend | undefined> {
       const row = await db('proof_of_coverage_emails as e')
         .join('purchases as p', 'p.id', 'e.purchase_id')

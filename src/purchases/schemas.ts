@@ -334,6 +334,11 @@ export const PurchaseDetail = z
     test_clock: instant(
       'A test purchase’s test clock: its frozen now for coverage and cancellations (set by advanceTestClock); null on the real clock, always null in live mode',
     ).nullable(),
+    buyer_page_url: z.string().nullable().meta({
+      description:
+        'The buyer’s own page of this purchase (the checkout-complete page, opened by its unguessable token): its live status, the certificates to download and, when the product offers it, the withdrawal link. Give it to the buyer only; null for a purchase with no checkout',
+      example: 'https://coi.example.com/checkout/complete?purchase=42&token=q8ZyVb1c3m0s5XkR2nTq7wLr4uJh9dEa6fCiPgBoN0Y',
+    }),
   })
   .meta({ id: 'Purchase' });
 export type PurchaseDetail = z.infer<typeof PurchaseDetail>;

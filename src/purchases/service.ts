@@ -26,6 +26,7 @@ import type { AccountView, Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
+import { COMPLETE_PAGE_PATH, returnPageUrl } from '../checkout-pages/return-urls';
 import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope } from './purchase-record';
 import type { StoredCancellation, StoredCancellationQuote } from './ledger-record';
 import type { SaleRepository } from './sale-repository';
@@ -228,6 +229,8 @@ export function createPurchaseService(deps: {
       })),
       timeline: timeline(p, cancellations),
       test_clock: p.testClockAt?.toISOString() ?? null,
+      // The buyer's checkout-complete page with its token: only in this answer, which only the owning account reads.
+      buyer_page_url: p.returnToken ? returnPageUrl(deps.publicBaseUrl, COMPLETE_PAGE_PATH, p.id, p.returnToken) : null,
     };
   }
 

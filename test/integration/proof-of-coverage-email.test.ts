@@ -21,6 +21,8 @@ import {
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { download } from '../helpers/documents';
 import { proofEmailWorkflowId } from '../../workflows/contracts';
+import { createBuyerEmailAfterPayment } from '../../src/proof-of-coverage/after-payment';
+import { createProofOfCoverageEmailsRepository } from '../../src/proof-of-coverage/repository';
 
 jest.setTimeout(180_000);
 
@@ -76,6 +78,69 @@ async function emailsSettled(purchaseIds: number[]): Promise<number> {
   }, 60_000);
   return settled!.queued;
 }
+
+/**
+ * The buyer's own email after payment of purchase `purchaseId` (issue 48, item 9), once it is
+ * settled (sent or failed): its row, or null when the purchase's run ended without queuing one.
+ */
+async function buyerEmailSettled(purchaseId: number): Promise<{ id: number; status: string; recipient: string } | null> {
+  // The sale's run queues it when it marks the purchase issued, before it ends.
+  await app.container.temporal.client.workflow.getHandle(`purchase-${purchaseId}`).result();
+  const row = await eventually(async () => {
+    const r = await app.container
+      .db('proof_of_coverage_emails')
+      .where({ purchase_id: purchaseId, after_payment: true })
+      .first('id', 'status', 'recipient');
+    return r === undefined ? { none: true as const } : r.status === 'queued' ? null : { none: false as const, ...r };
+  }, 60_000);
+  return row!.none ? null : { id: row!.id, status: row!.status, recipient: row!.recipient };
+}
+
+const buyerEmailOf = async (purchaseId: number): Promise<string> =>
+  (await app.container.db('purchases').where({ id: purchaseId }).first('buyer_email')).buyer_email;
+
+test('when a purchase is paid and issued, then its buyer is emailed the proof of coverage once, with the withdrawal link, without anyone asking', async () => {
+  const buyer = await buyerEmailOf(paid.purchaseId);
+  expect(buyer).toMatch(/@example\.com$/);
+  const row = await buyerEmailSettled(paid.purchaseId);
+  expect(row).toMatchObject({ status: 'sent', recipient: buyer });
+  const [mail] = await messagesTo(buyer);
+  expect(mail!.subject).toBe('Proof of coverage from Harbor & Pine Insurance Agency: Special Event Liability');
+  for (const c of issued.certificates) expect(mail!.text).toContain(c.certificate_number);
+  expect(mail!.text).toMatch(/Withdraw from contract here: http\S+/);
+  // The agent can follow it up like any other email.
+  const status = await call(app.baseUrl, `/api/v1/proof_of_coverage_emails/${row!.id}`, { key: agency.key });
+  expect(status.body.data).toMatchObject({ purchase_id: paid.purchaseId, to: buyer, status: 'sent' });
+
+  // Asked again (a retried or repeated issuance), it queues nothing and sends nothing more.
+  const again = createBuyerEmailAfterPayment({
+    emails: createProofOfCoverageEmailsRepository(app.container.db),
+    startSending: (ids) => app.container.purchaseWorkflows.startProofOfCoverageEmail(ids),
+  });
+  expect(await again.send(paid.purchaseId)).toBe(row!.id);
+  expect(await app.container.db('proof_of_coverage_emails').where({ purchase_id: paid.purchaseId, after_payment: true }).count()).toEqual([
+    { count: '1' },
+  ]);
+  expect(smtp.messages.filter((m) => m.to.includes(buyer))).toHaveLength(1);
+});
+
+test('when the purchase is read by its account, then it carries the buyer’s checkout-complete page link with its token, which opens that purchase’s page', async () => {
+  const res = await call(app.baseUrl, `/api/v1/purchases/${paid.purchaseId}`, { key: agency.key });
+  expect(res.status).toBe(200);
+  const url = new URL(res.body.data.buyer_page_url);
+  expect(url.pathname).toBe('/checkout/complete');
+  expect(url.searchParams.get('purchase')).toBe(String(paid.purchaseId));
+  const stored = await app.container.db('purchases').where({ id: paid.purchaseId }).first('return_token');
+  expect(url.searchParams.get('token')).toBe(stored.return_token);
+  const page = await fetch(`${app.baseUrl}${url.pathname}${url.search}`);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain(issued.certificates[0].certificate_number);
+  // Another account reads no such purchase (and so no link).
+  const other = await createAgency(app, 'Link Probe Agency');
+  const theirs = await call(app.baseUrl, `/api/v1/purchases/${paid.purchaseId}`, { key: other.key });
+  expect(theirs.status).toBe(404);
+  expect(theirs.text).not.toContain(stored.return_token);
+});
 
 test('when sent to two addresses (one repeated in other case), then each gets one email with both PDFs attached and working links, recorded as sent', async () => {
   const res = await send({
@@ -359,6 +424,7 @@ test('when a certificate holder is emailed its own set, then the email carries o
       body: { idp_teammate_uuid: agency.teammateUuid, purchase_id: bought.purchaseId, ...body },
     });
 
+  await buyerEmailSettled(bought.purchaseId); // the buyer's own email is out before messages are counted
   const before = smtp.messages.length;
   const unknown = await email({ email_addresses: ['nobody@riversidehall.example'], certificate_holder_id: 2_147_483_000 });
   expect([unknown.status, unknown.body.code]).toEqual([404, 'NOT_FOUND']);
@@ -371,4 +437,29 @@ test('when a certificate holder is emailed its own set, then the email carries o
   for (const a of mail!.attachments) expect(mine.map((n) => `${n}.pdf`)).toContain(a.filename);
   for (const n of answered) expect(mail!.text).not.toContain(n);
   expect(mail!.text).not.toMatch(/All certificates in one zip/);
+});
+
+test('when the account turns the buyer email off, then GET and PATCH /api/v1/account say so and a new purchase’s buyer gets no email; turned on again, the next one does', async () => {
+  const account = (body?: unknown) =>
+    call(app.baseUrl, '/api/v1/account', body === undefined ? { key: agency.key } : { method: 'PATCH', key: agency.key, body });
+  expect((await account()).body.data.settings).toEqual({ send_buyer_email_after_payment: true });
+  const off = await account({ settings: { send_buyer_email_after_payment: false } });
+  expect(off.status).toBe(200);
+  expect(off.body.data.settings).toEqual({ send_buyer_email_after_payment: false });
+  expect((await account()).body.data.settings).toEqual({ send_buyer_email_after_payment: false });
+  const unknown = await account({ settings: { send_everything: true } });
+  expect([unknown.status, unknown.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+
+  const quiet = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
+  await waitIssued(agency, quiet.paymentIntent);
+  expect(await buyerEmailSettled(quiet.purchaseId)).toBeNull();
+  const quietBuyer = await buyerEmailOf(quiet.purchaseId);
+  expect(smtp.messages.filter((m) => m.to.includes(quietBuyer))).toHaveLength(0);
+
+  expect((await account({ settings: { send_buyer_email_after_payment: true } })).body.data.settings).toEqual({
+    send_buyer_email_after_payment: true,
+  });
+  const told = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
+  await waitIssued(agency, told.paymentIntent);
+  expect(await buyerEmailSettled(told.purchaseId)).toMatchObject({ status: 'sent', recipient: await buyerEmailOf(told.purchaseId) });
 });
