@@ -48,6 +48,20 @@ const helper = (
     ...(body === undefined ? {} : { body }),
   });
 const purchaseRow = (id: number) => app.container.db('purchases').where({ id }).first();
+/**
+ * Checks out a new purchase and asks `action` of it before it is paid: expects 400 INVALID_REQUEST,
+ * `Purchase <id> is awaiting_payment and not paid: <why>`. Returns the purchase's id.
+ */
+const refusedBeforePayment = async (action: 'refund' | 'dispute', why: string): Promise<number> => {
+  const { purchaseId } = await checkout(app, account);
+  const res = await helper(account.key, purchaseId, action);
+  expect(res.status).toBe(400);
+  expect(res.body.error).toEqual({
+    code: 'INVALID_REQUEST',
+    message: `Purchase ${purchaseId} is awaiting_payment and not paid: ${why}`,
+  });
+  return purchaseId;
+};
 /** Waits until the purchase's owner has recorded the dispute event `eventId`. */
 const disputeHandled = (purchaseId: number, eventId: string) => processorEventRecorded(app, purchaseId, eventId);
 const result = (id: number) =>
@@ -215,13 +229,7 @@ describe('POST /api/v1/test_helpers/purchases/{id}/refund', () => {
   }, 120_000);
 
   test('when the purchase is not paid yet, then 400 INVALID_REQUEST and nothing is delivered', async () => {
-    const { purchaseId } = await checkout(app, account);
-    const res = await helper(account.key, purchaseId, 'refund');
-    expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({
-      code: 'INVALID_REQUEST',
-      message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no charge to refund`,
-    });
+    const purchaseId = await refusedBeforePayment('refund', 'there is no charge to refund');
     expect(await app.container.db('payproc_events').where({ purchase_id: purchaseId })).toEqual([]);
   });
 });
@@ -241,8 +249,8 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
     expect(product.status).toBe(201);
     monthlyProductId = product.body.data.id;
   });
-
-  test('when a paid test subscription is renewed twice, then each call creates the next month’s purchase with its own certificates', async () => {
+  /** Quotes the account's usual answers for the monthly product; returns the awaiting-payment purchase's id. */
+  const quoteMonthly = async (): Promise<number> => {
     const body = await account.quoteBody();
     const [selection] = body.selected_product_lines_to_purchase as Array<Record<string, unknown>>;
     const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
@@ -251,7 +259,11 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
       body: { ...body, selected_product_lines_to_purchase: [{ ...selection, product_line_template_id: monthlyProductId }] },
     });
     expect(quoted.status).toBe(200);
-    const purchaseId = quoted.body.purchase_id as number;
+    return quoted.body.purchase_id as number;
+  };
+
+  test('when a paid test subscription is renewed twice, then each call creates the next month’s purchase with its own certificates', async () => {
+    const purchaseId = await quoteMonthly();
 
     const early = await helper(account.key, purchaseId, 'renew');
     expect(early.status).toBe(400);
@@ -304,15 +316,7 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
   }, 180_000);
 
   test('when the subscription is set to cancel at the end of its period, then renewing it is 409 SUBSCRIPTION_ENDING (the processor sends no invoice) and nothing is delivered', async () => {
-    const body = await account.quoteBody();
-    const [selection] = body.selected_product_lines_to_purchase as Array<Record<string, unknown>>;
-    const quoted = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-      method: 'POST',
-      key: account.key,
-      body: { ...body, selected_product_lines_to_purchase: [{ ...selection, product_line_template_id: monthlyProductId }] },
-    });
-    expect(quoted.status).toBe(200);
-    const purchaseId = quoted.body.purchase_id as number;
+    const purchaseId = await quoteMonthly();
     expect((await helper(account.key, purchaseId, 'pay')).status).toBe(200);
     expect((await result(purchaseId)).status).toBe('issued');
 
@@ -496,13 +500,7 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
   }, 120_000);
 
   test('when the purchase is not paid or the amount is above its total, then 400 and nothing is delivered', async () => {
-    const { purchaseId } = await checkout(app, account);
-    const unpaid = await helper(account.key, purchaseId, 'dispute');
-    expect(unpaid.status).toBe(400);
-    expect(unpaid.body.error).toEqual({
-      code: 'INVALID_REQUEST',
-      message: `Purchase ${purchaseId} is awaiting_payment and not paid: there is no payment to dispute`,
-    });
+    const purchaseId = await refusedBeforePayment('dispute', 'there is no payment to dispute');
     const paid = await issuedPurchase(app, account);
     const total = Number((await purchaseRow(paid)).total_minor);
     const tooMuch = await helper(account.key, paid, 'dispute', { amount: total + 1 });

@@ -6,42 +6,15 @@
  * pro-rata cancellation of the same units, whatever the product's terms. Minor units.
  */
 import fc from 'fast-check';
-import {
-  priceCancellation,
-  priceWithdrawal,
-  type CancellationTerms,
-  type RefundQuote,
-  type RuleInput,
-  type RuleItem,
-} from '../../src/purchases/refund-rule';
+import { priceCancellation, priceWithdrawal, type RefundQuote, type RuleInput, type RuleItem } from '../../src/purchases/refund-rule';
+import { cancellationTermsArb, DAY, DAY1, itemDrawsArb, ruleItemsOf } from '../helpers/refund-rule-arbitraries';
 
-const DAY = 86_400_000;
-/** Local midnight of 1 June 2027 in America/Chicago (05:00 UTC), the first covered day. */
-const DAY1 = Date.parse('2027-06-01T05:00:00Z');
 const SEED = 4811;
-
-const termsArb: fc.Arbitrary<CancellationTerms> = fc.record({
-  freeLookDays: fc.integer({ min: 0, max: 30 }),
-  refundMethod: fc.constantFrom('pro_rata', 'short_rate', 'none'),
-  insurerRefundMethod: fc.constantFrom('pro_rata', 'short_rate', 'none'),
-  shortRatePenaltyBps: fc.integer({ min: 0, max: 10_000 }),
-  platformFeeRefundable: fc.boolean(),
-  minimumEarnedPremiumMinor: fc.integer({ min: 0, max: 50_000 }),
-  buyerWithdrawal: fc.constant(true),
-});
 
 /** A purchase of 1–3 items of 1–10 days from DAY1, paid `paidDaysBefore` days before DAY1, and the units to cancel. */
 const purchaseArb = fc
   .record({
-    items: fc.array(
-      fc.record({
-        premiumMinor: fc.integer({ min: 0, max: 2_000_000 }),
-        taxMinor: fc.integer({ min: 0, max: 200_000 }),
-        units: fc.integer({ min: 1, max: 10 }),
-        terms: termsArb,
-      }),
-      { minLength: 1, maxLength: 3 },
-    ),
+    items: itemDrawsArb({ maxPremiumMinor: 2_000_000, maxTaxMinor: 200_000, maxUnits: 10 }, cancellationTermsArb(fc.constant(true))),
     fee: fc.integer({ min: 0, max: 100_000 }),
     paidDaysBefore: fc.integer({ min: 1, max: 13 }),
     /** Days after payment the cancellation takes effect (0 … 13: within the withdrawal period). */
@@ -51,15 +24,7 @@ const purchaseArb = fc
     cap: fc.option(fc.integer({ min: 0, max: 10_000_000 })),
   })
   .map((c) => {
-    let next = 1;
-    const items: RuleItem[] = c.items.map((it, k) => ({
-      id: k + 1,
-      premiumMinor: it.premiumMinor,
-      taxMinor: it.taxMinor,
-      refundedPremiumMinor: 0,
-      units: Array.from({ length: it.units }, (_, i) => ({ id: next++, startsAt: new Date(DAY1 + i * DAY), cancelled: false })),
-      terms: it.terms,
-    }));
+    const items = ruleItemsOf(c.items);
     const paidAt = new Date(DAY1 - c.paidDaysBefore * DAY - 3_600_000);
     const effectiveAt = new Date(paidAt.getTime() + c.afterPayment * DAY);
     const open = items.flatMap((it) => it.units).filter((u) => u.startsAt.getTime() > effectiveAt.getTime());

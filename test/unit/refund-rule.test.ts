@@ -17,10 +17,8 @@ import {
   type RuleInput,
   type RuleItem,
 } from '../../src/purchases/refund-rule';
+import { cancellationTermsArb, DAY, DAY1, itemDrawsArb, ruleItemsOf } from '../helpers/refund-rule-arbitraries';
 
-const DAY = 86_400_000;
-/** Local midnight of 1 June 2027 in America/Chicago (05:00 UTC), the first covered day. */
-const DAY1 = Date.parse('2027-06-01T05:00:00Z');
 const paidAt = new Date(DAY1 - 20 * DAY);
 
 /** 7 days at 10.00 with 12 % tax (8.40): unit ids 1–7. */
@@ -329,26 +327,9 @@ describe('splitting', () => {
 });
 
 describe('properties', () => {
-  const termsArb: fc.Arbitrary<CancellationTerms> = fc.record({
-    freeLookDays: fc.integer({ min: 0, max: 30 }),
-    refundMethod: fc.constantFrom('pro_rata', 'short_rate', 'none'),
-    insurerRefundMethod: fc.constantFrom('pro_rata', 'short_rate', 'none'),
-    shortRatePenaltyBps: fc.integer({ min: 0, max: 10_000 }),
-    platformFeeRefundable: fc.boolean(),
-    minimumEarnedPremiumMinor: fc.integer({ min: 0, max: 50_000 }),
-    buyerWithdrawal: fc.boolean(),
-  });
   const caseArb = fc
     .record({
-      items: fc.array(
-        fc.record({
-          premiumMinor: fc.integer({ min: 0, max: 5_000_000 }),
-          taxMinor: fc.integer({ min: 0, max: 500_000 }),
-          units: fc.integer({ min: 1, max: 30 }),
-          terms: termsArb,
-        }),
-        { minLength: 1, maxLength: 3 },
-      ),
+      items: itemDrawsArb({ maxPremiumMinor: 5_000_000, maxTaxMinor: 500_000, maxUnits: 30 }, cancellationTermsArb(fc.boolean())),
       fee: fc.integer({ min: 0, max: 100_000 }),
       paidDaysBefore: fc.integer({ min: 0, max: 40 }),
       effectiveDay: fc.integer({ min: -10, max: 35 }),
@@ -357,15 +338,7 @@ describe('properties', () => {
       cap: fc.option(fc.integer({ min: 0, max: 20_000_000 })),
     })
     .map((c) => {
-      let next = 1;
-      const items: RuleItem[] = c.items.map((it, k) => ({
-        id: k + 1,
-        premiumMinor: it.premiumMinor,
-        taxMinor: it.taxMinor,
-        refundedPremiumMinor: 0,
-        units: Array.from({ length: it.units }, (_, i) => ({ id: next++, startsAt: new Date(DAY1 + i * DAY), cancelled: false })),
-        terms: it.terms,
-      }));
+      const items = ruleItemsOf(c.items);
       const effectiveAt = new Date(DAY1 + c.effectiveDay * DAY - 3_600_000);
       const open = items.flatMap((it) => it.units).filter((u) => u.startsAt.getTime() > effectiveAt.getTime());
       const cancelUnitIds = open.filter((u) => c.pick[u.id % 90]).map((u) => u.id);
