@@ -113,17 +113,16 @@ export function createApiKeysRepository(db: Db) {
           keys.map((k) => k.id),
         )
         .orderBy('id');
+      const secretsOf = Map.groupBy(secrets, (s) => s.api_key_id as number);
       return keys.map((k) => ({
         ...k,
-        secrets: secrets
-          .filter((s) => s.api_key_id === k.id)
-          .map((s) => ({
-            id: s.id,
-            apiKeyId: s.api_key_id,
-            displayPrefix: s.display_prefix,
-            createdAt: s.created_at,
-            expiresAt: s.expires_at,
-          })),
+        secrets: (secretsOf.get(k.id) ?? []).map((s) => ({
+          id: s.id,
+          apiKeyId: s.api_key_id,
+          displayPrefix: s.display_prefix,
+          createdAt: s.created_at,
+          expiresAt: s.expires_at,
+        })),
       }));
     },
 

@@ -37,6 +37,7 @@ interface StoredItem {
 async function items(trx: Knex.Transaction | Db, purchaseId: number): Promise<StoredItem[]> {
   const rows = await trx('purchase_items').where({ purchase_id: purchaseId }).orderBy('position');
   const units = await trx('covered_units').where({ purchase_id: purchaseId }).orderBy(['purchase_item_id', 'unit_index']);
+  const unitsOf = Map.groupBy(units, (u) => u.purchase_item_id as number);
   return rows.map((i) => ({
     id: i.id,
     productLineId: i.product_line_id,
@@ -48,16 +49,14 @@ async function items(trx: Knex.Transaction | Db, purchaseId: number): Promise<St
     answers: i.answers,
     namedInsured: i.named_insured,
     certificateHolder: i.certificate_holder,
-    units: units
-      .filter((u) => u.purchase_item_id === i.id)
-      .map((u) => ({
-        index: u.unit_index,
-        kind: u.kind,
-        startsAt: u.starts_at,
-        endsAt: u.ends_at,
-        timeZone: u.time_zone,
-        localLabel: u.local_label,
-      })),
+    units: (unitsOf.get(i.id) ?? []).map((u) => ({
+      index: u.unit_index,
+      kind: u.kind,
+      startsAt: u.starts_at,
+      endsAt: u.ends_at,
+      timeZone: u.time_zone,
+      localLabel: u.local_label,
+    })),
   }));
 }
 
