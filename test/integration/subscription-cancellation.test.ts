@@ -9,31 +9,23 @@
  * every unit of the current period.
  */
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
-import {
-  WEBHOOK_SECRET,
-  deliverWebhook,
-  processorEvent,
-  subscriptionInvoicePaidEvent,
-  subscriptionSessionCompletedEvent,
-  unitStatesAndVoided,
-} from '../helpers/purchases';
-import { createAgencyWithMonthlyProduct, eventSelection, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
+import { deliverWebhook, processorEvent, subscriptionInvoicePaidEvent, unitStatesAndVoided } from '../helpers/purchases';
+import { eventSelection, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
+import { payFirstPeriod, useMonthlyAgencyStack } from '../helpers/subscriptions';
 import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
 
-const stack = useStack({ proxy: true, app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useMonthlyAgencyStack('EVM-SUB-2');
 let proxy: ProcessorProxy;
 let app: TestApp;
 let agency: Agency;
 let monthlyProductId: number;
 
 beforeAll(async () => {
-  ({ proxy, app } = stack);
-  ({ agency, monthlyProductId } = await createAgencyWithMonthlyProduct(app, 'EVM-SUB-2'));
+  ({ proxy, app, agency, monthlyProductId } = stack);
   await api(`/products/${monthlyProductId}/cancellation_terms`, { method: 'PATCH', body: { free_look_days: 0 } });
 });
 
@@ -57,14 +49,7 @@ async function paidSubscription(renewed = false): Promise<{ purchaseId: number; 
   if (checkout.status !== 200) throw new Error(`quote: ${checkout.status} ${checkout.text}`);
   const purchaseId = checkout.body.purchase_id as number;
   const subscription = `sub_cancel_${purchaseId}_${Date.now()}`;
-  const paid = subscriptionSessionCompletedEvent({
-    id: `evt_sub_paid_${purchaseId}`,
-    purchaseId,
-    sessionId: checkout.body.id,
-    subscription,
-  });
-  expect((await deliverWebhook(app, paid)).status).toBe(200);
-  await waitIssued(agency, `pi_paid_${purchaseId}`);
+  await payFirstPeriod(app, agency, { purchaseId, sessionId: checkout.body.id, eventId: `evt_sub_paid_${purchaseId}`, subscription });
   if (!renewed) return { purchaseId, subscription, renewalId: null };
   const invoiceId = `in_cycle_${purchaseId}`;
   const cycle = subscriptionInvoicePaidEvent({

@@ -7,34 +7,23 @@
  */
 import { DateTime } from 'luxon';
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, deliverWebhook, subscriptionInvoicePaidEvent, subscriptionSessionCompletedEvent } from '../helpers/purchases';
-import {
-  createAgencyWithMonthlyProduct,
-  eventSelection,
-  getCertificates,
-  quoteForNewBuyer,
-  waitIssued,
-  type Agency,
-} from '../helpers/certificates';
+import { deliverWebhook, subscriptionInvoicePaidEvent } from '../helpers/purchases';
+import { eventSelection, getCertificates, quoteForNewBuyer, waitIssued, type Agency } from '../helpers/certificates';
+import { payFirstPeriod, useMonthlyAgencyStack } from '../helpers/subscriptions';
 import type { ProcessorProxy } from '../helpers/processor-proxy';
 
 jest.setTimeout(180_000);
 
-const stack = useStack({
-  proxy: true,
-  app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' },
-});
+const stack = useMonthlyAgencyStack('EVM-SUB-1');
 let proxy: ProcessorProxy;
 let app: TestApp;
 let agency: Agency;
 let monthlyProductId: number;
 
-beforeAll(async () => {
-  ({ proxy, app } = stack);
-  ({ agency, monthlyProductId } = await createAgencyWithMonthlyProduct(app, 'EVM-SUB-1'));
+beforeAll(() => {
+  ({ proxy, app, agency, monthlyProductId } = stack);
 });
 
 const quote = async (selections: Record<string, unknown>[]) => (await quoteForNewBuyer(agency, selections)).quote;
@@ -58,15 +47,13 @@ test('given a recurring product, when it is bought and the second invoice is pai
 
   // First period: the paid subscription checkout.
   const subscription = `sub_${purchaseId}_${Date.now()}`;
-  const paid = subscriptionSessionCompletedEvent({
-    id: `evt_sub_paid_${purchaseId}`,
+  const first = await payFirstPeriod(app, agency, {
     purchaseId,
     sessionId: checkout.body.id,
+    eventId: `evt_sub_paid_${purchaseId}`,
     subscription,
     invoice: `in_first_${purchaseId}`,
   });
-  expect((await deliverWebhook(app, paid)).status).toBe(200);
-  const first = await waitIssued(agency, `pi_paid_${purchaseId}`);
   expect(first.certificates.map((c: any) => c.coverage_label)).toEqual(['2027-05-01', '2027-05-02']);
 
   // Second period: the subscription's billing-cycle invoice, delivered twice.
@@ -236,14 +223,12 @@ test('given a monthly vendor insured every day from today, when the next month i
   expect(checkout.status).toBe(200);
   const purchaseId = checkout.body.purchase_id as number;
   const subscription = `sub_vendor_${purchaseId}_${Date.now()}`;
-  const paid = subscriptionSessionCompletedEvent({
-    id: `evt_vendor_paid_${purchaseId}`,
-    purchaseId,
-    sessionId: checkout.body.id,
-    subscription,
-  });
-  expect((await deliverWebhook(app, paid)).status).toBe(200);
-  await waitIssued(agency, `pi_paid_${purchaseId}`, 150_000);
+  await payFirstPeriod(
+    app,
+    agency,
+    { purchaseId, sessionId: checkout.body.id, eventId: `evt_vendor_paid_${purchaseId}`, subscription },
+    150_000,
+  );
 
   const api = (path: string, init: { method?: string } = {}) => call(app.baseUrl, `/api/v1${path}`, { key: agency.key, ...init });
   const unitsOf = async (id: number) =>
