@@ -11,6 +11,7 @@ import type { DeliveryView } from '../events/service';
 import type { AgencyEvent } from '../events/types';
 import { AGENCY_EVENT_TYPES } from '../events/types';
 import { confirmDeletePage, csrfField, field, page, utc, when, type Frame } from './views';
+import { descriptionList } from './description-list';
 import { dataTable } from './table';
 
 /** The create-endpoint form's values and what was wrong with them. */
@@ -156,12 +157,10 @@ export function eventPage(
   const { event, mode } = data;
   return page(
     frame,
-    html`<dl>
-        <dt>Type</dt>
-        <dd>${event.type}</dd>
-        <dt>Created</dt>
-        <dd>${utc(new Date(event.created * 1000))}</dd>
-      </dl>
+    html`${descriptionList([
+      ['Type', event.type],
+      ['Created', utc(new Date(event.created * 1000))],
+    ])}
       ${event.deliveries.length === 0 ? html`<p>No endpoint took this event.</p>` : null}
       ${event.deliveries.map((d) =>
         dataTable({

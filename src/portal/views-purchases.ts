@@ -15,6 +15,7 @@ import type { PurchaseSearchResponse } from '../purchase-search/schemas';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import { formatMinorUnits } from '../payments/checkout-link-email';
 import { csrfField, field, page, when, type Frame } from './views';
+import { descriptionList } from './description-list';
 import { dataTable } from './table';
 
 /** Purchase search (the API's search: buyer name or email, product or bundle name, certificate number). */
@@ -75,20 +76,14 @@ export function purchasePage(
   const money = (minor: number) => formatMinorUnits(minor, p.currency);
   return page(
     frame,
-    html`<dl>
-        <dt>Status</dt>
-        <dd>${p.status}</dd>
-        <dt>Buyer</dt>
-        <dd>${p.buyer_email ?? '—'}</dd>
-        <dt>Total</dt>
-        <dd>${money(p.amount_total)} (premium ${money(p.amount_subtotal)}, platform fee ${money(p.platform_fee)})</dd>
-        <dt>Paid</dt>
-        <dd>${money(p.amount_paid)}</dd>
-        <dt>Refunded</dt>
-        <dd>${money(p.amount_refunded)}</dd>
-        <dt>Payment intent</dt>
-        <dd><code>${p.payment_intent ?? '—'}</code></dd>
-      </dl>
+    html`${descriptionList([
+      ['Status', p.status],
+      ['Buyer', p.buyer_email ?? '—'],
+      ['Total', `${money(p.amount_total)} (premium ${money(p.amount_subtotal)}, platform fee ${money(p.platform_fee)})`],
+      ['Paid', money(p.amount_paid)],
+      ['Refunded', money(p.amount_refunded)],
+      ['Payment intent', html`<code>${p.payment_intent ?? '—'}</code>`],
+    ])}
       <h2>Timeline</h2>
       <ol>
         ${p.timeline.map((t) => html`<li>${when(t.at)}: ${t.type.replace(/_/g, ' ')} (by ${t.by})</li>`)}
@@ -216,20 +211,16 @@ export function cancelFormPage(
 export function cancelPreviewPage(frame: Frame, data: { quote: CancellationQuote; mode: KeyMode; labels: Map<number, string> }): string {
   const q = data.quote;
   const money = (minor: number) => formatMinorUnits(minor, q.currency);
+  const refundParts = ` (premium ${money(q.refund.premium)}, platform fee ${money(q.refund.platform_fee)}, tax ${money(q.refund.tax)})`;
   return page(
     frame,
-    html`<dl>
-        <dt>Refund</dt>
-        <dd><strong id="refund-total">${money(q.refund.total)}</strong> (premium ${money(q.refund.premium)}, platform fee ${money(q.refund.platform_fee)}, tax ${money(q.refund.tax)})</dd>
-        <dt>Rule</dt>
-        <dd>${q.method.replace(/_/g, ' ')}</dd>
-        <dt>Takes effect</dt>
-        <dd>${when(q.effective_at)}</dd>
-        <dt>Ends the policy</dt>
-        <dd>${q.ends_policy ? 'yes: no covered unit stays active' : 'no: other units stay covered'}</dd>
-        <dt>This price holds until</dt>
-        <dd>${when(q.expires_at)}</dd>
-      </dl>
+    html`${descriptionList([
+      ['Refund', html`<strong id="refund-total">${money(q.refund.total)}</strong>${refundParts}`],
+      ['Rule', q.method.replace(/_/g, ' ')],
+      ['Takes effect', when(q.effective_at)],
+      ['Ends the policy', q.ends_policy ? 'yes: no covered unit stays active' : 'no: other units stay covered'],
+      ['This price holds until', when(q.expires_at)],
+    ])}
       ${dataTable({
         label: 'Units cancelled',
         caption: 'The covered units cancelled and their certificates, voided once it is carried out',
@@ -429,14 +420,11 @@ export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mod
     html`<ul>
         ${q.changes.map((c) => html`<li>${describe(c)}</li>`)}
       </ul>
-      <dl>
-        <dt>Premium difference</dt>
-        <dd id="premium-difference">${money(q.premium_difference)}</dd>
-        <dt>Total difference</dt>
-        <dd>${money(q.total_difference)}</dd>
-        <dt>New total</dt>
-        <dd>${money(q.new_amount_total)}</dd>
-      </dl>
+      ${descriptionList([
+        ['Premium difference', money(q.premium_difference), 'premium-difference'],
+        ['Total difference', money(q.total_difference)],
+        ['New total', money(q.new_amount_total)],
+      ])}
       <p>Certificates reissued as a new version: ${q.reissues.map((r) => r.certificate_number).join(', ') || 'none'}.</p>
       <form method="post" action=${`/portal/purchases/${q.purchase_id}/endorse?mode=${data.mode}`}>
         ${csrfField(frame.csrf)}

@@ -14,6 +14,7 @@ import type { KeyListing, IssuedKey } from '../api-keys/service';
 import type { KeyMode } from '../api-keys/secrets';
 import type { PortalRole, Teammate } from '../accounts/types';
 import type { AuditEntry } from '../audit/types';
+import { descriptionList } from './description-list';
 import { dataTable } from './table';
 
 type Node = VNode | VNode[] | string | null;
@@ -389,18 +390,13 @@ export function accountPage(
   const form = data.form ?? { values: { successUrl: a.checkoutSuccessUrl ?? '', cancelUrl: a.checkoutCancelUrl ?? '' }, errors: {} };
   return page(
     frame,
-    html`<dl>
-        <dt>Name</dt>
-        <dd>${a.name}</dd>
-        <dt>Slug</dt>
-        <dd><code>${a.slug}</code></dd>
-        <dt>Root account id</dt>
-        <dd><code>${a.idpRootAccountUuid}</code></dd>
-        <dt>Checkout success URL</dt>
-        <dd>${a.checkoutSuccessUrl ?? "the service's own page"}</dd>
-        <dt>Checkout cancel URL</dt>
-        <dd>${a.checkoutCancelUrl ?? "the service's own page"}</dd>
-      </dl>
+    html`${descriptionList([
+      ['Name', a.name],
+      ['Slug', html`<code>${a.slug}</code>`],
+      ['Root account id', html`<code>${a.idpRootAccountUuid}</code>`],
+      ['Checkout success URL', a.checkoutSuccessUrl ?? "the service's own page"],
+      ['Checkout cancel URL', a.checkoutCancelUrl ?? "the service's own page"],
+    ])}
       ${
         data.canChange
           ? html`<form method="post" action="/portal/account/return-urls" novalidate>
