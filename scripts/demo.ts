@@ -487,10 +487,19 @@ async function main(): Promise<void> {
       const url = first.certificates.find((c) => c.number === old)?.verification_url ?? first.certificate!.verification_url;
       say(`  ${old} on its verification page: ${String(verification.state)} (by ${String(verification.superseded_by)})  ${url}`);
 
-      // The venue's certificates as they are now (the moved day's new version among them).
-      const now = await ok(
-        api.POST('/platform-agency-certs/getCertificates', { body: { idp_teammate_uuid: s.teammateUuid, purchase_id: event.purchaseId } }),
-      );
+      // The venue's certificates as they are now (the moved day's new version among them): getCertificates
+      // answers pending until the new versions' zips are stored too, then the whole set.
+      let now;
+      for (;;) {
+        now = await ok(
+          api.POST('/platform-agency-certs/getCertificates', {
+            body: { idp_teammate_uuid: s.teammateUuid, purchase_id: event.purchaseId },
+          }),
+        );
+        if (now.status === 'issued') break;
+        if (Date.now() > until) throw new Error(`the certificates of endorsement ${endorsement.id} were not all stored within two minutes`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
       const venue = now.certificates.filter((c) => c.certificate_holder?.id === venueHolderId);
       const dir = path.join(s.outputDir, `purchase-${event.purchaseId}`, 'venue');
       for (const c of venue) await download(c.download_url, path.join(dir, `${c.certificate_number}.pdf`));
