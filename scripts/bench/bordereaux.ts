@@ -31,7 +31,7 @@ import { createDb, migrateLatest, type Db } from '../../src/db/knex';
 import { createReportsRepository, LEDGER_SQL } from '../../src/reports/repository';
 import { monthRange } from '../../src/reports/bordereau';
 import { REPO_ROOT, round2, writeResultsFile, loadStackLib, reportHead } from './lib';
-import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { parseBenchOptionsOrExit, type BenchOptions, benchOptions, benchEntry } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
 const run = promisify(execFile);
@@ -45,13 +45,13 @@ const LARGE_MONTH = '2026-10';
 
 const log = (line: string) => console.log(line);
 
-export const BORDEREAUX_OPTIONS: BenchOptionsSpec<'rows' | 'small'> = {
-  bench: 'bordereaux',
-  ints: {
+export const BORDEREAUX_OPTIONS = benchOptions(
+  { bench: 'bordereaux' },
+  {
     rows: { default: 100_000, quick: 5_000, min: 100, max: 2_000_000 },
     small: { default: 10_000, quick: 500, min: 10, max: 1_000_000 },
   },
-};
+);
 type Options = BenchOptions<keyof typeof BORDEREAUX_OPTIONS.ints>;
 
 /** One agency, one insurer, one product; `counts[month]` paid purchases spread over each month. */
@@ -243,3 +243,6 @@ export async function runBordereauxBench(argv: string[]): Promise<BenchReport> {
     await stack.stopAll({ log });
   }
 }
+
+/** The bordereaux bench as `npm run bench` loads it. */
+export const BENCH = benchEntry(BORDEREAUX_OPTIONS, runBordereauxBench);

@@ -55,12 +55,18 @@
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Container } from '../../src/container';
-import type { ApiHandle } from '../harness/api';
 import { call } from '../harness/fixtures';
-import { createQuotingAccount, type QuotingAccount } from '../harness/purchases';
+import { createQuotingAccount } from '../harness/purchases';
 import { startProcessorProxy, type ProcessorProxy, type RecordedRequest } from '../harness/processor-proxy';
-import { benchServiceEnv, startApiAndWorker, stopApiAndWorker, type ApiAndWorker, type WorkerProcess } from './certificates-worker';
+import {
+  accountApi,
+  benchServiceEnv,
+  startApiAndWorker,
+  stopApiAndWorker,
+  type ApiAndWorker,
+  type QuotingBench,
+  type WorkerProcess,
+} from './certificates-worker';
 import {
   latencyStats,
   REPO_ROOT,
@@ -78,7 +84,7 @@ import {
   resultsHead,
   rounded,
 } from './lib';
-import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { parseBenchOptionsOrExit, type BenchOptions, benchOptions, benchEntry } from './options';
 import { ratioOf, textTable, type BenchReport, type ScenarioReport } from './report';
 
 /** Its own servers (Temporal 7293, stripe-mock 12191, fake-gcs 4493), database, state and worker log. */
@@ -94,11 +100,9 @@ const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const fmt = (v: number, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
-export const CANCELLATIONS_OPTIONS: BenchOptionsSpec<
-  'seconds' | 'rounds' | 'connections' | 'voidRuns' | 'bulk' | 'setupConcurrency' | 'pollMs'
-> = {
-  bench: 'cancellations',
-  ints: {
+export const CANCELLATIONS_OPTIONS = benchOptions(
+  { bench: 'cancellations', onlyExample: 'preview,voided,bulk' },
+  {
     seconds: { default: 2, quick: 1, min: 1, max: 600, metavar: 'S' },
     rounds: { default: 8, quick: 2, min: 1, max: 50 },
     connections: { default: 2, quick: 2, min: 1, max: 100, metavar: 'C' },
@@ -107,22 +111,17 @@ export const CANCELLATIONS_OPTIONS: BenchOptionsSpec<
     setupConcurrency: { default: 12, quick: 8, min: 1, max: 64 },
     pollMs: { default: 50, quick: 50, min: 5, max: 5000, metavar: 'MS' },
   },
-  onlyExample: 'preview,voided,bulk',
-};
+);
 type Options = BenchOptions<keyof typeof CANCELLATIONS_OPTIONS.ints>;
 
 // ---------------------------------------------------------------------------------------------
 // Issued purchases through the API
 
-interface Bench {
-  app: ApiHandle;
-  container: Container;
-  account: QuotingAccount;
+interface Bench extends QuotingBench {
   headers: Record<string, string>;
 }
 
-const api = (b: Bench, p: string, init: { method?: string; body?: unknown } = {}) =>
-  call(b.app.baseUrl, `/api/v1${p}`, { key: b.account.key, ...init });
+const api = accountApi;
 
 /** One purchase of the account's event product covering `days` (1 or 2) days from COVERAGE_START, paid through the test helper. */
 async function checkoutAndPay(b: Bench, days: 1 | 2, n: number): Promise<number> {
@@ -864,3 +863,6 @@ export async function runCancellationsBench(argv: string[]): Promise<BenchReport
     );
   }
 }
+
+/** The cancellations bench as `npm run bench` loads it. */
+export const BENCH = benchEntry(CANCELLATIONS_OPTIONS, runCancellationsBench);

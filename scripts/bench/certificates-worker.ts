@@ -23,6 +23,8 @@ import { loadConfig, type Config } from '../../src/config';
 import { createContainer, type Container } from '../../src/container';
 import { createLogger } from '../../src/logger';
 import type { ApiHandle } from '../harness/api';
+import { call } from '../harness/fixtures';
+import type { QuotingAccount } from '../harness/purchases';
 import { listenApi } from './lib';
 /** Node flags of a worker process (scripts/worker-runtime.cjs: its heap cap), as every launcher passes them. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -386,3 +388,14 @@ export async function stopApiAndWorker(s: ApiAndWorker): Promise<void> {
   }
   await s.container?.close();
 }
+
+/** A bench's API in this process (startApiAndWorker) and the quoting account it drives (createQuotingAccount). */
+export interface QuotingBench {
+  app: ApiHandle;
+  container: Container;
+  account: QuotingAccount;
+}
+
+/** `call` of `/api/v1<p>` on the bench's API with its account's key; answers the call as it came. */
+export const accountApi = (b: QuotingBench, p: string, init: { method?: string; body?: unknown } = {}) =>
+  call(b.app.baseUrl, `/api/v1${p}`, { key: b.account.key, ...init });

@@ -83,7 +83,7 @@ import {
   resultsHead,
   rounded,
 } from './lib';
-import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { parseBenchOptionsOrExit, type BenchOptions, benchOptions, benchEntry } from './options';
 import { ratioOf, textTable, type BenchReport, type Percentiles } from './report';
 
 const ROOT = REPO_ROOT;
@@ -101,12 +101,18 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** A dynamic import whose specifier TypeScript does not resolve (the .mjs modules have no types). */
 
+/** The rules between the certificates bench's options; throws an `Error` with a one-line message when one is broken. */
+function checkCertificatesOptions(o: Record<'certs' | 'baselineCerts' | 'memoryFirst' | 'memoryCerts' | 'memoryLast', number>): void {
+  if (o.baselineCerts > o.certs)
+    throw new Error('--baseline-certs must not exceed --certs (the baseline renders some of the same certificates)');
+  if (o.memoryCerts <= o.memoryFirst) throw new Error('--memory-certs must exceed --memory-first');
+  if (o.memoryLast <= o.memoryCerts) throw new Error('--memory-last must exceed --memory-certs');
+}
+
 /** The certificates bench's options (`--quick`: 20 + 3 certificates, 2 latency runs, the worker read after 20, 100 and 200 certificates). */
-export const CERTIFICATES_OPTIONS: BenchOptionsSpec<
-  'certs' | 'baselineCerts' | 'runs' | 'memoryFirst' | 'memoryCerts' | 'memoryLast' | 'pollMs'
-> = {
-  bench: 'certificates',
-  ints: {
+export const CERTIFICATES_OPTIONS = benchOptions(
+  { bench: 'certificates', check: checkCertificatesOptions },
+  {
     certs: { default: 100, quick: 20, min: 1, max: 366 },
     baselineCerts: { default: 10, quick: 3, min: 1, max: 366 },
     runs: { default: 10, quick: 2, min: 1, max: 1000 },
@@ -115,13 +121,7 @@ export const CERTIFICATES_OPTIONS: BenchOptionsSpec<
     memoryLast: { default: 10_000, quick: 200, min: 1, max: 1_000_000 },
     pollMs: { default: 50, quick: 50, min: 1, max: 10_000, metavar: 'MS' },
   },
-  check: (o) => {
-    if (o.baselineCerts > o.certs)
-      throw new Error('--baseline-certs must not exceed --certs (the baseline renders some of the same certificates)');
-    if (o.memoryCerts <= o.memoryFirst) throw new Error('--memory-certs must exceed --memory-first');
-    if (o.memoryLast <= o.memoryCerts) throw new Error('--memory-last must exceed --memory-certs');
-  },
-};
+);
 type Options = BenchOptions<keyof typeof CERTIFICATES_OPTIONS.ints>;
 
 // ---------------------------------------------------------------------------------------------
@@ -935,3 +935,6 @@ function memJson(s: MemorySnapshot) {
     chromium: { processes: s.chromium.processes, rssMiB: round2(mib(s.chromium.rssKiB)) },
   };
 }
+
+/** The certificates bench as `npm run bench` loads it. */
+export const BENCH = benchEntry(CERTIFICATES_OPTIONS, runCertificatesBench);

@@ -46,14 +46,20 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import type { Container } from '../../src/container';
 import { createObjectStore, type ObjectStore } from '../../src/storage/object-store';
 import { policyWorkflowId } from '../../workflows/contracts';
-import type { ApiHandle } from '../harness/api';
 import { call } from '../harness/fixtures';
-import { createQuotingAccount, deliverWebhook, sessionCompletedEvent, type QuotingAccount } from '../harness/purchases';
+import { createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { describeTimeline, runTimeline, type ActivitySummary } from './certificates-timeline';
-import { benchServiceEnv, startApiAndWorker, stopApiAndWorker, type ApiAndWorker, type WorkerProcess } from './certificates-worker';
+import {
+  benchServiceEnv,
+  startApiAndWorker,
+  stopApiAndWorker,
+  type ApiAndWorker,
+  type WorkerProcess,
+  accountApi,
+  type QuotingBench,
+} from './certificates-worker';
 import {
   latencyStats,
   startBenchRun,
@@ -69,7 +75,7 @@ import {
   writeResultsFile,
   type LatencyStats,
 } from './lib';
-import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { parseBenchOptionsOrExit, benchOptions, benchEntry } from './options';
 import { ratioOf, textTable, type BenchReport, type ScenarioReport } from './report';
 
 /** Its own servers (Temporal 7283, stripe-mock 12181, fake-gcs 4483: apart from the cancellations bench's), database, state and worker log. */
@@ -85,31 +91,26 @@ const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const fmt = (v: number, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
-export const HOLDERS_OPTIONS: BenchOptionsSpec<'purchases' | 'days' | 'warmup' | 'pollMs'> = {
-  bench: 'holders',
-  ints: {
+export const HOLDERS_OPTIONS = benchOptions(
+  { bench: 'holders' },
+  {
     purchases: { default: 20, quick: 3, min: 1, max: 500 },
     days: { default: 30, quick: 30, min: 1, max: 366 },
     warmup: { default: 1, quick: 1, min: 0, max: 20 },
     pollMs: { default: 50, quick: 50, min: 5, max: 5000, metavar: 'MS' },
   },
-};
-type Options = BenchOptions<keyof typeof HOLDERS_OPTIONS.ints>;
+);
 
 // ---------------------------------------------------------------------------------------------
 // Purchases and holders through the API
 
-interface Bench {
-  app: ApiHandle;
-  container: Container;
-  account: QuotingAccount;
+interface Bench extends QuotingBench {
   rootUuid: string;
   webhookSecret: string;
   worker: WorkerProcess;
 }
 
-const api = (b: Bench, p: string, init: { method?: string; body?: unknown } = {}) =>
-  call(b.app.baseUrl, `/api/v1${p}`, { key: b.account.key, ...init });
+const api = accountApi;
 
 /** `YYYY-MM-DD` plus `days` calendar days. */
 function addDays(date: string, days: number): string {
@@ -409,7 +410,7 @@ const triple = (l: LatencyStats) => `${fmt(l.p50)}/${fmt(l.p95)}/${fmt(l.max)} m
  * step not done within 120 s), or a holder has not exactly `--days` PDFs stored.
  */
 export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
-  const opts: Options = parseBenchOptionsOrExit(HOLDERS_OPTIONS, argv);
+  const opts = parseBenchOptionsOrExit(HOLDERS_OPTIONS, argv);
   const { startedAt, base, loadAtStart } = startBenchRun('holders', '', log);
 
   const own = await ownBenchStack(OWN, base, log);
@@ -623,3 +624,6 @@ export async function runHoldersBench(argv: string[]): Promise<BenchReport> {
     );
   }
 }
+
+/** The holders bench as `npm run bench` loads it. */
+export const BENCH = benchEntry(HOLDERS_OPTIONS, runHoldersBench);

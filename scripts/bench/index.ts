@@ -23,96 +23,33 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfigOrExit } from '../../src/config';
 import { latencyChartSvg } from './chart';
-import { REPO_ROOT, RESULTS_DIR, round2 } from './lib';
-import { benchUsage, parseBenchCommand, parseBenchOptions, type BenchOptionsSpec } from './options';
+import { REPO_ROOT, RESULTS_DIR, reportHead, round2 } from './lib';
+import { parseBenchCommand, type BenchEntry } from './options';
 import { isBenchReport, markdownReport, type BenchError, type BenchReport, type MachineInfo, type RunReport } from './report';
 
-interface BenchModule {
-  usage: string;
-  /** The bench's options from `argv`; null on `--help`; throws on a bad option. */
-  parse(argv: string[]): { quick: boolean } | null;
-  run(argv: string[]): Promise<BenchReport>;
+/**
+ * Imports the bench `name` (scripts/bench/<name>.ts) only when it is used (each pulls in the
+ * app, Temporal, Chromium…) and answers its usage, option parser and run (its `BENCH`).
+ */
+async function loadBench(name: string): Promise<BenchEntry> {
+  return ((await import(`./${name}.js`)) as { BENCH: BenchEntry }).BENCH;
 }
 
-/** A loaded bench from its option declaration and run function. */
-function benchModule<K extends string>(spec: BenchOptionsSpec<K>, run: (argv: string[]) => Promise<BenchReport>): BenchModule {
-  return { usage: benchUsage(spec), parse: (argv) => parseBenchOptions(spec, argv), run };
-}
-
-interface Benchmark {
-  description: string;
-  /** Imports the bench only when it is used (each pulls in the app, Temporal, Chromium…). */
-  load(): Promise<BenchModule>;
-}
-
-/** Every benchmark by name, in the order `npm run bench` runs them. */
-const BENCHMARKS: Record<string, Benchmark> = {
-  catalog: {
-    description:
-      'GET /bundles (plain, filtered, searched, sorted, deep page) and GET /products (plain, isTestMode, deep page) ' +
-      'under autocannon load beside the same SQL through pg; p50/p95/p99 ms, req/s, goal p99 <= 3x direct + 5 ms',
-    load: async () => {
-      const m = await import('./catalog.js');
-      return benchModule(m.CATALOG_OPTIONS, m.runCatalogBench);
-    },
-  },
-  certificates: {
-    description:
-      'issueCertificates activity (page pool) vs a naive browser-per-PDF script in certificates/s (goal >= 10x); webhook -> getCertificates ' +
-      "'issued' p50/max for 1- and 30-day purchases through a real worker (goal 30-day <= 5 s); worker RSS after 100, 1 000 and 10 000 " +
-      'certificates (goal each ratio <= 1.2x) and no Chromium left after SIGTERM',
-    load: async () => {
-      const m = await import('./certificates.js');
-      return benchModule(m.CERTIFICATES_OPTIONS, m.runCertificatesBench);
-    },
-  },
-  throughput: {
-    description:
-      '1-day purchases at a constant arrival rate (1, 2, 4 … 16/s, 60 s each) through the real API, workers and Temporal, on the dev shape ' +
-      'and the cluster shape with 1 and 2 workers: completed, webhook→issued p50/p95/p99, CPU-s per purchase by process, knee; goals 8/s with p95 <= 2 s, <= 0.25 CPU-s',
-    load: async () => {
-      const m = await import('./throughput.js');
-      return benchModule(m.THROUGHPUT_OPTIONS, m.runThroughputBench);
-    },
-  },
-  search: {
-    description:
-      'POST searchTeammatePurchasedProducts (teammate and root; list, names, email, product, certificate, no match, last page) over ' +
-      '1 000 000 seeded purchases under autocannon load beside the same SQL through pg; p50/p95/p99 ms and ratio, goal p99 < 50 ms',
-    load: async () => {
-      const m = await import('./search.js');
-      return benchModule(m.SEARCH_OPTIONS, m.runSearchBench);
-    },
-  },
-  cancellations: {
-    description:
-      'POST cancellation_quote p50/p95/p99 under autocannon load beside GET /purchases/{id} (ratio of p99s); cancel -> certificate voided p50/p95 ' +
-      'through the real API, worker and Temporal (goal p95 <= 2 s); a bulk cancellation of 1 000 purchases: wall time, refunds/s at the processor ' +
-      'against REFUND_RATE_LIMIT_PER_SECOND (busiest second <= 2x), 0 doubles, 0 lost',
-    load: async () => {
-      const m = await import('./cancellations.js');
-      return benchModule(m.CANCELLATIONS_OPTIONS, m.runCancellationsBench);
-    },
-  },
-  holders: {
-    description:
-      "POST certificate_holders on a 30-day purchase -> the holder's 30 PDFs stored and certificate_holder.added p50/p95 through the real API, worker " +
-      'and Temporal, beside webhook -> issued of the same purchases (ratio of p95s); goal p95 <= 3 s, 30 PDFs in the bucket per holder',
-    load: async () => {
-      const m = await import('./holders.js');
-      return benchModule(m.HOLDERS_OPTIONS, m.runHoldersBench);
-    },
-  },
-  bordereaux: {
-    description:
-      'a premium bordereau (CSV + XLSX into the bucket) of a seeded month of 100 000 transactions vs COPY of the same rows (goal <= 3x); ' +
-      'peak RSS at 100 000 vs 10 000 rows (goal <= 1.2x)',
-    load: async () => {
-      const m = await import('./bordereaux.js');
-      return benchModule(m.BORDEREAUX_OPTIONS, m.runBordereauxBench);
-    },
-  },
-};
+/** Every benchmark by name, in the order `npm run bench` runs them, and what it measures: a line each. */
+const BENCHMARKS: Record<string, string> = Object.fromEntries(
+  `
+catalog GET /bundles (plain, filtered, searched, sorted, deep page) and GET /products (plain, isTestMode, deep page) under autocannon load beside the same SQL through pg; p50/p95/p99 ms, req/s, goal p99 <= 3x direct + 5 ms
+certificates issueCertificates activity (page pool) vs a naive browser-per-PDF script in certificates/s (goal >= 10x); webhook -> getCertificates 'issued' p50/max for 1- and 30-day purchases through a real worker (goal 30-day <= 5 s); worker RSS after 100, 1 000 and 10 000 certificates (goal each ratio <= 1.2x) and no Chromium left after SIGTERM
+throughput 1-day purchases at a constant arrival rate (1, 2, 4 … 16/s, 60 s each) through the real API, workers and Temporal, on the dev shape and the cluster shape with 1 and 2 workers: completed, webhook→issued p50/p95/p99, CPU-s per purchase by process, knee; goals 8/s with p95 <= 2 s, <= 0.25 CPU-s
+search POST searchTeammatePurchasedProducts (teammate and root; list, names, email, product, certificate, no match, last page) over 1 000 000 seeded purchases under autocannon load beside the same SQL through pg; p50/p95/p99 ms and ratio, goal p99 < 50 ms
+cancellations POST cancellation_quote p50/p95/p99 under autocannon load beside GET /purchases/{id} (ratio of p99s); cancel -> certificate voided p50/p95 through the real API, worker and Temporal (goal p95 <= 2 s); a bulk cancellation of 1 000 purchases: wall time, refunds/s at the processor against REFUND_RATE_LIMIT_PER_SECOND (busiest second <= 2x), 0 doubles, 0 lost
+holders POST certificate_holders on a 30-day purchase -> the holder's 30 PDFs stored and certificate_holder.added p50/p95 through the real API, worker and Temporal, beside webhook -> issued of the same purchases (ratio of p95s); goal p95 <= 3 s, 30 PDFs in the bucket per holder
+bordereaux a premium bordereau (CSV + XLSX into the bucket) of a seeded month of 100 000 transactions vs COPY of the same rows (goal <= 3x); peak RSS at 100 000 vs 10 000 rows (goal <= 1.2x)
+`
+    .trim()
+    .split('\n')
+    .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]),
+);
 
 const USAGE = [
   'usage: npm run bench [-- [catalog|certificates|throughput|search|cancellations|holders|bordereaux …] [options]]',
@@ -175,14 +112,14 @@ async function main(): Promise<number> {
   }
   if (command.kind === 'list') {
     console.log('benchmarks (npm run bench runs them in this order):');
-    for (const [n, b] of Object.entries(BENCHMARKS)) console.log(`  ${n.padEnd(13)} ${b.description}`);
+    for (const [n, description] of Object.entries(BENCHMARKS)) console.log(`  ${n.padEnd(13)} ${description}`);
     return 0;
   }
 
   // Every named bench's options are checked before the first one starts (a typo must not
   // surface twenty minutes into the run).
-  const selected: { name: string; module: BenchModule }[] = [];
-  for (const name of command.names) selected.push({ name, module: await BENCHMARKS[name]!.load() });
+  const selected: { name: string; module: BenchEntry }[] = [];
+  for (const name of command.names) selected.push({ name, module: await loadBench(name) });
   const parsed = selected.map((s) => s.module.parse(command.argv));
   if (parsed.some((p) => p === null)) {
     for (const s of selected) console.log(s.module.usage);
@@ -202,12 +139,7 @@ async function main(): Promise<number> {
       benches.push(await s.module.run(command.argv));
     } catch (err) {
       console.error(`${s.name} could not run: ${ONE_LINE(err)}`);
-      benches.push({
-        bench: s.name,
-        startedAt: t0.toISOString(),
-        durationSeconds: round2((Date.now() - t0.getTime()) / 1000),
-        error: ONE_LINE(err),
-      });
+      benches.push({ ...reportHead(s.name, t0), error: ONE_LINE(err) });
     }
   }
   const machine: MachineInfo = {

@@ -9,6 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { intOption } from './lib';
+import type { BenchReport } from './report';
 
 /** One integer option: its default, its value under `--quick`, and its inclusive bounds. */
 export interface IntOptionSpec {
@@ -30,6 +31,30 @@ export interface BenchOptionsSpec<K extends string> {
   onlyExample?: string;
   /** Rules between options; throws an `Error` with a one-line message when they are broken. */
   check?(opts: BenchOptions<K>): void;
+}
+
+/**
+ * A bench's options from its name, `--only` example and rules (`head`) and its integer options
+ * (`ints`), their names inferred (`BenchOptions<keyof typeof X.ints>` then types what it parses).
+ */
+export function benchOptions<K extends string>(
+  head: NoInfer<Omit<BenchOptionsSpec<K>, 'ints'>>,
+  ints: Record<K, IntOptionSpec>,
+): BenchOptionsSpec<K> {
+  return { ...head, ints };
+}
+
+/** A benchmark as `npm run bench` loads it (each bench's `BENCH`, see benchEntry). */
+export interface BenchEntry {
+  usage: string;
+  /** The bench's options from `argv`; null on `--help`; throws on a bad option. */
+  parse(argv: string[]): { quick: boolean } | null;
+  run(argv: string[]): Promise<BenchReport>;
+}
+
+/** A bench's entry from its option declaration and run function. */
+export function benchEntry<K extends string>(spec: BenchOptionsSpec<K>, run: (argv: string[]) => Promise<BenchReport>): BenchEntry {
+  return { usage: benchUsage(spec), parse: (argv) => parseBenchOptions(spec, argv), run };
 }
 
 /** Parsed options: every integer option, `quick`, and `only` (empty = every scenario). */

@@ -51,7 +51,7 @@ import {
   resultsHead,
   rounded,
 } from './lib';
-import { type BenchOptionsSpec } from './options';
+import { benchOptions, benchEntry } from './options';
 import { captureStatements, ENDPOINT_UNITS, goalLine, p99Row, startEndpointBench } from './endpoint-bench';
 import { textTable, type BenchReport } from './report';
 
@@ -65,11 +65,9 @@ const TEAMMATE_PATH = '/platform-agency-certs/searchTeammatePurchasedProducts';
 const ROOT_PATH = '/platform-agency-root-certs/searchTeammatePurchasedProducts';
 
 /** The search bench's options (`--quick`: 20 000 purchases, 2 s per side). */
-export const SEARCH_OPTIONS: BenchOptionsSpec<
-  'seconds' | 'warmup' | 'connections' | 'purchases' | 'otherPurchases' | 'buyers' | 'products'
-> = {
-  bench: 'search',
-  ints: {
+export const SEARCH_OPTIONS = benchOptions(
+  { bench: 'search', onlyExample: 'list all,email' },
+  {
     seconds: { default: 5, quick: 2, min: 1, max: 3600, metavar: 'S' },
     warmup: { default: 2, quick: 1, min: 0, max: 600, metavar: 'S' },
     connections: { default: 4, quick: 4, min: 1, max: 1000, metavar: 'C' },
@@ -78,8 +76,7 @@ export const SEARCH_OPTIONS: BenchOptionsSpec<
     buyers: { default: 300_000, quick: 6000, min: 100, max: 10_000_000 },
     products: { default: 200, quick: 20, min: 10, max: 100_000 },
   },
-  onlyExample: 'list all,email',
-};
+);
 
 interface Scenario {
   name: string;
@@ -453,3 +450,6 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     await bench.close();
   }
 }
+
+/** The search bench as `npm run bench` loads it. */
+export const BENCH = benchEntry(SEARCH_OPTIONS, runSearchBench);

@@ -57,7 +57,7 @@ import { deliverWebhook, sessionCompletedEvent } from '../harness/purchases';
 import { purchaseWorkflowId, certificatesWorkflowId } from '../../workflows/contracts';
 import { machineTicks, parentPid, processTicks, processTree, startWorker, stopWorker, type WorkerProcess } from './certificates-worker';
 import { latencyStats, REPO_ROOT, reportPercentiles, round2, writeResultsFile, type LatencyStats, loadStackLib, reportHead } from './lib';
-import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
+import { parseBenchOptionsOrExit, type BenchOptions, benchOptions, benchEntry } from './options';
 import { ratioOf, type BenchReport, type ScenarioReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_throughput';
@@ -76,17 +76,16 @@ const BUYERS = 50;
 const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export const THROUGHPUT_OPTIONS: BenchOptionsSpec<'seconds' | 'minRate' | 'maxRate' | 'drain' | 'maxWorkers'> = {
-  bench: 'throughput',
-  ints: {
+export const THROUGHPUT_OPTIONS = benchOptions(
+  { bench: 'throughput', onlyExample: 'dev,cluster' },
+  {
     seconds: { default: 60, quick: 10, min: 5, max: 3600, metavar: 'S' },
     minRate: { default: 1, quick: 1, min: 1, max: 64, metavar: 'R' },
     maxRate: { default: 16, quick: 2, min: 1, max: 64, metavar: 'R' },
     drain: { default: 90, quick: 30, min: 5, max: 3600, metavar: 'S' },
     maxWorkers: { default: 2, quick: 2, min: 1, max: 4 },
   },
-  onlyExample: 'dev,cluster',
-};
+);
 type Options = BenchOptions<keyof typeof THROUGHPUT_OPTIONS.ints>;
 
 // ---------------------------------------------------------------------------------------------
@@ -676,3 +675,6 @@ function markdown(results: ConfigResult[]): string {
     );
   return `${lines.join('\n')}\n`;
 }
+
+/** The throughput bench as `npm run bench` loads it. */
+export const BENCH = benchEntry(THROUGHPUT_OPTIONS, runThroughputBench);
