@@ -9,11 +9,11 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
-import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import { useCatalogAccounts } from '../helpers/catalog-accounts';
+import { call } from '../helpers/fixtures';
+import type { ProcessorProxy } from '../helpers/processor-proxy';
 import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
 import { createQuotingAccount } from '../helpers/purchases';
-import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 import { createLogger } from '../../src/logger';
 import type { AppState } from '../../src/http/context';
 import { requestId } from '../../src/http/request-id';
@@ -23,6 +23,7 @@ import { AppError } from '../../src/shared/errors';
 import { idempotency, type IdempotencyOptions } from '../../src/idempotency/middleware';
 import { createIdempotencyRepository } from '../../src/idempotency/repository';
 
+const catalog = useCatalogAccounts();
 let proxy: ProcessorProxy;
 let app: TestApp;
 let accountId: number;
@@ -32,22 +33,8 @@ let otherLive: string;
 let questionSetId: number;
 let otherQuestionSetId: number;
 
-beforeAll(async () => {
-  proxy = await startProcessorProxy();
-  app = await startTestApp({ PAYPROC_API_BASE: proxy.url });
-  const account = await createRootAccount(app.container);
-  accountId = account.id;
-  questionSetId = (await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY)).id;
-  live = (await createKey(app.container, { rootAccountId: account.id, mode: 'live' })).key;
-  testKey = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
-  const other = await createRootAccount(app.container, 'Other Agency');
-  otherLive = (await createKey(app.container, { rootAccountId: other.id, mode: 'live' })).key;
-  otherQuestionSetId = (await createQuestionSet(app.container, other.id, SPECIAL_EVENT_LIABILITY)).id;
-});
-
-afterAll(async () => {
-  await app.close();
-  await proxy.close();
+beforeAll(() => {
+  ({ proxy, app, accountId, live, testKey, otherLive, questionSetId, otherQuestionSetId } = catalog);
 });
 
 const productBody = (name: string) => ({ customerName: name, defaultPrice: 20, questionSetId });

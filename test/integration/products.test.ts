@@ -5,7 +5,8 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createKey, createQuestionSet, createRootAccount } from '../helpers/fixtures';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
-import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import type { ProcessorProxy } from '../helpers/processor-proxy';
+import { useCatalogAccounts } from '../helpers/catalog-accounts';
 
 const READ_FIELDS = [
   'id',
@@ -65,6 +66,7 @@ const FULL_BODY = {
   isTestMode: true,
 };
 
+const catalog = useCatalogAccounts();
 let proxy: ProcessorProxy;
 let app: TestApp;
 let accountId: number;
@@ -72,21 +74,9 @@ let live: string;
 let test_: string;
 let otherLive: string;
 
-beforeAll(async () => {
-  proxy = await startProcessorProxy();
-  app = await startTestApp({ PAYPROC_API_BASE: proxy.url });
-  const account = await createRootAccount(app.container);
-  accountId = account.id;
-  FULL_BODY.questionSetId = (await createQuestionSet(app.container, account.id, SPECIAL_EVENT_LIABILITY)).id;
-  live = (await createKey(app.container, { rootAccountId: account.id, mode: 'live' })).key;
-  test_ = (await createKey(app.container, { rootAccountId: account.id, mode: 'test' })).key;
-  const other = await createRootAccount(app.container, 'Other Agency');
-  otherLive = (await createKey(app.container, { rootAccountId: other.id })).key;
-});
-
-afterAll(async () => {
-  await app.close();
-  await proxy.close();
+beforeAll(() => {
+  ({ proxy, app, accountId, live, testKey: test_, otherLive } = catalog);
+  FULL_BODY.questionSetId = catalog.questionSetId;
 });
 
 const create = (key: string, body: unknown) => call(app.baseUrl, '/api/v1/products', { method: 'POST', key, body });
@@ -406,15 +396,17 @@ describe('GET /products', () => {
 });
 
 describe('PATCH /products/{id}', () => {
-  test('when some fields are sent, then only they change and the processor product mirrors the name', async () => {
+  /** Creates a product from FULL_BODY, forgets the processor calls so far, PATCHes it with `body` (expects 200). */
+  const patchNew = async (body: Record<string, unknown>) => {
     const created = (await create(live, FULL_BODY)).body.data;
     proxy.requests.length = 0;
-    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, {
-      method: 'PATCH',
-      key: live,
-      body: { customerName: 'Renamed', claimsPhoneNumber: '+1-800-555-0199' },
-    });
+    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, { method: 'PATCH', key: live, body });
     expect(res.status).toBe(200);
+    return { created, res };
+  };
+
+  test('when some fields are sent, then only they change and the processor product mirrors the name', async () => {
+    const { created, res } = await patchNew({ customerName: 'Renamed', claimsPhoneNumber: '+1-800-555-0199' });
     expect(res.body.data).toMatchObject({
       ins_product_line_product_name_customer: 'Renamed',
       ins_product_line_claims_phone_number: '+1-800-555-0199',
@@ -428,10 +420,7 @@ describe('PATCH /products/{id}', () => {
   });
 
   test('when the price changes, then a new processor price is created and the old one retired', async () => {
-    const created = (await create(live, FULL_BODY)).body.data;
-    proxy.requests.length = 0;
-    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, { method: 'PATCH', key: live, body: { defaultPrice: 54.25 } });
-    expect(res.status).toBe(200);
+    const { created, res } = await patchNew({ defaultPrice: 54.25 });
     expect(res.body.data.ins_product_line_product_default_price).toBe(54.25);
     const [newPrice, retire] = proxy.requests;
     expect(newPrice).toMatchObject({ method: 'POST', path: '/v1/prices', idempotencyKey: `product-line-${created.id}-price-v2` });
@@ -442,14 +431,7 @@ describe('PATCH /products/{id}', () => {
   });
 
   test('when nothing the processor holds changes, then the processor is not called', async () => {
-    const created = (await create(live, FULL_BODY)).body.data;
-    proxy.requests.length = 0;
-    const res = await call(app.baseUrl, `/api/v1/products/${created.id}`, {
-      method: 'PATCH',
-      key: live,
-      body: { masterPolicyNumber: 'EVM-GL-2', defaultPrice: 49.5 },
-    });
-    expect(res.status).toBe(200);
+    const { res } = await patchNew({ masterPolicyNumber: 'EVM-GL-2', defaultPrice: 49.5 });
     expect(res.body.data.ins_product_line_master_policy_number).toBe('EVM-GL-2');
     expect(proxy.requests).toEqual([]);
   });

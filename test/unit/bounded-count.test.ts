@@ -18,20 +18,23 @@ function manualCount() {
   return { count, pending, calls: () => calls };
 }
 
+/** Starts a scrape with `read` and answers the count it starts with `n`; the scrape's answer. */
+function scrapeAnswered(read: () => Promise<number | null>, m: ReturnType<typeof manualCount>, n: number) {
+  const scrape = read();
+  m.pending.shift()!.resolve(n);
+  return scrape;
+}
+
 test('when the count answers within the wait, then the scrape reports it', async () => {
   const m = manualCount();
   const read = boundedCount(m.count, { waitMs: 1000, maxAgeMs: 60_000 });
-  const scrape = read();
-  m.pending.shift()!.resolve(7);
-  expect(await scrape).toBe(7);
+  expect(await scrapeAnswered(read, m, 7)).toBe(7);
 });
 
 test('when a count is late, then the scrape answers after the wait with the last good count, and one count runs at a time', async () => {
   const m = manualCount();
   const read = boundedCount(m.count, { waitMs: 30, maxAgeMs: 60_000 });
-  const first = read();
-  m.pending.shift()!.resolve(3);
-  expect(await first).toBe(3);
+  expect(await scrapeAnswered(read, m, 3)).toBe(3);
 
   const started = Date.now();
   expect(await read()).toBe(3); // the second count hangs: the scrape still answers, with the last count
@@ -41,17 +44,13 @@ test('when a count is late, then the scrape answers after the wait with the last
 
   m.pending.shift()!.resolve(4);
   await new Promise((r) => setImmediate(r));
-  const third = read();
-  m.pending.shift()!.resolve(5);
-  expect(await third).toBe(5);
+  expect(await scrapeAnswered(read, m, 5)).toBe(5);
 });
 
 test('when the last good count is older than maxAgeMs and the new one is late, then nothing is reported', async () => {
   const m = manualCount();
   const read = boundedCount(m.count, { waitMs: 20, maxAgeMs: 50 });
-  const first = read();
-  m.pending.shift()!.resolve(9);
-  expect(await first).toBe(9);
+  expect(await scrapeAnswered(read, m, 9)).toBe(9);
   const countedBy = Date.now(); // the count was taken at or before this
   await eventually(async () => Date.now() - countedBy > 50, 2_000); // the last good count is now older than maxAgeMs
   expect(await read()).toBeNull();
@@ -60,9 +59,7 @@ test('when the last good count is older than maxAgeMs and the new one is late, t
 test('when a count fails, then nothing is reported until a count succeeds', async () => {
   const m = manualCount();
   const read = boundedCount(m.count, { waitMs: 1000 });
-  const first = read();
-  m.pending.shift()!.resolve(2);
-  expect(await first).toBe(2);
+  expect(await scrapeAnswered(read, m, 2)).toBe(2);
   const failed = read();
   m.pending.shift()!.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
   expect(await failed).toBeNull();
