@@ -47,8 +47,8 @@ import {
   rounded,
 } from './lib';
 import { benchOptions, benchEntry } from './options';
-import { captureStatements, ENDPOINT_UNITS, goalLine, p99Row, startEndpointBench } from './endpoint-bench';
-import { textTable, type BenchReport } from './report';
+import { captureStatements, ENDPOINT_UNITS, goalLine, p99Row, printColumns, startEndpointBench, type Column } from './endpoint-bench';
+import type { BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench';
 /** What the log head says shares the machine's cores. */
@@ -127,27 +127,16 @@ function fmt(v: number, digits = 2): string {
   return Number.isFinite(v) ? v.toFixed(digits) : '-';
 }
 
-function printTable(rows: ScenarioResult[]): void {
-  const header = [
-    'scenario',
-    'endpoint p50 / p99 ms',
-    'endpoint req/s',
-    'direct p50 / p99 ms',
-    'direct q/s',
-    'p99 ratio',
-    'goal (<= 3x+5ms)',
-  ];
-  const body = rows.map((r) => [
-    r.scenario,
-    `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p99)}`,
-    fmt(r.endpoint.reqPerSec, 0),
-    `${fmt(r.direct.latency.p50)} / ${fmt(r.direct.latency.p99)}`,
-    fmt(r.direct.perSec, 0),
-    `${fmt(r.p99Ratio)}x`,
-    `${r.goal.pass ? 'PASS' : 'FAIL'} (limit ${fmt(r.goal.limitMs, 1)})`,
-  ]);
-  console.log(textTable(header, body, (i) => i > 0 && i < 6));
-}
+/** The report table's columns. */
+const COLUMNS: Column<ScenarioResult>[] = [
+  ['scenario', (r) => r.scenario],
+  ['endpoint p50 / p99 ms', (r) => `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p99)}`],
+  ['endpoint req/s', (r) => fmt(r.endpoint.reqPerSec, 0)],
+  ['direct p50 / p99 ms', (r) => `${fmt(r.direct.latency.p50)} / ${fmt(r.direct.latency.p99)}`],
+  ['direct q/s', (r) => fmt(r.direct.perSec, 0)],
+  ['p99 ratio', (r) => `${fmt(r.p99Ratio)}x`],
+  ['goal (<= 3x+5ms)', (r) => `${r.goal.pass ? 'PASS' : 'FAIL'} (limit ${fmt(r.goal.limitMs, 1)})`],
+];
 
 /**
  * Runs the catalog benchmark with the command-line `argv` (after the benchmark name; see
@@ -221,7 +210,7 @@ export async function runCatalogBench(argv: string[]): Promise<BenchReport> {
     }
 
     log('');
-    printTable(results);
+    printColumns(results, COLUMNS);
     log('');
     log('EXPLAIN (ANALYZE, BUFFERS) of each captured statement (execution time server-side, one run, idle server):');
     for (const r of results) {

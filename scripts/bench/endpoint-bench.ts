@@ -7,7 +7,7 @@
 import type { Db } from '../../src/db/knex';
 import { openEndpointBench, reportPercentiles, round2, startBenchRun, type LatencyStats, type StatementWaves } from './lib';
 import { parseBenchOptionsOrExit, type BenchOptions, type BenchOptionsSpec } from './options';
-import { ratioOf, type ScenarioReport } from './report';
+import { ratioOf, textTable, type ScenarioReport } from './report';
 
 /** The units of an endpoint bench's results file. */
 export const ENDPOINT_UNITS = {
@@ -117,4 +117,19 @@ export async function captureStatements<T extends object>(db: Db, skip: (sql: st
   const key = (c: (typeof captures)[number]): string => JSON.stringify(c.waves.flat());
   if (captures.some((c) => key(c) !== key(captures[0]!))) throw new Error(`${what}: the captured SQL differs between requests`);
   return captures.reduce((best, c) => (c.waves.length < best.waves.length ? c : best));
+}
+
+/** One column of an endpoint bench's table: its header and its cell for a result. */
+export type Column<R> = readonly [header: string, cell: (r: R) => string];
+
+/** Prints `rows` as a table of `columns`, the second to the sixth (the figures) right-aligned. */
+export function printColumns<R>(rows: readonly R[], columns: readonly Column<R>[]): void {
+  const body = rows.map((r) => columns.map(([, cell]) => cell(r)));
+  console.log(
+    textTable(
+      columns.map(([header]) => header),
+      body,
+      (i) => i > 0 && i < 6,
+    ),
+  );
 }

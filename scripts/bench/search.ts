@@ -52,8 +52,8 @@ import {
   rounded,
 } from './lib';
 import { benchOptions, benchEntry } from './options';
-import { captureStatements, ENDPOINT_UNITS, goalLine, p99Row, startEndpointBench } from './endpoint-bench';
-import { textTable, type BenchReport } from './report';
+import { captureStatements, ENDPOINT_UNITS, goalLine, p99Row, printColumns, startEndpointBench, type Column } from './endpoint-bench';
+import type { BenchReport } from './report';
 
 const BENCH_DATABASE = 'insurance_bench_search';
 /** What the log head says shares the machine's cores. */
@@ -240,27 +240,19 @@ async function explainBody(pool: PgPool, searchText: string, statements: Stateme
 /** The body whose statements took longest to plan and run. */
 const costliest = (bodies: BodyExplain[]): BodyExplain => bodies.reduce((a, b) => (b.totalMs > a.totalMs ? b : a));
 
-function printTable(rows: ScenarioResult[]): void {
-  const header = [
-    'scenario',
-    'total (first body)',
-    'endpoint p50 / p95 / p99 ms',
-    'req/s',
-    'direct p50 / p95 / p99 ms',
-    'p99 ratio',
-    `goal p99 < ${GOAL_P99_MS} ms`,
-  ];
-  const body = rows.map((r) => [
-    r.scenario,
-    `${r.responses[0]!.total}${r.responses[0]!.totalExact ? '' : '+'}`,
-    `${fmt(r.endpoint.latency.p50)} / ${fmt(r.endpoint.latency.p95)} / ${fmt(r.endpoint.latency.p99)}`,
-    fmt(r.endpoint.perSec, 0),
-    `${fmt(r.direct.latency.p50)} / ${fmt(r.direct.latency.p95)} / ${fmt(r.direct.latency.p99)}`,
-    `${fmt(r.p99Ratio)}x`,
-    r.pass ? 'PASS' : 'FAIL',
-  ]);
-  console.log(textTable(header, body, (i) => i > 0 && i < 6));
-}
+/** p50 / p95 / p99 of a side, ms. */
+const threePercentiles = (l: LatencyStats) => `${fmt(l.p50)} / ${fmt(l.p95)} / ${fmt(l.p99)}`;
+
+/** The report table's columns. */
+const COLUMNS: Column<ScenarioResult>[] = [
+  ['scenario', (r) => r.scenario],
+  ['total (first body)', (r) => `${r.responses[0]!.total}${r.responses[0]!.totalExact ? '' : '+'}`],
+  ['endpoint p50 / p95 / p99 ms', (r) => threePercentiles(r.endpoint.latency)],
+  ['req/s', (r) => fmt(r.endpoint.perSec, 0)],
+  ['direct p50 / p95 / p99 ms', (r) => threePercentiles(r.direct.latency)],
+  ['p99 ratio', (r) => `${fmt(r.p99Ratio)}x`],
+  [`goal p99 < ${GOAL_P99_MS} ms`, (r) => (r.pass ? 'PASS' : 'FAIL')],
+];
 
 /**
  * Writes bench/results/search-explain.md: per scenario, every body's total planning + execution
@@ -365,7 +357,7 @@ export async function runSearchBench(argv: string[]): Promise<BenchReport> {
     }
 
     log('');
-    printTable(results);
+    printColumns(results, COLUMNS);
     log('');
     log(
       'EXPLAIN (ANALYZE, BUFFERS) of the costliest body of each scenario (server-side planning + execution time, one run; every body in search.json, full plans in search-explain.md):',
