@@ -442,6 +442,25 @@ function meanCpu(list: CpuUse[]): CpuUse {
 const cpuJson = (c: CpuUse) => ({ machine: round2(c.machine), worker: round2(c.worker), bench: round2(c.bench), cores: c.cores });
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISSED');
 
+/** A worker's memory reading: how many certificates it had issued and its VmRSS (KiB). */
+type RssReading = { certificates: number; rssKiB: number };
+/** The report row of the worker's VmRSS after `at.certificates` certificates, with the CPU cell of the fill before it. */
+const rssRow = (at: RssReading, cpu: string) => [
+  `worker VmRSS after ${at.certificates} certificates`,
+  `${fmt(mib(at.rssKiB), 1)} MiB`,
+  cpu,
+  '',
+  '',
+];
+/** The report row of the RSS ratio `later` / `earlier` against its goal. */
+const rssRatioRow = (later: RssReading, earlier: RssReading, ratio: number, pass: boolean) => [
+  `worker RSS ratio ${later.certificates} / ${earlier.certificates}`,
+  `${fmt(ratio)}x`,
+  '',
+  `<= ${GOAL_RSS_RATIO}x`,
+  verdict(pass),
+];
+
 /** Prints a table of string cells, each column padded to its widest cell. */
 const printTable = (header: string[], rows: string[][]) => log(textTable(header, rows));
 
@@ -709,35 +728,11 @@ export async function runCertificatesBench(argv: string[]): Promise<BenchReport>
           `max <= ${GOAL_30_DAY_MS} ms`,
           verdict(latencyPass),
         ],
-        [`worker VmRSS after ${first.certificates} certificates`, `${fmt(mib(first.rssKiB), 1)} MiB`, '', '', ''],
-        [
-          `worker VmRSS after ${middle.certificates} certificates`,
-          `${fmt(mib(middle.rssKiB), 1)} MiB`,
-          fill ? cpuCell(fill, 'worker') : '',
-          '',
-          '',
-        ],
-        [
-          `worker RSS ratio ${middle.certificates} / ${first.certificates}`,
-          `${fmt(rssRatio)}x`,
-          '',
-          `<= ${GOAL_RSS_RATIO}x`,
-          verdict(rssPass),
-        ],
-        [
-          `worker VmRSS after ${last.certificates} certificates`,
-          `${fmt(mib(last.rssKiB), 1)} MiB`,
-          cpuCell(lastFill.cpu, 'worker'),
-          '',
-          '',
-        ],
-        [
-          `worker RSS ratio ${last.certificates} / ${middle.certificates}`,
-          `${fmt(lastRatio)}x`,
-          '',
-          `<= ${GOAL_RSS_RATIO}x`,
-          verdict(lastPass),
-        ],
+        rssRow(first, ''),
+        rssRow(middle, fill ? cpuCell(fill, 'worker') : ''),
+        rssRatioRow(middle, first, rssRatio, rssPass),
+        rssRow(last, cpuCell(lastFill.cpu, 'worker')),
+        rssRatioRow(last, middle, lastRatio, lastPass),
         [
           'worker processes left after SIGTERM',
           `${shutdown.aliveAtExit.length} running at exit (of ${shutdown.before.length}, ${shutdown.chromiumBefore} Chromium, before); ` +
