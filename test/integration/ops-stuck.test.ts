@@ -26,6 +26,10 @@ import { createLedgerRepository } from '../../src/purchases/ledger-repository';
 let worker: TestWorker;
 let app: TestApp;
 
+/** `npm run ops -- stuck` counting every run as stuck from its first retry on, with `extra` options. */
+const stuck = (...extra: string[]) =>
+  runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', ...extra], { LOG_LEVEL: 'silent' });
+
 beforeAll(async () => {
   const taskQueue = uniqueTaskQueue();
   const settings = {
@@ -97,18 +101,11 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
     return false;
   }, 40_000);
   // The whole service's list: this agency among the others the run's suites have left stuck.
-  const all = JSON.parse(
-    (await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--json'], { LOG_LEVEL: 'silent' }))
-      .stdout,
-  );
+  const all = JSON.parse((await stuck('--json')).stdout);
   expect(all.root_account_id).toBeNull();
   expect(all.agencies.map((a: { root_account_id: number }) => a.root_account_id)).toContain(rootAccountId);
   // One agency's (each kind is capped at 500 rows over the whole service; one account's rows are exact).
-  const run = await runScript(
-    'scripts/ops.ts',
-    ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--account', String(rootAccountId), '--json'],
-    { LOG_LEVEL: 'silent' },
-  );
+  const run = await stuck('--account', String(rootAccountId), '--json');
   expect(run.code).toBe(3);
   const out = JSON.parse(run.stdout);
   expect(out.root_account_id).toBe(rootAccountId);
@@ -133,38 +130,18 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
   expect(deliveries.length).toBeGreaterThan(0);
   for (const d of deliveries) expect(d).toMatchObject({ activityType: 'deliverEvent', purchaseId: null, rootAccountId, mode: 'test' });
   // --mode live: nothing of this test-mode agency; --mode test: all of it.
-  const live = JSON.parse(
-    (
-      await runScript(
-        'scripts/ops.ts',
-        ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--account', String(rootAccountId), '--mode', 'live', '--json'],
-        { LOG_LEVEL: 'silent' },
-      )
-    ).stdout,
-  );
+  const live = JSON.parse((await stuck('--account', String(rootAccountId), '--mode', 'live', '--json')).stdout);
   expect(live).toMatchObject({ mode: 'live', agencies: [] });
-  const test = JSON.parse(
-    (
-      await runScript(
-        'scripts/ops.ts',
-        ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--account', String(rootAccountId), '--mode', 'test', '--json'],
-        { LOG_LEVEL: 'silent' },
-      )
-    ).stdout,
-  );
+  const test = JSON.parse((await stuck('--account', String(rootAccountId), '--mode', 'test', '--json')).stdout);
   expect(test.agencies[0].retrying_activities.length).toBe(mine.retrying_activities.length);
   expect(
     mine.retrying_activities.find((a: { activityType: string }) => a.activityType === 'issueCertificatesAndArchives').lastFailure,
   ).toMatch(/storage unavailable/);
 
-  const human = await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2'], { LOG_LEVEL: 'silent' });
+  const human = await stuck();
   expect(human.stdout).toContain(`purchase ${failed.purchaseId} test failed since`);
   // Read by a person: the deliveries sit under the agency's own heading, each with its mode.
-  const mineHuman = (
-    await runScript('scripts/ops.ts', ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--account', String(rootAccountId)], {
-      LOG_LEVEL: 'silent',
-    })
-  ).stdout;
+  const mineHuman = (await stuck('--account', String(rootAccountId))).stdout;
   expect(mineHuman.split('\n')[0]).toBe(`Workflow Agency (root account ${rootAccountId})`);
   expect(mineHuman).toMatch(/^ {2}event-delivery-\d+-\d+ test deliverEvent attempt \d+: .*ECONNREFUSED/m);
   expect(mineHuman).not.toMatch(/no purchase|root account -/);
@@ -174,37 +151,10 @@ test('when purchases are stuck in each way, then ops stuck lists them under thei
     .db('purchases')
     .where({ id: failed.purchaseId })
     .update({ failed_at: app.container.db.raw(`now() - interval '73 hours'`) });
-  const later = JSON.parse(
-    (
-      await runScript(
-        'scripts/ops.ts',
-        ['stuck', '--older-than-minutes', '0', '--min-attempts', '2', '--account', String(rootAccountId), '--json'],
-        { LOG_LEVEL: 'silent' },
-      )
-    ).stdout,
-  );
+  const later = JSON.parse((await stuck('--account', String(rootAccountId), '--json')).stdout);
   const mineLater = later.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId);
   expect(mineLater.purchases.map((p: { id: number }) => p.id).sort()).toEqual([late.purchaseId, unissued.purchaseId].sort());
-  const wider = JSON.parse(
-    (
-      await runScript(
-        'scripts/ops.ts',
-        [
-          'stuck',
-          '--older-than-minutes',
-          '0',
-          '--min-attempts',
-          '2',
-          '--failed-within-hours',
-          '96',
-          '--account',
-          String(rootAccountId),
-          '--json',
-        ],
-        { LOG_LEVEL: 'silent' },
-      )
-    ).stdout,
-  );
+  const wider = JSON.parse((await stuck('--failed-within-hours', '96', '--account', String(rootAccountId), '--json')).stdout);
   expect(
     wider.agencies.find((a: { root_account_id: number }) => a.root_account_id === rootAccountId).purchases.map((p: { id: number }) => p.id),
   ).toContain(failed.purchaseId);
