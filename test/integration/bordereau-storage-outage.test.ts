@@ -6,35 +6,28 @@
  * matching their checksums. Real app, worker, PostgreSQL, Temporal, stripe-mock and fake-gcs-server.
  */
 import { createHash } from 'node:crypto';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
+import { eventually } from '../helpers/worker';
 import { call, createRootAccountOfKind } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued } from '../helpers/certificates';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { startWithStorageProxy, type StorageOutageStack } from '../helpers/storage-outage';
 import { createObjectStore } from '../../src/storage/object-store';
 
 jest.setTimeout(240_000);
 
-let app: TestApp | undefined;
-let worker: TestWorker | undefined;
-let proxy: TcpProxy | undefined;
+let stack: StorageOutageStack | undefined;
 
 afterAll(async () => {
-  await app?.close();
-  await worker?.shutdown();
-  await proxy?.close();
+  await stack?.close();
 });
 
 test('when storage is down while a bordereau is generated, then it stays generating and retries, and once storage is back the same bordereau is ready with its files stored once', async () => {
-  const taskQueue = uniqueTaskQueue();
-  const endpoint = new URL(process.env.STORAGE_API_ENDPOINT ?? 'http://127.0.0.1:4443');
-  proxy = await startTcpProxy({ host: endpoint.hostname, port: Number(endpoint.port) });
-  worker = await startTestWorker(taskQueue, {}, { STORAGE_API_ENDPOINT: proxy.url });
-  app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  // Polling the bordereau until storage is back makes more calls than the default per-key limit.
+  stack = await startWithStorageProxy({ PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+  const { app, proxy } = stack;
   const agency = await createAgency(app);
   const api = (method: string, path: string, body?: unknown) =>
-    call(app!.baseUrl, `/api/v1${path}`, { method, key: agency.key, ...(body === undefined ? {} : { body }) });
+    call(app.baseUrl, `/api/v1${path}`, { method, key: agency.key, ...(body === undefined ? {} : { body }) });
   const insurerId = (await createRootAccountOfKind(app.container, 'insurer', 'Outage Mutual')).id;
   expect((await api('PATCH', `/products/${agency.eventProductId}`, { insurerRootAccountID: insurerId })).status).toBe(200);
   // One sale, issued while storage is up, then recorded in September 2026.

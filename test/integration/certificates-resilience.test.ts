@@ -9,10 +9,10 @@
 import fs from 'node:fs';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startProcess } from '../helpers/run';
-import { eventually, startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import { eventually, uniqueTaskQueue } from '../helpers/worker';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued } from '../helpers/certificates';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { startWithStorageProxy, type StorageOutageStack } from '../helpers/storage-outage';
 import { download, readZip } from '../helpers/documents';
 import { createObjectStore } from '../../src/storage/object-store';
 
@@ -122,29 +122,22 @@ describe('given a worker process killed in the middle of rendering a 30-day purc
 });
 
 describe('given object storage unreachable for a minute when issuance starts', () => {
-  const taskQueue = uniqueTaskQueue();
-  let app: TestApp | undefined;
-  let worker: TestWorker | undefined;
-  let proxy: TcpProxy | undefined;
+  let stack: StorageOutageStack | undefined;
 
   afterAll(async () => {
-    await app?.close();
-    await worker?.shutdown();
-    await proxy?.close();
+    await stack?.close();
   });
 
   test('when storage comes back, then issuance completes with every certificate stored once', async () => {
-    const endpoint = new URL(process.env.STORAGE_API_ENDPOINT ?? 'http://127.0.0.1:4443');
-    proxy = await startTcpProxy({ host: endpoint.hostname, port: Number(endpoint.port) });
-    worker = await startTestWorker(taskQueue, {}, { STORAGE_API_ENDPOINT: proxy.url });
-    app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+    stack = await startWithStorageProxy({ PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+    const { app, proxy } = stack;
     const agency = await createAgency(app);
     const db = app.container.db;
 
     proxy.down();
     const paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-10-01', end: '2027-10-03' }));
     const downSince = Date.now();
-    await eventually(async () => proxy!.refused > 0, 30_000);
+    await eventually(async () => proxy.refused > 0, 30_000);
     // A minute of outage: nothing can be stored, and the purchase is not marked issued.
     await new Promise((r) => setTimeout(r, Math.max(0, 60_000 - (Date.now() - downSince))));
     expect(await db('certificates').where({ purchase_id: paid.purchaseId }).whereNotNull('storage_key').count({ n: '*' }).first()).toEqual({

@@ -64,6 +64,13 @@ function tripAnswers(overrides: Record<string, unknown> = {}) {
 const quote = (key: string, body: unknown) => call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key, body });
 const catalog = (key: string, body: unknown) =>
   call(app.baseUrl, '/public-quote/adminGetApprovedClientProducts', { method: 'POST', key, body });
+/** Page `page` (`perPage` a page) of the catalog of seller `sellerUuid`, asked with `key`. */
+const catalogPage = (key: string, sellerUuid: string, perPage = 10, page = 0) =>
+  catalog(key, {
+    idp_root_account_uuid: sellerUuid,
+    connected_ins_products_pagination_response_length_limit: perPage,
+    selected_table_page: page,
+  });
 /** Connects a buyer and keeps the two fields the quote call needs. */
 const connect = async (key: string, email: string) => {
   const res = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
@@ -117,11 +124,7 @@ beforeAll(async () => {
 
 describe('adminGetApprovedClientProducts', () => {
   test('when a live key asks, then only its active, approved live products with templates appear', async () => {
-    const res = await catalog(liveKey, {
-      idp_root_account_uuid: idpRootUuid,
-      connected_ins_products_pagination_response_length_limit: 10,
-      selected_table_page: 0,
-    });
+    const res = await catalogPage(liveKey, idpRootUuid);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       rich_ins_product_pagination_total_approved_products: 2,
@@ -146,21 +149,12 @@ describe('adminGetApprovedClientProducts', () => {
   });
 
   test('when a test key asks, then only test products appear', async () => {
-    const res = await catalog(testKey, {
-      idp_root_account_uuid: idpRootUuid,
-      connected_ins_products_pagination_response_length_limit: 10,
-      selected_table_page: 0,
-    });
+    const res = await catalogPage(testKey, idpRootUuid);
     expect(res.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([testModeId]);
   });
 
   test('when paged one at a time, then pages walk the list and a page past the end is empty', async () => {
-    const page = (n: number) =>
-      catalog(liveKey, {
-        idp_root_account_uuid: idpRootUuid,
-        connected_ins_products_pagination_response_length_limit: 1,
-        selected_table_page: n,
-      });
+    const page = (n: number) => catalogPage(liveKey, idpRootUuid, 1, n);
     const [p0, p1, p5] = await Promise.all([page(0), page(1), page(5)]);
     expect(p0.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([eventId]);
     expect(p1.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([tripId]);
@@ -170,18 +164,10 @@ describe('adminGetApprovedClientProducts', () => {
   });
 
   test("when the idp_root_account_uuid is another account's, then 404 SELLER_NOT_FOUND in the bare error shape", async () => {
-    const res = await catalog(liveKey, {
-      idp_root_account_uuid: otherIdpRootUuid,
-      connected_ins_products_pagination_response_length_limit: 10,
-      selected_table_page: 0,
-    });
+    const res = await catalogPage(liveKey, otherIdpRootUuid);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ code: 'SELLER_NOT_FOUND', message: expect.any(String) });
-    const theirs = await catalog(otherKey, {
-      idp_root_account_uuid: otherIdpRootUuid,
-      connected_ins_products_pagination_response_length_limit: 10,
-      selected_table_page: 0,
-    });
+    const theirs = await catalogPage(otherKey, otherIdpRootUuid);
     expect(theirs.body.rich_ins_product_pagination_total_approved_products).toBe(0);
   });
 
@@ -189,11 +175,7 @@ describe('adminGetApprovedClientProducts', () => {
     const account = (await app.container.db('api_keys').where({ id: liveKeyId }).first()).root_account_id;
     const narrow = await createKey(app.container, { rootAccountId: account, mode: 'live' });
     await app.container.db('api_key_products').insert({ api_key_id: narrow.id, product_line_id: tripId });
-    const res = await catalog(narrow.key, {
-      idp_root_account_uuid: idpRootUuid,
-      connected_ins_products_pagination_response_length_limit: 10,
-      selected_table_page: 0,
-    });
+    const res = await catalogPage(narrow.key, idpRootUuid);
     expect(res.body.rich_ins_product_array_of_objects.map((i: any) => i.product_line_meta_data.product_line_id)).toEqual([tripId]);
   });
 
