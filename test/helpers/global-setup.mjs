@@ -15,6 +15,8 @@
  *   on PostgreSQL, 127.0.0.1:7633, UI :8633; scripts/stack.mjs `ensureTemporalCluster`), with the
  *   same per-run namespace.
  * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test-<jest pid>`, deleted in teardown).
+ * - An SMTP sink (127.0.0.1:2526, messages in var/mail-test/): the default SMTP_URL of the suites'
+ *   workers, so the email every issued purchase sends its buyer is delivered rather than retried.
  *
  * Servers already running (e.g. under `npm run dev`) are reused and left running; what this
  * starts, global-teardown.mjs stops. Progress lines go to stderr; a failure throws one message
@@ -72,13 +74,15 @@ export default async function globalSetup() {
     stack.ensureStripeMock({ port: 12111, bin: tools.stripeMock, log }),
     // A bucket per run: purchase ids restart in every run's database, so object keys would meet.
     stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: `certificates-test-${process.pid}`, bin: tools.fakeGcs, log }),
+    // Every issued purchase emails its buyer; a suite that reads mail starts its own SMTP server.
+    stack.ensureMailSink({ port: 2526, dir: 'var/mail-test', log: (line) => line.startsWith('[mail]') || log(line) }),
   ]);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) {
     await stack.stopAll({ log });
     throw new Error(`test stack: ${failed.reason?.message ?? failed.reason}`);
   }
-  const [db, temporal, stripeMock, storage] = results.map((r) => r.value);
+  const [db, temporal, stripeMock, storage, mailSink] = results.map((r) => r.value);
   const namespace = `test-${Date.now()}-${process.pid}`;
   try {
     await stack.ensureTemporalNamespace({ bin: tools.temporal, address: temporal.address, namespace, log });
@@ -100,6 +104,7 @@ export default async function globalSetup() {
     PAYPROC_LIVE_SECRET_KEY: 'sk_test_liveModeLocal', // stripe-mock accepts any sk_test_…
     STORAGE_API_ENDPOINT: storage.url,
     STORAGE_BUCKET: storage.bucket,
+    SMTP_URL: mailSink.url,
     CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
   });
   // globalTeardown runs in this same process and reads this to stop what was started here.

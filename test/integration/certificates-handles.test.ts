@@ -370,10 +370,12 @@ describe('the OpenAPI document', () => {
       expect(response.properties.purchase_status.enum.sort()).toEqual([
         'awaiting_certificates',
         'awaiting_payment',
+        'cancelled',
         'expired',
         'failed',
         'issued',
         'paid',
+        'partly_cancelled',
         'quoted',
         'refunded',
       ]);
