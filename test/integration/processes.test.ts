@@ -19,25 +19,17 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+/** `npm run keys -- create` of a test-mode key for `accountId` with `options`: it must exit 0; answers the key it prints. */
+async function createKeyByCli(accountId: number, options: string[]) {
+  const created = await runScript('scripts/keys.ts', ['create', '--account', String(accountId), '--mode', 'test', ...options, '--json']);
+  expect(created.code).toBe(0);
+  return JSON.parse(created.stdout);
+}
+
 describe('npm run keys', () => {
   test('when a key goes through create, list, rotate, freeze, unfreeze and delete, then each step takes effect at the gateway', async () => {
     const account = await createRootAccount(app.container);
-    const created = await runScript('scripts/keys.ts', [
-      'create',
-      '--account',
-      String(account.id),
-      '--name',
-      'cli key',
-      '--description',
-      'from test',
-      '--mode',
-      'test',
-      '--platform-fee-bps',
-      '250',
-      '--json',
-    ]);
-    expect(created.code).toBe(0);
-    const k = JSON.parse(created.stdout);
+    const k = await createKeyByCli(account.id, ['--name', 'cli key', '--description', 'from test', '--platform-fee-bps', '250']);
     expect(k).toMatchObject({ id: expect.any(Number), rootAccountId: account.id, mode: 'test', platformFeeBps: 250, status: 'active' });
     expect(k.key).toMatch(/^ik_test_/);
     expect((await call(app.baseUrl, '/api/v1/x', { key: k.key })).status).toBe(404);
@@ -91,22 +83,14 @@ describe('npm run keys', () => {
 
   test('when return URLs are given at create, changed on the key, cleared, and set for the account, then each step is stored and list shows them', async () => {
     const account = await createRootAccount(app.container, 'Return URL Agency');
-    const created = await runScript('scripts/keys.ts', [
-      'create',
-      '--account',
-      String(account.id),
+    const k = await createKeyByCli(account.id, [
       '--name',
       'agent site',
-      '--mode',
-      'test',
       '--success-url',
       'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}',
       '--cancel-url',
       'http://127.0.0.1:8080/cancelled',
-      '--json',
     ]);
-    expect(created.code).toBe(0);
-    const k = JSON.parse(created.stdout);
     expect(k).toMatchObject({
       checkoutSuccessUrl: 'https://agent.example/thanks?s={CHECKOUT_SESSION_ID}',
       checkoutCancelUrl: 'http://127.0.0.1:8080/cancelled',
