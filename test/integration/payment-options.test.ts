@@ -304,6 +304,13 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
 
   const charge = (body: unknown) =>
     call(env.app.baseUrl, '/public-quote/processUserDirectPayprocPayment', { method: 'POST', key: env.key, body });
+  /** The direct-payment body: `buyer`'s connection pays purchase `purchaseId` with the card `paymentMethodId`. */
+  const chargeBody = (buyer: { idp_accnt_uuid: string; access_token: string }, purchaseId: number, paymentMethodId: string) => ({
+    idp_accnt_uuid: buyer.idp_accnt_uuid,
+    access_token: buyer.access_token,
+    purchase_id: purchaseId,
+    payment_method_id: paymentMethodId,
+  });
   const creates = (purchaseId: number) =>
     env.proxy.requests.filter(
       (r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params.get('metadata[purchase_id]') === String(purchaseId),
@@ -313,12 +320,7 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
 
   test('when the first charge times out after reaching the processor, then the workflow re-sends it with the same idempotency key and the purchase is paid once (payment intent state from the patching proxy, since stripe-mock keeps none)', async () => {
     const { buyer, purchaseId, sessionId, amount } = await env.checkout();
-    const body = {
-      idp_accnt_uuid: buyer.idp_accnt_uuid,
-      access_token: buyer.access_token,
-      purchase_id: purchaseId,
-      payment_method_id: 'pm_card_visa',
-    };
+    const body = chargeBody(buyer, purchaseId, 'pm_card_visa');
     env.proxy.dropResponseOnce({ method: 'POST', pathPrefix: '/v1/payment_intents', how: 'hang' });
 
     // The charge activity times out, and its retry settles the same attempt within the call.
@@ -373,12 +375,7 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
 
   test('when the connection is reset after the processor acted, then every resend — the processor library’s one automatic resend and the activity’s retry — carries the same idempotency key (payment intent state from the patching proxy)', async () => {
     const { buyer, purchaseId } = await env.checkout();
-    const body = {
-      idp_accnt_uuid: buyer.idp_accnt_uuid,
-      access_token: buyer.access_token,
-      purchase_id: purchaseId,
-      payment_method_id: 'pm_card_visa',
-    };
+    const body = chargeBody(buyer, purchaseId, 'pm_card_visa');
     // stripe-node resends once on a reset connection even with retries off; drop that one too
     env.proxy.dropResponseOnce({ method: 'POST', pathPrefix: '/v1/payment_intents' });
     env.proxy.dropResponseOnce({ method: 'POST', pathPrefix: '/v1/payment_intents' });
@@ -401,12 +398,7 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
 
   test('when the card is declined, then 400 CARD_ERROR, the same card is refused without a processor call, and another card is charged under a new key', async () => {
     const { buyer, purchaseId } = await env.checkout();
-    const body = {
-      idp_accnt_uuid: buyer.idp_accnt_uuid,
-      access_token: buyer.access_token,
-      purchase_id: purchaseId,
-      payment_method_id: 'pm_card_chargeDeclined',
-    };
+    const body = chargeBody(buyer, purchaseId, 'pm_card_chargeDeclined');
     env.proxy.failNext({
       method: 'POST',
       pathPrefix: '/v1/payment_intents',
@@ -467,21 +459,11 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
       },
     });
 
-    const wrongBuyer = await charge({
-      idp_accnt_uuid: other.idp_accnt_uuid,
-      access_token: other.access_token,
-      purchase_id: purchaseId,
-      payment_method_id: 'pm_card_visa',
-    });
+    const wrongBuyer = await charge(chargeBody(other, purchaseId, 'pm_card_visa'));
     const wrongAccount = await call(env.app.baseUrl, '/public-quote/processUserDirectPayprocPayment', {
       method: 'POST',
       key: otherKey,
-      body: {
-        idp_accnt_uuid: outsider.body.idp_accnt_uuid,
-        access_token: outsider.body.access_token,
-        purchase_id: purchaseId,
-        payment_method_id: 'pm_card_visa',
-      },
+      body: chargeBody(outsider.body, purchaseId, 'pm_card_visa'),
     });
 
     for (const r of [wrongBuyer, wrongAccount]) {
@@ -512,12 +494,7 @@ describe('saved-card charge (POST /public-quote/processUserDirectPayprocPayment)
     const { buyer, purchaseId } = await env.checkout();
     await payThroughCheckout(env, purchaseId);
 
-    const res = await charge({
-      idp_accnt_uuid: buyer.idp_accnt_uuid,
-      access_token: buyer.access_token,
-      purchase_id: purchaseId,
-      payment_method_id: 'pm_card_visa',
-    });
+    const res = await charge(chargeBody(buyer, purchaseId, 'pm_card_visa'));
 
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'INVALID_REQUEST', message: `Purchase ${purchaseId} is already paid` });

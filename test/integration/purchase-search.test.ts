@@ -586,22 +586,19 @@ describe('many matches (the paths a large account takes, reached here with small
     const festival = await insertProductLine(app.container, { rootAccountId: accountA.id, customerName: `Festival Pass ${tag}` });
     const many = await teammate(accountA, 'Pat Plenty');
     const few = await teammate(accountA, 'Ola Few');
-    for (let i = 0; i < 40; i++)
-      await purchase({
-        account: accountA,
-        agentId: many.id,
-        buyer: await buyer('Fest', `Goer${i}`),
-        productIds: [festival],
-        daysAgo: 300 - i,
-      });
-    for (let i = 0; i < 2; i++)
-      await purchase({
-        account: accountA,
-        agentId: few.id,
-        buyer: await buyer('Fest', `Rare${i}`),
-        productIds: [festival],
-        daysAgo: 250 - i,
-      });
+    /** `count` festival purchases sold by `agentId`, to buyers Fest <lastName><i>, one a day back from `daysAgo`. */
+    const festivalSales = async (agentId: number, count: number, lastName: string, daysAgo: number) => {
+      for (let i = 0; i < count; i++)
+        await purchase({
+          account: accountA,
+          agentId,
+          buyer: await buyer('Fest', `${lastName}${i}`),
+          productIds: [festival],
+          daysAgo: daysAgo - i,
+        });
+    };
+    await festivalSales(many.id, 40, 'Goer', 300);
+    await festivalSales(few.id, 2, 'Rare', 250);
     const principal = (await app.container.services.apiKeys.authenticate(keyA))!;
     const exact = searchService();
     for (const [t, phrase] of [

@@ -66,14 +66,17 @@ const reconcile = (...extra: string[]) =>
 beforeAll(async () => {
   ({ app, proxy } = stack);
   intentIds = answerPaymentIntentsAsPaid(proxy, { onCreated: (id, req) => held.set(id, Number(req.params.get('amount'))) });
-  proxy.patchResponses({
-    method: 'GET',
-    pathPrefix: '/v1/payment_intents/',
-    patch: (body, req: RecordedRequest) => {
-      const id = req.path.split('/').pop()!;
-      return { ...body, id, status: 'succeeded', amount_received: held.get(id) ?? 0 };
-    },
-  });
+  /** GET <pathPrefix><id>: stripe-mock's answer for the id asked, with `fields` of that id. */
+  const answerById = (pathPrefix: string, fields: (id: string) => Record<string, unknown>) =>
+    proxy.patchResponses({
+      method: 'GET',
+      pathPrefix,
+      patch: (body, req: RecordedRequest) => {
+        const id = req.path.split('/').pop()!;
+        return { ...body, id, ...fields(id) };
+      },
+    });
+  answerById('/v1/payment_intents/', (id) => ({ status: 'succeeded', amount_received: held.get(id) ?? 0 }));
   proxy.patchResponses({
     method: 'POST',
     pathPrefix: '/v1/refunds',
@@ -84,14 +87,7 @@ beforeAll(async () => {
       return { ...body, status: 'succeeded' };
     },
   });
-  proxy.patchResponses({
-    method: 'GET',
-    pathPrefix: '/v1/refunds/',
-    patch: (body, req: RecordedRequest) => {
-      const id = req.path.split('/').pop()!;
-      return { ...body, id, status: 'succeeded', amount: held.get(id) ?? 0 };
-    },
-  });
+  answerById('/v1/refunds/', (id) => ({ status: 'succeeded', amount: held.get(id) ?? 0 }));
   // A payment intent's refunds, created in the asked range (every one on REFUNDS_CREATED).
   proxy.patchResponses({
     method: 'GET',

@@ -52,16 +52,13 @@ describe('expandDays', () => {
 
 describe('expandTrips', () => {
   const tl = { ...limits, maxTripDays: 30 };
+  /** expandTrips of `trips` (local times) in `zone`, at most 30 days a trip. */
+  const tripsIn = (zone: string, ...trips: Array<{ start: string; end: string }>) => expandTrips({ time_zone: zone, trips }, tl);
   test('when trips are given out of order, then one unit per trip in start order with UTC instants', () => {
-    const r = expandTrips(
-      {
-        time_zone: 'America/Chicago',
-        trips: [
-          { start: '2026-05-10T08:00', end: '2026-05-12T18:00' },
-          { start: '2026-04-01T06:30', end: '2026-04-01T22:00' },
-        ],
-      },
-      tl,
+    const r = tripsIn(
+      'America/Chicago',
+      { start: '2026-05-10T08:00', end: '2026-05-12T18:00' },
+      { start: '2026-04-01T06:30', end: '2026-04-01T22:00' },
     );
     if (!r.ok) throw new Error(r.reason);
     expect(r.units.map((u) => u.localLabel)).toEqual(['2026-04-01T06:30/2026-04-01T22:00', '2026-05-10T08:00/2026-05-12T18:00']);
@@ -83,20 +80,15 @@ describe('expandTrips', () => {
     [[{ start: '2026-04-01T10:00', end: '2026-06-01T10:00' }], 'longer than 30 days'],
     [[{ start: '2026-04-01 10:00', end: '2026-04-02T10:00' }], 'YYYY-MM-DDTHH:mm'],
   ])('when the trips are %p, then they are rejected', (trips, reason) => {
-    const r = expandTrips({ time_zone: 'UTC', trips }, tl);
+    const r = tripsIn('UTC', ...trips);
     expect(!r.ok && r.reason).toContain(reason);
   });
 
   test('when trips touch end to start, then they do not overlap', () => {
-    const r = expandTrips(
-      {
-        time_zone: 'UTC',
-        trips: [
-          { start: '2026-04-01T10:00', end: '2026-04-02T10:00' },
-          { start: '2026-04-02T10:00', end: '2026-04-03T10:00' },
-        ],
-      },
-      tl,
+    const r = tripsIn(
+      'UTC',
+      { start: '2026-04-01T10:00', end: '2026-04-02T10:00' },
+      { start: '2026-04-02T10:00', end: '2026-04-03T10:00' },
     );
     expect(r.ok).toBe(true);
   });
