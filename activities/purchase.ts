@@ -22,11 +22,10 @@ import { createBuyersRepository } from '../src/buyers/repository';
 import { createPaymentsRepository } from '../src/payments/repository';
 import type { PurchaseRecord } from '../src/purchases/purchase-record';
 import { createSaleRepository } from '../src/purchases/sale-repository';
-import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
+import { checkoutReturnUrls } from '../src/purchases/return-urls';
 import { createSavedCardCharges } from '../src/payments/saved-card';
 import { createBuyerEmailAfterPayment } from '../src/proof-of-coverage/after-payment';
 import { createProofOfCoverageEmailsRepository } from '../src/proof-of-coverage/repository';
-import type { PurchaseWorkflows } from '../src/purchases/workflow-client';
 import type { CheckoutSession, PurchaseStatus, RefundInput, SavedCardChargeResult } from '../workflows/contracts';
 
 export interface PurchaseActivityDeps {
@@ -38,8 +37,11 @@ export interface PurchaseActivityDeps {
   events: Pick<EventEmitter, 'purchaseStatus' | 'refunded' | 'certificatesIssued'>;
   /** Counts processor errors by activity (optional in unit tests). */
   metrics?: Pick<WorkerMetrics, 'dependencyErrors'>;
-  /** Starts the sending of the buyer's proof-of-coverage email after payment (`proof-email-<id>`). */
-  purchaseWorkflows: Pick<PurchaseWorkflows, 'startProofOfCoverageEmail'>;
+  /**
+   * Starts the sending of the buyer's proof-of-coverage email after payment (`proof-email-<id>`): the
+   * workflow client's method, taken by its shape so that activities do not import the client.
+   */
+  purchaseWorkflows: { startProofOfCoverageEmail(emailIds: number[]): Promise<void> };
 }
 
 /** The session as the processor now sees it. */

@@ -6,7 +6,16 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
-import type { PrintedValues } from './repository';
+
+/** What one certificate version printed (kept with its storage; instants ISO 8601 UTC). */
+export interface PrintedValues {
+  starts_at: string;
+  ends_at: string;
+  time_zone: string;
+  local_label: string;
+  named_insured_name: string | null;
+  holder_name: string | null;
+}
 
 /** What the verification page may show: no address, email or price (issue 6); a stored version's window, named insured and holder as it printed them. */
 export interface VerificationCertificate {

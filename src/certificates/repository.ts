@@ -18,17 +18,9 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { createCertificateArchivesRepository, type ArchiveRow } from './archives-repository';
-import { createCertificateLookups } from './lookup-repository';
+import { createCertificateLookups, type PrintedValues } from './lookup-repository';
 
-/** What one certificate version printed (kept with its storage; instants ISO 8601 UTC). */
-export interface PrintedValues {
-  starts_at: string;
-  ends_at: string;
-  time_zone: string;
-  local_label: string;
-  named_insured_name: string | null;
-  holder_name: string | null;
-}
+export type { PrintedValues } from './lookup-repository';
 
 /** The values `row` prints (what `markStored` keeps with the PDF). */
 export function printedValues(row: IssuanceRow): PrintedValues {

@@ -42,12 +42,21 @@ import { MAX_CHARGE_MINOR, priceQuote } from '../quotes/pricing';
 import { splitEvenly } from '../purchases/refund-rule';
 import { hasStarted, isCancellableUnit, standingOf } from '../purchases/rules';
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
-import type { HolderEndorsementKind, LedgerUnitPremium } from '../purchases/ledger-record';
+import type { HolderEndorsementKind, HolderPremiumOnNewUnit, LedgerUnitPremium } from '../purchases/ledger-record';
 import type { StoredEndorsementTerms } from '../products/repository';
 import type { CertificateHolderRecord } from '../certificate-holders/repository';
 import type { StoredCertificate } from '../certificates/repository';
 import type { EndorsementChange } from './schemas';
-import type { UnitAddition } from './repository';
+import type { CoveredUnit } from '../quotes/coverage';
+
+/**
+ * Covered units an endorsement adds to one item, each with its premium (minor units) and the
+ * endorsement premiums its certificate holders pay on it (additional insured, waiver).
+ */
+export interface UnitAddition {
+  itemId: number;
+  units: Array<Omit<CoveredUnit, 'index'> & { premiumMinor: number; holderPremiums?: HolderPremiumOnNewUnit[] }>;
+}
 
 export class EndorsementError extends Error {
   override name = 'EndorsementError';
@@ -444,7 +453,8 @@ export async function loadEndorsementState(
     ledger: Pick<import('../purchases/ledger-repository').LedgerRepository, 'endorsementCharges'>;
     holders: Pick<import('../certificate-holders/repository').CertificateHoldersRepository, 'list'>;
     certificates: Pick<import('../certificates/repository').CertificatesRepository, 'listForPurchase'>;
-    endorsements: Pick<import('./repository').EndorsementsRepository, 'maxTripDays'>;
+    /** The endorsements repository's `maxTripDays`, by its shape (the repository builds on this module). */
+    endorsements: { maxTripDays(productLineIds: number[]): Promise<Map<number, number>> };
     products: Pick<import('../products/repository').ProductsRepository, 'endorsementTerms'>;
   },
   p: PurchaseRecord,

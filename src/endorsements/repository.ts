@@ -6,18 +6,10 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { EndorsementChange } from './schemas';
-import type { PlannedReissue } from './planning';
-import type { CoveredUnit } from '../quotes/coverage';
-import type { CancellationRefund, HolderPremiumOnNewUnit, LedgerUnitPremium } from '../purchases/ledger-record';
+import type { PlannedReissue, UnitAddition } from './planning';
+import type { CancellationRefund, LedgerUnitPremium } from '../purchases/ledger-record';
 
-/**
- * Covered units an endorsement adds to one item, each with its premium (minor units) and the
- * endorsement premiums its certificate holders pay on it (additional insured, waiver).
- */
-export interface UnitAddition {
-  itemId: number;
-  units: Array<Omit<CoveredUnit, 'index'> & { premiumMinor: number; holderPremiums?: HolderPremiumOnNewUnit[] }>;
-}
+export type { UnitAddition } from './planning';
 
 /** A holder endorsement premium an endorsement prices on an existing unit (negative: given back), with the unit's label. */
 export type StoredHolderPremium = Required<LedgerUnitPremium> & { localLabel: string };
