@@ -45,7 +45,7 @@ import { customerBuyerOf, ensureBuyerCustomer } from '../src/payproc/customers';
 import { idOf } from '../src/payproc/ids';
 import { createBuyersRepository } from '../src/buyers/repository';
 import { createPaymentsRepository } from '../src/payments/repository';
-import { checkoutReturnUrls } from '../src/checkout-pages/return-urls';
+import { checkoutReturnUrls } from '../src/purchases/return-urls';
 import type { StoredEndorsement } from '../src/endorsements/repository';
 import { processorFailure } from './purchase';
 import { createRefundParts } from './refund-parts';

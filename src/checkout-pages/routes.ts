@@ -21,7 +21,7 @@ import type { RouteRegistration } from '../http/routes';
 import { AppError } from '../shared/errors';
 import { rateLimit } from '../http/gateway';
 import { BareErrorSchema, bareError } from '../http/openapi';
-import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH } from './return-urls';
+import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH } from '../purchases/return-urls';
 import { PURCHASE_ID_PATTERN, RETURN_TOKEN_PATTERN, parseReturnQuery, type CheckoutPageService, type ReturnPageView } from './service';
 import { renderCancelledPage, renderCompletePage, renderNotFoundPage } from './page';
 

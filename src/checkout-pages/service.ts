@@ -16,7 +16,7 @@ import type { PurchaseRecord } from '../purchases/purchase-record';
 import type { SaleRepository } from '../purchases/sale-repository';
 import type { CertificatesRepository } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
-import { COMPLETE_PAGE_PATH, returnPageUrl } from './return-urls';
+import { COMPLETE_PAGE_PATH, returnPageUrl } from '../purchases/return-urls';
 
 /** What the buyer is told, from the purchase status. */
 export type ReturnPageState = 'awaiting_payment' | 'issuing' | 'issued' | 'refunded' | 'expired' | 'failed';

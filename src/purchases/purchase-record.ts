@@ -20,7 +20,6 @@
 import type { Knex } from 'knex';
 import type { Address } from '../certificates/repository';
 import type { CancellationTerms } from '../products/cancellation-terms';
-import type { CoveredUnit } from '../quotes/coverage';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
 /** Which status each status may move to (a move to the same status is a no-op). */
@@ -59,8 +58,16 @@ export function predecessorsOf(to: PurchaseStatus): PurchaseStatus[] {
   return (Object.keys(PURCHASE_TRANSITIONS) as PurchaseStatus[]).filter((from) => canTransition(from, to));
 }
 
-/** One covered day or trip of a new purchase item: a covered unit as the quote computed it. */
-export type NewCoveredUnit = CoveredUnit;
+/** One covered day or trip of a new purchase item, as the quote computes it (`src/quotes/coverage.ts`). */
+export interface NewCoveredUnit {
+  index: number;
+  kind: 'day' | 'trip';
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  /** `2026-12-24` for a day; `2026-12-24T08:00/2026-12-27T18:00` for a trip (local times). */
+  localLabel: string;
+}
 
 /**
  * Writes the certificate holders the buyer named in a new purchase's answers (one per item that

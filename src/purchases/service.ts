@@ -26,7 +26,7 @@ import type { AccountView, Principal } from '../api-keys/service';
 import { AppError, notFound } from '../shared/errors';
 import type { CertificatesRepository, StoredCertificate } from '../certificates/repository';
 import { verificationUrl } from '../certificates/certificate-data';
-import { COMPLETE_PAGE_PATH, returnPageUrl } from '../checkout-pages/return-urls';
+import { COMPLETE_PAGE_PATH, returnPageUrl } from './return-urls';
 import type { PurchaseItemDetail, PurchaseRecord, PurchaseScope } from './purchase-record';
 import type { StoredCancellation, StoredCancellationQuote } from './ledger-record';
 import type { SaleRepository } from './sale-repository';

@@ -13,16 +13,10 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 import { localDayStart, nextLocalDate } from '../shared/local-day';
+import type { NewCoveredUnit } from '../purchases/purchase-record';
 
-export interface CoveredUnit {
-  index: number;
-  kind: 'day' | 'trip';
-  startsAt: Date;
-  endsAt: Date;
-  timeZone: string;
-  /** `2026-12-24` for a day; `2026-12-24T08:00/2026-12-27T18:00` for a trip (local times). */
-  localLabel: string;
-}
+/** One covered day or trip (the sale stores it as it is: the purchases domain's `NewCoveredUnit`). */
+export type CoveredUnit = NewCoveredUnit;
 
 export type Expansion = { ok: true; units: CoveredUnit[] } | { ok: false; reason: string };
 

@@ -11,7 +11,7 @@ import {
   type ReturnPageState,
   type ReturnPageView,
 } from '../../src/checkout-pages/service';
-import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH, checkoutReturnUrls, returnPageUrl } from '../../src/checkout-pages/return-urls';
+import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH, checkoutReturnUrls, returnPageUrl } from '../../src/purchases/return-urls';
 import { returnUrlProblem } from '../../src/shared/return-url';
 import type { PurchaseRecord } from '../../src/purchases/purchase-record';
 
