@@ -2,13 +2,13 @@
  * A subscription's repository: its renewals (one purchase per paid invoice, each a copy of the
  * first purchase with its units shifted into the period) and the reads of its periods. A
  * subscription lives on its first purchase's row and its renewals' rows: every write of those rows
- * is the sale's (./sale-repository), including the renewal's insert (`insertPurchase`, which
+ * is the sale's (./sale-repository), including the renewal's insert (`insertPurchase`, ./sale-insert-repository, which
  * `createRenewal` calls in its own transaction), its end (`recordSubscriptionEnd`) and the
  * processor subscription it is billed by (`recordSubscription`). Amounts are minor units.
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
-import { insertPurchase } from './sale-repository';
+import { insertPurchase } from './sale-insert-repository';
 import {
   toPurchaseRecord,
   type NewCoveredUnit,
@@ -70,7 +70,7 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
      * (the item's first-period units; ./renewal-period's `renewedUnits`). Keyed by
      * the invoice (`purchases.payproc_invoice_id` is unique), so a retry returns the same row.
      * Returns `{ refused }` when the original does not exist or is not a subscription. The rows
-     * are written by the sale's `insertPurchase` (./sale-repository) in this transaction, the
+     * are written by the sale's `insertPurchase` (./sale-insert-repository) in this transaction, the
      * original's row locked meanwhile; the items' certificate holders through `writeHolders` (the
      * holders' repository's insert); this module writes no table itself.
      */
