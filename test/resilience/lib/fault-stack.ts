@@ -22,6 +22,7 @@
  * | temporal metrics | 9243           | the server's own (dev: --metrics-port; cluster: its config) |
  * | postgres_exporter | 9287          | stateless (Debian's prometheus-postgres-exporter)           |
  * | prometheus      | 9290            | `<dir>/prometheus` (fresh each run): scrapes all of the above every second (the API and workers up to every 4 s on a slow machine: lib/machine.ts) and evaluates ops/prometheus/alerts.yml |
+ * | mail sink       | 3120            | in the suite's process: accepts and counts every message (lib/mail-sink.ts); SMTP_URL |
  *
  * PostgreSQL is Debian's server binary (`/usr/lib/postgresql/<version>/bin`), run as the
  * `postgres` OS user when this process is root (PostgreSQL refuses root). Logs go to
@@ -36,6 +37,7 @@ import { promisify } from 'node:util';
 import knexFactory from 'knex';
 import { ManagedProcess } from './processes';
 import { startProcessorGate, type ProcessorGate } from './processor-gate';
+import { startMailSink, type MailSink } from './mail-sink';
 import { machineSpeed, scrapeSecondsFor } from './machine';
 import searchAttributes from '../../../workflows/search-attributes.json';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -74,6 +76,8 @@ export interface StackPorts {
   temporalMetrics: number;
   postgresExporter: number;
   prometheus: number;
+  /** The stack's SMTP server, in the suite's process (lib/mail-sink.ts). */
+  mailSink: number;
 }
 const SLOT_0: StackPorts = Object.freeze({
   postgres: 54331,
@@ -88,6 +92,7 @@ const SLOT_0: StackPorts = Object.freeze({
   temporalMetrics: 9243,
   postgresExporter: 9287,
   prometheus: 9290,
+  mailSink: 3120,
 });
 /** At most this many workers per stack (their metrics ports stay below the next slot's). */
 const MAX_WORKERS = 4;
@@ -114,6 +119,8 @@ export interface FaultStack {
   stripeMock: ManagedProcess;
   /** In front of stripe-mock: the processor as the API and the worker reach it (it can hang). Listening once booted. */
   processorGate: ProcessorGate;
+  /** Starts the stack's SMTP server (lib/mail-sink.ts) unless it runs; stopAll closes it. */
+  startMailSink(): Promise<void>;
   fakeGcs: ManagedProcess;
   api: ManagedProcess;
   /** postgres_exporter on the stack's PostgreSQL (`pg_up`, for PostgresDown). */
@@ -378,7 +385,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     RATE_LIMIT_PER_MINUTE: '1000000',
     BUYER_ACCESS_TOKEN_TTL_SECONDS: '86400',
     CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    SMTP_URL: 'smtp://127.0.0.1:1',
+    SMTP_URL: `smtp://${HOST}:${ports.mailSink}`,
     // The stack's own metrics ports (a dev stack may hold the defaults); each worker's are set below.
     METRICS_PORT: String(ports.apiMetrics),
     WORKER_METRICS_PORT: '0',
@@ -583,6 +590,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
 
   const processes = [prometheus, ...workers, api, fakeGcs, stripeMock, temporal, postgresExporter, postgres];
   const gate = lazyGate(ports);
+  let mail: MailSink | null = null;
   return {
     shape,
     ports,
@@ -607,6 +615,11 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     async stopAll() {
       for (const p of processes) await p.stop();
       await gate.close();
+      await mail?.close();
+      mail = null;
+    },
+    async startMailSink() {
+      mail ??= await startMailSink({ host: HOST, port: ports.mailSink });
     },
   };
 }
@@ -636,6 +649,7 @@ async function boot(stack: FaultStack, dir: string): Promise<void> {
   fs.mkdirSync(path.join(dir, 'gcs'), { recursive: true });
   await initPostgres(path.join(dir, 'pg'), stack.postgres.spec.logFile);
   await (stack.processorGate as LazyGate).start();
+  await stack.startMailSink();
   if (stack.shape.temporal === 'cluster') {
     // The cluster keeps its state in this stack's PostgreSQL: schema first, then the server.
     await Promise.all([stack.postgres.start(), stack.stripeMock.start(), stack.fakeGcs.start()]);
