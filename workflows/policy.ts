@@ -1,43 +1,39 @@
 /**
- * policyWorkflow: the one ordered path for changes to a purchase after its sale (id
- * `policy-<purchaseId>`: cancellations, also dated in the future, and their rescission; certificate
- * holders added and removed; endorsements). The API starts it with update-with-start and the
- * `cancel` update; updates are handled one at a time, so two changes of one purchase never
- * interleave. Each:
- * 1. `acceptCancellation` checks the quote against the purchase now and takes its units; the
- *    caller gets the accepted cancellation (or the refusal) at once. While the purchase's
- *    certificates are still being issued the update waits for them: the purchase's run tells this
- *    one when issuance is over (`notifyWhenIssued`, answered by `saleIssued`).
- * 2. Then, after the update has answered: the refund is created at the processor (idempotency key
- *    of the cancellation's own; an outage retries without an attempt limit), its outcome awaited
- *    (asked every `refundPollSeconds`), and only then are the units cancelled and their
- *    certificates voided (`completeCancellation`). A refund the processor refuses for good leaves
- *    the cancellation `refund_failed`.
- * A subscription's cancellation (`cancelSubscription` update, sent to the policy workflow of the
- * subscription's current period) ends it at the processor, and when it ends now cancels that
- * period's unstarted units like any cancellation; the processor's own changes to the subscription
- * arrive as the `subscriptionChanged` signal and are recorded in turn.
- * A cancellation dated in the future is accepted `scheduled` (its units taken) and waits in the
- * workflow for its effective time: a durable timer on the real clock, or, for a test purchase with
- * a test clock, the `testClockAdvanced` signal that moves that clock past it. Until then the
- * `rescindCancellation` update withdraws it (its units given back); the workflow stays open while
- * anything is scheduled.
- * An operator's `retryFailedCancellations` update (`npm run ops -- retry-cancellation`) queues the
- * refused and stalled ones again (every step is idempotent, so one in progress is not harmed); an
- * operator's `reissueCertificates` update (`npm run ops -- reissue`) runs issuance again as a child
- * `certificates-<id>` in the same chain, answered once the child has started. The workflow completes after `idleSeconds` with nothing to do; the next
- * change starts a new run.
- * Certificate holders (`addCertificateHolder`, `removeCertificateHolder`) and endorsements
- * (`endorse`) are updates in the same chain: each answers the accepted change at once (waiting,
- * like a cancel, while the purchase's first certificates are being issued); the certificates an
- * added holder or an endorsement's new versions need are then issued by the main loop through the
- * same rounds as issuance (`issueCertificateRounds`, on the main queue's certificates queue) and
- * announced (`certificate_holder.added`, `certificates.reissued`); an endorsement that gives premium
- * back has its refund created first (`refundEndorsementDifference`). After a cancellation completes,
+ * policyWorkflow: the one ordered path for changes to a purchase after its sale (id `policy-<purchaseId>`:
+ * cancellations, also dated in the future, and their rescission; certificate holders added and removed;
+ * endorsements). The API starts it with update-with-start and the `cancel` update; updates are handled one at a
+ * time, so two changes of one purchase never interleave. Each:
+ * 1. `acceptCancellation` checks the quote against the purchase now and takes its units; the caller gets the
+ *    accepted cancellation (or the refusal) at once. While the purchase's certificates are still being issued the
+ *    update waits for them: the purchase's run tells this one when issuance is over (`notifyWhenIssued`, answered
+ *    by `saleIssued`).
+ * 2. Then, after the update has answered: the refund is created at the processor (idempotency key of the
+ *    cancellation's own; an outage retries without an attempt limit), its outcome awaited (asked every
+ *    `refundPollSeconds`), and only then are the units cancelled and their certificates voided
+ *    (`completeCancellation`). A refund the processor refuses for good leaves the cancellation `refund_failed`.
+ * A subscription's cancellation (`cancelSubscription` update, sent to the policy workflow of the subscription's
+ * current period) ends it at the processor, and when it ends now cancels that period's unstarted units like any
+ * cancellation; the processor's own changes to the subscription arrive as the `subscriptionChanged` signal and are
+ * recorded in turn.
+ * A cancellation dated in the future is accepted `scheduled` (its units taken) and waits in the workflow for its
+ * effective time: a durable timer on the real clock, or, for a test purchase with a test clock, the
+ * `testClockAdvanced` signal that moves that clock past it. Until then the `rescindCancellation` update withdraws
+ * it (its units given back); the workflow stays open while anything is scheduled.
+ * An operator's `retryFailedCancellations` update (`npm run ops -- retry-cancellation`) queues the refused and
+ * stalled ones again (every step is idempotent, so one in progress is not harmed); an operator's
+ * `reissueCertificates` update (`npm run ops -- reissue`) runs issuance again as a child `certificates-<id>` in
+ * the same chain, answered once the child has started. The workflow completes after `idleSeconds` with nothing to
+ * do; the next change starts a new run.
+ * Certificate holders (`addCertificateHolder`, `removeCertificateHolder`) and endorsements (`endorse`) are updates
+ * in the same chain: each answers the accepted change at once (waiting, like a cancel, while the purchase's first
+ * certificates are being issued); the certificates an added holder or an endorsement's new versions need are then
+ * issued by the main loop through the same rounds as issuance (`issueCertificateRounds`, on the main queue's
+ * certificates queue) and announced (`certificate_holder.added`, `certificates.reissued`); an endorsement that
+ * gives premium back has its refund created first (`refundEndorsementDifference`). After a cancellation completes,
  * the holders that asked are emailed a notice by `holder-notices-<id>`, a child it does not wait for.
- * The owner decides a sold purchase's status from then on: after each completed cancellation
- * `partly_cancelled` or `cancelled` (every unit), upserted as PurchaseStatus and StatusChangedAt;
- * `refunded` after a processor's full refund.
+ * The owner decides a sold purchase's status from then on: after each completed cancellation `partly_cancelled` or
+ * `cancelled` (every unit), upserted as PurchaseStatus and StatusChangedAt; `refunded` after a processor's full
+ * refund.
  */
 import {
   ApplicationFailure,
@@ -111,11 +107,8 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const processor = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry: money });
   // Creating a refund goes through the rate-capped refunds queue (below the processor's request limit).
   // (Runs started before policy workflows had a queue of their own ran on the main queue and carry no refundsTaskQueue.)
-  const refunds = proxyActivities<PolicyActivities>({
-    startToCloseTimeout: '60 seconds',
-    retry: money,
-    taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue),
-  });
+  const refundsQueue = input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue);
+  const refunds = proxyActivities<PolicyActivities>({ startToCloseTimeout: '60 seconds', retry: money, taskQueue: refundsQueue });
   const holderActs = proxyActivities<CertificateHolderActivities>({ startToCloseTimeout: '30 seconds', retry });
   const planner = proxyActivities<Pick<CertificateActivities, 'planCertificates'>>({ startToCloseTimeout: '30 seconds', retry });
   const endorsementActs = proxyActivities<EndorsementActivities>({ startToCloseTimeout: '30 seconds', retry });
@@ -123,7 +116,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   const endorsementRefunds = proxyActivities<EndorsementActivities>({
     startToCloseTimeout: '60 seconds',
     retry: money,
-    taskQueue: input.refundsTaskQueue ?? refundsTaskQueue(workflowInfo().taskQueue),
+    taskQueue: refundsQueue,
   });
   const sale = proxyActivities<Pick<PurchaseActivities, 'recordRefund'>>({ startToCloseTimeout: '30 seconds', retry });
   const disputes = proxyActivities<DisputeActivities>({ startToCloseTimeout: '30 seconds', retry });
