@@ -36,3 +36,18 @@ export async function startWithStorageProxy(env: Record<string, string>): Promis
     },
   };
 }
+
+/**
+ * Registers an afterAll that closes what the answer starts: a function that starts the stack
+ * (startWithStorageProxy with API config `env`) when a test calls it, inside the test's own time.
+ */
+export function useStorageOutageStack(env: Record<string, string>): () => Promise<StorageOutageStack> {
+  let stack: StorageOutageStack | undefined;
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return async () => {
+    stack = await startWithStorageProxy(env);
+    return stack;
+  };
+}

@@ -10,21 +10,16 @@ import { eventually } from '../helpers/worker';
 import { call, createRootAccountOfKind } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued } from '../helpers/certificates';
-import { startWithStorageProxy, type StorageOutageStack } from '../helpers/storage-outage';
+import { useStorageOutageStack } from '../helpers/storage-outage';
 import { createObjectStore } from '../../src/storage/object-store';
 
 jest.setTimeout(240_000);
 
-let stack: StorageOutageStack | undefined;
-
-afterAll(async () => {
-  await stack?.close();
-});
+// Polling the bordereau until storage is back makes more calls than the default per-key limit.
+const startStack = useStorageOutageStack({ PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
 
 test('when storage is down while a bordereau is generated, then it stays generating and retries, and once storage is back the same bordereau is ready with its files stored once', async () => {
-  // Polling the bordereau until storage is back makes more calls than the default per-key limit.
-  stack = await startWithStorageProxy({ PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
-  const { app, proxy } = stack;
+  const { app, proxy } = await startStack();
   const agency = await createAgency(app);
   const api = (method: string, path: string, body?: unknown) =>
     call(app.baseUrl, `/api/v1${path}`, { method, key: agency.key, ...(body === undefined ? {} : { body }) });

@@ -12,7 +12,7 @@ import { startProcess } from '../helpers/run';
 import { eventually, uniqueTaskQueue } from '../helpers/worker';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued } from '../helpers/certificates';
-import { startWithStorageProxy, type StorageOutageStack } from '../helpers/storage-outage';
+import { useStorageOutageStack } from '../helpers/storage-outage';
 import { download, readZip } from '../helpers/documents';
 import { createObjectStore } from '../../src/storage/object-store';
 
@@ -122,15 +122,10 @@ describe('given a worker process killed in the middle of rendering a 30-day purc
 });
 
 describe('given object storage unreachable for a minute when issuance starts', () => {
-  let stack: StorageOutageStack | undefined;
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const startStack = useStorageOutageStack({ PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
 
   test('when storage comes back, then issuance completes with every certificate stored once', async () => {
-    stack = await startWithStorageProxy({ PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
-    const { app, proxy } = stack;
+    const { app, proxy } = await startStack();
     const agency = await createAgency(app);
     const db = app.container.db;
 
