@@ -32,7 +32,8 @@ jest.setTimeout(180_000);
 const stack = useStack({
   proxy: true,
   workerEnv: { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '1' },
-  app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET },
+  // The suite polls until certificates are issued again after each change: no per-key rate limit.
+  app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' },
 });
 let app: TestApp;
 let proxy: ProcessorProxy;
