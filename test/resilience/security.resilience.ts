@@ -202,11 +202,12 @@ function ghostIds(): Record<string, unknown> {
 const IDENTITY = new Set(['idp_root_account_uuid', 'idp_teammate_uuid', 'seller_slug']);
 /**
  * Fields that look data up rather than name a record: another account's value there may
- * answer 2xx (an empty search, `buyer_exists: false`, a list filtered to nothing), never with
+ * answer 2xx (an empty search, `buyer_exists: false`, a list filtered to nothing, such as the events
+ * of another account's purchase), never with
  * its data. In a body a root id names the account a write is for, so it is not a lookup there.
  */
 const LOOKUP_BODY = new Set(['search_text', 'buyer_email']);
-const LOOKUP_QUERY = new Set(['search', 'root_seller_db_id', 'agencyRootAccountID', 'buyer_email']);
+const LOOKUP_QUERY = new Set(['search', 'root_seller_db_id', 'agencyRootAccountID', 'buyer_email', 'purchase_id']);
 /** Fields a request must not carry together (getInvoiceData names the purchase by one of them). */
 const EXCLUSIVE: [string, string][] = [['payment_intent', 'purchase_id']];
 
