@@ -8,7 +8,8 @@ import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { parseBody, parseQuery } from '../http/validation';
-import { ErrorEnvelopeSchema, gatewayResponses, successEnvelope } from '../http/openapi';
+import { gatewayResponses, successEnvelope } from '../http/openapi';
+import * as resource from '../http/resource-routes';
 import type { AccountService } from './service';
 import { AccountRead, AccountUpdate } from './schemas';
 
@@ -26,7 +27,7 @@ export function accountRoutes(service: AccountService): RouteRegistration {
       const body = parseBody(AccountUpdate, ctx.request.body);
       ctx.body = ok(await service.update(ctx.state.principal!, body), 'Account updated');
     });
-    registry.registerPath({
+    resource.registerBodyPath(registry, {
       method: 'patch',
       path: '/api/v1/account',
       operationId: 'updateAccount',
@@ -34,17 +35,10 @@ export function accountRoutes(service: AccountService): RouteRegistration {
       summary: 'Change the account’s settings',
       description:
         'Changes account-wide settings (every key of the account, live or test, reads the same ones); a setting left out keeps its value. `send_buyer_email_after_payment` (on by default): the buyer of each purchase is emailed the proof of coverage once its certificates are issued, with the withdrawal link when the product offers one. Answers the account as GET does.',
-      request: { body: { required: true, content: { 'application/json': { schema: AccountUpdate } } } },
+      body: AccountUpdate,
       responses: {
-        200: {
-          description: 'The account, changed',
-          content: { 'application/json': { schema: successEnvelope(AccountRead, 'AccountResponse') } },
-        },
-        ...gatewayResponses,
-        400: {
-          description: 'VALIDATION_ERROR: an unknown setting or a value of the wrong type (or the gateway’s codes)',
-          content: { 'application/json': { schema: ErrorEnvelopeSchema } },
-        },
+        200: resource.jsonResponse('The account, changed', successEnvelope(AccountRead, 'AccountResponse')),
+        400: resource.errorResponse('VALIDATION_ERROR: an unknown setting or a value of the wrong type (or the gateway’s codes)'),
       },
     });
     registry.registerPath({
