@@ -1,0 +1,257 @@
+/**
+ * The model of the model-based suite (issue 54): what the public API promises about one or more
+ * paid purchases, in plain TypeScript with no I/O, so that a random sequence of commands can be
+ * checked step by step against the real stack (test/model/commands.ts).
+ *
+ * Per purchase it holds its covered days (the real unit id, the local date, `active` or
+ * `cancelled`), its certificate holders (the answered one first; added and removed ones), money per
+ * payment intent in integer minor units (charged, refunded by cancellations, refunded from the
+ * processor's dashboard), and the ledger movements a bordereau would show (a sale, each
+ * cancellation's refund, each dashboard refund). The ids come from the real service (they only
+ * name things); every amount, state and count is computed here from the documented rules:
+ *
+ * - price: the quoting account's product costs 20.00 a covered day (scripts/harness/purchases.ts,
+ *   `createEventProductAccount`), no tax, the key's platform fee (0 for test keys unless set);
+ * - cancellation (docs/lifecycle.md "What comes back"): inside free look, or for a day not started
+ *   under pro rata, each cancelled day gives back its premium and its share of the fee (the fee
+ *   spread over all the purchase's days in proportion to premium, largest remainder, ties to the
+ *   earliest day); the cancellation that leaves no day active gives back all the fee still held;
+ * - cancelled days' certificates are voided; a scheduled cancellation rescinded changes nothing;
+ * - holders (lifecycle.md "Certificate holders"): each holder has one current certificate per day
+ *   in force; removing one voids its certificates; the last holder stays while a day is active
+ *   (409 LAST_CERTIFICATE_HOLDER);
+ * - a dashboard refund (api-guide.md "Test helpers") adds to the refunded total; the one that
+ *   reaches the total ends the purchase `refunded` and voids every certificate;
+ * - moving a day (an endorsement) keeps its price, so money does not move.
+ */
+
+/** The premium of one covered day of the quoting account's product (20.00), minor units. */
+export const DAY_PREMIUM_MINOR = 2000;
+
+export type UnitState = 'active' | 'cancelled';
+
+export interface ModelUnit {
+  /** The real covered unit's id. */
+  id: number;
+  /** Its local date (YYYY-MM-DD, America/Chicago). */
+  date: string;
+  premiumMinor: number;
+  state: UnitState;
+}
+
+export interface ModelHolder {
+  /** The real certificate holder's id. */
+  id: number;
+  active: boolean;
+}
+
+/** Money of one payment intent, minor units. */
+export interface ModelPayment {
+  paymentIntent: string;
+  chargedMinor: number;
+  /** Refunded by cancellations (the service's refunds, which the processor sees). */
+  cancellationRefundedMinor: number;
+  /** Refunded from the processor's dashboard (reported to the service by `charge.refunded`). */
+  dashboardRefundedMinor: number;
+}
+
+/** A ledger movement: + money in, − money out, per payment intent. */
+export interface LedgerMovement {
+  purchaseId: number;
+  paymentIntent: string;
+  kind: 'sale' | 'cancellation' | 'dashboard_refund';
+  amountMinor: number;
+}
+
+export type PurchaseStatus = 'issued' | 'partly_cancelled' | 'cancelled' | 'refunded';
+
+export interface ModelPurchase {
+  id: number;
+  units: ModelUnit[];
+  holders: ModelHolder[];
+  payments: ModelPayment[];
+  /** The platform fee charged with the sale, minor units. */
+  feeMinor: number;
+  /** The fee given back so far by cancellations, minor units. */
+  feeRefundedMinor: number;
+  /** Whether the processor's dashboard refunded part of it (the model then stops cancelling it: see below). */
+  partlyRefundedAtProcessor: boolean;
+  refundedAtProcessor: boolean;
+  /** Cancellations completed (count), for the ledger's cancellation rows. */
+  cancellations: number;
+}
+
+export interface PolicyModel {
+  purchases: ModelPurchase[];
+  ledger: LedgerMovement[];
+}
+
+export function emptyModel(): PolicyModel {
+  return { purchases: [], ledger: [] };
+}
+
+/** `date` (YYYY-MM-DD) plus `days` days. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * Records a paid purchase: days `unitIds` (in order, one a day from `firstDate`), the answered
+ * holder `holderId`, paid by `paymentIntent`: days × 20.00 plus `feeMinor`.
+ */
+export function recordSale(
+  model: PolicyModel,
+  s: { id: number; unitIds: number[]; firstDate: string; holderId: number; paymentIntent: string; feeMinor: number },
+): ModelPurchase {
+  const units = s.unitIds.map((id, k) => ({
+    id,
+    date: addDays(s.firstDate, k),
+    premiumMinor: DAY_PREMIUM_MINOR,
+    state: 'active' as const,
+  }));
+  const charged = units.length * DAY_PREMIUM_MINOR + s.feeMinor;
+  const p: ModelPurchase = {
+    id: s.id,
+    units,
+    holders: [{ id: s.holderId, active: true }],
+    payments: [{ paymentIntent: s.paymentIntent, chargedMinor: charged, cancellationRefundedMinor: 0, dashboardRefundedMinor: 0 }],
+    feeMinor: s.feeMinor,
+    feeRefundedMinor: 0,
+    partlyRefundedAtProcessor: false,
+    refundedAtProcessor: false,
+    cancellations: 0,
+  };
+  model.purchases.push(p);
+  model.ledger.push({ purchaseId: p.id, paymentIntent: s.paymentIntent, kind: 'sale', amountMinor: charged });
+  return p;
+}
+
+/** The days of `p` in force. */
+export const activeUnits = (p: ModelPurchase): ModelUnit[] => p.units.filter((u) => u.state === 'active');
+/** The holders of `p` not removed. */
+export const activeHolders = (p: ModelPurchase): ModelHolder[] => p.holders.filter((h) => h.active);
+
+/**
+ * Each day's share of the fee `feeMinor`, in proportion to premium, in whole minor units: floors,
+ * then the minor units left over one each to the largest remainders, ties to the earliest day
+ * (lifecycle.md, "Free look"). The shares add up to the fee.
+ */
+export function feeShares(premiums: number[], feeMinor: number): number[] {
+  const total = premiums.reduce((a, b) => a + b, 0);
+  if (total === 0 || feeMinor === 0) return premiums.map(() => 0);
+  const exact = premiums.map((p) => (feeMinor * p) / total);
+  const shares = exact.map(Math.floor);
+  let left = feeMinor - shares.reduce((a, b) => a + b, 0);
+  const order = exact.map((e, i) => ({ i, r: e - Math.floor(e) })).sort((a, b) => b.r - a.r || a.i - b.i);
+  for (const { i } of order) {
+    if (left === 0) break;
+    shares[i]! += 1;
+    left -= 1;
+  }
+  return shares;
+}
+
+/** Why the API must refuse cancelling `unitIds` of `p` now (its error code), or null when it must accept. */
+export function cancellationRefusal(p: ModelPurchase, unitIds: number[]): string | null {
+  if (p.refundedAtProcessor) return 'PURCHASE_ALREADY_CANCELLED';
+  if (unitIds.length === 0 && activeUnits(p).length === 0) return 'NOTHING_TO_CANCEL';
+  if (unitIds.some((id) => p.units.find((u) => u.id === id)?.state === 'cancelled')) return 'COVERED_UNIT_ALREADY_CANCELLED';
+  return null;
+}
+
+/**
+ * What cancelling the active days `unitIds` of `p` gives back now (minor units), inside free look
+ * (every day not started): each day's premium and fee share; the cancellation that leaves no day
+ * active gives back all the fee still held.
+ */
+export function cancellationRefundMinor(p: ModelPurchase, unitIds: number[]): number {
+  const shares = feeShares(
+    p.units.map((u) => u.premiumMinor),
+    p.feeMinor,
+  );
+  const leavesNone = activeUnits(p).every((u) => unitIds.includes(u.id));
+  let premium = 0;
+  let fee = 0;
+  p.units.forEach((u, k) => {
+    if (!unitIds.includes(u.id)) return;
+    premium += u.premiumMinor;
+    fee += shares[k]!;
+  });
+  if (leavesNone) fee = p.feeMinor - p.feeRefundedMinor;
+  return premium + fee;
+}
+
+/**
+ * The status the purchase must read (lifecycle.md "Purchases and cancellations"): `refunded`
+ * after a full dashboard refund, `cancelled` when every day is, `partly_cancelled` when some are.
+ */
+export function expectedStatus(p: ModelPurchase): PurchaseStatus {
+  if (p.refundedAtProcessor) return 'refunded';
+  const cancelled = p.units.filter((u) => u.state === 'cancelled').length;
+  if (cancelled === 0) return 'issued';
+  return cancelled === p.units.length ? 'cancelled' : 'partly_cancelled';
+}
+
+/** Applies a completed cancellation of the active days `unitIds` (refunded from the sale's payment); answers the refund (minor units). */
+export function applyCancellation(model: PolicyModel, p: ModelPurchase, unitIds: number[]): number {
+  const refund = cancellationRefundMinor(p, unitIds);
+  const premium = p.units.filter((u) => unitIds.includes(u.id)).reduce((a, u) => a + u.premiumMinor, 0);
+  p.feeRefundedMinor += refund - premium;
+  for (const u of p.units) if (unitIds.includes(u.id)) u.state = 'cancelled';
+  const payment = p.payments[0]!;
+  payment.cancellationRefundedMinor += refund;
+  p.cancellations += 1;
+  if (refund > 0) model.ledger.push({ purchaseId: p.id, paymentIntent: payment.paymentIntent, kind: 'cancellation', amountMinor: -refund });
+  return refund;
+}
+
+/** What is left to refund of `p`'s payments (minor units). */
+export function refundableMinor(p: ModelPurchase): number {
+  return p.payments.reduce((a, x) => a + x.chargedMinor - x.cancellationRefundedMinor - x.dashboardRefundedMinor, 0);
+}
+
+/**
+ * Applies a refund of `amountMinor` made in the processor's dashboard (the sale's payment): the
+ * one that reaches the total ends the purchase `refunded`, every day no longer in force.
+ * @throws {Error} when it is more than is left (the API refuses that: 400 VALIDATION_ERROR).
+ */
+export function applyDashboardRefund(model: PolicyModel, p: ModelPurchase, amountMinor: number): void {
+  if (amountMinor <= 0 || amountMinor > refundableMinor(p)) throw new Error(`dashboard refund of ${amountMinor} is not refundable`);
+  const payment = p.payments[0]!;
+  payment.dashboardRefundedMinor += amountMinor;
+  model.ledger.push({ purchaseId: p.id, paymentIntent: payment.paymentIntent, kind: 'dashboard_refund', amountMinor: -amountMinor });
+  if (refundableMinor(p) === 0) {
+    p.refundedAtProcessor = true;
+    for (const u of p.units) u.state = 'cancelled';
+  } else {
+    p.partlyRefundedAtProcessor = true;
+  }
+}
+
+/** Why removing holder `holderId` must be refused (its code), or null: the last holder stays while a day is active. */
+export function holderRemovalRefusal(p: ModelPurchase, holderId: number): string | null {
+  const h = p.holders.find((x) => x.id === holderId);
+  if (!h || !h.active) return null; // removing again answers the same
+  if (activeHolders(p).length === 1 && activeUnits(p).length > 0) return 'LAST_CERTIFICATE_HOLDER';
+  return null;
+}
+
+/** The certificates that must be in force: one per (active day, active holder) pair, keyed `unitId/holderId`. */
+export function expectedCertificatesInForce(p: ModelPurchase): string[] {
+  if (p.refundedAtProcessor) return [];
+  return activeUnits(p).flatMap((u) => activeHolders(p).map((h) => `${u.id}/${h.id}`));
+}
+
+/** Money per payment intent the ledger must show: charged less refunded (minor units). */
+export function netByPaymentIntent(model: PolicyModel): Map<string, number> {
+  const net = new Map<string, number>();
+  for (const m of model.ledger) net.set(m.paymentIntent, (net.get(m.paymentIntent) ?? 0) + m.amountMinor);
+  return net;
+}
+
+/** Whether day `date` is free for a day of `p` to move to (no other day of the item on it). */
+export function dateFree(p: ModelPurchase, date: string): boolean {
+  return !p.units.some((u) => u.state === 'active' && u.date === date);
+}
