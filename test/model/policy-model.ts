@@ -153,10 +153,15 @@ export function feeShares(premiums: number[], feeMinor: number): number[] {
   return shares;
 }
 
-/** Why the API must refuse cancelling `unitIds` of `p` now (its error code), or null when it must accept. */
+/**
+ * Why the API must refuse cancelling `unitIds` of `p` now (its error code), or null when it must
+ * accept: refunded in full, PURCHASE_ALREADY_CANCELLED; every day cancelled, NOTHING_TO_CANCEL; a
+ * named day cancelled already, COVERED_UNIT_ALREADY_CANCELLED (lifecycle.md, the API reference).
+ */
 export function cancellationRefusal(p: ModelPurchase, unitIds: number[]): string | null {
   if (p.refundedAtProcessor) return 'PURCHASE_ALREADY_CANCELLED';
-  if (unitIds.length === 0 && activeUnits(p).length === 0) return 'NOTHING_TO_CANCEL';
+  // Every day cancelled: the purchase is `cancelled`, nothing left (lifecycle.md), whatever days are named.
+  if (activeUnits(p).length === 0) return 'NOTHING_TO_CANCEL';
   if (unitIds.some((id) => p.units.find((u) => u.id === id)?.state === 'cancelled')) return 'COVERED_UNIT_ALREADY_CANCELLED';
   return null;
 }
@@ -230,8 +235,19 @@ export function applyDashboardRefund(model: PolicyModel, p: ModelPurchase, amoun
   }
 }
 
+/**
+ * Why a change (a holder added or removed, an endorsement) must be refused, or null: only a
+ * purchase in force (not refunded in full, not every day cancelled) can be changed
+ * (src/purchases/rules.ts, "Changeable"; 409 PURCHASE_NOT_CHANGEABLE).
+ */
+export function changeRefusal(p: ModelPurchase): string | null {
+  return p.refundedAtProcessor || activeUnits(p).length === 0 ? 'PURCHASE_NOT_CHANGEABLE' : null;
+}
+
 /** Why removing holder `holderId` must be refused (its code), or null: the last holder stays while a day is active. */
 export function holderRemovalRefusal(p: ModelPurchase, holderId: number): string | null {
+  const refusal = changeRefusal(p);
+  if (refusal) return refusal;
   const h = p.holders.find((x) => x.id === holderId);
   if (!h || !h.active) return null; // removing again answers the same
   if (activeHolders(p).length === 1 && activeUnits(p).length > 0) return 'LAST_CERTIFICATE_HOLDER';
