@@ -57,8 +57,44 @@ export interface PortalSession {
   idToken?: string;
   pending?: PendingSignIn;
   flash?: string;
+  /** koa-csrf's secret (the session's CSRF tokens are made from it). */
   secret?: string;
+  /**
+   * A change's one-time result, kept from the POST to the page its redirect leads to and removed
+   * there when first shown: a new or rotated key's value, a new endpoint's signing secret.
+   */
+  reveal?: Reveal;
+  /** The newest previews (cancellation and endorsement quotes) a redirect led to, newest first; at most 5. */
+  previews?: KeptPreview[];
+  /** Forms already carried out: a hash of the form's CSRF token and action → where its redirect led; at most 50. */
+  sent?: [string, string][];
 }
+
+/** A one-time result (see `PortalSession.reveal`); `at`: when it was kept (ms since the epoch). */
+export type Reveal =
+  | {
+      kind: 'key';
+      id: number;
+      at: number;
+      change: 'created' | 'rotated';
+      name: string;
+      mode: KeyMode;
+      value: string;
+      previousValueExpiresAt?: string;
+    }
+  | { kind: 'endpoint'; id: number; at: number; url: string; mode: KeyMode; secret: string };
+
+/** A preview kept for its result page: the quote as the service answered it, and labels of its units. */
+export interface KeptPreview {
+  kind: 'cancel' | 'endorse';
+  quoteId: string;
+  purchaseId: number;
+  quote: unknown;
+  labels?: [number, string][];
+}
+
+/** How long a one-time result waits in the session for its page (ms): a redirect is followed at once. */
+export const REVEAL_TTL_MS = 10 * 60_000;
 
 /** A portal request: koa-session's session, koa-csrf's token, the signed-in teammate. */
 export type PortalCtx = Koa.ParameterizedContext<AppState & { _csrf?: string; teammate?: Teammate; viewer?: Viewer }> & {
@@ -94,6 +130,12 @@ export interface PortalKit {
   notFoundPage(ctx: PortalCtx, what: string, back: string): void;
   /** `act`'s answer; null once the 404 page is sent, when `act` throws a 404 (NOT_FOUND) AppError. */
   orNotFound<T>(ctx: PortalCtx, what: string, back: string, act: () => Promise<T>): Promise<T | null>;
+  /**
+   * The one-time result of `kind` for `id` kept in the session, removed from it as it is
+   * returned (a reload finds none); null when there is none, it is another's, or it is older
+   * than REVEAL_TTL_MS.
+   */
+  takeReveal<K extends Reveal['kind']>(ctx: PortalCtx, kind: K, id: number): Extract<Reveal, { kind: K }> | null;
 }
 
 export function createPortalKit(deps: PortalDeps, options: PortalOptions): PortalKit {
@@ -158,6 +200,12 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
     viewOf: (ctx, mode) => ({ rootAccountId: ctx.state.teammate!.rootAccountId, mode, agentId: null }),
     idParam: (ctx) => (/^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : 0),
     notFoundPage,
+    takeReveal<K extends Reveal['kind']>(ctx: PortalCtx, kind: K, id: number) {
+      const kept = ctx.session?.reveal;
+      if (!kept || kept.kind !== kind || kept.id !== id) return null;
+      delete ctx.session!.reveal;
+      return Date.now() - kept.at <= REVEAL_TTL_MS ? (kept as Extract<Reveal, { kind: K }>) : null;
+    },
     async orNotFound(ctx, what, back, act) {
       try {
         return await act();

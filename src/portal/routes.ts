@@ -13,13 +13,14 @@
  *   POST /portal/sign-out             → the provider's sign-out, then /portal/signed-out
  *   GET  /portal/keys?mode=test|live  the keys of one mode; POST /portal/keys creates one (admin)
  *   POST /portal/keys/{id}/rotate|freeze|unfreeze, GET+POST /portal/keys/{id}/delete (admin)
- *   GET  /portal/webhooks?mode=…      endpoints; POST creates one (secret shown once), POST …/{id}/enable|disable,
- *                                     GET+POST …/{id}/delete (admin)
+ *   GET  /portal/keys/{id}/issued     a created or rotated key's value, shown once (admin)
+ *   GET  /portal/webhooks?mode=…      endpoints; POST creates one, POST …/{id}/enable|disable,
+ *                                     GET+POST …/{id}/delete (admin); GET …/{id}/created its secret, shown once
  *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin)
  *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR);
- *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote), POST …/{id}/cancel;
+ *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote; GET …/preview/{quote} shows it), POST …/{id}/cancel;
  *                                     GET …/{id}/holders/new, POST …/{id}/holders; GET …/{id}/endorse,
- *                                     POST …/{id}/endorse/preview (the endorsement quote), POST …/{id}/endorse (admin)
+ *                                     POST …/{id}/endorse/preview (the endorsement quote; GET …/preview/{quote}), POST …/{id}/endorse (admin)
  *   GET  /portal/audit                the account's audit log
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;
  *   POST /portal/account/return-urls, POST /portal/teammates/{id}/role (admin; the last admin stays one)
@@ -28,7 +29,9 @@
  * (Secure when PUBLIC_BASE_URL is https) holding a random id, an idle timeout (rolling) and an
  * absolute one from sign-in; a new id at sign-in. Every POST carries the session's CSRF token
  * (koa-csrf); a page answers 403 without it. A viewer's POST is refused (403) before anything
- * runs. Every change is recorded in the audit log (actor `portal`, the teammate's email and the
+ * runs. Every change answers with a 303 to a page showing its result (post/redirect/get; a
+ * one-time secret waits in the session for that page and is removed as it is shown) and a form
+ * sent twice is carried out once (src/portal/form-once.ts). Every change is recorded in the audit log (actor `portal`, the teammate's email and the
  * client's address) before it runs. `next` only ever leads to a path under /portal.
  * Pages are `no-store` with a Content-Security-Policy that allows only this origin's assets.
  *
@@ -51,6 +54,7 @@ import { registerKeyPages } from './pages/keys';
 import { registerWebhookAndEventPages } from './pages/activity';
 import { registerPurchasePages } from './pages/purchases';
 import { registerAccountPages } from './pages/account';
+import { formOnce } from './form-once';
 
 export type { PortalDeps, PortalOptions } from './kit';
 
@@ -277,6 +281,7 @@ export function createPortal(
     new CSRF({ excludedMethods: ['GET', 'HEAD', 'OPTIONS'], disableQuery: true }) as Koa.Middleware<AppState>,
     open.routes() as unknown as Koa.Middleware<AppState>,
     requireTeammate,
+    formOnce(),
     pages.routes() as unknown as Koa.Middleware<AppState>,
   ] as Koa.Middleware<AppState>[]);
 

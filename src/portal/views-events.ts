@@ -106,8 +106,8 @@ export function webhooksPage(
 }
 
 /** A new endpoint's signing secret: shown once, with a copy button. */
-export function endpointCreatedPage(frame: Frame, endpoint: WebhookEndpointRead & { secret: string }): string {
-  const mode = endpoint.livemode ? 'live' : 'test';
+export function endpointCreatedPage(frame: Frame, endpoint: { url: string; mode: KeyMode; secret: string }): string {
+  const { mode } = endpoint;
   return page(
     frame,
     html`<p class="notice" role="status">Endpoint ${endpoint.url} added. Store its signing secret now: it is not shown again.</p>

@@ -10,7 +10,7 @@
 import { html } from 'htm/preact';
 import { render } from 'preact-render-to-string';
 import type { VNode } from 'preact';
-import type { KeyListing, IssuedKey } from '../api-keys/service';
+import type { KeyListing } from '../api-keys/service';
 import type { KeyMode } from '../api-keys/secrets';
 import type { PortalRole, Teammate } from '../accounts/types';
 import type { AuditEntry } from '../audit/types';
@@ -263,15 +263,18 @@ export function keysPage(
   );
 }
 
-/** The value of a key just created or rotated: shown once, with a copy button. */
-export function issuedKeyPage(frame: Frame, key: IssuedKey, kind: 'created' | 'rotated'): string {
+/** The value of a key just created or rotated (`change`): shown once, with a copy button. */
+export function issuedKeyPage(
+  frame: Frame,
+  key: { name: string; mode: KeyMode; value: string; change: 'created' | 'rotated'; previousValueExpiresAt?: string },
+): string {
   return page(
     frame,
     html`<p class="notice" role="status">
-        ${kind === 'created' ? `Key "${key.name}" created (${key.mode}).` : `Key "${key.name}" rotated.`} Store the value now: it is not shown again.
+        ${key.change === 'created' ? `Key "${key.name}" created (${key.mode}).` : `Key "${key.name}" rotated.`} Store the value now: it is not shown again.
       </p>
       <p><strong>Key value</strong></p>
-      <code class="secret" id="key-value">${key.key}</code>
+      <code class="secret" id="key-value">${key.value}</code>
       <button type="button" class="copy secondary" data-copy="key-value">Copy the value</button>
       <p id="key-value-status" role="status"></p>
       ${

@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints (add with the secret shown once, enable/disable, delete after confirming) and
  * events (the newest; one event's deliveries and attempts; send again), through the API's
- * services for the account in the page's mode.
+ * services for the account in the page's mode. A new endpoint's POST redirects (303) to its
+ * `created` page, which shows the signing secret once (kept in the session until shown).
  */
 import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
@@ -18,9 +19,10 @@ import {
   webhooksPage,
   type EndpointForm,
 } from '../views-events';
+import { messagePage } from '../views';
 
 export function registerWebhookAndEventPages(pages: Router<AppState>, kit: PortalKit): void {
-  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound } = kit;
+  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound, takeReveal } = kit;
   const webhooksView = async (ctx: PortalCtx, mode: KeyMode, form: EndpointForm, status = 200) => {
     const { items } = await deps.webhookEndpoints.list(viewOf(ctx, mode), { pageSize: 100, pageIndex: 0 });
     send(
@@ -75,8 +77,8 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
         () => deps.webhookEndpoints.create(viewOf(ctx, mode), parsed.data),
         (e) => ({ webhook_endpoint_id: e.id, url: e.url, mode, enabled_events: e.enabled_events }),
       );
-      ctx.set('Cache-Control', 'no-store');
-      send(ctx, 201, endpointCreatedPage(frame(ctx, 'Endpoint added', { active: 'webhooks' }), created));
+      ctx.session!.reveal = { kind: 'endpoint', id: created.id, at: Date.now(), url: created.url, mode, secret: created.secret };
+      redirect(ctx, `/portal/webhooks/${created.id}/created?mode=${mode}`);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       const urlProblem = err.details?.find((d) => d.path === 'url')?.message;
@@ -107,6 +109,24 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
   }
   const ownEndpoint = (ctx: PortalCtx, mode: KeyMode) =>
     orNotFound(ctx, 'webhook endpoint', `/portal/webhooks?mode=${mode}`, () => deps.webhookEndpoints.get(viewOf(ctx, mode), idParam(ctx)));
+  pages.get('/webhooks/:id/created', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const endpoint = await ownEndpoint(ctx, mode);
+    if (!endpoint) return;
+    const kept = takeReveal(ctx, 'endpoint', endpoint.id);
+    send(
+      ctx,
+      200,
+      kept
+        ? endpointCreatedPage(frame(ctx, 'Endpoint added', { active: 'webhooks' }), { url: endpoint.url, mode, secret: kept.secret })
+        : messagePage(
+            frame(ctx, 'Signing secret not shown again', { active: 'webhooks' }),
+            `The signing secret of endpoint ${endpoint.url} was shown once, when it was added, and is not shown again. If it was not stored, delete the endpoint and add it again.`,
+            { href: `/portal/webhooks?mode=${mode}`, label: `Back to the ${mode} endpoints` },
+          ),
+    );
+  });
   pages.get('/webhooks/:id/delete', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const endpoint = await ownEndpoint(ctx, modeOf(ctx.query.mode));

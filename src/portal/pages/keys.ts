@@ -1,18 +1,34 @@
 /**
  * The API keys pages: the keys of a mode with their values' prefixes and expiry; create (the
  * value shown once), rotate (a chosen grace), freeze, unfreeze, delete after confirming (admin).
- * Another account's key reads as absent.
+ * Another account's key reads as absent. Create and rotate redirect (303) to the key's `issued`
+ * page, which shows the new value once: it waits in the session (`reveal`) and is removed there
+ * as it is shown; a reload shows the result without the value.
  */
 import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
 import { modeOf, type PortalCtx, type PortalKit } from '../kit';
 import type { KeyMode } from '../../api-keys/secrets';
 import { AppError } from '../../shared/errors';
-import type { CreateKeyInput } from '../../api-keys/service';
+import type { CreateKeyInput, IssuedKey } from '../../api-keys/service';
 import { deleteKeyPage, emptyCreateKeyForm, issuedKeyPage, keysPage, messagePage, type CreateKeyForm } from '../views';
 
 export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void {
-  const { deps, options, frame, send, redirect, requireAdmin, record } = kit;
+  const { deps, options, frame, send, redirect, requireAdmin, record, takeReveal } = kit;
+  /** Keeps a new value for the key's `issued` page (once) and redirects there. */
+  const reveal = (ctx: PortalCtx, issued: IssuedKey, change: 'created' | 'rotated') => {
+    ctx.session!.reveal = {
+      kind: 'key',
+      id: issued.id,
+      at: Date.now(),
+      change,
+      name: issued.name,
+      mode: issued.mode,
+      value: issued.key,
+      previousValueExpiresAt: issued.previousValueExpiresAt,
+    };
+    redirect(ctx, `/portal/keys/${issued.id}/issued`);
+  };
   /** The key with this id if it is the signed-in account's, else a 404 page (another account's key looks absent). */
   const ownKey = async (ctx: PortalCtx) => {
     const id = /^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : NaN;
@@ -102,8 +118,7 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
           platform_fee_bps: k.platformFeeBps,
         }),
       );
-      ctx.set('Cache-Control', 'no-store');
-      send(ctx, 201, issuedKeyPage(frame(ctx, 'Key created', { active: 'keys' }), issued, 'created'));
+      reveal(ctx, issued, 'created');
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       form.formError = `The key was not created: ${err.message}.`;
@@ -132,13 +147,31 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
           grace_hours: grace,
         }),
       );
-      ctx.set('Cache-Control', 'no-store');
-      send(ctx, 200, issuedKeyPage(frame(ctx, 'Key rotated', { active: 'keys' }), issued, 'rotated'));
+      reveal(ctx, issued, 'rotated');
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       ctx.session!.flash = `Key "${key.name}" was not rotated: ${err.message}.`;
       redirect(ctx, `/portal/keys?mode=${key.mode}`);
     }
+  });
+  pages.get('/keys/:id/issued', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const key = await ownKey(ctx);
+    if (!key) return;
+    const kept = takeReveal(ctx, 'key', key.id);
+    if (kept) {
+      const title = kept.change === 'created' ? 'Key created' : 'Key rotated';
+      return send(ctx, 200, issuedKeyPage(frame(ctx, title, { active: 'keys' }), kept));
+    }
+    send(
+      ctx,
+      200,
+      messagePage(
+        frame(ctx, 'Key value not shown again', { active: 'keys' }),
+        `The value of key "${key.name}" was shown once, when it was created or rotated, and is not shown again. If it was not stored, rotate the key to get a new value.`,
+        { href: `/portal/keys?mode=${key.mode}`, label: `Back to the ${key.mode} keys` },
+      ),
+    );
   });
   for (const action of ['freeze', 'unfreeze'] as const) {
     pages.post(`/keys/:id/${action}`, requireAdmin, async (rawCtx) => {

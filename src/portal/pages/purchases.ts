@@ -4,12 +4,15 @@
  * cancel covered units (the cancellation quote, then cancel at its price), add a certificate
  * holder, endorse (the endorsement quote, then apply it). A cancellation or endorsement quote
  * records a key, so those go through the purchase's selling key (`sellingKeyOf`); everything is
- * on the audit log as the teammate.
+ * on the audit log as the teammate. A preview's POST redirects (303) to the preview's own page
+ * (the quote kept in the session), and carrying it out redirects to the purchase.
  */
 import { formatMinorUnits } from '../../payments/checkout-link-email';
 import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
-import { modeOf, type PortalCtx, type PortalKit } from '../kit';
+import { modeOf, type KeptPreview, type PortalCtx, type PortalKit } from '../kit';
+import type { CancellationQuote } from '../../purchases/schemas';
+import type { Endorsement } from '../../endorsements/schemas';
 import type { KeyMode } from '../../api-keys/secrets';
 import { AppError } from '../../shared/errors';
 import QRCode from 'qrcode';
@@ -79,6 +82,28 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     );
   });
 
+  /**
+   * A preview's POST keeps its quote in the session (the newest 5) and redirects to its page, so a
+   * reload shows the same quote instead of asking for a new one.
+   */
+  const keepPreview = (ctx: PortalCtx, preview: KeptPreview) => {
+    ctx.session!.previews = [preview, ...(ctx.session!.previews ?? []).filter((p) => p.quoteId !== preview.quoteId)].slice(0, 5);
+  };
+  /**
+   * The kept preview the URL names (`:id`, `:quote`); null once the 404 page of a purchase this
+   * account does not have, or the way back to the form (a preview no longer kept), is sent.
+   */
+  const keptPreview = async (ctx: PortalCtx, kind: KeptPreview['kind'], mode: KeyMode): Promise<KeptPreview | null> => {
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return null;
+    const id = purchase.id;
+    const kept = ctx.session?.previews?.find((p) => p.kind === kind && p.quoteId === ctx.params.quote && p.purchaseId === id);
+    if (kept) return kept;
+    ctx.session!.flash = 'That preview is no longer kept: preview the change again.';
+    redirect(ctx, `/portal/purchases/${id}/${kind}?mode=${mode}`);
+    return null;
+  };
+
   // Cancelling covered units: a form, a preview (the API's cancellation quote), then the cancel at that quote's price.
   const unitLabel = (i: PurchaseDetail['items'][number], u: PurchaseDetail['items'][number]['covered_units'][number]) =>
     `${i.product_name}: ${u.local_label}`;
@@ -142,16 +167,28 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         requested_by: requestedBy,
         reason: reason || undefined,
       });
-      const labels = new Map(purchase.items.flatMap((i) => i.covered_units.map((u) => [u.id, unitLabel(i, u)] as const)));
-      send(
-        ctx,
-        200,
-        cancelPreviewPage(frame(ctx, `Refund preview for purchase #${purchase.id}`, { active: 'purchases' }), { quote, mode, labels }),
-      );
+      const labels = purchase.items.flatMap((i) => i.covered_units.map((u) => [u.id, unitLabel(i, u)] as [number, string]));
+      keepPreview(ctx, { kind: 'cancel', quoteId: quote.id, purchaseId: purchase.id, quote, labels });
+      redirect(ctx, `/portal/purchases/${purchase.id}/cancel/preview/${quote.id}?mode=${mode}`);
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return again(`No refund could be priced: ${err.message}.`);
       throw err;
     }
+  });
+  pages.get('/purchases/:id/cancel/preview/:quote', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const kept = await keptPreview(ctx, 'cancel', mode);
+    if (!kept) return;
+    send(
+      ctx,
+      200,
+      cancelPreviewPage(frame(ctx, `Refund preview for purchase #${kept.purchaseId}`, { active: 'purchases' }), {
+        quote: kept.quote as CancellationQuote,
+        mode,
+        labels: new Map(kept.labels ?? []),
+      }),
+    );
   });
   /**
    * Carries out a previewed quote (the form's `quote_id`, matching `pattern`) on the audit log as
@@ -408,15 +445,26 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         purchase.id,
         parsed.data,
       );
-      send(
-        ctx,
-        200,
-        endorsePreviewPage(frame(ctx, `Preview of the change to purchase #${purchase.id}`, { active: 'purchases' }), { quote, mode }),
-      );
+      keepPreview(ctx, { kind: 'endorse', quoteId: quote.id, purchaseId: purchase.id, quote });
+      redirect(ctx, `/portal/purchases/${purchase.id}/endorse/preview/${quote.id}?mode=${mode}`);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       return endorseView(ctx, purchase, mode, values, {}, `The change cannot be made: ${err.message}.`);
     }
+  });
+  pages.get('/purchases/:id/endorse/preview/:quote', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const kept = await keptPreview(ctx, 'endorse', mode);
+    if (!kept) return;
+    send(
+      ctx,
+      200,
+      endorsePreviewPage(frame(ctx, `Preview of the change to purchase #${kept.purchaseId}`, { active: 'purchases' }), {
+        quote: kept.quote as Endorsement,
+        mode,
+      }),
+    );
   });
   pages.post(
     '/purchases/:id/endorse',

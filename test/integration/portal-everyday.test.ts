@@ -1,0 +1,190 @@
+/**
+ * The agency portal's everyday surprises (issue 53), in Chromium (puppeteer-core) against the
+ * local OpenID provider, the real API, Temporal worker and PostgreSQL; axe-core finds no
+ * violation on any page state.
+ *
+ * Item 1 (post/redirect/get): a change answers with a 303 to a page showing its result; a reload
+ * of it changes nothing; the same form sent again (same CSRF token, same action) changes nothing;
+ * a one-time secret is shown once after the redirect, never in a URL.
+ */
+import type { BrowserContext, Page } from 'puppeteer-core';
+import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
+import { buyAndPay, eventSelection, waitIssued } from '../helpers/certificates';
+
+let stack: PortalStack;
+let fourDays: Promise<number> | undefined;
+
+/** A paid purchase of four event days, its certificates issued (bought once, on first use): its id. */
+function fourDayPurchase(): Promise<number> {
+  fourDays ??= (async () => {
+    const paid = await buyAndPay(stack.agency, eventSelection(stack.agency, { start: '2027-09-10', end: '2027-09-13' }));
+    await waitIssued(stack.agency, paid.paymentIntent);
+    return paid.purchaseId;
+  })();
+  return fourDays;
+}
+
+beforeAll(async () => {
+  stack = await startPortalStack('everyday');
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** The account's keys that are not deleted, by name. */
+async function keysNamed(name: string) {
+  return (await stack.app.container.services.apiKeys.list(stack.accountId)).filter((k) => k.name === name && k.status !== 'deleted');
+}
+
+/** Submits the page's form `selector` and answers the POST's own response (before any redirect) and where the tab lands. */
+async function submit(tab: Page, selector: string): Promise<{ status: number; location: string | undefined }> {
+  const [res] = await Promise.all([
+    tab.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
+    tab.waitForNavigation(),
+    tab.$eval(selector, (f) => (f as HTMLFormElement).requestSubmit()),
+  ]);
+  return { status: res.status(), location: res.headers().location };
+}
+
+/** The session rows' data, as stored: a one-time secret must not stay in them once shown. */
+async function sessionData(): Promise<string> {
+  const rows = await stack.app.container.db('portal_sessions').select('data');
+  return JSON.stringify(rows.map((r) => r.data as unknown));
+}
+
+describe('item 1: every change is a post, a redirect and a get', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+
+  beforeAll(async () => {
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    await signIn(tab, stack.admin);
+  });
+  afterAll(() => context.close());
+
+  test('a created key: 303 to its value shown once; a reload and the same form sent again create nothing', async () => {
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    await tab.type('#key-name', 'PRG key');
+    const sent = await formFields(tab, 'form[action="/portal/keys"]');
+    const answer = await submit(tab, 'form[action="/portal/keys"]');
+    expect(answer.status).toBe(303);
+    expect(answer.location).toMatch(/^\/portal\/keys\/\d+\/issued$/);
+    expect(tab.url()).toBe(`${base()}${answer.location}`);
+    const value = (await tab.$eval('#key-value', (e) => e.textContent))!.trim();
+    expect(value).toMatch(/^ik_test_/);
+    expect(tab.url()).not.toContain(value);
+    expect(await checkAxe(tab, 'prg-key-created')).toEqual([]);
+    // Shown: gone from the session store.
+    expect(await sessionData()).not.toContain(value);
+    expect(await keysNamed('PRG key')).toHaveLength(1);
+
+    // A reload shows the result without the value and creates nothing.
+    const reloaded = await tab.reload();
+    expect(reloaded!.status()).toBe(200);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Key value not shown again');
+    expect(await tab.$('#key-value')).toBeNull();
+    expect(await tab.content()).not.toContain(value);
+    expect(await checkAxe(tab, 'prg-key-not-shown-again')).toEqual([]);
+    expect(await keysNamed('PRG key')).toHaveLength(1);
+
+    // The same form again (its CSRF token, its action): led where the first went, nothing created.
+    const again = await withCookies(base(), context, '/portal/keys', sent);
+    expect([again.status, again.location]).toEqual([303, answer.location]);
+    expect(await keysNamed('PRG key')).toHaveLength(1);
+    await tab.goto(`${base()}${again.location}`);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('This form was already sent, so nothing was changed again.');
+    expect(await tab.content()).not.toContain(value);
+  });
+
+  test('the same form sent twice at once (a double click) creates one key, and its value is shown once', async () => {
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    await tab.type('#key-name', 'Double click key');
+    const sent = await formFields(tab, 'form[action="/portal/keys"]');
+    const answers = await Promise.all([1, 2].map(() => withCookies(base(), context, '/portal/keys', sent)));
+    expect(answers.map((a) => a.status)).toEqual([303, 303]);
+    expect(answers[0]!.location).toBe(answers[1]!.location);
+    expect(await keysNamed('Double click key')).toHaveLength(1);
+    await tab.goto(`${base()}${answers[0]!.location}`);
+    expect((await tab.$eval('#key-value', (e) => e.textContent))!.trim()).toMatch(/^ik_test_/);
+  });
+
+  test('a rotation: 303 to the new value shown once; a reload and the same form sent again rotate nothing', async () => {
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    const form = 'form:has(button[aria-label="Rotate PRG key"])';
+    const sent = await formFields(tab, form);
+    const rotateAction = (await tab.$eval(form, (f) => f.getAttribute('action')))!;
+    const answer = await submit(tab, form);
+    expect(answer.status).toBe(303);
+    expect(answer.location).toMatch(/^\/portal\/keys\/\d+\/issued$/);
+    const value = (await tab.$eval('#key-value', (e) => e.textContent))!.trim();
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Key rotated');
+    const valuesAfter = async () => (await keysNamed('PRG key'))[0]!.values.filter((v) => v.state !== 'expired').length;
+    const once = await valuesAfter();
+    await tab.reload();
+    expect(await tab.$('#key-value')).toBeNull();
+    const again = await withCookies(base(), context, rotateAction, sent);
+    expect([again.status, again.location]).toEqual([303, answer.location]);
+    expect(await valuesAfter()).toBe(once);
+    // The value shown is the key's current one: it works on the API.
+    expect((await fetch(`${base()}/api/v1/account`, { headers: { 'x-api-key': value } })).status).toBe(200);
+  });
+
+  test('an endpoint added: 303 to its signing secret shown once; a reload and the same form sent again add nothing', async () => {
+    await tab.goto(`${base()}/portal/webhooks?mode=test`);
+    await tab.type('#endpoint-url', 'http://127.0.0.1:9/prg-hook');
+    // An event this suite never causes: no delivery to the closed port.
+    await tab.click('#event-all');
+    await tab.click('#event-subscription\\.renewed');
+    const action = '/portal/webhooks?mode=test';
+    const sent = await formFields(tab, `form[action="${action}"]`);
+    const answer = await submit(tab, `form[action="${action}"]`);
+    expect(answer.status).toBe(303);
+    expect(answer.location).toMatch(/^\/portal\/webhooks\/\d+\/created\?mode=test$/);
+    const secret = (await tab.$eval('#endpoint-secret', (e) => e.textContent))!.trim();
+    expect(secret).toMatch(/^whsec_/);
+    expect(tab.url()).not.toContain(secret);
+    expect(await checkAxe(tab, 'prg-endpoint-created')).toEqual([]);
+    expect(await sessionData()).not.toContain(secret);
+    const count = async () =>
+      (await stack.app.container.db('webhook_endpoints').where({ url: 'http://127.0.0.1:9/prg-hook' }).count<{ count: string }[]>())[0]!
+        .count;
+    expect(await count()).toBe('1');
+    await tab.reload();
+    expect(await tab.$('#endpoint-secret')).toBeNull();
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Signing secret not shown again');
+    expect(await checkAxe(tab, 'prg-endpoint-not-shown-again')).toEqual([]);
+    const again = await withCookies(base(), context, action, sent);
+    expect([again.status, again.location]).toEqual([303, answer.location]);
+    expect(await count()).toBe('1');
+  });
+
+  test('a refund preview: 303 to the preview of its quote; a reload shows the same quote and prices nothing new', async () => {
+    const purchaseId = await fourDayPurchase();
+    await tab.goto(`${base()}/portal/purchases/${purchaseId}/cancel?mode=test`);
+    const units = await tab.$$eval('input[name="units"]', (inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    expect(units).toHaveLength(4);
+    await tab.$eval(`#unit-${units[3]}`, (e) => ((e as HTMLInputElement).checked = true));
+    for (const u of units.slice(0, 3)) await tab.$eval(`#unit-${u}`, (e) => ((e as HTMLInputElement).checked = false));
+    const answer = await submit(tab, 'main form');
+    expect(answer.status).toBe(303);
+    expect(answer.location).toMatch(new RegExp(`^/portal/purchases/${purchaseId}/cancel/preview/cq_[0-9a-f]{24}\\?mode=test$`));
+    const shown = async () => ({
+      quote: await tab.$eval('input[name="quote_id"]', (e) => (e as HTMLInputElement).value),
+      total: await tab.$eval('#refund-total', (e) => e.textContent),
+    });
+    const first = await shown();
+    const quotes = async () =>
+      Number(
+        (await stack.app.container.db('cancellation_quotes').where({ purchase_id: purchaseId }).count<{ count: string }[]>())[0]!.count,
+      );
+    const before = await quotes();
+    await tab.reload();
+    expect(await shown()).toEqual(first);
+    expect(await quotes()).toBe(before);
+    expect(await checkAxe(tab, 'prg-cancel-preview')).toEqual([]);
+  }, 90_000);
+});
