@@ -18,10 +18,15 @@
  *                             account's or one mode's only with --account / --mode (read-only)
  *   find --email <address> [--mode test|live]
  *                             the purchase runs of a buyer, by the keyed BuyerEmailHash search
- *                             attribute (hashed here with BUYER_EMAIL_HASH_KEY; read-only)
+ *                             attribute (hashed here with BUYER_EMAIL_HASH_KEY), each purchase's
+ *                             status and units in force from its record (scripts/ops-find.ts; read-only)
  *   setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>"
  *                             create the namespace if missing and register the purchase search
  *                             attributes (workflows/search-attributes.json); idempotent
+ *   coverage [--account <id>] [--from YYYY-MM-DD --to YYYY-MM-DD] [--mode test|live]
+ *                             policies and covered units in force, cancelled and refunded, and
+ *                             certificates voided, by agency, mode and day (scripts/ops-coverage.ts;
+ *                             read-only)
  *   audit [--limit 50] [--purchase <id>]
  *                             the audit log of the commands above that change something, newest
  *                             first (read-only)
@@ -54,13 +59,15 @@ import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
 import { OperationRefused, createPurchaseOperations } from '../src/purchases/operations';
 import { createTemporalClient } from '../src/temporal/client';
 import { findRetryingActivities } from '../src/temporal/retrying';
-import { buyerEmailHash } from '../src/purchases/buyer-email-hash';
+import { purchaseStanding } from '../src/purchases/purchase-standing';
 import { createAuditRepository, type AuditEntry, type AuditRepository, type AuditStart } from '../src/audit/repository';
 import { AuditUnavailable, audited } from '../src/audit/audited';
 import { parseCommandLine, positiveInt, UsageError } from './cli';
+import { find } from './ops-find';
+import { coverage } from './ops-coverage';
 import { temporal as proto } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
-import { SEARCH_ATTRIBUTE_TYPES, AGENCY_ID, AMOUNT_TOTAL, MODE, PURCHASE_STATUS, STATUS_CHANGED_AT } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/search-attributes';
 
 const USAGE = `usage: npm run ops -- <command> [options] [--json]
   reissue --purchase <id> --reason "<why>" [--operator <name>]
@@ -75,7 +82,11 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             by agency; --account: one root
                             account's only; --mode: one mode's only (read-only)
   find --email <address> [--mode test|live]
-                            a buyer's purchase runs, by the hashed email (read-only)
+                            a buyer's purchases (status and units in force from the purchase's
+                            record) and their runs, by the hashed email (read-only)
+  coverage [--account <id>] [--from YYYY-MM-DD --to YYYY-MM-DD] [--mode test|live]
+                            policies and units in force, cancelled, refunded, certificates voided,
+                            by agency and day (default: today and 30 days on; read-only)
   setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>" [--operator <name>]
                             create the namespace if missing, register the search attributes
   audit [--limit 50] [--purchase <id>]
@@ -134,7 +145,18 @@ async function main(argv: string[]): Promise<number> {
     argv,
     {
       ...{ purchase: text, 'older-than-minutes': text, 'min-attempts': text, 'failed-within-hours': text, account: text },
-      ...{ email: text, mode: text, namespace: text, 'retention-days': text, reason: text, operator: text, limit: text, month: text },
+      ...{
+        email: text,
+        mode: text,
+        namespace: text,
+        'retention-days': text,
+        reason: text,
+        operator: text,
+        limit: text,
+        month: text,
+        from: text,
+        to: text,
+      },
     },
     USAGE,
   );
@@ -151,6 +173,8 @@ async function main(argv: string[]): Promise<number> {
       values.json,
     );
   if (command === 'find') return find(values.email, values.mode, values.json);
+  if (command === 'coverage')
+    return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
   if (command === 'reconcile') return reconcile(values.month, values.mode, values.json);
   if (command === 'setup-namespace')
@@ -192,13 +216,19 @@ async function main(argv: string[]): Promise<number> {
       action: r.action,
       ...('cancellationIds' in r ? { cancellationIds: r.cancellationIds } : {}),
     }));
+    // What the purchase's own record says of its coverage now (never the sale run's result).
+    const standing = await purchaseStanding(sales, purchaseId);
     const human =
       command === 'reissue'
-        ? `purchase ${purchaseId}: certificate issuance ${result.action === 'started' ? 'started' : 'is already running'} (${result.workflowId}); audit entry ${auditId}`
+        ? `purchase ${purchaseId} (${standing?.summary ?? 'not found'}): certificate issuance ${result.action === 'started' ? 'started' : 'is already running'} (${result.workflowId}); audit entry ${auditId}`
         : command === 'retry-cancellation'
           ? `purchase ${purchaseId}: refunds of cancellations ${'cancellationIds' in result ? (result.cancellationIds as number[]).join(', ') : ''} queued again in ${result.workflowId}; audit entry ${auditId}`
           : `purchase ${purchaseId}: resumed in a new run of ${result.workflowId}; audit entry ${auditId}`;
-    console.log(values.json ? JSON.stringify({ ...result, audit_id: auditId }) : human);
+    console.log(
+      values.json
+        ? JSON.stringify({ ...result, audit_id: auditId, purchase_status: standing?.status ?? null, standing: standing ?? null })
+        : human,
+    );
     return 0;
   } finally {
     await temporal.close();
@@ -318,10 +348,6 @@ async function stuck(
 }
 
 /**
- * `find --email`: the runs whose BuyerEmailHash is the address's keyed hash (the address never
- * reaches Temporal), newest first, with the query to paste into the Temporal UI. Exit 0.
- */
-/**
  * `reconcile`: the month's ledger against the processor (src/reports/reconciliation.ts). Exit 0
  * when every charge and refund agrees, 3 when there is a difference, 1 on a usage error or when
  * the processor cannot be read (nothing is stored then).
@@ -355,58 +381,6 @@ async function reconcile(month: string | undefined, mode: string | undefined, js
     return report.differences.length > 0 ? 3 : 0;
   } finally {
     await db.destroy();
-  }
-}
-
-async function find(email: string | undefined, mode: string | undefined, json: boolean): Promise<number> {
-  if (!email) throw new UsageError('--email <address> is required');
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) throw new UsageError(`--email must be an email address, got "${email}"`);
-  if (mode !== undefined && mode !== 'test' && mode !== 'live') throw new UsageError(`--mode must be test or live, got "${mode}"`);
-  const config = loadConfigOrExit();
-  const temporal = createTemporalClient(config);
-  try {
-    const hash = buyerEmailHash(config.BUYER_EMAIL_HASH_KEY, email);
-    // MODE is a keyword of Temporal's query language, hence the backticks.
-    const query = `BuyerEmailHash='${hash}'${mode ? ` AND \`Mode\`='${mode}'` : ''}`;
-    const runs: Array<{
-      workflowId: string;
-      runId: string;
-      type: string;
-      status: string;
-      purchaseStatus: string | null;
-      agencyId: string | null;
-      mode: string | null;
-      amountTotal: number | null;
-      startTime: string;
-      statusChangedAt: string | null;
-    }> = [];
-    for await (const w of temporal.client.workflow.list({ query })) {
-      const a = w.typedSearchAttributes;
-      runs.push({
-        workflowId: w.workflowId,
-        runId: w.runId,
-        type: w.type,
-        status: w.status.name,
-        purchaseStatus: a.get(PURCHASE_STATUS) ?? null,
-        agencyId: a.get(AGENCY_ID) ?? null,
-        mode: a.get(MODE) ?? null,
-        amountTotal: a.get(AMOUNT_TOTAL) ?? null,
-        startTime: w.startTime.toISOString(),
-        statusChangedAt: a.get(STATUS_CHANGED_AT)?.toISOString() ?? null,
-      });
-    }
-    if (json) console.log(JSON.stringify({ query, runs }));
-    else {
-      console.log(`query: ${query}`);
-      if (runs.length === 0) console.log('no purchase runs for this address');
-      for (const r of runs)
-        console.log(
-          `${r.workflowId} ${r.status} purchase ${r.purchaseStatus ?? '?'} agency ${r.agencyId ?? '?'} ${r.mode ?? '?'} amount ${r.amountTotal ?? '?'} (minor units) started ${r.startTime}`,
-        );
-    }
-    return 0;
-  } finally {
-    await temporal.close();
   }
 }
 

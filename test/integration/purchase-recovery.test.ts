@@ -280,6 +280,8 @@ describe('npm run ops: reissue and recover, guarded', () => {
       workflowId: `purchase-${purchaseId}`,
       action: 'started',
       audit_id: expect.any(Number),
+      purchase_status: 'awaiting_payment',
+      standing: expect.objectContaining({ purchase_id: purchaseId, status: 'awaiting_payment', in_force_units: 0 }),
     });
     expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
     // The resumed run waits for the payment like the first one did.
@@ -305,6 +307,8 @@ describe('npm run ops: reissue and recover, guarded', () => {
       workflowId: `certificates-${purchaseId}`,
       action: 'started',
       audit_id: expect.any(Number),
+      purchase_status: 'issued',
+      standing: expect.objectContaining({ purchase_id: purchaseId, status: 'issued', cancelled_units: 0 }),
     });
     const reissuedRun = env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`);
     await reissuedRun.result();
