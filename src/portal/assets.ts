@@ -5,7 +5,8 @@
  * The stylesheet: readable at 400 % zoom and on a phone width (one column below 40rem, wide
  * tables scroll inside their own focusable region), a visible focus ring on everything that
  * takes focus, colours with at least 4.5:1 contrast. The script: the copy buttons beside a key's
- * or secret's value (the value is on the page either way; without script the button stays hidden).
+ * or secret's value (the value is on the page either way; without script the button stays hidden),
+ * and a failed form's error summary: focus moved to it on load, its links focusing their field.
  */
 export const PORTAL_CSS = `
 *{box-sizing:border-box}
@@ -27,6 +28,10 @@ main{max-width:72rem;margin:0 auto;padding:1rem}
 .modes a[aria-current="true"]{background:#0b4fb0;color:#fff}
 .notice{padding:.75rem 1rem;border-left:4px solid #1a7f37;background:#e9f6ec;margin:1rem 0}
 .alert{padding:.75rem 1rem;border-left:4px solid #a4000f;background:#fdecee;margin:1rem 0}
+.error-summary{padding:.75rem 1rem;border:4px solid #a4000f;background:#fff;margin:1rem 0}
+.error-summary h2{margin:0 0 .5rem;font-size:1.25rem}
+.error-summary ul{margin:0;padding-left:1.25rem}
+.error-summary a{color:#a4000f;font-weight:600}
 .secret{font-family:ui-monospace,monospace;word-break:break-all;background:#fff;border:1px solid #6b6f76;padding:.5rem;display:block}
 .table-wrap{overflow-x:auto;background:#fff;border:1px solid #c9ccd1;border-radius:4px}
 table{border-collapse:collapse;width:100%}
@@ -57,6 +62,19 @@ dd{margin:0;word-break:break-all}
 
 export const PORTAL_JS = `
 document.documentElement.classList.add('js');
+// A failed form's error summary takes focus (it is read out and scrolled to); its links focus their field.
+var summary = document.querySelector('.error-summary');
+if (summary) summary.focus();
+document.addEventListener('click', function (e) {
+  var link = e.target.closest && e.target.closest('.error-summary a[href^="#"]');
+  if (!link) return;
+  var target = document.getElementById(link.getAttribute('href').slice(1));
+  if (!target) return;
+  e.preventDefault();
+  var label = target.closest('fieldset') && target.type === 'checkbox' ? target.closest('fieldset').querySelector('legend') : document.querySelector('label[for="' + target.id + '"]');
+  (label || target).scrollIntoView();
+  target.focus({ preventScroll: true });
+});
 document.addEventListener('click', function (e) {
   var button = e.target.closest && e.target.closest('button[data-copy]');
   if (!button) return;

@@ -13,6 +13,7 @@ import { AGENCY_EVENT_TYPES } from '../events/types';
 import { confirmDeletePage, csrfField, field, page, utc, when, type Frame } from './views';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
+import { errorSummary, mistakesOf } from './error-summary';
 
 /** The create-endpoint form's values and what was wrong with them. */
 export interface EndpointForm {
@@ -59,9 +60,11 @@ export function webhooksPage(
         canChange
           ? html`<form method="post" action=${`/portal/webhooks?mode=${mode}`} novalidate>
             ${csrfField(frame.csrf)}
+            ${errorSummary(
+              mistakesOf(form.errors, { url: 'endpoint-url', description: 'endpoint-description', events: 'event-all' }, form.formError),
+            )}
             <fieldset>
               <legend>Add a ${mode} endpoint</legend>
-              ${form.formError ? html`<p class="alert" role="alert">${form.formError}</p>` : null}
               ${field({
                 id: 'endpoint-url',
                 name: 'url',

@@ -17,6 +17,7 @@ import { formatMinorUnits } from '../payments/checkout-link-email';
 import { csrfField, field, page, when, type Frame } from './views';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
+import { errorSummary, mistakesOf } from './error-summary';
 
 /** Purchase search (the API's search: buyer name or email, product or bundle name, certificate number). */
 export function purchasesPage(frame: Frame, data: { mode: KeyMode; q: string; result: PurchaseSearchResponse; error?: string }): string {
@@ -24,6 +25,7 @@ export function purchasesPage(frame: Frame, data: { mode: KeyMode; q: string; re
   return page(
     frame,
     html`<form method="get" action="/portal/purchases" role="search">
+        ${errorSummary(data.error ? [{ message: data.error, fieldId: 'purchase-q' }] : [])}
         <input type="hidden" name="mode" value=${mode} />
         ${field({
           id: 'purchase-q',
@@ -174,9 +176,13 @@ export function cancelFormPage(
     mode: KeyMode;
     units: CancellableUnit[];
     error?: string;
+    /** What `error` is about: the units chosen (the default) or the reason. */
+    errorAt?: 'units' | 'reason';
     values?: { units: string[]; requestedBy: string; reason: string };
   },
 ): string {
+  const unitsError = data.error && data.errorAt !== 'reason' ? data.error : undefined;
+  const reasonError = data.error && data.errorAt === 'reason' ? data.error : undefined;
   const values = data.values ?? { units: data.units.map((u) => String(u.id)), requestedBy: 'agency', reason: '' };
   const action = `/portal/purchases/${data.purchaseId}/cancel/preview?mode=${data.mode}`;
   return page(
@@ -186,9 +192,10 @@ export function cancelFormPage(
           <p><a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Back to the purchase</a></p>`
       : html`<form method="post" action=${action} novalidate>
           ${csrfField(frame.csrf)}
-          ${data.error ? html`<p class="alert" role="alert">${data.error}</p>` : null}
-          <fieldset>
+          ${errorSummary(data.error ? [{ message: data.error, fieldId: reasonError ? 'cancel-reason' : `unit-${data.units[0]!.id}` }] : [])}
+          <fieldset aria-describedby=${unitsError ? 'cancel-units-error' : undefined}>
             <legend>Covered units to cancel</legend>
+            ${unitsError ? html`<p class="field-error" id="cancel-units-error">${unitsError}</p>` : null}
             ${data.units.map(
               (u) => html`<div>
                 <input type="checkbox" id=${`unit-${u.id}`} name="units" value=${String(u.id)} checked=${values.units.includes(String(u.id))} />
@@ -200,7 +207,7 @@ export function cancelFormPage(
           <select id="requested-by" name="requested_by">
             ${(['agency', 'buyer', 'insurer'] as const).map((r) => html`<option value=${r} selected=${values.requestedBy === r}>${r}</option>`)}
           </select>
-          ${field({ id: 'cancel-reason', name: 'reason', label: 'Reason', value: values.reason, maxlength: 500 })}
+          ${field({ id: 'cancel-reason', name: 'reason', label: 'Reason', value: values.reason, error: reasonError, maxlength: 500 })}
           <button type="submit">Preview the refund</button>
           <a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Keep the purchase as it is</a>
         </form>`,
@@ -269,7 +276,24 @@ export function holderFormPage(
         ${data.units.length ? data.units.map((u) => u.label).join('; ') : 'none at the moment'}.
       </p>
       <form method="post" action=${`/portal/purchases/${data.purchaseId}/holders?mode=${data.mode}`} novalidate>
-        ${csrfField(frame.csrf)} ${form.formError ? html`<p class="alert" role="alert">${form.formError}</p>` : null}
+        ${csrfField(frame.csrf)}
+        ${errorSummary(
+          mistakesOf(
+            form.errors,
+            {
+              name: 'holder-name',
+              line1: 'holder-line1',
+              line2: 'holder-line2',
+              city: 'holder-city',
+              region: 'holder-region',
+              postal_code: 'holder-postal',
+              country: 'holder-country',
+              email: 'holder-email',
+              description_of_operations: 'holder-description',
+            },
+            form.formError,
+          ),
+        )}
         <fieldset>
           <legend>Certificate holder</legend>
           ${f('name', 'name', 'Name', { required: true, maxlength: 200 })} ${f('line1', 'line1', 'Address line 1', { required: true })}
@@ -309,7 +333,21 @@ export function endorseFormPage(
   return page(
     frame,
     html`<form method="post" action=${`/portal/purchases/${data.purchaseId}/endorse/preview?mode=${data.mode}`} novalidate>
-      ${csrfField(frame.csrf)} ${data.formError ? html`<p class="alert" role="alert">${data.formError}</p>` : null}
+      ${csrfField(frame.csrf)}
+      ${errorSummary(
+        mistakesOf(
+          errors,
+          {
+            named_insured: 'endorse-name',
+            start_date: 'endorse-date',
+            add_start: 'endorse-add-start',
+            add_end: 'endorse-add-end',
+            trip_start: 'endorse-trip-start',
+            trip_end: 'endorse-trip-end',
+          },
+          data.formError,
+        ),
+      )}
       <fieldset>
         <legend>Named insured</legend>
         ${field({

@@ -16,6 +16,7 @@ import type { PortalRole, Teammate } from '../accounts/types';
 import type { AuditEntry } from '../audit/types';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
+import { errorSummary, mistakesOf } from './error-summary';
 
 type Node = VNode | VNode[] | string | null;
 
@@ -193,9 +194,15 @@ export function keysPage(
     ? html`<form method="post" action="/portal/keys" novalidate>
         ${csrfField(frame.csrf)}
         <input type="hidden" name="mode" value=${mode} />
+        ${errorSummary(
+          mistakesOf(
+            form.errors,
+            { name: 'key-name', description: 'key-description', agentId: 'key-agent', platformFeeBps: 'key-fee' },
+            form.formError,
+          ),
+        )}
         <fieldset>
           <legend>Create a ${mode} key</legend>
-          ${form.formError ? html`<p class="alert" role="alert">${form.formError}</p>` : null}
           ${field({ id: 'key-name', name: 'name', label: 'Name', value: form.values.name, error: form.errors.name, required: true, maxlength: 200 })}
           ${field({
             id: 'key-description',
@@ -299,7 +306,7 @@ export function confirmDeletePage(
     frame,
     html`<p>Deleting ${data.what} <strong>${data.name}</strong> ${data.lead}</p>
       <form method="post" action=${data.action}>
-        ${csrfField(frame.csrf)}
+        ${csrfField(frame.csrf)} ${errorSummary(error ? [{ message: error, fieldId: 'confirm-delete' }] : [])}
         <div>
           <input
             type="checkbox"
@@ -403,7 +410,7 @@ export function accountPage(
       ${
         data.canChange
           ? html`<form method="post" action="/portal/account/return-urls" novalidate>
-            ${csrfField(frame.csrf)}
+            ${csrfField(frame.csrf)} ${errorSummary(mistakesOf(form.errors, { successUrl: 'success-url', cancelUrl: 'cancel-url' }))}
             <fieldset>
               <legend>Checkout return URLs</legend>
               <p class="hint">Where the payment processor sends a buyer after paying or cancelling, unless the key sets its own. Empty: the service's own page.</p>

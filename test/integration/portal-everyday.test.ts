@@ -6,6 +6,8 @@
  * Item 1 (post/redirect/get): a change answers with a 303 to a page showing its result; a reload
  * of it changes nothing; the same form sent again (same CSRF token, same action) changes nothing;
  * a one-time secret is shown once after the redirect, never in a URL.
+ * Item 2 (error summary): a failed form starts with an alert region headed "There is a problem",
+ * a link per mistake to its field, and takes focus; each field keeps its inline error.
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
@@ -186,5 +188,93 @@ describe('item 1: every change is a post, a redirect and a get', () => {
     expect(await shown()).toEqual(first);
     expect(await quotes()).toBe(before);
     expect(await checkAxe(tab, 'prg-cancel-preview')).toEqual([]);
+  }, 90_000);
+});
+
+/** The error summary as the browser shows it: focused or not, in the viewport or not, its heading and links. */
+async function summaryOf(tab: Page) {
+  return tab.evaluate(() => {
+    const s = document.querySelector('.error-summary');
+    if (!s) return null;
+    const box = s.getBoundingClientRect();
+    return {
+      role: s.getAttribute('role'),
+      focused: document.activeElement === s,
+      inViewport: box.top >= 0 && box.top < window.innerHeight,
+      firstInForm: [...(s.closest('form')?.children ?? [])].find((c) => !(c instanceof HTMLInputElement && c.type === 'hidden')) === s,
+      heading: s.querySelector('h2')?.textContent,
+      links: [...s.querySelectorAll('a')].map((a) => ({
+        href: a.getAttribute('href'),
+        text: a.textContent,
+        fieldExists: document.getElementById(a.getAttribute('href')!.slice(1)) !== null,
+      })),
+    };
+  });
+}
+
+describe('item 2: a failed form says what is wrong at its top, with links to the fields, and takes focus', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+
+  beforeAll(async () => {
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+    await tab.setViewport({ width: 1280, height: 800 });
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    await signIn(tab, stack.admin);
+  });
+  afterAll(() => context.close());
+
+  test('the create-key form, far down the page: the summary lists both mistakes, takes focus, and its links lead to the fields', async () => {
+    // Enough keys that the form starts below the first screen.
+    for (let i = 0; i < 12; i++)
+      await stack.app.container.services.apiKeys.create({ rootAccountId: stack.accountId, name: `Filler ${i}`, mode: 'test' });
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    expect(await tab.$eval('#key-name', (e) => e.getBoundingClientRect().top > window.innerHeight)).toBe(true);
+    await tab.type('#key-fee', '12.5');
+    const answer = await submit(tab, 'form[action="/portal/keys"]');
+    expect(answer.status).toBe(400);
+    expect(await summaryOf(tab)).toEqual({
+      role: 'alert',
+      focused: true,
+      inViewport: true,
+      firstInForm: true,
+      heading: 'There is a problem',
+      links: [
+        { href: '#key-name', text: 'Enter a name for the key.', fieldExists: true },
+        { href: '#key-fee', text: 'Enter a whole number from 0 to 10000, or leave it empty.', fieldExists: true },
+      ],
+    });
+    // Each field keeps its own error, read with it.
+    expect(await tab.$eval('#key-name-error', (e) => e.textContent)).toBe('Enter a name for the key.');
+    expect(await tab.$eval('#key-fee', (e) => [e.getAttribute('aria-invalid'), e.getAttribute('aria-describedby')])).toEqual([
+      'true',
+      'key-fee-hint key-fee-error',
+    ]);
+    expect(await checkAxe(tab, 'error-summary-keys')).toEqual([]);
+    // A link of the summary puts the cursor in its field.
+    await tab.click('.error-summary a[href="#key-fee"]');
+    expect(await tab.evaluate(() => document.activeElement?.id)).toBe('key-fee');
+  });
+
+  test('the add-endpoint form and the refund form: a summary linked to the field, focused', async () => {
+    await tab.goto(`${base()}/portal/webhooks?mode=test`);
+    await submit(tab, 'form[action="/portal/webhooks?mode=test"]');
+    expect(await summaryOf(tab)).toMatchObject({
+      focused: true,
+      links: [{ href: '#endpoint-url', text: 'Enter the URL events are sent to.', fieldExists: true }],
+    });
+    expect(await checkAxe(tab, 'error-summary-webhooks')).toEqual([]);
+
+    const purchaseId = await fourDayPurchase();
+    await tab.goto(`${base()}/portal/purchases/${purchaseId}/cancel?mode=test`);
+    for (const box of await tab.$$('input[name="units"]:checked')) await box.click();
+    await submit(tab, 'main form');
+    const summary = await summaryOf(tab);
+    expect(summary).toMatchObject({ focused: true, links: [{ text: 'Choose at least one covered unit to cancel.', fieldExists: true }] });
+    expect(summary!.links[0]!.href).toMatch(/^#unit-\d+$/);
+    expect(await tab.$eval('#cancel-units-error', (e) => e.textContent)).toBe('Choose at least one covered unit to cancel.');
+    expect(await checkAxe(tab, 'error-summary-cancel')).toEqual([]);
   }, 90_000);
 });

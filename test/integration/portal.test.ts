@@ -453,7 +453,7 @@ describe('an admin', () => {
     for (const u of units) await tab.click(`#unit-${u}`);
     const [none] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
     expect(none!.status()).toBe(400);
-    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe('Choose at least one covered unit to cancel.');
+    expect(await tab.$eval('.error-summary li', (e) => e.textContent)).toBe('Choose at least one covered unit to cancel.');
     await tab.click(`#unit-${units[1]}`);
     await tab.type('#cancel-reason', 'Second day called off');
     await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
@@ -513,7 +513,7 @@ describe('an admin', () => {
     await checkAxe(tab, 'endorse-form');
     const [nothing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
     expect(nothing!.status()).toBe(400);
-    expect(await tab.$eval('.alert', (e) => e.textContent)).toBe(
+    expect(await tab.$eval('.error-summary li', (e) => e.textContent)).toBe(
       'Nothing to change: correct the name, move a day, add days or add a trip.',
     );
     await tab.type('#endorse-name', 'Jordan Lee Events LLC');

@@ -145,7 +145,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       : 'agency';
     const reason = String(body.reason ?? '').trim();
     const offered = cancellableOf(purchase);
-    const again = (error: string) =>
+    const again = (error: string, errorAt?: 'reason') =>
       send(
         ctx,
         400,
@@ -154,12 +154,13 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
           mode,
           units: offered,
           error,
+          errorAt,
           values: { units, requestedBy, reason },
         }),
       );
     if (units.length === 0) return again('Choose at least one covered unit to cancel.');
     if (!units.every((u) => offered.some((o) => String(o.id) === u))) return again('Choose covered units from the list.');
-    if (reason.length > 500) return again('The reason is at most 500 characters.');
+    if (reason.length > 500) return again('The reason is at most 500 characters.', 'reason');
     try {
       // A preview changes nothing but the stored quote (its price, held for a while): not an audited change.
       const quote = await deps.purchases.quoteCancellation(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, {
