@@ -7,11 +7,13 @@
  * retry policy backs off exponentially for the retry window). A live-mode destination that is,
  * or resolves to, a private address is recorded and thrown non-retryable (`DestinationRefused`).
  * A delivery whose endpoint was deleted or disabled meanwhile ends `failed` without a request.
- * Metrics: every attempt counts in `event_delivery_attempts_total{outcome,mode,root_account_id}`; a
- * delivery counts once in `event_deliveries_total{outcome,mode,root_account_id}` when it ends
+ * Metrics: every attempt counts in `event_delivery_attempts_total{outcome,mode,root_account_id,endpoint}`; a
+ * delivery counts once in `event_deliveries_total{outcome,mode,root_account_id,endpoint}` when it ends
  * (succeeded, skipped, or failed when it gives up), so a retried delivery is not a failure until it
- * is one. `root_account_id` is the endpoint's agency (`unknown` when the endpoint is gone), so one
- * agency's failing endpoint is a signal about that agency (a ticket), not a page.
+ * is one. `root_account_id` is the endpoint's agency and `endpoint` its id (both `unknown` when the
+ * endpoint is gone; bounded by the endpoints that exist), so one agency's failing endpoint is a
+ * signal about that endpoint (a ticket), not a page, even beside a healthy endpoint of the same
+ * agency (issue 55 item 2).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { EventsRepository } from '../src/events/repository';
@@ -25,10 +27,11 @@ export function createEventActivities(deps: {
   endpoints: WebhookEndpointsRepository;
   metrics?: Pick<WorkerMetrics, 'eventDeliveries' | 'eventDeliveryAttempts'>;
 }) {
-  type Owner = Pick<WebhookEndpoint, 'mode' | 'rootAccountId'> | undefined;
+  type Owner = Pick<WebhookEndpoint, 'id' | 'mode' | 'rootAccountId'> | undefined;
   const labels = (endpoint: Owner) => ({
     mode: endpoint?.mode ?? 'unknown',
     root_account_id: endpoint ? String(endpoint.rootAccountId) : 'unknown',
+    endpoint: endpoint ? String(endpoint.id) : 'unknown',
   });
   const attempt = (outcome: 'succeeded' | 'rejected' | 'failed' | 'refused', endpoint: Owner) =>
     deps.metrics?.eventDeliveryAttempts.inc({ outcome, ...labels(endpoint) });

@@ -14,7 +14,7 @@
  * both read from the page pool at scrape, see `watchBrowserPool`),
  * `purchases_paid_without_certificates{mode}` (counted in the database for each scrape, which waits for the count at most 250 ms; see `watchPaidWithoutCertificates`),
  * `cancellations_needing_attention{state,mode}` (likewise, see `watchCancellationsNeedingAttention`),
- * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id}`,
+ * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id,endpoint}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id,endpoint}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
  * execution, so retries show by type; see `activityAttemptsInterceptor`).
  * Both: the process's default metrics (CPU, memory, event loop lag), prefixed `coi_` (`coi_process_cpu_seconds_total`).
@@ -126,14 +126,14 @@ export function createWorkerMetrics() {
     }),
     eventDeliveries: new Counter({
       name: 'event_deliveries_total',
-      help: "Agency event deliveries by final outcome (succeeded; failed: gave up after the retry window or refused; skipped: the endpoint was deleted or disabled) the endpoint's mode and the agency (root account id) it belongs to, counted once per delivery when it ends",
-      labelNames: ['outcome', 'mode', 'root_account_id'] as const,
+      help: "Agency event deliveries by final outcome (succeeded; failed: gave up after the retry window or refused; skipped: the endpoint was deleted or disabled) the endpoint's mode, the agency (root account id) it belongs to and the endpoint (its id), counted once per delivery when it ends",
+      labelNames: ['outcome', 'mode', 'root_account_id', 'endpoint'] as const,
       registers: [registry],
     }),
     eventDeliveryAttempts: new Counter({
       name: 'event_delivery_attempts_total',
-      help: "Agency event delivery attempts (HTTP requests) by outcome (succeeded, rejected: a non-2xx answer, failed: timeout or network error, refused: a live destination on a private address), the endpoint's mode and its agency (root account id)",
-      labelNames: ['outcome', 'mode', 'root_account_id'] as const,
+      help: "Agency event delivery attempts (HTTP requests) by outcome (succeeded, rejected: a non-2xx answer, failed: timeout or network error, refused: a live destination on a private address), the endpoint's mode, its agency (root account id) and the endpoint (its id)",
+      labelNames: ['outcome', 'mode', 'root_account_id', 'endpoint'] as const,
       registers: [registry],
     }),
   };

@@ -391,6 +391,13 @@ describe('events of a purchase, delivered signed', () => {
     expect(await counted('eventDeliveryAttempts', { outcome: 'rejected', mode: 'test', root_account_id: rootAccountId })).toBe(
       detail.deliveries[0].attempts.length,
     );
+    // …and in the endpoint's own series (issue 55: AgencyWebhookDeliveriesFailing is per endpoint).
+    const endpoint = String(down.id);
+    expect(await counted('eventDeliveries', { outcome: 'failed', mode: 'test', root_account_id: rootAccountId, endpoint })).toBe(1);
+    expect(await counted('eventDeliveryAttempts', { outcome: 'rejected', mode: 'test', root_account_id: rootAccountId, endpoint })).toBe(
+      detail.deliveries[0].attempts.length,
+    );
+    expect(await counted('eventDeliveryAttempts', { outcome: 'succeeded', root_account_id: rootAccountId, endpoint })).toBe(0);
     expect((await api(account.key, 'GET', `/webhook_endpoints/${down.id}`)).body.data.status).toBe('failing');
     // Re-enabling clears it.
     expect((await api(account.key, 'PATCH', `/webhook_endpoints/${down.id}`, { disabled: false })).body.data.status).toBe('enabled');

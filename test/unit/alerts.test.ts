@@ -78,3 +78,27 @@ test('when an alert threshold is loosened, then its rule test fails, for a 5xx r
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('when AgencyWebhookDeliveriesFailing lets any success of the agency hide a failing endpoint (the rule before issue 55), then only the dead-endpoint-beside-a-healthy-one test fails', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alerts-'));
+  try {
+    for (const f of ['alerts.yml', 'alerts.test.yml']) fs.copyFileSync(path.join(DIR, f), path.join(dir, f));
+    const rules = fs.readFileSync(path.join(dir, 'alerts.yml'), 'utf8');
+    expect(rules).toContain('sum by (root_account_id, mode, endpoint) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))');
+    fs.writeFileSync(
+      path.join(dir, 'alerts.yml'),
+      rules.replace(
+        'unless sum by (root_account_id, mode, endpoint) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))',
+        'unless on (root_account_id, mode) sum by (root_account_id, mode) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))',
+      ),
+    );
+    const run = promtool(['test', 'rules', 'alerts.test.yml'], dir);
+    expect(run.code).not.toBe(0);
+    expect([...run.out.matchAll(/^\s*name: ([^,]+),/gm)].map((m) => m[1])).toEqual([
+      'one dead endpoint beside a healthy one of the same agency',
+      'one dead endpoint beside a healthy one of the same agency',
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
