@@ -91,6 +91,8 @@ export interface KeptPreview {
   purchaseId: number;
   quote: unknown;
   labels?: [number, string][];
+  /** A cancellation: the labels of the covered units that stay in force after it. */
+  staying?: string[];
 }
 
 /** How long a one-time result waits in the session for its page (ms): a redirect is followed at once. */

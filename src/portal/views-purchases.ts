@@ -72,9 +72,12 @@ export function purchasePage(
     /** An admin and a purchase in force: holders and endorsements may be asked for. */
     canChange: boolean;
     canCancel: boolean;
+    /** The covered units an admin may cancel now: each gets a link to the cancel form with it chosen. */
+    cancellable?: ReadonlySet<number>;
   },
 ): string {
   const { purchase: p, certificates: certs } = data;
+  const cancellable = data.canCancel ? (data.cancellable ?? new Set<number>()) : new Set<number>();
   const money = (minor: number) => formatMinorUnits(minor, p.currency);
   return page(
     frame,
@@ -100,6 +103,17 @@ export function purchasePage(
             { header: 'Coverage', cell: (u) => u.local_label },
             { header: 'State', cell: (u) => u.state },
             { header: 'Certificate', cell: (u) => u.certificate?.number ?? '—' },
+            i.covered_units.some((u) => cancellable.has(u.id)) && {
+              header: 'Actions',
+              cell: (u) =>
+                cancellable.has(u.id)
+                  ? html`<a
+                      href=${`/portal/purchases/${p.id}/cancel?mode=${data.mode}&unit=${u.id}`}
+                      aria-label=${`Cancel this ${u.kind} (${i.product_name}: ${u.local_label})`}
+                      >Cancel this ${u.kind}</a
+                    >`
+                  : '',
+            },
           ],
           rows: i.covered_units,
         }),
@@ -175,6 +189,8 @@ export function cancelFormPage(
     purchaseId: number;
     mode: KeyMode;
     units: CancellableUnit[];
+    /** The unit chosen from its row on the purchase page (`?unit=`): the only one ticked at first. */
+    chosen?: number;
     error?: string;
     /** What `error` is about: the units chosen (the default) or the reason. */
     errorAt?: 'units' | 'reason';
@@ -183,7 +199,12 @@ export function cancelFormPage(
 ): string {
   const unitsError = data.error && data.errorAt !== 'reason' ? data.error : undefined;
   const reasonError = data.error && data.errorAt === 'reason' ? data.error : undefined;
-  const values = data.values ?? { units: data.units.map((u) => String(u.id)), requestedBy: 'agency', reason: '' };
+  // Nothing ticked at first (a slip must not cancel the whole event), or only the unit chosen from its row.
+  const values = data.values ?? {
+    units: data.units.filter((u) => u.id === data.chosen).map((u) => String(u.id)),
+    requestedBy: 'agency',
+    reason: '',
+  };
   const action = `/portal/purchases/${data.purchaseId}/cancel/preview?mode=${data.mode}`;
   return page(
     frame,
@@ -215,19 +236,37 @@ export function cancelFormPage(
 }
 
 /** Step 2: the quote's refund, per unit, and the button that carries it out at that price. */
-export function cancelPreviewPage(frame: Frame, data: { quote: CancellationQuote; mode: KeyMode; labels: Map<number, string> }): string {
+export function cancelPreviewPage(
+  frame: Frame,
+  data: { quote: CancellationQuote; mode: KeyMode; labels: Map<number, string>; staying: readonly string[] },
+): string {
   const q = data.quote;
   const money = (minor: number) => formatMinorUnits(minor, q.currency);
+  const cancelled = q.covered_units.map((u) => data.labels.get(u.covered_unit_id) ?? `unit ${u.covered_unit_id}`);
+  const units = (n: number) => `${n} covered unit${n === 1 ? '' : 's'}`;
+  const total = cancelled.length + data.staying.length;
   const refundParts = ` (premium ${money(q.refund.premium)}, platform fee ${money(q.refund.platform_fee)}, tax ${money(q.refund.tax)})`;
   return page(
     frame,
-    html`${descriptionList([
-      ['Refund', html`<strong id="refund-total">${money(q.refund.total)}</strong>${refundParts}`],
-      ['Rule', q.method.replace(/_/g, ' ')],
-      ['Takes effect', when(q.effective_at)],
-      ['Ends the policy', q.ends_policy ? 'yes: no covered unit stays active' : 'no: other units stay covered'],
-      ['This price holds until', when(q.expires_at)],
-    ])}
+    html`<div id="cancel-what">
+        <p>
+          <strong>${cancelled.length === total ? `All ${units(total)} of this purchase will be cancelled` : `${cancelled.length} of the ${units(total)} in force will be cancelled`}:</strong>${` ${cancelled.join('; ')}.`}
+        </p>
+        <p>
+          ${
+            data.staying.length
+              ? `${data.staying.length === 1 ? 'This one stays' : `These ${data.staying.length} stay`} covered: ${data.staying.join('; ')}.`
+              : 'Nothing stays covered: the policy ends.'
+          }
+        </p>
+      </div>
+      ${descriptionList([
+        ['Refund', html`<strong id="refund-total">${money(q.refund.total)}</strong>${refundParts}`],
+        ['Rule', q.method.replace(/_/g, ' ')],
+        ['Takes effect', when(q.effective_at)],
+        ['Ends the policy', q.ends_policy ? 'yes: no covered unit stays active' : 'no: other units stay covered'],
+        ['This price holds until', when(q.expires_at)],
+      ])}
       ${dataTable({
         label: 'Units cancelled',
         caption: 'The covered units cancelled and their certificates, voided once it is carried out',
@@ -243,7 +282,7 @@ export function cancelPreviewPage(frame: Frame, data: { quote: CancellationQuote
       <form method="post" action=${`/portal/purchases/${q.purchase_id}/cancel?mode=${data.mode}`}>
         ${csrfField(frame.csrf)}
         <input type="hidden" name="quote_id" value=${q.id} />
-        <button type="submit" class="danger">Cancel these units and refund ${money(q.refund.total)}</button>
+        <button type="submit" class="danger">Cancel ${cancelled.length === 1 ? 'this unit' : `these ${cancelled.length} units`} and refund ${money(q.refund.total)}</button>
         <a href=${`/portal/purchases/${q.purchase_id}?mode=${data.mode}`}>Keep the purchase as it is</a>
       </form>`,
   );

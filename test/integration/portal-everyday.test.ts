@@ -8,6 +8,8 @@
  * a one-time secret is shown once after the redirect, never in a URL.
  * Item 2 (error summary): a failed form starts with an alert region headed "There is a problem",
  * a link per mistake to its field, and takes focus; each field keeps its inline error.
+ * Item 3 (cancel): the cancel form starts with nothing ticked, or only the unit chosen from its
+ * row on the purchase page; the preview says which units are cancelled and which stay covered.
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
@@ -276,5 +278,56 @@ describe('item 2: a failed form says what is wrong at its top, with links to the
     expect(summary!.links[0]!.href).toMatch(/^#unit-\d+$/);
     expect(await tab.$eval('#cancel-units-error', (e) => e.textContent)).toBe('Choose at least one covered unit to cancel.');
     expect(await checkAxe(tab, 'error-summary-cancel')).toEqual([]);
+  }, 90_000);
+});
+
+describe('item 3: cancelling starts from nothing ticked and the preview says plainly what is cancelled', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+
+  beforeAll(async () => {
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    await signIn(tab, stack.admin);
+  });
+  afterAll(() => context.close());
+
+  const ticked = () => tab.$$eval('input[name="units"]', (inputs) => inputs.map((i) => (i as HTMLInputElement).checked));
+
+  test("the form opened from the purchase has no day ticked; from a day's row, only that day", async () => {
+    const purchaseId = await fourDayPurchase();
+    await tab.goto(`${base()}/portal/purchases/${purchaseId}?mode=test`);
+    await Promise.all([tab.waitForNavigation(), tab.click(`a[href="/portal/purchases/${purchaseId}/cancel?mode=test"]`)]);
+    expect(await ticked()).toEqual([false, false, false, false]);
+
+    await tab.goto(`${base()}/portal/purchases/${purchaseId}?mode=test`);
+    const rowLinks = await tab.$$eval('a[href*="/cancel?mode=test&unit="]', (as) => as.map((a) => a.getAttribute('aria-label')));
+    expect(rowLinks).toHaveLength(4);
+    expect(await checkAxe(tab, 'cancel-row-links')).toEqual([]);
+    await Promise.all([tab.waitForNavigation(), tab.click('a[href*="/cancel?mode=test&unit="]')]);
+    const chosen = new URL(tab.url()).searchParams.get('unit');
+    expect(await ticked()).toEqual([true, false, false, false]);
+    expect(await tab.$eval('input[name="units"]:checked', (e) => (e as HTMLInputElement).value)).toBe(chosen);
+    expect(await checkAxe(tab, 'cancel-form-one-chosen')).toEqual([]);
+  }, 90_000);
+
+  test('the preview names the day cancelled and the three that stay covered', async () => {
+    const purchaseId = await fourDayPurchase();
+    await tab.goto(`${base()}/portal/purchases/${purchaseId}/cancel?mode=test`);
+    const labels = await tab.$$eval('input[name="units"] + label', (ls) => ls.map((l) => l.textContent!));
+    expect(labels).toHaveLength(4);
+    const boxes = await tab.$$('input[name="units"]');
+    await boxes[2]!.click();
+    expect(await ticked()).toEqual([false, false, true, false]);
+    await submit(tab, 'main form');
+    const what = await tab.$$eval('#cancel-what p', (ps) => ps.map((p) => p.textContent!.replace(/\s+/g, ' ').trim()));
+    expect(what).toEqual([
+      `1 of the 4 covered units in force will be cancelled: ${labels[2]}.`,
+      `These 3 stay covered: ${labels[0]}; ${labels[1]}; ${labels[3]}.`,
+    ]);
+    expect(await tab.$eval('button.danger', (e) => e.textContent)).toMatch(/^Cancel this unit and refund \$\d+\.\d\d$/);
+    expect(await checkAxe(tab, 'cancel-preview-plain')).toEqual([]);
   }, 90_000);
 });

@@ -78,6 +78,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         holders,
         canChange: admin && inForce,
         canCancel: admin && cancellableOf(purchase).length > 0,
+        cancellable: new Set(cancellableOf(purchase).map((u) => u.id)),
       }),
     );
   });
@@ -130,6 +131,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         purchaseId: purchase.id,
         mode,
         units: cancellableOf(purchase),
+        chosen: /^\d{1,9}$/.test(String(ctx.query.unit)) ? Number(ctx.query.unit) : undefined,
       }),
     );
   });
@@ -169,7 +171,10 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         reason: reason || undefined,
       });
       const labels = purchase.items.flatMap((i) => i.covered_units.map((u) => [u.id, unitLabel(i, u)] as [number, string]));
-      keepPreview(ctx, { kind: 'cancel', quoteId: quote.id, purchaseId: purchase.id, quote, labels });
+      const staying = purchase.items.flatMap((i) =>
+        i.covered_units.filter((u) => u.state === 'active' && !units.includes(String(u.id))).map((u) => unitLabel(i, u)),
+      );
+      keepPreview(ctx, { kind: 'cancel', quoteId: quote.id, purchaseId: purchase.id, quote, labels, staying });
       redirect(ctx, `/portal/purchases/${purchase.id}/cancel/preview/${quote.id}?mode=${mode}`);
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return again(`No refund could be priced: ${err.message}.`);
@@ -188,6 +193,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         quote: kept.quote as CancellationQuote,
         mode,
         labels: new Map(kept.labels ?? []),
+        staying: kept.staying ?? [],
       }),
     );
   });
