@@ -61,11 +61,19 @@ export class DestinationRefusedError extends Error {
   override name = 'DestinationRefusedError';
 }
 
+/** Whitespace, control characters, quotes and angle brackets: never part of a URL as written. */
+const URL_UNSAFE = /[\s\p{Cc}"'`<>]/u;
+/** The answer (a VALIDATION_ERROR detail of `url`) to an endpoint URL holding one of those. */
+export const URL_UNSAFE_PROBLEM = 'must not contain spaces or quotes (percent-encode them: a space is %20, " is %22, \' is %27)';
+
 /**
  * Why `rawUrl` cannot be an endpoint of `mode`, or null when it can (checked when an endpoint is
  * created or changed; live deliveries check the resolved addresses again when they connect).
  */
 export function endpointUrlProblem(rawUrl: string, mode: 'live' | 'test'): string | null {
+  // The URL parser would quietly percent-encode these (or trim them at the ends): a URL typed
+  // with them is a mistake to answer, not to store (issue 53, item 10).
+  if (URL_UNSAFE.test(rawUrl)) return URL_UNSAFE_PROBLEM;
   let url: URL;
   try {
     url = new URL(rawUrl);

@@ -10,6 +10,8 @@
  * a link per mistake to its field, and takes focus; each field keeps its inline error.
  * Item 3 (cancel): the cancel form starts with nothing ticked, or only the unit chosen from its
  * row on the purchase page; the preview says which units are cancelled and which stay covered.
+ * Item 10 (webhook URLs): a URL with spaces or quotes is refused with a clear message, in the
+ * portal (next to the field and in the summary) and in the API (VALIDATION_ERROR on `url`).
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
@@ -330,4 +332,62 @@ describe('item 3: cancelling starts from nothing ticked and the preview says pla
     expect(await tab.$eval('button.danger', (e) => e.textContent)).toMatch(/^Cancel this unit and refund \$\d+\.\d\d$/);
     expect(await checkAxe(tab, 'cancel-preview-plain')).toEqual([]);
   }, 90_000);
+});
+
+describe('item 10: a webhook URL with spaces or quotes is refused, in the portal and the API', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+  const bad = ['http://127.0.0.1:9/my hook', 'http://127.0.0.1:9/"hook"', "http://127.0.0.1:9/hook?o='1'", ' http://127.0.0.1:9/lead'];
+  const stored = async () => (await stack.app.container.db('webhook_endpoints').whereIn('url', bad).count<{ count: string }[]>())[0]!.count;
+
+  beforeAll(async () => {
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+    await tab.goto(`${base()}/portal/webhooks?mode=test`);
+    await signIn(tab, stack.admin);
+  });
+  afterAll(() => context.close());
+
+  test('the portal answers next to the field and in the summary, and adds nothing', async () => {
+    const message = 'A URL cannot contain spaces or quotes. Remove them, or write a space as %20, " as %22 and \' as %27.';
+    for (const url of bad.slice(0, 3)) {
+      await tab.goto(`${base()}/portal/webhooks?mode=test`);
+      await tab.type('#endpoint-url', url);
+      const answer = await submit(tab, 'form[action="/portal/webhooks?mode=test"]');
+      expect([url, answer.status]).toEqual([url, 400]);
+      expect(await tab.$eval('#endpoint-url-error', (e) => e.textContent)).toBe(message);
+      expect(await tab.$eval('.error-summary a[href="#endpoint-url"]', (e) => e.textContent)).toBe(message);
+      expect(await tab.$eval('#endpoint-url', (e) => (e as HTMLInputElement).value)).toBe(url);
+    }
+    expect(await checkAxe(tab, 'webhook-url-quotes')).toEqual([]);
+    expect(await stored()).toBe('0');
+  });
+
+  test('the API answers 400 VALIDATION_ERROR on url in its error envelope, for a new endpoint and a changed one', async () => {
+    const api = (method: string, path: string, body: unknown) =>
+      fetch(`${base()}/api/v1${path}`, {
+        method,
+        headers: { 'x-api-key': stack.agency.key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { error: { code: string; details: { path: string; message: string }[] } },
+      }));
+    for (const url of bad) {
+      const res = await api('POST', '/webhook_endpoints', { url, enabled_events: ['subscription.renewed'] });
+      expect([url, res.status, res.body.error.code, res.body.error.details]).toEqual([
+        url,
+        400,
+        'VALIDATION_ERROR',
+        [{ path: 'url', message: 'must not contain spaces or quotes (percent-encode them: a space is %20, " is %22, \' is %27)' }],
+      ]);
+    }
+    expect(await stored()).toBe('0');
+    const ok = await api('POST', '/webhook_endpoints', { url: 'http://127.0.0.1:9/my%20hook', enabled_events: ['subscription.renewed'] });
+    expect(ok.status).toBe(201);
+    const id = (ok.body as unknown as { data: { id: number } }).data.id;
+    const patched = await api('PATCH', `/webhook_endpoints/${id}`, { url: 'http://127.0.0.1:9/my hook' });
+    expect([patched.status, patched.body.error.details[0]!.path]).toEqual([400, 'url']);
+  });
 });

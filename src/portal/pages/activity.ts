@@ -59,6 +59,8 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
       description: form.values.description,
     });
     if (!form.values.url) form.errors.url = 'Enter the URL events are sent to.';
+    else if (/[\s"'`<>]/.test(form.values.url))
+      form.errors.url = 'A URL cannot contain spaces or quotes. Remove them, or write a space as %20, " as %22 and \' as %27.';
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const at = issue.path[0] === 'enabled_events' ? 'events' : issue.path[0];
