@@ -1,0 +1,193 @@
+/**
+ * The invariants of the model-based suite (issue 54), checked after every command and at the end
+ * of every sequence, against what the real stack answers and what the processor saw:
+ *
+ * - money, per payment intent (minor units): the refunds the processor received (the recording
+ *   proxy's POST /v1/refunds, one per idempotency key) are what the model's cancellations give
+ *   back; the purchase's `amount_refunded` (the service's ledger) is those plus the dashboard's;
+ *   the ledger's net is what was charged less that; the same idempotency key never carries two
+ *   amounts, and nothing refunded goes above what was paid;
+ * - cover: each day in force has exactly one current certificate (`issued`) per holder in force,
+ *   none for a removed holder, none for a cancelled day or a refunded purchase; each day reads the
+ *   state and date the model says; the purchase reads the model's status;
+ * - answers: no 5xx, and every refusal carries an error code its operation documents
+ *   (the app's /openapi.json).
+ *
+ * Each check throws an Error naming the purchase and what differs (fast-check reports it).
+ */
+import { call } from '../helpers/fixtures';
+import { eventually } from '../helpers/worker';
+import {
+  activeHolders,
+  expectedCertificatesInForce,
+  expectedStatus,
+  netByPaymentIntent,
+  type ModelPurchase,
+  type PolicyModel,
+} from './policy-model';
+import type { ModelStack } from './real';
+
+/** One answer of the API as the harness's `call` reads it. */
+export type Answer = Awaited<ReturnType<typeof call>>;
+
+/** A call to `/api/v1<path>` with the stack's key. */
+export function api(stack: ModelStack, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  return call(stack.app.baseUrl, `/api/v1${path}`, { key: stack.key, ...init });
+}
+
+function fail(what: string): never {
+  throw new Error(`invariant broken: ${what}`);
+}
+
+/**
+ * Answers: `res` (of operation `METHOD /api/v1/...{template}`) is no 5xx, and a refusal (4xx)
+ * carries a code the operation documents. Answers `res` for chaining.
+ */
+export function checkAnswer(stack: ModelStack, operation: string, res: Answer): Answer {
+  if (res.status >= 500) fail(`${operation} answered ${res.status}: ${res.text.slice(0, 300)}`);
+  if (res.status >= 400) {
+    const code = (res.body?.error?.code ?? res.body?.code) as string | undefined;
+    const documented = stack.documentedCodes.get(operation);
+    if (!documented) fail(`${operation} is not in /openapi.json`);
+    if (!code || !documented.has(code)) fail(`${operation} answered ${res.status} with code ${code ?? '(none)'}, not one it documents`);
+  }
+  return res;
+}
+
+/** Statuses a paid purchase rests in (`paid` and `awaiting_certificates` pass). */
+const SETTLED_STATUSES = ['issued', 'partly_cancelled', 'cancelled', 'refunded'];
+
+/** The purchase's view (GET /api/v1/purchases/{id}) once nothing is in flight: no cancellation waiting for its refund, no certificate being issued. */
+export async function settledPurchase(stack: ModelStack, id: number, timeoutMs = 60_000): Promise<any> {
+  try {
+    return await eventually(async () => {
+      const res = checkAnswer(stack, 'GET /api/v1/purchases/{id}', await api(stack, `/purchases/${id}`));
+      const p = res.body.data;
+      const busy =
+        !SETTLED_STATUSES.includes(p.status) ||
+        (p.cancellations as Array<{ status: string }>).some((c) => ['accepted', 'refund_pending'].includes(c.status)) ||
+        p.items.some((i: any) => i.covered_units.some((u: any) => u.certificates.some((c: any) => c.status === 'issuing')));
+      return busy ? null : p;
+    }, timeoutMs);
+  } catch {
+    const last = (await api(stack, `/purchases/${id}`)).body?.data;
+    return fail(
+      `purchase ${id} did not settle within ${timeoutMs} ms: status ${last?.status}, cancellations ${JSON.stringify(last?.cancellations?.map((c: any) => c.status))}`,
+    );
+  }
+}
+
+/** Cover and the purchase's own money: the view `view` of model purchase `p` (see the module docstring). */
+export async function checkPurchase(stack: ModelStack, p: ModelPurchase, view: any): Promise<void> {
+  const at = `purchase ${p.id}`;
+  if (view.status !== expectedStatus(p)) fail(`${at} reads ${view.status}, the model ${expectedStatus(p)}`);
+  const charged = p.payments.reduce((a, x) => a + x.chargedMinor, 0);
+  const refunded = p.payments.reduce((a, x) => a + x.cancellationRefundedMinor + x.dashboardRefundedMinor, 0);
+  if (view.amount_total !== charged) fail(`${at}: amount_total ${view.amount_total}, the model charged ${charged}`);
+  if (view.amount_refunded !== refunded) fail(`${at}: amount_refunded ${view.amount_refunded}, the model refunded ${refunded}`);
+  if (view.amount_refunded > view.amount_total) fail(`${at}: refunded ${view.amount_refunded} above the ${view.amount_total} paid`);
+  const completed = (view.cancellations as Array<{ status: string; refund: { total: number } }>).filter((c) => c.status === 'completed');
+  const cancelRefunds = completed.reduce((a, c) => a + c.refund.total, 0);
+  const modelCancelRefunds = p.payments.reduce((a, x) => a + x.cancellationRefundedMinor, 0);
+  if (cancelRefunds !== modelCancelRefunds) fail(`${at}: completed cancellations refund ${cancelRefunds}, the model ${modelCancelRefunds}`);
+
+  const units = view.items.flatMap((i: any) => i.covered_units) as Array<{
+    id: number;
+    state: string;
+    local_label: string;
+    certificates: Array<{ certificate_holder_id: number | null; status: string }>;
+  }>;
+  const ids = units.map((u) => u.id).sort();
+  const modelIds = p.units.map((u) => u.id).sort();
+  if (JSON.stringify(ids) !== JSON.stringify(modelIds)) fail(`${at}: units ${ids}, the model ${modelIds}`);
+  const inForce: string[] = [];
+  for (const u of units) {
+    const m = p.units.find((x) => x.id === u.id)!;
+    if (u.state !== m.state) fail(`${at}: unit ${u.id} reads ${u.state}, the model ${m.state}`);
+    if (u.local_label !== m.date) fail(`${at}: unit ${u.id} is ${u.local_label}, the model ${m.date}`);
+    for (const c of u.certificates) if (c.status === 'issued') inForce.push(`${u.id}/${c.certificate_holder_id}`);
+  }
+  const expected = expectedCertificatesInForce(p);
+  if (JSON.stringify([...inForce].sort()) !== JSON.stringify([...expected].sort()))
+    fail(`${at}: certificates in force (unit/holder) ${JSON.stringify(inForce.sort())}, the model ${JSON.stringify(expected.sort())}`);
+
+  const holders = checkAnswer(
+    stack,
+    'GET /api/v1/purchases/{id}/certificate_holders',
+    await api(stack, `/purchases/${p.id}/certificate_holders`),
+  ).body.data as Array<{ id: number; status: string }>;
+  const activeIds = holders
+    .filter((h) => h.status === 'active')
+    .map((h) => h.id)
+    .sort();
+  const modelHolders = activeHolders(p)
+    .map((h) => h.id)
+    .sort();
+  if (JSON.stringify(activeIds) !== JSON.stringify(modelHolders)) fail(`${at}: holders in force ${activeIds}, the model ${modelHolders}`);
+}
+
+/** The refunds the processor received per payment intent (one per idempotency key; a key carrying two amounts or intents is a failure). */
+export function processorRefunds(stack: ModelStack): Map<string, number> {
+  const byKey = new Map<string, { pi: string; amount: number }>();
+  for (const r of stack.recorder.requests) {
+    if (r.method !== 'POST' || r.path !== '/v1/refunds') continue;
+    const pi = r.params.get('payment_intent') ?? '(none)';
+    const amount = Number(r.params.get('amount'));
+    if (!Number.isInteger(amount) || amount <= 0) fail(`a refund of ${pi} asked for amount ${r.params.get('amount')}`);
+    const key = r.idempotencyKey ?? fail(`a refund of ${pi} was sent without an idempotency key`);
+    const seen = byKey.get(key);
+    if (seen && (seen.pi !== pi || seen.amount !== amount))
+      fail(`idempotency key ${key} refunded ${seen.amount} of ${seen.pi}, then ${amount} of ${pi}`);
+    byKey.set(key, { pi, amount });
+  }
+  const out = new Map<string, number>();
+  for (const { pi, amount } of byKey.values()) out.set(pi, (out.get(pi) ?? 0) + amount);
+  return out;
+}
+
+/** Money per payment intent over the model's purchases: the processor's refunds against the model, the ledger's net against the service's. */
+export function checkMoney(stack: ModelStack, model: PolicyModel, views: Map<number, any>): void {
+  const atProcessor = processorRefunds(stack);
+  const net = netByPaymentIntent(model);
+  for (const p of model.purchases) {
+    for (const pay of p.payments) {
+      const sent = atProcessor.get(pay.paymentIntent) ?? 0;
+      if (sent !== pay.cancellationRefundedMinor)
+        fail(
+          `${pay.paymentIntent} (purchase ${p.id}): the processor received refunds of ${sent}, the model's cancellations ${pay.cancellationRefundedMinor}`,
+        );
+      if (sent + pay.dashboardRefundedMinor > pay.chargedMinor)
+        fail(`${pay.paymentIntent}: refunded ${sent + pay.dashboardRefundedMinor} above the ${pay.chargedMinor} paid`);
+    }
+    const view = views.get(p.id);
+    if (!view) continue;
+    const serviceNet = view.amount_total - view.amount_refunded;
+    const modelNet = p.payments.reduce((a, x) => a + (net.get(x.paymentIntent) ?? 0), 0);
+    if (serviceNet !== modelNet) fail(`purchase ${p.id}: the service's ledger nets ${serviceNet}, the model's ${modelNet}`);
+  }
+}
+
+/**
+ * Every invariant over every purchase of the model, each purchase settled first. What follows an
+ * answer (a removed holder's certificates voided, a dashboard refund recorded by the purchase's
+ * owner) may take moments: the checks are asked again for up to `graceMs` ms, and the last broken
+ * one is thrown.
+ */
+export async function checkAll(stack: ModelStack, model: PolicyModel, graceMs = 5_000): Promise<void> {
+  const end = Date.now() + graceMs;
+  for (;;) {
+    try {
+      const views = new Map<number, any>();
+      for (const p of model.purchases) {
+        const view = await settledPurchase(stack, p.id);
+        views.set(p.id, view);
+        await checkPurchase(stack, p, view);
+      }
+      checkMoney(stack, model, views);
+      return;
+    } catch (err) {
+      if (Date.now() > end || !String(err).includes('invariant broken') || String(err).includes('did not settle')) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}

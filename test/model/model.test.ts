@@ -1,0 +1,46 @@
+/**
+ * The model-based suite's run (issue 54): random sequences of lifecycle commands, with faults
+ * (processor refusing, storage down, worker restarted), against the real stack, every invariant
+ * checked after each command and at the end (test/model/run.ts). The short run (`npm test`)
+ * draws MODEL_RUNS sequences (default 5) of at most 6 commands within about three minutes; the long one
+ * (`npm run test:model -- --long`) 200 of at most 12 and writes bench/results/model.md. A
+ * failure prints fast-check's report (seed, path, shrunk sequence); `npm run test:model -- --seed
+ * N --path P --replay-path R` replays it.
+ */
+import fc from 'fast-check';
+import { startModelStack, type ModelStack } from './real';
+import { figuresLine, runModel, seedFromEnv, writeReport, type ModelRunOptions } from './run';
+
+const long = process.env.MODEL_LONG === '1';
+jest.setTimeout(long ? 6 * 3600_000 : 300_000);
+
+let stack: ModelStack;
+beforeAll(async () => {
+  stack = await startModelStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+test('any sequence of purchases, holders, cancellations, moves and dashboard refunds, with faults, keeps money, cover and answers consistent', async () => {
+  const o: ModelRunOptions = {
+    seed: seedFromEnv(),
+    ...(process.env.MODEL_PATH ? { path: process.env.MODEL_PATH } : {}),
+    ...(process.env.MODEL_REPLAY_PATH ? { replayPath: process.env.MODEL_REPLAY_PATH } : {}),
+    numRuns: Number(process.env.MODEL_RUNS ?? (long ? 200 : 5)),
+    maxCommands: long ? 12 : 6,
+    faults: true,
+  };
+  const startedAt = new Date();
+  const details = await runModel(stack, o);
+  const failure = details.failed ? (fc.defaultReportMessage(details) ?? 'failed') : null;
+  console.log(figuresLine(o.seed, stack.figures, (Date.now() - startedAt.getTime()) / 1000));
+  if (long) console.log(`report: ${writeReport(o, stack.figures, startedAt, failure)}`);
+  if (failure) {
+    const replayPath = /replayPath="([^"]+)"/.exec(failure)?.[1];
+    const path = details.counterexamplePath ? ` --path "${details.counterexamplePath}"` : '';
+    throw new Error(
+      `${failure}\nReplay: npm run test:model -- --seed ${o.seed}${path}${replayPath ? ` --replay-path "${replayPath}"` : ''}`,
+    );
+  }
+});

@@ -1,0 +1,138 @@
+/**
+ * The real side of the model-based suite (issue 54): the API and a worker on a task queue of their
+ * own, against the servers the global setup brought up, with the processor (stripe-mock) reached
+ * through a TCP proxy that can refuse connections (an outage) in front of the recording proxy
+ * (every refund request with its amount, payment intent and idempotency key), and storage
+ * (fake-gcs-server) through a TCP proxy of its own. The worker can be restarted on the same task
+ * queue (`restartWorker`), and started with replaced activities (a deliberately broken rule).
+ * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`.
+ */
+import { startTestApp, type TestApp } from '../helpers/app';
+import { call, connectBuyer, createKey } from '../helpers/fixtures';
+import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import { WEBHOOK_SECRET, createEventProductAccount, specialEventSelection } from '../helpers/purchases';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+
+/** The platform fee rate of the suite's key, basis points (333: a fee that never ends in a half minor unit). */
+export const PLATFORM_FEE_BPS = 333;
+
+/** The platform fee of a premium `subtotalMinor` at PLATFORM_FEE_BPS (rounded to the minor unit; pricing.ts's rule). */
+export const platformFeeOf = (subtotalMinor: number): number => Math.round((subtotalMinor * PLATFORM_FEE_BPS) / 10_000);
+
+/** What the worker is started with: replaced activities (see startTestWorker). */
+export type WorkerActivities = Parameters<typeof startTestWorker>[1];
+
+/** Counts of what the suite did, for its printed figures and reports. */
+export interface RunFigures {
+  sequences: number;
+  steps: number;
+  faults: number;
+  /** Per command name, how many ran. */
+  byCommand: Record<string, number>;
+}
+
+export interface ModelStack {
+  app: TestApp;
+  worker: TestWorker;
+  /** The recording proxy in front of stripe-mock. */
+  recorder: ProcessorProxy;
+  /** Between the service (API and worker) and the recording proxy. */
+  processor: TcpProxy;
+  /** Between the worker and storage. */
+  storage: TcpProxy;
+  key: string;
+  productId: number;
+  sellerSlug: string;
+  /** Every operation's documented error codes, by `METHOD path-template`, read from the app's /openapi.json. */
+  documentedCodes: Map<string, Set<string>>;
+  figures: RunFigures;
+  /** Stops the worker and starts another one on the same task queue with the same activities. */
+  restartWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Every UPPER_SNAKE word of the operation's error answers, per `METHOD /path/{template}`; the idempotency codes where it takes an Idempotency-Key. */
+function codesOf(openapi: any): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [path, ops] of Object.entries<Record<string, any>>(openapi.paths ?? {})) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      const text = JSON.stringify(op?.responses ?? {}) + String(op?.description ?? '');
+      const codes = new Set<string>(text.match(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g) ?? []);
+      if (/Idempotency-Key/i.test(text)) ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'].forEach((c) => codes.add(c));
+      out.set(`${method.toUpperCase()} ${path}`, codes);
+    }
+  }
+  return out;
+}
+
+/**
+ * Starts the stack (see the module docstring); `activities` replace the worker's (a broken rule).
+ * The worker and the API retry at most every 2 s, so an outage's end is seen within seconds.
+ */
+export async function startModelStack(activities: WorkerActivities = {}): Promise<ModelStack> {
+  const recorder = await startProcessorProxy();
+  const recorded = new URL(recorder.url);
+  const processor = await startTcpProxy({ host: recorded.hostname, port: Number(recorded.port) });
+  const gcs = new URL(process.env.STORAGE_API_ENDPOINT ?? 'http://127.0.0.1:4443');
+  const storage = await startTcpProxy({ host: gcs.hostname, port: Number(gcs.port) });
+  const taskQueue = uniqueTaskQueue();
+  const retry = { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '2' };
+  const workerEnv = { PAYPROC_API_BASE: processor.url, STORAGE_API_ENDPOINT: storage.url, ...retry };
+  let worker = await startTestWorker(taskQueue, activities, workerEnv);
+  const app = await startTestApp({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYPROC_API_BASE: processor.url,
+    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...retry,
+  });
+  const { account, productId } = await createEventProductAccount(app, 'Model Agency');
+  const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test', platformFeeBps: PLATFORM_FEE_BPS })).key;
+  const openapi = await call(app.baseUrl, '/openapi.json');
+  if (openapi.status !== 200) throw new Error(`openapi.json: ${openapi.status}`);
+  return {
+    app,
+    get worker() {
+      return worker;
+    },
+    recorder,
+    processor,
+    storage,
+    key,
+    productId,
+    sellerSlug: account.slug,
+    documentedCodes: codesOf(openapi.body),
+    figures: { sequences: 0, steps: 0, faults: 0, byCommand: {} },
+    async restartWorker() {
+      await worker.shutdown();
+      worker = await startTestWorker(taskQueue, activities, workerEnv);
+    },
+    async close() {
+      processor.up();
+      storage.up();
+      await app.close();
+      await worker.shutdown();
+      await processor.close();
+      await storage.close();
+      await recorder.close();
+    },
+  };
+}
+
+let buyers = 0;
+/** A quote body for a new buyer of `days` days from `firstDate` (America/Chicago) of the stack's product. */
+export async function quoteBodyFor(stack: ModelStack, firstDate: string, lastDate: string): Promise<Record<string, unknown>> {
+  const email = `model${buyers++}.${Date.now()}@example.com`;
+  const buyer = await connectBuyer(stack.app.baseUrl, stack.key, {
+    firstName: 'Kim',
+    lastName: 'Park',
+    email,
+    sellerSlug: stack.sellerSlug,
+  });
+  const selection = specialEventSelection(stack.productId);
+  return {
+    ...buyer,
+    selected_product_lines_to_purchase: [{ ...selection, coverage: { ...selection.coverage, start_date: firstDate, end_date: lastDate } }],
+  };
+}
