@@ -4,7 +4,9 @@
  * version of a certificate, superseded by which number on which day, with a link after what it
  * printed), with the coverage windows, product and named insured as that version printed them, and
  * nothing more personal. Every value is
- * HTML-escaped; the page loads nothing (inline CSS, CSP `default-src 'none'`).
+ * HTML-escaped; the page loads nothing (inline CSS, CSP `default-src 'none'`). Below 36rem (a
+ * phone, 320 px wide included) the coverage table shows each certificate as a block of labelled
+ * lines, so the page never scrolls sideways (issue 53, item 9).
  */
 import { escapeHtml } from '../pdf/certificate-format';
 import type { CoverageState, VerificationView } from './service';
@@ -23,7 +25,10 @@ h1{font-size:1.2rem;margin:0 0 .25rem}.state{font-size:1.35rem;font-weight:700;m
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:1rem 0}dt{color:#5b6270}dd{margin:0}
 table{border-collapse:collapse;width:100%;font-size:.92rem}th,td{text-align:left;padding:.35rem .4rem;border-top:1px solid #e4e6ea}
 .specimen{background:#fff3cd;border:1px solid #e0c46c;padding:.4rem .6rem;border-radius:4px;margin-bottom:1rem}
-small{color:#5b6270}`;
+small{color:#5b6270}
+@media (max-width:36rem){main{margin:0;border:0;border-radius:0;padding:1rem}h1{overflow-wrap:anywhere}
+thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table,tbody,tr,td{display:block}
+tr{border-top:1px solid #e4e6ea;padding:.35rem 0}td{border:0;padding:.1rem 0;overflow-wrap:anywhere}td::before{content:attr(data-label) ": ";color:#5b6270}}`;
 
 function page(title: string, body: string): string {
   return `<!DOCTYPE html>
@@ -45,7 +50,7 @@ export function renderVerificationPage(v: VerificationView): string {
   const rows = v.coverage
     .map(
       (c) =>
-        `<tr><td>${escapeHtml(c.certificate_number)}</td><td>${escapeHtml(c.starts_local)}</td><td>${escapeHtml(c.ends_local)}</td><td>${escapeHtml(stateWords(c))}</td></tr>`,
+        `<tr><td data-label="Certificate">${escapeHtml(c.certificate_number)}</td><td data-label="Coverage starts">${escapeHtml(c.starts_local)}</td><td data-label="Coverage ends">${escapeHtml(c.ends_local)}</td><td data-label="State">${escapeHtml(stateWords(c))}</td></tr>`,
     )
     .join('');
   const voidedAt = v.coverage

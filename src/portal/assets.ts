@@ -56,7 +56,8 @@ form > a{margin-left:1rem;display:inline-block;margin-top:.75rem}
 .js .copy{display:inline-block}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;background:#fff;border:1px solid #c9ccd1;padding:1rem;border-radius:4px}
 dt{font-weight:600}
-dd{margin:0;word-break:break-all}
+dd{margin:0;overflow-wrap:anywhere}
+h1{overflow-wrap:anywhere}
 @media (max-width:40rem){dl{grid-template-columns:1fr}input,select,textarea{width:100%}}
 `;
 

@@ -44,6 +44,15 @@ export const utc = (d: Date | null | undefined) => (d ? `${d.toISOString().slice
 /** An ISO 8601 time from the API as `utc` shows it; `—` for none. */
 export const when = (iso: string | null | undefined) => (iso ? utc(new Date(iso)) : '—');
 
+/**
+ * `text` with a line-break opportunity (<wbr>) after each `.`, `_`, `/` and `-`, so a long name
+ * such as `certificates.issued` or `agency_website_checkout` wraps at its parts on a narrow screen
+ * instead of overflowing it or breaking inside a word (issue 53, item 9).
+ */
+export function breakable(text: string): (string | VNode)[] {
+  return text.split(/(?<=[._/-])/).flatMap((part, i) => (i === 0 ? [part] : [html`<wbr />` as VNode, part]));
+}
+
 /** A full HTML document for `body` in the portal's frame. */
 export function page(frame: Frame, body: Node): string {
   const nav = (href: string, label: string, key: Frame['active']) =>
@@ -78,7 +87,7 @@ export function page(frame: Frame, body: Node): string {
         }
       </header>
       <main id="main" tabindex="-1">
-        <h1>${frame.title}</h1>
+        <h1>${breakable(frame.title)}</h1>
         ${
           frame.modes
             ? html`<nav class="modes" aria-label="Data mode">
@@ -304,7 +313,7 @@ export function confirmDeletePage(
   const { error } = data;
   return page(
     frame,
-    html`<p>Deleting ${data.what} <strong>${data.name}</strong> ${data.lead}</p>
+    html`<p>Deleting ${data.what} <strong>${breakable(data.name)}</strong> ${data.lead}</p>
       <form method="post" action=${data.action}>
         ${csrfField(frame.csrf)} ${errorSummary(error ? [{ message: error, fieldId: 'confirm-delete' }] : [])}
         <div>

@@ -12,10 +12,14 @@
  * row on the purchase page; the preview says which units are cancelled and which stay covered.
  * Item 10 (webhook URLs): a URL with spaces or quotes is refused with a clear message, in the
  * portal (next to the field and in the summary) and in the API (VALIDATION_ERROR on `url`).
+ * Item 9 (small screens): at 320 px wide, the event page, the delete page of a key with a long
+ * name, the refund preview and the public verification page do not scroll sideways, and no
+ * word of their text is broken across two lines.
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
 import { buyAndPay, eventSelection, waitIssued } from '../helpers/certificates';
+import { eventually } from '../helpers/worker';
 
 let stack: PortalStack;
 let fourDays: Promise<number> | undefined;
@@ -390,4 +394,93 @@ describe('item 10: a webhook URL with spaces or quotes is refused, in the portal
     const patched = await api('PATCH', `/webhook_endpoints/${id}`, { url: 'http://127.0.0.1:9/my hook' });
     expect([patched.status, patched.body.error.details[0]!.path]).toEqual([400, 'url']);
   });
+});
+
+/**
+ * At the tab's width: how far the page scrolls sideways (document.documentElement.scrollWidth)
+ * and the words (letters only, 2 to 20 of them) of the main text laid out on more than one line.
+ */
+async function narrowLayout(tab: Page): Promise<{ scrollWidth: number; brokenWords: string[] }> {
+  return tab.evaluate(() => {
+    const broken: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (const m of text.matchAll(/[A-Za-z]{2,20}/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(m[0]);
+      }
+    }
+    return { scrollWidth: document.documentElement.scrollWidth, brokenWords: broken };
+  });
+}
+
+describe('item 9: at 320 px wide nothing scrolls sideways and no word is broken', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+
+  beforeAll(async () => {
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    await signIn(tab, stack.admin);
+    await tab.setViewport({ width: 320, height: 640 });
+  });
+  afterAll(() => context.close());
+
+  test('the event page', async () => {
+    await fourDayPurchase();
+    // The longest heading: "Event certificates.issued".
+    const href = await eventually(async () => {
+      await tab.goto(`${base()}/portal/events?mode=test`);
+      return tab.$$eval(
+        'tbody tr',
+        (rows) =>
+          rows
+            .find((r) => r.querySelector('td')?.textContent === 'certificates.issued')
+            ?.querySelector('a')
+            ?.getAttribute('href') ?? null,
+      );
+    });
+    await tab.goto(`${base()}${href}`);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Event certificates.issued');
+    expect(await narrowLayout(tab)).toEqual({ scrollWidth: 320, brokenWords: [] });
+    expect(await checkAxe(tab, 'narrow-event')).toEqual([]);
+  }, 90_000);
+
+  test('the delete page of a key with a long name', async () => {
+    const key = await stack.app.container.services.apiKeys.create({
+      rootAccountId: stack.accountId,
+      name: 'agency_website_production_checkout_integration_2027',
+      mode: 'test',
+    });
+    await tab.goto(`${base()}/portal/keys/${key.id}/delete?mode=test`);
+    expect(await narrowLayout(tab)).toEqual({ scrollWidth: 320, brokenWords: [] });
+    expect(await checkAxe(tab, 'narrow-key-delete')).toEqual([]);
+  });
+
+  test('the refund preview', async () => {
+    const purchaseId = await fourDayPurchase();
+    await tab.goto(`${base()}/portal/purchases/${purchaseId}/cancel?mode=test`);
+    await tab.click('input[name="units"]');
+    await submit(tab, 'main form');
+    expect(await tab.$('#refund-total')).not.toBeNull();
+    expect(await narrowLayout(tab)).toEqual({ scrollWidth: 320, brokenWords: [] });
+    expect(await checkAxe(tab, 'narrow-cancel-preview')).toEqual([]);
+  }, 90_000);
+
+  test('the public verification page', async () => {
+    const purchaseId = await fourDayPurchase();
+    const row = (await stack.app.container.db('certificates').where({ purchase_id: purchaseId }).first('certificate_number')) as {
+      certificate_number: string;
+    };
+    const res = await tab.goto(`${base()}/verify/${row.certificate_number}`);
+    expect(res!.status()).toBe(200);
+    expect(await narrowLayout(tab)).toEqual({ scrollWidth: 320, brokenWords: [] });
+    expect(await checkAxe(tab, 'narrow-verify')).toEqual([]);
+  }, 90_000);
 });
