@@ -66,7 +66,9 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
   const ledger = createLedgerRepository(deps.db);
   const certificates = createCertificatesRepository(deps.db);
   const now = deps.now ?? (() => new Date());
-  const count = (operation: string) => deps.metrics?.dependencyErrors.inc({ dependency: 'processor', operation });
+  /** Counts a processor failure of an activity acting on a purchase of `mode`. */
+  const counter = (mode: 'live' | 'test') => (operation: string) =>
+    deps.metrics?.dependencyErrors.inc({ dependency: 'processor', mode, operation });
   const view = (c: StoredCancellation, testClockAt: Date | null = null): CancellationAccepted => ({
     cancellationId: c.id,
     status: c.status,
@@ -192,7 +194,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
         } catch (err) {
           const code = (err as { code?: string }).code;
           // Already gone at the processor (ended there): nothing left to stop.
-          if (code !== 'resource_missing') processorFailure(err, count);
+          if (code !== 'resource_missing') processorFailure(err, counter(first.mode));
         }
       }
       const changed = await sales.recordSubscriptionEnd(
@@ -301,7 +303,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
           plan,
           { purchase_id: String(p.id), cancellation_id: String(c.id) },
           (index, refundId) => ledger.recordCancellationRefundCreated(c.id, index, refundId),
-          count,
+          counter(p.mode),
         );
       } catch (failure) {
         if (failure instanceof ApplicationFailure) throw ApplicationFailure.nonRetryable(failure.message, 'REFUND_REJECTED');
@@ -332,7 +334,7 @@ export function createPolicyActivities(deps: PolicyActivityDeps) {
         try {
           refund = await refunds.retrieve(id);
         } catch (err) {
-          return processorFailure(err, count);
+          return processorFailure(err, counter(p.mode));
         }
         if (refund.status === 'failed' || refund.status === 'canceled') return 'failed';
         if (refund.status !== 'succeeded') state = 'pending';

@@ -113,8 +113,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
     startSending: (ids) => deps.purchaseWorkflows.startProofOfCoverageEmail(ids),
   });
   const errors = deps.metrics?.dependencyErrors;
-  const processorError: (err: unknown) => never = (err) =>
-    processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', operation }));
+  const processorError: (err: unknown, mode: 'live' | 'test') => never = (err, mode) =>
+    processorFailure(err, (operation) => errors?.inc({ dependency: 'processor', mode, operation }));
 
   /**
    * Moves the purchase to `status` under the status rules; `reason` goes with `failed`. A move the
@@ -207,7 +207,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
           { idempotencyKey: `purchase-${purchase.id}-checkout` },
         );
       } catch (err) {
-        processorError(err);
+        processorError(err, purchase.mode);
       }
       const paymentIntent = idOf(session.payment_intent);
       const deadline = new Date(Date.now() + input.sessionTtlSeconds * 1000);
@@ -247,7 +247,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       try {
         return sessionState(await payproc.client(purchase.mode).checkout.sessions.retrieve(purchase.checkoutSessionId));
       } catch (err) {
-        processorError(err);
+        processorError(err, purchase.mode);
       }
     },
 
@@ -267,7 +267,7 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
         if ((err as { type?: string }).type === 'StripeInvalidRequestError') {
           return sessionState(await stripe.checkout.sessions.retrieve(purchase.checkoutSessionId));
         }
-        processorError(err);
+        processorError(err, purchase.mode);
       }
     },
 

@@ -61,4 +61,35 @@ function localPrometheusConfig({
   };
 }
 
-module.exports = { localPrometheusConfig, RULES_FILE, MONITORING_BINS };
+/** The service's Alertmanager configuration, with the dead-man's switch's placeholder URL. */
+const ALERTMANAGER_FILE = path.join(__dirname, '..', 'ops', 'alertmanager', 'alertmanager.yml');
+const DEADMANS_SWITCH_PLACEHOLDER = 'http://deadmans-switch.invalid/DEADMANS_SWITCH_URL';
+const DEADMANS_SWITCH_BLOCK = /^ *# deadmans-switch webhook: begin\n[\s\S]*?^ *# deadmans-switch webhook: end\n/m;
+
+/**
+ * The text of ops/alertmanager/alertmanager.yml with the dead-man's switch's URL (the Watchdog's
+ * receiver `deadmans-switch`, issue 55 item 4) in place of its placeholder; without a URL the
+ * receiver's webhook is left out, so it notifies nobody (as `page` and `ticket` locally).
+ *
+ * @param {{ deadmansSwitchUrl?: string | null, file?: string }} [options] deadmansSwitchUrl: an http(s) URL
+ * @returns {string} the configuration, YAML
+ * @throws {Error} when the URL is not http(s), or the file has no placeholder block
+ */
+function localAlertmanagerConfig({ deadmansSwitchUrl = null, file = ALERTMANAGER_FILE } = {}) {
+  const text = require('node:fs').readFileSync(file, 'utf8');
+  if (!DEADMANS_SWITCH_BLOCK.test(text) || !text.includes(DEADMANS_SWITCH_PLACEHOLDER))
+    throw new Error(`${file}: no deadmans-switch webhook block with the placeholder ${DEADMANS_SWITCH_PLACEHOLDER}`);
+  if (!deadmansSwitchUrl) return text.replace(DEADMANS_SWITCH_BLOCK, '');
+  let url;
+  try {
+    url = new URL(deadmansSwitchUrl);
+  } catch {
+    throw new Error(`DEADMANS_SWITCH_URL must be an http(s) URL, got "${deadmansSwitchUrl}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`DEADMANS_SWITCH_URL must be an http(s) URL, got "${deadmansSwitchUrl}"`);
+  // A YAML single-quoted scalar: a quote is written twice.
+  return text.replace(`'${DEADMANS_SWITCH_PLACEHOLDER}'`, `'${url.href.replaceAll("'", "''")}'`);
+}
+
+module.exports = { localPrometheusConfig, localAlertmanagerConfig, RULES_FILE, ALERTMANAGER_FILE, MONITORING_BINS };

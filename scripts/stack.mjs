@@ -1012,17 +1012,20 @@ export async function ensurePrometheus({
 
 /**
  * Makes sure an Alertmanager answers on 127.0.0.1:`port` with ops/alertmanager/alertmanager.yml
- * (pages and tickets to receivers of their own, which notify nobody locally); state in `dir`,
- * no HA cluster. One already answering there is reused.
+ * (pages and tickets to receivers of their own, which notify nobody locally; the Watchdog to the
+ * dead-man's switch at `deadmansSwitchUrl`, default the environment's DEADMANS_SWITCH_URL, or to
+ * nobody without one), written to `dir`/alertmanager.yml by `localAlertmanagerConfig`; state in
+ * `dir`, no HA cluster. One already answering there is reused (with the configuration it has).
  *
- * @param {{ port?: number, dir?: string, bin?: string, timeoutMs?: number, log?: (line: string) => void }} [options]
+ * @param {{ port?: number, dir?: string, bin?: string, deadmansSwitchUrl?: string | null, timeoutMs?: number, log?: (line: string) => void }} [options]
  * @returns {Promise<{ url: string, started: boolean }>}
- * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
+ * @throws {Error} when the binary is missing, the port is held by something else, the URL is not http(s), or it is not ready in time.
  */
 export async function ensureAlertmanager({
   port = MONITORING_PORTS.alertmanager,
   dir = 'var/alertmanager',
   bin,
+  deadmansSwitchUrl = process.env.DEADMANS_SWITCH_URL || null,
   timeoutMs = 60_000,
   log = defaultLog,
 } = {}) {
@@ -1033,14 +1036,18 @@ export async function ensureAlertmanager({
   }
   const root = abs(dir);
   fs.mkdirSync(root, { recursive: true });
+  const configFile = path.join(root, 'alertmanager.yml');
+  fs.writeFileSync(configFile, prometheusConfig.localAlertmanagerConfig({ deadmansSwitchUrl }));
   const args = [
-    `--config.file=${abs('ops/alertmanager/alertmanager.yml')}`,
+    `--config.file=${configFile}`,
     `--storage.path=${root}`,
     `--web.listen-address=${HOST}:${port}`,
     '--cluster.listen-address=',
   ];
   const entry = spawnTracked('alertmanager', monitoringBin('alertmanager', bin), args);
-  log(`[stack] starting Alertmanager on ${url} (ops/alertmanager/alertmanager.yml)`);
+  log(
+    `[stack] starting Alertmanager on ${url} (ops/alertmanager/alertmanager.yml; Watchdog to ${deadmansSwitchUrl ? "the dead-man's switch at DEADMANS_SWITCH_URL" : 'nobody: DEADMANS_SWITCH_URL unset'})`,
+  );
   await waitReady('Alertmanager', () => answers200(`${url}/-/ready`), { timeoutMs, entry, logFile: entry.logFile });
   return { url, started: true };
 }

@@ -6,15 +6,16 @@
  * API process: `http_request_duration_seconds{method,route,status,mode}` (route is the template,
  * e.g. `/api/v1/products/:id`, or `unmatched`), `rate_limit_refusals_total{limiter}`,
  * `payproc_webhook_events_total{type,outcome}` (outcome relayed | duplicate | not_relayed | forged),
- * `dependency_errors_total{dependency,operation}` (processor and storage calls that failed, see
- * `countProcessorErrors` and `countStorageErrors`).
+ * `dependency_errors_total{dependency,mode,operation}` (processor and storage calls that failed, see
+ * `countProcessorErrors` and `countStorageErrors`; a zero series per dependency and mode from the start, see
+ * `dependencyErrorsCounter`).
  * Worker process: `purchases_status_total{status,mode}` (each status a purchase reaches),
  * `purchase_paid_to_issued_seconds{mode}`, `certificates_rendered_total`,
  * `certificate_render_seconds`, `pdf_browser_launches_total` and `pdf_page_pool_pages{state}` (idle | busy;
  * both read from the page pool at scrape, see `watchBrowserPool`),
  * `purchases_paid_without_certificates{mode}` (counted in the database for each scrape, which waits for the count at most 250 ms; see `watchPaidWithoutCertificates`),
  * `cancellations_needing_attention{state,mode}` (likewise, see `watchCancellationsNeedingAttention`),
- * `dependency_errors_total{dependency,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id,endpoint}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id,endpoint}`,
+ * `dependency_errors_total{dependency,mode,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id,endpoint}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id,endpoint}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
  * execution, so retries show by type; see `activityAttemptsInterceptor`).
  * Both: the process's default metrics (CPU, memory, event loop lag), prefixed `coi_` (`coi_process_cpu_seconds_total`).
@@ -140,25 +141,47 @@ export function createWorkerMetrics() {
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
 
-/** `dependency_errors_total{dependency,operation}`, the same in both processes (dependency `processor` or `storage`). */
+/**
+ * The modes of `dependency_errors_total` per dependency: the processor's calls are made with the
+ * purchase's mode's client (`live`, `test`); object storage is one bucket for both (`shared`).
+ */
+export const DEPENDENCY_ERROR_MODES = Object.freeze({ processor: ['live', 'test'], storage: ['shared'] } as const);
+
+/** The `mode` label of a dependency error: `live` or `test` for the processor, `shared` for storage. */
+export type DependencyErrorMode = 'live' | 'test' | 'shared';
+
+/** The operation of the zero series each dependency and mode starts with (no call has failed yet). */
+export const NO_FAILED_OPERATION = 'none';
+
+/**
+ * `dependency_errors_total{dependency,mode,operation}`, the same in both processes (dependency
+ * `processor` or `storage`, mode per `DEPENDENCY_ERROR_MODES`). Each dependency and mode starts
+ * with a series at 0 (`operation="none"`), so "no errors" reads 0 and is not "no data" (issue 55
+ * item 4): `sum by (dependency, mode)` answers from the first scrape.
+ */
 function dependencyErrorsCounter(registry: Registry) {
-  return new Counter({
+  const counter = new Counter({
     name: 'dependency_errors_total',
-    help: 'Failed calls to a dependency, by dependency and operation',
-    labelNames: ['dependency', 'operation'] as const,
+    help: 'Failed calls to a dependency, by dependency, mode (live, test; shared: storage serves both) and operation (none: the zero series)',
+    labelNames: ['dependency', 'mode', 'operation'] as const,
     registers: [registry],
   });
+  for (const [dependency, modes] of Object.entries(DEPENDENCY_ERROR_MODES))
+    for (const mode of modes) counter.inc({ dependency, mode, operation: NO_FAILED_OPERATION }, 0);
+  return counter;
 }
 
 /**
  * The `onError` callback of `countStorageErrors` and `countProcessorErrors`: each call adds one to
- * `dependency_errors_total{dependency,operation}` of `metrics` (the API's or the worker's).
+ * `dependency_errors_total{dependency,mode,operation}` of `metrics` (the API's or the worker's);
+ * `mode` is the processor client's (storage: always `shared`).
  */
 export function countDependencyError(
-  metrics: { dependencyErrors: Counter<'dependency' | 'operation'> },
+  metrics: { dependencyErrors: Counter<'dependency' | 'mode' | 'operation'> },
   dependency: 'processor' | 'storage',
-): (operation: string) => void {
-  return (operation) => metrics.dependencyErrors.inc({ dependency, operation });
+): (operation: string, mode?: 'live' | 'test') => void {
+  return (operation, mode) =>
+    metrics.dependencyErrors.inc({ dependency, mode: dependency === 'storage' ? 'shared' : (mode ?? 'live'), operation });
 }
 
 /** How long a scrape waits for a database count, and how old a count it still reports (ms). */

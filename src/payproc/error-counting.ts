@@ -1,6 +1,6 @@
 /**
  * Wraps a `Payproc` so every processor call that fails because the processor is unreachable or
- * broken is counted (`dependency_errors_total{dependency="processor",operation}` in the API, the
+ * broken is counted (`dependency_errors_total{dependency="processor",mode,operation}` in the API, the
  * counterpart of `countStorageErrors` for object storage). Behaviour is otherwise unchanged: the
  * same client objects answer, with the same results and the same errors.
  *
@@ -10,7 +10,7 @@
  * list's auto-pagination only the first page is watched.
  */
 import Stripe from 'stripe';
-import type { Payproc } from './client';
+import type { Payproc, PayprocMode } from './client';
 
 /**
  * True for failures of the processor itself: no connection or a timeout (`StripeConnectionError`),
@@ -33,22 +33,22 @@ const isNamespace = (value: unknown): value is object =>
   typeof value === 'object' && value !== null && !isResource(value) && Object.values(value).some(isResource);
 
 /**
- * Returns a `Payproc` whose clients call `onError(operation)` for each call that fails per
+ * Returns a `Payproc` whose clients call `onError(operation, mode)` (the client's mode) for each call that fails per
  * `isProcessorFailure`, then reject with the error as before. Resources and resource groups of
  * the client (`stripe.products`, `stripe.checkout.sessions`) are watched; everything else on it
  * (webhook signature checks, error classes, settings) is handed out untouched.
  */
-export function countProcessorErrors(payproc: Payproc, onError: (operation: string) => void): Payproc {
+export function countProcessorErrors(payproc: Payproc, onError: (operation: string, mode: PayprocMode) => void): Payproc {
   const wrapped = new WeakMap<object, object>();
 
-  function watch<T extends object>(target: T, prefix: string, resource: boolean): T {
+  function watch<T extends object>(target: T, prefix: string, resource: boolean, mode: PayprocMode): T {
     const known = wrapped.get(target);
     if (known) return known as T;
     const proxy = new Proxy(target, {
       get(obj, key, receiver) {
         const value: unknown = Reflect.get(obj, key, receiver);
         if (typeof key !== 'string' || key.startsWith('_') || key === 'stripe') return value;
-        if (isResource(value) || isNamespace(value)) return watch(value, `${prefix}${key}.`, isResource(value));
+        if (isResource(value) || isNamespace(value)) return watch(value, `${prefix}${key}.`, isResource(value), mode);
         if (!resource || typeof value !== 'function') return value;
         const operation = `${prefix}${key}`;
         return (...args: unknown[]) => {
@@ -57,7 +57,7 @@ export function countProcessorErrors(payproc: Payproc, onError: (operation: stri
             // A side branch: the caller still gets (and handles) the original promise, with its
             // auto-pagination methods.
             (result as PromiseLike<unknown>).then(undefined, (err: unknown) => {
-              if (isProcessorFailure(err)) onError(operation);
+              if (isProcessorFailure(err)) onError(operation, mode);
             });
           }
           return result;
@@ -68,5 +68,5 @@ export function countProcessorErrors(payproc: Payproc, onError: (operation: stri
     return proxy;
   }
 
-  return { client: (mode) => watch(payproc.client(mode), '', false) };
+  return { client: (mode) => watch(payproc.client(mode), '', false, mode) };
 }

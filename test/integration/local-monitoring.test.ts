@@ -3,11 +3,14 @@
  * `ensurePrometheus`, `ensureAlertmanager`, `ensurePostgresExporter`) with the real servers from
  * Debian's packages: Prometheus loads every rule of ops/prometheus/alerts.yml, scrapes the jobs
  * the rules select, finds the Alertmanager running ops/alertmanager/alertmanager.yml, and
- * evaluates: postgres_exporter reaches the test PostgreSQL (`pg_up` 1), and an API that does not
- * answer its scrape makes ApiDown pending. Run in a child Node process (stack.mjs is an ES module),
+ * evaluates: postgres_exporter reaches the test PostgreSQL (`pg_up` 1), an API that does not
+ * answer its scrape makes ApiDown pending, and the always-firing Watchdog reaches the dead-man's
+ * switch (an HTTP receiver here, its URL given as DEADMANS_SWITCH_URL would be) through Alertmanager. Run in a child Node process (stack.mjs is an ES module),
  * on free ports, stopped at the end.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,18 +24,31 @@ jest.setTimeout(120_000);
 let child: ChildProcess | undefined;
 let dir: string;
 let urls: { prometheus: string; alertmanager: string; exporter: string };
+/** The dead-man's switch: each notification Alertmanager POSTs to it. */
+let deadmansSwitch: http.Server;
+const heartbeats: Array<{ receiver: string; alerts: Array<{ labels: Record<string, string> }> }> = [];
 
 const api = async <T>(path_: string): Promise<T> => ((await (await fetch(`${urls.prometheus}${path_}`)).json()) as { data: T }).data;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'monitoring-'));
+  deadmansSwitch = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      heartbeats.push(JSON.parse(body));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => deadmansSwitch.listen(0, '127.0.0.1', resolve));
+  const deadmansSwitchUrl = `http://127.0.0.1:${(deadmansSwitch.address() as AddressInfo).port}/ping/coi`;
   const [prometheusPort, alertmanagerPort, exporterPort, closedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const script = `
     const s = await import(${JSON.stringify(path.join(ROOT, 'scripts', 'stack.mjs'))});
     const env = process.env;
     const log = (line) => process.stderr.write(line + '\\n');
     const [alertmanager, exporter] = await Promise.all([
-      s.ensureAlertmanager({ port: Number(env.AM_PORT), dir: env.DIR + '/alertmanager', log }),
+      s.ensureAlertmanager({ port: Number(env.AM_PORT), dir: env.DIR + '/alertmanager', deadmansSwitchUrl: env.DEADMANS_SWITCH_URL, log }),
       s.ensurePostgresExporter({ databaseUrl: env.DATABASE_URL, port: Number(env.EXPORTER_PORT), log }),
     ]);
     const closed = '127.0.0.1:' + env.CLOSED_PORT;
@@ -54,6 +70,7 @@ beforeAll(async () => {
       AM_PORT: String(alertmanagerPort),
       EXPORTER_PORT: String(exporterPort),
       CLOSED_PORT: String(closedPort),
+      DEADMANS_SWITCH_URL: deadmansSwitchUrl,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,6 +89,7 @@ afterAll(async () => {
     child.kill('SIGTERM');
     await exited;
   }
+  await new Promise((resolve) => deadmansSwitch.close(resolve));
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,7 +99,7 @@ test('when the local Prometheus starts, then it has loaded every alert and recor
   expect(rules.filter((r) => r.type === 'alerting').map((r) => r.name)).toEqual(
     expect.arrayContaining(['ApiDown', 'PostgresDown', 'TemporalDown', 'PaidPurchaseWithoutCertificates', 'CertificatesSloBurnFast']),
   );
-  expect(rules).toHaveLength(36);
+  expect(rules).toHaveLength(37);
 });
 
 test('when it scrapes, then postgres_exporter reports the real PostgreSQL up, and every job the rules select is a target', async () => {
@@ -114,7 +132,7 @@ test('when the API does not answer its scrape, then ApiDown is pending, and Prom
 test('when amtool checks the Alertmanager configuration, then it is valid, with a route for pages and one for tickets', () => {
   const run = spawnSync('amtool', ['check-config', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml')], { encoding: 'utf8' });
   expect(`${run.stdout}${run.stderr}`).toContain('SUCCESS');
-  expect(run.stdout).toContain('2 receivers');
+  expect(run.stdout).toContain('3 receivers');
   const routed = spawnSync(
     'amtool',
     ['config', 'routes', 'test', '--config.file', path.join(ROOT, 'ops', 'alertmanager', 'alertmanager.yml'), 'severity=page'],
@@ -128,3 +146,18 @@ test('when amtool checks the Alertmanager configuration, then it is valid, with 
   );
   expect(ticket.stdout.trim()).toBe('ticket');
 });
+
+test('when Prometheus evaluates the Watchdog, then Alertmanager sends it to the dead-man’s switch at DEADMANS_SWITCH_URL (the heartbeat whose silence pages)', async () => {
+  // Prometheus fires it at its first evaluation, but that first send is lost while its notifier has
+  // not yet discovered the Alertmanager; it is sent again after
+  // --rules.alert.resend-delay (1 minute): about 60 s after Prometheus starts (measured 61-65 s).
+  const heartbeat = (await eventually(
+    async () => heartbeats.find((h) => h.alerts.some((a) => a.labels.alertname === 'Watchdog')) ?? null,
+    100_000,
+  ))!;
+  expect(heartbeat.receiver).toBe('deadmans-switch');
+  expect(heartbeat.alerts.map((a) => a.labels.alertname)).toEqual(['Watchdog']);
+  expect(heartbeat.alerts[0]!.labels).toMatchObject({ severity: 'heartbeat' });
+  // Nothing else reaches it: ApiDown (pending, then firing) goes to page.
+  expect(heartbeats.flatMap((h) => h.alerts.map((a) => a.labels.alertname))).not.toContain('ApiDown');
+}, 110_000);

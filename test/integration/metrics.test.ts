@@ -164,6 +164,32 @@ test('when a key goes over its limit, then rate_limit_refusals_total{limiter="ap
   expect(delta(before, after, 'http_request_duration_seconds_count{method="GET",route="unmatched",status="429",mode="test"}')).toBe(2);
 });
 
+test('when a process starts, then dependency_errors_total has a series at 0 for each dependency and mode (processor live and test, storage shared), so "no errors" is 0 and not "no data"', async () => {
+  const zero = [
+    'dependency_errors_total{dependency="processor",mode="live",operation="none"}',
+    'dependency_errors_total{dependency="processor",mode="test",operation="none"}',
+    'dependency_errors_total{dependency="storage",mode="shared",operation="none"}',
+  ];
+  // A fresh API process (no processor or storage call made yet), the suite's API and its worker.
+  const fresh = await startTestApp({ TEMPORAL_TASK_QUEUE: stack.taskQueue });
+  const freshMetrics = await startMetricsServer({ registry: fresh.container.metrics.registry, host: '127.0.0.1', port: 0 });
+  try {
+    const freshSamples = await scrape(freshMetrics);
+    expect([...freshSamples.keys()].filter((k) => k.startsWith('dependency_errors_total')).sort()).toEqual(zero);
+    expect(zero.map((k) => freshSamples.get(k))).toEqual([0, 0, 0]);
+  } finally {
+    await freshMetrics.close();
+    await fresh.close();
+  }
+  for (const server of [apiMetrics, workerMetrics]) {
+    const samples = await scrape(server);
+    expect(zero.map((k) => samples.get(k))).toEqual([0, 0, 0]);
+    // Every series carries a mode: processor live or test, storage shared.
+    for (const k of [...samples.keys()].filter((x) => x.startsWith('dependency_errors_total')))
+      expect(k).toMatch(/^dependency_errors_total\{dependency="(processor",mode="(live|test)|storage",mode="shared)",operation="[^"]+"\}$/);
+  }
+});
+
 test('when the metrics listener is asked for anything else, then 404, and only GET is served', async () => {
   expect((await fetch(`${apiMetrics.url}/nope`)).status).toBe(404);
   expect((await fetch(`${apiMetrics.url}/metrics`, { method: 'POST' })).status).toBe(405);

@@ -161,6 +161,6 @@ test('when the API’s processor calls fail, then the API registry counts them u
   await expect(stripe.paymentIntents.create({ amount: 100, currency: 'usd' })).rejects.toMatchObject({ type: 'StripeCardError' });
   await new Promise((r) => setImmediate(r));
   const text = await metrics.registry.metrics();
-  expect(text).toContain('dependency_errors_total{dependency="processor",operation="invoices.retrieve"} 1');
+  expect(text).toContain('dependency_errors_total{dependency="processor",mode="test",operation="invoices.retrieve"} 1');
   expect(text).not.toContain('paymentIntents.create');
 });

@@ -87,6 +87,8 @@ test('when the API signs a URL and storage is down, then the API registry counts
   );
   await expect(store.signedReadUrl('k', { expiresInSeconds: 60 })).rejects.toThrow('ECONNREFUSED');
   await expect(store.stat('k')).rejects.toThrow('No such object');
-  expect(await metrics.registry.metrics()).toContain('dependency_errors_total{dependency="storage",operation="signedReadUrl"} 1');
+  expect(await metrics.registry.metrics()).toContain(
+    'dependency_errors_total{dependency="storage",mode="shared",operation="signedReadUrl"} 1',
+  );
   expect(await metrics.registry.metrics()).not.toContain('operation="stat"');
 });
