@@ -407,17 +407,25 @@ export class DashboardRefund implements Cmd {
   toString = () => `DashboardRefund(#${this.pick}, ${this.all ? 'all that is left' : 'a third'})`;
 }
 
+/** A purchase of 1–4 days from FIRST_DAY + 0–20 days. */
+export function buyArbitrary(): fc.Arbitrary<Buy> {
+  return fc.tuple(fc.integer({ min: 1, max: 4 }), fc.nat({ max: 20 })).map(([d, o]) => new Buy(d, o));
+}
+
 /** The arbitraries of every command; `faults` adds the fault commands. */
 export function commandArbitraries(faults: boolean): Array<fc.Arbitrary<Cmd>> {
   const pick = fc.nat({ max: 7 });
   const mask = fc.nat({ max: 15 });
-  const buy = fc.tuple(fc.integer({ min: 1, max: 4 }), fc.nat({ max: 20 })).map(([d, o]) => new Buy(d, o) as Cmd);
+  const cancel = fc
+    .tuple(pick, mask, fc.constantFrom<CancelWay>('now', 'quote', 'concurrent'))
+    .map(([p, k, w]) => new CancelNow(p, k, w) as Cmd);
+  // Cancellations weigh twice: they move money.
   const arbs: Array<fc.Arbitrary<Cmd>> = [
-    buy,
-    buy,
+    buyArbitrary(),
+    cancel,
+    cancel,
     fc.tuple(pick, fc.constantFrom<Sending>('once', 'repeat', 'concurrent')).map(([p, w]) => new AddHolder(p, w)),
     fc.tuple(pick, pick).map(([p, h]) => new RemoveHolder(p, h)),
-    fc.tuple(pick, mask, fc.constantFrom<CancelWay>('now', 'quote', 'concurrent')).map(([p, k, w]) => new CancelNow(p, k, w)),
     fc.tuple(pick, mask).map(([p, k]) => new ScheduleAndRescind(p, k)),
     fc.tuple(pick, pick, fc.nat({ max: 20 })).map(([p, u, t]) => new MoveDay(p, u, t)),
     fc.tuple(pick, fc.boolean()).map(([p, a]) => new DashboardRefund(p, a)),

@@ -2,7 +2,7 @@
  * The model-based suite's run (issue 54): random sequences of lifecycle commands, with faults
  * (processor refusing, storage down, worker restarted), against the real stack, every invariant
  * checked after each command and at the end (test/model/run.ts). The short run (`npm test`)
- * draws MODEL_RUNS sequences (default 5) of at most 6 commands within about three minutes; the long one
+ * draws MODEL_RUNS sequences (default 20) of a purchase and at most 8 commands within about three minutes; the long one
  * (`npm run test:model -- --long`) 200 of at most 12 and writes bench/results/model.md. A
  * failure prints fast-check's report (seed, path, shrunk sequence); `npm run test:model -- --seed
  * N --path P --replay-path R` replays it.
@@ -27,8 +27,8 @@ test('any sequence of purchases, holders, cancellations, moves and dashboard ref
     seed: seedFromEnv(),
     ...(process.env.MODEL_PATH ? { path: process.env.MODEL_PATH } : {}),
     ...(process.env.MODEL_REPLAY_PATH ? { replayPath: process.env.MODEL_REPLAY_PATH } : {}),
-    numRuns: Number(process.env.MODEL_RUNS ?? (long ? 200 : 5)),
-    maxCommands: long ? 12 : 6,
+    numRuns: Number(process.env.MODEL_RUNS ?? (long ? 200 : 20)),
+    maxCommands: long ? 12 : 8,
     faults: true,
   };
   const startedAt = new Date();

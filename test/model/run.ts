@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { commandArbitraries } from './commands';
+import { buyArbitrary, commandArbitraries } from './commands';
 import { checkAll } from './invariants';
 import { emptyModel, type PolicyModel } from './policy-model';
 import type { ModelStack, RunFigures } from './real';
@@ -38,7 +38,11 @@ export function seedFromEnv(): number {
   return given ? Number(given) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
 }
 
-/** The property: any sequence of commands keeps every invariant, after each step and at the end. */
+/**
+ * The property: a first purchase, then any sequence of commands, keeps every invariant after each
+ * step and at the end. The first purchase is drawn apart so that no sequence is spent on commands
+ * that have no purchase to act on; fast-check prints it first in a counterexample.
+ */
 export function modelProperty(stack: ModelStack, o: Pick<ModelRunOptions, 'maxCommands' | 'faults' | 'replayPath'>) {
   const commands = fc.commands(commandArbitraries(o.faults), {
     maxCommands: o.maxCommands,
@@ -46,11 +50,12 @@ export function modelProperty(stack: ModelStack, o: Pick<ModelRunOptions, 'maxCo
     size: 'max',
     ...(o.replayPath ? { replayPath: o.replayPath } : {}),
   });
-  return fc.asyncProperty(commands, async (cmds) => {
+  return fc.asyncProperty(buyArbitrary(), commands, async (first, cmds) => {
     let model: PolicyModel = emptyModel();
     stack.figures.sequences += 1;
-    await fc.asyncModelRun(() => {
+    await fc.asyncModelRun(async () => {
       model = emptyModel();
+      await first.run(model, stack);
       return { model, real: stack };
     }, cmds);
     await checkAll(stack, model);
