@@ -2,14 +2,15 @@
  * A form carried out once (issue 53, item 1): every portal change answers its POST with a 303
  * redirect to a page showing the result (post/redirect/get), so a reload repeats nothing; and a
  * form sent again as it was (the same CSRF token, a token being made afresh for every page, to
- * the same action) is not carried out again: the second POST is sent where the first one's
- * redirect led, with a notice that nothing was changed again.
+ * the same action with the same fields) is not carried out again: the second POST is sent where
+ * the first one's redirect led, with a notice that nothing was changed again.
  *
- * The session keeps, per form carried out, a SHA-256 of its token and action and where it led
- * (the newest 50). Two copies of one form sent at the same moment (a double click) reach this
- * process together, before either has saved the session: the second waits for the first and
- * follows it, taking over what the first kept in its session (the one-time result, the
-previews), since whichever of the two saves the session last decides what it holds. Several app processes share the session store but not that wait, so only the
+ * The session keeps, per form carried out, a SHA-256 of its action and fields (the token among
+ * them) and where it led (the newest 50). Two copies of one form sent at the same moment (a
+ * double click) reach this process together, before either has saved the session: the second
+ * waits for the first and follows it, taking over what the first kept in its session (the
+ * one-time result, the previews), since whichever of the two saves the session last decides
+ * what it holds. Several app processes share the session store but not that wait, so only the
  * sequential repeat is caught across processes.
  */
 import crypto from 'node:crypto';
@@ -34,9 +35,11 @@ export function formOnce(): Koa.Middleware<AppState> {
   const inFlight = new Map<string, Promise<Outcome>>();
   return async (rawCtx, next) => {
     const ctx = rawCtx as unknown as PortalCtx;
-    const token = (ctx.request.body as Record<string, unknown> | undefined)?._csrf;
-    if (ctx.method !== 'POST' || typeof token !== 'string' || !ctx.session) return next();
-    const key = crypto.createHash('sha256').update(`${token}\n${ctx.url}`).digest('base64url');
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    if (ctx.method !== 'POST' || typeof body._csrf !== 'string' || !ctx.session) return next();
+    // The form's token, action and fields: the same form sent again, not another from its page.
+    const fields = JSON.stringify(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const key = crypto.createHash('sha256').update(`${ctx.url}\n${fields}`).digest('base64url');
     const repeat = (location: string) => {
       ctx.session!.flash = REPEATED_FORM_NOTICE;
       ctx.status = 303;
