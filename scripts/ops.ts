@@ -30,11 +30,12 @@
  *   audit [--limit 50] [--purchase <id>]
  *                             the audit log of the commands above that change something, newest
  *                             first (read-only)
- *   reconcile --month YYYY-MM [--mode live|test]
+ *   reconcile --month YYYY-MM [--mode live|test] [--include-test-helper]
  *                             compare every charge and refund the ledger recorded in that month
  *                             (UTC) with the processor, print each difference with its purchase,
  *                             keep the run (the worker's `reconciliation_differences` metric reads
- *                             the newest one) and exit 3 when there is a difference
+ *                             the newest one) and exit 3 when there is a difference; in test mode
+ *                             the test helper's made-up payments are skipped and counted
  *
  * The commands that change something (reissue, recover, retry-cancellation, setup-namespace) require `--reason` and
  * record who ran them (the OS user, or `--operator <name>`), when, on what, why and how it ended
@@ -91,9 +92,10 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             create the namespace if missing, register the search attributes
   audit [--limit 50] [--purchase <id>]
                             who ran the commands that change something, newest first (read-only)
-  reconcile --month YYYY-MM [--mode live|test]
+  reconcile --month YYYY-MM [--mode live|test] [--include-test-helper]
                             the month's charges and refunds against the processor; exits 3 on a
-                            difference (default mode live)
+                            difference (default mode live; test mode skips the test helper's
+                            payments and says how many)
 
 reissue, recover, retry-cancellation and setup-namespace are recorded in the audit log with the operator (the OS
 user unless --operator) and the reason; without --reason they do nothing.`;
@@ -156,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
         month: text,
         from: text,
         to: text,
+        'include-test-helper': { type: 'boolean' } as const,
       },
     },
     USAGE,
@@ -176,7 +179,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'coverage')
     return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
-  if (command === 'reconcile') return reconcile(values.month, values.mode, values.json);
+  if (command === 'reconcile') return reconcile(values.month, values.mode, values['include-test-helper'] === true, values.json);
   if (command === 'setup-namespace')
     return setupNamespace(values.namespace, values['retention-days'], operatorAndReason(command, values), values.json);
   if (command !== 'reissue' && command !== 'recover' && command !== 'retry-cancellation')
@@ -352,7 +355,7 @@ async function stuck(
  * when every charge and refund agrees, 3 when there is a difference, 1 on a usage error or when
  * the processor cannot be read (nothing is stored then).
  */
-async function reconcile(month: string | undefined, mode: string | undefined, json: boolean): Promise<number> {
+async function reconcile(month: string | undefined, mode: string | undefined, includeTestHelper: boolean, json: boolean): Promise<number> {
   if (!month) throw new UsageError('--month YYYY-MM is required');
   const range = monthRange(month);
   if (!range) throw new UsageError(`--month must be YYYY-MM, got "${month}"`);
@@ -363,7 +366,7 @@ async function reconcile(month: string | undefined, mode: string | undefined, js
   try {
     const report = await reconcileMonth(
       { reports: createReportsRepository(db), payproc: createPayproc(config) },
-      { month, mode: (mode as 'live' | 'test' | undefined) ?? 'live' },
+      { month, mode: (mode as 'live' | 'test' | undefined) ?? 'live', includeTestHelper },
     );
     if (json) console.log(JSON.stringify(report));
     else {
@@ -372,6 +375,11 @@ async function reconcile(month: string | undefined, mode: string | undefined, js
       );
       for (const [currency, t] of Object.entries(report.totals))
         console.log(`  ${currency.toUpperCase()}: ledger ${formatMinor(t.ledger)}, processor ${formatMinor(t.processor)}`);
+      const skipped = report.test_helper_skipped;
+      if (skipped.charges + skipped.refunds > 0)
+        console.log(
+          `  skipped ${skipped.charges} charge(s) and ${skipped.refunds} refund(s) of ${skipped.purchases} purchase(s) paid by the test helper (pi_testhelper_…: no money moved; --include-test-helper checks them)`,
+        );
       if (report.differences.length === 0) console.log('no differences');
       for (const d of report.differences)
         console.log(

@@ -17,6 +17,13 @@
  * in the dashboard, or a dashboard refund whose event never arrived on a payment intent with no
  * other dashboard refund that month.
  *
+ * Test mode: the test helper's payments (`POST /api/v1/test_helpers/purchases/{id}/pay`) move no
+ * money; their payment intents are made up (`pi_testhelper_…`) and no processor holds them. Every
+ * movement of such a payment intent (the charge, a refund part going back to it, its dashboard
+ * refunds) is skipped, and the report says how many (`test_helper_skipped`), unless
+ * `includeTestHelper` (a test that answers them itself): reported as differences they were noise
+ * (issue 55 item 6).
+ *
  * Run by `npm run ops -- reconcile` and, for both modes, by the monthly bordereaux run on the 1st.
  *
  * Errors: a month that is not YYYY-MM throws RangeError; a processor outage or refusal while reading throws (the run is then not stored); a
@@ -52,6 +59,18 @@ export interface ReconciliationReport {
   /** Per currency (lower case, as stored): the ledger's and the processor's net money in (charges less refunds), minor units. */
   totals: Record<string, { ledger: number; processor: number }>;
   differences: ReconciliationDifference[];
+}
+
+/** The test helper's movements left out of a test-mode run: charges, refunds and their purchases (counts). */
+export interface TestHelperSkipped {
+  charges: number;
+  refunds: number;
+  purchases: number;
+}
+
+/** True for a payment intent the test helper made up (`pi_testhelper_…`): no money moved for it. */
+export function isTestHelperPayment(paymentIntentId: string | null | undefined): boolean {
+  return typeof paymentIntentId === 'string' && paymentIntentId.startsWith('pi_testhelper_');
 }
 
 /** What the processor holds for one movement: its amount and status, or null when it does not know the id. */
@@ -116,11 +135,19 @@ const isMissing = (err: unknown) => (err as { statusCode?: number }).statusCode 
  */
 export async function reconcileMonth(
   deps: { reports: Pick<ReportsRepository, 'expectedMovements' | 'saveReconciliation'>; payproc: Payproc },
-  input: { month: string; mode: 'live' | 'test'; concurrency?: number },
-): Promise<ReconciliationReport & { id: StoredReconciliation['id'] }> {
+  input: { month: string; mode: 'live' | 'test'; concurrency?: number; includeTestHelper?: boolean },
+): Promise<ReconciliationReport & { id: StoredReconciliation['id']; test_helper_skipped: TestHelperSkipped }> {
   const range = monthRange(input.month);
   if (!range) throw new RangeError(`not a month (YYYY-MM): ${input.month}`);
-  const expected = await deps.reports.expectedMovements({ ...range, mode: input.mode });
+  const movements = await deps.reports.expectedMovements({ ...range, mode: input.mode });
+  const skip = (m: ExpectedMovement) => input.mode === 'test' && !input.includeTestHelper && isTestHelperPayment(m.paymentIntentId);
+  const expected = movements.filter((m) => !skip(m));
+  const skipped = movements.filter(skip);
+  const testHelperSkipped: TestHelperSkipped = {
+    charges: skipped.filter((m) => m.kind === 'charge').length,
+    refunds: skipped.filter((m) => m.kind === 'refund').length,
+    purchases: new Set(skipped.map((m) => m.purchaseId)).size,
+  };
   const stripe: Stripe = deps.payproc.client(input.mode);
   const held = new Map<string, ProcessorReading>();
   /** The refunds the processor lists for a payment intent, created in the month, that are not the purchase's own. */
@@ -167,5 +194,5 @@ export async function reconcileMonth(
     totals: report.totals,
     differences: report.differences,
   });
-  return { ...report, id: stored.id };
+  return { ...report, id: stored.id, test_helper_skipped: testHelperSkipped };
 }

@@ -237,6 +237,8 @@ export interface ExpectedMovement {
    * `refund` rows of that payment intent added up; `processorId` is the payment intent).
    */
   source: 'sale' | 'renewal' | 'endorsement' | 'cancellation' | 'dashboard';
+  /** The payment intent whose money it is: the charge's own, or the one a refund (part) goes back to. */
+  paymentIntentId: string | null;
   /** `dashboard` only: the ids of the purchase's own refunds (cancellations', endorsements'), which the processor's list of that payment intent's refunds also holds. */
   ownRefundIds?: string[];
 }
@@ -269,24 +271,26 @@ export function createReportsRepository(db: Db) {
         `select m.*, own.own_refund_ids from (
            select 'charge' as kind, p.payment_intent_id as processor_id, p.id as purchase_id, p.root_account_id, p.currency,
                   p.total_minor as amount_minor, case when p.renewal_of_purchase_id is null then 'sale' else 'renewal' end as source,
-                  p.paid_at as at
+                  p.paid_at as at, p.payment_intent_id
              from purchases p
             where p.mode = :mode and p.paid_at >= :from and p.paid_at < :to and p.payment_intent_id is not null and p.total_minor > 0
            union all
-           select 'charge', t.payment_intent_id, p.id, p.root_account_id, t.currency, t.total_minor, 'endorsement', t.completed_at
+           select 'charge', t.payment_intent_id, p.id, p.root_account_id, t.currency, t.total_minor, 'endorsement', t.completed_at,
+                  t.payment_intent_id
              from policy_transactions t join purchases p on p.id = t.purchase_id
             where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to and t.payment_intent_id is not null
            union all
            select 'refund', coalesce(r.value->>'refundId', t.refund_id), p.id, p.root_account_id, t.currency,
-                  coalesce((r.value->>'amountMinor')::bigint, t.total_minor), 'cancellation', t.completed_at
+                  coalesce((r.value->>'amountMinor')::bigint, t.total_minor), 'cancellation', t.completed_at,
+                  coalesce(r.value->>'paymentIntentId', p.payment_intent_id)
              from policy_transactions t join purchases p on p.id = t.purchase_id
              left join lateral jsonb_array_elements(t.refunds) r on true
             where t.kind = 'cancellation' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to and t.total_minor > 0
            union all
            select 'refund', r.value->>'refundId', p.id, p.root_account_id, t.currency, (r.value->>'amountMinor')::bigint, 'endorsement',
-                  t.completed_at
+                  t.completed_at, coalesce(r.value->>'paymentIntentId', t.payment_intent_id)
              from policy_transactions t join purchases p on p.id = t.purchase_id
              join lateral jsonb_array_elements(t.refunds) r on true
             where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode and t.total_minor < 0
@@ -294,7 +298,7 @@ export function createReportsRepository(db: Db) {
            union all
            -- A refund row of before they named their payment intent was the sale's.
            select 'refund', coalesce(t.payment_intent_id, p.payment_intent_id), p.id, p.root_account_id, t.currency, sum(t.total_minor),
-                  'dashboard', max(t.completed_at)
+                  'dashboard', max(t.completed_at), coalesce(t.payment_intent_id, p.payment_intent_id)
              from policy_transactions t join purchases p on p.id = t.purchase_id
             where t.kind = 'refund' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to
@@ -320,6 +324,7 @@ export function createReportsRepository(db: Db) {
         currency: r.currency as string,
         amountMinor: Number(r.amount_minor),
         source: r.source as ExpectedMovement['source'],
+        paymentIntentId: (r.payment_intent_id as string | null) ?? null,
         ...(r.source === 'dashboard' ? { ownRefundIds: (r.own_refund_ids as string[] | null) ?? [] } : {}),
       }));
     },

@@ -8,7 +8,9 @@
  * reported and the exit code is 0; then the processor holds 1.00 less for the sale's payment
  * intent, and exactly that difference is reported with its purchase, the run exits 3, and the
  * worker's `reconciliation_differences` metric says 1; then the processor lists 3.00 of
- * dashboard refunds on the sale, and exactly that difference is reported.
+ * dashboard refunds on the sale, and exactly that difference is reported. The sale is paid by the
+ * test helper, whose payments a test-mode run skips by default (no money moved): these runs check
+ * them with `--include-test-helper`, the proxy answering for them; the last test runs without it.
  *
  * stripe-mock keeps no state: the proxy answers a payment intent, a refund and a payment intent's
  * list of refunds with what the processor would hold for them (the amounts the service sent, the
@@ -58,7 +60,7 @@ let salePi: string;
 const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
   call(app.baseUrl, `/api/v1${path}`, { key: account.key, ...init });
 const reconcile = (...extra: string[]) =>
-  runScript('scripts/ops.ts', ['reconcile', '--month', '2025-03', '--mode', 'test', ...extra], {
+  runScript('scripts/ops.ts', ['reconcile', '--month', '2025-03', '--mode', 'test', '--include-test-helper', ...extra], {
     PAYPROC_API_BASE: proxy.url,
     LOG_LEVEL: 'silent',
   });
@@ -280,6 +282,49 @@ test('when the processor lists 3.00 refunded in its dashboard on the sale where 
   }
   // As the processor holds it again, the next run is clean.
   expect((await reconcile()).code).toBe(0);
+});
+
+test('when test mode runs without --include-test-helper, then every movement of the test helper’s payment (its charge, the refund parts and dashboard refunds going back to it) is skipped and counted, not a difference; the others are still checked', async () => {
+  const movements = await createReportsRepository(app.container.db).expectedMovements({
+    from: new Date('2025-03-01T00:00:00Z'),
+    to: new Date('2025-04-01T00:00:00Z'),
+    mode: 'test',
+  });
+  const mine = movements.filter((m) => m.purchaseId === purchaseId);
+  expect(salePi).toMatch(/^pi_testhelper_/);
+  const helper = mine.filter((m) => m.paymentIntentId === salePi);
+  // The sale's charge, its dashboard refund and the cancellation's part going back to it.
+  expect(helper.map((m) => `${m.kind}:${m.source}`).sort()).toEqual(['charge:sale', 'refund:cancellation', 'refund:dashboard']);
+  // The processor now disagrees about the sale: without the option that is not looked at.
+  held.set(salePi, 1);
+  try {
+    const run = await runScript('scripts/ops.ts', ['reconcile', '--month', '2025-03', '--mode', 'test', '--json'], {
+      PAYPROC_API_BASE: proxy.url,
+      LOG_LEVEL: 'silent',
+    });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const report = JSON.parse(run.stdout);
+    const others = movements.filter((m) => m.paymentIntentId === null || !m.paymentIntentId.startsWith('pi_testhelper_'));
+    expect(report).toMatchObject({
+      charges_checked: others.filter((m) => m.kind === 'charge').length,
+      refunds_checked: others.filter((m) => m.kind === 'refund').length,
+      differences: [],
+    });
+    expect(report.test_helper_skipped.charges).toBeGreaterThanOrEqual(1);
+    expect(report.test_helper_skipped.refunds).toBeGreaterThanOrEqual(2);
+    expect(report.test_helper_skipped.purchases).toBeGreaterThanOrEqual(1);
+    const human = await runScript('scripts/ops.ts', ['reconcile', '--month', '2025-03', '--mode', 'test'], {
+      PAYPROC_API_BASE: proxy.url,
+      LOG_LEVEL: 'silent',
+    });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(
+      /^ {2}skipped \d+ charge\(s\) and \d+ refund\(s\) of \d+ purchase\(s\) paid by the test helper \(pi_testhelper_…: no money moved; --include-test-helper checks them\)$/m,
+    );
+    expect(human.stdout).toContain('no differences');
+  } finally {
+    held.set(salePi, helper.find((m) => m.kind === 'charge')!.amountMinor);
+  }
 });
 
 test('when the month is malformed or has not started, then a usage error (exit 1) and nothing is kept', async () => {
