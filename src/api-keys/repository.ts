@@ -30,6 +30,8 @@ export interface ApiKeySecretRecord {
   createdAt: Date;
   /** null while the value is current; the end of its grace period after a rotate. */
   expiresAt: Date | null;
+  /** When the value last authenticated a request (to the minute), null when never. */
+  lastUsedAt: Date | null;
 }
 
 /** An active key matched by a secret value that has not expired. */
@@ -122,6 +124,7 @@ export function createApiKeysRepository(db: Db) {
           displayPrefix: s.display_prefix,
           createdAt: s.created_at,
           expiresAt: s.expires_at,
+          lastUsedAt: s.last_used_at ?? null,
         })),
       }));
     },
@@ -150,6 +153,14 @@ export function createApiKeysRepository(db: Db) {
       await trx('api_keys')
         .where({ id })
         .update({ status, updated_at: trx.fn.now(), deleted_at: status === 'deleted' ? trx.fn.now() : null });
+    },
+
+    /** Records that the value with this hash was used at `at`, unless a use at most a minute older is recorded. */
+    async touchSecret(secretHash: string, at: Date): Promise<void> {
+      await db('api_key_secrets')
+        .where('secret_hash', secretHash)
+        .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(at.getTime() - 60_000)))
+        .update({ last_used_at: at });
     },
 
     /** The active key owning a value with this hash that has not expired at `now`, if any. */

@@ -4,7 +4,9 @@
  * States: active --rotate--> active (new value; old values work until the grace expiry),
  * active --freeze--> frozen --unfreeze--> active, active|frozen --delete--> deleted (final).
  * `authenticate` returns the caller's `Principal` or null; the gateway turns null into the
- * spec's 403 `{ "message": "Forbidden" }`. Errors: AppError NOT_FOUND for an unknown key id,
+ * spec's 403 `{ "message": "Forbidden" }`. A value that authenticates is recorded as used (its
+ * `lastUsedAt`, for the portal's "last used"), at most once a minute per value and process,
+ * without waiting for the write. Errors: AppError NOT_FOUND for an unknown key id,
  * VALIDATION_ERROR for an operation the key's state does not allow or a bad attachment.
  */
 import { AppError, notFound } from '../shared/errors';
@@ -79,6 +81,15 @@ export function createApiKeyService(deps: {
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
+  /** Per value's hash: when this process last recorded it as used (ms since the epoch). */
+  const touched = new Map<string, number>();
+  const recordUse = (secretHash: string, at: Date) => {
+    if (at.getTime() - (touched.get(secretHash) ?? 0) < 60_000) return;
+    if (touched.size >= 10_000) touched.clear();
+    touched.set(secretHash, at.getTime());
+    // Best effort: a lost "last used" time must never fail or slow the request it came with.
+    deps.keys.touchSecret(secretHash, at).catch(() => touched.delete(secretHash));
+  };
 
   async function loadMutable(id: number, trx: Parameters<Parameters<ApiKeysRepository['transaction']>[0]>[0]) {
     const key = await deps.keys.findKey(id, trx);
@@ -221,6 +232,7 @@ export function createApiKeyService(deps: {
       const hash = hashKeyValue(value);
       const match = await deps.keys.findActiveBySecretHash(hash, now());
       if (!match || !hashesEqual(match.secretHash, hash) || match.mode !== parsed.mode) return null;
+      recordUse(match.secretHash, now());
       return {
         apiKeyId: match.id,
         rootAccountId: match.rootAccountId,

@@ -28,6 +28,7 @@ main{max-width:72rem;margin:0 auto;padding:1rem}
 .modes a[aria-current="true"]{background:#0b4fb0;color:#fff}
 .notice{padding:.75rem 1rem;border-left:4px solid #1a7f37;background:#e9f6ec;margin:1rem 0}
 .alert{padding:.75rem 1rem;border-left:4px solid #a4000f;background:#fdecee;margin:1rem 0}
+.live-banner{padding:.75rem 1rem;border:3px solid #8a1c00;background:#fff4e5;color:#5c1300;margin:0 0 1rem}
 .error-summary{padding:.75rem 1rem;border:4px solid #a4000f;background:#fff;margin:1rem 0}
 .error-summary h2{margin:0 0 .5rem;font-size:1.25rem}
 .error-summary ul{margin:0;padding-left:1.25rem}

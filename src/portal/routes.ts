@@ -12,7 +12,8 @@
  *   GET  /portal/callback             ← the provider; the teammate whose `idp_teammate_uuid` is the `sub`
  *   POST /portal/sign-out             → the provider's sign-out, then /portal/signed-out
  *   GET  /portal/keys?mode=test|live  the keys of one mode; POST /portal/keys creates one (admin)
- *   POST /portal/keys/{id}/rotate|freeze|unfreeze, GET+POST /portal/keys/{id}/delete (admin)
+ *   POST /portal/keys/{id}/rotate|freeze|unfreeze, GET+POST /portal/keys/{id}/delete (admin);
+ *                                     GET …/{id}/rotate|freeze asks first for a live key
  *   GET  /portal/keys/{id}/issued     a created or rotated key's value, shown once (admin)
  *   GET  /portal/webhooks?mode=…      endpoints; POST creates one, POST …/{id}/enable|disable,
  *                                     GET+POST …/{id}/delete (admin); GET …/{id}/created its secret, shown once

@@ -37,6 +37,8 @@ export interface Frame {
   /** The test/live switch: the current mode and the page's link for a mode. */
   modes?: { current: KeyMode; href: (mode: KeyMode) => string };
   flash?: string | null;
+  /** The page is about live data (without a test/live switch: a live key's confirmation). */
+  live?: boolean;
 }
 
 export const utc = (d: Date | null | undefined) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '');
@@ -55,6 +57,7 @@ export function breakable(text: string): (string | VNode)[] {
 
 /** A full HTML document for `body` in the portal's frame. */
 export function page(frame: Frame, body: Node): string {
+  const live = frame.live ?? frame.modes?.current === 'live';
   const nav = (href: string, label: string, key: Frame['active']) =>
     html`<li><a href=${href} aria-current=${frame.active === key ? 'page' : undefined}>${label}</a></li>`;
   const doc = html`<html lang="en">
@@ -98,6 +101,14 @@ export function page(frame: Frame, body: Node): string {
                   >`,
               )}
             </nav>`
+            : null
+        }
+        ${
+          live
+            ? html`<p class="live-banner" id="live-banner">
+                <strong>Live data.</strong> Keys, endpoints and purchases here are real: changes affect real buyers, payments and
+                certificates.
+              </p>`
             : null
         }
         ${frame.flash ? html`<p class="notice" role="status">${frame.flash}</p>` : null} ${body}
@@ -160,6 +171,57 @@ export const emptyCreateKeyForm = (): CreateKeyForm => ({
 
 const GRACE_CHOICES = [0, 1, 24, 72, 168];
 
+/** The choice of how long an old value keeps working after a rotation (`grace_hours`), `preset` chosen. */
+function graceSelect(id: string, preset: number): VNode {
+  return html`<select id=${id} name="grace_hours">
+    ${[...new Set([...GRACE_CHOICES, preset])]
+      .sort((a, b) => a - b)
+      .map(
+        (h) =>
+          html`<option value=${String(h)} selected=${h === preset}>${h === 0 ? 'no time (stops now)' : `${h} hour${h === 1 ? '' : 's'}`}</option>`,
+      )}
+  </select>` as VNode;
+}
+
+/** When any value of the key last authenticated a request, or null when none ever did. */
+export const lastUsed = (k: KeyListing): Date | null =>
+  k.values.reduce<Date | null>((a, v) => (v.lastUsedAt && (!a || v.lastUsedAt > a) ? v.lastUsedAt : a), null);
+
+/**
+ * Asks before rotating or freezing a live key (issue 53, item 6), naming the key and its mode:
+ * the form posts the change with `confirm=yes` (and, to rotate, the grace chosen); `Keep it`
+ * goes back to the live keys.
+ */
+export function confirmLiveKeyPage(
+  frame: Frame,
+  data: { key: { id: number; name: string }; change: 'rotate' | 'freeze'; defaultGraceHours: number },
+): string {
+  const { key, change } = data;
+  return page(
+    frame,
+    html`<p>
+        ${
+          change === 'rotate'
+            ? html`Rotating the <strong>live</strong> key <strong>${breakable(key.name)}</strong> issues a new value for your
+                server. The old value keeps working for the time chosen below; after that, live requests made with it are refused.`
+            : html`Freezing the <strong>live</strong> key <strong>${breakable(key.name)}</strong> refuses every live request made
+                with it at once (sales through it stop) until it is unfrozen.`
+        }
+      </p>
+      <form method="post" action=${`/portal/keys/${key.id}/${change}`}>
+        ${csrfField(frame.csrf)}
+        <input type="hidden" name="confirm" value="yes" />
+        ${
+          change === 'rotate'
+            ? html`<label for="confirm-grace">Old value works for</label> ${graceSelect('confirm-grace', data.defaultGraceHours)}`
+            : null
+        }
+        <button type="submit" class="danger">${change === 'rotate' ? 'Rotate' : 'Freeze'} the live key ${key.name}</button>
+        <a href="/portal/keys?mode=live">Keep it as it is</a>
+      </form>`,
+  );
+}
+
 /** API keys of one mode: their values' prefixes and expiry, actions for an admin, the create form. */
 export function keysPage(
   frame: Frame,
@@ -169,20 +231,17 @@ export function keysPage(
   const agentName = (id: number | null) => (id === null ? '—' : (data.teammates.find((t) => t.id === id)?.name ?? `#${id}`));
   const actions = (k: KeyListing) => html`
     ${
-      k.status === 'active'
+      k.status === 'active' && k.mode === 'live'
+        ? html`<a href=${`/portal/keys/${k.id}/rotate`} aria-label=${`Rotate ${k.name}`}>Rotate…</a>
+            <a href=${`/portal/keys/${k.id}/freeze`} aria-label=${`Freeze ${k.name}`}>Freeze…</a>`
+        : null
+    }
+    ${
+      k.status === 'active' && k.mode === 'test'
         ? html`<form method="post" action=${`/portal/keys/${k.id}/rotate`}>
             ${csrfField(frame.csrf)}
             <label for=${`grace-${k.id}`}>Old value works for</label>
-            <select id=${`grace-${k.id}`} name="grace_hours">
-              ${[...new Set([...GRACE_CHOICES, data.defaultGraceHours])]
-                .sort((a, b) => a - b)
-                .map(
-                  (h) =>
-                    html`<option value=${String(h)} selected=${h === data.defaultGraceHours}>
-                      ${h === 0 ? 'no time (stops now)' : `${h} hour${h === 1 ? '' : 's'}`}
-                    </option>`,
-                )}
-            </select>
+            ${graceSelect(`grace-${k.id}`, data.defaultGraceHours)}
             <button type="submit" class="secondary" aria-label=${`Rotate ${k.name}`}>Rotate</button>
           </form>
           <form method="post" action=${`/portal/keys/${k.id}/freeze`}>
@@ -265,12 +324,17 @@ export function keysPage(
               .filter((v) => v.state !== 'expired')
               .map(
                 (v) =>
-                  html`<div><code>${v.displayPrefix}…</code> ${v.state === 'current' ? 'current' : `works until ${utc(v.expiresAt)}`}</div>`,
+                  html`<div>
+                    <code>${v.displayPrefix}…</code> ${v.state === 'current' ? 'current' : `works until ${utc(v.expiresAt)}`}${
+                      v.state === 'grace' ? `, ${v.lastUsedAt ? `last used ${utc(v.lastUsedAt)}` : 'not used since'}` : ''
+                    }
+                  </div>`,
               ),
         },
         { header: 'Agent', cell: (k) => agentName(k.agentId) },
         { header: 'Platform fee', cell: (k) => (k.platformFeeBps === null ? '—' : `${k.platformFeeBps} bps`) },
         { header: 'Created', cell: (k) => utc(k.createdAt) },
+        { header: 'Last used', cell: (k) => utc(lastUsed(k)) || 'never' },
         canChange && { header: 'Actions', cell: actions },
       ],
       rows: keys,
@@ -334,10 +398,10 @@ export function confirmDeletePage(
   );
 }
 
-/** Asks before deleting a key (permanent). */
+/** Asks before deleting a key (permanent), naming its mode. */
 export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mode: KeyMode }, error?: string): string {
   return confirmDeletePage(frame, {
-    what: 'key',
+    what: `${key.mode} key`,
     name: key.name,
     lead: 'stops every value of it at once, for good. Requests with it are refused.',
     action: `/portal/keys/${key.id}/delete`,

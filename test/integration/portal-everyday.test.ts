@@ -15,6 +15,8 @@
  * Item 9 (small screens): at 320 px wide, the event page, the delete page of a key with a long
  * name, the refund preview and the public verification page do not scroll sideways, and no
  * word of their text is broken across two lines.
+ * Item 6 (keys you can judge): each key shows when it was last used; rotating, freezing and
+ * deleting a live key ask first, naming the key and the mode; live pages say they are live.
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
@@ -483,4 +485,82 @@ describe('item 9: at 320 px wide nothing scrolls sideways and no word is broken'
     expect(await narrowLayout(tab)).toEqual({ scrollWidth: 320, brokenWords: [] });
     expect(await checkAxe(tab, 'narrow-verify')).toEqual([]);
   }, 90_000);
+});
+
+describe('item 6: keys you can judge', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+  const cell = (name: string, header: string) =>
+    tab.evaluate(
+      (n, h) => {
+        const table = [...document.querySelectorAll('table')].find((t) =>
+          [...t.querySelectorAll('thead th')].some((th) => th.textContent === h),
+        );
+        if (!table) return null;
+        const column = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent === h);
+        const row = [...table.querySelectorAll('tbody tr')].find((r) => r.querySelector('th')?.childNodes[0]?.textContent === n);
+        return row ? (row.children[column]?.textContent ?? null) : null;
+      },
+      name,
+      header,
+    );
+
+  beforeAll(async () => {
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+    await tab.goto(`${base()}/portal/keys?mode=test`);
+    await signIn(tab, stack.admin);
+  });
+  afterAll(() => context.close());
+
+  test('a key used on the API shows when it was last used; one never used says so', async () => {
+    const used = await stack.app.container.services.apiKeys.create({ rootAccountId: stack.accountId, name: 'Used key', mode: 'test' });
+    await stack.app.container.services.apiKeys.create({ rootAccountId: stack.accountId, name: 'Idle key', mode: 'test' });
+    const before = new Date();
+    expect((await fetch(`${base()}/api/v1/account`, { headers: { 'x-api-key': used.key } })).status).toBe(200);
+    const shown = await eventually(async () => {
+      await tab.goto(`${base()}/portal/keys?mode=test`);
+      const text = await cell('Used key', 'Last used');
+      return text && text !== 'never' ? text : null;
+    });
+    const at = Date.parse(`${shown!.replace(' UTC', '').replace(' ', 'T')}:00Z`);
+    expect(Math.abs(at - before.getTime())).toBeLessThanOrEqual(61_000);
+    expect(await cell('Idle key', 'Last used')).toBe('never');
+    expect(await checkAxe(tab, 'keys-last-used')).toEqual([]);
+  });
+
+  test('rotating and freezing a live key ask first, naming the key and the mode; an unconfirmed post changes nothing', async () => {
+    const live = await stack.app.container.services.apiKeys.create({ rootAccountId: stack.accountId, name: 'Shop live', mode: 'live' });
+    await tab.goto(`${base()}/portal/keys?mode=live`);
+    expect(await tab.$eval('#live-banner', (e) => e.textContent!.replace(/\s+/g, ' ').trim())).toMatch(/^Live data\. /);
+    expect(await checkAxe(tab, 'keys-live-banner')).toEqual([]);
+    // The list has no one-click rotate or freeze for a live key: links to a confirmation.
+    expect(await tab.$(`form[action="/portal/keys/${live.id}/freeze"]`)).toBeNull();
+    await Promise.all([tab.waitForNavigation(), tab.click('a[aria-label="Freeze Shop live"]')]);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Freeze the live key "Shop live"?');
+    expect(await tab.$eval('main form button[type="submit"]', (e) => e.textContent)).toBe('Freeze the live key Shop live');
+    expect(await checkAxe(tab, 'confirm-live-freeze')).toEqual([]);
+    // A post without the confirmation (a form of another page, a script): nothing frozen, sent to the question.
+    const token = (await formFields(tab, 'main form'))._csrf!;
+    const unconfirmed = await withCookies(base(), context, `/portal/keys/${live.id}/freeze`, { _csrf: token });
+    expect([unconfirmed.status, unconfirmed.location]).toEqual([303, `/portal/keys/${live.id}/freeze`]);
+    const status = async () => (await stack.app.container.services.apiKeys.get(live.id))!.status;
+    expect(await status()).toBe('active');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('Key "Shop live" is now frozen.');
+    expect(await status()).toBe('frozen');
+
+    await Promise.all([tab.waitForNavigation(), tab.click('button[aria-label="Unfreeze Shop live"]')]);
+    await Promise.all([tab.waitForNavigation(), tab.click('a[aria-label="Rotate Shop live"]')]);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Rotate the live key "Shop live"?');
+    await tab.select('#confirm-grace', '24');
+    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Key rotated');
+
+    await tab.goto(`${base()}/portal/keys/${live.id}/delete?mode=live`);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Delete the live key "Shop live"?');
+    expect(await tab.$eval('main > p:not(.live-banner)', (e) => e.textContent)).toMatch(/^Deleting live key Shop live /);
+    expect(await checkAxe(tab, 'confirm-live-delete')).toEqual([]);
+  });
 });

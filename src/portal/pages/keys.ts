@@ -3,7 +3,9 @@
  * value shown once), rotate (a chosen grace), freeze, unfreeze, delete after confirming (admin).
  * Another account's key reads as absent. Create and rotate redirect (303) to the key's `issued`
  * page, which shows the new value once: it waits in the session (`reveal`) and is removed there
- * as it is shown; a reload shows the result without the value.
+ * as it is shown; a reload shows the result without the value. Rotating or freezing a live key
+ * is confirmed first on a page naming the key and its mode (GET …/rotate|freeze); a POST without
+ * `confirm=yes` for a live key changes nothing and leads there.
  */
 import type Router from '@koa/router';
 import type { AppState } from '../../http/context';
@@ -11,7 +13,7 @@ import { modeOf, type PortalCtx, type PortalKit } from '../kit';
 import type { KeyMode } from '../../api-keys/secrets';
 import { AppError } from '../../shared/errors';
 import type { CreateKeyInput, IssuedKey } from '../../api-keys/service';
-import { deleteKeyPage, emptyCreateKeyForm, issuedKeyPage, keysPage, messagePage, type CreateKeyForm } from '../views';
+import { confirmLiveKeyPage, deleteKeyPage, emptyCreateKeyForm, issuedKeyPage, keysPage, messagePage, type CreateKeyForm } from '../views';
 
 export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void {
   const { deps, options, frame, send, redirect, requireAdmin, record, takeReveal } = kit;
@@ -126,10 +128,34 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
       return keysView(ctx, mode, form, 400);
     }
   });
+  /** A live key's change not yet confirmed: to its confirmation page (true); else false. */
+  const unconfirmedLive = (ctx: PortalCtx, key: { id: number; mode: KeyMode }, change: 'rotate' | 'freeze') => {
+    if (key.mode !== 'live' || (ctx.request.body as Record<string, unknown> | undefined)?.confirm === 'yes') return false;
+    redirect(ctx, `/portal/keys/${key.id}/${change}`);
+    return true;
+  };
+  for (const change of ['rotate', 'freeze'] as const) {
+    pages.get(`/keys/:id/${change}`, requireAdmin, async (rawCtx) => {
+      const ctx = rawCtx as unknown as PortalCtx;
+      const key = await ownKey(ctx);
+      if (!key) return;
+      if (key.mode !== 'live' || key.status !== 'active') return redirect(ctx, `/portal/keys?mode=${key.mode}`);
+      const title = `${change === 'rotate' ? 'Rotate' : 'Freeze'} the live key "${key.name}"?`;
+      send(
+        ctx,
+        200,
+        confirmLiveKeyPage(frame(ctx, title, { active: 'keys', live: true }), {
+          key,
+          change,
+          defaultGraceHours: options.defaultGraceHours,
+        }),
+      );
+    });
+  }
   pages.post('/keys/:id/rotate', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const key = await ownKey(ctx);
-    if (!key) return;
+    if (!key || unconfirmedLive(ctx, key, 'rotate')) return;
     const raw = String((ctx.request.body as Record<string, unknown> | undefined)?.grace_hours ?? '');
     const grace = /^\d{1,4}$/.test(raw) && Number(raw) <= 8760 ? Number(raw) : NaN;
     if (!Number.isFinite(grace)) {
@@ -177,7 +203,7 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
     pages.post(`/keys/:id/${action}`, requireAdmin, async (rawCtx) => {
       const ctx = rawCtx as unknown as PortalCtx;
       const key = await ownKey(ctx);
-      if (!key) return;
+      if (!key || (action === 'freeze' && unconfirmedLive(ctx, key, 'freeze'))) return;
       try {
         const k = await record(
           ctx,
@@ -198,7 +224,11 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
     const ctx = rawCtx as unknown as PortalCtx;
     const key = await ownKey(ctx);
     if (!key) return;
-    send(ctx, 200, deleteKeyPage(frame(ctx, `Delete key "${key.name}"?`, { active: 'keys' }), key));
+    send(
+      ctx,
+      200,
+      deleteKeyPage(frame(ctx, `Delete the ${key.mode} key "${key.name}"?`, { active: 'keys', live: key.mode === 'live' }), key),
+    );
   });
   pages.post('/keys/:id/delete', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
@@ -208,7 +238,11 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
       return send(
         ctx,
         400,
-        deleteKeyPage(frame(ctx, `Delete key "${key.name}"?`, { active: 'keys' }), key, 'Tick the box to confirm, or keep the key.'),
+        deleteKeyPage(
+          frame(ctx, `Delete the ${key.mode} key "${key.name}"?`, { active: 'keys', live: key.mode === 'live' }),
+          key,
+          'Tick the box to confirm, or keep the key.',
+        ),
       );
     }
     try {
