@@ -27,6 +27,10 @@
  *                             policies and covered units in force, cancelled and refunded, and
  *                             certificates voided, by agency, mode and day (scripts/ops-coverage.ts;
  *                             read-only)
+ *   finance --month YYYY-MM [--account <id>] [--mode test|live]
+ *                             premium, fees, cancellations, refunds and net per agency and mode,
+ *                             premium per insurer/MGA where products name one; month to date for
+ *                             the current month (scripts/ops-finance.ts; read-only)
  *   audit [--limit 50] [--purchase <id>]
  *                             the audit log of the commands above that change something, newest
  *                             first (read-only)
@@ -66,6 +70,7 @@ import { AuditUnavailable, audited } from '../src/audit/audited';
 import { parseCommandLine, positiveInt, UsageError } from './cli';
 import { find } from './ops-find';
 import { coverage } from './ops-coverage';
+import { finance } from './ops-finance';
 import { temporal as proto } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/search-attributes';
@@ -90,6 +95,9 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             by agency and day (default: today and 30 days on; read-only)
   setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>" [--operator <name>]
                             create the namespace if missing, register the search attributes
+  finance --month YYYY-MM [--account <id>] [--mode test|live]
+                            premium, fees, cancellations, refunds and net per agency, and premium
+                            per insurer/MGA; month to date for the current month (read-only)
   audit [--limit 50] [--purchase <id>]
                             who ran the commands that change something, newest first (read-only)
   reconcile --month YYYY-MM [--mode live|test] [--include-test-helper]
@@ -176,6 +184,7 @@ async function main(argv: string[]): Promise<number> {
       values.json,
     );
   if (command === 'find') return find(values.email, values.mode, values.json);
+  if (command === 'finance') return finance({ month: values.month, account: values.account, mode: values.mode }, values.json);
   if (command === 'coverage')
     return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
