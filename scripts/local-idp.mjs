@@ -10,6 +10,8 @@
  * `idp_teammate_uuid`). One confidential client (authorization code, PKCE required, client secret
  * basic). The sign-in page checks the email and password; a wrong one is answered on the page
  * with the form again. Consent is implied for this first-party client (openid email profile).
+ * A sign-out the portal starts (RP-initiated logout with `id_token_hint`) ends the provider's
+ * session without a question; `prompt=login` always asks for the password again.
  * Prints `local-idp ready <issuer>` once listening; SIGTERM/SIGINT stop it.
  *
  * A stand-in for development and tests only: users and sessions live in memory.
@@ -102,13 +104,25 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: false },
     rpInitiatedLogout: {
       enabled: true,
+      // RP-initiated logout with an id_token_hint (the portal's sign-out) is the signed-in
+      // person's own request: it ends this provider's session without asking (the form posts
+      // itself; without script, one button). Without a hint, the two answers say what they do.
       async logoutSource(ctx, form) {
         ctx.type = 'html';
+        if (ctx.oidc.params.id_token_hint) {
+          ctx.body = page(
+            'Signing out: local identity provider',
+            `<h1>Signing out</h1>${form.replace('</form>', '<input type="hidden" name="logout" value="yes"></form>')}
+<noscript><button type="submit" form="op.logoutForm">Sign out</button></noscript>
+<script>document.getElementById('op.logoutForm').submit();</script>`,
+          );
+          return;
+        }
         ctx.body = page(
           'Sign out: local identity provider',
           `<h1>Sign out of the identity provider too?</h1>${form}
-<button type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
-<button type="submit" form="op.logoutForm">No, stay signed in here</button>`,
+<button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out of the identity provider</button>
+<button type="submit" form="op.logoutForm">Stay signed in at the identity provider</button>`,
         );
       },
       async postLogoutSuccessSource(ctx) {

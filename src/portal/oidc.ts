@@ -56,8 +56,12 @@ export function createRelyingParty(options: RelyingPartyOptions) {
     /** The provider's origin (the portal's pages may submit forms that redirect there). */
     issuerOrigin: issuerUrl.origin,
 
-    /** Starts a sign-in: the provider's authorization URL and what to keep for the callback. */
-    async begin(next: string): Promise<{ url: string; pending: PendingSignIn }> {
+    /**
+     * Starts a sign-in: the provider's authorization URL and what to keep for the callback.
+     * `forceLogin`: the provider must ask for the password again (`prompt=login`), even if its
+     * own session is still open (after a sign-out from this browser).
+     */
+    async begin(next: string, forceLogin = false): Promise<{ url: string; pending: PendingSignIn }> {
       const config = await discovered();
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const pending = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier, next };
@@ -68,6 +72,7 @@ export function createRelyingParty(options: RelyingPartyOptions) {
         code_challenge_method: 'S256',
         state: pending.state,
         nonce: pending.nonce,
+        ...(forceLogin ? { prompt: 'login' } : {}),
       });
       return { url: url.href, pending };
     },

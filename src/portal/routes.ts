@@ -10,7 +10,9 @@
  *   GET  /portal                      → /portal/keys
  *   GET  /portal/sign-in?next=/portal/… → the provider's sign-in (authorization code + PKCE)
  *   GET  /portal/callback             ← the provider; the teammate whose `idp_teammate_uuid` is the `sub`
- *   POST /portal/sign-out             → the provider's sign-out, then /portal/signed-out
+ *   POST /portal/sign-out             → the provider's sign-out (RP-initiated logout: id_token_hint,
+ *                                     post_logout_redirect_uri), then /portal/signed-out; the next
+ *                                     sign-in from that browser asks for the password (prompt=login)
  *   GET  /portal/keys?mode=test|live  the keys of one mode; POST /portal/keys creates one (admin)
  *   POST /portal/keys/{id}/rotate|freeze|unfreeze, GET+POST /portal/keys/{id}/delete (admin);
  *                                     GET …/{id}/rotate|freeze asks first for a live key
@@ -61,6 +63,12 @@ export type { PortalDeps, PortalOptions } from './kit';
 
 export const PORTAL_PREFIX = '/portal';
 const COOKIE = 'coi_portal_session';
+/**
+ * Set at sign-out (signed, 30 days): the next sign-in from this browser makes the provider ask
+ * for the password (`prompt=login`), even when the provider's own session outlived the sign-out
+ * (its question answered "stay", the tab closed on it); cleared by that sign-in.
+ */
+const REAUTH_COOKIE = 'coi_portal_reauth';
 
 /** A `next` parameter that stays inside the portal: a path under /portal, no scheme, host or `//`. */
 export function safeNext(value: unknown): string {
@@ -156,7 +164,7 @@ export function createPortal(
     const ctx = rawCtx as unknown as Ctx;
     let begun: Awaited<ReturnType<typeof deps.relyingParty.begin>>;
     try {
-      begun = await deps.relyingParty.begin(safeNext(ctx.query.next));
+      begun = await deps.relyingParty.begin(safeNext(ctx.query.next), ctx.cookies.get(REAUTH_COOKIE, { signed: true }) === '1');
     } catch (err) {
       ctx.state.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'portal identity provider unreachable');
       return send(
@@ -191,6 +199,7 @@ export function createPortal(
     // A new session id at sign-in: a session id planted before sign-in is worth nothing after it.
     await ctx.session!.regenerate();
     Object.assign(ctx.session!, { teammateSub: teammate.idpTeammateUuid, signedInAt: Date.now(), idToken: result.idToken });
+    ctx.cookies.set(REAUTH_COOKIE, null, { signed: true });
     redirect(ctx, pending.next);
   });
   open.get('/signed-out', (rawCtx) => {
@@ -205,6 +214,13 @@ export function createPortal(
     const ctx = rawCtx as unknown as Ctx;
     const idToken = ctx.session?.idToken;
     ctx.session = null;
+    ctx.cookies.set(REAUTH_COOKIE, '1', {
+      signed: true,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: options.secureCookie,
+      maxAge: 30 * 24 * 3600_000,
+    });
     redirect(ctx, (await deps.relyingParty.signOutUrl(idToken)) ?? '/portal/signed-out');
   });
 

@@ -17,6 +17,10 @@
  * word of their text is broken across two lines.
  * Item 6 (keys you can judge): each key shows when it was last used; rotating, freezing and
  * deleting a live key ask first, naming the key and the mode; live pages say they are live.
+ * Item 4 (sign-out): signing out ends the portal session and, by RP-initiated logout, the
+ * provider's, landing on a signed-out page without a question on the way; and even when the
+ * provider's session outlives it (the tab closed on the provider), the next sign-in asks for the
+ * password.
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
@@ -562,5 +566,62 @@ describe('item 6: keys you can judge', () => {
     expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Delete the live key "Shop live"?');
     expect(await tab.$eval('main > p:not(.live-banner)', (e) => e.textContent)).toMatch(/^Deleting live key Shop live /);
     expect(await checkAxe(tab, 'confirm-live-delete')).toEqual([]);
+  });
+});
+
+describe('item 4: signing out signs out', () => {
+  const base = () => stack.app.baseUrl;
+
+  test('sign-out lands on the signed-out page without a question; the next visit asks for the password', async () => {
+    const context = await stack.browser.createBrowserContext();
+    try {
+      const tab = await context.newPage();
+      await tab.goto(`${base()}/portal/keys`);
+      await signIn(tab, stack.admin);
+      const visited: string[] = [];
+      tab.on('framenavigated', (f) => {
+        if (f === tab.mainFrame()) visited.push(f.url());
+      });
+      await tab.click('header button[type="submit"]');
+      await tab.waitForFunction((u) => location.href === u, {}, `${base()}/portal/signed-out`);
+      // Through the provider's end-session endpoint with the ID token as hint and the way back.
+      const endSession = new URL(visited.find((u) => u.startsWith(stack.idp.issuer))!);
+      expect(endSession.searchParams.get('id_token_hint')).toMatch(/^ey/);
+      expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${base()}/portal/signed-out`);
+      expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Signed out');
+      expect(await checkAxe(tab, 'signed-out')).toEqual([]);
+      // The signed-out page stays there; its link leads to the provider's password form.
+      await Promise.all([tab.waitForNavigation(), tab.click('main a[href="/portal/sign-in"]')]);
+      expect(tab.url().startsWith(stack.idp.issuer)).toBe(true);
+      expect(await tab.$('#password')).not.toBeNull();
+      expect((await withCookies(base(), context, '/portal/keys')).status).toBe(303);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the provider's session outlives the sign-out (the tab closed on it): the next sign-in still asks for the password", async () => {
+    const context = await stack.browser.createBrowserContext();
+    try {
+      const tab = await context.newPage();
+      await tab.goto(`${base()}/portal/keys`);
+      await signIn(tab, stack.admin);
+      // The portal's sign-out runs; the browser never reaches the provider.
+      await tab.setRequestInterception(true);
+      tab.on('request', (r) => void (r.url().startsWith(stack.idp.issuer) ? r.abort() : r.continue()));
+      await tab.click('header button[type="submit"]').catch(() => undefined);
+      await eventually(async () => ((await withCookies(base(), context, '/portal/keys')).status === 303 ? true : null));
+      tab.removeAllListeners('request');
+      await tab.setRequestInterception(false);
+      // The next person opens the portal: the provider asks for the password, nobody is signed in by itself.
+      await tab.goto(`${base()}/portal/keys`);
+      expect(tab.url().startsWith(stack.idp.issuer)).toBe(true);
+      expect(await tab.$('#password')).not.toBeNull();
+      // Signing in again with the password works, and lands where the person was going.
+      await signIn(tab, stack.admin);
+      expect(tab.url()).toBe(`${base()}/portal/keys`);
+    } finally {
+      await context.close();
+    }
   });
 });
