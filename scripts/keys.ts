@@ -3,7 +3,7 @@
  *
  *   create --account <rootAccountId> --name <name> [--description <text>] [--mode live|test]
  *          [--agent <id>] [--platform-fee-bps <n>] [--success-url <url>] [--cancel-url <url>]
- *   list --account <rootAccountId>
+ *   list --account <rootAccountId>       the agency (name, slug, kind), its return URLs and its keys
  *   rotate <keyId> [--grace-hours <n>]
  *   freeze <keyId> | unfreeze <keyId> | delete <keyId>
  *   set-return-urls <keyId> [--success-url <url>|none] [--cancel-url <url>|none]
@@ -145,15 +145,20 @@ async function main(argv: string[]): Promise<number> {
         const accountId = positiveInt(values.account, '--account');
         const keys = await service.list(accountId);
         const account = await service.account(accountId);
+        // The agency is named (issue 55 item 9): an operator checks whose keys these are before acting.
         const accountUrls = account && {
           id: account.id,
+          name: account.name,
+          slug: account.slug,
+          kind: account.kind,
           checkoutSuccessUrl: account.checkoutSuccessUrl,
           checkoutCancelUrl: account.checkoutCancelUrl,
         };
         const servicePage = 'service page';
         const header = account
-          ? `account ${account.id} return URLs: success ${shownUrl(account.checkoutSuccessUrl, servicePage)}, cancel ${shownUrl(account.checkoutCancelUrl, servicePage)}\n`
-          : '';
+          ? `${account.name} (root account ${account.id}, slug ${account.slug}, ${account.kind})\n` +
+            `account ${account.id} return URLs: success ${shownUrl(account.checkoutSuccessUrl, servicePage)}, cancel ${shownUrl(account.checkoutCancelUrl, servicePage)}\n`
+          : `no root account ${accountId}\n`;
         print(
           { keys, account: accountUrls },
           header +

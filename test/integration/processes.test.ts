@@ -126,6 +126,9 @@ describe('npm run keys', () => {
     const list = JSON.parse(listed.stdout);
     expect(list.account).toEqual({
       id: account.id,
+      name: account.name,
+      slug: account.slug,
+      kind: account.kind,
       checkoutSuccessUrl: 'https://agency.example/paid',
       checkoutCancelUrl: 'https://agency.example/left',
     });
@@ -134,6 +137,8 @@ describe('npm run keys', () => {
     ]);
 
     const human = await runScript('scripts/keys.ts', ['list', '--account', String(account.id)]);
+    // The agency first, by name, so the operator sees whose keys these are.
+    expect(human.stdout.split('\n')[0]).toBe(`${account.name} (root account ${account.id}, slug ${account.slug}, ${account.kind})`);
     expect(human.stdout).toContain(
       `account ${account.id} return URLs: success https://agency.example/paid, cancel https://agency.example/left`,
     );
