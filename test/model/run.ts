@@ -28,6 +28,8 @@ export interface ModelRunOptions {
   maxCommands: number;
   /** Whether the fault commands (processor down, storage down, worker restarted) are drawn. */
   faults: boolean;
+  /** Stop drawing new sequences after this many ms (fast-check's interruptAfterTimeLimit; not a failure); none when absent. */
+  timeLimitMs?: number;
   /** fast-check's `replayPath` of a commands counterexample (its report prints it as `/*replayPath="…"*\/`). */
   replayPath?: string;
 }
@@ -68,6 +70,7 @@ export function runModel(stack: ModelStack, o: ModelRunOptions) {
     seed: o.seed,
     ...(o.path ? { path: o.path } : {}),
     numRuns: o.numRuns,
+    ...(o.timeLimitMs ? { interruptAfterTimeLimit: o.timeLimitMs, markInterruptAsFailure: false } : {}),
     // The broken invariant's message in the report (fast-check leaves it out by default).
     includeErrorInReport: true,
     // Each sequence runs against real servers: no time limit per run here, jest's covers the whole.
@@ -75,12 +78,13 @@ export function runModel(stack: ModelStack, o: ModelRunOptions) {
 }
 
 /** The figures as one line: seed, sequences, steps, faults, and each command's count. */
-export function figuresLine(seed: number, f: RunFigures, seconds: number): string {
+export function figuresLine(seed: number, f: RunFigures, seconds: number, interrupted = false): string {
   const byCommand = Object.entries(f.byCommand)
     .sort()
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  return `model-based run: seed ${seed}, ${f.sequences} sequences, ${f.steps} steps, ${f.faults} faults injected, ${seconds.toFixed(0)} s (${byCommand})`;
+  const cut = interrupted ? ', stopped at its time limit' : '';
+  return `model-based run: seed ${seed}, ${f.sequences} sequences, ${f.steps} steps, ${f.faults} faults injected, ${seconds.toFixed(0)} s${cut} (${byCommand})`;
 }
 
 /** Writes the long run's report (bench/results/model.json and model.md): figures, failures, the machine. */
