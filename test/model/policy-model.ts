@@ -267,7 +267,7 @@ export function netByPaymentIntent(model: PolicyModel): Map<string, number> {
   return net;
 }
 
-/** Whether day `date` is free for a day of `p` to move to (no other day of the item on it). */
+/** Whether day `date` is free for a day of `p` to move to: no day of the item on it (a cancelled one neither: the model keeps clear of it). */
 export function dateFree(p: ModelPurchase, date: string): boolean {
-  return !p.units.some((u) => u.state === 'active' && u.date === date);
+  return !p.units.some((u) => u.date === date);
 }
