@@ -61,6 +61,8 @@ function metricsIn(expr: string): string[] {
     'limiter',
     'dependency',
     'operation',
+    'endpoint',
+    'vector',
     'route',
     'job',
     'activity_type',
@@ -112,7 +114,7 @@ test('when the dashboard and the rules are read, then they use only metrics the 
       .map((m) => `${e.title}: ${m}`),
   );
   expect(unknown).toEqual([]);
-  expect(alertExprs).toHaveLength(22);
+  expect(alertExprs).toHaveLength(23);
   expect(recorded).toHaveLength(14);
   expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });
