@@ -8,67 +8,44 @@
  * every change; the attacks of the portal's threat list change nothing. axe-core finds no
  * violation on any page.
  */
-import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { startLocalIdp, type LocalIdp } from '../helpers/local-idp';
-import { freePort } from '../helpers/ports';
-import { axeViolations, launchBrowser } from '../helpers/browser';
+import { type TestApp } from '../helpers/app';
+import { type LocalIdp } from '../helpers/local-idp';
 import { createAccountsRepository } from '../../src/accounts/repository';
-import { startTestWorker, uniqueTaskQueue, eventually, type TestWorker } from '../helpers/worker';
-import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
-import { WEBHOOK_SECRET } from '../helpers/purchases';
+import { eventually } from '../helpers/worker';
+import { buyAndPay, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
+import {
+  checkAxe as axeAndShot,
+  signIn,
+  startPortalStack,
+  withCookies as withPortalCookies,
+  type PortalStack,
+  type PortalUser,
+} from '../helpers/portal-stack';
 import { safeNext } from '../../src/portal/routes';
 
+let stack: PortalStack;
 let app: TestApp;
 let idp: LocalIdp;
 let browser: Browser;
-let worker: TestWorker;
 let agency: Agency;
 let slug: string;
-const tag = crypto.randomUUID().slice(0, 8);
-const admin = { email: `admin@portal-${tag}.example`, name: 'Ada Admin', password: 'correct horse battery staple', sub: '' };
-const viewer = { email: `viewer@portal-${tag}.example`, name: 'Vic Viewer', password: 'viewer pass phrase 42', sub: '' };
+let admin: PortalUser;
+let viewer: PortalUser;
 /** What the agency's webhook endpoint received: the events' ids and types, in order. */
 const received: { id: string; type: string }[] = [];
 let receiver: http.Server;
 let otherAccountKeyId: number;
 /** Pages checked with axe, by title, and their violations (expected empty). */
 const axeResults: Record<string, string[]> = {};
-const SCREENSHOTS = process.env.PORTAL_SCREENSHOTS_DIR;
 
 beforeAll(async () => {
-  const appPort = await freePort();
-  const appUrl = `http://127.0.0.1:${appPort}`;
-  const idpPort = await freePort();
-  const sessionKey = crypto.randomBytes(32).toString('base64url');
-  const clientSecret = `test-secret-${crypto.randomUUID()}`;
-  const taskQueue = uniqueTaskQueue();
-  worker = await startTestWorker(taskQueue);
-  app = await startTestApp({
-    PORT: String(appPort),
-    PUBLIC_BASE_URL: appUrl,
-    PORTAL_OIDC_ISSUER: `http://127.0.0.1:${idpPort}`,
-    PORTAL_OIDC_CLIENT_SECRET: clientSecret,
-    PORTAL_SESSION_KEYS: sessionKey,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  });
   // An agency that sells (products, a key of its own for the purchases), with a portal admin and viewer.
-  agency = await createAgency(app, `Portal Test Agency ${tag}`);
+  stack = await startPortalStack('portal');
+  ({ app, idp, browser, agency, admin, viewer } = stack);
   slug = agency.slug;
-  const accounts = createAccountsRepository(app.container.db);
-  const account = (await accounts.findBySlug(slug))!;
-  await accounts.upsertAgent({ rootAccountId: account.id, name: admin.name, email: admin.email, portalRole: 'admin' });
-  await accounts.upsertAgent({ rootAccountId: account.id, name: viewer.name, email: viewer.email });
-  const teammates = await accounts.listTeammates(account.id);
-  admin.sub = teammates.find((t) => t.email === admin.email)!.idpTeammateUuid;
-  viewer.sub = teammates.find((t) => t.email === viewer.email)!.idpTeammateUuid;
   receiver = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -79,17 +56,16 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const other = await accounts.upsertBySlug({ slug: `${slug}-other`, name: 'Another Agency', kind: 'agency' });
+  const other = await createAccountsRepository(app.container.db).upsertBySlug({
+    slug: `${slug}-other`,
+    name: 'Another Agency',
+    kind: 'agency',
+  });
   otherAccountKeyId = (await app.container.services.apiKeys.create({ rootAccountId: other.id, name: 'theirs', mode: 'test' })).id;
-  idp = await startLocalIdp({ users: [admin, viewer], appUrl, port: idpPort, clientSecret });
-  browser = await launchBrowser(app.container.config.CHROMIUM_PATH);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await idp?.stop();
-  await app?.close();
-  await worker?.shutdown();
+  await stack?.close();
   await new Promise((r) => receiver?.close(r));
 });
 
@@ -98,21 +74,10 @@ async function apiStatus(key: string): Promise<number> {
   return (await fetch(`${app.baseUrl}/api/v1/account`, { headers: { 'x-api-key': key } })).status;
 }
 
+/** axe-core's check of the page, recorded by name and expected clean (a screenshot with PORTAL_SCREENSHOTS_DIR). */
 async function checkAxe(tab: Page, name: string): Promise<void> {
-  axeResults[name] = await axeViolations(tab);
+  axeResults[name] = await axeAndShot(tab, name);
   expect(axeResults[name]).toEqual([]);
-  if (SCREENSHOTS) {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    await tab.screenshot({ path: path.join(SCREENSHOTS, `portal-${name}.png`) as `${string}.png`, fullPage: true });
-  }
-}
-
-/** Signs in at the local provider from a portal page that redirected there. */
-async function signIn(tab: Page, user: { email: string; password: string }): Promise<void> {
-  await tab.waitForSelector('#email');
-  await tab.type('#email', user.email);
-  await tab.type('#password', user.password);
-  await Promise.all([tab.waitForNavigation(), tab.click('button[type="submit"]')]);
 }
 
 async function keyRow(tab: Page, name: string) {
@@ -128,24 +93,8 @@ async function keyRow(tab: Page, name: string) {
  * A hand-made request with the browser's portal cookies (the pages' Content-Security-Policy lets
  * no script on them call fetch): the status, the redirect target and the text of the answer.
  */
-async function withCookies(
-  context: BrowserContext,
-  url: string,
-  fields?: Record<string, string>,
-): Promise<{ status: number; location: string | null; text: string }> {
-  // The portal's session cookie and its signature (cookies are per host, not per port: the provider's are left out).
-  const cookies = (await context.cookies())
-    .filter((c) => c.name.startsWith('coi_portal_session'))
-    .map((c) => `${c.name}=${c.value}`)
-    .join('; ');
-  const res = await fetch(`${app.baseUrl}${url}`, {
-    method: fields ? 'POST' : 'GET',
-    headers: { cookie: cookies, ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    body: fields ? new URLSearchParams(fields).toString() : undefined,
-    redirect: 'manual',
-  });
-  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
-}
+const withCookies = (context: BrowserContext, url: string, fields?: Record<string, string>) =>
+  withPortalCookies(app.baseUrl, context, url, fields);
 
 describe('an admin', () => {
   let context: BrowserContext;
