@@ -143,29 +143,56 @@ export function createEventsRepository(db: Db) {
         .where('d.event_id', eventId)
         .orderBy('d.id')
         .select('d.*', 'e.url');
-      const attempts = rows.length
-        ? await db('event_delivery_attempts')
-            .whereIn(
-              'delivery_id',
-              rows.map((r) => r.id),
-            )
-            .orderBy('id')
-        : [];
-      return rows.map((r) => ({
-        id: r.id,
-        eventId: r.event_id,
-        endpointId: r.endpoint_id,
-        endpointUrl: r.url,
-        status: r.status,
-        resends: r.resends,
-        createdAt: r.created_at,
-        finishedAt: r.finished_at,
-        attempts: attempts
-          .filter((a) => a.delivery_id === r.id)
-          .map((a) => ({ attemptedAt: a.attempted_at, responseStatus: a.response_status, error: a.error, durationMs: a.duration_ms })),
-      }));
+      return withAttempts(rows);
+    },
+
+    /**
+     * The newest `limit` deliveries to one endpoint of events of the scope (newest first), each
+     * with its attempts (oldest first) and its event's type; none for another account's or mode's
+     * endpoint.
+     */
+    async deliveriesToEndpoint(
+      scope: { rootAccountId: number; mode: KeyMode },
+      endpointId: number,
+      limit: number,
+    ): Promise<Array<Delivery & { eventType: string }>> {
+      const rows = await db('event_deliveries as d')
+        .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+        .join('agency_events as a', 'a.id', 'd.event_id')
+        .where({ 'd.endpoint_id': endpointId, 'a.root_account_id': scope.rootAccountId, 'a.mode': scope.mode })
+        .orderBy('d.id', 'desc')
+        .limit(limit)
+        .select('d.*', 'e.url', 'a.type as event_type');
+      const deliveries = await withAttempts(rows);
+      return deliveries.map((d, i) => ({ ...d, eventType: rows[i].event_type as string }));
     },
   };
+
+  /** Delivery rows (with the endpoint's `url`) as deliveries with their attempts, in the rows' order. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- knex's rows
+  async function withAttempts(rows: any[]): Promise<Delivery[]> {
+    const attempts = rows.length
+      ? await db('event_delivery_attempts')
+          .whereIn(
+            'delivery_id',
+            rows.map((r) => r.id),
+          )
+          .orderBy('id')
+      : [];
+    return rows.map((r) => ({
+      id: r.id,
+      eventId: r.event_id,
+      endpointId: r.endpoint_id,
+      endpointUrl: r.url,
+      status: r.status,
+      resends: r.resends,
+      createdAt: r.created_at,
+      finishedAt: r.finished_at,
+      attempts: attempts
+        .filter((a) => a.delivery_id === r.id)
+        .map((a) => ({ attemptedAt: a.attempted_at, responseStatus: a.response_status, error: a.error, durationMs: a.duration_ms })),
+    }));
+  }
 }
 
 export type EventsRepository = ReturnType<typeof createEventsRepository>;

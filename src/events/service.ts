@@ -64,6 +64,23 @@ export function createEventService(deps: {
       return { ...stored.event, deliveries: (await deps.events.deliveriesOf(id)).map(toDeliveryView) };
     },
     /**
+     * The newest `limit` deliveries to one of the account's endpoints in the principal's mode
+     * (newest first), each with its attempts and its event's id and type; none for an endpoint
+     * that is not the account's and mode's.
+     */
+    async deliveriesToEndpoint(
+      principal: AccountView,
+      endpointId: number,
+      limit: number,
+    ): Promise<Array<DeliveryView & { event_id: string; event_type: string }>> {
+      const rows = await deps.events.deliveriesToEndpoint(
+        { rootAccountId: principal.rootAccountId, mode: principal.mode },
+        endpointId,
+        limit,
+      );
+      return rows.map((d) => ({ ...toDeliveryView(d), event_id: d.eventId, event_type: d.eventType }));
+    },
+    /**
      * Sends the event again to every endpoint that takes its type now: finished deliveries run
      * again (a new workflow run), endpoints added since get their first; a delivery still being
      * attempted is left to finish (`in_progress`).

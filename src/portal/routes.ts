@@ -7,7 +7,8 @@
  * process, for the teammate's account in the mode the page shows; it holds no repository or
  * database handle: even its sessions are the accounts service's (koa-session's store).
  *
- *   GET  /portal                      → /portal/keys
+ *   GET  /portal?mode=test|live       the overview (where sign-in leads without `next`): recent purchases,
+ *                                     failing webhook endpoints, keys to check (src/portal/pages/overview.ts)
  *   GET  /portal/sign-in?next=/portal/… → the provider's sign-in (authorization code + PKCE)
  *   GET  /portal/callback             ← the provider; the teammate whose `idp_teammate_uuid` is the `sub`
  *   POST /portal/sign-out             → the provider's sign-out (RP-initiated logout: id_token_hint,
@@ -57,6 +58,7 @@ import { registerKeyPages } from './pages/keys';
 import { registerWebhookAndEventPages } from './pages/activity';
 import { registerPurchasePages } from './pages/purchases';
 import { registerAccountPages } from './pages/account';
+import { registerOverviewPage } from './pages/overview';
 import { formOnce } from './form-once';
 
 export type { PortalDeps, PortalOptions } from './kit';
@@ -70,11 +72,14 @@ const COOKIE = 'coi_portal_session';
  */
 const REAUTH_COOKIE = 'coi_portal_reauth';
 
-/** A `next` parameter that stays inside the portal: a path under /portal, no scheme, host or `//`. */
+/**
+ * A `next` parameter that stays inside the portal: a path under /portal, no scheme, host or `//`;
+ * anything else (or none) is the overview, /portal.
+ */
 export function safeNext(value: unknown): string {
-  if (typeof value !== 'string' || value.length > 512) return '/portal/keys';
+  if (typeof value !== 'string' || value.length > 512) return '/portal';
   if (!/^\/portal(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%]*)?$/.test(value) || value.includes('//') || value.includes('/..')) {
-    return '/portal/keys';
+    return '/portal';
   }
   return value;
 }
@@ -225,6 +230,7 @@ export function createPortal(
   });
 
   const pages = new Router<AppState>({ prefix: PORTAL_PREFIX });
+  registerOverviewPage(pages, kit);
   registerKeyPages(pages, kit);
   registerWebhookAndEventPages(pages, kit);
   registerPurchasePages(pages, kit);

@@ -33,7 +33,7 @@ export interface Frame {
   title: string;
   csrf: string;
   viewer?: Viewer;
-  active?: 'keys' | 'webhooks' | 'events' | 'purchases' | 'audit' | 'account';
+  active?: 'overview' | 'keys' | 'webhooks' | 'events' | 'purchases' | 'audit' | 'account';
   /** The test/live switch: the current mode and the page's link for a mode. */
   modes?: { current: KeyMode; href: (mode: KeyMode) => string };
   flash?: string | null;
@@ -76,7 +76,7 @@ export function page(frame: Frame, body: Node): string {
           frame.viewer
             ? html`<nav aria-label="Portal">
                 <ul>
-                  ${nav('/portal/keys', 'API keys', 'keys')} ${nav('/portal/webhooks', 'Webhooks', 'webhooks')}
+                  ${nav('/portal', 'Overview', 'overview')} ${nav('/portal/keys', 'API keys', 'keys')} ${nav('/portal/webhooks', 'Webhooks', 'webhooks')}
                   ${nav('/portal/events', 'Events', 'events')} ${nav('/portal/purchases', 'Purchases', 'purchases')}
                   ${nav('/portal/audit', 'Audit log', 'audit')} ${nav('/portal/account', 'Account', 'account')}
                 </ul>

@@ -692,7 +692,7 @@ describe('sign-in attacks', () => {
       '/portalx',
       '/portal//evil.example',
     ]) {
-      expect([bad, safeNext(bad)]).toEqual([bad, '/portal/keys']);
+      expect([bad, safeNext(bad)]).toEqual([bad, '/portal']);
     }
   });
 });

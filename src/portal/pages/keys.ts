@@ -69,7 +69,6 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
     );
   };
 
-  pages.get('/', (rawCtx) => redirect(rawCtx as unknown as PortalCtx, '/portal/keys'));
   pages.get('/keys', async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     await keysView(ctx, modeOf(ctx.query.mode), emptyCreateKeyForm());

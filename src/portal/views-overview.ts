@@ -1,0 +1,115 @@
+/**
+ * The portal's landing page after sign-in (issue 53, item 11): an overview of one mode instead of
+ * the key list: the newest purchases, the webhook endpoints whose deliveries fail, and the keys to
+ * look at (an old value about to stop working after a rotation, or a key never used). Same
+ * rendering and accessibility rules as src/portal/views.ts; times in UTC.
+ */
+import { html } from 'htm/preact';
+import type { KeyMode } from '../api-keys/secrets';
+import type { PurchaseSearchResponse } from '../purchase-search/schemas';
+import type { WebhookEndpointRead } from '../webhook-endpoints/schemas';
+import type { DeliveryView } from '../events/service';
+import { page, utc, when, type Frame } from './views';
+import { dataTable } from './table';
+
+/** An endpoint that needs a look: marked `failing` by the API, or its newest delivery's last attempt failed. */
+export interface FailingEndpoint {
+  endpoint: WebhookEndpointRead;
+  /** Its newest delivery (null when it has none: only the API's `failing` mark brought it here). */
+  latest: (DeliveryView & { event_type: string }) | null;
+}
+
+/** A key to look at: `expiring` when an old value stops working at `at`; `unused` when no value ever authenticated (`at`: its creation). */
+export interface KeyToCheck {
+  id: number;
+  name: string;
+  why: 'expiring' | 'unused';
+  at: Date;
+}
+
+/** What one attempt answered: the HTTP status, or the error (a refused connection, a timeout). */
+export function attemptOutcome(a: DeliveryView['attempts'][number] | undefined): string {
+  if (!a) return 'not attempted yet';
+  return a.response_status !== null ? `HTTP ${a.response_status}` : (a.error ?? 'no answer');
+}
+
+/** The overview of `mode`: recent purchases, failing endpoints, keys to check; each section says when it has nothing. */
+export function overviewPage(
+  frame: Frame,
+  data: { mode: KeyMode; purchases: PurchaseSearchResponse['purchases']; failing: FailingEndpoint[]; keys: KeyToCheck[] },
+): string {
+  const { mode, purchases, failing, keys } = data;
+  return page(
+    frame,
+    html`<section aria-labelledby="recent-purchases">
+        <h2 id="recent-purchases">Recent purchases</h2>
+        ${
+          purchases.length
+            ? dataTable({
+                label: `Recent ${mode} purchases`,
+                caption: `The newest ${purchases.length} paid ${mode} purchase${purchases.length === 1 ? '' : 's'}.`,
+                columns: [
+                  {
+                    header: 'Purchase',
+                    rowHeader: true,
+                    cell: (p) => html`<a href=${`/portal/purchases/${p.purchase_id}?mode=${mode}`}>#${p.purchase_id}</a>`,
+                  },
+                  { header: 'Buyer', cell: (p) => p.buyer.name },
+                  { header: 'Products', cell: (p) => p.products.map((x) => x.product_name).join(', ') },
+                  { header: 'Paid', cell: (p) => when(p.paid_at) },
+                  { header: 'Status', cell: (p) => p.status },
+                ],
+                rows: purchases,
+              })
+            : html`<p>No paid ${mode} purchases yet.</p>`
+        }
+        <p><a href=${`/portal/purchases?mode=${mode}`}>Find a purchase</a></p>
+      </section>
+      <section aria-labelledby="failing-endpoints">
+        <h2 id="failing-endpoints">Webhook endpoints failing</h2>
+        ${
+          failing.length
+            ? dataTable({
+                label: `Failing ${mode} webhook endpoints`,
+                caption: `${failing.length} ${mode} endpoint${failing.length === 1 ? '' : 's'} whose last delivery failed or gave up.`,
+                columns: [
+                  { header: 'Endpoint', rowHeader: true, cell: (f) => f.endpoint.url },
+                  { header: 'Status', cell: (f) => f.endpoint.status },
+                  { header: 'Last event', cell: (f) => (f.latest ? f.latest.event_type : '—') },
+                  {
+                    header: 'Last attempt',
+                    cell: (f) => {
+                      const last = f.latest?.attempts.at(-1);
+                      return last ? `${attemptOutcome(last)}, ${when(last.attempted_at)}` : '—';
+                    },
+                  },
+                ],
+                rows: failing,
+              })
+            : html`<p>No ${mode} endpoint is failing: each one's last delivery succeeded or is still on its first try.</p>`
+        }
+        <p><a href=${`/portal/webhooks?mode=${mode}`}>All webhook endpoints</a></p>
+      </section>
+      <section aria-labelledby="keys-to-check">
+        <h2 id="keys-to-check">Keys to check</h2>
+        ${
+          keys.length
+            ? dataTable({
+                label: `${mode} keys to check`,
+                caption: `${keys.length} ${mode} key${keys.length === 1 ? '' : 's'} with an old value about to stop working (within 7 days) or never used.`,
+                columns: [
+                  { header: 'Key', rowHeader: true, cell: (k) => k.name },
+                  {
+                    header: 'Why',
+                    cell: (k) =>
+                      k.why === 'expiring' ? `Its old value stops working at ${utc(k.at)}` : `Never used (created ${utc(k.at)})`,
+                  },
+                ],
+                rows: keys,
+              })
+            : html`<p>No ${mode} key has a value about to stop working, and every one has been used.</p>`
+        }
+        <p><a href=${`/portal/keys?mode=${mode}`}>All API keys</a></p>
+      </section>`,
+  );
+}
