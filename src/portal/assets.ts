@@ -51,6 +51,7 @@ h2{margin-top:1.5rem}
 button,.button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px solid #0b4fb0;background:#0b4fb0;color:#fff;cursor:pointer;margin-top:.75rem}
 button.secondary{background:#fff;color:#0b4fb0}
 button.danger{background:#a4000f;border-color:#a4000f}
+.void{color:#a4000f;text-transform:uppercase}
 td button{margin-top:0}
 form > a{margin-left:1rem;display:inline-block;margin-top:.75rem}
 .copy{display:none}

@@ -31,7 +31,7 @@ export interface PortalDeps {
   webhookEndpoints: WebhookEndpointService;
   events: EventService;
   purchases: Pick<PurchaseService, 'get' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
-  certificateHolders: Pick<CertificateHolderService, 'list' | 'add'>;
+  certificateHolders: Pick<CertificateHolderService, 'list' | 'add' | 'remove'>;
   endorsements: Pick<EndorsementService, 'quote' | 'endorse'>;
   purchaseSearch: Pick<PurchaseSearchService, 'searchAccount'>;
   certificates: Pick<CertificateService, 'getCertificates'>;

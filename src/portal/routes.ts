@@ -23,7 +23,7 @@
  *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin)
  *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR);
  *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote; GET …/preview/{quote} shows it), POST …/{id}/cancel;
- *                                     GET …/{id}/holders/new, POST …/{id}/holders; GET …/{id}/endorse,
+ *                                     GET …/{id}/holders/new, POST …/{id}/holders; GET+POST …/{id}/holders/{holderId}/remove; GET …/{id}/endorse,
  *                                     POST …/{id}/endorse/preview (the endorsement quote; GET …/preview/{quote}), POST …/{id}/endorse (admin)
  *   GET  /portal/audit                the account's audit log
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;

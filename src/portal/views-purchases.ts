@@ -79,11 +79,25 @@ export function purchasePage(
   const { purchase: p, certificates: certs } = data;
   const cancellable = data.canCancel ? (data.cancellable ?? new Set<number>()) : new Set<number>();
   const money = (minor: number) => formatMinorUnits(minor, p.currency);
+  const insured = [...new Set(p.items.map((i) => nameOf(i.named_insured)).filter((n): n is string => Boolean(n)))];
+  const reasonOf = new Map(p.cancellations.map((c) => [c.id, c.reason]));
+  // The timeline: the purchase's own entries (a cancellation's with its reason) and each holder added after the sale or removed.
+  const timeline = [
+    ...p.timeline.map((t) => {
+      const reason = t.cancellation_id !== undefined ? reasonOf.get(t.cancellation_id) : null;
+      return { at: t.at, text: `${t.type.replace(/_/g, ' ')} (by ${t.by})${reason ? `: “${reason}”` : ''}` };
+    }),
+    ...data.holders.flatMap((h) => [
+      ...(h.source === 'api' ? [{ at: h.created_at, text: `certificate holder added: ${h.name}` }] : []),
+      ...(h.removed_at ? [{ at: h.removed_at, text: `certificate holder removed: ${h.name}` }] : []),
+    ]),
+  ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   return page(
     frame,
     html`${descriptionList([
       ['Status', p.status],
       ['Buyer', p.buyer_email ?? '—'],
+      ['Named insured', insured.length ? insured.join(', ') : '—'],
       ['Total', `${money(p.amount_total)} (premium ${money(p.amount_subtotal)}, platform fee ${money(p.platform_fee)})`],
       ['Paid', money(p.amount_paid)],
       ['Refunded', money(p.amount_refunded)],
@@ -91,8 +105,27 @@ export function purchasePage(
     ])}
       <h2>Timeline</h2>
       <ol>
-        ${p.timeline.map((t) => html`<li>${when(t.at)}: ${t.type.replace(/_/g, ' ')} (by ${t.by})</li>`)}
+        ${timeline.map((t) => html`<li>${when(t.at)}: ${t.text}</li>`)}
       </ol>
+      ${
+        p.cancellations.length
+          ? html`<h2>Cancellations</h2>
+              ${dataTable({
+                label: 'Cancellations',
+                caption: `${p.cancellations.length} cancellation${p.cancellations.length === 1 ? '' : 's'}, oldest first.`,
+                columns: [
+                  { header: 'Cancellation', rowHeader: true, cell: (c) => `#${c.id}` },
+                  { header: 'Asked by', cell: (c) => c.requested_by },
+                  { header: 'Reason', cell: (c) => c.reason ?? 'none given' },
+                  { header: 'Units', cell: (c) => String(c.covered_units.length) },
+                  { header: 'Refund', cell: (c) => formatMinorUnits(c.refund.total, c.currency) },
+                  { header: 'Status', cell: (c) => c.status.replace(/_/g, ' ') },
+                  { header: 'Effective', cell: (c) => when(c.effective_at) },
+                ],
+                rows: p.cancellations,
+              })}`
+          : null
+      }
       <h2>Covered units</h2>
       ${p.items.map((i) =>
         dataTable({
@@ -130,19 +163,29 @@ export function purchasePage(
                   header: 'Number',
                   rowHeader: true,
                   cell: (c) =>
-                    html`${c.certificate_number}${c.voided_at ? html`<div class="hint">voided ${when(c.voided_at)}</div>` : null}`,
+                    html`${c.certificate_number}${
+                      c.voided_at ? html` <strong class="void">Void</strong><div class="hint">voided ${when(c.voided_at)}</div>` : null
+                    }`,
                 },
                 { header: 'Coverage', cell: (c) => `${c.product_name}: ${c.coverage_label}` },
                 { header: 'Holder', cell: (c) => c.certificate_holder?.name ?? '—' },
                 {
                   header: 'Download',
-                  cell: (c) => html`<a href=${c.download_url} aria-label=${`PDF of certificate ${c.certificate_number}`}>PDF</a>`,
+                  // A void certificate is no proof of cover: no PDF link to hand on as if it were.
+                  cell: (c) =>
+                    c.voided_at
+                      ? 'Void: not valid'
+                      : html`<a href=${c.download_url} aria-label=${`PDF of certificate ${c.certificate_number}`}>PDF</a>`,
                 },
                 {
                   header: 'Verification',
-                  cell: (c) => html`<a href=${c.verification_url} aria-label=${`Verify certificate ${c.certificate_number}`}>Verify</a>
+                  cell: (c) => html`<a
+                      href=${c.verification_url}
+                      aria-label=${c.voided_at ? `Shows it void: certificate ${c.certificate_number}` : `Verify certificate ${c.certificate_number}`}
+                      >${c.voided_at ? 'Shows it void' : 'Verify'}</a
+                    >
                     ${
-                      data.qr.get(c.verification_url)
+                      !c.voided_at && data.qr.get(c.verification_url)
                         ? html`<img src=${data.qr.get(c.verification_url)} width="96" height="96" alt=${`QR code of the verification page of ${c.certificate_number}`} />`
                         : null
                     }`,
@@ -155,13 +198,19 @@ export function purchasePage(
       ${certs.payment_zip_url ? html`<p><a href=${certs.payment_zip_url}>Download every certificate (zip)</a></p>` : null}
       <h2>Certificate holders</h2>
       <ul>
-        ${data.holders.map(
-          (h) =>
-            html`<li>
-              ${h.name}${h.additional_insured ? ' (additional insured)' : ''}${h.waiver_of_subrogation ? ' (waiver of subrogation)' : ''}: ${h.status},
-              ${h.certificates.length} certificate${h.certificates.length === 1 ? '' : 's'}
-            </li>`,
-        )}
+        ${data.holders.map((h) => {
+          const inForce = h.certificates.filter((c) => c.status !== 'voided').length;
+          return html`<li>
+            ${`${h.name}${h.additional_insured ? ' (additional insured)' : ''}${h.waiver_of_subrogation ? ' (waiver of subrogation)' : ''}: ${h.status}, ${inForce} certificate${inForce === 1 ? '' : 's'} in force`}
+            ${
+              data.canChange && h.status === 'active'
+                ? html` <a href=${`/portal/purchases/${p.id}/holders/${h.id}/remove?mode=${data.mode}`} aria-label=${`Remove ${h.name}`}
+                    >Remove…</a
+                  >`
+                : null
+            }
+          </li>`;
+        })}
       </ul>
       ${
         data.canChange
@@ -173,6 +222,33 @@ export function purchasePage(
           : null
       }
       <p><a href=${`/portal/purchases?mode=${data.mode}`}>Back to the ${data.mode} purchases</a></p>`,
+  );
+}
+
+/** The `name` of a named insured as answered (an object with a name), or null. */
+function nameOf(answered: unknown): string | null {
+  const name = answered && typeof answered === 'object' ? (answered as { name?: unknown }).name : null;
+  return typeof name === 'string' && name.trim() ? name : null;
+}
+
+/**
+ * Asks before removing a certificate holder (issue 53, item 7): names it and the certificates of
+ * it in force that are voided; the form posts the removal, `Keep it` goes back to the purchase.
+ */
+export function removeHolderPage(frame: Frame, data: { purchaseId: number; mode: KeyMode; holder: CertificateHolder }): string {
+  const { holder } = data;
+  const inForce = holder.certificates.filter((c) => c.status !== 'voided').length;
+  return page(
+    frame,
+    html`<p>
+        Removing <strong>${holder.name}</strong> voids its ${inForce} certificate${inForce === 1 ? '' : 's'} in force on this purchase; the
+        buyer's cover and the other holders' certificates stay as they are.
+      </p>
+      <form method="post" action=${`/portal/purchases/${data.purchaseId}/holders/${holder.id}/remove?mode=${data.mode}`}>
+        ${csrfField(frame.csrf)}
+        <button type="submit" class="danger">Remove ${holder.name}</button>
+        <a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Keep it</a>
+      </form>`,
   );
 }
 

@@ -7,10 +7,15 @@
  * purchases, the webhook endpoints whose deliveries fail, and the keys to check (an old value
  * about to stop working, a key never used); a `next` inside the portal is still honoured, and one
  * pointing off-site leads to the overview.
+ * Item 7 (the purchase page tells the story): the named insured, each cancellation with who asked
+ * and why, holders added and removed in the timeline, holder summaries counting only certificates
+ * in force, a void certificate marked so without its PDF link or QR code; removing a holder from
+ * the portal after a page naming it.
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, signIn, startPortalStack, type PortalStack } from '../helpers/portal-stack';
-import { buyAndPay, eventSelection } from '../helpers/certificates';
+import { buyAndPay, eventSelection, waitIssued } from '../helpers/certificates';
+import { call } from '../helpers/fixtures';
 import { eventually } from '../helpers/worker';
 import { freePort } from '../helpers/ports';
 
@@ -23,6 +28,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
+
+/** The agency's API (its test key): status and body. */
+const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+  call(stack.app.baseUrl, `/api/v1${path}`, { key: stack.agency.key, ...init });
+
+/** Submits the page's form `selector`: the POST's own status and where it redirects. */
+async function submit(tab: Page, selector: string): Promise<{ status: number; location: string | undefined }> {
+  const [res] = await Promise.all([
+    tab.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
+    tab.waitForNavigation(),
+    tab.$eval(selector, (f) => (f as HTMLFormElement).requestSubmit()),
+  ]);
+  return { status: res.status(), location: res.headers().location };
+}
 
 /** The text of the page's element `selector`, or '' when there is none. */
 const textOf = (tab: Page, selector: string) => tab.$eval(selector, (e) => (e as HTMLElement).innerText).catch(() => '');
@@ -100,4 +119,92 @@ describe('item 11: a landing page after sign-in', () => {
     }
     context = await stack.browser.createBrowserContext();
   });
+});
+
+describe('item 7: the purchase page tells the story', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+
+  beforeAll(async () => {
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+  });
+  afterAll(() => context.close());
+
+  test('named insured, a cancellation with who asked and why, holders added and removed, void certificates marked; a holder removed in the portal', async () => {
+    const paid = await buyAndPay(stack.agency, eventSelection(stack.agency, { start: '2027-11-05', end: '2027-11-06' }, 'Casey Story'));
+    const id = paid.purchaseId;
+    await waitIssued(stack.agency, paid.paymentIntent);
+    const added = await api(`/purchases/${id}/certificate_holders`, {
+      method: 'POST',
+      body: {
+        name: 'Lakeside Caterers',
+        address: { line1: '5 Shore Dr', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+      },
+    });
+    expect(added.status).toBe(201);
+    const holders = async () =>
+      (await api(`/purchases/${id}/certificate_holders`)).body.data as Array<{ name: string; certificates: Array<{ status: string }> }>;
+    await eventually(async () => (await holders()).every((h) => h.certificates.every((c) => c.status === 'issued')), 60_000);
+    // The buyer calls off the first day.
+    const firstDay = (await api(`/purchases/${id}`)).body.data.items[0].covered_units[0].id as number;
+    const cancelled = await api(`/purchases/${id}/cancel`, {
+      method: 'POST',
+      body: { covered_unit_ids: [firstDay], requested_by: 'buyer', reason: 'Rain forecast' },
+    });
+    expect(cancelled.status).toBe(200);
+    await eventually(async () => (await api(`/purchases/${id}`)).body.data.cancellations[0]?.status === 'completed', 60_000);
+    await eventually(async () => (await holders()).every((h) => h.certificates.filter((c) => c.status === 'voided').length === 1), 60_000);
+
+    await tab.goto(`${base()}/portal/purchases/${id}?mode=test`);
+    await signIn(tab, stack.admin);
+    expect(tab.url()).toBe(`${base()}/portal/purchases/${id}?mode=test`);
+    expect(await textOf(tab, 'main dl')).toMatch(/Named insured\s+Casey Story/);
+    const cancellations = await textOf(tab, '[aria-label="Cancellations"]');
+    expect(cancellations).toMatch(/buyer\s+Rain forecast\s+1\s/);
+    const timeline = await textOf(tab, 'main ol');
+    expect(timeline).toContain('certificate holder added: Lakeside Caterers');
+    expect(timeline).toMatch(/cancellation accepted \(by buyer\): “Rain forecast”/);
+    // Two days, one cancelled: each holder has one certificate in force.
+    const summaries = await tab.$$eval('main h2 + ul li', (lis) =>
+      lis.map((li) => (li as HTMLElement).innerText.replace(/\s+/g, ' ').trim()),
+    );
+    expect(summaries).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Grand Hall LLC: active, 1 certificate in force/),
+        expect.stringMatching(/^Lakeside Caterers: active, 1 certificate in force/),
+      ]),
+    );
+    // The void certificates: marked, no PDF link, no QR code; the others keep theirs.
+    const rows = await tab.$$eval('[aria-label="Certificates"] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        text: (tr as HTMLElement).innerText,
+        pdf: tr.querySelector('a[aria-label^="PDF of certificate"]') !== null,
+        qr: tr.querySelector('img') !== null,
+      })),
+    );
+    const voided = rows.filter((r) => /\bVOID\b/.test(r.text));
+    expect(voided).toHaveLength(2);
+    expect(voided.every((r) => !r.pdf && !r.qr && /Void: not valid/.test(r.text))).toBe(true);
+    const valid = rows.filter((r) => !/\bVOID\b/.test(r.text));
+    expect(valid).toHaveLength(2);
+    expect(valid.every((r) => r.pdf && r.qr)).toBe(true);
+    expect(await checkAxe(tab, 'purchase-story')).toEqual([]);
+
+    // Removing a holder: asked first, naming it; then its certificates are void and the timeline says so.
+    await Promise.all([tab.waitForNavigation(), tab.click('a[aria-label="Remove Lakeside Caterers"]')]);
+    expect(await textOf(tab, 'h1')).toBe(`Remove Lakeside Caterers from purchase #${id}?`);
+    expect(await textOf(tab, 'main')).toContain('voids its 1 certificate in force');
+    expect(await checkAxe(tab, 'remove-holder')).toEqual([]);
+    const answer = await submit(tab, 'main form');
+    expect([answer.status, answer.location]).toEqual([303, `/portal/purchases/${id}?mode=test`]);
+    expect(await textOf(tab, '.notice')).toBe('Lakeside Caterers is removed: its certificates on this purchase are void.');
+    expect(await textOf(tab, 'main ol')).toContain('certificate holder removed: Lakeside Caterers');
+    const after = await tab.$$eval('main h2 + ul li', (lis) => lis.map((li) => (li as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+    expect(after).toEqual(expect.arrayContaining([expect.stringMatching(/^Lakeside Caterers: removed, 0 certificates in force$/)]));
+    expect(await tab.$('a[aria-label="Remove Lakeside Caterers"]')).toBeNull();
+    expect((await holders()).find((h) => h.name === 'Lakeside Caterers')!.certificates.every((c) => c.status === 'voided')).toBe(true);
+    expect(await checkAxe(tab, 'purchase-holder-removed')).toEqual([]);
+  }, 180_000);
 });

@@ -2,7 +2,7 @@
  * Purchases: the API's search; one purchase (amounts, timeline, covered units, holders,
  * certificates with their links and QR codes); and, for an admin, the changes with a preview:
  * cancel covered units (the cancellation quote, then cancel at its price), add a certificate
- * holder, endorse (the endorsement quote, then apply it). A cancellation or endorsement quote
+ * holder, remove one (after a page naming it; its certificates are voided), endorse (the endorsement quote, then apply it). A cancellation or endorsement quote
  * records a key, so those go through the purchase's selling key (`sellingKeyOf`); everything is
  * on the audit log as the teammate. A preview's POST redirects (303) to the preview's own page
  * (the quote kept in the session), and carrying it out redirects to the purchase.
@@ -28,12 +28,13 @@ import {
   holderFormPage,
   purchasePage,
   purchasesPage,
+  removeHolderPage,
   type CancellableUnit,
   type HolderForm,
 } from '../views-purchases';
 
 export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): void {
-  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound } = kit;
+  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound, notFoundPage } = kit;
   pages.get('/purchases', async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
@@ -329,6 +330,57 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       return holderView(ctx, purchase, mode, { values, errors: {}, formError: `The holder was not added: ${err.message}.` }, 400);
+    }
+    redirect(ctx, `/portal/purchases/${purchase.id}?mode=${mode}`);
+  });
+
+  // Removing a holder (issue 53, item 7): asked first on a page naming it, then the API's removal (its certificates voided).
+  const holderFor = async (ctx: PortalCtx, mode: KeyMode) => {
+    const purchase = await purchaseFor(ctx, mode);
+    if (!purchase) return null;
+    const holderId = /^\d{1,9}$/.test(String(ctx.params.holderId)) ? Number(ctx.params.holderId) : 0;
+    const holder = (await deps.certificateHolders.list(viewOf(ctx, mode), purchase.id)).find(
+      (h) => h.id === holderId && h.status === 'active',
+    );
+    if (!holder) {
+      notFoundPage(ctx, 'certificate holder', `/portal/purchases/${purchase.id}?mode=${mode}`);
+      return null;
+    }
+    return { purchase, holder };
+  };
+  pages.get('/purchases/:id/holders/:holderId/remove', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const found = await holderFor(ctx, mode);
+    if (!found) return;
+    send(
+      ctx,
+      200,
+      removeHolderPage(frame(ctx, `Remove ${found.holder.name} from purchase #${found.purchase.id}?`, { active: 'purchases' }), {
+        purchaseId: found.purchase.id,
+        mode,
+        holder: found.holder,
+      }),
+    );
+  });
+  pages.post('/purchases/:id/holders/:holderId/remove', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const found = await holderFor(ctx, mode);
+    if (!found) return;
+    const { purchase, holder } = found;
+    try {
+      const removed = await record(
+        ctx,
+        'remove_certificate_holder',
+        { kind: 'purchase', id: String(purchase.id) },
+        () => deps.certificateHolders.remove(viewOf(ctx, mode), purchase.id, holder.id),
+        (h) => ({ certificate_holder_id: h.id, name: h.name }),
+      );
+      ctx.session!.flash = `${removed.name} is removed: its certificates on this purchase are void.`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      ctx.session!.flash = `${holder.name} was not removed: ${err.message}.`;
     }
     redirect(ctx, `/portal/purchases/${purchase.id}?mode=${mode}`);
   });
