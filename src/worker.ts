@@ -11,9 +11,11 @@ import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { createDb, pingDb } from './db/knex';
 import { startMetricsServer, type MetricsServer } from './metrics/server';
+import { ensureDocumentSweepSchedule } from './certificates/sweep-schedule';
 import { ensureBordereauSchedule } from './reports/schedule';
 import { activityAttemptsInterceptor } from './metrics/registry';
 import { activityDepsFromConfig, createActivities } from '../activities';
+import { documentSweepActivitiesFor } from '../activities/document-sweep';
 import { createWorkers } from './temporal/workers';
 import { installRuntimeLogger } from './temporal/runtime-logger';
 
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activities: createActivities(deps),
+      activities: { ...createActivities(deps), ...documentSweepActivitiesFor(config, deps) },
       certificateConcurrency: config.CERTIFICATE_ACTIVITY_CONCURRENCY,
       refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND,
       payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
@@ -70,6 +72,10 @@ async function main(): Promise<void> {
     // fatal: the next start tries again.
     void ensureBordereauSchedule(deps.temporal.client, config.TEMPORAL_TASK_QUEUE).catch((err: unknown) =>
       log.warn({ err }, 'the monthly-bordereaux schedule could not be created or updated; the next worker start tries again'),
+    );
+    // The daily stored-documents sweep (issue 52, item 2), the same way.
+    void ensureDocumentSweepSchedule(deps.temporal.client, config.TEMPORAL_TASK_QUEUE).catch((err: unknown) =>
+      log.warn({ err }, 'the stored-documents-sweep schedule could not be created or updated; the next worker start tries again'),
     );
     // Metrics and health on their own port; a port in use is logged, never fatal.
     metricsServer = await startMetricsServer({

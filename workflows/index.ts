@@ -10,3 +10,4 @@ export { policyWorkflow, cancelUpdate, retryFailedCancellationsUpdate } from './
 export { bulkCancellationWorkflow } from './bulk-cancellation';
 export { bordereauWorkflow, monthlyBordereauxWorkflow } from './bordereau';
 export { holderNoticesWorkflow } from './holder-notices';
+export { storedDocumentsSweepWorkflow } from './document-sweep';

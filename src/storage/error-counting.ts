@@ -39,6 +39,7 @@ export function countStorageErrors(store: ObjectStore, onError: (operation: Stor
     list: counted('list', store.list.bind(store)),
     signedReadUrl: counted('signedReadUrl', store.signedReadUrl.bind(store)),
     deletePrefix: counted('deletePrefix', store.deletePrefix.bind(store)),
+    moveAside: counted('moveAside', store.moveAside.bind(store)),
     openRead(key) {
       const stream = store.openRead(key);
       stream.once('error', (err) => {

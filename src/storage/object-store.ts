@@ -145,6 +145,12 @@ export interface ObjectStore {
   signedReadUrl(key: string, options: { expiresInSeconds: number; downloadName?: string }): Promise<string>;
   /** Deletes every object under `prefix` (tests and tooling only); returns how many. */
   deletePrefix(prefix: string): Promise<number>;
+  /**
+   * Moves the object at `key` to `toKey` (a copy, then the original deleted), so that `key` is free
+   * for a new object while the old bytes stay for inspection (the document sweep's damaged
+   * objects). Returns false when `key` does not exist; a copy already at `toKey` is replaced.
+   */
+  moveAside(key: string, toKey: string): Promise<boolean>;
 }
 
 export type ObjectStoreConfig = Pick<Config, 'STORAGE_API_ENDPOINT' | 'STORAGE_BUCKET' | 'STORAGE_PROJECT_ID'>;
@@ -304,9 +310,21 @@ export function createObjectStore(config: ObjectStoreConfig, options: { signingC
     return names.length;
   }
 
+  async function moveAside(key: string, toKey: string): Promise<boolean> {
+    try {
+      await file(key).copy(file(toKey));
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw err;
+    }
+    await file(key).delete({ ignoreNotFound: true });
+    return true;
+  }
+
   return {
     bucket: config.STORAGE_BUCKET,
     putIfAbsent,
+    moveAside,
     stat,
     exists,
     list,

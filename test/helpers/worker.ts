@@ -14,6 +14,10 @@ import { loadConfig } from '../../src/config';
 import type { BrowserPool } from '../../src/pdf/browser-pool';
 import { createWorkers } from '../../src/temporal/workers';
 import { activityAttemptsInterceptor, type WorkerMetrics } from '../../src/metrics/registry';
+import { documentSweepActivitiesFor } from '../../activities/document-sweep';
+
+/** The activities a worker runs: `createActivities`' and the document sweep's (as src/worker.ts builds them). */
+type WorkerActivities = ReturnType<typeof createActivities> & ReturnType<typeof documentSweepActivitiesFor>;
 
 export interface TestWorker {
   /** The worker's Prometheus metrics (the registry its activities count into). */
@@ -42,9 +46,7 @@ function quietRuntime(): void {
 
 export async function startTestWorker(
   taskQueue: string,
-  overrides:
-    | Partial<ReturnType<typeof createActivities>>
-    | ((real: ReturnType<typeof createActivities>) => Partial<ReturnType<typeof createActivities>>) = {},
+  overrides: Partial<WorkerActivities> | ((real: WorkerActivities) => Partial<WorkerActivities>) = {},
   env: Record<string, string> = {},
 ): Promise<TestWorker> {
   quietRuntime();
@@ -53,7 +55,7 @@ export async function startTestWorker(
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const deps = activityDepsFromConfig(config, { db, log: createLogger({ LOG_LEVEL: 'silent' }, 'test-worker') }, { taskQueue });
   const pdf = deps.pdf;
-  const real = createActivities(deps);
+  const real: WorkerActivities = { ...createActivities(deps), ...documentSweepActivitiesFor(config, deps, taskQueue) };
   const activities = { ...real, ...(typeof overrides === 'function' ? overrides(real) : overrides) };
   const workers = await createWorkers({
     connection,
