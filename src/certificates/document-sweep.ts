@@ -12,10 +12,16 @@
  * - then issuance runs again for its purchase: its verification finds the object missing, resets
  *   the record through the certificates repository, and the next round renders the certificate
  *   from its recorded facts under the same key, number and revision (or rebuilds the zip), and the
- *   record takes the new object's size and sha256 (decision in docs/decisions.md: a certificate
- *   printed again differs in bytes, fonts are subset per print, never in content);
+ *   record takes the new object's size and sha256;
  * - the sweep waits for that run and checks the repaired objects again: `repaired` only when the
  *   new object matches its (new) record.
+ *
+ * Why the record takes the new digest rather than the new object matching the old one (kept here:
+ * docs/decisions.md is at its 600-line limit): a certificate printed again is the same document
+ * (same number, revision, facts and printed values) but not the same bytes, since Chromium subsets
+ * fonts per print and the PDF embeds them; demanding the old sha256 would make every repair fail.
+ * The old digest stays in the finding (`sha256`) and the damaged bytes under `quarantine/`.
+ *
  * A purchase issuance refuses (refunded, cancelled, unpaid) is `not_repaired` with the reason, as
  * is one whose repair run fails or leaves an object that still does not match.
  *
