@@ -36,7 +36,8 @@
  * of a cancellation (`holder-notices-<id>`), and (q) an insurer's bordereau and the monthly run for
  * its month; (r) a purchase whose delayed payment failed, (s) one resumed by a late payment after
  * its run closed, (t) one paid by a saved card, and (u) the hand-off: a holder added while the first
- * certificates are being issued (the owner asks the sale run, which answers when issued); each policy history saved once the run is idle (no
+ * certificates are being issued (the owner asks the sale run, which answers when issued), and (v) the
+ * stored-documents sweep repairing a certificate lost from storage; each policy history saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -56,6 +57,8 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import { loadConfig } from '../src/config';
 import { createDb, migrateLatest } from '../src/db/knex';
 import { activityDepsFromConfig, createActivities } from '../activities';
+import { createObjectStore } from '../src/storage/object-store';
+import { storedDocumentsSweepWorkflow } from '../workflows/document-sweep';
 import { createLogger } from '../src/logger';
 import { createEndorsementsRepository } from '../src/endorsements/repository';
 import { createSaleRepository } from '../src/purchases/sale-repository';
@@ -771,6 +774,23 @@ async function recordAll(namespace: string): Promise<void> {
       expectStatus(await finish(app, purchaseId), 'issued');
       await save(app, 'purchase-paid-handoff.json', purchaseWorkflowId(purchaseId));
       await saveOwner(app, purchaseId, 'policy-holder-during-issuance.json');
+    }
+    if (want('v')) {
+      // (v) the stored-documents sweep (what its daily Schedule starts) over one agency whose
+      // purchase lost a certificate PDF from storage: found missing, issued again, checked again
+      const { app, account } = await appWith();
+      const purchaseId = await paidPurchase(app, account);
+      const [lost] = await app.container.db('certificates').where({ purchase_id: purchaseId }).orderBy('id');
+      await createObjectStore(config).deletePrefix(lost.storage_key);
+      const { root_account_id: rootAccountId } = await app.container.db('purchases').where({ id: purchaseId }).first('root_account_id');
+      const sweep = await app.container.temporal.client.workflow.start(storedDocumentsSweepWorkflow, {
+        workflowId: `stored-documents-sweep-histories-${Date.now()}`,
+        taskQueue,
+        args: [{ rootAccountId }],
+      });
+      const report = await sweep.result();
+      if (report.repaired !== 1) throw new Error(`sweep: ${JSON.stringify(report)}`);
+      await save(app, 'stored-documents-sweep.json', sweep.workflowId);
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

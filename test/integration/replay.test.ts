@@ -107,6 +107,7 @@ describe('saved histories', () => {
         'policy-reissue.json',
         'purchase-paid-handoff.json',
         'policy-holder-during-issuance.json',
+        'stored-documents-sweep.json',
       ]),
     );
     const typeOf: Record<string, string> = {
@@ -119,6 +120,7 @@ describe('saved histories', () => {
       monthly: 'monthlyBordereauxWorkflow',
       proof: 'proofOfCoverageEmailWorkflow',
       event: 'eventDeliveryWorkflow',
+      stored: 'storedDocumentsSweepWorkflow',
     };
     for (const file of FILES) {
       const history = loadHistory(file);
