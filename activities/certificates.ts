@@ -29,7 +29,8 @@ import { ObjectConflictError, certificateKey, zipKeys, type ObjectStore } from '
 import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEntry, type ZipExtra } from '../src/storage/zips';
 import { createCertificatesRepository, printedValues, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
 import { createSaleRepository } from '../src/purchases/sale-repository';
-import { proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
+import { certificateFacts, proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
+import type { CertificateSigner } from '../src/certificates/signed-proof';
 
 import type { WorkerMetrics } from '../src/metrics/registry';
 
@@ -41,6 +42,11 @@ export interface CertificateActivityDeps {
   /** Most certificates one print job of an activity holds (config `PDF_PAGES_PER_PRINT`). */
   pagesPerPrint: number;
   publicBaseUrl: string;
+  /**
+   * Signs each certificate's facts into the proof its QR code and verification link carry (config
+   * CERTIFICATE_SIGNING_KEYS; issue 50 item 3). Absent (benchmarks, unit tests): plain links.
+   */
+  certificateSigner?: Pick<CertificateSigner, 'sign'>;
   /** Counts PDFs rendered and times each issuing activity (optional in benchmarks and unit tests). */
   metrics?: Pick<WorkerMetrics, 'certificatesRendered' | 'renderDuration'>;
 }
@@ -96,10 +102,15 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     // A PDF already in storage (an earlier attempt stored it, then its database write was lost)
     // is kept and recorded as it is: the create-only upload is refused and the stored object's
     // size and digest are recorded, so a retry never makes a second, different object.
-    const storePdf = async (row: IssuanceRow, bytes: Buffer) => {
+    const storePdf = async (row: IssuanceRow, bytes: Buffer, proof: string | undefined) => {
       const key = certificateKey(row.purchaseId, row.certificateNumber);
       const put = await store.putIfAbsent(key, bytes, { contentType: 'application/pdf', onExisting: 'keep' }).catch(permanent);
-      await repo.markStored(row.certificateId, { storageKey: key, sizeBytes: put.size, sha256: put.sha256, printed: printedValues(row) });
+      await repo.markStored(row.certificateId, {
+        storageKey: key,
+        sizeBytes: put.size,
+        sha256: put.sha256,
+        printed: printedValues(row, proof),
+      });
       if (put.created) {
         rendered?.set(key, bytes);
         created?.add(key);
@@ -112,7 +123,11 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     // Pages are built here, so that a template error fails this purchase alone; the printer
     // prints them with other purchases' pages of the same account (a print costs far more than a
     // page) and splits the print into one PDF per certificate.
-    const pages = await Promise.all(rows.map((row) => certificatePage(toCertificateData(row, publicBaseUrl)))).catch(permanent);
+    // Each certificate's facts signed (deterministic: a retry signs the same token with the same key).
+    const proofs = await Promise.all(rows.map((row) => deps.certificateSigner?.sign(certificateFacts(row))));
+    const pages = await Promise.all(rows.map((row, i) => certificatePage(toCertificateData(row, publicBaseUrl, proofs[i])))).catch(
+      permanent,
+    );
     const perPrint = deps.pagesPerPrint;
     const jobs: number[] = [];
     for (let i = 0; i < rows.length; i += perPrint) jobs.push(i);
@@ -126,7 +141,7 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
           meta: job.map((row) => ({ title: `Certificate of Insurance ${row.certificateNumber}`, date: row.issueDate })),
         })
         .catch(permanent);
-      await Promise.all(job.map((row, i) => storePdf(row, pdfs[i]!)));
+      await Promise.all(job.map((row, i) => storePdf(row, pdfs[i]!, proofs[from + i])));
     };
     await withHeartbeat(() => Promise.all(jobs.map(printAndStore)));
     timer?.();

@@ -12,6 +12,7 @@ import { createObjectStore, type ObjectStore } from '../src/storage/object-store
 import { countStorageErrors } from '../src/storage/error-counting';
 import { createPurchaseActivities } from './purchase';
 import { createCertificateActivities } from './certificates';
+import { createCertificateSigner, type CertificateSigner } from '../src/certificates/signed-proof';
 import { createProofEmailActivities } from './proof-email';
 import { createRenewalActivities } from './renewal';
 import { createDisputeActivities } from './disputes';
@@ -58,6 +59,8 @@ export interface ActivityDeps {
   printer: CertificatePrinter;
   /** Most certificates in one print job (config `PDF_PAGES_PER_PRINT`). */
   pagesPerPrint: number;
+  /** Signs each certificate's proof (config CERTIFICATE_SIGNING_KEYS; issue 50 item 3). */
+  certificateSigner?: CertificateSigner;
   /** SMTP for emailed proof of coverage. */
   mailer: Mailer;
   /** Attach certificate PDFs to proof-of-coverage emails up to this many bytes in all. */
@@ -197,6 +200,7 @@ export function activityDepsFromConfig(
       onPrint: ({ pages }) => metrics.pagesPerPrint.observe(pages),
     }),
     pagesPerPrint: config.PDF_PAGES_PER_PRINT,
+    certificateSigner: createCertificateSigner(config.CERTIFICATE_SIGNING_KEYS),
     mailer: createMailer(config, clients.log),
     attachmentMaxBytes: config.PROOF_EMAIL_ATTACHMENT_MAX_BYTES,
     messageIdDomain: /@([A-Za-z0-9.-]+)/.exec(config.MAIL_FROM)?.[1] ?? 'localhost',

@@ -9,6 +9,7 @@
  * Units: durations are named with their unit (`…_HOURS`, `…_MS`); money is not configured here.
  */
 import { z } from 'zod';
+import { parseSigningKeys } from './certificates/signed-proof';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -26,6 +27,8 @@ const urlOrNone = (fallback: string) =>
 const DEV_PAYLOAD_KEYS = 'dev-1:ZGV2ZWxvcG1lbnQtb25seS1wYXlsb2FkLWtleS0zMmI=';
 const DEV_BUYER_EMAIL_HASH_KEY = 'development-only-buyer-email-hash-key';
 const DEV_WITHDRAWAL_LINK_KEY = 'development-only-buyer-withdrawal-link-key';
+/** Published development key signing certificates' proofs (an Ed25519 seed; never valid in production). */
+const DEV_CERTIFICATE_SIGNING_KEYS = 'dev-cert-1:ZGV2ZWxvcG1lbnQtb25seS1jZXJ0aWZpY2F0ZS1rZXk=';
 
 /** One payload codec key: `id` travels in each payload's metadata; `key` is 32 bytes. */
 export interface PayloadKey {
@@ -82,6 +85,24 @@ const schema = z.object({
     .transform((v, ctx) => {
       try {
         return parsePayloadKeys(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /**
+   * Keys signing the proof a certificate's QR code and verification link carry (issue 50): `kid:base64`
+   * pairs, comma-separated, each key a 32-byte Ed25519 seed (`openssl rand -base64 32`). The first
+   * signs new certificates; all are published at /.well-known/jwks.json and verify (rotation: put
+   * the new key first, keep the old ones as long as their certificates may be shown). The default
+   * is a published development key, refused when NODE_ENV=production.
+   */
+  CERTIFICATE_SIGNING_KEYS: z
+    .string()
+    .default(DEV_CERTIFICATE_SIGNING_KEYS)
+    .transform((v, ctx) => {
+      try {
+        return parseSigningKeys(v);
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
         return z.NEVER;
@@ -337,6 +358,13 @@ const checked = schema.superRefine((c, ctx) => {
       code: 'custom',
       path: ['WITHDRAWAL_LINK_KEY'],
       message: 'set your own key in production (at least 32 random characters)',
+    });
+  }
+  if (c.CERTIFICATE_SIGNING_KEYS.some((k) => k.kid === 'dev-cert-1')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CERTIFICATE_SIGNING_KEYS'],
+      message: 'set your own key in production (kid:base64 of a 32-byte Ed25519 seed, e.g. from `openssl rand -base64 32`)',
     });
   }
 });

@@ -67,6 +67,7 @@ import { createCertificatesRepository } from './certificates/repository';
 import { createAccountScopes } from './accounts/scope';
 import { createCertificateService, type CertificateService } from './certificates/service';
 import { rootCertificateRoutes, teammateCertificateRoutes, verificationRoutes } from './certificates/routes';
+import { createCertificateSigner } from './certificates/signed-proof';
 import { createPurchaseSearchRepository } from './purchase-search/repository';
 import { createPurchaseSearchService } from './purchase-search/service';
 import { purchaseSearchRoutes, rootPurchaseSearchRoutes } from './purchase-search/routes';
@@ -317,7 +318,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     ],
     webhookRoutes: [webhookRoutes(webhooks)],
     publicRoutes: [
-      verificationRoutes(certificates, verifyRateLimiter.limiter),
+      verificationRoutes(certificates, verifyRateLimiter.limiter, createCertificateSigner(config.CERTIFICATE_SIGNING_KEYS)),
       checkoutPageRoutes(
         createCheckoutPageService({
           sales,

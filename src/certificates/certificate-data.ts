@@ -6,7 +6,11 @@
  *   IANA time zone): its holder with the endorsement marks, the holder's description of
  *   operations (by default the product and the unit's covered dates), the agency as authorized
  *   representative, and the version's revision.
- * - `verificationUrl(publicBaseUrl, code)`: `<base>/verify/<code>`, the QR target.
+ * - `verificationUrl(publicBaseUrl, code, proof?)`: `<base>/verify/<code>`, with `?proof=<jws>`
+ *   when the certificate's signed proof is given (the QR target and the API's verification link;
+ *   issue 50 item 3). The short form is printed under the QR code for typing in.
+ * - `certificateFacts(row)`: what a certificate's proof signs (./signed-proof.ts), from the row it
+ *   is printed from: number, revision, named insured, holder, window, status at issue, issue date.
  * - `proofCode(certificateNumbers)`: the id of a product's proof-of-coverage page, derived from
  *   its certificate numbers so a retried zip build encodes the same QR (no stored state needed),
  *   and as unguessable as the numbers' random tails.
@@ -15,14 +19,34 @@ import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { CertificateData } from '../pdf/certificate-template';
 import type { Address, IssuanceRow } from './repository';
+import type { CertificateFacts } from './signed-proof';
 
 /** Printed when a product line names no insurer (the master policy still identifies it). */
 export const UNNAMED_INSURER = 'Insurer of record under the master policy';
 /** Printed when the product's template asks for no certificate holder. */
 export const NO_CERTIFICATE_HOLDER = 'To whom it may concern';
 
-export function verificationUrl(publicBaseUrl: string, code: string): string {
-  return `${publicBaseUrl.replace(/\/+$/, '')}/verify/${encodeURIComponent(code)}`;
+export function verificationUrl(publicBaseUrl: string, code: string, proof?: string | null): string {
+  const url = `${publicBaseUrl.replace(/\/+$/, '')}/verify/${encodeURIComponent(code)}`;
+  return proof ? `${url}?proof=${proof}` : url;
+}
+
+/** ISO 8601 UTC without milliseconds (shorter tokens: the QR code carries them). */
+const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The facts a certificate printed from `row`, as its signed proof carries them. */
+export function certificateFacts(row: IssuanceRow): CertificateFacts {
+  return {
+    certificate_number: row.certificateNumber,
+    revision: row.revision,
+    named_insured_name: row.namedInsured?.name ?? row.buyerName,
+    certificate_holder_name: row.certificateHolder?.name ?? null,
+    coverage_starts_at: isoSeconds(row.startsAt),
+    coverage_ends_at: isoSeconds(row.endsAt),
+    coverage_time_zone: row.timeZone,
+    status: row.testMode ? 'specimen' : 'issued',
+    issued_at: row.issueDate,
+  };
 }
 
 /** `POC-` and 20 upper-case hex characters of SHA-256 over the sorted numbers. */
@@ -44,7 +68,8 @@ function local(at: Date, zone: string): string {
   return DateTime.fromJSDate(at, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
 }
 
-export function toCertificateData(row: IssuanceRow, publicBaseUrl: string): CertificateData {
+/** `proof`: the certificate's signed proof (`certificateFacts` signed), carried by the QR code; absent: the plain link. */
+export function toCertificateData(row: IssuanceRow, publicBaseUrl: string, proof?: string): CertificateData {
   const currency = row.currency.toUpperCase();
   return {
     certificateNumber: row.certificateNumber,
@@ -76,5 +101,6 @@ export function toCertificateData(row: IssuanceRow, publicBaseUrl: string): Cert
     authorizedRepresentative: row.producerName,
     revision: row.revision,
     verificationUrl: verificationUrl(publicBaseUrl, row.certificateNumber),
+    ...(proof ? { qrUrl: verificationUrl(publicBaseUrl, row.certificateNumber, proof) } : {}),
   };
 }

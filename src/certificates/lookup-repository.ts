@@ -15,6 +15,8 @@ export interface PrintedValues {
   local_label: string;
   named_insured_name: string | null;
   holder_name: string | null;
+  /** The signed proof its QR code carries (issue 50 item 3); absent on certificates stored before. */
+  proof?: string | null;
 }
 
 /** What the verification page may show: no address, email or price (issue 6); a stored version's window, named insured and holder as it printed them. */

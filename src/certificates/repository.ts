@@ -23,8 +23,9 @@ import { createCertificateLookups, type PrintedValues } from './lookup-repositor
 export type { PrintedValues } from './lookup-repository';
 
 /** The values `row` prints (what `markStored` keeps with the PDF). */
-export function printedValues(row: IssuanceRow): PrintedValues {
+export function printedValues(row: IssuanceRow, proof?: string | null): PrintedValues {
   return {
+    ...(proof ? { proof } : {}),
     starts_at: row.startsAt.toISOString(),
     ends_at: row.endsAt.toISOString(),
     time_zone: row.timeZone,
@@ -138,6 +139,8 @@ export interface StoredCertificate {
   /** Set on a past version: when, and by which certificate, it was replaced. */
   supersededAt: Date | null;
   supersededByNumber: string | null;
+  /** The signed proof its QR code carries (null or absent: stored before proofs, or not yet stored). */
+  proof?: string | null;
 }
 
 export function createCertificatesRepository(db: Db | Knex.Transaction) {
@@ -365,6 +368,7 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
           revision: r.revision,
           supersededAt: r.superseded_at ?? null,
           supersededByNumber: r.superseded_by_number ?? null,
+          proof: printed?.proof ?? null,
         };
       });
     },

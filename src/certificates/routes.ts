@@ -5,7 +5,13 @@
  *   200 JSON without envelope (also for an unpaid or still issuing purchase); failures are the
  *   bare error `{ code, message, details? }`.
  * - `GET /verify/{code}`: the public verification page (no API key), HTML by default and JSON
- *   with `Accept: application/json`; 404 (HTML or bare JSON) for an unknown code.
+ *   with `Accept: application/json`; 404 (HTML or bare JSON) for an unknown code. With
+ *   `?proof=<jws>` (what a certificate's QR code carries, issue 50 item 3) the token is verified
+ *   first: its signed facts are shown beside the live status; a token that does not verify (altered,
+ *   unknown key, another certificate's) answers 400, a refusal page or the bare VALIDATION_ERROR
+ *   on `proof`, never the live status as if it were proven. Without `proof` the page answers as
+ *   before (decisions.md: unsigned links keep working, with no signed facts).
+ * - `GET /.well-known/jwks.json`: the public keys that verify certificates' proofs (JWK Set).
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
@@ -17,7 +23,8 @@ import type { AccountScopes } from '../accounts/scope';
 import type { CertificateService, CoverageState, VerificationView } from './service';
 import { ambiguousPaymentIntentResponse, GetCertificatesRequest, GetCertificatesResponse, RootGetCertificatesRequest } from './schemas';
 import { scopedRoute, type ScopedOperation } from './scoped-routes';
-import { renderNotFoundPage, renderVerificationPage } from './verification-page';
+import { renderNotFoundPage, renderProofRefusedPage, renderVerificationPage } from './verification-page';
+import { ProofRefused, type CertificateFacts, type CertificateSigner } from './signed-proof';
 
 const getCertificates = (service: CertificateService): ScopedOperation<GetCertificatesRequest | RootGetCertificatesRequest> => ({
   path: '/getCertificates',
@@ -42,6 +49,41 @@ export const teammateCertificateRoutes = (service: CertificateService, scopes: A
 /** getCertificates on the root surface (mount under `/platform-agency-root-certs`). */
 export const rootCertificateRoutes = (service: CertificateService, scopes: AccountScopes): RouteRegistration =>
   scopedRoute('root', scopes, getCertificates(service));
+
+/** A verified proof as the page's JSON gives it. */
+export interface SignedProofView {
+  kid: string;
+  facts: CertificateFacts;
+}
+
+const SignedFactsSchema = z
+  .object({
+    certificate_number: z.string(),
+    revision: z.number().int().meta({ description: 'The certificate’s version, 1 first' }),
+    named_insured_name: z.string(),
+    certificate_holder_name: z.string().nullable().meta({ description: 'null: to whom it may concern' }),
+    coverage_starts_at: z.string().meta({ description: 'ISO 8601 date-time (UTC)' }),
+    coverage_ends_at: z.string().meta({ description: 'ISO 8601 date-time (UTC), exclusive' }),
+    coverage_time_zone: z.string().meta({ description: 'IANA time zone of the coverage' }),
+    status: z.enum(['issued', 'specimen']).meta({ description: 'Status at issue: `specimen` when issued in test mode (no real cover)' }),
+    issued_at: z.string().meta({ description: 'The issue date printed on the certificate, YYYY-MM-DD' }),
+  } satisfies Record<keyof CertificateFacts, z.ZodType>)
+  .meta({ id: 'CertificateSignedFacts', description: 'The facts a certificate’s proof (a compact JWS, EdDSA) signs' });
+
+const JwksSchema = z
+  .object({
+    keys: z.array(
+      z.object({
+        kty: z.literal('OKP'),
+        crv: z.literal('Ed25519'),
+        x: z.string().meta({ description: 'The public key, base64url' }),
+        kid: z.string().meta({ description: 'The key id a proof’s JWS header names' }),
+        alg: z.literal('EdDSA'),
+        use: z.literal('sig'),
+      }),
+    ),
+  })
+  .meta({ id: 'CertificateJwks', description: 'JWK Set (RFC 7517) of the keys verifying certificates’ proofs; the first signs new ones' });
 
 const CoverageStateSchema = z.enum(['valid', 'not_yet_valid', 'expired', 'voided', 'superseded'] satisfies CoverageState[]);
 
@@ -81,15 +123,29 @@ const VerificationJson = z
     }),
     superseded_at: z.string().nullable().meta({ description: 'When it was replaced, ISO 8601 UTC; else null' }),
     revision: z.number().int().nullable().meta({ description: 'The certificate’s version (1 first); null for a proof of coverage' }),
-  } satisfies Record<keyof VerificationView, z.ZodType>)
+    signed_proof: z
+      .object({ kid: z.string().meta({ description: 'The key that signed it' }), facts: SignedFactsSchema })
+      .nullable()
+      .meta({
+        description:
+          'With `?proof=`: the verified token’s key and signed facts (what the certificate printed, checked against the published keys); null without `proof`',
+      }),
+  } satisfies Record<keyof VerificationView | 'signed_proof', z.ZodType>)
   .meta({
     id: 'CertificateVerification',
     description:
       'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal.',
   });
 
-/** The public verification page, `GET /verify/{code}` (no API key; the QR target). */
-export function verificationRoutes(service: CertificateService, limiter: RateLimiterAbstract): RouteRegistration {
+/**
+ * The public verification page, `GET /verify/{code}` (no API key; the QR target), which verifies a
+ * `proof` with `signer`'s keys, and `GET /.well-known/jwks.json`, those keys.
+ */
+export function verificationRoutes(
+  service: CertificateService,
+  limiter: RateLimiterAbstract,
+  signer: CertificateSigner,
+): RouteRegistration {
   // Public and unauthenticated: limited per client address (config VERIFY_RATE_LIMIT_PER_MINUTE).
   const limit = rateLimit(limiter, { key: (ctx) => `verify:${ctx.ip}`, subject: 'address' });
   return (router, registry) => {
@@ -100,24 +156,59 @@ export function verificationRoutes(service: CertificateService, limiter: RateLim
         await limit(ctx, next);
       },
       async (ctx) => {
-        const view = await service.verify(ctx.params.code ?? '');
+        const code = ctx.params.code ?? '';
         const wantsJson = ctx.accepts('html', 'json') === 'json';
         ctx.set('Cache-Control', 'no-store');
         ctx.set('X-Robots-Tag', 'noindex');
         ctx.set('Referrer-Policy', 'no-referrer');
+        const proof = ctx.query.proof;
+        let signed: SignedProofView | null = null;
+        if (proof !== undefined) {
+          try {
+            if (typeof proof !== 'string') throw new ProofRefused('malformed', 'Give one proof');
+            signed = await signer.verify(proof);
+            if (signed.facts.certificate_number !== code) {
+              throw new ProofRefused('bad_facts', 'The proof is signed for another certificate than the one in the link');
+            }
+          } catch (err) {
+            if (!(err instanceof ProofRefused)) throw err;
+            if (wantsJson) throw new AppError('VALIDATION_ERROR', err.message, { details: [{ path: 'proof', message: err.reason }] });
+            ctx.status = 400;
+            ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+            ctx.type = 'text/html; charset=utf-8';
+            ctx.body = renderProofRefusedPage(code, err);
+            return;
+          }
+        }
+        const view = await service.verify(code);
         if (!view) {
           if (wantsJson) throw new AppError('NOT_FOUND', 'No certificate or proof of coverage with that number');
           ctx.status = 404;
         }
         if (wantsJson) {
-          ctx.body = view;
+          ctx.body = view && { ...view, signed_proof: signed };
           return;
         }
         ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = view ? renderVerificationPage(view) : renderNotFoundPage();
+        ctx.body = view ? renderVerificationPage(view, signed) : renderNotFoundPage();
       },
     );
+    router.get('/.well-known/jwks.json', (ctx) => {
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = signer.jwks();
+    });
+    registry.registerPath({
+      method: 'get',
+      path: '/.well-known/jwks.json',
+      operationId: 'getCertificateJwks',
+      tags: ['Certificates'],
+      summary: 'The public keys verifying certificates’ signed proofs (JWK Set)',
+      security: [],
+      description:
+        'No API key. Ed25519 keys (`alg` EdDSA); the `kid` in a proof’s JWS header names its key. The first key signs new certificates; older keys stay listed so certificates they signed keep verifying. Cache for a few minutes.',
+      responses: { 200: { description: 'The keys', content: { 'application/json': { schema: JwksSchema } } } },
+    });
     registry.registerPath({
       method: 'get',
       path: '/verify/{code}',
@@ -126,12 +217,18 @@ export function verificationRoutes(service: CertificateService, limiter: RateLim
       summary: 'Public verification page of a certificate or proof of coverage (the QR target)',
       security: [],
       description:
-        'No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal.',
+        'No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal. With `proof` (the certificate’s QR code and `verification_url` carry it) the signed facts are verified and shown beside the live status.',
       request: {
         params: z.object({
           code: z
             .string()
             .meta({ description: 'A certificate number (COI-…) or proof-of-coverage code (POC-…)', example: 'COI-42-1-1-3FA9C2B71D' }),
+        }),
+        query: z.object({
+          proof: z.string().optional().meta({
+            description:
+              'The certificate’s signed proof (compact JWS, EdDSA, `kid` in its header; keys at /.well-known/jwks.json), as its QR code and `verification_url` carry it. Verified before anything is shown',
+          }),
         }),
       },
       responses: {
@@ -147,6 +244,14 @@ export function verificationRoutes(service: CertificateService, limiter: RateLim
             'NOT_FOUND: no certificate or proof of coverage with that code; an HTML page, or the bare error with `Accept: application/json`',
           content: {
             'text/html': { schema: { type: 'string', description: 'The not-found page' } },
+            'application/json': { schema: BareErrorSchema },
+          },
+        },
+        400: {
+          description:
+            'VALIDATION_ERROR on `proof`: the proof does not verify (altered, signed by an unknown key, malformed, or for another certificate); a refusal page, or the bare error with `Accept: application/json`',
+          content: {
+            'text/html': { schema: { type: 'string', description: 'The refusal page' } },
             'application/json': { schema: BareErrorSchema },
           },
         },

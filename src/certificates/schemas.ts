@@ -123,7 +123,10 @@ export const CertificateItem = z.object({
   coverage_label: z.string().meta({ description: 'The day (YYYY-MM-DD) or trip (start/end) in that zone' }),
   named_insured_name: z.string().nullable(),
   download_url: z.string().meta({ description: 'Time-limited signed URL of the PDF (see urls_expire_at)' }),
-  verification_url: z.string().meta({ description: 'The public verification page this certificate’s QR code opens' }),
+  verification_url: z.string().meta({
+    description:
+      'The public verification page this certificate’s QR code opens, with the certificate’s signed proof (`?proof=<compact JWS>`, keys at /.well-known/jwks.json)',
+  }),
   size_bytes: z.number().int(),
   sha256: z.string().meta({ description: 'SHA-256 of the PDF, lowercase hex' }),
   voided_at: z.string().nullable().meta({

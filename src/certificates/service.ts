@@ -4,7 +4,8 @@
  * `getCertificates(principal, scope, req)`: every certificate of the purchase the request names
  * (exactly one of `purchase_id`, `checkout_session_id`, `payment_intent`), each with a V4 signed
  * download URL valid `urlTtlSeconds` seconds, the per-payment zip URL and the per-product zip
- * URLs with their proof-of-coverage (QR) link. An unpaid purchase (status `unpaid`) or one still
+ * URLs with their proof-of-coverage (QR) link; a certificate's `verification_url` carries its
+ * signed proof (`?proof=`, issue 50 item 3) as its QR code does. An unpaid purchase (status `unpaid`) or one still
  * issuing (`pending`: its first certificates, or later ones: an added holder's, an endorsement's
  * new versions, until every one and the zips over them are stored; read in one snapshot,
  * `currentSet`) answers with empty lists and its `purchase_status`: the caller retries.
@@ -155,7 +156,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           coverage_label: c.localLabel,
           named_insured_name: c.namedInsuredName,
           download_url: await sign(c.storageKey!, `${c.certificateNumber}.pdf`),
-          verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
+          verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber, c.proof),
           size_bytes: c.sizeBytes!,
           sha256: c.sha256!,
           voided_at: (c.voidedAt ?? purchase.refundedAt)?.toISOString() ?? null,

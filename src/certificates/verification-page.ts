@@ -7,9 +7,14 @@
  * HTML-escaped; the page loads nothing (inline CSS, CSP `default-src 'none'`). Below 36rem (a
  * phone, 320 px wide included) the coverage table shows each certificate as a block of labelled
  * lines, so the page never scrolls sideways (issue 53, item 9).
+ *
+ * With a verified signed proof (issue 50 item 3) the page also lists the facts the certificate's
+ * token signs, under "Signature verified", beside the live status above; `renderProofRefusedPage`
+ * is the page for a token that does not verify (it shows no status: nothing in it is proven).
  */
 import { escapeHtml } from '../pdf/certificate-format';
 import type { CoverageState, VerificationView } from './service';
+import type { CertificateFacts, ProofRefused } from './signed-proof';
 
 const WORDS: Record<CoverageState, { title: string; colour: string }> = {
   valid: { title: 'Valid: coverage is in force now', colour: '#1b7f3b' },
@@ -41,7 +46,37 @@ function page(title: string, body: string): string {
 /** `2027-05-02` of an ISO instant (UTC), for "cancelled on". */
 const dayOf = (iso: string) => iso.slice(0, 10);
 
-export function renderVerificationPage(v: VerificationView): string {
+/** The signed facts as labelled lines (every value escaped). */
+function signedFacts(signed: { kid: string; facts: CertificateFacts }): string {
+  const f = signed.facts;
+  const rows: Array<[string, string, string]> = [
+    ['signed-certificate-number', 'Certificate number', f.certificate_number],
+    ['signed-revision', 'Revision', String(f.revision)],
+    ['signed-named-insured', 'Named insured', f.named_insured_name],
+    ['signed-holder', 'Certificate holder', f.certificate_holder_name ?? 'To whom it may concern'],
+    ['signed-starts', 'Coverage starts (UTC)', f.coverage_starts_at],
+    ['signed-ends', 'Coverage ends (UTC)', f.coverage_ends_at],
+    ['signed-time-zone', 'Time zone', f.coverage_time_zone],
+    ['signed-status', 'Status at issue', f.status === 'specimen' ? 'Specimen (test mode)' : 'Issued'],
+    ['signed-issued-at', 'Issued', f.issued_at],
+  ];
+  return `<section id="signed-proof" data-kid="${escapeHtml(signed.kid)}"><h2 style="font-size:1.05rem;margin:1.25rem 0 .25rem">Signature verified</h2>
+<p><small>The certificate's QR code carries these facts, signed by this service (key ${escapeHtml(signed.kid)}); the status above is live.</small></p>
+<dl>${rows.map(([id, label, value]) => `<dt>${label}</dt><dd id="${id}">${escapeHtml(value)}</dd>`).join('')}</dl></section>`;
+}
+
+/** The page for a proof that does not verify: why, and what to do; no status, nothing as proven. */
+export function renderProofRefusedPage(code: string, refused: Pick<ProofRefused, 'reason' | 'message'>): string {
+  return page(
+    'Signature not valid',
+    `<h1>Signature not valid</h1>
+<div class="state" id="state" data-state="refused" data-reason="${escapeHtml(refused.reason)}" style="color:#b3261e">This link does not prove a certificate: ${escapeHtml(refused.message)}.</div>
+<p>Do not rely on the certificate that led here. Ask whoever gave it to you for the original, or look its number up yourself: ${escapeHtml(code)}.</p>`,
+  );
+}
+
+/** The page of `v`, with the verified signed facts when the link carried a proof. */
+export function renderVerificationPage(v: VerificationView, signed: { kid: string; facts: CertificateFacts } | null = null): string {
   const w = WORDS[v.state];
   const stateWords = (c: VerificationView['coverage'][number]) =>
     c.state === 'voided' && c.voided_at
@@ -76,7 +111,7 @@ export function renderVerificationPage(v: VerificationView): string {
 <dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
 <dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd></dl>
 <table><thead><tr><th>Certificate</th><th>Coverage starts</th><th>Coverage ends</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>
-${successor}<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
+${successor}${signed ? signedFacts(signed) : ''}<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
   );
 }
 

@@ -224,6 +224,12 @@ export interface CertificateData {
    * `verificationUrl` characters).
    */
   verificationUrl: string;
+  /**
+   * What the QR code encodes when it differs from `verificationUrl`: the verification link with
+   * the certificate's signed proof (issue 50 item 3; a few hundred characters, so the QR code is
+   * drawn larger). Absent: `verificationUrl`.
+   */
+  qrUrl?: string;
 }
 
 /** The "Cancellation" box's text when `CertificateData.cancellationNotice` is absent. */
@@ -299,6 +305,7 @@ const STYLES = new SafeHtml(`
   .top > .main { flex: 1 1 auto; min-width: 0; }
   .top > .qr { flex: none; width: 24mm; text-align: center; }
   .top > .qr img { display: block; width: 24mm; height: 24mm; image-rendering: pixelated; }
+  .top > .qr.signed, .top > .qr.signed img { width: 32mm; height: 32mm; }
   .meta { border-bottom: 2px solid #111; padding-bottom: 2px; margin-bottom: 4px; }
   .meta > span { margin-right: 10px; white-space: nowrap; }
   .meta #certificate-number { white-space: normal; }
@@ -331,6 +338,28 @@ function party(id: string, name: string, address: string | undefined): SafeHtml 
   return html`<div class="name" id="${id}">${name}</div>${address ? html`<div>${lines(address)}</div>` : undefined}`;
 }
 
+/**
+ * The QR code of `text` (error correction M, one module of quiet zone) as an SVG of filled
+ * squares, one run of dark modules per rectangle. Not the library's own SVG: it draws each row as
+ * a 1-unit stroke with `crispEdges`, which Chromium's PDF output thins to hairlines once a module
+ * is under about 1.5 CSS px (a signed link's QR code, version 19 or so, could not be decoded).
+ */
+function qrCodeSvg(text: string): string {
+  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  const n = modules.size;
+  let d = '';
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      if (!modules.get(y, x)) continue;
+      let run = 1;
+      while (x + run < n && modules.get(y, x + run)) run++;
+      d += `M${x + 1} ${y + 1}h${run}v1h-${run}z`;
+      x += run - 1;
+    }
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${n + 2} ${n + 2}"><path fill="#fff" d="M0 0h${n + 2}v${n + 2}H0z"/><path fill="#000" d="${d}"/></svg>`;
+}
+
 /** The printed certificate itself (everything inside `<body>` but the watermark). */
 async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   if (data.insurers.length === 0) throw new CertificateTemplateError('a certificate needs at least one insurer');
@@ -341,8 +370,7 @@ async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   const deductible = formatMoneyMinor(data.deductible);
   // Vector, not PNG: sharp at any zoom or print size, and encoding a PNG took about 7 ms of the
   // worker's CPU per certificate (issue 16). An SVG shown by <img> runs no script.
-  const qrSvg = await QRCode.toString(data.verificationUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 });
-  if (!qrSvg.startsWith('<svg')) throw new CertificateTemplateError('QR code generation did not return an SVG');
+  const qrSvg = qrCodeSvg(data.qrUrl ?? data.verificationUrl);
   const qrDataUrl = `data:image/svg+xml;base64,${Buffer.from(qrSvg, 'utf8').toString('base64')}`;
   const letter = (i: number) => String.fromCharCode(65 + (i % 26));
   const holder = data.certificateHolder;
@@ -362,7 +390,7 @@ reduce or otherwise change the coverage of the policy described below. It is not
 representative or producer, and the certificate holder. Additional-insured and subrogation-waived marks apply only as far as the
 policy's endorsements provide.</div>
   </div>
-  <div class="qr"><img id="qr" alt="QR code to the verification page" src="${qrDataUrl}"></div>
+  <div class="qr${data.qrUrl ? ' signed' : ''}"><img id="qr" alt="QR code to the verification page" src="${qrDataUrl}"></div>
 </div>
 ${box('Producer', 'producer-box', party('producer', data.producer.name, data.producer.address))}
 ${box('Insured', 'named-insured-box', party('named-insured', data.namedInsured.name, data.namedInsured.address))}

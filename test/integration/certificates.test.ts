@@ -61,7 +61,10 @@ describe('given a paid 3-day per-day purchase', () => {
         named_insured_name: 'Jordan Lee',
       });
       expect(c.download_url).toContain('X-Goog-Signature=');
-      expect(c.verification_url).toBe(`${app.container.config.PUBLIC_BASE_URL}/verify/${c.certificate_number}`);
+      // The link carries the certificate's signed proof (issue 50 item 3), as its QR code does.
+      expect(c.verification_url).toMatch(
+        new RegExp(`^${app.container.config.PUBLIC_BASE_URL}/verify/${c.certificate_number}\\?proof=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`),
+      );
     }
     expect(Date.parse(body.urls_expire_at) - Date.now()).toBeGreaterThan(3000 * 1000);
     expect(body.product_zips).toHaveLength(1);

@@ -99,12 +99,18 @@ describe('TEMPORAL_PAYLOAD_KEYS', () => {
       loadConfig({ NODE_ENV: 'production', TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`, BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key' }),
     ).toThrow(/WITHDRAWAL_LINK_KEY: set your own key in production/);
     expect(() => loadConfig({ WITHDRAWAL_LINK_KEY: 'too-short' })).toThrow(/^Invalid configuration: WITHDRAWAL_LINK_KEY: /);
-    const c = loadConfig({
+    const production = {
       NODE_ENV: 'production',
       TEMPORAL_PAYLOAD_KEYS: `prod-1:${b64}`,
       BUYER_EMAIL_HASH_KEY: 'a-long-random-production-key',
       WITHDRAWAL_LINK_KEY: 'a-long-random-production-withdrawal-key',
-    });
+    } as const;
+    expect(() => loadConfig(production)).toThrow(/CERTIFICATE_SIGNING_KEYS: set your own key in production/);
+    expect(() => loadConfig({ CERTIFICATE_SIGNING_KEYS: 'cert-1:c2hvcnQ=' })).toThrow(
+      /CERTIFICATE_SIGNING_KEYS: key "cert-1" must be a 32-byte/,
+    );
+    const c = loadConfig({ ...production, CERTIFICATE_SIGNING_KEYS: `cert-2:${b64},cert-1:${b64}` });
+    expect(c.CERTIFICATE_SIGNING_KEYS.map((k) => k.kid)).toEqual(['cert-2', 'cert-1']);
     expect(c.TEMPORAL_PAYLOAD_KEYS[0]!.id).toBe('prod-1');
   });
 });

@@ -78,6 +78,7 @@ const TEST_SECRETS: Record<string, string> = {
   TEMPORAL_PAYLOAD_KEYS: `k8s-test:${Buffer.alloc(32, 7).toString('base64')}`,
   BUYER_EMAIL_HASH_KEY: 'k8s-test-buyer-email-hash-key',
   WITHDRAWAL_LINK_KEY: 'k8s-test-withdrawal-link-key-0123456789',
+  CERTIFICATE_SIGNING_KEYS: `k8s-cert-1:${Buffer.alloc(32, 9).toString('base64')}`,
   TEMPORAL_CODEC_TOKEN: 'k8s-test-codec-token-0123456789',
   TEMPORAL_CODEC_UI_KEY: 'k8s-test-codec-ui-key-0123456789',
   SMTP_URL: 'smtps://user:pw@smtp.test:465',

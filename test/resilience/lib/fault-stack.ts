@@ -374,6 +374,7 @@ export function createFaultStack(dir: string, shape: StackShape = { temporal: 'd
     TEMPORAL_PAYLOAD_KEYS: `resilience-1:${Buffer.from('resilience-suite-payload-key-32b').toString('base64')}`,
     BUYER_EMAIL_HASH_KEY: 'resilience-suite-buyer-email-hash-key',
     WITHDRAWAL_LINK_KEY: 'resilience-suite-withdrawal-link-key-000',
+    CERTIFICATE_SIGNING_KEYS: `resilience-cert-1:${Buffer.from('resilience-suite-certificate-key').toString('base64')}`,
     // A processor outage must answer quickly (503 CONNECTION_ERROR), not after the 20 s default.
     PAYPROC_TIMEOUT_MS: '5000',
     // Processor calls of a purchase workflow retry without an attempt limit; after a processor
