@@ -8,6 +8,11 @@
  * checked again. Prints what it checked, found and repaired (`SweepReport` with `--json`).
  * Exit 0 when nothing was wrong or everything found was repaired, 3 when something could not be
  * repaired (each says why), 1 on a usage error or when storage or the database cannot be read.
+ *
+ * Each run is recorded in `operator_audit_log` (action `sweep-documents`, target the root account
+ * or none, the operator: the OS user or `--operator`, `--reason` or "routine check …") before it reads
+ * anything, and finished with the counts and the purchases issued again: a sweep changes storage
+ * and reissues, so it is on the record like `reissue`, but a routine check needs no reason.
  */
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
@@ -15,7 +20,10 @@ import { createObjectStore } from '../src/storage/object-store';
 import { createTemporalClient } from '../src/temporal/client';
 import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
 import { createServiceDocumentSweep, type SweepFinding } from '../src/certificates/document-sweep';
-import { positiveInt } from './cli';
+import os from 'node:os';
+import { createAuditRepository } from '../src/audit/repository';
+import { audited } from '../src/audit/audited';
+import { positiveInt, UsageError } from './cli';
 
 function describe(f: SweepFinding): string {
   const what = f.kind === 'certificate' ? `certificate ${f.certificate_number} (revision ${f.revision})` : `${f.archive_kind} zip`;
@@ -31,8 +39,16 @@ function describe(f: SweepFinding): string {
 }
 
 /** Runs the sweep with the parsed options; see the module's docstring for output and exit codes. */
-export async function sweepDocuments(opts: { account?: string | undefined }, json: boolean): Promise<number> {
+export async function sweepDocuments(
+  opts: { account?: string | undefined; reason?: string | undefined; operator?: string | undefined },
+  json: boolean,
+): Promise<number> {
   const rootAccountId = opts.account === undefined ? undefined : positiveInt(opts.account, '--account');
+  // The log wants a reason from every operator entry; a routine run says so.
+  const reason = opts.reason?.trim() || 'routine check of stored documents (no --reason given)';
+  if (reason.length > 2000) throw new UsageError(`--reason is at most 2000 characters, got ${reason.length}`);
+  const actor = opts.operator === undefined ? os.userInfo().username : opts.operator.trim();
+  if (!actor || actor.length > 200) throw new UsageError('--operator must be a name of 1 to 200 characters');
   const config = loadConfigOrExit();
   const db = createDb(config);
   const temporal = createTemporalClient(config);
@@ -50,13 +66,38 @@ export async function sweepDocuments(opts: { account?: string | undefined }, jso
         retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
       }),
     });
-    const report = await sweep.sweepAll(rootAccountId === undefined ? {} : { rootAccountId });
-    if (json) console.log(JSON.stringify({ root_account_id: rootAccountId ?? null, ...report }));
+    const { result: report, auditId } = await audited(
+      createAuditRepository(db),
+      {
+        actorKind: 'operator_cli',
+        actor,
+        action: 'sweep-documents',
+        targetKind: rootAccountId === undefined ? null : 'root_account',
+        targetId: rootAccountId === undefined ? null : String(rootAccountId),
+        rootAccountId: rootAccountId ?? null,
+        reason,
+      },
+      () => sweep.sweepAll(rootAccountId === undefined ? {} : { rootAccountId }),
+      {
+        details: (r) => ({
+          checked: r.checked,
+          found: r.found,
+          repaired: r.repaired,
+          not_repaired: r.not_repaired,
+          purchases: [...new Set(r.findings.map((f) => f.purchase_id))],
+        }),
+        isRefusal: () => false,
+        onFinishError: (e, id) =>
+          console.error(`ops: could not record the outcome in audit entry ${id}: ${e instanceof Error ? e.message : String(e)}`),
+      },
+    );
+    if (json) console.log(JSON.stringify({ root_account_id: rootAccountId ?? null, ...report, audit_id: auditId }));
     else {
       console.log(
         `checked ${report.checked.certificates} certificate(s) and ${report.checked.archives} zip(s)${rootAccountId === undefined ? '' : ` of root account ${rootAccountId}`}: ${report.found} found missing or damaged, ${report.repaired} repaired, ${report.not_repaired} not repaired`,
       );
       for (const f of report.findings) console.log(describe(f));
+      console.log(`audit entry ${auditId}`);
     }
     return report.not_repaired > 0 ? 3 : 0;
   } finally {

@@ -40,10 +40,11 @@
  *                             keep the run (the worker's `reconciliation_differences` metric reads
  *                             the newest one) and exit 3 when there is a difference; in test mode
  *                             the test helper's made-up payments are skipped and counted
- *   sweep-documents [--account <id>]
+ *   sweep-documents [--account <id>] [--reason "<why>"] [--operator <name>]
  *                             check every current certificate PDF and zip against its recorded
  *                             size and sha256, issue missing or damaged ones again and check them;
- *                             exit 3 when one could not be repaired (scripts/ops-sweep.ts)
+ *                             exit 3 when one could not be repaired; recorded in the audit log,
+ *                             a reason optional (scripts/ops-sweep.ts)
  *
  * The commands that change something (reissue, recover, retry-cancellation, setup-namespace) require `--reason` and
  * record who ran them (the OS user, or `--operator <name>`), when, on what, why and how it ended
@@ -109,9 +110,10 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             the month's charges and refunds against the processor; exits 3 on a
                             difference (default mode live; test mode skips the test helper's
                             payments and says how many)
-  sweep-documents [--account <id>]
+  sweep-documents [--account <id>] [--reason "<why>"] [--operator <name>]
                             check stored certificates and zips against their recorded sha256 and
                             size, repair missing or damaged ones; exits 3 when one is not repaired
+                            (recorded in the audit log; a reason is optional)
 
 reissue, recover, retry-cancellation and setup-namespace are recorded in the audit log with the operator (the OS
 user unless --operator) and the reason; without --reason they do nothing.`;
@@ -195,7 +197,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'finance') return finance({ month: values.month, account: values.account, mode: values.mode }, values.json);
   if (command === 'coverage')
     return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);
-  if (command === 'sweep-documents') return sweepDocuments({ account: values.account }, values.json);
+  if (command === 'sweep-documents')
+    return sweepDocuments({ account: values.account, reason: values.reason, operator: values.operator }, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
   if (command === 'reconcile') return reconcile(values.month, values.mode, values['include-test-helper'] === true, values.json);
   if (command === 'setup-namespace')

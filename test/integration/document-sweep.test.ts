@@ -115,6 +115,20 @@ describe('the stored-documents sweep', () => {
       outcome: 'repaired',
     });
     expect(byKey.get(zip.storage_key)).toMatchObject({ kind: 'archive', problem: 'damaged', outcome: 'repaired' });
+    // On the record: who ran it, on which agency, and what it found and issued again.
+    const entry = await db()('operator_audit_log')
+      .where({ id: (report as SweepReport & { audit_id: number }).audit_id })
+      .first();
+    expect(entry).toMatchObject({
+      actor_kind: 'operator_cli',
+      action: 'sweep-documents',
+      target_kind: 'root_account',
+      target_id: String(rootAccountId),
+      root_account_id: rootAccountId,
+      outcome: 'succeeded',
+      reason: 'routine check of stored documents (no --reason given)',
+      details: { found: 3, repaired: 3, not_repaired: 0, purchases: [purchaseId] },
+    });
 
     // Same rows, keys, numbers and revisions; each record now names its new object's digest.
     const after = await certificates();
@@ -158,6 +172,7 @@ describe('the stored-documents sweep', () => {
           `^  purchase ${purchaseId} \\(account ${rootAccountId}\\) certificate ${first.certificate_number} \\(revision 1\\) ${first.storage_key}: missing; repaired: ${first.storage_key} \\(\\d+ bytes, sha256 [0-9a-f]{12}…\\)$`,
         ),
       ),
+      expect.stringMatching(/^audit entry \d+$/),
       '',
     ]);
     await expectAllMatch();
@@ -173,7 +188,8 @@ describe('the stored-documents sweep', () => {
     });
     expect(report).toMatchObject({ found: 1, repaired: 1, not_repaired: 0 });
     expect(report.findings[0]).toMatchObject({ storage_key: second.storage_key, problem: 'damaged', outcome: 'repaired' });
-    expect(report.checked.certificates).toBe((await certificates()).length);
+    // One certificate and one zip a page: every one checked once.
+    expect(report.checked).toEqual({ certificates: (await certificates()).length, archives: (await archives()).length });
     await expectAllMatch();
   }, 180_000);
 
