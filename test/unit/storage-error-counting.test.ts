@@ -20,6 +20,7 @@ function fakeStore(overrides: Partial<ObjectStore>): ObjectStore {
     openRead: () => new PassThrough(),
     signedReadUrl: unused,
     deletePrefix: unused,
+    moveAside: unused,
     ...overrides,
   } as ObjectStore;
 }
@@ -27,13 +28,18 @@ function fakeStore(overrides: Partial<ObjectStore>): ObjectStore {
 test('when storage calls fail, then each failure is counted under its operation and the error is rethrown', async () => {
   const counted: StorageOperation[] = [];
   const store = countStorageErrors(
-    fakeStore({ putIfAbsent: () => Promise.reject(outage()), exists: () => Promise.reject(outage()) }),
+    fakeStore({
+      putIfAbsent: () => Promise.reject(outage()),
+      exists: () => Promise.reject(outage()),
+      moveAside: () => Promise.reject(outage()),
+    }),
     (op) => counted.push(op),
   );
   await expect(store.putIfAbsent('k', Buffer.from('x'), { contentType: 'application/pdf' } as never)).rejects.toThrow('ECONNREFUSED');
   await expect(store.exists(['k'])).rejects.toThrow('ECONNREFUSED');
   await expect(store.exists(['k'])).rejects.toThrow('ECONNREFUSED');
-  expect(counted).toEqual(['putIfAbsent', 'exists', 'exists']);
+  await expect(store.moveAside('k', 'quarantine/k')).rejects.toThrow('ECONNREFUSED');
+  expect(counted).toEqual(['putIfAbsent', 'exists', 'exists', 'moveAside']);
 });
 
 test('when storage answers (success, missing object, conflicting bytes), then nothing is counted and the answer passes through', async () => {
