@@ -123,6 +123,10 @@ export function createApp(c: Container): Koa<AppState> {
         absoluteHours: c.config.PORTAL_SESSION_ABSOLUTE_HOURS,
         secureCookie: new URL(c.config.PUBLIC_BASE_URL).protocol === 'https:',
         defaultGraceHours: c.config.API_KEY_ROTATION_GRACE_HOURS,
+        deliveryRetry: {
+          initialSeconds: c.config.WEBHOOK_RETRY_INITIAL_SECONDS,
+          windowSeconds: c.config.WEBHOOK_RETRY_WINDOW_HOURS * 3600,
+        },
       }),
     );
   }

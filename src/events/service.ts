@@ -83,14 +83,19 @@ export function createEventService(deps: {
     /**
      * Sends the event again to every endpoint that takes its type now: finished deliveries run
      * again (a new workflow run), endpoints added since get their first; a delivery still being
-     * attempted is left to finish (`in_progress`).
+     * attempted is left to finish (`in_progress`). With `only.endpointId`, to that endpoint alone
+     * (the portal's "send again to this endpoint"): NOT_FOUND when it is not an enabled endpoint of
+     * the account and mode that takes the event's type.
      */
     async resend(
       principal: AccountView,
       id: string,
+      only?: { endpointId: number },
     ): Promise<{ event_id: string; deliveries: Array<{ delivery_id: number; endpoint_id: number; action: 'resent' | 'in_progress' }> }> {
       const stored = await owned(principal, id);
-      const endpoints = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
+      const subscribed = await deps.endpoints.subscribedTo({ rootAccountId: stored.rootAccountId, mode: stored.mode }, stored.event.type);
+      const endpoints = only ? subscribed.filter((e) => e.id === only.endpointId) : subscribed;
+      if (only && endpoints.length === 0) throw notFound('Webhook endpoint taking this event', only.endpointId);
       const deliveries = await deps.events.ensureDeliveries(
         id,
         endpoints.map((e) => e.id),

@@ -48,6 +48,12 @@ export interface PortalOptions {
   secureCookie: boolean;
   /** Hours an old key value keeps working after a rotation, unless the form says otherwise. */
   defaultGraceHours: number;
+  /**
+   * The event deliveries' retry schedule (config WEBHOOK_RETRY_INITIAL_SECONDS, …_WINDOW_HOURS in
+   * seconds), from which an endpoint's page tells a failing delivery's next retry; default the
+   * config's defaults, 60 s and 72 h.
+   */
+  deliveryRetry?: { initialSeconds: number; windowSeconds: number };
 }
 
 /** What the portal keeps in a session. */

@@ -18,9 +18,10 @@
  *   POST /portal/keys/{id}/rotate|freeze|unfreeze, GET+POST /portal/keys/{id}/delete (admin);
  *                                     GET …/{id}/rotate|freeze asks first for a live key
  *   GET  /portal/keys/{id}/issued     a created or rotated key's value, shown once (admin)
- *   GET  /portal/webhooks?mode=…      endpoints; POST creates one, POST …/{id}/enable|disable,
+ *   GET  /portal/webhooks?mode=…      endpoints; GET …/{id} its recent deliveries, POST …/{id}/test (admin) the newest event
+ *                                     it takes sent to it alone; POST creates one, POST …/{id}/enable|disable,
  *                                     GET+POST …/{id}/delete (admin); GET …/{id}/created its secret, shown once
- *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin)
+ *   GET  /portal/events?mode=…        newest events; GET …/{id} its deliveries and attempts; POST …/{id}/resend (admin; endpoint_id: to that one only)
  *   GET  /portal/purchases?mode=…&q=… the API's purchase search; GET …/{id} timeline, units, certificates (links, QR);
  *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote; GET …/preview/{quote} shows it), POST …/{id}/cancel;
  *                                     GET …/{id}/holders/new, POST …/{id}/holders; GET+POST …/{id}/holders/{holderId}/remove; GET …/{id}/endorse,

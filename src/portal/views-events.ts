@@ -37,7 +37,13 @@ export function webhooksPage(
       label: `${mode} webhook endpoints`,
       caption: `${endpoints.length} ${mode} endpoint${endpoints.length === 1 ? '' : 's'}. Each event is signed with the endpoint's secret, shown once when it is created.`,
       columns: [
-        { header: 'URL', rowHeader: true, cell: (e) => html`${e.url}<div class="hint">${e.description}</div>` },
+        {
+          header: 'URL',
+          rowHeader: true,
+          cell: (e) =>
+            html`<a href=${`/portal/webhooks/${e.id}?mode=${mode}`} aria-label=${`Deliveries to ${e.url}`}>${e.url}</a>
+              <div class="hint">${e.description}</div>`,
+        },
         { header: 'Events', cell: (e) => e.enabled_events.join(', ') },
         { header: 'Status', cell: (e) => e.status },
         { header: 'Created', cell: (e) => when(e.created_at) },
@@ -105,6 +111,85 @@ export function webhooksPage(
           </form>`
           : html`<p>Your role (viewer) can read endpoints; an admin adds and changes them.</p>`
       }`,
+  );
+}
+
+/** A delivery to one endpoint as its page lists it: the delivery, its event's id and type, and when it is tried next (null: not again). */
+export type EndpointDelivery = DeliveryView & { event_id: string; event_type: string; next_retry_at: string | null };
+
+/**
+ * When a delivery is tried next, by the delivery workflow's schedule (workflows/event-delivery.ts:
+ * the n-th failed attempt waits `initialSeconds`·2^(n−1) s, at most an hour, within `windowSeconds`
+ * of the delivery's start): null unless it is pending after a failed attempt, or when that retry
+ * would fall after the window (it gives up then). Attempts before a resend count too, so after a
+ * resend this is an estimate.
+ */
+export function nextRetryAt(d: DeliveryView, retry: { initialSeconds: number; windowSeconds: number }): string | null {
+  const last = d.attempts.at(-1);
+  if (d.status !== 'pending' || !last) return null;
+  const wait = Math.min(retry.initialSeconds * 2 ** (d.attempts.length - 1), 3600);
+  const at = Date.parse(last.attempted_at) + wait * 1000;
+  return at > Date.parse(d.created_at) + retry.windowSeconds * 1000 ? null : new Date(at).toISOString();
+}
+
+/**
+ * One endpoint's page (issue 53, item 5): what it takes, its newest deliveries (event, status,
+ * attempts, last response, next retry), a refresh link, and for an admin "send a test event": the
+ * newest event it takes, sent again to it alone.
+ */
+export function endpointPage(
+  frame: Frame,
+  data: { endpoint: WebhookEndpointRead; deliveries: EndpointDelivery[]; mode: KeyMode; canChange: boolean },
+): string {
+  const { endpoint, deliveries, mode } = data;
+  const self = `/portal/webhooks/${endpoint.id}?mode=${mode}`;
+  return page(
+    frame,
+    html`${descriptionList([
+      ['URL', endpoint.url],
+      ['Events', endpoint.enabled_events.join(', ')],
+      ['Status', endpoint.status],
+      ['Created', when(endpoint.created_at)],
+    ])}
+      <h2>Recent deliveries</h2>
+      ${
+        deliveries.length
+          ? dataTable({
+              label: `Deliveries to ${endpoint.url}`,
+              caption: `The newest ${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'} to this endpoint, newest first.`,
+              columns: [
+                {
+                  header: 'Event',
+                  rowHeader: true,
+                  cell: (d) => html`<a href=${`/portal/events/${d.event_id}?mode=${mode}`}>${d.event_type}</a>`,
+                },
+                { header: 'Status', cell: (d) => d.status },
+                { header: 'Attempts', cell: (d) => String(d.attempts.length) },
+                {
+                  header: 'Last response',
+                  cell: (d) => {
+                    const last = d.attempts.at(-1);
+                    return last ? (last.response_status !== null ? `HTTP ${last.response_status}` : (last.error ?? 'no answer')) : '—';
+                  },
+                },
+                { header: 'Last attempt', cell: (d) => when(d.attempts.at(-1)?.attempted_at) },
+                { header: 'Next retry', cell: (d) => when(d.next_retry_at) },
+              ],
+              rows: deliveries,
+            })
+          : html`<p>Nothing was sent to this endpoint yet.</p>`
+      }
+      <p><a href=${self}>Refresh the deliveries</a></p>
+      ${
+        data.canChange
+          ? html`<form method="post" action=${`/portal/webhooks/${endpoint.id}/test?mode=${mode}`}>
+              ${csrfField(frame.csrf)}
+              <p class="hint" id="test-event-hint">Sends the newest ${mode} event this endpoint takes again, to this endpoint only.</p>
+              <button type="submit" aria-describedby="test-event-hint">Send a test event</button>
+            </form>`
+          : null
+      }
+      <p><a href=${`/portal/webhooks?mode=${mode}`}>Back to the ${mode} endpoints</a></p>`,
   );
 }
 
@@ -181,9 +266,28 @@ export function eventPage(
       ${
         data.canChange
           ? html`<form method="post" action=${`/portal/events/${event.id}/resend?mode=${mode}`}>
-            ${csrfField(frame.csrf)}
-            <button type="submit">Send the event again</button>
-          </form>`
+                ${csrfField(frame.csrf)}
+                <button type="submit">Send the event again</button>
+              </form>
+              ${
+                event.deliveries.length > 1
+                  ? html`<h2>Send it again to one endpoint</h2>
+                      <ul>
+                        ${event.deliveries.map(
+                          (d) =>
+                            html`<li>
+                              <form method="post" action=${`/portal/events/${event.id}/resend?mode=${mode}`}>
+                                ${csrfField(frame.csrf)}
+                                <input type="hidden" name="endpoint_id" value=${String(d.endpoint_id)} />
+                                <button type="submit" class="secondary" aria-label=${`Send again to ${d.url} only`}>
+                                  Send again to ${d.url} only
+                                </button>
+                              </form>
+                            </li>`,
+                        )}
+                      </ul>`
+                  : null
+              }`
           : null
       }
       <p><a href=${`/portal/events?mode=${mode}`}>Back to the ${mode} events</a></p>`,

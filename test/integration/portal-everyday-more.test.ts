@@ -11,7 +11,12 @@
  * and why, holders added and removed in the timeline, holder summaries counting only certificates
  * in force, a void certificate marked so without its PDF link or QR code; removing a holder from
  * the portal after a page naming it.
+ * Item 5 (deliveries belong to their endpoint): each endpoint's page lists its newest deliveries
+ * (event, status, attempts, last response code, next retry); "send a test event" sends to that
+ * endpoint alone; an event's page sends it again to one endpoint alone.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, signIn, startPortalStack, type PortalStack } from '../helpers/portal-stack';
 import { buyAndPay, eventSelection, waitIssued } from '../helpers/certificates';
@@ -207,4 +212,87 @@ describe('item 7: the purchase page tells the story', () => {
     expect((await holders()).find((h) => h.name === 'Lakeside Caterers')!.certificates.every((c) => c.status === 'voided')).toBe(true);
     expect(await checkAxe(tab, 'purchase-holder-removed')).toEqual([]);
   }, 180_000);
+});
+
+describe('item 5: deliveries belong to their endpoint', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  let receiver: http.Server;
+  /** Events received per path: /down answers 500, the others 200. */
+  const received = new Map<string, Array<{ id: string; type: string }>>();
+  const got = (path: string) => received.get(path) ?? [];
+  const base = () => stack.app.baseUrl;
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const event = JSON.parse(body) as { id: string; type: string };
+        received.set(req.url!, [...got(req.url!), { id: event.id, type: event.type }]);
+        res.writeHead(req.url === '/down' ? 500 : 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+  });
+  afterAll(async () => {
+    await context.close();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+
+  test("an endpoint's page lists its deliveries; a test event and a resend reach one endpoint alone", async () => {
+    const at = (path: string) => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}${path}`;
+    const { webhookEndpoints } = stack.app.container.portal!;
+    const view = { rootAccountId: stack.accountId, mode: 'test' as const, agentId: null };
+    const paidOnly = { enabled_events: ['purchase.paid'] as ['purchase.paid'] };
+    const down = await webhookEndpoints.create(view, { url: at('/down'), ...paidOnly });
+    const up = await webhookEndpoints.create(view, { url: at('/up'), ...paidOnly });
+    const other = await webhookEndpoints.create(view, { url: at('/other'), ...paidOnly });
+    await buyAndPay(stack.agency, eventSelection(stack.agency, { start: '2027-12-01', end: '2027-12-01' }, 'Drew Deliveries'));
+    await eventually(async () => got('/down').length >= 1 && got('/up').length === 1 && got('/other').length === 1, 30_000);
+    const paidEvent = got('/up')[0]!;
+    expect(paidEvent.type).toBe('purchase.paid');
+
+    await tab.goto(`${base()}/portal/webhooks?mode=test`);
+    await signIn(tab, stack.admin);
+    await Promise.all([tab.waitForNavigation(), tab.click(`a[aria-label="Deliveries to ${down.url}"]`)]);
+    expect(tab.url()).toBe(`${base()}/portal/webhooks/${down.id}?mode=test`);
+    /** The deliveries table's rows as their cells' text. */
+    const rows = () =>
+      tab.$$eval('[aria-label^="Deliveries to"] tbody tr', (trs) =>
+        trs.map((tr) => [...tr.children].map((c) => (c as HTMLElement).innerText.trim())),
+      );
+    // Event, status, attempts, last response, last attempt, next retry (the first retry waits a minute).
+    const failing = (await eventually(async () => {
+      await tab.reload();
+      const r = await rows();
+      return r.length === 1 && r[0]![3] === 'HTTP 500' ? r[0]! : null;
+    }))!;
+    expect(failing.slice(0, 4)).toEqual(['purchase.paid', 'pending', '1', 'HTTP 500']);
+    expect(failing[5]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(Date.parse(failing[5]!.replace(' UTC', ':00Z'))).toBeGreaterThan(Date.parse(failing[4]!.replace(' UTC', ':00Z')));
+    expect(await tab.$('a[href="/portal/webhooks/' + down.id + '?mode=test"]')).not.toBeNull(); // the refresh link
+    expect(await checkAxe(tab, 'endpoint-deliveries')).toEqual([]);
+
+    await tab.goto(`${base()}/portal/webhooks/${up.id}?mode=test`);
+    expect((await rows())[0]).toEqual(['purchase.paid', 'succeeded', '1', 'HTTP 200', expect.any(String), '—']);
+    // A test event: the newest it takes, to it alone.
+    const answer = await submit(tab, `form[action="/portal/webhooks/${up.id}/test?mode=test"]`);
+    expect([answer.status, answer.location]).toEqual([303, `/portal/webhooks/${up.id}?mode=test`]);
+    expect(await textOf(tab, '.notice')).toBe(`Event purchase.paid (${paidEvent.id}) is being sent to this endpoint alone.`);
+    await eventually(async () => got('/up').length === 2, 30_000);
+    expect(got('/up')[1]!.id).toBe(paidEvent.id);
+    expect(got('/other')).toHaveLength(1);
+
+    // The event's page: sent again to one endpoint only.
+    await tab.goto(`${base()}/portal/events/${paidEvent.id}?mode=test`);
+    expect(await checkAxe(tab, 'event-resend-one')).toEqual([]);
+    const again = await submit(tab, `form:has(button[aria-label="Send again to ${other.url} only"])`);
+    expect(again.status).toBe(303);
+    expect(await textOf(tab, '.notice')).toBe('The event is being sent again to 1 endpoint.');
+    await eventually(async () => got('/other').length === 2, 30_000);
+    expect(got('/up')).toHaveLength(2);
+  }, 120_000);
 });

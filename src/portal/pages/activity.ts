@@ -1,6 +1,7 @@
 /**
- * Webhook endpoints (add with the secret shown once, enable/disable, delete after confirming) and
- * events (the newest; one event's deliveries and attempts; send again), through the API's
+ * Webhook endpoints (add with the secret shown once, enable/disable, delete after confirming; one
+ * endpoint's page with its newest deliveries and "send a test event" to it alone) and
+ * events (the newest; one event's deliveries and attempts; send again, to all or to one endpoint), through the API's
  * services for the account in the page's mode. A new endpoint's POST redirects (303) to its
  * `created` page, which shows the signing secret once (kept in the session until shown).
  */
@@ -14,6 +15,8 @@ import {
   deleteEndpointPage,
   emptyEndpointForm,
   endpointCreatedPage,
+  endpointPage,
+  nextRetryAt,
   eventPage,
   eventsPage,
   webhooksPage,
@@ -22,7 +25,7 @@ import {
 import { messagePage } from '../views';
 
 export function registerWebhookAndEventPages(pages: Router<AppState>, kit: PortalKit): void {
-  const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound, takeReveal } = kit;
+  const { deps, options, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound, takeReveal } = kit;
   const webhooksView = async (ctx: PortalCtx, mode: KeyMode, form: EndpointForm, status = 200) => {
     const { items } = await deps.webhookEndpoints.list(viewOf(ctx, mode), { pageSize: 100, pageIndex: 0 });
     send(
@@ -129,6 +132,56 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
           ),
     );
   });
+  // One endpoint's page: its newest deliveries (item 5), and a test event sent to it alone.
+  pages.get('/webhooks/:id', async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const endpoint = await ownEndpoint(ctx, mode);
+    if (!endpoint) return;
+    const deliveries = await deps.events.deliveriesToEndpoint(viewOf(ctx, mode), endpoint.id, 20);
+    send(
+      ctx,
+      200,
+      endpointPage(frame(ctx, `Endpoint ${endpoint.url}`, { active: 'webhooks', live: mode === 'live' }), {
+        endpoint,
+        deliveries: deliveries.map((d) => ({
+          ...d,
+          next_retry_at: nextRetryAt(d, options.deliveryRetry ?? { initialSeconds: 60, windowSeconds: 72 * 3600 }),
+        })),
+        mode,
+        canChange: ctx.state.teammate!.portalRole === 'admin',
+      }),
+    );
+  });
+  pages.post('/webhooks/:id/test', requireAdmin, async (rawCtx) => {
+    const ctx = rawCtx as unknown as PortalCtx;
+    const mode = modeOf(ctx.query.mode);
+    const endpoint = await ownEndpoint(ctx, mode);
+    if (!endpoint) return;
+    const back = `/portal/webhooks/${endpoint.id}?mode=${mode}`;
+    // The newest event it takes, among the account's 100 newest of the mode.
+    const { items } = await deps.events.list(viewOf(ctx, mode), { pageSize: 100, pageIndex: 0 });
+    const takes = (type: string) => endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type);
+    const event = items.find((e) => takes(e.type));
+    if (!event) {
+      ctx.session!.flash = `No ${mode} event yet that this endpoint takes, so nothing was sent. Make a ${mode} purchase first.`;
+      return redirect(ctx, back);
+    }
+    try {
+      await record(
+        ctx,
+        'send_test_event',
+        { kind: 'webhook_endpoint', id: String(endpoint.id) },
+        () => deps.events.resend(viewOf(ctx, mode), event.id, { endpointId: endpoint.id }),
+        (r) => ({ event_id: event.id, deliveries: r.deliveries.length }),
+      );
+      ctx.session!.flash = `Event ${event.type} (${event.id}) is being sent to this endpoint alone.`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      ctx.session!.flash = `Nothing was sent: ${err.message} (a disabled endpoint gets no events).`;
+    }
+    redirect(ctx, back);
+  });
   pages.get('/webhooks/:id/delete', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const endpoint = await ownEndpoint(ctx, modeOf(ctx.query.mode));
@@ -196,13 +249,16 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
     const ctx = rawCtx as unknown as PortalCtx;
     const mode = modeOf(ctx.query.mode);
     const id = String(ctx.params.id);
+    // endpoint_id: to that endpoint alone (a row's "send again to … only"); else to every endpoint that takes it.
+    const endpointId = String((ctx.request.body as Record<string, unknown> | undefined)?.endpoint_id ?? '');
+    const only = /^\d{1,9}$/.test(endpointId) ? { endpointId: Number(endpointId) } : undefined;
     const r = await orNotFound(ctx, 'event', `/portal/events?mode=${mode}`, () =>
       record(
         ctx,
         'resend_event',
         { kind: 'event', id },
-        () => deps.events.resend(viewOf(ctx, mode), id),
-        (x) => ({ deliveries: x.deliveries.length }),
+        () => deps.events.resend(viewOf(ctx, mode), id, only),
+        (x) => ({ deliveries: x.deliveries.length, ...(only ? { endpoint_id: only.endpointId } : {}) }),
       ),
     );
     if (!r) return;
