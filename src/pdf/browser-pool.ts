@@ -326,7 +326,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       // (e.g. its Content-Security-Policy); a navigation to about:blank gives a fresh document.
       if (reused && freshDocument) await page.goto('about:blank', { waitUntil: 'load', timeout: 0 });
       await page.setContent(html, { waitUntil: 'load', timeout: 0 });
-      return page.pdf({ format: format as PaperFormat, printBackground: true, timeout: 0 });
+      // Tagged (puppeteer's default, stated): a structure tree, /Lang from <html lang> (issue 50 item 6).
+      return page.pdf({ format: format as PaperFormat, printBackground: true, timeout: 0, tagged: true });
     })();
     try {
       const pdf = await Promise.race([work, deadline]);

@@ -6,7 +6,7 @@
  * token and an unknown key are refused both ways (never a 5xx); a token of a rotated-out key
  * still in the set verifies.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -84,6 +84,10 @@ describe('given an issued certificate', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     writeFileSync(path.join(ARTIFACTS, 'certificate-signed-qr.png'), png);
     writeFileSync(path.join(ARTIFACTS, 'certificate-signed-qr.pdf'), pdf);
+    // As issued (printed, split and stored), the PDF is tagged and titled (issue 50 item 6).
+    const info = execFileSync('pdfinfo', [path.join(ARTIFACTS, 'certificate-signed-qr.pdf')], { encoding: 'utf8' });
+    expect(info).toMatch(/^Tagged:\s+yes$/m);
+    expect(info).toContain(`Certificate of Insurance ${cert.certificate_number}`);
     expect(decodeQr(png)).toBe(cert.verification_url);
     // pdftoppm ran synchronously: let the HTTP client see the app's close of idle connections
     // before the next call (else it may reuse one the app closed meanwhile: ECONNRESET).

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
+import { PDFDict, PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { loadConfig } from '../../src/config';
 import { createBrowserPool, RenderTimeoutError, type BrowserPool } from '../../src/pdf/browser-pool';
 import { renderCertificateHtml, renderCertificatesHtml } from '../../src/pdf/certificate-template';
@@ -33,6 +34,18 @@ function hasPdftotext(): boolean {
   }
 }
 const PDFTOTEXT = hasPdftotext();
+
+/** `pdfinfo [flag] <pdf>`'s output (poppler; `-struct-text` prints the structure tree with its text). */
+function pdfInfo(pdf: Buffer, flag?: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pdf-test-'));
+  try {
+    const file = path.join(dir, 'c.pdf');
+    writeFileSync(file, pdf);
+    return execFileSync('pdfinfo', [...(flag ? [flag] : []), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 function pdfText(pdf: Buffer): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pdf-test-'));
@@ -325,6 +338,49 @@ describe('PDF renderer', () => {
     await expect(renderCertificatesHtml([certificate(), certificate({ testMode: true })], { format })).rejects.toThrow(
       CertificateTemplateError,
     );
+  });
+
+  test('when certificates are printed together and split, or printed alone, then each PDF is tagged, titled, in English, and its text copies out in reading order (issue 50 item 6)', async () => {
+    const certs = ['A', 'B', 'C'].map((n) =>
+      certificate({ certificateNumber: `COI-9-2-${n}-0000000000`, namedInsured: { name: `Insured ${n}` } }),
+    );
+    const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
+    const pdfs = await splitPdfPages(
+      print,
+      certs.map((c) => ({ title: `Certificate of Insurance ${c.certificateNumber}`, date: '2026-03-01' })),
+    );
+    const alone = await pool.render(await renderCertificateHtml(certs[0]!, { format }), { format });
+    for (const [i, one] of [...pdfs, alone].entries()) {
+      const number = certs[i % 3]!.certificateNumber;
+      const info = pdfInfo(one);
+      expect(info).toMatch(/^Tagged:\s+yes$/m);
+      expect(info).toMatch(new RegExp(`^Title:\\s+Certificate of Insurance ${number}$`, 'm'));
+      const doc = await PDFDocument.load(one, { updateMetadata: false });
+      expect(doc.catalog.lookup(PDFName.of('Lang'), PDFString).decodeText()).toBe('en');
+      expect(String(doc.catalog.lookup(PDFName.of('MarkInfo'), PDFDict).get(PDFName.of('Marked')))).toBe('true');
+      // The structure tree marks this certificate's text and none of the other certificates'.
+      const structure = pdfInfo(one, '-struct-text');
+      expect(structure).toContain(`"Insured ${'ABC'[i % 3]}"`);
+      for (const other of ['A', 'B', 'C'].filter((x) => x !== 'ABC'[i % 3])) expect(structure).not.toContain(`Insured ${other}`);
+      // Copied out (content order), the boxes come as the page reads, top to bottom.
+      const text = pdfText(one);
+      const order = [
+        'CERTIFICATE OF LIABILITY INSURANCE',
+        number,
+        'PRODUCER',
+        'INSURED',
+        `Insured ${'ABC'[i % 3]}`,
+        'INSURER(S) AFFORDING COVERAGE',
+        'POLICY EFFECTIVE',
+        'LIMITS',
+        'DESCRIPTION OF OPERATIONS',
+        'CERTIFICATE HOLDER',
+        'CANCELLATION',
+        'Verify this certificate',
+      ].map((label) => text.indexOf(label));
+      expect(order.every((at) => at >= 0)).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+    }
   });
 
   test('when the named insured is 10 000 characters, then it prints as text, and a shared print that no longer has one page per certificate is refused for splitting', async () => {
