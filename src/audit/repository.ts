@@ -11,7 +11,7 @@
  * (`key_cli`, `npm run keys`: the OS user). Another door adds its kind to `ActorKind` (./types.ts), not a table.
  */
 import type { Db } from '../db/knex';
-import type { ActorKind, AuditEntry, AuditOutcome, AuditStart } from './types';
+import type { ActorKind, AuditEntry, AuditListOptions, AuditOutcome, AuditStart } from './types';
 
 export type { ActorKind, AuditOutcome, AuditStart, AuditEntry } from './types';
 
@@ -88,13 +88,20 @@ export function createAuditRepository(db: Db) {
       return n === 1;
     },
 
-    /** The newest `limit` entries (1 to 1000), newest first (by recording order); with `target`, only that target's (e.g. one purchase's); with `rootAccountId`, only that account's. */
-    async list(options: { limit: number; target?: { kind: string; id: string }; rootAccountId?: number }): Promise<AuditEntry[]> {
+    /** The entries `options` names (see AuditListOptions), newest first (by recording order). */
+    async list(options: AuditListOptions): Promise<AuditEntry[]> {
       // Ids are handed out in recording order: newest first is id descending.
       const q = db<Row>('operator_audit_log').select('*').orderBy('id', 'desc');
       if (options.target) q.where({ target_kind: options.target.kind, target_id: options.target.id });
       if (options.rootAccountId !== undefined) q.where({ root_account_id: options.rootAccountId });
-      return ((await q.limit(Math.min(Math.max(options.limit, 1), 1000))) as Row[]).map(toEntry);
+      // A part of who or what, as typed: LIKE's wildcards in it are plain characters.
+      const part = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      if (options.actor) q.whereILike('actor', part(options.actor));
+      if (options.action) q.whereILike('action', part(options.action));
+      if (options.from) q.where('started_at', '>=', options.from);
+      if (options.to) q.where('started_at', '<', options.to);
+      const max = options.upTo10000 ? 10_000 : 1000;
+      return ((await q.limit(Math.min(Math.max(options.limit, 1), max)).offset(Math.max(options.offset ?? 0, 0))) as Row[]).map(toEntry);
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { audited } from './audited';
 import type { AuditRepository } from './repository';
-import type { AuditEntry, AuditStart } from './types';
+import type { AuditEntry, AuditListOptions, AuditStart } from './types';
 
 export function createAuditService(deps: { repo: AuditRepository }) {
   return {
@@ -24,10 +24,11 @@ export function createAuditService(deps: { repo: AuditRepository }) {
     },
 
     /**
-     * The newest `limit` entries (clamped to 1..1000), newest first; with `target` only that
-     * target's (e.g. `{ kind: 'purchase', id: '42' }`), with `rootAccountId` only that account's.
+     * The newest `limit` entries (clamped to 1..1000, or 10 000 for an export), newest first; with
+     * `target` only that target's (e.g. `{ kind: 'purchase', id: '42' }`), with `rootAccountId`
+     * only that account's; `actor`, `action`, `from`, `to` and `offset` as AuditListOptions says.
      */
-    list(options: { limit: number; target?: { kind: string; id: string }; rootAccountId?: number }): Promise<AuditEntry[]> {
+    list(options: AuditListOptions): Promise<AuditEntry[]> {
       return deps.repo.list(options);
     },
   };

@@ -23,6 +23,25 @@ export interface AuditStart {
   clientAddress?: string | null;
 }
 
+/**
+ * Which entries `list` reads: the newest `limit` (1 to 1000, or 10 000 with `upTo10000`) after
+ * skipping `offset`, newest first; each filter narrows them: `target` one target's, `rootAccountId`
+ * one account's, `actor` and `action` a case-insensitive part of who and what, `from` (inclusive)
+ * and `to` (exclusive) when it started.
+ */
+export interface AuditListOptions {
+  limit: number;
+  offset?: number;
+  target?: { kind: string; id: string };
+  rootAccountId?: number;
+  actor?: string;
+  action?: string;
+  from?: Date;
+  to?: Date;
+  /** Allow up to 10 000 entries (an export) instead of 1 000. */
+  upTo10000?: boolean;
+}
+
 /** One row of the log as read back; times are Dates (database time), `outcome` null while running or when its process died. */
 export interface AuditEntry extends AuditStart {
   id: number;

@@ -52,6 +52,7 @@ button,.button{font:inherit;padding:.4rem .9rem;border-radius:4px;border:1px sol
 button.secondary{background:#fff;color:#0b4fb0}
 button.danger{background:#a4000f;border-color:#a4000f}
 .void{color:#a4000f;text-transform:uppercase}
+.pager{list-style:none;padding:0;display:flex;gap:1rem;flex-wrap:wrap}
 td button{margin-top:0}
 form > a{margin-left:1rem;display:inline-block;margin-top:.75rem}
 .copy{display:none}

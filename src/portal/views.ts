@@ -416,31 +416,79 @@ function targetText(e: AuditEntry): string {
   return e.targetKind ? `${e.targetKind.replace(/_/g, ' ')} ${e.targetId ?? ''}`.trim() : '—';
 }
 
-/** The account's audit log: every change made through the portal and the command lines. */
-export function auditPage(frame: Frame, entries: AuditEntry[]): string {
+/** The audit log's filters as typed (who, what: a part of it; from, to: UTC days YYYY-MM-DD, both included) and what was wrong with them. */
+export interface AuditFilters {
+  values: { who: string; what: string; from: string; to: string };
+  errors: Partial<Record<'from' | 'to', string>>;
+}
+
+/** The query string of `filters` (empty ones left out) with `extra`, for a link that keeps them. */
+export function auditQuery(filters: AuditFilters['values'], extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams(Object.entries({ ...filters, ...extra }).filter(([, v]) => v !== ''));
+  return q.size ? `?${q.toString()}` : '';
+}
+
+/**
+ * The account's audit log (issue 53, item 8): every change made through the portal and the
+ * command lines, 50 a page newest first, filtered by who, what and when (a GET form, its mistakes
+ * in an error summary), with links to the newer and older pages and to the CSV of every entry the
+ * filters match (up to 10 000).
+ */
+export function auditPage(
+  frame: Frame,
+  data: { entries: AuditEntry[]; filters: AuditFilters; page: number; hasMore: boolean; pageSize: number },
+): string {
+  const { entries, filters, page: at } = data;
+  const v = filters.values;
+  const filtered = Boolean(v.who || v.what || v.from || v.to);
+  const first = at * data.pageSize + 1;
   return page(
     frame,
-    dataTable({
-      label: 'Audit log',
-      caption: `The newest ${entries.length} change${entries.length === 1 ? '' : 's'} to this account, newest first.`,
-      columns: [
-        { header: 'When', cell: (e) => utc(e.startedAt) },
-        { header: 'Who', cell: (e) => e.actor },
-        {
-          header: 'Through',
-          cell: (e) => (e.actorKind === 'portal' ? 'portal' : e.actorKind === 'key_cli' ? 'key command line' : 'operator command line'),
-        },
-        { header: 'What', cell: (e) => html`${e.action.replace(/_/g, ' ')}${e.reason ? html`<div class="hint">${e.reason}</div>` : null}` },
-        { header: 'Target', cell: targetText },
-        {
-          header: 'Outcome',
-          cell: (e) =>
-            html`${e.outcome ?? 'no outcome recorded'}${e.outcomeDetail ? html`<div class="hint">${e.outcomeDetail}</div>` : null}`,
-        },
-        { header: 'From', cell: (e) => e.clientAddress ?? '—' },
-      ],
-      rows: entries,
-    }),
+    html`<form method="get" action="/portal/audit" role="search" aria-label="Filter the audit log" novalidate>
+        ${errorSummary(mistakesOf(filters.errors, { from: 'audit-from', to: 'audit-to' }))}
+        ${field({ id: 'audit-who', name: 'who', label: 'Who', hint: 'A part of an email or name.', value: v.who, maxlength: 200 })}
+        ${field({ id: 'audit-what', name: 'what', label: 'What', hint: 'A part of the action, e.g. rotate or webhook.', value: v.what, maxlength: 100 })}
+        ${field({ id: 'audit-from', name: 'from', label: 'From (UTC day)', hint: 'YYYY-MM-DD, included.', value: v.from, error: filters.errors.from, maxlength: 10 })}
+        ${field({ id: 'audit-to', name: 'to', label: 'To (UTC day)', hint: 'YYYY-MM-DD, included.', value: v.to, error: filters.errors.to, maxlength: 10 })}
+        <button type="submit">Filter</button>
+        ${filtered ? html` <a href="/portal/audit">Clear the filters</a>` : null}
+      </form>
+      ${
+        entries.length
+          ? dataTable({
+              label: 'Audit log',
+              caption: `Changes ${first} to ${first + entries.length - 1} to this account${filtered ? ' matching the filters' : ''}, newest first.`,
+              columns: [
+                { header: 'When', cell: (e) => utc(e.startedAt) },
+                { header: 'Who', cell: (e) => e.actor },
+                {
+                  header: 'Through',
+                  cell: (e) =>
+                    e.actorKind === 'portal' ? 'portal' : e.actorKind === 'key_cli' ? 'key command line' : 'operator command line',
+                },
+                {
+                  header: 'What',
+                  cell: (e) => html`${e.action.replace(/_/g, ' ')}${e.reason ? html`<div class="hint">${e.reason}</div>` : null}`,
+                },
+                { header: 'Target', cell: targetText },
+                {
+                  header: 'Outcome',
+                  cell: (e) =>
+                    html`${e.outcome ?? 'no outcome recorded'}${e.outcomeDetail ? html`<div class="hint">${e.outcomeDetail}</div>` : null}`,
+                },
+                { header: 'From', cell: (e) => e.clientAddress ?? '—' },
+              ],
+              rows: entries,
+            })
+          : html`<p>${filtered ? 'No change to this account matches the filters.' : 'No change to this account yet.'}</p>`
+      }
+      <nav aria-label="Audit log pages">
+        <ul class="pager">
+          ${at > 0 ? html`<li><a href=${`/portal/audit${auditQuery(v, at > 1 ? { page: String(at) } : {})}`}>Newer changes</a></li>` : null}
+          ${data.hasMore ? html`<li><a href=${`/portal/audit${auditQuery(v, { page: String(at + 2) })}`}>Older changes</a></li>` : null}
+          <li><a href=${`/portal/audit.csv${auditQuery(v)}`} download>Export ${filtered ? 'these changes' : 'every change'} as CSV</a></li>
+        </ul>
+      </nav>`,
   );
 }
 

@@ -14,6 +14,9 @@
  * Item 5 (deliveries belong to their endpoint): each endpoint's page lists its newest deliveries
  * (event, status, attempts, last response code, next retry); "send a test event" sends to that
  * endpoint alone; an event's page sends it again to one endpoint alone.
+ * Item 8 (an audit log you can search): 50 entries a page with newer and older links, filters by
+ * who, what and when (a wrong day answered in the error summary), and a CSV export of what the
+ * filters match, a spreadsheet formula in it made text.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -295,4 +298,111 @@ describe('item 5: deliveries belong to their endpoint', () => {
     await eventually(async () => got('/other').length === 2, 30_000);
     expect(got('/up')).toHaveLength(2);
   }, 120_000);
+});
+
+describe('item 8: an audit log you can search', () => {
+  let context: BrowserContext;
+  let tab: Page;
+  const base = () => stack.app.baseUrl;
+  const today = new Date().toISOString().slice(0, 10);
+  const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    const { audit } = stack.app.container.portal!;
+    const entry = (actor: string, action: string, target: number, reason: string | null = null) =>
+      audit.record(
+        {
+          actorKind: 'portal',
+          actor,
+          action,
+          targetKind: 'api_key',
+          targetId: String(target),
+          rootAccountId: stack.accountId,
+          reason,
+          clientAddress: '127.0.0.1',
+        },
+        async () => ({}),
+        { details: () => ({}), isRefusal: () => false },
+      );
+    for (let i = 1; i <= 55; i++) await entry('pager@item8.example', 'rotate_api_key', i);
+    for (let i = 1; i <= 3; i++) await entry('other.person@item8.example', 'freeze_api_key', 100 + i, '=HYPERLINK("http://evil.example")');
+    context = await stack.browser.createBrowserContext();
+    tab = await context.newPage();
+    await tab.goto(`${base()}/portal/audit`);
+    await signIn(tab, stack.admin);
+  });
+  afterAll(() => context.close());
+
+  /** The audit table's rows: who, what, target. */
+  const rows = () =>
+    tab.$$eval('[aria-label="Audit log"] tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td as HTMLElement).innerText.trim())).map((c) => [c[1], c[3], c[4]]),
+    );
+
+  test('50 a page, newest first, with links to older and newer pages that keep the filters', async () => {
+    await tab.goto(`${base()}/portal/audit?who=pager%40item8`);
+    const first = await rows();
+    expect(first).toHaveLength(50);
+    expect(first[0]).toEqual(['pager@item8.example', 'rotate api key', 'api key 55']);
+    expect(first[49]![2]).toBe('api key 6');
+    expect(await textOf(tab, 'caption')).toBe('Changes 1 to 50 to this account matching the filters, newest first.');
+    expect(await tab.$('a[href*="page=1"]')).toBeNull();
+    await Promise.all([tab.waitForNavigation(), tab.click('a[href="/portal/audit?who=pager%40item8&page=2"]')]);
+    const second = await rows();
+    expect(second.map((r) => r[2])).toEqual(['api key 5', 'api key 4', 'api key 3', 'api key 2', 'api key 1']);
+    expect(await textOf(tab, 'caption')).toBe('Changes 51 to 55 to this account matching the filters, newest first.');
+    expect(await tab.$('a[href*="page=3"]')).toBeNull();
+    expect(await tab.$('a[href="/portal/audit?who=pager%40item8"]')).not.toBeNull(); // newer
+    expect(await checkAxe(tab, 'audit-page-2')).toEqual([]);
+  });
+
+  test('filters by who, what and when; a wrong day is answered in the error summary', async () => {
+    await tab.goto(`${base()}/portal/audit`);
+    await tab.type('#audit-who', 'Other.Person');
+    await tab.type('#audit-what', 'freeze');
+    await tab.type('#audit-from', today);
+    await tab.type('#audit-to', today);
+    await Promise.all([tab.waitForNavigation(), tab.click('form[role="search"] button[type="submit"]')]);
+    const found = await rows();
+    expect(found).toEqual([
+      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 103'],
+      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 102'],
+      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 101'],
+    ]);
+    expect(await tab.$eval('#audit-who', (e) => (e as HTMLInputElement).value)).toBe('Other.Person');
+    expect(await checkAxe(tab, 'audit-filtered')).toEqual([]);
+
+    await tab.goto(`${base()}/portal/audit?who=other.person&from=${tomorrow}`);
+    expect(await rows()).toEqual([]);
+    expect(await textOf(tab, 'main')).toContain('No change to this account matches the filters.');
+
+    const wrong = await tab.goto(`${base()}/portal/audit?from=2026-02-30`);
+    expect(wrong!.status()).toBe(400);
+    await tab.waitForFunction(() => document.activeElement?.id === 'error-summary');
+    expect(await tab.$eval('#error-summary a', (a) => [a.getAttribute('href'), a.textContent])).toEqual([
+      '#audit-from',
+      'Enter the first day as YYYY-MM-DD, e.g. 2026-11-28.',
+    ]);
+    expect(await checkAxe(tab, 'audit-filter-error')).toEqual([]);
+  });
+
+  test('the CSV export holds what the filters match, a formula made text', async () => {
+    await tab.goto(`${base()}/portal/audit?who=other.person&what=freeze`);
+    const href = await tab.$eval('a[download]', (a) => a.getAttribute('href'));
+    expect(href).toBe('/portal/audit.csv?who=other.person&what=freeze');
+    const cookie = (await context.cookies())
+      .filter((c) => c.name.startsWith('coi_portal_session'))
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
+    const res = await fetch(`${base()}${href}`, { headers: { cookie }, redirect: 'manual' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="audit-.+-\d{4}-\d\d-\d\d\.csv"$/);
+    const lines = (await res.text()).split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('started_at,actor,through,action,target_kind,target_id,reason,outcome,outcome_detail,client_address');
+    expect(lines.slice(1)).toHaveLength(3);
+    expect(lines[1]).toMatch(
+      /^"\d{4}-\d\d-\d\dT[\d:.]+Z","other\.person@item8\.example","portal","freeze_api_key","api_key","103","'=HYPERLINK\(""http:\/\/evil\.example""\)","succeeded","","127\.0\.0\.1"$/,
+    );
+  });
 });
