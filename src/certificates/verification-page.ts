@@ -46,6 +46,10 @@ function page(title: string, body: string): string {
 /** `2027-05-02` of an ISO instant (UTC), for "cancelled on". */
 const dayOf = (iso: string) => iso.slice(0, 10);
 
+/** Said on a certificate's page opened without a proof (the short printed link, an older link). */
+const UNSIGNED =
+  '<p id="unsigned"><small>This link carries no signed proof: the details above are the live records. Scan the certificate’s QR code to check the facts it printed.</small></p>';
+
 /** The signed facts as labelled lines (every value escaped). */
 function signedFacts(signed: { kid: string; facts: CertificateFacts }): string {
   const f = signed.facts;
@@ -111,7 +115,7 @@ export function renderVerificationPage(v: VerificationView, signed: { kid: strin
 <dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
 <dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd></dl>
 <table><thead><tr><th>Certificate</th><th>Coverage starts</th><th>Coverage ends</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>
-${successor}${signed ? signedFacts(signed) : ''}<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
+${successor}${signed ? signedFacts(signed) : v.kind === 'certificate' ? UNSIGNED : ''}<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
   );
 }
 

@@ -124,9 +124,13 @@ describe('given an issued certificate', () => {
     expect(html.text).toContain('Signature verified');
     expect(html.text).toContain('<dd id="signed-holder">Grand Hall LLC</dd>');
     expect(html.text).toContain('Not yet valid');
+    expect(html.text).not.toContain('carries no signed proof');
 
     const plain = await call(app.baseUrl, `/verify/${cert.certificate_number}`, { headers: { accept: 'application/json' } });
     expect(plain).toMatchObject({ status: 200, body: { state: 'not_yet_valid', signed_proof: null } });
+    const plainHtml = await call(app.baseUrl, `/verify/${cert.certificate_number}`, { headers: { accept: 'text/html' } });
+    expect(plainHtml.text).toContain('This link carries no signed proof');
+    expect(plainHtml.text).not.toContain('Signature verified');
   });
 
   test('when the token is tampered with, then the page refuses it (400, a refusal page) and so does the command, offline and online', async () => {
