@@ -30,7 +30,7 @@ export interface PortalDeps {
   accounts: TeammateService;
   webhookEndpoints: WebhookEndpointService;
   events: EventService;
-  purchases: Pick<PurchaseService, 'get' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
+  purchases: Pick<PurchaseService, 'get' | 'answers' | 'sellingKeyOf' | 'quoteCancellation' | 'cancel'>;
   certificateHolders: Pick<CertificateHolderService, 'list' | 'add' | 'remove'>;
   endorsements: Pick<EndorsementService, 'quote' | 'endorse'>;
   purchaseSearch: Pick<PurchaseSearchService, 'searchAccount'>;

@@ -74,6 +74,8 @@ export function purchasePage(
     canCancel: boolean;
     /** The covered units an admin may cancel now: each gets a link to the cancel form with it chosen. */
     cancellable?: ReadonlySet<number>;
+    /** What the buyer answered per item (question id → answer): its plain answers are shown (venue, event type…). */
+    answers?: Array<{ itemId: number; productName: string; answers: Record<string, unknown> }>;
   },
 ): string {
   const { purchase: p, certificates: certs } = data;
@@ -103,6 +105,15 @@ export function purchasePage(
       ['Refunded', money(p.amount_refunded)],
       ['Payment intent', html`<code>${p.payment_intent ?? '—'}</code>`],
     ])}
+      ${(data.answers ?? []).map((a) => {
+        const plain = Object.entries(a.answers).filter(
+          (e): e is [string, string | number | boolean] => ['string', 'number', 'boolean'].includes(typeof e[1]) && e[1] !== '',
+        );
+        return plain.length
+          ? html`<h2>What the buyer answered: ${a.productName}</h2>
+              ${descriptionList(plain.map(([k, v]) => [questionLabel(k), typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v)] as const))}`
+          : null;
+      })}
       <h2>Timeline</h2>
       <ol>
         ${timeline.map((t) => html`<li>${when(t.at)}: ${t.text}</li>`)}
@@ -223,6 +234,12 @@ export function purchasePage(
       }
       <p><a href=${`/portal/purchases?mode=${data.mode}`}>Back to the ${data.mode} purchases</a></p>`,
   );
+}
+
+/** A question id as a label: `venue_name` → "Venue name". */
+function questionLabel(id: string): string {
+  const words = id.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** The `name` of a named insured as answered (an object with a name), or null. */

@@ -186,6 +186,20 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
       };
     },
 
+    /** Each item's answers as the buyer gave them (question id → answer), in item order. */
+    async itemAnswers(purchaseId: number): Promise<Array<{ itemId: number; productName: string; answers: Record<string, unknown> }>> {
+      const rows = await db('purchase_items as i')
+        .join('product_lines as pl', 'pl.id', 'i.product_line_id')
+        .where('i.purchase_id', purchaseId)
+        .orderBy('i.position')
+        .select('i.id', 'pl.customer_name', 'i.answers');
+      return rows.map((r) => ({
+        itemId: r.id as number,
+        productName: r.customer_name as string,
+        answers: (r.answers ?? {}) as Record<string, unknown>,
+      }));
+    },
+
     /**
      * The purchase's items in order, each with its product's name, its terms and its covered units
      * (ids included, in unit order). One query (items joined with their units): every event of a

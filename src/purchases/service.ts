@@ -275,6 +275,19 @@ export function createPurchaseService(deps: {
     },
 
     /**
+     * What the buyer answered for each item (question id → answer, e.g. `venue_name`,
+     * `event_type`), in item order: the portal's purchase page shows them. NOT_FOUND for a
+     * purchase that is not the principal's.
+     */
+    async answers(
+      principal: AccountView,
+      id: number,
+    ): Promise<Array<{ itemId: number; productName: string; answers: Record<string, unknown> }>> {
+      await owned(principal, id);
+      return deps.sales.itemAnswers(id);
+    },
+
+    /**
      * Prices a cancellation without changing anything but the stored quote: the units named (or
      * every unit not started at the effective time), who asks and when it takes effect, by the
      * terms each item was bought with; never more than was paid less what was already refunded.

@@ -169,6 +169,11 @@ describe('item 7: the purchase page tells the story', () => {
     await signIn(tab, stack.admin);
     expect(tab.url()).toBe(`${base()}/portal/purchases/${id}?mode=test`);
     expect(await textOf(tab, 'main dl')).toMatch(/Named insured\s+Casey Story/);
+    // Venue and event type, as answered.
+    const answered = await tab.$eval('h2 + dl', (dl) => (dl as HTMLElement).innerText).catch(() => '');
+    expect(await tab.$$eval('h2', (hs) => hs.map((h) => h.textContent))).toContain('What the buyer answered: Special Event Liability');
+    expect(answered).toMatch(/Venue name\s+Grand Hall/);
+    expect(answered).toMatch(/Event type\s+wedding/);
     const cancellations = await textOf(tab, '[aria-label="Cancellations"]');
     expect(cancellations).toMatch(/buyer\s+Rain forecast\s+1\s/);
     const timeline = await textOf(tab, 'main ol');

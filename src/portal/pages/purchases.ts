@@ -57,10 +57,11 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       Promise.all([
         deps.purchases.get(view, id),
         deps.certificates.getCertificates({ mode }, { rootAccountId: view.rootAccountId, agentId: null }, { purchase_id: id }),
+        deps.purchases.answers(view, id),
       ]),
     );
     if (!loaded) return;
-    const [purchase, certificates] = loaded;
+    const [purchase, certificates, answers] = loaded;
     const qr = new Map<string, string>();
     for (const c of certificates.certificates) {
       qr.set(c.verification_url, await QRCode.toDataURL(c.verification_url, { errorCorrectionLevel: 'M', margin: 1, width: 192 }));
@@ -77,6 +78,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         qr,
         mode,
         holders,
+        answers,
         canChange: admin && inForce,
         canCancel: admin && cancellableOf(purchase).length > 0,
         cancellable: new Set(cancellableOf(purchase).map((u) => u.id)),
