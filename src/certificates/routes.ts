@@ -11,7 +11,8 @@
  *   unknown key, another certificate's) answers 400, a refusal page or the bare VALIDATION_ERROR
  *   on `proof`, never the live status as if it were proven. Without `proof` the page answers as
  *   before (decisions.md: unsigned links keep working, with no signed facts).
- * - `GET /.well-known/jwks.json`: the public keys that verify certificates' proofs (JWK Set).
+ * - `GET /.well-known/jwks.json`: the public keys that verify certificates' proofs (JWK Set), limited
+ *   per address together with the page.
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
@@ -194,10 +195,18 @@ export function verificationRoutes(
         ctx.body = view ? renderVerificationPage(view, signed) : renderNotFoundPage();
       },
     );
-    router.get('/.well-known/jwks.json', (ctx) => {
-      ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = signer.jwks();
-    });
+    // Public too: limited with the page (a verifier caches the keys).
+    router.get(
+      '/.well-known/jwks.json',
+      async (ctx, next) => {
+        ctx.state.errorStyle = 'bare';
+        await limit(ctx, next);
+      },
+      (ctx) => {
+        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.body = signer.jwks();
+      },
+    );
     registry.registerPath({
       method: 'get',
       path: '/.well-known/jwks.json',
@@ -207,7 +216,12 @@ export function verificationRoutes(
       security: [],
       description:
         'No API key. Ed25519 keys (`alg` EdDSA); the `kid` in a proof’s JWS header names its key. The first key signs new certificates; older keys stay listed so certificates they signed keep verifying. Cache for a few minutes.',
-      responses: { 200: { description: 'The keys', content: { 'application/json': { schema: JwksSchema } } } },
+      responses: {
+        200: { description: 'The keys', content: { 'application/json': { schema: JwksSchema } } },
+        429: bareError(
+          'RATE_LIMIT_ERROR: too many requests from this address (shared with /verify); retry after the Retry-After header (seconds)',
+        ),
+      },
     });
     registry.registerPath({
       method: 'get',
