@@ -134,8 +134,17 @@ export interface PortalKit {
   viewOf(ctx: PortalCtx, mode: KeyMode): AccountView;
   /** The `:id` route parameter as a number (0 when it is not one). */
   idParam(ctx: PortalCtx): number;
-  /** The 404 page of a `what` this account does not have (another account's reads the same). */
+  /**
+   * The 404 page of a `what` this account does not have (another account's reads the same); the
+   * attempt is recorded on the audit log as refused (`refused_unknown_target`, best effort).
+   */
   notFoundPage(ctx: PortalCtx, what: string, back: string): void;
+  /**
+   * Records a refused attempt of the signed-in teammate on the audit log (issue 53, item 8):
+   * `action`, the page (method and path) as its target, outcome `refused` with `why`. Best effort:
+   * an audit log that cannot be written never changes the answer.
+   */
+  recordRefusal(ctx: PortalCtx, action: string, why: string): Promise<void>;
   /** `act`'s answer; null once the 404 page is sent, when `act` throws a 404 (NOT_FOUND) AppError. */
   orNotFound<T>(ctx: PortalCtx, what: string, back: string, act: () => Promise<T>): Promise<T | null>;
   /**
@@ -157,12 +166,34 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
     ctx.type = 'html';
     ctx.body = body;
   };
-  const notFoundPage = (ctx: PortalCtx, what: string, back: string) =>
+  const recordRefusal = async (ctx: PortalCtx, action: string, why: string) => {
+    const teammate = ctx.state.teammate;
+    if (!teammate) return;
+    await deps.audit
+      .record(
+        {
+          actorKind: 'portal',
+          actor: teammate.email,
+          action,
+          targetKind: 'portal_page',
+          targetId: `${ctx.method} ${ctx.path}`.slice(0, 200),
+          rootAccountId: teammate.rootAccountId,
+          reason: null,
+          clientAddress: ctx.ip,
+        },
+        () => Promise.reject(new Error(why)),
+        { details: () => ({}), isRefusal: () => true },
+      )
+      .catch(() => undefined);
+  };
+  const notFoundPage = (ctx: PortalCtx, what: string, back: string) => {
+    void recordRefusal(ctx, 'refused_unknown_target', `no such ${what} in this account and mode`);
     send(
       ctx,
       404,
       messagePage(frame(ctx, `No such ${what}`), `This account has no such ${what} in this mode.`, { href: back, label: 'Back' }),
     );
+  };
   return {
     deps,
     options,
@@ -175,6 +206,7 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
     async requireAdmin(rawCtx, next) {
       const ctx = rawCtx as unknown as PortalCtx;
       if (ctx.state.teammate?.portalRole !== 'admin') {
+        await recordRefusal(ctx, 'refused_change', 'the viewer role can only read');
         return send(
           ctx,
           403,
@@ -208,6 +240,7 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
     viewOf: (ctx, mode) => ({ rootAccountId: ctx.state.teammate!.rootAccountId, mode, agentId: null }),
     idParam: (ctx) => (/^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : 0),
     notFoundPage,
+    recordRefusal,
     takeReveal<K extends Reveal['kind']>(ctx: PortalCtx, kind: K, id: number) {
       const kept = ctx.session?.reveal;
       if (!kept || kept.kind !== kind || kept.id !== id) return null;

@@ -410,10 +410,15 @@ export function deleteKeyPage(frame: Frame, key: { id: number; name: string; mod
   });
 }
 
-/** What a change was made to: a created key by its new id, else the recorded target. */
-function targetText(e: AuditEntry): string {
-  if (e.details?.api_key_id != null) return `api key ${String(e.details.api_key_id)}`;
-  return e.targetKind ? `${e.targetKind.replace(/_/g, ' ')} ${e.targetId ?? ''}`.trim() : '—';
+/**
+ * What a change was made to: a created key by its new id, else the recorded target; with its
+ * name when `names` knows it (keyed `<kind>:<id>`, e.g. `api_key:12` → the key's name).
+ */
+export function targetText(e: AuditEntry, names: ReadonlyMap<string, string> = new Map()): string {
+  const [kind, id] = e.details?.api_key_id != null ? ['api_key', String(e.details.api_key_id)] : [e.targetKind, e.targetId];
+  if (!kind) return '—';
+  const name = id ? names.get(`${kind}:${id}`) : undefined;
+  return `${`${kind.replace(/_/g, ' ')} ${id ?? ''}`.trim()}${name ? ` “${name}”` : ''}`;
 }
 
 /** The audit log's filters as typed (who, what: a part of it; from, to: UTC days YYYY-MM-DD, both included) and what was wrong with them. */
@@ -436,7 +441,15 @@ export function auditQuery(filters: AuditFilters['values'], extra: Record<string
  */
 export function auditPage(
   frame: Frame,
-  data: { entries: AuditEntry[]; filters: AuditFilters; page: number; hasMore: boolean; pageSize: number },
+  data: {
+    entries: AuditEntry[];
+    filters: AuditFilters;
+    page: number;
+    hasMore: boolean;
+    pageSize: number;
+    /** Targets' names by `<kind>:<id>` (keys, endpoints), shown beside their ids. */
+    names?: ReadonlyMap<string, string>;
+  },
 ): string {
   const { entries, filters, page: at } = data;
   const v = filters.values;
@@ -470,7 +483,7 @@ export function auditPage(
                   header: 'What',
                   cell: (e) => html`${e.action.replace(/_/g, ' ')}${e.reason ? html`<div class="hint">${e.reason}</div>` : null}`,
                 },
-                { header: 'Target', cell: targetText },
+                { header: 'Target', cell: (e) => targetText(e, data.names) },
                 {
                   header: 'Outcome',
                   cell: (e) =>

@@ -16,7 +16,8 @@
  * endpoint alone; an event's page sends it again to one endpoint alone.
  * Item 8 (an audit log you can search): 50 entries a page with newer and older links, filters by
  * who, what and when (a wrong day answered in the error summary), and a CSV export of what the
- * filters match, a spreadsheet formula in it made text.
+ * filters match, a spreadsheet formula in it made text; targets named (a key by its name), and
+ * refused attempts recorded (a viewer's change, a URL naming what the account does not have).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -329,8 +330,9 @@ describe('item 8: an audit log you can search', () => {
         async () => ({}),
         { details: () => ({}), isRefusal: () => false },
       );
-    for (let i = 1; i <= 55; i++) await entry('pager@item8.example', 'rotate_api_key', i);
-    for (let i = 1; i <= 3; i++) await entry('other.person@item8.example', 'freeze_api_key', 100 + i, '=HYPERLINK("http://evil.example")');
+    for (let i = 1; i <= 55; i++) await entry('pager@item8.example', 'rotate_api_key', 10_000 + i);
+    for (let i = 1; i <= 3; i++)
+      await entry('other.person@item8.example', 'freeze_api_key', 20_100 + i, '=HYPERLINK("http://evil.example")');
     context = await stack.browser.createBrowserContext();
     tab = await context.newPage();
     await tab.goto(`${base()}/portal/audit`);
@@ -348,13 +350,13 @@ describe('item 8: an audit log you can search', () => {
     await tab.goto(`${base()}/portal/audit?who=pager%40item8`);
     const first = await rows();
     expect(first).toHaveLength(50);
-    expect(first[0]).toEqual(['pager@item8.example', 'rotate api key', 'api key 55']);
-    expect(first[49]![2]).toBe('api key 6');
+    expect(first[0]).toEqual(['pager@item8.example', 'rotate api key', 'api key 10055']);
+    expect(first[49]![2]).toBe('api key 10006');
     expect(await textOf(tab, 'caption')).toBe('Changes 1 to 50 to this account matching the filters, newest first.');
     expect(await tab.$('a[href*="page=1"]')).toBeNull();
     await Promise.all([tab.waitForNavigation(), tab.click('a[href="/portal/audit?who=pager%40item8&page=2"]')]);
     const second = await rows();
-    expect(second.map((r) => r[2])).toEqual(['api key 5', 'api key 4', 'api key 3', 'api key 2', 'api key 1']);
+    expect(second.map((r) => r[2])).toEqual(['api key 10005', 'api key 10004', 'api key 10003', 'api key 10002', 'api key 10001']);
     expect(await textOf(tab, 'caption')).toBe('Changes 51 to 55 to this account matching the filters, newest first.');
     expect(await tab.$('a[href*="page=3"]')).toBeNull();
     expect(await tab.$('a[href="/portal/audit?who=pager%40item8"]')).not.toBeNull(); // newer
@@ -370,9 +372,9 @@ describe('item 8: an audit log you can search', () => {
     await Promise.all([tab.waitForNavigation(), tab.click('form[role="search"] button[type="submit"]')]);
     const found = await rows();
     expect(found).toEqual([
-      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 103'],
-      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 102'],
-      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 101'],
+      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 20103'],
+      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 20102'],
+      ['other.person@item8.example', expect.stringMatching(/^freeze api key/), 'api key 20101'],
     ]);
     expect(await tab.$eval('#audit-who', (e) => (e as HTMLInputElement).value)).toBe('Other.Person');
     expect(await checkAxe(tab, 'audit-filtered')).toEqual([]);
@@ -391,6 +393,53 @@ describe('item 8: an audit log you can search', () => {
     expect(await checkAxe(tab, 'audit-filter-error')).toEqual([]);
   });
 
+  test("targets by name; a viewer's change and an unknown purchase's URL are recorded as refused", async () => {
+    const { apiKeys, audit } = stack.app.container.portal!;
+    const key = await apiKeys.create({ rootAccountId: stack.accountId, name: 'Named target key', mode: 'test' });
+    await audit.record(
+      {
+        actorKind: 'portal',
+        actor: 'namer@item8.example',
+        action: 'freeze_api_key',
+        targetKind: 'api_key',
+        targetId: String(key.id),
+        rootAccountId: stack.accountId,
+        reason: null,
+        clientAddress: '127.0.0.1',
+      },
+      async () => ({}),
+      { details: () => ({}), isRefusal: () => false },
+    );
+    await tab.goto(`${base()}/portal/audit?who=namer%40item8`);
+    expect((await rows())[0]).toEqual(['namer@item8.example', 'freeze api key', `api key ${key.id} “Named target key”`]);
+
+    const viewerContext = await stack.browser.createBrowserContext();
+    try {
+      const viewerTab = await viewerContext.newPage();
+      await viewerTab.goto(`${base()}/portal/keys/${key.id}/delete`);
+      await signIn(viewerTab, stack.viewer);
+      expect(await textOf(viewerTab, 'h1')).toBe('Not allowed');
+      const missing = await viewerTab.goto(`${base()}/portal/purchases/999999?mode=test`);
+      expect(missing!.status()).toBe(404);
+    } finally {
+      await viewerContext.close();
+    }
+    const refused = (await eventually(async () => {
+      await tab.goto(`${base()}/portal/audit?who=${encodeURIComponent(stack.viewer.email)}&what=refused`);
+      const r = await tab.$$eval('[aria-label="Audit log"] tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td as HTMLElement).innerText.trim())),
+      );
+      return r.length === 2 ? r : null;
+    }))!;
+    // Newest first: the unknown purchase, then the viewer's change.
+    expect(refused.map((r) => [r[1], r[3], r[4], r[5]!.split('\n')[0]])).toEqual([
+      [stack.viewer.email, 'refused unknown target', 'portal page GET /portal/purchases/999999', 'refused'],
+      [stack.viewer.email, 'refused change', `portal page GET /portal/keys/${key.id}/delete`, 'refused'],
+    ]);
+    expect(refused[1]![5]).toContain('the viewer role can only read');
+    expect(await checkAxe(tab, 'audit-refused')).toEqual([]);
+  });
+
   test('the CSV export holds what the filters match, a formula made text', async () => {
     await tab.goto(`${base()}/portal/audit?who=other.person&what=freeze`);
     const href = await tab.$eval('a[download]', (a) => a.getAttribute('href'));
@@ -404,10 +453,10 @@ describe('item 8: an audit log you can search', () => {
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="audit-.+-\d{4}-\d\d-\d\d\.csv"$/);
     const lines = (await res.text()).split('\r\n').filter(Boolean);
-    expect(lines[0]).toBe('started_at,actor,through,action,target_kind,target_id,reason,outcome,outcome_detail,client_address');
+    expect(lines[0]).toBe('started_at,actor,through,action,target_kind,target_id,target,reason,outcome,outcome_detail,client_address');
     expect(lines.slice(1)).toHaveLength(3);
     expect(lines[1]).toMatch(
-      /^"\d{4}-\d\d-\d\dT[\d:.]+Z","other\.person@item8\.example","portal","freeze_api_key","api_key","103","'=HYPERLINK\(""http:\/\/evil\.example""\)","succeeded","","127\.0\.0\.1"$/,
+      /^"\d{4}-\d\d-\d\dT[\d:.]+Z","other\.person@item8\.example","portal","freeze_api_key","api_key","20103","api key 20103","'=HYPERLINK\(""http:\/\/evil\.example""\)","succeeded","","127\.0\.0\.1"$/,
     );
   });
 });

@@ -217,7 +217,7 @@ describe('an admin', () => {
     const rows = await tab.$$eval('tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     const actions = rows.map((r) => r[3]).reverse();
     expect(actions).toEqual(['create key', 'rotate key', 'freeze key', 'unfreeze key', 'delete key', 'create key']);
-    expect(rows.map((r) => r[4]).every((t) => /^api key \d+$/.test(t!))).toBe(true);
+    expect(rows.map((r) => r[4]).every((t) => /^api key \d+ “.+”$/.test(t!))).toBe(true); // each key by its name too
     for (const r of rows) {
       expect(r[1]).toBe(admin.email);
       expect(r[2]).toBe('portal');

@@ -2,7 +2,8 @@
  * The account page (slug, public ids, checkout return URLs and teammates' roles, both changed by
  * an admin; the last admin stays one) and the audit log: 50 entries a page (`?page=`, from 1),
  * filtered by `who` and `what` (a part of either, any case) and `from`/`to` (UTC days, both
- * included); GET /portal/audit.csv exports what the same filters match, newest first, at most
+ * included), each target with its name when it is a key or endpoint of the account; refused
+ * attempts are there too (kit.recordRefusal); GET /portal/audit.csv exports what the same filters match, newest first, at most
  * 10 000 rows (a cell starting with = + - @ is prefixed with ' so a spreadsheet shows it as text).
  */
 import type Router from '@koa/router';
@@ -10,7 +11,7 @@ import type { AppState } from '../../http/context';
 import type { PortalCtx, PortalKit } from '../kit';
 import { AppError } from '../../shared/errors';
 import { returnUrlProblem } from '../../shared/return-url';
-import { accountPage, auditPage, type AuditFilters, type ReturnUrlsForm } from '../views';
+import { accountPage, auditPage, targetText, type AuditFilters, type ReturnUrlsForm } from '../views';
 import type { AuditEntry, AuditListOptions } from '../../audit/types';
 
 const AUDIT_PAGE_SIZE = 50;
@@ -47,8 +48,8 @@ function csvCell(value: string | null | undefined): string {
   return `"${safe.replace(/"/g, '""')}"`;
 }
 
-/** The audit log as CSV (RFC 4180, CRLF): a header line, then one line per entry. */
-function auditCsv(entries: AuditEntry[]): string {
+/** The audit log as CSV (RFC 4180, CRLF): a header line, then one line per entry; `target` as the page shows it (with its name). */
+function auditCsv(entries: AuditEntry[], names: ReadonlyMap<string, string>): string {
   const header = [
     'started_at',
     'actor',
@@ -56,6 +57,7 @@ function auditCsv(entries: AuditEntry[]): string {
     'action',
     'target_kind',
     'target_id',
+    'target',
     'reason',
     'outcome',
     'outcome_detail',
@@ -69,6 +71,7 @@ function auditCsv(entries: AuditEntry[]): string {
       e.action,
       e.targetKind,
       e.targetId,
+      targetText(e, names),
       e.reason,
       e.outcome,
       e.outcomeDetail,
@@ -82,6 +85,19 @@ function auditCsv(entries: AuditEntry[]): string {
 
 export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): void {
   const { deps, frame, send, redirect, requireAdmin, record, idParam, notFoundPage } = kit;
+  /** The account's keys (by name) and endpoints of both modes (by URL), keyed `<kind>:<id>` as audit targets are. */
+  const targetNames = async (ctx: PortalCtx): Promise<Map<string, string>> => {
+    const rootAccountId = ctx.state.teammate!.rootAccountId;
+    const [keys, test, live] = await Promise.all([
+      deps.apiKeys.list(rootAccountId),
+      deps.webhookEndpoints.list({ rootAccountId, mode: 'test', agentId: null }, { pageSize: 100, pageIndex: 0 }),
+      deps.webhookEndpoints.list({ rootAccountId, mode: 'live', agentId: null }, { pageSize: 100, pageIndex: 0 }),
+    ]);
+    return new Map([
+      ...keys.map((k) => [`api_key:${k.id}`, k.name] as const),
+      ...[...test.items, ...live.items].map((e) => [`webhook_endpoint:${e.id}`, e.url] as const),
+    ]);
+  };
   pages.get('/audit', async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const { filters, options } = auditFiltersOf(ctx.query);
@@ -105,6 +121,7 @@ export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): v
         page,
         hasMore: found.length > AUDIT_PAGE_SIZE,
         pageSize: AUDIT_PAGE_SIZE,
+        names: await targetNames(ctx),
       }),
     );
   });
@@ -129,7 +146,7 @@ export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): v
       'Content-Disposition',
       `attachment; filename="audit-${ctx.state.viewer!.accountSlug}-${new Date().toISOString().slice(0, 10)}.csv"`,
     );
-    ctx.body = auditCsv(entries);
+    ctx.body = auditCsv(entries, await targetNames(ctx));
   });
   const accountView = async (ctx: PortalCtx, form?: ReturnUrlsForm, status = 200) => {
     const id = ctx.state.teammate!.rootAccountId;

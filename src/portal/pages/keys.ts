@@ -36,6 +36,7 @@ export function registerKeyPages(pages: Router<AppState>, kit: PortalKit): void 
     const id = /^\d{1,9}$/.test(String(ctx.params?.id)) ? Number(ctx.params.id) : NaN;
     const key = Number.isFinite(id) ? await deps.apiKeys.get(id) : null;
     if (!key || key.rootAccountId !== ctx.state.teammate!.rootAccountId) {
+      void kit.recordRefusal(ctx, 'refused_unknown_target', 'no such API key in this account');
       send(
         ctx,
         404,
