@@ -74,8 +74,8 @@ export function purchasePage(
     canCancel: boolean;
     /** The covered units an admin may cancel now: each gets a link to the cancel form with it chosen. */
     cancellable?: ReadonlySet<number>;
-    /** What the buyer answered per item (question id → answer): its plain answers are shown (venue, event type…). */
-    answers?: Array<{ itemId: number; productName: string; answers: Record<string, unknown> }>;
+    /** The buyer's name, and what they answered per item (question id → answer): its plain answers are shown (venue, event type…). */
+    answers?: { buyerName: string | null; items: Array<{ itemId: number; productName: string; answers: Record<string, unknown> }> };
   },
 ): string {
   const { purchase: p, certificates: certs } = data;
@@ -98,14 +98,17 @@ export function purchasePage(
     frame,
     html`${descriptionList([
       ['Status', p.status],
-      ['Buyer', p.buyer_email ?? '—'],
+      [
+        'Buyer',
+        data.answers?.buyerName ? html`${data.answers.buyerName}<div class="hint">${p.buyer_email ?? ''}</div>` : (p.buyer_email ?? '—'),
+      ],
       ['Named insured', insured.length ? insured.join(', ') : '—'],
       ['Total', `${money(p.amount_total)} (premium ${money(p.amount_subtotal)}, platform fee ${money(p.platform_fee)})`],
       ['Paid', money(p.amount_paid)],
       ['Refunded', money(p.amount_refunded)],
       ['Payment intent', html`<code>${p.payment_intent ?? '—'}</code>`],
     ])}
-      ${(data.answers ?? []).map((a) => {
+      ${(data.answers?.items ?? []).map((a) => {
         const plain = Object.entries(a.answers).filter(
           (e): e is [string, string | number | boolean] => ['string', 'number', 'boolean'].includes(typeof e[1]) && e[1] !== '',
         );

@@ -186,6 +186,15 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
       };
     },
 
+    /** The buyer's name as their buyer record has it now ("first last"), or null when there is none. */
+    async buyerName(purchaseId: number): Promise<string | null> {
+      const row = await db('purchases as p')
+        .join('buyers as b', 'b.id', 'p.buyer_id')
+        .where('p.id', purchaseId)
+        .first('b.first_name', 'b.last_name');
+      return row ? `${row.first_name as string} ${row.last_name as string}`.trim() || null : null;
+    },
+
     /** Each item's answers as the buyer gave them (question id → answer), in item order. */
     async itemAnswers(purchaseId: number): Promise<Array<{ itemId: number; productName: string; answers: Record<string, unknown> }>> {
       const rows = await db('purchase_items as i')

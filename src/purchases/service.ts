@@ -275,16 +275,18 @@ export function createPurchaseService(deps: {
     },
 
     /**
-     * What the buyer answered for each item (question id → answer, e.g. `venue_name`,
-     * `event_type`), in item order: the portal's purchase page shows them. NOT_FOUND for a
-     * purchase that is not the principal's.
+     * Who bought it and what they answered for each item (question id → answer, e.g.
+     * `venue_name`, `event_type`), in item order: the portal's purchase page shows them (not an
+     * API field). `buyerName` is the buyer record's "first last" now. NOT_FOUND for a purchase
+     * that is not the principal's.
      */
     async answers(
       principal: AccountView,
       id: number,
-    ): Promise<Array<{ itemId: number; productName: string; answers: Record<string, unknown> }>> {
+    ): Promise<{ buyerName: string | null; items: Array<{ itemId: number; productName: string; answers: Record<string, unknown> }> }> {
       await owned(principal, id);
-      return deps.sales.itemAnswers(id);
+      const [buyerName, items] = await Promise.all([deps.sales.buyerName(id), deps.sales.itemAnswers(id)]);
+      return { buyerName, items };
     },
 
     /**

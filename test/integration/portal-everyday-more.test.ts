@@ -170,6 +170,13 @@ describe('item 7: the purchase page tells the story', () => {
     await signIn(tab, stack.admin);
     expect(tab.url()).toBe(`${base()}/portal/purchases/${id}?mode=test`);
     expect(await textOf(tab, 'main dl')).toMatch(/Named insured\s+Casey Story/);
+    const buyer = (await api(`/purchases/${id}`)).body.data.buyer_email as string;
+    const searched = await stack.app.container.portal!.purchaseSearch.searchAccount(
+      { rootAccountId: stack.accountId, mode: 'test' },
+      { search_text: buyer, page_size: 1, page_index: 0 },
+    );
+    const escaped = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    expect(await textOf(tab, 'main dl')).toMatch(new RegExp(`Buyer\\s+${escaped(searched.purchases[0]!.buyer.name)}\\s+${escaped(buyer)}`));
     // Venue and event type, as answered.
     const answered = await tab.$eval('h2 + dl', (dl) => (dl as HTMLElement).innerText).catch(() => '');
     expect(await tab.$$eval('h2', (hs) => hs.map((h) => h.textContent))).toContain('What the buyer answered: Special Event Liability');
