@@ -448,13 +448,15 @@ export function holderFormPage(
   );
 }
 
-/** An endorsement: correct the named insured, move a day not started to another date, add days or a trip; then a preview. */
+/** An endorsement: correct the named insured, move a day or a trip not started, add days or a trip; then a preview. */
 export function endorseFormPage(
   frame: Frame,
   data: {
     purchaseId: number;
     mode: KeyMode;
     days: CancellableUnit[];
+    /** The covered trips not started, which may move to another window (issue 53, item 7). */
+    trips?: CancellableUnit[];
     /** The purchase's per-day items that may gain days (id and product name). */
     dayItems: Array<{ id: number; label: string }>;
     /** The purchase's per-trip items that may gain a trip (id and product name). */
@@ -475,6 +477,8 @@ export function endorseFormPage(
           {
             named_insured: 'endorse-name',
             start_date: 'endorse-date',
+            move_trip_start: 'endorse-move-trip-start',
+            move_trip_end: 'endorse-move-trip-end',
             add_start: 'endorse-add-start',
             add_end: 'endorse-add-end',
             trip_start: 'endorse-trip-start',
@@ -511,6 +515,35 @@ export function endorseFormPage(
               type: 'date',
               value: values.start_date ?? '',
               error: errors.start_date,
+            })}
+          </fieldset>`
+          : null
+      }
+      ${
+        data.trips?.length
+          ? html`<fieldset>
+            <legend>Move a covered trip</legend>
+            <p class="hint">Local times of the trip’s own time zone; the trip keeps its price.</p>
+            <label for="endorse-move-trip">Trip</label>
+            <select id="endorse-move-trip" name="move_trip">
+              <option value="">No trip moves</option>
+              ${data.trips.map((t) => html`<option value=${String(t.id)} selected=${values.move_trip === String(t.id)}>${t.label}</option>`)}
+            </select>
+            ${field({
+              id: 'endorse-move-trip-start',
+              name: 'move_trip_start',
+              label: 'New start',
+              type: 'datetime-local',
+              value: values.move_trip_start ?? '',
+              error: errors.move_trip_start,
+            })}
+            ${field({
+              id: 'endorse-move-trip-end',
+              name: 'move_trip_end',
+              label: 'New end',
+              type: 'datetime-local',
+              value: values.move_trip_end ?? '',
+              error: errors.move_trip_end,
             })}
           </fieldset>`
           : null
@@ -576,7 +609,7 @@ export function endorsePreviewPage(frame: Frame, data: { quote: Endorsement; mod
     c.type === 'named_insured'
       ? `Named insured becomes ${c.name}`
       : c.type === 'move_covered_unit'
-        ? `Covered unit ${c.covered_unit_id} moves${c.start_date ? ` to ${c.start_date}` : ''}`
+        ? `Covered unit ${c.covered_unit_id} moves${c.start_date ? ` to ${c.start_date}` : c.trip ? ` to ${c.trip.start.replace('T', ' ')} – ${c.trip.end.replace('T', ' ')}` : ''}`
         : c.type === 'add_covered_units'
           ? `Covered units added: ${q.added_covered_units.map((u) => `${u.local_label} (${money(u.premium)})`).join(', ')}`
           : c.type === 'certificate_holder_endorsements'

@@ -10,7 +10,8 @@
  * Item 7 (the purchase page tells the story): the named insured, each cancellation with who asked
  * and why, holders added and removed in the timeline, holder summaries counting only certificates
  * in force, a void certificate marked so without its PDF link or QR code; removing a holder from
- * the portal after a page naming it.
+ * the portal after a page naming it; moving a trip to another window through a previewed
+ * endorsement.
  * Item 5 (deliveries belong to their endpoint): each endpoint's page lists its newest deliveries
  * (event, status, attempts, last response code, next retry); "send a test event" sends to that
  * endpoint alone; an event's page sends it again to one endpoint alone.
@@ -23,7 +24,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, signIn, startPortalStack, type PortalStack } from '../helpers/portal-stack';
-import { buyAndPay, eventSelection, waitIssued } from '../helpers/certificates';
+import { buyAndPay, eventSelection, tripSelection, waitIssued } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
 import { eventually } from '../helpers/worker';
 import { freePort } from '../helpers/ports';
@@ -228,6 +229,48 @@ describe('item 7: the purchase page tells the story', () => {
     expect((await holders()).find((h) => h.name === 'Lakeside Caterers')!.certificates.every((c) => c.status === 'voided')).toBe(true);
     expect(await checkAxe(tab, 'purchase-holder-removed')).toEqual([]);
   }, 180_000);
+});
+
+describe('item 7: moving a trip window', () => {
+  test('a trip not started moves to another window after its preview; the purchase page shows the new window', async () => {
+    const paid = await buyAndPay(stack.agency, tripSelection(stack.agency, 'Robin Trip'));
+    await waitIssued(stack.agency, paid.paymentIntent);
+    const context = await stack.browser.createBrowserContext();
+    try {
+      const tab = await context.newPage();
+      await tab.goto(`${stack.app.baseUrl}/portal/purchases/${paid.purchaseId}/endorse?mode=test`);
+      await signIn(tab, stack.admin);
+      const trips = await tab.$$eval('#endorse-move-trip option', (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent]));
+      expect(trips).toHaveLength(3); // "No trip moves" and the two trips
+      const second = trips[2]![0]!;
+      await tab.select('#endorse-move-trip', second);
+      await tab.$eval('#endorse-move-trip-start', (e) => ((e as HTMLInputElement).value = '2027-07-08T08:30'));
+      const [noEnd] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+      expect(noEnd!.status()).toBe(400);
+      expect(await tab.$eval('#error-summary a', (a) => [a.getAttribute('href'), a.textContent])).toEqual([
+        '#endorse-move-trip-end',
+        'Enter when the trip ends.',
+      ]);
+      expect(await checkAxe(tab, 'endorse-move-trip-error')).toEqual([]);
+      await tab.select('#endorse-move-trip', second);
+      await tab.$eval('#endorse-move-trip-start', (e) => ((e as HTMLInputElement).value = '2027-07-08T08:30'));
+      await tab.$eval('#endorse-move-trip-end', (e) => ((e as HTMLInputElement).value = '2027-07-10T20:00'));
+      await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+      expect(await textOf(tab, 'main')).toContain(`Covered unit ${second} moves to 2027-07-08 08:30 – 2027-07-10 20:00`);
+      expect(await tab.$eval('#premium-difference', (e) => e.textContent)).toBe('$0.00');
+      expect(await checkAxe(tab, 'endorse-move-trip-preview')).toEqual([]);
+      await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+      expect(await textOf(tab, '.notice')).toMatch(/^The change is applied: \d+ certificates? (is|are) reissued as a new version\.$/);
+      const units = await eventually(async () => {
+        await tab.goto(`${stack.app.baseUrl}/portal/purchases/${paid.purchaseId}?mode=test`);
+        const text = await textOf(tab, '[aria-label^="Covered units of"]');
+        return text.includes('2027-07-08') ? text : null;
+      });
+      expect(units).not.toContain('2027-07-01');
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });
 
 describe('item 5: deliveries belong to their endpoint', () => {

@@ -463,7 +463,7 @@ describe('an admin', () => {
     const [nothing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
     expect(nothing!.status()).toBe(400);
     expect(await tab.$eval('.error-summary li', (e) => e.textContent)).toBe(
-      'Nothing to change: correct the name, move a day, add days or add a trip.',
+      'Nothing to change: correct the name, move a day or a trip, add days or add a trip.',
     );
     await tab.type('#endorse-name', 'Jordan Lee Events LLC');
     await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);

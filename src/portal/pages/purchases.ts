@@ -393,6 +393,12 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         .filter((u) => u.kind === 'day')
         .map((u) => ({ id: u.id, label: unitLabel(i, u) })),
     );
+  const notStartedTrips = (p: PurchaseDetail): CancellableUnit[] =>
+    p.items.flatMap((i) =>
+      cancellableUnits(i.covered_units, standing)
+        .filter((u) => u.kind === 'trip')
+        .map((u) => ({ id: u.id, label: unitLabel(i, u) })),
+    );
   const endorseView = (
     ctx: PortalCtx,
     p: PurchaseDetail,
@@ -408,6 +414,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         purchaseId: p.id,
         mode,
         days: notStartedDays(p),
+        trips: notStartedTrips(p),
         dayItems: p.items.filter((i) => i.covered_units[0]?.kind === 'day').map((i) => ({ id: i.id, label: i.product_name })),
         tripItems: p.items.filter((i) => i.covered_units[0]?.kind === 'trip').map((i) => ({ id: i.id, label: i.product_name })),
         values,
@@ -431,6 +438,9 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       named_insured: String(body.named_insured ?? '').trim(),
       covered_unit_id: String(body.covered_unit_id ?? ''),
       start_date: String(body.start_date ?? '').trim(),
+      move_trip: String(body.move_trip ?? ''),
+      move_trip_start: String(body.move_trip_start ?? '').trim(),
+      move_trip_end: String(body.move_trip_end ?? '').trim(),
       add_item: String(body.add_item ?? ''),
       add_start: String(body.add_start ?? '').trim(),
       add_end: String(body.add_end ?? '').trim(),
@@ -442,7 +452,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     const changes: unknown[] = [];
     if (values.trip_item) {
       // A trip added is paid for first, so it goes in a change of its own.
-      if (values.named_insured || values.covered_unit_id || values.add_item)
+      if (values.named_insured || values.covered_unit_id || values.add_item || values.move_trip)
         return endorseView(ctx, purchase, mode, values, {}, 'Add a trip in a change of its own, without other changes.');
       if (!purchase.items.some((i) => String(i.id) === values.trip_item && i.covered_units[0]?.kind === 'trip'))
         errors.trip_start = 'Choose a product from the list.';
@@ -457,7 +467,7 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     }
     if (values.add_item) {
       // Days added are paid for first, so they go in a change of their own.
-      if (values.named_insured || values.covered_unit_id)
+      if (values.named_insured || values.covered_unit_id || values.move_trip)
         return endorseView(
           ctx,
           purchase,
@@ -483,19 +493,40 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       else if (!values.start_date) errors.start_date = 'Enter the new date.';
       else changes.push({ type: 'move_covered_unit', covered_unit_id: Number(values.covered_unit_id), start_date: values.start_date });
     }
+    if (values.move_trip) {
+      if (!notStartedTrips(purchase).some((t) => String(t.id) === values.move_trip))
+        errors.move_trip_start = 'Choose a trip from the list.';
+      else if (!values.move_trip_start) errors.move_trip_start = 'Enter when the trip starts.';
+      else if (!values.move_trip_end) errors.move_trip_end = 'Enter when the trip ends.';
+      else
+        changes.push({
+          type: 'move_covered_unit',
+          covered_unit_id: Number(values.move_trip),
+          trip: { start: values.move_trip_start, end: values.move_trip_end },
+        });
+    }
     if (Object.keys(errors).length) return endorseView(ctx, purchase, mode, values, errors);
     if (changes.length === 0)
-      return endorseView(ctx, purchase, mode, values, {}, 'Nothing to change: correct the name, move a day, add days or add a trip.');
+      return endorseView(
+        ctx,
+        purchase,
+        mode,
+        values,
+        {},
+        'Nothing to change: correct the name, move a day or a trip, add days or add a trip.',
+      );
     const parsed = EndorsementQuoteRequest.safeParse({ changes });
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const at = issue.path.includes('name')
           ? 'named_insured'
-          : values.trip_item
-            ? 'trip_start'
-            : values.add_item
-              ? 'add_start'
-              : 'start_date';
+          : values.move_trip && !values.covered_unit_id
+            ? 'move_trip_start'
+            : values.trip_item
+              ? 'trip_start'
+              : values.add_item
+                ? 'add_start'
+                : 'start_date';
         errors[at] ??= `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
       }
       return endorseView(ctx, purchase, mode, values, errors);
