@@ -9,7 +9,7 @@
  * Units: durations are named with their unit (`…_HOURS`, `…_MS`); money is not configured here.
  */
 import { z } from 'zod';
-import { parseSigningKeys } from './certificates/signed-proof';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -31,6 +31,46 @@ const DEV_WITHDRAWAL_LINK_KEY = 'development-only-buyer-withdrawal-link-key';
 const DEV_CERTIFICATE_SIGNING_KEYS = 'dev-cert-1:ZGV2ZWxvcG1lbnQtb25seS1jZXJ0aWZpY2F0ZS1rZXk=';
 
 /** One payload codec key: `id` travels in each payload's metadata; `key` is 32 bytes. */
+/** One signing key: its id and Ed25519 private key. */
+export interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+}
+
+/** PKCS #8 DER prefix of an Ed25519 private key; the 32-byte seed follows. */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * Parses `CERTIFICATE_SIGNING_KEYS`: `kid:base64` pairs separated by commas, each key the 32-byte
+ * Ed25519 seed (private key) in base64 or base64url; the first signs the certificates' proofs, all
+ * verify (src/certificates/signed-proof.ts). Throws Error naming the problem (a pair without `:`,
+ * a bad kid, a key that is not 32 bytes, a repeated kid).
+ */
+export function parseSigningKeys(value: string): SigningKey[] {
+  const keys = value
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf(':');
+      if (at <= 0) throw new Error('expected kid:base64key pairs separated by commas');
+      const kid = pair.slice(0, at);
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(kid)) throw new Error(`key id "${kid}" must be 1-64 letters, digits, '.', '_' or '-'`);
+      const seed = Buffer.from(
+        pair
+          .slice(at + 1)
+          .replace(/-/g, '+')
+          .replace(/_/g, '/'),
+        'base64',
+      );
+      if (seed.length !== 32) throw new Error(`key "${kid}" must be a 32-byte Ed25519 seed in base64, got ${seed.length} bytes`);
+      return { kid, privateKey: createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' }) };
+    });
+  if (keys.length === 0) throw new Error('at least one key is required');
+  if (new Set(keys.map((k) => k.kid)).size !== keys.length) throw new Error('key ids must be unique');
+  return keys;
+}
+
 export interface PayloadKey {
   id: string;
   key: Buffer;

@@ -4,11 +4,9 @@
  * by its QR code and verification link (`…/verify/<number>?proof=<jws>`), so a venue can check
  * them offline against the published keys (`GET /.well-known/jwks.json`) and online (live status).
  *
- * - `parseSigningKeys(value)`: config `CERTIFICATE_SIGNING_KEYS`, `kid:base64` pairs separated by
- *   commas, each key the 32-byte Ed25519 seed (private key) in base64 or base64url; the first signs,
- *   all verify (rotation: put a new key first, keep the old ones while their certificates matter).
- *   Throws Error naming the problem (a pair without `:`, a bad kid, a key that is not 32 bytes, a
- *   repeated kid).
+ * - The keys: config `CERTIFICATE_SIGNING_KEYS`, parsed by `parseSigningKeys` in src/config.ts;
+ *   the first signs, all verify (rotation: put a new key first, keep the old ones while their
+ *   certificates matter).
  * - `createCertificateSigner(keys)`: `sign(facts)` → the compact JWS; `jwks()` → the public keys
  *   (JWK Set, RFC 7517); `verify(token)` → `{ kid, facts }` or throws `ProofRefused`.
  * - `verifyProof(token, jwks)`: the same check against any JWK Set (the offline command's).
@@ -16,8 +14,9 @@
  * Ed25519 signatures are deterministic: the same facts under the same key give the same token, so
  * a retried render prints the same QR code.
  */
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { CompactSign, compactVerify, createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, type JWK } from 'jose';
+import type { SigningKey } from '../config';
 
 /** The facts a certificate's token signs (spec wire names; instants ISO 8601 UTC). */
 export interface CertificateFacts {
@@ -37,12 +36,6 @@ export interface CertificateFacts {
   issued_at: string;
 }
 
-/** One signing key: its id and Ed25519 private key. */
-export interface SigningKey {
-  kid: string;
-  privateKey: KeyObject;
-}
-
 /** Why a token was refused; `reason` is a stable word, `message` a sentence for a person. */
 export class ProofRefused extends Error {
   override name = 'ProofRefused';
@@ -52,35 +45,6 @@ export class ProofRefused extends Error {
   ) {
     super(message);
   }
-}
-
-/** PKCS #8 DER prefix of an Ed25519 private key; the 32-byte seed follows. */
-const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-/** Parses `kid:base64seed,…` (see the module comment); throws Error naming the problem. */
-export function parseSigningKeys(value: string): SigningKey[] {
-  const keys = value
-    .split(',')
-    .map((pair) => pair.trim())
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf(':');
-      if (at <= 0) throw new Error('expected kid:base64key pairs separated by commas');
-      const kid = pair.slice(0, at);
-      if (!/^[A-Za-z0-9._-]{1,64}$/.test(kid)) throw new Error(`key id "${kid}" must be 1-64 letters, digits, '.', '_' or '-'`);
-      const seed = Buffer.from(
-        pair
-          .slice(at + 1)
-          .replace(/-/g, '+')
-          .replace(/_/g, '/'),
-        'base64',
-      );
-      if (seed.length !== 32) throw new Error(`key "${kid}" must be a 32-byte Ed25519 seed in base64, got ${seed.length} bytes`);
-      return { kid, privateKey: createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' }) };
-    });
-  if (keys.length === 0) throw new Error('at least one key is required');
-  if (new Set(keys.map((k) => k.kid)).size !== keys.length) throw new Error('key ids must be unique');
-  return keys;
 }
 
 /** The public JWK of a signing key (`kty` OKP, `crv` Ed25519, `alg` EdDSA, `use` sig). */

@@ -16,7 +16,8 @@ import { call as fetchCall } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { decodeQr, download, pdfFirstPagePng } from '../helpers/documents';
-import { createCertificateSigner, parseSigningKeys, type CertificateFacts } from '../../src/certificates/signed-proof';
+import { createCertificateSigner, type CertificateFacts } from '../../src/certificates/signed-proof';
+import { parseSigningKeys } from '../../src/config';
 
 jest.setTimeout(120_000);
 
