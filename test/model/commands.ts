@@ -8,8 +8,8 @@
  * Commands: buy a one-time purchase of 1–4 days and pay it; add a certificate holder (once, the
  * same Idempotency-Key twice in a row, or twice at once); remove one; cancel days now (priced at
  * once, through a quote carried out twice, or the same Idempotency-Key twice at once), including
- * days already cancelled (a refusal); cancel later and rescind; move a day (an endorsement at no
- * price); a refund from the processor's dashboard (part, or all that is left). Faults: the
+ * days already cancelled (a refusal); cancel later and rescind; a bulk cancellation of some of the purchases; move a day (an
+ * endorsement at no price); a refund from the processor's dashboard (part, or all that is left). Faults: the
  * processor refusing connections while a cancellation's refund is due, storage refusing while a
  * holder's certificates are stored, the worker restarted while a cancellation is under way.
  * Selections (which purchase, which days) are drawn as numbers and resolved against the model
@@ -407,6 +407,54 @@ export class DashboardRefund implements Cmd {
   toString = () => `DashboardRefund(#${this.pick}, ${this.all ? 'all that is left' : 'a third'})`;
 }
 
+/**
+ * A bulk cancellation of the purchases `mask` selects (by id): each one in force loses every day
+ * not started, priced like a single cancellation; one not in force (every day cancelled, refunded
+ * in full) is skipped (lifecycle.md, "Many at once").
+ */
+export class BulkCancel implements Cmd {
+  constructor(readonly mask: number) {}
+  check = (m: Readonly<PolicyModel>) => cancellable(m as PolicyModel).length > 0;
+  run = (m: PolicyModel, s: ModelStack) =>
+    step('bulk-cancel', m, s, async () => {
+      const all = cancellable(m);
+      const chosen = all.filter((_, k) => this.mask & (1 << k));
+      const purchases = chosen.length > 0 ? chosen : [all[0]!];
+      const started = checkAnswer(
+        s,
+        'POST /api/v1/bulk_cancellations',
+        await api(s, '/bulk_cancellations', {
+          method: 'POST',
+          body: { purchase_ids: purchases.map((p) => p.id), reason: 'Model-based suite' },
+        }),
+      );
+      expectAnswer(started, 202);
+      const done = await eventually(async () => {
+        const b = checkAnswer(s, 'GET /api/v1/bulk_cancellations/{id}', await api(s, `/bulk_cancellations/${started.body.data.id}`)).body
+          .data;
+        return b.status === 'completed' ? b : null;
+      }, 60_000);
+      for (const p of purchases) {
+        const item = (done.items as Array<{ purchase_id: number; status: string; refund_total: number | null }>).find(
+          (i) => i.purchase_id === p.id,
+        );
+        const active = activeUnits(p).map((u) => u.id);
+        const refusal = cancellationRefusal(p, []);
+        if (refusal) {
+          if (item?.status !== 'skipped') fail(`bulk item of purchase ${p.id} is ${item?.status}, skipped due (${refusal})`);
+          continue;
+        }
+        if (item?.status !== 'accepted') fail(`bulk item of purchase ${p.id} is ${item?.status}, accepted due`);
+        const refund = cancellationRefundMinor(p, active);
+        // refund_total is filled once the item's cancellation is priced; compared when there.
+        if (item.refund_total !== null && item.refund_total !== undefined && item.refund_total !== refund)
+          fail(`bulk item of purchase ${p.id} refunds ${item.refund_total}, the model ${refund}`);
+        applyCancellation(m, p, active);
+      }
+    });
+  toString = () => `BulkCancel(purchases ${this.mask})`;
+}
+
 /** A purchase of 1–4 days from FIRST_DAY + 0–20 days. */
 export function buyArbitrary(): fc.Arbitrary<Buy> {
   return fc.tuple(fc.integer({ min: 1, max: 4 }), fc.nat({ max: 20 })).map(([d, o]) => new Buy(d, o));
@@ -429,6 +477,7 @@ export function commandArbitraries(faults: boolean): Array<fc.Arbitrary<Cmd>> {
     fc.tuple(pick, mask).map(([p, k]) => new ScheduleAndRescind(p, k)),
     fc.tuple(pick, pick, fc.nat({ max: 20 })).map(([p, u, t]) => new MoveDay(p, u, t)),
     fc.tuple(pick, fc.boolean()).map(([p, a]) => new DashboardRefund(p, a)),
+    fc.integer({ min: 1, max: 7 }).map((k) => new BulkCancel(k)),
   ];
   if (faults)
     arbs.push(
