@@ -3,6 +3,7 @@
  * The portal that manages accounts is outside this service; the seed script and tests create them.
  */
 import type { Db } from '../db/knex';
+import { EMPTY_PRODUCER_PROFILE, type ProducerProfile } from './types';
 import type { AccountProfile, Agent, PortalRole, RootAccount, RootAccountKind, Teammate } from './types';
 
 export type { RootAccountKind, RootAccount, PortalRole, Agent, Teammate, AccountProfile } from './types';
@@ -120,6 +121,7 @@ export function createAccountsRepository(db: Db) {
         ...toAccount(row as RootAccountRow),
         idpRootAccountUuid: String(row.idp_root_account_uuid),
         sendBuyerEmailAfterPayment: row.send_buyer_email_after_payment !== false,
+        producer: { ...EMPTY_PRODUCER_PROFILE, ...((row.producer_profile as Partial<ProducerProfile> | null) ?? {}) },
         teammates: agents.map((a: { id: number; idp_teammate_uuid: string; name: string; email: string }) => ({
           id: a.id,
           idpTeammateUuid: String(a.idp_teammate_uuid),
@@ -137,6 +139,17 @@ export function createAccountsRepository(db: Db) {
       const q = db('root_accounts').where({ id });
       if (settings.sendBuyerEmailAfterPayment === undefined) return (await q.first('id')) !== undefined;
       return (await q.update({ send_buyer_email_after_payment: settings.sendBuyerEmailAfterPayment })) > 0;
+    },
+
+    /**
+     * Changes the account's producer block: a field given is written (null clears it), one left
+     * out keeps its value. Returns whether the account exists.
+     */
+    async updateProducer(id: number, change: Partial<ProducerProfile>): Promise<boolean> {
+      const q = db('root_accounts').where({ id });
+      if (Object.keys(change).length === 0) return (await q.first('id')) !== undefined;
+      const merged = db.raw("coalesce(producer_profile, '{}'::jsonb) || ?::jsonb", [JSON.stringify(change)]);
+      return (await q.update({ producer_profile: merged })) > 0;
     },
 
     /** The teammate the identity provider knows as `idpTeammateUuid` (its `sub`), or null. */

@@ -1,6 +1,7 @@
 /**
  * `GET /api/v1/account`: who the calling API key is (./service.ts); `PATCH /api/v1/account`
- * changes the account's settings (400 VALIDATION_ERROR for an unknown setting). 200 in the envelope; the
+ * changes the account's settings and producer block (issue 50; 400 VALIDATION_ERROR for an unknown
+ * setting or field). 200 in the envelope; the
  * gateway's 403 for a missing, unknown, frozen or deleted key; 400 QUERY_VALIDATION_ERROR for any
  * query parameter (it takes none, and an API that ignored one would hide a caller's typo).
  */
@@ -32,9 +33,9 @@ export function accountRoutes(service: AccountService): RouteRegistration {
       path: '/api/v1/account',
       operationId: 'updateAccount',
       tags: ['Account'],
-      summary: 'Change the account’s settings',
+      summary: 'Change the account’s settings and producer block',
       description:
-        'Changes account-wide settings (every key of the account, live or test, reads the same ones); a setting left out keeps its value. `send_buyer_email_after_payment` (on by default): the buyer of each purchase is emailed the proof of coverage once its certificates are issued, with the withdrawal link when the product offers one. Answers the account as GET does.',
+        'Changes account-wide settings (every key of the account, live or test, reads the same ones); a setting left out keeps its value. `send_buyer_email_after_payment` (on by default): the buyer of each purchase is emailed the proof of coverage once its certificates are issued, with the withdrawal link when the product offers one. `producer`: the address, phone, email and licence number the producer box of the account’s certificates prints beside its name (certificates issued from then on; a field left out keeps its value, null clears it). Answers the account as GET does.',
       body: AccountUpdate,
       responses: {
         200: resource.jsonResponse('The account, changed', successEnvelope(AccountRead, 'AccountResponse')),

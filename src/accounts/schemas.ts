@@ -4,6 +4,7 @@
  * snake_case, in the `/api/v1` envelope).
  */
 import { z } from 'zod';
+import { Address } from '../quotes/answers';
 
 export const AccountTeammate = z
   .object({
@@ -23,16 +24,46 @@ export const AccountSettings = z
   })
   .meta({ id: 'AccountSettings', description: 'Account-wide settings (every key of the account reads and changes the same ones)' });
 
-/** `PATCH /api/v1/account`: the settings to change (the others stay as they are). */
+const producerFields = {
+  address: Address.nullable().meta({ description: 'The agency’s postal address' }),
+  phone: z.string().trim().min(1).max(40).nullable().meta({ example: '+1 617 555 0142' }),
+  email: z.email().max(254).nullable().meta({ example: 'certificates@harborpine.example' }),
+  licence_number: z.string().trim().min(1).max(60).nullable().meta({ description: 'The producer’s licence number', example: 'MA-1987654' }),
+};
+
+/** The producer block every certificate of the account prints (issue 50, item 1; null: not set). */
+export const ProducerProfileSchema = z.object(producerFields).meta({
+  id: 'ProducerProfile',
+  description:
+    'The agency as the producer box of its certificates shows it, beside its name: address, phone, email, licence number (each null until set)',
+});
+
+/** `PATCH /api/v1/account`: the settings and producer fields to change (the others stay as they are). */
 export const AccountUpdate = z
   .strictObject({
     settings: z
       .strictObject({
         send_buyer_email_after_payment: z.boolean().optional().meta({ description: SEND_BUYER_EMAIL_DESCRIPTION }),
       })
+      .optional()
       .meta({ description: 'The settings to change; a setting left out keeps its value' }),
+    producer: z
+      .strictObject({
+        address: producerFields.address.optional(),
+        phone: producerFields.phone.optional(),
+        email: producerFields.email.optional(),
+        licence_number: producerFields.licence_number.optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          'The producer fields to change (certificates issued from then on print them); one left out keeps its value, null clears it',
+      }),
   })
-  .meta({ id: 'AccountUpdate', example: { settings: { send_buyer_email_after_payment: false } } });
+  .meta({
+    id: 'AccountUpdate',
+    example: { settings: { send_buyer_email_after_payment: false }, producer: { phone: '+1 617 555 0142', licence_number: 'MA-1987654' } },
+  });
 export type AccountUpdate = z.infer<typeof AccountUpdate>;
 
 export const AccountRead = z
@@ -67,6 +98,7 @@ export const AccountRead = z
       }),
     }),
     settings: AccountSettings,
+    producer: ProducerProfileSchema,
   })
   .meta({
     id: 'Account',
@@ -88,6 +120,12 @@ export const AccountRead = z
       },
       processor: { mode: 'test' },
       settings: { send_buyer_email_after_payment: true },
+      producer: {
+        address: { line1: '12 Harbor St', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' },
+        phone: '+1 617 555 0142',
+        email: 'certificates@harborpine.example',
+        licence_number: 'MA-1987654',
+      },
     },
   });
 export type AccountRead = z.infer<typeof AccountRead>;

@@ -8,7 +8,9 @@
  * is live, anything else test). The first call of an integration: every id the quote, buyer and
  * certificate surfaces ask for is here. Its settings (`settings`, account-wide) are changed with
  * `PATCH /api/v1/account`: `send_buyer_email_after_payment` (on by default) emails each buyer the
- * proof of coverage once their purchase is issued (src/proof-of-coverage/after-payment.ts).
+ * proof of coverage once their purchase is issued (src/proof-of-coverage/after-payment.ts). Its
+ * `producer` block (address, phone, email, licence number; issue 50 item 1) is printed in the
+ * producer box of certificates issued after it is set, and changed the same way.
  *
  * Errors: NOT_FOUND (404) only if the key's account or key row vanished between the gateway's
  * check and this read (a deleted key is refused at the gateway first).
@@ -22,7 +24,7 @@ import type { AccountRead, AccountUpdate } from './schemas';
 import type { AccountProfile, PortalRole, RootAccount, Teammate } from './types';
 
 export function createAccountService(deps: {
-  accounts: Pick<AccountsRepository, 'findProfile' | 'updateSettings'>;
+  accounts: Pick<AccountsRepository, 'findProfile' | 'updateSettings' | 'updateProducer'>;
   apiKeys: Pick<ApiKeysRepository, 'findKey'>;
   /** The processor secret key of each key mode (PAYPROC_LIVE_SECRET_KEY, PAYPROC_TEST_SECRET_KEY). */
   processorSecrets: { live: string; test: string };
@@ -50,17 +52,20 @@ export function createAccountService(deps: {
         api_key: { id: key.id, name: key.name, mode: key.mode, teammate: teammate(key.agentId), platform_fee_bps: key.platformFeeBps },
         processor: { mode: deps.processorSecrets[principal.mode].startsWith('sk_live_') ? 'live' : 'test' },
         settings: { send_buyer_email_after_payment: account.sendBuyerEmailAfterPayment },
+        producer: account.producer,
       };
     },
 
     /**
-     * Changes the key's account's settings (`PATCH /api/v1/account`; a setting left out keeps its
-     * value) and answers the account as `describe` does. Errors: NOT_FOUND (404) as `describe`.
+     * Changes the key's account's settings and producer fields (`PATCH /api/v1/account`; one left
+     * out keeps its value, a producer field set to null is cleared) and answers the account as
+     * `describe` does. Errors: NOT_FOUND (404) as `describe`.
      */
     async update(principal: Principal, body: AccountUpdate): Promise<AccountRead> {
-      const found = await deps.accounts.updateSettings(principal.rootAccountId, {
-        sendBuyerEmailAfterPayment: body.settings.send_buyer_email_after_payment,
-      });
+      const found =
+        (await deps.accounts.updateSettings(principal.rootAccountId, {
+          sendBuyerEmailAfterPayment: body.settings?.send_buyer_email_after_payment,
+        })) && (await deps.accounts.updateProducer(principal.rootAccountId, body.producer ?? {}));
       if (!found) throw notFound('account of API key', principal.apiKeyId);
       return this.describe(principal);
     },

@@ -35,8 +35,24 @@ export interface Teammate extends Agent {
  * The account as its own API key (or its portal) may see it: the root account, its public
  * `idp_root_account_uuid`, and its teammates (public `idp_teammate_uuid`, name, email), oldest first.
  */
+/**
+ * The agency's producer block as certificates print it (issue 50, item 1; wire names, null when
+ * unset): its postal address, phone, email and licence number.
+ */
+export interface ProducerProfile {
+  address: { line1: string; line2?: string; city: string; region: string; postal_code: string; country: string } | null;
+  phone: string | null;
+  email: string | null;
+  licence_number: string | null;
+}
+
+/** A producer block with nothing set. */
+export const EMPTY_PRODUCER_PROFILE: ProducerProfile = { address: null, phone: null, email: null, licence_number: null };
+
 export interface AccountProfile extends RootAccount {
   idpRootAccountUuid: string;
+  /** The producer block its certificates print (every field null until set). */
+  producer: ProducerProfile;
   /** Email the buyer the proof of coverage once a purchase is issued (on unless turned off). */
   sendBuyerEmailAfterPayment: boolean;
   teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }>;

@@ -5,7 +5,8 @@
  *   certificate (amounts stay in minor units; instants become local date-times in the unit's
  *   IANA time zone): its holder with the endorsement marks, the holder's description of
  *   operations (by default the product and the unit's covered dates), the agency as authorized
- *   representative, and the version's revision.
+ *   representative, the producer block (the account's address, phone, email and licence number,
+ *   issue 50 item 1), and the version's revision.
  * - `verificationUrl(publicBaseUrl, code, proof?)`: `<base>/verify/<code>`, with `?proof=<jws>`
  *   when the certificate's signed proof is given (the QR target and the API's verification link;
  *   issue 50 item 3). The short form is printed under the QR code for typing in.
@@ -20,6 +21,7 @@ import { DateTime } from 'luxon';
 import type { CertificateData } from '../pdf/certificate-template';
 import type { Address, IssuanceRow } from './repository';
 import type { CertificateFacts } from './signed-proof';
+import type { ProducerProfile } from '../accounts/types';
 
 /** Printed when a product line names no insurer (the master policy still identifies it). */
 export const UNNAMED_INSURER = 'Insurer of record under the master policy';
@@ -64,6 +66,13 @@ export function formatAddress(a: Address | undefined): string | undefined {
   return [a.line1, a.line2, `${a.city}, ${a.region} ${a.postal_code}`, a.country].filter((l) => l && l.trim() !== '').join('\n');
 }
 
+/** The producer's phone, email and licence number as one printed line ('' when none is set). */
+export function producerContact(p: Partial<ProducerProfile> | null): string {
+  return [p?.phone && `Phone ${p.phone}`, p?.email && `Email ${p.email}`, p?.licence_number && `Licence no. ${p.licence_number}`]
+    .filter(Boolean)
+    .join(' · ');
+}
+
 function local(at: Date, zone: string): string {
   return DateTime.fromJSDate(at, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
 }
@@ -75,7 +84,11 @@ export function toCertificateData(row: IssuanceRow, publicBaseUrl: string, proof
     certificateNumber: row.certificateNumber,
     issueDate: row.issueDate,
     testMode: row.testMode,
-    producer: { name: row.producerName },
+    producer: {
+      name: row.producerName,
+      address: formatAddress(row.producer?.address ?? undefined),
+      contact: producerContact(row.producer),
+    },
     namedInsured: {
       name: row.namedInsured?.name ?? row.buyerName,
       address: formatAddress(row.namedInsured?.address),

@@ -19,6 +19,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { createCertificateArchivesRepository, type ArchiveRow } from './archives-repository';
 import { createCertificateLookups, type PrintedValues } from './lookup-repository';
+import type { ProducerProfile } from '../accounts/types';
 
 export type { PrintedValues } from './lookup-repository';
 
@@ -61,6 +62,8 @@ export interface IssuanceRow {
   rootAccountId: number;
   testMode: boolean;
   producerName: string;
+  /** The agency's producer block (issue 50, item 1); null until the account sets one. */
+  producer: Partial<ProducerProfile> | null;
   productLineId: number;
   productName: string;
   insurerName: string;
@@ -207,6 +210,7 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
           'p.root_account_id',
           'p.mode',
           'ra.name as producer_name',
+          'ra.producer_profile',
           'pl.id as product_line_id',
           'pl.customer_name',
           'pl.insurer_name',
@@ -241,6 +245,7 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
         rootAccountId: r.root_account_id,
         testMode: r.mode === 'test',
         producerName: r.producer_name,
+        producer: (r.producer_profile as Partial<ProducerProfile> | null) ?? null,
         productLineId: r.product_line_id,
         productName: r.customer_name,
         insurerName: r.insurer_name || r.insurer_account_name || '',

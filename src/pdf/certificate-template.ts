@@ -61,6 +61,8 @@ export const CERTIFICATE_TEXT_LIMITS = {
   issueDate: 32,
   /** `producer.name`. */
   producerName: 120,
+  /** `producer.contact`. */
+  producerContact: 200,
   /** Lines of `producer.address`. */
   producerAddressLines: 4,
   /** Each line of `producer.address`. */
@@ -139,6 +141,8 @@ export interface CertificateData {
      * `producerAddressLines` lines of `producerAddressLineLength` characters.
      */
     address?: string;
+    /** Phone, email and licence number on one line (free text; absent or '': none). At most `producerContact` characters. */
+    contact?: string;
   };
   /** The named insured (the buyer or the insured person). */
   namedInsured: {
@@ -392,7 +396,11 @@ policy's endorsements provide.</div>
   </div>
   <div class="qr${data.qrUrl ? ' signed' : ''}"><img id="qr" alt="QR code to the verification page" src="${qrDataUrl}"></div>
 </div>
-${box('Producer', 'producer-box', party('producer', data.producer.name, data.producer.address))}
+${box(
+  'Producer',
+  'producer-box',
+  html`${party('producer', data.producer.name, data.producer.address)}${data.producer.contact ? html`<div id="producer-contact">${data.producer.contact}</div>` : undefined}`,
+)}
 ${box('Insured', 'named-insured-box', party('named-insured', data.namedInsured.name, data.namedInsured.address))}
 <table>
   <colgroup><col style="width:12%"><col></colgroup>

@@ -79,6 +79,7 @@ function atLimits(): { data: CertificateData; markers: string[] } {
     producer: {
       name: capitals(L.producerName, 'ENDPRODUCER'),
       address: fullLines(L.producerAddressLines, L.producerAddressLineLength, 'ENDPRODUCERADDRESS'),
+      contact: capitals(L.producerContact, 'ENDPRODUCERCONTACT'),
     },
     namedInsured: {
       name: capitals(L.namedInsuredName, 'ENDINSURED'),
@@ -143,6 +144,7 @@ const OVER_LIMIT: Record<CertificateTextLimit, () => CertificateData> = {
   certificateNumber: () => certificate({ certificateNumber: 'C'.repeat(L.certificateNumber + 1) }),
   issueDate: () => certificate({ issueDate: '2'.repeat(L.issueDate + 1) }),
   producerName: () => certificate({ producer: { name: 'P'.repeat(L.producerName + 1) } }),
+  producerContact: () => certificate({ producer: { name: 'P', contact: 'c'.repeat(L.producerContact + 1) } }),
   producerAddressLines: () =>
     certificate({
       producer: {
