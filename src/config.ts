@@ -41,34 +41,46 @@ export interface SigningKey {
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /**
- * Parses `CERTIFICATE_SIGNING_KEYS`: `kid:base64` pairs separated by commas, each key the 32-byte
- * Ed25519 seed (private key) in base64 or base64url; the first signs the certificates' proofs, all
- * verify (src/certificates/signed-proof.ts). Throws Error naming the problem (a pair without `:`,
- * a bad kid, a key that is not 32 bytes, a repeated kid).
+ * Splits `id:base64,id:base64…` into ids and 32-byte keys (base64 or base64url), in order. Throws
+ * Error naming the problem: a pair without `:` (`expected <id>:base64key pairs…`), an id outside
+ * [A-Za-z0-9._-]{1,64}, a key that is not 32 bytes (`<what>`), none, a repeated id.
  */
-export function parseSigningKeys(value: string): SigningKey[] {
+function parseKeyPairs(value: string, idName: string, what: string): { id: string; key: Buffer }[] {
   const keys = value
     .split(',')
     .map((pair) => pair.trim())
     .filter(Boolean)
     .map((pair) => {
       const at = pair.indexOf(':');
-      if (at <= 0) throw new Error('expected kid:base64key pairs separated by commas');
-      const kid = pair.slice(0, at);
-      if (!/^[A-Za-z0-9._-]{1,64}$/.test(kid)) throw new Error(`key id "${kid}" must be 1-64 letters, digits, '.', '_' or '-'`);
-      const seed = Buffer.from(
+      if (at <= 0) throw new Error(`expected ${idName}:base64key pairs separated by commas`);
+      const id = pair.slice(0, at);
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new Error(`key id "${id}" must be 1-64 letters, digits, '.', '_' or '-'`);
+      const key = Buffer.from(
         pair
           .slice(at + 1)
           .replace(/-/g, '+')
           .replace(/_/g, '/'),
         'base64',
       );
-      if (seed.length !== 32) throw new Error(`key "${kid}" must be a 32-byte Ed25519 seed in base64, got ${seed.length} bytes`);
-      return { kid, privateKey: createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' }) };
+      if (key.length !== 32) throw new Error(`key "${id}" must be ${what}, got ${key.length} bytes`);
+      return { id, key };
     });
   if (keys.length === 0) throw new Error('at least one key is required');
-  if (new Set(keys.map((k) => k.kid)).size !== keys.length) throw new Error('key ids must be unique');
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) throw new Error('key ids must be unique');
   return keys;
+}
+
+/**
+ * Parses `CERTIFICATE_SIGNING_KEYS`: `kid:base64` pairs separated by commas, each key the 32-byte
+ * Ed25519 seed (private key) in base64 or base64url; the first signs the certificates' proofs, all
+ * verify (src/certificates/signed-proof.ts). Throws Error naming the problem (a pair without `:`,
+ * a bad kid, a key that is not 32 bytes, a repeated kid).
+ */
+export function parseSigningKeys(value: string): SigningKey[] {
+  return parseKeyPairs(value, 'kid', 'a 32-byte Ed25519 seed in base64').map(({ id, key }) => ({
+    kid: id,
+    privateKey: createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, key]), format: 'der', type: 'pkcs8' }),
+  }));
 }
 
 export interface PayloadKey {
@@ -81,22 +93,7 @@ export interface PayloadKey {
  * problem: a pair without `:`, an id outside [A-Za-z0-9._-], a key that is not 32 bytes, a repeated id.
  */
 export function parsePayloadKeys(value: string): PayloadKey[] {
-  const keys = value
-    .split(',')
-    .map((pair) => pair.trim())
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf(':');
-      if (at <= 0) throw new Error('expected id:base64key pairs separated by commas');
-      const id = pair.slice(0, at);
-      if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new Error(`key id "${id}" must be 1-64 letters, digits, '.', '_' or '-'`);
-      const key = Buffer.from(pair.slice(at + 1), 'base64');
-      if (key.length !== 32) throw new Error(`key "${id}" must be 32 bytes (base64 of 32 random bytes), got ${key.length}`);
-      return { id, key };
-    });
-  if (keys.length === 0) throw new Error('at least one key is required');
-  if (new Set(keys.map((k) => k.id)).size !== keys.length) throw new Error('key ids must be unique');
-  return keys;
+  return parseKeyPairs(value, 'id', '32 bytes (base64 of 32 random bytes)');
 }
 
 const schema = z.object({
