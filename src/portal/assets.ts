@@ -66,6 +66,34 @@ h1{overflow-wrap:anywhere}
 
 export const PORTAL_JS = `
 document.documentElement.classList.add('js');
+// A region marked data-refresh-seconds (an endpoint's deliveries) is read again from its page that
+// often and replaced when it changed, saying so in its status line; for ten minutes at most, so an
+// open page does not keep an idle session alive for ever.
+var live = document.querySelector('[data-refresh-seconds]');
+if (live && live.id && window.fetch && window.DOMParser) {
+  var every = Math.max(2, Number(live.getAttribute('data-refresh-seconds')) || 10) * 1000;
+  var until = Date.now() + 600000;
+  var liveStatus = document.getElementById(live.id + '-status');
+  var refresh = function () {
+    if (Date.now() > until) {
+      if (liveStatus) liveStatus.textContent = 'Automatic refresh stopped after ten minutes: refresh the deliveries to see new ones.';
+      return;
+    }
+    if (document.hidden) return setTimeout(refresh, every);
+    fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (text) {
+        var fresh = text && new DOMParser().parseFromString(text, 'text/html').getElementById(live.id);
+        if (fresh && fresh.innerHTML !== live.innerHTML) {
+          live.innerHTML = fresh.innerHTML;
+          if (liveStatus) liveStatus.textContent = 'Deliveries updated at ' + new Date().toISOString().slice(11, 16) + ' UTC.';
+        }
+      })
+      .catch(function () {})
+      .then(function () { setTimeout(refresh, every); });
+  };
+  setTimeout(refresh, every);
+}
 // A failed form's error summary takes focus (it is read out and scrolled to); its links focus their field.
 var summary = document.querySelector('.error-summary');
 if (summary) summary.focus();

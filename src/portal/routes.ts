@@ -242,6 +242,8 @@ export function createPortal(
     "style-src 'self'",
     "script-src 'self'",
     "img-src 'self' data:",
+    // The portal's script reads an endpoint's page again to refresh its deliveries in place.
+    "connect-src 'self'",
     `form-action 'self' ${deps.relyingParty.issuerOrigin}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

@@ -134,8 +134,9 @@ export function nextRetryAt(d: DeliveryView, retry: { initialSeconds: number; wi
 
 /**
  * One endpoint's page (issue 53, item 5): what it takes, its newest deliveries (event, status,
- * attempts, last response, next retry), a refresh link, and for an admin "send a test event": the
- * newest event it takes, sent again to it alone.
+ * attempts, last response, next retry), refreshed in place every 5 s by the portal's script (for
+ * ten minutes; a status line says when they changed) and by a plain link, and for an admin "send
+ * a test event": the newest event it takes, sent again to it alone.
  */
 export function endpointPage(
   frame: Frame,
@@ -152,6 +153,7 @@ export function endpointPage(
       ['Created', when(endpoint.created_at)],
     ])}
       <h2>Recent deliveries</h2>
+      <div id="endpoint-deliveries" data-refresh-seconds="5">
       ${
         deliveries.length
           ? dataTable({
@@ -179,7 +181,9 @@ export function endpointPage(
             })
           : html`<p>Nothing was sent to this endpoint yet.</p>`
       }
-      <p><a href=${self}>Refresh the deliveries</a></p>
+      </div>
+      <p class="hint" id="endpoint-deliveries-status" role="status"></p>
+      <p><a href=${self}>Refresh the deliveries</a> (they also refresh by themselves every few seconds while the page is open)</p>
       ${
         data.canChange
           ? html`<form method="post" action=${`/portal/webhooks/${endpoint.id}/test?mode=${mode}`}>

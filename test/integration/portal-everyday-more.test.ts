@@ -353,6 +353,19 @@ describe('item 5: deliveries belong to their endpoint', () => {
     expect(await textOf(tab, '.notice')).toBe('The event is being sent again to 1 endpoint.');
     await eventually(async () => got('/other').length === 2, 30_000);
     expect(got('/up')).toHaveLength(2);
+
+    // The deliveries refresh in place: a resend made elsewhere shows up without a reload.
+    await tab.goto(`${base()}/portal/webhooks/${other.id}?mode=test`);
+    await tab.waitForFunction(() => document.querySelector('[aria-label^="Deliveries to"] tbody td:nth-child(3)')?.textContent === '2');
+    await tab.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await stack.app.container.portal!.events.resend(view, paidEvent.id, { endpointId: other.id });
+    await eventually(async () => got('/other').length === 3, 30_000);
+    await tab.waitForFunction(() => document.querySelector('[aria-label^="Deliveries to"] tbody td:nth-child(3)')?.textContent === '3', {
+      timeout: 20_000,
+    });
+    expect(await tab.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await textOf(tab, '#endpoint-deliveries-status')).toMatch(/^Deliveries updated at \d\d:\d\d UTC\.$/);
+    expect(await checkAxe(tab, 'endpoint-deliveries-refreshed')).toEqual([]);
   }, 120_000);
 });
 
