@@ -133,7 +133,7 @@ export function createCheckoutPageService(deps: {
           product_name: c.productName,
           coverage_label: c.localLabel,
           named_insured_name: c.namedInsuredName,
-          verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
+          verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber, c.proof),
         })),
         proofs_of_coverage: archives
           .filter((a) => a.kind === 'product' && a.proofCode)

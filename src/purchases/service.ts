@@ -190,7 +190,7 @@ export function createPurchaseService(deps: {
               certificate: c
                 ? {
                     number: c.certificateNumber,
-                    verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber),
+                    verification_url: verificationUrl(deps.publicBaseUrl, c.certificateNumber, c.proof),
                     voided_at: (c.voidedAt ?? refundedAt)?.toISOString() ?? null,
                   }
                 : null,
@@ -207,7 +207,7 @@ export function createPurchaseService(deps: {
                       : x.storageKey
                         ? ('issued' as const)
                         : ('issuing' as const),
-                  verification_url: verificationUrl(deps.publicBaseUrl, x.certificateNumber),
+                  verification_url: verificationUrl(deps.publicBaseUrl, x.certificateNumber, x.proof),
                   voided_at: (x.voidedAt ?? refundedAt)?.toISOString() ?? null,
                   superseded_at: x.supersededAt?.toISOString() ?? null,
                   superseded_by: x.supersededByNumber,
