@@ -98,7 +98,8 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
   expect(eventLines.filter((l) => l.trim().startsWith('certificates.reissued'))).toHaveLength(1);
   const superseded = new RegExp(`(COI-\\S+) on its verification page: superseded \\(by (COI-\\S+)\\)  (\\S+)`).exec(run.stdout)!;
   expect(reissued).toContainEqual({ from: superseded[1], to: superseded[2] });
-  expect(superseded[3]).toMatch(new RegExp(`/verify/${superseded[1]}$`));
+  // The link carries the certificate's signed proof (issue 50, item 3).
+  expect(superseded[3]).toMatch(new RegExp(`/verify/${superseded[1]}\\?proof=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`));
   // The venue's current certificates downloaded: the moved day's new version and the two others.
   const venuePdfs = fs.readdirSync(path.join(outputDir, `purchase-${eventPurchaseId}`, 'venue')).sort();
   expect(venuePdfs).toEqual(venueIssued.map((n) => `${reissued.find((r) => r.from === n)?.to ?? n}.pdf`).sort());
