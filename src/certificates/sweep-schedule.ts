@@ -7,7 +7,8 @@
  * (src/reports/schedule.ts): `ensureDocumentSweepSchedule` runs at every worker start and creates
  * the schedule or brings it to this definition.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { ensureSchedule } from '../temporal/schedules';
 import { storedDocumentsSweepWorkflow } from '../../workflows/document-sweep';
 
 export const DOCUMENT_SWEEP_SCHEDULE_ID = 'stored-documents-sweep';
@@ -33,16 +34,5 @@ export async function ensureDocumentSweepSchedule(
   taskQueue: string,
   scheduleId = DOCUMENT_SWEEP_SCHEDULE_ID,
 ): Promise<void> {
-  const options = documentSweepScheduleOptions(taskQueue, scheduleId);
-  try {
-    await client.schedule.create(options);
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(scheduleId).update((prev) => ({
-      spec: options.spec,
-      action: options.action,
-      policies: { ...prev.policies, ...options.policies },
-      state: { paused: prev.state.paused, note: prev.state.note },
-    }));
-  }
+  await ensureSchedule(client, documentSweepScheduleOptions(taskQueue, scheduleId));
 }

@@ -8,7 +8,8 @@
  * an existing one to this definition (another task queue after a configuration change), so
  * restarts and several workers are harmless.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { ensureSchedule } from '../temporal/schedules';
 import { monthlyBordereauxWorkflow } from '../../workflows/bordereau';
 
 export const BORDEREAU_SCHEDULE_ID = 'monthly-bordereaux';
@@ -30,16 +31,5 @@ export function bordereauScheduleOptions(taskQueue: string, scheduleId = BORDERE
 
 /** Creates the schedule (`scheduleId`: another id only for tests), or updates it to this definition when it exists. */
 export async function ensureBordereauSchedule(client: Client, taskQueue: string, scheduleId = BORDEREAU_SCHEDULE_ID): Promise<void> {
-  const options = bordereauScheduleOptions(taskQueue, scheduleId);
-  try {
-    await client.schedule.create(options);
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(scheduleId).update((prev) => ({
-      spec: options.spec,
-      action: options.action,
-      policies: { ...prev.policies, ...options.policies },
-      state: { paused: prev.state.paused, note: prev.state.note },
-    }));
-  }
+  await ensureSchedule(client, bordereauScheduleOptions(taskQueue, scheduleId));
 }
