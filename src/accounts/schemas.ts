@@ -4,7 +4,7 @@
  * snake_case, in the `/api/v1` envelope).
  */
 import { z } from 'zod';
-import { Address } from '../quotes/answers';
+import { Address } from '../shared/address';
 
 export const AccountTeammate = z
   .object({

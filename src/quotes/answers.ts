@@ -10,6 +10,7 @@
  * keys, wrong types and out-of-template values are all reported as problems.
  */
 import { z } from 'zod';
+import { Address } from '../shared/address';
 import { isTripExcess, type Question, type QuestionSetDefinition } from '../question-sets/definition';
 import { expandDays, expandTrips, type CoveredUnit, type ExpansionLimits } from './coverage';
 
@@ -29,21 +30,8 @@ export interface ValidatedAnswers {
   certificateHolder: { name: string; address: Address } | null;
 }
 
-/** A postal address in an answer (named insured, certificate holder). */
-export const Address = z
-  .strictObject({
-    line1: z.string().trim().min(1).max(200),
-    line2: z.string().trim().max(200).optional(),
-    city: z.string().trim().min(1).max(100),
-    region: z.string().trim().min(1).max(100),
-    postal_code: z.string().trim().min(1).max(20),
-    country: z
-      .string()
-      .regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 code such as US' })
-      .meta({ description: 'ISO 3166-1 alpha-2 code', example: 'US' }),
-  })
-  .meta({ id: 'Address' });
-type Address = z.infer<typeof Address>;
+/** A postal address in an answer (named insured, certificate holder): the API's one address shape. */
+export { Address };
 
 const isoDate = z.iso.date({ message: 'must be a date YYYY-MM-DD' });
 
