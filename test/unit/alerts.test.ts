@@ -17,6 +17,20 @@ const promtool = (args: string[], cwd = DIR) => {
   if (r.error) throw new Error(`promtool could not run (${r.error.message}); install Debian's prometheus package`);
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 };
+/**
+ * `promtool test rules alerts.test.yml` on a copy of the rules in a temporary folder (removed after),
+ * alerts.yml rewritten by `change` (given the original text): a control run of a broken alert.
+ */
+const testChangedRules = (change: (rules: string) => string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alerts-'));
+  try {
+    for (const f of ['alerts.yml', 'alerts.test.yml']) fs.copyFileSync(path.join(DIR, f), path.join(dir, f));
+    fs.writeFileSync(path.join(dir, 'alerts.yml'), change(fs.readFileSync(path.join(dir, 'alerts.yml'), 'utf8')));
+    return promtool(['test', 'rules', 'alerts.test.yml'], dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+};
 
 test('when the rules and the Prometheus config are checked, then both are valid', () => {
   const rules = promtool(['check', 'rules', 'alerts.yml']);
@@ -61,44 +75,28 @@ test('when the runbook is read, then every alert has an entry with a query and c
 });
 
 test('when an alert threshold is loosened, then its rule test fails, for a 5xx ratio and for an SLO error budget (the tests can catch a broken alert)', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alerts-'));
-  try {
-    for (const f of ['alerts.yml', 'alerts.test.yml']) fs.copyFileSync(path.join(DIR, f), path.join(dir, f));
-    const rules = fs.readFileSync(path.join(dir, 'alerts.yml'), 'utf8');
+  const run = testChangedRules((rules) => {
     expect(rules).toContain('> 0.05');
-    fs.writeFileSync(path.join(dir, 'alerts.yml'), rules.replace('> 0.05', '> 0.5'));
-    const run = promtool(['test', 'rules', 'alerts.test.yml'], dir);
-    expect(run.code).not.toBe(0);
-    expect(run.out).toContain('High5xxRatio');
-    fs.writeFileSync(path.join(dir, 'alerts.yml'), rules.replaceAll('* 0.001)', '* 0.1)'));
-    const slo = promtool(['test', 'rules', 'alerts.test.yml'], dir);
-    expect(slo.code).not.toBe(0);
-    expect(slo.out).toContain('CertificatesSloBurnFast');
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    return rules.replace('> 0.05', '> 0.5');
+  });
+  expect(run.code).not.toBe(0);
+  expect(run.out).toContain('High5xxRatio');
+  const slo = testChangedRules((rules) => rules.replaceAll('* 0.001)', '* 0.1)'));
+  expect(slo.code).not.toBe(0);
+  expect(slo.out).toContain('CertificatesSloBurnFast');
 });
 
 test('when AgencyWebhookDeliveriesFailing lets any success of the agency hide a failing endpoint (the rule before issue 55), then only the dead-endpoint-beside-a-healthy-one test fails', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alerts-'));
-  try {
-    for (const f of ['alerts.yml', 'alerts.test.yml']) fs.copyFileSync(path.join(DIR, f), path.join(dir, f));
-    const rules = fs.readFileSync(path.join(dir, 'alerts.yml'), 'utf8');
+  const run = testChangedRules((rules) => {
     expect(rules).toContain('sum by (root_account_id, mode, endpoint) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))');
-    fs.writeFileSync(
-      path.join(dir, 'alerts.yml'),
-      rules.replace(
-        'unless sum by (root_account_id, mode, endpoint) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))',
-        'unless on (root_account_id, mode) sum by (root_account_id, mode) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))',
-      ),
+    return rules.replace(
+      'unless sum by (root_account_id, mode, endpoint) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))',
+      'unless on (root_account_id, mode) sum by (root_account_id, mode) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))',
     );
-    const run = promtool(['test', 'rules', 'alerts.test.yml'], dir);
-    expect(run.code).not.toBe(0);
-    expect([...run.out.matchAll(/^\s*name: ([^,]+),/gm)].map((m) => m[1])).toEqual([
-      'one dead endpoint beside a healthy one of the same agency',
-      'one dead endpoint beside a healthy one of the same agency',
-    ]);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  expect(run.code).not.toBe(0);
+  expect([...run.out.matchAll(/^\s*name: ([^,]+),/gm)].map((m) => m[1])).toEqual([
+    'one dead endpoint beside a healthy one of the same agency',
+    'one dead endpoint beside a healthy one of the same agency',
+  ]);
 });
