@@ -22,6 +22,19 @@ const urlOrNone = (fallback: string) =>
     .default(fallback)
     .transform((v) => (v.trim() === '' ? undefined : v))
     .pipe(z.url().optional());
+/** A key list with a default, parsed by `parse` (which throws Error naming the problem; the message becomes the config issue). */
+const keyList = <K>(fallback: string, parse: (value: string) => K[]) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      try {
+        return parse(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    });
 
 /** Published development defaults of the two data-protection keys (never valid in production). */
 const DEV_PAYLOAD_KEYS = 'dev-1:ZGV2ZWxvcG1lbnQtb25seS1wYXlsb2FkLWtleS0zMmI=';
@@ -116,17 +129,7 @@ const schema = z.object({
    * keep the old ones until no open workflow or retained history needs them). The default is a
    * published development key, refused when NODE_ENV=production.
    */
-  TEMPORAL_PAYLOAD_KEYS: z
-    .string()
-    .default(DEV_PAYLOAD_KEYS)
-    .transform((v, ctx) => {
-      try {
-        return parsePayloadKeys(v);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  TEMPORAL_PAYLOAD_KEYS: keyList(DEV_PAYLOAD_KEYS, parsePayloadKeys),
   /**
    * Keys signing the proof a certificate's QR code and verification link carry (issue 50): `kid:base64`
    * pairs, comma-separated, each key a 32-byte Ed25519 seed (`openssl rand -base64 32`). The first
@@ -134,17 +137,7 @@ const schema = z.object({
    * the new key first, keep the old ones as long as their certificates may be shown). The default
    * is a published development key, refused when NODE_ENV=production.
    */
-  CERTIFICATE_SIGNING_KEYS: z
-    .string()
-    .default(DEV_CERTIFICATE_SIGNING_KEYS)
-    .transform((v, ctx) => {
-      try {
-        return parseSigningKeys(v);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  CERTIFICATE_SIGNING_KEYS: keyList(DEV_CERTIFICATE_SIGNING_KEYS, parseSigningKeys),
   /** Bearer token of the codec endpoint (`/codec/encode`, `/codec/decode`) for the Temporal UI and CLI; unset = endpoint off (404). At least 24 characters. */
   TEMPORAL_CODEC_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(24).optional()),
   /**
