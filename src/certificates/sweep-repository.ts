@@ -26,68 +26,85 @@ export interface RecordedDocument {
   sha256: string;
 }
 
+/** The fields of the stored object itself, the same for a certificate and a zip. */
+type StoredObject = Pick<RecordedDocument, 'id' | 'purchase_id' | 'root_account_id' | 'storage_key' | 'size_bytes' | 'sha256'>;
+
+/** `row`'s stored object with its kind's own fields (`own`), as one RecordedDocument. */
+function recorded(
+  row: StoredObject,
+  own: Pick<RecordedDocument, 'kind' | 'certificate_number' | 'revision' | 'archive_kind' | 'product_line_id'>,
+): RecordedDocument {
+  return {
+    ...own,
+    id: row.id,
+    purchase_id: row.purchase_id,
+    root_account_id: row.root_account_id,
+    storage_key: row.storage_key,
+    size_bytes: row.size_bytes,
+    sha256: row.sha256,
+  };
+}
+
 export function createSweepRepository(db: Db | Knex.Transaction) {
+  /** Up to `limit` current (not superseded) rows of `table` (aliased `d`, its purchase `p`) after id `afterId`, ids ascending, one root account's with `rootAccountId`. */
+  const currentAfter = (table: 'certificates' | 'certificate_archives', afterId: number, limit: number, rootAccountId?: number) => {
+    const q = db(`${table} as d`)
+      .join('purchases as p', 'p.id', 'd.purchase_id')
+      .where('d.id', '>', afterId)
+      .whereNull('d.superseded_at')
+      .orderBy('d.id')
+      .limit(limit);
+    if (rootAccountId !== undefined) q.where('p.root_account_id', rootAccountId);
+    return q;
+  };
   return {
     /** Up to `limit` current certificates with an object after id `afterId`, ids ascending (one root account's with `rootAccountId`). */
     async certificatesAfter(afterId: number, limit: number, rootAccountId?: number): Promise<RecordedDocument[]> {
-      const q = db('certificates as c')
-        .join('purchases as p', 'p.id', 'c.purchase_id')
-        .where('c.id', '>', afterId)
-        .whereNotNull('c.storage_key')
-        .whereNull('c.superseded_at')
-        .orderBy('c.id')
-        .limit(limit)
+      const rows: (StoredObject & { certificate_number: string; revision: number })[] = await currentAfter(
+        'certificates',
+        afterId,
+        limit,
+        rootAccountId,
+      )
+        .whereNotNull('d.storage_key')
         .select(
-          'c.id',
-          'c.purchase_id',
+          'd.id',
+          'd.purchase_id',
           'p.root_account_id',
-          'c.certificate_number',
-          'c.revision',
-          'c.storage_key',
-          'c.size_bytes',
-          'c.sha256',
+          'd.certificate_number',
+          'd.revision',
+          'd.storage_key',
+          'd.size_bytes',
+          'd.sha256',
         );
-      if (rootAccountId !== undefined) q.where('p.root_account_id', rootAccountId);
-      const rows = await q;
-      return rows.map((r) => ({
-        kind: 'certificate' as const,
-        id: r.id,
-        purchase_id: r.purchase_id,
-        root_account_id: r.root_account_id,
-        certificate_number: r.certificate_number,
-        revision: r.revision,
-        archive_kind: null,
-        product_line_id: null,
-        storage_key: r.storage_key,
-        size_bytes: r.size_bytes,
-        sha256: r.sha256,
-      }));
+      return rows.map((r) =>
+        recorded(r, {
+          kind: 'certificate',
+          certificate_number: r.certificate_number,
+          revision: r.revision,
+          archive_kind: null,
+          product_line_id: null,
+        }),
+      );
     },
 
     /** Up to `limit` current zips after id `afterId`, ids ascending (one root account's with `rootAccountId`). */
     async archivesAfter(afterId: number, limit: number, rootAccountId?: number): Promise<RecordedDocument[]> {
-      const q = db('certificate_archives as a')
-        .join('purchases as p', 'p.id', 'a.purchase_id')
-        .where('a.id', '>', afterId)
-        .whereNull('a.superseded_at')
-        .orderBy('a.id')
-        .limit(limit)
-        .select('a.id', 'a.purchase_id', 'p.root_account_id', 'a.kind', 'a.product_line_id', 'a.storage_key', 'a.size_bytes', 'a.sha256');
-      if (rootAccountId !== undefined) q.where('p.root_account_id', rootAccountId);
-      const rows = await q;
-      return rows.map((r) => ({
-        kind: 'archive' as const,
-        id: r.id,
-        purchase_id: r.purchase_id,
-        root_account_id: r.root_account_id,
-        certificate_number: null,
-        revision: null,
-        archive_kind: r.kind,
-        product_line_id: r.product_line_id,
-        storage_key: r.storage_key,
-        size_bytes: r.size_bytes,
-        sha256: r.sha256,
-      }));
+      const rows: (StoredObject & { kind: 'payment' | 'product'; product_line_id: number | null })[] = await currentAfter(
+        'certificate_archives',
+        afterId,
+        limit,
+        rootAccountId,
+      ).select('d.id', 'd.purchase_id', 'p.root_account_id', 'd.kind', 'd.product_line_id', 'd.storage_key', 'd.size_bytes', 'd.sha256');
+      return rows.map((r) =>
+        recorded(r, {
+          kind: 'archive',
+          certificate_number: null,
+          revision: null,
+          archive_kind: r.kind,
+          product_line_id: r.product_line_id,
+        }),
+      );
     },
 
     /** The record of `doc` after issuance ran again: the same certificate row, or its purchase's current zip under the same key. */
