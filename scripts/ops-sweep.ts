@@ -18,7 +18,7 @@ import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createObjectStore } from '../src/storage/object-store';
 import { createTemporalClient } from '../src/temporal/client';
-import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
+import { createPurchaseWorkflowsFromConfig } from '../src/purchases/workflow-client';
 import { createServiceDocumentSweep, type SweepFinding } from '../src/certificates/document-sweep';
 import os from 'node:os';
 import { createAuditRepository } from '../src/audit/repository';
@@ -57,14 +57,7 @@ export async function sweepDocuments(
       db,
       store: createObjectStore(config),
       client: temporal.client,
-      workflows: createPurchaseWorkflows({
-        client: temporal.client,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
-        pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
-        buyerEmailHashKey: config.BUYER_EMAIL_HASH_KEY,
-        retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
-      }),
+      workflows: createPurchaseWorkflowsFromConfig(temporal.client, config),
     });
     const { result: report, auditId } = await audited(
       createAuditRepository(db),

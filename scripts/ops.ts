@@ -65,7 +65,7 @@ import { reconcileMonth } from '../src/reports/reconciliation';
 import { formatMinor, monthRange } from '../src/reports/bordereau';
 import { createPayproc } from '../src/payproc/client';
 import { createAccountsRepository } from '../src/accounts/repository';
-import { createPurchaseWorkflows } from '../src/purchases/workflow-client';
+import { createPurchaseWorkflowsFromConfig } from '../src/purchases/workflow-client';
 import { OperationRefused, createPurchaseOperations } from '../src/purchases/operations';
 import { createTemporalClient } from '../src/temporal/client';
 import { findRetryingActivities } from '../src/temporal/retrying';
@@ -225,14 +225,7 @@ async function main(argv: string[]): Promise<number> {
     const operations = createPurchaseOperations({
       sales,
       ledger: createLedgerRepository(db),
-      workflows: createPurchaseWorkflows({
-        client: temporal.client,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
-        pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
-        buyerEmailHashKey: config.BUYER_EMAIL_HASH_KEY,
-        retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
-      }),
+      workflows: createPurchaseWorkflowsFromConfig(temporal.client, config),
     });
     const act = command === 'retry-cancellation' ? () => operations.retryCancellation(purchaseId) : () => operations[command](purchaseId);
     const { result, auditId } = await auditedOp(createAuditRepository(db), start, act, (r) => ({

@@ -38,7 +38,7 @@ import { quoteRoutes } from './quotes/routes';
 import { createSaleRepository } from './purchases/sale-repository';
 import { createSubscriptionRepository } from './purchases/subscription-repository';
 import { createLedgerRepository } from './purchases/ledger-repository';
-import { createPurchaseWorkflows, type PurchaseWorkflows } from './purchases/workflow-client';
+import { createPurchaseWorkflowsFromConfig, type PurchaseWorkflows } from './purchases/workflow-client';
 import { purchaseRoutes } from './purchases/routes';
 import { createPurchaseService } from './purchases/service';
 import { createWebhookService } from './webhooks/service';
@@ -169,14 +169,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     accounts,
     tokenTtlSeconds: config.BUYER_ACCESS_TOKEN_TTL_SECONDS,
   });
-  const purchaseWorkflows = createPurchaseWorkflows({
-    client: temporal.client,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    sessionTtlSeconds: config.CHECKOUT_SESSION_TTL_SECONDS,
-    pollIntervalSeconds: config.CHECKOUT_POLL_INTERVAL_SECONDS,
-    retryMaxIntervalSeconds: config.PURCHASE_RETRY_MAX_INTERVAL_SECONDS,
-    buyerEmailHashKey: config.BUYER_EMAIL_HASH_KEY,
-  });
+  const purchaseWorkflows = createPurchaseWorkflowsFromConfig(temporal.client, config);
   const webhooks = createWebhookService({
     countOutcome: (type, outcome) => metrics.webhookEvents.inc({ type, outcome }),
     events: createPayprocEventsRepository(db),
