@@ -138,6 +138,15 @@ const VerificationJson = z
       'What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal.',
   });
 
+/** A response of the verification page: an HTML page (`page` describes it), or `json` (the bare error unless given) with `Accept: application/json`. */
+const pageOrJson = (description: string, page: string, json: z.ZodType = BareErrorSchema) => ({
+  description,
+  content: {
+    'text/html': { schema: { type: 'string' as const, description: page } },
+    'application/json': { schema: json },
+  },
+});
+
 /**
  * The public verification page, `GET /verify/{code}` (no API key; the QR target), which verifies a
  * `proof` with `signer`'s keys, and `GET /.well-known/jwks.json`, those keys.
@@ -246,29 +255,19 @@ export function verificationRoutes(
         }),
       },
       responses: {
-        200: {
-          description: 'The page: HTML by default, the same view as JSON with `Accept: application/json`',
-          content: {
-            'text/html': { schema: { type: 'string', description: 'The verification page' } },
-            'application/json': { schema: VerificationJson },
-          },
-        },
-        404: {
-          description:
-            'NOT_FOUND: no certificate or proof of coverage with that code; an HTML page, or the bare error with `Accept: application/json`',
-          content: {
-            'text/html': { schema: { type: 'string', description: 'The not-found page' } },
-            'application/json': { schema: BareErrorSchema },
-          },
-        },
-        400: {
-          description:
-            'VALIDATION_ERROR on `proof`: the proof does not verify (altered, signed by an unknown key, malformed, or for another certificate); a refusal page, or the bare error with `Accept: application/json`',
-          content: {
-            'text/html': { schema: { type: 'string', description: 'The refusal page' } },
-            'application/json': { schema: BareErrorSchema },
-          },
-        },
+        200: pageOrJson(
+          'The page: HTML by default, the same view as JSON with `Accept: application/json`',
+          'The verification page',
+          VerificationJson,
+        ),
+        404: pageOrJson(
+          'NOT_FOUND: no certificate or proof of coverage with that code; an HTML page, or the bare error with `Accept: application/json`',
+          'The not-found page',
+        ),
+        400: pageOrJson(
+          'VALIDATION_ERROR on `proof`: the proof does not verify (altered, signed by an unknown key, malformed, or for another certificate); a refusal page, or the bare error with `Accept: application/json`',
+          'The refusal page',
+        ),
         429: bareError('RATE_LIMIT_ERROR: too many lookups from this address; retry after the Retry-After header (seconds)'),
       },
     });
