@@ -448,6 +448,37 @@ export function holderFormPage(
   );
 }
 
+/**
+ * One optional change of the endorsement form, left out when `options` is empty: a legend, a
+ * hint, a select `name` (labelled `label`, element id `id`) among `options` with `none` first,
+ * and the fields the change needs; each field's value and error are the form's under its name.
+ */
+function choiceFieldset(
+  form: { values: Record<string, string>; errors: Record<string, string> },
+  f: {
+    legend: string;
+    hint?: string;
+    label: string;
+    id: string;
+    name: string;
+    none: string;
+    options: ReadonlyArray<{ id: number; label: string }>;
+    fields: Array<{ id: string; name: string; label: string; type: string }>;
+  },
+) {
+  if (!f.options.length) return null;
+  return html`<fieldset>
+    <legend>${f.legend}</legend>
+    ${f.hint ? html`<p class="hint">${f.hint}</p>` : null}
+    <label for=${f.id}>${f.label}</label>
+    <select id=${f.id} name=${f.name}>
+      <option value="">${f.none}</option>
+      ${f.options.map((o) => html`<option value=${String(o.id)} selected=${form.values[f.name] === String(o.id)}>${o.label}</option>`)}
+    </select>
+    ${f.fields.map((x) => field({ ...x, value: form.values[x.name] ?? '', error: form.errors[x.name] }))}
+  </fieldset>`;
+}
+
 /** An endorsement: correct the named insured, move a day or a trip not started, add days or a trip; then a preview. */
 export function endorseFormPage(
   frame: Frame,
@@ -499,99 +530,54 @@ export function endorseFormPage(
           maxlength: 200,
         })}
       </fieldset>
-      ${
-        data.days.length
-          ? html`<fieldset>
-            <legend>Move a covered day</legend>
-            <label for="endorse-unit">Day</label>
-            <select id="endorse-unit" name="covered_unit_id">
-              <option value="">No day moves</option>
-              ${data.days.map((d) => html`<option value=${String(d.id)} selected=${values.covered_unit_id === String(d.id)}>${d.label}</option>`)}
-            </select>
-            ${field({
-              id: 'endorse-date',
-              name: 'start_date',
-              label: 'New date',
-              type: 'date',
-              value: values.start_date ?? '',
-              error: errors.start_date,
-            })}
-          </fieldset>`
-          : null
-      }
-      ${
-        data.trips?.length
-          ? html`<fieldset>
-            <legend>Move a covered trip</legend>
-            <p class="hint">Local times of the trip’s own time zone; the trip keeps its price.</p>
-            <label for="endorse-move-trip">Trip</label>
-            <select id="endorse-move-trip" name="move_trip">
-              <option value="">No trip moves</option>
-              ${data.trips.map((t) => html`<option value=${String(t.id)} selected=${values.move_trip === String(t.id)}>${t.label}</option>`)}
-            </select>
-            ${field({
-              id: 'endorse-move-trip-start',
-              name: 'move_trip_start',
-              label: 'New start',
-              type: 'datetime-local',
-              value: values.move_trip_start ?? '',
-              error: errors.move_trip_start,
-            })}
-            ${field({
-              id: 'endorse-move-trip-end',
-              name: 'move_trip_end',
-              label: 'New end',
-              type: 'datetime-local',
-              value: values.move_trip_end ?? '',
-              error: errors.move_trip_end,
-            })}
-          </fieldset>`
-          : null
-      }
-      ${
-        data.dayItems.length
-          ? html`<fieldset>
-            <legend>Add covered days</legend>
-            <p class="hint">Priced like the days bought; the buyer pays the difference through a checkout link before the days are added. Added on their own, without other changes.</p>
-            <label for="endorse-add-item">Product</label>
-            <select id="endorse-add-item" name="add_item">
-              <option value="">No days added</option>
-              ${data.dayItems.map((i) => html`<option value=${String(i.id)} selected=${values.add_item === String(i.id)}>${i.label}</option>`)}
-            </select>
-            ${field({ id: 'endorse-add-start', name: 'add_start', label: 'First day', type: 'date', value: values.add_start ?? '', error: errors.add_start })}
-            ${field({ id: 'endorse-add-end', name: 'add_end', label: 'Last day', type: 'date', value: values.add_end ?? '', error: errors.add_end })}
-          </fieldset>`
-          : null
-      }
-      ${
-        data.tripItems.length
-          ? html`<fieldset>
-            <legend>Add a covered trip</legend>
-            <p class="hint">Priced like the trips bought; the buyer pays the difference through a checkout link before the trip is added. Local times of the trip’s own time zone. Added on its own, without other changes.</p>
-            <label for="endorse-trip-item">Product</label>
-            <select id="endorse-trip-item" name="trip_item">
-              <option value="">No trip added</option>
-              ${data.tripItems.map((i) => html`<option value=${String(i.id)} selected=${values.trip_item === String(i.id)}>${i.label}</option>`)}
-            </select>
-            ${field({
-              id: 'endorse-trip-start',
-              name: 'trip_start',
-              label: 'Trip starts',
-              type: 'datetime-local',
-              value: values.trip_start ?? '',
-              error: errors.trip_start,
-            })}
-            ${field({
-              id: 'endorse-trip-end',
-              name: 'trip_end',
-              label: 'Trip ends',
-              type: 'datetime-local',
-              value: values.trip_end ?? '',
-              error: errors.trip_end,
-            })}
-          </fieldset>`
-          : null
-      }
+      ${choiceFieldset(data, {
+        legend: 'Move a covered day',
+        label: 'Day',
+        id: 'endorse-unit',
+        name: 'covered_unit_id',
+        none: 'No day moves',
+        options: data.days,
+        fields: [{ id: 'endorse-date', name: 'start_date', label: 'New date', type: 'date' }],
+      })}
+      ${choiceFieldset(data, {
+        legend: 'Move a covered trip',
+        hint: 'Local times of the trip’s own time zone; the trip keeps its price.',
+        label: 'Trip',
+        id: 'endorse-move-trip',
+        name: 'move_trip',
+        none: 'No trip moves',
+        options: data.trips ?? [],
+        fields: [
+          { id: 'endorse-move-trip-start', name: 'move_trip_start', label: 'New start', type: 'datetime-local' },
+          { id: 'endorse-move-trip-end', name: 'move_trip_end', label: 'New end', type: 'datetime-local' },
+        ],
+      })}
+      ${choiceFieldset(data, {
+        legend: 'Add covered days',
+        hint: 'Priced like the days bought; the buyer pays the difference through a checkout link before the days are added. Added on their own, without other changes.',
+        label: 'Product',
+        id: 'endorse-add-item',
+        name: 'add_item',
+        none: 'No days added',
+        options: data.dayItems,
+        fields: [
+          { id: 'endorse-add-start', name: 'add_start', label: 'First day', type: 'date' },
+          { id: 'endorse-add-end', name: 'add_end', label: 'Last day', type: 'date' },
+        ],
+      })}
+      ${choiceFieldset(data, {
+        legend: 'Add a covered trip',
+        hint: 'Priced like the trips bought; the buyer pays the difference through a checkout link before the trip is added. Local times of the trip’s own time zone. Added on its own, without other changes.',
+        label: 'Product',
+        id: 'endorse-trip-item',
+        name: 'trip_item',
+        none: 'No trip added',
+        options: data.tripItems,
+        fields: [
+          { id: 'endorse-trip-start', name: 'trip_start', label: 'Trip starts', type: 'datetime-local' },
+          { id: 'endorse-trip-end', name: 'trip_end', label: 'Trip ends', type: 'datetime-local' },
+        ],
+      })}
       <button type="submit">Preview the change</button>
       <a href=${`/portal/purchases/${data.purchaseId}?mode=${data.mode}`}>Keep the policy as it is</a>
     </form>`,
