@@ -81,6 +81,39 @@ export function useStack(options: StackOptions = {}): Stack {
   };
 }
 
+/** What startAppAndWorker answers: the API and a worker on a task queue of their own. */
+export interface AppAndWorker {
+  app: TestApp;
+  worker: TestWorker;
+  taskQueue: string;
+  /** Closes the API, then stops the worker. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a worker (environment `workerEnv`, replaced `activities`, see startTestWorker), then the API
+ * (config `appEnv`), on a task queue of their own: for a stack started per test or per suite
+ * outside useStack. The caller closes it (`close()`, in a finally or afterAll).
+ */
+export async function startAppAndWorker(
+  appEnv: Record<string, string>,
+  workerEnv: Record<string, string> = {},
+  activities: Parameters<typeof startTestWorker>[1] = {},
+): Promise<AppAndWorker> {
+  const taskQueue = uniqueTaskQueue();
+  const worker = await startTestWorker(taskQueue, activities, workerEnv);
+  const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, ...appEnv });
+  return {
+    app,
+    worker,
+    taskQueue,
+    async close() {
+      await app.close();
+      await worker.shutdown();
+    },
+  };
+}
+
 /** What startQuotingStack answers: the API, the worker and an account that quotes on them. */
 export interface QuotingStack extends QuotingAccount {
   app: TestApp;
@@ -99,17 +132,6 @@ export async function startQuotingStack(
   env: Record<string, string> = {},
   activities: Parameters<typeof startTestWorker>[1] = {},
 ): Promise<QuotingStack> {
-  const taskQueue = uniqueTaskQueue();
-  const worker = await startTestWorker(taskQueue, activities, env);
-  const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...env });
-  const account = await createQuotingAccount(app);
-  return {
-    ...account,
-    app,
-    worker,
-    async close() {
-      await app.close();
-      await worker.shutdown();
-    },
-  };
+  const stack = await startAppAndWorker({ PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, ...env }, env, activities);
+  return { ...(await createQuotingAccount(stack.app)), ...stack };
 }

@@ -2,9 +2,10 @@
  * A stack whose object storage can be taken away: the shared fake-gcs-server reached through a TCP
  * proxy the test takes down (`proxy.down()` resets every connection) and brings back (`proxy.up()`).
  */
-import { startTestApp, type TestApp } from './app';
+import type { TestApp } from './app';
+import { startAppAndWorker } from './stack';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
-import { startTestWorker, uniqueTaskQueue, type TestWorker } from './worker';
+import type { TestWorker } from './worker';
 
 export interface StorageOutageStack {
   readonly app: TestApp;
@@ -20,18 +21,15 @@ export interface StorageOutageStack {
  * TCP proxy, and the API with config `env`, on a task queue of their own. The caller closes it.
  */
 export async function startWithStorageProxy(env: Record<string, string>): Promise<StorageOutageStack> {
-  const taskQueue = uniqueTaskQueue();
   const endpoint = new URL(process.env.STORAGE_API_ENDPOINT ?? 'http://127.0.0.1:4443');
   const proxy = await startTcpProxy({ host: endpoint.hostname, port: Number(endpoint.port) });
-  const worker = await startTestWorker(taskQueue, {}, { STORAGE_API_ENDPOINT: proxy.url });
-  const app = await startTestApp({ TEMPORAL_TASK_QUEUE: taskQueue, ...env });
+  const { app, worker, close } = await startAppAndWorker(env, { STORAGE_API_ENDPOINT: proxy.url });
   return {
     app,
     worker,
     proxy,
     async close() {
-      await app.close();
-      await worker.shutdown();
+      await close();
       await proxy.close();
     },
   };
