@@ -94,6 +94,29 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     ctx.session!.previews = [preview, ...(ctx.session!.previews ?? []).filter((p) => p.quoteId !== preview.quoteId)].slice(0, 5);
   };
   /**
+   * An admin's route (`method` at `path`): `load` finds what it is about in the request's mode
+   * (answering the not-found page itself and giving null when it cannot), then `handle` answers,
+   * given the form's body (empty for a GET).
+   */
+  const adminRoute = <T>(
+    method: 'get' | 'post',
+    path: string,
+    load: (ctx: PortalCtx, mode: KeyMode) => Promise<T | null>,
+    handle: (ctx: PortalCtx, mode: KeyMode, found: T, body: Record<string, unknown>) => unknown,
+  ) =>
+    pages[method](path, requireAdmin, async (rawCtx) => {
+      const ctx = rawCtx as unknown as PortalCtx;
+      const mode = modeOf(ctx.query.mode);
+      const found = await load(ctx, mode);
+      if (found) await handle(ctx, mode, found, (ctx.request.body ?? {}) as Record<string, unknown>);
+    });
+  /** An admin's GET page at `path`, of what `load` finds (as adminRoute), sent 200 as `render` makes it. */
+  const adminPage = <T>(
+    path: string,
+    load: (ctx: PortalCtx, mode: KeyMode) => Promise<T | null>,
+    render: (ctx: PortalCtx, mode: KeyMode, found: T) => string,
+  ) => adminRoute('get', path, load, (ctx, mode, found) => send(ctx, 200, render(ctx, mode, found)));
+  /**
    * The kept preview the URL names (`:id`, `:quote`); null once the 404 page of a purchase this
    * account does not have, or the way back to the form (a preview no longer kept), is sent.
    */
@@ -122,28 +145,15 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       : p.items.flatMap((i) => cancellableUnits(i.covered_units, standing).map((u) => ({ id: u.id, label: unitLabel(i, u) })));
   const purchaseFor = (ctx: PortalCtx, mode: KeyMode): Promise<PurchaseDetail | null> =>
     orNotFound(ctx, 'purchase', `/portal/purchases?mode=${mode}`, () => deps.purchases.get(viewOf(ctx, mode), idParam(ctx)));
-  pages.get('/purchases/:id/cancel', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const purchase = await purchaseFor(ctx, mode);
-    if (!purchase) return;
-    send(
-      ctx,
-      200,
-      cancelFormPage(frame(ctx, `Cancel covered units of purchase #${purchase.id}`, { active: 'purchases' }), {
-        purchaseId: purchase.id,
-        mode,
-        units: cancellableOf(purchase),
-        chosen: /^\d{1,9}$/.test(String(ctx.query.unit)) ? Number(ctx.query.unit) : undefined,
-      }),
-    );
-  });
-  pages.post('/purchases/:id/cancel/preview', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const purchase = await purchaseFor(ctx, mode);
-    if (!purchase) return;
-    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+  adminPage('/purchases/:id/cancel', purchaseFor, (ctx, mode, purchase) =>
+    cancelFormPage(frame(ctx, `Cancel covered units of purchase #${purchase.id}`, { active: 'purchases' }), {
+      purchaseId: purchase.id,
+      mode,
+      units: cancellableOf(purchase),
+      chosen: /^\d{1,9}$/.test(String(ctx.query.unit)) ? Number(ctx.query.unit) : undefined,
+    }),
+  );
+  adminRoute('post', '/purchases/:id/cancel/preview', purchaseFor, async (ctx, mode, purchase, body) => {
     const units = (Array.isArray(body.units) ? body.units : typeof body.units === 'string' ? [body.units] : []).map(String);
     const requestedBy = ['agency', 'buyer', 'insurer'].includes(String(body.requested_by))
       ? (String(body.requested_by) as 'agency')
@@ -184,22 +194,44 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       throw err;
     }
   });
-  pages.get('/purchases/:id/cancel/preview/:quote', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const kept = await keptPreview(ctx, 'cancel', mode);
-    if (!kept) return;
-    send(
-      ctx,
-      200,
+  adminPage(
+    '/purchases/:id/cancel/preview/:quote',
+    (ctx, mode) => keptPreview(ctx, 'cancel', mode),
+    (ctx, mode, kept) =>
       cancelPreviewPage(frame(ctx, `Refund preview for purchase #${kept.purchaseId}`, { active: 'purchases' }), {
         quote: kept.quote as CancellationQuote,
         mode,
         labels: new Map(kept.labels ?? []),
         staying: kept.staying ?? [],
       }),
-    );
-  });
+  );
+  /**
+   * Does `act` to the purchase, on the audit log as `action` (with `details` of what it gave),
+   * then goes back to the purchase page with `done`'s message. An AppError below 500 (the API
+   * refused) is answered by `refused`: a string is flashed on the purchase page before its
+   * message (`<refused>: <message>.`); a function answers itself. Other errors are thrown.
+   */
+  const onPurchase = async <T>(
+    ctx: PortalCtx,
+    mode: KeyMode,
+    purchase: { id: number },
+    o: {
+      action: string;
+      act: () => Promise<T>;
+      details: (r: T) => Record<string, unknown>;
+      done: (r: T) => string;
+      refused: string | ((err: AppError) => unknown);
+    },
+  ) => {
+    try {
+      ctx.session!.flash = o.done(await record(ctx, o.action, { kind: 'purchase', id: String(purchase.id) }, o.act, o.details));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (typeof o.refused !== 'string') return o.refused(err);
+      ctx.session!.flash = `${o.refused}: ${err.message}.`;
+    }
+    redirect(ctx, `/portal/purchases/${purchase.id}?mode=${mode}`);
+  };
   /**
    * Carries out a previewed quote (the form's `quote_id`, matching `pattern`) on the audit log as
    * `action`, then back to the purchase page with `done`'s message, or why nothing happened.
@@ -217,36 +249,25 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     details: (r: T, quoteId: string) => Record<string, unknown>;
     done: (r: T) => string;
   }) =>
-    async function (rawCtx: Parameters<typeof requireAdmin>[0]) {
-      const ctx = rawCtx as unknown as PortalCtx;
-      const mode = modeOf(ctx.query.mode);
-      const purchase = await purchaseFor(ctx, mode);
-      if (!purchase) return;
-      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    async function (ctx: PortalCtx, mode: KeyMode, purchase: PurchaseDetail, body: Record<string, unknown>) {
       const quoteId = String(body.quote_id ?? '');
       const back = `/portal/purchases/${purchase.id}?mode=${mode}`;
       if (!opts.pattern.test(quoteId)) {
         ctx.session!.flash = `${opts.nothing}: preview it first.`;
         return redirect(ctx, back);
       }
-      try {
-        const r = await record(
-          ctx,
-          opts.action,
-          { kind: 'purchase', id: String(purchase.id) },
-          async () => opts.act(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, quoteId, body),
-          (x) => opts.details(x, quoteId),
-        );
-        ctx.session!.flash = opts.done(r);
-      } catch (err) {
-        if (!(err instanceof AppError) || err.status >= 500) throw err;
-        ctx.session!.flash = `${opts.nothing}: ${err.message}.`;
-      }
-      redirect(ctx, back);
+      return onPurchase(ctx, mode, purchase, {
+        action: opts.action,
+        act: async () => opts.act(await deps.purchases.sellingKeyOf(viewOf(ctx, mode), purchase.id), purchase.id, quoteId, body),
+        details: (x) => opts.details(x, quoteId),
+        done: opts.done,
+        refused: opts.nothing,
+      });
     };
-  pages.post(
+  adminRoute(
+    'post',
     '/purchases/:id/cancel',
-    requireAdmin,
+    purchaseFor,
     carryOut({
       pattern: /^cq_[0-9a-f]{24}$/,
       action: 'cancel_purchase_units',
@@ -271,18 +292,10 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         form,
       }),
     );
-  pages.get('/purchases/:id/holders/new', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const purchase = await purchaseFor(ctx, mode);
-    if (purchase) holderView(ctx, purchase, mode, { values: { country: 'US' }, errors: {} });
-  });
-  pages.post('/purchases/:id/holders', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const purchase = await purchaseFor(ctx, mode);
-    if (!purchase) return;
-    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+  adminRoute('get', '/purchases/:id/holders/new', purchaseFor, (ctx, mode, purchase) =>
+    holderView(ctx, purchase, mode, { values: { country: 'US' }, errors: {} }),
+  );
+  adminRoute('post', '/purchases/:id/holders', purchaseFor, async (ctx, mode, purchase, body) => {
     const names = ['name', 'line1', 'line2', 'city', 'region', 'postal_code', 'country', 'email', 'description_of_operations'];
     const flags = ['additional_insured', 'waiver_of_subrogation', 'notify_on_cancellation'];
     const values: Record<string, string> = {};
@@ -320,20 +333,14 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       }
       return holderView(ctx, purchase, mode, { values, errors }, 400);
     }
-    try {
-      const holder = await record(
-        ctx,
-        'add_certificate_holder',
-        { kind: 'purchase', id: String(purchase.id) },
-        () => deps.certificateHolders.add(viewOf(ctx, mode), purchase.id, parsed.data),
-        (h) => ({ certificate_holder_id: h.id, certificates: h.certificates.length }),
-      );
-      ctx.session!.flash = `${holder.name} is added: ${holder.certificates.length} certificate${holder.certificates.length === 1 ? ' is' : 's are'} being issued.`;
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      return holderView(ctx, purchase, mode, { values, errors: {}, formError: `The holder was not added: ${err.message}.` }, 400);
-    }
-    redirect(ctx, `/portal/purchases/${purchase.id}?mode=${mode}`);
+    return onPurchase(ctx, mode, purchase, {
+      action: 'add_certificate_holder',
+      act: () => deps.certificateHolders.add(viewOf(ctx, mode), purchase.id, parsed.data),
+      details: (h) => ({ certificate_holder_id: h.id, certificates: h.certificates.length }),
+      done: (h) => `${h.name} is added: ${h.certificates.length} certificate${h.certificates.length === 1 ? ' is' : 's are'} being issued.`,
+      refused: (err) =>
+        holderView(ctx, purchase, mode, { values, errors: {}, formError: `The holder was not added: ${err.message}.` }, 400),
+    });
   });
 
   // Removing a holder (issue 53, item 7): asked first on a page naming it, then the API's removal (its certificates voided).
@@ -350,42 +357,22 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     }
     return { purchase, holder };
   };
-  pages.get('/purchases/:id/holders/:holderId/remove', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const found = await holderFor(ctx, mode);
-    if (!found) return;
-    send(
-      ctx,
-      200,
-      removeHolderPage(frame(ctx, `Remove ${found.holder.name} from purchase #${found.purchase.id}?`, { active: 'purchases' }), {
-        purchaseId: found.purchase.id,
-        mode,
-        holder: found.holder,
-      }),
-    );
-  });
-  pages.post('/purchases/:id/holders/:holderId/remove', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const found = await holderFor(ctx, mode);
-    if (!found) return;
-    const { purchase, holder } = found;
-    try {
-      const removed = await record(
-        ctx,
-        'remove_certificate_holder',
-        { kind: 'purchase', id: String(purchase.id) },
-        () => deps.certificateHolders.remove(viewOf(ctx, mode), purchase.id, holder.id),
-        (h) => ({ certificate_holder_id: h.id, name: h.name }),
-      );
-      ctx.session!.flash = `${removed.name} is removed: its certificates on this purchase are void.`;
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      ctx.session!.flash = `${holder.name} was not removed: ${err.message}.`;
-    }
-    redirect(ctx, `/portal/purchases/${purchase.id}?mode=${mode}`);
-  });
+  adminPage('/purchases/:id/holders/:holderId/remove', holderFor, (ctx, mode, found) =>
+    removeHolderPage(frame(ctx, `Remove ${found.holder.name} from purchase #${found.purchase.id}?`, { active: 'purchases' }), {
+      purchaseId: found.purchase.id,
+      mode,
+      holder: found.holder,
+    }),
+  );
+  adminRoute('post', '/purchases/:id/holders/:holderId/remove', holderFor, (ctx, mode, { purchase, holder }) =>
+    onPurchase(ctx, mode, purchase, {
+      action: 'remove_certificate_holder',
+      act: () => deps.certificateHolders.remove(viewOf(ctx, mode), purchase.id, holder.id),
+      details: (h) => ({ certificate_holder_id: h.id, name: h.name }),
+      done: (h) => `${h.name} is removed: its certificates on this purchase are void.`,
+      refused: `${holder.name} was not removed`,
+    }),
+  );
 
   const notStartedDays = (p: PurchaseDetail): CancellableUnit[] =>
     p.items.flatMap((i) =>
@@ -422,18 +409,8 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
         formError,
       }),
     );
-  pages.get('/purchases/:id/endorse', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const purchase = await purchaseFor(ctx, mode);
-    if (purchase) endorseView(ctx, purchase, mode, {}, {});
-  });
-  pages.post('/purchases/:id/endorse/preview', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const purchase = await purchaseFor(ctx, mode);
-    if (!purchase) return;
-    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+  adminRoute('get', '/purchases/:id/endorse', purchaseFor, (ctx, mode, purchase) => endorseView(ctx, purchase, mode, {}, {}));
+  adminRoute('post', '/purchases/:id/endorse/preview', purchaseFor, async (ctx, mode, purchase, body) => {
     const values = {
       named_insured: String(body.named_insured ?? '').trim(),
       covered_unit_id: String(body.covered_unit_id ?? ''),
@@ -544,23 +521,19 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
       return endorseView(ctx, purchase, mode, values, {}, `The change cannot be made: ${err.message}.`);
     }
   });
-  pages.get('/purchases/:id/endorse/preview/:quote', requireAdmin, async (rawCtx) => {
-    const ctx = rawCtx as unknown as PortalCtx;
-    const mode = modeOf(ctx.query.mode);
-    const kept = await keptPreview(ctx, 'endorse', mode);
-    if (!kept) return;
-    send(
-      ctx,
-      200,
+  adminPage(
+    '/purchases/:id/endorse/preview/:quote',
+    (ctx, mode) => keptPreview(ctx, 'endorse', mode),
+    (ctx, mode, kept) =>
       endorsePreviewPage(frame(ctx, `Preview of the change to purchase #${kept.purchaseId}`, { active: 'purchases' }), {
         quote: kept.quote as Endorsement,
         mode,
       }),
-    );
-  });
-  pages.post(
+  );
+  adminRoute(
+    'post',
     '/purchases/:id/endorse',
-    requireAdmin,
+    purchaseFor,
     carryOut({
       pattern: /^eq_[0-9a-f]{24}$/,
       action: 'endorse_purchase',
