@@ -2,9 +2,10 @@
  * Test helper: the agency portal's stack for a Chromium suite: the app with the portal on (a
  * session key, the local OpenID provider as issuer), a Temporal worker on a queue of its own, an
  * agency that sells (createAgency) with a portal admin and viewer, the local provider knowing
- * both, and Chromium. Also the suites' page helpers: signing in at the provider, axe-core's check
- * (with a screenshot when PORTAL_SCREENSHOTS_DIR is set), a hand-made request with the browser's
- * portal cookies, and a page's CSRF token.
+ * both, and Chromium. Also the suites' helpers: the stack in a suite's hooks, the app's portal
+ * settings, a signed-in tab per describe block, submitting a form, signing in at the provider,
+ * axe-core's check (with a screenshot when PORTAL_SCREENSHOTS_DIR is set), a hand-made request
+ * with the browser's portal cookies, and a page's CSRF token.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -39,6 +40,22 @@ export interface PortalStack {
   close(): Promise<void>;
 }
 
+/**
+ * The app's settings for a portal suite: listening on `appPort` (its public base URL there), the
+ * portal on with the local OpenID provider at `idpPort` as issuer (client secret
+ * `clientSecret`), a fresh session key, and no rate limit in the way.
+ */
+export function portalAppSettings(appPort: number, idpPort: number, clientSecret: string) {
+  return {
+    PORT: String(appPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${appPort}`,
+    PORTAL_OIDC_ISSUER: `http://127.0.0.1:${idpPort}`,
+    PORTAL_OIDC_CLIENT_SECRET: clientSecret,
+    PORTAL_SESSION_KEYS: crypto.randomBytes(32).toString('base64url'),
+    RATE_LIMIT_PER_MINUTE: '100000',
+  };
+}
+
 /** Starts the stack (about 10 s); `label` names the agency. Call `close` in afterAll. */
 export async function startPortalStack(label: string): Promise<PortalStack> {
   const tag = crypto.randomUUID().slice(0, 8);
@@ -56,12 +73,7 @@ export async function startPortalStack(label: string): Promise<PortalStack> {
   const taskQueue = uniqueTaskQueue();
   const worker: TestWorker = await startTestWorker(taskQueue);
   const app = await startTestApp({
-    PORT: String(appPort),
-    PUBLIC_BASE_URL: appUrl,
-    PORTAL_OIDC_ISSUER: `http://127.0.0.1:${idpPort}`,
-    PORTAL_OIDC_CLIENT_SECRET: clientSecret,
-    PORTAL_SESSION_KEYS: crypto.randomBytes(32).toString('base64url'),
-    RATE_LIMIT_PER_MINUTE: '100000',
+    ...portalAppSettings(appPort, idpPort, clientSecret),
     TEMPORAL_TASK_QUEUE: taskQueue,
     PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET,
   });
@@ -98,6 +110,61 @@ export async function signIn(tab: Page, user: { email: string; password: string 
   await tab.type('#email', user.email);
   await tab.type('#password', user.password);
   await Promise.all([tab.waitForNavigation(), tab.click('button[type="submit"]')]);
+}
+
+/**
+ * A suite's stack: started in a beforeAll (60 s allowed) and handed to `use`, closed in the
+ * afterAll. `label` names the agency (as startPortalStack).
+ */
+export function portalSuite(label: string, use: (stack: PortalStack) => void): void {
+  let stack: PortalStack | undefined;
+  beforeAll(async () => {
+    stack = await startPortalStack(label);
+    use(stack);
+  }, 60_000);
+  afterAll(() => stack?.close());
+}
+
+/** Submits the page's form `selector`: the POST's own response (before any redirect): its status and where it redirects. */
+export async function submit(tab: Page, selector: string): Promise<{ status: number; location: string | undefined }> {
+  const [res] = await Promise.all([
+    tab.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
+    tab.waitForNavigation(),
+    tab.$eval(selector, (f) => (f as HTMLFormElement).requestSubmit()),
+  ]);
+  return { status: res.status(), location: res.headers().location };
+}
+
+/**
+ * A browser tab for the tests of one describe block, in a context of its own (no cookies shared
+ * with other blocks): opened in a beforeAll (a beforeEach with `each`), at `path` signed in as
+ * `as` (the stack's admin unless named) when a path is given, then sized to `viewport` if given,
+ * and handed to `use`; its context is closed in the matching afterAll (afterEach). `stack` is
+ * read when the hook runs.
+ */
+export function portalTab(
+  opts: {
+    stack: () => PortalStack;
+    path?: string;
+    as?: 'admin' | 'viewer';
+    viewport?: { width: number; height: number };
+    each?: boolean;
+  },
+  use: (tab: Page, context: BrowserContext) => void,
+): void {
+  let context: BrowserContext | undefined;
+  (opts.each ? beforeEach : beforeAll)(async () => {
+    const s = opts.stack();
+    context = await s.browser.createBrowserContext();
+    const tab = await context.newPage();
+    if (opts.path !== undefined) {
+      await tab.goto(`${s.app.baseUrl}${opts.path}`);
+      await signIn(tab, s[opts.as ?? 'admin']);
+    }
+    if (opts.viewport) await tab.setViewport(opts.viewport);
+    use(tab, context);
+  });
+  (opts.each ? afterEach : afterAll)(() => context?.close());
 }
 
 /** axe-core's violations on the page (expected none); with PORTAL_SCREENSHOTS_DIR set, a full-page screenshot `portal-<name>.png` there. */

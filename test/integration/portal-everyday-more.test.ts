@@ -23,7 +23,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'puppeteer-core';
-import { checkAxe, signIn, startPortalStack, type PortalStack } from '../helpers/portal-stack';
+import { checkAxe, portalSuite, portalTab, signIn, submit, type PortalStack } from '../helpers/portal-stack';
 import { buyAndPay, eventSelection, tripSelection, waitIssued } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
 import { eventually } from '../helpers/worker';
@@ -31,41 +31,21 @@ import { freePort } from '../helpers/ports';
 
 let stack: PortalStack;
 
-beforeAll(async () => {
-  stack = await startPortalStack('everyday-more');
-}, 60_000);
+portalSuite('everyday-more', (s) => (stack = s));
 
-afterAll(async () => {
-  await stack?.close();
-});
+/** The app's address. */
+const base = () => stack.app.baseUrl;
 
 /** The agency's API (its test key): status and body. */
 const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
   call(stack.app.baseUrl, `/api/v1${path}`, { key: stack.agency.key, ...init });
 
-/** Submits the page's form `selector`: the POST's own status and where it redirects. */
-async function submit(tab: Page, selector: string): Promise<{ status: number; location: string | undefined }> {
-  const [res] = await Promise.all([
-    tab.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
-    tab.waitForNavigation(),
-    tab.$eval(selector, (f) => (f as HTMLFormElement).requestSubmit()),
-  ]);
-  return { status: res.status(), location: res.headers().location };
-}
-
 /** The text of the page's element `selector`, or '' when there is none. */
 const textOf = (tab: Page, selector: string) => tab.$eval(selector, (e) => (e as HTMLElement).innerText).catch(() => '');
 
 describe('item 11: a landing page after sign-in', () => {
-  let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
-
-  beforeEach(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-  });
-  afterEach(() => context.close());
+  portalTab({ stack: () => stack, each: true }, (t) => (tab = t));
 
   test('sign-in without next lands on the overview: recent purchases, failing endpoints, keys to check', async () => {
     const { apiKeys, webhookEndpoints } = stack.app.container.portal!;
@@ -116,31 +96,25 @@ describe('item 11: a landing page after sign-in', () => {
     await tab.goto(`${base()}/portal/purchases?mode=test`);
     await signIn(tab, stack.viewer);
     expect(tab.url()).toBe(`${base()}/portal/purchases?mode=test`);
-    await context.close();
 
     for (const next of ['https://evil.example/portal', '//evil.example/portal', '/portal/../api/v1/products']) {
-      context = await stack.browser.createBrowserContext();
-      tab = await context.newPage();
-      await tab.goto(`${base()}/portal/sign-in?next=${encodeURIComponent(next)}`);
-      await signIn(tab, stack.viewer);
-      expect([next, tab.url()]).toEqual([next, `${base()}/portal`]);
-      expect(await textOf(tab, 'h1')).toBe('Overview');
-      await context.close();
+      const context = await stack.browser.createBrowserContext();
+      try {
+        const fresh = await context.newPage();
+        await fresh.goto(`${base()}/portal/sign-in?next=${encodeURIComponent(next)}`);
+        await signIn(fresh, stack.viewer);
+        expect([next, fresh.url()]).toEqual([next, `${base()}/portal`]);
+        expect(await textOf(fresh, 'h1')).toBe('Overview');
+      } finally {
+        await context.close();
+      }
     }
-    context = await stack.browser.createBrowserContext();
   });
 });
 
 describe('item 7: the purchase page tells the story', () => {
-  let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
-
-  beforeAll(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-  });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack }, (t) => (tab = t));
 
   test('named insured, a cancellation with who asked and why, holders added and removed, void certificates marked; a holder removed in the portal', async () => {
     const paid = await buyAndPay(stack.agency, eventSelection(stack.agency, { start: '2027-11-05', end: '2027-11-06' }, 'Casey Story'));
@@ -274,13 +248,11 @@ describe('item 7: moving a trip window', () => {
 });
 
 describe('item 5: deliveries belong to their endpoint', () => {
-  let context: BrowserContext;
   let tab: Page;
   let receiver: http.Server;
   /** Events received per path: /down answers 500, the others 200. */
   const received = new Map<string, Array<{ id: string; type: string }>>();
   const got = (path: string) => received.get(path) ?? [];
-  const base = () => stack.app.baseUrl;
 
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
@@ -293,13 +265,9 @@ describe('item 5: deliveries belong to their endpoint', () => {
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
   });
-  afterAll(async () => {
-    await context.close();
-    await new Promise((resolve) => receiver.close(resolve));
-  });
+  afterAll(() => new Promise((resolve) => receiver.close(resolve)));
+  portalTab({ stack: () => stack }, (t) => (tab = t));
 
   test("an endpoint's page lists its deliveries; a test event and a resend reach one endpoint alone", async () => {
     const at = (path: string) => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}${path}`;
@@ -372,7 +340,6 @@ describe('item 5: deliveries belong to their endpoint', () => {
 describe('item 8: an audit log you can search', () => {
   let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
   const today = new Date().toISOString().slice(0, 10);
   const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
 
@@ -396,12 +363,8 @@ describe('item 8: an audit log you can search', () => {
     for (let i = 1; i <= 55; i++) await entry('pager@item8.example', 'rotate_api_key', 10_000 + i);
     for (let i = 1; i <= 3; i++)
       await entry('other.person@item8.example', 'freeze_api_key', 20_100 + i, '=HYPERLINK("http://evil.example")');
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-    await tab.goto(`${base()}/portal/audit`);
-    await signIn(tab, stack.admin);
   });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack, path: '/portal/audit' }, (t, c) => ([tab, context] = [t, c]));
 
   /** The audit table's rows: who, what, target. */
   const rows = () =>

@@ -23,7 +23,7 @@
  * password.
  */
 import type { BrowserContext, Page } from 'puppeteer-core';
-import { checkAxe, formFields, signIn, startPortalStack, withCookies, type PortalStack } from '../helpers/portal-stack';
+import { checkAxe, formFields, portalSuite, portalTab, signIn, submit, withCookies, type PortalStack } from '../helpers/portal-stack';
 import { buyAndPay, eventSelection, waitIssued } from '../helpers/certificates';
 import { eventually } from '../helpers/worker';
 
@@ -40,27 +40,14 @@ function fourDayPurchase(): Promise<number> {
   return fourDays;
 }
 
-beforeAll(async () => {
-  stack = await startPortalStack('everyday');
-}, 60_000);
+portalSuite('everyday', (s) => (stack = s));
 
-afterAll(async () => {
-  await stack?.close();
-});
+/** The app's address. */
+const base = () => stack.app.baseUrl;
 
 /** The account's keys that are not deleted, by name. */
 async function keysNamed(name: string) {
   return (await stack.app.container.services.apiKeys.list(stack.accountId)).filter((k) => k.name === name && k.status !== 'deleted');
-}
-
-/** Submits the page's form `selector` and answers the POST's own response (before any redirect) and where the tab lands. */
-async function submit(tab: Page, selector: string): Promise<{ status: number; location: string | undefined }> {
-  const [res] = await Promise.all([
-    tab.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
-    tab.waitForNavigation(),
-    tab.$eval(selector, (f) => (f as HTMLFormElement).requestSubmit()),
-  ]);
-  return { status: res.status(), location: res.headers().location };
 }
 
 /** The session rows' data, as stored: a one-time secret must not stay in them once shown. */
@@ -72,15 +59,7 @@ async function sessionData(): Promise<string> {
 describe('item 1: every change is a post, a redirect and a get', () => {
   let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
-
-  beforeAll(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-    await tab.goto(`${base()}/portal/keys?mode=test`);
-    await signIn(tab, stack.admin);
-  });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack, path: '/portal/keys?mode=test' }, (t, c) => ([tab, context] = [t, c]));
 
   test('a created key: 303 to its value shown once; a reload and the same form sent again create nothing', async () => {
     await tab.goto(`${base()}/portal/keys?mode=test`);
@@ -227,18 +206,9 @@ async function summaryOf(tab: Page) {
 }
 
 describe('item 2: a failed form says what is wrong at its top, with links to the fields, and takes focus', () => {
-  let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
 
-  beforeAll(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-    await tab.setViewport({ width: 1280, height: 800 });
-    await tab.goto(`${base()}/portal/keys?mode=test`);
-    await signIn(tab, stack.admin);
-  });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack, path: '/portal/keys?mode=test', viewport: { width: 1280, height: 800 } }, (t) => (tab = t));
 
   test('the create-key form, far down the page: the summary lists both mistakes, takes focus, and its links lead to the fields', async () => {
     // Enough keys that the form starts below the first screen.
@@ -294,17 +264,9 @@ describe('item 2: a failed form says what is wrong at its top, with links to the
 });
 
 describe('item 3: cancelling starts from nothing ticked and the preview says plainly what is cancelled', () => {
-  let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
 
-  beforeAll(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-    await tab.goto(`${base()}/portal/keys?mode=test`);
-    await signIn(tab, stack.admin);
-  });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack, path: '/portal/keys?mode=test' }, (t) => (tab = t));
 
   const ticked = () => tab.$$eval('input[name="units"]', (inputs) => inputs.map((i) => (i as HTMLInputElement).checked));
 
@@ -345,19 +307,11 @@ describe('item 3: cancelling starts from nothing ticked and the preview says pla
 });
 
 describe('item 10: a webhook URL with spaces or quotes is refused, in the portal and the API', () => {
-  let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
   const bad = ['http://127.0.0.1:9/my hook', 'http://127.0.0.1:9/"hook"', "http://127.0.0.1:9/hook?o='1'", ' http://127.0.0.1:9/lead'];
   const stored = async () => (await stack.app.container.db('webhook_endpoints').whereIn('url', bad).count<{ count: string }[]>())[0]!.count;
 
-  beforeAll(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-    await tab.goto(`${base()}/portal/webhooks?mode=test`);
-    await signIn(tab, stack.admin);
-  });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack, path: '/portal/webhooks?mode=test' }, (t) => (tab = t));
 
   test('the portal answers next to the field and in the summary, and adds nothing', async () => {
     const message = 'A URL cannot contain spaces or quotes. Remove them, or write a space as %20, " as %22 and \' as %27.';
@@ -425,18 +379,9 @@ async function narrowLayout(tab: Page): Promise<{ scrollWidth: number; brokenWor
 }
 
 describe('item 9: at 320 px wide nothing scrolls sideways and no word is broken', () => {
-  let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
 
-  beforeAll(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-    await tab.goto(`${base()}/portal/keys?mode=test`);
-    await signIn(tab, stack.admin);
-    await tab.setViewport({ width: 320, height: 640 });
-  });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack, path: '/portal/keys?mode=test', viewport: { width: 320, height: 640 } }, (t) => (tab = t));
 
   test('the event page', async () => {
     await fourDayPurchase();
@@ -494,7 +439,6 @@ describe('item 9: at 320 px wide nothing scrolls sideways and no word is broken'
 describe('item 6: keys you can judge', () => {
   let context: BrowserContext;
   let tab: Page;
-  const base = () => stack.app.baseUrl;
   const cell = (name: string, header: string) =>
     tab.evaluate(
       (n, h) => {
@@ -510,13 +454,7 @@ describe('item 6: keys you can judge', () => {
       header,
     );
 
-  beforeAll(async () => {
-    context = await stack.browser.createBrowserContext();
-    tab = await context.newPage();
-    await tab.goto(`${base()}/portal/keys?mode=test`);
-    await signIn(tab, stack.admin);
-  });
-  afterAll(() => context.close());
+  portalTab({ stack: () => stack, path: '/portal/keys?mode=test' }, (t, c) => ([tab, context] = [t, c]));
 
   test('a key used on the API shows when it was last used; one never used says so', async () => {
     const used = await stack.app.container.services.apiKeys.create({ rootAccountId: stack.accountId, name: 'Used key', mode: 'test' });
@@ -570,58 +508,44 @@ describe('item 6: keys you can judge', () => {
 });
 
 describe('item 4: signing out signs out', () => {
-  const base = () => stack.app.baseUrl;
+  let context: BrowserContext;
+  let tab: Page;
+  portalTab({ stack: () => stack, path: '/portal/keys', each: true }, (t, c) => ([tab, context] = [t, c]));
 
   test('sign-out lands on the signed-out page without a question; the next visit asks for the password', async () => {
-    const context = await stack.browser.createBrowserContext();
-    try {
-      const tab = await context.newPage();
-      await tab.goto(`${base()}/portal/keys`);
-      await signIn(tab, stack.admin);
-      const visited: string[] = [];
-      tab.on('framenavigated', (f) => {
-        if (f === tab.mainFrame()) visited.push(f.url());
-      });
-      await tab.click('header button[type="submit"]');
-      await tab.waitForFunction((u) => location.href === u, {}, `${base()}/portal/signed-out`);
-      // Through the provider's end-session endpoint with the ID token as hint and the way back.
-      const endSession = new URL(visited.find((u) => u.startsWith(stack.idp.issuer))!);
-      expect(endSession.searchParams.get('id_token_hint')).toMatch(/^ey/);
-      expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${base()}/portal/signed-out`);
-      expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Signed out');
-      expect(await checkAxe(tab, 'signed-out')).toEqual([]);
-      // The signed-out page stays there; its link leads to the provider's password form.
-      await Promise.all([tab.waitForNavigation(), tab.click('main a[href="/portal/sign-in"]')]);
-      expect(tab.url().startsWith(stack.idp.issuer)).toBe(true);
-      expect(await tab.$('#password')).not.toBeNull();
-      expect((await withCookies(base(), context, '/portal/keys')).status).toBe(303);
-    } finally {
-      await context.close();
-    }
+    const visited: string[] = [];
+    tab.on('framenavigated', (f) => {
+      if (f === tab.mainFrame()) visited.push(f.url());
+    });
+    await tab.click('header button[type="submit"]');
+    await tab.waitForFunction((u) => location.href === u, {}, `${base()}/portal/signed-out`);
+    // Through the provider's end-session endpoint with the ID token as hint and the way back.
+    const endSession = new URL(visited.find((u) => u.startsWith(stack.idp.issuer))!);
+    expect(endSession.searchParams.get('id_token_hint')).toMatch(/^ey/);
+    expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${base()}/portal/signed-out`);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Signed out');
+    expect(await checkAxe(tab, 'signed-out')).toEqual([]);
+    // The signed-out page stays there; its link leads to the provider's password form.
+    await Promise.all([tab.waitForNavigation(), tab.click('main a[href="/portal/sign-in"]')]);
+    expect(tab.url().startsWith(stack.idp.issuer)).toBe(true);
+    expect(await tab.$('#password')).not.toBeNull();
+    expect((await withCookies(base(), context, '/portal/keys')).status).toBe(303);
   });
 
   test("the provider's session outlives the sign-out (the tab closed on it): the next sign-in still asks for the password", async () => {
-    const context = await stack.browser.createBrowserContext();
-    try {
-      const tab = await context.newPage();
-      await tab.goto(`${base()}/portal/keys`);
-      await signIn(tab, stack.admin);
-      // The portal's sign-out runs; the browser never reaches the provider.
-      await tab.setRequestInterception(true);
-      tab.on('request', (r) => void (r.url().startsWith(stack.idp.issuer) ? r.abort() : r.continue()));
-      await tab.click('header button[type="submit"]').catch(() => undefined);
-      await eventually(async () => ((await withCookies(base(), context, '/portal/keys')).status === 303 ? true : null));
-      tab.removeAllListeners('request');
-      await tab.setRequestInterception(false);
-      // The next person opens the portal: the provider asks for the password, nobody is signed in by itself.
-      await tab.goto(`${base()}/portal/keys`);
-      expect(tab.url().startsWith(stack.idp.issuer)).toBe(true);
-      expect(await tab.$('#password')).not.toBeNull();
-      // Signing in again with the password works, and lands where the person was going.
-      await signIn(tab, stack.admin);
-      expect(tab.url()).toBe(`${base()}/portal/keys`);
-    } finally {
-      await context.close();
-    }
+    // The portal's sign-out runs; the browser never reaches the provider.
+    await tab.setRequestInterception(true);
+    tab.on('request', (r) => void (r.url().startsWith(stack.idp.issuer) ? r.abort() : r.continue()));
+    await tab.click('header button[type="submit"]').catch(() => undefined);
+    await eventually(async () => ((await withCookies(base(), context, '/portal/keys')).status === 303 ? true : null));
+    tab.removeAllListeners('request');
+    await tab.setRequestInterception(false);
+    // The next person opens the portal: the provider asks for the password, nobody is signed in by itself.
+    await tab.goto(`${base()}/portal/keys`);
+    expect(tab.url().startsWith(stack.idp.issuer)).toBe(true);
+    expect(await tab.$('#password')).not.toBeNull();
+    // Signing in again with the password works, and lands where the person was going.
+    await signIn(tab, stack.admin);
+    expect(tab.url()).toBe(`${base()}/portal/keys`);
   });
 });

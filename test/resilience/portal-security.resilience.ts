@@ -13,6 +13,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { startLocalIdp, type LocalIdp } from '../helpers/local-idp';
 import { freePort } from '../helpers/ports';
 import { PortalClient, csrfToken, type PortalAnswer } from '../helpers/portal-client';
+import { portalAppSettings } from '../helpers/portal-stack';
 import { createAccountsRepository } from '../../src/accounts/repository';
 import { createPortal, type PortalRoute } from '../../src/portal/routes';
 import type { AppState } from '../../src/http/context';
@@ -47,14 +48,7 @@ beforeAll(async () => {
   const idpPort = await freePort();
   const appUrl = `http://127.0.0.1:${appPort}`;
   const clientSecret = `secret-${crypto.randomUUID()}`;
-  app = await startTestApp({
-    PORT: String(appPort),
-    PUBLIC_BASE_URL: appUrl,
-    PORTAL_OIDC_ISSUER: `http://127.0.0.1:${idpPort}`,
-    PORTAL_OIDC_CLIENT_SECRET: clientSecret,
-    PORTAL_SESSION_KEYS: crypto.randomBytes(32).toString('base64url'),
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  app = await startTestApp(portalAppSettings(appPort, idpPort, clientSecret));
   const accounts = createAccountsRepository(app.container.db);
   accountA = (await accounts.upsertBySlug({ slug: `a-${tag}`, name: `Agency A ${tag}`, kind: 'agency' })).id;
   accountB = (await accounts.upsertBySlug({ slug: `b-${tag}`, name: `Agency B ${tag}`, kind: 'agency' })).id;
