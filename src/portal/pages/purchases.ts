@@ -427,20 +427,31 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
     };
     const errors: Record<string, string> = {};
     const changes: unknown[] = [];
+    /**
+     * A change chosen from a list: a choice not `listed` puts `notListed` on the first field of
+     * `needs`; else the first field of `needs` left empty gets its message; else `change()` is made.
+     */
+    const choose = (listed: boolean, notListed: string, needs: Partial<Record<keyof typeof values, string>>, change: () => unknown) => {
+      const fields = Object.keys(needs) as Array<keyof typeof values>;
+      const empty = fields.find((f) => !values[f]);
+      if (!listed) errors[fields[0]!] = notListed;
+      else if (empty) errors[empty] = needs[empty]!;
+      else changes.push(change());
+    };
     if (values.trip_item) {
       // A trip added is paid for first, so it goes in a change of its own.
       if (values.named_insured || values.covered_unit_id || values.add_item || values.move_trip)
         return endorseView(ctx, purchase, mode, values, {}, 'Add a trip in a change of its own, without other changes.');
-      if (!purchase.items.some((i) => String(i.id) === values.trip_item && i.covered_units[0]?.kind === 'trip'))
-        errors.trip_start = 'Choose a product from the list.';
-      else if (!values.trip_start) errors.trip_start = 'Enter when the trip starts.';
-      else if (!values.trip_end) errors.trip_end = 'Enter when the trip ends.';
-      else
-        changes.push({
+      choose(
+        purchase.items.some((i) => String(i.id) === values.trip_item && i.covered_units[0]?.kind === 'trip'),
+        'Choose a product from the list.',
+        { trip_start: 'Enter when the trip starts.', trip_end: 'Enter when the trip ends.' },
+        () => ({
           type: 'add_covered_units',
           purchase_item_id: Number(values.trip_item),
           trips: [{ start: values.trip_start, end: values.trip_end }],
-        });
+        }),
+      );
     }
     if (values.add_item) {
       // Days added are paid for first, so they go in a change of their own.
@@ -453,35 +464,37 @@ export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): 
           {},
           'Add days in a change of their own, without correcting the name or moving a day.',
         );
-      if (!purchase.items.some((i) => String(i.id) === values.add_item)) errors.add_start = 'Choose a product from the list.';
-      else if (!values.add_start) errors.add_start = 'Enter the first day to add.';
-      else if (!values.add_end) errors.add_end = 'Enter the last day to add.';
-      else
-        changes.push({
+      choose(
+        purchase.items.some((i) => String(i.id) === values.add_item),
+        'Choose a product from the list.',
+        { add_start: 'Enter the first day to add.', add_end: 'Enter the last day to add.' },
+        () => ({
           type: 'add_covered_units',
           purchase_item_id: Number(values.add_item),
           start_date: values.add_start,
           end_date: values.add_end,
-        });
+        }),
+      );
     }
     if (values.named_insured) changes.push({ type: 'named_insured', name: values.named_insured });
-    if (values.covered_unit_id) {
-      if (!notStartedDays(purchase).some((d) => String(d.id) === values.covered_unit_id)) errors.start_date = 'Choose a day from the list.';
-      else if (!values.start_date) errors.start_date = 'Enter the new date.';
-      else changes.push({ type: 'move_covered_unit', covered_unit_id: Number(values.covered_unit_id), start_date: values.start_date });
-    }
-    if (values.move_trip) {
-      if (!notStartedTrips(purchase).some((t) => String(t.id) === values.move_trip))
-        errors.move_trip_start = 'Choose a trip from the list.';
-      else if (!values.move_trip_start) errors.move_trip_start = 'Enter when the trip starts.';
-      else if (!values.move_trip_end) errors.move_trip_end = 'Enter when the trip ends.';
-      else
-        changes.push({
+    if (values.covered_unit_id)
+      choose(
+        notStartedDays(purchase).some((d) => String(d.id) === values.covered_unit_id),
+        'Choose a day from the list.',
+        { start_date: 'Enter the new date.' },
+        () => ({ type: 'move_covered_unit', covered_unit_id: Number(values.covered_unit_id), start_date: values.start_date }),
+      );
+    if (values.move_trip)
+      choose(
+        notStartedTrips(purchase).some((t) => String(t.id) === values.move_trip),
+        'Choose a trip from the list.',
+        { move_trip_start: 'Enter when the trip starts.', move_trip_end: 'Enter when the trip ends.' },
+        () => ({
           type: 'move_covered_unit',
           covered_unit_id: Number(values.move_trip),
           trip: { start: values.move_trip_start, end: values.move_trip_end },
-        });
-    }
+        }),
+      );
     if (Object.keys(errors).length) return endorseView(ctx, purchase, mode, values, errors);
     if (changes.length === 0)
       return endorseView(
