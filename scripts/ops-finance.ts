@@ -108,39 +108,31 @@ export async function finance(
     );
     if (agencies.length === 0) console.log('nothing paid, changed or refunded in this range');
     else
-      printTable(
-        ['agency', 'mode', 'cur', 'sales', 'premium', 'fees', 'tax', 'cancellations', 'cancelled', 'refunds', 'refunded', 'net'],
-        agencies.map((a) => [
-          `${a.agency} (${a.root_account_id})`,
-          a.mode,
-          a.currency.toUpperCase(),
-          String(a.sales),
-          formatMinor(a.premium),
-          formatMinor(a.fees),
-          formatMinor(a.tax),
-          String(a.cancellations),
-          formatMinor(0 - a.cancelled_refunded),
-          String(a.refunds),
-          formatMinor(0 - a.refunded),
-          formatMinor(a.net),
-        ]),
-      );
+      printColumns(agencies, [
+        agencyColumn,
+        ...modeAndCurrency,
+        ['sales', (a) => String(a.sales)],
+        ['premium', (a) => formatMinor(a.premium)],
+        ['fees', (a) => formatMinor(a.fees)],
+        ['tax', (a) => formatMinor(a.tax)],
+        ['cancellations', (a) => String(a.cancellations)],
+        ['cancelled', (a) => formatMinor(0 - a.cancelled_refunded)],
+        ['refunds', (a) => String(a.refunds)],
+        ['refunded', (a) => formatMinor(0 - a.refunded)],
+        ['net', (a) => formatMinor(a.net)],
+      ]);
     if (parties.length > 0) {
       console.log('premium by insurer or MGA (products that name one; as their bordereaux):');
-      printTable(
-        ['agency', 'insurer/MGA', 'mode', 'cur', 'premium', 'cancelled', 'refunded', 'net premium', 'fees'],
-        parties.map((p) => [
-          `${p.agency} (${p.root_account_id})`,
-          `${p.party} (${p.party_root_account_id})`,
-          p.mode,
-          p.currency.toUpperCase(),
-          formatMinor(p.premium),
-          formatMinor(p.cancelled_premium),
-          formatMinor(p.refunded_premium),
-          formatMinor(p.net_premium),
-          formatMinor(p.fees),
-        ]),
-      );
+      printColumns(parties, [
+        agencyColumn,
+        ['insurer/MGA', (p) => `${p.party} (${p.party_root_account_id})`],
+        ...modeAndCurrency,
+        ['premium', (p) => formatMinor(p.premium)],
+        ['cancelled', (p) => formatMinor(p.cancelled_premium)],
+        ['refunded', (p) => formatMinor(p.refunded_premium)],
+        ['net premium', (p) => formatMinor(p.net_premium)],
+        ['fees', (p) => formatMinor(p.fees)],
+      ]);
     }
     return 0;
   } finally {
@@ -148,10 +140,23 @@ export async function finance(
   }
 }
 
-/** Prints `head` and `rows` as columns two spaces apart: text left, figures right (from the fourth column on). */
-function printTable(head: string[], rows: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+/** A column of a printed table: its head and its cell of a row. */
+type Column<R> = readonly [head: string, cell: (row: R) => string];
+
+/** The facts both tables begin with: a row of one agency, mode and currency. */
+type AgencyModeCurrency = { agency: string; root_account_id: number; mode: string; currency: string };
+/** The agency column: its name and root account id. */
+const agencyColumn: Column<AgencyModeCurrency> = ['agency', (r) => `${r.agency} (${r.root_account_id})`];
+/** The mode and currency (upper case) columns. */
+const modeAndCurrency: Column<AgencyModeCurrency>[] = [
+  ['mode', (r) => r.mode],
+  ['cur', (r) => r.currency.toUpperCase()],
+];
+
+/** Prints `rows` under `columns`, two spaces apart: text left, figures right (a cell that starts with a digit or -digit). */
+function printColumns<R>(rows: R[], columns: Column<R>[]): void {
+  const table = [columns.map(([head]) => head), ...rows.map((r) => columns.map(([, cell]) => cell(r)))];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((cells) => cells[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (/^-?\d/.test(c) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  console.log(line(head).trimEnd());
-  for (const r of rows) console.log(line(r).trimEnd());
+  for (const cells of table) console.log(line(cells).trimEnd());
 }
