@@ -56,8 +56,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the account’s settings
-         * @description Changes account-wide settings (every key of the account, live or test, reads the same ones); a setting left out keeps its value. `send_buyer_email_after_payment` (on by default): the buyer of each purchase is emailed the proof of coverage once its certificates are issued, with the withdrawal link when the product offers one. Answers the account as GET does.
+         * Change the account’s settings and producer block
+         * @description Changes account-wide settings (every key of the account, live or test, reads the same ones); a setting left out keeps its value. `send_buyer_email_after_payment` (on by default): the buyer of each purchase is emailed the proof of coverage once its certificates are issued, with the withdrawal link when the product offers one. `producer`: the address, phone, email and licence number the producer box of the account’s certificates prints beside its name (certificates issued from then on; a field left out keeps its value, null clears it). Answers the account as GET does.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -1150,6 +1150,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys verifying certificates’ signed proofs (JWK Set)
+         * @description No API key. Ed25519 keys (`alg` EdDSA); the `kid` in a proof’s JWS header names its key. The first key signs new certificates; older keys stay listed so certificates they signed keep verifying. Cache for a few minutes.
+         */
+        get: operations["getCertificateJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/verify/{code}": {
         parameters: {
             query?: never;
@@ -1159,7 +1179,7 @@ export interface paths {
         };
         /**
          * Public verification page of a certificate or proof of coverage (the QR target)
-         * @description No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal.
+         * @description No API key. HTML by default; JSON with `Accept: application/json`. Says valid / not_yet_valid / expired / voided with the coverage windows, product and named insured, and nothing more personal. With `proof` (the certificate’s QR code and `verification_url` carry it) the signed facts are verified and shown beside the live status.
          */
         get: operations["verifyCertificate"];
         put?: never;
@@ -1795,7 +1815,7 @@ export interface components {
                 named_insured_name: string | null;
                 /** @description Time-limited signed URL of the PDF (see urls_expire_at) */
                 download_url: string;
-                /** @description The public verification page this certificate’s QR code opens */
+                /** @description The public verification page this certificate’s QR code opens, with the certificate’s signed proof (`?proof=<compact JWS>`, keys at /.well-known/jwks.json) */
                 verification_url: string;
                 size_bytes: number;
                 /** @description SHA-256 of the PDF, lowercase hex */
@@ -2537,6 +2557,18 @@ export interface components {
          *       },
          *       "settings": {
          *         "send_buyer_email_after_payment": true
+         *       },
+         *       "producer": {
+         *         "address": {
+         *           "line1": "12 Harbor St",
+         *           "city": "Boston",
+         *           "region": "MA",
+         *           "postal_code": "02110",
+         *           "country": "US"
+         *         },
+         *         "phone": "+1 617 555 0142",
+         *         "email": "certificates@harborpine.example",
+         *         "licence_number": "MA-1987654"
          *       }
          *     }
          */
@@ -2580,6 +2612,7 @@ export interface components {
                 mode: "live" | "test";
             };
             settings: components["schemas"]["AccountSettings"];
+            producer: components["schemas"]["ProducerProfile"];
         };
         AccountTeammate: {
             /** @description Send as idp_teammate_uuid on /platform-agency-certs */
@@ -2592,6 +2625,34 @@ export interface components {
             /** @description When on (the default), the buyer of each purchase is emailed the proof of coverage once its certificates are issued: the certificates (attached, or download links when large), the verification links and, when the product offers it, the buyer’s online withdrawal link. Off: nothing goes to the buyer unless you ask (teamEmailProofofCoverage). Applies to purchases issued from then on. */
             send_buyer_email_after_payment: boolean;
         };
+        /** @description The agency as the producer box of its certificates shows it, beside its name: address, phone, email, licence number (each null until set) */
+        ProducerProfile: {
+            /** @description The agency’s postal address */
+            address: {
+                line1: string;
+                line2?: string;
+                city: string;
+                region: string;
+                postal_code: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 code
+                 * @example US
+                 */
+                country: string;
+            } | null;
+            /** @example +1 617 555 0142 */
+            phone: string | null;
+            /**
+             * Format: email
+             * @example certificates@harborpine.example
+             */
+            email: string | null;
+            /**
+             * @description The producer’s licence number
+             * @example MA-1987654
+             */
+            licence_number: string | null;
+        };
         GatewayForbidden: {
             /** @enum {string} */
             message: "Forbidden";
@@ -2600,14 +2661,46 @@ export interface components {
          * @example {
          *       "settings": {
          *         "send_buyer_email_after_payment": false
+         *       },
+         *       "producer": {
+         *         "phone": "+1 617 555 0142",
+         *         "licence_number": "MA-1987654"
          *       }
          *     }
          */
         AccountUpdate: {
             /** @description The settings to change; a setting left out keeps its value */
-            settings: {
+            settings?: {
                 /** @description When on (the default), the buyer of each purchase is emailed the proof of coverage once its certificates are issued: the certificates (attached, or download links when large), the verification links and, when the product offers it, the buyer’s online withdrawal link. Off: nothing goes to the buyer unless you ask (teamEmailProofofCoverage). Applies to purchases issued from then on. */
                 send_buyer_email_after_payment?: boolean;
+            };
+            /** @description The producer fields to change (certificates issued from then on print them); one left out keeps its value, null clears it */
+            producer?: {
+                /** @description The agency’s postal address */
+                address?: {
+                    line1: string;
+                    line2?: string;
+                    city: string;
+                    region: string;
+                    postal_code: string;
+                    /**
+                     * @description ISO 3166-1 alpha-2 code
+                     * @example US
+                     */
+                    country: string;
+                } | null;
+                /** @example +1 617 555 0142 */
+                phone?: string | null;
+                /**
+                 * Format: email
+                 * @example certificates@harborpine.example
+                 */
+                email?: string | null;
+                /**
+                 * @description The producer’s licence number
+                 * @example MA-1987654
+                 */
+                licence_number?: string | null;
             };
         };
         ProductCreatedResponse: {
@@ -5947,7 +6040,7 @@ export interface components {
                 named_insured_name: string | null;
                 /** @description Time-limited signed URL of the PDF (see urls_expire_at) */
                 download_url: string;
-                /** @description The public verification page this certificate’s QR code opens */
+                /** @description The public verification page this certificate’s QR code opens, with the certificate’s signed proof (`?proof=<compact JWS>`, keys at /.well-known/jwks.json) */
                 verification_url: string;
                 size_bytes: number;
                 /** @description SHA-256 of the PDF, lowercase hex */
@@ -6532,6 +6625,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description JWK Set (RFC 7517) of the keys verifying certificates’ proofs; the first signs new ones */
+        CertificateJwks: {
+            keys: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                /** @description The public key, base64url */
+                x: string;
+                /** @description The key id a proof’s JWS header names */
+                kid: string;
+                /** @enum {string} */
+                alg: "EdDSA";
+                /** @enum {string} */
+                use: "sig";
+            }[];
+        };
         /** @description What the verification page shows, as JSON: the state of the certificate (or of each certificate behind a proof-of-coverage code) with its coverage windows, product and named insured, each as that version printed them (a past version keeps the dates it certified after a change moved its day), and nothing more personal. */
         CertificateVerification: {
             /**
@@ -6578,6 +6688,34 @@ export interface components {
             superseded_at: string | null;
             /** @description The certificate’s version (1 first); null for a proof of coverage */
             revision: number | null;
+            /** @description With `?proof=`: the verified token’s key and signed facts (what the certificate printed, checked against the published keys); null without `proof` */
+            signed_proof: {
+                /** @description The key that signed it */
+                kid: string;
+                facts: components["schemas"]["CertificateSignedFacts"];
+            } | null;
+        };
+        /** @description The facts a certificate’s proof (a compact JWS, EdDSA) signs */
+        CertificateSignedFacts: {
+            certificate_number: string;
+            /** @description The certificate’s version, 1 first */
+            revision: number;
+            named_insured_name: string;
+            /** @description null: to whom it may concern */
+            certificate_holder_name: string | null;
+            /** @description ISO 8601 date-time (UTC) */
+            coverage_starts_at: string;
+            /** @description ISO 8601 date-time (UTC), exclusive */
+            coverage_ends_at: string;
+            /** @description IANA time zone of the coverage */
+            coverage_time_zone: string;
+            /**
+             * @description Status at issue: `specimen` when issued in test mode (no real cover)
+             * @enum {string}
+             */
+            status: "issued" | "specimen";
+            /** @description The issue date printed on the certificate, YYYY-MM-DD */
+            issued_at: string;
         };
         /** @description The return page as JSON (`Accept: application/json`); certificates and proofs are listed once issued. */
         CheckoutReturnPage: {
@@ -15165,9 +15303,48 @@ export interface operations {
             };
         };
     };
-    verifyCertificate: {
+    getCertificateJwks: {
         parameters: {
             query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateJwks"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests from this address (shared with /verify); retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareError"];
+                };
+            };
+        };
+    };
+    verifyCertificate: {
+        parameters: {
+            query?: {
+                /** @description The certificate’s signed proof (compact JWS, EdDSA, `kid` in its header; keys at /.well-known/jwks.json), as its QR code and `verification_url` carry it. Verified before anything is shown */
+                proof?: string;
+            };
             header?: never;
             path: {
                 /** @description A certificate number (COI-…) or proof-of-coverage code (POC-…) */
@@ -15188,6 +15365,19 @@ export interface operations {
                 content: {
                     "text/html": string;
                     "application/json": components["schemas"]["CertificateVerification"];
+                };
+            };
+            /** @description VALIDATION_ERROR on `proof`: the proof does not verify (altered, signed by an unknown key, malformed, or for another certificate); a refusal page, or the bare error with `Accept: application/json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["BareError"];
                 };
             };
             /** @description NOT_FOUND: no certificate or proof of coverage with that code; an HTML page, or the bare error with `Accept: application/json` */

@@ -386,7 +386,10 @@ describe('an admin', () => {
         .subarray(0, 5)
         .toString(),
     ).toBe('%PDF-');
-    expect(certificates[0]!.verify).toBe(`${app.baseUrl}/verify/${certificates[0]!.number}`);
+    // The verification link carries the certificate's signed proof (a compact JWS of its facts).
+    expect(certificates[0]!.verify).toMatch(
+      new RegExp(`^${app.baseUrl}/verify/${certificates[0]!.number}\\?proof=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`),
+    );
     expect(certificates[0]!.qr).toMatch(/^data:image\/png;base64,/);
     await checkAxe(tab, 'purchase');
   });
