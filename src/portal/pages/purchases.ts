@@ -23,8 +23,6 @@ import { EndorsementQuoteRequest } from '../../endorsements/schemas';
 import {
   cancelFormPage,
   cancelPreviewPage,
-  endorseFormPage,
-  endorsePreviewPage,
   holderFormPage,
   purchasePage,
   purchasesPage,
@@ -32,6 +30,7 @@ import {
   type CancellableUnit,
   type HolderForm,
 } from '../views-purchases';
+import { endorseFormPage, endorsePreviewPage } from '../views-endorsements';
 
 export function registerPurchasePages(pages: Router<AppState>, kit: PortalKit): void {
   const { deps, frame, send, redirect, requireAdmin, record, viewOf, idParam, orNotFound, notFoundPage } = kit;
