@@ -259,7 +259,7 @@ test('a replayed authorization code signs nobody in, even inside a sign-in of it
     answer = await first.request(answer.location);
   }
   expect(callback).toContain('code=');
-  expect(seen(await first.follow(callback)).url).toBe(`${app.baseUrl}/portal/keys`);
+  expect(seen(await first.follow(callback)).url).toBe(`${app.baseUrl}/portal`);
   // The code again, with the state of a sign-in the attacker started: the provider refuses the spent code.
   const attacker = new PortalClient();
   const started = seen(await attacker.request(`${app.baseUrl}/portal/sign-in`));
@@ -311,7 +311,7 @@ test('next cannot lead off the portal', async () => {
   for (const next of ['https://evil.example/', '//evil.example/', '/portal/../../evil', 'javascript:alert(1)']) {
     const client = new PortalClient();
     const landed = seen(await client.signIn(app.baseUrl, users.adminA.email, users.adminA.password, next));
-    expect([next, landed.url]).toEqual([next, `${app.baseUrl}/portal/keys`]);
+    expect([next, landed.url]).toEqual([next, `${app.baseUrl}/portal`]);
   }
 });
 
