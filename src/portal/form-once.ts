@@ -10,8 +10,10 @@
  * double click) reach this process together, before either has saved the session: the second
  * waits for the first and follows it, taking over what the first kept in its session (the
  * one-time result, the previews), since whichever of the two saves the session last decides
- * what it holds. Several app processes share the session store but not that wait, so only the
- * sequential repeat is caught across processes.
+ * what it holds. A copy can also arrive just after the first has answered, with a session read
+ * before the first saved its own: the process keeps each form it carried out for `RECENT_FORM_MS`
+ * beyond its answer, so that copy follows it too. Several app processes share the session store
+ * but not that memory, so only the sequential repeat is caught across processes.
  */
 import crypto from 'node:crypto';
 import type Koa from 'koa';
@@ -24,6 +26,9 @@ type Outcome = { location: string | null; kept: Pick<PortalSession, 'reveal' | '
 /** How many forms a session remembers as carried out. */
 export const SENT_FORMS_KEPT = 50;
 
+/** How long (ms) a form carried out in this process is still recognised without the session. */
+export const RECENT_FORM_MS = 60_000;
+
 export const REPEATED_FORM_NOTICE = 'This form was already sent, so nothing was changed again.';
 
 /**
@@ -31,7 +36,7 @@ export const REPEATED_FORM_NOTICE = 'This form was already sent, so nothing was 
  * (303) to its first answer's location; a form answered with a redirect is remembered.
  */
 export function formOnce(): Koa.Middleware<AppState> {
-  /** Forms being carried out in this process: key → the location their redirect leads to (null: no redirect). */
+  /** Forms being or recently carried out in this process: key → their outcome (location null: no redirect). */
   const inFlight = new Map<string, Promise<Outcome>>();
   return async (rawCtx, next) => {
     const ctx = rawCtx as unknown as PortalCtx;
@@ -68,9 +73,11 @@ export function formOnce(): Koa.Middleware<AppState> {
       if (location && ctx.session)
         ctx.session.sent = [[key, location] as [string, string], ...(ctx.session.sent ?? [])].slice(0, SENT_FORMS_KEPT);
     } finally {
-      inFlight.delete(key);
       const s = ctx.session;
       settle({ location, kept: { reveal: s?.reveal, previews: s?.previews, sent: s?.sent } });
+      // Kept a while after it ends: a copy whose session was read before this one's was saved
+      // arrives after this answer, finds nothing in its session, and must still follow it.
+      setTimeout(() => inFlight.delete(key), RECENT_FORM_MS).unref();
     }
   };
 }
