@@ -274,7 +274,11 @@ export function casesFor(route: RouteInfo, inventory: Inventory, ctx: FuzzContex
   const cases: FuzzCase[] = [];
   const seed = (ctx.seed ^ hash32(route.key)) >>> 0;
   const keyHeaders: Record<string, string> = route.gated ? { 'x-api-key': ctx.key } : {};
-  const invalid: Expectation = route.surface === 'system' ? 'no-server-error' : 'client-error';
+  // A public route with no path parameter names a real resource on every request (the published
+  // keys): like the system routes, a request to it without a key or with a query it ignores may
+  // be answered 2xx, never 5xx. Elsewhere the fuzzed path names nothing, so a refusal is due.
+  const fixedPublic = route.surface === 'public' && route.params.length === 0;
+  const invalid: Expectation = route.surface === 'system' || fixedPublic ? 'no-server-error' : 'client-error';
   const op = route.operation;
   const bodySchema = op?.body;
   const hasBody = !!bodySchema || route.surface === 'webhook';

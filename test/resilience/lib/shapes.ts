@@ -105,10 +105,11 @@ export function errorShapeProblems(surface: Surface, gated: boolean, res: RawRes
     case 'webhook':
       return bareProblems(res);
     case 'public':
-      // The public pages: the bare body for JSON clients, their own HTML page otherwise, or
-      // ROUTE_NOT_FOUND (envelope) for a method they do not have.
+      // The public pages: the bare body for JSON clients, their own HTML page otherwise (404 for
+      // what does not exist, 400 for a refused input such as a verification link's proof that
+      // does not verify), or ROUTE_NOT_FOUND (envelope) for a method they do not have.
       if (res.contentType.startsWith('text/html'))
-        return res.status === 404 && res.text.length > 0 ? [] : [`HTML error page with status ${res.status}`];
+        return (res.status === 404 || res.status === 400) && res.text.length > 0 ? [] : [`HTML error page with status ${res.status}`];
       return isObj(res.json) && 'success' in res.json ? envelopeProblems(res) : bareProblems(res);
     case 'system':
       return envelopeProblems(res);
