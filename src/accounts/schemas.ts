@@ -60,6 +60,7 @@ export const AccountUpdate = z
           'The producer fields to change (certificates issued from then on print them); one left out keeps its value, null clears it',
       }),
   })
+  .refine((b) => b.settings !== undefined || b.producer !== undefined, { message: 'must change settings, producer or both' })
   .meta({
     id: 'AccountUpdate',
     example: { settings: { send_buyer_email_after_payment: false }, producer: { phone: '+1 617 555 0142', licence_number: 'MA-1987654' } },

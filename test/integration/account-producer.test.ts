@@ -44,6 +44,8 @@ test('when the producer block is set, changed in part and cleared through /api/v
   for (const bad of [{ email: 'not an email' }, { phone: '' }, { address: { line1: 'x' } }, { fax: '1' }]) {
     expect(await account({ producer: bad })).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
   }
+  // A change that names nothing to change (an empty object; a body that is not JSON reads so) is refused too.
+  expect(await account({})).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
   expect((await account({ producer: PRODUCER })).body.data.producer).toEqual(PRODUCER);
 });
 
