@@ -663,7 +663,7 @@ describe('sign-in attacks', () => {
         await fresh.type('#password', admin.password);
         await fresh.click('button[type="submit"]');
         await fresh.waitForFunction(() => true);
-        for (let i = 0; i < 50 && !nextCallback; i++) await new Promise((r) => setTimeout(r, 100));
+        await eventually(async () => nextCallback || null, 5_000);
         expect(nextCallback).toContain('state=');
         fresh.removeAllListeners('request');
         await fresh.setRequestInterception(false);
