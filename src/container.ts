@@ -23,6 +23,9 @@ import { createCatalogGateway } from './payproc/catalog';
 import { createProductsRepository } from './products/repository';
 import { createProductService, type ProductService } from './products/service';
 import { productRoutes } from './products/routes';
+import { pricingTermsRoutes } from './products/pricing-terms-routes';
+import { createPricingTermsService } from './products/pricing-terms-service';
+import { createPricingTermsRepository } from './products/pricing-terms-repository';
 import { createBundlesRepository } from './bundles/repository';
 import { createBundleService, type BundleService } from './bundles/service';
 import { bundleRoutes } from './bundles/routes';
@@ -274,6 +277,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
         }),
       ),
       productRoutes(products),
+      pricingTermsRoutes(createPricingTermsService({ products: createProductsRepository(db), terms: createPricingTermsRepository(db) })),
       purchaseRoutes(purchaseService),
       proofEmailStatusRoutes(proofOfCoverage),
       endorsementRoutes(endorsements),

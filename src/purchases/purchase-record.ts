@@ -20,6 +20,7 @@
 import type { Knex } from 'knex';
 import type { Address } from '../certificates/repository';
 import type { CancellationTerms } from '../products/cancellation-terms';
+import type { ItemCommission } from './commission';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
 /** Which status each status may move to (a move to the same status is a no-op). */
@@ -276,6 +277,8 @@ export interface PurchaseItemDetail {
   certificateHolder: unknown;
   /** The terms in force when it was bought (the defaults for items bought before terms were kept). */
   cancellationTerms: CancellationTerms;
+  /** The agency's commission kept at the sale (./commission.ts); null or absent: no rate was in force. */
+  commission?: ItemCommission | null;
   units: Array<
     NewCoveredUnit & {
       id: number;

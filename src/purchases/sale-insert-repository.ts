@@ -11,6 +11,7 @@ import type { Address } from '../certificates/repository';
 import { cancellationTermsFromRow, DEFAULT_CANCELLATION_TERMS, type CancellationTerms } from '../products/cancellation-terms';
 import type { NewPurchase, RenewalFields, WriteAnsweredHolders } from './purchase-record';
 import type { PurchaseStatus } from '../../workflows/contracts';
+import { commissionOf } from './commission';
 
 /** A new page token: 32 random bytes, base64url (43 characters). */
 export const newReturnToken = (): string => randomBytes(32).toString('base64url');
@@ -21,6 +22,39 @@ async function cancellationTermsOf(trx: Knex.Transaction, productLineIds: number
   return new Map(rows.map((r) => [Number(r.product_line_id), cancellationTermsFromRow(r)]));
 }
 
+/** An item's commission columns from its product's rate (all null without one). */
+const commissionColumns = (rate: { partyRootAccountId: number; rateBps: number } | undefined, amountMinor: number) => ({
+  commission_party_root_account_id: rate?.partyRootAccountId ?? null,
+  commission_bps: rate?.rateBps ?? null,
+  commission_minor: rate ? commissionOf(amountMinor, rate.rateBps) : null,
+});
+
+/**
+ * The commission rate each product line has now (read from the products domain's
+ * `product_commission_rates`): the newest rate already started of its MGA when it names one and
+ * it has a rate, else of its insurer; absent when neither has one. Basis points.
+ */
+async function commissionRatesOf(
+  trx: Knex.Transaction,
+  productLineIds: number[],
+): Promise<Map<number, { partyRootAccountId: number; rateBps: number }>> {
+  if (!productLineIds.length) return new Map();
+  const { rows } = await trx.raw(
+    `select distinct on (r.product_line_id) r.product_line_id, r.party_root_account_id, r.rate_bps
+       from product_commission_rates r join product_lines pl on pl.id = r.product_line_id
+      where r.product_line_id = any(?) and r.effective_from <= now()
+        and r.party_root_account_id in (pl.mga_root_account_id, pl.insurer_root_account_id)
+      order by r.product_line_id, (r.party_root_account_id = pl.mga_root_account_id) desc nulls last, r.effective_from desc, r.id desc`,
+    [productLineIds],
+  );
+  return new Map(
+    (rows as Array<Record<string, unknown>>).map((r) => [
+      Number(r.product_line_id),
+      { partyRootAccountId: Number(r.party_root_account_id), rateBps: Number(r.rate_bps) },
+    ]),
+  );
+}
+
 /**
  * Inserts a purchase in `status` with its items, their certificate holders (from the items'
  * answers, written by `writeHolders`: the holders' own repository, handed in by the caller) and
@@ -29,7 +63,9 @@ async function cancellationTermsOf(trx: Knex.Transaction, productLineIds: number
  * all take its primary product's (the first item of the bundle). A new page token
  * (`return_token`) is drawn. `renewal` (null for a quote) makes it a renewal paid now by that
  * invoice. The one insert of the sale's tables: `create` and a subscription's `createRenewal`
- * (./subscription-repository) both go through it. Amounts are minor units as given.
+ * (./subscription-repository) both go through it. Each item also keeps the commission rate its
+ * product has now and the commission it earns (./commission.ts; none without a rate). Amounts are
+ * minor units as given.
  */
 export async function insertPurchase(
   trx: Knex.Transaction,
@@ -77,6 +113,8 @@ export async function insertPurchase(
   const bundlePrimary = p.items.find((i) => i.inBundle)?.productLineId;
   const termsOf = (item: NewPurchase['items'][number]) =>
     terms.get(item.inBundle && bundlePrimary !== undefined ? bundlePrimary : item.productLineId) ?? DEFAULT_CANCELLATION_TERMS;
+  // The commission rate in force now stays with each item too: a later rate never reprices it.
+  const rates = await commissionRatesOf(trx, [...new Set(p.items.map((i) => i.productLineId))]);
   for (const [position, item] of p.items.entries()) {
     const [row] = await trx('purchase_items')
       .insert({
@@ -93,6 +131,7 @@ export async function insertPurchase(
         named_insured: item.namedInsured === null ? null : JSON.stringify(item.namedInsured),
         certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
         cancellation_terms: JSON.stringify(termsOf(item)),
+        ...commissionColumns(rates.get(item.productLineId), item.amountMinor),
       })
       .returning('id');
     await writeHolders(trx, purchase.id, [

@@ -250,6 +250,14 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
             namedInsured: i.named_insured,
             certificateHolder: i.certificate_holder,
             cancellationTerms: { ...DEFAULT_CANCELLATION_TERMS, ...(i.cancellation_terms ?? {}) },
+            commission:
+              i.commission_bps === null || i.commission_bps === undefined
+                ? null
+                : {
+                    partyRootAccountId: Number(i.commission_party_root_account_id),
+                    rateBps: Number(i.commission_bps),
+                    amountMinor: Number(i.commission_minor),
+                  },
             units: [],
           };
           items.push(item);

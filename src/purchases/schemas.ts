@@ -155,6 +155,19 @@ const PurchaseItem = z
     unit_price: minor('Price of one covered unit before the answers’ factors'),
     price_factor: z.number().meta({ description: 'Product of the chosen answers’ price factors' }),
     amount: minor('The item’s premium (unit_price × units × price_factor, rounded once)'),
+    commission: z
+      .object({
+        party_id: z.number().int().meta({ description: 'The party that pays it: the product’s MGA or insurer' }),
+        rate_bps: z.number().int().meta({ description: 'The rate in force at the sale, basis points of premium' }),
+        amount: minor('Commission earned at the sale: amount × rate_bps / 10 000, rounded down'),
+        returned: minor(
+          'Commission given back by completed cancellations: on each the premium it returned × rate_bps / 10 000, rounded down; never more than `amount`',
+        ),
+      })
+      .nullable()
+      .meta({
+        description: 'The agency’s commission on the item, kept at the sale (a later rate never reprices it); null: no rate was set',
+      }),
     named_insured: z.unknown().meta({ description: 'The named insured as answered' }),
     certificate_holder: z.unknown().meta({ description: 'The certificate holder as answered (null: none)' }),
     covered_units: z.array(CoveredUnit),

@@ -36,6 +36,7 @@ import { RefundRuleError } from './refund-rule';
 import { CANCELLATION_QUOTE_TTL_MS, policyClock, storeCancellationQuote } from './cancellation-pricing';
 import { hasStarted, isInForce } from './rules';
 import { itemObject, purchaseObject } from './purchase-object';
+import { commissionOf } from './commission';
 import type {
   Cancellation,
   CancellationQuote,
@@ -125,6 +126,28 @@ type UnitState = 'unpaid' | 'active' | 'cancellation_scheduled' | 'cancellation_
  * A unit's state: cancelled by its cancellation or by a full refund, scheduled while its
  * cancellation waits for its effective time, pending while that cancellation's refund is on the way.
  */
+/**
+ * An item's commission as `GET /api/v1/purchases/{id}` shows it: what the sale earned and what
+ * completed cancellations gave back, each on the premium it returned for this item (./commission.ts);
+ * null without a rate.
+ */
+function commissionView(i: PurchaseItemDetail, cancellations: StoredCancellation[]) {
+  const c = i.commission;
+  if (!c) return null;
+  const returned = cancellations
+    .filter((x) => x.status === 'completed')
+    .reduce(
+      (sum, x) =>
+        sum +
+        commissionOf(
+          x.breakdown.filter((u) => u.itemId === i.id).reduce((n, u) => n + u.refundableMinor, 0),
+          c.rateBps,
+        ),
+      0,
+    );
+  return { party_id: c.partyRootAccountId, rate_bps: c.rateBps, amount: c.amountMinor, returned: Math.min(returned, c.amountMinor) };
+}
+
 function unitState(
   p: PurchaseRecord,
   u: PurchaseItemDetail['units'][number],
@@ -178,6 +201,7 @@ export function createPurchaseService(deps: {
         const item = itemObject(i);
         return {
           ...item,
+          commission: commissionView(i, cancellations),
           is_trip_excess: i.isTripExcess,
           named_insured: i.namedInsured ?? null,
           certificate_holder: i.certificateHolder ?? null,

@@ -1,0 +1,63 @@
+/**
+ * Persistence of a product's pricing terms beyond its price (issue 49): the agency's commission
+ * rates per party, effective-dated (`product_commission_rates`, this module its one writer). A
+ * change is a new row from its date on; rows are never edited, so the history stays readable and
+ * a sale keeps the rate it was sold at (stored on its item). Rates in basis points. Tenancy is
+ * the caller's: the service checks the product's scope first.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+
+/** One commission rate of a product: the party that pays it, the rate (bp) and from when. */
+export interface CommissionRate {
+  id: number;
+  productLineId: number;
+  partyRootAccountId: number;
+  rateBps: number;
+  effectiveFrom: Date;
+  createdAt: Date;
+}
+
+const toRate = (r: Record<string, unknown>): CommissionRate => ({
+  id: r.id as number,
+  productLineId: r.product_line_id as number,
+  partyRootAccountId: r.party_root_account_id as number,
+  rateBps: Number(r.rate_bps),
+  effectiveFrom: r.effective_from as Date,
+  createdAt: r.created_at as Date,
+});
+
+export function createPricingTermsRepository(db: Db) {
+  return {
+    /** Every commission rate of the product, oldest first (by start, then creation). */
+    async commissionRates(productLineId: number, trx?: Knex.Transaction): Promise<CommissionRate[]> {
+      const rows = await (trx ?? db)('product_commission_rates')
+        .where('product_line_id', productLineId)
+        .orderBy([{ column: 'effective_from' }, { column: 'id' }]);
+      return rows.map(toRate);
+    },
+
+    /**
+     * Adds a rate for (product, party) from `effectiveFrom` on. A second rate of the same
+     * product, party and start replaces nothing: it is refused by the unique key (returns null).
+     */
+    async addCommissionRate(
+      trx: Knex.Transaction,
+      rate: Pick<CommissionRate, 'productLineId' | 'partyRootAccountId' | 'rateBps' | 'effectiveFrom'>,
+    ): Promise<CommissionRate | null> {
+      const rows = await trx('product_commission_rates')
+        .insert({
+          product_line_id: rate.productLineId,
+          party_root_account_id: rate.partyRootAccountId,
+          rate_bps: rate.rateBps,
+          effective_from: rate.effectiveFrom,
+        })
+        .onConflict(['product_line_id', 'party_root_account_id', 'effective_from'])
+        .ignore()
+        .returning('*');
+      return rows[0] ? toRate(rows[0]) : null;
+    },
+  };
+}
+
+export type PricingTermsRepository = ReturnType<typeof createPricingTermsRepository>;
