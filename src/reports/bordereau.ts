@@ -14,6 +14,7 @@
  * (`-12.34`), computed with integers only; negative for money going back (cancellations).
  */
 import { spreadByWeight } from '../purchases/refund-rule';
+import { commissionOf } from '../purchases/commission';
 
 export const TRANSACTION_TYPES = ['new_business', 'renewal', 'endorsement', 'cancellation', 'refund'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
@@ -68,7 +69,11 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   { name: 'gross_premium', description: 'Premium written (positive) or returned (negative), major units, two decimals' },
   { name: 'platform_fee', description: 'The selling key’s platform fee on it, shared over the purchase’s items by premium, major units' },
   { name: 'tax', description: 'Tax on it, major units (0.00: no tax is charged at sale today)' },
-  { name: 'commission', description: 'Agency commission, major units; empty: no commission is set in this service' },
+  {
+    name: 'commission',
+    description:
+      'The agency’s commission on the row’s premium, major units: the rate the item was sold at × the premium, rounded down to a whole minor unit (negative: given back with returned premium); empty when the item has no commission rate',
+  },
   { name: 'net_premium', description: 'Gross premium less commission, major units: what is due to (or from) the party' },
 ];
 
@@ -92,12 +97,23 @@ export interface LedgerEntry {
   premiumMinor: number;
   platformFeeMinor: number;
   taxMinor: number;
+  /** The agency's commission on `premiumMinor` (signed like it); null: the item has no commission rate. */
+  commissionMinor: number | null;
 }
 
-/** Totals of a file per currency (minor units). */
+/**
+ * The commission of a movement of `premiumMinor` on an item sold at `rateBps` (null: no rate): the
+ * sale's as stored (`storedMinor`), any other movement's by the rule of src/purchases/commission.ts.
+ */
+export function rowCommission(premiumMinor: number, rateBps: number | null, storedMinor: number | null): number | null {
+  if (rateBps === null) return null;
+  return storedMinor ?? commissionOf(premiumMinor, rateBps);
+}
+
+/** Totals of a file per currency (minor units); `commission` only when a row of that currency has one. */
 export type BordereauTotals = Record<
   string,
-  { rows: number; gross_premium: number; platform_fee: number; tax: number; net_premium: number }
+  { rows: number; gross_premium: number; platform_fee: number; tax: number; commission?: number; net_premium: number }
 >;
 
 /** `-1234` → `-12.34`, with integers only (two decimals). */
@@ -133,8 +149,8 @@ export function bordereauRow(month: string, e: LedgerEntry): string[] {
     formatMinor(e.premiumMinor),
     formatMinor(e.platformFeeMinor),
     formatMinor(e.taxMinor),
-    '',
-    formatMinor(e.premiumMinor),
+    e.commissionMinor === null ? '' : formatMinor(e.commissionMinor),
+    formatMinor(e.premiumMinor - (e.commissionMinor ?? 0)),
   ];
 }
 
@@ -179,8 +195,8 @@ export function bordereauCells(month: string, e: LedgerEntry, text: string[] = b
     majorNumber(e.premiumMinor),
     majorNumber(e.platformFeeMinor),
     majorNumber(e.taxMinor),
-    null,
-    majorNumber(e.premiumMinor),
+    e.commissionMinor === null ? null : majorNumber(e.commissionMinor),
+    majorNumber(e.premiumMinor - (e.commissionMinor ?? 0)),
   ];
 }
 
@@ -194,6 +210,7 @@ export function totalsCells(month: string, currency: string, t: BordereauTotals[
   cells[at('gross_premium')] = majorNumber(t.gross_premium);
   cells[at('platform_fee')] = majorNumber(t.platform_fee);
   cells[at('tax')] = majorNumber(t.tax);
+  if (t.commission !== undefined) cells[at('commission')] = majorNumber(t.commission);
   cells[at('net_premium')] = majorNumber(t.net_premium);
   return cells;
 }
@@ -206,7 +223,8 @@ export function addToTotals(totals: BordereauTotals, e: LedgerEntry): void {
   t.gross_premium += e.premiumMinor;
   t.platform_fee += e.platformFeeMinor;
   t.tax += e.taxMinor;
-  t.net_premium += e.premiumMinor;
+  if (e.commissionMinor !== null) t.commission = (t.commission ?? 0) + e.commissionMinor;
+  t.net_premium += e.premiumMinor - (e.commissionMinor ?? 0);
 }
 
 /**

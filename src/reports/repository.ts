@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { pageWithTotal } from '../db/paging';
-import { shareOf, type BordereauTotals, type LedgerEntry } from './bordereau';
+import { rowCommission, shareOf, type BordereauTotals, type LedgerEntry } from './bordereau';
 
 export type BordereauStatus = 'generating' | 'ready';
 
@@ -97,7 +97,7 @@ const transactionRows = (
            ${units.expiry},
            ${units.count},
            t.currency, 0::bigint, t.platform_fee_minor, t.tax_minor,
-           null::bigint[], t.breakdown, i.id, 0
+           null::bigint[], t.breakdown, i.id, 0, i.commission_bps, null::bigint
       from policy_transactions t
       join purchases p on p.id = t.purchase_id
       join purchase_items i on i.purchase_id = p.id
@@ -131,7 +131,8 @@ export const LEDGER_SQL = `
            (select count(*)::int from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id is null) as covered_units,
            p.currency, i.amount_minor as premium_minor, p.platform_fee_minor as spread_fee_minor, 0::bigint as spread_tax_minor,
            array(select x.amount_minor from purchase_items x where x.purchase_id = p.id order by x.position) as weights,
-           null::jsonb as breakdown, i.id as item_id, i.position as weight_index
+           null::jsonb as breakdown, i.id as item_id, i.position as weight_index,
+           i.commission_bps, i.commission_minor
       from purchases p
       join purchase_items i on i.purchase_id = p.id
       join product_lines pl on pl.id = i.product_line_id
@@ -173,6 +174,9 @@ interface LedgerRow {
   breakdown: { itemId: number; refundableMinor?: number; premiumMinor?: number }[] | null;
   item_id: number;
   weight_index: number;
+  /** The item's commission rate kept at the sale (null: none), and the sale's commission (sale rows only). */
+  commission_bps: number | null;
+  commission_minor: string | null;
 }
 
 /**
@@ -180,6 +184,8 @@ interface LedgerRow {
  * platform fee; a cancellation's item the premium it returned (negative) and its share of the
  * cancellation's tax and platform fee, spread by the returned premiums; an endorsement's item the
  * premium it collected (or gave back); a dashboard refund's item its share of the money returned.
+ * Each carries the agency's commission on its premium (the sale's as stored, the others' at the
+ * item's rate; none without one).
  */
 function toEntry(r: LedgerRow): LedgerEntry {
   let premium = Number(r.premium_minor);
@@ -219,6 +225,7 @@ function toEntry(r: LedgerRow): LedgerEntry {
     premiumMinor: premium,
     platformFeeMinor: fee,
     taxMinor: tax,
+    commissionMinor: rowCommission(premium, r.commission_bps, r.commission_minor === null ? null : Number(r.commission_minor)),
   };
 }
 

@@ -43,7 +43,8 @@ export const BordereauTotals = z
       gross_premium: z.number().int(),
       platform_fee: z.number().int(),
       tax: z.number().int(),
-      net_premium: z.number().int(),
+      commission: z.number().int().optional().meta({ description: 'The agency’s commission; only when a row of the currency has one' }),
+      net_premium: z.number().int().meta({ description: 'Gross premium less commission' }),
     }),
   )
   .meta({ description: 'Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written)' });
