@@ -124,6 +124,24 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('insurance'),
   /**
+   * The task queues this deployment expects workers to poll, as the API asks the Temporal server
+   * about them (`temporal_task_queue_pollers`, the NoWorkerPolling alert): comma-separated
+   * `queue:workflow`, `queue:activity` or a bare `queue` (both kinds). Empty: the four queues a
+   * worker polls beside TEMPORAL_TASK_QUEUE (src/temporal/expected-task-queues.ts).
+   */
+  TEMPORAL_EXPECTED_TASK_QUEUES: z
+    .string()
+    .default('')
+    .refine(
+      (v) =>
+        v
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean)
+          .every((e) => /^[^:]*[^:\s][^:]*(:\s*(workflow|activity))?$/.test(e)),
+      'comma-separated queue names, each alone or followed by :workflow or :activity',
+    ),
+  /**
    * Keys of the Temporal payload codec (AES-256-GCM): `id:base64` pairs, comma-separated, each
    * key 32 bytes. The first encrypts new payloads; all decrypt (rotation: put the new key first,
    * keep the old ones until no open workflow or retained history needs them). The default is a

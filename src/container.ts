@@ -101,6 +101,8 @@ import type { BareSurface, RouteRegistration } from './http/routes';
 import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/repository';
 import type { IdempotencyOptions } from './idempotency/middleware';
 import { countDependencyError, createApiMetrics, type ApiMetrics } from './metrics/registry';
+import { watchTaskQueuePollers } from './metrics/task-queue-pollers';
+import { parseExpectedTaskQueues } from './temporal/expected-task-queues';
 
 /** An unfinished request holds its idempotency key at most this long (ms): far beyond the 30 s request timeout. */
 const IDEMPOTENCY_TAKEOVER_AFTER_MS = 120_000;
@@ -156,6 +158,12 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     defaultGraceHours: config.API_KEY_ROTATION_GRACE_HOURS,
   });
   const metrics = createApiMetrics();
+  // The server's view of each expected task queue's pollers, asked at each scrape (NoWorkerPolling).
+  watchTaskQueuePollers(metrics.registry, {
+    namespace: config.TEMPORAL_NAMESPACE,
+    expected: parseExpectedTaskQueues(config.TEMPORAL_EXPECTED_TASK_QUEUES, config.TEMPORAL_TASK_QUEUE),
+    count: (queue, type) => temporal.pollerCount(queue, type, config.READINESS_POLLER_WINDOW_SECONDS * 1000),
+  });
   // Failed calls to the processor and to object storage count as the worker's do (dependency_errors_total).
   const payproc = countProcessorErrors(createPayproc(config), countDependencyError(metrics, 'processor'));
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));

@@ -7,6 +7,9 @@ import { temporal } from '@temporalio/proto';
 import type { Config } from '../config';
 import { dataConverterFor } from './codec';
 
+/** The kind of tasks a task queue hands out: workflow tasks or activity tasks. */
+export type TaskQueueType = 'workflow' | 'activity';
+
 export interface TemporalHandle {
   client: Client;
   /** True when the frontend answers a health check within `timeoutMs` milliseconds. */
@@ -17,6 +20,13 @@ export interface TemporalHandle {
    * minute). False on any error or after `timeoutMs`.
    */
   hasPollers(taskQueue: string, freshMs?: number, timeoutMs?: number): Promise<boolean>;
+  /**
+   * How many pollers the Temporal server saw on `taskQueue` for `type` tasks (workflow or
+   * activity) of this client's namespace within the last `freshMs` milliseconds (DescribeTaskQueue;
+   * the server's view, whatever the workers believe they poll). Rejects on any error or after
+   * `timeoutMs`.
+   */
+  pollerCount(taskQueue: string, type: TaskQueueType, freshMs: number, timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -30,6 +40,22 @@ export function createTemporalClient(
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: dataConverterFor(config.TEMPORAL_PAYLOAD_KEYS),
   });
+  const { TASK_QUEUE_KIND_NORMAL } = temporal.api.enums.v1.TaskQueueKind;
+  const { TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY } = temporal.api.enums.v1.TaskQueueType;
+  const pollerCount = async (taskQueue: string, type: TaskQueueType, freshMs: number, timeoutMs = 2000): Promise<number> => {
+    const res = await connection.withDeadline(Date.now() + timeoutMs, () =>
+      connection.workflowService.describeTaskQueue({
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: { name: taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
+        taskQueueType: type === 'workflow' ? TASK_QUEUE_TYPE_WORKFLOW : TASK_QUEUE_TYPE_ACTIVITY,
+      }),
+    );
+    const now = Date.now();
+    return (res.pollers ?? []).filter((p) => {
+      const seconds = p.lastAccessTime?.seconds;
+      return seconds != null && now - Number(seconds) * 1000 <= freshMs;
+    }).length;
+  };
   return {
     client,
     async isHealthy(timeoutMs = 2000) {
@@ -54,23 +80,12 @@ export function createTemporalClient(
       }
     },
     async hasPollers(taskQueue, freshMs = 90_000, timeoutMs = 2000) {
-      try {
-        const res = await connection.withDeadline(Date.now() + timeoutMs, () =>
-          connection.workflowService.describeTaskQueue({
-            namespace: config.TEMPORAL_NAMESPACE,
-            taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-          }),
-        );
-        const now = Date.now();
-        return (res.pollers ?? []).some((p) => {
-          const seconds = p.lastAccessTime?.seconds;
-          return seconds != null && now - Number(seconds) * 1000 <= freshMs;
-        });
-      } catch {
-        return false;
-      }
+      return pollerCount(taskQueue, 'workflow', freshMs, timeoutMs).then(
+        (n) => n > 0,
+        () => false,
+      );
     },
+    pollerCount,
     close: () => connection.close(),
   };
 }

@@ -100,3 +100,21 @@ test('when AgencyWebhookDeliveriesFailing lets any success of the agency hide a 
     'one dead endpoint beside a healthy one of the same agency',
   ]);
 });
+
+test("when NoWorkerPolling reads the worker's own poller gauge (the rule before issue 55), then the wrong-queue and wrong-namespace tests fail", () => {
+  const serverView =
+    'max by (namespace, task_queue, task_queue_type) (temporal_task_queue_pollers{job="coi-api"}) == 0\n              unless on (namespace, task_queue)\n            sum by (namespace, task_queue) (temporal_worker_task_slots_available';
+  const run = testChangedRules((rules) => {
+    expect(rules).toContain(serverView);
+    return rules
+      .replace(
+        serverView,
+        'sum by (task_queue) (temporal_num_pollers{job="coi-worker-sdk",poller_type=~"workflow_task|activity_task"}) == 0\n              unless on (task_queue)\n            sum by (task_queue) (temporal_worker_task_slots_available',
+      )
+      .replace('or absent(temporal_task_queue_pollers{job="coi-api"})', 'or absent(temporal_num_pollers{job="coi-worker-sdk"})');
+  });
+  expect(run.code).not.toBe(0);
+  expect([...run.out.matchAll(/^\s*name: ([^,]+),/gm)].map((m) => m[1])).toEqual(
+    expect.arrayContaining(['a worker polling the wrong queue fires', 'a worker polling the right queue in the wrong namespace fires']),
+  );
+});
