@@ -21,6 +21,7 @@ import { createCertificateHolderActivities } from './certificate-holders';
 import { createEndorsementActivities } from './endorsements';
 import { createBulkCancellationActivities } from './bulk-cancellation';
 import { createReportActivities } from './reports';
+import { createClaimActivities } from './claims';
 import type { BordereauThreadConfig } from './bordereau-thread';
 import { createPurchaseWorkflows, type PurchaseWorkflows } from '../src/purchases/workflow-client';
 import { createMailer, type Mailer } from '../src/mail/mailer';
@@ -105,6 +106,7 @@ export function createActivities(deps: ActivityDeps) {
       startBordereau: (id) => deps.purchaseWorkflows.startBordereau(id),
     }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
+    ...createClaimActivities({ db: deps.db }),
   };
 }
 

@@ -37,7 +37,8 @@
  * its month; (r) a purchase whose delayed payment failed, (s) one resumed by a late payment after
  * its run closed, (t) one paid by a saved card, and (u) the hand-off: a holder added while the first
  * certificates are being issued (the owner asks the sale run, which answers when issued), and (v) the
- * stored-documents sweep repairing a certificate lost from storage; each policy history saved once the run is idle (no
+ * stored-documents sweep repairing a certificate lost from storage, and (w) a claim's owner `claim-<id>` through every
+ * state (denied, closed, reopened, approved, paid, closed); each policy history saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -791,6 +792,53 @@ async function recordAll(namespace: string): Promise<void> {
       const report = await sweep.result();
       if (report.repaired !== 1) throw new Error(`sweep: ${JSON.stringify(report)}`);
       await save(app, 'stored-documents-sweep.json', sweep.workflowId);
+    }
+    if (want('w')) {
+      // (w) a claim's owner `claim-<id>`: filed on a paid purchase (its test clock after the covered
+      // days), acknowledged, commented, reviewed, denied, closed, reopened with a reason, reviewed
+      // again, approved for part of the amount, paid and closed
+      const { app, account } = await appWith();
+      const purchaseId = await paidPurchase(app, account);
+      const request = accountApi(app, account);
+      const must = async (what: string, res: Promise<{ status: number; text: string; body: any }>) => {
+        const r = await res;
+        if (r.status !== 200 && r.status !== 201) throw new Error(`${what}: ${r.status} ${r.text}`);
+        return r.body.data;
+      };
+      await must(
+        'test clock',
+        request(`/test_helpers/purchases/${purchaseId}/test_clock`, { method: 'POST', body: { frozen_time: '2027-05-03T12:00:00Z' } }),
+      );
+      const claim = await must(
+        'claim',
+        request(`/purchases/${purchaseId}/claims`, {
+          method: 'POST',
+          body: {
+            incident_at: '2027-05-01T19:30:00-05:00',
+            claim_type: 'property_damage',
+            description: 'A storm flooded the marquee.',
+            claimant: { name: 'Kim Park', email: 'kim@example.com' },
+            amount_claimed: 125000,
+          },
+        }),
+      );
+      const act = (body: Record<string, unknown>) =>
+        must(String(body.action), request(`/test_helpers/claims/${claim.id}/actions`, { method: 'POST', body }));
+      await act({ action: 'acknowledge' });
+      await must('comment', request(`/claims/${claim.id}/comments`, { method: 'POST', body: { text: 'Invoice follows.' } }));
+      await act({ action: 'start_review' });
+      await act({ action: 'deny', reason_code: 'excluded_peril', reason: 'Flood is excluded' });
+      await act({ action: 'close' });
+      await act({ action: 'reopen', reason: 'The surveyor found wind damage' });
+      await act({ action: 'start_review' });
+      await act({ action: 'approve', amount: 90000, reason: 'Depreciated value' });
+      await act({ action: 'record_payment', reference: 'po_histories' });
+      await act({ action: 'close' });
+      await untilIdle(app, `claim-${claim.id}`);
+      await save(app, 'claim-lifecycle.json', `claim-${claim.id}`);
+      await app.container.temporal.client.workflow
+        .getHandle(`claim-${claim.id}`)
+        .terminate('history recorded by scripts/record-histories.ts');
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {

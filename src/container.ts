@@ -87,6 +87,7 @@ import { createReportsRepository } from './reports/repository';
 import { createReportService } from './reports/service';
 import { reportRoutes } from './reports/routes';
 import { certificateHolderRoutes } from './certificate-holders/routes';
+import { claimRoutesFrom } from './claims/compose';
 import { createCertificateHolderService } from './certificate-holders/service';
 import { createCertificateHoldersRepository } from './certificate-holders/repository';
 import { endorsementRoutes } from './endorsements/routes';
@@ -290,6 +291,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       proofEmailStatusRoutes(proofOfCoverage),
       endorsementRoutes(endorsements),
       certificateHolderRoutes(certificateHolders),
+      claimRoutesFrom({ db, client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, store, products }),
       bulkCancellationRoutes(
         createBulkCancellationService({
           repo: createBulkCancellationsRepository(db),

@@ -11,3 +11,4 @@ export { bulkCancellationWorkflow } from './bulk-cancellation';
 export { bordereauWorkflow, monthlyBordereauxWorkflow } from './bordereau';
 export { holderNoticesWorkflow } from './holder-notices';
 export { storedDocumentsSweepWorkflow } from './document-sweep';
+export { claimWorkflow } from './claim';

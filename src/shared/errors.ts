@@ -60,6 +60,14 @@ export const ERROR_STATUS = {
   /** A certificate holder whose additional-insured or waiver premium was paid on units not started: that endorsement is removed (its premium given back) first. */
   HOLDER_ENDORSEMENT_PAID: 409,
   ARCHIVE_NOT_ALLOWED: 409,
+  /** A claim's incident is not inside any covered unit of the purchase (before, after or between them). */
+  INCIDENT_NOT_COVERED: 400,
+  /** A claim's incident falls in a covered unit that was cancelled (or the purchase was refunded in full). */
+  COVERED_UNIT_CANCELLED: 409,
+  /** An open claim already exists on the same covered unit and incident day (the message names it). */
+  DUPLICATE_CLAIM: 409,
+  /** The claim's status does not allow that change (the message says which statuses do). */
+  CLAIM_TRANSITION_NOT_ALLOWED: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMIT_ERROR: 429,
   INTERNAL_ERROR: 500,

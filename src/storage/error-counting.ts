@@ -38,6 +38,7 @@ export function countStorageErrors(store: ObjectStore, onError: (operation: Stor
     exists: counted('exists', store.exists.bind(store)),
     list: counted('list', store.list.bind(store)),
     signedReadUrl: counted('signedReadUrl', store.signedReadUrl.bind(store)),
+    signedUploadUrl: counted('signedUploadUrl', store.signedUploadUrl.bind(store)),
     deletePrefix: counted('deletePrefix', store.deletePrefix.bind(store)),
     moveAside: counted('moveAside', store.moveAside.bind(store)),
     openRead(key) {

@@ -143,6 +143,18 @@ export interface ObjectStore {
    * answers 404 when fetched.
    */
   signedReadUrl(key: string, options: { expiresInSeconds: number; downloadName?: string }): Promise<string>;
+  /**
+   * A V4 signed PUT URL that creates `key` (never replaces it), valid `expiresInSeconds` seconds
+   * (1 … 604 800), for a file a client uploads straight to storage (a claim's attachment: the API
+   * never carries its bytes). The URL is signed over the headers the uploader must send, answered
+   * in `headers`: `Content-Type` (`contentType`), `x-goog-content-length-range` (`0,maxBytes`: GCS
+   * refuses a larger body) and `x-goog-if-generation-match: 0` (create-only). The emulator does not
+   * enforce them, so whoever accepts the object checks it (`stat`) as well.
+   */
+  signedUploadUrl(
+    key: string,
+    options: { expiresInSeconds: number; contentType: string; maxBytes: number },
+  ): Promise<{ url: string; headers: Record<string, string> }>;
   /** Deletes every object under `prefix` (tests and tooling only); returns how many. */
   deletePrefix(prefix: string): Promise<number>;
   /**
@@ -304,6 +316,25 @@ export function createObjectStore(config: ObjectStoreConfig, options: { signingC
     return url;
   }
 
+  async function signedUploadUrl(
+    key: string,
+    opts: { expiresInSeconds: number; contentType: string; maxBytes: number },
+  ): Promise<{ url: string; headers: Record<string, string> }> {
+    const seconds = opts.expiresInSeconds;
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SIGNED_URL_SECONDS) {
+      throw new RangeError(`expiresInSeconds must be an integer in 1…${MAX_SIGNED_URL_SECONDS}, got ${seconds}`);
+    }
+    const extensionHeaders = { 'x-goog-content-length-range': `0,${opts.maxBytes}`, 'x-goog-if-generation-match': '0' };
+    const [url] = await signingFile(key).getSignedUrl({
+      version: 'v4',
+      action: 'write',
+      contentType: opts.contentType,
+      expires: Date.now() + seconds * 1000,
+      extensionHeaders,
+    });
+    return { url, headers: { 'Content-Type': opts.contentType, ...extensionHeaders } };
+  }
+
   async function deletePrefix(prefix: string): Promise<number> {
     const names = await list(prefix);
     await Promise.all(names.map((n) => file(n).delete({ ignoreNotFound: true })));
@@ -330,6 +361,7 @@ export function createObjectStore(config: ObjectStoreConfig, options: { signingC
     list,
     openRead: (key) => file(key).createReadStream(),
     signedReadUrl,
+    signedUploadUrl,
     deletePrefix,
   };
 }

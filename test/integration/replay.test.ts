@@ -108,6 +108,7 @@ describe('saved histories', () => {
         'purchase-paid-handoff.json',
         'policy-holder-during-issuance.json',
         'stored-documents-sweep.json',
+        'claim-lifecycle.json',
       ]),
     );
     const typeOf: Record<string, string> = {
@@ -121,6 +122,7 @@ describe('saved histories', () => {
       proof: 'proofOfCoverageEmailWorkflow',
       event: 'eventDeliveryWorkflow',
       stored: 'storedDocumentsSweepWorkflow',
+      claim: 'claimWorkflow',
     };
     for (const file of FILES) {
       const history = loadHistory(file);

@@ -19,6 +19,7 @@ function fakeStore(overrides: Partial<ObjectStore>): ObjectStore {
     list: unused,
     openRead: () => new PassThrough(),
     signedReadUrl: unused,
+    signedUploadUrl: unused,
     deletePrefix: unused,
     moveAside: unused,
     ...overrides,
