@@ -172,6 +172,30 @@ export interface paths {
         patch: operations["updateEndorsementTerms"];
         trace?: never;
     };
+    "/api/v1/products/{id}/commission_rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a product's commission rates, oldest first
+         * @description The agency’s commission per product and party (the product’s insurer or MGA), in basis points of premium, effective-dated: a new rate applies from its `effective_from` on and never reprices what was sold. Each purchase item keeps the rate in force at its sale (the MGA’s when the product names one and it has a rate, else the insurer’s) and the commission it earned: premium × rate, rounded down to a whole minor unit. A cancellation or refund gives back the commission on the premium it returns, rounded down the same way, so it never gives back more than was earned. The purchase (`items[].commission`) and the premium bordereau (`commission`, `net_premium` = gross premium − commission) show it. Without a rate an item has no commission (null; the bordereau’s column stays empty).
+         */
+        get: operations["listCommissionRates"];
+        put?: never;
+        /**
+         * Add a commission rate for one of the product’s parties from a date on
+         * @description The agency’s commission per product and party (the product’s insurer or MGA), in basis points of premium, effective-dated: a new rate applies from its `effective_from` on and never reprices what was sold. Each purchase item keeps the rate in force at its sale (the MGA’s when the product names one and it has a rate, else the insurer’s) and the commission it earned: premium × rate, rounded down to a whole minor unit. A cancellation or refund gives back the commission on the premium it returns, rounded down the same way, so it never gives back more than was earned. The purchase (`items[].commission`) and the premium bordereau (`commission`, `net_premium` = gross premium − commission) show it. Without a rate an item has no commission (null; the bordereau’s column stays empty). 400 VALIDATION_ERROR when party_id is neither the product’s insurer nor its MGA, when effective_from is in the past, or when that party already has a rate starting then.
+         */
+        post: operations["addCommissionRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/purchases": {
         parameters: {
             query?: never;
@@ -395,6 +419,114 @@ export interface paths {
          * @description Voids every certificate issued to the holder (its verification page says so) and sends `certificate_holder.removed` with their numbers. The last holder of a purchase cannot be removed while a covered unit is active: add the new one first. A holder that paid for additional insured or a waiver of subrogation on units not started keeps it until an endorsement removes it (its premium goes back).
          */
         delete: operations["removeCertificateHolder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{id}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a purchase’s claims
+         * @description Every claim filed on the purchase, newest first, without their histories (read one claim for its history).
+         */
+        get: operations["listPurchaseClaims"];
+        put?: never;
+        /**
+         * File a claim (first notice of loss) on a purchase
+         * @description Files a claim against the covered unit the incident falls in (that unit and its certificate are named in the answer). The incident must be inside a unit of the purchase that was in force then and not in the future. Each attachment is answered with a signed upload URL: PUT the file there with the headers given; its bytes go straight to storage. Attachments are checked against the declared type and size once uploaded (`GET /api/v1/claims/{id}` shows them `received` or `rejected`). The claim then has one owner that moves it through `submitted`, `acknowledged` (the product’s acknowledgement deadline, default 2 business days), `under_review`, `approved` or `denied`, `paid` and `closed`. Send an Idempotency-Key to retry safely: the same key answers the same claim.
+         */
+        post: operations["fileClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a claim with its history
+         * @description The claim, its attachments (an upload URL for each still awaited) and its history: every change with who made it (an API key’s id, or the service for a missed acknowledgement deadline), when, and its reason or comment.
+         */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/claims/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a comment to a claim’s history
+         * @description Agencies follow and comment on their claims; deciding them is the insurer’s. Comments are kept in the history in order with the claim’s changes.
+         */
+        post: operations["commentOnClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/products/{id}/claim_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a product’s claim types and acknowledgement deadline
+         * @description The claim types a claim on the product may name and the business days (Monday to Friday) the insurer has to acknowledge one. Until set: property_damage, bodily_injury, cancellation, equipment_damage, liability, other; 2 business days.
+         */
+        get: operations["getProductClaimSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a product’s claim types or acknowledgement deadline
+         * @description What is sent changes; the rest stays. Claims filed from then on use the new settings; claims already filed keep their deadline.
+         */
+        patch: operations["updateProductClaimSettings"];
+        trace?: never;
+    };
+    "/api/v1/test_helpers/claims/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a test claim through its states as the insurer would
+         * @description Test-mode keys only (a live key gets 404 ROUTE_NOT_FOUND). Takes one action on the claim through its owner, with the same checks an adjuster’s action gets: the claim’s status must allow it (409 CLAIM_TRANSITION_NOT_ALLOWED), an approval names an amount at most the one claimed and a reason, a denial a reason code and text, a reopen a reason (400 VALIDATION_ERROR). Answers the claim with its history.
+         */
+        post: operations["testHelperClaimAction"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2464,6 +2596,9 @@ export interface components {
                     gross_premium: number;
                     platform_fee: number;
                     tax: number;
+                    /** @description The agency’s commission; only when a row of the currency has one */
+                    commission?: number;
+                    /** @description Gross premium less commission */
                     net_premium: number;
                 };
             };
@@ -3021,6 +3156,46 @@ export interface components {
             /** @description Premium of waiving subrogation against a certificate holder: integer minor units of the product’s currency per covered day or trip the holder’s certificates cover (default 0: free). A priced one is added through an endorsement quote and collected before it takes effect; removing it gives back its share of the units not started. */
             waiver_of_subrogation_premium?: number;
         };
+        CommissionRatesResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CommissionRate"][];
+            message: string;
+        };
+        CommissionRate: {
+            id: number;
+            product_id: number;
+            party_id: number;
+            rate_bps: number;
+            /** @description ISO 8601 UTC */
+            effective_from: string;
+            /** @description Whether a sale now takes this rate: the newest started rate of its party, that party being the product’s MGA when it has a rate, else its insurer */
+            in_force: boolean;
+            created_at: string;
+        };
+        CommissionRateAddedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CommissionRate"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "party_id": 3,
+         *       "rate_bps": 1250
+         *     }
+         */
+        AddCommissionRateRequest: {
+            /** @description The party paying the commission: the product’s insurer or MGA root account (insurerRootAccountID, mgaRootAccountID) */
+            party_id: number;
+            /** @description The commission rate in basis points of premium (1250 = 12.5 %) */
+            rate_bps: number;
+            /**
+             * Format: date-time
+             * @description From when it applies, ISO 8601 (default: now); not in the past: a rate never reprices what was sold
+             */
+            effective_from?: string;
+        };
         PurchaseListResponse: {
             /** @enum {boolean} */
             success: true;
@@ -3165,6 +3340,17 @@ export interface components {
             price_factor: number;
             /** @description The item’s premium (unit_price × units × price_factor, rounded once), integer minor units of `currency` (e.g. cents) */
             amount: number;
+            /** @description The agency’s commission on the item, kept at the sale (a later rate never reprices it); null: no rate was set */
+            commission: {
+                /** @description The party that pays it: the product’s MGA or insurer */
+                party_id: number;
+                /** @description The rate in force at the sale, basis points of premium */
+                rate_bps: number;
+                /** @description Commission earned at the sale: amount × rate_bps / 10 000, rounded down, integer minor units of `currency` (e.g. cents) */
+                amount: number;
+                /** @description Commission given back by completed cancellations: on each the premium it returned × rate_bps / 10 000, rounded down; never more than `amount`, integer minor units of `currency` (e.g. cents) */
+                returned: number;
+            } | null;
             /** @description The named insured as answered */
             named_insured?: unknown;
             /** @description The certificate holder as answered (null: none) */
@@ -3825,6 +4011,265 @@ export interface components {
             data: components["schemas"]["CertificateHolder"];
             message: string;
         };
+        ClaimRefiledResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"];
+            message: string;
+        };
+        Claim: {
+            /** @enum {string} */
+            object: "claim";
+            id: number;
+            purchase_id: number;
+            covered_unit_id: number;
+            /**
+             * @description The unit’s local day, or a trip’s local start and end
+             * @example 2027-05-01
+             */
+            covered_unit_label: string;
+            product_line_id: number;
+            /** @description The unit’s certificate in force when the claim was filed (null while still being issued) */
+            certificate_number: string | null;
+            /** @enum {string} */
+            status: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened";
+            incident_at: string;
+            /** @description The incident’s local day in the unit’s time zone (YYYY-MM-DD) */
+            incident_day: string;
+            claim_type: string;
+            description: string;
+            claimant: {
+                name: string;
+                email: string;
+                phone: string | null;
+            };
+            /** @description Minor units */
+            amount_claimed: number;
+            /** @description Minor units, once approved (at most amount_claimed) */
+            approved_amount: number | null;
+            currency: string;
+            decision_reason: string | null;
+            denial_code: string | null;
+            payment_reference: string | null;
+            /** @description The insurer’s deadline to acknowledge (the product’s business days from the filing) */
+            acknowledgement_due_at: string;
+            /** @description The deadline passed before the claim was acknowledged */
+            acknowledgement_overdue: boolean;
+            acknowledged_at: string | null;
+            decided_at: string | null;
+            paid_at: string | null;
+            closed_at: string | null;
+            attachments: components["schemas"]["ClaimAttachment"][];
+            /** @description Who did what and when, oldest first (`GET /api/v1/claims/{id}` and the filing’s answer) */
+            history?: components["schemas"]["ClaimHistoryEvent"][];
+            created_at: string;
+            updated_at: string;
+        };
+        ClaimAttachment: {
+            id: number;
+            file_name: string;
+            content_type: string;
+            /** @description Declared size; once received, the stored size */
+            size_bytes: number;
+            /**
+             * @description `awaiting_upload` until the file is in storage; `received`; `rejected` when the stored file is not the declared type or is larger than declared
+             * @enum {string}
+             */
+            status: "awaiting_upload" | "received" | "rejected";
+            rejection_reason: string | null;
+            /** @description Where to upload, while the file is awaited and the claim is open; null otherwise */
+            upload: {
+                /** @enum {string} */
+                method: "PUT";
+                /** @description Signed URL: PUT the file’s bytes here, straight to storage */
+                url: string;
+                /** @description Headers the upload must send exactly (they are signed) */
+                headers: {
+                    [key: string]: string;
+                };
+                expires_at: string;
+            } | null;
+        };
+        ClaimHistoryEvent: {
+            /** @description The change’s number in the claim’s history, from 0 (the filing) */
+            seq: number;
+            /** @description The status reached (`submitted`, `acknowledged`, …, `reopened`), `comment`, or `acknowledgement_overdue` (the deadline passed unacknowledged) */
+            kind: string;
+            /** @enum {string|null} */
+            from_status: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened" | null;
+            /** @enum {string|null} */
+            to_status: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened" | null;
+            /** @description Who did it */
+            actor: {
+                /** @enum {string} */
+                type: "api_key" | "test_helper" | "system";
+                /** @description The API key’s id; null for the service */
+                id: string | null;
+            };
+            /** @description The reason or comment text */
+            note: string | null;
+            /** @description What the change carried: `amount`, `reason_code`, `reference`, … */
+            data: {
+                [key: string]: unknown;
+            };
+            created_at: string;
+        };
+        ClaimFiledResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "incident_at": "2027-05-01T19:30:00-05:00",
+         *       "claim_type": "property_damage",
+         *       "description": "A storm flooded the marquee; the sound system was ruined.",
+         *       "claimant": {
+         *         "name": "Kim Park",
+         *         "email": "kim@example.com",
+         *         "phone": "+1 608 555 0100"
+         *       },
+         *       "amount_claimed": 125000,
+         *       "attachments": [
+         *         {
+         *           "file_name": "marquee.jpg",
+         *           "content_type": "image/jpeg",
+         *           "size_bytes": 482113
+         *         }
+         *       ]
+         *     }
+         */
+        CreateClaimRequest: {
+            /**
+             * Format: date-time
+             * @description When the loss happened (ISO 8601 with offset): inside a covered unit of the purchase that was in force then, and not in the future
+             * @example 2027-05-01T19:30:00-05:00
+             */
+            incident_at: string;
+            /** @description The covered unit the claim is against; needed only when the incident falls in units of more than one product of the purchase */
+            covered_unit_id?: number;
+            /**
+             * @description One of the product’s claim types (GET /api/v1/products/{id}/claim_settings)
+             * @example property_damage
+             */
+            claim_type: string;
+            /**
+             * @description What happened, in the claimant’s words
+             * @example A storm flooded the marquee; the sound system was ruined.
+             */
+            description: string;
+            claimant: components["schemas"]["ClaimClaimant"];
+            /**
+             * @description The amount claimed, in minor units of the purchase’s currency (cents for usd)
+             * @example 125000
+             */
+            amount_claimed: number;
+            /** @description The purchase’s currency (the only one a claim may be in); may be left out */
+            currency?: string;
+            /**
+             * @description Photos and receipts to upload, at most 10; each answered with a signed upload URL
+             * @default []
+             */
+            attachments?: components["schemas"]["ClaimAttachmentRequest"][];
+        };
+        /** @description Who the insurer contacts about the claim */
+        ClaimClaimant: {
+            name: string;
+            /** Format: email */
+            email: string;
+            phone?: string;
+        };
+        ClaimAttachmentRequest: {
+            /**
+             * @description The file’s name as the claimant knows it
+             * @example water-damage-1.jpg
+             */
+            file_name: string;
+            /**
+             * @description Its MIME type; the upload must send the same
+             * @enum {string}
+             */
+            content_type: "image/jpeg" | "image/png" | "image/heic" | "image/webp" | "application/pdf";
+            /** @description Its size in bytes, at most 10485760 (10 MiB); storage refuses a larger upload */
+            size_bytes: number;
+        };
+        ClaimListResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"][];
+            message: string;
+        };
+        ClaimResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"];
+            message: string;
+        };
+        ClaimCommentedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"];
+            message: string;
+        };
+        ClaimCommentRequest: {
+            /** @example The claimant sent the venue’s invoice by post. */
+            text: string;
+        };
+        ClaimSettingsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ClaimSettings"];
+            message: string;
+        };
+        ClaimSettings: {
+            product_id: number;
+            claim_types: string[];
+            acknowledgement_business_days: number;
+        };
+        ClaimSettingsUpdatedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ClaimSettings"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "claim_types": [
+         *         "property_damage",
+         *         "cancellation"
+         *       ],
+         *       "acknowledgement_business_days": 3
+         *     }
+         */
+        UpdateClaimSettingsRequest: {
+            claim_types?: string[];
+            acknowledgement_business_days?: number;
+        };
+        ClaimActionResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"];
+            message: string;
+        };
+        ClaimActionRequest: {
+            /**
+             * @description `acknowledge` (submitted → acknowledged), `start_review` (acknowledged or reopened → under_review), `approve` / `deny` (under_review →), `record_payment` (approved → paid), `close` (paid or denied → closed), `reopen` (closed → reopened)
+             * @enum {string}
+             */
+            action: "acknowledge" | "start_review" | "approve" | "deny" | "record_payment" | "close" | "reopen";
+            /** @description `approve`: the amount approved, minor units, at most the amount claimed */
+            amount?: number;
+            /** @description Why: required to approve, deny (its text) and reopen */
+            reason?: string;
+            /**
+             * @description `deny`: the reason code
+             * @example not_covered_peril
+             */
+            reason_code?: string;
+            /** @description `record_payment`: the payment’s reference (default: one the helper makes up) */
+            reference?: string;
+        };
         BulkCancellationCreatedResponse: {
             /** @enum {boolean} */
             success: true;
@@ -4064,7 +4509,7 @@ export interface components {
             data: components["schemas"]["Bordereau"];
             message: string;
         };
-        /** @description A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation), RF-<refund>-<item> (refund)); `transaction_type` (new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back), cancellation, or refund (money given back in the processor’s dashboard without a cancellation: the part of a charge refunded, the sale’s or an endorsement’s, that no cancellation or endorsement explains, spread over the items by what that charge paid for each)); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, the cancellation’s refund completed, or the dashboard refund’s event received); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time, the dashboard refund’s event); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it priced), ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed, added, priced or cancelled (0 for a refund)); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (Agency commission, major units; empty: no commission is set in this service); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
+        /** @description A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation), RF-<refund>-<item> (refund)); `transaction_type` (new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back), cancellation, or refund (money given back in the processor’s dashboard without a cancellation: the part of a charge refunded, the sale’s or an endorsement’s, that no cancellation or endorsement explains, spread over the items by what that charge paid for each)); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, the cancellation’s refund completed, or the dashboard refund’s event received); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time, the dashboard refund’s event); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it priced), ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed, added, priced or cancelled (0 for a refund)); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (The agency’s commission on the row’s premium, major units: the rate the item was sold at × the premium, rounded down to a whole minor unit (negative: given back with returned premium); empty when the item has no commission rate); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
         Bordereau: {
             /** @enum {string} */
             object: "bordereau";
@@ -4088,6 +4533,9 @@ export interface components {
                     gross_premium: number;
                     platform_fee: number;
                     tax: number;
+                    /** @description The agency’s commission; only when a row of the currency has one */
+                    commission?: number;
+                    /** @description Gross premium less commission */
                     net_premium: number;
                 };
             } | null;
@@ -8256,6 +8704,242 @@ export interface operations {
             };
         };
     };
+    listCommissionRates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Product line id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rates */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommissionRatesResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id in this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addCommissionRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Product line id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddCommissionRateRequest"];
+            };
+        };
+        responses: {
+            /** @description Added */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommissionRateAddedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id in this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listPurchases: {
         parameters: {
             query?: {
@@ -9718,6 +10402,862 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPurchaseClaims: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    fileClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Purchase id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description Filed before by the same Idempotency-Key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimRefiledResponse"];
+                };
+            };
+            /** @description Filed */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimFiledResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (a bad body; an incident in the future; a claim type the product does not offer; a currency other than the purchase’s; an incident in units of several products without covered_unit_id), INCIDENT_NOT_COVERED (the incident is outside every covered unit, or the purchase was never paid), or the gateway’s codes */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no purchase with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description COVERED_UNIT_CANCELLED (the unit was cancelled, or the purchase refunded in full), DUPLICATE_CLAIM (an open claim on the same unit and incident day: the message names it), or an Idempotency-Key in progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Claim id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claim */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no claim with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    commentOnClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Claim id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description Added */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimCommentedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no claim with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProductClaimSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Product id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimSettingsResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateProductClaimSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Product id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateClaimSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimSettingsUpdatedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id for this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testHelperClaimAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Claim id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimActionResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description ROUTE_NOT_FOUND for a live key; NOT_FOUND for a claim that is not this account’s */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CLAIM_TRANSITION_NOT_ALLOWED (the claim’s status does not allow the action), DUPLICATE_CLAIM (a reopen while another claim is open on the same unit and day) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
