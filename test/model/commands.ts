@@ -9,7 +9,8 @@
  * same Idempotency-Key twice in a row, or twice at once); remove one; cancel days now (priced at
  * once, through a quote carried out twice, or the same Idempotency-Key twice at once), including
  * days already cancelled (a refusal); cancel later and rescind; a bulk cancellation of some of the purchases; move a day (an
- * endorsement at no price); a refund from the processor's dashboard (part, or all that is left). Faults: the
+ * endorsement at no price); a refund from the processor's dashboard (part, or all that is left); the
+ * buyer's withdrawal through their signed link; a dispute (open, won or lost). Faults: the
  * processor refusing connections while a cancellation's refund is due, storage refusing while a
  * holder's certificates are stored, the worker restarted while a cancellation is under way.
  * Selections (which purchase, which days) are drawn as numbers and resolved against the model
@@ -34,10 +35,12 @@ import {
   holderRemovalRefusal,
   recordSale,
   refundableMinor,
+  type DisputeStatus,
   type ModelPurchase,
   type PolicyModel,
 } from './policy-model';
 import { platformFeeOf, quoteBodyFor, type ModelStack } from './real';
+import { signWithdrawalToken } from '../../src/withdrawals/token';
 
 type Cmd = fc.AsyncCommand<PolicyModel, ModelStack>;
 
@@ -455,6 +458,70 @@ export class BulkCancel implements Cmd {
   toString = () => `BulkCancel(purchases ${this.mask})`;
 }
 
+/**
+ * The buyer withdraws online through their signed link (lifecycle.md "The buyer's own
+ * withdrawal"): the page shows what comes back (the model's figure, in dollars), confirming its
+ * form cancels every day not started; the link is then used, so a purchase withdraws once.
+ */
+export class Withdraw implements Cmd {
+  constructor(readonly pick: number) {}
+  private static candidates = (m: PolicyModel) =>
+    cancellable(m).filter((p) => activeUnits(p).length > 0 && !p.refundedAtProcessor && !p.withdrawn);
+  check = (m: Readonly<PolicyModel>) => Withdraw.candidates(m as PolicyModel).length > 0;
+  run = (m: PolicyModel, s: ModelStack) =>
+    step('withdraw', m, s, async () => {
+      const p = pickOf(Withdraw.candidates(m), this.pick);
+      const path = `/withdraw/${signWithdrawalToken(s.app.container.config.WITHDRAWAL_LINK_KEY, p.id)}`;
+      const page = await call(s.app.baseUrl, path, { headers: { accept: 'text/html' } });
+      if (page.status !== 200) fail(`the withdrawal page of purchase ${p.id} answered ${page.status}`);
+      const active = activeUnits(p).map((u) => u.id);
+      const refund = cancellationRefundMinor(p, active);
+      const shown = /id="refund-total"[^>]*>\$([0-9,]+\.[0-9]{2})</.exec(page.text)?.[1];
+      if (shown === undefined || Math.round(Number(shown.replace(/,/g, '')) * 100) !== refund)
+        fail(`the withdrawal page of purchase ${p.id} shows ${shown ?? '(no total)'}, the model ${refund}`);
+      const quote = /name="quote" value="(cq_[0-9a-f]{24})"/.exec(page.text)?.[1] ?? fail(`no withdrawal form for purchase ${p.id}`);
+      const confirmed = await call(s.app.baseUrl, path, {
+        method: 'POST',
+        rawBody: new URLSearchParams({ quote }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      if (confirmed.status !== 200 || !confirmed.text.includes('Withdrawal received'))
+        fail(`confirming the withdrawal of purchase ${p.id} answered ${confirmed.status}: ${confirmed.text.slice(0, 200)}`);
+      p.withdrawn = true;
+      applyCancellation(m, p, active);
+    });
+  toString = () => `Withdraw(#${this.pick})`;
+}
+
+/** The buyer disputes the payment with their bank (the test helper), left open or decided: recorded, no money moves. */
+export class Dispute implements Cmd {
+  constructor(
+    readonly pick: number,
+    readonly outcome: 'open' | 'won' | 'lost',
+  ) {}
+  check = (m: Readonly<PolicyModel>) => m.purchases.length > 0;
+  run = (m: PolicyModel, s: ModelStack) =>
+    step('dispute', m, s, async () => {
+      const p = pickOf(m.purchases, this.pick);
+      const res = expectAnswer(
+        checkAnswer(
+          s,
+          'POST /api/v1/test_helpers/purchases/{id}/dispute',
+          await api(s, `/test_helpers/purchases/${p.id}/dispute`, {
+            method: 'POST',
+            body: { outcome: this.outcome, reason: 'fraudulent' },
+          }),
+        ),
+        200,
+      );
+      const status: DisputeStatus = this.outcome === 'open' ? 'needs_response' : this.outcome;
+      const answered = res.body.data?.status ?? res.body.status;
+      if (answered !== status) fail(`the dispute of purchase ${p.id} is recorded ${answered}, ${status} due`);
+      p.disputes.push(status);
+    });
+  toString = () => `Dispute(#${this.pick}, ${this.outcome})`;
+}
+
 /** A purchase of 1–4 days from FIRST_DAY + 0–20 days. */
 export function buyArbitrary(): fc.Arbitrary<Buy> {
   return fc.tuple(fc.integer({ min: 1, max: 4 }), fc.nat({ max: 20 })).map(([d, o]) => new Buy(d, o));
@@ -478,6 +545,8 @@ export function commandArbitraries(faults: boolean): Array<fc.Arbitrary<Cmd>> {
     fc.tuple(pick, pick, fc.nat({ max: 20 })).map(([p, u, t]) => new MoveDay(p, u, t)),
     fc.tuple(pick, fc.boolean()).map(([p, a]) => new DashboardRefund(p, a)),
     fc.integer({ min: 1, max: 7 }).map((k) => new BulkCancel(k)),
+    pick.map((p) => new Withdraw(p)),
+    fc.tuple(pick, fc.constantFrom<'open' | 'won' | 'lost'>('open', 'won', 'lost')).map(([p, o]) => new Dispute(p, o)),
   ];
   if (faults)
     arbs.push(

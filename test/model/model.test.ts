@@ -24,7 +24,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-test('any sequence of purchases, holders, cancellations, moves and dashboard refunds, with faults, keeps money, cover and answers consistent', async () => {
+test('any sequence of purchases, holders, cancellations, moves, dashboard refunds, withdrawals and disputes, with faults, keeps money, cover and answers consistent', async () => {
   const o: ModelRunOptions = {
     seed: seedFromEnv(),
     ...(process.env.MODEL_PATH ? { path: process.env.MODEL_PATH } : {}),

@@ -22,7 +22,11 @@
  *   (409 LAST_CERTIFICATE_HOLDER);
  * - a dashboard refund (api-guide.md "Test helpers") adds to the refunded total; the one that
  *   reaches the total ends the purchase `refunded` and voids every certificate;
- * - moving a day (an endorsement) keeps its price, so money does not move.
+ * - moving a day (an endorsement) keeps its price, so money does not move;
+ * - the buyer's withdrawal (lifecycle.md "The buyer's own withdrawal") within 14 days of payment
+ *   gives back every day not started in full, with all the fee still held: here, where no day has
+ *   started, exactly what cancelling every active day gives back;
+ * - a dispute (api-guide.md "Test helpers") is recorded on the purchase and moves no money.
  */
 
 /** The premium of one covered day of the quoting account's product (20.00), minor units. */
@@ -79,7 +83,18 @@ export interface ModelPurchase {
   refundedAtProcessor: boolean;
   /** Cancellations completed (count), for the ledger's cancellation rows. */
   cancellations: number;
+  /**
+   * The buyer's disputes (chargebacks) of its payment, oldest first, by the status each must read:
+   * `needs_response` while open, `won` or `lost` once decided. A dispute moves no money and
+   * changes no cover (the policy stays as it is until the agency cancels it).
+   */
+  disputes: DisputeStatus[];
+  /** Whether the buyer withdrew through their link (single use). */
+  withdrawn: boolean;
 }
+
+/** The status a dispute must read (the processor's words). */
+export type DisputeStatus = 'needs_response' | 'won' | 'lost';
 
 export interface PolicyModel {
   purchases: ModelPurchase[];
@@ -122,6 +137,8 @@ export function recordSale(
     partlyRefundedAtProcessor: false,
     refundedAtProcessor: false,
     cancellations: 0,
+    disputes: [],
+    withdrawn: false,
   };
   model.purchases.push(p);
   model.ledger.push({ purchaseId: p.id, paymentIntent: s.paymentIntent, kind: 'sale', amountMinor: charged });
