@@ -865,6 +865,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook_endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event (webhook_endpoint.test) to one endpoint, and to it alone
+         * @description Records a new `webhook_endpoint.test` event whose object names the endpoint and delivers it to that endpoint only, whatever its `enabled_events`, signed and retried like every event; no other endpoint receives it. `GET /api/v1/events/{id}` follows its delivery; the events list leaves test events out. 400 INVALID_REQUEST when the endpoint is disabled.
+         */
+        post: operations["sendWebhookEndpointTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/test_helpers/purchases/{id}/test_clock": {
         parameters: {
             query?: never;
@@ -1748,6 +1768,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event the agency asked for, sent to that one endpoint: answer 2xx to show it works
+         * @description Sent when the agency asks for it (`POST /api/v1/webhook_endpoints/{id}/test`, or "Send a test event" on the endpoint’s page in the portal), to that endpoint alone, whatever its `enabled_events`, signed and retried like every event. Not a business event: `GET /api/v1/events` leaves it out; `GET /api/v1/events/{id}` shows its delivery.
+         */
+        post: operations["webhookEndpointTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2616,6 +2656,44 @@ export interface components {
             };
             /** @description When its files were stored, ISO 8601 UTC */
             generated_at: string;
+        };
+        /** @description webhook_endpoint.test: A test event the agency asked for, sent to that one endpoint: answer 2xx to show it works. */
+        WebhookEndpointTestEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.test";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventWebhookEndpointTest"];
+            };
+        };
+        /** @description The endpoint a test event was sent to; nothing happened to a purchase */
+        EventWebhookEndpointTest: {
+            /** @enum {string} */
+            object: "webhook_endpoint_test";
+            /** @description The webhook endpoint tested (the one receiving this event) */
+            endpoint_id: number;
+            /** @description Its URL when the test was asked for */
+            url: string;
+            /**
+             * @description Where the agency asked for it
+             * @enum {string}
+             */
+            requested_via: "api" | "portal";
         };
         ErrorEnvelope: {
             /** @enum {boolean} */
@@ -5303,7 +5381,7 @@ export interface components {
         AgencyEventListResponse: {
             /** @enum {boolean} */
             success: true;
-            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["ReportReadyEvent"])[];
+            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["ReportReadyEvent"] | components["schemas"]["WebhookEndpointTestEvent"])[];
             metadata: components["schemas"]["ListMetadata"];
             message: string;
         };
@@ -5314,7 +5392,7 @@ export interface components {
             message: string;
         };
         /** @description The event, typed by `type` as delivered, with its deliveries to the account’s endpoints */
-        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"] | components["schemas"]["DisputeOpenedEventWithDeliveries"] | components["schemas"]["DisputeClosedEventWithDeliveries"] | components["schemas"]["ReportReadyEventWithDeliveries"];
+        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"] | components["schemas"]["DisputeOpenedEventWithDeliveries"] | components["schemas"]["DisputeClosedEventWithDeliveries"] | components["schemas"]["ReportReadyEventWithDeliveries"] | components["schemas"]["WebhookEndpointTestEventWithDeliveries"];
         PurchaseCheckoutCreatedEventWithDeliveries: {
             /**
              * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
@@ -5763,6 +5841,30 @@ export interface components {
             };
             deliveries: components["schemas"]["EventDelivery"][];
         };
+        WebhookEndpointTestEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.test";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventWebhookEndpointTest"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
         EventResendResponse: {
             /** @enum {boolean} */
             success: true;
@@ -5777,6 +5879,34 @@ export interface components {
                 /** @enum {string} */
                 action: "resent" | "in_progress";
             }[];
+        };
+        WebhookEndpointTestEventResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WebhookEndpointTestEventSent"];
+            message: string;
+        };
+        /** @description The test event, as the endpoint receives it, with its one delivery (pending until the endpoint answers) */
+        WebhookEndpointTestEventSent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "webhook_endpoint.test";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventWebhookEndpointTest"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
         };
         TestHelperTestClockResponse: {
             /** @enum {boolean} */
@@ -14111,6 +14241,140 @@ export interface operations {
             };
         };
     };
+    sendWebhookEndpointTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Webhook endpoint id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Sent */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointTestEventResponse"];
+                };
+            };
+            /** @description INVALID_REQUEST: the endpoint is disabled; VALIDATION_ERROR: a bad id or a body with fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no such endpoint for this key’s account and mode */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     advanceTestClock: {
         parameters: {
             query?: never;
@@ -18716,6 +18980,56 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ReportReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "webhook_endpoint.test",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "webhook_endpoint_test",
+                 *           "endpoint_id": 4,
+                 *           "url": "https://agency.example/hooks/coi",
+                 *           "requested_via": "api"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointTestEvent"];
             };
         };
         responses: {

@@ -12,7 +12,7 @@
  * zip links valid for the certificate URL lifetime from the event's creation, verification and
  * proof-of-coverage links; fetch fresh links with getCertificates after that).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
 import type { StoredCancellation } from '../purchases/ledger-record';
 import { itemObject, purchaseObject } from '../purchases/purchase-object';
@@ -23,7 +23,7 @@ import type { CertificateHolderRecord } from '../certificate-holders/repository'
 import type { StoredEndorsement } from '../endorsements/repository';
 import type { StoredDispute } from '../disputes/repository';
 import type { BordereauRecord } from '../reports/repository';
-import type { AgencyEvent, AgencyEventType } from './types';
+import { ENDPOINT_TEST_EVENT_TYPE, type AgencyEvent, type AgencyEventType, type DeliveredEventType } from './types';
 
 /** `subjectId`: the purchase the event is about (for report.ready, the bordereau). */
 export function agencyEventId(type: AgencyEventType, subjectId: number, discriminator = ''): string {
@@ -37,7 +37,7 @@ interface EventOwner {
   purchaseId: number | null;
 }
 
-function ownedEnvelope(type: AgencyEventType, id: string, owner: EventOwner, object: Record<string, unknown>): StoredEvent {
+function ownedEnvelope(type: DeliveredEventType, id: string, owner: EventOwner, object: Record<string, unknown>): StoredEvent {
   const event: AgencyEvent = {
     id,
     object: 'event',
@@ -288,5 +288,23 @@ export function disputeEvent(p: PurchaseRecord, d: StoredDispute, change: 'opene
     status: d.status,
     opened_at: d.openedAt.toISOString(),
     closed_at: d.closedAt?.toISOString() ?? null,
+  });
+}
+
+/**
+ * `webhook_endpoint.test`: a test event for one endpoint, asked for by its agency (from the API or
+ * the portal, `requestedVia`). Each request is its own event (a random `evt_` id, no purchase).
+ * The object names the endpoint it goes to (`webhook_endpoint_test`: its id and URL).
+ */
+export function endpointTestEvent(
+  endpoint: { id: number; url: string; rootAccountId: number; mode: 'live' | 'test' },
+  requestedVia: 'api' | 'portal',
+): StoredEvent {
+  const owner = { rootAccountId: endpoint.rootAccountId, mode: endpoint.mode, purchaseId: null };
+  return ownedEnvelope(ENDPOINT_TEST_EVENT_TYPE, `evt_${randomBytes(16).toString('hex')}`, owner, {
+    object: 'webhook_endpoint_test',
+    endpoint_id: endpoint.id,
+    url: endpoint.url,
+    requested_via: requestedVia,
   });
 }

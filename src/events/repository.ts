@@ -112,14 +112,18 @@ export function createEventsRepository(db: Db) {
       return row.resends as number;
     },
 
-    /** A page of the account's events of `mode`, newest first, optionally of one type and of one purchase (within the scope). */
+    /**
+     * A page of the account's events of `mode`, newest first, optionally of one type and of one
+     * purchase (within the scope), without those of the types in `excludeTypes`.
+     */
     async list(
       scope: { rootAccountId: number; mode: KeyMode },
-      q: { type?: string; purchaseId?: number; limit: number; offset: number },
+      q: { type?: string; purchaseId?: number; excludeTypes?: string[]; limit: number; offset: number },
     ): Promise<{ items: AgencyEvent[]; total: number }> {
       const base = () => {
         const b = db('agency_events').where({ root_account_id: scope.rootAccountId, mode: scope.mode });
         if (q.type) b.where({ type: q.type });
+        if (q.excludeTypes?.length) b.whereNotIn('type', q.excludeTypes);
         if (q.purchaseId !== undefined) b.where({ purchase_id: q.purchaseId });
         return b;
       };

@@ -1,16 +1,18 @@
 /**
- * `/api/v1/events`: the events recorded for the key's account and mode, newest first; one event
- * with its deliveries and their attempts; and resend. 404 NOT_FOUND for another account's event.
+ * `/api/v1/events`: the events recorded for the key's account and mode, newest first (test events
+ * left out); one event with its deliveries and their attempts; and resend. 404 NOT_FOUND for
+ * another account's event. Also `POST /api/v1/webhook_endpoints/{id}/test` (201): a
+ * `webhook_endpoint.test` event to that endpoint alone, answered as the event with its delivery.
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
 import { ok } from '../http/envelope';
 import { pageQueryFields, queryInt } from '../http/query';
-import { parseBody } from '../http/validation';
+import { parseBody, parsePathId } from '../http/validation';
 import { AppError } from '../shared/errors';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
-import { AGENCY_EVENT_TYPES } from './types';
+import { AGENCY_EVENT_TYPES, DELIVERED_EVENT_TYPES, ENDPOINT_TEST_EVENT_TYPE } from './types';
 import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent } from './schemas';
 import type { EventService } from './service';
 
@@ -51,7 +53,7 @@ const DeliverySchema = z
 const EventWithDeliveries = z
   .discriminatedUnion(
     'type',
-    AGENCY_EVENT_TYPES.map((t) =>
+    DELIVERED_EVENT_TYPES.map((t) =>
       AGENCY_EVENT_SCHEMAS[t]
         .extend({ deliveries: z.array(DeliverySchema) })
         .meta({ id: `${AGENCY_EVENT_SCHEMAS[t].meta()?.id}WithDeliveries` }),
@@ -69,6 +71,10 @@ const ResendResult = z
     ),
   })
   .meta({ id: 'EventResendResult' });
+const TestEventSent = AGENCY_EVENT_SCHEMAS[ENDPOINT_TEST_EVENT_TYPE].extend({ deliveries: z.array(DeliverySchema) }).meta({
+  id: 'WebhookEndpointTestEventSent',
+  description: 'The test event, as the endpoint receives it, with its one delivery (pending until the endpoint answers)',
+});
 const IdParam = resource.idParam('Event id (`evt_…`)', 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b');
 const notFoundResponse = resource.errorResponse('NOT_FOUND: no such event for this key’s account and mode');
 
@@ -87,6 +93,12 @@ export function eventRoutes(service: EventService): RouteRegistration {
           `No webhook endpoint of this account takes ${ctx.params.id}'s type any more: nothing to resend`,
         );
       ctx.body = ok(result, 'Event resent');
+    });
+    router.post('/webhook_endpoints/:id/test', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      parseBody(z.strictObject({}), ctx.request.body ?? {});
+      ctx.status = 201;
+      ctx.body = ok(await service.sendTest(ctx.state.principal!, id, 'api'), 'Test event sent to the webhook endpoint');
     });
 
     resource.registerListPath(registry, {
@@ -121,6 +133,25 @@ export function eventRoutes(service: EventService): RouteRegistration {
         200: resource.jsonResponse('Resent', successEnvelope(ResendResult, 'EventResendResponse')),
         404: notFoundResponse,
         ...gatewayResponses,
+      },
+    });
+    registry.registerPath({
+      method: 'post',
+      path: '/api/v1/webhook_endpoints/{id}/test',
+      operationId: 'sendWebhookEndpointTestEvent',
+      tags: ['Webhook endpoints'],
+      summary: 'Send a test event (webhook_endpoint.test) to one endpoint, and to it alone',
+      description:
+        'Records a new `webhook_endpoint.test` event whose object names the endpoint and delivers it to that endpoint only, whatever its `enabled_events`, signed and retried like every event; no other endpoint receives it. `GET /api/v1/events/{id}` follows its delivery; the events list leaves test events out. 400 INVALID_REQUEST when the endpoint is disabled.',
+      request: {
+        params: resource.idParam('Webhook endpoint id, integer >= 1', '4'),
+        body: resource.jsonBody(z.strictObject({}), false),
+      },
+      responses: {
+        ...gatewayResponses,
+        201: resource.jsonResponse('Sent', successEnvelope(TestEventSent, 'WebhookEndpointTestEventResponse')),
+        400: resource.errorResponse('INVALID_REQUEST: the endpoint is disabled; VALIDATION_ERROR: a bad id or a body with fields'),
+        404: resource.errorResponse('NOT_FOUND: no such endpoint for this key’s account and mode'),
       },
     });
   };

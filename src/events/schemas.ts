@@ -16,10 +16,11 @@
  * - `certificate_holder`: certificate_holder.added, certificate_holder.removed;
  * - `certificate_reissue`: certificates.reissued;
  * - `dispute`: dispute.opened, dispute.closed;
- * - `bordereau` (its files' sizes and checksums, no links): report.ready.
+ * - `bordereau` (its files' sizes and checksums, no links): report.ready;
+ * - `webhook_endpoint_test` (the endpoint tested): webhook_endpoint.test, sent to that endpoint alone.
  *
  * test/unit/event-schemas.test.ts checks that what the builders produce has exactly these
- * fields, and that every type of `AGENCY_EVENT_TYPES` has its schema here.
+ * fields, and that every type of `DELIVERED_EVENT_TYPES` has its schema here.
  */
 import { z } from 'zod';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
@@ -28,7 +29,7 @@ import { CANCELLATION_REQUESTERS } from '../purchases/refund-rule';
 import { Subscription } from '../subscriptions/schemas';
 import { GetCertificatesResponse } from '../certificates/schemas';
 import { BordereauFile, BordereauTotals } from '../reports/schemas';
-import { AGENCY_EVENT_TYPES, type AgencyEventType } from './types';
+import { DELIVERED_EVENT_TYPES, ENDPOINT_TEST_EVENT_TYPE, type DeliveredEventType } from './types';
 import { SIGNATURE_HEADER } from './signing';
 
 const minor = (what: string) =>
@@ -213,8 +214,17 @@ export const EventDispute = z
       'A buyer’s dispute (chargeback) of a purchase’s payment, as the processor reports it. The policy stays in force: cancel it yourself if you want to',
   });
 
+export const EventWebhookEndpointTest = z
+  .object({
+    object: z.literal('webhook_endpoint_test'),
+    endpoint_id: z.number().int().meta({ description: 'The webhook endpoint tested (the one receiving this event)' }),
+    url: z.string().meta({ description: 'Its URL when the test was asked for' }),
+    requested_via: z.enum(['api', 'portal']).meta({ description: 'Where the agency asked for it' }),
+  })
+  .meta({ id: 'EventWebhookEndpointTest', description: 'The endpoint a test event was sent to; nothing happened to a purchase' });
+
 /** What `data.object` is for each event type, and what the event says. */
-const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary: string }> = {
+const EVENTS: Record<DeliveredEventType, { name: string; object: z.ZodType; summary: string }> = {
   'purchase.checkout_created': {
     name: 'PurchaseCheckoutCreated',
     object: EventPurchase,
@@ -289,6 +299,11 @@ const EVENTS: Record<AgencyEventType, { name: string; object: z.ZodType; summary
     name: 'SubscriptionCancelled',
     object: Subscription,
     summary: 'A subscription was set to end at its period’s end, or ended, by the agency or the processor',
+  },
+  'webhook_endpoint.test': {
+    name: 'WebhookEndpointTest',
+    object: EventWebhookEndpointTest,
+    summary: 'A test event the agency asked for, sent to that one endpoint: answer 2xx to show it works',
   },
 };
 
@@ -373,7 +388,7 @@ const DISPUTE_EXAMPLE = {
   opened_at: '2026-12-01T10:00:00.000Z',
   closed_at: null,
 };
-const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
+const EXAMPLE_OBJECTS: Record<DeliveredEventType, Record<string, unknown>> = {
   'purchase.checkout_created': { ...PURCHASE_EXAMPLE, status: 'awaiting_payment', payment_intent: null, paid_at: null },
   'purchase.paid': PURCHASE_EXAMPLE,
   'purchase.expired': { ...PURCHASE_EXAMPLE, status: 'expired', payment_intent: null, paid_at: null },
@@ -460,6 +475,12 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
     },
     generated_at: '2026-11-01T02:00:41.000Z',
   },
+  'webhook_endpoint.test': {
+    object: 'webhook_endpoint_test',
+    endpoint_id: 4,
+    url: 'https://agency.example/hooks/coi',
+    requested_via: 'api',
+  },
   'subscription.cancelled': {
     object: 'subscription',
     id: 42,
@@ -482,7 +503,7 @@ const EXAMPLE_OBJECTS: Record<AgencyEventType, Record<string, unknown>> = {
 };
 
 /** The envelope of one event type around its object, as a named schema (`PurchasePaidEvent`, …). */
-function eventSchema(type: AgencyEventType) {
+function eventSchema(type: DeliveredEventType) {
   const { name, object, summary } = EVENTS[type];
   return z
     .object({
@@ -501,21 +522,21 @@ function eventSchema(type: AgencyEventType) {
 }
 
 /** Every event's schema by type. */
-export const AGENCY_EVENT_SCHEMAS = Object.fromEntries(AGENCY_EVENT_TYPES.map((t) => [t, eventSchema(t)])) as {
-  [T in AgencyEventType]: ReturnType<typeof eventSchema>;
+export const AGENCY_EVENT_SCHEMAS = Object.fromEntries(DELIVERED_EVENT_TYPES.map((t) => [t, eventSchema(t)])) as {
+  [T in DeliveredEventType]: ReturnType<typeof eventSchema>;
 };
 
 /** Any event an endpoint receives, told apart by `type`. */
 export const AgencyWebhookEvent = z.discriminatedUnion(
   'type',
-  AGENCY_EVENT_TYPES.map((t) => AGENCY_EVENT_SCHEMAS[t]) as unknown as [
+  DELIVERED_EVENT_TYPES.map((t) => AGENCY_EVENT_SCHEMAS[t]) as unknown as [
     ReturnType<typeof eventSchema>,
     ...ReturnType<typeof eventSchema>[],
   ],
 );
 
 /** An example of each event, as delivered (also the media type example of its webhook). */
-export function exampleEvent(type: AgencyEventType) {
+export function exampleEvent(type: DeliveredEventType) {
   return {
     id: 'evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b',
     object: 'event',
@@ -533,9 +554,12 @@ const SIGNATURE_DESCRIPTION =
 const DELIVERY_DESCRIPTION =
   'Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.';
 
+const TEST_DELIVERY_DESCRIPTION =
+  'Sent when the agency asks for it (`POST /api/v1/webhook_endpoints/{id}/test`, or "Send a test event" on the endpoint’s page in the portal), to that endpoint alone, whatever its `enabled_events`, signed and retried like every event. Not a business event: `GET /api/v1/events` leaves it out; `GET /api/v1/events/{id}` shows its delivery.';
+
 /** Adds every event type to the document's `webhooks` section: the request this service sends, and what it expects back. */
 export function registerAgencyEventWebhooks(registry: OpenAPIRegistry): void {
-  for (const type of AGENCY_EVENT_TYPES) {
+  for (const type of DELIVERED_EVENT_TYPES) {
     const { name, summary } = EVENTS[type];
     registry.registerWebhook({
       method: 'post',
@@ -543,7 +567,7 @@ export function registerAgencyEventWebhooks(registry: OpenAPIRegistry): void {
       operationId: `${name[0]!.toLowerCase()}${name.slice(1)}Webhook`,
       tags: ['Webhook events'],
       summary,
-      description: DELIVERY_DESCRIPTION,
+      description: type === ENDPOINT_TEST_EVENT_TYPE ? TEST_DELIVERY_DESCRIPTION : DELIVERY_DESCRIPTION,
       security: [],
       request: {
         headers: z.object({

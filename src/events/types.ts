@@ -28,10 +28,23 @@ export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
 /** What an endpoint subscribes to: event types, or `*` for all of them. */
 export const ENABLED_EVENT_VALUES = [...AGENCY_EVENT_TYPES, '*'] as const;
 
+/**
+ * The event an agency sends to one of its endpoints to try it ("send a test event", as payment
+ * processors offer): not one of `AGENCY_EVENT_TYPES`, because nothing happened to the business.
+ * No endpoint subscribes to it (not even `*`): it goes to the endpoint tested alone, signed like
+ * every delivery, and the events list leaves it out (it is read by its id, and on the endpoint's
+ * deliveries).
+ */
+export const ENDPOINT_TEST_EVENT_TYPE = 'webhook_endpoint.test';
+
+/** Every type an endpoint may receive: the business events and the test event. */
+export const DELIVERED_EVENT_TYPES = [...AGENCY_EVENT_TYPES, ENDPOINT_TEST_EVENT_TYPE] as const;
+export type DeliveredEventType = (typeof DELIVERED_EVENT_TYPES)[number];
+
 export interface AgencyEvent {
   id: string;
   object: 'event';
-  type: AgencyEventType;
+  type: DeliveredEventType;
   /** Unix seconds. */
   created: number;
   livemode: boolean;

@@ -9,7 +9,7 @@ import type { KeyMode } from '../api-keys/secrets';
 import type { WebhookEndpointRead } from '../webhook-endpoints/schemas';
 import type { DeliveryView } from '../events/service';
 import type { AgencyEvent } from '../events/types';
-import { AGENCY_EVENT_TYPES } from '../events/types';
+import { AGENCY_EVENT_TYPES, ENDPOINT_TEST_EVENT_TYPE as TEST_EVENT } from '../events/types';
 import { confirmDeletePage, csrfField, field, page, utc, when, type Frame } from './views';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
@@ -136,7 +136,7 @@ export function nextRetryAt(d: DeliveryView, retry: { initialSeconds: number; wi
  * One endpoint's page (issue 53, item 5): what it takes, its newest deliveries (event, status,
  * attempts, last response, next retry), refreshed in place every 5 s by the portal's script (for
  * ten minutes; a status line says when they changed) and by a plain link, and for an admin "send
- * a test event": the newest event it takes, sent again to it alone.
+ * a test event": a new `webhook_endpoint.test` event naming the endpoint, to it alone.
  */
 export function endpointPage(
   frame: Frame,
@@ -188,7 +188,10 @@ export function endpointPage(
         data.canChange
           ? html`<form method="post" action=${`/portal/webhooks/${endpoint.id}/test?mode=${mode}`}>
               ${csrfField(frame.csrf)}
-              <p class="hint" id="test-event-hint">Sends the newest ${mode} event this endpoint takes again, to this endpoint only.</p>
+              <p class="hint" id="test-event-hint">
+                Sends a ${TEST_EVENT} event naming this endpoint, signed with its secret, to this endpoint only, whatever events it
+                takes. It is not one of your events: the events list leaves it out; it shows among the deliveries above.
+              </p>
               <button type="submit" aria-describedby="test-event-hint">Send a test event</button>
             </form>`
           : null

@@ -4,7 +4,7 @@
  * delivery workflows POSTing to a real local HTTP receiver whose signatures are checked with the
  * `stripe` package's own verifier. Retries after a 500 and after a timeout, giving up and marking
  * the endpoint failing, live-mode SSRF refusals (at creation and at connection time), resend,
- * and account isolation.
+ * a test event to one endpoint alone, and account isolation.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -431,6 +431,52 @@ describe('events of a purchase, delivered signed', () => {
     expect((await api(otherKey, 'GET', '/events')).body.data).toEqual([]);
     expect((await api(account.key, 'GET', '/events/evt_nope')).status).toBe(404);
     expect((await api(account.key, 'GET', '/events?type=purchase.maybe')).body.error.code).toBe('QUERY_VALIDATION_ERROR');
+  }, 60_000);
+
+  test('when a test event is asked for through the API, then that endpoint alone receives webhook_endpoint.test, signed; a resend goes to it alone; the list leaves it out', async () => {
+    const account = await createQuotingAccount(app);
+    const tested = await createEndpoint(account.key, receiver.url(`/ok/tested-${Date.now()}`), ['purchase.paid']);
+    const everything = await createEndpoint(account.key, receiver.url(`/ok/everything-${Date.now()}`), ['*']);
+    const pathOf = (e: { url: string }) => new URL(e.url).pathname;
+
+    const sent = await api(account.key, 'POST', `/webhook_endpoints/${tested.id}/test`);
+    expect(sent.status).toBe(201);
+    const event = sent.body.data;
+    expect(event).toMatchObject({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      object: 'event',
+      type: 'webhook_endpoint.test',
+      livemode: false,
+      data: { object: { object: 'webhook_endpoint_test', endpoint_id: tested.id, url: tested.url, requested_via: 'api' } },
+      deliveries: [{ endpoint_id: tested.id, url: tested.url, status: 'pending' }],
+    });
+    await eventually(async () => receiver.of(pathOf(tested)).length === 1, 20_000);
+    const [got] = receiver.of(pathOf(tested));
+    const verified = verifier.webhooks.constructEvent(got!.body, got!.signature!, tested.secret);
+    expect([verified.id, verified.type]).toEqual([event.id, 'webhook_endpoint.test']);
+    await eventually(async () => (await deliveryOf(account.key, event.id)).deliveries[0].status === 'succeeded', 20_000);
+
+    // A resend goes to the endpoint tested again, never to another.
+    const resent = await api(account.key, 'POST', `/events/${event.id}/resend`);
+    expect(resent.body.data.deliveries.map((d: { endpoint_id: number }) => d.endpoint_id)).toEqual([tested.id]);
+    await eventually(async () => receiver.of(pathOf(tested)).length === 2, 20_000);
+    expect(receiver.of(pathOf(everything))).toEqual([]);
+    // Not a business event: listed neither among all events nor by its type (which is refused).
+    expect((await api(account.key, 'GET', '/events')).body.data.map((e: { id: string }) => e.id)).not.toContain(event.id);
+    expect((await api(account.key, 'GET', '/events?type=webhook_endpoint.test')).body.error.code).toBe('QUERY_VALIDATION_ERROR');
+
+    // A disabled endpoint gets none (400); another account's endpoint, a bad id and a body with fields are refused.
+    await api(account.key, 'PATCH', `/webhook_endpoints/${everything.id}`, { disabled: true });
+    const disabled = await api(account.key, 'POST', `/webhook_endpoints/${everything.id}/test`);
+    expect([disabled.status, disabled.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
+    const other = await createRootAccount(app.container, 'Other Tester');
+    const otherKey = (await createKey(app.container, { rootAccountId: other.id, mode: 'test' })).key;
+    const foreign = await api(otherKey, 'POST', `/webhook_endpoints/${tested.id}/test`);
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    expect((await api(otherKey, 'GET', `/events/${event.id}`)).status).toBe(404);
+    expect((await api(account.key, 'POST', '/webhook_endpoints/0/test')).body.error.code).toBe('VALIDATION_ERROR');
+    expect((await api(account.key, 'POST', `/webhook_endpoints/${tested.id}/test`, { extra: 1 })).body.error.code).toBe('VALIDATION_ERROR');
+    expect(receiver.of(pathOf(everything))).toEqual([]);
   }, 60_000);
 
   test('when a live endpoint’s host resolves to a loopback address at delivery time, then no request is made, the attempt records the refusal and the endpoint is marked failing', async () => {

@@ -13,14 +13,17 @@
  * the portal after a page naming it; moving a trip to another window through a previewed
  * endorsement.
  * Item 5 (deliveries belong to their endpoint): each endpoint's page lists its newest deliveries
- * (event, status, attempts, last response code, next retry); "send a test event" sends to that
- * endpoint alone; an event's page sends it again to one endpoint alone.
+ * (event, status, attempts, last response code, next retry); "send a test event" sends a new
+ * `webhook_endpoint.test` event naming that endpoint, signed with its secret, to it alone (not to
+ * an endpoint taking every event), listed among its deliveries and left out of the events list;
+ * an event's page sends it again to one endpoint alone.
  * Item 8 (an audit log you can search): 50 entries a page with newer and older links, filters by
  * who, what and when (a wrong day answered in the error summary), and a CSV export of what the
  * filters match, a spreadsheet formula in it made text; targets named (a key by its name), and
  * refused attempts recorded (a viewer's change, a URL naming what the account does not have).
  */
 import http from 'node:http';
+import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { checkAxe, portalSuite, portalTab, signIn, submit, type PortalStack } from '../helpers/portal-stack';
@@ -250,8 +253,9 @@ describe('item 7: moving a trip window', () => {
 describe('item 5: deliveries belong to their endpoint', () => {
   let tab: Page;
   let receiver: http.Server;
-  /** Events received per path: /down answers 500, the others 200. */
-  const received = new Map<string, Array<{ id: string; type: string }>>();
+  /** Events received per path, with their raw body and Signature header: /down answers 500, the others 200. */
+  type Received = { id: string; type: string; data: { object: Record<string, unknown> }; body: string; signature: string };
+  const received = new Map<string, Received[]>();
   const got = (path: string) => received.get(path) ?? [];
 
   beforeAll(async () => {
@@ -259,8 +263,8 @@ describe('item 5: deliveries belong to their endpoint', () => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
-        const event = JSON.parse(body) as { id: string; type: string };
-        received.set(req.url!, [...got(req.url!), { id: event.id, type: event.type }]);
+        const event = JSON.parse(body) as Received;
+        received.set(req.url!, [...got(req.url!), { ...event, body, signature: String(req.headers.signature) }]);
         res.writeHead(req.url === '/down' ? 500 : 200).end();
       });
     });
@@ -277,8 +281,12 @@ describe('item 5: deliveries belong to their endpoint', () => {
     const down = await webhookEndpoints.create(view, { url: at('/down'), ...paidOnly });
     const up = await webhookEndpoints.create(view, { url: at('/up'), ...paidOnly });
     const other = await webhookEndpoints.create(view, { url: at('/other'), ...paidOnly });
+    await webhookEndpoints.create(view, { url: at('/all'), enabled_events: ['*'] }); // takes every event
     await buyAndPay(stack.agency, eventSelection(stack.agency, { start: '2027-12-01', end: '2027-12-01' }, 'Drew Deliveries'));
-    await eventually(async () => got('/down').length >= 1 && got('/up').length === 1 && got('/other').length === 1, 30_000);
+    await eventually(
+      async () => got('/down').length >= 1 && got('/up').length === 1 && got('/other').length === 1 && got('/all').length >= 2,
+      30_000,
+    );
     const paidEvent = got('/up')[0]!;
     expect(paidEvent.type).toBe('purchase.paid');
 
@@ -305,13 +313,38 @@ describe('item 5: deliveries belong to their endpoint', () => {
 
     await tab.goto(`${base()}/portal/webhooks/${up.id}?mode=test`);
     expect((await rows())[0]).toEqual(['purchase.paid', 'succeeded', '1', 'HTTP 200', expect.any(String), '—']);
-    // A test event: the newest it takes, to it alone.
+    // A test event: a webhook_endpoint.test event naming this endpoint, signed with its secret, to it
+    // alone (it takes only purchase.paid; the endpoint taking every event gets nothing).
+    const allBefore = got('/all').length;
     const answer = await submit(tab, `form[action="/portal/webhooks/${up.id}/test?mode=test"]`);
     expect([answer.status, answer.location]).toEqual([303, `/portal/webhooks/${up.id}?mode=test`]);
-    expect(await textOf(tab, '.notice')).toBe(`Event purchase.paid (${paidEvent.id}) is being sent to this endpoint alone.`);
+    const notice = await textOf(tab, '.notice');
+    expect(notice).toMatch(/^Test event webhook_endpoint\.test \(evt_[0-9a-f]{32}\) is being sent to this endpoint alone\.$/);
     await eventually(async () => got('/up').length === 2, 30_000);
-    expect(got('/up')[1]!.id).toBe(paidEvent.id);
+    const test = got('/up')[1]!;
+    expect([test.type, test.id]).toEqual(['webhook_endpoint.test', notice.match(/evt_[0-9a-f]{32}/)![0]]);
+    expect(test.data.object).toEqual({ object: 'webhook_endpoint_test', endpoint_id: up.id, url: up.url, requested_via: 'portal' });
+    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(test.signature)!;
+    expect(v1).toBe(createHmac('sha256', up.secret).update(`${t}.${test.body}`).digest('hex'));
+    // Listed among the endpoint's deliveries, newest first, once delivered.
+    expect(
+      await eventually(async () => {
+        await tab.reload();
+        const [first] = await rows();
+        return first?.[1] === 'succeeded' ? first : null;
+      }),
+    ).toEqual(['webhook_endpoint.test', 'succeeded', '1', 'HTTP 200', expect.any(String), '—']);
+    expect(await checkAxe(tab, 'endpoint-test-event-sent')).toEqual([]);
+    // Nothing else received it: not the endpoint taking every event, not the others.
     expect(got('/other')).toHaveLength(1);
+    expect(got('/all')).toHaveLength(allBefore);
+    for (const path of ['/down', '/other', '/all']) expect(got(path).map((e) => e.type)).not.toContain('webhook_endpoint.test');
+    // Not a business event: the events list (API and portal) leaves it out; it is read by its id.
+    const listed = await api('/events?pageSize=100');
+    expect((listed.body.data as Array<{ id: string }>).map((e) => e.id)).not.toContain(test.id);
+    const read = await api(`/events/${test.id}`);
+    expect(read.status).toBe(200);
+    expect((read.body.data as { deliveries: Array<{ endpoint_id: number }> }).deliveries.map((d) => d.endpoint_id)).toEqual([up.id]);
 
     // The event's page: sent again to one endpoint only.
     await tab.goto(`${base()}/portal/events/${paidEvent.id}?mode=test`);

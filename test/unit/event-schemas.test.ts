@@ -6,7 +6,7 @@
  * A field added to the purchase object (or any event object) without its schema fails here.
  */
 import { z } from 'zod';
-import { AGENCY_EVENT_TYPES, type AgencyEventType } from '../../src/events/types';
+import { DELIVERED_EVENT_TYPES, type DeliveredEventType } from '../../src/events/types';
 import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent, exampleEvent } from '../../src/events/schemas';
 import {
   cancellationRefundEvent,
@@ -21,6 +21,7 @@ import {
   certificatesReissuedEvent,
   disputeEvent,
   reportReadyEvent,
+  endpointTestEvent,
 } from '../../src/events/payloads';
 import type { StoredDispute } from '../../src/disputes/repository';
 import type { StoredEndorsement } from '../../src/endorsements/repository';
@@ -128,7 +129,7 @@ const items = [
 const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as z.infer<typeof GetCertificatesResponse>;
 
 /** One event of each type, as the builders make it. */
-function builtEvents(): Record<AgencyEventType, unknown> {
+function builtEvents(): Record<DeliveredEventType, unknown> {
   const subscriptionFirst = purchase({
     billing: 'subscription',
     payprocSubscriptionId: 'sub_1',
@@ -222,6 +223,8 @@ function builtEvents(): Record<AgencyEventType, unknown> {
       createdAt: new Date('2026-11-01T02:00:00.000Z'),
       generatedAt: new Date('2026-11-01T02:00:41.000Z'),
     }).event,
+    'webhook_endpoint.test': endpointTestEvent({ id: 4, url: 'https://agency.example/hooks/coi', rootAccountId: 1, mode: 'test' }, 'portal')
+      .event,
   };
 }
 
@@ -248,7 +251,7 @@ function fieldDifferences(schema: z.ZodType, value: unknown, at = ''): string[] 
 describe('the events agencies receive', () => {
   const built = builtEvents();
 
-  test.each(AGENCY_EVENT_TYPES.map((t) => [t]))('when a %s event is built, then it matches its schema field for field', (type) => {
+  test.each(DELIVERED_EVENT_TYPES.map((t) => [t]))('when a %s event is built, then it matches its schema field for field', (type) => {
     const event = built[type];
     expect((event as { type: string }).type).toBe(type);
     const parsed = AGENCY_EVENT_SCHEMAS[type].safeParse(event);
@@ -258,7 +261,7 @@ describe('the events agencies receive', () => {
     expect(AgencyWebhookEvent.safeParse(event).success).toBe(true);
   });
 
-  test.each(AGENCY_EVENT_TYPES.map((t) => [t]))(
+  test.each(DELIVERED_EVENT_TYPES.map((t) => [t]))(
     'when the %s example of the document is read, then it matches its schema field for field',
     (type) => {
       const example = exampleEvent(type);
@@ -275,9 +278,9 @@ describe('the events agencies receive', () => {
 
   test('when the OpenAPI document is built, then its webhooks section has every event type with its payload schema, signature header and answers', () => {
     const doc = buildOpenApiDocument(createOpenApiRegistry(), 'http://127.0.0.1:3000') as any;
-    expect(Object.keys(doc.webhooks).sort()).toEqual([...AGENCY_EVENT_TYPES].sort());
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...DELIVERED_EVENT_TYPES].sort());
     const ids = new Set<string>();
-    for (const type of AGENCY_EVENT_TYPES) {
+    for (const type of DELIVERED_EVENT_TYPES) {
       const op = doc.webhooks[type].post;
       ids.add(op.operationId);
       expect(op.tags).toEqual(['Webhook events']);
@@ -294,7 +297,7 @@ describe('the events agencies receive', () => {
       expect(media.example.type).toBe(type);
       expect(Object.keys(op.responses).sort()).toEqual(['200', '4XX']);
     }
-    expect(ids.size).toBe(AGENCY_EVENT_TYPES.length);
+    expect(ids.size).toBe(DELIVERED_EVENT_TYPES.length);
     expect(doc.tags.map((t: { name: string }) => t.name)).toContain('Webhook events');
   });
 });

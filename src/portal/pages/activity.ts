@@ -1,6 +1,6 @@
 /**
  * Webhook endpoints (add with the secret shown once, enable/disable, delete after confirming; one
- * endpoint's page with its newest deliveries and "send a test event" to it alone) and
+ * endpoint's page with its newest deliveries and "send a test event" (`webhook_endpoint.test`) to it alone) and
  * events (the newest; one event's deliveries and attempts; send again, to all or to one endpoint), through the API's
  * services for the account in the page's mode. A new endpoint's POST redirects (303) to its
  * `created` page, which shows the signing secret once (kept in the session until shown).
@@ -159,26 +159,18 @@ export function registerWebhookAndEventPages(pages: Router<AppState>, kit: Porta
     const endpoint = await ownEndpoint(ctx, mode);
     if (!endpoint) return;
     const back = `/portal/webhooks/${endpoint.id}?mode=${mode}`;
-    // The newest event it takes, among the account's 100 newest of the mode.
-    const { items } = await deps.events.list(viewOf(ctx, mode), { pageSize: 100, pageIndex: 0 });
-    const takes = (type: string) => endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type);
-    const event = items.find((e) => takes(e.type));
-    if (!event) {
-      ctx.session!.flash = `No ${mode} event yet that this endpoint takes, so nothing was sent. Make a ${mode} purchase first.`;
-      return redirect(ctx, back);
-    }
     try {
-      await record(
+      const event = await record(
         ctx,
         'send_test_event',
         { kind: 'webhook_endpoint', id: String(endpoint.id) },
-        () => deps.events.resend(viewOf(ctx, mode), event.id, { endpointId: endpoint.id }),
-        (r) => ({ event_id: event.id, deliveries: r.deliveries.length }),
+        () => deps.events.sendTest(viewOf(ctx, mode), endpoint.id, 'portal'),
+        (e) => ({ event_id: e.id, url: endpoint.url }),
       );
-      ctx.session!.flash = `Event ${event.type} (${event.id}) is being sent to this endpoint alone.`;
+      ctx.session!.flash = `Test event ${event.type} (${event.id}) is being sent to this endpoint alone.`;
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      ctx.session!.flash = `Nothing was sent: ${err.message} (a disabled endpoint gets no events).`;
+      ctx.session!.flash = `Nothing was sent: ${err.message}.`;
     }
     redirect(ctx, back);
   });
