@@ -1,6 +1,7 @@
 /**
  * A premium bordereau's two files, written from its month's ledger into the bucket under
- * `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>`:
+ * `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>` (a provisional one:
+ * `<YYYY-MM>-provisional-<id>.<format>`):
  *
  * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
  *   decimals (csv-stringify, a batch at a time);
@@ -25,12 +26,16 @@ const CONTENT_TYPES: Record<BordereauFormat, string> = {
 /** Ledger rows read per cursor fetch (the next fetched while one is written). */
 const LEDGER_BATCH_ROWS = 1000;
 
-/** Where a bordereau's file of `format` lives in the bucket. */
+/**
+ * Where a bordereau's file of `format` lives in the bucket: a final one under its month, a
+ * provisional one (month to date) under its month and its own id, so the two never share a file.
+ */
 export function bordereauStorageKey(
-  b: { rootAccountId: number; partyRootAccountId: number; mode: string; month: string },
+  b: { id?: number; rootAccountId: number; partyRootAccountId: number; mode: string; month: string; provisional?: boolean },
   format: BordereauFormat,
 ): string {
-  return `reports/bordereaux/${b.rootAccountId}/${b.partyRootAccountId}/${b.mode}/${b.month}.${format}`;
+  const name = b.provisional ? `${b.month}-provisional-${b.id}` : b.month;
+  return `reports/bordereaux/${b.rootAccountId}/${b.partyRootAccountId}/${b.mode}/${name}.${format}`;
 }
 
 async function put(store: ObjectStore, b: BordereauRecord, format: BordereauFormat, body: Readable): Promise<BordereauFile> {

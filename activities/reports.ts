@@ -1,6 +1,7 @@
 /**
  * Activities of the premium bordereaux: `generateBordereau` writes one bordereau's files from its
- * month's ledger into the bucket under `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>`:
+ * month's ledger (a provisional one's: the month up to when it was asked for) into the bucket under
+ * `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>` (provisional: `<YYYY-MM>-provisional-<id>`):
  *
  * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
  *   decimals (csv-stringify, a batch at a time);
@@ -74,7 +75,9 @@ export function createReportActivities(deps: {
         await deps.events.reportReady(b); // a retry after a lost answer: the same event id, published once
         return { rows: b.rowCount ?? 0, sha256: { csv: b.files?.csv?.sha256 ?? '', xlsx: b.files?.xlsx?.sha256 ?? '' } };
       }
-      const range = monthRange(b.month)!;
+      // A provisional bordereau covers its month up to when it was asked for.
+      const month = monthRange(b.month)!;
+      const range = b.coversUntil ? { from: month.from, to: b.coversUntil } : month;
       const { csv, xlsx, rows, totals } = await writeBordereauFilesInThread(deps.config, b, range, deps.onStorageError);
       await reports.markReady(b.id, { files: { csv, xlsx }, rowCount: rows, totals });
       await deps.events.reportReady((await reports.find(b.id))!);

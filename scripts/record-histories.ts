@@ -691,7 +691,7 @@ async function recordAll(namespace: string): Promise<void> {
       // `monthly-bordereaux` Schedule starts, for that month (bordereaux asked for, both modes reconciled)
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
       const api = accountApi(app, account);
-      const insurer = await createRootAccountOfKind(app.container, 'insurer', 'Evergreen Mutual Insurance Co.');
+      const insurer = await createRootAccountOfKind(app.container, 'insurer', 'Evergreen Mutual Insurance Co.', [account.accountId]);
       const named = await api(`/products/${account.productId}`, { method: 'PATCH', body: { insurerRootAccountID: insurer.id } });
       if (named.status !== 200) throw new Error(`product insurer: ${named.status} ${named.text}`);
       const asked = await api('/reports/bordereaux', { method: 'POST', body: { party_id: insurer.id, month: '2026-10' } });

@@ -86,6 +86,9 @@ import { bulkCancellationRoutes } from './bulk-cancellations/routes';
 import { createReportsRepository } from './reports/repository';
 import { createReportService } from './reports/service';
 import { reportRoutes } from './reports/routes';
+import { createPartiesRepository } from './parties/repository';
+import { createPartyService } from './parties/service';
+import { partyRoutes } from './parties/routes';
 import { certificateHolderRoutes } from './certificate-holders/routes';
 import { claimRoutesFrom } from './claims/compose';
 import { createCertificateHolderService } from './certificate-holders/service';
@@ -169,11 +172,13 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
   const payproc = countProcessorErrors(createPayproc(config), countDependencyError(metrics, 'processor'));
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
   const questionSets = createQuestionSetsRepository(db);
+  const parties = createPartiesRepository(db);
   const products = createProductService({
     products: createProductsRepository(db),
     catalog: createCatalogGateway(payproc),
     questionSets,
     accounts,
+    appointments: parties,
   });
   const bundles = createBundleService({ bundles: createBundlesRepository(db), questionSets });
   const buyers = createBuyerService({
@@ -299,10 +304,12 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
         }),
       ),
       subscriptionRoutes(createSubscriptionService({ sales, subscriptions, ledger, workflows: purchaseWorkflows })),
+      partyRoutes(createPartyService({ parties, accounts })),
       reportRoutes(
         createReportService({
           repo: createReportsRepository(db),
           accounts,
+          appointments: parties,
           store,
           start: (id) => purchaseWorkflows.startBordereau(id),
         }),

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Container } from '../../src/container';
 import { createQuestionSetsRepository } from '../../src/question-sets/repository';
 import { createAccountsRepository, type RootAccount } from '../../src/accounts/repository';
+import { createPartiesRepository } from '../../src/parties/repository';
 import type { CreateKeyInput, IssuedKey } from '../../src/api-keys/service';
 
 export async function createRootAccount(c: Container, name = 'Test Agency'): Promise<RootAccount> {
@@ -95,15 +96,33 @@ export async function connectBuyers(
   return buyers;
 }
 
-/** A root account of another kind (insurer or MGA), for the reach rules of bundles. */
-export async function createRootAccountOfKind(c: Container, kind: 'insurer' | 'mga', name = `Test ${kind}`): Promise<RootAccount> {
-  return createAccountsRepository(c.db).upsertBySlug({
+/**
+ * A root account of another kind (insurer or MGA), for the reach rules of bundles and for the
+ * products that name it: it appoints each agency of `appointing` (a root account id, or an agency
+ * as `{ slug }`), since a product may name only a party that appointed its agency.
+ */
+export async function createRootAccountOfKind(
+  c: Container,
+  kind: 'insurer' | 'mga',
+  name = `Test ${kind}`,
+  appointing: Array<number | { slug: string }> = [],
+): Promise<RootAccount> {
+  const accounts = createAccountsRepository(c.db);
+  const party = await accounts.upsertBySlug({
     slug: `t-${kind}-${randomUUID().slice(0, 12)}`,
     name,
     kind,
     checkoutSuccessUrl: null,
     checkoutCancelUrl: null,
   });
+  for (const agency of appointing) await appoint(c, party.id, agency);
+  return party;
+}
+
+/** Party `partyId` (an insurer or MGA) appoints `agency` (a root account id, or an agency as `{ slug }`), through the parties repository. */
+export async function appoint(c: Container, partyId: number, agency: number | { slug: string }): Promise<void> {
+  const agencyId = typeof agency === 'number' ? agency : (await createAccountsRepository(c.db).findBySlug(agency.slug))!.id;
+  await createPartiesRepository(c.db).appoint(partyId, agencyId);
 }
 
 /**

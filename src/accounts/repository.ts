@@ -4,9 +4,9 @@
  */
 import type { Db } from '../db/knex';
 import { EMPTY_PRODUCER_PROFILE, type ProducerProfile } from './types';
-import type { AccountProfile, Agent, PortalRole, RootAccount, RootAccountKind, Teammate } from './types';
+import type { AccountProfile, Agent, PartyAccount, PortalRole, RootAccount, RootAccountKind, Teammate } from './types';
 
-export type { RootAccountKind, RootAccount, PortalRole, Agent, Teammate, AccountProfile } from './types';
+export type { RootAccountKind, RootAccount, PortalRole, Agent, Teammate, AccountProfile, PartyAccount } from './types';
 
 interface AgentRow {
   id: number;
@@ -81,6 +81,21 @@ export function createAccountsRepository(db: Db) {
         ? await q.update({ ...update, updated_at: db.fn.now() } as Partial<RootAccountRow>).returning('*')
         : [await q.first()];
       return row ? toAccount(row as RootAccountRow) : null;
+    },
+
+    /**
+     * Inserts the insurer or MGA with this slug, or updates the name and register number of the
+     * one that exists. Null (nothing written) when the slug belongs to a root account of another
+     * kind: an agency never becomes a party, nor an insurer an MGA.
+     */
+    async upsertParty(input: Omit<PartyAccount, 'id'>): Promise<PartyAccount | null> {
+      const [row] = await db('root_accounts')
+        .insert({ slug: input.slug, name: input.name, kind: input.kind, register_number: input.registerNumber })
+        .onConflict('slug')
+        .merge(['name', 'register_number'])
+        .where('root_accounts.kind', input.kind)
+        .returning(['id', 'slug', 'name', 'kind', 'register_number']);
+      return row ? { id: row.id, slug: row.slug, name: row.name, kind: row.kind, registerNumber: row.register_number ?? null } : null;
     },
 
     /** Root account `id` (its slug, name, kind and checkout return URLs), or null when there is none. */

@@ -15,6 +15,18 @@ export interface RootAccount {
   checkoutCancelUrl: string | null;
 }
 
+/**
+ * An insurer or MGA root account as a party to the agencies it appoints (issue 49): its NAIC
+ * company code (insurer) or register number (MGA), null when none was given.
+ */
+export interface PartyAccount {
+  id: number;
+  slug: string;
+  name: string;
+  kind: Exclude<RootAccountKind, 'agency'>;
+  registerNumber: string | null;
+}
+
 /** What a teammate may do in the agency portal: `admin` changes, `viewer` only reads. */
 export type PortalRole = 'admin' | 'viewer';
 

@@ -81,6 +81,7 @@ export function reportReadyEvent(b: BordereauRecord): StoredEvent {
     party_id: b.partyRootAccountId,
     month: b.month,
     mode: b.mode,
+    provisional: b.provisional,
     rows: b.rowCount ?? 0,
     totals: b.totals ?? {},
     files: {

@@ -182,6 +182,9 @@ export const EventBordereau = z
     party_id: z.number().int().meta({ description: 'The insurer or MGA root account it reports to' }),
     month: z.string().meta({ description: 'YYYY-MM' }),
     mode: z.enum(['live', 'test']),
+    provisional: z
+      .boolean()
+      .meta({ description: 'A test-mode bordereau of the month to date (see getBordereau), not the month’s final one' }),
     rows: z.number().int(),
     totals: BordereauTotals,
     files: z.object({ csv: BordereauFile.omit({ download_url: true }), xlsx: BordereauFile.omit({ download_url: true }) }),
@@ -467,6 +470,7 @@ const EXAMPLE_OBJECTS: Record<DeliveredEventType, Record<string, unknown>> = {
     party_id: 3,
     month: '2026-10',
     mode: 'live',
+    provisional: false,
     rows: 1284,
     totals: { USD: { rows: 1284, gross_premium: 6420050, platform_fee: 160501, tax: 0, net_premium: 6420050 } },
     files: {

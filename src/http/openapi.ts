@@ -216,6 +216,11 @@ export const TAGS = [
       'Events recorded about the account’s purchases (`/api/v1/events`), each with its deliveries to the webhook endpoints and their attempts; an event can be sent again.',
   },
   {
+    name: 'Parties',
+    description:
+      'The insurers and MGAs that appointed the calling account (`/api/v1/parties`): the parties its products may name and its bordereaux are for.',
+  },
+  {
     name: 'Reports',
     description:
       'Premium bordereaux (`/api/v1/reports/bordereaux`): one month’s transactions for one insurer or MGA the account sells for, as a CSV file in the bucket, generated once and never rewritten.',

@@ -12,6 +12,7 @@ import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { CatalogGateway } from '../payproc/catalog';
 import type { AccountsRepository } from '../accounts/repository';
+import type { PartiesRepository } from '../parties/repository';
 import type { QuestionSetsRepository } from '../question-sets/repository';
 import { isTripExcess } from '../question-sets/definition';
 import type { CoverageUnit } from '../question-sets/schemas';
@@ -127,6 +128,8 @@ export function createProductService(deps: {
   questionSets: QuestionSetsRepository;
   /** Root accounts, for the kind of the insurer and MGA a product names. */
   accounts: Pick<AccountsRepository, 'findById'>;
+  /** Which insurers and MGAs appointed which agency: a product names only a party that appointed its agency. */
+  appointments: Pick<PartiesRepository, 'hasAppointed'>;
 }) {
   const { products, catalog } = deps;
 
@@ -158,18 +161,28 @@ export function createProductService(deps: {
     }
   }
 
-  /** The insurer and MGA a product names must be root accounts of that kind (a missing one reads the same). */
-  async function assertParties(body: { insurerRootAccountID?: number | null; mgaRootAccountID?: number | null }): Promise<void> {
+  /**
+   * The insurer and MGA a product names must be root accounts of that kind (a missing one reads
+   * the same) that appointed the product's agency (issue 49): 400 VALIDATION_ERROR naming each field.
+   */
+  async function assertParties(
+    agencyId: number,
+    body: { insurerRootAccountID?: number | null; mgaRootAccountID?: number | null },
+  ): Promise<void> {
     const wanted = [
       ['insurerRootAccountID', body.insurerRootAccountID, 'insurer'],
       ['mgaRootAccountID', body.mgaRootAccountID, 'mga'],
     ] as const;
-    const kinds = await Promise.all(
-      wanted.map(async ([, id]) => (typeof id === 'number' ? ((await deps.accounts.findById(id))?.kind ?? null) : null)),
+    const problems = await Promise.all(
+      wanted.map(async ([, id, kind]) => {
+        if (typeof id !== 'number') return null;
+        if ((await deps.accounts.findById(id))?.kind !== kind) return `no ${kind} root account with id ${id}`;
+        if (!(await deps.appointments.hasAppointed(id, agencyId)))
+          return `${kind === 'mga' ? 'MGA' : 'insurer'} ${id} has not appointed this account (GET /api/v1/parties lists those that have)`;
+        return null;
+      }),
     );
-    const details = wanted
-      .filter(([, id, kind], i) => typeof id === 'number' && kinds[i] !== kind)
-      .map(([path, id, kind]) => ({ path, message: `no ${kind} root account with id ${id}` }));
+    const details = wanted.flatMap(([path], i) => (problems[i] ? [{ path, message: problems[i] }] : []));
     if (details.length) throw new AppError('VALIDATION_ERROR', details.map((d) => `${d.path}: ${d.message}`).join('; '), { details });
   }
 
@@ -197,7 +210,7 @@ export function createProductService(deps: {
       const isTestMode = body.isTestMode ?? principal.mode === 'test';
       assertTestModeAllowed(principal, isTestMode);
       await assertQuestionSetUsable(principal, body.questionSetId);
-      await assertParties(body);
+      await assertParties(principal.rootAccountId, body);
       const created = await products.transaction(async (trx) => {
         const row = await products.insert(trx, {
           rootAccountId: principal.rootAccountId,
@@ -336,7 +349,7 @@ export function createProductService(deps: {
      */
     async update(principal: Principal, id: number, body: UpdateProductBody): Promise<ProductRead> {
       await assertQuestionSetUsable(principal, body.questionSetId);
-      await assertParties(body);
+      await assertParties(principal.rootAccountId, body);
       const updated = await products.transaction(async (trx) => {
         const current = await scopedProduct(principal, id, trx);
         if (body.agencyRootAccountID !== undefined && body.agencyRootAccountID !== current.rootAccountId) {

@@ -34,6 +34,10 @@ export interface BordereauRecord {
   month: string;
   mode: 'live' | 'test';
   status: BordereauStatus;
+  /** A month-to-date bordereau (test mode): one of many of its month, never the final one. */
+  provisional: boolean;
+  /** A provisional bordereau's end (exclusive): when it was asked for; null for a final one (the whole month). */
+  coversUntil: Date | null;
   /** Per format, once ready. */
   files: Partial<Record<BordereauFormat, BordereauFile>> | null;
   rowCount: number | null;
@@ -58,6 +62,8 @@ const toRecord = (r: Record<string, unknown>): BordereauRecord => ({
   month: r.month as string,
   mode: r.mode as 'live' | 'test',
   status: r.status as BordereauStatus,
+  provisional: r.provisional === true,
+  coversUntil: (r.covers_until as Date | null) ?? null,
   files: (r.files as BordereauRecord['files']) ?? null,
   rowCount: (r.row_count as number | null) ?? null,
   totals: (r.totals as BordereauTotals | null) ?? null,
@@ -72,6 +78,8 @@ const COLUMNS = [
   'party_root_account_id',
   'mode',
   'status',
+  'provisional',
+  'covers_until',
   'files',
   'row_count',
   'totals',
@@ -402,7 +410,7 @@ export function createReportsRepository(db: Db) {
       }));
     },
 
-    /** The bordereau of `key`, created as `generating` when there is none; `created` says which. */
+    /** The final bordereau of `key`, created as `generating` when there is none; `created` says which. */
     async findOrCreate(key: BordereauKey): Promise<{ record: BordereauRecord; created: boolean }> {
       const values = {
         root_account_id: key.rootAccountId,
@@ -412,11 +420,30 @@ export function createReportsRepository(db: Db) {
       };
       const inserted = await db('bordereaux')
         .insert({ ...values, status: 'generating' })
-        .onConflict(['root_account_id', 'party_root_account_id', 'month', 'mode'])
+        .onConflict(db.raw('(root_account_id, party_root_account_id, month, mode) where not provisional'))
         .ignore()
         .returning('id');
-      const row = await select(db('bordereaux').where(values), db).first();
+      const row = await select(db('bordereaux').where({ ...values, provisional: false }), db).first();
       return { record: toRecord(row), created: inserted.length > 0 };
+    },
+
+    /**
+     * A new provisional bordereau of `key`'s month (test mode only) covering it up to `coversUntil`
+     * (exclusive), `generating`: each call its own row, never the month's final one.
+     */
+    async createProvisional(key: BordereauKey & { mode: 'test' }, coversUntil: Date): Promise<BordereauRecord> {
+      const [{ id }] = await db('bordereaux')
+        .insert({
+          root_account_id: key.rootAccountId,
+          party_root_account_id: key.partyRootAccountId,
+          month: `${key.month}-01`,
+          mode: key.mode,
+          status: 'generating',
+          provisional: true,
+          covers_until: coversUntil,
+        })
+        .returning('id');
+      return toRecord(await select(db('bordereaux').where({ id }), db).first());
     },
 
     async find(id: number): Promise<BordereauRecord | null> {

@@ -10,7 +10,11 @@ import { BORDEREAU_COLUMNS } from './bordereau';
 const month = z
   .string()
   .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { message: 'must be a month YYYY-MM' })
-  .meta({ description: 'Reporting month, YYYY-MM (UTC); only a month that is over', example: '2026-10' });
+  .meta({
+    description:
+      'Reporting month, YYYY-MM (UTC): a month that is over, or in test mode the current month (a provisional bordereau to date)',
+    example: '2026-10',
+  });
 const mode = z.enum(['live', 'test']);
 
 export const CreateBordereauRequest = z
@@ -65,6 +69,13 @@ export const Bordereau = z
     party_id: z.number().int(),
     month: z.string().meta({ description: 'YYYY-MM' }),
     mode: mode,
+    provisional: z.boolean().meta({
+      description:
+        'true: a test-mode bordereau of the current month to date (`covers_until`), made anew on each request and never the month’s final one; false: the final bordereau of a month that is over',
+    }),
+    covers_until: z.string().nullable().meta({
+      description: 'A provisional bordereau’s end (exclusive), when it was asked for, ISO 8601 UTC; null for a final one (the whole month)',
+    }),
     status: z.enum(['generating', 'ready']).meta({ description: '`generating` until its file is stored, then `ready` for good' }),
     rows: z.number().int().nullable().meta({ description: 'Transaction rows (the header and totals aside); null while generating' }),
     totals: BordereauTotals.nullable(),

@@ -23,7 +23,7 @@ test('when storage is down while a bordereau is generated, then it stays generat
   const agency = await createAgency(app);
   const api = (method: string, path: string, body?: unknown) =>
     call(app.baseUrl, `/api/v1${path}`, { method, key: agency.key, ...(body === undefined ? {} : { body }) });
-  const insurerId = (await createRootAccountOfKind(app.container, 'insurer', 'Outage Mutual')).id;
+  const insurerId = (await createRootAccountOfKind(app.container, 'insurer', 'Outage Mutual', [agency])).id;
   expect((await api('PATCH', `/products/${agency.eventProductId}`, { insurerRootAccountID: insurerId })).status).toBe(200);
   // One sale, issued while storage is up, then recorded in September 2026.
   const paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-09-01', end: '2027-09-02' }));

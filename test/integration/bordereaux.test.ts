@@ -65,8 +65,8 @@ beforeAll(async () => {
   const c = app.container;
   agency = await createAgency(app);
   other = await createAgency(app, 'Other Coast Agency');
-  insurerId = (await createRootAccountOfKind(c, 'insurer', 'Evergreen Mutual Insurance Co.')).id;
-  mgaId = (await createRootAccountOfKind(c, 'mga', 'Harbor Underwriting MGA')).id;
+  insurerId = (await createRootAccountOfKind(c, 'insurer', 'Evergreen Mutual Insurance Co.', [agency])).id;
+  mgaId = (await createRootAccountOfKind(c, 'mga', 'Harbor Underwriting MGA', [agency])).id;
   accountId = (await c.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id')).id;
   expect((await api('PATCH', `/products/${agency.eventProductId}`, agency.key, { insurerRootAccountID: insurerId })).status).toBe(200);
   expect((await api('PATCH', `/products/${agency.tripProductId}`, agency.key, { mgaRootAccountID: mgaId })).status).toBe(200);
@@ -474,13 +474,18 @@ describe('who may ask, and bad requests', () => {
     return res.body.error.details as { path: string; message: string }[];
   };
 
-  test('when the month is malformed, this month or later, or the party is not one this account sells for, then 400 naming the field', async () => {
+  test('when the month is malformed, later than this one, this one in live mode, or the party is not one this account sells for, then 400 naming the field', async () => {
+    const thisMonth = new Date().toISOString().slice(0, 7);
+    const liveKey = (await createKey(app.container, { rootAccountId: accountId, mode: 'live' })).key;
     expect((await refused({ party_id: insurerId, month: '2026-13' }))[0]!.path).toBe('month');
-    expect((await refused({ party_id: insurerId, month: '2026-11' }))[0]).toEqual({
+    expect((await refused({ party_id: insurerId, month: thisMonth }, liveKey))[0]).toEqual({
       path: 'month',
-      message: '2026-11 is not over yet: a bordereau covers a whole month',
+      message: `${thisMonth} is not over yet: a live bordereau covers a whole month (in test mode the current month gives a provisional one to date)`,
     });
-    expect((await refused({ party_id: insurerId, month: '2031-01' }))[0]!.path).toBe('month');
+    expect((await refused({ party_id: insurerId, month: '2031-01' }))[0]).toEqual({
+      path: 'month',
+      message: '2031-01 has not started yet',
+    });
     expect((await refused({ party_id: accountId, month: '2026-10' }))[0]!.path).toBe('party_id'); // an agency, not an insurer
     expect((await refused({ party_id: 2_000_000, month: '2026-10' }))[0]!.path).toBe('party_id');
     expect((await refused({ party_id: insurerId, month: '2026-10' }, other.key))[0]!.path).toBe('party_id'); // sells nothing for it

@@ -197,7 +197,7 @@ describe('ops finance', () => {
     app = stack.app;
     account = await createQuotingAccount(app);
     Object.assign(agency, { app, account });
-    insurerId = (await createRootAccountOfKind(app.container, 'insurer', 'Evergreen Mutual Insurance Co.')).id;
+    insurerId = (await createRootAccountOfKind(app.container, 'insurer', 'Evergreen Mutual Insurance Co.', [account.accountId])).id;
     const named = await call(app.baseUrl, `/api/v1/products/${account.productId}`, {
       method: 'PATCH',
       key: account.key,

@@ -214,6 +214,8 @@ function builtEvents(): Record<DeliveredEventType, unknown> {
       month: '2026-10',
       mode: 'test',
       status: 'ready',
+      provisional: false,
+      coversUntil: null,
       files: {
         csv: { storageKey: 'reports/bordereaux/1/3/test/2026-10.csv', sizeBytes: 900, sha256: 'a'.repeat(64) },
         xlsx: { storageKey: 'reports/bordereaux/1/3/test/2026-10.xlsx', sizeBytes: 7000, sha256: 'b'.repeat(64) },
