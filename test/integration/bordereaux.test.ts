@@ -315,6 +315,7 @@ describe('a month’s bordereau', () => {
       party_id: mgaId,
       month: '2026-10',
       mode: 'test',
+      provisional: false,
       rows: 1,
       totals: b.totals,
       files: {
