@@ -626,6 +626,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/parties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the insurers and MGAs that appointed this account
+         * @description The insurers and MGAs this account sells for, oldest appointment first: each with its id (what a product’s `insurerRootAccountID` / `mgaRootAccountID` and a bordereau’s `party_id` take), kind, name, NAIC company code or register number, and the ids of this account’s products naming it. A product may name only a party listed here. Appointments are made by the service’s operators.
+         */
+        get: operations["listParties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/bordereaux": {
         parameters: {
             query?: never;
@@ -2628,6 +2648,8 @@ export interface components {
             month: string;
             /** @enum {string} */
             mode: "live" | "test";
+            /** @description A test-mode bordereau of the month to date (see getBordereau), not the month’s final one */
+            provisional: boolean;
             rows: number;
             /** @description Per currency (upper case): rows and sums in integer minor units (negative: more went back than was written) */
             totals: {
@@ -4581,6 +4603,46 @@ export interface components {
             /** @description Why, in a few words (kept with the period’s cancellation) */
             reason?: string;
         };
+        PartyListResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Party"][];
+            metadata: components["schemas"]["ListMetadata"];
+            message: string;
+        };
+        /**
+         * @description An insurer or MGA that appointed this account to sell for it: a product may name only such a party.
+         * @example {
+         *       "object": "party",
+         *       "id": 3,
+         *       "kind": "insurer",
+         *       "name": "Evergreen Mutual Insurance Co.",
+         *       "register_number": "10001",
+         *       "product_ids": [
+         *         1,
+         *         3
+         *       ],
+         *       "appointed_at": "2026-12-08T10:00:00.000Z"
+         *     }
+         */
+        Party: {
+            /** @enum {string} */
+            object: "party";
+            /** @description The party’s root account id: what a product’s `insurerRootAccountID` / `mgaRootAccountID` and a bordereau’s `party_id` name */
+            id: number;
+            /** @enum {string} */
+            kind: "insurer" | "mga";
+            name: string;
+            /**
+             * @description An insurer’s NAIC company code, an MGA’s register number; null when none is on record
+             * @example 10001
+             */
+            register_number: string | null;
+            /** @description Ids of this account’s products naming the party as insurer or MGA, ascending (a test key: test-mode products only) */
+            product_ids: number[];
+            /** @description When the party appointed this account, ISO 8601 UTC */
+            appointed_at: string;
+        };
         BordereauReadyResponse: {
             /** @enum {boolean} */
             success: true;
@@ -4597,6 +4659,10 @@ export interface components {
             month: string;
             /** @enum {string} */
             mode: "live" | "test";
+            /** @description true: a test-mode bordereau of the current month to date (`covers_until`), made anew on each request and never the month’s final one; false: the final bordereau of a month that is over */
+            provisional: boolean;
+            /** @description A provisional bordereau’s end (exclusive), when it was asked for, ISO 8601 UTC; null for a final one (the whole month) */
+            covers_until: string | null;
             /**
              * @description `generating` until its file is stored, then `ready` for good
              * @enum {string}
@@ -4650,7 +4716,7 @@ export interface components {
             /** @description The insurer or MGA root account the bordereau is for (a product’s insurer or MGA) */
             party_id: number;
             /**
-             * @description Reporting month, YYYY-MM (UTC); only a month that is over
+             * @description Reporting month, YYYY-MM (UTC): a month that is over, or in test mode the current month (a provisional bordereau to date)
              * @example 2026-10
              */
             month: string;
@@ -11967,12 +12033,102 @@ export interface operations {
             };
         };
     };
+    listParties: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageIndex?: number;
+            };
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartyListResponse"];
+                };
+            };
+            /** @description QUERY_VALIDATION_ERROR: a bad page or an unknown query parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listBordereaux: {
         parameters: {
             query?: {
                 /** @description Only this party’s */
                 party_id?: number;
-                /** @description Reporting month, YYYY-MM (UTC); only a month that is over */
+                /** @description Reporting month, YYYY-MM (UTC): a month that is over, or in test mode the current month (a provisional bordereau to date) */
                 month?: string;
                 /** @description Only this mode’s (a test key: test only) */
                 mode?: "live" | "test";
@@ -18954,6 +19110,7 @@ export interface operations {
                  *           "party_id": 3,
                  *           "month": "2026-10",
                  *           "mode": "live",
+                 *           "provisional": false,
                  *           "rows": 1284,
                  *           "totals": {
                  *             "USD": {
