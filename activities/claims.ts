@@ -9,14 +9,22 @@
  * - `recordClaimComment`: a comment in the history.
  * - `recordClaimAcknowledgementOverdue`: the acknowledgement deadline passed with the claim still
  *   submitted.
- * Database outages retry (the workflow's policy has no attempt limit).
+ * - `payClaim` (issue 51, item 4): pays an approved claim what is left of its approved amount by a
+ *   transfer to the claimant's connected account at the processor, with the idempotency key
+ *   `claim-<id>-payment-<approval change>`: every retry of one approval's payout (an outage, a lost
+ *   answer) is the same transfer, so it is made once. A refusal (an account that cannot take it)
+ *   fails for good with the processor's error type; the workflow records it
+ *   (`recordClaimPayoutFailure`) and the claim stays approved.
+ * Database and processor outages retry (the workflow's policies have no attempt limit).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/knex';
+import type { Payproc } from '../src/payproc/client';
+import { processorFailure } from './purchase';
 import { createClaimsRepository, OpenClaimConflict, type ClaimChangeRecord } from '../src/claims/repository';
 import type { ClaimActor } from '../workflows/claim-contracts';
 
-export function createClaimActivities(deps: { db: Db }) {
+export function createClaimActivities(deps: { db: Db; payproc: Payproc; countProcessorError?: (operation: string) => void }) {
   const claims = createClaimsRepository(deps.db);
   return {
     /** Records change `c.seq` of claim `c.claimId` (status, columns, history event). @throws non-retryable DUPLICATE_CLAIM on a reopen that meets another open claim. */
@@ -31,6 +39,40 @@ export function createClaimActivities(deps: { db: Db }) {
           );
         throw err;
       }
+    },
+
+    /**
+     * Pays claim `input.claimId` (approved, with a payout account) what is left of its approved
+     * amount: a transfer at the processor keyed by `approvalSeq`, the change number of the approval
+     * being paid. Answers the transfer's id and amount (minor units), or null when nothing is to be
+     * paid (not approved, no payout account, or paid already).
+     */
+    async payClaim(input: { claimId: number; approvalSeq: number }): Promise<{ transferId: string; amountMinor: number } | null> {
+      const c = await claims.find(input.claimId);
+      if (!c || c.status !== 'approved' || !c.payoutAccount || c.approvedAmountMinor === null) return null;
+      const amount = c.approvedAmountMinor - c.paidAmountMinor;
+      if (amount <= 0) return null;
+      try {
+        const transfer = await deps.payproc.client(c.mode).transfers.create(
+          {
+            amount,
+            currency: c.currency,
+            destination: c.payoutAccount,
+            transfer_group: `claim-${c.id}`,
+            description: `Claim ${c.id} of purchase ${c.purchaseId}`,
+            metadata: { claim_id: String(c.id), purchase_id: String(c.purchaseId) },
+          },
+          { idempotencyKey: `claim-${c.id}-payment-${input.approvalSeq}` },
+        );
+        return { transferId: transfer.id, amountMinor: amount };
+      } catch (err) {
+        return processorFailure(err, deps.countProcessorError ?? (() => undefined));
+      }
+    },
+
+    /** Records that the processor refused claim `c.claimId`'s payout for good (change `c.seq`). */
+    async recordClaimPayoutFailure(c: { claimId: number; seq: number; reason: string }): Promise<void> {
+      await claims.recordPayoutFailure(c);
     },
 
     /** Records comment `c.seq` of claim `c.claimId` in its history. */

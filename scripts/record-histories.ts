@@ -38,7 +38,8 @@
  * its run closed, (t) one paid by a saved card, and (u) the hand-off: a holder added while the first
  * certificates are being issued (the owner asks the sale run, which answers when issued), and (v) the
  * stored-documents sweep repairing a certificate lost from storage, and (w) a claim's owner `claim-<id>` through every
- * state (denied, closed, reopened, approved, paid, closed); each policy history saved once the run is idle (no
+ * state (denied, closed, reopened, approved, paid, closed), and (x) one paid out by a transfer to the claimant's
+ * connected account; each policy history saved once the run is idle (no
  * activity or workflow task pending) and then terminated. `HISTORIES_ONLY=e` (letters,
  * comma-separated) records only those scenarios and leaves the other files as they are.
  *
@@ -836,6 +837,47 @@ async function recordAll(namespace: string): Promise<void> {
       await act({ action: 'close' });
       await untilIdle(app, `claim-${claim.id}`);
       await save(app, 'claim-lifecycle.json', `claim-${claim.id}`);
+      await app.container.temporal.client.workflow
+        .getHandle(`claim-${claim.id}`)
+        .terminate('history recorded by scripts/record-histories.ts');
+    }
+    if (want('x')) {
+      // (x) a claim paid out by its owner: the claimant names a connected account, the approval is
+      // paid by one transfer at the processor (payClaim) and recorded paid by the service, then closed
+      const { app, account } = await appWith();
+      const purchaseId = await paidPurchase(app, account);
+      const request = accountApi(app, account);
+      const must = async (what: string, res: Promise<{ status: number; text: string; body: any }>) => {
+        const r = await res;
+        if (r.status !== 200 && r.status !== 201) throw new Error(`${what}: ${r.status} ${r.text}`);
+        return r.body.data;
+      };
+      await must(
+        'test clock',
+        request(`/test_helpers/purchases/${purchaseId}/test_clock`, { method: 'POST', body: { frozen_time: '2027-05-03T12:00:00Z' } }),
+      );
+      const claim = await must(
+        'claim',
+        request(`/purchases/${purchaseId}/claims`, {
+          method: 'POST',
+          body: {
+            incident_at: '2027-05-01T19:30:00-05:00',
+            claim_type: 'property_damage',
+            description: 'A storm flooded the marquee.',
+            claimant: { name: 'Kim Park', email: 'kim@example.com', payout_account: 'acct_1HistoriesPayout' },
+            amount_claimed: 125000,
+          },
+        }),
+      );
+      const act = (body: Record<string, unknown>) =>
+        must(String(body.action), request(`/test_helpers/claims/${claim.id}/actions`, { method: 'POST', body }));
+      await act({ action: 'acknowledge' });
+      await act({ action: 'start_review' });
+      await act({ action: 'approve', amount: 90000, reason: 'Depreciated value' });
+      await eventually(async () => (await must('read', request(`/claims/${claim.id}`))).status === 'paid', 60_000);
+      await act({ action: 'close' });
+      await untilIdle(app, `claim-${claim.id}`);
+      await save(app, 'claim-paid-out.json', `claim-${claim.id}`);
       await app.container.temporal.client.workflow
         .getHandle(`claim-${claim.id}`)
         .terminate('history recorded by scripts/record-histories.ts');

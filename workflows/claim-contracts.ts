@@ -89,6 +89,11 @@ export interface ClaimWorkflowInput {
   acknowledgementDueAt: string;
   /** Whether the deadline's breach is already recorded. */
   acknowledgementOverdueRecorded: boolean;
+  /**
+   * Whether an approval is paid by the workflow itself: a transfer to the claimant's connected
+   * account at the processor (the claim names one). False or absent: the payment is recorded by hand.
+   */
+  payout?: boolean;
   /** How long a closed claim's run stays open for a reopen before completing, in seconds (default 86 400; a reopen after starts a new run). */
   idleSeconds?: number;
   /** Longest wait between two tries of a database step, in seconds (default 300; no attempt limit). */

@@ -17,12 +17,19 @@
  * - The acknowledgement deadline (`acknowledgementDueAt`, the product's business days from the
  *   filing) is a durable timer: a claim still `submitted` then has the breach recorded
  *   (`recordClaimAcknowledgementOverdue`), once.
+ * - An approval of a claim that names a payout account (`payout`) is paid by the workflow after
+ *   the update has answered (issue 51, item 4): `payClaim` makes one transfer at the processor,
+ *   keyed by the approval's change number, retried without an attempt limit through an outage (at
+ *   most every 30 s), then the claim is recorded `paid` with the transfer as its reference, by the
+ *   service. A refusal for good is recorded (`payment_failed`) and the claim stays approved for a
+ *   payment by hand.
  * - A closed claim's run stays open `idleSeconds` for a reopen, then completes; a later reopen
  *   starts a new run from the stored status (update-with-start).
  *
  * Deterministic code only: the activities are seen through `import type`.
  */
 import {
+  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
@@ -104,7 +111,14 @@ export async function claimWorkflow(input: ClaimWorkflowInput): Promise<ClaimCha
     startToCloseTimeout: '30 seconds',
     retry: { maximumInterval: `${input.retryMaxIntervalSeconds ?? 300} seconds` },
   });
+  // Processor calls retry at least every 30 s, so a payout goes out soon after an outage ends.
+  const money = proxyActivities<ClaimActivities>({
+    startToCloseTimeout: '60 seconds',
+    retry: { maximumInterval: `${Math.min(input.retryMaxIntervalSeconds ?? 30, 30)} seconds` },
+  });
   const claimId = input.claimId;
+  /** The change number of an approval still to be paid (by the main loop, after the update answered), or null. */
+  let payoutDue: number | null = null;
   let status: ClaimStatus = input.status;
   let seq = input.seq;
   let overdue = input.acknowledgementOverdueRecorded;
@@ -140,6 +154,7 @@ export async function claimWorkflow(input: ClaimWorkflowInput): Promise<ClaimCha
         seq += 1;
         status = to;
         version += 1;
+        if (u.action === 'approve' && input.payout) payoutDue = seq;
         return answer();
       }),
     { validator: (u) => check(u, status, input.amountClaimedMinor) },
@@ -176,10 +191,45 @@ export async function claimWorkflow(input: ClaimWorkflowInput): Promise<ClaimCha
       });
   }
 
+  /** Pays approval `approvalSeq`, in turn with the claim's other changes (a change since then, paid by hand, leaves nothing to pay). */
+  const pay = (approvalSeq: number) =>
+    inTurn(async () => {
+      if (status !== 'approved') return;
+      let paid: { transferId: string; amountMinor: number } | null;
+      try {
+        paid = await money.payClaim({ claimId, approvalSeq });
+      } catch (err) {
+        const reason = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : String(err);
+        await db.recordClaimPayoutFailure({ claimId, seq: seq + 1, reason });
+        seq += 1;
+        return;
+      }
+      if (!paid) return;
+      await db.recordClaimChange({
+        claimId,
+        seq: seq + 1,
+        action: 'record_payment',
+        from: status,
+        to: 'paid',
+        actor: { type: 'system', id: null },
+        amountMinor: paid.amountMinor,
+        reference: paid.transferId,
+      });
+      seq += 1;
+      status = 'paid';
+      version += 1;
+    });
+
   // Open until closed and idle for `idleSeconds`; a change in the meantime (a reopen) starts the wait again.
   const idleMs = (input.idleSeconds ?? DEFAULT_IDLE_SECONDS) * 1000;
   for (;;) {
-    await condition(() => status === 'closed');
+    await condition(() => status === 'closed' || payoutDue !== null);
+    if (payoutDue !== null) {
+      const approvalSeq = payoutDue;
+      payoutDue = null;
+      await pay(approvalSeq);
+      continue;
+    }
     const seen = version;
     const changed = await condition(() => version !== seen, idleMs);
     if (!changed) break;

@@ -47,6 +47,12 @@ export interface ClaimRecord {
   decisionReason: string | null;
   denialCode: string | null;
   paymentReference: string | null;
+  /** The claimant's connected account at the processor (`acct_…`) an approved claim is paid to; null: paid by hand. */
+  payoutAccount: string | null;
+  /** What has been paid on the claim, minor units. */
+  paidAmountMinor: number;
+  /** The processor's refusal of the last payout (the claim stays approved), or null. */
+  payoutFailure: string | null;
   acknowledgementDueAt: Date;
   acknowledgementOverdueAt: Date | null;
   acknowledgedAt: Date | null;
@@ -91,6 +97,8 @@ export type NewClaim = Omit<
   | 'decisionReason'
   | 'denialCode'
   | 'paymentReference'
+  | 'paidAmountMinor'
+  | 'payoutFailure'
   | 'acknowledgementOverdueAt'
   | 'acknowledgedAt'
   | 'decidedAt'
@@ -160,6 +168,9 @@ const toClaim = (r: Row): ClaimRecord => ({
   decisionReason: r.decision_reason ?? null,
   denialCode: r.denial_code ?? null,
   paymentReference: r.payment_reference ?? null,
+  payoutAccount: r.payout_account ?? null,
+  paidAmountMinor: Number(r.paid_amount_minor ?? 0),
+  payoutFailure: r.payout_failure ?? null,
   acknowledgementDueAt: r.acknowledgement_due_at,
   acknowledgementOverdueAt: r.acknowledgement_overdue_at ?? null,
   acknowledgedAt: r.acknowledged_at ?? null,
@@ -196,7 +207,8 @@ const toAttachment = (r: Row): ClaimAttachmentRecord => ({
 });
 
 /** The columns an action sets beside the status (instants from the database's clock). */
-function columnsOf(c: ClaimChangeRecord, now: Knex.Raw): Row {
+function columnsOf(c: ClaimChangeRecord, trx: Knex.Transaction): Row {
+  const now = trx.raw('now()');
   switch (c.action) {
     case 'acknowledge':
       return { acknowledged_at: now };
@@ -205,7 +217,12 @@ function columnsOf(c: ClaimChangeRecord, now: Knex.Raw): Row {
     case 'deny':
       return { approved_amount_minor: null, decision_reason: c.reason ?? null, denial_code: c.reasonCode ?? null, decided_at: now };
     case 'record_payment':
-      return { payment_reference: c.reference ?? null, paid_at: now };
+      return {
+        payment_reference: c.reference ?? null,
+        paid_at: now,
+        paid_amount_minor: trx.raw('approved_amount_minor'),
+        payout_failure: null,
+      };
     case 'close':
       return { closed_at: now };
     case 'reopen':
@@ -289,6 +306,7 @@ export function createClaimsRepository(db: Db) {
               amount_claimed_minor: claim.amountClaimedMinor,
               currency: claim.currency,
               acknowledgement_due_at: claim.acknowledgementDueAt,
+              payout_account: claim.payoutAccount,
               request_key: claim.requestKey,
             })
             .returning('id');
@@ -386,7 +404,7 @@ export function createClaimsRepository(db: Db) {
           if (!inserted) return;
           await trx('claims')
             .where({ id: c.claimId })
-            .update({ status: c.to, seq: c.seq, updated_at: trx.fn.now(), ...columnsOf(c, trx.raw('now()')) });
+            .update({ status: c.to, seq: c.seq, updated_at: trx.fn.now(), ...columnsOf(c, trx) });
         });
       } catch (err) {
         if (dbErrorKind(err) === 'unique' && dbConstraint(err) === 'claims_open_unit_day') {
@@ -395,6 +413,22 @@ export function createClaimsRepository(db: Db) {
         }
         throw err;
       }
+    },
+
+    /** The processor refused the claim's payout for good (change `seq`): recorded in its history and on the claim, which stays approved; once. */
+    async recordPayoutFailure(c: { claimId: number; seq: number; reason: string }): Promise<void> {
+      await db.transaction(async (trx) => {
+        if (
+          await insertEvent(trx, {
+            claimId: c.claimId,
+            seq: c.seq,
+            kind: 'payment_failed',
+            actor: { type: 'system', id: null },
+            note: c.reason,
+          })
+        )
+          await trx('claims').where({ id: c.claimId }).update({ seq: c.seq, payout_failure: c.reason, updated_at: trx.fn.now() });
+      });
     },
 
     /** A comment in the claim's history (change `seq`); once. */

@@ -53,6 +53,14 @@ export const CreateClaimRequest = z
         name: text(200),
         email: z.email().max(254),
         phone: z.string().trim().min(3).max(40).optional(),
+        payout_account: z
+          .string()
+          .regex(/^acct_[A-Za-z0-9]{1,60}$/, { message: 'must be a connected account id (acct_…)' })
+          .optional()
+          .meta({
+            description:
+              'The claimant’s connected account at the payment processor: an approved claim is paid there by a transfer of the approved amount, once. Left out: the payment is recorded by hand',
+          }),
       })
       .meta({ id: 'ClaimClaimant', description: 'Who the insurer contacts about the claim' }),
     amount_claimed: z
@@ -187,7 +195,16 @@ export const Claim = z
     currency: z.string(),
     decision_reason: z.string().nullable(),
     denial_code: z.string().nullable(),
-    payment_reference: z.string().nullable(),
+    payment_reference: z
+      .string()
+      .nullable()
+      .meta({ description: 'The payout’s transfer at the processor (`tr_…`), or the reference recorded by hand' }),
+    paid_amount: z.number().int().meta({ description: 'Paid on the claim so far, minor units' }),
+    payout_account: z.string().nullable(),
+    payout_failure: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the processor refused the last payout (the claim stays approved), or null' }),
     acknowledgement_due_at: z
       .string()
       .meta({ description: 'The insurer’s deadline to acknowledge (the product’s business days from the filing)' }),

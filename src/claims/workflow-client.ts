@@ -36,6 +36,7 @@ function inputOf(c: ClaimRecord): ClaimWorkflowInput {
     amountClaimedMinor: c.amountClaimedMinor,
     acknowledgementDueAt: c.acknowledgementDueAt.toISOString(),
     acknowledgementOverdueRecorded: c.acknowledgementOverdueAt !== null,
+    payout: c.payoutAccount !== null,
   };
 }
 

@@ -4,8 +4,9 @@
  * falls in (naming that unit and its certificate), attachments uploaded straight to storage by
  * signed URL and checked against what was declared, every bad input answered with its code, the
  * claim's owner `claim-<id>` moving it through its states in order (each an update with a
- * validator), a denial, a reopen, comments in the history, the product's claim settings, and
- * another account's key answered 404. The purchase bought is two days, 2027-05-01 and 2027-05-02
+ * validator), a denial, a reopen, comments in the history, the product's claim settings, an
+ * approved claim paid once by a transfer to the claimant's connected account through a processor
+ * failure, and another account's key answered 404. The purchase bought is two days, 2027-05-01 and 2027-05-02
  * (America/Chicago); its test clock is moved to 2027-05-03 so the incidents are in the past.
  */
 import type { TestApp } from '../helpers/app';
@@ -17,7 +18,7 @@ import { claimWorkflowId } from '../../workflows/claim-contracts';
 
 jest.setTimeout(180_000);
 
-const stack = useStack({ app: { RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useStack({ proxy: true, app: { RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
 let account: QuotingAccount;
 let other: QuotingAccount;
@@ -338,4 +339,43 @@ test('when a product’s claim settings are changed, then claims name only its t
   expect(filed.status).toBe(201);
   const due = Date.parse(filed.body.data.acknowledgement_due_at) - Date.parse(filed.body.data.created_at);
   expect(due).toBeGreaterThanOrEqual(5 * 86_400_000 - 1000);
+});
+
+test('when an approved claim names the claimant’s connected account, then the workflow pays it by one transfer of the approved amount with the claim’s idempotency key, through a processor failure, and records it paid', async () => {
+  const id = await pastPurchase(account);
+  const claimant = { name: 'Kim Park', email: 'kim@example.com', payout_account: 'acct_1ClaimantPayout' };
+  const claim = (await fileClaim(id, claimBody({ claimant }))).body.data;
+  expect(claim).toMatchObject({ payout_account: 'acct_1ClaimantPayout', paid_amount: 0 });
+  for (const action of ['acknowledge', 'start_review']) expect((await act(claim.id, { action })).status).toBe(200);
+  stack.proxy.failNext({
+    method: 'POST',
+    pathPrefix: '/v1/transfers',
+    status: 500,
+    body: { error: { type: 'api_error', message: 'processor down' } },
+  });
+  const approved = await act(claim.id, { action: 'approve', amount: 90_000, reason: 'Depreciated value' });
+  expect(approved.body.data.status).toBe('approved');
+
+  const paid = await eventually(async () => {
+    const c = (await api(`/claims/${claim.id}`)).body.data;
+    return c.status === 'paid' ? c : null;
+  }, 90_000);
+  expect(paid).toMatchObject({ paid_amount: 90_000, payment_reference: expect.stringMatching(/^tr_/), payout_failure: null });
+  expect(paid.history.at(-1)).toMatchObject({
+    kind: 'paid',
+    from_status: 'approved',
+    actor: { type: 'system', id: null },
+    data: { amount: 90_000 },
+  });
+  const transfers = stack.proxy.requests.filter(
+    (r) => r.method === 'POST' && r.path === '/v1/transfers' && r.params.get('metadata[claim_id]') === String(claim.id),
+  );
+  expect(transfers.length).toBeGreaterThanOrEqual(2);
+  expect([...new Set(transfers.map((t) => t.idempotencyKey))]).toEqual([`claim-${claim.id}-payment-3`]);
+  expect(transfers.map((t) => [t.params.get('amount'), t.params.get('currency'), t.params.get('destination')])).toEqual(
+    transfers.map(() => ['90000', 'usd', 'acct_1ClaimantPayout']),
+  );
+  // Paid by the workflow: a payment by hand is refused now.
+  expect((await act(claim.id, { action: 'record_payment' })).body.error.code).toBe('CLAIM_TRANSITION_NOT_ALLOWED');
+  expect((await act(claim.id, { action: 'close' })).body.data.status).toBe('closed');
 });

@@ -109,6 +109,7 @@ describe('saved histories', () => {
         'policy-holder-during-issuance.json',
         'stored-documents-sweep.json',
         'claim-lifecycle.json',
+        'claim-paid-out.json',
       ]),
     );
     const typeOf: Record<string, string> = {
