@@ -4150,7 +4150,13 @@ export interface components {
             currency: string;
             decision_reason: string | null;
             denial_code: string | null;
+            /** @description The payout’s transfer at the processor (`tr_…`), or the reference recorded by hand */
             payment_reference: string | null;
+            /** @description Paid on the claim so far, minor units */
+            paid_amount: number;
+            payout_account: string | null;
+            /** @description Why the processor refused the last payout (the claim stays approved), or null */
+            payout_failure: string | null;
             /** @description The insurer’s deadline to acknowledge (the product’s business days from the filing) */
             acknowledgement_due_at: string;
             /** @description The deadline passed before the claim was acknowledged */
@@ -4279,6 +4285,8 @@ export interface components {
             /** Format: email */
             email: string;
             phone?: string;
+            /** @description The claimant’s connected account at the payment processor: an approved claim is paid there by a transfer of the approved amount, once. Left out: the payment is recorded by hand */
+            payout_account?: string;
         };
         ClaimAttachmentRequest: {
             /**
