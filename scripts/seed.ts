@@ -11,10 +11,15 @@
  *   special-event liability (per day), equipment damage waiver (per day), trip excess (per
  *   trip) — created through the real product service (so the processor holds their products
  *   and prices), plus a bundle of the two per-day products.
+ * - One insurer and one MGA (root accounts of those kinds, with a NAIC code and a register number,
+ *   both made up) appointing each agency; the demo agency's products name them (special-event
+ *   liability and trip excess: the insurer and the MGA; equipment damage waiver: the MGA), so
+ *   `GET /api/v1/parties` lists them and a bordereau can be asked for at once.
  *
  * Prints one JSON object on stdout:
  * `{ "accounts": [ { rootAccountId, slug, name, idpRootAccountUuid, agentId, idpTeammateUuid, liveApiKey, testApiKey,
- *   teammates: [ { idpTeammateUuid, name, email, portalRole } ] } ] }` (the teammates sign in to the portal).
+ *   teammates: [ { idpTeammateUuid, name, email, portalRole } ] } ],
+ *   "parties": [ { rootAccountId, slug, name, kind, registerNumber } ] }` (the teammates sign in to the portal).
  */
 import { loadConfigOrExit } from '../src/config';
 import { createContainer } from '../src/container';
@@ -24,6 +29,7 @@ import { createQuestionSetsRepository } from '../src/question-sets/repository';
 import { EQUIPMENT_DAMAGE_WAIVER, SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '../src/question-sets/examples';
 import type { Principal } from '../src/api-keys/service';
 import type { Container } from '../src/container';
+import { createPartiesRepository } from '../src/parties/repository';
 
 const SEED_KEY_NAMES = { live: 'local dev (live)', test: 'local dev (test)' } as const;
 
@@ -37,9 +43,19 @@ const ACCOUNTS = [
   { slug: 'second-agency', name: 'Second Street Insurance Agency', agent: { name: 'Sam Agent', email: 'sam@second-agency.test' } },
 ];
 
-const PRODUCTS = [
+/** The seeded parties (made-up numbers: no real insurer or MGA is meant). */
+const PARTIES = {
+  insurer: { slug: 'evergreen-mutual', name: 'Evergreen Mutual Insurance Co.', kind: 'insurer', registerNumber: '99001' },
+  mga: { slug: 'harbor-underwriting', name: 'Harbor Underwriting MGA', kind: 'mga', registerNumber: 'MGA-DEMO-0042' },
+} as const;
+
+/** Which seeded parties each product names. */
+type Names = { insurer: boolean; mga: boolean };
+
+const PRODUCTS: Array<{ template: string; definition: unknown; names: Names; body: { internalName: string } & Record<string, unknown> }> = [
   {
     template: 'Special event liability',
+    names: { insurer: true, mga: true },
     definition: SPECIAL_EVENT_LIABILITY,
     body: {
       customerName: 'Special Event Liability',
@@ -54,6 +70,7 @@ const PRODUCTS = [
   },
   {
     template: 'Equipment damage waiver',
+    names: { insurer: false, mga: true },
     definition: EQUIPMENT_DAMAGE_WAIVER,
     body: {
       customerName: 'Equipment Damage Waiver',
@@ -68,6 +85,7 @@ const PRODUCTS = [
   },
   {
     template: 'Trip excess',
+    names: { insurer: true, mga: true },
     definition: TRIP_EXCESS,
     body: {
       customerName: 'Trip Excess Cover',
@@ -82,8 +100,23 @@ const PRODUCTS = [
   },
 ];
 
-/** Creates the demo catalog for `account` in `mode` unless it is already there. */
-async function seedCatalog(c: Container, account: RootAccount, principal: Principal, mode: 'live' | 'test'): Promise<void> {
+/** The seeded parties' ids a product of `names` names, as the products API takes them. */
+const partyFields = (names: Names, parties: { insurer: number; mga: number }) => ({
+  insurerRootAccountID: names.insurer ? parties.insurer : null,
+  mgaRootAccountID: names.mga ? parties.mga : null,
+});
+
+/**
+ * Creates the demo catalog for `account` in `mode` unless it is already there; products of an
+ * earlier seed that name no party are given the seeded ones.
+ */
+async function seedCatalog(
+  c: Container,
+  account: RootAccount,
+  principal: Principal,
+  mode: 'live' | 'test',
+  parties: { insurer: number; mga: number },
+): Promise<void> {
   const isTestMode = mode === 'test';
   const existing = await c
     .db('product_lines')
@@ -92,6 +125,11 @@ async function seedCatalog(c: Container, account: RootAccount, principal: Princi
       'internal_name',
       PRODUCTS.map((p) => p.body.internalName),
     );
+  for (const e of existing) {
+    const p = PRODUCTS.find((x) => x.body.internalName === e.internal_name)!;
+    if (e.insurer_root_account_id === null && e.mga_root_account_id === null)
+      await c.services.products.update(principal, e.id, partyFields(p.names, parties));
+  }
   if (existing.length === PRODUCTS.length) return;
   const questionSets = createQuestionSetsRepository(c.db);
   const ids: number[] = [];
@@ -102,7 +140,13 @@ async function seedCatalog(c: Container, account: RootAccount, principal: Princi
       continue;
     }
     const set = await questionSets.insert({ rootAccountId: account.id, name: `${p.template} (${mode})`, definition: p.definition });
-    const created = await c.services.products.create(principal, { ...p.body, questionSetId: set.id, isTestMode, isRecurring: false });
+    const created = await c.services.products.create(principal, {
+      ...(p.body as { customerName: string; defaultPrice: number; internalName: string }),
+      ...partyFields(p.names, parties),
+      questionSetId: set.id,
+      isTestMode,
+      isRecurring: false,
+    });
     ids.push(created.id);
   }
   await c.services.bundles.create(principal, {
@@ -127,6 +171,16 @@ async function main(): Promise<void> {
     // products on them and sell at once (GET /api/v1/question_sets lists them).
     const questionSets = createQuestionSetsRepository(c.db);
     for (const p of PRODUCTS) await questionSets.ensureShared(`${p.template} (shared)`, p.definition);
+    // The agencies first, so a fresh database numbers them 1 and 2 as before the parties came.
+    for (const a of ACCOUNTS)
+      if (!(await accounts.findBySlug(a.slug))) await accounts.upsertBySlug({ slug: a.slug, name: a.name, kind: 'agency' });
+    const parties = { insurer: 0, mga: 0 };
+    for (const kind of ['insurer', 'mga'] as const) {
+      const party = await accounts.upsertParty(PARTIES[kind]);
+      if (!party) throw new Error(`slug ${PARTIES[kind].slug} is taken by a root account of another kind`);
+      parties[kind] = party.id;
+    }
+    const appointments = createPartiesRepository(c.db);
     const out = [];
     for (const [i, a] of ACCOUNTS.entries()) {
       // No return URLs: buyers land on the service's own pages (/checkout/complete, /checkout/cancelled)
@@ -138,6 +192,7 @@ async function main(): Promise<void> {
         successUrl: stale(account.checkoutSuccessUrl, '/checkout/success'),
         cancelUrl: stale(account.checkoutCancelUrl, '/checkout/cancel'),
       });
+      for (const party of Object.values(parties)) await appointments.appoint(party, account.id);
       const agent = await accounts.upsertAgent({ rootAccountId: account.id, ...a.agent, portalRole: 'admin' });
       if ('viewer' in a && a.viewer) await accounts.upsertAgent({ rootAccountId: account.id, ...a.viewer, portalRole: 'viewer' });
       for (const existing of await keys.list(account.id)) {
@@ -167,8 +222,8 @@ async function main(): Promise<void> {
           agentId: agent.id,
           platformFeeBps: null,
         };
-        await seedCatalog(c, account, principal, 'test');
-        await seedCatalog(c, account, principal, 'live');
+        await seedCatalog(c, account, principal, 'test', parties);
+        await seedCatalog(c, account, principal, 'live', parties);
       }
       const { idp_root_account_uuid } = await c.db('root_accounts').where({ id: account.id }).first('idp_root_account_uuid');
       const { idp_teammate_uuid } = await c.db('agents').where({ id: agent.id }).first('idp_teammate_uuid');
@@ -189,7 +244,8 @@ async function main(): Promise<void> {
         })),
       });
     }
-    process.stdout.write(`${JSON.stringify({ accounts: out })}\n`);
+    const partyList = (['insurer', 'mga'] as const).map((kind) => ({ rootAccountId: parties[kind], ...PARTIES[kind] }));
+    process.stdout.write(`${JSON.stringify({ accounts: out, parties: partyList })}\n`);
   } finally {
     await c.close();
   }
