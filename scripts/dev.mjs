@@ -660,6 +660,10 @@ async function main() {
         .filter((t) => t.account === a.slug)
         .map((t) => row(`  portal ${t.role}`, `${t.email}  password ${t.password}`)),
     ]),
+    // The seeded insurer and MGA, appointed by each agency: GET /api/v1/parties lists them.
+    ...(seed.parties ?? []).map((p) =>
+      row(`${p.kind} ${p.rootAccountId}`, `${p.name}  (${p.kind === 'insurer' ? 'NAIC' : 'register no.'} ${p.registerNumber})`),
+    ),
     '',
     `  Try:  curl -s -H 'x-api-key: ${seed.accounts[0]?.testApiKey ?? 'ik_test_…'}' ${baseUrl}/api/v1/products`,
     `  Keys and URLs: ${path.relative(REPO_ROOT, credentialsFile)}.  Logs of the servers, the API and the worker: var/log/.`,
