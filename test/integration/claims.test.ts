@@ -15,6 +15,7 @@ import { call, createKey } from '../helpers/fixtures';
 import { cancellationCalls, createQuotingAccount, issuedPurchase, type QuotingAccount } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
 import { claimWorkflowId } from '../../workflows/claim-contracts';
+import { claimWorkflow } from '../../workflows/claim';
 
 jest.setTimeout(180_000);
 
@@ -378,4 +379,42 @@ test('when an approved claim names the claimant’s connected account, then the 
   // Paid by the workflow: a payment by hand is refused now.
   expect((await act(claim.id, { action: 'record_payment' })).body.error.code).toBe('CLAIM_TRANSITION_NOT_ALLOWED');
   expect((await act(claim.id, { action: 'close' })).body.data.status).toBe('closed');
+});
+
+test('when a claim is still submitted at its acknowledgement deadline, then the service records the breach once in its history and the claim reads overdue; acknowledging it afterwards still works', async () => {
+  const id = await pastPurchase(account);
+  const claim = (await fileClaim(id, claimBody())).body.data;
+  // The deadline is an input of the claim's run: a run of the same claim due in 2 s stands in for two business days.
+  const client = app.container.temporal.client;
+  await client.workflow.getHandle(claimWorkflowId(claim.id)).terminate('a run with a short deadline replaces it');
+  await client.workflow.start(claimWorkflow, {
+    workflowId: claimWorkflowId(claim.id),
+    taskQueue: stack.taskQueue,
+    args: [
+      {
+        claimId: claim.id,
+        status: 'submitted',
+        seq: 0,
+        amountClaimedMinor: claim.amount_claimed,
+        acknowledgementDueAt: new Date(Date.now() + 2000).toISOString(),
+        acknowledgementOverdueRecorded: false,
+      },
+    ],
+  });
+  const overdue = await eventually(async () => {
+    const c = (await api(`/claims/${claim.id}`)).body.data;
+    return c.acknowledgement_overdue ? c : null;
+  }, 30_000);
+  expect(overdue.status).toBe('submitted');
+  expect(overdue.history.map((e: { kind: string; actor: { type: string } }) => [e.kind, e.actor.type])).toEqual([
+    ['submitted', 'api_key'],
+    ['acknowledgement_overdue', 'system'],
+  ]);
+  const acknowledged = await act(claim.id, { action: 'acknowledge' });
+  expect(acknowledged.body.data).toMatchObject({ status: 'acknowledged', acknowledgement_overdue: true });
+  expect(acknowledged.body.data.history.map((e: { seq: number; kind: string }) => [e.seq, e.kind])).toEqual([
+    [0, 'submitted'],
+    [1, 'acknowledgement_overdue'],
+    [2, 'acknowledged'],
+  ]);
 });
