@@ -10,7 +10,7 @@
  * repaired (each says why), 1 on a usage error or when storage or the database cannot be read.
  *
  * Each run is recorded in `operator_audit_log` (action `sweep-documents`, target the root account
- * or none, the operator: the OS user or `--operator`, `--reason` or "routine check …") before it reads
+ * or none, the operator named by their token or OS user (scripts/ops-operators.ts), `--reason` or "routine check …") before it reads
  * anything, and finished with the counts and the purchases issued again: a sweep changes storage
  * and reissues, so it is on the record like `reissue`, but a routine check needs no reason.
  */
@@ -20,10 +20,10 @@ import { createObjectStore } from '../src/storage/object-store';
 import { createTemporalClient } from '../src/temporal/client';
 import { createPurchaseWorkflowsFromConfig } from '../src/purchases/workflow-client';
 import { createServiceDocumentSweep, type SweepFinding } from '../src/certificates/document-sweep';
-import os from 'node:os';
 import { createAuditRepository } from '../src/audit/repository';
 import { audited } from '../src/audit/audited';
 import { positiveInt, UsageError } from './cli';
+import { operatorOf } from './ops-operators';
 
 function describe(f: SweepFinding): string {
   const what = f.kind === 'certificate' ? `certificate ${f.certificate_number} (revision ${f.revision})` : `${f.archive_kind} zip`;
@@ -39,16 +39,11 @@ function describe(f: SweepFinding): string {
 }
 
 /** Runs the sweep with the parsed options; see the module's docstring for output and exit codes. */
-export async function sweepDocuments(
-  opts: { account?: string | undefined; reason?: string | undefined; operator?: string | undefined },
-  json: boolean,
-): Promise<number> {
+export async function sweepDocuments(opts: { account?: string | undefined; reason?: string | undefined }, json: boolean): Promise<number> {
   const rootAccountId = opts.account === undefined ? undefined : positiveInt(opts.account, '--account');
   // The log wants a reason from every operator entry; a routine run says so.
   const reason = opts.reason?.trim() || 'routine check of stored documents (no --reason given)';
   if (reason.length > 2000) throw new UsageError(`--reason is at most 2000 characters, got ${reason.length}`);
-  const actor = opts.operator === undefined ? os.userInfo().username : opts.operator.trim();
-  if (!actor || actor.length > 200) throw new UsageError('--operator must be a name of 1 to 200 characters');
   const config = loadConfigOrExit();
   const db = createDb(config);
   const temporal = createTemporalClient(config);
@@ -63,7 +58,7 @@ export async function sweepDocuments(
       createAuditRepository(db),
       {
         actorKind: 'operator_cli',
-        actor,
+        ...(await operatorOf(db, 'sweep-documents')),
         action: 'sweep-documents',
         targetKind: rootAccountId === undefined ? null : 'root_account',
         targetId: rootAccountId === undefined ? null : String(rootAccountId),

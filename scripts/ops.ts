@@ -40,21 +40,27 @@
  *                             keep the run (the worker's `reconciliation_differences` metric reads
  *                             the newest one) and exit 3 when there is a difference; in test mode
  *                             the test helper's made-up payments are skipped and counted
- *   sweep-documents [--account <id>] [--reason "<why>"] [--operator <name>]
+ *   sweep-documents [--account <id>] [--reason "<why>"]
  *                             check every current certificate PDF and zip against its recorded
  *                             size and sha256, issue missing or damaged ones again and check them;
  *                             exit 3 when one could not be repaired; recorded in the audit log,
  *                             a reason optional (scripts/ops-sweep.ts)
+ *   issue-operator-token --name <person> --reason "<why>"
+ *   revoke-operator-token --name <person> --reason "<why>"
+ *   operators                 a per-person operator token (shown once), its revocation, and the
+ *                             list of tokens (scripts/ops-operators.ts)
  *
- * The commands that change something (reissue, recover, retry-cancellation, setup-namespace) require `--reason` and
- * record who ran them (the OS user, or `--operator <name>`), when, on what, why and how it ended
- * in `operator_audit_log` (src/audit/repository.ts) before they act: no record, no action.
+ * The commands that change something (reissue, recover, retry-cancellation, setup-namespace,
+ * sweep-documents, issue/revoke-operator-token) require `--reason` (optional for the sweep) and
+ * record who ran them, when, on what, why and how it ended in `operator_audit_log`
+ * (src/audit/repository.ts) before they act: no record, no action. Who ran them is the person
+ * whose operator token is in OPERATOR_TOKEN, else the OS user signed in (unless
+ * OPS_OPERATOR_TOKEN_REQUIRED=true), never a name given on the command line (scripts/ops-operators.ts).
  *
  * Every command takes `--json` and then prints one JSON object. A refusal (the purchase's state
  * does not allow the action) exits 2 with one line saying why on stderr (with `--json`, also
  * `{"outcome":"refused","reason":…,"audit_id":…}` on stdout); a usage error or failure exits 1.
  */
-import os from 'node:os';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createSaleRepository } from '../src/purchases/sale-repository';
@@ -77,16 +83,18 @@ import { find } from './ops-find';
 import { coverage } from './ops-coverage';
 import { finance } from './ops-finance';
 import { sweepDocuments } from './ops-sweep';
+import { listOperators, operatorOf, operatorTokenCommand } from './ops-operators';
+import { OperatorTokenRefused } from '../src/operators/service';
 import { temporal as proto } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/search-attributes';
 
 const USAGE = `usage: npm run ops -- <command> [options] [--json]
-  reissue --purchase <id> --reason "<why>" [--operator <name>]
+  reissue --purchase <id> --reason "<why>"
                             run certificate issuance again (paid, not refunded purchases)
-  recover --purchase <id> --reason "<why>" [--operator <name>]
+  recover --purchase <id> --reason "<why>"
                             resume a purchase whose workflow run closed without certificates
-  retry-cancellation --purchase <id> --reason "<why>" [--operator <name>]
+  retry-cancellation --purchase <id> --reason "<why>"
                             try its unfinished cancellations again (refund refused or stalled)
   stuck [--older-than-minutes 10] [--min-attempts 5] [--failed-within-hours 72] [--account <id>] [--mode test|live]
                             purchases past their deadline, paid without certificates, failed
@@ -99,7 +107,7 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
   coverage [--account <id>] [--from YYYY-MM-DD --to YYYY-MM-DD] [--mode test|live]
                             policies and units in force, cancelled, refunded, certificates voided,
                             by agency and day (default: today and 30 days on; read-only)
-  setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>" [--operator <name>]
+  setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>"
                             create the namespace if missing, register the search attributes
   finance --month YYYY-MM [--account <id>] [--mode test|live]
                             premium, fees, cancellations, refunds and net per agency, and premium
@@ -110,38 +118,33 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             the month's charges and refunds against the processor; exits 3 on a
                             difference (default mode live; test mode skips the test helper's
                             payments and says how many)
-  sweep-documents [--account <id>] [--reason "<why>"] [--operator <name>]
+  sweep-documents [--account <id>] [--reason "<why>"]
                             check stored certificates and zips against their recorded sha256 and
                             size, repair missing or damaged ones; exits 3 when one is not repaired
                             (recorded in the audit log; a reason is optional)
+  issue-operator-token --name <person> --reason "<why>"
+                            a token naming that person (printed once): OPERATOR_TOKEN for this
+                            CLI, Bearer for the codec endpoint
+  revoke-operator-token --name <person> --reason "<why>"
+                            that person's token stops naming them at once
+  operators                 the operator tokens, live first (read-only)
 
-reissue, recover, retry-cancellation and setup-namespace are recorded in the audit log with the operator (the OS
-user unless --operator) and the reason; without --reason they do nothing.`;
+reissue, recover, retry-cancellation, setup-namespace and the token commands are recorded in the
+audit log with the operator and the reason; without --reason they do nothing. The operator is
+the person whose token is in OPERATOR_TOKEN, else the OS user (refused when
+OPS_OPERATOR_TOKEN_REQUIRED=true); a token that names nobody stops the command.`;
 
-/** The audit log could not be written: the action was not taken. */
-
-/** Who is acting and why, for a command that changes something: usage errors before anything is done. */
-function operatorAndReason(
-  command: string,
-  values: { operator?: string | undefined; reason?: string | undefined },
-): { actor: string; reason: string } {
+/**
+ * Why, for a command that changes something: a usage error before anything is done. Who is
+ * acting is not asked here: `operatorOf` (scripts/ops-operators.ts) names them once the database
+ * is open.
+ */
+function reasonFor(command: string, values: { reason?: string | undefined }): string {
   const reason = values.reason?.trim();
   if (!reason)
     throw new UsageError(`${command} changes the service: --reason "<why>" is required (recorded in the audit log with your name)`);
   if (reason.length > 2000) throw new UsageError(`--reason is at most 2000 characters, got ${reason.length}`);
-  if (values.operator !== undefined) {
-    const actor = values.operator.trim();
-    if (!actor || actor.length > 200) throw new UsageError('--operator must be a name of 1 to 200 characters');
-    return { actor, reason };
-  }
-  let actor: string;
-  try {
-    actor = os.userInfo().username;
-  } catch {
-    throw new UsageError('cannot tell who you are (this OS user has no name): pass --operator <name>');
-  }
-  if (!actor) throw new UsageError('cannot tell who you are (this OS user has no name): pass --operator <name>');
-  return { actor, reason };
+  return reason;
 }
 
 /** The shared audited runner with the operator CLI's refusals (OperationRefused, UsageError). */
@@ -172,6 +175,7 @@ async function main(argv: string[]): Promise<number> {
         'retention-days': text,
         reason: text,
         operator: text,
+        name: text,
         limit: text,
         month: text,
         from: text,
@@ -184,6 +188,13 @@ async function main(argv: string[]): Promise<number> {
   if ('exit' in parsed) return parsed.exit;
   const { values, positionals } = parsed;
   const [command = ''] = positionals;
+  if (values.operator !== undefined)
+    throw new UsageError(
+      '--operator is not taken: you are named by your operator token (OPERATOR_TOKEN) or, without one, your OS user; nothing was done',
+    );
+  if (command === 'operators') return listOperators(values.json);
+  if (command === 'issue-operator-token' || command === 'revoke-operator-token')
+    return operatorTokenCommand(command, { name: values.name, reason: values.reason }, values.json);
   if (command === 'stuck')
     return stuck(
       values['older-than-minutes'],
@@ -197,16 +208,15 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'finance') return finance({ month: values.month, account: values.account, mode: values.mode }, values.json);
   if (command === 'coverage')
     return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);
-  if (command === 'sweep-documents')
-    return sweepDocuments({ account: values.account, reason: values.reason, operator: values.operator }, values.json);
+  if (command === 'sweep-documents') return sweepDocuments({ account: values.account, reason: values.reason }, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
   if (command === 'reconcile') return reconcile(values.month, values.mode, values['include-test-helper'] === true, values.json);
   if (command === 'setup-namespace')
-    return setupNamespace(values.namespace, values['retention-days'], operatorAndReason(command, values), values.json);
+    return setupNamespace(values.namespace, values['retention-days'], reasonFor(command, values), values.json);
   if (command !== 'reissue' && command !== 'recover' && command !== 'retry-cancellation')
     throw new UsageError(`unknown command "${command}"`);
   const purchaseId = positiveInt(values.purchase, '--purchase');
-  const { actor, reason } = operatorAndReason(command, values);
+  const reason = reasonFor(command, values);
   const config = loadConfigOrExit();
   const db = createDb(config);
   const temporal = createTemporalClient(config);
@@ -215,7 +225,7 @@ async function main(argv: string[]): Promise<number> {
     const purchase = await sales.findById(purchaseId);
     const start: AuditStart = {
       actorKind: 'operator_cli',
-      actor,
+      ...(await operatorOf(db, command)),
       action: command,
       targetKind: 'purchase',
       targetId: String(purchaseId),
@@ -419,28 +429,23 @@ const INDEXED_TYPE = {
  * leftover `BuyerEmail` attribute (runs from before the hashed email) is reported, not removed.
  * Recorded in the audit log (target: the namespace), so DATABASE_URL must be migrated first.
  */
-async function setupNamespace(
-  name: string | undefined,
-  retentionDays: string | undefined,
-  who: { actor: string; reason: string },
-  json: boolean,
-): Promise<number> {
+async function setupNamespace(name: string | undefined, retentionDays: string | undefined, reason: string, json: boolean): Promise<number> {
   const days = retentionDays === undefined ? 30 : positiveInt(retentionDays, '--retention-days');
   const config = loadConfigOrExit();
   const namespace = name ?? config.TEMPORAL_NAMESPACE;
   const db = createDb(config);
   const temporal = createTemporalClient({ ...config, TEMPORAL_NAMESPACE: namespace });
   const conn = temporal.client.connection;
-  const start: AuditStart = {
-    actorKind: 'operator_cli',
-    actor: who.actor,
-    action: 'setup-namespace',
-    targetKind: 'namespace',
-    targetId: namespace,
-    rootAccountId: null,
-    reason: who.reason,
-  };
   try {
+    const start: AuditStart = {
+      actorKind: 'operator_cli',
+      ...(await operatorOf(db, 'setup-namespace')),
+      action: 'setup-namespace',
+      targetKind: 'namespace',
+      targetId: namespace,
+      rootAccountId: null,
+      reason,
+    };
     const { result, auditId } = await auditedOp(
       createAuditRepository(db),
       start,
@@ -516,6 +521,7 @@ function auditJson(e: AuditEntry) {
     finished_at: e.finishedAt?.toISOString() ?? null,
     actor_kind: e.actorKind,
     actor: e.actor,
+    actor_via: e.actorVia ?? null,
     action: e.action,
     target_kind: e.targetKind,
     target_id: e.targetId,
@@ -553,7 +559,7 @@ async function auditLog(limitArg: string | undefined, purchaseArg: string | unde
             : `${e.outcome}${e.outcomeDetail ? `: ${e.outcomeDetail.split('\n')[0]!.slice(0, 160)}` : ''}`;
         const target = e.targetKind === null ? '' : ` ${e.targetKind} ${e.targetId ?? ''}`;
         console.log(
-          `${e.id} ${e.startedAt.toISOString()} ${e.actor} (${e.actorKind}) ${e.action}${target}: ${outcome}; reason: ${JSON.stringify(e.reason)}`,
+          `${e.id} ${e.startedAt.toISOString()} ${e.actor} (${e.actorKind}${e.actorVia ? ` via ${e.actorVia}` : ''}) ${e.action}${target}: ${outcome}; reason: ${JSON.stringify(e.reason)}`,
         );
       }
     return 0;
@@ -571,7 +577,7 @@ function nonNegativeInt(value: string, what: string): number {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const refused = err instanceof OperationRefused;
+    const refused = err instanceof OperationRefused || err instanceof OperatorTokenRefused;
     const msg =
       refused ||
       err instanceof UsageError ||

@@ -32,6 +32,10 @@ import { idempotency } from './idempotency/middleware';
 import { httpMetrics } from './http/metrics';
 import { codecServer } from './http/codec-server';
 import { AesGcmPayloadCodec } from './temporal/codec';
+import { createOperatorService } from './operators/service';
+import { createOperatorTokensRepository } from './operators/repository';
+import { createAuditService } from './audit/service';
+import { createAuditRepository } from './audit/repository';
 import { createPortal } from './portal/routes';
 
 const API_V1 = '/api/v1';
@@ -137,6 +141,8 @@ export function createApp(c: Container): Koa<AppState> {
       uiKey: c.config.TEMPORAL_CODEC_UI_KEY,
       corsOrigins: c.config.TEMPORAL_CODEC_CORS_ORIGINS,
       bodyLimitBytes: c.config.BODY_LIMIT_BYTES,
+      operatorOf: createOperatorService({ repo: createOperatorTokensRepository(c.db) }).tokenOf,
+      audit: createAuditService({ repo: createAuditRepository(c.db) }),
     }) as Koa.Middleware<AppState>,
   );
   app.use(async (ctx, next) => {

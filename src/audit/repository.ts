@@ -6,14 +6,15 @@
  * then `finish` once with its outcome. `list` reads the log newest first.
  *
  * `actorKind` names the door the action came through: the operator CLI (`operator_cli`,
- * `npm run ops`, always with a reason: the table refuses an `operator_cli` row without one), the
- * agency portal (`portal`: the teammate's email, with the client's address) and the key CLI
- * (`key_cli`, `npm run keys`: the OS user). Another door adds its kind to `ActorKind` (./types.ts), not a table.
+ * `npm run ops`, always with a reason: the table refuses an `operator_cli` row without one; the
+ * operator named by their token or OS user, `actorVia`), the agency portal (`portal`: the
+ * teammate's email, with the client's address), the key CLI (`key_cli`, `npm run keys`: the OS
+ * user) and the Temporal codec endpoint (`codec`: each decode, with its caller and address). Another door adds its kind to `ActorKind` (./types.ts), not a table.
  */
 import type { Db } from '../db/knex';
-import type { ActorKind, AuditEntry, AuditListOptions, AuditOutcome, AuditStart } from './types';
+import type { ActorKind, ActorVia, AuditEntry, AuditListOptions, AuditOutcome, AuditStart } from './types';
 
-export type { ActorKind, AuditOutcome, AuditStart, AuditEntry } from './types';
+export type { ActorKind, ActorVia, AuditOutcome, AuditStart, AuditEntry } from './types';
 
 interface Row {
   id: string | number;
@@ -27,6 +28,7 @@ interface Row {
   root_account_id: number | null;
   reason: string | null;
   client_address: string | null;
+  actor_via: ActorVia | null;
   outcome: AuditOutcome | null;
   outcome_detail: string | null;
   details: Record<string, unknown>;
@@ -44,6 +46,7 @@ const toEntry = (r: Row): AuditEntry => ({
   rootAccountId: r.root_account_id,
   reason: r.reason,
   clientAddress: r.client_address,
+  actorVia: r.actor_via,
   outcome: r.outcome,
   outcomeDetail: r.outcome_detail,
   details: r.details,
@@ -63,6 +66,7 @@ export function createAuditRepository(db: Db) {
           root_account_id: entry.rootAccountId,
           reason: entry.reason,
           client_address: entry.clientAddress ?? null,
+          actor_via: entry.actorVia ?? null,
         })
         .returning('id');
       return Number((row as { id: string | number }).id);

@@ -4,8 +4,15 @@
  * (the portal, the operator and key CLIs) import them from here.
  */
 
-/** Which door an action came through. */
-export type ActorKind = 'operator_cli' | 'portal' | 'key_cli';
+/** Which door an action came through (`codec`: a decode at the Temporal codec endpoint). */
+export type ActorKind = 'operator_cli' | 'portal' | 'key_cli' | 'codec';
+
+/**
+ * How the actor was named: by their operator token or their OS user (the ops CLI, the codec
+ * endpoint's per-person bearer), or, at the codec endpoint, only by the shared codec token or the
+ * UI mount's key (nobody in particular). Null for doors that name their actor their own way.
+ */
+export type ActorVia = 'operator_token' | 'os_user' | 'codec_token' | 'temporal_ui';
 
 /** How an action ended: done, refused by the state of its target (with why), or failed (with the error). */
 export type AuditOutcome = 'succeeded' | 'refused' | 'failed';
@@ -19,8 +26,10 @@ export interface AuditStart {
   targetId: string | null;
   rootAccountId: number | null;
   reason: string | null;
-  /** The client's IP address (portal only; null for the command lines). */
+  /** The client's IP address (portal and codec endpoint; null for the command lines). */
   clientAddress?: string | null;
+  /** How `actor` was named (see ActorVia); null or absent when the door names it its own way. */
+  actorVia?: ActorVia | null;
 }
 
 /**

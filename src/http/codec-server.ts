@@ -7,7 +7,10 @@
  *
  * Two mounts, each off (404 ROUTE_NOT_FOUND, like any unknown path) until its secret is set:
  * - `/codec/decode|encode` for the CLI and scripts: `Authorization: Bearer <TEMPORAL_CODEC_TOKEN>`
- *   (compared in constant time), otherwise 401 AUTHENTICATION_ERROR.
+ *   (compared in constant time), otherwise 401 AUTHENTICATION_ERROR. It also takes a person's
+ *   operator token (`Bearer opk_…`, issued with `npm run ops -- issue-operator-token`), with or
+ *   without TEMPORAL_CODEC_TOKEN set: the decode is then that person's. An `opk_…` token that
+ *   names nobody (unknown, revoked) is 401.
  * - `/codec/ui/<TEMPORAL_CODEC_UI_KEY>/decode|encode` for a Temporal UI server: the UI sends no
  *   credentials of its own unless it has an SSO login, so its codec endpoint URL carries the
  *   key (compared in constant time; a wrong key is 404 like an unknown path). Anyone who can
@@ -17,9 +20,15 @@
  *   preflight `OPTIONS` answers 204 without a secret.
  * - A body that is not that shape: 400 VALIDATION_ERROR; a payload that does not decrypt:
  *   400 INVALID_REQUEST naming why. Answers are never cached (`Cache-Control: no-store`).
- * - Every decode and encode is logged (`codec request`): the caller (`cli-token` with the
- *   token's fingerprint, or `temporal-ui`), remote address, user agent, origin, namespace and
- *   how many payloads; never a payload.
+ * - Every decode and encode is logged (`codec request`): the caller (`operator-token` with the
+ *   person's name, `cli-token` with the shared token's fingerprint, or `temporal-ui`), remote
+ *   address, user agent, origin, namespace and how many payloads; never a payload.
+ * - Every decode is also recorded in the audit log (issue 55, item 8: decoded payloads are
+ *   personal data) before it is answered, actor kind `codec`, action `codec_decode`: the person
+ *   (`actorVia: operator_token`), or, when only the shared token or the UI key was shown, who that
+ *   can be (`codec token <fingerprint>`, `Temporal UI`); target the namespace; the client's
+ *   address; details the payload count, user agent and origin. No record, no decode (500).
+ *   Encodes reveal nothing and are not recorded.
  *
  * Not part of the agency API (absent from the OpenAPI document): it serves operators only.
  */
@@ -30,6 +39,8 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { AppError } from '../shared/errors';
 import { jsonBody } from './body';
 import { PayloadDecryptionError } from '../temporal/codec';
+import type { AuditService } from '../audit/service';
+import type { AuditStart } from '../audit/types';
 
 export const CODEC_PATHS = { decode: '/codec/decode', encode: '/codec/encode' } as const;
 /** The UI mount: `/codec/ui/<key>` is the endpoint a Temporal UI server is given. */
@@ -67,7 +78,11 @@ export function secretFingerprint(secret: string): string {
   return crypto.createHash('sha256').update(secret).digest('hex').slice(0, 8);
 }
 
-type Mount = { kind: 'decode' | 'encode'; caller: 'cli-token' | 'temporal-ui' };
+type Mount = { kind: 'decode' | 'encode'; caller: 'cli-token' | 'temporal-ui' | 'operator-token'; operator?: string };
+
+/** The bearer mount's operation `path` names, whether or not the mount is on. */
+const bearerKind = (path: string): Mount['kind'] | null =>
+  path === CODEC_PATHS.decode ? 'decode' : path === CODEC_PATHS.encode ? 'encode' : null;
 
 /** Which mount and operation `path` names, or null (not a codec path, or that mount is off / the UI key is wrong). */
 function mountOf(path: string, token: string | undefined, uiKey: string | undefined): Mount | null {
@@ -95,6 +110,10 @@ export function codecServer(options: {
   uiKey?: string | undefined;
   corsOrigins: readonly string[];
   bodyLimitBytes: number;
+  /** The person a bearer operator token (`opk_…`) names, its use recorded; undefined when it names nobody. */
+  operatorOf?: (token: string) => Promise<{ name: string } | undefined>;
+  /** Where each decode is recorded before it is answered (the audit service). */
+  audit?: Pick<AuditService, 'record'>;
 }): Koa.Middleware {
   const { codec, token, uiKey } = options;
   const parse = jsonBody(options.bodyLimitBytes);
@@ -102,7 +121,14 @@ export function codecServer(options: {
   const tokenId = token ? secretFingerprint(token) : undefined;
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/codec/')) return next();
-    const mount = mountOf(ctx.path, token, uiKey);
+    const bearer = /^Bearer (.+)$/i.exec(ctx.get('Authorization'))?.[1]?.trim() ?? '';
+    const operatorKind = options.operatorOf && bearer.startsWith('opk_') ? bearerKind(ctx.path) : null;
+    let mount = mountOf(ctx.path, token, uiKey);
+    if (operatorKind && ctx.method === 'POST') {
+      const person = await options.operatorOf!(bearer);
+      if (!person) throw new AppError('AUTHENTICATION_ERROR', 'This operator token names nobody (unknown or revoked): ask for a new one');
+      mount = { kind: operatorKind, caller: 'operator-token', operator: person.name };
+    }
     if (!mount) return next();
     const { kind } = mount;
     const origin = ctx.get('Origin');
@@ -119,7 +145,7 @@ export function codecServer(options: {
     }
     if (ctx.method !== 'POST') return next();
     ctx.set('Cache-Control', 'no-store');
-    if (mount.caller === 'cli-token' && !secretMatches(/^Bearer (.+)$/i.exec(ctx.get('Authorization'))?.[1] ?? '', token!)) {
+    if (mount.caller === 'cli-token' && !secretMatches(bearer, token!)) {
       throw new AppError('AUTHENTICATION_ERROR', 'The codec endpoint needs Authorization: Bearer <operator codec token>');
     }
     await parse(ctx, async () => undefined);
@@ -132,6 +158,7 @@ export function codecServer(options: {
         codec: kind,
         caller: mount.caller,
         ...(mount.caller === 'cli-token' ? { tokenFingerprint: tokenId } : {}),
+        ...(mount.operator ? { operator: mount.operator } : {}),
         remoteAddress: ctx.ip,
         userAgent: ctx.get('User-Agent') || undefined,
         origin: origin || undefined,
@@ -140,14 +167,48 @@ export function codecServer(options: {
       },
       'codec request',
     );
+    const run = () => (kind === 'decode' ? codec.decode(payloads) : codec.encode(payloads));
     let out: Payload[];
     try {
-      out = kind === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
+      out =
+        kind === 'decode' && options.audit
+          ? (
+              await options.audit.record(decodeEntry(mount, tokenId, ctx), run, {
+                details: () => ({
+                  payloads: payloads.length,
+                  user_agent: ctx.get('User-Agent') || null,
+                  origin: origin || null,
+                }),
+                isRefusal: (err) => err instanceof PayloadDecryptionError,
+              })
+            ).result
+          : await run();
     } catch (err) {
       if (err instanceof PayloadDecryptionError) throw new AppError('INVALID_REQUEST', err.message, { cause: err });
       throw err;
     }
     ctx.status = 200;
     ctx.body = { payloads: out.map(toJson) };
+  };
+}
+
+/** The audit entry of one decode: who (the person, or what the shared secret shown says of them), the namespace, the address. */
+function decodeEntry(mount: Mount, tokenId: string | undefined, ctx: Koa.Context): AuditStart {
+  const namespace = ctx.get('X-Namespace') || null;
+  const who =
+    mount.caller === 'operator-token'
+      ? { actor: mount.operator!, actorVia: 'operator_token' as const }
+      : mount.caller === 'cli-token'
+        ? { actor: `codec token ${tokenId}`, actorVia: 'codec_token' as const }
+        : { actor: 'Temporal UI', actorVia: 'temporal_ui' as const };
+  return {
+    actorKind: 'codec',
+    ...who,
+    action: 'codec_decode',
+    targetKind: namespace ? 'namespace' : null,
+    targetId: namespace,
+    rootAccountId: null,
+    reason: null,
+    clientAddress: ctx.ip,
   };
 }

@@ -39,6 +39,8 @@ import {
 import { buyerEmailHash } from '../../src/purchases/buyer-email-hash';
 import { ENCODING } from '../../src/temporal/codec';
 import { runScript } from '../helpers/run';
+import { createOperatorService } from '../../src/operators/service';
+import { createOperatorTokensRepository } from '../../src/operators/repository';
 import { temporal } from '@temporalio/proto';
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
@@ -153,21 +155,16 @@ describe('npm run ops: find and setup-namespace', () => {
       expect(unexplained.code).toBe(1);
       expect(unexplained.stderr).toMatch(/^ops: setup-namespace changes the service: --reason "<why>" is required/m);
       await expect(client().connection.workflowService.describeNamespace({ namespace })).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
+      // The deployer is named by their operator token, not by a name typed on the command line.
+      const deployer = `deployer-${process.pid}-${Date.now()}`;
+      const { token: deployerToken } = await createOperatorService({ repo: createOperatorTokensRepository(app.container.db) }).issue(
+        deployer,
+        'test',
+      );
       const first = await runScript(
         'scripts/ops.ts',
-        [
-          'setup-namespace',
-          '--namespace',
-          namespace,
-          '--retention-days',
-          '3',
-          '--reason',
-          'new namespace',
-          '--operator',
-          'deployer',
-          '--json',
-        ],
-        { LOG_LEVEL: 'silent' },
+        ['setup-namespace', '--namespace', namespace, '--retention-days', '3', '--reason', 'new namespace', '--json'],
+        { LOG_LEVEL: 'silent', OPERATOR_TOKEN: deployerToken },
       );
       expect(first.stderr).toBe('');
       const created = JSON.parse(first.stdout);
@@ -181,7 +178,8 @@ describe('npm run ops: find and setup-namespace', () => {
       });
       expect(await app.container.db('operator_audit_log').where({ id: created.audit_id }).first()).toMatchObject({
         actor_kind: 'operator_cli',
-        actor: 'deployer',
+        actor: deployer,
+        actor_via: 'operator_token',
         action: 'setup-namespace',
         target_kind: 'namespace',
         target_id: namespace,

@@ -18,6 +18,8 @@ import { runScript } from '../helpers/run';
 import { createObjectStore } from '../../src/storage/object-store';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
 import { WEBHOOK_SECRET, sessionCompletedEvent } from '../helpers/purchases';
+import { createOperatorService } from '../../src/operators/service';
+import { createOperatorTokensRepository } from '../../src/operators/repository';
 
 const stripe = new Stripe('sk_test_123');
 
@@ -356,8 +358,12 @@ describe('npm run ops: reissue and recover, guarded', () => {
     expect((await handle(env, purchaseId).describe()).status.name).toBe('TERMINATED');
     expect(await entriesOf(purchaseId)).toEqual([]);
 
-    // Succeeded (as --operator), refused (the OS user), failed (Temporal has no such namespace).
-    const recovered = await ops(['recover', '--purchase', String(purchaseId), '--reason', 'buyer says they paid', '--operator', 'alice']);
+    // Succeeded (as alice, named by her operator token), refused (the OS user), failed (Temporal has no such namespace).
+    const alice = `alice-${process.pid}-${Date.now()}`;
+    const { token } = await createOperatorService({ repo: createOperatorTokensRepository(env.app.container.db) }).issue(alice, 'test');
+    const recovered = await ops(['recover', '--purchase', String(purchaseId), '--reason', 'buyer says they paid'], {
+      OPERATOR_TOKEN: token,
+    });
     expect(recovered.code).toBe(0);
     expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
     const refused = await ops(['reissue', '--purchase', String(purchaseId), '--reason', 'certificates missing']);
@@ -392,6 +398,7 @@ describe('npm run ops: reissue and recover, guarded', () => {
         id: JSON.parse(refused.stdout).audit_id,
         action: 'reissue',
         actor: os.userInfo().username,
+        actor_via: 'os_user',
         reason: 'certificates missing',
         outcome: 'refused',
         outcome_detail: expect.stringMatching(
@@ -402,7 +409,8 @@ describe('npm run ops: reissue and recover, guarded', () => {
         ...target,
         id: JSON.parse(recovered.stdout).audit_id,
         action: 'recover',
-        actor: 'alice',
+        actor: alice,
+        actor_via: 'operator_token',
         reason: 'buyer says they paid',
         outcome: 'succeeded',
         outcome_detail: null,
@@ -422,17 +430,17 @@ describe('npm run ops: reissue and recover, guarded', () => {
     expect(human.stdout.trim().split('\n')).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^${entries[0].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) recover purchase ${purchaseId}: failed: .*; reason: "second try"$`,
+          `^${entries[0].id} \\S+ ${os.userInfo().username} \\(operator_cli via os_user\\) recover purchase ${purchaseId}: failed: .*; reason: "second try"$`,
         ),
       ),
       expect.stringMatching(
         new RegExp(
-          `^${entries[1].id} \\S+ ${os.userInfo().username} \\(operator_cli\\) reissue purchase ${purchaseId}: refused: purchase ${purchaseId} is not paid .*; reason: "certificates missing"$`,
+          `^${entries[1].id} \\S+ ${os.userInfo().username} \\(operator_cli via os_user\\) reissue purchase ${purchaseId}: refused: purchase ${purchaseId} is not paid .*; reason: "certificates missing"$`,
         ),
       ),
       expect.stringMatching(
         new RegExp(
-          `^${entries[2].id} \\S+ alice \\(operator_cli\\) recover purchase ${purchaseId}: succeeded; reason: "buyer says they paid"$`,
+          `^${entries[2].id} \\S+ ${alice} \\(operator_cli via operator_token\\) recover purchase ${purchaseId}: succeeded; reason: "buyer says they paid"$`,
         ),
       ),
     ]);
