@@ -11,7 +11,9 @@
  *   none for a removed holder, none for a cancelled day or a refunded purchase; each day reads the
  *   state and date the model says; the purchase reads the model's status and its disputes' statuses;
  * - answers: no 5xx, and every refusal carries an error code its operation documents
- *   (the app's /openapi.json).
+ *   (the app's /openapi.json);
+ * - events (at the end of a sequence): every event of the model's purchases that
+ *   `GET /api/v1/events` lists reached the account's endpoint exactly once.
  *
  * Each check throws an Error naming the purchase and what differs (fast-check reports it).
  */
@@ -204,4 +206,35 @@ export async function checkAll(stack: ModelStack, model: PolicyModel, graceMs = 
   } catch (err) {
     throw other ?? lastBroken ?? err;
   }
+}
+
+/**
+ * Events: each event `GET /api/v1/events?purchase_id=` lists for the model's purchases reached the
+ * stack's endpoint exactly once, within `timeoutMs` ms (deliveries are asynchronous); an event
+ * sent twice fails at once.
+ */
+export async function checkEvents(stack: ModelStack, model: PolicyModel, timeoutMs = 30_000): Promise<void> {
+  let missing: string[] = [];
+  const delivered = await eventually(async () => {
+    missing = [];
+    for (const p of model.purchases) {
+      const path = `/events?purchase_id=${p.id}&pageSize=100`;
+      const res = checkAnswer(stack, 'GET /api/v1/events', await api(stack, path));
+      if (res.status !== 200 || !Array.isArray(res.body?.data))
+        fail(`GET /api/v1${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+      const listed = res.body.data as Array<{ id: string; type: string }>;
+      if (!listed.some((e) => e.type === 'purchase.paid')) fail(`purchase ${p.id} lists no purchase.paid event`);
+      for (const e of listed) {
+        const n = stack.eventsReceived.get(e.id) ?? 0;
+        if (n > 1) fail(`event ${e.id} (${e.type}, purchase ${p.id}) reached the endpoint ${n} times`);
+        if (n === 0) missing.push(`${e.id} (${e.type}, purchase ${p.id})`);
+      }
+    }
+    return missing.length === 0;
+  }, timeoutMs).catch((err) => {
+    if (String(err).includes('invariant broken')) throw err;
+    if (!String(err).includes('condition not met')) fail(`events could not be checked: ${String(err)}`);
+    return false;
+  });
+  if (!delivered) fail(`events listed but not delivered within ${timeoutMs} ms: ${missing.join(', ')}`);
 }

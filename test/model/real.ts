@@ -5,8 +5,12 @@
  * (every refund request with its amount, payment intent and idempotency key), and storage
  * (fake-gcs-server) through a TCP proxy of its own. The worker can be restarted on the same task
  * queue (`restartWorker`), and started with replaced activities (a deliberately broken rule).
- * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`.
+ * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`, with one webhook
+ * endpoint taking every event type: a local receiver that answers 200 at once and counts each
+ * event id it is sent (`eventsReceived`).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, connectBuyer, createKey } from '../helpers/fixtures';
 import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
@@ -46,6 +50,8 @@ export interface ModelStack {
   sellerSlug: string;
   /** Every operation's documented error codes, by `METHOD path-template`, read from the app's /openapi.json. */
   documentedCodes: Map<string, Set<string>>;
+  /** How many times the account's webhook endpoint was sent each event id. */
+  eventsReceived: Map<string, number>;
   figures: RunFigures;
   /** Stops the worker and starts another one on the same task queue with the same activities. */
   restartWorker(): Promise<void>;
@@ -91,6 +97,23 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test', platformFeeBps: PLATFORM_FEE_BPS })).key;
   const openapi = await call(app.baseUrl, '/openapi.json');
   if (openapi.status !== 200) throw new Error(`openapi.json: ${openapi.status}`);
+  const eventsReceived = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const id = (JSON.parse(body) as { id: string }).id;
+      eventsReceived.set(id, (eventsReceived.get(id) ?? 0) + 1);
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const endpoint = await call(app.baseUrl, '/api/v1/webhook_endpoints', {
+    method: 'POST',
+    key,
+    body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/events`, enabled_events: ['*'] },
+  });
+  if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${endpoint.text}`);
   return {
     app,
     get worker() {
@@ -103,6 +126,7 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
     productId,
     sellerSlug: account.slug,
     documentedCodes: codesOf(openapi.body),
+    eventsReceived,
     figures: { sequences: 0, steps: 0, faults: 0, byCommand: {} },
     async restartWorker() {
       await worker.shutdown();
@@ -116,6 +140,8 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
       await processor.close();
       await storage.close();
       await recorder.close();
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
     },
   };
 }

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { buyArbitrary, commandArbitraries } from './commands';
-import { checkAll } from './invariants';
+import { checkAll, checkEvents } from './invariants';
 import { emptyModel, type PolicyModel } from './policy-model';
 import type { ModelStack, RunFigures } from './real';
 
@@ -61,6 +61,7 @@ export function modelProperty(stack: ModelStack, o: Pick<ModelRunOptions, 'maxCo
       return { model, real: stack };
     }, cmds);
     await checkAll(stack, model);
+    await checkEvents(stack, model);
   });
 }
 
