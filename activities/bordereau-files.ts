@@ -4,7 +4,7 @@
  * `<YYYY-MM>-provisional-<id>.<format>`):
  *
  * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
- *   decimals (csv-stringify, a batch at a time);
+ *   decimals (`csvRecords`, a batch at a time);
  * - XLSX: one sheet `Bordereau` with a frozen header row, typed cells (dates, counts, amounts as
  *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer,
  *   in ./bordereau-xlsx-thread.ts, so the ledger's thread never loads exceljs).
@@ -13,7 +13,6 @@
  */
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import type { ObjectStore } from '../src/storage/object-store';
 import type { BordereauFile, BordereauFormat, BordereauRecord, ReportsRepository } from '../src/reports/repository';
 import { addToTotals, BORDEREAU_COLUMNS, bordereauCells, bordereauRow, type BordereauTotals, type Cell } from '../src/reports/bordereau';
@@ -80,6 +79,22 @@ export function streamedUpload(store: ObjectStore, b: BordereauRecord, format: B
   return { upload, ended, drained };
 }
 
+/** A field as RFC 4180 writes it: in double quotes, its quotes doubled, when it holds a quote, a comma, CR or LF. */
+const csvField = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+
+/**
+ * `records` as CSV text (RFC 4180: a field quoted only when it holds a quote, a comma, CR or LF,
+ * each record ended by CRLF): csv-stringify's text with `record_delimiter: 'windows'`, except that
+ * a field with a lone CR or LF is quoted too (csv-stringify left it bare, which no reader splits
+ * back); test/unit/bordereau-csv.test.ts checks both. csv-stringify's general machinery (a cast
+ * and an options merge per field) was the ledger thread's largest cost.
+ */
+export function csvRecords(records: readonly (readonly string[])[]): string {
+  let text = '';
+  for (const record of records) text += `${record.map(csvField).join(',')}\r\n`;
+  return text;
+}
+
 /**
  * The CSV file of `b` (RFC 4180, CRLF, a header row, amounts as text) streamed into its upload,
  * one chunk per batch (a chunk per row made the upload's socket writes most of the CSV's cost).
@@ -87,11 +102,10 @@ export function streamedUpload(store: ObjectStore, b: BordereauRecord, format: B
 export function createCsvWriter(store: ObjectStore, b: BordereauRecord): BordereauFileWriter<string[]> {
   const out = new PassThrough();
   const { upload, drained } = streamedUpload(store, b, 'csv', out);
-  const csv = (records: string[][]) => stringify(records, { record_delimiter: 'windows' });
-  out.write(csv([BORDEREAU_COLUMNS.map((c) => c.name)]));
+  out.write(csvRecords([BORDEREAU_COLUMNS.map((c) => c.name)]));
   return {
     async write(rows) {
-      out.write(csv(rows));
+      out.write(csvRecords(rows));
       await drained(out);
     },
     async finish() {

@@ -4,7 +4,7 @@
  * `reports/bordereaux/<agency>/<party>/<mode>/<YYYY-MM>.<format>` (provisional: `<YYYY-MM>-provisional-<id>`):
  *
  * - CSV: RFC 4180, CRLF line ends, a header row of `BORDEREAU_COLUMNS`, amounts as text with two
- *   decimals (csv-stringify, a batch at a time);
+ *   decimals (a batch at a time);
  * - XLSX: one sheet `Bordereau` with a frozen header row, typed cells (dates, counts, amounts as
  *   numbers shown with two decimals) and a totals row per currency (exceljs' streaming writer).
  *

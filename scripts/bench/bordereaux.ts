@@ -17,8 +17,10 @@
  *   query for longer than it runs, so the plain COPY carries that compile time and the
  *   bordereau does not: the second ratio is what the writer costs beside the bare query).
  *
- * Goals (issue 26): the bordereau of `--rows` within 3x the COPY's time; peak RSS at `--rows`
- * within 1.2x the peak at `--small` (memory flat as the month grows).
+ * Goals (issues 26 and 49): the bordereau of `--rows` within 3x the COPY's time; peak RSS at
+ * `--rows` within 1.2x the peak at `--small` (memory flat as the month grows). The machine-speed
+ * probe of CI and the fault suites is taken before and after (about 200 ms on the reference
+ * machines; a loaded machine reads higher): read the seconds against it, the ratios less so.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -115,6 +117,17 @@ async function copySeconds(db: Db, databaseUrl: string, bindings: Record<string,
   return (performance.now() - t0) / 1000;
 }
 
+/** The machine-speed probe (test/resilience/lib/machine-probe.mjs) in ms, as .ci/run takes it; null when it cannot run. */
+async function machineProbeMs(): Promise<number | null> {
+  const script =
+    "import { probeMachineMs } from './test/resilience/lib/machine-probe.mjs'; process.stdout.write(probeMachineMs().toFixed(0))";
+  try {
+    return Number((await run(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT })).stdout);
+  } catch {
+    return null;
+  }
+}
+
 /** The activity in a fresh process: its wall time (s), rows and peak RSS (MiB). */
 async function generate(env: NodeJS.ProcessEnv, bordereauId: number): Promise<{ seconds: number; rows: number; peakRssMiB: number }> {
   const { stdout } = await run(
@@ -141,6 +154,8 @@ export async function runBordereauxBench(argv: string[]): Promise<BenchReport> {
   const base = loadConfigOrExit();
   const cpus = os.cpus();
   log(`bordereaux bench — ${startedAt.toISOString()}; ${cpus.length} CPU core(s); load ${os.loadavg().map(round2).join(' / ')}`);
+  const probeBefore = await machineProbeMs();
+  log(`machine probe ${probeBefore ?? '?'} ms (about 200 ms on the reference machines)`);
   const { stack, ensureTools } = await loadStackLib();
   const tools = await ensureTools({ log });
   const dbTarget = new URL(base.DATABASE_URL);
@@ -189,6 +204,8 @@ export async function runBordereauxBench(argv: string[]): Promise<BenchReport> {
           `${month}: ${g.rows} rows — bordereau (CSV + XLSX) ${round2(g.seconds)} s, peak RSS ${round2(g.peakRssMiB)} MiB; COPY ${round2(copy)} s (JIT off: ${round2(copyNoJit)} s)`,
         );
       }
+      const probeAfter = await machineProbeMs();
+      log(`machine probe after: ${probeAfter ?? '?'} ms`);
       const small = measured[SMALL_MONTH]!;
       const large = measured[LARGE_MONTH]!;
       const timeRatio = ratioOf(large.seconds, large.copySeconds);
@@ -223,7 +240,13 @@ export async function runBordereauxBench(argv: string[]): Promise<BenchReport> {
           goal: null,
         },
       ];
-      const resultsFile = writeResultsFile('bordereaux', { startedAt: startedAt.toISOString(), options: opts, measured, scenarios });
+      const resultsFile = writeResultsFile('bordereaux', {
+        startedAt: startedAt.toISOString(),
+        options: opts,
+        machineProbeMs: { before: probeBefore, after: probeAfter },
+        measured,
+        scenarios,
+      });
       for (const s of scenarios)
         log(
           `${s.scenario}: ${s.figure.value} ${s.figure.unit} vs ${s.baseline?.value} ${s.baseline?.unit} = ${s.ratio}x${s.goal ? ` (${s.goal.text}: ${s.goal.pass ? 'PASS' : 'MISSED'})` : ''}`,
