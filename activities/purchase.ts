@@ -141,7 +141,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
   return {
     /**
      * Creates (or, on retry, returns the same) checkout session for the purchase: one line per
-     * product line at its priced amount, plus the platform fee as its own line; metadata carries
+     * product line at its priced amount, plus the platform fee as its own line and each premium
+     * tax (per tax and jurisdiction, over the items) as its own line; metadata carries
      * the purchase id on the session, its payment intent and the invoice the processor creates
      * once the session is paid (invoice creation on). Stores the session on the purchase.
      */
@@ -169,6 +170,15 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
           price_data: { ...recurring, currency, unit_amount: purchase.platformFeeMinor, product_data: { name: 'Platform fee' } },
         });
       }
+      // Premium tax as its own lines, one per tax and jurisdiction (summed over the items), after the fee.
+      const taxes = new Map<string, number>();
+      for (const t of lines.flatMap((l) => l.taxLines)) {
+        const name = `${t.label} (${t.jurisdiction})`;
+        taxes.set(name, (taxes.get(name) ?? 0) + t.amountMinor);
+      }
+      for (const [name, amount] of taxes)
+        if (amount > 0)
+          lineItems.push({ quantity: 1, price_data: { ...recurring, currency, unit_amount: amount, product_data: { name } } });
       // The processor accepts 30 min to 24 h; the workflow enforces the configured deadline itself.
       const expiresAt = Math.floor(Date.now() / 1000) + Math.min(86_400, Math.max(1_800, input.sessionTtlSeconds));
       const returnUrls = checkoutReturnUrls({

@@ -82,6 +82,7 @@ import { parseCommandLine, positiveInt, UsageError } from './cli';
 import { find } from './ops-find';
 import { coverage } from './ops-coverage';
 import { finance } from './ops-finance';
+import { taxRates } from './ops-tax-rates';
 import { sweepDocuments } from './ops-sweep';
 import { listOperators, operatorOf, operatorTokenCommand } from './ops-operators';
 import { OperatorTokenRefused } from '../src/operators/service';
@@ -109,6 +110,8 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             by agency and day (default: today and 30 days on; read-only)
   setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>"
                             create the namespace if missing, register the search attributes
+  tax-rates sync|list        make the premium tax rates table hold src/taxes/premium-tax-rates.json
+                            (insert or update by key; rows no longer in the file kept), or print it
   finance --month YYYY-MM [--account <id>] [--mode test|live]
                             premium, fees, cancellations, refunds and net per agency, and premium
                             per insurer/MGA; month to date for the current month (read-only)
@@ -205,6 +208,7 @@ async function main(argv: string[]): Promise<number> {
       values.json,
     );
   if (command === 'find') return find(values.email, values.mode, values.json);
+  if (command === 'tax-rates') return taxRates(positionals[1], values.json);
   if (command === 'finance') return finance({ month: values.month, account: values.account, mode: values.mode }, values.json);
   if (command === 'coverage')
     return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);

@@ -37,6 +37,8 @@ import { createQuestionSetService } from './question-sets/service';
 import { questionSetRoutes } from './question-sets/routes';
 import { createQuotesRepository } from './quotes/repository';
 import { createQuoteService, type QuoteService } from './quotes/service';
+import { createTaxPricer } from './taxes/service';
+import { createTaxRatesRepository } from './taxes/repository';
 import { quoteRoutes } from './quotes/routes';
 import { createSaleRepository } from './purchases/sale-repository';
 import { createSubscriptionRepository } from './purchases/subscription-repository';
@@ -201,6 +203,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
     sales,
     questionSets,
     verifyBuyer: (principal, uuid, token) => buyers.verifyAccessToken(principal, uuid, token),
+    taxes: createTaxPricer(createTaxRatesRepository(db)),
     maxCoveredUnits: config.MAX_COVERED_UNITS,
   });
   const mailer = createMailer(config, log);

@@ -196,6 +196,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/products/{id}/tax_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product's premium tax setting (null fields: not taxed)
+         * @description Premium tax: the product’s line of business and where its risk is (`named_insured`: the named insured’s address; `venue`: the certificate holder’s). A quote then prices, per item, every tax the published rates of that jurisdiction (country, and region where the tax is a region’s) and line levy on the day: a rate on premium (surplus-lines tax, insurance premium tax), a stamping fee (a rate on premium of its own), or a fixed amount per policy, each rounded half up to a whole minor unit. The tax is shown apart on the quote (`amount_tax`, `tax_lines`), as its own lines at the processor’s checkout, on the purchase and in the bordereau’s `tax` column, and a cancellation gives it back by the same rule as the premium. The rates are kept as versioned data, each with its published source; a product without a setting is not taxed. A recurring product cannot be taxed (400 VALIDATION_ERROR).
+         */
+        get: operations["getTaxSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set (or with line_of_business null remove) a product's premium tax setting
+         * @description Premium tax: the product’s line of business and where its risk is (`named_insured`: the named insured’s address; `venue`: the certificate holder’s). A quote then prices, per item, every tax the published rates of that jurisdiction (country, and region where the tax is a region’s) and line levy on the day: a rate on premium (surplus-lines tax, insurance premium tax), a stamping fee (a rate on premium of its own), or a fixed amount per policy, each rounded half up to a whole minor unit. The tax is shown apart on the quote (`amount_tax`, `tax_lines`), as its own lines at the processor’s checkout, on the purchase and in the bordereau’s `tax` column, and a cancellation gives it back by the same rule as the premium. The rates are kept as versioned data, each with its published source; a product without a setting is not taxed. A recurring product cannot be taxed (400 VALIDATION_ERROR). A change applies to quotes from then on; a purchase keeps the tax it was charged.
+         */
+        patch: operations["updateTaxSettings"];
+        trace?: never;
+    };
     "/api/v1/purchases": {
         parameters: {
             query?: never;
@@ -1856,6 +1880,8 @@ export interface components {
             amount_subtotal: number;
             /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
             platform_fee: number;
+            /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
+            amount_tax: number;
             /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
             /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
@@ -2127,6 +2153,8 @@ export interface components {
             amount_subtotal: number;
             /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
             platform_fee: number;
+            /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
+            amount_tax: number;
             /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
             /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
@@ -3296,6 +3324,47 @@ export interface components {
              */
             effective_from?: string;
         };
+        TaxSettingsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["TaxSettings"];
+            message: string;
+        };
+        TaxSettings: {
+            product_id: number;
+            /**
+             * @description null: not taxed
+             * @enum {string|null}
+             */
+            line_of_business: "general_liability" | "property" | "travel" | "motor" | "accident_health" | null;
+            /** @enum {string|null} */
+            risk_location: "named_insured" | "venue" | null;
+            updated_at: string | null;
+        };
+        TaxSettingsUpdatedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["TaxSettings"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "line_of_business": "general_liability",
+         *       "risk_location": "named_insured"
+         *     }
+         */
+        UpdateTaxSettingsRequest: {
+            /**
+             * @description The line of business the premium tax rates are looked up by; null: the product is not taxed (as without a setting)
+             * @enum {string|null}
+             */
+            line_of_business: "general_liability" | "property" | "travel" | "motor" | "accident_health" | null;
+            /**
+             * @description Where the risk is, whose jurisdiction (country, and region where the tax is a region’s) taxes it: `named_insured` (the named insured’s address, default) or `venue` (the certificate holder’s address)
+             * @enum {string}
+             */
+            risk_location?: "named_insured" | "venue";
+        };
         PurchaseListResponse: {
             /** @enum {boolean} */
             success: true;
@@ -3323,6 +3392,8 @@ export interface components {
             amount_subtotal: number;
             /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
             platform_fee: number;
+            /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
+            amount_tax: number;
             /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
             /** @description What the buyer paid (amount_total once paid, else 0), integer minor units of `currency` (e.g. cents) */
@@ -3381,6 +3452,8 @@ export interface components {
             amount_subtotal: number;
             /** @description Platform fee of the key that sold it, integer minor units of `currency` (e.g. cents) */
             platform_fee: number;
+            /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
+            amount_tax: number;
             /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
             /** @description What the buyer paid (amount_total once paid, else 0), integer minor units of `currency` (e.g. cents) */
@@ -3451,11 +3524,35 @@ export interface components {
                 /** @description Commission given back by completed cancellations: on each the premium it returned × rate_bps / 10 000, rounded down; never more than `amount`, integer minor units of `currency` (e.g. cents) */
                 returned: number;
             } | null;
+            /** @description Premium tax of the item, kept at the sale (amount 0 and no lines: the product is not taxed) */
+            tax: {
+                /** @description Premium tax charged on the item at the sale, integer minor units of `currency` (e.g. cents) */
+                amount: number;
+                lines: components["schemas"]["TaxLine"][];
+            };
             /** @description The named insured as answered */
             named_insured?: unknown;
             /** @description The certificate holder as answered (null: none) */
             certificate_holder?: unknown;
             covered_units: components["schemas"]["PurchaseCoveredUnit"][];
+        };
+        TaxLine: {
+            /** @description Which tax: surplus_lines_tax, stamping_fee, insurance_premium_tax, … */
+            tax: string;
+            /**
+             * @description `premium_rate` (rate_bps of premium), `stamping_fee` (rate_bps of premium, for a stamping office) or `fixed_per_policy`
+             * @enum {string}
+             */
+            method: "premium_rate" | "stamping_fee" | "fixed_per_policy";
+            label: string;
+            /** @description Where the rate belongs: a country (DE) or a country and region (US-TX) */
+            jurisdiction: string;
+            /** @description The rate in basis points; null for a fixed amount per policy */
+            rate_bps: number | null;
+            /** @description Minor units, rounded half up once */
+            amount: number;
+            /** @description Where the rate is published */
+            source: string;
         };
         PurchaseCoveredUnit: {
             /** @description Covered unit id (what a cancellation names) */
@@ -4657,7 +4754,7 @@ export interface components {
             data: components["schemas"]["Bordereau"];
             message: string;
         };
-        /** @description A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation), RF-<refund>-<item> (refund)); `transaction_type` (new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back), cancellation, or refund (money given back in the processor’s dashboard without a cancellation: the part of a charge refunded, the sale’s or an endorsement’s, that no cancellation or endorsement explains, spread over the items by what that charge paid for each)); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, the cancellation’s refund completed, or the dashboard refund’s event received); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time, the dashboard refund’s event); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it priced), ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed, added, priced or cancelled (0 for a refund)); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Tax on it, major units (0.00: no tax is charged at sale today)); `commission` (The agency’s commission on the row’s premium, major units: the rate the item was sold at × the premium, rounded down to a whole minor unit (negative: given back with returned premium); empty when the item has no commission rate); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
+        /** @description A month’s premium bordereau for one insurer or MGA: one row per transaction and purchase item. Columns: `reporting_month` (The month reported, YYYY-MM (UTC)); `transaction_reference` (Unique per row: NB-<purchase>-<item> (new business), RN-<purchase>-<item> (renewal), EN-<endorsement>-<item> (endorsement), CN-<cancellation>-<item> (cancellation), RF-<refund>-<item> (refund)); `transaction_type` (new_business, renewal, endorsement (covered units added after the sale, or a certificate holder’s additional-insured or waiver-of-subrogation premium collected or, negative, given back), cancellation, or refund (money given back in the processor’s dashboard without a cancellation: the part of a charge refunded, the sale’s or an endorsement’s, that no cancellation or endorsement explains, spread over the items by what that charge paid for each)); `transaction_date` (When it was recorded, YYYY-MM-DD (UTC): paid, renewed, the endorsement applied, the cancellation’s refund completed, or the dashboard refund’s event received); `effective_date` (When it took effect, YYYY-MM-DD (UTC): the payment for a sale or renewal, the endorsement’s application, the cancellation’s effective time, the dashboard refund’s event); `master_policy_number` (The product’s master policy number under which the certificate was issued); `certificate_reference` (COI-<purchase>-<item>: every certificate number of the item starts with it (then -<unit>-<check>)); `product_name` (The product’s customer-facing name); `insured_name` (The named insured); `insured_region` (The named insured’s region or state, when an address was given); `insured_country` (The named insured’s country (ISO 3166-1 alpha-2), when an address was given); `risk_inception` (Start of the item’s first covered unit (a sale: as sold; an endorsement: of the units it priced), ISO 8601 UTC); `risk_expiry` (End of the item’s last covered unit (as for risk_inception), ISO 8601 UTC); `covered_units` (Covered units (days or trips) the row is about: written, renewed, added, priced or cancelled (0 for a refund)); `currency` (ISO 4217 code, upper case); `gross_premium` (Premium written (positive) or returned (negative), major units, two decimals); `platform_fee` (The selling key’s platform fee on it, shared over the purchase’s items by premium, major units); `tax` (Premium tax on it, major units: what the item was charged at the sale (every tax line of its jurisdiction), or the part a cancellation gave back (negative); 0.00 when the product is not taxed); `commission` (The agency’s commission on the row’s premium, major units: the rate the item was sold at × the premium, rounded down to a whole minor unit (negative: given back with returned premium); empty when the item has no commission rate); `net_premium` (Gross premium less commission, major units: what is due to (or from) the party). */
         Bordereau: {
             /** @enum {string} */
             object: "bordereau";
@@ -6263,6 +6360,28 @@ export interface components {
                 bps: number | null;
                 amount: number;
             };
+            /** @description Premium tax of all items, minor units (0: no product of the quote is taxed); part of amount_total, after the platform fee */
+            amount_tax: number;
+            /** @description Each tax charged, per item (the product line) and tax: what the processor’s checkout shows as its own lines */
+            tax_lines: {
+                /** @description Which tax: surplus_lines_tax, stamping_fee, insurance_premium_tax, … */
+                tax: string;
+                /**
+                 * @description `premium_rate` (rate_bps of premium), `stamping_fee` (rate_bps of premium, for a stamping office) or `fixed_per_policy`
+                 * @enum {string}
+                 */
+                method: "premium_rate" | "stamping_fee" | "fixed_per_policy";
+                label: string;
+                /** @description Where the rate belongs: a country (DE) or a country and region (US-TX) */
+                jurisdiction: string;
+                /** @description The rate in basis points; null for a fixed amount per policy */
+                rate_bps: number | null;
+                /** @description Minor units, rounded half up once */
+                amount: number;
+                /** @description Where the rate is published */
+                source: string;
+                product_line_id: number;
+            }[];
             /** @description The bundle quoted (its id and customer-facing name); null when only product lines were selected */
             bundle: {
                 id: number;
@@ -9045,6 +9164,242 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CommissionRateAddedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id in this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTaxSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Product line id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxSettingsResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id in this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateTaxSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Product line id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTaxSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxSettingsUpdatedResponse"];
                 };
             };
             /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
@@ -17700,6 +18055,7 @@ export interface operations {
                  *           "currency": "usd",
                  *           "amount_subtotal": 7500,
                  *           "platform_fee": 188,
+                 *           "amount_tax": 0,
                  *           "amount_total": 7688,
                  *           "amount_refunded": 0,
                  *           "failure_reason": null,
@@ -17812,6 +18168,7 @@ export interface operations {
                  *           "currency": "usd",
                  *           "amount_subtotal": 7500,
                  *           "platform_fee": 188,
+                 *           "amount_tax": 0,
                  *           "amount_total": 7688,
                  *           "amount_refunded": 0,
                  *           "failure_reason": null,
@@ -18012,6 +18369,7 @@ export interface operations {
                  *           "currency": "usd",
                  *           "amount_subtotal": 7500,
                  *           "platform_fee": 188,
+                 *           "amount_tax": 0,
                  *           "amount_total": 7688,
                  *           "amount_refunded": 0,
                  *           "failure_reason": null,
@@ -18124,6 +18482,7 @@ export interface operations {
                  *           "currency": "usd",
                  *           "amount_subtotal": 7500,
                  *           "platform_fee": 188,
+                 *           "amount_tax": 0,
                  *           "amount_total": 7688,
                  *           "amount_refunded": 7688,
                  *           "failure_reason": null,
@@ -18236,6 +18595,7 @@ export interface operations {
                  *           "currency": "usd",
                  *           "amount_subtotal": 7500,
                  *           "platform_fee": 188,
+                 *           "amount_tax": 0,
                  *           "amount_total": 7688,
                  *           "amount_refunded": 2563,
                  *           "failure_reason": null,
@@ -18541,6 +18901,7 @@ export interface operations {
                  *           "currency": "usd",
                  *           "amount_subtotal": 7500,
                  *           "platform_fee": 188,
+                 *           "amount_tax": 0,
                  *           "amount_total": 7688,
                  *           "amount_refunded": 0,
                  *           "failure_reason": "Your card was declined.",
@@ -18653,6 +19014,7 @@ export interface operations {
                  *           "currency": "usd",
                  *           "amount_subtotal": 7500,
                  *           "platform_fee": 188,
+                 *           "amount_tax": 0,
                  *           "amount_total": 7688,
                  *           "amount_refunded": 0,
                  *           "failure_reason": null,

@@ -321,6 +321,7 @@ const PURCHASE_EXAMPLE = {
   currency: 'usd',
   amount_subtotal: 7500,
   platform_fee: 188,
+  amount_tax: 0,
   amount_total: 7688,
   amount_refunded: 0,
   failure_reason: null,

@@ -1,9 +1,36 @@
 /**
  * Wire contracts of a product's pricing terms beyond its price (issue 49): the agency's commission
- * rates (`/api/v1/products/{id}/commission_rates`). snake_case; rates in basis points
- * (1 250 = 12.5 %); instants ISO 8601 UTC.
+ * rates (`/api/v1/products/{id}/commission_rates`) and the product's premium tax setting
+ * (`/api/v1/products/{id}/tax_settings`). snake_case; rates in basis points (1 250 = 12.5 %);
+ * instants ISO 8601 UTC.
  */
 import { z } from 'zod';
+import { LINES_OF_BUSINESS, RISK_LOCATIONS } from '../taxes/premium-tax';
+
+/** Body of `PATCH /api/v1/products/{id}/tax_settings`. */
+export const UpdateTaxSettingsBody = z
+  .strictObject({
+    line_of_business: z.enum(LINES_OF_BUSINESS).nullable().meta({
+      description: 'The line of business the premium tax rates are looked up by; null: the product is not taxed (as without a setting)',
+    }),
+    risk_location: z.enum(RISK_LOCATIONS).optional().meta({
+      description:
+        'Where the risk is, whose jurisdiction (country, and region where the tax is a region’s) taxes it: `named_insured` (the named insured’s address, default) or `venue` (the certificate holder’s address)',
+    }),
+  })
+  .meta({ id: 'UpdateTaxSettingsRequest', example: { line_of_business: 'general_liability', risk_location: 'named_insured' } });
+export type UpdateTaxSettingsBody = z.infer<typeof UpdateTaxSettingsBody>;
+
+/** A product's tax setting as the API answers it. */
+export const TaxSettingsRead = z
+  .object({
+    product_id: z.number().int(),
+    line_of_business: z.enum(LINES_OF_BUSINESS).nullable().meta({ description: 'null: not taxed' }),
+    risk_location: z.enum(RISK_LOCATIONS).nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: 'TaxSettings' });
+export type TaxSettingsRead = z.infer<typeof TaxSettingsRead>;
 
 /** Body of `POST /api/v1/products/{id}/commission_rates`. */
 export const AddCommissionRateBody = z

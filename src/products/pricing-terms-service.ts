@@ -8,12 +8,17 @@
  * later rate never reprices what was sold. Errors: NOT_FOUND; VALIDATION_ERROR when the party is
  * neither the product's insurer nor its MGA, when the start is in the past, or when that party
  * already has a rate starting at that instant.
+ *
+ * Premium tax (item 3): a product's tax setting names its line of business and where its risk is
+ * (the named insured's or the venue's address); the quote then prices the published rates of that
+ * jurisdiction (src/taxes/). A product without a setting is not taxed. A recurring product cannot
+ * be taxed (VALIDATION_ERROR): its monthly renewals are not priced with tax.
  */
 import { AppError, notFound } from '../shared/errors';
 import type { Principal } from '../api-keys/service';
 import type { ProductLine, ProductsRepository } from './repository';
-import type { CommissionRate, PricingTermsRepository } from './pricing-terms-repository';
-import type { AddCommissionRateBody, CommissionRateRead } from './pricing-terms-schemas';
+import type { CommissionRate, PricingTermsRepository, TaxSetting } from './pricing-terms-repository';
+import type { AddCommissionRateBody, CommissionRateRead, UpdateTaxSettingsBody, TaxSettingsRead } from './pricing-terms-schemas';
 import { scopeOf } from './service';
 
 /** How far in the past a start may be and still count as "now" (a client's clock a little behind). */
@@ -53,7 +58,44 @@ export function createPricingTermsService(deps: {
     }));
   };
 
+  const taxRead = (id: number, t: TaxSetting | null): TaxSettingsRead => ({
+    product_id: id,
+    line_of_business: t?.lineOfBusiness ?? null,
+    risk_location: t?.riskLocation ?? null,
+    updated_at: t?.updatedAt.toISOString() ?? null,
+  });
+
   return {
+    /** The product's tax setting (all null: not taxed). */
+    async getTaxSettings(principal: Principal, id: number): Promise<TaxSettingsRead> {
+      if (!(await deps.products.find(id, scopeOf(principal)))) throw notFound('product', id);
+      return taxRead(id, await deps.terms.taxSetting(id));
+    },
+
+    /** Sets (or with `line_of_business: null` removes) the product's tax setting; quotes from then on follow it. */
+    async updateTaxSettings(principal: Principal, id: number, body: UpdateTaxSettingsBody): Promise<TaxSettingsRead> {
+      return deps.products.transaction(async (trx) => {
+        const product = await deps.products.find(id, scopeOf(principal), trx);
+        if (!product) throw notFound('product', id);
+        if (body.line_of_business !== null && product.isRecurring)
+          throw new AppError(
+            'VALIDATION_ERROR',
+            'line_of_business: a recurring product cannot be taxed (its renewals are not priced with tax)',
+            {
+              details: [{ path: 'line_of_business', message: 'must be null for a recurring product' }],
+            },
+          );
+        const saved = await deps.terms.saveTaxSetting(
+          trx,
+          id,
+          body.line_of_business === null
+            ? null
+            : { lineOfBusiness: body.line_of_business, riskLocation: body.risk_location ?? 'named_insured' },
+        );
+        return taxRead(id, saved);
+      });
+    },
+
     /** Every commission rate of the product, oldest first, with the one a sale takes now marked. */
     async listCommissionRates(principal: Principal, id: number): Promise<CommissionRateRead[]> {
       const product = await deps.products.find(id, scopeOf(principal));

@@ -43,6 +43,7 @@ export function purchaseObject(p: PurchaseRecord) {
     currency: p.currency,
     amount_subtotal: p.subtotalMinor,
     platform_fee: p.platformFeeMinor,
+    amount_tax: p.taxMinor ?? 0, // a record built before tax was kept has none
     amount_total: p.totalMinor,
     amount_refunded: p.refundedMinor,
     failure_reason: p.failureReason,

@@ -21,6 +21,7 @@ import type { Knex } from 'knex';
 import type { Address } from '../certificates/repository';
 import type { CancellationTerms } from '../products/cancellation-terms';
 import type { ItemCommission } from './commission';
+import type { TaxLine } from '../taxes/premium-tax';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
 /** Which status each status may move to (a move to the same status is a no-op). */
@@ -97,6 +98,8 @@ export interface NewPurchase {
   subtotalMinor: number;
   platformFeeBps: number | null;
   platformFeeMinor: number;
+  /** Premium tax of all items (minor units; absent: 0). */
+  taxMinor?: number;
   totalMinor: number;
   /** The bundle the quote sold, with its customer-facing name at the sale (null or absent: no bundle). */
   bundle?: PurchaseBundle | null;
@@ -111,6 +114,9 @@ export interface NewPurchase {
     units: NewCoveredUnit[];
     priceFactor: number;
     amountMinor: number;
+    /** Premium tax charged on the item (minor units; absent: 0) and its lines (absent or null: not taxed). */
+    taxMinor?: number;
+    taxLines?: TaxLine[] | null;
     answers: Record<string, unknown>;
     namedInsured: unknown;
     certificateHolder: unknown;
@@ -153,6 +159,8 @@ export interface PurchaseRecord {
   /** The key's platform fee rate at the sale (basis points; null: none). */
   platformFeeBps: number | null;
   platformFeeMinor: number;
+  /** Premium tax charged with it (minor units; 0: none), part of `totalMinor`. */
+  taxMinor: number;
   totalMinor: number;
   savePaymentMethod: boolean;
   checkoutSessionId: string | null;
@@ -201,6 +209,7 @@ export const toPurchaseRecord = (r: Record<string, unknown>): PurchaseRecord => 
   subtotalMinor: Number(r.subtotal_minor),
   platformFeeBps: r.platform_fee_bps === null || r.platform_fee_bps === undefined ? null : Number(r.platform_fee_bps),
   platformFeeMinor: Number(r.platform_fee_minor),
+  taxMinor: Number(r.tax_minor ?? 0),
   totalMinor: Number(r.total_minor),
   savePaymentMethod: Boolean(r.save_payment_method),
   checkoutSessionId: (r.checkout_session_id as string | null) ?? null,
@@ -279,6 +288,9 @@ export interface PurchaseItemDetail {
   cancellationTerms: CancellationTerms;
   /** The agency's commission kept at the sale (./commission.ts); null or absent: no rate was in force. */
   commission?: ItemCommission | null;
+  /** Premium tax charged on it at the sale (minor units; absent: 0) and its lines (absent or null: not taxed). */
+  taxMinor?: number;
+  taxLines?: TaxLine[] | null;
   units: Array<
     NewCoveredUnit & {
       id: number;

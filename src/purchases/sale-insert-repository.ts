@@ -89,6 +89,7 @@ export async function insertPurchase(
       subtotal_minor: p.subtotalMinor,
       platform_fee_bps: p.platformFeeBps,
       platform_fee_minor: p.platformFeeMinor,
+      tax_minor: p.taxMinor ?? 0,
       total_minor: p.totalMinor,
       bundle_id: p.bundle?.id ?? null,
       bundle_name: p.bundle?.name ?? null,
@@ -132,6 +133,8 @@ export async function insertPurchase(
         certificate_holder: item.certificateHolder === null ? null : JSON.stringify(item.certificateHolder),
         cancellation_terms: JSON.stringify(termsOf(item)),
         ...commissionColumns(rates.get(item.productLineId), item.amountMinor),
+        tax_minor: item.taxMinor ?? 0,
+        tax_lines: item.taxLines ? JSON.stringify(item.taxLines) : null,
       })
       .returning('id');
     await writeHolders(trx, purchase.id, [

@@ -154,7 +154,7 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
 
     /**
      * What the checkout session is made from: the purchase, its lines (with the processor product
-     * and name) and where the buyer returns (the key's URLs, else the account's; null where neither).
+     * and name, and the premium tax lines of each) and where the buyer returns (the key's URLs, else the account's; null where neither).
      */
     async checkoutContext(purchaseId: number) {
       const r = await db('purchases as p')
@@ -173,13 +173,14 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
         .join('product_lines as pl', 'pl.id', 'i.product_line_id')
         .where('i.purchase_id', purchaseId)
         .orderBy('i.position')
-        .select('i.amount_minor', 'pl.customer_name', 'pl.payproc_product_id');
+        .select('i.amount_minor', 'i.tax_lines', 'pl.customer_name', 'pl.payproc_product_id');
       return {
         purchase: toPurchaseRecord(r),
         lines: lines.map((l) => ({
           amountMinor: Number(l.amount_minor),
           name: l.customer_name as string,
           payprocProductId: (l.payproc_product_id as string | null) ?? null,
+          taxLines: (l.tax_lines as PurchaseItemDetail['taxLines']) ?? [],
         })),
         successUrl: (r.key_success_url as string | null) ?? (r.account_success_url as string | null) ?? null,
         cancelUrl: (r.key_cancel_url as string | null) ?? (r.account_cancel_url as string | null) ?? null,
@@ -258,6 +259,8 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
                     rateBps: Number(i.commission_bps),
                     amountMinor: Number(i.commission_minor),
                   },
+            taxMinor: Number(i.tax_minor ?? 0),
+            taxLines: (i.tax_lines as PurchaseItemDetail['taxLines']) ?? null,
             units: [],
           };
           items.push(item);

@@ -4,6 +4,7 @@
  * every amount an integer in the currency's minor units (cents for usd); instants ISO 8601 UTC.
  */
 import { z } from 'zod';
+import { TaxLineObject } from '../quotes/schemas';
 import { pageQueryFields } from '../http/query';
 import type { PurchaseStatus } from '../../workflows/contracts';
 import { CANCELLATION_REQUESTERS } from './refund-rule';
@@ -64,6 +65,7 @@ const purchaseFields = {
   currency: z.string().meta({ description: 'Three-letter ISO code, lower case' }),
   amount_subtotal: minor('Premium of every item before the platform fee'),
   platform_fee: minor('Platform fee of the key that sold it'),
+  amount_tax: minor('Premium tax of all items (0: none), part of amount_total'),
   amount_total: minor('What the buyer was asked to pay'),
   amount_paid: minor('What the buyer paid (amount_total once paid, else 0)'),
   amount_refunded: minor('What went back to the buyer so far, by cancellations or in the processor dashboard'),
@@ -168,6 +170,9 @@ const PurchaseItem = z
       .meta({
         description: 'The agency’s commission on the item, kept at the sale (a later rate never reprices it); null: no rate was set',
       }),
+    tax: z
+      .object({ amount: minor('Premium tax charged on the item at the sale'), lines: z.array(TaxLineObject) })
+      .meta({ description: 'Premium tax of the item, kept at the sale (amount 0 and no lines: the product is not taxed)' }),
     named_insured: z.unknown().meta({ description: 'The named insured as answered' }),
     certificate_holder: z.unknown().meta({ description: 'The certificate holder as answered (null: none)' }),
     covered_units: z.array(CoveredUnit),

@@ -37,6 +37,7 @@ import { CANCELLATION_QUOTE_TTL_MS, policyClock, storeCancellationQuote } from '
 import { hasStarted, isInForce } from './rules';
 import { itemObject, purchaseObject } from './purchase-object';
 import { commissionOf } from './commission';
+import { taxLineObject } from '../taxes/premium-tax';
 import type {
   Cancellation,
   CancellationQuote,
@@ -65,7 +66,12 @@ export function purchaseScopeOf(p: AccountView): PurchaseScope {
 /** The list shape of a purchase: the events' `purchase` object plus what was paid, what is owed and the buyer's email (minor units). */
 export function toPurchaseSummary(p: PurchaseRecord): PurchaseSummary {
   const paid = p.paidAt ? p.totalMinor : 0;
-  return { ...purchaseObject(p), amount_paid: paid, amount_outstanding: p.totalMinor - paid, buyer_email: p.buyerEmail };
+  return {
+    ...purchaseObject(p),
+    amount_paid: paid,
+    amount_outstanding: p.totalMinor - paid,
+    buyer_email: p.buyerEmail,
+  };
 }
 
 /** A cancellation in its wire shape (amounts in minor units). */
@@ -202,6 +208,7 @@ export function createPurchaseService(deps: {
         return {
           ...item,
           commission: commissionView(i, cancellations),
+          tax: { amount: i.taxMinor ?? 0, lines: (i.taxLines ?? []).map(taxLineObject) },
           is_trip_excess: i.isTripExcess,
           named_insured: i.namedInsured ?? null,
           certificate_holder: i.certificateHolder ?? null,

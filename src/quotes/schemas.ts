@@ -7,6 +7,7 @@
  * answers typed, for the OpenAPI document only: it does not change what the API accepts.
  */
 import { z } from 'zod';
+import { TAX_METHODS } from '../taxes/premium-tax';
 import { Question } from '../question-sets/definition';
 import { Address } from './answers';
 
@@ -224,6 +225,22 @@ export const CoverageDatetime = z.object({
   local_label: z.string(),
 });
 
+/** One premium tax charged on a purchase item (quote and purchase): which tax, where, at what rate, how much. */
+export const TaxLineObject = z
+  .object({
+    tax: z.string().meta({ description: 'Which tax: surplus_lines_tax, stamping_fee, insurance_premium_tax, …' }),
+    method: z.enum(TAX_METHODS).meta({
+      description:
+        '`premium_rate` (rate_bps of premium), `stamping_fee` (rate_bps of premium, for a stamping office) or `fixed_per_policy`',
+    }),
+    label: z.string(),
+    jurisdiction: z.string().meta({ description: 'Where the rate belongs: a country (DE) or a country and region (US-TX)' }),
+    rate_bps: z.number().int().nullable().meta({ description: 'The rate in basis points; null for a fixed amount per policy' }),
+    amount: z.number().int().meta({ description: 'Minor units, rounded half up once' }),
+    source: z.string().meta({ description: 'Where the rate is published' }),
+  })
+  .meta({ id: 'TaxLine' });
+
 export const CheckoutResponse = z
   .object({
     id: z.string().meta({ description: 'Checkout session id at the processor' }),
@@ -246,6 +263,13 @@ export const CheckoutResponse = z
     status: z.literal('awaiting_payment'),
     amount_subtotal: z.number().int(),
     platform_fee: z.object({ bps: z.number().int().nullable(), amount: z.number().int() }),
+    amount_tax: z.number().int().meta({
+      description:
+        'Premium tax of all items, minor units (0: no product of the quote is taxed); part of amount_total, after the platform fee',
+    }),
+    tax_lines: z.array(TaxLineObject.extend({ product_line_id: z.number().int() })).meta({
+      description: 'Each tax charged, per item (the product line) and tax: what the processor’s checkout shows as its own lines',
+    }),
     bundle: z
       .object({ id: z.number().int(), name: z.string() })
       .nullable()

@@ -30,9 +30,11 @@ import type { QuotableBundle, QuotableProduct, QuotableScope, QuotesRepository }
 import type { Question, QuestionSetDefinition } from '../question-sets/definition';
 import type { SaleRepository } from '../purchases/sale-repository';
 import { insertHoldersFromAnswers } from '../certificate-holders/repository';
+import { taxLineObject } from '../taxes/premium-tax';
 import type { CatalogRequest, CatalogResponse, CheckoutResponse, ValidateRequest } from './schemas';
 import type { CheckoutSession } from '../../workflows/contracts';
 import type { PurchaseStartFacts } from '../purchases/workflow-client';
+import type { ItemTax, TaxPricer } from '../taxes/service';
 
 /** What the quote service needs to know about the buyer behind a token. */
 export interface VerifiedBuyer {
@@ -66,6 +68,8 @@ export function createQuoteService(deps: {
   /** Starts (or attaches to) the purchase workflow and returns its checkout session. */
   startCheckout: (purchase: PurchaseStartFacts) => Promise<CheckoutSession>;
   maxCoveredUnits: number;
+  /** Prices premium tax on the items of taxed products (src/taxes/); absent: nothing is taxed. */
+  taxes?: Pick<TaxPricer, 'priceItems'>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
@@ -281,6 +285,8 @@ export function createQuoteService(deps: {
       }
 
       let priced: ReturnType<typeof priceQuote> | null = null;
+      // Premium tax per item (none for products without a tax setting), added to the total after the platform fee.
+      let tax: { items: ItemTax[]; taxMinor: number } = { items: validated.map(() => ({ taxMinor: 0, lines: [] })), taxMinor: 0 };
       if (!problems.length) {
         priced = priceQuote(
           validated.map(({ productId, v }) => ({
@@ -290,6 +296,24 @@ export function createQuoteService(deps: {
           })),
           principal.platformFeeBps,
         );
+        const taxed = deps.taxes
+          ? await deps.taxes.priceItems(
+              validated.map(({ productId, v }, i) => ({
+                productLineId: productId,
+                premiumMinor: priced!.lines[i]!.amountMinor,
+                namedInsured: v.namedInsured,
+                certificateHolder: v.certificateHolder,
+              })),
+              products.get(validated[0]!.productId)!.currency,
+              limits.now,
+            )
+          : null;
+        if (taxed && !taxed.ok)
+          problems.push(
+            ...taxed.problems.map((p) => ({ product_line_template_id: p.productLineId, question: p.question, reason: p.reason })),
+          );
+        if (taxed?.ok) tax = taxed;
+        priced = { ...priced, totalMinor: priced.totalMinor + tax.taxMinor };
         if (priced.totalMinor > MAX_CHARGE_MINOR) {
           problems.push({
             product_line_template_id: validated[0]!.productId,
@@ -318,6 +342,7 @@ export function createQuoteService(deps: {
           subtotalMinor: priced.subtotalMinor,
           platformFeeBps: principal.platformFeeBps,
           platformFeeMinor: priced.platformFeeMinor,
+          taxMinor: tax.taxMinor,
           totalMinor: priced.totalMinor,
           bundle: bundle ? { id: bundle.id, name: bundle.customerName } : null,
           items: validated.map(({ productId, v, inBundle }, i) => ({
@@ -328,6 +353,8 @@ export function createQuoteService(deps: {
             units: v.units,
             priceFactor: v.priceFactor,
             amountMinor: priced!.lines[i]!.amountMinor,
+            taxMinor: tax.items[i]!.taxMinor,
+            taxLines: tax.items[i]!.lines.length ? tax.items[i]!.lines : null,
             answers: v.answers,
             namedInsured: v.namedInsured,
             certificateHolder: v.certificateHolder,
@@ -357,6 +384,10 @@ export function createQuoteService(deps: {
         status: 'awaiting_payment',
         amount_subtotal: priced.subtotalMinor,
         platform_fee: { bps: principal.platformFeeBps, amount: priced.platformFeeMinor },
+        amount_tax: tax.taxMinor,
+        tax_lines: validated.flatMap(({ productId }, i) =>
+          tax.items[i]!.lines.map((l) => ({ product_line_id: productId, ...taxLineObject(l) })),
+        ),
         bundle: bundle ? { id: bundle.id, name: bundle.customerName } : null,
         line_items: validated.map(({ productId, inBundle }, i) => ({
           product_line_id: productId,

@@ -68,7 +68,11 @@ export const BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   { name: 'currency', description: 'ISO 4217 code, upper case' },
   { name: 'gross_premium', description: 'Premium written (positive) or returned (negative), major units, two decimals' },
   { name: 'platform_fee', description: 'The selling key’s platform fee on it, shared over the purchase’s items by premium, major units' },
-  { name: 'tax', description: 'Tax on it, major units (0.00: no tax is charged at sale today)' },
+  {
+    name: 'tax',
+    description:
+      'Premium tax on it, major units: what the item was charged at the sale (every tax line of its jurisdiction), or the part a cancellation gave back (negative); 0.00 when the product is not taxed',
+  },
   {
     name: 'commission',
     description:

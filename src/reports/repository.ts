@@ -137,7 +137,7 @@ export const LEDGER_SQL = `
            (select min(cu.starts_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id is null) as risk_inception,
            (select max(cu.ends_at) from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id is null) as risk_expiry,
            (select count(*)::int from covered_units cu where cu.purchase_item_id = i.id and cu.added_by_transaction_id is null) as covered_units,
-           p.currency, i.amount_minor as premium_minor, p.platform_fee_minor as spread_fee_minor, 0::bigint as spread_tax_minor,
+           p.currency, i.amount_minor as premium_minor, p.platform_fee_minor as spread_fee_minor, i.tax_minor as spread_tax_minor,
            array(select x.amount_minor from purchase_items x where x.purchase_id = p.id order by x.position) as weights,
            null::jsonb as breakdown, i.id as item_id, i.position as weight_index,
            i.commission_bps, i.commission_minor
@@ -215,6 +215,8 @@ function toEntry(r: LedgerRow): LedgerEntry {
     tax = sign(shareOf(Number(r.spread_tax_minor), weights, index));
   } else {
     fee = shareOf(Number(r.spread_fee_minor), (r.weights ?? []).map(Number), r.weight_index);
+    // A sale's or renewal's item carries the premium tax it was charged (its own, not spread).
+    tax = Number(r.spread_tax_minor);
   }
   return {
     type: r.type,
