@@ -45,6 +45,10 @@
  *                             size and sha256, issue missing or damaged ones again and check them;
  *                             exit 3 when one could not be repaired; recorded in the audit log,
  *                             a reason optional (scripts/ops-sweep.ts)
+ *   create-party --kind insurer|mga --name "<name>" [--register-number <n>] [--slug <slug>] --reason "<why>"
+ *   appoint --party <id> --agency <id> --reason "<why>"
+ *                             an insurer or MGA root account (NAIC or register number), and its
+ *                             appointment of an agency (scripts/ops-parties.ts; audited)
  *   issue-operator-token --name <person> --reason "<why>"
  *   revoke-operator-token --name <person> --reason "<why>"
  *   operators                 a per-person operator token (shown once), its revocation, and the
@@ -84,6 +88,7 @@ import { coverage } from './ops-coverage';
 import { finance } from './ops-finance';
 import { taxRates } from './ops-tax-rates';
 import { sweepDocuments } from './ops-sweep';
+import { partyCommand } from './ops-parties';
 import { listOperators, operatorOf, operatorTokenCommand } from './ops-operators';
 import { OperatorTokenRefused } from '../src/operators/service';
 import { temporal as proto } from '@temporalio/proto';
@@ -125,6 +130,10 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             check stored certificates and zips against their recorded sha256 and
                             size, repair missing or damaged ones; exits 3 when one is not repaired
                             (recorded in the audit log; a reason is optional)
+  create-party --kind insurer|mga --name "<name>" [--register-number <n>] [--slug <slug>] --reason "<why>"
+                            an insurer (NAIC code) or MGA (register number), or its new name/number
+  appoint --party <id> --agency <id> --reason "<why>"
+                            the party appoints the agency: its products may name the party
   issue-operator-token --name <person> --reason "<why>"
                             a token naming that person (printed once): OPERATOR_TOKEN for this
                             CLI, Bearer for the codec endpoint
@@ -179,6 +188,7 @@ async function main(argv: string[]): Promise<number> {
         reason: text,
         operator: text,
         name: text,
+        ...{ kind: text, 'register-number': text, slug: text, party: text, agency: text },
         limit: text,
         month: text,
         from: text,
@@ -196,6 +206,7 @@ async function main(argv: string[]): Promise<number> {
       '--operator is not taken: you are named by your operator token (OPERATOR_TOKEN) or, without one, your OS user; nothing was done',
     );
   if (command === 'operators') return listOperators(values.json);
+  if (command === 'create-party' || command === 'appoint') return partyCommand(command, values, values.json, operatorOf);
   if (command === 'issue-operator-token' || command === 'revoke-operator-token')
     return operatorTokenCommand(command, { name: values.name, reason: values.reason }, values.json);
   if (command === 'stuck')
