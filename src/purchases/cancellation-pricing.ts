@@ -5,7 +5,8 @@
  * refunds made in the processor's dashboard, and cancellations still on their way or scheduled). Units added by a priced endorsement count
  * with the premium, platform fee and payment that endorsement collected: an item's premium is what
  * its sale and its endorsements charged for it (less what endorsements gave back: a holder's paid
- * endorsement removed), spread over all its units; what endorsements gave back counts as refunded. Shared by the cancellation quote (API) and the acceptance
+ * endorsement removed), spread over all its units; its tax is the premium tax its sale charged
+ * (given back by the rule in proportion to the premium); what endorsements gave back counts as refunded. Shared by the cancellation quote (API) and the acceptance
  * of a cancellation (worker), so both price the same way. Amounts in minor units.
  */
 import { randomBytes } from 'node:crypto';
@@ -59,7 +60,8 @@ export function priceCancellationOf(
   const ruleItems: RuleItem[] = items.map((i) => ({
     id: i.id,
     premiumMinor: i.amountMinor + (addedByItem.get(i.id) ?? 0),
-    taxMinor: 0, // no tax is charged on purchases yet
+    // The premium tax the item was charged at the sale (an endorsement's added premium carries none).
+    taxMinor: i.taxMinor ?? 0,
     refundedPremiumMinor: refundedByItem.get(i.id) ?? 0,
     units: i.units.map((u) => ({ id: u.id, startsAt: u.startsAt, cancelled: u.cancellationId !== null })),
     terms: i.cancellationTerms,
