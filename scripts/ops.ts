@@ -281,6 +281,9 @@ async function main(argv: string[]): Promise<number> {
 /**
  * `stuck`: what needs an operator, grouped by agency; with `--account`, only that root account's
  * purchases and the retrying activities of its purchases. Exit 0 when nothing is listed, 3 otherwise.
+ * The retrying activities' last failures are decrypted here (the payload codec), so the run is on
+ * the audit log as a decode (actor kind `codec`, action `codec_decode`, via `ops stuck`) under the
+ * operator `operatorOf` names, written before Temporal is read: no record, no decode.
  */
 async function stuck(
   olderThan: string | undefined,
@@ -304,10 +307,24 @@ async function stuck(
     const attention = createAttentionRepository(db);
     const sales = createSaleRepository(db);
     const accounts = createAccountsRepository(db);
-    const [purchaseRows, cancellationRows, allRetrying] = await Promise.all([
+    const decodeStart: AuditStart = {
+      actorKind: 'codec',
+      ...(await operatorOf(db, 'stuck')),
+      action: 'codec_decode',
+      targetKind: 'namespace',
+      targetId: config.TEMPORAL_NAMESPACE,
+      rootAccountId: null,
+      reason: null,
+    };
+    const [purchaseRows, cancellationRows, { result: allRetrying }] = await Promise.all([
       attention.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId),
       attention.stuckCancellations(graceMinutes * 60, 500, rootAccountId),
-      findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 }),
+      auditedOp(
+        createAuditRepository(db),
+        decodeStart,
+        () => findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 }),
+        (r) => ({ via: 'ops stuck', failures_decoded: r.filter((a) => a.lastFailure !== null).length }),
+      ),
     ]);
     const allRows = [...purchaseRows, ...cancellationRows];
     const rows = mode === undefined ? allRows : allRows.filter((r) => r.mode === mode);

@@ -215,6 +215,26 @@ describe('codec decodes are audited with their caller', () => {
     ]);
   });
 
+  test('when ops stuck decrypts the retrying activities’ failures, then its run is a decode recorded under the operator', async () => {
+    const name = person('gina');
+    const token = await issue(name);
+    const before = await lastId();
+    const r = await ops(['stuck', '--older-than-minutes', '525600'], { OPERATOR_TOKEN: token });
+    expect([0, 3]).toContain(r.code);
+    const rows = (await app.container.db('operator_audit_log').where('id', '>', before)).filter((x) => x.actor === name);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        actor_kind: 'codec',
+        actor_via: 'operator_token',
+        action: 'codec_decode',
+        target_kind: 'namespace',
+        target_id: app.container.config.TEMPORAL_NAMESPACE,
+        outcome: 'succeeded',
+        details: { via: 'ops stuck', failures_decoded: expect.any(Number) },
+      }),
+    ]);
+  });
+
   test('when an operator reads a history with the Temporal CLI through the codec endpoint, then they read it in clear and each decode is theirs in the audit log', async () => {
     const name = person('frank');
     const token = await issue(name);
