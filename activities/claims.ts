@@ -15,6 +15,10 @@
  *   answer) is the same transfer, so it is made once. A refusal (an account that cannot take it)
  *   fails for good with the processor's error type; the workflow records it
  *   (`recordClaimPayoutFailure`) and the claim stays approved.
+ * - Each change that reaches a status publishes its `claim.*` event to the agency's endpoints
+ *   (src/events: `claimChanged`) after it is recorded, in the same activity: a retry publishes the
+ *   same event (its id names the claim and the change number), once. `announceClaimSubmitted`
+ *   publishes `claim.submitted` for the filing (change 0).
  * Database and processor outages retry (the workflow's policies have no attempt limit).
  */
 import { ApplicationFailure } from '@temporalio/common';
@@ -23,14 +27,32 @@ import type { Payproc } from '../src/payproc/client';
 import { processorFailure } from './purchase';
 import { createClaimsRepository, OpenClaimConflict, type ClaimChangeRecord } from '../src/claims/repository';
 import type { ClaimActor } from '../workflows/claim-contracts';
+import type { EventEmitter } from '../src/events/emitter';
 
-export function createClaimActivities(deps: { db: Db; payproc: Payproc; countProcessorError?: (operation: string) => void }) {
+export function createClaimActivities(deps: {
+  db: Db;
+  payproc: Payproc;
+  events: Pick<EventEmitter, 'claimChanged'>;
+  countProcessorError?: (operation: string) => void;
+}) {
   const claims = createClaimsRepository(deps.db);
+  /** Publishes the event of change `seq` of claim `claimId` (none for a change that reaches no status). */
+  async function publishChange(claimId: number, seq: number): Promise<void> {
+    const [claim, history] = await Promise.all([claims.find(claimId), claims.events(claimId)]);
+    const change = history.find((e) => e.seq === seq);
+    if (claim && change) await deps.events.claimChanged(claim, change);
+  }
   return {
-    /** Records change `c.seq` of claim `c.claimId` (status, columns, history event). @throws non-retryable DUPLICATE_CLAIM on a reopen that meets another open claim. */
+    /** The filing of claim `input.claimId` (change 0): publishes `claim.submitted`. Safe to repeat. */
+    async announceClaimSubmitted(input: { claimId: number }): Promise<void> {
+      await publishChange(input.claimId, 0);
+    },
+
+    /** Records change `c.seq` of claim `c.claimId` (status, columns, history event) and publishes its event. @throws non-retryable DUPLICATE_CLAIM on a reopen that meets another open claim. */
     async recordClaimChange(c: ClaimChangeRecord): Promise<void> {
       try {
         await claims.recordChange(c);
+        await publishChange(c.claimId, c.seq);
       } catch (err) {
         if (err instanceof OpenClaimConflict)
           throw ApplicationFailure.nonRetryable(

@@ -106,7 +106,12 @@ export function createActivities(deps: ActivityDeps) {
       startBordereau: (id) => deps.purchaseWorkflows.startBordereau(id),
     }),
     ...createEventActivities({ events: deps.eventStore, endpoints: deps.endpoints, metrics: deps.metrics }),
-    ...createClaimActivities({ db: deps.db, payproc: deps.payproc, countProcessorError: countDependencyError(deps.metrics, 'processor') }),
+    ...createClaimActivities({
+      db: deps.db,
+      payproc: deps.payproc,
+      events: deps.events,
+      countProcessorError: countDependencyError(deps.metrics, 'processor'),
+    }),
   };
 }
 

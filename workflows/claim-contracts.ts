@@ -40,10 +40,13 @@ export function isOpenClaim(status: ClaimStatus): boolean {
   return status !== 'closed';
 }
 
-/** Who made a change: an agency's API key, the test-mode helper (a test key), or the service itself (a deadline). */
+/**
+ * Who made a change: an agency's API key, an adjuster (an API key of the insurer or MGA the
+ * claim's product names), the test-mode helper (a test key), or the service itself (a deadline).
+ */
 export interface ClaimActor {
-  type: 'api_key' | 'test_helper' | 'system';
-  /** The API key's id for `api_key` and `test_helper`; null for `system`. */
+  type: 'api_key' | 'adjuster' | 'test_helper' | 'system';
+  /** The API key's id for `api_key`, `adjuster` and `test_helper`; null for `system`. */
   id: string | null;
 }
 

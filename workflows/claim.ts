@@ -23,6 +23,8 @@
  *   most every 30 s), then the claim is recorded `paid` with the transfer as its reference, by the
  *   service. A refusal for good is recorded (`payment_failed`) and the claim stays approved for a
  *   payment by hand.
+ * - A new claim's run first announces it (`announceClaimSubmitted`: the claim.submitted event);
+ *   every recorded change that reaches a status publishes its `claim.*` event in its activity.
  * - A closed claim's run stays open `idleSeconds` for a reopen, then completes; a later reopen
  *   starts a new run from the stored status (update-with-start).
  *
@@ -35,6 +37,7 @@ import {
   condition,
   defineQuery,
   defineUpdate,
+  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
@@ -177,6 +180,9 @@ export async function claimWorkflow(input: ClaimWorkflowInput): Promise<ClaimCha
   );
 
   setHandler(claimStatusQuery, () => ({ ...answer(), acknowledgementOverdue: overdue }));
+
+  // The filing's event (claim.submitted), before any change's; runs of earlier histories did not announce.
+  if (input.seq === 0 && patched('claim-submitted-announced')) await inTurn(() => db.announceClaimSubmitted({ claimId }));
 
   // The acknowledgement deadline: a durable timer from the filing.
   if (status === 'submitted' && !overdue) {

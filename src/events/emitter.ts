@@ -33,6 +33,8 @@ import {
   reportReadyEvent,
 } from './payloads';
 import type { BordereauRecord } from '../reports/repository';
+import type { ClaimEventRecord, ClaimRecord } from '../claims/repository';
+import { claimChangeEvent } from './claim-payloads';
 
 export function createEventEmitter(deps: {
   sales: Pick<SaleRepository, 'findById' | 'itemDetails' | 'buyerIdpAccntUuid'>;
@@ -113,6 +115,11 @@ export function createEventEmitter(deps: {
     async disputeClosed(purchaseId: number, dispute: StoredDispute): Promise<void> {
       const p = await load(purchaseId);
       if (p) await deps.publisher.publish(disputeEvent(p, dispute, 'closed'));
+    },
+    /** The `claim.*` event of `change` (a status claim `claim` reached; nothing for a comment or a missed deadline), once per change. */
+    async claimChanged(claim: ClaimRecord, change: ClaimEventRecord): Promise<void> {
+      const stored = claimChangeEvent(claim, change);
+      if (stored) await deps.publisher.publish(stored);
     },
     /** `report.ready` for a bordereau whose files are stored (once per bordereau). */
     async reportReady(bordereau: BordereauRecord): Promise<void> {

@@ -17,7 +17,8 @@
  * - `certificate_reissue`: certificates.reissued;
  * - `dispute`: dispute.opened, dispute.closed;
  * - `bordereau` (its files' sizes and checksums, no links): report.ready;
- * - `webhook_endpoint_test` (the endpoint tested): webhook_endpoint.test, sent to that endpoint alone.
+ * - `webhook_endpoint_test` (the endpoint tested): webhook_endpoint.test, sent to that endpoint alone;
+ * - `claim` (claim-schemas.ts, with its examples): claim.submitted … claim.reopened.
  *
  * test/unit/event-schemas.test.ts checks that what the builders produce has exactly these
  * fields, and that every type of `DELIVERED_EVENT_TYPES` has its schema here.
@@ -31,6 +32,7 @@ import { GetCertificatesResponse } from '../certificates/schemas';
 import { BordereauFile, BordereauTotals } from '../reports/schemas';
 import { DELIVERED_EVENT_TYPES, ENDPOINT_TEST_EVENT_TYPE, type DeliveredEventType } from './types';
 import { SIGNATURE_HEADER } from './signing';
+import { CLAIM_EVENTS, CLAIM_EXAMPLE_OBJECTS } from './claim-schemas';
 
 const minor = (what: string) =>
   z
@@ -228,6 +230,7 @@ export const EventWebhookEndpointTest = z
 
 /** What `data.object` is for each event type, and what the event says. */
 const EVENTS: Record<DeliveredEventType, { name: string; object: z.ZodType; summary: string }> = {
+  ...CLAIM_EVENTS,
   'purchase.checkout_created': {
     name: 'PurchaseCheckoutCreated',
     object: EventPurchase,
@@ -393,6 +396,7 @@ const DISPUTE_EXAMPLE = {
   closed_at: null,
 };
 const EXAMPLE_OBJECTS: Record<DeliveredEventType, Record<string, unknown>> = {
+  ...CLAIM_EXAMPLE_OBJECTS,
   'purchase.checkout_created': { ...PURCHASE_EXAMPLE, status: 'awaiting_payment', payment_intent: null, paid_at: null },
   'purchase.paid': PURCHASE_EXAMPLE,
   'purchase.expired': { ...PURCHASE_EXAMPLE, status: 'expired', payment_intent: null, paid_at: null },

@@ -3,6 +3,22 @@
  * in (Stripe's shape: `{ id, object: 'event', type, created, livemode, api_version, data: { object } }`).
  * `created` is Unix seconds. Amounts inside objects are integer minor units of `currency`.
  */
+/**
+ * A claim's events (issue 51): one per status the claim reaches, published by its workflow's
+ * activities once per change (the claim's change number is in the event's id).
+ */
+export const CLAIM_EVENT_TYPES = [
+  'claim.submitted',
+  'claim.acknowledged',
+  'claim.under_review',
+  'claim.approved',
+  'claim.denied',
+  'claim.paid',
+  'claim.closed',
+  'claim.reopened',
+] as const;
+export type ClaimEventType = (typeof CLAIM_EVENT_TYPES)[number];
+
 export const AGENCY_EVENT_TYPES = [
   'purchase.checkout_created',
   'purchase.paid',
@@ -22,6 +38,7 @@ export const AGENCY_EVENT_TYPES = [
   'dispute.opened',
   'dispute.closed',
   'report.ready',
+  ...CLAIM_EVENT_TYPES,
 ] as const;
 export type AgencyEventType = (typeof AGENCY_EVENT_TYPES)[number];
 

@@ -6,7 +6,10 @@
  * A field added to the purchase object (or any event object) without its schema fails here.
  */
 import { z } from 'zod';
-import { DELIVERED_EVENT_TYPES, type DeliveredEventType } from '../../src/events/types';
+import { CLAIM_EVENT_TYPES, DELIVERED_EVENT_TYPES, type ClaimEventType, type DeliveredEventType } from '../../src/events/types';
+import { claimChangeEvent } from '../../src/events/claim-payloads';
+import type { ClaimEventRecord, ClaimRecord } from '../../src/claims/repository';
+import type { ClaimStatus } from '../../workflows/claim-contracts';
 import { AGENCY_EVENT_SCHEMAS, AgencyWebhookEvent, exampleEvent } from '../../src/events/schemas';
 import {
   cancellationRefundEvent,
@@ -128,6 +131,67 @@ const items = [
 
 const certificateSet = z.globalRegistry.get(GetCertificatesResponse)!.example as z.infer<typeof GetCertificatesResponse>;
 
+/** A claim as stored after its change `status` (the fields a claim in that status has set). */
+function claim(status: ClaimStatus): ClaimRecord {
+  const at = new Date('2026-12-28T09:00:00.000Z');
+  const decided = ['approved', 'denied', 'paid', 'closed', 'reopened'].includes(status);
+  return {
+    id: 7,
+    rootAccountId: 1,
+    mode: 'test',
+    agentId: null,
+    apiKeyId: 9,
+    purchaseId: 42,
+    coveredUnitId: 301,
+    productLineId: 12,
+    certificateNumber: status === 'submitted' ? null : 'COI-42-1-1-3FA9C2B71D',
+    incidentAt: new Date('2026-12-25T01:30:00.000Z'),
+    incidentDay: '2026-12-24',
+    claimType: 'property_damage',
+    description: 'A storm flooded the marquee.',
+    claimant: { name: 'Kim Park', email: 'kim@example.com', phone: null },
+    amountClaimedMinor: 125000,
+    currency: 'usd',
+    status,
+    approvedAmountMinor: decided && status !== 'denied' ? 100000 : null,
+    decisionReason: decided ? 'Receipts' : null,
+    denialCode: status === 'denied' ? 'excluded_peril' : null,
+    paymentReference: status === 'paid' ? 'tr_1' : null,
+    payoutAccount: 'acct_1',
+    paidAmountMinor: status === 'paid' ? 100000 : 0,
+    payoutFailure: null,
+    acknowledgementDueAt: at,
+    acknowledgementOverdueAt: null,
+    acknowledgedAt: status === 'submitted' ? null : at,
+    decidedAt: decided ? at : null,
+    paidAt: status === 'paid' ? at : null,
+    closedAt: status === 'closed' ? at : null,
+    seq: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** One claim event of each type, each from the change reaching its status. */
+function claimEvents() {
+  return Object.fromEntries(
+    CLAIM_EVENT_TYPES.map((type, i) => {
+      const status = type.slice('claim.'.length) as ClaimStatus;
+      const change: ClaimEventRecord = {
+        seq: i,
+        kind: status,
+        fromStatus: i === 0 ? null : 'submitted',
+        toStatus: status,
+        actor: { type: i % 2 ? 'adjuster' : 'api_key', id: '9' },
+        note: i % 2 ? 'why' : null,
+        data: {},
+        createdAt: new Date('2026-12-28T09:00:00.000Z'),
+      };
+      return [type, claimChangeEvent(claim(status), change)!.event];
+    }),
+  ) as Record<ClaimEventType, unknown>;
+}
+
 /** One event of each type, as the builders make it. */
 function builtEvents(): Record<DeliveredEventType, unknown> {
   const subscriptionFirst = purchase({
@@ -205,6 +269,7 @@ function builtEvents(): Record<DeliveredEventType, unknown> {
     'certificate_holder.removed': certificateHolderEvent(purchase(), holder({ removedAt: new Date() }), 'removed', [
       'COI-42-1-3-H12-4D5E6F7A8B',
     ]).event,
+    ...claimEvents(),
     'dispute.opened': disputeEvent(purchase({ status: 'issued' }), dispute(), 'opened').event,
     'dispute.closed': disputeEvent(purchase({ status: 'issued' }), dispute({ status: 'lost', closedAt: new Date() }), 'closed').event,
     'report.ready': reportReadyEvent({
