@@ -1812,6 +1812,166 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "claim.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A claim was filed on a purchase (first notice of loss)
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimSubmittedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.acknowledged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The insurer acknowledged a claim
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimAcknowledgedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.under_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The insurer started reviewing a claim
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimUnderReviewWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The insurer approved a claim: approved_amount (at most the amount claimed) and decision_reason
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The insurer denied a claim: denial_code and decision_reason
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimDeniedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An approved claim was paid (payment_reference, paid_amount)
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimPaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid or denied claim was closed
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimClosedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A closed claim was reopened (change.note says why)
+         * @description Sent to every enabled webhook endpoint of the account and key mode that takes this type (`enabled_events`), as a POST with a JSON body and the `Signature` header. Answer 2xx within 10 s; any other answer, a timeout or a network error is retried with exponential backoff (1 minute doubling, at most an hour apart) for 3 days, then the delivery fails and the endpoint shows `status: failing`. An event may arrive more than once or out of order: key your handling on its `id`. `GET /api/v1/events/{id}` shows each delivery and its attempts; `POST /api/v1/events/{id}/resend` sends it again.
+         */
+        post: operations["claimReopenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook_endpoint.test": {
         parameters: {
             query?: never;
@@ -2706,6 +2866,265 @@ export interface components {
             };
             /** @description When its files were stored, ISO 8601 UTC */
             generated_at: string;
+        };
+        /** @description claim.submitted: A claim was filed on a purchase (first notice of loss). */
+        ClaimSubmittedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.submitted";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+        };
+        /** @description A claim after a change of its status, and that change. The claimant’s contact data and the description stay in the API: GET /api/v1/claims/{id} */
+        EventClaim: {
+            /** @enum {string} */
+            object: "claim";
+            id: number;
+            purchase_id: number;
+            /** @description The covered unit the incident falls in */
+            covered_unit_id: number;
+            product_line_id: number;
+            /** @description The unit’s certificate in force when the claim was filed */
+            certificate_number: string | null;
+            /**
+             * @description The claim’s status after the change
+             * @enum {string}
+             */
+            status: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened";
+            /** @description When the loss happened, ISO 8601 UTC */
+            incident_at: string;
+            /** @description The incident’s local day in the unit’s time zone (YYYY-MM-DD) */
+            incident_day: string;
+            claim_type: string;
+            /** @description The amount claimed, integer minor units of `currency` (e.g. cents) */
+            amount_claimed: number;
+            /** @description The amount approved (at most amount_claimed), once approved, integer minor units of `currency` (e.g. cents) */
+            approved_amount: number | null;
+            /** @description Paid on the claim so far, integer minor units of `currency` (e.g. cents) */
+            paid_amount: number;
+            /** @description ISO 4217, lowercase */
+            currency: string;
+            decision_reason: string | null;
+            denial_code: string | null;
+            /** @description The payout’s transfer (`tr_…`) or the reference recorded by hand */
+            payment_reference: string | null;
+            /** @description The insurer’s deadline to acknowledge, ISO 8601 UTC */
+            acknowledgement_due_at: string;
+            /** @description The deadline passed before the claim was acknowledged */
+            acknowledgement_overdue: boolean;
+            /** @description When acknowledged, ISO 8601 UTC */
+            acknowledged_at: string | null;
+            /** @description When approved or denied, ISO 8601 UTC */
+            decided_at: string | null;
+            /** @description When paid, ISO 8601 UTC */
+            paid_at: string | null;
+            /** @description When closed, ISO 8601 UTC */
+            closed_at: string | null;
+            /** @description The change this event announces, as the claim’s history records it */
+            change: {
+                /** @description The change’s number in the claim’s history (0: the filing); events of one claim in this order */
+                seq: number;
+                /** @enum {string|null} */
+                from_status: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened" | null;
+                /** @enum {string|null} */
+                to_status: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened" | null;
+                actor: {
+                    /** @enum {string} */
+                    type: "api_key" | "adjuster" | "test_helper" | "system";
+                    /** @description The API key’s id (an agency’s or an adjuster’s); null for the service */
+                    id: string | null;
+                };
+                /** @description The reason given */
+                note: string | null;
+                /** @description When it was made, ISO 8601 UTC */
+                created_at: string;
+            };
+            /** @description When the claim was filed, ISO 8601 UTC */
+            created_at: string;
+        };
+        /** @description claim.acknowledged: The insurer acknowledged a claim. */
+        ClaimAcknowledgedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.acknowledged";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+        };
+        /** @description claim.under_review: The insurer started reviewing a claim. */
+        ClaimUnderReviewEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.under_review";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+        };
+        /** @description claim.approved: The insurer approved a claim: approved_amount (at most the amount claimed) and decision_reason. */
+        ClaimApprovedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.approved";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+        };
+        /** @description claim.denied: The insurer denied a claim: denial_code and decision_reason. */
+        ClaimDeniedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.denied";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+        };
+        /** @description claim.paid: An approved claim was paid (payment_reference, paid_amount). */
+        ClaimPaidEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.paid";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+        };
+        /** @description claim.closed: A paid or denied claim was closed. */
+        ClaimClosedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.closed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+        };
+        /** @description claim.reopened: A closed claim was reopened (change.note says why). */
+        ClaimReopenedEvent: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.reopened";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
         };
         /** @description webhook_endpoint.test: A test event the agency asked for, sent to that one endpoint: answer 2xx to show it works. */
         WebhookEndpointTestEvent: {
@@ -4305,8 +4724,8 @@ export interface components {
             /** @description Who did it */
             actor: {
                 /** @enum {string} */
-                type: "api_key" | "test_helper" | "system";
-                /** @description The API key’s id; null for the service */
+                type: "api_key" | "adjuster" | "test_helper" | "system";
+                /** @description The API key’s id (an agency’s, or an adjuster’s: a key of the insurer or MGA); null for the service */
                 id: string | null;
             };
             /** @description The reason or comment text */
@@ -5484,7 +5903,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready" | "*")[];
+            enabled_events: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready" | "claim.submitted" | "claim.acknowledged" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.paid" | "claim.closed" | "claim.reopened" | "*")[];
             description?: string;
         };
         WebhookEndpointListResponse: {
@@ -5531,7 +5950,7 @@ export interface components {
              *       "certificates.issued"
              *     ]
              */
-            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready" | "*")[];
+            enabled_events?: ("purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready" | "claim.submitted" | "claim.acknowledged" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.paid" | "claim.closed" | "claim.reopened" | "*")[];
             description?: string;
             /** @description true stops deliveries; false (re)enables the endpoint, also after it was marked failing */
             disabled?: boolean;
@@ -5552,7 +5971,7 @@ export interface components {
         AgencyEventListResponse: {
             /** @enum {boolean} */
             success: true;
-            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["ReportReadyEvent"] | components["schemas"]["WebhookEndpointTestEvent"])[];
+            data: (components["schemas"]["PurchaseCheckoutCreatedEvent"] | components["schemas"]["PurchasePaidEvent"] | components["schemas"]["CertificatesIssuedEvent"] | components["schemas"]["PurchaseExpiredEvent"] | components["schemas"]["PurchaseRefundedEvent"] | components["schemas"]["PurchaseCancelledEvent"] | components["schemas"]["CertificatesVoidedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["PurchaseFailedEvent"] | components["schemas"]["SubscriptionRenewedEvent"] | components["schemas"]["SubscriptionCancelledEvent"] | components["schemas"]["CertificateHolderAddedEvent"] | components["schemas"]["CertificateHolderRemovedEvent"] | components["schemas"]["CertificatesReissuedEvent"] | components["schemas"]["DisputeOpenedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["ReportReadyEvent"] | components["schemas"]["ClaimSubmittedEvent"] | components["schemas"]["ClaimAcknowledgedEvent"] | components["schemas"]["ClaimUnderReviewEvent"] | components["schemas"]["ClaimApprovedEvent"] | components["schemas"]["ClaimDeniedEvent"] | components["schemas"]["ClaimPaidEvent"] | components["schemas"]["ClaimClosedEvent"] | components["schemas"]["ClaimReopenedEvent"] | components["schemas"]["WebhookEndpointTestEvent"])[];
             metadata: components["schemas"]["ListMetadata"];
             message: string;
         };
@@ -5563,7 +5982,7 @@ export interface components {
             message: string;
         };
         /** @description The event, typed by `type` as delivered, with its deliveries to the account’s endpoints */
-        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"] | components["schemas"]["DisputeOpenedEventWithDeliveries"] | components["schemas"]["DisputeClosedEventWithDeliveries"] | components["schemas"]["ReportReadyEventWithDeliveries"] | components["schemas"]["WebhookEndpointTestEventWithDeliveries"];
+        AgencyEventWithDeliveries: components["schemas"]["PurchaseCheckoutCreatedEventWithDeliveries"] | components["schemas"]["PurchasePaidEventWithDeliveries"] | components["schemas"]["CertificatesIssuedEventWithDeliveries"] | components["schemas"]["PurchaseExpiredEventWithDeliveries"] | components["schemas"]["PurchaseRefundedEventWithDeliveries"] | components["schemas"]["PurchaseCancelledEventWithDeliveries"] | components["schemas"]["CertificatesVoidedEventWithDeliveries"] | components["schemas"]["RefundSucceededEventWithDeliveries"] | components["schemas"]["RefundFailedEventWithDeliveries"] | components["schemas"]["PurchaseFailedEventWithDeliveries"] | components["schemas"]["SubscriptionRenewedEventWithDeliveries"] | components["schemas"]["SubscriptionCancelledEventWithDeliveries"] | components["schemas"]["CertificateHolderAddedEventWithDeliveries"] | components["schemas"]["CertificateHolderRemovedEventWithDeliveries"] | components["schemas"]["CertificatesReissuedEventWithDeliveries"] | components["schemas"]["DisputeOpenedEventWithDeliveries"] | components["schemas"]["DisputeClosedEventWithDeliveries"] | components["schemas"]["ReportReadyEventWithDeliveries"] | components["schemas"]["ClaimSubmittedEventWithDeliveries"] | components["schemas"]["ClaimAcknowledgedEventWithDeliveries"] | components["schemas"]["ClaimUnderReviewEventWithDeliveries"] | components["schemas"]["ClaimApprovedEventWithDeliveries"] | components["schemas"]["ClaimDeniedEventWithDeliveries"] | components["schemas"]["ClaimPaidEventWithDeliveries"] | components["schemas"]["ClaimClosedEventWithDeliveries"] | components["schemas"]["ClaimReopenedEventWithDeliveries"] | components["schemas"]["WebhookEndpointTestEventWithDeliveries"];
         PurchaseCheckoutCreatedEventWithDeliveries: {
             /**
              * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
@@ -6009,6 +6428,198 @@ export interface components {
             api_version: "v1";
             data: {
                 object: components["schemas"]["EventBordereau"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimSubmittedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.submitted";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimAcknowledgedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.acknowledged";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimUnderReviewEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.under_review";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimApprovedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.approved";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimDeniedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.denied";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimPaidEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.paid";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimClosedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.closed";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
+            };
+            deliveries: components["schemas"]["EventDelivery"][];
+        };
+        ClaimReopenedEventWithDeliveries: {
+            /**
+             * @description The event’s id (`evt_…`): the same event delivered twice has the same id, so key your handling on it
+             * @example evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.reopened";
+            /** @description When the event happened, Unix seconds */
+            created: number;
+            /** @description false for events of test-mode keys */
+            livemode: boolean;
+            /** @enum {string} */
+            api_version: "v1";
+            data: {
+                object: components["schemas"]["EventClaim"];
             };
             deliveries: components["schemas"]["EventDelivery"][];
         };
@@ -14434,7 +15045,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready";
+                type?: "purchase.checkout_created" | "purchase.paid" | "certificates.issued" | "purchase.expired" | "purchase.refunded" | "purchase.cancelled" | "certificates.voided" | "refund.succeeded" | "refund.failed" | "purchase.failed" | "subscription.renewed" | "subscription.cancelled" | "certificate_holder.added" | "certificate_holder.removed" | "certificates.reissued" | "dispute.opened" | "dispute.closed" | "report.ready" | "claim.submitted" | "claim.acknowledged" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.paid" | "claim.closed" | "claim.reopened";
                 /** @description Only the events of this purchase (integer >= 1), newest first: its life told by its events. A purchase that is not this key’s account’s and mode’s has none here */
                 purchase_id?: number;
                 pageSize?: number;
@@ -19507,6 +20118,654 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ReportReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimSubmittedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.submitted",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "submitted",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": null,
+                 *           "paid_amount": 0,
+                 *           "currency": "usd",
+                 *           "decision_reason": null,
+                 *           "denial_code": null,
+                 *           "payment_reference": null,
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": null,
+                 *           "decided_at": null,
+                 *           "paid_at": null,
+                 *           "closed_at": null,
+                 *           "change": {
+                 *             "seq": 0,
+                 *             "from_status": null,
+                 *             "to_status": "submitted",
+                 *             "actor": {
+                 *               "type": "api_key",
+                 *               "id": "9"
+                 *             },
+                 *             "note": null,
+                 *             "created_at": "2026-12-25T10:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimSubmittedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimAcknowledgedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.acknowledged",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "acknowledged",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": null,
+                 *           "paid_amount": 0,
+                 *           "currency": "usd",
+                 *           "decision_reason": null,
+                 *           "denial_code": null,
+                 *           "payment_reference": null,
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": "2026-12-26T09:00:00.000Z",
+                 *           "decided_at": null,
+                 *           "paid_at": null,
+                 *           "closed_at": null,
+                 *           "change": {
+                 *             "seq": 1,
+                 *             "from_status": "submitted",
+                 *             "to_status": "acknowledged",
+                 *             "actor": {
+                 *               "type": "adjuster",
+                 *               "id": "15"
+                 *             },
+                 *             "note": null,
+                 *             "created_at": "2026-12-28T09:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimAcknowledgedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimUnderReviewWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.under_review",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "under_review",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": null,
+                 *           "paid_amount": 0,
+                 *           "currency": "usd",
+                 *           "decision_reason": null,
+                 *           "denial_code": null,
+                 *           "payment_reference": null,
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": "2026-12-26T09:00:00.000Z",
+                 *           "decided_at": null,
+                 *           "paid_at": null,
+                 *           "closed_at": null,
+                 *           "change": {
+                 *             "seq": 2,
+                 *             "from_status": "acknowledged",
+                 *             "to_status": "under_review",
+                 *             "actor": {
+                 *               "type": "adjuster",
+                 *               "id": "15"
+                 *             },
+                 *             "note": null,
+                 *             "created_at": "2026-12-28T09:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimUnderReviewEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.approved",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "approved",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": 100000,
+                 *           "paid_amount": 0,
+                 *           "currency": "usd",
+                 *           "decision_reason": "Receipts cover 1,000.00",
+                 *           "denial_code": null,
+                 *           "payment_reference": null,
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": "2026-12-26T09:00:00.000Z",
+                 *           "decided_at": "2026-12-28T09:00:00.000Z",
+                 *           "paid_at": null,
+                 *           "closed_at": null,
+                 *           "change": {
+                 *             "seq": 3,
+                 *             "from_status": "under_review",
+                 *             "to_status": "approved",
+                 *             "actor": {
+                 *               "type": "adjuster",
+                 *               "id": "15"
+                 *             },
+                 *             "note": "Receipts cover 1,000.00",
+                 *             "created_at": "2026-12-28T09:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimDeniedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.denied",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "denied",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": null,
+                 *           "paid_amount": 0,
+                 *           "currency": "usd",
+                 *           "decision_reason": "Wear and tear is excluded",
+                 *           "denial_code": "excluded_peril",
+                 *           "payment_reference": null,
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": "2026-12-26T09:00:00.000Z",
+                 *           "decided_at": "2026-12-28T09:00:00.000Z",
+                 *           "paid_at": null,
+                 *           "closed_at": null,
+                 *           "change": {
+                 *             "seq": 3,
+                 *             "from_status": "under_review",
+                 *             "to_status": "denied",
+                 *             "actor": {
+                 *               "type": "adjuster",
+                 *               "id": "15"
+                 *             },
+                 *             "note": "Wear and tear is excluded",
+                 *             "created_at": "2026-12-28T09:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimDeniedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimPaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.paid",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "paid",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": 100000,
+                 *           "paid_amount": 100000,
+                 *           "currency": "usd",
+                 *           "decision_reason": "Receipts cover 1,000.00",
+                 *           "denial_code": null,
+                 *           "payment_reference": "tr_1Q2w3E4r5T6y7U8i",
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": "2026-12-26T09:00:00.000Z",
+                 *           "decided_at": "2026-12-28T09:00:00.000Z",
+                 *           "paid_at": "2026-12-28T09:00:04.000Z",
+                 *           "closed_at": null,
+                 *           "change": {
+                 *             "seq": 4,
+                 *             "from_status": "approved",
+                 *             "to_status": "paid",
+                 *             "actor": {
+                 *               "type": "system",
+                 *               "id": null
+                 *             },
+                 *             "note": null,
+                 *             "created_at": "2026-12-28T09:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimClosedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.closed",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "closed",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": 100000,
+                 *           "paid_amount": 100000,
+                 *           "currency": "usd",
+                 *           "decision_reason": "Receipts cover 1,000.00",
+                 *           "denial_code": null,
+                 *           "payment_reference": "tr_1Q2w3E4r5T6y7U8i",
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": "2026-12-26T09:00:00.000Z",
+                 *           "decided_at": "2026-12-28T09:00:00.000Z",
+                 *           "paid_at": "2026-12-28T09:00:04.000Z",
+                 *           "closed_at": "2027-01-04T09:00:00.000Z",
+                 *           "change": {
+                 *             "seq": 5,
+                 *             "from_status": "paid",
+                 *             "to_status": "closed",
+                 *             "actor": {
+                 *               "type": "adjuster",
+                 *               "id": "15"
+                 *             },
+                 *             "note": null,
+                 *             "created_at": "2026-12-28T09:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimClosedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 s acknowledges the delivery (the body is not read) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (e.g. 400 for a signature that does not verify) is retried with backoff for 3 days */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimReopenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is the HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint’s whole signing secret (`whsec_…` included), Stripe’s scheme. Verify it over the raw bytes of the body before parsing them, and refuse a `t` older than 5 minutes: the typed client’s `constructEvent(rawBody, header, secret)` does both and returns the typed event. */
+                Signature: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1f3e0c9a7b2d4e6f8a0b1c2d3e4f5a6b",
+                 *       "object": "event",
+                 *       "type": "claim.reopened",
+                 *       "created": 1795348805,
+                 *       "livemode": false,
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "object": {
+                 *           "object": "claim",
+                 *           "id": 7,
+                 *           "purchase_id": 42,
+                 *           "covered_unit_id": 301,
+                 *           "product_line_id": 12,
+                 *           "certificate_number": "COI-42-1-1-3FA9C2B71D",
+                 *           "status": "reopened",
+                 *           "incident_at": "2026-12-25T01:30:00.000Z",
+                 *           "incident_day": "2026-12-24",
+                 *           "claim_type": "property_damage",
+                 *           "amount_claimed": 125000,
+                 *           "approved_amount": 100000,
+                 *           "paid_amount": 100000,
+                 *           "currency": "usd",
+                 *           "decision_reason": "Receipts cover 1,000.00",
+                 *           "denial_code": null,
+                 *           "payment_reference": "tr_1Q2w3E4r5T6y7U8i",
+                 *           "acknowledgement_due_at": "2026-12-29T10:00:00.000Z",
+                 *           "acknowledgement_overdue": false,
+                 *           "acknowledged_at": "2026-12-26T09:00:00.000Z",
+                 *           "decided_at": "2026-12-28T09:00:00.000Z",
+                 *           "paid_at": "2026-12-28T09:00:04.000Z",
+                 *           "closed_at": null,
+                 *           "change": {
+                 *             "seq": 6,
+                 *             "from_status": "closed",
+                 *             "to_status": "reopened",
+                 *             "actor": {
+                 *               "type": "adjuster",
+                 *               "id": "15"
+                 *             },
+                 *             "note": "The claimant sent a second invoice",
+                 *             "created_at": "2026-12-28T09:00:00.000Z"
+                 *           },
+                 *           "created_at": "2026-12-25T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimReopenedEvent"];
             };
         };
         responses: {
