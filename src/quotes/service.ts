@@ -296,18 +296,20 @@ export function createQuoteService(deps: {
           })),
           principal.platformFeeBps,
         );
-        const taxed = deps.taxes
-          ? await deps.taxes.priceItems(
-              validated.map(({ productId, v }, i) => ({
-                productLineId: productId,
-                premiumMinor: priced!.lines[i]!.amountMinor,
-                namedInsured: v.namedInsured,
-                certificateHolder: v.certificateHolder,
-              })),
-              products.get(validated[0]!.productId)!.currency,
-              limits.now,
-            )
-          : null;
+        // A subscription's renewals are not priced with tax, so a recurring purchase is not taxed (a recurring product cannot be set to be).
+        const taxed =
+          deps.taxes && !recurring.has(true)
+            ? await deps.taxes.priceItems(
+                validated.map(({ productId, v }, i) => ({
+                  productLineId: productId,
+                  premiumMinor: priced!.lines[i]!.amountMinor,
+                  namedInsured: v.namedInsured,
+                  certificateHolder: v.certificateHolder,
+                })),
+                products.get(validated[0]!.productId)!.currency,
+                limits.now,
+              )
+            : null;
         if (taxed && !taxed.ok)
           problems.push(
             ...taxed.problems.map((p) => ({ product_line_template_id: p.productLineId, question: p.question, reason: p.reason })),
