@@ -20,7 +20,10 @@
  *     certificate versions are stored, print each old → new number and the old version's
  *     verification page state (superseded);
  *  8. preview the cancellation of the 3-day event's last day, print the refund, cancel it, wait
- *     until the refund is done and print that day's certificate's verification page state (voided).
+ *     until the refund is done and print that day's certificate's verification page state (voided);
+ *  9. when an insurer appointed the account (`GET /api/v1/parties`; the seed appoints one, and step 1's
+ *     products name it and the MGA), ask for this month's provisional bordereau of that insurer,
+ *     wait until it is ready and print its CSV rows of the demo's purchases.
  *
  * Throughout, a local receiver registered as a test-mode webhook endpoint collects the signed
  * events of both purchases; the demo prints each with its verified signature, then deletes the
@@ -263,6 +266,13 @@ async function main(): Promise<void> {
     );
 
     step('create products and a bundle');
+    // The insurer and MGA that appointed the account, if any: the products name them.
+    const parties = (await ok(api.GET('/api/v1/parties', { params: { query: { pageSize: 100 } } }))).data;
+    const insurer = parties.find((p) => p.kind === 'insurer');
+    const mga = parties.find((p) => p.kind === 'mga');
+    say(
+      `  parties: ${parties.map((p) => `${p.kind} ${p.id} ${p.name} (${p.register_number ?? 'no number'})`).join(', ') || 'none appointed this account'}`,
+    );
     const createProduct = async (customerName: string, questionSetId: number, policy: string) =>
       (
         await ok(
@@ -278,6 +288,8 @@ async function main(): Promise<void> {
               claimsPhoneNumber: '+1-800-555-0134',
               deductible: 250,
               isTestMode: true,
+              ...(insurer ? { insurerRootAccountID: insurer.id } : {}),
+              ...(mga ? { mgaRootAccountID: mga.id } : {}),
             },
           }),
         )
@@ -542,6 +554,32 @@ async function main(): Promise<void> {
       say(
         `  ${last.certificate!.number} on its verification page: ${String(verification.state)} (voided at ${String((verification.coverage as Json[])[0]?.voided_at)})  ${last.certificate!.verification_url}`,
       );
+    }
+
+    if (insurer) {
+      step('this month’s provisional bordereau');
+      const month = new Date().toISOString().slice(0, 7);
+      const asked = (await ok(api.POST('/api/v1/reports/bordereaux', { body: { party_id: insurer.id, month } }))).data;
+      say(
+        `  bordereau ${asked.id} of ${insurer.name} for ${month} to date (provisional: ${asked.provisional}, up to ${asked.covers_until})`,
+      );
+      const params = { path: { id: String(asked.id) } };
+      const until = Date.now() + 60_000;
+      let b = asked;
+      while (b.status !== 'ready') {
+        if (Date.now() > until) throw new Error(`bordereau ${asked.id} not ready within 60 s`);
+        await new Promise((r) => setTimeout(r, 500));
+        b = (await ok(api.GET('/api/v1/reports/bordereaux/{id}', { params }))).data;
+      }
+      const csv = await (await fetch(b.files!.csv.download_url)).text();
+      const file = path.join(s.outputDir, `bordereau-${insurer.id}-${month}-provisional-${b.id}.csv`);
+      fs.writeFileSync(file, csv);
+      const [header, ...lines] = csv.trim().split('\r\n');
+      // The demo's own rows: their certificate reference is COI-<purchase>-<item>.
+      const mine = lines.filter((l) => purchases.some((p) => l.includes(`,COI-${p.purchaseId}-`)));
+      say(`  ready: ${b.rows} rows in ${path.relative(ROOT, file)} (totals ${JSON.stringify(b.totals)})`);
+      say(`  ${header}`);
+      for (const line of mine) say(`  ${line}`);
     }
 
     step('events received');

@@ -11,6 +11,7 @@ import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { createAgency, type Agency } from '../helpers/certificates';
+import { createRootAccountOfKind } from '../helpers/fixtures';
 import { demoScriptEnv, runScript } from '../helpers/run';
 import { readZip } from '../helpers/documents';
 
@@ -24,6 +25,8 @@ let outputDir: string;
 beforeAll(async () => {
   app = stack.app;
   agency = await createAgency(app);
+  // An insurer that appointed the agency, as the seed's does: the demo's products name it, and it asks for its bordereau.
+  await createRootAccountOfKind(app.container, 'insurer', 'Demo Test Mutual', [agency]);
   outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-output-'));
 });
 
@@ -48,6 +51,7 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
     '▶ add the venue as a certificate holder of the 3-day event',
     '▶ move the first day of the 3-day event',
     '▶ cancel the last day of the 3-day event',
+    '▶ this month’s provisional bordereau',
     '▶ events received',
     '✔ demo finished',
   ]) {
@@ -117,7 +121,12 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
   // The demo removed its endpoint.
   const rootId = (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id;
   expect(await app.container.db('webhook_endpoints').where({ root_account_id: rootId }).whereNull('deleted_at')).toEqual([]);
-  const purchases = fs.readdirSync(outputDir).sort();
+  const [bordereau, ...others] = fs.readdirSync(outputDir).sort();
+  // This month's provisional bordereau of the insurer the products name: a sale row per purchase and the cancelled day.
+  expect(bordereau).toMatch(/^bordereau-\d+-\d{4}-\d{2}-provisional-\d+\.csv$/);
+  const bordereauRows = fs.readFileSync(path.join(outputDir, bordereau!), 'utf8').trim().split('\r\n').slice(1);
+  expect(bordereauRows.map((l) => l.split(',')[2]).sort()).toEqual(['cancellation', 'new_business', 'new_business']);
+  const purchases = others;
   expect(purchases).toHaveLength(2);
   const pdfCounts = purchases.map((p) => fs.readdirSync(path.join(outputDir, p)).filter((f) => f.endsWith('.pdf')).length);
   expect(pdfCounts.sort()).toEqual([2, 3]);
