@@ -99,7 +99,7 @@ test('when the local Prometheus starts, then it has loaded every alert and recor
   expect(rules.filter((r) => r.type === 'alerting').map((r) => r.name)).toEqual(
     expect.arrayContaining(['ApiDown', 'PostgresDown', 'TemporalDown', 'PaidPurchaseWithoutCertificates', 'CertificatesSloBurnFast']),
   );
-  expect(rules).toHaveLength(37);
+  expect(rules).toHaveLength(43);
 });
 
 test('when it scrapes, then postgres_exporter reports the real PostgreSQL up, and every job the rules select is a target', async () => {

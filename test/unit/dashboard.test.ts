@@ -115,7 +115,7 @@ test('when the dashboard and the rules are read, then they use only metrics the 
   );
   expect(unknown).toEqual([]);
   expect(alertExprs).toHaveLength(23);
-  expect(recorded).toHaveLength(14);
+  expect(recorded).toHaveLength(20);
   expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });
 
