@@ -18,7 +18,8 @@
  * - Each change that reaches a status publishes its `claim.*` event to the agency's endpoints
  *   (src/events: `claimChanged`) after it is recorded, in the same activity: a retry publishes the
  *   same event (its id names the claim and the change number), once. `announceClaimSubmitted`
- *   publishes `claim.submitted` for the filing (change 0).
+ *   publishes `claim.submitted` for the filing (change 0) and emails the adjusters of the insurer
+ *   and MGA its product names (their claims notification address).
  * Database and processor outages retry (the workflow's policies have no attempt limit).
  */
 import { ApplicationFailure } from '@temporalio/common';
@@ -28,14 +29,43 @@ import { processorFailure } from './purchase';
 import { createClaimsRepository, OpenClaimConflict, type ClaimChangeRecord } from '../src/claims/repository';
 import type { ClaimActor } from '../workflows/claim-contracts';
 import type { EventEmitter } from '../src/events/emitter';
+import type { Mailer } from '../src/mail/mailer';
+import { createAccountsRepository } from '../src/accounts/repository';
+import type { ClaimRecord } from '../src/claims/repository';
+
+/** The email an adjuster gets of a new claim: what was claimed, on which unit and certificate, and its deadline (amounts in major units for reading). */
+function claimSubmittedMail(c: ClaimRecord, to: string, messageId: string) {
+  const amount = `${(c.amountClaimedMinor / 100).toFixed(2)} ${c.currency.toUpperCase()}`;
+  return {
+    to,
+    messageId,
+    subject: `New claim ${c.id}: ${c.claimType.replace(/_/g, ' ')}, ${amount}`,
+    text: [
+      `Claim ${c.id} was filed on purchase ${c.purchaseId}, a product your company underwrites.`,
+      '',
+      `Incident: ${c.incidentAt.toISOString()} (local day ${c.incidentDay}), covered unit ${c.coveredUnitId}`,
+      `Certificate: ${c.certificateNumber ?? 'being issued'}`,
+      `Type: ${c.claimType}`,
+      `Amount claimed: ${amount}`,
+      `Claimant: ${c.claimant.name} <${c.claimant.email}>`,
+      '',
+      `Acknowledge it by ${c.acknowledgementDueAt.toISOString()}: POST /api/v1/claims/${c.id}/actions with your company's API key.`,
+    ].join('\n'),
+  };
+}
 
 export function createClaimActivities(deps: {
   db: Db;
   payproc: Payproc;
   events: Pick<EventEmitter, 'claimChanged'>;
+  /** Emails adjusters of a new claim (SMTP). */
+  mailer: Pick<Mailer, 'send'>;
+  /** Domain of the fixed Message-IDs of those emails. */
+  messageIdDomain: string;
   countProcessorError?: (operation: string) => void;
 }) {
   const claims = createClaimsRepository(deps.db);
+  const accounts = createAccountsRepository(deps.db);
   /** Publishes the event of change `seq` of claim `claimId` (none for a change that reaches no status). */
   async function publishChange(claimId: number, seq: number): Promise<void> {
     const [claim, history] = await Promise.all([claims.find(claimId), claims.events(claimId)]);
@@ -43,9 +73,20 @@ export function createClaimActivities(deps: {
     if (claim && change) await deps.events.claimChanged(claim, change);
   }
   return {
-    /** The filing of claim `input.claimId` (change 0): publishes `claim.submitted`. Safe to repeat. */
+    /**
+     * The filing of claim `input.claimId` (change 0): publishes `claim.submitted` and emails the
+     * adjusters of the insurer and MGA its product names (each party's claims notification
+     * address, when set), each message with a fixed Message-ID so a retry is recognisable as the
+     * same message. Safe to repeat.
+     */
     async announceClaimSubmitted(input: { claimId: number }): Promise<void> {
       await publishChange(input.claimId, 0);
+      const c = await claims.find(input.claimId);
+      if (!c) return;
+      const parties = await claims.partiesOf(c.productLineId);
+      const emails = await accounts.claimsNotificationEmails([parties.insurer, parties.mga].filter((p): p is number => p !== null));
+      for (const [party, to] of emails)
+        await deps.mailer.send(claimSubmittedMail(c, to, `<claim-${c.id}-submitted-${party}@${deps.messageIdDomain}>`));
     },
 
     /** Records change `c.seq` of claim `c.claimId` (status, columns, history event) and publishes its event. @throws non-retryable DUPLICATE_CLAIM on a reopen that meets another open claim. */

@@ -110,6 +110,8 @@ export function createActivities(deps: ActivityDeps) {
       db: deps.db,
       payproc: deps.payproc,
       events: deps.events,
+      mailer: deps.mailer,
+      messageIdDomain: deps.messageIdDomain,
       countProcessorError: countDependencyError(deps.metrics, 'processor'),
     }),
   };

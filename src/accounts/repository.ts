@@ -136,6 +136,7 @@ export function createAccountsRepository(db: Db) {
         ...toAccount(row as RootAccountRow),
         idpRootAccountUuid: String(row.idp_root_account_uuid),
         sendBuyerEmailAfterPayment: row.send_buyer_email_after_payment !== false,
+        claimsNotificationEmail: (row.claims_notification_email as string | null) ?? null,
         producer: { ...EMPTY_PRODUCER_PROFILE, ...((row.producer_profile as Partial<ProducerProfile> | null) ?? {}) },
         teammates: agents.map((a: { id: number; idp_teammate_uuid: string; name: string; email: string }) => ({
           id: a.id,
@@ -150,10 +151,26 @@ export function createAccountsRepository(db: Db) {
      * Changes the account's settings: a value given is written, undefined leaves it. Returns
      * whether the account exists.
      */
-    async updateSettings(id: number, settings: { sendBuyerEmailAfterPayment?: boolean }): Promise<boolean> {
+    async updateSettings(
+      id: number,
+      settings: { sendBuyerEmailAfterPayment?: boolean; claimsNotificationEmail?: string | null },
+    ): Promise<boolean> {
       const q = db('root_accounts').where({ id });
-      if (settings.sendBuyerEmailAfterPayment === undefined) return (await q.first('id')) !== undefined;
-      return (await q.update({ send_buyer_email_after_payment: settings.sendBuyerEmailAfterPayment })) > 0;
+      const change: Record<string, unknown> = {};
+      if (settings.sendBuyerEmailAfterPayment !== undefined) change.send_buyer_email_after_payment = settings.sendBuyerEmailAfterPayment;
+      if (settings.claimsNotificationEmail !== undefined) change.claims_notification_email = settings.claimsNotificationEmail;
+      if (Object.keys(change).length === 0) return (await q.first('id')) !== undefined;
+      return (await q.update(change)) > 0;
+    },
+
+    /** The claims notification addresses of the insurers and MGAs among `ids` that have one (id → email). */
+    async claimsNotificationEmails(ids: number[]): Promise<Map<number, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db('root_accounts')
+        .whereIn('id', ids)
+        .whereNotNull('claims_notification_email')
+        .select('id', 'claims_notification_email');
+      return new Map(rows.map((r: { id: number; claims_notification_email: string }) => [r.id, r.claims_notification_email]));
     },
 
     /**

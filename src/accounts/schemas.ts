@@ -17,10 +17,14 @@ export const AccountTeammate = z
 const SEND_BUYER_EMAIL_DESCRIPTION =
   'When on (the default), the buyer of each purchase is emailed the proof of coverage once its certificates are issued: the certificates (attached, or download links when large), the verification links and, when the product offers it, the buyer’s online withdrawal link. Off: nothing goes to the buyer unless you ask (teamEmailProofofCoverage). Applies to purchases issued from then on.';
 
+const CLAIMS_EMAIL_DESCRIPTION =
+  'Insurers and MGAs: the address its adjusters are emailed at when a claim is filed on a product naming the account (null: nobody is emailed). Agencies may leave it null.';
+
 /** The account's settings, as read (every one present). */
 export const AccountSettings = z
   .object({
     send_buyer_email_after_payment: z.boolean().meta({ description: SEND_BUYER_EMAIL_DESCRIPTION }),
+    claims_notification_email: z.string().nullable().meta({ description: CLAIMS_EMAIL_DESCRIPTION }),
   })
   .meta({ id: 'AccountSettings', description: 'Account-wide settings (every key of the account reads and changes the same ones)' });
 
@@ -44,6 +48,7 @@ export const AccountUpdate = z
     settings: z
       .strictObject({
         send_buyer_email_after_payment: z.boolean().optional().meta({ description: SEND_BUYER_EMAIL_DESCRIPTION }),
+        claims_notification_email: z.email().max(254).nullable().optional().meta({ description: CLAIMS_EMAIL_DESCRIPTION }),
       })
       .optional()
       .meta({ description: 'The settings to change; a setting left out keeps its value' }),
@@ -120,7 +125,7 @@ export const AccountRead = z
         platform_fee_bps: 250,
       },
       processor: { mode: 'test' },
-      settings: { send_buyer_email_after_payment: true },
+      settings: { send_buyer_email_after_payment: true, claims_notification_email: null },
       producer: {
         address: { line1: '12 Harbor St', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' },
         phone: '+1 617 555 0142',

@@ -51,7 +51,10 @@ export function createAccountService(deps: {
         teammates: account.teammates.map((t) => teammate(t.id)!),
         api_key: { id: key.id, name: key.name, mode: key.mode, teammate: teammate(key.agentId), platform_fee_bps: key.platformFeeBps },
         processor: { mode: deps.processorSecrets[principal.mode].startsWith('sk_live_') ? 'live' : 'test' },
-        settings: { send_buyer_email_after_payment: account.sendBuyerEmailAfterPayment },
+        settings: {
+          send_buyer_email_after_payment: account.sendBuyerEmailAfterPayment,
+          claims_notification_email: account.claimsNotificationEmail,
+        },
         producer: account.producer,
       };
     },
@@ -65,6 +68,7 @@ export function createAccountService(deps: {
       const found =
         (await deps.accounts.updateSettings(principal.rootAccountId, {
           sendBuyerEmailAfterPayment: body.settings?.send_buyer_email_after_payment,
+          claimsNotificationEmail: body.settings?.claims_notification_email,
         })) && (await deps.accounts.updateProducer(principal.rootAccountId, body.producer ?? {}));
       if (!found) throw notFound('account of API key', principal.apiKeyId);
       return this.describe(principal);

@@ -67,5 +67,7 @@ export interface AccountProfile extends RootAccount {
   producer: ProducerProfile;
   /** Email the buyer the proof of coverage once a purchase is issued (on unless turned off). */
   sendBuyerEmailAfterPayment: boolean;
+  /** An insurer's or MGA's: where its adjusters are emailed each claim filed on a product naming it (null: nobody). */
+  claimsNotificationEmail: string | null;
   teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }>;
 }

@@ -13,6 +13,8 @@ import { createClaimsRepository } from './repository';
 import { createClaimService } from './service';
 import { createClaimWorkflows } from './workflow-client';
 import { claimRoutes } from './routes';
+import { adjusterClaimRoutes } from './adjuster-routes';
+import { createAccountsRepository } from '../accounts/repository';
 
 /** The claim routes over `db`, the Temporal `client` (claim workflows on `taskQueue`), storage (signed upload URLs) and the products service (scope). */
 export function claimRoutesFrom(deps: {
@@ -22,14 +24,18 @@ export function claimRoutesFrom(deps: {
   store: Pick<ObjectStore, 'signedUploadUrl' | 'stat'>;
   products: Pick<ProductService, 'get'>;
 }): RouteRegistration {
-  return claimRoutes(
-    createClaimService({
-      claims: createClaimsRepository(deps.db),
-      sales: createSaleRepository(deps.db),
-      certificates: createCertificatesRepository(deps.db),
-      assertProductInScope: (principal, id) => deps.products.get(principal, id),
-      store: deps.store,
-      workflows: createClaimWorkflows({ client: deps.client, taskQueue: deps.taskQueue }),
-    }),
-  );
+  const accounts = createAccountsRepository(deps.db);
+  const service = createClaimService({
+    claims: createClaimsRepository(deps.db),
+    sales: createSaleRepository(deps.db),
+    certificates: createCertificatesRepository(deps.db),
+    assertProductInScope: (principal, id) => deps.products.get(principal, id),
+    store: deps.store,
+    workflows: createClaimWorkflows({ client: deps.client, taskQueue: deps.taskQueue }),
+    accountKind: async (id) => (await accounts.findById(id))?.kind ?? null,
+  });
+  return (router, registry) => {
+    claimRoutes(service)(router, registry);
+    adjusterClaimRoutes(service)(router, registry);
+  };
 }

@@ -10,6 +10,7 @@
  *   writes (its activities only): the history event and the claim's columns in one transaction,
  *   keyed by the workflow's change number, so a retried step records its change once. A reopen that
  *   meets another open claim on the same unit and day throws `OpenClaimConflict`.
+ * - `partiesOf` and `list` read the product lines' insurer and MGA (the parties that decide claims).
  * - Amounts are integer minor units; instants `Date`s (UTC).
  */
 import type { Knex } from 'knex';
@@ -348,6 +349,35 @@ export function createClaimsRepository(db: Db) {
     openClaimOn,
 
     find,
+
+    /** The insurer and MGA (root account ids, null when none) product line `productLineId` names. */
+    async partiesOf(productLineId: number): Promise<{ insurer: number | null; mga: number | null }> {
+      const r = await db('product_lines').where({ id: productLineId }).first('insurer_root_account_id', 'mga_root_account_id');
+      return { insurer: r?.insurer_root_account_id ?? null, mga: r?.mga_root_account_id ?? null };
+    },
+
+    /**
+     * A page of the claims of `mode` an account sees, newest first: for an insurer or MGA
+     * (`as: 'party'`) those on products naming it; for an agency those it owns (`agentId`: a teammate's). `status` filters. With the total.
+     */
+    async list(
+      who: { rootAccountId: number; mode: 'live' | 'test'; as: 'party' | 'agency' },
+      page: { status?: ClaimStatus; agentId?: number | null; limit: number; offset: number },
+    ): Promise<{ claims: ClaimRecord[]; total: number }> {
+      const q = db('claims as c').where('c.mode', who.mode);
+      if (who.as === 'agency') q.where('c.root_account_id', who.rootAccountId);
+      else
+        q.join('product_lines as pl', 'pl.id', 'c.product_line_id').andWhere((w) =>
+          w.where('pl.insurer_root_account_id', who.rootAccountId).orWhere('pl.mga_root_account_id', who.rootAccountId),
+        );
+      if (page.status) q.where('c.status', page.status);
+      if (page.agentId) q.where('c.agent_id', page.agentId);
+      const [rows, [count]] = await Promise.all([
+        q.clone().select('c.*').orderBy('c.id', 'desc').limit(page.limit).offset(page.offset),
+        q.clone().count<{ n: string }[]>({ n: '*' }),
+      ]);
+      return { claims: rows.map(toClaim), total: Number(count?.n ?? 0) };
+    },
 
     /** The claims of purchase `purchaseId`, newest first. */
     async listForPurchase(purchaseId: number): Promise<ClaimRecord[]> {

@@ -41,7 +41,7 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
     resource.idRoute(router, 'get', '/claims/:id', service.get, 'Claim retrieved');
     router.post('/claims/:id/comments', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      await service.assertClaimOwned(ctx.state.principal!, id);
+      await service.assertClaimVisible(ctx.state.principal!, id);
       const body = parseBody(ClaimCommentRequest, ctx.request.body ?? {});
       ctx.status = 201;
       ctx.body = ok(await service.comment(ctx.state.principal!, id, body.text), 'Comment added');
@@ -114,7 +114,7 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       tags: ['Purchases'],
       summary: 'Add a comment to a claim’s history',
       description:
-        'Agencies follow and comment on their claims; deciding them is the insurer’s. Comments are kept in the history in order with the claim’s changes.',
+        'Agencies follow and comment on their claims; deciding them is the insurer’s (its adjusters comment too, with a key of the insurer or MGA the product names). Comments are kept in the history in order with the claim’s changes.',
       request: { params: ClaimIdParam, body: resource.jsonBody(ClaimCommentRequest) },
       responses: {
         ...gatewayResponses,

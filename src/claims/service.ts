@@ -51,8 +51,13 @@ export interface ClaimServiceDeps {
   assertProductInScope: (principal: Principal, productId: number) => Promise<unknown>;
   store: Pick<ObjectStore, 'signedUploadUrl' | 'stat'>;
   workflows: ClaimWorkflows;
+  /** The kind of root account `id` (agency, insurer, mga), or null when there is none. */
+  accountKind: (rootAccountId: number) => Promise<'agency' | 'insurer' | 'mga' | null>;
   now?: () => Date;
 }
+
+/** How a key sees a claim: the agency that owns it, or an adjuster of the insurer or MGA its product names. */
+export type ClaimViewer = 'agency' | 'adjuster';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const actorOf = (principal: Principal, type: ClaimActor['type'] = 'api_key'): ClaimActor => ({ type, id: String(principal.apiKeyId) });
@@ -74,6 +79,20 @@ export function createClaimService(deps: ClaimServiceDeps) {
     const p = await deps.sales.findInScope(purchaseId, purchaseScopeOf(principal));
     if (!p) throw notFound('purchase', purchaseId);
     return p;
+  }
+
+  /**
+   * Claim `claimId` as the key sees it: its agency's (purchase in the key's scope), or an adjuster's
+   * (the key's account is the insurer or MGA of the claim's product, same mode); 404 NOT_FOUND
+   * otherwise (another agency, another insurer).
+   */
+  async function visibleClaim(principal: Principal, claimId: number): Promise<{ claim: ClaimRecord; as: ClaimViewer }> {
+    const c = await deps.claims.find(claimId);
+    if (c && c.mode === principal.mode && c.rootAccountId !== principal.rootAccountId) {
+      const parties = await deps.claims.partiesOf(c.productLineId);
+      if (parties.insurer === principal.rootAccountId || parties.mga === principal.rootAccountId) return { claim: c, as: 'adjuster' };
+    }
+    return { claim: await ownedClaim(principal, claimId), as: 'agency' };
   }
 
   /** Claim `claimId` when its purchase is in the key's scope; 404 NOT_FOUND otherwise. */
@@ -343,15 +362,68 @@ export function createClaimService(deps: ClaimServiceDeps) {
       return Promise.all(claims.map((c) => view(c, false)));
     },
 
-    /** One claim with its history. */
+    /** One claim with its history (its agency's key, or an adjuster's of its product's insurer or MGA). */
     async get(principal: Principal, claimId: number): Promise<Claim> {
-      return view(await ownedClaim(principal, claimId), true);
+      return view((await visibleClaim(principal, claimId)).claim, true);
     },
 
-    /** Adds an agency's comment to the claim's history (through its workflow); answers the claim. */
+    /** Refuses (404 NOT_FOUND) a claim the key neither owns nor decides. */
+    async assertClaimVisible(principal: Principal, claimId: number): Promise<void> {
+      await visibleClaim(principal, claimId);
+    },
+
+    /**
+     * A page of the claims the key sees, newest first (without histories): an insurer's or MGA's
+     * key, the claims of products naming it; an agency's, its own (a teammate's key, theirs).
+     */
+    async list(
+      principal: Principal,
+      q: { status?: ClaimRecord['status']; pageSize: number; pageIndex: number },
+    ): Promise<{ items: Claim[]; total: number }> {
+      const agency = (await deps.accountKind(principal.rootAccountId)) === 'agency';
+      const { claims, total } = await deps.claims.list(
+        { rootAccountId: principal.rootAccountId, mode: principal.mode, as: agency ? 'agency' : 'party' },
+        {
+          ...(q.status ? { status: q.status } : {}),
+          agentId: agency ? principal.agentId : null,
+          limit: q.pageSize,
+          offset: q.pageIndex * q.pageSize,
+        },
+      );
+      return { items: await Promise.all(claims.map((c) => view(c, false))), total };
+    },
+
+    /** Adds a comment to the claim's history (through its workflow): the agency's, or an adjuster's; answers the claim. */
     async comment(principal: Principal, claimId: number, text: string): Promise<Claim> {
-      const c = await ownedClaim(principal, claimId);
-      await deps.workflows.comment(c, { actor: actorOf(principal), text });
+      const { claim: c, as } = await visibleClaim(principal, claimId);
+      await deps.workflows.comment(c, { actor: actorOf(principal, as === 'adjuster' ? 'adjuster' : 'api_key'), text });
+      return view((await deps.claims.find(claimId))!, true);
+    },
+
+    /**
+     * An adjuster's decision (`body.action`, through the claim's workflow and its validator): only a
+     * key of the insurer or MGA the claim's product names. The agency's own key gets 403
+     * CLAIM_DECISION_NOT_ALLOWED; any other key 404 NOT_FOUND. Answers the claim with its history.
+     */
+    async decide(principal: Principal, claimId: number, body: ClaimActionRequest): Promise<Claim> {
+      const { claim: c, as } = await visibleClaim(principal, claimId);
+      if (as !== 'adjuster')
+        throw new AppError(
+          'CLAIM_DECISION_NOT_ALLOWED',
+          `Claim ${claimId} is decided by the insurer or MGA its product names; the agency follows it and comments`,
+        );
+      if (body.action === 'record_payment' && body.reference === undefined)
+        throw new AppError('VALIDATION_ERROR', 'reference: a payment recorded by hand needs its reference', {
+          details: [{ path: 'reference', message: 'required for record_payment' }],
+        });
+      await deps.workflows.act(c, {
+        action: body.action as ClaimActionInput['action'],
+        actor: actorOf(principal, 'adjuster'),
+        ...(body.amount !== undefined ? { amountMinor: body.amount } : {}),
+        ...(body.reason !== undefined ? { reason: body.reason } : {}),
+        ...(body.reason_code !== undefined ? { reasonCode: body.reason_code } : {}),
+        ...(body.reference !== undefined ? { reference: body.reference } : {}),
+      });
       return view((await deps.claims.find(claimId))!, true);
     },
 

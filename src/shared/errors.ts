@@ -68,6 +68,8 @@ export const ERROR_STATUS = {
   DUPLICATE_CLAIM: 409,
   /** The claim's status does not allow that change (the message says which statuses do). */
   CLAIM_TRANSITION_NOT_ALLOWED: 409,
+  /** A claim's decision (acknowledge, review, approve, deny, pay, close, reopen) asked by a key that is not of the insurer or MGA its product names: an agency follows and comments. */
+  CLAIM_DECISION_NOT_ALLOWED: 403,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMIT_ERROR: 429,
   INTERNAL_ERROR: 500,

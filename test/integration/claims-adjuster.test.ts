@@ -1,13 +1,17 @@
 /**
  * Claims as the insurer and the agency's endpoints see them (issue 51, items 3 and 4's events), on
  * the real stack (API, Temporal dev server and a worker, PostgreSQL, stripe-mock, an SMTP sink):
- * the `claim.*` events recorded for the agency once per change, in the claim's order. The
+ * the `claim.*` events recorded for the agency once per change, in the claim's order; the insurer
+ * named on the product deciding through its own key (emailed of each new claim, listing and
+ * reading the claims of its products, acknowledging, reviewing, approving part of the amount,
+ * denying, closing; actor `adjuster`), the agency's key refused 403 CLAIM_DECISION_NOT_ALLOWED and
+ * another insurer's key 404. The
  * purchase bought is two days, 2027-05-01 and 2027-05-02 (America/Chicago); its test clock is
  * moved to 2027-05-03 so the incidents are in the past.
  */
 import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
-import { call } from '../helpers/fixtures';
+import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { createQuotingAccount, issuedPurchase, type QuotingAccount } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
 
@@ -100,4 +104,82 @@ test('when a claim goes from filing to closed and is reopened, then the agency g
   const one = await api(`/events/${events[6]!.id}`);
   expect(one.status).toBe(200);
   expect(one.body.data.event ?? one.body.data).toMatchObject({ type: 'claim.reopened' });
+});
+
+test('when the insurer named on the product decides through its own key, then it is emailed of the claim, lists and reads it, approves part of it and denies another as adjuster; the agency gets 403 and another insurer 404', async () => {
+  const c = app.container;
+  const insurer = await createRootAccountOfKind(c, 'insurer', 'Evergreen Mutual Insurance Co.', [account.accountId]);
+  const stranger = await createRootAccountOfKind(c, 'insurer', 'Other Mutual', [account.accountId]);
+  const insurerKey = (await createKey(c, { rootAccountId: insurer.id, mode: 'test' })).key;
+  const strangerKey = (await createKey(c, { rootAccountId: stranger.id, mode: 'test' })).key;
+  expect((await api(`/products/${account.productId}`, { method: 'PATCH', body: { insurerRootAccountID: insurer.id } })).status).toBe(200);
+  const email = `adjusters.${insurer.id}@evergreen.example`;
+  const settings = await api('/account', { method: 'PATCH', key: insurerKey, body: { settings: { claims_notification_email: email } } });
+  expect(settings.status).toBe(200);
+  expect(settings.body.data.settings.claims_notification_email).toBe(email);
+
+  const id = await pastPurchase(account);
+  const claim = (await api(`/purchases/${id}/claims`, { method: 'POST', body: claimBody() })).body.data;
+  const mail = (await eventually(async () => stack.smtp.messages.find((m) => m.to.includes(email)) ?? null, 30_000))!;
+  expect(mail.raw).toContain(`New claim ${claim.id}`);
+  expect(mail.raw).toContain('1250.00 USD');
+
+  // The insurer lists and reads the claims of its products; another insurer sees none of them.
+  const listed = await api('/claims?status=submitted', { key: insurerKey });
+  expect(listed.status).toBe(200);
+  expect(listed.body.data.map((x: { id: number }) => x.id)).toContain(claim.id);
+  expect((await api(`/claims/${claim.id}`, { key: insurerKey })).status).toBe(200);
+  expect((await api('/claims', { key: strangerKey })).body.data).toEqual([]);
+  expect((await api(`/claims/${claim.id}`, { key: strangerKey })).status).toBe(404);
+
+  const decide = (claimId: number, body: Record<string, unknown>, key = insurerKey) =>
+    api(`/claims/${claimId}/actions`, { method: 'POST', body, key });
+  // The agency follows but does not decide; another insurer does not see the claim at all.
+  const byAgency = await decide(claim.id, { action: 'acknowledge' }, account.key);
+  expect(byAgency.status).toBe(403);
+  expect(byAgency.body.error.code).toBe('CLAIM_DECISION_NOT_ALLOWED');
+  const byStranger = await decide(claim.id, { action: 'acknowledge' }, strangerKey);
+  expect(byStranger.status).toBe(404);
+  expect(byStranger.body.error.code).toBe('NOT_FOUND');
+
+  expect((await decide(claim.id, { action: 'acknowledge' })).status).toBe(200);
+  expect((await decide(claim.id, { action: 'start_review' })).status).toBe(200);
+  const tooMuch = await decide(claim.id, { action: 'approve', amount: 125_001, reason: 'All of it' });
+  expect(tooMuch.status).toBe(400);
+  expect(tooMuch.body.error.code).toBe('VALIDATION_ERROR');
+  const approved = await decide(claim.id, { action: 'approve', amount: 90_000, reason: 'The invoice covers 900.00' });
+  expect(approved.status).toBe(200);
+  expect(approved.body.data).toMatchObject({ status: 'approved', approved_amount: 90_000, decision_reason: 'The invoice covers 900.00' });
+  const adjuster = { type: 'adjuster', id: expect.any(String) };
+  expect(approved.body.data.history.slice(1).map((e: { kind: string; actor: unknown }) => [e.kind, e.actor])).toEqual([
+    ['acknowledged', adjuster],
+    ['under_review', adjuster],
+    ['approved', adjuster],
+  ]);
+  expect((await decide(claim.id, { action: 'record_payment' })).body.error.code).toBe('VALIDATION_ERROR');
+  expect((await decide(claim.id, { action: 'record_payment', reference: 'chq-0042' })).status).toBe(200);
+  const closed = await decide(claim.id, { action: 'close' });
+  expect(closed.body.data.status).toBe('closed');
+  // The agency still reads it and comments; the adjuster comments too.
+  expect((await api(`/claims/${claim.id}/comments`, { method: 'POST', body: { text: 'Thanks.' } })).status).toBe(201);
+  const commented = await api(`/claims/${claim.id}/comments`, { method: 'POST', key: insurerKey, body: { text: 'File closed.' } });
+  expect(commented.body.data.history.at(-1)).toMatchObject({ kind: 'comment', actor: adjuster, note: 'File closed.' });
+
+  const events = (await eventually(async () => {
+    const list = await claimEvents(id);
+    return list.length >= 6 ? list : null;
+  }, 30_000))!;
+  expect(events.map((e) => e.type)).toEqual(
+    ['submitted', 'acknowledged', 'under_review', 'approved', 'paid', 'closed'].map((s) => `claim.${s}`),
+  );
+  expect(events[3]!.data.object).toMatchObject({ change: { actor: { type: 'adjuster' } } });
+
+  // A denial needs its code and text.
+  const second = await pastPurchase(account);
+  const other = (await api(`/purchases/${second}/claims`, { method: 'POST', body: claimBody() })).body.data;
+  expect((await decide(other.id, { action: 'acknowledge' })).status).toBe(200);
+  expect((await decide(other.id, { action: 'start_review' })).status).toBe(200);
+  expect((await decide(other.id, { action: 'deny', reason: 'no code' })).status).toBe(400);
+  const denied = await decide(other.id, { action: 'deny', reason_code: 'excluded_peril', reason: 'Flood is excluded' });
+  expect(denied.body.data).toMatchObject({ status: 'denied', denial_code: 'excluded_peril', decision_reason: 'Flood is excluded' });
 });

@@ -458,6 +458,7 @@ test('when the account turns the buyer email off, then GET and PATCH /api/v1/acc
 
   expect((await account({ settings: { send_buyer_email_after_payment: true } })).body.data.settings).toEqual({
     send_buyer_email_after_payment: true,
+    claims_notification_email: null,
   });
   const told = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
   await waitIssued(agency, told.paymentIntent);
