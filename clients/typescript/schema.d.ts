@@ -503,7 +503,7 @@ export interface paths {
         put?: never;
         /**
          * Add a comment to a claim’s history
-         * @description Agencies follow and comment on their claims; deciding them is the insurer’s. Comments are kept in the history in order with the claim’s changes.
+         * @description Agencies follow and comment on their claims; deciding them is the insurer’s (its adjusters comment too, with a key of the insurer or MGA the product names). Comments are kept in the history in order with the claim’s changes.
          */
         post: operations["commentOnClaim"];
         delete?: never;
@@ -550,6 +550,46 @@ export interface paths {
          * @description Test-mode keys only (a live key gets 404 ROUTE_NOT_FOUND). Takes one action on the claim through its owner, with the same checks an adjuster’s action gets: the claim’s status must allow it (409 CLAIM_TRANSITION_NOT_ALLOWED), an approval names an amount at most the one claimed and a reason, a denial a reason code and text, a reopen a reason (400 VALIDATION_ERROR). Answers the claim with its history.
          */
         post: operations["testHelperClaimAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the claims this key sees
+         * @description An insurer’s or MGA’s key (its adjusters): the claims on products naming it as insurer or MGA, of the key’s mode. An agency’s key: its own claims (a teammate’s key, the teammate’s). Newest first, without histories; `status` filters.
+         */
+        get: operations["listClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/claims/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An adjuster’s decision on a claim
+         * @description Only a key of the insurer or MGA the claim’s product names (its adjusters): `acknowledge`, `start_review` (to under_review), `approve` (an `amount` at most the one claimed, and a `reason`), `deny` (a `reason_code` and a `reason` text), `record_payment` (a payment made outside the service, with its `reference`), `close`, `reopen` (a `reason`). Each goes through the claim’s owner with the same checks as every change, and is recorded in the history with actor `adjuster` and the key’s id; the agency gets its `claim.*` event. An approved claim with a payout account is then paid by the service. Answers the claim with its history.
+         */
+        post: operations["decideClaim"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3238,7 +3278,8 @@ export interface components {
          *         "mode": "test"
          *       },
          *       "settings": {
-         *         "send_buyer_email_after_payment": true
+         *         "send_buyer_email_after_payment": true,
+         *         "claims_notification_email": null
          *       },
          *       "producer": {
          *         "address": {
@@ -3306,6 +3347,8 @@ export interface components {
         AccountSettings: {
             /** @description When on (the default), the buyer of each purchase is emailed the proof of coverage once its certificates are issued: the certificates (attached, or download links when large), the verification links and, when the product offers it, the buyer’s online withdrawal link. Off: nothing goes to the buyer unless you ask (teamEmailProofofCoverage). Applies to purchases issued from then on. */
             send_buyer_email_after_payment: boolean;
+            /** @description Insurers and MGAs: the address its adjusters are emailed at when a claim is filed on a product naming the account (null: nobody is emailed). Agencies may leave it null. */
+            claims_notification_email: string | null;
         };
         /** @description The agency as the producer box of its certificates shows it, beside its name: address, phone, email, licence number (each null until set) */
         ProducerProfile: {
@@ -3355,6 +3398,11 @@ export interface components {
             settings?: {
                 /** @description When on (the default), the buyer of each purchase is emailed the proof of coverage once its certificates are issued: the certificates (attached, or download links when large), the verification links and, when the product offers it, the buyer’s online withdrawal link. Off: nothing goes to the buyer unless you ask (teamEmailProofofCoverage). Applies to purchases issued from then on. */
                 send_buyer_email_after_payment?: boolean;
+                /**
+                 * Format: email
+                 * @description Insurers and MGAs: the address its adjusters are emailed at when a claim is filed on a product naming the account (null: nobody is emailed). Agencies may leave it null.
+                 */
+                claims_notification_email?: string | null;
             };
             /** @description The producer fields to change (certificates issued from then on print them); one left out keeps its value, null clears it */
             producer?: {
@@ -4893,6 +4941,19 @@ export interface components {
             reason_code?: string;
             /** @description `record_payment`: the payment’s reference (default: one the helper makes up) */
             reference?: string;
+        };
+        ClaimPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"][];
+            metadata: components["schemas"]["ListMetadata"];
+            message: string;
+        };
+        ClaimDecisionResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Claim"];
+            message: string;
         };
         BulkCancellationCreatedResponse: {
             /** @enum {boolean} */
@@ -12376,6 +12437,232 @@ export interface operations {
                 };
             };
             /** @description ROUTE_NOT_FOUND for a live key; NOT_FOUND for a claim that is not this account’s */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CLAIM_TRANSITION_NOT_ALLOWED (the claim’s status does not allow the action), DUPLICATE_CLAIM (a reopen while another claim is open on the same unit and day) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listClaims: {
+        parameters: {
+            query?: {
+                /** @description Only claims in this status */
+                status?: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened";
+                pageSize?: number;
+                pageIndex?: number;
+            };
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimPageResponse"];
+                };
+            };
+            /** @description QUERY_VALIDATION_ERROR: a bad page or status, or an unknown query parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    decideClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Claim id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimDecisionResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR (an approval above the amount claimed or without a reason, a denial without its code or text, a reopen without a reason, a payment without its reference) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CLAIM_DECISION_NOT_ALLOWED: the agency’s own key (agencies follow and comment; deciding is the insurer’s) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no claim with that id that this key owns or decides (another agency’s, another insurer’s) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
