@@ -31,6 +31,11 @@
  *                             premium, fees, cancellations, refunds and net per agency and mode,
  *                             premium per insurer/MGA where products name one; month to date for
  *                             the current month (scripts/ops-finance.ts; read-only)
+ *   slo [--days 30] [--mode live|test]
+ *                             each service level objective's compliance and error budget left
+ *                             (fraction and minutes) over the days, from Prometheus' recording
+ *                             rules (PROMETHEUS_URL); exit 3 when a budget is exhausted
+ *                             (scripts/ops-slo.ts; read-only)
  *   audit [--limit 50] [--purchase <id>]
  *                             the audit log of the commands above that change something, newest
  *                             first (read-only)
@@ -86,6 +91,7 @@ import { parseCommandLine, positiveInt, UsageError } from './cli';
 import { find } from './ops-find';
 import { coverage } from './ops-coverage';
 import { finance } from './ops-finance';
+import { slo } from './ops-slo';
 import { taxRates } from './ops-tax-rates';
 import { sweepDocuments } from './ops-sweep';
 import { partyCommand } from './ops-parties';
@@ -120,6 +126,9 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
   finance --month YYYY-MM [--account <id>] [--mode test|live]
                             premium, fees, cancellations, refunds and net per agency, and premium
                             per insurer/MGA; month to date for the current month (read-only)
+  slo [--days 30] [--mode live|test]
+                            each objective's compliance and error budget left over the days, from
+                            Prometheus at PROMETHEUS_URL; exits 3 when a budget is exhausted
   audit [--limit 50] [--purchase <id>]
                             who ran the commands that change something, newest first (read-only)
   reconcile --month YYYY-MM [--mode live|test] [--include-test-helper]
@@ -191,6 +200,7 @@ async function main(argv: string[]): Promise<number> {
         ...{ kind: text, 'register-number': text, slug: text, party: text, agency: text },
         limit: text,
         month: text,
+        days: text,
         from: text,
         to: text,
         'include-test-helper': { type: 'boolean' } as const,
@@ -221,6 +231,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'find') return find(values.email, values.mode, values.json);
   if (command === 'tax-rates') return taxRates(positionals[1], values.json);
   if (command === 'finance') return finance({ month: values.month, account: values.account, mode: values.mode }, values.json);
+  if (command === 'slo') return slo({ days: values.days, mode: values.mode }, values.json);
   if (command === 'coverage')
     return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);
   if (command === 'sweep-documents') return sweepDocuments({ account: values.account, reason: values.reason }, values.json);
