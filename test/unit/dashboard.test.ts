@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiMetrics, createWorkerMetrics } from '../../src/metrics/registry';
+import { TASK_QUEUE_POLLERS_METRIC } from '../../src/metrics/task-queue-pollers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 type Datasource = { type: string; uid: string };
@@ -73,6 +74,11 @@ function metricsIn(expr: string): string[] {
     'state',
     'root_account_id',
     'instance',
+    'namespace',
+    'task_queue_type',
+    'slo',
+    'sum_over_time',
+    'group_left',
   ]);
   return [...new Set(words.filter((w) => !promql.has(w)))];
 }
@@ -81,7 +87,15 @@ async function knownMetrics(): Promise<Set<string>> {
   // Prometheus' own `up`, and the Temporal SDK exporter's pollers and free slots gauges (seen on the
   // worker's WORKER_SDK_METRICS_ADDRESS; test/integration/processes.test.ts checks the worker exports
   // them). postgres_exporter's `pg_up`, and the recording rules of alerts.yml.
-  const names = new Set<string>(['up', 'temporal_num_pollers', 'temporal_worker_task_slots_available', 'pg_up', ...recorded]);
+  // The API's gauge of the pollers the Temporal server sees per expected task queue (src/metrics/task-queue-pollers.ts).
+  const names = new Set<string>([
+    'up',
+    'temporal_num_pollers',
+    'temporal_worker_task_slots_available',
+    'pg_up',
+    TASK_QUEUE_POLLERS_METRIC,
+    ...recorded,
+  ]);
   for (const m of [createApiMetrics(), createWorkerMetrics()]) {
     for (const metric of await m.registry.getMetricsAsJSON()) {
       names.add(metric.name);
@@ -155,4 +169,17 @@ test('when the dashboard is imported into another Grafana, then it asks for a Pr
     if (!/pg_up|coi:/.test(expr))
       expect({ title, expr, instance: expr.includes('instance=~"$instance"') }).toEqual({ title, expr, instance: true });
   }
+});
+
+test("when the SLO report's panels are read, then they show each objective's 30-day compliance and budget left by mode, from the recorded good and total events", () => {
+  const slo = exprs.filter((e) => e.expr.includes('coi:slo_events_total:rate5m'));
+  expect(slo).toHaveLength(2);
+  for (const { expr } of slo) {
+    expect(expr).toContain('sum_over_time(coi:slo_events_good:rate5m{mode=~"$mode"}[30d])');
+    expect(expr).toContain('sum_over_time(coi:slo_events_total:rate5m{mode=~"$mode"}[30d])');
+  }
+  // Budget left divides the error ratio by the objective's budget (promtool tests the formula in alerts.test.yml).
+  expect(slo.filter((e) => e.expr.includes('(1 - coi:slo_objective:ratio)')).map((e) => e.title)).toEqual([
+    'SLO error budget left, last 30 days (below 0: exhausted)',
+  ]);
 });
