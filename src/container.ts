@@ -26,6 +26,8 @@ import { productRoutes } from './products/routes';
 import { pricingTermsRoutes } from './products/pricing-terms-routes';
 import { createPricingTermsService } from './products/pricing-terms-service';
 import { createPricingTermsRepository } from './products/pricing-terms-repository';
+import { certificateSettingsRoutes, createCertificateSettingsService } from './products/certificate-settings-routes';
+import { createCertificateSettingsRepository } from './products/certificate-settings-repository';
 import { createBundlesRepository } from './bundles/repository';
 import { createBundleService, type BundleService } from './bundles/service';
 import { bundleRoutes } from './bundles/routes';
@@ -295,6 +297,9 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       ),
       productRoutes(products),
       pricingTermsRoutes(createPricingTermsService({ products: createProductsRepository(db), terms: createPricingTermsRepository(db) })),
+      certificateSettingsRoutes(
+        createCertificateSettingsService({ products: createProductsRepository(db), settings: createCertificateSettingsRepository(db) }),
+      ),
       purchaseRoutes(purchaseService),
       proofEmailStatusRoutes(proofOfCoverage),
       endorsementRoutes(endorsements),

@@ -6,7 +6,9 @@
  *   IANA time zone): its holder with the endorsement marks, the holder's description of
  *   operations (by default the product and the unit's covered dates), the agency as authorized
  *   representative, the producer block (the account's address, phone, email and licence number,
- *   issue 50 item 1), and the version's revision.
+ *   issue 50 item 1), insurers A–F with their NAIC numbers, the type of insurance and the
+ *   endorsement forms of the product's certificate setting, dates in the holder's locale
+ *   (`dateOrderFor`), and the version's revision.
  * - `verificationUrl(publicBaseUrl, code, proof?)`: `<base>/verify/<code>`, with `?proof=<jws>`
  *   when the certificate's signed proof is given (the QR target and the API's verification link;
  *   issue 50 item 3). The short form is printed under the QR code for typing in.
@@ -18,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
-import type { CertificateData } from '../pdf/certificate-template';
+import type { CertificateData, DateOrder } from '../pdf/certificate-template';
 import type { Address, IssuanceRow } from './repository';
 import type { CertificateFacts } from './signed-proof';
 import type { ProducerProfile } from '../accounts/types';
@@ -77,6 +79,17 @@ function local(at: Date, zone: string): string {
   return DateTime.fromJSDate(at, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
 }
 
+/**
+ * How the certificate prints dates: in the holder's locale, MM/DD/YYYY for a US holder and
+ * DD/MM/YYYY for any other; without a holder, by the named insured's country; with neither
+ * country known, ISO YYYY-MM-DD.
+ */
+export function dateOrderFor(row: Pick<IssuanceRow, 'certificateHolder' | 'namedInsured'>): DateOrder {
+  const country = (row.certificateHolder?.address?.country ?? row.namedInsured?.address?.country ?? '').trim().toUpperCase();
+  if (country === '') return 'iso';
+  return ['US', 'USA', 'UNITED STATES'].includes(country) ? 'mdy' : 'dmy';
+}
+
 /** `proof`: the certificate's signed proof (`certificateFacts` signed), carried by the QR code; absent: the plain link. */
 export function toCertificateData(row: IssuanceRow, publicBaseUrl: string, proof?: string): CertificateData {
   const currency = row.currency.toUpperCase();
@@ -93,7 +106,18 @@ export function toCertificateData(row: IssuanceRow, publicBaseUrl: string, proof
       name: row.namedInsured?.name ?? row.buyerName,
       address: formatAddress(row.namedInsured?.address),
     },
-    insurers: [{ name: row.insurerName || UNNAMED_INSURER }],
+    insurers: [{ name: row.insurerName || UNNAMED_INSURER, naic: row.insurerNaic }, ...row.otherInsurers],
+    coverageType: {
+      type: row.coverageSettings.coverageType,
+      trigger: row.coverageSettings.coverageTrigger,
+      aggregateBasis: row.coverageSettings.aggregateBasis,
+    },
+    endorsements: {
+      additionalInsuredForm: row.coverageSettings.additionalInsuredForm,
+      waiverForm: row.coverageSettings.waiverForm,
+      primaryNonContributory: row.coverageSettings.primaryNonContributory,
+    },
+    dateOrder: dateOrderFor(row),
     masterPolicyNumber: row.masterPolicyNumber,
     policyNumberTwo: row.policyNumberTwo || undefined,
     productName: row.productName,

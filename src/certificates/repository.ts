@@ -20,6 +20,7 @@ import type { Db } from '../db/knex';
 import { createCertificateArchivesRepository, type ArchiveRow } from './archives-repository';
 import { createCertificateLookups, type PrintedValues } from './lookup-repository';
 import type { ProducerProfile } from '../accounts/types';
+import { DEFAULT_CERTIFICATE_SETTINGS, type CertificateSettings } from '../products/certificate-settings';
 
 export type { PrintedValues } from './lookup-repository';
 
@@ -67,6 +68,12 @@ export interface IssuanceRow {
   productLineId: number;
   productName: string;
   insurerName: string;
+  /** Insurer A's NAIC number (the product's insurer party's register number), or null. */
+  insurerNaic: string | null;
+  /** Insurers B–F the product's certificate setting names, in order (issue 50, item 1). */
+  otherInsurers: Array<{ name: string; naic: string | null }>;
+  /** How the product's certificates describe its coverage (the defaults when it has no setting). */
+  coverageSettings: CertificateSettings;
   masterPolicyNumber: string;
   policyNumberTwo: string;
   claimsPhone: string;
@@ -198,6 +205,7 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
         .leftJoin('root_accounts as ins', 'ins.id', 'pl.insurer_root_account_id')
         .leftJoin('question_sets as qs', 'qs.id', 'pl.question_set_id')
         .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id')
+        .leftJoin('product_certificate_settings as pcs', 'pcs.product_line_id', 'pl.id')
         .where('c.purchase_id', purchaseId)
         .whereIn('c.id', certificateIds)
         .whereNull('c.storage_key')
@@ -215,6 +223,17 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
           'pl.customer_name',
           'pl.insurer_name',
           'ins.name as insurer_account_name',
+          'ins.register_number as insurer_naic',
+          'pcs.coverage_type',
+          'pcs.coverage_trigger',
+          'pcs.aggregate_basis',
+          'pcs.additional_insured_form',
+          'pcs.waiver_form',
+          'pcs.primary_non_contributory',
+          db.raw(
+            `coalesce((select jsonb_agg(jsonb_build_object('name', x.name, 'naic', x.register_number) order by u.ord)
+               from unnest(pcs.other_insurer_ids) with ordinality as u(id, ord) join root_accounts x on x.id = u.id), '[]'::jsonb) as other_insurers`,
+          ),
           'pl.master_policy_number',
           'pl.policy_number_two',
           'pl.claims_phone_number',
@@ -249,6 +268,20 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
         productLineId: r.product_line_id,
         productName: r.customer_name,
         insurerName: r.insurer_name || r.insurer_account_name || '',
+        insurerNaic: r.insurer_naic ?? null,
+        otherInsurers: r.other_insurers,
+        coverageSettings:
+          r.coverage_type === null
+            ? DEFAULT_CERTIFICATE_SETTINGS
+            : {
+                coverageType: r.coverage_type,
+                coverageTrigger: r.coverage_trigger,
+                aggregateBasis: r.aggregate_basis,
+                additionalInsuredForm: r.additional_insured_form,
+                waiverForm: r.waiver_form,
+                primaryNonContributory: r.primary_non_contributory,
+                otherInsurerIds: [],
+              },
         masterPolicyNumber: r.master_policy_number,
         policyNumberTwo: r.policy_number_two,
         claimsPhone: r.claims_phone_number,

@@ -73,12 +73,18 @@ export const CERTIFICATE_TEXT_LIMITS = {
   namedInsuredAddressLines: 4,
   /** Each line of `namedInsured.address`. */
   namedInsuredAddressLineLength: 80,
-  /** Entries of `insurers` (INSURER A, B, …). */
-  insurers: 3,
-  /** Each `insurers[].name`. */
-  insurerName: 80,
+  /** Entries of `insurers` (INSURER A to F, printed two a row). */
+  insurers: 6,
+  /** Each `insurers[].name` (longer names still print, possibly over two pages). */
+  insurerName: 40,
   /** `productName`. */
   productName: 80,
+  /** Each `insurers[].naic` (a NAIC company code is 5 digits). */
+  insurerNaic: 6,
+  /** `coverageType.type` (the product's certificate setting takes 40). */
+  coverageType: 40,
+  /** `endorsements.additionalInsuredForm` and `endorsements.waiverForm`, each. */
+  endorsementForm: 24,
   /** `masterPolicyNumber` and `policyNumberTwo`, each. */
   policyNumber: 40,
   /** `coverage.startsAtLocal` and `coverage.endsAtLocal`, each (normally 16 or 19). */
@@ -158,7 +164,29 @@ export interface CertificateData {
    * Insurer(s) affording coverage, listed as INSURER A, B, …; at least one, at most
    * `CERTIFICATE_TEXT_LIMITS.insurers`, each name at most `insurerName` characters.
    */
-  insurers: Array<{ name: string }>;
+  insurers: Array<{ name: string; /** NAIC company code, printed beside the name when given. */ naic?: string | null }>;
+  /**
+   * The type of insurance, printed where the coverage line names it (issue 50, item 1): e.g.
+   * "Commercial General Liability", occurrence or claims-made, and what the general aggregate
+   * applies per, in place of the product name. Absent: the product name stands there.
+   */
+  coverageType?: {
+    /** At most `coverageType` characters. */
+    type: string;
+    trigger: 'occurrence' | 'claims_made';
+    aggregateBasis: 'policy' | 'location' | 'project';
+  };
+  /**
+   * Endorsement form references and editions (e.g. "CG 20 26 04 13"), printed in the holder's
+   * additional-insured / subrogation-waived sentences when those are granted; and whether the
+   * coverage is primary and non-contributory for an additional-insured holder.
+   */
+  endorsements?: { additionalInsuredForm?: string | null; waiverForm?: string | null; primaryNonContributory?: boolean };
+  /**
+   * How dates print: `mdy` MM/DD/YYYY (a US holder), `dmy` DD/MM/YYYY (any other holder's
+   * country), absent or `iso` YYYY-MM-DD.
+   */
+  dateOrder?: DateOrder;
   /** The master policy number of the product line (at most `policyNumber` characters). */
   masterPolicyNumber: string;
   /** The second policy number of the product line, if it has one (at most `policyNumber`). */
@@ -235,6 +263,21 @@ export interface CertificateData {
    */
   qrUrl?: string;
 }
+
+/** How a certificate prints its dates (see `CertificateData.dateOrder`). */
+export type DateOrder = 'mdy' | 'dmy' | 'iso';
+
+/** `YYYY-MM-DD…` with its date part reordered for `order` (other text as given); the time, if any, kept after a space. */
+export function orderedDate(value: string, order: DateOrder | undefined): string {
+  const text = localDateTime(value);
+  const m = /^(\d{4})-(\d{2})-(\d{2})(.*)$/.exec(text);
+  if (!m || !order || order === 'iso') return text;
+  const [, y, mo, d, rest] = m;
+  return `${order === 'mdy' ? `${mo}/${d}` : `${d}/${mo}`}/${y}${rest}`;
+}
+
+const DATE_LABEL: Record<DateOrder, string> = { mdy: 'MM/DD/YYYY', dmy: 'DD/MM/YYYY', iso: 'YYYY-MM-DD' };
+const BASIS_LABEL = { policy: 'Policy', location: 'Location', project: 'Project' } as const;
 
 /** The "Cancellation" box's text when `CertificateData.cancellationNotice` is absent. */
 export const DEFAULT_CANCELLATION_NOTICE =
@@ -325,6 +368,7 @@ const STYLES = new SafeHtml(`
   .amount { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
   .name { font-weight: 600; }
   .small { font-size: 7.5pt; }
+  .insurers td { font-size: 6.5pt; padding: 0 3px; }
   .endorsement { font-size: 7.5pt; margin-top: 2px; }
   .footer { font-size: 6.5pt; color: #333; }
   .specimen { position: fixed; top: 45%; left: 0; right: 0; text-align: center;
@@ -381,6 +425,23 @@ async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   const additionalInsured = holder.additionalInsured === true;
   const waiverOfSubrogation = holder.waiverOfSubrogation === true;
   const mark = (yes: boolean) => (yes ? 'Y' : 'N');
+  const order = data.dateOrder ?? 'iso';
+  const end = data.endorsements ?? {};
+  const form = (f: string | null | undefined) => (f ? html` (form ${f})` : undefined);
+  const insurerRows: SafeHtml[] = [];
+  const insurerCell = (i: number) => {
+    const ins = data.insurers[i];
+    if (!ins) return html`<td></td><td></td><td></td>`;
+    return html`<td>INSURER ${letter(i)}</td><td id="insurer-${letter(i).toLowerCase()}">${ins.name}</td><td id="insurer-${letter(i).toLowerCase()}-naic">${ins.naic ?? ''}</td>`;
+  };
+  for (let i = 0; i < data.insurers.length; i += 2) insurerRows.push(html`<tr>${insurerCell(i)}${insurerCell(i + 1)}</tr>`);
+  const ct = data.coverageType;
+  const box2 = (on: boolean) => (on ? '[X]' : '[ ]');
+  const typeCell = ct
+    ? html`<span id="coverage-type" class="name">${ct.type}</span><br><span class="zone"><span id="coverage-trigger">${box2(ct.trigger === 'claims_made')} Claims-made ${box2(
+        ct.trigger === 'occurrence',
+      )} Occurrence</span> <span id="aggregate-basis">Gen'l aggregate applies per: ${BASIS_LABEL[ct.aggregateBasis]}</span></span>`
+    : html`<span id="product">${data.productName}</span>`;
   const revisionText =
     revision === 1
       ? html`<span id="revision">Revision 1</span>`
@@ -388,7 +449,7 @@ async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   return html`<div class="top">
   <div class="main">
     <h1>CERTIFICATE OF LIABILITY INSURANCE</h1>
-    <div class="meta"><span><span class="label">Certificate number</span> <strong id="certificate-number">${data.certificateNumber}</strong></span> ${revisionText} <span><span class="label">Date issued (YYYY-MM-DD)</span> <span id="issue-date">${data.issueDate}</span></span></div>
+    <div class="meta"><span><span class="label">Certificate number</span> <strong id="certificate-number">${data.certificateNumber}</strong></span> ${revisionText} <span><span class="label">Date issued (${DATE_LABEL[order]})</span> <span id="issue-date">${orderedDate(data.issueDate, order)}</span></span></div>
     <div class="notice" id="information-notice">FOR INFORMATION ONLY. This certificate gives the certificate holder no rights and does not add to,
 reduce or otherwise change the coverage of the policy described below. It is not a contract between the insurer(s), the authorized
 representative or producer, and the certificate holder. Additional-insured and subrogation-waived marks apply only as far as the
@@ -402,25 +463,25 @@ ${box(
   html`${party('producer', data.producer.name, data.producer.address)}${data.producer.contact ? html`<div id="producer-contact">${data.producer.contact}</div>` : undefined}`,
 )}
 ${box('Insured', 'named-insured-box', party('named-insured', data.namedInsured.name, data.namedInsured.address))}
-<table>
-  <colgroup><col style="width:12%"><col></colgroup>
-  <tr><th colspan="2">Insurer(s) affording coverage</th></tr>
-  ${data.insurers.map((ins, i) => html`<tr><td>INSURER ${letter(i)}</td><td>${ins.name}</td></tr>`)}
-  <tr><td>Claims phone</td><td id="claims-phone">${data.claimsPhone}</td></tr>
+<table class="insurers">
+  <colgroup><col style="width:9%"><col style="width:33%"><col style="width:8%"><col style="width:9%"><col style="width:33%"><col style="width:8%"></colgroup>
+  <tr><th colspan="2">Insurer(s) affording coverage</th><th>NAIC #</th><th colspan="2">Insurer(s) affording coverage</th><th>NAIC #</th></tr>
+  ${insurerRows}
+  <tr><td colspan="2">Claims phone</td><td colspan="4" id="claims-phone">${data.claimsPhone}</td></tr>
 </table>
 <table>
   <colgroup><col style="width:5%"><col style="width:26%"><col style="width:6%"><col style="width:6%"><col style="width:25%"><col style="width:16%"><col style="width:16%"></colgroup>
   <tr><th>Insr ltr</th><th>Type of insurance</th><th class="mark">Addl insd</th><th class="mark">Subr wvd</th><th>Policy number(s)</th><th>Policy effective</th><th>Policy expiration</th></tr>
   <tr>
     <td>A</td>
-    <td id="product">${data.productName}</td>
+    <td>${typeCell}</td>
     <td class="mark" id="additional-insured-mark">${mark(additionalInsured)}</td>
     <td class="mark" id="subrogation-waived-mark">${mark(waiverOfSubrogation)}</td>
     <td><span class="label">Master</span> ${data.masterPolicyNumber}${
       data.policyNumberTwo ? html`<br><span class="label">Policy two</span> ${data.policyNumberTwo}` : undefined
     }</td>
-    <td>${localDateTime(data.coverage.startsAtLocal)}<br><span class="zone">${data.coverage.timeZone}</span></td>
-    <td>${localDateTime(data.coverage.endsAtLocal)}<br><span class="zone">${data.coverage.timeZone}</span></td>
+    <td id="policy-effective">${orderedDate(data.coverage.startsAtLocal, order)}<br><span class="zone">${data.coverage.timeZone}</span></td>
+    <td id="policy-expiration">${orderedDate(data.coverage.endsAtLocal, order)}<br><span class="zone">${data.coverage.timeZone}</span></td>
   </tr>
 </table>
 <table>
@@ -440,11 +501,13 @@ ${box(
   'certificate-holder-box',
   html`${party('certificate-holder', holder.name, holder.address)}${
     additionalInsured
-      ? html`<div class="endorsement" id="additional-insured">Additional insured: by endorsement to the policy above, the certificate holder is an additional insured under it.</div>`
+      ? html`<div class="endorsement" id="additional-insured">Additional insured: by endorsement to the policy above, the certificate holder is an additional insured under it${form(end.additionalInsuredForm)}.${
+          end.primaryNonContributory ? html` <span id="primary-non-contributory">Primary and non-contributory.</span>` : undefined
+        }</div>`
       : undefined
   }${
     waiverOfSubrogation
-      ? html`<div class="endorsement" id="subrogation-waived">Subrogation waived: by endorsement to the policy above, the insurer gives up its right of recovery against the certificate holder.</div>`
+      ? html`<div class="endorsement" id="subrogation-waived">Subrogation waived: by endorsement to the policy above, the insurer gives up its right of recovery against the certificate holder${form(end.waiverForm)}.</div>`
       : undefined
   }`,
 )}

@@ -85,7 +85,16 @@ function atLimits(): { data: CertificateData; markers: string[] } {
       name: capitals(L.namedInsuredName, 'ENDINSURED'),
       address: fullLines(L.namedInsuredAddressLines, L.namedInsuredAddressLineLength, 'ENDINSUREDADDRESS'),
     },
-    insurers: Array.from({ length: L.insurers }, (_, i) => ({ name: capitals(L.insurerName, `ENDINSURER${'ABC'[i] ?? i}`) })),
+    insurers: Array.from({ length: L.insurers }, (_, i) => ({
+      name: capitals(L.insurerName, `ENDINSURER${'ABCDEF'[i] ?? i}`),
+      naic: '9'.repeat(L.insurerNaic),
+    })),
+    coverageType: { type: capitals(L.coverageType, 'ENDCOVERAGETYPE'), trigger: 'claims_made', aggregateBasis: 'location' },
+    endorsements: {
+      additionalInsuredForm: capitals(L.endorsementForm, 'ENDAIFORM'),
+      waiverForm: capitals(L.endorsementForm, 'ENDWAIVERFORM'),
+      primaryNonContributory: true,
+    },
     masterPolicyNumber: capitals(L.policyNumber, 'ENDMASTER'),
     policyNumberTwo: capitals(L.policyNumber, 'ENDPOLICYTWO'),
     productName: capitals(L.productName, 'ENDPRODUCT'),
@@ -123,9 +132,15 @@ function atLimits(): { data: CertificateData; markers: string[] } {
     'ENDINSURERA',
     'ENDINSURERB',
     'ENDINSURERC',
+    'ENDINSURERD',
+    'ENDINSURERE',
+    'ENDINSURERF',
+    'ENDCOVERAGETYPE',
+    'ENDAIFORM',
+    'ENDWAIVERFORM',
     'ENDMASTER',
     'ENDPOLICYTWO',
-    'ENDPRODUCT',
+    // 'ENDPRODUCT': the type of insurance stands where the product name would (the description names the product)
     'ENDSTART',
     'ENDEND',
     'ENDPHONE',
@@ -171,6 +186,10 @@ const OVER_LIMIT: Record<CertificateTextLimit, () => CertificateData> = {
   insurers: () => certificate({ insurers: Array.from({ length: L.insurers + 1 }, (_, i) => ({ name: `Insurer ${i}` })) }),
   insurerName: () => certificate({ insurers: [{ name: 'First' }, { name: 'I'.repeat(L.insurerName + 1) }] }),
   productName: () => certificate({ productName: 'P'.repeat(L.productName + 1) }),
+  insurerNaic: () => certificate({ insurers: [{ name: 'First', naic: '9'.repeat(L.insurerNaic + 1) }] }),
+  coverageType: () =>
+    certificate({ coverageType: { type: 'T'.repeat(L.coverageType + 1), trigger: 'occurrence', aggregateBasis: 'policy' } }),
+  endorsementForm: () => certificate({ endorsements: { waiverForm: 'F'.repeat(L.endorsementForm + 1) } }),
   policyNumber: () => certificate({ policyNumberTwo: '9'.repeat(L.policyNumber + 1) }),
   coverageDateTime: () =>
     certificate({
