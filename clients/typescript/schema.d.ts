@@ -220,6 +220,30 @@ export interface paths {
         patch: operations["updateTaxSettings"];
         trace?: never;
     };
+    "/api/v1/products/{id}/certificate_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get how the product’s certificates describe its coverage (the defaults when never set)
+         * @description How the product’s certificates describe its coverage, as a certificate of liability insurance does: the type of insurance (default "Commercial General Liability"), occurrence or claims-made, the aggregate basis (per policy, location or project), the additional-insured and waiver-of-subrogation endorsements by form reference and edition (printed for a holder granted them), primary and non-contributory wording (for an additional-insured holder), and insurers B–F with their NAIC numbers beside the product’s own insurer (A). Certificates issued from then on print it; those already issued keep what they show.
+         */
+        get: operations["getCertificateSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set how the product’s certificates describe its coverage (fields given; the rest keep their value)
+         * @description How the product’s certificates describe its coverage, as a certificate of liability insurance does: the type of insurance (default "Commercial General Liability"), occurrence or claims-made, the aggregate basis (per policy, location or project), the additional-insured and waiver-of-subrogation endorsements by form reference and edition (printed for a holder granted them), primary and non-contributory wording (for an additional-insured holder), and insurers B–F with their NAIC numbers beside the product’s own insurer (A). Certificates issued from then on print it; those already issued keep what they show. 400 VALIDATION_ERROR for a malformed form reference or an insurer that did not appoint the account.
+         */
+        patch: operations["updateCertificateSettings"];
+        trace?: never;
+    };
     "/api/v1/purchases": {
         parameters: {
             query?: never;
@@ -3831,6 +3855,64 @@ export interface components {
              * @enum {string}
              */
             risk_location?: "named_insured" | "venue";
+        };
+        CertificateSettingsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CertificateSettings"];
+            message: string;
+        };
+        CertificateSettings: {
+            product_id: number;
+            coverage_type: string;
+            /** @enum {string} */
+            coverage_trigger: "occurrence" | "claims_made";
+            /** @enum {string} */
+            aggregate_basis: "policy" | "location" | "project";
+            additional_insured_form: string | null;
+            waiver_form: string | null;
+            primary_non_contributory: boolean;
+            other_insurer_ids: number[];
+            /** @description null: never set (the defaults) */
+            updated_at: string | null;
+        };
+        CertificateSettingsUpdatedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CertificateSettings"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "coverage_type": "Commercial General Liability",
+         *       "coverage_trigger": "occurrence",
+         *       "aggregate_basis": "location",
+         *       "additional_insured_form": "CG 20 26 04 13",
+         *       "waiver_form": "CG 24 04 05 09",
+         *       "primary_non_contributory": true
+         *     }
+         */
+        UpdateCertificateSettingsRequest: {
+            /** @description The type of insurance as printed, e.g. "Commercial General Liability" (default) */
+            coverage_type?: string;
+            /**
+             * @description Occurrence (default) or claims-made, marked beside the type of insurance
+             * @enum {string}
+             */
+            coverage_trigger?: "occurrence" | "claims_made";
+            /**
+             * @description What the general aggregate applies per: policy (default), location or project
+             * @enum {string}
+             */
+            aggregate_basis?: "policy" | "location" | "project";
+            /** @description The additional-insured endorsement's form reference and edition (MM YY), e.g. "CG 20 26 04 13"; null: none named */
+            additional_insured_form?: string | null;
+            /** @description The waiver-of-subrogation endorsement's form reference and edition (MM YY), e.g. "CG 20 26 04 13"; null: none named */
+            waiver_form?: string | null;
+            /** @description Whether the coverage is primary and non-contributory for an additional-insured holder: the certificate says so for holders that are additional insureds */
+            primary_non_contributory?: boolean;
+            /** @description Insurers B–F in order (party ids of insurers that appointed this account, see GET /api/v1/parties); insurer A is the product’s own insurer. Printed with their NAIC numbers */
+            other_insurer_ids?: number[];
         };
         PurchaseListResponse: {
             /** @enum {boolean} */
@@ -10072,6 +10154,242 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaxSettingsUpdatedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id in this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCertificateSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path: {
+                /** @description Product line id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateSettingsResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no product with that id in this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateCertificateSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Product line id, integer >= 1 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCertificateSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateSettingsUpdatedResponse"];
                 };
             };
             /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
