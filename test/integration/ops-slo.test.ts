@@ -41,6 +41,7 @@ const serve = (registry: typeof api.registry, port: number) =>
     s.listen(port, '127.0.0.1', () => resolve(s));
   });
 
+type Dashboard = { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
 type Figures = { slo: string; mode: string; compliance: number | null; budget_left: number; budget_minutes: number; exhausted: boolean };
 const ops = async (args: string[]) => {
   const r = await runScript('scripts/ops.ts', ['slo', ...args], { PROMETHEUS_URL: url });
@@ -97,7 +98,7 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('when traffic in both modes is scraped, then ops slo reports each objective’s compliance and budget left per mode, and exits 3 once a budget is spent', async () => {
+test('when traffic in both modes is scraped, then ops slo reports each objective’s compliance and budget left per mode (as the dashboard’s panels do), and exits 3 once a budget is spent', async () => {
   // Live: 1000 checkouts, 2 over 2 s (99.8 %, 40 % of the 0.5 % budget spent); 2000 certificates, 1 late (99.95 %, half the 0.1 %).
   checkouts('live', 998, 0.3);
   checkouts('live', 2, 3);
@@ -133,6 +134,17 @@ test('when traffic in both modes is scraped, then ops slo reports each objective
   expect(Number(certificates?.[2])).toBeLessThan(-9700); // 1 - 10 % / 0.1 %: the budget spent 100 times
   expect(test.stdout).toMatch(/^checkout +99\.5 % +\d+ +\d+ +100\.000 % +100\.0 % +7\.2 +7\.2$/m);
   expect(test.stdout).toContain('error budget exhausted: certificates (exit 3)');
+
+  // The dashboard's two SLO panels, asked of the same Prometheus (selector at "All"), agree with the command.
+  const panels = (JSON.parse(fs.readFileSync(path.join(__dirname, '../../ops/grafana/dashboard.json'), 'utf8')) as Dashboard).panels;
+  const panelValue = async (title: string, slo: string, mode: string) => {
+    const expr = panels.find((p) => p.title.startsWith(title))!.targets[0]!.expr.replaceAll('$mode', 'live|test');
+    const result = (await query(expr)) as Array<{ metric: Record<string, string>; value: [number, string] }>;
+    return Number(result.find((r) => r.metric.slo === slo && r.metric.mode === mode)?.value[1]);
+  };
+  expect(await panelValue('SLO compliance', 'checkout', 'live')).toBeCloseTo(bySlo.checkout!.compliance!, 3);
+  expect(await panelValue('SLO error budget left', 'certificates', 'live')).toBeCloseTo(bySlo.certificates!.budget_left, 1);
+  expect(await panelValue('SLO error budget left', 'certificates', 'test')).toBeLessThan(-97);
 });
 
 test('when Prometheus does not answer, then ops slo fails with exit 1 saying so; a bad --days is a usage error', async () => {
