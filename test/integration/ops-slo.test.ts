@@ -59,6 +59,8 @@ const issued = (mode: string, n: number, seconds: number) => {
 };
 
 beforeAll(async () => {
+  if (!fs.existsSync('/usr/bin/prometheus'))
+    throw new Error("/usr/bin/prometheus is missing: apt-get install -y prometheus (Debian's package)");
   const [promPort, apiPort, workerPort, closed] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   servers = await Promise.all([serve(api.registry, apiPort), serve(worker.registry, workerPort)]);
   // One event of each kind first: the series exist before the traffic, so rate() sees all of it.
