@@ -92,8 +92,9 @@ const inForce = (m: PolicyModel) => m.purchases.filter((p) => changeRefusal(p) =
  */
 const cancellable = (m: PolicyModel) => m.purchases.filter((p) => !p.partlyRefundedAtProcessor);
 
-/** Counts the command in the stack's figures, runs `body`, then checks every invariant. */
+/** Counts the command in the stack's figures, runs `body`, then checks every invariant; refuses to start once the run is stopping. */
 async function step(name: string, m: PolicyModel, s: ModelStack, body: () => Promise<void>, fault = false): Promise<void> {
+  if (s.stopping) throw new Error('the run is over: no further command');
   s.figures.steps += 1;
   s.figures.byCommand[name] = (s.figures.byCommand[name] ?? 0) + 1;
   if (fault) s.figures.faults += 1;

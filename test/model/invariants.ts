@@ -13,10 +13,13 @@
  * - answers: no 5xx, and every refusal carries an error code its operation documents
  *   (the app's /openapi.json);
  * - events (at the end of a sequence): every event of the model's purchases that
- *   `GET /api/v1/events` lists reached the account's endpoint exactly once.
+ *   `GET /api/v1/events` lists reached the account's endpoint exactly once;
+ * - reports (at the end of the run): the provisional bordereaux of the run's months, summed over
+ *   their rows (premium, platform fee and tax), are the ledger movements of every sequence.
  *
  * Each check throws an Error naming the purchase and what differs (fast-check reports it).
  */
+import { parse } from 'csv-parse/sync';
 import { call } from '../helpers/fixtures';
 import { eventually } from '../helpers/worker';
 import {
@@ -237,4 +240,63 @@ export async function checkEvents(stack: ModelStack, model: PolicyModel, timeout
     return false;
   });
   if (!delivered) fail(`events listed but not delivered within ${timeoutMs} ms: ${missing.join(', ')}`);
+}
+
+/** Integer minor units of a bordereau amount ("-12.34", "0.50"; empty reads 0). */
+function minorOf(text: string): number {
+  const m = /^(-?)(\d+)\.(\d{2})$/.exec(text);
+  if (text === '') return 0;
+  if (!m) return fail(`bordereau amount ${JSON.stringify(text)} is not major units with two decimals`);
+  return (m[1] ? -1 : 1) * (Number(m[2]) * 100 + Number(m[3]));
+}
+
+/**
+ * Reports: for each UTC month of the run, a provisional bordereau of the stack's party (a test
+ * key's current month to date; an earlier month of the run, its final one), read back as CSV;
+ * its rows' `gross_premium + platform_fee + tax` add up to the ledger movements of every sequence
+ * run (`stack.models`), per currency (USD here); a difference names each purchase it is in.
+ * Answers the rows read and their sum.
+ */
+export async function checkBordereau(stack: ModelStack): Promise<{ rows: number; totalMinor: number }> {
+  const months = [...new Set([stack.startedMonth, new Date().toISOString().slice(0, 7)])];
+  let total = 0;
+  let rows = 0;
+  const byPurchase = new Map<number, number>();
+  for (const month of months) {
+    const asked = checkAnswer(
+      stack,
+      'POST /api/v1/reports/bordereaux',
+      await api(stack, '/reports/bordereaux', { method: 'POST', body: { party_id: stack.partyId, month } }),
+    );
+    if (asked.status !== 200 && asked.status !== 202)
+      fail(`the bordereau of ${month} answered ${asked.status}: ${asked.text.slice(0, 300)}`);
+    const ready = await eventually(async () => {
+      const b = checkAnswer(stack, 'GET /api/v1/reports/bordereaux/{id}', await api(stack, `/reports/bordereaux/${asked.body.data.id}`))
+        .body.data;
+      return b.status === 'ready' ? b : null;
+    }, 60_000);
+    const res = await fetch(ready.files.csv.download_url);
+    if (res.status !== 200) fail(`the bordereau file of ${month} answered ${res.status}`);
+    const parsed = parse(await res.text(), { columns: true }) as Array<Record<string, string>>;
+    for (const r of parsed) {
+      if (r.currency !== 'USD') fail(`bordereau row ${r.transaction_reference} is in ${r.currency}, the model sells USD`);
+      const amount = minorOf(r.gross_premium!) + minorOf(r.platform_fee!) + minorOf(r.tax!);
+      const purchaseId = Number(/^COI-(\d+)-/.exec(r.certificate_reference!)?.[1]);
+      byPurchase.set(purchaseId, (byPurchase.get(purchaseId) ?? 0) + amount);
+      total += amount;
+      rows += 1;
+    }
+  }
+  const movements = stack.models.flatMap((m) => m.ledger);
+  const ledger = movements.reduce((a, m) => a + m.amountMinor, 0);
+  if (total !== ledger) {
+    const diff = new Map<number, number>();
+    for (const m of movements) diff.set(m.purchaseId, (diff.get(m.purchaseId) ?? 0) - m.amountMinor);
+    for (const [id, amount] of byPurchase) diff.set(id, (diff.get(id) ?? 0) + amount);
+    const off = [...diff].filter(([, d]) => d !== 0).map(([id, d]) => `purchase ${id}: ${d > 0 ? '+' : ''}${d}`);
+    fail(
+      `the bordereaux of ${months.join(', ')} (${rows} rows) add up to ${total} (minor units), the ledger's ${movements.length} movements to ${ledger} (${off.join(', ')})`,
+    );
+  }
+  return { rows, totalMinor: total };
 }

@@ -8,6 +8,7 @@
  * N --path P --replay-path R` replays it.
  */
 import fc from 'fast-check';
+import { checkBordereau } from './invariants';
 import { startModelStack, type ModelStack } from './real';
 import { figuresLine, runModel, seedFromEnv, writeReport, type ModelRunOptions } from './run';
 
@@ -46,4 +47,9 @@ test('any sequence of purchases, holders, cancellations, moves, dashboard refund
       `${failure}\nReplay: npm run test:model -- --seed ${o.seed}${path}${replayPath ? ` --replay-path "${replayPath}"` : ''}`,
     );
   }
+  // Reports, once the run is over: the bordereau of every sequence's ledger.
+  const report = await checkBordereau(stack);
+  console.log(
+    `bordereaux: ${report.rows} rows adding up to ${report.totalMinor} (minor units), the ledger of ${stack.models.flatMap((m) => m.ledger).length} movements`,
+  );
 });

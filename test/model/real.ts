@@ -5,18 +5,20 @@
  * (every refund request with its amount, payment intent and idempotency key), and storage
  * (fake-gcs-server) through a TCP proxy of its own. The worker can be restarted on the same task
  * queue (`restartWorker`), and started with replaced activities (a deliberately broken rule).
- * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`, with one webhook
+ * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`, whose product is
+ * written for an insurer that appointed it (`partyId`, the party of its bordereaux), with one webhook
  * endpoint taking every event type: a local receiver that answers 200 at once and counts each
  * event id it is sent (`eventsReceived`).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call, connectBuyer, createKey } from '../helpers/fixtures';
+import { call, connectBuyer, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
 import { WEBHOOK_SECRET, createEventProductAccount, specialEventSelection } from '../helpers/purchases';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
+import type { PolicyModel } from './policy-model';
 
 /** The platform fee rate of the suite's key, basis points (333: a fee that never ends in a half minor unit). */
 export const PLATFORM_FEE_BPS = 333;
@@ -50,6 +52,19 @@ export interface ModelStack {
   sellerSlug: string;
   /** Every operation's documented error codes, by `METHOD path-template`, read from the app's /openapi.json. */
   documentedCodes: Map<string, Set<string>>;
+  /** The insurer the product names (root account id): the party of the account's bordereaux. */
+  partyId: number;
+  /**
+   * Set once the run's time limit has passed: fast-check then stops waiting for the sequence in
+   * flight, which must not start another command (see `step`) before `inflight` settles.
+   */
+  stopping: boolean;
+  /** The sequence in flight (settled, never rejected). */
+  inflight: Promise<void>;
+  /** The model of every sequence run so far, for the bordereau check at the end of the run (their ledgers). */
+  models: PolicyModel[];
+  /** The UTC month (YYYY-MM) the stack started in. */
+  startedMonth: string;
   /** How many times the account's webhook endpoint was sent each event id. */
   eventsReceived: Map<string, number>;
   figures: RunFigures;
@@ -95,6 +110,13 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
   });
   const { account, productId } = await createEventProductAccount(app, 'Model Agency');
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test', platformFeeBps: PLATFORM_FEE_BPS })).key;
+  const party = await createRootAccountOfKind(app.container, 'insurer', 'Model Mutual Insurance Co.', [account.id]);
+  const named = await call(app.baseUrl, `/api/v1/products/${productId}`, {
+    method: 'PATCH',
+    key,
+    body: { insurerRootAccountID: party.id },
+  });
+  if (named.status !== 200) throw new Error(`product's insurer: ${named.status} ${named.text}`);
   const openapi = await call(app.baseUrl, '/openapi.json');
   if (openapi.status !== 200) throw new Error(`openapi.json: ${openapi.status}`);
   const eventsReceived = new Map<string, number>();
@@ -127,6 +149,11 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
     sellerSlug: account.slug,
     documentedCodes: codesOf(openapi.body),
     eventsReceived,
+    partyId: party.id,
+    stopping: false,
+    inflight: Promise.resolve(),
+    models: [],
+    startedMonth: new Date().toISOString().slice(0, 7),
     figures: { sequences: 0, steps: 0, faults: 0, byCommand: {} },
     async restartWorker() {
       await worker.shutdown();

@@ -52,22 +52,30 @@ export function modelProperty(stack: ModelStack, o: Pick<ModelRunOptions, 'maxCo
     size: 'max',
     ...(o.replayPath ? { replayPath: o.replayPath } : {}),
   });
-  return fc.asyncProperty(buyArbitrary(), commands, async (first, cmds) => {
-    let model: PolicyModel = emptyModel();
-    stack.figures.sequences += 1;
-    await fc.asyncModelRun(async () => {
-      model = emptyModel();
-      await first.run(model, stack);
-      return { model, real: stack };
-    }, cmds);
-    await checkAll(stack, model);
-    await checkEvents(stack, model);
+  return fc.asyncProperty(buyArbitrary(), commands, (first, cmds) => {
+    const sequence = (async () => {
+      let model: PolicyModel = emptyModel();
+      stack.figures.sequences += 1;
+      await fc.asyncModelRun(async () => {
+        model = emptyModel();
+        stack.models.push(model);
+        await first.run(model, stack);
+        return { model, real: stack };
+      }, cmds);
+      await checkAll(stack, model);
+      await checkEvents(stack, model);
+    })();
+    stack.inflight = sequence.then(
+      () => undefined,
+      () => undefined,
+    );
+    return sequence;
   });
 }
 
-/** Runs the property with `o` (fast-check's check: never throws for a broken invariant); answers fast-check's details. */
-export function runModel(stack: ModelStack, o: ModelRunOptions) {
-  return fc.check(modelProperty(stack, o), {
+/** Runs the property with `o` (fast-check's check: never throws for a broken invariant); answers fast-check's details once no sequence is in flight. */
+export async function runModel(stack: ModelStack, o: ModelRunOptions) {
+  const details = await fc.check(modelProperty(stack, o), {
     seed: o.seed,
     ...(o.path ? { path: o.path } : {}),
     numRuns: o.numRuns,
@@ -76,6 +84,11 @@ export function runModel(stack: ModelStack, o: ModelRunOptions) {
     includeErrorInReport: true,
     // Each sequence runs against real servers: no time limit per run here, jest's covers the whole.
   });
+  // Past the time limit fast-check answers without waiting for the sequence in flight: let it end
+  // its command (it starts no other), so that nothing runs on after the stack closes.
+  stack.stopping = true;
+  await stack.inflight;
+  return details;
 }
 
 /** The figures as one line: seed, sequences, steps, faults, and each command's count. */
