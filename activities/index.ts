@@ -41,11 +41,13 @@ import {
   createWorkerMetrics,
   watchBrowserPool,
   watchCancellationsNeedingAttention,
+  watchClaimsAcknowledgementOverdue,
   watchPaidWithoutCertificates,
   watchReconciliationDifferences,
   type WorkerMetrics,
 } from '../src/metrics/registry';
 import { createReportsRepository } from '../src/reports/repository';
+import { createClaimsRepository } from '../src/claims/repository';
 
 export interface ActivityDeps {
   db: Db;
@@ -145,6 +147,8 @@ export function activityDepsFromConfig(
   watchCancellationsNeedingAttention(metrics, (seconds) => attention.countCancellationsNeedingAttention(seconds));
   const reports = createReportsRepository(clients.db);
   watchReconciliationDifferences(metrics, () => reports.latestDifferenceCounts());
+  const claims = createClaimsRepository(clients.db);
+  watchClaimsAcknowledgementOverdue(metrics, () => claims.countAcknowledgementOverdue());
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);

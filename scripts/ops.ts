@@ -79,6 +79,7 @@ import { createReportsRepository } from '../src/reports/repository';
 import { reconcileMonth } from '../src/reports/reconciliation';
 import { formatMinor, monthRange } from '../src/reports/bordereau';
 import { createPayproc } from '../src/payproc/client';
+import { createClaimsRepository } from '../src/claims/repository';
 import { createAccountsRepository } from '../src/accounts/repository';
 import { createPurchaseWorkflowsFromConfig } from '../src/purchases/workflow-client';
 import { OperationRefused, createPurchaseOperations } from '../src/purchases/operations';
@@ -290,7 +291,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * `stuck`: what needs an operator, grouped by agency; with `--account`, only that root account's
+ * `stuck`: what needs an operator, grouped by agency (claims past their acknowledgement deadline
+ * among its purchases, kind `claim_acknowledgement_overdue`); with `--account`, only that root account's
  * purchases and the retrying activities of its purchases. Exit 0 when nothing is listed, 3 otherwise.
  * The retrying activities' last failures are decrypted here (the payload codec), so the run is on
  * the audit log as a decode (actor kind `codec`, action `codec_decode`, via `ops stuck`) under the
@@ -327,9 +329,10 @@ async function stuck(
       rootAccountId: null,
       reason: null,
     };
-    const [purchaseRows, cancellationRows, { result: allRetrying }] = await Promise.all([
+    const [purchaseRows, cancellationRows, claimRows, { result: allRetrying }] = await Promise.all([
       attention.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId),
       attention.stuckCancellations(graceMinutes * 60, 500, rootAccountId),
+      createClaimsRepository(db).overdueAcknowledgements(500, rootAccountId),
       auditedOp(
         createAuditRepository(db),
         decodeStart,
@@ -337,7 +340,7 @@ async function stuck(
         (r) => ({ via: 'ops stuck', failures_decoded: r.filter((a) => a.lastFailure !== null).length }),
       ),
     ]);
-    const allRows = [...purchaseRows, ...cancellationRows];
+    const allRows = [...purchaseRows, ...cancellationRows, ...claimRows];
     const rows = mode === undefined ? allRows : allRows.filter((r) => r.mode === mode);
     const agencyOf = new Map<number, { rootAccountId: number | null; agency: string; mode: string | null }>(
       rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency, mode: r.mode }]),

@@ -10,6 +10,8 @@
  *   writes (its activities only): the history event and the claim's columns in one transaction,
  *   keyed by the workflow's change number, so a retried step records its change once. A reopen that
  *   meets another open claim on the same unit and day throws `OpenClaimConflict`.
+ * - `overdueAcknowledgements` and `countAcknowledgementOverdue`: claims past their acknowledgement
+ *   deadline still submitted, for the operator (`ops stuck`, the worker's gauge).
  * - `partiesOf` and `list` read the product lines' insurer and MGA (the parties that decide claims).
  * - Amounts are integer minor units; instants `Date`s (UTC).
  */
@@ -377,6 +379,45 @@ export function createClaimsRepository(db: Db) {
         q.clone().count<{ n: string }[]>({ n: '*' }),
       ]);
       return { claims: rows.map(toClaim), total: Number(count?.n ?? 0) };
+    },
+
+    /**
+     * Claims still `submitted` past their acknowledgement deadline (`npm run ops -- stuck`), oldest
+     * deadline first, as the operator's rows: the purchase's id, agency and mode, the deadline as
+     * `since`, and the claim in `reason`; of root account `rootAccountId` when given.
+     */
+    async overdueAcknowledgements(limit = 500, rootAccountId?: number) {
+      const q = db('claims as c')
+        .join('root_accounts as a', 'a.id', 'c.root_account_id')
+        .where('c.status', 'submitted')
+        .where('c.acknowledgement_due_at', '<', db.fn.now())
+        .orderBy('c.acknowledgement_due_at')
+        .limit(limit)
+        .select('c.id as claim_id', 'c.purchase_id', 'c.root_account_id', 'a.name as agency', 'c.mode', 'c.acknowledgement_due_at');
+      if (rootAccountId !== undefined) q.where('c.root_account_id', rootAccountId);
+      return (await q).map((r: Row) => ({
+        id: r.purchase_id as number,
+        rootAccountId: r.root_account_id as number,
+        agency: r.agency as string,
+        mode: r.mode as string,
+        status: 'submitted',
+        kind: 'claim_acknowledgement_overdue' as const,
+        claimId: r.claim_id as number,
+        since: r.acknowledgement_due_at as Date,
+        reason: `claim ${r.claim_id} not acknowledged by its deadline`,
+      }));
+    },
+
+    /** How many claims of each mode are still `submitted` past their acknowledgement deadline (`claims_acknowledgement_overdue`). */
+    async countAcknowledgementOverdue(): Promise<Record<'live' | 'test', number>> {
+      const rows = await db('claims')
+        .where('status', 'submitted')
+        .where('acknowledgement_due_at', '<', db.fn.now())
+        .groupBy('mode')
+        .select('mode', db.raw('count(*)::int as n'));
+      const counts = { live: 0, test: 0 };
+      for (const r of rows as Array<{ mode: 'live' | 'test'; n: number }>) counts[r.mode] = r.n;
+      return counts;
     },
 
     /** The claims of purchase `purchaseId`, newest first. */

@@ -15,6 +15,7 @@
  * both read from the page pool at scrape, see `watchBrowserPool`),
  * `purchases_paid_without_certificates{mode}` (counted in the database for each scrape, which waits for the count at most 250 ms; see `watchPaidWithoutCertificates`),
  * `cancellations_needing_attention{state,mode}` (likewise, see `watchCancellationsNeedingAttention`),
+ * `claims_acknowledgement_overdue{mode}` (likewise, see `watchClaimsAcknowledgementOverdue`),
  * `dependency_errors_total{dependency,mode,operation}` (processor, storage), `event_deliveries_total{outcome,mode,root_account_id,endpoint}` (once per delivery, by final outcome), `event_delivery_attempts_total{outcome,mode,root_account_id,endpoint}`,
  * `activity_attempts_total{activity_type,attempt}` (attempt `1`, `2-4` or `5+`: each activity
  * execution, so retries show by type; see `activityAttemptsInterceptor`).
@@ -115,6 +116,12 @@ export function createWorkerMetrics() {
     paidWithoutCertificates: new Gauge({
       name: 'purchases_paid_without_certificates',
       help: 'Purchases paid more than 10 minutes ago that still have no certificates (refunded aside), by mode; read from the database at each scrape',
+      labelNames: ['mode'] as const,
+      registers: [registry],
+    }),
+    claimsAcknowledgementOverdue: new Gauge({
+      name: 'claims_acknowledgement_overdue',
+      help: 'Claims still submitted past their acknowledgement deadline (the insurer has not acknowledged them), by mode; read from the database at each scrape',
       labelNames: ['mode'] as const,
       registers: [registry],
     }),
@@ -263,6 +270,25 @@ export function watchReconciliationDifferences(
 ): void {
   const gauge = metrics.reconciliationDifferences as Gauge & { collect?: () => Promise<void> };
   const counted = boundedCount(latest, timing);
+  gauge.collect = async () => {
+    const byMode = await counted();
+    if (!byMode) return gauge.reset();
+    for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
+  };
+}
+
+/**
+ * Makes every scrape count the claims still submitted past their acknowledgement deadline
+ * (`claims_acknowledgement_overdue{mode}`, the figure behind `ClaimAcknowledgementOverdue`),
+ * through `boundedCount` like the counts above (a failed count removes the series from that scrape).
+ */
+export function watchClaimsAcknowledgementOverdue(
+  metrics: WorkerMetrics,
+  count: () => Promise<Record<'live' | 'test', number>>,
+  timing: CountTiming = {},
+): void {
+  const gauge = metrics.claimsAcknowledgementOverdue as Gauge & { collect?: () => Promise<void> };
+  const counted = boundedCount(count, timing);
   gauge.collect = async () => {
     const byMode = await counted();
     if (!byMode) return gauge.reset();

@@ -5,7 +5,8 @@
  * named on the product deciding through its own key (emailed of each new claim, listing and
  * reading the claims of its products, acknowledging, reviewing, approving part of the amount,
  * denying, closing; actor `adjuster`), the agency's key refused 403 CLAIM_DECISION_NOT_ALLOWED and
- * another insurer's key 404. The
+ * another insurer's key 404; a claim past its acknowledgement deadline in `ops stuck` and in the
+ * worker's `claims_acknowledgement_overdue` gauge (the figure of a ticket alert). The
  * purchase bought is two days, 2027-05-01 and 2027-05-02 (America/Chicago); its test clock is
  * moved to 2027-05-03 so the incidents are in the past.
  */
@@ -14,6 +15,7 @@ import { useStack } from '../helpers/stack';
 import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { createQuotingAccount, issuedPurchase, type QuotingAccount } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
+import { runScript } from '../helpers/run';
 
 jest.setTimeout(180_000);
 
@@ -182,4 +184,37 @@ test('when the insurer named on the product decides through its own key, then it
   expect((await decide(other.id, { action: 'deny', reason: 'no code' })).status).toBe(400);
   const denied = await decide(other.id, { action: 'deny', reason_code: 'excluded_peril', reason: 'Flood is excluded' });
   expect(denied.body.data).toMatchObject({ status: 'denied', denial_code: 'excluded_peril', decision_reason: 'Flood is excluded' });
+});
+
+test('when a claim is still submitted past its acknowledgement deadline, then ops stuck lists it under its agency and the worker counts it in claims_acknowledgement_overdue until it is acknowledged', async () => {
+  const id = await pastPurchase(account);
+  const claim = (await api(`/purchases/${id}/claims`, { method: 'POST', body: claimBody() })).body.data;
+  const gauge = async () => {
+    const text = await stack.worker.metrics.registry.metrics();
+    return Number(/^claims_acknowledgement_overdue\{mode="test"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
+  };
+  const before = await gauge();
+  // Two business days stand in as passed: the deadline as stored is moved an hour back (a fixture, not the API).
+  await app.container
+    .db('claims')
+    .where({ id: claim.id })
+    .update({ acknowledgement_due_at: new Date(Date.now() - 3_600_000) });
+  expect(await gauge()).toBe(before + 1);
+
+  const run = await runScript('scripts/ops.ts', ['stuck', '--account', String(account.accountId), '--mode', 'test', '--json'], {
+    LOG_LEVEL: 'silent',
+  });
+  expect(run.code).toBe(3);
+  const [agency] = JSON.parse(run.stdout).agencies;
+  expect(agency.purchases).toContainEqual(
+    expect.objectContaining({ id, kind: 'claim_acknowledgement_overdue', claimId: claim.id, mode: 'test' }),
+  );
+  const human = await runScript('scripts/ops.ts', ['stuck', '--account', String(account.accountId), '--mode', 'test'], {
+    LOG_LEVEL: 'silent',
+  });
+  expect(human.stdout).toContain(`purchase ${id} test claim_acknowledgement_overdue`);
+  expect(human.stdout).toContain(`claim ${claim.id} not acknowledged by its deadline`);
+
+  expect((await act(claim.id, { action: 'acknowledge' })).status).toBe(200);
+  expect(await gauge()).toBe(before);
 });

@@ -128,7 +128,7 @@ test('when the dashboard and the rules are read, then they use only metrics the 
       .map((m) => `${e.title}: ${m}`),
   );
   expect(unknown).toEqual([]);
-  expect(alertExprs).toHaveLength(23);
+  expect(alertExprs).toHaveLength(24);
   expect(recorded).toHaveLength(20);
   expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });
