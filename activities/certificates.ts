@@ -29,7 +29,14 @@ import { ObjectConflictError, certificateKey, zipKeys, type ObjectStore } from '
 import { PROOF_OF_COVERAGE_NAME, buildZipToStore, proofOfCoveragePng, type ZipEntry, type ZipExtra } from '../src/storage/zips';
 import { createCertificatesRepository, printedValues, type IssuanceRow, type StoredCertificate } from '../src/certificates/repository';
 import { createSaleRepository } from '../src/purchases/sale-repository';
-import { certificateFacts, proofCode, toCertificateData, verificationUrl } from '../src/certificates/certificate-data';
+import {
+  certificateFacts,
+  proofCode,
+  toCertificateData,
+  verificationUrl,
+  type CertificateSignature,
+} from '../src/certificates/certificate-data';
+import { createSignatureRepository } from '../src/accounts/signature-repository';
 import type { CertificateSigner } from '../src/certificates/signed-proof';
 
 import type { WorkerMetrics } from '../src/metrics/registry';
@@ -81,6 +88,19 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
   const { db, store, printer, publicBaseUrl } = deps;
   const repo = createCertificatesRepository(db);
   const sales = createSaleRepository(db);
+  const signatures = createSignatureRepository(db);
+
+  /** The account's representative with its image read from storage (once per issuing call, not per certificate), or null. */
+  async function loadSignature(rootAccountId: number): Promise<CertificateSignature | null> {
+    const s = await signatures.find(rootAccountId);
+    if (!s) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of store.openRead(s.storageKey)) chunks.push(chunk as Buffer);
+    return {
+      representativeName: s.representativeName,
+      imageDataUrl: `data:${s.contentType};base64,${Buffer.concat(chunks).toString('base64')}`,
+    };
+  }
 
   /**
    * Renders and stores the given pending certificates (see `issueCertificates`). With `rendered`,
@@ -125,9 +145,10 @@ export function createCertificateActivities(deps: CertificateActivityDeps) {
     // page) and splits the print into one PDF per certificate.
     // Each certificate's facts signed (deterministic: a retry signs the same token with the same key).
     const proofs = await Promise.all(rows.map((row) => deps.certificateSigner?.sign(certificateFacts(row))));
-    const pages = await Promise.all(rows.map((row, i) => certificatePage(toCertificateData(row, publicBaseUrl, proofs[i])))).catch(
-      permanent,
-    );
+    const signature = rows.length > 0 ? await loadSignature(rows[0]!.rootAccountId) : null;
+    const pages = await Promise.all(
+      rows.map((row, i) => certificatePage(toCertificateData(row, publicBaseUrl, proofs[i], signature))),
+    ).catch(permanent);
     const perPrint = deps.pagesPerPrint;
     const jobs: number[] = [];
     for (let i = 0; i < rows.length; i += perPrint) jobs.push(i);

@@ -28,6 +28,8 @@ import { createPricingTermsService } from './products/pricing-terms-service';
 import { createPricingTermsRepository } from './products/pricing-terms-repository';
 import { certificateSettingsRoutes, createCertificateSettingsService } from './products/certificate-settings-routes';
 import { createCertificateSettingsRepository } from './products/certificate-settings-repository';
+import { createSignatureService, signatureRoutes } from './accounts/signature-routes';
+import { createSignatureRepository } from './accounts/signature-repository';
 import { createBundlesRepository } from './bundles/repository';
 import { createBundleService, type BundleService } from './bundles/service';
 import { bundleRoutes } from './bundles/routes';
@@ -295,6 +297,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           processorSecrets: { live: config.PAYPROC_LIVE_SECRET_KEY, test: config.PAYPROC_TEST_SECRET_KEY },
         }),
       ),
+      signatureRoutes(createSignatureService({ signatures: createSignatureRepository(db), store })),
       productRoutes(products),
       pricingTermsRoutes(createPricingTermsService({ products: createProductsRepository(db), terms: createPricingTermsRepository(db) })),
       certificateSettingsRoutes(

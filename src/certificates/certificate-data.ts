@@ -90,8 +90,22 @@ export function dateOrderFor(row: Pick<IssuanceRow, 'certificateHolder' | 'named
   return ['US', 'USA', 'UNITED STATES'].includes(country) ? 'mdy' : 'dmy';
 }
 
-/** `proof`: the certificate's signed proof (`certificateFacts` signed), carried by the QR code; absent: the plain link. */
-export function toCertificateData(row: IssuanceRow, publicBaseUrl: string, proof?: string): CertificateData {
+/** The account's authorized representative as certificates print it: the name and the image as a data: URI (loaded once per purchase). */
+export interface CertificateSignature {
+  representativeName: string;
+  imageDataUrl: string;
+}
+
+/**
+ * `proof`: the certificate's signed proof (`certificateFacts` signed), carried by the QR code;
+ * absent: the plain link. `signature`: the account's representative (absent: the agency's name).
+ */
+export function toCertificateData(
+  row: IssuanceRow,
+  publicBaseUrl: string,
+  proof?: string,
+  signature?: CertificateSignature | null,
+): CertificateData {
   const currency = row.currency.toUpperCase();
   return {
     certificateNumber: row.certificateNumber,
@@ -135,7 +149,8 @@ export function toCertificateData(row: IssuanceRow, publicBaseUrl: string, proof
       : { name: NO_CERTIFICATE_HOLDER, address: '' },
     // The holder's own description, or by default the product and the unit's covered dates.
     descriptionOfOperations: row.certificateHolder?.descriptionOfOperations ?? `${row.productName}: ${row.localLabel} (${row.timeZone})`,
-    authorizedRepresentative: row.producerName,
+    authorizedRepresentative: signature?.representativeName ?? row.producerName,
+    ...(signature ? { signatureImage: signature.imageDataUrl } : {}),
     revision: row.revision,
     verificationUrl: verificationUrl(publicBaseUrl, row.certificateNumber),
     ...(proof ? { qrUrl: verificationUrl(publicBaseUrl, row.certificateNumber, proof) } : {}),

@@ -121,3 +121,15 @@ export function localDateTime(value: string): string {
 export function splitLines(text: string): string[] {
   return text.split(/\r\n|\r|\n/);
 }
+
+/** How a certificate prints its dates (see `CertificateData.dateOrder`). */
+export type DateOrder = 'mdy' | 'dmy' | 'iso';
+
+/** `YYYY-MM-DD…` with its date part reordered for `order` (other text as given); the time, if any, kept after a space. */
+export function orderedDate(value: string, order: DateOrder | undefined): string {
+  const text = localDateTime(value);
+  const m = /^(\d{4})-(\d{2})-(\d{2})(.*)$/.exec(text);
+  if (!m || !order || order === 'iso') return text;
+  const [, y, mo, d, rest] = m;
+  return `${order === 'mdy' ? `${mo}/${d}` : `${d}/${mo}`}/${y}${rest}`;
+}

@@ -22,10 +22,12 @@ import {
   formatMoneyMinor,
   html,
   lines,
-  localDateTime,
   splitLines,
   type MoneyMinor,
+  orderedDate,
+  type DateOrder,
 } from './certificate-format';
+import { CERTIFICATE_TEXT_LIMITS, type CertificateTextLimit } from './certificate-limits';
 
 /** One coverage limit line, e.g. "Each occurrence: $1,000,000.00". */
 export interface CertificateLimit extends MoneyMinor {
@@ -33,92 +35,8 @@ export interface CertificateLimit extends MoneyMinor {
   label: string;
 }
 
-/**
- * Longest values the template prints, and most lines of its multi-line values, such that a
- * certificate with EVERY field at its limit at once still prints on ONE page, Letter or A4.
- * Lengths count UTF-16 code units (JavaScript `string.length`, what zod's `.max()` counts); a
- * line count splits at `\n`, `\r\n` or `\r`; a line-length limit applies to each line; a
- * text limit of a multi-line value includes its line breaks. Nothing is ever cut to fit: API
- * input that ends up on a certificate is validated against these same numbers (the certificate
- * holder routes), and the template throws `CertificateTemplateError` for a box only such input
- * fills (`CHECKED_TEXT_LIMITS`). Values accepted before these limits existed (a quote answer's
- * holder name of up to 200 characters, a product name of 255) still print, possibly over two
- * pages.
- *
- * Checked by test/integration/certificate-fuller.test.ts with every field at its limit in
- * capital Latin letters and spaces (e.g. "CITY OF SPRINGFIELD PARKS AND RECREATION …", the
- * widest realistic Latin text, about 0.7 em a character), each multi-line value in its worst
- * shape (one-character lines first, the rest in the last line), under DejaVu Sans (wider than
- * the Liberation Sans the image prints with); it leaves about 3% of a Letter page free. Text
- * made mostly of glyphs near 1 em wide (a run of `W`, CJK) at several limits at once can still
- * overflow onto a second page: the printer (src/pdf/certificate-printer.ts) then prints that
- * certificate on its own and keeps it whole, complete and searchable, over two pages.
- */
-export const CERTIFICATE_TEXT_LIMITS = {
-  /** `certificateNumber` (the certificates table holds 64). */
-  certificateNumber: 64,
-  /** `issueDate` (normally `YYYY-MM-DD`). */
-  issueDate: 32,
-  /** `producer.name`. */
-  producerName: 120,
-  /** `producer.contact`. */
-  producerContact: 200,
-  /** Lines of `producer.address`. */
-  producerAddressLines: 4,
-  /** Each line of `producer.address`. */
-  producerAddressLineLength: 80,
-  /** `namedInsured.name`. */
-  namedInsuredName: 120,
-  /** Lines of `namedInsured.address`. */
-  namedInsuredAddressLines: 4,
-  /** Each line of `namedInsured.address`. */
-  namedInsuredAddressLineLength: 80,
-  /** Entries of `insurers` (INSURER A to F, printed two a row). */
-  insurers: 6,
-  /** Each `insurers[].name` (longer names still print, possibly over two pages). */
-  insurerName: 40,
-  /** `productName`. */
-  productName: 80,
-  /** Each `insurers[].naic` (a NAIC company code is 5 digits). */
-  insurerNaic: 6,
-  /** `coverageType.type` (the product's certificate setting takes 40). */
-  coverageType: 40,
-  /** `endorsements.additionalInsuredForm` and `endorsements.waiverForm`, each. */
-  endorsementForm: 24,
-  /** `masterPolicyNumber` and `policyNumberTwo`, each. */
-  policyNumber: 40,
-  /** `coverage.startsAtLocal` and `coverage.endsAtLocal`, each (normally 16 or 19). */
-  coverageDateTime: 32,
-  /** `coverage.timeZone` (an IANA name; the longest, `America/Argentina/ComodRivadavia`, is 32). */
-  timeZone: 32,
-  /** `claimsPhone`. */
-  claimsPhone: 64,
-  /** Entries of `limits`. */
-  limits: 6,
-  /** Each `limits[].label`. */
-  limitLabel: 60,
-  /** `certificateHolder.name`. */
-  holderName: 120,
-  /** Lines of `certificateHolder.address`. */
-  holderAddressLines: 5,
-  /** Each line of `certificateHolder.address`. */
-  holderAddressLineLength: 80,
-  /** `descriptionOfOperations`, line breaks included. */
-  descriptionOfOperations: 600,
-  /** Lines of `descriptionOfOperations`. */
-  descriptionOfOperationsLines: 5,
-  /** `cancellationNotice`, line breaks included. */
-  cancellationNotice: 240,
-  /** Lines of `cancellationNotice`. */
-  cancellationNoticeLines: 3,
-  /** `authorizedRepresentative` (and `producer.name` when it stands in for it). */
-  authorizedRepresentative: 120,
-  /** `verificationUrl`. */
-  verificationUrl: 160,
-} as const;
-
-/** The keys of `CERTIFICATE_TEXT_LIMITS`. */
-export type CertificateTextLimit = keyof typeof CERTIFICATE_TEXT_LIMITS;
+export { CERTIFICATE_TEXT_LIMITS, type CertificateTextLimit } from './certificate-limits';
+export { orderedDate, type DateOrder } from './certificate-format';
 
 /** Everything one certificate shows. All strings are treated as untrusted text. */
 export interface CertificateData {
@@ -252,6 +170,12 @@ export interface CertificateData {
    */
   authorizedRepresentative?: string;
   /**
+   * The authorized representative's signature image as a `data:image/png;base64,…` or
+   * `data:image/jpeg;base64,…` URI (issue 50, item 1), drawn above the name at most 9 mm high.
+   * Absent: the name alone. Any other value throws `CertificateTemplateError`.
+   */
+  signatureImage?: string;
+  /**
    * Absolute URL of the verification page; encoded in the QR code and printed beside it (at most
    * `verificationUrl` characters).
    */
@@ -262,18 +186,6 @@ export interface CertificateData {
    * drawn larger). Absent: `verificationUrl`.
    */
   qrUrl?: string;
-}
-
-/** How a certificate prints its dates (see `CertificateData.dateOrder`). */
-export type DateOrder = 'mdy' | 'dmy' | 'iso';
-
-/** `YYYY-MM-DD…` with its date part reordered for `order` (other text as given); the time, if any, kept after a space. */
-export function orderedDate(value: string, order: DateOrder | undefined): string {
-  const text = localDateTime(value);
-  const m = /^(\d{4})-(\d{2})-(\d{2})(.*)$/.exec(text);
-  if (!m || !order || order === 'iso') return text;
-  const [, y, mo, d, rest] = m;
-  return `${order === 'mdy' ? `${mo}/${d}` : `${d}/${mo}`}/${y}${rest}`;
 }
 
 const DATE_LABEL: Record<DateOrder, string> = { mdy: 'MM/DD/YYYY', dmy: 'DD/MM/YYYY', iso: 'YYYY-MM-DD' };
@@ -368,6 +280,7 @@ const STYLES = new SafeHtml(`
   .amount { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
   .name { font-weight: 600; }
   .small { font-size: 7.5pt; }
+  img.signature { display: block; max-height: 9mm; max-width: 60mm; }
   .insurers td { font-size: 6.5pt; padding: 0 3px; }
   .endorsement { font-size: 7.5pt; margin-top: 2px; }
   .footer { font-size: 6.5pt; color: #333; }
@@ -426,6 +339,11 @@ async function certificateBody(data: CertificateData): Promise<SafeHtml> {
   const waiverOfSubrogation = holder.waiverOfSubrogation === true;
   const mark = (yes: boolean) => (yes ? 'Y' : 'N');
   const order = data.dateOrder ?? 'iso';
+  if (data.signatureImage !== undefined && !/^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/.test(data.signatureImage))
+    throw new CertificateTemplateError('signatureImage must be a base64 PNG or JPEG data: URI');
+  const signature = data.signatureImage
+    ? html`<img id="signature" class="signature" alt="Signature of the authorized representative" src="${data.signatureImage}"><br>`
+    : undefined;
   const end = data.endorsements ?? {};
   const form = (f: string | null | undefined) => (f ? html` (form ${f})` : undefined);
   const insurerRows: SafeHtml[] = [];
@@ -514,7 +432,7 @@ ${box(
 <table>
   <colgroup><col><col style="width:36%"></colgroup>
   <tr><th>Cancellation</th><th>Authorized representative</th></tr>
-  <tr><td class="small" id="cancellation">${lines(data.cancellationNotice || DEFAULT_CANCELLATION_NOTICE)}</td><td id="authorized-representative">${data.authorizedRepresentative || data.producer.name}</td></tr>
+  <tr><td class="small" id="cancellation">${lines(data.cancellationNotice || DEFAULT_CANCELLATION_NOTICE)}</td><td>${signature}<span id="authorized-representative">${data.authorizedRepresentative || data.producer.name}</span></td></tr>
 </table>
 <div class="footer">Verify this certificate and see its current status (scan the QR code above or visit): <span id="verification-url">${data.verificationUrl}</span></div>
 `;

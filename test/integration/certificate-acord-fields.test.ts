@@ -6,8 +6,12 @@
  * `/api/v1/products/{id}/certificate_settings`, bad values are refused, and a US venue added as
  * an additional-insured holder afterwards gets a certificate whose text shows insurers A and B
  * with their NAIC numbers, the type of insurance, the form references, the primary and
- * non-contributory wording and its dates as MM/DD/YYYY.
+ * non-contributory wording and its dates as MM/DD/YYYY. The representative's signature
+ * (`PUT /api/v1/account/signature`) is refused for a wrong type or size and printed once set.
  */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import QRCode from 'qrcode';
 import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { call, createRootAccountOfKind } from '../helpers/fixtures';
@@ -113,7 +117,6 @@ test('when a product names insurers with NAIC numbers and sets its certificate s
   }, 90_000);
   const pdf = await download(certificate!.download_url);
   const text = pdfText(pdf, 'raw').replace(/\s+/g, ' ');
-  await import('node:fs').then((fs) => fs.writeFileSync('/tmp/h7/acord-certificate.pdf', pdf));
   expect(text).toContain('INSURER(S) AFFORDING COVERAGE NAIC #');
   expect(text).toContain('INSURER A Evergreen Mutual Insurance Co. 99001 INSURER B Bayside Casualty Co. 24775');
   expect(text).toContain('Commercial General Liability');
@@ -126,4 +129,43 @@ test('when a product names insurers with NAIC numbers and sets its certificate s
   expect(text).toContain('DATE ISSUED (MM/DD/YYYY)');
   expect(text).toMatch(/\b05\/0[12]\/2027 00:00\b/);
   expect(text).not.toMatch(/2027-05-0[12] 00:00/);
+});
+
+test('when the agency uploads its representative’s signature, then a wrong type or size is refused and later certificates print the name and the image', async () => {
+  const png = await QRCode.toBuffer('Dana Reyes, authorized representative', { type: 'png', margin: 1 });
+  const put = (body: unknown) => api('/account/signature', { method: 'PUT', body });
+  expect((await api('/account/signature')).status).toBe(404);
+  const gif = Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'binary');
+  for (const bad of [
+    { representative_name: 'Dana Reyes', content_type: 'image/png', image_base64: gif.toString('base64') },
+    { representative_name: 'Dana Reyes', content_type: 'image/jpeg', image_base64: png.toString('base64') },
+    {
+      representative_name: 'Dana Reyes',
+      content_type: 'image/png',
+      image_base64: Buffer.concat([png, Buffer.alloc(100 * 1024)]).toString('base64'),
+    },
+    { representative_name: '', content_type: 'image/png', image_base64: png.toString('base64') },
+  ]) {
+    expect(await put(bad)).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
+  }
+  const set = await put({ representative_name: 'Dana Reyes', content_type: 'image/png', image_base64: png.toString('base64') });
+  expect(set.status).toBe(200);
+  expect(set.body.data).toMatchObject({ representative_name: 'Dana Reyes', content_type: 'image/png', size_bytes: png.length });
+  expect((await api('/account/signature')).body.data).toEqual(set.body.data);
+
+  const id = await issuedPurchase(app, account);
+  const rootUuid = (await api('/account')).body.data.root_account.idp_root_account_uuid as string;
+  const res = await call(app.baseUrl, '/platform-agency-root-certs/getCertificates', {
+    method: 'POST',
+    key: account.key,
+    body: { purchase_id: id, idp_root_account_uuid: rootUuid },
+  });
+  expect(res.body.status).toBe('issued');
+  const pdf = await download(res.body.certificates[0].download_url);
+  const text = pdfText(pdf, 'raw').replace(/\s+/g, ' ');
+  expect(text).toMatch(/AUTHORIZED REPRESENTATIVE .*Dana Reyes Verify this certificate/);
+  // The signature is the certificate's one raster image (the QR code is vector).
+  writeFileSync('/tmp/acord-signed.pdf', pdf);
+  const images = execFileSync('pdfimages', ['-list', '/tmp/acord-signed.pdf'], { encoding: 'utf8' }).trim().split('\n').slice(2);
+  expect(images.length).toBeGreaterThanOrEqual(1);
 });
