@@ -92,7 +92,9 @@ describe('given a paid 3-day per-day purchase', () => {
       ]) {
         expect(text).toContain(expected);
       }
-      expect(text).toContain(`${c.coverage_label} 00:00`);
+      // The holder (Grand Hall LLC) is in the US: dates print MM/DD/YYYY.
+      const [y, m, d] = (c.coverage_label as string).split('-');
+      expect(text).toContain(`${m}/${d}/${y} 00:00`);
       expect(pdfText(pdf, 'raw').replace(/\s+/g, '')).toContain('SPECIMEN'); // test-mode watermark (rotated, may wrap)
       expect(decodeQr(pdfFirstPagePng(pdf))).toBe(c.verification_url);
     }
