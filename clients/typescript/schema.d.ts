@@ -62,6 +62,30 @@ export interface paths {
         patch: operations["updateAccount"];
         trace?: never;
     };
+    "/api/v1/account/signature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the authorized representative’s name and signature image details
+         * @description The authorized representative the account’s certificates print: a name and a signature image (PNG or JPEG, at most 100 KiB) shown in the "Authorized representative" box of certificates issued from then on. Without one, that box names the agency.
+         */
+        get: operations["getAccountSignature"];
+        /**
+         * Set the authorized representative’s name and signature image
+         * @description The authorized representative the account’s certificates print: a name and a signature image (PNG or JPEG, at most 100 KiB) shown in the "Authorized representative" box of certificates issued from then on. Without one, that box names the agency. 400 VALIDATION_ERROR for an image that is not a PNG or JPEG (by its bytes), does not match content_type, or is too large.
+         */
+        put: operations["putAccountSignature"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/products": {
         parameters: {
             query?: never;
@@ -3456,6 +3480,44 @@ export interface components {
                  */
                 licence_number?: string | null;
             };
+        };
+        AccountSignatureResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AccountSignature"];
+            message: string;
+        };
+        AccountSignature: {
+            representative_name: string;
+            /** @enum {string} */
+            content_type: "image/png" | "image/jpeg";
+            size_bytes: number;
+            sha256: string;
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "representative_name": "Dana Reyes",
+         *       "content_type": "image/png",
+         *       "image_base64": "iVBORw0KGgo…"
+         *     }
+         */
+        PutSignatureRequest: {
+            /** @description The authorized representative’s name, printed under the signature */
+            representative_name: string;
+            /**
+             * @description The image’s type; its bytes must be of that type
+             * @enum {string}
+             */
+            content_type: "image/png" | "image/jpeg";
+            /** @description The signature image, base64; at most 102400 bytes decoded */
+            image_base64: string;
+        };
+        AccountSignatureReadResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AccountSignature"];
+            message: string;
         };
         ProductCreatedResponse: {
             /** @enum {boolean} */
@@ -8687,6 +8749,133 @@ export interface operations {
                     "Retry-After": components["headers"]["RetryAfter"];
                     /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAccountSignature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signature */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSignatureReadResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no signature set */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putAccountSignature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSignatureRequest"];
+            };
+        };
+        responses: {
+            /** @description The signature */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSignatureResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a missing name, an image of another type or over the size limit */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
