@@ -30,6 +30,8 @@ import { EQUIPMENT_DAMAGE_WAIVER, SPECIAL_EVENT_LIABILITY, TRIP_EXCESS } from '.
 import type { Principal } from '../src/api-keys/service';
 import type { Container } from '../src/container';
 import { createPartiesRepository } from '../src/parties/repository';
+import { createCertificateSettingsRepository } from '../src/products/certificate-settings-repository';
+import { DEFAULT_CERTIFICATE_SETTINGS, type CertificateSettings } from '../src/products/certificate-settings';
 
 const SEED_KEY_NAMES = { live: 'local dev (live)', test: 'local dev (test)' } as const;
 
@@ -100,6 +102,32 @@ const PRODUCTS: Array<{ template: string; definition: unknown; names: Names; bod
   },
 ];
 
+/**
+ * What the seeded products' certificates say about their coverage (issue 50, item 1): the venue
+ * product names its additional-insured and waiver endorsements and is primary and
+ * non-contributory; the others name their own type of insurance.
+ */
+const CERTIFICATE_SETTINGS: Record<string, CertificateSettings> = {
+  'SEL-DAY': {
+    ...DEFAULT_CERTIFICATE_SETTINGS,
+    additionalInsuredForm: 'CG 20 26 04 13',
+    waiverForm: 'CG 24 04 05 09',
+    primaryNonContributory: true,
+  },
+  'EDW-DAY': { ...DEFAULT_CERTIFICATE_SETTINGS, coverageType: 'Inland Marine: Equipment' },
+  'TRX-TRIP': { ...DEFAULT_CERTIFICATE_SETTINGS, coverageType: 'Rental Vehicle Excess' },
+};
+
+/** Gives each seeded product its certificate setting unless it has one (seeding again changes nothing). */
+async function seedCertificateSettings(c: Container, products: Array<{ id: number; internalName: string }>): Promise<void> {
+  const settings = createCertificateSettingsRepository(c.db);
+  for (const p of products) {
+    const wanted = CERTIFICATE_SETTINGS[p.internalName];
+    if (!wanted || (await settings.find(p.id))) continue;
+    await c.db.transaction((trx) => settings.save(trx, p.id, wanted));
+  }
+}
+
 /** The seeded parties' ids a product of `names` names, as the products API takes them. */
 const partyFields = (names: Names, parties: { insurer: number; mga: number }) => ({
   insurerRootAccountID: names.insurer ? parties.insurer : null,
@@ -130,6 +158,10 @@ async function seedCatalog(
     if (e.insurer_root_account_id === null && e.mga_root_account_id === null)
       await c.services.products.update(principal, e.id, partyFields(p.names, parties));
   }
+  await seedCertificateSettings(
+    c,
+    existing.map((e) => ({ id: e.id as number, internalName: e.internal_name as string })),
+  );
   if (existing.length === PRODUCTS.length) return;
   const questionSets = createQuestionSetsRepository(c.db);
   const ids: number[] = [];
@@ -148,6 +180,7 @@ async function seedCatalog(
       isRecurring: false,
     });
     ids.push(created.id);
+    await seedCertificateSettings(c, [{ id: created.id, internalName: p.body.internalName }]);
   }
   await c.services.bundles.create(principal, {
     bundle_name: `Event essentials (${mode})`,

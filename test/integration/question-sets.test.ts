@@ -202,5 +202,20 @@ describe('npm run seed', () => {
     });
     expect(product.status).toBe(201);
     expect(product.body.data.coverageUnit).toBe('trip');
+    // The seeded venue products' certificates name their endorsements (issue 50, item 1), once.
+    const venueProducts = await app.container.db('product_lines').where({ internal_name: 'SEL-DAY' }).select('id');
+    expect(venueProducts.length).toBeGreaterThan(0);
+    const settings = await app.container.db('product_certificate_settings').whereIn(
+      'product_line_id',
+      venueProducts.map((p) => p.id),
+    );
+    expect(settings).toHaveLength(venueProducts.length);
+    for (const s of settings)
+      expect(s).toMatchObject({
+        coverage_type: 'Commercial General Liability',
+        additional_insured_form: 'CG 20 26 04 13',
+        waiver_form: 'CG 24 04 05 09',
+        primary_non_contributory: true,
+      });
   }, 120_000);
 });
