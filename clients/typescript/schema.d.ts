@@ -3499,7 +3499,7 @@ export interface components {
          * @example {
          *       "representative_name": "Dana Reyes",
          *       "content_type": "image/png",
-         *       "image_base64": "iVBORw0KGgo…"
+         *       "image_base64": "iVBORw0KGgoAAAANSUhEUg=="
          *     }
          */
         PutSignatureRequest: {

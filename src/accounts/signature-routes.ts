@@ -47,7 +47,7 @@ export const PutSignatureBody = z
   })
   .meta({
     id: 'PutSignatureRequest',
-    example: { representative_name: 'Dana Reyes', content_type: 'image/png', image_base64: 'iVBORw0KGgo…' },
+    example: { representative_name: 'Dana Reyes', content_type: 'image/png', image_base64: 'iVBORw0KGgoAAAANSUhEUg==' },
   });
 export type PutSignatureBody = z.infer<typeof PutSignatureBody>;
 
