@@ -47,14 +47,13 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       ctx.body = ok(await service.comment(ctx.state.principal!, id, body.text), 'Comment added');
     });
     resource.idRoute(router, 'get', '/products/:id/claim_settings', service.getSettings, 'Claim settings retrieved');
-    resource.idRoute(
-      router,
-      'patch',
-      '/products/:id/claim_settings',
-      service.updateSettings,
-      'Claim settings updated',
-      UpdateClaimSettingsRequest,
-    );
+    router.patch('/products/:id/claim_settings', async (ctx) => {
+      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+      // Another account's product reads 404 whatever is sent: the scope before the body.
+      await service.getSettings(ctx.state.principal!, id);
+      const body = parseBody(UpdateClaimSettingsRequest, ctx.request.body ?? {});
+      ctx.body = ok(await service.updateSettings(ctx.state.principal!, id, body), 'Claim settings updated');
+    });
     router.post('/test_helpers/claims/:id/actions', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
       if (ctx.state.principal!.mode === 'test') await service.assertClaimOwned(ctx.state.principal!, id);
