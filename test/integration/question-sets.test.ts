@@ -203,7 +203,13 @@ describe('npm run seed', () => {
     expect(product.status).toBe(201);
     expect(product.body.data.coverageUnit).toBe('trip');
     // The seeded venue products' certificates name their endorsements (issue 50, item 1), once.
-    const venueProducts = await app.container.db('product_lines').where({ internal_name: 'SEL-DAY' }).select('id');
+    // The seeded accounts' own (other suites of the same run make SEL-DAY products too).
+    const seededAccounts = (JSON.parse(again.stdout).accounts as Array<{ rootAccountId: number }>).map((a) => a.rootAccountId);
+    const venueProducts = await app.container
+      .db('product_lines')
+      .where({ internal_name: 'SEL-DAY' })
+      .whereIn('root_account_id', seededAccounts)
+      .select('id');
     expect(venueProducts.length).toBeGreaterThan(0);
     const settings = await app.container.db('product_certificate_settings').whereIn(
       'product_line_id',
