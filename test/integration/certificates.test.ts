@@ -96,7 +96,7 @@ describe('given a paid 3-day per-day purchase', () => {
       const [y, m, d] = (c.coverage_label as string).split('-');
       expect(text).toContain(`${m}/${d}/${y} 00:00`);
       expect(pdfText(pdf, 'raw').replace(/\s+/g, '')).toContain('SPECIMEN'); // test-mode watermark (rotated, may wrap)
-      expect(decodeQr(pdfFirstPagePng(pdf))).toBe(c.verification_url);
+      expect(decodeQr(pdfFirstPagePng(pdf, 300))).toBe(c.verification_url);
     }
   });
 
