@@ -794,10 +794,13 @@ async function recordAll(namespace: string): Promise<void> {
       if (report.repaired !== 1) throw new Error(`sweep: ${JSON.stringify(report)}`);
       await save(app, 'stored-documents-sweep.json', sweep.workflowId);
     }
-    if (want('w')) {
-      // (w) a claim's owner `claim-<id>`: filed on a paid purchase (its test clock after the covered
-      // days), acknowledged, commented, reviewed, denied, closed, reopened with a reason, reviewed
-      // again, approved for part of the amount, paid and closed
+    /**
+     * Files a claim (property damage on the covered day 2027-05-01, 1 250.00 claimed) on a newly paid
+     * purchase whose test clock stands after its covered days; `payoutAccount` names the claimant's
+     * connected account. Answers the app, its API, a call that must answer 2xx, the claim and a
+     * call of the claim's test-helper actions.
+     */
+    const fileClaim = async (payoutAccount?: string) => {
       const { app, account } = await appWith();
       const purchaseId = await paidPurchase(app, account);
       const request = accountApi(app, account);
@@ -818,13 +821,20 @@ async function recordAll(namespace: string): Promise<void> {
             incident_at: '2027-05-01T19:30:00-05:00',
             claim_type: 'property_damage',
             description: 'A storm flooded the marquee.',
-            claimant: { name: 'Kim Park', email: 'kim@example.com' },
+            claimant: { name: 'Kim Park', email: 'kim@example.com', ...(payoutAccount ? { payout_account: payoutAccount } : {}) },
             amount_claimed: 125000,
           },
         }),
       );
       const act = (body: Record<string, unknown>) =>
         must(String(body.action), request(`/test_helpers/claims/${claim.id}/actions`, { method: 'POST', body }));
+      return { app, request, must, claim, act };
+    };
+    if (want('w')) {
+      // (w) a claim's owner `claim-<id>`: filed on a paid purchase (its test clock after the covered
+      // days), acknowledged, commented, reviewed, denied, closed, reopened with a reason, reviewed
+      // again, approved for part of the amount, paid and closed
+      const { app, request, must, claim, act } = await fileClaim();
       await act({ action: 'acknowledge' });
       await must('comment', request(`/claims/${claim.id}/comments`, { method: 'POST', body: { text: 'Invoice follows.' } }));
       await act({ action: 'start_review' });
@@ -844,33 +854,7 @@ async function recordAll(namespace: string): Promise<void> {
     if (want('x')) {
       // (x) a claim paid out by its owner: the claimant names a connected account, the approval is
       // paid by one transfer at the processor (payClaim) and recorded paid by the service, then closed
-      const { app, account } = await appWith();
-      const purchaseId = await paidPurchase(app, account);
-      const request = accountApi(app, account);
-      const must = async (what: string, res: Promise<{ status: number; text: string; body: any }>) => {
-        const r = await res;
-        if (r.status !== 200 && r.status !== 201) throw new Error(`${what}: ${r.status} ${r.text}`);
-        return r.body.data;
-      };
-      await must(
-        'test clock',
-        request(`/test_helpers/purchases/${purchaseId}/test_clock`, { method: 'POST', body: { frozen_time: '2027-05-03T12:00:00Z' } }),
-      );
-      const claim = await must(
-        'claim',
-        request(`/purchases/${purchaseId}/claims`, {
-          method: 'POST',
-          body: {
-            incident_at: '2027-05-01T19:30:00-05:00',
-            claim_type: 'property_damage',
-            description: 'A storm flooded the marquee.',
-            claimant: { name: 'Kim Park', email: 'kim@example.com', payout_account: 'acct_1HistoriesPayout' },
-            amount_claimed: 125000,
-          },
-        }),
-      );
-      const act = (body: Record<string, unknown>) =>
-        must(String(body.action), request(`/test_helpers/claims/${claim.id}/actions`, { method: 'POST', body }));
+      const { app, request, must, claim, act } = await fileClaim('acct_1HistoriesPayout');
       await act({ action: 'acknowledge' });
       await act({ action: 'start_review' });
       await act({ action: 'approve', amount: 90000, reason: 'Depreciated value' });
