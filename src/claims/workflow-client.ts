@@ -5,7 +5,7 @@
  * whose type is an API error code (CLAIM_TRANSITION_NOT_ALLOWED, VALIDATION_ERROR, DUPLICATE_CLAIM)
  * becomes that AppError; no answer within `timeoutMs` (default 30 000 ms) a 503 CONNECTION_ERROR.
  */
-import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { claimWorkflow } from '../../workflows/claim';
 import {
   CLAIM_ACTION_UPDATE,
@@ -16,7 +16,7 @@ import {
   type ClaimCommentInput,
   type ClaimWorkflowInput,
 } from '../../workflows/claim-contracts';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../shared/errors';
+import { rethrowUpdateFailure } from '../temporal/update-refusal';
 import { withDeadline } from '../purchases/workflow-starts';
 import type { ClaimRecord } from './repository';
 
@@ -62,14 +62,7 @@ export function createClaimWorkflows(deps: ClaimWorkflowDeps) {
         'The claim’s change was not answered in time; read the claim to see whether it was made',
       );
     } catch (err) {
-      if (err instanceof AppError) throw err;
-      if (err instanceof WorkflowUpdateFailedError) {
-        for (let e = err.cause as { type?: unknown; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-          if (typeof e.type === 'string' && e.type in ERROR_STATUS)
-            throw new AppError(e.type as ErrorCode, e.message ?? 'The change was refused', { cause: err });
-        }
-      }
-      throw err;
+      rethrowUpdateFailure(err);
     }
   }
 

@@ -6,9 +6,9 @@
  * a closed run is followed by a new one. A refusal whose type is an API error code becomes that
  * AppError; no answer within `timeoutMs` (default 30 000 ms) a 503 CONNECTION_ERROR.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { policyWorkflow } from '../../workflows/policy';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../shared/errors';
+import { rethrowUpdateFailure } from '../temporal/update-refusal';
 import {
   CANCEL_SUBSCRIPTION_UPDATE,
   CANCEL_UPDATE,
@@ -96,15 +96,7 @@ export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
         lateMessage,
       );
     } catch (err) {
-      if (err instanceof AppError) throw err;
-      if (err instanceof WorkflowUpdateFailedError) {
-        // The refusal's type is the API's code, on the failure itself or on the activity's cause.
-        for (let e = err.cause as { type?: unknown; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-          if (typeof e.type === 'string' && e.type in ERROR_STATUS)
-            throw new AppError(e.type as ErrorCode, e.message ?? 'The change was refused', { cause: err });
-        }
-      }
-      throw err;
+      rethrowUpdateFailure(err);
     }
   }
   /** Signals `signal` with `arg` to the purchase's owner `policy-<id>`, starting a run when none is open. */
