@@ -19,6 +19,8 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
+  // Longest suites first, also on a fresh machine without jest's cache (test/suite-durations.json).
+  testSequencer: '<rootDir>/test/helpers/sequencer.cjs',
   globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
   testTimeout: 60000,
