@@ -9,58 +9,75 @@ import {
   markdownReport,
   ratioOf,
   type BenchReport,
+  type Measure,
   type RunReport,
+  type ScenarioReport,
 } from '../../scripts/bench/report';
 
 const pct = (p50: number, p95: number, p99: number, samples = 1000) => ({ p50, p95, p99, samples });
 
+/**
+ * A report of bench `bench` as the benches write one: its results file is bench/results/<bench>.json,
+ * `descriptions` name the figure's side and the baseline's (figureDescription, baselineDescription).
+ */
+function report(
+  bench: string,
+  run: Pick<BenchReport, 'startedAt' | 'durationSeconds' | 'options'>,
+  [figureDescription, baselineDescription]: [string, string],
+  scenarios: ScenarioReport[],
+): BenchReport {
+  return { bench, ...run, figureDescription, baselineDescription, resultsFile: `bench/results/${bench}.json`, scenarios };
+}
+
+/** A scenario measured against a same-run baseline: its ratio is figure / baseline (ratioOf), as the benches compute it. */
+function measured(
+  scenario: string,
+  [figure, baseline]: [Measure, Measure],
+  goal: ScenarioReport['goal'],
+  latency?: ScenarioReport['latency'],
+): ScenarioReport {
+  return { scenario, figure, baseline, ratio: ratioOf(figure.value, baseline.value), goal, ...(latency ? { latency } : {}) };
+}
+
+/** A measure in milliseconds labelled `label` (p99, max). */
+const ms = (label: string, value: number): Measure => ({ label, value, unit: 'ms' });
+
 function catalogReport(): BenchReport {
-  return {
-    bench: 'catalog',
-    startedAt: '2027-01-01T00:00:00.000Z',
-    durationSeconds: 95.5,
-    options: { seconds: 10 },
-    figureDescription: 'the endpoint',
-    baselineDescription: 'the same SQL through pg',
-    resultsFile: 'bench/results/catalog.json',
-    scenarios: [
-      {
-        scenario: 'bundles plain',
-        figure: { label: 'p99', value: 12.34, unit: 'ms' },
-        baseline: { label: 'p99', value: 3.21, unit: 'ms' },
-        ratio: ratioOf(12.34, 3.21),
-        goal: { text: 'p99 <= 3x baseline + 5 ms (14.63 ms)', pass: true },
-        latency: { figure: pct(4.5, 9.9, 12.34), baseline: pct(1.1, 2.5, 3.21) },
-      },
-      {
-        scenario: 'bundles | searched',
-        figure: { label: 'p99', value: 40, unit: 'ms' },
-        baseline: { label: 'p99', value: 5, unit: 'ms' },
-        ratio: ratioOf(40, 5),
-        goal: { text: 'p99 <= 3x baseline + 5 ms (20 ms)', pass: false },
-        latency: { figure: pct(20, 30, 40), baseline: pct(2, 4, 5) },
-      },
+  return report(
+    'catalog',
+    { startedAt: '2027-01-01T00:00:00.000Z', durationSeconds: 95.5, options: { seconds: 10 } },
+    ['the endpoint', 'the same SQL through pg'],
+    [
+      measured(
+        'bundles plain',
+        [ms('p99', 12.34), ms('p99', 3.21)],
+        { text: 'p99 <= 3x baseline + 5 ms (14.63 ms)', pass: true },
+        { figure: pct(4.5, 9.9, 12.34), baseline: pct(1.1, 2.5, 3.21) },
+      ),
+      measured(
+        'bundles | searched',
+        [ms('p99', 40), ms('p99', 5)],
+        { text: 'p99 <= 3x baseline + 5 ms (20 ms)', pass: false },
+        { figure: pct(20, 30, 40), baseline: pct(2, 4, 5) },
+      ),
     ],
-  };
+  );
 }
 
 function certificatesReport(): BenchReport {
-  return {
-    bench: 'certificates',
-    startedAt: '2027-01-01T00:02:00.000Z',
-    durationSeconds: 600,
-    options: {},
-    figureDescription: 'per row: the activity; a 30-day purchase',
-    baselineDescription: 'per row: a naive browser per PDF; a 1-day purchase',
-    resultsFile: 'bench/results/certificates.json',
-    scenarios: [
-      {
-        scenario: 'throughput',
-        figure: { label: 'activity path', value: 25.5, unit: 'certificates/s' },
-        baseline: { label: 'naive browser per PDF', value: 1.7, unit: 'certificates/s' },
-        ratio: ratioOf(25.5, 1.7),
-        goal: { text: 'ratio >= 10x', pass: true },
-      },
+  return report(
+    'certificates',
+    { startedAt: '2027-01-01T00:02:00.000Z', durationSeconds: 600, options: {} },
+    ['per row: the activity; a 30-day purchase', 'per row: a naive browser per PDF; a 1-day purchase'],
+    [
+      measured(
+        'throughput',
+        [
+          { label: 'activity path', value: 25.5, unit: 'certificates/s' },
+          { label: 'naive browser per PDF', value: 1.7, unit: 'certificates/s' },
+        ],
+        { text: 'ratio >= 10x', pass: true },
+      ),
       {
         scenario: 'worker processes after SIGTERM',
         figure: { label: 'running at exit', value: 0, unit: 'processes', decimals: 0 },
@@ -69,7 +86,7 @@ function certificatesReport(): BenchReport {
         goal: null,
       },
     ],
-  };
+  );
 }
 
 function run(benches: RunReport['benches'], quick = false): RunReport {
@@ -231,18 +248,18 @@ describe('bench report: latency chart', () => {
 
   test('when a scenario names its rows, then the chart uses those names, cut to fit', () => {
     const b = certificatesReport();
-    b.scenarios.push({
-      scenario: 'webhook -> issued',
-      figure: { label: 'max', value: 4000, unit: 'ms' },
-      baseline: { label: 'max', value: 900, unit: 'ms' },
-      ratio: ratioOf(4000, 900),
-      goal: { text: 'max <= 5000 ms', pass: true },
-      latency: {
-        figure: pct(3000, 4000, 4000, 10),
-        baseline: pct(800, 900, 900, 10),
-        labels: { figure: `30 days ${'x'.repeat(60)}`, baseline: '1-day purchase' },
-      },
-    });
+    b.scenarios.push(
+      measured(
+        'webhook -> issued',
+        [ms('max', 4000), ms('max', 900)],
+        { text: 'max <= 5000 ms', pass: true },
+        {
+          figure: pct(3000, 4000, 4000, 10),
+          baseline: pct(800, 900, 900, 10),
+          labels: { figure: `30 days ${'x'.repeat(60)}`, baseline: '1-day purchase' },
+        },
+      ),
+    );
     const rows = chartPanels([b])[0]!.rows;
     expect(rows[0]!.label).toHaveLength(42);
     expect(rows[0]!.label.endsWith('…')).toBe(true);

@@ -7,28 +7,34 @@
  */
 import { Registry } from 'prom-client';
 import { loadConfig } from '../../src/config';
-import { parseExpectedTaskQueues, workerTaskQueues } from '../../src/temporal/expected-task-queues';
+import { parseExpectedTaskQueues, workerTaskQueues, type ExpectedPoller } from '../../src/temporal/expected-task-queues';
 import { watchTaskQueuePollers } from '../../src/metrics/task-queue-pollers';
 
+/** The expected task queues, each written `name:kind` as TEMPORAL_EXPECTED_TASK_QUEUES writes it (`insurance:workflow`). */
+const queues = (...entries: string[]): ExpectedPoller[] =>
+  entries.map((entry) => {
+    const [taskQueue, type] = entry.split(':');
+    return { taskQueue, type } as ExpectedPoller;
+  });
+
 test('when no queues are configured, then the expected ones are the four a worker polls beside its main queue, each for the tasks run there', () => {
-  expect(parseExpectedTaskQueues(' , ', 'insurance')).toEqual([
-    { taskQueue: 'insurance', type: 'workflow' },
-    { taskQueue: 'insurance', type: 'activity' },
-    { taskQueue: 'insurance-certificates', type: 'activity' },
-    { taskQueue: 'insurance-refunds', type: 'activity' },
-    { taskQueue: 'insurance-policy', type: 'workflow' },
-    { taskQueue: 'insurance-policy', type: 'activity' },
-  ]);
+  expect(parseExpectedTaskQueues(' , ', 'insurance')).toEqual(
+    queues(
+      'insurance:workflow',
+      'insurance:activity',
+      'insurance-certificates:activity',
+      'insurance-refunds:activity',
+      'insurance-policy:workflow',
+      'insurance-policy:activity',
+    ),
+  );
   expect(parseExpectedTaskQueues('', 'x')).toEqual(workerTaskQueues('x'));
 });
 
 test('when queues are configured, then each is expected for its kind of task, a bare name for both, repeats once', () => {
-  expect(parseExpectedTaskQueues('a:workflow, b , c:activity,a:workflow', 'insurance')).toEqual([
-    { taskQueue: 'a', type: 'workflow' },
-    { taskQueue: 'b', type: 'workflow' },
-    { taskQueue: 'b', type: 'activity' },
-    { taskQueue: 'c', type: 'activity' },
-  ]);
+  expect(parseExpectedTaskQueues('a:workflow, b , c:activity,a:workflow', 'insurance')).toEqual(
+    queues('a:workflow', 'b:workflow', 'b:activity', 'c:activity'),
+  );
   expect(() => parseExpectedTaskQueues('a:nexus', 'insurance')).toThrow('"a:nexus": the kind of task must be workflow or activity');
   expect(() => parseExpectedTaskQueues(':activity', 'insurance')).toThrow('names no task queue');
 });
@@ -49,11 +55,7 @@ test('when the server answers, then each expected queue and kind is a series wit
   const asked: string[] = [];
   watchTaskQueuePollers(registry, {
     namespace: 'ns1',
-    expected: [
-      { taskQueue: 'q', type: 'workflow' },
-      { taskQueue: 'q', type: 'activity' },
-      { taskQueue: 'q-certificates', type: 'activity' },
-    ],
+    expected: queues('q:workflow', 'q:activity', 'q-certificates:activity'),
     count: async (queue, type) => {
       asked.push(`${queue}/${type}`);
       if (down && type === 'activity') throw new Error('UNAVAILABLE');
