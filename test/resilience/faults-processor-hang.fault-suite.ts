@@ -9,14 +9,6 @@
  * duplicates, 0 lost (refund requests held by the gate and delivered when it opens included).
  * Runs beside the other fault suites on a stack of its own, taking turns (lib/schedule.ts).
  */
-import { describeFaultSuite } from './lib/fault-suite';
-import { PROCESSOR_HANG } from './lib/dev-faults';
-import { PHASES, SLOTS } from './lib/schedule';
+import { describeProcessorOutageSuite } from './lib/dev-faults';
 
-describeFaultSuite({
-  title: 'Resilience: the processor hangs',
-  shape: { temporal: 'dev', workers: 1, slot: SLOTS.processorHang },
-  faults: [PROCESSOR_HANG],
-  artifact: 'resilience-faults-processor-hang',
-  turn: { phase: PHASES.processorHang, bootAfter: PHASES.processorRefused, holds: 'load' },
-});
+describeProcessorOutageSuite('processorHang', 'Resilience: the processor hangs');

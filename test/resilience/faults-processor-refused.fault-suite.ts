@@ -9,14 +9,6 @@
  * accepted, 0 duplicates, 0 lost. Runs beside the other fault suites on a stack of its own,
  * taking turns (lib/schedule.ts).
  */
-import { describeFaultSuite } from './lib/fault-suite';
-import { PROCESSOR_REFUSED } from './lib/dev-faults';
-import { PHASES, SLOTS } from './lib/schedule';
+import { describeProcessorOutageSuite } from './lib/dev-faults';
 
-describeFaultSuite({
-  title: 'Resilience: the processor refuses connections',
-  shape: { temporal: 'dev', workers: 1, slot: SLOTS.processorRefused },
-  faults: [PROCESSOR_REFUSED],
-  artifact: 'resilience-faults-processor-refused',
-  turn: { phase: PHASES.processorRefused, bootAfter: PHASES.processorRefused, holds: 'load' },
-});
+describeProcessorOutageSuite('processorRefused', 'Resilience: the processor refuses connections');

@@ -23,6 +23,7 @@
 import type { Container } from '../../../src/container';
 import { responseProblem, type Buyer, type Sample } from './load';
 import type { ProcessorRequest } from './processor-gate';
+import { InFlight } from './in-flight';
 
 export type CancellationKind = 'quote, then cancel' | 'one day at once' | 'all at once';
 const KINDS: CancellationKind[] = ['quote, then cancel', 'one day at once', 'all at once'];
@@ -84,7 +85,7 @@ export class CancellationRun {
   readonly targets: CancellationTarget[] = [];
   readonly sent: CancellationSent[] = [];
   private timers = new Set<NodeJS.Timeout>();
-  private inFlight = new Set<Promise<unknown>>();
+  private readonly inFlight = new InFlight();
 
   constructor(private readonly o: { apiUrl: string; apiKey: string; requestTimeoutMs: number }) {}
 
@@ -148,7 +149,7 @@ export class CancellationRun {
       const timer = setTimeout(
         () => {
           this.timers.delete(timer);
-          this.track(this.cancel(n, target));
+          this.inFlight.track(this.cancel(n, target));
         },
         Math.max(0, started + n * o.intervalMs - Date.now()),
       );
@@ -158,18 +159,13 @@ export class CancellationRun {
 
   /** Waits until every cancellation due has been sent and every request (and repeat) answered. */
   async settle(): Promise<void> {
-    while (this.timers.size > 0 || this.inFlight.size > 0) await Promise.race([...this.inFlight, sleep(500)]);
+    while (this.timers.size > 0 || this.inFlight.size > 0) await this.inFlight.settledOrAfter(500);
   }
 
   /** Sends no more cancellations (those in flight go on). */
   stop(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-  }
-
-  private track(p: Promise<unknown>): void {
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
   }
 
   /** A JSON request with the agency's key; never throws (no answer: status 0). */

@@ -5,10 +5,24 @@
  * faults-processor-refused.fault-suite.ts and faults-processor-hang.fault-suite.ts (one long
  * processor outage each, with cancellations made during it).
  */
-import { CANCELLATIONS, PROCESSOR_OUTAGE_MS, sleep, type Fault } from './fault-suite';
+import type { FaultStack } from './fault-stack';
+import { CANCELLATIONS, describeFaultSuite, PROCESSOR_OUTAGE_MS, sleep, type Fault } from './fault-suite';
+import { PHASES, SLOTS } from './schedule';
 
 const OUTAGE_MS = 30_000;
 const outageWords = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${(ms / 1000).toFixed(0)} s`);
+
+/** The processes of the stack a fault can stop and start again. */
+type Stoppable = 'postgres' | 'stripeMock' | 'fakeGcs';
+
+/** The injection of an outage of the stack's `process`: stopped, `ms` milliseconds, started again. */
+const stopFor =
+  (process: Stoppable, ms: number) =>
+  async (s: FaultStack): Promise<void> => {
+    await s[process].stop();
+    await sleep(ms);
+    await s[process].start();
+  };
 
 const FAULTS: Fault[] = [
   {
@@ -23,29 +37,17 @@ const FAULTS: Fault[] = [
   {
     name: 'PostgreSQL restarts (fast shutdown, down 5 s)',
     alerts: [{ alertname: 'PostgresDown' }],
-    inject: async (s) => {
-      await s.postgres.stop();
-      await sleep(5000);
-      await s.postgres.start();
-    },
+    inject: stopFor('postgres', 5000),
   },
   {
     name: 'stripe-mock is stopped for 30 s',
     alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } }],
-    inject: async (s) => {
-      await s.stripeMock.stop();
-      await sleep(OUTAGE_MS);
-      await s.stripeMock.start();
-    },
+    inject: stopFor('stripeMock', OUTAGE_MS),
   },
   {
     name: 'fake-gcs-server is stopped for 30 s',
     alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'storage' } }],
-    inject: async (s) => {
-      await s.fakeGcs.stop();
-      await sleep(OUTAGE_MS);
-      await s.fakeGcs.start();
-    },
+    inject: stopFor('fakeGcs', OUTAGE_MS),
   },
   {
     name: 'the Temporal dev server restarts (same SQLite file)',
@@ -61,11 +63,7 @@ const FAULTS: Fault[] = [
     long: true,
     cancellations: CANCELLATIONS,
     alerts: [{ alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } }, { alertname: 'TestMode5xxRatio' }],
-    inject: async (s) => {
-      await s.stripeMock.stop();
-      await sleep(PROCESSOR_OUTAGE_MS);
-      await s.stripeMock.start();
-    },
+    inject: stopFor('stripeMock', PROCESSOR_OUTAGE_MS),
   },
   {
     name: `the processor hangs for ${outageWords(PROCESSOR_OUTAGE_MS)} (connections accepted, never answered)`,
@@ -92,3 +90,19 @@ export const SHORT_FAULTS = FAULTS.filter((f) => !f.long);
 export const PROCESSOR_REFUSED = FAULTS.find((f) => f.long && /refuses connections/.test(f.name))!;
 /** The processor accepting connections and never answering, for PROCESSOR_OUTAGE_MS. */
 export const PROCESSOR_HANG = FAULTS.find((f) => f.long && /hangs/.test(f.name))!;
+
+/**
+ * Declares the dev-shape suite of one long processor outage (`outage`: PROCESSOR_REFUSED or
+ * PROCESSOR_HANG) under the steady load, on one worker, in the slot and turn its schedule gives
+ * it (lib/schedule.ts; both boot once the refused outage's phase is reached, and hand the turn on
+ * when the load stops). Report: var/test-artifacts/resilience-faults-<processor-refused|processor-hang>.md.
+ */
+export function describeProcessorOutageSuite(outage: 'processorRefused' | 'processorHang', title: string): void {
+  describeFaultSuite({
+    title,
+    shape: { temporal: 'dev', workers: 1, slot: SLOTS[outage] },
+    faults: [outage === 'processorRefused' ? PROCESSOR_REFUSED : PROCESSOR_HANG],
+    artifact: `resilience-faults-${outage === 'processorRefused' ? 'processor-refused' : 'processor-hang'}`,
+    turn: { phase: PHASES[outage], bootAfter: PHASES.processorRefused, holds: 'load' },
+  });
+}

@@ -15,6 +15,7 @@
  */
 import Stripe from 'stripe';
 import { sessionCompletedEvent } from '../../helpers/purchases';
+import { InFlight } from './in-flight';
 
 /** The load's requests, and the cancellations some faults make beside it (lib/cancellations.ts). */
 export type RequestKind = 'checkout' | 'webhook' | 'list-products' | 'get-certificates' | 'cancellation-quote' | 'cancel';
@@ -106,7 +107,7 @@ export class PurchaseLoad {
   readonly samples: Sample[] = [];
   readonly purchases: LoadPurchase[] = [];
   private timers: NodeJS.Timeout[] = [];
-  private inFlight = new Set<Promise<unknown>>();
+  private readonly inFlight = new InFlight();
   private n = 0;
   private stopped = false;
 
@@ -124,10 +125,10 @@ export class PurchaseLoad {
     this.timers.push(
       setInterval(() => {
         const due = Math.floor(((Date.now() - started) * this.o.ratePerSecond) / 1000);
-        while (this.n < due) this.track(this.purchase(this.n++));
+        while (this.n < due) this.inFlight.track(this.purchase(this.n++));
       }, 20),
     );
-    this.timers.push(setInterval(() => this.track(this.read()), 500));
+    this.timers.push(setInterval(() => this.inFlight.track(this.read()), 500));
   }
 
   /** Stops starting new purchases and reads; in-flight ones (and their webhooks) go on. */
@@ -145,13 +146,8 @@ export class PurchaseLoad {
     while (this.inFlight.size > 0) {
       if (Date.now() > deadline)
         throw new Error(`${this.inFlight.size} requests or webhook re-deliveries still running after ${timeoutMs} ms`);
-      await Promise.race([...this.inFlight, sleep(1000)]);
+      await this.inFlight.settledOrAfter(1000);
     }
-  }
-
-  private track(p: Promise<unknown>): void {
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
   }
 
   private async request(
