@@ -235,6 +235,22 @@ export function boundedCount<T>(count: () => Promise<T>, timing: CountTiming = {
 }
 
 /**
+ * Makes every scrape of `gauge` (labelled by `mode` only) set its `live` and `test` series from
+ * `count`, a figure per mode, through `boundedCount` with `timing`: no count (failed, or late and
+ * the last one too old) resets the gauge, so the series are absent from that scrape rather than
+ * stale.
+ */
+function collectPerMode(gauge: Gauge, count: () => Promise<Record<'live' | 'test', number>>, timing: CountTiming): void {
+  const collected = gauge as Gauge & { collect?: () => Promise<void> };
+  const counted = boundedCount(count, timing);
+  collected.collect = async () => {
+    const byMode = await counted();
+    if (!byMode) return collected.reset();
+    for (const mode of ['live', 'test'] as const) collected.set({ mode }, byMode[mode]);
+  };
+}
+
+/**
  * Makes every scrape count the cancellations needing an operator in the database
  * (`cancellations_needing_attention{state,mode}`: `refund_failed`, and `pending` past
  * `pendingSeconds`, default 1800), through `boundedCount`: no count (failed, or late and the last
@@ -268,13 +284,7 @@ export function watchReconciliationDifferences(
   latest: () => Promise<Record<'live' | 'test', number>>,
   timing: CountTiming = {},
 ): void {
-  const gauge = metrics.reconciliationDifferences as Gauge & { collect?: () => Promise<void> };
-  const counted = boundedCount(latest, timing);
-  gauge.collect = async () => {
-    const byMode = await counted();
-    if (!byMode) return gauge.reset();
-    for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
-  };
+  collectPerMode(metrics.reconciliationDifferences, latest, timing);
 }
 
 /**
@@ -287,13 +297,7 @@ export function watchClaimsAcknowledgementOverdue(
   count: () => Promise<Record<'live' | 'test', number>>,
   timing: CountTiming = {},
 ): void {
-  const gauge = metrics.claimsAcknowledgementOverdue as Gauge & { collect?: () => Promise<void> };
-  const counted = boundedCount(count, timing);
-  gauge.collect = async () => {
-    const byMode = await counted();
-    if (!byMode) return gauge.reset();
-    for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
-  };
+  collectPerMode(metrics.claimsAcknowledgementOverdue, count, timing);
 }
 
 /**
@@ -309,13 +313,7 @@ export function watchPaidWithoutCertificates(
   count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>,
   timing: CountTiming = {},
 ): void {
-  const gauge = metrics.paidWithoutCertificates as Gauge & { collect?: () => Promise<void> };
-  const counted = boundedCount(() => count(600), timing);
-  gauge.collect = async () => {
-    const byMode = await counted();
-    if (!byMode) return gauge.reset();
-    for (const mode of ['live', 'test'] as const) gauge.set({ mode }, byMode[mode]);
-  };
+  collectPerMode(metrics.paidWithoutCertificates, () => count(600), timing);
 }
 
 /**
