@@ -186,12 +186,7 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
         plan.supersede.all = true;
         break;
       case 'description_of_operations': {
-        const holder = state.holders.find((h) => h.id === change.certificate_holder_id && h.removedAt === null);
-        if (!holder)
-          throw new EndorsementError(
-            'NOT_FOUND',
-            `certificate holder ${change.certificate_holder_id} is not an active holder of purchase ${state.purchase.id}`,
-          );
+        const holder = activeHolder(state, change.certificate_holder_id);
         plan.descriptions.push({ certificateHolderId: holder.id, description: change.description });
         plan.supersede.holderIds.push(holder.id);
         break;
@@ -323,12 +318,7 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
         break;
       }
       case 'certificate_holder_endorsements': {
-        const holder = state.holders.find((h) => h.id === change.certificate_holder_id && h.removedAt === null);
-        if (!holder)
-          throw new EndorsementError(
-            'NOT_FOUND',
-            `certificate holder ${change.certificate_holder_id} is not an active holder of purchase ${state.purchase.id}`,
-          );
+        const holder = activeHolder(state, change.certificate_holder_id);
         const want = {
           additional_insured: change.additional_insured ?? holder.additionalInsured,
           waiver_of_subrogation: change.waiver_of_subrogation ?? holder.waiverOfSubrogation,
@@ -434,6 +424,16 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
     };
   });
   return plan;
+}
+
+/**
+ * The purchase's certificate holder `id` while it is active (not removed).
+ * @throws {EndorsementError} NOT_FOUND when the purchase has no such holder, or it was removed.
+ */
+function activeHolder(state: EndorsementState, id: number): CertificateHolderRecord {
+  const holder = state.holders.find((h) => h.id === id && h.removedAt === null);
+  if (!holder) throw new EndorsementError('NOT_FOUND', `certificate holder ${id} is not an active holder of purchase ${state.purchase.id}`);
+  return holder;
 }
 
 /** The holder endorsements, in the order they are priced and printed. */
