@@ -270,10 +270,20 @@ async function recordAll(namespace: string): Promise<void> {
   const finish = async (app: TestApp, purchaseId: number) =>
     app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).result() as Promise<PurchaseStatusView>;
 
+  /** A new purchase of the account (its checkout created), once its run `purchase-<id>` waits for payment. */
+  const waitingCheckout = async (app: TestApp, account: QuotingAccount) => {
+    const started = await checkout(app, account);
+    await untilWaiting(app, started.purchaseId);
+    return started;
+  };
+  /** Waits for the purchase's run `purchase-<id>` to end in `status` (issued unless said), then saves its history to `file`. */
+  const saveEnded = async (app: TestApp, purchaseId: number, file: string, status: PurchaseStatusView['status'] = 'issued') => {
+    expectStatus(await finish(app, purchaseId), status);
+    await save(app, file, purchaseWorkflowId(purchaseId));
+  };
   /** A new purchase of the account, paid by the signed webhook once its run waits for payment, issued: its id. */
   const paidPurchase = async (app: TestApp, account: QuotingAccount): Promise<number> => {
-    const { purchaseId, sessionId } = await checkout(app, account);
-    await untilWaiting(app, purchaseId);
+    const { purchaseId, sessionId } = await waitingCheckout(app, account);
     await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
     expectStatus(await finish(app, purchaseId), 'issued');
     return purchaseId;
@@ -286,14 +296,47 @@ async function recordAll(namespace: string): Promise<void> {
     (app: TestApp, account: QuotingAccount) =>
     (p: string, init: { method?: string; body?: unknown } = {}) =>
       call(app.baseUrl, `/api/v1${p}`, { key: account.key, ...init });
-  /** Saves the history of the purchase's owner `policy-<id>` once it has nothing in flight, then ends it. */
-  const saveOwner = async (app: TestApp, purchaseId: number, file: string) => {
-    await untilIdle(app, policyWorkflowId(purchaseId));
-    await save(app, file, policyWorkflowId(purchaseId));
-    await app.container.temporal.client.workflow
-      .getHandle(policyWorkflowId(purchaseId))
-      .terminate('history recorded by scripts/record-histories.ts');
+  /**
+   * Adds a certificate holder (`holder`: the API's body) to the purchase through `api` (an
+   * `accountApi`); its id. Throws unless the API answers 201.
+   */
+  const addHolder = async (api: ReturnType<typeof accountApi>, purchaseId: number, holder: Record<string, unknown>): Promise<number> => {
+    const added = await api(`/purchases/${purchaseId}/certificate_holders`, { method: 'POST', body: holder });
+    if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
+    return added.body.data.id as number;
   };
+  /**
+   * Carries out the purchase's endorsement quote `quoteId` by a checkout link, pays the link (the
+   * processor's signed event; the endorsement then reads as paid) and waits until it is applied.
+   */
+  const endorseByPaidLink = async (app: TestApp, account: QuotingAccount, purchaseId: number, quoteId: string) => {
+    const api = accountApi(app, account);
+    const open = await api(`/purchases/${purchaseId}/endorse`, {
+      method: 'POST',
+      body: { quote_id: quoteId, payment: { method: 'checkout_link' } },
+    });
+    if (open.status !== 200 || open.body.data.status !== 'awaiting_payment') throw new Error(`checkout link: ${open.status} ${open.text}`);
+    const session = (await app.container.db('endorsements').where({ quote_id: quoteId }).first()).checkout_session_id as string;
+    linksPaid.add(quoteId);
+    const paid = await deliverWebhook(app, endorsementSessionCompletedEvent(session, quoteId, purchaseId, `pi_link_${quoteId}`));
+    if (!paid.body?.relayed) throw new Error(`endorsement payment not relayed: ${paid.status} ${paid.text}`);
+    await eventually(async () => (await api(`/purchases/${purchaseId}/endorsements/${quoteId}`)).body.data.status === 'applied', 60_000);
+  };
+  /** Ends workflow `workflowId` once its history is recorded (terminated: nothing more happens to it here). */
+  const end = (app: TestApp, workflowId: string) =>
+    app.container.temporal.client.workflow.getHandle(workflowId).terminate('history recorded by scripts/record-histories.ts');
+  /** Saves the history of `workflowId` to `file`, then ends it. */
+  const saveAndEnd = async (app: TestApp, file: string, workflowId: string) => {
+    await save(app, file, workflowId);
+    await end(app, workflowId);
+  };
+  /** Saves the history of `workflowId` to `file` once it has nothing in flight, then ends it. */
+  const saveWhenIdle = async (app: TestApp, file: string, workflowId: string) => {
+    await untilIdle(app, workflowId);
+    await saveAndEnd(app, file, workflowId);
+  };
+  /** Saves the history of the purchase's owner `policy-<id>` once it has nothing in flight, then ends it. */
+  const saveOwner = (app: TestApp, purchaseId: number, file: string) => saveWhenIdle(app, file, policyWorkflowId(purchaseId));
 
   const only = process.env.HISTORIES_ONLY?.split(',').map((x) => x.trim());
   const want = (scenario: string) => !only || only.includes(scenario);
@@ -304,12 +347,10 @@ async function recordAll(namespace: string): Promise<void> {
       // purchase workflow; then an operator's reissue, the certificates workflow on its own (the
       // run a renewal's child and runs recorded before issuance moved into the purchase make too)
       const { app, account } = await appWith();
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId); // the usual path: the webhook ends the wait
+      const { purchaseId, sessionId } = await waitingCheckout(app, account); // the usual path: the webhook ends the wait
       const res = await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
       if (!res.body?.relayed) throw new Error(`webhook not relayed: ${res.status} ${res.text}`);
-      expectStatus(await finish(app, purchaseId), 'issued');
-      await save(app, 'purchase-paid-webhook.json', purchaseWorkflowId(purchaseId));
+      await saveEnded(app, purchaseId, 'purchase-paid-webhook.json');
       const purchase = await createSaleRepository(app.container.db).findById(purchaseId);
       if (!purchase) throw new Error(`purchase ${purchaseId} not found`);
       const reissue = await app.container.purchaseWorkflows.reissueCertificates(purchase);
@@ -321,8 +362,7 @@ async function recordAll(namespace: string): Promise<void> {
       // (b) expired: nobody pays within a 3 s TTL; the periodic check asks stripe-mock meanwhile
       const { app, account } = await appWith({ CHECKOUT_SESSION_TTL_SECONDS: '3', CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
       const { purchaseId } = await checkout(app, account);
-      expectStatus(await finish(app, purchaseId), 'expired');
-      await save(app, 'purchase-expired.json', purchaseWorkflowId(purchaseId));
+      await saveEnded(app, purchaseId, 'purchase-expired.json', 'expired');
     }
     if (want('c')) {
       // (c) paid, webhook lost: the periodic check (every second) finds the session paid
@@ -330,18 +370,13 @@ async function recordAll(namespace: string): Promise<void> {
       const { purchaseId } = await checkout(app, account);
       await new Promise((r) => setTimeout(r, 2500)); // a couple of "still open" answers first
       paidAtProcessor.add(purchaseId);
-      expectStatus(await finish(app, purchaseId), 'issued');
-      await save(app, 'purchase-paid-periodic-check.json', purchaseWorkflowId(purchaseId));
+      await saveEnded(app, purchaseId, 'purchase-paid-periodic-check.json');
     }
     if (want('d')) {
       // (d) still waiting for payment: the history a code change meets in a running purchase
       const { app, account } = await appWith();
-      const { purchaseId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
-      await save(app, 'purchase-awaiting-payment.json', purchaseWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(purchaseWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      const { purchaseId } = await waitingCheckout(app, account);
+      await saveAndEnd(app, 'purchase-awaiting-payment.json', purchaseWorkflowId(purchaseId));
     }
     if (want('e')) {
       // (e) a cancellation of one day of two, carried out by the purchase's policy workflow
@@ -353,10 +388,7 @@ async function recordAll(namespace: string): Promise<void> {
       const cancelled = await api(`/purchases/${purchaseId}/cancel`, { quote_id: quote.body.data.id });
       if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
       await eventually(async () => (await api(`/purchases/${purchaseId}`)).body.data.cancellations[0]?.status === 'completed', 30_000);
-      await save(app, 'policy-cancelled.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(policyWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveAndEnd(app, 'policy-cancelled.json', policyWorkflowId(purchaseId));
     }
     if (want('f')) {
       // (f) cancellations dated in the future on a test clock: one rescinded, one carried out when the clock passes it
@@ -389,10 +421,7 @@ async function recordAll(namespace: string): Promise<void> {
           (await api(`/purchases/${purchaseId}`)).body.data.cancellations.some((c: { status: string }) => c.status === 'completed'),
         30_000,
       );
-      await save(app, 'policy-scheduled.json', policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(policyWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveAndEnd(app, 'policy-scheduled.json', policyWorkflowId(purchaseId));
     }
     if (want('g')) {
       // (g) a bulk cancellation of two purchases of the account and one that is not its own (skipped)
@@ -505,16 +534,11 @@ async function recordAll(namespace: string): Promise<void> {
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
       const purchaseId = await paidPurchase(app, account);
       const api = accountApi(app, account);
-      const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
-        method: 'POST',
-        body: {
-          name: 'Riverside Hall LLC',
-          address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
-          additional_insured: true,
-        },
+      const holderId = await addHolder(api, purchaseId, {
+        name: 'Riverside Hall LLC',
+        address: { line1: '200 River Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+        additional_insured: true,
       });
-      if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
-      const holderId = added.body.data.id as number;
       await eventually(async () => {
         const holders = (await api(`/purchases/${purchaseId}/certificate_holders`)).body.data as Array<{
           id: number;
@@ -580,14 +604,7 @@ async function recordAll(namespace: string): Promise<void> {
       });
       if (declined.status !== 400) throw new Error(`saved card (stripe-mock leaves it unpaid): ${declined.status} ${declined.text}`);
       const quoteId = await addDay();
-      const open = await api(`/purchases/${purchaseId}/endorse`, { quote_id: quoteId, payment: { method: 'checkout_link' } });
-      if (open.status !== 200 || open.body.data.status !== 'awaiting_payment')
-        throw new Error(`checkout link: ${open.status} ${open.text}`);
-      const session = (await app.container.db('endorsements').where({ quote_id: quoteId }).first()).checkout_session_id as string;
-      linksPaid.add(quoteId);
-      const paid = await deliverWebhook(app, endorsementSessionCompletedEvent(session, quoteId, purchaseId, `pi_link_${quoteId}`));
-      if (!paid.body?.relayed) throw new Error(`endorsement payment not relayed: ${paid.status} ${paid.text}`);
-      await eventually(async () => (await api(`/purchases/${purchaseId}/endorsements/${quoteId}`)).body.data.status === 'applied', 60_000);
+      await endorseByPaidLink(app, account, purchaseId, quoteId);
       await eventually(
         async () =>
           Number(
@@ -615,15 +632,10 @@ async function recordAll(namespace: string): Promise<void> {
             ) === n,
           90_000,
         );
-      const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
-        method: 'POST',
-        body: {
-          name: 'Lakeside Pavilion LLC',
-          address: { line1: '1 Shore Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
-        },
+      const holderId = await addHolder(api, purchaseId, {
+        name: 'Lakeside Pavilion LLC',
+        address: { line1: '1 Shore Rd', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
       });
-      if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
-      const holderId = added.body.data.id as number;
       await stored(4);
       const mark = async (on: boolean) => {
         const q = await api(`/purchases/${purchaseId}/endorsement_quote`, {
@@ -634,17 +646,7 @@ async function recordAll(namespace: string): Promise<void> {
         return q.body.data.id as string;
       };
       const quoteId = await mark(true);
-      const open = await api(`/purchases/${purchaseId}/endorse`, {
-        method: 'POST',
-        body: { quote_id: quoteId, payment: { method: 'checkout_link' } },
-      });
-      if (open.status !== 200 || open.body.data.status !== 'awaiting_payment')
-        throw new Error(`checkout link: ${open.status} ${open.text}`);
-      const session = (await app.container.db('endorsements').where({ quote_id: quoteId }).first()).checkout_session_id as string;
-      linksPaid.add(quoteId);
-      const paid = await deliverWebhook(app, endorsementSessionCompletedEvent(session, quoteId, purchaseId, `pi_link_${quoteId}`));
-      if (!paid.body?.relayed) throw new Error(`endorsement payment not relayed: ${paid.status} ${paid.text}`);
-      await eventually(async () => (await api(`/purchases/${purchaseId}/endorsements/${quoteId}`)).body.data.status === 'applied', 60_000);
+      await endorseByPaidLink(app, account, purchaseId, quoteId);
       await stored(6);
       const downId = await mark(false);
       const down = await api(`/purchases/${purchaseId}/endorse`, { method: 'POST', body: { quote_id: downId } });
@@ -662,16 +664,12 @@ async function recordAll(namespace: string): Promise<void> {
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
       const purchaseId = await paidPurchase(app, account);
       const api = accountApi(app, account);
-      const added = await api(`/purchases/${purchaseId}/certificate_holders`, {
-        method: 'POST',
-        body: {
-          name: 'City of Springfield',
-          address: { line1: '1 City Sq', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
-          email: 'permits@springfield.example',
-          notify_on_cancellation: true,
-        },
+      await addHolder(api, purchaseId, {
+        name: 'City of Springfield',
+        address: { line1: '1 City Sq', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+        email: 'permits@springfield.example',
+        notify_on_cancellation: true,
       });
-      if (added.status !== 201) throw new Error(`add holder: ${added.status} ${added.text}`);
       await untilIdle(app, policyWorkflowId(purchaseId));
       const unit = (await api(`/purchases/${purchaseId}`)).body.data.items[0].covered_units[1].id;
       const cancelled = await api(`/purchases/${purchaseId}/cancel`, { method: 'POST', body: { covered_unit_ids: [unit] } });
@@ -683,9 +681,7 @@ async function recordAll(namespace: string): Promise<void> {
       if (sent.sent !== 1) throw new Error(`holder notices: ${JSON.stringify(sent)}`);
       await save(app, 'holder-notices-sent.json', holderNoticesWorkflowId(cancellationId));
       await untilIdle(app, policyWorkflowId(purchaseId));
-      await app.container.temporal.client.workflow
-        .getHandle(policyWorkflowId(purchaseId))
-        .terminate('history recorded by scripts/record-histories.ts');
+      await end(app, policyWorkflowId(purchaseId));
     }
     if (want('q')) {
       // (q) a bordereau of an insurer for a month (generated and stored), and the monthly run the
@@ -711,8 +707,7 @@ async function recordAll(namespace: string): Promise<void> {
     if (want('r')) {
       // (r) the buyer's delayed payment method failed after checkout (test helper event): the purchase ends failed
       const { app, account } = await appWith({ RATE_LIMIT_PER_MINUTE: '100000' });
-      const { purchaseId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
+      const { purchaseId } = await waitingCheckout(app, account);
       const failed = await call(app.baseUrl, `/api/v1/test_helpers/purchases/${purchaseId}/pay`, {
         method: 'POST',
         key: account.key,
@@ -725,32 +720,27 @@ async function recordAll(namespace: string): Promise<void> {
     if (want('s')) {
       // (s) resumed: the run closed (terminated) before the payment arrived; the signed payment starts a new run that records it and issues
       const { app, account } = await appWith();
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
+      const { purchaseId, sessionId } = await waitingCheckout(app, account);
       const handle = app.container.temporal.client.workflow.getHandle(purchaseWorkflowId(purchaseId));
       await handle.terminate('history recorded by scripts/record-histories.ts: the run closed before the payment');
       const late = await deliverWebhook(app, sessionCompletedEvent(purchaseId, sessionId));
       if (!late.body?.relayed) throw new Error(`late payment not relayed: ${late.status} ${late.text}`);
-      expectStatus(await finish(app, purchaseId), 'issued');
-      await save(app, 'purchase-resumed-paid.json', purchaseWorkflowId(purchaseId));
+      await saveEnded(app, purchaseId, 'purchase-resumed-paid.json');
     }
     if (want('t')) {
       // (t) paid by a card saved on the buyer's processor customer (the chargeSavedCard update); the checkout link then closed
       const { app, account } = await appWith();
-      const { purchaseId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
+      const { purchaseId } = await waitingCheckout(app, account);
       cardsCharged.add(purchaseId);
       const charged = await app.container.purchaseWorkflows.chargeSavedCard(purchaseId, 'pm_card_visa');
       if (!charged.ok) throw new Error(`saved card: ${JSON.stringify(charged)}`);
-      expectStatus(await finish(app, purchaseId), 'issued');
-      await save(app, 'purchase-paid-saved-card.json', purchaseWorkflowId(purchaseId));
+      await saveEnded(app, purchaseId, 'purchase-paid-saved-card.json');
     }
     if (want('u')) {
       // (u) the hand-off: a holder added while the first certificates are being issued; the owner
       // asks the sale run (notifyWhenIssued), the sale run answers saleIssued, the holder is added
       const { app, account } = await appWith();
-      const { purchaseId, sessionId } = await checkout(app, account);
-      await untilWaiting(app, purchaseId);
+      const { purchaseId, sessionId } = await waitingCheckout(app, account);
       let entered!: () => void;
       const issuing = new Promise<void>((r) => (entered = r));
       let release!: () => void;
@@ -773,8 +763,7 @@ async function recordAll(namespace: string): Promise<void> {
       release();
       const res = await added;
       if (res.status !== 201) throw new Error(`holder not added: ${res.status} ${res.text}`);
-      expectStatus(await finish(app, purchaseId), 'issued');
-      await save(app, 'purchase-paid-handoff.json', purchaseWorkflowId(purchaseId));
+      await saveEnded(app, purchaseId, 'purchase-paid-handoff.json');
       await saveOwner(app, purchaseId, 'policy-holder-during-issuance.json');
     }
     if (want('v')) {
@@ -845,11 +834,7 @@ async function recordAll(namespace: string): Promise<void> {
       await act({ action: 'approve', amount: 90000, reason: 'Depreciated value' });
       await act({ action: 'record_payment', reference: 'po_histories' });
       await act({ action: 'close' });
-      await untilIdle(app, `claim-${claim.id}`);
-      await save(app, 'claim-lifecycle.json', `claim-${claim.id}`);
-      await app.container.temporal.client.workflow
-        .getHandle(`claim-${claim.id}`)
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveWhenIdle(app, 'claim-lifecycle.json', `claim-${claim.id}`);
     }
     if (want('x')) {
       // (x) a claim paid out by its owner: the claimant names a connected account, the approval is
@@ -860,11 +845,7 @@ async function recordAll(namespace: string): Promise<void> {
       await act({ action: 'approve', amount: 90000, reason: 'Depreciated value' });
       await eventually(async () => (await must('read', request(`/claims/${claim.id}`))).status === 'paid', 60_000);
       await act({ action: 'close' });
-      await untilIdle(app, `claim-${claim.id}`);
-      await save(app, 'claim-paid-out.json', `claim-${claim.id}`);
-      await app.container.temporal.client.workflow
-        .getHandle(`claim-${claim.id}`)
-        .terminate('history recorded by scripts/record-histories.ts');
+      await saveWhenIdle(app, 'claim-paid-out.json', `claim-${claim.id}`);
     }
     log(`[histories] written to ${path.relative(ROOT, OUT_DIR)}/ (namespace ${namespace})`);
   } finally {
