@@ -48,6 +48,7 @@ import {
 } from '../src/metrics/registry';
 import { createReportsRepository } from '../src/reports/repository';
 import { createClaimsRepository } from '../src/claims/repository';
+import { dependencyProbes, watchDependencies } from '../src/metrics/dependency-probes';
 
 export interface ActivityDeps {
   db: Db;
@@ -149,6 +150,8 @@ export function activityDepsFromConfig(
   watchReconciliationDifferences(metrics, () => reports.latestDifferenceCounts());
   const claims = createClaimsRepository(clients.db);
   watchClaimsAcknowledgementOverdue(metrics, () => claims.countAcknowledgementOverdue());
+  // dependency_up and dependency_last_success_timestamp_seconds: the processor (each mode) and object storage, probed at scrapes.
+  watchDependencies(metrics.registry, dependencyProbes(config));
   const store = countStorageErrors(createObjectStore(config), countDependencyError(metrics, 'storage'));
   const temporal = createTemporalClient(config);
   const eventStore = createEventsRepository(clients.db);

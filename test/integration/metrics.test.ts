@@ -190,6 +190,22 @@ test('when a process starts, then dependency_errors_total has a series at 0 for 
   }
 });
 
+test("when the worker is scraped, then its probes read the processor (live and test) and object storage (shared) up, with their last answer's time", async () => {
+  const up = [
+    'dependency_up{dependency="processor",mode="live"}',
+    'dependency_up{dependency="processor",mode="test"}',
+    'dependency_up{dependency="storage",mode="shared"}',
+  ];
+  const started = Date.now() / 1000;
+  // A scrape waits for the probes at most 250 ms: the first answers may reach a later scrape.
+  let samples = await scrape(workerMetrics);
+  for (const deadline = Date.now() + 15_000; up.some((k) => samples.get(k) !== 1) && Date.now() < deadline;)
+    samples = await scrape(workerMetrics);
+  expect(up.map((k) => samples.get(k))).toEqual([1, 1, 1]);
+  for (const k of up)
+    expect(samples.get(k.replace('dependency_up', 'dependency_last_success_timestamp_seconds'))).toBeGreaterThan(started - 60);
+});
+
 test('when the metrics listener is asked for anything else, then 404, and only GET is served', async () => {
   expect((await fetch(`${apiMetrics.url}/nope`)).status).toBe(404);
   expect((await fetch(`${apiMetrics.url}/metrics`, { method: 'POST' })).status).toBe(405);

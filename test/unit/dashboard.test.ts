@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiMetrics, createWorkerMetrics } from '../../src/metrics/registry';
 import { TASK_QUEUE_POLLERS_METRIC } from '../../src/metrics/task-queue-pollers';
+import { DEPENDENCY_PROBE_METRICS } from '../../src/metrics/dependency-probes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 type Datasource = { type: string; uid: string };
@@ -87,13 +88,15 @@ async function knownMetrics(): Promise<Set<string>> {
   // Prometheus' own `up`, and the Temporal SDK exporter's pollers and free slots gauges (seen on the
   // worker's WORKER_SDK_METRICS_ADDRESS; test/integration/processes.test.ts checks the worker exports
   // them). postgres_exporter's `pg_up`, and the recording rules of alerts.yml.
-  // The API's gauge of the pollers the Temporal server sees per expected task queue (src/metrics/task-queue-pollers.ts).
+  // The API's gauge of the pollers the Temporal server sees per expected task queue (src/metrics/task-queue-pollers.ts),
+  // and the worker's dependency probes (src/metrics/dependency-probes.ts).
   const names = new Set<string>([
     'up',
     'temporal_num_pollers',
     'temporal_worker_task_slots_available',
     'pg_up',
     TASK_QUEUE_POLLERS_METRIC,
+    ...Object.values(DEPENDENCY_PROBE_METRICS),
     ...recorded,
   ]);
   for (const m of [createApiMetrics(), createWorkerMetrics()]) {
@@ -128,7 +131,7 @@ test('when the dashboard and the rules are read, then they use only metrics the 
       .map((m) => `${e.title}: ${m}`),
   );
   expect(unknown).toEqual([]);
-  expect(alertExprs).toHaveLength(24);
+  expect(alertExprs).toHaveLength(26);
   expect(recorded).toHaveLength(20);
   expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });

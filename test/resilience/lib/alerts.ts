@@ -13,12 +13,16 @@ export interface AlertSeen {
   labels: Record<string, string>;
   pending: boolean;
   firing: boolean;
+  /** When it was first seen firing (epoch ms), null when it never was. */
+  firstFiringMs: number | null;
 }
 
 /** An alert the rules should raise (pending or firing): its name and, optionally, labels it must carry. */
 export interface ExpectedAlert {
   alertname: string;
   labels?: Record<string, string>;
+  /** It must be firing (not only pending) within this long of the fault's start (ms). */
+  firingWithinMs?: number;
 }
 
 /**
@@ -57,21 +61,45 @@ export async function alertsBetween(prometheusUrl: string, fromMs: number, toMs:
   const body = (await res.json()) as { status: string; error?: string; data?: { result: RangeResult[] } };
   if (!res.ok || body.status !== 'success') throw new Error(`Prometheus ALERTS query: HTTP ${res.status} ${body.error ?? ''}`);
   const byKey = new Map<string, AlertSeen>();
-  for (const { metric } of body.data!.result) {
+  for (const { metric, values } of body.data!.result) {
     const { __name__: _name, alertname, alertstate, severity, ...labels } = metric;
     const key = JSON.stringify([alertname, labels]);
-    const seen = byKey.get(key) ?? { alertname: alertname!, severity: severity ?? '', labels, pending: false, firing: false };
+    const seen = byKey.get(key) ?? {
+      alertname: alertname!,
+      severity: severity ?? '',
+      labels,
+      pending: false,
+      firing: false,
+      firstFiringMs: null,
+    };
     if (alertstate === 'pending') seen.pending = true;
-    if (alertstate === 'firing') seen.firing = true;
+    if (alertstate === 'firing') {
+      seen.firing = true;
+      const first = Math.min(...values.map(([t]) => t * 1000));
+      seen.firstFiringMs = seen.firstFiringMs === null ? first : Math.min(seen.firstFiringMs, first);
+    }
     byKey.set(key, seen);
   }
   return [...byKey.values()].sort((a, b) => a.alertname.localeCompare(b.alertname));
 }
 
-/** `Name{label="v"}` for messages and reports. */
-export function alertName(a: { alertname: string; labels?: Record<string, string> }): string {
+/** `Name{label="v"}` for messages and reports (and, for an expectation with `firingWithinMs`, the bound). */
+export function alertName(a: { alertname: string; labels?: Record<string, string>; firingWithinMs?: number }): string {
   const labels = Object.entries(a.labels ?? {}).map(([k, v]) => `${k}="${v}"`);
-  return labels.length ? `${a.alertname}{${labels.join(',')}}` : a.alertname;
+  const name = labels.length ? `${a.alertname}{${labels.join(',')}}` : a.alertname;
+  return a.firingWithinMs === undefined ? name : `${name} firing within ${a.firingWithinMs / 1000} s`;
+}
+
+/**
+ * Whether `expected` was raised among `seen` during a fault that started at `faultStartedMs` (epoch
+ * ms): an alert matching it, and with `firingWithinMs`, firing that soon after the start.
+ */
+export function raised(expected: ExpectedAlert, seen: AlertSeen[], faultStartedMs: number): boolean {
+  return seen.some(
+    (a) =>
+      matches(expected, a) &&
+      (expected.firingWithinMs === undefined || (a.firstFiringMs !== null && a.firstFiringMs - faultStartedMs <= expected.firingWithinMs)),
+  );
 }
 
 /** Whether `seen` is the `expected` alert (same name, and every expected label equal). */

@@ -27,7 +27,7 @@ import type { TestApp } from '../../helpers/app';
 import { createAgency, eventSelection, type Agency } from '../../helpers/certificates';
 import { connectBuyers } from '../../helpers/fixtures';
 import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack, type StackShape } from './fault-stack';
-import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, type ExpectedAlert } from './alerts';
+import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, raised, type ExpectedAlert } from './alerts';
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
 import { CancellationRun, type CancellationOutcome } from './cancellations';
 import { joinTurns, timeline } from './schedule';
@@ -83,7 +83,8 @@ export interface Fault {
    */
   long?: boolean;
   /**
-   * The alerts the service's rules must raise (pending or firing) from the fault's start to the
+   * The alerts the service's rules must raise (pending or firing; firing within `firingWithinMs`
+   * of the fault's start when given) from the fault's start to the
    * end of the drain, read from the stack's Prometheus; also the only `page` alerts allowed to
    * fire. Whatever the fault, no live-only alert (LIVE_ONLY_ALERTS) may even be pending: the
    * load runs in test mode.
@@ -399,7 +400,7 @@ export function describeFaultSuite({
       const units = paid.reduce((n, p) => n + p.units, 0);
       // What the alert rules made of it, from the fault's start to now.
       const alerts = await alertsBetween(stack.prometheusUrl, faultStarted, Date.now());
-      const missingAlerts = fault.alerts.filter((e) => !alerts.some((a) => matches(e, a))).map(alertName);
+      const missingAlerts = fault.alerts.filter((e) => !raised(e, alerts, faultStarted)).map(alertName);
       const liveOnlyAlerts = alerts.filter((a) => (LIVE_ONLY_ALERTS as readonly string[]).includes(a.alertname)).map(alertName);
       const notQuiet = (fault.quiet ?? []).filter((q) => alerts.some((a) => matches(q, a))).map(alertName);
       const pagesFired = alerts.filter((a) => a.severity === 'page' && a.firing && !fault.alerts.some((e) => matches(e, a))).map(alertName);
