@@ -124,6 +124,12 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('insurance'),
   /**
+   * A workflow bundle built ahead of time from this same code (`npx tsx scripts/bundle-workflows.ts
+   * FILE`), which the worker loads instead of bundling the workflow code at start (seconds of CPU
+   * per start). Empty: the worker bundles at start. The test setup builds one per run.
+   */
+  TEMPORAL_WORKFLOW_BUNDLE: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+  /**
    * The task queues this deployment expects workers to poll, as the API asks the Temporal server
    * about them (`temporal_task_queue_pollers`, the NoWorkerPolling alert): comma-separated
    * `queue:workflow`, `queue:activity` or a bare `queue` (both kinds). Empty: the four queues a

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
       refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND,
       payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
       activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
+      workflowBundlePath: config.TEMPORAL_WORKFLOW_BUNDLE,
     });
     const running = workers.run(); // resolves once a shutdown signal has drained both workers
     // The monthly bordereaux schedule (created, or brought to this definition), in the background so

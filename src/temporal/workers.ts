@@ -28,6 +28,9 @@ import { certificatesTaskQueue, policyTaskQueue, refundsTaskQueue } from '../../
 import type { PayloadKey } from '../config';
 import { dataConverterFor } from './codec';
 
+/** The workflow code's entry point (workflows/index.ts), which a bundle is built from. */
+export const WORKFLOWS_PATH = require.resolve('../../workflows');
+
 export interface WorkerSet {
   taskQueues: string[];
   run(): Promise<void>;
@@ -50,13 +53,18 @@ export async function createWorkers(options: {
   payloadKeys: readonly PayloadKey[];
   /** Activity interceptors of both workers (e.g. the attempt counter of the metrics). */
   activityInterceptors?: ActivityInterceptorsFactory[];
+  /** A workflow bundle file built from this code (TEMPORAL_WORKFLOW_BUNDLE); absent: bundled here. */
+  workflowBundlePath?: string;
 }): Promise<WorkerSet> {
   const { connection, namespace, taskQueue, activities } = options;
   const shutdownGraceTime = `${options.shutdownGraceSeconds ?? 10}s`;
   const dataConverter = dataConverterFor(options.payloadKeys);
   const interceptors = { activity: options.activityInterceptors ?? [] };
-  // One bundle of the workflow code for the two workers that run workflows (bundling takes seconds).
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: Runtime.instance().logger });
+  // One bundle of the workflow code for the two workers that run workflows (bundling takes seconds
+  // of CPU, so a bundle built ahead of time is loaded instead when there is one).
+  const workflowBundle = options.workflowBundlePath
+    ? { codePath: options.workflowBundlePath }
+    : await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: Runtime.instance().logger });
   const main = await Worker.create({
     connection,
     namespace,

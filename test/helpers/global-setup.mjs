@@ -17,12 +17,15 @@
  * - stripe-mock (127.0.0.1:12111), fake-gcs-server (127.0.0.1:4443, bucket `certificates-test-<jest pid>`, deleted in teardown).
  * - An SMTP sink (127.0.0.1:2526, messages in var/mail-test/): the default SMTP_URL of the suites'
  *   workers, so the email every issued purchase sends its buyer is delivered rather than retried.
+ * - One workflow bundle for the run (TEMPORAL_WORKFLOW_BUNDLE), so no suite's worker bundles the
+ *   workflow code again.
  *
  * Servers already running (e.g. under `npm run dev`) are reused and left running; what this
  * starts, global-teardown.mjs stops. Progress lines go to stderr; a failure throws one message
  * naming the server and its log under var/log/.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ensureTools } from '../../scripts/tools.mjs';
 import * as stack from '../../scripts/stack.mjs';
@@ -37,12 +40,13 @@ function testDatabaseUrl() {
   return url.toString();
 }
 
-function migrate(databaseUrl) {
-  const tsx = path.join(stack.REPO_ROOT, 'node_modules', '.bin', 'tsx');
+/** Runs `tsx <args>` in the repository (output kept for the error), for the migrations and the bundle. */
+function tsx(args, env, what) {
+  const bin = path.join(stack.REPO_ROOT, 'node_modules', '.bin', 'tsx');
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['scripts/migrate.ts'], {
+    const child = spawn(bin, args, {
       cwd: stack.REPO_ROOT,
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl },
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -51,9 +55,35 @@ function migrate(databaseUrl) {
     child.once('error', reject);
     child.once('close', (code) => {
       if (code === 0) resolve(output.trim());
-      else reject(new Error(`migrations on ${TEST_DATABASE} failed (exit ${code}):\n${output.trim()}`));
+      else reject(new Error(`${what} failed (exit ${code}):\n${output.trim()}`));
     });
   });
+}
+
+function migrate(databaseUrl) {
+  return tsx(['scripts/migrate.ts'], { DATABASE_URL: databaseUrl }, `migrations on ${TEST_DATABASE}`);
+}
+
+/**
+ * One workflow bundle for the whole run (var/workflow-bundle-<jest pid>.js, deleted by the
+ * teardown; those of runs no longer alive are deleted here): every suite's worker loads it
+ * (TEMPORAL_WORKFLOW_BUNDLE) instead of bundling the same code again, seconds of CPU each.
+ */
+async function bundleWorkflows() {
+  const dir = path.join(stack.REPO_ROOT, 'var');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of fs.readdirSync(dir)) {
+    const pid = Number(/^workflow-bundle-(\d+)\.js$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      fs.rmSync(path.join(dir, name), { force: true });
+    }
+  }
+  const file = path.join(dir, `workflow-bundle-${process.pid}.js`);
+  await tsx(['scripts/bundle-workflows.ts', file], {}, 'the workflow bundle');
+  return file;
 }
 
 export default async function globalSetup() {
@@ -76,13 +106,14 @@ export default async function globalSetup() {
     stack.ensureFakeGcs({ port: 4443, dir: 'var/gcs', bucket: `certificates-test-${process.pid}`, bin: tools.fakeGcs, log }),
     // Every issued purchase emails its buyer; a suite that reads mail starts its own SMTP server.
     stack.ensureMailSink({ port: 2526, dir: 'var/mail-test', log: (line) => line.startsWith('[mail]') || log(line) }),
+    bundleWorkflows(),
   ]);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) {
     await stack.stopAll({ log });
     throw new Error(`test stack: ${failed.reason?.message ?? failed.reason}`);
   }
-  const [db, temporal, stripeMock, storage, mailSink] = results.map((r) => r.value);
+  const [db, temporal, stripeMock, storage, mailSink, workflowBundle] = results.map((r) => r.value);
   const namespace = `test-${Date.now()}-${process.pid}`;
   try {
     await stack.ensureTemporalNamespace({ bin: tools.temporal, address: temporal.address, namespace, log });
@@ -106,7 +137,9 @@ export default async function globalSetup() {
     STORAGE_BUCKET: storage.bucket,
     SMTP_URL: mailSink.url,
     CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    TEMPORAL_WORKFLOW_BUNDLE: workflowBundle,
   });
+  globalThis.__INSURANCE_TEST_WORKFLOW_BUNDLE__ = workflowBundle;
   // globalTeardown runs in this same process and reads this to stop what was started here.
   globalThis.__INSURANCE_TEST_STACK__ = stack;
   globalThis.__INSURANCE_TEST_NAMESPACE__ = { bin: tools.temporal, address: temporal.address, namespace };

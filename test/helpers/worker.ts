@@ -66,6 +66,7 @@ export async function startTestWorker(
     refundsPerSecond: config.REFUND_RATE_LIMIT_PER_SECOND,
     payloadKeys: config.TEMPORAL_PAYLOAD_KEYS,
     activityInterceptors: [activityAttemptsInterceptor(deps.metrics)],
+    workflowBundlePath: config.TEMPORAL_WORKFLOW_BUNDLE,
   });
   const running = workers.run();
   return {
