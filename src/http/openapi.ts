@@ -61,17 +61,26 @@ export const bareError = (description: string) => ({
   content: { 'application/json': { schema: BareErrorSchema } },
 });
 
+/**
+ * The responses the gateway can give on any operation of a surface: the 400 described as
+ * `invalid`, the 403 of a missing or refused API key, 413, 429 and 500, each error in the
+ * surface's shape (`error`: the bare error or the `/api/v1` envelope).
+ */
+function gatewayAnswers<E>(error: (description: string) => E, invalid: string) {
+  return {
+    400: error(invalid),
+    403: {
+      description: 'Missing, unknown, frozen or deleted API key (gateway)',
+      content: { 'application/json': { schema: ForbiddenSchema } },
+    },
+    413: error('PAYLOAD_TOO_LARGE: body over 1 MiB'),
+    429: error('RATE_LIMIT_ERROR: retry after the Retry-After header (seconds)'),
+    500: error('INTERNAL_ERROR'),
+  } as const;
+}
+
 /** Responses every operation on a bare surface can give, besides its own. */
-export const bareSurfaceResponses = {
-  400: bareError('VALIDATION_ERROR: the body failed validation or is not JSON'),
-  403: {
-    description: 'Missing, unknown, frozen or deleted API key (gateway)',
-    content: { 'application/json': { schema: ForbiddenSchema } },
-  },
-  413: bareError('PAYLOAD_TOO_LARGE: body over 1 MiB'),
-  429: bareError('RATE_LIMIT_ERROR: retry after the Retry-After header (seconds)'),
-  500: bareError('INTERNAL_ERROR'),
-} as const;
+export const bareSurfaceResponses = gatewayAnswers(bareError, 'VALIDATION_ERROR: the body failed validation or is not JSON');
 
 /** List metadata of the `/api/v1` list envelope. */
 export const ListMetadataSchema = z
@@ -99,16 +108,10 @@ const errorResponse = (description: string) => ({
 });
 
 /** Responses every `/api/v1` operation can give, besides its own. */
-export const gatewayResponses = {
-  400: errorResponse('VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, …'),
-  403: {
-    description: 'Missing, unknown, frozen or deleted API key (gateway)',
-    content: { 'application/json': { schema: ForbiddenSchema } },
-  },
-  413: errorResponse('PAYLOAD_TOO_LARGE: body over 1 MiB'),
-  429: errorResponse('RATE_LIMIT_ERROR: retry after the Retry-After header (seconds)'),
-  500: errorResponse('INTERNAL_ERROR'),
-} as const;
+export const gatewayResponses = gatewayAnswers(
+  errorResponse,
+  'VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, …',
+);
 
 /**
  * A registry with the components every operation shares (security scheme, envelope, list
