@@ -26,6 +26,7 @@ import { checkoutReturnUrls } from '../src/purchases/return-urls';
 import { createSavedCardCharges } from '../src/payments/saved-card';
 import { createBuyerEmailAfterPayment } from '../src/proof-of-coverage/after-payment';
 import { createProofOfCoverageEmailsRepository } from '../src/proof-of-coverage/repository';
+import { PROCESSOR_TAX_LINE } from '../src/taxes/premium-tax';
 import type { CheckoutSession, PurchaseStatus, RefundInput, SavedCardChargeResult } from '../workflows/contracts';
 
 export interface PurchaseActivityDeps {
@@ -142,7 +143,8 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
     /**
      * Creates (or, on retry, returns the same) checkout session for the purchase: one line per
      * product line at its priced amount, plus the platform fee as its own line and each premium
-     * tax (per tax and jurisdiction, over the items) as its own line; metadata carries
+     * tax (per tax and jurisdiction, over the items) as its own line, its product's metadata
+     * `line: premium_tax` (what the monthly reconciliation adds up as tax); metadata carries
      * the purchase id on the session, its payment intent and the invoice the processor creates
      * once the session is paid (invoice creation on). Stores the session on the purchase.
      */
@@ -178,7 +180,10 @@ export function createPurchaseActivities(deps: PurchaseActivityDeps) {
       }
       for (const [name, amount] of taxes)
         if (amount > 0)
-          lineItems.push({ quantity: 1, price_data: { ...recurring, currency, unit_amount: amount, product_data: { name } } });
+          lineItems.push({
+            quantity: 1,
+            price_data: { ...recurring, currency, unit_amount: amount, product_data: { name, metadata: { line: PROCESSOR_TAX_LINE } } },
+          });
       // The processor accepts 30 min to 24 h; the workflow enforces the configured deadline itself.
       const expiresAt = Math.floor(Date.now() / 1000) + Math.min(86_400, Math.max(1_800, input.sessionTtlSeconds));
       const returnUrls = checkoutReturnUrls({

@@ -122,7 +122,8 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             by agency and day (default: today and 30 days on; read-only)
   setup-namespace [--namespace <name>] [--retention-days 30] --reason "<why>"
                             create the namespace if missing, register the search attributes
-  tax-rates sync|list        make the premium tax rates table hold src/taxes/premium-tax-rates.json
+  tax-rates sync --reason "<why>" | tax-rates list
+                            make the premium tax rates table hold src/taxes/premium-tax-rates.json
                             (insert or update by key; rows no longer in the file kept), or print it
   finance --month YYYY-MM [--account <id>] [--mode test|live]
                             premium, fees, cancellations, refunds and net per agency, and premium
@@ -151,7 +152,7 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             that person's token stops naming them at once
   operators                 the operator tokens, live first (read-only)
 
-reissue, recover, retry-cancellation, setup-namespace and the token commands are recorded in the
+reissue, recover, retry-cancellation, setup-namespace, tax-rates sync and the token commands are recorded in the
 audit log with the operator and the reason; without --reason they do nothing. The operator is
 the person whose token is in OPERATOR_TOKEN, else the OS user (refused when
 OPS_OPERATOR_TOKEN_REQUIRED=true); a token that names nobody stops the command.`;
@@ -230,7 +231,12 @@ async function main(argv: string[]): Promise<number> {
       values.json,
     );
   if (command === 'find') return find(values.email, values.mode, values.json);
-  if (command === 'tax-rates') return taxRates(positionals[1], values.json);
+  if (command === 'tax-rates')
+    return taxRates(
+      positionals[1],
+      values.json,
+      positionals[1] === 'sync' ? { reason: reasonFor('tax-rates sync', values), identify: operatorOf } : undefined,
+    );
   if (command === 'finance') return finance({ month: values.month, account: values.account, mode: values.mode }, values.json);
   if (command === 'slo') return slo({ days: values.days, mode: values.mode }, values.json);
   if (command === 'coverage')
@@ -445,6 +451,10 @@ async function reconcile(month: string | undefined, mode: string | undefined, in
       );
       for (const [currency, t] of Object.entries(report.totals))
         console.log(`  ${currency.toUpperCase()}: ledger ${formatMinor(t.ledger)}, processor ${formatMinor(t.processor)}`);
+      for (const [currency, t] of Object.entries(report.tax_collected))
+        console.log(
+          `  premium tax ${currency.toUpperCase()} (${report.tax_checked} sale(s) read back from their checkout lines): ledger ${formatMinor(t.ledger)}, processor ${formatMinor(t.processor)}`,
+        );
       const skipped = report.test_helper_skipped;
       if (skipped.charges + skipped.refunds > 0)
         console.log(

@@ -13,6 +13,17 @@
  * dashboard refund made in the last seconds of a month whose event arrived in the next one is a
  * difference of both months.
  *
+ * Premium tax: a sale paid through a checkout session with tax is also read back as the
+ * processor's line items of that session (`listLineItems`, products expanded): the lines whose
+ * product carries the metadata `line: premium_tax` (the service's tax lines) are added up and
+ * compared with the tax the purchase charged; a difference (`kind: tax`, the session's id) is
+ * flagged like any other, even when the total agrees (tax put in another line). `tax_collected`
+ * adds up each side per currency. Tax is not broken out anywhere else at the processor: a payment
+ * intent charged without a checkout (a saved card) and every refund carry one amount, so their
+ * tax is checked only as part of that amount. Commission is not money the processor moves (the
+ * buyer pays the agency's account the gross; the agency and its insurer or MGA settle commission
+ * from the bordereau's net premium), so there is nothing at the processor to compare it with.
+ *
  * What it does not see: money the processor holds that the ledger never recorded: a charge made
  * in the dashboard, or a dashboard refund whose event never arrived on a payment intent with no
  * other dashboard refund that month.
@@ -33,12 +44,14 @@ import type Stripe from 'stripe';
 import type { Payproc } from '../payproc/client';
 import type { ExpectedMovement, ReportsRepository, StoredReconciliation } from './repository';
 import { monthRange } from './bordereau';
+import { PROCESSOR_TAX_LINE } from '../taxes/premium-tax';
 
 /** One disagreement between the ledger and the processor (minor units). */
 export interface ReconciliationDifference {
   purchase_id: number;
   root_account_id: number;
-  kind: 'charge' | 'refund';
+  /** `tax`: the premium tax of a sale against its checkout session's tax lines (`processor_id` the session). */
+  kind: 'charge' | 'refund' | 'tax';
   source: ExpectedMovement['source'];
   /** The payment intent or refund id (`dashboard`: the payment intent whose dashboard refunds are added up). */
   processor_id: string;
@@ -58,6 +71,10 @@ export interface ReconciliationReport {
   refunds_checked: number;
   /** Per currency (lower case, as stored): the ledger's and the processor's net money in (charges less refunds), minor units. */
   totals: Record<string, { ledger: number; processor: number }>;
+  /** Sales whose premium tax was read back from their checkout session's lines. */
+  tax_checked: number;
+  /** Per currency: the premium tax those sales charged (ledger) and the processor's tax lines of their sessions, minor units. */
+  tax_collected: Record<string, { ledger: number; processor: number }>;
   differences: ReconciliationDifference[];
 }
 
@@ -81,10 +98,14 @@ export function heldKey(m: Pick<ExpectedMovement, 'kind' | 'source' | 'processor
   return `${m.kind === 'charge' ? 'charge' : m.source === 'dashboard' ? 'dashboard' : 'refund'}:${m.processorId}`;
 }
 
+/** The key in `held` of a checkout session's tax lines (their sum as `amountMinor`, status `listed`). */
+export const taxKey = (checkoutSessionId: string): string => `tax:${checkoutSessionId}`;
+
 /**
  * Compares `expected` with what the processor holds (`held`, by `heldKey`). Pure.
  * A charge counts `amount_received` when its payment intent succeeded; a refund its amount when it
- * succeeded; a payment intent's dashboard refunds the sum of the succeeded ones.
+ * succeeded; a payment intent's dashboard refunds the sum of the succeeded ones; a taxed sale's
+ * tax the sum of its session's tax lines (`taxKey`; none read: `missing`).
  */
 export function compareMovements(
   month: string,
@@ -93,7 +114,10 @@ export function compareMovements(
   held: ReadonlyMap<string, ProcessorReading>,
 ): ReconciliationReport {
   const totals: ReconciliationReport['totals'] = {};
+  const taxCollected: ReconciliationReport['tax_collected'] = {};
   const differences: ReconciliationDifference[] = [];
+  const differ = (m: ExpectedMovement, d: Omit<ReconciliationDifference, 'purchase_id' | 'root_account_id' | 'source' | 'currency'>) =>
+    differences.push({ purchase_id: m.purchaseId, root_account_id: m.rootAccountId, source: m.source, currency: m.currency, ...d });
   for (const m of expected) {
     const got = held.get(heldKey(m)) ?? null;
     const sign = m.kind === 'charge' ? 1 : -1;
@@ -104,17 +128,27 @@ export function compareMovements(
     t.processor += sign * processorAmount;
     const reason = got === null ? 'missing' : !succeeded ? 'status' : got.amountMinor !== m.amountMinor ? 'amount' : null;
     if (reason)
-      differences.push({
-        purchase_id: m.purchaseId,
-        root_account_id: m.rootAccountId,
+      differ(m, {
         kind: m.kind,
-        source: m.source,
         processor_id: m.processorId,
-        currency: m.currency,
         ledger_amount: m.amountMinor,
         processor_amount: processorAmount,
         reason,
         processor_status: got?.status ?? null,
+      });
+    if (!m.tax) continue;
+    const lines = held.get(taxKey(m.tax.checkoutSessionId)) ?? null;
+    const tax = (taxCollected[m.currency] ??= { ledger: 0, processor: 0 });
+    tax.ledger += m.tax.minor;
+    tax.processor += lines?.amountMinor ?? 0;
+    if (lines === null || lines.amountMinor !== m.tax.minor)
+      differ(m, {
+        kind: 'tax',
+        processor_id: m.tax.checkoutSessionId,
+        ledger_amount: m.tax.minor,
+        processor_amount: lines?.amountMinor ?? 0,
+        reason: lines === null ? 'missing' : 'amount',
+        processor_status: null,
       });
   }
   return {
@@ -123,6 +157,8 @@ export function compareMovements(
     charges_checked: expected.filter((m) => m.kind === 'charge').length,
     refunds_checked: expected.filter((m) => m.kind === 'refund').length,
     totals,
+    tax_checked: expected.filter((m) => m.tax).length,
+    tax_collected: taxCollected,
     differences,
   };
 }
@@ -179,9 +215,29 @@ export async function reconcileMonth(
       throw err;
     }
   };
+  /** The sum of a checkout session's premium tax lines (PROCESSOR_TAX_LINE), as the processor lists them. */
+  const taxLines = async (checkoutSessionId: string): Promise<ProcessorReading> => {
+    try {
+      let amountMinor = 0;
+      const lines = stripe.checkout.sessions.listLineItems(checkoutSessionId, { limit: 100, expand: ['data.price.product'] });
+      for await (const line of lines) {
+        const product = line.price?.product;
+        if (typeof product === 'object' && product && 'metadata' in product && product.metadata?.line === PROCESSOR_TAX_LINE)
+          amountMinor += line.amount_total;
+      }
+      return { amountMinor, status: 'listed' };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  };
   const queue = [...expected];
   const workers = Array.from({ length: Math.max(1, input.concurrency ?? 8) }, async () => {
-    for (let m = queue.shift(); m; m = queue.shift()) if (!held.has(heldKey(m))) held.set(heldKey(m), await read(m));
+    for (let m = queue.shift(); m; m = queue.shift()) {
+      if (!held.has(heldKey(m))) held.set(heldKey(m), await read(m));
+      if (m.tax && !held.has(taxKey(m.tax.checkoutSessionId)))
+        held.set(taxKey(m.tax.checkoutSessionId), await taxLines(m.tax.checkoutSessionId));
+    }
   });
   await Promise.all(workers);
   const report = compareMovements(input.month, input.mode, expected, held);

@@ -258,6 +258,8 @@ export interface ExpectedMovement {
   paymentIntentId: string | null;
   /** `dashboard` only: the ids of the purchase's own refunds (cancellations', endorsements'), which the processor's list of that payment intent's refunds also holds. */
   ownRefundIds?: string[];
+  /** A sale paid through a checkout session with premium tax: the tax it charged (minor units) and the session whose tax lines hold it. */
+  tax?: { minor: number; checkoutSessionId: string };
 }
 
 /** A stored reconciliation run (amounts in minor units). */
@@ -281,33 +283,34 @@ export function createReportsRepository(db: Db) {
      * cancellations (by completion; each part of one split over several payments), of
      * endorsements that gave premium back (each part once created at the processor), and the
      * dashboard refunds (`refund` rows, by the month their event arrived) added up per payment
-     * intent, with the purchase's own refund ids. Oldest first.
+     * intent, with the purchase's own refund ids; a sale paid through a checkout session with
+     * premium tax carries its tax and session (`tax`). Oldest first.
      */
     async expectedMovements(range: { from: Date; to: Date; mode: 'live' | 'test' }): Promise<ExpectedMovement[]> {
       const { rows } = await db.raw(
         `select m.*, own.own_refund_ids from (
            select 'charge' as kind, p.payment_intent_id as processor_id, p.id as purchase_id, p.root_account_id, p.currency,
                   p.total_minor as amount_minor, case when p.renewal_of_purchase_id is null then 'sale' else 'renewal' end as source,
-                  p.paid_at as at, p.payment_intent_id
+                  p.paid_at as at, p.payment_intent_id, p.tax_minor, p.checkout_session_id
              from purchases p
             where p.mode = :mode and p.paid_at >= :from and p.paid_at < :to and p.payment_intent_id is not null and p.total_minor > 0
            union all
            select 'charge', t.payment_intent_id, p.id, p.root_account_id, t.currency, t.total_minor, 'endorsement', t.completed_at,
-                  t.payment_intent_id
+                  t.payment_intent_id, null, null
              from policy_transactions t join purchases p on p.id = t.purchase_id
             where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to and t.payment_intent_id is not null
            union all
            select 'refund', coalesce(r.value->>'refundId', t.refund_id), p.id, p.root_account_id, t.currency,
                   coalesce((r.value->>'amountMinor')::bigint, t.total_minor), 'cancellation', t.completed_at,
-                  coalesce(r.value->>'paymentIntentId', p.payment_intent_id)
+                  coalesce(r.value->>'paymentIntentId', p.payment_intent_id), null, null
              from policy_transactions t join purchases p on p.id = t.purchase_id
              left join lateral jsonb_array_elements(t.refunds) r on true
             where t.kind = 'cancellation' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to and t.total_minor > 0
            union all
            select 'refund', r.value->>'refundId', p.id, p.root_account_id, t.currency, (r.value->>'amountMinor')::bigint, 'endorsement',
-                  t.completed_at, coalesce(r.value->>'paymentIntentId', t.payment_intent_id)
+                  t.completed_at, coalesce(r.value->>'paymentIntentId', t.payment_intent_id), null, null
              from policy_transactions t join purchases p on p.id = t.purchase_id
              join lateral jsonb_array_elements(t.refunds) r on true
             where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode and t.total_minor < 0
@@ -315,7 +318,7 @@ export function createReportsRepository(db: Db) {
            union all
            -- A refund row of before they named their payment intent was the sale's.
            select 'refund', coalesce(t.payment_intent_id, p.payment_intent_id), p.id, p.root_account_id, t.currency, sum(t.total_minor),
-                  'dashboard', max(t.completed_at), coalesce(t.payment_intent_id, p.payment_intent_id)
+                  'dashboard', max(t.completed_at), coalesce(t.payment_intent_id, p.payment_intent_id), null, null
              from policy_transactions t join purchases p on p.id = t.purchase_id
             where t.kind = 'refund' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to
@@ -343,6 +346,9 @@ export function createReportsRepository(db: Db) {
         source: r.source as ExpectedMovement['source'],
         paymentIntentId: (r.payment_intent_id as string | null) ?? null,
         ...(r.source === 'dashboard' ? { ownRefundIds: (r.own_refund_ids as string[] | null) ?? [] } : {}),
+        ...(Number(r.tax_minor ?? 0) > 0 && r.checkout_session_id
+          ? { tax: { minor: Number(r.tax_minor), checkoutSessionId: r.checkout_session_id as string } }
+          : {}),
       }));
     },
 

@@ -17,6 +17,13 @@
  * and 0.036 → 0.04, tax 4.41.
  */
 
+/**
+ * The metadata a premium tax line of a processor checkout carries on its product
+ * (`price_data.product_data.metadata.line`): the monthly reconciliation adds up the session's
+ * lines that carry it as the tax the processor collected.
+ */
+export const PROCESSOR_TAX_LINE = 'premium_tax';
+
 export const TAX_METHODS = ['premium_rate', 'stamping_fee', 'fixed_per_policy'] as const;
 export type TaxMethod = (typeof TAX_METHODS)[number];
 

@@ -13,6 +13,8 @@ import { parse } from 'csv-parse/sync';
 import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
+import { runScript } from '../helpers/run';
+import rates from '../../src/taxes/premium-tax-rates.json';
 import { call, createRootAccountOfKind } from '../helpers/fixtures';
 import { deliverWebhook, sessionCompletedEvent, WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, quoteForNewBuyer, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
@@ -151,6 +153,27 @@ async function bordereauRows(key: string, party: number, month: string) {
 }
 
 describe('premium tax', () => {
+  test('when the operator syncs the rates file, then the sync is on the audit record with its reason and counts; without a reason nothing is done', async () => {
+    const ops = (args: string[]) => runScript('scripts/ops.ts', args, { LOG_LEVEL: 'silent' });
+    const refused = await ops(['tax-rates', 'sync']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--reason');
+    const synced = await ops(['tax-rates', 'sync', '--reason', 'rates file reviewed', '--json']);
+    expect([synced.code, synced.stderr]).toEqual([0, '']);
+    const out = JSON.parse(synced.stdout);
+    // The migration loaded the same file: every row is there already.
+    expect(out).toMatchObject({ version: rates.version, inserted: 0, updated: rates.rates.length });
+    const entry = await app.container.db('operator_audit_log').where({ id: out.audit_id }).first();
+    expect([entry.actor_kind, entry.action, entry.outcome, entry.target_kind, entry.target_id, entry.reason]).toEqual([
+      'operator_cli',
+      'tax-rates-sync',
+      'succeeded',
+      'premium_tax_rates',
+      rates.version,
+      'rates file reviewed',
+    ]);
+  });
+
   test('when a tax setting is bad or of another account’s product, then it is refused; read back, it is what was set', async () => {
     const path = `/products/${agency.tripProductId}/tax_settings`;
     expect((await api('GET', path)).body.data).toEqual({

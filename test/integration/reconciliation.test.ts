@@ -11,11 +11,14 @@
  * dashboard refunds on the sale, and exactly that difference is reported. The sale is paid by the
  * test helper, whose payments a test-mode run skips by default (no money moved): these runs check
  * them with `--include-test-helper`, the proxy answering for them; the last test runs without it.
+ * A Texas-taxed sale paid through its checkout session (April 2025) has its premium tax compared
+ * with the session's tax lines: equal, nothing; 1.00 of it on the premium line, a `tax` difference.
  *
  * stripe-mock keeps no state: the proxy answers a payment intent, a refund and a payment intent's
  * list of refunds with what the processor would hold for them (the amounts the service sent, the
  * sale's as the test helper paid it, the dashboard refund as made here), every refund created on
- * 2025-03-20 like the rest of the history.
+ * 2025-03-20 like the rest of the history; a checkout session's line items are the lines the
+ * service sent to create it.
  */
 import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
@@ -25,6 +28,7 @@ import {
   createQuotingAccountWithoutFreeLook,
   deliverWebhook,
   type QuotingAccount,
+  sessionCompletedEvent,
   issuedPurchase,
   WEBHOOK_SECRET,
   processorEventRecorded,
@@ -325,6 +329,122 @@ test('when test mode runs without --include-test-helper, then every movement of 
   } finally {
     held.set(salePi, helper.find((m) => m.kind === 'charge')!.amountMinor);
   }
+});
+
+test('when a Texas-taxed sale paid through its checkout session is read back, then its tax agrees with the session’s tax lines; with 1.00 of the tax on the premium line instead (same total), exactly that tax difference is reported and the run exits 3', async () => {
+  // What the processor lists for a session: the lines the service sent to create it (stripe-mock keeps none).
+  const sessionLines = new Map<string, Array<{ amount: number; name: string | null; line: string | null }>>();
+  proxy.patchResponses({
+    method: 'POST',
+    pathPrefix: '/v1/checkout/sessions',
+    patch: (body, req: RecordedRequest) => {
+      const lines = [];
+      for (let i = 0; req.params.has(`line_items[${i}][quantity]`); i++) {
+        const at = (field: string) => req.params.get(`line_items[${i}][price_data]${field}`);
+        lines.push({ amount: Number(at('[unit_amount]')), name: at('[product_data][name]'), line: at('[product_data][metadata][line]') });
+      }
+      if (req.path === '/v1/checkout/sessions') sessionLines.set(body.id, lines);
+      return body;
+    },
+  });
+  proxy.patchResponses({
+    method: 'GET',
+    pathPrefix: '/v1/checkout/sessions/',
+    patch: (body, req: RecordedRequest) => {
+      if (!req.path.endsWith('/line_items')) return body;
+      const lines = sessionLines.get(req.path.split('/')[4]!) ?? [];
+      const data = lines.map((l, i) => ({
+        ...body.data[0],
+        id: `li_${i}`,
+        amount_subtotal: l.amount,
+        amount_total: l.amount,
+        quantity: 1,
+        description: l.name,
+        price: {
+          ...body.data[0].price,
+          unit_amount: l.amount,
+          product: { id: `prod_${i}`, object: 'product', name: l.name, metadata: l.line ? { line: l.line } : {} },
+        },
+      }));
+      return { ...body, data, has_more: false };
+    },
+  });
+  expect(
+    (await api(`/products/${account.productId}/tax_settings`, { method: 'PATCH', body: { line_of_business: 'general_liability' } })).status,
+  ).toBe(200);
+  const body = await account.quoteBody();
+  const [selection] = body.selected_product_lines_to_purchase as Array<Record<string, unknown>>;
+  const texan = {
+    name: 'Alamo Weddings LLC',
+    address: { line1: '300 Alamo Plaza', city: 'San Antonio', region: 'TX', postal_code: '78205', country: 'US' },
+  };
+  const quote = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
+    method: 'POST',
+    key: account.key,
+    body: { ...body, selected_product_lines_to_purchase: [{ ...selection, named_insured: texan }] },
+  });
+  // Two days at 20.00 = 40.00; Texas surplus-lines tax 4.85 % = 1.94, stamping fee 0.04 % = 0.016 → 0.02.
+  expect([quote.status, quote.body.amount_tax]).toEqual([200, 196]);
+  const taxed = quote.body.purchase_id as number;
+  expect((await deliverWebhook(app, sessionCompletedEvent(taxed, quote.body.id))).status).toBe(200);
+  const issued = await eventually(async () => {
+    const p = (await api(`/purchases/${taxed}`)).body.data;
+    return p.status === 'issued' ? p : null;
+  }, 90_000);
+  expect([issued.amount_total, issued.amount_tax]).toEqual([4196, 196]);
+  held.set(issued.payment_intent, 4196);
+  await app.container
+    .db('purchases')
+    .where({ id: taxed })
+    .update({ paid_at: new Date('2025-04-10T10:00:00Z') });
+  const session = (await app.container.db('purchases').where({ id: taxed }).first('checkout_session_id')).checkout_session_id as string;
+  // The checkout marked its two tax lines so the processor's copy can be told apart.
+  expect(sessionLines.get(session)!.map((l) => [l.amount, l.line])).toEqual([
+    [4000, null],
+    [2, 'premium_tax'],
+    [194, 'premium_tax'],
+  ]);
+  const april = (...extra: string[]) =>
+    runScript('scripts/ops.ts', ['reconcile', '--month', '2025-04', '--mode', 'test', ...extra], {
+      PAYPROC_API_BASE: proxy.url,
+      LOG_LEVEL: 'silent',
+    });
+
+  const clean = await april('--json');
+  expect([clean.code, clean.stderr]).toEqual([0, '']);
+  expect(JSON.parse(clean.stdout)).toMatchObject({
+    charges_checked: 1,
+    tax_checked: 1,
+    totals: { usd: { ledger: 4196, processor: 4196 } },
+    tax_collected: { usd: { ledger: 196, processor: 196 } },
+    differences: [],
+  });
+
+  // The processor's lines put 1.00 of the surplus-lines tax on the premium: the total still agrees, the tax does not.
+  const lines = sessionLines.get(session)!;
+  sessionLines.set(session, [{ ...lines[0]!, amount: 4100 }, lines[1]!, { ...lines[2]!, amount: 94 }]);
+  const off = await april('--json');
+  expect(off.code).toBe(3);
+  const report = JSON.parse(off.stdout);
+  expect(report.totals.usd).toEqual({ ledger: 4196, processor: 4196 });
+  expect(report.tax_collected.usd).toEqual({ ledger: 196, processor: 96 });
+  expect(report.differences).toEqual([
+    {
+      purchase_id: taxed,
+      root_account_id: account.accountId,
+      kind: 'tax',
+      source: 'sale',
+      processor_id: session,
+      currency: 'usd',
+      ledger_amount: 196,
+      processor_amount: 96,
+      reason: 'amount',
+      processor_status: null,
+    },
+  ]);
+  const text = await april();
+  expect(text.stdout).toContain('premium tax USD (1 sale(s) read back from their checkout lines): ledger 1.96, processor 0.96');
+  expect(text.stdout).toContain(`purchase ${taxed} (account ${account.accountId}) tax ${session} [sale]`);
 });
 
 test('when the month is malformed or has not started, then a usage error (exit 1) and nothing is kept', async () => {
