@@ -37,7 +37,6 @@ import {
   condition,
   defineQuery,
   defineUpdate,
-  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
@@ -181,8 +180,8 @@ export async function claimWorkflow(input: ClaimWorkflowInput): Promise<ClaimCha
 
   setHandler(claimStatusQuery, () => ({ ...answer(), acknowledgementOverdue: overdue }));
 
-  // The filing's event (claim.submitted), before any change's; runs of earlier histories did not announce.
-  if (input.seq === 0 && patched('claim-submitted-announced')) await inTurn(() => db.announceClaimSubmitted({ claimId }));
+  // The filing's event (claim.submitted), before any change's.
+  if (input.seq === 0) await inTurn(() => db.announceClaimSubmitted({ claimId }));
 
   // The acknowledgement deadline: a durable timer from the filing.
   if (status === 'submitted' && !overdue) {
