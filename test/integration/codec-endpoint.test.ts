@@ -4,9 +4,9 @@
  * preflight, a round trip through the service's AES-256-GCM codec, and a real encrypted
  * workflow input from a history decoded for an operator.
  */
-import { defaultPayloadConverter } from '@temporalio/common';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
+import { codecJson, jsonPayload, withUnpolledWorkflow } from '../helpers/codec';
 
 const TOKEN = 'operator-codec-token-for-tests-0123456789';
 const UI = 'http://localhost:8233';
@@ -22,14 +22,6 @@ afterAll(async () => {
   await off?.close();
 });
 
-/** A json/plain payload in the remote-codec JSON shape (base64 metadata and data). */
-function jsonPayload(value: unknown) {
-  const p = defaultPayloadConverter.toPayload(value);
-  return {
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
-    data: Buffer.from(p.data!).toString('base64'),
-  };
-}
 const post = (a: TestApp, path: string, body: unknown, token: string | null = TOKEN, headers: Record<string, string> = {}) =>
   call(a.baseUrl, path, { method: 'POST', body, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
 
@@ -98,29 +90,16 @@ test('when a plain (never encrypted) payload is decoded, then it passes through 
 });
 
 test('when the input of a real workflow start is taken from its stored history, then it is encrypted there and the endpoint decodes it for the operator', async () => {
-  const client = app.container.temporal.client;
   const input = { purchaseId: 7, note: 'Named insured: Jordan Lee, jordan@example.com' };
-  // Nobody polls this task queue: the start event is all the history there is.
-  const handle = await client.workflow.start('codecProbeWorkflow', {
-    workflowId: `codec-probe-${process.pid}-${Date.now()}`,
-    taskQueue: `codec-probe-${process.pid}`,
-    args: [input],
-  });
-  try {
+  await withUnpolledWorkflow(app.container.temporal.client, 'codecProbeWorkflow', input, 'codec endpoint test done', async (handle) => {
     const history = await handle.fetchHistory();
     const stored = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
     expect(Buffer.from(stored.metadata!.encoding!).toString()).toBe('binary/encrypted');
     expect(Buffer.from(stored.data!).toString('latin1')).not.toContain('Jordan');
-    const asJson = {
-      metadata: Object.fromEntries(Object.entries(stored.metadata!).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-      data: Buffer.from(stored.data!).toString('base64'),
-    };
-    const res = await post(app, '/codec/decode', { payloads: [asJson] });
+    const res = await post(app, '/codec/decode', { payloads: [codecJson(stored)] });
     expect(res.status).toBe(200);
     expect(res.body.payloads).toEqual([jsonPayload(input)]);
-  } finally {
-    await handle.terminate('codec endpoint test done');
-  }
+  });
 });
 
 test("when the body is {} or empty (the CLI's form of an empty payload list), then the answer is an empty list, not an error", async () => {

@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call } from '../helpers/fixtures';
+import { jsonPayload, withUnpolledWorkflow } from '../helpers/codec';
 import { ROOT, runScript } from '../helpers/run';
 
 jest.setTimeout(120_000);
@@ -151,20 +151,25 @@ describe('the ops CLI names its operator', () => {
   });
 });
 
-/** A json/plain payload in the remote-codec JSON shape. */
-function jsonPayload(value: unknown) {
-  const p = defaultPayloadConverter.toPayload(value);
-  return {
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
-    data: Buffer.from(p.data!).toString('base64'),
-  };
-}
 const post = (a: TestApp, urlPath: string, body: unknown, bearer: string | null, headers: Record<string, string> = {}) =>
   call(a.baseUrl, urlPath, {
     method: 'POST',
     body,
     headers: { 'user-agent': AGENT, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers },
   });
+
+/** Asserts that each of `rows` (audit entries) is a succeeded codec decode by `name` with their operator token, and has the fields of `more`. */
+function expectDecodesBy(rows: Record<string, unknown>[], name: string, more: Record<string, unknown> = {}): void {
+  for (const row of rows)
+    expect(row).toMatchObject({
+      actor_kind: 'codec',
+      actor: name,
+      actor_via: 'operator_token',
+      action: 'codec_decode',
+      outcome: 'succeeded',
+      ...more,
+    });
+}
 
 describe('codec decodes are audited with their caller', () => {
   test('when a person decodes with their operator token, then the decode is recorded as theirs (encodes are not); a revoked token is 401', async () => {
@@ -182,18 +187,12 @@ describe('codec decodes are audited with their caller', () => {
     }
     const rows = await rowsAfter(before);
     expect(rows).toHaveLength(2);
-    for (const row of rows)
-      expect(row).toMatchObject({
-        actor_kind: 'codec',
-        actor: name,
-        actor_via: 'operator_token',
-        action: 'codec_decode',
-        target_kind: 'namespace',
-        target_id: 'default',
-        client_address: expect.stringMatching(/127\.0\.0\.1/),
-        outcome: 'succeeded',
-        details: { payloads: 1, user_agent: AGENT, origin: null },
-      });
+    expectDecodesBy(rows, name, {
+      target_kind: 'namespace',
+      target_id: 'default',
+      client_address: expect.stringMatching(/127\.0\.0\.1/),
+      details: { payloads: 1, user_agent: AGENT, origin: null },
+    });
     expect(app.logs.filter((l) => l.msg === 'codec request').at(-1)).toMatchObject({ caller: 'operator-token', operator: name });
 
     await ops(['revoke-operator-token', '--name', name, '--reason', 'rotation']);
@@ -238,39 +237,29 @@ describe('codec decodes are audited with their caller', () => {
   test('when an operator reads a history with the Temporal CLI through the codec endpoint, then they read it in clear and each decode is theirs in the audit log', async () => {
     const name = person('frank');
     const token = await issue(name);
-    const client = app.container.temporal.client;
     const input = { purchaseId: 7, note: 'Named insured: Jordan Lee' };
-    // Nobody polls this task queue: the start event (encrypted input) is the whole history.
-    const handle = await client.workflow.start('operatorProbeWorkflow', {
-      workflowId: `operator-probe-${process.pid}-${Date.now()}`,
-      taskQueue: `operator-probe-${process.pid}`,
-      args: [input],
-    });
-    try {
-      const before = await lastId();
-      const { config } = app.container;
-      const shown = await run(
-        path.join(ROOT, '.tools/bin/temporal'),
-        [
-          ...['workflow', 'show', '--workflow-id', handle.workflowId, '--output', 'json'],
-          ...['--address', config.TEMPORAL_ADDRESS, '--namespace', config.TEMPORAL_NAMESPACE],
-          ...['--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${token}`],
-        ],
-        { timeout: 30_000 },
-      );
-      expect(shown.stdout).toContain(Buffer.from(JSON.stringify(input)).toString('base64'));
-      const rows = (await app.container.db('operator_audit_log').where('id', '>', before)).filter((r) => r.actor === name);
-      expect(rows.length).toBeGreaterThan(0);
-      for (const row of rows)
-        expect(row).toMatchObject({
-          actor_kind: 'codec',
-          actor: name,
-          actor_via: 'operator_token',
-          action: 'codec_decode',
-          outcome: 'succeeded',
-        });
-    } finally {
-      await handle.terminate('operator identity test done');
-    }
+    await withUnpolledWorkflow(
+      app.container.temporal.client,
+      'operatorProbeWorkflow',
+      input,
+      'operator identity test done',
+      async (handle) => {
+        const before = await lastId();
+        const { config } = app.container;
+        const shown = await run(
+          path.join(ROOT, '.tools/bin/temporal'),
+          [
+            ...['workflow', 'show', '--workflow-id', handle.workflowId, '--output', 'json'],
+            ...['--address', config.TEMPORAL_ADDRESS, '--namespace', config.TEMPORAL_NAMESPACE],
+            ...['--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${token}`],
+          ],
+          { timeout: 30_000 },
+        );
+        expect(shown.stdout).toContain(Buffer.from(JSON.stringify(input)).toString('base64'));
+        const rows = (await app.container.db('operator_audit_log').where('id', '>', before)).filter((r) => r.actor === name);
+        expect(rows.length).toBeGreaterThan(0);
+        expectDecodesBy(rows, name);
+      },
+    );
   });
 });
