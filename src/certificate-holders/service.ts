@@ -21,7 +21,7 @@ import type { PurchaseRecord } from '../purchases/purchase-record';
 import type { SaleRepository } from '../purchases/sale-repository';
 import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import { changeRefusal } from '../purchases/rules';
-import { purchaseScopeOf } from '../purchases/service';
+import { ownedPurchase } from '../purchases/service';
 import type { CertificateHolderRecord, CertificateHoldersRepository } from './repository';
 import type { CertificateHolder, CreateCertificateHolderRequest } from './schemas';
 
@@ -59,11 +59,7 @@ export function createCertificateHolderService(deps: {
   certificates: Pick<CertificatesRepository, 'listForPurchase'>;
   workflows: Pick<PurchaseWorkflows, 'addCertificateHolder' | 'removeCertificateHolder'>;
 }) {
-  async function owned(principal: AccountView, id: number): Promise<PurchaseRecord> {
-    const p = await deps.sales.findInScope(id, purchaseScopeOf(principal));
-    if (!p) throw notFound('purchase', id);
-    return p;
-  }
+  const owned = (principal: AccountView, id: number) => ownedPurchase(deps.sales, principal, id);
   /** Refuses a purchase not in force; one whose certificates are being issued is accepted (its policy workflow waits for them). */
   function changeable(p: PurchaseRecord): void {
     const refusal = changeRefusal(p, 'certificate_holders');

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { Principal } from '../api-keys/service';
-import { AppError, notFound } from '../shared/errors';
+import { AppError } from '../shared/errors';
 import type { CertificatesRepository } from '../certificates/repository';
 import type { CertificateHoldersRepository } from '../certificate-holders/repository';
 import type { PurchaseRecord } from '../purchases/purchase-record';
@@ -26,7 +26,7 @@ import type { PurchaseWorkflows } from '../purchases/workflow-client';
 import type { ProductsRepository } from '../products/repository';
 import { policyClock } from '../purchases/cancellation-pricing';
 import { changeRefusal } from '../purchases/rules';
-import { purchaseScopeOf } from '../purchases/service';
+import { ownedPurchase } from '../purchases/service';
 import {
   ENDORSEMENT_QUOTE_TTL_MS,
   EndorsementError,
@@ -145,11 +145,7 @@ export function createEndorsementService(deps: {
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
-  async function owned(principal: Principal, id: number): Promise<PurchaseRecord> {
-    const p = await deps.sales.findInScope(id, purchaseScopeOf(principal));
-    if (!p) throw notFound('purchase', id);
-    return p;
-  }
+  const owned = (principal: Principal, id: number) => ownedPurchase(deps.sales, principal, id);
 
   return {
     /** Refuses (404 NOT_FOUND) a purchase outside the key's scope: routes check it before the body, so another account's id reads 404 whatever is sent. */

@@ -15,7 +15,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
 import type { StoredCancellation } from '../purchases/ledger-record';
-import { itemObject, purchaseObject } from '../purchases/purchase-object';
+import { disputeFacts, itemObject, purchaseObject } from '../purchases/purchase-object';
 import { subscriptionObject } from '../purchases/subscription-object';
 import type { GetCertificatesResponse } from '../certificates/schemas';
 import type { StoredEvent } from './repository';
@@ -282,13 +282,7 @@ export function disputeEvent(p: PurchaseRecord, d: StoredDispute, change: 'opene
     object: 'dispute',
     id: d.payprocDisputeId,
     purchase_id: p.id,
-    charge: d.chargeId,
-    amount: d.amountMinor,
-    currency: d.currency,
-    reason: d.reason,
-    status: d.status,
-    opened_at: d.openedAt.toISOString(),
-    closed_at: d.closedAt?.toISOString() ?? null,
+    ...disputeFacts(d),
   });
 }
 

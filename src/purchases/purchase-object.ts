@@ -4,6 +4,7 @@
  * what is outstanding and the buyer's email. Amounts in minor units; instants ISO 8601 UTC.
  */
 import type { PurchaseItemDetail, PurchaseRecord } from './purchase-record';
+import type { StoredDispute } from '../disputes/repository';
 
 /**
  * An item as both the events and `GET /api/v1/purchases/{id}` show it: product, premium (minor
@@ -55,5 +56,23 @@ export function purchaseObject(p: PurchaseRecord) {
     paid_at: p.paidAt?.toISOString() ?? null,
     certificates_issued_at: p.certificatesIssuedAt?.toISOString() ?? null,
     created_at: p.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A dispute of the purchase's payment as `GET /api/v1/purchases/{id}` and the dispute events give
+ * it, after its id: the processor's charge, the amount disputed (minor units of `currency`), the
+ * processor's reason and status, and when it opened and closed (ISO 8601 UTC; `closed_at` null
+ * while open).
+ */
+export function disputeFacts(d: StoredDispute) {
+  return {
+    charge: d.chargeId,
+    amount: d.amountMinor,
+    currency: d.currency,
+    reason: d.reason,
+    status: d.status,
+    opened_at: d.openedAt.toISOString(),
+    closed_at: d.closedAt?.toISOString() ?? null,
   };
 }

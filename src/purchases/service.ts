@@ -35,7 +35,7 @@ import type { PurchaseWorkflows } from './workflow-client';
 import { RefundRuleError } from './refund-rule';
 import { CANCELLATION_QUOTE_TTL_MS, policyClock, storeCancellationQuote } from './cancellation-pricing';
 import { hasStarted, isInForce } from './rules';
-import { itemObject, purchaseObject } from './purchase-object';
+import { disputeFacts, itemObject, purchaseObject } from './purchase-object';
 import { commissionOf } from './commission';
 import { taxLineObject } from '../taxes/premium-tax';
 import type {
@@ -61,6 +61,17 @@ export function asAppError(err: unknown): unknown {
 
 export function purchaseScopeOf(p: AccountView): PurchaseScope {
   return { rootAccountId: p.rootAccountId, mode: p.mode, agentId: p.agentId };
+}
+
+/**
+ * Purchase `id` when it is in the caller's scope (its account and mode and, for a teammate's key,
+ * that teammate's), read through `sales`.
+ * @throws {AppError} 404 NOT_FOUND otherwise: another account's purchase reads as one that does not exist.
+ */
+export async function ownedPurchase(sales: Pick<SaleRepository, 'findInScope'>, caller: AccountView, id: number): Promise<PurchaseRecord> {
+  const p = await sales.findInScope(id, purchaseScopeOf(caller));
+  if (!p) throw notFound('purchase', id);
+  return p;
 }
 
 /** The list shape of a purchase: the events' `purchase` object plus what was paid, what is owed and the buyer's email (minor units). */
@@ -176,11 +187,7 @@ export function createPurchaseService(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
 
-  async function owned(principal: AccountView, id: number): Promise<PurchaseRecord> {
-    const p = await deps.sales.findInScope(id, purchaseScopeOf(principal));
-    if (!p) throw notFound('purchase', id);
-    return p;
-  }
+  const owned = (principal: AccountView, id: number) => ownedPurchase(deps.sales, principal, id);
 
   function detail(
     p: PurchaseRecord,
@@ -248,16 +255,7 @@ export function createPurchaseService(deps: {
         };
       }),
       cancellations: cancellations.map(toCancellation),
-      disputes: disputes.map((d) => ({
-        id: d.payprocDisputeId,
-        charge: d.chargeId,
-        amount: d.amountMinor,
-        currency: d.currency,
-        reason: d.reason,
-        status: d.status,
-        opened_at: d.openedAt.toISOString(),
-        closed_at: d.closedAt?.toISOString() ?? null,
-      })),
+      disputes: disputes.map((d) => ({ id: d.payprocDisputeId, ...disputeFacts(d) })),
       timeline: timeline(p, cancellations),
       test_clock: p.testClockAt?.toISOString() ?? null,
       // The buyer's checkout-complete page with its token: only in this answer, which only the owning account reads.
