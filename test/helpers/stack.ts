@@ -9,6 +9,7 @@
  */
 import type { Config } from '../../src/config';
 import { startTestApp, type TestApp } from './app';
+import { createAgency, type Agency } from './certificates';
 import { startProcessorProxy, type ProcessorProxy } from './processor-proxy';
 import { createQuotingAccount, WEBHOOK_SECRET, type QuotingAccount } from './purchases';
 import { startSmtp, type TestSmtp } from './smtp';
@@ -79,6 +80,40 @@ export function useStack(options: StackOptions = {}): Stack {
     },
     taskQueue,
   };
+}
+
+/** What useAgencyStack answers: the stack and, once its beforeAll has run, its agencies. */
+export interface AgencyStack extends Stack {
+  /** An agency with createAgency's default name ('Harbor & Pine Insurance Agency'). */
+  readonly agency: Agency;
+  /** Only with `other`: a second agency, of that name. */
+  readonly other: Agency;
+}
+
+/**
+ * The certificate suites' stack: useStack with the API taking the test webhook secret (payments
+ * arrive as signed `checkout.session.completed` webhooks) and no per-key rate limit (the suites
+ * poll getCertificates until certificates are issued), and an agency that sells on it
+ * (createAgency), with a second one named `other` when given, both made in its beforeAll. A
+ * suite's own beforeAll registered after the call runs once they exist; read the getters there.
+ */
+export function useAgencyStack(o: { other?: string } = {}): AgencyStack {
+  const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+  let agency: Agency | undefined;
+  let other: Agency | undefined;
+  beforeAll(async () => {
+    agency = await createAgency(stack.app);
+    if (o.other) other = await createAgency(stack.app, o.other);
+  });
+  const made = (what: string, value: Agency | undefined): Agency => {
+    if (value === undefined)
+      throw new Error(`useAgencyStack: ${what} is not made (read it in a hook or a test${what === 'other' ? ', and pass other' : ''})`);
+    return value;
+  };
+  return Object.defineProperties(stack, {
+    agency: { get: () => made('agency', agency) },
+    other: { get: () => made('other', other) },
+  }) as AgencyStack;
 }
 
 /** What startAppAndWorker answers: the API and a worker on a task queue of their own. */

@@ -5,23 +5,21 @@
  * its status, never 404; another account's purchase reads exactly like one that does not exist.
  */
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
+import { useAgencyStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
 import { call, createKey } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
-import { createAgency, eventSelection, quoteForNewBuyer, type Agency } from '../helpers/certificates';
+import { deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
+import { eventSelection, quoteForNewBuyer, type Agency } from '../helpers/certificates';
 
 jest.setTimeout(120_000);
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack({ other: 'Other Coast Agency' });
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
 
-beforeAll(async () => {
-  app = stack.app;
-  agency = await createAgency(app);
-  other = await createAgency(app, 'Other Coast Agency');
+beforeAll(() => {
+  ({ app, agency, other } = stack);
 });
 
 async function quote(a: Agency) {
@@ -326,34 +324,31 @@ describe('getCertificates while a purchase is between states', () => {
     return purchaseId;
   };
 
-  test('when the purchase is paid and its certificates are still being issued, then 200 pending with empty lists on both surfaces', async () => {
-    const purchaseId = await at('awaiting_certificates', true);
+  test.each([
+    {
+      when: 'the purchase is paid and its certificates are still being issued',
+      then: '200 pending with empty lists',
+      row: { status: 'awaiting_certificates', paid: true },
+      answer: { status: 'pending', urls_expire_at: null, payment_zip_url: null, product_zips: [] },
+    },
+    {
+      when: 'the checkout expired unpaid',
+      then: '200 unpaid with purchase_status expired, never 404',
+      row: { status: 'expired', paid: false },
+      answer: { status: 'unpaid' },
+    },
+  ])('when $when, then $then, on both surfaces', async ({ row, answer }) => {
+    const purchaseId = await at(row.status, row.paid);
     for (const res of [await teammate(agency, { purchase_id: purchaseId }), await root(agency, { purchase_id: purchaseId })]) {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         purchase_id: purchaseId,
-        status: 'pending',
-        purchase_status: 'awaiting_certificates',
+        purchase_status: row.status,
         certificate_count: 0,
-        urls_expire_at: null,
         certificates: [],
-        payment_zip_url: null,
-        product_zips: [],
+        ...answer,
       });
     }
-  });
-
-  test('when the checkout expired unpaid, then 200 unpaid with purchase_status expired, never 404', async () => {
-    const purchaseId = await at('expired', false);
-    const res = await teammate(agency, { purchase_id: purchaseId });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      purchase_id: purchaseId,
-      status: 'unpaid',
-      purchase_status: 'expired',
-      certificate_count: 0,
-      certificates: [],
-    });
   });
 });
 

@@ -1,30 +1,31 @@
 /**
  * `npm run demo` (issue 8 "Demo") against this suite's own API and worker: the script runs as a
  * separate process through the public HTTP API only (DEMO_* variables point it here instead of
- * the `npm run dev` stack), and must finish with every PDF and zip on disk; a failing step must
- * exit non-zero and name the step.
+ * the `npm run dev` stack), and must finish with every PDF and zip on disk, and this month's
+ * provisional bordereau (CSV and XLSX) whose premium, Massachusetts tax, 15 % commission and net
+ * premium add up by hand; a failing step must exit non-zero and name the step.
  */
 import fs from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
-import { WEBHOOK_SECRET } from '../helpers/purchases';
-import { createAgency, type Agency } from '../helpers/certificates';
+import { useAgencyStack } from '../helpers/stack';
+import type { Agency } from '../helpers/certificates';
 import { createRootAccountOfKind } from '../helpers/fixtures';
 import { demoScriptEnv, runScript } from '../helpers/run';
 import { readZip } from '../helpers/documents';
 
 jest.setTimeout(240_000);
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack();
 let app: TestApp;
 let agency: Agency;
 let outputDir: string;
 
 beforeAll(async () => {
-  app = stack.app;
-  agency = await createAgency(app);
+  ({ app, agency } = stack);
   // An insurer that appointed the agency, as the seed's does: the demo's products name it, and it asks for its bordereau.
   await createRootAccountOfKind(app.container, 'insurer', 'Demo Test Mutual', [agency]);
   outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-output-'));
@@ -51,6 +52,7 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
     '▶ add the venue as a certificate holder of the 3-day event',
     '▶ move the first day of the 3-day event',
     '▶ cancel the last day of the 3-day event',
+    '▶ a claim on the 3-day event, paid',
     '▶ this month’s provisional bordereau',
     '▶ events received',
     '✔ demo finished',
@@ -118,14 +120,44 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
   expect(run.stdout).toMatch(/preview cq_[0-9a-f]{24}: free_look, \d+ usd back/);
   expect(run.stdout).toMatch(/completed: refund re_\w+ of \d+ usd minor units/);
   expect(run.stdout).toMatch(/COI-\S+ on its verification page: voided \(voided at \d{4}-/);
+  // The claim on the event's first day, moved to paid by the test helper (issue 51, item 6).
+  const claimId = Number(/claim (\d+) on the 3-day event: paid/.exec(run.stdout)![1]);
+  const claim = await app.container.db('claims').where({ id: claimId }).first();
+  expect([claim.purchase_id, claim.status, Number(claim.approved_amount_minor)]).toEqual([eventPurchaseId, 'paid', 90_000]);
   // The demo removed its endpoint.
   const rootId = (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id;
   expect(await app.container.db('webhook_endpoints').where({ root_account_id: rootId }).whereNull('deleted_at')).toEqual([]);
-  const [bordereau, ...others] = fs.readdirSync(outputDir).sort();
+  const [bordereau, workbook, ...others] = fs.readdirSync(outputDir).sort();
   // This month's provisional bordereau of the insurer the products name: a sale row per purchase and the cancelled day.
   expect(bordereau).toMatch(/^bordereau-\d+-\d{4}-\d{2}-provisional-\d+\.csv$/);
-  const bordereauRows = fs.readFileSync(path.join(outputDir, bordereau!), 'utf8').trim().split('\r\n').slice(1);
-  expect(bordereauRows.map((l) => l.split(',')[2]).sort()).toEqual(['cancellation', 'new_business', 'new_business']);
+  expect(workbook).toBe(bordereau!.replace(/\.csv$/, '.xlsx'));
+  const rows = parse(fs.readFileSync(path.join(outputDir, bordereau!), 'utf8'), { columns: true }) as Record<string, string>[];
+  expect(rows.map((r) => r.transaction_type).sort()).toEqual(['cancellation', 'new_business', 'new_business']);
+  // Added up by hand: Massachusetts surplus-lines tax 4 % of the premium (half up), 15 % commission
+  // rounded down, net = gross − commission; the cancelled day (free look) gives back its premium,
+  // its share of the tax and the commission on it.
+  const minor = (text: string) => Math.round(Number(text) * 100);
+  for (const r of rows) {
+    const gross = minor(r.gross_premium!);
+    const sign = Math.sign(gross);
+    expect(r.insured_region).toBe('MA');
+    expect(minor(r.commission!)).toBe(sign * Math.floor((Math.abs(gross) * 1500) / 10_000));
+    expect(minor(r.net_premium!)).toBe(gross - minor(r.commission!));
+    if (r.transaction_type === 'new_business') expect(minor(r.tax!)).toBe(Math.round((gross * 400) / 10_000));
+    else expect(minor(r.tax!)).toBeLessThan(0);
+  }
+  expect(run.stdout).toContain("every row's net premium is gross premium less commission");
+  expect(run.stdout).toMatch(/the file's totals are the sums of its 3 rows/);
+  // The XLSX beside it: the same rows as numbers.
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.load(fs.readFileSync(path.join(outputDir, workbook!)) as never);
+  const sheet = book.getWorksheet('Bordereau')!;
+  const header = (sheet.getRow(1).values as unknown[]).slice(1);
+  const cell = (row: number, name: string) => sheet.getRow(row).getCell(header.indexOf(name) + 1).value;
+  rows.forEach((r, i) => {
+    for (const column of ['gross_premium', 'tax', 'commission', 'net_premium'])
+      expect(Math.round((cell(i + 2, column) as number) * 100)).toBe(minor(r[column]!));
+  });
   const purchases = others;
   expect(purchases).toHaveLength(2);
   const pdfCounts = purchases.map((p) => fs.readdirSync(path.join(outputDir, p)).filter((f) => f.endsWith('.pdf')).length);

@@ -5,15 +5,14 @@
  * API and the catalog; what was sold with them stays readable; live data cannot be archived.
  */
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
+import { useAgencyStack } from '../helpers/stack';
 import { call, createKey, createQuestionSet } from '../helpers/fixtures';
-import { WEBHOOK_SECRET } from '../helpers/purchases';
-import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { buyAndPay, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { SPECIAL_EVENT_LIABILITY } from '../../src/question-sets/examples';
 
 jest.setTimeout(120_000);
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack({ other: 'Other Coast Agency' });
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
@@ -21,9 +20,7 @@ let accountId: number;
 let liveKey: string;
 
 beforeAll(async () => {
-  app = stack.app;
-  agency = await createAgency(app);
-  other = await createAgency(app, 'Other Coast Agency');
+  ({ app, agency, other } = stack);
   accountId = (await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id')).id;
   liveKey = (await createKey(app.container, { rootAccountId: accountId, mode: 'live' })).key;
 });
