@@ -22,8 +22,10 @@
  *  8. preview the cancellation of the 3-day event's last day, print the refund, cancel it, wait
  *     until the refund is done and print that day's certificate's verification page state (voided);
  *  9. when an insurer appointed the account (`GET /api/v1/parties`; the seed appoints one, and step 1's
- *     products name it and the MGA), ask for this month's provisional bordereau of that insurer,
- *     wait until it is ready and print its CSV rows of the demo's purchases.
+ *     products name it and the MGA, pay it commission and are taxed where the named insured is, in
+ *     Massachusetts), ask for this month's provisional bordereau of that insurer, wait until it is
+ *     ready, print its CSV rows of the demo's purchases and check that premium, tax, commission,
+ *     fee and net premium add up (scripts/demo-money.ts).
  *
  * Throughout, a local receiver registered as a test-mode webhook endpoint collects the signed
  * events of both purchases; the demo prints each with its verified signature, then deletes the
@@ -35,7 +37,7 @@
  * DEMO_TEAMMATE_UUID, DEMO_ROOT_UUID, DEMO_ROOT_ACCOUNT_ID, DEMO_SELLER_SLUG, DEMO_TEMPORAL_UI, DEMO_NAMESPACE,
  * DEMO_OUTPUT_DIR. Exits 1 with the failing step's name when any step fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -43,21 +45,11 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import path from 'node:path';
 import { createApiClient, ok, selectedProductLine, type Schema } from '../clients/typescript';
+import { provisionalBordereau, setMoneyTerms } from './demo-money';
+import { readSettings, ready, startDevStack, type Settings } from './demo-stack';
 
 const ROOT = path.resolve(__dirname, '..');
 const env = process.env;
-
-interface Settings {
-  baseUrl: string;
-  apiKey: string;
-  teammateUuid: string;
-  rootUuid: string;
-  rootAccountId: number;
-  sellerSlug: string;
-  temporalUi: string;
-  namespace: string;
-  outputDir: string;
-}
 
 type Json = any;
 
@@ -67,53 +59,6 @@ const step = (name: string) => {
   currentStep = name;
   say(`\n▶ ${name}`);
 };
-
-function readSettings(): Settings {
-  const file = path.join(ROOT, 'var', 'dev-credentials.json');
-  const creds = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
-  const account = creds?.accounts?.[0];
-  const pick = (name: string, fromFile: unknown): string => {
-    const v = env[name] ?? fromFile;
-    if (typeof v !== 'string' || v === '')
-      throw new Error(`${name} is not set and var/dev-credentials.json does not have it (run npm run dev first)`);
-    return v;
-  };
-  return {
-    baseUrl: pick('DEMO_BASE_URL', creds?.baseUrl ?? 'http://127.0.0.1:3000'),
-    apiKey: pick('DEMO_API_KEY', account?.testApiKey),
-    teammateUuid: pick('DEMO_TEAMMATE_UUID', account?.idpTeammateUuid),
-    rootUuid: pick('DEMO_ROOT_UUID', account?.idpRootAccountUuid),
-    rootAccountId: Number(pick('DEMO_ROOT_ACCOUNT_ID', account?.rootAccountId === undefined ? undefined : String(account.rootAccountId))),
-    sellerSlug: pick('DEMO_SELLER_SLUG', account?.slug),
-    temporalUi: env.DEMO_TEMPORAL_UI ?? creds?.temporalUiUrl ?? 'http://127.0.0.1:8233',
-    namespace: env.DEMO_NAMESPACE ?? 'default',
-    outputDir: path.resolve(ROOT, env.DEMO_OUTPUT_DIR ?? 'demo-output'),
-  };
-}
-
-async function ready(baseUrl: string): Promise<boolean> {
-  try {
-    return (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(3000) })).ok;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts `npm run dev` and waits (up to 30 min: a cold machine builds the Go tools) for the API. */
-async function startDevStack(baseUrl: string): Promise<ChildProcess> {
-  say('  the API does not answer: starting `npm run dev` (the first run on a machine builds tools and takes minutes)');
-  const child = spawn('npm', ['run', 'dev'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const log = fs.createWriteStream(path.join(ROOT, 'var', 'demo-dev.log'));
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
-  const deadline = Date.now() + 30 * 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`npm run dev exited with ${child.exitCode}; see var/demo-dev.log`);
-    if (fs.existsSync(path.join(ROOT, 'var', 'dev-credentials.json')) && (await ready(baseUrl))) return child;
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-  throw new Error('npm run dev was not ready within 30 minutes; see var/demo-dev.log');
-}
 
 /** The event's venue: the 3-day event's answer to its venue question, later added as a certificate holder. */
 const VENUE = {
@@ -305,6 +250,16 @@ async function main(): Promise<void> {
       `DEMO-TX-${stamp}`,
     );
     say(`  products ${eventProduct.id} (per day) and ${tripProduct.id} (per trip)`);
+    if (insurer)
+      await setMoneyTerms(
+        api,
+        [
+          { id: eventProduct.id, lineOfBusiness: 'general_liability' },
+          { id: tripProduct.id, lineOfBusiness: 'travel' },
+        ],
+        insurer,
+        say,
+      );
     const bundle = (
       await ok(
         api.POST('/api/v1/bundles', {
@@ -368,7 +323,7 @@ async function main(): Promise<void> {
         }),
       );
       say(
-        `  purchase ${session.purchase_id}: checkout session ${session.id}, ${session.amount_total} ${session.currency} (minor units), ${session.certificate_coverage_datetimes.length} covered units`,
+        `  purchase ${session.purchase_id}: checkout session ${session.id}, ${session.amount_total} ${session.currency} (minor units; premium tax ${session.amount_tax}), ${session.certificate_coverage_datetimes.length} covered units`,
       );
 
       step(`test payment: ${label}`);
@@ -558,28 +513,13 @@ async function main(): Promise<void> {
 
     if (insurer) {
       step('this month’s provisional bordereau');
-      const month = new Date().toISOString().slice(0, 7);
-      const asked = (await ok(api.POST('/api/v1/reports/bordereaux', { body: { party_id: insurer.id, month } }))).data;
-      say(
-        `  bordereau ${asked.id} of ${insurer.name} for ${month} to date (provisional: ${asked.provisional}, up to ${asked.covers_until})`,
+      await provisionalBordereau(
+        api,
+        insurer,
+        purchases.map((p) => p.purchaseId),
+        { root: ROOT, outputDir: s.outputDir },
+        say,
       );
-      const params = { path: { id: String(asked.id) } };
-      const until = Date.now() + 60_000;
-      let b = asked;
-      while (b.status !== 'ready') {
-        if (Date.now() > until) throw new Error(`bordereau ${asked.id} not ready within 60 s`);
-        await new Promise((r) => setTimeout(r, 500));
-        b = (await ok(api.GET('/api/v1/reports/bordereaux/{id}', { params }))).data;
-      }
-      const csv = await (await fetch(b.files!.csv.download_url)).text();
-      const file = path.join(s.outputDir, `bordereau-${insurer.id}-${month}-provisional-${b.id}.csv`);
-      fs.writeFileSync(file, csv);
-      const [header, ...lines] = csv.trim().split('\r\n');
-      // The demo's own rows: their certificate reference is COI-<purchase>-<item>.
-      const mine = lines.filter((l) => purchases.some((p) => l.includes(`,COI-${p.purchaseId}-`)));
-      say(`  ready: ${b.rows} rows in ${path.relative(ROOT, file)} (totals ${JSON.stringify(b.totals)})`);
-      say(`  ${header}`);
-      for (const line of mine) say(`  ${line}`);
     }
 
     step('events received');

@@ -14,7 +14,11 @@
  * - One insurer and one MGA (root accounts of those kinds, with a NAIC code and a register number,
  *   both made up) appointing each agency; the demo agency's products name them (special-event
  *   liability and trip excess: the insurer and the MGA; equipment damage waiver: the MGA), so
- *   `GET /api/v1/parties` lists them and a bordereau can be asked for at once.
+ *   `GET /api/v1/parties` lists them and a bordereau can be asked for at once; each product has a
+ *   commission rate (special-event liability 15 % and equipment damage waiver 10 % to the MGA,
+ *   trip excess 20 % to the insurer) and premium tax (the per-day products where their venue, the
+ *   certificate holder, is: general liability and property; trip excess where its named insured
+ *   is: travel), so a sale shows commission and premium tax.
  *
  * Prints one JSON object on stdout:
  * `{ "accounts": [ { rootAccountId, slug, name, idpRootAccountUuid, agentId, idpTeammateUuid, liveApiKey, testApiKey,
@@ -32,6 +36,10 @@ import type { Container } from '../src/container';
 import { createPartiesRepository } from '../src/parties/repository';
 import { createCertificateSettingsRepository } from '../src/products/certificate-settings-repository';
 import { DEFAULT_CERTIFICATE_SETTINGS, type CertificateSettings } from '../src/products/certificate-settings';
+import { createPricingTermsService } from '../src/products/pricing-terms-service';
+import { createPricingTermsRepository } from '../src/products/pricing-terms-repository';
+import { createProductsRepository } from '../src/products/repository';
+import type { LineOfBusiness, RiskLocation } from '../src/taxes/premium-tax';
 
 const SEED_KEY_NAMES = { live: 'local dev (live)', test: 'local dev (test)' } as const;
 
@@ -54,10 +62,20 @@ const PARTIES = {
 /** Which seeded parties each product names. */
 type Names = { insurer: boolean; mga: boolean };
 
-const PRODUCTS: Array<{ template: string; definition: unknown; names: Names; body: { internalName: string } & Record<string, unknown> }> = [
+/** A seeded product's commission (the party it is paid by, basis points), premium tax line and where its risk is taxed. */
+type Terms = { commission: { party: keyof typeof PARTIES; rateBps: number }; lineOfBusiness: LineOfBusiness; riskLocation: RiskLocation };
+
+const PRODUCTS: Array<{
+  template: string;
+  definition: unknown;
+  names: Names;
+  terms: Terms;
+  body: { internalName: string } & Record<string, unknown>;
+}> = [
   {
     template: 'Special event liability',
     names: { insurer: true, mga: true },
+    terms: { commission: { party: 'mga', rateBps: 1500 }, lineOfBusiness: 'general_liability', riskLocation: 'venue' },
     definition: SPECIAL_EVENT_LIABILITY,
     body: {
       customerName: 'Special Event Liability',
@@ -73,6 +91,7 @@ const PRODUCTS: Array<{ template: string; definition: unknown; names: Names; bod
   {
     template: 'Equipment damage waiver',
     names: { insurer: false, mga: true },
+    terms: { commission: { party: 'mga', rateBps: 1000 }, lineOfBusiness: 'property', riskLocation: 'venue' },
     definition: EQUIPMENT_DAMAGE_WAIVER,
     body: {
       customerName: 'Equipment Damage Waiver',
@@ -88,6 +107,7 @@ const PRODUCTS: Array<{ template: string; definition: unknown; names: Names; bod
   {
     template: 'Trip excess',
     names: { insurer: true, mga: true },
+    terms: { commission: { party: 'insurer', rateBps: 2000 }, lineOfBusiness: 'travel', riskLocation: 'named_insured' },
     definition: TRIP_EXCESS,
     body: {
       customerName: 'Trip Excess Cover',
@@ -128,6 +148,27 @@ async function seedCertificateSettings(c: Container, products: Array<{ id: numbe
   }
 }
 
+/**
+ * Gives a seeded product its commission rate and tax setting unless it has them (seeding again
+ * changes nothing), through the same service as the API's commission_rates and tax_settings.
+ */
+async function seedPricingTerms(
+  c: Container,
+  principal: Principal,
+  products: Array<{ id: number; internalName: string }>,
+  parties: { insurer: number; mga: number },
+): Promise<void> {
+  const terms = createPricingTermsService({ products: createProductsRepository(c.db), terms: createPricingTermsRepository(c.db) });
+  for (const p of products) {
+    const wanted = PRODUCTS.find((x) => x.body.internalName === p.internalName)?.terms;
+    if (!wanted) continue;
+    if ((await terms.listCommissionRates(principal, p.id)).length === 0)
+      await terms.addCommissionRate(principal, p.id, { party_id: parties[wanted.commission.party], rate_bps: wanted.commission.rateBps });
+    if ((await terms.getTaxSettings(principal, p.id)).line_of_business === null)
+      await terms.updateTaxSettings(principal, p.id, { line_of_business: wanted.lineOfBusiness, risk_location: wanted.riskLocation });
+  }
+}
+
 /** The seeded parties' ids a product of `names` names, as the products API takes them. */
 const partyFields = (names: Names, parties: { insurer: number; mga: number }) => ({
   insurerRootAccountID: names.insurer ? parties.insurer : null,
@@ -158,10 +199,9 @@ async function seedCatalog(
     if (e.insurer_root_account_id === null && e.mga_root_account_id === null)
       await c.services.products.update(principal, e.id, partyFields(p.names, parties));
   }
-  await seedCertificateSettings(
-    c,
-    existing.map((e) => ({ id: e.id as number, internalName: e.internal_name as string })),
-  );
+  const seeded = existing.map((e) => ({ id: e.id as number, internalName: e.internal_name as string }));
+  await seedCertificateSettings(c, seeded);
+  await seedPricingTerms(c, principal, seeded, parties);
   if (existing.length === PRODUCTS.length) return;
   const questionSets = createQuestionSetsRepository(c.db);
   const ids: number[] = [];
@@ -181,6 +221,7 @@ async function seedCatalog(
     });
     ids.push(created.id);
     await seedCertificateSettings(c, [{ id: created.id, internalName: p.body.internalName }]);
+    await seedPricingTerms(c, principal, [{ id: created.id, internalName: p.body.internalName }], parties);
   }
   await c.services.bundles.create(principal, {
     bundle_name: `Event essentials (${mode})`,

@@ -223,5 +223,28 @@ describe('npm run seed', () => {
         waiver_form: 'CG 24 04 05 09',
         primary_non_contributory: true,
       });
+    // Each seeded product sells with commission and premium tax (issue 49), set once over two runs.
+    const parties = Object.fromEntries(
+      (JSON.parse(again.stdout).parties as Array<{ kind: string; rootAccountId: number }>).map((p) => [p.rootAccountId, p.kind]),
+    );
+    const catalog = await app.container
+      .db('product_lines as pl')
+      .whereIn('pl.root_account_id', seededAccounts)
+      .whereIn('pl.internal_name', ['SEL-DAY', 'EDW-DAY', 'TRX-TRIP'])
+      .leftJoin('product_commission_rates as r', 'r.product_line_id', 'pl.id')
+      .leftJoin('product_tax_settings as t', 't.product_line_id', 'pl.id')
+      .select('pl.internal_name', 'r.party_root_account_id', 'r.rate_bps', 't.line_of_business', 't.risk_location');
+    expect(catalog).toHaveLength(6);
+    expect(
+      new Set(
+        catalog.map((r) => `${r.internal_name} ${parties[r.party_root_account_id]} ${r.rate_bps} ${r.line_of_business} ${r.risk_location}`),
+      ),
+    ).toEqual(
+      new Set([
+        'SEL-DAY mga 1500 general_liability venue',
+        'EDW-DAY mga 1000 property venue',
+        'TRX-TRIP insurer 2000 travel named_insured',
+      ]),
+    );
   }, 120_000);
 });
