@@ -8,8 +8,6 @@
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
-import { ok } from '../http/envelope';
-import { parseBody, parsePathId } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
 import { pageQueryFields } from '../http/query';
 import * as resource from '../http/resource-routes';
@@ -31,11 +29,11 @@ const ClaimIdParam = resource.idParam('Claim id, integer >= 1', '7');
 export function adjusterClaimRoutes(service: ClaimService): RouteRegistration {
   return (router, registry) => {
     resource.listRoute(router, '/claims', ListClaimsQuery, service.list, 'Claims retrieved');
-    router.post('/claims/:id/actions', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      await service.assertClaimVisible(ctx.state.principal!, id);
-      const body = parseBody(ClaimActionRequest, ctx.request.body ?? {});
-      ctx.body = ok(await service.decide(ctx.state.principal!, id, body), `Claim ${body.action} done`);
+    resource.scopedIdRoute(router, 'post', '/claims/:id/actions', {
+      scope: service.assertClaimVisible,
+      body: ClaimActionRequest,
+      run: service.decide,
+      answer: (claim, body) => ({ data: claim, message: `Claim ${body.action} done` }),
     });
 
     resource.registerListPath(registry, {

@@ -7,8 +7,6 @@
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
-import { ok } from '../http/envelope';
-import { parseBody, parsePathId } from '../http/validation';
 import { gatewayResponses, successEnvelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/middleware';
@@ -29,36 +27,33 @@ const CLAIM_404 = resource.errorResponse('NOT_FOUND: no claim with that id for t
 
 export function claimRoutes(service: ClaimService): RouteRegistration {
   return (router, registry) => {
-    router.post('/purchases/:id/claims', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      await service.assertPurchaseOwned(ctx.state.principal!, id);
-      const body = parseBody(CreateClaimRequest, ctx.request.body ?? {});
-      const { claim, created } = await service.file(ctx.state.principal!, id, body, ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined);
-      ctx.status = created ? 201 : 200;
-      ctx.body = ok(claim, created ? 'Claim filed' : 'Claim already filed by this request');
+    resource.scopedIdRoute(router, 'post', '/purchases/:id/claims', {
+      scope: service.assertPurchaseOwned,
+      body: CreateClaimRequest,
+      run: (principal, id, body, header) => service.file(principal, id, body, header(IDEMPOTENCY_KEY_HEADER) || undefined),
+      answer: ({ claim, created }) =>
+        created ? { status: 201, data: claim, message: 'Claim filed' } : { data: claim, message: 'Claim already filed by this request' },
     });
     resource.idRoute(router, 'get', '/purchases/:id/claims', service.listForPurchase, 'Claims retrieved');
     resource.idRoute(router, 'get', '/claims/:id', service.get, 'Claim retrieved');
-    router.post('/claims/:id/comments', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      await service.assertClaimVisible(ctx.state.principal!, id);
-      const body = parseBody(ClaimCommentRequest, ctx.request.body ?? {});
-      ctx.status = 201;
-      ctx.body = ok(await service.comment(ctx.state.principal!, id, body.text), 'Comment added');
+    resource.scopedIdRoute(router, 'post', '/claims/:id/comments', {
+      scope: service.assertClaimVisible,
+      body: ClaimCommentRequest,
+      run: (principal, id, body) => service.comment(principal, id, body.text),
+      answer: (claim) => ({ status: 201, data: claim, message: 'Comment added' }),
     });
     resource.idRoute(router, 'get', '/products/:id/claim_settings', service.getSettings, 'Claim settings retrieved');
-    router.patch('/products/:id/claim_settings', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      // Another account's product reads 404 whatever is sent: the scope before the body.
-      await service.getSettings(ctx.state.principal!, id);
-      const body = parseBody(UpdateClaimSettingsRequest, ctx.request.body ?? {});
-      ctx.body = ok(await service.updateSettings(ctx.state.principal!, id, body), 'Claim settings updated');
+    resource.scopedIdRoute(router, 'patch', '/products/:id/claim_settings', {
+      scope: service.getSettings,
+      body: UpdateClaimSettingsRequest,
+      run: service.updateSettings,
+      answer: 'Claim settings updated',
     });
-    router.post('/test_helpers/claims/:id/actions', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      if (ctx.state.principal!.mode === 'test') await service.assertClaimOwned(ctx.state.principal!, id);
-      const body = parseBody(ClaimActionRequest, ctx.request.body ?? {});
-      ctx.body = ok(await service.act(ctx.state.principal!, id, body), `Claim ${body.action} done`);
+    resource.scopedIdRoute(router, 'post', '/test_helpers/claims/:id/actions', {
+      scope: service.assertTestClaimOwned,
+      body: ClaimActionRequest,
+      run: service.act,
+      answer: (claim, body) => ({ data: claim, message: `Claim ${body.action} done` }),
     });
 
     registry.registerPath({
@@ -153,7 +148,7 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       tags: ['Test helpers'],
       summary: 'Move a test claim through its states as the insurer would',
       description:
-        'Test-mode keys only (a live key gets 404 ROUTE_NOT_FOUND). Takes one action on the claim through its owner, with the same checks an adjuster’s action gets: the claim’s status must allow it (409 CLAIM_TRANSITION_NOT_ALLOWED), an approval names an amount at most the one claimed and a reason, a denial a reason code and text, a reopen a reason (400 VALIDATION_ERROR). Answers the claim with its history.',
+        'Test-mode keys only (a live key gets 404 ROUTE_NOT_FOUND). Test-mode tooling that stands in for the insurer: the agency’s own test key may take the actions that only the insurer’s or MGA’s keys take on live claims (`POST /api/v1/claims/{id}/actions`), so an integration can see every state and `claim.*` event; the history records them with actor `test_helper`. Takes one action on the claim through its owner, with the same checks an adjuster’s action gets: the claim’s status must allow it (409 CLAIM_TRANSITION_NOT_ALLOWED), an approval names an amount at most the one claimed and a reason, a denial a reason code and text, a reopen a reason (400 VALIDATION_ERROR). Answers the claim with its history.',
       request: { params: ClaimIdParam, body: resource.jsonBody(ClaimActionRequest) },
       responses: {
         ...gatewayResponses,

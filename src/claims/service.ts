@@ -279,8 +279,9 @@ export function createClaimService(deps: ClaimServiceDeps) {
       await ownedPurchase(principal, purchaseId);
     },
 
-    /** Refuses (404 NOT_FOUND) a claim outside the key's scope. */
-    async assertClaimOwned(principal: Principal, claimId: number): Promise<void> {
+    /** The test helper's scope: 404 ROUTE_NOT_FOUND for a live key, 404 NOT_FOUND for a claim outside the key's scope. */
+    async assertTestClaimOwned(principal: Principal, claimId: number): Promise<void> {
+      if (principal.mode !== 'test') throw new AppError('ROUTE_NOT_FOUND', 'Test helpers answer test-mode API keys only');
       await ownedClaim(principal, claimId);
     },
 

@@ -17,13 +17,11 @@ const IdParam = resource.idParam('Purchase id, integer >= 1', '42');
 
 export function endorsementRoutes(service: EndorsementService): RouteRegistration {
   return (router, registry) => {
-    router.post('/purchases/:id/endorsement_quote', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      // Whose purchase first (another account's id: 404 whatever the body), then the body.
-      await service.assertOwned(ctx.state.principal!, id);
-      const body = parseBody(EndorsementQuoteRequest, ctx.request.body ?? {});
-      ctx.status = 201;
-      ctx.body = ok(await service.quote(ctx.state.principal!, id, body), 'Endorsement quoted');
+    resource.scopedIdRoute(router, 'post', '/purchases/:id/endorsement_quote', {
+      scope: service.assertOwned,
+      body: EndorsementQuoteRequest,
+      run: service.quote,
+      answer: (quote) => ({ status: 201, data: quote, message: 'Endorsement quoted' }),
     });
     router.get('/purchases/:id/endorsements/:quoteId', async (ctx) => {
       const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
@@ -32,12 +30,11 @@ export function endorsementRoutes(service: EndorsementService): RouteRegistratio
       const quoteId = parseBody(EndorseRequest.pick({ quote_id: true }), { quote_id: ctx.params.quoteId }).quote_id;
       ctx.body = ok(await service.get(ctx.state.principal!, id, quoteId), 'Endorsement');
     });
-    router.post('/purchases/:id/endorse', async (ctx) => {
-      const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
-      await service.assertOwned(ctx.state.principal!, id);
-      const body = parseBody(EndorseRequest, ctx.request.body ?? {});
-      const e = await service.endorse(ctx.state.principal!, id, body.quote_id, body.payment);
-      ctx.body = ok(e, e.status === 'applied' ? 'Endorsement applied' : 'Endorsement awaiting payment');
+    resource.scopedIdRoute(router, 'post', '/purchases/:id/endorse', {
+      scope: service.assertOwned,
+      body: EndorseRequest,
+      run: (principal, id, body) => service.endorse(principal, id, body.quote_id, body.payment),
+      answer: (e) => ({ data: e, message: e.status === 'applied' ? 'Endorsement applied' : 'Endorsement awaiting payment' }),
     });
 
     registry.registerPath({

@@ -65,6 +65,49 @@ export function idRoute<S extends z.ZodType>(
   });
 }
 
+/** What a `scopedIdRoute` answers: its status (200 unless said), its `data` and its message. */
+export interface RouteAnswer {
+  status?: number;
+  data: unknown;
+  message: string;
+}
+
+/** What `scopedIdRoute` runs: the scope check, the body's schema, the operation and its answer. */
+export interface ScopedIdOperation<S extends z.ZodType, R> {
+  /** Throws (404 NOT_FOUND, or the route's own refusal) when the resource `id` is not the caller's. */
+  scope: (principal: Principal, id: number) => Promise<unknown>;
+  /** The JSON body's schema (an absent body is parsed as `{}`). */
+  body: S;
+  /** The operation; `header` reads a request header ('' when absent). */
+  run: (principal: Principal, id: number, body: z.output<S>, header: (name: string) => string) => Promise<R>;
+  /** The message answered with `run`'s result (200), or the whole answer made from the result and the body. */
+  answer: string | ((result: R, body: z.output<S>) => RouteAnswer);
+}
+
+/**
+ * `method path` on one resource that must be the caller's before its body is read: the `:id` is
+ * parsed as `idRoute` parses it (400 VALIDATION_ERROR), then `op.scope` runs (so another
+ * account's id reads 404 NOT_FOUND whatever is sent), then the body is parsed with `op.body`
+ * (400 VALIDATION_ERROR listing every problem), then `op.run`; its result is answered in the
+ * success envelope as `op.answer` says.
+ */
+export function scopedIdRoute<S extends z.ZodType, R>(
+  router: ApiRouter,
+  method: 'post' | 'patch' | 'put' | 'delete',
+  path: string,
+  op: ScopedIdOperation<S, R>,
+): void {
+  router[method](path, async (ctx) => {
+    const id = parsePathId(ctx.params.id, 'VALIDATION_ERROR');
+    await op.scope(ctx.state.principal!, id);
+    const body = parseBody(op.body, ctx.request.body ?? {});
+    const result = await op.run(ctx.state.principal!, id, body, (name) => ctx.get(name));
+    const a: RouteAnswer = typeof op.answer === 'string' ? { data: result, message: op.answer } : op.answer(result, body);
+    ctx.status = a.status ?? 200;
+    ctx.body = ok(a.data, a.message);
+  });
+}
+
 /** An OpenAPI response answering `schema` as JSON, with its `description`. */
 export function jsonResponse(description: string, schema: z.ZodType) {
   return { description, content: { 'application/json': { schema } } };
