@@ -11,23 +11,21 @@ import ExcelJS from 'exceljs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
-import { WEBHOOK_SECRET } from '../helpers/purchases';
-import { createAgency, type Agency } from '../helpers/certificates';
+import { useAgencyStack } from '../helpers/stack';
+import type { Agency } from '../helpers/certificates';
 import { createRootAccountOfKind } from '../helpers/fixtures';
 import { demoScriptEnv, runScript } from '../helpers/run';
 import { readZip } from '../helpers/documents';
 
 jest.setTimeout(240_000);
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack();
 let app: TestApp;
 let agency: Agency;
 let outputDir: string;
 
 beforeAll(async () => {
-  app = stack.app;
-  agency = await createAgency(app);
+  ({ app, agency } = stack);
   // An insurer that appointed the agency, as the seed's does: the demo's products name it, and it asks for its bordereau.
   await createRootAccountOfKind(app.container, 'insurer', 'Demo Test Mutual', [agency]);
   outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-output-'));
@@ -54,6 +52,7 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
     '▶ add the venue as a certificate holder of the 3-day event',
     '▶ move the first day of the 3-day event',
     '▶ cancel the last day of the 3-day event',
+    '▶ a claim on the 3-day event, paid',
     '▶ this month’s provisional bordereau',
     '▶ events received',
     '✔ demo finished',
@@ -121,6 +120,10 @@ test('when the demo runs, then it creates, sells and pays two purchases, downloa
   expect(run.stdout).toMatch(/preview cq_[0-9a-f]{24}: free_look, \d+ usd back/);
   expect(run.stdout).toMatch(/completed: refund re_\w+ of \d+ usd minor units/);
   expect(run.stdout).toMatch(/COI-\S+ on its verification page: voided \(voided at \d{4}-/);
+  // The claim on the event's first day, moved to paid by the test helper (issue 51, item 6).
+  const claimId = Number(/claim (\d+) on the 3-day event: paid/.exec(run.stdout)![1]);
+  const claim = await app.container.db('claims').where({ id: claimId }).first();
+  expect([claim.purchase_id, claim.status, Number(claim.approved_amount_minor)]).toEqual([eventPurchaseId, 'paid', 90_000]);
   // The demo removed its endpoint.
   const rootId = (await app.container.db('root_accounts').where({ slug: agency.slug }).first('id')).id;
   expect(await app.container.db('webhook_endpoints').where({ root_account_id: rootId }).whereNull('deleted_at')).toEqual([]);
