@@ -11,7 +11,8 @@
  * days already cancelled (a refusal); cancel later and rescind; a bulk cancellation of some of the purchases; move a day (an
  * endorsement at no price); a refund from the processor's dashboard (part, or all that is left); the
  * buyer's withdrawal through their signed link; a dispute (open, won or lost). Faults: the
- * processor refusing connections while a cancellation's refund is due, storage refusing while a
+ * processor refusing connections, or hanging until the service gives up on it, while a
+ * cancellation's refund is due, storage refusing while a
  * holder's certificates are stored, the worker restarted while a cancellation is under way.
  * Selections (which purchase, which days) are drawn as numbers and resolved against the model
  * when the command runs, so that shrinking keeps them meaningful.
@@ -225,8 +226,19 @@ export class RemoveHolder implements Cmd {
 
 /** How a cancellation is carried out: priced at once, through a quote (carried out twice), or one Idempotency-Key twice at once. */
 export type CancelWay = 'now' | 'quote' | 'concurrent';
-/** What goes wrong meanwhile: nothing, the processor refusing connections until the refund was tried, the worker restarted. */
-export type CancelFault = 'none' | 'processor-down' | 'worker-restart';
+/**
+ * What goes wrong meanwhile: nothing, the processor refusing connections until the refund was
+ * tried, the processor hanging (holding the refund unanswered) until the service's client gave up
+ * on it, the worker restarted.
+ */
+export type CancelFault = 'none' | 'processor-down' | 'processor-hang' | 'worker-restart';
+
+/** Cancellation `cancellationId` of purchase `purchaseId` must not read `completed` (its refund could not have been made: `why`). */
+async function expectNotCompleted(s: ModelStack, purchaseId: number, cancellationId: number, why: string): Promise<void> {
+  const view = (await api(s, `/purchases/${purchaseId}`)).body.data;
+  const c = (view.cancellations as Array<{ id: number; status: string }>).find((x) => x.id === cancellationId);
+  if (c?.status === 'completed') fail(`cancellation ${c.id} completed while ${why}`);
+}
 
 /** Cancels the days `mask` selects of a purchase, now (see CancelWay, CancelFault); refusals as the model says. */
 export class CancelNow implements Cmd {
@@ -255,7 +267,9 @@ export class CancelNow implements Cmd {
         if (refusal) return void expectAnswer(await cancel(body), 409, refusal);
         const refund = cancellationRefundMinor(p, unitIds);
         const refusedBefore = s.processor.refused;
+        const abandonedBefore = s.gate.abandoned;
         if (this.fault === 'processor-down') s.processor.down();
+        if (this.fault === 'processor-hang') s.gate.hang();
         try {
           let res: Answer;
           if (this.way === 'quote') {
@@ -280,14 +294,19 @@ export class CancelNow implements Cmd {
           if (this.fault === 'processor-down') {
             // The refund is due while the processor refuses: wait until it was tried and refused.
             await eventually(async () => s.processor.refused > refusedBefore, 30_000);
-            const view = (await api(s, `/purchases/${p.id}`)).body.data;
-            const c = (view.cancellations as Array<{ id: number; status: string }>).find((x) => x.id === res.body.data.id);
-            if (c?.status === 'completed') fail(`cancellation ${c.id} completed while the processor refused every connection`);
+            await expectNotCompleted(s, p.id, res.body.data.id, 'the processor refused every connection');
             s.processor.up();
+          }
+          if (this.fault === 'processor-hang') {
+            // The refund is due while the processor hangs: wait until the service's client gave up on it (its timeout).
+            await eventually(async () => s.gate.abandoned > abandonedBefore, 30_000);
+            await expectNotCompleted(s, p.id, res.body.data.id, 'the processor held every request unanswered');
+            s.gate.open();
           }
           if (this.fault === 'worker-restart') await s.restartWorker();
         } finally {
           s.processor.up();
+          s.gate.open();
         }
         applyCancellation(m, p, unitIds);
       },
@@ -552,7 +571,7 @@ export function commandArbitraries(faults: boolean): Array<fc.Arbitrary<Cmd>> {
   if (faults)
     arbs.push(
       fc
-        .tuple(pick, mask, fc.constantFrom<CancelFault>('processor-down', 'worker-restart'))
+        .tuple(pick, mask, fc.constantFrom<CancelFault>('processor-down', 'processor-hang', 'worker-restart'))
         .map(([p, k, f]) => new CancelNow(p, k, 'now', f)),
       fc.tuple(pick).map(([p]) => new AddHolder(p, 'once', true)),
     );

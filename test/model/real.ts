@@ -1,8 +1,10 @@
 /**
  * The real side of the model-based suite (issue 54): the API and a worker on a task queue of their
  * own, against the servers the global setup brought up, with the processor (stripe-mock) reached
- * through a TCP proxy that can refuse connections (an outage) in front of the recording proxy
- * (every refund request with its amount, payment intent and idempotency key), and storage
+ * through a TCP proxy that can refuse connections (an outage), then a gate that can hang (accept
+ * and hold every request until opened: test/helpers/processor-gate.ts), then the recording proxy
+ * (every refund request with its amount, payment intent and idempotency key); the processor's
+ * client gives up after PAYPROC_TIMEOUT_MS (3 s here) and tries again with the same key. Storage
  * (fake-gcs-server) through a TCP proxy of its own. The worker can be restarted on the same task
  * queue (`restartWorker`), and started with replaced activities (a deliberately broken rule).
  * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`, whose product is
@@ -14,6 +16,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, connectBuyer, createKey, createRootAccountOfKind } from '../helpers/fixtures';
+import { startProcessorGate, type ProcessorGate } from '../helpers/processor-gate';
 import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
 import { WEBHOOK_SECRET, createEventProductAccount, specialEventSelection } from '../helpers/purchases';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
@@ -43,8 +46,10 @@ export interface ModelStack {
   worker: TestWorker;
   /** The recording proxy in front of stripe-mock. */
   recorder: ProcessorProxy;
-  /** Between the service (API and worker) and the recording proxy. */
+  /** Between the service (API and worker) and the gate: refuses connections while down. */
   processor: TcpProxy;
+  /** Between that proxy and the recording proxy: holds every request while it hangs. */
+  gate: ProcessorGate;
   /** Between the worker and storage. */
   storage: TcpProxy;
   key: string;
@@ -94,11 +99,14 @@ function codesOf(openapi: any): Map<string, Set<string>> {
 export async function startModelStack(activities: WorkerActivities = {}): Promise<ModelStack> {
   const recorder = await startProcessorProxy();
   const recorded = new URL(recorder.url);
-  const processor = await startTcpProxy({ host: recorded.hostname, port: Number(recorded.port) });
+  const gate = await startProcessorGate({ host: '127.0.0.1', port: 0, target: { host: recorded.hostname, port: Number(recorded.port) } });
+  const gated = new URL(gate.url);
+  const processor = await startTcpProxy({ host: gated.hostname, port: Number(gated.port) });
   const gcs = new URL(process.env.STORAGE_API_ENDPOINT ?? 'http://127.0.0.1:4443');
   const storage = await startTcpProxy({ host: gcs.hostname, port: Number(gcs.port) });
   const taskQueue = uniqueTaskQueue();
-  const retry = { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '2' };
+  // Retries at most every 2 s, and a hung processor given up after 3 s, so that faults end in seconds.
+  const retry = { PURCHASE_RETRY_MAX_INTERVAL_SECONDS: '2', PAYPROC_TIMEOUT_MS: '3000' };
   const workerEnv = { PAYPROC_API_BASE: processor.url, STORAGE_API_ENDPOINT: storage.url, ...retry };
   let worker = await startTestWorker(taskQueue, activities, workerEnv);
   const app = await startTestApp({
@@ -143,6 +151,7 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
     },
     recorder,
     processor,
+    gate,
     storage,
     key,
     productId,
@@ -161,10 +170,12 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
     },
     async close() {
       processor.up();
+      gate.open();
       storage.up();
       await app.close();
       await worker.shutdown();
       await processor.close();
+      await gate.close();
       await storage.close();
       await recorder.close();
       receiver.closeAllConnections();

@@ -12,7 +12,7 @@
  *   at once (`cancel {}`). Accepting makes no processor call, so each must be answered 200 (a
  *   quote 201) while the processor refuses or hangs, the repeats with the same cancellation;
  * - after it, `outcome` reads the processor's side (the requests the stack's processor gate let
- *   through to stripe-mock, lib/processor-gate.ts) and the database until every accepted
+ *   through to stripe-mock, test/helpers/processor-gate.ts) and the database until every accepted
  *   cancellation is `completed` with its certificates voided, or the bound passes, and counts:
  *   refunds created (distinct idempotency keys of `POST /v1/refunds` that reached the processor;
  *   stripe-mock ignores the keys, a real processor makes one refund per key), duplicates (refunds
@@ -22,7 +22,7 @@
  */
 import type { Container } from '../../../src/container';
 import { responseProblem, type Buyer, type Sample } from './load';
-import type { ProcessorRequest } from './processor-gate';
+import type { ProcessorRequest } from '../../helpers/processor-gate';
 import { InFlight } from './in-flight';
 
 export type CancellationKind = 'quote, then cancel' | 'one day at once' | 'all at once';

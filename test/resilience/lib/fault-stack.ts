@@ -15,7 +15,7 @@
  * | postgres        | 54331           | `<dir>/pg` (initdb'd fresh each run)    |
  * | temporal        | 7243 (UI 8243; cluster: history 7244, matching 7245, worker 7249, membership 6243–6249) | dev: `<dir>/temporal.db`; cluster: PostgreSQL (both kept across restarts) |
  * | stripe-mock     | 12121 (+12122)  | stateless                               |
- * | processor gate  | 12123           | in the suite's process, in front of stripe-mock: PAYPROC_API_BASE (lib/processor-gate.ts) |
+ * | processor gate  | 12123           | in the suite's process, in front of stripe-mock: PAYPROC_API_BASE (test/helpers/processor-gate.ts) |
  * | fake-gcs-server | 4453            | `<dir>/gcs` (kept across restarts)      |
  * | api             | 3101 (metrics 3111) | —                                   |
  * | worker(s)       | metrics 3112 + 2i, SDK exporter 3113 + 2i (worker i from 0) | — |
@@ -36,7 +36,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import knexFactory from 'knex';
 import { ManagedProcess } from './processes';
-import { startProcessorGate, type ProcessorGate } from './processor-gate';
+import { startProcessorGate, type ProcessorGate } from '../../helpers/processor-gate';
 import { startMailSink, type MailSink } from './mail-sink';
 import { machineSpeed, scrapeSecondsFor } from './machine';
 import searchAttributes from '../../../workflows/search-attributes.json';
@@ -164,6 +164,9 @@ function lazyGate(ports: StackPorts): LazyGate {
     open: () => must().open(),
     get held() {
       return gate?.held ?? 0;
+    },
+    get abandoned() {
+      return gate?.abandoned ?? 0;
     },
     get requests() {
       return gate?.requests ?? [];

@@ -1,7 +1,8 @@
 /**
- * The fault stack's processor gate: a TCP proxy in front of stripe-mock on a fixed port. The API
- * and the worker reach the payment processor only through it (PAYPROC_API_BASE points here for
- * the whole suite), so the suite can make the processor hang without touching the product.
+ * The processor gate: a TCP proxy in front of stripe-mock (or of a proxy in front of it). The API
+ * and the worker reach the payment processor only through it (PAYPROC_API_BASE points here), so a
+ * suite can make the processor hang without touching the product. The fault stack
+ * (test/resilience) puts it on a fixed port; the model-based suite (test/model) on any free one.
  *
  * - open (the default): bytes pass both ways. A connection stripe-mock refuses (it is stopped)
  *   is reset.
@@ -11,9 +12,9 @@
  *   the held bytes (to whichever side is still there) and forwards normally again. A client that
  *   gives up (its own timeout) closes its connection; the gate then closes the stripe-mock side.
  *
- * Unlike test/helpers/tcp-proxy.ts (random port; down = reset) it listens on a fixed port (the
- * stack's environment names it before anything starts) and can hang. It runs in the test
- * process, which is never faulted.
+ * Unlike test/helpers/tcp-proxy.ts (down = reset) it can hang, and it may listen on a fixed port
+ * (a stack whose environment names it before anything starts; port 0 takes a free one). It runs
+ * in the test process, which is never faulted.
  *
  * It also keeps the processor's record: every HTTP request whose bytes it wrote to stripe-mock
  * (method, path, Idempotency-Key, form body), at the moment its last byte went out. A request
@@ -82,6 +83,8 @@ export interface ProcessorGate {
   open(): void;
   /** Connections open or opened while the gate hung (each held without an answer). */
   readonly held: number;
+  /** Connections their client closed while the gate held bytes it had sent: the client gave up waiting (its timeout). */
+  readonly abandoned: number;
   /** Every request that reached stripe-mock through the gate, in the order their last bytes went out. */
   readonly requests: readonly ProcessorRequest[];
   /** Connections whose requests could not be parsed (a chunked body): their requests are not in `requests`. */
@@ -102,7 +105,7 @@ interface Link {
 }
 
 /**
- * Listens on `host:port` and forwards to `target`.
+ * Listens on `host:port` (0: a free port, named by `url`) and forwards to `target`.
  * @throws {Error} when the port is taken.
  */
 export async function startProcessorGate(o: {
@@ -112,6 +115,7 @@ export async function startProcessorGate(o: {
 }): Promise<ProcessorGate> {
   let hanging = false;
   let held = 0;
+  let abandoned = 0;
   let unparsed = 0;
   const links = new Set<Link>();
   const requests: ProcessorRequest[] = [];
@@ -184,6 +188,7 @@ export async function startProcessorGate(o: {
     });
     client.on('error', () => {}); // 'close' follows
     client.on('close', () => {
+      if (link.toUpstream.length > 0) abandoned++;
       links.delete(link);
       link.upstream?.destroy();
     });
@@ -198,7 +203,7 @@ export async function startProcessorGate(o: {
   });
 
   return {
-    url: `http://${o.host}:${o.port}`,
+    url: `http://${o.host}:${(server.address() as net.AddressInfo).port}`,
     hang() {
       if (hanging) return;
       hanging = true;
@@ -213,6 +218,9 @@ export async function startProcessorGate(o: {
     },
     get held() {
       return held;
+    },
+    get abandoned() {
+      return abandoned;
     },
     requests,
     get unparsed() {
