@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
-import { ROOT, runScript, startProcess } from '../helpers/run';
+import { ROOT, runScript, startProcess, type RunResult } from '../helpers/run';
 import { uniqueTaskQueue } from '../helpers/worker';
 import { freePort } from '../helpers/ports';
 
@@ -25,6 +25,13 @@ async function createKeyByCli(accountId: number, options: string[]) {
   expect(created.code).toBe(0);
   return JSON.parse(created.stdout);
 }
+
+/** The lines a script wrote to stderr, npm's own warnings left out. */
+const stderrLines = (res: RunResult) =>
+  res.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => !l.includes('npm warn'));
 
 describe('npm run keys', () => {
   test('when a key goes through create, list, rotate, freeze, unfreeze and delete, then each step takes effect at the gateway', async () => {
@@ -160,10 +167,7 @@ describe('npm run keys', () => {
   test('when a return URL is over 2048 characters, then it exits 1 with one line naming the option and the limit', async () => {
     const res = await runScript('scripts/keys.ts', ['set-return-urls', '1', '--success-url', `https://a.example/${'p'.repeat(2040)}`]);
     expect(res.code).toBe(1);
-    const lines = res.stderr
-      .trim()
-      .split('\n')
-      .filter((l) => !l.includes('npm warn'));
+    const lines = stderrLines(res);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^keys: --success-url must be at most 2048 characters \(got 2058\): "https:\/\/a\.example\/p{62}…"$/);
   });
@@ -197,10 +201,7 @@ describe('npm run keys', () => {
   ])('when called with %p, then it exits 1 with one clear line', async (args, pattern) => {
     const res = await runScript('scripts/keys.ts', args);
     expect(res.code).toBe(1);
-    const lines = res.stderr
-      .trim()
-      .split('\n')
-      .filter((l) => !l.includes('npm warn'));
+    const lines = stderrLines(res);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^keys: /);
     expect(lines[0]).toMatch(pattern);
