@@ -12,7 +12,8 @@
  *      PORTAL_OIDC_ISSUER names another provider), then the API (`[api]`) and the Temporal worker
  *      (`[worker]`), until Ctrl-C; their output is also written to var/log/<name>.log
  *   6. monitoring: Prometheus (:9090, the rules of ops/prometheus/alerts.yml, scraping every
- *      process above, the Temporal server and postgres_exporter :9187) and Alertmanager (:9093),
+ *      process above, the Temporal server, postgres_exporter :9187 and blackbox_exporter :9115,
+ *      which probes the API's /healthz and /readyz) and Alertmanager (:9093),
  *      from Debian's packages (apt-get when root; `DEV_MONITORING=0` leaves them out)
  *
  * Writes var/dev-credentials.json (base URL, keys, webhook secret, service URLs, portal sign-ins).
@@ -187,6 +188,7 @@ async function ensureMonitoringPackages(bins) {
     prometheus: bins.prometheus,
     'prometheus-alertmanager': bins.alertmanager,
     'prometheus-postgres-exporter': bins.postgresExporter,
+    'prometheus-blackbox-exporter': bins.blackboxExporter,
   })
     .filter(([, file]) => !fs.existsSync(file))
     .map(([pkg]) => pkg);
@@ -553,12 +555,15 @@ async function main() {
     const [exporter, alertmanager] = await Promise.all([
       stack.ensurePostgresExporter({ databaseUrl, log }),
       stack.ensureAlertmanager({ log }),
+      stack.ensureBlackboxExporter({ log }),
     ]);
     const config = stack.localPrometheusConfig({
       api: apis.map((p) => `${metricsHost}:${metricsOf(p, 'METRICS_PORT', 9464)}`),
       workers: workers.map((p) => `${metricsHost}:${metricsOf(p, 'WORKER_METRICS_PORT', 9465)}`),
       workerSdk: workers.map((p) => (p.env.WORKER_SDK_METRICS_ADDRESS ?? env.WORKER_SDK_METRICS_ADDRESS) || '127.0.0.1:9466'),
       temporal: [temporal.metricsAddress],
+      // The blackbox exporter probes /healthz and /readyz where clients reach the API.
+      publicApis: [baseUrl],
     });
     const prometheus = await stack.ensurePrometheus({ config, log });
     return {
@@ -638,7 +643,10 @@ async function main() {
     ),
     ...(monitoring
       ? [
-          row('Prometheus', `${monitoring.prometheusUrl}  (alerts: ${monitoring.prometheusUrl}/alerts; rules ops/prometheus/alerts.yml)`),
+          row(
+            'Prometheus',
+            `${monitoring.prometheusUrl}  (alerts: ${monitoring.prometheusUrl}/classic/alerts; rules ops/prometheus/alerts.yml)`,
+          ),
           row('Alertmanager', `${monitoring.alertmanagerUrl}  (pages and tickets; PostgreSQL exporter ${monitoring.postgresExporterUrl})`),
         ]
       : [row('Prometheus', 'off (DEV_MONITORING=0, its packages are missing, or it could not start: see above)')]),

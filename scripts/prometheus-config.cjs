@@ -7,12 +7,46 @@
 
 const path = require('node:path');
 
-/** Debian's packages `prometheus`, `prometheus-alertmanager` and `prometheus-postgres-exporter`. */
+/** Debian's packages `prometheus`, `prometheus-alertmanager`, `prometheus-postgres-exporter` and `prometheus-blackbox-exporter`. */
 const MONITORING_BINS = Object.freeze({
   prometheus: '/usr/bin/prometheus',
   alertmanager: '/usr/bin/prometheus-alertmanager',
   postgresExporter: '/usr/bin/prometheus-postgres-exporter',
+  blackboxExporter: '/usr/bin/prometheus-blackbox-exporter',
 });
+
+/** The blackbox exporter's probe modules (ops/blackbox/blackbox.yml). */
+const BLACKBOX_FILE = path.join(__dirname, '..', 'ops', 'blackbox', 'blackbox.yml');
+/** The checks /readyz reports, each probed by its own module `readyz_<check>`. */
+const READINESS_CHECKS = Object.freeze(['database', 'temporal', 'workers']);
+
+/**
+ * The scrape job `coi-probe`: the blackbox exporter at `blackbox` (host:port) probes each public
+ * API base URL of `publicApis` (e.g. `http://127.0.0.1:3000`) as a client would: `/healthz`
+ * (module `healthz`, label `check="live"`) and `/readyz` once per readiness check (module
+ * `readyz_<check>`, label `check="<check>"`); `instance` is the probed URL. The same job as
+ * compose's ops/prometheus/prometheus.yml and the Kubernetes scrape configs.
+ *
+ * @param {string} blackbox host:port of the exporter
+ * @param {string[]} publicApis base URLs, without a trailing slash
+ * @returns {object} one `scrape_configs` entry
+ */
+function probeJob(blackbox, publicApis) {
+  return {
+    job_name: 'coi-probe',
+    metrics_path: '/probe',
+    static_configs: publicApis.flatMap((base) => [
+      { targets: [`${base}/healthz`], labels: { module: 'healthz', check: 'live' } },
+      ...READINESS_CHECKS.map((check) => ({ targets: [`${base}/readyz`], labels: { module: `readyz_${check}`, check } })),
+    ]),
+    relabel_configs: [
+      { source_labels: ['__address__'], target_label: '__param_target' },
+      { source_labels: ['module'], target_label: '__param_module' },
+      { source_labels: ['__param_target'], target_label: 'instance' },
+      { target_label: '__address__', replacement: blackbox },
+    ],
+  };
+}
 
 /** The service's alert and recording rules. */
 const RULES_FILE = path.join(__dirname, '..', 'ops', 'prometheus', 'alerts.yml');
@@ -21,13 +55,16 @@ const RULES_FILE = path.join(__dirname, '..', 'ops', 'prometheus', 'alerts.yml')
  * A Prometheus configuration (an object; written as JSON, which is YAML) with the same jobs as
  * compose's ops/prometheus/prometheus.yml and the Kubernetes scrape configs, on loopback
  * addresses (`host:port`): `coi-api`, `coi-worker`, `coi-worker-sdk`, `temporal` (the Temporal
- * server's own metrics), `postgres` (postgres_exporter); the rules of ops/prometheus/alerts.yml,
- * evaluated as often as targets are scraped; alerts sent to `alertmanager` (null: none).
+ * server's own metrics), `postgres` (postgres_exporter), and with a `blackbox` exporter (host:port;
+ * null: none) `coi-probe` of the `publicApis` base URLs (see `probeJob`); the rules of
+ * ops/prometheus/alerts.yml, evaluated as often as targets are scraped; alerts sent to
+ * `alertmanager` (null: none).
  * `serviceScrapeInterval` scrapes the service's own processes (the three `coi-*` jobs) at another
  * interval, which is also their scrape's deadline (default: `scrapeInterval`).
  *
  * @param {{ api?: string[], workers?: string[], workerSdk?: string[], temporal?: string[], postgresExporter?: string,
- *   alertmanager?: string | null, rulesFile?: string, scrapeInterval?: string, serviceScrapeInterval?: string }} [targets]
+ *   alertmanager?: string | null, blackbox?: string | null, publicApis?: string[], rulesFile?: string, scrapeInterval?: string,
+ *   serviceScrapeInterval?: string }} [targets]
  *   scrapeInterval and serviceScrapeInterval as Prometheus writes a duration (`15s`, `1s`).
  * @returns {object} a Prometheus config (`global`, `rule_files`, `alerting`, `scrape_configs`)
  */
@@ -38,6 +75,8 @@ function localPrometheusConfig({
   temporal = ['127.0.0.1:9233'],
   postgresExporter = '127.0.0.1:9187',
   alertmanager = '127.0.0.1:9093',
+  blackbox = null,
+  publicApis = ['http://127.0.0.1:3000'],
   rulesFile = RULES_FILE,
   scrapeInterval = '15s',
   serviceScrapeInterval = scrapeInterval,
@@ -57,6 +96,7 @@ function localPrometheusConfig({
       serviceJob('coi-worker-sdk', workerSdk),
       job('temporal', temporal),
       job('postgres', [postgresExporter]),
+      ...(blackbox ? [probeJob(blackbox, publicApis)] : []),
     ],
   };
 }
@@ -92,4 +132,13 @@ function localAlertmanagerConfig({ deadmansSwitchUrl = null, file = ALERTMANAGER
   return text.replace(`'${DEADMANS_SWITCH_PLACEHOLDER}'`, `'${url.href.replaceAll("'", "''")}'`);
 }
 
-module.exports = { localPrometheusConfig, localAlertmanagerConfig, RULES_FILE, ALERTMANAGER_FILE, MONITORING_BINS };
+module.exports = {
+  localPrometheusConfig,
+  localAlertmanagerConfig,
+  probeJob,
+  RULES_FILE,
+  ALERTMANAGER_FILE,
+  BLACKBOX_FILE,
+  READINESS_CHECKS,
+  MONITORING_BINS,
+};

@@ -16,6 +16,7 @@
  * | Prometheus      | 9090 HTTP                   | Debian's `/usr/bin/prometheus`       |
  * | Alertmanager    | 9093 HTTP                   | Debian's `/usr/bin/prometheus-alertmanager` |
  * | postgres_exporter | 9187 HTTP                 | Debian's `/usr/bin/prometheus-postgres-exporter` |
+ * | blackbox_exporter | 9115 HTTP                 | Debian's `/usr/bin/prometheus-blackbox-exporter` |
  */
 import { spawn, execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -936,29 +937,32 @@ export async function ensureFakeGcs({
 }
 
 // ---------------------------------------------------------------------------------------------
-// Monitoring: Prometheus with the service's rules, Alertmanager, postgres_exporter
+// Monitoring: Prometheus with the service's rules, Alertmanager, postgres_exporter, blackbox_exporter
 
 /** Where the local monitoring servers listen. */
-export const MONITORING_PORTS = Object.freeze({ prometheus: 9090, alertmanager: 9093, postgresExporter: 9187 });
-/** Debian's packages `prometheus`, `prometheus-alertmanager` and `prometheus-postgres-exporter` (scripts/prometheus-config.cjs). */
+export const MONITORING_PORTS = Object.freeze({ prometheus: 9090, alertmanager: 9093, postgresExporter: 9187, blackboxExporter: 9115 });
+/** Debian's packages `prometheus`, `prometheus-alertmanager`, `prometheus-postgres-exporter` and `prometheus-blackbox-exporter` (scripts/prometheus-config.cjs). */
 export const MONITORING_BINS = prometheusConfig.MONITORING_BINS;
 /** The Debian package of each binary, for the message when one is missing. */
 const MONITORING_PACKAGES = Object.freeze({
   prometheus: 'prometheus',
   alertmanager: 'prometheus-alertmanager',
   postgresExporter: 'prometheus-postgres-exporter',
+  blackboxExporter: 'prometheus-blackbox-exporter',
 });
 
 const answers200 = async (url) => (await httpGet(url))?.status === 200;
 
 /**
  * The local stack's Prometheus configuration: scripts/prometheus-config.cjs (the resilience suite's
- * stacks use the same), with the local monitoring ports as defaults.
+ * stacks use the same), with the local monitoring ports as defaults (the blackbox exporter's
+ * probes of the API at http://127.0.0.1:3000 included; `publicApis` names others).
  */
 export const localPrometheusConfig = (targets = {}) =>
   prometheusConfig.localPrometheusConfig({
     postgresExporter: `127.0.0.1:${MONITORING_PORTS.postgresExporter}`,
     alertmanager: `127.0.0.1:${MONITORING_PORTS.alertmanager}`,
+    blackbox: `127.0.0.1:${MONITORING_PORTS.blackboxExporter}`,
     ...targets,
   });
 
@@ -1079,6 +1083,28 @@ export async function ensurePostgresExporter({
   });
   log(`[stack] starting postgres_exporter on ${url}`);
   await waitReady('postgres_exporter', () => answers200(url), { timeoutMs, entry, logFile: entry.logFile });
+  return { url, started: true };
+}
+
+/**
+ * Makes sure a blackbox exporter answers on 127.0.0.1:`port` with the service's probe modules
+ * (ops/blackbox/blackbox.yml: /healthz and each check of /readyz, for Prometheus' job
+ * `coi-probe`). One already answering there is reused (with the modules it has).
+ *
+ * @param {{ port?: number, bin?: string, timeoutMs?: number, log?: (line: string) => void }} [options]
+ * @returns {Promise<{ url: string, started: boolean }>} url of the exporter (its /probe and /metrics)
+ * @throws {Error} when the binary is missing, the port is held by something else, or it is not ready in time.
+ */
+export async function ensureBlackboxExporter({ port = MONITORING_PORTS.blackboxExporter, bin, timeoutMs = 30_000, log = defaultLog } = {}) {
+  const url = `http://${HOST}:${port}`;
+  if (await reusable('blackbox_exporter', port, () => answers200(`${url}/-/healthy`))) {
+    log(`[stack] reusing blackbox_exporter on ${url}`);
+    return { url, started: false };
+  }
+  const args = [`--config.file=${prometheusConfig.BLACKBOX_FILE}`, `--web.listen-address=${HOST}:${port}`];
+  const entry = spawnTracked('blackbox-exporter', monitoringBin('blackboxExporter', bin), args);
+  log(`[stack] starting blackbox_exporter on ${url} (modules ops/blackbox/blackbox.yml)`);
+  await waitReady('blackbox_exporter', () => answers200(`${url}/-/healthy`), { timeoutMs, entry, logFile: entry.logFile });
   return { url, started: true };
 }
 

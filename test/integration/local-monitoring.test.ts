@@ -1,10 +1,12 @@
 /**
  * The local monitoring of `npm run dev` (scripts/stack.mjs: `localPrometheusConfig`,
- * `ensurePrometheus`, `ensureAlertmanager`, `ensurePostgresExporter`) with the real servers from
+ * `ensurePrometheus`, `ensureAlertmanager`, `ensurePostgresExporter`, `ensureBlackboxExporter`) with the real servers from
  * Debian's packages: Prometheus loads every rule of ops/prometheus/alerts.yml, scrapes the jobs
  * the rules select, finds the Alertmanager running ops/alertmanager/alertmanager.yml, and
  * evaluates: postgres_exporter reaches the test PostgreSQL (`pg_up` 1), an API that does not
- * answer its scrape makes ApiDown pending, and the always-firing Watchdog reaches the dead-man's
+ * answer its scrape makes ApiDown pending, the blackbox exporter probes a public API's /healthz and
+ * each check of its /readyz (an HTTP server here answering workers false: ReadinessCheckFailing
+ * pending for that check alone), and the always-firing Watchdog reaches the dead-man's
  * switch (an HTTP receiver here, its URL given as DEADMANS_SWITCH_URL would be) through Alertmanager. Run in a child Node process (stack.mjs is an ES module),
  * on free ports, stopped at the end.
  */
@@ -26,6 +28,8 @@ let dir: string;
 let urls: { prometheus: string; alertmanager: string; exporter: string };
 /** The dead-man's switch: each notification Alertmanager POSTs to it. */
 let deadmansSwitch: http.Server;
+/** A public API as the probes see it: healthy, and not ready for want of a worker. */
+let publicApi: http.Server;
 const heartbeats: Array<{ receiver: string; alerts: Array<{ labels: Record<string, string> }> }> = [];
 
 const api = async <T>(path_: string): Promise<T> => ((await (await fetch(`${urls.prometheus}${path_}`)).json()) as { data: T }).data;
@@ -42,7 +46,20 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => deadmansSwitch.listen(0, '127.0.0.1', resolve));
   const deadmansSwitchUrl = `http://127.0.0.1:${(deadmansSwitch.address() as AddressInfo).port}/ping/coi`;
-  const [prometheusPort, alertmanagerPort, exporterPort, closedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  publicApi = http.createServer((req, res) => {
+    const ready = req.url === '/healthz';
+    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(ready ? { status: 'ok' } : { status: 'not_ready', checks: { database: true, temporal: true, workers: false } }));
+  });
+  await new Promise<void>((resolve) => publicApi.listen(0, '127.0.0.1', resolve));
+  const publicApiUrl = `http://127.0.0.1:${(publicApi.address() as AddressInfo).port}`;
+  const [prometheusPort, alertmanagerPort, exporterPort, closedPort, blackboxPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const script = `
     const s = await import(${JSON.stringify(path.join(ROOT, 'scripts', 'stack.mjs'))});
     const env = process.env;
@@ -50,11 +67,13 @@ beforeAll(async () => {
     const [alertmanager, exporter] = await Promise.all([
       s.ensureAlertmanager({ port: Number(env.AM_PORT), dir: env.DIR + '/alertmanager', deadmansSwitchUrl: env.DEADMANS_SWITCH_URL, log }),
       s.ensurePostgresExporter({ databaseUrl: env.DATABASE_URL, port: Number(env.EXPORTER_PORT), log }),
+      s.ensureBlackboxExporter({ port: Number(env.BLACKBOX_PORT), log }),
     ]);
     const closed = '127.0.0.1:' + env.CLOSED_PORT;
     const config = s.localPrometheusConfig({
       api: [closed], workers: [closed], workerSdk: [closed], temporal: [closed],
       postgresExporter: '127.0.0.1:' + env.EXPORTER_PORT, alertmanager: '127.0.0.1:' + env.AM_PORT, scrapeInterval: '1s',
+      blackbox: '127.0.0.1:' + env.BLACKBOX_PORT, publicApis: [env.PUBLIC_API_URL],
     });
     const prometheus = await s.ensurePrometheus({ port: Number(env.PROM_PORT), config, dir: env.DIR + '/prometheus', log });
     process.stdout.write(JSON.stringify({ prometheus: prometheus.url, alertmanager: alertmanager.url, exporter: exporter.url }) + '\\n');
@@ -70,6 +89,8 @@ beforeAll(async () => {
       AM_PORT: String(alertmanagerPort),
       EXPORTER_PORT: String(exporterPort),
       CLOSED_PORT: String(closedPort),
+      BLACKBOX_PORT: String(blackboxPort),
+      PUBLIC_API_URL: publicApiUrl,
       DEADMANS_SWITCH_URL: deadmansSwitchUrl,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,6 +111,7 @@ afterAll(async () => {
     await exited;
   }
   await new Promise((resolve) => deadmansSwitch.close(resolve));
+  await new Promise((resolve) => publicApi.close(resolve));
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -114,6 +136,7 @@ test('when it scrapes, then postgres_exporter reports the real PostgreSQL up, an
   const { activeTargets } = await api<{ activeTargets: Array<{ labels: { job: string } }> }>('/api/v1/targets');
   expect([...new Set(activeTargets.map((t) => t.labels.job))].sort()).toEqual([
     'coi-api',
+    'coi-probe',
     'coi-worker',
     'coi-worker-sdk',
     'postgres',
@@ -130,6 +153,22 @@ test('when the API does not answer its scrape, then ApiDown is pending, and Prom
   const { activeAlertmanagers } = await api<{ activeAlertmanagers: Array<{ url: string }> }>('/api/v1/alertmanagers');
   expect(activeAlertmanagers.map((a) => new URL(a.url).origin)).toEqual([urls.alertmanager]);
   expect((await fetch(`${urls.alertmanager}/-/ready`)).status).toBe(200);
+});
+
+test('when the blackbox exporter probes a public API that is healthy but has no worker, then each check reads on its own and only ReadinessCheckFailing{check="workers"} is pending', async () => {
+  const byCheck = await eventually(async () => {
+    const { result } = await api<{ result: Array<{ metric: { check: string }; value: [number, string] }> }>(
+      `/api/v1/query?query=${encodeURIComponent('probe_success{job="coi-probe"}')}`,
+    );
+    return result.length === 4 ? Object.fromEntries(result.map((r) => [r.metric.check, r.value[1]])) : null;
+  }, 60_000);
+  expect(byCheck).toEqual({ live: '1', database: '1', temporal: '1', workers: '0' });
+  const probeAlerts = await eventually(async () => {
+    const { alerts } = await api<{ alerts: Array<{ labels: Record<string, string>; state: string }> }>('/api/v1/alerts');
+    const seen = alerts.filter((a) => ['ReadinessCheckFailing', 'ApiHealthCheckFailing', 'ProbesMissing'].includes(a.labels.alertname!));
+    return seen.length ? seen.map((a) => `${a.labels.alertname}{check="${a.labels.check}"} ${a.state}`) : null;
+  }, 60_000);
+  expect(probeAlerts).toEqual(['ReadinessCheckFailing{check="workers"} pending']); // `for: 2m`
 });
 
 test('when amtool checks the Alertmanager configuration, then it is valid, with a route for pages and one for tickets', () => {

@@ -20,7 +20,7 @@ const K8S = path.join(ROOT, 'deploy', 'kubernetes');
 
 interface ScrapeConfig {
   job_name: string;
-  static_configs?: Array<{ targets: string[] }>;
+  static_configs?: Array<{ targets: string[]; labels?: Record<string, string> }>;
   kubernetes_sd_configs?: Array<{ role: string; namespaces?: { names: string[] } }>;
   relabel_configs?: Array<{ source_labels?: string[]; regex?: string; action?: string; target_label?: string }>;
 }
@@ -65,9 +65,10 @@ function unscraped(rulesText: string): string[] {
   return problems;
 }
 
-test('when the rules are read, then they select the jobs of the API, the workers, the SDK exporter, Temporal and PostgreSQL', () => {
+test('when the rules are read, then they select the jobs of the API, its probes, the workers, the SDK exporter, Temporal and PostgreSQL', () => {
   expect([...jobsOfRules(fs.readFileSync(RULES, 'utf8')).keys()].sort()).toEqual([
     'coi-api',
+    'coi-probe',
     'coi-worker',
     'coi-worker-sdk',
     'postgres',
@@ -84,7 +85,26 @@ test('when each shape’s scrape configuration is read, then every job the rules
     'coi-worker-sdk': ['127.0.0.1:9466'],
     temporal: ['127.0.0.1:9233'],
     postgres: ['127.0.0.1:9187'],
+    'coi-probe': ['http://127.0.0.1:3000/healthz'],
   });
+});
+
+test('when each shape’s probe job is read, then the blackbox exporter probes /healthz and each readiness check of /readyz with its module', () => {
+  for (const configs of [compose, kubernetes, local]) {
+    const probe = configs.find((c) => c.job_name === 'coi-probe')!;
+    const probes = probe.static_configs!.map((g) => ({ path: new URL(g.targets[0]!).pathname, ...g.labels }));
+    expect(probes).toEqual([
+      { path: '/healthz', module: 'healthz', check: 'live' },
+      { path: '/readyz', module: 'readyz_database', check: 'database' },
+      { path: '/readyz', module: 'readyz_temporal', check: 'temporal' },
+      { path: '/readyz', module: 'readyz_workers', check: 'workers' },
+    ]);
+    expect(probe.relabel_configs!.map((r) => r.target_label)).toEqual(['__param_target', '__param_module', 'instance', '__address__']);
+  }
+  const modules = Object.keys(
+    (parse(fs.readFileSync(path.join(ROOT, 'ops', 'blackbox', 'blackbox.yml'), 'utf8')) as { modules: object }).modules,
+  );
+  expect(modules).toEqual(['healthz', 'readyz_database', 'readyz_temporal', 'readyz_workers']);
 });
 
 test('when a rule names a job no shape scrapes, then the check reports it (it can fail)', () => {
@@ -126,7 +146,8 @@ test('when the Kubernetes jobs look for pods, then each keeps pods the manifests
       })),
     );
   });
-  const ours = kubernetes.filter((c) => c.job_name !== 'temporal'); // Temporal's pods come from its Helm chart
+  // Temporal's pods come from its Helm chart; coi-probe probes the API's Service through the blackbox exporter.
+  const ours = kubernetes.filter((c) => c.job_name !== 'temporal' && c.job_name !== 'coi-probe');
   for (const config of ours) {
     const keep = config.relabel_configs!.find((r) => r.action === 'keep')!;
     const values = (p: { name: string; component: string; port: string }) =>

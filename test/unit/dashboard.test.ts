@@ -78,6 +78,7 @@ function metricsIn(expr: string): string[] {
     'namespace',
     'task_queue_type',
     'slo',
+    'check',
     'sum_over_time',
     'group_left',
   ]);
@@ -89,7 +90,7 @@ async function knownMetrics(): Promise<Set<string>> {
   // worker's WORKER_SDK_METRICS_ADDRESS; test/integration/processes.test.ts checks the worker exports
   // them). postgres_exporter's `pg_up`, and the recording rules of alerts.yml.
   // The API's gauge of the pollers the Temporal server sees per expected task queue (src/metrics/task-queue-pollers.ts),
-  // and the worker's dependency probes (src/metrics/dependency-probes.ts).
+  // the worker's dependency probes (src/metrics/dependency-probes.ts) and the blackbox exporter's `probe_success` (job coi-probe).
   const names = new Set<string>([
     'up',
     'temporal_num_pollers',
@@ -97,6 +98,7 @@ async function knownMetrics(): Promise<Set<string>> {
     'pg_up',
     TASK_QUEUE_POLLERS_METRIC,
     ...Object.values(DEPENDENCY_PROBE_METRICS),
+    'probe_success',
     ...recorded,
   ]);
   for (const m of [createApiMetrics(), createWorkerMetrics()]) {
@@ -131,7 +133,7 @@ test('when the dashboard and the rules are read, then they use only metrics the 
       .map((m) => `${e.title}: ${m}`),
   );
   expect(unknown).toEqual([]);
-  expect(alertExprs).toHaveLength(26);
+  expect(alertExprs).toHaveLength(29);
   expect(recorded).toHaveLength(20);
   expect(rules.flatMap((r) => metricsIn(r.expr).filter((m) => !known.has(m) && !['humanizePercentage'].includes(m)))).toEqual([]);
 });
