@@ -84,7 +84,8 @@ export async function createAgencyWithMonthlyProduct(
 
 /**
  * Connects a new buyer and sends adminValidateBuyerResponses with `selections` (and `extra` body
- * fields such as `metadata`); answers the quote call as it came, whatever its status, with the buyer.
+ * fields such as `metadata`); answers the quote call as it came, whatever its status, with the
+ * buyer (their uuid and email address).
  * @throws {Error} when newConnect fails.
  */
 export async function quoteForNewBuyer(agency: Agency, selections: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
@@ -97,7 +98,7 @@ export async function quoteForNewBuyer(agency: Agency, selections: Record<string
     key,
     body: { ...buyer, selected_product_lines_to_purchase: selections, ...extra },
   });
-  return { quote, buyerUuid: buyer.idp_accnt_uuid };
+  return { quote, buyerUuid: buyer.idp_accnt_uuid, buyerEmail: email };
 }
 
 /** Quotes `selection` (one product line, or several) for a new buyer and pays it by a signed webhook (payment intent `pi_paid_<id>`). */

@@ -10,7 +10,7 @@ import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
 import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
-import { createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { createAgency, eventSelection, quoteForNewBuyer, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { createSaleRepository } from '../../src/purchases/sale-repository';
 
 jest.setTimeout(120_000);
@@ -28,26 +28,9 @@ interface Quoted {
   buyerEmail: string;
 }
 
-let buyers = 0;
-
 /** Quotes `selections` for a new buyer (not paid); the return token is read from the purchase. */
 async function quote(selections: Record<string, unknown>[]): Promise<Quoted> {
-  const buyerEmail = `return.page.${buyers++}.${Date.now()}@example.com`;
-  const connected = await call(app.baseUrl, '/platform-seller-invites/newConnect', {
-    method: 'POST',
-    key: agency.key,
-    body: { buyer_first_name: 'Robin', buyer_last_name: 'Vale', buyer_email: buyerEmail, seller_slug: agency.slug, query_param: '' },
-  });
-  expect(connected.status).toBe(200);
-  const res = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: agency.key,
-    body: {
-      idp_accnt_uuid: connected.body.idp_accnt_uuid,
-      access_token: connected.body.access_token,
-      selected_product_lines_to_purchase: selections,
-    },
-  });
+  const { quote: res, buyerEmail } = await quoteForNewBuyer(agency, selections);
   expect(res.status).toBe(200);
   const purchase = await createSaleRepository(app.container.db).findById(res.body.purchase_id);
   expect(purchase?.returnToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -73,6 +56,14 @@ beforeAll(async () => {
 describe('given a quoted purchase of 3 event days and 2 trips', () => {
   let q: Quoted;
 
+  /** Opens the purchase's `page` as HTML (or as JSON): asserts 200 and the private headers; answers the response. */
+  const openPage = async (page: 'complete' | 'cancelled', as: 'html' | 'json' = 'html') => {
+    const res = await (as === 'html' ? html : json)(pageUrl(page, q.purchaseId, q.token));
+    expect(res.status).toBe(200);
+    expectPrivateHeaders(res);
+    return res;
+  };
+
   beforeAll(async () => {
     q = await quote([
       eventSelection(agency, { start: '2027-05-01', end: '2027-05-03' }, 'Jordan Lee'),
@@ -81,10 +72,8 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
   });
 
   test('when the complete page is opened before payment, then it is HTML saying it waits for payment confirmation, refreshes itself and says test mode', async () => {
-    const res = await html(pageUrl('complete', q.purchaseId, q.token));
-    expect(res.status).toBe(200);
+    const res = await openPage('complete');
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expectPrivateHeaders(res);
     expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'");
     expect(res.text).toContain('data-state="awaiting_payment"');
     expect(res.text).toContain('Waiting for payment confirmation');
@@ -95,9 +84,7 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
   });
 
   test('when the complete page is asked for JSON before payment, then it says awaiting_payment, not final, with nothing listed', async () => {
-    const res = await json(pageUrl('complete', q.purchaseId, q.token));
-    expect(res.status).toBe(200);
-    expectPrivateHeaders(res);
+    const res = await openPage('complete', 'json');
     expect(res.body).toEqual({
       purchase_id: q.purchaseId,
       state: 'awaiting_payment',
@@ -115,9 +102,7 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
   });
 
   test('when the cancelled page is opened before payment, then it says the payment was cancelled, nothing was charged, and the purchase is not paid', async () => {
-    const res = await html(pageUrl('cancelled', q.purchaseId, q.token));
-    expect(res.status).toBe(200);
-    expectPrivateHeaders(res);
+    const res = await openPage('cancelled');
     expect(res.text).toContain('Payment cancelled');
     expect(res.text).toContain('nothing was charged');
     expect(res.text).toContain('<span id="status">not paid</span>');
@@ -142,9 +127,7 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
     });
 
     test('then the complete page (HTML) lists every certificate number with its verification link and each product proof-of-coverage link, and stops refreshing', async () => {
-      const res = await html(pageUrl('complete', q.purchaseId, q.token));
-      expect(res.status).toBe(200);
-      expectPrivateHeaders(res);
+      const res = await openPage('complete');
       expect(res.text).toContain('data-state="issued"');
       expect(res.text).toContain('Paid: certificates ready');
       expect(res.text).not.toContain('http-equiv="refresh"');
@@ -211,8 +194,7 @@ describe('given a quoted purchase of 3 event days and 2 trips', () => {
     });
 
     test('then the cancelled page says the purchase was paid after all and links to the complete page', async () => {
-      const res = await html(pageUrl('cancelled', q.purchaseId, q.token));
-      expect(res.status).toBe(200);
+      const res = await openPage('cancelled');
       expect(res.text).toContain('Paid after all');
       expect(res.text).toContain('<span id="status">paid, certificates ready</span>');
       expect(res.text).not.toContain('nothing was charged');
