@@ -62,6 +62,24 @@ const refusedBeforePayment = async (action: 'refund' | 'dispute', why: string): 
   });
   return purchaseId;
 };
+/**
+ * Asserts a helper's answer that delivered an event: 200, the success envelope with `message`, the
+ * event (`type`, a test helper's id) relayed for `purchaseId`, and exactly the further `data` fields.
+ */
+const expectDelivered = (
+  res: Awaited<ReturnType<typeof helper>>,
+  purchaseId: number,
+  type: string,
+  message: string,
+  data: Record<string, unknown>,
+) => {
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({
+    success: true,
+    data: { purchase_id: purchaseId, event: { id: expect.stringMatching(/^evt_testhelper_/), type }, relayed: true, ...data },
+    message,
+  });
+};
 /** Waits until the purchase's owner has recorded the dispute event `eventId`. */
 const disputeHandled = (purchaseId: number, eventId: string) => processorEventRecorded(app, purchaseId, eventId);
 const result = (id: number) =>
@@ -73,17 +91,9 @@ describe('POST /api/v1/test_helpers/purchases/{id}/pay', () => {
     // stripe-mock hands out a payment intent with the session; the real processor often does not.
     const before = await purchaseRow(purchaseId);
     const res = await helper(account.key, purchaseId, 'pay');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      success: true,
-      data: {
-        purchase_id: purchaseId,
-        event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'checkout.session.completed' },
-        relayed: true,
-        purchase_status: expect.stringMatching(/^(paid|awaiting_certificates|issued)$/),
-        payment_intent: expect.stringMatching(/^pi_testhelper_/),
-      },
-      message: 'Test payment delivered',
+    expectDelivered(res, purchaseId, 'checkout.session.completed', 'Test payment delivered', {
+      purchase_status: expect.stringMatching(/^(paid|awaiting_certificates|issued)$/),
+      payment_intent: expect.stringMatching(/^pi_testhelper_/),
     });
     const stored = await app.container.db('payproc_events').where({ id: res.body.data.event.id }).first();
     expect(stored).toMatchObject({ type: 'checkout.session.completed', livemode: false, purchase_id: purchaseId });
@@ -185,19 +195,11 @@ describe('POST /api/v1/test_helpers/purchases/{id}/refund', () => {
     });
 
     const part = await helper(account.key, purchaseId, 'refund', { amount: 500 });
-    expect(part.status).toBe(200);
-    expect(part.body).toEqual({
-      success: true,
-      data: {
-        purchase_id: purchaseId,
-        event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'charge.refunded' },
-        relayed: true,
-        amount: 500,
-        amount_refunded: 500,
-        refunded: false,
-        purchase_status: 'issued',
-      },
-      message: 'Test refund delivered',
+    expectDelivered(part, purchaseId, 'charge.refunded', 'Test refund delivered', {
+      amount: 500,
+      amount_refunded: 500,
+      refunded: false,
+      purchase_status: 'issued',
     });
     // Stored like the processor's event, about the purchase's own payment intent.
     const stored = await app.container.db('payproc_events').where({ id: part.body.data.event.id }).first();
@@ -276,19 +278,11 @@ describe('POST /api/v1/test_helpers/purchases/{id}/renew', () => {
     expect((await result(purchaseId)).status).toBe('issued');
 
     const first = await helper(account.key, purchaseId, 'renew');
-    expect(first.status).toBe(200);
-    expect(first.body).toEqual({
-      success: true,
-      data: {
-        purchase_id: purchaseId,
-        event: { id: expect.stringMatching(/^evt_testhelper_/), type: 'invoice.paid' },
-        relayed: true,
-        invoice: expect.stringMatching(/^in_testhelper_/),
-        payment_intent: expect.stringMatching(/^pi_testhelper_/),
-        renewal_purchase_id: expect.any(Number),
-        renewal_period: 1,
-      },
-      message: 'Test renewal delivered',
+    expectDelivered(first, purchaseId, 'invoice.paid', 'Test renewal delivered', {
+      invoice: expect.stringMatching(/^in_testhelper_/),
+      payment_intent: expect.stringMatching(/^pi_testhelper_/),
+      renewal_purchase_id: expect.any(Number),
+      renewal_period: 1,
     });
     const renewalId = first.body.data.renewal_purchase_id as number;
     expect(await purchaseRow(renewalId)).toMatchObject({
@@ -414,10 +408,9 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
       .whereIn('type', ['dispute.opened', 'dispute.closed'])
       .orderBy('created_at');
     expect(events.map((e) => e.type).sort()).toEqual(['dispute.closed', 'dispute.opened']);
-    expect(events.find((e) => e.type === 'dispute.closed').data.data.object).toEqual({
-      object: 'dispute',
+    // The closed dispute as the agency's event and the purchase (below) both read it.
+    const lost = {
       id: dp,
-      purchase_id: purchaseId,
       charge: `ch_testhelper_${purchaseId}`,
       amount: total - 100,
       currency: 'usd',
@@ -425,6 +418,11 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
       status: 'lost',
       opened_at: expect.any(String),
       closed_at: expect.any(String),
+    };
+    expect(events.find((e) => e.type === 'dispute.closed').data.data.object).toEqual({
+      object: 'dispute',
+      purchase_id: purchaseId,
+      ...lost,
     });
     // An open status of the same second as the closing, handled after it, does not reopen it.
     const closing = stored[1].payload as { created: number; data: { object: Record<string, unknown> } };
@@ -443,18 +441,7 @@ describe('POST /api/v1/test_helpers/purchases/{id}/dispute', () => {
     // The purchase shows it; the policy stays as it is: still issued, its certificates in force.
     const purchase = await call(app.baseUrl, `/api/v1/purchases/${purchaseId}`, { key: account.key });
     expect(purchase.status).toBe(200);
-    expect(purchase.body.data.disputes).toEqual([
-      {
-        id: dp,
-        charge: `ch_testhelper_${purchaseId}`,
-        amount: total - 100,
-        currency: 'usd',
-        reason: 'product_not_received',
-        status: 'lost',
-        opened_at: expect.any(String),
-        closed_at: expect.any(String),
-      },
-    ]);
+    expect(purchase.body.data.disputes).toEqual([lost]);
     expect(purchase.body.data.status).toBe('issued');
   }, 120_000);
 
