@@ -63,6 +63,20 @@ async function dayPremium(purchaseId: number): Promise<number> {
   return Math.round(Number(item.unit_price_minor) * Number(item.price_factor));
 }
 
+/**
+ * The buyer pays the checkout link `sessionId` of endorsement quote `quoteId` with `paymentIntent`
+ * (the session reads paid, and its signed `checkout.session.completed` webhook is accepted);
+ * answers the endorsement once it is `outcome` (waits up to a minute).
+ */
+async function payLink(purchaseId: number, quoteId: string, sessionId: string, paymentIntent: string, outcome: 'applied' | 'refunded') {
+  paidSessions.set(sessionId, paymentIntent);
+  expect((await deliverWebhook(app, endorsementSessionCompletedEvent(sessionId, quoteId, purchaseId, paymentIntent))).status).toBe(200);
+  return eventually(async () => {
+    const e = await endorsement(purchaseId, quoteId);
+    return e.status === outcome ? e : null;
+  }, 60_000);
+}
+
 /** An issued purchase of two days: its id, its state as read, its first item and what one more day of it costs. */
 async function issuedWithDayPremium() {
   const id = await issuedPurchase(app, account);
@@ -338,12 +352,7 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
   const lateSession = (await app.container.db('endorsements').where({ quote_id: late.id }).first()).checkout_session_id as string;
 
   // The buyer pays the first link.
-  paidSessions.set(sessionId, `pi_link_${id}`);
-  expect((await deliverWebhook(app, endorsementSessionCompletedEvent(sessionId, q.id, id, `pi_link_${id}`))).status).toBe(200);
-  const applied = await eventually(async () => {
-    const e = await endorsement(id, q.id);
-    return e.status === 'applied' ? e : null;
-  }, 60_000);
+  const applied = await payLink(id, q.id, sessionId, `pi_link_${id}`, 'applied');
   expect(applied!.payment).toMatchObject({ payment_intent: `pi_link_${id}`, paid_at: expect.any(String) });
   expect((await purchase(id)).items[0].covered_units.map((u: { local_label: string }) => u.local_label)).toContain('2027-05-03');
 
@@ -355,12 +364,7 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
   ).toBe('applied');
 
   // The late link is paid now: the 4th is already covered, so its payment goes back and nothing changes.
-  paidSessions.set(lateSession, `pi_late_${id}`);
-  expect((await deliverWebhook(app, endorsementSessionCompletedEvent(lateSession, late.id, id, `pi_late_${id}`))).status).toBe(200);
-  const refunded = await eventually(async () => {
-    const e = await endorsement(id, late.id);
-    return e.status === 'refunded' ? e : null;
-  }, 60_000);
+  const refunded = await payLink(id, late.id, lateSession, `pi_late_${id}`, 'refunded');
   expect(refunded!.payment.failure.code).toBe('ENDORSEMENT_NOT_APPLIED');
   const [refund] = posts('/v1/refunds', (r) => r.idempotencyKey === `endorsement-${late.id}-refund`);
   expect(refund!.params.get('payment_intent')).toBe(`pi_late_${id}`);
