@@ -28,10 +28,16 @@ const holder = {
   address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
 };
 
+/** A selection of product `productId` (trip excess or not) with its `answers`, `overrides` on top. */
+const selection = (productId: number, tripExcess: boolean, overrides: Record<string, unknown>, answers: Record<string, unknown>) => ({
+  product_line_template_id: productId,
+  product_line_is_trip_excess_product: tripExcess,
+  ...answers,
+  ...overrides,
+});
+
 function eventAnswers(overrides: Record<string, unknown> = {}) {
-  return {
-    product_line_template_id: eventId,
-    product_line_is_trip_excess_product: false,
+  return selection(eventId, false, overrides, {
     event_type: 'concert',
     attendance: 150,
     liquor: 'yes',
@@ -39,14 +45,11 @@ function eventAnswers(overrides: Record<string, unknown> = {}) {
     named_insured: { name: 'Jordan Lee' },
     certificate_holder: holder,
     coverage: { time_zone: 'America/Chicago', start_date: '2027-06-10', end_date: '2027-06-12' },
-    ...overrides,
-  };
+  });
 }
 
 function tripAnswers(overrides: Record<string, unknown> = {}) {
-  return {
-    product_line_template_id: tripId,
-    product_line_is_trip_excess_product: true,
+  return selection(tripId, true, overrides, {
     vehicle_class: 'motorhome',
     drivers: 2,
     named_insured: { name: 'Jordan Lee' },
@@ -57,8 +60,7 @@ function tripAnswers(overrides: Record<string, unknown> = {}) {
         { start: '2027-08-01T09:00', end: '2027-08-03T12:00' },
       ],
     },
-    ...overrides,
-  };
+  });
 }
 
 const quote = (key: string, body: unknown) => call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', { method: 'POST', key, body });
