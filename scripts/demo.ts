@@ -21,6 +21,8 @@
  *     verification page state (superseded);
  *  8. preview the cancellation of the 3-day event's last day, print the refund, cancel it, wait
  *     until the refund is done and print that day's certificate's verification page state (voided);
+ *  8b. file a claim on the 3-day event's first day (its test clock moved past it) and move it to paid
+ *     with the test-mode claim helper, printing its history (scripts/demo-claim.ts);
  *  9. when an insurer appointed the account (`GET /api/v1/parties`; the seed appoints one, and step 1's
  *     products name it and the MGA, pay it commission and are taxed where the named insured is, in
  *     Massachusetts), ask for this month's provisional bordereau of that insurer, wait until it is
@@ -46,6 +48,7 @@ import Stripe from 'stripe';
 import path from 'node:path';
 import { createApiClient, ok, selectedProductLine, type Schema } from '../clients/typescript';
 import { provisionalBordereau, setMoneyTerms } from './demo-money';
+import { claimPaidOut } from './demo-claim';
 import { readSettings, ready, startDevStack, type Settings } from './demo-stack';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -510,6 +513,9 @@ async function main(): Promise<void> {
         `  ${last.certificate!.number} on its verification page: ${String(verification.state)} (voided at ${String((verification.coverage as Json[])[0]?.voided_at)})  ${last.certificate!.verification_url}`,
       );
     }
+
+    step('a claim on the 3-day event, paid');
+    summary.push(`claim ${await claimPaidOut(api, purchases[0]!.purchaseId, say)} on the 3-day event: paid`);
 
     if (insurer) {
       step('this month’s provisional bordereau');
