@@ -9,8 +9,9 @@
  * as a signed link valid 7 days; and the PDFs attached when they total at most
  * `attachmentMaxBytes` bytes, else a signed 7-day download link per PDF. Sent to the purchase's
  * own buyer (the same address, case aside), it also carries the buyer's online withdrawal link
- * (src/withdrawals/) when the purchase offers one; never to anyone else (a venue or rental company
- * receiving the proof must not be able to withdraw the buyer's cover).
+ * (src/withdrawals/) when the purchase offers one, and the link of the buyer's claim page
+ * (src/claims/buyer-link.ts) while it is in force; never to anyone else (a venue or rental company
+ * receiving the proof must not be able to withdraw the buyer's cover or claim on it).
  *
  * Never sent twice by a retry: a row already `sent` is not sent again, and every attempt of a
  * row carries the same `Message-ID` (`<proof-of-coverage-<id>@<domain>>`), so the one case SMTP
@@ -27,6 +28,7 @@ import { createCertificatesRepository } from '../src/certificates/repository';
 import { verificationUrl } from '../src/certificates/certificate-data';
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import { createWithdrawalLinks } from '../src/withdrawals/links';
+import { claimPageUrl } from '../src/claims/buyer-link';
 
 export interface ProofEmailActivityDeps {
   db: Db;
@@ -37,7 +39,7 @@ export interface ProofEmailActivityDeps {
   attachmentMaxBytes: number;
   /** Domain of the fixed Message-IDs (the MAIL_FROM address's domain). */
   messageIdDomain: string;
-  /** Key of the buyer's withdrawal links (WITHDRAWAL_LINK_KEY). */
+  /** Key of the buyer's links, the withdrawal and the claim page's (WITHDRAWAL_LINK_KEY). */
   withdrawalLinkKey: string;
 }
 
@@ -133,6 +135,10 @@ export function createProofEmailActivities(deps: ProofEmailActivityDeps) {
           `Withdraw from contract here: ${withdrawal}`,
         );
       }
+      const claimLink = toBuyer
+        ? claimPageUrl(deps.publicBaseUrl, deps.withdrawalLinkKey, { id: row.purchaseId, status: row.purchaseStatus })
+        : null;
+      if (claimLink) lines.push('', 'Something went wrong at your event? Tell the insurer online.', `Make a claim here: ${claimLink}`);
 
       const attachments =
         delivery === 'attachments'

@@ -96,7 +96,7 @@ import { createPartiesRepository } from './parties/repository';
 import { createPartyService } from './parties/service';
 import { partyRoutes } from './parties/routes';
 import { certificateHolderRoutes } from './certificate-holders/routes';
-import { claimRoutesFrom } from './claims/compose';
+import { buyerClaimPageFrom, claimRoutesFrom } from './claims/compose';
 import { createCertificateHolderService } from './certificate-holders/service';
 import { createCertificateHoldersRepository } from './certificate-holders/repository';
 import { endorsementRoutes } from './endorsements/routes';
@@ -139,7 +139,7 @@ export interface Container {
   surfaceRoutes: Record<BareSurface, RouteRegistration[]>;
   /** Routes under /webhooks (no API key). */
   webhookRoutes: RouteRegistration[];
-  /** Public pages without API key or envelope (the certificate verification page, the checkout return pages, the buyer's withdrawal page). */
+  /** Public pages without API key or envelope (the certificate verification page, the checkout return pages, the buyer's withdrawal and claim pages). */
   publicRoutes: RouteRegistration[];
   purchaseWorkflows: PurchaseWorkflows;
   /** This process's Prometheus metrics (served by `startMetricsServer` on METRICS_PORT). */
@@ -354,6 +354,15 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
         verifyRateLimiter.limiter,
       ),
       withdrawalRoutes(withdrawals, verifyRateLimiter.limiter),
+      buyerClaimPageFrom({
+        db,
+        client: temporal.client,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        store,
+        products,
+        key: config.WITHDRAWAL_LINK_KEY,
+        limiter: verifyRateLimiter.limiter,
+      }),
     ],
     purchaseWorkflows,
     metrics,

@@ -1,6 +1,6 @@
 /**
  * The claims domain as the API's composition root (src/container.ts) mounts it: its repository,
- * workflow client and service over the shared clients, and its routes.
+ * workflow client and service over the shared clients, its `/api/v1` routes and the buyer's claim page.
  */
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
@@ -15,17 +15,22 @@ import { createClaimWorkflows } from './workflow-client';
 import { claimRoutes } from './routes';
 import { adjusterClaimRoutes } from './adjuster-routes';
 import { createAccountsRepository } from '../accounts/repository';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createBuyerClaimService } from './buyer-service';
+import { buyerClaimRoutes } from './buyer-routes';
 
-/** The claim routes over `db`, the Temporal `client` (claim workflows on `taskQueue`), storage (signed upload URLs) and the products service (scope). */
-export function claimRoutesFrom(deps: {
+/** What the claims domain is built over: `db`, the Temporal `client` (claim workflows on `taskQueue`), storage (signed upload URLs) and the products service (scope). */
+export interface ClaimDomainDeps {
   db: Db;
   client: Client;
   taskQueue: string;
   store: Pick<ObjectStore, 'signedUploadUrl' | 'stat'>;
   products: Pick<ProductService, 'get'>;
-}): RouteRegistration {
+}
+
+function serviceFrom(deps: ClaimDomainDeps) {
   const accounts = createAccountsRepository(deps.db);
-  const service = createClaimService({
+  return createClaimService({
     claims: createClaimsRepository(deps.db),
     sales: createSaleRepository(deps.db),
     certificates: createCertificatesRepository(deps.db),
@@ -34,8 +39,24 @@ export function claimRoutesFrom(deps: {
     workflows: createClaimWorkflows({ client: deps.client, taskQueue: deps.taskQueue }),
     accountKind: async (id) => (await accounts.findById(id))?.kind ?? null,
   });
+}
+
+/** The claim routes of `/api/v1` (the agency's and the adjusters'). */
+export function claimRoutesFrom(deps: ClaimDomainDeps): RouteRegistration {
+  const service = serviceFrom(deps);
   return (router, registry) => {
     claimRoutes(service)(router, registry);
     adjusterClaimRoutes(service)(router, registry);
   };
+}
+
+/** The buyer's claim page on the public router: links signed with `key` (WITHDRAWAL_LINK_KEY), limited per address by `limiter`. */
+export function buyerClaimPageFrom(deps: ClaimDomainDeps & { key: string; limiter: RateLimiterAbstract }): RouteRegistration {
+  const service = createBuyerClaimService({
+    sales: createSaleRepository(deps.db),
+    claims: createClaimsRepository(deps.db),
+    claimService: serviceFrom(deps),
+    key: deps.key,
+  });
+  return buyerClaimRoutes(service, deps.limiter);
 }

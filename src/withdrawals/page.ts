@@ -22,11 +22,15 @@ button{font:inherit;font-weight:700;background:#b3261e;color:#fff;border:0;borde
 button:focus{outline:3px solid #1d1f23;outline-offset:2px}
 small{color:#5b6270}`;
 
-function page(title: string, body: string): string {
+/**
+ * A whole buyer page (this one, and the claim page of src/claims/buyer-page.ts): `title`, `body`
+ * (HTML, escaped by the caller) in the pages' one column, and `extraStyle` (CSS) after the shared style.
+ */
+export function page(title: string, body: string, extraStyle = ''): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<title>${escapeHtml(title)}</title><style>${STYLE}${extraStyle}</style></head>
 <body><main>${body}</main></body></html>
 `;
 }
@@ -34,7 +38,8 @@ function page(title: string, body: string): string {
 const money = (minor: number, currency: string) => escapeHtml(formatMinorUnits(minor, currency));
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-function testModeBanner(v: { testMode: boolean }): string {
+/** The test-mode notice at the top of a buyer page of a test purchase ('' otherwise). */
+export function testModeBanner(v: { testMode: boolean }): string {
   return v.testMode
     ? '<div class="specimen" id="test-mode">Test mode: no real money moves and the cover is a specimen, not real insurance.</div>'
     : '';

@@ -105,7 +105,7 @@ export type WithdrawalView =
     };
 
 /** Acting for the purchase's own selling key: the scope in which the purchase service finds it. */
-function principalOf(p: PurchaseRecord): Principal {
+export function principalOf(p: PurchaseRecord): Principal {
   return { apiKeyId: p.apiKeyId, rootAccountId: p.rootAccountId, mode: p.mode, agentId: p.agentId, platformFeeBps: null };
 }
 

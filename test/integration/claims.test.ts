@@ -6,7 +6,8 @@
  * claim's owner `claim-<id>` moving it through its states in order (each an update with a
  * validator), a denial, a reopen, comments in the history, the product's claim settings, an
  * approved claim paid once by a transfer to the claimant's connected account through a processor
- * failure, and another account's key answered 404. The purchase bought is two days, 2027-05-01 and 2027-05-02
+ * failure, and another account's key answered 404. The buyer files one through the page of the
+ * signed link in the proof-of-coverage email (Chromium, axe-core, the SMTP server in this process). The purchase bought is two days, 2027-05-01 and 2027-05-02
  * (America/Chicago); its test clock is moved to 2027-05-03 so the incidents are in the past.
  */
 import type { TestApp } from '../helpers/app';
@@ -16,10 +17,14 @@ import { cancellationCalls, createQuotingAccount, issuedPurchase, type QuotingAc
 import { eventually } from '../helpers/worker';
 import { claimWorkflowId } from '../../workflows/claim-contracts';
 import { claimWorkflow } from '../../workflows/claim';
+import PostalMime from 'postal-mime';
+import { axeViolations, launchBrowser } from '../helpers/browser';
+import { signClaimToken } from '../../src/claims/buyer-link';
+import { signWithdrawalToken } from '../../src/withdrawals/token';
 
 jest.setTimeout(180_000);
 
-const stack = useStack({ proxy: true, app: { RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useStack({ proxy: true, smtp: true, app: { RATE_LIMIT_PER_MINUTE: '100000', VERIFY_RATE_LIMIT_PER_MINUTE: '100000' } });
 let app: TestApp;
 let account: QuotingAccount;
 let other: QuotingAccount;
@@ -416,5 +421,103 @@ test('when a claim is still submitted at its acknowledgement deadline, then the 
     [0, 'submitted'],
     [1, 'acknowledgement_overdue'],
     [2, 'acknowledged'],
+  ]);
+});
+
+test('when the buyer opens the claim link of the proof-of-coverage email and files a claim in a browser, then mistakes are summarised, the claim goes through the same rules and owner as the API, and a form sent twice files one claim', async () => {
+  const id = await pastPurchase(account);
+  const purchase = (await api(`/purchases/${id}`)).body.data;
+  const [firstDay] = purchase.items[0].covered_units;
+  // The email sent to the buyer after payment carries the signed link.
+  const link = await eventually(async () => {
+    for (const m of stack.smtp.messages.filter((x) => x.to.some((t) => t.toLowerCase() === String(purchase.buyer_email).toLowerCase()))) {
+      const found = /Make a claim here: (\S+)/.exec((await PostalMime.parse(m.raw)).text ?? '')?.[1];
+      if (found?.includes(`/claim/c1.${id}.`)) return found;
+    }
+    return null;
+  }, 60_000);
+  const path = new URL(link!).pathname;
+  expect(path).toBe(`/claim/${signClaimToken(app.container.config.WITHDRAWAL_LINK_KEY, id)}`);
+
+  const browser = await launchBrowser(app.container.config.CHROMIUM_PATH);
+  let claimId: number;
+  try {
+    const tab = await browser.newPage();
+    expect((await tab.goto(`${app.baseUrl}${path}`))!.status()).toBe(200);
+    expect(await axeViolations(tab)).toEqual([]);
+    // Sent empty: 400, the error summary links each mistake to its field.
+    const [empty] = await Promise.all([tab.waitForNavigation(), tab.click('#submit')]);
+    expect(empty!.status()).toBe(400);
+    expect(await tab.$eval('#error-summary h2', (e) => e.textContent)).toBe('There is a problem');
+    expect(await tab.$$eval('#error-summary a', (as) => as.map((a) => a.getAttribute('href')))).toEqual([
+      '#covered-unit',
+      '#incident-date',
+      '#incident-time',
+      '#claim-type',
+      '#description',
+      '#name',
+      '#email',
+      '#amount',
+    ]);
+    expect(await axeViolations(tab)).toEqual([]);
+    await tab.select('#covered-unit', String(firstDay.id));
+    await tab.$eval('#incident-date', (e) => ((e as unknown as { value: string }).value = '2027-05-01'));
+    await tab.$eval('#incident-time', (e) => ((e as unknown as { value: string }).value = '19:30'));
+    await tab.select('#claim-type', 'property_damage');
+    await tab.type('#description', 'A storm flooded the marquee.');
+    await tab.type('#amount', '1250.00');
+    await tab.type('#name', 'Kim Park');
+    await tab.type('#email', 'kim@example.com');
+    const [filed] = await Promise.all([tab.waitForNavigation(), tab.click('#submit')]);
+    expect(filed!.status()).toBe(200);
+    expect(await tab.$eval('h1', (e) => e.textContent)).toBe('Claim received');
+    expect(await axeViolations(tab)).toEqual([]);
+    claimId = Number(await tab.$eval('#state', (e) => e.getAttribute('data-claim')));
+  } finally {
+    await browser.close();
+  }
+  // The same claim as the API files: the unit in its time zone, minor units, its owner running.
+  const claim = (await api(`/claims/${claimId}`)).body.data;
+  expect(claim).toMatchObject({
+    purchase_id: id,
+    covered_unit_id: firstDay.id,
+    incident_at: '2027-05-02T00:30:00.000Z',
+    amount_claimed: 125_000,
+    claimant: { name: 'Kim Park', email: 'kim@example.com' },
+    status: 'submitted',
+  });
+  expect((await act(claimId, { action: 'acknowledge' })).body.data.status).toBe('acknowledged');
+
+  // Without a browser: the same form twice files one claim; a second claim on the day is refused (409);
+  // an incident outside the cover is the date's mistake (400); another site's form, a forged link, a withdrawal token.
+  const send = (form: Record<string, string>, p = path, headers: Record<string, string> = {}) =>
+    call(app.baseUrl, p, {
+      method: 'POST',
+      rawBody: new URLSearchParams(form).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    });
+  const form = {
+    covered_unit: String(purchase.items[0].covered_units[1].id),
+    incident_date: '2027-05-02',
+    incident_time: '10:00',
+    claim_type: 'equipment_damage',
+    description: 'The projector fell.',
+    amount: '80',
+    name: 'Kim Park',
+    email: 'kim@example.com',
+    submission: 'a'.repeat(32),
+  };
+  const first = await send(form);
+  const again = await send(form);
+  expect([first.status, again.status, again.text.includes('already received')]).toEqual([200, 200, true]);
+  const dup = await send({ ...form, submission: 'b'.repeat(32) });
+  expect([dup.status, dup.text.includes('already open')]).toEqual([409, true]);
+  const outside = await send({ ...form, incident_date: '2027-05-03', incident_time: '05:00', submission: 'c'.repeat(32) });
+  expect([outside.status, outside.text.includes('must be within the cover you chose')]).toEqual([400, true]);
+  expect((await send(form, path, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+  expect((await send(form, `/claim/c1.${id}.${'A'.repeat(43)}`)).status).toBe(404);
+  expect((await call(app.baseUrl, `/claim/${signWithdrawalToken(app.container.config.WITHDRAWAL_LINK_KEY, id)}`)).status).toBe(404);
+  expect((await api(`/purchases/${id}/claims`)).body.data.map((c: { amount_claimed: number }) => c.amount_claimed)).toEqual([
+    8000, 125_000,
   ]);
 });

@@ -1,0 +1,68 @@
+/**
+ * What the buyer's public pages behind a signed link share (the withdrawal page, the claim page):
+ * no API key, HTML answers, and the token in the URL. So every answer, 4xx included, is
+ * `no-store`, `no-referrer`, `noindex` and may not be framed; the pages load nothing (CSP
+ * `default-src 'none'`, inline style only, forms posted to the page itself); a browser's
+ * cross-site or same-site POST is refused before anything is looked at (CSRF); requests are
+ * limited per client address with the limiter given (429 RATE_LIMIT_ERROR, bare).
+ */
+import bodyParser from 'koa-bodyparser';
+import type { Middleware, ParameterizedContext } from 'koa';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { AppError } from '../shared/errors';
+import { rateLimit } from './gateway';
+import type { AppState } from './context';
+
+type PageContext = ParameterizedContext<AppState>;
+
+/** The headers every answer of a buyer page carries, and its per-address limit (`name` keys its budget). */
+export function buyerPageHeaders(limiter: RateLimiterAbstract, name: string): Middleware<AppState> {
+  const limit = rateLimit(limiter, { key: (ctx) => `${name}:${ctx.ip}`, subject: 'address' });
+  return async (ctx, next) => {
+    ctx.state.errorStyle = 'bare';
+    // On every answer, the 4xx included: the URL holds the token.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Robots-Tag', 'noindex');
+    ctx.set('X-Frame-Options', 'DENY');
+    await limit(ctx, next);
+  };
+}
+
+/** Answers `body` (a whole HTML document) with `status` under the pages' content security policy. */
+export function answerHtml(ctx: PageContext, status: number, body: string): void {
+  ctx.status = status;
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+}
+
+/** Whether the browser says the POST came from a form of another site (Sec-Fetch-Site). */
+export function crossSitePost(ctx: PageContext): boolean {
+  const site = ctx.get('sec-fetch-site');
+  return site === 'cross-site' || site === 'same-site';
+}
+
+/** The posted form's fields (an empty object for anything that is not a flat form). */
+export function formFields(ctx: PageContext): Record<string, unknown> {
+  const form = (ctx.request as { body?: unknown }).body;
+  return form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {};
+}
+
+/** Form bodies only, at most `limit` (e.g. '4kb'): 413 PAYLOAD_TOO_LARGE naming `what`, 400 VALIDATION_ERROR for a body that is not a form. */
+export function formBody(limit: string, what: string): Middleware<AppState> {
+  return bodyParser({
+    enableTypes: ['form'],
+    formLimit: limit,
+    onerror: (err: Error & { status?: number }) => {
+      if (err.status === 413)
+        throw new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than the ${limit.replace('kb', ' KiB')} ${what} needs`, {
+          cause: err,
+        });
+      throw new AppError('VALIDATION_ERROR', 'Request body is not a valid form', { cause: err });
+    },
+  }) as Middleware<AppState>;
+}
