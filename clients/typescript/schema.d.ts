@@ -595,7 +595,7 @@ export interface paths {
         put?: never;
         /**
          * Move a test claim through its states as the insurer would
-         * @description Test-mode keys only (a live key gets 404 ROUTE_NOT_FOUND). Takes one action on the claim through its owner, with the same checks an adjuster’s action gets: the claim’s status must allow it (409 CLAIM_TRANSITION_NOT_ALLOWED), an approval names an amount at most the one claimed and a reason, a denial a reason code and text, a reopen a reason (400 VALIDATION_ERROR). Answers the claim with its history.
+         * @description Test-mode keys only (a live key gets 404 ROUTE_NOT_FOUND). Test-mode tooling that stands in for the insurer: the agency’s own test key may take the actions that only the insurer’s or MGA’s keys take on live claims (`POST /api/v1/claims/{id}/actions`), so an integration can see every state and `claim.*` event; the history records them with actor `test_helper`. Takes one action on the claim through its owner, with the same checks an adjuster’s action gets: the claim’s status must allow it (409 CLAIM_TRANSITION_NOT_ALLOWED), an approval names an amount at most the one claimed and a reason, a denial a reason code and text, a reopen a reason (400 VALIDATION_ERROR). Answers the claim with its history.
          */
         post: operations["testHelperClaimAction"];
         delete?: never;
@@ -1532,6 +1532,30 @@ export interface paths {
          * @description No API key; sent by the page's own form. Carries out the quote the form names through the purchase's policy workflow, as `POST /api/v1/purchases/{id}/cancel` does: the refund is created at the processor, the units are cancelled and their certificates voided, and the agency gets `purchase.cancelled`, `refund.succeeded` and `certificates.voided` with `requested_by: buyer`. The same form sent again answers the same withdrawal; after a withdrawal through the link, another quote does nothing (409, "already used"). A quote that no longer holds answers the current one to confirm again (409).
          */
         post: operations["confirmWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The buyer’s claim page: a form to file a claim, and the claims filed
+         * @description No API key; the signed link of the proof-of-coverage email sent to the buyer. Shows a form for a first notice of loss (the covered day or trip, the incident’s local date and time, the kind of loss from the products’ claim types, what happened, the amount, the claimant’s contact) and the purchase’s claims with their status. Opening it changes nothing. Photos and receipts are not taken here: the agency adds them through the API. HTML only.
+         */
+        get: operations["getClaimPage"];
+        put?: never;
+        /**
+         * The buyer files a claim (the page’s form)
+         * @description No API key; sent by the page’s own form. Files the claim as `POST /api/v1/purchases/{id}/claims` does, under the key that sold the purchase: the same checks (the incident inside the chosen covered unit and in the past, a claim type of its product, no open claim on the same unit and day), the same workflow and `claim.submitted` event. The same form sent again answers the same claim.
+         */
+        post: operations["submitClaimPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -19424,6 +19448,209 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    getClaimPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed claim token, as the link carries it (`c1.<purchase id>.<signature>`) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (also: not paid yet, or no cover left to claim on) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A forged, damaged or unknown link (one page for all; nothing about any purchase) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareError"];
+                };
+            };
+        };
+    };
+    submitClaimPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed claim token, as the link carries it (`c1.<purchase id>.<signature>`) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The per-render nonce the page put in its form (a form sent twice files one claim)
+                     * @example 9f1c2d3e4b5a6c7d8e9f0a1b2c3d4e5f
+                     */
+                    submission: string;
+                    /**
+                     * @description The covered unit’s id, from the page’s list
+                     * @example 17
+                     */
+                    covered_unit: string;
+                    /**
+                     * @description The incident’s local date
+                     * @example 2027-05-01
+                     */
+                    incident_date: string;
+                    /**
+                     * @description The incident’s local time, in the covered unit’s time zone
+                     * @example 19:30
+                     */
+                    incident_time: string;
+                    /**
+                     * @description One of the claim types the page lists
+                     * @example property_damage
+                     */
+                    claim_type: string;
+                    /**
+                     * @description What happened
+                     * @example A storm flooded the marquee.
+                     */
+                    description: string;
+                    /**
+                     * @description The amount claimed in major units of the purchase’s currency (kept as integer minor units)
+                     * @example 1250.00
+                     */
+                    amount: string;
+                    /**
+                     * @description The claimant’s name
+                     * @example Kim Park
+                     */
+                    name: string;
+                    /**
+                     * @description The claimant’s email
+                     * @example kim@example.com
+                     */
+                    email: string;
+                    /**
+                     * @description The claimant’s phone (may be empty)
+                     * @example +1 608 555 0100
+                     */
+                    phone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The claim was received (or this form repeated it) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Mistakes in the form: the form again with an error summary and each field’s mistake; nothing was filed. Or a body that is not a form (bare VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Sent from another site (Sec-Fetch-Site): refused, nothing looked at */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A forged, damaged or unknown link */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Refused as it stands: an open claim on the same covered unit and day, or a cancelled cover */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 16 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareError"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareError"];
                 };
             };
         };
