@@ -15,10 +15,12 @@
  *
  * Every command takes `--json` and then prints one JSON object (`create`/`rotate`:
  * `{ "id", "key", ... }` with the value shown once). Errors exit 1 with one clear line.
- * Every change (all but `list`) is recorded in the audit log first (actor kind `key_cli`, the
- * OS user; the agency portal lists it): a change that cannot be recorded is not made.
+ * Every change (all but `list`) is recorded in the audit log first (actor kind `key_cli`; the
+ * agency portal lists it): a change that cannot be recorded is not made. Who acts is named as
+ * `npm run ops` names its operator (scripts/ops-operators.ts `operatorOf`): the person whose
+ * operator token is in OPERATOR_TOKEN, else the OS user signed in (refused when
+ * OPS_OPERATOR_TOKEN_REQUIRED=true); a token that names nobody stops the command (exit 1).
  */
-import os from 'node:os';
 import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createAccountsRepository } from '../src/accounts/repository';
@@ -29,6 +31,7 @@ import { returnUrlProblem } from '../src/shared/return-url';
 import { createAuditRepository } from '../src/audit/repository';
 import { AuditUnavailable, audited } from '../src/audit/audited';
 import { parseCommandLine, positiveInt, UsageError } from './cli';
+import { operatorOf } from './ops-operators';
 
 const USAGE = `usage: npm run keys -- <command> [options] [--json]
   create --account <rootAccountId> --name <name> [--description <text>] [--mode live|test] [--agent <id>] [--platform-fee-bps <n>]
@@ -78,19 +81,21 @@ async function main(argv: string[]): Promise<number> {
   const print = (obj: object, human: string) => console.log(values.json ? JSON.stringify(obj) : human);
   const keyId = () => positiveInt(rest[0], 'keyId');
   const audit = createAuditRepository(db);
-  /** Runs a change on the audit log as this OS user; the key's account is looked up for a key's change. */
+  /** Runs a change on the audit log as the operator `operatorOf` names; the key's account is looked up for a key's change. */
   const recorded = async <T extends object>(
     action: string,
     target: { kind: 'api_key' | 'root_account'; id: number },
     act: () => Promise<T>,
     details: (r: T) => Record<string, unknown>,
   ): Promise<T> => {
+    const { actor, actorVia } = await operatorOf(db, action);
     const rootAccountId = target.kind === 'root_account' ? target.id : ((await service.get(target.id))?.rootAccountId ?? null);
     const { result } = await audited(
       audit,
       {
         actorKind: 'key_cli',
-        actor: os.userInfo().username || 'unknown',
+        actor,
+        actorVia,
         action,
         targetKind: target.kind,
         targetId: String(target.id),

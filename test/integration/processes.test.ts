@@ -3,6 +3,7 @@
  * spec §3/§5), start-up with a bad config, and the worker's start and clean SIGTERM shutdown.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { call, createRootAccount } from '../helpers/fixtures';
@@ -85,7 +86,19 @@ describe('npm run keys', () => {
       ['key_cli', 'unfreeze_key', 'api_key', 'succeeded'],
       ['key_cli', 'delete_key', 'api_key', 'succeeded'],
     ]);
+    // Named as npm run ops names its operator: without OPERATOR_TOKEN, the OS user signed in.
+    expect(new Set(entries.map((e) => `${e.actor} via ${e.actor_via}`))).toEqual(new Set([`${os.userInfo().username} via os_user`]));
     expect(JSON.stringify(entries)).not.toContain(rotated.key);
+    // An operator token that names nobody stops the change before it is made, recorded as refused.
+    const refused = await runScript('scripts/keys.ts', ['freeze', String(k.id)], { OPERATOR_TOKEN: 'opt_nobody_has_this_token' });
+    expect(refused.code).toBe(1);
+    expect(stderrLines(refused)).toEqual([expect.stringMatching(/^keys: .*token/i)]);
+    const attempt = await app.container
+      .db('operator_audit_log')
+      .where({ action: 'freeze_key', outcome: 'refused' })
+      .orderBy('id', 'desc')
+      .first();
+    expect(attempt).toMatchObject({ actor_kind: 'operator_cli', actor_via: 'operator_token' });
   });
 
   test('when return URLs are given at create, changed on the key, cleared, and set for the account, then each step is stored and list shows them', async () => {
