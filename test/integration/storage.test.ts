@@ -97,6 +97,22 @@ afterAll(async () => {
 });
 
 describe('putIfAbsent', () => {
+  /** A new purchase's certificate `number`, stored as a fake PDF of `text`: the purchase's id, the key and the bytes. */
+  const storedCertificate = async (number: string, text: string) => {
+    const id = purchase();
+    const key = certificateKey(id, number);
+    const pdf = fakePdf(text);
+    await store.putIfAbsent(key, pdf, { contentType: 'application/pdf' });
+    return { id, key, pdf };
+  };
+
+  /** Asserts that `key` reads back (through a signed URL) as `bytes` and is purchase `id`'s only object. */
+  const expectOnlyObject = async (id: string, key: string, bytes: Buffer) => {
+    const url = await store.signedReadUrl(key, { expiresInSeconds: 60 });
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer())).toEqual(bytes);
+    expect(await store.list(purchasePrefix(id))).toEqual([key]);
+  };
+
   test('when a PDF is uploaded, then it is created with its content type, size and sha256 metadata', async () => {
     const key = certificateKey(purchase(), 'COI-000001');
     const pdf = fakePdf('one');
@@ -108,10 +124,7 @@ describe('putIfAbsent', () => {
   });
 
   test('when the same bytes are uploaded again, then created is false and there is still one object', async () => {
-    const id = purchase();
-    const key = certificateKey(id, 'COI-000002');
-    const pdf = fakePdf('two');
-    await store.putIfAbsent(key, pdf, { contentType: 'application/pdf' });
+    const { id, key, pdf } = await storedCertificate('COI-000002', 'two');
 
     const again = await store.putIfAbsent(key, Buffer.from(pdf), { contentType: 'application/pdf' });
     const asStream = await store.putIfAbsent(key, Readable.from([pdf.subarray(0, 10), pdf.subarray(10)]), {
@@ -124,25 +137,17 @@ describe('putIfAbsent', () => {
   });
 
   test('when different bytes are uploaded to an existing key, then ObjectConflictError and the original is unchanged', async () => {
-    const id = purchase();
-    const key = certificateKey(id, 'COI-000003');
-    const original = fakePdf('original');
-    await store.putIfAbsent(key, original, { contentType: 'application/pdf' });
+    const { id, key, pdf: original } = await storedCertificate('COI-000003', 'original');
 
     const attempt = store.putIfAbsent(key, fakePdf('changed'), { contentType: 'application/pdf' });
 
     await expect(attempt).rejects.toBeInstanceOf(ObjectConflictError);
     await expect(attempt).rejects.toMatchObject({ key, existingSha256: sha256Of(original) });
-    const url = await store.signedReadUrl(key, { expiresInSeconds: 60 });
-    expect(Buffer.from(await (await fetch(url)).arrayBuffer())).toEqual(original);
-    expect(await store.list(purchasePrefix(id))).toEqual([key]);
+    await expectOnlyObject(id, key, original);
   });
 
   test("when different bytes meet an existing key with onExisting 'keep', then the stored object is kept and described, as a Buffer or a stream", async () => {
-    const id = purchase();
-    const key = certificateKey(id, 'COI-000013');
-    const original = fakePdf('earlier attempt');
-    await store.putIfAbsent(key, original, { contentType: 'application/pdf' });
+    const { id, key, pdf: original } = await storedCertificate('COI-000013', 'earlier attempt');
 
     const reprint = await store.putIfAbsent(key, fakePdf('reprint'), { contentType: 'application/pdf', onExisting: 'keep' });
     const streamed = await store.putIfAbsent(key, Readable.from([fakePdf('streamed reprint')]), {
@@ -152,9 +157,7 @@ describe('putIfAbsent', () => {
 
     expect(reprint).toEqual({ key, created: false, size: original.length, sha256: sha256Of(original) });
     expect(streamed).toEqual(reprint);
-    const url = await store.signedReadUrl(key, { expiresInSeconds: 60 });
-    expect(Buffer.from(await (await fetch(url)).arrayBuffer())).toEqual(original);
-    expect(await store.list(purchasePrefix(id))).toEqual([key]);
+    await expectOnlyObject(id, key, original);
   });
 
   test('when two identical uploads race, then one creates and the other reports created false', async () => {
