@@ -337,21 +337,28 @@ test("when another account's newer purchase holds the same payment intent, then 
 test('when a cancellation voided one day, then the email carries only the certificate still in force and no zip (which holds both); once every day is voided nothing is sent', async () => {
   const bought = await buyAndPay(agency, eventSelection(agency, { start: '2027-05-01', end: '2027-05-02' }));
   const certs = (await waitIssued(agency, bought.paymentIntent)).certificates as Array<{ certificate_number: string }>;
-  const api = (path: string, body: unknown) => call(app.baseUrl, `/api/v1${path}`, { method: 'POST', key: agency.key, body });
-  const units = (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.items[0].covered_units;
-  const cancelled = await api(`/purchases/${bought.purchaseId}/cancel`, { covered_unit_ids: [units[1].id] });
-  expect(cancelled.status).toBe(200);
-  await eventually(
-    async () =>
-      (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.cancellations[0]?.status ===
-      'completed',
-  );
+  const purchase = async () => (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data;
+  /** Cancels the purchase's unit `unitId` (its `n`th cancellation, from 0) and waits until that cancellation is completed. */
+  const cancelUnit = async (unitId: number, n: number) => {
+    const cancelled = await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}/cancel`, {
+      method: 'POST',
+      key: agency.key,
+      body: { covered_unit_ids: [unitId] },
+    });
+    expect(cancelled.status).toBe(200);
+    await eventually(async () => (await purchase()).cancellations[n]?.status === 'completed');
+  };
+  /** Asks for the purchase's proof of coverage to be emailed to `address` by the agency's teammate. */
+  const emailTo = (address: string) =>
+    call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
+      method: 'POST',
+      key: agency.key,
+      body: { idp_teammate_uuid: agency.teammateUuid, purchase_id: bought.purchaseId, email_addresses: [address] },
+    });
+  const units = (await purchase()).items[0].covered_units;
+  await cancelUnit(units[1].id, 0);
 
-  const res = await call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
-    method: 'POST',
-    key: agency.key,
-    body: { idp_teammate_uuid: agency.teammateUuid, purchase_id: bought.purchaseId, email_addresses: ['after-cancel@grandhall.example'] },
-  });
+  const res = await emailTo('after-cancel@grandhall.example');
   expect(res.status).toBe(200);
   const [mail] = await messagesTo('after-cancel@grandhall.example');
   expect(mail!.text).toContain(certs[0]!.certificate_number);
@@ -359,17 +366,8 @@ test('when a cancellation voided one day, then the email carries only the certif
   expect(mail!.text).not.toMatch(/All certificates in one zip/);
   expect(mail!.attachments.map((a) => a.filename)).not.toContain(`${certs[1]!.certificate_number}.pdf`);
 
-  await api(`/purchases/${bought.purchaseId}/cancel`, { covered_unit_ids: [units[0].id] });
-  await eventually(
-    async () =>
-      (await call(app.baseUrl, `/api/v1/purchases/${bought.purchaseId}`, { key: agency.key })).body.data.cancellations[1]?.status ===
-      'completed',
-  );
-  const none = await call(app.baseUrl, '/platform-agency-certs/teamEmailProofofCoverage', {
-    method: 'POST',
-    key: agency.key,
-    body: { idp_teammate_uuid: agency.teammateUuid, purchase_id: bought.purchaseId, email_addresses: ['after-all@grandhall.example'] },
-  });
+  await cancelUnit(units[0].id, 1);
+  const none = await emailTo('after-all@grandhall.example');
   expect([none.status, none.body.code]).toEqual([400, 'INVALID_REQUEST']);
   expect(none.body.message).toMatch(/voided/);
 });
