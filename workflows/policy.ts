@@ -138,6 +138,15 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   let scheduleVersion = 0;
   const due = () => scheduled.filter((e) => e.effectiveMs <= (e.onTestClock ? (testClockMs ?? 0) : Date.now()));
   let chain: Promise<unknown> = Promise.resolve();
+  /**
+   * Runs `change` once every change accepted before it has finished (one change at a time, in the
+   * order they came); answers its result or failure, and the next change runs either way.
+   */
+  const inTurn = <T>(change: () => Promise<T>): Promise<T> => {
+    const run = chain.then(change);
+    chain = run.catch(() => undefined);
+    return run;
+  };
   /** The purchase status this run last published as PurchaseStatus after a cancellation (none yet). */
   let publishedStatus: string | null = null;
   /** Issuance runs an operator's reissue started that are still open (the run does not end under them). */
@@ -207,9 +216,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     cancelUpdate,
     (u) => {
       // One change at a time: each update runs after the previous one has answered.
-      const run = chain.then(() => accept(u.quoteId));
-      chain = run.catch(() => undefined);
-      return run;
+      return inTurn(() => accept(u.quoteId));
     },
     {
       validator: (u) => {
@@ -222,7 +229,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   setHandler(
     cancelSubscriptionUpdate,
     (u) => {
-      const run = chain.then(async () => {
+      return inTurn(async () => {
         await processor.endSubscription({ subscriptionPurchaseId: u.subscriptionPurchaseId, at: u.at });
         if (u.at !== 'now') return { cancellation: null };
         const quoteId = await db.quoteSubscriptionPeriodCancellation({
@@ -232,8 +239,6 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         });
         return { cancellation: quoteId ? await accept(quoteId) : null };
       });
-      chain = run.catch(() => undefined);
-      return run;
     },
     {
       validator: (u) => {
@@ -245,15 +250,13 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
 
   setHandler(subscriptionChangedSignal, async (change) => {
     // An async handler: the idle ending waits for it (allHandlersFinished).
-    const run = chain.then(() => db.recordSubscriptionChange(change));
-    chain = run.catch(() => undefined);
-    await chain;
+    await inTurn(() => db.recordSubscriptionChange(change)).catch(() => undefined);
   });
 
   setHandler(
     rescindCancellationUpdate,
     (u) => {
-      const run = chain.then(async () => {
+      return inTurn(async () => {
         const c = await db.rescindCancellation({ purchaseId: input.purchaseId, cancellationId: u.cancellationId });
         const at = scheduled.findIndex((e) => e.cancellationId === u.cancellationId);
         if (at >= 0) scheduled.splice(at, 1);
@@ -262,8 +265,6 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         if (entry) entry.phase = 'rescinded';
         return c;
       });
-      chain = run.catch(() => undefined);
-      return run;
     },
     {
       validator: (u) => {
@@ -276,7 +277,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   setHandler(
     addCertificateHolderUpdate,
     (u) => {
-      const run = chain.then(async () => {
+      return inTurn(async () => {
         for (;;) {
           const r = await holderActs.addCertificateHolder({ purchaseId: input.purchaseId, requestKey: u.requestKey, holder: u.holder });
           if (r.kind === 'added') {
@@ -286,8 +287,6 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
           await untilIssued(); // the purchase's certificates are still being issued: the holder waits for them
         }
       });
-      chain = run.catch(() => undefined);
-      return run;
     },
     {
       validator: (u) => {
@@ -337,11 +336,9 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
 
   setHandler(endorsementPaidSignal, async ({ quoteId }) => {
     // An async handler: the idle ending waits for it (allHandlersFinished).
-    const run = chain.then(async () => {
+    await inTurn(async () => {
       if (await endorsementPayments.recordEndorsementPaid({ quoteId })) await applyPaid(quoteId);
-    });
-    chain = run.catch(() => undefined);
-    await chain;
+    }).catch(() => undefined);
   });
 
   setHandler(
@@ -349,11 +346,9 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     (u) => {
       if (u.payment) {
         const payment = u.payment;
-        const paid = chain.then(() => endorseWithPayment(u.quoteId, payment));
-        chain = paid.catch(() => undefined);
-        return paid;
+        return inTurn(() => endorseWithPayment(u.quoteId, payment));
       }
-      const run = chain.then(async () => {
+      return inTurn(async () => {
         for (;;) {
           const r = await endorsementActs.applyEndorsement({ purchaseId: input.purchaseId, quoteId: u.quoteId });
           if (r.kind === 'applied') {
@@ -364,8 +359,6 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
           await untilIssued(); // the purchase's certificates are still being issued: the endorsement waits for them
         }
       });
-      chain = run.catch(() => undefined);
-      return run;
     },
     {
       validator: (u) => {
@@ -383,9 +376,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   setHandler(
     removeCertificateHolderUpdate,
     (u) => {
-      const run = chain.then(() => holderActs.removeCertificateHolder({ purchaseId: input.purchaseId, holderId: u.holderId }));
-      chain = run.catch(() => undefined);
-      return run;
+      return inTurn(() => holderActs.removeCertificateHolder({ purchaseId: input.purchaseId, holderId: u.holderId }));
     },
     {
       validator: (u) => {
@@ -397,13 +388,11 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
 
   setHandler(processorRefundSignal, async (refund) => {
     // An async handler: the idle ending waits for it (allHandlersFinished).
-    const run = chain.then(async () => {
+    await inTurn(async () => {
       const r = await sale.recordRefund(refund);
       view.processorEvents.push({ eventId: refund.eventId, kind: 'refund', refundedMinor: r.refundedMinor, refunded: r.refunded });
       if (r.refunded) upsertSearchAttributes({ PurchaseStatus: ['refunded'] });
-    });
-    chain = run.catch(() => undefined);
-    await chain;
+    }).catch(() => undefined);
   });
 
   setHandler(renewalPaidSignal, async (renewal) => {
@@ -417,7 +406,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       phase: 'creating',
     };
     view.renewals.push(entry);
-    const run = chain.then(async () => {
+    await inTurn(async () => {
       const made = await renewalActs.createRenewalPurchase(renewal);
       Object.assign(entry, { renewalPurchaseId: made.purchaseId, period: made.period, phase: 'issuing' });
       await executeChild(certificatesWorkflow, {
@@ -427,9 +416,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       });
       entry.phase = 'issued';
-    });
-    chain = run.catch(() => undefined);
-    await chain;
+    }).catch(() => undefined);
   });
 
   setHandler(reissueCertificatesUpdate, () => {
@@ -438,7 +425,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
     const workflowId = certificatesWorkflowId(input.purchaseId);
     let answer!: (a: ReissueAnswer) => void;
     const answered = new Promise<ReissueAnswer>((resolve) => (answer = resolve));
-    const run = chain.then(async () => {
+    const run = inTurn(async () => {
       let child;
       try {
         child = await startChild(certificatesWorkflow, {
@@ -461,17 +448,14 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
         reissuesOpen--;
       }
     });
-    chain = run.catch(() => undefined);
     return Promise.race([answered, run.then(() => answered)]);
   });
 
   setHandler(processorDisputeSignal, async (dispute) => {
-    const run = chain.then(async () => {
+    await inTurn(async () => {
       const r = await disputes.recordDispute(dispute);
       view.processorEvents.push({ eventId: dispute.eventId, kind: 'dispute', ...r });
-    });
-    chain = run.catch(() => undefined);
-    await chain;
+    }).catch(() => undefined);
   });
 
   setHandler(testClockAdvancedSignal, ({ frozenTime }) => {
@@ -481,7 +465,7 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
   });
 
   setHandler(retryFailedCancellationsUpdate, () => {
-    const run = chain.then(async () => {
+    return inTurn(async () => {
       const ids = await db.reopenUnfinishedCancellations({ purchaseId: input.purchaseId });
       for (const id of ids) {
         const entry = view.cancellations.find((c) => c.cancellationId === id);
@@ -491,8 +475,6 @@ export async function policyWorkflow(input: PolicyWorkflowInput): Promise<Policy
       }
       return ids;
     });
-    chain = run.catch(() => undefined);
-    return run;
   });
 
   for (;;) {
