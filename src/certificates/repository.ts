@@ -154,6 +154,18 @@ export interface StoredCertificate {
 }
 
 export function createCertificatesRepository(db: Db | Knex.Transaction) {
+  /**
+   * The certificates of purchase `purchaseId` (`c`) with the covered unit (`cu`), purchase item
+   * (`i`) and product line (`pl`) each is of, and its certificate holder (`h`; none for a
+   * certificate of the purchase itself): the rows the issuing and listing reads start from.
+   */
+  const purchaseCertificates = (purchaseId: number) =>
+    db('certificates as c')
+      .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
+      .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
+      .join('product_lines as pl', 'pl.id', 'c.product_line_id')
+      .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id')
+      .where('c.purchase_id', purchaseId);
   return {
     /**
      * Plans the purchase's certificates: one row per covered unit, numbered once. Returns the
@@ -195,18 +207,13 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
     /** Template data of the given certificates of `purchaseId` that are not stored yet. */
     async pendingForIssue(purchaseId: number, certificateIds: readonly number[]): Promise<IssuanceRow[]> {
       if (certificateIds.length === 0) return [];
-      const rows = await db('certificates as c')
+      const rows = await purchaseCertificates(purchaseId)
         .join('purchases as p', 'p.id', 'c.purchase_id')
         .join('root_accounts as ra', 'ra.id', 'p.root_account_id')
         .join('buyers as b', 'b.id', 'p.buyer_id')
-        .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
-        .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
-        .join('product_lines as pl', 'pl.id', 'c.product_line_id')
         .leftJoin('root_accounts as ins', 'ins.id', 'pl.insurer_root_account_id')
         .leftJoin('question_sets as qs', 'qs.id', 'pl.question_set_id')
-        .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id')
         .leftJoin('product_certificate_settings as pcs', 'pcs.product_line_id', 'pl.id')
-        .where('c.purchase_id', purchaseId)
         .whereIn('c.id', certificateIds)
         .whereNull('c.storage_key')
         .orderBy('c.id')
@@ -343,13 +350,8 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
      * product-line, unit, holder and version order.
      */
     async listForPurchase(purchaseId: number, opts: { includeSuperseded?: boolean } = {}): Promise<StoredCertificate[]> {
-      const q = db('certificates as c')
-        .join('covered_units as cu', 'cu.id', 'c.covered_unit_id')
-        .join('purchase_items as i', 'i.id', 'c.purchase_item_id')
-        .join('product_lines as pl', 'pl.id', 'c.product_line_id')
-        .leftJoin('certificate_holders as h', 'h.id', 'c.certificate_holder_id')
+      const q = purchaseCertificates(purchaseId)
         .leftJoin('certificates as next', 'next.id', 'c.superseded_by_id')
-        .where('c.purchase_id', purchaseId)
         .orderBy([
           { column: 'i.position' },
           { column: 'cu.unit_index' },
