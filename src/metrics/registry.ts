@@ -234,13 +234,16 @@ export function boundedCount<T>(count: () => Promise<T>, timing: CountTiming = {
   };
 }
 
+/** A figure for each key mode (`live`, `test`), e.g. a count of rows of that mode. */
+export type PerMode = Record<'live' | 'test', number>;
+
 /**
  * Makes every scrape of `gauge` (labelled by `mode` only) set its `live` and `test` series from
  * `count`, a figure per mode, through `boundedCount` with `timing`: no count (failed, or late and
  * the last one too old) resets the gauge, so the series are absent from that scrape rather than
  * stale.
  */
-function collectPerMode(gauge: Gauge, count: () => Promise<Record<'live' | 'test', number>>, timing: CountTiming): void {
+function collectPerMode(gauge: Gauge, count: () => Promise<PerMode>, timing: CountTiming): void {
   const collected = gauge as Gauge & { collect?: () => Promise<void> };
   const counted = boundedCount(count, timing);
   collected.collect = async () => {
@@ -279,11 +282,7 @@ export function watchCancellationsNeedingAttention(
  * (`reconciliation_differences{mode}`: 0 until a mode is first reconciled), through `boundedCount`
  * like the counts above (a failed read removes the series from that scrape).
  */
-export function watchReconciliationDifferences(
-  metrics: WorkerMetrics,
-  latest: () => Promise<Record<'live' | 'test', number>>,
-  timing: CountTiming = {},
-): void {
+export function watchReconciliationDifferences(metrics: WorkerMetrics, latest: () => Promise<PerMode>, timing: CountTiming = {}): void {
   collectPerMode(metrics.reconciliationDifferences, latest, timing);
 }
 
@@ -292,11 +291,7 @@ export function watchReconciliationDifferences(
  * (`claims_acknowledgement_overdue{mode}`, the figure behind `ClaimAcknowledgementOverdue`),
  * through `boundedCount` like the counts above (a failed count removes the series from that scrape).
  */
-export function watchClaimsAcknowledgementOverdue(
-  metrics: WorkerMetrics,
-  count: () => Promise<Record<'live' | 'test', number>>,
-  timing: CountTiming = {},
-): void {
+export function watchClaimsAcknowledgementOverdue(metrics: WorkerMetrics, count: () => Promise<PerMode>, timing: CountTiming = {}): void {
   collectPerMode(metrics.claimsAcknowledgementOverdue, count, timing);
 }
 
@@ -310,7 +305,7 @@ export function watchClaimsAcknowledgementOverdue(
  */
 export function watchPaidWithoutCertificates(
   metrics: WorkerMetrics,
-  count: (olderThanSeconds: number) => Promise<Record<'live' | 'test', number>>,
+  count: (olderThanSeconds: number) => Promise<PerMode>,
   timing: CountTiming = {},
 ): void {
   collectPerMode(metrics.paidWithoutCertificates, () => count(600), timing);
