@@ -23,6 +23,14 @@ const PRODUCT_NAME = 'Event Liability';
 /** The instant the simulated processor created the invoices (unix seconds). */
 const INVOICED_AT = 1_795_000_000;
 const isoOf = (s: number) => new Date(s * 1000).toISOString();
+/** The answer for a purchase without an invoice: its id and payment intent, `status`, no invoices, and `receipt` (the processor's, or null). */
+const withoutInvoice = (purchaseId: number, paymentIntent: string, status: string, receipt: Record<string, unknown> | null = null) => ({
+  purchase_id: purchaseId,
+  payment_intent: paymentIntent,
+  status,
+  invoices: [],
+  receipt,
+});
 
 interface Purchase {
   purchaseId: number;
@@ -408,13 +416,7 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
 
     const row = await env.app.container.db('purchases').where({ id: p.purchaseId }).first();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      purchase_id: p.purchaseId,
-      payment_intent: row.payment_intent_id,
-      status: 'unpaid',
-      invoices: [],
-      receipt: null,
-    });
+    expect(res.body).toEqual(withoutInvoice(p.purchaseId, row.payment_intent_id, 'unpaid'));
     expect(sessionReads(p.sessionId)).toBe(1);
   });
 
@@ -456,20 +458,10 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
     const notInvoiced = await post(ROOT, { idp_root_account_uuid: env.rootUuid, payment_intent: savedCardIntent });
 
     expect(pending.status).toBe(200);
-    expect(pending.body).toEqual({
-      purchase_id: awaiting.purchaseId,
-      payment_intent: awaitingIntent,
-      status: 'pending',
-      invoices: [],
-      receipt: null,
-    });
+    expect(pending.body).toEqual(withoutInvoice(awaiting.purchaseId, awaitingIntent, 'pending'));
     expect(notInvoiced.status).toBe(200);
-    expect(notInvoiced.body).toEqual({
-      purchase_id: savedCard.purchaseId,
-      payment_intent: savedCardIntent,
-      status: 'not_invoiced',
-      invoices: [],
-      receipt: {
+    expect(notInvoiced.body).toEqual(
+      withoutInvoice(savedCard.purchaseId, savedCardIntent, 'not_invoiced', {
         charge_id: `ch_${savedCard.purchaseId}`,
         amount: savedCard.amountTotal,
         amount_refunded: 700,
@@ -477,8 +469,8 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
         paid_at: isoOf(chargedAt),
         receipt_number: '1234-5678',
         receipt_url: `https://pay.stripe.com/receipts/payment/${savedCard.purchaseId}`,
-      },
-    });
+      }),
+    );
     // Only a purchase without an invoice asks for the payment intent.
     const intentReads = (id: string) => env.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${id}`);
     expect([intentReads(awaitingIntent).length, intentReads(savedCardIntent).length]).toEqual([0, 1]);
@@ -499,7 +491,7 @@ describe('invoice data (POST /platform-agency-certs/getInvoiceData and /platform
     const res = await post(TEAMMATE, { idp_teammate_uuid: env.teammateUuid, purchase_id: p.purchaseId });
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ purchase_id: p.purchaseId, payment_intent: intent, status: 'not_invoiced', invoices: [], receipt: null });
+    expect(res.body).toEqual(withoutInvoice(p.purchaseId, intent, 'not_invoiced'));
   });
 
   test('when the processor is unreachable, then 503 CONNECTION_ERROR as a bare error; when it fails, then 500 API_ERROR (failure from the proxy)', async () => {
