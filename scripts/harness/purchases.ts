@@ -118,6 +118,19 @@ export function payByTestHelper(app: Pick<ApiHandle, 'baseUrl'>, account: { key:
   });
 }
 
+/**
+ * Checks out one purchase and pays it as the processor reports a payment: a signed
+ * `checkout.session.completed` webhook (payment intent `pi_paid_<id>`); does not wait for the
+ * certificates. Answers the purchase's and the checkout session's ids.
+ * @throws {Error} when the checkout or the webhook is not answered 200.
+ */
+export async function checkoutPaidByWebhook(app: ApiHandle, account: QuotingAccount): Promise<{ purchaseId: number; sessionId: string }> {
+  const session = await checkout(app, account);
+  const delivered = await deliverWebhook(app, sessionCompletedEvent(session.purchaseId, session.sessionId));
+  if (delivered.status !== 200) throw new Error(`webhook: ${delivered.status} ${delivered.text}`);
+  return session;
+}
+
 /** Checks out one purchase, pays it through the test helper and waits until its workflow has issued the certificates; its id. */
 export async function issuedPurchase(app: ApiHandle, account: QuotingAccount): Promise<number> {
   const { purchaseId } = await checkout(app, account);

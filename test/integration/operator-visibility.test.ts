@@ -11,14 +11,7 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import type { TestApp } from '../helpers/app';
 import { useStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
-import {
-  WEBHOOK_SECRET,
-  checkout,
-  createQuotingAccount,
-  deliverWebhook,
-  scheduledActivities,
-  sessionCompletedEvent,
-} from '../helpers/purchases';
+import { WEBHOOK_SECRET, checkoutPaidByWebhook, createQuotingAccount, scheduledActivities } from '../helpers/purchases';
 import {
   certificatesWorkflowId,
   purchaseWorkflowId,
@@ -51,10 +44,7 @@ let purchaseId: number;
 
 beforeAll(async () => {
   app = stack.app;
-  const account = await createQuotingAccount(app);
-  const session = await checkout(app, account);
-  purchaseId = session.purchaseId;
-  expect((await deliverWebhook(app, sessionCompletedEvent(purchaseId, session.sessionId))).status).toBe(200);
+  ({ purchaseId } = await checkoutPaidByWebhook(app, await createQuotingAccount(app)));
   await eventually(async () => (await app.container.db('purchases').where({ id: purchaseId }).first()).status === 'issued', 60_000);
 }, 120_000);
 
