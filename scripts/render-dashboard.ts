@@ -11,10 +11,13 @@
  *     `/readyz` on :9465 too.
  *  2. Prometheus: `PROMETHEUS_BIN` (default /usr/bin/prometheus, Debian's `prometheus` package)
  *     on a free loopback port, with a temporary config and storage directory: every 2 s it scrapes
+ *     every job of `npm run dev`'s Prometheus (scripts/prometheus-config.cjs `localPrometheusConfig`):
  *     the API's metrics (127.0.0.1:`METRICS_PORT`, default 9464, job `coi-api`), the worker's
- *     (`WORKER_METRICS_PORT`, default 9465, job `coi-worker`) and the worker's Temporal SDK
- *     exporter (9466, job `coi-worker-sdk`), the service's jobs of `ops/prometheus/prometheus.yml`
- *     (not Temporal's or postgres_exporter's), and it evaluates `ops/prometheus/alerts.yml`. Stopped and deleted at the end.
+ *     (`WORKER_METRICS_PORT`, default 9465, job `coi-worker`), the worker's Temporal SDK exporter
+ *     (9466, job `coi-worker-sdk`), the Temporal server's metrics (9233), postgres_exporter (9187)
+ *     and the blackbox exporter's probes of `RENDER_BASE_URL` (9115, job `coi-probe`), the last three
+ *     as `npm run dev` starts them; and it evaluates `ops/prometheus/alerts.yml` (no Alertmanager).
+ *     Stopped and deleted at the end.
  *  3. Traffic for `RENDER_TRAFFIC_SECONDS` (default 240): `npm run demo` again and again at
  *     uneven pauses (products, bundle, buyer, quote, checkout, test-mode payment, certificates,
  *     agency events), bad input beside it (400, 403 and 404 answers, payment webhooks with a
@@ -182,18 +185,24 @@ async function stopGroup(child: ChildProcess, name: string, signal: NodeJS.Signa
   if (!(await exited(child, 60_000))) process.kill(-child.pid, 'SIGKILL');
 }
 
-/** Prometheus' config for the run (JSON is YAML): the jobs of ops/prometheus/prometheus.yml on loopback. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { localPrometheusConfig } = require('./prometheus-config.cjs') as { localPrometheusConfig(o: object): object };
+
+/** Prometheus' config for the run (JSON is YAML): `npm run dev`'s scrape jobs (scripts/prometheus-config.cjs) every SCRAPE_SECONDS, without an Alertmanager. */
 function prometheusConfig(): string {
-  const job = (name: string, port: number) => ({ job_name: name, static_configs: [{ targets: [`127.0.0.1:${port}`] }] });
-  return JSON.stringify(
-    {
-      global: { scrape_interval: `${SCRAPE_SECONDS}s`, evaluation_interval: `${SCRAPE_SECONDS}s` },
-      rule_files: [ALERTS_FILE],
-      scrape_configs: [job('coi-api', API_METRICS_PORT), job('coi-worker', WORKER_METRICS_PORT), job('coi-worker-sdk', SDK_METRICS_PORT)],
-    },
-    null,
-    2,
-  );
+  const local = localPrometheusConfig({
+    api: [`127.0.0.1:${API_METRICS_PORT}`],
+    workers: [`127.0.0.1:${WORKER_METRICS_PORT}`],
+    workerSdk: [`127.0.0.1:${SDK_METRICS_PORT}`],
+    temporal: ['127.0.0.1:9233'],
+    postgresExporter: '127.0.0.1:9187',
+    blackbox: '127.0.0.1:9115',
+    publicApis: [BASE_URL.replace(/\/+$/, '')],
+    alertmanager: null,
+    rulesFile: ALERTS_FILE,
+    scrapeInterval: `${SCRAPE_SECONDS}s`,
+  });
+  return JSON.stringify(local, null, 2);
 }
 
 class Prometheus {
@@ -656,7 +665,7 @@ async function main(): Promise<void> {
     const when = (s: number) => new Date(s * 1000).toISOString().replace('T', ' ').slice(0, 19);
     const notes = [
       `Not Grafana (not installable on this machine): ${path.relative(ROOT, DASHBOARD_FILE)} drawn by \`npm run dashboard:render\` (scripts/render-dashboard.ts) with Chart.js in headless Chromium, each panel's PromQL run through Prometheus' query_range.`,
-      `Prometheus ${build.version} scraping a local \`npm run dev\` stack every ${SCRAPE_SECONDS} s (coi-api 127.0.0.1:${API_METRICS_PORT}, coi-worker 127.0.0.1:${WORKER_METRICS_PORT}); window ${when(start)} – ${when(end)} UTC, step ${STEP_SECONDS} s.`,
+      `Prometheus ${build.version} scraping a local \`npm run dev\` stack every ${SCRAPE_SECONDS} s (coi-api 127.0.0.1:${API_METRICS_PORT}, coi-worker 127.0.0.1:${WORKER_METRICS_PORT}, its SDK exporter, Temporal, postgres_exporter, the blackbox probes of ${BASE_URL}); window ${when(start)} – ${when(end)} UTC, step ${STEP_SECONDS} s.`,
       `Traffic: npm run demo ${demos.runs}× (${demos.purchases} purchases paid through the test helper, ${demos.failed} runs failed); bad input and two bursts over the per-key rate limit beside it: ${badInput}.`,
     ];
     const chartJs = fs.readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), 'utf8');

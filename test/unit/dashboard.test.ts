@@ -21,7 +21,7 @@ type Datasource = { type: string; uid: string };
 const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana/dashboard.json'), 'utf8')) as {
   __inputs: Array<{ type: string; pluginId: string }>;
   templating: { list: Array<{ name: string; type: string }> };
-  panels: Array<{ title: string; datasource: Datasource; targets: Array<{ expr: string; datasource: Datasource }> }>;
+  panels: Array<{ id: number; title: string; datasource: Datasource; targets: Array<{ expr: string; datasource: Datasource }> }>;
 };
 /** The rules of ops/prometheus/alerts.yml: alerts (`alert`) and recording rules (`record`). */
 const rules = (
@@ -187,4 +187,16 @@ test("when the SLO report's panels are read, then they show each objective's 30-
   expect(slo.filter((e) => e.expr.includes('(1 - coi:slo_objective:ratio)')).map((e) => e.title)).toEqual([
     'SLO error budget left, last 30 days (below 0: exhausted)',
   ]);
+});
+
+test('when the committed picture is read, then it shows every panel: docs/screenshots/panels holds one PNG per panel, named by its id (npm run dashboard:render writes them)', () => {
+  const panelDir = path.join(ROOT, 'docs/screenshots/panels');
+  const drawn = fs
+    .readdirSync(panelDir)
+    .filter((f) => f.endsWith('.png'))
+    .map((f) => Number(/^(\d+)-/.exec(f)?.[1]));
+  const ids = dashboard.panels.map((p) => p.id);
+  expect(drawn.sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  // The whole picture is rendered with them (written first, so never older than the panels' run).
+  expect(fs.statSync(path.join(ROOT, 'docs/screenshots/dashboard.png')).size).toBeGreaterThan(0);
 });
