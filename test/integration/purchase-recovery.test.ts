@@ -50,6 +50,16 @@ const issued = (env: Env, id: number, timeoutMs = 60_000) =>
     return r.status === 'issued' && r.certificates_issued_at ? r : null;
   }, timeoutMs);
 
+/**
+ * The stack the suites of a closed run and of the ops commands share (checkouts polled every
+ * second); the tests that need other settings or replaced activities start stacks of their own.
+ */
+let env: Env;
+beforeAll(async () => {
+  env = await setUp({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
+});
+afterAll(() => tearDown(env));
+
 describe('a processor outage longer than any attempt limit', () => {
   test('when the processor is unreachable for 15 checks in a row and the paid webhook arrives meanwhile, then the purchase is paid and issued, never failed', async () => {
     let attempts = 0;
@@ -167,12 +177,6 @@ describe('a payment that arrives while the run is writing its final status', () 
 });
 
 describe('a payment for a purchase whose workflow run has closed', () => {
-  let env: Env;
-  beforeAll(async () => {
-    env = await setUp({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
-  });
-  afterAll(() => tearDown(env));
-
   test('when the run was terminated and the signed payment arrives, then a new run records the payment and issues the certificates, once', async () => {
     const res = await checkout(env);
     const purchaseId = res.body.purchase_id as number;
@@ -247,7 +251,6 @@ describe('a payment for a purchase whose workflow run has closed', () => {
 });
 
 describe('npm run ops: reissue and recover, guarded', () => {
-  let env: Env;
   const ops = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
     runScript('scripts/ops.ts', [...args, '--json'], {
       TEMPORAL_TASK_QUEUE: env.worker.taskQueue,
@@ -257,10 +260,28 @@ describe('npm run ops: reissue and recover, guarded', () => {
       ...extraEnv,
     });
   const why = ['--reason', 'recovery test'];
-  beforeAll(async () => {
-    env = await setUp({ CHECKOUT_POLL_INTERVAL_SECONDS: '1' });
-  });
-  afterAll(() => tearDown(env));
+  /**
+   * Runs `ops <command> --purchase <id>` and asserts it exited 0 having started `workflowId`, with
+   * the purchase then `status` and its standing holding `standing` too.
+   */
+  const expectStarted = async (
+    command: 'recover' | 'reissue',
+    purchaseId: number,
+    workflowId: string,
+    status: string,
+    standing: Record<string, unknown>,
+  ) => {
+    const r = await ops([command, '--purchase', String(purchaseId), ...why]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      purchaseId,
+      workflowId,
+      action: 'started',
+      audit_id: expect.any(Number),
+      purchase_status: status,
+      standing: expect.objectContaining({ purchase_id: purchaseId, status, ...standing }),
+    });
+  };
 
   test('when a terminated purchase is recovered and then paid, then it is issued; reissue then runs issuance again without a second certificate and stores a lost one again under its number, and recover refuses', async () => {
     const res = await checkout(env);
@@ -275,16 +296,7 @@ describe('npm run ops: reissue and recover, guarded', () => {
     });
 
     await handle(env, purchaseId).terminate('simulated: the run closed');
-    const recovered = await ops(['recover', '--purchase', String(purchaseId), ...why]);
-    expect(recovered.code).toBe(0);
-    expect(JSON.parse(recovered.stdout)).toEqual({
-      purchaseId,
-      workflowId: `purchase-${purchaseId}`,
-      action: 'started',
-      audit_id: expect.any(Number),
-      purchase_status: 'awaiting_payment',
-      standing: expect.objectContaining({ purchase_id: purchaseId, status: 'awaiting_payment', in_force_units: 0 }),
-    });
+    await expectStarted('recover', purchaseId, `purchase-${purchaseId}`, 'awaiting_payment', { in_force_units: 0 });
     expect((await handle(env, purchaseId).describe()).status.name).toBe('RUNNING');
     // The resumed run waits for the payment like the first one did.
     const delivered = await deliver(env, sessionCompletedEvent(purchaseId, res.body.id));
@@ -302,16 +314,7 @@ describe('npm run ops: reissue and recover, guarded', () => {
     const store = createObjectStore(env.app.container.config);
     expect(await store.deletePrefix(before[0].storage_key)).toBe(1);
     expect(await store.stat(before[0].storage_key)).toBeNull();
-    const reissued = await ops(['reissue', '--purchase', String(purchaseId), ...why]);
-    expect(reissued.code).toBe(0);
-    expect(JSON.parse(reissued.stdout)).toEqual({
-      purchaseId,
-      workflowId: `certificates-${purchaseId}`,
-      action: 'started',
-      audit_id: expect.any(Number),
-      purchase_status: 'issued',
-      standing: expect.objectContaining({ purchase_id: purchaseId, status: 'issued', cancelled_units: 0 }),
-    });
+    await expectStarted('reissue', purchaseId, `certificates-${purchaseId}`, 'issued', { cancelled_units: 0 });
     const reissuedRun = env.app.container.temporal.client.workflow.getHandle(`certificates-${purchaseId}`);
     await reissuedRun.result();
     // The operator's run is found like the purchase: by agency and mode, with a summary.
