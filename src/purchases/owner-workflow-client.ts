@@ -43,11 +43,10 @@ import {
   type CertificateHolderInput,
 } from '../../workflows/contracts';
 import type { PurchaseRecord } from './purchase-record';
-import { startAttributes as attributesOf, withDeadline, type PurchaseStartFacts, type WorkflowClientDeps } from './workflow-starts';
+import { clientSettings, withDeadline, type PurchaseStartFacts, type WorkflowClientDeps } from './workflow-starts';
 
 export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
-  const timeoutMs = deps.timeoutMs ?? 30_000;
-  const startAttributes = (p: PurchaseStartFacts) => attributesOf(deps.buyerEmailHashKey, p);
+  const { timeoutMs, startAttributes } = clientSettings(deps);
   /** What `policy-<id>` starts with: its refunds go to the main queue's rate-capped refunds queue. */
   const policyInput = (purchaseId: number): PolicyWorkflowInput => ({
     purchaseId,

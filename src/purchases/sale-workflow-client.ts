@@ -28,17 +28,10 @@ import {
   type PurchaseWorkflowInput,
   type SavedCardChargeResult,
 } from '../../workflows/contracts';
-import {
-  processorType,
-  startAttributes as attributesOf,
-  withDeadline,
-  type PurchaseStartFacts,
-  type WorkflowClientDeps,
-} from './workflow-starts';
+import { clientSettings, processorType, withDeadline, type PurchaseStartFacts, type WorkflowClientDeps } from './workflow-starts';
 
 export function createSaleWorkflowClient(deps: WorkflowClientDeps) {
-  const timeoutMs = deps.timeoutMs ?? 30_000;
-  const startAttributes = (p: PurchaseStartFacts) => attributesOf(deps.buyerEmailHashKey, p);
+  const { timeoutMs, startAttributes } = clientSettings(deps);
   async function signalPayment(purchaseId: number, event: PaymentEvent): Promise<boolean> {
     try {
       await deps.client.workflow.getHandle(purchaseWorkflowId(purchaseId)).signal(PAYMENT_EVENT_SIGNAL, event);

@@ -34,6 +34,19 @@ export interface WorkflowClientDeps {
   buyerEmailHashKey: string;
 }
 
+/**
+ * What a purchase workflow client works with, from its `deps`: how long it waits for a workflow's
+ * answer (`timeoutMs`, 30 000 ms unless `deps.timeoutMs` says) and the search attributes and
+ * summary a run of a purchase starts with (`startAttributes`, its buyer's email hashed with the
+ * deployment's key).
+ */
+export function clientSettings(deps: WorkflowClientDeps) {
+  return {
+    timeoutMs: deps.timeoutMs ?? 30_000,
+    startAttributes: (p: PurchaseStartFacts) => startAttributes(deps.buyerEmailHashKey, p),
+  };
+}
+
 /** What a purchase workflow is started with: the purchase's operator-facing facts (amount in minor units). */
 export type PurchaseStartFacts = Pick<
   PurchaseRecord,
