@@ -59,6 +59,7 @@ import { policyClock } from '../src/purchases/cancellation-pricing';
 import { changeRefusal } from '../src/purchases/rules';
 import { createProductsRepository } from '../src/products/repository';
 import { allocateRefund, RefundNotCoveredError } from '../src/purchases/refund-allocation';
+import { PROCESSOR_TAX_LINE } from '../src/taxes/premium-tax';
 
 export interface EndorsementActivityDeps {
   db: Db;
@@ -193,6 +194,7 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
               currency: p.currency,
               premiumMinor: e.premiumDifferenceMinor,
               platformFeeMinor: e.platformFeeDifferenceMinor,
+              taxMinor: e.taxDifferenceMinor,
               paymentIntentId: e.paymentIntentId,
               effectiveAt: at,
               additions: e.additions,
@@ -372,6 +374,15 @@ export function createEndorsementActivities(deps: EndorsementActivityDeps) {
         lineItems.push({
           quantity: 1,
           price_data: { currency: e.currency, unit_amount: e.platformFeeDifferenceMinor, product_data: { name: 'Platform fee' } },
+        });
+      if (e.taxDifferenceMinor > 0)
+        lineItems.push({
+          quantity: 1,
+          price_data: {
+            currency: e.currency,
+            unit_amount: e.taxDifferenceMinor,
+            product_data: { name: 'Premium tax', metadata: { line: PROCESSOR_TAX_LINE } },
+          },
         });
       let session: Stripe.Checkout.Session;
       try {

@@ -4497,7 +4497,9 @@ export interface components {
             premium_difference: number;
             /** @description Platform fee difference, integer minor units of `currency` */
             platform_fee_difference: number;
-            /** @description Total difference, integer minor units of `currency` */
+            /** @description Premium tax on the premium added, at the rates the item’s sale was taxed with (a fixed amount per policy is not charged again); 0 when the product is not taxed or nothing is added. A cancellation gives it back with the sale’s tax, in proportion to the premium it returns, integer minor units of `currency` */
+            tax_difference: number;
+            /** @description Total difference: premium, platform fee and premium tax, integer minor units of `currency` */
             total_difference: number;
             /** @description The purchase’s total after the change, integer minor units of `currency` */
             new_amount_total: number;

@@ -32,14 +32,18 @@
  *   was collected for it on the units not started (started ones are earned, as in a
  *   cancellation). The holder's certificates in force are reissued with the marks.
  * Priced changes (units added, holder endorsements) go in an endorsement of their own. A positive
- * difference adds the purchase's platform fee rate on its premium; a negative one gives back
- * premium only (the platform fee comes back only when a cancellation ends the policy).
+ * difference adds the purchase's platform fee rate on its premium and, on a taxed item, the premium
+ * tax on the premium added to it at the rates its sale was taxed with (a fixed amount per policy is
+ * not charged again); a cancellation later gives that tax back by the refund rule, with the sale's.
+ * A negative one gives back premium only (the platform fee and the tax come back only when a
+ * cancellation returns the premium of the policy's units).
  * Amounts in integer minor units. Refusals are `EndorsementError`s carrying the API's code.
  */
 import { createHash } from 'node:crypto';
 import { expandDays, expandTrips } from '../quotes/coverage';
 import { MAX_CHARGE_MINOR, priceQuote } from '../quotes/pricing';
 import { splitEvenly } from '../purchases/refund-rule';
+import { taxOnAddedPremium } from '../taxes/premium-tax';
 import { hasStarted, isCancellableUnit, standingOf } from '../purchases/rules';
 import type { PurchaseItemDetail, PurchaseRecord } from '../purchases/purchase-record';
 import type { HolderEndorsementKind, HolderPremiumOnNewUnit, LedgerUnitPremium } from '../purchases/ledger-record';
@@ -122,9 +126,10 @@ export interface PlannedReissue {
 }
 
 export interface EndorsementPlan {
-  /** Premium, platform fee and total differences (minor units; positive only for units added). */
+  /** Premium, platform fee, premium tax and total differences (minor units; fee and tax only when premium is added). */
   premiumDifferenceMinor: number;
   platformFeeDifferenceMinor: number;
+  taxDifferenceMinor: number;
   totalDifferenceMinor: number;
   /** The certificates in force the change reissues as a new version, each with its old and new window. */
   reissues: PlannedReissue[];
@@ -168,6 +173,7 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
   const plan: EndorsementPlan = {
     premiumDifferenceMinor: 0,
     platformFeeDifferenceMinor: 0,
+    taxDifferenceMinor: 0,
     totalDifferenceMinor: 0,
     reissues: [],
     namedInsured: null,
@@ -390,7 +396,8 @@ export function planEndorsement(state: EndorsementState, changes: EndorsementCha
       [{ unitPriceMinor: premium, units: 1, priceFactor: 1 }],
       state.purchase.platformFeeBps,
     ).platformFeeMinor;
-    plan.totalDifferenceMinor = plan.premiumDifferenceMinor + plan.platformFeeDifferenceMinor;
+    plan.taxDifferenceMinor = taxOnAdditions(state.items, plan);
+    plan.totalDifferenceMinor = plan.premiumDifferenceMinor + plan.platformFeeDifferenceMinor + plan.taxDifferenceMinor;
     if (plan.totalDifferenceMinor > MAX_CHARGE_MINOR)
       throw new EndorsementError('VALIDATION_ERROR', `the difference exceeds the largest single charge (${MAX_CHARGE_MINOR} minor units)`);
   } else if (premium < 0) {
@@ -434,6 +441,20 @@ function activeHolder(state: EndorsementState, id: number): CertificateHolderRec
   const holder = state.holders.find((h) => h.id === id && h.removedAt === null);
   if (!holder) throw new EndorsementError('NOT_FOUND', `certificate holder ${id} is not an active holder of purchase ${state.purchase.id}`);
   return holder;
+}
+
+/**
+ * The premium tax on what `plan` adds, per item: the premium it adds to the item (units and their
+ * holders' endorsement premiums, holder endorsement premiums on its units) taxed with the rates the
+ * item's sale was taxed with (src/taxes/premium-tax.ts `taxOnAddedPremium`); summed (minor units).
+ */
+function taxOnAdditions(items: PurchaseItemDetail[], plan: Pick<EndorsementPlan, 'additions' | 'holderPremiums'>): number {
+  const added = new Map<number, number>();
+  const add = (itemId: number, minor: number) => added.set(itemId, (added.get(itemId) ?? 0) + minor);
+  for (const a of plan.additions)
+    for (const u of a.units) add(a.itemId, u.premiumMinor + (u.holderPremiums ?? []).reduce((h, x) => h + x.premiumMinor, 0));
+  for (const h of plan.holderPremiums) add(h.itemId, h.premiumMinor);
+  return items.reduce((s, i) => s + taxOnAddedPremium(added.get(i.id) ?? 0, i.taxLines), 0);
 }
 
 /** The holder endorsements, in the order they are priced and printed. */

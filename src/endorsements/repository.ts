@@ -27,6 +27,8 @@ export interface StoredEndorsement {
   currency: string;
   premiumDifferenceMinor: number;
   platformFeeDifferenceMinor: number;
+  /** Premium tax on the premium added (0 when the item is not taxed or nothing is added). */
+  taxDifferenceMinor: number;
   totalDifferenceMinor: number;
   /** The certificates the change reissues, each with the window its current version prints and its new version's. */
   reissues: PlannedReissue[];
@@ -75,6 +77,7 @@ const toEndorsement = (r: Record<string, any>): StoredEndorsement => ({
   currency: r.currency,
   premiumDifferenceMinor: Number(r.premium_difference_minor),
   platformFeeDifferenceMinor: Number(r.platform_fee_difference_minor),
+  taxDifferenceMinor: Number(r.tax_difference_minor ?? 0),
   totalDifferenceMinor: Number(r.total_difference_minor),
   reissues: r.reissues,
   fingerprint: r.fingerprint,
@@ -115,6 +118,7 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
         | 'currency'
         | 'premiumDifferenceMinor'
         | 'platformFeeDifferenceMinor'
+        | 'taxDifferenceMinor'
         | 'totalDifferenceMinor'
         | 'reissues'
         | 'fingerprint'
@@ -133,6 +137,7 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
           currency: e.currency,
           premium_difference_minor: e.premiumDifferenceMinor,
           platform_fee_difference_minor: e.platformFeeDifferenceMinor,
+          tax_difference_minor: e.taxDifferenceMinor,
           total_difference_minor: e.totalDifferenceMinor,
           reissues: JSON.stringify(e.reissues),
           fingerprint: e.fingerprint,

@@ -214,7 +214,10 @@ export const Endorsement = z
       'Premium to collect (positive) or give back (negative): the units added and the holder endorsements; 0 for the other change kinds',
     ),
     platform_fee_difference: minor('Platform fee difference'),
-    total_difference: minor('Total difference'),
+    tax_difference: minor(
+      'Premium tax on the premium added, at the rates the item’s sale was taxed with (a fixed amount per policy is not charged again); 0 when the product is not taxed or nothing is added. A cancellation gives it back with the sale’s tax, in proportion to the premium it returns',
+    ),
+    total_difference: minor('Total difference: premium, platform fee and premium tax'),
     new_amount_total: minor('The purchase’s total after the change'),
     reissues: z
       .array(

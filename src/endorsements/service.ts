@@ -68,6 +68,7 @@ export function toEndorsement(e: StoredEndorsement, p: Pick<PurchaseRecord, 'tot
     currency: e.currency,
     premium_difference: e.premiumDifferenceMinor,
     platform_fee_difference: e.platformFeeDifferenceMinor,
+    tax_difference: e.taxDifferenceMinor,
     total_difference: e.totalDifferenceMinor,
     new_amount_total: e.status === 'applied' ? p.totalMinor : p.totalMinor + e.totalDifferenceMinor,
     reissues: e.reissues.map((r) => ({
@@ -195,6 +196,7 @@ export function createEndorsementService(deps: {
         currency: p.currency,
         premiumDifferenceMinor: plan.premiumDifferenceMinor,
         platformFeeDifferenceMinor: plan.platformFeeDifferenceMinor,
+        taxDifferenceMinor: plan.taxDifferenceMinor,
         totalDifferenceMinor: plan.totalDifferenceMinor,
         reissues: plan.reissues,
         additions: plan.additions,

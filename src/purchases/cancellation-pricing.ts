@@ -5,8 +5,8 @@
  * refunds made in the processor's dashboard, and cancellations still on their way or scheduled). Units added by a priced endorsement count
  * with the premium, platform fee and payment that endorsement collected: an item's premium is what
  * its sale and its endorsements charged for it (less what endorsements gave back: a holder's paid
- * endorsement removed), spread over all its units; its tax is the premium tax its sale charged
- * (given back by the rule in proportion to the premium); what endorsements gave back counts as refunded. Shared by the cancellation quote (API) and the acceptance
+ * endorsement removed), spread over all its units; its tax is the premium tax its sale and its
+ * endorsements charged (given back by the rule in proportion to the premium); what endorsements gave back counts as refunded. Shared by the cancellation quote (API) and the acceptance
  * of a cancellation (worker), so both price the same way. Amounts in minor units.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,7 @@ import type { PurchaseItemDetail, PurchaseRecord } from './purchase-record';
 import type { StoredCancellation, StoredCancellationQuote } from './ledger-record';
 import type { LedgerRepository } from './ledger-repository';
 import type { SaleRepository } from './sale-repository';
-import { priceCancellation, type CancellationRequester, type RefundQuote, type RuleItem } from './refund-rule';
+import { priceCancellation, spreadByWeight, type CancellationRequester, type RefundQuote, type RuleItem } from './refund-rule';
 import { cancellableUnits, hasStarted } from './rules';
 
 export interface CancellationAsk {
@@ -31,7 +31,28 @@ export type EndorsementCharge = Pick<
   Awaited<ReturnType<LedgerRepository['endorsementCharges']>>[number],
   'platformFeeMinor' | 'totalMinor' | 'breakdown'
 > &
-  Partial<Pick<Awaited<ReturnType<LedgerRepository['endorsementCharges']>>[number], 'dashboardRefundedMinor'>>;
+  Partial<Pick<Awaited<ReturnType<LedgerRepository['endorsementCharges']>>[number], 'dashboardRefundedMinor' | 'taxMinor'>>;
+
+/**
+ * The premium tax endorsements charged, per item (minor units): each endorsement's tax spread over
+ * the items it added premium to, by that premium (as the bordereau spreads it), so the shares add
+ * up to what it charged.
+ */
+export function endorsementTaxByItem(charges: Pick<EndorsementCharge, 'breakdown' | 'taxMinor'>[]): Map<number, number> {
+  const byItem = new Map<number, number>();
+  for (const c of charges) {
+    if (!c.taxMinor || c.taxMinor <= 0) continue;
+    const added = new Map<number, number>();
+    for (const u of c.breakdown) added.set(u.itemId, (added.get(u.itemId) ?? 0) + u.premiumMinor);
+    const ids = [...added.keys()].filter((id) => added.get(id)! > 0).sort((a, b) => a - b);
+    const shares = spreadByWeight(
+      c.taxMinor,
+      ids.map((id) => added.get(id)!),
+    );
+    ids.forEach((id, k) => byItem.set(id, (byItem.get(id) ?? 0) + (shares[k] ?? 0)));
+  }
+  return byItem;
+}
 
 /**
  * Prices `ask` on purchase `p` (with the endorsements that added units to it: `charges`, and
@@ -57,11 +78,12 @@ export function priceCancellationOf(
   const refundedPlatformFeeMinor = live.reduce((s, c) => s + c.platformFeeMinor, 0);
   const addedByItem = new Map<number, number>();
   for (const c of charges) for (const u of c.breakdown) addedByItem.set(u.itemId, (addedByItem.get(u.itemId) ?? 0) + u.premiumMinor);
+  const addedTaxByItem = endorsementTaxByItem(charges);
   const ruleItems: RuleItem[] = items.map((i) => ({
     id: i.id,
     premiumMinor: i.amountMinor + (addedByItem.get(i.id) ?? 0),
-    // The premium tax the item was charged at the sale (an endorsement's added premium carries none).
-    taxMinor: i.taxMinor ?? 0,
+    // The premium tax the item was charged at the sale and on the premium endorsements added to it.
+    taxMinor: (i.taxMinor ?? 0) + (addedTaxByItem.get(i.id) ?? 0),
     refundedPremiumMinor: refundedByItem.get(i.id) ?? 0,
     units: i.units.map((u) => ({ id: u.id, startsAt: u.startsAt, cancelled: u.cancellationId !== null })),
     terms: i.cancellationTerms,

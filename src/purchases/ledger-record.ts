@@ -123,6 +123,8 @@ export interface EndorsementCharge {
   id: number;
   premiumMinor: number;
   platformFeeMinor: number;
+  /** Premium tax it charged on the premium it added (minor units; 0: none). */
+  taxMinor: number;
   totalMinor: number;
   paymentIntentId: string | null;
   completedAt: Date;

@@ -110,6 +110,7 @@ interface ChargeRow {
   kind: 'endorsement' | 'refund';
   premium_minor: string;
   platform_fee_minor: string;
+  tax_minor: string;
   total_minor: string;
   payment_intent_id: string | null;
   completed_at: Date;
@@ -126,6 +127,7 @@ function endorsementChargesOf(rows: ChargeRow[]): EndorsementCharge[] {
       id: r.id,
       premiumMinor: Number(r.premium_minor),
       platformFeeMinor: Number(r.platform_fee_minor),
+      taxMinor: Number(r.tax_minor ?? 0),
       totalMinor: Number(r.total_minor),
       paymentIntentId: r.payment_intent_id ?? null,
       completedAt: r.completed_at,
@@ -435,6 +437,8 @@ export function createLedgerRepository(db: Db | Knex.Transaction) {
       currency: string;
       premiumMinor: number;
       platformFeeMinor: number;
+      /** Premium tax on the premium added (0 or absent: none). */
+      taxMinor?: number;
       paymentIntentId: string | null;
       effectiveAt: Date;
       additions: Array<{
@@ -454,9 +458,9 @@ export function createLedgerRepository(db: Db | Knex.Transaction) {
           effective_at: e.effectiveAt,
           currency: e.currency,
           premium_minor: e.premiumMinor,
-          tax_minor: 0,
+          tax_minor: e.taxMinor ?? 0,
           platform_fee_minor: e.platformFeeMinor,
-          total_minor: e.premiumMinor + e.platformFeeMinor,
+          total_minor: e.premiumMinor + e.platformFeeMinor + (e.taxMinor ?? 0),
           breakdown: JSON.stringify([]),
           payment_intent_id: e.paymentIntentId,
           completed_at: e.effectiveAt,

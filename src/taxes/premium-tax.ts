@@ -154,6 +154,17 @@ export function priceTax(premiumMinor: number, currency: string, rates: readonly
   return { taxMinor: lines.reduce((s, l) => s + l.amountMinor, 0), lines };
 }
 
+/**
+ * The premium tax on premium an endorsement adds to an item (`premiumMinor` > 0) that was taxed
+ * with `lines` at its sale: each rate of the sale (a rate on premium, a stamping fee) on the added
+ * premium, rounded half up as at the sale; a fixed amount per policy is not charged again (the
+ * policy is the same). 0 for an untaxed item or no added premium. Never negative.
+ */
+export function taxOnAddedPremium(premiumMinor: number, lines: readonly TaxLine[] | null | undefined): number {
+  if (!lines || !(premiumMinor > 0)) return 0;
+  return lines.reduce((s, l) => s + (l.method === 'fixed_per_policy' ? 0 : ofPremium(premiumMinor, Math.max(0, l.rateBps ?? 0))), 0);
+}
+
 /** A tax line as the API shows it (quote, purchase): snake_case, amounts in minor units. */
 export function taxLineObject(l: TaxLine) {
   return {

@@ -4,7 +4,8 @@
  * the sale are priced like a quote and collected before they take effect, by the buyer's saved
  * card (declined: nothing changes) or by a checkout link the agency sends (paid: applied in turn;
  * paid after the purchase changed: refunded in full); the new units get their certificates, and a
- * later cancellation refunds across the sale's and the endorsement's payment intents. The purchase
+ * later cancellation refunds across the sale's and the endorsement's payment intents; on a taxed
+ * product the day added is taxed at the sale's rates and a cancellation gives that tax back. The purchase
  * bought is two days, 2027-05-01 and 2027-05-02 (America/Chicago), at 20.00 a day.
  *
  * stripe-mock keeps no state: the proxy answers payment intents as the processor would (succeeded,
@@ -21,11 +22,13 @@ import {
   deliverWebhook,
   endorsementSessionCompletedEvent,
   issuedPurchase,
+  payByTestHelper,
   WEBHOOK_SECRET,
   processorEventRecorded,
 } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
 import { answerPaymentIntentsAsPaid, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
+import { quoteInTexas } from '../helpers/taxes';
 
 jest.setTimeout(180_000);
 
@@ -519,5 +522,48 @@ test('when the product prices additional insured at 5.00 a unit, then a holder a
       method: 'PATCH',
       body: { additional_insured_premium: 0, waiver_of_subrogation_premium: 0 },
     });
+  }
+});
+
+test('when a day is added to a Texas-taxed purchase, then the endorsement charges the surplus-lines tax and stamping fee on the added premium at the sale’s rates, and cancelling every day gives back the sale’s and the endorsement’s tax', async () => {
+  try {
+    const sold = await quoteInTexas(app, account);
+    expect(sold.status).toBe(200);
+    const id = sold.body.purchase_id as number;
+    expect((await payByTestHelper(app, account, id)).status).toBe(200);
+    const before = await eventually(async () => {
+      const p = await purchase(id);
+      return p.status === 'issued' ? p : null;
+    }, 90_000);
+    const premium = await dayPremium(id);
+    // Texas: surplus-lines tax 4.85 % and stamping fee 0.04 % of the day added, each rounded half up, as at the sale.
+    const halfUp = (bps: number) => Math.floor((premium * bps + 5_000) / 10_000);
+    const tax = halfUp(485) + halfUp(4);
+    expect(before.amount_tax).toBeGreaterThan(0);
+
+    const q = await quote(id, [addDay(before.items[0].id, '2027-05-03')]);
+    expect(q.status).toBe(201);
+    expect(q.body.data).toMatchObject({
+      premium_difference: premium,
+      platform_fee_difference: 0,
+      tax_difference: tax,
+      total_difference: premium + tax,
+      new_amount_total: before.amount_total + premium + tax,
+    });
+    const quoteId = q.body.data.id as string;
+    const done = await endorse(id, { quote_id: quoteId, payment: { method: 'saved_card', payment_method_id: 'pm_card_visa' } });
+    expect(done.status).toBe(200);
+    const [charge] = posts('/v1/payment_intents', (r) => r.params.get('metadata[endorsement_quote_id]') === quoteId);
+    expect(charge!.params.get('amount')).toBe(String(premium + tax));
+    expect(await app.container.db('policy_transactions').where({ purchase_id: id, kind: 'endorsement' })).toMatchObject([
+      { premium_minor: String(premium), tax_minor: String(tax), total_minor: String(premium + tax) },
+    ]);
+
+    // Every day cancelled before it starts: all the premium back, and with it the sale's and the endorsement's tax.
+    const cq = await api(`/purchases/${id}/cancellation_quote`, { method: 'POST', body: { requested_by: 'buyer' } });
+    expect(cq.status).toBe(201);
+    expect(cq.body.data.refund).toMatchObject({ premium: before.items[0].amount + premium, tax: before.amount_tax + tax });
+  } finally {
+    await api(`/products/${account.productId}/tax_settings`, { method: 'PATCH', body: { line_of_business: null } });
   }
 });

@@ -36,6 +36,7 @@ import {
 import { eventually } from '../helpers/worker';
 import { answerPaymentIntentsAsPaid, type ProcessorProxy, type RecordedRequest } from '../helpers/processor-proxy';
 import { runScript } from '../helpers/run';
+import { quoteInTexas } from '../helpers/taxes';
 import { createWorkerMetrics, watchReconciliationDifferences } from '../../src/metrics/registry';
 import { createReportsRepository } from '../../src/reports/repository';
 
@@ -369,20 +370,7 @@ test('when a Texas-taxed sale paid through its checkout session is read back, th
       return { ...body, data, has_more: false };
     },
   });
-  expect(
-    (await api(`/products/${account.productId}/tax_settings`, { method: 'PATCH', body: { line_of_business: 'general_liability' } })).status,
-  ).toBe(200);
-  const body = await account.quoteBody();
-  const [selection] = body.selected_product_lines_to_purchase as Array<Record<string, unknown>>;
-  const texan = {
-    name: 'Alamo Weddings LLC',
-    address: { line1: '300 Alamo Plaza', city: 'San Antonio', region: 'TX', postal_code: '78205', country: 'US' },
-  };
-  const quote = await call(app.baseUrl, '/public-quote/adminValidateBuyerResponses', {
-    method: 'POST',
-    key: account.key,
-    body: { ...body, selected_product_lines_to_purchase: [{ ...selection, named_insured: texan }] },
-  });
+  const quote = await quoteInTexas(app, account);
   // Two days at 20.00 = 40.00; Texas surplus-lines tax 4.85 % = 1.94, stamping fee 0.04 % = 0.016 → 0.02.
   expect([quote.status, quote.body.amount_tax]).toEqual([200, 196]);
   const taxed = quote.body.purchase_id as number;

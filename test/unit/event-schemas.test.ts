@@ -244,6 +244,7 @@ function builtEvents(): Record<DeliveredEventType, unknown> {
       currency: 'usd',
       premiumDifferenceMinor: 0,
       platformFeeDifferenceMinor: 0,
+      taxDifferenceMinor: 0,
       totalDifferenceMinor: 0,
       reissues: [],
       fingerprint: 'f'.repeat(64),

@@ -4,12 +4,17 @@
  * requester under any terms, through the refund rule (src/purchases/refund-rule.ts, which gives
  * tax back at the item's own rate) and the commission rule (src/purchases/commission.ts, on the
  * premium each cancellation returns): per item, the tax and commission given back are never
- * negative and never more than the item was charged. Minor units.
+ * negative and never more than the item was charged. The tax endorsements charge on premium they
+ * add (src/taxes/premium-tax.ts `taxOnAddedPremium`) is never negative and is spread over their items
+ * exactly (src/purchases/cancellation-pricing.ts `endorsementTaxByItem`), so an item's tax, sale's
+ * and endorsements', is what it was charged. Minor units.
  */
 import fc from 'fast-check';
 import { priceCancellation, type CancellationRequester } from '../../src/purchases/refund-rule';
 import { commissionOf } from '../../src/purchases/commission';
 import { cancellationTermsArb, DAY, DAY1, itemDrawsArb, ruleItemsOf } from '../helpers/refund-rule-arbitraries';
+import { endorsementTaxByItem } from '../../src/purchases/cancellation-pricing';
+import { taxOnAddedPremium, type TaxLine } from '../../src/taxes/premium-tax';
 
 test('when every unit of a taxed purchase with commission is cancelled one at a time, then tax and commission given back stay within what was charged, per item', () => {
   fc.assert(
@@ -47,5 +52,45 @@ test('when every unit of a taxed purchase with commission is cancelled one at a 
       },
     ),
     { seed: 4913, numRuns: 300 },
+  );
+});
+
+test('when endorsements add premium to taxed items, then the tax on it is never negative and what each charged is spread over its items exactly (the items’ tax a cancellation gives back from)', () => {
+  const line = (method: TaxLine['method'], rateBps: number | null): TaxLine => ({
+    tax: method,
+    method,
+    label: method,
+    jurisdiction: 'US-TX',
+    rateBps,
+    amountMinor: 0,
+    source: 'test',
+  });
+  const lines = fc.array(
+    fc.oneof(
+      fc.integer({ min: 0, max: 3_000 }).map((bps) => line('premium_rate', bps)),
+      fc.integer({ min: 0, max: 100 }).map((bps) => line('stamping_fee', bps)),
+      fc.constant(line('fixed_per_policy', null)),
+    ),
+    { maxLength: 3 },
+  );
+  const charge = fc.array(
+    fc.record({ itemId: fc.integer({ min: 1, max: 4 }), unitId: fc.nat(50), premiumMinor: fc.integer({ min: -50_000, max: 500_000 }) }),
+    { minLength: 1, maxLength: 6 },
+  );
+  fc.assert(
+    fc.property(lines, fc.array(charge, { maxLength: 4 }), (taxLines, breakdowns) => {
+      const charges = breakdowns.map((breakdown) => {
+        const added = new Map<number, number>();
+        for (const u of breakdown) added.set(u.itemId, (added.get(u.itemId) ?? 0) + u.premiumMinor);
+        const taxMinor = [...added.values()].reduce((s, p) => s + taxOnAddedPremium(p, taxLines), 0);
+        expect(taxMinor).toBeGreaterThanOrEqual(0);
+        return { breakdown, taxMinor };
+      });
+      const byItem = endorsementTaxByItem(charges);
+      for (const share of byItem.values()) expect(share).toBeGreaterThanOrEqual(0);
+      const charged = charges.filter((c) => c.breakdown.some((u) => u.premiumMinor > 0)).reduce((s, c) => s + c.taxMinor, 0);
+      expect([...byItem.values()].reduce((s, v) => s + v, 0)).toBe(charged);
+    }),
+    { seed: 4914, numRuns: 300 },
   );
 });
