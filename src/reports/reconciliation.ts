@@ -18,9 +18,9 @@
  * product carries the metadata `line: premium_tax` (the service's tax lines) are added up and
  * compared with the tax the purchase charged; a difference (`kind: tax`, the session's id) is
  * flagged like any other, even when the total agrees (tax put in another line). `tax_collected`
- * adds up each side per currency. Tax is not broken out anywhere else at the processor: a payment
- * intent charged without a checkout (a saved card) and every refund carry one amount, so their
- * tax is checked only as part of that amount. Commission is not money the processor moves (the
+ * adds up each side per currency. A payment intent charged without a checkout (a saved card) and
+ * every refund carry one amount, so their tax is checked only as part of it; so is an
+ * endorsement's tax (its checkout link's tax line is not read here). Commission is not money the processor moves (the
  * buyer pays the agency's account the gross; the agency and its insurer or MGA settle commission
  * from the bordereau's net premium), so there is nothing at the processor to compare it with.
  *
