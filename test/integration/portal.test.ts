@@ -74,6 +74,26 @@ async function apiStatus(key: string): Promise<number> {
   return (await fetch(`${app.baseUrl}/api/v1/account`, { headers: { 'x-api-key': key } })).status;
 }
 
+/** Submits the page's main form and answers the response the navigation it starts ends on. */
+async function submit(tab: Page) {
+  const [res] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+  return res;
+}
+
+/** Fills the endorse page's `kind` form (`add`: days; `trip`): its item, its start and, given one, its end (values set directly). */
+async function fillEndorseForm(tab: Page, kind: 'add' | 'trip', item: string, start: string, end?: string): Promise<void> {
+  await tab.select(`#endorse-${kind}-item`, item);
+  await tab.$eval(`#endorse-${kind}-start`, (e, value) => ((e as HTMLInputElement).value = value), start);
+  if (end !== undefined) await tab.$eval(`#endorse-${kind}-end`, (e, value) => ((e as HTMLInputElement).value = value), end);
+}
+
+/** The audit log's entries matching `where` (and, given `actions`, of those actions), oldest first, as `<action> <outcome>`. */
+async function auditOutcomes(where: Record<string, string>, actions?: string[]): Promise<string[]> {
+  const query = app.container.db('operator_audit_log').where(where);
+  if (actions) query.whereIn('action', actions);
+  return (await query.orderBy('id').select('action', 'outcome')).map((o) => `${o.action} ${o.outcome}`);
+}
+
 /** axe-core's check of the page, recorded by name and expected clean (a screenshot with PORTAL_SCREENSHOTS_DIR). */
 async function checkAxe(tab: Page, name: string): Promise<void> {
   axeResults[name] = await axeAndShot(tab, name);
@@ -275,13 +295,7 @@ describe('an admin', () => {
       await Promise.all([tab.waitForNavigation(), tab.click(`button[aria-label="Save the role of ${viewer.name}"]`)]);
       expect(await tab.$eval('.notice', (e) => e.textContent)).toBe(`${viewer.name} is now ${role === 'admin' ? 'an admin' : 'a viewer'}.`);
     }
-    const outcomes = await app.container
-      .db('operator_audit_log')
-      .where({ actor: admin.email })
-      .whereIn('action', ['set_account_return_urls', 'set_teammate_role'])
-      .orderBy('id')
-      .select('action', 'outcome');
-    expect(outcomes.map((o) => `${o.action} ${o.outcome}`)).toEqual([
+    expect(await auditOutcomes({ actor: admin.email }, ['set_account_return_urls', 'set_teammate_role'])).toEqual([
       'set_account_return_urls succeeded',
       'set_teammate_role refused',
       'set_teammate_role succeeded',
@@ -357,7 +371,7 @@ describe('an admin', () => {
     expect(caption).toContain(`To ${url}: succeeded, 1 attempt`);
     expect(await tab.$eval('tbody td:nth-child(2)', (e) => e.textContent)).toBe('200');
     await checkAxe(tab, 'event');
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await submit(tab);
     expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('The event is being sent again to 1 endpoint.');
     await eventually(async () => (received.filter((e) => e.id === issued.id).length === 2 ? true : null), 30_000);
   });
@@ -403,12 +417,12 @@ describe('an admin', () => {
     await checkAxe(tab, 'cancel-form');
     // Nothing chosen (the form starts with none ticked, issue 53): answered on the form.
     expect(await tab.$$eval('input[name="units"]:checked', (inputs) => inputs.length)).toBe(0);
-    const [none] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    const none = await submit(tab);
     expect(none!.status()).toBe(400);
     expect(await tab.$eval('.error-summary li', (e) => e.textContent)).toBe('Choose at least one covered unit to cancel.');
     await tab.click(`#unit-${units[1]}`);
     await tab.type('#cancel-reason', 'Second day called off');
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await submit(tab);
     const shown = (await tab.$eval('#refund-total', (e) => e.textContent))!;
     expect(shown).toMatch(/^\$\d+\.\d\d$/);
     await checkAxe(tab, 'cancel-preview');
@@ -433,7 +447,7 @@ describe('an admin', () => {
     const purchaseId = Number(/purchases\/(\d+)/.exec(purchaseUrl)![1]);
     await Promise.all([tab.waitForNavigation(), tab.click('a[href*="/holders/new"]')]);
     // Missing fields are answered next to each.
-    const [missing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    const missing = await submit(tab);
     expect(missing!.status()).toBe(400);
     expect(await tab.$eval('#holder-name-error', (e) => e.textContent)).toBe('Enter the name.');
     expect(await tab.$eval('#holder-line1-error', (e) => e.textContent)).toBe('Enter the first address line.');
@@ -444,7 +458,7 @@ describe('an admin', () => {
     await tab.type('#holder-region', 'IL');
     await tab.type('#holder-postal', '62701');
     await tab.click('#holder-additional_insured');
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await submit(tab);
     expect(await tab.$eval('.notice', (e) => e.textContent)).toBe('Riverside Hall LLC is added: 1 certificate is being issued.');
     const holders = async () =>
       (
@@ -463,18 +477,18 @@ describe('an admin', () => {
     await tab.goto(purchaseUrl);
     await Promise.all([tab.waitForNavigation(), tab.click('a[href*="/endorse?"]')]);
     await checkAxe(tab, 'endorse-form');
-    const [nothing] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    const nothing = await submit(tab);
     expect(nothing!.status()).toBe(400);
     expect(await tab.$eval('.error-summary li', (e) => e.textContent)).toBe(
       'Nothing to change: correct the name, move a day or a trip, add days or add a trip.',
     );
     await tab.type('#endorse-name', 'Jordan Lee Events LLC');
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await submit(tab);
     expect(await tab.$eval('#premium-difference', (e) => e.textContent)).toBe('$0.00');
     const reissued = await tab.$eval('main', (e) => /reissued as a new version: ([^.]+)\./.exec(e.textContent ?? '')?.[1] ?? '');
     expect(reissued.split(', ').length).toBeGreaterThanOrEqual(1);
     await checkAxe(tab, 'endorse-preview');
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await submit(tab);
     expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(
       /^The change is applied: \d+ certificates? (is|are) reissued as a new version\.$/,
     );
@@ -482,22 +496,19 @@ describe('an admin', () => {
     await tab.goto(purchaseUrl);
     await Promise.all([tab.waitForNavigation(), tab.click('a[href*="/endorse?"]')]);
     const itemId = await tab.$eval('#endorse-add-item option:nth-child(2)', (o) => (o as HTMLOptionElement).value);
-    await tab.select('#endorse-add-item', itemId);
-    await tab.$eval('#endorse-add-start', (e) => ((e as HTMLInputElement).value = '2027-12-30'));
-    const [noEnd] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await fillEndorseForm(tab, 'add', itemId, '2027-12-30');
+    const noEnd = await submit(tab);
     expect(noEnd!.status()).toBe(400);
     expect(await tab.$eval('#endorse-add-end-error', (e) => e.textContent)).toBe('Enter the last day to add.');
-    await tab.select('#endorse-add-item', itemId);
-    await tab.$eval('#endorse-add-start', (e) => ((e as HTMLInputElement).value = '2027-12-30'));
-    await tab.$eval('#endorse-add-end', (e) => ((e as HTMLInputElement).value = '2027-12-30'));
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await fillEndorseForm(tab, 'add', itemId, '2027-12-30', '2027-12-30');
+    await submit(tab);
     const premium = (await tab.$eval('#premium-difference', (e) => e.textContent))!;
     expect(premium).toMatch(/^\$\d+\.\d\d$/);
     expect(premium).not.toBe('$0.00');
     expect(await tab.$eval('main', (e) => e.textContent)).toContain('Covered units added: 2027-12-30');
     await checkAxe(tab, 'endorse-preview-priced');
     expect(await tab.$eval('main form button[type="submit"]', (e) => e.textContent)).toMatch(/^Open a checkout link for \$\d+\.\d\d$/);
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await submit(tab);
     expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(
       /^A checkout link for \$\d+\.\d\d is open until \S+: https?:\/\/\S+ — send it to the buyer/,
     );
@@ -505,12 +516,7 @@ describe('an admin', () => {
     expect(link).toMatchObject({ status: 'awaiting_payment' });
     expect(link.checkout_url).toEqual(expect.any(String));
 
-    const actions = await app.container
-      .db('operator_audit_log')
-      .where({ actor: admin.email, target_kind: 'purchase', target_id: String(purchaseId) })
-      .orderBy('id')
-      .select('action', 'outcome');
-    expect(actions.map((a) => `${a.action} ${a.outcome}`)).toEqual([
+    expect(await auditOutcomes({ actor: admin.email, target_kind: 'purchase', target_id: String(purchaseId) })).toEqual([
       'cancel_purchase_units succeeded',
       'add_certificate_holder succeeded',
       'endorse_purchase succeeded',
@@ -523,21 +529,18 @@ describe('an admin', () => {
     await waitIssued(agency, paid.paymentIntent);
     await tab.goto(`${app.baseUrl}/portal/purchases/${paid.purchaseId}/endorse?mode=test`);
     const tripItem = await tab.$eval('#endorse-trip-item option:nth-child(2)', (o) => (o as HTMLOptionElement).value);
-    await tab.select('#endorse-trip-item', tripItem);
-    await tab.$eval('#endorse-trip-start', (e) => ((e as HTMLInputElement).value = '2027-08-01T09:00'));
-    const [noEnd] = await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await fillEndorseForm(tab, 'trip', tripItem, '2027-08-01T09:00');
+    const noEnd = await submit(tab);
     expect(noEnd!.status()).toBe(400);
     expect(await tab.$eval('#endorse-trip-end-error', (e) => e.textContent)).toBe('Enter when the trip ends.');
     await checkAxe(tab, 'endorse-form-trip');
-    await tab.select('#endorse-trip-item', tripItem);
-    await tab.$eval('#endorse-trip-start', (e) => ((e as HTMLInputElement).value = '2027-08-01T09:00'));
-    await tab.$eval('#endorse-trip-end', (e) => ((e as HTMLInputElement).value = '2027-08-03T18:00'));
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await fillEndorseForm(tab, 'trip', tripItem, '2027-08-01T09:00', '2027-08-03T18:00');
+    await submit(tab);
     expect(await tab.$eval('main', (e) => e.textContent)).toContain('Covered units added: 2027-08-01');
     const premium = (await tab.$eval('#premium-difference', (e) => e.textContent))!;
     expect(premium).toMatch(/^\$\d+\.\d\d$/);
     expect(premium).not.toBe('$0.00');
-    await Promise.all([tab.waitForNavigation(), tab.click('main form button[type="submit"]')]);
+    await submit(tab);
     expect(await tab.$eval('.notice', (e) => e.textContent)).toMatch(
       /^A checkout link for \$\d+\.\d\d is open until \S+: https?:\/\/\S+ — send it to the buyer; the change takes effect once it is paid\.$/,
     );
