@@ -13,12 +13,12 @@ import {
   checkout,
   createQuotingAccount,
   createQuotingAccountWithoutFreeLook,
-  type QuotingAccount,
   issuedPurchase,
+  payByTestHelper,
+  type QuotingAccount,
 } from '../helpers/purchases';
 import { eventually } from '../helpers/worker';
 import { createAgency, eventSelection, quoteForNewBuyer, tripSelection } from '../helpers/certificates';
-import { payByTestHelper } from '../helpers/purchases';
 import { purchaseWorkflowId } from '../../workflows/contracts';
 import type { ProcessorProxy } from '../helpers/processor-proxy';
 
