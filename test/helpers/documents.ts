@@ -32,14 +32,18 @@ export function pdfText(pdf: Buffer, mode: 'layout' | 'raw' = 'layout'): string 
   });
 }
 
-/** Number of pages of the PDF (`pdfinfo`). */
-export function pdfPages(pdf: Buffer): number {
+/** `pdfinfo [flag] <pdf>`'s output (`-struct-text` prints the structure tree with its text); its stderr is dropped. */
+export function pdfInfo(pdf: Buffer, flag?: string): string {
   return withTempDir((dir) => {
     const file = path.join(dir, 'doc.pdf');
     writeFileSync(file, pdf);
-    const info = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
-    return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? NaN);
+    return execFileSync('pdfinfo', [...(flag ? [flag] : []), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   });
+}
+
+/** Number of pages of the PDF (`pdfinfo`). */
+export function pdfPages(pdf: Buffer): number {
+  return Number(/^Pages:\s+(\d+)/m.exec(pdfInfo(pdf))?.[1] ?? NaN);
 }
 
 /** The PDF's first page as a PNG at `dpi`. */

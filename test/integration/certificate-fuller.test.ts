@@ -7,8 +7,8 @@
  */
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { loadConfig } from '../../src/config';
-import { createBrowserPool, type BrowserPool, type PdfPageFormat } from '../../src/pdf/browser-pool';
+import type { PdfPageFormat } from '../../src/pdf/browser-pool';
+import { PDF_PAGE_FORMAT, useBrowserPool } from '../helpers/browser-pool';
 import {
   CERTIFICATE_TEXT_LIMITS,
   CHECKED_TEXT_LIMITS,
@@ -21,10 +21,11 @@ import { CertificateTemplateError, escapeHtml } from '../../src/pdf/certificate-
 import { pdfFirstPagePng, pdfPages, pdfText } from '../helpers/documents';
 import { TEMPLATE_TAGS, certificateData } from '../helpers/certificate-data';
 
-const config = loadConfig({ ...process.env });
-const executablePath = config.CHROMIUM_PATH;
-const format = config.PDF_PAGE_FORMAT;
+const format = PDF_PAGE_FORMAT;
 const L = CERTIFICATE_TEXT_LIMITS;
+
+/** `count` copies of `line`, one a line (`eol` between them): a multi-line field's value. */
+const lines = (count: number, line: string, eol = '\n') => Array(count).fill(line).join(eol);
 
 /** The shared certificate with one insurer, no second policy number, on a Chicago day in May. */
 function certificate(overrides: Partial<CertificateData> = {}): CertificateData {
@@ -160,27 +161,12 @@ const OVER_LIMIT: Record<CertificateTextLimit, () => CertificateData> = {
   issueDate: () => certificate({ issueDate: '2'.repeat(L.issueDate + 1) }),
   producerName: () => certificate({ producer: { name: 'P'.repeat(L.producerName + 1) } }),
   producerContact: () => certificate({ producer: { name: 'P', contact: 'c'.repeat(L.producerContact + 1) } }),
-  producerAddressLines: () =>
-    certificate({
-      producer: {
-        name: 'P',
-        address: Array(L.producerAddressLines + 1)
-          .fill('line')
-          .join('\n'),
-      },
-    }),
+  producerAddressLines: () => certificate({ producer: { name: 'P', address: lines(L.producerAddressLines + 1, 'line') } }),
   producerAddressLineLength: () =>
     certificate({ producer: { name: 'P', address: `1 Main St\n${'a'.repeat(L.producerAddressLineLength + 1)}` } }),
   namedInsuredName: () => certificate({ namedInsured: { name: 'N'.repeat(L.namedInsuredName + 1) } }),
   namedInsuredAddressLines: () =>
-    certificate({
-      namedInsured: {
-        name: 'N',
-        address: Array(L.namedInsuredAddressLines + 1)
-          .fill('line')
-          .join('\r\n'),
-      },
-    }),
+    certificate({ namedInsured: { name: 'N', address: lines(L.namedInsuredAddressLines + 1, 'line', '\r\n') } }),
   namedInsuredAddressLineLength: () =>
     certificate({ namedInsured: { name: 'N', address: 'a'.repeat(L.namedInsuredAddressLineLength + 1) } }),
   insurers: () => certificate({ insurers: Array.from({ length: L.insurers + 1 }, (_, i) => ({ name: `Insurer ${i}` })) }),
@@ -202,31 +188,13 @@ const OVER_LIMIT: Record<CertificateTextLimit, () => CertificateData> = {
     certificate({ limits: Array.from({ length: L.limits + 1 }, (_, i) => ({ label: `Limit ${i}`, amount_minor: 100, currency: 'USD' })) }),
   limitLabel: () => certificate({ limits: [{ label: 'l'.repeat(L.limitLabel + 1), amount_minor: 100, currency: 'USD' }] }),
   holderName: () => certificate({ certificateHolder: { name: 'H'.repeat(L.holderName + 1), address: '' } }),
-  holderAddressLines: () =>
-    certificate({
-      certificateHolder: {
-        name: 'H',
-        address: Array(L.holderAddressLines + 1)
-          .fill('')
-          .join('\n'),
-      },
-    }),
+  holderAddressLines: () => certificate({ certificateHolder: { name: 'H', address: lines(L.holderAddressLines + 1, '') } }),
   holderAddressLineLength: () =>
     certificate({ certificateHolder: { name: 'H', address: `x\n${'a'.repeat(L.holderAddressLineLength + 1)}\ny` } }),
   descriptionOfOperations: () => certificate({ descriptionOfOperations: 'd'.repeat(L.descriptionOfOperations + 1) }),
-  descriptionOfOperationsLines: () =>
-    certificate({
-      descriptionOfOperations: Array(L.descriptionOfOperationsLines + 1)
-        .fill('d')
-        .join('\n'),
-    }),
+  descriptionOfOperationsLines: () => certificate({ descriptionOfOperations: lines(L.descriptionOfOperationsLines + 1, 'd') }),
   cancellationNotice: () => certificate({ cancellationNotice: 'c'.repeat(L.cancellationNotice + 1) }),
-  cancellationNoticeLines: () =>
-    certificate({
-      cancellationNotice: Array(L.cancellationNoticeLines + 1)
-        .fill('c')
-        .join('\n'),
-    }),
+  cancellationNoticeLines: () => certificate({ cancellationNotice: lines(L.cancellationNoticeLines + 1, 'c') }),
   authorizedRepresentative: () => certificate({ authorizedRepresentative: 'R'.repeat(L.authorizedRepresentative + 1) }),
   verificationUrl: () => certificate({ verificationUrl: `https://example.com/${'v'.repeat(L.verificationUrl)}` }),
 };
@@ -247,19 +215,11 @@ function qrInTopRightCorner(png: Buffer): string | null {
 const squash = (text: string) => text.replace(/\s+/g, ' ');
 
 describe('a fuller certificate (issue 25 item 2)', () => {
-  let pool: BrowserPool;
-
-  beforeAll(() => {
-    pool = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 30_000 });
-  });
-
-  afterAll(async () => {
-    await pool.close();
-  });
+  const shared = useBrowserPool({ pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 30_000 });
 
   const render = async (data: CertificateData, pageFormat: PdfPageFormat = format) => {
     const html = await renderCertificateHtml(data, { format: pageFormat });
-    return { html, pdf: await pool.render(html, { format: pageFormat }) };
+    return { html, pdf: await shared.pool.render(html, { format: pageFormat }) };
   };
 
   test.each(['Letter', 'A4'] as const)(
@@ -387,7 +347,7 @@ describe('a fuller certificate (issue 25 item 2)', () => {
         certificate({
           certificateHolder: {
             name: 'H'.repeat(L.holderName),
-            address: Array(L.holderAddressLines).fill('a'.repeat(L.holderAddressLineLength)).join('\n'),
+            address: lines(L.holderAddressLines, 'a'.repeat(L.holderAddressLineLength)),
           },
         }),
         { format },
@@ -406,7 +366,7 @@ describe('a fuller certificate (issue 25 item 2)', () => {
     const description = `<b>Gala</b> & "after-party" <img src=x onerror=alert(1)>\n<script>fetch('http://127.0.0.1:9/x')</script>`;
     const cancellation = `<iframe src="http://127.0.0.1:9/c"></iframe> 'notice'`;
     const representative = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>Agency`;
-    const blockedBefore = pool.blockedRequests;
+    const blockedBefore = shared.pool.blockedRequests;
 
     const { html, pdf } = await render(
       certificate({ descriptionOfOperations: description, cancellationNotice: cancellation, authorizedRepresentative: representative }),
@@ -417,7 +377,7 @@ describe('a fuller certificate (issue 25 item 2)', () => {
     expect(html).toContain(escapeHtml(representative));
     const tags = new Set([...html.matchAll(/<([a-zA-Z][a-zA-Z0-9]*)/g)].map((m) => m[1]!.toLowerCase()));
     expect([...tags].filter((t) => !TEMPLATE_TAGS.includes(t))).toEqual([]);
-    expect(pool.blockedRequests).toBe(blockedBefore);
+    expect(shared.pool.blockedRequests).toBe(blockedBefore);
     const text = squash(pdfText(pdf, 'raw'));
     expect(text).toContain(`<b>Gala</b> & "after-party" <img src=x onerror=alert(1)> <script>fetch('http://127.0.0.1:9/x')</script>`);
     expect(text).toContain(cancellation);

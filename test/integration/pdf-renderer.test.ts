@@ -4,23 +4,18 @@
  * loaded in a page of a separate browser and `document.body.innerText` is checked instead.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { PDFDict, PDFDocument, PDFName, PDFString } from 'pdf-lib';
-import { loadConfig } from '../../src/config';
-import { createBrowserPool, RenderTimeoutError, type BrowserPool } from '../../src/pdf/browser-pool';
+import { createBrowserPool, RenderTimeoutError } from '../../src/pdf/browser-pool';
+import { CHROMIUM_PATH, PDF_PAGE_FORMAT, useBrowserPool, withBrowserPool } from '../helpers/browser-pool';
 import { renderCertificateHtml, renderCertificatesHtml } from '../../src/pdf/certificate-template';
 import { CertificateTemplateError, escapeHtml } from '../../src/pdf/certificate-format';
 import { PdfPageCountError, splitPdfPages } from '../../src/pdf/split-pdf';
 import { TEMPLATE_TAGS, certificateData as certificate } from '../helpers/certificate-data';
-import { pdfPages, pdfText as documentText } from '../helpers/documents';
+import { pdfInfo, pdfPages, pdfText } from '../helpers/documents';
 import { processAlive } from '../helpers/run';
 
-const config = loadConfig({ ...process.env });
-const executablePath = config.CHROMIUM_PATH;
-const format = config.PDF_PAGE_FORMAT;
+const format = PDF_PAGE_FORMAT;
 
 const HOSTILE_NAME = `<img src=x onerror=alert(1)><script>fetch('http://127.0.0.1:9/x')</script>`;
 const HOSTILE_HOLDER = `<link rel=stylesheet href=http://127.0.0.1:9/a.css>`;
@@ -35,34 +30,11 @@ function hasPdftotext(): boolean {
 }
 const PDFTOTEXT = hasPdftotext();
 
-/** `pdfinfo [flag] <pdf>`'s output (poppler; `-struct-text` prints the structure tree with its text). */
-function pdfInfo(pdf: Buffer, flag?: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pdf-test-'));
-  try {
-    const file = path.join(dir, 'c.pdf');
-    writeFileSync(file, pdf);
-    return execFileSync('pdfinfo', [...(flag ? [flag] : []), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function pdfText(pdf: Buffer): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pdf-test-'));
-  try {
-    const file = path.join(dir, 'c.pdf');
-    writeFileSync(file, pdf);
-    return execFileSync('pdftotext', ['-raw', file, '-'], { encoding: 'utf8' });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** Reads the text a user would see: `pdftotext` if present, else innerText of the HTML in a JS-off page. */
 async function visibleText(pdf: Buffer, html: string): Promise<string> {
-  if (PDFTOTEXT) return pdfText(pdf);
+  if (PDFTOTEXT) return pdfText(pdf, 'raw');
   const browser = await puppeteer.launch({
-    executablePath,
+    executablePath: CHROMIUM_PATH,
     headless: true,
     pipe: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -101,47 +73,44 @@ function childPids(): number[] {
 }
 
 describe('PDF renderer', () => {
-  let pool: BrowserPool;
-
-  beforeAll(() => {
-    pool = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
-  });
-
-  afterAll(async () => {
-    await pool.close();
-  });
+  const shared = useBrowserPool({ pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
 
   test('when a certificate is rendered, then it is a one-page PDF carrying the certificate number and named insured', async () => {
     const html = await renderCertificateHtml(certificate(), { format });
 
     const started = Date.now();
-    const pdf = await pool.render(html, { format });
+    const pdf = await shared.pool.render(html, { format });
     const firstMs = Date.now() - started;
     const again = Date.now();
-    const second = await pool.render(html, { format });
+    const second = await shared.pool.render(html, { format });
     process.stderr.write(`pdf render: first (with launch) ${firstMs} ms, warm ${Date.now() - again} ms, ${pdf.length} bytes\n`);
 
     expectValidPdf(pdf);
     expectValidPdf(second);
     expect(pageCount(pdf)).toBe(1);
     const text = await visibleText(pdf, html);
-    expect(text).toContain('COI-000123-0001');
-    expect(text).toContain('Jane Q. Doe');
-    expect(text).toContain('$1,000,000.00');
-    expect(text).toContain('$500.00');
-    expect(text).toContain('America/New_York');
-    expect(text).toContain('MP-2026-0042');
-    expect(text).toContain('PN2-7788');
-    expect(text).toContain('City Convention Center');
+    const data = certificate();
+    // The data's own values, and the money as printed (the first limit and the deductible).
+    for (const printed of [
+      data.certificateNumber,
+      data.namedInsured.name,
+      '$1,000,000.00',
+      '$500.00',
+      data.coverage.timeZone,
+      data.masterPolicyNumber,
+      data.policyNumberTwo!,
+      data.certificateHolder!.name,
+    ])
+      expect(text).toContain(printed);
     expect(text).not.toContain('SPECIMEN');
-    expect(pool.blockedRequests).toBe(0);
+    expect(shared.pool.blockedRequests).toBe(0);
   });
 
   test('when the format is A4, then the @page size and the PDF media box follow it', async () => {
     const html = await renderCertificateHtml(certificate(), { format: 'A4' });
     expect(html).toContain('size: A4');
 
-    const pdf = await pool.render(html, { format: 'A4' });
+    const pdf = await shared.pool.render(html, { format: 'A4' });
 
     expectValidPdf(pdf);
     // A4 is 595 × 842 points (Letter would be 612 × 792).
@@ -156,9 +125,9 @@ describe('PDF renderer', () => {
       }),
       { format },
     );
-    const blockedBefore = pool.blockedRequests;
+    const blockedBefore = shared.pool.blockedRequests;
 
-    const pdf = await pool.render(html, { format });
+    const pdf = await shared.pool.render(html, { format });
 
     expect(html).toContain(escapeHtml(HOSTILE_NAME));
     expect(html).toContain(escapeHtml(HOSTILE_HOLDER));
@@ -168,7 +137,7 @@ describe('PDF renderer', () => {
     expect(html).not.toMatch(/<(script|link|iframe)\b/i);
     expect(html).not.toMatch(/<img src=x/i);
     expectValidPdf(pdf);
-    expect(pool.blockedRequests).toBe(blockedBefore);
+    expect(shared.pool.blockedRequests).toBe(blockedBefore);
     const text = await visibleText(pdf, html);
     expect(text).toContain('<script>fetch(');
     expect(text).toContain('<link rel=stylesheet');
@@ -178,25 +147,25 @@ describe('PDF renderer', () => {
     // Deliberately not built with the template: proves the interception layer on its own.
     const raw = `<!DOCTYPE html><html><head><link rel="stylesheet" href="http://127.0.0.1:9/a.css"></head>
       <body><p>raw</p><img src="http://127.0.0.1:9/x"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></body></html>`;
-    const before = pool.blockedRequests;
+    const before = shared.pool.blockedRequests;
 
-    const pdf = await pool.render(raw, { format });
+    const pdf = await shared.pool.render(raw, { format });
 
     expectValidPdf(pdf);
-    expect(pool.blockedRequests - before).toBe(2);
+    expect(shared.pool.blockedRequests - before).toBe(2);
   });
 
   test('when in test mode, then the certificate carries SPECIMEN, and the QR code is an inline data: SVG', async () => {
     const live = await renderCertificateHtml(certificate(), { format });
     const specimen = await renderCertificateHtml(certificate({ testMode: true }), { format });
 
-    const pdf = await pool.render(specimen, { format });
+    const pdf = await shared.pool.render(specimen, { format });
 
     expect(live).not.toContain('SPECIMEN');
     expect(specimen).toContain('SPECIMEN');
     // the watermark is rotated: text extraction may split it into letters, so ignore whitespace
     expect((await visibleText(pdf, specimen)).replace(/\s+/g, '')).toContain('SPECIMEN');
-    expect((await visibleText(await pool.render(live, { format }), live)).replace(/\s+/g, '')).not.toContain('SPECIMEN');
+    expect((await visibleText(await shared.pool.render(live, { format }), live)).replace(/\s+/g, '')).not.toContain('SPECIMEN');
     expect(pageCount(pdf)).toBe(1);
     const qr = /<img id="qr"[^>]* src="([^"]+)"/.exec(specimen)?.[1];
     expect(qr).toMatch(/^data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+$/);
@@ -206,8 +175,7 @@ describe('PDF renderer', () => {
   });
 
   test('when a render exceeds its deadline, then it fails with RenderTimeoutError and the same pool renders afterwards', async () => {
-    const tight = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 1 });
-    try {
+    await withBrowserPool({ pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 1 }, async (tight) => {
       const html = await renderCertificateHtml(certificate(), { format });
 
       await expect(tight.render(html, { format })).rejects.toBeInstanceOf(RenderTimeoutError);
@@ -216,14 +184,11 @@ describe('PDF renderer', () => {
 
       expectValidPdf(pdf);
       expect(tight.launches).toBe(1);
-    } finally {
-      await tight.close();
-    }
+    });
   });
 
   test('when rendersPerBrowser is 2, then 5 renders relaunch the browser and every PDF is valid', async () => {
-    const recycling = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 2, renderTimeoutMs: 15_000 });
-    try {
+    await withBrowserPool({ pageCount: 1, rendersPerBrowser: 2, renderTimeoutMs: 15_000 }, async (recycling) => {
       const html = await renderCertificateHtml(certificate(), { format });
       const pids = new Set<number>();
       const pdfs: Buffer[] = [];
@@ -236,51 +201,42 @@ describe('PDF renderer', () => {
       expect(recycling.launches).toBe(3);
       expect(pids.size).toBe(3);
       pdfs.forEach(expectValidPdf);
-    } finally {
-      await recycling.close();
-    }
+    });
   });
 
   test('when documents are written over the last (freshDocumentPerRender false), then each PDF shows its own certificate only', async () => {
-    const reusing = createBrowserPool({
-      executablePath,
-      pageCount: 1,
-      rendersPerBrowser: 100,
-      renderTimeoutMs: 15_000,
-      freshDocumentPerRender: false,
-    });
-    try {
-      const numbers = ['COI-000123-0001', 'COI-000456-0002', 'COI-000789-0003'];
-      for (const certificateNumber of numbers) {
-        const pdf = await reusing.render(
-          await renderCertificateHtml(
-            certificate({
-              certificateNumber,
-              verificationUrl: `http://127.0.0.1:3000/verify/${certificateNumber}`,
-              testMode: certificateNumber.endsWith('2'),
-            }),
+    await withBrowserPool(
+      { pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 15_000, freshDocumentPerRender: false },
+      async (reusing) => {
+        const numbers = ['COI-000123-0001', 'COI-000456-0002', 'COI-000789-0003'];
+        for (const certificateNumber of numbers) {
+          const pdf = await reusing.render(
+            await renderCertificateHtml(
+              certificate({
+                certificateNumber,
+                verificationUrl: `http://127.0.0.1:3000/verify/${certificateNumber}`,
+                testMode: certificateNumber.endsWith('2'),
+              }),
+              { format },
+            ),
             { format },
-          ),
-          { format },
-        );
-        expectValidPdf(pdf);
-        expect(pageCount(pdf)).toBe(1);
-        if (PDFTOTEXT) {
-          const text = pdfText(pdf);
-          expect(text).toContain(certificateNumber);
-          for (const other of numbers.filter((n) => n !== certificateNumber)) expect(text).not.toContain(other);
-          expect(text.replace(/\s+/g, '').includes('SPECIMEN')).toBe(certificateNumber.endsWith('2'));
+          );
+          expectValidPdf(pdf);
+          expect(pageCount(pdf)).toBe(1);
+          if (PDFTOTEXT) {
+            const text = pdfText(pdf, 'raw');
+            expect(text).toContain(certificateNumber);
+            for (const other of numbers.filter((n) => n !== certificateNumber)) expect(text).not.toContain(other);
+            expect(text.replace(/\s+/g, '').includes('SPECIMEN')).toBe(certificateNumber.endsWith('2'));
+          }
         }
-      }
-      expect(reusing.pages).toEqual({ idle: 1, busy: 0 });
-    } finally {
-      await reusing.close();
-    }
+        expect(reusing.pages).toEqual({ idle: 1, busy: 0 });
+      },
+    );
   });
 
   test('when 8 renders are submitted at once to 2 pages, then all succeed', async () => {
-    const concurrent = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 30_000 });
-    try {
+    await withBrowserPool({ pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 30_000 }, async (concurrent) => {
       const htmls = await Promise.all(
         Array.from({ length: 8 }, (_, i) => renderCertificateHtml(certificate({ certificateNumber: `COI-CONC-${i}` }), { format })),
       );
@@ -292,16 +248,13 @@ describe('PDF renderer', () => {
       process.stderr.write(`pdf render: 8 concurrent on pageCount 2: ${elapsed} ms total, ${(elapsed / 8).toFixed(0)} ms per PDF\n`);
 
       pdfs.forEach(expectValidPdf);
-      if (PDFTOTEXT) pdfs.forEach((pdf, i) => expect(pdfText(pdf)).toContain(`COI-CONC-${i}`));
+      if (PDFTOTEXT) pdfs.forEach((pdf, i) => expect(pdfText(pdf, 'raw')).toContain(`COI-CONC-${i}`));
       expect(concurrent.launches).toBe(1);
-    } finally {
-      await concurrent.close();
-    }
+    });
   });
 
   test('when the browser process is killed, then the next render relaunches it and succeeds', async () => {
-    const crashy = createBrowserPool({ executablePath, pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
-    try {
+    await withBrowserPool({ pageCount: 1, rendersPerBrowser: 100, renderTimeoutMs: 15_000 }, async (crashy) => {
       const html = await renderCertificateHtml(certificate(), { format });
       await crashy.render(html, { format });
       const pid = crashy.__browserPidForTests()!;
@@ -313,22 +266,20 @@ describe('PDF renderer', () => {
       expectValidPdf(pdf);
       expect(crashy.launches).toBe(2);
       expect(crashy.__browserPidForTests()).not.toBe(pid);
-    } finally {
-      await crashy.close();
-    }
+    });
   });
 
   test('when three certificates are printed as one document and split, then each is a one-page PDF of its own, and a re-split gives the same bytes', async () => {
     const certs = ['A', 'B', 'C'].map((n) =>
       certificate({ certificateNumber: `COI-9-1-${n}-0000000000`, namedInsured: { name: `Insured ${n}` } }),
     );
-    const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
+    const print = await shared.pool.render(await renderCertificatesHtml(certs, { format }), { format });
     const pages = certs.map((c) => ({ title: `Certificate of Insurance ${c.certificateNumber}`, date: '2026-03-01' }));
     const pdfs = await splitPdfPages(print, pages);
     expect(pdfs).toHaveLength(3);
     for (const [i, one] of pdfs.entries()) {
       expect(pdfPages(one)).toBe(1);
-      const text = documentText(one);
+      const text = pdfText(one);
       expect(text).toContain(certs[i]!.certificateNumber);
       expect(text).toContain(`Insured ${'ABC'[i]}`);
       for (const other of certs.filter((_, j) => j !== i)) expect(text).not.toContain(other.certificateNumber);
@@ -344,12 +295,12 @@ describe('PDF renderer', () => {
     const certs = ['A', 'B', 'C'].map((n) =>
       certificate({ certificateNumber: `COI-9-2-${n}-0000000000`, namedInsured: { name: `Insured ${n}` } }),
     );
-    const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
+    const print = await shared.pool.render(await renderCertificatesHtml(certs, { format }), { format });
     const pdfs = await splitPdfPages(
       print,
       certs.map((c) => ({ title: `Certificate of Insurance ${c.certificateNumber}`, date: '2026-03-01' })),
     );
-    const alone = await pool.render(await renderCertificateHtml(certs[0]!, { format }), { format });
+    const alone = await shared.pool.render(await renderCertificateHtml(certs[0]!, { format }), { format });
     for (const [i, one] of [...pdfs, alone].entries()) {
       const number = certs[i % 3]!.certificateNumber;
       const info = pdfInfo(one);
@@ -363,7 +314,7 @@ describe('PDF renderer', () => {
       expect(structure).toContain(`"Insured ${'ABC'[i % 3]}"`);
       for (const other of ['A', 'B', 'C'].filter((x) => x !== 'ABC'[i % 3])) expect(structure).not.toContain(`Insured ${other}`);
       // Copied out (content order), the boxes come as the page reads, top to bottom.
-      const text = pdfText(one);
+      const text = pdfText(one, 'raw');
       const order = [
         'CERTIFICATE OF LIABILITY INSURANCE',
         number,
@@ -386,14 +337,16 @@ describe('PDF renderer', () => {
   test('when the named insured is 10 000 characters, then it prints as text, and a shared print that no longer has one page per certificate is refused for splitting', async () => {
     const long = `${'Longname'.repeat(1249)}Endmarks`;
     expect(long).toHaveLength(10_000);
-    const blockedBefore = pool.blockedRequests;
-    const single = await pool.render(await renderCertificateHtml(certificate({ namedInsured: { name: long } }), { format }), { format });
-    expect(documentText(single).replace(/\s+/g, '')).toContain('LongnameLongnameLongname');
-    expect(documentText(single).replace(/\s+/g, '')).toContain('Endmark');
-    expect(pool.blockedRequests).toBe(blockedBefore);
+    const blockedBefore = shared.pool.blockedRequests;
+    const single = await shared.pool.render(await renderCertificateHtml(certificate({ namedInsured: { name: long } }), { format }), {
+      format,
+    });
+    expect(pdfText(single).replace(/\s+/g, '')).toContain('LongnameLongnameLongname');
+    expect(pdfText(single).replace(/\s+/g, '')).toContain('Endmark');
+    expect(shared.pool.blockedRequests).toBe(blockedBefore);
 
     const certs = [certificate({ namedInsured: { name: long } }), certificate()];
-    const print = await pool.render(await renderCertificatesHtml(certs, { format }), { format });
+    const print = await shared.pool.render(await renderCertificatesHtml(certs, { format }), { format });
     await expect(
       splitPdfPages(
         print,
@@ -403,7 +356,7 @@ describe('PDF renderer', () => {
   });
 
   test('when the pool is closed, then no Chromium process of it is left and render refuses', async () => {
-    const closing = createBrowserPool({ executablePath, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
+    const closing = createBrowserPool({ executablePath: CHROMIUM_PATH, pageCount: 2, rendersPerBrowser: 100, renderTimeoutMs: 15_000 });
     const html = await renderCertificateHtml(certificate(), { format });
     await closing.render(html, { format });
     const pid = closing.__browserPidForTests()!;
