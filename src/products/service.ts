@@ -152,6 +152,18 @@ export function createProductService(deps: {
     return p;
   }
 
+  /**
+   * Runs `change` in one transaction once the caller's product `id` is locked in it (404 NOT_FOUND
+   * outside the scope), so two changes of the product apply one after the other; answers what
+   * `change` answers.
+   */
+  function withLockedProduct<T>(principal: Principal, id: number, change: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return products.transaction(async (trx) => {
+      await scopedProduct(principal, id, trx);
+      return change(trx);
+    });
+  }
+
   async function assertQuestionSetUsable(principal: Principal, id: number | null | undefined): Promise<void> {
     if (id === null || id === undefined) return;
     if (!(await deps.questionSets.findUsable(id, principal.rootAccountId))) {
@@ -260,8 +272,7 @@ export function createProductService(deps: {
      * Purchases made from then on carry the new terms; those already sold keep theirs.
      */
     async updateCancellationTerms(principal: Principal, id: number, body: UpdateCancellationTermsBody): Promise<CancellationTermsRead> {
-      const saved = await products.transaction(async (trx) => {
-        await scopedProduct(principal, id, trx);
+      const saved = await withLockedProduct(principal, id, async (trx) => {
         const current = (await products.cancellationTerms([id], trx)).get(id)!.terms;
         return products.saveCancellationTerms(trx, id, {
           freeLookDays: body.free_look_days ?? current.freeLookDays,
@@ -284,8 +295,7 @@ export function createProductService(deps: {
 
     /** Changes the sent endorsement terms (the product row locked, so two changes apply one after the other); they apply to holders added from then on. 404 outside the scope. */
     async updateEndorsementTerms(principal: Principal, id: number, body: UpdateEndorsementTermsBody): Promise<EndorsementTermsRead> {
-      const saved = await products.transaction(async (trx) => {
-        await scopedProduct(principal, id, trx);
+      const saved = await withLockedProduct(principal, id, async (trx) => {
         const current = (await products.endorsementTerms([id], trx)).get(id)!;
         return products.saveEndorsementTerms(trx, id, {
           allowsAdditionalInsured: body.allows_additional_insured ?? current.allowsAdditionalInsured,
