@@ -25,7 +25,7 @@
  */
 import { z } from 'zod';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { PurchaseSummary } from '../purchases/schemas';
+import { CoveredUnitWindow, PurchaseSummary } from '../purchases/schemas';
 import { CANCELLATION_REQUESTERS } from '../purchases/refund-rule';
 import { Subscription } from '../subscriptions/schemas';
 import { GetCertificatesResponse } from '../certificates/schemas';
@@ -41,17 +41,6 @@ const minor = (what: string) =>
     .meta({ description: `${what}, integer minor units of \`currency\` (e.g. cents)` });
 const instant = (what: string) => z.string().meta({ description: `${what}, ISO 8601 UTC` });
 
-/** A covered unit as the events carry it. */
-const EventCoveredUnit = z.object({
-  id: z.number().int().meta({ description: 'Covered unit id (what a cancellation names)' }),
-  index: z.number().int().meta({ description: 'Position within its item, from 0' }),
-  kind: z.enum(['day', 'trip']),
-  starts_at: instant('When its coverage starts'),
-  ends_at: instant('When its coverage ends'),
-  time_zone: z.string().meta({ description: 'IANA time zone of the risk' }),
-  local_label: z.string().meta({ description: 'The covered day or trip as the certificate prints it' }),
-});
-
 /** An item as the events carry it. */
 const EventPurchaseItem = z.object({
   id: z.number().int(),
@@ -61,7 +50,7 @@ const EventPurchaseItem = z.object({
   unit_price: minor('Price of one covered unit before the answers’ factors'),
   price_factor: z.number().meta({ description: 'Product of the chosen answers’ price factors' }),
   amount: minor('The item’s premium'),
-  covered_units: z.array(EventCoveredUnit),
+  covered_units: z.array(CoveredUnitWindow),
 });
 
 /**

@@ -95,57 +95,63 @@ const purchaseFields = {
 export const PurchaseSummary = z.object(purchaseFields).meta({ id: 'PurchaseSummary' });
 export type PurchaseSummary = z.infer<typeof PurchaseSummary>;
 
-const CoveredUnit = z
-  .object({
-    id: z.number().int().meta({ description: 'Covered unit id (what a cancellation names)' }),
-    index: z.number().int().meta({ description: 'Position within its item, from 0' }),
-    kind: z.enum(['day', 'trip']),
-    starts_at: instant('When its coverage starts (a day: local midnight in time_zone)'),
-    ends_at: instant('When its coverage ends'),
-    time_zone: z.string().meta({ description: 'IANA time zone of the risk' }),
-    local_label: z.string().meta({ description: 'The covered day or trip as the certificate prints it' }),
-    state: z.enum(['unpaid', 'active', 'cancellation_scheduled', 'cancellation_pending', 'cancelled']).meta({
+/**
+ * A covered unit's window as both the purchase's detail and the events give it (`itemObject` of
+ * purchase-object.ts builds it): its id, place in its item, kind, coverage start and end (ISO
+ * 8601 UTC), time zone and label.
+ */
+export const CoveredUnitWindow = z.object({
+  id: z.number().int().meta({ description: 'Covered unit id (what a cancellation names)' }),
+  index: z.number().int().meta({ description: 'Position within its item, from 0' }),
+  kind: z.enum(['day', 'trip']),
+  starts_at: instant('When its coverage starts (a day: local midnight in time_zone)'),
+  ends_at: instant('When its coverage ends'),
+  time_zone: z.string().meta({ description: 'IANA time zone of the risk' }),
+  local_label: z.string().meta({ description: 'The covered day or trip as the certificate prints it' }),
+});
+
+const CoveredUnit = CoveredUnitWindow.extend({
+  state: z.enum(['unpaid', 'active', 'cancellation_scheduled', 'cancellation_pending', 'cancelled']).meta({
+    description:
+      '`unpaid` until the purchase is paid, `active` once paid, `cancellation_scheduled` while a cancellation dated in the future holds it (it stays covered until then; rescinding gives it back), `cancellation_pending` once a cancellation took effect (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full',
+  }),
+  coverage_started: z.boolean().meta({
+    description:
+      'Whether its coverage had started when this was answered, by the purchase’s test clock when it has one (a started unit is earned and cannot be cancelled)',
+  }),
+  certificate: z
+    .object({
+      number: z.string(),
+      verification_url: z.string(),
+      voided_at: z.string().nullable().meta({ description: 'When it was voided, ISO 8601 UTC; null while in force' }),
+    })
+    .nullable()
+    .meta({
       description:
-        '`unpaid` until the purchase is paid, `active` once paid, `cancellation_scheduled` while a cancellation dated in the future holds it (it stays covered until then; rescinding gives it back), `cancellation_pending` once a cancellation took effect (its refund on the way), `cancelled` once that refund succeeded or the purchase was refunded in full',
+        'The certificate that proves it to its first certificate holder (null until issued); `certificates` has every holder’s and every version',
     }),
-    coverage_started: z.boolean().meta({
-      description:
-        'Whether its coverage had started when this was answered, by the purchase’s test clock when it has one (a started unit is earned and cannot be cancelled)',
-    }),
-    certificate: z
-      .object({
+  certificates: z
+    .array(
+      z.object({
         number: z.string(),
-        verification_url: z.string(),
-        voided_at: z.string().nullable().meta({ description: 'When it was voided, ISO 8601 UTC; null while in force' }),
-      })
-      .nullable()
-      .meta({
-        description:
-          'The certificate that proves it to its first certificate holder (null until issued); `certificates` has every holder’s and every version',
-      }),
-    certificates: z
-      .array(
-        z.object({
-          number: z.string(),
-          certificate_holder_id: z
-            .number()
-            .int()
-            .nullable()
-            .meta({ description: 'Whom it is issued to (listCertificateHolders); null: no holder named' }),
-          revision: z.number().int().meta({ description: '1 for the first version' }),
-          status: z.enum(['issuing', 'issued', 'voided', 'superseded']).meta({
-            description:
-              '`issuing` (being rendered and stored), `issued` (in force), `voided`, or `superseded` (a past version: see superseded_by)',
-          }),
-          verification_url: z.string(),
-          voided_at: z.string().nullable(),
-          superseded_at: z.string().nullable(),
-          superseded_by: z.string().nullable().meta({ description: 'The number of the version that replaced it' }),
+        certificate_holder_id: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'Whom it is issued to (listCertificateHolders); null: no holder named' }),
+        revision: z.number().int().meta({ description: '1 for the first version' }),
+        status: z.enum(['issuing', 'issued', 'voided', 'superseded']).meta({
+          description:
+            '`issuing` (being rendered and stored), `issued` (in force), `voided`, or `superseded` (a past version: see superseded_by)',
         }),
-      )
-      .meta({ description: 'Every certificate of this unit: one current per certificate holder, and past versions' }),
-  })
-  .meta({ id: 'PurchaseCoveredUnit' });
+        verification_url: z.string(),
+        voided_at: z.string().nullable(),
+        superseded_at: z.string().nullable(),
+        superseded_by: z.string().nullable().meta({ description: 'The number of the version that replaced it' }),
+      }),
+    )
+    .meta({ description: 'Every certificate of this unit: one current per certificate holder, and past versions' }),
+}).meta({ id: 'PurchaseCoveredUnit' });
 
 const PurchaseItem = z
   .object({
