@@ -453,7 +453,7 @@ async function reconcile(month: string | undefined, mode: string | undefined, in
         console.log(`  ${currency.toUpperCase()}: ledger ${formatMinor(t.ledger)}, processor ${formatMinor(t.processor)}`);
       for (const [currency, t] of Object.entries(report.tax_collected))
         console.log(
-          `  premium tax ${currency.toUpperCase()} (${report.tax_checked} sale(s) read back from their checkout lines): ledger ${formatMinor(t.ledger)}, processor ${formatMinor(t.processor)}`,
+          `  premium tax ${currency.toUpperCase()} (${report.tax_checked} payment(s) read back from their checkout lines): ledger ${formatMinor(t.ledger)}, processor ${formatMinor(t.processor)}`,
         );
       const skipped = report.test_helper_skipped;
       if (skipped.charges + skipped.refunds > 0)

@@ -13,14 +13,15 @@
  * dashboard refund made in the last seconds of a month whose event arrived in the next one is a
  * difference of both months.
  *
- * Premium tax: a sale paid through a checkout session with tax is also read back as the
+ * Premium tax: a sale or an endorsement paid through a checkout session with tax (an
+ * endorsement's checkout link) is also read back as the
  * processor's line items of that session (`listLineItems`, products expanded): the lines whose
  * product carries the metadata `line: premium_tax` (the service's tax lines) are added up and
- * compared with the tax the purchase charged; a difference (`kind: tax`, the session's id) is
+ * compared with the tax the purchase or endorsement charged; a difference (`kind: tax`, the session's id) is
  * flagged like any other, even when the total agrees (tax put in another line). `tax_collected`
  * adds up each side per currency. A payment intent charged without a checkout (a saved card) and
- * every refund carry one amount, so their tax is checked only as part of it; so is an
- * endorsement's tax (its checkout link's tax line is not read here). Commission is not money the processor moves (the
+ * every refund carry one amount, so their tax is checked only as part of it. Commission is not
+ * money the processor moves (the
  * buyer pays the agency's account the gross; the agency and its insurer or MGA settle commission
  * from the bordereau's net premium), so there is nothing at the processor to compare it with.
  *
@@ -71,7 +72,7 @@ export interface ReconciliationReport {
   refunds_checked: number;
   /** Per currency (lower case, as stored): the ledger's and the processor's net money in (charges less refunds), minor units. */
   totals: Record<string, { ledger: number; processor: number }>;
-  /** Sales whose premium tax was read back from their checkout session's lines. */
+  /** Sales and endorsements whose premium tax was read back from their checkout session's lines. */
   tax_checked: number;
   /** Per currency: the premium tax those sales charged (ledger) and the processor's tax lines of their sessions, minor units. */
   tax_collected: Record<string, { ledger: number; processor: number }>;

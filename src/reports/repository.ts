@@ -258,7 +258,7 @@ export interface ExpectedMovement {
   paymentIntentId: string | null;
   /** `dashboard` only: the ids of the purchase's own refunds (cancellations', endorsements'), which the processor's list of that payment intent's refunds also holds. */
   ownRefundIds?: string[];
-  /** A sale paid through a checkout session with premium tax: the tax it charged (minor units) and the session whose tax lines hold it. */
+  /** A sale or endorsement paid through a checkout session with premium tax: the tax it charged (minor units) and the session whose tax lines hold it. */
   tax?: { minor: number; checkoutSessionId: string };
 }
 
@@ -283,8 +283,8 @@ export function createReportsRepository(db: Db) {
      * cancellations (by completion; each part of one split over several payments), of
      * endorsements that gave premium back (each part once created at the processor), and the
      * dashboard refunds (`refund` rows, by the month their event arrived) added up per payment
-     * intent, with the purchase's own refund ids; a sale paid through a checkout session with
-     * premium tax carries its tax and session (`tax`). Oldest first.
+     * intent, with the purchase's own refund ids; a sale or an endorsement paid through a checkout
+     * session with premium tax carries its tax and session (`tax`). Oldest first.
      */
     async expectedMovements(range: { from: Date; to: Date; mode: 'live' | 'test' }): Promise<ExpectedMovement[]> {
       const { rows } = await db.raw(
@@ -296,7 +296,8 @@ export function createReportsRepository(db: Db) {
             where p.mode = :mode and p.paid_at >= :from and p.paid_at < :to and p.payment_intent_id is not null and p.total_minor > 0
            union all
            select 'charge', t.payment_intent_id, p.id, p.root_account_id, t.currency, t.total_minor, 'endorsement', t.completed_at,
-                  t.payment_intent_id, null, null
+                  t.payment_intent_id, t.tax_minor,
+                  (select e.checkout_session_id from endorsements e where e.policy_transaction_id = t.id)
              from policy_transactions t join purchases p on p.id = t.purchase_id
             where t.kind = 'endorsement' and t.status = 'completed' and p.mode = :mode
               and t.completed_at >= :from and t.completed_at < :to and t.payment_intent_id is not null

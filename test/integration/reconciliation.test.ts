@@ -11,8 +11,9 @@
  * dashboard refunds on the sale, and exactly that difference is reported. The sale is paid by the
  * test helper, whose payments a test-mode run skips by default (no money moved): these runs check
  * them with `--include-test-helper`, the proxy answering for them; the last test runs without it.
- * A Texas-taxed sale paid through its checkout session (April 2025) has its premium tax compared
- * with the session's tax lines: equal, nothing; 1.00 of it on the premium line, a `tax` difference.
+ * A Texas-taxed sale paid through its checkout session and a day added to it paid through the
+ * endorsement's checkout link (April 2025) have their premium tax compared with the sessions' tax
+ * lines: equal, nothing; 1.00 of the sale's on its premium line, a `tax` difference.
  *
  * stripe-mock keeps no state: the proxy answers a payment intent, a refund and a payment intent's
  * list of refunds with what the processor would hold for them (the amounts the service sent, the
@@ -27,6 +28,7 @@ import {
   chargeRefundedEvent,
   createQuotingAccountWithoutFreeLook,
   deliverWebhook,
+  endorsementSessionCompletedEvent,
   type QuotingAccount,
   sessionCompletedEvent,
   issuedPurchase,
@@ -332,8 +334,10 @@ test('when test mode runs without --include-test-helper, then every movement of 
   }
 });
 
-test('when a Texas-taxed sale paid through its checkout session is read back, then its tax agrees with the session’s tax lines; with 1.00 of the tax on the premium line instead (same total), exactly that tax difference is reported and the run exits 3', async () => {
+test('when a Texas-taxed sale and a day added to it are paid through checkout sessions, then their tax agrees with the sessions’ tax lines; with 1.00 of the sale’s tax on its premium line instead (same total), exactly that tax difference is reported and the run exits 3', async () => {
   // What the processor lists for a session: the lines the service sent to create it (stripe-mock keeps none).
+  /** Checkout sessions the buyer has paid (id → payment intent). */
+  const paidSessions = new Map<string, string>();
   const sessionLines = new Map<string, Array<{ amount: number; name: string | null; line: string | null }>>();
   proxy.patchResponses({
     method: 'POST',
@@ -352,7 +356,11 @@ test('when a Texas-taxed sale paid through its checkout session is read back, th
     method: 'GET',
     pathPrefix: '/v1/checkout/sessions/',
     patch: (body, req: RecordedRequest) => {
-      if (!req.path.endsWith('/line_items')) return body;
+      if (!req.path.endsWith('/line_items')) {
+        const id = req.path.split('/').pop()!;
+        const pi = paidSessions.get(id);
+        return pi ? { ...body, id, status: 'complete', payment_status: 'paid', payment_intent: pi } : body;
+      }
       const lines = sessionLines.get(req.path.split('/')[4]!) ?? [];
       const data = lines.map((l, i) => ({
         ...body.data[0],
@@ -381,6 +389,36 @@ test('when a Texas-taxed sale paid through its checkout session is read back, th
   }, 90_000);
   expect([issued.amount_total, issued.amount_tax]).toEqual([4196, 196]);
   held.set(issued.payment_intent, 4196);
+  // A day added, paid through the endorsement's checkout link: 20.00 and its tax, 0.97 + 0.01, a line of that session.
+  const eq = await api(`/purchases/${taxed}/endorsement_quote`, {
+    method: 'POST',
+    body: {
+      changes: [{ type: 'add_covered_units', purchase_item_id: issued.items[0].id, start_date: '2027-05-03', end_date: '2027-05-03' }],
+    },
+  });
+  expect(eq.body.data).toMatchObject({ premium_difference: 2000, tax_difference: 98, total_difference: 2098 });
+  const quoteId = eq.body.data.id as string;
+  const linked = await api(`/purchases/${taxed}/endorse`, {
+    method: 'POST',
+    body: { quote_id: quoteId, payment: { method: 'checkout_link' } },
+  });
+  expect(linked.body.data.status).toBe('awaiting_payment');
+  const linkSession = (await app.container.db('endorsements').where({ quote_id: quoteId }).first()).checkout_session_id as string;
+  paidSessions.set(linkSession, `pi_link_${taxed}`);
+  held.set(`pi_link_${taxed}`, 2098);
+  expect((await deliverWebhook(app, endorsementSessionCompletedEvent(linkSession, quoteId, taxed, `pi_link_${taxed}`))).status).toBe(200);
+  await eventually(
+    async () => ((await api(`/purchases/${taxed}/endorsements/${quoteId}`)).body.data.status === 'applied' ? true : null),
+    60_000,
+  );
+  expect(sessionLines.get(linkSession)!.map((l) => [l.amount, l.line])).toEqual([
+    [2000, null],
+    [98, 'premium_tax'],
+  ]);
+  await app.container
+    .db('policy_transactions')
+    .where({ purchase_id: taxed, kind: 'endorsement' })
+    .update({ completed_at: new Date('2025-04-15T10:00:00Z') });
   await app.container
     .db('purchases')
     .where({ id: taxed })
@@ -401,10 +439,10 @@ test('when a Texas-taxed sale paid through its checkout session is read back, th
   const clean = await april('--json');
   expect([clean.code, clean.stderr]).toEqual([0, '']);
   expect(JSON.parse(clean.stdout)).toMatchObject({
-    charges_checked: 1,
-    tax_checked: 1,
-    totals: { usd: { ledger: 4196, processor: 4196 } },
-    tax_collected: { usd: { ledger: 196, processor: 196 } },
+    charges_checked: 2,
+    tax_checked: 2,
+    totals: { usd: { ledger: 6294, processor: 6294 } },
+    tax_collected: { usd: { ledger: 294, processor: 294 } },
     differences: [],
   });
 
@@ -414,8 +452,8 @@ test('when a Texas-taxed sale paid through its checkout session is read back, th
   const off = await april('--json');
   expect(off.code).toBe(3);
   const report = JSON.parse(off.stdout);
-  expect(report.totals.usd).toEqual({ ledger: 4196, processor: 4196 });
-  expect(report.tax_collected.usd).toEqual({ ledger: 196, processor: 96 });
+  expect(report.totals.usd).toEqual({ ledger: 6294, processor: 6294 });
+  expect(report.tax_collected.usd).toEqual({ ledger: 294, processor: 194 });
   expect(report.differences).toEqual([
     {
       purchase_id: taxed,
@@ -431,7 +469,7 @@ test('when a Texas-taxed sale paid through its checkout session is read back, th
     },
   ]);
   const text = await april();
-  expect(text.stdout).toContain('premium tax USD (1 sale(s) read back from their checkout lines): ledger 1.96, processor 0.96');
+  expect(text.stdout).toContain('premium tax USD (2 payment(s) read back from their checkout lines): ledger 2.94, processor 1.94');
   expect(text.stdout).toContain(`purchase ${taxed} (account ${account.accountId}) tax ${session} [sale]`);
 });
 
