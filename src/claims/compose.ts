@@ -28,7 +28,8 @@ export interface ClaimDomainDeps {
   products: Pick<ProductService, 'get'>;
 }
 
-function serviceFrom(deps: ClaimDomainDeps) {
+/** The claims service over `deps` (the API's routes, the buyer's page and the portal's claim pages call it). */
+export function claimServiceFrom(deps: ClaimDomainDeps) {
   const accounts = createAccountsRepository(deps.db);
   return createClaimService({
     claims: createClaimsRepository(deps.db),
@@ -43,7 +44,7 @@ function serviceFrom(deps: ClaimDomainDeps) {
 
 /** The claim routes of `/api/v1` (the agency's and the adjusters'). */
 export function claimRoutesFrom(deps: ClaimDomainDeps): RouteRegistration {
-  const service = serviceFrom(deps);
+  const service = claimServiceFrom(deps);
   return (router, registry) => {
     claimRoutes(service)(router, registry);
     adjusterClaimRoutes(service)(router, registry);
@@ -55,7 +56,7 @@ export function buyerClaimPageFrom(deps: ClaimDomainDeps & { key: string; limite
   const service = createBuyerClaimService({
     sales: createSaleRepository(deps.db),
     claims: createClaimsRepository(deps.db),
-    claimService: serviceFrom(deps),
+    claimService: claimServiceFrom(deps),
     key: deps.key,
   });
   return buyerClaimRoutes(service, deps.limiter);

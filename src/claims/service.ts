@@ -60,7 +60,11 @@ export interface ClaimServiceDeps {
 export type ClaimViewer = 'agency' | 'adjuster';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const actorOf = (principal: Principal, type: ClaimActor['type'] = 'api_key'): ClaimActor => ({ type, id: String(principal.apiKeyId) });
+/** Who acts: the key (its id), or `actorId` when given (a portal teammate: `teammate-<agent id>`). */
+const actorOf = (principal: Principal, type: ClaimActor['type'] = 'api_key', actorId?: string): ClaimActor => ({
+  type,
+  id: actorId ?? String(principal.apiKeyId),
+});
 
 /** `claims/<claimId>/attachments/<attachmentIndex>-<safe file name>`: where an attachment is uploaded. */
 export function attachmentKey(claimId: number, index: number, fileName: string): string {
@@ -405,8 +409,9 @@ export function createClaimService(deps: ClaimServiceDeps) {
      * An adjuster's decision (`body.action`, through the claim's workflow and its validator): only a
      * key of the insurer or MGA the claim's product names. The agency's own key gets 403
      * CLAIM_DECISION_NOT_ALLOWED; any other key 404 NOT_FOUND. Answers the claim with its history.
+     * `actorId` names who acted in the history when it is not the key (the portal's adjuster: `teammate-<agent id>`).
      */
-    async decide(principal: Principal, claimId: number, body: ClaimActionRequest): Promise<Claim> {
+    async decide(principal: Principal, claimId: number, body: ClaimActionRequest, actorId?: string): Promise<Claim> {
       const { claim: c, as } = await visibleClaim(principal, claimId);
       if (as !== 'adjuster')
         throw new AppError(
@@ -419,7 +424,7 @@ export function createClaimService(deps: ClaimServiceDeps) {
         });
       await deps.workflows.act(c, {
         action: body.action as ClaimActionInput['action'],
-        actor: actorOf(principal, 'adjuster'),
+        actor: actorOf(principal, 'adjuster', actorId),
         ...(body.amount !== undefined ? { amountMinor: body.amount } : {}),
         ...(body.reason !== undefined ? { reason: body.reason } : {}),
         ...(body.reason_code !== undefined ? { reasonCode: body.reason_code } : {}),
