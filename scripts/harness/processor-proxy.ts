@@ -147,12 +147,18 @@ export async function startProcessorProxy(target = process.env.PAYPROC_API_BASE 
  * the processor would for a card that pays: `succeeded`, with one id per idempotency key (a retry
  * gets the first answer's id back; stripe-mock itself answers every call with the same fixture
  * id). `declined(request)` true answers `requires_payment_method` with a `card_declined` error
- * instead; `onCreated(id, request)` sees each succeeded answer (to hold its amount, say). Returns
- * the map idempotency key → payment intent id, filled as requests arrive.
+ * instead; `onCreated(id, request)` sees each succeeded answer (to hold its amount, say);
+ * `newId(request)` names a new idempotency key's payment intent instead of stripe-mock's fixture
+ * id (ids that differ, for a test that tells payments apart). Returns the map idempotency key →
+ * payment intent id, filled as requests arrive.
  */
 export function answerPaymentIntentsAsPaid(
   proxy: Pick<ProcessorProxy, 'patchResponses'>,
-  o: { declined?: (request: RecordedRequest) => boolean; onCreated?: (id: string, request: RecordedRequest) => void } = {},
+  o: {
+    declined?: (request: RecordedRequest) => boolean;
+    onCreated?: (id: string, request: RecordedRequest) => void;
+    newId?: (request: RecordedRequest) => string;
+  } = {},
 ): Map<string, string> {
   const intentIds = new Map<string, string>();
   proxy.patchResponses({
@@ -160,7 +166,7 @@ export function answerPaymentIntentsAsPaid(
     pathPrefix: '/v1/payment_intents',
     patch: (body, req) => {
       const key = req.idempotencyKey ?? '';
-      if (!intentIds.has(key)) intentIds.set(key, body.id);
+      if (!intentIds.has(key)) intentIds.set(key, o.newId?.(req) ?? body.id);
       const id = intentIds.get(key)!;
       if (o.declined?.(req))
         return {

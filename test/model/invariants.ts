@@ -4,12 +4,15 @@
  *
  * - money, per payment intent (minor units): the refunds the processor received (the recording
  *   proxy's POST /v1/refunds, one per idempotency key) are what the model's cancellations give
- *   back; the purchase's `amount_refunded` (the service's ledger) is those plus the dashboard's;
- *   the ledger's net is what was charged less that; the same idempotency key never carries two
+ *   back, from the newest payment first; the purchase's `amount_refunded` (the service's ledger)
+ *   is those plus the dashboard's, over every payment; `amount_total` is the sale's charge (an
+ *   added day's payment is not in it); the ledger's net is what was charged less that; the same idempotency key never carries two
  *   amounts, and nothing refunded goes above what was paid;
  * - cover: each day in force has exactly one current certificate (`issued`) per holder in force,
  *   none for a removed holder, none for a cancelled day or a refunded purchase; each day reads the
  *   state and date the model says; the purchase reads the model's status and its disputes' statuses;
+ *   a subscription's periods, their days in time order, neither overlap nor (for a whole month
+ *   renewed as every day) leave a gap: each day ends at the instant the next one starts;
  * - answers: no 5xx, and every refusal carries an error code its operation documents
  *   (the app's /openapi.json);
  * - events (at the end of a sequence): every event of the model's purchases that
@@ -24,6 +27,7 @@ import { call } from '../helpers/fixtures';
 import { eventually } from '../helpers/worker';
 import {
   activeHolders,
+  coversWholeMonth,
   expectedCertificatesInForce,
   expectedStatus,
   netByPaymentIntent,
@@ -86,11 +90,13 @@ export async function settledPurchase(stack: ModelStack, id: number, timeoutMs =
 export async function checkPurchase(stack: ModelStack, p: ModelPurchase, view: any): Promise<void> {
   const at = `purchase ${p.id}`;
   if (view.status !== expectedStatus(p)) fail(`${at} reads ${view.status}, the model ${expectedStatus(p)}`);
+  // amount_total is the sale's charge; an added day's payment is not in it (see checkMoney).
+  const sale = p.payments[0]!.chargedMinor;
   const charged = p.payments.reduce((a, x) => a + x.chargedMinor, 0);
   const refunded = p.payments.reduce((a, x) => a + x.cancellationRefundedMinor + x.dashboardRefundedMinor, 0);
-  if (view.amount_total !== charged) fail(`${at}: amount_total ${view.amount_total}, the model charged ${charged}`);
+  if (view.amount_total !== sale) fail(`${at}: amount_total ${view.amount_total}, the model's sale ${sale}`);
   if (view.amount_refunded !== refunded) fail(`${at}: amount_refunded ${view.amount_refunded}, the model refunded ${refunded}`);
-  if (view.amount_refunded > view.amount_total) fail(`${at}: refunded ${view.amount_refunded} above the ${view.amount_total} paid`);
+  if (view.amount_refunded > charged) fail(`${at}: refunded ${view.amount_refunded} above the ${charged} paid`);
   const completed = (view.cancellations as Array<{ status: string; refund: { total: number } }>).filter((c) => c.status === 'completed');
   const cancelRefunds = completed.reduce((a, c) => a + c.refund.total, 0);
   const modelCancelRefunds = p.payments.reduce((a, x) => a + x.cancellationRefundedMinor, 0);
@@ -169,9 +175,36 @@ export function checkMoney(stack: ModelStack, model: PolicyModel, views: Map<num
     }
     const view = views.get(p.id);
     if (!view) continue;
-    const serviceNet = view.amount_total - view.amount_refunded;
+    // The sale's charge and the added days' (checked against their quotes when paid), less every refund.
+    const added = p.payments.slice(1).reduce((a, x) => a + x.chargedMinor, 0);
+    const serviceNet = view.amount_total + added - view.amount_refunded;
     const modelNet = p.payments.reduce((a, x) => a + (net.get(x.paymentIntent) ?? 0), 0);
     if (serviceNet !== modelNet) fail(`purchase ${p.id}: the service's ledger nets ${serviceNet}, the model's ${modelNet}`);
+  }
+}
+
+/**
+ * Cover across a subscription's periods (`views`: each purchase's view by id): its days in time
+ * order never overlap, and when the first period covers its whole month each day ends where the
+ * next starts (no gap, no overlap at a renewal, whatever the month's length).
+ */
+export function checkSubscriptionPeriods(model: PolicyModel, views: Map<number, any>): void {
+  const first = model.purchases.find((p) => p.subscription?.period === 0);
+  if (!first) return;
+  const periods = model.purchases.filter((p) => p.subscription?.firstId === first.id);
+  const days = periods
+    .flatMap((p) =>
+      (views.get(p.id)?.items ?? []).flatMap((i: any) =>
+        (i.covered_units as Array<{ local_label: string; starts_at: string; ends_at: string }>).map((u) => ({ ...u, purchase: p.id })),
+      ),
+    )
+    .sort((a, b) => a.starts_at.localeCompare(b.starts_at));
+  const wholeMonths = coversWholeMonth(first.units.map((u) => u.date));
+  for (let k = 1; k < days.length; k++) {
+    const [a, b] = [days[k - 1]!, days[k]!];
+    const at = `subscription ${first.id}: ${a.local_label} (purchase ${a.purchase}) ends ${a.ends_at}, ${b.local_label} (purchase ${b.purchase}) starts ${b.starts_at}`;
+    if (Date.parse(a.ends_at) > Date.parse(b.starts_at)) fail(`${at}: they overlap`);
+    if (wholeMonths && Date.parse(a.ends_at) !== Date.parse(b.starts_at)) fail(`${at}: a gap in cover`);
   }
 }
 
@@ -194,6 +227,7 @@ export async function checkAll(stack: ModelStack, model: PolicyModel, graceMs = 
           await checkPurchase(stack, p, view);
         }
         checkMoney(stack, model, views);
+        checkSubscriptionPeriods(model, views);
         return true;
       } catch (err) {
         // Only a broken invariant is asked again; a purchase that did not settle, or any other
@@ -226,7 +260,9 @@ export async function checkEvents(stack: ModelStack, model: PolicyModel, timeout
       if (res.status !== 200 || !Array.isArray(res.body?.data))
         fail(`GET /api/v1${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
       const listed = res.body.data as Array<{ id: string; type: string }>;
-      if (!listed.some((e) => e.type === 'purchase.paid')) fail(`purchase ${p.id} lists no purchase.paid event`);
+      // A renewal's purchase is announced by subscription.renewed, a sale's by purchase.paid.
+      const paidEvent = (p.subscription?.period ?? 0) > 0 ? 'subscription.renewed' : 'purchase.paid';
+      if (!listed.some((e) => e.type === paidEvent)) fail(`purchase ${p.id} lists no ${paidEvent} event: ${listed.map((e) => e.type)}`);
       for (const e of listed) {
         const n = stack.eventsReceived.get(e.id) ?? 0;
         if (n > 1) fail(`event ${e.id} (${e.type}, purchase ${p.id}) reached the endpoint ${n} times`);

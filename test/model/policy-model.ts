@@ -11,26 +11,44 @@
  * name things); every amount, state and count is computed here from the documented rules:
  *
  * - price: the quoting account's product costs 20.00 a covered day (scripts/harness/purchases.ts,
- *   `createEventProductAccount`), no tax, the key's platform fee (0 for test keys unless set);
+ *   `createEventProductAccount`), no tax, the key's platform fee (0 for test keys unless set) on
+ *   the whole purchase; a bundle (api-guide.md "Bundles") adds, as a second item, an equipment
+ *   damage waiver for the same days at 10.00 a day, each product priced as on its own, paid once;
+ *   its units are the purchase's like any other (cancelled, certified and given back one by one);
  * - cancellation (docs/lifecycle.md "What comes back"): inside free look, or for a day not started
  *   under pro rata, each cancelled day gives back its premium and its share of the fee (the fee
  *   spread over all the purchase's days in proportion to premium, largest remainder, ties to the
  *   earliest day); the cancellation that leaves no day active gives back all the fee still held;
  * - cancelled days' certificates are voided; a scheduled cancellation rescinded changes nothing;
  * - holders (lifecycle.md "Certificate holders"): each holder has one current certificate per day
- *   in force; removing one voids its certificates; the last holder stays while a day is active
- *   (409 LAST_CERTIFICATE_HOLDER);
+ *   in force (the holder the buyer answered is one per item, on its item's days; one added covers
+ *   every item); removing one voids its certificates; the last holder of an item stays while a
+ *   day of the purchase is active (409 LAST_CERTIFICATE_HOLDER);
  * - a dashboard refund (api-guide.md "Test helpers") adds to the refunded total; the one that
  *   reaches the total ends the purchase `refunded` and voids every certificate;
  * - moving a day (an endorsement) keeps its price, so money does not move;
+ * - adding a day to an item (lifecycle.md "Adding covered units") costs a day's premium plus the
+ *   platform fee rate on it, charged as a payment intent of its own; the fee shares then spread the
+ *   sale's and the added days' fees over every unit (the added ones last in their item), and a
+ *   cancellation's refund is taken from the newest payment first, each up to what is left of it;
  * - the buyer's withdrawal (lifecycle.md "The buyer's own withdrawal") within 14 days of payment
  *   gives back every day not started in full, with all the fee still held: here, where no day has
  *   started, exactly what cancelling every active day gives back;
- * - a dispute (api-guide.md "Test helpers") is recorded on the purchase and moves no money.
+ * - a dispute (api-guide.md "Test helpers") is recorded on the purchase and moves no money;
+ * - a subscription (api-guide.md "Subscriptions": the monthly product, 30.00 a day) is a first
+ *   purchase, then one purchase per renewal, each billed as the first was (its total and fee) with
+ *   a payment intent of its own; its months count from the first covered day (Jan 31 → Feb 28 →
+ *   Mar 31); a first month covered every day renews as every day of the next month (no gap or
+ *   overlap between periods), chosen days as the same days of the month (a 29th–31st becomes a
+ *   short month's last day).
  */
 
 /** The premium of one covered day of the quoting account's product (20.00), minor units. */
 export const DAY_PREMIUM_MINOR = 2000;
+/** The premium of one covered day of the bundle's equipment damage waiver (10.00), minor units. */
+export const EQUIPMENT_DAY_PREMIUM_MINOR = 1000;
+/** The premium of one covered day of the monthly (subscription) product (30.00), minor units. */
+export const MONTHLY_DAY_PREMIUM_MINOR = 3000;
 
 export type UnitState = 'active' | 'cancelled';
 
@@ -41,12 +59,16 @@ export interface ModelUnit {
   date: string;
   premiumMinor: number;
   state: UnitState;
+  /** Its item: 0 the product's (a bundle's primary), 1 a bundle's equipment waiver. */
+  item: number;
 }
 
 export interface ModelHolder {
   /** The real certificate holder's id. */
   id: number;
   active: boolean;
+  /** The item whose units its certificates cover (a holder the buyer answered: one per item); absent, every item (one added). */
+  item?: number;
 }
 
 /** Money of one payment intent, minor units. */
@@ -63,7 +85,7 @@ export interface ModelPayment {
 export interface LedgerMovement {
   purchaseId: number;
   paymentIntent: string;
-  kind: 'sale' | 'cancellation' | 'dashboard_refund';
+  kind: 'sale' | 'added_units' | 'cancellation' | 'dashboard_refund';
   amountMinor: number;
 }
 
@@ -71,10 +93,13 @@ export type PurchaseStatus = 'issued' | 'partly_cancelled' | 'cancelled' | 'refu
 
 export interface ModelPurchase {
   id: number;
+  /** Whether it is a bundle's purchase (event liability, then the equipment waiver for the same days). */
+  bundle: boolean;
+  /** Every covered unit, item by item (the purchase's order: the platform fee is spread in it), each item's by date. */
   units: ModelUnit[];
   holders: ModelHolder[];
   payments: ModelPayment[];
-  /** The platform fee charged with the sale, minor units. */
+  /** The platform fee charged with the sale and with each priced endorsement, minor units. */
   feeMinor: number;
   /** The fee given back so far by cancellations, minor units. */
   feeRefundedMinor: number;
@@ -91,6 +116,8 @@ export interface ModelPurchase {
   disputes: DisputeStatus[];
   /** Whether the buyer withdrew through their link (single use). */
   withdrawn: boolean;
+  /** A subscription's period: the first purchase's id and the period (0: the first purchase, 1: the first renewal). */
+  subscription?: { firstId: number; period: number };
 }
 
 /** The status a dispute must read (the processor's words). */
@@ -113,24 +140,42 @@ export function addDays(date: string, days: number): string {
 }
 
 /**
- * Records a paid purchase: days `unitIds` (in order, one a day from `firstDate`), the answered
- * holder `holderId`, paid by `paymentIntent`: days × 20.00 plus `feeMinor`.
+ * Records a paid purchase: days `unitIds` (in order, one a day from `firstDate`) at 20.00 with
+ * the answered holder `holderId`, for a bundle then the equipment waiver's days `bundledUnitIds`
+ * (the same dates) at 10.00 with its answered holder `bundledHolderId`, paid by `paymentIntent`:
+ * the premiums plus `feeMinor`.
  */
 export function recordSale(
   model: PolicyModel,
-  s: { id: number; unitIds: number[]; firstDate: string; holderId: number; paymentIntent: string; feeMinor: number },
+  s: {
+    id: number;
+    unitIds: number[];
+    bundledUnitIds?: number[];
+    firstDate: string;
+    /** The days' dates when not one a day from `firstDate` (a renewal's). */
+    dates?: string[];
+    /** The premium of a day of `unitIds` when not 20.00 (the monthly product's). */
+    dayPremiumMinor?: number;
+    holderId: number;
+    bundledHolderId?: number;
+    paymentIntent: string;
+    feeMinor: number;
+  },
 ): ModelPurchase {
-  const units = s.unitIds.map((id, k) => ({
-    id,
-    date: addDays(s.firstDate, k),
-    premiumMinor: DAY_PREMIUM_MINOR,
-    state: 'active' as const,
-  }));
-  const charged = units.length * DAY_PREMIUM_MINOR + s.feeMinor;
+  const item = (ids: number[], premiumMinor: number, item: number) =>
+    ids.map((id, k) => ({ id, date: s.dates?.[k] ?? addDays(s.firstDate, k), premiumMinor, state: 'active' as const, item }));
+  const units = [
+    ...item(s.unitIds, s.dayPremiumMinor ?? DAY_PREMIUM_MINOR, 0),
+    ...item(s.bundledUnitIds ?? [], EQUIPMENT_DAY_PREMIUM_MINOR, 1),
+  ];
+  const holders: ModelHolder[] = [{ id: s.holderId, active: true, item: 0 }];
+  if (s.bundledHolderId !== undefined) holders.push({ id: s.bundledHolderId, active: true, item: 1 });
+  const charged = units.reduce((a, u) => a + u.premiumMinor, 0) + s.feeMinor;
   const p: ModelPurchase = {
     id: s.id,
+    bundle: s.bundledUnitIds !== undefined,
     units,
-    holders: [{ id: s.holderId, active: true }],
+    holders,
     payments: [{ paymentIntent: s.paymentIntent, chargedMinor: charged, cancellationRefundedMinor: 0, dashboardRefundedMinor: 0 }],
     feeMinor: s.feeMinor,
     feeRefundedMinor: 0,
@@ -216,17 +261,45 @@ export function expectedStatus(p: ModelPurchase): PurchaseStatus {
   return cancelled === p.units.length ? 'cancelled' : 'partly_cancelled';
 }
 
-/** Applies a completed cancellation of the active days `unitIds` (refunded from the sale's payment); answers the refund (minor units). */
+/**
+ * Applies a completed cancellation of the active days `unitIds`; answers the refund (minor units).
+ * The refund is taken from the newest payment first, each up to what cancellations left of it
+ * (lifecycle.md "Adding covered units"): one ledger movement per payment intent it touches.
+ */
 export function applyCancellation(model: PolicyModel, p: ModelPurchase, unitIds: number[]): number {
   const refund = cancellationRefundMinor(p, unitIds);
   const premium = p.units.filter((u) => unitIds.includes(u.id)).reduce((a, u) => a + u.premiumMinor, 0);
   p.feeRefundedMinor += refund - premium;
   for (const u of p.units) if (unitIds.includes(u.id)) u.state = 'cancelled';
-  const payment = p.payments[0]!;
-  payment.cancellationRefundedMinor += refund;
+  let left = refund;
+  for (const payment of [...p.payments].reverse()) {
+    const part = Math.min(left, payment.chargedMinor - payment.cancellationRefundedMinor);
+    if (part <= 0) continue;
+    payment.cancellationRefundedMinor += part;
+    model.ledger.push({ purchaseId: p.id, paymentIntent: payment.paymentIntent, kind: 'cancellation', amountMinor: -part });
+    left -= part;
+  }
+  if (left > 0) throw new Error(`purchase ${p.id}: a refund of ${refund} is more than its payments hold`);
   p.cancellations += 1;
-  if (refund > 0) model.ledger.push({ purchaseId: p.id, paymentIntent: payment.paymentIntent, kind: 'cancellation', amountMinor: -refund });
   return refund;
+}
+
+/**
+ * Applies a paid endorsement that added the day `unit` (id, date) to item `item` of `p` at
+ * `premiumMinor` plus `feeMinor`, charged as `paymentIntent`: the day goes after its item's
+ * other days (the order the fee is spread in).
+ */
+export function applyAddedUnit(
+  model: PolicyModel,
+  p: ModelPurchase,
+  a: { unitId: number; date: string; item: number; premiumMinor: number; feeMinor: number; paymentIntent: string },
+): void {
+  const after = p.units.reduce((last, u, k) => (u.item <= a.item ? k : last), -1);
+  p.units.splice(after + 1, 0, { id: a.unitId, date: a.date, premiumMinor: a.premiumMinor, state: 'active', item: a.item });
+  p.feeMinor += a.feeMinor;
+  const charged = a.premiumMinor + a.feeMinor;
+  p.payments.push({ paymentIntent: a.paymentIntent, chargedMinor: charged, cancellationRefundedMinor: 0, dashboardRefundedMinor: 0 });
+  model.ledger.push({ purchaseId: p.id, paymentIntent: a.paymentIntent, kind: 'added_units', amountMinor: charged });
 }
 
 /** What is left to refund of `p`'s payments (minor units). */
@@ -261,20 +334,30 @@ export function changeRefusal(p: ModelPurchase): string | null {
   return p.refundedAtProcessor || activeUnits(p).length === 0 ? 'PURCHASE_NOT_CHANGEABLE' : null;
 }
 
-/** Why removing holder `holderId` must be refused (its code), or null: the last holder stays while a day is active. */
+/**
+ * Why removing holder `holderId` must be refused (its code), or null: the last holder of the
+ * items it covers (no other holder in force of the same item or of every item) stays while any
+ * day of the purchase is active (activities/certificate-holders.ts, "the last of them cannot go
+ * while a unit is active").
+ */
 export function holderRemovalRefusal(p: ModelPurchase, holderId: number): string | null {
   const refusal = changeRefusal(p);
   if (refusal) return refusal;
   const h = p.holders.find((x) => x.id === holderId);
   if (!h || !h.active) return null; // removing again answers the same
-  if (activeHolders(p).length === 1 && activeUnits(p).length > 0) return 'LAST_CERTIFICATE_HOLDER';
+  const others = activeHolders(p).filter((x) => x.id !== h.id && (x.item === undefined || h.item === undefined || x.item === h.item));
+  if (others.length === 0 && activeUnits(p).length > 0) return 'LAST_CERTIFICATE_HOLDER';
   return null;
 }
 
-/** The certificates that must be in force: one per (active day, active holder) pair, keyed `unitId/holderId`. */
+/** The certificates that must be in force: one per active day and active holder covering its item, keyed `unitId/holderId`. */
 export function expectedCertificatesInForce(p: ModelPurchase): string[] {
   if (p.refundedAtProcessor) return [];
-  return activeUnits(p).flatMap((u) => activeHolders(p).map((h) => `${u.id}/${h.id}`));
+  return activeUnits(p).flatMap((u) =>
+    activeHolders(p)
+      .filter((h) => h.item === undefined || h.item === u.item)
+      .map((h) => `${u.id}/${h.id}`),
+  );
 }
 
 /** Money per payment intent the ledger must show: charged less refunded (minor units). */
@@ -284,7 +367,48 @@ export function netByPaymentIntent(model: PolicyModel): Map<string, number> {
   return net;
 }
 
-/** Whether day `date` is free for a day of `p` to move to: no day of the item on it (a cancelled one neither: the model keeps clear of it). */
+/** Whether day `date` is free for a day of `p` to move to: no day of the purchase on it (a cancelled one neither: the model keeps clear of it). */
 export function dateFree(p: ModelPurchase, date: string): boolean {
   return !p.units.some((u) => u.date === date);
+}
+
+/** The last day of month `month` (1–12) of `year`. */
+const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** `date` (YYYY-MM-DD) plus `months` months, a day past the month's end becoming its last day (Jan 31 + 1 → Feb 28). */
+export function addMonths(date: string, months: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const index = y * 12 + (m - 1) + months;
+  const year = Math.floor(index / 12);
+  const month = (index % 12) + 1;
+  return `${year}-${String(month).padStart(2, '0')}-${String(Math.min(d, daysInMonth(year, month))).padStart(2, '0')}`;
+}
+
+/**
+ * Whether the first period's days `dates` cover every day of its month (from the earliest date to
+ * the same date a month later, exclusive): such a subscription renews as every day of each month.
+ */
+export function coversWholeMonth(dates: string[]): boolean {
+  const sorted = [...dates].sort();
+  const to = addMonths(sorted[0]!, 1);
+  for (let d = sorted[0]!; d < to; d = addDays(d, 1)) if (!sorted.includes(d)) return false;
+  return true;
+}
+
+/**
+ * The days of renewal `n` (>= 1) of a subscription whose first period covers `firstDates`, in
+ * order: every day from the anchor plus `n` months to plus `n + 1` months for a whole first month,
+ * else each chosen day plus `n` months (clamped, once), inside that window.
+ */
+export function renewalDates(firstDates: string[], n: number): string[] {
+  const sorted = [...firstDates].sort();
+  const anchor = sorted[0]!;
+  const from = addMonths(anchor, n);
+  const to = addMonths(anchor, n + 1);
+  if (coversWholeMonth(sorted)) {
+    const out: string[] = [];
+    for (let d = from; d < to; d = addDays(d, 1)) out.push(d);
+    return out;
+  }
+  return [...new Set(sorted.map((d) => addMonths(d, n)))].filter((d) => d >= from && d < to);
 }

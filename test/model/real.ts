@@ -3,25 +3,30 @@
  * own, against the servers the global setup brought up, with the processor (stripe-mock) reached
  * through a TCP proxy that can refuse connections (an outage), then a gate that can hang (accept
  * and hold every request until opened: test/helpers/processor-gate.ts), then the recording proxy
- * (every refund request with its amount, payment intent and idempotency key); the processor's
+ * (every refund request with its amount, payment intent and idempotency key; it answers every
+ * charge of a saved card as paid, a payment intent id of its own each); the processor's
  * client gives up after PAYPROC_TIMEOUT_MS (3 s here) and tries again with the same key. Storage
  * (fake-gcs-server) through a TCP proxy of its own. The worker can be restarted on the same task
  * queue (`restartWorker`), and started with replaced activities (a deliberately broken rule).
- * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`, whose product is
- * written for an insurer that appointed it (`partyId`, the party of its bordereaux), with one webhook
+ * One quoting account whose test key charges a platform fee of `PLATFORM_FEE_BPS`, with two products
+ * written for an insurer that appointed it (`partyId`, the party of its bordereaux): event
+ * liability (20.00 a day) and an equipment damage waiver (10.00 a day), and a bundle of the two
+ * (`bundleId`, event liability its primary product), and a monthly product (30.00 a day, sold as
+ * a subscription: `monthlyProductId`), with one webhook
  * endpoint taking every event type: a local receiver that answers 200 at once and counts each
  * event id it is sent (`eventsReceived`).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { call, connectBuyer, createKey, createRootAccountOfKind } from '../helpers/fixtures';
+import { call, connectBuyer, createKey, createQuestionSet, createRootAccountOfKind } from '../helpers/fixtures';
 import { startProcessorGate, type ProcessorGate } from '../helpers/processor-gate';
-import { startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
-import { WEBHOOK_SECRET, createEventProductAccount, specialEventSelection } from '../helpers/purchases';
+import { answerPaymentIntentsAsPaid, startProcessorProxy, type ProcessorProxy } from '../helpers/processor-proxy';
+import { WEBHOOK_SECRET, createEventProductAccount, createMonthlyProduct, specialEventSelection } from '../helpers/purchases';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { startTestWorker, uniqueTaskQueue, type TestWorker } from '../helpers/worker';
-import type { PolicyModel } from './policy-model';
+import { EQUIPMENT_DAMAGE_WAIVER } from '../../src/question-sets/examples';
+import { EQUIPMENT_DAY_PREMIUM_MINOR, type PolicyModel } from './policy-model';
 
 /** The platform fee rate of the suite's key, basis points (333: a fee that never ends in a half minor unit). */
 export const PLATFORM_FEE_BPS = 333;
@@ -39,6 +44,8 @@ export interface RunFigures {
   faults: number;
   /** Per command name, how many ran. */
   byCommand: Record<string, number>;
+  /** Per command name, how many of its runs injected a fault (their sum is `faults`). */
+  faultsByCommand: Record<string, number>;
 }
 
 export interface ModelStack {
@@ -53,7 +60,12 @@ export interface ModelStack {
   /** Between the worker and storage. */
   storage: TcpProxy;
   key: string;
+  /** Event liability, 20.00 a day. */
   productId: number;
+  /** The bundle of event liability (primary) and the equipment damage waiver, 10.00 a day. */
+  bundleId: number;
+  /** The monthly product (30.00 a day), sold as a subscription. */
+  monthlyProductId: number;
   sellerSlug: string;
   /** Every operation's documented error codes, by `METHOD path-template`, read from the app's /openapi.json. */
   documentedCodes: Map<string, Set<string>>;
@@ -98,6 +110,9 @@ function codesOf(openapi: any): Map<string, Set<string>> {
  */
 export async function startModelStack(activities: WorkerActivities = {}): Promise<ModelStack> {
   const recorder = await startProcessorProxy();
+  // A saved card pays every charge (an endorsement's), each its own payment intent.
+  let intents = 0;
+  answerPaymentIntentsAsPaid(recorder, { newId: () => `pi_model_${Date.now()}_${intents++}` });
   const recorded = new URL(recorder.url);
   const gate = await startProcessorGate({ host: '127.0.0.1', port: 0, target: { host: recorded.hostname, port: Number(recorded.port) } });
   const gated = new URL(gate.url);
@@ -119,12 +134,33 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
   const { account, productId } = await createEventProductAccount(app, 'Model Agency');
   const key = (await createKey(app.container, { rootAccountId: account.id, mode: 'test', platformFeeBps: PLATFORM_FEE_BPS })).key;
   const party = await createRootAccountOfKind(app.container, 'insurer', 'Model Mutual Insurance Co.', [account.id]);
-  const named = await call(app.baseUrl, `/api/v1/products/${productId}`, {
-    method: 'PATCH',
+  const waiverSet = await createQuestionSet(app.container, account.id, EQUIPMENT_DAMAGE_WAIVER);
+  const waiver = await call(app.baseUrl, '/api/v1/products', {
+    method: 'POST',
     key,
-    body: { insurerRootAccountID: party.id },
+    body: { customerName: 'Equipment Damage Waiver', defaultPrice: EQUIPMENT_DAY_PREMIUM_MINOR / 100, questionSetId: waiverSet.id },
   });
-  if (named.status !== 200) throw new Error(`product's insurer: ${named.status} ${named.text}`);
+  if (waiver.status !== 201 && waiver.status !== 200) throw new Error(`equipment product: ${waiver.status} ${waiver.text}`);
+  const monthlyProductId = await createMonthlyProduct(app, account.id, key, 'MODEL-MONTHLY-1');
+  for (const id of [productId, waiver.body.data.id as number, monthlyProductId]) {
+    const named = await call(app.baseUrl, `/api/v1/products/${id}`, { method: 'PATCH', key, body: { insurerRootAccountID: party.id } });
+    if (named.status !== 200) throw new Error(`product ${id}'s insurer: ${named.status} ${named.text}`);
+  }
+  const bundle = await call(app.baseUrl, '/api/v1/bundles', {
+    method: 'POST',
+    key,
+    body: {
+      bundle_name: 'Model event and equipment',
+      customer_facing_name: 'Event and Equipment',
+      internally_facing_name: 'MODEL-BUNDLE',
+      bundle_description: 'Event liability and equipment damage waiver for the same days.',
+      is_recurring: false,
+      is_test_mode: true,
+      root_seller_db_id: account.id,
+      product_ids: [productId, waiver.body.data.id],
+    },
+  });
+  if (bundle.status !== 201) throw new Error(`bundle: ${bundle.status} ${bundle.text}`);
   const openapi = await call(app.baseUrl, '/openapi.json');
   if (openapi.status !== 200) throw new Error(`openapi.json: ${openapi.status}`);
   const eventsReceived = new Map<string, number>();
@@ -155,6 +191,8 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
     storage,
     key,
     productId,
+    bundleId: bundle.body.data.id as number,
+    monthlyProductId,
     sellerSlug: account.slug,
     documentedCodes: codesOf(openapi.body),
     eventsReceived,
@@ -163,7 +201,7 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
     inflight: Promise.resolve(),
     models: [],
     startedMonth: new Date().toISOString().slice(0, 7),
-    figures: { sequences: 0, steps: 0, faults: 0, byCommand: {} },
+    figures: { sequences: 0, steps: 0, faults: 0, byCommand: {}, faultsByCommand: {} },
     async restartWorker() {
       await worker.shutdown();
       worker = await startTestWorker(taskQueue, activities, workerEnv);
@@ -185,8 +223,16 @@ export async function startModelStack(activities: WorkerActivities = {}): Promis
 }
 
 let buyers = 0;
-/** A quote body for a new buyer of `days` days from `firstDate` (America/Chicago) of the stack's product. */
-export async function quoteBodyFor(stack: ModelStack, firstDate: string, lastDate: string): Promise<Record<string, unknown>> {
+/** What a quote buys: the event product, the bundle (the same answers, with the equipment's) or the monthly product. */
+export type Sold = 'product' | 'bundle' | 'monthly';
+
+/** A quote body for a new buyer of the days `firstDate`..`lastDate` (America/Chicago) of `sold`. */
+export async function quoteBodyFor(
+  stack: ModelStack,
+  firstDate: string,
+  lastDate: string,
+  sold: Sold = 'product',
+): Promise<Record<string, unknown>> {
   const email = `model${buyers++}.${Date.now()}@example.com`;
   const buyer = await connectBuyer(stack.app.baseUrl, stack.key, {
     firstName: 'Kim',
@@ -194,9 +240,14 @@ export async function quoteBodyFor(stack: ModelStack, firstDate: string, lastDat
     email,
     sellerSlug: stack.sellerSlug,
   });
-  const selection = specialEventSelection(stack.productId);
-  return {
-    ...buyer,
-    selected_product_lines_to_purchase: [{ ...selection, coverage: { ...selection.coverage, start_date: firstDate, end_date: lastDate } }],
+  const selection = specialEventSelection(sold === 'monthly' ? stack.monthlyProductId : stack.productId);
+  const line = { ...selection, coverage: { ...selection.coverage, start_date: firstDate, end_date: lastDate } };
+  const bundled = {
+    ...line,
+    product_line_template_id: stack.bundleId,
+    product_line_is_bundle: true,
+    equipment_value: 'up_to_5000',
+    equipment_description: 'Sound system and lighting',
   };
+  return { ...buyer, selected_product_lines_to_purchase: [sold === 'bundle' ? bundled : line] };
 }
