@@ -93,3 +93,11 @@ export async function download(url: string): Promise<Buffer> {
   if (!res.ok) throw new Error(`GET ${url} answered ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
 }
+
+/** The names of the PDFs in the zip at `url` (each entry's file name without its folder and `.pdf`: a certificate number), sorted. */
+export async function pdfNamesInZip(url: string): Promise<string[]> {
+  return [...(await readZip(await download(url))).keys()]
+    .filter((n) => n.endsWith('.pdf'))
+    .map((n) => path.posix.basename(n, '.pdf'))
+    .sort();
+}
