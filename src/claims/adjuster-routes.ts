@@ -32,7 +32,7 @@ export function adjusterClaimRoutes(service: ClaimService): RouteRegistration {
     resource.scopedIdRoute(router, 'post', '/claims/:id/actions', {
       scope: service.assertClaimVisible,
       body: ClaimActionRequest,
-      run: service.decide,
+      run: (principal, id, body) => service.decide(principal, id, body),
       answer: (claim, body) => ({ data: claim, message: `Claim ${body.action} done` }),
     });
 
