@@ -1,6 +1,7 @@
 /**
  * Paging for the repositories' lists: one page of a filtered query and the total it matches,
- * the two statements the paged `/api/v1` lists (products, bordereaux, the quote catalog) all ran.
+ * the two statements the paged `/api/v1` lists (products, purchases, subscriptions, events,
+ * webhook endpoints, bordereaux, the quote catalog) all ran.
  * Two statements, not `count(*) over()`: the page stays a short index scan that stops after
  * `limit` rows, and a page past the end still gets its total.
  */

@@ -4,6 +4,7 @@
  * Reads are scoped by root account and key mode.
  */
 import type { Db } from '../db/knex';
+import { NEWEST_FIRST, pageWithTotal } from '../db/paging';
 import type { KeyMode } from '../api-keys/secrets';
 import type { AgencyEvent } from './types';
 
@@ -120,24 +121,16 @@ export function createEventsRepository(db: Db) {
       scope: { rootAccountId: number; mode: KeyMode },
       q: { type?: string; purchaseId?: number; excludeTypes?: string[]; limit: number; offset: number },
     ): Promise<{ items: AgencyEvent[]; total: number }> {
-      const base = () => {
-        const b = db('agency_events').where({ root_account_id: scope.rootAccountId, mode: scope.mode });
-        if (q.type) b.where({ type: q.type });
-        if (q.excludeTypes?.length) b.whereNotIn('type', q.excludeTypes);
-        if (q.purchaseId !== undefined) b.where({ purchase_id: q.purchaseId });
-        return b;
-      };
-      const [rows, count] = await Promise.all([
-        base()
-          .orderBy([
-            { column: 'created_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .limit(q.limit)
-          .offset(q.offset),
-        base().count({ n: '*' }).first(),
-      ]);
-      return { items: rows.map((r) => r.data as AgencyEvent), total: Number(count?.n ?? 0) };
+      const filtered = db('agency_events').where({ root_account_id: scope.rootAccountId, mode: scope.mode });
+      if (q.type) filtered.where({ type: q.type });
+      if (q.excludeTypes?.length) filtered.whereNotIn('type', q.excludeTypes);
+      if (q.purchaseId !== undefined) filtered.where({ purchase_id: q.purchaseId });
+      const { rows, total } = await pageWithTotal<{ data: AgencyEvent }>(filtered, {
+        orderBy: NEWEST_FIRST,
+        limit: q.limit,
+        offset: q.offset,
+      });
+      return { items: rows.map((r) => r.data), total };
     },
 
     /** Every delivery of an event with its attempts (oldest first). */

@@ -17,6 +17,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { NEWEST_FIRST, pageWithTotal } from '../db/paging';
 import { DEFAULT_CANCELLATION_TERMS } from '../products/cancellation-terms';
 import { spreadByWeight } from './refund-rule';
 import { predecessorsOf, statusAfterCancellations, toPurchaseRecord } from './purchase-record';
@@ -116,19 +117,12 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
       if (f.createdFrom) base.where('created_at', '>=', f.createdFrom);
       if (f.createdTo) base.where('created_at', '<', f.createdTo);
       if (f.buyerEmail) base.whereRaw('lower(buyer_email) = lower(?)', [f.buyerEmail]);
-      const [rows, counted] = await Promise.all([
-        base
-          .clone()
-          .select('*')
-          .orderBy([
-            { column: 'created_at', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .limit(f.limit)
-          .offset(f.offset),
-        base.clone().count<{ count: string }[]>({ count: '*' }),
-      ]);
-      return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
+      const { rows, total } = await pageWithTotal<Record<string, unknown>>(base, {
+        orderBy: NEWEST_FIRST,
+        limit: f.limit,
+        offset: f.offset,
+      });
+      return { items: rows.map(toPurchaseRecord), total };
     },
 
     /** The newest purchase holding this payment intent, or undefined. */

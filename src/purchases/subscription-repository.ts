@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { pageWithTotal } from '../db/paging';
 import { insertPurchase } from './sale-insert-repository';
 import {
   toPurchaseRecord,
@@ -135,11 +136,12 @@ export function createSubscriptionRepository(db: Db | Knex.Transaction) {
       if (f.status === 'cancelled') base.whereNotNull('subscription_ended_at');
       if (f.status === 'active') base.whereNull('subscription_ended_at').whereNotNull('paid_at');
       if (f.status === 'incomplete') base.whereNull('subscription_ended_at').whereNull('paid_at');
-      const [rows, counted] = await Promise.all([
-        base.clone().select('*').orderBy('id', 'desc').limit(f.limit).offset(f.offset),
-        base.clone().count<{ count: string }[]>({ count: '*' }),
-      ]);
-      return { items: rows.map(toPurchaseRecord), total: Number(counted[0]?.count ?? 0) };
+      const { rows, total } = await pageWithTotal<Record<string, unknown>>(base, {
+        orderBy: [{ column: 'id', order: 'desc' }],
+        limit: f.limit,
+        offset: f.offset,
+      });
+      return { items: rows.map(toPurchaseRecord), total };
     },
 
     /** A subscription's periods: its first purchase, then each renewal, in period order. */
