@@ -15,7 +15,17 @@ import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { ObjectStore } from '../src/storage/object-store';
 import type { BordereauFile, BordereauFormat, BordereauRecord, ReportsRepository } from '../src/reports/repository';
-import { addToTotals, BORDEREAU_COLUMNS, bordereauCells, bordereauRow, type BordereauTotals, type Cell } from '../src/reports/bordereau';
+import {
+  addToTotals,
+  BORDEREAU_COLUMNS,
+  bordereauCells,
+  bordereauRow,
+  totalsCells,
+  XLSX_FORMATS,
+  type BordereauColumn,
+  type BordereauTotals,
+  type Cell,
+} from '../src/reports/bordereau';
 
 const CONTENT_TYPES: Record<BordereauFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -37,8 +47,39 @@ export function bordereauStorageKey(
   return `reports/bordereaux/${b.rootAccountId}/${b.partyRootAccountId}/${b.mode}/${name}.${format}`;
 }
 
-async function put(store: ObjectStore, b: BordereauRecord, format: BordereauFormat, body: Readable): Promise<BordereauFile> {
-  const key = bordereauStorageKey(b, format);
+/**
+ * What one kind of bordereau file holds (the premium bordereau's, the loss bordereau's): its
+ * columns, how the XLSX shows them (`formats`: Excel number formats by column) and names its sheet,
+ * the totals rows it ends with (`T`: its totals per currency), and where its files are stored.
+ */
+export interface BordereauSheet<T> {
+  sheetName: string;
+  columns: readonly BordereauColumn[];
+  formats: Partial<Record<string, string>>;
+  totalsRows: (month: string, totals: T) => Cell[][];
+  storageKey: (b: BordereauRecord, format: BordereauFormat) => string;
+}
+
+/** Totals rows one per currency, in currency order, each made by `cells` from that currency's totals. */
+export function rowPerCurrency<T extends Record<string, unknown>>(
+  cells: (month: string, currency: string, t: T[string]) => Cell[],
+): BordereauSheet<T>['totalsRows'] {
+  return (month, totals) =>
+    Object.keys(totals)
+      .sort()
+      .map((currency) => cells(month, currency, totals[currency] as T[string]));
+}
+
+/** The premium bordereau's file: `BORDEREAU_COLUMNS`, a totals row per currency, under `bordereauStorageKey`. */
+export const PREMIUM_SHEET: BordereauSheet<BordereauTotals> = {
+  sheetName: 'Bordereau',
+  columns: BORDEREAU_COLUMNS,
+  formats: XLSX_FORMATS,
+  totalsRows: rowPerCurrency<BordereauTotals>(totalsCells),
+  storageKey: bordereauStorageKey,
+};
+
+async function put(store: ObjectStore, key: string, format: BordereauFormat, body: Readable): Promise<BordereauFile> {
   const stored = await store.putIfAbsent(key, body, { contentType: CONTENT_TYPES[format], onExisting: 'keep' });
   return { storageKey: key, sizeBytes: stored.size, sha256: stored.sha256 };
 }
@@ -52,22 +93,28 @@ export interface WrittenBordereau {
 }
 
 /** One file of a bordereau being written: the ledger's batches in order (`R`: a row as that file takes it), then the totals. */
-export interface BordereauFileWriter<R> {
+export interface BordereauFileWriter<R, T = BordereauTotals> {
   /** Writes one batch; resolves once its upload has taken it in (memory stays flat). Rejects when the upload failed. */
   write(rows: R[]): Promise<void>;
-  /** Ends the file (the XLSX with a totals row per currency) and answers it once stored. */
-  finish(totals: BordereauTotals): Promise<BordereauFile>;
+  /** Ends the file (the XLSX with its totals rows) and answers it once stored. */
+  finish(totals: T): Promise<BordereauFile>;
   /** Abandons the file: its upload ends in `err`, nothing is stored. */
   abort(err: Error): Promise<void>;
 }
 
 /**
- * An upload of `body` into `b`'s file of `format` (`upload`: the stored file), `ended`: rejects
- * once the upload has ended, and `drained(out)`: a wait for `out` to take in what it was given,
- * settled by the upload's failure too.
+ * An upload of `body` into `b`'s file of `format` under `key` (default: the premium bordereau's)
+ * (`upload`: the stored file), `ended`: rejects once the upload has ended, and `drained(out)`: a
+ * wait for `out` to take in what it was given, settled by the upload's failure too.
  */
-export function streamedUpload(store: ObjectStore, b: BordereauRecord, format: BordereauFormat, body: Readable) {
-  const upload = put(store, b, format, body);
+export function streamedUpload(
+  store: ObjectStore,
+  b: BordereauRecord,
+  format: BordereauFormat,
+  body: Readable,
+  key = bordereauStorageKey(b, format),
+) {
+  const upload = put(store, key, format, body);
   // An upload that ends early (storage refused it) settles the waits for drains with its error.
   const ended = upload.then(() => {
     throw new Error(`bordereau ${b.id}: the ${format} upload ended before its file was written`);
@@ -96,13 +143,17 @@ export function csvRecords(records: readonly (readonly string[])[]): string {
 }
 
 /**
- * The CSV file of `b` (RFC 4180, CRLF, a header row, amounts as text) streamed into its upload,
+ * The CSV file of `b` (RFC 4180, CRLF, a header row of `sheet`'s columns, amounts as text) streamed into its upload,
  * one chunk per batch (a chunk per row made the upload's socket writes most of the CSV's cost).
  */
-export function createCsvWriter(store: ObjectStore, b: BordereauRecord): BordereauFileWriter<string[]> {
+export function createCsvWriter<T = BordereauTotals>(
+  store: ObjectStore,
+  b: BordereauRecord,
+  sheet: Pick<BordereauSheet<T>, 'columns' | 'storageKey'> = PREMIUM_SHEET as unknown as BordereauSheet<T>,
+): BordereauFileWriter<string[], T> {
   const out = new PassThrough();
-  const { upload, drained } = streamedUpload(store, b, 'csv', out);
-  out.write(csvRecords([BORDEREAU_COLUMNS.map((c) => c.name)]));
+  const { upload, drained } = streamedUpload(store, b, 'csv', out, sheet.storageKey(b, 'csv'));
+  out.write(csvRecords([sheet.columns.map((c) => c.name)]));
   return {
     async write(rows) {
       out.write(csvRecords(rows));

@@ -14,9 +14,9 @@ import excelUtils from 'exceljs/lib/utils/utils';
 import colCache from 'exceljs/lib/utils/col-cache';
 import { createObjectStore, type ObjectStore } from '../src/storage/object-store';
 import { countStorageErrors, type StorageOperation } from '../src/storage/error-counting';
-import { BORDEREAU_COLUMNS, totalsCells, XLSX_FORMATS, type Cell } from '../src/reports/bordereau';
+import { BORDEREAU_COLUMNS, type BordereauTotals, type Cell } from '../src/reports/bordereau';
 import type { BordereauRecord } from '../src/reports/repository';
-import { streamedUpload, type BordereauFileWriter } from './bordereau-files';
+import { PREMIUM_SHEET, streamedUpload, type BordereauFileWriter, type BordereauSheet } from './bordereau-files';
 import { errorOf, type ThreadInput, type ToXlsx, type XlsxReply } from './bordereau-thread';
 
 /**
@@ -50,22 +50,27 @@ export function sheetRowsXml(rows: readonly Cell[][], firstRow: number, styleIds
 const COLUMN_LETTERS = BORDEREAU_COLUMNS.map((_, k) => colCache.n2l(k + 1) as string);
 
 /**
- * The XLSX file of `b` (month `range`): one sheet `Bordereau`, frozen header, typed cells, a totals
- * row per currency, exceljs' streaming writer into its upload; the data rows' XML from
- * `sheetRowsXml`, a batch at a time, into the writer's sheet.
+ * The XLSX file of `b` (month `range`) as `sheet` says (default the premium bordereau's: one sheet
+ * `Bordereau`): frozen header, typed cells, its totals rows, exceljs' streaming writer into its
+ * upload; the data rows' XML from `sheetRowsXml`, a batch at a time, into the writer's sheet.
  */
-export function createXlsxWriter(store: ObjectStore, b: BordereauRecord, range: { from: Date; to: Date }): BordereauFileWriter<Cell[]> {
+export function createXlsxWriter<T = BordereauTotals>(
+  store: ObjectStore,
+  b: BordereauRecord,
+  range: { from: Date; to: Date },
+  sheetOf: BordereauSheet<T> = PREMIUM_SHEET as unknown as BordereauSheet<T>,
+): BordereauFileWriter<Cell[], T> {
   const out = new PassThrough();
-  const { upload, ended, drained } = streamedUpload(store, b, 'xlsx', out);
+  const { upload, ended, drained } = streamedUpload(store, b, 'xlsx', out, sheetOf.storageKey(b, 'xlsx'));
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   // Fixed document dates (the month's end): the same month always writes the same workbook.
   workbook.creator = 'insurance-coi-service';
   workbook.created = workbook.modified = range.to;
-  const sheet = workbook.addWorksheet('Bordereau', { views: [{ state: 'frozen', ySplit: 1 }] });
+  const sheet = workbook.addWorksheet(sheetOf.sheetName, { views: [{ state: 'frozen', ySplit: 1 }] });
   // One style object per column, given to each of its cells: the workbook recognises a style
   // object it has seen, where a copy per cell is serialised and looked up cell by cell.
-  const styles = BORDEREAU_COLUMNS.map((c) => (XLSX_FORMATS[c.name] ? { numFmt: XLSX_FORMATS[c.name] } : {}));
-  sheet.columns = BORDEREAU_COLUMNS.map((c, k) => ({
+  const styles = sheetOf.columns.map((c) => (sheetOf.formats[c.name] ? { numFmt: sheetOf.formats[c.name] } : {}));
+  sheet.columns = sheetOf.columns.map((c, k) => ({
     header: c.name,
     key: c.name,
     width: Math.max(12, c.name.length + 2),
@@ -101,8 +106,8 @@ export function createXlsxWriter(store: ObjectStore, b: BordereauRecord, range: 
       await drained(out);
     },
     async finish(totals) {
-      for (const currency of Object.keys(totals).sort()) {
-        const row = sheet.addRow(totalsCells(b.month, currency, totals[currency]!));
+      for (const cells of sheetOf.totalsRows(b.month, totals)) {
+        const row = sheet.addRow(cells);
         row.font = { bold: true };
         row.commit();
       }

@@ -12,7 +12,8 @@
  * stream upload, the writer waiting for the uploads after each batch (./bordereau-files.ts), in
  * two worker threads with capped heaps, one for the ledger and the CSV, one for the XLSX
  * (./bordereau-thread.ts). Then the bordereau is recorded ready with both files' sizes and
- * SHA-256, its row count and totals. Safe to retry: a file already stored under its key is kept (a
+ * SHA-256, its row count and totals, with its loss bordereau beside it (the month's claims:
+ * ./loss-bordereau-files.ts, written in this process). Safe to retry: a file already stored under its key is kept (a
  * delivered file is never rewritten) and a ready bordereau is never changed. Then `report.ready`
  * goes to the agency's webhook endpoints (once per bordereau: its event id is derived from the
  * bordereau). Storage failures throw, so the workflow retries until storage is back.
@@ -25,6 +26,10 @@ import { createReportsRepository, type BordereauFormat } from '../src/reports/re
 import { monthRange } from '../src/reports/bordereau';
 import type { StorageOperation } from '../src/storage/error-counting';
 import { writeBordereauFilesInThread, type BordereauThreadConfig } from './bordereau-thread';
+import { createLossRepository } from '../src/reports/loss-repository';
+import { createObjectStore } from '../src/storage/object-store';
+import { countStorageErrors } from '../src/storage/error-counting';
+import { writeLossBordereauFiles } from './loss-bordereau-files';
 
 export { bordereauStorageKey } from './bordereau-files';
 
@@ -40,6 +45,8 @@ export function createReportActivities(deps: {
   startBordereau: (bordereauId: number) => Promise<void>;
 }) {
   const reports = createReportsRepository(deps.db);
+  const losses = createLossRepository(deps.db);
+  const store = countStorageErrors(createObjectStore(deps.config), (operation) => deps.onStorageError?.(operation));
 
   return {
     /**
@@ -79,7 +86,9 @@ export function createReportActivities(deps: {
       const month = monthRange(b.month)!;
       const range = b.coversUntil ? { from: month.from, to: b.coversUntil } : month;
       const { csv, xlsx, rows, totals } = await writeBordereauFilesInThread(deps.config, b, range, deps.onStorageError);
-      await reports.markReady(b.id, { files: { csv, xlsx }, rowCount: rows, totals });
+      // Beside it, the loss bordereau: the month's claims, few enough to write here in one batch.
+      const loss = await writeLossBordereauFiles(store, b, range, await losses.lossEntries(b, range));
+      await reports.markReady(b.id, { files: { csv, xlsx }, rowCount: rows, totals, loss });
       await deps.events.reportReady((await reports.find(b.id))!);
       return { rows, sha256: { csv: csv.sha256, xlsx: xlsx.sha256 } };
     },

@@ -1,5 +1,6 @@
 /**
- * Persistence of the premium bordereaux: the `bordereaux` rows (their one writer) and the reads
+ * Persistence of the premium bordereaux: the `bordereaux` rows (their one writer, the loss
+ * bordereau written beside them included) and the reads
  * behind a file: the ledger of one agency, party, month and mode (paid purchases and renewals by
  * `paid_at`, completed cancellations by `completed_at`, each per purchase item whose product names
  * the party as insurer or MGA), read through a server-side cursor in batches so a month of
@@ -12,6 +13,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { pageWithTotal } from '../db/paging';
 import { rowCommission, shareOf, type BordereauTotals, type LedgerEntry } from './bordereau';
+import type { LossTotals } from './loss-bordereau';
 
 export type BordereauStatus = 'generating' | 'ready';
 
@@ -42,8 +44,17 @@ export interface BordereauRecord {
   files: Partial<Record<BordereauFormat, BordereauFile>> | null;
   rowCount: number | null;
   totals: BordereauTotals | null;
+  /** Its loss bordereau (the month's claims), once ready; null before, and for bordereaux made before loss bordereaux. */
+  loss: LossBordereauRecord | null;
   createdAt: Date;
   generatedAt: Date | null;
+}
+
+/** A loss bordereau's stored files, claim rows and totals per currency (./loss-bordereau.ts). */
+export interface LossBordereauRecord {
+  files: Record<BordereauFormat, BordereauFile>;
+  rows: number;
+  totals: LossTotals;
 }
 
 /** Which bordereaux one request is about. */
@@ -67,6 +78,7 @@ const toRecord = (r: Record<string, unknown>): BordereauRecord => ({
   files: (r.files as BordereauRecord['files']) ?? null,
   rowCount: (r.row_count as number | null) ?? null,
   totals: (r.totals as BordereauTotals | null) ?? null,
+  loss: (r.loss as LossBordereauRecord | null) ?? null,
   createdAt: r.created_at as Date,
   generatedAt: (r.generated_at as Date | null) ?? null,
 });
@@ -83,6 +95,7 @@ const COLUMNS = [
   'files',
   'row_count',
   'totals',
+  'loss',
   'created_at',
   'generated_at',
 ];
@@ -484,7 +497,7 @@ export function createReportsRepository(db: Db) {
     /** Records the stored files (first writer wins: a ready bordereau is never changed). */
     async markReady(
       id: number,
-      ready: { files: Record<BordereauFormat, BordereauFile>; rowCount: number; totals: BordereauTotals },
+      ready: { files: Record<BordereauFormat, BordereauFile>; rowCount: number; totals: BordereauTotals; loss: LossBordereauRecord },
     ): Promise<void> {
       await db('bordereaux')
         .where({ id, status: 'generating' })
@@ -493,6 +506,7 @@ export function createReportsRepository(db: Db) {
           files: JSON.stringify(ready.files),
           row_count: ready.rowCount,
           totals: JSON.stringify(ready.totals),
+          loss: JSON.stringify(ready.loss),
           generated_at: db.fn.now(),
         });
     },

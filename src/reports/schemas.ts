@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { pageQueryFields, queryInt } from '../http/query';
 import { BORDEREAU_COLUMNS } from './bordereau';
+import { LOSS_BORDEREAU_COLUMNS } from './loss-bordereau';
 
 const month = z
   .string()
@@ -62,6 +63,31 @@ export const BordereauFile = z
   })
   .meta({ id: 'BordereauFile' });
 
+/** The loss bordereau beside a premium bordereau: the month's claims (./loss-bordereau.ts). */
+export const LossBordereau = z
+  .object({
+    rows: z.number().int().meta({ description: 'Claim rows: every claim open at some time in the month (the header and totals aside)' }),
+    totals: z
+      .record(
+        z.string(),
+        z.object({
+          claims: z.number().int(),
+          opened: z.number().int().meta({ description: 'Claims filed in the month' }),
+          denied: z.number().int().meta({ description: 'Claims denied in the month' }),
+          paid: z.number().int().meta({ description: 'Claims paid in the month' }),
+          paid_this_month: z.number().int(),
+          reserve: z.number().int().meta({ description: 'Outstanding at the month’s end' }),
+          total_incurred: z.number().int(),
+        }),
+      )
+      .meta({ description: 'Per currency (upper case): claim counts and sums in integer minor units' }),
+    files: z.object({ csv: BordereauFile, xlsx: BordereauFile }),
+  })
+  .meta({
+    id: 'LossBordereau',
+    description: `The month’s claims on the party’s products, one row per claim open at some time in the month, as CSV and XLSX (a totals row per currency). Columns: ${LOSS_BORDEREAU_COLUMNS.map((c) => `\`${c.name}\` (${c.description})`).join('; ')}.`,
+  });
+
 export const Bordereau = z
   .object({
     object: z.literal('bordereau'),
@@ -82,6 +108,10 @@ export const Bordereau = z
     files: z.object({ csv: BordereauFile, xlsx: BordereauFile }).nullable().meta({
       description:
         'The same rows as CSV (RFC 4180, amounts as text with two decimals) and XLSX (typed cells, frozen header, a totals row per currency); null while generating',
+    }),
+    loss: LossBordereau.nullable().meta({
+      description:
+        'The loss bordereau beside it (the same agency, party, month and mode’s claims); null while generating, and for bordereaux made before loss bordereaux',
     }),
     created_at: z.string().meta({ description: 'When it was first asked for, ISO 8601 UTC' }),
     generated_at: z.string().nullable().meta({ description: 'When its file was stored, ISO 8601 UTC' }),

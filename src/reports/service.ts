@@ -45,10 +45,9 @@ export function createReportService(deps: {
   }
 
   async function view(b: BordereauRecord): Promise<Bordereau> {
-    const link = async (format: BordereauFormat) => {
-      const f = b.files?.[format];
+    const link = async (format: BordereauFormat, f = b.files?.[format], kind = 'bordereau') => {
       if (!f) return null;
-      const downloadName = `bordereau-${b.partyRootAccountId}-${b.month}-${b.mode}${b.provisional ? `-provisional-${b.id}` : ''}.${format}`;
+      const downloadName = `${kind}-${b.partyRootAccountId}-${b.month}-${b.mode}${b.provisional ? `-provisional-${b.id}` : ''}.${format}`;
       return {
         download_url: await deps.store.signedReadUrl(f.storageKey, { expiresInSeconds: BORDEREAU_URL_TTL_SECONDS, downloadName }),
         size_bytes: f.sizeBytes,
@@ -56,6 +55,10 @@ export function createReportService(deps: {
       };
     };
     const [csv, xlsx] = b.status === 'ready' ? await Promise.all([link('csv'), link('xlsx')]) : [null, null];
+    const loss = b.status === 'ready' && b.loss ? b.loss : null;
+    const [lossCsv, lossXlsx] = loss
+      ? await Promise.all([link('csv', loss.files.csv, 'loss-bordereau'), link('xlsx', loss.files.xlsx, 'loss-bordereau')])
+      : [null, null];
     return {
       object: 'bordereau',
       id: b.id,
@@ -68,6 +71,7 @@ export function createReportService(deps: {
       rows: b.rowCount,
       totals: b.totals,
       files: csv && xlsx ? { csv, xlsx } : null,
+      loss: loss && lossCsv && lossXlsx ? { rows: loss.rows, totals: loss.totals, files: { csv: lossCsv, xlsx: lossXlsx } } : null,
       created_at: b.createdAt.toISOString(),
       generated_at: b.generatedAt?.toISOString() ?? null,
     };

@@ -66,5 +66,11 @@ test('when storage is down while a bordereau is generated, then it stays generat
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(ready.files[format].sha256);
   }
   const objects = await createObjectStore(app.container.config).list('reports/bordereaux/');
-  expect(objects.filter((k) => k.includes(`/${insurerId}/test/`) && k.includes('2026-09'))).toHaveLength(2);
+  // Each file once: the premium bordereau's CSV and XLSX, and the loss bordereau's beside them.
+  expect(objects.filter((k) => k.includes(`/${insurerId}/test/`) && k.includes('2026-09')).map((k) => k.split('/').pop())).toEqual([
+    '2026-09-loss.csv',
+    '2026-09-loss.xlsx',
+    '2026-09.csv',
+    '2026-09.xlsx',
+  ]);
 });

@@ -5,7 +5,8 @@
  * insurer and an MGA; each
  * bordereau's CSV read back row by row and checked against figures computed here from the
  * quotes' amounts; asked again, the same file; bad requests refused; nothing of another
- * account's or another mode's.
+ * account's or another mode's. Beside each, the loss bordereau: claims filed, denied, paid and left
+ * open, with their payments and reserve.
  *
  * The sales and the cancellation happen now and are then dated into October 2026 (their recorded
  * times), because a bordereau covers a month that is over.
@@ -21,6 +22,7 @@ import { call, createKey, createRootAccountOfKind } from '../helpers/fixtures';
 import { chargeRefundedEvent, deliverWebhook, WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { BORDEREAU_COLUMNS } from '../../src/reports/bordereau';
+import { LOSS_BORDEREAU_COLUMNS } from '../../src/reports/loss-bordereau';
 import { createLedgerRepository } from '../../src/purchases/ledger-repository';
 import { BORDEREAU_SCHEDULE_ID, ensureBordereauSchedule } from '../../src/reports/schedule';
 
@@ -574,4 +576,60 @@ describe('the monthly run', () => {
       await client.schedule.getHandle(id).delete();
     }
   });
+});
+
+test('when claims were filed, denied, paid and left open in the month, then the loss bordereau beside the premium bordereau lists each with its status, payments and reserve, as CSV and XLSX with totals', async () => {
+  const p = await buyAndPay(agency, eventSelection(agency, { start: '2027-09-01', end: '2027-09-03' }, 'Claire Loss'));
+  await waitIssued(agency, p.paymentIntent);
+  expect(
+    (await api('POST', `/test_helpers/purchases/${p.purchaseId}/test_clock`, agency.key, { frozen_time: '2027-09-04T12:00:00Z' })).status,
+  ).toBe(200);
+  const units = (await api('GET', `/purchases/${p.purchaseId}`)).body.data.items[0].covered_units;
+  const file = async (unit: { id: number; starts_at: string }, amount: number) =>
+    (
+      await api('POST', `/purchases/${p.purchaseId}/claims`, agency.key, {
+        incident_at: new Date(Date.parse(unit.starts_at) + 3_600_000).toISOString(),
+        covered_unit_id: unit.id,
+        claim_type: 'property_damage',
+        description: 'Storm damage to the marquee',
+        claimant: { name: 'Claire Loss', email: 'claire@example.com' },
+        amount_claimed: amount,
+      })
+    ).body.data.id as number;
+  const act = (id: number, body: Record<string, unknown>) => api('POST', `/test_helpers/claims/${id}/actions`, agency.key, body);
+  const [denied, paid, open] = [await file(units[0], 40_000), await file(units[1], 90_000), await file(units[2], 25_000)];
+  for (const id of [denied, paid]) for (const action of ['acknowledge', 'start_review']) await act(id, { action });
+  await act(denied, { action: 'deny', reason_code: 'excluded_peril', reason: 'Flood is excluded' });
+  await act(paid, { action: 'approve', amount: 60_000, reason: 'Depreciated' });
+  expect((await act(paid, { action: 'record_payment', reference: 'po_loss_1' })).body.data.status).toBe('paid');
+
+  // This month to date (test mode): a provisional bordereau, and its loss bordereau beside it.
+  const b = await readyBordereau(insurerId, new Date().toISOString().slice(0, 7));
+  expect(b.loss).toMatchObject({
+    rows: 3,
+    totals: { USD: { claims: 3, opened: 3, denied: 1, paid: 1, paid_this_month: 60_000, reserve: 25_000, total_incurred: 85_000 } },
+  });
+  const { text, rows } = await download(b.loss.files.csv.download_url);
+  expect(createHash('sha256').update(text).digest('hex')).toBe(b.loss.files.csv.sha256);
+  expect(text.split('\r\n')[0]).toBe(LOSS_BORDEREAU_COLUMNS.map((c) => c.name).join(','));
+  const today = new Date().toISOString().slice(0, 10);
+  const row = (id: number) => rows.find((r) => r.claim_reference === `CL-${id}`)!;
+  expect(row(denied)).toMatchObject({ claim_status: 'denied', date_claim_denied: today, denial_reason: 'excluded_peril', reserve: '0.00' });
+  expect(row(paid)).toMatchObject({ claim_status: 'paid', paid_this_month: '600.00', previously_paid: '0.00', total_incurred: '600.00' });
+  expect(row(open)).toMatchObject({
+    claim_status: 'submitted',
+    certificate_reference: units[2].certificate.number,
+    insured_name: 'Claire Loss',
+    date_of_loss: '2027-09-03',
+    loss_cause: 'property_damage',
+    date_claim_opened: today,
+    amount_claimed: '250.00',
+    reserve: '250.00',
+    total_incurred: '250.00',
+  });
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(Buffer.from(await (await fetch(b.loss.files.xlsx.download_url)).arrayBuffer()) as never);
+  const sheet = workbook.getWorksheet('Loss bordereau')!;
+  expect(sheet.rowCount).toBe(5); // header, 3 claims, the USD totals
+  expect(sheet.getRow(5).getCell(LOSS_BORDEREAU_COLUMNS.findIndex((c) => c.name === 'reserve') + 1).value).toBe(250);
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BORDEREAU_COLUMNS, formatMinor, monthRange, shareOf } from '../../src/reports/bordereau';
 import { previousMonth } from '../../workflows/bordereau';
+import { LOSS_BORDEREAU_COLUMNS } from '../../src/reports/loss-bordereau';
 
 describe('formatMinor', () => {
   test.each([
@@ -38,10 +39,11 @@ describe('shareOf', () => {
 });
 
 describe('the column reference', () => {
-  test('when docs/reports.md lists the columns, then it lists every column of the file, in order, with its description', () => {
+  test('when docs/reports.md lists the columns, then it lists every column of the premium and the loss file, in order, with its description', () => {
     const reports = fs.readFileSync(path.join(__dirname, '../../docs/reports.md'), 'utf8');
     const listed = BORDEREAU_COLUMNS.map((c) => `- \`${c.name}\`: ${c.description}`).join('\n');
     expect(reports).toContain(listed);
+    expect(reports).toContain(LOSS_BORDEREAU_COLUMNS.map((c) => `- \`${c.name}\`: ${c.description}`).join('\n'));
   });
 });
 
