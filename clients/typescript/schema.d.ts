@@ -2205,7 +2205,7 @@ export interface components {
                     index: number;
                     /** @enum {string} */
                     kind: "day" | "trip";
-                    /** @description When its coverage starts, ISO 8601 UTC */
+                    /** @description When its coverage starts (a day: local midnight in time_zone), ISO 8601 UTC */
                     starts_at: string;
                     /** @description When its coverage ends, ISO 8601 UTC */
                     ends_at: string;
@@ -2478,7 +2478,7 @@ export interface components {
                     index: number;
                     /** @enum {string} */
                     kind: "day" | "trip";
-                    /** @description When its coverage starts, ISO 8601 UTC */
+                    /** @description When its coverage starts (a day: local midnight in time_zone), ISO 8601 UTC */
                     starts_at: string;
                     /** @description When its coverage ends, ISO 8601 UTC */
                     ends_at: string;
@@ -5442,6 +5442,31 @@ export interface components {
             files: {
                 csv: components["schemas"]["BordereauFile"];
                 xlsx: components["schemas"]["BordereauFile"];
+            } | null;
+            /** @description The loss bordereau beside it (the same agency, party, month and mode’s claims); null while generating, and for bordereaux made before loss bordereaux */
+            loss: {
+                /** @description Claim rows: every claim open at some time in the month (the header and totals aside) */
+                rows: number;
+                /** @description Per currency (upper case): claim counts and sums in integer minor units */
+                totals: {
+                    [key: string]: {
+                        claims: number;
+                        /** @description Claims filed in the month */
+                        opened: number;
+                        /** @description Claims denied in the month */
+                        denied: number;
+                        /** @description Claims paid in the month */
+                        paid: number;
+                        paid_this_month: number;
+                        /** @description Outstanding at the month’s end */
+                        reserve: number;
+                        total_incurred: number;
+                    };
+                };
+                files: {
+                    csv: components["schemas"]["BordereauFile"];
+                    xlsx: components["schemas"]["BordereauFile"];
+                };
             } | null;
             /** @description When it was first asked for, ISO 8601 UTC */
             created_at: string;
