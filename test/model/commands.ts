@@ -503,6 +503,8 @@ export function commandArbitraries(faults: boolean): Array<fc.Arbitrary<Cmd>> {
     fc.integer({ min: 1, max: 7 }).map((k) => new BulkCancel(k)),
     pick.map((p) => new Withdraw(p)),
     fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 20 })).map(([d, o]) => new BuySubscription(d, o)),
+    // Renewals weigh twice: they apply only once a sequence has bought its subscription.
+    fc.boolean().map((c) => new Renew(c)),
     fc.boolean().map((c) => new Renew(c)),
     fc.tuple(pick, fc.constantFrom<'open' | 'won' | 'lost'>('open', 'won', 'lost')).map(([p, o]) => new Dispute(p, o)),
   ];

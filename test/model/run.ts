@@ -101,8 +101,24 @@ export function figuresLine(seed: number, f: RunFigures, seconds: number, interr
   return `model-based run: seed ${seed}, ${f.sequences} sequences, ${f.steps} steps, ${f.faults} faults injected, ${seconds.toFixed(0)} s${cut} (${byCommand})`;
 }
 
-/** Writes the long run's report (bench/results/model.json and model.md): figures, failures, the machine. */
-export function writeReport(o: ModelRunOptions, f: RunFigures, startedAt: Date, failure: string | null): string {
+/** What the run ended with, for its report. */
+export interface RunOutcome {
+  /** fast-check stopped drawing at the time limit (not a failure). */
+  interrupted: boolean;
+  /** The broken invariant with fast-check's report (seed, path, shrunk sequence) and the replay command; null when none broke. */
+  failure: string | null;
+  /** The end-of-run bordereau check's rows and sum (minor units); null when it did not run (a failure before it). */
+  bordereau: { rows: number; totalMinor: number } | null;
+}
+
+/**
+ * Writes the long run's report (bench/results/model.json and model.md, git-ignored like the
+ * benches'): seed, sequences, steps, faults injected (by kind), failures (0 or 1: fast-check stops
+ * at the first, shrunk, with its replay command), the commands run, the bordereau check and the
+ * machine. Answers the .md file's path.
+ */
+export function writeReport(o: ModelRunOptions, f: RunFigures, startedAt: Date, outcome: RunOutcome): string {
+  const { failure } = outcome;
   const dir = path.join(__dirname, '..', '..', 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 100) / 10;
@@ -112,6 +128,8 @@ export function writeReport(o: ModelRunOptions, f: RunFigures, startedAt: Date, 
     durationSeconds,
     options: o,
     figures: { ...f, failures: failure ? 1 : 0 },
+    interrupted: outcome.interrupted,
+    bordereau: outcome.bordereau,
     failure,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim(), node: process.version, loadAverage: os.loadavg() },
   };
@@ -123,13 +141,17 @@ export function writeReport(o: ModelRunOptions, f: RunFigures, startedAt: Date, 
     `| ---: | ---: | ---: | ---: | ---: | ---: |`,
     `| ${o.seed} | ${f.sequences} | ${f.steps} | ${f.faults} | ${failure ? 1 : 0} | ${durationSeconds} |`,
     '',
-    '| command | runs |',
-    '| --- | ---: |',
+    '| command | runs | of which a fault was injected |',
+    '| --- | ---: | ---: |',
     ...Object.entries(f.byCommand)
       .sort()
-      .map(([k, v]) => `| ${k} | ${v} |`),
+      .map(([k, v]) => `| ${k} | ${v} | ${f.faultsByCommand[k] ?? 0} |`),
     '',
-    `numRuns ${o.numRuns}, at most ${o.maxCommands} commands a sequence, faults ${o.faults ? 'on' : 'off'}; ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}.`,
+    `numRuns ${o.numRuns}, at most ${o.maxCommands} commands a sequence, faults ${o.faults ? 'on' : 'off'}${outcome.interrupted ? `, stopped drawing at its time limit (${Math.round((o.timeLimitMs ?? 0) / 1000)} s)` : ''}; ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}, load average ${report.machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}.`,
+    '',
+    outcome.bordereau
+      ? `Bordereaux of the run's months: ${outcome.bordereau.rows} rows adding up to ${outcome.bordereau.totalMinor} minor units, the ledger of every sequence.`
+      : 'Bordereaux not checked (a failure came first).',
     '',
     failure ? `## Failure\n\n\`\`\`\n${failure}\n\`\`\`` : 'No invariant broken.',
     '',
