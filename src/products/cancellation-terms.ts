@@ -6,8 +6,8 @@
  */
 
 /** How an unstarted unit's premium comes back outside free look. */
-export type RefundMethod = 'pro_rata' | 'short_rate' | 'none';
 export const REFUND_METHODS = ['pro_rata', 'short_rate', 'none'] as const;
+export type RefundMethod = (typeof REFUND_METHODS)[number];
 
 /** A product's cancellation terms (bundles use their primary product's). */
 export interface CancellationTerms {

@@ -75,8 +75,8 @@ export type { CancellationTerms, RefundMethod } from '../products/cancellation-t
 export { DEFAULT_CANCELLATION_TERMS, REFUND_METHODS, WITHDRAWAL_PERIOD_DAYS } from '../products/cancellation-terms';
 
 /** Who asks for the cancellation (the insurer's may have a method of its own). */
-export type CancellationRequester = 'buyer' | 'agency' | 'insurer';
 export const CANCELLATION_REQUESTERS = ['buyer', 'agency', 'insurer'] as const;
+export type CancellationRequester = (typeof CANCELLATION_REQUESTERS)[number];
 
 export interface RuleUnit {
   id: number;
