@@ -6,7 +6,11 @@
  * one has all its certificates once. During the same outage 20 issued purchases (60 in the full
  * run) are cancelled, one a second (issue 24, lib/cancellations.ts): each
  * accepted with 200 while the processor is down, and afterwards refunds created = cancellations
- * accepted, 0 duplicates, 0 lost. Runs beside the other fault suites on a stack of its own,
+ * accepted, 0 duplicates, 0 lost. During it too, 20 claims under review (both runs) are approved
+ * with a payout to the claimant's connected account (issue 51, lib/claim-payouts.ts): each
+ * approval answered 200 while the processor is down, and afterwards each claim paid exactly once
+ * (one transfer per claim payment key at the processor, status paid, one claim.paid event), none
+ * lost. Runs beside the other fault suites on a stack of its own,
  * taking turns (lib/schedule.ts).
  */
 import { describeProcessorOutageSuite } from './lib/dev-faults';

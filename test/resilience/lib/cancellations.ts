@@ -21,7 +21,7 @@
  *   processor, a unit not cancelled or a certificate not voided in time).
  */
 import type { Container } from '../../../src/container';
-import { responseProblem, type Buyer, type Sample } from './load';
+import { responseProblem, type Buyer, type RequestKind, type Sample } from './load';
 import type { ProcessorRequest } from '../../helpers/processor-gate';
 import { InFlight } from './in-flight';
 
@@ -79,6 +79,171 @@ export interface CancellationOutcome {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** One answer to agencyJson: the HTTP status, or 'hang' / 'network' when none came. */
+export interface AgencyAnswer {
+  status: number | 'hang' | 'network';
+  text: string;
+  body: unknown;
+  ms: number;
+}
+
+/** A JSON request to `o.apiUrl` with the agency's key `o.apiKey`; never throws (no answer within `o.requestTimeoutMs`: 'hang'). */
+export async function agencyJson(
+  o: { apiUrl: string; apiKey: string; requestTimeoutMs: number },
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<AgencyAnswer> {
+  const started = Date.now();
+  try {
+    const res = await fetch(`${o.apiUrl}${path}`, {
+      method,
+      headers: { 'x-api-key': o.apiKey, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(o.requestTimeoutMs),
+    });
+    const text = await res.text();
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    return { status: res.status, text, body: parsed, ms: Date.now() - started };
+  } catch (err) {
+    const timedOut = (err as Error).name === 'TimeoutError';
+    return {
+      status: timedOut ? 'hang' : 'network',
+      text: timedOut ? `no answer within ${o.requestTimeoutMs} ms` : `connection failed: ${(err as Error).message}`,
+      body: null,
+      ms: Date.now() - started,
+    };
+  }
+}
+
+/**
+ * POSTs `body` to `path` with agencyJson, keeps the answer as a sample of `kind` in `samples`
+ * (its problem: no answer, a broken envelope, or a status other than `expected`), and answers the
+ * envelope's `data` when there is no problem, else null. Never throws.
+ */
+export async function sampledPost(
+  o: { apiUrl: string; apiKey: string; requestTimeoutMs: number },
+  samples: Sample[],
+  kind: RequestKind,
+  path: string,
+  body: unknown,
+  expected: number,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown> | null> {
+  const res = await agencyJson(o, 'POST', path, body, headers);
+  const problem =
+    typeof res.status !== 'number'
+      ? res.text
+      : (responseProblem('envelope', res.status, res.text) ??
+        (res.status === expected ? null : `answered ${res.status}, expected ${expected}: ${res.text.slice(0, 200)}`));
+  samples.push({ kind, status: res.status, ms: res.ms, problem });
+  return problem ? null : ((res.body as { data?: Record<string, unknown> }).data ?? null);
+}
+
+/**
+ * Calls `fire(item, n)` for each of `items` in turn, one each `o.intervalMs` from `o.delayMs` on
+ * (paced by the clock): each waiting timer is in `timers` until it fires, each call's promise
+ * tracked by `inFlight`.
+ */
+export function paced<T>(
+  items: readonly T[],
+  o: { delayMs: number; intervalMs: number },
+  timers: Set<NodeJS.Timeout>,
+  inFlight: InFlight,
+  fire: (item: T, n: number) => Promise<void>,
+): void {
+  const started = Date.now() + o.delayMs;
+  items.forEach((item, n) => {
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        inFlight.track(fire(item, n));
+      },
+      Math.max(0, started + n * o.intervalMs - Date.now()),
+    );
+    timers.add(timer);
+  });
+}
+
+/** Runs `check` every 2 s until it answers nothing lost or `boundMs` after `faultEnded` has passed; its last answer. */
+export async function checkUntilNoneLost<T extends { lost: number }>(
+  check: () => Promise<T>,
+  faultEnded: number,
+  boundMs: number,
+): Promise<T> {
+  for (;;) {
+    const result = await check();
+    if (result.lost === 0 || Date.now() > faultEnded + boundMs) return result;
+    await sleep(2000);
+  }
+}
+
+/** What buyIssuedPurchases buys: `count` purchases, `selection(i)` the product line of purchase i. */
+export interface IssuedPurchasesOrder {
+  count: number;
+  buyers: Buyer[];
+  selection(i: number): Record<string, unknown>;
+  container: Container;
+  timeoutMs: number;
+  /** The agency's JSON requests (agencyJson). */
+  json: (method: string, path: string, body: unknown) => Promise<AgencyAnswer>;
+  /** What they are for, in the errors' words. */
+  what: string;
+}
+
+/**
+ * Buys `o.count` purchases for `o.buyers` in turn (four at a time), pays each through
+ * `POST /api/v1/test_helpers/purchases/{id}/pay`, waits until all are issued, and answers them by
+ * purchase id with their covered units in order of start.
+ * @throws {Error} when a checkout or payment is refused, or they are not all issued within `o.timeoutMs`.
+ */
+export async function buyIssuedPurchases(o: IssuedPurchasesOrder): Promise<CancellationTarget[]> {
+  const ids: number[] = [];
+  let next = 0;
+  const chain = async () => {
+    while (next < o.count) {
+      const i = next++;
+      const buyer = o.buyers[i % o.buyers.length]!;
+      const quoted = await o.json('POST', '/public-quote/adminValidateBuyerResponses', {
+        ...buyer,
+        selected_product_lines_to_purchase: [o.selection(i)],
+      });
+      if (quoted.status !== 200) throw new Error(`preparing ${o.what}: checkout answered ${quoted.status}: ${quoted.text.slice(0, 200)}`);
+      const purchaseId = (quoted.body as { purchase_id: number }).purchase_id;
+      const paid = await o.json('POST', `/api/v1/test_helpers/purchases/${purchaseId}/pay`, {});
+      if (paid.status !== 200) throw new Error(`preparing ${o.what}: pay answered ${paid.status}: ${paid.text.slice(0, 200)}`);
+      ids.push(purchaseId);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, chain));
+  const deadline = Date.now() + o.timeoutMs;
+  for (;;) {
+    const rows: { status: string; n: number }[] = await o.container
+      .db('purchases')
+      .whereIn('id', ids)
+      .groupBy('status')
+      .select('status', o.container.db.raw('count(*)::int as n'));
+    if (rows.length === 1 && rows[0]!.status === 'issued') break;
+    if (Date.now() > deadline) throw new Error(`preparing ${o.what}: not all issued after ${o.timeoutMs} ms: ${JSON.stringify(rows)}`);
+    await sleep(1000);
+  }
+  const units: { purchase_id: number; id: number }[] = await o.container
+    .db('covered_units as u')
+    .join('purchase_items as i', 'i.id', 'u.purchase_item_id')
+    .whereIn('i.purchase_id', ids)
+    .orderBy(['i.purchase_id', 'u.starts_at', 'u.id'])
+    .select('i.purchase_id', 'u.id');
+  return ids
+    .sort((a, b) => a - b)
+    .map((purchaseId) => ({ purchaseId, unitIds: units.filter((u) => u.purchase_id === purchaseId).map((u) => u.id) }));
+}
+
 /** Prepares, sends and checks the cancellations of one fault. */
 export class CancellationRun {
   readonly samples: Sample[] = [];
@@ -94,67 +259,13 @@ export class CancellationRun {
    * `buyers` in turn, pays each through the test helper, and waits until all are issued.
    * @throws {Error} when a checkout or payment is refused, or they are not all issued within `timeoutMs`.
    */
-  async prepare(o: {
-    count: number;
-    buyers: Buyer[];
-    selection(i: number): Record<string, unknown>;
-    container: Container;
-    timeoutMs: number;
-  }): Promise<void> {
-    const ids: number[] = [];
-    let next = 0;
-    const chain = async () => {
-      while (next < o.count) {
-        const i = next++;
-        const buyer = o.buyers[i % o.buyers.length]!;
-        const quoted = await this.json('POST', '/public-quote/adminValidateBuyerResponses', {
-          ...buyer,
-          selected_product_lines_to_purchase: [o.selection(i)],
-        });
-        if (quoted.status !== 200)
-          throw new Error(`preparing cancellations: checkout answered ${quoted.status}: ${quoted.text.slice(0, 200)}`);
-        const purchaseId = (quoted.body as { purchase_id: number }).purchase_id;
-        const paid = await this.json('POST', `/api/v1/test_helpers/purchases/${purchaseId}/pay`, {});
-        if (paid.status !== 200) throw new Error(`preparing cancellations: pay answered ${paid.status}: ${paid.text.slice(0, 200)}`);
-        ids.push(purchaseId);
-      }
-    };
-    await Promise.all(Array.from({ length: 4 }, chain));
-    const deadline = Date.now() + o.timeoutMs;
-    for (;;) {
-      const rows: { status: string; n: number }[] = await o.container
-        .db('purchases')
-        .whereIn('id', ids)
-        .groupBy('status')
-        .select('status', o.container.db.raw('count(*)::int as n'));
-      if (rows.length === 1 && rows[0]!.status === 'issued') break;
-      if (Date.now() > deadline)
-        throw new Error(`preparing cancellations: not all issued after ${o.timeoutMs} ms: ${JSON.stringify(rows)}`);
-      await sleep(1000);
-    }
-    const units: { purchase_id: number; id: number }[] = await o.container
-      .db('covered_units as u')
-      .join('purchase_items as i', 'i.id', 'u.purchase_item_id')
-      .whereIn('i.purchase_id', ids)
-      .orderBy(['i.purchase_id', 'u.starts_at', 'u.id'])
-      .select('i.purchase_id', 'u.id');
-    for (const purchaseId of ids.sort((a, b) => a - b))
-      this.targets.push({ purchaseId, unitIds: units.filter((u) => u.purchase_id === purchaseId).map((u) => u.id) });
+  async prepare(o: Omit<IssuedPurchasesOrder, 'json' | 'what'>): Promise<void> {
+    this.targets.push(...(await buyIssuedPurchases({ ...o, json: (m, p, b) => this.json(m, p, b), what: 'cancellations' })));
   }
 
   /** Cancels every prepared purchase, one each `intervalMs` from `delayMs` on (paced by the clock). */
   start(o: { delayMs: number; intervalMs: number }): void {
-    const started = Date.now() + o.delayMs;
-    this.targets.forEach((target, n) => {
-      const timer = setTimeout(
-        () => {
-          this.timers.delete(timer);
-          this.inFlight.track(this.cancel(n, target));
-        },
-        Math.max(0, started + n * o.intervalMs - Date.now()),
-      );
-      this.timers.add(timer);
-    });
+    paced(this.targets, o, this.timers, this.inFlight, (target, n) => this.cancel(n, target));
   }
 
   /** Waits until every cancellation due has been sent and every request (and repeat) answered. */
@@ -169,55 +280,19 @@ export class CancellationRun {
   }
 
   /** A JSON request with the agency's key; never throws (no answer: status 0). */
-  private async json(
-    method: string,
-    path: string,
-    body: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<{ status: number | 'hang' | 'network'; text: string; body: unknown; ms: number }> {
-    const started = Date.now();
-    try {
-      const res = await fetch(`${this.o.apiUrl}${path}`, {
-        method,
-        headers: { 'x-api-key': this.o.apiKey, 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.o.requestTimeoutMs),
-      });
-      const text = await res.text();
-      let parsed: unknown = null;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = null;
-      }
-      return { status: res.status, text, body: parsed, ms: Date.now() - started };
-    } catch (err) {
-      const timedOut = (err as Error).name === 'TimeoutError';
-      return {
-        status: timedOut ? 'hang' : 'network',
-        text: timedOut ? `no answer within ${this.o.requestTimeoutMs} ms` : `connection failed: ${(err as Error).message}`,
-        body: null,
-        ms: Date.now() - started,
-      };
-    }
+  private json(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<AgencyAnswer> {
+    return agencyJson(this.o, method, path, body, headers);
   }
 
   /** Sends one request of the run and keeps its sample; the answer's `data` when it is `expected`, else null. */
-  private async step(
+  private step(
     kind: 'cancellation-quote' | 'cancel',
     path: string,
     body: unknown,
     expected: number,
     headers: Record<string, string> = {},
   ): Promise<Record<string, unknown> | null> {
-    const res = await this.json('POST', path, body, headers);
-    const problem =
-      typeof res.status !== 'number'
-        ? res.text
-        : (responseProblem('envelope', res.status, res.text) ??
-          (res.status === expected ? null : `answered ${res.status}, expected ${expected}: ${res.text.slice(0, 200)}`));
-    this.samples.push({ kind, status: res.status, ms: res.ms, problem });
-    return problem ? null : ((res.body as { data?: Record<string, unknown> }).data ?? null);
+    return sampledPost(this.o, this.samples, kind, path, body, expected, headers);
   }
 
   private async cancel(n: number, target: CancellationTarget): Promise<void> {
@@ -269,11 +344,7 @@ export class CancellationRun {
     faultEnded: number;
     boundMs: number;
   }): Promise<CancellationOutcome> {
-    for (;;) {
-      const result = await this.check(o.container, o.processor(), o.faultEnded);
-      if (result.lost === 0 || Date.now() > o.faultEnded + o.boundMs) return result;
-      await sleep(2000);
-    }
+    return checkUntilNoneLost(() => this.check(o.container, o.processor(), o.faultEnded), o.faultEnded, o.boundMs);
   }
 
   private async check(container: Container, processor: readonly ProcessorRequest[], faultEnded: number): Promise<CancellationOutcome> {

@@ -7,7 +7,7 @@
  */
 import type { ExpectedAlert } from './alerts';
 import type { FaultStack } from './fault-stack';
-import { CANCELLATIONS, describeFaultSuite, PROCESSOR_OUTAGE_MS, sleep, type Fault } from './fault-suite';
+import { CANCELLATIONS, CLAIM_PAYOUTS, describeFaultSuite, PROCESSOR_OUTAGE_MS, sleep, type Fault } from './fault-suite';
 import { PHASES, SLOTS } from './schedule';
 
 const OUTAGE_MS = 30_000;
@@ -74,6 +74,7 @@ const FAULTS: Fault[] = [
     name: `the processor refuses connections for ${outageWords(PROCESSOR_OUTAGE_MS)} (stripe-mock stopped)`,
     long: true,
     cancellations: CANCELLATIONS,
+    claimPayouts: CLAIM_PAYOUTS,
     alerts: [
       { alertname: 'DependencyErrorsRetrying', labels: { dependency: 'processor' } },
       PROCESSOR_DOWN,

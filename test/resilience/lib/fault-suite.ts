@@ -13,7 +13,9 @@
  * load, and no other page (lib/alerts.ts). A long fault with `cancellations` also has issued
  * purchases cancelled during it (lib/cancellations.ts), checked by a test of its own: every
  * cancellation accepted while the processor is out, then refunds created = cancellations
- * accepted, 0 duplicates, 0 lost. A suite may also have scenarios of its own, not under the
+ * accepted, 0 duplicates, 0 lost. A long fault with `claimPayouts` also has claims approved
+ * during it (lib/claim-payouts.ts), checked by a test of its own: each paid exactly once after
+ * it, none lost. A suite may also have scenarios of its own, not under the
  * load, run after its faults on the same stack (`scenarios`; e.g. lib/holder-reissue.ts). The
  * per-fault tallies are printed and written to var/test-artifacts/<artifact>.md.
  */
@@ -30,6 +32,7 @@ import { bootFaultStack, createFaultStack, WEBHOOK_SECRET, type FaultStack, type
 import { alertName, alertsBetween, alertsLine, LIVE_ONLY_ALERTS, matches, raised, type ExpectedAlert } from './alerts';
 import { PurchaseLoad, quantileMs, tally, type Buyer, type LoadPurchase, type Sample } from './load';
 import { CancellationRun, type CancellationOutcome } from './cancellations';
+import { ClaimPayoutRun, claimPayoutLines, type ClaimPayoutOutcome } from './claim-payouts';
 import { joinTurns, timeline } from './schedule';
 import { ISSUE_RATE, machineSpeed, rateFor, REFERENCE_PROBE_MS } from './machine';
 import { SCOPE } from './scope';
@@ -57,6 +60,8 @@ const DRAIN_MS = 5 * 60_000;
  * minute (lib/scope.ts). RESILIENCE_CANCELLATIONS changes it, to explore locally only.
  */
 export const CANCELLATIONS = SCOPE.cancellations;
+/** Approved claims paid by transfer through the refused processor's outage: the issue's 20, in both runs (lib/claim-payouts.ts). */
+export const CLAIM_PAYOUTS = 20;
 /** The first cancellation goes out this long after the fault began. */
 const CANCEL_AT_MS = 2000;
 /** Buying and issuing the purchases to cancel, before the load: at most this long. */
@@ -99,6 +104,12 @@ export interface Fault {
    * test of their own, after the fault's.
    */
   cancellations?: number;
+  /**
+   * A long fault only: this many claims with a payout account are filed and taken under review
+   * before the load, then approved during the fault beside the cancellations (lib/claim-payouts.ts);
+   * a test of their own checks each paid exactly once after it, none lost.
+   */
+  claimPayouts?: number;
 }
 
 /** What a scenario of its own (`scenarios`) gets: the suite's stack and its fixtures. */
@@ -256,6 +267,7 @@ export function describeFaultSuite({
     let buyers: Buyer[];
     const report: string[] = [rateLine()];
     const cancellationFigures = new Map<string, CancellationFigures>();
+    const payoutFigures = new Map<string, ClaimPayoutOutcome>();
 
     beforeAll(
       async () => {
@@ -296,11 +308,28 @@ export function describeFaultSuite({
       const cancellations = fault.cancellations
         ? new CancellationRun({ apiUrl: stack.apiUrl, apiKey: agency.key, requestTimeoutMs: REQUEST_TIMEOUT_MS })
         : null;
+      const payouts = fault.claimPayouts
+        ? new ClaimPayoutRun({ apiUrl: stack.apiUrl, apiKey: agency.key, requestTimeoutMs: REQUEST_TIMEOUT_MS })
+        : null;
       const cancelIntervalMs = fault.cancellations
         ? Math.min(1000, Math.max(50, (PROCESSOR_OUTAGE_MS - CANCEL_AT_MS - 30_000) / fault.cancellations))
         : 0;
       timeline(artifact, `${fault.name}: begins`);
       const prepareStarted = Date.now();
+      // Two covered days in July 2027 each, claimed after them (the purchases' test clocks moved on).
+      const payoutsPrepared = payouts?.prepare({
+        count: fault.claimPayouts!,
+        buyers,
+        container,
+        timeoutMs: PREPARE_MS,
+        selection: (i) =>
+          eventSelection(
+            agency,
+            { start: `2027-07-${String(1 + (i % 27)).padStart(2, '0')}`, end: `2027-07-${String(2 + (i % 27)).padStart(2, '0')}` },
+            `Claimant Insured ${i}`,
+          ),
+      });
+      payoutsPrepared?.catch(() => undefined); // awaited below
       await cancellations?.prepare({
         count: fault.cancellations!,
         buyers,
@@ -312,6 +341,7 @@ export function describeFaultSuite({
           return eventSelection(agency, { start: iso(1 + (i % 28)), end: iso(2 + (i % 28)) }, `Cancelled Insured ${i}`);
         },
       });
+      await payoutsPrepared;
       const preparedMs = Date.now() - prepareStarted;
       const load = new PurchaseLoad({
         // Long faults: purchases checked out before the fault are paid half during it, half after it.
@@ -346,6 +376,7 @@ export function describeFaultSuite({
       faultBegan();
       const faultDone = fault.inject(stack);
       cancellations?.start({ delayMs: CANCEL_AT_MS, intervalMs: cancelIntervalMs });
+      payouts?.start({ delayMs: CANCEL_AT_MS + cancelIntervalMs / 2, intervalMs: cancelIntervalMs });
       if (!fault.long) await faultDone;
       await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
       load.stop();
@@ -365,6 +396,9 @@ export function describeFaultSuite({
         boundMs: CANCEL_DRAIN_MS,
       });
       cancelled?.catch(() => undefined); // awaited below
+      await payouts?.stopAndSettle();
+      const paidOut = payouts?.outcome({ container, processor: () => stack.processorGate.requests, faultEnded, boundMs: CANCEL_DRAIN_MS });
+      paidOut?.catch(() => undefined); // awaited below
       await load.settle(DRAIN_MS);
 
       const paid = load.purchases.filter((p) => p.paid);
@@ -406,6 +440,8 @@ export function describeFaultSuite({
       const pagesFired = alerts.filter((a) => a.severity === 'page' && a.firing && !fault.alerts.some((e) => matches(e, a))).map(alertName);
       const c = await cancelled;
       if (c) cancellationFigures.set(fault.name, { ...c, planned: fault.cancellations! });
+      const claimFigures = await paidOut;
+      if (claimFigures) payoutFigures.set(fault.name, claimFigures);
       const secs = (ms: number | null) => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
       const cancellationLines = c
         ? [
@@ -433,7 +469,10 @@ export function describeFaultSuite({
             `${broken.length} answers broke the contract; ${stack.workers.map((w) => `${w.spec.name} ${w.running ? 'running' : 'DOWN'}`).join(', ')}, api ${stack.api.running ? 'running' : 'DOWN'}`,
           `${alertsLine(alerts)}; expected ${fault.alerts.length ? fault.alerts.map(alertName).join(', ') : 'none'}`,
           ...cancellationLines,
-          tallyTable([...load.samples, ...(cancellations?.samples ?? [])]),
+          ...(claimFigures
+            ? claimPayoutLines({ ...claimFigures, preparedMs: payouts!.preparedMs }, cancelIntervalMs, CANCEL_DRAIN_MS)
+            : []),
+          tallyTable([...load.samples, ...(cancellations?.samples ?? []), ...(payouts?.samples ?? [])]),
           ...broken.slice(0, 5).map((s) => `- ${s.kind} ${s.status}: ${s.problem}`),
           ...wrong.slice(0, 5).map((c) => `- purchase ${c.purchaseId}: ${c.problem}`),
           ...failed.slice(0, 5).map((f) => `- purchase ${f.id} failed: ${f.failure_reason}`),
@@ -501,6 +540,38 @@ export function describeFaultSuite({
           expect({ duplicates: c.duplicates, lost: c.lost }).toEqual({ duplicates: 0, lost: 0 });
           expect(c.drainMs).not.toBeNull();
           expect(c.problems).toEqual([]);
+        },
+      );
+
+    const paying = faults.filter((f) => f.long && f.claimPayouts).map((f) => [f.name, f] as const);
+    if (paying.length)
+      it.each(paying)(
+        'when %s while approved claims are to be paid by transfer, then every approval is answered during it and afterwards each claim is paid exactly once (one transfer per claim payment key, status paid, one claim.paid event), none lost',
+        (_name, fault) => {
+          const p = payoutFigures.get(fault.name);
+          if (!p) throw new Error(`the fault "${fault.name}" did not run as far as its claim payout figures`);
+          const n = fault.claimPayouts!;
+          expect({
+            claims: p.claims,
+            sent: p.sent,
+            approved: p.approved,
+            approvedDuringFault: p.approvedDuringFault,
+            badAnswers: p.badAnswers,
+          }).toEqual({
+            claims: n,
+            sent: n,
+            approved: n,
+            approvedDuringFault: n,
+            badAnswers: 0,
+          });
+          expect({ transfersCreated: p.transfersCreated, paid: p.paid, paidEvents: p.paidEvents }).toEqual({
+            transfersCreated: n,
+            paid: n,
+            paidEvents: n,
+          });
+          expect({ duplicates: p.duplicates, lost: p.lost }).toEqual({ duplicates: 0, lost: 0 });
+          expect(p.drainMs).not.toBeNull();
+          expect(p.problems).toEqual([]);
         },
       );
 

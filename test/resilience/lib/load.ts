@@ -17,8 +17,8 @@ import Stripe from 'stripe';
 import { sessionCompletedEvent } from '../../helpers/purchases';
 import { InFlight } from './in-flight';
 
-/** The load's requests, and the cancellations some faults make beside it (lib/cancellations.ts). */
-export type RequestKind = 'checkout' | 'webhook' | 'list-products' | 'get-certificates' | 'cancellation-quote' | 'cancel';
+/** The load's requests, and the cancellations and claim approvals some faults make beside it (lib/cancellations.ts, lib/claim-payouts.ts). */
+export type RequestKind = 'checkout' | 'webhook' | 'list-products' | 'get-certificates' | 'cancellation-quote' | 'cancel' | 'claim-approve';
 
 export interface Sample {
   kind: RequestKind;
