@@ -36,6 +36,9 @@ import { bundleRoutes } from './bundles/routes';
 import { createBuyersRepository } from './buyers/repository';
 import { createBuyerService, type BuyerService } from './buyers/service';
 import { buyerConnectRoutes } from './buyers/routes';
+import { buyerErasureRoutes } from './buyers/erasure-routes';
+import { createBuyerErasureService } from './buyers/erasure-service';
+import { createBuyerErasureRepository } from './buyers/erasure-repository';
 import { createQuestionSetsRepository } from './question-sets/repository';
 import { createQuestionSetService } from './question-sets/service';
 import { questionSetRoutes } from './question-sets/routes';
@@ -305,6 +308,12 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
       ),
       purchaseRoutes(purchaseService),
       proofEmailStatusRoutes(proofOfCoverage),
+      buyerErasureRoutes(
+        createBuyerErasureService({
+          erasures: createBuyerErasureRepository(db),
+          audit: createAuditService({ repo: createAuditRepository(db) }),
+        }),
+      ),
       endorsementRoutes(endorsements),
       certificateHolderRoutes(certificateHolders),
       claimRoutesFrom({ db, client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, store, products }),

@@ -4,8 +4,8 @@
  * (the portal, the operator and key CLIs) import them from here.
  */
 
-/** Which door an action came through (`codec`: a decode at the Temporal codec endpoint). */
-export type ActorKind = 'operator_cli' | 'portal' | 'key_cli' | 'codec';
+/** Which door an action came through (`codec`: a decode at the Temporal codec endpoint; `api_key`: an agency's API call). */
+export type ActorKind = 'operator_cli' | 'portal' | 'key_cli' | 'codec' | 'api_key';
 
 /**
  * How the actor was named: by their operator token or their OS user (the ops CLI, the codec

@@ -15,6 +15,7 @@
 import { escapeHtml } from '../pdf/certificate-format';
 import type { CoverageState, VerificationView } from './service';
 import type { CertificateFacts, ProofRefused } from './signed-proof';
+import { ERASED_NAME } from '../buyers/erasure-rules';
 
 const WORDS: Record<CoverageState, { title: string; colour: string }> = {
   valid: { title: 'Valid: coverage is in force now', colour: '#1b7f3b' },
@@ -50,13 +51,17 @@ const dayOf = (iso: string) => iso.slice(0, 10);
 const UNSIGNED =
   '<p id="unsigned"><small>This link carries no signed proof: the details above are the live records. Scan the certificate’s QR code to check the facts it printed.</small></p>';
 
-/** The signed facts as labelled lines (every value escaped). */
-function signedFacts(signed: { kid: string; facts: CertificateFacts }): string {
+/**
+ * The signed facts as labelled lines (every value escaped). `erased`: the named insured's name
+ * was erased on the buyer's request, so the name the token carries is not shown either (the
+ * signature still covers it and verifies).
+ */
+function signedFacts(signed: { kid: string; facts: CertificateFacts }, erased: boolean): string {
   const f = signed.facts;
   const rows: Array<[string, string, string]> = [
     ['signed-certificate-number', 'Certificate number', f.certificate_number],
     ['signed-revision', 'Revision', String(f.revision)],
-    ['signed-named-insured', 'Named insured', f.named_insured_name],
+    ['signed-named-insured', 'Named insured', erased ? ERASED_NAME : f.named_insured_name],
     ['signed-holder', 'Certificate holder', f.certificate_holder_name ?? 'To whom it may concern'],
     ['signed-starts', 'Coverage starts (UTC)', f.coverage_starts_at],
     ['signed-ends', 'Coverage ends (UTC)', f.coverage_ends_at],
@@ -115,7 +120,7 @@ export function renderVerificationPage(v: VerificationView, signed: { kid: strin
 <dl><dt>Product</dt><dd id="product">${escapeHtml(v.product_name)}</dd>
 <dt>Named insured</dt><dd id="named-insured">${escapeHtml(v.named_insured_name ?? '—')}</dd></dl>
 <table><thead><tr><th>Certificate</th><th>Coverage starts</th><th>Coverage ends</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>
-${successor}${signed ? signedFacts(signed) : v.kind === 'certificate' ? UNSIGNED : ''}<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
+${successor}${signed ? signedFacts(signed, v.named_insured_name === ERASED_NAME) : v.kind === 'certificate' ? UNSIGNED : ''}<p><small>Checked ${escapeHtml(v.checked_at)} (UTC).</small></p>`,
   );
 }
 
