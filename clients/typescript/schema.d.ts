@@ -388,6 +388,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/buyers/{id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a buyer's personal data, on the buyer's request
+         * @description Erases at once the contact data the insurance record does not need (the buyer’s email and names, its access tokens, the buyer email of its purchases in this account and mode, the addresses of emails sent to it). The names on its policies are part of the insurance record: from now on no answer, page or new document shows them (they read `(name erased)`), and they are kept apart until the account’s retention period after the last coverage ends (default 7 years), then dropped. The certificates already issued stay valid documents and still verify. Idempotent: a second call answers the same erasure (200). Written to the audit log.
+         */
+        post: operations["eraseBuyer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/purchases/{id}/endorsement_quote": {
         parameters: {
             query?: never;
@@ -4473,6 +4493,61 @@ export interface components {
             created_at: string;
             /** @description When the mail relay accepted it, ISO 8601 UTC; null before */
             sent_at: string | null;
+        };
+        BuyerErasureResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BuyerErasure"];
+            message: string;
+        };
+        /**
+         * @example {
+         *       "id": 12,
+         *       "buyer_id": "0b7e2a4c-8f4d-4a57-9a55-1c3d2e4f5a6b",
+         *       "erased_at": "2026-12-09T10:00:00.000Z",
+         *       "purchases": 2,
+         *       "erased": [
+         *         "buyer.email",
+         *         "buyer.first_name",
+         *         "buyer.last_name",
+         *         "buyer.access_tokens",
+         *         "purchase.buyer_email",
+         *         "proof_of_coverage_email.recipient",
+         *         "checkout_link_email.recipient"
+         *       ],
+         *       "retained": [
+         *         "purchase_item.named_insured.name",
+         *         "certificate.printed.named_insured_name"
+         *       ],
+         *       "kept": [
+         *         "purchase_item.named_insured.address",
+         *         "certificate_holder",
+         *         "issued certificate documents (PDFs)",
+         *         "ledger"
+         *       ],
+         *       "retention_ends_at": "2034-05-03T05:00:00.000Z",
+         *       "pseudonymised_at": null
+         *     }
+         */
+        BuyerErasure: {
+            /** @description The erasure’s id */
+            id: number;
+            /** @description The buyer’s `idp_accnt_uuid` (the id newConnect and checkIfBuyerExists answer) */
+            buyer_id: string;
+            /** @description When the contact data was erased (UTC) */
+            erased_at: string;
+            /** @description How many of the buyer’s purchases in this account and mode it reached */
+            purchases: number;
+            /** @description Erased at once: contact data the insurance record does not need */
+            erased: ("buyer.email" | "buyer.first_name" | "buyer.last_name" | "buyer.access_tokens" | "purchase.buyer_email" | "proof_of_coverage_email.recipient" | "checkout_link_email.recipient")[];
+            /** @description The names on the policies: shown nowhere from now on (every answer, page and new document reads `(name erased)`), kept apart as part of the insurance record until `retention_ends_at`, then dropped for good */
+            retained: ("purchase_item.named_insured.name" | "certificate.printed.named_insured_name")[];
+            /** @description Kept with the policy: the risk location, the certificate holders, the ledger and the certificates already issued (valid documents) */
+            kept: ("purchase_item.named_insured.address" | "certificate_holder" | "issued certificate documents (PDFs)" | "ledger")[];
+            /** @description When the retained names are dropped: the account’s retention period (default 7 years) after the last coverage of the buyer’s purchases ends */
+            retention_ends_at: string;
+            /** @description When the retained names were dropped; null until then */
+            pseudonymised_at: string | null;
         };
         EndorsementQuoteResponse: {
             /** @enum {boolean} */
@@ -11439,6 +11514,150 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    eraseBuyer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The API version the request is written against; `v1` is the only one. Any other value answers 400 UNSUPPORTED_API_VERSION. */
+                "api-version"?: components["parameters"]["ApiVersion"];
+                /** @description Optional. A payment processor account id; when sent it must start with `acct_`, otherwise 400 INVALID_ACCOUNT_ID. */
+                "payproc-account"?: components["parameters"]["PayprocAccount"];
+                /** @description Optional. 1–255 printable ASCII characters of your choosing (a UUID works). The first answer (status and body, including 4xx refusals) is kept for 24 hours per account and key mode; a retry with the same key, method, path and parameters (a JSON body is compared by its content: key order and spacing do not matter) gets it again with `Idempotent-Replayed: true` instead of running twice. The same key with another method, path or parameters answers 409 IDEMPOTENCY_KEY_REUSED; a retry while the first request still runs waits up to 10 s for it, then answers 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. A 5xx answer is not kept: a retry with the same key runs the request again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The buyer’s `idp_accnt_uuid` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Already erased: the same erasure */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuyerErasureResponse"];
+                };
+            };
+            /** @description Erased */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BuyerErasureResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR, QUERY_VALIDATION_ERROR, INVALID_ACCOUNT_ID, UNSUPPORTED_API_VERSION, … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, unknown, frozen or deleted API key (gateway) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayForbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no such buyer in this key’s account and mode */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED (the key was used for another request) or IDEMPOTENCY_KEY_IN_PROGRESS (its first request is still running; retry after Retry-After seconds) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description With IDEMPOTENCY_KEY_IN_PROGRESS: seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
