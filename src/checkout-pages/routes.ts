@@ -20,6 +20,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
 import { AppError } from '../shared/errors';
 import { rateLimit } from '../http/gateway';
+import { markTokenPage } from '../http/buyer-pages';
 import { BareErrorSchema, bareError } from '../http/openapi';
 import { CANCELLED_PAGE_PATH, COMPLETE_PAGE_PATH } from '../purchases/return-urls';
 import { PURCHASE_ID_PATTERN, RETURN_TOKEN_PATTERN, parseReturnQuery, type CheckoutPageService, type ReturnPageView } from './service';
@@ -100,11 +101,8 @@ export function checkoutPageRoutes(service: CheckoutPageService, limiter: RateLi
       router.get(
         p.path,
         async (ctx, next) => {
-          ctx.state.errorStyle = 'bare';
           // On every answer, the 404 and 429 included: the URL holds the return token.
-          ctx.set('Cache-Control', 'no-store');
-          ctx.set('Referrer-Policy', 'no-referrer');
-          ctx.set('X-Robots-Tag', 'noindex');
+          markTokenPage(ctx);
           ctx.set('Vary', 'Accept');
           await limit(ctx, next);
         },

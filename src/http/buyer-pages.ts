@@ -15,15 +15,23 @@ import type { AppState } from './context';
 
 type PageContext = ParameterizedContext<AppState>;
 
-/** The headers every answer of a buyer page carries, and its per-address limit (`name` keys its budget). */
+/**
+ * Marks the answer of a page whose URL holds a token (these pages, the checkout return pages): its
+ * errors bare (no envelope), and neither kept (`no-store`), passed on (`no-referrer`) nor indexed.
+ * Set before anything else, so the 4xx and 429 answers carry it too.
+ */
+export function markTokenPage(ctx: PageContext): void {
+  ctx.state.errorStyle = 'bare';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Robots-Tag', 'noindex');
+}
+
+/** The headers every answer of a buyer page carries (`markTokenPage`, not framed), and its per-address limit (`name` keys its budget). */
 export function buyerPageHeaders(limiter: RateLimiterAbstract, name: string): Middleware<AppState> {
   const limit = rateLimit(limiter, { key: (ctx) => `${name}:${ctx.ip}`, subject: 'address' });
   return async (ctx, next) => {
-    ctx.state.errorStyle = 'bare';
-    // On every answer, the 4xx included: the URL holds the token.
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('X-Robots-Tag', 'noindex');
+    markTokenPage(ctx);
     ctx.set('X-Frame-Options', 'DENY');
     await limit(ctx, next);
   };

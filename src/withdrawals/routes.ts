@@ -17,15 +17,11 @@
  * not answer in time. Every answer is `no-store` and `no-referrer` (the token is in the URL).
  * Limited per client address with the verification page's limit (a budget of its own).
  */
-import bodyParser from 'koa-bodyparser';
 import { z } from 'zod';
-import type { Middleware } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
-import { AppError } from '../shared/errors';
-import { rateLimit } from '../http/gateway';
 import { bareError } from '../http/openapi';
-import type { AppState } from '../http/context';
+import { answerHtml, buyerPageHeaders, crossSitePost, formBody, formFields } from '../http/buyer-pages';
 import { renderCrossSiteRefusal, renderWithdrawalPage } from './page';
 import type { WithdrawalService, WithdrawalView } from './service';
 import { WITHDRAWAL_PAGE_PATH } from './token';
@@ -55,56 +51,20 @@ function statusOf(v: WithdrawalView, method: 'GET' | 'POST'): number {
   return 409;
 }
 
-/** Form bodies only, small: the one field is a quote id. */
-function formBody(): Middleware {
-  return bodyParser({
-    enableTypes: ['form'],
-    formLimit: '4kb',
-    onerror: (err: Error & { status?: number }) => {
-      if (err.status === 413)
-        throw new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than the 4 KiB a withdrawal form needs', { cause: err });
-      throw new AppError('VALIDATION_ERROR', 'Request body is not a valid form', { cause: err });
-    },
-  });
-}
-
 export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimiterAbstract): RouteRegistration {
-  const limit = rateLimit(limiter, { key: (ctx) => `withdraw-page:${ctx.ip}`, subject: 'address' });
-  const headers: Middleware<AppState> = async (ctx, next) => {
-    ctx.state.errorStyle = 'bare';
-    // On every answer, the 4xx included: the URL holds the token.
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('X-Robots-Tag', 'noindex');
-    ctx.set('X-Frame-Options', 'DENY');
-    await limit(ctx, next);
-  };
-  const answer = (ctx: Parameters<Middleware<AppState>>[0], status: number, body: string) => {
-    ctx.status = status;
-    ctx.set(
-      'Content-Security-Policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = body;
-  };
+  const headers = buyerPageHeaders(limiter, 'withdraw-page');
   const path = `${WITHDRAWAL_PAGE_PATH}/:token`;
 
   return (router, registry) => {
     router.get(path, headers, async (ctx) => {
       const view = await service.show(ctx.params.token ?? '');
-      answer(ctx, statusOf(view, 'GET'), renderWithdrawalPage(view));
+      answerHtml(ctx, statusOf(view, 'GET'), renderWithdrawalPage(view));
     });
-    router.post(path, headers, formBody() as Middleware<AppState>, async (ctx) => {
+    router.post(path, headers, formBody('4kb', 'a withdrawal form'), async (ctx) => {
       // A browser says where a form came from; another site's form is refused unread (CSRF).
-      const site = ctx.get('sec-fetch-site');
-      if (site === 'cross-site' || site === 'same-site') return answer(ctx, 403, renderCrossSiteRefusal());
-      const form = (ctx.request as { body?: unknown }).body;
-      const view = await service.confirm(
-        ctx.params.token ?? '',
-        form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {},
-      );
-      answer(ctx, statusOf(view, 'POST'), renderWithdrawalPage(view));
+      if (crossSitePost(ctx)) return answerHtml(ctx, 403, renderCrossSiteRefusal());
+      const view = await service.confirm(ctx.params.token ?? '', formFields(ctx));
+      answerHtml(ctx, statusOf(view, 'POST'), renderWithdrawalPage(view));
     });
 
     const common = {
