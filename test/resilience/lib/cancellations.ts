@@ -184,6 +184,14 @@ export async function checkUntilNoneLost<T extends { lost: number }>(
   }
 }
 
+/** What an outcome reads: the database, the processor's record, when the fault ended and how long after it to wait at most. */
+export interface OutcomeRead {
+  container: Container;
+  processor: () => readonly ProcessorRequest[];
+  faultEnded: number;
+  boundMs: number;
+}
+
 /** What buyIssuedPurchases buys: `count` purchases, `selection(i)` the product line of purchase i. */
 export interface IssuedPurchasesOrder {
   count: number;
@@ -338,12 +346,7 @@ export class CancellationRun {
    * (completed, refunded once at the processor, its units cancelled and certificates voided), or
    * until `boundMs` after `faultEnded`; answers the figures as they stand then.
    */
-  async outcome(o: {
-    container: Container;
-    processor: () => readonly ProcessorRequest[];
-    faultEnded: number;
-    boundMs: number;
-  }): Promise<CancellationOutcome> {
+  async outcome(o: OutcomeRead): Promise<CancellationOutcome> {
     return checkUntilNoneLost(() => this.check(o.container, o.processor(), o.faultEnded), o.faultEnded, o.boundMs);
   }
 

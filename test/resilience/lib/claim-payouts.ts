@@ -22,7 +22,7 @@
 import type { Container } from '../../../src/container';
 import type { ProcessorRequest } from '../../helpers/processor-gate';
 import type { Buyer, Sample } from './load';
-import { agencyJson, buyIssuedPurchases, checkUntilNoneLost, paced, sampledPost } from './cancellations';
+import { agencyJson, buyIssuedPurchases, checkUntilNoneLost, paced, sampledPost, type OutcomeRead } from './cancellations';
 import { InFlight } from './in-flight';
 
 /** Claimed and approved per claim, in minor units (USD cents): part of what was claimed. */
@@ -178,12 +178,7 @@ export class ClaimPayoutRun {
   }
 
   /** Reads the processor's requests and the database until every approved claim is paid once, or until `boundMs` after `faultEnded`. */
-  async outcome(o: {
-    container: Container;
-    processor: () => readonly ProcessorRequest[];
-    faultEnded: number;
-    boundMs: number;
-  }): Promise<ClaimPayoutOutcome> {
+  async outcome(o: OutcomeRead): Promise<ClaimPayoutOutcome> {
     return checkUntilNoneLost(() => this.check(o.container, o.processor(), o.faultEnded), o.faultEnded, o.boundMs);
   }
 
