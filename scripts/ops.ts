@@ -95,6 +95,7 @@ import { finance } from './ops-finance';
 import { slo } from './ops-slo';
 import { taxRates } from './ops-tax-rates';
 import { sweepDocuments } from './ops-sweep';
+import { pseudonymiseErasures } from './ops-erasures';
 import { partyCommand } from './ops-parties';
 import { listOperators, operatorOf, operatorTokenCommand } from './ops-operators';
 import { OperatorTokenRefused } from '../src/operators/service';
@@ -141,6 +142,9 @@ const USAGE = `usage: npm run ops -- <command> [options] [--json]
                             check stored certificates and zips against their recorded sha256 and
                             size, repair missing or damaged ones; exits 3 when one is not repaired
                             (recorded in the audit log; a reason is optional)
+  pseudonymise-erasures [--reason "<why>"]
+                            drop the names erased buyers' policies kept past their retention
+                            period (run daily; recorded in the audit log; a reason is optional)
   create-party --kind insurer|mga --name "<name>" [--register-number <n>] [--slug <slug>] --reason "<why>"
                             an insurer (NAIC code) or MGA (register number), or its new name/number
   appoint --party <id> --agency <id> --reason "<why>"
@@ -242,6 +246,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'coverage')
     return coverage({ account: values.account, from: values.from, to: values.to, mode: values.mode }, values.json);
   if (command === 'sweep-documents') return sweepDocuments({ account: values.account, reason: values.reason }, values.json);
+  if (command === 'pseudonymise-erasures') return pseudonymiseErasures({ reason: values.reason }, values.json);
   if (command === 'audit') return auditLog(values.limit, values.purchase, values.json);
   if (command === 'reconcile') return reconcile(values.month, values.mode, values['include-test-helper'] === true, values.json);
   if (command === 'setup-namespace')

@@ -10,6 +10,7 @@ import { useStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
 import { WEBHOOK_SECRET } from '../helpers/purchases';
 import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { createBuyerErasureRepository } from '../../src/buyers/erasure-repository';
 
 jest.setTimeout(60_000);
 
@@ -102,5 +103,19 @@ describe('given a buyer with a paid purchase and issued certificates', () => {
       ['api_key', 'succeeded'],
       ['api_key', 'succeeded'],
     ]);
+  });
+
+  test('when its retention period ends, then the names kept apart are dropped and the erasure says when', async () => {
+    const db = stack.app.container.db;
+    const retained = async () =>
+      (await db('buyer_erasures as e').join('buyers as b', 'b.id', 'e.buyer_id').where('b.idp_accnt_uuid', buyerUuid).first('e.retained'))
+        .retained;
+    expect(JSON.stringify(await retained())).toContain(INSURED);
+    const erasures = createBuyerErasureRepository(db);
+    expect(await erasures.pseudonymiseDue(new Date('2034-01-01T00:00:00Z'))).toBe(0);
+    expect(await erasures.pseudonymiseDue(new Date('2035-01-01T00:00:00Z'))).toBe(1);
+    expect(await retained()).toEqual({ named_insured: {}, printed: {} });
+    const again = await api(`/api/v1/buyers/${buyerUuid}/erasure`, { method: 'POST' });
+    expect(again.body.data.pseudonymised_at).toBe('2035-01-01T00:00:00.000Z');
   });
 });
