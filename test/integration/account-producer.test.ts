@@ -4,15 +4,14 @@
  * /api/v1/account` (a field left out keeps its value, null clears it) and printed in the
  * producer box of the certificates issued after the change.
  */
-import { useStack } from '../helpers/stack';
+import { useAgencyStack } from '../helpers/stack';
 import { call } from '../helpers/fixtures';
-import { WEBHOOK_SECRET } from '../helpers/purchases';
-import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { buyAndPay, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { download, pdfText } from '../helpers/documents';
 
 jest.setTimeout(120_000);
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack();
 let agency: Agency;
 
 const account = (body?: unknown) =>
@@ -25,8 +24,8 @@ const PRODUCER = {
   licence_number: 'MA-1987654',
 };
 
-beforeAll(async () => {
-  agency = await createAgency(stack.app);
+beforeAll(() => {
+  ({ agency } = stack);
 });
 
 test('when the producer block is set, changed in part and cleared through /api/v1/account, then GET shows each state and bad values are refused', async () => {

@@ -7,15 +7,15 @@
  * VALIDATION_ERROR naming the bundle.
  */
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
+import { useAgencyStack } from '../helpers/stack';
 import { eventually } from '../helpers/worker';
 import { call } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
-import { createAgency, eventSelection, quoteForNewBuyer, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
+import { eventSelection, quoteForNewBuyer, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 
 jest.setTimeout(120_000);
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack({ other: 'Other Coast Agency' });
 let app: TestApp;
 let agency: Agency;
 let other: Agency;
@@ -24,9 +24,7 @@ let bundleId: number;
 const BUNDLE_NAME = 'Wedding Weekend Protection';
 
 beforeAll(async () => {
-  app = stack.app;
-  agency = await createAgency(app);
-  other = await createAgency(app, 'Other Coast Agency');
+  ({ app, agency, other } = stack);
   const account = await app.container.db('root_accounts').where({ idp_root_account_uuid: agency.rootUuid }).first('id');
   const created = await call(app.baseUrl, '/api/v1/bundles', {
     method: 'POST',

@@ -11,10 +11,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
+import { useAgencyStack } from '../helpers/stack';
 import { call as fetchCall } from '../helpers/fixtures';
-import { WEBHOOK_SECRET } from '../helpers/purchases';
-import { buyAndPay, createAgency, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { buyAndPay, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { decodeQr, download, pdfFirstPagePng } from '../helpers/documents';
 import { createCertificateSigner, type CertificateFacts } from '../../src/certificates/signed-proof';
 import { parseSigningKeys } from '../../src/config';
@@ -23,7 +22,7 @@ jest.setTimeout(120_000);
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ARTIFACTS = path.join(ROOT, 'var', 'test-artifacts');
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack();
 let app: TestApp;
 let agency: Agency;
 let cert: {
@@ -84,8 +83,7 @@ async function savedJwks(base: string, name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  ({ app } = stack);
-  agency = await createAgency(app);
+  ({ app, agency } = stack);
   const paid = await buyAndPay(agency, eventSelection(agency, { start: '2027-06-05', end: '2027-06-05' }));
   const body = await waitIssued(agency, paid.paymentIntent);
   cert = body.certificates[0];

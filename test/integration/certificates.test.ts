@@ -10,11 +10,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
+import { useAgencyStack } from '../helpers/stack';
 import { eventually, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
-import { WEBHOOK_SECRET, chargeRefundedEvent, deliverWebhook } from '../helpers/purchases';
-import { buyAndPay, createAgency, eventSelection, getCertificates, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
+import { chargeRefundedEvent, deliverWebhook } from '../helpers/purchases';
+import { buyAndPay, eventSelection, getCertificates, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
 import { decodeQr, download, pdfFirstPagePng, pdfPages, pdfText, readZip } from '../helpers/documents';
 import { createAccountsRepository } from '../../src/accounts/repository';
 
@@ -22,14 +22,13 @@ jest.setTimeout(120_000);
 
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'var', 'test-artifacts');
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack();
 let app: TestApp;
 let worker: TestWorker;
 let agency: Agency;
 
 beforeAll(async () => {
-  ({ app, worker } = stack);
-  agency = await createAgency(app);
+  ({ app, worker, agency } = stack);
 });
 
 describe('given a paid 3-day per-day purchase', () => {

@@ -16,9 +16,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../helpers/app';
-import { useStack } from '../helpers/stack';
-import { checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent, WEBHOOK_SECRET } from '../helpers/purchases';
-import { createAgency, type Agency } from '../helpers/certificates';
+import { useAgencyStack } from '../helpers/stack';
+import { checkout, createQuotingAccount, deliverWebhook, sessionCompletedEvent } from '../helpers/purchases';
+import type { Agency } from '../helpers/certificates';
 import { call } from '../helpers/fixtures';
 import { demoScriptEnv, ROOT, runScript } from '../helpers/run';
 import { freePort } from '../helpers/ports';
@@ -28,7 +28,7 @@ jest.setTimeout(300_000);
 
 const PRISM = path.join(ROOT, 'node_modules', '.bin', 'prism');
 
-const stack = useStack({ app: { PAYPROC_WEBHOOK_SECRET: WEBHOOK_SECRET, RATE_LIMIT_PER_MINUTE: '100000' } });
+const stack = useAgencyStack();
 let app: TestApp;
 let agency: Agency;
 let dir: string;
@@ -86,8 +86,7 @@ function prismError(res: { headers: Headers; text: string; body?: any }): string
 }
 
 beforeAll(async () => {
-  app = stack.app;
-  agency = await createAgency(app);
+  ({ app, agency } = stack);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-contract-'));
   // The document the app serves, as a file for Prism.
   const doc = await call(app.baseUrl, '/openapi.json');
