@@ -99,7 +99,7 @@ import { createPartiesRepository } from './parties/repository';
 import { createPartyService } from './parties/service';
 import { partyRoutes } from './parties/routes';
 import { certificateHolderRoutes } from './certificate-holders/routes';
-import { buyerClaimPageFrom, claimRoutesFrom } from './claims/compose';
+import { buyerClaimPageFrom, claimRoutesFrom, claimServiceFrom } from './claims/compose';
 import { createCertificateHolderService } from './certificate-holders/service';
 import { createCertificateHoldersRepository } from './certificate-holders/repository';
 import { endorsementRoutes } from './endorsements/routes';
@@ -395,6 +395,7 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
           endorsements,
           purchaseSearch,
           certificates,
+          claims: claimServiceFrom({ db, client: temporal.client, taskQueue: config.TEMPORAL_TASK_QUEUE, store, products }),
           audit: createAuditService({ repo: createAuditRepository(db) }),
           relyingParty: createRelyingParty({
             issuer: config.PORTAL_OIDC_ISSUER,

@@ -193,7 +193,7 @@ export function createAccountsRepository(db: Db) {
 
     /**
      * Sets a teammate's portal role; returns the teammate, or null when the account has no such
-     * teammate. Refuses (returns 'last_admin') to make the account's last admin a viewer, in one
+     * teammate. Refuses (returns 'last_admin') to make the account's last admin anything else, in one
      * transaction with the account's admins locked, so two demotions at once cannot both pass.
      */
     async setPortalRole(rootAccountId: number, agentId: number, role: PortalRole): Promise<Teammate | null | 'last_admin'> {
@@ -203,7 +203,7 @@ export function createAccountsRepository(db: Db) {
           .forUpdate()) as AgentRow[];
         const row = (await trx<AgentRow>('agents').where({ id: agentId, root_account_id: rootAccountId }).first()) as AgentRow | undefined;
         if (!row) return null;
-        if (role === 'viewer' && row.portal_role === 'admin' && admins.length <= 1) return 'last_admin';
+        if (role !== 'admin' && row.portal_role === 'admin' && admins.length <= 1) return 'last_admin';
         const [updated] = (await trx<AgentRow>('agents').where({ id: agentId }).update({ portal_role: role }).returning('*')) as AgentRow[];
         return toTeammate(updated!);
       });

@@ -27,8 +27,11 @@ export interface PartyAccount {
   registerNumber: string | null;
 }
 
-/** What a teammate may do in the agency portal: `admin` changes, `viewer` only reads. */
-export type PortalRole = 'admin' | 'viewer';
+/**
+ * What a teammate may do in the agency portal: `admin` changes, `viewer` only reads, `adjuster`
+ * reads and, in an insurer's or MGA's account, decides the claims of the products naming it.
+ */
+export type PortalRole = 'admin' | 'viewer' | 'adjuster';
 
 export interface Agent {
   id: number;

@@ -19,6 +19,7 @@ import type { CertificateHolderService } from '../certificate-holders/service';
 import type { EndorsementService } from '../endorsements/service';
 import type { PurchaseSearchService } from '../purchase-search/service';
 import type { CertificateService } from '../certificates/service';
+import type { ClaimService } from '../claims/service';
 import { AppError } from '../shared/errors';
 import type { PendingSignIn, RelyingParty } from './oidc';
 import { messagePage, type Frame, type Viewer } from './views';
@@ -35,6 +36,8 @@ export interface PortalDeps {
   endorsements: Pick<EndorsementService, 'quote' | 'endorse'>;
   purchaseSearch: Pick<PurchaseSearchService, 'searchAccount'>;
   certificates: Pick<CertificateService, 'getCertificates'>;
+  /** The claims the account sees (its own, or an insurer's or MGA's products'), and an adjuster's decisions. */
+  claims: Pick<ClaimService, 'list' | 'get' | 'decide'>;
   audit: Pick<AuditService, 'record' | 'list'>;
   relyingParty: RelyingParty;
 }
@@ -206,13 +209,14 @@ export function createPortalKit(deps: PortalDeps, options: PortalOptions): Porta
     async requireAdmin(rawCtx, next) {
       const ctx = rawCtx as unknown as PortalCtx;
       if (ctx.state.teammate?.portalRole !== 'admin') {
-        await recordRefusal(ctx, 'refused_change', 'the viewer role can only read');
+        const role = ctx.state.teammate?.portalRole ?? 'viewer';
+        await recordRefusal(ctx, 'refused_change', `the ${role} role can only read`);
         return send(
           ctx,
           403,
           messagePage(
             frame(ctx, 'Not allowed'),
-            'Your role (viewer) can only read. Ask an admin of your account to make this change; nothing was changed.',
+            `Your role (${role}) can only read. Ask an admin of your account to make this change; nothing was changed.`,
             { href: '/portal/keys', label: 'Back to the API keys' },
           ),
         );

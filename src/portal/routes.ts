@@ -1,7 +1,8 @@
 /**
  * The agency portal under /portal: staff of an agency sign in through the OpenID Connect
  * provider and manage their account's API keys and webhook endpoints, follow events and their
- * deliveries, find purchases and their certificates, and read the audit log and account. It
+ * deliveries, find purchases and their certificates, follow claims (an insurer's or MGA's
+ * adjusters decide them), and read the audit log and account. It
  * calls the same domain services as the API (keys, webhook endpoints, events, purchases,
  * search, certificates; the accounts domain's teammate service and the audit service) in this
  * process, for the teammate's account in the mode the page shows; it holds no repository or
@@ -26,6 +27,8 @@
  *                                     GET …/{id}/cancel, POST …/{id}/cancel/preview (the refund quote; GET …/preview/{quote} shows it), POST …/{id}/cancel;
  *                                     GET …/{id}/holders/new, POST …/{id}/holders; GET+POST …/{id}/holders/{holderId}/remove; GET …/{id}/endorse,
  *                                     POST …/{id}/endorse/preview (the endorsement quote; GET …/preview/{quote}), POST …/{id}/endorse (admin)
+ *   GET  /portal/claims?mode=…&status=… the claims the account sees; GET …/{id} one with its history;
+ *                                     POST …/{id}/actions an adjuster's decision (src/portal/pages/claims.ts)
  *   GET  /portal/audit                the account's audit log
  *   GET  /portal/account              slug, public ids, return URLs, teammates and roles;
  *   POST /portal/account/return-urls, POST /portal/teammates/{id}/role (admin; the last admin stays one)
@@ -60,6 +63,7 @@ import { registerWebhookAndEventPages } from './pages/activity';
 import { registerPurchasePages } from './pages/purchases';
 import { registerAccountPages } from './pages/account';
 import { registerOverviewPage } from './pages/overview';
+import { registerClaimPages } from './pages/claims';
 import { formOnce } from './form-once';
 
 export type { PortalDeps, PortalOptions } from './kit';
@@ -235,6 +239,7 @@ export function createPortal(
   registerKeyPages(pages, kit);
   registerWebhookAndEventPages(pages, kit);
   registerPurchasePages(pages, kit);
+  registerClaimPages(pages, kit);
   registerAccountPages(pages, kit);
 
   const csp = [

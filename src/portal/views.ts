@@ -33,7 +33,7 @@ export interface Frame {
   title: string;
   csrf: string;
   viewer?: Viewer;
-  active?: 'overview' | 'keys' | 'webhooks' | 'events' | 'purchases' | 'audit' | 'account';
+  active?: 'overview' | 'keys' | 'webhooks' | 'events' | 'purchases' | 'claims' | 'audit' | 'account';
   /** The test/live switch: the current mode and the page's link for a mode. */
   modes?: { current: KeyMode; href: (mode: KeyMode) => string };
   flash?: string | null;
@@ -77,7 +77,7 @@ export function page(frame: Frame, body: Node): string {
             ? html`<nav aria-label="Portal">
                 <ul>
                   ${nav('/portal', 'Overview', 'overview')} ${nav('/portal/keys', 'API keys', 'keys')} ${nav('/portal/webhooks', 'Webhooks', 'webhooks')}
-                  ${nav('/portal/events', 'Events', 'events')} ${nav('/portal/purchases', 'Purchases', 'purchases')}
+                  ${nav('/portal/events', 'Events', 'events')} ${nav('/portal/purchases', 'Purchases', 'purchases')} ${nav('/portal/claims', 'Claims', 'claims')}
                   ${nav('/portal/audit', 'Audit log', 'audit')} ${nav('/portal/account', 'Account', 'account')}
                 </ul>
               </nav>
@@ -170,6 +170,7 @@ export const emptyCreateKeyForm = (): CreateKeyForm => ({
 });
 
 const GRACE_CHOICES = [0, 1, 24, 72, 168];
+const ROLES: readonly PortalRole[] = ['admin', 'viewer', 'adjuster'];
 
 /** The choice of how long an old value keeps working after a rotation (`grace_hours`), `preset` chosen. */
 function graceSelect(id: string, preset: number): VNode {
@@ -573,7 +574,7 @@ export function accountPage(
       }
       ${dataTable({
         label: 'Teammates',
-        caption: 'Teammates and their portal roles (admin: changes; viewer: reads)',
+        caption: 'Teammates and their portal roles (admin: changes; viewer: reads; adjuster: decides an insurer’s or MGA’s claims)',
         columns: [
           { header: 'Name', cell: (t) => t.name },
           { header: 'Email', cell: (t) => t.email },
@@ -586,8 +587,7 @@ export function accountPage(
                     ${csrfField(frame.csrf)}
                     <label for=${`role-${t.id}`} class="inline">Role of ${t.name}</label>
                     <select id=${`role-${t.id}`} name="role">
-                      <option value="admin" selected=${t.portalRole === 'admin'}>admin</option>
-                      <option value="viewer" selected=${t.portalRole === 'viewer'}>viewer</option>
+                      ${ROLES.map((r) => html`<option value=${r} selected=${t.portalRole === r}>${r}</option>`)}
                     </select>
                     <button type="submit" class="secondary" aria-label=${`Save the role of ${t.name}`}>Save</button>
                   </form>`

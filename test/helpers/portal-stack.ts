@@ -37,6 +37,8 @@ export interface PortalStack {
   accountId: number;
   admin: PortalUser;
   viewer: PortalUser;
+  /** The users `more` made (teammates of other accounts), also known to the provider. */
+  others: PortalUser[];
   close(): Promise<void>;
 }
 
@@ -56,8 +58,14 @@ export function portalAppSettings(appPort: number, idpPort: number, clientSecret
   };
 }
 
-/** Starts the stack (about 10 s); `label` names the agency. Call `close` in afterAll. */
-export async function startPortalStack(label: string): Promise<PortalStack> {
+/** Makes more portal users (teammates of other accounts, say) once the app and the agency exist; their `sub` set. */
+export type MoreTeammates = (app: TestApp, agency: Agency) => Promise<PortalUser[]>;
+
+/**
+ * Starts the stack (about 10 s); `label` names the agency, `more` makes more users for the
+ * provider. Call `close` in afterAll.
+ */
+export async function startPortalStack(label: string, more?: MoreTeammates): Promise<PortalStack> {
   const tag = crypto.randomUUID().slice(0, 8);
   const admin: PortalUser = {
     email: `admin@${label}-${tag}.example`,
@@ -85,7 +93,8 @@ export async function startPortalStack(label: string): Promise<PortalStack> {
   const teammates = await accounts.listTeammates(account.id);
   admin.sub = teammates.find((t) => t.email === admin.email)!.idpTeammateUuid;
   viewer.sub = teammates.find((t) => t.email === viewer.email)!.idpTeammateUuid;
-  const idp = await startLocalIdp({ users: [admin, viewer], appUrl, port: idpPort, clientSecret });
+  const others = more ? await more(app, agency) : [];
+  const idp = await startLocalIdp({ users: [admin, viewer, ...others], appUrl, port: idpPort, clientSecret });
   const browser = await launchBrowser(app.container.config.CHROMIUM_PATH);
   return {
     app,
@@ -95,6 +104,7 @@ export async function startPortalStack(label: string): Promise<PortalStack> {
     accountId: account.id,
     admin,
     viewer,
+    others,
     async close() {
       await browser.close();
       await idp.stop();
@@ -114,12 +124,12 @@ export async function signIn(tab: Page, user: { email: string; password: string 
 
 /**
  * A suite's stack: started in a beforeAll (60 s allowed) and handed to `use`, closed in the
- * afterAll. `label` names the agency (as startPortalStack).
+ * afterAll. `label` names the agency, `more` makes more users (as startPortalStack).
  */
-export function portalSuite(label: string, use: (stack: PortalStack) => void): void {
+export function portalSuite(label: string, use: (stack: PortalStack) => void, more?: MoreTeammates): void {
   let stack: PortalStack | undefined;
   beforeAll(async () => {
-    stack = await startPortalStack(label);
+    stack = await startPortalStack(label, more);
     use(stack);
   }, 60_000);
   afterAll(() => stack?.close());
@@ -146,7 +156,8 @@ export function portalTab(
   opts: {
     stack: () => PortalStack;
     path?: string;
-    as?: 'admin' | 'viewer';
+    /** The stack's admin or viewer, or another user (one of `others`). */
+    as?: 'admin' | 'viewer' | PortalUser;
     viewport?: { width: number; height: number };
     each?: boolean;
   },
@@ -159,7 +170,7 @@ export function portalTab(
     const tab = await context.newPage();
     if (opts.path !== undefined) {
       await tab.goto(`${s.app.baseUrl}${opts.path}`);
-      await signIn(tab, s[opts.as ?? 'admin']);
+      await signIn(tab, typeof opts.as === 'object' ? opts.as : s[opts.as ?? 'admin']);
     }
     if (opts.viewport) await tab.setViewport(opts.viewport);
     use(tab, context);

@@ -141,6 +141,9 @@ test('the portal lists its routes: the signed-in pages and their changes are all
       'POST /portal/keys/:id/delete',
       'GET /portal/audit',
       'GET /portal/account',
+      'GET /portal/claims',
+      'GET /portal/claims/:id',
+      'POST /portal/claims/:id/actions',
     ]),
   );
 });

@@ -193,8 +193,8 @@ export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): v
   pages.post('/teammates/:id/role', requireAdmin, async (rawCtx) => {
     const ctx = rawCtx as unknown as PortalCtx;
     const role = (ctx.request.body as Record<string, unknown> | undefined)?.role;
-    if (role !== 'admin' && role !== 'viewer') {
-      ctx.session!.flash = 'The role was not changed: choose admin or viewer.';
+    if (role !== 'admin' && role !== 'viewer' && role !== 'adjuster') {
+      ctx.session!.flash = 'The role was not changed: choose admin, viewer or adjuster.';
       return redirect(ctx, '/portal/account');
     }
     const accountId = ctx.state.teammate!.rootAccountId;
@@ -213,7 +213,7 @@ export function registerAccountPages(pages: Router<AppState>, kit: PortalKit): v
     ctx.session!.flash =
       result instanceof AppError
         ? `The role was not changed: ${result.message}.`
-        : `${result.name} is now ${result.portalRole === 'admin' ? 'an admin' : 'a viewer'}.`;
+        : `${result.name} is now ${result.portalRole === 'viewer' ? 'a' : 'an'} ${result.portalRole}.`;
     redirect(ctx, '/portal/account');
   });
 }
