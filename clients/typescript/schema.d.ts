@@ -4512,6 +4512,8 @@ export interface components {
          *         "buyer.last_name",
          *         "buyer.access_tokens",
          *         "purchase.buyer_email",
+         *         "agency_event.data",
+         *         "endorsement.changes",
          *         "proof_of_coverage_email.recipient",
          *         "checkout_link_email.recipient"
          *       ],
@@ -4522,7 +4524,7 @@ export interface components {
          *       "kept": [
          *         "purchase_item.named_insured.address",
          *         "certificate_holder",
-         *         "issued certificate documents (PDFs)",
+         *         "certificate.document",
          *         "ledger"
          *       ],
          *       "retention_ends_at": "2034-05-03T05:00:00.000Z",
@@ -4539,11 +4541,11 @@ export interface components {
             /** @description How many of the buyer’s purchases in this account and mode it reached */
             purchases: number;
             /** @description Erased at once: contact data the insurance record does not need */
-            erased: ("buyer.email" | "buyer.first_name" | "buyer.last_name" | "buyer.access_tokens" | "purchase.buyer_email" | "proof_of_coverage_email.recipient" | "checkout_link_email.recipient")[];
+            erased: ("buyer.email" | "buyer.first_name" | "buyer.last_name" | "buyer.access_tokens" | "purchase.buyer_email" | "agency_event.data" | "endorsement.changes" | "proof_of_coverage_email.recipient" | "checkout_link_email.recipient")[];
             /** @description The names on the policies: shown nowhere from now on (every answer, page and new document reads `(name erased)`), kept apart as part of the insurance record until `retention_ends_at`, then dropped for good */
             retained: ("purchase_item.named_insured.name" | "certificate.printed.named_insured_name")[];
             /** @description Kept with the policy: the risk location, the certificate holders, the ledger and the certificates already issued (valid documents) */
-            kept: ("purchase_item.named_insured.address" | "certificate_holder" | "issued certificate documents (PDFs)" | "ledger")[];
+            kept: ("purchase_item.named_insured.address" | "certificate_holder" | "certificate.document" | "ledger")[];
             /** @description When the retained names are dropped: the account’s retention period (default 7 years) after the last coverage of the buyer’s purchases ends */
             retention_ends_at: string;
             /** @description When the retained names were dropped; null until then */

@@ -7,7 +7,7 @@
  *
  * It is the one place outside their domains that writes the buyer's rows in `buyers`,
  * `buyer_access_tokens`, `purchases.buyer_email`, `purchase_items.named_insured`,
- * `certificates.printed`, the email logs' recipients and stored `agency_events`: an erasure has to
+ * `certificates.printed`, the email logs' recipients, stored `agency_events` and `endorsements.changes`: an erasure has to
  * reach all of them at once. Returns plain objects; times are Dates (database time).
  */
 import type { Knex } from 'knex';
@@ -160,15 +160,20 @@ export function createBuyerErasureRepository(db: Db) {
             .whereRaw(`lower(recipient) in (${emails.map(() => 'lower(?)').join(',')})`, emails)
             .update({ recipient: placeholder });
         }
-        // Stored events name the buyer only as whole JSON string values: replaced as such.
+        // Stored events and endorsements name the buyer only as whole JSON string values: replaced as such.
         const replacements: Array<[string, string]> = [
           ...emails.map((e): [string, string] => [jsonText(e), jsonText(placeholder)]),
           ...names.map((n): [string, string] => [jsonText(n), jsonText(ERASED_NAME)]),
         ];
-        const scrubbed = replacements.reduce<string>((sql) => `replace(${sql}, ?, ?)`, 'data::text');
-        await trx('agency_events')
-          .whereIn('purchase_id', ids)
-          .update({ data: trx.raw(`(${scrubbed})::jsonb`, replacements.flat()) });
+        const scrubbed = (column: string) => replacements.reduce<string>((sql) => `replace(${sql}, ?, ?)`, `${column}::text`);
+        for (const [table, column] of [
+          ['agency_events', 'data'],
+          ['endorsements', 'changes'],
+        ] as const) {
+          await trx(table)
+            .whereIn('purchase_id', ids)
+            .update({ [column]: trx.raw(`(${scrubbed(column)})::jsonb`, replacements.flat()) });
+        }
 
         await trx('buyers').where({ id: buyer.id }).update({ email: placeholder, first_name: '', last_name: '' });
         await trx('buyer_access_tokens').where({ buyer_id: buyer.id }).delete();

@@ -23,13 +23,19 @@ export const DEFAULT_RETENTION_YEARS = 7;
 /** The placeholder email of an erased buyer (its row keeps a unique, non-null email). */
 export const erasedEmail = (idpAccntUuid: string): string => `erased-${idpAccntUuid}@${ERASED_EMAIL_DOMAIN}`;
 
-/** Erased at once: contact data the insurance record does not need (wire names of the answer's `erased`). */
+/**
+ * Erased at once: contact data the insurance record does not need (wire names of the answer's
+ * `erased`). `agency_event.data` and `endorsement.changes`: the email and names wherever they
+ * appear in the purchase's stored events and endorsements.
+ */
 export const ERASED_NOW = [
   'buyer.email',
   'buyer.first_name',
   'buyer.last_name',
   'buyer.access_tokens',
   'purchase.buyer_email',
+  'agency_event.data',
+  'endorsement.changes',
   'proof_of_coverage_email.recipient',
   'checkout_link_email.recipient',
 ] as const;
@@ -37,10 +43,9 @@ export const ERASED_NOW = [
 /** Kept, out of sight, until the retention period ends, then pseudonymised (wire names of the answer's `retained`). */
 export const RETAINED_UNTIL_RETENTION_ENDS = ['purchase_item.named_insured.name', 'certificate.printed.named_insured_name'] as const;
 
-/** Kept with the policy for as long as the policy record is kept: not contact data (wire names of the answer's `kept`). */
-export const KEPT_WITH_POLICY = [
-  'purchase_item.named_insured.address',
-  'certificate_holder',
-  'issued certificate documents (PDFs)',
-  'ledger',
-] as const;
+/**
+ * Kept with the policy for as long as the policy record is kept: not contact data (wire names of
+ * the answer's `kept`). `certificate.document`: the PDFs already issued, which print the named
+ * insured and stay valid documents (stored unchanged, reachable through their download links).
+ */
+export const KEPT_WITH_POLICY = ['purchase_item.named_insured.address', 'certificate_holder', 'certificate.document', 'ledger'] as const;
