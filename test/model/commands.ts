@@ -481,6 +481,20 @@ export function buyArbitrary(): fc.Arbitrary<Buy> {
   return fc.tuple(fc.integer({ min: 1, max: 4 }), fc.nat({ max: 20 }), fc.nat({ max: 2 })).map(([d, o, b]) => new Buy(d, o, b === 0));
 }
 
+/**
+ * A sequence's first purchase: one in six a subscription of 1–3 chosen days (so that renewals get
+ * their turn within a short sequence), else as buyArbitrary.
+ */
+export function firstPurchaseArbitrary(): fc.Arbitrary<Cmd> {
+  return fc.oneof(
+    { weight: 5, arbitrary: buyArbitrary() as fc.Arbitrary<Cmd> },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.nat({ max: 20 })).map(([d, o]) => new BuySubscription(d, o) as Cmd),
+    },
+  );
+}
+
 /** The arbitraries of every command; `faults` adds the fault commands. */
 export function commandArbitraries(faults: boolean): Array<fc.Arbitrary<Cmd>> {
   const pick = fc.nat({ max: 7 });
