@@ -3371,7 +3371,8 @@ export interface components {
          *       },
          *       "settings": {
          *         "send_buyer_email_after_payment": true,
-         *         "claims_notification_email": null
+         *         "claims_notification_email": null,
+         *         "personal_data_retention_years": 7
          *       },
          *       "producer": {
          *         "address": {
@@ -3441,6 +3442,8 @@ export interface components {
             send_buyer_email_after_payment: boolean;
             /** @description Insurers and MGAs: the address its adjusters are emailed at when a claim is filed on a product naming the account (null: nobody is emailed). Agencies may leave it null. */
             claims_notification_email: string | null;
+            /** @description Years the names on an erased buyer’s policies are kept (out of every answer and page) after the policy’s last coverage ends, then dropped for good (POST /api/v1/buyers/{id}/erasure); 1 to 30, default 7. Applies to erasures made from then on. */
+            personal_data_retention_years: number;
         };
         /** @description The agency as the producer box of its certificates shows it, beside its name: address, phone, email, licence number (each null until set) */
         ProducerProfile: {
@@ -3495,6 +3498,8 @@ export interface components {
                  * @description Insurers and MGAs: the address its adjusters are emailed at when a claim is filed on a product naming the account (null: nobody is emailed). Agencies may leave it null.
                  */
                 claims_notification_email?: string | null;
+                /** @description Years the names on an erased buyer’s policies are kept (out of every answer and page) after the policy’s last coverage ends, then dropped for good (POST /api/v1/buyers/{id}/erasure); 1 to 30, default 7. Applies to erasures made from then on. */
+                personal_data_retention_years?: number;
             };
             /** @description The producer fields to change (certificates issued from then on print them); one left out keeps its value, null clears it */
             producer?: {

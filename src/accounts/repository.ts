@@ -137,6 +137,7 @@ export function createAccountsRepository(db: Db) {
         idpRootAccountUuid: String(row.idp_root_account_uuid),
         sendBuyerEmailAfterPayment: row.send_buyer_email_after_payment !== false,
         claimsNotificationEmail: (row.claims_notification_email as string | null) ?? null,
+        personalDataRetentionYears: Number(row.personal_data_retention_years),
         producer: { ...EMPTY_PRODUCER_PROFILE, ...((row.producer_profile as Partial<ProducerProfile> | null) ?? {}) },
         teammates: agents.map((a: { id: number; idp_teammate_uuid: string; name: string; email: string }) => ({
           id: a.id,
@@ -153,11 +154,12 @@ export function createAccountsRepository(db: Db) {
      */
     async updateSettings(
       id: number,
-      settings: { sendBuyerEmailAfterPayment?: boolean; claimsNotificationEmail?: string | null },
+      settings: { sendBuyerEmailAfterPayment?: boolean; claimsNotificationEmail?: string | null; personalDataRetentionYears?: number },
     ): Promise<boolean> {
       const q = db('root_accounts').where({ id });
       const change: Record<string, unknown> = {};
       if (settings.sendBuyerEmailAfterPayment !== undefined) change.send_buyer_email_after_payment = settings.sendBuyerEmailAfterPayment;
+      if (settings.personalDataRetentionYears !== undefined) change.personal_data_retention_years = settings.personalDataRetentionYears;
       if (settings.claimsNotificationEmail !== undefined) change.claims_notification_email = settings.claimsNotificationEmail;
       if (Object.keys(change).length === 0) return (await q.first('id')) !== undefined;
       return (await q.update(change)) > 0;

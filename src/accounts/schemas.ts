@@ -17,6 +17,9 @@ export const AccountTeammate = z
 const SEND_BUYER_EMAIL_DESCRIPTION =
   'When on (the default), the buyer of each purchase is emailed the proof of coverage once its certificates are issued: the certificates (attached, or download links when large), the verification links and, when the product offers it, the buyer’s online withdrawal link. Off: nothing goes to the buyer unless you ask (teamEmailProofofCoverage). Applies to purchases issued from then on.';
 
+const RETENTION_DESCRIPTION =
+  'Years the names on an erased buyer’s policies are kept (out of every answer and page) after the policy’s last coverage ends, then dropped for good (POST /api/v1/buyers/{id}/erasure); 1 to 30, default 7. Applies to erasures made from then on.';
+
 const CLAIMS_EMAIL_DESCRIPTION =
   'Insurers and MGAs: the address its adjusters are emailed at when a claim is filed on a product naming the account (null: nobody is emailed). Agencies may leave it null.';
 
@@ -25,6 +28,7 @@ export const AccountSettings = z
   .object({
     send_buyer_email_after_payment: z.boolean().meta({ description: SEND_BUYER_EMAIL_DESCRIPTION }),
     claims_notification_email: z.string().nullable().meta({ description: CLAIMS_EMAIL_DESCRIPTION }),
+    personal_data_retention_years: z.number().int().meta({ description: RETENTION_DESCRIPTION }),
   })
   .meta({ id: 'AccountSettings', description: 'Account-wide settings (every key of the account reads and changes the same ones)' });
 
@@ -49,6 +53,7 @@ export const AccountUpdate = z
       .strictObject({
         send_buyer_email_after_payment: z.boolean().optional().meta({ description: SEND_BUYER_EMAIL_DESCRIPTION }),
         claims_notification_email: z.email().max(254).nullable().optional().meta({ description: CLAIMS_EMAIL_DESCRIPTION }),
+        personal_data_retention_years: z.number().int().min(1).max(30).optional().meta({ description: RETENTION_DESCRIPTION }),
       })
       .optional()
       .meta({ description: 'The settings to change; a setting left out keeps its value' }),
@@ -125,7 +130,7 @@ export const AccountRead = z
         platform_fee_bps: 250,
       },
       processor: { mode: 'test' },
-      settings: { send_buyer_email_after_payment: true, claims_notification_email: null },
+      settings: { send_buyer_email_after_payment: true, claims_notification_email: null, personal_data_retention_years: 7 },
       producer: {
         address: { line1: '12 Harbor St', city: 'Boston', region: 'MA', postal_code: '02110', country: 'US' },
         phone: '+1 617 555 0142',

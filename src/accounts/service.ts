@@ -54,6 +54,7 @@ export function createAccountService(deps: {
         settings: {
           send_buyer_email_after_payment: account.sendBuyerEmailAfterPayment,
           claims_notification_email: account.claimsNotificationEmail,
+          personal_data_retention_years: account.personalDataRetentionYears,
         },
         producer: account.producer,
       };
@@ -69,6 +70,7 @@ export function createAccountService(deps: {
         (await deps.accounts.updateSettings(principal.rootAccountId, {
           sendBuyerEmailAfterPayment: body.settings?.send_buyer_email_after_payment,
           claimsNotificationEmail: body.settings?.claims_notification_email,
+          personalDataRetentionYears: body.settings?.personal_data_retention_years,
         })) && (await deps.accounts.updateProducer(principal.rootAccountId, body.producer ?? {}));
       if (!found) throw notFound('account of API key', principal.apiKeyId);
       return this.describe(principal);

@@ -72,5 +72,7 @@ export interface AccountProfile extends RootAccount {
   sendBuyerEmailAfterPayment: boolean;
   /** An insurer's or MGA's: where its adjusters are emailed each claim filed on a product naming it (null: nobody). */
   claimsNotificationEmail: string | null;
+  /** Years an erased buyer's names are kept after the policy's last coverage ends (1 to 30, default 7). */
+  personalDataRetentionYears: number;
   teammates: Array<{ id: number; idpTeammateUuid: string; name: string; email: string }>;
 }

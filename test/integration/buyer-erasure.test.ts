@@ -51,13 +51,15 @@ describe('given a buyer with a paid purchase and issued certificates', () => {
 
   test('when the agency erases it, then no answer, page or log line shows its email or name, and the purchase and certificates still verify', async () => {
     const before = (await api(`/api/v1/purchases/${purchaseId}`)).body.data;
+    const settings = await api('/api/v1/account', { method: 'PATCH', body: { settings: { personal_data_retention_years: 5 } } });
+    expect(settings.body.data.settings).toMatchObject({ personal_data_retention_years: 5 });
     const first = await api(`/api/v1/buyers/${buyerUuid}/erasure`, { method: 'POST' });
     expect(first.status).toBe(201);
     expect(first.body.data).toMatchObject({ buyer_id: buyerUuid, purchases: 1, pseudonymised_at: null });
     expect(first.body.data.erased).toContain('buyer.email');
     expect(first.body.data.retained).toContain('purchase_item.named_insured.name');
-    // Retention: 7 years (the default) after the coverage ends on 2027-06-06.
-    expect(first.body.data.retention_ends_at.slice(0, 4)).toBe('2034');
+    // Retention: the account's 5 years after the coverage ends on 2027-06-06.
+    expect(first.body.data.retention_ends_at.slice(0, 10)).toBe('2032-06-07');
 
     const again = await api(`/api/v1/buyers/${buyerUuid.toUpperCase()}/erasure`, { method: 'POST' });
     expect(again.status).toBe(200);
@@ -112,10 +114,10 @@ describe('given a buyer with a paid purchase and issued certificates', () => {
         .retained;
     expect(JSON.stringify(await retained())).toContain(INSURED);
     const erasures = createBuyerErasureRepository(db);
-    expect(await erasures.pseudonymiseDue(new Date('2034-01-01T00:00:00Z'))).toBe(0);
-    expect(await erasures.pseudonymiseDue(new Date('2035-01-01T00:00:00Z'))).toBe(1);
+    expect(await erasures.pseudonymiseDue(new Date('2032-06-01T00:00:00Z'))).toBe(0);
+    expect(await erasures.pseudonymiseDue(new Date('2032-07-01T00:00:00Z'))).toBe(1);
     expect(await retained()).toEqual({ named_insured: {}, printed: {} });
     const again = await api(`/api/v1/buyers/${buyerUuid}/erasure`, { method: 'POST' });
-    expect(again.body.data.pseudonymised_at).toBe('2035-01-01T00:00:00.000Z');
+    expect(again.body.data.pseudonymised_at).toBe('2032-07-01T00:00:00.000Z');
   });
 });
