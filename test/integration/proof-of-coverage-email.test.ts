@@ -440,11 +440,23 @@ test('when a certificate holder is emailed its own set, then the email carries o
 test('when the account turns the buyer email off, then GET and PATCH /api/v1/account say so and a new purchase’s buyer gets no email; turned on again, the next one does', async () => {
   const account = (body?: unknown) =>
     call(app.baseUrl, '/api/v1/account', body === undefined ? { key: agency.key } : { method: 'PATCH', key: agency.key, body });
-  expect((await account()).body.data.settings).toEqual({ send_buyer_email_after_payment: true, claims_notification_email: null, personal_data_retention_years: 7 });
+  expect((await account()).body.data.settings).toEqual({
+    send_buyer_email_after_payment: true,
+    claims_notification_email: null,
+    personal_data_retention_years: 7,
+  });
   const off = await account({ settings: { send_buyer_email_after_payment: false } });
   expect(off.status).toBe(200);
-  expect(off.body.data.settings).toEqual({ send_buyer_email_after_payment: false, claims_notification_email: null, personal_data_retention_years: 7 });
-  expect((await account()).body.data.settings).toEqual({ send_buyer_email_after_payment: false, claims_notification_email: null, personal_data_retention_years: 7 });
+  expect(off.body.data.settings).toEqual({
+    send_buyer_email_after_payment: false,
+    claims_notification_email: null,
+    personal_data_retention_years: 7,
+  });
+  expect((await account()).body.data.settings).toEqual({
+    send_buyer_email_after_payment: false,
+    claims_notification_email: null,
+    personal_data_retention_years: 7,
+  });
   const unknown = await account({ settings: { send_everything: true } });
   expect([unknown.status, unknown.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
 
