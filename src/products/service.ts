@@ -133,7 +133,6 @@ export function createProductService(deps: {
 }) {
   const { products, catalog } = deps;
 
-  /** A question set must be shared or owned by the caller's account (400 VALIDATION_ERROR). */
   /** What each product sells (`day` or `trip`), from its question set; null without one. */
   async function coverageUnits(lines: ProductLine[]): Promise<Map<number, CoverageUnit>> {
     const sets = await deps.questionSets.findMany([
@@ -164,6 +163,7 @@ export function createProductService(deps: {
     });
   }
 
+  /** A question set must be shared or owned by the caller's account (400 VALIDATION_ERROR). */
   async function assertQuestionSetUsable(principal: Principal, id: number | null | undefined): Promise<void> {
     if (id === null || id === undefined) return;
     if (!(await deps.questionSets.findUsable(id, principal.rootAccountId))) {
