@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
-import { answerHtml, buyerPageHeaders, crossSitePost, formBody, formFields } from '../http/buyer-pages';
+import { mountBuyerPage } from '../http/buyer-pages';
 import { renderClaimCrossSiteRefusal, renderClaimPage } from './buyer-page';
 import type { BuyerClaimService, BuyerClaimView } from './buyer-service';
 import { CLAIM_PAGE_PATH } from './buyer-link';
@@ -50,18 +50,17 @@ function statusOf(v: BuyerClaimView): number {
 }
 
 export function buyerClaimRoutes(service: BuyerClaimService, limiter: RateLimiterAbstract): RouteRegistration {
-  const headers = buyerPageHeaders(limiter, 'claim-page');
-  const path = `${CLAIM_PAGE_PATH}/:token`;
   return (router, registry) => {
-    router.get(path, headers, async (ctx) => {
-      const view = await service.show(ctx.params.token ?? '');
-      answerHtml(ctx, statusOf(view), renderClaimPage(view));
-    });
-    router.post(path, headers, formBody('16kb', 'a claim form'), async (ctx) => {
-      // Another site's form is refused unread (CSRF).
-      if (crossSitePost(ctx)) return answerHtml(ctx, 403, renderClaimCrossSiteRefusal());
-      const view = await service.submit(ctx.params.token ?? '', formFields(ctx));
-      answerHtml(ctx, statusOf(view), renderClaimPage(view));
+    mountBuyerPage(router, limiter, {
+      path: `${CLAIM_PAGE_PATH}/:token`,
+      limitName: 'claim-page',
+      formLimit: '16kb',
+      formName: 'a claim form',
+      show: service.show,
+      submit: service.submit,
+      render: renderClaimPage,
+      status: statusOf,
+      crossSiteRefusal: renderClaimCrossSiteRefusal,
     });
 
     const common = { path: `${CLAIM_PAGE_PATH}/{token}`, tags: ['Checkout'], security: [] };

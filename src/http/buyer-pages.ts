@@ -11,6 +11,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../shared/errors';
 import { rateLimit } from './gateway';
+import type Router from '@koa/router';
 import type { AppState } from './context';
 
 type PageContext = ParameterizedContext<AppState>;
@@ -73,4 +74,40 @@ export function formBody(limit: string, what: string): Middleware<AppState> {
       throw new AppError('VALIDATION_ERROR', 'Request body is not a valid form', { cause: err });
     },
   }) as Middleware<AppState>;
+}
+
+/** A buyer page behind a signed link: what `mountBuyerPage` serves at `path` (with `:token`). */
+export interface BuyerPage<V> {
+  path: string;
+  /** The per-address limit's budget name, e.g. `withdraw-page`. */
+  limitName: string;
+  /** The largest form (e.g. '4kb') and what it is, for the 413 message ("a withdrawal form"). */
+  formLimit: string;
+  formName: string;
+  /** The view a GET shows (never changes anything) and the one a POSTed form leads to. */
+  show: (token: string) => Promise<V>;
+  submit: (token: string, form: Record<string, unknown>) => Promise<V>;
+  render: (v: V) => string;
+  /** The HTTP status of a view after a GET or a POST. */
+  status: (v: V, method: 'GET' | 'POST') => number;
+  /** The page answering a cross-site POST (403, nothing looked at). */
+  crossSiteRefusal: () => string;
+}
+
+/**
+ * Mounts `page` on `router`: `GET path` shows it, `POST path` (a form of at most `formLimit`)
+ * submits it, a cross-site POST is refused unread (CSRF); every answer HTML under the buyer
+ * pages' headers, CSP and per-address limit (`limiter`).
+ */
+export function mountBuyerPage<V>(router: Router<AppState>, limiter: RateLimiterAbstract, page: BuyerPage<V>): void {
+  const headers = buyerPageHeaders(limiter, page.limitName);
+  router.get(page.path, headers, async (ctx) => {
+    const view = await page.show(ctx.params.token ?? '');
+    answerHtml(ctx, page.status(view, 'GET'), page.render(view));
+  });
+  router.post(page.path, headers, formBody(page.formLimit, page.formName), async (ctx) => {
+    if (crossSitePost(ctx)) return answerHtml(ctx, 403, page.crossSiteRefusal());
+    const view = await page.submit(ctx.params.token ?? '', formFields(ctx));
+    answerHtml(ctx, page.status(view, 'POST'), page.render(view));
+  });
 }

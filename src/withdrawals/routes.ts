@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
 import { bareError } from '../http/openapi';
-import { answerHtml, buyerPageHeaders, crossSitePost, formBody, formFields } from '../http/buyer-pages';
+import { mountBuyerPage } from '../http/buyer-pages';
 import { renderCrossSiteRefusal, renderWithdrawalPage } from './page';
 import type { WithdrawalService, WithdrawalView } from './service';
 import { WITHDRAWAL_PAGE_PATH } from './token';
@@ -52,19 +52,17 @@ function statusOf(v: WithdrawalView, method: 'GET' | 'POST'): number {
 }
 
 export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimiterAbstract): RouteRegistration {
-  const headers = buyerPageHeaders(limiter, 'withdraw-page');
-  const path = `${WITHDRAWAL_PAGE_PATH}/:token`;
-
   return (router, registry) => {
-    router.get(path, headers, async (ctx) => {
-      const view = await service.show(ctx.params.token ?? '');
-      answerHtml(ctx, statusOf(view, 'GET'), renderWithdrawalPage(view));
-    });
-    router.post(path, headers, formBody('4kb', 'a withdrawal form'), async (ctx) => {
-      // A browser says where a form came from; another site's form is refused unread (CSRF).
-      if (crossSitePost(ctx)) return answerHtml(ctx, 403, renderCrossSiteRefusal());
-      const view = await service.confirm(ctx.params.token ?? '', formFields(ctx));
-      answerHtml(ctx, statusOf(view, 'POST'), renderWithdrawalPage(view));
+    mountBuyerPage(router, limiter, {
+      path: `${WITHDRAWAL_PAGE_PATH}/:token`,
+      limitName: 'withdraw-page',
+      formLimit: '4kb',
+      formName: 'a withdrawal form',
+      show: service.show,
+      submit: service.confirm,
+      render: renderWithdrawalPage,
+      status: statusOf,
+      crossSiteRefusal: renderCrossSiteRefusal,
     });
 
     const common = {
