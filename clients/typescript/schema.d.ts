@@ -2174,7 +2174,7 @@ export interface components {
             platform_fee: number;
             /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
             amount_tax: number;
-            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            /** @description What the buyer was asked to pay at the sale, priced endorsements aside, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
             /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
             amount_refunded: number;
@@ -2447,7 +2447,7 @@ export interface components {
             platform_fee: number;
             /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
             amount_tax: number;
-            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            /** @description What the buyer was asked to pay at the sale, priced endorsements aside, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
             /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
             amount_refunded: number;
@@ -4054,13 +4054,13 @@ export interface components {
             platform_fee: number;
             /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
             amount_tax: number;
-            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            /** @description What the buyer was asked to pay at the sale, priced endorsements aside, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
-            /** @description What the buyer paid (amount_total once paid, else 0), integer minor units of `currency` (e.g. cents) */
+            /** @description Everything the buyer paid on this purchase: amount_total once paid (else 0) plus each priced endorsement’s payment (a day added, an additional insured charged; one by checkout link once the link is paid), so amount_refunded never exceeds it, integer minor units of `currency` (e.g. cents) */
             amount_paid: number;
             /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
             amount_refunded: number;
-            /** @description What the buyer still owes (amount_total until paid, then 0), integer minor units of `currency` (e.g. cents) */
+            /** @description What the buyer still owes on the sale: amount_total until paid, then 0 (an endorsement’s open checkout link is not owed: nothing changes until it is paid), integer minor units of `currency` (e.g. cents) */
             amount_outstanding: number;
             buyer_email: string | null;
             /** @description The teammate whose key sold it (null: the agency itself) */
@@ -4114,13 +4114,13 @@ export interface components {
             platform_fee: number;
             /** @description Premium tax of all items (0: none), part of amount_total, integer minor units of `currency` (e.g. cents) */
             amount_tax: number;
-            /** @description What the buyer was asked to pay, integer minor units of `currency` (e.g. cents) */
+            /** @description What the buyer was asked to pay at the sale, priced endorsements aside, integer minor units of `currency` (e.g. cents) */
             amount_total: number;
-            /** @description What the buyer paid (amount_total once paid, else 0), integer minor units of `currency` (e.g. cents) */
+            /** @description Everything the buyer paid on this purchase: amount_total once paid (else 0) plus each priced endorsement’s payment (a day added, an additional insured charged; one by checkout link once the link is paid), so amount_refunded never exceeds it, integer minor units of `currency` (e.g. cents) */
             amount_paid: number;
             /** @description What went back to the buyer so far, by cancellations or in the processor dashboard, integer minor units of `currency` (e.g. cents) */
             amount_refunded: number;
-            /** @description What the buyer still owes (amount_total until paid, then 0), integer minor units of `currency` (e.g. cents) */
+            /** @description What the buyer still owes on the sale: amount_total until paid, then 0 (an endorsement’s open checkout link is not owed: nothing changes until it is paid), integer minor units of `currency` (e.g. cents) */
             amount_outstanding: number;
             buyer_email: string | null;
             /** @description The teammate whose key sold it (null: the agency itself) */

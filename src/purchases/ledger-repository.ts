@@ -392,6 +392,24 @@ export function createLedgerRepository(db: Db | Knex.Transaction) {
     },
 
     /**
+     * What the buyer paid on each of `purchaseIds` beyond the sale, minor units: the totals of its
+     * completed endorsements that collected a payment (a payment intent of their own, positive
+     * total), summed per purchase in one query (absent: none). An endorsement's checkout link not
+     * yet paid, or paid after the endorsement no longer held (refunded in full), wrote no row here.
+     */
+    async endorsementPaymentsOf(purchaseIds: number[]): Promise<Map<number, number>> {
+      if (!purchaseIds.length) return new Map();
+      const rows = await db('policy_transactions')
+        .whereIn('purchase_id', purchaseIds)
+        .where({ kind: 'endorsement', status: 'completed' })
+        .whereNotNull('payment_intent_id')
+        .where('total_minor', '>', 0)
+        .groupBy('purchase_id')
+        .select('purchase_id', db.raw('sum(total_minor) as paid'));
+      return new Map(rows.map((r: { purchase_id: number; paid: string }) => [Number(r.purchase_id), Number(r.paid)]));
+    },
+
+    /**
      * What the purchase's other cancellations and endorsements that gave premium back (any but
      * `exceptCancellationId`, rescinded ones aside) and the refunds made in the processor's
      * dashboard take from each payment intent, minor units: their planned `refunds`; a

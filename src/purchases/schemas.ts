@@ -66,10 +66,14 @@ const purchaseFields = {
   amount_subtotal: minor('Premium of every item before the platform fee'),
   platform_fee: minor('Platform fee of the key that sold it'),
   amount_tax: minor('Premium tax of all items (0: none), part of amount_total'),
-  amount_total: minor('What the buyer was asked to pay'),
-  amount_paid: minor('What the buyer paid (amount_total once paid, else 0)'),
+  amount_total: minor('What the buyer was asked to pay at the sale, priced endorsements aside'),
+  amount_paid: minor(
+    'Everything the buyer paid on this purchase: amount_total once paid (else 0) plus each priced endorsement’s payment (a day added, an additional insured charged; one by checkout link once the link is paid), so amount_refunded never exceeds it',
+  ),
   amount_refunded: minor('What went back to the buyer so far, by cancellations or in the processor dashboard'),
-  amount_outstanding: minor('What the buyer still owes (amount_total until paid, then 0)'),
+  amount_outstanding: minor(
+    'What the buyer still owes on the sale: amount_total until paid, then 0 (an endorsement’s open checkout link is not owed: nothing changes until it is paid)',
+  ),
   buyer_email: z.string().nullable(),
   agent_id: z.number().int().nullable().meta({ description: 'The teammate whose key sold it (null: the agency itself)' }),
   bundle: z

@@ -74,13 +74,19 @@ export async function ownedPurchase(sales: Pick<SaleRepository, 'findInScope'>, 
   return p;
 }
 
-/** The list shape of a purchase: the events' `purchase` object plus what was paid, what is owed and the buyer's email (minor units). */
-export function toPurchaseSummary(p: PurchaseRecord): PurchaseSummary {
-  const paid = p.paidAt ? p.totalMinor : 0;
+/**
+ * The list shape of a purchase: the events' `purchase` object plus what was paid, what is owed and
+ * the buyer's email (minor units). Paid: the sale's total once paid, plus `endorsementsPaidMinor`,
+ * what its priced endorsements collected (the ledger's `endorsementPaymentsOf`), so that every
+ * refund on the purchase is within it. Owed: the sale's total until it is paid (an endorsement is
+ * applied only once paid, so it is never owed).
+ */
+export function toPurchaseSummary(p: PurchaseRecord, endorsementsPaidMinor = 0): PurchaseSummary {
+  const salePaid = p.paidAt ? p.totalMinor : 0;
   return {
     ...purchaseObject(p),
-    amount_paid: paid,
-    amount_outstanding: p.totalMinor - paid,
+    amount_paid: salePaid + endorsementsPaidMinor,
+    amount_outstanding: p.totalMinor - salePaid,
     buyer_email: p.buyerEmail,
   };
 }
@@ -197,6 +203,7 @@ export function createPurchaseService(deps: {
     disputes: StoredDispute[],
     at: Date,
     certificatesComplete: boolean,
+    endorsementsPaidMinor: number,
   ): PurchaseDetail {
     // The unit's `certificate`: its first holder's current version (the list is in holder then version order).
     const byUnit = new Map<number, StoredCertificate>();
@@ -204,7 +211,7 @@ export function createPurchaseService(deps: {
       if (c.supersededAt === null && c.storageKey !== null && !byUnit.has(c.coveredUnitId)) byUnit.set(c.coveredUnitId, c);
     const refundedAt = p.status === 'refunded' ? p.refundedAt : null;
     const statusOf = new Map(cancellations.map((c) => [c.id, c.status]));
-    const summary = toPurchaseSummary(p);
+    const summary = toPurchaseSummary(p, endorsementsPaidMinor);
     return {
       ...summary,
       // An issued purchase whose certificates are being issued again (an added holder's, an
@@ -274,7 +281,8 @@ export function createPurchaseService(deps: {
         limit: q.pageSize,
         offset: q.pageIndex * q.pageSize,
       });
-      return { items: page.items.map(toPurchaseSummary), total: page.total };
+      const paid = await deps.ledger.endorsementPaymentsOf(page.items.map((p) => p.id));
+      return { items: page.items.map((p) => toPurchaseSummary(p, paid.get(p.id))), total: page.total };
     },
 
     /**
@@ -294,13 +302,14 @@ export function createPurchaseService(deps: {
       // purchase's refunded amount written already (one transaction), so the purchase row and the
       // rest, read after it, never show it completed with its units pending or nothing refunded.
       const cancellations = await deps.ledger.cancellations(id);
-      const [p, items, set, disputes] = await Promise.all([
+      const [p, items, set, disputes, paid] = await Promise.all([
         owned(principal, id),
         deps.sales.itemDetails(id),
         deps.certificates.currentSet(id, { includeSuperseded: true }),
         deps.disputes.listForPurchase(id),
+        deps.ledger.endorsementPaymentsOf([id]),
       ]);
-      return detail(p, items, set.certificates, cancellations, disputes, policyClock(p, now()), set.complete);
+      return detail(p, items, set.certificates, cancellations, disputes, policyClock(p, now()), set.complete, paid.get(id) ?? 0);
     },
 
     /**

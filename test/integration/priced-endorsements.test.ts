@@ -103,7 +103,7 @@ beforeAll(async () => {
   account = await createQuotingAccountWithoutFreeLook(app);
 });
 
-test('when a day is added and paid by the saved card, then the preview prices it like a quote, the charge is one off-session payment intent for the difference, the day and its certificate exist, and cancelling every day refunds the endorsement’s payment first and the sale’s for the rest', async () => {
+test('when a day is added and paid by the saved card, then the preview prices it like a quote, the charge is one off-session payment intent for the difference, the day and its certificate exist, the purchase’s amount_paid counts that payment, and cancelling every day refunds the endorsement’s payment first and the sale’s for the rest, never more than was paid', async () => {
   const { id, before, itemId, premium } = await issuedWithDayPremium();
 
   const q = await quote(id, [addDay(itemId, '2027-05-03')]);
@@ -151,6 +151,11 @@ test('when a day is added and paid by the saved card, then the preview prices it
     '2027-05-03',
   ]);
   expect(after.payment_intent).toBe(before.payment_intent);
+  // What the buyer paid on the purchase is the sale's charge and the day's; nothing is owed.
+  const paid = { amount_total: before.amount_total, amount_paid: before.amount_total + premium, amount_outstanding: 0 };
+  expect(after).toMatchObject(paid);
+  const listed = (await api('/purchases?pageSize=100')).body.data.find((p: { id: number }) => p.id === id);
+  expect(listed).toMatchObject(paid);
   // The new day gets its own certificate (one holder), stored and announced by certificates.issued.
   await eventually(async () => ((await certificateCount(id)) === 3 ? true : null), 90_000);
   const issued = await eventually(async () => {
@@ -189,7 +194,9 @@ test('when a day is added and paid by the saved card, then the preview prices it
     const row = await app.container.db('policy_transactions').where({ id: cancellationId }).first();
     return row.status === 'completed' ? row : null;
   }, 60_000);
-  expect((await purchase(id)).amount_refunded).toBe(refundTotal);
+  const final = await purchase(id);
+  expect(final).toMatchObject({ ...paid, amount_refunded: refundTotal });
+  expect(final.amount_refunded).toBeLessThanOrEqual(final.amount_paid);
 });
 
 test('when an endorsement’s payment is partly refunded in the processor’s dashboard, then it is kept as a refund of that payment (the purchase’s own refunded amount and status unchanged), the same amount reported again adds nothing, and cancelling every day gives back only what is left: the endorsement’s remainder first, then the sale’s', async () => {
@@ -334,7 +341,8 @@ test('when the saved card is declined, then the answer is CARD_ERROR, the endors
 
 test('when the difference is sent as a checkout link, then the answer awaits payment with the link, and once the buyer pays the day is added; a link paid after the purchase changed is refunded in full and changes nothing', async () => {
   const id = await issuedPurchase(app, account);
-  const itemId = (await purchase(id)).items[0].id as number;
+  const sale = await purchase(id);
+  const itemId = sale.items[0].id as number;
   const premium = await dayPremium(id);
 
   const q = (await quote(id, [addDay(itemId, '2027-05-03')])).body.data;
@@ -347,7 +355,10 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
   expect(session!.params.get('line_items[0][price_data][unit_amount]')).toBe(String(premium));
   expect(session!.params.has('metadata[purchase_id]')).toBe(false);
   const sessionId = (await app.container.db('endorsements').where({ quote_id: q.id }).first()).checkout_session_id as string;
-  expect((await purchase(id)).items[0].covered_units).toHaveLength(2);
+  // An open link is neither paid nor owed.
+  const awaiting = await purchase(id);
+  expect(awaiting.items[0].covered_units).toHaveLength(2);
+  expect(awaiting).toMatchObject({ amount_paid: sale.amount_total, amount_outstanding: 0 });
 
   // A second quote, for the 4th, paid by link later; meanwhile the 4th is added by the saved card.
   const late = (await quote(id, [addDay(itemId, '2027-05-04')])).body.data;
@@ -398,6 +409,8 @@ test('when the difference is sent as a checkout link, then the answer awaits pay
     return p.status === 'awaiting_certificates' ? null : p;
   }, 90_000);
   expect(settled.status).toBe('issued');
+  // Paid: the sale and the two days added (the link paid late went back and counts in neither).
+  expect(settled).toMatchObject({ amount_paid: sale.amount_total + 2 * premium, amount_outstanding: 0, amount_refunded: 0 });
 });
 
 test('when added units are malformed or clash, then the quote is refused in the envelope and nothing is stored', async () => {
