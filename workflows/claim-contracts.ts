@@ -42,11 +42,12 @@ export function isOpenClaim(status: ClaimStatus): boolean {
 
 /**
  * Who made a change: an agency's API key, an adjuster (an API key of the insurer or MGA the
- * claim's product names), the test-mode helper (a test key), or the service itself (a deadline).
+ * claim's product names), the test-mode helper (a test key), the buyer (a claim filed on their own
+ * claim page), or the service itself (a deadline).
  */
 export interface ClaimActor {
-  type: 'api_key' | 'adjuster' | 'test_helper' | 'system';
-  /** The API key's id for `api_key`, `adjuster` and `test_helper`; null for `system`. */
+  type: 'api_key' | 'adjuster' | 'test_helper' | 'buyer' | 'system';
+  /** The API key's id for `api_key`, `adjuster` and `test_helper`; null for `buyer` and `system`. */
   id: string | null;
 }
 

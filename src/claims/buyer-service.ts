@@ -15,7 +15,7 @@
  *   form sent twice (a double click, a reload) answers the same claim.
  *
  * The claim is filed under the API key that sold the purchase (the agency the buyer contracted
- * with), as the withdrawal page acts; its history shows that key as the filer. Attachments are not
+ * with), as the withdrawal page acts; its history names the buyer as the filer (actor `buyer`). Attachments are not
  * taken here: uploads go straight to storage by signed URL, which a page without scripts cannot
  * do, so photos and receipts are sent through the agency (the API's attachments).
  */
@@ -276,6 +276,7 @@ export function createBuyerClaimService(deps: {
           o.p.id,
           { ...checked.body, attachments: [] },
           nonce ? `buyer-claim-page:${nonce}` : undefined,
+          'buyer',
         );
         return {
           kind: 'filed',

@@ -110,7 +110,11 @@ export type NewClaim = Omit<
   | 'seq'
   | 'createdAt'
   | 'updatedAt'
-> & { requestKey: string | null };
+> & {
+  requestKey: string | null;
+  /** Who files it, when not the key (`apiKeyId`, the selling key, still owns it): the buyer on their claim page. */
+  filedBy?: 'buyer';
+};
 
 /** An attachment to write with a claim: its storage key is made from the claim's id by `keyOf`. */
 export type NewAttachment = Pick<ClaimAttachmentRecord, 'fileName' | 'contentType' | 'declaredSizeBytes'>;
@@ -319,7 +323,10 @@ export function createClaimsRepository(db: Db) {
             seq: 0,
             kind: 'submitted',
             to: 'submitted',
-            actor: { type: 'api_key', id: claim.apiKeyId === null ? null : String(claim.apiKeyId) },
+            actor:
+              claim.filedBy === 'buyer'
+                ? { type: 'buyer', id: null }
+                : { type: 'api_key', id: claim.apiKeyId === null ? null : String(claim.apiKeyId) },
             data: { amount_claimed: claim.amountClaimedMinor, currency: claim.currency, claim_type: claim.claimType },
           });
           if (attachments.length)

@@ -162,11 +162,11 @@ const ClaimHistoryEvent = z
     to_status: z.enum(STATUSES).nullable(),
     actor: z
       .object({
-        type: z.enum(['api_key', 'adjuster', 'test_helper', 'system']),
-        id: z
-          .string()
-          .nullable()
-          .meta({ description: 'The API key’s id (an agency’s, or an adjuster’s: a key of the insurer or MGA); null for the service' }),
+        type: z.enum(['api_key', 'adjuster', 'test_helper', 'buyer', 'system']),
+        id: z.string().nullable().meta({
+          description:
+            'The API key’s id (an agency’s, or an adjuster’s: a key of the insurer or MGA); null for the buyer (a claim filed on their own claim page) and the service',
+        }),
       })
       .meta({ description: 'Who did it' }),
     note: z.string().nullable().meta({ description: 'The reason or comment text' }),

@@ -292,13 +292,15 @@ export function createClaimService(deps: ClaimServiceDeps) {
     /**
      * Files a claim on purchase `purchaseId` (the module's rules); answers it `submitted` with its
      * history and an upload URL per attachment. `idempotencyKey` (the request's Idempotency-Key)
-     * makes a retry answer the same claim.
+     * makes a retry answer the same claim. `filedBy` `buyer`: filed on the buyer's own claim page
+     * (the history's filing names the buyer, not the key).
      */
     async file(
       principal: Principal,
       purchaseId: number,
       body: CreateClaimRequest,
       idempotencyKey?: string,
+      filedBy?: 'buyer',
     ): Promise<{ claim: Claim; created: boolean }> {
       const p = await ownedPurchase(principal, purchaseId);
       const requestKey = idempotencyKey
@@ -343,6 +345,7 @@ export function createClaimService(deps: ClaimServiceDeps) {
           currency: p.currency,
           acknowledgementDueAt: addBusinessDays(now(), settings.acknowledgementBusinessDays),
           requestKey,
+          ...(filedBy ? { filedBy } : {}),
         },
         attachments,
         (claimId, index, a) => attachmentKey(claimId, index, a.fileName),

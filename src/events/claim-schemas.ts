@@ -50,8 +50,11 @@ export const EventClaim = z
         from_status: z.enum(STATUSES).nullable(),
         to_status: z.enum(STATUSES).nullable(),
         actor: z.object({
-          type: z.enum(['api_key', 'adjuster', 'test_helper', 'system']),
-          id: z.string().nullable().meta({ description: 'The API key’s id (an agency’s or an adjuster’s); null for the service' }),
+          type: z.enum(['api_key', 'adjuster', 'test_helper', 'buyer', 'system']),
+          id: z
+            .string()
+            .nullable()
+            .meta({ description: 'The API key’s id (an agency’s or an adjuster’s); null for the buyer’s own claim page and the service' }),
         }),
         note: z.string().nullable().meta({ description: 'The reason given' }),
         created_at: instant('When it was made'),

@@ -485,6 +485,7 @@ test('when the buyer opens the claim link of the proof-of-coverage email and fil
     amount_claimed: 125_000,
     claimant: { name: 'Kim Park', email: 'kim@example.com' },
     status: 'submitted',
+    history: [expect.objectContaining({ kind: 'submitted', actor: { type: 'buyer', id: null } })],
   });
   expect((await act(claimId, { action: 'acknowledge' })).body.data.status).toBe('acknowledged');
 
