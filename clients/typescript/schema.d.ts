@@ -3078,8 +3078,8 @@ export interface components {
                 to_status: "submitted" | "acknowledged" | "under_review" | "approved" | "denied" | "paid" | "closed" | "reopened" | null;
                 actor: {
                     /** @enum {string} */
-                    type: "api_key" | "adjuster" | "test_helper" | "system";
-                    /** @description The API key’s id (an agency’s or an adjuster’s); null for the service */
+                    type: "api_key" | "adjuster" | "test_helper" | "buyer" | "system";
+                    /** @description The API key’s id (an agency’s or an adjuster’s); null for the buyer’s own claim page and the service */
                     id: string | null;
                 };
                 /** @description The reason given */
@@ -5024,8 +5024,8 @@ export interface components {
             /** @description Who did it */
             actor: {
                 /** @enum {string} */
-                type: "api_key" | "adjuster" | "test_helper" | "system";
-                /** @description The API key’s id (an agency’s, or an adjuster’s: a key of the insurer or MGA); null for the service */
+                type: "api_key" | "adjuster" | "test_helper" | "buyer" | "system";
+                /** @description The API key’s id (an agency’s, or an adjuster’s: a key of the insurer or MGA); null for the buyer (a claim filed on their own claim page) and the service */
                 id: string | null;
             };
             /** @description The reason or comment text */
