@@ -6,7 +6,8 @@
  *   proxy's POST /v1/refunds, one per idempotency key) are what the model's cancellations give
  *   back, from the newest payment first; the purchase's `amount_refunded` (the service's ledger)
  *   is those plus the dashboard's, over every payment; `amount_total` is the sale's charge (an
- *   added day's payment is not in it); the ledger's net is what was charged less that; the same idempotency key never carries two
+ *   added day's payment is not in it) and `amount_paid` every charge (the sale's and each added
+ *   day's), never below `amount_refunded`; the ledger's net is what was charged less that; the same idempotency key never carries two
  *   amounts, and nothing refunded goes above what was paid;
  * - cover: each day in force has exactly one current certificate (`issued`) per holder in force,
  *   none for a removed holder, none for a cancelled day or a refunded purchase; each day reads the
@@ -97,6 +98,7 @@ export async function checkPurchase(stack: ModelStack, p: ModelPurchase, view: a
   if (view.amount_total !== sale) fail(`${at}: amount_total ${view.amount_total}, the model's sale ${sale}`);
   if (view.amount_refunded !== refunded) fail(`${at}: amount_refunded ${view.amount_refunded}, the model refunded ${refunded}`);
   if (view.amount_refunded > charged) fail(`${at}: refunded ${view.amount_refunded} above the ${charged} paid`);
+  if (view.amount_paid !== charged) fail(`${at}: amount_paid ${view.amount_paid}, the model charged ${charged}`);
   const completed = (view.cancellations as Array<{ status: string; refund: { total: number } }>).filter((c) => c.status === 'completed');
   const cancelRefunds = completed.reduce((a, c) => a + c.refund.total, 0);
   const modelCancelRefunds = p.payments.reduce((a, x) => a + x.cancellationRefundedMinor, 0);
