@@ -312,6 +312,12 @@ export function createContainer(config: Config, log: Logger = createLogger(confi
         createBuyerErasureService({
           erasures: createBuyerErasureRepository(db),
           audit: createAuditService({ repo: createAuditRepository(db) }),
+          buyers: createBuyersRepository(db),
+          sales,
+          certificates: createCertificatesRepository(db),
+          emailLogs: [createProofOfCoverageEmailsRepository(db), createPaymentsRepository(db)],
+          storedDocuments: [createEventsRepository(db), createEndorsementsRepository(db)],
+          accounts,
         }),
       ),
       endorsementRoutes(endorsements),

@@ -2,6 +2,7 @@
  * Root accounts (agencies, MGAs, insurers) and their agents. Returns plain objects.
  * The portal that manages accounts is outside this service; the seed script and tests create them.
  */
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { EMPTY_PRODUCER_PROFILE, type ProducerProfile } from './types';
 import type { AccountProfile, Agent, PartyAccount, PortalRole, RootAccount, RootAccountKind, Teammate } from './types';
@@ -163,6 +164,15 @@ export function createAccountsRepository(db: Db) {
       if (settings.claimsNotificationEmail !== undefined) change.claims_notification_email = settings.claimsNotificationEmail;
       if (Object.keys(change).length === 0) return (await q.first('id')) !== undefined;
       return (await q.update(change)) > 0;
+    },
+
+    /**
+     * The account's `personal_data_retention_years` setting (how long an erased buyer's names are
+     * kept after its policies' coverage ends), read in `conn` (a caller's transaction, or the pool).
+     */
+    async personalDataRetentionYears(id: number, conn: Db | Knex.Transaction = db): Promise<number> {
+      const row = await conn('root_accounts').where({ id }).first('personal_data_retention_years');
+      return Number(row.personal_data_retention_years);
     },
 
     /** The claims notification addresses of the insurers and MGAs among `ids` that have one (id → email). */

@@ -1,19 +1,13 @@
 /**
  * Persistence of buyer erasures (table `buyer_erasures`, its only writer; migration
- * 20261209000600). `erase` applies ./erasure-rules.ts in one transaction, so an erasure is done
- * whole or not at all: the buyer row locked first (two concurrent erasures of one buyer meet
- * there; the second finds the first's row and answers it), then the contact data erased and the
- * names on the policies set aside in `retained` and replaced by ERASED_NAME.
- *
- * It is the one place outside their domains that writes the buyer's rows in `buyers`,
- * `buyer_access_tokens`, `purchases.buyer_email`, `purchase_items.named_insured`,
- * `certificates.printed`, the email logs' recipients, stored `agency_events` and `endorsements.changes`: an erasure has to
- * reach all of them at once. Returns plain objects; times are Dates (database time).
+ * 20261209000600): the record of each erasure, with the names set aside in `retained` until its
+ * retention period ends. It writes no other table: ./erasure-service.ts erases the buyer's data
+ * through each owning domain's repository, in the transaction this one opens (`transaction`), and
+ * records the erasure there (`insert`). Returns plain objects; times are Dates (database time).
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { KeyMode } from '../api-keys/secrets';
-import { ERASED_NAME, erasedEmail } from './erasure-rules';
 
 /** A buyer as the erasure finds it in an account and mode. */
 export interface ErasableBuyer {
@@ -58,9 +52,6 @@ const toErasure = (r: ErasureRow): BuyerErasure => ({
   pseudonymisedAt: r.pseudonymised_at,
 });
 
-/** `"value"` as JSON text, to replace whole string values inside stored JSON documents. */
-const jsonText = (value: string) => JSON.stringify(value);
-
 export function createBuyerErasureRepository(db: Db) {
   async function findErasure(conn: Db | Knex.Transaction, buyerId: number, rootAccountId: number, mode: KeyMode) {
     const row = await conn('buyer_erasures as e')
@@ -99,105 +90,52 @@ export function createBuyerErasureRepository(db: Db) {
       return findErasure(db, buyerId, rootAccountId, mode);
     },
 
+    /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
+    transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+      return db.transaction(work);
+    },
+
+    /** The erasure of `buyerId` in this account and mode as `trx` sees it, or null. */
+    findIn(trx: Knex.Transaction, buyerId: number, rootAccountId: number, mode: KeyMode): Promise<BuyerErasure | null> {
+      return findErasure(trx, buyerId, rootAccountId, mode);
+    },
+
     /**
-     * Erases the buyer in the account and mode (./erasure-rules.ts), or answers the erasure
-     * already made (`created: false`). The retention period ends the account's
-     * `personal_data_retention_years` after the last coverage end of its purchases there (or
-     * after now, when later or there is none).
+     * Records an erasure in `trx` and answers it as stored. `retained`: the names set aside
+     * (row id → name, per source); the retention period ends `retentionYears` after
+     * `lastCoverageEnd`, or after now when that is earlier or null.
      */
-    async erase(input: {
-      buyer: ErasableBuyer;
-      rootAccountId: number;
-      mode: KeyMode;
-      apiKeyId: number | null;
-    }): Promise<{ erasure: BuyerErasure; created: boolean }> {
+    async insert(
+      trx: Knex.Transaction,
+      input: {
+        buyer: ErasableBuyer;
+        rootAccountId: number;
+        mode: KeyMode;
+        apiKeyId: number | null;
+        purchases: number;
+        retained: { named_insured: Record<string, string>; printed: Record<string, string> };
+        lastCoverageEnd: Date | null;
+        retentionYears: number;
+      },
+    ): Promise<BuyerErasure> {
       const { buyer, rootAccountId, mode } = input;
-      return db.transaction(async (trx) => {
-        const person = await trx('buyers').where({ id: buyer.id }).forUpdate().first('email', 'first_name', 'last_name');
-        const before = await findErasure(trx, buyer.id, rootAccountId, mode);
-        if (before) return { erasure: before, created: false };
-
-        const purchaseIds = (
-          await trx('purchases').where({ buyer_id: buyer.id, root_account_id: rootAccountId, mode }).select('id', 'buyer_email')
-        ).map((p: { id: number; buyer_email: string | null }) => p);
-        const ids = purchaseIds.map((p) => p.id);
-        const emails = [
-          ...new Set([person.email as string, ...purchaseIds.map((p) => p.buyer_email).filter((e): e is string => Boolean(e))]),
-        ];
-
-        const items: Array<{ id: number; name: string | null }> = await trx('purchase_items')
-          .whereIn('purchase_id', ids)
-          .select('id', trx.raw("named_insured ->> 'name' as name"));
-        const printed: Array<{ id: number; name: string | null }> = await trx('certificates')
-          .whereIn('purchase_id', ids)
-          .select('id', trx.raw("printed ->> 'named_insured_name' as name"));
-        const kept = (rows: Array<{ id: number; name: string | null }>) =>
-          Object.fromEntries(rows.filter((r) => r.name && r.name !== ERASED_NAME).map((r) => [String(r.id), r.name]));
-        const retained = { named_insured: kept(items), printed: kept(printed) };
-        const names = [
-          ...new Set(
-            [
-              ...Object.values(retained.named_insured),
-              ...Object.values(retained.printed),
-              `${person.first_name} ${person.last_name}`.trim(),
-            ].filter((n): n is string => Boolean(n)),
-          ),
-        ];
-
-        await trx('purchases').whereIn('id', ids).update({ buyer_email: null });
-        await trx('purchase_items')
-          .whereIn('purchase_id', ids)
-          .whereRaw("named_insured ->> 'name' is not null")
-          .update({ named_insured: trx.raw("jsonb_set(named_insured, '{name}', to_jsonb(?::text))", [ERASED_NAME]) });
-        await trx('certificates')
-          .whereIn('purchase_id', ids)
-          .whereRaw("printed ->> 'named_insured_name' is not null")
-          .update({ printed: trx.raw("jsonb_set(printed, '{named_insured_name}', to_jsonb(?::text))", [ERASED_NAME]) });
-        const placeholder = erasedEmail(buyer.idpAccntUuid);
-        for (const table of ['proof_of_coverage_emails', 'checkout_link_emails']) {
-          await trx(table)
-            .whereIn('purchase_id', ids)
-            .whereRaw(`lower(recipient) in (${emails.map(() => 'lower(?)').join(',')})`, emails)
-            .update({ recipient: placeholder });
-        }
-        // Stored events and endorsements name the buyer only as whole JSON string values: replaced as such.
-        const replacements: Array<[string, string]> = [
-          ...emails.map((e): [string, string] => [jsonText(e), jsonText(placeholder)]),
-          ...names.map((n): [string, string] => [jsonText(n), jsonText(ERASED_NAME)]),
-        ];
-        const scrubbed = (column: string) => replacements.reduce<string>((sql) => `replace(${sql}, ?, ?)`, `${column}::text`);
-        for (const [table, column] of [
-          ['agency_events', 'data'],
-          ['endorsements', 'changes'],
-        ] as const) {
-          await trx(table)
-            .whereIn('purchase_id', ids)
-            .update({ [column]: trx.raw(`(${scrubbed(column)})::jsonb`, replacements.flat()) });
-        }
-
-        await trx('buyers').where({ id: buyer.id }).update({ email: placeholder, first_name: '', last_name: '' });
-        await trx('buyer_access_tokens').where({ buyer_id: buyer.id }).delete();
-
-        const account = await trx('root_accounts').where({ id: rootAccountId }).first('personal_data_retention_years');
-        const lastEnd = await trx('covered_units').whereIn('purchase_id', ids).max<{ max: Date | null }>('ends_at as max').first();
-        const [row] = await trx('buyer_erasures')
-          .insert({
-            buyer_id: buyer.id,
-            root_account_id: rootAccountId,
-            mode,
-            api_key_id: input.apiKeyId,
-            purchases: ids.length,
-            retained: JSON.stringify(retained),
-            retention_ends_at: trx.raw('greatest(coalesce(?::timestamptz, now()), now()) + make_interval(years => ?)', [
-              lastEnd?.max ?? null,
-              account.personal_data_retention_years as number,
-            ]),
-          })
-          .returning('id');
-        const erasure = await findErasure(trx, buyer.id, rootAccountId, mode);
-        if (!erasure || erasure.id !== (row as { id: number }).id) throw new Error('buyer erasure not found after insert');
-        return { erasure, created: true };
-      });
+      const [row] = await trx('buyer_erasures')
+        .insert({
+          buyer_id: buyer.id,
+          root_account_id: rootAccountId,
+          mode,
+          api_key_id: input.apiKeyId,
+          purchases: input.purchases,
+          retained: JSON.stringify(input.retained),
+          retention_ends_at: trx.raw('greatest(coalesce(?::timestamptz, now()), now()) + make_interval(years => ?)', [
+            input.lastCoverageEnd,
+            input.retentionYears,
+          ]),
+        })
+        .returning('id');
+      const erasure = await findErasure(trx, buyer.id, rootAccountId, mode);
+      if (!erasure || erasure.id !== (row as { id: number }).id) throw new Error('buyer erasure not found after insert');
+      return erasure;
     },
 
     /**

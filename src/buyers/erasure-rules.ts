@@ -1,7 +1,7 @@
 /**
  * What a buyer's erasure does to each piece of personal data (issue 52, item 3): the decision
- * field by field, shared by the erasure repository (which applies it), the API's answer (which
- * lists it) and docs/buyer-data.md (which explains it).
+ * field by field, shared by the erasure service (which applies it through each table's own
+ * repository), the API's answer (which lists it) and docs/buyer-data.md (which explains it).
  *
  * Rule, in words: contact data the insurance record does not need is erased at once; the names
  * on the policy (the named insured) are part of the insurance record, so they are taken out of

@@ -1,6 +1,7 @@
 /**
  * Persistence of buyers, their seller connections and access tokens (tables `buyers`,
- * `buyer_connections`, `buyer_access_tokens`; migration 20261122000300). Returns plain objects.
+ * `buyer_connections`, `buyer_access_tokens`; migration 20261122000300; their one writer, a
+ * buyer's erasure included). Returns plain objects.
  *
  * The "if absent" inserts use `INSERT … ON CONFLICT DO NOTHING`, so concurrent connects of the
  * same buyer to the same seller create one row each at most; they return null when the row
@@ -152,6 +153,24 @@ export function createBuyersRepository(db: Db) {
         );
       if (!row) return null;
       return { tokenHash: row.token_hash, rootAccountId: row.root_account_id, expiresAt: row.expires_at, buyer: toBuyer(row as BuyerRow) };
+    },
+
+    /**
+     * Buyer `id` locked for its erasure (`SELECT … FOR UPDATE` in `trx`, so two erasures of one
+     * buyer take turns): its email and names as they are before it. The buyer must exist.
+     */
+    async lockForErasure(trx: Knex.Transaction, id: number): Promise<Pick<Buyer, 'email' | 'firstName' | 'lastName'>> {
+      const row = await trx('buyers').where({ id }).forUpdate().first<BuyerRow>('email', 'first_name', 'last_name');
+      return { email: row.email, firstName: row.first_name, lastName: row.last_name };
+    },
+
+    /**
+     * A buyer's erasure of its contact data, in `trx`: its email becomes `placeholderEmail`, its
+     * names empty, and its access tokens are deleted (its buyer links stop working).
+     */
+    async eraseContact(trx: Knex.Transaction, id: number, placeholderEmail: string): Promise<void> {
+      await trx('buyers').where({ id }).update({ email: placeholderEmail, first_name: '', last_name: '' });
+      await trx('buyer_access_tokens').where({ buyer_id: id }).delete();
     },
   };
 }

@@ -17,6 +17,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
+import { redactJsonString } from '../db/json-redaction';
 import { createCertificateArchivesRepository, type ArchiveRow } from './archives-repository';
 import { createCertificateLookups, type PrintedValues } from './lookup-repository';
 import type { ProducerProfile } from '../accounts/types';
@@ -540,6 +541,15 @@ export function createCertificatesRepository(db: Db | Knex.Transaction) {
 
     ...createCertificateArchivesRepository(db),
     ...createCertificateLookups(db),
+
+    /**
+     * A buyer's erasure on purchases `purchaseIds`, in `trx`: the named insured printed on their
+     * certificates replaced by `placeholder` (issued PDFs are kept as they are). Answers the names
+     * replaced (certificate id → name).
+     */
+    eraseNamedInsured(trx: Knex.Transaction, purchaseIds: number[], placeholder: string): Promise<Record<string, string>> {
+      return redactJsonString(trx, { table: 'certificates', column: 'printed', key: 'named_insured_name' }, purchaseIds, placeholder);
+    },
   };
 }
 

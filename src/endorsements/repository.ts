@@ -4,6 +4,7 @@
  * trip each product allows (a move is validated like a quote).
  */
 import type { Knex } from 'knex';
+import { replaceJsonStrings } from '../db/json-redaction';
 import type { Db } from '../db/knex';
 import type { EndorsementChange } from './schemas';
 import type { PlannedReissue, UnitAddition } from './planning';
@@ -235,6 +236,15 @@ export function createEndorsementsRepository(db: Db | Knex.Transaction) {
           return [Number(r.id), questions.find((q) => q.kind === 'trips')?.max_trip_days ?? 90];
         }),
       );
+    },
+
+    /**
+     * A buyer's erasure on purchases `purchaseIds`, in `trx`: in their endorsements' `changes`, every
+     * whole JSON string value equal to a pair's first element becomes its second (the buyer's
+     * emails and names replaced by their placeholders).
+     */
+    eraseBuyerValues(trx: Knex.Transaction, purchaseIds: number[], replacements: Array<[string, string]>): Promise<void> {
+      return replaceJsonStrings(trx, { table: 'endorsements', column: 'changes' }, purchaseIds, replacements);
     },
   };
 }

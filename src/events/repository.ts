@@ -3,6 +3,8 @@
  * events recorded for an agency, each one's delivery to each endpoint, and every HTTP attempt.
  * Reads are scoped by root account and key mode.
  */
+import type { Knex } from 'knex';
+import { replaceJsonStrings } from '../db/json-redaction';
 import type { Db } from '../db/knex';
 import { NEWEST_FIRST, pageWithTotal } from '../db/paging';
 import type { KeyMode } from '../api-keys/secrets';
@@ -162,6 +164,15 @@ export function createEventsRepository(db: Db) {
         .select('d.*', 'e.url', 'a.type as event_type');
       const deliveries = await withAttempts(rows);
       return deliveries.map((d, i) => ({ ...d, eventType: rows[i].event_type as string }));
+    },
+
+    /**
+     * A buyer's erasure on purchases `purchaseIds`, in `trx`: in their stored events' `data`, every
+     * whole JSON string value equal to a pair's first element becomes its second (the buyer's
+     * emails and names replaced by their placeholders).
+     */
+    eraseBuyerValues(trx: Knex.Transaction, purchaseIds: number[], replacements: Array<[string, string]>): Promise<void> {
+      return replaceJsonStrings(trx, { table: 'agency_events', column: 'data' }, purchaseIds, replacements);
     },
   };
 

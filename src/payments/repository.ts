@@ -9,6 +9,7 @@
  * The partial unique index `purchase_direct_charges_one_live` lets only one attempt per purchase
  * be anything but `failed`: `insertCharge` returns null when another is live (a concurrent call).
  */
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { dbErrorKind } from '../db/errors';
 import type { PayprocMode } from '../payproc/client';
@@ -153,6 +154,17 @@ export function createPaymentsRepository(db: Db) {
           failure_code: f.code?.slice(0, 64) ?? null,
           updated_at: db.fn.now(),
         });
+    },
+
+    /**
+     * A buyer's erasure on purchases `purchaseIds`, in `trx`: their checkout link emails sent to any
+     * of `emails` (compared case-insensitively) are recorded as sent to `placeholder` instead.
+     */
+    async eraseRecipient(trx: Knex.Transaction, purchaseIds: number[], emails: string[], placeholder: string): Promise<void> {
+      await trx('checkout_link_emails')
+        .whereIn('purchase_id', purchaseIds)
+        .whereRaw(`lower(recipient) in (${emails.map(() => 'lower(?)').join(', ')})`, emails)
+        .update({ recipient: placeholder });
     },
   };
 }

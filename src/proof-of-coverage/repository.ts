@@ -4,6 +4,7 @@
  * links, and the relay's message id) or `failed` (every attempt failed; a sent row stays sent).
  * `certificate_holder_id` set: the email carries that holder's certificates only.
  */
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import type { PurchaseStatus } from '../../workflows/contracts';
 
@@ -177,6 +178,17 @@ export function createProofOfCoverageEmailsRepository(db: Db) {
         .where({ id: emailId })
         .whereNot('status', 'sent')
         .update({ status: 'failed', last_error: reason.slice(0, 2000) });
+    },
+
+    /**
+     * A buyer's erasure on purchases `purchaseIds`, in `trx`: their proof-of-coverage emails sent to any
+     * of `emails` (compared case-insensitively) are recorded as sent to `placeholder` instead.
+     */
+    async eraseRecipient(trx: Knex.Transaction, purchaseIds: number[], emails: string[], placeholder: string): Promise<void> {
+      await trx('proof_of_coverage_emails')
+        .whereIn('purchase_id', purchaseIds)
+        .whereRaw(`lower(recipient) in (${emails.map(() => 'lower(?)').join(', ')})`, emails)
+        .update({ recipient: placeholder });
     },
   };
 }

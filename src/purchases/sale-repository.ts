@@ -18,6 +18,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { NEWEST_FIRST, pageWithTotal } from '../db/paging';
+import { redactJsonString } from '../db/json-redaction';
 import { DEFAULT_CANCELLATION_TERMS } from '../products/cancellation-terms';
 import { spreadByWeight } from './refund-rule';
 import { predecessorsOf, statusAfterCancellations, toPurchaseRecord } from './purchase-record';
@@ -536,6 +537,30 @@ export function createSaleRepository(db: Db | Knex.Transaction) {
       await db('covered_units')
         .where({ id: coveredUnitId })
         .update({ starts_at: to.startsAt, ends_at: to.endsAt, local_label: to.localLabel });
+    },
+
+    /**
+     * For a buyer's erasure, in `trx`: the ids of `buyerId`'s purchases in the account and mode,
+     * the buyer emails they hold, and the last end of their covered units (null when none).
+     */
+    async buyerPurchases(trx: Knex.Transaction, buyerId: number, rootAccountId: number, mode: 'live' | 'test') {
+      const rows: Array<{ id: number; buyer_email: string | null }> = await trx('purchases')
+        .where({ buyer_id: buyerId, root_account_id: rootAccountId, mode })
+        .select('id', 'buyer_email');
+      const ids = rows.map((r) => r.id);
+      const last = await trx('covered_units').whereIn('purchase_id', ids).max<{ max: Date | null }>('ends_at as max').first();
+      const buyerEmails = rows.map((r) => r.buyer_email).filter((e): e is string => Boolean(e));
+      return { ids, buyerEmails, lastCoverageEnd: last?.max ?? null };
+    },
+
+    /**
+     * A buyer's erasure on purchases `purchaseIds`, in `trx`: their `buyer_email` emptied and each
+     * item's named insured name replaced by `placeholder` (the address kept). Answers the names
+     * replaced (item id → name), for the erasure to retain until its retention period ends.
+     */
+    async eraseBuyer(trx: Knex.Transaction, purchaseIds: number[], placeholder: string): Promise<Record<string, string>> {
+      await trx('purchases').whereIn('id', purchaseIds).update({ buyer_email: null });
+      return redactJsonString(trx, { table: 'purchase_items', column: 'named_insured', key: 'name' }, purchaseIds, placeholder);
     },
   };
 }
