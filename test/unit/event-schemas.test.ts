@@ -288,6 +288,7 @@ function builtEvents(): Record<DeliveredEventType, unknown> {
       },
       rowCount: 3,
       totals: { USD: { rows: 3, gross_premium: 12000, platform_fee: 300, tax: 0, net_premium: 12000 } },
+      loss: null,
       createdAt: new Date('2026-11-01T02:00:00.000Z'),
       generatedAt: new Date('2026-11-01T02:00:41.000Z'),
     }).event,
