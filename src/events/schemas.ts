@@ -372,6 +372,17 @@ const REFUND_EXAMPLE = {
   failure_reason: null,
   effective_at: '2026-11-30T15:00:00.000Z',
 };
+const HOLDER_EXAMPLE = {
+  object: 'certificate_holder',
+  id: 12,
+  purchase_id: 42,
+  name: 'City of Springfield',
+  additional_insured: true,
+  waiver_of_subrogation: false,
+  certificate_numbers: ['COI-42-1-3-H12-4D5E6F7A8B'],
+  created_at: '2026-11-23T09:00:00.000Z',
+  removed_at: null,
+};
 const DISPUTE_EXAMPLE = {
   object: 'dispute',
   id: 'dp_1Q2w3E4r5T6y7U8i',
@@ -426,28 +437,8 @@ const EXAMPLE_OBJECTS: Record<DeliveredEventType, Record<string, unknown>> = {
     paid_at: '2026-12-22T12:00:03.000Z',
     created_at: '2026-12-22T12:00:01.000Z',
   },
-  'certificate_holder.added': {
-    object: 'certificate_holder',
-    id: 12,
-    purchase_id: 42,
-    name: 'City of Springfield',
-    additional_insured: true,
-    waiver_of_subrogation: false,
-    certificate_numbers: ['COI-42-1-3-H12-4D5E6F7A8B'],
-    created_at: '2026-11-23T09:00:00.000Z',
-    removed_at: null,
-  },
-  'certificate_holder.removed': {
-    object: 'certificate_holder',
-    id: 12,
-    purchase_id: 42,
-    name: 'City of Springfield',
-    additional_insured: true,
-    waiver_of_subrogation: false,
-    certificate_numbers: ['COI-42-1-3-H12-4D5E6F7A8B'],
-    created_at: '2026-11-23T09:00:00.000Z',
-    removed_at: '2026-11-24T10:30:00.000Z',
-  },
+  'certificate_holder.added': HOLDER_EXAMPLE,
+  'certificate_holder.removed': { ...HOLDER_EXAMPLE, removed_at: '2026-11-24T10:30:00.000Z' },
   'certificates.reissued': {
     object: 'certificate_reissue',
     purchase_id: 42,

@@ -14,6 +14,16 @@ const name = z.string().trim().min(1, { message: 'must not be empty' }).max(255)
 const text = (max: number) => z.string().trim().max(max);
 const rootId = z.number().int().min(1).max(2_147_483_647);
 
+/** The example product's own fields, as the create request sends them and its answer repeats them. */
+const productExample = {
+  customerName: 'Special Event Liability',
+  internalName: 'SEL-DAY-2026',
+  description: 'General liability for one-day special events, per covered day.',
+  defaultPrice: 49.5,
+  insurerName: 'Evergreen Mutual Insurance Co.',
+  claimsPhoneNumber: '+1-800-555-0134',
+};
+
 /** Body of `POST /products` (spec §2.2). Required: customerName and defaultPrice (decision). */
 export const CreateProductBody = z
   .strictObject({
@@ -41,12 +51,7 @@ export const CreateProductBody = z
   .meta({
     id: 'CreateProductRequest',
     example: {
-      customerName: 'Special Event Liability',
-      internalName: 'SEL-DAY-2026',
-      description: 'General liability for one-day special events, per covered day.',
-      defaultPrice: 49.5,
-      insurerName: 'Evergreen Mutual Insurance Co.',
-      claimsPhoneNumber: '+1-800-555-0134',
+      ...productExample,
       masterPolicyNumber: 'EVM-GL-2026-0001',
       questionSetId: 1,
       deductible: 250,
@@ -165,12 +170,7 @@ export const ProductCreated = z
       id: 12,
       payprocProductId: 'prod_RkN2lXojRj2Gwa9',
       payprocPriceId: 'price_1PgafmB7WZ01zgkW02Hf9z6c',
-      customerName: 'Special Event Liability',
-      internalName: 'SEL-DAY-2026',
-      description: 'General liability for one-day special events, per covered day.',
-      defaultPrice: 49.5,
-      insurerName: 'Evergreen Mutual Insurance Co.',
-      claimsPhoneNumber: '+1-800-555-0134',
+      ...productExample,
       agencyRootAccountID: 1,
       masterPolicyNumber: 'EVM-GL-2026-0001',
       questionSetId: 1,
