@@ -31,6 +31,7 @@ import type { CertificatesRepository } from '../certificates/repository';
 import type { ClaimActionInput, ClaimActor } from '../../workflows/claim-contracts';
 import type { ClaimAttachmentRecord, ClaimEventRecord, ClaimRecord, ClaimsRepository, NewAttachment } from './repository';
 import type { ClaimWorkflows } from './workflow-client';
+import { claimFacts } from './claim-object';
 import {
   ATTACHMENT_LIMITS,
   addBusinessDays,
@@ -59,7 +60,6 @@ export interface ClaimServiceDeps {
 /** How a key sees a claim: the agency that owns it, or an adjuster of the insurer or MGA its product names. */
 export type ClaimViewer = 'agency' | 'adjuster';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /** Who acts: the key (its id), or `actorId` when given (a portal teammate: `teammate-<agent id>`). */
 const actorOf = (principal: Principal, type: ClaimActor['type'] = 'api_key', actorId?: string): ClaimActor => ({
   type,
@@ -172,34 +172,12 @@ export function createClaimService(deps: ClaimServiceDeps) {
     ]);
     const unit = items.flatMap((i) => i.units).find((u) => u.id === c.coveredUnitId);
     return {
-      object: 'claim',
-      id: c.id,
-      purchase_id: c.purchaseId,
-      covered_unit_id: c.coveredUnitId,
+      ...claimFacts(c),
       covered_unit_label: unit?.localLabel ?? '',
-      product_line_id: c.productLineId,
-      certificate_number: c.certificateNumber,
-      status: c.status,
-      incident_at: c.incidentAt.toISOString(),
-      incident_day: c.incidentDay,
-      claim_type: c.claimType,
       description: c.description,
       claimant: c.claimant,
-      amount_claimed: c.amountClaimedMinor,
-      approved_amount: c.approvedAmountMinor,
-      currency: c.currency,
-      decision_reason: c.decisionReason,
-      denial_code: c.denialCode,
-      payment_reference: c.paymentReference,
-      paid_amount: c.paidAmountMinor,
       payout_account: c.payoutAccount,
       payout_failure: c.payoutFailure,
-      acknowledgement_due_at: c.acknowledgementDueAt.toISOString(),
-      acknowledgement_overdue: c.acknowledgementOverdueAt !== null,
-      acknowledged_at: iso(c.acknowledgedAt),
-      decided_at: iso(c.decidedAt),
-      paid_at: iso(c.paidAt),
-      closed_at: iso(c.closedAt),
       attachments: await Promise.all(attachments.map((a) => toAttachment(c, a))),
       ...(withHistory ? { history: events.map(toEvent) } : {}),
       created_at: c.createdAt.toISOString(),

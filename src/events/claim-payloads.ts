@@ -7,11 +7,10 @@
  * Amounts are integer minor units of `currency`; instants ISO 8601 UTC.
  */
 import type { ClaimEventRecord, ClaimRecord } from '../claims/repository';
+import { claimFacts } from '../claims/claim-object';
 import type { StoredEvent } from './repository';
 import { agencyEventId } from './payloads';
 import { CLAIM_EVENT_TYPES, type AgencyEvent, type ClaimEventType } from './types';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The event type announcing that a claim reached `status`, or null when no event says so. */
 export function claimEventTypeOf(status: string | null): ClaimEventType | null {
@@ -22,29 +21,7 @@ export function claimEventTypeOf(status: string | null): ClaimEventType | null {
 /** The `claim` object of the events: claim `c` as it stands after `change`, and that change. */
 export function eventClaimObject(c: ClaimRecord, change: ClaimEventRecord) {
   return {
-    object: 'claim',
-    id: c.id,
-    purchase_id: c.purchaseId,
-    covered_unit_id: c.coveredUnitId,
-    product_line_id: c.productLineId,
-    certificate_number: c.certificateNumber,
-    status: c.status,
-    incident_at: c.incidentAt.toISOString(),
-    incident_day: c.incidentDay,
-    claim_type: c.claimType,
-    amount_claimed: c.amountClaimedMinor,
-    approved_amount: c.approvedAmountMinor,
-    paid_amount: c.paidAmountMinor,
-    currency: c.currency,
-    decision_reason: c.decisionReason,
-    denial_code: c.denialCode,
-    payment_reference: c.paymentReference,
-    acknowledgement_due_at: c.acknowledgementDueAt.toISOString(),
-    acknowledgement_overdue: c.acknowledgementOverdueAt !== null,
-    acknowledged_at: iso(c.acknowledgedAt),
-    decided_at: iso(c.decidedAt),
-    paid_at: iso(c.paidAt),
-    closed_at: iso(c.closedAt),
+    ...claimFacts(c),
     change: {
       seq: change.seq,
       from_status: change.fromStatus,

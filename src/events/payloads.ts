@@ -23,6 +23,7 @@ import type { CertificateHolderRecord } from '../certificate-holders/repository'
 import type { StoredEndorsement } from '../endorsements/repository';
 import type { StoredDispute } from '../disputes/repository';
 import type { BordereauRecord } from '../reports/repository';
+import { bordereauFacts } from '../reports/bordereau-object';
 import { ENDPOINT_TEST_EVENT_TYPE, type AgencyEvent, type AgencyEventType, type DeliveredEventType } from './types';
 
 /** `subjectId`: the purchase the event is about (for report.ready, the bordereau). */
@@ -76,12 +77,7 @@ export function eventPurchaseObject(p: PurchaseRecord, buyerIdpAccntUuid: string
 export function reportReadyEvent(b: BordereauRecord): StoredEvent {
   const owner = { rootAccountId: b.rootAccountId, mode: b.mode, purchaseId: null };
   return ownedEnvelope('report.ready', agencyEventId('report.ready', b.id), owner, {
-    object: 'bordereau',
-    id: b.id,
-    party_id: b.partyRootAccountId,
-    month: b.month,
-    mode: b.mode,
-    provisional: b.provisional,
+    ...bordereauFacts(b),
     rows: b.rowCount ?? 0,
     totals: b.totals ?? {},
     files: {

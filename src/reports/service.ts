@@ -20,6 +20,7 @@ import { AppError, notFound } from '../shared/errors';
 import type { ObjectStore } from '../storage/object-store';
 import type { BordereauFormat, BordereauRecord, ReportsRepository } from './repository';
 import type { Bordereau, CreateBordereauRequest, ListBordereauxQuery } from './schemas';
+import { bordereauFacts } from './bordereau-object';
 
 /** Signed download links of bordereau files live this long (seconds). */
 export const BORDEREAU_URL_TTL_SECONDS = 3600;
@@ -60,12 +61,7 @@ export function createReportService(deps: {
       ? await Promise.all([link('csv', loss.files.csv, 'loss-bordereau'), link('xlsx', loss.files.xlsx, 'loss-bordereau')])
       : [null, null];
     return {
-      object: 'bordereau',
-      id: b.id,
-      party_id: b.partyRootAccountId,
-      month: b.month,
-      mode: b.mode,
-      provisional: b.provisional,
+      ...bordereauFacts(b),
       covers_until: b.coversUntil?.toISOString() ?? null,
       status: b.status,
       rows: b.rowCount,
