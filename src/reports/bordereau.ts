@@ -128,7 +128,8 @@ export function formatMinor(minor: number): string {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
+/** An instant's UTC day as `YYYY-MM-DD` (empty for none). */
+export const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
 
 /** The file's row for one ledger entry, in `BORDEREAU_COLUMNS` order. */
 export function bordereauRow(month: string, e: LedgerEntry): string[] {
@@ -174,9 +175,18 @@ export const XLSX_FORMATS: Partial<Record<string, string>> = {
   net_premium: '0.00',
 };
 
-const utcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+/** An instant's UTC day as a spreadsheet date cell (null for none). */
+export const utcDay = (d: Date | null) => (d ? new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())) : null);
 /** Minor units as a spreadsheet number of major units (the one conversion to a float, for a typed cell). */
-const majorNumber = (minor: number) => minor / 100;
+export const majorNumber = (minor: number) => minor / 100;
+
+/**
+ * A spreadsheet row of a sheet of `columns` that fills only the named cells of `values` (the
+ * others empty), e.g. a totals row.
+ */
+export function namedCells(columns: readonly BordereauColumn[], values: Partial<Record<string, Cell>>): Cell[] {
+  return columns.map((c) => values[c.name] ?? null);
+}
 
 /** The spreadsheet's typed cells for one entry, in `BORDEREAU_COLUMNS` order (the same values as `bordereauRow`). */
 export function bordereauCells(month: string, e: LedgerEntry, text: string[] = bordereauRow(month, e)): Cell[] {
@@ -206,17 +216,16 @@ export function bordereauCells(month: string, e: LedgerEntry, text: string[] = b
 
 /** The spreadsheet's totals row of one currency: label, row count under covered units, and the sums. */
 export function totalsCells(month: string, currency: string, t: BordereauTotals[string]): Cell[] {
-  const cells: Cell[] = BORDEREAU_COLUMNS.map(() => null);
-  const at = (name: string) => BORDEREAU_COLUMNS.findIndex((c) => c.name === name);
-  cells[at('reporting_month')] = month;
-  cells[at('transaction_reference')] = `TOTAL ${currency} (${t.rows} rows)`;
-  cells[at('currency')] = currency;
-  cells[at('gross_premium')] = majorNumber(t.gross_premium);
-  cells[at('platform_fee')] = majorNumber(t.platform_fee);
-  cells[at('tax')] = majorNumber(t.tax);
-  if (t.commission !== undefined) cells[at('commission')] = majorNumber(t.commission);
-  cells[at('net_premium')] = majorNumber(t.net_premium);
-  return cells;
+  return namedCells(BORDEREAU_COLUMNS, {
+    reporting_month: month,
+    transaction_reference: `TOTAL ${currency} (${t.rows} rows)`,
+    currency,
+    gross_premium: majorNumber(t.gross_premium),
+    platform_fee: majorNumber(t.platform_fee),
+    tax: majorNumber(t.tax),
+    commission: t.commission === undefined ? null : majorNumber(t.commission),
+    net_premium: majorNumber(t.net_premium),
+  });
 }
 
 /** Adds one entry to per-currency totals (minor units). */

@@ -14,7 +14,7 @@
  * reserve. Money: integer minor units in; in the CSV major units with two decimals as text
  * (`formatMinor`), in the XLSX typed numbers, as the premium bordereau writes them.
  */
-import { formatMinor, type BordereauColumn, type Cell } from './bordereau';
+import { day, formatMinor, majorNumber, namedCells, utcDay, type BordereauColumn, type Cell } from './bordereau';
 
 export const LOSS_BORDEREAU_COLUMNS: readonly BordereauColumn[] = [
   { name: 'reporting_month', description: 'The month reported, YYYY-MM (UTC)' },
@@ -79,8 +79,6 @@ export type LossTotals = Record<
   { claims: number; opened: number; denied: number; paid: number; paid_this_month: number; reserve: number; total_incurred: number }
 >;
 
-const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
-const utcDay = (d: Date | null) => (d ? new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())) : null);
 const totalPaid = (e: LossEntry) => e.paidThisMonthMinor + e.previouslyPaidMinor;
 
 /** The CSV row of one claim, in `LOSS_BORDEREAU_COLUMNS` order. */
@@ -113,7 +111,6 @@ export function lossRow(month: string, e: LossEntry): string[] {
 /** The XLSX's typed cells of one claim (the same values as `lossRow`: days as dates, amounts as numbers of major units). */
 export function lossCells(month: string, e: LossEntry): Cell[] {
   const text = lossRow(month, e);
-  const major = (minor: number) => minor / 100;
   return [
     ...text.slice(0, 9),
     utcDay(e.openedAt),
@@ -122,12 +119,12 @@ export function lossCells(month: string, e: LossEntry): Cell[] {
     text[12]!,
     utcDay(e.closedAt),
     text[14]!,
-    major(e.amountClaimedMinor),
-    major(e.paidThisMonthMinor),
-    major(e.previouslyPaidMinor),
-    major(totalPaid(e)),
-    major(e.reserveMinor),
-    major(totalPaid(e) + e.reserveMinor),
+    majorNumber(e.amountClaimedMinor),
+    majorNumber(e.paidThisMonthMinor),
+    majorNumber(e.previouslyPaidMinor),
+    majorNumber(totalPaid(e)),
+    majorNumber(e.reserveMinor),
+    majorNumber(totalPaid(e) + e.reserveMinor),
   ];
 }
 
@@ -167,13 +164,12 @@ export function addToLossTotals(totals: LossTotals, e: LossEntry, range: { from:
 
 /** The XLSX's totals row of one currency: the label, the claim count, and the sums. */
 export function lossTotalsCells(month: string, currency: string, t: LossTotals[string]): Cell[] {
-  const cells: Cell[] = LOSS_BORDEREAU_COLUMNS.map(() => null);
-  const at = (name: string) => LOSS_BORDEREAU_COLUMNS.findIndex((c) => c.name === name);
-  cells[at('reporting_month')] = month;
-  cells[at('claim_reference')] = `TOTAL ${currency} (${t.claims} claims: ${t.opened} opened, ${t.denied} denied, ${t.paid} paid)`;
-  cells[at('currency')] = currency;
-  cells[at('paid_this_month')] = t.paid_this_month / 100;
-  cells[at('reserve')] = t.reserve / 100;
-  cells[at('total_incurred')] = t.total_incurred / 100;
-  return cells;
+  return namedCells(LOSS_BORDEREAU_COLUMNS, {
+    reporting_month: month,
+    claim_reference: `TOTAL ${currency} (${t.claims} claims: ${t.opened} opened, ${t.denied} denied, ${t.paid} paid)`,
+    currency,
+    paid_this_month: majorNumber(t.paid_this_month),
+    reserve: majorNumber(t.reserve),
+    total_incurred: majorNumber(t.total_incurred),
+  });
 }
