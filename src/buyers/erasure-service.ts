@@ -141,6 +141,9 @@ export function createBuyerErasureService(
      */
     async erase(principal: Principal, buyerId: string): Promise<{ erasure: BuyerErasure; created: boolean }> {
       const uuid = buyerId.toLowerCase();
+      // An id that is not a UUID names no buyer: answered before the audit log (its target is a
+      // buyer's id; a NUL byte or a 90-digit number cannot be written there).
+      if (!UUID.test(uuid)) throw new AppError('NOT_FOUND', 'buyer not found: the id is the buyer’s idp_accnt_uuid');
       const { result } = await deps.audit.record(
         {
           actorKind: 'api_key',
@@ -152,7 +155,7 @@ export function createBuyerErasureService(
           reason: 'erasure requested by the buyer',
         },
         async () => {
-          const buyer = UUID.test(uuid) ? await deps.erasures.findInScope(uuid, principal.rootAccountId, principal.mode) : null;
+          const buyer = await deps.erasures.findInScope(uuid, principal.rootAccountId, principal.mode);
           if (!buyer) throw new AppError('NOT_FOUND', `buyer ${buyerId} not found`);
           const done = await eraseInTransaction(buyer, principal.rootAccountId, principal.mode, principal.apiKeyId);
           return { erasure: toWire(done.erasure), created: done.created };
