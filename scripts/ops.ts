@@ -74,20 +74,16 @@ import { loadConfigOrExit } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { createSaleRepository } from '../src/purchases/sale-repository';
 import { createLedgerRepository } from '../src/purchases/ledger-repository';
-import { createAttentionRepository } from '../src/purchases/attention-repository';
 import { createReportsRepository } from '../src/reports/repository';
 import { reconcileMonth } from '../src/reports/reconciliation';
 import { formatMinor, monthRange } from '../src/reports/bordereau';
 import { createPayproc } from '../src/payproc/client';
-import { createClaimsRepository } from '../src/claims/repository';
-import { createAccountsRepository } from '../src/accounts/repository';
 import { createPurchaseWorkflowsFromConfig } from '../src/purchases/workflow-client';
 import { OperationRefused, createPurchaseOperations } from '../src/purchases/operations';
 import { createTemporalClient } from '../src/temporal/client';
-import { findRetryingActivities } from '../src/temporal/retrying';
 import { purchaseStanding } from '../src/purchases/purchase-standing';
-import { createAuditRepository, type AuditEntry, type AuditRepository, type AuditStart } from '../src/audit/repository';
-import { AuditUnavailable, audited } from '../src/audit/audited';
+import { createAuditRepository, type AuditStart } from '../src/audit/repository';
+import { AuditUnavailable } from '../src/audit/audited';
 import { parseCommandLine, positiveInt, UsageError } from './cli';
 import { find } from './ops-find';
 import { coverage } from './ops-coverage';
@@ -98,10 +94,10 @@ import { sweepDocuments } from './ops-sweep';
 import { pseudonymiseErasures } from './ops-erasures';
 import { partyCommand } from './ops-parties';
 import { listOperators, operatorOf, operatorTokenCommand } from './ops-operators';
+import { auditedOp, auditLog } from './ops-audit';
+import { stuck } from './ops-stuck';
+import { setupNamespace } from './ops-namespace';
 import { OperatorTokenRefused } from '../src/operators/service';
-import { temporal as proto } from '@temporalio/proto';
-import { msToTs } from '@temporalio/common/lib/time';
-import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/search-attributes';
 
 const USAGE = `usage: npm run ops -- <command> [options] [--json]
   reissue --purchase <id> --reason "<why>"
@@ -172,21 +168,6 @@ function reasonFor(command: string, values: { reason?: string | undefined }): st
     throw new UsageError(`${command} changes the service: --reason "<why>" is required (recorded in the audit log with your name)`);
   if (reason.length > 2000) throw new UsageError(`--reason is at most 2000 characters, got ${reason.length}`);
   return reason;
-}
-
-/** The shared audited runner with the operator CLI's refusals (OperationRefused, UsageError). */
-function auditedOp<T>(
-  audit: AuditRepository,
-  start: AuditStart,
-  act: () => Promise<T>,
-  details: (result: T) => Record<string, unknown>,
-): Promise<{ result: T; auditId: number }> {
-  return audited(audit, start, act, {
-    details,
-    isRefusal: (err) => err instanceof OperationRefused || err instanceof UsageError,
-    onFinishError: (e, auditId) =>
-      console.error(`ops: could not record the outcome in audit entry ${auditId}: ${e instanceof Error ? e.message : String(e)}`),
-  });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -302,136 +283,6 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * `stuck`: what needs an operator, grouped by agency (claims past their acknowledgement deadline
- * among its purchases, kind `claim_acknowledgement_overdue`); with `--account`, only that root account's
- * purchases and the retrying activities of its purchases. Exit 0 when nothing is listed, 3 otherwise.
- * The retrying activities' last failures are decrypted here (the payload codec), so the run is on
- * the audit log as a decode (actor kind `codec`, action `codec_decode`, via `ops stuck`) under the
- * operator `operatorOf` names, written before Temporal is read: no record, no decode.
- */
-async function stuck(
-  olderThan: string | undefined,
-  minAttempts: string | undefined,
-  failedWithin: string | undefined,
-  account: string | undefined,
-  modeArg: string | undefined,
-  json: boolean,
-): Promise<number> {
-  if (modeArg !== undefined && modeArg !== 'test' && modeArg !== 'live')
-    throw new UsageError(`--mode must be test or live, got "${modeArg}"`);
-  const mode = modeArg as 'test' | 'live' | undefined;
-  const graceMinutes = olderThan === undefined ? 10 : nonNegativeInt(olderThan, '--older-than-minutes');
-  const attempts = minAttempts === undefined ? 5 : positiveInt(minAttempts, '--min-attempts');
-  const failedWithinHours = failedWithin === undefined ? 72 : positiveInt(failedWithin, '--failed-within-hours');
-  const rootAccountId = account === undefined ? undefined : positiveInt(account, '--account');
-  const config = loadConfigOrExit();
-  const db = createDb(config);
-  const temporal = createTemporalClient(config);
-  try {
-    const attention = createAttentionRepository(db);
-    const sales = createSaleRepository(db);
-    const accounts = createAccountsRepository(db);
-    const decodeStart: AuditStart = {
-      actorKind: 'codec',
-      ...(await operatorOf(db, 'stuck')),
-      action: 'codec_decode',
-      targetKind: 'namespace',
-      targetId: config.TEMPORAL_NAMESPACE,
-      rootAccountId: null,
-      reason: null,
-    };
-    const [purchaseRows, cancellationRows, claimRows, { result: allRetrying }] = await Promise.all([
-      attention.stuck(graceMinutes * 60, 500, failedWithinHours * 3600, rootAccountId),
-      attention.stuckCancellations(graceMinutes * 60, 500, rootAccountId),
-      createClaimsRepository(db).overdueAcknowledgements(500, rootAccountId),
-      auditedOp(
-        createAuditRepository(db),
-        decodeStart,
-        () => findRetryingActivities(temporal.client, { minAttempts: attempts, limit: 2000 }),
-        (r) => ({ via: 'ops stuck', failures_decoded: r.filter((a) => a.lastFailure !== null).length }),
-      ),
-    ]);
-    const allRows = [...purchaseRows, ...cancellationRows, ...claimRows];
-    const rows = mode === undefined ? allRows : allRows.filter((r) => r.mode === mode);
-    const agencyOf = new Map<number, { rootAccountId: number | null; agency: string; mode: string | null }>(
-      rows.map((r) => [r.id, { rootAccountId: r.rootAccountId, agency: r.agency, mode: r.mode }]),
-    );
-    const names = new Map<number, string>();
-    const nameOf = async (id: number) => {
-      if (!names.has(id)) names.set(id, (await accounts.findById(id))?.name ?? 'unknown');
-      return names.get(id)!;
-    };
-    // Each retrying activity's owner: its purchase's agency, else (an event delivery) the run's own AgencyId and Mode.
-    const owners = new Map<(typeof allRetrying)[number], { rootAccountId: number | null; agency: string; mode: string | null }>();
-    for (const a of allRetrying) {
-      if (a.purchaseId !== null) {
-        if (!agencyOf.has(a.purchaseId)) {
-          const p = await sales.findById(a.purchaseId);
-          agencyOf.set(a.purchaseId, {
-            rootAccountId: p?.rootAccountId ?? null,
-            agency: p ? await nameOf(p.rootAccountId) : 'unknown',
-            mode: p?.mode ?? null,
-          });
-        }
-        owners.set(a, agencyOf.get(a.purchaseId)!);
-      } else if (a.rootAccountId !== null) {
-        owners.set(a, { rootAccountId: a.rootAccountId, agency: await nameOf(a.rootAccountId), mode: a.mode });
-      } else {
-        owners.set(a, { rootAccountId: null, agency: 'no purchase or agency', mode: a.mode });
-      }
-    }
-    const retrying = allRetrying.filter(
-      (a) =>
-        (rootAccountId === undefined || owners.get(a)!.rootAccountId === rootAccountId) &&
-        (mode === undefined || owners.get(a)!.mode === mode),
-    );
-    const agencies = new Map<
-      string,
-      { root_account_id: number | null; agency: string; purchases: typeof rows; retrying_activities: typeof retrying }
-    >();
-    const bucket = (rootAccountId: number | null, agency: string) => {
-      const key = String(rootAccountId);
-      if (!agencies.has(key)) agencies.set(key, { root_account_id: rootAccountId, agency, purchases: [], retrying_activities: [] });
-      return agencies.get(key)!;
-    };
-    for (const r of rows) bucket(r.rootAccountId, r.agency).purchases.push(r);
-    for (const a of retrying) {
-      const owner = owners.get(a)!;
-      bucket(owner.rootAccountId, owner.agency).retrying_activities.push(a);
-    }
-    const result = {
-      older_than_minutes: graceMinutes,
-      min_attempts: attempts,
-      failed_within_hours: failedWithinHours,
-      root_account_id: rootAccountId ?? null,
-      mode: mode ?? null,
-      agencies: [...agencies.values()],
-    };
-    if (json) console.log(JSON.stringify(result));
-    else if (agencies.size === 0)
-      console.log(
-        `nothing stuck${rootAccountId === undefined ? '' : ` for root account ${rootAccountId}`}${mode === undefined ? '' : ` in ${mode} mode`} (older than ${graceMinutes} min, failed within ${failedWithinHours} h, activities at ${attempts}+ attempts)`,
-      );
-    else
-      for (const a of agencies.values()) {
-        console.log(`${a.agency} (root account ${a.root_account_id ?? '-'})`);
-        for (const p of a.purchases)
-          console.log(
-            `  purchase ${p.id} ${p.mode} ${p.kind} since ${p.since?.toISOString() ?? '?'}${p.reason ? `: ${p.reason.slice(0, 120)}` : ''}`,
-          );
-        for (const r of a.retrying_activities)
-          console.log(
-            `  ${r.workflowId} ${owners.get(r)!.mode ?? '?'} ${r.activityType} attempt ${r.attempt}${r.lastFailure ? `: ${r.lastFailure.slice(0, 120)}` : ''}`,
-          );
-      }
-    return agencies.size === 0 ? 0 : 3;
-  } finally {
-    await temporal.close();
-    await db.destroy();
-  }
-}
-
-/**
  * `reconcile`: the month's ledger against the processor (src/reports/reconciliation.ts). Exit 0
  * when every charge and refund agrees, 3 when there is a difference, 1 on a usage error or when
  * the processor cannot be read (nothing is stored then).
@@ -475,164 +326,6 @@ async function reconcile(month: string | undefined, mode: string | undefined, in
   } finally {
     await db.destroy();
   }
-}
-
-const INDEXED_TYPE = {
-  Keyword: proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  Int: proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  Datetime: proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
-} as const;
-
-/**
- * `setup-namespace`: creates the namespace (TEMPORAL_NAMESPACE unless `--namespace`) with the
- * given retention when it does not exist, then registers every purchase search attribute it
- * lacks. Idempotent. Exit 1 when an attribute exists with another type (fix by hand). A
- * leftover `BuyerEmail` attribute (runs from before the hashed email) is reported, not removed.
- * Recorded in the audit log (target: the namespace), so DATABASE_URL must be migrated first.
- */
-async function setupNamespace(name: string | undefined, retentionDays: string | undefined, reason: string, json: boolean): Promise<number> {
-  const days = retentionDays === undefined ? 30 : positiveInt(retentionDays, '--retention-days');
-  const config = loadConfigOrExit();
-  const namespace = name ?? config.TEMPORAL_NAMESPACE;
-  const db = createDb(config);
-  const temporal = createTemporalClient({ ...config, TEMPORAL_NAMESPACE: namespace });
-  const conn = temporal.client.connection;
-  try {
-    const start: AuditStart = {
-      actorKind: 'operator_cli',
-      ...(await operatorOf(db, 'setup-namespace')),
-      action: 'setup-namespace',
-      targetKind: 'namespace',
-      targetId: namespace,
-      rootAccountId: null,
-      reason,
-    };
-    const { result, auditId } = await auditedOp(
-      createAuditRepository(db),
-      start,
-      () => registerNamespace(conn, namespace, days),
-      (r) => ({ created: r.created, registered: r.registered }),
-    );
-    if (json) console.log(JSON.stringify({ ...result, audit_id: auditId }));
-    else {
-      console.log(`namespace ${namespace}: ${result.created ? `created (retention ${days} days)` : 'exists'}`);
-      console.log(result.registered.length ? `registered: ${result.registered.join(', ')}` : 'search attributes: all registered');
-      if (result.legacy_buyer_email_attribute)
-        console.log(
-          'note: BuyerEmail (the email in clear) is still registered; remove it once no run started before the hashed email is open or retained: temporal operator search-attribute remove --name BuyerEmail',
-        );
-      console.log(`audit entry ${auditId}`);
-    }
-    return 0;
-  } finally {
-    await temporal.close();
-    await db.destroy();
-  }
-}
-
-/** The namespace's creation and search-attribute registration (setup-namespace's action). */
-async function registerNamespace(conn: ReturnType<typeof createTemporalClient>['client']['connection'], namespace: string, days: number) {
-  let created = false;
-  try {
-    await conn.workflowService.describeNamespace({ namespace });
-  } catch (err) {
-    if ((err as { code?: number }).code !== 5 /* NOT_FOUND */) throw err;
-    await conn.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${days} days`) });
-    created = true;
-  }
-  // A new namespace takes a moment to answer everywhere in the cluster.
-  let existing: Record<string, number> = {};
-  for (let tries = 0; ; tries++) {
-    try {
-      existing = (await conn.operatorService.listSearchAttributes({ namespace })).customAttributes as Record<string, number>;
-      break;
-    } catch (err) {
-      if (tries >= 50) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  const wrongType = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n, t]) => existing[n] !== undefined && existing[n] !== INDEXED_TYPE[t]);
-  if (wrongType.length)
-    throw new UsageError(
-      `search attribute(s) ${wrongType.map(([n, t]) => `${n} (should be ${t})`).join(', ')} exist with another type in ${namespace}; remove them first`,
-    );
-  const missing = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([n]) => existing[n] === undefined);
-  if (missing.length) {
-    await conn.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map(([n, t]) => [n, INDEXED_TYPE[t]])),
-    });
-  }
-  const legacy = existing.BuyerEmail !== undefined;
-  return {
-    namespace,
-    created,
-    retention_days: created ? days : null,
-    registered: missing.map(([n]) => n),
-    already_registered: Object.keys(SEARCH_ATTRIBUTE_TYPES).filter((n) => existing[n] !== undefined),
-    legacy_buyer_email_attribute: legacy,
-  };
-}
-
-/** One audit entry as `--json` prints it (snake_case, ISO times). */
-function auditJson(e: AuditEntry) {
-  return {
-    id: e.id,
-    started_at: e.startedAt.toISOString(),
-    finished_at: e.finishedAt?.toISOString() ?? null,
-    actor_kind: e.actorKind,
-    actor: e.actor,
-    actor_via: e.actorVia ?? null,
-    action: e.action,
-    target_kind: e.targetKind,
-    target_id: e.targetId,
-    root_account_id: e.rootAccountId,
-    reason: e.reason,
-    outcome: e.outcome,
-    outcome_detail: e.outcomeDetail,
-    details: e.details,
-  };
-}
-
-/**
- * `audit`: the newest `--limit` (default 50, at most 1000) audit entries, newest first; with
- * `--purchase`, only that purchase's. One line each (time, operator, command, target, outcome
- * and why, reason), or `{ entries: [...] }` with `--json`. Exit 0. Read-only.
- */
-async function auditLog(limitArg: string | undefined, purchaseArg: string | undefined, json: boolean): Promise<number> {
-  const limit = limitArg === undefined ? 50 : positiveInt(limitArg, '--limit');
-  if (limit > 1000) throw new UsageError(`--limit must be at most 1000, got ${limit}`);
-  const purchaseId = purchaseArg === undefined ? undefined : positiveInt(purchaseArg, '--purchase');
-  const config = loadConfigOrExit();
-  const db = createDb(config);
-  try {
-    const entries = await createAuditRepository(db).list({
-      limit,
-      ...(purchaseId === undefined ? {} : { target: { kind: 'purchase', id: String(purchaseId) } }),
-    });
-    if (json) console.log(JSON.stringify({ entries: entries.map(auditJson) }));
-    else if (entries.length === 0) console.log(`no audit entries${purchaseId === undefined ? '' : ` for purchase ${purchaseId}`}`);
-    else
-      for (const e of entries) {
-        const outcome =
-          e.outcome === null
-            ? 'no outcome (did not finish)'
-            : `${e.outcome}${e.outcomeDetail ? `: ${e.outcomeDetail.split('\n')[0]!.slice(0, 160)}` : ''}`;
-        const target = e.targetKind === null ? '' : ` ${e.targetKind} ${e.targetId ?? ''}`;
-        console.log(
-          `${e.id} ${e.startedAt.toISOString()} ${e.actor} (${e.actorKind}${e.actorVia ? ` via ${e.actorVia}` : ''}) ${e.action}${target}: ${outcome}; reason: ${JSON.stringify(e.reason)}`,
-        );
-      }
-    return 0;
-  } finally {
-    await db.destroy();
-  }
-}
-
-function nonNegativeInt(value: string, what: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 525_600)
-    throw new UsageError(`${what} must be a whole number of minutes (0 to 525600), got "${value}"`);
-  return Number(value);
 }
 
 main(process.argv.slice(2)).then(
