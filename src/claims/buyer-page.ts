@@ -9,7 +9,7 @@
 import { render } from 'preact-render-to-string';
 import { escapeHtml } from '../pdf/certificate-format';
 import { formatMinorUnits } from '../payments/checkout-link-email';
-import { errorSummary, mistakesOf } from '../portal/error-summary';
+import { errorSummary, mistakesOf } from '../http/error-summary';
 import { page, testModeBanner } from '../withdrawals/page';
 import type { BuyerClaimView, ClaimFormField, FiledClaim } from './buyer-service';
 

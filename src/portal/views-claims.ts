@@ -14,7 +14,7 @@ import { formatMinorUnits } from '../payments/checkout-link-email';
 import { csrfField, field, page, when, type Frame } from './views';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
-import { errorSummary, mistakesOf } from './error-summary';
+import { errorSummary, mistakesOf } from '../http/error-summary';
 
 /** The statuses a claim list may be filtered by, in the claim's order. */
 export const CLAIM_STATUSES = ['submitted', 'acknowledged', 'under_review', 'approved', 'denied', 'paid', 'closed', 'reopened'] as const;

@@ -12,7 +12,7 @@ import { formatMinorUnits } from '../payments/checkout-link-email';
 import { csrfField, field, page, type Frame } from './views';
 import type { CancellableUnit } from './views-purchases';
 import { descriptionList } from './description-list';
-import { errorSummary, mistakesOf } from './error-summary';
+import { errorSummary, mistakesOf } from '../http/error-summary';
 
 /**
  * One optional change of the endorsement form, left out when `options` is empty: a legend, a

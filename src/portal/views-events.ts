@@ -13,7 +13,7 @@ import { AGENCY_EVENT_TYPES, ENDPOINT_TEST_EVENT_TYPE as TEST_EVENT } from '../e
 import { confirmDeletePage, csrfField, field, page, utc, when, type Frame } from './views';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
-import { errorSummary, mistakesOf } from './error-summary';
+import { errorSummary, mistakesOf } from '../http/error-summary';
 
 /** The create-endpoint form's values and what was wrong with them. */
 export interface EndpointForm {

@@ -16,7 +16,7 @@ import { formatMinorUnits } from '../payments/checkout-link-email';
 import { csrfField, field, page, when, type Frame } from './views';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
-import { errorSummary, mistakesOf } from './error-summary';
+import { errorSummary, mistakesOf } from '../http/error-summary';
 
 /** Purchase search (the API's search: buyer name or email, product or bundle name, certificate number). */
 export function purchasesPage(frame: Frame, data: { mode: KeyMode; q: string; result: PurchaseSearchResponse; error?: string }): string {

@@ -16,7 +16,7 @@ import type { PortalRole, Teammate } from '../accounts/types';
 import type { AuditEntry } from '../audit/types';
 import { descriptionList } from './description-list';
 import { dataTable } from './table';
-import { errorSummary, mistakesOf } from './error-summary';
+import { errorSummary, mistakesOf } from '../http/error-summary';
 
 type Node = VNode | VNode[] | string | null;
 

@@ -1,6 +1,6 @@
 /**
- * The error summary of a failed form (issue 53, item 2), after the GOV.UK design system's
- * pattern: at the top of the form, an alert region (`role=alert`) with the heading "There is a
+ * The error summary of a failed form (issue 53, item 2) on the portal's and the buyer's pages,
+ * after the GOV.UK design system's pattern: at the top of the form, an alert region (`role=alert`) with the heading "There is a
  * problem" and one line per mistake, each a link to the field's id; the portal's script moves
  * focus to it when the page loads and, on a link, to the field. Each field keeps its own inline
  * error; a mistake of the whole form (no field) is a line without a link.
