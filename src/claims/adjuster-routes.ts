@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
-import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { successEnvelope } from '../http/openapi';
 import { pageQueryFields } from '../http/query';
 import * as resource from '../http/resource-routes';
 import type { ClaimService } from './service';
@@ -48,7 +48,7 @@ export function adjusterClaimRoutes(service: ClaimService): RouteRegistration {
       envelopeId: 'ClaimPageResponse',
       responses: { 400: resource.errorResponse('QUERY_VALIDATION_ERROR: a bad page or status, or an unknown query parameter') },
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'post',
       path: '/api/v1/claims/{id}/actions',
       operationId: 'decideClaim',
@@ -56,17 +56,19 @@ export function adjusterClaimRoutes(service: ClaimService): RouteRegistration {
       summary: 'An adjuster’s decision on a claim',
       description:
         'Only a key of the insurer or MGA the claim’s product names (its adjusters): `acknowledge`, `start_review` (to under_review), `approve` (an `amount` at most the one claimed, and a `reason`), `deny` (a `reason_code` and a `reason` text), `record_payment` (a payment made outside the service, with its `reference`), `close`, `reopen` (a `reason`). Each goes through the claim’s owner with the same checks as every change, and is recorded in the history with actor `adjuster` and the key’s id; the agency gets its `claim.*` event. An approved claim with a payout account is then paid by the service. Answers the claim with its history.',
-      request: { params: ClaimIdParam, body: resource.jsonBody(ClaimActionRequest) },
+      params: ClaimIdParam,
+      body: ClaimActionRequest,
+      ok: resource.jsonResponse('Done', successEnvelope(Claim, 'ClaimDecisionResponse')),
+      notFound: resource.errorResponse(
+        'NOT_FOUND: no claim with that id that this key owns or decides (another agency’s, another insurer’s)',
+      ),
       responses: {
-        ...gatewayResponses,
-        200: resource.jsonResponse('Done', successEnvelope(Claim, 'ClaimDecisionResponse')),
         400: resource.errorResponse(
           'VALIDATION_ERROR (an approval above the amount claimed or without a reason, a denial without its code or text, a reopen without a reason, a payment without its reference)',
         ),
         403: resource.errorResponse(
           'CLAIM_DECISION_NOT_ALLOWED: the agency’s own key (agencies follow and comment; deciding is the insurer’s)',
         ),
-        404: resource.errorResponse('NOT_FOUND: no claim with that id that this key owns or decides (another agency’s, another insurer’s)'),
         409: resource.errorResponse(
           'CLAIM_TRANSITION_NOT_ALLOWED (the claim’s status does not allow the action), DUPLICATE_CLAIM (a reopen while another claim is open on the same unit and day)',
         ),

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { RouteRegistration } from '../http/routes';
-import { gatewayResponses, successEnvelope } from '../http/openapi';
+import { successEnvelope } from '../http/openapi';
 import * as resource from '../http/resource-routes';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/middleware';
 import type { ClaimService } from './service';
@@ -56,7 +56,7 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       answer: (claim, body) => ({ data: claim, message: `Claim ${body.action} done` }),
     });
 
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'post',
       path: '/api/v1/purchases/{id}/claims',
       operationId: 'fileClaim',
@@ -64,15 +64,15 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       summary: 'File a claim (first notice of loss) on a purchase',
       description:
         'Files a claim against the covered unit the incident falls in (that unit and its certificate are named in the answer). The incident must be inside a unit of the purchase that was in force then and not in the future. Each attachment is answered with a signed upload URL: PUT the file there with the headers given; its bytes go straight to storage. Attachments are checked against the declared type and size once uploaded (`GET /api/v1/claims/{id}` shows them `received` or `rejected`). The claim then has one owner that moves it through `submitted`, `acknowledged` (the product’s acknowledgement deadline, default 2 business days), `under_review`, `approved` or `denied`, `paid` and `closed`. Send an Idempotency-Key to retry safely: the same key answers the same claim.',
-      request: { params: PurchaseIdParam, body: resource.jsonBody(CreateClaimRequest) },
+      params: PurchaseIdParam,
+      body: CreateClaimRequest,
+      ok: resource.jsonResponse('Filed before by the same Idempotency-Key', successEnvelope(Claim, 'ClaimRefiledResponse')),
+      notFound: resource.errorResponse('NOT_FOUND: no purchase with that id for this key'),
       responses: {
-        ...gatewayResponses,
         201: resource.jsonResponse('Filed', successEnvelope(Claim, 'ClaimFiledResponse')),
-        200: resource.jsonResponse('Filed before by the same Idempotency-Key', successEnvelope(Claim, 'ClaimRefiledResponse')),
         400: resource.errorResponse(
           'VALIDATION_ERROR (a bad body; an incident in the future; a claim type the product does not offer; a currency other than the purchase’s; an incident in units of several products without covered_unit_id), INCIDENT_NOT_COVERED (the incident is outside every covered unit, or the purchase was never paid), or the gateway’s codes',
         ),
-        404: resource.errorResponse('NOT_FOUND: no purchase with that id for this key'),
         409: resource.errorResponse(
           'COVERED_UNIT_CANCELLED (the unit was cancelled, or the purchase refunded in full), DUPLICATE_CLAIM (an open claim on the same unit and incident day: the message names it), or an Idempotency-Key in progress',
         ),
@@ -101,7 +101,7 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       ok: resource.jsonResponse('The claim', successEnvelope(Claim, 'ClaimResponse')),
       notFound: CLAIM_404,
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'post',
       path: '/api/v1/claims/{id}/comments',
       operationId: 'commentOnClaim',
@@ -109,12 +109,10 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       summary: 'Add a comment to a claim’s history',
       description:
         'Agencies follow and comment on their claims; deciding them is the insurer’s (its adjusters comment too, with a key of the insurer or MGA the product names). Comments are kept in the history in order with the claim’s changes.',
-      request: { params: ClaimIdParam, body: resource.jsonBody(ClaimCommentRequest) },
-      responses: {
-        ...gatewayResponses,
-        201: resource.jsonResponse('Added', successEnvelope(Claim, 'ClaimCommentedResponse')),
-        404: CLAIM_404,
-      },
+      params: ClaimIdParam,
+      body: ClaimCommentRequest,
+      notFound: CLAIM_404,
+      responses: { 201: resource.jsonResponse('Added', successEnvelope(Claim, 'ClaimCommentedResponse')) },
     });
     resource.registerIdPath(registry, {
       method: 'get',
@@ -141,7 +139,7 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       ok: resource.jsonResponse('The settings now', successEnvelope(ClaimSettingsView, 'ClaimSettingsUpdatedResponse')),
       notFound: resource.errorResponse('NOT_FOUND: no product with that id for this key'),
     });
-    registry.registerPath({
+    resource.registerIdPath(registry, {
       method: 'post',
       path: '/api/v1/test_helpers/claims/{id}/actions',
       operationId: 'testHelperClaimAction',
@@ -149,11 +147,11 @@ export function claimRoutes(service: ClaimService): RouteRegistration {
       summary: 'Move a test claim through its states as the insurer would',
       description:
         'Test-mode keys only (a live key gets 404 ROUTE_NOT_FOUND). Test-mode tooling that stands in for the insurer: the agency’s own test key may take the actions that only the insurer’s or MGA’s keys take on live claims (`POST /api/v1/claims/{id}/actions`), so an integration can see every state and `claim.*` event; the history records them with actor `test_helper`. Takes one action on the claim through its owner, with the same checks an adjuster’s action gets: the claim’s status must allow it (409 CLAIM_TRANSITION_NOT_ALLOWED), an approval names an amount at most the one claimed and a reason, a denial a reason code and text, a reopen a reason (400 VALIDATION_ERROR). Answers the claim with its history.',
-      request: { params: ClaimIdParam, body: resource.jsonBody(ClaimActionRequest) },
+      params: ClaimIdParam,
+      body: ClaimActionRequest,
+      ok: resource.jsonResponse('Done', successEnvelope(Claim, 'ClaimActionResponse')),
+      notFound: resource.errorResponse('ROUTE_NOT_FOUND for a live key; NOT_FOUND for a claim that is not this account’s'),
       responses: {
-        ...gatewayResponses,
-        200: resource.jsonResponse('Done', successEnvelope(Claim, 'ClaimActionResponse')),
-        404: resource.errorResponse('ROUTE_NOT_FOUND for a live key; NOT_FOUND for a claim that is not this account’s'),
         409: resource.errorResponse(
           'CLAIM_TRANSITION_NOT_ALLOWED (the claim’s status does not allow the action), DUPLICATE_CLAIM (a reopen while another claim is open on the same unit and day)',
         ),

@@ -142,8 +142,8 @@ export interface IdOperation {
   params: z.ZodObject;
   /** Its JSON request body (required), if it takes one. */
   body?: z.ZodType;
-  /** The 200 answer. */
-  ok: JsonResponse;
+  /** The 200 answer (none for an operation that only creates: its 201 goes in `responses`). */
+  ok?: JsonResponse;
   /** The 404 answer (NOT_FOUND: which resource is not the caller's). */
   notFound: JsonResponse;
   /** Responses of its own beside the gateway's (replacing the gateway's of the same status). */
@@ -155,12 +155,9 @@ export interface IdOperation {
  * the 200 answer, the 404, the gateway's responses and the operation's own.
  */
 export function registerIdPath(registry: OpenAPIRegistry, op: IdOperation): void {
-  register(
-    registry,
-    op,
-    { params: op.params, ...(op.body === undefined ? {} : { body: jsonBody(op.body) }) },
-    { 200: op.ok, 404: op.notFound, ...gatewayResponses, ...op.responses },
-  );
+  const responses: Record<number, JsonResponse> = { 404: op.notFound, ...gatewayResponses, ...op.responses };
+  if (op.ok !== undefined) responses[200] = op.ok;
+  register(registry, op, { params: op.params, ...(op.body === undefined ? {} : { body: jsonBody(op.body) }) }, responses);
 }
 
 /** The names and texts every registered operation has. */
