@@ -14,8 +14,7 @@
 import { z } from 'zod';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
-import { bareError } from '../http/openapi';
-import { mountBuyerPage } from '../http/buyer-pages';
+import { htmlResponse, mountBuyerPage, registerBuyerPage, type BuyerPage } from '../http/buyer-pages';
 import { renderClaimCrossSiteRefusal, renderClaimPage } from './buyer-page';
 import type { BuyerClaimService, BuyerClaimView } from './buyer-service';
 import { CLAIM_PAGE_PATH } from './buyer-link';
@@ -41,8 +40,6 @@ const ClaimForm = z.object({
   phone: text('The claimant’s phone (may be empty)', '+1 608 555 0100'),
 });
 
-const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' as const } } } });
-
 function statusOf(v: BuyerClaimView): number {
   if (v.kind === 'not_found') return 404;
   if (v.kind === 'form') return v.refused ?? 200;
@@ -51,7 +48,7 @@ function statusOf(v: BuyerClaimView): number {
 
 export function buyerClaimRoutes(service: BuyerClaimService, limiter: RateLimiterAbstract): RouteRegistration {
   return (router, registry) => {
-    mountBuyerPage(router, limiter, {
+    const page: BuyerPage<BuyerClaimView> = {
       path: `${CLAIM_PAGE_PATH}/:token`,
       limitName: 'claim-page',
       formLimit: '16kb',
@@ -61,41 +58,33 @@ export function buyerClaimRoutes(service: BuyerClaimService, limiter: RateLimite
       render: renderClaimPage,
       status: statusOf,
       crossSiteRefusal: renderClaimCrossSiteRefusal,
-    });
+    };
+    mountBuyerPage(router, limiter, page);
 
-    const common = { path: `${CLAIM_PAGE_PATH}/{token}`, tags: ['Checkout'], security: [] };
-    registry.registerPath({
-      ...common,
-      method: 'get',
-      operationId: 'getClaimPage',
-      summary: 'The buyer’s claim page: a form to file a claim, and the claims filed',
-      description:
-        'No API key; the signed link of the proof-of-coverage email sent to the buyer. Shows a form for a first notice of loss (the covered day or trip, the incident’s local date and time, the kind of loss from the products’ claim types, what happened, the amount, the claimant’s contact) and the purchase’s claims with their status. Opening it changes nothing. Photos and receipts are not taken here: the agency adds them through the API. HTML only.',
-      request: { params: TokenParam },
-      responses: {
-        200: html('The page (also: not paid yet, or no cover left to claim on)'),
-        404: html('A forged, damaged or unknown link (one page for all; nothing about any purchase)'),
-        429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
+    registerBuyerPage(registry, page, {
+      token: TokenParam,
+      form: ClaimForm,
+      get: {
+        operationId: 'getClaimPage',
+        summary: 'The buyer’s claim page: a form to file a claim, and the claims filed',
+        description:
+          'No API key; the signed link of the proof-of-coverage email sent to the buyer. Shows a form for a first notice of loss (the covered day or trip, the incident’s local date and time, the kind of loss from the products’ claim types, what happened, the amount, the claimant’s contact) and the purchase’s claims with their status. Opening it changes nothing. Photos and receipts are not taken here: the agency adds them through the API. HTML only.',
+        responses: {
+          200: htmlResponse('The page (also: not paid yet, or no cover left to claim on)'),
+        },
       },
-    });
-    registry.registerPath({
-      ...common,
-      method: 'post',
-      operationId: 'submitClaimPage',
-      summary: 'The buyer files a claim (the page’s form)',
-      description:
-        'No API key; sent by the page’s own form. Files the claim as `POST /api/v1/purchases/{id}/claims` does, under the key that sold the purchase: the same checks (the incident inside the chosen covered unit and in the past, a claim type of its product, no open claim on the same unit and day), the same workflow and `claim.submitted` event. The same form sent again answers the same claim.',
-      request: { params: TokenParam, body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ClaimForm } } } },
-      responses: {
-        200: html('The claim was received (or this form repeated it)'),
-        400: html(
-          'Mistakes in the form: the form again with an error summary and each field’s mistake; nothing was filed. Or a body that is not a form (bare VALIDATION_ERROR)',
-        ),
-        403: html('Sent from another site (Sec-Fetch-Site): refused, nothing looked at'),
-        404: html('A forged, damaged or unknown link'),
-        409: html('Refused as it stands: an open claim on the same covered unit and day, or a cancelled cover'),
-        413: bareError('PAYLOAD_TOO_LARGE: the body is larger than 16 KiB'),
-        429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
+      post: {
+        operationId: 'submitClaimPage',
+        summary: 'The buyer files a claim (the page’s form)',
+        description:
+          'No API key; sent by the page’s own form. Files the claim as `POST /api/v1/purchases/{id}/claims` does, under the key that sold the purchase: the same checks (the incident inside the chosen covered unit and in the past, a claim type of its product, no open claim on the same unit and day), the same workflow and `claim.submitted` event. The same form sent again answers the same claim.',
+        responses: {
+          200: htmlResponse('The claim was received (or this form repeated it)'),
+          400: htmlResponse(
+            'Mistakes in the form: the form again with an error summary and each field’s mistake; nothing was filed. Or a body that is not a form (bare VALIDATION_ERROR)',
+          ),
+          409: htmlResponse('Refused as it stands: an open claim on the same covered unit and day, or a cancelled cover'),
+        },
       },
     });
   };

@@ -4,7 +4,8 @@
  * `no-store`, `no-referrer`, `noindex` and may not be framed; the pages load nothing (CSP
  * `default-src 'none'`, inline style only, forms posted to the page itself); a browser's
  * cross-site or same-site POST is refused before anything is looked at (CSRF); requests are
- * limited per client address with the limiter given (429 RATE_LIMIT_ERROR, bare).
+ * limited per client address with the limiter given (429 RATE_LIMIT_ERROR, bare). `registerBuyerPage`
+ * documents a page in the OpenAPI document with the answers every such page gives.
  */
 import bodyParser from 'koa-bodyparser';
 import type { Middleware, ParameterizedContext } from 'koa';
@@ -12,7 +13,10 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../shared/errors';
 import { rateLimit } from './gateway';
 import type Router from '@koa/router';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
 import type { AppState } from './context';
+import { bareError } from './openapi';
 
 type PageContext = ParameterizedContext<AppState>;
 
@@ -109,5 +113,57 @@ export function mountBuyerPage<V>(router: Router<AppState>, limiter: RateLimiter
     if (crossSitePost(ctx)) return answerHtml(ctx, 403, page.crossSiteRefusal());
     const view = await page.submit(ctx.params.token ?? '', formFields(ctx));
     answerHtml(ctx, page.status(view, 'POST'), page.render(view));
+  });
+}
+
+/** An OpenAPI response of an HTML page, with its `description`. */
+export const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' as const } } } });
+
+/** One operation of a buyer page in the OpenAPI document: its names, texts and answers of its own. */
+export interface BuyerPageOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  responses: Record<number, ReturnType<typeof htmlResponse>>;
+}
+
+/**
+ * Documents `page` (as `mountBuyerPage` serves it) in the OpenAPI document: its GET and its form's
+ * POST, without API key, `token` the path parameter and `form` the POST's form. Beside each
+ * operation's own answers, what every buyer page answers: 404 for a forged, damaged or unknown
+ * link, 429 over the per-address limit, and for the POST 403 cross-site and 413 over `formLimit`.
+ */
+export function registerBuyerPage(
+  registry: OpenAPIRegistry,
+  page: Pick<BuyerPage<unknown>, 'path' | 'formLimit'>,
+  docs: { token: z.ZodObject; form: z.ZodType; get: BuyerPageOperation; post: BuyerPageOperation },
+): void {
+  const common = { path: page.path.replace(':token', '{token}'), tags: ['Checkout'], security: [] };
+  const rateLimited = bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)');
+  const { responses: getAnswers, ...get } = docs.get;
+  registry.registerPath({
+    ...common,
+    method: 'get',
+    ...get,
+    request: { params: docs.token },
+    responses: {
+      404: htmlResponse('A forged, damaged or unknown link (one page for all; nothing about any purchase)'),
+      429: rateLimited,
+      ...getAnswers,
+    },
+  });
+  const { responses: postAnswers, ...post } = docs.post;
+  registry.registerPath({
+    ...common,
+    method: 'post',
+    ...post,
+    request: { params: docs.token, body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: docs.form } } } },
+    responses: {
+      403: htmlResponse('Sent from another site (Sec-Fetch-Site): refused, nothing looked at'),
+      404: htmlResponse('A forged, damaged or unknown link'),
+      413: bareError(`PAYLOAD_TOO_LARGE: the body is larger than ${page.formLimit.replace(/kb$/, ' KiB')}`),
+      429: rateLimited,
+      ...postAnswers,
+    },
   });
 }

@@ -20,8 +20,7 @@
 import { z } from 'zod';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RouteRegistration } from '../http/routes';
-import { bareError } from '../http/openapi';
-import { mountBuyerPage } from '../http/buyer-pages';
+import { htmlResponse, mountBuyerPage, registerBuyerPage, type BuyerPage } from '../http/buyer-pages';
 import { renderCrossSiteRefusal, renderWithdrawalPage } from './page';
 import type { WithdrawalService, WithdrawalView } from './service';
 import { WITHDRAWAL_PAGE_PATH } from './token';
@@ -39,8 +38,6 @@ const ConfirmForm = z.object({
     .meta({ description: 'The quote the page showed (`cq_…`), carried by its form', example: 'cq_4f1c2d3e4b5a6c7d8e9f0a1b' }),
 });
 
-const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' as const } } } });
-
 /** The HTTP status of a view: what a GET shows is 200; a POST that did nothing says why. */
 function statusOf(v: WithdrawalView, method: 'GET' | 'POST'): number {
   if (v.kind === 'not_found') return 404;
@@ -53,7 +50,7 @@ function statusOf(v: WithdrawalView, method: 'GET' | 'POST'): number {
 
 export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimiterAbstract): RouteRegistration {
   return (router, registry) => {
-    mountBuyerPage(router, limiter, {
+    const page: BuyerPage<WithdrawalView> = {
       path: `${WITHDRAWAL_PAGE_PATH}/:token`,
       limitName: 'withdraw-page',
       formLimit: '4kb',
@@ -63,52 +60,42 @@ export function withdrawalRoutes(service: WithdrawalService, limiter: RateLimite
       render: renderWithdrawalPage,
       status: statusOf,
       crossSiteRefusal: renderCrossSiteRefusal,
-    });
-
-    const common = {
-      path: `${WITHDRAWAL_PAGE_PATH}/{token}`,
-      tags: ['Checkout'],
-      security: [],
     };
-    registry.registerPath({
-      ...common,
-      method: 'get',
-      operationId: 'getWithdrawalPage',
-      summary: "The buyer's withdrawal page: their cancellation quote and a confirm button",
-      description:
-        "No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item's product has `buyer_withdrawal` in its cancellation terms. " +
-        "Shows what withdrawing now gives back (every covered unit not started yet: within 14 days of payment all of its premium, tax and platform-fee share, whatever the purchase's cancellation terms (`method: withdrawal`), after that priced by those terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. " +
-        'Once a withdrawal was confirmed through the link, it shows that withdrawal and how its refund stands instead. Also: nothing left to withdraw from, not paid, not offered. HTML only.',
-      request: { params: TokenParam },
-      responses: {
-        200: html('The page'),
-        404: html('A forged, damaged or unknown link (one page for all; nothing about any purchase)'),
-        429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
-        503: html('The page could not be answered in time; reload it'),
+    mountBuyerPage(router, limiter, page);
+
+    registerBuyerPage(registry, page, {
+      token: TokenParam,
+      form: ConfirmForm,
+      get: {
+        operationId: 'getWithdrawalPage',
+        summary: "The buyer's withdrawal page: their cancellation quote and a confirm button",
+        description:
+          "No API key; the signed, single-use link of the proof-of-coverage email sent to the buyer and of the checkout return page, offered when every item's product has `buyer_withdrawal` in its cancellation terms. " +
+          "Shows what withdrawing now gives back (every covered unit not started yet: within 14 days of payment all of its premium, tax and platform-fee share, whatever the purchase's cancellation terms (`method: withdrawal`), after that priced by those terms as `requested_by: buyer`; the quote holds 15 minutes) and a form to confirm it; opening it changes nothing. " +
+          'Once a withdrawal was confirmed through the link, it shows that withdrawal and how its refund stands instead. Also: nothing left to withdraw from, not paid, not offered. HTML only.',
+        responses: {
+          200: htmlResponse('The page'),
+          503: htmlResponse('The page could not be answered in time; reload it'),
+        },
       },
-    });
-    registry.registerPath({
-      ...common,
-      method: 'post',
-      operationId: 'confirmWithdrawal',
-      summary: "The buyer confirms their withdrawal (the page's form)",
-      description:
-        "No API key; sent by the page's own form. Carries out the quote the form names through the purchase's policy workflow, as `POST /api/v1/purchases/{id}/cancel` does: the refund is created at the processor, the units are cancelled and their certificates voided, and the agency gets `purchase.cancelled`, `refund.succeeded` and `certificates.voided` with `requested_by: buyer`. " +
-        'The same form sent again answers the same withdrawal; after a withdrawal through the link, another quote does nothing (409, "already used"). A quote that no longer holds answers the current one to confirm again (409).',
-      request: { params: TokenParam, body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ConfirmForm } } } },
-      responses: {
-        200: html('The withdrawal was received (or this confirmation repeated it)'),
-        400: html(
-          'The form is not one this page showed for this purchase: the current quote is shown to confirm again; nothing was done. Or a body that is not a form (bare VALIDATION_ERROR)',
-        ),
-        403: html('Sent from another site (Sec-Fetch-Site): refused, nothing looked at'),
-        404: html('A forged, damaged or unknown link'),
-        409: html(
-          'Nothing was done: the link was already used, the quote changed (the current one is shown), nothing is left to withdraw from, the purchase is not paid, or online withdrawal is not offered',
-        ),
-        413: bareError('PAYLOAD_TOO_LARGE: the body is larger than 4 KiB'),
-        429: bareError('RATE_LIMIT_ERROR: too many requests from this address; retry after the Retry-After header (seconds)'),
-        503: html('The withdrawal was not confirmed in time; reload the page to see whether it went through (it is never made twice)'),
+      post: {
+        operationId: 'confirmWithdrawal',
+        summary: "The buyer confirms their withdrawal (the page's form)",
+        description:
+          "No API key; sent by the page's own form. Carries out the quote the form names through the purchase's policy workflow, as `POST /api/v1/purchases/{id}/cancel` does: the refund is created at the processor, the units are cancelled and their certificates voided, and the agency gets `purchase.cancelled`, `refund.succeeded` and `certificates.voided` with `requested_by: buyer`. " +
+          'The same form sent again answers the same withdrawal; after a withdrawal through the link, another quote does nothing (409, "already used"). A quote that no longer holds answers the current one to confirm again (409).',
+        responses: {
+          200: htmlResponse('The withdrawal was received (or this confirmation repeated it)'),
+          400: htmlResponse(
+            'The form is not one this page showed for this purchase: the current quote is shown to confirm again; nothing was done. Or a body that is not a form (bare VALIDATION_ERROR)',
+          ),
+          409: htmlResponse(
+            'Nothing was done: the link was already used, the quote changed (the current one is shown), nothing is left to withdraw from, the purchase is not paid, or online withdrawal is not offered',
+          ),
+          503: htmlResponse(
+            'The withdrawal was not confirmed in time; reload the page to see whether it went through (it is never made twice)',
+          ),
+        },
       },
     });
   };
