@@ -172,14 +172,10 @@ export function createOwnerWorkflowClient(deps: WorkflowClientDeps) {
     /**
      * Carries out endorsement quote `quoteId` through the purchase's policy workflow (one change at
      * a time); answers the certificate numbers it reissued. The same quote again answers the same.
-     * Errors: the workflow's refusal as its AppError code (ENDORSEMENT_QUOTE_NOT_FOUND,
+     * `payment` collects a positive difference first (a saved card charged now, or a checkout link
+     * opened). Errors: the workflow's refusal as its AppError code (ENDORSEMENT_QUOTE_NOT_FOUND,
      * ENDORSEMENT_QUOTE_EXPIRED, ENDORSEMENT_QUOTE_STALE, PURCHASE_NOT_CHANGEABLE, COVERED_UNIT_STARTED,
-     * …); CONNECTION_ERROR (503) when not answered within `timeoutMs`.
-     */
-    /**
-     * Carries out an endorsement quote through the policy workflow; `payment` collects a positive
-     * difference first (a saved card charged now, or a checkout link opened). Errors: the refusals'
-     * codes (ENDORSEMENT_QUOTE_*, CARD_ERROR, PAYMENT_REQUIRED, …); CONNECTION_ERROR (503) when late.
+     * CARD_ERROR, PAYMENT_REQUIRED, …); CONNECTION_ERROR (503) when not answered within `timeoutMs`.
      */
     async endorse(purchase: PurchaseStartFacts, quoteId: string, payment?: EndorsementPaymentInput): Promise<EndorsementApplied> {
       return policyUpdate<{ quoteId: string; payment?: EndorsementPaymentInput }, EndorsementApplied>(
