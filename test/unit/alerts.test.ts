@@ -80,8 +80,20 @@ const failuresOf = (out: string) => [...out.matchAll(/^\s*name: ([^,]+),[^\n]*\n
 // One control run for four broken alerts (one promtool run instead of four: each costs seconds):
 // a loosened 5xx threshold and SLO budget, and two rules as they were before issue 55.
 test("when four alerts are broken (a 5xx threshold and an SLO budget loosened, the agency-wide webhook rule and the worker's own poller gauge of before issue 55), then each one's rule tests fail and no other alert's", () => {
-  const serverView =
-    'max by (namespace, task_queue, task_queue_type) (temporal_task_queue_pollers{job="coi-api"}) == 0\n              unless on (namespace, task_queue)\n            sum by (namespace, task_queue) (temporal_worker_task_slots_available';
+  // The server's view of the pollers, up to the slots' worker types (replaced whole by the worker's own gauge).
+  const serverView = [
+    'max by (namespace, task_queue, task_queue_type) (temporal_task_queue_pollers{job="coi-api"}) == 0',
+    '              unless on (namespace, task_queue, task_queue_type)',
+    '            sum by (namespace, task_queue, task_queue_type) (',
+    '              label_replace(',
+    '                label_replace(',
+    '                  temporal_worker_task_slots_available{job="coi-worker-sdk",worker_type=~"WorkflowWorker|ActivityWorker"},',
+    '                  "task_queue_type", "workflow", "worker_type", "WorkflowWorker"',
+    '                ),',
+    '                "task_queue_type", "activity", "worker_type", "ActivityWorker"',
+    '              )',
+    '            ) == 0',
+  ].join('\n');
   const agencyWide = 'unless sum by (root_account_id, mode, endpoint) (increase(event_delivery_attempts_total{outcome="succeeded"}[1h]))';
   const run = testChangedRules((rules) => {
     for (const text of ['> 0.05', '* 0.001)', agencyWide, serverView]) expect(rules).toContain(text);
@@ -94,7 +106,7 @@ test("when four alerts are broken (a 5xx threshold and an SLO budget loosened, t
       )
       .replace(
         serverView,
-        'sum by (task_queue) (temporal_num_pollers{job="coi-worker-sdk",poller_type=~"workflow_task|activity_task"}) == 0\n              unless on (task_queue)\n            sum by (task_queue) (temporal_worker_task_slots_available',
+        'sum by (task_queue) (temporal_num_pollers{job="coi-worker-sdk",poller_type=~"workflow_task|activity_task"}) == 0\n              unless on (task_queue)\n            sum by (task_queue) (temporal_worker_task_slots_available{job="coi-worker-sdk",worker_type=~"WorkflowWorker|ActivityWorker"}) == 0',
       )
       .replace('or absent(temporal_task_queue_pollers{job="coi-api"})', 'or absent(temporal_num_pollers{job="coi-worker-sdk"})');
   });
