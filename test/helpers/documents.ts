@@ -56,6 +56,42 @@ export function pdfFirstPagePng(pdf: Buffer, dpi = 150): Buffer {
   });
 }
 
+/**
+ * The text of the QR code a certificate prints in its page's top right corner, or null: that
+ * region (the right 45 % of the first page's top quarter, from `pdfinfo`'s page size) rendered at
+ * 300, 350, 250 and 200 dpi in turn until one reads, as a phone frames the code rather than the
+ * page. On a whole page jsQR finds the finder patterns of a dense code (a signed verification URL,
+ * about 600 characters) at some resolutions and not others (a run failed at 300 dpi, read at 250).
+ */
+export function pdfQr(pdf: Buffer): string | null {
+  const [widthPt, heightPt] = (/^Page size:\s+([\d.]+) x ([\d.]+) pts/m.exec(pdfInfo(pdf)) ?? []).slice(1).map(Number);
+  if (!widthPt || !heightPt) throw new Error('pdfinfo printed no page size');
+  return withTempDir((dir) => {
+    const file = path.join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    for (const dpi of [300, 350, 250, 200]) {
+      const [w, h] = [(widthPt / 72) * dpi, (heightPt / 72) * dpi];
+      const region = ['-x', Math.round(w * 0.55), '-y', 0, '-W', Math.round(w * 0.45), '-H', Math.round(h * 0.25)].map(String);
+      execFileSync('pdftoppm', [
+        '-png',
+        '-r',
+        String(dpi),
+        '-singlefile',
+        '-f',
+        '1',
+        '-l',
+        '1',
+        ...region,
+        file,
+        path.join(dir, `qr-${dpi}`),
+      ]);
+      const text = decodeQr(readFileSync(path.join(dir, `qr-${dpi}.png`)));
+      if (text !== null) return text;
+    }
+    return null;
+  });
+}
+
 /** The text of the QR code in a PNG, or null when none is found. */
 export function decodeQr(png: Buffer): string | null {
   const image = PNG.sync.read(png);

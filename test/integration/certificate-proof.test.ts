@@ -14,7 +14,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { useAgencyStack } from '../helpers/stack';
 import { call as fetchCall } from '../helpers/fixtures';
 import { buyAndPay, eventSelection, waitIssued, type Agency } from '../helpers/certificates';
-import { decodeQr, download, pdfFirstPagePng } from '../helpers/documents';
+import { download, pdfFirstPagePng, pdfQr } from '../helpers/documents';
 import { createCertificateSigner, type CertificateFacts } from '../../src/certificates/signed-proof';
 import { parseSigningKeys } from '../../src/config';
 
@@ -102,7 +102,7 @@ describe('given an issued certificate', () => {
     const info = execFileSync('pdfinfo', [path.join(ARTIFACTS, 'certificate-signed-qr.pdf')], { encoding: 'utf8' });
     expect(info).toMatch(/^Tagged:\s+yes$/m);
     expect(info).toContain(`Certificate of Insurance ${cert.certificate_number}`);
-    expect(decodeQr(png)).toBe(cert.verification_url);
+    expect(pdfQr(pdf)).toBe(cert.verification_url);
 
     const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'));
     expect(header).toMatchObject({ alg: 'EdDSA', kid: 'dev-cert-1' });

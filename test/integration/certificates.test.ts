@@ -15,7 +15,7 @@ import { eventually, type TestWorker } from '../helpers/worker';
 import { call, createKey, createRootAccount } from '../helpers/fixtures';
 import { chargeRefundedEvent, deliverWebhook } from '../helpers/purchases';
 import { buyAndPay, eventSelection, getCertificates, tripSelection, waitIssued, type Agency } from '../helpers/certificates';
-import { decodeQr, download, pdfFirstPagePng, pdfPages, pdfText, readZip } from '../helpers/documents';
+import { decodeQr, download, pdfPages, pdfQr, pdfText, readZip } from '../helpers/documents';
 import { createAccountsRepository } from '../../src/accounts/repository';
 
 jest.setTimeout(120_000);
@@ -95,7 +95,7 @@ describe('given a paid 3-day per-day purchase', () => {
       const [y, m, d] = (c.coverage_label as string).split('-');
       expect(text).toContain(`${m}/${d}/${y} 00:00`);
       expect(pdfText(pdf, 'raw').replace(/\s+/g, '')).toContain('SPECIMEN'); // test-mode watermark (rotated, may wrap)
-      expect(decodeQr(pdfFirstPagePng(pdf, 300))).toBe(c.verification_url);
+      expect(pdfQr(pdf)).toBe(c.verification_url);
     }
   });
 
