@@ -52,6 +52,7 @@ function metricsIn(expr: string): string[] {
     'increase',
     'histogram_quantile',
     'absent',
+    'label_replace',
     'topk',
     'or',
     'and',
