@@ -10,13 +10,16 @@ export interface ApiHandle {
   container: Container;
 }
 
-/** Polls `fn` every 100 ms until it returns a truthy value or `timeoutMs` (ms) passes; throws then. */
-export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
+/**
+ * Polls `fn` every `intervalMs` (default 100 ms) until it returns a truthy value or `timeoutMs` (ms)
+ * passes; throws then (`condition not met within …`).
+ */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (v) return v;
     if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

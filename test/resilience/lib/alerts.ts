@@ -4,6 +4,7 @@
  * and evaluates the rules; this reads its `ALERTS` series (one per alert and label set while the
  * alert is pending or firing) back over the stretch.
  */
+import { eventually } from '../../../scripts/harness/api';
 
 /** An alert's series as Prometheus keeps it, with the states it was seen in. */
 export interface AlertSeen {
@@ -124,13 +125,13 @@ export function alertsLine(seen: AlertSeen[]): string {
 export async function untilPrometheusSees(prometheusUrl: string, expr: string, timeoutMs = 30_000): Promise<void> {
   const url = new URL('/api/v1/query', prometheusUrl);
   url.searchParams.set('query', expr);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const answered = async () => {
     const body = await fetch(url, { signal: AbortSignal.timeout(5_000) })
       .then((res) => res.json() as Promise<{ status: string; data?: { result: unknown[] } }>)
       .catch(() => null);
-    if (body?.status === 'success' && body.data?.result.length) return;
-    if (Date.now() > deadline) throw new Error(`Prometheus did not answer ${expr} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    return body?.status === 'success' && Boolean(body.data?.result.length);
+  };
+  await eventually(answered, timeoutMs, 250).catch(() => {
+    throw new Error(`Prometheus did not answer ${expr} within ${timeoutMs} ms`);
+  });
 }

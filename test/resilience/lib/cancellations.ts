@@ -24,6 +24,7 @@ import type { Container } from '../../../src/container';
 import { responseProblem, type Buyer, type RequestKind, type Sample } from './load';
 import type { ProcessorRequest } from '../../helpers/processor-gate';
 import { InFlight } from './in-flight';
+import { eventually } from '../../../scripts/harness/api';
 
 export type CancellationKind = 'quote, then cancel' | 'one day at once' | 'all at once';
 const KINDS: CancellationKind[] = ['quote, then cancel', 'one day at once', 'all at once'];
@@ -76,8 +77,6 @@ export interface CancellationOutcome {
   /** What is wrong, one line each. */
   problems: string[];
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One answer to agencyJson: the HTTP status, or 'hang' / 'network' when none came. */
 export interface AgencyAnswer {
@@ -171,17 +170,17 @@ export function paced<T>(
   });
 }
 
-/** Runs `check` every 2 s until it answers nothing lost or `boundMs` after `faultEnded` has passed; its last answer. */
+/** Polls `check` every 2 s until it answers nothing lost or `boundMs` after `faultEnded` has passed; its last answer. */
 export async function checkUntilNoneLost<T extends { lost: number }>(
   check: () => Promise<T>,
   faultEnded: number,
   boundMs: number,
 ): Promise<T> {
-  for (;;) {
-    const result = await check();
-    if (result.lost === 0 || Date.now() > faultEnded + boundMs) return result;
-    await sleep(2000);
-  }
+  let last: T | undefined;
+  const untilNoneLost = async () => ((last = await check()).lost === 0 ? last : null);
+  const remainingMs = Math.max(0, faultEnded + boundMs - Date.now());
+  // Past the bound, the last answer (with what was lost) is the caller's to report.
+  return (await eventually(untilNoneLost, remainingMs, 2000).catch(() => null)) ?? last!;
 }
 
 /** What an outcome reads: the database, the processor's record, when the fault ended and how long after it to wait at most. */
@@ -230,17 +229,18 @@ export async function buyIssuedPurchases(o: IssuedPurchasesOrder): Promise<Cance
     }
   };
   await Promise.all(Array.from({ length: 4 }, chain));
-  const deadline = Date.now() + o.timeoutMs;
-  for (;;) {
-    const rows: { status: string; n: number }[] = await o.container
+  let rows: { status: string; n: number }[] = [];
+  const allIssued = async () => {
+    rows = await o.container
       .db('purchases')
       .whereIn('id', ids)
       .groupBy('status')
       .select('status', o.container.db.raw('count(*)::int as n'));
-    if (rows.length === 1 && rows[0]!.status === 'issued') break;
-    if (Date.now() > deadline) throw new Error(`preparing ${o.what}: not all issued after ${o.timeoutMs} ms: ${JSON.stringify(rows)}`);
-    await sleep(1000);
-  }
+    return rows.length === 1 && rows[0]!.status === 'issued';
+  };
+  await eventually(allIssued, o.timeoutMs, 1000).catch(() => {
+    throw new Error(`preparing ${o.what}: not all issued after ${o.timeoutMs} ms: ${JSON.stringify(rows)}`);
+  });
   const units: { purchase_id: number; id: number }[] = await o.container
     .db('covered_units as u')
     .join('purchase_items as i', 'i.id', 'u.purchase_item_id')
